@@ -1,0 +1,68 @@
+/* fslab: a filesystem benchmark lab.  This file only dispatches; each
+ * subcommand lives in cmd/<name>.c. */
+#include "commands.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef FSLAB_VERSION
+#define FSLAB_VERSION "0.0.0"
+#endif
+
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} subcommands[] = {
+	{ "setup", cmd_setup, "partition, format and mount a dedicated disk or image" },
+	{ "status", cmd_status, "show the lab and check that it is intact" },
+	{ "run", cmd_run, "benchmark every filesystem of the lab (or given directories)" },
+	{ "report", cmd_report, "rank, compare and plot results" },
+	{ "teardown", cmd_teardown, "unmount, wipe and reset the lab's disk" },
+	{ "reproduce", cmd_reproduce, "the 2023 experiment end to end: setup, run, report, teardown" },
+	{ "spec", cmd_spec, "print the built-in lab spec for editing" },
+	{ "import", cmd_import, "turn an IOzone report into an fslab results directory" },
+	{ "export", cmd_export, "write an fslab results CSV in IOzone's report layout" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: fslab COMMAND [OPTIONS]\n\n"
+		     "A filesystem benchmark lab: setup && run && report && teardown.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(out, "\n"
+		     "fslab COMMAND --help shows a command's options; man fslab (docs/fslab.1) has more.\n"
+		     "Options for all commands: --help, and FSLAB_DEBUG=all in the environment.\n"
+		     "Exit status: 0 success, 1 failure or refusal, 2 bad usage or bad input.\n");
+}
+
+int main(int argc, char **argv)
+{
+	char prefix[64];
+
+	if (argc < 2) {
+		usage(stderr);
+		return FSLAB_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return FSLAB_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("fslab %s\n", FSLAB_VERSION);
+		return FSLAB_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(argv[1], subcommands[i].name) == 0) {
+			snprintf(prefix, sizeof(prefix), "fslab %s", subcommands[i].name);
+			fslab_log_set_prefix(prefix);
+			return subcommands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fslab_error("unknown command '%s'; run 'fslab --help' for the list", argv[1]);
+	return FSLAB_EXIT_USAGE;
+}

@@ -1,0 +1,32 @@
+/* Running external programs (mkfs, fusefat, gnuplot): fork + execv with an
+ * argv array, never a shell.  The child's stdout and stderr are appended to a
+ * log file; the tail of stderr is kept so a failure can be shown to the
+ * user. */
+#ifndef FSLAB_EXEC_H
+#define FSLAB_EXEC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct fslab_exec_result {
+	int exit_status;   /* exit code; 128 + signal number if killed */
+	char stderr_tail[1024]; /* last bytes the child wrote to stderr */
+};
+
+/* Looks name up in $PATH, then /usr/sbin and /sbin (mkfs lives there and
+ * sudo'd PATHs often lack it).  Returns 0 and the full path, or -ENOENT. */
+int fslab_exec_find(const char *name, char *path, size_t len);
+
+/* Runs argv[0] (a full path, or a name looked up with fslab_exec_find) with
+ * argv, stdin from /dev/null, stdout+stderr appended to log_path (NULL: not
+ * logged).  timeout_s > 0 kills the child (SIGKILL) after that many seconds.
+ * Returns 0 when the child ran (whatever its exit status, see res), or a
+ * negative errno when it could not be started. */
+int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
+		   struct fslab_exec_result *res);
+
+/* Formats argv as a readable command line ("mkfs.ext4 -q /dev/loop0p1") for
+ * plans and messages.  Words with spaces or quotes are single-quoted. */
+char *fslab_exec_format(const char *const argv[], char *buf, size_t len);
+
+#endif

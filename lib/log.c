@@ -1,0 +1,103 @@
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char log_prefix[64] = "fslab";
+static int debug_mask = -1; /* -1: not read from the environment yet */
+
+void fslab_log_set_prefix(const char *prefix)
+{
+	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix);
+}
+
+const char *fslab_log_prefix(void)
+{
+	return log_prefix;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", log_prefix, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void fslab_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void fslab_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int fslab_error_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	va_start(ap, fmt);
+	fflush(stdout);
+	fprintf(stderr, "%s: ", log_prefix);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	va_end(ap);
+	return -err;
+}
+
+static int parse_debug_env(void)
+{
+	static const struct {
+		const char *name;
+		int bit;
+	} cats[] = {
+		{ "provision", FSLAB_DBG_PROVISION }, { "bench", FSLAB_DBG_BENCH },
+		{ "report", FSLAB_DBG_REPORT },       { "exec", FSLAB_DBG_EXEC },
+		{ "spec", FSLAB_DBG_SPEC },
+	};
+	const char *env = getenv("FSLAB_DEBUG");
+	int mask = 0;
+
+	if (!env || !*env)
+		return 0;
+	if (strcmp(env, "all") == 0)
+		return ~0;
+	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+		if (strstr(env, cats[i].name))
+			mask |= cats[i].bit;
+	return mask;
+}
+
+int fslab_debug_enabled(enum fslab_debug_cat cat)
+{
+	if (debug_mask == -1)
+		debug_mask = parse_debug_env();
+	return (debug_mask & (int)cat) != 0;
+}
+
+void fslab_debug(enum fslab_debug_cat cat, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fslab_debug_enabled(cat))
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: debug: ", log_prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

@@ -1,0 +1,171 @@
+#include "names.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const fs_type_names[FSLAB_FS_TYPE_MAX] = {
+	[FSLAB_FS_EXT4] = "ext4",
+	[FSLAB_FS_EXT2] = "ext2",
+	[FSLAB_FS_XFS] = "xfs",
+	[FSLAB_FS_FAT32] = "fat32",
+	[FSLAB_FS_BTRFS] = "btrfs",
+};
+
+static const char *const test_names[FSLAB_TEST_MAX] = {
+	[FSLAB_TEST_WRITE] = "write",
+	[FSLAB_TEST_REWRITE] = "rewrite",
+	[FSLAB_TEST_READ] = "read",
+	[FSLAB_TEST_REREAD] = "reread",
+	[FSLAB_TEST_RANDOM_READ] = "random_read",
+	[FSLAB_TEST_RANDOM_WRITE] = "random_write",
+	[FSLAB_TEST_BACKWARD_READ] = "backward_read",
+	[FSLAB_TEST_RECORD_REWRITE] = "record_rewrite",
+	[FSLAB_TEST_STRIDE_READ] = "stride_read",
+	[FSLAB_TEST_FWRITE] = "fwrite",
+	[FSLAB_TEST_FREWRITE] = "frewrite",
+	[FSLAB_TEST_FREAD] = "fread",
+	[FSLAB_TEST_FREREAD] = "freread",
+};
+
+static const char *const test_iozone_titles[FSLAB_TEST_MAX] = {
+	[FSLAB_TEST_WRITE] = "Writer report",
+	[FSLAB_TEST_REWRITE] = "Re-writer report",
+	[FSLAB_TEST_READ] = "Reader report",
+	[FSLAB_TEST_REREAD] = "Re-Reader report",
+	[FSLAB_TEST_RANDOM_READ] = "Random read report",
+	[FSLAB_TEST_RANDOM_WRITE] = "Random write report",
+	[FSLAB_TEST_BACKWARD_READ] = "Backward read report",
+	[FSLAB_TEST_RECORD_REWRITE] = "Record rewrite report",
+	[FSLAB_TEST_STRIDE_READ] = "Stride read report",
+	[FSLAB_TEST_FWRITE] = "Fwrite report",
+	[FSLAB_TEST_FREWRITE] = "Re-Fwrite report",
+	[FSLAB_TEST_FREAD] = "Fread report",
+	[FSLAB_TEST_FREREAD] = "Re-Fread report",
+};
+
+static const char *const cache_mode_names[FSLAB_CACHE_MODE_MAX] = {
+	[FSLAB_CACHE_WARM] = "warm",
+	[FSLAB_CACHE_FSYNC] = "fsync",
+	[FSLAB_CACHE_DIRECT] = "direct",
+	[FSLAB_CACHE_COLD] = "cold",
+};
+
+static int lookup(const char *const *table, int n, const char *s)
+{
+	if (!s)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (table[i] && strcmp(table[i], s) == 0)
+			return i;
+	return -1;
+}
+
+const char *fslab_fs_type_to_string(enum fslab_fs_type t)
+{
+	return (t >= 0 && t < FSLAB_FS_TYPE_MAX) ? fs_type_names[t] : NULL;
+}
+
+enum fslab_fs_type fslab_fs_type_from_string(const char *s)
+{
+	return (enum fslab_fs_type)lookup(fs_type_names, FSLAB_FS_TYPE_MAX, s);
+}
+
+const char *fslab_test_to_string(enum fslab_test t)
+{
+	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_names[t] : NULL;
+}
+
+enum fslab_test fslab_test_from_string(const char *s)
+{
+	return (enum fslab_test)lookup(test_names, FSLAB_TEST_MAX, s);
+}
+
+const char *fslab_test_iozone_title(enum fslab_test t)
+{
+	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_iozone_titles[t] : NULL;
+}
+
+int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen)
+{
+	unsigned m = 0;
+	const char *p = list;
+
+	if (!list || !*list) {
+		if (bad && badlen)
+			snprintf(bad, badlen, "(empty list)");
+		return -EINVAL;
+	}
+	if (strcmp(list, "all") == 0) {
+		*mask = FSLAB_TESTS_ALL;
+		return 0;
+	}
+	while (*p) {
+		char name[64];
+		size_t n = strcspn(p, ",");
+
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		size_t k = n;
+		while (k && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+			k--;
+		if (k == 0 || k >= sizeof(name)) {
+			if (bad && badlen)
+				snprintf(bad, badlen, "%.*s", (int)(k < 60 ? k : 60), p);
+			return -EINVAL;
+		}
+		memcpy(name, p, k);
+		name[k] = '\0';
+		enum fslab_test t = fslab_test_from_string(name);
+		if (t == FSLAB_TEST_INVALID) {
+			if (bad && badlen)
+				snprintf(bad, badlen, "%s", name);
+			return -EINVAL;
+		}
+		m |= 1u << t;
+		p += n;
+		if (*p == ',') {
+			p++;
+			if (!*p) {
+				if (bad && badlen)
+					snprintf(bad, badlen, "(trailing comma)");
+				return -EINVAL;
+			}
+		}
+	}
+	*mask = m;
+	return 0;
+}
+
+void fslab_tests_format(unsigned mask, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if ((mask & FSLAB_TESTS_ALL) == FSLAB_TESTS_ALL) {
+		snprintf(buf, len, "all");
+		return;
+	}
+	for (int i = 0; i < FSLAB_TEST_MAX; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", test_names[i]);
+		if (w < 0 || (size_t)w >= len - off)
+			return;
+		off += (size_t)w;
+	}
+}
+
+const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
+{
+	return (m >= 0 && m < FSLAB_CACHE_MODE_MAX) ? cache_mode_names[m] : NULL;
+}
+
+enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
+{
+	return (enum fslab_cache_mode)lookup(cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
+}

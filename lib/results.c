@@ -1,0 +1,358 @@
+#include "results.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col {
+	COL_FILESYSTEM,
+	COL_TEST,
+	COL_FILE,
+	COL_RECORD,
+	COL_TRIAL,
+	COL_THROUGHPUT,
+	COL_ELAPSED,
+	COL_CACHE,
+	COL_STATUS,
+	COL_FLAG,
+	COL_MAX,
+};
+
+static const char *const col_names[COL_MAX] = {
+	"filesystem", "test",      "file_size_kib", "record_size_kib", "trial",
+	"throughput_kib_s", "elapsed_s", "cache_mode", "status", "flag",
+};
+
+#define MAX_FIELDS 64
+
+struct fslab_results_reader {
+	FILE *f;
+	char *path;
+	unsigned long line;
+	int map[MAX_FIELDS]; /* field index -> enum col, -1 ignored */
+	size_t n_fields;
+	char *buf;
+	size_t cap;
+};
+
+bool fslab_result_ok(const struct fslab_result_row *row)
+{
+	return strcmp(row->status, "ok") == 0;
+}
+
+static void put_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+	fputc('"', out);
+}
+
+int fslab_results_write_header(FILE *out)
+{
+	fputs(FSLAB_RESULTS_HEADER "\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
+{
+	put_field(out, r->filesystem);
+	fprintf(out, ",%s,%llu,%llu,%u,%.0f,", fslab_test_to_string(r->test),
+		(unsigned long long)r->file_kib, (unsigned long long)r->record_kib, r->trial,
+		r->throughput_kib_s);
+	if (r->elapsed_s >= 0)
+		fprintf(out, "%.6f", r->elapsed_s);
+	fprintf(out, ",%s,", r->cache >= 0 ? fslab_cache_mode_to_string(r->cache) : "");
+	put_field(out, r->status);
+	fputc(',', out);
+	put_field(out, r->flag);
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* Splits one CSV line in place (RFC 4180 quoting, no embedded newlines).
+ * Returns the number of fields or -1 on a malformed quote. */
+static int split_line(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *out, *start;
+
+		if (n >= max)
+			return -1;
+		if (*p == '"') {
+			start = out = ++p;
+			for (;;) {
+				if (*p == '\0')
+					return -1;
+				if (*p == '"') {
+					if (p[1] == '"') {
+						*out++ = '"';
+						p += 2;
+						continue;
+					}
+					p++;
+					break;
+				}
+				*out++ = *p++;
+			}
+			if (*p != ',' && *p != '\0')
+				return -1;
+			fields[n++] = start;
+			char sep = *p;
+			*out = '\0';
+			if (sep == '\0')
+				return (int)n;
+			p++;
+		} else {
+			start = p;
+			while (*p && *p != ',')
+				p++;
+			fields[n++] = start;
+			if (*p == '\0')
+				return (int)n;
+			*p++ = '\0';
+		}
+	}
+}
+
+/* Reads one line; returns 1, 0 at EOF, -EINVAL when the last line has no
+ * newline (truncated). */
+static int read_line(struct fslab_results_reader *rd)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		c = fgetc(rd->f);
+		if (c == EOF)
+			break;
+		if (n + 2 > rd->cap) {
+			size_t nc = rd->cap ? rd->cap * 2 : 512;
+			if (nc > (1u << 20))
+				return -E2BIG;
+			char *nb = realloc(rd->buf, nc);
+			if (!nb)
+				return -ENOMEM;
+			rd->buf = nb;
+			rd->cap = nc;
+		}
+		if (c == '\n')
+			break;
+		rd->buf[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return ferror(rd->f) ? -EIO : 0;
+	rd->line++;
+	if (c == EOF)
+		return -EINVAL;
+	if (n && rd->buf[n - 1] == '\r')
+		n--;
+	rd->buf[n] = '\0';
+	return 1;
+}
+
+int fslab_results_open(const char *path, struct fslab_results_reader **out, char *err,
+		       size_t errlen)
+{
+	struct fslab_results_reader *rd = calloc(1, sizeof(*rd));
+	char *fields[MAX_FIELDS];
+	int n, r;
+
+	if (!rd)
+		return -ENOMEM;
+	rd->path = strdup(path);
+	rd->f = fopen(path, "re");
+	if (!rd->path || !rd->f) {
+		r = rd->path ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+		fslab_results_close(rd);
+		return r;
+	}
+	r = read_line(rd);
+	if (r <= 0) {
+		snprintf(err, errlen, "%s:1: %s", path,
+			 r == 0 ? "empty file; a results CSV starts with the header " FSLAB_RESULTS_HEADER
+				: "the header line is incomplete");
+		fslab_results_close(rd);
+		return -EINVAL;
+	}
+	n = split_line(rd->buf, fields, MAX_FIELDS);
+	if (n < 6) {
+		snprintf(err, errlen, "%s:1: the header has %d columns; expected at least the six of " FSLAB_RESULTS_HEADER,
+			 path, n < 0 ? 0 : n);
+		fslab_results_close(rd);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		rd->map[i] = -1;
+		if (i < COL_ELAPSED) {
+			if (strcmp(fields[i], col_names[i]) != 0) {
+				snprintf(err, errlen, "%s:1: column %d is '%s'; expected '%s' (header: %s)",
+					 path, i + 1, fields[i], col_names[i], FSLAB_RESULTS_HEADER);
+				fslab_results_close(rd);
+				return -EINVAL;
+			}
+			rd->map[i] = i;
+			continue;
+		}
+		for (int c = COL_ELAPSED; c < COL_MAX; c++)
+			if (strcmp(fields[i], col_names[c]) == 0)
+				rd->map[i] = c;
+	}
+	rd->n_fields = (size_t)n;
+	*out = rd;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || *end || !isfinite(x) || x < 0)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
+		       size_t errlen)
+{
+	char *fields[MAX_FIELDS];
+	int n, r;
+	uint64_t u;
+
+	do {
+		r = read_line(rd);
+		if (r == 0)
+			return 0;
+		if (r == -EINVAL) {
+			snprintf(err, errlen, "%s:%lu: the last line has no newline: the file was cut off (truncated write?)",
+				 rd->path, rd->line);
+			return r;
+		}
+		if (r < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", rd->path, rd->line + 1, strerror(-r));
+			return r;
+		}
+	} while (rd->buf[0] == '\0');
+
+	n = split_line(rd->buf, fields, MAX_FIELDS);
+	if (n < 0) {
+		snprintf(err, errlen, "%s:%lu: unbalanced quotes", rd->path, rd->line);
+		return -EINVAL;
+	}
+	if ((size_t)n != rd->n_fields) {
+		snprintf(err, errlen, "%s:%lu: %d fields; the header has %zu", rd->path, rd->line, n,
+			 rd->n_fields);
+		return -EINVAL;
+	}
+	memset(row, 0, sizeof(*row));
+	row->elapsed_s = -1;
+	row->cache = FSLAB_CACHE_MODE_INVALID;
+	snprintf(row->status, sizeof(row->status), "ok");
+	for (int i = 0; i < n; i++) {
+		const char *f = fields[i];
+		const char *bad = NULL;
+
+		switch (rd->map[i]) {
+		case COL_FILESYSTEM:
+			if (!fslab_fs_name_valid(f))
+				bad = "not a filesystem name";
+			else
+				snprintf(row->filesystem, sizeof(row->filesystem), "%s", f);
+			break;
+		case COL_TEST:
+			row->test = fslab_test_from_string(f);
+			if (row->test == FSLAB_TEST_INVALID)
+				bad = "unknown test";
+			break;
+		case COL_FILE:
+			if (parse_u64(f, &row->file_kib) < 0 || row->file_kib == 0)
+				bad = "not a positive whole number of KiB";
+			break;
+		case COL_RECORD:
+			if (parse_u64(f, &row->record_kib) < 0 || row->record_kib == 0)
+				bad = "not a positive whole number of KiB";
+			break;
+		case COL_TRIAL:
+			if (parse_u64(f, &u) < 0 || u == 0 || u > 1000000)
+				bad = "not a trial number (1, 2, ...)";
+			else
+				row->trial = (unsigned)u;
+			break;
+		case COL_THROUGHPUT:
+			if (parse_double(f, &row->throughput_kib_s) < 0)
+				bad = "not a non-negative number";
+			break;
+		case COL_ELAPSED:
+			if (*f && parse_double(f, &row->elapsed_s) < 0)
+				bad = "not a non-negative number";
+			break;
+		case COL_CACHE:
+			if (*f) {
+				row->cache = fslab_cache_mode_from_string(f);
+				if (row->cache == FSLAB_CACHE_MODE_INVALID)
+					bad = "unknown cache mode";
+			}
+			break;
+		case COL_STATUS:
+			if (strcmp(f, "ok") && strncmp(f, "failed", 6) && strncmp(f, "skipped", 7))
+				bad = "status must be ok, failed: ... or skipped: ...";
+			else
+				snprintf(row->status, sizeof(row->status), "%s", f);
+			break;
+		case COL_FLAG:
+			snprintf(row->flag, sizeof(row->flag), "%s", f);
+			break;
+		default:
+			break;
+		}
+		if (bad) {
+			snprintf(err, errlen, "%s:%lu: column '%s' = '%.40s': %s", rd->path, rd->line,
+				 rd->map[i] >= 0 ? col_names[rd->map[i]] : "?", f, bad);
+			return -EINVAL;
+		}
+	}
+	return 1;
+}
+
+void fslab_results_close(struct fslab_results_reader *rd)
+{
+	if (!rd)
+		return;
+	if (rd->f)
+		fclose(rd->f);
+	free(rd->path);
+	free(rd->buf);
+	free(rd);
+}

@@ -1,0 +1,60 @@
+/* The results contract (DESIGN.md): <results>/<fs>.csv, header first, one
+ * row per cell.  The first six columns are fixed; fslab writes four more:
+ *
+ *   filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,
+ *   elapsed_s,cache_mode,status,flag
+ *
+ * status is "ok", "failed: REASON" or "skipped: REASON" (throughput 0 when
+ * not ok); flag is empty or a ';'-separated list of markers such as
+ * "page-cache" or "fuse".  Fields holding ',' or '"' are quoted as RFC 4180
+ * says.  The reader accepts any extra columns after the six (by name, in any
+ * order) and ignores those it does not know. */
+#ifndef FSLAB_RESULTS_H
+#define FSLAB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "names.h"
+#include "spec.h"
+
+#define FSLAB_RESULTS_HEADER                                                          \
+	"filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s," \
+	"cache_mode,status,flag"
+
+struct fslab_result_row {
+	char filesystem[FSLAB_FS_NAME_MAX];
+	enum fslab_test test;
+	uint64_t file_kib;
+	uint64_t record_kib;
+	unsigned trial;           /* 1-based */
+	double throughput_kib_s;  /* 0 when status is not ok */
+	double elapsed_s;         /* timed region; negative when unknown */
+	enum fslab_cache_mode cache; /* FSLAB_CACHE_MODE_INVALID when unknown */
+	char status[256];
+	char flag[64];
+};
+
+/* True when status is "ok". */
+bool fslab_result_ok(const struct fslab_result_row *row);
+
+int fslab_results_write_header(FILE *out);
+/* Writes one row (no flush: the caller flushes after each finished cell). */
+int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);
+
+struct fslab_results_reader;
+
+/* Opens a results CSV and checks its header.  On error returns a negative
+ * errno and err names the file and line ("ext4.csv:1: expected column ..."). */
+int fslab_results_open(const char *path, struct fslab_results_reader **rd, char *err,
+		       size_t errlen);
+/* Reads the next row: 1 a row, 0 end of file, negative errno on a bad row
+ * (err: "file:line: what is wrong").  A last line without its newline is
+ * an error (a truncated write), not a row. */
+int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
+		       size_t errlen);
+void fslab_results_close(struct fslab_results_reader *rd);
+
+#endif

@@ -1,0 +1,155 @@
+#include "size.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static int suffix_shift(const char *s, unsigned *shift)
+{
+	static const struct {
+		const char *name;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 },     { "B", 0 },    { "K", 10 },   { "KB", 10 },  { "KIB", 10 },
+		{ "M", 20 },   { "MB", 20 },  { "MIB", 20 }, { "G", 30 },   { "GB", 30 },
+		{ "GIB", 30 }, { "T", 40 },   { "TB", 40 },  { "TIB", 40 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(s, units[i].name) == 0) {
+			*shift = units[i].shift;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int fslab_size_parse(const char *s, uint64_t *bytes, const char **why)
+{
+	const char *dummy;
+	uint64_t v = 0;
+	unsigned shift;
+	const char *p;
+
+	if (!why)
+		why = &dummy;
+	if (!s || !*s) {
+		*why = "empty size";
+		return -EINVAL;
+	}
+	p = s;
+	if (*p == '-') {
+		*why = "sizes cannot be negative";
+		return -EINVAL;
+	}
+	if (!isdigit((unsigned char)*p)) {
+		*why = "a size starts with a digit (e.g. 20G)";
+		return -EINVAL;
+	}
+	while (isdigit((unsigned char)*p)) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (FSLAB_SIZE_MAX - d) / 10) {
+			*why = "too large (the limit is 1 EiB)";
+			return -ERANGE;
+		}
+		v = v * 10 + d;
+		p++;
+	}
+	if (*p == '.' || *p == ',') {
+		*why = "fractions are not accepted; use a smaller unit (1536M, not 1.5G)";
+		return -EINVAL;
+	}
+	if (suffix_shift(p, &shift) < 0) {
+		*why = "unknown unit; use K, M, G or T (powers of 1024)";
+		return -EINVAL;
+	}
+	if (v == 0) {
+		*why = "a size must be greater than zero";
+		return -ERANGE;
+	}
+	if (v > (FSLAB_SIZE_MAX >> shift)) {
+		*why = "too large (the limit is 1 EiB)";
+		return -ERANGE;
+	}
+	*bytes = v << shift;
+	return 0;
+}
+
+int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const char **why)
+{
+	const char *dummy;
+	char lo[64];
+	const char *dash;
+	int r;
+
+	if (!why)
+		why = &dummy;
+	if (!s || !*s) {
+		*why = "empty range";
+		return -EINVAL;
+	}
+	dash = strchr(s, '-');
+	if (!dash) {
+		r = fslab_size_parse(s, min, why);
+		if (r == 0)
+			*max = *min;
+		return r;
+	}
+	if (dash == s) {
+		*why = "a range is MIN-MAX, e.g. 64K-64M (sizes cannot be negative)";
+		return -EINVAL;
+	}
+	if ((size_t)(dash - s) >= sizeof(lo)) {
+		*why = "range bound too long";
+		return -EINVAL;
+	}
+	memcpy(lo, s, (size_t)(dash - s));
+	lo[dash - s] = '\0';
+	r = fslab_size_parse(lo, min, why);
+	if (r < 0)
+		return r;
+	r = fslab_size_parse(dash + 1, max, why);
+	if (r < 0)
+		return r;
+	if (*min > *max) {
+		*why = "the range's minimum is larger than its maximum";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+char *fslab_size_format(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && bytes && (bytes & 1023) == 0) {
+		bytes >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+char *fslab_size_human(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}

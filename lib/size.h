@@ -1,0 +1,35 @@
+/* Sizes as users type them: a positive integer with an optional K, M, G or T
+ * suffix (powers of 1024; "KiB", "MB", "MiB" spellings are accepted too, all
+ * binary).  No fractions, no negative numbers, no zero. */
+#ifndef FSLAB_SIZE_H
+#define FSLAB_SIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FSLAB_KiB (UINT64_C(1) << 10)
+#define FSLAB_MiB (UINT64_C(1) << 20)
+#define FSLAB_GiB (UINT64_C(1) << 30)
+#define FSLAB_TiB (UINT64_C(1) << 40)
+
+/* Largest size fslab accepts anywhere: 1 EiB.  Guards the arithmetic that
+ * follows (sectors, alignment) against overflow. */
+#define FSLAB_SIZE_MAX (UINT64_C(1) << 60)
+
+/* Returns 0 and sets *bytes, or a negative errno:
+ *   -EINVAL  not a size ("20Q", "-5G", "", "1.5G"); why says what is wrong
+ *   -ERANGE  zero, or larger than FSLAB_SIZE_MAX
+ * why (may be NULL) receives a short reason for the message. */
+int fslab_size_parse(const char *s, uint64_t *bytes, const char **why);
+
+/* "MIN-MAX" or a single size (MIN = MAX).  MIN must not exceed MAX. */
+int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const char **why);
+
+/* Shortest exact spelling: "20G", "64K", "1536M", "4097" (bytes).  Returns
+ * buf. */
+char *fslab_size_format(uint64_t bytes, char *buf, size_t len);
+
+/* Human form for messages: "20.0 GiB", "512 B". */
+char *fslab_size_human(uint64_t bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,104 @@
+/* The lab spec: one INI file describing the disk layout ([disk], one
+ * [fs NAME] per partition, in order) and the sweep ([sweep]).  It is parsed
+ * here and only here; setup reads the layout, run reads the sweep.
+ *
+ *   [disk]            label = gpt, alignment = 1M
+ *   [fs NAME]         type = ext4|ext2|xfs|fat32|btrfs (default: NAME when
+ *                     NAME is a type), size = 20G, mkfs_options = ...,
+ *                     mount_options = ...
+ *   [sweep]           file_sizes = 64K-2G, record_sizes = 4K-16M,
+ *                     tests = all | write,read,..., trials = N,
+ *                     cache = warm|fsync|direct|cold, seed = N,
+ *                     small_records = skip|keep, order = shuffle|fixed
+ *
+ * The built-in default reproduces the 2023 experiment: ext4, ext2, xfs,
+ * fat32, btrfs, 20 GiB each, and an empty [sweep] (the run's preset
+ * decides). */
+#ifndef FSLAB_SPEC_H
+#define FSLAB_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "names.h"
+
+#define FSLAB_MAX_FS 16
+#define FSLAB_FS_NAME_MAX 32 /* including the NUL; [A-Za-z0-9_-]+ */
+#define FSLAB_OPTIONS_MAX 256
+
+struct fslab_disk_spec {
+	char label[8];      /* "gpt": the only label fslab writes */
+	uint64_t alignment; /* bytes; power of two, 4K..1G; default 1M */
+};
+
+struct fslab_fs_spec {
+	char name[FSLAB_FS_NAME_MAX]; /* partition name, mount dir, CSV name */
+	enum fslab_fs_type type;
+	uint64_t size; /* bytes */
+	char mkfs_options[FSLAB_OPTIONS_MAX];  /* extra mkfs words, split on blanks */
+	char mount_options[FSLAB_OPTIONS_MAX]; /* libmount options string */
+};
+
+/* Which [sweep] keys the file set (the rest come from the run's preset). */
+enum {
+	FSLAB_SWEEP_SET_FILE_SIZES = 1 << 0,
+	FSLAB_SWEEP_SET_RECORD_SIZES = 1 << 1,
+	FSLAB_SWEEP_SET_TESTS = 1 << 2,
+	FSLAB_SWEEP_SET_TRIALS = 1 << 3,
+	FSLAB_SWEEP_SET_CACHE = 1 << 4,
+	FSLAB_SWEEP_SET_SEED = 1 << 5,
+	FSLAB_SWEEP_SET_SMALL_RECORDS = 1 << 6,
+	FSLAB_SWEEP_SET_ORDER = 1 << 7,
+};
+
+#define FSLAB_TRIALS_MAX 1000
+
+struct fslab_sweep_spec {
+	unsigned set; /* FSLAB_SWEEP_SET_* */
+	uint64_t file_min, file_max;     /* bytes, powers of two */
+	uint64_t record_min, record_max; /* bytes, powers of two, >= 4K */
+	unsigned tests;                  /* mask of enum fslab_test bits */
+	unsigned trials;                 /* 1..FSLAB_TRIALS_MAX */
+	enum fslab_cache_mode cache;
+	uint64_t seed;
+	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
+	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
+};
+
+struct fslab_spec {
+	struct fslab_disk_spec disk;
+	size_t n_fs;
+	struct fslab_fs_spec fs[FSLAB_MAX_FS];
+	struct fslab_sweep_spec sweep;
+};
+
+/* The built-in default (the 2023 layout). */
+void fslab_spec_default(struct fslab_spec *spec);
+
+/* Parses INI text.  Returns 0, or -EINVAL with a message in err such as
+ * "line 12: unknown key 'foo' in [sweep] (known: ...)".  name is used in
+ * messages ("spec.ini:12: ..."); may be NULL. */
+int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
+			    char *err, size_t errlen);
+
+/* Reads and parses a file.  Errors: -ENOENT etc. from reading, -EINVAL from
+ * parsing; err holds the message with the file name. */
+int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen);
+
+/* Writes the spec as an INI file that fslab_spec_parse_string reads back to
+ * the same spec.  Unset [sweep] keys are written as comments showing the
+ * `seed` preset's values. */
+int fslab_spec_write(FILE *out, const struct fslab_spec *spec);
+
+/* Sum of partition sizes (bytes). */
+uint64_t fslab_spec_layout_bytes(const struct fslab_spec *spec);
+
+/* Looks a filesystem up by name; NULL if absent. */
+const struct fslab_fs_spec *fslab_spec_find_fs(const struct fslab_spec *spec, const char *name);
+
+/* True when name is a valid [fs NAME]: 1..31 of [A-Za-z0-9_-], not "." / "..". */
+bool fslab_fs_name_valid(const char *name);
+
+#endif

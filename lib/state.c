@@ -1,0 +1,268 @@
+#include "state.h"
+#include "fileutil.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mount_method_names[FSLAB_MOUNT_METHOD_MAX] = {
+	[FSLAB_MOUNT_NONE] = "none",
+	[FSLAB_MOUNT_KERNEL] = "kernel",
+	[FSLAB_MOUNT_FUSE] = "fuse",
+};
+
+const char *fslab_mount_method_to_string(enum fslab_mount_method m)
+{
+	return (m >= 0 && m < FSLAB_MOUNT_METHOD_MAX) ? mount_method_names[m] : NULL;
+}
+
+enum fslab_mount_method fslab_mount_method_from_string(const char *s)
+{
+	for (int i = 0; s && i < FSLAB_MOUNT_METHOD_MAX; i++)
+		if (strcmp(mount_method_names[i], s) == 0)
+			return (enum fslab_mount_method)i;
+	return FSLAB_MOUNT_METHOD_INVALID;
+}
+
+const char *fslab_state_default_path(void)
+{
+	const char *env = getenv("FSLAB_STATE");
+
+	return env && *env ? env : FSLAB_STATE_DEFAULT_PATH;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+static void add_bool(struct json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+int fslab_state_save(const char *path, const struct fslab_state *st)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *parts = json_object_new_array();
+	char dir[PATH_MAX];
+	const char *text;
+	int r;
+
+	if (!root || !parts) {
+		json_object_put(root);
+		json_object_put(parts);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "version", json_object_new_int(FSLAB_STATE_VERSION));
+	add_str(root, "phase", st->phase);
+	add_str(root, "disk", st->disk);
+	add_str(root, "disk_guid", st->disk_guid);
+	add_str(root, "image", st->image);
+	add_bool(root, "image_created", st->image_created);
+	add_str(root, "mount_root", st->mount_root);
+	add_bool(root, "mount_root_created", st->mount_root_created);
+	add_str(root, "spec_source", st->spec_source);
+	add_str(root, "created_at", st->created_at);
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		const struct fslab_state_partition *p = &st->partitions[i];
+		struct json_object *o = json_object_new_object();
+
+		add_str(o, "name", p->name);
+		add_str(o, "type", fslab_fs_type_to_string(p->type));
+		add_u64(o, "number", p->number);
+		add_str(o, "device", p->device);
+		add_str(o, "partuuid", p->partuuid);
+		add_u64(o, "start_sector", p->start_sector);
+		add_u64(o, "size_sectors", p->size_sectors);
+		add_str(o, "mkfs_options", p->mkfs_options);
+		add_str(o, "mount_options", p->mount_options);
+		add_str(o, "mountpoint", p->mountpoint);
+		add_bool(o, "mountpoint_created", p->mountpoint_created);
+		add_bool(o, "formatted", p->formatted);
+		add_str(o, "mount_method", fslab_mount_method_to_string(p->mount_method));
+		json_object_array_add(parts, o);
+	}
+	json_object_object_add(root, "partitions", parts);
+
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	{
+		char tmp[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "%s", path);
+		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	}
+	r = fslab_mkdir_p(dir, 0755);
+	if (r == 0) {
+		size_t n = strlen(text);
+		char *buf = malloc(n + 2);
+		if (!buf) {
+			r = -ENOMEM;
+		} else {
+			memcpy(buf, text, n);
+			buf[n] = '\n';
+			r = fslab_write_file_atomic(path, buf, n + 1, 0600);
+			free(buf);
+		}
+	}
+	json_object_put(root);
+	return r;
+}
+
+static int get_str(struct json_object *o, const char *k, char *dst, size_t len, bool required,
+		   char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v)) {
+		if (required) {
+			snprintf(err, errlen, "missing \"%s\"", k);
+			return -EINVAL;
+		}
+		dst[0] = '\0';
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "\"%s\" is not a string", k);
+		return -EINVAL;
+	}
+	const char *s = json_object_get_string(v);
+	if (strlen(s) >= len) {
+		snprintf(err, errlen, "\"%s\" is too long", k);
+		return -EINVAL;
+	}
+	snprintf(dst, len, "%s", s);
+	return 0;
+}
+
+static bool get_bool(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_get_boolean(v);
+}
+
+static uint64_t get_u64(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return 0;
+	int64_t x = json_object_get_int64(v);
+	return x < 0 ? 0 : (uint64_t)x;
+}
+
+int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t errlen)
+{
+	struct json_object *root, *v, *parts;
+	char sub[256] = "";
+	char *text = NULL;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = fslab_read_file(path, &text, NULL, 4u << 20);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		json_object_put(root);
+		snprintf(err, errlen, "%s: not a JSON object; is this an fslab state file?", path);
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(root, "version", &v) ||
+	    json_object_get_int(v) != FSLAB_STATE_VERSION) {
+		snprintf(err, errlen, "%s: state version is not %d; was it written by this fslab?", path,
+			 FSLAB_STATE_VERSION);
+		r = -EINVAL;
+		goto out;
+	}
+	st->version = FSLAB_STATE_VERSION;
+	if ((r = get_str(root, "phase", st->phase, sizeof(st->phase), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "disk", st->disk, sizeof(st->disk), true, sub, sizeof(sub))) ||
+	    (r = get_str(root, "disk_guid", st->disk_guid, sizeof(st->disk_guid), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "image", st->image, sizeof(st->image), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "mount_root", st->mount_root, sizeof(st->mount_root), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "spec_source", st->spec_source, sizeof(st->spec_source), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sizeof(sub))))
+		goto bad;
+	st->image_created = get_bool(root, "image_created");
+	st->mount_root_created = get_bool(root, "mount_root_created");
+	if (json_object_object_get_ex(root, "partitions", &parts)) {
+		if (!json_object_is_type(parts, json_type_array)) {
+			snprintf(sub, sizeof(sub), "\"partitions\" is not an array");
+			r = -EINVAL;
+			goto bad;
+		}
+		size_t n = json_object_array_length(parts);
+		if (n > FSLAB_MAX_FS) {
+			snprintf(sub, sizeof(sub), "more than %d partitions", FSLAB_MAX_FS);
+			r = -EINVAL;
+			goto bad;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *o = json_object_array_get_idx(parts, i);
+			struct fslab_state_partition *p = &st->partitions[i];
+			char type[16], method[16];
+
+			if (!json_object_is_type(o, json_type_object)) {
+				snprintf(sub, sizeof(sub), "partition %zu is not an object", i + 1);
+				r = -EINVAL;
+				goto bad;
+			}
+			if ((r = get_str(o, "name", p->name, sizeof(p->name), true, sub, sizeof(sub))) ||
+			    (r = get_str(o, "type", type, sizeof(type), true, sub, sizeof(sub))) ||
+			    (r = get_str(o, "device", p->device, sizeof(p->device), false, sub, sizeof(sub))) ||
+			    (r = get_str(o, "partuuid", p->partuuid, sizeof(p->partuuid), false, sub, sizeof(sub))) ||
+			    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sizeof(sub))) ||
+			    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sizeof(sub))) ||
+			    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sizeof(sub))) ||
+			    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sizeof(sub))))
+				goto bad;
+			p->type = fslab_fs_type_from_string(type);
+			if (p->type == FSLAB_FS_TYPE_INVALID) {
+				snprintf(sub, sizeof(sub), "partition '%s' has unknown type '%s'", p->name, type);
+				r = -EINVAL;
+				goto bad;
+			}
+			p->mount_method = method[0] ? fslab_mount_method_from_string(method) : FSLAB_MOUNT_NONE;
+			if (p->mount_method == FSLAB_MOUNT_METHOD_INVALID) {
+				snprintf(sub, sizeof(sub), "partition '%s' has unknown mount_method '%s'", p->name,
+					 method);
+				r = -EINVAL;
+				goto bad;
+			}
+			p->number = (unsigned)get_u64(o, "number");
+			p->start_sector = get_u64(o, "start_sector");
+			p->size_sectors = get_u64(o, "size_sectors");
+			p->mountpoint_created = get_bool(o, "mountpoint_created");
+			p->formatted = get_bool(o, "formatted");
+			st->n_partitions++;
+		}
+	}
+	r = 0;
+	goto out;
+bad:
+	snprintf(err, errlen, "%s: damaged state file: %s", path, sub);
+out:
+	json_object_put(root);
+	return r;
+}
+
+const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,
+						     const char *name)
+{
+	for (size_t i = 0; i < st->n_partitions; i++)
+		if (strcmp(st->partitions[i].name, name) == 0)
+			return &st->partitions[i];
+	return NULL;
+}

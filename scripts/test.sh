@@ -1,0 +1,11 @@
+#!/bin/sh
+# Builds fslab and runs every test under ctest.  Root integration tests
+# (loop devices, mkfs, mount) run when this is run as root and are skipped
+# otherwise.  Usage: scripts/test.sh [BUILD_DIR]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON
+cmake --build "$build" -j"$(nproc)"
+cd "$build"
+ctest --output-on-failure --timeout 1200

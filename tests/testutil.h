@@ -1,0 +1,57 @@
+/* Helpers shared by fslab's Check tests.  Add to this file; do not change
+ * what is here (other tests rely on it). */
+#ifndef FSLAB_TESTUTIL_H
+#define FSLAB_TESTUTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FSLAB_TEST_SKIP 77
+
+/* Exits 77 (ctest: skipped) unless running as root. */
+void ft_require_root(void);
+
+/* Path of the fslab binary under test ($FSLAB_BIN). */
+const char *ft_fslab_bin(void);
+
+struct ft_output {
+	int status;    /* exit status; 128+signal when killed */
+	char *out;     /* stdout, NUL-terminated (malloc'd) */
+	char *err;     /* stderr */
+};
+
+/* Runs argv (argv[0] a path or a name on $PATH) with optional stdin text;
+ * captures output.  Returns 0 or a negative errno. */
+int ft_run(const char *const argv[], const char *stdin_text, struct ft_output *o);
+/* ft_run of the fslab binary: ft_fslab(&o, "setup", "--image", x, NULL). */
+int ft_fslab(struct ft_output *o, ...) __attribute__((sentinel));
+void ft_output_free(struct ft_output *o);
+
+/* mkdtemp under $TMPDIR or /tmp; returns a malloc'd path. */
+char *ft_mkdtemp(const char *prefix);
+/* rm -rf of a directory the test created (never follows symlinks out). */
+void ft_rm_rf(const char *path);
+
+/* A sparse image attached to a loop device with partition scanning, made
+ * and removed by the test itself. */
+struct ft_loop {
+	char image[512];
+	char device[64]; /* /dev/loopN */
+};
+/* Creates `size` bytes sparse in dir and attaches it.  Returns 0 or a
+ * negative errno. */
+int ft_loop_create(struct ft_loop *l, const char *dir, uint64_t size);
+/* Detaches (if attached) and deletes the image.  Safe to call twice. */
+void ft_loop_destroy(struct ft_loop *l);
+
+/* Copies the first and last MiB of a block device or file into fp (which
+ * must hold 2 MiB) so a test can show a refused command wrote nothing. */
+int ft_disk_fingerprint(const char *dev, unsigned char *fp);
+#define FT_FINGERPRINT_SIZE (2u << 20)
+
+/* Writes text to path (truncating). */
+int ft_write_file(const char *path, const char *text);
+
+#endif

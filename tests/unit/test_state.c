@@ -1,0 +1,63 @@
+#include "state.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+START_TEST(save_load_round_trip_mode_0600)
+{
+	char *dir = ft_mkdtemp("fslab-state"), *path, err[512];
+	struct fslab_state st = { 0 }, back;
+	struct stat sb;
+
+	ck_assert_int_ge(asprintf(&path, "%s/sub/state.json", dir), 0);
+	snprintf(st.disk, sizeof(st.disk), "/dev/loop7");
+	snprintf(st.disk_guid, sizeof(st.disk_guid), "0E1F0AE6-5C7B-4E5A-9C5B-1A2B3C4D5E6F");
+	snprintf(st.phase, sizeof(st.phase), "mounted");
+	st.image_created = true;
+	st.n_partitions = 1;
+	snprintf(st.partitions[0].name, sizeof(st.partitions[0].name), "fat32");
+	st.partitions[0].type = FSLAB_FS_FAT32;
+	st.partitions[0].mount_method = FSLAB_MOUNT_FUSE;
+	st.partitions[0].start_sector = 2048;
+	snprintf(st.partitions[0].mountpoint, sizeof(st.partitions[0].mountpoint), "/tmp/x/fat32");
+
+	ck_assert_int_eq(fslab_state_save(path, &st), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
+	ck_assert_msg(fslab_state_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(back.disk, st.disk);
+	ck_assert_str_eq(back.disk_guid, st.disk_guid);
+	ck_assert(back.image_created);
+	ck_assert_uint_eq(back.n_partitions, 1);
+	ck_assert_int_eq(back.partitions[0].type, FSLAB_FS_FAT32);
+	ck_assert_int_eq(back.partitions[0].mount_method, FSLAB_MOUNT_FUSE);
+	ck_assert_uint_eq(back.partitions[0].start_sector, 2048);
+	ck_assert_ptr_nonnull(fslab_state_find(&back, "fat32"));
+	ck_assert_ptr_null(fslab_state_find(&back, "ext4"));
+
+	ck_assert_int_eq(ft_write_file(path, "{\"version\": 99}"), 0);
+	ck_assert_int_lt(fslab_state_load(path, &back, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "version"));
+	ft_rm_rf(dir);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("state");
+	TCase *tc = tcase_create("state");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, save_load_round_trip_mode_0600);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
