@@ -1,0 +1,27 @@
+/* Advisory locks that keep two fslab commands off one lab.  flock(2) on a
+ * lock file: the kernel drops it when the holder dies, so a killed fslab
+ * never leaves a lock that blocks forever; the holder's pid and command are
+ * written into the file only to name it in the refusal. */
+#ifndef FSLAB_LOCK_H
+#define FSLAB_LOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum fslab_lock_kind {
+	FSLAB_LOCK_SHARED,    /* run, status: many at once, no teardown/setup */
+	FSLAB_LOCK_EXCLUSIVE, /* setup, teardown: alone */
+};
+
+/* Locks "<state_path>.lock" (created 0600 beside the state file, parent
+ * directories made as needed).  Does not wait: returns -EWOULDBLOCK when
+ * another fslab holds it, with err naming that process ("fslab teardown,
+ * pid 1234").  Returns the lock fd (>= 0), to pass to fslab_lock_release. */
+int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const char *command,
+		     char *err, size_t errlen);
+
+/* Releases the lock (closes fd); fd < 0 is ignored.  The lock file is left
+ * in place: removing it would race with another process opening it. */
+void fslab_lock_release(int fd);
+
+#endif
