@@ -1,0 +1,52 @@
+#!/bin/sh
+# The main job end to end on a loop-backed disk image: build, setup (the
+# default 2023 layout: five 20 GiB partitions on a sparse 100 GiB image),
+# status, a quick benchmark run, the report, teardown.  Run as root on
+# Debian 12 after scripts/install-deps.sh.
+#
+# Usage: scripts/demo.sh [WORK_DIR]   (default /var/tmp/fslab-demo)
+# Leaves WORK_DIR/results/ and WORK_DIR/report/; the disk image is removed.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-/var/tmp/fslab-demo}
+build=$top/build
+fslab=$build/fslab
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
+	exit 1
+fi
+cmake -S "$top" -B "$build" >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
+
+mkdir -p "$work"
+state=$work/state.json
+if [ -e "$state" ]; then
+	echo "demo.sh: $state exists: a lab from an earlier demo is still set up." >&2
+	echo "         Remove it with: $fslab teardown --state $state --yes" >&2
+	exit 1
+fi
+rm -rf "$work/results" "$work/report"
+
+cleanup() {
+	status=$?
+	if [ -e "$state" ]; then
+		echo "== teardown (cleanup after failure)"
+		"$fslab" teardown --state "$state" --yes || true
+	fi
+	exit $status
+}
+trap cleanup EXIT INT TERM
+
+echo "== setup"
+"$fslab" setup --image "$work/lab.img" --state "$state" --mount-root "$work/mnt" --yes
+echo "== status"
+"$fslab" status --state "$state"
+echo "== run (quick sweep)"
+"$fslab" run --state "$state" --sweep quick --out "$work/results"
+echo "== report"
+"$fslab" report "$work/results" --out "$work/report"
+echo "== teardown"
+"$fslab" teardown --state "$state" --yes
+trap - EXIT INT TERM
+echo "== done: results in $work/results, report in $work/report/report.html"
