@@ -1,0 +1,26 @@
+/* Mounting one partition of the lab exactly as setup did: the kernel driver
+ * through libmount, or fusefat for FAT32 where the kernel has no vfat.  The
+ * benchmark engine remounts with these to drop a filesystem's page cache. */
+#ifndef FSLAB_LAB_MOUNT_H
+#define FSLAB_LAB_MOUNT_H
+
+#include "state.h"
+
+/* Mounts p->device at p->mountpoint with p->mount_options, by
+ * p->mount_method (FSLAB_MOUNT_NONE: the method setup would choose).
+ * Returns 0 or a negative errno (-EBUSY when something is already mounted
+ * there); the message names the device and the mount point. */
+int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p);
+
+/* Unmounts p->mountpoint if p->device is mounted there (0 if it is not
+ * mounted).  For FUSE it waits (bounded) for the daemon to let go of the
+ * device, so the device is quiet when this returns.  Returns 0 or a
+ * negative errno; never unmounts anything other than p->device at
+ * p->mountpoint. */
+int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p);
+
+/* The method setup uses for a type here: FUSE for fat32 when
+ * /proc/filesystems lacks vfat, else KERNEL. */
+enum fslab_mount_method fslab_lab_mount_method_for(enum fslab_fs_type type);
+
+#endif

@@ -1,0 +1,57 @@
+/* Provisioning: turn a dedicated disk (or a loop-backed image) into the lab
+ * and back.  fslab setup / teardown / status are thin wrappers around these;
+ * fslab reproduce calls them in-process.
+ *
+ * Every function prints its own messages (progress on stdout, errors on
+ * stderr) and returns an FSLAB_EXIT_* status: 0 done, 1 failed or refused,
+ * 2 bad usage or bad input (nothing changed). */
+#ifndef FSLAB_PROVISION_H
+#define FSLAB_PROVISION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+#define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
+
+struct fslab_setup_opts {
+	const char *device;      /* whole disk, e.g. /dev/sdb; or NULL */
+	const char *image;       /* image file (created or reused); or NULL */
+	uint64_t image_size;     /* bytes for a new image; 0 = what the spec needs */
+	const struct fslab_spec *spec; /* NULL = the built-in default */
+	const char *spec_source; /* spec file path for the state, NULL = "built-in" */
+	const char *mount_root;  /* NULL = FSLAB_MOUNT_ROOT_DEFAULT */
+	const char *state_path;  /* NULL = fslab_state_default_path() */
+	bool wipe;               /* allow destroying an existing table/signature */
+	bool yes;                /* do not ask for confirmation */
+	bool dry_run;            /* print the plan, change nothing */
+};
+
+/* Checks, partitions, formats and mounts; writes the state file before the
+ * first write to the disk and after every step, so fslab_teardown can undo
+ * any half-finished setup.  SIGINT/SIGTERM stop it at the next safe point. */
+int fslab_setup(const struct fslab_setup_opts *o);
+
+struct fslab_teardown_opts {
+	const char *state_path;  /* NULL = fslab_state_default_path() */
+	bool yes;                /* reserved: teardown only undoes what setup did */
+	bool keep_image;         /* keep (but wipe) an image setup created */
+};
+
+/* Unmounts, wipes the filesystems and the partition table, removes the
+ * kernel partitions, detaches the loop device, deletes the image setup
+ * created, removes the mount points setup created and the state file.
+ * Refuses a disk whose GPT disk GUID differs from the state's. */
+int fslab_teardown(const struct fslab_teardown_opts *o);
+
+struct fslab_status_opts {
+	const char *state_path;  /* NULL = fslab_state_default_path() */
+	bool json;               /* machine-readable output */
+};
+
+/* Prints the lab as it is now; FSLAB_EXIT_FAILURE (naming each problem)
+ * when a partition is missing, unmounted or of the wrong type. */
+int fslab_status(const struct fslab_status_opts *o);
+
+#endif
