@@ -1,0 +1,94 @@
+/* fslab run: the in-process IOzone-style engine, as a library call.
+ *
+ * cmd/run.c only parses options into struct fslab_run_opts; `fslab
+ * reproduce` fills the same struct and calls fslab_run() in-process.
+ *
+ * Precedence of the sweep settings: the preset (seed or quick) < the
+ * [sweep] section of sweep_file < the explicit fields below that are "set"
+ * (non-zero / non-NULL / not _INVALID).  With resume_dir, the settings are
+ * those recorded in that run's manifest and the sweep fields must be left
+ * unset. */
+#ifndef FSLAB_BENCH_RUN_H
+#define FSLAB_BENCH_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "names.h"
+#include "spec.h"
+
+/* One directory to benchmark without a lab (--dir NAME=PATH). */
+struct fslab_run_dir {
+	char name[FSLAB_FS_NAME_MAX]; /* CSV name: [A-Za-z0-9_-]+ */
+	const char *path;             /* an existing, writable directory */
+};
+
+/* Context a caller running several stages (fslab reproduce) passes so the
+ * progress line shows where the whole pipeline stands.  All optional. */
+struct fslab_run_pipeline {
+	double elapsed_before_s;  /* seconds the pipeline spent before this run */
+	double remaining_after_s; /* estimated seconds of work after this run */
+};
+
+struct fslab_run_opts {
+	/* Where: either a state file (all its mounted partitions) or dirs.
+	 * With neither, the default state path (fslab_state_default_path()). */
+	const char *state_path;
+	const struct fslab_run_dir *dirs;
+	size_t n_dirs;
+
+	/* Output directory; NULL: results/<UTC timestamp>/ under the cwd. */
+	const char *out_dir;
+	/* Continue the run in this directory (its manifest gives the plan). */
+	const char *resume_dir;
+
+	/* Sweep. */
+	const char *preset;       /* "seed" (default) or "quick" */
+	const char *sweep_file;   /* spec file whose [sweep] applies; NULL none */
+	unsigned tests;           /* mask of enum fslab_test bits; 0: not set */
+	uint64_t file_min, file_max;     /* bytes; 0: not set */
+	uint64_t record_min, record_max; /* bytes; 0: not set */
+	enum fslab_cache_mode cache;     /* FSLAB_CACHE_MODE_INVALID: not set */
+	unsigned trials;                 /* 0: not set */
+	bool seed_set;
+	uint64_t seed;
+	bool keep_small_records_set;
+	bool keep_small_records;
+
+	/* Repeat a file x record cell until the 95% confidence interval
+	 * half-width of each of its tests is within until_ci_pct percent of
+	 * the mean, or max_trials samples exist.  0: off.  trials is then the
+	 * minimum number of samples (at least 2). */
+	double until_ci_pct;
+	unsigned max_trials; /* 0: 10 when until_ci_pct is set */
+
+	/* Skip the device probe (no page-cache flags; the manifest says so). */
+	bool no_device_probe;
+	/* Bytes of the probe's scratch file; 0: 64 MiB. */
+	uint64_t probe_bytes;
+
+	/* Progress and messages. */
+	bool quiet;
+	const char *stage; /* label at the start of the progress line, or NULL */
+	const struct fslab_run_pipeline *pipeline; /* or NULL */
+
+	/* argv of the command, recorded in the manifest (may be NULL). */
+	int argc;
+	char *const *argv;
+
+	/* Receives the results directory actually used (may be NULL). */
+	char *out_dir_used;
+	size_t out_dir_used_len;
+};
+
+/* Fills o with "not set" everywhere (preset seed, cache unset). */
+void fslab_run_opts_init(struct fslab_run_opts *o);
+
+/* Runs the sweep.  Returns FSLAB_EXIT_OK when every cell finished ok or
+ * skipped, FSLAB_EXIT_FAILURE when a cell failed, a filesystem vanished,
+ * the run was interrupted (SIGINT/SIGTERM) or could not start, and
+ * FSLAB_EXIT_USAGE for bad options or a bad sweep file.  Messages go to
+ * stderr through log.h. */
+int fslab_run(const struct fslab_run_opts *o);
+
+#endif

@@ -1,0 +1,150 @@
+#include "progress.h"
+#include "size.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fslab_progress {
+	FILE *out;
+	bool quiet, tty, drawn;
+	char stage[64];
+	uint64_t total, done, done_at_start;
+	double start;
+	double before_s, after_s;
+};
+
+static double progress_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet)
+{
+	struct fslab_progress *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->quiet = quiet;
+	p->tty = !quiet && out && isatty(fileno(out));
+	p->start = progress_now();
+	fslab_progress_set_stage(p, stage);
+	return p;
+}
+
+void fslab_progress_free(struct fslab_progress *p)
+{
+	if (!p)
+		return;
+	fslab_progress_clear(p);
+	free(p);
+}
+
+bool fslab_progress_is_tty(const struct fslab_progress *p)
+{
+	return p && p->tty;
+}
+
+void fslab_progress_set_stage(struct fslab_progress *p, const char *stage)
+{
+	snprintf(p->stage, sizeof(p->stage), "%s", stage ? stage : "");
+}
+
+void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done)
+{
+	p->total = total;
+	p->done = done;
+	p->done_at_start = done;
+}
+
+void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before_s,
+				 double remaining_after_s)
+{
+	p->before_s = elapsed_before_s > 0 ? elapsed_before_s : 0;
+	p->after_s = remaining_after_s > 0 ? remaining_after_s : 0;
+}
+
+double fslab_progress_elapsed(const struct fslab_progress *p)
+{
+	return progress_now() - p->start;
+}
+
+double fslab_progress_eta(const struct fslab_progress *p)
+{
+	uint64_t ran = p->done - p->done_at_start;
+
+	if (ran == 0)
+		return -1;
+	double per = fslab_progress_elapsed(p) / (double)ran;
+	uint64_t left = p->total > p->done ? p->total - p->done : 0;
+	return per * (double)left + p->after_s;
+}
+
+char *fslab_progress_format_duration(double s, char *buf, size_t len)
+{
+	if (s < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	unsigned long t = (unsigned long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, len, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%lu:%02lu", t / 60, t % 60);
+	return buf;
+}
+
+void fslab_progress_clear(struct fslab_progress *p)
+{
+	if (!p || !p->tty || !p->drawn)
+		return;
+	fputs("\r\033[K", p->out);
+	fflush(p->out);
+	p->drawn = false;
+}
+
+void fslab_progress_step(struct fslab_progress *p, uint64_t units,
+			 const struct fslab_progress_item *it)
+{
+	char el[32], eta[32], fsz[32], rsz[32], tp[48] = "";
+
+	p->done += units;
+	if (!p->tty)
+		return;
+	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
+	fslab_progress_format_duration(fslab_progress_eta(p), eta, sizeof(eta));
+	if (it && it->throughput_kib_s >= 0)
+		snprintf(tp, sizeof(tp), "  %.0f KiB/s", it->throughput_kib_s);
+	else if (it)
+		snprintf(tp, sizeof(tp), "  -");
+	fprintf(p->out, "\r\033[K%s%s%llu/%llu cells", p->stage, p->stage[0] ? "  " : "",
+		(unsigned long long)p->done, (unsigned long long)p->total);
+	if (it)
+		fprintf(p->out, "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
+			it->test ? it->test : "",
+			fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
+			fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
+	fprintf(p->out, "  elapsed %s  ETA %s", el, eta);
+	fflush(p->out);
+	p->drawn = true;
+}
+
+void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p || p->quiet)
+		return;
+	fslab_progress_clear(p);
+	va_start(ap, fmt);
+	vfprintf(p->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->out);
+	fflush(p->out);
+}

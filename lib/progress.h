@@ -1,0 +1,60 @@
+/* The progress line of long commands (fslab run, fslab reproduce).
+ *
+ * On a terminal one line is redrawn in place:
+ *   STAGE  123/2000 cells  ext4  read  64M/1M  812345 KiB/s  elapsed 1:02  ETA 14:10
+ * Off a terminal nothing is redrawn; callers print a line per milestone
+ * with fslab_progress_note().  quiet silences both.  Drawing never happens
+ * inside a timed region: callers update after a cell finished.
+ *
+ * The ETA is the mean time per finished unit times the units left, plus
+ * the remaining_after_s the caller set (the rest of a pipeline). */
+#ifndef FSLAB_PROGRESS_H
+#define FSLAB_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fslab_progress;
+
+/* out: where to draw (stderr normally).  stage: a label printed first (may
+ * be NULL).  Returns NULL only when out of memory. */
+struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet);
+void fslab_progress_free(struct fslab_progress *p);
+
+/* True when out is a terminal (redrawn line) and not quiet. */
+bool fslab_progress_is_tty(const struct fslab_progress *p);
+
+void fslab_progress_set_stage(struct fslab_progress *p, const char *stage);
+/* Units (cells) of the whole job and how many are already done (resume). */
+void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done);
+/* Pipeline context: seconds spent before this job, seconds expected after. */
+void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before_s,
+				 double remaining_after_s);
+
+struct fslab_progress_item {
+	const char *filesystem;
+	const char *test;
+	uint64_t file_bytes, record_bytes;
+	double throughput_kib_s; /* negative: none (failed or skipped) */
+};
+
+/* One unit finished (done += units); redraws on a terminal. */
+void fslab_progress_step(struct fslab_progress *p, uint64_t units,
+			 const struct fslab_progress_item *item);
+/* Seconds since fslab_progress_new, and the estimate of seconds left
+ * (negative while nothing is done yet). */
+double fslab_progress_elapsed(const struct fslab_progress *p);
+double fslab_progress_eta(const struct fslab_progress *p);
+
+/* Prints a whole line (clearing the redrawn line first on a terminal);
+ * silent when quiet. */
+void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Clears the redrawn line (before other output, and at the end). */
+void fslab_progress_clear(struct fslab_progress *p);
+
+/* "1:02:03" or "4:05" into buf; returns buf. */
+char *fslab_progress_format_duration(double seconds, char *buf, size_t len);
+
+#endif
