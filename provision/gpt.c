@@ -1,0 +1,281 @@
+/* Writing the GPT with libfdisk and telling the kernel about the partitions
+ * with BLKPG (this kernel may have no GPT parser, so re-reading the table
+ * would silently add nothing), then checking sysfs and waiting for the
+ * /dev nodes. */
+#include "prov_int.h"
+#include "exec.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libfdisk.h>
+#include <linux/blkpg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
+		   char partuuids[][40])
+{
+	struct fdisk_context *cxt = fdisk_new_context();
+	struct fdisk_label *lb;
+	unsigned long ss;
+	int r;
+
+	if (!cxt)
+		return fslab_error_errno(ENOMEM, "libfdisk");
+	fdisk_disable_dialogs(cxt, 1);
+	r = fdisk_assign_device(cxt, plan->disk, 0);
+	if (r < 0) {
+		fslab_error_errno(r, "%s: libfdisk cannot open the disk", plan->disk);
+		goto out;
+	}
+	ss = fdisk_get_sector_size(cxt);
+	if (ss != plan->sector_size) {
+		r = fslab_error_errno(EINVAL, "%s: sector size %lu, planned for %u", plan->disk, ss,
+				      plan->sector_size);
+		goto out;
+	}
+	r = fdisk_create_disklabel(cxt, "gpt");
+	if (r == 0)
+		r = fdisk_set_disklabel_id_from_string(cxt, disk_guid);
+	if (r < 0) {
+		fslab_error_errno(r, "%s: cannot create the GPT", plan->disk);
+		goto out;
+	}
+	lb = fdisk_get_label(cxt, "gpt");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct fslab_partition_plan *p = &plan->parts[i];
+		struct fdisk_partition *pa = fdisk_new_partition();
+		struct fdisk_parttype *t = fdisk_label_get_parttype_from_string(lb, p->recipe->gpt_type);
+
+		r = (!pa || !t) ? -ENOMEM : 0;
+		if (!r)
+			r = fdisk_partition_set_partno(pa, p->number - 1);
+		if (!r)
+			r = fdisk_partition_set_start(pa, p->start / ss);
+		if (!r)
+			r = fdisk_partition_set_size(pa, p->size / ss);
+		if (!r)
+			r = fdisk_partition_size_explicit(pa, 1);
+		if (!r)
+			r = fdisk_partition_set_type(pa, t);
+		if (!r)
+			r = fdisk_partition_set_name(pa, p->fs->name);
+		if (!r)
+			r = fdisk_partition_set_uuid(pa, partuuids[i]);
+		if (!r)
+			r = fdisk_add_partition(cxt, pa, NULL);
+		fdisk_unref_partition(pa);
+		fdisk_unref_parttype(t);
+		if (r < 0) {
+			fslab_error_errno(r, "%s: cannot add partition %u (%s)", plan->disk, p->number,
+					  p->fs->name);
+			goto out;
+		}
+	}
+	r = fdisk_write_disklabel(cxt);
+	if (r < 0) {
+		fslab_error_errno(r, "%s: writing the GPT failed", plan->disk);
+		goto out;
+	}
+	r = fdisk_deassign_device(cxt, 0); /* fsync + close */
+	if (r < 0)
+		fslab_error_errno(r, "%s: closing after writing the GPT", plan->disk);
+out:
+	fdisk_unref_context(cxt);
+	return r;
+}
+
+static int kpart_ioctl(const struct prov_disk *d, int op, unsigned number, uint64_t start,
+		       uint64_t size)
+{
+	struct blkpg_partition part = { 0 };
+	struct blkpg_ioctl_arg arg = { 0 };
+	int fd, r = 0;
+
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	part.pno = (int)number;
+	part.start = (long long)start;
+	part.length = (long long)size;
+	arg.op = op;
+	arg.datalen = sizeof(part);
+	arg.data = &part;
+	if (ioctl(fd, BLKPG, &arg) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* sysfs directory of partition `number` of d, if the kernel has it. */
+static int kpart_sysdir(const struct prov_disk *d, unsigned number, char *dir, size_t len)
+{
+	struct dirent *e;
+	DIR *dh = opendir(d->sysdir);
+	int r = -ENOENT;
+
+	if (!dh)
+		return -errno;
+	while ((e = readdir(dh))) {
+		char path[PATH_MAX + 300];
+		FILE *f;
+		unsigned n = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/partition", d->sysdir, e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &n) != 1)
+			n = 0;
+		fclose(f);
+		if (n == number) {
+			int w = snprintf(dir, len, "%s/%s", d->sysdir, e->d_name);
+			r = (w < 0 || (size_t)w >= len) ? -ENAMETOOLONG : 0;
+			break;
+		}
+	}
+	closedir(dh);
+	return r;
+}
+
+int prov_kpart_remove(const struct prov_disk *d, unsigned number)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	if (kpart_sysdir(d, number, dir, sizeof(dir)) < 0)
+		return 0;
+	/* EBUSY while a just-closed opener lets go: retry briefly. */
+	for (int i = 0; i < 50; i++) {
+		r = kpart_ioctl(d, BLKPG_DEL_PARTITION, number, 0, 0);
+		if (r != -EBUSY)
+			break;
+		usleep(100000);
+	}
+	if (r < 0 && r != -ENXIO)
+		return fslab_error_errno(r, "%s: cannot remove kernel partition %u", d->path, number);
+	return 0;
+}
+
+int prov_kpart_remove_all(const struct prov_disk *d)
+{
+	for (unsigned n = 1; n <= 256; n++) {
+		char dir[PATH_MAX];
+		int r;
+
+		if (kpart_sysdir(d, n, dir, sizeof(dir)) < 0)
+			continue;
+		r = prov_kpart_remove(d, n);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int kpart_read_u64(const char *dir, const char *file, uint64_t *v)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+	unsigned long long x;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%llu", &x) == 1;
+	fclose(f);
+	*v = x;
+	return ok ? 0 : -EIO;
+}
+
+static void kpart_settle(void)
+{
+	static const char *const argv[] = { "udevadm", "settle", "--timeout=10", NULL };
+	struct fslab_exec_result res;
+	char path[PATH_MAX];
+
+	if (fslab_exec_find("udevadm", path, sizeof(path)) == 0 && access("/run/udev/control", F_OK) == 0)
+		fslab_exec_run(argv, NULL, 15, &res);
+}
+
+int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan)
+{
+	double deadline;
+	int r;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct fslab_partition_plan *p = &plan->parts[i];
+		char dir[PATH_MAX];
+
+		if (kpart_sysdir(d, p->number, dir, sizeof(dir)) == 0) {
+			/* A kernel with a GPT parser may have read the table
+			 * already; keep what matches, replace what does not. */
+			uint64_t s = 0, z = 0;
+			kpart_read_u64(dir, "start", &s);
+			kpart_read_u64(dir, "size", &z);
+			if (s * 512 == p->start && z * 512 == p->size)
+				continue;
+			r = prov_kpart_remove(d, p->number);
+			if (r < 0)
+				return r;
+		}
+		r = kpart_ioctl(d, BLKPG_ADD_PARTITION, p->number, p->start, p->size);
+		if (r < 0)
+			return fslab_error_errno(r, "%s: BLKPG cannot add partition %u (%s)", d->path,
+						 p->number, p->fs->name);
+	}
+	kpart_settle();
+	/* Check what the kernel made against the plan, then wait for each
+	 * node in /dev (devtmpfs or udev creates it), bounded. */
+	deadline = prov_now() + 10;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct fslab_partition_plan *p = &plan->parts[i];
+		char dir[PATH_MAX], devfile[PATH_MAX + 8];
+		uint64_t s = 0, z = 0;
+		unsigned ma = 0, mi = 0;
+		struct stat st;
+		FILE *f;
+
+		if (kpart_sysdir(d, p->number, dir, sizeof(dir)) < 0)
+			return fslab_error_errno(ENOENT, "%s: the kernel shows no partition %u after BLKPG",
+						 d->path, p->number);
+		if (kpart_read_u64(dir, "start", &s) < 0 || kpart_read_u64(dir, "size", &z) < 0 ||
+		    s * 512 != p->start || z * 512 != p->size)
+			return fslab_error_errno(EIO,
+						 "%s: the kernel's partition %u (start %llu, size %llu sectors) "
+						 "does not match the plan (start %llu, size %llu)",
+						 d->path, p->number, (unsigned long long)s,
+						 (unsigned long long)z, (unsigned long long)(p->start / 512),
+						 (unsigned long long)(p->size / 512));
+		snprintf(devfile, sizeof(devfile), "%s/dev", dir);
+		f = fopen(devfile, "re");
+		if (!f || fscanf(f, "%u:%u", &ma, &mi) != 2) {
+			if (f)
+				fclose(f);
+			return fslab_error_errno(EIO, "%s: cannot read", devfile);
+		}
+		fclose(f);
+		for (;;) {
+			if (stat(p->device, &st) == 0 && S_ISBLK(st.st_mode) &&
+			    st.st_rdev == makedev(ma, mi))
+				break;
+			if (prov_now() > deadline)
+				return fslab_error_errno(ETIMEDOUT,
+							 "%s: no block device %u:%u appeared within 10 s "
+							 "(is /dev a devtmpfs?)",
+							 p->device, ma, mi);
+			usleep(5000);
+		}
+	}
+	return 0;
+}

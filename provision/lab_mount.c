@@ -1,0 +1,330 @@
+/* Mounting the lab's filesystems: libmount for kernel drivers, fusefat
+ * (run directly, as libmount's helper path hands it a plain "rw" it
+ * refuses) for FAT32 where the kernel has no vfat. */
+#include "lab_mount.h"
+#include "exec.h"
+#include "log.h"
+#include "prov_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define LAB_FUSE_WAIT_S 30
+
+static bool lab_kernel_has(const char *fstype)
+{
+	FILE *f = fopen("/proc/filesystems", "re");
+	char line[128];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *t = strrchr(line, '\t');
+		t = t ? t + 1 : line;
+		t[strcspn(t, "\n")] = '\0';
+		found = strcmp(t, fstype) == 0;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+enum fslab_mount_method fslab_lab_mount_method_for(enum fslab_fs_type type)
+{
+	if (type == FSLAB_FS_FAT32 && !lab_kernel_has("vfat"))
+		return FSLAB_MOUNT_FUSE;
+	return FSLAB_MOUNT_KERNEL;
+}
+
+/* Does this mount table entry show dev (by dev_t, or by source path for
+ * FUSE, which has no dev_t of its own)? */
+static bool lab_fs_is_device(struct libmnt_fs *fs, const struct stat *devst)
+{
+	const char *src = mnt_fs_get_source(fs);
+	struct stat st;
+
+	if (mnt_fs_get_devno(fs) == devst->st_rdev)
+		return true;
+	return src && src[0] == '/' && stat(src, &st) == 0 && S_ISBLK(st.st_mode) &&
+	       st.st_rdev == devst->st_rdev;
+}
+
+int prov_mount_find_device(const char *dev, char *where, size_t len)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *it;
+	struct libmnt_fs *fs;
+	struct stat devst;
+	int r = 0;
+
+	if (stat(dev, &devst) < 0 || !S_ISBLK(devst.st_mode))
+		return 0;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !it) {
+		r = -EIO;
+		goto out;
+	}
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		if (lab_fs_is_device(fs, &devst)) {
+			snprintf(where, len, "%s", mnt_fs_get_target(fs));
+			r = 1;
+			break;
+		}
+	}
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return r;
+}
+
+int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_t flen)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_fs *fs;
+	int r = 0;
+
+	if (!tb)
+		return -EIO;
+	/* The top-most mount at dir (searching from the end). */
+	fs = mnt_table_find_target(tb, dir, MNT_ITER_BACKWARD);
+	if (fs && strcmp(mnt_fs_get_target(fs), dir) == 0) {
+		snprintf(source, len, "%s", mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "");
+		snprintf(fstype, flen, "%s", mnt_fs_get_fstype(fs) ? mnt_fs_get_fstype(fs) : "");
+		r = 1;
+	}
+	mnt_unref_table(tb);
+	return r;
+}
+
+/* Is dev mounted exactly at dir? */
+static int lab_mounted_here(const char *dev, const char *dir)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
+	struct stat devst;
+	int r = 0;
+
+	if (stat(dev, &devst) < 0)
+		return 0;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb)
+		return -EIO;
+	fs = mnt_table_find_target(tb, dir, MNT_ITER_BACKWARD);
+	if (fs && strcmp(mnt_fs_get_target(fs), dir) == 0)
+		r = lab_fs_is_device(fs, &devst) ? 1 : 2;
+	mnt_unref_table(tb);
+	return r; /* 0 nothing, 1 dev, 2 something else */
+}
+
+static int lab_check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return fslab_error_errno(errno, "mount point %s", dir);
+	if (S_ISLNK(st.st_mode)) {
+		fslab_error("mount point %s is a symbolic link; fslab does not follow it (remove it)",
+			    dir);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fslab_error("mount point %s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static int lab_mount_kernel(const struct fslab_state_partition *p)
+{
+	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
+	struct libmnt_context *cxt = mnt_new_context();
+	char msg[512] = "";
+	int r;
+
+	if (!cxt || !rc) {
+		mnt_free_context(cxt);
+		return -ENOMEM;
+	}
+	mnt_context_disable_helpers(cxt, 1);
+	mnt_context_disable_mtab(cxt, 1);
+	mnt_context_set_source(cxt, p->device);
+	mnt_context_set_target(cxt, p->mountpoint);
+	mnt_context_set_fstype(cxt, rc->kernel_fstype);
+	if (p->mount_options[0])
+		mnt_context_set_options(cxt, p->mount_options);
+	r = mnt_context_mount(cxt);
+	if (r != 0) {
+		int sys = mnt_context_get_syscall_errno(cxt);
+		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
+		fslab_error("mount %s on %s (%s, options '%s') failed: %s", p->device, p->mountpoint,
+			    rc->kernel_fstype, p->mount_options, msg[0] ? msg : strerror(sys ? sys : EIO));
+		r = sys ? -sys : -EIO;
+	}
+	mnt_free_context(cxt);
+	return r;
+}
+
+static int lab_mount_fuse(const struct fslab_state_partition *p)
+{
+	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128];
+	const char *argv[8];
+	struct fslab_exec_result res;
+	double deadline;
+	int r;
+
+	if (prov_find_tool("fusefat", prog, sizeof(prog)) < 0) {
+		fslab_error("fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
+			    "FUSE; install it with: apt-get install fusefat");
+		return -ENOENT;
+	}
+	/* fusefat wants rw+ for writing; fsname names the device in the
+	 * mount table, the only place FUSE records it. */
+	snprintf(opts, sizeof(opts), "rw+,fsname=%s%s%s", p->device, p->mount_options[0] ? "," : "",
+		 p->mount_options);
+	argv[0] = prog;
+	argv[1] = "-o";
+	argv[2] = opts;
+	argv[3] = p->device;
+	argv[4] = p->mountpoint;
+	argv[5] = NULL;
+	r = fslab_exec_run(argv, NULL, 60, &res);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot run %s", prog);
+	if (res.exit_status != 0) {
+		fslab_error("fusefat %s on %s failed (exit %d): %s", p->device, p->mountpoint,
+			    res.exit_status, res.stderr_tail);
+		return -EIO;
+	}
+	deadline = prov_now() + LAB_FUSE_WAIT_S;
+	while ((r = lab_mounted_here(p->device, p->mountpoint)) != 1) {
+		if (prov_now() > deadline) {
+			fslab_error("fusefat %s: no mount at %s after %d s", p->device, p->mountpoint,
+				    LAB_FUSE_WAIT_S);
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p)
+{
+	enum fslab_mount_method m = p->mount_method;
+	int r;
+
+	(void)st;
+	if (m == FSLAB_MOUNT_NONE)
+		m = fslab_lab_mount_method_for(p->type);
+	r = lab_check_dir(p->mountpoint);
+	if (r < 0)
+		return r;
+	r = lab_mounted_here(p->device, p->mountpoint);
+	if (r > 0) {
+		fslab_error("%s: %s is already mounted there", p->mountpoint,
+			    r == 1 ? p->device : "another filesystem");
+		return -EBUSY;
+	}
+	return m == FSLAB_MOUNT_FUSE ? lab_mount_fuse(p) : lab_mount_kernel(p);
+}
+
+/* Does any process hold dev open?  (How we see the FUSE daemon go.) */
+static bool lab_device_open_somewhere(dev_t rdev)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	while (proc && !found && (e = readdir(proc))) {
+		char path[300];
+		DIR *fds;
+		struct dirent *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
+		fds = opendir(path);
+		while (fds && !found && (f = readdir(fds))) {
+			char fdpath[600];
+			struct stat st;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
+			if (stat(fdpath, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev)
+				found = true;
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+	return found;
+}
+
+int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p)
+{
+	struct libmnt_context *cxt;
+	struct stat devst;
+	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
+	char src[PATH_MAX], fstype[64];
+	double deadline;
+	int r;
+
+	(void)st;
+	r = lab_mounted_here(p->device, p->mountpoint);
+	if (r == 0)
+		return 0;
+	if (r == 2) {
+		prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
+		fslab_error("%s: %s (%s) is mounted there, not the lab's %s; not touching it",
+			    p->mountpoint, src, fstype, p->device);
+		return -EBUSY;
+	}
+	if (r < 0)
+		return fslab_error_errno(r, "cannot read the mount table");
+	if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1 &&
+	    strncmp(fstype, "fuse", 4) == 0)
+		fuse = true;
+	cxt = mnt_new_context();
+	if (!cxt)
+		return -ENOMEM;
+	mnt_context_disable_helpers(cxt, 1);
+	mnt_context_disable_mtab(cxt, 1);
+	mnt_context_set_target(cxt, p->mountpoint);
+	r = mnt_context_umount(cxt);
+	if (r != 0) {
+		int sys = mnt_context_get_syscall_errno(cxt);
+		char msg[512] = "";
+
+		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
+		fslab_error("umount %s failed: %s%s", p->mountpoint, msg[0] ? msg : strerror(sys),
+			    sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
+		mnt_free_context(cxt);
+		return sys ? -sys : -EIO;
+	}
+	mnt_free_context(cxt);
+	if (fuse && stat(p->device, &devst) == 0) {
+		/* The daemon flushes and exits after the unmount; wait until
+		 * it lets go of the device so that what follows sees all of
+		 * its writes. */
+		deadline = prov_now() + LAB_FUSE_WAIT_S;
+		while (lab_device_open_somewhere(devst.st_rdev)) {
+			if (prov_now() > deadline) {
+				fslab_warn("%s: the FUSE daemon still holds the device %d s after the "
+					   "unmount",
+					   p->device, LAB_FUSE_WAIT_S);
+				return -EBUSY;
+			}
+			usleep(20000);
+		}
+	}
+	return 0;
+}

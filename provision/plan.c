@@ -1,0 +1,184 @@
+/* Partition plan: pure arithmetic over the spec, plus the filesystem
+ * recipe table.  No I/O here. */
+#include "plan.h"
+#include "size.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const ext4_args[] = { "-q", NULL };
+static const char *const xfs_args[] = { "-q", NULL };
+static const char *const fat32_args[] = { "-F", "32", NULL };
+static const char *const btrfs_args[] = { "-q", NULL };
+
+/* Behaviour as data: one row per filesystem type. */
+static const struct fslab_fs_recipe recipes[FSLAB_FS_TYPE_MAX] = {
+	[FSLAB_FS_EXT4] = { FSLAB_FS_EXT4, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext4", ext4_args,
+			    "e2fsprogs", "ext4", NULL, "ext4" },
+	[FSLAB_FS_EXT2] = { FSLAB_FS_EXT2, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext2", ext4_args,
+			    "e2fsprogs", "ext2", NULL, "ext2" },
+	[FSLAB_FS_XFS] = { FSLAB_FS_XFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.xfs", xfs_args,
+			   "xfsprogs", "xfs", NULL, "xfs" },
+	[FSLAB_FS_FAT32] = { FSLAB_FS_FAT32, FSLAB_GPT_TYPE_MS_BASIC_DATA, "mkfs.fat", fat32_args,
+			     "dosfstools", "vfat", "FAT32", "vfat" },
+	[FSLAB_FS_BTRFS] = { FSLAB_FS_BTRFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.btrfs", btrfs_args,
+			     "btrfs-progs", "btrfs", NULL, "btrfs" },
+};
+
+const struct fslab_fs_recipe *fslab_fs_recipe(enum fslab_fs_type type)
+{
+	return (type >= 0 && type < FSLAB_FS_TYPE_MAX) ? &recipes[type] : NULL;
+}
+
+static uint64_t plan_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* Bytes before the first usable sector: protective MBR, GPT header,
+ * entries. */
+static uint64_t plan_gpt_head(unsigned sector)
+{
+	return 2ull * sector + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector);
+}
+
+/* Bytes after the last usable sector: entries and backup header. */
+static uint64_t plan_gpt_tail(unsigned sector)
+{
+	return plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector) + sector;
+}
+
+int fslab_partition_device_name(const char *disk, unsigned number, char *buf, size_t len)
+{
+	size_t n = strlen(disk);
+	int w;
+
+	w = snprintf(buf, len, "%s%s%u", disk, n && isdigit((unsigned char)disk[n - 1]) ? "p" : "",
+		     number);
+	return (w < 0 || (size_t)w >= len) ? -ENAMETOOLONG : 0;
+}
+
+int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
+		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
+		       char *err, size_t errlen)
+{
+	uint64_t align = spec->disk.alignment ? spec->disk.alignment : FSLAB_MiB;
+	uint64_t pos;
+	char a[32], b[32];
+
+	memset(plan, 0, sizeof(*plan));
+	if (sector_size != 512 && sector_size != 4096) {
+		snprintf(err, errlen, "%s: logical sector size %u is not supported (512 or 4096)",
+			 disk, sector_size);
+		return -EINVAL;
+	}
+	if (align < sector_size || (align & (align - 1))) {
+		snprintf(err, errlen, "[disk] alignment %llu is not a power of two >= the sector size %u",
+			 (unsigned long long)align, sector_size);
+		return -EINVAL;
+	}
+	if (spec->n_fs == 0 || spec->n_fs > FSLAB_MAX_FS) {
+		snprintf(err, errlen, "the spec has %zu filesystems; give 1 to %d [fs NAME] sections",
+			 spec->n_fs, FSLAB_MAX_FS);
+		return -EINVAL;
+	}
+	snprintf(plan->disk, sizeof(plan->disk), "%s", disk ? disk : "");
+	plan->disk_bytes = disk_bytes;
+	plan->sector_size = sector_size;
+	pos = plan_align_up(plan_gpt_head(sector_size), align);
+	for (size_t i = 0; i < spec->n_fs; i++) {
+		const struct fslab_fs_spec *fs = &spec->fs[i];
+		struct fslab_partition_plan *p = &plan->parts[i];
+
+		p->recipe = fslab_fs_recipe(fs->type);
+		if (!p->recipe) {
+			snprintf(err, errlen, "[fs %s]: unknown filesystem type", fs->name);
+			return -EINVAL;
+		}
+		if (fs->size == 0 || fs->size % sector_size) {
+			snprintf(err, errlen, "[fs %s] size = %s is not a multiple of the %u-byte sector",
+				 fs->name, fslab_size_format(fs->size, a, sizeof(a)), sector_size);
+			return -EINVAL;
+		}
+		if (fs->size > FSLAB_SIZE_MAX || pos > FSLAB_SIZE_MAX) {
+			snprintf(err, errlen, "the layout is larger than fslab supports");
+			return -EINVAL;
+		}
+		p->number = (unsigned)i + 1;
+		p->fs = fs;
+		p->start = pos;
+		p->size = fs->size;
+		if (disk && *disk &&
+		    fslab_partition_device_name(disk, p->number, p->device, sizeof(p->device)) < 0) {
+			snprintf(err, errlen, "%s: device name too long", disk);
+			return -EINVAL;
+		}
+		if (mount_root &&
+		    snprintf(p->mountpoint, sizeof(p->mountpoint), "%s/%s", mount_root, fs->name) >=
+			    (int)sizeof(p->mountpoint)) {
+			snprintf(err, errlen, "%s: mount root path too long", mount_root);
+			return -EINVAL;
+		}
+		pos = plan_align_up(pos + fs->size, align);
+		plan->n++;
+	}
+	/* pos is the aligned end of the last partition; the backup GPT must
+	 * fit after the last partition's real end. */
+	{
+		const struct fslab_partition_plan *last = &plan->parts[plan->n - 1];
+		uint64_t end = last->start + last->size + plan_gpt_tail(sector_size);
+		plan->needed_bytes = plan_align_up(end, align);
+	}
+	if (disk_bytes && disk_bytes < plan->needed_bytes) {
+		snprintf(err, errlen,
+			 "%s is too small: %s, the layout needs %s; shrink the [fs] sizes in the spec "
+			 "or use a bigger disk",
+			 disk && *disk ? disk : "the disk", fslab_size_human(disk_bytes, a, sizeof(a)),
+			 fslab_size_human(plan->needed_bytes, b, sizeof(b)));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+uint64_t fslab_plan_image_size(const struct fslab_spec *spec)
+{
+	struct fslab_lab_plan plan;
+	char err[256];
+
+	if (fslab_plan_compute(spec, NULL, 0, 512, NULL, &plan, err, sizeof(err)) < 0)
+		return 0;
+	return plan.needed_bytes;
+}
+
+int fslab_mkfs_argv(const struct fslab_fs_recipe *r, const char *mkfs_options,
+		    const char *device, char *words, size_t words_len,
+		    const char *argv[FSLAB_MKFS_ARGV_MAX])
+{
+	size_t n = 0, off = 0;
+	const char *s = mkfs_options ? mkfs_options : "";
+
+	argv[n++] = r->mkfs;
+	for (size_t i = 0; r->mkfs_args && r->mkfs_args[i]; i++)
+		argv[n++] = r->mkfs_args[i];
+	while (*s) {
+		size_t len;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, " \t");
+		if (n >= FSLAB_MKFS_ARGV_MAX - 2 || off + len + 1 > words_len)
+			return -E2BIG;
+		memcpy(words + off, s, len);
+		words[off + len] = '\0';
+		argv[n++] = words + off;
+		off += len + 1;
+		s += len;
+	}
+	argv[n++] = device;
+	argv[n] = NULL;
+	return 0;
+}

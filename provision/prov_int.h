@@ -1,0 +1,72 @@
+/* provision/'s private helpers: not a contract for other modules. */
+#ifndef FSLAB_PROV_INT_H
+#define FSLAB_PROV_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "plan.h"
+#include "state.h"
+
+/* A whole disk as sysfs describes it. */
+struct prov_disk {
+	char path[64];        /* /dev/loop0 */
+	char name[32];        /* loop0 */
+	dev_t devno;
+	char sysdir[PATH_MAX]; /* /sys/devices/.../block/loop0 */
+	uint64_t bytes;
+	unsigned sector_size;
+	bool is_partition;
+	char parent[32];      /* for a partition: the disk's name */
+};
+
+/* disk.c: facts about block devices, read-only. */
+int prov_disk_inspect(const char *path, struct prov_disk *d, char *err, size_t errlen);
+/* True when devno is the disk or one of its partitions. */
+bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
+/* Safety rules that only read (rules 3-4, 6-7: in use, size, signatures):
+ * returns 0 or -EBUSY/-ENOSPC/-EEXIST with the refusal in err. */
+int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
+/* Lists the signatures and partition table on dev ("gpt, ext4"); returns
+ * how many (0 = blank) or a negative errno. */
+int prov_probe_signatures(const char *dev, char *found, size_t len);
+/* Erases every signature libblkid finds (filesystems, RAID, partition
+ * tables incl. both GPT headers and the protective MBR).  0 or -errno. */
+int prov_wipe_signatures(const char *dev);
+/* TYPE and VERSION of the filesystem on dev ("" when none). */
+int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen);
+/* GPT disk GUID of dev (the backup header is used when the primary is
+ * gone); -ENOENT when dev carries no GPT. */
+int prov_gpt_guid(const char *dev, char *guid, size_t len);
+
+/* loopdev.c */
+int prov_loop_attach(const char *image, char *dev, size_t len);
+/* The loop device backed by image (matched by inode); -ENOENT if none. */
+int prov_loop_find(const char *image, char *dev, size_t len);
+int prov_loop_detach(const char *dev);
+
+/* gpt.c: writes the plan's GPT (disk GUID and PARTUUIDs given), then makes
+ * the kernel see exactly the plan's partitions and waits for their nodes. */
+int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
+		   char partuuids[][40]);
+int prov_kpart_remove_all(const struct prov_disk *d);
+int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan);
+/* Removes one kernel partition (0 when it was not there). */
+int prov_kpart_remove(const struct prov_disk *d, unsigned number);
+
+/* mounts.c */
+/* Where dev (by devno, or by FUSE fsname) is mounted: fills the first
+ * target into where; returns 1 mounted, 0 not, or -errno. */
+int prov_mount_find_device(const char *dev, char *where, size_t len);
+/* Is something mounted at dir?  1 yes (source filled in), 0 no. */
+int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_t flen);
+
+/* tool lookup honouring $FSLAB_TOOL_PATH (tests, unusual installs). */
+int prov_find_tool(const char *name, char *path, size_t len);
+
+/* Time helper for bounded waits. */
+double prov_now(void);
+
+#endif

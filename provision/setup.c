@@ -1,0 +1,787 @@
+/* fslab setup: checks every safety rule, then partitions, formats and
+ * mounts, keeping the state file current after each step so that
+ * fslab teardown can undo whatever part of it happened. */
+#include "exec.h"
+#include "fileutil.h"
+#include "lab_mount.h"
+#include "lock.h"
+#include "log.h"
+#include "prov_int.h"
+#include "provision.h"
+#include "size.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+static volatile sig_atomic_t setup_stop;
+
+static void setup_on_signal(int sig)
+{
+	setup_stop = sig;
+}
+
+struct setup_run {
+	const struct fslab_setup_opts *o;
+	struct fslab_spec default_spec;
+	const struct fslab_spec *spec;
+	char state_path[PATH_MAX];
+	char mount_root[PATH_MAX];
+	char image[PATH_MAX];
+	char log_path[PATH_MAX + 8];
+	struct fslab_state st;
+	struct fslab_lab_plan plan;
+	struct prov_disk disk;
+	char partuuids[FSLAB_MAX_FS][40];
+	bool image_exists;
+	uint64_t image_bytes;
+	int lock_fd;
+	int disk_lock_fd;
+	bool state_written;
+};
+
+/* An absolute form of path (relative to the cwd), without resolving
+ * symlinks: the state must name what the user named. */
+static int setup_abspath(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+	int w;
+
+	if (path[0] == '/')
+		w = snprintf(out, len, "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		w = snprintf(out, len, "%s/%s", cwd, path);
+	else
+		return -errno;
+	if (w < 0 || (size_t)w >= len)
+		return -ENAMETOOLONG;
+	/* drop trailing slashes */
+	for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
+		out[n - 1] = '\0';
+	return 0;
+}
+
+static void setup_pause_at(const char *step)
+{
+	const char *want = getenv("FSLAB_TEST_PAUSE_AT");
+
+	if (!want || strcmp(want, step) != 0)
+		return;
+	fprintf(stderr, "%s: test hook: paused at %s (pid %d)\n", fslab_log_prefix(), step,
+		(int)getpid());
+	fflush(stderr);
+	for (int i = 0; i < 1200 && !setup_stop; i++)
+		usleep(100000);
+}
+
+static int setup_save(struct setup_run *s, const char *phase)
+{
+	int r;
+
+	if (phase)
+		snprintf(s->st.phase, sizeof(s->st.phase), "%s", phase);
+	r = fslab_state_save(s->state_path, &s->st);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot write the state file %s", s->state_path);
+	s->state_written = true;
+	return 0;
+}
+
+/* Between steps: has the user asked us to stop? */
+static bool setup_stopped(struct setup_run *s)
+{
+	if (!setup_stop)
+		return false;
+	fslab_error("interrupted by signal %d after step '%s'; the lab is half set up: "
+		    "run fslab teardown --state %s to undo",
+		    (int)setup_stop, s->st.phase, s->state_path);
+	return true;
+}
+
+static void setup_print_plan(struct setup_run *s, FILE *out)
+{
+	const struct fslab_lab_plan *pl = &s->plan;
+	char a[32], b[32], c[32];
+
+	fprintf(out, "disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment\n",
+		pl->disk[0] ? pl->disk : "(new loop device)", fslab_size_human(pl->disk_bytes, a, sizeof(a)),
+		pl->sector_size, fslab_size_human(pl->needed_bytes, b, sizeof(b)),
+		fslab_size_format(s->spec->disk.alignment ? s->spec->disk.alignment : FSLAB_MiB, c,
+				  sizeof(c)));
+	if (s->image[0])
+		fprintf(out, "image %s: %s, %s\n", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
+			s->image_exists ? "exists, reused" : "created sparse");
+	fprintf(out, "%-2s %-12s %-6s %12s %12s  %-20s %-38s %s\n", "#", "name", "type", "start",
+		"size", "GPT type", "mkfs", "mount point");
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct fslab_partition_plan *p = &pl->parts[i];
+		const char *argv[FSLAB_MKFS_ARGV_MAX];
+		char words[FSLAB_OPTIONS_MAX + 8], cmd[512];
+		enum fslab_mount_method m = fslab_lab_mount_method_for(p->fs->type);
+
+		if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words),
+				    argv) == 0)
+			fslab_exec_format(argv, cmd, sizeof(cmd));
+		else
+			snprintf(cmd, sizeof(cmd), "(too many mkfs options)");
+		fprintf(out, "%-2u %-12s %-6s %12s %12s  %-20s %-38s %s (%s%s%s)\n", p->number, p->fs->name,
+			fslab_fs_type_to_string(p->fs->type), fslab_size_format(p->start, a, sizeof(a)),
+			fslab_size_format(p->size, b, sizeof(b)),
+			strcmp(p->recipe->gpt_type, FSLAB_GPT_TYPE_MS_BASIC_DATA) == 0 ? "Microsoft basic data"
+									    : "Linux filesystem",
+			cmd, p->mountpoint, m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
+			p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
+	}
+}
+
+/* The image's device names are only known once it is attached. */
+static void setup_placeholder_devices(struct setup_run *s)
+{
+	for (size_t i = 0; i < s->plan.n; i++)
+		snprintf(s->plan.parts[i].device, sizeof(s->plan.parts[i].device), "/dev/loopNp%u",
+			 s->plan.parts[i].number);
+}
+
+static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t bytes, unsigned ss)
+{
+	char err[512];
+	int r = fslab_plan_compute(s->spec, disk, bytes, ss, s->mount_root, &s->plan, err, sizeof(err));
+
+	if (r == -ENOSPC) {
+		fslab_error("refused: %s (rule: the disk must hold the layout)", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (r < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Everything that needs no disk: tools, paths. */
+static int setup_check_environment(struct setup_run *s)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	int r;
+
+	for (size_t i = 0; i < s->spec->n_fs; i++) {
+		const struct fslab_fs_recipe *rc = fslab_fs_recipe(s->spec->fs[i].type);
+
+		if (prov_find_tool(rc->mkfs, path, sizeof(path)) < 0) {
+			fslab_error("%s not found (needed for [fs %s]); install it with: apt-get install %s",
+				    rc->mkfs, s->spec->fs[i].name, rc->package);
+			return FSLAB_EXIT_FAILURE;
+		}
+		if (fslab_lab_mount_method_for(rc->type) == FSLAB_MOUNT_FUSE &&
+		    prov_find_tool("fusefat", path, sizeof(path)) < 0) {
+			fslab_error("fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
+				    "through FUSE); install it with: apt-get install fusefat",
+				    s->spec->fs[i].name);
+			return FSLAB_EXIT_FAILURE;
+		}
+	}
+	/* The mount root: an existing directory (not a symlink) we can write,
+	 * or creatable under the nearest existing ancestor. */
+	snprintf(path, sizeof(path), "%s", s->mount_root);
+	for (;;) {
+		if (lstat(path, &st) == 0) {
+			if (S_ISLNK(st.st_mode)) {
+				fslab_error("mount root: %s is a symbolic link; fslab does not follow "
+					    "links there (give a real directory with --mount-root)",
+					    path);
+				return FSLAB_EXIT_FAILURE;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				fslab_error("mount root: %s is not a directory; give another --mount-root",
+					    path);
+				return FSLAB_EXIT_FAILURE;
+			}
+			if (access(path, W_OK) != 0) {
+				fslab_error("mount root: cannot write in %s: %s; give another --mount-root",
+					    path, strerror(errno));
+				return FSLAB_EXIT_FAILURE;
+			}
+			break;
+		}
+		if (errno != ENOENT) {
+			fslab_error("mount root %s: %s: %s", s->mount_root, path, strerror(errno));
+			return FSLAB_EXIT_FAILURE;
+		}
+		char *slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break;
+		*slash = '\0';
+	}
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const char *mp = s->plan.parts[i].mountpoint;
+		char src[PATH_MAX], fstype[64];
+
+		if (lstat(mp, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+			fslab_error("mount point %s is %s; fslab does not follow or replace it (remove it "
+				    "or give another --mount-root)",
+				    mp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+			return FSLAB_EXIT_FAILURE;
+		}
+		if (prov_mount_at(mp, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
+			fslab_error("mount point %s already has %s (%s) mounted; unmount it or give "
+				    "another --mount-root",
+				    mp, src, fstype);
+			return FSLAB_EXIT_FAILURE;
+		}
+	}
+	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
+	if (r < 0 && r != -ENOENT) {
+		fslab_error("state file %s: cannot write in %s: %s; give another --state", s->state_path,
+			    dir, strerror(-r));
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int setup_confirm(struct setup_run *s, const char *what)
+{
+	char line[256], a[32];
+	const char *name = strrchr(what, '/') ? strrchr(what, '/') + 1 : what;
+
+	if (s->o->yes)
+		return 0;
+	if (!isatty(STDIN_FILENO)) {
+		fslab_error("refused: setup erases everything on %s and there is no --yes and no "
+			    "terminal to ask on (rule: confirm first); add --yes if %s may be erased",
+			    what, what);
+		return FSLAB_EXIT_FAILURE;
+	}
+	fprintf(stderr,
+		"fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n"
+		"Type the device name (%s) to continue: ",
+		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)), name);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin)) {
+		fslab_error("refused: no confirmation given");
+		return FSLAB_EXIT_FAILURE;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, what) != 0 && strcmp(line, name) != 0) {
+		fslab_error("refused: '%s' is not %s; nothing was changed", line, name);
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* The rules for a whole disk.  Reads only; leaves the disk flock'ed in
+ * s->disk_lock_fd. */
+static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
+{
+	char err[1024], found[256];
+	int fd, r;
+
+	r = prov_disk_inspect(path, &s->disk, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (s->disk.is_partition) {
+		fslab_error("refused: %s is a partition of /dev/%s (rule: whole disks only); give the "
+			    "whole disk /dev/%s if all of it may be erased",
+			    path, s->disk.parent, s->disk.parent);
+		return FSLAB_EXIT_FAILURE;
+	}
+	r = prov_check_in_use(&s->disk, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		fslab_error("refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
+			    "the disk); something (a mount, RAID, LVM, another program) holds it",
+			    path, strerror(errno));
+		return FSLAB_EXIT_FAILURE;
+	}
+	close(fd);
+	/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL):
+	 * an advisory lock keeps other well-behaved tools away instead. */
+	s->disk_lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->disk_lock_fd < 0 || flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		fslab_error("refused: %s is locked by another program (%s)", path, strerror(errno));
+		return FSLAB_EXIT_FAILURE;
+	}
+	r = setup_compute_plan(s, path, s->disk.bytes, s->disk.sector_size);
+	if (r)
+		return r;
+	r = prov_probe_signatures(path, found, sizeof(found));
+	if (r < 0) {
+		fslab_error("%s: cannot probe for signatures: %s", path, strerror(-r));
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (r > 0 && !s->o->wipe) {
+		fslab_error("refused: %s carries %s (rule: never overwrite a partition table or "
+			    "filesystem unasked); add --wipe if it may be destroyed",
+			    path, found);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (confirm)
+		return setup_confirm(s, path);
+	return 0;
+}
+
+static void setup_fill_state(struct setup_run *s)
+{
+	struct fslab_state *st = &s->st;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	memset(st, 0, sizeof(*st));
+	st->version = FSLAB_STATE_VERSION;
+	snprintf(st->disk, sizeof(st->disk), "%s", s->plan.disk);
+	snprintf(st->image, sizeof(st->image), "%s", s->image);
+	st->image_created = s->image[0] && !s->image_exists;
+	snprintf(st->mount_root, sizeof(st->mount_root), "%s", s->mount_root);
+	snprintf(st->spec_source, sizeof(st->spec_source), "%s",
+		 s->o->spec_source ? s->o->spec_source : "built-in");
+	gmtime_r(&now, &tm);
+	strftime(st->created_at, sizeof(st->created_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	st->n_partitions = s->plan.n;
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const struct fslab_partition_plan *p = &s->plan.parts[i];
+		struct fslab_state_partition *sp = &st->partitions[i];
+		uuid_t u;
+
+		uuid_generate_random(u);
+		uuid_unparse_upper(u, s->partuuids[i]);
+		snprintf(sp->name, sizeof(sp->name), "%s", p->fs->name);
+		sp->type = p->fs->type;
+		sp->number = p->number;
+		snprintf(sp->device, sizeof(sp->device), "%s", p->device);
+		snprintf(sp->partuuid, sizeof(sp->partuuid), "%s", s->partuuids[i]);
+		sp->start_sector = p->start / 512;
+		sp->size_sectors = p->size / 512;
+		snprintf(sp->mkfs_options, sizeof(sp->mkfs_options), "%s", p->fs->mkfs_options);
+		snprintf(sp->mount_options, sizeof(sp->mount_options), "%s", p->fs->mount_options);
+		snprintf(sp->mountpoint, sizeof(sp->mountpoint), "%s", p->mountpoint);
+	}
+}
+
+static int setup_format(struct setup_run *s, size_t i)
+{
+	const struct fslab_partition_plan *p = &s->plan.parts[i];
+	struct fslab_state_partition *sp = &s->st.partitions[i];
+	const char *argv[FSLAB_MKFS_ARGV_MAX];
+	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[1024], type[32], version[32];
+	struct fslab_exec_result res;
+	int r;
+
+	printf("formatting %s as %s (%zu/%zu): %s\n", p->device, fslab_fs_type_to_string(p->fs->type),
+	       i + 1, s->plan.n, p->fs->name);
+	fflush(stdout);
+	r = prov_wipe_signatures(p->device);
+	if (r < 0)
+		return r;
+	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
+		return fslab_error_errno(E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
+	if (prov_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0) {
+		fslab_error("%s not found; install it with: apt-get install %s", p->recipe->mkfs,
+			    p->recipe->package);
+		return -ENOENT;
+	}
+	argv[0] = prog;
+	fslab_exec_format(argv, cmd, sizeof(cmd));
+	fslab_debug(FSLAB_DBG_PROVISION, "%s", cmd);
+	r = fslab_exec_run(argv, s->log_path, 600, &res);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot run %s", cmd);
+	if (res.exit_status != 0) {
+		fslab_error("%s failed (exit %d); its output is in %s; it said:\n%s", cmd, res.exit_status,
+			    s->log_path, res.stderr_tail);
+		return -EIO;
+	}
+	r = prov_probe_fs(p->device, type, sizeof(type), version, sizeof(version));
+	if (r < 0 || strcmp(type, p->recipe->blkid_type) != 0 ||
+	    (p->recipe->blkid_version && strcmp(version, p->recipe->blkid_version) != 0)) {
+		fslab_error("%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
+			    p->device, cmd, type, version, p->recipe->blkid_type,
+			    p->recipe->blkid_version ? " " : "",
+			    p->recipe->blkid_version ? p->recipe->blkid_version : "");
+		return -EIO;
+	}
+	sp->formatted = true;
+	return 0;
+}
+
+static int setup_mount_all(struct setup_run *s)
+{
+	struct stat st;
+	int r;
+
+	if (lstat(s->mount_root, &st) < 0) {
+		s->st.mount_root_created = true;
+		if (setup_save(s, NULL) < 0)
+			return -EIO;
+		r = fslab_mkdir_p(s->mount_root, 0755);
+		if (r < 0)
+			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
+	} else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+		fslab_error("mount root %s is not a directory (or is a link); not following it",
+			    s->mount_root);
+		return -ENOTDIR;
+	}
+	for (size_t i = 0; i < s->plan.n; i++) {
+		struct fslab_state_partition *sp = &s->st.partitions[i];
+		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
+		char step[64];
+
+		if (setup_stopped(s))
+			return -EINTR;
+		snprintf(step, sizeof(step), "mount-%s", sp->name);
+		setup_pause_at(step);
+		if (setup_stopped(s))
+			return -EINTR;
+		printf("mounting %s on %s (%s%s) (%zu/%zu)\n", sp->device, sp->mountpoint,
+		       m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel ",
+		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
+		       s->plan.n);
+		fflush(stdout);
+		if (lstat(sp->mountpoint, &st) < 0) {
+			sp->mountpoint_created = true;
+			if (setup_save(s, NULL) < 0)
+				return -EIO;
+			if (mkdir(sp->mountpoint, 0755) < 0)
+				return fslab_error_errno(errno, "cannot create the mount point %s",
+							 sp->mountpoint);
+		}
+		sp->mount_method = FSLAB_MOUNT_NONE;
+		{
+			struct fslab_state_partition tmp = *sp;
+			tmp.mount_method = m;
+			r = fslab_lab_mount(&s->st, &tmp);
+		}
+		if (r < 0)
+			return r;
+		sp->mount_method = m;
+		if (setup_save(s, NULL) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int setup_image_prepare(struct setup_run *s)
+{
+	struct stat st;
+
+	if (lstat(s->image, &st) == 0) {
+		char found[256], loop[64];
+		int r;
+
+		if (!S_ISREG(st.st_mode)) {
+			fslab_error("refused: image %s exists and is not a regular file%s", s->image,
+				    S_ISLNK(st.st_mode) ? " (a symbolic link is not followed)" : "");
+			return FSLAB_EXIT_FAILURE;
+		}
+		if (s->o->image_size && (uint64_t)st.st_size != s->o->image_size) {
+			char a[32], b[32];
+			fslab_error("image %s exists with size %s, not --size %s; remove it or drop --size",
+				    s->image, fslab_size_format((uint64_t)st.st_size, a, sizeof(a)),
+				    fslab_size_format(s->o->image_size, b, sizeof(b)));
+			return FSLAB_EXIT_USAGE;
+		}
+		s->image_exists = true;
+		s->image_bytes = (uint64_t)st.st_size;
+		if (prov_loop_find(s->image, loop, sizeof(loop)) == 0) {
+			fslab_error("refused: image %s is in use: attached to %s (rule: nothing else may "
+				    "use the disk); detach it first",
+				    s->image, loop);
+			return FSLAB_EXIT_FAILURE;
+		}
+		r = setup_compute_plan(s, NULL, s->image_bytes, 512);
+		if (r)
+			return r;
+		r = prov_probe_signatures(s->image, found, sizeof(found));
+		if (r > 0 && !s->o->wipe) {
+			fslab_error("refused: image %s carries %s (rule: never overwrite a partition table "
+				    "or filesystem unasked); add --wipe if it may be destroyed",
+				    s->image, found);
+			return FSLAB_EXIT_FAILURE;
+		}
+		if (!s->o->dry_run) {
+			r = setup_confirm(s, s->image);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		fslab_error("image %s: %s", s->image, strerror(errno));
+		return FSLAB_EXIT_FAILURE;
+	}
+	s->image_bytes = s->o->image_size ? s->o->image_size : fslab_plan_image_size(s->spec);
+	return setup_compute_plan(s, NULL, s->image_bytes, 512);
+}
+
+static int setup_image_create(struct setup_run *s)
+{
+	int fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int r = 0;
+
+	if (fd < 0)
+		return fslab_error_errno(errno, "cannot create the image %s", s->image);
+	if (ftruncate(fd, (off_t)s->image_bytes) < 0)
+		r = fslab_error_errno(errno, "%s: cannot size the image", s->image);
+	if (close(fd) < 0 && r == 0)
+		r = fslab_error_errno(errno, "%s", s->image);
+	return r;
+}
+
+static int setup_do(struct setup_run *s)
+{
+	char guid[40], a[32];
+	uuid_t u;
+	int r;
+
+	if (s->image[0]) {
+		char loop[64];
+
+		if (!s->image_exists) {
+			printf("creating sparse image %s (%s)\n", s->image,
+			       fslab_size_human(s->image_bytes, a, sizeof(a)));
+			fflush(stdout);
+			r = setup_image_create(s);
+			if (r < 0)
+				return r;
+		}
+		if (setup_stopped(s))
+			return -EINTR;
+		r = prov_loop_attach(s->image, loop, sizeof(loop));
+		if (r < 0)
+			return r;
+		printf("attached %s to %s\n", s->image, loop);
+		snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
+		r = setup_compute_plan(s, loop, s->image_bytes, 512);
+		if (r)
+			return -EINVAL;
+		for (size_t i = 0; i < s->plan.n; i++)
+			snprintf(s->st.partitions[i].device, sizeof(s->st.partitions[i].device), "%s",
+				 s->plan.parts[i].device);
+		r = setup_save(s, "attached");
+		if (r < 0)
+			return r;
+		/* The fresh loop device: check it as any disk (it must be
+		 * ours alone), lock it, no questions. */
+		r = setup_check_disk(s, loop, false);
+		if (r)
+			return -EBUSY;
+		setup_pause_at("attached");
+		if (setup_stopped(s))
+			return -EINTR;
+	}
+	setup_pause_at("claimed");
+	if (setup_stopped(s))
+		return -EINTR;
+
+	/* From here on the disk is written: the state names the GUID we are
+	 * about to write, so teardown can tell our table from another. */
+	uuid_generate_random(u);
+	uuid_unparse_upper(u, guid);
+	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
+	r = setup_save(s, "partitioning");
+	if (r < 0)
+		return r;
+	setup_pause_at("partitioning");
+	if (setup_stopped(s))
+		return -EINTR;
+	printf("partitioning %s: GPT, %zu partitions\n", s->plan.disk, s->plan.n);
+	fflush(stdout);
+	r = prov_kpart_remove_all(&s->disk);
+	if (r < 0)
+		return r;
+	if (s->o->wipe) {
+		r = prov_wipe_signatures(s->plan.disk);
+		if (r < 0)
+			return r;
+	}
+	r = prov_gpt_write(&s->plan, guid, s->partuuids);
+	if (r < 0)
+		return r;
+	r = prov_kpart_add_plan(&s->disk, &s->plan);
+	if (r < 0)
+		return r;
+	r = setup_save(s, "partitioned");
+	if (r < 0)
+		return r;
+	setup_pause_at("partitioned");
+
+	for (size_t i = 0; i < s->plan.n; i++) {
+		char step[64];
+
+		if (setup_stopped(s))
+			return -EINTR;
+		snprintf(step, sizeof(step), "format-%s", s->plan.parts[i].fs->name);
+		setup_pause_at(step);
+		if (setup_stopped(s))
+			return -EINTR;
+		r = setup_format(s, i);
+		if (r < 0)
+			return r;
+		r = setup_save(s, NULL);
+		if (r < 0)
+			return r;
+	}
+	r = setup_save(s, "formatted");
+	if (r < 0)
+		return r;
+	setup_pause_at("formatted");
+	if (setup_stopped(s))
+		return -EINTR;
+	r = setup_mount_all(s);
+	if (r < 0)
+		return r;
+	setup_pause_at("mounted");
+	if (setup_stopped(s))
+		return -EINTR;
+	return setup_save(s, "ready");
+}
+
+int fslab_setup(const struct fslab_setup_opts *o)
+{
+	struct setup_run *s = calloc(1, sizeof(*s));
+	struct sigaction sa, old_int, old_term;
+	char err[512];
+	int r, ret = FSLAB_EXIT_FAILURE;
+
+	if (!s) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
+	s->o = o;
+	s->lock_fd = -1;
+	s->disk_lock_fd = -1;
+	if (!o->device == !o->image) {
+		fslab_error("give exactly one of --device DISK or --image FILE");
+		ret = FSLAB_EXIT_USAGE;
+		goto out_free;
+	}
+	if (o->device && o->image_size) {
+		fslab_error("--size is for --image only (a disk has its own size)");
+		ret = FSLAB_EXIT_USAGE;
+		goto out_free;
+	}
+	if (o->spec) {
+		s->spec = o->spec;
+	} else {
+		fslab_spec_default(&s->default_spec);
+		s->spec = &s->default_spec;
+	}
+	if (setup_abspath(o->state_path ? o->state_path : fslab_state_default_path(), s->state_path,
+			  sizeof(s->state_path)) < 0 ||
+	    setup_abspath(o->mount_root ? o->mount_root : FSLAB_MOUNT_ROOT_DEFAULT, s->mount_root,
+			  sizeof(s->mount_root)) < 0 ||
+	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0)) {
+		fslab_error("a path is too long or the current directory is gone");
+		ret = FSLAB_EXIT_USAGE;
+		goto out_free;
+	}
+	snprintf(s->log_path, sizeof(s->log_path), "%s.log", s->state_path);
+
+	if (o->dry_run) {
+		if (s->image[0]) {
+			ret = setup_image_prepare(s);
+			if (ret)
+				goto out_free;
+			if (!s->image_exists)
+				setup_placeholder_devices(s);
+			else
+				setup_placeholder_devices(s);
+		} else {
+			char e2[1024];
+			if (prov_disk_inspect(o->device, &s->disk, e2, sizeof(e2)) < 0) {
+				fslab_error("refused: %s", e2);
+				goto out_free;
+			}
+			ret = setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
+			if (ret)
+				goto out_free;
+		}
+		setup_print_plan(s, stdout);
+		printf("dry run: nothing was changed\n");
+		ret = FSLAB_EXIT_OK;
+		goto out_free;
+	}
+
+	/* A first plan (before the disk is known) to check mount points. */
+	if (s->image[0]) {
+		ret = setup_image_prepare(s);
+	} else {
+		ret = setup_compute_plan(s, o->device, 0, 512);
+	}
+	if (ret)
+		goto out_free;
+	ret = setup_check_environment(s);
+	if (ret)
+		goto out_free;
+	s->lock_fd = fslab_lock_state(s->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab setup", err,
+				      sizeof(err));
+	if (s->lock_fd < 0) {
+		fslab_error("%s", err);
+		ret = FSLAB_EXIT_FAILURE;
+		goto out_free;
+	}
+	if (access(s->state_path, F_OK) == 0) {
+		fslab_error("a lab is already set up (state file %s); run fslab teardown --state %s "
+			    "first, or give another --state",
+			    s->state_path, s->state_path);
+		ret = FSLAB_EXIT_FAILURE;
+		goto out_unlock;
+	}
+	if (!s->image[0]) {
+		ret = setup_check_disk(s, o->device, true);
+		if (ret)
+			goto out_unlock;
+	}
+
+	setup_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = setup_on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	setup_fill_state(s);
+	if (s->image[0])
+		s->st.disk[0] = '\0';
+	setup_print_plan(s, stdout);
+	fflush(stdout);
+	r = setup_save(s, "claimed");
+	if (r == 0)
+		r = setup_do(s);
+	if (r == 0) {
+		printf("lab ready: %zu filesystems under %s; state in %s\n", s->plan.n, s->mount_root,
+		       s->state_path);
+		ret = FSLAB_EXIT_OK;
+	} else {
+		if (s->state_written && r != -EINTR)
+			fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo "
+				    "what it did",
+				    s->st.phase, s->state_path);
+		ret = FSLAB_EXIT_FAILURE;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out_unlock:
+	if (s->disk_lock_fd >= 0)
+		close(s->disk_lock_fd);
+	fslab_lock_release(s->lock_fd);
+out_free:
+	free(s);
+	return ret;
+}

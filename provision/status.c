@@ -1,0 +1,162 @@
+/* fslab status: the lab as it is now, checked against the state. */
+#include "lab_mount.h"
+#include "lock.h"
+#include "log.h"
+#include "prov_int.h"
+#include "provision.h"
+#include "size.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+struct status_row {
+	bool present;       /* block device there */
+	char fs_type[32], fs_version[32];
+	bool type_ok;
+	bool mounted;       /* the device at its mount point */
+	uint64_t size, free;
+	char problem[256];
+};
+
+static void status_check(const struct fslab_state_partition *p, struct status_row *row)
+{
+	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
+	char where[PATH_MAX];
+	struct stat sb;
+	struct statvfs vfs;
+
+	memset(row, 0, sizeof(*row));
+	row->present = stat(p->device, &sb) == 0 && S_ISBLK(sb.st_mode);
+	if (!row->present) {
+		snprintf(row->problem, sizeof(row->problem), "%s is missing", p->device);
+		return;
+	}
+	prov_probe_fs(p->device, row->fs_type, sizeof(row->fs_type), row->fs_version,
+		      sizeof(row->fs_version));
+	row->type_ok = strcmp(row->fs_type, rc->blkid_type) == 0 &&
+		       (!rc->blkid_version || strcmp(row->fs_version, rc->blkid_version) == 0);
+	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
+		       strcmp(where, p->mountpoint) == 0;
+	if (row->mounted && statvfs(p->mountpoint, &vfs) == 0) {
+		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+		row->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	}
+	if (!row->type_ok)
+		snprintf(row->problem, sizeof(row->problem), "%s holds '%s%s%s', expected %s", p->device,
+			 row->fs_type[0] ? row->fs_type : "nothing", row->fs_version[0] ? " " : "",
+			 row->fs_version, fslab_fs_type_to_string(p->type));
+	else if (!row->mounted)
+		snprintf(row->problem, sizeof(row->problem), "%s is not mounted at %s", p->device,
+			 p->mountpoint);
+}
+
+int fslab_status(const struct fslab_status_opts *o)
+{
+	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
+	struct fslab_state *st = calloc(1, sizeof(*st));
+	struct status_row rows[FSLAB_MAX_FS];
+	char err[1024], a[32], b[32], c[32];
+	int lock, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
+	bool disk_ok;
+	struct stat sb;
+
+	if (!st)
+		return FSLAB_EXIT_FAILURE;
+	lock = fslab_lock_state(path, FSLAB_LOCK_SHARED, "fslab status", err, sizeof(err));
+	if (lock < 0) {
+		fslab_error("%s", err);
+		free(st);
+		return FSLAB_EXIT_FAILURE;
+	}
+	r = fslab_state_load(path, st, err, sizeof(err));
+	if (r == -ENOENT) {
+		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", path);
+		goto out;
+	}
+	if (r < 0) {
+		fslab_error("%s", err);
+		goto out;
+	}
+	disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		status_check(&st->partitions[i], &rows[i]);
+		if (rows[i].problem[0])
+			problems++;
+	}
+	if (strcmp(st->phase, "ready") != 0)
+		problems++;
+	if (!disk_ok)
+		problems++;
+
+	if (o->json) {
+		struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
+
+		json_object_object_add(root, "state", json_object_new_string(path));
+		json_object_object_add(root, "phase", json_object_new_string(st->phase));
+		json_object_object_add(root, "disk", json_object_new_string(st->disk));
+		json_object_object_add(root, "disk_present", json_object_new_boolean(disk_ok));
+		json_object_object_add(root, "disk_guid", json_object_new_string(st->disk_guid));
+		json_object_object_add(root, "image", json_object_new_string(st->image));
+		json_object_object_add(root, "mount_root", json_object_new_string(st->mount_root));
+		for (size_t i = 0; i < st->n_partitions; i++) {
+			const struct fslab_state_partition *p = &st->partitions[i];
+			struct json_object *j = json_object_new_object();
+
+			json_object_object_add(j, "name", json_object_new_string(p->name));
+			json_object_object_add(j, "type", json_object_new_string(fslab_fs_type_to_string(p->type)));
+			json_object_object_add(j, "device", json_object_new_string(p->device));
+			json_object_object_add(j, "present", json_object_new_boolean(rows[i].present));
+			json_object_object_add(j, "probed_type", json_object_new_string(rows[i].fs_type));
+			json_object_object_add(j, "probed_version", json_object_new_string(rows[i].fs_version));
+			json_object_object_add(j, "mountpoint", json_object_new_string(p->mountpoint));
+			json_object_object_add(j, "mount_method", json_object_new_string(fslab_mount_method_to_string(p->mount_method)));
+			json_object_object_add(j, "mounted", json_object_new_boolean(rows[i].mounted));
+			json_object_object_add(j, "size_bytes", json_object_new_int64((int64_t)rows[i].size));
+			json_object_object_add(j, "free_bytes", json_object_new_int64((int64_t)rows[i].free));
+			json_object_object_add(j, "problem", rows[i].problem[0] ? json_object_new_string(rows[i].problem) : NULL);
+			json_object_array_add(parts, j);
+		}
+		json_object_object_add(root, "partitions", parts);
+		json_object_object_add(root, "ok", json_object_new_boolean(problems == 0));
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+									   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
+		       st->image[0] ? " backed by " : "", st->image, path, st->phase, st->created_at);
+		printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
+		       "mount point", "mounted", "size", "free");
+		for (size_t i = 0; i < st->n_partitions; i++) {
+			const struct fslab_state_partition *p = &st->partitions[i];
+			const struct status_row *w = &rows[i];
+
+			printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", p->name,
+			       fslab_fs_type_to_string(p->type), p->device,
+			       w->fs_type[0] ? w->fs_type : "-", p->mountpoint,
+			       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
+			       w->mounted ? fslab_size_human(w->size, a, sizeof(a)) : "-",
+			       w->mounted ? fslab_size_human(w->free, b, sizeof(b)) : "-");
+		}
+		(void)c;
+	}
+	fflush(stdout);
+	if (!disk_ok)
+		fslab_error("damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
+	if (strcmp(st->phase, "ready") != 0)
+		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
+			    "--state %s",
+			    st->phase, path);
+	for (size_t i = 0; i < st->n_partitions; i++)
+		if (rows[i].problem[0])
+			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, rows[i].problem);
+	ret = problems ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+out:
+	fslab_lock_release(lock);
+	free(st);
+	return ret;
+}
