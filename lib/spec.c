@@ -14,8 +14,14 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	int failed;
-	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit 0 type, bit 1 size */
+	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit 0 type, 1 size, 2 mkfs, 3 mount */
+	unsigned disk_seen_keys;             /* bit 0 label, bit 1 alignment */
 };
+
+/* libinih reads a line into a fixed buffer (200 bytes in Debian's build)
+ * and parses the rest of a longer line as a new line, so the tail of a long
+ * value could silently become a key of its own.  Longer lines are refused. */
+#define SPEC_LINE_MAX 199
 
 static const char *const disk_keys = "label, alignment";
 static const char *const fs_keys = "type, size, mkfs_options, mount_options";
@@ -86,6 +92,15 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 	return 0; /* inih: 0 = error on this line */
 }
 
+/* A key given twice, or an indented line (which inih reads as a second
+ * value for the key above it): refused rather than letting the last one
+ * silently win. */
+static int dup_key(struct parse_ctx *c, const char *key, const char *section)
+{
+	return fail(c, "'%s' is set twice in [%s]; give each key once, on one line (an indented line continues the key above it)",
+		    key, section);
+}
+
 static int parse_size_value(struct parse_ctx *c, const char *section, const char *key,
 			    const char *value, uint64_t *out)
 {
@@ -129,7 +144,11 @@ static int parse_uint(const char *value, uint64_t max, uint64_t *out)
 static int handle_disk(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_disk_spec *d = &c->spec->disk;
+	unsigned bit = strcmp(key, "label") == 0 ? 1 : strcmp(key, "alignment") == 0 ? 2 : 0;
 
+	if (bit & c->disk_seen_keys)
+		return dup_key(c, key, "disk");
+	c->disk_seen_keys |= bit;
 	if (strcmp(key, "label") == 0) {
 		if (strcmp(value, "gpt") != 0)
 			return fail(c, "[disk] label = '%s': fslab writes GPT only (label = gpt)", value);
@@ -169,6 +188,20 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 
 	if (!fs)
 		return fail(c, "internal: [fs %s] not registered", name);
+	{
+		static const char *const keys[] = { "type", "size", "mkfs_options", "mount_options" };
+		for (unsigned i = 0; i < 4; i++) {
+			if (strcmp(key, keys[i]) != 0)
+				continue;
+			if (c->fs_seen_keys[idx] & (1u << i)) {
+				char sec[64];
+				snprintf(sec, sizeof(sec), "fs %s", name);
+				return dup_key(c, key, sec);
+			}
+			if (i >= 2)
+				c->fs_seen_keys[idx] |= 1u << i;
+		}
+	}
 	if (strcmp(key, "type") == 0) {
 		enum fslab_fs_type t = fslab_fs_type_from_string(value);
 		if (t == FSLAB_FS_TYPE_INVALID)
@@ -191,9 +224,15 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 		if (strlen(value) >= FSLAB_OPTIONS_MAX)
 			return fail(c, "[fs %s] %s is longer than %d characters", name, key,
 				    FSLAB_OPTIONS_MAX - 1);
-		for (const char *p = value; *p; p++)
+		for (const char *p = value; *p; p++) {
 			if (iscntrl((unsigned char)*p) && *p != '\t')
 				return fail(c, "[fs %s] %s contains a control character", name, key);
+			/* After a blank, ';' starts an inline comment, so the value
+			 * would not survive `fslab spec --print` and back. */
+			if (*p == ';')
+				return fail(c, "[fs %s] %s contains ';': options are words passed to mkfs or mount, never a shell command; remove it",
+					    name, key);
+		}
 		snprintf(dst, FSLAB_OPTIONS_MAX, "%s", value);
 		return 1;
 	}
@@ -203,8 +242,13 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_sweep_spec *s = &c->spec->sweep;
+	static const char *const keys[] = { "file_sizes", "record_sizes", "tests", "trials",
+					    "cache", "seed", "small_records", "order" };
 	uint64_t v;
 
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i]) == 0 && (s->set & (1u << i)))
+			return dup_key(c, key, "sweep");
 	if (strcmp(key, "file_sizes") == 0) {
 		if (!parse_range_value(c, key, value, &s->file_min, &s->file_max))
 			return 0;
@@ -307,6 +351,11 @@ static int check_headers(struct parse_ctx *c, const char *text, int *line_out)
 		char buf[256];
 
 		line++;
+		if (len > SPEC_LINE_MAX) {
+			*line_out = line;
+			return fail(c, "the line is %zu characters long; spec lines are at most %d (shorten the value)",
+				    len, SPEC_LINE_MAX);
+		}
 		while (len && (*p == ' ' || *p == '\t')) {
 			p++;
 			len--;
