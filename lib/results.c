@@ -1,4 +1,5 @@
 #include "results.h"
+#include "size.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -299,10 +300,14 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 		case COL_FILE:
 			if (parse_u64(f, &row->file_kib) < 0 || row->file_kib == 0)
 				bad = "not a positive whole number of KiB";
+			else if (row->file_kib > FSLAB_SIZE_MAX / FSLAB_KiB)
+				bad = "larger than 1 EiB";
 			break;
 		case COL_RECORD:
 			if (parse_u64(f, &row->record_kib) < 0 || row->record_kib == 0)
 				bad = "not a positive whole number of KiB";
+			else if (row->record_kib > FSLAB_SIZE_MAX / FSLAB_KiB)
+				bad = "larger than 1 EiB";
 			break;
 		case COL_TRIAL:
 			if (parse_u64(f, &u) < 0 || u == 0 || u > 1000000)

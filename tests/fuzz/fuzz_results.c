@@ -10,6 +10,7 @@
  *    as the same row (the contract run --resume relies on). */
 #include "fuzz_check.h"
 #include "results.h"
+#include "size.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,6 +48,9 @@ static void check_row(const struct fslab_result_row *row)
 	FUZZ_CHECK(fslab_fs_name_valid(row->filesystem));
 	FUZZ_CHECK(row->test >= 0 && row->test < FSLAB_TEST_MAX);
 	FUZZ_CHECK(row->file_kib > 0 && row->record_kib > 0 && row->trial > 0);
+	/* Byte counts (KiB * 1024) must not wrap in report/ or bench/. */
+	FUZZ_CHECK(row->file_kib <= FSLAB_SIZE_MAX / FSLAB_KiB);
+	FUZZ_CHECK(row->record_kib <= FSLAB_SIZE_MAX / FSLAB_KiB);
 	FUZZ_CHECK(row->throughput_kib_s >= 0 && isfinite(row->throughput_kib_s));
 	FUZZ_CHECK(row->elapsed_s == -1 || (row->elapsed_s >= 0 && isfinite(row->elapsed_s)));
 	FUZZ_CHECK(row->cache == FSLAB_CACHE_MODE_INVALID ||
