@@ -1,10 +1,126 @@
+/* fslab report: options into struct fslab_report_opts; report/ does the
+ * work (fslab reproduce calls the same function). */
 #include "commands.h"
 #include "log.h"
+#include "names.h"
+#include "report.h"
+#include "size.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fputs("Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html]\n"
+	      "                    [--plots LIST] [--tests LIST] [--record SIZE]\n"
+	      "       fslab report --claims WARM_DIR HONEST_DIR... [--out DIR]\n\n"
+	      "Ranks the filesystems of one or more results directories (fslab run or fslab\n"
+	      "import iozone) per test on the large-file plateau, with 95% intervals, ratios to\n"
+	      "the best and Welch's t-test against noise; draws plots with gnuplot and writes\n"
+	      "one self-contained report.html.  See docs/report.md.\n\n"
+	      "  -o, --out DIR     output directory (default RESULTS_DIR/report); it is built\n"
+	      "                    beside DIR and renamed into place when complete, replacing\n"
+	      "                    an earlier report there\n"
+	      "  -f, --format F    all (default: text on stdout and DIR), text (stdout only,\n"
+	      "                    writes nothing), html (DIR only)\n"
+	      "  -p, --plots LIST  all (default), none, or a comma list of surface, heatmap,\n"
+	      "                    compare\n"
+	      "  -t, --tests LIST  all (default) or a comma list of tests (write,read,...)\n"
+	      "  -r, --record SIZE record size of the comparison charts (default: the record\n"
+	      "                    size measured at the most file sizes)\n"
+	      "      --claims      the first directory is a warm (2023-style) run, the others\n"
+	      "                    honest runs (cold/direct): add the section that checks the\n"
+	      "                    2023 report's claims one by one\n"
+	      "  -h, --help        this help\n\n"
+	      "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n",
+	      out);
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fslab_error("not implemented yet");
-	return FSLAB_EXIT_FAILURE;
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "plots", required_argument, NULL, 'p' },
+		{ "tests", required_argument, NULL, 't' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "claims", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct fslab_report_opts o;
+	char bad[64];
+	int c;
+
+	fslab_report_opts_init(&o);
+	while ((c = getopt_long(argc, argv, "o:f:p:t:r:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "all") == 0)
+				o.format = FSLAB_REPORT_FORMAT_ALL;
+			else if (strcmp(optarg, "text") == 0)
+				o.format = FSLAB_REPORT_FORMAT_TEXT;
+			else if (strcmp(optarg, "html") == 0)
+				o.format = FSLAB_REPORT_FORMAT_HTML;
+			else {
+				fslab_error("--format '%s': use all, text or html", optarg);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if (fslab_report_plots_parse(optarg, &o.plots, bad, sizeof(bad)) < 0) {
+				fslab_error("--plots: unknown plot kind '%s' (all, none, surface, heatmap, compare)",
+					    bad);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (fslab_tests_parse(optarg, &o.tests, bad, sizeof(bad)) < 0 || !o.tests) {
+				fslab_error("--tests: unknown test '%s' (all, or a list of write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread)",
+					    bad);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
+		case 'r': {
+			uint64_t bytes;
+			const char *why = NULL;
+			if (fslab_size_parse(optarg, &bytes, &why) < 0 || bytes % 1024) {
+				fslab_error("--record '%s': %s", optarg,
+					    why ? why : "not a whole number of KiB");
+				return FSLAB_EXIT_USAGE;
+			}
+			o.compare_record_kib = bytes / 1024;
+			break;
+		}
+		case 'C':
+			o.claims = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return FSLAB_EXIT_OK;
+		default:
+			usage(stderr);
+			return FSLAB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fslab_error("give at least one results directory");
+		usage(stderr);
+		return FSLAB_EXIT_USAGE;
+	}
+	if (argc - optind > FSLAB_REPORT_MAX_DIRS) {
+		fslab_error("at most %d results directories", FSLAB_REPORT_MAX_DIRS);
+		return FSLAB_EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++)
+		o.dirs[o.n_dirs++] = argv[i];
+	if (o.out && o.format == FSLAB_REPORT_FORMAT_TEXT) {
+		fslab_error("--out is unused with --format text (text goes to stdout)");
+		return FSLAB_EXIT_USAGE;
+	}
+	return fslab_report(&o);
 }

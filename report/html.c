@@ -1,0 +1,560 @@
+/* report.html: one self-contained page.  Images are embedded as data: URIs
+ * (PNG, base64); the page loads nothing from anywhere else. */
+#include "fileutil.h"
+#include "log.h"
+#include "report_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void rp_html_escape(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+static void ht_base64(FILE *out, const unsigned char *p, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char buf[4096];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		buf[k++] = tab[(v >> 18) & 63];
+		buf[k++] = tab[(v >> 12) & 63];
+		buf[k++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		buf[k++] = i + 2 < n ? tab[v & 63] : '=';
+		if (k >= sizeof(buf) - 4) {
+			fwrite(buf, 1, k, out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, k, out);
+}
+
+static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
+{
+	char path[PATH_MAX + 200], *data;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s.png", dir, p->name);
+	r = fslab_read_file(path, &data, &len, 64u << 20);
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn: %s",
+					 path, strerror(-r));
+	fputs("<figure><img alt=\"", out);
+	rp_html_escape(out, p->title);
+	fputs("\" src=\"data:image/png;base64,", out);
+	ht_base64(out, (const unsigned char *)data, len);
+	fputs("\"><figcaption>", out);
+	rp_html_escape(out, p->title);
+	fprintf(out, " <span class=\"files\">(plots/%s.png, .svg)</span></figcaption></figure>\n",
+		p->name);
+	free(data);
+	return 0;
+}
+
+static const char ht_style[] =
+	"body{font-family:sans-serif;margin:1.5em;max-width:1700px;color:#222}\n"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;"
+	"text-align:right;font-size:13px}th{background:#eee}td.l,th.l{text-align:left}\n"
+	"figure{display:inline-block;margin:4px;vertical-align:top;max-width:48%}"
+	"figure img{max-width:100%;border:1px solid #ddd}figcaption{font-size:12px}\n"
+	".files{color:#777}.pc{background:#ffd8a8}.fu{background:#cfe2ff}.pc.fu{background:#e0c8ff}"
+	".bad{background:#ddd;color:#900}.beyond{color:#060;font-weight:bold}.within{color:#777}\n"
+	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
+	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px}"
+	"td.cells{font-size:11px;padding:1px 3px}\n";
+
+static const char ht_pc_text[] =
+	"page cache: the cell ran faster than 1.5&times; the speed the device showed in fslab run's "
+	"O_DIRECT probe, so it measured memory (the page cache), not the disk.";
+static const char ht_fuse_text[] =
+	"FUSE: FAT32 mounted through fusefat (a user-space driver) because the kernel has no vfat; "
+	"not comparable to kernel filesystems.";
+
+static void ht_flag_names(FILE *out, unsigned flags)
+{
+	const char *sep = "";
+
+	if (flags & RP_FLAG_PAGE_CACHE) {
+		fputs("page-cache", out);
+		sep = ", ";
+	}
+	if (flags & RP_FLAG_FUSE) {
+		fprintf(out, "%sfuse", sep);
+		sep = ", ";
+	}
+	if (flags & RP_FLAG_OTHER)
+		fprintf(out, "%sother (see CSV)", sep);
+}
+
+static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
+{
+	struct rp_ranking r;
+	char m[24], lo[24], hi[24], a[16], b[16];
+
+	if (rp_rank(d, t, &r) < 0 || (r.n == 0 && r.n_unranked == 0)) {
+		rp_ranking_free(&r);
+		return;
+	}
+	fputs("<table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
+	      "<th>median MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
+	      "<th class=l>vs #1 (Welch, 95%)</th><th>plateau files</th><th>cells</th>"
+	      "<th class=l>flags</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct rp_rank_row *row = &r.rows[i];
+		const char *cls = (row->s.flags & RP_FLAG_PAGE_CACHE)
+					  ? ((row->s.flags & RP_FLAG_FUSE) ? " class=\"pc fu\"" : " class=pc")
+					  : ((row->s.flags & RP_FLAG_FUSE) ? " class=fu" : "");
+
+		fprintf(out, "<tr%s><td>%zu</td><td class=l>", cls, i + 1);
+		rp_html_escape(out, row->e->fs);
+		fputs("</td><td class=l>", out);
+		rp_html_escape(out, row->e->run->tag);
+		fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.median, m, sizeof(m)));
+		if (isnan(row->s.ci))
+			fputs("<td>(1 trial)</td>", out);
+		else
+			fprintf(out, "<td>%s &ndash; %s</td>",
+				rp_fmt_mibs(row->s.mean - row->s.ci, lo, sizeof(lo)),
+				rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
+		fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
+		if (i == 0)
+			fputs("<td class=l>best</td>", out);
+		else if (isnan(row->p_best))
+			fputs("<td class=l>untested (&lt;2 trials)</td>", out);
+		else
+			fprintf(out, "<td class=\"l %s\">%s, %s</td>",
+				row->p_best < 0.05 ? "beyond" : "within",
+				rp_fmt_p(row->p_best, lo, sizeof(lo)), rp_verdict(row->p_best));
+		fprintf(out, "<td>%s&ndash;%s</td><td>%zu</td><td class=l>",
+			rp_fmt_size(row->s.file_lo, a, sizeof(a)),
+			rp_fmt_size(row->s.file_hi, b, sizeof(b)), row->s.n_cells);
+		if (row->s.n_flag_pc)
+			fprintf(out, "page-cache %zu/%zu cells ", row->s.n_flag_pc, row->s.n_cells);
+		if (row->s.n_flag_fuse)
+			fprintf(out, "fuse %zu/%zu cells", row->s.n_flag_fuse, row->s.n_cells);
+		fputs("</td></tr>\n", out);
+	}
+	for (size_t i = 0; i < r.n_unranked; i++) {
+		fputs("<tr class=bad><td>-</td><td class=l>", out);
+		rp_html_escape(out, r.unranked[i]->fs);
+		fputs("</td><td class=l>", out);
+		rp_html_escape(out, r.unranked[i]->run->tag);
+		fputs("</td><td colspan=8 class=l>not ranked: no cell of this test succeeded</td></tr>\n",
+		      out);
+	}
+	fputs("</table>\n", out);
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+		unsigned nf = 0, ns = 0;
+		const struct rp_cell *first = NULL;
+
+		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+			nf += e->cells[k].n_failed;
+			ns += e->cells[k].n_skipped;
+			if (!first && e->cells[k].problem)
+				first = &e->cells[k];
+		}
+		if (!first)
+			continue;
+		fputs("<p class=bad>", out);
+		rp_html_escape(out, e->label);
+		fprintf(out, ": %u failed, %u skipped rows; first at %s file, %s records: ", nf, ns,
+			rp_fmt_size(first->file_kib, a, sizeof(a)),
+			rp_fmt_size(first->record_kib, b, sizeof(b)));
+		rp_html_escape(out, first->problem);
+		fputs("</p>\n", out);
+	}
+	rp_ranking_free(&r);
+}
+
+static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	bool header = false;
+	char ma[24], mb[24];
+
+	for (size_t i = 0; i < d->n_all; i++)
+		for (size_t j = i + 1; j < d->n_all; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
+				continue;
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				struct rp_score sa, sb;
+
+				if (!(tests & (1u << t)))
+					continue;
+				if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+					rp_score_free(&sa);
+					continue;
+				}
+				if (!header) {
+					fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
+					      "<p>Plateau medians; the verdict is Welch's t-test on the per-trial "
+					      "plateau scores at 95%.</p>\n<table><tr><th class=l>filesystem</th>"
+					      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
+					      "<th class=l>run B</th><th>B MiB/s</th><th>B/A</th><th>p</th>"
+					      "<th class=l>verdict</th></tr>\n",
+					      out);
+					header = true;
+				}
+				double p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
+				fputs("<tr><td class=l>", out);
+				rp_html_escape(out, a->fs);
+				fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
+				rp_html_escape(out, a->run->tag);
+				fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(sa.median, ma, sizeof(ma)));
+				rp_html_escape(out, b->run->tag);
+				fprintf(out, "</td><td>%s</td><td>%.3f</td>", rp_fmt_mibs(sb.median, mb, sizeof(mb)),
+					sb.median / sa.median);
+				if (isnan(p))
+					fputs("<td>-</td>", out);
+				else
+					fprintf(out, "<td>%s</td>", rp_fmt_p(p, ma, sizeof(ma)) + 2);
+				fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
+					isnan(p) ? "" : p < 0.05 ? "beyond" : "within", rp_verdict(p));
+				rp_score_free(&sa);
+				rp_score_free(&sb);
+			}
+		}
+	if (header)
+		fputs("</table></section>\n", out);
+}
+
+/* The cells of one filesystem and test as a grid: file sizes down, record
+ * sizes across, each the median of its trials. */
+static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
+{
+	uint64_t recs[64];
+	size_t nr = 0;
+	char a[16], m[24];
+	unsigned npc = 0, nfu = 0, nbad = 0;
+
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+		const struct rp_cell *c = &e->cells[k];
+		size_t i;
+
+		npc += !!(c->flags & RP_FLAG_PAGE_CACHE);
+		nfu += !!(c->flags & RP_FLAG_FUSE);
+		nbad += !c->n_ok;
+		for (i = 0; i < nr && recs[i] != c->record_kib; i++)
+			;
+		if (i == nr && nr < 64) {
+			size_t j = nr++;
+			while (j > 0 && recs[j - 1] > c->record_kib) {
+				recs[j] = recs[j - 1];
+				j--;
+			}
+			recs[j] = c->record_kib;
+		}
+	}
+	if (!nr)
+		return;
+	fputs("<details><summary>", out);
+	rp_html_escape(out, e->label);
+	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
+		fslab_test_to_string(t), e->test_first[t + 1] - e->test_first[t], npc, nfu, nbad);
+	fputs("<table><tr><th>file \\ record</th>", out);
+	for (size_t j = 0; j < nr; j++)
+		fprintf(out, "<th>%s</th>", rp_fmt_size(recs[j], a, sizeof(a)));
+	fputs("</tr>\n", out);
+	size_t k = e->test_first[t];
+	while (k < e->test_first[t + 1]) {
+		uint64_t f = e->cells[k].file_kib;
+
+		fprintf(out, "<tr><th>%s</th>", rp_fmt_size(f, a, sizeof(a)));
+		for (size_t j = 0; j < nr; j++) {
+			const struct rp_cell *c = NULL;
+
+			if (k < e->test_first[t + 1] && e->cells[k].file_kib == f &&
+			    e->cells[k].record_kib == recs[j])
+				c = &e->cells[k++];
+			if (!c) {
+				fputs("<td></td>", out);
+				continue;
+			}
+			if (!c->n_ok) {
+				fputs("<td class=\"cells bad\" title=\"", out);
+				rp_html_escape(out, c->problem);
+				fputs("\">&times;</td>", out);
+				continue;
+			}
+			fprintf(out, "<td class=\"cells%s%s\" title=\"%u trial%s",
+				(c->flags & RP_FLAG_PAGE_CACHE) ? " pc" : "",
+				(c->flags & RP_FLAG_FUSE) ? " fu" : "", c->n_ok, c->n_ok == 1 ? "" : "s");
+			if (!isnan(c->ci))
+				fprintf(out, ", mean %.0f &plusmn; %.0f KiB/s", c->mean, c->ci);
+			if (c->flags) {
+				fputs("; flags: ", out);
+				ht_flag_names(out, c->flags);
+			}
+			fprintf(out, "\">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
+		}
+		fputs("</tr>\n", out);
+		while (k < e->test_first[t + 1] && e->cells[k].file_kib == f)
+			k++; /* record sizes beyond the 64 columns */
+	}
+	fputs("</table></details>\n", out);
+}
+
+static void ht_scalar(FILE *out, json_object *v)
+{
+	if (json_object_is_type(v, json_type_string))
+		rp_html_escape(out, json_object_get_string(v));
+	else
+		rp_html_escape(out, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+static void ht_manifest(FILE *out, const struct rp_run *r)
+{
+	fputs("<h3>", out);
+	rp_html_escape(out, r->tag);
+	fputs(": ", out);
+	rp_html_escape(out, r->dir);
+	fputs("</h3>\n", out);
+	if (!r->manifest) {
+		fputs("<p>No manifest.json in this directory (imported or hand-made results): machine, "
+		      "device and options are unknown.</p>\n",
+		      out);
+		return;
+	}
+	fputs("<table>\n", out);
+	json_object_object_foreach(r->manifest, key, val)
+	{
+		if (strcmp(key, "filesystems") == 0 || strcmp(key, "spec") == 0)
+			continue;
+		fputs("<tr><th class=l>", out);
+		rp_html_escape(out, key);
+		fputs("</th><td class=l>", out);
+		if (json_object_is_type(val, json_type_object)) {
+			const char *sep = "";
+			json_object_object_foreach(val, k2, v2)
+			{
+				fputs(sep, out);
+				rp_html_escape(out, k2);
+				fputs(": ", out);
+				ht_scalar(out, v2);
+				sep = "; ";
+			}
+		} else if (json_object_is_type(val, json_type_array)) {
+			for (size_t i = 0; i < json_object_array_length(val); i++) {
+				if (i)
+					fputc(' ', out);
+				ht_scalar(out, json_object_array_get_idx(val, i));
+			}
+		} else {
+			ht_scalar(out, val);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	json_object *fss;
+	if (json_object_object_get_ex(r->manifest, "filesystems", &fss) &&
+	    json_object_is_type(fss, json_type_array) && json_object_array_length(fss) > 0) {
+		static const char *const keys[] = {
+			"name", "type", "path", "device", "mount_method", "mkfs_options",
+			"mount_options", "mkfs_tool_version", "device_model", "device_serial",
+			"device_size_bytes", "device_write_kib_s", "device_read_kib_s", "device_probe",
+			"cache_drop_method",
+		};
+		fputs("<table><tr>", out);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			fprintf(out, "<th class=l>%s</th>", keys[k]);
+		fputs("</tr>\n", out);
+		for (size_t i = 0; i < json_object_array_length(fss); i++) {
+			json_object *f = json_object_array_get_idx(fss, i), *v;
+			fputs("<tr>", out);
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				fputs("<td class=l>", out);
+				if (json_object_object_get_ex(f, keys[k], &v) && v)
+					ht_scalar(out, v);
+				fputs("</td>", out);
+			}
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	fputs("<details><summary>manifest.json as written</summary><pre>", out);
+	rp_html_escape(out, json_object_to_json_string_ext(r->manifest, JSON_C_TO_STRING_PRETTY |
+										 JSON_C_TO_STRING_NOSLASHESCAPE));
+	fputs("</pre></details>\n", out);
+}
+
+int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
+		  unsigned tests, bool claims)
+{
+	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], stamp[64];
+	size_t npc = 0, nfu = 0, noth = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *out;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
+	out = fopen(path, "we");
+	if (!out)
+		return fslab_error_errno(errno, "%s: cannot create: %m", path);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>fslab report</title>\n<style>",
+	      out);
+	fputs(ht_style, out);
+	fprintf(out, "</style></head><body>\n<h1>fslab report</h1>\n<p>Written %s from %zu results "
+		     "director%s:</p><ul>\n",
+		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
+	for (size_t i = 0; i < d->n_runs; i++) {
+		fputs("<li><b>", out);
+		rp_html_escape(out, d->runs[i].tag);
+		fputs("</b>: ", out);
+		rp_html_escape(out, d->runs[i].dir);
+		fputs(" (cache mode ", out);
+		rp_html_escape(out, d->runs[i].cache);
+		fputs(")</li>\n", out);
+	}
+	fputs("</ul>\n<p>Contents: <a href=\"#flags\">flags</a> &middot; ", out);
+	if (claims)
+		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
+	fputs("<a href=\"#rankings\">rankings</a> &middot; <a href=\"#plots\">plots</a> &middot; "
+	      "<a href=\"#cells\">all cells</a> &middot; <a href=\"#manifests\">manifests</a></p>\n",
+	      out);
+
+	for (size_t i = 0; i < d->n_all; i++) {
+		npc += d->all[i]->n_flag_pc;
+		nfu += d->all[i]->n_flag_fuse;
+		noth += d->all[i]->n_flag_other;
+	}
+	fputs("<section id=\"flags\"><h2>Flags</h2>\n", out);
+	fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> %s (%zu cells)</p>\n", ht_pc_text, npc);
+	fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> %s (%zu cells)</p>\n", ht_fuse_text, nfu);
+	if (noth)
+		fprintf(out, "<p>%zu cells carry another flag; see the CSV's flag column.</p>\n", noth);
+	fputs("<table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
+	      "<th>page-cache cells</th><th>fuse cells</th><th>failed rows</th><th>skipped rows</th>"
+	      "<th>device write KiB/s (probe)</th><th>device read KiB/s (probe)</th>"
+	      "<th class=l>mount</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+		fputs("<tr><td class=l>", out);
+		rp_html_escape(out, e->fs);
+		fputs("</td><td class=l>", out);
+		rp_html_escape(out, e->run->tag);
+		fprintf(out, "</td><td>%zu</td><td>%zu</td><td%s>%zu</td><td%s>%zu</td><td>%zu</td><td>%zu</td>",
+			e->n_rows, e->n_cells, e->n_flag_pc ? " class=pc" : "", e->n_flag_pc,
+			e->n_flag_fuse ? " class=fu" : "", e->n_flag_fuse, e->n_failed, e->n_skipped);
+		if (e->info.device_write_kib_s > 0)
+			fprintf(out, "<td>%.0f</td>", e->info.device_write_kib_s);
+		else
+			fputs("<td>unknown</td>", out);
+		if (e->info.device_read_kib_s > 0)
+			fprintf(out, "<td>%.0f</td>", e->info.device_read_kib_s);
+		else
+			fputs("<td>unknown</td>", out);
+		fputs("<td class=l>", out);
+		rp_html_escape(out, e->info.mount_method[0] ? e->info.mount_method : "-");
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></section>\n", out);
+
+	if (claims)
+		rp_claims_html(out, d);
+
+	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
+	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
+	      "size the cells at the two largest file sizes measured; a trial's score is the median "
+	      "over those cells, the filesystem's score the median over trials. The 95% interval is "
+	      "Student's t on the per-trial scores (shown with 2 or more trials); &ldquo;vs #1&rdquo; "
+	      "is Welch's t-test against the best at 95%: <i>beyond noise</i> means the trials "
+	      "cannot explain the difference. 1 MiB/s = 1024 KiB/s.</p>\n",
+	      out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		if (!(tests & (1u << t)))
+			continue;
+		fprintf(out, "<h3 id=\"rank-%s\">%s</h3>\n", fslab_test_to_string(t),
+			fslab_test_to_string(t));
+		ht_ranking(out, d, t);
+		for (size_t i = 0; plots && i < plots->n; i++)
+			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE && plots->p[i].test == (enum fslab_test)t &&
+			    (r = ht_img(out, pdir, &plots->p[i])) < 0)
+				goto out;
+	}
+	fputs("</section>\n", out);
+	ht_same_fs(out, d, tests);
+
+	fputs("<section id=\"plots\"><h2>Surfaces and heatmaps</h2>\n<p>Per filesystem and test. "
+	      "Axes are log2 file size and log2 record size; cells that were not measured are left "
+	      "empty (no interpolation). All filesystems of a test share one z and colour scale. "
+	      "SVG versions are in the plots folder.</p>\n",
+	      out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		bool any = false;
+
+		for (size_t i = 0; plots && i < plots->n; i++) {
+			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE || plots->p[i].test != (enum fslab_test)t)
+				continue;
+			if (!any)
+				fprintf(out, "<h3>%s</h3>\n", fslab_test_to_string(t));
+			any = true;
+			if ((r = ht_img(out, pdir, &plots->p[i])) < 0)
+				goto out;
+		}
+	}
+	if (!plots || plots->n == 0)
+		fputs("<p>No plots were drawn (--plots none).</p>\n", out);
+	fputs("</section>\n", out);
+
+	fputs("<section id=\"cells\"><h2>All cells</h2>\n<p>Median MiB/s of each cell over its "
+	      "trials; hover for trials, interval and flags. <span class=pc>&nbsp;orange&nbsp;</span> "
+	      "page-cache, <span class=fu>&nbsp;blue&nbsp;</span> fuse, "
+	      "<span class=bad>&nbsp;&times;&nbsp;</span> failed or skipped.</p>\n",
+	      out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (tests & (1u << t))
+			for (size_t i = 0; i < d->n_all; i++)
+				ht_cells(out, d->all[i], t);
+	fputs("</section>\n", out);
+
+	fputs("<section id=\"manifests\"><h2>Manifests</h2>\n", out);
+	for (size_t i = 0; i < d->n_runs; i++)
+		ht_manifest(out, &d->runs[i]);
+	fputs("</section>\n</body></html>\n", out);
+out:
+	if (ferror(out) && r == 0)
+		r = fslab_error_errno(EIO, "%s: write failed", path);
+	if (fclose(out) != 0 && r == 0)
+		r = fslab_error_errno(errno, "%s: write failed: %m", path);
+	return r;
+}

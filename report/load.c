@@ -1,0 +1,467 @@
+/* Loading results directories: every <fs>.csv through lib/results.h's
+ * reader, and manifest.json (optional; any key may be missing). */
+#include "fileutil.h"
+#include "log.h"
+#include "report_priv.h"
+#include "results.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct ld_row {
+	uint64_t file_kib, record_kib;
+	double v;
+	char *problem; /* status when not ok */
+	unsigned trial;
+	unsigned char test, kind, flags; /* kind: 0 ok, 1 failed, 2 skipped */
+};
+
+static int ld_cmp_row(const void *a, const void *b)
+{
+	const struct ld_row *x = a, *y = b;
+
+	if (x->test != y->test)
+		return x->test < y->test ? -1 : 1;
+	if (x->file_kib != y->file_kib)
+		return x->file_kib < y->file_kib ? -1 : 1;
+	if (x->record_kib != y->record_kib)
+		return x->record_kib < y->record_kib ? -1 : 1;
+	return (x->trial > y->trial) - (x->trial < y->trial);
+}
+
+static unsigned ld_parse_flags(const char *s)
+{
+	unsigned f = 0;
+	char buf[64], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *w = strtok_r(buf, ";, ", &save); w; w = strtok_r(NULL, ";, ", &save)) {
+		if (strcmp(w, "page-cache") == 0)
+			f |= RP_FLAG_PAGE_CACHE;
+		else if (strcmp(w, "fuse") == 0)
+			f |= RP_FLAG_FUSE;
+		else
+			f |= RP_FLAG_OTHER;
+	}
+	return f;
+}
+
+static const char *ld_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static double ld_num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		return json_object_get_double(v);
+	return 0;
+}
+
+static void ld_copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void ld_fsinfo(struct rp_entry *e, json_object *manifest)
+{
+	json_object *arr;
+
+	if (!manifest || !json_object_object_get_ex(manifest, "filesystems", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *f = json_object_array_get_idx(arr, i);
+		const char *name = ld_str(f, "name");
+
+		if (!name || strcmp(name, e->fs) != 0)
+			continue;
+		e->has_info = true;
+		ld_copy(e->info.type, sizeof(e->info.type), ld_str(f, "type"));
+		ld_copy(e->info.mount_method, sizeof(e->info.mount_method), ld_str(f, "mount_method"));
+		ld_copy(e->info.device, sizeof(e->info.device), ld_str(f, "device"));
+		ld_copy(e->info.device_model, sizeof(e->info.device_model), ld_str(f, "device_model"));
+		ld_copy(e->info.mkfs_options, sizeof(e->info.mkfs_options), ld_str(f, "mkfs_options"));
+		ld_copy(e->info.mount_options, sizeof(e->info.mount_options), ld_str(f, "mount_options"));
+		e->info.device_write_kib_s = ld_num(f, "device_write_kib_s");
+		e->info.device_read_kib_s = ld_num(f, "device_read_kib_s");
+		return;
+	}
+}
+
+/* Groups sorted rows into cells and samples. */
+static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
+{
+	size_t n_ok = 0, nc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		n_ok += rows[i].kind == 0;
+		if (i == 0 || rows[i].test != rows[i - 1].test ||
+		    rows[i].file_kib != rows[i - 1].file_kib ||
+		    rows[i].record_kib != rows[i - 1].record_kib)
+			nc++;
+	}
+	e->cells = calloc(nc ? nc : 1, sizeof(*e->cells));
+	e->samples = calloc(n_ok ? n_ok : 1, sizeof(*e->samples));
+	if (!e->cells || !e->samples)
+		return -ENOMEM;
+	double *tmp = malloc((n ? n : 1) * sizeof(double));
+	if (!tmp)
+		return -ENOMEM;
+	struct rp_cell *c = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct ld_row *r = &rows[i];
+
+		if (!c || r->test != c->test || r->file_kib != c->file_kib ||
+		    r->record_kib != c->record_kib) {
+			c = &e->cells[e->n_cells++];
+			c->test = r->test;
+			c->file_kib = r->file_kib;
+			c->record_kib = r->record_kib;
+			c->first = e->n_samples;
+		}
+		c->flags |= r->flags;
+		if (r->kind == 0) {
+			e->samples[e->n_samples].trial = r->trial;
+			e->samples[e->n_samples].v = r->v;
+			e->n_samples++;
+			c->n_ok++;
+		} else {
+			if (r->kind == 1)
+				c->n_failed++;
+			else
+				c->n_skipped++;
+			if (!c->problem) {
+				c->problem = r->problem;
+				r->problem = NULL;
+			}
+		}
+	}
+	for (size_t i = 0; i < e->n_cells; i++) {
+		c = &e->cells[i];
+		for (unsigned k = 0; k < c->n_ok; k++)
+			tmp[k] = e->samples[c->first + k].v;
+		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
+		c->ci = rp_ci95(tmp, c->n_ok);
+		c->median = rp_median(tmp, c->n_ok);
+		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
+		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
+		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);
+	}
+	free(tmp);
+	size_t k = 0;
+	for (int t = 0; t <= FSLAB_TEST_MAX; t++) {
+		while (k < e->n_cells && (int)e->cells[k].test < t)
+			k++;
+		e->test_first[t] = k;
+	}
+	e->test_first[FSLAB_TEST_MAX] = e->n_cells;
+	return 0;
+}
+
+static int ld_csv(struct rp_run *run, struct rp_entry *e, const char *path, const char *fs)
+{
+	struct fslab_results_reader *rd = NULL;
+	struct fslab_result_row row;
+	struct ld_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	char err[PATH_MAX + 512];
+	int r;
+
+	snprintf(e->fs, sizeof(e->fs), "%s", fs);
+	snprintf(e->csv, sizeof(e->csv), "%s", path);
+	e->run = run;
+	r = fslab_results_open(path, &rd, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("%s", err);
+		return r;
+	}
+	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			struct ld_row *nr = realloc(rows, nc * sizeof(*rows));
+			if (!nr) {
+				r = -ENOMEM;
+				snprintf(err, sizeof(err), "%s: out of memory", path);
+				break;
+			}
+			rows = nr;
+			cap = nc;
+		}
+		struct ld_row *lr = &rows[n++];
+		memset(lr, 0, sizeof(*lr));
+		lr->test = (unsigned char)row.test;
+		lr->file_kib = row.file_kib;
+		lr->record_kib = row.record_kib;
+		lr->trial = row.trial;
+		lr->v = row.throughput_kib_s;
+		lr->flags = (unsigned char)ld_parse_flags(row.flag);
+		if (!fslab_result_ok(&row)) {
+			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
+			lr->problem = strdup(row.status);
+			if (lr->kind == 1)
+				e->n_failed++;
+			else
+				e->n_skipped++;
+		}
+		if (row.trial > e->max_trial)
+			e->max_trial = row.trial;
+		if (run->cache[0] == '?' && row.cache != FSLAB_CACHE_MODE_INVALID)
+			snprintf(run->cache, sizeof(run->cache), "%s",
+				 fslab_cache_mode_to_string(row.cache));
+	}
+	fslab_results_close(rd);
+	if (r < 0) {
+		fslab_error("%s", err);
+		goto out;
+	}
+	e->n_rows = n;
+	qsort(rows, n, sizeof(*rows), ld_cmp_row);
+	r = ld_build_cells(e, rows, n);
+	if (r < 0)
+		fslab_error("%s: out of memory", path);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].problem);
+	free(rows);
+	return r;
+}
+
+static int ld_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ld_manifest(struct rp_run *run)
+{
+	char path[PATH_MAX + 16], *text = NULL;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", run->dir);
+	r = fslab_read_file(path, &text, &len, 16u << 20);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fslab_error("%s: cannot read: %s", path, strerror(-r));
+		return r;
+	}
+	enum json_tokener_error jerr;
+	json_tokener *tok = json_tokener_new();
+	if (!tok) {
+		free(text);
+		return -ENOMEM;
+	}
+	run->manifest = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (!run->manifest || jerr != json_tokener_success ||
+	    !json_object_is_type(run->manifest, json_type_object)) {
+		/* count the line where parsing stopped */
+		size_t off = json_tokener_get_parse_end(tok), line = 1;
+		for (size_t i = 0; i < off && i < len; i++)
+			line += text[i] == '\n';
+		fslab_error("%s:%zu: not a JSON object (%s); fix or remove the manifest", path, line,
+			    run->manifest && jerr == json_tokener_success ? "not an object"
+									  : json_tokener_error_desc(jerr));
+		json_object_put(run->manifest);
+		run->manifest = NULL;
+		json_tokener_free(tok);
+		free(text);
+		return -EINVAL;
+	}
+	json_tokener_free(tok);
+	free(text);
+	const char *cm = ld_str(run->manifest, "cache_mode");
+	if (cm && *cm)
+		snprintf(run->cache, sizeof(run->cache), "%s", cm);
+	run->page_cache_factor = ld_num(run->manifest, "page_cache_factor");
+	return 0;
+}
+
+static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
+{
+	struct stat st;
+	DIR *dh;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	snprintf(run->dir, sizeof(run->dir), "%s", dir);
+	snprintf(run->cache, sizeof(run->cache), "?");
+	if (stat(dir, &st) < 0) {
+		fslab_error("results directory %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", dir);
+		return -ENOTDIR;
+	}
+	r = ld_manifest(run);
+	if (r < 0)
+		return r;
+	dh = opendir(dir);
+	if (!dh) {
+		r = -errno;
+		fslab_error("results directory %s: %s", dir, strerror(errno));
+		return r;
+	}
+	while ((de = readdir(dh))) {
+		size_t l = strlen(de->d_name);
+
+		if (l <= 4 || strcmp(de->d_name + l - 4, ".csv") != 0 || de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			char **nn = realloc(names, cap * sizeof(*names));
+			if (!nn) {
+				r = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(dh);
+	if (r < 0)
+		goto out;
+	if (n == 0) {
+		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
+			    dir);
+		r = -ENOENT;
+		goto out;
+	}
+	if (n > FSLAB_MAX_FS * 4) {
+		fslab_error("%s: %zu CSV files; at most %d per results directory", dir, n,
+			    FSLAB_MAX_FS * 4);
+		r = -E2BIG;
+		goto out;
+	}
+	qsort(names, n, sizeof(*names), ld_cmp_str);
+	run->entries = calloc(n, sizeof(*run->entries));
+	if (!run->entries) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
+		struct rp_entry *e = &run->entries[i];
+		size_t l = strlen(names[i]) - 4;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path)) {
+			fslab_error("%s/%s: path too long", dir, names[i]);
+			r = -ENAMETOOLONG;
+			goto out;
+		}
+		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
+			 names[i]);
+		run->n_entries++;
+		r = ld_csv(run, e, path, fs);
+		if (r < 0)
+			goto out;
+		ld_fsinfo(e, run->manifest);
+		e->type = fslab_fs_type_from_string(e->has_info && e->info.type[0] ? e->info.type : e->fs);
+		d->all[d->n_all++] = e;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+static const char *ld_basename(const char *p, char *buf, size_t len)
+{
+	size_t l = strlen(p);
+
+	while (l > 1 && p[l - 1] == '/')
+		l--;
+	size_t s = l;
+	while (s > 0 && p[s - 1] != '/')
+		s--;
+	snprintf(buf, len, "%.*s", (int)(l - s), p + s);
+	return buf;
+}
+
+/* Short tags that tell the runs apart: the cache mode when that differs,
+ * else the directory name, else both with the position. */
+static void ld_tags(struct rp_data *d)
+{
+	bool cache_unique = true, base_unique = true;
+	char b1[PATH_MAX], b2[PATH_MAX];
+
+	for (size_t i = 0; i < d->n_runs; i++)
+		for (size_t j = i + 1; j < d->n_runs; j++) {
+			if (strcmp(d->runs[i].cache, d->runs[j].cache) == 0)
+				cache_unique = false;
+			if (strcmp(ld_basename(d->runs[i].dir, b1, sizeof(b1)),
+				   ld_basename(d->runs[j].dir, b2, sizeof(b2))) == 0)
+				base_unique = false;
+		}
+	for (size_t i = 0; i < d->n_runs; i++) {
+		struct rp_run *r = &d->runs[i];
+
+		ld_basename(r->dir, b1, sizeof(b1));
+		if (cache_unique)
+			snprintf(r->tag, sizeof(r->tag), "%s", r->cache);
+		else if (base_unique)
+			snprintf(r->tag, sizeof(r->tag), "%.40s", b1);
+		else
+			snprintf(r->tag, sizeof(r->tag), "%s#%zu", r->cache, i + 1);
+		for (size_t k = 0; k < r->n_entries; k++) {
+			struct rp_entry *e = &r->entries[k];
+			if (d->n_runs > 1)
+				snprintf(e->label, sizeof(e->label), "%s/%s", e->fs, r->tag);
+			else
+				snprintf(e->label, sizeof(e->label), "%s", e->fs);
+		}
+	}
+}
+
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
+{
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d->n_runs++;
+		int r = ld_dir(d, &d->runs[i], dirs[i]);
+		if (r < 0)
+			return r;
+	}
+	ld_tags(d);
+	return 0;
+}
+
+void rp_free(struct rp_data *d)
+{
+	for (size_t i = 0; i < d->n_runs; i++) {
+		struct rp_run *r = &d->runs[i];
+
+		for (size_t k = 0; k < r->n_entries; k++) {
+			struct rp_entry *e = &r->entries[k];
+			for (size_t c = 0; c < e->n_cells; c++)
+				free(e->cells[c].problem);
+			free(e->cells);
+			free(e->samples);
+		}
+		free(r->entries);
+		json_object_put(r->manifest);
+	}
+	memset(d, 0, sizeof(*d));
+}

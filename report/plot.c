@@ -1,0 +1,477 @@
+/* Plots: gnuplot scripts with the data inline, run by two gnuplot processes
+ * (one per core) in parallel.  Each process draws many plots; starting one
+ * gnuplot per plot would cost far more than the drawing.
+ *
+ * - surface: per filesystem and test, pm3d over log2 file size x log2
+ *   record size.  Unmeasured cells are NaN, so gnuplot leaves every facet
+ *   that touches them out: nothing is interpolated (no dgrid3d).  One z and
+ *   colour scale per test, shared by all filesystems.
+ * - heatmap: the same cells as coloured boxes, measured cells only; flagged
+ *   cells get a marker, failed cells a cross.
+ * - compare: per test, throughput against file size at one record size, a
+ *   line per filesystem, error bars = 95% CI of the trials. */
+#include "exec.h"
+#include "log.h"
+#include "report_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PL_JOBS 2
+
+static void pl_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if ((unsigned char)*s >= ' ')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void pl_sanitize(char *dst, size_t len, const char *src)
+{
+	size_t i = 0;
+
+	for (; *src && i + 1 < len; src++)
+		dst[i++] = (char)((*src >= 'a' && *src <= 'z') || (*src >= 'A' && *src <= 'Z') ||
+					  (*src >= '0' && *src <= '9') || *src == '-' || *src == '.'
+				  ? *src
+				  : '_');
+	dst[i] = '\0';
+}
+
+static int pl_log2(uint64_t v)
+{
+	int l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+/* Distinct sizes of one test over all entries (sorted). */
+struct pl_axes {
+	uint64_t file[64], record[64];
+	size_t nf, nr;
+};
+
+static void pl_add(uint64_t *a, size_t *n, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (a[i] == v)
+			return;
+	if (*n >= 64)
+		return;
+	for (i = *n; i > 0 && a[i - 1] > v; i--)
+		a[i] = a[i - 1];
+	a[i] = v;
+	(*n)++;
+}
+
+static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_axes *ax)
+{
+	double zmax = 0;
+
+	memset(ax, 0, sizeof(*ax));
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+
+		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+			const struct rp_cell *c = &e->cells[k];
+
+			pl_add(ax->file, &ax->nf, c->file_kib);
+			pl_add(ax->record, &ax->nr, c->record_kib);
+			if (c->n_ok) {
+				double top = c->median / 1024;
+				if (top > zmax)
+					zmax = top;
+				if (!isnan(c->ci) && (c->mean + c->ci) / 1024 > zmax)
+					zmax = (c->mean + c->ci) / 1024;
+			}
+		}
+	}
+	return zmax > 0 ? zmax * 1.05 : 1;
+}
+
+static const struct rp_cell *pl_find(const struct rp_entry *e, enum fslab_test t, uint64_t f,
+				     uint64_t r)
+{
+	size_t lo = e->test_first[t], hi = e->test_first[t + 1];
+
+	while (lo < hi) { /* cells are sorted by file, then record */
+		size_t mid = (lo + hi) / 2;
+		const struct rp_cell *c = &e->cells[mid];
+
+		if (c->file_kib < f || (c->file_kib == f && c->record_kib < r))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < e->test_first[t + 1] && e->cells[lo].file_kib == f && e->cells[lo].record_kib == r)
+		return &e->cells[lo];
+	return NULL;
+}
+
+static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool log2axis)
+{
+	char b[16];
+
+	fprintf(f, "set %stics (", axis);
+	for (size_t i = 0; i < n; i++) {
+		rp_fmt_size(v[i], b, sizeof(b));
+		if (log2axis)
+			fprintf(f, "%s'%s' %d", i ? ", " : "", b, pl_log2(v[i]));
+		else
+			fprintf(f, "%s'%s' %llu", i ? ", " : "", b, (unsigned long long)v[i]);
+	}
+	fputs(")\n", f);
+}
+
+static const char *const pl_term[2] = {
+	"set terminal pngcairo size 800,560 noenhanced font 'DejaVu Sans,10'\n",
+	"set terminal svg size 800,560 noenhanced font 'DejaVu Sans,10' background '#ffffff'\n",
+};
+static const char *const pl_ext[2] = { "png", "svg" };
+
+/* Output names are relative: gnuplot runs in the plots directory, so the
+ * scripts can be rerun there after the report is renamed into place. */
+static void pl_output(FILE *f, const char *dir, const char *name, int fmt)
+{
+	char path[256];
+
+	(void)dir;
+	fputs(pl_term[fmt], f);
+	snprintf(path, sizeof(path), "%s.%s", name, pl_ext[fmt]);
+	fputs("set output ", f);
+	pl_quote(f, path);
+	fputc('\n', f);
+}
+
+static const char pl_palette[] =
+	"set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n";
+
+static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot *p,
+				  const struct pl_axes *ax, double zmax, int id)
+{
+	const struct rp_entry *e = p->e;
+	unsigned n_flag = 0, n_fail = 0;
+
+	fprintf(f, "$g%d << EOD\n", id);
+	for (size_t i = 0; i < ax->nf; i++) {
+		for (size_t j = 0; j < ax->nr; j++) {
+			const struct rp_cell *c = pl_find(e, p->test, ax->file[i], ax->record[j]);
+
+			if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
+				if (c && c->n_ok)
+					fprintf(f, "%d %d %.6g\n", pl_log2(ax->file[i]),
+						pl_log2(ax->record[j]), c->median / 1024);
+				else
+					fprintf(f, "%d %d NaN\n", pl_log2(ax->file[i]),
+						pl_log2(ax->record[j]));
+			} else if (c) {
+				/* x y value flagged failed-or-skipped */
+				char v[32];
+
+				if (c->n_ok)
+					snprintf(v, sizeof(v), "%.6g", c->median / 1024);
+				else
+					snprintf(v, sizeof(v), "NaN");
+				fprintf(f, "%d %d %s %d %d\n", pl_log2(ax->file[i]),
+					pl_log2(ax->record[j]), v,
+					(c->flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE)) ? 1 : 0,
+					c->n_ok ? 0 : 1);
+				n_flag += !!(c->flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE));
+				n_fail += !c->n_ok;
+			}
+		}
+		if (p->kind == FSLAB_REPORT_PLOT_SURFACE)
+			fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		fputs("reset\n", f);
+		pl_output(f, dir, p->name, fmt);
+		fputs(pl_palette, f);
+		fputs("set title ", f);
+		pl_quote(f, p->title);
+		fputc('\n', f);
+		pl_tics(f, "x", ax->file, ax->nf, true);
+		pl_tics(f, "y", ax->record, ax->nr, true);
+		fprintf(f, "set cbrange [0:%.6g]\nset cblabel 'MiB/s'\n", zmax);
+		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
+		if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
+			fprintf(f, "set zrange [0:%.6g]\nset zlabel 'MiB/s' rotate by 90\n"
+				   "set xrange [%d:%d]\nset yrange [%d:%d]\n",
+				zmax, pl_log2(ax->file[0]), pl_log2(ax->file[ax->nf - 1]),
+				pl_log2(ax->record[0]), pl_log2(ax->record[ax->nr - 1]));
+			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
+			      "set ticslevel 0\nset view 60,30\nset grid\n"
+			      "set pm3d depthorder border lc rgb '#303030' lw 0.5\n",
+			      f);
+			fprintf(f, "splot $g%d using 1:2:3 with pm3d notitle\n", id);
+		} else {
+			fprintf(f, "set xrange [%g:%g]\nset yrange [%g:%g]\n",
+				pl_log2(ax->file[0]) - 0.5, pl_log2(ax->file[ax->nf - 1]) + 0.5,
+				pl_log2(ax->record[0]) - 0.5, pl_log2(ax->record[ax->nr - 1]) + 0.5);
+			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
+			      "set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n",
+			      f);
+			fprintf(f, "plot $g%d using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle", id);
+			if (n_flag)
+				fprintf(f, ", \\\n     $g%d using 1:($4 > 0 ? $2 : NaN) with points pt 6 ps 0.9 lc rgb '#ff2020' title 'flagged (page cache or FUSE)'",
+					id);
+			if (n_fail)
+				fprintf(f, ", \\\n     $g%d using 1:($5 > 0 ? $2 : NaN) with points pt 2 ps 0.9 lc rgb '#000000' title 'failed or skipped'",
+					id);
+			fputc('\n', f);
+		}
+	}
+}
+
+static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const struct rp_data *d,
+		       uint64_t record, int id)
+{
+	struct pl_axes ax;
+	size_t n = 0;
+	char b[16];
+
+	pl_axes_for(d, p->test, &ax);
+	fprintf(f, "$c%d << EOD\n", id);
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+
+		for (size_t k = 0; k < ax.nf; k++) {
+			const struct rp_cell *c = pl_find(e, p->test, ax.file[k], record);
+
+			if (!c || !c->n_ok)
+				continue;
+			fprintf(f, "%d %.6g %.6g\n", pl_log2(ax.file[k]), c->mean / 1024,
+				isnan(c->ci) ? 0 : c->ci / 1024);
+		}
+		fputs("\n\n", f); /* one data set (index) per entry, even an empty one */
+		n++;
+	}
+	fputs("EOD\n", f);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		fputs("reset\n", f);
+		pl_output(f, dir, p->name, fmt);
+		fputs("set title ", f);
+		pl_quote(f, p->title);
+		fputc('\n', f);
+		pl_tics(f, "x", ax.file, ax.nf, true);
+		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s'\n",
+			rp_fmt_size(record, b, sizeof(b)));
+		fprintf(f, "set xrange [%g:%g]\nset yrange [0:*]\nset grid\nset key outside right top\n"
+			   "set xtics rotate by -30 font ',8'\n",
+			pl_log2(ax.file[0]) - 0.3, pl_log2(ax.file[ax.nf - 1]) + 0.3);
+		fputs("plot ", f);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s$c%d index %zu using 1:2:3 with yerrorlines lw 1.5 pt 7 ps 0.6 title ",
+				i ? ", \\\n     " : "", id, i);
+			pl_quote(f, d->all[i]->label);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The record size measured at the most file sizes (ties: the larger). */
+static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
+{
+	struct pl_axes ax;
+	uint64_t best = 0;
+	size_t best_n = 0;
+
+	pl_axes_for(d, t, &ax);
+	for (size_t j = 0; j < ax.nr; j++) {
+		size_t n = 0;
+		for (size_t i = 0; i < ax.nf; i++)
+			for (size_t k = 0; k < d->n_all; k++) {
+				const struct rp_cell *c = pl_find(d->all[k], t, ax.file[i], ax.record[j]);
+				if (c && c->n_ok) {
+					n++;
+					break;
+				}
+			}
+		if (n >= best_n) {
+			best_n = n;
+			best = ax.record[j];
+		}
+	}
+	return best;
+}
+
+struct pl_job {
+	char cd[PATH_MAX * 2 + 16]; /* gnuplot command: cd 'DIR' */
+	char base[32];              /* script name inside DIR */
+	char script[PATH_MAX + 32];
+	char log[PATH_MAX + 32];
+	int rc;
+	struct fslab_exec_result res;
+	size_t n_plots;
+};
+
+static void *pl_run(void *arg)
+{
+	struct pl_job *j = arg;
+	const char *argv[] = { "gnuplot", "-e", j->cd, j->base, NULL };
+
+	j->rc = fslab_exec_run(argv, j->log, 600, &j->res);
+	return NULL;
+}
+
+int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
+		  uint64_t record_kib, struct rp_plots *out)
+{
+	struct pl_job jobs[PL_JOBS];
+	FILE *scripts[PL_JOBS] = { 0 };
+	pthread_t th[PL_JOBS];
+	bool started[PL_JOBS] = { 0 };
+	char gp[PATH_MAX];
+	size_t cap;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(jobs, 0, sizeof(jobs));
+	if (!kinds)
+		return 0;
+	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0) {
+		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
+		return -ENOENT;
+	}
+	cap = (d->n_all * 2 + 1) * FSLAB_TEST_MAX;
+	out->p = calloc(cap, sizeof(*out->p));
+	if (!out->p)
+		return -ENOMEM;
+	for (int k = 0; k < PL_JOBS; k++) {
+		snprintf(jobs[k].script, sizeof(jobs[k].script), "%s/plots-%d.gp", dir, k + 1);
+		snprintf(jobs[k].base, sizeof(jobs[k].base), "plots-%d.gp", k + 1);
+		{
+			char *w = jobs[k].cd;
+			w += sprintf(w, "cd '");
+			for (const char *c = dir; *c; c++) {
+				if (*c == '\'')
+					*w++ = '\'';
+				*w++ = *c;
+			}
+			strcpy(w, "'");
+		}
+		snprintf(jobs[k].log, sizeof(jobs[k].log), "%s/gnuplot-%d.log", dir, k + 1);
+		scripts[k] = fopen(jobs[k].script, "we");
+		if (!scripts[k]) {
+			r = fslab_error_errno(errno, "%s: cannot create: %m", jobs[k].script);
+			goto out;
+		}
+		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
+		      scripts[k]);
+	}
+	int id = 0;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct pl_axes ax;
+		double zmax;
+
+		if (!(tests & (1u << t)))
+			continue;
+		zmax = pl_axes_for(d, t, &ax);
+		if (ax.nf == 0)
+			continue;
+		for (size_t i = 0; i < d->n_all; i++) {
+			const struct rp_entry *e = d->all[i];
+			char lab[96];
+
+			if (e->test_first[t] == e->test_first[t + 1])
+				continue;
+			pl_sanitize(lab, sizeof(lab), e->label);
+			for (unsigned kind = FSLAB_REPORT_PLOT_SURFACE; kind <= FSLAB_REPORT_PLOT_HEATMAP;
+			     kind <<= 1) {
+				struct rp_plot *p;
+
+				if (!(kinds & kind))
+					continue;
+				p = &out->p[out->n++];
+				p->e = e;
+				p->test = t;
+				p->kind = kind;
+				snprintf(p->name, sizeof(p->name), "%s-%zu-%s-%s",
+					 kind == FSLAB_REPORT_PLOT_SURFACE ? "surface" : "heatmap", i + 1,
+					 lab, fslab_test_to_string(t));
+				snprintf(p->title, sizeof(p->title), "%s: %s, %s (MiB/s; median of trials%s)",
+					 e->label, fslab_test_to_string(t),
+					 kind == FSLAB_REPORT_PLOT_SURFACE ? "surface" : "heatmap",
+					 kind == FSLAB_REPORT_PLOT_SURFACE ? "; gaps = not measured"
+									   : "; blank = not measured");
+				pl_surface_or_heatmap(scripts[id % PL_JOBS], dir, p, &ax, zmax, id);
+				jobs[id % PL_JOBS].n_plots++;
+				id++;
+			}
+		}
+		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
+			uint64_t rec = record_kib ? record_kib : pl_auto_record(d, t);
+			char b[16];
+			struct rp_plot *p = &out->p[out->n++];
+
+			out->compare_record[t] = rec;
+			p->test = t;
+			p->kind = FSLAB_REPORT_PLOT_COMPARE;
+			snprintf(p->name, sizeof(p->name), "compare-%s", fslab_test_to_string(t));
+			snprintf(p->title, sizeof(p->title),
+				 "%s at %s records: mean of trials, bars = 95%% CI", fslab_test_to_string(t),
+				 rp_fmt_size(rec, b, sizeof(b)));
+			pl_compare(scripts[id % PL_JOBS], dir, p, d, rec, id);
+			jobs[id % PL_JOBS].n_plots++;
+			id++;
+		}
+	}
+	for (int k = 0; k < PL_JOBS; k++) {
+		int bad = ferror(scripts[k]);
+		if (fclose(scripts[k]) != 0 || bad) {
+			scripts[k] = NULL;
+			r = fslab_error_errno(EIO, "%s: cannot write", jobs[k].script);
+			goto out;
+		}
+		scripts[k] = NULL;
+	}
+	for (int k = 0; k < PL_JOBS; k++) {
+		if (!jobs[k].n_plots)
+			continue;
+		if (pthread_create(&th[k], NULL, pl_run, &jobs[k]) != 0) {
+			pl_run(&jobs[k]);
+			continue;
+		}
+		started[k] = true;
+	}
+	for (int k = 0; k < PL_JOBS; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		if (!jobs[k].n_plots)
+			continue;
+		if (jobs[k].rc < 0) {
+			r = fslab_error_errno(jobs[k].rc, "cannot run gnuplot: %s", strerror(-jobs[k].rc));
+		} else if (jobs[k].res.exit_status != 0) {
+			fslab_error("gnuplot failed (exit %d) on %s:\n%s", jobs[k].res.exit_status,
+				    jobs[k].script, jobs[k].res.stderr_tail);
+			r = -EIO;
+		}
+	}
+	fslab_debug(FSLAB_DBG_REPORT, "drew %zu plots", out->n);
+out:
+	for (int k = 0; k < PL_JOBS; k++)
+		if (scripts[k])
+			fclose(scripts[k]);
+	return r;
+}
+
+void rp_plots_free(struct rp_plots *p)
+{
+	free(p->p);
+	memset(p, 0, sizeof(*p));
+}

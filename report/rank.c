@@ -1,0 +1,391 @@
+/* Large-file plateau scores, rankings and their text tables.
+ *
+ * Plateau (docs/report.md): for one filesystem and test, at every record
+ * size take the cells at the two largest file sizes measured ok with that
+ * record size.  A trial's score is the median of its samples over those
+ * cells; the filesystem's score is the median of its trial scores, and the
+ * 95% interval is Student's t over the trial scores. */
+#include "log.h"
+#include "report_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rk_top {
+	uint64_t record, f1, f2; /* f1 > f2: the two largest file sizes */
+};
+
+static int rk_cmp_sample(const void *a, const void *b)
+{
+	const struct rp_sample *x = a, *y = b;
+
+	if (x->trial != y->trial)
+		return x->trial < y->trial ? -1 : 1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
+{
+	size_t lo = e->test_first[t], hi = e->test_first[t + 1], nt = 0, ns = 0;
+	struct rk_top *top;
+	struct rp_sample *pool;
+	double *tmp;
+
+	memset(s, 0, sizeof(*s));
+	s->median = s->mean = s->ci = NAN;
+	if (lo == hi)
+		return -ENODATA;
+	top = calloc(hi - lo, sizeof(*top));
+	if (!top)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++) {
+		const struct rp_cell *c = &e->cells[i];
+		size_t k;
+
+		if (!c->n_ok)
+			continue;
+		for (k = 0; k < nt && top[k].record != c->record_kib; k++)
+			;
+		if (k == nt) {
+			top[nt].record = c->record_kib;
+			nt++;
+		}
+		if (c->file_kib > top[k].f1) {
+			top[k].f2 = top[k].f1;
+			top[k].f1 = c->file_kib;
+		} else if (c->file_kib > top[k].f2 && c->file_kib != top[k].f1) {
+			top[k].f2 = c->file_kib;
+		}
+	}
+	if (nt == 0) {
+		free(top);
+		return -ENODATA;
+	}
+	pool = malloc((e->n_samples ? e->n_samples : 1) * sizeof(*pool));
+	tmp = malloc((e->n_samples ? e->n_samples : 1) * sizeof(*tmp));
+	if (!pool || !tmp) {
+		free(top);
+		free(pool);
+		free(tmp);
+		return -ENOMEM;
+	}
+	s->file_lo = UINT64_MAX;
+	for (size_t i = lo; i < hi; i++) {
+		const struct rp_cell *c = &e->cells[i];
+		size_t k;
+
+		if (!c->n_ok)
+			continue;
+		for (k = 0; top[k].record != c->record_kib; k++)
+			;
+		if (c->file_kib != top[k].f1 && c->file_kib != top[k].f2)
+			continue;
+		s->n_cells++;
+		s->flags |= c->flags;
+		s->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
+		s->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
+		if (c->file_kib < s->file_lo)
+			s->file_lo = c->file_kib;
+		if (c->file_kib > s->file_hi)
+			s->file_hi = c->file_kib;
+		memcpy(&pool[ns], &e->samples[c->first], c->n_ok * sizeof(*pool));
+		ns += c->n_ok;
+	}
+	free(top);
+	qsort(pool, ns, sizeof(*pool), rk_cmp_sample);
+	s->trial = malloc(ns * sizeof(double));
+	if (!s->trial) {
+		free(pool);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ns;) {
+		size_t j = i, m = 0;
+
+		while (j < ns && pool[j].trial == pool[i].trial)
+			tmp[m++] = pool[j++].v;
+		s->trial[s->n_trials++] = rp_median(tmp, m);
+		i = j;
+	}
+	double sd;
+	rp_mean_sd(s->trial, s->n_trials, &s->mean, &sd);
+	s->ci = rp_ci95(s->trial, s->n_trials);
+	memcpy(tmp, s->trial, s->n_trials * sizeof(double));
+	s->median = rp_median(tmp, s->n_trials);
+	free(pool);
+	free(tmp);
+	return 0;
+}
+
+void rp_score_free(struct rp_score *s)
+{
+	free(s->trial);
+	s->trial = NULL;
+}
+
+static int rk_cmp_row(const void *a, const void *b)
+{
+	const struct rp_rank_row *x = a, *y = b;
+
+	if (x->s.median != y->s.median)
+		return x->s.median > y->s.median ? -1 : 1;
+	return strcmp(x->e->label, y->e->label);
+}
+
+int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->test = t;
+	r->rows = calloc(d->n_all ? d->n_all : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_all; i++) {
+		struct rp_rank_row *row = &r->rows[r->n];
+		int rc = rp_plateau(d->all[i], t, &row->s);
+
+		if (rc == -ENODATA) {
+			if (d->all[i]->test_first[t] != d->all[i]->test_first[t + 1])
+				r->unranked[r->n_unranked++] = d->all[i];
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		row->e = d->all[i];
+		r->n++;
+	}
+	qsort(r->rows, r->n, sizeof(*r->rows), rk_cmp_row);
+	for (size_t i = 0; i < r->n; i++) {
+		struct rp_rank_row *row = &r->rows[i];
+
+		row->ratio = r->rows[0].s.median > 0 ? row->s.median / r->rows[0].s.median : NAN;
+		row->p_best = i == 0 ? NAN
+				     : rp_welch_p(row->s.trial, row->s.n_trials, r->rows[0].s.trial,
+						  r->rows[0].s.n_trials, NULL);
+	}
+	return 0;
+}
+
+void rp_ranking_free(struct rp_ranking *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		rp_score_free(&r->rows[i].s);
+	free(r->rows);
+	r->rows = NULL;
+}
+
+char *rp_fmt_p(double p, char *buf, size_t len)
+{
+	if (isnan(p))
+		snprintf(buf, len, "p=n/a");
+	else if (p < 0.001)
+		snprintf(buf, len, "p<0.001");
+	else
+		snprintf(buf, len, "p=%.3f", p);
+	return buf;
+}
+
+const char *rp_verdict(double p)
+{
+	if (isnan(p))
+		return "untested (<2 trials)";
+	return p < 0.05 ? "beyond noise" : "within noise";
+}
+
+char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
+{
+	double v = kib_s / 1024;
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (v >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int u = 0;
+
+	while (kib >= 1024 && kib % 1024 == 0 && u < 5) {
+		kib /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu%c", (unsigned long long)kib, units[u]);
+	return buf;
+}
+
+static void rk_flags(const struct rp_score *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", s->flags & RP_FLAG_PAGE_CACHE ? "P" : "",
+		 s->flags & RP_FLAG_FUSE ? "F" : "", s->flags & RP_FLAG_OTHER ? "?" : "");
+}
+
+static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
+{
+	unsigned nf = 0, nsk = 0;
+	const struct rp_cell *first = NULL;
+	char a[16], b[16];
+
+	for (size_t i = e->test_first[t]; i < e->test_first[t + 1]; i++) {
+		const struct rp_cell *c = &e->cells[i];
+		nf += c->n_failed;
+		nsk += c->n_skipped;
+		if (c->problem && !first)
+			first = c;
+	}
+	if (!first)
+		return;
+	fprintf(out, "    %s: %u failed, %u skipped; first at %s file, %s records: %.60s\n",
+		e->label, nf, nsk, rp_fmt_size(first->file_kib, a, sizeof(a)),
+		rp_fmt_size(first->record_kib, b, sizeof(b)), first->problem);
+}
+
+void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	bool any_p = false, any_f = false, any_o = false;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_ranking r;
+		char m[24], lo[24], hi[24], ci[48], vs[48], fl[8], a[16], b[16], pl[32], pb[24];
+
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_rank(d, t, &r) < 0) {
+			rp_ranking_free(&r);
+			continue;
+		}
+		if (r.n == 0 && r.n_unranked == 0) {
+			rp_ranking_free(&r);
+			continue;
+		}
+		fprintf(out, "\n== %s == large-file plateau, MiB/s (1 MiB/s = 1024 KiB/s)\n",
+			fslab_test_to_string(t));
+		fprintf(out, "%2s  %-18s %9s  %-19s %5s  %-20s %-9s %s\n", "#", "filesystem", "median",
+			"95% CI", "ratio", "vs #1 (Welch, 95%)", "plateau", "flags");
+		for (size_t i = 0; i < r.n; i++) {
+			const struct rp_rank_row *row = &r.rows[i];
+
+			if (isnan(row->s.ci))
+				snprintf(ci, sizeof(ci), "(1 trial)");
+			else
+				snprintf(ci, sizeof(ci), "%s..%s",
+					 rp_fmt_mibs(row->s.mean - row->s.ci, lo, sizeof(lo)),
+					 rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
+			if (i == 0)
+				snprintf(vs, sizeof(vs), "-");
+			else if (isnan(row->p_best))
+				snprintf(vs, sizeof(vs), "untested (<2 trials)");
+			else
+				snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(row->p_best, pb, sizeof(pb)),
+					 row->p_best < 0.05 ? "beyond" : "within");
+			rk_flags(&row->s, fl, sizeof(fl));
+			any_p |= !!(row->s.flags & RP_FLAG_PAGE_CACHE);
+			any_f |= !!(row->s.flags & RP_FLAG_FUSE);
+			any_o |= !!(row->s.flags & RP_FLAG_OTHER);
+			if (row->s.file_lo == row->s.file_hi)
+				snprintf(pl, sizeof(pl), "%s", rp_fmt_size(row->s.file_hi, a, sizeof(a)));
+			else
+				snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
+					 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
+			fprintf(out, "%2zu  %-18.18s %9s  %-19s %5.3f  %-20s %-9s %s\n", i + 1,
+				row->e->label, rp_fmt_mibs(row->s.median, m, sizeof(m)), ci, row->ratio,
+				vs, pl, fl);
+		}
+		for (size_t i = 0; i < r.n_unranked; i++)
+			fprintf(out, "%2s  %-18.18s not ranked: no cell of this test succeeded\n", "-",
+				r.unranked[i]->label);
+		for (size_t i = 0; i < d->n_all; i++)
+			rk_problems(out, d->all[i], t);
+		rp_ranking_free(&r);
+	}
+	if (any_p || any_f || any_o)
+		fputs("\nflags: ", out);
+	if (any_p)
+		fputs("P = page cache: a plateau cell ran faster than the device can (>1.5x its probed\n"
+		      "  O_DIRECT speed), so it measured memory, not the disk.\n",
+		      out);
+	if (any_f)
+		fprintf(out, "%sF = FUSE: FAT32 through fusefat (user space), not comparable to kernel drivers.\n",
+			any_p ? "       " : "");
+	if (any_o)
+		fprintf(out, "%s? = another flag in the CSV; see report.html.\n", any_p || any_f ? "       " : "");
+}
+
+void rp_text_runs(FILE *out, const struct rp_data *d)
+{
+	fputs("fslab report\n", out);
+	for (size_t i = 0; i < d->n_runs; i++) {
+		const struct rp_run *r = &d->runs[i];
+		size_t rows = 0, failed = 0, skipped = 0, pc = 0, fuse = 0;
+		unsigned trials = 0;
+		json_object *m = NULL, *v;
+		const char *host = "?";
+
+		for (size_t k = 0; k < r->n_entries; k++) {
+			rows += r->entries[k].n_rows;
+			failed += r->entries[k].n_failed;
+			skipped += r->entries[k].n_skipped;
+			pc += r->entries[k].n_flag_pc;
+			fuse += r->entries[k].n_flag_fuse;
+			if (r->entries[k].max_trial > trials)
+				trials = r->entries[k].max_trial;
+		}
+		if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
+		    json_object_object_get_ex(m, "hostname", &v) &&
+		    json_object_is_type(v, json_type_string))
+			host = json_object_get_string(v);
+		fprintf(out, "run %-8s %s\n", r->tag, r->dir);
+		fprintf(out, "    cache mode %s, up to %u trial%s, %zu filesystem%s, %zu rows (%zu failed, %zu skipped),\n"
+			     "    host %s, cells flagged: %zu page-cache, %zu fuse%s\n",
+			r->cache, trials, trials == 1 ? "" : "s", r->n_entries,
+			r->n_entries == 1 ? "" : "s", rows, failed, skipped, host, pc, fuse,
+			r->manifest ? "" : " (no manifest.json)");
+	}
+}
+
+void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < d->n_all; i++)
+		for (size_t j = i + 1; j < d->n_all; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
+				continue;
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				struct rp_score sa, sb;
+				char ma[24], mb[24], ps[24];
+
+				if (!(tests & (1u << t)))
+					continue;
+				if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+					rp_score_free(&sa);
+					continue;
+				}
+				if (!header) {
+					fputs("\n== the same filesystem in two runs (plateau median MiB/s; Welch's t-test, 95%) ==\n",
+					      out);
+					fprintf(out, "%-12s %-14s %-10s %9s %-10s %9s %7s %7s  %s\n", "filesystem",
+						"test", "run A", "A", "run B", "B", "B/A", "p", "verdict");
+					header = true;
+				}
+				double p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
+				fprintf(out, "%-12.12s %-14s %-10.10s %9s %-10.10s %9s %7.3f %7s  %s\n", a->fs,
+					fslab_test_to_string(t), a->run->tag,
+					rp_fmt_mibs(sa.median, ma, sizeof(ma)), b->run->tag,
+					rp_fmt_mibs(sb.median, mb, sizeof(mb)), sb.median / sa.median,
+					isnan(p) ? "-" : rp_fmt_p(p, ps, sizeof(ps)) + 2,
+					rp_verdict(p));
+				rp_score_free(&sa);
+				rp_score_free(&sb);
+			}
+		}
+}

@@ -1,0 +1,60 @@
+/* fslab report: rank, compare and plot results directories.
+ *
+ * The command layer (cmd/report.c) and `fslab reproduce` fill a
+ * struct fslab_report_opts and call fslab_report().  Everything the report
+ * needs comes from the results contract (lib/results.h) and each directory's
+ * manifest.json; docs/report.md describes the statistics and the output. */
+#ifndef FSLAB_REPORT_H
+#define FSLAB_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FSLAB_REPORT_MAX_DIRS 16
+
+enum fslab_report_format {
+	FSLAB_REPORT_FORMAT_ALL,  /* text on stdout + the --out directory */
+	FSLAB_REPORT_FORMAT_TEXT, /* text on stdout only; nothing written */
+	FSLAB_REPORT_FORMAT_HTML, /* the --out directory only (report.html + plots) */
+};
+
+/* Which plots to draw (a mask). */
+enum {
+	FSLAB_REPORT_PLOT_SURFACE = 1 << 0, /* per filesystem x test, 3D */
+	FSLAB_REPORT_PLOT_HEATMAP = 1 << 1, /* per filesystem x test */
+	FSLAB_REPORT_PLOT_COMPARE = 1 << 2, /* per test, one line per filesystem */
+	FSLAB_REPORT_PLOT_ALL = 7,
+};
+
+struct fslab_report_opts {
+	const char *dirs[FSLAB_REPORT_MAX_DIRS]; /* results directories */
+	size_t n_dirs;
+	/* Output directory (created; replaced when it holds an earlier fslab
+	 * report).  NULL: <dirs[0]>/report.  Unused with FORMAT_TEXT. */
+	const char *out;
+	enum fslab_report_format format;
+	unsigned plots;        /* FSLAB_REPORT_PLOT_* mask; 0 = none */
+	unsigned tests;        /* mask of enum fslab_test; 0 = all */
+	uint64_t compare_record_kib; /* record size of the comparison charts; 0 = automatic */
+	/* --claims: dirs[0] is the warm (2023-style) run, dirs[1..] the honest
+	 * runs (cold/direct); adds the "2023 claims" section. */
+	bool claims;
+	FILE *text_out;        /* where the text report goes; NULL = stdout */
+};
+
+/* Defaults: all formats, all plots, all tests, automatic record size. */
+void fslab_report_opts_init(struct fslab_report_opts *o);
+
+/* Parses a --plots list ("all", "none" or a comma list of surface, heatmap,
+ * compare) into a mask; -EINVAL on an unknown word (named in bad). */
+int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
+
+/* Produces the report.  Returns FSLAB_EXIT_OK, FSLAB_EXIT_USAGE (bad
+ * input: missing/empty directory, malformed CSV or manifest; the message
+ * names the file and line) or FSLAB_EXIT_FAILURE (gnuplot or writing
+ * failed).  On any error nothing is left in (or changed at) o->out. */
+int fslab_report(const struct fslab_report_opts *o);
+
+#endif

@@ -1,0 +1,172 @@
+/* Internals of the report module (not a contract outside report/). */
+#ifndef FSLAB_REPORT_PRIV_H
+#define FSLAB_REPORT_PRIV_H
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "names.h"
+#include "report.h"
+#include "spec.h"
+
+/* ---- statistics (stats.c) ---- */
+double rp_median(double *v, size_t n); /* sorts v in place; NaN when n == 0 */
+void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
+/* Two-sided 95% Student's t quantile t(0.975, df). */
+double rp_t975(double df);
+/* Half-width of the 95% CI of the mean (Student's t); NaN when n < 2. */
+double rp_ci95(const double *v, size_t n);
+/* Welch's t-test; returns the two-sided p value (NaN when a side has < 2
+ * values) and the degrees of freedom in *df when not NULL. */
+double rp_welch_p(const double *a, size_t na, const double *b, size_t nb, double *df);
+
+/* ---- the loaded data (load.c) ---- */
+enum {
+	RP_FLAG_PAGE_CACHE = 1 << 0,
+	RP_FLAG_FUSE = 1 << 1,
+	RP_FLAG_OTHER = 1 << 2,
+};
+
+struct rp_sample {
+	unsigned trial;
+	double v;
+};
+
+struct rp_cell {
+	enum fslab_test test;
+	uint64_t file_kib, record_kib;
+	size_t first;         /* index of the first ok sample in entry->samples */
+	unsigned n_ok, n_failed, n_skipped;
+	unsigned flags;       /* RP_FLAG_* over all trials */
+	double median, mean, ci; /* of the ok samples; ci NaN with < 2 */
+	char *problem;        /* first failed/skipped status, or NULL */
+};
+
+struct rp_fsinfo {        /* manifest.json filesystems[] entry */
+	char type[16], mount_method[32], device[128], device_model[128];
+	char mkfs_options[256], mount_options[256];
+	double device_write_kib_s, device_read_kib_s; /* 0 when unknown */
+};
+
+struct rp_run;
+
+struct rp_entry {
+	char fs[FSLAB_FS_NAME_MAX];
+	char label[80];       /* fs, or fs/tag when several runs */
+	char csv[PATH_MAX];
+	struct rp_run *run;
+	enum fslab_fs_type type;
+	struct rp_fsinfo info;
+	bool has_info;
+	struct rp_cell *cells; /* sorted by test, file, record */
+	size_t n_cells;
+	size_t test_first[FSLAB_TEST_MAX + 1]; /* cells of test t: [tf[t], tf[t+1]) */
+	struct rp_sample *samples;
+	size_t n_samples;
+	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other;
+	unsigned max_trial;
+};
+
+struct rp_run {
+	char dir[PATH_MAX];
+	char tag[64];         /* short name in labels */
+	char cache[16];       /* manifest cache_mode, else the CSVs', else "?" */
+	json_object *manifest; /* NULL when there is none */
+	double page_cache_factor;
+	struct rp_entry *entries;
+	size_t n_entries;
+};
+
+struct rp_data {
+	struct rp_run runs[FSLAB_REPORT_MAX_DIRS];
+	size_t n_runs;
+	struct rp_entry *all[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
+	size_t n_all;
+};
+
+/* Loads every directory; on bad input prints the error (file:line) and
+ * returns -EINVAL (or another negative errno). */
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
+void rp_free(struct rp_data *d);
+
+/* ---- plateau scores and rankings (rank.c) ---- */
+struct rp_score {
+	size_t n_cells;       /* plateau cells */
+	size_t n_trials;
+	double *trial;        /* per-trial plateau scores (malloc'd) */
+	double median, mean, ci;
+	uint64_t file_lo, file_hi; /* plateau file size range */
+	unsigned flags;       /* union over plateau cells */
+	size_t n_flag_pc, n_flag_fuse; /* plateau cells flagged */
+};
+
+/* Plateau score of one entry for one test; 0, or -ENODATA when the entry
+ * has no ok cell of that test. */
+int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s);
+void rp_score_free(struct rp_score *s);
+
+struct rp_rank_row {
+	const struct rp_entry *e;
+	struct rp_score s;
+	double ratio;         /* to the best */
+	double p_best;        /* Welch vs #1; NaN when not testable */
+};
+
+struct rp_ranking {
+	enum fslab_test test;
+	struct rp_rank_row *rows; /* ranked, best first */
+	size_t n;
+	const struct rp_entry *unranked[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
+	size_t n_unranked;
+};
+
+int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
+void rp_ranking_free(struct rp_ranking *r);
+
+/* "p<0.001", "p=0.034", "p=n/a" */
+char *rp_fmt_p(double p, char *buf, size_t len);
+/* "beyond noise" / "within noise" / "untested (1 trial)" */
+const char *rp_verdict(double p);
+/* Compact throughput in MiB/s ("34180", "51.2"). */
+char *rp_fmt_mibs(double kib_s, char *buf, size_t len);
+char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */
+
+void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
+void rp_text_runs(FILE *out, const struct rp_data *d);
+void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
+
+/* ---- claims (claims.c) ---- */
+void rp_claims_text(FILE *out, const struct rp_data *d);
+void rp_claims_html(FILE *out, const struct rp_data *d);
+
+/* ---- plots (plot.c) ---- */
+struct rp_plot {
+	char name[160];       /* file name without extension */
+	char title[200];
+	const struct rp_entry *e; /* NULL for comparison charts */
+	enum fslab_test test;
+	unsigned kind;        /* FSLAB_REPORT_PLOT_* */
+};
+
+struct rp_plots {
+	struct rp_plot *p;
+	size_t n;
+	uint64_t compare_record[FSLAB_TEST_MAX];
+};
+
+/* Writes the gnuplot scripts into dir and runs gnuplot; PNG and SVG files
+ * land in dir.  Returns 0 or a negative errno (message printed). */
+int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
+		  uint64_t record_kib, struct rp_plots *out);
+void rp_plots_free(struct rp_plots *p);
+
+/* ---- html (html.c) ---- */
+int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
+		  unsigned tests, bool claims);
+void rp_html_escape(FILE *out, const char *s);
+
+#endif
