@@ -1,0 +1,37 @@
+/* Cold mode's page-cache control: before each read test the test file's
+ * pages leave the page cache, by the best method this machine allows:
+ *   drop_caches  fsync + syncfs, then "1" into /proc/sys/vm/drop_caches
+ *                (root, and /proc/sys writable)
+ *   remount      unmount and mount the filesystem again (only one that
+ *                fslab setup mounted: a lab partition from the state)
+ *   fadvise      fsync, then posix_fadvise(POSIX_FADV_DONTNEED) on the
+ *                file (a request the kernel may partly ignore)
+ * The manifest records the method per filesystem. */
+#ifndef FSLAB_BENCH_CACHE_H
+#define FSLAB_BENCH_CACHE_H
+
+#include <stddef.h>
+
+#include "state.h"
+
+enum fslab_drop_method {
+	FSLAB_DROP_CACHES,
+	FSLAB_DROP_REMOUNT,
+	FSLAB_DROP_FADVISE,
+};
+
+struct fslab_cache_ctl {
+	enum fslab_drop_method method;
+	const struct fslab_state *state;          /* NULL for --dir */
+	const struct fslab_state_partition *part; /* NULL for --dir */
+};
+
+/* Picks the method for one filesystem (part NULL when not a lab partition). */
+void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
+			  const struct fslab_state_partition *part);
+const char *fslab_drop_method_name(enum fslab_drop_method m);
+
+/* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl. */
+int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen);
+
+#endif

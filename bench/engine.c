@@ -1,0 +1,680 @@
+/* The 13 IOzone tests as a const table, and the cell runner.  Each test's
+ * run function does: untimed open (+ untimed priming read where IOzone has
+ * one), timer start, the I/O loop, [fsync + close in fsync mode], timer
+ * stop, untimed fsync/close.  Nothing else sits between the two clock
+ * reads. */
+#include "engine.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One pass of one test: what the run functions need. */
+struct fslab_bench_pass {
+	const struct fslab_cell *cell;
+	const struct fslab_bench_test *test;
+	struct fslab_bench_buffers *buf;
+	uint64_t n;          /* records */
+	size_t rec;          /* record bytes */
+	bool direct;         /* O_DIRECT on the fd tests */
+	bool flush_in_timer; /* fsync mode */
+	double elapsed;      /* out: timed region */
+	double untimed;      /* out: untimed I/O (open, fsync, close, priming) */
+	char *why;           /* out: failure reason */
+	size_t whylen;
+};
+
+static double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- access patterns ---- */
+
+uint64_t fslab_random_record(uint64_t i, uint64_t n)
+{
+	unsigned k = 0;
+	uint64_t mask, x = i;
+
+	if (n <= 1)
+		return 0;
+	while ((UINT64_C(1) << k) < n)
+		k++;
+	mask = (k >= 64) ? UINT64_MAX : (UINT64_C(1) << k) - 1;
+	/* A bijection of [0, 2^k): odd multiplies, xor-shifts and adds with
+	 * fixed constants, walked until it lands inside [0, n) (cycle walking
+	 * keeps it a bijection of [0, n)).  Fixed constants: the same order in
+	 * every run, like IOzone's fixed-seed random offsets. */
+	do {
+		x = (x * UINT64_C(0x9E3779B97F4A7C15)) & mask;
+		x ^= x >> ((k + 1) / 2);
+		x = (x + UINT64_C(0x632BE59BD9B4E019)) & mask;
+		x = (x * UINT64_C(0xBF58476D1CE4E5B9)) & mask;
+		x ^= x >> ((k + 2) / 3 ? (k + 2) / 3 : 1);
+		x = (x + UINT64_C(0x94D049BB133111EB)) & mask;
+	} while (x >= n);
+	return x;
+}
+
+uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps)
+{
+	/* IOzone: jump 17 records; when the jump would pass record N-2,
+	 * restart at (wraps mod N), or at 0 when N <= 17. */
+	if ((int64_t)(rec + FSLAB_STRIDE_RECORDS) > (int64_t)n - 2) {
+		(*wraps)++;
+		return n <= FSLAB_STRIDE_RECORDS ? 0 : *wraps % n;
+	}
+	return rec + FSLAB_STRIDE_RECORDS;
+}
+
+/* ---- helpers for the run functions (all outside the timed region) ---- */
+
+static int pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, p->whylen, fmt, ap);
+	va_end(ap);
+	n = strlen(p->why);
+	if (err)
+		snprintf(p->why + n, p->whylen - n, ": %s", strerror(err));
+	return err ? -err : -EIO;
+}
+
+static int io_fail(struct fslab_bench_pass *p, const char *op, uint64_t rec_index, ssize_t got)
+{
+	int e = errno;
+	uint64_t off = rec_index * p->rec;
+
+	if (got >= 0)
+		return pass_fail(p, 0, "short %s at offset %llu (%zd of %zu bytes)", op,
+				 (unsigned long long)off, got, p->rec);
+	return pass_fail(p, e ? e : EIO, "%s at offset %llu", op, (unsigned long long)off);
+}
+
+static int pass_open(struct fslab_bench_pass *p, int flags)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = bench_now();
+	int fd;
+
+	if (p->direct)
+		flags |= O_DIRECT;
+	fd = ops->open(ops->ctx, p->cell->path, flags, 0644);
+	if (fd < 0) {
+		int e = errno;
+		if (p->direct && e == EINVAL)
+			return pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
+		return pass_fail(p, e, "open %s", p->cell->path);
+	}
+	p->untimed += bench_now() - t;
+	return fd;
+}
+
+/* Untimed end of an fd pass: fsync (writers) and close, unless fsync mode
+ * already did both inside the timer.  keep_err keeps an earlier error. */
+static int pass_finish_fd(struct fslab_bench_pass *p, int fd, int r)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = bench_now();
+
+	if (fd < 0)
+		return r;
+	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && ops->fsync(ops->ctx, fd) < 0)
+		r = pass_fail(p, errno, "fsync %s", p->cell->path);
+	if (ops->close(ops->ctx, fd) < 0 && r == 0)
+		r = pass_fail(p, errno, "close %s", p->cell->path);
+	p->untimed += bench_now() - t;
+	return r;
+}
+
+/* fsync mode: fsync (writers) and close inside the timer.  Sets *fd = -1
+ * once closed. */
+static int pass_flush_timed(struct fslab_bench_pass *p, int *fd)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	int r = 0;
+
+	if ((p->test->flags & FSLAB_BT_WRITES) && ops->fsync(ops->ctx, *fd) < 0)
+		r = -errno;
+	if (ops->close(ops->ctx, *fd) < 0 && r == 0)
+		r = -errno;
+	*fd = -1;
+	return r;
+}
+
+/* ---- the run functions: one per access pattern ---- */
+
+/* write (creates), rewrite: N sequential writes. */
+static int run_seq_write(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	int flags = O_WRONLY | ((p->test->flags & FSLAB_BT_CREATES) ? O_CREAT | O_TRUNC : 0);
+	const void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i;
+	ssize_t got = 0;
+	int fd, r = 0;
+	double t0, t1;
+
+	fd = pass_open(p, flags);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		got = ops->write(ops->ctx, fd, buf, rec);
+		if (got != (ssize_t)rec)
+			break;
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (i < n)
+		r = io_fail(p, "write", i, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* read, reread: untimed priming read of record 0 and seek back, then N
+ * sequential reads. */
+static int run_seq_read(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i;
+	ssize_t got = 0;
+	int fd, r = 0;
+	double t0, t1;
+
+	fd = pass_open(p, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	got = ops->read(ops->ctx, fd, buf, rec);
+	if (got != (ssize_t)rec)
+		return pass_finish_fd(p, fd, io_fail(p, "priming read", 0, got));
+	if (ops->lseek(ops->ctx, fd, 0, SEEK_SET) != 0)
+		return pass_finish_fd(p, fd, pass_fail(p, errno, "lseek to 0"));
+	p->untimed += bench_now() - t0;
+
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		got = ops->read(ops->ctx, fd, buf, rec);
+		if (got != (ssize_t)rec)
+			break;
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (i < n)
+		r = io_fail(p, "read", i, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* random read, random write: lseek + read/write per record, records in
+ * fslab_random_record order. */
+static int run_random(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i, which = 0;
+	ssize_t got = 0;
+	int fd, r = 0;
+	bool seek_failed = false;
+	double t0, t1;
+
+	fd = pass_open(p, writes ? O_WRONLY : O_RDONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		which = fslab_random_record(i, n);
+		if (ops->lseek(ops->ctx, fd, (off_t)(which * rec), SEEK_SET) < 0) {
+			seek_failed = true;
+			break;
+		}
+		got = writes ? ops->write(ops->ctx, fd, buf, rec) : ops->read(ops->ctx, fd, buf, rec);
+		if (got != (ssize_t)rec)
+			break;
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (seek_failed)
+		r = pass_fail(p, errno, "lseek to offset %llu", (unsigned long long)(which * rec));
+	else if (i < n)
+		r = io_fail(p, writes ? "write" : "read", which, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* backward read: seek to end - record, read, seek back two records. */
+static int run_backward(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i;
+	ssize_t got = 0;
+	int fd, r = 0;
+	bool seek_failed = false;
+	double t0, t1;
+
+	fd = pass_open(p, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	if (ops->lseek(ops->ctx, fd, -(off_t)rec, SEEK_END) < 0) {
+		seek_failed = true;
+		i = 0;
+	} else {
+		for (i = 0; i < n; i++) {
+			got = ops->read(ops->ctx, fd, buf, rec);
+			if (got != (ssize_t)rec)
+				break;
+			if (i + 1 < n && ops->lseek(ops->ctx, fd, -2 * (off_t)rec, SEEK_CUR) < 0) {
+				seek_failed = true;
+				break;
+			}
+		}
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (seek_failed)
+		r = pass_fail(p, errno, "lseek backwards from record %llu",
+			      (unsigned long long)(n - 1 - i));
+	else if (i < n)
+		r = io_fail(p, "read", n - 1 - i, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* record rewrite: the record at offset 0 written N times. */
+static int run_record_rewrite(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	const void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i;
+	ssize_t got = 0;
+	int fd, r = 0;
+	bool seek_failed = false;
+	double t0, t1;
+
+	fd = pass_open(p, O_WRONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		if (ops->lseek(ops->ctx, fd, 0, SEEK_SET) != 0) {
+			seek_failed = true;
+			break;
+		}
+		got = ops->write(ops->ctx, fd, buf, rec);
+		if (got != (ssize_t)rec)
+			break;
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (seek_failed)
+		r = pass_fail(p, errno, "lseek to 0");
+	else if (i < n)
+		r = io_fail(p, "write", 0, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* stride read: N reads, jumping 17 records with IOzone's wrap rule. */
+static int run_stride(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i, which = 0, wraps = 0;
+	ssize_t got = 0;
+	int fd, r = 0;
+	bool seek_failed = false;
+	double t0, t1;
+
+	fd = pass_open(p, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		if (ops->lseek(ops->ctx, fd, (off_t)(which * rec), SEEK_SET) < 0) {
+			seek_failed = true;
+			break;
+		}
+		got = ops->read(ops->ctx, fd, buf, rec);
+		if (got != (ssize_t)rec)
+			break;
+		which = fslab_stride_next(which, n, &wraps);
+	}
+	if (i == n && p->flush_in_timer)
+		r = pass_flush_timed(p, &fd);
+	t1 = bench_now();
+	if (seek_failed)
+		r = pass_fail(p, errno, "lseek to offset %llu", (unsigned long long)(which * rec));
+	else if (i < n)
+		r = io_fail(p, "read", which, got);
+	else if (r < 0)
+		r = pass_fail(p, -r, "close %s", p->cell->path);
+	p->elapsed = t1 - t0;
+	return pass_finish_fd(p, fd, r);
+}
+
+/* fwrite, frewrite, fread, freread: stdio with setvbuf(record). */
+static int run_stdio(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	void *buf = p->buf->io;
+	const size_t rec = p->rec;
+	const uint64_t n = p->n;
+	uint64_t i;
+	size_t got = 0;
+	FILE *f;
+	int r = 0, e = 0;
+	double t, t0, t1;
+
+	t = bench_now();
+	f = ops->fopen(ops->ctx, p->cell->path, writes ? "r+e" : "re");
+	if (!f)
+		return pass_fail(p, errno, "fopen %s", p->cell->path);
+	if (ops->setvbuf(ops->ctx, f, p->buf->stdio, _IOFBF, rec) != 0) {
+		r = pass_fail(p, errno ? errno : EINVAL, "setvbuf(%zu)", rec);
+		ops->fclose(ops->ctx, f);
+		return r;
+	}
+	p->untimed += bench_now() - t;
+
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, f) : ops->fread(ops->ctx, buf, rec, 1, f);
+		if (got != 1)
+			break;
+	}
+	if (i == n && p->flush_in_timer) {
+		if (writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
+			r = -errno;
+		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
+			r = -errno;
+		f = NULL;
+	}
+	t1 = bench_now();
+	e = errno;
+	p->elapsed = t1 - t0;
+	if (i < n) {
+		errno = e;
+		r = io_fail(p, writes ? "fwrite" : "fread", i, got == 1 ? (ssize_t)rec : (e ? -1 : 0));
+	} else if (r < 0) {
+		r = pass_fail(p, -r, "fflush/fsync/fclose %s", p->cell->path);
+	}
+	if (f) {
+		t = bench_now();
+		if (r == 0 && writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
+			r = pass_fail(p, errno, "fflush/fsync %s", p->cell->path);
+		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
+			r = pass_fail(p, errno, "fclose %s", p->cell->path);
+		p->untimed += bench_now() - t;
+	}
+	return r;
+}
+
+/* ---- the test table: IOzone's order ---- */
+
+static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
+	{ FSLAB_TEST_WRITE, FSLAB_BT_CREATES | FSLAB_BT_WRITES,
+	  "create the file, N sequential write(record)", run_seq_write },
+	{ FSLAB_TEST_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
+	  "reopen without truncating, N sequential write(record)", run_seq_write },
+	{ FSLAB_TEST_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
+	  "untimed priming read of record 0 + lseek 0, then N sequential read(record)",
+	  run_seq_read },
+	{ FSLAB_TEST_REREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_SECOND_PASS,
+	  "the read pass again", run_seq_read },
+	{ FSLAB_TEST_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
+	  "lseek+read per record in the fixed shuffle of 0..N-1", run_random },
+	{ FSLAB_TEST_RANDOM_WRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
+	  "lseek+write per record in the same shuffle", run_random },
+	{ FSLAB_TEST_BACKWARD_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
+	  "lseek(-record, END), then read + lseek(-2 records, CUR): records N-1..0",
+	  run_backward },
+	{ FSLAB_TEST_RECORD_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES,
+	  "lseek 0 + write(record), N times", run_record_rewrite },
+	{ FSLAB_TEST_STRIDE_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
+	  "lseek+read at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
+	  run_stride },
+	{ FSLAB_TEST_FWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO,
+	  "fopen r+, setvbuf(record), N fwrite(record)", run_stdio },
+	{ FSLAB_TEST_FREWRITE,
+	  FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
+	  "the fwrite pass again", run_stdio },
+	{ FSLAB_TEST_FREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO,
+	  "fopen r, setvbuf(record), N fread(record)", run_stdio },
+	{ FSLAB_TEST_FREREAD,
+	  FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
+	  "the fread pass again", run_stdio },
+};
+
+const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t)
+{
+	if ((int)t < 0 || t >= FSLAB_TEST_MAX)
+		return NULL;
+	return &bench_tests[t];
+}
+
+/* ---- buffers ---- */
+
+int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes)
+{
+	unsigned char *io;
+	size_t align = 4096;
+
+	memset(b, 0, sizeof(*b));
+	if (posix_memalign(&b->io, align, record_bytes) != 0 ||
+	    posix_memalign(&b->stdio, align, record_bytes) != 0) {
+		fslab_bench_buffers_free(b);
+		return -ENOMEM;
+	}
+	/* A fixed, non-zero pattern (no all-zero pages a filesystem could
+	 * treat specially); touching it also faults the pages in, outside
+	 * any timed region. */
+	io = b->io;
+	for (uint64_t i = 0; i < record_bytes; i++)
+		io[i] = (unsigned char)(0xA5 ^ (i * 131 + (i >> 12)));
+	memset(b->stdio, 0, record_bytes);
+	b->record_bytes = record_bytes;
+	return 0;
+}
+
+void fslab_bench_buffers_free(struct fslab_bench_buffers *b)
+{
+	free(b->io);
+	free(b->stdio);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- the cell ---- */
+
+/* Untimed: writes the whole file so a test that needs it can run even when
+ * the write test was not asked for (or failed). */
+static int cell_prepare_file(const struct fslab_cell *c, struct fslab_bench_buffers *b,
+			     bool direct, char *why, size_t whylen)
+{
+	const struct fslab_io_ops *ops = c->ops;
+	uint64_t n = c->file_bytes / c->record_bytes, i;
+	int fd, r = 0;
+	ssize_t got = 0;
+
+	fd = ops->open(ops->ctx, c->path, O_WRONLY | O_CREAT | O_TRUNC | (direct ? O_DIRECT : 0),
+		       0644);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, whylen, "cannot create the test file %s: %s", c->path, strerror(-r));
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		got = ops->write(ops->ctx, fd, b->io, c->record_bytes);
+		if (got != (ssize_t)c->record_bytes)
+			break;
+	}
+	if (i < n) {
+		r = got < 0 ? -errno : -EIO;
+		if (got < 0)
+			snprintf(why, whylen, "cannot write the test file: write at offset %llu: %s",
+				 (unsigned long long)(i * c->record_bytes), strerror(-r));
+		else
+			snprintf(why, whylen, "cannot write the test file: short write at offset %llu",
+				 (unsigned long long)(i * c->record_bytes));
+	} else if (ops->fsync(ops->ctx, fd) < 0) {
+		r = -errno;
+		snprintf(why, whylen, "cannot write the test file: fsync: %s", strerror(-r));
+	}
+	if (ops->close(ops->ctx, fd) < 0 && r == 0) {
+		r = -errno;
+		snprintf(why, whylen, "cannot write the test file: close: %s", strerror(-r));
+	}
+	return r;
+}
+
+static void cell_emit(const struct fslab_cell *c, enum fslab_test t,
+		      const struct fslab_test_outcome *o)
+{
+	if (c->on_test)
+		c->on_test(c->on_test_ctx, t, o);
+}
+
+int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
+		   struct fslab_test_outcome out[FSLAB_TEST_MAX], struct fslab_cell_times *times)
+{
+	const struct fslab_io_ops *ops = c->ops;
+	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
+	bool file_ok = false, file_exists = false;
+	int ret = 0;
+	double t;
+
+	memset(out, 0, sizeof(out[0]) * FSLAB_TEST_MAX);
+	memset(times, 0, sizeof(*times));
+
+	for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
+		const struct fslab_bench_test *test = &bench_tests[ti];
+		struct fslab_test_outcome *o = &out[ti];
+		struct fslab_bench_pass p = {
+			.cell = c,
+			.test = test,
+			.buf = b,
+			.n = c->file_bytes / c->record_bytes,
+			.rec = (size_t)c->record_bytes,
+			.direct = direct && !(test->flags & FSLAB_BT_STDIO),
+			.flush_in_timer = c->cache == FSLAB_CACHE_FSYNC,
+			.why = o->reason,
+			.whylen = sizeof(o->reason),
+		};
+		int r;
+
+		if (!(c->tests & (1u << ti)))
+			continue;
+		if (c->stop && *c->stop) {
+			ret = -EINTR;
+			break;
+		}
+		if (direct && (test->flags & FSLAB_BT_STDIO)) {
+			o->status = FSLAB_OUTCOME_SKIPPED;
+			snprintf(o->reason, sizeof(o->reason),
+				 "direct mode: stdio (fwrite/fread) cannot do O_DIRECT I/O");
+			cell_emit(c, test->id, o);
+			continue;
+		}
+		if ((test->flags & FSLAB_BT_NEEDS_FILE) && !file_ok) {
+			t = bench_now();
+			r = cell_prepare_file(c, b, direct, o->reason, sizeof(o->reason));
+			times->untimed_io_s += bench_now() - t;
+			file_exists = true;
+			if (r < 0) {
+				if (direct && r == -EINVAL) {
+					o->status = FSLAB_OUTCOME_SKIPPED;
+					snprintf(o->reason, sizeof(o->reason),
+						 "the filesystem refuses O_DIRECT (EINVAL)");
+				} else {
+					o->status = FSLAB_OUTCOME_FAILED;
+				}
+				cell_emit(c, test->id, o);
+				continue;
+			}
+			file_ok = true;
+		}
+		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) && c->drop_cache) {
+			t = bench_now();
+			r = c->drop_cache(c->drop_ctx, c->path, o->reason, sizeof(o->reason));
+			times->cache_drop_s += bench_now() - t;
+			if (r < 0) {
+				o->status = FSLAB_OUTCOME_FAILED;
+				cell_emit(c, test->id, o);
+				continue;
+			}
+		}
+		if (test->flags & FSLAB_BT_CREATES)
+			file_exists = true;
+		r = test->run(&p);
+		times->timed_s += p.elapsed;
+		times->untimed_io_s += p.untimed;
+		if (r == 0) {
+			double el = p.elapsed > 1e-9 ? p.elapsed : 1e-9;
+			o->status = FSLAB_OUTCOME_OK;
+			o->elapsed_s = p.elapsed;
+			o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
+			if (test->flags & FSLAB_BT_CREATES)
+				file_ok = true;
+		} else {
+			o->status = (direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED
+										       : FSLAB_OUTCOME_FAILED;
+			o->elapsed_s = -1;
+			if (test->flags & FSLAB_BT_WRITES)
+				file_ok = false;
+		}
+		cell_emit(c, test->id, o);
+	}
+	if (file_exists) {
+		t = bench_now();
+		if (ops->unlink(ops->ctx, c->path) < 0 && errno != ENOENT)
+			fslab_warn("cannot remove the test file %s: %s", c->path, strerror(errno));
+		times->untimed_io_s += bench_now() - t;
+	}
+	return ret;
+}

@@ -1,0 +1,101 @@
+/* One file x record cell of the sweep on one filesystem: the 13 IOzone
+ * tests run in IOzone's order on one test file (IOZONE.md), each timed with
+ * CLOCK_MONOTONIC around its I/O loop and nothing else.
+ *
+ * The tests are rows of a const table (fslab_bench_test_get); all I/O goes
+ * through the fslab_io_ops given in the cell, so tests can record or fake
+ * it. */
+#ifndef FSLAB_BENCH_ENGINE_H
+#define FSLAB_BENCH_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io.h"
+#include "names.h"
+
+/* What a test needs and does. */
+enum {
+	FSLAB_BT_CREATES = 1 << 0,    /* creates the test file (write) */
+	FSLAB_BT_NEEDS_FILE = 1 << 1, /* needs the whole file written */
+	FSLAB_BT_WRITES = 1 << 2,
+	FSLAB_BT_READS = 1 << 3,
+	FSLAB_BT_STDIO = 1 << 4,      /* fopen/fread/fwrite with setvbuf(record) */
+	FSLAB_BT_SECOND_PASS = 1 << 5, /* the "re-" pass over the same file */
+};
+
+struct fslab_bench_pass;
+
+struct fslab_bench_test {
+	enum fslab_test id;
+	unsigned flags;          /* FSLAB_BT_* */
+	const char *pattern;     /* one line for docs and --help */
+	int (*run)(struct fslab_bench_pass *p); /* one timed pass */
+};
+
+/* The row for a test (never NULL for a valid test). */
+const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t);
+
+/* Record buffers, sized by the record and never by the file: the I/O buffer
+ * and the stdio buffer (setvbuf), aligned for O_DIRECT. */
+struct fslab_bench_buffers {
+	void *io;
+	void *stdio;
+	uint64_t record_bytes;
+};
+int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes);
+void fslab_bench_buffers_free(struct fslab_bench_buffers *b);
+
+enum fslab_outcome {
+	FSLAB_OUTCOME_NOT_RUN,
+	FSLAB_OUTCOME_OK,
+	FSLAB_OUTCOME_FAILED,
+	FSLAB_OUTCOME_SKIPPED,
+};
+
+struct fslab_test_outcome {
+	enum fslab_outcome status;
+	char reason[200];         /* for FAILED / SKIPPED */
+	double elapsed_s;         /* timed region */
+	double throughput_kib_s;  /* bytes / elapsed / 1024, truncated like IOzone */
+};
+
+struct fslab_cell_times {
+	double timed_s;      /* sum of the timed regions */
+	double untimed_io_s; /* open, untimed fsync/close, priming read, create, delete, syncfs */
+	double cache_drop_s; /* cold mode's page-cache drops */
+};
+
+struct fslab_cell {
+	const char *path;   /* the test file (created and removed here) */
+	uint64_t file_bytes, record_bytes;
+	unsigned tests;     /* mask of tests to measure */
+	enum fslab_cache_mode cache;
+	const struct fslab_io_ops *ops;
+	/* cold mode: empties the page cache of path (file closed); 0 or -errno,
+	 * with a reason in why. */
+	int (*drop_cache)(void *ctx, const char *path, char *why, size_t whylen);
+	void *drop_ctx;
+	/* Called after each measured test (outside any timed region). */
+	void (*on_test)(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o);
+	void *on_test_ctx;
+	/* Checked between tests: set by SIGINT/SIGTERM.  May be NULL. */
+	volatile sig_atomic_t *stop;
+};
+
+/* Runs the cell's tests.  out[t] gets each test's outcome (NOT_RUN for
+ * tests not asked for or not reached).  Returns 0, or -EINTR when *stop
+ * ended it early.  The test file is removed on every path. */
+int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
+		   struct fslab_test_outcome out[FSLAB_TEST_MAX], struct fslab_cell_times *times);
+
+/* IOzone's fixed-seed shuffle: record visited at step i of N (a bijection
+ * of 0..N-1, the same for random read and random write and every run). */
+uint64_t fslab_random_record(uint64_t i, uint64_t n);
+/* IOzone's stride read: the record read after `rec`, given the number of
+ * wraps so far (updated).  stride 17 records. */
+#define FSLAB_STRIDE_RECORDS 17
+uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps);
+
+#endif

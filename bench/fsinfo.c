@@ -1,0 +1,210 @@
+/* What a directory under test sits on: /proc/self/mountinfo for the mount
+ * (type, source, options, FUSE or not), /sys for the device. */
+#include "bench_int.h"
+#include "exec.h"
+#include "fileutil.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* mountinfo escapes blanks as \040 etc. */
+static void fsinfo_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static void fsinfo_read_sys(const char *path, char *buf, size_t len)
+{
+	char *data = NULL;
+	size_t n;
+
+	buf[0] = '\0';
+	if (fslab_read_file(path, &data, &n, 4096) < 0)
+		return;
+	data[strcspn(data, "\n")] = '\0';
+	/* trim trailing blanks (sysfs pads model names) */
+	n = strlen(data);
+	while (n && data[n - 1] == ' ')
+		data[--n] = '\0';
+	snprintf(buf, len, "%s", data);
+	free(data);
+}
+
+static void fsinfo_device(struct fslab_bench_fs *fs)
+{
+	char sys[PATH_MAX], real[PATH_MAX], val[256], disk[64];
+	const char *dev = fs->device;
+	const char *base;
+
+	if (strncmp(dev, "/dev/", 5) != 0)
+		return;
+	base = dev + 5;
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", base);
+	fsinfo_read_sys(sys, val, sizeof(val));
+	if (val[0])
+		fs->device_size_bytes = strtoull(val, NULL, 10) * 512;
+	/* A partition's parent directory in /sys is its disk. */
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s", base);
+	snprintf(disk, sizeof(disk), "%s", base);
+	if (realpath(sys, real)) {
+		char part[PATH_MAX + 16];
+		snprintf(part, sizeof(part), "%s/partition", real);
+		if (access(part, F_OK) == 0) {
+			char *parent = dirname(real);
+			snprintf(disk, sizeof(disk), "%s", basename(parent));
+		}
+	}
+	snprintf(sys, sizeof(sys), "/sys/block/%s/device/model", disk);
+	fsinfo_read_sys(sys, fs->device_model, sizeof(fs->device_model));
+	snprintf(sys, sizeof(sys), "/sys/block/%s/device/serial", disk);
+	fsinfo_read_sys(sys, fs->device_serial, sizeof(fs->device_serial));
+	if (!fs->device_serial[0]) {
+		snprintf(sys, sizeof(sys), "/sys/block/%s/serial", disk);
+		fsinfo_read_sys(sys, fs->device_serial, sizeof(fs->device_serial));
+	}
+	if (!fs->device_model[0]) {
+		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", disk);
+		fsinfo_read_sys(sys, val, sizeof(val));
+		if (val[0])
+			snprintf(fs->device_model, sizeof(fs->device_model), "loop device on %.100s",
+				 val);
+	}
+}
+
+int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
+{
+	char real[PATH_MAX], *line = NULL;
+	size_t cap = 0, best = 0;
+	struct stat st;
+	FILE *f;
+
+	if (stat(fs->path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	fs->dev = st.st_dev;
+	if (!realpath(fs->path, real))
+		snprintf(real, sizeof(real), "%s", fs->path);
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned maj, min;
+		char mnt[PATH_MAX], opts[512], type[64], src[PATH_MAX], sopts[512];
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %4095s %511s", &maj, &min, mnt, opts) != 4)
+			continue;
+		if (sscanf(dash + 3, "%63s %4095s %511s", type, src, sopts) < 2)
+			continue;
+		if (makedev(maj, min) != st.st_dev)
+			continue;
+		fsinfo_unescape(mnt);
+		fsinfo_unescape(src);
+		size_t ml = strlen(mnt);
+		/* Several mounts of one device (bind mounts): the one holding path. */
+		bool holds = strncmp(real, mnt, ml) == 0 && (real[ml] == '/' || real[ml] == '\0' || ml == 1);
+		if (best && !holds)
+			continue;
+		if (holds && ml < best)
+			continue;
+		best = holds ? ml : 1;
+		snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", mnt);
+		snprintf(fs->type, sizeof(fs->type), "%s", type);
+		snprintf(fs->device, sizeof(fs->device), "%s", src);
+		snprintf(fs->mount_options, sizeof(fs->mount_options), "%s", opts);
+		fs->fuse = strncmp(type, "fuse", 4) == 0;
+	}
+	free(line);
+	fclose(f);
+	if (fs->part) {
+		/* The lab's own record wins for what setup did. */
+		snprintf(fs->device, sizeof(fs->device), "%s", fs->part->device);
+		snprintf(fs->mkfs_options, sizeof(fs->mkfs_options), "%s", fs->part->mkfs_options);
+		if (fs->part->mount_method == FSLAB_MOUNT_FUSE)
+			fs->fuse = true;
+		if (fs->part->mount_options[0])
+			snprintf(fs->mount_options, sizeof(fs->mount_options), "%s",
+				 fs->part->mount_options);
+	}
+	snprintf(fs->mount_method, sizeof(fs->mount_method), "%s",
+		 fs->fuse ? "fuse" : (best || fs->part) ? "kernel" : "unknown");
+	if (fs->fuse && fs->part && fs->part->type == FSLAB_FS_FAT32)
+		snprintf(fs->type, sizeof(fs->type), "fat32");
+	else if (fs->part)
+		snprintf(fs->type, sizeof(fs->type), "%s", fslab_fs_type_to_string(fs->part->type));
+	fsinfo_device(fs);
+	return 0;
+}
+
+int fslab_fsinfo_check(const struct fslab_bench_fs *fs)
+{
+	struct stat st;
+
+	if (stat(fs->path, &st) < 0)
+		return -errno;
+	if (st.st_dev != fs->dev)
+		return -ESTALE;
+	return 0;
+}
+
+void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
+{
+	static const struct {
+		const char *type;
+		const char *tool;
+		const char *arg;
+	} tools[] = {
+		{ "ext4", "mke2fs", "-V" },     { "ext2", "mke2fs", "-V" },
+		{ "xfs", "mkfs.xfs", "-V" },    { "btrfs", "mkfs.btrfs", "--version" },
+		{ "fat32", "mkfs.fat", "--help" }, { "vfat", "mkfs.fat", "--help" },
+	};
+	char tool[PATH_MAX], log[] = "/tmp/fslab-mkfsver-XXXXXX";
+	struct fslab_exec_result res;
+	char *data = NULL;
+	size_t n;
+	int fd;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		if (strcmp(type, tools[i].type) != 0)
+			continue;
+		if (fslab_exec_find(tools[i].tool, tool, sizeof(tool)) < 0)
+			return;
+		fd = mkstemp(log);
+		if (fd < 0)
+			return;
+		close(fd);
+		const char *argv[] = { tool, tools[i].arg, NULL };
+		if (fslab_exec_run(argv, log, 10, &res) == 0 &&
+		    fslab_read_file(log, &data, &n, 65536) == 0) {
+			/* first non-empty line that names a version */
+			char *save = NULL;
+			for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+				if (strpbrk(l, "0123456789")) {
+					snprintf(buf, len, "%s", l);
+					break;
+				}
+			free(data);
+		}
+		unlink(log);
+		return;
+	}
+}

@@ -1,0 +1,99 @@
+#include "io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static int posix_open(void *ctx, const char *path, int flags, mode_t mode)
+{
+	(void)ctx;
+	return open(path, flags | O_CLOEXEC, mode);
+}
+
+static int posix_close(void *ctx, int fd)
+{
+	(void)ctx;
+	return close(fd);
+}
+
+static ssize_t posix_read(void *ctx, int fd, void *buf, size_t len)
+{
+	(void)ctx;
+	return read(fd, buf, len);
+}
+
+static ssize_t posix_write(void *ctx, int fd, const void *buf, size_t len)
+{
+	(void)ctx;
+	return write(fd, buf, len);
+}
+
+static off_t posix_lseek(void *ctx, int fd, off_t off, int whence)
+{
+	(void)ctx;
+	return lseek(fd, off, whence);
+}
+
+static int posix_fsync(void *ctx, int fd)
+{
+	(void)ctx;
+	return fsync(fd);
+}
+
+static int posix_unlink(void *ctx, const char *path)
+{
+	(void)ctx;
+	return unlink(path);
+}
+
+static FILE *posix_fopen(void *ctx, const char *path, const char *mode)
+{
+	(void)ctx;
+	return fopen(path, mode);
+}
+
+static int posix_setvbuf(void *ctx, FILE *f, char *buf, int type, size_t size)
+{
+	(void)ctx;
+	return setvbuf(f, buf, type, size);
+}
+
+static size_t posix_fread(void *ctx, void *buf, size_t size, size_t n, FILE *f)
+{
+	(void)ctx;
+	return fread(buf, size, n, f);
+}
+
+static size_t posix_fwrite(void *ctx, const void *buf, size_t size, size_t n, FILE *f)
+{
+	(void)ctx;
+	return fwrite(buf, size, n, f);
+}
+
+static int posix_fflush(void *ctx, FILE *f)
+{
+	(void)ctx;
+	return fflush(f);
+}
+
+static int posix_fclose(void *ctx, FILE *f)
+{
+	(void)ctx;
+	return fclose(f);
+}
+
+const struct fslab_io_ops fslab_io_posix = {
+	.name = "posix",
+	.open = posix_open,
+	.close = posix_close,
+	.read = posix_read,
+	.write = posix_write,
+	.lseek = posix_lseek,
+	.fsync = posix_fsync,
+	.unlink = posix_unlink,
+	.fopen = posix_fopen,
+	.setvbuf = posix_setvbuf,
+	.fread = posix_fread,
+	.fwrite = posix_fwrite,
+	.fflush = posix_fflush,
+	.fclose = posix_fclose,
+};

@@ -1,0 +1,141 @@
+/* What the device can do: a sequential write then read of a scratch file
+ * with 1 MiB records, O_DIRECT where the filesystem allows it, else
+ * buffered with fsync inside the timer (write) and the file's pages dropped
+ * before the read.  Figures above page_cache_factor x these are cache. */
+#include "bench_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+static double probe_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int probe_drop(int fd)
+{
+	int dfd;
+
+	if (fsync(fd) < 0)
+		return -errno;
+	dfd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (dfd >= 0) {
+		ssize_t w = write(dfd, "1\n", 2);
+		close(dfd);
+		if (w == 2)
+			return 1;
+	}
+	return posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0 ? 0 : -EIO;
+}
+
+int fslab_device_probe(const char *dir, uint64_t bytes, struct fslab_probe_result *r)
+{
+	char path[PATH_MAX];
+	struct statvfs vfs;
+	void *buf = NULL;
+	uint64_t n, i;
+	bool direct = true;
+	int fd = -1, ret = 0;
+	double t0;
+
+	memset(r, 0, sizeof(*r));
+	if (bytes == 0)
+		bytes = FSLAB_PROBE_DEFAULT_BYTES;
+	if (statvfs(dir, &vfs) == 0) {
+		uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (bytes > avail / 4)
+			bytes = avail / 4 / FSLAB_PROBE_RECORD * FSLAB_PROBE_RECORD;
+	}
+	if (bytes < 4 * FSLAB_PROBE_RECORD) {
+		snprintf(r->method, sizeof(r->method), "failed");
+		snprintf(r->note, sizeof(r->note), "too little free space in %s for a probe file", dir);
+		return -ENOSPC;
+	}
+	bytes = bytes / FSLAB_PROBE_RECORD * FSLAB_PROBE_RECORD;
+	n = bytes / FSLAB_PROBE_RECORD;
+	r->bytes = bytes;
+	snprintf(path, sizeof(path), "%s/.fslab-probe-%ld", dir, (long)getpid());
+	if (posix_memalign(&buf, 4096, FSLAB_PROBE_RECORD) != 0)
+		return -ENOMEM;
+	for (i = 0; i < FSLAB_PROBE_RECORD; i++)
+		((unsigned char *)buf)[i] = (unsigned char)(0x5A ^ (i * 131 + (i >> 12)));
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EINVAL) {
+		direct = false;
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(r->method, sizeof(r->method), "failed");
+		snprintf(r->note, sizeof(r->note), "cannot create %.150s: %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(r->method, sizeof(r->method), direct ? "o_direct" : "buffered+fsync");
+	t0 = probe_now();
+	for (i = 0; i < n; i++)
+		if (write(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
+			break;
+	if (i < n && direct && i == 0 && errno == EINVAL) {
+		/* open accepted O_DIRECT but the writes refuse it */
+		close(fd);
+		direct = false;
+		snprintf(r->method, sizeof(r->method), "buffered+fsync");
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		t0 = probe_now();
+		for (i = 0; i < n; i++)
+			if (write(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
+				break;
+	}
+	if (i < n || fsync(fd) < 0) {
+		ret = -(errno ? errno : EIO);
+		goto fail;
+	}
+	r->write_kib_s = (double)bytes / 1024.0 / (probe_now() - t0);
+	close(fd);
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+	if (fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (!direct) {
+		int d = probe_drop(fd);
+		snprintf(r->note, sizeof(r->note),
+			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s",
+			 d == 1 ? "drop_caches" : d == 0 ? "posix_fadvise(DONTNEED), which may leave pages cached" : "a failed cache drop");
+	}
+	t0 = probe_now();
+	for (i = 0; i < n; i++)
+		if (read(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
+			break;
+	if (i < n) {
+		ret = -(errno ? errno : EIO);
+		goto fail;
+	}
+	r->read_kib_s = (double)bytes / 1024.0 / (probe_now() - t0);
+	goto out;
+fail:
+	snprintf(r->note, sizeof(r->note), "probe I/O on %.150s failed: %s", path, strerror(-ret));
+	snprintf(r->method, sizeof(r->method), "failed");
+	r->write_kib_s = r->read_kib_s = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(buf);
+	return ret;
+}
