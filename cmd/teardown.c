@@ -1,10 +1,67 @@
+/* fslab teardown: parse options, call fslab_teardown(). */
 #include "commands.h"
 #include "log.h"
+#include "provision.h"
+#include "state.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+static void usage(FILE *out)
+{
+	fputs("Usage: fslab teardown [--state FILE] [--yes] [--keep-image]\n\n"
+	      "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
+	      "the filesystems and the partition table (both GPT headers and the protective\n"
+	      "MBR), removes the kernel's partitions, detaches the loop device, deletes the\n"
+	      "image setup created, removes the mount points setup created and the state file.\n"
+	      "Acts only on the disk whose GPT disk GUID matches the state file.\n\n"
+	      "  --state FILE   state file (default $FSLAB_STATE or " FSLAB_STATE_DEFAULT_PATH ")\n"
+	      "  --yes          accepted for scripts; teardown only undoes what setup did and\n"
+	      "                 does not ask\n"
+	      "  --keep-image   keep the image file setup created (it is left blank)\n"
+	      "  -h, --help     this help\n",
+	      out);
+}
 
 int cmd_teardown(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fslab_error("not implemented yet");
-	return FSLAB_EXIT_FAILURE;
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 't' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "keep-image", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct fslab_teardown_opts o = { 0 };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o.state_path = optarg;
+			break;
+		case 'y':
+			o.yes = true;
+			break;
+		case 'k':
+			o.keep_image = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return FSLAB_EXIT_OK;
+		default:
+			usage(stderr);
+			return FSLAB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fslab_error("unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return FSLAB_EXIT_USAGE;
+	}
+	if (o.state_path && !*o.state_path) {
+		fslab_error("--state: empty path");
+		return FSLAB_EXIT_USAGE;
+	}
+	return fslab_teardown(&o);
 }

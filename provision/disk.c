@@ -248,6 +248,53 @@ out:
 	return r;
 }
 
+int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	int r = 0;
+
+	while (proc && !r && (e = readdir(proc))) {
+		char path[300], comm[64] = "?";
+		struct dirent *f;
+		DIR *fds;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
+		fds = opendir(path);
+		while (fds && !r && (f = readdir(fds))) {
+			char fdpath[600];
+			struct stat st;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
+			if (stat(fdpath, &st) == 0 && S_ISBLK(st.st_mode) &&
+			    prov_devno_on_disk(st.st_rdev, d)) {
+				FILE *c;
+				snprintf(fdpath, sizeof(fdpath), "/proc/%s/comm", e->d_name);
+				c = fopen(fdpath, "re");
+				if (c) {
+					if (fgets(comm, sizeof(comm), c))
+						comm[strcspn(comm, "\n")] = '\0';
+					fclose(c);
+				}
+				snprintf(err, errlen,
+					 "%s is in use: process %s (pid %s) has it open (rule: nothing else may "
+					 "use the disk; a FUSE mount shows up this way); stop it first",
+					 d->path, comm, e->d_name);
+				r = -EBUSY;
+			}
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+	return r;
+}
+
 static blkid_probe disk_new_probe(const char *dev, int flags, int *fdp)
 {
 	blkid_probe pr;

@@ -29,6 +29,10 @@ bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
 /* Safety rules that only read (rules 3-4, 6-7: in use, size, signatures):
  * returns 0 or -EBUSY/-ENOSPC/-EEXIST with the refusal in err. */
 int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
+/* Refuses (-EBUSY, message in err) when a process holds the disk or one
+ * of its partitions open: catches FUSE daemons, which neither open O_EXCL
+ * nor always name the device in the mount table. */
+int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
 /* Lists the signatures and partition table on dev ("gpt, ext4"); returns
  * how many (0 = blank) or a negative errno. */
 int prov_probe_signatures(const char *dev, char *found, size_t len);

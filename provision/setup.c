@@ -310,6 +310,11 @@ static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
 		return FSLAB_EXIT_FAILURE;
 	}
 	close(fd);
+	r = prov_check_openers(&s->disk, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
 	/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL):
 	 * an advisory lock keeps other well-behaved tools away instead. */
 	s->disk_lock_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -697,10 +702,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 			ret = setup_image_prepare(s);
 			if (ret)
 				goto out_free;
-			if (!s->image_exists)
-				setup_placeholder_devices(s);
-			else
-				setup_placeholder_devices(s);
+			setup_placeholder_devices(s);
 		} else {
 			char e2[1024];
 			if (prov_disk_inspect(o->device, &s->disk, e2, sizeof(e2)) < 0) {
@@ -717,6 +719,13 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		goto out_free;
 	}
 
+	if (access(s->state_path, F_OK) == 0) {
+		fslab_error("a lab is already set up (state file %s); run fslab teardown --state %s "
+			    "first, or give another --state",
+			    s->state_path, s->state_path);
+		ret = FSLAB_EXIT_FAILURE;
+		goto out_free;
+	}
 	/* A first plan (before the disk is known) to check mount points. */
 	if (s->image[0]) {
 		ret = setup_image_prepare(s);
@@ -758,7 +767,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 
 	setup_fill_state(s);
 	if (s->image[0])
-		s->st.disk[0] = '\0';
+		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
 	setup_print_plan(s, stdout);
 	fflush(stdout);
 	r = setup_save(s, "claimed");

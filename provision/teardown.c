@@ -49,11 +49,13 @@ static int teardown_find_disk(struct teardown_run *t)
 			t->disk_is_blk = true;
 			/* Detach only the loop device setup attached; one
 			 * attached since (by someone else) is theirs. */
-			t->loop_attached = strcmp(loop, st->disk) == 0;
-			if (!t->loop_attached) {
+			t->loop_attached = !st->disk[0] || strcmp(loop, st->disk) == 0;
+			if (!t->loop_attached && strcmp(loop, st->disk) != 0)
 				fslab_warn("%s is attached to %s, not to %s as setup left it; working "
 					   "through it but leaving it attached",
 					   st->image, loop, st->disk);
+			if (strcmp(loop, st->disk) != 0) {
+				/* Attached under another number: rename. */
 				snprintf(t->st.disk, sizeof(t->st.disk), "%s", loop);
 				for (size_t i = 0; i < t->st.n_partitions; i++)
 					fslab_partition_device_name(loop, t->st.partitions[i].number,

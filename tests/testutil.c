@@ -279,3 +279,233 @@ int ft_write_file(const char *path, const char *text)
 	fputs(text, f);
 	return fclose(f) == 0 ? 0 : -EIO;
 }
+
+#include <linux/blkpg.h>
+#include <dirent.h>
+#include <sys/mount.h>
+#include <time.h>
+
+int ft_spawn(const char *const argv[], struct ft_proc *p)
+{
+	int out[2], err[2];
+
+	memset(p, 0, sizeof(*p));
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -errno;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (p->pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		dup2(nul, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	p->out_fd = out[0];
+	p->err_fd = err[0];
+	p->out = calloc(1, 1);
+	p->err = calloc(1, 1);
+	return 0;
+}
+
+static long ft_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* One poll round over the open pipes; returns how many are still open. */
+static int ft_proc_pump(struct ft_proc *p, int wait_ms)
+{
+	struct pollfd fds[2] = { { p->out_fd, POLLIN, 0 }, { p->err_fd, POLLIN, 0 } };
+	int open_fds = (p->out_fd >= 0) + (p->err_fd >= 0);
+
+	if (!open_fds)
+		return 0;
+	if (poll(fds, 2, wait_ms) <= 0)
+		return open_fds;
+	for (int i = 0; i < 2; i++) {
+		int *fd = i ? &p->err_fd : &p->out_fd;
+		char buf[4096];
+		ssize_t n;
+
+		if (*fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(*fd, buf, sizeof(buf));
+		if (n > 0) {
+			if (i)
+				append(&p->err, &p->err_len, buf, (size_t)n);
+			else
+				append(&p->out, &p->out_len, buf, (size_t)n);
+		} else if (n == 0 || errno != EINTR) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	return (p->out_fd >= 0) + (p->err_fd >= 0);
+}
+
+int ft_proc_wait_for(struct ft_proc *p, const char *text, int timeout_ms)
+{
+	long deadline = ft_now_ms() + timeout_ms;
+
+	for (;;) {
+		if (strstr(p->err, text) || strstr(p->out, text))
+			return 0;
+		long left = deadline - ft_now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (ft_proc_pump(p, (int)(left < 200 ? left : 200)) == 0)
+			return strstr(p->err, text) || strstr(p->out, text) ? 0 : -EPIPE;
+	}
+}
+
+int ft_proc_finish(struct ft_proc *p, struct ft_output *o)
+{
+	int status;
+
+	while (ft_proc_pump(p, 1000) > 0)
+		;
+	while (waitpid(p->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	o->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	o->out = p->out;
+	o->err = p->err;
+	p->out = p->err = NULL;
+	return 0;
+}
+
+/* Mount points from /proc/self/mountinfo (octal escapes decoded) that are
+ * root or below it, deepest (latest) first. */
+static int ft_list_mounts_under(const char *root, char list[][512], int max)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t rl = strlen(root);
+	char line[4096];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char target[512], dec[512];
+		size_t j = 0;
+
+		if (sscanf(line, "%*s %*s %*s %*s %511s", target) != 1)
+			continue;
+		for (size_t i = 0; target[i] && j < sizeof(dec) - 1; i++) {
+			if (target[i] == '\\' && target[i + 1] && target[i + 2] && target[i + 3]) {
+				dec[j++] = (char)(((target[i + 1] - '0') << 6) | ((target[i + 2] - '0') << 3) |
+						  (target[i + 3] - '0'));
+				i += 3;
+			} else {
+				dec[j++] = target[i];
+			}
+		}
+		dec[j] = '\0';
+		if (strncmp(dec, root, rl) == 0 && (dec[rl] == '\0' || dec[rl] == '/') && n < max)
+			snprintf(list[n++], 512, "%s", dec);
+	}
+	if (f)
+		fclose(f);
+	/* reverse: later mounts (stacked, nested) first */
+	for (int i = 0; i < n / 2; i++) {
+		char tmp[512];
+		memcpy(tmp, list[i], 512);
+		memcpy(list[i], list[n - 1 - i], 512);
+		memcpy(list[n - 1 - i], tmp, 512);
+	}
+	return n;
+}
+
+int ft_mounts_under(const char *root)
+{
+	static char list[64][512];
+
+	return ft_list_mounts_under(root, list, 64);
+}
+
+static int ft_list_loops_under(const char *root, char list[][64], int max)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	size_t rl = strlen(root);
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], back[1024];
+		FILE *f;
+
+		if (strncmp(e->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(back, sizeof(back), f) && strncmp(back, root, rl) == 0 && back[rl] == '/' &&
+		    n < max && strlen(e->d_name) < 32) {
+			memcpy(list[n], "/dev/", 5);
+			memcpy(list[n] + 5, e->d_name, strlen(e->d_name) + 1);
+			n++;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int ft_loops_under(const char *root)
+{
+	char list[64][64];
+
+	return ft_list_loops_under(root, list, 64);
+}
+
+void ft_cleanup_under(const char *root)
+{
+	static char mounts[64][512];
+	char loops[64][64];
+	int n;
+
+	if (!root || strlen(root) < 6 || strncmp(root, "/tmp/", 5) != 0)
+		return; /* only what tests make under /tmp */
+	for (int round = 0; round < 3; round++) {
+		n = ft_list_mounts_under(root, mounts, 64);
+		for (int i = 0; i < n; i++)
+			if (umount2(mounts[i], 0) < 0)
+				umount2(mounts[i], MNT_DETACH);
+		if (!n)
+			break;
+		usleep(200000);
+	}
+	usleep(100000); /* FUSE daemons let go of their devices */
+	n = ft_list_loops_under(root, loops, 64);
+	for (int i = 0; i < n; i++) {
+		int fd = open(loops[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			for (int k = 0; k < 30 && ioctl(fd, LOOP_CLR_FD, 0) < 0 && errno == EBUSY; k++)
+				usleep(100000);
+			close(fd);
+		}
+	}
+	ft_rm_rf(root);
+}
+
+int ft_blkpg_add(const char *disk, int pno, long long start, long long length)
+{
+	struct blkpg_partition part = { .start = start, .length = length, .pno = pno };
+	struct blkpg_ioctl_arg arg = { .op = BLKPG_ADD_PARTITION, .datalen = sizeof(part), .data = &part };
+	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKPG, &arg) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}

@@ -54,4 +54,33 @@ int ft_disk_fingerprint(const char *dev, unsigned char *fp);
 /* Writes text to path (truncating). */
 int ft_write_file(const char *path, const char *text);
 
+/* A child process whose stdout and stderr are read while it runs, so a
+ * test can wait for a line and then signal it. */
+struct ft_proc {
+	int pid;
+	int out_fd, err_fd;
+	char *out, *err; /* what was read so far (NUL-terminated) */
+	size_t out_len, err_len;
+};
+/* Starts argv (argv[0] a path or a name on $PATH), stdin /dev/null. */
+int ft_spawn(const char *const argv[], struct ft_proc *p);
+/* Reads output until stderr or stdout contains text (0), the process
+ * closes its output (-EPIPE) or timeout_ms passes (-ETIMEDOUT). */
+int ft_proc_wait_for(struct ft_proc *p, const char *text, int timeout_ms);
+/* Reads the rest, reaps the child and moves everything into o. */
+int ft_proc_finish(struct ft_proc *p, struct ft_output *o);
+
+/* Number of mounts whose mount point is root or below it. */
+int ft_mounts_under(const char *root);
+/* Number of loop devices whose backing file is below root. */
+int ft_loops_under(const char *root);
+/* Best-effort cleanup of everything a test made below root, also after a
+ * failed test: unmounts (deepest first) every mount below root, detaches
+ * every loop device backed by a file below root, then removes root.  Never
+ * touches anything outside root. */
+void ft_cleanup_under(const char *root);
+/* Makes the kernel see partition pno (start, length in bytes) of a whole
+ * disk with BLKPG, as setup does.  Returns 0 or a negative errno. */
+int ft_blkpg_add(const char *disk, int pno, long long start, long long length);
+
 #endif

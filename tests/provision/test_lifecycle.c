@@ -1,0 +1,371 @@
+/* setup -> status -> use -> teardown on sparse images and on a loop device
+ * given with --device; the lab mount API; failed mkfs and failed mount are
+ * undone by teardown. */
+#include "lab_mount.h"
+#include "provtest.h"
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const fs_names[] = { "ext4", "ext2", "xfs", "fat32", "btrfs" };
+
+/* Writes 1 MiB of a pattern to DIR/NAME/probe.bin, reads it back. */
+static void write_read_back(const char *mnt, const char *name)
+{
+	char path[PATH_MAX];
+	static unsigned char buf[1 << 20], back[1 << 20];
+	int fd;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 7 + name[0]);
+	snprintf(path, sizeof(path), "%s/%s/probe.bin", mnt, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(close(fd), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+	close(fd);
+	ck_assert_msg(memcmp(buf, back, sizeof(buf)) == 0, "%s: read back differs", path);
+}
+
+static void check_partition_with_blkid(const char *dev, const char *type, const char *name,
+				       const char *extra)
+{
+	const char *argv[] = { "/usr/sbin/blkid", "-p", "-o", "export", dev, NULL };
+	struct ft_output o;
+	char want[128];
+
+	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "blkid %s: %s", dev, o.err);
+	snprintf(want, sizeof(want), "\nTYPE=%s\n", type);
+	ck_assert_msg(strstr(o.out, want), "%s: no %s in\n%s", dev, want, o.out);
+	snprintf(want, sizeof(want), "PART_ENTRY_NAME=%s\n", name);
+	ck_assert_msg(strstr(o.out, want), "%s: no %s in\n%s", dev, want, o.out);
+	ck_assert_msg(strstr(o.out, "PART_ENTRY_SCHEME=gpt\n"), "%s: not GPT:\n%s", dev, o.out);
+	if (extra)
+		ck_assert_msg(strstr(o.out, extra), "%s: no %s in\n%s", dev, extra, o.out);
+	ft_output_free(&o);
+}
+
+START_TEST(image_setup_status_use_teardown)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct fslab_state st;
+	struct stat sb;
+	char err[512];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	/* one progress line per step */
+	ck_assert_ptr_nonnull(strstr(o.out, "partitioning"));
+	ck_assert_ptr_nonnull(strstr(o.out, "formatting"));
+	ck_assert_ptr_nonnull(strstr(o.out, "(4/5)"));
+	ck_assert_ptr_nonnull(strstr(o.out, "mounting"));
+	ft_output_free(&o);
+
+	ck_assert_int_eq(stat(e.state, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
+	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(st.phase, "ready");
+	ck_assert_str_eq(st.image, e.image);
+	ck_assert(st.image_created);
+	ck_assert_uint_eq(st.n_partitions, 5);
+	ck_assert_int_eq(strncmp(st.disk, "/dev/loop", 9), 0);
+	for (int i = 0; i < 5; i++) {
+		const struct fslab_state_partition *p = &st.partitions[i];
+		char mp[PATH_MAX];
+
+		ck_assert_str_eq(p->name, fs_names[i]);
+		snprintf(mp, sizeof(mp), "%s/%s", e.mnt, fs_names[i]);
+		ck_assert_str_eq(p->mountpoint, mp);
+		ck_assert(p->formatted);
+		ck_assert_int_eq(p->mount_method,
+				 fslab_lab_mount_method_for(p->type));
+		ck_assert_int_ne(p->mount_method, FSLAB_MOUNT_NONE);
+	}
+	check_partition_with_blkid(st.partitions[3].device, "vfat", "fat32",
+				   "PART_ENTRY_TYPE=ebd0a0a2-b9e5-4433-87c0-68b6b72699c7");
+	check_partition_with_blkid(st.partitions[3].device, "vfat", "fat32", "VERSION=FAT32");
+	check_partition_with_blkid(st.partitions[2].device, "xfs", "xfs",
+				   "PART_ENTRY_TYPE=0fc63daf-8483-4772-8e79-3d69d8477de4");
+
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	for (int i = 0; i < 5; i++)
+		ck_assert_ptr_nonnull(strstr(o.out, fs_names[i]));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, "--json", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ck_assert_ptr_nonnull(strstr(o.out, "\"ok\":true"));
+	ft_output_free(&o);
+
+	for (int i = 0; i < 5; i++)
+		write_read_back(e.mnt, fs_names[i]);
+
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+	ck_assert_msg(stat(e.mnt, &sb) != 0, "mount root %s left behind", e.mnt);
+}
+END_TEST
+
+START_TEST(device_setup_teardown_leaves_blank_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	struct ft_output o;
+	struct fslab_state st;
+	char err[512];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(st.disk, l.device);
+	ck_assert_str_eq(st.image, "");
+	{
+		char want[80];
+		snprintf(want, sizeof(want), "%sp1", l.device);
+		ck_assert_str_eq(st.partitions[0].device, want);
+	}
+	check_partition_with_blkid(st.partitions[0].device, "ext4", "ext4", NULL);
+	check_partition_with_blkid(st.partitions[4].device, "btrfs", "btrfs", NULL);
+	write_read_back(e.mnt, "btrfs");
+
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	ck_assert_msg(!pt_blkid_finds_something(l.device), "blkid finds something on %s", l.device);
+	/* the partitions are gone from the kernel, the user's loop device stays */
+	{
+		char p1[160];
+		struct stat sb;
+		snprintf(p1, sizeof(p1), "/sys/class/block/%sp1", l.device + 5);
+		ck_assert_msg(stat(p1, &sb) != 0, "%s still there", p1);
+		ck_assert_int_eq(ft_loops_under(e.dir), 1);
+	}
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(keep_image_leaves_a_blank_image)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct stat sb;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, "--keep-image", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(stat(e.image, &sb), 0);
+	ck_assert_uint_eq((uint64_t)sb.st_size, PT_SMALL_BYTES);
+	ck_assert_int_eq(ft_loops_under(e.dir), 0);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	ck_assert_msg(!pt_blkid_finds_something(e.image), "blkid finds something on the image");
+
+	/* a blank image is reused: it is not new, so it must be confirmed */
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 1, "--yes");
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	/* reused, not created: kept */
+	ck_assert_int_eq(stat(e.image, &sb), 0);
+	unlink(e.image);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
+START_TEST(status_names_damage)
+{
+	struct pt_env e;
+	struct ft_output o;
+	char mp[PATH_MAX];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	snprintf(mp, sizeof(mp), "%s/ext2", e.mnt);
+	ck_assert_int_eq(umount(mp), 0);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 1, "not mounted");
+	ck_assert_ptr_nonnull(strstr(o.err, "ext2"));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, "--json", NULL), 0);
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_ptr_nonnull(strstr(o.out, "\"ok\":false"));
+	ft_output_free(&o);
+	/* a second setup on the same state is refused */
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 1, "already set up");
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 1, "no lab");
+	ft_output_free(&o);
+}
+END_TEST
+
+/* The benchmark engine's cold-cache remount: unmount and mount again with
+ * the same method; data written before survives (the FUSE daemon flushed
+ * before the unmount returned). */
+START_TEST(lab_mount_api_remounts_kernel_and_fuse)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct fslab_state st;
+	char err[512];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	for (int i = 0; i < 5; i++) {
+		const struct fslab_state_partition *p = &st.partitions[i];
+
+		write_read_back(e.mnt, p->name);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0);
+		ck_assert_int_eq(ft_mounts_under(p->mountpoint), 0);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0); /* not mounted: fine */
+		ck_assert_int_eq(fslab_lab_mount(&st, p), 0);
+		ck_assert_int_eq(fslab_lab_mount(&st, p), -EBUSY);
+		{
+			char path[PATH_MAX];
+			struct stat sb;
+			snprintf(path, sizeof(path), "%s/probe.bin", p->mountpoint);
+			ck_assert_int_eq(stat(path, &sb), 0);
+			ck_assert_int_eq(sb.st_size, 1 << 20);
+		}
+	}
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
+/* A tool dir with every real mkfs and fusefat, and a failing mkfs.xfs. */
+static void make_tool_dir(struct pt_env *e, char *dir, size_t len, const char *fake_xfs)
+{
+	static const char *const tools[] = { "mkfs.ext4", "mkfs.ext2", "mkfs.xfs", "mkfs.fat",
+					     "mkfs.btrfs", "fusefat" };
+	char link[PATH_MAX + 32], target[PATH_MAX];
+
+	snprintf(dir, len, "%s/tools", e->dir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		snprintf(link, sizeof(link), "%s/%s", dir, tools[i]);
+		snprintf(target, sizeof(target), "/usr/sbin/%s", tools[i]);
+		if (access(target, X_OK) != 0)
+			snprintf(target, sizeof(target), "/usr/bin/%s", tools[i]);
+		if (fake_xfs && strcmp(tools[i], "mkfs.xfs") == 0) {
+			ck_assert_int_eq(ft_write_file(link, fake_xfs), 0);
+			ck_assert_int_eq(chmod(link, 0755), 0);
+		} else {
+			ck_assert_int_eq(symlink(target, link), 0);
+		}
+	}
+}
+
+START_TEST(failed_mkfs_is_undone_by_teardown)
+{
+	struct pt_env e;
+	struct ft_output o;
+	char tools[PATH_MAX];
+
+	ft_require_root();
+	pt_env_init(&e);
+	make_tool_dir(&e, tools, sizeof(tools),
+		      "#!/bin/sh\necho 'fake mkfs.xfs: refusing for the test' >&2\nexit 1\n");
+	setenv("FSLAB_TOOL_PATH", tools, 1);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	unsetenv("FSLAB_TOOL_PATH");
+	pt_assert_result(&o, 1, "fake mkfs.xfs: refusing for the test");
+	ck_assert_ptr_nonnull(strstr(o.err, "fslab teardown"));
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
+START_TEST(failed_mount_is_undone_by_teardown)
+{
+	struct pt_env e;
+	struct ft_output o;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_write_file(e.spec, "[fs ext4]\nsize = 32M\n"
+					       "[fs xfs]\nsize = 300M\nmount_options = no_such_option_x\n"),
+			 0);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 1, "mount");
+	ck_assert_ptr_nonnull(strstr(o.err, "fslab teardown"));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 1); /* ext4 made it */
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("provision lifecycle");
+	TCase *tc = tcase_create("lifecycle");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, image_setup_status_use_teardown);
+	tcase_add_test(tc, device_setup_teardown_leaves_blank_disk);
+	tcase_add_test(tc, keep_image_leaves_a_blank_image);
+	tcase_add_test(tc, status_names_damage);
+	tcase_add_test(tc, lab_mount_api_remounts_kernel_and_fuse);
+	tcase_add_test(tc, failed_mkfs_is_undone_by_teardown);
+	tcase_add_test(tc, failed_mount_is_undone_by_teardown);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,2 @@
+#include "provtest.h"
+int main(void) { return 77; }
