@@ -294,9 +294,13 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			else
 				snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 					 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
-			fprintf(out, "%2zu  %-18.18s %9s  %-19s %5.3f  %-20s %-9s %s\n", i + 1,
-				row->e->label, rp_fmt_mibs(row->s.median, m, sizeof(m)), ci, row->ratio,
-				vs, pl, fl);
+			char line[256];
+			int w = snprintf(line, sizeof(line), "%2zu  %-18.18s %9s  %-19s %5.3f  %-20s %-9s %s",
+					 i + 1, row->e->label, rp_fmt_mibs(row->s.median, m, sizeof(m)),
+					 ci, row->ratio, vs, pl, fl);
+			while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
+				line[--w] = '\0';
+			fprintf(out, "%s\n", line);
 		}
 		for (size_t i = 0; i < r.n_unranked; i++)
 			fprintf(out, "%2s  %-18.18s not ranked: no cell of this test succeeded\n", "-",

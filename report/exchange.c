@@ -1,0 +1,299 @@
+/* fslab import iozone / fslab export iozone. */
+#include "exchange.h"
+#include "fileutil.h"
+#include "iozone.h"
+#include "log.h"
+#include "report_priv.h"
+#include "results.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FSLAB_VERSION
+#define FSLAB_VERSION "0.0.0"
+#endif
+
+#define EX_SKIP_STATUS "skipped: IOzone reported 0 (not measured)"
+
+static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
+		       enum fslab_cache_mode cache, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	r = fslab_results_write_header(f);
+	for (size_t i = 0; i < rep->n && r == 0; i++) {
+		const struct fslab_iozone_cell *c = &rep->cells[i];
+		struct fslab_result_row row = {
+			.test = c->test,
+			.file_kib = c->file_kib,
+			.record_kib = c->record_kib,
+			.trial = 1,
+			.throughput_kib_s = c->kib_s,
+			.elapsed_s = -1,
+			.cache = cache,
+		};
+		snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs);
+		snprintf(row.status, sizeof(row.status), "%s", c->kib_s > 0 ? "ok" : EX_SKIP_STATUS);
+		r = fslab_results_write_row(f, &row);
+	}
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	return r;
+}
+
+static json_object *ex_manifest(const struct fslab_import_opts *o, const char *path, char *err,
+				size_t errlen, int *rc)
+{
+	char *text = NULL;
+	size_t len;
+	json_object *m = NULL, *fss, *fsobj;
+	int r = fslab_read_file(path, &text, &len, 16u << 20);
+
+	*rc = 0;
+	if (r == 0) {
+		m = json_tokener_parse(text);
+		free(text);
+		if (!m || !json_object_is_type(m, json_type_object)) {
+			json_object_put(m);
+			snprintf(err, errlen, "%s: not a JSON object; remove it or import into another directory",
+				 path);
+			*rc = -EINVAL;
+			return NULL;
+		}
+	} else if (r == -ENOENT) {
+		json_object *cmd = json_object_new_array();
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		m = json_object_new_object();
+		json_object_object_add(m, "fslab_version", json_object_new_string(FSLAB_VERSION));
+		for (int i = 0; i < o->argc; i++)
+			json_object_array_add(cmd, json_object_new_string(o->argv[i]));
+		json_object_object_add(m, "command", cmd);
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		json_object_object_add(m, "imported_at", json_object_new_string(stamp));
+		json_object_object_add(m, "imported_from", json_object_new_string("iozone"));
+		json_object_object_add(m, "cache_mode",
+				       json_object_new_string(fslab_cache_mode_to_string(o->cache)));
+		json_object_object_add(m, "trials", json_object_new_int(1));
+	} else {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-r));
+		*rc = r;
+		return NULL;
+	}
+	if (!json_object_object_get_ex(m, "filesystems", &fss) ||
+	    !json_object_is_type(fss, json_type_array)) {
+		fss = json_object_new_array();
+		json_object_object_add(m, "filesystems", fss);
+	}
+	for (size_t i = json_object_array_length(fss); i-- > 0;) {
+		json_object *f = json_object_array_get_idx(fss, i), *nm;
+		if (json_object_object_get_ex(f, "name", &nm) &&
+		    strcmp(json_object_get_string(nm), o->fs) == 0)
+			json_object_array_del_idx(fss, i, 1);
+	}
+	fsobj = json_object_new_object();
+	json_object_object_add(fsobj, "name", json_object_new_string(o->fs));
+	if (fslab_fs_type_from_string(o->fs) != FSLAB_FS_TYPE_INVALID)
+		json_object_object_add(fsobj, "type", json_object_new_string(o->fs));
+	json_object_object_add(fsobj, "iozone_report", json_object_new_string(o->report));
+	json_object_array_add(fss, fsobj);
+	return m;
+}
+
+int fslab_import_iozone(const struct fslab_import_opts *o)
+{
+	struct fslab_iozone_report rep;
+	char *text = NULL, *csv = NULL, err[PATH_MAX + 1024], path[PATH_MAX + 64], mpath[PATH_MAX + 32];
+	size_t len = 0, csv_len = 0;
+	json_object *m = NULL;
+	int r, ret = FSLAB_EXIT_USAGE;
+
+	if (!fslab_fs_name_valid(o->fs)) {
+		fslab_error("--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -", o->fs);
+		return FSLAB_EXIT_USAGE;
+	}
+	r = fslab_read_file(o->report, &text, &len, 256u << 20);
+	if (r < 0) {
+		fslab_error("%s: cannot read: %s", o->report, strerror(-r));
+		return FSLAB_EXIT_USAGE;
+	}
+	r = fslab_iozone_parse(text, len, &rep, err, sizeof(err));
+	free(text);
+	if (r < 0) {
+		fslab_error("%s: %s", o->report, err);
+		return FSLAB_EXIT_USAGE;
+	}
+	size_t ok = 0, skipped = 0;
+	for (size_t i = 0; i < rep.n; i++) {
+		ok += rep.cells[i].kib_s > 0;
+		skipped += !(rep.cells[i].kib_s > 0);
+	}
+	if (ex_csv_text(&rep, o->fs, o->cache, &csv, &csv_len) < 0) {
+		fslab_error("out of memory");
+		ret = FSLAB_EXIT_FAILURE;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s.csv", o->out, o->fs);
+	snprintf(mpath, sizeof(mpath), "%s/manifest.json", o->out);
+	if (!o->force && access(path, F_OK) == 0) {
+		fslab_error("%s exists; use --force to replace it or choose another --fs or --out", path);
+		ret = FSLAB_EXIT_FAILURE;
+		goto out;
+	}
+	m = ex_manifest(o, mpath, err, sizeof(err), &r);
+	if (!m) {
+		fslab_error("%s", err);
+		ret = r == -EINVAL ? FSLAB_EXIT_USAGE : FSLAB_EXIT_FAILURE;
+		goto out;
+	}
+	ret = FSLAB_EXIT_FAILURE;
+	r = fslab_mkdir_p(o->out, 0755);
+	if (r < 0) {
+		fslab_error("%s: cannot create: %s", o->out, strerror(-r));
+		goto out;
+	}
+	r = fslab_write_file_atomic(path, csv, csv_len, 0644);
+	if (r < 0) {
+		fslab_error("%s: cannot write: %s", path, strerror(-r));
+		goto out;
+	}
+	const char *js = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *mtext = NULL;
+	if (asprintf(&mtext, "%s\n", js) < 0) {
+		fslab_error("out of memory");
+		goto out;
+	}
+	r = fslab_write_file_atomic(mpath, mtext, strlen(mtext), 0644);
+	free(mtext);
+	if (r < 0) {
+		fslab_error("%s: cannot write: %s", mpath, strerror(-r));
+		goto out;
+	}
+	fprintf(stderr, "%s: %s: %zu cells measured, %zu reported as 0 (skipped rows) -> %s\n",
+		fslab_log_prefix(), o->report, ok, skipped, path);
+	ret = FSLAB_EXIT_OK;
+out:
+	json_object_put(m);
+	free(csv);
+	fslab_iozone_report_free(&rep);
+	return ret;
+}
+
+struct ex_key {
+	uint64_t file_kib, record_kib;
+	enum fslab_test test;
+	double v;
+	bool ok;
+};
+
+static int ex_cmp(const void *a, const void *b)
+{
+	const struct ex_key *x = a, *y = b;
+
+	if (x->file_kib != y->file_kib)
+		return x->file_kib < y->file_kib ? -1 : 1;
+	if (x->record_kib != y->record_kib)
+		return x->record_kib < y->record_kib ? -1 : 1;
+	return (x->test > y->test) - (x->test < y->test);
+}
+
+int fslab_export_iozone(const char *csv, const char *out_path, bool excel)
+{
+	struct fslab_results_reader *rd = NULL;
+	struct fslab_result_row row;
+	struct fslab_iozone_report rep = { 0 };
+	struct ex_key *keys = NULL;
+	size_t n = 0, cap = 0;
+	char err[PATH_MAX + 512], *buf = NULL;
+	size_t blen = 0;
+	int r, ret = FSLAB_EXIT_USAGE;
+
+	r = fslab_results_open(csv, &rd, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_USAGE;
+	}
+	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct ex_key *nk = realloc(keys, cap * sizeof(*keys));
+			if (!nk) {
+				fslab_error("out of memory");
+				ret = FSLAB_EXIT_FAILURE;
+				goto out;
+			}
+			keys = nk;
+		}
+		keys[n++] = (struct ex_key){ row.file_kib, row.record_kib, row.test,
+					     row.throughput_kib_s, fslab_result_ok(&row) };
+	}
+	if (r < 0) {
+		fslab_error("%s", err);
+		goto out;
+	}
+	if (n == 0) {
+		fslab_error("%s: no rows to export", csv);
+		goto out;
+	}
+	ret = FSLAB_EXIT_FAILURE;
+	qsort(keys, n, sizeof(*keys), ex_cmp);
+	double *tmp = malloc(n * sizeof(double));
+	if (!tmp) {
+		fslab_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i, m = 0;
+		for (; j < n && ex_cmp(&keys[i], &keys[j]) == 0; j++)
+			if (keys[j].ok)
+				tmp[m++] = keys[j].v;
+		struct fslab_iozone_cell c = { keys[i].file_kib, keys[i].record_kib, keys[i].test,
+					       m ? rp_median(tmp, m) : 0, 0 };
+		if (fslab_iozone_add(&rep, &c) < 0) {
+			free(tmp);
+			fslab_error("%s: too many cells", csv);
+			goto out;
+		}
+		i = j;
+	}
+	free(tmp);
+	fslab_iozone_sort(&rep);
+	snprintf(rep.command, sizeof(rep.command), "iozone -a (fslab export iozone %.200s)", csv);
+	FILE *f = open_memstream(&buf, &blen);
+	if (!f || fslab_iozone_write(f, &rep, excel) < 0) {
+		if (f)
+			fclose(f);
+		fslab_error("out of memory");
+		goto out;
+	}
+	fclose(f);
+	if (out_path) {
+		r = fslab_write_file_atomic(out_path, buf, blen, 0644);
+		if (r < 0) {
+			fslab_error("%s: cannot write: %s", out_path, strerror(-r));
+			goto out;
+		}
+	} else if (fwrite(buf, 1, blen, stdout) != blen || fflush(stdout) != 0) {
+		fslab_error("cannot write to stdout");
+		goto out;
+	}
+	ret = FSLAB_EXIT_OK;
+out:
+	fslab_results_close(rd);
+	free(keys);
+	free(buf);
+	fslab_iozone_report_free(&rep);
+	return ret;
+}
