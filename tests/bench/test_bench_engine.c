@@ -1,0 +1,755 @@
+/* The engine against IOzone's patterns (IOZONE.md), captured through the
+ * I/O ops struct; data integrity; injected faults; the sweep plan. */
+#include "testutil.h"
+
+#include "engine.h"
+#include "plan.h"
+#include "size.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- a recording, verifying, fault-injecting ops struct ---- */
+
+enum rec_op { OP_READ, OP_WRITE };
+
+struct rec_event {
+	enum rec_op op;
+	uint64_t off;
+	size_t len;
+};
+
+#define MAX_EVENTS 200000
+#define STAMP_MAGIC UINT64_C(0xF51AB0000000000)
+
+struct rec_ctx {
+	struct rec_event *ev;
+	size_t n_ev;
+	/* segments: the event index where each test's events end */
+	size_t seg_end[FSLAB_TEST_MAX];
+	bool seg_done[FSLAB_TEST_MAX];
+	/* data integrity: writes stamp the offset into the record's first
+	 * bytes; reads check the stamp and that the rest is the engine's
+	 * buffer as written */
+	unsigned char *scratch;
+	size_t scratch_len;
+	unsigned char *expect; /* the engine's write buffer content */
+	size_t checked, mismatches;
+	/* faults: the nth write (1-based) / nth read fails; 0 none */
+	unsigned long writes, reads, fail_write_n, fail_read_n;
+	bool fail_writes_after; /* every write from the nth on fails */
+	int write_errno, read_errno;
+};
+
+static struct rec_ctx *R(void *ctx)
+{
+	return ctx;
+}
+
+static void rec_add(struct rec_ctx *c, enum rec_op op, uint64_t off, size_t len)
+{
+	ck_assert_uint_lt(c->n_ev, MAX_EVENTS);
+	c->ev[c->n_ev++] = (struct rec_event){ op, off, len };
+}
+
+static const void *rec_stamp(struct rec_ctx *c, const void *buf, size_t len, uint64_t off)
+{
+	if (c->scratch_len < len) {
+		void *p = NULL;
+		/* aligned: direct mode writes it with O_DIRECT */
+		ck_assert_int_eq(posix_memalign(&p, 4096, len), 0);
+		free(c->scratch);
+		c->scratch = p;
+		c->scratch_len = len;
+	}
+	memcpy(c->scratch, buf, len);
+	uint64_t stamp = STAMP_MAGIC ^ off;
+	memcpy(c->scratch, &stamp, sizeof(stamp));
+	return c->scratch;
+}
+
+static void rec_verify(struct rec_ctx *c, const void *buf, size_t len, uint64_t off)
+{
+	uint64_t stamp;
+
+	memcpy(&stamp, buf, sizeof(stamp));
+	c->checked++;
+	if (stamp != (STAMP_MAGIC ^ off) ||
+	    (c->expect && memcmp((const char *)buf + 8, c->expect + 8, len - 8) != 0))
+		c->mismatches++;
+}
+
+static int rec_open(void *ctx, const char *path, int flags, mode_t mode)
+{
+	return fslab_io_posix.open(R(ctx), path, flags, mode);
+}
+
+static int rec_close(void *ctx, int fd)
+{
+	(void)ctx;
+	return close(fd);
+}
+
+static ssize_t rec_read(void *ctx, int fd, void *buf, size_t len)
+{
+	struct rec_ctx *c = ctx;
+	off_t off = lseek(fd, 0, SEEK_CUR);
+	ssize_t r;
+
+	c->reads++;
+	rec_add(c, OP_READ, (uint64_t)off, len);
+	if (c->fail_read_n && c->reads == c->fail_read_n) {
+		errno = c->read_errno ? c->read_errno : EIO;
+		return -1;
+	}
+	r = read(fd, buf, len);
+	if (r == (ssize_t)len)
+		rec_verify(c, buf, len, (uint64_t)off);
+	return r;
+}
+
+static bool rec_write_fails(struct rec_ctx *c)
+{
+	c->writes++;
+	if (!c->fail_write_n)
+		return false;
+	return c->fail_writes_after ? c->writes >= c->fail_write_n : c->writes == c->fail_write_n;
+}
+
+static ssize_t rec_write(void *ctx, int fd, const void *buf, size_t len)
+{
+	struct rec_ctx *c = ctx;
+	off_t off = lseek(fd, 0, SEEK_CUR);
+
+	rec_add(c, OP_WRITE, (uint64_t)off, len);
+	if (rec_write_fails(c)) {
+		errno = c->write_errno ? c->write_errno : ENOSPC;
+		return -1;
+	}
+	if (!c->expect) {
+		c->expect = malloc(len);
+		memcpy(c->expect, buf, len);
+	}
+	return write(fd, rec_stamp(c, buf, len, (uint64_t)off), len);
+}
+
+static off_t rec_lseek(void *ctx, int fd, off_t off, int whence)
+{
+	(void)ctx;
+	return lseek(fd, off, whence);
+}
+
+static int rec_fsync(void *ctx, int fd)
+{
+	(void)ctx;
+	return fsync(fd);
+}
+
+static int rec_unlink(void *ctx, const char *path)
+{
+	(void)ctx;
+	return unlink(path);
+}
+
+static FILE *rec_fopen(void *ctx, const char *path, const char *mode)
+{
+	(void)ctx;
+	return fopen(path, mode);
+}
+
+static int rec_setvbuf(void *ctx, FILE *f, char *buf, int type, size_t size)
+{
+	(void)ctx;
+	return setvbuf(f, buf, type, size);
+}
+
+static size_t rec_fread(void *ctx, void *buf, size_t size, size_t n, FILE *f)
+{
+	struct rec_ctx *c = ctx;
+	long off = ftell(f);
+	size_t r;
+
+	c->reads++;
+	rec_add(c, OP_READ, (uint64_t)off, size * n);
+	if (c->fail_read_n && c->reads == c->fail_read_n) {
+		errno = c->read_errno ? c->read_errno : EIO;
+		return 0;
+	}
+	r = fread(buf, size, n, f);
+	if (r == n)
+		rec_verify(c, buf, size * n, (uint64_t)off);
+	return r;
+}
+
+static size_t rec_fwrite(void *ctx, const void *buf, size_t size, size_t n, FILE *f)
+{
+	struct rec_ctx *c = ctx;
+	long off = ftell(f);
+
+	rec_add(c, OP_WRITE, (uint64_t)off, size * n);
+	if (rec_write_fails(c)) {
+		errno = c->write_errno ? c->write_errno : ENOSPC;
+		return 0;
+	}
+	return fwrite(rec_stamp(c, buf, size * n, (uint64_t)off), size, n, f);
+}
+
+static int rec_fflush(void *ctx, FILE *f)
+{
+	(void)ctx;
+	return fflush(f);
+}
+
+static int rec_fclose(void *ctx, FILE *f)
+{
+	(void)ctx;
+	return fclose(f);
+}
+
+static void rec_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
+{
+	struct rec_ctx *c = ctx;
+
+	(void)o;
+	c->seg_end[t] = c->n_ev;
+	c->seg_done[t] = true;
+}
+
+static struct fslab_io_ops rec_ops(struct rec_ctx *c)
+{
+	return (struct fslab_io_ops){
+		.name = "recording",
+		.ctx = c,
+		.open = rec_open,
+		.close = rec_close,
+		.read = rec_read,
+		.write = rec_write,
+		.lseek = rec_lseek,
+		.fsync = rec_fsync,
+		.unlink = rec_unlink,
+		.fopen = rec_fopen,
+		.setvbuf = rec_setvbuf,
+		.fread = rec_fread,
+		.fwrite = rec_fwrite,
+		.fflush = rec_fflush,
+		.fclose = rec_fclose,
+	};
+}
+
+/* ---- fixture ---- */
+
+static char *dir;
+static char path[512];
+
+static void setup(void)
+{
+	dir = ft_mkdtemp("fslab-engine");
+	ck_assert_ptr_nonnull(dir);
+	snprintf(path, sizeof(path), "%s/testfile", dir);
+}
+
+static void teardown(void)
+{
+	ft_rm_rf(dir);
+	free(dir);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d)))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static int count_files(const char *d_path)
+{
+	DIR *d = opendir(d_path);
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+struct cell_run {
+	struct rec_ctx ctx;
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+	struct fslab_cell_times times;
+	int ret;
+};
+
+static void run_cell(struct cell_run *cr, uint64_t file, uint64_t rec, unsigned tests,
+		     enum fslab_cache_mode cache)
+{
+	struct fslab_bench_buffers b;
+	struct fslab_io_ops ops;
+	struct fslab_cell cell;
+
+	cr->ctx.ev = calloc(MAX_EVENTS, sizeof(*cr->ctx.ev));
+	ops = rec_ops(&cr->ctx);
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, rec), 0);
+	cell = (struct fslab_cell){
+		.path = path,
+		.file_bytes = file,
+		.record_bytes = rec,
+		.tests = tests,
+		.cache = cache,
+		.ops = &ops,
+		.on_test = rec_on_test,
+		.on_test_ctx = &cr->ctx,
+	};
+	cr->ret = fslab_cell_run(&cell, &b, cr->out, &cr->times);
+	fslab_bench_buffers_free(&b);
+}
+
+static void cell_run_free(struct cell_run *cr)
+{
+	free(cr->ctx.ev);
+	free(cr->ctx.scratch);
+	free(cr->ctx.expect);
+}
+
+/* Events of one test in a full cell: from the end of the previous test. */
+static void segment(const struct cell_run *cr, enum fslab_test t, size_t *from, size_t *to)
+{
+	size_t start = 0;
+
+	ck_assert_msg(cr->ctx.seg_done[t], "test %s did not run", fslab_test_to_string(t));
+	for (int p = (int)t - 1; p >= 0; p--)
+		if (cr->ctx.seg_done[p]) {
+			start = cr->ctx.seg_end[p];
+			break;
+		}
+	*from = start;
+	*to = cr->ctx.seg_end[t];
+}
+
+static void expect_seq(const struct cell_run *cr, enum fslab_test t, enum rec_op op,
+		       const uint64_t *recs, size_t n, size_t rec)
+{
+	size_t a, b;
+
+	segment(cr, t, &a, &b);
+	ck_assert_msg(b - a == n, "%s: %zu I/O calls, expected %zu", fslab_test_to_string(t), b - a, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_event *e = &cr->ctx.ev[a + i];
+		ck_assert_msg(e->op == op && e->off == recs[i] * rec && e->len == rec,
+			      "%s call %zu: %s at %llu len %zu; expected %s at %llu len %zu",
+			      fslab_test_to_string(t), i, e->op == OP_READ ? "read" : "write",
+			      (unsigned long long)e->off, e->len, op == OP_READ ? "read" : "write",
+			      (unsigned long long)(recs[i] * rec), rec);
+	}
+}
+
+/* IOzone's stride rule from IOZONE.md, written independently of the engine. */
+static void stride_expected(uint64_t n, uint64_t *out)
+{
+	uint64_t r = 0, wraps = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		out[i] = r;
+		if ((int64_t)r + 17 > (int64_t)n - 2) {
+			wraps++;
+			r = n <= 17 ? 0 : wraps % n;
+		} else {
+			r += 17;
+		}
+	}
+}
+
+static void check_patterns(uint64_t n, size_t rec)
+{
+	struct cell_run cr = { 0 };
+	uint64_t *seq = calloc(n + 1, sizeof(*seq)), *perm_r, *perm_w;
+	size_t a, b;
+
+	run_cell(&cr, n * rec, rec, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.ret, 0);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
+			      cr.out[t].reason);
+
+	/* write, rewrite: 0..N-1 */
+	for (uint64_t i = 0; i < n; i++)
+		seq[i] = i;
+	expect_seq(&cr, FSLAB_TEST_WRITE, OP_WRITE, seq, n, rec);
+	expect_seq(&cr, FSLAB_TEST_REWRITE, OP_WRITE, seq, n, rec);
+	expect_seq(&cr, FSLAB_TEST_FWRITE, OP_WRITE, seq, n, rec);
+	expect_seq(&cr, FSLAB_TEST_FREWRITE, OP_WRITE, seq, n, rec);
+	expect_seq(&cr, FSLAB_TEST_FREAD, OP_READ, seq, n, rec);
+	expect_seq(&cr, FSLAB_TEST_FREREAD, OP_READ, seq, n, rec);
+	/* read, reread: the priming read of record 0, then 0..N-1 */
+	seq[0] = 0;
+	for (uint64_t i = 0; i < n; i++)
+		seq[i + 1] = i;
+	expect_seq(&cr, FSLAB_TEST_READ, OP_READ, seq, n + 1, rec);
+	expect_seq(&cr, FSLAB_TEST_REREAD, OP_READ, seq, n + 1, rec);
+	/* backward read: N-1..0 */
+	for (uint64_t i = 0; i < n; i++)
+		seq[i] = n - 1 - i;
+	expect_seq(&cr, FSLAB_TEST_BACKWARD_READ, OP_READ, seq, n, rec);
+	/* record rewrite: record 0, N times */
+	memset(seq, 0, n * sizeof(*seq));
+	expect_seq(&cr, FSLAB_TEST_RECORD_REWRITE, OP_WRITE, seq, n, rec);
+	/* stride read */
+	stride_expected(n, seq);
+	expect_seq(&cr, FSLAB_TEST_STRIDE_READ, OP_READ, seq, n, rec);
+	if (n <= 17)
+		for (uint64_t i = 0; i < n; i++)
+			ck_assert_uint_eq(seq[i], 0);
+
+	/* random read and random write: the same order, every record once */
+	perm_r = calloc(n, sizeof(*perm_r));
+	perm_w = calloc(n, sizeof(*perm_w));
+	segment(&cr, FSLAB_TEST_RANDOM_READ, &a, &b);
+	ck_assert_uint_eq(b - a, n);
+	for (uint64_t i = 0; i < n; i++) {
+		ck_assert(cr.ctx.ev[a + i].op == OP_READ);
+		perm_r[i] = cr.ctx.ev[a + i].off / rec;
+	}
+	segment(&cr, FSLAB_TEST_RANDOM_WRITE, &a, &b);
+	ck_assert_uint_eq(b - a, n);
+	for (uint64_t i = 0; i < n; i++) {
+		ck_assert(cr.ctx.ev[a + i].op == OP_WRITE);
+		perm_w[i] = cr.ctx.ev[a + i].off / rec;
+	}
+	ck_assert_mem_eq(perm_r, perm_w, n * sizeof(*perm_r));
+	unsigned char *seen = calloc(n, 1);
+	bool in_order = true;
+	for (uint64_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(perm_r[i], n);
+		ck_assert_msg(!seen[perm_r[i]], "record %llu visited twice", (unsigned long long)perm_r[i]);
+		seen[perm_r[i]] = 1;
+		in_order &= perm_r[i] == i;
+	}
+	if (n >= 8)
+		ck_assert_msg(!in_order, "the random order is the sequential order");
+
+	/* data integrity: every read returned what was written there */
+	ck_assert_uint_gt(cr.ctx.checked, 6 * n);
+	ck_assert_uint_eq(cr.ctx.mismatches, 0);
+	ck_assert_int_eq(count_files(dir), 0);
+
+	free(seen);
+	free(perm_r);
+	free(perm_w);
+	free(seq);
+	cell_run_free(&cr);
+}
+
+START_TEST(patterns_small_file)
+{
+	/* N = 16 records: stride reads all hit record 0 */
+	check_patterns(16, 4096);
+}
+END_TEST
+
+START_TEST(patterns_17_records)
+{
+	check_patterns(17, 4096);
+}
+END_TEST
+
+START_TEST(patterns_many_records)
+{
+	/* N = 64 and N = 256: stride wraps */
+	check_patterns(64, 4096);
+	check_patterns(256, 8192);
+}
+END_TEST
+
+START_TEST(random_order_fixed)
+{
+	/* the same order in every run: a pure function of (i, n) */
+	for (uint64_t n = 1; n <= 300; n += 37) {
+		unsigned char *seen = calloc(n, 1);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t r = fslab_random_record(i, n);
+			ck_assert_uint_lt(r, n);
+			ck_assert(!seen[r]);
+			seen[r] = 1;
+			ck_assert_uint_eq(r, fslab_random_record(i, n));
+		}
+		free(seen);
+	}
+}
+END_TEST
+
+START_TEST(stride_rule)
+{
+	uint64_t wraps = 0;
+
+	/* N = 64: 0, 17, 34, 51, then the jump to 68 would pass 62: wrap to 1 */
+	ck_assert_uint_eq(fslab_stride_next(0, 64, &wraps), 17);
+	ck_assert_uint_eq(fslab_stride_next(34, 64, &wraps), 51);
+	ck_assert_uint_eq(fslab_stride_next(51, 64, &wraps), 1);
+	ck_assert_uint_eq(wraps, 1);
+	ck_assert_uint_eq(fslab_stride_next(52, 64, &wraps), 2);
+	wraps = 0;
+	ck_assert_uint_eq(fslab_stride_next(0, 17, &wraps), 0);
+}
+END_TEST
+
+START_TEST(modes_fsync_and_direct)
+{
+	struct cell_run cr = { 0 };
+
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_FSYNC);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s", cr.out[t].reason);
+	ck_assert_uint_eq(cr.ctx.mismatches, 0);
+	cell_run_free(&cr);
+
+	memset(&cr, 0, sizeof(cr));
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_DIRECT);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		const struct fslab_bench_test *bt = fslab_bench_test_get(t);
+		if (bt->flags & FSLAB_BT_STDIO) {
+			ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_SKIPPED);
+			ck_assert_ptr_nonnull(strstr(cr.out[t].reason, "direct"));
+		} else {
+			/* O_DIRECT works here, or the whole test is skipped with why */
+			ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK ||
+					      (cr.out[t].status == FSLAB_OUTCOME_SKIPPED &&
+					       strstr(cr.out[t].reason, "O_DIRECT")),
+				      "%s: %s", fslab_test_to_string(t), cr.out[t].reason);
+		}
+	}
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
+}
+END_TEST
+
+START_TEST(only_read_tests_prepare_the_file)
+{
+	struct cell_run cr = { 0 };
+	unsigned mask = (1u << FSLAB_TEST_READ) | (1u << FSLAB_TEST_STRIDE_READ);
+
+	run_cell(&cr, 128 * 1024, 4096, mask, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_READ].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_STRIDE_READ].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_NOT_RUN);
+	ck_assert_uint_eq(cr.ctx.mismatches, 0);
+	ck_assert_uint_gt(cr.ctx.checked, 0);
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
+}
+END_TEST
+
+START_TEST(fault_enospc_nth_write)
+{
+	struct cell_run cr = { 0 };
+	int fds = count_fds();
+
+	cr.ctx.fail_write_n = 5;
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_FAILED);
+	ck_assert_msg(strstr(cr.out[FSLAB_TEST_WRITE].reason, "No space left on device") &&
+			      strstr(cr.out[FSLAB_TEST_WRITE].reason, "offset 16384"),
+		      "%s", cr.out[FSLAB_TEST_WRITE].reason);
+	/* the run went on: the later tests got a file and passed */
+	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_MAX; t++)
+		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
+			      cr.out[t].reason);
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(fault_enospc_disk_full)
+{
+	struct cell_run cr = { 0 };
+	int fds = count_fds();
+
+	/* every write from the 70th on fails: the filesystem is full */
+	cr.ctx.fail_write_n = 70;
+	cr.ctx.fail_writes_after = true;
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_REWRITE].status, FSLAB_OUTCOME_FAILED);
+	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_MAX; t++) {
+		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_FAILED);
+		ck_assert_msg(strstr(cr.out[t].reason, "No space left"), "%s", cr.out[t].reason);
+	}
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(fault_eio_read)
+{
+	struct cell_run cr = { 0 };
+	int fds = count_fds();
+
+	/* the 2nd read call is the read test's first timed read (after priming) */
+	cr.ctx.fail_read_n = 2;
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_READ].status, FSLAB_OUTCOME_FAILED);
+	ck_assert_msg(strstr(cr.out[FSLAB_TEST_READ].reason, "Input/output error"), "%s",
+		      cr.out[FSLAB_TEST_READ].reason);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_REREAD].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_FREREAD].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(fault_stdio)
+{
+	struct cell_run cr = { 0 };
+	int fds = count_fds();
+	/* writes: write 64 + rewrite 64 + random 64 + record rewrite 64 = 256;
+	 * the 260th is fwrite's 4th */
+	cr.ctx.fail_write_n = 260;
+	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_FSYNC);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_FWRITE].status, FSLAB_OUTCOME_FAILED);
+	ck_assert_msg(strstr(cr.out[FSLAB_TEST_FWRITE].reason, "fwrite"), "%s",
+		      cr.out[FSLAB_TEST_FWRITE].reason);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_FREWRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(stop_between_tests)
+{
+	struct cell_run cr = { 0 };
+	volatile sig_atomic_t stop = 1;
+	struct fslab_bench_buffers b;
+	struct fslab_io_ops ops;
+
+	cr.ctx.ev = calloc(MAX_EVENTS, sizeof(*cr.ctx.ev));
+	ops = rec_ops(&cr.ctx);
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	struct fslab_cell cell = { .path = path, .file_bytes = 65536, .record_bytes = 4096,
+				   .tests = FSLAB_TESTS_ALL, .cache = FSLAB_CACHE_WARM,
+				   .ops = &ops, .stop = &stop };
+	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_NOT_RUN);
+	fslab_bench_buffers_free(&b);
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
+}
+END_TEST
+
+/* ---- plan ---- */
+
+static size_t plan_count(const char *preset, uint64_t fmax, bool keep)
+{
+	struct fslab_sweep_spec s;
+	struct fslab_plan p;
+	size_t n;
+
+	ck_assert_int_eq(fslab_sweep_preset(preset, &s), 0);
+	if (fmax)
+		s.file_max = fmax;
+	s.keep_small_records = keep;
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	n = p.n;
+	fslab_plan_free(&p);
+	return n;
+}
+
+START_TEST(plan_counts)
+{
+	ck_assert_uint_eq(plan_count("seed", 0, false), 144);
+	ck_assert_uint_eq(plan_count("seed", FSLAB_GiB, false), 135);
+	ck_assert_uint_eq(plan_count("seed", 64 * FSLAB_MiB, false), 99);
+	ck_assert_uint_eq(plan_count("seed", 512 * FSLAB_MiB, false), 126);
+	ck_assert_uint_eq(plan_count("quick", 0, false), 99);
+	/* -z keeps the small records: 13 records for every file from 16M up */
+	ck_assert_uint_eq(plan_count("seed", 0, true), 81 + 7 * 13);
+
+	struct fslab_sweep_spec s;
+	ck_assert_int_eq(fslab_sweep_preset("seed", &s), 0);
+	ck_assert_uint_eq(s.tests, FSLAB_TESTS_ALL);
+	ck_assert_uint_eq(s.trials, 1);
+	ck_assert_int_eq(s.cache, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(fslab_sweep_preset("bogus", &s), -EINVAL);
+}
+END_TEST
+
+START_TEST(plan_bounds)
+{
+	struct fslab_sweep_spec s;
+	struct fslab_plan p;
+
+	ck_assert_int_eq(fslab_sweep_preset("seed", &s), 0);
+	s.file_min = FSLAB_MiB;
+	s.file_max = 64 * FSLAB_MiB;
+	s.record_min = 16 * FSLAB_KiB;
+	s.record_max = 2 * FSLAB_MiB;
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	ck_assert_uint_gt(p.n, 0);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct fslab_sweep_cell *c = &p.cells[i];
+		ck_assert_uint_ge(c->file_bytes, s.file_min);
+		ck_assert_uint_le(c->file_bytes, s.file_max);
+		ck_assert_uint_ge(c->record_bytes, s.record_min);
+		ck_assert_uint_le(c->record_bytes, s.record_max);
+		ck_assert_uint_le(c->record_bytes, c->file_bytes);
+		if (c->file_bytes > 16 * FSLAB_MiB)
+			ck_assert_uint_ge(c->record_bytes, 64 * FSLAB_KiB);
+		if (i)
+			ck_assert(c->file_bytes > p.cells[i - 1].file_bytes ||
+				  (c->file_bytes == p.cells[i - 1].file_bytes &&
+				   c->record_bytes > p.cells[i - 1].record_bytes));
+	}
+	/* 1M: 16K..1M = 7; 2M..16M: 16K..2M = 8 x 4; 32M, 64M: 64K..2M = 6 x 2 */
+	ck_assert_uint_eq(p.n, 7 + 32 + 12);
+	fslab_plan_free(&p);
+
+	s.record_min = 128 * FSLAB_MiB;
+	s.record_max = 128 * FSLAB_MiB;
+	ck_assert_int_eq(fslab_plan_build(&s, &p), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bench_engine");
+	TCase *tc = tcase_create("engine");
+	TCase *tp = tcase_create("plan");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, patterns_small_file);
+	tcase_add_test(tc, patterns_17_records);
+	tcase_add_test(tc, patterns_many_records);
+	tcase_add_test(tc, random_order_fixed);
+	tcase_add_test(tc, stride_rule);
+	tcase_add_test(tc, modes_fsync_and_direct);
+	tcase_add_test(tc, only_read_tests_prepare_the_file);
+	tcase_add_test(tc, fault_enospc_nth_write);
+	tcase_add_test(tc, fault_enospc_disk_full);
+	tcase_add_test(tc, fault_eio_read);
+	tcase_add_test(tc, fault_stdio);
+	tcase_add_test(tc, stop_between_tests);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tp, plan_counts);
+	tcase_add_test(tp, plan_bounds);
+	suite_add_tcase(s, tp);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
