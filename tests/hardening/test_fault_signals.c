@@ -1,0 +1,295 @@
+/* Faults: SIGINT, SIGTERM and SIGKILL delivered at seeded points of fslab
+ * setup, run and teardown.  A point is "the Nth system call the command
+ * makes" (the ptrace stepper in hard_util.c stops it there, sends the
+ * signal and lets it go), so every point is reproducible from the seed and
+ * the points cover the whole command, from option parsing to the last
+ * state write.  SIGINT goes to the command's process group, as Ctrl-C does.
+ *
+ * After every fault:
+ *   setup     the state file is absent or valid; fslab teardown reaches a
+ *             clean disk (or, when setup died before it wrote a state file,
+ *             says there is no lab and the disk is byte-identical);
+ *   teardown  a second teardown reaches a clean disk;
+ *   run       fslab run --resume completes, and every cell of the plan is
+ *             in the results exactly once (rows counted by cell identity:
+ *             filesystem, test, file size, record size, trial).
+ *
+ * Points per command and signal: $FSLAB_FAULT_POINTS, default 20
+ * (scripts/ci-sanitize.sh lowers it).  Seed: $FSLAB_FAULT_SEED, default 1.
+ * Each test prints its figures ("FAULTS setup SIGKILL: 20 points ..."). */
+#include "hard_util.h"
+#include "state.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct hu_lab lab;
+static unsigned char *fp_before, *fp_now;
+
+static void lab_up(void)
+{
+	ft_require_root();
+	if (hu_lab_create(&lab, "fslab-faults", 64u << 20, NULL) < 0) {
+		hu_lab_destroy(&lab);
+		fprintf(stderr, "cannot create the test's loop device\n");
+		exit(1);
+	}
+}
+
+static void lab_down(void)
+{
+	hu_lab_destroy(&lab);
+}
+
+static uint64_t fault_seed(void)
+{
+	const char *e = getenv("FSLAB_FAULT_SEED");
+
+	return e && *e ? strtoull(e, NULL, 10) : 1;
+}
+
+static const char *sig_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL";
+}
+
+static void setup_argv(const char *argv[12])
+{
+	const char *a[] = { ft_fslab_bin(), "setup", "--device", lab.loop.device, "--spec", lab.spec,
+			    "--mount-root", lab.mnt, "--state", lab.state, "--yes", NULL };
+	memcpy(argv, a, sizeof(a));
+}
+
+static void teardown_argv(const char *argv[5])
+{
+	const char *a[] = { ft_fslab_bin(), "teardown", "--state", lab.state, NULL };
+	memcpy(argv, a, sizeof(a));
+}
+
+/* Failures are collected, not fatal at once: the test goes on (after
+ * resetting the lab) so one run gives the whole picture. */
+static unsigned n_failures;
+static char failures[8][700];
+
+static void record_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void record_failure(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[700];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "FAILURE: %s\n", msg);
+	if (n_failures < 8)
+		snprintf(failures[n_failures], sizeof(failures[0]), "%s", msg);
+	n_failures++;
+	ck_assert_int_eq(hu_lab_reset(&lab), 0);
+}
+
+static void assert_no_failures(void)
+{
+	char all[8 * 710] = "";
+
+	for (unsigned i = 0; i < n_failures && i < 8; i++) {
+		strcat(all, "\n  ");
+		strcat(all, failures[i]);
+	}
+	ck_assert_msg(n_failures == 0, "%u failure(s):%s", n_failures, all);
+}
+
+static bool setup_ok(void)
+{
+	struct ft_output o;
+	bool ok;
+
+	ck_assert_int_eq(hu_setup(&lab, &o), 0);
+	ok = o.status == 0;
+	if (!ok)
+		record_failure("setup on a clean disk failed (%d): %s", o.status, o.err);
+	ft_output_free(&o);
+	return ok;
+}
+
+/* The state file is absent, or a state file fslab_state_load accepts (the
+ * write is atomic: never half a file). */
+static bool state_whole(const char *what)
+{
+	static struct fslab_state st;
+	char err[512];
+	int r = fslab_state_load(lab.state, &st, err, sizeof(err));
+
+	if (r == 0 || r == -ENOENT)
+		return true;
+	record_failure("%s: state file unreadable after the fault: %s", what, err);
+	return false;
+}
+
+/* teardown after a fault reaches a clean disk.  Exit 1 "no lab" is right
+ * only when there was no state file; after a setup the disk must then be as
+ * it was before the command (fp_before); after a teardown that got as far
+ * as removing the state file, clean is enough. */
+static bool teardown_cleans(const char *what, bool after_setup)
+{
+	struct ft_output o;
+	char why[512];
+	struct stat st;
+	bool had_state = stat(lab.state, &st) == 0, ok = true;
+
+	ck_assert_int_eq(hu_teardown(&lab, &o), 0);
+	if (had_state && o.status != 0) {
+		record_failure("%s: the next teardown failed (%d): %s", what, o.status, o.err);
+		ok = false;
+	} else if (!had_state && o.status != 0) {
+		if (o.status != 1 || !strstr(o.err, "no lab")) {
+			record_failure("%s: teardown without a state file: status %d: %s", what,
+				       o.status, o.err);
+			ok = false;
+		} else if (after_setup && ft_disk_fingerprint(lab.loop.device, fp_now) != 0 ||
+			   memcmp(fp_before, fp_now, FT_FINGERPRINT_SIZE) != 0) {
+			record_failure("%s: the command died before writing its state file but the disk changed",
+				       what);
+			ok = false;
+		}
+	}
+	ft_output_free(&o);
+	if (ok && !hu_disk_clean(&lab, why, sizeof(why))) {
+		record_failure("%s: not clean after teardown: %s", what, why);
+		ok = false;
+	}
+	return ok;
+}
+
+static void fingerprint_before(void)
+{
+	if (!fp_before) {
+		fp_before = malloc(FT_FINGERPRINT_SIZE);
+		fp_now = malloc(FT_FINGERPRINT_SIZE);
+	}
+	ck_assert_ptr_nonnull(fp_before);
+	ck_assert_ptr_nonnull(fp_now);
+	ck_assert_int_eq(ft_disk_fingerprint(lab.loop.device, fp_before), 0);
+}
+
+START_TEST(setup_signals)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
+	unsigned points = hu_fault_points(20), total = 0;
+	const char *argv[12];
+	char log[PATH_MAX], what[128];
+	long steps;
+	int status;
+
+	setup_argv(argv);
+	snprintf(log, sizeof(log), "%s/setup.log", lab.dir);
+	fingerprint_before();
+	steps = hu_trace_count(argv, NULL, log, &status);
+	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted setup failed (%d): see %s", status,
+		      log);
+	teardown_cleans("after an uninterrupted setup", true);
+	for (size_t s = 0; s < 3; s++) {
+		unsigned injected = 0, failed_setup = 0, before = n_failures;
+
+		for (unsigned i = 0; i < points; i++) {
+			long at = hu_point(fault_seed() * 31 + (uint64_t)sigs[s], i, points, steps);
+			int r;
+
+			setup_argv(argv); /* the loop device may have been replaced */
+			fingerprint_before();
+			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
+			snprintf(what, sizeof(what), "setup %s at step %ld of %ld", sig_name(sigs[s]), at,
+				 steps);
+			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
+			injected += r == 1;
+			failed_setup += r == 1 && status != 0;
+			if (state_whole(what))
+				teardown_cleans(what, true);
+		}
+		printf("FAULTS setup %s: %u points, %u signals delivered (%u stopped setup), %ld steps "
+		       "in a whole setup; %u failed checks\n",
+		       sig_name(sigs[s]), points, injected, failed_setup, steps, n_failures - before);
+		fflush(stdout);
+		if (injected < points * 9 / 10)
+			record_failure("setup %s: only %u of %u points reached", sig_name(sigs[s]),
+				       injected, points);
+		total += injected;
+	}
+	printf("FAULTS setup total: %u signals delivered\n", total);
+	assert_no_failures();
+}
+END_TEST
+
+START_TEST(teardown_signals)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
+	unsigned points = hu_fault_points(20), total = 0;
+	const char *argv[5];
+	char log[PATH_MAX], what[128];
+	long steps;
+	int status;
+
+	teardown_argv(argv);
+	snprintf(log, sizeof(log), "%s/teardown.log", lab.dir);
+	ck_assert(setup_ok());
+	steps = hu_trace_count(argv, NULL, log, &status);
+	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted teardown failed (%d): see %s",
+		      status, log);
+	for (size_t s = 0; s < 3; s++) {
+		unsigned injected = 0, before = n_failures;
+
+		for (unsigned i = 0; i < points; i++) {
+			long at = hu_point(fault_seed() * 37 + (uint64_t)sigs[s], i, points, steps);
+			int r;
+
+			if (!setup_ok())
+				continue;
+			fingerprint_before();
+			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
+			snprintf(what, sizeof(what), "teardown %s at step %ld of %ld",
+				 sig_name(sigs[s]), at, steps);
+			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
+			injected += r == 1;
+			if (state_whole(what))
+				teardown_cleans(what, false);
+		}
+		printf("FAULTS teardown %s: %u points, %u signals delivered, %ld steps in a whole "
+		       "teardown; %u failed checks\n",
+		       sig_name(sigs[s]), points, injected, steps, n_failures - before);
+		fflush(stdout);
+		if (injected < points * 9 / 10)
+			record_failure("teardown %s: only %u of %u points reached", sig_name(sigs[s]),
+				       injected, points);
+		total += injected;
+	}
+	printf("FAULTS teardown total: %u signals delivered\n", total);
+	assert_no_failures();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fault_signals");
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	tc = tcase_create("setup");
+	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
+	tcase_add_test(tc, setup_signals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("teardown");
+	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
+	tcase_add_test(tc, teardown_signals);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
