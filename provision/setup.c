@@ -195,25 +195,27 @@ static int setup_check_environment(struct setup_run *s)
 	for (;;) {
 		if (lstat(path, &st) == 0) {
 			if (S_ISLNK(st.st_mode)) {
-				fslab_error("mount root: %s is a symbolic link; fslab does not follow "
+				fslab_error("refused: mount root %s is a symbolic link; fslab does not follow "
 					    "links there (give a real directory with --mount-root)",
 					    path);
 				return FSLAB_EXIT_FAILURE;
 			}
 			if (!S_ISDIR(st.st_mode)) {
-				fslab_error("mount root: %s is not a directory; give another --mount-root",
+				fslab_error("refused: mount root %s is not a directory; give another --mount-root",
 					    path);
 				return FSLAB_EXIT_FAILURE;
 			}
 			if (access(path, W_OK) != 0) {
-				fslab_error("mount root: cannot write in %s: %s; give another --mount-root",
+				fslab_error("refused: cannot write in the mount root %s: %s; give another --mount-root",
 					    path, strerror(errno));
 				return FSLAB_EXIT_FAILURE;
 			}
 			break;
 		}
 		if (errno != ENOENT) {
-			fslab_error("mount root %s: %s: %s", s->mount_root, path, strerror(errno));
+			fslab_error("refused: cannot create the mount root %s (%s: %s); give another "
+				    "--mount-root",
+				    s->mount_root, path, strerror(errno));
 			return FSLAB_EXIT_FAILURE;
 		}
 		char *slash = strrchr(path, '/');
@@ -228,13 +230,13 @@ static int setup_check_environment(struct setup_run *s)
 		if (lstat(mp, &st) < 0)
 			continue;
 		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
-			fslab_error("mount point %s is %s; fslab does not follow or replace it (remove it "
+			fslab_error("refused: mount point %s is %s; fslab does not follow or replace it (remove it "
 				    "or give another --mount-root)",
 				    mp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
 			return FSLAB_EXIT_FAILURE;
 		}
 		if (prov_mount_at(mp, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-			fslab_error("mount point %s already has %s (%s) mounted; unmount it or give "
+			fslab_error("refused: mount point %s already has %s (%s) mounted; unmount it or give "
 				    "another --mount-root",
 				    mp, src, fstype);
 			return FSLAB_EXIT_FAILURE;
@@ -242,7 +244,7 @@ static int setup_check_environment(struct setup_run *s)
 	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT) {
-		fslab_error("state file %s: cannot write in %s: %s; give another --state", s->state_path,
+		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state", s->state_path,
 			    dir, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -720,7 +722,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	}
 
 	if (access(s->state_path, F_OK) == 0) {
-		fslab_error("a lab is already set up (state file %s); run fslab teardown --state %s "
+		fslab_error("refused: a lab is already set up (state file %s); run fslab teardown --state %s "
 			    "first, or give another --state",
 			    s->state_path, s->state_path);
 		ret = FSLAB_EXIT_FAILURE;
@@ -745,7 +747,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		goto out_free;
 	}
 	if (access(s->state_path, F_OK) == 0) {
-		fslab_error("a lab is already set up (state file %s); run fslab teardown --state %s "
+		fslab_error("refused: a lab is already set up (state file %s); run fslab teardown --state %s "
 			    "first, or give another --state",
 			    s->state_path, s->state_path);
 		ret = FSLAB_EXIT_FAILURE;

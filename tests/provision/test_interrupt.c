@@ -1,2 +1,187 @@
+/* Setup stopped at every step (SIGINT: at the next safe point; SIGKILL:
+ * right there), then teardown undoes it and nothing is left.  Setup is
+ * held at a step by the test hook FSLAB_TEST_PAUSE_AT=<step>. */
 #include "provtest.h"
-int main(void) { return 77; }
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const steps[] = {
+	"attached",   "claimed", "partitioning", "partitioned", "format-ext4", "format-xfs",
+	"format-fat32", "formatted", "mount-ext2", "mount-fat32", "mount-btrfs", "mounted",
+};
+#define N_STEPS (int)(sizeof(steps) / sizeof(steps[0]))
+
+/* Starts setup held at `step`, sends sig, returns setup's output. */
+static void setup_stopped_at(struct pt_env *e, const char *device, const char *step, int sig,
+			     struct ft_output *o)
+{
+	struct ft_proc p;
+	char marker[128];
+	const char *argv[] = { ft_fslab_bin(), "setup", device ? "--device" : "--image",
+			       device ? device : e->image, "--spec", e->spec, "--state", e->state,
+			       "--mount-root", e->mnt, "--yes", NULL };
+
+	setenv("FSLAB_TEST_PAUSE_AT", step, 1);
+	ck_assert_int_eq(ft_spawn(argv, &p), 0);
+	unsetenv("FSLAB_TEST_PAUSE_AT");
+	snprintf(marker, sizeof(marker), "paused at %s ", step);
+	if (ft_proc_wait_for(&p, marker, 60000) != 0) {
+		kill(p.pid, SIGKILL);
+		ft_proc_finish(&p, o);
+		ck_abort_msg("setup never reached %s:\n%s\n%s", step, o->out, o->err);
+	}
+	ck_assert_int_eq(kill(p.pid, sig), 0);
+	ck_assert_int_eq(ft_proc_finish(&p, o), 0);
+}
+
+static void stop_then_teardown(int i, int sig)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct stat sb;
+	const char *step = steps[i];
+
+	ft_require_root();
+	pt_env_init(&e);
+	setup_stopped_at(&e, NULL, step, sig, &o);
+	if (sig == SIGKILL) {
+		ck_assert_int_eq(o.status, 128 + SIGKILL);
+	} else {
+		pt_assert_result(&o, 1, "interrupted");
+		ck_assert_ptr_nonnull(strstr(o.err, "fslab teardown"));
+	}
+	ft_output_free(&o);
+	ck_assert_msg(stat(e.state, &sb) == 0, "no state file after stopping at %s", step);
+	/* the half-made lab is reported as damaged */
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 1, "setup did not finish");
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	pt_assert_nothing_left(&e, NULL);
+	ck_assert_msg(stat(e.mnt, &sb) != 0, "mount root left after stopping at %s", step);
+}
+
+START_TEST(sigint_at_each_step_then_teardown)
+{
+	stop_then_teardown(_i, SIGINT);
+}
+END_TEST
+
+START_TEST(sigkill_at_each_step_then_teardown)
+{
+	stop_then_teardown(_i, SIGKILL);
+}
+END_TEST
+
+/* On a disk given with --device: killed before the GPT was written, the
+ * disk is left as it was; killed after, it is wiped blank. */
+START_TEST(sigkill_on_a_device_then_teardown)
+{
+	static const char *const dev_steps[] = { "partitioning", "partitioned", "mount-fat32" };
+	struct pt_env e;
+	struct ft_loop l;
+	struct ft_output o;
+	unsigned char *before = malloc(FT_FINGERPRINT_SIZE), *after = malloc(FT_FINGERPRINT_SIZE);
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	ck_assert_int_eq(ft_disk_fingerprint(l.device, before), 0);
+	setup_stopped_at(&e, l.device, dev_steps[_i], SIGKILL, &o);
+	ck_assert_int_eq(o.status, 128 + SIGKILL);
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	ck_assert(!pt_blkid_finds_something(l.device));
+	if (_i == 0) {
+		ck_assert_int_eq(ft_disk_fingerprint(l.device, after), 0);
+		ck_assert(memcmp(before, after, FT_FINGERPRINT_SIZE) == 0);
+	}
+	ft_loop_destroy(&l);
+	free(before);
+	free(after);
+}
+END_TEST
+
+/* teardown refuses a disk whose GPT disk GUID is not the lab's. */
+START_TEST(teardown_refuses_a_foreign_disk_guid)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	struct ft_output o;
+	char *text = NULL, *at;
+	unsigned char *before = malloc(FT_FINGERPRINT_SIZE), *after = malloc(FT_FINGERPRINT_SIZE);
+	FILE *f;
+	long n;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	/* unmount by hand so the disk itself is what teardown would change */
+	f = fopen(e.state, "r");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	at = strstr(text, "\"disk_guid\":\"");
+	ck_assert_ptr_nonnull(at);
+	at += strlen("\"disk_guid\":\"");
+	char saved = at[0];
+	at[0] = at[0] == '0' ? '1' : '0'; /* another GUID */
+	ck_assert_int_eq(ft_write_file(e.state, text), 0);
+	ck_assert_int_eq(ft_disk_fingerprint(l.device, before), 0);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 1, "GUID");
+	ck_assert_ptr_nonnull(strstr(o.err, "refused"));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_disk_fingerprint(l.device, after), 0);
+	ck_assert(memcmp(before, after, FT_FINGERPRINT_SIZE) == 0);
+	ck_assert_int_eq(ft_mounts_under(e.mnt), 5); /* nothing unmounted either */
+	at[0] = saved;
+	ck_assert_int_eq(ft_write_file(e.state, text), 0);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert(!pt_blkid_finds_something(l.device));
+	ft_loop_destroy(&l);
+	free(text);
+	free(before);
+	free(after);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("provision interrupt");
+	TCase *tc = tcase_create("interrupt");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, sigint_at_each_step_then_teardown, 0, N_STEPS);
+	tcase_add_loop_test(tc, sigkill_at_each_step_then_teardown, 0, N_STEPS);
+	tcase_add_loop_test(tc, sigkill_on_a_device_then_teardown, 0, 3);
+	tcase_add_test(tc, teardown_refuses_a_foreign_disk_guid);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,2 +1,383 @@
+/* Every safety rule of setup, each on a loop device of the test's own:
+ * setup must refuse with exit 1, name the rule, and leave the disk's first
+ * and last MiB byte-identical (ft_disk_fingerprint), with no state file. */
 #include "provtest.h"
-int main(void) { return 77; }
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+static unsigned char fp_before[FT_FINGERPRINT_SIZE], fp_after[FT_FINGERPRINT_SIZE];
+
+static void fingerprint(const char *dev, unsigned char *fp)
+{
+	ck_assert_msg(ft_disk_fingerprint(dev, fp) == 0, "fingerprint of %s", dev);
+}
+
+/* setup --device dev (with extra args) is refused naming `rule`, and
+ * nothing on dev changed. */
+#define assert_refused(e, dev, rule, ...)                                                     \
+	do {                                                                                  \
+		struct ft_output o_;                                                          \
+		struct stat sb_;                                                              \
+		fingerprint(dev, fp_before);                                                  \
+		ck_assert_int_eq(pt_setup_device(e, dev, &o_, __VA_ARGS__), 0);                \
+		pt_assert_result(&o_, 1, rule);                                               \
+		ck_assert_msg(strstr(o_.err, "refused") != NULL, "no 'refused' in: %s", o_.err); \
+		ft_output_free(&o_);                                                          \
+		fingerprint(dev, fp_after);                                                   \
+		ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0,          \
+			      "%s changed by a refused setup", dev);                          \
+		ck_assert_msg(stat((e)->state, &sb_) != 0, "state file written");             \
+		ck_assert_int_eq(ft_mounts_under((e)->mnt), 0);                               \
+	} while (0)
+
+static void run_ok(const char *const argv[])
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "%s failed (%d): %s", argv[0], o.status, o.err);
+	ft_output_free(&o);
+}
+
+static void wait_node(const char *dev)
+{
+	struct stat sb;
+
+	for (int i = 0; i < 500 && (stat(dev, &sb) != 0 || !S_ISBLK(sb.st_mode)); i++)
+		usleep(10000);
+	ck_assert_msg(stat(dev, &sb) == 0 && S_ISBLK(sb.st_mode), "%s did not appear", dev);
+}
+
+START_TEST(not_a_block_device)
+{
+	struct pt_env e;
+	char file[1200];
+
+	ft_require_root();
+	pt_env_init(&e);
+	snprintf(file, sizeof(file), "%s/plain-file", e.dir);
+	{
+		int fd = open(file, O_RDWR | O_CREAT, 0600);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 4 << 20), 0);
+		ck_assert_int_eq(pwrite(fd, "data", 4, 4096), 4);
+		close(fd);
+	}
+	assert_refused(&e, file, "not a block device", "--yes", "--wipe", NULL);
+}
+END_TEST
+
+START_TEST(a_partition_not_a_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char part[80];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 700ull << 20), 0);
+	ck_assert_int_eq(ft_blkpg_add(l.device, 1, 1 << 20, 600ll << 20), 0);
+	snprintf(part, sizeof(part), "%sp1", l.device);
+	wait_node(part);
+	assert_refused(&e, part, "is a partition", "--yes", "--wipe", NULL);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(mounted_filesystem_on_the_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char mp[1200];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	{
+		const char *argv[] = { "/usr/sbin/mkfs.ext4", "-q", l.device, NULL };
+		run_ok(argv);
+	}
+	snprintf(mp, sizeof(mp), "%s/usermount", e.dir);
+	ck_assert_int_eq(mkdir(mp, 0755), 0);
+	ck_assert_int_eq(mount(l.device, mp, "ext4", 0, NULL), 0);
+	assert_refused(&e, l.device, "mounted", "--yes", "--wipe", NULL);
+	ck_assert_int_eq(umount(mp), 0);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(mounted_partition_of_the_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char mp[1200], part[80];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	ck_assert_int_eq(ft_blkpg_add(l.device, 2, 100 << 20, 64 << 20), 0);
+	snprintf(part, sizeof(part), "%sp2", l.device);
+	wait_node(part);
+	{
+		const char *argv[] = { "/usr/sbin/mkfs.ext2", "-q", part, NULL };
+		run_ok(argv);
+	}
+	snprintf(mp, sizeof(mp), "%s/usermount", e.dir);
+	ck_assert_int_eq(mkdir(mp, 0755), 0);
+	ck_assert_int_eq(mount(part, mp, "ext2", 0, NULL), 0);
+	assert_refused(&e, l.device, "mounted", "--yes", "--wipe", NULL);
+	ck_assert_int_eq(umount(mp), 0);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+/* A FUSE mount (fusefat, without fsname: the mount table does not name
+ * the device) is found through the daemon holding the device open. */
+START_TEST(fuse_mounted_filesystem_on_the_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char mp[1200];
+
+	ft_require_root();
+	if (access("/usr/bin/fusefat", X_OK) != 0 || access("/dev/fuse", F_OK) != 0)
+		return; /* no FUSE here: nothing to test */
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	{
+		const char *argv[] = { "/usr/sbin/mkfs.fat", "-F", "32", l.device, NULL };
+		run_ok(argv);
+	}
+	snprintf(mp, sizeof(mp), "%s/fusemount", e.dir);
+	ck_assert_int_eq(mkdir(mp, 0755), 0);
+	{
+		const char *argv[] = { "/usr/bin/fusefat", "-o", "ro", l.device, mp, NULL };
+		run_ok(argv);
+	}
+	for (int i = 0; i < 300 && ft_mounts_under(mp) == 0; i++)
+		usleep(10000);
+	ck_assert_int_eq(ft_mounts_under(mp), 1);
+	assert_refused(&e, l.device, "in use", "--yes", "--wipe", NULL);
+	ck_assert_int_eq(umount(mp), 0);
+	usleep(200000);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(active_swap_on_the_disk)
+{
+	struct pt_env e;
+	struct ft_loop l;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	{
+		const char *argv[] = { "/usr/sbin/mkswap", l.device, NULL };
+		run_ok(argv);
+	}
+	if (swapon(l.device, 0) != 0) {
+		ft_loop_destroy(&l); /* this kernel has no swap: nothing to test */
+		return;
+	}
+	assert_refused(&e, l.device, "swap", "--yes", "--wipe", NULL);
+	ck_assert_int_eq(swapoff(l.device), 0);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(held_open_exclusively)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	int fd;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	fd = open(l.device, O_RDONLY | O_EXCL);
+	ck_assert_int_ge(fd, 0);
+	assert_refused(&e, l.device, "exclusively", "--yes", NULL);
+	close(fd);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(smaller_than_the_layout)
+{
+	struct pt_env e;
+	struct ft_loop l;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, PT_SMALL_BYTES - (1 << 20)), 0);
+	assert_refused(&e, l.device, "too small", "--yes", NULL);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(existing_table_or_signature_needs_wipe)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	struct ft_output o;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	if (access("/usr/sbin/sfdisk", X_OK) == 0) {
+		const char *argv[] = { "/usr/sbin/sfdisk", "--quiet", "--no-reread", l.device, NULL };
+		ck_assert_int_eq(ft_run(argv, "label: gpt\n", &o), 0);
+		ck_assert_msg(o.status == 0, "sfdisk: %s", o.err);
+		ft_output_free(&o);
+		assert_refused(&e, l.device, "gpt", "--yes", NULL);
+	}
+	{
+		const char *argv[] = { "/usr/sbin/mkfs.ext4", "-q", "-F", l.device, NULL };
+		run_ok(argv);
+	}
+	assert_refused(&e, l.device, "--wipe", "--yes", NULL);
+	/* with --wipe it goes ahead, and teardown leaves nothing */
+	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", "--wipe", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert(!pt_blkid_finds_something(l.device));
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(existing_image_with_signature_needs_wipe)
+{
+	struct pt_env e;
+	struct ft_output o;
+	unsigned char *fp = fp_before;
+
+	ft_require_root();
+	pt_env_init(&e);
+	{
+		int fd = open(e.image, O_RDWR | O_CREAT, 0600);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, (off_t)PT_SMALL_BYTES), 0);
+		close(fd);
+		const char *argv[] = { "/usr/sbin/mkfs.ext4", "-q", "-F", e.image, NULL };
+		run_ok(argv);
+	}
+	fingerprint(e.image, fp);
+	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
+	pt_assert_result(&o, 1, "--wipe");
+	ft_output_free(&o);
+	fingerprint(e.image, fp_after);
+	ck_assert(memcmp(fp, fp_after, FT_FINGERPRINT_SIZE) == 0);
+	ck_assert_int_eq(ft_loops_under(e.dir), 0);
+}
+END_TEST
+
+START_TEST(no_yes_and_no_terminal)
+{
+	struct pt_env e;
+	struct ft_loop l;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	assert_refused(&e, l.device, "--yes", NULL);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(lab_lock_held_by_another_fslab)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char lock[1200];
+	int fd;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	snprintf(lock, sizeof(lock), "%s.lock", e.state);
+	fd = open(lock, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	fingerprint(l.device, fp_before);
+	{
+		struct ft_output o;
+		ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
+		ck_assert_int_eq(o.status, 1);
+		ck_assert_ptr_nonnull(strstr(o.err, "in use by"));
+		ft_output_free(&o);
+		/* teardown and status are kept out too */
+		ck_assert_int_eq(pt_teardown(&e, &o), 0);
+		ck_assert_int_eq(o.status, 1);
+		ft_output_free(&o);
+	}
+	fingerprint(l.device, fp_after);
+	ck_assert(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0);
+	close(fd);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+START_TEST(symlink_mount_root_or_mount_point_refused)
+{
+	struct pt_env e;
+	struct ft_loop l;
+	char elsewhere[1200], link[1200];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", e.dir);
+	ck_assert_int_eq(mkdir(elsewhere, 0755), 0);
+	ck_assert_int_eq(symlink(elsewhere, e.mnt), 0);
+	assert_refused(&e, l.device, "symbolic link", "--yes", NULL);
+	ck_assert_int_eq(unlink(e.mnt), 0);
+	ck_assert_int_eq(mkdir(e.mnt, 0755), 0);
+	snprintf(link, sizeof(link), "%s/xfs", e.mnt);
+	ck_assert_int_eq(symlink(elsewhere, link), 0);
+	assert_refused(&e, l.device, "symbolic link", "--yes", NULL);
+	ft_loop_destroy(&l);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("provision safety");
+	TCase *tc = tcase_create("safety");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, not_a_block_device);
+	tcase_add_test(tc, a_partition_not_a_disk);
+	tcase_add_test(tc, mounted_filesystem_on_the_disk);
+	tcase_add_test(tc, mounted_partition_of_the_disk);
+	tcase_add_test(tc, fuse_mounted_filesystem_on_the_disk);
+	tcase_add_test(tc, active_swap_on_the_disk);
+	tcase_add_test(tc, held_open_exclusively);
+	tcase_add_test(tc, smaller_than_the_layout);
+	tcase_add_test(tc, existing_table_or_signature_needs_wipe);
+	tcase_add_test(tc, existing_image_with_signature_needs_wipe);
+	tcase_add_test(tc, no_yes_and_no_terminal);
+	tcase_add_test(tc, lab_lock_held_by_another_fslab);
+	tcase_add_test(tc, symlink_mount_root_or_mount_point_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
