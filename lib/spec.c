@@ -221,9 +221,13 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 	}
 	if (strcmp(key, "mkfs_options") == 0 || strcmp(key, "mount_options") == 0) {
 		char *dst = key[1] == 'k' ? fs->mkfs_options : fs->mount_options;
-		if (strlen(value) >= FSLAB_OPTIONS_MAX)
-			return fail(c, "[fs %s] %s is longer than %d characters", name, key,
-				    FSLAB_OPTIONS_MAX - 1);
+		/* fslab_spec_write writes "key = value" on one line: it must
+		 * fit in a spec line too. */
+		size_t max = SPEC_LINE_MAX - strlen(key) - 3;
+		if (max > FSLAB_OPTIONS_MAX - 1)
+			max = FSLAB_OPTIONS_MAX - 1;
+		if (strlen(value) > max)
+			return fail(c, "[fs %s] %s is longer than %zu characters", name, key, max);
 		for (const char *p = value; *p; p++) {
 			if (iscntrl((unsigned char)*p) && *p != '\t')
 				return fail(c, "[fs %s] %s contains a control character", name, key);
