@@ -34,6 +34,8 @@ struct cl_claim {
 	char overall_text[256];
 };
 
+static void cl_wrap(FILE *out, const char *first, size_t indent, const char *text);
+
 #define CL_2023_WRITE 3.5e7 /* KB/s, the 2023 headline (btrfs write) */
 #define CL_2023_READ 2.2e7  /* KB/s (btrfs read) */
 
@@ -336,10 +338,40 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 				rp_html_escape(out, line);
 				fputs("</li>\n", out);
 			} else {
-				fprintf(out, "    %s\n", line);
+				cl_wrap(out, "    ", 6, line);
 			}
 		}
 	}
+}
+
+/* Prints first (no newline) then text word-wrapped to 100 columns, the
+ * continuation lines indented by indent spaces. */
+static void cl_wrap(FILE *out, const char *first, size_t indent, const char *text)
+{
+	size_t col = strlen(first);
+	bool line_start = true; /* nothing written after the prefix yet */
+
+	fputs(first, out);
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (!line_start && col + 1 + w > 100) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+			line_start = true;
+		}
+		if (!line_start) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, w, out);
+		col += w;
+		line_start = false;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', out);
 }
 
 void rp_claims_text(FILE *out, const struct rp_data *d)
@@ -353,10 +385,12 @@ void rp_claims_text(FILE *out, const struct rp_data *d)
 		d->runs[0].tag, d->n_runs - 1, d->n_runs == 2 ? "" : "s");
 	for (int k = 0; k < 4; k++) {
 		fprintf(out, "(%d) %s\n", k + 1, c[k].title);
-		for (size_t i = 0; i < c[k].n; i++)
-			fprintf(out, "    %-8.8s %-6s %-12s %s\n", c[k].lines[i].run->tag,
-				i == 0 ? "warm" : "honest", cl_words[c[k].lines[i].o],
-				c[k].lines[i].evidence);
+		for (size_t i = 0; i < c[k].n; i++) {
+			char first[64];
+			snprintf(first, sizeof(first), "    %-8.8s %-6s %-12s ", c[k].lines[i].run->tag,
+				 i == 0 ? "warm" : "honest", cl_words[c[k].lines[i].o]);
+			cl_wrap(out, first, 20, c[k].lines[i].evidence);
+		}
 		fprintf(out, "    => %s\n", c[k].overall_text);
 	}
 	fputs("(5) the 2023 headline (btrfs write 3.5e+07 KB/s, read 2.2e+07 KB/s) against the device\n",

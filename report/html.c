@@ -117,6 +117,14 @@ static void ht_flag_names(FILE *out, unsigned flags)
 		fprintf(out, "%sother (see CSV)", sep);
 }
 
+static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
+{
+	for (size_t i = 0; i < d->n_all; i++)
+		if (d->all[i]->test_first[t] != d->all[i]->test_first[t + 1])
+			return true;
+	return false;
+}
+
 static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 {
 	struct rp_ranking r;
@@ -501,7 +509,7 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	      "cannot explain the difference. 1 MiB/s = 1024 KiB/s.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(tests & (1u << t)))
+		if (!(tests & (1u << t)) || !ht_has_test(d, t))
 			continue;
 		fprintf(out, "<h3 id=\"rank-%s\">%s</h3>\n", fslab_test_to_string(t),
 			fslab_test_to_string(t));

@@ -284,6 +284,14 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 	}
 }
 
+static bool pl_any_ok(const struct rp_entry *e, enum fslab_test t)
+{
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
+		if (e->cells[k].n_ok)
+			return true;
+	return false;
+}
+
 /* The record size measured at the most file sizes (ties: the larger). */
 static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
 {
@@ -397,6 +405,8 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 
 				if (!(kinds & kind))
 					continue;
+				if (kind == FSLAB_REPORT_PLOT_SURFACE && !pl_any_ok(e, t))
+					continue; /* nothing to draw; the heatmap shows the failures */
 				p = &out->p[out->n++];
 				p->e = e;
 				p->test = t;

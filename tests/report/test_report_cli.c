@@ -1,0 +1,642 @@
+/* fslab report / import iozone / export iozone, run as a user runs them:
+ * the fixture's ranking, intervals and flags on stdout; valid PNG and SVG
+ * plots; a self-contained report.html; bad input refused with file:line and
+ * nothing half-written; IOzone round trip; the --claims section. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *tmp;
+static char fixture[4096], iozone_fixture[4096];
+
+static void setup(void)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/report/fixtures/basic", src ? src : "../..");
+	snprintf(iozone_fixture, sizeof(iozone_fixture), "%s/tests/report/fixtures/iozone-auto.txt",
+		 src ? src : "../..");
+	tmp = ft_mkdtemp("fslab-report-cli");
+	ck_assert_ptr_nonnull(tmp);
+}
+
+static void teardown(void)
+{
+	ft_rm_rf(tmp);
+	free(tmp);
+}
+
+static char *path(const char *name)
+{
+	char *p;
+
+	ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, name), 0);
+	return p;
+}
+
+static char *slurp(const char *p, size_t *len)
+{
+	FILE *f = fopen(p, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", p);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+/* The line of text that starts with prefix (after the previous match of
+ * `after`, when given). */
+static char *line_of(const char *text, const char *after, const char *prefix)
+{
+	const char *p = after ? strstr(text, after) : text;
+	static char line[512];
+
+	ck_assert_msg(p, "'%s' not in output:\n%s", after, text);
+	for (;;) {
+		if (strncmp(p, prefix, strlen(prefix)) == 0) {
+			size_t n = strcspn(p, "\n");
+			snprintf(line, sizeof(line), "%.*s", (int)n, p);
+			return line;
+		}
+		p = strchr(p, '\n');
+		ck_assert_msg(p, "no line starting '%s' after '%s' in:\n%s", prefix, after ? after : "",
+			      text);
+		p++;
+	}
+}
+
+/* line_of() plus its continuation lines (wrapped text starts with 6 or
+ * more blanks), joined with single spaces. */
+static char *block_of(const char *text, const char *after, const char *prefix)
+{
+	static char block[2048];
+	const char *l = line_of(text, after, prefix), *p;
+	size_t n;
+
+	snprintf(block, sizeof(block), "%s", l);
+	p = strstr(after ? strstr(text, after) : text, l) + strlen(l);
+	while (*p == '\n' && strncmp(p + 1, "      ", 6) == 0) {
+		p++;
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, "\n");
+		snprintf(block + strlen(block), sizeof(block) - strlen(block), " %.*s", (int)n, p);
+		p += n;
+	}
+	return block;
+}
+
+static void has(const char *hay, const char *needle)
+{
+	ck_assert_msg(strstr(hay, needle), "'%s' not in:\n%s", needle, hay);
+}
+
+static bool exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+START_TEST(t_fixture_text_ranking)
+{
+	struct ft_output o;
+	char *l;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	/* write: btrfs 2200 MiB/s, CI 2200 -+ 4.303*100/sqrt(3) = 1952..2448,
+	 * page-cache flagged; ext4 1160 (1135..1185), 1160/2200 = 0.527, Welch
+	 * p ~ 0.003 beyond noise; fat32 315 from 1 trial, FUSE */
+	l = line_of(o.out, "== write ==", " 1  btrfs");
+	has(l, " 2200 ");
+	has(l, "1952..2448");
+	has(l, "1.000");
+	has(l, "2M-4M");
+	ck_assert_msg(l[strlen(l) - 1] == 'P', "btrfs not flagged P: %s", l);
+	l = line_of(o.out, "== write ==", " 2  ext4");
+	has(l, " 1160 ");
+	has(l, "1135..1185");
+	has(l, "0.527");
+	has(l, "p=0.003 beyond");
+	l = line_of(o.out, "== write ==", " 3  fat32");
+	has(l, "315.0");
+	has(l, "(1 trial)");
+	has(l, "0.143");
+	has(l, "untested");
+	has(l, "1M-2M");
+	ck_assert_msg(l[strlen(l) - 1] == 'F', "fat32 not flagged F: %s", l);
+	/* read: ext4 1100 (851.6..1348), btrfs 1070 within noise, fat32 not ranked */
+	l = line_of(o.out, "== read ==", " 1  ext4");
+	has(l, "851.6..1348");
+	l = line_of(o.out, "== read ==", " 2  btrfs");
+	has(l, "0.973");
+	has(l, "within");
+	l = line_of(o.out, "== read ==", " -  fat32");
+	has(l, "not ranked");
+	has(o.out, "fat32: 2 failed, 0 skipped; first at 4M file, 64K records: failed: Operation not permitted");
+	has(o.out, "P = page cache");
+	has(o.out, "F = FUSE");
+	/* readable in 100 columns */
+	for (const char *p = o.out; *p;) {
+		size_t n = strcspn(p, "\n");
+		ck_assert_msg(n <= 100, "line longer than 100 columns: %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	/* --format text writes nothing */
+	char *def = NULL;
+	ck_assert_int_ge(asprintf(&def, "%s/report", fixture), 0);
+	ck_assert(!exists(def));
+	free(def);
+	ft_output_free(&o);
+}
+END_TEST
+
+static void check_png(const char *p)
+{
+	size_t len;
+	unsigned char *b = (unsigned char *)slurp(p, &len);
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+	ck_assert_msg(len > 1000, "%s: only %zu bytes", p, len);
+	ck_assert_msg(memcmp(b, sig, 8) == 0, "%s: no PNG signature", p);
+	ck_assert_msg(memcmp(b + 12, "IHDR", 4) == 0, "%s: first chunk is not IHDR", p);
+	unsigned w = (unsigned)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+	unsigned h = (unsigned)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+	ck_assert_msg(w > 0 && h > 0, "%s: %ux%u", p, w, h);
+	free(b);
+}
+
+static void check_svg(const char *p)
+{
+	size_t len;
+	char *b = slurp(p, &len);
+
+	ck_assert_msg(len > 5000, "%s: only %zu bytes", p, len);
+	ck_assert_msg(strstr(b, "<svg") && strstr(b, "</svg>"), "%s: not an SVG document", p);
+	free(b);
+}
+
+START_TEST(t_fixture_html_and_plots)
+{
+	struct ft_output o;
+	char *out = path("out"), *plots = path("out/plots"), *html_p = path("out/report.html");
+	size_t n_png = 0, n_svg = 0;
+	DIR *d;
+	struct dirent *de;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(o.out, "== write ==");
+	ft_output_free(&o);
+	d = opendir(plots);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		char *p;
+		size_t l = strlen(de->d_name);
+		if (l < 5)
+			continue;
+		ck_assert_int_ge(asprintf(&p, "%s/%s", plots, de->d_name), 0);
+		if (strcmp(de->d_name + l - 4, ".png") == 0) {
+			check_png(p);
+			n_png++;
+		} else if (strcmp(de->d_name + l - 4, ".svg") == 0) {
+			check_svg(p);
+			n_svg++;
+		}
+		free(p);
+	}
+	closedir(d);
+	/* 3 filesystems x 2 tests x (surface + heatmap) + 2 comparison charts,
+	 * less fat32's read surface (every cell failed: nothing to draw) */
+	ck_assert_uint_eq(n_png, 13);
+	ck_assert_uint_eq(n_svg, 13);
+	char *surf = path("out/plots/surface-2-ext4-write.png");
+	check_png(surf);
+	free(surf);
+
+	char *html = slurp(html_p, NULL);
+	size_t n_img = 0;
+	for (const char *p = html; (p = strstr(p, "<img ")); p++) {
+		n_img++;
+		ck_assert_msg(strncmp(strstr(p, "src=\""), "src=\"data:image/png;base64,", 27) == 0,
+			      "an image that is not embedded");
+	}
+	ck_assert_uint_eq(n_img, n_png);
+	ck_assert_msg(!strstr(html, "://"), "report.html refers to an external URL");
+	has(html, "id=\"flags\"");
+	has(html, "so it measured memory (the page cache), not the disk");
+	has(html, "FAT32 mounted through fusefat");
+	has(html, "page-cache 2/4 cells");
+	has(html, "fuse 4/4 cells");
+	has(html, "fixture-host");
+	has(html, "Test CPU &lt;model&gt; &amp; co"); /* escaped manifest text */
+	has(html, "noatime");
+	has(html, "device_write_kib_s");
+	has(html, "p=0.003, beyond noise");
+	has(html, "not ranked");
+	free(html);
+	char *txt = path("out/report.txt");
+	ck_assert(exists(txt));
+	free(txt);
+
+	/* a second run replaces the earlier report in place */
+	char *marker = path("out/old-marker");
+	ck_assert_int_eq(ft_write_file(marker, "x"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--format", "html", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_str_eq(o.out, "");
+	ck_assert(!exists(marker));
+	ck_assert(exists(html_p));
+	ft_output_free(&o);
+	free(marker);
+	free(out);
+	free(plots);
+	free(html_p);
+}
+END_TEST
+
+/* A results dir with one ext4.csv holding text. */
+static char *bad_dir(const char *name, const char *csv)
+{
+	char *dir = path(name), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	if (csv) {
+		ck_assert_int_ge(asprintf(&p, "%s/ext4.csv", dir), 0);
+		ck_assert_int_eq(ft_write_file(p, csv), 0);
+		free(p);
+	}
+	return dir;
+}
+
+static void no_leftovers(void)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+
+	while ((de = readdir(d)))
+		ck_assert_msg(strncmp(de->d_name, ".fslab-report.tmp", 17) != 0,
+			      "temporary directory %s left behind", de->d_name);
+	closedir(d);
+}
+
+#define HDR "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s,cache_mode,status,flag\n"
+#define ROW "ext4,write,1024,64,1,1000,0.1,warm,ok,\n"
+
+START_TEST(t_bad_input)
+{
+	static const struct {
+		const char *name, *csv, *expect;
+	} cases[] = {
+		{ "missing", NULL, "missing" },
+		{ "empty", NULL, "no <filesystem>.csv files" },
+		{ "header", "filesystem,test,file_kib,record_size_kib,trial,throughput_kib_s\n" ROW,
+		  "ext4.csv:1: column 3 is 'file_kib'; expected 'file_size_kib'" },
+		{ "truncated", HDR ROW "ext4,write,2048,64,1,10", "ext4.csv:3: the last line has no newline" },
+		{ "nonnumeric", HDR ROW "ext4,write,2048,64,1,fast,0.1,warm,ok,\n",
+		  "ext4.csv:3: column 'throughput_kib_s' = 'fast'" },
+	};
+	char *out = path("out"), *marker = path("out/report.html");
+
+	/* an earlier report at --out must survive every refused run untouched */
+	ck_assert_int_eq(mkdir(out, 0755), 0);
+	ck_assert_int_eq(ft_write_file(marker, "earlier report"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ft_output o;
+		char *dir;
+
+		if (strcmp(cases[i].name, "missing") == 0)
+			dir = path("missing");
+		else
+			dir = bad_dir(cases[i].name, cases[i].csv);
+		ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, NULL), 0);
+		ck_assert_msg(o.status == 2, "%s: exit %d, stderr %s", cases[i].name, o.status, o.err);
+		has(o.err, cases[i].expect);
+		ck_assert_str_eq(o.out, "");
+		char *m = slurp(marker, NULL);
+		ck_assert_str_eq(m, "earlier report");
+		free(m);
+		no_leftovers();
+		ft_output_free(&o);
+		/* and with no --out: nothing appears in the results dir */
+		char *def;
+		ck_assert_int_ge(asprintf(&def, "%s/report", dir), 0);
+		ck_assert_int_eq(ft_fslab(&o, "report", dir, NULL), 0);
+		ck_assert_int_eq(o.status, 2);
+		ck_assert(!exists(def));
+		ft_output_free(&o);
+		free(def);
+		free(dir);
+	}
+
+	/* a broken manifest.json names its line */
+	{
+		struct ft_output o;
+		char *dir = bad_dir("badmanifest", HDR ROW), *m;
+		ck_assert_int_ge(asprintf(&m, "%s/manifest.json", dir), 0);
+		ck_assert_int_eq(ft_write_file(m, "{\n \"cache_mode\": \"warm\",\n oops\n}\n"), 0);
+		ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, NULL), 0);
+		ck_assert_int_eq(o.status, 2);
+		has(o.err, "manifest.json:3:");
+		ft_output_free(&o);
+		free(m);
+		free(dir);
+	}
+
+	/* --out that is some other directory: refused (1), untouched */
+	{
+		struct ft_output o;
+		char *other = path("other"), *keep = path("other/keep.txt");
+		ck_assert_int_eq(mkdir(other, 0755), 0);
+		ck_assert_int_eq(ft_write_file(keep, "mine"), 0);
+		ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", other, "--plots", "none", NULL), 0);
+		ck_assert_int_eq(o.status, 1);
+		has(o.err, "is not an earlier fslab report");
+		ck_assert(exists(keep));
+		no_leftovers();
+		ft_output_free(&o);
+		free(other);
+		free(keep);
+	}
+	/* usage errors */
+	{
+		struct ft_output o;
+		ck_assert_int_eq(ft_fslab(&o, "report", NULL), 0);
+		ck_assert_int_eq(o.status, 2);
+		ft_output_free(&o);
+		ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--plots", "pie", NULL), 0);
+		ck_assert_int_eq(o.status, 2);
+		has(o.err, "'pie'");
+		ft_output_free(&o);
+		ck_assert_int_eq(ft_fslab(&o, "report", "--claims", fixture, NULL), 0);
+		ck_assert_int_eq(o.status, 2);
+		ft_output_free(&o);
+	}
+	free(out);
+	free(marker);
+}
+END_TEST
+
+/* Parses the numeric rows of an IOzone text table: "file rec v1..v13". */
+static size_t table_rows(const char *text, unsigned long long rows[][15], size_t max)
+{
+	const char *p = strstr(text, "reclen");
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(p);
+	while ((p = strchr(p, '\n')) && n < max) {
+		char *end;
+		int k = 0;
+
+		p++;
+		for (const char *q = p; k < 15; q = end, k++) {
+			unsigned long long v = strtoull(q, &end, 10);
+			if (end == q || (*end && *end != ' ' && *end != '\n'))
+				break;
+			rows[n][k] = v;
+			if (*end == '\n')
+				break;
+		}
+		if (k == 0)
+			break;
+		ck_assert_msg(k == 14, "row %zu has %d numbers", n, k + 1);
+		n++;
+	}
+	return n;
+}
+
+START_TEST(t_iozone_round_trip)
+{
+	struct ft_output o;
+	char *res = path("imported"), *csv = path("imported/btrfs.csv"), *csv2 = path("imported/again.csv");
+	char *exp = path("exported.txt");
+
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", iozone_fixture, "--fs", "btrfs", "--out", res, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	char *c1 = slurp(csv, NULL);
+	/* 19 table rows x 13 = 247 cells, 1 of them 0; plus 4 skipped records of
+	 * the 32M file x 13 tests, 0 in the -R section: 53 skipped rows */
+	size_t lines = 0, skipped = 0;
+	for (const char *p = c1; (p = strchr(p, '\n')); p++)
+		lines++;
+	for (const char *p = c1; (p = strstr(p, "skipped: IOzone reported 0")); p++)
+		skipped++;
+	ck_assert_uint_eq(lines, 1 + 247 + 52);
+	ck_assert_uint_eq(skipped, 53);
+	has(c1, "btrfs,write,64,4,1,1000019,,warm,ok,\n");
+
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", exp, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	/* the exported table has the original's rows and numbers */
+	char *orig = slurp(iozone_fixture, NULL), *back = slurp(exp, NULL);
+	static unsigned long long a[64][15], b[64][15];
+	size_t na = table_rows(orig, a, 64), nb = table_rows(back, b, 64);
+	ck_assert_uint_eq(na, 19);
+	ck_assert_uint_eq(nb, na);
+	ck_assert_int_eq(memcmp(a, b, sizeof(a[0]) * na), 0);
+	has(back, "Excel output is below:");
+	has(back, "\"Re-Fread report\"");
+
+	/* stdout works too and is the same */
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, NULL), 0);
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_str_eq(o.out, back);
+	ft_output_free(&o);
+
+	/* re-import: the same cells and numbers */
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", exp, "--fs", "again", "--out", res, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	char *c2 = slurp(csv2, NULL);
+	for (char *p = c1; (p = strstr(p, "\nbtrfs,")); p++)
+		memcpy(p + 1, "again", 5);
+	/* c1 rows start "btrfs," (5 chars) and c2 rows "again," (5 chars) */
+	ck_assert_str_eq(c1, c2);
+	char *man = path("imported/manifest.json"), *mt = slurp(man, NULL);
+	has(mt, "\"name\":\"btrfs\"");
+	has(mt, "\"name\":\"again\"");
+	has(mt, "\"imported_from\":\"iozone\"");
+	free(mt);
+	free(man);
+
+	/* the imported dir reports (no device probe: no page-cache flags) */
+	ck_assert_int_eq(ft_fslab(&o, "report", res, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(o.out, "== freread ==");
+	ft_output_free(&o);
+
+	/* importing over an existing CSV is refused; a bad report names its line */
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", exp, "--fs", "again", "--out", res, NULL), 0);
+	ck_assert_int_eq(o.status, 1);
+	has(o.err, "--force");
+	ft_output_free(&o);
+	char *badrep = path("bad.txt"), *badout = path("badout");
+	ck_assert_int_eq(ft_write_file(badrep, "              kB  reclen    write\n64 4 12x\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", badrep, "--fs", "x", "--out", badout, NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "bad.txt: line 2:");
+	ck_assert(!exists(badout));
+	ft_output_free(&o);
+	/* export of a malformed CSV: file and line */
+	char *bd = bad_dir("badexp", HDR "ext4,write,1,1,1,x,,warm,ok,\n"), *bcsv;
+	ck_assert_int_ge(asprintf(&bcsv, "%s/ext4.csv", bd), 0);
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", bcsv, NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "ext4.csv:2:");
+	ft_output_free(&o);
+	free(bcsv);
+	free(bd);
+	free(badrep);
+	free(badout);
+	free(orig);
+	free(back);
+	free(c1);
+	free(c2);
+	free(res);
+	free(csv);
+	free(csv2);
+	free(exp);
+}
+END_TEST
+
+static void emit(FILE *f, const char *fs, const char *test, unsigned long long file, unsigned rec,
+		 unsigned trial, double mibs, const char *cache, const char *flag)
+{
+	fprintf(f, "%s,%s,%llu,%u,%u,%.0f,1.0,%s,ok,%s\n", fs, test, file, rec, trial, mibs * 1024,
+		cache, flag);
+}
+
+/* warm: btrfs fastest at both, FAT32 dips at 128M, btrfs write > read.
+ * cold: ext4 writes fastest, btrfs reads fastest, no 64M-256M files,
+ * btrfs write < read. */
+static char *claims_dir(const char *name, bool warm)
+{
+	static const char *const fss[] = { "ext4", "fat32", "btrfs" };
+	char *dir = path(name), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 3; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		f = fopen(p, "w");
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 2; t++)
+			for (int fi = 0; fi < 3; fi++)
+				for (unsigned rec = 64; rec <= 128; rec *= 2) {
+					unsigned long long file = warm ? (65536ull << fi) : (1024ull << fi);
+					double w, r;
+					const char *cache = warm ? "warm" : "cold";
+					if (warm) {
+						w = k == 2 ? 3000 : k == 0 ? 1000 : 500;
+						r = k == 2 ? 2000 : k == 0 ? 1500 : (fi == 1 ? 400 : 800);
+					} else {
+						w = k == 2 ? 400 : k == 0 ? 500 : 100;
+						r = k == 2 ? 600 : k == 0 ? 450 : 120;
+					}
+					emit(f, fss[k], "write", file, rec, t, w + t * 10, cache,
+					     warm ? (k == 1 ? "page-cache;fuse" : "page-cache") : (k == 1 ? "fuse" : ""));
+					emit(f, fss[k], "read", file, rec, t, r + t * 10, cache,
+					     warm ? (k == 1 ? "page-cache;fuse" : "page-cache") : (k == 1 ? "fuse" : ""));
+				}
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, warm ? "{\"cache_mode\":\"warm\",\"filesystems\":["
+						 "{\"name\":\"btrfs\",\"type\":\"btrfs\",\"device_write_kib_s\":500000,\"device_read_kib_s\":550000},"
+						 "{\"name\":\"fat32\",\"type\":\"fat32\",\"mount_method\":\"fuse\"}]}\n"
+					       : "{\"cache_mode\":\"cold\"}\n"),
+			 0);
+	free(p);
+	return dir;
+}
+
+START_TEST(t_claims)
+{
+	struct ft_output o;
+	char *warm = claims_dir("warm-run", true), *cold = claims_dir("cold-run", false);
+	char *out = path("claims-out"), *html_p = path("claims-out/report.html");
+	const char *c;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", "--claims", warm, cold, "--out", out, "--plots", "compare", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	c = strstr(o.out, "== 2023 claims");
+	ck_assert_msg(c, "no claims section in:\n%s", o.out);
+	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    warm "), "holds");
+	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    cold "), "fails");
+	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    cold "), "fastest ext4");
+	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    =>"), "does not survive");
+	has(block_of(c, "(2) btrfs is the fastest filesystem for reads", "    cold "), "holds");
+	has(block_of(c, "(2) btrfs is the fastest filesystem for reads", "    =>"), "survives");
+	has(block_of(c, "(3) FAT32", "    warm "), "at 2 of 2 record sizes");
+	has(block_of(c, "(3) FAT32", "    warm "), "holds");
+	has(block_of(c, "(3) FAT32", "    cold "), "cannot tell (no data for fat32 read at 64M");
+	has(block_of(c, "(3) FAT32", "    =>"), "cannot tell");
+	has(block_of(c, "(4) btrfs writes faster than it reads", "    warm "), "holds");
+	has(block_of(c, "(4) btrfs writes faster than it reads", "    cold "), "fails");
+	has(block_of(c, "(4) btrfs writes faster than it reads", "    =>"), "does not survive");
+	/* the headline against btrfs's probe: 3.5e7 / 5e5 = 70 */
+	has(block_of(c, "(5) the 2023 headline", "    btrfs/warm"), "write 3.5e+07 = x70");
+	has(block_of(c, "(5) the 2023 headline", "    btrfs/warm"), "page-cache flags on 6 of 6 write");
+	has(block_of(c, "(5) the 2023 headline", "    btrfs/cold"), "no device probe");
+	for (const char *p = o.out; *p;) {
+		size_t n = strcspn(p, "\n");
+		ck_assert_msg(n <= 100, "line longer than 100 columns: %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	/* the same filesystem in the two runs, with Welch's verdict */
+	has(line_of(o.out, "== the same filesystem in two runs", "btrfs        write"), "beyond noise");
+	ft_output_free(&o);
+	char *html = slurp(html_p, NULL);
+	has(html, "<section id=\"claims-2023\">");
+	has(html, "does not survive");
+	free(html);
+	free(warm);
+	free(cold);
+	free(out);
+	free(html_p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("report_cli");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, t_fixture_text_ranking);
+	tcase_add_test(tc, t_fixture_html_and_plots);
+	tcase_add_test(tc, t_bad_input);
+	tcase_add_test(tc, t_iozone_round_trip);
+	tcase_add_test(tc, t_claims);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
