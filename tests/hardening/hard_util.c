@@ -30,7 +30,7 @@ const char hu_small_spec[] = "[fs a]\n"
 
 static void hu_path(char *out, const char *dir, const char *name)
 {
-	snprintf(out, PATH_MAX, "%s/%s", dir, name);
+	snprintf(out, 600, "%s/%s", dir, name);
 }
 
 int hu_lab_create(struct hu_lab *l, const char *prefix, uint64_t disk_size, const char *spec_text)

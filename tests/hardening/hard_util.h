@@ -20,10 +20,10 @@
 struct hu_lab {
 	char dir[512];
 	struct ft_loop loop;
-	char spec[PATH_MAX];
-	char state[PATH_MAX];
-	char mnt[PATH_MAX];
-	char results[PATH_MAX];
+	char spec[600];
+	char state[600];
+	char mnt[600];
+	char results[600];
 	pid_t bg[HU_MAX_BG];
 };
 

@@ -18,6 +18,8 @@
  * (scripts/ci-sanitize.sh lowers it).  Seed: $FSLAB_FAULT_SEED, default 1.
  * Each test prints its figures ("FAULTS setup SIGKILL: 20 points ..."). */
 #include "hard_util.h"
+#include "fileutil.h"
+#include "results.h"
 #include "state.h"
 
 #include <errno.h>
@@ -151,8 +153,8 @@ static bool teardown_cleans(const char *what, bool after_setup)
 			record_failure("%s: teardown without a state file: status %d: %s", what,
 				       o.status, o.err);
 			ok = false;
-		} else if (after_setup && ft_disk_fingerprint(lab.loop.device, fp_now) != 0 ||
-			   memcmp(fp_before, fp_now, FT_FINGERPRINT_SIZE) != 0) {
+		} else if (after_setup && (ft_disk_fingerprint(lab.loop.device, fp_now) != 0 ||
+					   memcmp(fp_before, fp_now, FT_FINGERPRINT_SIZE) != 0)) {
 			record_failure("%s: the command died before writing its state file but the disk changed",
 				       what);
 			ok = false;
@@ -272,6 +274,192 @@ START_TEST(teardown_signals)
 }
 END_TEST
 
+/* ---- run ---- */
+
+/* Rows counted by cell identity. */
+struct cell_count {
+	char key[128];
+	unsigned n;
+};
+
+struct cell_set {
+	struct cell_count *c;
+	size_t n;
+	unsigned bad_rows;
+	char bad[512];
+};
+
+static void cells_add(struct cell_set *s, const char *key)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (strcmp(s->c[i].key, key) == 0) {
+			s->c[i].n++;
+			return;
+		}
+	}
+	s->c = realloc(s->c, (s->n + 1) * sizeof(*s->c));
+	ck_assert_ptr_nonnull(s->c);
+	snprintf(s->c[s->n].key, sizeof(s->c[0].key), "%s", key);
+	s->c[s->n++].n = 1;
+}
+
+static unsigned cells_get(const struct cell_set *s, const char *key)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->c[i].key, key) == 0)
+			return s->c[i].n;
+	return 0;
+}
+
+/* Reads every <dir>/<fs>.csv of the lab with the results reader. */
+static void cells_load(const char *dir, struct cell_set *s)
+{
+	static const char *const fs[] = { "a", "b" };
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < 2; i++) {
+		struct fslab_results_reader *rd;
+		struct fslab_result_row row;
+		char path[PATH_MAX], err[512], key[128];
+		int r;
+
+		snprintf(path, sizeof(path), "%s/%s.csv", dir, fs[i]);
+		if (fslab_results_open(path, &rd, err, sizeof(err)) < 0) {
+			s->bad_rows++;
+			snprintf(s->bad, sizeof(s->bad), "%s", err);
+			continue;
+		}
+		while ((r = fslab_results_next(rd, &row, err, sizeof(err))) != 0) {
+			if (r < 0) {
+				s->bad_rows++;
+				snprintf(s->bad, sizeof(s->bad), "%s", err);
+				break;
+			}
+			snprintf(key, sizeof(key), "%s,%s,%llu,%llu,%u", row.filesystem,
+				 fslab_test_to_string(row.test), (unsigned long long)row.file_kib,
+				 (unsigned long long)row.record_kib, row.trial);
+			cells_add(s, key);
+		}
+		fslab_results_close(rd);
+	}
+}
+
+static void run_argv(const char *argv[12], const char *out)
+{
+	const char *a[] = { ft_fslab_bin(), "run", "--state", lab.state, "--sweep", lab.spec,
+			    "--out", out, "--no-device-probe", "--quiet", NULL };
+	memcpy(argv, a, sizeof(a));
+}
+
+static unsigned total_lost, total_dup, total_extra;
+
+/* After a fault: --resume completes and every cell of ref is in out
+ * exactly once. */
+static void resume_and_count(const char *out, const struct cell_set *ref, const char *what,
+			     unsigned *before_manifest)
+{
+	struct ft_output o;
+	struct cell_set got;
+	char mf[PATH_MAX];
+	struct stat st;
+	unsigned lost = 0, dup = 0, extra = 0;
+
+	snprintf(mf, sizeof(mf), "%.4000s/manifest.json", out);
+	if (stat(mf, &st) == 0) {
+		ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	} else {
+		/* Killed before the run recorded its settings: nothing to
+		 * resume; the same command again must finish the job. */
+		const char *argv[12];
+		(*before_manifest)++;
+		run_argv(argv, out);
+		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+	}
+	if (o.status != 0) {
+		record_failure("%s: resume failed (%d): %s", what, o.status, o.err);
+		ft_output_free(&o);
+		return;
+	}
+	ft_output_free(&o);
+	cells_load(out, &got);
+	if (got.bad_rows)
+		record_failure("%s: results unreadable after resume: %s", what, got.bad);
+	for (size_t i = 0; i < ref->n; i++) {
+		unsigned n = cells_get(&got, ref->c[i].key);
+		lost += n == 0;
+		dup += n > 1 ? n - 1 : 0;
+	}
+	for (size_t i = 0; i < got.n; i++)
+		extra += cells_get(ref, got.c[i].key) == 0;
+	if (lost || dup || extra)
+		record_failure("%s: %u cell(s) lost, %u duplicated, %u not in the plan", what, lost,
+			       dup, extra);
+	total_lost += lost;
+	total_dup += dup;
+	total_extra += extra;
+	free(got.c);
+}
+
+START_TEST(run_signals)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
+	unsigned points = hu_fault_points(20), total = 0;
+	const char *argv[12];
+	char log[PATH_MAX], what[160], out[PATH_MAX];
+	struct cell_set ref;
+	long steps;
+	int status;
+
+	snprintf(log, sizeof(log), "%s/run.log", lab.dir);
+	ck_assert(setup_ok());
+	ck_assert_int_eq(fslab_mkdir_p(lab.results, 0755), 0);
+	snprintf(out, sizeof(out), "%s/reference", lab.results);
+	run_argv(argv, out);
+	steps = hu_trace_count(argv, NULL, log, &status);
+	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted run failed (%d): see %s", status,
+		      log);
+	cells_load(out, &ref);
+	ck_assert_msg(ref.bad_rows == 0, "reference results unreadable: %s", ref.bad);
+	ck_assert_msg(ref.n == 60, "the reference run has %zu cells, expected 60", ref.n);
+	for (size_t i = 0; i < ref.n; i++)
+		ck_assert_msg(ref.c[i].n == 1, "reference run: cell %s %u times", ref.c[i].key,
+			      ref.c[i].n);
+	for (size_t s = 0; s < 3; s++) {
+		unsigned injected = 0, before = n_failures, no_manifest = 0;
+		unsigned lost0 = total_lost, dup0 = total_dup;
+
+		for (unsigned i = 0; i < points; i++) {
+			long at = hu_point(fault_seed() * 41 + (uint64_t)sigs[s], i, points, steps);
+			int r;
+
+			snprintf(out, sizeof(out), "%s/%s-%u", lab.results, sig_name(sigs[s]), i);
+			run_argv(argv, out);
+			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
+			snprintf(what, sizeof(what), "run %s at step %ld of %ld", sig_name(sigs[s]), at,
+				 steps);
+			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
+			injected += r == 1;
+			resume_and_count(out, &ref, what, &no_manifest);
+		}
+		printf("FAULTS run %s: %u points, %u signals delivered, %ld steps in a whole run "
+		       "(%zu cells); %u killed before the manifest (re-run instead of --resume); "
+		       "cells lost %u, duplicated %u; %u failed checks\n",
+		       sig_name(sigs[s]), points, injected, steps, ref.n, no_manifest,
+		       total_lost - lost0, total_dup - dup0, n_failures - before);
+		fflush(stdout);
+		if (injected < points * 9 / 10)
+			record_failure("run %s: only %u of %u points reached", sig_name(sigs[s]),
+				       injected, points);
+		total += injected;
+	}
+	printf("FAULTS run total: %u signals delivered; cells lost %u, duplicated %u, extra %u\n",
+	       total, total_lost, total_dup, total_extra);
+	free(ref.c);
+	teardown_cleans("after the run faults", false);
+	assert_no_failures();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fault_signals");
@@ -286,6 +474,10 @@ int main(void)
 	tc = tcase_create("teardown");
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, teardown_signals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
+	tcase_add_test(tc, run_signals);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
