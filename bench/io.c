@@ -1,6 +1,8 @@
 #include "io.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <unistd.h>
 
 static int posix_open(void *ctx, const char *path, int flags, mode_t mode)
@@ -43,6 +45,29 @@ static int posix_unlink(void *ctx, const char *path)
 {
 	(void)ctx;
 	return unlink(path);
+}
+
+static int posix_syncfs(void *ctx, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, r;
+
+	(void)ctx;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	else if (slash)
+		slash[1] = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = syncfs(fd);
+	close(fd);
+	return r;
 }
 
 static FILE *posix_fopen(void *ctx, const char *path, const char *mode)
@@ -90,6 +115,7 @@ const struct fslab_io_ops fslab_io_posix = {
 	.lseek = posix_lseek,
 	.fsync = posix_fsync,
 	.unlink = posix_unlink,
+	.syncfs = posix_syncfs,
 	.fopen = posix_fopen,
 	.setvbuf = posix_setvbuf,
 	.fread = posix_fread,

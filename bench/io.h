@@ -20,6 +20,8 @@ struct fslab_io_ops {
 	off_t (*lseek)(void *ctx, int fd, off_t off, int whence);
 	int (*fsync)(void *ctx, int fd);
 	int (*unlink)(void *ctx, const char *path);
+	/* Flushes the filesystem holding path (syncfs(2)); may be NULL. */
+	int (*syncfs)(void *ctx, const char *path);
 
 	FILE *(*fopen)(void *ctx, const char *path, const char *mode);
 	int (*setvbuf)(void *ctx, FILE *f, char *buf, int type, size_t size);
