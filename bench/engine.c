@@ -232,19 +232,23 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	return pass_finish_fd(p, fd, r);
 }
 
-/* random read, random write: lseek + read/write per record, records in
- * fslab_random_record order. */
-static int run_random(struct fslab_bench_pass *p)
+/* The positioned tests (random read/write, backward read, record rewrite,
+ * stride read) visit records in an order given by `next`: one pread or
+ * pwrite per record at its offset.  IOzone issues lseek + read/write; the
+ * offsets and lengths are the same, fslab saves the extra system call per
+ * record (see docs/tests.md). */
+enum pos_order { POS_RANDOM, POS_BACKWARD, POS_ZERO, POS_STRIDE };
+
+static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	uint64_t i, which = 0;
+	uint64_t i, which = 0, wraps = 0;
 	ssize_t got = 0;
 	int fd, r = 0;
-	bool seek_failed = false;
 	double t0, t1;
 
 	fd = pass_open(p, writes ? O_WRONLY : O_RDONLY);
@@ -252,21 +256,30 @@ static int run_random(struct fslab_bench_pass *p)
 		return fd;
 	t0 = bench_now();
 	for (i = 0; i < n; i++) {
-		which = fslab_random_record(i, n);
-		if (ops->lseek(ops->ctx, fd, (off_t)(which * rec), SEEK_SET) < 0) {
-			seek_failed = true;
+		switch (order) {
+		case POS_RANDOM:
+			which = fslab_random_record(i, n);
+			break;
+		case POS_BACKWARD:
+			which = n - 1 - i;
+			break;
+		case POS_ZERO:
+			which = 0;
+			break;
+		case POS_STRIDE:
+			if (i)
+				which = fslab_stride_next(which, n, &wraps);
 			break;
 		}
-		got = writes ? ops->write(ops->ctx, fd, buf, rec) : ops->read(ops->ctx, fd, buf, rec);
+		got = writes ? ops->pwrite(ops->ctx, fd, buf, rec, (off_t)(which * rec))
+			     : ops->pread(ops->ctx, fd, buf, rec, (off_t)(which * rec));
 		if (got != (ssize_t)rec)
 			break;
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
 	t1 = bench_now();
-	if (seek_failed)
-		r = pass_fail(p, errno, "lseek to offset %llu", (unsigned long long)(which * rec));
-	else if (i < n)
+	if (i < n)
 		r = io_fail(p, writes ? "write" : "read", which, got);
 	else if (r < 0)
 		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
@@ -274,128 +287,28 @@ static int run_random(struct fslab_bench_pass *p)
 	return pass_finish_fd(p, fd, r);
 }
 
-/* backward read: seek to end - record, read, seek back two records. */
+/* random read, random write: records in fslab_random_record order. */
+static int run_random(struct fslab_bench_pass *p)
+{
+	return run_positioned(p, POS_RANDOM);
+}
+
+/* backward read: records N-1 down to 0. */
 static int run_backward(struct fslab_bench_pass *p)
 {
-	const struct fslab_io_ops *ops = p->cell->ops;
-	void *buf = p->buf->io;
-	const size_t rec = p->rec;
-	const uint64_t n = p->n;
-	uint64_t i;
-	ssize_t got = 0;
-	int fd, r = 0;
-	bool seek_failed = false;
-	double t0, t1;
-
-	fd = pass_open(p, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	t0 = bench_now();
-	if (ops->lseek(ops->ctx, fd, -(off_t)rec, SEEK_END) < 0) {
-		seek_failed = true;
-		i = 0;
-	} else {
-		for (i = 0; i < n; i++) {
-			got = ops->read(ops->ctx, fd, buf, rec);
-			if (got != (ssize_t)rec)
-				break;
-			if (i + 1 < n && ops->lseek(ops->ctx, fd, -2 * (off_t)rec, SEEK_CUR) < 0) {
-				seek_failed = true;
-				break;
-			}
-		}
-	}
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
-	if (seek_failed)
-		r = pass_fail(p, errno, "lseek backwards from record %llu",
-			      (unsigned long long)(n - 1 - i));
-	else if (i < n)
-		r = io_fail(p, "read", n - 1 - i, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "close %s", p->cell->path);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return run_positioned(p, POS_BACKWARD);
 }
 
 /* record rewrite: the record at offset 0 written N times. */
 static int run_record_rewrite(struct fslab_bench_pass *p)
 {
-	const struct fslab_io_ops *ops = p->cell->ops;
-	const void *buf = p->buf->io;
-	const size_t rec = p->rec;
-	const uint64_t n = p->n;
-	uint64_t i;
-	ssize_t got = 0;
-	int fd, r = 0;
-	bool seek_failed = false;
-	double t0, t1;
-
-	fd = pass_open(p, O_WRONLY);
-	if (fd < 0)
-		return fd;
-	t0 = bench_now();
-	for (i = 0; i < n; i++) {
-		if (ops->lseek(ops->ctx, fd, 0, SEEK_SET) != 0) {
-			seek_failed = true;
-			break;
-		}
-		got = ops->write(ops->ctx, fd, buf, rec);
-		if (got != (ssize_t)rec)
-			break;
-	}
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
-	if (seek_failed)
-		r = pass_fail(p, errno, "lseek to 0");
-	else if (i < n)
-		r = io_fail(p, "write", 0, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return run_positioned(p, POS_ZERO);
 }
 
 /* stride read: N reads, jumping 17 records with IOzone's wrap rule. */
 static int run_stride(struct fslab_bench_pass *p)
 {
-	const struct fslab_io_ops *ops = p->cell->ops;
-	void *buf = p->buf->io;
-	const size_t rec = p->rec;
-	const uint64_t n = p->n;
-	uint64_t i, which = 0, wraps = 0;
-	ssize_t got = 0;
-	int fd, r = 0;
-	bool seek_failed = false;
-	double t0, t1;
-
-	fd = pass_open(p, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	t0 = bench_now();
-	for (i = 0; i < n; i++) {
-		if (ops->lseek(ops->ctx, fd, (off_t)(which * rec), SEEK_SET) < 0) {
-			seek_failed = true;
-			break;
-		}
-		got = ops->read(ops->ctx, fd, buf, rec);
-		if (got != (ssize_t)rec)
-			break;
-		which = fslab_stride_next(which, n, &wraps);
-	}
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
-	if (seek_failed)
-		r = pass_fail(p, errno, "lseek to offset %llu", (unsigned long long)(which * rec));
-	else if (i < n)
-		r = io_fail(p, "read", which, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "close %s", p->cell->path);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return run_positioned(p, POS_STRIDE);
 }
 
 /* fwrite, frewrite, fread, freread: stdio with setvbuf(record). */
@@ -469,16 +382,16 @@ static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
 	{ FSLAB_TEST_REREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_SECOND_PASS,
 	  "the read pass again", run_seq_read },
 	{ FSLAB_TEST_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "lseek+read per record in the fixed shuffle of 0..N-1", run_random },
+	  "pread per record in the fixed shuffle of 0..N-1", run_random },
 	{ FSLAB_TEST_RANDOM_WRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
-	  "lseek+write per record in the same shuffle", run_random },
+	  "pwrite per record in the same shuffle", run_random },
 	{ FSLAB_TEST_BACKWARD_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "lseek(-record, END), then read + lseek(-2 records, CUR): records N-1..0",
+	  "pread per record: records N-1 down to 0",
 	  run_backward },
 	{ FSLAB_TEST_RECORD_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES,
-	  "lseek 0 + write(record), N times", run_record_rewrite },
+	  "pwrite(record) at offset 0, N times", run_record_rewrite },
 	{ FSLAB_TEST_STRIDE_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "lseek+read at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
+	  "pread at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
 	  run_stride },
 	{ FSLAB_TEST_FWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO,
 	  "fopen r+, setvbuf(record), N fwrite(record)", run_stdio },

@@ -29,6 +29,18 @@ static ssize_t posix_write(void *ctx, int fd, const void *buf, size_t len)
 	return write(fd, buf, len);
 }
 
+static ssize_t posix_pread(void *ctx, int fd, void *buf, size_t len, off_t off)
+{
+	(void)ctx;
+	return pread(fd, buf, len, off);
+}
+
+static ssize_t posix_pwrite(void *ctx, int fd, const void *buf, size_t len, off_t off)
+{
+	(void)ctx;
+	return pwrite(fd, buf, len, off);
+}
+
 static off_t posix_lseek(void *ctx, int fd, off_t off, int whence)
 {
 	(void)ctx;
@@ -112,6 +124,8 @@ const struct fslab_io_ops fslab_io_posix = {
 	.close = posix_close,
 	.read = posix_read,
 	.write = posix_write,
+	.pread = posix_pread,
+	.pwrite = posix_pwrite,
 	.lseek = posix_lseek,
 	.fsync = posix_fsync,
 	.unlink = posix_unlink,

@@ -17,6 +17,8 @@ struct fslab_io_ops {
 	int (*close)(void *ctx, int fd);
 	ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
 	ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+	ssize_t (*pread)(void *ctx, int fd, void *buf, size_t len, off_t off);
+	ssize_t (*pwrite)(void *ctx, int fd, const void *buf, size_t len, off_t off);
 	off_t (*lseek)(void *ctx, int fd, off_t off, int whence);
 	int (*fsync)(void *ctx, int fd);
 	int (*unlink)(void *ctx, const char *path);

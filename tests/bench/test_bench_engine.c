@@ -137,6 +137,35 @@ static ssize_t rec_write(void *ctx, int fd, const void *buf, size_t len)
 	return write(fd, rec_stamp(c, buf, len, (uint64_t)off), len);
 }
 
+static ssize_t rec_pread(void *ctx, int fd, void *buf, size_t len, off_t off)
+{
+	struct rec_ctx *c = ctx;
+	ssize_t r;
+
+	c->reads++;
+	rec_add(c, OP_READ, (uint64_t)off, len);
+	if (c->fail_read_n && c->reads == c->fail_read_n) {
+		errno = c->read_errno ? c->read_errno : EIO;
+		return -1;
+	}
+	r = pread(fd, buf, len, off);
+	if (r == (ssize_t)len)
+		rec_verify(c, buf, len, (uint64_t)off);
+	return r;
+}
+
+static ssize_t rec_pwrite(void *ctx, int fd, const void *buf, size_t len, off_t off)
+{
+	struct rec_ctx *c = ctx;
+
+	rec_add(c, OP_WRITE, (uint64_t)off, len);
+	if (rec_write_fails(c)) {
+		errno = c->write_errno ? c->write_errno : ENOSPC;
+		return -1;
+	}
+	return pwrite(fd, rec_stamp(c, buf, len, (uint64_t)off), len, off);
+}
+
 static off_t rec_lseek(void *ctx, int fd, off_t off, int whence)
 {
 	(void)ctx;
@@ -228,6 +257,8 @@ static struct fslab_io_ops rec_ops(struct rec_ctx *c)
 		.close = rec_close,
 		.read = rec_read,
 		.write = rec_write,
+		.pread = rec_pread,
+		.pwrite = rec_pwrite,
 		.lseek = rec_lseek,
 		.fsync = rec_fsync,
 		.unlink = rec_unlink,
