@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define IZ_LINE_MAX 8192
-#define IZ_TOKENS 64
+#define IZ_TOKENS 80 /* a -R row: the file size and up to 64+ values */
 #define IZ_VALUE_MAX 1e15
 
 static void iz_err(char *err, size_t errlen, unsigned long line, const char *fmt, ...)
@@ -222,6 +222,19 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 		}
 		if (n == 0)
 			continue;
+		static const char cmd[] = "Command line used:";
+		if (!excel && n > sizeof(cmd) && memcmp(line, cmd, sizeof(cmd) - 1) == 0) {
+			size_t k = sizeof(cmd) - 1;
+			while (k < n && line[k] == ' ')
+				k++;
+			snprintf(rep->command, sizeof(rep->command), "%.*s",
+				 (int)(n - k < sizeof(rep->command) - 1 ? n - k : sizeof(rep->command) - 1),
+				 line + k);
+			for (char *c = rep->command; *c; c++)
+				if ((unsigned char)*c < ' ')
+					*c = ' ';
+			continue;
+		}
 		if (iz_contains(line, n, "Excel output is below")) {
 			excel = true;
 			in_table = false;
@@ -229,19 +242,6 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 			continue;
 		}
 		if (!excel) {
-			static const char cmd[] = "Command line used:";
-			if (n > sizeof(cmd) && memcmp(line, cmd, sizeof(cmd) - 1) == 0) {
-				size_t k = sizeof(cmd) - 1;
-				while (k < n && line[k] == ' ')
-					k++;
-				snprintf(rep->command, sizeof(rep->command), "%.*s",
-					 (int)(n - k < sizeof(rep->command) - 1 ? n - k : sizeof(rep->command) - 1),
-					 line + k);
-				for (char *c = rep->command; *c; c++)
-					if ((unsigned char)*c < ' ')
-						*c = ' ';
-				continue;
-			}
 			if (iz_contains(line, n, "reclen") && iz_contains(line, n, "kB")) {
 				in_table = rep->has_text = true;
 				continue;
@@ -381,8 +381,13 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 		}
 	}
 	fslab_iozone_sort(rep);
-	if (rep->n == 0) {
-		iz_err(err, errlen, 0, "the report has no result rows");
+	size_t measured = 0;
+	for (size_t i = 0; i < rep->n; i++)
+		measured += rep->cells[i].kib_s > 0;
+	if (measured == 0) {
+		iz_err(err, errlen, 0,
+		       rep->n ? "every value in the report is 0 (IOzone's \"not measured\"): nothing to import"
+			      : "the report has no result rows");
 		r = -EINVAL;
 		goto fail;
 	}
@@ -430,7 +435,7 @@ int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool ex
 			any |= rep->cells[j].kib_s > 0;
 		}
 		if (any) {
-			fprintf(out, "%16llu%8llu", (unsigned long long)c->file_kib,
+			fprintf(out, "%16llu %7llu", (unsigned long long)c->file_kib,
 				(unsigned long long)c->record_kib);
 			for (int t = 0; t < FSLAB_TEST_MAX; t++)
 				iz_value(out, v[t]);

@@ -224,6 +224,8 @@ START_TEST(t_iozone_bad)
 		{ "Excel output is below:\n\"Writer report\"\n\"4\"\n\"64\" 1 2\n", "line 4: 2 values" },
 		{ "hello\nworld\n", "no IOzone auto-mode results" },
 		{ "", "no IOzone auto-mode results" },
+		/* fuzzer find: nothing measured cannot be written back */
+		{ "kB  reclen\n63 9 00\n", "every value in the report is 0" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -232,6 +234,27 @@ START_TEST(t_iozone_bad)
 		ck_assert_msg(strstr(err, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err, bad[i][1]);
 		ck_assert_ptr_null(r.cells);
 	}
+}
+END_TEST
+
+/* fuzzer find: 8-digit sizes ran into each other in the written table */
+START_TEST(t_iozone_write_wide_numbers)
+{
+	struct fslab_iozone_report r = { 0 }, back;
+	struct fslab_iozone_cell c = { 256, 12013776, FSLAB_TEST_READ, 123456789, 0 };
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_int_eq(fslab_iozone_add(&r, &c), 0);
+	ck_assert_int_eq(fslab_iozone_write(f, &r, true), 0);
+	fclose(f);
+	ck_assert_msg(fslab_iozone_parse(text, len, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_nonnull(iz_get(&back, 256, 12013776, FSLAB_TEST_READ));
+	ck_assert_double_eq(iz_get(&back, 256, 12013776, FSLAB_TEST_READ)->kib_s, 123456789);
+	fslab_iozone_report_free(&back);
+	fslab_iozone_report_free(&r);
+	free(text);
 }
 END_TEST
 
@@ -246,6 +269,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
 	tcase_add_test(tc, t_iozone_parse);
 	tcase_add_test(tc, t_iozone_bad);
+	tcase_add_test(tc, t_iozone_write_wide_numbers);
 	suite_add_tcase(s, tc);
 	return s;
 }
