@@ -236,6 +236,24 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 			if (*p == ';')
 				return fail(c, "[fs %s] %s contains ';': options are words passed to mkfs or mount, never a shell command; remove it",
 					    name, key);
+			/* A path could name another device: mkfs.btrfs formats
+			 * every device it is given, mkfs.ext4 -J device=... and
+			 * mount -o journal_path=... use one.  The lab's devices
+			 * come from the command line only. */
+			if (*p == '/')
+				return fail(c, "[fs %s] %s contains a path ('/'): a spec must not name a device or file; setup uses only the disk given with --device or --image",
+					    name, key);
+		}
+		if (key[1] == 'o') {
+			static const char *const dev_opts[] = { "journal_dev", "journal_path", "loop" };
+			for (size_t i = 0; i < sizeof(dev_opts) / sizeof(dev_opts[0]); i++) {
+				const char *hit = strstr(value, dev_opts[i]);
+				size_t n = strlen(dev_opts[i]);
+				if (hit && (hit == value || hit[-1] == ',') &&
+				    (hit[n] == '=' || hit[n] == ',' || hit[n] == '\0'))
+					return fail(c, "[fs %s] mount_options: '%s' names another device; a spec must not name a device",
+						    name, dev_opts[i]);
+			}
 		}
 		snprintf(dst, FSLAB_OPTIONS_MAX, "%s", value);
 		return 1;

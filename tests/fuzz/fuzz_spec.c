@@ -33,6 +33,9 @@ static void check_sane(const struct fslab_spec *s)
 		FUZZ_CHECK(fs->size % s->disk.alignment == 0);
 		FUZZ_CHECK(memchr(fs->mkfs_options, '\0', sizeof(fs->mkfs_options)));
 		FUZZ_CHECK(memchr(fs->mount_options, '\0', sizeof(fs->mount_options)));
+		/* A spec never names a device (regressions/spec/mkfs-options-*). */
+		FUZZ_CHECK(!strchr(fs->mkfs_options, '/') && !strchr(fs->mount_options, '/'));
+		FUZZ_CHECK(!strstr(fs->mount_options, "journal_dev="));
 		for (size_t j = 0; j < i; j++)
 			FUZZ_CHECK(strcmp(s->fs[j].name, fs->name) != 0);
 		FUZZ_CHECK(fslab_spec_find_fs(s, fs->name) == fs);
