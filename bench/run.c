@@ -629,6 +629,15 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
 			    c->out_dir, c->out_dir);
 		return -EEXIST;
 	}
+	for (size_t i = 0; i < c->n_fs; i++) {
+		char csv[PATH_MAX + 64];
+		snprintf(csv, sizeof(csv), "%s/%s.csv", c->out_dir, c->fs[i].name);
+		if (access(csv, F_OK) == 0) {
+			fslab_error("%s already exists; choose another --out (results of two runs are never mixed)",
+				    csv);
+			return -EEXIST;
+		}
+	}
 	r = fslab_mkdir_p(c->out_dir, 0755);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot create the results directory %s", c->out_dir);
@@ -796,15 +805,17 @@ int fslab_run(const struct fslab_run_opts *o)
 				   fs->name, fs->type);
 	}
 
+	/* The manifest first: a run killed before it has no CSV either, and
+	 * once it exists --resume knows everything. */
+	if (fslab_manifest_write(c) < 0) {
+		fslab_error("cannot write %s/manifest.json", c->out_dir);
+		goto out;
+	}
 	fst = calloc(c->n_fs, sizeof(*fst));
 	if (!fst)
 		goto out;
 	if (run_open_csvs(c, fst) < 0)
 		goto out;
-	if (fslab_manifest_write(c) < 0) {
-		fslab_error("cannot write %s/manifest.json", c->out_dir);
-		goto out;
-	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = run_on_signal;
