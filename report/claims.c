@@ -128,13 +128,19 @@ static const struct rp_cell *cl_cell(const struct rp_entry *e, enum fslab_test t
 
 static double cl_cell_p(const struct rp_entry *e, const struct rp_cell *a, const struct rp_cell *b)
 {
-	double va[a->n_ok ? a->n_ok : 1], vb[b->n_ok ? b->n_ok : 1];
+	double *va = malloc((a->n_ok + 1) * sizeof(double)), *vb = malloc((b->n_ok + 1) * sizeof(double));
+	double p = NAN;
 
-	for (unsigned i = 0; i < a->n_ok; i++)
-		va[i] = e->samples[a->first + i].v;
-	for (unsigned i = 0; i < b->n_ok; i++)
-		vb[i] = e->samples[b->first + i].v;
-	return rp_welch_p(va, a->n_ok, vb, b->n_ok, NULL);
+	if (va && vb) {
+		for (unsigned i = 0; i < a->n_ok; i++)
+			va[i] = e->samples[a->first + i].v;
+		for (unsigned i = 0; i < b->n_ok; i++)
+			vb[i] = e->samples[b->first + i].v;
+		p = rp_welch_p(va, a->n_ok, vb, b->n_ok, NULL);
+	}
+	free(va);
+	free(vb);
+	return p;
 }
 
 /* Claim 3: FAT32 reads 128M files slower than 64M and 256M ones, at every

@@ -160,6 +160,15 @@ static void pl_output(FILE *f, const char *dir, const char *name, int fmt)
 static const char pl_palette[] =
 	"set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n";
 
+/* Distinct, readable line colours (gnuplot's 5th default is a pale yellow). */
+static const char pl_lines[] =
+	"set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#d62728'\n"
+	"set linetype 3 lc rgb '#2ca02c'\nset linetype 4 lc rgb '#ff7f0e'\n"
+	"set linetype 5 lc rgb '#9467bd'\nset linetype 6 lc rgb '#8c564b'\n"
+	"set linetype 7 lc rgb '#e377c2'\nset linetype 8 lc rgb '#17becf'\n"
+	"set linetype 9 lc rgb '#000000'\nset linetype 10 lc rgb '#7f7f7f'\n"
+	"set linetype cycle 10\n";
+
 static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot *p,
 				  const struct pl_axes *ax, double zmax, int id)
 {
@@ -271,6 +280,7 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 		pl_tics(f, "x", ax.file, ax.nf, true);
 		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s'\n",
 			rp_fmt_size(record, b, sizeof(b)));
+		fputs(pl_lines, f);
 		fprintf(f, "set xrange [%g:%g]\nset yrange [0:*]\nset grid\nset key outside right top\n"
 			   "set xtics rotate by -30 font ',8'\n",
 			pl_log2(ax.file[0]) - 0.3, pl_log2(ax.file[ax.nf - 1]) + 0.3);
