@@ -381,8 +381,21 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		fs->cells_skipped++;
 		break;
 	default:
-		snprintf(row.status, sizeof(row.status), "failed: %s",
-			 o->reason[0] ? o->reason : "unknown error");
+		/* A test that failed because its filesystem went away counts as
+		 * vanished, so --resume runs it again. */
+		if (!fs->vanished && fslab_fsinfo_check(fs) < 0) {
+			fs->vanished = true;
+			fslab_progress_clear(g->prog);
+			fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
+				    fs->name, fs->path);
+		}
+		if (fs->vanished && strncmp(o->reason, FSLAB_VANISHED_STATUS + 8,
+					    strlen(FSLAB_VANISHED_STATUS + 8)) != 0)
+			snprintf(row.status, sizeof(row.status), "%s (during the test: %.180s)",
+				 FSLAB_VANISHED_STATUS, o->reason);
+		else
+			snprintf(row.status, sizeof(row.status), "failed: %s",
+				 o->reason[0] ? o->reason : "unknown error");
 		fs->cells_failed++;
 		g->failed = true;
 		break;

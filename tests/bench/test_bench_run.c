@@ -606,6 +606,53 @@ START_TEST(full_filesystem_gives_failed_rows)
 }
 END_TEST
 
+
+START_TEST(vanished_filesystem_is_skipped_and_resumed)
+{
+	char *mnt = out_path("gone"), *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
+	struct ft_output o;
+	struct keyset k;
+	int st;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_msg(mount("fslab-test", mnt, "tmpfs", 0, "size=256m") == 0, "mount: %s",
+		      strerror(errno));
+	snprintf(arg, sizeof(arg), "a=%s", mnt);
+	const char *args[] = { "run", "--dir", arg, "--dir", arg_b, "--sweep", "quick", "--file-sizes",
+			       "64K-8M", "--record-sizes", "16K-1M", "--cache", "fsync", "--seed", "3",
+			       "--no-device-probe", "--out", out, NULL };
+	pid_t pid = spawn_fslab(args);
+	bool running = wait_rows(pid, out, 20);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(running, "the run finished before the unmount");
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	keyset_load(&k, csv, "a");
+	ck_assert_uint_eq(k.n, 46 * 13); /* every cell has a row */
+	ck_assert_uint_gt(k.failed, 0);
+	keyset_free(&k);
+	snprintf(v, sizeof(v), "grep -q 'failed: filesystem vanished' %s", csv);
+	ck_assert_int_eq(system(v), 0);
+
+	/* back again: --resume runs exactly the vanished cells */
+	ck_assert_int_eq(mount("fslab-test", mnt, "tmpfs", 0, "size=256m"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	int status = o.status;
+	ft_output_free(&o);
+	int left = count_entries(mnt);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_eq(left, 0);
+	keyset_load(&k, csv, "a");
+	ck_assert_uint_eq(k.n, 46 * 13);
+	ck_assert_uint_eq(k.failed, 0);
+	keyset_free(&k);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_run");
@@ -622,10 +669,12 @@ int main(void)
 	tcase_add_test(tc, until_ci_keeps_every_sample);
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
-	if (geteuid() == 0) /* mounts a tmpfs; CI runs as root */
+	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
+		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
+	}
 	else
-		fprintf(stderr, "not root: full_filesystem_gives_failed_rows skipped\n");
+		fprintf(stderr, "not root: the tmpfs tests are skipped\n");
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
