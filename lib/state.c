@@ -2,11 +2,14 @@
 #include "fileutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const mount_method_names[FSLAB_MOUNT_METHOD_MAX] = {
 	[FSLAB_MOUNT_NONE] = "none",
@@ -49,7 +52,43 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+/* Temporary file beside path, then rename: atomic, not durable. */
+static int state_write_nosync(const char *path, const char *data, size_t len)
+{
+	char tmp[PATH_MAX + 16];
+	int fd, r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) < 0)
+		r = -errno;
+	for (size_t off = 0; r == 0 && off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			r = n < 0 ? -errno : -EIO;
+		else
+			off += (size_t)n;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
 int fslab_state_save(const char *path, const struct fslab_state *st)
+{
+	return fslab_state_save_opt(path, st, 0);
+}
+
+int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *parts = json_object_new_array();
@@ -108,7 +147,8 @@ int fslab_state_save(const char *path, const struct fslab_state *st)
 		} else {
 			memcpy(buf, text, n);
 			buf[n] = '\n';
-			r = fslab_write_file_atomic(path, buf, n + 1, 0600);
+			r = (flags & FSLAB_STATE_SAVE_NOSYNC) ? state_write_nosync(path, buf, n + 1)
+							      : fslab_write_file_atomic(path, buf, n + 1, 0600);
 			free(buf);
 		}
 	}

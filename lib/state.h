@@ -74,6 +74,19 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
  * missing.  Returns 0 or a negative errno. */
 int fslab_state_save(const char *path, const struct fslab_state *st);
 
+/* fslab_state_save_opt flags. */
+enum {
+	/* Atomic (temporary file + rename, never a torn file) but without
+	 * fsync: for the many intermediate saves during setup and teardown,
+	 * where surviving a crash of fslab (not of the machine) is what
+	 * matters.  The saves before the first write to a disk and at the
+	 * end are durable. */
+	FSLAB_STATE_SAVE_NOSYNC = 1 << 0,
+};
+
+/* fslab_state_save with flags. */
+int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags);
+
 /* Lookup by name; NULL when absent. */
 const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,
 						     const char *name);

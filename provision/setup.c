@@ -82,17 +82,28 @@ static void setup_pause_at(const char *step)
 		usleep(100000);
 }
 
-static int setup_save(struct setup_run *s, const char *phase)
+/* Durable (fsync'd) saves where a machine crash matters: before the first
+ * write to the disk, and at the end.  The others are atomic renames only,
+ * which is what surviving a killed fslab needs, and much cheaper. */
+enum { SETUP_SAVE_FAST, SETUP_SAVE_DURABLE };
+
+static int setup_save_how(struct setup_run *s, const char *phase, int how)
 {
 	int r;
 
 	if (phase)
 		snprintf(s->st.phase, sizeof(s->st.phase), "%s", phase);
-	r = fslab_state_save(s->state_path, &s->st);
+	r = fslab_state_save_opt(s->state_path, &s->st,
+				 how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
 	return 0;
+}
+
+static int setup_save(struct setup_run *s, const char *phase)
+{
+	return setup_save_how(s, phase, SETUP_SAVE_FAST);
 }
 
 /* Between steps: has the user asked us to stop? */
@@ -426,23 +437,46 @@ static int setup_format(struct setup_run *s, size_t i)
 	return 0;
 }
 
-static int setup_mount_all(struct setup_run *s)
+/* Marks the mount root and mount points that do not exist yet as created
+ * by setup (one save, phase "formatted"), then creates them: a setup
+ * killed in between leaves teardown an rmdir of a missing directory, which
+ * it ignores. */
+static int setup_mount_prepare(struct setup_run *s)
 {
 	struct stat st;
 	int r;
 
-	if (lstat(s->mount_root, &st) < 0) {
+	if (lstat(s->mount_root, &st) < 0)
 		s->st.mount_root_created = true;
-		if (setup_save(s, NULL) < 0)
-			return -EIO;
-		r = fslab_mkdir_p(s->mount_root, 0755);
-		if (r < 0)
-			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
-	} else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+	else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
 		fslab_error("mount root %s is not a directory (or is a link); not following it",
 			    s->mount_root);
 		return -ENOTDIR;
 	}
+	for (size_t i = 0; i < s->plan.n; i++)
+		if (lstat(s->st.partitions[i].mountpoint, &st) < 0)
+			s->st.partitions[i].mountpoint_created = true;
+	r = setup_save(s, "formatted");
+	if (r < 0)
+		return r;
+	if (s->st.mount_root_created) {
+		r = fslab_mkdir_p(s->mount_root, 0755);
+		if (r < 0)
+			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
+	}
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const char *mp = s->st.partitions[i].mountpoint;
+
+		if (s->st.partitions[i].mountpoint_created && mkdir(mp, 0755) < 0)
+			return fslab_error_errno(errno, "cannot create the mount point %s", mp);
+	}
+	return 0;
+}
+
+static int setup_mount_all(struct setup_run *s)
+{
+	int r;
+
 	for (size_t i = 0; i < s->plan.n; i++) {
 		struct fslab_state_partition *sp = &s->st.partitions[i];
 		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
@@ -459,14 +493,6 @@ static int setup_mount_all(struct setup_run *s)
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
 		       s->plan.n);
 		fflush(stdout);
-		if (lstat(sp->mountpoint, &st) < 0) {
-			sp->mountpoint_created = true;
-			if (setup_save(s, NULL) < 0)
-				return -EIO;
-			if (mkdir(sp->mountpoint, 0755) < 0)
-				return fslab_error_errno(errno, "cannot create the mount point %s",
-							 sp->mountpoint);
-		}
 		sp->mount_method = FSLAB_MOUNT_NONE;
 		{
 			struct fslab_state_partition tmp = *sp;
@@ -600,7 +626,7 @@ static int setup_do(struct setup_run *s)
 	uuid_generate_random(u);
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
-	r = setup_save(s, "partitioning");
+	r = setup_save_how(s, "partitioning", SETUP_SAVE_DURABLE);
 	if (r < 0)
 		return r;
 	setup_pause_at("partitioning");
@@ -643,7 +669,7 @@ static int setup_do(struct setup_run *s)
 		if (r < 0)
 			return r;
 	}
-	r = setup_save(s, "formatted");
+	r = setup_mount_prepare(s);
 	if (r < 0)
 		return r;
 	setup_pause_at("formatted");
@@ -655,7 +681,7 @@ static int setup_do(struct setup_run *s)
 	setup_pause_at("mounted");
 	if (setup_stopped(s))
 		return -EINTR;
-	return setup_save(s, "ready");
+	return setup_save_how(s, "ready", SETUP_SAVE_DURABLE);
 }
 
 int fslab_setup(const struct fslab_setup_opts *o)

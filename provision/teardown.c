@@ -25,9 +25,11 @@ struct teardown_run {
 	struct prov_disk d;
 };
 
-static int teardown_save(struct teardown_run *t)
+/* Atomic always; durable (fsync) only when a machine crash would leave a
+ * state that a re-run could not handle (the wiped disk). */
+static int teardown_save(struct teardown_run *t, bool durable)
 {
-	int r = fslab_state_save(t->state_path, &t->st);
+	int r = fslab_state_save_opt(t->state_path, &t->st, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 
 	if (r < 0)
 		fslab_error_errno(r, "cannot update the state file %s", t->state_path);
@@ -140,7 +142,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 		if (p->mount_method != FSLAB_MOUNT_NONE) {
 			printf("unmounted %s\n", p->mountpoint);
 			p->mount_method = FSLAB_MOUNT_NONE;
-			r = teardown_save(t);
+			r = teardown_save(t, false);
 			if (r < 0)
 				return r;
 		}
@@ -182,7 +184,7 @@ static int teardown_wipe(struct teardown_run *t)
 		return r;
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
 	snprintf(t->st.phase, sizeof(t->st.phase), "%s", "wiped");
-	return teardown_save(t);
+	return teardown_save(t, true);
 }
 
 static void teardown_rmdir(const char *dir)
