@@ -219,15 +219,23 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 		fprintf(f, "set cbrange [0:%.6g]\nset cblabel 'MiB/s'\n", zmax);
 		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
+			/* a single file or record size: pad the range, draw impulses
+			 * (pm3d needs two scans of two points to make a facet) */
+			bool flat = ax->nf < 2 || ax->nr < 2;
+			double pad_x = ax->nf < 2 ? 1 : 0, pad_y = ax->nr < 2 ? 1 : 0;
+
 			fprintf(f, "set zrange [0:%.6g]\nset zlabel 'MiB/s' rotate by 90\n"
-				   "set xrange [%d:%d]\nset yrange [%d:%d]\n",
-				zmax, pl_log2(ax->file[0]), pl_log2(ax->file[ax->nf - 1]),
-				pl_log2(ax->record[0]), pl_log2(ax->record[ax->nr - 1]));
+				   "set xrange [%g:%g]\nset yrange [%g:%g]\n",
+				zmax, pl_log2(ax->file[0]) - pad_x, pl_log2(ax->file[ax->nf - 1]) + pad_x,
+				pl_log2(ax->record[0]) - pad_y, pl_log2(ax->record[ax->nr - 1]) + pad_y);
 			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
 			      "set ticslevel 0\nset view 60,30\nset grid\n"
 			      "set pm3d depthorder border lc rgb '#303030' lw 0.5\n",
 			      f);
-			fprintf(f, "splot $g%d using 1:2:3 with pm3d notitle\n", id);
+			if (flat)
+				fprintf(f, "splot $g%d using 1:2:3:3 with impulses lw 4 lc palette notitle\n", id);
+			else
+				fprintf(f, "splot $g%d using 1:2:3 with pm3d notitle\n", id);
 		} else {
 			fprintf(f, "set xrange [%g:%g]\nset yrange [%g:%g]\n",
 				pl_log2(ax->file[0]) - 0.5, pl_log2(ax->file[ax->nf - 1]) + 0.5,
@@ -247,9 +255,20 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 	}
 }
 
+/* Points of entry e in the comparison chart of test t at record size rec. */
+static size_t pl_compare_points(const struct rp_entry *e, enum fslab_test t, uint64_t rec)
+{
+	size_t n = 0;
+
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
+		n += e->cells[k].record_kib == rec && e->cells[k].n_ok;
+	return n;
+}
+
 static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const struct rp_data *d,
 		       uint64_t record, int id)
 {
+	const struct rp_entry *shown[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	struct pl_axes ax;
 	size_t n = 0;
 	char b[16];
@@ -259,6 +278,8 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
+		if (!pl_compare_points(e, p->test, record))
+			continue; /* no line, no legend entry */
 		for (size_t k = 0; k < ax.nf; k++) {
 			const struct rp_cell *c = pl_find(e, p->test, ax.file[k], record);
 
@@ -267,8 +288,8 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 			fprintf(f, "%d %.6g %.6g\n", pl_log2(ax.file[k]), c->mean / 1024,
 				isnan(c->ci) ? 0 : c->ci / 1024);
 		}
-		fputs("\n\n", f); /* one data set (index) per entry, even an empty one */
-		n++;
+		fputs("\n\n", f); /* one data set (index) per entry */
+		shown[n++] = e;
 	}
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
@@ -288,7 +309,7 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s$c%d index %zu using 1:2:3 with yerrorlines lw 1.5 pt 7 ps 0.6 title ",
 				i ? ", \\\n     " : "", id, i);
-			pl_quote(f, d->all[i]->label);
+			pl_quote(f, shown[i]->label);
 		}
 		fputc('\n', f);
 	}
@@ -437,6 +458,16 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
 			uint64_t rec = record_kib ? record_kib : pl_auto_record(d, t);
 			char b[16];
+			size_t pts = 0;
+
+			for (size_t i = 0; i < d->n_all; i++)
+				pts += pl_compare_points(d->all[i], t, rec);
+			if (!pts) {
+				if (record_kib)
+					fslab_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
+						   fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
+				continue;
+			}
 			struct rp_plot *p = &out->p[out->n++];
 
 			out->compare_record[t] = rec;

@@ -614,6 +614,28 @@ START_TEST(t_claims)
 }
 END_TEST
 
+/* Degenerate but valid input: one row, one file size (gnuplot refuses an
+ * empty range and pm3d needs two scans); a --record nobody measured. */
+START_TEST(t_tiny_results)
+{
+	struct ft_output o;
+	char *dir = bad_dir("tiny", HDR ROW "ext4,read,1024,128,1,2000,0.1,warm,ok,\n");
+	char *out = path("tiny-out"), *html = path("tiny-out/report.html");
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert(exists(html));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--record", "3M", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(o.err, "write: no cell measured with 3M records; no comparison chart");
+	ft_output_free(&o);
+	free(dir);
+	free(out);
+	free(html);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report_cli");
@@ -626,6 +648,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_bad_input);
 	tcase_add_test(tc, t_iozone_round_trip);
 	tcase_add_test(tc, t_claims);
+	tcase_add_test(tc, t_tiny_results);
 	suite_add_tcase(s, tc);
 	return s;
 }
