@@ -19,6 +19,7 @@ struct status_row {
 	char fs_type[32], fs_version[32];
 	bool type_ok;
 	bool mounted;       /* the device at its mount point */
+	bool free_known;    /* fusefat reports no statfs figures */
 	uint64_t size, free;
 	char problem[256];
 };
@@ -42,9 +43,11 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 		       (!rc->blkid_version || strcmp(row->fs_version, rc->blkid_version) == 0);
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
-	if (row->mounted && statvfs(p->mountpoint, &vfs) == 0) {
+	row->size = p->size_sectors * 512;
+	if (row->mounted && statvfs(p->mountpoint, &vfs) == 0 && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 		row->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		row->free_known = true;
 	}
 	if (!row->type_ok)
 		snprintf(row->problem, sizeof(row->problem), "%s holds '%s%s%s', expected %s", p->device,
@@ -55,12 +58,17 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 			 p->mountpoint);
 }
 
+static void status_json_str(struct json_object *o, const char *key, const char *value)
+{
+	json_object_object_add(o, key, json_object_new_string(value ? value : ""));
+}
+
 int fslab_status(const struct fslab_status_opts *o)
 {
 	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
 	struct fslab_state *st = calloc(1, sizeof(*st));
 	struct status_row rows[FSLAB_MAX_FS];
-	char err[1024], a[32], b[32], c[32];
+	char err[1024], a[32], b[32];
 	int lock, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
 	bool disk_ok;
 	struct stat sb;
@@ -96,35 +104,38 @@ int fslab_status(const struct fslab_status_opts *o)
 	if (o->json) {
 		struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
 
-		json_object_object_add(root, "state", json_object_new_string(path));
-		json_object_object_add(root, "phase", json_object_new_string(st->phase));
-		json_object_object_add(root, "disk", json_object_new_string(st->disk));
+		status_json_str(root, "state", path);
+		status_json_str(root, "phase", st->phase);
+		status_json_str(root, "disk", st->disk);
 		json_object_object_add(root, "disk_present", json_object_new_boolean(disk_ok));
-		json_object_object_add(root, "disk_guid", json_object_new_string(st->disk_guid));
-		json_object_object_add(root, "image", json_object_new_string(st->image));
-		json_object_object_add(root, "mount_root", json_object_new_string(st->mount_root));
+		status_json_str(root, "disk_guid", st->disk_guid);
+		status_json_str(root, "image", st->image);
+		status_json_str(root, "mount_root", st->mount_root);
 		for (size_t i = 0; i < st->n_partitions; i++) {
 			const struct fslab_state_partition *p = &st->partitions[i];
+			const struct status_row *w = &rows[i];
 			struct json_object *j = json_object_new_object();
 
-			json_object_object_add(j, "name", json_object_new_string(p->name));
-			json_object_object_add(j, "type", json_object_new_string(fslab_fs_type_to_string(p->type)));
-			json_object_object_add(j, "device", json_object_new_string(p->device));
-			json_object_object_add(j, "present", json_object_new_boolean(rows[i].present));
-			json_object_object_add(j, "probed_type", json_object_new_string(rows[i].fs_type));
-			json_object_object_add(j, "probed_version", json_object_new_string(rows[i].fs_version));
-			json_object_object_add(j, "mountpoint", json_object_new_string(p->mountpoint));
-			json_object_object_add(j, "mount_method", json_object_new_string(fslab_mount_method_to_string(p->mount_method)));
-			json_object_object_add(j, "mounted", json_object_new_boolean(rows[i].mounted));
-			json_object_object_add(j, "size_bytes", json_object_new_int64((int64_t)rows[i].size));
-			json_object_object_add(j, "free_bytes", json_object_new_int64((int64_t)rows[i].free));
-			json_object_object_add(j, "problem", rows[i].problem[0] ? json_object_new_string(rows[i].problem) : NULL);
+			status_json_str(j, "name", p->name);
+			status_json_str(j, "type", fslab_fs_type_to_string(p->type));
+			status_json_str(j, "device", p->device);
+			json_object_object_add(j, "present", json_object_new_boolean(w->present));
+			status_json_str(j, "probed_type", w->fs_type);
+			status_json_str(j, "probed_version", w->fs_version);
+			status_json_str(j, "mountpoint", p->mountpoint);
+			status_json_str(j, "mount_method", fslab_mount_method_to_string(p->mount_method));
+			json_object_object_add(j, "mounted", json_object_new_boolean(w->mounted));
+			json_object_object_add(j, "size_bytes", json_object_new_int64((int64_t)w->size));
+			json_object_object_add(j, "free_bytes",
+					       w->free_known ? json_object_new_int64((int64_t)w->free) : NULL);
+			json_object_object_add(j, "problem",
+					       w->problem[0] ? json_object_new_string(w->problem) : NULL);
 			json_object_array_add(parts, j);
 		}
 		json_object_object_add(root, "partitions", parts);
 		json_object_object_add(root, "ok", json_object_new_boolean(problems == 0));
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-									   JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				       root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
 		printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
@@ -139,10 +150,9 @@ int fslab_status(const struct fslab_status_opts *o)
 			       fslab_fs_type_to_string(p->type), p->device,
 			       w->fs_type[0] ? w->fs_type : "-", p->mountpoint,
 			       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
-			       w->mounted ? fslab_size_human(w->size, a, sizeof(a)) : "-",
-			       w->mounted ? fslab_size_human(w->free, b, sizeof(b)) : "-");
+			       fslab_size_human(w->size, a, sizeof(a)),
+			       w->free_known ? fslab_size_human(w->free, b, sizeof(b)) : "-");
 		}
-		(void)c;
 	}
 	fflush(stdout);
 	if (!disk_ok)

@@ -36,6 +36,29 @@ static int teardown_save(struct teardown_run *t, bool durable)
 	return r;
 }
 
+/* Is st->disk still the loop device of st->image, now deleted? */
+static bool teardown_loop_of_deleted_image(const struct fslab_state *st)
+{
+	char path[128], back[PATH_MAX + 16];
+	const char *name = strrchr(st->disk, '/');
+	FILE *f;
+	bool same = false;
+
+	if (!name || strncmp(name + 1, "loop", 4) != 0)
+		return false;
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(back, sizeof(back), f)) {
+		back[strcspn(back, "\n")] = '\0';
+		same = strncmp(back, st->image, strlen(st->image)) == 0 &&
+		       strcmp(back + strlen(st->image), " (deleted)") == 0;
+	}
+	fclose(f);
+	return same;
+}
+
 /* Which device is the lab's disk now?  For an image: the loop device
  * backed by it (matched by inode, so a renumbered or detached loop is
  * found out), else the image file itself. */
@@ -67,6 +90,12 @@ static int teardown_find_disk(struct teardown_run *t)
 		} else if (stat(st->image, &sb) == 0) {
 			snprintf(t->disk, sizeof(t->disk), "%s", st->image);
 			return 0;
+		} else if (teardown_loop_of_deleted_image(st)) {
+			/* The image was deleted under the running lab: its loop
+			 * device still holds it, with the mounts on top. */
+			snprintf(t->disk, sizeof(t->disk), "%s", st->disk);
+			t->disk_is_blk = true;
+			t->loop_attached = true;
 		} else {
 			t->disk[0] = '\0'; /* image gone: nothing on disk to undo */
 			return 0;

@@ -346,6 +346,27 @@ START_TEST(failed_mount_is_undone_by_teardown)
 }
 END_TEST
 
+/* The image deleted under a running lab: teardown still finds the loop
+ * device (it holds the deleted file), unmounts and detaches. */
+START_TEST(image_deleted_under_the_lab)
+{
+	struct pt_env e;
+	struct ft_output o;
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(unlink(e.image), 0);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provision lifecycle");
@@ -362,6 +383,7 @@ int main(void)
 	tcase_add_test(tc, lab_mount_api_remounts_kernel_and_fuse);
 	tcase_add_test(tc, failed_mkfs_is_undone_by_teardown);
 	tcase_add_test(tc, failed_mount_is_undone_by_teardown);
+	tcase_add_test(tc, image_deleted_under_the_lab);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
