@@ -122,24 +122,30 @@ static const struct rp_cell *pl_find(const struct rp_entry *e, enum fslab_test t
 	return NULL;
 }
 
+/* Tic marks at every size; with many sizes only every other one is
+ * labelled (the rest are minor tics) so the labels do not run together. */
 static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool log2axis)
 {
+	size_t step = n > 10 ? 2 : 1;
 	char b[16];
 
 	fprintf(f, "set %stics (", axis);
 	for (size_t i = 0; i < n; i++) {
+		bool label = (n - 1 - i) % step == 0; /* always label the largest */
+
 		rp_fmt_size(v[i], b, sizeof(b));
 		if (log2axis)
-			fprintf(f, "%s'%s' %d", i ? ", " : "", b, pl_log2(v[i]));
+			fprintf(f, "%s'%s' %d %d", i ? ", " : "", label ? b : "", pl_log2(v[i]), !label);
 		else
-			fprintf(f, "%s'%s' %llu", i ? ", " : "", b, (unsigned long long)v[i]);
+			fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
+				(unsigned long long)v[i], !label);
 	}
 	fputs(")\n", f);
 }
 
 static const char *const pl_term[2] = {
-	"set terminal pngcairo size 800,560 noenhanced font 'DejaVu Sans,10'\n",
-	"set terminal svg size 800,560 noenhanced font 'DejaVu Sans,10' background '#ffffff'\n",
+	"set terminal pngcairo size 640,448 noenhanced font 'DejaVu Sans,9'\n",
+	"set terminal svg size 640,448 noenhanced font 'DejaVu Sans,9' background '#ffffff'\n",
 };
 static const char *const pl_ext[2] = { "png", "svg" };
 
@@ -216,7 +222,9 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 		fputc('\n', f);
 		pl_tics(f, "x", ax->file, ax->nf, true);
 		pl_tics(f, "y", ax->record, ax->nr, true);
-		fprintf(f, "set cbrange [0:%.6g]\nset cblabel 'MiB/s'\n", zmax);
+		fprintf(f, "set cbrange [0:%.6g]\n", zmax);
+		if (p->kind != FSLAB_REPORT_PLOT_SURFACE) /* the surface's z label says it */
+			fputs("set cblabel 'MiB/s'\n", f);
 		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
 			/* a single file or record size: pad the range, draw impulses
