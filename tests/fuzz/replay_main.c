@@ -73,7 +73,8 @@ static int replay_dir(const char *dir, unsigned *count)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		if (replay_file(names[i]) < 0)
 			r = -1;

@@ -452,6 +452,14 @@ static pid_t hu_trace_start(const char *const argv[], const char *const env[], c
 		/* Its own process group, as a shell job: Ctrl-C (SIGINT) goes
 		 * to the group, mkfs included. */
 		setpgid(0, 0);
+		/* LeakSanitizer cannot run under ptrace (sanitizer builds). */
+		{
+			const char *asan = getenv("ASAN_OPTIONS");
+			char *opts;
+			if (asprintf(&opts, "%s%sdetect_leaks=0", asan ? asan : "",
+				     asan && *asan ? ":" : "") >= 0)
+				setenv("ASAN_OPTIONS", opts, 1);
+		}
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(126);
 		raise(SIGSTOP);
