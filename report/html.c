@@ -154,7 +154,7 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 			fputs("<td>(1 trial)</td>", out);
 		else
 			fprintf(out, "<td>%s &ndash; %s</td>",
-				rp_fmt_mibs(row->s.mean - row->s.ci, lo, sizeof(lo)),
+				rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
 				rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
 		fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
 		if (i == 0)

@@ -199,9 +199,11 @@ char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (v >= 1000)
+	else if (v == 0)
+		snprintf(buf, len, "0");
+	else if (fabs(v) >= 1000)
 		snprintf(buf, len, "%.0f", v);
-	else if (v >= 10)
+	else if (fabs(v) >= 10)
 		snprintf(buf, len, "%.1f", v);
 	else
 		snprintf(buf, len, "%.2f", v);
@@ -242,9 +244,13 @@ static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	}
 	if (!first)
 		return;
-	fprintf(out, "    %s: %u failed, %u skipped; first at %s file, %s records: %.60s\n",
-		e->label, nf, nsk, rp_fmt_size(first->file_kib, a, sizeof(a)),
-		rp_fmt_size(first->record_kib, b, sizeof(b)), first->problem);
+	char line[512];
+	int n = snprintf(line, sizeof(line), "    %s: %u failed, %u skipped; first at %s file, %s records: %s",
+			 e->label, nf, nsk, rp_fmt_size(first->file_kib, a, sizeof(a)),
+			 rp_fmt_size(first->record_kib, b, sizeof(b)), first->problem);
+	if (n > 100 && sizeof(line) > 100) /* keep to 100 columns */
+		memcpy(line + 97, "...", 4);
+	fprintf(out, "%s\n", line);
 }
 
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
@@ -276,7 +282,7 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				snprintf(ci, sizeof(ci), "(1 trial)");
 			else
 				snprintf(ci, sizeof(ci), "%s..%s",
-					 rp_fmt_mibs(row->s.mean - row->s.ci, lo, sizeof(lo)),
+					 rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
 					 rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
 			if (i == 0)
 				snprintf(vs, sizeof(vs), "-");
@@ -303,8 +309,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			fprintf(out, "%s\n", line);
 		}
 		for (size_t i = 0; i < r.n_unranked; i++)
-			fprintf(out, "%2s  %-18.18s not ranked: no cell of this test succeeded\n", "-",
-				r.unranked[i]->label);
+			fprintf(out, "%2s  %-18.18s not ranked: no ok cell (every one failed or was skipped)\n",
+				"-", r.unranked[i]->label);
 		for (size_t i = 0; i < d->n_all; i++)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
