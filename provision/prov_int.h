@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "plan.h"
@@ -69,6 +70,11 @@ int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_
 
 /* tool lookup honouring $FSLAB_TOOL_PATH (tests, unusual installs). */
 int prov_find_tool(const char *name, char *path, size_t len);
+
+/* Test hook: when $FSLAB_TEST_PAUSE_AT names step, say so on stderr and
+ * wait (up to two minutes, or until *stop becomes non-zero) so a test can
+ * signal the process exactly there.  stop may be NULL. */
+void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
 
 /* Time helper for bounded waits. */
 double prov_now(void);

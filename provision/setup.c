@@ -71,15 +71,7 @@ static int setup_abspath(const char *path, char *out, size_t len)
 
 static void setup_pause_at(const char *step)
 {
-	const char *want = getenv("FSLAB_TEST_PAUSE_AT");
-
-	if (!want || strcmp(want, step) != 0)
-		return;
-	fprintf(stderr, "%s: test hook: paused at %s (pid %d)\n", fslab_log_prefix(), step,
-		(int)getpid());
-	fflush(stderr);
-	for (int i = 0; i < 1200 && !setup_stop; i++)
-		usleep(100000);
+	prov_test_pause(step, &setup_stop);
 }
 
 /* Durable (fsync'd) saves where a machine crash matters: before the first

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 struct status_row {
 	bool present;       /* block device there */
@@ -75,6 +76,12 @@ int fslab_status(const struct fslab_status_opts *o)
 
 	if (!st)
 		return FSLAB_EXIT_FAILURE;
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		/* No lab: say so without creating the lock file or its directory. */
+		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", path);
+		free(st);
+		return FSLAB_EXIT_FAILURE;
+	}
 	lock = fslab_lock_state(path, FSLAB_LOCK_SHARED, "fslab status", err, sizeof(err));
 	if (lock < 0) {
 		fslab_error("%s", err);

@@ -132,6 +132,8 @@ static int teardown_check_identity(struct teardown_run *t)
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && strcasecmp(guid, st->disk_guid) == 0)
 		return 1;
+	if (strcmp(st->phase, "wiping") == 0 && r == -ENOENT)
+		return 1; /* an earlier teardown got part of the way: finish it */
 	if (strcmp(st->phase, "partitioning") == 0) {
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
@@ -189,6 +191,17 @@ static int teardown_wipe(struct teardown_run *t)
 {
 	int r;
 
+	/* Wiping takes several writes (each partition, then both GPT headers
+	 * and the protective MBR); a teardown killed among them finds the
+	 * table half gone, and a re-run must finish the job rather than
+	 * refuse a disk without the lab's GUID. */
+	if (strcmp(t->st.phase, "wiping") != 0) {
+		snprintf(t->st.phase, sizeof(t->st.phase), "%s", "wiping");
+		r = teardown_save(t, true);
+		if (r < 0)
+			return r;
+	}
+
 	if (t->disk_is_blk) {
 		for (size_t i = 0; i < t->st.n_partitions; i++) {
 			struct fslab_state_partition *p = &t->st.partitions[i];
@@ -206,11 +219,13 @@ static int teardown_wipe(struct teardown_run *t)
 			p->formatted = false;
 		}
 	}
+	prov_test_pause("teardown-wiping", NULL);
 	printf("wiping the partition table and signatures on %s\n", t->disk);
 	fflush(stdout);
 	r = prov_wipe_signatures(t->disk);
 	if (r < 0)
 		return r;
+	prov_test_pause("teardown-wiped", NULL);
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
 	snprintf(t->st.phase, sizeof(t->st.phase), "%s", "wiped");
 	return teardown_save(t, true);
@@ -244,6 +259,13 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 	t->o = o;
 	snprintf(t->state_path, sizeof(t->state_path), "%s",
 		 o->state_path ? o->state_path : fslab_state_default_path());
+	/* No lab: say so without creating the lock file or its directory. */
+	if (access(t->state_path, F_OK) != 0 && errno == ENOENT) {
+		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
+			    "set up with one)",
+			    t->state_path);
+		goto out;
+	}
 	lock = fslab_lock_state(t->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab teardown", err,
 				sizeof(err));
 	if (lock < 0) {
@@ -268,11 +290,13 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		goto out;
 	if (t->disk_is_blk && teardown_unmount_all(t) < 0)
 		goto out;
+	prov_test_pause("teardown-unmounted", NULL);
 	if (r == 1 && teardown_wipe(t) < 0)
 		goto out;
 	/* Setup killed between creating kernel partitions and its GPT check
 	 * cannot happen (partitions come after the table), but a loop device
 	 * is detached either way, which drops its partitions. */
+	prov_test_pause("teardown-detaching", NULL);
 	if (t->loop_attached) {
 		printf("detaching %s\n", t->disk);
 		fflush(stdout);

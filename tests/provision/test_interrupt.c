@@ -4,6 +4,7 @@
 #include "provtest.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,57 @@ START_TEST(teardown_refuses_a_foreign_disk_guid)
 }
 END_TEST
 
+/* teardown killed at each of its steps: a second teardown finishes. */
+START_TEST(teardown_killed_then_run_again)
+{
+	static const char *const td_steps[] = { "teardown-unmounted", "teardown-wiping",
+						"teardown-wiped", "teardown-detaching" };
+	struct pt_env e;
+	struct ft_loop l;
+	struct ft_output o;
+	struct ft_proc p;
+	char marker[128];
+	bool on_device = _i >= 4;
+	const char *step = td_steps[_i % 4];
+
+	ft_require_root();
+	pt_env_init(&e);
+	if (on_device) {
+		ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
+		ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
+	} else {
+		ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	}
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	{
+		const char *argv[] = { ft_fslab_bin(), "teardown", "--state", e.state, NULL };
+		setenv("FSLAB_TEST_PAUSE_AT", step, 1);
+		ck_assert_int_eq(ft_spawn(argv, &p), 0);
+		unsetenv("FSLAB_TEST_PAUSE_AT");
+	}
+	snprintf(marker, sizeof(marker), "paused at %s ", step);
+	if (ft_proc_wait_for(&p, marker, 60000) != 0) {
+		kill(p.pid, SIGKILL);
+		ft_proc_finish(&p, &o);
+		ck_abort_msg("teardown never reached %s:\n%s\n%s", step, o.out, o.err);
+	}
+	kill(p.pid, SIGKILL);
+	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
+	ck_assert_int_eq(o.status, 128 + SIGKILL);
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_teardown(&e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	if (on_device) {
+		ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+		ck_assert(!pt_blkid_finds_something(l.device));
+		ft_loop_destroy(&l);
+	}
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provision interrupt");
@@ -178,6 +230,7 @@ int main(void)
 	tcase_add_loop_test(tc, sigkill_at_each_step_then_teardown, 0, N_STEPS);
 	tcase_add_loop_test(tc, sigkill_on_a_device_then_teardown, 0, 3);
 	tcase_add_test(tc, teardown_refuses_a_foreign_disk_guid);
+	tcase_add_loop_test(tc, teardown_killed_then_run_again, 0, 8);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
