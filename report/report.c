@@ -210,10 +210,30 @@ int fslab_report(const struct fslab_report_opts *o)
 	}
 	if (r == 1) {
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) < 0) {
-			fslab_error("cannot replace %s with the new report: %m", out);
-			goto done;
+			/* no atomic exchange here (EINVAL/ENOSYS on some
+			 * filesystems): move the old report aside, then the
+			 * new one in; the old one comes back on failure */
+			char old[PATH_MAX + 80];
+
+			if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+				fslab_error("cannot replace %s with the new report: %m", out);
+				goto done;
+			}
+			snprintf(old, sizeof(old), "%s.old", tmp);
+			if (rename(out, old) < 0) {
+				fslab_error("cannot move the earlier report %s aside: %m", out);
+				goto done;
+			}
+			if (rename(tmp, out) < 0) {
+				fslab_error("cannot rename %s to %s: %m", tmp, out);
+				if (rename(old, out) < 0)
+					fslab_error("and cannot put the earlier report back from %s: %m", old);
+				goto done;
+			}
+			rpt_rm_rf(old);
+			made_tmp = false;
 		}
-		/* tmp now holds the old report */
+		/* else tmp now holds the old report, removed below */
 	} else {
 		if (rename(tmp, out) < 0) {
 			fslab_error("cannot rename %s to %s: %m", tmp, out);
