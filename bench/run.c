@@ -299,6 +299,30 @@ static int run_lab_filesystems(struct fslab_run_ctx *c, const char *const *only,
 	return 0;
 }
 
+/* Takes the lab lock shared (setup and teardown cannot run under us),
+ * after checking that there is a lab at all: a missing state file creates
+ * nothing (no directory, no lock file). */
+static int run_lock_lab(struct fslab_run_ctx *c, int *lock_fd)
+{
+	char err[512];
+
+	if (access(c->state_path, F_OK) != 0) {
+		int r = -errno;
+		if (r == -ENOENT)
+			fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
+				    c->state_path);
+		else
+			fslab_error("%s: %s", c->state_path, strerror(-r));
+		return r;
+	}
+	*lock_fd = fslab_lock_state(c->state_path, FSLAB_LOCK_SHARED, "fslab run", err, sizeof(err));
+	if (*lock_fd < 0) {
+		fslab_error("%s", err);
+		return *lock_fd;
+	}
+	return 0;
+}
+
 /* Removes test files that an earlier, killed run left in dir (their pid is
  * gone). */
 static void run_remove_stale_testfiles(const char *dir)
@@ -719,12 +743,8 @@ int fslab_run(const struct fslab_run_opts *o)
 			const char *names[FSLAB_MAX_FS];
 			for (size_t i = 0; i < n_saved; i++)
 				names[i] = saved[i].name;
-			lock_fd = fslab_lock_state(c->state_path, FSLAB_LOCK_SHARED, "fslab run", err,
-						   sizeof(err));
-			if (lock_fd < 0) {
-				fslab_error("%s", err);
+			if (run_lock_lab(c, &lock_fd) < 0)
 				goto out;
-			}
 			if (run_lab_filesystems(c, names, n_saved) < 0)
 				goto out;
 		} else {
@@ -762,12 +782,8 @@ int fslab_run(const struct fslab_run_opts *o)
 		} else {
 			snprintf(c->state_path, sizeof(c->state_path), "%s",
 				 o->state_path ? o->state_path : fslab_state_default_path());
-			lock_fd = fslab_lock_state(c->state_path, FSLAB_LOCK_SHARED, "fslab run", err,
-						   sizeof(err));
-			if (lock_fd < 0) {
-				fslab_error("%s", err);
+			if (run_lock_lab(c, &lock_fd) < 0)
 				goto out;
-			}
 			if (run_lab_filesystems(c, NULL, 0) < 0)
 				goto out;
 		}
