@@ -740,9 +740,17 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	}
 
 	if (access(s->state_path, F_OK) == 0) {
-		fslab_error("refused: a lab is already set up (state file %s); run fslab teardown --state %s "
-			    "first, or give another --state",
-			    s->state_path, s->state_path);
+		/* A lab exists: if another command is busy with it, name that
+		 * command (its lock file is already there beside the state). */
+		int busy = fslab_lock_state(s->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab setup", err,
+					    sizeof(err));
+		if (busy < 0)
+			fslab_error("refused: %s", err);
+		else
+			fslab_error("refused: a lab is already set up (state file %s); run fslab "
+				    "teardown --state %s first, or give another --state",
+				    s->state_path, s->state_path);
+		fslab_lock_release(busy);
 		ret = FSLAB_EXIT_FAILURE;
 		goto out_free;
 	}
@@ -809,6 +817,11 @@ int fslab_setup(const struct fslab_setup_opts *o)
 out_unlock:
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
+	/* The holder's name in the lock file is stale once we let go; a later
+	 * shared holder (run, status) writes its own only into an empty file. */
+	if (s->lock_fd >= 0 && ftruncate(s->lock_fd, 0) < 0) {
+		/* only a name for messages: nothing to do */
+	}
 	fslab_lock_release(s->lock_fd);
 out_free:
 	free(s);

@@ -329,6 +329,11 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 out:
 	if (ret != FSLAB_EXIT_OK && t->st.version)
 		fslab_error("teardown did not finish; fix the problem above and run it again");
+	/* The holder's name in the lock file is stale once we let go; a later
+	 * shared holder (run, status) writes its own only into an empty file. */
+	if (lock >= 0 && ftruncate(lock, 0) < 0) {
+		/* only a name for messages: nothing to do */
+	}
 	fslab_lock_release(lock);
 	free(t);
 	return ret;
