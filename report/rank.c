@@ -181,6 +181,8 @@ char *rp_fmt_p(double p, char *buf, size_t len)
 		snprintf(buf, len, "p=n/a");
 	else if (p < 0.001)
 		snprintf(buf, len, "p<0.001");
+	else if (fabs(p - 0.05) < 0.0005) /* "p=0.050" would hide which side */
+		snprintf(buf, len, "p=%.4f", p);
 	else
 		snprintf(buf, len, "p=%.3f", p);
 	return buf;
