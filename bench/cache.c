@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DROP_CACHES_PATH "/proc/sys/vm/drop_caches"
@@ -35,10 +37,17 @@ static int cache_drop_caches_permitted(void)
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
 			  const struct fslab_state_partition *part)
 {
+	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: skip better methods */
+
 	memset(c, 0, sizeof(*c));
 	c->state = st;
 	c->part = part;
-	if (cache_drop_caches_permitted())
+	if (force && strcmp(force, "fadvise") == 0)
+		c->method = FSLAB_DROP_FADVISE;
+	else if (force && strcmp(force, "remount") == 0 && st && part &&
+		 part->mount_method != FSLAB_MOUNT_NONE)
+		c->method = FSLAB_DROP_REMOUNT;
+	else if (cache_drop_caches_permitted())
 		c->method = FSLAB_DROP_CACHES;
 	else if (st && part && part->mount_method != FSLAB_MOUNT_NONE && geteuid() == 0)
 		c->method = FSLAB_DROP_REMOUNT;
@@ -93,6 +102,11 @@ int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen)
 		r = fslab_lab_unmount(c->state, c->part);
 		if (r == 0)
 			r = fslab_lab_mount(c->state, c->part);
+		if (r == 0 && c->dev) {
+			struct stat st;
+			if (stat(c->part->mountpoint, &st) == 0)
+				*c->dev = st.st_dev;
+		}
 		if (r < 0)
 			snprintf(why, whylen, "cold mode: remount of %s at %s failed: %s", c->part->device,
 				 c->part->mountpoint, strerror(-r));

@@ -11,6 +11,7 @@
 #define FSLAB_BENCH_CACHE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "state.h"
 
@@ -24,6 +25,9 @@ struct fslab_cache_ctl {
 	enum fslab_drop_method method;
 	const struct fslab_state *state;          /* NULL for --dir */
 	const struct fslab_state_partition *part; /* NULL for --dir */
+	/* Updated with the mount point's st_dev after a remount (a FUSE
+	 * mount gets a new one), so the run still knows its filesystem. */
+	dev_t *dev;
 };
 
 /* Picks the method for one filesystem (part NULL when not a lab partition). */

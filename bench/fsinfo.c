@@ -198,7 +198,7 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
 			/* first non-empty line that names a version */
 			char *save = NULL;
 			for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-				if (strpbrk(l, "0123456789")) {
+				if (l[0] != '$' && strpbrk(l, "0123456789")) {
 					snprintf(buf, len, "%s", l);
 					break;
 				}

@@ -814,6 +814,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version,
 						  sizeof(fs->mkfs_tool_version));
 		fslab_cache_ctl_init(&fs->cache, c->state, fs->part);
+		fs->cache.dev = &fs->dev;
 		if (o->resume_dir)
 			continue;
 		if (c->no_device_probe) {
