@@ -653,6 +653,62 @@ START_TEST(vanished_filesystem_is_skipped_and_resumed)
 }
 END_TEST
 
+
+START_TEST(lab_run_cold_remount)
+{
+	char *spec = out_path("spec.ini"), *img = out_path("lab.img"), *mnt = out_path("mnt"),
+	     *state = out_path("state.json"), *out = out_path("lab-out"), csv[1100];
+	struct ft_output o;
+	struct keyset k;
+
+	ck_assert_int_eq(ft_write_file(spec, "[fs one]\ntype = ext4\nsize = 32M\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--spec", spec, "--mount-root", mnt,
+				  "--state", state, "--yes", NULL),
+			 0);
+	int setup_status = o.status;
+	ft_output_free(&o);
+	if (setup_status != 0) {
+		ft_fslab(&o, "teardown", "--state", state, "--yes", NULL);
+		ft_output_free(&o);
+		ck_abort_msg("setup failed (%d)", setup_status);
+	}
+	/* the remount path of cold mode, on the lab's own partition */
+	setenv("FSLAB_DROP_METHOD", "remount", 1);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--file-sizes", "64K-256K",
+				  "--record-sizes", "64K", "--cache", "cold", "--probe-size", "4M",
+				  "--out", out, "--quiet", NULL),
+			 0);
+	int run_status = o.status;
+	char *run_err = strdup(o.err);
+	ft_output_free(&o);
+	unsetenv("FSLAB_DROP_METHOD");
+	ft_fslab(&o, "teardown", "--state", state, "--yes", NULL);
+	int td_status = o.status;
+	ft_output_free(&o);
+	ck_assert_msg(run_status == 0, "run: %d: %s", run_status, run_err);
+	ck_assert_int_eq(td_status, 0);
+	free(run_err);
+	snprintf(csv, sizeof(csv), "%s/one.csv", out);
+	keyset_load(&k, csv, "one");
+	ck_assert_uint_eq(k.n, 3 * 13);
+	ck_assert_uint_eq(k.ok, 3 * 13);
+	keyset_free(&k);
+	json_object *m = manifest(out);
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "cache_drop_method")), "remount");
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "type")), "ext4");
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "kernel");
+	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
+	ck_assert(json_object_is_type(jget(fs0, "mkfs_tool_version"), json_type_string));
+	json_object_put(m);
+	free(spec);
+	free(img);
+	free(mnt);
+	free(state);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_run");
@@ -672,6 +728,7 @@ int main(void)
 	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
 		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
+		tcase_add_test(tc, lab_run_cold_remount);
 	}
 	else
 		fprintf(stderr, "not root: the tmpfs tests are skipped\n");
