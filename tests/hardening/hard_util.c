@@ -567,6 +567,66 @@ int hu_trace_kill(const char *const argv[], const char *const env[], const char 
 	return r < 0 ? r : 0;
 }
 
+static bool hu_nr_in(long nr, const long *nrs)
+{
+	for (size_t i = 0; nrs[i] >= 0; i++)
+		if (nrs[i] == nr)
+			return true;
+	return false;
+}
+
+/* Runs the tracee to the next entry into one of nrs; 1 there, 0 when it
+ * ended, negative errno on error. */
+static int hu_trace_next_call(pid_t pid, const long *nrs, int *inject, int *status)
+{
+	int r;
+
+	while ((r = hu_trace_step(pid, inject, status)) == 1) {
+		struct __ptrace_syscall_info info;
+
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0)
+			continue;
+		if (info.op == PTRACE_SYSCALL_INFO_ENTRY && hu_nr_in((long)info.entry.nr, nrs))
+			return 1;
+	}
+	return r;
+}
+
+long hu_trace_count_calls(const char *const argv[], const char *const env[], const char *log_path,
+			  const long *nrs, int *status)
+{
+	pid_t pid = hu_trace_start(argv, env, log_path);
+	long n = 0;
+	int inject = 0, r;
+
+	if (pid < 0)
+		return pid;
+	while ((r = hu_trace_next_call(pid, nrs, &inject, status)) == 1)
+		n++;
+	return r < 0 ? r : n;
+}
+
+int hu_trace_kill_call(const char *const argv[], const char *const env[], const char *log_path,
+		       const long *nrs, long occurrence, int sig, int *status)
+{
+	pid_t pid = hu_trace_start(argv, env, log_path);
+	long n = 0;
+	int inject = 0, r;
+
+	if (pid < 0)
+		return pid;
+	while ((r = hu_trace_next_call(pid, nrs, &inject, status)) == 1) {
+		if (++n < occurrence)
+			continue;
+		kill(sig == SIGINT ? -pid : pid, sig);
+		ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)inject);
+		r = hu_wait_end(pid, status);
+		hu_wait_group(pid, 60000);
+		return r < 0 ? r : 1;
+	}
+	return r < 0 ? r : 0;
+}
+
 pid_t hu_trace_hold(const char *const argv[], const char *const env[], const char *log_path,
 		    long nr)
 {

@@ -82,6 +82,16 @@ long hu_trace_count(const char *const argv[], const char *const env[], const cha
 int hu_trace_kill(const char *const argv[], const char *const env[], const char *log_path,
 		  long at, int sig, int *status);
 
+/* The same, counting only entries into the system calls in nrs (a list
+ * ended by -1): hu_trace_count_calls says how many such calls argv makes,
+ * hu_trace_kill_call delivers sig when it is about to make the
+ * occurrence-th one (e.g. each rename(2): the moments a state file or
+ * manifest is published). */
+long hu_trace_count_calls(const char *const argv[], const char *const env[], const char *log_path,
+			  const long *nrs, int *status);
+int hu_trace_kill_call(const char *const argv[], const char *const env[], const char *log_path,
+		       const long *nrs, long occurrence, int sig, int *status);
+
 /* hu_trace_hold: runs argv, stops it at the first entry into system call
  * number nr (e.g. SYS_umount2) and leaves it stopped; returns its pid (a
  * ptrace child of the caller) or a negative errno (-ESRCH: it finished

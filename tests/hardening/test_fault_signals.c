@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static struct hu_lab lab;
@@ -59,6 +60,30 @@ static uint64_t fault_seed(void)
 static const char *sig_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL";
+}
+
+/* Besides the stratified points, a signal at the entry of every rename(2)
+ * the command makes: the moments a state file or manifest is published,
+ * where a half-recorded step would show. */
+static const long publish_calls[] = { SYS_rename, SYS_renameat, SYS_renameat2, -1 };
+
+static int inject_fault(const char *const argv[], const char *log, unsigned i, unsigned points,
+			long steps, uint64_t salt, int sig, long *at, int *status)
+{
+	if (i < points) {
+		*at = hu_point(fault_seed() * salt + (uint64_t)sig, i, points, steps);
+		return hu_trace_kill(argv, NULL, log, *at, sig, status);
+	}
+	*at = -(long)(i - points + 1);
+	return hu_trace_kill_call(argv, NULL, log, publish_calls, i - points + 1, sig, status);
+}
+
+static void point_name(char *buf, size_t len, const char *cmd, int sig, long at, long steps)
+{
+	if (at > 0)
+		snprintf(buf, len, "%s %s at step %ld of %ld", cmd, sig_name(sig), at, steps);
+	else
+		snprintf(buf, len, "%s %s before rename(2) number %ld", cmd, sig_name(sig), -at);
 }
 
 static void setup_argv(const char *argv[12])
@@ -185,7 +210,7 @@ START_TEST(setup_signals)
 	unsigned points = hu_fault_points(20), total = 0;
 	const char *argv[12];
 	char log[PATH_MAX], what[128];
-	long steps;
+	long steps, renames;
 	int status;
 
 	setup_argv(argv);
@@ -195,29 +220,32 @@ START_TEST(setup_signals)
 	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted setup failed (%d): see %s", status,
 		      log);
 	teardown_cleans("after an uninterrupted setup", true);
+	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	ck_assert_msg(renames > 0 && status == 0, "counting setup's renames failed (%d)", status);
+	teardown_cleans("after an uninterrupted setup", true);
 	for (size_t s = 0; s < 3; s++) {
 		unsigned injected = 0, failed_setup = 0, before = n_failures;
 
-		for (unsigned i = 0; i < points; i++) {
-			long at = hu_point(fault_seed() * 31 + (uint64_t)sigs[s], i, points, steps);
+		for (unsigned i = 0; i < points + renames; i++) {
+			long at;
 			int r;
 
 			setup_argv(argv); /* the loop device may have been replaced */
 			fingerprint_before();
-			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
-			snprintf(what, sizeof(what), "setup %s at step %ld of %ld", sig_name(sigs[s]), at,
-				 steps);
+			r = inject_fault(argv, log, i, points, steps, 31, sigs[s], &at, &status);
+			point_name(what, sizeof(what), "setup", sigs[s], at, steps);
 			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
 			injected += r == 1;
 			failed_setup += r == 1 && status != 0;
 			if (state_whole(what))
 				teardown_cleans(what, true);
 		}
-		printf("FAULTS setup %s: %u points, %u signals delivered (%u stopped setup), %ld steps "
-		       "in a whole setup; %u failed checks\n",
-		       sig_name(sigs[s]), points, injected, failed_setup, steps, n_failures - before);
+		printf("FAULTS setup %s: %u seeded points + %ld at each rename(2), %u signals "
+		       "delivered (%u stopped setup), %ld steps in a whole setup; %u failed checks\n",
+		       sig_name(sigs[s]), points, renames, injected, failed_setup, steps,
+		       n_failures - before);
 		fflush(stdout);
-		if (injected < points * 9 / 10)
+		if (injected < (points + renames) * 9 / 10)
 			record_failure("setup %s: only %u of %u points reached", sig_name(sigs[s]),
 				       injected, points);
 		total += injected;
@@ -233,7 +261,7 @@ START_TEST(teardown_signals)
 	unsigned points = hu_fault_points(20), total = 0;
 	const char *argv[5];
 	char log[PATH_MAX], what[128];
-	long steps;
+	long steps, renames;
 	int status;
 
 	teardown_argv(argv);
@@ -242,29 +270,31 @@ START_TEST(teardown_signals)
 	steps = hu_trace_count(argv, NULL, log, &status);
 	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted teardown failed (%d): see %s",
 		      status, log);
+	ck_assert(setup_ok());
+	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	ck_assert_msg(renames > 0 && status == 0, "counting teardown's renames failed (%d)", status);
 	for (size_t s = 0; s < 3; s++) {
 		unsigned injected = 0, before = n_failures;
 
-		for (unsigned i = 0; i < points; i++) {
-			long at = hu_point(fault_seed() * 37 + (uint64_t)sigs[s], i, points, steps);
+		for (unsigned i = 0; i < points + renames; i++) {
+			long at;
 			int r;
 
 			if (!setup_ok())
 				continue;
 			fingerprint_before();
-			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
-			snprintf(what, sizeof(what), "teardown %s at step %ld of %ld",
-				 sig_name(sigs[s]), at, steps);
+			r = inject_fault(argv, log, i, points, steps, 37, sigs[s], &at, &status);
+			point_name(what, sizeof(what), "teardown", sigs[s], at, steps);
 			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
 			injected += r == 1;
 			if (state_whole(what))
 				teardown_cleans(what, false);
 		}
-		printf("FAULTS teardown %s: %u points, %u signals delivered, %ld steps in a whole "
-		       "teardown; %u failed checks\n",
-		       sig_name(sigs[s]), points, injected, steps, n_failures - before);
+		printf("FAULTS teardown %s: %u seeded points + %ld at each rename(2), %u signals "
+		       "delivered, %ld steps in a whole teardown; %u failed checks\n",
+		       sig_name(sigs[s]), points, renames, injected, steps, n_failures - before);
 		fflush(stdout);
-		if (injected < points * 9 / 10)
+		if (injected < (points + renames) * 9 / 10)
 			record_failure("teardown %s: only %u of %u points reached", sig_name(sigs[s]),
 				       injected, points);
 		total += injected;
@@ -407,7 +437,7 @@ START_TEST(run_signals)
 	const char *argv[12];
 	char log[PATH_MAX], what[160], out[PATH_MAX];
 	struct cell_set ref;
-	long steps;
+	long steps, renames;
 	int status;
 
 	snprintf(log, sizeof(log), "%s/run.log", lab.dir);
@@ -424,30 +454,33 @@ START_TEST(run_signals)
 	for (size_t i = 0; i < ref.n; i++)
 		ck_assert_msg(ref.c[i].n == 1, "reference run: cell %s %u times", ref.c[i].key,
 			      ref.c[i].n);
+	snprintf(out, sizeof(out), "%s/count-renames", lab.results);
+	run_argv(argv, out);
+	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	ck_assert_msg(renames > 0 && status == 0, "counting run's renames failed (%d)", status);
 	for (size_t s = 0; s < 3; s++) {
 		unsigned injected = 0, before = n_failures, no_manifest = 0;
 		unsigned lost0 = total_lost, dup0 = total_dup;
 
-		for (unsigned i = 0; i < points; i++) {
-			long at = hu_point(fault_seed() * 41 + (uint64_t)sigs[s], i, points, steps);
+		for (unsigned i = 0; i < points + renames; i++) {
+			long at;
 			int r;
 
 			snprintf(out, sizeof(out), "%s/%s-%u", lab.results, sig_name(sigs[s]), i);
 			run_argv(argv, out);
-			r = hu_trace_kill(argv, NULL, log, at, sigs[s], &status);
-			snprintf(what, sizeof(what), "run %s at step %ld of %ld", sig_name(sigs[s]), at,
-				 steps);
+			r = inject_fault(argv, log, i, points, steps, 41, sigs[s], &at, &status);
+			point_name(what, sizeof(what), "run", sigs[s], at, steps);
 			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
 			injected += r == 1;
 			resume_and_count(out, &ref, what, &no_manifest);
 		}
-		printf("FAULTS run %s: %u points, %u signals delivered, %ld steps in a whole run "
-		       "(%zu cells); %u killed before the manifest (re-run instead of --resume); "
-		       "cells lost %u, duplicated %u; %u failed checks\n",
-		       sig_name(sigs[s]), points, injected, steps, ref.n, no_manifest,
+		printf("FAULTS run %s: %u seeded points + %ld at each rename(2), %u signals "
+		       "delivered, %ld steps in a whole run (%zu cells); %u killed before the manifest "
+		       "(re-run instead of --resume); cells lost %u, duplicated %u; %u failed checks\n",
+		       sig_name(sigs[s]), points, renames, injected, steps, ref.n, no_manifest,
 		       total_lost - lost0, total_dup - dup0, n_failures - before);
 		fflush(stdout);
-		if (injected < points * 9 / 10)
+		if (injected < (points + renames) * 9 / 10)
 			record_failure("run %s: only %u of %u points reached", sig_name(sigs[s]),
 				       injected, points);
 		total += injected;
