@@ -308,7 +308,8 @@ int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen)
 	return r;
 }
 
-static blkid_probe disk_new_probe(const char *dev, int flags, int *fdp)
+static blkid_probe disk_new_probe_range(const char *dev, int flags, uint64_t off, uint64_t size,
+					int *fdp)
 {
 	blkid_probe pr;
 	int fd = open(dev, flags | O_CLOEXEC);
@@ -317,7 +318,7 @@ static blkid_probe disk_new_probe(const char *dev, int flags, int *fdp)
 	if (fd < 0)
 		return NULL;
 	pr = blkid_new_probe();
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+	if (!pr || blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size) < 0) {
 		blkid_free_probe(pr);
 		close(fd);
 		*fdp = -1;
@@ -330,6 +331,11 @@ static blkid_probe disk_new_probe(const char *dev, int flags, int *fdp)
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
 	return pr;
+}
+
+static blkid_probe disk_new_probe(const char *dev, int flags, int *fdp)
+{
+	return disk_new_probe_range(dev, flags, 0, 0, fdp);
 }
 
 int prov_probe_signatures(const char *dev, char *found, size_t len)
@@ -358,18 +364,17 @@ int prov_probe_signatures(const char *dev, char *found, size_t len)
 	return r < 0 && n == 0 ? -EIO : n;
 }
 
-int prov_wipe_signatures(const char *dev)
+int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size)
 {
 	blkid_probe pr;
 	int fd, r = 0, guard = 0;
 
-	pr = disk_new_probe(dev, O_RDWR, &fd);
+	pr = disk_new_probe_range(dev, O_RDWR, offset, size, &fd);
 	if (!pr)
 		return fslab_error_errno(errno, "%s: cannot open to wipe signatures", dev);
 	while (blkid_do_probe(pr) == 0 && guard++ < 64) {
 		if (blkid_do_wipe(pr, 0) != 0) {
-			r = fslab_error_errno(errno ? errno : EIO, "%s: wiping a signature failed",
-					      dev);
+			r = fslab_error_errno(errno ? errno : EIO, "%s: wiping a signature failed", dev);
 			break;
 		}
 	}
@@ -378,6 +383,11 @@ int prov_wipe_signatures(const char *dev)
 	blkid_free_probe(pr);
 	close(fd);
 	return r;
+}
+
+int prov_wipe_signatures(const char *dev)
+{
+	return prov_wipe_signatures_range(dev, 0, 0);
 }
 
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen)

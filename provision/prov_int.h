@@ -40,6 +40,10 @@ int prov_probe_signatures(const char *dev, char *found, size_t len);
 /* Erases every signature libblkid finds (filesystems, RAID, partition
  * tables incl. both GPT headers and the protective MBR).  0 or -errno. */
 int prov_wipe_signatures(const char *dev);
+/* The same for the byte range [offset, offset + size) of dev: a partition
+ * the kernel does not show (after a reboot on a kernel without a GPT
+ * parser) or inside an image that is not attached. */
+int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size);
 /* TYPE and VERSION of the filesystem on dev ("" when none). */
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen);
 /* GPT disk GUID of dev (the backup header is used when the primary is

@@ -202,22 +202,28 @@ static int teardown_wipe(struct teardown_run *t)
 			return r;
 	}
 
-	if (t->disk_is_blk) {
-		for (size_t i = 0; i < t->st.n_partitions; i++) {
-			struct fslab_state_partition *p = &t->st.partitions[i];
-			struct stat sb;
+	for (size_t i = 0; i < t->st.n_partitions; i++) {
+		struct fslab_state_partition *p = &t->st.partitions[i];
+		struct stat sb;
 
-			if (stat(p->device, &sb) == 0 && S_ISBLK(sb.st_mode) &&
-			    prov_devno_on_disk(sb.st_rdev, &t->d)) {
-				r = prov_wipe_signatures(p->device);
-				if (r < 0)
-					return r;
-			}
+		if (!p->size_sectors)
+			continue;
+		/* Through the partition's device when the kernel shows it,
+		 * else as a range of the disk (or of the unattached image). */
+		if (t->disk_is_blk && stat(p->device, &sb) == 0 && S_ISBLK(sb.st_mode) &&
+		    prov_devno_on_disk(sb.st_rdev, &t->d))
+			r = prov_wipe_signatures(p->device);
+		else
+			r = prov_wipe_signatures_range(t->disk, p->start_sector * 512,
+						       p->size_sectors * 512);
+		if (r < 0)
+			return r;
+		if (t->disk_is_blk) {
 			r = prov_kpart_remove(&t->d, p->number);
 			if (r < 0)
 				return r;
-			p->formatted = false;
 		}
+		p->formatted = false;
 	}
 	prov_test_pause("teardown-wiping", NULL);
 	printf("wiping the partition table and signatures on %s\n", t->disk);

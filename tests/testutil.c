@@ -466,7 +466,19 @@ int ft_loops_under(const char *root)
 	return ft_list_loops_under(root, list, 64);
 }
 
+static void ft_cleanup(const char *root, bool remove);
+
 void ft_cleanup_under(const char *root)
+{
+	ft_cleanup(root, true);
+}
+
+void ft_cleanup_under_keep(const char *root)
+{
+	ft_cleanup(root, false);
+}
+
+static void ft_cleanup(const char *root, bool remove)
 {
 	static char mounts[64][512];
 	char loops[64][64];
@@ -493,7 +505,10 @@ void ft_cleanup_under(const char *root)
 			close(fd);
 		}
 	}
-	ft_rm_rf(root);
+	for (int i = 0; i < 100 && ft_list_loops_under(root, loops, 64) > 0; i++)
+		usleep(20000); /* detaching finishes on the last close */
+	if (remove)
+		ft_rm_rf(root);
 }
 
 int ft_blkpg_add(const char *disk, int pno, long long start, long long length)

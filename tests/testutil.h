@@ -79,6 +79,9 @@ int ft_loops_under(const char *root);
  * every loop device backed by a file below root, then removes root.  Never
  * touches anything outside root. */
 void ft_cleanup_under(const char *root);
+/* ft_cleanup_under without removing anything: unmounts and detaches only
+ * (what a reboot does to a lab below root). */
+void ft_cleanup_under_keep(const char *root);
 /* Makes the kernel see partition pno (start, length in bytes) of a whole
  * disk with BLKPG, as setup does.  Returns 0 or a negative errno. */
 int ft_blkpg_add(const char *disk, int pno, long long start, long long length);

@@ -367,6 +367,45 @@ START_TEST(image_deleted_under_the_lab)
 }
 END_TEST
 
+/* After a reboot the loop device and the mounts are gone: teardown works
+ * on the image file itself, wiping every partition's filesystem inside it
+ * as well as the table. */
+START_TEST(image_lab_after_a_reboot)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct fslab_state st;
+	char err[512];
+
+	ft_require_root();
+	pt_env_init(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	/* "reboot": everything below the test dir unmounted and detached */
+	ft_cleanup_under_keep(e.dir);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	ck_assert_int_eq(ft_loops_under(e.dir), 0);
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, "--keep-image", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+	ck_assert(!pt_blkid_finds_something(e.image));
+	for (size_t i = 0; i < st.n_partitions; i++) {
+		char off[32];
+		const char *argv[] = { "/usr/sbin/blkid", "-p", "-O", off, e.image, NULL };
+
+		snprintf(off, sizeof(off), "%llu", (unsigned long long)st.partitions[i].start_sector * 512);
+		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+		ck_assert_msg(o.status == 2, "blkid finds %s in the image at %s:\n%s", st.partitions[i].name,
+			      off, o.out);
+		ft_output_free(&o);
+	}
+	unlink(e.image);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provision lifecycle");
@@ -384,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, failed_mkfs_is_undone_by_teardown);
 	tcase_add_test(tc, failed_mount_is_undone_by_teardown);
 	tcase_add_test(tc, image_deleted_under_the_lab);
+	tcase_add_test(tc, image_lab_after_a_reboot);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
