@@ -364,6 +364,13 @@ struct run_group_ctx {
 	bool failed;
 };
 
+/* Relative cost of one test of a cell, for the ETA: the bytes moved plus
+ * a per-call cost (a 4 KiB record costs about as much again in calls). */
+static double run_cell_work(const struct fslab_sweep_cell *cell)
+{
+	return (double)cell->file_bytes + 4096.0 * (double)(cell->file_bytes / cell->record_bytes);
+}
+
 static void run_flag(const struct fslab_bench_fs *fs, enum fslab_test t, double tp, char *flag,
 		     size_t len)
 {
@@ -437,6 +444,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
 			    (unsigned long long)row.record_kib, g->trial, row.status);
+	fslab_progress_add_work(g->prog, run_cell_work(g->cell));
 	it = (struct fslab_progress_item){
 		.filesystem = fs->name,
 		.test = fslab_test_to_string(t),
@@ -484,6 +492,18 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 		    !fslab_done_has(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024, trial))
 			mask |= 1u << t;
 	return mask;
+}
+
+static double run_work_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
+			    const struct fslab_plan *plan, unsigned trial)
+{
+	double w = 0;
+
+	for (size_t f = 0; f < c->n_fs; f++)
+		for (size_t i = 0; i < plan->n; i++)
+			w += run_cell_work(&plan->cells[i]) *
+			     __builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+	return w;
 }
 
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
@@ -546,9 +566,13 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 
 		if (todo == 0 && trial > c->sweep.trials)
 			break; /* --until-ci: everything converged */
-		for (unsigned t = trial + 1; t <= c->sweep.trials; t++)
+		double work = run_work_todo(c, fst, plan, trial);
+		for (unsigned t = trial + 1; t <= c->sweep.trials; t++) {
 			later += run_count_todo(c, fst, plan, t);
+			work += run_work_todo(c, fst, plan, t);
+		}
 		fslab_progress_set_total(prog, done + todo + later, done);
+		fslab_progress_set_work(prog, work, 0);
 
 		run_fs_order(c, trial, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop; oi++) {

@@ -14,6 +14,8 @@ struct fslab_progress {
 	uint64_t total, done, done_at_start;
 	double start;
 	double before_s, after_s;
+	double work_total, work_done, work_at_start;
+	double last_draw;
 };
 
 static double progress_now(void)
@@ -75,9 +77,29 @@ double fslab_progress_elapsed(const struct fslab_progress *p)
 	return progress_now() - p->start;
 }
 
+void fslab_progress_set_work(struct fslab_progress *p, double total, double done)
+{
+	p->work_total = total;
+	p->work_done = done;
+	p->work_at_start = done;
+}
+
+void fslab_progress_add_work(struct fslab_progress *p, double work)
+{
+	p->work_done += work;
+}
+
 double fslab_progress_eta(const struct fslab_progress *p)
 {
 	uint64_t ran = p->done - p->done_at_start;
+
+	if (p->work_total > 0) {
+		double w = p->work_done - p->work_at_start;
+		if (w <= 0)
+			return -1;
+		double left = p->work_total > p->work_done ? p->work_total - p->work_done : 0;
+		return fslab_progress_elapsed(p) / w * left + p->after_s;
+	}
 
 	if (ran == 0)
 		return -1;
@@ -117,6 +139,11 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	p->done += units;
 	if (!p->tty)
 		return;
+	/* at most 10 redraws a second: small cells finish by the thousand */
+	double now = progress_now();
+	if (p->drawn && now - p->last_draw < 0.1 && p->done < p->total)
+		return;
+	p->last_draw = now;
 	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
 	fslab_progress_format_duration(fslab_progress_eta(p), eta, sizeof(eta));
 	if (it && it->throughput_kib_s >= 0)

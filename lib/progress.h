@@ -42,6 +42,13 @@ struct fslab_progress_item {
 /* One unit finished (done += units); redraws on a terminal. */
 void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 			 const struct fslab_progress_item *item);
+
+/* Optional: units differ in cost (a 2 GiB cell takes longer than a 64 KiB
+ * one).  With a work total set, the ETA comes from work done per second
+ * instead of units; fslab_progress_add_work reports work finished (call
+ * it before the matching fslab_progress_step). */
+void fslab_progress_set_work(struct fslab_progress *p, double total, double done);
+void fslab_progress_add_work(struct fslab_progress *p, double work);
 /* Seconds since fslab_progress_new, and the estimate of seconds left
  * (negative while nothing is done yet). */
 double fslab_progress_elapsed(const struct fslab_progress *p);
