@@ -1,6 +1,7 @@
 /* Every safety rule of setup, each on a loop device of the test's own:
  * setup must refuse with exit 1, name the rule, and leave the disk's first
  * and last MiB byte-identical (ft_disk_fingerprint), with no state file. */
+#include "prov_int.h"
 #include "provtest.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static unsigned char fp_before[FT_FINGERPRINT_SIZE], fp_after[FT_FINGERPRINT_SIZE];
@@ -352,6 +354,29 @@ START_TEST(symlink_mount_root_or_mount_point_refused)
 }
 END_TEST
 
+/* The root filesystem's disk: checked at the level of the rule itself, so
+ * that the test never opens the system disk (the rule must refuse before
+ * fslab would open it anyway). */
+START_TEST(disk_with_the_root_filesystem)
+{
+	struct prov_disk d;
+	struct stat root;
+	char link[64], err[512];
+
+	ck_assert_int_eq(stat("/", &root), 0);
+	if (major(root.st_dev) == 0)
+		return; /* root on a virtual filesystem: no disk to protect here */
+	memset(&d, 0, sizeof(d));
+	d.devno = root.st_dev;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(root.st_dev), minor(root.st_dev));
+	if (!realpath(link, d.sysdir))
+		return;
+	snprintf(d.path, sizeof(d.path), "(root disk)");
+	ck_assert_int_eq(prov_check_in_use(&d, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "root filesystem"), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provision safety");
@@ -374,6 +399,7 @@ int main(void)
 	tcase_add_test(tc, no_yes_and_no_terminal);
 	tcase_add_test(tc, lab_lock_held_by_another_fslab);
 	tcase_add_test(tc, symlink_mount_root_or_mount_point_refused);
+	tcase_add_test(tc, disk_with_the_root_filesystem);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
