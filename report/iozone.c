@@ -194,7 +194,7 @@ static bool iz_find(const struct fslab_iozone_report *p, const struct fslab_iozo
 int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep, char *err,
 		       size_t errlen)
 {
-	struct fslab_iozone_report xl = { 0 };
+	struct fslab_iozone_report xl = { 0 }, part = { 0 }; /* -R cells; cells of short table rows */
 	struct iz_tok tok[IZ_TOKENS];
 	uint64_t rec_hdr[IZ_TOKENS];
 	size_t n_rec = 0, pos = 0;
@@ -275,7 +275,9 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 					goto fail;
 				}
 				c.test = (enum fslab_test)(i - 2);
-				if ((r = fslab_iozone_add(rep, &c)) < 0) {
+				/* a short row (iozone -i) has no column names to say
+				 * which tests these are: kept apart, -R wins */
+				if ((r = fslab_iozone_add(nt < 2 + FSLAB_TEST_MAX ? &part : rep, &c)) < 0) {
 					iz_err(err, errlen, lineno, "too many cells");
 					goto fail;
 				}
@@ -367,16 +369,35 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 	}
 	fslab_iozone_sort(rep);
 	fslab_iozone_sort(&xl);
+	fslab_iozone_sort(&part);
 	if ((r = iz_dups(rep, "the table", err, errlen)) < 0 ||
+	    (r = iz_dups(&part, "the table", err, errlen)) < 0 ||
 	    (r = iz_dups(&xl, "the -R section", err, errlen)) < 0)
 		goto fail;
 	size_t n_text = rep->n;
+	struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
+	for (size_t i = 0; i < part.n; i++)
+		if (iz_find(&text_view, &part.cells[i])) {
+			iz_err(err, errlen, part.cells[i].line,
+			       "the table repeats file %llu KiB, record %llu KiB",
+			       (unsigned long long)part.cells[i].file_kib,
+			       (unsigned long long)part.cells[i].record_kib);
+			r = -EINVAL;
+			goto fail;
+		}
+	/* full table rows first, then -R; short rows only without -R */
 	for (size_t i = 0; i < xl.n; i++) {
 		struct fslab_iozone_report view = { .cells = rep->cells, .n = n_text };
 		if (iz_find(&view, &xl.cells[i]))
 			continue;
 		if ((r = fslab_iozone_add(rep, &xl.cells[i])) < 0) {
 			iz_err(err, errlen, xl.cells[i].line, "too many cells");
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < part.n && !rep->has_excel; i++) {
+		if ((r = fslab_iozone_add(rep, &part.cells[i])) < 0) {
+			iz_err(err, errlen, part.cells[i].line, "too many cells");
 			goto fail;
 		}
 	}
@@ -392,9 +413,11 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 		goto fail;
 	}
 	fslab_iozone_report_free(&xl);
+	fslab_iozone_report_free(&part);
 	return 0;
 fail:
 	fslab_iozone_report_free(&xl);
+	fslab_iozone_report_free(&part);
 	fslab_iozone_report_free(rep);
 	return r < 0 ? r : -EINVAL;
 }

@@ -4,14 +4,17 @@
  *
  * Parsing reads both parts of `iozone -a [-R]` output:
  *  - the text table: after the header line holding "kB" and "reclen", rows
- *    "FILE_KIB RECORD_KIB V1 .. V13" (whitespace-separated; a row with fewer
- *    than 13 values fills the first tests in IOzone's order);
+ *    "FILE_KIB RECORD_KIB V1 .. V13" (whitespace-separated);
  *  - the -R section (after "Excel output is below:"): per test a quoted
  *    title ("Writer report", ...), a row of quoted record sizes, then rows
  *    "\"FILE_KIB\" V1 V2 ..." in the header's record order.
  * A value of 0 is IOzone's "not measured" (e.g. records < 64K on files
  * > 16M); it is kept as a cell with kib_s == 0.  A cell in both parts takes
- * the text table's value.  Values are KiB/s, integers in IOzone's output
+ * the value of a full (13-value) table row, else the -R section's.  A
+ * short row (iozone -i) cannot say which tests its values belong to: with a
+ * -R section (titled, so unambiguous) it is ignored, without one its values
+ * fill the first tests in IOzone's order.  A report of nothing but 0 is
+ * refused.  Values are KiB/s, integers in IOzone's output
  * (a fraction is accepted). */
 #ifndef FSLAB_IOZONE_H
 #define FSLAB_IOZONE_H
