@@ -709,6 +709,48 @@ START_TEST(lab_run_cold_remount)
 }
 END_TEST
 
+
+START_TEST(sweep_file_then_flags)
+{
+	char *sweep = out_path("sweep.ini"), *out = out_path("sw"), csv[1100];
+	struct ft_output o;
+	struct keyset k;
+
+	/* a file holding only [sweep]: the preset's keys it does not set stay */
+	ck_assert_int_eq(ft_write_file(sweep, "[sweep]\nfile_sizes = 64K-128K\nrecord_sizes = 64K\n"
+					      "tests = write,read,fread\ntrials = 2\ncache = fsync\n"),
+			 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--sweep", sweep, "--trials", "1",
+				  "--tests", "write,read", "--out", out, "--no-device-probe", "--quiet",
+				  NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	keyset_load(&k, csv, "a");
+	/* 2 files x 1 record x 2 tests (flag) x 1 trial (flag) */
+	ck_assert_uint_eq(k.n, 4);
+	ck_assert_str_eq(k.keys[0], "read 128 64 1");
+	keyset_free(&k);
+	json_object *m = manifest(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "fsync"); /* from the file */
+	ck_assert_int_eq(json_object_get_int(jget(m, "trials")), 1);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(jget(m, "spec"), "text")), "[sweep]"));
+	json_object_put(m);
+
+	/* a bad sweep file is a usage error naming the line */
+	ck_assert_int_eq(ft_write_file(sweep, "[sweep]\ncache = tepid\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--sweep", sweep, "--out", out,
+				  "--no-device-probe", "--quiet", NULL),
+			 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "tepid"));
+	ft_output_free(&o);
+	free(sweep);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_run");
@@ -725,6 +767,7 @@ int main(void)
 	tcase_add_test(tc, until_ci_keeps_every_sample);
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
+	tcase_add_test(tc, sweep_file_then_flags);
 	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
 		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
