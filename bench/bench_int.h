@@ -89,6 +89,9 @@ struct fslab_run_ctx {
 
 	int argc;
 	char *const *argv;
+	/* On resume: the first session's command (argv above is this one's). */
+	char **first_command;
+	size_t n_first_command;
 	char started_at[32], finished_at[32];
 	double wall_s; /* this process's run, plus earlier sessions on resume */
 	unsigned sessions;

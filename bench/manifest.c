@@ -129,7 +129,17 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 	arr = json_object_new_array();
 	for (int i = 0; i < c->argc && c->argv; i++)
 		json_object_array_add(arr, json_object_new_string(c->argv[i]));
-	json_object_object_add(root, "command", arr);
+	if (c->first_command) {
+		/* resumed: "command" stays the run's own, this session's is kept
+		 * beside it */
+		json_object *first = json_object_new_array();
+		for (size_t i = 0; i < c->n_first_command; i++)
+			json_object_array_add(first, json_object_new_string(c->first_command[i]));
+		json_object_object_add(root, "command", first);
+		json_object_object_add(root, "resumed_with", arr);
+	} else {
+		json_object_object_add(root, "command", arr);
+	}
 	json_object_object_add(root, "started_at", json_object_new_string(c->started_at));
 	json_object_object_add(root, "finished_at", mf_str(c->finished_at));
 	json_object_object_add(root, "interrupted", json_object_new_boolean(c->interrupted));
@@ -260,6 +270,15 @@ int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, siz
 	c->sessions = mf_get_num(root, "sessions", &d) ? (unsigned)d : 1;
 	if (json_object_object_get_ex(root, "time", &v) && mf_get_num(v, "wall_s", &d))
 		c->wall_s = d;
+	if (json_object_object_get_ex(root, "command", &v) && json_object_is_type(v, json_type_array)) {
+		size_t n = json_object_array_length(v);
+		c->first_command = calloc(n + 1, sizeof(char *));
+		for (size_t i = 0; c->first_command && i < n; i++) {
+			const char *w = json_object_get_string(json_object_array_get_idx(v, i));
+			c->first_command[i] = strdup(w ? w : "");
+			c->n_first_command++;
+		}
+	}
 	s = mf_get_str(root, "state_path");
 	snprintf(c->state_path, sizeof(c->state_path), "%s", s ? s : "");
 	if (json_object_object_get_ex(root, "spec", &v) && json_object_is_type(v, json_type_object)) {

@@ -724,6 +724,9 @@ static void run_ctx_free(struct fslab_run_ctx *c)
 			fclose(c->fs[i].csv);
 	free(c->spec_text);
 	free(c->state);
+	for (size_t i = 0; i < c->n_first_command; i++)
+		free(c->first_command[i]);
+	free(c->first_command);
 }
 
 int fslab_run(const struct fslab_run_opts *o)
