@@ -192,7 +192,7 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 				  const struct pl_axes *ax, double zmax, int id)
 {
 	const struct rp_entry *e = p->e;
-	unsigned n_flag = 0, n_fail = 0;
+	unsigned n_flag = 0, n_fail = 0, n_cells = 0;
 	/* A heatmap on a regular grid (consecutive powers of two) is drawn
 	 * `with image`, one raster, about half the cost of a box per cell;
 	 * NaN pixels stay blank.  Other grids get a box per measured cell. */
@@ -223,8 +223,9 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 					snprintf(v, sizeof(v), "NaN");
 				fprintf(f, "%d %d %s %d %d\n", pl_log2(ax->file[i]),
 					pl_log2(ax->record[j]), v, flagged, failed);
-				n_flag += flagged;
+				n_flag += flagged && !failed;
 				n_fail += failed;
+				n_cells += c != NULL;
 			}
 		}
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE)
@@ -274,7 +275,12 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 			else
 				fprintf(f, "plot $g%d using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle",
 					id);
-			if (n_flag)
+			/* every measured cell flagged (warm runs): one key line
+			 * says so instead of a ring in every cell */
+			if (n_flag && n_flag == n_cells - n_fail)
+				fputs(", \\\n     keyentry with points pt 6 ps 0.9 lc rgb '#ff2020' title 'every cell flagged (page cache or FUSE)'",
+				      f);
+			else if (n_flag)
 				fprintf(f, ", \\\n     $g%d using 1:($4 > 0 ? $2 : NaN) with points pt 6 ps 0.9 lc rgb '#ff2020' title 'flagged (page cache or FUSE)'",
 					id);
 			if (n_fail)
