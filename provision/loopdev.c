@@ -101,6 +101,7 @@ int prov_loop_find(const char *image, char *dev, size_t len)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			continue;
+		memset(&info, 0, sizeof(info));
 		if (ioctl(fd, LOOP_GET_STATUS64, &info) == 0 && info.lo_inode == st.st_ino &&
 		    info.lo_device == st.st_dev) {
 			snprintf(dev, len, "%s", path);
