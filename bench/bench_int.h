@@ -26,6 +26,7 @@ struct fslab_probe_result {
 /* Default and bounds of the probe's scratch file. */
 #define FSLAB_PROBE_DEFAULT_BYTES (64 * 1024 * 1024)
 #define FSLAB_PROBE_RECORD (1024 * 1024)
+#define PROBEFILE_PREFIX ".fslab-probe-"
 
 int fslab_device_probe(const char *dir, uint64_t bytes, struct fslab_probe_result *r);
 

@@ -66,7 +66,7 @@ int fslab_device_probe(const char *dir, uint64_t bytes, struct fslab_probe_resul
 	bytes = bytes / FSLAB_PROBE_RECORD * FSLAB_PROBE_RECORD;
 	n = bytes / FSLAB_PROBE_RECORD;
 	r->bytes = bytes;
-	snprintf(path, sizeof(path), "%s/.fslab-probe-%ld", dir, (long)getpid());
+	snprintf(path, sizeof(path), "%s/" PROBEFILE_PREFIX "%ld", dir, (long)getpid());
 	if (posix_memalign(&buf, 4096, FSLAB_PROBE_RECORD) != 0)
 		return -ENOMEM;
 	for (i = 0; i < FSLAB_PROBE_RECORD; i++)

@@ -323,8 +323,8 @@ static int run_lock_lab(struct fslab_run_ctx *c, int *lock_fd)
 	return 0;
 }
 
-/* Removes test files that an earlier, killed run left in dir (their pid is
- * gone). */
+/* Removes test and probe files that an earlier, killed run left in dir
+ * (their pid is gone). */
 static void run_remove_stale_testfiles(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -336,9 +336,15 @@ static void run_remove_stale_testfiles(const char *dir)
 		char *end, path[PATH_MAX + 300];
 		long pid;
 
-		if (strncmp(e->d_name, TESTFILE_PREFIX, strlen(TESTFILE_PREFIX)) != 0)
+		const char *num;
+
+		if (strncmp(e->d_name, TESTFILE_PREFIX, strlen(TESTFILE_PREFIX)) == 0)
+			num = e->d_name + strlen(TESTFILE_PREFIX);
+		else if (strncmp(e->d_name, PROBEFILE_PREFIX, strlen(PROBEFILE_PREFIX)) == 0)
+			num = e->d_name + strlen(PROBEFILE_PREFIX);
+		else
 			continue;
-		pid = strtol(e->d_name + strlen(TESTFILE_PREFIX), &end, 10);
+		pid = strtol(num, &end, 10);
 		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -832,6 +838,16 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_progress_set_pipeline(prog, o->pipeline->elapsed_before_s,
 					    o->pipeline->remaining_after_s);
 
+	/* From here SIGINT/SIGTERM only ask the run to stop: the probe and
+	 * the test in flight finish and clean up first. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = run_on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	handlers = true;
+
 	/* What each filesystem is and what its device can do. */
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
@@ -844,7 +860,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		fs->cache.dev = &fs->dev;
 		if (o->resume_dir)
 			continue;
-		if (c->no_device_probe) {
+		if (c->no_device_probe || run_stop) {
 			snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
 			continue;
 		}
@@ -873,14 +889,6 @@ int fslab_run(const struct fslab_run_opts *o)
 		goto out;
 	if (run_open_csvs(c, fst) < 0)
 		goto out;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = run_on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
 
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),
