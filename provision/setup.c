@@ -245,6 +245,14 @@ static int setup_check_environment(struct setup_run *s)
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
+	if (s->image[0] && !s->image_exists) {
+		r = fslab_check_parent_writable(s->image, dir, sizeof(dir));
+		if (r < 0) {
+			fslab_error("refused: cannot create the image %s: %s: %s; give another path",
+				    s->image, dir, strerror(-r));
+			return FSLAB_EXIT_FAILURE;
+		}
+	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT) {
 		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state", s->state_path,
@@ -806,7 +814,11 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		       s->state_path);
 		ret = FSLAB_EXIT_OK;
 	} else {
-		if (s->state_written && r != -EINTR)
+		if (s->state_written && r != -EINTR && setup_stop)
+			fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: "
+				    "run fslab teardown --state %s to undo",
+				    (int)setup_stop, s->st.phase, s->state_path);
+		else if (s->state_written && r != -EINTR)
 			fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo "
 				    "what it did",
 				    s->st.phase, s->state_path);

@@ -141,6 +141,14 @@ START_TEST(unwritable_mount_root_or_state_path)
 	pt_assert_result(&o, 1, "state");
 	ft_output_free(&o);
 	assert_dir_untouched(&e, "a-file");
+	/* an image in a directory that does not exist */
+	snprintf(below, sizeof(below), "%s/no-such-dir/disk.img", e.dir);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", below, "--spec", e.spec, "--state", e.state,
+				  "--mount-root", e.mnt, NULL),
+			 0);
+	pt_assert_result(&o, 1, "cannot create the image");
+	ft_output_free(&o);
+	assert_dir_untouched(&e, "a-file");
 }
 END_TEST
 
