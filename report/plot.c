@@ -144,7 +144,7 @@ static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool
 }
 
 static const char *const pl_term[2] = {
-	"set terminal pngcairo size 640,448 noenhanced font 'DejaVu Sans,9'\n",
+	"set terminal png size 640,448 noenhanced font 'DejaVuSans,8'\n",
 	"set terminal svg size 640,448 noenhanced font 'DejaVu Sans,9' background '#ffffff'\n",
 };
 static const char *const pl_ext[2] = { "png", "svg" };
