@@ -524,3 +524,17 @@ int ft_blkpg_add(const char *disk, int pno, long long start, long long length)
 	close(fd);
 	return r;
 }
+
+int ft_blkpg_del(const char *disk, int pno)
+{
+	struct blkpg_partition part = { .pno = pno };
+	struct blkpg_ioctl_arg arg = { .op = BLKPG_DEL_PARTITION, .datalen = sizeof(part), .data = &part };
+	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKPG, &arg) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}

@@ -85,5 +85,7 @@ void ft_cleanup_under_keep(const char *root);
 /* Makes the kernel see partition pno (start, length in bytes) of a whole
  * disk with BLKPG, as setup does.  Returns 0 or a negative errno. */
 int ft_blkpg_add(const char *disk, int pno, long long start, long long length);
+/* Removes partition pno from the kernel's view of disk (BLKPG). */
+int ft_blkpg_del(const char *disk, int pno);
 
 #endif

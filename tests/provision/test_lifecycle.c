@@ -224,6 +224,25 @@ START_TEST(status_names_damage)
 	ck_assert_int_eq(o.status, 1);
 	ck_assert_ptr_nonnull(strstr(o.out, "\"ok\":false"));
 	ft_output_free(&o);
+	/* the wrong filesystem (here: none) on a partition */
+	{
+		struct fslab_state st;
+		char err2[512];
+		ck_assert_msg(fslab_state_load(e.state, &st, err2, sizeof(err2)) == 0, "%s", err2);
+		const char *argv[] = { "/usr/sbin/wipefs", "--all", "--quiet", st.partitions[1].device,
+				       NULL };
+		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+		ck_assert_int_eq(o.status, 0);
+		ft_output_free(&o);
+		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+		pt_assert_result(&o, 1, "expected ext2");
+		ft_output_free(&o);
+		/* a partition gone from the kernel */
+		ck_assert_int_eq(ft_blkpg_del(st.disk, 2), 0);
+		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+		pt_assert_result(&o, 1, "is missing");
+		ft_output_free(&o);
+	}
 	/* a second setup on the same state is refused */
 	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
 	pt_assert_result(&o, 1, "already set up");
