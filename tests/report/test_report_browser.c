@@ -80,8 +80,8 @@ static void run_check(const char *browser, const char *page, int *total, int *ba
 	ck_assert_int_ge(asprintf(&pflag, "--user-data-dir=%s", prof), 0);
 	const char *argv[] = { browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 			       "--no-first-run", "--disable-background-networking",
-			       "--disable-component-update", "--disable-sync", pflag,
-			       "--virtual-time-budget=5000", "--dump-dom", url, NULL };
+			       "--disable-component-update", "--disable-sync", "--disable-crash-reporter",
+			       pflag, "--virtual-time-budget=5000", "--dump-dom", url, NULL };
 	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	ck_assert_msg(o.status == 0, "chromium exit %d: %s", o.status, o.err);
 	const char *m = strstr(o.out, "IMGCHECK total=");
@@ -107,6 +107,11 @@ START_TEST(t_report_in_chromium)
 		exit(FSLAB_TEST_SKIP);
 	}
 	tmp = ft_mkdtemp("fslab-report-browser");
+	/* chromium writes crash-report and cache state under $HOME and XDG
+	 * dirs, outside --user-data-dir: keep all of it in the test's dir */
+	setenv("HOME", tmp, 1);
+	setenv("XDG_CONFIG_HOME", tmp, 1);
+	setenv("XDG_CACHE_HOME", tmp, 1);
 	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
 	ck_assert_int_ge(asprintf(&out, "%s/out", tmp), 0);
 	ck_assert_int_ge(asprintf(&html_p, "%s/out/report.html", tmp), 0);
@@ -138,7 +143,8 @@ START_TEST(t_report_in_chromium)
 	ck_assert_int_ge(asprintf(&url, "file://%s", html_p), 0);
 	const char *argv[] = { browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 			       "--no-first-run", "--disable-background-networking",
-			       "--disable-component-update", "--disable-sync", pflag, "--hide-scrollbars",
+			       "--disable-component-update", "--disable-sync", "--disable-crash-reporter",
+			       pflag, "--hide-scrollbars",
 			       "--window-size=1280,2400", shot_flag, url, NULL };
 	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	ck_assert_msg(o.status == 0, "chromium --screenshot exit %d: %s", o.status, o.err);
@@ -150,6 +156,7 @@ START_TEST(t_report_in_chromium)
 
 	ft_rm_rf(tmp);
 	free(tmp);
+	tmp = NULL;
 	free(fixture);
 	free(out);
 	free(html_p);
@@ -176,6 +183,8 @@ int main(void)
 	srunner_set_fork_status(sr, CK_NOFORK);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
+	if (tmp) /* a failed check jumped past the test's own cleanup */
+		ft_rm_rf(tmp);
 	srunner_free(sr);
 	return failed ? 1 : 0;
 }
