@@ -611,6 +611,8 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 					fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
 						    fs->name, fs->path);
 				}
+				if (fs->vanished && trial > c->sweep.trials)
+					continue; /* --until-ci extra trials: nothing to sample */
 				if (fs->vanished) {
 					struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
 					snprintf(o.reason, sizeof(o.reason), "%s",
