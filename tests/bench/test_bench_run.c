@@ -759,7 +759,9 @@ int main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	/* unchecked: runs in the parent, so the temporary directory goes away
+	 * even when a test fails (a failing forked test skips checked teardown) */
+	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, csv_and_manifest);
 	tcase_add_test(tc, resume_after_sigkill);
 	tcase_add_test(tc, sigint_stops_after_the_cell);
