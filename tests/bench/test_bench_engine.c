@@ -5,10 +5,12 @@
 #include "engine.h"
 #include "plan.h"
 #include "size.h"
+#include "stats.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -680,6 +682,27 @@ START_TEST(stop_between_tests)
 }
 END_TEST
 
+
+START_TEST(confidence_interval)
+{
+	double two[] = { 10, 12 }, m, h;
+	double five[] = { 100, 102, 98, 101, 99 };
+
+	fslab_ci95(two, 2, &m, &h);
+	ck_assert_double_eq_tol(m, 11, 1e-9);
+	/* s = sqrt(2), half = t(1) * s / sqrt(2) = 12.706 */
+	ck_assert_double_eq_tol(h, 12.706, 1e-6);
+	fslab_ci95(five, 5, &m, &h);
+	ck_assert_double_eq_tol(m, 100, 1e-9);
+	/* s = sqrt(2.5), half = 2.776 * s / sqrt(5) */
+	ck_assert_double_eq_tol(h, 2.776 * sqrt(2.5) / sqrt(5), 1e-9);
+	ck_assert(fslab_ci_within(five, 5, 2.0));  /* 1.96 <= 2 */
+	ck_assert(!fslab_ci_within(five, 5, 1.9));
+	ck_assert(!fslab_ci_within(five, 1, 50)); /* one sample: no interval */
+	ck_assert_double_eq_tol(fslab_t975(1000), 1.96, 1e-9);
+}
+END_TEST
+
 /* ---- plan ---- */
 
 static size_t plan_count(const char *preset, uint64_t fmax, bool keep)
@@ -779,6 +802,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(tp, plan_counts);
 	tcase_add_test(tp, plan_bounds);
+	tcase_add_test(tp, confidence_interval);
 	suite_add_tcase(s, tp);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

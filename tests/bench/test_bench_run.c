@@ -751,6 +751,55 @@ START_TEST(sweep_file_then_flags)
 }
 END_TEST
 
+START_TEST(fuse_directory_is_flagged)
+{
+	char *img = out_path("fat.img"), *mnt = out_path("fat"), *out = out_path("fat-out"),
+	     arg[1100], csv[1100];
+	struct ft_output o;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	char err[256];
+	size_t rows = 0;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(ft_run((const char *const[]){ "truncate", "-s", "40M", img, NULL }, NULL, &o), 0);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.fat", "-F", "32", img, NULL }, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "mkfs.fat: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", "rw+", img, mnt, NULL }, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
+	ft_output_free(&o);
+	snprintf(arg, sizeof(arg), "fat=%s", mnt);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
+				  "--record-sizes", "64K", "--no-device-probe", "--quiet", NULL),
+			 0);
+	int status = o.status;
+	char *errs = strdup(o.err);
+	ft_output_free(&o);
+	int left = count_entries(mnt);
+	umount2(mnt, 0);
+	ck_assert_msg(status == 0, "%d: %s", status, errs);
+	free(errs);
+	ck_assert_int_eq(left, 0);
+	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
+	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+		ck_assert_str_eq(row.flag, "fuse");
+		rows++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(rows, 2 * 13);
+	json_object *m = manifest(out);
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "fuse");
+	json_object_put(m);
+	free(img);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_run");
@@ -774,6 +823,8 @@ int main(void)
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
 		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
 		tcase_add_test(tc, lab_run_cold_remount);
+		if (access("/usr/bin/fusefat", X_OK) == 0)
+			tcase_add_test(tc, fuse_directory_is_flagged);
 	}
 	else
 		fprintf(stderr, "not root: the tmpfs tests are skipped\n");
