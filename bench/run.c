@@ -623,6 +623,24 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 					*failed = true;
 					continue;
 				}
+				if (fs->fuse && c->sweep.cache == FSLAB_CACHE_DIRECT) {
+					/* O_DIRECT on a FUSE mount bypasses only the FUSE
+					 * file's cache: the daemon (fusefat) still reads and
+					 * writes the device through the page cache, so the
+					 * figures would not be the device's.  fusefat also
+					 * fails O_DIRECT reads inside a file's last cluster
+					 * with EPERM.  Say so rather than measure it. */
+					struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_SKIPPED };
+
+					if (trial > c->sweep.trials)
+						continue;
+					snprintf(o.reason, sizeof(o.reason),
+						 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
+					for (int t = 0; t < FSLAB_TEST_MAX; t++)
+						if (mask & (1u << t))
+							run_write_row(&g, t, &o);
+					continue;
+				}
 				if (cur_record != cell->record_bytes) {
 					fslab_bench_buffers_free(&buf);
 					if (fslab_bench_buffers_alloc(&buf, cell->record_bytes) < 0) {

@@ -15,4 +15,4 @@ apt-get install -y -q --no-install-recommends \
 	gnuplot-nox \
 	chromium \
 	valgrind clang libclang-rt-14-dev \
-	fio hyperfine time
+	fio hyperfine time jq fdisk
