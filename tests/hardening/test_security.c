@@ -5,9 +5,10 @@
  *    as $(touch F), `touch F`, |touch F never create F;
  *  - a symlink planted at the mount root, at a mount point or at the lock
  *    file is refused, not followed;
- *  - the state file is mode 0600 (whatever the umask), replaced atomically
- *    (a new inode per write, no temporary file left), and so is the
- *    manifest. */
+ *  - the state file is mode 0600 (whatever the umask), no temporary file
+ *    is left beside it or in the results, the manifest is not
+ *    world-writable (that the writes are atomic, test_fault_signals
+ *    checks: after every signal the state file is absent or whole). */
 #include "hard_util.h"
 
 #include <dirent.h>
