@@ -195,6 +195,40 @@ int hu_wait_group(pid_t pgid, int timeout_ms)
 	return -ETIMEDOUT;
 }
 
+int hu_image_loops(const char *dir, const char *except, char *first, size_t len)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char p[PATH_MAX], back[PATH_MAX] = "", dev[80];
+		FILE *f;
+
+		if (strncmp(e->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%.60s", e->d_name);
+		if (except && strcmp(dev, except) == 0)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (fgets(back, sizeof(back), f))
+			back[strcspn(back, "\n")] = '\0';
+		fclose(f);
+		if (!hu_prefix(back, dir) || back[strlen(dir)] != '/')
+			continue;
+		if (!n)
+			snprintf(first, len, "%s (%s)", dev, back);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 void hu_lab_destroy(struct hu_lab *l)
 {
 	char devp[80] = "";

@@ -44,6 +44,10 @@ void hu_lab_destroy(struct hu_lab *l);
  * device with a fresh blank one of 64 MiB.  Returns 0 or -errno. */
 int hu_lab_reset(struct hu_lab *l);
 
+/* Loop devices other than except whose backing file is inside dir; the
+ * first is named in first.  Returns how many. */
+int hu_image_loops(const char *dir, const char *except, char *first, size_t len);
+
 /* Replaces @DEV@ @DIR@ @SPEC@ @STATE@ @MNT@ @RESULTS@ in s. */
 void hu_expand(const struct hu_lab *l, const char *s, char *out, size_t len);
 

@@ -304,6 +304,69 @@ START_TEST(teardown_signals)
 }
 END_TEST
 
+/* setup --image: the image and the loop device setup makes itself.  A
+ * signal right after each ioctl(2) (attaching the loop device is one) and
+ * before each rename(2): afterwards teardown leaves no loop device over
+ * the image and no image setup created. */
+START_TEST(setup_image_signals)
+{
+	static const int sigs[] = { SIGINT, SIGKILL };
+	static const long calls[] = { SYS_ioctl, SYS_rename, SYS_renameat, SYS_renameat2, -1 };
+	char image[700], log[PATH_MAX], what[200], first[PATH_MAX + 100];
+	const char *argv[] = { ft_fslab_bin(), "setup", "--image", image, "--spec", lab.spec,
+			       "--mount-root", lab.mnt, "--state", lab.state, NULL };
+	unsigned total = 0, points = hu_fault_points(20);
+	long n_calls, stride;
+	int status;
+
+	snprintf(image, sizeof(image), "%s/lab.img", lab.dir);
+	snprintf(log, sizeof(log), "%s/setup-image.log", lab.dir);
+	n_calls = hu_trace_count_calls(argv, NULL, log, calls, &status);
+	ck_assert_msg(n_calls > 0 && status == 0, "an uninterrupted setup --image failed (%d): %s",
+		      status, hu_slurp(log));
+	teardown_cleans("after setup --image", false);
+	/* Every call in the normal build; about `points` of them when
+	 * FSLAB_FAULT_POINTS is lowered (sanitizer build). */
+	stride = points >= 20 ? 1 : (n_calls + points - 1) / points;
+	for (size_t s = 0; s < 2; s++) {
+		unsigned injected = 0, before = n_failures;
+
+		for (long k = 1; k <= n_calls; k += stride) {
+			struct ft_output o;
+			struct stat st;
+			int r = hu_trace_kill_call(argv, NULL, log, calls, k, sigs[s], &status);
+
+			snprintf(what, sizeof(what), "setup --image %s after ioctl/rename number %ld of %ld",
+				 sig_name(sigs[s]), k, n_calls);
+			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
+			injected += r == 1;
+			if (!state_whole(what))
+				continue;
+			ck_assert_int_eq(hu_teardown(&lab, &o), 0);
+			if (o.status != 0 && !(o.status == 1 && strstr(o.err, "no lab")))
+				record_failure("%s: teardown failed (%d): %s", what, o.status, o.err);
+			else if (hu_image_loops(lab.dir, lab.loop.device, first, sizeof(first)))
+				record_failure("%s: teardown (exit %d) left loop device %s attached", what,
+					       o.status, first);
+			else if (o.status == 0 && stat(image, &st) == 0)
+				record_failure("%s: teardown left the image setup created", what);
+			else if (stat(lab.state, &st) == 0)
+				record_failure("%s: the state file is still there", what);
+			ft_output_free(&o);
+			unlink(image); /* a setup killed before its first state write */
+		}
+		printf("FAULTS setup --image %s: %ld points (every %ld. of %ld ioctl and rename "
+		       "calls), %u signals delivered; %u failed checks\n",
+		       sig_name(sigs[s]), (n_calls + stride - 1) / stride, stride, n_calls, injected,
+		       n_failures - before);
+		fflush(stdout);
+		total += injected;
+	}
+	printf("FAULTS setup --image total: %u signals delivered\n", total);
+	assert_no_failures();
+}
+END_TEST
+
 /* ---- run ---- */
 
 /* Rows counted by cell identity. */
@@ -507,6 +570,10 @@ int main(void)
 	tc = tcase_create("teardown");
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, teardown_signals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("setup_image");
+	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
+	tcase_add_test(tc, setup_image_signals);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
