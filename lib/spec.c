@@ -249,8 +249,9 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 			for (size_t i = 0; i < sizeof(dev_opts) / sizeof(dev_opts[0]); i++) {
 				const char *hit = strstr(value, dev_opts[i]);
 				size_t n = strlen(dev_opts[i]);
-				if (hit && (hit == value || hit[-1] == ',') &&
-				    (hit[n] == '=' || hit[n] == ',' || hit[n] == '\0'))
+				/* journal_*: anywhere; loop: as a word of its own */
+				if (hit && (i < 2 || ((hit == value || strchr(", \t", hit[-1])) &&
+						      strchr("=, \t", hit[n]))))
 					return fail(c, "[fs %s] mount_options: '%s' names another device; a spec must not name a device",
 						    name, dev_opts[i]);
 			}
