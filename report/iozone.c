@@ -93,7 +93,10 @@ static int iz_number(const char *s, size_t n, bool frac, double *v)
 	}
 	if (i != n || digits == 0 || digits > 18 || !(x < IZ_VALUE_MAX))
 		return -EINVAL;
-	*v = x;
+	/* IOzone's figures are whole KiB/s (it truncates); a fraction is kept
+	 * to that, so what export writes back reads back the same (".09"
+	 * is 0, IOzone's "not measured"). */
+	*v = floor(x);
 	return 0;
 }
 
