@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -176,10 +177,9 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
 		{ "xfs", "mkfs.xfs", "-V" },    { "btrfs", "mkfs.btrfs", "--version" },
 		{ "fat32", "mkfs.fat", "--help" }, { "vfat", "mkfs.fat", "--help" },
 	};
-	char tool[PATH_MAX], log[] = "/tmp/fslab-mkfsver-XXXXXX";
+	char tool[PATH_MAX], log[64], data[4096];
 	struct fslab_exec_result res;
-	char *data = NULL;
-	size_t n;
+	ssize_t n;
 	int fd;
 
 	buf[0] = '\0';
@@ -188,23 +188,25 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
 			continue;
 		if (fslab_exec_find(tools[i].tool, tool, sizeof(tool)) < 0)
 			return;
-		fd = mkstemp(log);
+		/* The tool's output goes to an anonymous memory file: nothing to
+		 * clean up, even when the run is killed. */
+		fd = memfd_create("fslab-mkfs-version", MFD_CLOEXEC);
 		if (fd < 0)
 			return;
-		close(fd);
+		snprintf(log, sizeof(log), "/proc/self/fd/%d", fd);
 		const char *argv[] = { tool, tools[i].arg, NULL };
 		if (fslab_exec_run(argv, log, 10, &res) == 0 &&
-		    fslab_read_file(log, &data, &n, 65536) == 0) {
+		    (n = pread(fd, data, sizeof(data) - 1, 0)) > 0) {
 			/* first non-empty line that names a version */
 			char *save = NULL;
+			data[n] = '\0';
 			for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 				if (l[0] != '$' && strpbrk(l, "0123456789")) {
 					snprintf(buf, len, "%s", l);
 					break;
 				}
-			free(data);
 		}
-		unlink(log);
+		close(fd);
 		return;
 	}
 }

@@ -68,6 +68,12 @@ static double now_s(void)
 int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
 		   struct fslab_exec_result *res)
 {
+	return fslab_exec_run_in(argv, NULL, log_path, timeout_s, res);
+}
+
+int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
+		      int timeout_s, struct fslab_exec_result *res)
+{
 	char prog[4096];
 	int errpipe[2];
 	int logfd = -1;
@@ -110,6 +116,10 @@ int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s
 		if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
 		    dup2(errpipe[1], STDERR_FILENO) < 0)
 			_exit(127);
+		if (cwd && chdir(cwd) < 0) {
+			dprintf(STDERR_FILENO, "cannot change to %s: %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
 		/* A clean signal state: fslab's own handlers must not leak in. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

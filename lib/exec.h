@@ -25,6 +25,13 @@ int fslab_exec_find(const char *name, char *path, size_t len);
 int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
 		   struct fslab_exec_result *res);
 
+/* fslab_exec_run with the child's working directory set to cwd (NULL:
+ * inherited).  mkfs runs in "/", so that no word of its argv can name a
+ * device relative to the directory fslab was started from (a bare "loop4"
+ * given while in /dev). */
+int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
+		      int timeout_s, struct fslab_exec_result *res);
+
 /* Formats argv as a readable command line ("mkfs.ext4 -q /dev/loop0p1") for
  * plans and messages.  Words with spaces or quotes are single-quoted. */
 char *fslab_exec_format(const char *const argv[], char *buf, size_t len);

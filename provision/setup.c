@@ -416,7 +416,8 @@ static int setup_format(struct setup_run *s, size_t i)
 	argv[0] = prog;
 	fslab_exec_format(argv, cmd, sizeof(cmd));
 	fslab_debug(FSLAB_DBG_PROVISION, "%s", cmd);
-	r = fslab_exec_run(argv, s->log_path, 600, &res);
+	/* In "/": no word of the spec can name a device relative to our cwd. */
+	r = fslab_exec_run_in(argv, "/", s->log_path, 600, &res);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot run %s", cmd);
 	if (res.exit_status != 0) {
