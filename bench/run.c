@@ -755,6 +755,27 @@ static void run_ctx_free(struct fslab_run_ctx *c)
 	free(c->first_command);
 }
 
+int fslab_run_sweep_bytes(const char *preset, uint64_t file_max, uint64_t *bytes)
+{
+	struct fslab_sweep_spec sweep;
+	struct fslab_plan plan;
+	int r;
+
+	r = fslab_sweep_preset(preset, &sweep);
+	if (r < 0)
+		return r;
+	if (file_max)
+		sweep.file_max = file_max;
+	r = fslab_plan_build(&sweep, &plan);
+	if (r < 0)
+		return r;
+	*bytes = 0;
+	for (size_t i = 0; i < plan.n; i++)
+		*bytes += plan.cells[i].file_bytes * (uint64_t)__builtin_popcount(sweep.tests);
+	fslab_plan_free(&plan);
+	return 0;
+}
+
 int fslab_run(const struct fslab_run_opts *o)
 {
 	struct fslab_run_ctx *c = calloc(1, sizeof(*c));

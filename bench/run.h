@@ -84,6 +84,12 @@ struct fslab_run_opts {
 /* Fills o with "not set" everywhere (preset seed, cache unset). */
 void fslab_run_opts_init(struct fslab_run_opts *o);
 
+/* Bytes one trial of a preset's sweep (file sizes capped at file_max when
+ * non-zero) moves per filesystem: every test of a cell reads or writes the
+ * whole file once.  For estimates (fslab reproduce's ETA).  Returns 0,
+ * -EINVAL (unknown preset, no cell) or -ENOMEM. */
+int fslab_run_sweep_bytes(const char *preset, uint64_t file_max, uint64_t *bytes);
+
 /* Runs the sweep.  Returns FSLAB_EXIT_OK when every cell finished ok or
  * skipped, FSLAB_EXIT_FAILURE when a cell failed, a filesystem vanished,
  * the run was interrupted (SIGINT/SIGTERM) or could not start, and

@@ -170,20 +170,6 @@ static void repro_add_note(const char *dir, const char *note)
 	json_object_put(root);
 }
 
-/* Bytes one sweep moves per filesystem and trial: every test of a cell
- * reads or writes the whole file once (the "re-" tests are passes of their
- * own).  Mirrors IOzone's auto-mode rules as bench/ plans them. */
-static uint64_t repro_sweep_bytes(uint64_t file_max)
-{
-	uint64_t total = 0;
-
-	for (uint64_t f = 64 * FSLAB_KiB; f <= file_max; f <<= 1)
-		for (uint64_t r = 4 * FSLAB_KiB; r <= 16 * FSLAB_MiB && r <= f; r <<= 1)
-			if (!(f > 16 * FSLAB_MiB && r < 64 * FSLAB_KiB))
-				total += f * FSLAB_TEST_MAX;
-	return total;
-}
-
 /* The honest sweeps' largest file: beyond RAM when every partition has room
  * for it (plus 10%), else the largest power of two that fits, with the
  * reason in *why. */
@@ -244,7 +230,11 @@ struct repro_stage {
  * on every filesystem at the device's speed. */
 static double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s)
 {
-	return 2.0 * (double)repro_sweep_bytes(s->file_max) * (double)n_fs / 1024.0 / device_kib_s;
+	uint64_t bytes;
+
+	if (fslab_run_sweep_bytes("seed", s->file_max, &bytes) < 0)
+		return 0;
+	return 2.0 * (double)bytes * (double)n_fs / 1024.0 / device_kib_s;
 }
 
 static int repro_run_stage(const struct reproduce_ctl *c, const struct repro_stage *s,

@@ -4,6 +4,7 @@
 
 #include "engine.h"
 #include "plan.h"
+#include "run.h"
 #include "size.h"
 #include "stats.h"
 
@@ -737,6 +738,15 @@ START_TEST(plan_counts)
 	ck_assert_uint_eq(s.trials, 1);
 	ck_assert_int_eq(s.cache, FSLAB_CACHE_WARM);
 	ck_assert_int_eq(fslab_sweep_preset("bogus", &s), -EINVAL);
+
+	/* Bytes per filesystem and trial (docs/reproduce.md's table): each of
+	 * the 13 tests moves the whole file once. */
+	uint64_t bytes = 0;
+	ck_assert_int_eq(fslab_run_sweep_bytes("seed", 0, &bytes), 0);
+	ck_assert_uint_eq(bytes, UINT64_C(503817240576));
+	ck_assert_int_eq(fslab_run_sweep_bytes("seed", 64 * FSLAB_MiB, &bytes), 0);
+	ck_assert_uint_eq(bytes, UINT64_C(17009541120));
+	ck_assert_int_eq(fslab_run_sweep_bytes("bogus", 0, &bytes), -EINVAL);
 }
 END_TEST
 
