@@ -714,3 +714,23 @@ unsigned hu_fault_points(unsigned def)
 
 	return v > 0 ? (unsigned)v : def;
 }
+
+void hu_assert_setup(struct hu_lab *l)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(hu_setup(l, &o), 0);
+	ck_assert_msg(o.status == 0, "setup failed (%d): %s", o.status, o.err);
+	ft_output_free(&o);
+}
+
+void hu_assert_teardown_clean(struct hu_lab *l)
+{
+	struct ft_output o;
+	char why[512];
+
+	ck_assert_int_eq(hu_teardown(l, &o), 0);
+	ck_assert_msg(o.status == 0, "teardown failed (%d): %s", o.status, o.err);
+	ft_output_free(&o);
+	ck_assert_msg(hu_disk_clean(l, why, sizeof(why)), "not clean after teardown: %s", why);
+}

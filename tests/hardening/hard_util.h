@@ -61,6 +61,11 @@ int hu_teardown(struct hu_lab *l, struct ft_output *o);
  * file); 0 otherwise with the reason in why. */
 int hu_disk_clean(const struct hu_lab *l, char *why, size_t len);
 
+/* Check assertions for a test body: setup succeeds; teardown succeeds and
+ * leaves the disk clean (hu_disk_clean). */
+void hu_assert_setup(struct hu_lab *l);
+void hu_assert_teardown_clean(struct hu_lab *l);
+
 /* Starts argv in the background with extra environment entries (NAME=VALUE,
  * NULL-terminated; may be NULL), stdout and stderr to log_path.  The pid is
  * recorded in l->bg so hu_lab_destroy kills it. */

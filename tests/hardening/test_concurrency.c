@@ -47,25 +47,6 @@ static void lab_down(void)
 	hu_lab_destroy(&lab);
 }
 
-static void setup_lab(void)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(hu_setup(&lab, &o), 0);
-	ck_assert_msg(o.status == 0, "setup failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
-}
-
-static void teardown_clean(void)
-{
-	struct ft_output o;
-	char why[512];
-
-	ck_assert_int_eq(hu_teardown(&lab, &o), 0);
-	ck_assert_msg(o.status == 0, "teardown failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
-	ck_assert_msg(hu_disk_clean(&lab, why, sizeof(why)), "not clean after teardown: %s", why);
-}
 
 /* The command is refused: exit 1 and a message holding phrase. */
 static void assert_refused(struct ft_output *o, const char *what, const char *phrase)
@@ -138,7 +119,7 @@ START_TEST(second_setup_refused_and_stale_lock)
 	status = hu_wait(&lab, pid, 30000);
 	ck_assert_int_eq(status, 128 + SIGKILL);
 	ck_assert_int_eq(hu_wait_group(pid, 30000), 0);
-	teardown_clean();
+	hu_assert_teardown_clean(&lab);
 	free(fp1);
 	free(fp2);
 }
@@ -153,7 +134,7 @@ START_TEST(run_during_teardown_refused)
 	pid_t pid;
 	int status;
 
-	setup_lab();
+	hu_assert_setup(&lab);
 	snprintf(log, sizeof(log), "%s/teardown.log", lab.dir);
 	snprintf(out, sizeof(out), "%s/res-during-teardown", lab.dir);
 	/* teardown holds its lock and is about to unmount. */
@@ -185,7 +166,7 @@ START_TEST(teardown_during_run_refused)
 	pid_t pid;
 	int status;
 
-	setup_lab();
+	hu_assert_setup(&lab);
 	snprintf(log, sizeof(log), "%s/run.log", lab.dir);
 	snprintf(out, sizeof(out), "%s/res-run", lab.dir);
 	snprintf(csv, sizeof(csv), "%s/a.csv", out);
@@ -206,7 +187,7 @@ START_TEST(teardown_during_run_refused)
 	kill(pid, SIGKILL);
 	status = hu_wait(&lab, pid, 30000);
 	ck_assert_int_eq(status, 128 + SIGKILL);
-	teardown_clean();
+	hu_assert_teardown_clean(&lab);
 }
 END_TEST
 

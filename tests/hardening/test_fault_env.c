@@ -72,25 +72,6 @@ static void lab_down(void)
 	hu_lab_destroy(&lab);
 }
 
-static void setup_lab(void)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(hu_setup(&lab, &o), 0);
-	ck_assert_msg(o.status == 0, "setup failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
-}
-
-static void teardown_clean(void)
-{
-	struct ft_output o;
-	char why[512];
-
-	ck_assert_int_eq(hu_teardown(&lab, &o), 0);
-	ck_assert_msg(o.status == 0, "teardown failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
-	ck_assert_msg(hu_disk_clean(&lab, why, sizeof(why)), "not clean after teardown: %s", why);
-}
 
 struct rows {
 	unsigned ok, failed, skipped;
@@ -154,7 +135,7 @@ START_TEST(filesystem_fills_up)
 	struct rows a, b;
 	char out[PATH_MAX], csv[PATH_MAX + 16], mp[PATH_MAX], name[256] = "";
 
-	setup_lab();
+	hu_assert_setup(&lab);
 	snprintf(out, sizeof(out), "%s/full", lab.dir);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--state", lab.state, "--sweep", lab.spec, "--out", out,
 				  "--no-device-probe", "--quiet", NULL),
@@ -185,7 +166,7 @@ START_TEST(filesystem_fills_up)
 	ck_assert_msg(dir_entries(mp, name, sizeof(name)) == 0, "%s: '%s' left behind", mp, name);
 	snprintf(mp, sizeof(mp), "%s/b", lab.mnt);
 	ck_assert_msg(dir_entries(mp, name, sizeof(name)) == 0, "%s: '%s' left behind", mp, name);
-	teardown_clean();
+	hu_assert_teardown_clean(&lab);
 }
 END_TEST
 
@@ -198,7 +179,7 @@ START_TEST(mount_removed_under_sweep)
 	pid_t pid;
 	int status;
 
-	setup_lab();
+	hu_assert_setup(&lab);
 	snprintf(out, sizeof(out), "%s/vanish", lab.dir);
 	snprintf(log, sizeof(log), "%s/vanish.log", lab.dir);
 	snprintf(mp_b, sizeof(mp_b), "%s/b", lab.mnt);
@@ -233,7 +214,7 @@ START_TEST(mount_removed_under_sweep)
 	/* Nothing was written into the directory that was under the mount. */
 	ck_assert_msg(dir_entries(mp_b, name, sizeof(name)) == 0,
 		      "the run wrote '%s' into %s after its filesystem was unmounted", name, mp_b);
-	teardown_clean();
+	hu_assert_teardown_clean(&lab);
 }
 END_TEST
 
