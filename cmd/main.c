@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef FSLAB_VERSION
 #define FSLAB_VERSION "0.0.0"
@@ -43,6 +44,9 @@ int main(int argc, char **argv)
 {
 	char prefix[64];
 
+	/* Whatever the caller's umask, results and reports are world-readable
+	 * and never world-writable; private files (state) set 0600 themselves. */
+	umask(022);
 	if (argc < 2) {
 		usage(stderr);
 		return FSLAB_EXIT_USAGE;

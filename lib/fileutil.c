@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int dir_of(const char *path, char *dir, size_t len)
@@ -22,57 +25,23 @@ static int dir_of(const char *path, char *dir, size_t len)
 
 int fslab_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 32];
-	const char *p = data;
-	int fd, dfd, r = 0;
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *base;
+	int dfd, r;
 
 	r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, mode) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto fail;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (fsync(fd) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		r = -errno;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
+	base = basename(tmp);
+	if (!*base || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EISDIR;
+	dfd = fslab_dir_open(dir);
+	if (dfd < 0)
+		return dfd;
+	r = fslab_write_file_atomic_at(dfd, base, data, len, mode);
+	close(dfd);
 	return r;
 }
 
@@ -169,4 +138,278 @@ int fslab_check_parent_writable(const char *path, char *dir, size_t dirlen)
 	if (access(dir, W_OK | X_OK) < 0)
 		return -errno;
 	return 0;
+}
+
+/* ---- Trust helpers (see fileutil.h) ---- */
+
+int fslab_file_id_of_fd(int fd, struct fslab_file_id *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+int fslab_file_id_of_path(const char *path, struct fslab_file_id *id)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+bool fslab_file_id_equal(const struct fslab_file_id *a, const struct fslab_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+int fslab_dir_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static bool is_single_component(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
+}
+
+int fslab_create_at(int dfd, const char *name, int flags, mode_t mode)
+{
+	int fd;
+
+	if (!is_single_component(name))
+		return -EINVAL;
+	flags &= ~(O_TRUNC | O_CREAT | O_EXCL);
+	fd = openat(dfd, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) < 0) {
+		int r = -errno;
+		close(fd);
+		unlinkat(dfd, name, 0);
+		return r;
+	}
+	return fd;
+}
+
+int fslab_open_regular_at(int dfd, const char *name, int flags)
+{
+	struct stat st;
+	int fd;
+
+	if (!is_single_component(name))
+		return -EINVAL;
+	flags &= ~(O_TRUNC | O_CREAT | O_EXCL);
+	/* O_NONBLOCK: a FIFO planted under the name must not hang the open. */
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (!(flags & O_NONBLOCK)) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	return fd;
+}
+
+/* A random suffix for temporary names: names a rival cannot predict. */
+static void random_suffix(char *out, size_t n)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[16];
+	size_t i;
+
+	if (n > sizeof(rnd) + 1)
+		n = sizeof(rnd) + 1;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> (i % 2 * 8)) ^ i * 37);
+	}
+	for (i = 0; i + 1 < n; i++)
+		out[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+	out[i] = '\0';
+}
+
+int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size_t len,
+			       mode_t mode)
+{
+	char tmp[NAME_MAX + 1], sfx[8];
+	const char *p = data;
+	int fd = -1, r = 0, tries;
+
+	if (!is_single_component(name))
+		return -EINVAL;
+	for (tries = 0; tries < 100; tries++) {
+		random_suffix(sfx, sizeof(sfx));
+		if (snprintf(tmp, sizeof(tmp), ".%.200s.tmp.%s", name, sfx) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = fslab_create_at(dfd, tmp, O_WRONLY, mode);
+		if (fd != -EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return fd;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = -errno;
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	fsync(dfd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+int fslab_mkdtemp_at(int dfd, const char *prefix, char *name, size_t namelen)
+{
+	char sfx[7];
+	int tries, fd;
+
+	for (tries = 0; tries < 100; tries++) {
+		random_suffix(sfx, sizeof(sfx));
+		if (snprintf(name, namelen, "%s%s", prefix, sfx) >= (int)namelen)
+			return -ENAMETOOLONG;
+		if (!is_single_component(name))
+			return -EINVAL;
+		if (mkdirat(dfd, name, 0700) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int r = -errno;
+			unlinkat(dfd, name, AT_REMOVEDIR);
+			return r;
+		}
+		if (fchmod(fd, 0700) < 0) {
+			int r = -errno;
+			close(fd);
+			unlinkat(dfd, name, AT_REMOVEDIR);
+			return r;
+		}
+		return fd;
+	}
+	return -EEXIST;
+}
+
+/* Empties the directory open at fd (depth-bounded); never follows a symlink
+ * and never descends into another filesystem. */
+static int empty_dir_fd(int fd, dev_t dev, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0, dup_fd;
+
+	if (depth > 64)
+		return -ELOOP;
+	dup_fd = dup(fd);
+	if (dup_fd < 0)
+		return -errno;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		r = -errno;
+		close(dup_fd);
+		return r;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT && !r)
+				r = -errno;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub;
+
+			if (st.st_dev != dev) {
+				if (!r)
+					r = -EXDEV;
+				continue;
+			}
+			sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				if (!r)
+					r = -errno;
+				continue;
+			}
+			int rr = empty_dir_fd(sub, dev, depth + 1);
+			close(sub);
+			if (rr < 0 && !r)
+				r = rr;
+			if (unlinkat(fd, e->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && !r)
+				r = -errno;
+		} else if (unlinkat(fd, e->d_name, 0) < 0 && errno != ENOENT && !r) {
+			r = -errno;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int fslab_remove_tree_at(int dfd, const char *name, const struct fslab_file_id *expect)
+{
+	struct fslab_file_id id;
+	int fd, r;
+
+	if (!is_single_component(name))
+		return -EINVAL;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fslab_file_id_of_fd(fd, &id);
+	if (r == 0 && expect && !fslab_file_id_equal(&id, expect))
+		r = -ESTALE;
+	if (r == 0)
+		r = empty_dir_fd(fd, id.dev, 0);
+	close(fd);
+	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
 }

@@ -2,6 +2,7 @@
 #ifndef FSLAB_FILEUTIL_H
 #define FSLAB_FILEUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,5 +23,64 @@ int fslab_mkdir_p(const char *path, mode_t mode);
 /* 0 when the directory of path exists and is writable by us, else a negative
  * errno (the message names the directory). */
 int fslab_check_parent_writable(const char *path, char *dir, size_t dirlen);
+
+/* ---- Trust: acting only on what fslab proves is its own ----
+ *
+ * fslab runs as root in directories other users may write to.  Every file it
+ * creates, replaces or removes is reached relative to a directory fd it holds,
+ * with O_NOFOLLOW, and new files with O_EXCL: a planted symlink or a file
+ * swapped in between a check and its use makes the call fail, never act on
+ * something else.  What fslab must undo later is recorded by identity. */
+
+/* The identity of a file: what fslab records when it makes something, and
+ * compares before it undoes it. */
+struct fslab_file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Fills id from an open fd / from path without following a final symlink
+ * (lstat).  Return 0 or a negative errno. */
+int fslab_file_id_of_fd(int fd, struct fslab_file_id *id);
+int fslab_file_id_of_path(const char *path, struct fslab_file_id *id);
+bool fslab_file_id_equal(const struct fslab_file_id *a, const struct fslab_file_id *b);
+
+/* Opens the directory at path (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC): a
+ * symlink as the last component is refused (-ELOOP or -ENOTDIR).  Returns the
+ * fd or a negative errno. */
+int fslab_dir_open(const char *path);
+
+/* Creates name in dfd with O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags
+ * and exactly `mode` (fchmod, so the umask cannot widen or narrow it): fails
+ * with -EEXIST when anything, a symlink included, is already there.  name
+ * must be a single path component.  Returns the fd or a negative errno. */
+int fslab_create_at(int dfd, const char *name, int flags, mode_t mode);
+
+/* Opens an existing regular file name in dfd with O_NOFOLLOW | O_CLOEXEC |
+ * flags (never O_CREAT or O_TRUNC).  A symlink gives -ELOOP, anything but a
+ * regular file -EINVAL; the file is not changed by the open.  Returns the fd
+ * or a negative errno. */
+int fslab_open_regular_at(int dfd, const char *name, int flags);
+
+/* Atomic replacement relative to dfd: writes data to a new temporary file
+ * (created O_EXCL | O_NOFOLLOW, mode `mode`), fsyncs it, renames it over
+ * name, fsyncs dfd.  name must be a single path component.  Whatever stood at
+ * name (a symlink included) is replaced, never written through.  Returns 0 or
+ * a negative errno; on failure name is unchanged and no temporary is left. */
+int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size_t len,
+			       mode_t mode);
+
+/* Makes a new private directory inside dfd named "<prefix>XXXXXX" (mkdtemp's
+ * rules: unique, mode 0700, never an existing one), writes its name into
+ * name (namelen bytes) and returns an O_DIRECTORY fd on it, or a negative
+ * errno. */
+int fslab_mkdtemp_at(int dfd, const char *prefix, char *name, size_t namelen);
+
+/* Removes the directory name in dfd and everything in it, without following
+ * any symlink (a symlink inside is unlinked, never its target) and without
+ * crossing into another filesystem.  When expect is not NULL, the directory
+ * must still have that identity, else nothing is removed and -ESTALE is
+ * returned.  Returns 0 or a negative errno (-ENOENT when name is gone). */
+int fslab_remove_tree_at(int dfd, const char *name, const struct fslab_file_id *expect);
 
 #endif
