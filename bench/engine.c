@@ -67,9 +67,10 @@ uint64_t fslab_random_record(uint64_t i, uint64_t n)
 
 uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps)
 {
-	/* IOzone: jump 17 records; when the jump would pass record N-2,
-	 * restart at (wraps mod N), or at 0 when N <= 17. */
-	if ((int64_t)(rec + FSLAB_STRIDE_RECORDS) > (int64_t)n - 2) {
+	/* IOzone 3.508: jump 17 records; when the jump would land on record
+	 * N-2 or later (rec + 17 >= N - 2), restart at (wraps mod N), wraps
+	 * counted from 1, or at 0 when N <= 17. */
+	if ((int64_t)(rec + FSLAB_STRIDE_RECORDS) >= (int64_t)n - 2) {
 		(*wraps)++;
 		return n <= FSLAB_STRIDE_RECORDS ? 0 : *wraps % n;
 	}

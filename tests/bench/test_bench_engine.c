@@ -387,14 +387,16 @@ static void expect_seq(const struct cell_run *cr, enum fslab_test t, enum rec_op
 	}
 }
 
-/* IOzone's stride rule from IOZONE.md, written independently of the engine. */
+/* IOzone's stride rule from IOZONE.md, written independently of the engine:
+ * after record r, wrap when r + 17 >= N - 2 (the next jump would land on
+ * record N-2 or later). */
 static void stride_expected(uint64_t n, uint64_t *out)
 {
 	uint64_t r = 0, wraps = 0;
 
 	for (uint64_t i = 0; i < n; i++) {
 		out[i] = r;
-		if ((int64_t)r + 17 > (int64_t)n - 2) {
+		if ((int64_t)r + 17 >= (int64_t)n - 2) {
 			wraps++;
 			r = n <= 17 ? 0 : wraps % n;
 		} else {
@@ -525,14 +527,88 @@ START_TEST(stride_rule)
 {
 	uint64_t wraps = 0;
 
-	/* N = 64: 0, 17, 34, 51, then the jump to 68 would pass 62: wrap to 1 */
+	/* N = 64: 0, 17, 34, 51; the jump to 68 would land past 62: wrap to 1 */
 	ck_assert_uint_eq(fslab_stride_next(0, 64, &wraps), 17);
 	ck_assert_uint_eq(fslab_stride_next(34, 64, &wraps), 51);
 	ck_assert_uint_eq(fslab_stride_next(51, 64, &wraps), 1);
 	ck_assert_uint_eq(wraps, 1);
 	ck_assert_uint_eq(fslab_stride_next(52, 64, &wraps), 2);
+	/* 45 + 17 = 62 = N - 2: lands on record N-2, so it wraps (IOzone reads
+	 * 11 28 45 12, never 62) */
+	wraps = 11;
+	ck_assert_uint_eq(fslab_stride_next(45, 64, &wraps), 12);
+	ck_assert_uint_eq(wraps, 12);
+	/* one below: 44 + 17 = 61 < 62, no wrap */
+	ck_assert_uint_eq(fslab_stride_next(44, 64, &wraps), 61);
+	ck_assert_uint_eq(wraps, 12);
 	wraps = 0;
 	ck_assert_uint_eq(fslab_stride_next(0, 17, &wraps), 0);
+}
+END_TEST
+
+/* The whole read sequence the engine's rule gives for N records. */
+static void stride_walk(uint64_t n, uint64_t *out)
+{
+	uint64_t r = 0, wraps = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		out[i] = r;
+		r = fslab_stride_next(r, n, &wraps);
+	}
+}
+
+static void expect_walk(uint64_t n, const uint64_t *want, size_t n_want)
+{
+	uint64_t *got = calloc(n, sizeof(*got));
+
+	ck_assert_uint_le(n_want, n);
+	stride_walk(n, got);
+	for (size_t i = 0; i < n_want; i++)
+		ck_assert_msg(got[i] == want[i], "N=%llu read %zu: record %llu, IOzone reads %llu",
+			      (unsigned long long)n, i, (unsigned long long)got[i],
+			      (unsigned long long)want[i]);
+	free(got);
+}
+
+START_TEST(stride_sequences)
+{
+	/* IOzone 3.508's reads, written out by hand from its rule */
+	static const uint64_t n64[64] = {
+		0,  17, 34, 51, 1,  18, 35, 52, 2,  19, 36, 53, 3,  20, 37, 54,
+		4,  21, 38, 55, 5,  22, 39, 56, 6,  23, 40, 57, 7,  24, 41, 58,
+		8,  25, 42, 59, 9,  26, 43, 60, 10, 27, 44, 61, 11, 28, 45, 12,
+		29, 46, 13, 30, 47, 14, 31, 48, 15, 32, 49, 16, 33, 50, 17, 34,
+	};
+	static const uint64_t n20[20] = { 0, 17, 1, 2, 3, 4, 5, 6, 7, 8,
+					  9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
+	static const uint64_t n36[8] = { 0, 17, 1, 18, 2, 19, 3, 20 };
+	static const uint64_t n256[17] = { 0,   17,  34,  51,  68,  85,  102, 119, 136,
+					   153, 170, 187, 204, 221, 238, 1,   18 };
+	uint64_t seq[256], zero[17] = { 0 };
+
+	/* N <= 17: every read is record 0 */
+	for (uint64_t n = 1; n <= 17; n++)
+		expect_walk(n, zero, n);
+	/* N = 18, 19: the first jump (to 17) lands on N-2 or later: 0, 1, 2, ... */
+	for (uint64_t n = 18; n <= 19; n++) {
+		for (uint64_t i = 0; i < n; i++)
+			seq[i] = i;
+		expect_walk(n, seq, n);
+	}
+	expect_walk(20, n20, 20);
+	expect_walk(36, n36, 8);
+	/* the example in IOZONE.md: ... 11 28 45 12 29 ...; 62 and 63 never read */
+	expect_walk(64, n64, 64);
+	stride_walk(64, seq);
+	for (int i = 0; i < 64; i++)
+		ck_assert(seq[i] < 62);
+	expect_walk(256, n256, 17);
+	/* the engine's rule is the independently written one, for every N */
+	for (uint64_t n = 1; n <= 256; n++) {
+		uint64_t want[256];
+		stride_expected(n, want);
+		expect_walk(n, want, n);
+	}
 }
 END_TEST
 
@@ -802,6 +878,7 @@ int main(void)
 	tcase_add_test(tc, patterns_many_records);
 	tcase_add_test(tc, random_order_fixed);
 	tcase_add_test(tc, stride_rule);
+	tcase_add_test(tc, stride_sequences);
 	tcase_add_test(tc, modes_fsync_and_direct);
 	tcase_add_test(tc, only_read_tests_prepare_the_file);
 	tcase_add_test(tc, fault_enospc_nth_write);
