@@ -12,12 +12,15 @@
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE] [--no-excel]\n\n"
+	fputs("Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]\n\n"
 	      "Writes one filesystem's results in the layout of `iozone -a -R` output: the text\n"
 	      "table (file KiB, record KiB, 13 tests in IOzone's order) and the \"Excel output\"\n"
 	      "section.  Each cell is the median of its ok trials; a cell with no ok trial is\n"
 	      "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n\n"
-	      "  -o, --out FILE  write FILE (atomically) instead of stdout\n"
+	      "  -o, --out FILE  write FILE (atomically) instead of stdout; an existing FILE\n"
+	      "                  is refused without --force\n"
+	      "  --force         replace an existing FILE (never the CSV read or a lab state\n"
+	      "                  file: those are refused even with --force)\n"
 	      "  --no-excel      omit the -R section\n"
 	      "  -h, --help      this help\n\n"
 	      "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
@@ -29,11 +32,12 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-excel", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *out = NULL;
-	bool excel = true;
+	bool excel = true, force = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -43,6 +47,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'n':
 			excel = false;
+			break;
+		case 'F':
+			force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -57,5 +64,9 @@ int cmd_export(int argc, char **argv)
 		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
-	return fslab_export_iozone(argv[optind + 1], out, excel);
+	if (force && !out) {
+		fslab_error("--force needs --out FILE (stdout is never replaced)");
+		return FSLAB_EXIT_USAGE;
+	}
+	return fslab_export_iozone(argv[optind + 1], out, excel, force);
 }

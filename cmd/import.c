@@ -16,12 +16,14 @@ static void usage(FILE *out)
 	      "\"Excel output\" section) into DIR/NAME.csv plus DIR/manifest.json, so old IOzone\n"
 	      "runs can be compared with fslab runs by `fslab report`.  Every cell becomes one\n"
 	      "trial; a value IOzone printed as 0 (not measured) becomes a \"skipped\" row; a cell\n"
-	      "absent from the report gets no row.  Several imports may share one DIR.\n\n"
+	      "absent from the report gets no row.  Several imports (with one cache mode) may\n"
+	      "share one DIR; a manifest.json that fslab import did not write is refused.\n\n"
 	      "  --fs NAME      filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs\n"
 	      "  -o, --out DIR  results directory (created if missing)\n"
 	      "  --cache MODE   cache mode the IOzone run used: warm (default, plain iozone -a),\n"
 	      "                 fsync (-e -c), direct (-I), cold\n"
-	      "  --force        replace an existing DIR/NAME.csv\n"
+	      "  --force        replace an existing DIR/NAME.csv (never REPORT.txt itself or\n"
+	      "                 a lab state file)\n"
 	      "  -h, --help     this help\n\n"
 	      "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 	      out);

@@ -7,6 +7,8 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +51,67 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 	return r;
 }
 
-static json_object *ex_manifest(const struct fslab_import_opts *o, const char *path, char *err,
-				size_t errlen, int *rc)
+/* The manifest an import creates or extends.  An existing one must be an
+ * earlier import's (imported_from "iozone") with the same cache mode:
+ * anything else (a run's manifest, someone's manifest.json, a symlink) is
+ * refused, never rewritten. */
+static json_object *ex_manifest(const struct fslab_import_opts *o, int dfd, const char *shown,
+				char *err, size_t errlen, int *rc)
 {
-	char *text = NULL;
-	size_t len;
+	char *text = NULL, e1[4 * PATH_MAX + 8];
 	json_object *m = NULL, *fss, *fsobj;
-	int r = fslab_read_file(path, &text, &len, 16u << 20);
+	int fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY);
+	int r = 0;
 
 	*rc = 0;
-	if (r == 0) {
-		m = json_tokener_parse(text);
-		free(text);
-		if (!m || !json_object_is_type(m, json_type_object)) {
-			json_object_put(m);
-			snprintf(err, errlen, "%s: not a JSON object; remove it or import into another directory",
-				 path);
+	rp_esc(shown, e1, sizeof(e1));
+	if (fd >= 0) {
+		struct stat st;
+		ssize_t got = 0;
+
+		if (fstat(fd, &st) < 0 || st.st_size > (16 << 20)) {
+			close(fd);
+			snprintf(err, errlen, "%s: cannot read it or larger than 16 MiB; import into another directory",
+				 e1);
 			*rc = -EINVAL;
 			return NULL;
 		}
-	} else if (r == -ENOENT) {
+		text = malloc((size_t)st.st_size + 1);
+		if (text)
+			got = read(fd, text, (size_t)st.st_size);
+		close(fd);
+		if (!text || got != st.st_size) {
+			free(text);
+			snprintf(err, errlen, "%s: cannot read", e1);
+			*rc = -EIO;
+			return NULL;
+		}
+		text[got] = '\0';
+		m = json_tokener_parse(text);
+		free(text);
+		const char *from = NULL, *cache = NULL;
+		json_object *v;
+		if (m && json_object_is_type(m, json_type_object)) {
+			if (json_object_object_get_ex(m, "imported_from", &v))
+				from = json_object_get_string(v);
+			if (json_object_object_get_ex(m, "cache_mode", &v))
+				cache = json_object_get_string(v);
+		}
+		if (!from || strcmp(from, "iozone") != 0) {
+			json_object_put(m);
+			snprintf(err, errlen, "%s was not written by fslab import; it is left as it is: import into another (new or empty) directory",
+				 e1);
+			*rc = -EEXIST;
+			return NULL;
+		}
+		if (!cache || strcmp(cache, fslab_cache_mode_to_string(o->cache)) != 0) {
+			snprintf(err, errlen, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
+				 e1, cache ? cache : "(none)", fslab_cache_mode_to_string(o->cache));
+			json_object_put(m);
+			*rc = -EEXIST;
+			return NULL;
+		}
+	} else if (fd == -ENOENT) {
 		json_object *cmd = json_object_new_array();
 		char stamp[32];
 		time_t now = time(NULL);
@@ -87,8 +130,11 @@ static json_object *ex_manifest(const struct fslab_import_opts *o, const char *p
 				       json_object_new_string(fslab_cache_mode_to_string(o->cache)));
 		json_object_object_add(m, "trials", json_object_new_int(1));
 	} else {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-r));
-		*rc = r;
+		r = fd;
+		snprintf(err, errlen, "%s: %s; import into another directory", e1,
+			 r == -ELOOP ? "a symlink, not fslab's manifest"
+			 : r == -EINVAL ? "not a regular file" : strerror(-r));
+		*rc = r == -ELOOP || r == -EINVAL ? -EEXIST : r;
 		return NULL;
 	}
 	if (!json_object_object_get_ex(m, "filesystems", &fss) ||
@@ -114,24 +160,28 @@ static json_object *ex_manifest(const struct fslab_import_opts *o, const char *p
 int fslab_import_iozone(const struct fslab_import_opts *o)
 {
 	struct fslab_iozone_report rep;
-	char *text = NULL, *csv = NULL, err[PATH_MAX + 1024], path[PATH_MAX + 64], mpath[PATH_MAX + 32];
+	char *text = NULL, *csv = NULL, err[8 * PATH_MAX + 1024], path[PATH_MAX + 64],
+	     mpath[PATH_MAX + 32], name[FSLAB_FS_NAME_MAX + 8], e1[4 * PATH_MAX + 8],
+	     e2[4 * PATH_MAX + 8];
 	size_t len = 0, csv_len = 0;
 	json_object *m = NULL;
-	int r, ret = FSLAB_EXIT_USAGE;
+	int r, dfd = -1, ret = FSLAB_EXIT_USAGE;
 
 	if (!fslab_fs_name_valid(o->fs)) {
-		fslab_error("--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -", o->fs);
+		fslab_error("--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -",
+			    rp_esc(o->fs, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
+	rp_esc(o->report, e2, sizeof(e2));
 	r = fslab_read_file(o->report, &text, &len, 256u << 20);
 	if (r < 0) {
-		fslab_error("%s: cannot read: %s", o->report, strerror(-r));
+		fslab_error("%s: cannot read: %s", e2, strerror(-r));
 		return FSLAB_EXIT_USAGE;
 	}
 	r = fslab_iozone_parse(text, len, &rep, err, sizeof(err));
 	free(text);
 	if (r < 0) {
-		fslab_error("%s: %s", o->report, err);
+		fslab_error("%s: %s", e2, rp_esc(err, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
 	size_t ok = 0, skipped = 0;
@@ -144,28 +194,35 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 		ret = FSLAB_EXIT_FAILURE;
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s.csv", o->out, o->fs);
+	snprintf(name, sizeof(name), "%s.csv", o->fs);
+	snprintf(path, sizeof(path), "%s/%s", o->out, name);
 	snprintf(mpath, sizeof(mpath), "%s/manifest.json", o->out);
-	if (!o->force && access(path, F_OK) == 0) {
-		fslab_error("%s exists; use --force to replace it or choose another --fs or --out", path);
-		ret = FSLAB_EXIT_FAILURE;
-		goto out;
-	}
-	m = ex_manifest(o, mpath, err, sizeof(err), &r);
-	if (!m) {
-		fslab_error("%s", err);
-		ret = r == -EINVAL ? FSLAB_EXIT_USAGE : FSLAB_EXIT_FAILURE;
-		goto out;
-	}
 	ret = FSLAB_EXIT_FAILURE;
 	r = fslab_mkdir_p(o->out, 0755);
 	if (r < 0) {
-		fslab_error("%s: cannot create: %s", o->out, strerror(-r));
+		fslab_error("%s: cannot create: %s", rp_esc(o->out, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
-	r = fslab_write_file_atomic(path, csv, csv_len, 0644);
+	dfd = fslab_dir_open(o->out);
+	if (dfd < 0) {
+		fslab_error("%s: cannot open the directory: %s%s", rp_esc(o->out, e1, sizeof(e1)),
+			    strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
+		goto out;
+	}
+	const char *inputs[] = { o->report };
+	if (rp_output_check(dfd, name, path, inputs, 1, o->force) < 0)
+		goto out;
+	/* the manifest too must be none of those, even before it is read */
+	if (rp_output_check(dfd, "manifest.json", mpath, inputs, 1, true) < 0)
+		goto out;
+	m = ex_manifest(o, dfd, mpath, err, sizeof(err), &r);
+	if (!m) {
+		fslab_error("%s", err);
+		goto out;
+	}
+	r = fslab_write_file_atomic_at(dfd, name, csv, csv_len, 0644);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", path, strerror(-r));
+		fslab_error("%s: cannot write: %s", rp_esc(path, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	const char *js = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
@@ -175,16 +232,18 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 		fslab_error("out of memory");
 		goto out;
 	}
-	r = fslab_write_file_atomic(mpath, mtext, strlen(mtext), 0644);
+	r = fslab_write_file_atomic_at(dfd, "manifest.json", mtext, strlen(mtext), 0644);
 	free(mtext);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", mpath, strerror(-r));
+		fslab_error("%s: cannot write: %s", rp_esc(mpath, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	fprintf(stderr, "%s: %s: %zu cells measured, %zu reported as 0 (skipped rows) -> %s\n",
-		fslab_log_prefix(), o->report, ok, skipped, path);
+		fslab_log_prefix(), e2, ok, skipped, rp_esc(path, e1, sizeof(e1)));
 	ret = FSLAB_EXIT_OK;
 out:
+	if (dfd >= 0)
+		close(dfd);
 	json_object_put(m);
 	free(csv);
 	fslab_iozone_report_free(&rep);
@@ -209,20 +268,26 @@ static int ex_cmp(const void *a, const void *b)
 	return (x->test > y->test) - (x->test < y->test);
 }
 
-int fslab_export_iozone(const char *csv, const char *out_path, bool excel)
+int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
 	struct fslab_iozone_report rep = { 0 };
 	struct ex_key *keys = NULL;
 	size_t n = 0, cap = 0;
-	char err[PATH_MAX + 512], *buf = NULL;
+	char err[PATH_MAX + 512], *buf = NULL, esc[4 * (PATH_MAX + 512) + 8];
 	size_t blen = 0;
 	int r, ret = FSLAB_EXIT_USAGE;
 
+	struct stat cst;
+	if (stat(csv, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+		fslab_error("%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
+			    rp_esc(csv, esc, sizeof(esc)), esc);
+		return FSLAB_EXIT_USAGE;
+	}
 	r = fslab_results_open(csv, &rd, err, sizeof(err));
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
 		return FSLAB_EXIT_USAGE;
 	}
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
@@ -240,11 +305,11 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel)
 					     row.throughput_kib_s, fslab_result_ok(&row) };
 	}
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
 		goto out;
 	}
 	if (n == 0) {
-		fslab_error("%s: no rows to export", csv);
+		fslab_error("%s: no rows to export", rp_esc(csv, esc, sizeof(esc)));
 		goto out;
 	}
 	ret = FSLAB_EXIT_FAILURE;
@@ -263,7 +328,7 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel)
 					       m ? rp_median(tmp, m) : 0, 0 };
 		if (fslab_iozone_add(&rep, &c) < 0) {
 			free(tmp);
-			fslab_error("%s: too many cells", csv);
+			fslab_error("%s: too many cells", rp_esc(csv, esc, sizeof(esc)));
 			goto out;
 		}
 		i = j;
@@ -280,11 +345,33 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel)
 	}
 	fclose(f);
 	if (out_path) {
-		r = fslab_write_file_atomic(out_path, buf, blen, 0644);
+		char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
+		const char *inputs[] = { csv };
+		int dfd;
+
+		r = rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base));
 		if (r < 0) {
-			fslab_error("%s: cannot write: %s", out_path, strerror(-r));
+			fslab_error("--out %s: give a file name, not a directory",
+				    rp_esc(out_path, e1, sizeof(e1)));
+			ret = FSLAB_EXIT_USAGE;
 			goto out;
 		}
+		dfd = fslab_dir_open(dir);
+		if (dfd < 0) {
+			fslab_error("%s: cannot open the directory of --out: %s",
+				    rp_esc(dir, e1, sizeof(e1)), strerror(-dfd));
+			goto out;
+		}
+		r = rp_output_check(dfd, base, out_path, inputs, 1, force);
+		if (r == 0) {
+			r = fslab_write_file_atomic_at(dfd, base, buf, blen, 0644);
+			if (r < 0)
+				fslab_error("%s: cannot write: %s", rp_esc(out_path, e1, sizeof(e1)),
+					    strerror(-r));
+		}
+		close(dfd);
+		if (r < 0)
+			goto out;
 	} else if (fwrite(buf, 1, blen, stdout) != blen || fflush(stdout) != 0) {
 		fslab_error("cannot write to stdout");
 		goto out;

@@ -20,6 +20,11 @@ struct ld_row {
 	unsigned char test, kind, flags; /* kind: 0 ok, 1 failed, 2 skipped */
 };
 
+/* Paths and CSV text in messages reach a terminal: control bytes escaped. */
+static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
+#define E1(s) rp_esc((s), ld_e1, sizeof(ld_e1))
+#define E2(s) rp_esc((s), ld_e2, sizeof(ld_e2))
+
 static int ld_cmp_row(const void *a, const void *b)
 {
 	const struct ld_row *x = a, *y = b;
@@ -185,7 +190,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, const char *path, cons
 	e->run = run;
 	r = fslab_results_open(path, &rd, err, sizeof(err));
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", E1(err));
 		return r;
 	}
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
@@ -224,14 +229,14 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, const char *path, cons
 	}
 	fslab_results_close(rd);
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", E1(err));
 		goto out;
 	}
 	e->n_rows = n;
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	r = ld_build_cells(e, rows, n);
 	if (r < 0)
-		fslab_error("%s: out of memory", path);
+		fslab_error("%s: out of memory", E1(path));
 out:
 	for (size_t i = 0; i < n; i++)
 		free(rows[i].problem);
@@ -255,7 +260,7 @@ static int ld_manifest(struct rp_run *run)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		fslab_error("%s: cannot read: %s", path, strerror(-r));
+		fslab_error("%s: cannot read: %s", E1(path), strerror(-r));
 		return r;
 	}
 	enum json_tokener_error jerr;
@@ -272,7 +277,7 @@ static int ld_manifest(struct rp_run *run)
 		size_t off = json_tokener_get_parse_end(tok), line = 1;
 		for (size_t i = 0; i < off && i < len; i++)
 			line += text[i] == '\n';
-		fslab_error("%s:%zu: not a JSON object (%s); fix or remove the manifest", path, line,
+		fslab_error("%s:%zu: not a JSON object (%s); fix or remove the manifest", E1(path), line,
 			    run->manifest && jerr == json_tokener_success ? "not an object"
 									  : json_tokener_error_desc(jerr));
 		json_object_put(run->manifest);
@@ -302,11 +307,11 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 	snprintf(run->dir, sizeof(run->dir), "%s", dir);
 	snprintf(run->cache, sizeof(run->cache), "?");
 	if (stat(dir, &st) < 0) {
-		fslab_error("results directory %s: %s", dir, strerror(errno));
+		fslab_error("results directory %s: %s", E1(dir), strerror(errno));
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", dir);
+		fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
 		return -ENOTDIR;
 	}
 	r = ld_manifest(run);
@@ -315,7 +320,7 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 	dh = opendir(dir);
 	if (!dh) {
 		r = -errno;
-		fslab_error("results directory %s: %s", dir, strerror(errno));
+		fslab_error("results directory %s: %s", E1(dir), strerror(errno));
 		return r;
 	}
 	while ((de = readdir(dh))) {
@@ -344,12 +349,12 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 		goto out;
 	if (n == 0) {
 		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
-			    dir);
+			    E1(dir));
 		r = -ENOENT;
 		goto out;
 	}
 	if (n > FSLAB_MAX_FS * 4) {
-		fslab_error("%s: %zu CSV files; at most %d per results directory", dir, n,
+		fslab_error("%s: %zu CSV files; at most %d per results directory", E1(dir), n,
 			    FSLAB_MAX_FS * 4);
 		r = -E2BIG;
 		goto out;
@@ -366,7 +371,7 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 		size_t l = strlen(names[i]) - 4;
 
 		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path)) {
-			fslab_error("%s/%s: path too long", dir, names[i]);
+			fslab_error("%s/%s: path too long", E1(dir), E2(names[i]));
 			r = -ENAMETOOLONG;
 			goto out;
 		}

@@ -4,11 +4,13 @@
 #include "fileutil.h"
 #include "log.h"
 #include "report_priv.h"
+#include "termtext.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <libgen.h>
+#include <dirent.h>
+#include <sys/random.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,39 +52,191 @@ int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t
 	return 0;
 }
 
-static int rpt_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* The marker in every report directory fslab writes: --out is replaced only
+ * when it holds one (a regular file, not a link, owned by root or us, in a
+ * directory owned by root or us), or when it is empty. */
+#define RPT_MARKER ".fslab-report"
+#define RPT_MARKER_HEAD "fslab report directory\n"
+
+static int rpt_write_marker(int tfd)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	unsigned char rnd[16];
+	char id[33], text[160];
+	int fd, n, r = 0;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -errno;
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	n = snprintf(text, sizeof(text),
+		     RPT_MARKER_HEAD "id %s\nfslab_version %s\n"
+				     "This directory was written by fslab report, which replaces it as a whole.\n",
+		     id, FSLAB_VERSION);
+	fd = fslab_create_at(tfd, RPT_MARKER, O_WRONLY, 0644);
+	if (fd < 0)
+		return fd;
+	if (write(fd, text, (size_t)n) != n)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
 }
 
-static void rpt_rm_rf(const char *path)
+/* 1: the directory open as ofd is an fslab report; 0: it is empty;
+ * -EEXIST: neither (why in why). */
+static int rpt_is_report(int ofd, char *why, size_t whylen)
 {
-	nftw(path, rpt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	struct stat st, ds;
+	char buf[sizeof(RPT_MARKER_HEAD)];
+	ssize_t got;
+	int fd;
+
+	if (fstat(ofd, &ds) < 0)
+		return -errno;
+	if (fstatat(ofd, RPT_MARKER, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int dup_fd = fcntl(ofd, F_DUPFD_CLOEXEC, 0);
+		DIR *dh = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+		struct dirent *de;
+		bool empty = true;
+
+		if (!dh) {
+			if (dup_fd >= 0)
+				close(dup_fd);
+			return -errno;
+		}
+		while ((de = readdir(dh)))
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				empty = false;
+		closedir(dh);
+		if (empty)
+			return 0;
+		snprintf(why, whylen, "it is not empty and has no %s marker", RPT_MARKER);
+		return -EEXIST;
+	}
+	if (ds.st_uid != 0 && ds.st_uid != geteuid()) {
+		snprintf(why, whylen, "the directory belongs to uid %u", (unsigned)ds.st_uid);
+		return -EEXIST;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "its %s is not a regular file%s", RPT_MARKER,
+			 S_ISLNK(st.st_mode) ? " (a symlink)" : "");
+		return -EEXIST;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || st.st_nlink != 1) {
+		snprintf(why, whylen, "its %s belongs to uid %u or has %u links", RPT_MARKER,
+			 (unsigned)st.st_uid, (unsigned)st.st_nlink);
+		return -EEXIST;
+	}
+	fd = fslab_open_regular_at(ofd, RPT_MARKER, O_RDONLY);
+	if (fd < 0) {
+		snprintf(why, whylen, "its %s cannot be opened: %s", RPT_MARKER, strerror(-fd));
+		return -EEXIST;
+	}
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got != (ssize_t)sizeof(buf) - 1 || memcmp(buf, RPT_MARKER_HEAD, sizeof(buf) - 1) != 0) {
+		snprintf(why, whylen, "its %s is not one fslab wrote", RPT_MARKER);
+		return -EEXIST;
+	}
+	return 1;
 }
 
-/* An existing --out may be replaced only when it is an earlier report (it
- * holds report.html) or an empty directory. */
-static int rpt_replaceable(const char *out)
+/* Checks what stands at base in pfd: 0 nothing, 1 a report (identity in
+ * id), 2 an empty directory (identity in id), else an error printed. */
+static int rpt_check_out(int pfd, const char *base, const char *shown, struct fslab_file_id *id)
 {
-	char p[PATH_MAX + 16];
+	char why[256], e1[4 * PATH_MAX + 8];
+	struct stat st;
+	int ofd, r;
+
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return fslab_error_errno(errno, "--out %s: %m", rp_esc(shown, e1, sizeof(e1)));
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+		fslab_error("--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
+			    rp_esc(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
+		return -EEXIST;
+	}
+	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ofd < 0)
+		return fslab_error_errno(errno, "--out %s: %m", rp_esc(shown, e1, sizeof(e1)));
+	r = fslab_file_id_of_fd(ofd, id);
+	if (r == 0)
+		r = rpt_is_report(ofd, why, sizeof(why));
+	close(ofd);
+	if (r == -EEXIST) {
+		fslab_error("--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
+			    rp_esc(shown, e1, sizeof(e1)), why);
+		return r;
+	}
+	if (r < 0)
+		return fslab_error_errno(r, "--out %s: %s", rp_esc(shown, e1, sizeof(e1)), strerror(-r));
+	return r == 1 ? 1 : 2;
+}
+
+static bool rpt_id_at(int pfd, const char *name, const struct fslab_file_id *id)
+{
 	struct stat st;
 
-	if (lstat(out, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	snprintf(p, sizeof(p), "%s/report.html", out);
-	if (access(p, F_OK) == 0)
-		return 1;
-	if (rmdir(out) == 0) /* empty: gone, the rename will recreate it */
+	return fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_dev == id->dev && st.st_ino == id->ino;
+}
+
+/* Puts the finished temporary directory tname (in pfd) at base, replacing
+ * an earlier report or an empty directory there.  The old one is removed
+ * only when it is still the directory that was checked. */
+static int rpt_replace(int pfd, const char *tname, const char *base, const char *shown)
+{
+	struct fslab_file_id id;
+	char e1[4 * PATH_MAX + 8], old[NAME_MAX + 1];
+	int kind = rpt_check_out(pfd, base, shown, &id);
+
+	rp_esc(shown, e1, sizeof(e1));
+	if (kind < 0)
+		return kind;
+	if (kind == 0) {
+		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0)
+			return fslab_error_errno(errno, "cannot rename the new report to %s: %m", e1);
 		return 0;
-	return -EEXIST;
+	}
+	if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) == 0) {
+		if (!rpt_id_at(pfd, tname, &id)) {
+			/* something else was put at --out meanwhile: give it back */
+			if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) < 0)
+				fslab_error("and cannot swap it back: %m");
+			fslab_error("%s changed while the report was written; nothing replaced", e1);
+			return -ESTALE;
+		}
+		snprintf(old, sizeof(old), "%s", tname);
+	} else {
+		/* no atomic exchange on this filesystem: move the old report
+		 * aside, then the new one in; the old one comes back on failure */
+		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return fslab_error_errno(errno, "cannot replace %s with the new report: %m", e1);
+		if (snprintf(old, sizeof(old), "%s.old", tname) >= (int)sizeof(old))
+			return -ENAMETOOLONG;
+		if (renameat2(pfd, base, pfd, old, RENAME_NOREPLACE) < 0)
+			return fslab_error_errno(errno, "cannot move the earlier report %s aside: %m", e1);
+		if (!rpt_id_at(pfd, old, &id)) {
+			renameat2(pfd, old, pfd, base, RENAME_NOREPLACE);
+			fslab_error("%s changed while the report was written; nothing replaced", e1);
+			return -ESTALE;
+		}
+		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0) {
+			int r = fslab_error_errno(errno, "cannot rename the new report to %s: %m", e1);
+			if (renameat2(pfd, old, pfd, base, RENAME_NOREPLACE) < 0)
+				fslab_error("and cannot put the earlier report back: %m");
+			return r;
+		}
+	}
+	int r = kind == 1 ? fslab_remove_tree_at(pfd, old, &id)
+			  : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
+	if (r < 0)
+		fslab_error("warning: the earlier report, moved aside as %s beside %s, was not removed: %s",
+			    old, e1, strerror(-r));
+	return 0;
 }
 
 static int rpt_text(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
@@ -129,14 +283,45 @@ static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d,
 	return 0;
 }
 
+/* The text report as it reaches a terminal or report.txt: every line with
+ * its control bytes shown as \xNN, so a name cannot drive the terminal. */
+static int rpt_escape_lines(char **buf, size_t *len)
+{
+	size_t cap = FSLAB_ESCAPE_SIZE(*len) + 1, o = 0;
+	char *out = malloc(cap), *p = *buf;
+
+	if (!out)
+		return -ENOMEM;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char save = p[n];
+
+		p[n] = '\0';
+		fslab_escape_ctrl(p, out + o, cap - o);
+		o += strlen(out + o);
+		p[n] = save;
+		p += n;
+		if (*p == '\n') {
+			out[o++] = '\n';
+			p++;
+		}
+	}
+	out[o] = '\0';
+	free(*buf);
+	*buf = out;
+	*len = o;
+	return 0;
+}
+
 int fslab_report(const struct fslab_report_opts *o)
 {
 	struct rp_data *d = calloc(1, sizeof(*d));
 	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_ALL;
-	char out[PATH_MAX], parent[PATH_MAX], tmp[PATH_MAX + 64], *text = NULL;
+	char out[PATH_MAX], parent[PATH_MAX], base[NAME_MAX + 1], tname[NAME_MAX + 1],
+	     tmp[PATH_MAX], e1[4 * PATH_MAX + 8], *text = NULL;
+	struct fslab_file_id tid, oid;
 	size_t text_len = 0;
-	int r, ret = FSLAB_EXIT_FAILURE;
-	bool made_tmp = false;
+	int r, pfd = -1, tfd = -1, ret = FSLAB_EXIT_FAILURE;
 
 	if (!d)
 		return FSLAB_EXIT_FAILURE;
@@ -155,7 +340,7 @@ int fslab_report(const struct fslab_report_opts *o)
 		ret = (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
 		goto done;
 	}
-	if (rpt_text(o, d, tests, &text, &text_len) < 0) {
+	if (rpt_text(o, d, tests, &text, &text_len) < 0 || rpt_escape_lines(&text, &text_len) < 0) {
 		fslab_error("out of memory");
 		goto done;
 	}
@@ -175,77 +360,67 @@ int fslab_report(const struct fslab_report_opts *o)
 		snprintf(out, sizeof(out), "%s", o->out);
 	else
 		snprintf(out, sizeof(out), "%s/report", o->dirs[0]);
-	size_t l = strlen(out);
-	while (l > 1 && out[l - 1] == '/')
-		out[--l] = '\0';
-	{
-		char tmpdn[PATH_MAX];
-		snprintf(tmpdn, sizeof(tmpdn), "%s", out);
-		snprintf(parent, sizeof(parent), "%s", dirname(tmpdn));
+	rp_esc(out, e1, sizeof(e1));
+	if (rp_split_path(out, parent, sizeof(parent), base, sizeof(base)) < 0) {
+		fslab_error("--out %s: give a directory name (not / . or ..)", e1);
+		ret = FSLAB_EXIT_USAGE;
+		goto done;
 	}
 	r = fslab_mkdir_p(parent, 0755);
 	if (r < 0) {
-		fslab_error("%s: cannot create the parent of --out %s: %s", parent, out, strerror(-r));
+		fslab_error("%s: cannot create the parent of --out %s: %s",
+			    rp_esc(parent, tmp, sizeof(tmp)), e1, strerror(-r));
 		goto done;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/.fslab-report.tmp-XXXXXX", parent);
-	if (!mkdtemp(tmp)) {
-		fslab_error("%s: cannot create a temporary directory: %m", parent);
+	pfd = fslab_dir_open(parent);
+	if (pfd < 0) {
+		fslab_error("%s: cannot open the parent of --out: %s%s", rp_esc(parent, tmp, sizeof(tmp)),
+			    strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 		goto done;
 	}
-	chmod(tmp, 0755);
-	made_tmp = true;
+	/* refuse early, before the plots are drawn; checked again at the end */
+	if (rpt_check_out(pfd, base, out, &oid) < 0)
+		goto done;
+	tfd = fslab_mkdtemp_at(pfd, ".fslab-report.tmp-", tname, sizeof(tname));
+	if (tfd < 0) {
+		fslab_error("%s: cannot create a temporary directory: %s",
+			    rp_esc(parent, tmp, sizeof(tmp)), strerror(-tfd));
+		goto done;
+	}
+	if (fslab_file_id_of_fd(tfd, &tid) < 0) {
+		fslab_error("%s: cannot stat the temporary directory: %m", e1);
+		goto done;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s/%s", parent, tname) >= (int)sizeof(tmp)) {
+		fslab_error("--out %s: path too long", e1);
+		goto done;
+	}
 	r = rpt_build(o, d, tests, text, text_len, tmp);
 	if (r < 0)
 		goto done;
-	r = rpt_replaceable(out);
-	if (r == -ENOTDIR || r == -EEXIST) {
-		fslab_error("%s exists and is not an earlier fslab report (no report.html in it); remove it or choose another --out",
-			    out);
-		goto done;
-	}
+	r = rpt_write_marker(tfd);
 	if (r < 0) {
-		fslab_error("%s: %s", out, strerror(-r));
+		fslab_error("%s: cannot write the %s marker: %s", e1, RPT_MARKER, strerror(-r));
 		goto done;
 	}
-	if (r == 1) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) < 0) {
-			/* no atomic exchange here (EINVAL/ENOSYS on some
-			 * filesystems): move the old report aside, then the
-			 * new one in; the old one comes back on failure */
-			char old[PATH_MAX + 80];
-
-			if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-				fslab_error("cannot replace %s with the new report: %m", out);
-				goto done;
-			}
-			snprintf(old, sizeof(old), "%s.old", tmp);
-			if (rename(out, old) < 0) {
-				fslab_error("cannot move the earlier report %s aside: %m", out);
-				goto done;
-			}
-			if (rename(tmp, out) < 0) {
-				fslab_error("cannot rename %s to %s: %m", tmp, out);
-				if (rename(old, out) < 0)
-					fslab_error("and cannot put the earlier report back from %s: %m", old);
-				goto done;
-			}
-			rpt_rm_rf(old);
-			made_tmp = false;
-		}
-		/* else tmp now holds the old report, removed below */
-	} else {
-		if (rename(tmp, out) < 0) {
-			fslab_error("cannot rename %s to %s: %m", tmp, out);
-			goto done;
-		}
-		made_tmp = false;
+	if (fchmod(tfd, 0755) < 0 || fsync(tfd) < 0) {
+		fslab_error("%s: cannot finish the temporary directory: %m", e1);
+		goto done;
 	}
-	fprintf(stderr, "%s: wrote %s/report.html\n", fslab_log_prefix(), out);
+	if (rpt_replace(pfd, tname, base, out) < 0)
+		goto done;
+	close(tfd);
+	tfd = -1;
+	fsync(pfd);
+	fprintf(stderr, "%s: wrote %s/report.html\n", fslab_log_prefix(), e1);
 	ret = FSLAB_EXIT_OK;
 done:
-	if (made_tmp)
-		rpt_rm_rf(tmp);
+	if (tfd >= 0) {
+		close(tfd);
+		fslab_remove_tree_at(pfd, tname, &tid);
+	}
+	if (pfd >= 0)
+		close(pfd);
 	free(text);
 	rp_free(d);
 	free(d);

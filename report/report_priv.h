@@ -169,4 +169,18 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		  unsigned tests, bool claims);
 void rp_html_escape(FILE *out, const char *s);
 
+/* ---- outputs (outputs.c) ---- */
+/* Control bytes of s shown as \xNN (lib/termtext.h), for terminal output. */
+const char *rp_esc(const char *s, char *buf, size_t len);
+/* May the output file name in dfd (shown to the user as shown) be written?
+ * 0 when nothing is there, or when something is and force is set and it is
+ * none of inputs[], not the state file (default path, $FSLAB_STATE) and not
+ * a file the state loader accepts.  Else prints why and returns -EEXIST (or
+ * another negative errno). */
+int rp_output_check(int dfd, const char *name, const char *shown, const char *const *inputs,
+		    size_t n_inputs, bool force);
+/* "a/b/c" -> "a/b" + "c"; "c" -> "." + "c".  -EISDIR when the last
+ * component is empty, "." or "..". */
+int rp_split_path(const char *path, char *dir, size_t dirlen, char *base, size_t baselen);
+
 #endif
