@@ -15,4 +15,5 @@ apt-get install -y -q --no-install-recommends \
 	gnuplot-nox \
 	chromium \
 	valgrind clang libclang-rt-14-dev \
-	fio hyperfine time jq fdisk
+	fio hyperfine time jq fdisk \
+	dpkg-dev lintian bash-completion man-db

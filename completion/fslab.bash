@@ -1,0 +1,154 @@
+# bash completion for fslab(1)                                 -*- shell-script -*-
+#
+# Installed as share/bash-completion/completions/fslab and loaded on demand
+# by bash-completion.  Completes commands, each command's options, and the
+# values fslab knows: cache modes, sweep presets, test and filesystem names
+# (comma lists too), report formats and plots, state files, directories.
+# The names below are fslab's vocabulary (lib/names.c, cmd/*.c); the
+# package test checks the command list and cache modes against fslab itself.
+
+_fslab_commands="setup status run report teardown reproduce spec import export"
+_fslab_tests="write rewrite read reread random_read random_write backward_read record_rewrite stride_read fwrite frewrite fread freread"
+_fslab_filesystems="ext4 ext2 xfs fat32 btrfs"
+_fslab_cache_modes="warm fsync direct cold"
+
+# _fslab_comma_list WORDS: complete the last item of a comma-separated list
+# of WORDS, keeping the items already typed.
+_fslab_comma_list()
+{
+	local prefix="" last=$cur
+	if [[ $cur == *,* ]]; then
+		prefix=${cur%,*},
+		last=${cur##*,}
+	fi
+	COMPREPLY=($(compgen -P "$prefix" -W "$1" -- "$last"))
+	compopt -o nospace 2>/dev/null
+}
+
+# State files: *.json anywhere the user types, and the default one.
+_fslab_state_files()
+{
+	_filedir json
+	if [[ -z $cur || /var/lib/fslab/ == "$cur"* ]] && [[ -e /var/lib/fslab/state.json ]]; then
+		COMPREPLY+=(/var/lib/fslab/state.json)
+	fi
+}
+
+_fslab_options_of()
+{
+	case $1 in
+	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --help" ;;
+	status) echo "--state --json --help" ;;
+	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
+		--cache --trials --seed --until-ci --max-trials --no-device-probe --probe-size
+		--resume --label --quiet --help" ;;
+	report) echo "--out --format --plots --tests --record --claims --help" ;;
+	teardown) echo "--state --yes --keep-image --help" ;;
+	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
+		--max-trials --keep --state --mount-root --quiet --help" ;;
+	spec) echo "--print --check --help" ;;
+	import) echo "--fs --out --cache --force --help" ;;
+	export) echo "--out --no-excel --help" ;;
+	esac
+}
+
+_fslab()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion -s || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+	fi
+
+	local i cmd=""
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} != -* ]]; then
+			cmd=${words[i]}
+			break
+		fi
+	done
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W "$_fslab_commands --help --version" -- "$cur"))
+		return
+	fi
+
+	case $prev in
+	--device)
+		COMPREPLY=($(compgen -f -- "${cur:-/dev/}"))
+		return ;;
+	--image | --spec | --check)
+		_filedir
+		return ;;
+	--sweep)
+		COMPREPLY=($(compgen -W "seed quick" -- "$cur"))
+		_filedir ini
+		return ;;
+	--state)
+		_fslab_state_files
+		return ;;
+	--mount-root | --resume)
+		_filedir -d
+		return ;;
+	--out | -o)
+		if [[ $cmd == export ]]; then _filedir; else _filedir -d; fi
+		return ;;
+	--cache)
+		COMPREPLY=($(compgen -W "$_fslab_cache_modes" -- "$cur"))
+		return ;;
+	--tests | -t)
+		_fslab_comma_list "all $_fslab_tests"
+		return ;;
+	--fs)
+		COMPREPLY=($(compgen -W "$_fslab_filesystems" -- "$cur"))
+		return ;;
+	--dir)
+		if [[ $cur == *=* ]]; then
+			cur=${cur#*=}
+			_filedir -d
+		else
+			COMPREPLY=($(compgen -S = -W "$_fslab_filesystems" -- "$cur"))
+			compopt -o nospace 2>/dev/null
+		fi
+		return ;;
+	--small-records)
+		COMPREPLY=($(compgen -W "skip keep" -- "$cur"))
+		return ;;
+	--format | -f)
+		COMPREPLY=($(compgen -W "all text html" -- "$cur"))
+		return ;;
+	--plots | -p)
+		_fslab_comma_list "all none surface heatmap compare"
+		return ;;
+	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
+	--max-trials | --probe-size | --max-file | --record | -r | --label)
+		return ;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_fslab_options_of "$cmd")" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	report)
+		_filedir -d ;;
+	import)
+		if [[ ${words[cword - 1]} == import ]]; then
+			COMPREPLY=($(compgen -W "iozone" -- "$cur"))
+		else
+			_filedir
+		fi ;;
+	export)
+		if [[ ${words[cword - 1]} == export ]]; then
+			COMPREPLY=($(compgen -W "iozone" -- "$cur"))
+		else
+			_filedir csv
+		fi ;;
+	esac
+} &&
+	complete -F _fslab fslab
+
+# ex: filetype=sh
