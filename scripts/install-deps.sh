@@ -1,19 +1,48 @@
 #!/bin/sh
-# Installs everything fslab needs to build, run and test on Debian 12 (as
-# root).  The one list of packages: README, CI and the demo all call this.
+# Installs what fslab needs on Debian 12 (as root).  The one place that
+# lists packages: README, CI and the demo all call this.
+#
+#   scripts/install-deps.sh           build and run fslab (the demo): the
+#                                     compiler, the libraries, the mkfs
+#                                     programs, fusefat, gnuplot
+#   scripts/install-deps.sh --tests   that, plus what the tests add
+#                                     (Check, Chromium, sanitizers, fio,
+#                                     packaging, Ansible, SSH, ...)
 set -eu
+usage="usage: scripts/install-deps.sh [--tests]"
+
+# Build fslab and run it (scripts/demo.sh).
+runtime="
+	cmake gcc make pkg-config
+	libfdisk-dev libmount-dev libblkid-dev uuid-dev libinih-dev libjson-c-dev
+	util-linux e2fsprogs xfsprogs dosfstools btrfs-progs fusefat fuse3
+	gnuplot-nox
+"
+
+# What the tests add (scripts/test.sh, .ci/run).
+tests="
+	check
+	chromium
+	valgrind clang libclang-rt-14-dev
+	fio hyperfine time jq fdisk
+	dpkg-dev lintian bash-completion man-db
+	ansible ansible-lint openssh-server python3-apt
+"
+
+with_tests=no
+case ${1-} in
+'') ;;
+--tests) with_tests=yes ;;
+-h | --help) echo "$usage"; exit 0 ;;
+*) echo "install-deps.sh: unknown argument '$1'; $usage" >&2; exit 2 ;;
+esac
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get install needs it)" >&2
 	exit 1
 fi
+packages=$runtime
+[ "$with_tests" = no ] || packages="$runtime $tests"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q --no-install-recommends \
-	cmake gcc make pkg-config \
-	libfdisk-dev libmount-dev libblkid-dev uuid-dev libinih-dev libjson-c-dev check \
-	util-linux e2fsprogs xfsprogs dosfstools btrfs-progs fusefat fuse3 \
-	gnuplot-nox \
-	chromium \
-	valgrind clang libclang-rt-14-dev \
-	fio hyperfine time jq fdisk \
-	dpkg-dev lintian bash-completion man-db
+# shellcheck disable=SC2086 # the lists are words
+apt-get install -y -q --no-install-recommends $packages
