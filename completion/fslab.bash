@@ -41,7 +41,7 @@ _fslab_options_of()
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --until-ci --max-trials --no-device-probe --probe-size
-		--resume --label --quiet --help" ;;
+		--resume --quiet --help" ;;
 	report) echo "--out --format --plots --tests --record --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
@@ -124,7 +124,7 @@ _fslab()
 		_fslab_comma_list "all none surface heatmap compare"
 		return ;;
 	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
-	--max-trials | --probe-size | --max-file | --record | -r | --label)
+	--max-trials | --probe-size | --max-file | --record | -r)
 		return ;;
 	esac
 

@@ -1,0 +1,154 @@
+#!/bin/bash
+# The Debian package as a user meets it (root): build it with CPack from
+# the build directory, check it with lintian, dpkg -i it, find the man page
+# with man -w, run fslab --version, let bash-completion load the installed
+# completion and complete `fslab se<TAB>`, then dpkg -r and dpkg -P and
+# check that every file the package installed is gone.
+#
+# Exit 77 (skip) when not root, when a tool is missing, or when fslab is
+# already installed on this machine (by the package or by hand): the test
+# never replaces or removes an fslab it did not install.
+#
+# Environment (set by ctest): FSLAB_BIN, FSLAB_BUILD_DIR.
+set -u
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (dpkg -i)"
+: "${FSLAB_BUILD_DIR:?set by ctest}" "${FSLAB_BIN:?set by ctest}"
+for t in cpack dpkg dpkg-deb dpkg-shlibdeps lintian man; do
+	command -v "$t" >/dev/null || skip "$t is missing (scripts/install-deps.sh --tests)"
+done
+completion_lib=/usr/share/bash-completion/bash_completion
+[ -r "$completion_lib" ] || skip "bash-completion is missing (scripts/install-deps.sh --tests)"
+if grep -qs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/*; then
+	skip "dpkg is configured to leave out man pages (/etc/dpkg/dpkg.cfg.d)"
+fi
+if dpkg-query -W -f '${Status}\n' fslab 2>/dev/null | grep -qv 'not-installed'; then
+	skip "a package fslab is already known to dpkg here; not touching it"
+fi
+if [ -e /usr/bin/fslab ]; then
+	skip "/usr/bin/fslab exists and is not from a package; not touching it"
+fi
+
+tmp=$(mktemp -d /tmp/fslab-package-test.XXXXXX) || fail "mktemp"
+installed=no
+cleanup() {
+	if [ "$installed" = yes ]; then
+		dpkg -P fslab >/dev/null 2>&1 || echo "cleanup: dpkg -P fslab failed" >&2
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# -- build -------------------------------------------------------------
+cpack -G DEB -B "$tmp/out" --config "$FSLAB_BUILD_DIR/CPackConfig.cmake" >"$tmp/cpack.log" 2>&1 ||
+	{ cat "$tmp/cpack.log"; fail "cpack -G DEB failed"; }
+deb=$(ls "$tmp"/out/fslab_*.deb 2>/dev/null)
+[ -n "$deb" ] && [ "$(echo "$deb" | wc -l)" -eq 1 ] || fail "expected one fslab_*.deb in $tmp/out, found: $deb"
+version=$("$FSLAB_BIN" --version) || fail "$FSLAB_BIN --version failed"
+echo "built $(basename "$deb") ($(stat -c %s "$deb") bytes); the build's binary says: $version"
+pkg_version=$(dpkg-deb -f "$deb" Version)
+[ "fslab ${pkg_version%-*}" = "$version" ] ||
+	fail "package version $pkg_version does not match '$version' from fslab --version"
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+case $depends in
+*libfdisk1*libmount1* | *libmount1*libfdisk1*) ;;
+*) fail "Depends lacks the libraries dpkg-shlibdeps should have found: $depends" ;;
+esac
+echo "Recommends: $(dpkg-deb -f "$deb" Recommends)"
+
+# -- lintian: no errors ------------------------------------------------
+lintian --allow-root "$deb" >"$tmp/lintian.log" 2>&1
+cat "$tmp/lintian.log"
+if grep -q '^E:' "$tmp/lintian.log"; then
+	fail "lintian reports errors (above)"
+fi
+
+# -- install -----------------------------------------------------------
+installed=yes
+dpkg -i "$deb" >"$tmp/dpkg-i.log" 2>&1 || { cat "$tmp/dpkg-i.log"; fail "dpkg -i $deb failed"; }
+dpkg-query -L fslab | sort >"$tmp/files" || fail "dpkg -L fslab failed"
+owned=()
+while IFS= read -r f; do
+	[ -d "$f" ] || owned+=("$f")
+done <"$tmp/files"
+echo "installed ${#owned[@]} files"
+
+[ "$(command -v fslab)" = /usr/bin/fslab ] || fail "fslab is not /usr/bin/fslab on PATH after dpkg -i"
+[ "$(/usr/bin/fslab --version)" = "$version" ] ||
+	fail "installed fslab --version says '$(/usr/bin/fslab --version)', the build says '$version'"
+man_path=$(man -w fslab) || fail "man -w fslab found no man page"
+[ "$man_path" = /usr/share/man/man1/fslab.1.gz ] || fail "man -w fslab gives $man_path, want /usr/share/man/man1/fslab.1.gz"
+zcat "$man_path" | grep -q "^\.TH FSLAB 1 .*\"$version\"" ||
+	fail "the man page's header does not name '$version'"
+for f in /usr/share/doc/fslab/copyright /usr/share/doc/fslab/changelog.Debian.gz /usr/share/doc/fslab/README.md; do
+	[ -s "$f" ] || fail "$f is missing"
+done
+zcat /usr/share/doc/fslab/changelog.Debian.gz | head -n 1 | grep -qF "fslab ($pkg_version)" ||
+	fail "the top entry of changelog.Debian.gz is not version $pkg_version"
+
+# -- bash completion, loaded the way an interactive shell loads it ------
+# complete WORDS...: the completions bash offers for the command line
+# WORDS (the last word is the one being completed), one per line.
+cat >"$tmp/complete.bash" <<'EOF'
+. /usr/share/bash-completion/bash_completion
+complete_words() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	local spec fn
+	spec=$(complete -p "$1" 2>/dev/null) || {
+		__load_completion "$1" || { echo "no completion for $1" >&2; return 1; }
+		spec=$(complete -p "$1") || return 1
+	}
+	fn=${spec#*-F }
+	fn=${fn%% *}
+	"$fn" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+complete_words "$@"
+EOF
+got=$(bash "$tmp/complete.bash" fslab se) || fail "bash-completion did not load a completion for fslab"
+[ "$got" = setup ] || fail "fslab se<TAB> completes to '$got', want 'setup'"
+echo "fslab se<TAB> -> $got"
+
+# The completion's vocabulary against fslab's own: the commands of
+# fslab --help, the cache modes of fslab run --help, and each command's
+# options (the lines of its --help that describe an option).
+want=$(fslab --help | sed -n 's/^  \([a-z]\{1,\}\)  .*/\1/p' | sort)
+got=$(bash "$tmp/complete.bash" fslab "" | grep -v '^-' | sort)
+[ "$want" = "$got" ] || fail "completed commands differ from fslab --help: want [$want] got [$got]"
+want=$(fslab run --help | grep -o -- '--cache [a-z|]*' | head -n 1 | cut -d' ' -f2 | tr '|' '\n' | sort)
+got=$(bash "$tmp/complete.bash" fslab run --cache "" | sort)
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "completed --cache modes [$got] differ from fslab run --help [$want]"
+for cmd in $(fslab --help | sed -n 's/^  \([a-z]\{1,\}\)  .*/\1/p'); do
+	want=$(fslab "$cmd" --help | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' | sort -u)
+	got=$(bash "$tmp/complete.bash" fslab "$cmd" -- | sort -u)
+	[ "$want" = "$got" ] ||
+		fail "fslab $cmd: completed options differ from its --help:$(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/ &/p' | tr '\n' ' ') (< help only, > completion only)"
+done
+echo "completion: commands, --cache modes and every command's options match fslab's --help"
+
+# -- remove, purge: nothing left behind ------------------------------------
+dpkg -r fslab >"$tmp/dpkg-r.log" 2>&1 || { cat "$tmp/dpkg-r.log"; fail "dpkg -r fslab failed"; }
+left=()
+for f in "${owned[@]}"; do
+	[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
+done
+[ ${#left[@]} -eq 0 ] || fail "dpkg -r left files behind: ${left[*]}"
+dpkg -P fslab >"$tmp/dpkg-p.log" 2>&1 || { cat "$tmp/dpkg-p.log"; fail "dpkg -P fslab failed"; }
+installed=no
+if dpkg-query -W -f '${Status}\n' fslab 2>/dev/null | grep -qv 'not-installed'; then
+	fail "dpkg still knows fslab after dpkg -P: $(dpkg-query -W -f '${Status}' fslab)"
+fi
+for d in /usr/share/doc/fslab; do
+	[ ! -e "$d" ] || fail "$d is left after purge"
+done
+[ ! -e /usr/bin/fslab ] || fail "/usr/bin/fslab is left after purge"
+echo "dpkg -r and -P removed all ${#owned[@]} files"
+echo "PASS"
