@@ -236,26 +236,9 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 			if (*p == ';')
 				return fail(c, "[fs %s] %s contains ';': options are words passed to mkfs or mount, never a shell command; remove it",
 					    name, key);
-			/* A path could name another device: mkfs.btrfs formats
-			 * every device it is given, mkfs.ext4 -J device=... and
-			 * mount -o journal_path=... use one.  The lab's devices
-			 * come from the command line only. */
-			if (*p == '/')
-				return fail(c, "[fs %s] %s contains a path ('/'): a spec must not name a device or file; setup uses only the disk given with --device or --image",
-					    name, key);
 		}
-		if (key[1] == 'o') {
-			static const char *const dev_opts[] = { "journal_dev", "journal_path", "loop" };
-			for (size_t i = 0; i < sizeof(dev_opts) / sizeof(dev_opts[0]); i++) {
-				const char *hit = strstr(value, dev_opts[i]);
-				size_t n = strlen(dev_opts[i]);
-				/* journal_*: anywhere; loop: as a word of its own */
-				if (hit && (i < 2 || ((hit == value || strchr(", \t", hit[-1])) &&
-						      strchr("=, \t", hit[n]))))
-					return fail(c, "[fs %s] mount_options: '%s' names another device; a spec must not name a device",
-						    name, dev_opts[i]);
-			}
-		}
+		/* Which options are allowed depends on the type, which may
+		 * come later in the section: finish() checks them. */
 		snprintf(dst, FSLAB_OPTIONS_MAX, "%s", value);
 		return 1;
 	}
@@ -421,6 +404,7 @@ static int finish(struct parse_ctx *c)
 {
 	struct fslab_spec *s = c->spec;
 	struct fslab_sweep_spec *w = &s->sweep;
+	char msg[512];
 
 	if (s->n_fs == 0)
 		return fail(c, "no [fs NAME] section: the lab needs at least one filesystem");
@@ -436,6 +420,11 @@ static int finish(struct parse_ctx *c)
 			return fail(c, "[fs %s] has no size (e.g. size = 20G)", fs->name);
 		if (fs->size % s->disk.alignment)
 			return fail(c, "[fs %s] size is not a multiple of the alignment", fs->name);
+		if (fslab_spec_options_check(fs->type, FSLAB_SPEC_MKFS_OPTIONS, fs->mkfs_options, msg,
+					     sizeof(msg)) < 0 ||
+		    fslab_spec_options_check(fs->type, FSLAB_SPEC_MOUNT_OPTIONS, fs->mount_options,
+					     msg, sizeof(msg)) < 0)
+			return fail(c, "[fs %s] %s", fs->name, msg);
 	}
 	if (w->record_min > w->record_max || w->file_min > w->file_max)
 		return fail(c, "[sweep] a range's minimum is larger than its maximum");

@@ -5,7 +5,8 @@
  *   [disk]            label = gpt, alignment = 1M
  *   [fs NAME]         type = ext4|ext2|xfs|fat32|btrfs (default: NAME when
  *                     NAME is a type), size = 20G, mkfs_options = ...,
- *                     mount_options = ...
+ *                     mount_options = ... (only the options spec_options.h
+ *                     allows for the type)
  *   [sweep]           file_sizes = 64K-2G, record_sizes = 4K-16M,
  *                     tests = all | write,read,..., trials = N,
  *                     cache = warm|fsync|direct|cold, seed = N,
@@ -23,6 +24,7 @@
 #include <stdio.h>
 
 #include "names.h"
+#include "spec_options.h" /* mkfs_options and mount_options: an allowlist per type */
 
 #define FSLAB_MAX_FS 16
 #define FSLAB_FS_NAME_MAX 32 /* including the NUL; [A-Za-z0-9_-]+ */

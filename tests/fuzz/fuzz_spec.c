@@ -9,6 +9,9 @@
  *    (199 characters): inih parses the tail of a longer line as a line of
  *    its own, which once let "mount_options = aaa...size = 1G" change the
  *    size (regressions/spec/long-line-smuggles-key.ini);
+ *  - its mkfs_options and mount_options hold no device by label or UUID,
+ *    no bare word and no option that finds the mount source another way
+ *    (loop, offset, bind, ...);
  *  - fslab_spec_write writes it as text that parses back to the same spec
  *    (the promise spec.h makes for `fslab spec --check` and `--print`). */
 #include "fuzz_check.h"
@@ -16,6 +19,49 @@
 #include "size.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <strings.h>
+
+/* The allowlist (lib/spec_options.h) seen from outside: whatever it
+ * accepts never names a device by label or UUID, never holds a bare word
+ * (a word mkfs would take as a device or file) and never finds the mount
+ * source another way. */
+static void check_options(const struct fslab_fs_spec *fs)
+{
+	static const char *const source_opts[] = { "loop", "offset", "sizelimit", "bind", "rbind",
+						   "move", "remount", "source", "device", "logdev",
+						   "rtdev", "journal_dev", "journal_path", "ro" };
+	char words[FSLAB_OPTIONS_MAX], *save = NULL, err[512];
+	bool prev_takes_value = false;
+
+	FUZZ_CHECK(!strcasestr(fs->mkfs_options, "label=") && !strcasestr(fs->mkfs_options, "uuid="));
+	FUZZ_CHECK(!strcasestr(fs->mount_options, "label=") && !strcasestr(fs->mount_options, "uuid="));
+	/* A word not starting with '-' follows an option word that takes a
+	 * value (which the allowlist knows: here, any option word without
+	 * an attached value). */
+	snprintf(words, sizeof(words), "%s", fs->mkfs_options);
+	for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		FUZZ_CHECK(strcmp(w, "--") != 0);
+		if (w[0] != '-') {
+			FUZZ_CHECK(prev_takes_value);
+			prev_takes_value = false;
+		} else {
+			prev_takes_value = w[1] == '-' ? !strchr(w, '=') : w[2] == '\0';
+		}
+	}
+	snprintf(words, sizeof(words), "%s", fs->mount_options);
+	for (char *o = strtok_r(words, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		o[strcspn(o, "=")] = '\0';
+		for (size_t k = 0; k < sizeof(source_opts) / sizeof(source_opts[0]); k++)
+			FUZZ_CHECK(strcmp(o, source_opts[k]) != 0);
+		FUZZ_CHECK(strncasecmp(o, "x-", 2) != 0);
+	}
+	/* What a state file records is checked with the same function. */
+	FUZZ_CHECK(fslab_spec_options_check(fs->type, FSLAB_SPEC_MKFS_OPTIONS, fs->mkfs_options, err,
+					    sizeof(err)) == 0);
+	FUZZ_CHECK(fslab_spec_options_check(fs->type, FSLAB_SPEC_MOUNT_OPTIONS, fs->mount_options,
+					    err, sizeof(err)) == 0);
+}
 
 static void check_sane(const struct fslab_spec *s)
 {
@@ -36,6 +82,7 @@ static void check_sane(const struct fslab_spec *s)
 		/* A spec never names a device (regressions/spec/mkfs-options-*). */
 		FUZZ_CHECK(!strchr(fs->mkfs_options, '/') && !strchr(fs->mount_options, '/'));
 		FUZZ_CHECK(!strstr(fs->mount_options, "journal_dev="));
+		check_options(fs);
 		for (size_t j = 0; j < i; j++)
 			FUZZ_CHECK(strcmp(s->fs[j].name, fs->name) != 0);
 		FUZZ_CHECK(fslab_spec_find_fs(s, fs->name) == fs);

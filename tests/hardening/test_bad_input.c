@@ -134,7 +134,7 @@ static const struct bad_case cases[] = {
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-name.ini", "--state", "@STATE@", "--yes"), 2, "needs a name", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-size.ini", "--state", "@STATE@", "--yes"), 2, "no size", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-type.ini", "--state", "@STATE@", "--yes"), 2, "no type", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-device.ini", "--state", "@STATE@", "--yes"), 2, "must not name a device", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-device.ini", "--state", "@STATE@", "--yes"), 2, "'/dev/vda' is not allowed (it names a path)", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-dup-key.ini", "--state", "@STATE@", "--yes"), 2, "set twice", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-continuation.ini", "--state", "@STATE@", "--yes"), 2, "set twice", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-section.ini", "--state", "@STATE@", "--yes"), 2, "unknown section", true, PREP_NONE },

@@ -351,7 +351,7 @@ START_TEST(failed_mount_is_undone_by_teardown)
 	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_write_file(e.spec, "[fs ext4]\nsize = 32M\n"
-					       "[fs xfs]\nsize = 300M\nmount_options = no_such_option_x\n"),
+					       "[fs xfs]\nsize = 300M\nmount_options = logbufs=1\n"),
 			 0);
 	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
 	pt_assert_result(&o, 1, "mount");
