@@ -74,6 +74,18 @@ int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s
 int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
 		      int timeout_s, struct fslab_exec_result *res)
 {
+	struct fslab_exec_opts o = {
+		.cwd = cwd, .log_fd = -1, .log_path = log_path, .timeout_s = timeout_s,
+	};
+
+	return fslab_exec_run_opts(argv, &o, res);
+}
+
+int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
+			struct fslab_exec_result *res)
+{
+	const char *cwd = o->cwd;
+	int timeout_s = o->timeout_s;
 	char prog[4096];
 	int errpipe[2];
 	int logfd = -1;
@@ -85,10 +97,23 @@ int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log
 	r = fslab_exec_find(argv[0], prog, sizeof(prog));
 	if (r < 0)
 		return r;
-	if (log_path) {
-		logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (o->log_fd >= 0) {
+		logfd = fcntl(o->log_fd, F_DUPFD_CLOEXEC, 3);
 		if (logfd < 0)
 			return -errno;
+	} else if (o->log_path) {
+		struct stat lst;
+
+		/* No-follow: a symlink planted at the log path is refused. */
+		logfd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (logfd < 0)
+			return -errno;
+		if (fstat(logfd, &lst) < 0 || !S_ISREG(lst.st_mode)) {
+			close(logfd);
+			return -EINVAL;
+		}
+	}
+	if (logfd >= 0) {
 		char line[2048];
 		fslab_exec_format(argv, line, sizeof(line));
 		dprintf(logfd, "$ %s\n", line);
@@ -116,6 +141,11 @@ int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log
 		if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
 		    dup2(errpipe[1], STDERR_FILENO) < 0)
 			_exit(127);
+		if (o->new_pgrp && setpgid(0, 0) < 0)
+			_exit(127);
+		for (size_t i = 0; o->env && o->env[i]; i++)
+			if (putenv((char *)o->env[i]) != 0)
+				_exit(127);
 		if (cwd && chdir(cwd) < 0) {
 			dprintf(STDERR_FILENO, "cannot change to %s: %s\n", cwd, strerror(errno));
 			_exit(127);
@@ -129,6 +159,10 @@ int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log
 		_exit(127);
 	}
 	close(errpipe[1]);
+	if (o->new_pgrp)
+		setpgid(pid, pid); /* also here: no race with the started callback */
+	if (o->started)
+		o->started(o->ctx, pid);
 	deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = errpipe[0], .events = POLLIN };
@@ -138,7 +172,7 @@ int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log
 		if (deadline > 0) {
 			double left = deadline - now_s();
 			if (left <= 0) {
-				kill(pid, SIGKILL);
+				kill(o->new_pgrp ? -pid : pid, SIGKILL);
 				keep_tail(res->stderr_tail, sizeof(res->stderr_tail),
 					  "\n(fslab: killed after timeout)\n", 31);
 				break;

@@ -5,6 +5,7 @@
 #ifndef FSLAB_EXEC_H
 #define FSLAB_EXEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -19,7 +20,7 @@ int fslab_exec_find(const char *name, char *path, size_t len);
 
 /* Runs argv[0] (a full path, or a name looked up with fslab_exec_find) with
  * argv, stdin from /dev/null, stdout+stderr appended to log_path (NULL: not
- * logged).  timeout_s > 0 kills the child (SIGKILL) after that many seconds.
+ * logged; a symbolic link there is refused, not followed).  timeout_s > 0 kills the child (SIGKILL) after that many seconds.
  * Returns 0 when the child ran (whatever its exit status, see res), or a
  * negative errno when it could not be started. */
 int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
@@ -31,6 +32,24 @@ int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s
  * given while in /dev). */
 int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
 		      int timeout_s, struct fslab_exec_result *res);
+
+/* Everything fslab_exec_run_in does, and more, for callers that must be
+ * able to find and stop the child later (setup's mkfs). */
+struct fslab_exec_opts {
+	const char *cwd;        /* NULL: inherited */
+	int log_fd;             /* >= 0: append output here (log_path ignored); -1: none */
+	const char *log_path;   /* opened O_APPEND | O_NOFOLLOW, created 0600; or NULL */
+	int timeout_s;          /* > 0: SIGKILL (the whole group if new_pgrp) after that */
+	bool new_pgrp;          /* the child leads its own process group (pgid = pid) */
+	const char *const *env; /* "NAME=VALUE" words added to the child's environment */
+	/* Called in the parent once the child exists (before waiting). */
+	void (*started)(void *ctx, pid_t pid);
+	void *ctx;
+};
+
+/* Runs argv as o says.  Returns as fslab_exec_run. */
+int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
+			struct fslab_exec_result *res);
 
 /* Formats argv as a readable command line ("mkfs.ext4 -q /dev/loop0p1") for
  * plans and messages.  Words with spaces or quotes are single-quoted. */

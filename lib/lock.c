@@ -6,62 +6,103 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+int fslab_lock_at(int dfd, const char *name, int how, const char *command, char *holder,
+		  size_t holderlen)
+{
+	struct stat st, again;
+	int fd, r;
+
+	if (holderlen)
+		holder[0] = '\0';
+	/* O_NOFOLLOW: a symlink planted at the lock path is refused, not followed. */
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return -errno;
+	/* A hard link to someone's file, or a file another user made, is not
+	 * a lock file fslab may write its name into. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (flock(fd, how | LOCK_NB) < 0) {
+		ssize_t n;
+
+		r = -errno;
+		n = holderlen ? pread(fd, holder, holderlen - 1, 0) : 0;
+		if (holderlen) {
+			holder[n > 0 ? n : 0] = '\0';
+			holder[strcspn(holder, "\n")] = '\0';
+		}
+		close(fd);
+		return r;
+	}
+	/* Locked: is name still this file (not unlinked and replaced)? */
+	if (fstatat(dfd, name, &again, AT_SYMLINK_NOFOLLOW) < 0 || again.st_dev != st.st_dev ||
+	    again.st_ino != st.st_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	if (how == LOCK_EX && ftruncate(fd, 0) == 0)
+		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
+	else if (how == LOCK_SH && fstat(fd, &st) == 0 && st.st_size == 0)
+		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
+	return fd;
+}
+
 int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const char *command,
 		     char *err, size_t errlen)
 {
-	char path[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
-	struct stat st;
-	int fd, r;
+	char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX], name[NAME_MAX + 1], holder[128];
+	int dfd, fd, r;
 
-	if (snprintf(path, sizeof(path), "%s.lock", state_path) >= (int)sizeof(path)) {
+	if (snprintf(tmp, sizeof(tmp), "%s", state_path) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "%s: path too long", state_path);
 		return -ENAMETOOLONG;
 	}
-	snprintf(tmp, sizeof(tmp), "%s", state_path);
 	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
 	r = fslab_mkdir_p(dir, 0755);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot create %s for the lock file: %s", dir, strerror(-r));
 		return r;
 	}
-	/* O_NOFOLLOW: a symlink planted at the lock path is refused, not followed. */
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	/* The lock belongs to the file, not to the name it was reached by. */
+	if (realpath(state_path, real)) {
+		snprintf(tmp, sizeof(tmp), "%s", real);
+		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+		snprintf(tmp, sizeof(tmp), "%s", real);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s", state_path);
+	}
+	if (snprintf(name, sizeof(name), "%s.lock", basename(tmp)) >= (int)sizeof(name)) {
+		snprintf(err, errlen, "%s: name too long", state_path);
+		return -ENAMETOOLONG;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot open lock file %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(err, errlen, "lock file %s is not a regular file; remove it", path);
-		return -EINVAL;
-	}
-	if (flock(fd, (kind == FSLAB_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH) | LOCK_NB) < 0) {
-		char holder[128] = "";
-		ssize_t n;
-
-		r = -errno;
-		n = pread(fd, holder, sizeof(holder) - 1, 0);
-		holder[n > 0 ? n : 0] = '\0';
-		holder[strcspn(holder, "\n")] = '\0';
-		close(fd);
-		if (r == -EWOULDBLOCK)
-			snprintf(err, errlen,
-				 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
-				 state_path, holder[0] ? holder : "another fslab command");
-		else
-			snprintf(err, errlen, "cannot lock %s: %s", path, strerror(-r));
-		return r;
-	}
-	if (kind == FSLAB_LOCK_EXCLUSIVE && ftruncate(fd, 0) == 0)
-		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
-	else if (kind == FSLAB_LOCK_SHARED && fstat(fd, &st) == 0 && st.st_size == 0)
-		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
+	fd = fslab_lock_at(dfd, name, kind == FSLAB_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH, command, holder,
+			   sizeof(holder));
+	close(dfd);
+	if (fd == -EWOULDBLOCK)
+		snprintf(err, errlen,
+			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
+			 state_path, holder[0] ? holder : "another fslab command");
+	else if (fd == -EINVAL)
+		snprintf(err, errlen,
+			 "lock file %s/%s is not a regular file of ours with one link; remove it", dir,
+			 name);
+	else if (fd < 0)
+		snprintf(err, errlen, "cannot lock %s/%s: %s", dir, name, strerror(-fd));
 	return fd;
 }
 

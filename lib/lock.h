@@ -13,12 +13,24 @@ enum fslab_lock_kind {
 	FSLAB_LOCK_EXCLUSIVE, /* setup, teardown: alone */
 };
 
-/* Locks "<state_path>.lock" (created 0600 beside the state file, parent
- * directories made as needed).  Does not wait: returns -EWOULDBLOCK when
+/* Locks "<state_path>.lock" beside the state file the path names after
+ * symbolic links are resolved (so a link to the state takes the same
+ * lock), parent directories made as needed.  Does not wait: returns -EWOULDBLOCK when
  * another fslab holds it, with err naming that process ("fslab teardown,
  * pid 1234").  Returns the lock fd (>= 0), to pass to fslab_lock_release. */
 int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const char *command,
 		     char *err, size_t errlen);
+
+/* The primitive under the lab's locks (provision/lab.h): locks the file
+ * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
+ * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
+ * file with a single link, owned by the caller: anything else is refused
+ * (-EINVAL), never written.  An exclusive holder writes "command, pid N"
+ * into it, a shared one only into an empty file.  Returns the fd;
+ * -EWOULDBLOCK with the holder's line in holder when another process has
+ * it; another negative errno otherwise. */
+int fslab_lock_at(int dfd, const char *name, int how, const char *command, char *holder,
+		  size_t holderlen);
 
 /* Releases the lock (closes fd); fd < 0 is ignored.  The lock file is left
  * in place: removing it would race with another process opening it. */

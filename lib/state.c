@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,43 @@ enum fslab_mount_method fslab_mount_method_from_string(const char *s)
 		if (strcmp(mount_method_names[i], s) == 0)
 			return (enum fslab_mount_method)i;
 	return FSLAB_MOUNT_METHOD_INVALID;
+}
+
+static const char *const phase_names[FSLAB_PHASE_MAX] = {
+	[FSLAB_PHASE_NONE] = "",
+	[FSLAB_PHASE_CLAIMED] = "claimed",
+	[FSLAB_PHASE_ATTACHED] = "attached",
+	[FSLAB_PHASE_PARTITIONING] = "partitioning",
+	[FSLAB_PHASE_PARTITIONED] = "partitioned",
+	[FSLAB_PHASE_FORMATTED] = "formatted",
+	[FSLAB_PHASE_READY] = "ready",
+	[FSLAB_PHASE_WIPING] = "wiping",
+	[FSLAB_PHASE_WIPED] = "wiped",
+};
+
+const char *fslab_phase_to_string(enum fslab_phase p)
+{
+	return (p >= 0 && p < FSLAB_PHASE_MAX) ? phase_names[p] : NULL;
+}
+
+enum fslab_phase fslab_phase_from_string(const char *s)
+{
+	for (int i = 0; s && i < FSLAB_PHASE_MAX; i++)
+		if (strcmp(phase_names[i], s) == 0)
+			return (enum fslab_phase)i;
+	return FSLAB_PHASE_INVALID;
+}
+
+enum fslab_phase fslab_state_phase(const struct fslab_state *st)
+{
+	return fslab_phase_from_string(st->phase);
+}
+
+void fslab_state_set_phase(struct fslab_state *st, enum fslab_phase p)
+{
+	const char *name = fslab_phase_to_string(p);
+
+	snprintf(st->phase, sizeof(st->phase), "%s", name ? name : "");
 }
 
 const char *fslab_state_default_path(void)
@@ -52,19 +90,39 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
-/* Temporary file beside path, then rename: atomic, not durable. */
-static int state_write_nosync(const char *path, const char *data, size_t len)
+static void add_id(struct json_object *o, const char *k, const struct fslab_state_id *id)
 {
-	char tmp[PATH_MAX + 16];
-	int fd, r = 0;
+	struct json_object *v;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	if (!id->known)
+		return;
+	v = json_object_new_object();
+	add_u64(v, "dev", id->dev);
+	add_u64(v, "ino", id->ino);
+	json_object_object_add(o, k, v);
+}
+
+/* Temporary file beside name in dfd (O_EXCL, no-follow), then rename:
+ * atomic, not durable. */
+static int state_write_nosync(int dfd, const char *name, const char *data, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	int fd = -1, r = 0;
+
+	for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+		unsigned rnd = 0;
+
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
+			rnd = 0;
+		rnd ^= (unsigned)getpid() * 2654435761u + (unsigned)attempt;
+		if (snprintf(tmp, sizeof(tmp), ".%.200s.%08x", name, rnd) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = fslab_create_at(dfd, tmp, O_WRONLY, 0600);
+		if (fd < 0 && fd != -EEXIST)
+			return fd;
+	}
 	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0600) < 0)
-		r = -errno;
+		return -EEXIST;
 	for (size_t off = 0; r == 0 && off < len;) {
 		ssize_t n = write(fd, data + off, len - off);
 		if (n < 0 && errno == EINTR)
@@ -76,10 +134,10 @@ static int state_write_nosync(const char *path, const char *data, size_t len)
 	}
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = -errno;
 	if (r < 0)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	return r;
 }
 
@@ -88,21 +146,26 @@ int fslab_state_save(const char *path, const struct fslab_state *st)
 	return fslab_state_save_opt(path, st, 0);
 }
 
-int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags)
+/* The state as JSON text ending in a newline (malloc'd), or NULL. */
+static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *parts = json_object_new_array();
-	char dir[PATH_MAX];
 	const char *text;
-	int r;
+	char *buf = NULL;
 
 	if (!root || !parts) {
 		json_object_put(root);
 		json_object_put(parts);
-		return -ENOMEM;
+		return NULL;
 	}
 	json_object_object_add(root, "version", json_object_new_int(FSLAB_STATE_VERSION));
 	add_str(root, "phase", st->phase);
+	add_str(root, "lab_id", st->lab_id);
+	add_u64(root, "disk_rdev", st->disk_rdev);
+	add_id(root, "image_id", &st->image_id);
+	add_id(root, "mount_root_id", &st->mount_root_id);
+	json_object_object_add(root, "mkfs_pid", json_object_new_int64(st->mkfs_pid));
 	add_str(root, "disk", st->disk);
 	add_str(root, "disk_guid", st->disk_guid);
 	add_str(root, "image", st->image);
@@ -126,6 +189,7 @@ int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigne
 		add_str(o, "mount_options", p->mount_options);
 		add_str(o, "mountpoint", p->mountpoint);
 		add_bool(o, "mountpoint_created", p->mountpoint_created);
+		add_id(o, "mountpoint_id", &p->mountpoint_id);
 		add_bool(o, "formatted", p->formatted);
 		add_str(o, "mount_method", fslab_mount_method_to_string(p->mount_method));
 		json_object_array_add(parts, o);
@@ -133,26 +197,54 @@ int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigne
 	json_object_object_add(root, "partitions", parts);
 
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	{
-		char tmp[PATH_MAX];
-		snprintf(tmp, sizeof(tmp), "%s", path);
-		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-	}
-	r = fslab_mkdir_p(dir, 0755);
-	if (r == 0) {
+	if (text) {
 		size_t n = strlen(text);
-		char *buf = malloc(n + 2);
-		if (!buf) {
-			r = -ENOMEM;
-		} else {
+
+		buf = malloc(n + 2);
+		if (buf) {
 			memcpy(buf, text, n);
 			buf[n] = '\n';
-			r = (flags & FSLAB_STATE_SAVE_NOSYNC) ? state_write_nosync(path, buf, n + 1)
-							      : fslab_write_file_atomic(path, buf, n + 1, 0600);
-			free(buf);
+			buf[n + 1] = '\0';
+			*lenp = n + 1;
 		}
 	}
 	json_object_put(root);
+	return buf;
+}
+
+int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags)
+{
+	size_t len = 0;
+	char *buf = state_to_text(st, &len);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = (flags & FSLAB_STATE_SAVE_NOSYNC) ? state_write_nosync(dfd, name, buf, len)
+					      : fslab_write_file_atomic_at(dfd, name, buf, len, 0600);
+	free(buf);
+	return r;
+}
+
+int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX], base[NAME_MAX + 1];
+	int dfd, r;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	if (snprintf(base, sizeof(base), "%s", basename(tmp)) >= (int)sizeof(base))
+		return -ENAMETOOLONG;
+	r = fslab_mkdir_p(dir, 0755);
+	if (r < 0)
+		return r;
+	dfd = fslab_dir_open(dir);
+	if (dfd < 0)
+		return dfd;
+	r = fslab_state_save_at(dfd, base, st, flags);
+	close(dfd);
 	return r;
 }
 
@@ -199,10 +291,31 @@ static uint64_t get_u64(struct json_object *o, const char *k)
 	return x < 0 ? 0 : (uint64_t)x;
 }
 
+static int get_id(struct json_object *o, const char *k, struct fslab_state_id *id, char *err,
+		  size_t errlen)
+{
+	struct json_object *v, *d, *i;
+
+	memset(id, 0, sizeof(*id));
+	if (!json_object_object_get_ex(o, k, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, "dev", &d) ||
+	    !json_object_object_get_ex(v, "ino", &i) || !json_object_is_type(d, json_type_int) ||
+	    !json_object_is_type(i, json_type_int)) {
+		snprintf(err, errlen, "\"%s\" is not an identity {\"dev\": N, \"ino\": N}", k);
+		return -EINVAL;
+	}
+	id->known = true;
+	id->dev = (uint64_t)json_object_get_int64(d);
+	id->ino = (uint64_t)json_object_get_int64(i);
+	return 0;
+}
+
+static int state_parse(const char *path, char *text, struct fslab_state *st, char *err,
+		       size_t errlen);
+
 int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t errlen)
 {
-	struct json_object *root, *v, *parts;
-	char sub[256] = "";
 	char *text = NULL;
 	int r;
 
@@ -212,6 +325,67 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		return r;
 	}
+	return state_parse(path, text, st, err, errlen);
+}
+
+int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
+			char *err, size_t errlen)
+{
+	size_t cap = 4096, n = 0;
+	char *text = NULL;
+	int fd, r = 0;
+
+	memset(st, 0, sizeof(*st));
+	fd = fslab_open_regular_at(dfd, name, O_RDONLY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", label,
+			 fd == -ELOOP ? "is a symbolic link (not followed)"
+				      : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+		return fd;
+	}
+	text = malloc(cap);
+	while (text && r == 0) {
+		ssize_t got;
+
+		if (n + 1 >= cap) {
+			char *nt = cap >= (4u << 20) ? NULL : realloc(text, cap * 2);
+			if (!nt) {
+				r = cap >= (4u << 20) ? -EFBIG : -ENOMEM;
+				break;
+			}
+			text = nt;
+			cap *= 2;
+		}
+		got = read(fd, text + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			r = -errno;
+		else if (got == 0)
+			break;
+		else
+			n += (size_t)got;
+	}
+	close(fd);
+	if (!text)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(text);
+		snprintf(err, errlen, "%s: %s", label, strerror(-r));
+		return r;
+	}
+	text[n] = '\0';
+	return state_parse(label, text, st, err, errlen);
+}
+
+/* Parses and frees text. */
+static int state_parse(const char *path, char *text, struct fslab_state *st, char *err,
+		       size_t errlen)
+{
+	struct json_object *root, *v, *parts;
+	char sub[256] = "";
+	int r, version;
+
 	root = json_tokener_parse(text);
 	free(text);
 	if (!root || !json_object_is_type(root, json_type_object)) {
@@ -219,22 +393,31 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 		snprintf(err, errlen, "%s: not a JSON object; is this an fslab state file?", path);
 		return -EINVAL;
 	}
-	if (!json_object_object_get_ex(root, "version", &v) ||
-	    json_object_get_int(v) != FSLAB_STATE_VERSION) {
-		snprintf(err, errlen, "%s: state version is not %d; was it written by this fslab?", path,
-			 FSLAB_STATE_VERSION);
+	version = json_object_object_get_ex(root, "version", &v) && json_object_is_type(v, json_type_int)
+			  ? json_object_get_int(v)
+			  : 0;
+	if (version < FSLAB_STATE_VERSION_MIN || version > FSLAB_STATE_VERSION) {
+		snprintf(err, errlen,
+			 "%s: state version is not %d to %d; was it written by this fslab?", path,
+			 FSLAB_STATE_VERSION_MIN, FSLAB_STATE_VERSION);
 		r = -EINVAL;
 		goto out;
 	}
-	st->version = FSLAB_STATE_VERSION;
+	st->version = version;
 	if ((r = get_str(root, "phase", st->phase, sizeof(st->phase), false, sub, sizeof(sub))) ||
 	    (r = get_str(root, "disk", st->disk, sizeof(st->disk), true, sub, sizeof(sub))) ||
 	    (r = get_str(root, "disk_guid", st->disk_guid, sizeof(st->disk_guid), false, sub, sizeof(sub))) ||
 	    (r = get_str(root, "image", st->image, sizeof(st->image), false, sub, sizeof(sub))) ||
 	    (r = get_str(root, "mount_root", st->mount_root, sizeof(st->mount_root), false, sub, sizeof(sub))) ||
 	    (r = get_str(root, "spec_source", st->spec_source, sizeof(st->spec_source), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sizeof(sub))))
+	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sizeof(sub))) ||
+	    (r = get_str(root, "lab_id", st->lab_id, sizeof(st->lab_id), false, sub, sizeof(sub))) ||
+	    (r = get_id(root, "image_id", &st->image_id, sub, sizeof(sub))) ||
+	    (r = get_id(root, "mount_root_id", &st->mount_root_id, sub, sizeof(sub))))
 		goto bad;
+	st->disk_rdev = get_u64(root, "disk_rdev");
+	if (json_object_object_get_ex(root, "mkfs_pid", &v))
+		st->mkfs_pid = json_object_get_int64(v);
 	st->image_created = get_bool(root, "image_created");
 	st->mount_root_created = get_bool(root, "mount_root_created");
 	if (json_object_object_get_ex(root, "partitions", &parts)) {
@@ -266,7 +449,8 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 			    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sizeof(sub))) ||
 			    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sizeof(sub))) ||
 			    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sizeof(sub))))
+			    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sizeof(sub))) ||
+			    (r = get_id(o, "mountpoint_id", &p->mountpoint_id, sub, sizeof(sub))))
 				goto bad;
 			p->type = fslab_fs_type_from_string(type);
 			if (p->type == FSLAB_FS_TYPE_INVALID) {

@@ -18,7 +18,12 @@
 #include "names.h"
 #include "spec.h"
 
-#define FSLAB_STATE_VERSION 1
+/* Version 2 records the identity of everything setup created (see struct
+ * fslab_state_id and lab_id).  A version 1 state is still loaded, read-only:
+ * status and run use it, teardown refuses to undo what it cannot prove and
+ * says how to clean up by hand. */
+#define FSLAB_STATE_VERSION 2
+#define FSLAB_STATE_VERSION_MIN 1
 #define FSLAB_STATE_DEFAULT_PATH "/var/lib/fslab/state.json"
 
 enum fslab_mount_method {
@@ -32,6 +37,35 @@ enum fslab_mount_method {
 const char *fslab_mount_method_to_string(enum fslab_mount_method m);
 enum fslab_mount_method fslab_mount_method_from_string(const char *s);
 
+/* Setup's progress markers, in order, then teardown's.  The state file
+ * keeps the name (fslab_phase_to_string); provision compares the enum. */
+enum fslab_phase {
+	FSLAB_PHASE_NONE,         /* "" : nothing recorded yet */
+	FSLAB_PHASE_CLAIMED,      /* state written; nothing else changed */
+	FSLAB_PHASE_ATTACHED,     /* image attached to a loop device */
+	FSLAB_PHASE_PARTITIONING, /* about to write the GPT named by disk_guid */
+	FSLAB_PHASE_PARTITIONED,  /* GPT written, kernel partitions made */
+	FSLAB_PHASE_FORMATTED,    /* every partition formatted */
+	FSLAB_PHASE_READY,        /* mounted: the lab is usable */
+	FSLAB_PHASE_WIPING,       /* teardown is wiping the disk */
+	FSLAB_PHASE_WIPED,        /* teardown wiped the disk */
+	FSLAB_PHASE_MAX,
+	FSLAB_PHASE_INVALID = -1,
+};
+
+const char *fslab_phase_to_string(enum fslab_phase p);
+/* FSLAB_PHASE_INVALID for a name fslab does not write. */
+enum fslab_phase fslab_phase_from_string(const char *s);
+
+/* The identity of something setup created, recorded when it made it:
+ * (st_dev, st_ino) of a file or directory.  known is false until then
+ * (and in version 1 states). */
+struct fslab_state_id {
+	bool known;
+	uint64_t dev;
+	uint64_t ino;
+};
+
 struct fslab_state_partition {
 	char name[FSLAB_FS_NAME_MAX];
 	enum fslab_fs_type type;
@@ -44,19 +78,33 @@ struct fslab_state_partition {
 	char mount_options[FSLAB_OPTIONS_MAX];
 	char mountpoint[PATH_MAX];
 	bool mountpoint_created;  /* setup made the directory: teardown removes it */
+	struct fslab_state_id mountpoint_id; /* the directory setup made */
 	bool formatted;           /* mkfs finished and blkid agreed */
 	enum fslab_mount_method mount_method; /* NONE until mounted */
 };
 
 struct fslab_state {
-	int version;
+	int version;              /* of the file as loaded: < FSLAB_STATE_VERSION is read-only */
 	char phase[32];           /* provision's progress marker, e.g. "partitioned" */
+	/* Random UUID made by setup before it creates anything: the creation
+	 * marker.  Setup stores it in the "trusted.fslab.lab" extended
+	 * attribute of the image and of every directory it creates (only
+	 * root can set trusted.* attributes), and in the environment of the
+	 * mkfs it runs (FSLAB_LAB_ID); teardown undoes only what carries it. */
+	char lab_id[40];
+	uint64_t disk_rdev;       /* st_rdev of disk when setup claimed it; 0 unknown */
+	struct fslab_state_id image_id; /* the image file (reused or created) */
 	char disk[64];            /* whole disk: /dev/sdb or /dev/loop0 */
 	char disk_guid[40];       /* GPT disk GUID written by setup */
 	char image[PATH_MAX];     /* backing file when --image, else "" */
 	bool image_created;       /* setup created the image: teardown deletes it */
 	char mount_root[PATH_MAX];
 	bool mount_root_created;
+	struct fslab_state_id mount_root_id;
+	/* A running mkfs (its own process group, leader mkfs_pid); 0 none.
+	 * Teardown kills what is left of that group (processes carrying
+	 * FSLAB_LAB_ID=lab_id) before it touches the disk. */
+	int64_t mkfs_pid;
 	char spec_source[PATH_MAX]; /* spec file path, or "built-in" */
 	char created_at[32];      /* UTC, ISO 8601 */
 	size_t n_partitions;
@@ -86,6 +134,18 @@ enum {
 
 /* fslab_state_save with flags. */
 int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags);
+
+/* The same, reading the state file name in the directory dfd without
+ * following a symlink (label names it in messages). */
+int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
+			char *err, size_t errlen);
+/* fslab_state_save_opt relative to dfd (name a single component, replaced
+ * atomically, never written through a symlink). */
+int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags);
+
+/* The phase of st as an enum (FSLAB_PHASE_INVALID for an unknown name). */
+enum fslab_phase fslab_state_phase(const struct fslab_state *st);
+void fslab_state_set_phase(struct fslab_state *st, enum fslab_phase p);
 
 /* Lookup by name; NULL when absent. */
 const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,

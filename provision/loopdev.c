@@ -16,11 +16,19 @@
 
 int prov_loop_attach(const char *image, char *dev, size_t len)
 {
-	int ctl = -1, img = -1, lfd = -1, r = -EBUSY;
+	int img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW), r;
 
-	img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (img < 0)
 		return fslab_error_errno(errno, "%s: cannot open image", image);
+	r = prov_loop_attach_fd(img, image, dev, len);
+	close(img);
+	return r;
+}
+
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len)
+{
+	int ctl = -1, lfd = -1, r = -EBUSY;
+
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
 		r = fslab_error_errno(errno, "/dev/loop-control (is the loop module loaded?)");
@@ -69,28 +77,46 @@ out:
 		close(lfd);
 	if (ctl >= 0)
 		close(ctl);
-	close(img);
 	if (r < 0)
 		dev[0] = '\0';
 	return r;
 }
 
-int prov_loop_find(const char *image, char *dev, size_t len)
+int prov_loop_backing(const char *dev, struct fslab_state_id *id)
 {
-	struct stat st;
+	struct loop_info64 info;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0) {
+		r = -errno;
+	} else {
+		id->known = true;
+		id->dev = info.lo_device;
+		id->ino = info.lo_inode;
+	}
+	close(fd);
+	return r;
+}
+
+/* The first attached loop device (other than except) backed by id. */
+int prov_loop_find_other(const struct fslab_state_id *id, const char *except, char *dev, size_t len)
+{
 	struct dirent *e;
 	DIR *dh;
 	int r = -ENOENT;
 
-	if (stat(image, &st) < 0)
-		return -errno;
+	if (!id->known)
+		return -ENOENT;
 	dh = opendir("/sys/block");
 	if (!dh)
 		return -errno;
-	while ((e = readdir(dh))) {
-		struct loop_info64 info;
+	while (r != 0 && (e = readdir(dh))) {
+		struct fslab_state_id b;
 		char path[300];
-		int fd;
 
 		if (strncmp(e->d_name, "loop", 4) != 0)
 			continue;
@@ -98,21 +124,129 @@ int prov_loop_find(const char *image, char *dev, size_t len)
 		if (access(path, F_OK) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
+		if (except && strcmp(path, except) == 0)
 			continue;
-		memset(&info, 0, sizeof(info));
-		if (ioctl(fd, LOOP_GET_STATUS64, &info) == 0 && info.lo_inode == st.st_ino &&
-		    info.lo_device == st.st_dev) {
+		if (prov_loop_backing(path, &b) == 0 && b.dev == id->dev && b.ino == id->ino) {
 			snprintf(dev, len, "%s", path);
 			r = 0;
 		}
-		close(fd);
-		if (r == 0)
-			break;
 	}
 	closedir(dh);
 	return r;
+}
+
+int prov_loop_find_fd(int fd, char *dev, size_t len)
+{
+	struct fslab_state_id id;
+
+	prov_id_of_fd(fd, &id);
+	return prov_loop_find_other(&id, NULL, dev, len);
+}
+
+int prov_loop_find(const char *image, char *dev, size_t len)
+{
+	struct fslab_state_id id;
+	struct stat st;
+
+	if (stat(image, &st) < 0)
+		return -errno;
+	id.known = true;
+	id.dev = (uint64_t)st.st_dev;
+	id.ino = (uint64_t)st.st_ino;
+	return prov_loop_find_other(&id, NULL, dev, len);
+}
+
+int prov_loop_check_alias(const char *name, char *err, size_t errlen)
+{
+	char sys[300], dev[300], back[PATH_MAX + 16], other[64];
+	struct fslab_state_id id;
+	struct stat st;
+	FILE *f;
+
+	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", name);
+	f = fopen(sys, "re");
+	if (!f)
+		return 0; /* not a loop device, or nothing attached */
+	back[0] = '\0';
+	if (!fgets(back, sizeof(back), f))
+		back[0] = '\0';
+	fclose(f);
+	back[strcspn(back, "\n")] = '\0';
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
+	if (prov_loop_backing(dev, &id) < 0)
+		return 0;
+	if (prov_loop_find_other(&id, dev, other, sizeof(other)) == 0) {
+		char where[PATH_MAX] = "";
+		bool mounted = false;
+
+		/* Name where the other one is in use, if it is. */
+		for (unsigned pno = 0; !mounted && pno < 129; pno++) {
+			char part[96];
+
+			if (pno == 0)
+				snprintf(part, sizeof(part), "%s", other);
+			else
+				snprintf(part, sizeof(part), "%sp%u", other, pno);
+			if (access(part, F_OK) != 0 && pno > 0)
+				break;
+			mounted = prov_mount_find_device(part, where, sizeof(where)) == 1;
+		}
+		snprintf(err, errlen,
+			 "%s is in use: its backing file %s also backs %s%s%s (rule: no second name for "
+			 "a disk in use); detach %s if the file really is spare",
+			 dev, back[0] ? back : "(unknown)", other, mounted ? ", mounted at " : "",
+			 mounted ? where : "", dev);
+		return -EBUSY;
+	}
+	/* A loop over a block device is that device: it must be spare too. */
+	if (back[0] == '/' && stat(back, &st) == 0 && S_ISBLK(st.st_mode)) {
+		struct prov_disk d;
+		char e2[512];
+
+		if (prov_disk_inspect(back, &d, e2, sizeof(e2)) == 0 &&
+		    prov_check_in_use(&d, e2, sizeof(e2)) < 0) {
+			snprintf(err, errlen, "%s is backed by %s, which is in use: %s", dev, back, e2);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/* Any byte that is not zero?  Holes are skipped; at most 256 MiB of zero
+ * data is read before the file counts as not empty. */
+int prov_file_has_data(int fd)
+{
+	static char buf[1 << 16];
+	off_t pos = 0, budget = 256 << 20;
+
+	for (;;) {
+		off_t data = lseek(fd, pos, SEEK_DATA), hole;
+
+		if (data < 0)
+			return errno == ENXIO ? 0 : -errno;
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		for (off_t off = data; off < hole;) {
+			size_t want = (size_t)(hole - off < (off_t)sizeof(buf) ? hole - off : (off_t)sizeof(buf));
+			ssize_t n = pread(fd, buf, want, off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return 0;
+			for (ssize_t i = 0; i < n; i++)
+				if (buf[i])
+					return 1;
+			off += n;
+			budget -= n;
+			if (budget <= 0)
+				return 1;
+		}
+		pos = hole;
+	}
 }
 
 int prov_loop_detach(const char *dev)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "plan.h"
@@ -52,8 +53,23 @@ int prov_gpt_guid(const char *dev, char *guid, size_t len);
 
 /* loopdev.c */
 int prov_loop_attach(const char *image, char *dev, size_t len);
+/* Attaches the open image img (image names it in lo_file_name). */
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len);
 /* The loop device backed by image (matched by inode); -ENOENT if none. */
 int prov_loop_find(const char *image, char *dev, size_t len);
+int prov_loop_find_fd(int fd, char *dev, size_t len);
+/* The first attached loop device other than except (may be NULL) whose
+ * backing file is id (LOOP_GET_STATUS64 lo_device, lo_inode). */
+int prov_loop_find_other(const struct fslab_state_id *id, const char *except, char *dev, size_t len);
+/* The backing file's identity of an attached loop device; -ENXIO if none. */
+int prov_loop_backing(const char *dev, struct fslab_state_id *id);
+/* For a loop device name ("loop3"): -EBUSY (reason in err) when its
+ * backing file also backs another loop device, or is a block device in
+ * use; 0 otherwise (also for a device that is not a loop device). */
+int prov_loop_check_alias(const char *name, char *err, size_t errlen);
+/* 1 when the file holds a byte that is not zero, 0 when it is all holes
+ * and zeros, or a negative errno. */
+int prov_file_has_data(int fd);
 int prov_loop_detach(const char *dev);
 
 /* gpt.c: writes the plan's GPT (disk GUID and PARTUUIDs given), then makes
@@ -79,6 +95,24 @@ int prov_find_tool(const char *name, char *path, size_t len);
  * wait (up to two minutes, or until *stop becomes non-zero) so a test can
  * signal the process exactly there.  stop may be NULL. */
 void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
+
+/* lab.c: creation markers.  Setup stores the lab's lab_id in this
+ * extended attribute of every file and directory it creates (and of a
+ * reused image while the lab holds it); only root can set trusted.*
+ * attributes, so a user cannot put it on a file of someone else's. */
+#define PROV_MARKER_XATTR "trusted.fslab.lab"
+int prov_marker_set(int fd, const char *lab_id);
+/* 1 when fd carries lab_id, 0 when not (found says what it carries
+ * instead), or a negative errno. */
+int prov_marker_check(int fd, const char *lab_id, char *found, size_t len);
+void prov_marker_remove(int fd);
+void prov_id_of_fd(int fd, struct fslab_state_id *id);
+bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
+/* path (absolute) with every existing directory above its last name
+ * resolved (symbolic links followed); the last name is kept as given so
+ * a link there is still seen as one.  "." and ".." are refused (-EINVAL)
+ * where nothing exists to resolve them. */
+int prov_resolve_parent(const char *path, char *out, size_t len);
 
 /* Time helper for bounded waits. */
 double prov_now(void);

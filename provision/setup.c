@@ -3,8 +3,8 @@
  * fslab teardown can undo whatever part of it happened. */
 #include "exec.h"
 #include "fileutil.h"
+#include "lab.h"
 #include "lab_mount.h"
-#include "lock.h"
 #include "log.h"
 #include "prov_int.h"
 #include "provision.h"
@@ -43,9 +43,11 @@ struct setup_run {
 	char partuuids[FSLAB_MAX_FS][40];
 	bool image_exists;
 	uint64_t image_bytes;
-	int lock_fd;
+	int image_fd;            /* the image, flock'ed for the whole setup */
+	struct fslab_lab *lab;   /* held exclusive from the first write on */
 	int disk_lock_fd;
 	bool state_written;
+	char env_lab_id[64];     /* FSLAB_LAB_ID=... for mkfs */
 };
 
 /* An absolute form of path (relative to the cwd), without resolving
@@ -85,8 +87,8 @@ static int setup_save_how(struct setup_run *s, const char *phase, int how)
 
 	if (phase)
 		snprintf(s->st.phase, sizeof(s->st.phase), "%s", phase);
-	r = fslab_state_save_opt(s->state_path, &s->st,
-				 how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	*fslab_lab_state(s->lab) = s->st;
+	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
@@ -253,6 +255,21 @@ static int setup_check_environment(struct setup_run *s)
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
+	/* The state (and its lock and log) must stay reachable while the
+	 * lab is mounted, and teardown must find it: never under the mount
+	 * root, where a lab filesystem would be mounted over it. */
+	{
+		size_t n = strlen(s->mount_root);
+
+		if (strncmp(s->state_path, s->mount_root, n) == 0 &&
+		    (s->state_path[n] == '/' || s->state_path[n] == '\0')) {
+			fslab_error("refused: the state file %s is inside the mount root %s, where the "
+				    "lab's filesystems are mounted (they would hide it from teardown); "
+				    "give a --state outside %s",
+				    s->state_path, s->mount_root, s->mount_root);
+			return FSLAB_EXIT_FAILURE;
+		}
+	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT) {
 		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state", s->state_path,
@@ -315,6 +332,13 @@ static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
 		fslab_error("refused: %s", err);
 		return FSLAB_EXIT_FAILURE;
 	}
+	/* A loop device is only as spare as its backing file: another loop
+	 * device on the same file, or that file mounted, is the same disk. */
+	r = prov_loop_check_alias(s->disk.name, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		fslab_error("refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
@@ -330,11 +354,14 @@ static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
 	}
 	/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL):
 	 * an advisory lock keeps other well-behaved tools away instead. */
+	if (s->disk_lock_fd >= 0)
+		close(s->disk_lock_fd);
 	s->disk_lock_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->disk_lock_fd < 0 || flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		fslab_error("refused: %s is locked by another program (%s)", path, strerror(errno));
 		return FSLAB_EXIT_FAILURE;
 	}
+	s->st.disk_rdev = (uint64_t)s->disk.devno;
 	r = setup_compute_plan(s, path, s->disk.bytes, s->disk.sector_size);
 	if (r)
 		return r;
@@ -358,10 +385,18 @@ static void setup_fill_state(struct setup_run *s)
 {
 	struct fslab_state *st = &s->st;
 	time_t now = time(NULL);
+	uint64_t rdev = st->disk_rdev;
 	struct tm tm;
+	uuid_t lab;
 
 	memset(st, 0, sizeof(*st));
 	st->version = FSLAB_STATE_VERSION;
+	st->disk_rdev = rdev;
+	uuid_generate_random(lab);
+	uuid_unparse_lower(lab, st->lab_id);
+	snprintf(s->env_lab_id, sizeof(s->env_lab_id), "FSLAB_LAB_ID=%s", st->lab_id);
+	if (s->image_exists && s->image_fd >= 0)
+		prov_id_of_fd(s->image_fd, &st->image_id);
 	snprintf(st->disk, sizeof(st->disk), "%s", s->plan.disk);
 	snprintf(st->image, sizeof(st->image), "%s", s->image);
 	st->image_created = s->image[0] && !s->image_exists;
@@ -391,6 +426,18 @@ static void setup_fill_state(struct setup_run *s)
 	}
 }
 
+/* The mkfs child exists: record it before waiting for it. */
+static void setup_mkfs_started(void *ctx, pid_t pid)
+{
+	struct setup_run *s = ctx;
+
+	s->st.mkfs_pid = pid;
+	if (setup_save(s, NULL) < 0) {
+		/* named by setup_save; teardown still finds it by the lab id */
+	}
+	prov_test_pause("mkfs-running", &setup_stop);
+}
+
 static int setup_format(struct setup_run *s, size_t i)
 {
 	const struct fslab_partition_plan *p = &s->plan.parts[i];
@@ -416,8 +463,25 @@ static int setup_format(struct setup_run *s, size_t i)
 	argv[0] = prog;
 	fslab_exec_format(argv, cmd, sizeof(cmd));
 	fslab_debug(FSLAB_DBG_PROVISION, "%s", cmd);
-	/* In "/": no word of the spec can name a device relative to our cwd. */
-	r = fslab_exec_run_in(argv, "/", s->log_path, 600, &res);
+	/* In "/": no word of the spec can name a device relative to our cwd.
+	 * Its own process group, recorded in the state while it runs, with
+	 * the lab's id in its environment: a teardown after setup was killed
+	 * finds it and stops it before it wipes the disk. */
+	{
+		const char *env[] = { s->env_lab_id, NULL };
+		int logfd = fslab_lab_log_fd(s->lab);
+		struct fslab_exec_opts eo = {
+			.cwd = "/", .log_fd = logfd, .log_path = NULL, .timeout_s = 600,
+			.new_pgrp = true, .env = env, .started = setup_mkfs_started, .ctx = s,
+		};
+
+		if (logfd < 0)
+			return fslab_error_errno(logfd, "cannot open the setup log %s (it must be a "
+							"regular file of ours, not a link)",
+						 s->log_path);
+		r = fslab_exec_run_opts(argv, &eo, &res);
+		s->st.mkfs_pid = 0;
+	}
 	if (r < 0)
 		return fslab_error_errno(r, "cannot run %s", cmd);
 	if (res.exit_status != 0) {
@@ -435,6 +499,23 @@ static int setup_format(struct setup_run *s, size_t i)
 		return -EIO;
 	}
 	sp->formatted = true;
+	return 0;
+}
+
+/* Records the identity of a directory setup just made and marks it as the
+ * lab's, so that teardown removes only that directory. */
+static int setup_mark_dir(struct setup_run *s, const char *path, struct fslab_state_id *id)
+{
+	int fd = fslab_dir_open(path), r;
+
+	if (fd < 0)
+		return fslab_error_errno(fd, "%s: cannot open the directory setup made", path);
+	prov_id_of_fd(fd, id);
+	r = prov_marker_set(fd, s->st.lab_id);
+	close(fd);
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot mark it as the lab's (%s attribute)", path,
+					 PROV_MARKER_XATTR);
 	return 0;
 }
 
@@ -464,14 +545,22 @@ static int setup_mount_prepare(struct setup_run *s)
 		r = fslab_mkdir_p(s->mount_root, 0755);
 		if (r < 0)
 			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
+		r = setup_mark_dir(s, s->mount_root, &s->st.mount_root_id);
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; i < s->plan.n; i++) {
-		const char *mp = s->st.partitions[i].mountpoint;
+		struct fslab_state_partition *sp = &s->st.partitions[i];
 
-		if (s->st.partitions[i].mountpoint_created && mkdir(mp, 0755) < 0)
-			return fslab_error_errno(errno, "cannot create the mount point %s", mp);
+		if (!sp->mountpoint_created)
+			continue;
+		if (mkdir(sp->mountpoint, 0755) < 0)
+			return fslab_error_errno(errno, "cannot create the mount point %s", sp->mountpoint);
+		r = setup_mark_dir(s, sp->mountpoint, &sp->mountpoint_id);
+		if (r < 0)
+			return r;
 	}
-	return 0;
+	return setup_save(s, NULL);
 }
 
 static int setup_mount_all(struct setup_run *s)
@@ -509,6 +598,33 @@ static int setup_mount_all(struct setup_run *s)
 	return 0;
 }
 
+/* Opens the existing image (no-follow, a regular file), locks it against
+ * a second setup and records what it is. */
+static int setup_image_open(struct setup_run *s, struct stat *st)
+{
+	int fd = open(s->image, (s->o->dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0) {
+		fslab_error("refused: image %s: %s%s", s->image, strerror(errno),
+			    errno == ELOOP ? " (a symbolic link is not followed)" : "");
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		fslab_error("refused: image %s exists and is not a regular file", s->image);
+		close(fd);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fslab_error("refused: image %s is locked by another program (another fslab setup on "
+			    "it?) (rule: nothing else may use the disk); wait for it and retry",
+			    s->image);
+		close(fd);
+		return FSLAB_EXIT_FAILURE;
+	}
+	s->image_fd = fd;
+	return 0;
+}
+
 static int setup_image_prepare(struct setup_run *s)
 {
 	struct stat st;
@@ -522,6 +638,9 @@ static int setup_image_prepare(struct setup_run *s)
 				    S_ISLNK(st.st_mode) ? " (a symbolic link is not followed)" : "");
 			return FSLAB_EXIT_FAILURE;
 		}
+		r = setup_image_open(s, &st);
+		if (r)
+			return r;
 		if (s->o->image_size && (uint64_t)st.st_size != s->o->image_size) {
 			char a[32], b[32];
 			fslab_error("image %s exists with size %s, not --size %s; remove it or drop --size",
@@ -531,7 +650,7 @@ static int setup_image_prepare(struct setup_run *s)
 		}
 		s->image_exists = true;
 		s->image_bytes = (uint64_t)st.st_size;
-		if (prov_loop_find(s->image, loop, sizeof(loop)) == 0) {
+		if (prov_loop_find_fd(s->image_fd, loop, sizeof(loop)) == 0) {
 			fslab_error("refused: image %s is in use: attached to %s (rule: nothing else may "
 				    "use the disk); detach it first",
 				    s->image, loop);
@@ -546,6 +665,18 @@ static int setup_image_prepare(struct setup_run *s)
 				    "or filesystem unasked); add --wipe if it may be destroyed",
 				    s->image, found);
 			return FSLAB_EXIT_FAILURE;
+		}
+		/* No signature is not "empty": a file with any data in it is
+		 * someone's, whatever --yes says. */
+		if (r == 0 && !s->o->wipe) {
+			r = prov_file_has_data(s->image_fd);
+			if (r != 0) {
+				fslab_error("refused: image %s exists and is not empty (%s) (rule: never "
+					    "overwrite a file unasked); add --wipe if its contents may be "
+					    "destroyed, or give a new file",
+					    s->image, r > 0 ? "it holds data" : strerror(-r));
+				return FSLAB_EXIT_FAILURE;
+			}
 		}
 		if (!s->o->dry_run) {
 			r = setup_confirm(s, s->image);
@@ -562,18 +693,34 @@ static int setup_image_prepare(struct setup_run *s)
 	return setup_compute_plan(s, NULL, s->image_bytes, 512);
 }
 
+/* Creates the image (O_EXCL: never someone else's file), marks it with the
+ * lab's id before anything else and records its identity. */
 static int setup_image_create(struct setup_run *s)
 {
-	int fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	int r = 0;
+	int fd, r;
 
+	setup_pause_at("image-create");
+	if (setup_stopped(s))
+		return -EINTR;
+	fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return fslab_error_errno(errno, "cannot create the image %s", s->image);
+	s->image_fd = fd;
+	r = prov_marker_set(fd, s->st.lab_id);
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute; "
+					    "the filesystem must support trusted extended attributes, "
+					    "or teardown could not prove it made the file)",
+					 s->image, PROV_MARKER_XATTR);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return fslab_error_errno(errno, "%s: cannot lock the new image", s->image);
+	prov_id_of_fd(fd, &s->st.image_id);
+	r = setup_save(s, NULL);
+	if (r < 0)
+		return r;
 	if (ftruncate(fd, (off_t)s->image_bytes) < 0)
-		r = fslab_error_errno(errno, "%s: cannot size the image", s->image);
-	if (close(fd) < 0 && r == 0)
-		r = fslab_error_errno(errno, "%s", s->image);
-	return r;
+		return fslab_error_errno(errno, "%s: cannot size the image", s->image);
+	return 0;
 }
 
 static int setup_do(struct setup_run *s)
@@ -583,7 +730,8 @@ static int setup_do(struct setup_run *s)
 	int r;
 
 	if (s->image[0]) {
-		char loop[64];
+		char loop[64], other[64];
+		struct stat lst;
 
 		if (!s->image_exists) {
 			printf("creating sparse image %s (%s)\n", s->image,
@@ -592,14 +740,24 @@ static int setup_do(struct setup_run *s)
 			r = setup_image_create(s);
 			if (r < 0)
 				return r;
+		} else {
+			/* A reused image carries the lab's mark while the lab
+			 * holds it; teardown takes it off again. */
+			r = prov_marker_set(s->image_fd, s->st.lab_id);
+			if (r < 0)
+				return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s "
+							    "attribute)",
+							 s->image, PROV_MARKER_XATTR);
 		}
 		if (setup_stopped(s))
 			return -EINTR;
-		r = prov_loop_attach(s->image, loop, sizeof(loop));
+		r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop));
 		if (r < 0)
 			return r;
 		printf("attached %s to %s\n", s->image, loop);
 		snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
+		if (stat(loop, &lst) == 0)
+			s->st.disk_rdev = (uint64_t)lst.st_rdev;
 		r = setup_compute_plan(s, loop, s->image_bytes, 512);
 		if (r)
 			return -EINVAL;
@@ -609,6 +767,14 @@ static int setup_do(struct setup_run *s)
 		r = setup_save(s, "attached");
 		if (r < 0)
 			return r;
+		/* One image, one loop device: another one on it (a setup that
+		 * raced us) would be the same disk under a second name. */
+		if (prov_loop_find_other(&s->st.image_id, loop, other, sizeof(other)) == 0) {
+			fslab_error("refused: image %s is also attached to %s (rule: nothing else may "
+				    "use the disk); detach it, then run fslab teardown --state %s",
+				    s->image, other, s->state_path);
+			return -EBUSY;
+		}
 		/* The fresh loop device: check it as any disk (it must be
 		 * ours alone), lock it, no questions. */
 		r = setup_check_disk(s, loop, false);
@@ -697,7 +863,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		return FSLAB_EXIT_FAILURE;
 	}
 	s->o = o;
-	s->lock_fd = -1;
+	s->image_fd = -1;
 	s->disk_lock_fd = -1;
 	if (!o->device == !o->image) {
 		fslab_error("give exactly one of --device DISK or --image FILE");
@@ -724,6 +890,33 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		ret = FSLAB_EXIT_USAGE;
 		goto out_free;
 	}
+	/* Before anything is looked at or created: setup needs root. */
+	if (!o->dry_run && geteuid() != 0) {
+		fslab_error("refused: fslab setup must run as root (it attaches loop devices, "
+			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
+			    "or add --dry-run to see the plan");
+		ret = FSLAB_EXIT_FAILURE;
+		goto out_free;
+	}
+	/* The mount root is recorded with the directories above it resolved
+	 * (a symlinked parent is followed once, here), so teardown removes
+	 * the directory setup made, by its real path. */
+	{
+		char real[PATH_MAX];
+
+		r = prov_resolve_parent(s->mount_root, real, sizeof(real));
+		if (r < 0) {
+			fslab_error("mount root %s: %s; give a plain absolute path", s->mount_root,
+				    r == -EINVAL ? "'.' or '..' below a directory that does not exist"
+						 : strerror(-r));
+			ret = FSLAB_EXIT_USAGE;
+			goto out_free;
+		}
+		snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
+		r = prov_resolve_parent(s->state_path, real, sizeof(real));
+		if (r == 0)
+			snprintf(s->state_path, sizeof(s->state_path), "%s", real);
+	}
 	snprintf(s->log_path, sizeof(s->log_path), "%s.log", s->state_path);
 
 	if (o->dry_run) {
@@ -748,20 +941,18 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		goto out_free;
 	}
 
-	if (access(s->state_path, F_OK) == 0) {
-		/* A lab exists: if another command is busy with it, name that
-		 * command (its lock file is already there beside the state). */
-		int busy = fslab_lock_state(s->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab setup", err,
-					    sizeof(err));
-		if (busy < 0)
-			fslab_error("refused: %s", err);
-		else
-			fslab_error("refused: a lab is already set up (state file %s); run fslab "
-				    "teardown --state %s first, or give another --state",
-				    s->state_path, s->state_path);
-		fslab_lock_release(busy);
-		ret = FSLAB_EXIT_FAILURE;
-		goto out_free;
+	{
+		struct stat sb;
+
+		if (lstat(s->state_path, &sb) == 0) {
+			/* A lab exists: if another command is busy with it, name
+			 * that command (its lock file is already there). */
+			r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW,
+					   "fslab setup", &s->lab, err, sizeof(err));
+			fslab_error("refused: %s", r < 0 ? err : "a lab is already set up");
+			ret = FSLAB_EXIT_FAILURE;
+			goto out_unlock;
+		}
 	}
 	/* A first plan (before the disk is known) to check mount points. */
 	if (s->image[0]) {
@@ -774,17 +965,10 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	ret = setup_check_environment(s);
 	if (ret)
 		goto out_free;
-	s->lock_fd = fslab_lock_state(s->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab setup", err,
-				      sizeof(err));
-	if (s->lock_fd < 0) {
-		fslab_error("%s", err);
-		ret = FSLAB_EXIT_FAILURE;
-		goto out_free;
-	}
-	if (access(s->state_path, F_OK) == 0) {
-		fslab_error("refused: a lab is already set up (state file %s); run fslab teardown --state %s "
-			    "first, or give another --state",
-			    s->state_path, s->state_path);
+	r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup", &s->lab,
+			   err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
 		ret = FSLAB_EXIT_FAILURE;
 		goto out_unlock;
 	}
@@ -830,13 +1014,10 @@ int fslab_setup(const struct fslab_setup_opts *o)
 out_unlock:
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
-	/* The holder's name in the lock file is stale once we let go; a later
-	 * shared holder (run, status) writes its own only into an empty file. */
-	if (s->lock_fd >= 0 && ftruncate(s->lock_fd, 0) < 0) {
-		/* only a name for messages: nothing to do */
-	}
-	fslab_lock_release(s->lock_fd);
+	fslab_lab_close(s->lab);
 out_free:
+	if (s->image_fd >= 0)
+		close(s->image_fd);
 	free(s);
 	return ret;
 }

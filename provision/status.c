@@ -1,6 +1,6 @@
 /* fslab status: the lab as it is now, checked against the state. */
+#include "lab.h"
 #include "lab_mount.h"
-#include "lock.h"
 #include "log.h"
 #include "prov_int.h"
 #include "provision.h"
@@ -67,36 +67,27 @@ static void status_json_str(struct json_object *o, const char *key, const char *
 int fslab_status(const struct fslab_status_opts *o)
 {
 	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
-	struct fslab_state *st = calloc(1, sizeof(*st));
+	struct fslab_lab *lab = NULL;
+	const struct fslab_state *st;
 	struct status_row rows[FSLAB_MAX_FS];
 	char err[1024], a[32], b[32];
-	int lock, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
+	int mounts = -1, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
 	bool disk_ok;
 	struct stat sb;
 
-	if (!st)
-		return FSLAB_EXIT_FAILURE;
-	if (access(path, F_OK) != 0 && errno == ENOENT) {
-		/* No lab: say so without creating the lock file or its directory. */
-		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", path);
-		free(st);
-		return FSLAB_EXIT_FAILURE;
-	}
-	lock = fslab_lock_state(path, FSLAB_LOCK_SHARED, "fslab status", err, sizeof(err));
-	if (lock < 0) {
-		fslab_error("%s", err);
-		free(st);
-		return FSLAB_EXIT_FAILURE;
-	}
-	r = fslab_state_load(path, st, err, sizeof(err));
+	r = fslab_lab_open(path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
 	if (r == -ENOENT) {
+		/* No lab: said without creating the lock file or its directory. */
 		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", path);
-		goto out;
+		return FSLAB_EXIT_FAILURE;
 	}
 	if (r < 0) {
 		fslab_error("%s", err);
-		goto out;
+		return FSLAB_EXIT_FAILURE;
 	}
+	st = fslab_lab_state(lab);
+	/* Not in the middle of a cold-cache remount. */
+	mounts = fslab_lab_mounts_hold(lab);
 	disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		status_check(&st->partitions[i], &rows[i]);
@@ -172,8 +163,11 @@ int fslab_status(const struct fslab_status_opts *o)
 		if (rows[i].problem[0])
 			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, rows[i].problem);
 	ret = problems ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
-out:
-	fslab_lock_release(lock);
-	free(st);
+	if (st->version < FSLAB_STATE_VERSION)
+		fslab_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
+			   "created and will say how to remove it by hand",
+			   path, st->version);
+	fslab_lab_mounts_release(mounts);
+	fslab_lab_close(lab);
 	return ret;
 }

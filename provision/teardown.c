@@ -1,27 +1,43 @@
 /* fslab teardown: undoes what setup did, from any phase it stopped at,
- * on the lab's disk only (checked by its GPT disk GUID). */
+ * and only what it can prove setup made: the image by its creation marker
+ * and identity, the loop device by its backing file, the disk by its GPT
+ * disk GUID, the mounts by their device on that disk, the directories by
+ * their marker and identity.  What does not match is named and left
+ * alone. */
 #include "fileutil.h"
+#include "lab.h"
 #include "lab_mount.h"
-#include "lock.h"
 #include "log.h"
 #include "prov_int.h"
 #include "provision.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define TEARDOWN_MKFS_WAIT_S 30
+
 struct teardown_run {
 	const struct fslab_teardown_opts *o;
+	struct fslab_lab *lab;
 	char state_path[PATH_MAX];
 	struct fslab_state st;
+	enum fslab_phase phase;
 	char disk[PATH_MAX];  /* block device, or the image file when no loop is attached */
 	bool disk_is_blk;
 	bool loop_attached;   /* a loop device setup attached for the image */
+	int image_fd;         /* the image, when it is there */
+	bool image_proven;    /* it carries this lab's marker (and identity) */
+	bool refused;         /* something was left alone: exit non-zero */
 	struct prov_disk d;
 };
 
@@ -29,47 +45,186 @@ struct teardown_run {
  * state that a re-run could not handle (the wiped disk). */
 static int teardown_save(struct teardown_run *t, bool durable)
 {
-	int r = fslab_state_save_opt(t->state_path, &t->st, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	int r;
 
+	*fslab_lab_state(t->lab) = t->st;
+	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
 		fslab_error_errno(r, "cannot update the state file %s", t->state_path);
 	return r;
 }
 
-/* Is st->disk still the loop device of st->image, now deleted? */
-static bool teardown_loop_of_deleted_image(const struct fslab_state *st)
+/* Field 5 (pgrp) of /proc/PID/stat; -1 when gone or a zombie. */
+static long teardown_proc_pgrp(const char *pid)
 {
-	char path[128], back[PATH_MAX + 16];
-	const char *name = strrchr(st->disk, '/');
+	char path[300], buf[512], *p;
+	long pgrp = -1;
 	FILE *f;
-	bool same = false;
+	char state;
 
-	if (!name || strncmp(name + 1, "loop", 4) != 0)
-		return false;
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
-	if (fgets(back, sizeof(back), f)) {
-		back[strcspn(back, "\n")] = '\0';
-		same = strncmp(back, st->image, strlen(st->image)) == 0 &&
-		       strcmp(back + strlen(st->image), " (deleted)") == 0;
-	}
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 1, " %c %*d %ld", &state, &pgrp) == 2 && state == 'Z')
+		pgrp = -1;
 	fclose(f);
-	return same;
+	return pgrp;
+}
+
+/* Does /proc/PID/environ hold want ("FSLAB_LAB_ID=...")? */
+static bool teardown_proc_has_env(const char *pid, const char *want)
+{
+	char path[300], buf[1 << 15];
+	size_t n, wl = strlen(want);
+	bool found = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = 0;
+	for (ssize_t got; n < sizeof(buf) - 1 && (got = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0;)
+		n += (size_t)got;
+	close(fd);
+	buf[n] = '\0';
+	for (size_t off = 0; off < n && !found; off += strlen(buf + off) + 1)
+		found = strncmp(buf + off, want, wl) == 0 && buf[off + wl] == '\0';
+	return found;
+}
+
+/* Kills what is left of the mkfs setup was running when it died: every
+ * process of its process group that carries the lab's id in its
+ * environment (a forged pid cannot name anyone else's process), and waits
+ * until they are gone, bounded.  0, or -EBUSY when one does not go. */
+static int teardown_stop_mkfs(struct teardown_run *t)
+{
+	char want[64], pgid[32];
+	double deadline = prov_now() + TEARDOWN_MKFS_WAIT_S;
+	bool said = false;
+
+	if (t->st.mkfs_pid <= 1)
+		return 0;
+	snprintf(want, sizeof(want), "FSLAB_LAB_ID=%s", t->st.lab_id);
+	snprintf(pgid, sizeof(pgid), "%lld", (long long)t->st.mkfs_pid);
+	for (;;) {
+		DIR *proc = opendir("/proc");
+		struct dirent *e;
+		int left = 0;
+
+		while (proc && (e = readdir(proc))) {
+			long pid;
+
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			if (teardown_proc_pgrp(e->d_name) != t->st.mkfs_pid ||
+			    !teardown_proc_has_env(e->d_name, want))
+				continue;
+			pid = strtol(e->d_name, NULL, 10);
+			if (!said) {
+				printf("stopping the mkfs setup left running (process group %s)\n", pgid);
+				fflush(stdout);
+				said = true;
+			}
+			kill((pid_t)pid, SIGKILL);
+			left++;
+		}
+		if (proc)
+			closedir(proc);
+		if (!left)
+			break;
+		if (prov_now() > deadline) {
+			fslab_error("refused: the mkfs setup started (process group %s) is still running "
+				    "%d s after SIGKILL; it writes to the lab's disk, so teardown stops "
+				    "here. Find it with ps -g %s and run teardown again",
+				    pgid, TEARDOWN_MKFS_WAIT_S, pgid);
+			return -EBUSY;
+		}
+		usleep(20000);
+	}
+	if (said) {
+		t->st.mkfs_pid = 0;
+		return teardown_save(t, false);
+	}
+	return 0;
+}
+
+/* The image: there, and carrying this lab's marker (and its recorded
+ * identity)?  Sets t->image_fd / t->image_proven.  A file that is not
+ * proven is named and left alone. */
+static void teardown_prove_image(struct teardown_run *t)
+{
+	struct stat sb;
+	char found[128];
+	int fd, r;
+
+	t->image_fd = -1;
+	fd = open(t->st.image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT) {
+			fslab_error("refused: image %s: %s; it is not the lab's image as setup left it "
+				    "(a symbolic link is not followed); left alone",
+				    t->st.image, strerror(errno));
+			t->refused = true;
+		}
+		return;
+	}
+	t->image_fd = fd;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		fslab_error("refused: %s is not a regular file, so not the image setup made; left alone",
+			    t->st.image);
+		t->refused = true;
+		return;
+	}
+	r = prov_marker_check(fd, t->st.lab_id, found, sizeof(found));
+	if (r == 1 && t->st.image_id.known && !prov_id_matches(&t->st.image_id, &sb)) {
+		r = 0;
+		snprintf(found, sizeof(found), "another inode than the one setup recorded");
+	}
+	if (r == 1) {
+		t->image_proven = true;
+		return;
+	}
+	fslab_error("refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
+		    "it, and any loop device on it, alone. If the lab is gone, remove the state file "
+		    "%s by hand",
+		    t->st.image, r < 0 ? strerror(-r) : found, t->st.lab_id, t->state_path);
+	t->refused = true;
 }
 
 /* Which device is the lab's disk now?  For an image: the loop device
- * backed by it (matched by inode, so a renumbered or detached loop is
- * found out), else the image file itself. */
+ * backed by it (matched by the image's identity, so a renumbered or
+ * detached loop is found out), else the image file itself; and only when
+ * the image is proven the lab's.  Returns 0 (t->disk "" when there is
+ * nothing teardown may touch) or negative to stop. */
 static int teardown_find_disk(struct teardown_run *t)
 {
 	const struct fslab_state *st = &t->st;
 	char loop[64], err[512];
-	struct stat sb;
 
 	if (st->image[0]) {
-		if (prov_loop_find(st->image, loop, sizeof(loop)) == 0) {
+		struct fslab_state_id id = st->image_id;
+
+		teardown_prove_image(t);
+		if (t->refused)
+			return 0;
+		if (t->image_fd >= 0 && !id.known)
+			prov_id_of_fd(t->image_fd, &id);
+		if (!t->image_proven && t->image_fd >= 0)
+			return 0;
+		if (prov_loop_find_other(&id, NULL, loop, sizeof(loop)) == 0) {
+			/* With the image gone (deleted under the running lab)
+			 * its recorded identity is the proof. */
+			if (t->image_fd < 0 && !(st->disk[0] && strcmp(loop, st->disk) == 0)) {
+				fslab_error("refused: %s is backed by a deleted file with the identity of "
+					    "the lab's image, but it is not the loop device setup "
+					    "attached (%s); left alone",
+					    loop, st->disk[0] ? st->disk : "none recorded");
+				t->refused = true;
+				return 0;
+			}
 			snprintf(t->disk, sizeof(t->disk), "%s", loop);
 			t->disk_is_blk = true;
 			/* Detach only the loop device setup attached; one
@@ -87,15 +242,9 @@ static int teardown_find_disk(struct teardown_run *t)
 								    t->st.partitions[i].device,
 								    sizeof(t->st.partitions[i].device));
 			}
-		} else if (stat(st->image, &sb) == 0) {
+		} else if (t->image_fd >= 0) {
 			snprintf(t->disk, sizeof(t->disk), "%s", st->image);
 			return 0;
-		} else if (teardown_loop_of_deleted_image(st)) {
-			/* The image was deleted under the running lab: its loop
-			 * device still holds it, with the mounts on top. */
-			snprintf(t->disk, sizeof(t->disk), "%s", st->disk);
-			t->disk_is_blk = true;
-			t->loop_attached = true;
 		} else {
 			t->disk[0] = '\0'; /* image gone: nothing on disk to undo */
 			return 0;
@@ -122,19 +271,37 @@ static int teardown_find_disk(struct teardown_run *t)
 static int teardown_check_identity(struct teardown_run *t)
 {
 	const struct fslab_state *st = &t->st;
-	bool wrote = strcmp(st->phase, "claimed") != 0 && strcmp(st->phase, "attached") != 0 &&
-		     st->phase[0];
+	bool wrote = t->phase >= FSLAB_PHASE_PARTITIONING;
 	char guid[40];
 	int r;
 
-	if (!t->disk[0] || !wrote || strcmp(st->phase, "wiped") == 0)
+	if (!t->disk[0] || !wrote || t->phase == FSLAB_PHASE_WIPED)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
-	if (r == 0 && strcasecmp(guid, st->disk_guid) == 0)
+	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0)
 		return 1;
-	if (strcmp(st->phase, "wiping") == 0 && r == -ENOENT)
-		return 1; /* an earlier teardown got part of the way: finish it */
-	if (strcmp(st->phase, "partitioning") == 0) {
+	if (t->phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
+		/* An earlier teardown got part of the way: finish it, on an
+		 * image proven ours; a disk without its GPT cannot be. */
+		if (t->image_proven)
+			return 1;
+		/* A disk: the one setup claimed (same device number), and
+		 * nothing at all on it that libblkid recognises, is our half
+		 * wiped one (or blank): finishing the wipe cannot hurt it. */
+		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno) {
+			char found[256];
+
+			if (prov_probe_signatures(t->disk, found, sizeof(found)) == 0)
+				return 1;
+		}
+		fslab_error("refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
+			    "proves it is the lab's disk; if an earlier teardown was interrupted "
+			    "while wiping, the disk is mostly blank: check it with wipefs %s, then "
+			    "remove %s by hand",
+			    t->disk, st->disk_guid, t->disk, t->state_path);
+		return -EINVAL;
+	}
+	if (t->phase == FSLAB_PHASE_PARTITIONING) {
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
 		 * or nothing).  Do not write to the disk. */
@@ -163,8 +330,23 @@ static int teardown_unmount_all(struct teardown_run *t)
 		char where[PATH_MAX];
 		int r;
 
+		struct stat sb;
+
 		if (!p->device[0])
 			continue;
+		/* Only a partition of the lab's (proven) disk. */
+		if (stat(p->device, &sb) < 0 || !S_ISBLK(sb.st_mode) || sb.st_rdev == t->d.devno ||
+		    !prov_devno_on_disk(sb.st_rdev, &t->d)) {
+			char src[PATH_MAX], fstype[64];
+
+			if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
+				fslab_error("refused: %s is mounted at %s, but %s is not a partition of "
+					    "the lab's disk %s: not unmounting it",
+					    src, p->mountpoint, p->device, t->disk);
+				t->refused = true;
+			}
+			continue;
+		}
 		/* Also after a setup killed between mount(2) and saving the
 		 * state: the lab's device at the lab's mount point is ours. */
 		r = fslab_lab_unmount(&t->st, p);
@@ -195,8 +377,9 @@ static int teardown_wipe(struct teardown_run *t)
 	 * and the protective MBR); a teardown killed among them finds the
 	 * table half gone, and a re-run must finish the job rather than
 	 * refuse a disk without the lab's GUID. */
-	if (strcmp(t->st.phase, "wiping") != 0) {
-		snprintf(t->st.phase, sizeof(t->st.phase), "%s", "wiping");
+	if (t->phase != FSLAB_PHASE_WIPING) {
+		fslab_state_set_phase(&t->st, FSLAB_PHASE_WIPING);
+		t->phase = FSLAB_PHASE_WIPING;
 		r = teardown_save(t, true);
 		if (r < 0)
 			return r;
@@ -233,72 +416,157 @@ static int teardown_wipe(struct teardown_run *t)
 		return r;
 	prov_test_pause("teardown-wiped", NULL);
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
-	snprintf(t->st.phase, sizeof(t->st.phase), "%s", "wiped");
+	fslab_state_set_phase(&t->st, FSLAB_PHASE_WIPED);
+	t->phase = FSLAB_PHASE_WIPED;
 	return teardown_save(t, true);
 }
 
-static void teardown_rmdir(const char *dir)
+/* Removes a directory setup made: it must carry the lab's marker and the
+ * identity setup recorded; anything else is named and left. */
+static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct fslab_state_id *id)
 {
 	struct stat sb;
-	char src[PATH_MAX], fstype[64];
+	char src[PATH_MAX], fstype[64], found[128];
+	int fd, r;
 
-	if (!dir[0] || lstat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+	if (!dir[0] || lstat(dir, &sb) < 0)
 		return;
+	if (!S_ISDIR(sb.st_mode) || (id->known && !prov_id_matches(id, &sb))) {
+		fslab_error("refused: %s is not the directory setup made (%s); left in place", dir,
+			    S_ISDIR(sb.st_mode) ? "another inode" : "not a directory");
+		t->refused = true;
+		return;
+	}
 	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
 		fslab_warn("%s: still a mount point (%s); left in place", dir, src);
+		return;
+	}
+	fd = fslab_dir_open(dir);
+	if (fd < 0)
+		return;
+	r = prov_marker_check(fd, t->st.lab_id, found, sizeof(found));
+	close(fd);
+	if (r != 1) {
+		fslab_error("refused: %s does not carry this lab's marker (%s); left in place", dir,
+			    r < 0 ? strerror(-r) : found);
+		t->refused = true;
 		return;
 	}
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		fslab_warn("cannot remove %s: %s (left in place)", dir, strerror(errno));
 }
 
+/* --keep-image: the image setup made is left blank (holes all through),
+ * so that it can be used again like a new one. */
+static void teardown_blank_image(struct teardown_run *t)
+{
+	struct stat a, b;
+	int fd = open(t->st.image, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &a) == 0 && fstat(t->image_fd, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && a.st_size > 0 &&
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, a.st_size) < 0)
+		fslab_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
+			   t->st.image, strerror(errno));
+	close(fd);
+}
+
+/* An old state (no identities): say what to do by hand, change nothing. */
+static void teardown_refuse_old(struct teardown_run *t)
+{
+	const struct fslab_state *st = &t->st;
+
+	fslab_error("refused: %s was written by an older fslab (state version %d) and does not "
+		    "record what setup created, so teardown cannot prove any of it is the lab's; "
+		    "nothing was changed. Clean up by hand:",
+		    t->state_path, st->version);
+	for (size_t i = st->n_partitions; i-- > 0;)
+		if (st->partitions[i].mount_method != FSLAB_MOUNT_NONE)
+			fprintf(stderr, "  umount %s\n", st->partitions[i].mountpoint);
+	if (st->disk[0])
+		fprintf(stderr, "  wipefs -a %s   (check first that it is the lab's disk)\n", st->disk);
+	if (st->image[0] && st->disk[0])
+		fprintf(stderr, "  losetup -d %s\n", st->disk);
+	if (st->image[0] && st->image_created)
+		fprintf(stderr, "  rm %s   (if it is the lab's image)\n", st->image);
+	fprintf(stderr, "  rm %s\n", t->state_path);
+}
+
 int fslab_teardown(const struct fslab_teardown_opts *o)
 {
 	struct teardown_run *t = calloc(1, sizeof(*t));
+	const char *path;
 	char err[1024];
-	int lock = -1, r, ret = FSLAB_EXIT_FAILURE;
+	int disk_lock = -1, r, ret = FSLAB_EXIT_FAILURE;
+	bool loaded = false;
 
 	if (!t) {
 		fslab_error("out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	t->o = o;
-	snprintf(t->state_path, sizeof(t->state_path), "%s",
-		 o->state_path ? o->state_path : fslab_state_default_path());
-	/* No lab: say so without creating the lock file or its directory. */
-	if (access(t->state_path, F_OK) != 0 && errno == ENOENT) {
-		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
-			    "set up with one)",
-			    t->state_path);
+	t->image_fd = -1;
+	path = o->state_path ? o->state_path : fslab_state_default_path();
+	snprintf(t->state_path, sizeof(t->state_path), "%s", path);
+	if (geteuid() != 0) {
+		fslab_error("refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
+			    "nothing was changed. Run it with sudo");
 		goto out;
 	}
-	lock = fslab_lock_state(t->state_path, FSLAB_LOCK_EXCLUSIVE, "fslab teardown", err,
-				sizeof(err));
-	if (lock < 0) {
-		fslab_error("%s", err);
-		goto out;
-	}
-	r = fslab_state_load(t->state_path, &t->st, err, sizeof(err));
+	r = fslab_lab_open(path, FSLAB_LAB_EXCLUSIVE, 0, "fslab teardown", &t->lab, err, sizeof(err));
 	if (r == -ENOENT) {
+		/* No lab: said without creating the lock file or its directory. */
 		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
 			    "set up with one)",
-			    t->state_path);
+			    path);
 		goto out;
 	}
 	if (r < 0) {
 		fslab_error("%s", err);
 		goto out;
 	}
+	loaded = true;
+	t->st = *fslab_lab_state(t->lab);
+	if (!fslab_lab_can_undo(t->lab)) {
+		teardown_refuse_old(t);
+		goto out;
+	}
+	t->phase = fslab_state_phase(&t->st);
+	if (t->phase == FSLAB_PHASE_INVALID) {
+		fslab_error("refused: %s names phase '%s', which fslab setup never writes; nothing was "
+			    "changed. If the lab is gone, remove the state file by hand",
+			    t->state_path, t->st.phase);
+		goto out;
+	}
+	/* First stop a mkfs a killed setup left writing to the disk. */
+	if (teardown_stop_mkfs(t) < 0)
+		goto out;
 	if (teardown_find_disk(t) < 0)
 		goto out;
 	r = teardown_check_identity(t);
 	if (r < 0)
 		goto out;
-	if (t->disk_is_blk && teardown_unmount_all(t) < 0)
+	/* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
+	if (r == 1 && t->disk_is_blk) {
+		disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (disk_lock < 0 || flock(disk_lock, LOCK_EX | LOCK_NB) < 0) {
+			fslab_error("refused: %s is locked by another program (%s); nothing was wiped",
+				    t->disk, strerror(errno));
+			goto out;
+		}
+	}
+	/* Only a disk proven the lab's (its GPT) has lab mounts on it. */
+	if (r == 1 && t->disk_is_blk && teardown_unmount_all(t) < 0)
 		goto out;
 	prov_test_pause("teardown-unmounted", NULL);
 	if (r == 1 && teardown_wipe(t) < 0)
 		goto out;
+	if (disk_lock >= 0) {
+		close(disk_lock);
+		disk_lock = -1;
+	}
 	/* Setup killed between creating kernel partitions and its GPT check
 	 * cannot happen (partitions come after the table), but a loop device
 	 * is detached either way, which drops its partitions. */
@@ -309,38 +577,45 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		if (prov_loop_detach(t->disk) < 0)
 			goto out;
 	}
-	if (t->st.image[0] && t->st.image_created && !o->keep_image) {
-		if (unlink(t->st.image) < 0 && errno != ENOENT) {
-			fslab_error_errno(errno, "cannot delete the image %s", t->st.image);
-			goto out;
+	if (t->image_proven) {
+		if (t->st.image_created && !o->keep_image) {
+			if (unlink(t->st.image) < 0 && errno != ENOENT) {
+				fslab_error_errno(errno, "cannot delete the image %s", t->st.image);
+				goto out;
+			}
+			printf("deleted %s\n", t->st.image);
+		} else {
+			if (t->st.image_created)
+				teardown_blank_image(t);
+			prov_marker_remove(t->image_fd); /* the lab lets go of it */
 		}
-		printf("deleted %s\n", t->st.image);
 	}
 	for (size_t i = 0; i < t->st.n_partitions; i++)
 		if (t->st.partitions[i].mountpoint_created)
-			teardown_rmdir(t->st.partitions[i].mountpoint);
+			teardown_rmdir(t, t->st.partitions[i].mountpoint, &t->st.partitions[i].mountpoint_id);
 	if (t->st.mount_root_created)
-		teardown_rmdir(t->st.mount_root);
-	{
-		char log[PATH_MAX + 8];
-		snprintf(log, sizeof(log), "%s.log", t->state_path);
-		unlink(log);
+		teardown_rmdir(t, t->st.mount_root, &t->st.mount_root_id);
+	if (t->refused) {
+		fslab_error("teardown left alone what it could not prove the lab's (above); the state "
+			    "file %s is kept",
+			    t->state_path);
+		goto out;
 	}
-	if (unlink(t->state_path) < 0 && errno != ENOENT) {
-		fslab_error_errno(errno, "cannot remove the state file %s", t->state_path);
+	r = fslab_lab_remove_state(t->lab);
+	if (r < 0) {
+		fslab_error_errno(r, "cannot remove the state file %s", t->state_path);
 		goto out;
 	}
 	printf("lab torn down: state file %s removed\n", t->state_path);
 	ret = FSLAB_EXIT_OK;
 out:
-	if (ret != FSLAB_EXIT_OK && t->st.version)
+	if (ret != FSLAB_EXIT_OK && loaded && fslab_lab_can_undo(t->lab) && !t->refused)
 		fslab_error("teardown did not finish; fix the problem above and run it again");
-	/* The holder's name in the lock file is stale once we let go; a later
-	 * shared holder (run, status) writes its own only into an empty file. */
-	if (lock >= 0 && ftruncate(lock, 0) < 0) {
-		/* only a name for messages: nothing to do */
-	}
-	fslab_lock_release(lock);
+	if (disk_lock >= 0)
+		close(disk_lock);
+	if (t->image_fd >= 0)
+		close(t->image_fd);
+	fslab_lab_close(t->lab);
 	free(t);
 	return ret;
 }
