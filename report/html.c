@@ -83,16 +83,32 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 }
 
 static const char ht_style[] =
-	"body{font-family:sans-serif;margin:1.5em;max-width:1700px;color:#222}\n"
+	"*{box-sizing:border-box}body{font-family:sans-serif;margin:0 auto;padding:0 12px;"
+	"max-width:1400px;color:#222;overflow-wrap:anywhere}h1{margin:.4em 0;font-size:1.5em}"
+	"h2{margin:.8em 0 .3em}\n"
+	".scroll{overflow-x:auto;max-width:100%}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;"
-	"text-align:right;font-size:13px}th{background:#eee}td.l,th.l{text-align:left}\n"
-	"figure{display:inline-block;margin:4px;vertical-align:top;max-width:48%}"
-	"figure img{max-width:100%;border:1px solid #ddd}figcaption{font-size:12px}\n"
+	"text-align:right;font-size:13px}th{background:#eee}td.l,th.l{text-align:left}"
+	"caption{text-align:left;font-size:13px;padding:2px 0;caption-side:bottom}\n"
+	".matrix td{white-space:nowrap}.matrix small{color:#555}\n"
+	".banner{padding:6px 10px;margin:6px 0;border-radius:4px;font-size:14px}"
+	".warn{background:#fff3cd;border:1px solid #d9a400}.info{background:#e7f1ff;border:1px solid #7aa7e0}\n"
+	"ul.verdicts{margin:.3em 0;padding-left:1.2em}ul.verdicts li{margin:2px 0}\n"
+	"figure{display:inline-block;margin:4px;vertical-align:top;max-width:min(100%,660px)}"
+	"figure img{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:12px}\n"
 	".files{color:#777}.pc{background:#ffd8a8}.fu{background:#cfe2ff}.pc.fu{background:#e0c8ff}"
-	".bad{background:#ddd;color:#900}.beyond{color:#060;font-weight:bold}.within{color:#777}\n"
+	".bad{background:#ddd;color:#900}\n"
+	".best{font-weight:bold;background:#fff;outline:2px solid #333;outline-offset:-2px}"
+	".faster{background:#c9e7c4}.slower{background:#f6cfcf}.same{background:#ececec;color:#444}"
+	".nd{color:#999}\n"
 	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
-	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px}"
-	"td.cells{font-size:11px;padding:1px 3px}\n";
+	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px;white-space:pre-wrap}"
+	"td.cells{font-size:11px;padding:1px 3px}\n"
+	"dl.manifest{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;"
+	"font-size:13px}dl.manifest dt{font-weight:bold}dl.manifest dd{margin:0}\n"
+	"@media (max-width:600px){dl.manifest{grid-template-columns:minmax(0,1fr)}"
+	"dl.manifest dd{margin-left:1em}body{padding:0 6px}}\n"
+	"details>summary{cursor:pointer}\n";
 
 static const char ht_pc_text[] =
 	"page cache: the cell ran faster than 1.5&times; the speed the device showed in fslab run's "
@@ -134,9 +150,9 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		rp_ranking_free(&r);
 		return;
 	}
-	fputs("<table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
+	fputs("<div class=scroll><table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
 	      "<th>median MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
-	      "<th class=l>vs #1 (Welch, 95%)</th><th>plateau files</th><th>cells</th>"
+	      "<th class=l>vs #1 (Welch, Holm-adjusted p)</th><th>plateau files</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < r.n; i++) {
@@ -151,20 +167,22 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		rp_html_escape(out, row->e->run->tag);
 		fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.median, m, sizeof(m)));
 		if (isnan(row->s.ci))
-			fputs("<td>(1 trial)</td>", out);
+			fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
 		else
 			fprintf(out, "<td>%s &ndash; %s</td>",
 				rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
 				rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
 		fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
+		const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
 		if (i == 0)
-			fputs("<td class=l>best</td>", out);
-		else if (isnan(row->p_best))
-			fputs("<td class=l>untested (&lt;2 trials)</td>", out);
+			fputs("<td class=\"l best\">best</td>", out);
+		else if (isnan(mc->p_adj))
+			fputs("<td class=l>untested</td>", out);
 		else
-			fprintf(out, "<td class=\"l %s\">%s, %s</td>",
-				row->p_best < 0.05 ? "beyond" : "within",
-				rp_fmt_p(row->p_best, lo, sizeof(lo)), rp_verdict(row->p_best));
+			fprintf(out, "<td class=\"l %s\">%s (Holm), %s</td>",
+				mc->p_adj < 0.05 ? "slower" : "same",
+				rp_fmt_p(mc->p_adj, lo, sizeof(lo)),
+				mc->p_adj < 0.05 ? "slower beyond noise" : "not distinguishable");
 		fprintf(out, "<td>%s&ndash;%s</td><td>%zu</td><td class=l>",
 			rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 			rp_fmt_size(row->s.file_hi, b, sizeof(b)), row->s.n_cells);
@@ -172,7 +190,18 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 			fprintf(out, "page-cache %zu/%zu cells ", row->s.n_flag_pc, row->s.n_cells);
 		if (row->s.n_flag_fuse)
 			fprintf(out, "fuse %zu/%zu cells", row->s.n_flag_fuse, row->s.n_cells);
+		if (row->e->partial[t])
+			fputs(" partial data", out);
 		fputs("</td></tr>\n", out);
+	}
+	for (size_t i = 0; i < r.n_partial; i++) {
+		fputs("<tr class=bad><td>-</td><td class=l>", out);
+		rp_html_escape(out, r.partial[i]->fs);
+		fputs("</td><td class=l>", out);
+		rp_html_escape(out, r.partial[i]->run->tag);
+		fputs("</td><td colspan=8 class=l>not ranked: partial data (interrupted or incomplete "
+		      "run)</td></tr>\n",
+		      out);
 	}
 	for (size_t i = 0; i < r.n_unranked; i++) {
 		fputs("<tr class=bad><td>-</td><td class=l>", out);
@@ -182,7 +211,7 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		fputs("</td><td colspan=8 class=l>not ranked: no cell of this test succeeded</td></tr>\n",
 		      out);
 	}
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 		unsigned nf = 0, ns = 0;
@@ -230,7 +259,8 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 				if (!header) {
 					fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
 					      "<p>Plateau medians; the verdict is Welch's t-test on the per-trial "
-					      "plateau scores at 95%.</p>\n<table><tr><th class=l>filesystem</th>"
+					      "plateau scores at 95%, uncorrected (the change matrix in the summary "
+					      "corrects for the number of comparisons).</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
 					      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
 					      "<th class=l>run B</th><th>B MiB/s</th><th>B/A</th><th>p</th>"
 					      "<th class=l>verdict</th></tr>\n",
@@ -257,7 +287,7 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 			}
 		}
 	if (header)
-		fputs("</table></section>\n", out);
+		fputs("</table></div></section>\n", out);
 }
 
 /* The cells of one filesystem and test as a grid: file sizes down, record
@@ -293,7 +323,7 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	rp_html_escape(out, e->label);
 	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
 		fslab_test_to_string(t), e->test_first[t + 1] - e->test_first[t], npc, nfu, nbad);
-	fputs("<table><tr><th>file \\ record</th>", out);
+	fputs("<div class=scroll><table><tr><th>file \\ record</th>", out);
 	for (size_t j = 0; j < nr; j++)
 		fprintf(out, "<th>%s</th>", rp_fmt_size(recs[j], a, sizeof(a)));
 	fputs("</tr>\n", out);
@@ -333,7 +363,7 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 		while (k < e->test_first[t + 1] && e->cells[k].file_kib == f)
 			k++; /* record sizes beyond the 64 columns */
 	}
-	fputs("</table></details>\n", out);
+	fputs("</table></div></details>\n", out);
 }
 
 static void ht_scalar(FILE *out, json_object *v)
@@ -357,14 +387,14 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 		      out);
 		return;
 	}
-	fputs("<table>\n", out);
+	fputs("<dl class=manifest>\n", out);
 	json_object_object_foreach(r->manifest, key, val)
 	{
 		if (strcmp(key, "filesystems") == 0 || strcmp(key, "spec") == 0)
 			continue;
-		fputs("<tr><th class=l>", out);
+		fputs("<dt>", out);
 		rp_html_escape(out, key);
-		fputs("</th><td class=l>", out);
+		fputs("</dt><dd>", out);
 		if (json_object_is_type(val, json_type_object)) {
 			const char *sep = "";
 			json_object_object_foreach(val, k2, v2)
@@ -384,9 +414,9 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 		} else {
 			ht_scalar(out, val);
 		}
-		fputs("</td></tr>\n", out);
+		fputs("</dd>\n", out);
 	}
-	fputs("</table>\n", out);
+	fputs("</dl>\n", out);
 	json_object *fss;
 	if (json_object_object_get_ex(r->manifest, "filesystems", &fss) &&
 	    json_object_is_type(fss, json_type_array) && json_object_array_length(fss) > 0) {
@@ -396,7 +426,7 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 			"device_size_bytes", "device_write_kib_s", "device_read_kib_s", "device_probe",
 			"cache_drop_method",
 		};
-		fputs("<table><tr>", out);
+		fputs("<div class=scroll><table><tr>", out);
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			fprintf(out, "<th class=l>%s</th>", keys[k]);
 		fputs("</tr>\n", out);
@@ -411,7 +441,7 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 			}
 			fputs("</tr>\n", out);
 		}
-		fputs("</table>\n", out);
+		fputs("</table></div>\n", out);
 	}
 	fputs("<details><summary>manifest.json as written</summary><pre>", out);
 	rp_html_escape(out, json_object_to_json_string_ext(r->manifest, JSON_C_TO_STRING_PRETTY |
@@ -440,7 +470,9 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>fslab report</title>\n<style>",
 	      out);
 	fputs(ht_style, out);
-	fprintf(out, "</style></head><body>\n<h1>fslab report</h1>\n<p>Written %s from %zu results "
+	fputs("</style></head><body>\n<h1>fslab report</h1>\n", out);
+	rp_html_summary(out, d);
+	fprintf(out, "<section id=\"runs\"><h2>Runs</h2><p>Written %s from %zu results "
 		     "director%s:</p><ul>\n",
 		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
 	for (size_t i = 0; i < d->n_runs; i++) {
@@ -452,7 +484,8 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		rp_html_escape(out, d->runs[i].cache);
 		fputs(")</li>\n", out);
 	}
-	fputs("</ul>\n<p>Contents: <a href=\"#flags\">flags</a> &middot; ", out);
+	fputs("</ul></section>\n<p>Contents: <a href=\"#summary\">summary</a> &middot; "
+	      "<a href=\"#flags\">flags</a> &middot; ", out);
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
 	fputs("<a href=\"#rankings\">rankings</a> &middot; <a href=\"#plots\">plots</a> &middot; "
@@ -465,11 +498,15 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		noth += d->all[i]->n_flag_other;
 	}
 	fputs("<section id=\"flags\"><h2>Flags</h2>\n", out);
-	fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> %s (%zu cells)</p>\n", ht_pc_text, npc);
-	fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> %s (%zu cells)</p>\n", ht_fuse_text, nfu);
+	if (npc)
+		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> %s (%zu cells)</p>\n", ht_pc_text, npc);
+	if (!npc && !nfu && !noth)
+		fputs("<p>No cell is flagged.</p>\n", out);
+	if (nfu)
+		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> %s (%zu cells)</p>\n", ht_fuse_text, nfu);
 	if (noth)
 		fprintf(out, "<p>%zu cells carry another flag; see the CSV's flag column.</p>\n", noth);
-	fputs("<table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
+	fputs("<div class=scroll><table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
 	      "<th>page-cache cells</th><th>fuse cells</th><th>failed rows</th><th>skipped rows</th>"
 	      "<th>device write KiB/s (probe)</th><th>device read KiB/s (probe)</th>"
 	      "<th class=l>mount</th></tr>\n",

@@ -440,6 +440,68 @@ static void ld_tags(struct rp_data *d)
 	}
 }
 
+/* What each run should have: its trials (manifest, else the most seen),
+ * the cells per test (the most any of its filesystems has), the
+ * filesystems its manifest names; an entry short of that is partial. */
+static void ld_completeness(struct rp_run *run)
+{
+	json_object *v, *arr;
+	unsigned most = 0;
+
+	for (size_t k = 0; k < run->n_entries; k++)
+		if (run->entries[k].max_trial > most)
+			most = run->entries[k].max_trial;
+	run->trials = most;
+	if (run->manifest) {
+		double tr = ld_num(run->manifest, "trials");
+		if (tr >= 1 && tr <= 1000)
+			run->trials = (unsigned)tr;
+		if (json_object_object_get_ex(run->manifest, "interrupted", &v) &&
+		    json_object_get_boolean(v))
+			run->interrupted = true;
+		if (ld_str(run->manifest, "started_at") &&
+		    (!json_object_object_get_ex(run->manifest, "finished_at", &v) || !v ||
+		     !json_object_is_type(v, json_type_string)))
+			run->interrupted = true;
+		if (json_object_object_get_ex(run->manifest, "filesystems", &arr) &&
+		    json_object_is_type(arr, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(arr); i++) {
+				const char *name = ld_str(json_object_array_get_idx(arr, i), "name");
+				bool found = false;
+
+				if (!name || !fslab_fs_name_valid(name))
+					continue;
+				for (size_t k = 0; k < run->n_entries; k++)
+					found |= strcmp(run->entries[k].fs, name) == 0;
+				if (!found && run->n_missing < FSLAB_MAX_FS)
+					snprintf(run->missing[run->n_missing++], FSLAB_FS_NAME_MAX, "%s", name);
+			}
+	}
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		size_t want = 0;
+
+		for (size_t k = 0; k < run->n_entries; k++) {
+			size_t nc = run->entries[k].test_first[t + 1] - run->entries[k].test_first[t];
+			if (nc > want)
+				want = nc;
+		}
+		for (size_t k = 0; k < run->n_entries; k++) {
+			struct rp_entry *e = &run->entries[k];
+			size_t nc = e->test_first[t + 1] - e->test_first[t];
+
+			if (nc == 0)
+				continue; /* no data for this test: not ranked anyway */
+			if (nc < want)
+				e->partial[t] = true;
+			for (size_t c = e->test_first[t]; c < e->test_first[t + 1] && !e->partial[t]; c++) {
+				const struct rp_cell *cell = &e->cells[c];
+				if (cell->n_ok + cell->n_failed + cell->n_skipped < run->trials)
+					e->partial[t] = true;
+			}
+		}
+	}
+}
+
 int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
 {
 	memset(d, 0, sizeof(*d));
@@ -450,6 +512,8 @@ int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
 			return r;
 	}
 	ld_tags(d);
+	for (size_t i = 0; i < d->n_runs; i++)
+		ld_completeness(&d->runs[i]);
 	return 0;
 }
 
@@ -468,5 +532,6 @@ void rp_free(struct rp_data *d)
 		free(r->entries);
 		json_object_put(r->manifest);
 	}
+	rp_summary_free(d->sum);
 	memset(d, 0, sizeof(*d));
 }

@@ -143,7 +143,9 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->n_all; i++) {
 		struct rp_rank_row *row = &r->rows[r->n];
-		int rc = rp_plateau(d->all[i], t, &row->s);
+		int rc;
+
+		rc = rp_plateau(d->all[i], t, &row->s);
 
 		if (rc == -ENODATA) {
 			if (d->all[i]->test_first[t] != d->all[i]->test_first[t + 1])
@@ -156,6 +158,19 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 		r->n++;
 	}
 	qsort(r->rows, r->n, sizeof(*r->rows), rk_cmp_row);
+	/* no crown on missing data: the best is the best complete entry; a
+	 * partial one above it is shown, not ranked */
+	size_t first = 0;
+	while (first < r->n && r->rows[first].e->partial[t])
+		first++;
+	for (size_t i = 0; i < first; i++) {
+		r->partial[r->n_partial++] = r->rows[i].e;
+		rp_score_free(&r->rows[i].s);
+	}
+	if (first) {
+		memmove(r->rows, r->rows + first, (r->n - first) * sizeof(*r->rows));
+		r->n -= first;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct rp_rank_row *row = &r->rows[i];
 
@@ -275,24 +290,26 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		}
 		fprintf(out, "\n== %s == large-file plateau, MiB/s (1 MiB/s = 1024 KiB/s)\n",
 			fslab_test_to_string(t));
-		fprintf(out, "%2s  %-18s %9s  %-19s %5s  %-20s %-9s %s\n", "#", "filesystem", "median",
-			"95% CI", "ratio", "vs #1 (Welch, 95%)", "plateau", "flags");
+		fprintf(out, "%2s  %-18s %9s  %-19s %5s  %-18s %-9s %s\n", "#", "filesystem", "median",
+			"95% CI", "ratio", "vs #1 (Welch+Holm)", "plateau", "flags");
 		for (size_t i = 0; i < r.n; i++) {
 			const struct rp_rank_row *row = &r.rows[i];
 
 			if (isnan(row->s.ci))
-				snprintf(ci, sizeof(ci), "(1 trial)");
+				snprintf(ci, sizeof(ci), row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
+								 ? "(1 trial)" : "-");
 			else
 				snprintf(ci, sizeof(ci), "%s..%s",
 					 rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
 					 rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
+			double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
 			if (i == 0)
 				snprintf(vs, sizeof(vs), "-");
-			else if (isnan(row->p_best))
-				snprintf(vs, sizeof(vs), "untested (<2 trials)");
+			else if (isnan(padj))
+				snprintf(vs, sizeof(vs), "untested");
 			else
-				snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(row->p_best, pb, sizeof(pb)),
-					 row->p_best < 0.05 ? "beyond" : "within");
+				snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(padj, pb, sizeof(pb)),
+					 padj < 0.05 ? "beyond" : "within");
 			rk_flags(&row->s, fl, sizeof(fl));
 			any_p |= !!(row->s.flags & RP_FLAG_PAGE_CACHE);
 			any_f |= !!(row->s.flags & RP_FLAG_FUSE);
@@ -303,13 +320,16 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 					 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
 			char line[256];
-			int w = snprintf(line, sizeof(line), "%2zu  %-18.18s %9s  %-19s %5.3f  %-20s %-9s %s",
+			int w = snprintf(line, sizeof(line), "%2zu  %-18.18s %9s  %-19s %5.3f  %-18s %-9s %s",
 					 i + 1, row->e->label, rp_fmt_mibs(row->s.median, m, sizeof(m)),
 					 ci, row->ratio, vs, pl, fl);
 			while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
 				line[--w] = '\0';
-			fprintf(out, "%s\n", line);
+			fprintf(out, "%s%s\n", line, row->e->partial[t] ? " partial" : "");
 		}
+		for (size_t i = 0; i < r.n_partial; i++)
+			fprintf(out, "%2s  %-18.18s not ranked: partial data (interrupted or incomplete run)\n",
+				"-", r.partial[i]->label);
 		for (size_t i = 0; i < r.n_unranked; i++)
 			fprintf(out, "%2s  %-18.18s not ranked: no ok cell (every one failed or was skipped)\n",
 				"-", r.unranked[i]->label);
@@ -332,7 +352,6 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 
 void rp_text_runs(FILE *out, const struct rp_data *d)
 {
-	fputs("fslab report\n", out);
 	for (size_t i = 0; i < d->n_runs; i++) {
 		const struct rp_run *r = &d->runs[i];
 		size_t rows = 0, failed = 0, skipped = 0, pc = 0, fuse = 0;

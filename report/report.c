@@ -246,6 +246,9 @@ static int rpt_text(const struct fslab_report_opts *o, const struct rp_data *d, 
 
 	if (!f)
 		return -ENOMEM;
+	fputs("fslab report\n", f);
+	rp_text_summary(f, d);
+	fputc('\n', f);
 	rp_text_runs(f, d);
 	rp_text_rankings(f, d, tests);
 	if (d->n_runs > 1)
@@ -338,6 +341,10 @@ int fslab_report(const struct fslab_report_opts *o)
 	r = rp_load(d, o->dirs, o->n_dirs);
 	if (r < 0) {
 		ret = (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+		goto done;
+	}
+	if (rp_summary_build(d, tests) < 0) {
+		fslab_error("out of memory");
 		goto done;
 	}
 	if (rpt_text(o, d, tests, &text, &text_len) < 0 || rpt_escape_lines(&text, &text_len) < 0) {

@@ -69,6 +69,11 @@ struct rp_entry {
 	size_t n_samples;
 	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other;
 	unsigned max_trial;
+	size_t idx;           /* position in rp_data.all */
+	/* data of test t incomplete (fewer cells than the run's other
+	 * filesystems, or cells with fewer trials than the run's): never
+	 * ranked, never crowned */
+	bool partial[FSLAB_TEST_MAX];
 };
 
 struct rp_run {
@@ -79,13 +84,20 @@ struct rp_run {
 	double page_cache_factor;
 	struct rp_entry *entries;
 	size_t n_entries;
+	bool interrupted;     /* manifest: interrupted, or started without finished_at */
+	unsigned trials;      /* manifest trials, else the largest trial seen */
+	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
+	size_t n_missing;
 };
+
+struct rp_summary;
 
 struct rp_data {
 	struct rp_run runs[FSLAB_REPORT_MAX_DIRS];
 	size_t n_runs;
 	struct rp_entry *all[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	size_t n_all;
+	struct rp_summary *sum; /* rp_summary_build */
 };
 
 /* Loads every directory; on bad input prints the error (file:line) and
@@ -122,6 +134,9 @@ struct rp_ranking {
 	size_t n;
 	const struct rp_entry *unranked[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	size_t n_unranked;
+	/* data for this test, but partial: shown, not ranked */
+	const struct rp_entry *partial[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
+	size_t n_partial;
 };
 
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
@@ -138,6 +153,87 @@ char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
 void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
+
+/* ---- the first screen (summary.c) ---- */
+enum rp_dir {
+	RP_DIR_NONE,     /* no data, or partial: not ranked */
+	RP_DIR_BEST,
+	RP_DIR_FASTER,   /* change matrix: the later run is faster beyond noise */
+	RP_DIR_SLOWER,   /* slower than the best / than the first run, beyond noise */
+	RP_DIR_SAME,     /* not distinguishable from noise */
+	RP_DIR_UNTESTED, /* fewer than 2 trials on a side */
+};
+const char *rp_dir_word(enum rp_dir dir);
+
+struct rp_mcell {        /* one filesystem in one test */
+	bool has;        /* ranked */
+	bool partial;    /* data, but incomplete: not ranked */
+	size_t rank;     /* 1-based when has */
+	size_t n_trials;
+	unsigned flags;
+	double median;   /* KiB/s */
+	double ratio, ratio_lo, ratio_hi; /* to the best; lo/hi NaN without interval */
+	double p, p_adj; /* Welch vs the best; Holm-adjusted; NaN untested */
+	enum rp_dir dir;
+};
+
+struct rp_change_cell {
+	bool has, partial;
+	double ratio, lo, hi, p, p_adj; /* later / first run */
+	enum rp_dir dir;
+};
+
+struct rp_change {
+	const struct rp_entry *a, *b; /* first run, later run */
+	struct rp_change_cell t[FSLAB_TEST_MAX];
+};
+
+enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMALL, RP_N_FAMILIES };
+
+struct rp_summary {
+	unsigned tests;          /* tests with ranked or partial data */
+	size_t n;                /* entries, as rp_data.all */
+	struct rp_mcell *m;      /* rp_sum_cell() */
+	size_t n_comparisons;    /* Holm family of the matrix */
+	struct rp_change *chg;
+	size_t n_chg, n_chg_comparisons;
+	bool family_present[RP_N_FAMILIES];
+	char verdict[RP_N_FAMILIES][512];
+	unsigned max_trials, min_trials;
+	/* banners */
+	size_t ok_cells, pc_cells;
+	double pc_frac;
+	bool fuse, incomplete, interrupted;
+	char fuse_names[512], incomplete_names[1024];
+};
+
+/* Rankings of every test, Holm over the matrix, verdicts, changes and
+ * banners into d->sum.  0 or -ENOMEM. */
+int rp_summary_build(struct rp_data *d, unsigned tests);
+void rp_summary_free(struct rp_summary *s);
+struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
+const char *rp_family_name(int f);
+unsigned rp_family_tests(int f);
+
+/* Holm-Bonferroni: adj[i] for each p[i] (NaN stays NaN and is not counted).
+ * Returns the number of tests corrected for. */
+size_t rp_holm(const double *p, size_t n, double *adj);
+/* The log-axis rule: values from lo to hi span more than 10x. */
+bool rp_log_axis(double lo, double hi);
+
+struct rp_fam_in {
+	const char *label;
+	double score;    /* geometric mean of the ratios to the best; NaN: none */
+	bool complete;   /* data in every test of the family */
+};
+/* One verdict line: the winner among complete entries, its margin over the
+ * next, and in how many of n_tests the difference is beyond noise (clear);
+ * tested false: say the margin is not tested. */
+void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n, size_t n_tests,
+		       unsigned clear, bool tested, char *buf, size_t len);
+
+void rp_text_summary(FILE *out, const struct rp_data *d);
+void rp_html_summary(FILE *out, const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */
 void rp_claims_text(FILE *out, const struct rp_data *d);

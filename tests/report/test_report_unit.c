@@ -185,6 +185,73 @@ static const struct fslab_iozone_cell *iz_get(const struct fslab_iozone_report *
 	return NULL;
 }
 
+START_TEST(t_holm)
+{
+	/* Holm's worked example: p sorted 0.01, 0.04, 0.03, 0.005 -> ascending
+	 * 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 =
+	 * 0.04, raised to 0.06: adjusted values never decrease) */
+	double p[] = { 0.01, 0.04, 0.03, 0.005, NAN }, adj[5];
+
+	ck_assert_uint_eq(rp_holm(p, 5, adj), 4);
+	ck_assert_double_eq_tol(adj[3], 0.02, 1e-12);
+	ck_assert_double_eq_tol(adj[0], 0.03, 1e-12);
+	ck_assert_double_eq_tol(adj[2], 0.06, 1e-12);
+	ck_assert_double_eq_tol(adj[1], 0.06, 1e-12);
+	ck_assert(isnan(adj[4]));
+	/* capped at 1; one test is its own correction */
+	double q[] = { 0.6, 0.7 }, qa[2];
+	ck_assert_uint_eq(rp_holm(q, 2, qa), 2);
+	ck_assert_double_eq(qa[0], 1.0);
+	ck_assert_double_eq(qa[1], 1.0);
+	double one = 0.03, oa;
+	rp_holm(&one, 1, &oa);
+	ck_assert_double_eq(oa, 0.03);
+	/* 0.03 is beyond noise alone, not among 13 such tests */
+	double many[13], ma[13];
+	for (int i = 0; i < 13; i++)
+		many[i] = 0.03;
+	rp_holm(many, 13, ma);
+	for (int i = 0; i < 13; i++)
+		ck_assert(ma[i] > 0.05);
+}
+END_TEST
+
+START_TEST(t_log_axis_rule)
+{
+	ck_assert(!rp_log_axis(100, 1000));   /* exactly 10x: linear */
+	ck_assert(rp_log_axis(100, 1001));    /* more than 10x: log */
+	ck_assert(rp_log_axis(30, 2200));     /* fat32 beside btrfs */
+	ck_assert(!rp_log_axis(1000, 2200));
+	ck_assert(!rp_log_axis(0, 2200));     /* a zero cannot go on a log axis */
+	ck_assert(!rp_log_axis(NAN, 2200));
+}
+END_TEST
+
+START_TEST(t_verdict_text)
+{
+	char buf[512];
+	struct rp_fam_in in[] = {
+		{ "ext4", 0.89, true }, { "xfs", 1.0, true }, { "fat32", 0.2, true }, { "btrfs", 1.3, false },
+	};
+
+	/* winner among complete entries; btrfs is faster but partial: not judged */
+	rp_family_verdict("sequential write", in, 4, 4, 4, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sequential write: xfs, 1.12x ext4 (next best), beyond noise in all 4 tests; "
+			      "not judged (missing or partial data): btrfs");
+	rp_family_verdict("sequential read", in, 3, 4, 2, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sequential read: xfs, 1.12x ext4 (next best), beyond noise in 2 of 4 tests");
+	rp_family_verdict("random", in, 3, 5, 0, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: xfs and ext4 are not distinguishable (1.12x, within noise in every test)");
+	rp_family_verdict("random", in, 3, 5, 0, false, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: xfs leads, 1.12x ext4 (not tested against noise: 1 trial)");
+	rp_family_verdict("random", in + 1, 1, 5, 0, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: only xfs has complete data, nothing to compare with");
+	rp_family_verdict("random", in + 3, 1, 5, 0, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: no verdict, no filesystem has complete data; "
+			      "not judged (missing or partial data): btrfs");
+}
+END_TEST
+
 START_TEST(t_iozone_parse)
 {
 	struct fslab_iozone_report r;
@@ -297,6 +364,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_median_mean_ci);
 	tcase_add_test(tc, t_welch);
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
+	tcase_add_test(tc, t_holm);
+	tcase_add_test(tc, t_log_axis_rule);
+	tcase_add_test(tc, t_verdict_text);
 	tcase_add_test(tc, t_iozone_parse);
 	tcase_add_test(tc, t_iozone_short_rows);
 	tcase_add_test(tc, t_iozone_bad);
