@@ -1,5 +1,4 @@
 #include "cache.h"
-#include "lab_mount.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,15 +98,13 @@ int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen)
 	}
 	case FSLAB_DROP_REMOUNT:
 		close(fd);
-		r = fslab_lab_unmount(c->state, c->part);
-		if (r == 0)
-			r = fslab_lab_mount(c->state, c->part);
+		r = c->remount ? c->remount(c->remount_ctx, c->part->name, why, whylen) : -ENOTSUP;
 		if (r == 0 && c->dev) {
 			struct stat st;
 			if (stat(c->part->mountpoint, &st) == 0)
 				*c->dev = st.st_dev;
 		}
-		if (r < 0)
+		if (r < 0 && !c->remount)
 			snprintf(why, whylen, "cold mode: remount of %s at %s failed: %s", c->part->device,
 				 c->part->mountpoint, strerror(-r));
 		return r;

@@ -28,6 +28,12 @@ struct fslab_cache_ctl {
 	/* Updated with the mount point's st_dev after a remount (a FUSE
 	 * mount gets a new one), so the run still knows its filesystem. */
 	dev_t *dev;
+	/* remount: the lab's cold-cache remount (provision's
+	 * fslab_lab_remount: under the lab's exclusive mount lock, only for a
+	 * run that holds the lab's run lease); remount_ctx is the open lab.
+	 * NULL: no remount. */
+	int (*remount)(void *remount_ctx, const char *name, char *why, size_t whylen);
+	void *remount_ctx;
 };
 
 /* Picks the method for one filesystem (part NULL when not a lab partition). */

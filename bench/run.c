@@ -12,6 +12,7 @@
 #include "bench_int.h"
 #include "engine.h"
 #include "fileutil.h"
+#include "lab.h"
 #include "lock.h"
 #include "log.h"
 #include "progress.h"
@@ -299,28 +300,22 @@ static int run_lab_filesystems(struct fslab_run_ctx *c, const char *const *only,
 	return 0;
 }
 
-/* Takes the lab lock shared (setup and teardown cannot run under us),
- * after checking that there is a lab at all: a missing state file creates
- * nothing (no directory, no lock file). */
-static int run_lock_lab(struct fslab_run_ctx *c, int *lock_fd)
+/* Opens the lab (provision/lab.h): its lock shared (setup and teardown
+ * cannot run under us) and its run lease alone (a second run is refused)
+ * unless concurrent.  A missing state file creates nothing (no directory,
+ * no lock file). */
+static int run_lock_lab(struct fslab_run_ctx *c, bool concurrent, struct fslab_lab **lab)
 {
-	char err[512];
+	char err[1024];
+	int r = fslab_lab_open(c->state_path, concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
+			       "fslab run", lab, err, sizeof(err));
 
-	if (access(c->state_path, F_OK) != 0) {
-		int r = -errno;
-		if (r == -ENOENT)
-			fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
-				    c->state_path);
-		else
-			fslab_error("%s: %s", c->state_path, strerror(-r));
-		return r;
-	}
-	*lock_fd = fslab_lock_state(c->state_path, FSLAB_LOCK_SHARED, "fslab run", err, sizeof(err));
-	if (*lock_fd < 0) {
+	if (r == -ENOENT)
+		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
+			    c->state_path);
+	else if (r < 0)
 		fslab_error("%s", err);
-		return *lock_fd;
-	}
-	return 0;
+	return r;
 }
 
 /* Removes test and probe files that an earlier, killed run left in dir
@@ -784,7 +779,8 @@ int fslab_run(const struct fslab_run_opts *o)
 	struct fslab_plan plan = { 0 };
 	struct sigaction sa, old_int, old_term;
 	bool failed = false, handlers = false;
-	int lock_fd = -1, ret = FSLAB_EXIT_FAILURE, r;
+	struct fslab_lab *lab = NULL;
+	int ret = FSLAB_EXIT_FAILURE, r;
 	char err[512];
 
 	if (!c)
@@ -817,7 +813,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			const char *names[FSLAB_MAX_FS];
 			for (size_t i = 0; i < n_saved; i++)
 				names[i] = saved[i].name;
-			if (run_lock_lab(c, &lock_fd) < 0)
+			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
 				goto out;
 			if (run_lab_filesystems(c, names, n_saved) < 0)
 				goto out;
@@ -856,7 +852,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		} else {
 			snprintf(c->state_path, sizeof(c->state_path), "%s",
 				 o->state_path ? o->state_path : fslab_state_default_path());
-			if (run_lock_lab(c, &lock_fd) < 0)
+			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
 				goto out;
 			if (run_lab_filesystems(c, NULL, 0) < 0)
 				goto out;
@@ -898,6 +894,9 @@ int fslab_run(const struct fslab_run_opts *o)
 			fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version,
 						  sizeof(fs->mkfs_tool_version));
 		fslab_cache_ctl_init(&fs->cache, c->state, fs->part);
+		/* The cold remount is the lab's to do, under its own lock. */
+		fs->cache.remount = lab ? fslab_lab_remount : NULL;
+		fs->cache.remount_ctx = lab;
 		fs->cache.dev = &fs->dev;
 		if (o->resume_dir)
 			continue;
@@ -971,7 +970,7 @@ out:
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	fslab_lock_release(lock_fd);
+	fslab_lab_close(lab);
 	free(c);
 	return ret;
 }

@@ -64,6 +64,9 @@ struct fslab_run_opts {
 
 	/* Skip the device probe (no page-cache flags; the manifest says so). */
 	bool no_device_probe;
+	/* Share the lab with other runs that also allow it.  Without it the
+	 * run takes the lab's run lease alone: a second run is refused. */
+	bool allow_concurrent;
 	/* Bytes of the probe's scratch file; 0: 64 MiB. */
 	uint64_t probe_bytes;
 

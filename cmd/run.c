@@ -21,7 +21,7 @@ static void usage(FILE *out)
 	      "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
 	      "                 [--until-ci PCT [--max-trials N]] [--no-device-probe]\n"
 	      "                 [--probe-size SIZE]\n"
-	      "                 [--resume DIR] [--quiet]\n\n"
+	      "                 [--resume DIR] [--allow-concurrent] [--quiet]\n\n"
 	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n\n"
 	      "Where:\n"
@@ -31,7 +31,10 @@ static void usage(FILE *out)
 	      "                      (repeatable; NAME names the CSV)\n"
 	      "  --out DIR           results directory (default: results/<UTC timestamp>/)\n"
 	      "  --resume DIR        continue an interrupted run in DIR with its recorded settings:\n"
-	      "                      finished cells are kept, the rest run\n\n"
+	      "                      finished cells are kept, the rest run\n"
+	      "  --allow-concurrent  run beside other runs on the same lab that also give it\n"
+	      "                      (their figures perturb each other); without it a second\n"
+	      "                      run on a lab is refused, naming the running one's pid\n\n"
 	      "Sweep (preset < the [sweep] section of --sweep FILE < these flags):\n"
 	      "  --sweep seed        the 2023 experiment: files 64K-2G, records 4K-16M, all 13\n"
 	      "                      tests, records < 64K skipped for files > 16M, 1 trial, warm\n"
@@ -89,6 +92,7 @@ enum {
 	OPT_MAX_TRIALS,
 	OPT_NO_PROBE,
 	OPT_PROBE_SIZE,
+	OPT_ALLOW_CONCURRENT,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -136,6 +140,7 @@ int cmd_run(int argc, char **argv)
 		{ "max-trials", required_argument, NULL, OPT_MAX_TRIALS },
 		{ "no-device-probe", no_argument, NULL, OPT_NO_PROBE },
 		{ "probe-size", required_argument, NULL, OPT_PROBE_SIZE },
+		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -252,6 +257,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_NO_PROBE:
 			o.no_device_probe = true;
+			break;
+		case OPT_ALLOW_CONCURRENT:
+			o.allow_concurrent = true;
 			break;
 		case OPT_PROBE_SIZE: {
 			const char *why = NULL;

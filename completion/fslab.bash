@@ -40,7 +40,7 @@ _fslab_options_of()
 	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
-		--cache --trials --seed --until-ci --max-trials --no-device-probe --probe-size
+		--cache --trials --seed --until-ci --max-trials --no-device-probe --probe-size --allow-concurrent
 		--resume --quiet --help" ;;
 	report) echo "--out --format --plots --tests --record --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --help" ;;
