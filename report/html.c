@@ -488,7 +488,7 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	      "<a href=\"#flags\">flags</a> &middot; ", out);
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
-	fputs("<a href=\"#rankings\">rankings</a> &middot; <a href=\"#plots\">plots</a> &middot; "
+	fputs("<a href=\"#rankings\">rankings</a> &middot; <a href=\"#plots\">plots by size</a> &middot; "
 	      "<a href=\"#cells\">all cells</a> &middot; <a href=\"#manifests\">manifests</a></p>\n",
 	      out);
 
@@ -552,30 +552,40 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 			fslab_test_to_string(t));
 		ht_ranking(out, d, t);
 		for (size_t i = 0; plots && i < plots->n; i++)
-			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE && plots->p[i].test == (enum fslab_test)t &&
+			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE && plots->p[i].bars &&
+			    plots->p[i].test == (enum fslab_test)t &&
 			    (r = ht_img(out, pdir, &plots->p[i])) < 0)
 				goto out;
 	}
 	fputs("</section>\n", out);
 	ht_same_fs(out, d, tests);
 
-	fputs("<section id=\"plots\"><h2>Surfaces and heatmaps</h2>\n<p>Per filesystem and test. "
-	      "Axes are log2 file size and log2 record size; cells that were not measured are left "
-	      "empty (no interpolation). All filesystems of a test share one z and colour scale. "
-	      "SVG versions are in the plots folder.</p>\n",
+	fputs("<section id=\"plots\"><h2>By file and record size</h2>\n<p>Per test, folded: "
+	      "throughput against file size at one record size (a line per filesystem, mean of "
+	      "trials, bars = 95% interval, log scale where the values span more than 10&times;), "
+	      "and per filesystem a heatmap (its own colour scale, log where its values span more "
+	      "than 10&times;; flagged cells ringed, failed ones crossed) and a 3D surface "
+	      "(one z scale per test). Axes are log2 file size and log2 record size; cells that "
+	      "were not measured are left empty. SVG versions are in the plots folder.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		bool any = false;
+		size_t cnt = 0;
 
-		for (size_t i = 0; plots && i < plots->n; i++) {
-			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE || plots->p[i].test != (enum fslab_test)t)
-				continue;
-			if (!any)
-				fprintf(out, "<h3>%s</h3>\n", fslab_test_to_string(t));
-			any = true;
-			if ((r = ht_img(out, pdir, &plots->p[i])) < 0)
-				goto out;
-		}
+		for (size_t i = 0; plots && i < plots->n; i++)
+			cnt += !plots->p[i].bars && plots->p[i].test == (enum fslab_test)t;
+		if (!cnt)
+			continue;
+		fprintf(out, "<details><summary>%s: %zu plot%s</summary>\n", fslab_test_to_string(t), cnt,
+			cnt == 1 ? "" : "s");
+		for (unsigned kind = FSLAB_REPORT_PLOT_COMPARE; kind; kind >>= 1)
+			for (size_t i = 0; plots && i < plots->n; i++) {
+				if (plots->p[i].bars || plots->p[i].test != (enum fslab_test)t ||
+				    plots->p[i].kind != kind)
+					continue;
+				if ((r = ht_img(out, pdir, &plots->p[i])) < 0)
+					goto out;
+			}
+		fputs("</details>\n", out);
 	}
 	if (!plots || plots->n == 0)
 		fputs("<p>No plots were drawn (--plots none).</p>\n", out);

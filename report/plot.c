@@ -197,6 +197,19 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 	 * `with image`, one raster, about half the cost of a box per cell;
 	 * NaN pixels stay blank.  Other grids get a box per measured cell. */
 	bool image = p->kind == FSLAB_REPORT_PLOT_HEATMAP && pl_regular(ax);
+	/* heatmaps: this plot's own colour scale, log when its values span
+	 * more than 10x (one shared linear scale made most cells one colour) */
+	double cmin = NAN, cmax = NAN;
+	for (size_t k = e->test_first[p->test]; k < e->test_first[p->test + 1]; k++) {
+		const struct rp_cell *c = &e->cells[k];
+		if (!c->n_ok || !(c->median > 0))
+			continue;
+		if (isnan(cmin) || c->median / 1024 < cmin)
+			cmin = c->median / 1024;
+		if (isnan(cmax) || c->median / 1024 > cmax)
+			cmax = c->median / 1024;
+	}
+	bool clog = rp_log_axis(cmin, cmax);
 
 	fprintf(f, "$g%d << EOD\n", id);
 	for (size_t i = 0; i < ax->nf; i++) {
@@ -241,9 +254,16 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 		fputc('\n', f);
 		pl_tics(f, "x", ax->file, ax->nf, true);
 		pl_tics(f, "y", ax->record, ax->nr, true);
-		fprintf(f, "set cbrange [0:%.6g]\n", zmax);
+		if (p->kind == FSLAB_REPORT_PLOT_SURFACE || isnan(cmin)) {
+			fprintf(f, "set cbrange [0:%.6g]\n", zmax);
+		} else if (clog) {
+			fprintf(f, "set logscale cb\nset cbrange [%.6g:%.6g]\n", cmin, cmax);
+		} else {
+			double pad = cmax > cmin ? 0 : cmax * 0.1 + 1e-9;
+			fprintf(f, "set cbrange [%.6g:%.6g]\n", cmin - pad, cmax + pad);
+		}
 		if (p->kind != FSLAB_REPORT_PLOT_SURFACE) /* the surface's z label says it */
-			fputs("set cblabel 'MiB/s'\n", f);
+			fprintf(f, "set cblabel 'MiB/s (this plot%s)'\n", clog ? ", log scale" : "");
 		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
 			/* a single file or record size: pad the range, draw impulses
@@ -270,8 +290,11 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
 			      "set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n",
 			      f);
+			/* SVG: one vector rectangle per cell (an embedded raster
+			 * would be blurred by the browser) */
 			if (image)
-				fprintf(f, "plot $g%d using 1:2:3 with image notitle", id);
+				fprintf(f, "plot $g%d using 1:2:3 with image%s notitle", id,
+					fmt == 1 ? " pixels" : "");
 			else
 				fprintf(f, "plot $g%d using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle",
 					id);
@@ -308,8 +331,21 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 	struct pl_axes ax;
 	size_t n = 0;
 	char b[16];
+	double lo = NAN, hi = 0;
 
 	pl_axes_for(d, p->test, &ax);
+	for (size_t i = 0; i < d->n_all; i++)
+		for (size_t k = 0; k < ax.nf; k++) {
+			const struct rp_cell *c = pl_find(d->all[i], p->test, ax.file[k], record);
+			if (!c || !c->n_ok || !(c->mean > 0))
+				continue;
+			hi = fmax(hi, c->mean / 1024);
+			lo = isnan(lo) ? c->mean / 1024 : fmin(lo, c->mean / 1024);
+		}
+	bool logy = rp_log_axis(lo, hi);
+	double ymin = logy ? lo / 2 : 0, ymax = logy ? hi * 2 : (hi > 0 ? hi * 1.3 : 1);
+	unsigned n_cut = 0;
+
 	fprintf(f, "$c%d << EOD\n", id);
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -318,11 +354,25 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 			continue; /* no line, no legend entry */
 		for (size_t k = 0; k < ax.nf; k++) {
 			const struct rp_cell *c = pl_find(e, p->test, ax.file[k], record);
+			double m, elo, ehi;
+			int ch = 0, cl = 0;
 
 			if (!c || !c->n_ok)
 				continue;
-			fprintf(f, "%d %.6g %.6g\n", pl_log2(ax.file[k]), c->mean / 1024,
-				isnan(c->ci) ? 0 : c->ci / 1024);
+			m = c->mean / 1024;
+			elo = isnan(c->ci) ? m : (c->mean - c->ci) / 1024;
+			ehi = isnan(c->ci) ? m : (c->mean + c->ci) / 1024;
+			if (ehi > ymax) {
+				ehi = ymax;
+				ch = 1;
+			}
+			if (elo < ymin || (logy && elo <= 0)) {
+				elo = ymin;
+				cl = 1;
+			}
+			n_cut += ch + cl;
+			fprintf(f, "%d %.6g %.6g %.6g %d %d\n", pl_log2(ax.file[k]), m > 0 ? m : ymin, elo,
+				ehi, ch, cl);
 		}
 		fputs("\n\n", f); /* one data set (index) per entry */
 		shown[n++] = e;
@@ -335,20 +385,108 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 		pl_quote(f, p->title);
 		fputc('\n', f);
 		pl_tics(f, "x", ax.file, ax.nf, true);
-		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s'\n",
-			rp_fmt_size(record, b, sizeof(b)));
+		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s%s'\n",
+			rp_fmt_size(record, b, sizeof(b)), logy ? " (log scale)" : "");
 		fputs(pl_lines, f);
-		fprintf(f, "set xrange [%g:%g]\nset yrange [0:*]\nset grid\nset key outside right top\n"
+		if (logy)
+			fputs("set logscale y\n", f);
+		fprintf(f, "set xrange [%g:%g]\nset yrange [%.6g:%.6g]\nset grid\nset key outside right top\n"
 			   "set xtics rotate by -30 font ',8'\n",
-			pl_log2(ax.file[0]) - 0.3, pl_log2(ax.file[ax.nf - 1]) + 0.3);
+			pl_log2(ax.file[0]) - 0.3, pl_log2(ax.file[ax.nf - 1]) + 0.3, ymin, ymax);
 		fputs("plot ", f);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s$c%d index %zu using 1:2:3 with yerrorlines lw 1.5 pt 7 ps 0.6 title ",
+			fprintf(f, "%s$c%d index %zu using 1:2:3:4 with yerrorlines lw 1.5 pt 7 ps 0.6 title ",
 				i ? ", \\\n     " : "", id, i);
 			pl_quote(f, shown[i]->label);
 		}
+		if (n_cut)
+			fprintf(f, ", \\\n     $c%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.4 lc rgb '#c00000' title 'interval cut', \\\n"
+				   "     $c%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.4 lc rgb '#c00000' notitle",
+				id, id);
 		fputc('\n', f);
 	}
+}
+
+/* The ranking as bars: the plateau medians the table ranks, best first,
+ * with their 95% intervals.  An interval running past the plot is cut at
+ * its edge and the cut marked with a triangle.  Log y when the medians
+ * span more than 10x. */
+static int pl_bars(FILE *f, const char *dir, const struct rp_plot *p, const struct rp_data *d, int id)
+{
+	struct rp_ranking r;
+	double lo = NAN, hi = 0;
+	int rc = rp_rank(d, p->test, &r);
+
+	if (rc < 0 || r.n == 0) {
+		rp_ranking_free(&r);
+		return rc < 0 ? rc : -ENODATA;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		double m = r.rows[i].s.median / 1024;
+		if (m > hi)
+			hi = m;
+		if (m > 0 && (isnan(lo) || m < lo))
+			lo = m;
+	}
+	bool logy = rp_log_axis(lo, hi);
+	double ymin = logy ? lo / 2 : 0, ymax = logy ? hi * 2 : (hi > 0 ? hi * 1.3 : 1);
+	unsigned n_cut = 0;
+
+	fprintf(f, "$b%d << EOD\n", id);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct rp_score *sc = &r.rows[i].s;
+		double m = sc->median / 1024, elo = m, ehi = m;
+		int cut_hi = 0, cut_lo = 0;
+
+		if (!isnan(sc->ci)) {
+			elo = (sc->mean - sc->ci) / 1024;
+			ehi = (sc->mean + sc->ci) / 1024;
+		}
+		if (ehi > ymax) {
+			ehi = ymax;
+			cut_hi = 1;
+		}
+		if (elo < ymin || (logy && elo <= 0)) {
+			elo = ymin;
+			cut_lo = 1;
+		}
+		n_cut += cut_hi + cut_lo;
+		fprintf(f, "%zu %.6g %.6g %.6g %d %d %d\n", i, m > 0 ? m : ymin, elo, ehi, cut_hi, cut_lo,
+			i == 0);
+	}
+	fputs("EOD\n", f);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		fputs("reset\n", f);
+		pl_output(f, dir, p->name, fmt);
+		fputs("set title ", f);
+		pl_quote(f, p->title);
+		fputc('\n', f);
+		fputs("set xtics (", f);
+		for (size_t i = 0; i < r.n; i++) {
+			fputs(i ? ", " : "", f);
+			pl_quote(f, r.rows[i].e->label);
+			fprintf(f, " %zu", i);
+		}
+		fputs(")\n", f);
+		if (r.n > 4)
+			fputs("set xtics rotate by -30\n", f);
+		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r.n - 0.4, ymin, ymax);
+		if (logy)
+			fputs("set logscale y\nset ylabel 'MiB/s (log scale)'\n", f);
+		else
+			fputs("set ylabel 'MiB/s'\n", f);
+		fputs("set grid ytics\nset key top right\nset style fill solid 0.8 border rgb '#333333'\n", f);
+		fprintf(f, "plot $b%d using 1:2:($1-0.3):($1+0.3):(%.6g):2 with boxxyerror lc rgb '#7fa7d0' title 'plateau median', \\\n"
+			   "     $b%d using 1:2:3:4 with yerrorbars pt -1 lw 1.5 lc rgb '#000000' title '95%% interval'",
+			id, ymin, id);
+		if (n_cut)
+			fprintf(f, ", \\\n     $b%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.6 lc rgb '#c00000' title 'interval cut at the plot edge', \\\n"
+				   "     $b%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.6 lc rgb '#c00000' notitle",
+				id, id);
+		fputc('\n', f);
+	}
+	rp_ranking_free(&r);
+	return 0;
 }
 
 static bool pl_any_ok(const struct rp_entry *e, enum fslab_test t)
@@ -386,7 +524,7 @@ static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
 }
 
 struct pl_job {
-	char cd[PATH_MAX * 2 + 16]; /* gnuplot command: cd 'DIR' */
+	const char *dir, *gp;
 	char base[32];              /* script name inside DIR */
 	char script[PATH_MAX + 32];
 	char log[PATH_MAX + 32];
@@ -398,9 +536,10 @@ struct pl_job {
 static void *pl_run(void *arg)
 {
 	struct pl_job *j = arg;
-	const char *argv[] = { "gnuplot", "-e", j->cd, j->base, NULL };
+	const char *argv[] = { j->gp, j->base, NULL };
 
-	j->rc = fslab_exec_run(argv, j->log, 600, &j->res);
+	/* in the plots directory: no path of it in the scripts or the logs */
+	j->rc = fslab_exec_run_in(argv, j->dir, j->log, 600, &j->res);
 	return NULL;
 }
 
@@ -423,23 +562,15 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
 		return -ENOENT;
 	}
-	cap = (d->n_all * 2 + 1) * FSLAB_TEST_MAX;
+	cap = (d->n_all * 2 + 2) * FSLAB_TEST_MAX;
 	out->p = calloc(cap, sizeof(*out->p));
 	if (!out->p)
 		return -ENOMEM;
 	for (int k = 0; k < PL_JOBS; k++) {
 		snprintf(jobs[k].script, sizeof(jobs[k].script), "%s/plots-%d.gp", dir, k + 1);
 		snprintf(jobs[k].base, sizeof(jobs[k].base), "plots-%d.gp", k + 1);
-		{
-			char *w = jobs[k].cd;
-			w += sprintf(w, "cd '");
-			for (const char *c = dir; *c; c++) {
-				if (*c == '\'')
-					*w++ = '\'';
-				*w++ = *c;
-			}
-			strcpy(w, "'");
-		}
+		jobs[k].dir = dir;
+		jobs[k].gp = gp;
 		snprintf(jobs[k].log, sizeof(jobs[k].log), "%s/gnuplot-%d.log", dir, k + 1);
 		scripts[k] = fopen(jobs[k].script, "we");
 		if (!scripts[k]) {
@@ -492,6 +623,26 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 			}
 		}
 		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
+			struct rp_plot *p = &out->p[out->n];
+
+			p->test = t;
+			p->kind = FSLAB_REPORT_PLOT_COMPARE;
+			p->bars = true;
+			snprintf(p->name, sizeof(p->name), "rank-%s", fslab_test_to_string(t));
+			snprintf(p->title, sizeof(p->title),
+				 "%s: large-file plateau, median of trials, bars = 95%% interval",
+				 fslab_test_to_string(t));
+			int br = pl_bars(scripts[id % PL_JOBS], dir, p, d, id);
+			if (br == 0) {
+				out->n++;
+				jobs[id % PL_JOBS].n_plots++;
+				id++;
+			} else if (br != -ENODATA) {
+				r = br;
+				goto out;
+			}
+		}
+		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
 			uint64_t rec = record_kib ? record_kib : pl_auto_record(d, t);
 			char b[16];
 			size_t pts = 0;
@@ -509,7 +660,7 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 			out->compare_record[t] = rec;
 			p->test = t;
 			p->kind = FSLAB_REPORT_PLOT_COMPARE;
-			snprintf(p->name, sizeof(p->name), "compare-%s", fslab_test_to_string(t));
+			snprintf(p->name, sizeof(p->name), "bysize-%s", fslab_test_to_string(t));
 			snprintf(p->title, sizeof(p->title),
 				 "%s at %s records: mean of trials, bars = 95%% CI", fslab_test_to_string(t),
 				 rp_fmt_size(rec, b, sizeof(b)));

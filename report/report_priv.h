@@ -246,6 +246,7 @@ struct rp_plot {
 	const struct rp_entry *e; /* NULL for comparison charts */
 	enum fslab_test test;
 	unsigned kind;        /* FSLAB_REPORT_PLOT_* */
+	bool bars;            /* COMPARE: the ranking's plateau bars (else by file size) */
 };
 
 struct rp_plots {

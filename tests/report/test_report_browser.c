@@ -122,13 +122,13 @@ START_TEST(t_report_in_chromium)
 	char *html = slurp(html_p);
 	char *page = check_page(html, "check.html", "");
 	run_check(browser, page, &total, &bad);
-	ck_assert_int_eq(total, 13); /* every plot of the fixture */
+	ck_assert_int_eq(total, 15); /* every plot of the fixture */
 	ck_assert_int_eq(bad, 0);
 	free(page);
 	/* control: a broken image is caught */
 	page = check_page(html, "control.html", "<img alt=\"broken\" src=\"data:image/png;base64,AAAA\">\n");
 	run_check(browser, page, &total, &bad);
-	ck_assert_int_eq(total, 14);
+	ck_assert_int_eq(total, 16);
 	ck_assert_int_eq(bad, 1);
 	free(page);
 	free(html);

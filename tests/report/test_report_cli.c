@@ -221,10 +221,22 @@ START_TEST(t_fixture_html_and_plots)
 		free(p);
 	}
 	closedir(d);
-	/* 3 filesystems x 2 tests x (surface + heatmap) + 2 comparison charts,
-	 * less fat32's read surface (every cell failed: nothing to draw) */
-	ck_assert_uint_eq(n_png, 13);
-	ck_assert_uint_eq(n_svg, 13);
+	/* 3 filesystems x 2 tests x (surface + heatmap) + 2 ranking bar charts
+	 * + 2 by-file-size charts, less fat32's read surface (every cell
+	 * failed: nothing to draw) */
+	ck_assert_uint_eq(n_png, 15);
+	ck_assert_uint_eq(n_svg, 15);
+	/* gnuplot ran inside the plots directory: no temporary path in its
+	 * logs or scripts */
+	char *gl = path("out/plots/gnuplot-1.log"), *glog = slurp(gl, NULL);
+	ck_assert_msg(!strstr(glog, ".fslab-report.tmp"), "temporary path in the log: %s", glog);
+	free(glog);
+	free(gl);
+	/* the SVG heatmap is vector cells, not an embedded (blurred) raster */
+	char *hs = path("out/plots/heatmap-2-ext4-write.svg"), *hsv = slurp(hs, NULL);
+	ck_assert_msg(!strstr(hsv, "<image"), "SVG heatmap embeds a raster image");
+	free(hsv);
+	free(hs);
 	char *surf = path("out/plots/surface-2-ext4-write.png");
 	check_png(surf);
 	free(surf);
