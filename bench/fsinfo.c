@@ -177,7 +177,7 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
 		{ "xfs", "mkfs.xfs", "-V" },    { "btrfs", "mkfs.btrfs", "--version" },
 		{ "fat32", "mkfs.fat", "--help" }, { "vfat", "mkfs.fat", "--help" },
 	};
-	char tool[PATH_MAX], log[64], data[4096];
+	char tool[PATH_MAX], data[4096];
 	struct fslab_exec_result res;
 	ssize_t n;
 	int fd;
@@ -193,9 +193,9 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
 		fd = memfd_create("fslab-mkfs-version", MFD_CLOEXEC);
 		if (fd < 0)
 			return;
-		snprintf(log, sizeof(log), "/proc/self/fd/%d", fd);
 		const char *argv[] = { tool, tools[i].arg, NULL };
-		if (fslab_exec_run(argv, log, 10, &res) == 0 &&
+		struct fslab_exec_opts eo = { .log_fd = fd, .timeout_s = 10 };
+		if (fslab_exec_run_opts(argv, &eo, &res) == 0 &&
 		    (n = pread(fd, data, sizeof(data) - 1, 0)) > 0) {
 			/* first non-empty line that names a version */
 			char *save = NULL;
