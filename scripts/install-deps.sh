@@ -27,6 +27,7 @@ tests="
 	fio hyperfine time jq fdisk
 	dpkg-dev lintian bash-completion man-db
 	ansible ansible-lint openssh-server python3-apt
+	qemu-system-x86 busybox-static cpio kmod udev
 "
 
 with_tests=no
@@ -44,5 +45,12 @@ packages=$runtime
 [ "$with_tests" = no ] || packages="$runtime $tests"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# udev is for the tests/vm guest only: its package must not start
+# systemd-udevd on this machine (a policy-rc.d that refuses just udev).
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n[ "$1" = udev ] && exit 101\nexit 0\n' >/usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 # shellcheck disable=SC2086 # the lists are words
 apt-get install -y -q --no-install-recommends $packages

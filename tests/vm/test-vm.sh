@@ -1,0 +1,45 @@
+#!/bin/sh
+# One vm test scenario (ctest label vm): boots a QEMU guest with the disks
+# the scenario needs and runs its job (tests/vm/jobs/) there; some
+# scenarios check the disk files on the host afterwards.  Exit 77 when no
+# guest can run here (not root, no qemu, no kernel package).
+# Usage: tests/vm/test-vm.sh SCENARIO     (FSLAB_BIN, FSLAB_BUILD_DIR and
+#        FSLAB_SOURCE_DIR as ctest sets them; VM_KEEP=1 keeps the temp dir)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/vm-lib.sh"
+scenario=${1:?usage: test-vm.sh SCENARIO}
+vm_init "$scenario"
+jobs=$here/jobs
+# Guest time budget per boot (TCG on a loaded 2-core host is slow).
+t=${VM_TIMEOUT:-400}
+rc=0
+case $scenario in
+default-scsi)
+	vm_disk lab scsi 120G
+	vm_boot "$jobs/default.sh" "$t" || rc=$?
+	;;
+default-sata)
+	vm_disk lab sata 120G
+	vm_boot "$jobs/default.sh" "$t" || rc=$?
+	;;
+default-nvme)
+	vm_disk lab nvme 120G
+	vm_boot "$jobs/default.sh" "$t" || rc=$?
+	;;
+udev-scsi)
+	vm_disk lab scsi 120G
+	echo "VM_UDEV=1" >>"$VM_ENV"
+	vm_boot "$jobs/default.sh" "$t" || rc=$?
+	;;
+udev-nvme)
+	vm_disk lab nvme 120G
+	echo "VM_UDEV=1" >>"$VM_ENV"
+	vm_boot "$jobs/default.sh" "$t" || rc=$?
+	;;
+*)
+	vm_fail "unknown scenario $scenario"
+	;;
+esac
+[ $rc -eq 0 ] || vm_fail "the guest job failed (exit $rc)"
+vm_log "passed (guest ${VM_GUEST_S:-?} s, host $VM_WALL_S s)"
