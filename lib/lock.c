@@ -49,9 +49,9 @@ int fslab_lock_at(int dfd, const char *name, int how, const char *command, char 
 		close(fd);
 		return -ESTALE;
 	}
-	if (how == LOCK_EX && ftruncate(fd, 0) == 0)
-		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
-	else if (how == LOCK_SH && fstat(fd, &st) == 0 && st.st_size == 0)
+	/* Every holder writes its name (the last shared one wins); a reader
+	 * checks that the named process still lives (fslab_lock_holder_alive). */
+	if (ftruncate(fd, 0) == 0)
 		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
 	return fd;
 }
@@ -96,7 +96,7 @@ int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const ch
 	if (fd == -EWOULDBLOCK)
 		snprintf(err, errlen,
 			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
-			 state_path, holder[0] ? holder : "another fslab command");
+			 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab command");
 	else if (fd == -EINVAL)
 		snprintf(err, errlen,
 			 "lock file %s/%s is not a regular file of ours with one link; remove it", dir,
@@ -104,6 +104,21 @@ int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const ch
 	else if (fd < 0)
 		snprintf(err, errlen, "cannot lock %s/%s: %s", dir, name, strerror(-fd));
 	return fd;
+}
+
+bool fslab_lock_holder_alive(const char *holder)
+{
+	const char *p = strstr(holder, ", pid ");
+	char path[64];
+	long pid;
+
+	if (!p)
+		return false;
+	pid = strtol(p + 6, NULL, 10);
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	return access(path, F_OK) == 0;
 }
 
 void fslab_lock_release(int fd)

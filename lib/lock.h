@@ -25,12 +25,16 @@ int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const ch
  * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
  * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
  * file with a single link, owned by the caller: anything else is refused
- * (-EINVAL), never written.  An exclusive holder writes "command, pid N"
- * into it, a shared one only into an empty file.  Returns the fd;
+ * (-EINVAL), never written.  Every holder writes "command, pid N" into it
+ * (of several shared holders, the last one's name stays).  Returns the fd;
  * -EWOULDBLOCK with the holder's line in holder when another process has
  * it; another negative errno otherwise. */
 int fslab_lock_at(int dfd, const char *name, int how, const char *command, char *holder,
 		  size_t holderlen);
+
+/* Does the "command, pid N" line read from a lock file name a process
+ * that still exists?  (The last of several shared holders may have gone.) */
+bool fslab_lock_holder_alive(const char *holder);
 
 /* Releases the lock (closes fd); fd < 0 is ignored.  The lock file is left
  * in place: removing it would race with another process opening it. */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -119,6 +120,54 @@ int prov_resolve_parent(const char *path, char *out, size_t len)
 	return 0;
 }
 
+int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
+{
+	char head[PATH_MAX], link[64], real[PATH_MAX], flag[PATH_MAX + 32], back[PATH_MAX + 16];
+	char *slash;
+	struct stat st;
+	FILE *f;
+	int fd, r = 0;
+
+	snprintf(head, sizeof(head), "%s", path);
+	while (stat(head, &st) < 0) {
+		slash = strrchr(head, '/');
+		if (!slash || slash == head)
+			return 0;
+		*slash = '\0';
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, real))
+		return 0; /* not on a block device (tmpfs, FUSE, ...) */
+	snprintf(flag, sizeof(flag), "%s/partition", real);
+	if (access(flag, F_OK) != 0)
+		return 0;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0'; /* the whole disk's directory */
+	snprintf(flag, sizeof(flag), "%s/loop/backing_file", real);
+	f = fopen(flag, "re");
+	if (!f)
+		return 0;
+	back[0] = '\0';
+	if (!fgets(back, sizeof(back), f))
+		back[0] = '\0';
+	fclose(f);
+	back[strcspn(back, "\n")] = '\0';
+	fd = back[0] == '/' ? open(back, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
+	if (fd >= 0) {
+		char found[128];
+
+		if (prov_marker_check(fd, "", found, sizeof(found)) == 0 &&
+		    strncmp(found, "the marker of", 13) == 0) {
+			snprintf(dev, len, "/dev/%s (a partition of %s)", slash + 1, back);
+			r = 1;
+		}
+		close(fd);
+	}
+	return r;
+}
+
 /* ---- the lab ---- */
 
 static int lab_lock_error(int r, const char *what, const char *holder, const char *state_path,
@@ -127,7 +176,7 @@ static int lab_lock_error(int r, const char *what, const char *holder, const cha
 	if (r == -EWOULDBLOCK)
 		snprintf(err, errlen,
 			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
-			 state_path, holder[0] ? holder : "another fslab command");
+			 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab command");
 	else if (r == -EINVAL)
 		snprintf(err, errlen,
 			 "%s is not a lock file of ours (a link, another owner or not a regular "
@@ -155,12 +204,12 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 				 "refused: another benchmark is running on the lab (%s): %s; two runs "
 				 "on one lab perturb each other's figures. Wait for it or stop it, or "
 				 "add --allow-concurrent to both if that is what you want",
-				 state_path, holder[0] ? holder : "another fslab run");
+				 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab run");
 		else
 			snprintf(err, errlen,
 				 "refused: %s runs alone on the lab (%s) (it was started without "
 				 "--allow-concurrent); wait for it to finish",
-				 holder[0] ? holder : "another fslab run", state_path);
+				 fslab_lock_holder_alive(holder) ? holder : "another fslab run", state_path);
 		return fd;
 	}
 	if (fd < 0) {

@@ -114,6 +114,11 @@ bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
  * where nothing exists to resolve them. */
 int prov_resolve_parent(const char *path, char *out, size_t len);
 
+/* 1 when path (or its nearest existing ancestor) is on a partition of a
+ * loop device whose backing file carries an fslab lab marker, with the
+ * partition's device in dev; 0 otherwise. */
+int prov_path_on_lab_mount(const char *path, char *dev, size_t len);
+
 /* Time helper for bounded waits. */
 double prov_now(void);
 

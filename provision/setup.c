@@ -269,6 +269,13 @@ static int setup_check_environment(struct setup_run *s)
 				    s->state_path, s->mount_root, s->mount_root);
 			return FSLAB_EXIT_FAILURE;
 		}
+		if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0) {
+			fslab_error("refused: the state file %s would be on %s, a filesystem of another "
+				    "fslab lab (its teardown unmounts and wipes it); give a --state outside "
+				    "every lab",
+				    s->state_path, dir);
+			return FSLAB_EXIT_FAILURE;
+		}
 	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT) {

@@ -369,6 +369,24 @@ static int teardown_unmount_all(struct teardown_run *t)
 	return 0;
 }
 
+/* The disk is not proven the lab's (or setup never got to mount): a
+ * mount at a mount point the state names is not fslab's to remove. */
+static void teardown_foreign_mounts(struct teardown_run *t)
+{
+	for (size_t i = 0; i < t->st.n_partitions; i++) {
+		const struct fslab_state_partition *p = &t->st.partitions[i];
+		char src[PATH_MAX], fstype[64];
+
+		if (p->mountpoint[0] &&
+		    prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
+			fslab_error("refused: %s (%s) is mounted at %s, which the state names as the "
+				    "lab's, but nothing proves it is the lab's filesystem: not unmounting it",
+				    src, fstype, p->mountpoint);
+			t->refused = true;
+		}
+	}
+}
+
 static int teardown_wipe(struct teardown_run *t)
 {
 	int r;
@@ -438,7 +456,10 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 		return;
 	}
 	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-		fslab_warn("%s: still a mount point (%s); left in place", dir, src);
+		fslab_error("refused: %s is a mount point (%s, %s) that teardown did not prove the "
+			    "lab's; left in place",
+			    dir, src, fstype);
+		t->refused = true;
 		return;
 	}
 	fd = fslab_dir_open(dir);
@@ -557,9 +578,12 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 			goto out;
 		}
 	}
-	/* Only a disk proven the lab's (its GPT) has lab mounts on it. */
+	/* Only a disk proven the lab's (its GPT) has lab mounts on it;
+	 * whatever else is mounted where the state says is someone's. */
 	if (r == 1 && t->disk_is_blk && teardown_unmount_all(t) < 0)
 		goto out;
+	if (r != 1)
+		teardown_foreign_mounts(t);
 	prov_test_pause("teardown-unmounted", NULL);
 	if (r == 1 && teardown_wipe(t) < 0)
 		goto out;
