@@ -10,14 +10,26 @@
 #include <sys/types.h>
 
 #include "cache.h"
+#include "fileutil.h"
 #include "names.h"
 #include "plan.h"
 #include "spec.h"
 #include "state.h"
 
+/* The device is probed this many times; the fastest figure is the upper
+ * bound a cell is compared with (one probe is noisy: the flag flipped on
+ * 10-20% of the cells between identical runs). */
+#define FSLAB_PROBE_RUNS 3
+/* A cell faster than this x the device's upper bound is flagged
+ * page-cache: the device could not have done it. */
+#define FSLAB_PAGE_CACHE_FACTOR 1.5
+
 /* What the device can do, measured before the sweep (probe.c). */
 struct fslab_probe_result {
-	double write_kib_s, read_kib_s; /* 0: unknown */
+	double write_kib_s, read_kib_s; /* the fastest probe; 0: unknown */
+	/* every probe, in order (runs of them finished) */
+	double write_runs_kib_s[FSLAB_PROBE_RUNS], read_runs_kib_s[FSLAB_PROBE_RUNS];
+	unsigned runs;
 	char method[24];                /* o_direct, buffered+fsync, skipped, failed */
 	char note[256];
 	uint64_t bytes;
@@ -26,9 +38,16 @@ struct fslab_probe_result {
 /* Default and bounds of the probe's scratch file. */
 #define FSLAB_PROBE_DEFAULT_BYTES (64 * 1024 * 1024)
 #define FSLAB_PROBE_RECORD (1024 * 1024)
-#define PROBEFILE_PREFIX ".fslab-probe-"
+/* Benchmark and probe files live in a private directory (0700, made with
+ * fslab_mkdtemp_at) inside the directory under test, never beside other
+ * users' files. */
+#define FSLAB_WORKDIR_PREFIX "fslab-run."
+#define TESTFILE_NAME "testfile"
+#define PROBEFILE_NAME "probe"
 
-int fslab_device_probe(const char *dir, uint64_t bytes, struct fslab_probe_result *r);
+/* Probes the device under the private directory dfd (dir: its path, for
+ * messages). */
+int fslab_device_probe(int dfd, const char *dir, uint64_t bytes, struct fslab_probe_result *r);
 
 /* One filesystem under test. */
 struct fslab_bench_fs {
@@ -59,6 +78,22 @@ struct fslab_bench_fs {
 
 	bool vanished;
 	FILE *csv;
+
+	/* The directory under test (held open) and fslab's private directory
+	 * in it, where the test and probe files live: its name, fd (flock'ed
+	 * while the run lives, so another run's stale-directory sweep leaves
+	 * it alone) and identity, checked before it is removed. */
+	int dir_fd, work_fd;
+	char work_name[64];
+	struct fslab_file_id work_id;
+};
+
+/* What --resume found in one CSV, checked before anything is changed. */
+struct fslab_resume_csv {
+	int fd;           /* the CSV, open O_RDWR; -1: there is none yet */
+	off_t size, keep; /* keep: up to the end of the last complete line */
+	char *kept;       /* the rows to keep when some must go (vanished); else NULL */
+	size_t kept_len;
 };
 
 /* Fills type, device, mountpoint, mount options, fuse, device model/serial/
@@ -72,8 +107,16 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
 void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 
 /* The whole run. */
+/* The results directory's run marker: a hidden file holding the run id,
+ * created O_EXCL with the directory's first run; --resume compares it with
+ * the manifest's run_id. */
+#define FSLAB_RUN_MARKER ".fslab-run"
+#define FSLAB_RUN_ID_LEN 36 /* a UUID, lower-case text */
+
 struct fslab_run_ctx {
 	char out_dir[PATH_MAX];
+	int out_fd;        /* the results directory, held (and flock'ed) */
+	char run_id[FSLAB_RUN_ID_LEN + 1];
 	char state_path[PATH_MAX]; /* "" for --dir */
 	struct fslab_state *state;
 	char spec_text_source[PATH_MAX];
@@ -81,6 +124,8 @@ struct fslab_run_ctx {
 	const char *preset;
 	struct fslab_sweep_spec sweep;
 	double until_ci_pct;        /* 0: off */
+	int io_mode;                /* enum fslab_io_mode */
+	int sync_policy;            /* enum fslab_sync_policy */
 	unsigned max_trials;
 	bool no_device_probe;
 	uint64_t probe_bytes;
@@ -99,10 +144,14 @@ struct fslab_run_ctx {
 	bool interrupted;
 };
 
+/* Writes <out>/manifest.json atomically, relative to c->out_fd. */
 int fslab_manifest_write(const struct fslab_run_ctx *c);
-/* Reads a manifest back into c (settings, filesystems with name and path,
- * probe figures, accounting).  err gets a message. */
-int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, size_t errlen);
+/* Reads the manifest in the results directory dfd (dir: its path, for
+ * messages) back into c (run id, settings, filesystems with name and path,
+ * probe figures, accounting).  A symlink or non-regular manifest is
+ * refused.  err gets a message. */
+int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char *err,
+			size_t errlen);
 
 /* Status prefix of the rows written for a filesystem that disappeared;
  * --resume runs those cells again. */
@@ -123,9 +172,20 @@ struct fslab_done_set {
 	bool *ok;
 };
 
-/* Reads <dir>/<name>.csv (if present), drops a cut-off last line, and
- * collects the cells it holds.  Returns 0 or -errno with err set. */
-int fslab_resume_load(const char *csv_path, struct fslab_done_set *d, char *err, size_t errlen);
+/* Checks <fs>.csv in the results directory dfd without changing it: a
+ * regular file of ours (not a symlink, one link), the results header, every
+ * complete row well formed and of filesystem fs.  Collects its cells into d
+ * and what resume must change into rc (a cut-off last line, rows of a
+ * vanished filesystem).  No CSV is fine (rc->fd = -1).  Returns 0 or
+ * -errno with err set. */
+int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
+		       struct fslab_done_set *d, char *err, size_t errlen);
+/* Makes the changes the check found (truncate, or atomic rewrite) and
+ * returns in rc->fd the CSV ready to append to (-1: create it).  Returns 0
+ * or -errno with err set. */
+int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, char *err,
+		       size_t errlen);
+void fslab_resume_csv_free(struct fslab_resume_csv *rc);
 bool fslab_done_has(const struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
 		    uint64_t record_kib, unsigned trial);
 int fslab_done_add(struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,

@@ -55,13 +55,14 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *s
 }
 
 /* fsync (and syncfs) the file so its pages are clean and can be dropped. */
-static int cache_flush_file(const char *path, int *fdp, char *why, size_t whylen)
+static int cache_flush_file(int dfd, const char *path, int *fdp, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0) {
+		int r = -errno;
 		snprintf(why, whylen, "cold mode: cannot open %s: %s", path, strerror(errno));
-		return -errno;
+		return r;
 	}
 	if (fsync(fd) < 0 || syncfs(fd) < 0) {
 		int r = -errno;
@@ -73,12 +74,12 @@ static int cache_flush_file(const char *path, int *fdp, char *why, size_t whylen
 	return 0;
 }
 
-int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen)
+int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t whylen)
 {
 	struct fslab_cache_ctl *c = ctx;
 	int fd = -1, r;
 
-	r = cache_flush_file(path, &fd, why, whylen);
+	r = cache_flush_file(*dir_fd, path, &fd, why, whylen);
 	if (r < 0)
 		return r;
 	switch (c->method) {
@@ -98,6 +99,8 @@ int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen)
 	}
 	case FSLAB_DROP_REMOUNT:
 		close(fd);
+		if (c->release)
+			c->release(c->hold_ctx);
 		r = c->remount ? c->remount(c->remount_ctx, c->part->name, why, whylen) : -ENOTSUP;
 		if (r == 0 && c->dev) {
 			struct stat st;
@@ -107,6 +110,11 @@ int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen)
 		if (r < 0 && !c->remount)
 			snprintf(why, whylen, "cold mode: remount of %s at %s failed: %s", c->part->device,
 				 c->part->mountpoint, strerror(-r));
+		if (c->reopen) {
+			int r2 = c->reopen(c->hold_ctx, dir_fd, r < 0 ? NULL : why, whylen);
+			if (r == 0)
+				r = r2;
+		}
 		return r;
 	case FSLAB_DROP_FADVISE:
 		r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);

@@ -34,6 +34,14 @@ struct fslab_cache_ctl {
 	 * NULL: no remount. */
 	int (*remount)(void *remount_ctx, const char *name, char *why, size_t whylen);
 	void *remount_ctx;
+	/* remount: the run holds directories open inside the mount (its
+	 * private directory), which would make the unmount fail.  release
+	 * closes them before the unmount; reopen opens them again after the
+	 * mount (proving they are the same directories) and stores the new
+	 * private directory fd in *dir_fd.  Both may be NULL. */
+	void (*release)(void *hold_ctx);
+	int (*reopen)(void *hold_ctx, int *dir_fd, char *why, size_t whylen);
+	void *hold_ctx;
 };
 
 /* Picks the method for one filesystem (part NULL when not a lab partition). */
@@ -41,7 +49,8 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *s
 			  const struct fslab_state_partition *part);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
 
-/* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl. */
-int fslab_cache_drop(void *ctx, const char *path, char *why, size_t whylen);
+/* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl;
+ * the test file is name in the directory *dir_fd. */
+int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
 
 #endif

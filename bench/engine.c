@@ -20,6 +20,8 @@ struct fslab_bench_pass {
 	const struct fslab_cell *cell;
 	const struct fslab_bench_test *test;
 	struct fslab_bench_buffers *buf;
+	int dfd;             /* the directory holding the test file */
+	bool *file_exists;   /* the cell may have created the test file */
 	uint64_t n;          /* records */
 	size_t rec;          /* record bytes */
 	bool direct;         /* O_DIRECT on the fd tests */
@@ -36,6 +38,34 @@ static double bench_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *fslab_io_mode_to_string(enum fslab_io_mode m)
+{
+	return m == FSLAB_IO_POSITIONAL ? "positional" : "seek";
+}
+
+int fslab_io_mode_from_string(const char *s)
+{
+	if (s && strcmp(s, "seek") == 0)
+		return FSLAB_IO_SEEK;
+	if (s && strcmp(s, "positional") == 0)
+		return FSLAB_IO_POSITIONAL;
+	return -1;
+}
+
+const char *fslab_sync_policy_to_string(enum fslab_sync_policy p)
+{
+	return p == FSLAB_SYNC_GLOBAL ? "global" : "fs";
+}
+
+int fslab_sync_policy_from_string(const char *s)
+{
+	if (s && strcmp(s, "fs") == 0)
+		return FSLAB_SYNC_FS;
+	if (s && strcmp(s, "global") == 0)
+		return FSLAB_SYNC_GLOBAL;
+	return -1;
 }
 
 /* ---- access patterns ---- */
@@ -106,20 +136,38 @@ static int io_fail(struct fslab_bench_pass *p, const char *op, uint64_t rec_inde
 	return pass_fail(p, e ? e : EIO, "%s at offset %llu", op, (unsigned long long)off);
 }
 
+/* Opens the test file in the private directory.  With O_CREAT, the first
+ * creation in a cell is O_EXCL; once the cell may have made the file (an
+ * earlier pass, or an open that created it and then refused O_DIRECT), it
+ * is truncated instead.  O_NOFOLLOW always (the io ops add it). */
+static int cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flags)
+{
+	const struct fslab_io_ops *ops = c->ops;
+	int fd;
+
+	if (!(flags & O_CREAT))
+		return ops->open(ops->ctx, dfd, c->name, flags, 0600);
+	flags &= ~(O_EXCL | O_TRUNC);
+	fd = ops->open(ops->ctx, dfd, c->name, flags | (*exists ? O_TRUNC : O_EXCL), 0600);
+	if (fd < 0 && errno == EEXIST && !*exists)
+		fd = ops->open(ops->ctx, dfd, c->name, (flags & ~O_CREAT) | O_TRUNC, 0600);
+	*exists = true;
+	return fd;
+}
+
 static int pass_open(struct fslab_bench_pass *p, int flags)
 {
-	const struct fslab_io_ops *ops = p->cell->ops;
 	double t = bench_now();
 	int fd;
 
 	if (p->direct)
 		flags |= O_DIRECT;
-	fd = ops->open(ops->ctx, p->cell->path, flags, 0644);
+	fd = cell_open(p->cell, p->dfd, p->file_exists, flags);
 	if (fd < 0) {
 		int e = errno;
 		if (p->direct && e == EINVAL)
 			return pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
-		return pass_fail(p, e, "open %s", p->cell->path);
+		return pass_fail(p, e, "open %s", p->cell->name);
 	}
 	p->untimed += bench_now() - t;
 	return fd;
@@ -135,9 +183,9 @@ static int pass_finish_fd(struct fslab_bench_pass *p, int fd, int r)
 	if (fd < 0)
 		return r;
 	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && ops->fsync(ops->ctx, fd) < 0)
-		r = pass_fail(p, errno, "fsync %s", p->cell->path);
+		r = pass_fail(p, errno, "fsync %s", p->cell->name);
 	if (ops->close(ops->ctx, fd) < 0 && r == 0)
-		r = pass_fail(p, errno, "close %s", p->cell->path);
+		r = pass_fail(p, errno, "close %s", p->cell->name);
 	p->untimed += bench_now() - t;
 	return r;
 }
@@ -157,13 +205,49 @@ static int pass_flush_timed(struct fslab_bench_pass *p, int *fd)
 	return r;
 }
 
+/* The clock reads that open and close a timed region.  ops->timer (a
+ * recorder's mark) runs just outside them. */
+static inline double pass_timer_start(const struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+
+	if (ops->timer)
+		ops->timer(ops->ctx, true);
+	return bench_now();
+}
+
+static inline double pass_timer_stop(const struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = bench_now();
+
+	if (ops->timer)
+		ops->timer(ops->ctx, false);
+	return t;
+}
+
+/* IOzone fsyncs the freshly opened file before every timed pass but random
+ * read/write, outside the timer: the pass then starts with no dirty pages
+ * of the file (on a journaled filesystem the next overwrite is faster). */
+static int pass_presync(struct fslab_bench_pass *p, int fd)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = bench_now();
+	int r = 0;
+
+	if (ops->fsync(ops->ctx, fd) < 0)
+		r = pass_fail(p, errno, "fsync %s before the pass", p->cell->name);
+	p->untimed += bench_now() - t;
+	return r;
+}
+
 /* ---- the run functions: one per access pattern ---- */
 
 /* write (creates), rewrite: N sequential writes. */
 static int run_seq_write(struct fslab_bench_pass *p)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
-	int flags = O_WRONLY | ((p->test->flags & FSLAB_BT_CREATES) ? O_CREAT | O_TRUNC : 0);
+	int flags = O_WRONLY | ((p->test->flags & FSLAB_BT_CREATES) ? O_CREAT : 0);
 	const void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
@@ -175,7 +259,10 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	fd = pass_open(p, flags);
 	if (fd < 0)
 		return fd;
-	t0 = bench_now();
+	r = pass_presync(p, fd);
+	if (r < 0)
+		return pass_finish_fd(p, fd, r);
+	t0 = pass_timer_start(p);
 	for (i = 0; i < n; i++) {
 		got = ops->write(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
@@ -183,11 +270,11 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
+	t1 = pass_timer_stop(p);
 	if (i < n)
 		r = io_fail(p, "write", i, got);
 	else if (r < 0)
-		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
+		r = pass_fail(p, -r, "fsync/close %s", p->cell->name);
 	p->elapsed = t1 - t0;
 	return pass_finish_fd(p, fd, r);
 }
@@ -208,6 +295,9 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	fd = pass_open(p, O_RDONLY);
 	if (fd < 0)
 		return fd;
+	r = pass_presync(p, fd);
+	if (r < 0)
+		return pass_finish_fd(p, fd, r);
 	t0 = bench_now();
 	got = ops->read(ops->ctx, fd, buf, rec);
 	if (got != (ssize_t)rec)
@@ -216,7 +306,7 @@ static int run_seq_read(struct fslab_bench_pass *p)
 		return pass_finish_fd(p, fd, pass_fail(p, errno, "lseek to 0"));
 	p->untimed += bench_now() - t0;
 
-	t0 = bench_now();
+	t0 = pass_timer_start(p);
 	for (i = 0; i < n; i++) {
 		got = ops->read(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
@@ -224,38 +314,48 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
+	t1 = pass_timer_stop(p);
 	if (i < n)
 		r = io_fail(p, "read", i, got);
 	else if (r < 0)
-		r = pass_fail(p, -r, "close %s", p->cell->path);
+		r = pass_fail(p, -r, "close %s", p->cell->name);
 	p->elapsed = t1 - t0;
 	return pass_finish_fd(p, fd, r);
 }
 
 /* The positioned tests (random read/write, backward read, record rewrite,
- * stride read) visit records in an order given by `next`: one pread or
- * pwrite per record at its offset.  IOzone issues lseek + read/write; the
- * offsets and lengths are the same, fslab saves the extra system call per
- * record (see docs/tests.md). */
+ * stride read) visit records in an order given by `order`.  By default
+ * (FSLAB_IO_SEEK) with IOzone's calls, offset for offset: lseek to the
+ * record, then read or write; backward read seeks to the last record from
+ * the end, then back two records from the current position after each
+ * read (IOzone's SEEK_END / SEEK_CUR), except after the last.  With
+ * FSLAB_IO_POSITIONAL one pread or pwrite per record at the same offsets:
+ * half the system calls (see docs/tests.md). */
 enum pos_order { POS_RANDOM, POS_BACKWARD, POS_ZERO, POS_STRIDE };
 
 static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	const bool seek = p->cell->io != FSLAB_IO_POSITIONAL;
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
 	uint64_t i, which = 0, wraps = 0;
 	ssize_t got = 0;
+	bool seek_failed = false;
 	int fd, r = 0;
 	double t0, t1;
 
 	fd = pass_open(p, writes ? O_WRONLY : O_RDONLY);
 	if (fd < 0)
 		return fd;
-	t0 = bench_now();
+	if (order != POS_RANDOM) {
+		r = pass_presync(p, fd);
+		if (r < 0)
+			return pass_finish_fd(p, fd, r);
+	}
+	t0 = pass_timer_start(p);
 	for (i = 0; i < n; i++) {
 		switch (order) {
 		case POS_RANDOM:
@@ -272,18 +372,37 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 				which = fslab_stride_next(which, n, &wraps);
 			break;
 		}
-		got = writes ? ops->pwrite(ops->ctx, fd, buf, rec, (off_t)(which * rec))
-			     : ops->pread(ops->ctx, fd, buf, rec, (off_t)(which * rec));
+		if (seek) {
+			off_t want = (off_t)(which * rec), at;
+
+			if (order != POS_BACKWARD)
+				at = ops->lseek(ops->ctx, fd, want, SEEK_SET);
+			else if (i == 0)
+				at = ops->lseek(ops->ctx, fd, -(off_t)rec, SEEK_END);
+			else
+				at = ops->lseek(ops->ctx, fd, -2 * (off_t)rec, SEEK_CUR);
+			if (at != want) {
+				seek_failed = true;
+				break;
+			}
+			got = writes ? ops->write(ops->ctx, fd, buf, rec) : ops->read(ops->ctx, fd, buf, rec);
+		} else {
+			got = writes ? ops->pwrite(ops->ctx, fd, buf, rec, (off_t)(which * rec))
+				     : ops->pread(ops->ctx, fd, buf, rec, (off_t)(which * rec));
+		}
 		if (got != (ssize_t)rec)
 			break;
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
-	t1 = bench_now();
-	if (i < n)
+	t1 = pass_timer_stop(p);
+	if (seek_failed)
+		r = pass_fail(p, errno ? errno : ESPIPE, "lseek to offset %llu",
+			      (unsigned long long)(which * rec));
+	else if (i < n)
 		r = io_fail(p, writes ? "write" : "read", which, got);
 	else if (r < 0)
-		r = pass_fail(p, -r, "fsync/close %s", p->cell->path);
+		r = pass_fail(p, -r, "fsync/close %s", p->cell->name);
 	p->elapsed = t1 - t0;
 	return pass_finish_fd(p, fd, r);
 }
@@ -327,17 +446,22 @@ static int run_stdio(struct fslab_bench_pass *p)
 	double t, t0, t1;
 
 	t = bench_now();
-	f = ops->fopen(ops->ctx, p->cell->path, writes ? "r+e" : "re");
+	f = ops->fopen(ops->ctx, p->dfd, p->cell->name, writes ? "r+" : "r");
 	if (!f)
-		return pass_fail(p, errno, "fopen %s", p->cell->path);
+		return pass_fail(p, errno, "fopen %s", p->cell->name);
 	if (ops->setvbuf(ops->ctx, f, p->buf->stdio, _IOFBF, rec) != 0) {
 		r = pass_fail(p, errno ? errno : EINVAL, "setvbuf(%zu)", rec);
 		ops->fclose(ops->ctx, f);
 		return r;
 	}
 	p->untimed += bench_now() - t;
+	r = pass_presync(p, fileno(f));
+	if (r < 0) {
+		ops->fclose(ops->ctx, f);
+		return r;
+	}
 
-	t0 = bench_now();
+	t0 = pass_timer_start(p);
 	for (i = 0; i < n; i++) {
 		got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, f) : ops->fread(ops->ctx, buf, rec, 1, f);
 		if (got != 1)
@@ -350,21 +474,21 @@ static int run_stdio(struct fslab_bench_pass *p)
 			r = -errno;
 		f = NULL;
 	}
-	t1 = bench_now();
+	t1 = pass_timer_stop(p);
 	e = errno;
 	p->elapsed = t1 - t0;
 	if (i < n) {
 		errno = e;
 		r = io_fail(p, writes ? "fwrite" : "fread", i, got == 1 ? (ssize_t)rec : (e ? -1 : 0));
 	} else if (r < 0) {
-		r = pass_fail(p, -r, "fflush/fsync/fclose %s", p->cell->path);
+		r = pass_fail(p, -r, "fflush/fsync/fclose %s", p->cell->name);
 	}
 	if (f) {
 		t = bench_now();
 		if (r == 0 && writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
-			r = pass_fail(p, errno, "fflush/fsync %s", p->cell->path);
+			r = pass_fail(p, errno, "fflush/fsync %s", p->cell->name);
 		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
-			r = pass_fail(p, errno, "fclose %s", p->cell->path);
+			r = pass_fail(p, errno, "fclose %s", p->cell->name);
 		p->untimed += bench_now() - t;
 	}
 	return r;
@@ -383,16 +507,16 @@ static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
 	{ FSLAB_TEST_REREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_SECOND_PASS,
 	  "the read pass again", run_seq_read },
 	{ FSLAB_TEST_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "pread per record in the fixed shuffle of 0..N-1", run_random },
+	  "lseek + read per record in the fixed shuffle of 0..N-1", run_random },
 	{ FSLAB_TEST_RANDOM_WRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
-	  "pwrite per record in the same shuffle", run_random },
+	  "lseek + write per record in the same shuffle", run_random },
 	{ FSLAB_TEST_BACKWARD_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "pread per record: records N-1 down to 0",
+	  "records N-1 down to 0: lseek(-record, SEEK_END), then read + lseek(-2 records, SEEK_CUR)",
 	  run_backward },
 	{ FSLAB_TEST_RECORD_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES,
-	  "pwrite(record) at offset 0, N times", run_record_rewrite },
+	  "lseek(0) + write(record), N times", run_record_rewrite },
 	{ FSLAB_TEST_STRIDE_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "pread at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
+	  "lseek + read at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
 	  run_stride },
 	{ FSLAB_TEST_FWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO,
 	  "fopen r+, setvbuf(record), N fwrite(record)", run_stdio },
@@ -448,19 +572,18 @@ void fslab_bench_buffers_free(struct fslab_bench_buffers *b)
 
 /* Untimed: writes the whole file so a test that needs it can run even when
  * the write test was not asked for (or failed). */
-static int cell_prepare_file(const struct fslab_cell *c, struct fslab_bench_buffers *b,
-			     bool direct, char *why, size_t whylen)
+static int cell_prepare_file(const struct fslab_cell *c, int dfd, bool *exists,
+			     struct fslab_bench_buffers *b, bool direct, char *why, size_t whylen)
 {
 	const struct fslab_io_ops *ops = c->ops;
 	uint64_t n = c->file_bytes / c->record_bytes, i;
 	int fd, r = 0;
 	ssize_t got = 0;
 
-	fd = ops->open(ops->ctx, c->path, O_WRONLY | O_CREAT | O_TRUNC | (direct ? O_DIRECT : 0),
-		       0644);
+	fd = cell_open(c, dfd, exists, O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0));
 	if (fd < 0) {
 		r = -errno;
-		snprintf(why, whylen, "cannot create the test file %s: %s", c->path, strerror(-r));
+		snprintf(why, whylen, "cannot create the test file %s: %s", c->name, strerror(-r));
 		return r;
 	}
 	for (i = 0; i < n; i++) {
@@ -487,11 +610,85 @@ static int cell_prepare_file(const struct fslab_cell *c, struct fslab_bench_buff
 	return r;
 }
 
+/* The untimed flush before a cell (IOzone: sync() twice).  Failures only
+ * leave more dirty pages behind; they do not stop the cell. */
+static void cell_sync(const struct fslab_cell *c, int dfd)
+{
+	const struct fslab_io_ops *ops = c->ops;
+
+	if (c->sync == FSLAB_SYNC_GLOBAL) {
+		if (ops->sync) {
+			ops->sync(ops->ctx);
+			ops->sync(ops->ctx);
+		}
+		return;
+	}
+	if (ops->syncfs)
+		ops->syncfs(ops->ctx, dfd);
+	if (c->device && c->device[0] && ops->fsync_path)
+		ops->fsync_path(ops->ctx, c->device);
+}
+
 static void cell_emit(const struct fslab_cell *c, enum fslab_test t,
 		      const struct fslab_test_outcome *o)
 {
 	if (c->on_test)
 		c->on_test(c->on_test_ctx, t, o);
+}
+
+/* Runs one test: its cold-mode cache drop, then the pass; a pass timed
+ * across a stop of the process is thrown away and run again. */
+static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p, int *dfd,
+			  struct fslab_test_outcome *o, struct fslab_cell_times *times)
+{
+	const struct fslab_bench_test *test = p->test;
+	int r;
+	double t;
+
+	for (;;) {
+		bool stopped;
+
+		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) && c->drop_cache) {
+			t = bench_now();
+			r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
+			times->cache_drop_s += bench_now() - t;
+			if (r < 0) {
+				o->status = FSLAB_OUTCOME_FAILED;
+				return;
+			}
+			p->dfd = *dfd;
+		}
+		if (c->continued)
+			*c->continued = 0;
+		p->elapsed = p->untimed = 0;
+		r = test->run(p);
+		times->timed_s += p->elapsed;
+		times->untimed_io_s += p->untimed;
+		stopped = c->continued && *c->continued;
+		if (r == 0 && stopped && o->redone < FSLAB_STOP_REDO_MAX) {
+			o->redone++;
+			continue;
+		}
+		if (r == 0 && stopped) {
+			o->status = FSLAB_OUTCOME_FAILED;
+			o->elapsed_s = -1;
+			snprintf(o->reason, sizeof(o->reason),
+				 "the process was stopped (SIGSTOP/SIGTSTP) during %u passes of this test; none is a measurement",
+				 o->redone + 1);
+			return;
+		}
+		break;
+	}
+	if (r == 0) {
+		double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9;
+		o->status = FSLAB_OUTCOME_OK;
+		o->elapsed_s = p->elapsed;
+		o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
+	} else {
+		o->status = (p->direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED
+										 : FSLAB_OUTCOME_FAILED;
+		o->elapsed_s = -1;
+	}
 }
 
 int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
@@ -500,17 +697,30 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	const struct fslab_io_ops *ops = c->ops;
 	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
 	bool file_ok = false, file_exists = false;
-	int ret = 0;
+	int ret = 0, dfd = c->dir_fd;
 	double t;
 
 	memset(out, 0, sizeof(out[0]) * FSLAB_TEST_MAX);
 	memset(times, 0, sizeof(*times));
-	/* IOzone sync()s before a cell; syncfs flushes just this filesystem. */
-	if (ops->syncfs) {
-		t = bench_now();
-		ops->syncfs(ops->ctx, c->path);
-		times->untimed_io_s += bench_now() - t;
+	if (!ops || ops->version != FSLAB_IO_OPS_VERSION) {
+		/* A caller (or test fake) built against another layout of the
+		 * ops struct: calling through it would call the wrong members. */
+		for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
+			if (!(c->tests & (1u << ti)))
+				continue;
+			out[ti].status = FSLAB_OUTCOME_FAILED;
+			out[ti].elapsed_s = -1;
+			snprintf(out[ti].reason, sizeof(out[ti].reason),
+				 "internal: I/O ops '%s' have layout version %u, the engine needs %u (rebuild it against bench/io.h)",
+				 ops && ops->name ? ops->name : "?", ops ? ops->version : 0,
+				 FSLAB_IO_OPS_VERSION);
+			cell_emit(c, (enum fslab_test)ti, &out[ti]);
+		}
+		return -EINVAL;
 	}
+	t = bench_now();
+	cell_sync(c, dfd);
+	times->untimed_io_s += bench_now() - t;
 
 	for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
 		const struct fslab_bench_test *test = &bench_tests[ti];
@@ -519,6 +729,8 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.cell = c,
 			.test = test,
 			.buf = b,
+			.dfd = dfd,
+			.file_exists = &file_exists,
 			.n = c->file_bytes / c->record_bytes,
 			.rec = (size_t)c->record_bytes,
 			.direct = direct && !(test->flags & FSLAB_BT_STDIO),
@@ -534,18 +746,13 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			ret = -EINTR;
 			break;
 		}
-		if (direct && (test->flags & FSLAB_BT_STDIO)) {
-			o->status = FSLAB_OUTCOME_SKIPPED;
-			snprintf(o->reason, sizeof(o->reason),
-				 "direct mode: stdio (fwrite/fread) cannot do O_DIRECT I/O");
-			cell_emit(c, test->id, o);
-			continue;
-		}
+		/* Direct mode runs the stdio tests buffered, as IOzone -I does
+		 * (stdio cannot do O_DIRECT); run.c flags their rows. */
 		if ((test->flags & FSLAB_BT_NEEDS_FILE) && !file_ok) {
 			t = bench_now();
-			r = cell_prepare_file(c, b, direct, o->reason, sizeof(o->reason));
+			r = cell_prepare_file(c, dfd, &file_exists, b, direct, o->reason,
+					      sizeof(o->reason));
 			times->untimed_io_s += bench_now() - t;
-			file_exists = true;
 			if (r < 0) {
 				if (direct && r == -EINVAL) {
 					o->status = FSLAB_OUTCOME_SKIPPED;
@@ -559,41 +766,17 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			}
 			file_ok = true;
 		}
-		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) && c->drop_cache) {
-			t = bench_now();
-			r = c->drop_cache(c->drop_ctx, c->path, o->reason, sizeof(o->reason));
-			times->cache_drop_s += bench_now() - t;
-			if (r < 0) {
-				o->status = FSLAB_OUTCOME_FAILED;
-				cell_emit(c, test->id, o);
-				continue;
-			}
-		}
-		if (test->flags & FSLAB_BT_CREATES)
-			file_exists = true;
-		r = test->run(&p);
-		times->timed_s += p.elapsed;
-		times->untimed_io_s += p.untimed;
-		if (r == 0) {
-			double el = p.elapsed > 1e-9 ? p.elapsed : 1e-9;
-			o->status = FSLAB_OUTCOME_OK;
-			o->elapsed_s = p.elapsed;
-			o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
-			if (test->flags & FSLAB_BT_CREATES)
-				file_ok = true;
-		} else {
-			o->status = (direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED
-										       : FSLAB_OUTCOME_FAILED;
-			o->elapsed_s = -1;
-			if (test->flags & FSLAB_BT_WRITES)
-				file_ok = false;
-		}
+		cell_run_test(c, &p, &dfd, o, times);
+		if (o->status == FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_CREATES))
+			file_ok = true;
+		else if (o->status != FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_WRITES))
+			file_ok = false;
 		cell_emit(c, test->id, o);
 	}
 	if (file_exists) {
 		t = bench_now();
-		if (ops->unlink(ops->ctx, c->path) < 0 && errno != ENOENT)
-			fslab_warn("cannot remove the test file %s: %s", c->path, strerror(errno));
+		if (ops->unlink(ops->ctx, dfd, c->name) < 0 && errno != ENOENT)
+			fslab_warn("cannot remove the test file %s: %s", c->name, strerror(errno));
 		times->untimed_io_s += bench_now() - t;
 	}
 	return ret;

@@ -59,6 +59,7 @@ struct fslab_test_outcome {
 	char reason[200];         /* for FAILED / SKIPPED */
 	double elapsed_s;         /* timed region */
 	double throughput_kib_s;  /* bytes / elapsed / 1024, truncated like IOzone */
+	unsigned redone;          /* passes thrown away: the process was stopped in them */
 };
 
 struct fslab_cell_times {
@@ -67,21 +68,65 @@ struct fslab_cell_times {
 	double cache_drop_s; /* cold mode's page-cache drops */
 };
 
+/* How the positioned tests (random read/write, backward read, record
+ * rewrite, stride read) address a record. */
+enum fslab_io_mode {
+	FSLAB_IO_SEEK,       /* lseek + read/write: IOzone's calls (the default) */
+	FSLAB_IO_POSITIONAL, /* pread/pwrite: one call per record (--io positional) */
+};
+const char *fslab_io_mode_to_string(enum fslab_io_mode m);
+/* -1 for an unknown name ("seek", "positional"). */
+int fslab_io_mode_from_string(const char *s);
+
+/* The untimed flush before each cell. */
+enum fslab_sync_policy {
+	/* syncfs(2) of the filesystem under test, then fsync(2) of its block
+	 * device (cell.device) when known: that also reaches a FUSE
+	 * filesystem whose daemon writes the device through the page cache
+	 * (the default). */
+	FSLAB_SYNC_FS,
+	/* sync(2) twice, IOzone's own flush of the whole machine (--sync
+	 * global). */
+	FSLAB_SYNC_GLOBAL,
+};
+const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
+int fslab_sync_policy_from_string(const char *s);
+
+/* Passes of one test thrown away because the process was stopped (SIGSTOP,
+ * SIGTSTP) during them, before the test is given up as failed. */
+#define FSLAB_STOP_REDO_MAX 3
+
 struct fslab_cell {
-	const char *path;   /* the test file (created and removed here) */
+	/* The test file: name (one component) in the directory dir_fd, the
+	 * run's private directory.  Created with O_EXCL, opened with
+	 * O_NOFOLLOW, removed here. */
+	int dir_fd;
+	const char *name;
 	uint64_t file_bytes, record_bytes;
 	unsigned tests;     /* mask of tests to measure */
 	enum fslab_cache_mode cache;
+	enum fslab_io_mode io;
+	enum fslab_sync_policy sync;
+	/* The filesystem's block device, fsync'ed before the cell with
+	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
+	const char *device;
+	/* ops->version must be FSLAB_IO_OPS_VERSION. */
 	const struct fslab_io_ops *ops;
-	/* cold mode: empties the page cache of path (file closed); 0 or -errno,
-	 * with a reason in why. */
-	int (*drop_cache)(void *ctx, const char *path, char *why, size_t whylen);
+	/* cold mode: empties the page cache of the test file (closed); 0 or
+	 * -errno, with a reason in why.  A remount may replace *dir_fd (the
+	 * same directory, opened again). */
+	int (*drop_cache)(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
 	void *drop_ctx;
 	/* Called after each measured test (outside any timed region). */
 	void (*on_test)(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o);
 	void *on_test_ctx;
 	/* Checked between tests: set by SIGINT/SIGTERM.  May be NULL. */
 	volatile sig_atomic_t *stop;
+	/* Set by a SIGCONT handler: the process was stopped.  Cleared before
+	 * each pass; a pass that ends with it set was timed across the stop, so
+	 * it is thrown away and run again (outcome.redone counts them), up to
+	 * FSLAB_STOP_REDO_MAX times.  May be NULL. */
+	volatile sig_atomic_t *continued;
 };
 
 /* Runs the cell's tests.  out[t] gets each test's outcome (NOT_RUN for

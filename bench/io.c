@@ -1,14 +1,14 @@
 #include "io.h"
 
+#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
-static int posix_open(void *ctx, const char *path, int flags, mode_t mode)
+static int posix_open(void *ctx, int dfd, const char *name, int flags, mode_t mode)
 {
 	(void)ctx;
-	return open(path, flags | O_CLOEXEC, mode);
+	return openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
 static int posix_close(void *ctx, int fd)
@@ -53,39 +53,56 @@ static int posix_fsync(void *ctx, int fd)
 	return fsync(fd);
 }
 
-static int posix_unlink(void *ctx, const char *path)
+static int posix_unlink(void *ctx, int dfd, const char *name)
 {
 	(void)ctx;
-	return unlink(path);
+	return unlinkat(dfd, name, 0);
 }
 
-static int posix_syncfs(void *ctx, const char *path)
+static int posix_syncfs(void *ctx, int dfd)
 {
-	char dir[PATH_MAX];
-	char *slash;
-	int fd, r;
+	(void)ctx;
+	return syncfs(dfd);
+}
+
+static int posix_fsync_path(void *ctx, const char *path)
+{
+	int fd, r, e;
 
 	(void)ctx;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir)
-		*slash = '\0';
-	else if (slash)
-		slash[1] = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	r = syncfs(fd);
+	r = fsync(fd);
+	e = errno;
 	close(fd);
+	errno = e;
 	return r;
 }
 
-static FILE *posix_fopen(void *ctx, const char *path, const char *mode)
+static int posix_sync(void *ctx)
 {
 	(void)ctx;
-	return fopen(path, mode);
+	sync();
+	return 0;
+}
+
+static FILE *posix_fopen(void *ctx, int dfd, const char *name, const char *mode)
+{
+	int flags = strcmp(mode, "r+") == 0 ? O_RDWR : O_RDONLY;
+	int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f;
+
+	(void)ctx;
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
 }
 
 static int posix_setvbuf(void *ctx, FILE *f, char *buf, int type, size_t size)
@@ -119,6 +136,7 @@ static int posix_fclose(void *ctx, FILE *f)
 }
 
 const struct fslab_io_ops fslab_io_posix = {
+	.version = FSLAB_IO_OPS_VERSION,
 	.name = "posix",
 	.open = posix_open,
 	.close = posix_close,
@@ -130,6 +148,8 @@ const struct fslab_io_ops fslab_io_posix = {
 	.fsync = posix_fsync,
 	.unlink = posix_unlink,
 	.syncfs = posix_syncfs,
+	.fsync_path = posix_fsync_path,
+	.sync = posix_sync,
 	.fopen = posix_fopen,
 	.setvbuf = posix_setvbuf,
 	.fread = posix_fread,

@@ -2,10 +2,12 @@
  * atomically at the start, after each filesystem and trial, and at the
  * end (finished_at).  Also the record --resume continues from. */
 #include "bench_int.h"
+#include "engine.h"
 #include "fileutil.h"
 #include "size.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +103,28 @@ static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_benc
 	json_object_object_add(o, "device_read_kib_s", mf_kib(fs->probe.read_kib_s));
 	json_object_object_add(o, "device_probe", json_object_new_string(fs->probe.method[0] ? fs->probe.method : "skipped"));
 	json_object_object_add(o, "device_probe_note", mf_str(fs->probe.note));
+	if (fs->probe.runs) {
+		json_object *runs = json_object_new_array();
+		for (unsigned k = 0; k < fs->probe.runs && k < FSLAB_PROBE_RUNS; k++) {
+			json_object *pr = json_object_new_object();
+			json_object_object_add(pr, "write_kib_s", mf_kib(fs->probe.write_runs_kib_s[k]));
+			json_object_object_add(pr, "read_kib_s", mf_kib(fs->probe.read_runs_kib_s[k]));
+			json_object_array_add(runs, pr);
+		}
+		json_object_object_add(o, "device_probe_runs", runs);
+	} else {
+		json_object_object_add(o, "device_probe_runs", NULL);
+	}
 	json_object_object_add(o, "device_probe_bytes",
 			       fs->probe.bytes ? json_object_new_int64((int64_t)fs->probe.bytes) : NULL);
+	/* What the flush before each cell reaches (sync_policy fs): syncfs,
+	 * plus an fsync of the block device when the lab names it. */
+	json_object_object_add(o, "sync_device",
+			       c->sync_policy == FSLAB_SYNC_FS && fs->part ? json_object_new_string(fs->part->device) : NULL);
+	json_object_object_add(o, "sync_note",
+			       json_object_new_string(c->sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
+						      : fs->part ? "syncfs of the filesystem and fsync of its block device before each cell"
+								 : "syncfs only before each cell: --dir names no block device to fsync"));
 	json_object_object_add(o, "cache_drop_method",
 			       c->sweep.cache == FSLAB_CACHE_COLD ? json_object_new_string(fslab_drop_method_name(fs->cache.method)) : NULL);
 	json_object_object_add(o, "fuse", json_object_new_boolean(fs->fuse));
@@ -120,12 +142,12 @@ static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_benc
 int fslab_manifest_write(const struct fslab_run_ctx *c)
 {
 	json_object *root = json_object_new_object(), *arr, *m;
-	char path[PATH_MAX + 32];
 	const char *text;
 	double timed = 0, untimed = 0, drops = 0;
 	int r;
 
 	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
+	json_object_object_add(root, "run_id", json_object_new_string(c->run_id));
 	arr = json_object_new_array();
 	for (int i = 0; i < c->argc && c->argv; i++)
 		json_object_array_add(arr, json_object_new_string(c->argv[i]));
@@ -149,11 +171,15 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 	json_object_object_add(root, "until_ci_pct", c->until_ci_pct > 0 ? json_object_new_double(c->until_ci_pct) : NULL);
 	json_object_object_add(root, "max_trials", json_object_new_int((int)(c->until_ci_pct > 0 ? c->max_trials : c->sweep.trials)));
 	json_object_object_add(root, "seed", json_object_new_int64((int64_t)c->sweep.seed));
+	json_object_object_add(root, "io_mode", json_object_new_string(fslab_io_mode_to_string(c->io_mode)));
+	json_object_object_add(root, "sync_policy", json_object_new_string(fslab_sync_policy_to_string(c->sync_policy)));
 	json_object_object_add(root, "sweep", mf_sweep(c));
 	m = json_object_new_object();
 	mf_machine(m);
 	json_object_object_add(root, "machine", m);
-	json_object_object_add(root, "page_cache_factor", json_object_new_double(1.5));
+	json_object_object_add(root, "page_cache_factor", json_object_new_double(FSLAB_PAGE_CACHE_FACTOR));
+	json_object_object_add(root, "page_cache_flag",
+			       json_object_new_string("a cell faster than page_cache_factor x the fastest of the filesystem's device_probe_runs (write figure for writing tests, read figure for reading tests)"));
 	json_object_object_add(root, "device_probe", json_object_new_string(c->no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep"));
 	json_object_object_add(root, "state_path", mf_str(c->state_path));
 	arr = json_object_new_array();
@@ -180,8 +206,7 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 	}
 
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(path, sizeof(path), "%s/manifest.json", c->out_dir);
-	r = fslab_write_file_atomic(path, text, strlen(text), 0644);
+	r = fslab_write_file_atomic_at(c->out_fd, "manifest.json", text, strlen(text), 0644);
 	json_object_put(root);
 	return r;
 }
@@ -206,22 +231,49 @@ static bool mf_get_num(json_object *o, const char *key, double *out)
 	return true;
 }
 
-int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, size_t errlen)
+int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char *err,
+			size_t errlen)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], *text = NULL;
 	json_object *root, *sw, *arr, *v;
 	const char *s;
+	ssize_t n;
+	size_t len = 0, cap = 1 << 16;
 	double d;
-	int r = -EINVAL;
+	int fd, r = -EINVAL;
 
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	if (access(path, R_OK) != 0) {
+	fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY);
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s; --resume takes a results directory an earlier fslab run wrote",
-			 path, strerror(errno));
-		return -errno;
+			 path, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+		return fd == -ENOENT ? -ENOENT : -EINVAL;
 	}
-	root = json_object_from_file(path);
-	if (!root) {
+	/* A manifest is a few KiB (a sweep file's text at most 1 MiB). */
+	text = malloc(cap + 1);
+	while (text && (n = read(fd, text + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			char *t = cap < (8u << 20) ? realloc(text, cap * 2 + 1) : NULL;
+			if (!t) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = t;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot read (too large or out of memory)", path);
+		return -EINVAL;
+	}
+	text[len] = '\0';
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		json_object_put(root);
 		snprintf(err, errlen, "%s: not valid JSON", path);
 		return -EINVAL;
 	}
@@ -232,6 +284,13 @@ int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, siz
 			goto out;                                                    \
 		}                                                                    \
 	} while (0)
+	s = mf_get_str(root, "run_id");
+	if (!s || strlen(s) != FSLAB_RUN_ID_LEN) {
+		snprintf(err, errlen, "%s: no run_id: written by an fslab before run ids, or not by fslab; a run can be continued only by proving the manifest is this directory's",
+			 path);
+		goto out;
+	}
+	snprintf(c->run_id, sizeof(c->run_id), "%s", s);
 	NEED(json_object_object_get_ex(root, "sweep", &sw), "\"sweep\"");
 	s = mf_get_str(sw, "preset");
 	c->preset = (s && strcmp(s, "quick") == 0) ? "quick" : "seed";
@@ -262,6 +321,13 @@ int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, siz
 	NEED(mf_get_num(root, "seed", &d), "\"seed\"");
 	c->sweep.seed = (uint64_t)d;
 	c->until_ci_pct = mf_get_num(root, "until_ci_pct", &d) ? d : 0;
+	/* absent in runs recorded before these keys: their defaults then */
+	s = mf_get_str(root, "io_mode");
+	NEED(!s || fslab_io_mode_from_string(s) >= 0, "\"io_mode\"");
+	c->io_mode = s ? fslab_io_mode_from_string(s) : FSLAB_IO_SEEK;
+	s = mf_get_str(root, "sync_policy");
+	NEED(!s || fslab_sync_policy_from_string(s) >= 0, "\"sync_policy\"");
+	c->sync_policy = s ? fslab_sync_policy_from_string(s) : FSLAB_SYNC_FS;
 	c->max_trials = mf_get_num(root, "max_trials", &d) ? (unsigned)d : c->sweep.trials;
 	s = mf_get_str(root, "device_probe");
 	c->no_device_probe = s && strncmp(s, "skipped", 7) == 0;
@@ -303,6 +369,14 @@ int fslab_manifest_read(const char *dir, struct fslab_run_ctx *c, char *err, siz
 		snprintf(fs->path, sizeof(fs->path), "%s", s);
 		fs->probe.write_kib_s = mf_get_num(f, "device_write_kib_s", &d) ? d : 0;
 		fs->probe.read_kib_s = mf_get_num(f, "device_read_kib_s", &d) ? d : 0;
+		if (json_object_object_get_ex(f, "device_probe_runs", &v) && json_object_is_type(v, json_type_array)) {
+			for (size_t k = 0; k < json_object_array_length(v) && k < FSLAB_PROBE_RUNS; k++) {
+				json_object *pr = json_object_array_get_idx(v, k);
+				fs->probe.write_runs_kib_s[k] = mf_get_num(pr, "write_kib_s", &d) ? d : 0;
+				fs->probe.read_runs_kib_s[k] = mf_get_num(pr, "read_kib_s", &d) ? d : 0;
+				fs->probe.runs = (unsigned)k + 1;
+			}
+		}
 		fs->probe.bytes = mf_get_num(f, "device_probe_bytes", &d) ? (uint64_t)d : 0;
 		s = mf_get_str(f, "device_probe");
 		snprintf(fs->probe.method, sizeof(fs->probe.method), "%s", s ? s : "skipped");

@@ -1,10 +1,13 @@
 /* --resume: the cells a results CSV already holds.  A cell is (filesystem,
  * test, file size, record size, trial); one row per finished cell.  A run
  * killed while writing a row leaves a last line without its newline: it is
- * cut off here (the cell is redone), every complete row is kept. */
+ * cut off here (the cell is redone), every complete row is kept.  Nothing
+ * is changed until every CSV, the manifest and the run id have been checked. */
 #include "bench_int.h"
 #include "fileutil.h"
 #include "results.h"
+
+#include <stdio.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,44 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Truncates path after its last newline. */
-static int resume_cut_partial_line(const char *path)
-{
-	struct stat st;
-	char buf[4096];
-	off_t end;
-	int fd = open(path, O_RDWR | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	end = st.st_size;
-	while (end > 0) {
-		off_t start = end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0;
-		ssize_t n = pread(fd, buf, (size_t)(end - start), start);
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		for (ssize_t i = n - 1; i >= 0; i--)
-			if (buf[i] == '\n') {
-				off_t keep = start + i + 1;
-				if (keep != st.st_size && ftruncate(fd, keep) < 0)
-					r = -errno;
-				goto out;
-			}
-		end = start;
-	}
-	if (st.st_size > 0 && ftruncate(fd, 0) < 0)
-		r = -errno;
-out:
-	close(fd);
-	return r;
-}
 
 int fslab_done_add(struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
 		   uint64_t record_kib, unsigned trial, bool ok, double throughput)
@@ -110,37 +75,128 @@ void fslab_done_free(struct fslab_done_set *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int fslab_resume_load(const char *csv_path, struct fslab_done_set *d, char *err, size_t errlen)
+/* Reads all of fd (a results CSV: at most limit bytes). */
+static int resume_read_all(int fd, char **data, size_t *len, size_t limit)
+{
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 65536;
+			char *nb;
+
+			if (cap >= limit) {
+				free(buf);
+				return -EFBIG;
+			}
+			nb = realloc(buf, nc + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		got = pread(fd, buf + n, cap - n, (off_t)n);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+void fslab_resume_csv_free(struct fslab_resume_csv *rc)
+{
+	if (rc->fd >= 0)
+		close(rc->fd);
+	free(rc->kept);
+	memset(rc, 0, sizeof(*rc));
+	rc->fd = -1;
+}
+
+int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
+		       struct fslab_done_set *d, char *err, size_t errlen)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
+	char name[FSLAB_FS_NAME_MAX + 8], *data = NULL, *kept = NULL;
+	size_t len = 0, kept_len = 0;
+	bool dropped = false;
+	struct stat st;
+	FILE *mem = NULL, *in;
 	int r;
 
-	if (access(csv_path, F_OK) != 0)
-		return 0;
-	r = resume_cut_partial_line(csv_path);
+	memset(rc, 0, sizeof(*rc));
+	rc->fd = -1;
+	snprintf(name, sizeof(name), "%s.csv", fs);
+	r = fslab_open_regular_at(dfd, name, O_RDWR);
+	if (r == -ENOENT)
+		return 0; /* killed before the CSV was made */
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", csv_path, strerror(-r));
+		snprintf(err, errlen, "%s: %s; fslab writes its CSVs as regular files, so this one is not the run's own: nothing was changed",
+			 name, r == -ELOOP ? "is a symbolic link" : r == -EINVAL ? "is not a regular file" : strerror(-r));
 		return r;
 	}
-	struct stat st;
-	if (stat(csv_path, &st) == 0 && st.st_size == 0)
-		return 0; /* killed before the header was written: start afresh */
-	r = fslab_results_open(csv_path, &rd, err, errlen);
+	rc->fd = r;
+	if (fstat(rc->fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", name, strerror(-r));
+		goto fail;
+	}
+	if (st.st_uid != geteuid() || st.st_nlink != 1) {
+		snprintf(err, errlen, "%s: %s, so it is not a CSV this fslab wrote: nothing was changed",
+			 name, st.st_uid != geteuid() ? "owned by another user" : "has other hard links");
+		r = -EPERM;
+		goto fail;
+	}
+	r = resume_read_all(rc->fd, &data, &len, (size_t)1 << 30);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", name, strerror(-r));
+		goto fail;
+	}
+	rc->size = (off_t)len;
+	/* A run killed while it wrote a row leaves a line without its newline:
+	 * it is cut off (the cell runs again), every complete row stays. */
+	while (len > 0 && data[len - 1] != '\n')
+		len--;
+	rc->keep = (off_t)len;
+	if (len == 0)
+		goto out; /* killed before the header was complete: start afresh */
+	in = fmemopen(data, len, "r");
+	if (!in) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto fail;
+	}
+	r = fslab_results_open_stream(in, name, &rd, err, errlen);
 	if (r < 0)
-		return r;
+		goto fail;
 	/* Rows of a filesystem that vanished are dropped so its cells run
 	 * again once it is back; every other row stays. */
-	char *kept = NULL;
-	size_t kept_len = 0;
-	bool dropped = false;
-	FILE *mem = open_memstream(&kept, &kept_len);
+	mem = open_memstream(&kept, &kept_len);
 	if (!mem) {
-		fslab_results_close(rd);
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto fail;
 	}
 	fslab_results_write_header(mem);
 	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
+		if (strcmp(row.filesystem, fs) != 0) {
+			snprintf(err, errlen, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",
+				 name, row.filesystem);
+			r = -EINVAL;
+			break;
+		}
 		if (strncmp(row.status, FSLAB_VANISHED_STATUS, strlen(FSLAB_VANISHED_STATUS)) == 0) {
 			dropped = true;
 			continue;
@@ -151,14 +207,60 @@ int fslab_resume_load(const char *csv_path, struct fslab_done_set *d, char *err,
 		if (r < 0)
 			break;
 	}
-	fslab_results_close(rd);
-	if (fclose(mem) != 0 && r >= 0)
+	if (r < 0)
+		goto fail;
+	if (fclose(mem) != 0) {
+		mem = NULL;
 		r = -ENOMEM;
-	if (r >= 0 && dropped) {
-		r = fslab_write_file_atomic(csv_path, kept, kept_len, 0644);
-		if (r < 0)
-			snprintf(err, errlen, "%s: cannot rewrite: %s", csv_path, strerror(-r));
+		goto fail;
 	}
+	mem = NULL;
+	if (dropped) {
+		rc->kept = kept;
+		rc->kept_len = kept_len;
+		kept = NULL;
+	}
+out:
+	fslab_results_close(rd);
 	free(kept);
-	return r < 0 ? r : 0;
+	free(data);
+	return 0;
+fail:
+	if (mem)
+		fclose(mem);
+	fslab_results_close(rd);
+	free(kept);
+	free(data);
+	fslab_resume_csv_free(rc);
+	return r;
+}
+
+int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, char *err,
+		       size_t errlen)
+{
+	char name[FSLAB_FS_NAME_MAX + 8];
+	int r;
+
+	snprintf(name, sizeof(name), "%s.csv", fs);
+	if (rc->fd < 0)
+		return 0;
+	if (rc->kept) {
+		r = fslab_write_file_atomic_at(dfd, name, rc->kept, rc->kept_len, 0644);
+		if (r < 0) {
+			snprintf(err, errlen, "%s: cannot rewrite: %s", name, strerror(-r));
+			return r;
+		}
+		close(rc->fd);
+		rc->fd = fslab_open_regular_at(dfd, name, O_RDWR);
+		if (rc->fd < 0) {
+			r = rc->fd;
+			snprintf(err, errlen, "%s: cannot open after rewriting: %s", name, strerror(-r));
+			return r;
+		}
+	} else if (rc->keep != rc->size && ftruncate(rc->fd, rc->keep) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: cannot cut off the incomplete last line: %s", name, strerror(-r));
+		return r;
+	}
+	return 0;
 }

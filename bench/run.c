@@ -7,7 +7,14 @@
  *         flushed after each
  *
  * A cell (fs, test, file, record, trial) already in the CSV is skipped
- * (--resume).  SIGINT/SIGTERM stop after the test in flight. */
+ * (--resume).  SIGINT/SIGTERM stop after the test in flight; a test timed
+ * across a SIGSTOP is run again (SIGCONT says the process was stopped).
+ *
+ * Trust: the test and probe files live in a private directory fslab makes
+ * in each directory under test and removes after; the results directory is
+ * held open and flock'ed for the whole run, its files are created O_EXCL
+ * relative to it, and it carries a run id (.fslab-run) that --resume
+ * checks against the manifest before it changes anything. */
 #include "run.h"
 #include "bench_int.h"
 #include "engine.h"
@@ -19,26 +26,51 @@
 #include "results.h"
 #include "size.h"
 #include "stats.h"
+#include "termtext.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
-#define PAGE_CACHE_FACTOR 1.5
-#define TESTFILE_PREFIX "fslab-testfile."
+/* The flag of a row whose test was run again because the process was
+ * stopped (SIGSTOP) while the first pass was timed. */
+#define REDONE_FLAG "redone-stopped"
 
-static volatile sig_atomic_t run_stop;
+static volatile sig_atomic_t run_stop, run_continued;
 
 static void run_on_signal(int sig)
 {
 	(void)sig;
 	run_stop = 1;
+}
+
+/* A stop is invisible to the stopped process; the SIGCONT that ends it is
+ * not: the test in flight was timed across the stop and is run again. */
+static void run_on_continue(int sig)
+{
+	(void)sig;
+	run_continued = 1;
+}
+
+/* A user's path or name as it may reach a terminal: control bytes shown
+ * as \xNN.  Four rotating buffers, so one message can hold several. */
+static const char *run_esc(const char *s)
+{
+	static char bufs[4][FSLAB_ESCAPE_SIZE(PATH_MAX)];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+
+	return fslab_escape_ctrl(s, b, sizeof(bufs[0]));
 }
 
 void fslab_run_opts_init(struct fslab_run_opts *o)
@@ -210,6 +242,8 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	} else {
 		c->max_trials = s->trials;
 	}
+	c->io_mode = o->io_mode;
+	c->sync_policy = o->sync_policy;
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
 	return 0;
@@ -239,19 +273,20 @@ static int run_add_fs(struct fslab_run_ctx *c, const char *name, const char *pat
 		}
 	fs = &c->fs[c->n_fs];
 	memset(fs, 0, sizeof(*fs));
+	fs->dir_fd = fs->work_fd = -1;
 	snprintf(fs->name, sizeof(fs->name), "%s", name);
 	if (snprintf(fs->path, sizeof(fs->path), "%s", path) >= (int)sizeof(fs->path)) {
-		fslab_error("%s: path too long", path);
+		fslab_error("%s: path too long", run_esc(path));
 		return -ENAMETOOLONG;
 	}
 	fs->part = part;
 	r = fslab_fsinfo_fill(fs);
 	if (r < 0) {
-		fslab_error("%s (%s): %s; give an existing directory", name, path, strerror(-r));
+		fslab_error("%s (%s): %s; give an existing directory", name, run_esc(path), strerror(-r));
 		return r;
 	}
 	if (access(path, W_OK) != 0) {
-		fslab_error("%s (%s): not writable: %s", name, path, strerror(errno));
+		fslab_error("%s (%s): not writable: %s", name, run_esc(path), strerror(errno));
 		return -EACCES;
 	}
 	c->n_fs++;
@@ -318,41 +353,190 @@ static int run_lock_lab(struct fslab_run_ctx *c, bool concurrent, struct fslab_l
 	return r;
 }
 
-/* Removes test and probe files that an earlier, killed run left in dir
- * (their pid is gone). */
-static void run_remove_stale_testfiles(const char *dir)
+/* ---- the private directory in each directory under test ---- */
+
+/* Removes private directories that earlier, killed runs left in the
+ * directory under test.  Only a directory that is provably such a leftover
+ * goes: fslab's name, a directory (not a symlink) on the same filesystem,
+ * owned by the user fslab runs as (root, as a rule) with mode 0700 (so no
+ * other user made it or could have put anything in it), and not flock'ed
+ * (a live run holds its own).  Anything else is left alone. */
+static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 {
-	DIR *d = opendir(dir);
+	struct stat dst;
+	DIR *d;
 	struct dirent *e;
+	int dup_fd;
 
-	if (!d)
+	if (fstat(fs->dir_fd, &dst) < 0)
 		return;
+	dup_fd = fcntl(fs->dir_fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		close(dup_fd);
+		return;
+	}
 	while ((e = readdir(d))) {
-		char *end, path[PATH_MAX + 300];
-		long pid;
+		struct fslab_file_id id;
+		struct stat st;
+		int fd, r;
 
-		const char *num;
-
-		if (strncmp(e->d_name, TESTFILE_PREFIX, strlen(TESTFILE_PREFIX)) == 0)
-			num = e->d_name + strlen(TESTFILE_PREFIX);
-		else if (strncmp(e->d_name, PROBEFILE_PREFIX, strlen(PROBEFILE_PREFIX)) == 0)
-			num = e->d_name + strlen(PROBEFILE_PREFIX);
+		if (strncmp(e->d_name, FSLAB_WORKDIR_PREFIX, strlen(FSLAB_WORKDIR_PREFIX)) != 0)
+			continue;
+		fd = openat(fs->dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || st.st_dev != dst.st_dev || st.st_uid != geteuid() ||
+		    (st.st_mode & 07777) != 0700 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+		    fslab_file_id_of_fd(fd, &id) < 0) {
+			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: not a leftover of a killed run (owner, mode or a live run's lock): left alone",
+				    run_esc(fs->path), run_esc(e->d_name));
+			close(fd);
+			continue;
+		}
+		r = fslab_remove_tree_at(fs->dir_fd, e->d_name, &id);
+		if (r < 0)
+			fslab_warn("%s/%s: cannot remove what a killed run left: %s", run_esc(fs->path),
+				   run_esc(e->d_name), strerror(-r));
 		else
-			continue;
-		pid = strtol(num, &end, 10);
-		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlink(path) == 0)
-			fslab_debug(FSLAB_DBG_BENCH, "removed stale test file %s", path);
+			fslab_debug(FSLAB_DBG_BENCH, "removed %s/%s, left by a killed run",
+				    run_esc(fs->path), e->d_name);
+		close(fd);
 	}
 	closedir(d);
+}
+
+/* mkdtemp's rules where the filesystem cannot chmod (a FUSE driver without
+ * setattr, such as fusefat): mkdirat 0700 never reuses an existing name or
+ * follows a symlink; the name is ours alone once mkdirat succeeds. */
+static int run_mkdir_private_nochmod(int dfd, char *name, size_t len)
+{
+	for (unsigned i = 0; i < 1000; i++) {
+		int fd;
+
+		snprintf(name, len, FSLAB_WORKDIR_PREFIX "%ld-%u", (long)getpid(), i);
+		if (mkdirat(dfd, name, 0700) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int r = -errno;
+			unlinkat(dfd, name, AT_REMOVEDIR);
+			return r;
+		}
+		return fd;
+	}
+	return -EEXIST;
+}
+
+/* Opens the directory under test and makes the run's private directory in
+ * it (after removing leftovers of killed runs). */
+static int run_workdir_create(struct fslab_bench_fs *fs)
+{
+	struct stat st;
+	int r;
+
+	fs->dir_fd = open(fs->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->dir_fd < 0)
+		return fslab_error_errno(errno, "%s: cannot open %s", fs->name, run_esc(fs->path));
+	if (fstat(fs->dir_fd, &st) < 0 || st.st_dev != fs->dev) {
+		fslab_error("%s: %s changed while the run started (another filesystem is there now)",
+			    fs->name, run_esc(fs->path));
+		return -ESTALE;
+	}
+	run_remove_stale_workdirs(fs);
+	r = fslab_mkdtemp_at(fs->dir_fd, FSLAB_WORKDIR_PREFIX, fs->work_name, sizeof(fs->work_name));
+	if (r == -ENOSYS || r == -EPERM || r == -EOPNOTSUPP)
+		r = run_mkdir_private_nochmod(fs->dir_fd, fs->work_name, sizeof(fs->work_name));
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot make a private directory for the test files in %s",
+					 fs->name, run_esc(fs->path));
+	fs->work_fd = r;
+	if (flock(fs->work_fd, LOCK_EX | LOCK_NB) < 0 || fslab_file_id_of_fd(fs->work_fd, &fs->work_id) < 0)
+		return fslab_error_errno(errno, "%s: cannot lock %s/%s", fs->name, run_esc(fs->path),
+					 fs->work_name);
+	return 0;
+}
+
+/* Removes the private directory: only while it still is the one this run
+ * made (its recorded identity), never through a symlink. */
+static void run_workdir_remove(struct fslab_bench_fs *fs)
+{
+	if (fs->dir_fd >= 0 && fs->work_name[0] && fs->work_fd >= 0) {
+		int r = fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
+		if (r < 0 && r != -ENOENT && !fs->vanished)
+			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->name,
+				   run_esc(fs->path), fs->work_name, strerror(-r));
+	}
+	if (fs->work_fd >= 0)
+		close(fs->work_fd);
+	if (fs->dir_fd >= 0)
+		close(fs->dir_fd);
+	fs->work_fd = fs->dir_fd = -1;
+}
+
+/* Cold mode's remount: the unmount needs the run's directories closed ... */
+static void run_workdir_release(void *ctx)
+{
+	struct fslab_bench_fs *fs = ctx;
+
+	if (fs->work_fd >= 0)
+		close(fs->work_fd);
+	if (fs->dir_fd >= 0)
+		close(fs->dir_fd);
+	fs->work_fd = fs->dir_fd = -1;
+}
+
+/* ... and after the mount they are opened again: the private directory
+ * must be the same directory (inode; a FUSE mount renumbers, so there only
+ * owner and mode), else the run stops using it. */
+static int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen)
+{
+	struct fslab_bench_fs *fs = ctx;
+	struct stat st;
+	int r;
+
+	fs->dir_fd = open(fs->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->dir_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	fs->work_fd = openat(fs->dir_fd, fs->work_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fs->work_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (fstat(fs->work_fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (st.st_uid != geteuid() || (!fs->fuse && st.st_ino != fs->work_id.ino)) {
+		r = -ESTALE;
+		goto fail;
+	}
+	fs->work_id.dev = st.st_dev;
+	fs->work_id.ino = st.st_ino;
+	flock(fs->work_fd, LOCK_EX | LOCK_NB);
+	*dir_fd = fs->work_fd;
+	return 0;
+fail:
+	if (why)
+		snprintf(why, whylen, "cold mode: after the remount, the run's directory %s is not the one it made: %s",
+			 fs->work_name, strerror(-r));
+	run_workdir_release(fs);
+	*dir_fd = -1;
+	return r;
 }
 
 /* ---- the sweep ---- */
 
 struct run_fs_state {
 	struct fslab_done_set done;
+	struct fslab_resume_csv csv; /* --resume: the checked CSV */
 };
 
 struct run_group_ctx {
@@ -372,15 +556,19 @@ static double run_cell_work(const struct fslab_sweep_cell *cell)
 	return (double)cell->file_bytes + 4096.0 * (double)(cell->file_bytes / cell->record_bytes);
 }
 
-static void run_flag(const struct fslab_bench_fs *fs, enum fslab_test t, double tp, char *flag,
-		     size_t len)
+static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache,
+		     enum fslab_test t, double tp, char *flag, size_t len)
 {
 	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 	double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
 
 	flag[0] = '\0';
-	if (dev > 0 && tp > PAGE_CACHE_FACTOR * dev)
+	/* dev: the fastest of the probes, an upper bound on the device */
+	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev)
 		snprintf(flag, len, "page-cache");
+	/* direct mode: the stdio tests ran buffered (IOzone -I does the same) */
+	if (cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO))
+		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
 	if (fs->fuse)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
 }
@@ -405,7 +593,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		row.throughput_kib_s = o->throughput_kib_s;
 		row.elapsed_s = o->elapsed_s;
 		snprintf(row.status, sizeof(row.status), "ok");
-		run_flag(fs, t, o->throughput_kib_s, row.flag, sizeof(row.flag));
+		run_flag(fs, g->c->sweep.cache, t, o->throughput_kib_s, row.flag, sizeof(row.flag));
 		fs->cells_ok++;
 		break;
 	case FSLAB_OUTCOME_SKIPPED:
@@ -419,7 +607,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 			fs->vanished = true;
 			fslab_progress_clear(g->prog);
 			fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
-				    fs->name, fs->path);
+				    fs->name, run_esc(fs->path));
 		}
 		if (fs->vanished && strncmp(o->reason, FSLAB_VANISHED_STATUS + 8,
 					    strlen(FSLAB_VANISHED_STATUS + 8)) != 0)
@@ -434,8 +622,11 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	}
 	if (o->status != FSLAB_OUTCOME_OK && fs->fuse)
 		snprintf(row.flag, sizeof(row.flag), "fuse");
+	if (o->redone)
+		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%s" REDONE_FLAG,
+			 row.flag[0] ? ";" : "");
 	if (fslab_results_write_row(fs->csv, &row) < 0 || fflush(fs->csv) != 0) {
-		fslab_error("cannot append to %s/%s.csv: %s", g->c->out_dir, fs->name, strerror(errno));
+		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(errno));
 		g->failed = true;
 		run_stop = 1;
 	}
@@ -518,31 +709,46 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 	return n;
 }
 
+/* The CSVs, ready to append to: on resume the ones run_resume_check
+ * validated (now cut or rewritten as it found necessary), else new files
+ * created O_EXCL in the results directory (a name already taken, a symlink
+ * included, is refused, never written through). */
 static int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 {
-	char path[PATH_MAX + 64], err[512];
+	char name[FSLAB_FS_NAME_MAX + 8], err[512];
 	struct stat st;
-	int r;
+	int r, fd;
 
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 
-		snprintf(path, sizeof(path), "%s/%s.csv", c->out_dir, fs->name);
-		r = fslab_resume_load(path, &fst[i].done, err, sizeof(err));
+		snprintf(name, sizeof(name), "%s.csv", fs->name);
+		r = fslab_resume_apply(c->out_fd, fs->name, &fst[i].csv, err, sizeof(err));
 		if (r < 0) {
-			fslab_error("%s", err);
+			fslab_error("%s/%s", run_esc(c->out_dir), err);
 			return r;
 		}
-		for (size_t k = 0; k < fst[i].done.n; k++)
-			if (fst[i].done.ok[k])
-				fs->cells_ok++;
-		fs->csv = fopen(path, "ae");
+		fd = fst[i].csv.fd;
+		fst[i].csv.fd = -1;
+		if (fd < 0) {
+			fd = fslab_create_at(c->out_fd, name, O_WRONLY | O_APPEND, 0644);
+			if (fd < 0)
+				return fslab_error_errno(fd, "cannot create %s/%s%s", run_esc(c->out_dir), name,
+							 fd == -EEXIST ? " (something took that name since the run checked)" : "");
+		} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND) < 0) {
+			r = -errno;
+			close(fd);
+			return fslab_error_errno(r, "%s/%s", run_esc(c->out_dir), name);
+		}
+		fs->csv = fdopen(fd, "a");
 		if (!fs->csv) {
-			return fslab_error_errno(errno, "cannot open %s", path);
+			r = -errno;
+			close(fd);
+			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
 			if (fslab_results_write_header(fs->csv) < 0 || fflush(fs->csv) != 0)
-				return fslab_error_errno(errno, "cannot write %s", path);
+				return fslab_error_errno(errno, "cannot write %s/%s", run_esc(c->out_dir), name);
 		}
 	}
 	return 0;
@@ -581,11 +787,8 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			struct run_fs_state *fs_st = &fst[order[oi]];
 			uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
 			double fs_start = run_now();
-			char testfile[PATH_MAX + 64];
 			bool ran = false;
 
-			snprintf(testfile, sizeof(testfile), "%s/" TESTFILE_PREFIX "%ld", fs->path,
-				 (long)getpid());
 			for (size_t i = 0; i < plan->n && !run_stop; i++) {
 				const struct fslab_sweep_cell *cell = &plan->cells[i];
 				unsigned mask = run_group_todo(c, &fs_st->done, cell, trial);
@@ -600,11 +803,11 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 				if (!mask)
 					continue;
 				ran = true;
-				if (!fs->vanished && fslab_fsinfo_check(fs) < 0) {
+				if (!fs->vanished && (fs->work_fd < 0 || fslab_fsinfo_check(fs) < 0)) {
 					fs->vanished = true;
 					fslab_progress_clear(prog);
 					fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
-						    fs->name, fs->path);
+						    fs->name, run_esc(fs->path));
 				}
 				if (fs->vanished && trial > c->sweep.trials)
 					continue; /* --until-ci extra trials: nothing to sample */
@@ -647,17 +850,24 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 					cur_record = cell->record_bytes;
 				}
 				struct fslab_cell spec = {
-					.path = testfile,
+					.dir_fd = fs->work_fd,
+					.name = TESTFILE_NAME,
 					.file_bytes = cell->file_bytes,
 					.record_bytes = cell->record_bytes,
 					.tests = mask,
 					.cache = c->sweep.cache,
+					.io = (enum fslab_io_mode)c->io_mode,
+					.sync = (enum fslab_sync_policy)c->sync_policy,
+					/* a lab partition's block device (state);
+					 * --dir: none known, syncfs only */
+					.device = fs->part ? fs->part->device : NULL,
 					.ops = &fslab_io_posix,
 					.drop_cache = fslab_cache_drop,
 					.drop_ctx = &fs->cache,
 					.on_test = run_on_test,
 					.on_test_ctx = &g,
 					.stop = &run_stop,
+					.continued = &run_continued,
 				};
 				fslab_cell_run(&spec, &buf, out, &times);
 				fs->timed_s += times.timed_s;
@@ -690,39 +900,212 @@ out:
 
 /* ---- setup of a run ---- */
 
+/* Names the process holding a flock on fd, from /proc/locks ("pid 1234:
+ * fslab run --resume out"), or "" when it cannot tell. */
+static void run_flock_holder(int fd, char *buf, size_t len)
+{
+	struct stat st;
+	char line[256];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned maj, mnr;
+		unsigned long long ino;
+		int pid;
+
+		if (strstr(line, "->") || !strstr(line, "FLOCK") ||
+		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &mnr, &ino) != 4)
+			continue;
+		if (ino != (unsigned long long)st.st_ino || maj != major(st.st_dev) || mnr != minor(st.st_dev) ||
+		    pid == getpid())
+			continue;
+		char path[64], cmd[256] = "";
+		int cfd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		cfd = open(path, O_RDONLY | O_CLOEXEC);
+		n = cfd >= 0 ? read(cfd, cmd, sizeof(cmd) - 1) : -1;
+		if (cfd >= 0)
+			close(cfd);
+		for (ssize_t i = 0; i + 1 < n; i++)
+			if (cmd[i] == '\0')
+				cmd[i] = ' ';
+		cmd[n > 0 ? n : 0] = '\0';
+		snprintf(buf, len, "pid %d%s%s", pid, cmd[0] ? ": " : "", run_esc(cmd));
+		break;
+	}
+	fclose(f);
+}
+
+/* One run at a time per results directory: an exclusive flock on the
+ * directory itself (held through c->out_fd until the run ends), whatever
+ * path reached it. */
+static int run_lock_results(struct fslab_run_ctx *c)
+{
+	char holder[400];
+
+	if (flock(c->out_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return fslab_error_errno(errno, "cannot lock the results directory %s", run_esc(c->out_dir));
+	run_flock_holder(c->out_fd, holder, sizeof(holder));
+	fslab_error("%s is in use by another fslab run (%s); wait for it to finish: two runs in one results directory would write the same cells twice",
+		    run_esc(c->out_dir), holder[0] ? holder : "holder unknown");
+	return -EBUSY;
+}
+
+/* Something (a file, a symlink, anything) named name in dfd? */
+static bool run_name_taken(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+/* A new run's results directory: made 0755 (or an existing one holding no
+ * run), locked, and marked with a new run id in .fslab-run. */
 static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	char ts[32], mf[PATH_MAX + 32];
-	int r;
+	char ts[32], line[FSLAB_RUN_ID_LEN + 2];
+	uuid_t uu;
+	struct stat st;
+	bool existed;
+	int r, fd;
 
-	if (o->resume_dir) {
-		snprintf(c->out_dir, sizeof(c->out_dir), "%s", o->resume_dir);
-		return 0;
-	}
 	if (o->out_dir) {
 		snprintf(c->out_dir, sizeof(c->out_dir), "%s", o->out_dir);
 	} else {
 		run_utc_now(ts, sizeof(ts), true);
 		snprintf(c->out_dir, sizeof(c->out_dir), "results/%s", ts);
 	}
-	snprintf(mf, sizeof(mf), "%s/manifest.json", c->out_dir);
-	if (access(mf, F_OK) == 0) {
+	existed = lstat(c->out_dir, &st) == 0;
+	r = fslab_mkdir_p(c->out_dir, 0755);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot create the results directory %s", run_esc(c->out_dir));
+	c->out_fd = fslab_dir_open(c->out_dir);
+	if (c->out_fd < 0)
+		return fslab_error_errno(c->out_fd, "%s: cannot open the results directory%s",
+					 run_esc(c->out_dir),
+					 c->out_fd == -ELOOP || c->out_fd == -ENOTDIR ? " (a symbolic link is not followed; give the directory itself)" : "");
+	if (!existed && fchmod(c->out_fd, 0755) < 0)
+		return fslab_error_errno(errno, "cannot set the mode of %s", run_esc(c->out_dir));
+	r = run_lock_results(c);
+	if (r < 0)
+		return r;
+	if (run_name_taken(c->out_fd, "manifest.json")) {
 		fslab_error("%s already holds a run (manifest.json); continue it with --resume %s, or choose another --out",
-			    c->out_dir, c->out_dir);
+			    run_esc(c->out_dir), run_esc(c->out_dir));
 		return -EEXIST;
 	}
+	if (run_name_taken(c->out_fd, FSLAB_RUN_MARKER)) {
+		/* A run killed before it wrote its manifest left only its
+		 * marker: with no manifest there is nothing to resume, and
+		 * the same command starts again.  Only fslab's own marker
+		 * (a regular file of ours) is replaced. */
+		fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY);
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || st.st_nlink != 1 ||
+		    st.st_size != FSLAB_RUN_ID_LEN + 1 || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
+			if (fd >= 0)
+				close(fd);
+			fslab_error("%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
+				    run_esc(c->out_dir));
+			return -EEXIST;
+		}
+		close(fd);
+	}
 	for (size_t i = 0; i < c->n_fs; i++) {
-		char csv[PATH_MAX + 64];
-		snprintf(csv, sizeof(csv), "%s/%s.csv", c->out_dir, c->fs[i].name);
-		if (access(csv, F_OK) == 0) {
-			fslab_error("%s already exists; choose another --out (results of two runs are never mixed)",
-				    csv);
+		char csv[FSLAB_FS_NAME_MAX + 8];
+
+		snprintf(csv, sizeof(csv), "%s.csv", c->fs[i].name);
+		if (run_name_taken(c->out_fd, csv)) {
+			fslab_error("%s/%s already exists; choose another --out (results of two runs are never mixed, and fslab never writes through a file it did not create)",
+				    run_esc(c->out_dir), csv);
 			return -EEXIST;
 		}
 	}
-	r = fslab_mkdir_p(c->out_dir, 0755);
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, c->run_id);
+	fd = fslab_create_at(c->out_fd, FSLAB_RUN_MARKER, O_WRONLY, 0644);
+	if (fd < 0)
+		return fslab_error_errno(fd, "cannot create %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+	snprintf(line, sizeof(line), "%s\n", c->run_id);
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
+		r = -errno;
+		close(fd);
+		return fslab_error_errno(r ? r : -EIO, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+	}
+	close(fd);
+	return 0;
+}
+
+/* --resume DIR, before anything in DIR changes: the directory itself (not
+ * a symlink), its lock, its run id (.fslab-run, a regular file) and a
+ * manifest carrying the same run id. */
+static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
+{
+	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512];
+	uuid_t uu;
+	ssize_t n;
+	int r, fd;
+
+	snprintf(c->out_dir, sizeof(c->out_dir), "%s", dir);
+	c->out_fd = fslab_dir_open(dir);
+	if (c->out_fd < 0) {
+		fslab_error("--resume %s: %s%s", run_esc(dir), strerror(-c->out_fd),
+			    c->out_fd == -ELOOP || c->out_fd == -ENOTDIR ? " (a symbolic link is not followed; give the results directory itself)" : "");
+		return c->out_fd;
+	}
+	r = run_lock_results(c);
 	if (r < 0)
-		return fslab_error_errno(r, "cannot create the results directory %s", c->out_dir);
+		return r;
+	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY);
+	if (fd < 0) {
+		fslab_error("--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
+			    run_esc(dir), fd == -ELOOP ? "a symbolic link" : fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return -EINVAL;
+	}
+	n = read(fd, id, sizeof(id) - 1);
+	close(fd);
+	id[n > 0 ? n : 0] = '\0';
+	id[strcspn(id, "\n")] = '\0';
+	if (strlen(id) != FSLAB_RUN_ID_LEN || uuid_parse(id, uu) < 0) {
+		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not hold a run id; nothing was changed", run_esc(dir));
+		return -EINVAL;
+	}
+	r = fslab_manifest_read(c->out_fd, c->out_dir, c, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("%s", run_esc(err));
+		return r;
+	}
+	if (strcmp(c->run_id, id) != 0) {
+		fslab_error("--resume %s: manifest.json belongs to run %s, but this directory is run %s (" FSLAB_RUN_MARKER "): the manifest is not this directory's own (copied from another run?); refusing to resume, nothing was changed",
+			    run_esc(dir), run_esc(c->run_id), id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --resume: every CSV checked (and nothing changed) before the run goes
+ * on. */
+static int run_check_resume_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
+{
+	char err[512];
+
+	for (size_t i = 0; i < c->n_fs; i++) {
+		int r = fslab_resume_check(c->out_fd, c->fs[i].name, &fst[i].csv, &fst[i].done, err,
+					   sizeof(err));
+		if (r < 0) {
+			fslab_error("--resume %s: %s", run_esc(c->out_dir), err);
+			return r;
+		}
+		for (size_t k = 0; k < fst[i].done.n; k++)
+			if (fst[i].done.ok[k])
+				c->fs[i].cells_ok++;
+	}
 	return 0;
 }
 
@@ -730,7 +1113,7 @@ static int run_check_resume_opts(const struct fslab_run_opts *o)
 {
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
-	    o->until_ci_pct > 0 || o->max_trials || o->out_dir ||
+	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy ||
 	    (o->preset && strcmp(o->preset, "seed") != 0)) {
 		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out and --until-ci options");
 		return -EINVAL;
@@ -740,9 +1123,13 @@ static int run_check_resume_opts(const struct fslab_run_opts *o)
 
 static void run_ctx_free(struct fslab_run_ctx *c)
 {
-	for (size_t i = 0; i < c->n_fs; i++)
+	for (size_t i = 0; i < c->n_fs; i++) {
 		if (c->fs[i].csv)
 			fclose(c->fs[i].csv);
+		run_workdir_remove(&c->fs[i]);
+	}
+	if (c->out_fd >= 0)
+		close(c->out_fd);
 	free(c->spec_text);
 	free(c->state);
 	for (size_t i = 0; i < c->n_first_command; i++)
@@ -777,7 +1164,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	struct run_fs_state *fst = NULL;
 	struct fslab_progress *prog = NULL;
 	struct fslab_plan plan = { 0 };
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_cont;
 	bool failed = false, handlers = false;
 	struct fslab_lab *lab = NULL;
 	int ret = FSLAB_EXIT_FAILURE, r;
@@ -785,7 +1172,11 @@ int fslab_run(const struct fslab_run_opts *o)
 
 	if (!c)
 		return FSLAB_EXIT_FAILURE;
+	c->out_fd = -1;
+	for (size_t i = 0; i < FSLAB_MAX_FS; i++)
+		c->fs[i].dir_fd = c->fs[i].work_fd = -1;
 	run_stop = 0;
+	run_continued = 0;
 	c->argc = o->argc;
 	c->argv = o->argv;
 	c->sessions = 1;
@@ -797,18 +1188,16 @@ int fslab_run(const struct fslab_run_opts *o)
 			ret = FSLAB_EXIT_USAGE;
 			goto out;
 		}
-		r = fslab_manifest_read(o->resume_dir, c, err, sizeof(err));
-		if (r < 0) {
-			fslab_error("%s", err);
-			ret = r == -EINVAL ? FSLAB_EXIT_USAGE : FSLAB_EXIT_FAILURE;
+		if (run_open_resume_dir(c, o->resume_dir) < 0)
 			goto out;
-		}
 		c->sessions++;
 		/* the filesystems come back by name and path */
 		struct fslab_bench_fs saved[FSLAB_MAX_FS];
 		size_t n_saved = c->n_fs;
 		memcpy(saved, c->fs, sizeof(saved));
 		c->n_fs = 0;
+		for (size_t i = 0; i < n_saved; i++)
+			saved[i].dir_fd = saved[i].work_fd = -1;
 		if (c->state_path[0]) {
 			const char *names[FSLAB_MAX_FS];
 			for (size_t i = 0; i < n_saved; i++)
@@ -863,7 +1252,12 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_error(r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
 	}
-	if (run_prepare_out(c, o) < 0)
+	fst = calloc(c->n_fs, sizeof(*fst));
+	if (!fst)
+		goto out;
+	for (size_t i = 0; i < c->n_fs; i++)
+		fst[i].csv.fd = -1;
+	if (o->resume_dir ? run_check_resume_csvs(c, fst) < 0 : run_prepare_out(c, o) < 0)
 		goto out;
 	if (o->out_dir_used && o->out_dir_used_len)
 		snprintf(o->out_dir_used, o->out_dir_used_len, "%s", c->out_dir);
@@ -883,13 +1277,16 @@ int fslab_run(const struct fslab_run_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = run_on_continue;
+	sigaction(SIGCONT, &sa, &old_cont);
 	handlers = true;
 
 	/* What each filesystem is and what its device can do. */
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 
-		run_remove_stale_testfiles(fs->path);
+		if (run_workdir_create(fs) < 0)
+			goto out;
 		if (fs->part)
 			fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version,
 						  sizeof(fs->mkfs_tool_version));
@@ -898,6 +1295,9 @@ int fslab_run(const struct fslab_run_opts *o)
 		fs->cache.remount = lab ? fslab_lab_remount : NULL;
 		fs->cache.remount_ctx = lab;
 		fs->cache.dev = &fs->dev;
+		fs->cache.release = run_workdir_release;
+		fs->cache.reopen = run_workdir_reopen;
+		fs->cache.hold_ctx = fs;
 		if (o->resume_dir)
 			continue;
 		if (c->no_device_probe || run_stop) {
@@ -905,14 +1305,30 @@ int fslab_run(const struct fslab_run_opts *o)
 			continue;
 		}
 		fslab_progress_note(prog, "%s: probing what the device under %s can do (%s sequential O_DIRECT write and read)",
-				    fslab_log_prefix(), fs->path,
+				    fslab_log_prefix(), run_esc(fs->path),
 				    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
 						     err, sizeof(err)));
-		if (fslab_device_probe(fs->path, c->probe_bytes, &fs->probe) < 0)
+		/* A probe timed across a stop of the process is no figure:
+		 * probe again (a few times at most). */
+		for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
+			run_continued = 0;
+			r = fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
+			if (!run_continued || run_stop)
+				break;
+			fslab_debug(FSLAB_DBG_BENCH, "%s: the process was stopped during the probe; probing again",
+				    fs->name);
+		}
+		if (run_continued) {
+			fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
+				   fs->name);
+			fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
+			snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
+			snprintf(fs->probe.note, sizeof(fs->probe.note), "stopped (SIGSTOP) during every probe");
+		} else if (r < 0)
 			fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag",
-				   fs->name, fs->probe.note);
+				   fs->name, run_esc(fs->probe.note));
 		else if (strcmp(fs->probe.method, "o_direct") != 0)
-			fslab_warn("%s: %s", fs->name, fs->probe.note);
+			fslab_warn("%s: %s", fs->name, run_esc(fs->probe.note));
 		if (fs->fuse)
 			fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
 				   fs->name, fs->type);
@@ -920,13 +1336,11 @@ int fslab_run(const struct fslab_run_opts *o)
 
 	/* The manifest first: a run killed before it has no CSV either, and
 	 * once it exists --resume knows everything. */
-	if (fslab_manifest_write(c) < 0) {
-		fslab_error("cannot write %s/manifest.json", c->out_dir);
+	r = fslab_manifest_write(c);
+	if (r < 0) {
+		fslab_error("cannot write %s/manifest.json: %s", run_esc(c->out_dir), strerror(-r));
 		goto out;
 	}
-	fst = calloc(c->n_fs, sizeof(*fst));
-	if (!fst)
-		goto out;
 	if (run_open_csvs(c, fst) < 0)
 		goto out;
 
@@ -934,19 +1348,19 @@ int fslab_run(const struct fslab_run_opts *o)
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),
 			    fslab_cache_mode_to_string(c->sweep.cache), c->sweep.trials,
 			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)" : "",
-			    c->out_dir);
+			    run_esc(c->out_dir));
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	fslab_progress_clear(prog);
 	if (run_stop) {
 		c->interrupted = true;
 		fslab_error("interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
-			    c->out_dir, c->out_dir);
+			    run_esc(c->out_dir), run_esc(c->out_dir));
 		failed = true;
 	} else {
 		run_utc_now(c->finished_at, sizeof(c->finished_at), false);
 	}
 	if (fslab_manifest_write(c) < 0) {
-		fslab_error("cannot write %s/manifest.json", c->out_dir);
+		fslab_error("cannot write %s/manifest.json", run_esc(c->out_dir));
 		failed = true;
 	}
 	uint64_t n_failed = 0;
@@ -954,17 +1368,20 @@ int fslab_run(const struct fslab_run_opts *o)
 		n_failed += c->fs[i].cells_failed;
 	if (n_failed)
 		fslab_error("%llu cell(s) failed; their rows in %s say why",
-			    (unsigned long long)n_failed, c->out_dir);
-	fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), c->out_dir);
+			    (unsigned long long)n_failed, run_esc(c->out_dir));
+	fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
 	ret = (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 out:
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGCONT, &old_cont, NULL);
 	}
 	if (fst) {
-		for (size_t i = 0; i < c->n_fs; i++)
+		for (size_t i = 0; i < c->n_fs; i++) {
 			fslab_done_free(&fst[i].done);
+			fslab_resume_csv_free(&fst[i].csv);
+		}
 		free(fst);
 	}
 	fslab_progress_free(prog);

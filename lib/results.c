@@ -167,19 +167,33 @@ static int read_line(struct fslab_results_reader *rd)
 int fslab_results_open(const char *path, struct fslab_results_reader **out, char *err,
 		       size_t errlen)
 {
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		int r = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	return fslab_results_open_stream(f, path, out, err, errlen);
+}
+
+int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **out,
+			      char *err, size_t errlen)
+{
 	struct fslab_results_reader *rd = calloc(1, sizeof(*rd));
 	char *fields[MAX_FIELDS];
 	int n, r;
 
-	if (!rd)
+	if (!rd) {
+		fclose(f);
 		return -ENOMEM;
+	}
+	rd->f = f;
 	rd->path = strdup(path);
-	rd->f = fopen(path, "re");
-	if (!rd->path || !rd->f) {
-		r = rd->path ? -errno : -ENOMEM;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+	if (!rd->path) {
+		snprintf(err, errlen, "%s: out of memory", path);
 		fslab_results_close(rd);
-		return r;
+		return -ENOMEM;
 	}
 	r = read_line(rd);
 	if (r <= 0) {

@@ -50,6 +50,11 @@ struct fslab_results_reader;
  * errno and err names the file and line ("ext4.csv:1: expected column ..."). */
 int fslab_results_open(const char *path, struct fslab_results_reader **rd, char *err,
 		       size_t errlen);
+/* The same on an open stream (a file read by fd, or memory); the reader
+ * owns f from here and fclose's it in fslab_results_close, also when the
+ * open fails.  path names the file in messages. */
+int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **rd,
+			      char *err, size_t errlen);
 /* Reads the next row: 1 a row, 0 end of file, negative errno on a bad row
  * (err: "file:line: what is wrong").  A last line without its newline is
  * an error (a truncated write), not a row. */

@@ -18,12 +18,24 @@
 
 /* ---- a recording, verifying, fault-injecting ops struct ---- */
 
-enum rec_op { OP_READ, OP_WRITE };
+/* Every call the engine makes through the ops struct.  OP_READ/OP_WRITE
+ * are the data calls (read, pread, fread / write, pwrite, fwrite: `call`
+ * says which); the rest are the calls around them. */
+enum rec_op {
+	OP_READ, OP_WRITE, OP_OPEN, OP_CLOSE, OP_LSEEK, OP_FSYNC, OP_UNLINK, OP_SYNCFS,
+	OP_FSYNC_PATH, OP_SYNC, OP_FOPEN, OP_SETVBUF, OP_FFLUSH, OP_FCLOSE, OP_DROP,
+	OP_TIMER, /* a timer mark: arg 1 start, 0 stop */
+};
 
 struct rec_event {
 	enum rec_op op;
-	uint64_t off;
+	uint64_t off;   /* data calls: the file offset; lseek: the resulting offset */
 	size_t len;
+	const char *call; /* the function's name */
+	int flags;      /* open: the flags the engine asked for */
+	int whence;     /* lseek */
+	int64_t arg;    /* lseek: the offset argument */
+	bool timed;     /* inside a timed region (between the timer marks) */
 };
 
 #define MAX_EVENTS 200000
@@ -46,6 +58,13 @@ struct rec_ctx {
 	unsigned long writes, reads, fail_write_n, fail_read_n;
 	bool fail_writes_after; /* every write from the nth on fails */
 	int write_errno, read_errno;
+	/* the timer marks: in_timer between start and stop; a mark out of
+	 * order (two starts, a stop without a start) counts in bad_marks */
+	bool in_timer;
+	unsigned timers, bad_marks;
+	/* record O_DIRECT in opens but open without it (works on any
+	 * filesystem; the sequence tests check the flags, not the device) */
+	bool strip_direct;
 };
 
 static struct rec_ctx *R(void *ctx)
@@ -53,10 +72,39 @@ static struct rec_ctx *R(void *ctx)
 	return ctx;
 }
 
-static void rec_add(struct rec_ctx *c, enum rec_op op, uint64_t off, size_t len)
+static struct rec_event *rec_add(struct rec_ctx *c, enum rec_op op, uint64_t off, size_t len)
 {
 	ck_assert_uint_lt(c->n_ev, MAX_EVENTS);
-	c->ev[c->n_ev++] = (struct rec_event){ op, off, len };
+	c->ev[c->n_ev] = (struct rec_event){ .op = op, .off = off, .len = len, .timed = c->in_timer };
+	return &c->ev[c->n_ev++];
+}
+
+static void rec_call(struct rec_ctx *c, enum rec_op op, const char *call)
+{
+	rec_add(c, op, 0, 0)->call = call;
+}
+
+static void rec_timer(void *ctx, bool start)
+{
+	struct rec_ctx *c = ctx;
+
+	if (start == c->in_timer)
+		c->bad_marks++;
+	c->in_timer = start;
+	c->timers += start;
+	rec_add(c, OP_TIMER, 0, 0)->arg = start;
+}
+
+/* cold mode's cache drop, recorded (the file's pages stay: a test
+ * checks the calls, not the cache) */
+static int rec_drop(void *ctx, int *dfd, const char *name, char *why, size_t whylen)
+{
+	(void)dfd;
+	(void)name;
+	(void)why;
+	(void)whylen;
+	rec_call(ctx, OP_DROP, "drop");
+	return 0;
 }
 
 static const void *rec_stamp(struct rec_ctx *c, const void *buf, size_t len, uint64_t off)
@@ -86,14 +134,21 @@ static void rec_verify(struct rec_ctx *c, const void *buf, size_t len, uint64_t 
 		c->mismatches++;
 }
 
-static int rec_open(void *ctx, const char *path, int flags, mode_t mode)
+static int rec_open(void *ctx, int dfd, const char *name, int flags, mode_t mode)
 {
-	return fslab_io_posix.open(R(ctx), path, flags, mode);
+	struct rec_ctx *c = ctx;
+	struct rec_event *e = rec_add(c, OP_OPEN, 0, 0);
+
+	e->call = "open";
+	e->flags = flags;
+	if (c->strip_direct)
+		flags &= ~O_DIRECT;
+	return fslab_io_posix.open(R(ctx), dfd, name, flags, mode);
 }
 
 static int rec_close(void *ctx, int fd)
 {
-	(void)ctx;
+	rec_call(ctx, OP_CLOSE, "close");
 	return close(fd);
 }
 
@@ -104,7 +159,7 @@ static ssize_t rec_read(void *ctx, int fd, void *buf, size_t len)
 	ssize_t r;
 
 	c->reads++;
-	rec_add(c, OP_READ, (uint64_t)off, len);
+	rec_add(c, OP_READ, (uint64_t)off, len)->call = "read";
 	if (c->fail_read_n && c->reads == c->fail_read_n) {
 		errno = c->read_errno ? c->read_errno : EIO;
 		return -1;
@@ -128,7 +183,7 @@ static ssize_t rec_write(void *ctx, int fd, const void *buf, size_t len)
 	struct rec_ctx *c = ctx;
 	off_t off = lseek(fd, 0, SEEK_CUR);
 
-	rec_add(c, OP_WRITE, (uint64_t)off, len);
+	rec_add(c, OP_WRITE, (uint64_t)off, len)->call = "write";
 	if (rec_write_fails(c)) {
 		errno = c->write_errno ? c->write_errno : ENOSPC;
 		return -1;
@@ -146,7 +201,7 @@ static ssize_t rec_pread(void *ctx, int fd, void *buf, size_t len, off_t off)
 	ssize_t r;
 
 	c->reads++;
-	rec_add(c, OP_READ, (uint64_t)off, len);
+	rec_add(c, OP_READ, (uint64_t)off, len)->call = "pread";
 	if (c->fail_read_n && c->reads == c->fail_read_n) {
 		errno = c->read_errno ? c->read_errno : EIO;
 		return -1;
@@ -161,7 +216,7 @@ static ssize_t rec_pwrite(void *ctx, int fd, const void *buf, size_t len, off_t 
 {
 	struct rec_ctx *c = ctx;
 
-	rec_add(c, OP_WRITE, (uint64_t)off, len);
+	rec_add(c, OP_WRITE, (uint64_t)off, len)->call = "pwrite";
 	if (rec_write_fails(c)) {
 		errno = c->write_errno ? c->write_errno : ENOSPC;
 		return -1;
@@ -171,31 +226,56 @@ static ssize_t rec_pwrite(void *ctx, int fd, const void *buf, size_t len, off_t 
 
 static off_t rec_lseek(void *ctx, int fd, off_t off, int whence)
 {
-	(void)ctx;
-	return lseek(fd, off, whence);
+	struct rec_event *e = rec_add(ctx, OP_LSEEK, 0, 0);
+	off_t r = lseek(fd, off, whence);
+
+	e->call = "lseek";
+	e->arg = off;
+	e->whence = whence;
+	e->off = (uint64_t)r;
+	return r;
 }
 
 static int rec_fsync(void *ctx, int fd)
 {
-	(void)ctx;
+	rec_call(ctx, OP_FSYNC, "fsync");
 	return fsync(fd);
 }
 
-static int rec_unlink(void *ctx, const char *path)
+static int rec_syncfs(void *ctx, int dfd)
 {
-	(void)ctx;
-	return unlink(path);
+	rec_call(ctx, OP_SYNCFS, "syncfs");
+	return syncfs(dfd);
 }
 
-static FILE *rec_fopen(void *ctx, const char *path, const char *mode)
+static int rec_fsync_path(void *ctx, const char *p)
 {
-	(void)ctx;
-	return fopen(path, mode);
+	(void)p; /* a test's device is a name only: nothing to flush */
+	rec_call(ctx, OP_FSYNC_PATH, "fsync_path");
+	return 0;
+}
+
+static int rec_sync(void *ctx)
+{
+	rec_call(ctx, OP_SYNC, "sync");
+	return 0;
+}
+
+static int rec_unlink(void *ctx, int dfd, const char *name)
+{
+	rec_call(ctx, OP_UNLINK, "unlink");
+	return unlinkat(dfd, name, 0);
+}
+
+static FILE *rec_fopen(void *ctx, int dfd, const char *name, const char *mode)
+{
+	rec_call(ctx, OP_FOPEN, strcmp(mode, "r+") == 0 ? "fopen(r+)" : "fopen(r)");
+	return fslab_io_posix.fopen(R(ctx), dfd, name, mode);
 }
 
 static int rec_setvbuf(void *ctx, FILE *f, char *buf, int type, size_t size)
 {
-	(void)ctx;
+	rec_add(ctx, OP_SETVBUF, 0, size)->call = "setvbuf";
 	return setvbuf(f, buf, type, size);
 }
 
@@ -206,7 +286,7 @@ static size_t rec_fread(void *ctx, void *buf, size_t size, size_t n, FILE *f)
 	size_t r;
 
 	c->reads++;
-	rec_add(c, OP_READ, (uint64_t)off, size * n);
+	rec_add(c, OP_READ, (uint64_t)off, size * n)->call = "fread";
 	if (c->fail_read_n && c->reads == c->fail_read_n) {
 		errno = c->read_errno ? c->read_errno : EIO;
 		return 0;
@@ -222,7 +302,7 @@ static size_t rec_fwrite(void *ctx, const void *buf, size_t size, size_t n, FILE
 	struct rec_ctx *c = ctx;
 	long off = ftell(f);
 
-	rec_add(c, OP_WRITE, (uint64_t)off, size * n);
+	rec_add(c, OP_WRITE, (uint64_t)off, size * n)->call = "fwrite";
 	if (rec_write_fails(c)) {
 		errno = c->write_errno ? c->write_errno : ENOSPC;
 		return 0;
@@ -232,13 +312,13 @@ static size_t rec_fwrite(void *ctx, const void *buf, size_t size, size_t n, FILE
 
 static int rec_fflush(void *ctx, FILE *f)
 {
-	(void)ctx;
+	rec_call(ctx, OP_FFLUSH, "fflush");
 	return fflush(f);
 }
 
 static int rec_fclose(void *ctx, FILE *f)
 {
-	(void)ctx;
+	rec_call(ctx, OP_FCLOSE, "fclose");
 	return fclose(f);
 }
 
@@ -254,6 +334,7 @@ static void rec_on_test(void *ctx, enum fslab_test t, const struct fslab_test_ou
 static struct fslab_io_ops rec_ops(struct rec_ctx *c)
 {
 	return (struct fslab_io_ops){
+		.version = FSLAB_IO_OPS_VERSION,
 		.name = "recording",
 		.ctx = c,
 		.open = rec_open,
@@ -271,23 +352,30 @@ static struct fslab_io_ops rec_ops(struct rec_ctx *c)
 		.fwrite = rec_fwrite,
 		.fflush = rec_fflush,
 		.fclose = rec_fclose,
+		.syncfs = rec_syncfs,
+		.fsync_path = rec_fsync_path,
+		.sync = rec_sync,
+		.timer = rec_timer,
 	};
 }
 
 /* ---- fixture ---- */
 
 static char *dir;
-static char path[512];
+static int dir_fd = -1; /* the cells' directory, as the run's private one */
 
 static void setup(void)
 {
 	dir = ft_mkdtemp("fslab-engine");
 	ck_assert_ptr_nonnull(dir);
-	snprintf(path, sizeof(path), "%s/testfile", dir);
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dir_fd, 0);
 }
 
 static void teardown(void)
 {
+	close(dir_fd);
+	dir_fd = -1;
 	ft_rm_rf(dir);
 	free(dir);
 }
@@ -318,6 +406,11 @@ static int count_files(const char *d_path)
 }
 
 struct cell_run {
+	/* set before run_cell (zero: seek, sync fs, no device, no drops) */
+	enum fslab_io_mode io;
+	enum fslab_sync_policy sync;
+	const char *device;
+	bool record_drops;
 	struct rec_ctx ctx;
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
@@ -335,12 +428,18 @@ static void run_cell(struct cell_run *cr, uint64_t file, uint64_t rec, unsigned 
 	ops = rec_ops(&cr->ctx);
 	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, rec), 0);
 	cell = (struct fslab_cell){
-		.path = path,
+		.dir_fd = dir_fd,
+		.name = "testfile",
 		.file_bytes = file,
 		.record_bytes = rec,
 		.tests = tests,
 		.cache = cache,
+		.io = cr->io,
+		.sync = cr->sync,
+		.device = cr->device,
 		.ops = &ops,
+		.drop_cache = cr->record_drops ? rec_drop : NULL,
+		.drop_ctx = &cr->ctx,
 		.on_test = rec_on_test,
 		.on_test_ctx = &cr->ctx,
 	};
@@ -375,16 +474,43 @@ static void expect_seq(const struct cell_run *cr, enum fslab_test t, enum rec_op
 {
 	size_t a, b;
 
+	size_t n_data = 0, k = 0;
+
 	segment(cr, t, &a, &b);
-	ck_assert_msg(b - a == n, "%s: %zu I/O calls, expected %zu", fslab_test_to_string(t), b - a, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct rec_event *e = &cr->ctx.ev[a + i];
+	for (size_t i = a; i < b; i++)
+		n_data += cr->ctx.ev[i].op == OP_READ || cr->ctx.ev[i].op == OP_WRITE;
+	ck_assert_msg(n_data == n, "%s: %zu I/O calls, expected %zu", fslab_test_to_string(t), n_data, n);
+	for (size_t i = 0; i < n; i++, k++) {
+		while (cr->ctx.ev[a + k].op != OP_READ && cr->ctx.ev[a + k].op != OP_WRITE)
+			k++;
+		const struct rec_event *e = &cr->ctx.ev[a + k];
 		ck_assert_msg(e->op == op && e->off == recs[i] * rec && e->len == rec,
 			      "%s call %zu: %s at %llu len %zu; expected %s at %llu len %zu",
 			      fslab_test_to_string(t), i, e->op == OP_READ ? "read" : "write",
 			      (unsigned long long)e->off, e->len, op == OP_READ ? "read" : "write",
 			      (unsigned long long)(recs[i] * rec), rec);
 	}
+}
+
+/* The records of a test's data calls (all of kind op), in order; returns
+ * how many there were (at most max stored). */
+static size_t data_offsets(const struct cell_run *cr, enum fslab_test t, enum rec_op op,
+			   size_t rec, uint64_t *out, size_t max)
+{
+	size_t a, b, n = 0;
+
+	segment(cr, t, &a, &b);
+	for (size_t i = a; i < b; i++) {
+		const struct rec_event *e = &cr->ctx.ev[i];
+		if (e->op != OP_READ && e->op != OP_WRITE)
+			continue;
+		ck_assert_msg(e->op == op, "%s: a %s among its %s calls", fslab_test_to_string(t),
+			      e->call, op == OP_READ ? "read" : "write");
+		if (n < max)
+			out[n] = e->off / rec;
+		n++;
+	}
+	return n;
 }
 
 /* IOzone's stride rule from IOZONE.md, written independently of the engine:
@@ -409,7 +535,6 @@ static void check_patterns(uint64_t n, size_t rec)
 {
 	struct cell_run cr = { 0 };
 	uint64_t *seq = calloc(n + 1, sizeof(*seq)), *perm_r, *perm_w;
-	size_t a, b;
 
 	run_cell(&cr, n * rec, rec, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
 	ck_assert_int_eq(cr.ret, 0);
@@ -449,18 +574,8 @@ static void check_patterns(uint64_t n, size_t rec)
 	/* random read and random write: the same order, every record once */
 	perm_r = calloc(n, sizeof(*perm_r));
 	perm_w = calloc(n, sizeof(*perm_w));
-	segment(&cr, FSLAB_TEST_RANDOM_READ, &a, &b);
-	ck_assert_uint_eq(b - a, n);
-	for (uint64_t i = 0; i < n; i++) {
-		ck_assert(cr.ctx.ev[a + i].op == OP_READ);
-		perm_r[i] = cr.ctx.ev[a + i].off / rec;
-	}
-	segment(&cr, FSLAB_TEST_RANDOM_WRITE, &a, &b);
-	ck_assert_uint_eq(b - a, n);
-	for (uint64_t i = 0; i < n; i++) {
-		ck_assert(cr.ctx.ev[a + i].op == OP_WRITE);
-		perm_w[i] = cr.ctx.ev[a + i].off / rec;
-	}
+	ck_assert_uint_eq(data_offsets(&cr, FSLAB_TEST_RANDOM_READ, OP_READ, rec, perm_r, n), n);
+	ck_assert_uint_eq(data_offsets(&cr, FSLAB_TEST_RANDOM_WRITE, OP_WRITE, rec, perm_w, n), n);
 	ck_assert_mem_eq(perm_r, perm_w, n * sizeof(*perm_r));
 	unsigned char *seen = calloc(n, 1);
 	bool in_order = true;
@@ -612,6 +727,268 @@ START_TEST(stride_sequences)
 }
 END_TEST
 
+/* ---- the exact calls: one cell per test, every mode ---- */
+
+static void render_flags(int flags, char *out, size_t len)
+{
+	int acc = flags & O_ACCMODE;
+
+	snprintf(out, len, "%s%s%s%s%s", acc == O_RDONLY ? "RDONLY" : acc == O_WRONLY ? "WRONLY" : "RDWR",
+		 flags & O_CREAT ? "|CREAT" : "", flags & O_EXCL ? "|EXCL" : "",
+		 flags & O_TRUNC ? "|TRUNC" : "", flags & O_DIRECT ? "|DIRECT" : "");
+}
+
+/* The calls of events [a, b) as text: "open(WRONLY), fsync, [, write 0,
+ * ..., ], close".  Offsets are in records; "[" and "]" are the timer. */
+static char *render(const struct cell_run *cr, size_t a, size_t b, size_t rec)
+{
+	size_t len = 64 * (b - a + 1), n = 0;
+	char *out = calloc(1, len), f[64];
+
+	for (size_t i = a; i < b; i++) {
+		const struct rec_event *e = &cr->ctx.ev[i];
+		const char *sep = n ? ", " : "";
+
+		switch (e->op) {
+		case OP_TIMER:
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep, e->arg ? "[" : "]");
+			break;
+		case OP_OPEN:
+			render_flags(e->flags, f, sizeof(f));
+			n += (size_t)snprintf(out + n, len - n, "%sopen(%s)", sep, f);
+			break;
+		case OP_READ:
+		case OP_WRITE:
+			ck_assert_uint_eq(e->len, rec);
+			n += (size_t)snprintf(out + n, len - n, "%s%s %llu", sep, e->call,
+					      (unsigned long long)(e->off / rec));
+			break;
+		case OP_LSEEK:
+			if (e->whence == SEEK_SET)
+				n += (size_t)snprintf(out + n, len - n, "%slseek %lld", sep,
+						      (long long)(e->arg / (int64_t)rec));
+			else
+				n += (size_t)snprintf(out + n, len - n, "%slseek %s%+lld", sep,
+						      e->whence == SEEK_END ? "end" : "cur",
+						      (long long)(e->arg / (int64_t)rec));
+			break;
+		default:
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep, e->call);
+			break;
+		}
+	}
+	return out;
+}
+
+static void expect_calls(const struct cell_run *cr, enum fslab_test t, size_t rec, const char *want)
+{
+	size_t a, b;
+	char *got;
+
+	segment(cr, t, &a, &b);
+	got = render(cr, a, b, rec);
+	ck_assert_msg(strcmp(got, want) == 0, "%s (%s mode):\n got: %s\nwant: %s",
+		      fslab_test_to_string(t), fslab_io_mode_to_string(cr->io), got, want);
+	free(got);
+}
+
+/* The calls after the last test: the test file's removal. */
+static void expect_tail(const struct cell_run *cr, size_t rec, const char *want)
+{
+	size_t a = 0;
+	char *got;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (cr->ctx.seg_done[t])
+			a = cr->ctx.seg_end[t];
+	got = render(cr, a, cr->ctx.n_ev, rec);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+#define SEQ4(call) call " 0, " call " 1, " call " 2, " call " 3"
+
+START_TEST(syscall_sequences_warm)
+{
+	struct cell_run cr = { .device = "/dev/fslab-test-device" };
+	char random_r[512], random_w[512];
+	size_t n = 0, m = 0;
+
+	cr.ctx.strip_direct = true;
+	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.ret, 0);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
+			      cr.out[t].reason);
+	ck_assert_uint_eq(cr.ctx.bad_marks, 0);
+	ck_assert_uint_eq(cr.ctx.timers, 13);
+	/* before the cell: syncfs + fsync of the block device, untimed; the
+	 * write pass: fsync of the fresh file, the timed loop, fsync + close */
+	expect_calls(&cr, FSLAB_TEST_WRITE, 4096,
+		     "syncfs, fsync_path, open(WRONLY|CREAT|EXCL), fsync, [, " SEQ4("write")
+		     ", ], fsync, close");
+	expect_calls(&cr, FSLAB_TEST_REWRITE, 4096,
+		     "open(WRONLY), fsync, [, " SEQ4("write") ", ], fsync, close");
+	/* read: fsync, then the untimed priming read of record 0 and lseek 0 */
+	expect_calls(&cr, FSLAB_TEST_READ, 4096,
+		     "open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
+	expect_calls(&cr, FSLAB_TEST_REREAD, 4096,
+		     "open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
+	/* random read/write: no fsync before the pass (as IOzone); lseek +
+	 * read/write in the fixed shuffle */
+	for (uint64_t i = 0; i < 4; i++) {
+		unsigned long long r = (unsigned long long)fslab_random_record(i, 4);
+		n += (size_t)snprintf(random_r + n, sizeof(random_r) - n, ", lseek %llu, read %llu", r, r);
+		m += (size_t)snprintf(random_w + m, sizeof(random_w) - m, ", lseek %llu, write %llu", r, r);
+	}
+	{
+		char want[640];
+		snprintf(want, sizeof(want), "open(RDONLY), [%s, ], close", random_r);
+		expect_calls(&cr, FSLAB_TEST_RANDOM_READ, 4096, want);
+		snprintf(want, sizeof(want), "open(WRONLY), [%s, ], fsync, close", random_w);
+		expect_calls(&cr, FSLAB_TEST_RANDOM_WRITE, 4096, want);
+	}
+	expect_calls(&cr, FSLAB_TEST_BACKWARD_READ, 4096,
+		     "open(RDONLY), fsync, [, lseek end-1, read 3, lseek cur-2, read 2, lseek cur-2, read 1, lseek cur-2, read 0, ], close");
+	expect_calls(&cr, FSLAB_TEST_RECORD_REWRITE, 4096,
+		     "open(WRONLY), fsync, [, lseek 0, write 0, lseek 0, write 0, lseek 0, write 0, lseek 0, write 0, ], fsync, close");
+	expect_calls(&cr, FSLAB_TEST_STRIDE_READ, 4096,
+		     "open(RDONLY), fsync, [, lseek 0, read 0, lseek 0, read 0, lseek 0, read 0, lseek 0, read 0, ], close");
+	expect_calls(&cr, FSLAB_TEST_FWRITE, 4096,
+		     "fopen(r+), setvbuf, fsync, [, " SEQ4("fwrite") ", ], fflush, fsync, fclose");
+	expect_calls(&cr, FSLAB_TEST_FREWRITE, 4096,
+		     "fopen(r+), setvbuf, fsync, [, " SEQ4("fwrite") ", ], fflush, fsync, fclose");
+	expect_calls(&cr, FSLAB_TEST_FREAD, 4096,
+		     "fopen(r), setvbuf, fsync, [, " SEQ4("fread") ", ], fclose");
+	expect_calls(&cr, FSLAB_TEST_FREREAD, 4096,
+		     "fopen(r), setvbuf, fsync, [, " SEQ4("fread") ", ], fclose");
+	expect_tail(&cr, 4096, "unlink");
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(syscall_sequences_stride_wrap)
+{
+	struct cell_run cr = { 0 };
+	char want[2048];
+	size_t n = 0;
+	/* N = 20: 0, 17 (17 + 17 >= 18: wrap), 1, 2, ..., 18 */
+	static const unsigned recs[20] = { 0, 17, 1, 2, 3, 4, 5, 6, 7, 8,
+					   9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
+
+	run_cell(&cr, 20 * 4096, 4096, 1u << FSLAB_TEST_STRIDE_READ, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_STRIDE_READ].status, FSLAB_OUTCOME_OK);
+	n += (size_t)snprintf(want + n, sizeof(want) - n, "open(RDONLY), fsync, [");
+	for (int i = 0; i < 20; i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, ", lseek %u, read %u", recs[i], recs[i]);
+	snprintf(want + n, sizeof(want) - n, ", ], close");
+	/* the file is written untimed first (no write test asked for) */
+	{
+		size_t a, b;
+		char *got;
+		segment(&cr, FSLAB_TEST_STRIDE_READ, &a, &b);
+		while (a < b && cr.ctx.ev[a].op != OP_OPEN)
+			a++;
+		/* skip the untimed preparation: open, 20 writes, fsync, close */
+		ck_assert_int_eq(cr.ctx.ev[a].flags & O_CREAT, O_CREAT);
+		ck_assert(!cr.ctx.ev[a + 1].timed);
+		a += 1 + 20 + 2;
+		got = render(&cr, a, b, 4096);
+		ck_assert_str_eq(got, want);
+		free(got);
+	}
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(syscall_sequences_modes)
+{
+	struct cell_run cr = { .io = FSLAB_IO_POSITIONAL, .sync = FSLAB_SYNC_GLOBAL };
+	char want[640];
+	size_t n = 0;
+
+	/* --io positional and --sync global: pread/pwrite at the same
+	 * offsets, sync() twice before the cell */
+	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	expect_calls(&cr, FSLAB_TEST_WRITE, 4096,
+		     "sync, sync, open(WRONLY|CREAT|EXCL), fsync, [, " SEQ4("write") ", ], fsync, close");
+	n += (size_t)snprintf(want + n, sizeof(want) - n, "open(RDONLY), [");
+	for (uint64_t i = 0; i < 4; i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, ", pread %llu",
+				      (unsigned long long)fslab_random_record(i, 4));
+	snprintf(want + n, sizeof(want) - n, ", ], close");
+	expect_calls(&cr, FSLAB_TEST_RANDOM_READ, 4096, want);
+	expect_calls(&cr, FSLAB_TEST_BACKWARD_READ, 4096,
+		     "open(RDONLY), fsync, [, pread 3, pread 2, pread 1, pread 0, ], close");
+	expect_calls(&cr, FSLAB_TEST_RECORD_REWRITE, 4096,
+		     "open(WRONLY), fsync, [, " "pwrite 0, pwrite 0, pwrite 0, pwrite 0, ], fsync, close");
+	expect_calls(&cr, FSLAB_TEST_STRIDE_READ, 4096,
+		     "open(RDONLY), fsync, [, pread 0, pread 0, pread 0, pread 0, ], close");
+	cell_run_free(&cr);
+
+	/* fsync mode (iozone -e -c): fsync and close inside the timer */
+	memset(&cr, 0, sizeof(cr));
+	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_FSYNC);
+	expect_calls(&cr, FSLAB_TEST_WRITE, 4096,
+		     "syncfs, open(WRONLY|CREAT|EXCL), fsync, [, " SEQ4("write") ", fsync, close, ]");
+	expect_calls(&cr, FSLAB_TEST_READ, 4096,
+		     "open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", close, ]");
+	expect_calls(&cr, FSLAB_TEST_FWRITE, 4096,
+		     "fopen(r+), setvbuf, fsync, [, " SEQ4("fwrite") ", fflush, fsync, fclose, ]");
+	cell_run_free(&cr);
+
+	/* direct mode: O_DIRECT on every fd open */
+	memset(&cr, 0, sizeof(cr));
+	cr.ctx.strip_direct = true;
+	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_DIRECT);
+	expect_calls(&cr, FSLAB_TEST_WRITE, 4096,
+		     "syncfs, open(WRONLY|CREAT|EXCL|DIRECT), fsync, [, " SEQ4("write") ", ], fsync, close");
+	expect_calls(&cr, FSLAB_TEST_READ, 4096,
+		     "open(RDONLY|DIRECT), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
+	expect_calls(&cr, FSLAB_TEST_BACKWARD_READ, 4096,
+		     "open(RDONLY|DIRECT), fsync, [, lseek end-1, read 3, lseek cur-2, read 2, lseek cur-2, read 1, lseek cur-2, read 0, ], close");
+	/* the stdio tests run buffered (IOzone -I), not skipped */
+	expect_calls(&cr, FSLAB_TEST_FWRITE, 4096,
+		     "fopen(r+), setvbuf, fsync, [, " SEQ4("fwrite") ", ], fflush, fsync, fclose");
+	expect_calls(&cr, FSLAB_TEST_FREAD, 4096,
+		     "fopen(r), setvbuf, fsync, [, " SEQ4("fread") ", ], fclose");
+	cell_run_free(&cr);
+
+	/* cold mode: the cache drop comes before the read test's open */
+	memset(&cr, 0, sizeof(cr));
+	cr.record_drops = true;
+	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_COLD);
+	expect_calls(&cr, FSLAB_TEST_READ, 4096,
+		     "drop, open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(ops_version_mismatch_fails_loudly)
+{
+	struct cell_run cr = { 0 };
+	struct fslab_bench_buffers b;
+	struct fslab_io_ops ops;
+
+	cr.ctx.ev = calloc(MAX_EVENTS, sizeof(*cr.ctx.ev));
+	ops = rec_ops(&cr.ctx);
+	ops.version = FSLAB_IO_OPS_VERSION - 1; /* a fake built against the old layout */
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536,
+				   .record_bytes = 4096, .tests = FSLAB_TESTS_ALL,
+				   .cache = FSLAB_CACHE_WARM, .ops = &ops };
+	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINVAL);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_FAILED);
+		ck_assert_ptr_nonnull(strstr(cr.out[t].reason, "layout version"));
+	}
+	ck_assert_uint_eq(cr.ctx.n_ev, 0); /* not one call through it */
+	fslab_bench_buffers_free(&b);
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
+}
+END_TEST
+
 START_TEST(modes_fsync_and_direct)
 {
 	struct cell_run cr = { 0 };
@@ -627,8 +1004,9 @@ START_TEST(modes_fsync_and_direct)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 		if (bt->flags & FSLAB_BT_STDIO) {
-			ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_SKIPPED);
-			ck_assert_ptr_nonnull(strstr(cr.out[t].reason, "direct"));
+			/* run buffered, as IOzone -I does (run.c flags the rows) */
+			ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s",
+				      fslab_test_to_string(t), cr.out[t].reason);
 		} else {
 			/* O_DIRECT works here, or the whole test is skipped with why */
 			ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK ||
@@ -748,7 +1126,7 @@ START_TEST(stop_between_tests)
 	cr.ctx.ev = calloc(MAX_EVENTS, sizeof(*cr.ctx.ev));
 	ops = rec_ops(&cr.ctx);
 	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
-	struct fslab_cell cell = { .path = path, .file_bytes = 65536, .record_bytes = 4096,
+	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536, .record_bytes = 4096,
 				   .tests = FSLAB_TESTS_ALL, .cache = FSLAB_CACHE_WARM,
 				   .ops = &ops, .stop = &stop };
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
@@ -862,6 +1240,92 @@ START_TEST(plan_bounds)
 }
 END_TEST
 
+/* A SIGSTOP shows up as a SIGCONT once the process runs again; here the
+ * ops' write sets the flag as the handler would, in the first `stops`
+ * write passes (the first write call of each pass of the write test). */
+static volatile sig_atomic_t stop_flag;
+static unsigned stop_passes_left;
+static ssize_t (*stop_real_write)(void *, int, const void *, size_t);
+
+static ssize_t stop_write(void *ctx, int fd, const void *buf, size_t len)
+{
+	if (lseek(fd, 0, SEEK_CUR) == 0 && stop_passes_left) {
+		stop_passes_left--;
+		stop_flag = 1;
+	}
+	return stop_real_write(ctx, fd, buf, len);
+}
+
+static void run_stopped_cell(struct cell_run *cr, unsigned stops)
+{
+	struct fslab_bench_buffers b;
+	struct fslab_io_ops ops;
+
+	cr->ctx.ev = calloc(MAX_EVENTS, sizeof(*cr->ctx.ev));
+	ops = rec_ops(&cr->ctx);
+	stop_real_write = ops.write;
+	ops.write = stop_write;
+	stop_flag = 0;
+	stop_passes_left = stops;
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536,
+				   .record_bytes = 4096,
+				   .tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
+				   .cache = FSLAB_CACHE_WARM, .ops = &ops, .continued = &stop_flag };
+	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr->out, &cr->times), 0);
+	fslab_bench_buffers_free(&b);
+}
+
+START_TEST(stopped_pass_is_redone)
+{
+	struct cell_run cr = { 0 };
+
+	run_stopped_cell(&cr, 1);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_WRITE].redone, 1);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_READ].status, FSLAB_OUTCOME_OK);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_READ].redone, 0);
+	/* the kept pass wrote the whole file again: 16 records twice */
+	ck_assert_uint_eq(cr.ctx.writes, 32);
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+
+	/* stopped in every pass: no figure at all, the row says why */
+	memset(&cr, 0, sizeof(cr));
+	run_stopped_cell(&cr, 100);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_FAILED);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_WRITE].redone, FSLAB_STOP_REDO_MAX);
+	ck_assert_ptr_nonnull(strstr(cr.out[FSLAB_TEST_WRITE].reason, "stopped"));
+	ck_assert_int_eq(count_files(dir), 0);
+	cell_run_free(&cr);
+}
+END_TEST
+
+/* The test file is never written through a symlink: a link planted under
+ * its name (in a directory that is not private) fails the cell's first
+ * create instead of writing the link's target. */
+START_TEST(planted_symlink_is_not_followed)
+{
+	struct cell_run cr = { 0 };
+	char victim[600], link[600], buf[16] = "";
+	int fd;
+
+	snprintf(victim, sizeof(victim), "%s.victim", dir);
+	snprintf(link, sizeof(link), "%s/testfile", dir);
+	ck_assert_int_eq(ft_write_file(victim, "precious"), 0);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	run_cell(&cr, 65536, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_FAILED);
+	fd = open(victim, O_RDONLY);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf) - 1), 8);
+	close(fd);
+	ck_assert_str_eq(buf, "precious");
+	unlink(link);
+	unlink(victim);
+	cell_run_free(&cr);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_engine");
@@ -879,6 +1343,10 @@ int main(void)
 	tcase_add_test(tc, random_order_fixed);
 	tcase_add_test(tc, stride_rule);
 	tcase_add_test(tc, stride_sequences);
+	tcase_add_test(tc, syscall_sequences_warm);
+	tcase_add_test(tc, syscall_sequences_stride_wrap);
+	tcase_add_test(tc, syscall_sequences_modes);
+	tcase_add_test(tc, ops_version_mismatch_fails_loudly);
 	tcase_add_test(tc, modes_fsync_and_direct);
 	tcase_add_test(tc, only_read_tests_prepare_the_file);
 	tcase_add_test(tc, fault_enospc_nth_write);
@@ -886,6 +1354,8 @@ int main(void)
 	tcase_add_test(tc, fault_eio_read);
 	tcase_add_test(tc, fault_stdio);
 	tcase_add_test(tc, stop_between_tests);
+	tcase_add_test(tc, stopped_pass_is_redone);
+	tcase_add_test(tc, planted_symlink_is_not_followed);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tp, plan_counts);
 	tcase_add_test(tp, plan_bounds);
