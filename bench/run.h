@@ -62,6 +62,13 @@ struct fslab_run_opts {
 	double until_ci_pct;
 	unsigned max_trials; /* 0: 10 when until_ci_pct is set */
 
+	/* How the positioned tests address records: enum fslab_io_mode
+	 * (bench/engine.h); 0 is FSLAB_IO_SEEK, IOzone's lseek + read/write. */
+	int io_mode;
+	/* The flush before each cell: enum fslab_sync_policy; 0 is
+	 * FSLAB_SYNC_FS (syncfs + fsync of the block device). */
+	int sync_policy;
+
 	/* Skip the device probe (no page-cache flags; the manifest says so). */
 	bool no_device_probe;
 	/* Share the lab with other runs that also allow it.  Without it the
