@@ -342,9 +342,12 @@ static int run_lab_filesystems(struct fslab_run_ctx *c, const char *const *only,
 static int run_lock_lab(struct fslab_run_ctx *c, bool concurrent, struct fslab_lab **lab)
 {
 	char err[1024];
-	int r = fslab_lab_open(c->state_path, concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
-			       "fslab run", lab, err, sizeof(err));
+	int r;
 
+	if (*lab)
+		return 0; /* the caller's, held since before the run */
+	r = fslab_lab_open(c->state_path, concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
+			   "fslab run", lab, err, sizeof(err));
 	if (r == -ENOENT)
 		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
 			    c->state_path);
@@ -1166,7 +1169,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	struct fslab_plan plan = { 0 };
 	struct sigaction sa, old_int, old_term, old_cont;
 	bool failed = false, handlers = false;
-	struct fslab_lab *lab = NULL;
+	struct fslab_lab *lab = o->lab;
 	int ret = FSLAB_EXIT_FAILURE, r;
 	char err[512];
 
@@ -1387,7 +1390,8 @@ out:
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	fslab_lab_close(lab);
+	if (lab != o->lab)
+		fslab_lab_close(lab);
 	free(c);
 	return ret;
 }

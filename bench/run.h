@@ -17,6 +17,8 @@
 #include "names.h"
 #include "spec.h"
 
+struct fslab_lab; /* provision/lab.h */
+
 /* One directory to benchmark without a lab (--dir NAME=PATH). */
 struct fslab_run_dir {
 	char name[FSLAB_FS_NAME_MAX]; /* CSV name: [A-Za-z0-9_-]+ */
@@ -74,6 +76,9 @@ struct fslab_run_opts {
 	/* Share the lab with other runs that also allow it.  Without it the
 	 * run takes the lab's run lease alone: a second run is refused. */
 	bool allow_concurrent;
+	/* A lab the caller already holds (fslab reproduce: exclusive from
+	 * setup to teardown), opened on state_path; NULL: the run opens it. */
+	struct fslab_lab *lab;
 	/* Bytes of the probe's scratch file; 0: 64 MiB. */
 	uint64_t probe_bytes;
 

@@ -11,6 +11,7 @@
  * interrupted stage still ends with teardown. */
 #include "commands.h"
 #include "fileutil.h"
+#include "lab.h"
 #include "log.h"
 #include "progress.h"
 #include "provision.h"
@@ -53,6 +54,9 @@ struct reproduce_ctl {
 	unsigned max_trials;
 	int argc;
 	char **argv;
+	/* The lab, held exclusive from before setup until after teardown:
+	 * no other fslab command can act on it in between. */
+	struct fslab_lab *lab;
 };
 
 static volatile sig_atomic_t repro_interrupted;
@@ -248,6 +252,7 @@ static int repro_run_stage(const struct reproduce_ctl *c, const struct repro_sta
 
 	fslab_run_opts_init(&o);
 	o.state_path = c->state_path;
+	o.lab = c->lab;
 	o.out_dir = s->dir;
 	o.preset = "seed";
 	o.file_min = 64 * FSLAB_KiB; /* the seed preset's; file_max alone is not applied */
@@ -293,6 +298,11 @@ static int reproduce(struct reproduce_ctl *c)
 			    c->state_path, c->state_path);
 		return FSLAB_EXIT_FAILURE;
 	}
+	if (geteuid() != 0) {
+		fslab_error("refused: fslab reproduce sets up a lab and must run as root; nothing was "
+			    "created. Run it with sudo");
+		return FSLAB_EXIT_FAILURE;
+	}
 	if (access(out, F_OK) == 0) {
 		fslab_error("%s already exists; give a new --out directory (reproduce never "
 			    "overwrites results)", out);
@@ -304,6 +314,15 @@ static int reproduce(struct reproduce_ctl *c)
 		return FSLAB_EXIT_FAILURE;
 	}
 	total_steps = 3 + (c->honest ? 2 : 0) + (c->keep ? 0 : 1);
+	/* The lab is ours alone from here to the end (setup, runs, report,
+	 * teardown), through the lab object: no teardown or second run can
+	 * come in between the stages. */
+	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
+			   &c->lab, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
 
 	sa.sa_handler = repro_on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -324,6 +343,7 @@ static int reproduce(struct reproduce_ctl *c)
 		.state_path = c->state_path,
 		.wipe = c->wipe,
 		.yes = c->yes,
+		.lab = c->lab,
 	};
 	r = fslab_setup(&so);
 	if (r != FSLAB_EXIT_OK) {
@@ -428,7 +448,9 @@ teardown:
 		snprintf(label, sizeof(label), "[%u/%u teardown]", total_steps, total_steps);
 		if (!c->quiet)
 			printf("%s\n", label);
-		struct fslab_teardown_opts to = { .state_path = c->state_path, .yes = true };
+		struct fslab_teardown_opts to = {
+			.state_path = c->state_path, .yes = true, .lab = c->lab,
+		};
 		r = fslab_teardown(&to);
 		if (r != FSLAB_EXIT_OK) {
 			fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
@@ -441,6 +463,8 @@ teardown:
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	fslab_lab_close(c->lab);
+	c->lab = NULL;
 	if (!c->quiet) {
 		char d[32];
 		printf("reproduce %s after %s; results in %s\n",

@@ -420,6 +420,14 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
 	return r;
 }
 
+int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen)
+{
+	int r = fslab_state_load_at(lab->dfd, lab->name, lab->path, &lab->st, err, errlen);
+
+	lab->have_state = r == 0;
+	return r;
+}
+
 int fslab_lab_remove_state(struct fslab_lab *lab)
 {
 	char log[NAME_MAX + 8];

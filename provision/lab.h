@@ -73,6 +73,9 @@ bool fslab_lab_has_state(const struct fslab_lab *lab);
 /* Writes the state (exclusive mode only): atomic, durable unless flags has
  * FSLAB_STATE_SAVE_NOSYNC.  0 or a negative errno. */
 int fslab_lab_save(struct fslab_lab *lab, unsigned flags);
+/* Reads the state file again (after another function saved it through
+ * its own copy).  0 or a negative errno with the reason in err. */
+int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen);
 /* Removes the state file and the setup log (exclusive mode only); the lock
  * files stay (removing them would race with a process opening them). */
 int fslab_lab_remove_state(struct fslab_lab *lab);

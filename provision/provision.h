@@ -13,6 +13,8 @@
 
 #include "spec.h"
 
+struct fslab_lab; /* lab.h */
+
 #define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
 
 struct fslab_setup_opts {
@@ -26,6 +28,10 @@ struct fslab_setup_opts {
 	bool wipe;               /* allow destroying an existing table/signature */
 	bool yes;                /* do not ask for confirmation */
 	bool dry_run;            /* print the plan, change nothing */
+	/* A lab the caller already holds, opened FSLAB_LAB_EXCLUSIVE |
+	 * FSLAB_LAB_NEW on state_path (fslab reproduce keeps it from setup to
+	 * teardown); NULL: setup opens and releases its own. */
+	struct fslab_lab *lab;
 };
 
 /* Checks, partitions, formats and mounts; writes the state file before the
@@ -36,7 +42,10 @@ int fslab_setup(const struct fslab_setup_opts *o);
 struct fslab_teardown_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
 	bool yes;                /* reserved: teardown only undoes what setup did */
-	bool keep_image;         /* keep (but wipe) an image setup created */
+	bool keep_image;         /* keep (blank) an image setup created */
+	/* A lab the caller holds exclusive (state_path is then ignored); NULL:
+	 * teardown opens its own. */
+	struct fslab_lab *lab;
 };
 
 /* Unmounts, wipes the filesystems and the partition table, removes the

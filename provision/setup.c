@@ -862,7 +862,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 {
 	struct setup_run *s = calloc(1, sizeof(*s));
 	struct sigaction sa, old_int, old_term;
-	char err[512];
+	char err[PATH_MAX + 512];
 	int r, ret = FSLAB_EXIT_FAILURE;
 
 	if (!s) {
@@ -951,7 +951,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	{
 		struct stat sb;
 
-		if (lstat(s->state_path, &sb) == 0) {
+		if (!o->lab && lstat(s->state_path, &sb) == 0) {
 			/* A lab exists: if another command is busy with it, name
 			 * that command (its lock file is already there). */
 			r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW,
@@ -972,8 +972,14 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	ret = setup_check_environment(s);
 	if (ret)
 		goto out_free;
-	r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup", &s->lab,
-			   err, sizeof(err));
+	if (o->lab) {
+		s->lab = o->lab; /* the caller's, held exclusive since before we looked */
+		r = fslab_lab_has_state(s->lab) ? -EEXIST : 0;
+		snprintf(err, sizeof(err), "a lab is already set up (state file %s)", s->state_path);
+	} else {
+		r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup",
+				   &s->lab, err, sizeof(err));
+	}
 	if (r < 0) {
 		fslab_error("refused: %s", err);
 		ret = FSLAB_EXIT_FAILURE;
@@ -1021,7 +1027,8 @@ int fslab_setup(const struct fslab_setup_opts *o)
 out_unlock:
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
-	fslab_lab_close(s->lab);
+	if (s->lab != o->lab)
+		fslab_lab_close(s->lab);
 out_free:
 	if (s->image_fd >= 0)
 		close(s->image_fd);

@@ -536,7 +536,14 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 			    "nothing was changed. Run it with sudo");
 		goto out;
 	}
-	r = fslab_lab_open(path, FSLAB_LAB_EXCLUSIVE, 0, "fslab teardown", &t->lab, err, sizeof(err));
+	if (o->lab) {
+		t->lab = o->lab;
+		snprintf(t->state_path, sizeof(t->state_path), "%s", fslab_lab_path(t->lab));
+		r = fslab_lab_reload(t->lab, err, sizeof(err));
+	} else {
+		r = fslab_lab_open(path, FSLAB_LAB_EXCLUSIVE, 0, "fslab teardown", &t->lab, err,
+				   sizeof(err));
+	}
 	if (r == -ENOENT) {
 		/* No lab: said without creating the lock file or its directory. */
 		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
@@ -639,7 +646,8 @@ out:
 		close(disk_lock);
 	if (t->image_fd >= 0)
 		close(t->image_fd);
-	fslab_lab_close(t->lab);
+	if (t->lab != o->lab)
+		fslab_lab_close(t->lab);
 	free(t);
 	return ret;
 }
