@@ -1,6 +1,7 @@
 /* fslab run: parses options into struct fslab_run_opts; the engine is
  * bench/ (fslab_run). */
 #include "commands.h"
+#include "engine.h"
 #include "log.h"
 #include "names.h"
 #include "run.h"
@@ -19,7 +20,8 @@ static void usage(FILE *out)
 	      "                 [--sweep seed|quick|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
 	      "                 [--record-sizes MIN-MAX] [--small-records skip|keep]\n"
 	      "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
-	      "                 [--until-ci PCT [--max-trials N]] [--no-device-probe]\n"
+	      "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
+	      "                 [--sync fs|global] [--no-device-probe]\n"
 	      "                 [--probe-size SIZE]\n"
 	      "                 [--resume DIR] [--allow-concurrent] [--quiet]\n\n"
 	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
@@ -48,7 +50,7 @@ static void usage(FILE *out)
 	      "                      or keep (iozone -z)\n"
 	      "  --cache MODE        warm: buffered, nothing flushed (IOzone's default)\n"
 	      "                      fsync: fsync and close inside the timer (iozone -e -c)\n"
-	      "                      direct: O_DIRECT; stdio tests are skipped\n"
+	      "                      direct: O_DIRECT; stdio tests run buffered (flagged)\n"
 	      "                      cold: page cache dropped before every read test\n"
 	      "  --trials N          repeat the whole plan N times (trial loop outside the\n"
 	      "                      filesystem loop; filesystem order shuffled per trial)\n"
@@ -56,7 +58,13 @@ static void usage(FILE *out)
 	      "  --until-ci PCT      repeat each file x record cell until the 95% confidence\n"
 	      "                      interval (Student's t) of each test is within PCT percent\n"
 	      "                      of its mean; --trials is then the minimum (at least 2)\n"
-	      "  --max-trials N      ... or until N trials (default 10)\n\n"
+	      "  --max-trials N      ... or until N trials (default 10)\n"
+	      "  --io MODE           seek: lseek + read/write per record in the positioned\n"
+	      "                      tests, IOzone's calls (the default); positional: one\n"
+	      "                      pread/pwrite per record (recorded in the manifest)\n"
+	      "  --sync POLICY       before each cell, fs: syncfs + fsync of the lab's block\n"
+	      "                      device (the default; --dir: syncfs only); global: sync()\n"
+	      "                      twice, as IOzone\n\n"
 	      "Honesty:\n"
 	      "  --no-device-probe   skip the O_DIRECT probe of each device; without it no cell\n"
 	      "                      is flagged page-cache (faster than 1.5x the device)\n"
@@ -93,6 +101,8 @@ enum {
 	OPT_NO_PROBE,
 	OPT_PROBE_SIZE,
 	OPT_ALLOW_CONCURRENT,
+	OPT_IO,
+	OPT_SYNC,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -140,6 +150,8 @@ int cmd_run(int argc, char **argv)
 		{ "max-trials", required_argument, NULL, OPT_MAX_TRIALS },
 		{ "no-device-probe", no_argument, NULL, OPT_NO_PROBE },
 		{ "probe-size", required_argument, NULL, OPT_PROBE_SIZE },
+		{ "io", required_argument, NULL, OPT_IO },
+		{ "sync", required_argument, NULL, OPT_SYNC },
 		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -270,6 +282,22 @@ int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_IO:
+			o.io_mode = fslab_io_mode_from_string(optarg);
+			if (o.io_mode < 0) {
+				fslab_error("--io '%s': use seek (IOzone's lseek + read/write) or positional (pread/pwrite)",
+					    optarg);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
+		case OPT_SYNC:
+			o.sync_policy = fslab_sync_policy_from_string(optarg);
+			if (o.sync_policy < 0) {
+				fslab_error("--sync '%s': use fs (syncfs + fsync of the block device) or global (sync() twice, as IOzone)",
+					    optarg);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return FSLAB_EXIT_OK;
