@@ -18,8 +18,8 @@ static void usage(FILE *out)
 	      "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 	      "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n\n"
 	      "  --device DISK      a whole, unused disk (e.g. /dev/sdb); everything on it is erased\n"
-	      "  --image FILE       a disk image instead: created sparse (or reused) and attached\n"
-	      "                     to a free loop device\n"
+	      "  --image FILE       a disk image instead: created sparse (or reused: a file with\n"
+	      "                     data in it needs --wipe) and attached to a free loop device\n"
 	      "  --size SIZE        size of a new image (K/M/G/T); default: what the spec needs\n"
 	      "                     plus GPT overhead (100G + 2M for the built-in spec)\n"
 	      "  --spec FILE        lab spec (default: built in, see fslab spec --print)\n"
@@ -30,10 +30,13 @@ static void usage(FILE *out)
 	      "                     terminal (a new image needs no confirmation)\n"
 	      "  --dry-run          print the plan and change nothing\n"
 	      "  -h, --help         this help\n\n"
-	      "Refuses (exit 1, nothing written) a path that is not a block device, a partition,\n"
-	      "a disk with the root filesystem, a mounted filesystem, swap or holders, one that\n"
-	      "cannot be opened exclusively, one too small, one with a table or signature and no\n"
-	      "--wipe, and one not confirmed.  Interrupted or failed: run fslab teardown.\n",
+	      "Refuses (exit 1, nothing written) to run as non-root; a path that is not a block\n"
+	      "device, a partition, a disk with the root filesystem, a mounted filesystem, swap\n"
+	      "or holders, a loop device whose backing file another loop device also uses, one\n"
+	      "that cannot be opened exclusively, one too small, one with a table, signature or\n"
+	      "(an image) data and no --wipe, one not confirmed; --state under the mount root\n"
+	      "or on another lab.  Setup records the identity of all it creates, so teardown\n"
+	      "can prove it.  Interrupted or failed: run fslab teardown.\n",
 	      out);
 }
 

@@ -14,11 +14,14 @@ static void usage(FILE *out)
 	      "the filesystems and the partition table (both GPT headers and the protective\n"
 	      "MBR), removes the kernel's partitions, detaches the loop device, deletes the\n"
 	      "image setup created, removes the mount points setup created and the state file.\n"
-	      "Acts only on the disk whose GPT disk GUID matches the state file.\n\n"
+	      "Acts only on what it proves setup made (the image and directories by their\n"
+	      "fslab marker and inode, the loop device by its backing file, the disk by its\n"
+	      "GPT disk GUID); anything else the state names is reported and left alone\n"
+	      "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n\n"
 	      "  --state FILE   state file (default $FSLAB_STATE or " FSLAB_STATE_DEFAULT_PATH ")\n"
 	      "  --yes          accepted for scripts; teardown only undoes what setup did and\n"
 	      "                 does not ask\n"
-	      "  --keep-image   keep the image file setup created (it is left blank)\n"
+	      "  --keep-image   keep the image file setup created (left blank: blocks punched out)\n"
 	      "  -h, --help     this help\n",
 	      out);
 }
