@@ -81,6 +81,7 @@ static void usage(FILE *out)
 	      "redone-stopped when a SIGSTOP hit the timed test and it was run again.\n"
 	      "SIGINT/SIGTERM stop after the test in flight; --resume continues.\n"
 	      "Exit status: 0 all cells ok or skipped, 1 a cell failed, a filesystem vanished or\n"
+	      "Test files live in a private 0700 directory fslab makes in each PATH and removes.\n"
 	      "the run was interrupted, 2 bad usage.\n",
 	      out);
 }
