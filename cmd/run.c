@@ -80,8 +80,8 @@ static void usage(FILE *out)
 	      "skipped: WHY; flag lists page-cache and/or fuse, separated by ';', and\n"
 	      "redone-stopped when a SIGSTOP hit the timed test and it was run again.\n"
 	      "SIGINT/SIGTERM stop after the test in flight; --resume continues.\n"
-	      "Exit status: 0 all cells ok or skipped, 1 a cell failed, a filesystem vanished or\n"
 	      "Test files live in a private 0700 directory fslab makes in each PATH and removes.\n"
+	      "Exit status: 0 all cells ok or skipped, 1 a cell failed, a filesystem vanished or\n"
 	      "the run was interrupted, 2 bad usage.\n",
 	      out);
 }
