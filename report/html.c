@@ -89,7 +89,7 @@ static const char ht_style[] =
 	".scroll{overflow-x:auto;max-width:100%}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;"
 	"text-align:right;font-size:13px}th{background:#eee}td.l,th.l{text-align:left}"
-	"caption{text-align:left;font-size:13px;padding:2px 0;caption-side:bottom}\n"
+	"p.legend{font-size:13px;margin:.2em 0 .6em;color:#333}\n"
 	".matrix td{white-space:nowrap}.matrix small{color:#555}\n"
 	".banner{padding:6px 10px;margin:6px 0;border-radius:4px;font-size:14px}"
 	".warn{background:#fff3cd;border:1px solid #d9a400}.info{background:#e7f1ff;border:1px solid #7aa7e0}\n"
@@ -103,7 +103,7 @@ static const char ht_style[] =
 	".nd{color:#999}\n"
 	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
 	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px;white-space:pre-wrap}"
-	"td.cells{font-size:11px;padding:1px 3px}\n"
+	"table.cells td{font-size:11px;padding:1px 3px}\n"
 	"dl.manifest{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;"
 	"font-size:13px}dl.manifest dt{font-weight:bold}dl.manifest dd{margin:0}\n"
 	"@media (max-width:600px){dl.manifest{grid-template-columns:minmax(0,1fr)}"
@@ -116,22 +116,6 @@ static const char ht_pc_text[] =
 static const char ht_fuse_text[] =
 	"FUSE: FAT32 mounted through fusefat (a user-space driver) because the kernel has no vfat; "
 	"not comparable to kernel filesystems.";
-
-static void ht_flag_names(FILE *out, unsigned flags)
-{
-	const char *sep = "";
-
-	if (flags & RP_FLAG_PAGE_CACHE) {
-		fputs("page-cache", out);
-		sep = ", ";
-	}
-	if (flags & RP_FLAG_FUSE) {
-		fprintf(out, "%sfuse", sep);
-		sep = ", ";
-	}
-	if (flags & RP_FLAG_OTHER)
-		fprintf(out, "%sother (see CSV)", sep);
-}
 
 static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
 {
@@ -323,7 +307,7 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	rp_html_escape(out, e->label);
 	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
 		fslab_test_to_string(t), e->test_first[t + 1] - e->test_first[t], npc, nfu, nbad);
-	fputs("<div class=scroll><table><tr><th>file \\ record</th>", out);
+	fputs("<div class=scroll><table class=cells><tr><th>file \\ record</th>", out);
 	for (size_t j = 0; j < nr; j++)
 		fprintf(out, "<th>%s</th>", rp_fmt_size(recs[j], a, sizeof(a)));
 	fputs("</tr>\n", out);
@@ -343,21 +327,23 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 				continue;
 			}
 			if (!c->n_ok) {
-				fputs("<td class=\"cells bad\" title=\"", out);
+				fputs("<td class=bad title=\"", out);
 				rp_html_escape(out, c->problem);
 				fputs("\">&times;</td>", out);
 				continue;
 			}
-			fprintf(out, "<td class=\"cells%s%s\" title=\"%u trial%s",
-				(c->flags & RP_FLAG_PAGE_CACHE) ? " pc" : "",
-				(c->flags & RP_FLAG_FUSE) ? " fu" : "", c->n_ok, c->n_ok == 1 ? "" : "s");
-			if (!isnan(c->ci))
-				fprintf(out, ", mean %.0f &plusmn; %.0f KiB/s", c->mean, c->ci);
-			if (c->flags) {
-				fputs("; flags: ", out);
-				ht_flag_names(out, c->flags);
-			}
-			fprintf(out, "\">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
+			/* the class says the flags; the title only what it does not */
+			const char *cls = (c->flags & RP_FLAG_PAGE_CACHE)
+						  ? ((c->flags & RP_FLAG_FUSE) ? " class=\"pc fu\"" : " class=pc")
+						  : ((c->flags & RP_FLAG_FUSE) ? " class=fu" : "");
+			fputs("<td", out);
+			fputs(cls, out);
+			if (!isnan(c->ci) && c->mean > 0)
+				fprintf(out, " title=\"%u trials, &plusmn;%.1f%%%s\"", c->n_ok,
+					100 * c->ci / c->mean, (c->flags & RP_FLAG_OTHER) ? ", other flag" : "");
+			else if (c->flags & RP_FLAG_OTHER)
+				fputs(" title=\"other flag (see CSV)\"", out);
+			fprintf(out, ">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
 		}
 		fputs("</tr>\n", out);
 		while (k < e->test_first[t + 1] && e->cells[k].file_kib == f)
@@ -592,7 +578,7 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	fputs("</section>\n", out);
 
 	fputs("<section id=\"cells\"><h2>All cells</h2>\n<p>Median MiB/s of each cell over its "
-	      "trials; hover for trials, interval and flags. <span class=pc>&nbsp;orange&nbsp;</span> "
+	      "trials; hover for the trials and the 95% interval (as % of the mean). <span class=pc>&nbsp;orange&nbsp;</span> "
 	      "page-cache, <span class=fu>&nbsp;blue&nbsp;</span> fuse, "
 	      "<span class=bad>&nbsp;&times;&nbsp;</span> failed or skipped.</p>\n",
 	      out);

@@ -143,28 +143,34 @@ static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool
 	fputs(")\n", f);
 }
 
-static const char *const pl_term[2] = {
-	"set terminal png size 640,448 noenhanced font 'DejaVuSans,8'\n",
-	"set terminal svg size 640,448 noenhanced font 'DejaVu Sans,9' background '#ffffff'\n",
+/* Rankings and by-size charts full size; the folded surfaces and heatmaps
+ * smaller (there are two per filesystem and test, and the page must stay
+ * small). */
+static const char *const pl_term[2][2] = {
+	{ "set terminal png size 640,420 noenhanced font 'DejaVuSans,8'\n",
+	  "set terminal svg size 640,420 noenhanced font 'DejaVu Sans,9' background '#ffffff'\n" },
+	{ "set terminal png size 420,300 noenhanced font 'DejaVuSans,7'\n",
+	  "set terminal svg size 420,300 noenhanced font 'DejaVu Sans,8' background '#ffffff'\n" },
 };
 static const char *const pl_ext[2] = { "png", "svg" };
 
 /* Output names are relative: gnuplot runs in the plots directory, so the
  * scripts can be rerun there after the report is renamed into place. */
-static void pl_output(FILE *f, const char *dir, const char *name, int fmt)
+static void pl_output(FILE *f, const char *dir, const char *name, int fmt, bool small)
 {
 	char path[256];
 
 	(void)dir;
-	fputs(pl_term[fmt], f);
+	fputs(pl_term[small][fmt], f);
 	snprintf(path, sizeof(path), "%s.%s", name, pl_ext[fmt]);
 	fputs("set output ", f);
 	pl_quote(f, path);
 	fputc('\n', f);
 }
 
+/* 24 steps: readable, and the PNGs compress far better than with 256 */
 static const char pl_palette[] =
-	"set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n";
+	"set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725') maxcolors 24\n";
 
 /* Distinct, readable line colours (gnuplot's 5th default is a pale yellow). */
 static const char pl_lines[] =
@@ -247,7 +253,7 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt);
+		pl_output(f, dir, p->name, fmt, true);
 		fputs(pl_palette, f);
 		fputs("set title ", f);
 		pl_quote(f, p->title);
@@ -276,8 +282,8 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 				zmax, pl_log2(ax->file[0]) - pad_x, pl_log2(ax->file[ax->nf - 1]) + pad_x,
 				pl_log2(ax->record[0]) - pad_y, pl_log2(ax->record[ax->nr - 1]) + pad_y);
 			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
-			      "set ticslevel 0\nset view 60,30\nset grid\n"
-			      "set pm3d depthorder border lc rgb '#303030' lw 0.5\n",
+			      "set ticslevel 0\nset view 60,30\n"
+			      "set pm3d depthorder\n",
 			      f);
 			if (flat)
 				fprintf(f, "splot $g%d using 1:2:3:3 with impulses lw 4 lc palette notitle\n", id);
@@ -380,7 +386,7 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt);
+		pl_output(f, dir, p->name, fmt, false);
 		fputs("set title ", f);
 		pl_quote(f, p->title);
 		fputc('\n', f);
@@ -457,7 +463,7 @@ static int pl_bars(FILE *f, const char *dir, const struct rp_plot *p, const stru
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt);
+		pl_output(f, dir, p->name, fmt, false);
 		fputs("set title ", f);
 		pl_quote(f, p->title);
 		fputc('\n', f);

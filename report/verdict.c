@@ -3,6 +3,7 @@
 #include "report_priv.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char vd_cmd_disk[] =
@@ -256,16 +257,25 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 			fputs("</li>\n", out);
 		}
 	fputs("</ul>\n", out);
-	fputs("<div class=scroll><table class=matrix><caption>Ratio to the best filesystem per test "
-	      "on the large-file plateau",
-	      out);
+	fputs("<div class=scroll><table class=matrix>\n", out);
+	/* the legend (a caption would be squeezed to the table's width) */
+	char *legend = NULL;
+	size_t legend_len = 0;
+	FILE *lg = open_memstream(&legend, &legend_len);
+	if (!lg)
+		return;
+	fputs("<p class=legend>Ratio to the best filesystem per test on the large-file plateau", lg);
 	if (s->max_trials >= 2)
-		fprintf(out, " (95%% interval); colour: <span class=best>best</span>, "
+		fprintf(lg, " (95%% interval); colour: <span class=best>best</span>, "
 			     "<span class=slower>slower beyond noise</span>, <span class=same>not "
 			     "distinguishable</span> (Welch's t-test, Holm&ndash;Bonferroni over %zu "
-			     "comparisons, 5%% family-wise)",
+			     "comparisons, 5%% family-wise).",
 			s->n_comparisons);
-	fputs("</caption>\n<tr><th class=l>test</th>", out);
+	else
+		fputs(". 1 trial: no interval, no test against noise.", lg);
+	fputs(" Click a test for its ranking.</p>\n", lg);
+	fclose(lg);
+	fputs("<tr><th class=l>test</th>", out);
 	for (size_t i = 0; i < s->n; i++) {
 		fputs("<th>", out);
 		rp_html_escape(out, d->all[i]->label);
@@ -298,16 +308,12 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table></div>\n", out);
+	fputs(legend, out);
+	free(legend);
 	if (s->n_chg) {
-		fputs("<div class=scroll id=\"changes\"><table class=matrix><caption>Change between runs: "
-		      "later run / first run, plateau medians",
+		fputs("<h3>Change between runs</h3><div class=scroll id=\"changes\"><table class=matrix>\n",
 		      out);
-		if (s->max_trials >= 2)
-			fprintf(out, " (95%% interval); <span class=faster>faster</span>, "
-				     "<span class=slower>slower</span> beyond noise, <span class=same>not "
-				     "distinguishable</span> (Holm over %zu comparisons)",
-				s->n_chg_comparisons);
-		fputs("</caption>\n<tr><th class=l>test</th>", out);
+		fputs("<tr><th class=l>test</th>", out);
 		for (size_t i = 0; i < s->n_chg; i++) {
 			fputs("<th>", out);
 			rp_html_escape(out, s->chg[i].b->fs);
@@ -341,7 +347,16 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 			}
 			fputs("</tr>\n", out);
 		}
-		fputs("</table></div>\n", out);
+		fputs("</table></div>\n<p class=legend>Later run / first run, plateau medians", out);
+		if (s->max_trials >= 2)
+			fprintf(out, " (95%% interval); <span class=faster>faster</span>, "
+				     "<span class=slower>slower</span> beyond noise, <span class=same>not "
+				     "distinguishable</span> (Welch's t-test, Holm&ndash;Bonferroni over %zu "
+				     "comparisons).",
+				s->n_chg_comparisons);
+		else
+			fputs(". 1 trial: no interval, no test against noise.", out);
+		fputs("</p>\n", out);
 	}
 	fputs("</section>\n", out);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *chromium(void)
@@ -47,8 +48,22 @@ static const char check_js[] =
 	"  for (var i = 0; i < imgs.length; i++)\n"
 	"    if (!(imgs[i].complete && imgs[i].naturalWidth > 0)) bad++;\n"
 	"  var p = document.createElement('pre');\n"
-	"  p.textContent = 'IMG' + 'CHECK total=' + imgs.length + ' bad=' + bad + ' end';\n"
+	"  var net = 0, els = document.querySelectorAll('[src],[href]');\n"
+	"  for (var j = 0; j < els.length; j++) {\n"
+	"    var u = els[j].getAttribute('src') || els[j].getAttribute('href') || '';\n"
+	"    if (/^[a-z]+:\\/\\/|^\\/\\//i.test(u)) net++;\n"
+	"  }\n"
+	"  var res = performance.getEntriesByType('resource');\n"
+	"  for (var k = 0; k < res.length; k++) if (!/^data:/.test(res[k].name)) net++;\n"
+	"  var s = document.getElementById('summary');\n"
+	"  var top = s ? Math.round(s.getBoundingClientRect().top + window.scrollY) : -1;\n"
+	"  p.textContent = 'IMG' + 'CHECK total=' + imgs.length + ' bad=' + bad + ' sw=' +\n"
+	"    document.documentElement.scrollWidth + ' vw=' + window.innerWidth + ' top=' + top +\n"
+	"    ' vh=' + window.innerHeight + ' net=' + net +\n"
+	"    ' incomplete=' + (document.getElementById('banner-incomplete') ? 1 : 0) +\n"
+	"    ' changes=' + (document.getElementById('changes') ? 1 : 0) + ' end';\n"
 	"  document.body.appendChild(p);\n"
+	"  if (window.parent !== window) window.parent.postMessage(p.textContent, '*');\n"
 	"});\n"
 	"</script>\n";
 
@@ -69,39 +84,98 @@ static char *check_page(const char *html, const char *name, const char *extra)
 	return p;
 }
 
-static void run_check(const char *browser, const char *page, int *total, int *bad)
-{
-	char *url, *prof, *pflag;
-	struct ft_output o;
+struct page_check {
+	int total, bad, sw, vw, top, vh, net, incomplete, changes;
+};
 
-	ck_assert_int_ge(asprintf(&url, "file://%s", page), 0);
+/* Loads page in chromium at width x height and reads what the page's
+ * check script found.  Headless chromium's window is at least 500 px
+ * wide, so the page is shown in an iframe of that size inside a 1400 px
+ * window; the frame posts its result to the outer page. */
+static void run_check(const char *browser, const char *page, int width, int height,
+		      struct page_check *c)
+{
+	char *url, *prof, *pflag, *wflag, *frame;
+	struct ft_output o;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&frame, "%s.frame-%d.html", page, width), 0);
+	f = fopen(frame, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "<!DOCTYPE html><html><head><style>body{margin:0}iframe{border:0;display:block}</style></head><body>\n"
+		   "<iframe src=\"%s\" width=\"%d\" height=\"%d\"></iframe>\n"
+		   "<script>window.addEventListener('message', function (e) {\n"
+		   "  var p = document.createElement('pre'); p.textContent = e.data;\n"
+		   "  document.body.appendChild(p); });</script></body></html>\n",
+		strrchr(page, '/') + 1, width, height);
+	fclose(f);
+	ck_assert_int_ge(asprintf(&url, "file://%s", frame), 0);
+	width = 1400;
+	height = 1000;
 	ck_assert_int_ge(asprintf(&prof, "%s/profile-XXXXXX", tmp), 0);
 	ck_assert_ptr_nonnull(mkdtemp(prof));
 	ck_assert_int_ge(asprintf(&pflag, "--user-data-dir=%s", prof), 0);
+	ck_assert_int_ge(asprintf(&wflag, "--window-size=%d,%d", width, height), 0);
 	const char *argv[] = { browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 			       "--no-first-run", "--disable-background-networking",
 			       "--disable-component-update", "--disable-sync", "--disable-crash-reporter",
-			       pflag, "--virtual-time-budget=5000", "--dump-dom", url, NULL };
+			       "--hide-scrollbars", pflag, wflag, "--virtual-time-budget=5000",
+			       "--dump-dom", url, NULL };
 	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	ck_assert_msg(o.status == 0, "chromium exit %d: %s", o.status, o.err);
 	const char *m = strstr(o.out, "IMGCHECK total=");
 	ck_assert_msg(m, "the page's check did not run; DOM tail: %s",
 		      o.out + (strlen(o.out) > 400 ? strlen(o.out) - 400 : 0));
-	ck_assert_int_eq(sscanf(m, "IMGCHECK total=%d bad=%d", total, bad), 2);
+	ck_assert_int_eq(sscanf(m, "IMGCHECK total=%d bad=%d sw=%d vw=%d top=%d vh=%d net=%d incomplete=%d changes=%d",
+				&c->total, &c->bad, &c->sw, &c->vw, &c->top, &c->vh, &c->net,
+				&c->incomplete, &c->changes),
+			 9);
 	ft_output_free(&o);
 	free(url);
 	free(prof);
 	free(pflag);
+	free(wflag);
+	free(frame);
 }
 
-START_TEST(t_report_in_chromium)
+static void screenshot(const char *browser, const char *html_p, const char *name, int w, int h)
 {
-	const char *browser = chromium();
-	const char *src = getenv("FSLAB_SOURCE_DIR"), *build = getenv("FSLAB_BUILD_DIR");
-	char *fixture, *out, *html_p, *shot, *shot_flag, *prof, *pflag, *url;
+	const char *build = getenv("FSLAB_BUILD_DIR");
+	char *shot, *shot_flag, *prof, *pflag, *url, *wflag;
 	struct ft_output o;
-	int total, bad;
 
+	ck_assert_int_ge(asprintf(&shot, "%s/%s", build ? build : tmp, name), 0);
+	unlink(shot);
+	ck_assert_int_ge(asprintf(&shot_flag, "--screenshot=%s", shot), 0);
+	ck_assert_int_ge(asprintf(&prof, "%s/profile-shot-XXXXXX", tmp), 0);
+	ck_assert_ptr_nonnull(mkdtemp(prof));
+	ck_assert_int_ge(asprintf(&pflag, "--user-data-dir=%s", prof), 0);
+	ck_assert_int_ge(asprintf(&url, "file://%s", html_p), 0);
+	ck_assert_int_ge(asprintf(&wflag, "--window-size=%d,%d", w, h), 0);
+	const char *argv[] = { browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+			       "--no-first-run", "--disable-background-networking",
+			       "--disable-component-update", "--disable-sync", "--disable-crash-reporter",
+			       pflag, "--hide-scrollbars", wflag, shot_flag, url, NULL };
+	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "chromium --screenshot exit %d: %s", o.status, o.err);
+	ft_output_free(&o);
+	char *png = slurp(shot);
+	ck_assert_msg(memcmp(png, "\x89PNG", 4) == 0, "%s is not a PNG", shot);
+	free(png);
+	fprintf(stderr, "screenshot: %s\n", shot);
+	free(shot);
+	free(shot_flag);
+	free(prof);
+	free(pflag);
+	free(url);
+	free(wflag);
+}
+
+static const char *browser;
+
+static void need_browser(void)
+{
+	browser = chromium();
 	if (!browser) {
 		fprintf(stderr, "skipped: chromium is not installed (apt-get install chromium)\n");
 		exit(FSLAB_TEST_SKIP);
@@ -112,59 +186,214 @@ START_TEST(t_report_in_chromium)
 	setenv("HOME", tmp, 1);
 	setenv("XDG_CONFIG_HOME", tmp, 1);
 	setenv("XDG_CACHE_HOME", tmp, 1);
-	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
-	ck_assert_int_ge(asprintf(&out, "%s/out", tmp), 0);
-	ck_assert_int_ge(asprintf(&html_p, "%s/out/report.html", tmp), 0);
-	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--format", "html", NULL), 0);
-	ck_assert_msg(o.status == 0, "%s", o.err);
-	ft_output_free(&o);
+}
 
-	char *html = slurp(html_p);
-	char *page = check_page(html, "check.html", "");
-	run_check(browser, page, &total, &bad);
-	ck_assert_int_eq(total, 15); /* every plot of the fixture */
-	ck_assert_int_eq(bad, 0);
-	free(page);
-	/* control: a broken image is caught */
-	page = check_page(html, "control.html", "<img alt=\"broken\" src=\"data:image/png;base64,AAAA\">\n");
-	run_check(browser, page, &total, &bad);
-	ck_assert_int_eq(total, 16);
-	ck_assert_int_eq(bad, 1);
-	free(page);
-	free(html);
-
-	/* a screenshot of the real page for people to look at */
-	ck_assert_int_ge(asprintf(&shot, "%s/report-screenshot.png", build ? build : tmp), 0);
-	unlink(shot);
-	ck_assert_int_ge(asprintf(&shot_flag, "--screenshot=%s", shot), 0);
-	ck_assert_int_ge(asprintf(&prof, "%s/profile-shot-XXXXXX", tmp), 0);
-	ck_assert_ptr_nonnull(mkdtemp(prof));
-	ck_assert_int_ge(asprintf(&pflag, "--user-data-dir=%s", prof), 0);
-	ck_assert_int_ge(asprintf(&url, "file://%s", html_p), 0);
-	const char *argv[] = { browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-			       "--no-first-run", "--disable-background-networking",
-			       "--disable-component-update", "--disable-sync", "--disable-crash-reporter",
-			       pflag, "--hide-scrollbars",
-			       "--window-size=1280,2400", shot_flag, url, NULL };
-	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "chromium --screenshot exit %d: %s", o.status, o.err);
-	ft_output_free(&o);
-	char *png = slurp(shot);
-	ck_assert_msg(memcmp(png, "\x89PNG", 4) == 0, "%s is not a PNG", shot);
-	free(png);
-	fprintf(stderr, "screenshot: %s\n", shot);
-
+static void done_browser(void)
+{
 	ft_rm_rf(tmp);
 	free(tmp);
 	tmp = NULL;
-	free(fixture);
+}
+
+/* fslab report DIRS... --out tmp/NAME; returns the report.html path */
+static char *make_report(const char *name, const char *d1, const char *d2)
+{
+	char *out, *html_p;
+	struct ft_output o;
+
+	ck_assert_int_ge(asprintf(&out, "%s/%s", tmp, name), 0);
+	ck_assert_int_ge(asprintf(&html_p, "%s/report.html", out), 0);
+	if (d2)
+		ck_assert_int_eq(ft_fslab(&o, "report", d1, d2, "--out", out, "--format", "html", NULL), 0);
+	else
+		ck_assert_int_eq(ft_fslab(&o, "report", d1, "--out", out, "--format", "html", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
 	free(out);
+	return html_p;
+}
+
+/* At both widths: #summary starts in the first screen, nothing scrolls
+ * sideways, every image decodes, nothing comes from a network. */
+static void check_fits(const char *html_p, const char *name, int n_img, struct page_check *c)
+{
+	static const int widths[] = { 1400, 400 };
+	char *html = slurp(html_p), *page, pn[64];
+
+	snprintf(pn, sizeof(pn), "check-%s.html", name);
+	page = check_page(html, pn, "");
+	for (size_t i = 0; i < 2; i++) {
+		run_check(browser, page, widths[i], 900, c);
+		ck_assert_msg(c->vw == widths[i], "%s: viewport %d, wanted %d", name, c->vw, widths[i]);
+		if (n_img >= 0)
+			ck_assert_int_eq(c->total, n_img);
+		ck_assert_int_eq(c->bad, 0);
+		ck_assert_msg(c->sw <= c->vw, "%s at %d px: the page is %d px wide (scrolls sideways)",
+			      name, widths[i], c->sw);
+		ck_assert_msg(c->top >= 0 && c->top < c->vh - 100,
+			      "%s at %d px: #summary starts at %d px, below the first screen (%d)", name,
+			      widths[i], c->top, c->vh);
+		ck_assert_int_eq(c->net, 0);
+	}
+	free(page);
+	free(html);
+}
+
+START_TEST(t_report_in_chromium)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char *fixture, *html_p, *page;
+	struct page_check c;
+
+	need_browser();
+	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
+	html_p = make_report("out", fixture, NULL);
+	check_fits(html_p, "fixture", 15, &c); /* every plot of the fixture */
+	ck_assert_int_eq(c.changes, 0);
+
+	/* control: a broken image, an overflowing block and a network image
+	 * are caught */
+	char *html = slurp(html_p);
+	page = check_page(html, "control.html",
+			  "<img alt=\"broken\" src=\"data:image/png;base64,AAAA\">\n"
+			  "<div style=\"width:3000px\">wide</div><img alt=\"net\" src=\"http://192.0.2.1/x.png\">\n");
+	run_check(browser, page, 1400, 900, &c);
+	ck_assert_int_eq(c.total, 17);
+	ck_assert_int_eq(c.bad, 2);
+	ck_assert_int_ge(c.sw, 3000);
+	ck_assert_int_ge(c.net, 1);
+	free(page);
+	free(html);
+
+	/* screenshots of the real page for people to look at */
+	screenshot(browser, html_p, "report-screenshot-1400.png", 1400, 900);
+	screenshot(browser, html_p, "report-screenshot-400.png", 400, 900);
+	done_browser();
+	free(fixture);
 	free(html_p);
-	free(shot);
-	free(shot_flag);
-	free(prof);
-	free(pflag);
-	free(url);
+}
+END_TEST
+
+static void copy_file(const char *from, const char *to)
+{
+	char *t = slurp(from);
+	ck_assert_int_eq(ft_write_file(to, t), 0);
+	free(t);
+}
+
+START_TEST(t_interrupted_run)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char *dir, *p, *q, *html_p, *html;
+	struct page_check c;
+
+	need_browser();
+	/* the fixture cut short: ext4 (the best reader) lost its third read
+	 * trial, xfs is in the manifest but has no CSV, and the manifest says
+	 * the run was interrupted */
+	ck_assert_int_ge(asprintf(&dir, "%s/interrupted", tmp), 0);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	static const char *const fss[] = { "btrfs", "fat32" };
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_ge(asprintf(&p, "%s/tests/report/fixtures/basic/%s.csv", src ? src : "../..", fss[i]), 0);
+		ck_assert_int_ge(asprintf(&q, "%s/%s.csv", dir, fss[i]), 0);
+		copy_file(p, q);
+		free(p);
+		free(q);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/tests/report/fixtures/basic/ext4.csv", src ? src : "../.."), 0);
+	char *t = slurp(p), *cut = strstr(t, "ext4,read,1024,64,3,");
+	ck_assert_ptr_nonnull(cut);
+	*cut = '\0';
+	ck_assert_int_ge(asprintf(&q, "%s/ext4.csv", dir), 0);
+	ck_assert_int_eq(ft_write_file(q, t), 0);
+	free(t);
+	free(p);
+	free(q);
+	ck_assert_int_ge(asprintf(&q, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(q, "{ \"cache_mode\": \"warm\", \"trials\": 3, \"started_at\": \"2026-11-29T10:00:00Z\",\n"
+					  "  \"interrupted\": true, \"filesystems\": [ { \"name\": \"ext4\" }, { \"name\": \"btrfs\" },\n"
+					  "  { \"name\": \"fat32\" }, { \"name\": \"xfs\" } ] }\n"),
+			 0);
+	free(q);
+	html_p = make_report("out-interrupted", dir, NULL);
+	check_fits(html_p, "interrupted", -1, &c);
+	ck_assert_int_eq(c.incomplete, 1);
+	html = slurp(html_p);
+	/* the banner names who has no or partial data */
+	ck_assert_msg(strstr(html, "xfs (no data)"), "xfs not named in the banner");
+	ck_assert_msg(strstr(html, "ext4 (partial data)"), "ext4 not named in the banner");
+	/* xfs ranked nowhere; ext4 (the complete run's best reader) not first
+	 * in read on its partial data */
+	char *rd = strstr(html, "id=\"rank-read\"");
+	ck_assert_ptr_nonnull(rd);
+	char *end = strstr(rd, "</table>");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0'; /* the read ranking only */
+	ck_assert_msg(!strstr(rd, "<td class=l>xfs</td>"), "xfs has a ranking row");
+	const char *first = strstr(rd, "<td>1</td><td class=l>");
+	ck_assert_ptr_nonnull(first);
+	ck_assert_msg(strncmp(first + strlen("<td>1</td><td class=l>"), "btrfs", 5) == 0,
+		      "read's #1 is not btrfs: %.80s", first);
+	ck_assert_msg(strstr(rd, "partial data"), "ext4 not shown as partial");
+	free(html);
+	free(html_p);
+	free(dir);
+	done_browser();
+}
+END_TEST
+
+START_TEST(t_before_after)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char *fixture, *after, *html_p;
+	struct page_check c;
+
+	need_browser();
+	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
+	/* "after": the same filesystems, ext4's write twice as fast */
+	ck_assert_int_ge(asprintf(&after, "%s/after", tmp), 0);
+	ck_assert_int_eq(mkdir(after, 0755), 0);
+	static const char *const fss[] = { "btrfs", "fat32", "ext4" };
+	for (size_t i = 0; i < 3; i++) {
+		char *p, *q, *t;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", fixture, fss[i]), 0);
+		ck_assert_int_ge(asprintf(&q, "%s/%s.csv", after, fss[i]), 0);
+		t = slurp(p);
+		if (i == 2) {
+			FILE *f = fopen(q, "w");
+			char *save = NULL;
+			for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				unsigned long long fk, rk, tr, v;
+				char rest[256];
+				if (sscanf(l, "ext4,write,%llu,%llu,%llu,%llu,%255s", &fk, &rk, &tr, &v, rest) == 5)
+					fprintf(f, "ext4,write,%llu,%llu,%llu,%llu,%s\n", fk, rk, tr, v * 2, rest);
+				else
+					fprintf(f, "%s\n", l);
+			}
+			fclose(f);
+		} else {
+			ck_assert_int_eq(ft_write_file(q, t), 0);
+		}
+		free(t);
+		free(p);
+		free(q);
+	}
+	html_p = make_report("out-ba", fixture, after);
+	check_fits(html_p, "before-after", -1, &c);
+	ck_assert_int_eq(c.changes, 1);
+	char *html = slurp(html_p);
+	const char *chg = strstr(html, "id=\"changes\"");
+	ck_assert_ptr_nonnull(chg);
+	/* ext4's write: 2.00, faster beyond noise */
+	ck_assert_msg(strstr(chg, "<td class=faster") && strstr(chg, ">2.00"),
+		      "ext4's doubled write not shown as faster");
+	screenshot(browser, html_p, "report-screenshot-before-after.png", 1400, 900);
+	free(html);
+	free(html_p);
+	free(after);
+	free(fixture);
+	done_browser();
 }
 END_TEST
 
@@ -175,8 +404,10 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_set_timeout(tc, 240);
+	tcase_set_timeout(tc, 280);
 	tcase_add_test(tc, t_report_in_chromium);
+	tcase_add_test(tc, t_interrupted_run);
+	tcase_add_test(tc, t_before_after);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	/* no fork: the skip exit must reach ctest */
