@@ -293,7 +293,10 @@ static int run_add_fs(struct fslab_run_ctx *c, const char *name, const char *pat
 	return 0;
 }
 
-static int run_lab_filesystems(struct fslab_run_ctx *c, const char *const *only, size_t n_only)
+/* The lab's filesystems, from the state the open lab loaded (by identity,
+ * under its lock), not from the path again. */
+static int run_lab_filesystems(struct fslab_run_ctx *c, struct fslab_lab *lab,
+			       const char *const *only, size_t n_only)
 {
 	char err[512];
 	int r;
@@ -301,7 +304,12 @@ static int run_lab_filesystems(struct fslab_run_ctx *c, const char *const *only,
 	c->state = calloc(1, sizeof(*c->state));
 	if (!c->state)
 		return -ENOMEM;
-	r = fslab_state_load(c->state_path, c->state, err, sizeof(err));
+	if (lab) {
+		*c->state = *fslab_lab_state(lab);
+		r = 0;
+	} else {
+		r = fslab_state_load(c->state_path, c->state, err, sizeof(err));
+	}
 	if (r == -ENOENT) {
 		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
 			    c->state_path);
@@ -1207,7 +1215,7 @@ int fslab_run(const struct fslab_run_opts *o)
 				names[i] = saved[i].name;
 			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
 				goto out;
-			if (run_lab_filesystems(c, names, n_saved) < 0)
+			if (run_lab_filesystems(c, lab, names, n_saved) < 0)
 				goto out;
 		} else {
 			for (size_t i = 0; i < n_saved; i++)
@@ -1246,7 +1254,7 @@ int fslab_run(const struct fslab_run_opts *o)
 				 o->state_path ? o->state_path : fslab_state_default_path());
 			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
 				goto out;
-			if (run_lab_filesystems(c, NULL, 0) < 0)
+			if (run_lab_filesystems(c, lab, NULL, 0) < 0)
 				goto out;
 		}
 	}
