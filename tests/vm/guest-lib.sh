@@ -100,7 +100,9 @@ cache = warm
 EOF
 
 # Data rows of a results CSV (the header is not one).
-csv_rows() { tail -n +2 "$1" | grep -c .; }
+csv_rows() {
+	if [ -f "$1" ]; then tail -n +2 "$1" | grep -c . || :; else echo 0; fi
+}
 
 # The whole default flow on DISK: setup, checks, run, report, teardown,
 # clean disk.  Extra setup options in $VM_SETUP_OPTS.
@@ -124,6 +126,7 @@ vm_flow_default() {
 		expect_eq "$_nm: mounted by the kernel as" "$(findmnt -n -o FSTYPE "$VM_MNT/$_nm")" "$_kt"
 		expect_eq "$_nm: mount source" "$(findmnt -n -o SOURCE "$VM_MNT/$_nm")" "$_p"
 	done
+	${VM_HOOK_READY:-:} "$_disk"
 	expect_rc "status" 0 fslab status --state "$VM_STATE"
 	expect_rc "status --json" 0 fslab status --state "$VM_STATE" --json
 	cp /tmp/vm-cmd.out /fslab-job/status.json

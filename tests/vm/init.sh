@@ -2,7 +2,9 @@
 # The guest's /init (busybox sh, in the initramfs build-guest.sh makes).
 # Loads the modules in dependency order, mounts the host's / (9p tag "host",
 # read-only) under a tmpfs overlay, mounts the per-test share (9p tag "job",
-# writable) at /fslab-job and switch_roots into the overlay.  There, as
+# writable) at /fslab-job and switch_roots into the overlay (a fresh /run;
+# /tmp is the host's, written in the overlay: a checkout under /tmp stays
+# visible).  There, as
 # PID 1, it runs /fslab-job/job.sh with the host's /bin/sh, writes its exit
 # status to /fslab-job/rc and powers the guest off.
 /bin/busybox --install -s /bin
@@ -35,7 +37,6 @@ cp /bin/busybox /newroot/fslab-vm/busybox
 cat >/newroot/fslab-vm/stage2 <<'STAGE2'
 B=/fslab-vm/busybox
 $B mount -t tmpfs -o mode=0755 tmpfs /run
-$B mount -t tmpfs -o mode=1777 tmpfs /tmp
 $B mkdir -p /dev/pts /dev/shm
 $B mount -t devpts devpts /dev/pts
 $B mount -t tmpfs tmpfs /dev/shm

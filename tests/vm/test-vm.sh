@@ -37,6 +37,32 @@ udev-nvme)
 	echo "VM_UDEV=1" >>"$VM_ENV"
 	vm_boot "$jobs/default.sh" "$t" || rc=$?
 	;;
+4kn)
+	vm_disk lab scsi 120G logical_block_size=4096,physical_block_size=4096
+	vm_boot "$jobs/4kn.sh" "$t" || rc=$?
+	;;
+refuse-small)
+	vm_disk lab scsi 60G
+	vm_boot "$jobs/refuse-small.sh" "$t" || rc=$?
+	;;
+refuse-table)
+	vm_disk lab sata 120G
+	vm_boot "$jobs/refuse-table.sh" "$t" || rc=$?
+	;;
+refuse-mounted)
+	vm_disk lab nvme 120G
+	vm_boot "$jobs/refuse-mounted.sh" "$t" || rc=$?
+	;;
+remove)
+	vm_disk lab scsi 8G
+	vm_disk lab2 nvme 8G
+	vm_start "$jobs/remove.sh"
+	if vm_wait_file remove-now "$t"; then
+		vm_log "device_del lab (the guest's run is in progress)"
+		vm_monitor "device_del lab"
+	fi
+	vm_wait "$t" || rc=$?
+	;;
 *)
 	vm_fail "unknown scenario $scenario"
 	;;
