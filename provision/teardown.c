@@ -266,6 +266,21 @@ static int teardown_find_disk(struct teardown_run *t)
 	return 0;
 }
 
+/* True when every signature libblkid finds on dev is a remnant of a GPT
+ * (PMBR, gpt), or there is none. */
+static bool teardown_only_gpt_remnants(const char *dev)
+{
+	char found[256], *save = NULL;
+	int n = prov_probe_signatures(dev, found, sizeof(found));
+
+	if (n < 0)
+		return false;
+	for (char *w = strtok_r(found, ", ", &save); w; w = strtok_r(NULL, ", ", &save))
+		if (strcmp(w, "PMBR") != 0 && strcmp(w, "gpt") != 0)
+			return false;
+	return true;
+}
+
 /* GPT disk GUID check.  Returns 1 when the disk is ours to wipe, 0 when
  * setup never wrote to it (leave it alone), negative to refuse. */
 static int teardown_check_identity(struct teardown_run *t)
@@ -285,15 +300,13 @@ static int teardown_check_identity(struct teardown_run *t)
 		 * image proven ours; a disk without its GPT cannot be. */
 		if (t->image_proven)
 			return 1;
-		/* A disk: the one setup claimed (same device number), and
-		 * nothing at all on it that libblkid recognises, is our half
-		 * wiped one (or blank): finishing the wipe cannot hurt it. */
-		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno) {
-			char found[256];
-
-			if (prov_probe_signatures(t->disk, found, sizeof(found)) == 0)
-				return 1;
-		}
+		/* A disk: the one setup claimed (same device number), with
+		 * nothing on it that libblkid recognises but what is left of a
+		 * GPT being wiped (a protective MBR, a header libfdisk cannot
+		 * read), is our half-wiped one: finishing cannot hurt it. */
+		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno &&
+		    teardown_only_gpt_remnants(t->disk))
+			return 1;
 		fslab_error("refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
 			    "proves it is the lab's disk; if an earlier teardown was interrupted "
 			    "while wiping, the disk is mostly blank: check it with wipefs %s, then "
