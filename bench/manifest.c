@@ -2,6 +2,7 @@
  * atomically at the start, after each filesystem and trial, and at the
  * end (finished_at).  Also the record --resume continues from. */
 #include "bench_int.h"
+#include "devinfo.h"
 #include "engine.h"
 #include "fileutil.h"
 #include "size.h"
@@ -96,7 +97,17 @@ static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_benc
 	json_object_object_add(o, "mount_options", mf_str(fs->mount_options));
 	json_object_object_add(o, "mkfs_tool_version", mf_str(fs->mkfs_tool_version));
 	json_object_object_add(o, "device_model", mf_str(fs->device_model));
-	json_object_object_add(o, "device_serial", mf_str(fs->device_serial));
+	{
+		/* Identity from provision/devinfo.c: transport, firmware, sector
+		 * sizes, discard; a SCSI serial from VPD page 0x80. */
+		struct fslab_devinfo di;
+		char err[256];
+		bool have = strncmp(fs->device, "/dev/", 5) == 0 &&
+			    fslab_devinfo_read(fs->device, &di, err, sizeof(err)) == 0;
+
+		json_object_object_add(o, "device_serial", mf_str(fs->device_serial[0] || !have ? fs->device_serial : di.serial));
+		json_object_object_add(o, "device_info", have ? fslab_devinfo_to_json(&di) : NULL);
+	}
 	json_object_object_add(o, "device_size_bytes",
 			       fs->device_size_bytes ? json_object_new_int64((int64_t)fs->device_size_bytes) : NULL);
 	json_object_object_add(o, "device_write_kib_s", mf_kib(fs->probe.write_kib_s));

@@ -1,4 +1,5 @@
 /* fslab status: the lab as it is now, checked against the state. */
+#include "devinfo.h"
 #include "lab.h"
 #include "lab_mount.h"
 #include "log.h"
@@ -72,7 +73,8 @@ int fslab_status(const struct fslab_status_opts *o)
 	struct status_row rows[FSLAB_MAX_FS];
 	char err[1024], a[32], b[32];
 	int mounts = -1, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
-	bool disk_ok;
+	bool disk_ok, have_di;
+	struct fslab_devinfo di;
 	struct stat sb;
 
 	r = fslab_lab_open(path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
@@ -98,6 +100,7 @@ int fslab_status(const struct fslab_status_opts *o)
 		problems++;
 	if (!disk_ok)
 		problems++;
+	have_di = disk_ok && fslab_devinfo_read(st->disk, &di, err, sizeof(err)) == 0;
 
 	if (o->json) {
 		struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
@@ -106,6 +109,7 @@ int fslab_status(const struct fslab_status_opts *o)
 		status_json_str(root, "phase", st->phase);
 		status_json_str(root, "disk", st->disk);
 		json_object_object_add(root, "disk_present", json_object_new_boolean(disk_ok));
+		json_object_object_add(root, "device", have_di ? fslab_devinfo_to_json(&di) : NULL);
 		status_json_str(root, "disk_guid", st->disk_guid);
 		status_json_str(root, "image", st->image);
 		status_json_str(root, "mount_root", st->mount_root);
@@ -138,6 +142,12 @@ int fslab_status(const struct fslab_status_opts *o)
 	} else {
 		printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
 		       st->image[0] ? " backed by " : "", st->image, path, st->phase, st->created_at);
+		if (have_di) {
+			char line[512];
+
+			fslab_devinfo_describe(&di, line, sizeof(line));
+			printf("device: %s\n", line);
+		}
 		printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
 		       "mount point", "mounted", "size", "free");
 		for (size_t i = 0; i < st->n_partitions; i++) {

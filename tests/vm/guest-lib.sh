@@ -71,6 +71,14 @@ vm_dev() {
 	return 1
 }
 
+# The transport fslab should record for a guest disk: its QEMU kind.
+vm_transport() {
+	case $1 in
+	/dev/nvme*) echo nvme ;;
+	*) if [ -n "$(readlink -f "/sys/block/${1#/dev/}/device" | grep /ata)" ]; then echo sata; else echo scsi; fi ;;
+	esac
+}
+
 # Partition N of a disk: sda -> sda1, nvme0n1 -> nvme0n1p1.
 vm_part() {
 	case $1 in
@@ -131,6 +139,9 @@ vm_flow_default() {
 	expect_rc "status --json" 0 fslab status --state "$VM_STATE" --json
 	cp /tmp/vm-cmd.out /fslab-job/status.json
 	expect_eq "status ok" "$(jq .ok /fslab-job/status.json)" true
+	expect_eq "status: device transport" "$(jq -r .device.transport /fslab-job/status.json)" \
+		"$(vm_transport "$_disk")"
+	expect_eq "status: device serial" "$(jq -r .device.serial /fslab-job/status.json)" fslab-lab
 	timer_start
 	expect_rc "run" 0 fslab run --state "$VM_STATE" --out "$VM_OUT" --sweep "$VM_SWEEP" \
 		--no-device-probe --quiet
@@ -141,6 +152,8 @@ vm_flow_default() {
 		expect_eq "$_nm: rows not ok" "$(tail -n +2 "$VM_OUT/$_nm.csv" | grep -c -v ',ok,')" 0
 		expect_eq "$_nm: manifest mount_method" \
 			"$(jq -r ".filesystems[] | select(.name == \"$_nm\") | .mount_method" "$VM_OUT/manifest.json")" kernel
+		expect_eq "$_nm: manifest device_serial" \
+			"$(jq -r ".filesystems[] | select(.name == \"$_nm\") | .device_serial" "$VM_OUT/manifest.json")" fslab-lab
 		expect_eq "$_nm: manifest fuse" \
 			"$(jq -r ".filesystems[] | select(.name == \"$_nm\") | .fuse" "$VM_OUT/manifest.json")" false
 	done

@@ -53,6 +53,12 @@ refuse-mounted)
 	vm_disk lab nvme 120G
 	vm_boot "$jobs/refuse-mounted.sh" "$t" || rc=$?
 	;;
+identity)
+	vm_disk scsi scsi 2G physical_block_size=4096
+	vm_disk sata sata 2G
+	vm_disk nvme nvme 2G
+	vm_boot "$jobs/identity.sh" "$t" || rc=$?
+	;;
 remove)
 	vm_disk lab scsi 8G
 	vm_disk lab2 nvme 8G

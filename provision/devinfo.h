@@ -1,0 +1,52 @@
+/* What a block device is: identity and the properties that shape a
+ * benchmark (sector sizes, rotational, discard), read from sysfs, with
+ * ioctls where sysfs lacks a field.  For the manifest and fslab status. */
+#ifndef FSLAB_DEVINFO_H
+#define FSLAB_DEVINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+struct fslab_devinfo {
+	char disk[64];          /* whole disk's kernel name: sda, nvme0n1, loop0 */
+	char transport[16];     /* nvme, sata, scsi, virtio, loop, usb, mmc, "" unknown */
+	char vendor[64];        /* SCSI vendor ("ATA" for SATA), "" otherwise */
+	char model[128];
+	char serial[128];       /* "" when the device reports none */
+	char serial_source[32]; /* where serial came from: sysfs file or ioctl */
+	char firmware[64];
+	char wwid[160];         /* world wide id (sysfs wwid), "" when none */
+	char backing_file[256]; /* loop only */
+	int rotational;         /* 1, 0, or -1 unknown */
+	unsigned logical_sector;  /* bytes, 0 unknown */
+	unsigned physical_sector; /* bytes, 0 unknown */
+	uint64_t size_bytes;      /* the whole disk */
+	uint64_t discard_granularity; /* bytes; 0: no discard */
+	uint64_t discard_max_bytes;   /* bytes per request; 0: no discard */
+};
+
+/* Fills di for dev (a /dev path of a disk or of one of its partitions: the
+ * whole disk is described).  Fields the device does not report stay empty
+ * or 0.  Returns 0, or -errno when dev is no block device the kernel knows
+ * (message in err). */
+int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, size_t errlen);
+
+/* True when the device takes discard requests. */
+static inline bool fslab_devinfo_can_discard(const struct fslab_devinfo *di)
+{
+	return di->discard_max_bytes > 0;
+}
+
+/* One line for people: "nvme QEMU NVMe Ctrl, serial X, firmware Y;
+ * 512/4096-byte sectors; non-rotational; discard 4 KiB granularity, up to
+ * 2 GiB per request". */
+void fslab_devinfo_describe(const struct fslab_devinfo *di, char *buf, size_t len);
+
+/* di as a JSON object (new reference): empty strings and unknown numbers
+ * become null. */
+struct json_object *fslab_devinfo_to_json(const struct fslab_devinfo *di);
+
+#endif
