@@ -13,4 +13,10 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 
+struct option;
+/* After getopt_long (with opterr = 0) returned '?' or ':': prints one line
+ * naming the bad option (the closest known one as "did you mean") and
+ * 'fslab CMD --help' as the fix (cmd/main.c). */
+void fslab_cli_bad_option(const char *cmd, const struct option *opts, char **argv);
+
 #endif

@@ -40,6 +40,7 @@ int cmd_export(int argc, char **argv)
 	bool excel = true, force = false;
 	int c;
 
+	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -55,13 +56,12 @@ int cmd_export(int argc, char **argv)
 			usage(stdout);
 			return FSLAB_EXIT_OK;
 		default:
-			usage(stderr);
+			fslab_cli_bad_option("export", opts, argv);
 			return FSLAB_EXIT_USAGE;
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
-		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]");
-		usage(stderr);
+		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]; see 'fslab export --help'");
 		return FSLAB_EXIT_USAGE;
 	}
 	if (force && !out) {

@@ -51,6 +51,7 @@ int cmd_import(int argc, char **argv)
 	o.argc = c + 1;
 	o.argv = cmdline;
 
+	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -73,18 +74,16 @@ int cmd_import(int argc, char **argv)
 			usage(stdout);
 			return FSLAB_EXIT_OK;
 		default:
-			usage(stderr);
+			fslab_cli_bad_option("import", opts, argv);
 			return FSLAB_EXIT_USAGE;
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
-		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR");
-		usage(stderr);
+		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR; see 'fslab import --help'");
 		return FSLAB_EXIT_USAGE;
 	}
 	if (!o.fs || !o.out) {
-		fslab_error("--fs NAME and --out DIR are required");
-		usage(stderr);
+		fslab_error("--fs NAME and --out DIR are required; see 'fslab import --help'");
 		return FSLAB_EXIT_USAGE;
 	}
 	o.report = argv[optind + 1];

@@ -227,6 +227,30 @@ char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
 	return buf;
 }
 
+/* 3 significant digits in the unit of `like`: GiB/s from 1 GiB/s, MiB/s
+ * from 1 MiB/s, else KiB/s. */
+char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len)
+{
+	static const char *const names[] = { "KiB/s", "MiB/s", "GiB/s" };
+	int u = like >= 1024.0 * 1024 ? 2 : like >= 1024 ? 1 : 0;
+	double v = kib_s / pow(1024, u);
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f%s%s", v, unit ? " " : "", unit ? names[u] : "");
+	else if (fabs(v) >= 10)
+		snprintf(buf, len, "%.1f%s%s", v, unit ? " " : "", unit ? names[u] : "");
+	else
+		snprintf(buf, len, "%.2f%s%s", v, unit ? " " : "", unit ? names[u] : "");
+	return buf;
+}
+
+char *rp_fmt_rate(double kib_s, char *buf, size_t len)
+{
+	return rp_fmt_rate_in(kib_s, kib_s, true, buf, len);
+}
+
 char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
@@ -288,9 +312,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			rp_ranking_free(&r);
 			continue;
 		}
-		fprintf(out, "\n== %s == large-file plateau, MiB/s (1 MiB/s = 1024 KiB/s)\n",
-			fslab_test_to_string(t));
-		fprintf(out, "%2s  %-18s %9s  %-19s %5s  %-18s %-9s %s\n", "#", "filesystem", "median",
+		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
+		fprintf(out, "%2s  %-16s %10s  %-19s %5s  %-18s %-9s %s\n", "#", "filesystem", "median",
 			"95% CI", "ratio", "vs #1 (Welch+Holm)", "plateau", "flags");
 		for (size_t i = 0; i < r.n; i++) {
 			const struct rp_rank_row *row = &r.rows[i];
@@ -299,9 +322,11 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				snprintf(ci, sizeof(ci), row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
 								 ? "(1 trial)" : "-");
 			else
-				snprintf(ci, sizeof(ci), "%s..%s",
-					 rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
-					 rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
+				snprintf(ci, sizeof(ci), "%s..%s", /* in the median's unit */
+					 rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median,
+							false, lo, sizeof(lo)),
+					 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
+							sizeof(hi)));
 			double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
 			if (i == 0)
 				snprintf(vs, sizeof(vs), "-");
@@ -320,18 +345,18 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 					 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
 			char line[256];
-			int w = snprintf(line, sizeof(line), "%2zu  %-18.18s %9s  %-19s %5.3f  %-18s %-9s %s",
-					 i + 1, row->e->label, rp_fmt_mibs(row->s.median, m, sizeof(m)),
+			int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-19s %5.3f  %-18s %-9s %s",
+					 i + 1, row->e->label, rp_fmt_rate(row->s.median, m, sizeof(m)),
 					 ci, row->ratio, vs, pl, fl);
 			while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
 				line[--w] = '\0';
 			fprintf(out, "%s%s\n", line, row->e->partial[t] ? " partial" : "");
 		}
 		for (size_t i = 0; i < r.n_partial; i++)
-			fprintf(out, "%2s  %-18.18s not ranked: partial data (interrupted or incomplete run)\n",
+			fprintf(out, "%2s  %-16.16s not ranked: partial data (interrupted or incomplete run)\n",
 				"-", r.partial[i]->label);
 		for (size_t i = 0; i < r.n_unranked; i++)
-			fprintf(out, "%2s  %-18.18s not ranked: no ok cell (every one failed or was skipped)\n",
+			fprintf(out, "%2s  %-16.16s not ranked: no ok cell (every one failed or was skipped)\n",
 				"-", r.unranked[i]->label);
 		for (size_t i = 0; i < d->n_all; i++)
 			rk_problems(out, d->all[i], t);

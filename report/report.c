@@ -283,6 +283,21 @@ static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d,
 	r = fslab_write_file_atomic(p, text, text_len, 0644);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot write: %s", p, strerror(-r));
+	char *js = NULL;
+	size_t js_len = 0;
+	FILE *jf = open_memstream(&js, &js_len);
+	if (!jf)
+		return fslab_error_errno(ENOMEM, "out of memory");
+	r = rp_json_write(jf, d, tests);
+	if (fclose(jf) != 0 || r < 0) {
+		free(js);
+		return fslab_error_errno(ENOMEM, "out of memory");
+	}
+	snprintf(p, sizeof(p), "%s/report.json", tmp);
+	r = fslab_write_file_atomic(p, js, js_len, 0644);
+	free(js);
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot write: %s", p, strerror(-r));
 	return 0;
 }
 
@@ -343,12 +358,28 @@ int fslab_report(const struct fslab_report_opts *o)
 		ret = (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
 		goto done;
 	}
+	for (size_t i = 1; o->claims && i < d->n_runs; i++)
+		if (strcmp(d->runs[i].cache, "warm") == 0) {
+			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
+				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
+			ret = FSLAB_EXIT_USAGE;
+			goto done;
+		}
 	if (rp_summary_build(d, tests) < 0) {
 		fslab_error("out of memory");
 		goto done;
 	}
 	if (rpt_text(o, d, tests, &text, &text_len) < 0 || rpt_escape_lines(&text, &text_len) < 0) {
 		fslab_error("out of memory");
+		goto done;
+	}
+	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
+		FILE *to = o->text_out ? o->text_out : stdout;
+		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
+			fslab_error("cannot write the JSON report: %m");
+			goto done;
+		}
+		ret = FSLAB_EXIT_OK;
 		goto done;
 	}
 	if (o->format != FSLAB_REPORT_FORMAT_HTML) {

@@ -18,6 +18,7 @@ enum fslab_report_format {
 	FSLAB_REPORT_FORMAT_ALL,  /* text on stdout + the --out directory */
 	FSLAB_REPORT_FORMAT_TEXT, /* text on stdout only; nothing written */
 	FSLAB_REPORT_FORMAT_HTML, /* the --out directory only (report.html + plots) */
+	FSLAB_REPORT_FORMAT_JSON, /* rankings, verdicts, changes as JSON on stdout only */
 };
 
 /* Which plots to draw (a mask). */
@@ -32,7 +33,7 @@ struct fslab_report_opts {
 	const char *dirs[FSLAB_REPORT_MAX_DIRS]; /* results directories */
 	size_t n_dirs;
 	/* Output directory (created; replaced when it holds an earlier fslab
-	 * report).  NULL: <dirs[0]>/report.  Unused with FORMAT_TEXT. */
+	 * report).  NULL: <dirs[0]>/report.  Unused with FORMAT_TEXT and JSON. */
 	const char *out;
 	enum fslab_report_format format;
 	unsigned plots;        /* FSLAB_REPORT_PLOT_* mask; 0 = none */

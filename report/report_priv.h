@@ -149,6 +149,10 @@ const char *rp_verdict(double p);
 /* Compact throughput in MiB/s ("34180", "51.2"). */
 char *rp_fmt_mibs(double kib_s, char *buf, size_t len);
 char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */
+/* Throughput for people: "2.15 GiB/s", "512 MiB/s" (3 significant digits). */
+char *rp_fmt_rate(double kib_s, char *buf, size_t len);
+/* kib_s in the unit rp_fmt_rate picks for like; the unit name when unit. */
+char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len);
 
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
@@ -233,6 +237,8 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       unsigned clear, bool tested, char *buf, size_t len);
 
 void rp_text_summary(FILE *out, const struct rp_data *d);
+/* The JSON report (json.c); 0 or -1 when writing failed. */
+int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */

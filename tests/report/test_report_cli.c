@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,31 +119,33 @@ START_TEST(t_fixture_text_ranking)
 
 	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	/* write: btrfs 2200 MiB/s, CI 2200 -+ 4.303*100/sqrt(3) = 1952..2448,
-	 * page-cache flagged; ext4 1160 (1135..1185), 1160/2200 = 0.527, Welch
-	 * p ~ 0.003 beyond noise; fat32 315 from 1 trial, FUSE */
+	/* write: btrfs 2200 MiB/s = 2.15 GiB/s, CI 2200 -+ 4.303*100/sqrt(3) =
+	 * 1952..2448 MiB/s = 1.91..2.39 GiB/s, page-cache flagged; ext4 1160
+	 * (1135..1185) = 1.13 (1.11..1.16) GiB/s, 1160/2200 = 0.527, Welch
+	 * p ~ 0.003 beyond noise; fat32 315 MiB/s from 1 trial, FUSE */
 	l = line_of(o.out, "== write ==", " 1  btrfs");
-	has(l, " 2200 ");
-	has(l, "1952..2448");
+	has(l, " 2.15 GiB/s ");
+	has(l, "1.91..2.39 GiB/s");
 	has(l, "1.000");
 	has(l, "2M-4M");
 	ck_assert_msg(l[strlen(l) - 1] == 'P', "btrfs not flagged P: %s", l);
 	l = line_of(o.out, "== write ==", " 2  ext4");
-	has(l, " 1160 ");
-	has(l, "1135..1185");
+	has(l, " 1.13 GiB/s ");
+	has(l, "1.11..1.16 GiB/s");
 	has(l, "0.527");
 	has(l, "p=0.006 beyond"); /* Welch p ~ 0.003, Holm over 2 comparisons */
 	l = line_of(o.out, "== write ==", " 3  fat32");
-	has(l, "315.0");
+	has(l, " 315 MiB/s ");
 	has(l, "(1 trial)");
 	has(l, "0.143");
 	has(l, "untested");
 	has(l, "1M-2M");
 	/* 1 of the run's 3 trials: partial data, ranked (not first) and marked */
 	has(l, " F partial");
-	/* read: ext4 1100 (851.6..1348), btrfs 1070 within noise, fat32 not ranked */
+	/* read: ext4 1100 (851.6..1348) MiB/s, btrfs 1070 within noise, fat32
+	 * not ranked */
 	l = line_of(o.out, "== read ==", " 1  ext4");
-	has(l, "851.6..1348");
+	has(l, "0.83..1.32 GiB/s");
 	l = line_of(o.out, "== read ==", " 2  btrfs");
 	has(l, "0.973");
 	has(l, "within");
@@ -650,6 +653,79 @@ START_TEST(t_tiny_results)
 }
 END_TEST
 
+/* --format json carries the text report's numbers; the CLI's one-line
+ * errors with a suggestion. */
+START_TEST(t_json_and_cli)
+{
+	struct ft_output o;
+	json_object *root, *v, *w;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	root = json_tokener_parse(o.out);
+	ck_assert_msg(root != NULL, "not JSON: %.300s", o.out);
+	ck_assert(json_object_object_get_ex(root, "rankings", &v));
+	ck_assert(json_object_object_get_ex(v, "write", &v));
+	ck_assert(json_object_object_get_ex(v, "ranked", &v));
+	ck_assert_uint_eq(json_object_array_length(v), 3);
+	w = json_object_array_get_idx(v, 1);
+	ck_assert(json_object_object_get_ex(w, "filesystem", &v));
+	ck_assert_str_eq(json_object_get_string(v), "ext4");
+	ck_assert(json_object_object_get_ex(w, "ratio_to_best", &v));
+	ck_assert_double_eq_tol(json_object_get_double(v), 1160.0 / 2200, 1e-3);
+	ck_assert(json_object_object_get_ex(w, "p_vs_best_holm", &v));
+	ck_assert(json_object_get_double(v) < 0.05);
+	ck_assert(json_object_object_get_ex(w, "verdict", &v));
+	ck_assert_str_eq(json_object_get_string(v), "slower");
+	ck_assert(json_object_object_get_ex(root, "verdicts", &v));
+	ck_assert(json_object_object_get_ex(v, "sequential write", &w));
+	has(json_object_get_string(w), "btrfs, 1.90x ext4");
+	ck_assert(json_object_object_get_ex(root, "banners", &v));
+	ck_assert(json_object_object_get_ex(v, "fuse", &w));
+	ck_assert_str_eq(json_object_get_string(w), "fat32");
+	json_object_put(root);
+	ft_output_free(&o);
+	/* JSON writes nothing */
+	char *def;
+	ck_assert_int_ge(asprintf(&def, "%s/report", fixture), 0);
+	ck_assert(!exists(def));
+	free(def);
+
+	/* a mistyped command or option: one line, a suggestion, --help */
+	ck_assert_int_eq(ft_fslab(&o, "reprot", fixture, NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "did you mean 'report'?");
+	ck_assert_msg(!strchr(o.err, '\n') || strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		      "more than one line: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--fromat", "text", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "did you mean '--format'?");
+	has(o.err, "fslab report --help");
+	ck_assert_msg(!strstr(o.err, "Usage:"), "the whole usage printed: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", "x", "--fs", "a", "--outdir", "y", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "did you mean '--out'?");
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "-V", NULL), 0);
+	ck_assert_int_eq(o.status, 0);
+	has(o.out, "fslab ");
+	ft_output_free(&o);
+	/* export of a directory names the file to give */
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", fixture, NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "is a directory; give one filesystem's CSV in it");
+	has(o.err, "/FS.csv");
+	ft_output_free(&o);
+	/* --claims refuses a warm run as the honest one */
+	ck_assert_int_eq(ft_fslab(&o, "report", "--claims", fixture, fixture, "--format", "text", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "cannot be the honest one");
+	ft_output_free(&o);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report_cli");
@@ -663,6 +739,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_iozone_round_trip);
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_tiny_results);
+	tcase_add_test(tc, t_json_and_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

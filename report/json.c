@@ -1,0 +1,185 @@
+/* fslab report --format json: the rankings, intervals, verdicts, change
+ * matrix and banners of the text and HTML reports, for scripts and CI
+ * dashboards.  Throughput in KiB/s as in the CSVs; a number that does not
+ * exist (no interval with one trial, an untested p) is null. */
+#include "report_priv.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FSLAB_VERSION
+#define FSLAB_VERSION "0.0.0"
+#endif
+
+static json_object *js_num(double v)
+{
+	return isnan(v) || isinf(v) ? NULL : json_object_new_double(v);
+}
+
+static json_object *js_pair(double a, double b)
+{
+	json_object *arr;
+
+	if (isnan(a) || isnan(b))
+		return NULL;
+	arr = json_object_new_array();
+	json_object_array_add(arr, json_object_new_double(a));
+	json_object_array_add(arr, json_object_new_double(b));
+	return arr;
+}
+
+static json_object *js_flags(unsigned f)
+{
+	json_object *a = json_object_new_array();
+
+	if (f & RP_FLAG_PAGE_CACHE)
+		json_object_array_add(a, json_object_new_string("page-cache"));
+	if (f & RP_FLAG_FUSE)
+		json_object_array_add(a, json_object_new_string("fuse"));
+	if (f & RP_FLAG_OTHER)
+		json_object_array_add(a, json_object_new_string("other"));
+	return a;
+}
+
+static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
+{
+	struct rp_ranking r;
+	json_object *o, *rows, *nr;
+
+	if (rp_rank(d, t, &r) < 0 || (r.n == 0 && r.n_unranked == 0 && r.n_partial == 0)) {
+		rp_ranking_free(&r);
+		return NULL;
+	}
+	o = json_object_new_object();
+	rows = json_object_new_array();
+	for (size_t i = 0; i < r.n; i++) {
+		const struct rp_rank_row *row = &r.rows[i];
+		const struct rp_mcell *c = rp_sum_cell(d->sum, t, row->e->idx);
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "rank", json_object_new_int((int)i + 1));
+		json_object_object_add(x, "filesystem", json_object_new_string(row->e->fs));
+		json_object_object_add(x, "run", json_object_new_string(row->e->run->tag));
+		json_object_object_add(x, "label", json_object_new_string(row->e->label));
+		json_object_object_add(x, "median_kib_s", js_num(row->s.median));
+		json_object_object_add(x, "mean_kib_s", js_num(row->s.mean));
+		json_object_object_add(x, "ci95_kib_s",
+				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
+		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
+		json_object_object_add(x, "ratio_to_best", js_num(c->ratio));
+		json_object_object_add(x, "ratio_ci95", js_pair(c->ratio_lo, c->ratio_hi));
+		json_object_object_add(x, "p_vs_best", js_num(c->p));
+		json_object_object_add(x, "p_vs_best_holm", js_num(c->p_adj));
+		json_object_object_add(x, "verdict", json_object_new_string(rp_dir_word(c->dir)));
+		json_object_object_add(x, "plateau_file_kib",
+				       js_pair((double)row->s.file_lo, (double)row->s.file_hi));
+		json_object_object_add(x, "plateau_cells", json_object_new_int((int)row->s.n_cells));
+		json_object_object_add(x, "flags", js_flags(row->s.flags));
+		json_object_object_add(x, "partial", json_object_new_boolean(row->e->partial[t]));
+		json_object_array_add(rows, x);
+	}
+	json_object_object_add(o, "ranked", rows);
+	nr = json_object_new_array();
+	for (size_t i = 0; i < r.n_partial; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "label", json_object_new_string(r.partial[i]->label));
+		json_object_object_add(x, "why", json_object_new_string("partial data"));
+		json_object_array_add(nr, x);
+	}
+	for (size_t i = 0; i < r.n_unranked; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "label", json_object_new_string(r.unranked[i]->label));
+		json_object_object_add(x, "why", json_object_new_string("no ok cell"));
+		json_object_array_add(nr, x);
+	}
+	json_object_object_add(o, "not_ranked", nr);
+	rp_ranking_free(&r);
+	return o;
+}
+
+int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	const struct rp_summary *s = d->sum;
+	json_object *root = json_object_new_object(), *a, *o;
+
+	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
+	a = json_object_new_array();
+	for (size_t i = 0; i < d->n_runs; i++) {
+		const struct rp_run *r = &d->runs[i];
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "dir", json_object_new_string(r->dir));
+		json_object_object_add(x, "tag", json_object_new_string(r->tag));
+		json_object_object_add(x, "cache_mode", json_object_new_string(r->cache));
+		json_object_object_add(x, "trials", json_object_new_int((int)r->trials));
+		json_object_object_add(x, "interrupted", json_object_new_boolean(r->interrupted));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(root, "runs", a);
+
+	o = json_object_new_object();
+	json_object_object_add(o, "page_cache_fraction", json_object_new_double(s->pc_frac));
+	json_object_object_add(o, "mostly_page_cache", json_object_new_boolean(s->pc_cells && s->pc_frac >= 0.5));
+	json_object_object_add(o, "incomplete",
+			       s->incomplete ? json_object_new_string(s->incomplete_names) : NULL);
+	json_object_object_add(o, "interrupted", json_object_new_boolean(s->interrupted));
+	json_object_object_add(o, "fuse", s->fuse ? json_object_new_string(s->fuse_names) : NULL);
+	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));
+	json_object_object_add(o, "min_trials", json_object_new_int((int)s->min_trials));
+	json_object_object_add(root, "banners", o);
+
+	json_object_object_add(root, "holm_comparisons", json_object_new_int((int)s->n_comparisons));
+	o = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (s->family_present[f])
+			json_object_object_add(o, rp_family_name(f), json_object_new_string(s->verdict[f]));
+	json_object_object_add(root, "verdicts", o);
+
+	o = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		json_object *x;
+
+		if (!(tests & (1u << t)) || !(x = js_ranking(d, t)))
+			continue;
+		json_object_object_add(o, fslab_test_to_string(t), x);
+	}
+	json_object_object_add(root, "rankings", o);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->n_chg; i++) {
+		const struct rp_change *c = &s->chg[i];
+		json_object *x = json_object_new_object(), *tt = json_object_new_object();
+
+		json_object_object_add(x, "filesystem", json_object_new_string(c->b->fs));
+		json_object_object_add(x, "first_run", json_object_new_string(c->a->run->tag));
+		json_object_object_add(x, "later_run", json_object_new_string(c->b->run->tag));
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			const struct rp_change_cell *cc = &c->t[t];
+			json_object *y;
+
+			if (!cc->has)
+				continue;
+			y = json_object_new_object();
+			json_object_object_add(y, "ratio", js_num(cc->ratio));
+			json_object_object_add(y, "ratio_ci95", js_pair(cc->lo, cc->hi));
+			json_object_object_add(y, "p", js_num(cc->p));
+			json_object_object_add(y, "p_holm", js_num(cc->p_adj));
+			json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->dir)));
+			json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
+			json_object_object_add(tt, fslab_test_to_string(t), y);
+		}
+		json_object_object_add(x, "tests", tt);
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(root, "changes", a);
+	json_object_object_add(root, "change_holm_comparisons",
+			       json_object_new_int((int)s->n_chg_comparisons));
+
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE);
+	int r = fprintf(out, "%s\n", text) < 0 ? -1 : 0;
+	json_object_put(root);
+	return r;
+}
