@@ -152,7 +152,7 @@ static char *tiny_sweep(void)
 {
 	char *s = tpath("tiny.ini");
 
-	ck_assert_int_eq(ft_write_file(s, "[sweep]\nfile_sizes = 64K-128K\nrecord_sizes = 64K\n"), 0);
+	ck_assert_int_eq(ft_write_file(s, "[sweep]\nfile_sizes = 64K-128K\nrecord_sizes = 64K\ntrials = 1\ncache = warm\n"), 0);
 	return s;
 }
 
