@@ -160,6 +160,8 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
 		if (i == 0)
 			fputs("<td class=\"l best\">best</td>", out);
+		else if (d->sum->max_trials < 2) /* 1 trial: said once, in the banner */
+			fputs("<td class=l>&ndash;</td>", out);
 		else if (isnan(mc->p_adj))
 			fputs("<td class=l>untested</td>", out);
 		else

@@ -328,7 +328,7 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 					 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
 							sizeof(hi)));
 			double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
-			if (i == 0)
+			if (i == 0 || (d->sum && d->sum->max_trials < 2)) /* 1 trial: said once, on top */
 				snprintf(vs, sizeof(vs), "-");
 			else if (isnan(padj))
 				snprintf(vs, sizeof(vs), "untested");
