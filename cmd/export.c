@@ -61,7 +61,8 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
-		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]; see 'fslab export --help'");
+		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]");
+		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (force && !out) {

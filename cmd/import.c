@@ -79,11 +79,13 @@ int cmd_import(int argc, char **argv)
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
-		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR; see 'fslab import --help'");
+		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR");
+		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (!o.fs || !o.out) {
-		fslab_error("--fs NAME and --out DIR are required; see 'fslab import --help'");
+		fslab_error("--fs NAME and --out DIR are required");
+		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	o.report = argv[optind + 1];

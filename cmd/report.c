@@ -115,7 +115,8 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fslab_error("give at least one results directory; see 'fslab report --help'");
+		fslab_error("give at least one results directory");
+		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (argc - optind > FSLAB_REPORT_MAX_DIRS) {
