@@ -107,6 +107,8 @@ static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_benc
 
 		json_object_object_add(o, "device_serial", mf_str(fs->device_serial[0] || !have ? fs->device_serial : di.serial));
 		json_object_object_add(o, "device_info", have ? fslab_devinfo_to_json(&di) : NULL);
+		json_object_object_add(o, "setup_discarded",
+				       fs->part ? json_object_new_boolean(fs->part->discarded) : NULL);
 	}
 	json_object_object_add(o, "device_size_bytes",
 			       fs->device_size_bytes ? json_object_new_int64((int64_t)fs->device_size_bytes) : NULL);

@@ -191,6 +191,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 		add_bool(o, "mountpoint_created", p->mountpoint_created);
 		add_id(o, "mountpoint_id", &p->mountpoint_id);
 		add_bool(o, "formatted", p->formatted);
+		add_bool(o, "discarded", p->discarded);
 		add_str(o, "mount_method", fslab_mount_method_to_string(p->mount_method));
 		json_object_array_add(parts, o);
 	}
@@ -470,6 +471,7 @@ static int state_parse(const char *path, char *text, struct fslab_state *st, cha
 			p->size_sectors = get_u64(o, "size_sectors");
 			p->mountpoint_created = get_bool(o, "mountpoint_created");
 			p->formatted = get_bool(o, "formatted");
+			p->discarded = get_bool(o, "discarded");
 			st->n_partitions++;
 		}
 	}

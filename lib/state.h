@@ -80,6 +80,7 @@ struct fslab_state_partition {
 	bool mountpoint_created;  /* setup made the directory: teardown removes it */
 	struct fslab_state_id mountpoint_id; /* the directory setup made */
 	bool formatted;           /* mkfs finished and blkid agreed */
+	bool discarded;           /* setup discarded it (BLKDISCARD) before mkfs */
 	enum fslab_mount_method mount_method; /* NONE until mounted */
 };
 

@@ -28,6 +28,7 @@ struct fslab_setup_opts {
 	bool wipe;               /* allow destroying an existing table/signature */
 	bool yes;                /* do not ask for confirmation */
 	bool dry_run;            /* print the plan, change nothing */
+	bool no_discard;         /* do not BLKDISCARD partitions before mkfs */
 	/* A lab the caller already holds, opened FSLAB_LAB_EXCLUSIVE |
 	 * FSLAB_LAB_NEW on state_path (fslab reproduce keeps it from setup to
 	 * teardown); NULL: setup opens and releases its own. */
@@ -43,6 +44,7 @@ struct fslab_teardown_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
 	bool yes;                /* reserved: teardown only undoes what setup did */
 	bool keep_image;         /* keep (blank) an image setup created */
+	bool discard;            /* BLKDISCARD the whole disk after the wipe */
 	/* A lab the caller holds exclusive (state_path is then ignored); NULL:
 	 * teardown opens its own. */
 	struct fslab_lab *lab;

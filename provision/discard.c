@@ -1,0 +1,75 @@
+/* BLKDISCARD of a whole block device (see discard.h). */
+#include "discard.h"
+#include "devinfo.h"
+#include "log.h"
+#include "size.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result)
+{
+	struct fslab_devinfo di;
+	char err[512];
+	uint64_t range[2] = { 0, 0 };
+	int fd, r;
+
+	*result = FSLAB_DISCARD_SKIPPED;
+	if (!enabled)
+		return 0;
+	r = fslab_devinfo_read(dev, &di, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("cannot discard: %s", err);
+		return r;
+	}
+	*result = FSLAB_DISCARD_UNSUPPORTED;
+	if (!fslab_devinfo_can_discard(&di))
+		return 0;
+	/* Not O_EXCL: the caller may hold the whole disk exclusively. */
+	fd = open(dev, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fslab_error_errno(errno, "%s: cannot open it to discard", dev);
+	if (ioctl(fd, BLKGETSIZE64, &range[1]) < 0) {
+		r = fslab_error_errno(errno, "%s: cannot read its size (BLKGETSIZE64)", dev);
+		goto out;
+	}
+	if (ioctl(fd, BLKDISCARD, range) < 0) {
+		r = -errno;
+		if (r == -EOPNOTSUPP) {
+			/* sysfs said yes, the driver says no (some USB bridges) */
+			r = 0;
+			goto out;
+		}
+		fslab_error_errno(r, "%s: BLKDISCARD of %llu bytes failed; --no-discard skips it",
+				  dev, (unsigned long long)range[1]);
+		goto out;
+	}
+	*result = FSLAB_DISCARD_DONE;
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t len)
+{
+	struct fslab_devinfo di;
+	char err[512], g[32], m[32];
+
+	if (!enabled) {
+		snprintf(buf, len, "discard: skipped (--no-discard)");
+		return;
+	}
+	if (fslab_devinfo_read(disk, &di, err, sizeof(err)) < 0 || !fslab_devinfo_can_discard(&di)) {
+		snprintf(buf, len, "discard: no (%s takes no discard requests)", disk);
+		return;
+	}
+	snprintf(buf, len, "discard: each partition before mkfs (BLKDISCARD; %s granularity, up to %s a request)",
+		 fslab_size_human(di.discard_granularity, g, sizeof(g)),
+		 fslab_size_human(di.discard_max_bytes, m, sizeof(m)));
+}
