@@ -65,6 +65,10 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 		snprintf(buf, len, "discard: skipped (--no-discard)");
 		return;
 	}
+	if (!disk || !disk[0]) {
+		snprintf(buf, len, "discard: each partition before mkfs, if the loop device takes it");
+		return;
+	}
 	if (fslab_devinfo_read(disk, &di, err, sizeof(err)) < 0 || !fslab_devinfo_can_discard(&di)) {
 		snprintf(buf, len, "discard: no (%s takes no discard requests)", disk);
 		return;
@@ -72,4 +76,19 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 	snprintf(buf, len, "discard: each partition before mkfs (BLKDISCARD; %s granularity, up to %s a request)",
 		 fslab_size_human(di.discard_granularity, g, sizeof(g)),
 		 fslab_size_human(di.discard_max_bytes, m, sizeof(m)));
+}
+
+int fslab_discard_wiped_disk(const char *disk)
+{
+	enum fslab_discard_result res;
+	int r;
+
+	printf("discarding all of %s (BLKDISCARD)\n", disk);
+	fflush(stdout);
+	r = fslab_discard_device(disk, true, &res);
+	if (r < 0)
+		return r;
+	if (res == FSLAB_DISCARD_UNSUPPORTED)
+		printf("%s takes no discard requests: not discarded (the wipe stands)\n", disk);
+	return 0;
 }

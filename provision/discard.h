@@ -22,7 +22,12 @@ enum fslab_discard_result {
 int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result);
 
 /* The plan's line about discard on disk: "discard: each partition before
- * mkfs (...)", "... skipped (--no-discard)" or "... not supported". */
+ * mkfs (...)", "... skipped (--no-discard)" or "... not supported".  disk
+ * NULL or "": not known yet (a loop device setup has still to attach). */
 void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t len);
+
+/* teardown --discard: discards all of the (just wiped) disk and says what
+ * it did on stdout.  0 or -errno (reported). */
+int fslab_discard_wiped_disk(const char *disk);
 
 #endif
