@@ -126,6 +126,7 @@ struct fslab_run_ctx {
 	double until_ci_pct;        /* 0: off */
 	int io_mode;                /* enum fslab_io_mode */
 	int sync_policy;            /* enum fslab_sync_policy */
+	bool latency;               /* --latency: the CSVs have latency columns */
 	unsigned max_trials;
 	bool no_device_probe;
 	uint64_t probe_bytes;

@@ -5,6 +5,7 @@
  * reads. */
 #include "engine.h"
 #include "log.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -26,6 +27,9 @@ struct fslab_bench_pass {
 	size_t rec;          /* record bytes */
 	bool direct;         /* O_DIRECT on the fd tests */
 	bool flush_in_timer; /* fsync mode */
+	bool fsync_in_timer; /* cold mode: a writer's fsync is timed (iozone -e) */
+	bool synced;         /* out: the timed region did the writer's fsync */
+	struct fslab_lat_hist *lat; /* --latency: per-operation times, or NULL */
 	double elapsed;      /* out: timed region */
 	double untimed;      /* out: untimed I/O (open, fsync, close, priming) */
 	char *why;           /* out: failure reason */
@@ -67,6 +71,27 @@ int fslab_sync_policy_from_string(const char *s)
 		return FSLAB_SYNC_GLOBAL;
 	return -1;
 }
+
+/* --latency: the one clock read per operation in a timed loop. */
+static inline uint64_t lat_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* In a timed loop, after each operation: its time since the previous
+ * mark goes into a bucket.  Nothing else (no allocation, no branch but
+ * the histogram's). */
+#define LAT_MARK(lat, mark)                                      \
+	do {                                                      \
+		if (lat) {                                        \
+			uint64_t now_ = lat_now_ns();             \
+			fslab_lat_add((lat), now_ - (mark));      \
+			(mark) = now_;                            \
+		}                                                 \
+	} while (0)
 
 /* ---- access patterns ---- */
 
@@ -182,12 +207,25 @@ static int pass_finish_fd(struct fslab_bench_pass *p, int fd, int r)
 
 	if (fd < 0)
 		return r;
-	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && ops->fsync(ops->ctx, fd) < 0)
+	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && !p->synced &&
+	    ops->fsync(ops->ctx, fd) < 0)
 		r = pass_fail(p, errno, "fsync %s", p->cell->name);
 	if (ops->close(ops->ctx, fd) < 0 && r == 0)
 		r = pass_fail(p, errno, "close %s", p->cell->name);
 	p->untimed += bench_now() - t;
 	return r;
+}
+
+/* cold mode: a writer's fsync inside the timer (iozone -e), so the pass
+ * is timed until its data is on the device; close stays outside. */
+static int pass_fsync_timed(struct fslab_bench_pass *p, int fd)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+
+	if (!(p->test->flags & FSLAB_BT_WRITES))
+		return 0;
+	p->synced = true;
+	return ops->fsync(ops->ctx, fd) < 0 ? -errno : 0;
 }
 
 /* fsync mode: fsync (writers) and close inside the timer.  Sets *fd = -1
@@ -255,6 +293,8 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	ssize_t got = 0;
 	int fd, r = 0;
 	double t0, t1;
+	struct fslab_lat_hist *const lat = p->lat;
+	uint64_t lmark;
 
 	fd = pass_open(p, flags);
 	if (fd < 0)
@@ -263,13 +303,17 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	if (r < 0)
 		return pass_finish_fd(p, fd, r);
 	t0 = pass_timer_start(p);
+	lmark = lat ? lat_now_ns() : 0;
 	for (i = 0; i < n; i++) {
 		got = ops->write(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
 			break;
+		LAT_MARK(lat, lmark);
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
+	else if (i == n && p->fsync_in_timer)
+		r = pass_fsync_timed(p, fd);
 	t1 = pass_timer_stop(p);
 	if (i < n)
 		r = io_fail(p, "write", i, got);
@@ -291,6 +335,8 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	ssize_t got = 0;
 	int fd, r = 0;
 	double t0, t1;
+	struct fslab_lat_hist *const lat = p->lat;
+	uint64_t lmark;
 
 	fd = pass_open(p, O_RDONLY);
 	if (fd < 0)
@@ -307,13 +353,17 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	p->untimed += bench_now() - t0;
 
 	t0 = pass_timer_start(p);
+	lmark = lat ? lat_now_ns() : 0;
 	for (i = 0; i < n; i++) {
 		got = ops->read(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
 			break;
+		LAT_MARK(lat, lmark);
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
+	else if (i == n && p->fsync_in_timer)
+		r = pass_fsync_timed(p, fd);
 	t1 = pass_timer_stop(p);
 	if (i < n)
 		r = io_fail(p, "read", i, got);
@@ -346,6 +396,8 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 	bool seek_failed = false;
 	int fd, r = 0;
 	double t0, t1;
+	struct fslab_lat_hist *const lat = p->lat;
+	uint64_t lmark;
 
 	fd = pass_open(p, writes ? O_WRONLY : O_RDONLY);
 	if (fd < 0)
@@ -356,6 +408,7 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 			return pass_finish_fd(p, fd, r);
 	}
 	t0 = pass_timer_start(p);
+	lmark = lat ? lat_now_ns() : 0;
 	for (i = 0; i < n; i++) {
 		switch (order) {
 		case POS_RANDOM:
@@ -392,9 +445,12 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 		}
 		if (got != (ssize_t)rec)
 			break;
+		LAT_MARK(lat, lmark);
 	}
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
+	else if (i == n && p->fsync_in_timer)
+		r = pass_fsync_timed(p, fd);
 	t1 = pass_timer_stop(p);
 	if (seek_failed)
 		r = pass_fail(p, errno ? errno : ESPIPE, "lseek to offset %llu",
@@ -444,6 +500,8 @@ static int run_stdio(struct fslab_bench_pass *p)
 	FILE *f;
 	int r = 0, e = 0;
 	double t, t0, t1;
+	struct fslab_lat_hist *const lat = p->lat;
+	uint64_t lmark;
 
 	t = bench_now();
 	f = ops->fopen(ops->ctx, p->dfd, p->cell->name, writes ? "r+" : "r");
@@ -462,10 +520,12 @@ static int run_stdio(struct fslab_bench_pass *p)
 	}
 
 	t0 = pass_timer_start(p);
+	lmark = lat ? lat_now_ns() : 0;
 	for (i = 0; i < n; i++) {
 		got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, f) : ops->fread(ops->ctx, buf, rec, 1, f);
 		if (got != 1)
 			break;
+		LAT_MARK(lat, lmark);
 	}
 	if (i == n && p->flush_in_timer) {
 		if (writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
@@ -473,6 +533,10 @@ static int run_stdio(struct fslab_bench_pass *p)
 		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
 			r = -errno;
 		f = NULL;
+	} else if (i == n && p->fsync_in_timer && writes) {
+		if (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0)
+			r = -errno;
+		p->synced = true;
 	}
 	t1 = pass_timer_stop(p);
 	e = errno;
@@ -485,7 +549,8 @@ static int run_stdio(struct fslab_bench_pass *p)
 	}
 	if (f) {
 		t = bench_now();
-		if (r == 0 && writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
+		if (r == 0 && writes && !p->synced &&
+		    (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
 			r = pass_fail(p, errno, "fflush/fsync %s", p->cell->name);
 		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
 			r = pass_fail(p, errno, "fclose %s", p->cell->name);
@@ -648,7 +713,11 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 	for (;;) {
 		bool stopped;
 
-		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) && c->drop_cache) {
+		/* cold: a first read pass starts with the file's pages dropped;
+		 * reread and freread keep IOzone's meaning (they re-read what
+		 * the pass before them cached) */
+		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) &&
+		    !(test->flags & FSLAB_BT_SECOND_PASS) && c->drop_cache) {
 			t = bench_now();
 			r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
 			times->cache_drop_s += bench_now() - t;
@@ -661,12 +730,20 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 		if (c->continued)
 			*c->continued = 0;
 		p->elapsed = p->untimed = 0;
+		p->synced = false;
+		if (p->lat)
+			memset(p->lat, 0, sizeof(*p->lat));
 		r = test->run(p);
 		times->timed_s += p->elapsed;
 		times->untimed_io_s += p->untimed;
 		stopped = c->continued && *c->continued;
 		if (r == 0 && stopped && o->redone < FSLAB_STOP_REDO_MAX) {
 			o->redone++;
+			continue;
+		}
+		if (r == 0 && !stopped && c->disturbed && o->redone_slow < FSLAB_STOP_REDO_MAX &&
+		    c->disturbed(c->disturbed_ctx, test->id, p->elapsed)) {
+			o->redone_slow++;
 			continue;
 		}
 		if (r == 0 && stopped) {
@@ -684,6 +761,12 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 		o->status = FSLAB_OUTCOME_OK;
 		o->elapsed_s = p->elapsed;
 		o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
+		if (p->lat && p->lat->count) {
+			o->has_latency = true;
+			o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) / 1e3;
+			o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) / 1e3;
+			o->lat_max_us = (double)p->lat->max_ns / 1e3;
+		}
 	} else {
 		o->status = (p->direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED
 										 : FSLAB_OUTCOME_FAILED;
@@ -699,6 +782,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	bool file_ok = false, file_exists = false;
 	int ret = 0, dfd = c->dir_fd;
 	double t;
+	struct fslab_lat_hist lat; /* --latency: one pass's, reset before each */
 
 	memset(out, 0, sizeof(out[0]) * FSLAB_TEST_MAX);
 	memset(times, 0, sizeof(*times));
@@ -735,6 +819,8 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.rec = (size_t)c->record_bytes,
 			.direct = direct && !(test->flags & FSLAB_BT_STDIO),
 			.flush_in_timer = c->cache == FSLAB_CACHE_FSYNC,
+			.fsync_in_timer = c->cache == FSLAB_CACHE_COLD,
+			.lat = c->latency ? &lat : NULL,
 			.why = o->reason,
 			.whylen = sizeof(o->reason),
 		};

@@ -60,6 +60,11 @@ struct fslab_test_outcome {
 	double elapsed_s;         /* timed region */
 	double throughput_kib_s;  /* bytes / elapsed / 1024, truncated like IOzone */
 	unsigned redone;          /* passes thrown away: the process was stopped in them */
+	unsigned redone_slow;     /* passes thrown away: > 10x the median of the test's trials */
+	/* --latency: per-operation latency of the kept pass (microseconds;
+	 * p50/p99 are bucket upper edges, within 12.5%) */
+	bool has_latency;
+	double lat_p50_us, lat_p99_us, lat_max_us;
 };
 
 struct fslab_cell_times {
@@ -107,6 +112,9 @@ struct fslab_cell {
 	enum fslab_cache_mode cache;
 	enum fslab_io_mode io;
 	enum fslab_sync_policy sync;
+	/* --latency: time every operation of the timed loops into a log-bucket
+	 * histogram (a clock read and a bucket increment per operation). */
+	bool latency;
 	/* The filesystem's block device, fsync'ed before the cell with
 	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
 	const char *device;
@@ -127,6 +135,15 @@ struct fslab_cell {
 	 * it is thrown away and run again (outcome.redone counts them), up to
 	 * FSLAB_STOP_REDO_MAX times.  May be NULL. */
 	volatile sig_atomic_t *continued;
+	/* Called after each ok pass, outside the timer, with its timed
+	 * seconds: true when the pass took more than FSLAB_DISTURBED_FACTOR
+	 * (stats.h) x the median of the same test's earlier trials.  Such a
+	 * pass was disturbed (the machine, not the filesystem): it is thrown
+	 * away and run again (outcome.redone_slow counts them), up to
+	 * FSLAB_STOP_REDO_MAX times; after that the last pass is kept.  May
+	 * be NULL. */
+	bool (*disturbed)(void *ctx, enum fslab_test t, double elapsed_s);
+	void *disturbed_ctx;
 };
 
 /* Runs the cell's tests.  out[t] gets each test's outcome (NOT_RUN for

@@ -5,6 +5,7 @@
 #include "devinfo.h"
 #include "engine.h"
 #include "fileutil.h"
+#include "run.h"
 #include "size.h"
 
 #include <errno.h>
@@ -186,6 +187,7 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 	json_object_object_add(root, "seed", json_object_new_int64((int64_t)c->sweep.seed));
 	json_object_object_add(root, "io_mode", json_object_new_string(fslab_io_mode_to_string(c->io_mode)));
 	json_object_object_add(root, "sync_policy", json_object_new_string(fslab_sync_policy_to_string(c->sync_policy)));
+	json_object_object_add(root, "latency", json_object_new_boolean(c->latency));
 	json_object_object_add(root, "sweep", mf_sweep(c));
 	m = json_object_new_object();
 	mf_machine(m);
@@ -306,7 +308,8 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 	snprintf(c->run_id, sizeof(c->run_id), "%s", s);
 	NEED(json_object_object_get_ex(root, "sweep", &sw), "\"sweep\"");
 	s = mf_get_str(sw, "preset");
-	c->preset = (s && strcmp(s, "quick") == 0) ? "quick" : "seed";
+	c->preset = (s && strcmp(s, "quick") == 0) ? "quick"
+		    : (s && strcmp(s, FSLAB_PRESET_DEFAULT) == 0) ? FSLAB_PRESET_DEFAULT : "seed";
 	NEED(mf_get_num(sw, "file_min_kib", &d), "sweep.file_min_kib");
 	c->sweep.file_min = (uint64_t)d * 1024;
 	NEED(mf_get_num(sw, "file_max_kib", &d), "sweep.file_max_kib");
@@ -341,6 +344,7 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 	s = mf_get_str(root, "sync_policy");
 	NEED(!s || fslab_sync_policy_from_string(s) >= 0, "\"sync_policy\"");
 	c->sync_policy = s ? fslab_sync_policy_from_string(s) : FSLAB_SYNC_FS;
+	c->latency = json_object_object_get_ex(root, "latency", &v) && json_object_get_boolean(v);
 	c->max_trials = mf_get_num(root, "max_trials", &d) ? (unsigned)d : c->sweep.trials;
 	s = mf_get_str(root, "device_probe");
 	c->no_device_probe = s && strncmp(s, "skipped", 7) == 0;

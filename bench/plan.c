@@ -1,4 +1,5 @@
 #include "plan.h"
+#include "run.h"
 #include "size.h"
 
 #include <errno.h>
@@ -23,6 +24,12 @@ int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
 		return 0;
 	if (strcmp(name, "quick") == 0) {
 		s->file_max = 64 * FSLAB_MiB;
+		return 0;
+	}
+	if (strcmp(name, FSLAB_PRESET_DEFAULT) == 0) {
+		s->file_max = 64 * FSLAB_MiB;
+		s->cache = FSLAB_CACHE_COLD;
+		s->trials = FSLAB_DEFAULT_MIN_TRIALS;
 		return 0;
 	}
 	return -EINVAL;

@@ -14,8 +14,9 @@
 #define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
 
 /* Fills s with a preset: "seed" (64K-2G files, 4K-16M records, all tests,
- * 1 trial, warm, seed 1, small records skipped, shuffled order) or "quick"
- * (the same up to 64M files).  s->set is 0.  Returns 0 or -EINVAL. */
+ * 1 trial, warm, seed 1, small records skipped, shuffled order: the 2023
+ * experiment), "quick" (the same up to 64M files) or "lab" (the quick grid,
+ * cold, 3 trials).  s->set is 0.  Returns 0 or -EINVAL. */
 int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
 
 /* Copies into dst the keys src->set marks (and marks them in dst). */

@@ -189,7 +189,9 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 		r = -ENOMEM;
 		goto fail;
 	}
-	fslab_results_write_header(mem);
+	/* the same columns as the file's header (--latency adds three) */
+	const char *nl = memchr(data, '\n', len);
+	fslab_results_write_header_ex(mem, nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10));
 	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
 			snprintf(err, errlen, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",

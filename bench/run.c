@@ -76,7 +76,7 @@ static const char *run_esc(const char *s)
 void fslab_run_opts_init(struct fslab_run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->preset = "seed";
+	o->preset = NULL; /* FSLAB_PRESET_DEFAULT */
 	o->cache = FSLAB_CACHE_MODE_INVALID;
 }
 
@@ -165,15 +165,16 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 
 static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	const char *preset = o->preset ? o->preset : "seed";
+	const char *preset = o->preset ? o->preset : FSLAB_PRESET_DEFAULT;
 	struct fslab_sweep_spec *s = &c->sweep;
 	char a[32], b[32];
 
 	if (fslab_sweep_preset(preset, s) < 0) {
-		fslab_error("--sweep '%s': not a preset (seed, quick) and not a file", preset);
+		fslab_error("--sweep '%s': not a preset (lab, quick, seed) and not a file", preset);
 		return -EINVAL;
 	}
-	c->preset = strcmp(preset, "quick") == 0 ? "quick" : "seed";
+	c->preset = strcmp(preset, "quick") == 0 ? "quick"
+		    : strcmp(preset, FSLAB_PRESET_DEFAULT) == 0 ? FSLAB_PRESET_DEFAULT : "seed";
 	if (o->sweep_file && run_load_sweep_file(c, o->sweep_file) < 0)
 		return -EINVAL;
 	if (o->tests)
@@ -223,6 +224,15 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		return -EINVAL;
 	}
 	c->until_ci_pct = o->until_ci_pct;
+	/* The default preset repeats each cell until its interval is narrow,
+	 * unless the cache mode or the trials were chosen (flags or the sweep
+	 * file): `--cache warm --trials 1` is the old single warm pass. */
+	if (strcmp(c->preset, FSLAB_PRESET_DEFAULT) == 0 && !o->trials && c->until_ci_pct <= 0 &&
+	    !o->max_trials && o->cache == FSLAB_CACHE_MODE_INVALID &&
+	    !(s->set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE))) {
+		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
+		c->max_trials = FSLAB_DEFAULT_MAX_TRIALS;
+	}
 	if (c->until_ci_pct < 0 || c->until_ci_pct > 100) {
 		fslab_error("--until-ci %g: give a percentage above 0 and at most 100", c->until_ci_pct);
 		return -EINVAL;
@@ -230,7 +240,7 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	if (c->until_ci_pct > 0) {
 		if (s->trials < 2)
 			s->trials = 2; /* a confidence interval needs two samples */
-		c->max_trials = o->max_trials ? o->max_trials : 10;
+		c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
 		if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
 			fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
 				    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
@@ -244,6 +254,7 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	}
 	c->io_mode = o->io_mode;
 	c->sync_policy = o->sync_policy;
+	c->latency = o->latency;
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
 	return 0;
@@ -605,6 +616,10 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	row.trial = g->trial;
 	row.cache = g->c->sweep.cache;
 	row.elapsed_s = -1;
+	row.latency = g->c->latency;
+	row.lat_p50_us = o->has_latency ? o->lat_p50_us : -1;
+	row.lat_p99_us = o->has_latency ? o->lat_p99_us : -1;
+	row.lat_max_us = o->has_latency ? o->lat_max_us : -1;
 	switch (o->status) {
 	case FSLAB_OUTCOME_OK:
 		row.throughput_kib_s = o->throughput_kib_s;
@@ -642,6 +657,9 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	if (o->redone)
 		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%s" REDONE_FLAG,
 			 row.flag[0] ? ";" : "");
+	if (o->redone_slow)
+		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%sredone-slow",
+			 row.flag[0] ? ";" : "");
 	if (fslab_results_write_row(fs->csv, &row) < 0 || fflush(fs->csv) != 0) {
 		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(errno));
 		g->failed = true;
@@ -667,6 +685,24 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
 {
 	run_write_row(ctx, t, o);
+}
+
+/* A pass that took more than FSLAB_DISTURBED_FACTOR x the median time of
+ * the same test's earlier trials of this file x record cell was disturbed:
+ * the engine runs it again.  Times compare as throughputs (same bytes). */
+static bool run_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
+{
+	struct run_group_ctx *g = ctx;
+	double samples[FSLAB_TRIALS_MAX], median, tp;
+	size_t n;
+
+	n = fslab_done_samples(&g->fst->done, t, g->cell->file_bytes / 1024,
+			       g->cell->record_bytes / 1024, samples, FSLAB_TRIALS_MAX);
+	if (n == 0 || elapsed_s <= 0)
+		return false;
+	median = fslab_median(samples, n);
+	tp = (double)g->cell->file_bytes / 1024.0 / elapsed_s;
+	return median > 0 && tp * FSLAB_DISTURBED_FACTOR < median;
 }
 
 /* --until-ci: has every test of this file x record cell converged? */
@@ -764,7 +800,7 @@ static int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
-			if (fslab_results_write_header(fs->csv) < 0 || fflush(fs->csv) != 0)
+			if (fslab_results_write_header_ex(fs->csv, c->latency) < 0 || fflush(fs->csv) != 0)
 				return fslab_error_errno(errno, "cannot write %s/%s", run_esc(c->out_dir), name);
 		}
 	}
@@ -885,6 +921,9 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 					.on_test_ctx = &g,
 					.stop = &run_stop,
 					.continued = &run_continued,
+					.disturbed = run_disturbed,
+					.latency = c->latency,
+					.disturbed_ctx = &g,
 				};
 				fslab_cell_run(&spec, &buf, out, &times);
 				fs->timed_s += times.timed_s;
@@ -1130,8 +1169,8 @@ static int run_check_resume_opts(const struct fslab_run_opts *o)
 {
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
-	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy ||
-	    (o->preset && strcmp(o->preset, "seed") != 0)) {
+	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy || o->latency ||
+	    o->preset) {
 		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out and --until-ci options");
 		return -EINVAL;
 	}

@@ -19,6 +19,15 @@
 
 struct fslab_lab; /* provision/lab.h */
 
+/* The preset of `fslab run` without --sweep: numbers a reviewer accepts.
+ * The quick grid, cold cache, at least FSLAB_DEFAULT_MIN_TRIALS trials and,
+ * unless trials are given, more (up to FSLAB_DEFAULT_MAX_TRIALS) until each
+ * test's 95% CI is within FSLAB_DEFAULT_UNTIL_CI_PCT percent (run.c). */
+#define FSLAB_PRESET_DEFAULT "lab"
+#define FSLAB_DEFAULT_MIN_TRIALS 3
+#define FSLAB_DEFAULT_MAX_TRIALS 10
+#define FSLAB_DEFAULT_UNTIL_CI_PCT 5.0
+
 /* One directory to benchmark without a lab (--dir NAME=PATH). */
 struct fslab_run_dir {
 	char name[FSLAB_FS_NAME_MAX]; /* CSV name: [A-Za-z0-9_-]+ */
@@ -45,7 +54,7 @@ struct fslab_run_opts {
 	const char *resume_dir;
 
 	/* Sweep. */
-	const char *preset;       /* "seed" (default) or "quick" */
+	const char *preset;       /* "lab", "quick" or "seed"; NULL: FSLAB_PRESET_DEFAULT */
 	const char *sweep_file;   /* spec file whose [sweep] applies; NULL none */
 	unsigned tests;           /* mask of enum fslab_test bits; 0: not set */
 	uint64_t file_min, file_max;     /* bytes; 0: not set */
@@ -70,6 +79,9 @@ struct fslab_run_opts {
 	/* The flush before each cell: enum fslab_sync_policy; 0 is
 	 * FSLAB_SYNC_FS (syncfs + fsync of the block device). */
 	int sync_policy;
+	/* Per-cell p50/p99/max per-operation latency as extra CSV columns
+	 * (lat_p50_us, lat_p99_us, lat_max_us). */
+	bool latency;
 
 	/* Skip the device probe (no page-cache flags; the manifest says so). */
 	bool no_device_probe;
@@ -96,7 +108,7 @@ struct fslab_run_opts {
 	size_t out_dir_used_len;
 };
 
-/* Fills o with "not set" everywhere (preset seed, cache unset). */
+/* Fills o with "not set" everywhere (the default preset, cache unset). */
 void fslab_run_opts_init(struct fslab_run_opts *o);
 
 /* Bytes one trial of a preset's sweep (file sizes capped at file_max when

@@ -1,9 +1,12 @@
-/* Confidence intervals for --until-ci: Student's t, two-sided 95%. */
+/* Statistics of the sweep: confidence intervals for --until-ci (Student's
+ * t, two-sided 95%), medians (the disturbed-cell check), and the per-cell
+ * latency histogram of --latency. */
 #ifndef FSLAB_BENCH_STATS_H
 #define FSLAB_BENCH_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* t quantile (0.975) for df degrees of freedom (df >= 1). */
 double fslab_t975(unsigned df);
@@ -13,5 +16,55 @@ void fslab_ci95(const double *x, size_t n, double *mean, double *half);
 
 /* True when n >= 2 and half <= pct/100 * mean. */
 bool fslab_ci_within(const double *x, size_t n, double pct);
+
+/* Median of n samples (the mean of the middle two for even n); 0 for n = 0.
+ * x is left unchanged. */
+double fslab_median(const double *x, size_t n);
+
+/* A cell took more than FSLAB_DISTURBED_FACTOR x the median of its trials:
+ * its timing was disturbed (the machine, not the filesystem), so it is
+ * redone rather than kept. */
+#define FSLAB_DISTURBED_FACTOR 10.0
+
+/* Latency histogram of one timed pass: log-linear buckets (8 per power of
+ * two, so a bucket is at most 12.5% wide), fixed size, no allocation.  The
+ * timed loop only reads the clock and increments a bucket. */
+#define FSLAB_LAT_SUB_BITS 3
+#define FSLAB_LAT_BUCKETS (64 << FSLAB_LAT_SUB_BITS)
+
+struct fslab_lat_hist {
+	uint64_t count;
+	uint64_t max_ns;
+	uint32_t bucket[FSLAB_LAT_BUCKETS];
+};
+
+/* Bucket of a latency in nanoseconds: values below 8 ns have their own
+ * bucket each; above, the power of two and the 3 bits below the top one. */
+static inline unsigned fslab_lat_bucket(uint64_t ns)
+{
+	unsigned top;
+
+	if (ns < (1u << FSLAB_LAT_SUB_BITS))
+		return (unsigned)ns;
+	top = 63u - (unsigned)__builtin_clzll(ns);
+	return ((top - FSLAB_LAT_SUB_BITS + 1) << FSLAB_LAT_SUB_BITS) |
+	       (unsigned)((ns >> (top - FSLAB_LAT_SUB_BITS)) & ((1u << FSLAB_LAT_SUB_BITS) - 1));
+}
+
+static inline void fslab_lat_add(struct fslab_lat_hist *h, uint64_t ns)
+{
+	h->bucket[fslab_lat_bucket(ns)]++;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	h->count++;
+}
+
+/* The smallest and largest latency a bucket holds. */
+void fslab_lat_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
+
+/* The q quantile (0 < q <= 1) in nanoseconds: the upper edge of the bucket
+ * that holds it (capped at the maximum seen), so it overstates by less than
+ * one bucket (12.5%).  0 when the histogram is empty. */
+uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q);
 
 #endif

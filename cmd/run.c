@@ -17,15 +17,18 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: fslab run [--state FILE | --dir NAME=PATH ...] [--out DIR]\n"
-	      "                 [--sweep seed|quick|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
+	      "                 [--sweep lab|quick|seed|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
 	      "                 [--record-sizes MIN-MAX] [--small-records skip|keep]\n"
 	      "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
 	      "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
-	      "                 [--sync fs|global] [--no-device-probe]\n"
+	      "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
 	      "                 [--probe-size SIZE]\n"
 	      "                 [--resume DIR] [--allow-concurrent] [--quiet]\n\n"
 	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
-	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n\n"
+	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
+	      "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
+	      "3 trials and more (up to 10) until each test's 95% confidence interval is within\n"
+	      "5% of its mean.  IOzone's own single warm pass is --cache warm --trials 1.\n\n"
 	      "Where:\n"
 	      "  --state FILE        the lab's state file (default: $FSLAB_STATE or\n"
 	      "                      /var/lib/fslab/state.json); every mounted filesystem in it\n"
@@ -40,10 +43,12 @@ static void usage(FILE *out)
 	      "                      (their figures perturb each other); without it a second\n"
 	      "                      run on a lab is refused, naming the running one's pid\n\n"
 	      "Sweep (preset < the [sweep] section of --sweep FILE < these flags):\n"
-	      "  --sweep seed        the 2023 experiment: files 64K-2G, records 4K-16M, all 13\n"
-	      "                      tests, records < 64K skipped for files > 16M, 1 trial, warm\n"
-	      "                      (the default)\n"
-	      "  --sweep quick       the same with files up to 64M\n"
+	      "  --sweep lab         the default: files 64K-64M, records 4K-16M, all 13 tests,\n"
+	      "                      records < 64K skipped for files > 16M, cold, 3 trials, and\n"
+	      "                      (unless --cache or --trials is given) --until-ci 5\n"
+	      "                      --max-trials 10\n"
+	      "  --sweep seed        the 2023 experiment: files 64K-2G, 1 trial, warm\n"
+	      "  --sweep quick       the seed sweep with files up to 64M (1 trial, warm)\n"
 	      "  --sweep FILE        a spec file (fslab spec --print); its [sweep] applies\n"
 	      "  --tests LIST        all, or e.g. write,read,random_read\n"
 	      "  --file-sizes R      e.g. 64K-1G, or one size; powers of two\n"
@@ -53,7 +58,9 @@ static void usage(FILE *out)
 	      "  --cache MODE        warm: buffered, nothing flushed (IOzone's default)\n"
 	      "                      fsync: fsync and close inside the timer (iozone -e -c)\n"
 	      "                      direct: O_DIRECT; stdio tests run buffered (flagged)\n"
-	      "                      cold: page cache dropped before every read test\n"
+	      "                      cold (the default): writers timed with their fsync\n"
+	      "                      (iozone -e); the file's pages dropped before each first\n"
+	      "                      read pass (reread/freread re-read what it cached)\n"
 	      "  --trials N          repeat the whole plan N times (trial loop outside the\n"
 	      "                      filesystem loop; filesystem order shuffled per trial)\n"
 	      "  --seed N            seed of that shuffle (default 1)\n"
@@ -66,7 +73,10 @@ static void usage(FILE *out)
 	      "                      pread/pwrite per record (recorded in the manifest)\n"
 	      "  --sync POLICY       before each cell, fs: syncfs + fsync of the lab's block\n"
 	      "                      device (the default; --dir: syncfs only); global: sync()\n"
-	      "                      twice, as IOzone\n\n"
+	      "                      twice, as IOzone\n"
+	      "  --latency           per-cell p50/p99/max latency of one operation (a clock\n"
+	      "                      read and a histogram bucket per operation) as three more\n"
+	      "                      CSV columns: lat_p50_us, lat_p99_us, lat_max_us\n\n"
 	      "Honesty:\n"
 	      "  --no-device-probe   skip the O_DIRECT probe of each device; without it no cell\n"
 	      "                      is flagged page-cache (faster than 1.5x the device)\n"
@@ -107,6 +117,7 @@ enum {
 	OPT_ALLOW_CONCURRENT,
 	OPT_IO,
 	OPT_SYNC,
+	OPT_LATENCY,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -156,6 +167,7 @@ int cmd_run(int argc, char **argv)
 		{ "probe-size", required_argument, NULL, OPT_PROBE_SIZE },
 		{ "io", required_argument, NULL, OPT_IO },
 		{ "sync", required_argument, NULL, OPT_SYNC },
+		{ "latency", no_argument, NULL, OPT_LATENCY },
 		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -194,7 +206,8 @@ int cmd_run(int argc, char **argv)
 			o.out_dir = optarg;
 			break;
 		case OPT_SWEEP:
-			if (strcmp(optarg, "seed") == 0 || strcmp(optarg, "quick") == 0)
+			if (strcmp(optarg, "seed") == 0 || strcmp(optarg, "quick") == 0 ||
+			    strcmp(optarg, FSLAB_PRESET_DEFAULT) == 0)
 				o.preset = optarg;
 			else
 				o.sweep_file = optarg;
@@ -301,6 +314,9 @@ int cmd_run(int argc, char **argv)
 					    optarg);
 				return FSLAB_EXIT_USAGE;
 			}
+			break;
+		case OPT_LATENCY:
+			o.latency = true;
 			break;
 		case 'h':
 			usage(stdout);

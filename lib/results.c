@@ -18,12 +18,16 @@ enum col {
 	COL_CACHE,
 	COL_STATUS,
 	COL_FLAG,
+	COL_LAT_P50,
+	COL_LAT_P99,
+	COL_LAT_MAX,
 	COL_MAX,
 };
 
 static const char *const col_names[COL_MAX] = {
 	"filesystem", "test",      "file_size_kib", "record_size_kib", "trial",
 	"throughput_kib_s", "elapsed_s", "cache_mode", "status", "flag",
+	"lat_p50_us", "lat_p99_us", "lat_max_us",
 };
 
 #define MAX_FIELDS 64
@@ -60,7 +64,13 @@ static void put_field(FILE *out, const char *s)
 
 int fslab_results_write_header(FILE *out)
 {
-	fputs(FSLAB_RESULTS_HEADER "\n", out);
+	return fslab_results_write_header_ex(out, false);
+}
+
+int fslab_results_write_header_ex(FILE *out, bool latency)
+{
+	fputs(latency ? FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n" : FSLAB_RESULTS_HEADER "\n",
+	      out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -76,6 +86,14 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 	put_field(out, r->status);
 	fputc(',', out);
 	put_field(out, r->flag);
+	if (r->latency) {
+		const double v[3] = { r->lat_p50_us, r->lat_p99_us, r->lat_max_us };
+		for (int i = 0; i < 3; i++) {
+			fputc(',', out);
+			if (v[i] >= 0)
+				fprintf(out, "%.3f", v[i]);
+		}
+	}
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -293,6 +311,7 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 	}
 	memset(row, 0, sizeof(*row));
 	row->elapsed_s = -1;
+	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
 	row->cache = FSLAB_CACHE_MODE_INVALID;
 	snprintf(row->status, sizeof(row->status), "ok");
 	for (int i = 0; i < n; i++) {
@@ -353,6 +372,16 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 		case COL_FLAG:
 			snprintf(row->flag, sizeof(row->flag), "%s", f);
 			break;
+		case COL_LAT_P50:
+		case COL_LAT_P99:
+		case COL_LAT_MAX: {
+			double *v = rd->map[i] == COL_LAT_P50 ? &row->lat_p50_us
+				    : rd->map[i] == COL_LAT_P99 ? &row->lat_p99_us : &row->lat_max_us;
+			row->latency = true;
+			if (*f && parse_double(f, v) < 0)
+				bad = "not a non-negative number";
+			break;
+		}
 		default:
 			break;
 		}

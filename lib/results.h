@@ -24,6 +24,10 @@
 #define FSLAB_RESULTS_HEADER                                                          \
 	"filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s," \
 	"cache_mode,status,flag"
+/* fslab run --latency adds three columns after flag: per-operation latency
+ * of the cell in microseconds (p50 and p99 from a log-bucket histogram,
+ * within 12.5%, and the maximum); empty when the row is not ok. */
+#define FSLAB_RESULTS_LATENCY_COLUMNS ",lat_p50_us,lat_p99_us,lat_max_us"
 
 struct fslab_result_row {
 	char filesystem[FSLAB_FS_NAME_MAX];
@@ -36,12 +40,18 @@ struct fslab_result_row {
 	enum fslab_cache_mode cache; /* FSLAB_CACHE_MODE_INVALID when unknown */
 	char status[256];
 	char flag[64];
+	/* The latency columns: latency true when the CSV has them; a value
+	 * below 0 is empty. */
+	bool latency;
+	double lat_p50_us, lat_p99_us, lat_max_us;
 };
 
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
 
 int fslab_results_write_header(FILE *out);
+/* The header with the latency columns when latency is true. */
+int fslab_results_write_header_ex(FILE *out, bool latency);
 /* Writes one row (no flush: the caller flushes after each finished cell). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The main job end to end on a loop-backed disk image: build, setup (the
 # default 2023 layout: five 20 GiB partitions on a sparse 100 GiB image),
-# status, a quick benchmark run, the report, teardown.  Run as root on
-# Debian 12 after scripts/install-deps.sh.
+# status, a short but honest benchmark run (the default cold cache and 3
+# trials, files up to 4M instead of 64M so the demo stays short), the
+# report, teardown.  Run as root on Debian 12 after scripts/install-deps.sh.
 #
 # Usage: scripts/demo.sh [WORK_DIR]   (default /var/tmp/fslab-demo)
 # Leaves WORK_DIR/results/ and WORK_DIR/report/; the disk image is removed.
@@ -42,8 +43,8 @@ echo "== setup"
 "$fslab" setup --image "$work/lab.img" --state "$state" --mount-root "$work/mnt" --yes
 echo "== status"
 "$fslab" status --state "$state"
-echo "== run (quick sweep)"
-"$fslab" run --state "$state" --sweep quick --out "$work/results"
+echo "== run (cold cache, 3 trials, files 64K-4M)"
+"$fslab" run --state "$state" --file-sizes 64K-4M --trials 3 --out "$work/results"
 echo "== report"
 "$fslab" report "$work/results" --out "$work/report"
 echo "== teardown"

@@ -411,6 +411,7 @@ struct cell_run {
 	enum fslab_sync_policy sync;
 	const char *device;
 	bool record_drops;
+	bool latency;
 	struct rec_ctx ctx;
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
@@ -437,6 +438,7 @@ static void run_cell(struct cell_run *cr, uint64_t file, uint64_t rec, unsigned 
 		.io = cr->io,
 		.sync = cr->sync,
 		.device = cr->device,
+		.latency = cr->latency,
 		.ops = &ops,
 		.drop_cache = cr->record_drops ? rec_drop : NULL,
 		.drop_ctx = &cr->ctx,
@@ -964,6 +966,145 @@ START_TEST(syscall_sequences_modes)
 }
 END_TEST
 
+/* The run's "took more than 10x the median" check, faked: the first
+ * `slow` passes of each asked-about test are called disturbed. */
+struct slow_ctx {
+	unsigned slow, calls[FSLAB_TEST_MAX];
+};
+
+static bool fake_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
+{
+	struct slow_ctx *s = ctx;
+
+	ck_assert(elapsed_s >= 0);
+	return s->calls[t]++ < s->slow;
+}
+
+static void run_slow_cell(struct cell_run *cr, struct slow_ctx *sc)
+{
+	struct fslab_bench_buffers b;
+	struct fslab_io_ops ops;
+
+	cr->ctx.ev = calloc(MAX_EVENTS, sizeof(*cr->ctx.ev));
+	ops = rec_ops(&cr->ctx);
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 4 * 4096,
+				   .record_bytes = 4096,
+				   .tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
+				   .cache = FSLAB_CACHE_WARM, .ops = &ops, .on_test = rec_on_test,
+				   .on_test_ctx = &cr->ctx, .disturbed = fake_disturbed,
+				   .disturbed_ctx = sc };
+	cr->ret = fslab_cell_run(&cell, &b, cr->out, &cr->times);
+	fslab_bench_buffers_free(&b);
+}
+
+START_TEST(disturbed_pass_is_redone)
+{
+	struct cell_run cr = { 0 };
+	struct slow_ctx sc = { .slow = 2 };
+
+	/* two disturbed passes: thrown away, the third is kept */
+	run_slow_cell(&cr, &sc);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_WRITE].redone_slow, 2);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_READ].redone_slow, 2);
+	ck_assert_uint_eq(sc.calls[FSLAB_TEST_WRITE], 3);
+	/* three whole timed passes of each test were made */
+	ck_assert_uint_eq(cr.ctx.timers, 6);
+	ck_assert_uint_eq(data_offsets(&cr, FSLAB_TEST_READ, OP_READ, 4096, NULL, 0), 3 * (1 + 4));
+	cell_run_free(&cr);
+
+	/* always disturbed: redone FSLAB_STOP_REDO_MAX times, then the last
+	 * pass is kept (a cell that stays slow is slow) */
+	memset(&cr, 0, sizeof(cr));
+	sc = (struct slow_ctx){ .slow = 1000 };
+	run_slow_cell(&cr, &sc);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
+	ck_assert_uint_eq(cr.out[FSLAB_TEST_WRITE].redone_slow, FSLAB_STOP_REDO_MAX);
+	ck_assert_uint_eq(sc.calls[FSLAB_TEST_WRITE], FSLAB_STOP_REDO_MAX); /* not asked after */
+	ck_assert_uint_eq(cr.ctx.timers, 2 * (FSLAB_STOP_REDO_MAX + 1));
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
+}
+END_TEST
+
+START_TEST(latency_per_operation)
+{
+	struct cell_run cr = { .latency = true };
+	size_t a, b;
+	char *with, *without;
+
+	run_cell(&cr, 16 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		const struct fslab_test_outcome *o = &cr.out[t];
+		ck_assert_msg(o->status == FSLAB_OUTCOME_OK, "%s", o->reason);
+		ck_assert_msg(o->has_latency, "%s: no latency", fslab_test_to_string(t));
+		ck_assert_msg(o->lat_p50_us > 0 && o->lat_p50_us <= o->lat_p99_us &&
+				      o->lat_p99_us <= o->lat_max_us,
+			      "%s: p50 %g p99 %g max %g", fslab_test_to_string(t), o->lat_p50_us,
+			      o->lat_p99_us, o->lat_max_us);
+		/* no operation took longer than the whole timed pass */
+		ck_assert(o->lat_max_us <= o->elapsed_s * 1e6 + 1);
+	}
+	/* the clock reads are not calls: the sequence is the same as without */
+	segment(&cr, FSLAB_TEST_BACKWARD_READ, &a, &b);
+	with = render(&cr, a, b, 4096);
+	cell_run_free(&cr);
+	memset(&cr, 0, sizeof(cr));
+	run_cell(&cr, 16 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
+	ck_assert(!cr.out[FSLAB_TEST_WRITE].has_latency);
+	segment(&cr, FSLAB_TEST_BACKWARD_READ, &a, &b);
+	without = render(&cr, a, b, 4096);
+	ck_assert_str_eq(with, without);
+	free(with);
+	free(without);
+	cell_run_free(&cr);
+}
+END_TEST
+
+START_TEST(median_and_latency_histogram)
+{
+	double odd[] = { 5, 1, 9 }, even[] = { 4, 1, 3, 2 }, one[] = { 7 };
+	double big[100];
+	struct fslab_lat_hist h;
+	uint64_t lo, hi;
+
+	ck_assert_double_eq(fslab_median(odd, 3), 5);
+	ck_assert_double_eq(fslab_median(even, 4), 2.5);
+	ck_assert_double_eq(fslab_median(one, 1), 7);
+	ck_assert_double_eq(fslab_median(odd, 0), 0);
+	ck_assert_double_eq(odd[0], 5); /* the input is left alone */
+	for (int i = 0; i < 100; i++)
+		big[i] = 100 - i;
+	ck_assert_double_eq(fslab_median(big, 100), 50.5);
+
+	/* buckets: exact below 8 ns, then 8 per power of two; every value
+	 * lies in its bucket's range and a bucket is at most 12.5% wide */
+	for (uint64_t v = 0; v < 5000000; v = v < 64 ? v + 1 : v + v / 7 + 1) {
+		unsigned b = fslab_lat_bucket(v);
+		ck_assert_uint_lt(b, FSLAB_LAT_BUCKETS);
+		fslab_lat_bucket_range(b, &lo, &hi);
+		ck_assert_msg(lo <= v && v <= hi, "%llu in bucket %u [%llu, %llu]",
+			      (unsigned long long)v, b, (unsigned long long)lo, (unsigned long long)hi);
+		if (lo >= 8)
+			ck_assert_uint_le((hi - lo + 1) * 8, lo);
+	}
+	ck_assert_uint_lt(fslab_lat_bucket(UINT64_MAX), FSLAB_LAT_BUCKETS);
+
+	/* 1..1000 us: p50 ~ 500 us, p99 ~ 990 us, within a bucket (12.5%) */
+	memset(&h, 0, sizeof(h));
+	ck_assert_uint_eq(fslab_lat_quantile(&h, 0.5), 0);
+	for (uint64_t us = 1; us <= 1000; us++)
+		fslab_lat_add(&h, us * 1000);
+	ck_assert_uint_eq(h.count, 1000);
+	ck_assert_uint_eq(h.max_ns, 1000000);
+	uint64_t p50 = fslab_lat_quantile(&h, 0.5), p99 = fslab_lat_quantile(&h, 0.99);
+	ck_assert_msg(p50 >= 500000 && p50 <= 500000 * 9 / 8, "p50 %llu", (unsigned long long)p50);
+	ck_assert_msg(p99 >= 990000 && p99 <= 1000000, "p99 %llu", (unsigned long long)p99);
+	ck_assert_uint_eq(fslab_lat_quantile(&h, 1.0), 1000000);
+}
+END_TEST
+
 START_TEST(ops_version_mismatch_fails_loudly)
 {
 	struct cell_run cr = { 0 };
@@ -1347,6 +1488,9 @@ int main(void)
 	tcase_add_test(tc, syscall_sequences_stride_wrap);
 	tcase_add_test(tc, syscall_sequences_modes);
 	tcase_add_test(tc, ops_version_mismatch_fails_loudly);
+	tcase_add_test(tc, disturbed_pass_is_redone);
+	tcase_add_test(tc, median_and_latency_histogram);
+	tcase_add_test(tc, latency_per_operation);
 	tcase_add_test(tc, modes_fsync_and_direct);
 	tcase_add_test(tc, only_read_tests_prepare_the_file);
 	tcase_add_test(tc, fault_enospc_nth_write);

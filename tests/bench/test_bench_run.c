@@ -405,7 +405,7 @@ START_TEST(direct_mode_runs_stdio_buffered)
 	char err[256];
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
-				  "--record-sizes", "4K-8K", "--cache", "direct", "--no-device-probe",
+				  "--record-sizes", "4K-8K", "--cache", "direct", "--trials", "1", "--no-device-probe",
 				  "--quiet", NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -435,6 +435,46 @@ START_TEST(direct_mode_runs_stdio_buffered)
 }
 END_TEST
 
+START_TEST(latency_columns)
+{
+	char *out = out_path("latency");
+	struct ft_output o;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	char csv[1024], err[256], head[512];
+	size_t n = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
+				  "--record-sizes", "4K-64K", "--tests", "write,random_read,fread",
+				  "--cache", "warm", "--trials", "1", "--latency", "--no-device-probe",
+				  "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	f = fopen(csv, "r");
+	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
+	fclose(f);
+	ck_assert_str_eq(head, FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
+	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
+	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+		ck_assert(fslab_result_ok(&row));
+		ck_assert(row.latency);
+		ck_assert_msg(row.lat_p50_us > 0 && row.lat_p50_us <= row.lat_p99_us &&
+				      row.lat_p99_us <= row.lat_max_us,
+			      "p50 %g p99 %g max %g", row.lat_p50_us, row.lat_p99_us, row.lat_max_us);
+		n++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(n, (5 + 5) * 3); /* 64K and 128K files x 4K-64K records; 3 tests */
+	json_object *m = manifest(out);
+	ck_assert(json_object_get_boolean(jget(m, "latency")));
+	json_object_put(m);
+	free(out);
+}
+END_TEST
+
 START_TEST(until_ci_keeps_every_sample)
 {
 	char *out = out_path("ci");
@@ -445,8 +485,9 @@ START_TEST(until_ci_keeps_every_sample)
 	unsigned max_trial[8] = { 0 }, count[8] = { 0 };
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
-				  "--record-sizes", "32K-64K", "--tests", "write,read", "--until-ci",
-				  "0.001", "--max-trials", "4", "--no-device-probe", "--quiet", NULL),
+				  "--record-sizes", "32K-64K", "--tests", "write,read", "--cache", "warm",
+				  "--until-ci", "0.001", "--max-trials", "4", "--no-device-probe", "--quiet",
+				  NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
@@ -474,8 +515,9 @@ START_TEST(until_ci_keeps_every_sample)
 	/* a wide target converges at the minimum of two samples */
 	char *out2 = out_path("ci2");
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out2, "--file-sizes", "64K",
-				  "--record-sizes", "64K", "--tests", "write", "--until-ci", "100",
-				  "--max-trials", "5", "--no-device-probe", "--quiet", NULL),
+				  "--record-sizes", "64K", "--tests", "write", "--cache", "warm", "--trials",
+				  "2", "--until-ci", "100", "--max-trials", "5", "--no-device-probe", "--quiet",
+				  NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
@@ -496,7 +538,8 @@ START_TEST(device_probe_flags)
 	char csv[1024], err[256];
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-256K",
-				  "--record-sizes", "64K", "--probe-size", "4M", "--quiet", NULL),
+				  "--record-sizes", "64K", "--probe-size", "4M", "--cache", "warm",
+				  "--trials", "1", "--quiet", NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
@@ -599,8 +642,8 @@ START_TEST(full_filesystem_gives_failed_rows)
 		ck_abort_msg("mount tmpfs: %s", strerror(errno));
 	snprintf(arg, sizeof(arg), "small=%s", mnt);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "256K-4M",
-				  "--record-sizes", "256K", "--tests", "write,read", "--no-device-probe",
-				  "--quiet", NULL),
+				  "--record-sizes", "256K", "--tests", "write,read", "--cache", "warm",
+				  "--trials", "1", "--no-device-probe", "--quiet", NULL),
 			 0);
 	int status = o.status;
 	char *errs = strdup(o.err);
@@ -692,7 +735,7 @@ START_TEST(lab_run_cold_remount)
 	/* the remount path of cold mode, on the lab's own partition */
 	setenv("FSLAB_DROP_METHOD", "remount", 1);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--file-sizes", "64K-256K",
-				  "--record-sizes", "64K", "--cache", "cold", "--probe-size", "4M",
+				  "--record-sizes", "64K", "--cache", "cold", "--trials", "1", "--probe-size", "4M",
 				  "--out", out, "--quiet", NULL),
 			 0);
 	int run_status = o.status;
@@ -789,7 +832,8 @@ START_TEST(fuse_directory_is_flagged)
 	ft_output_free(&o);
 	snprintf(arg, sizeof(arg), "fat=%s", mnt);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
-				  "--record-sizes", "64K", "--no-device-probe", "--quiet", NULL),
+				  "--record-sizes", "64K", "--cache", "warm", "--trials", "1",
+				  "--no-device-probe", "--quiet", NULL),
 			 0);
 	int status = o.status;
 	char *errs = strdup(o.err);
@@ -833,6 +877,7 @@ int main(void)
 	tcase_add_test(tc, sigint_stops_after_the_cell);
 	tcase_add_test(tc, direct_mode_runs_stdio_buffered);
 	tcase_add_test(tc, until_ci_keeps_every_sample);
+	tcase_add_test(tc, latency_columns);
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, sweep_file_then_flags);

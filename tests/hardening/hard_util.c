@@ -26,6 +26,7 @@ const char hu_small_spec[] = "[fs a]\n"
 			     "record_sizes = 4K-64K\n"
 			     "tests = write,rewrite,read\n"
 			     "trials = 1\n"
+			     "cache = warm\n"
 			     "order = fixed\n";
 
 static void hu_path(char *out, const char *dir, const char *name)

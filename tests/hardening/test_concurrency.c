@@ -30,6 +30,7 @@ static const char long_spec[] = "[fs a]\n"
 				"record_sizes = 4K-8M\n"
 				"tests = write,rewrite,read,reread,random_read,random_write\n"
 				"cache = fsync\n"
+				"trials = 1\n"
 				"order = fixed\n";
 
 static void lab_up(void)

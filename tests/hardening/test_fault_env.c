@@ -32,6 +32,8 @@ static const char enospc_spec[] = "[fs a]\n"
 				  "file_sizes = 4M-32M\n"
 				  "record_sizes = 1M-1M\n"
 				  "tests = write,read\n"
+				  "trials = 1\n"
+				  "cache = warm\n"
 				  "order = fixed\n";
 
 static const char long_spec[] = "[fs a]\n"
@@ -45,6 +47,7 @@ static const char long_spec[] = "[fs a]\n"
 				"record_sizes = 4K-8M\n"
 				"tests = write,rewrite,read,reread,random_read,random_write\n"
 				"cache = fsync\n"
+				"trials = 1\n"
 				"order = fixed\n";
 
 static void lab_up_with(const char *spec)

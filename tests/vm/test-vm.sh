@@ -59,6 +59,22 @@ identity)
 	vm_disk nvme nvme 2G
 	vm_boot "$jobs/identity.sh" "$t" || rc=$?
 	;;
+discard)
+	vm_disk lab scsi 120G
+	vm_disk keep nvme 120G
+	vm_start "$jobs/discard.sh"
+	if vm_wait_file before-teardown "$t"; then
+		before=$(vm_allocated "$VM_DIR/lab.img")
+		echo "$before" >"$VM_SHARE/measured"
+	fi
+	vm_wait "$t" || rc=$?
+	after=$(vm_allocated "$VM_DIR/lab.img")
+	vm_log "lab.img allocated on the host: ${before:-?} bytes before teardown --discard, $after after"
+	if [ -z "${before:-}" ] || [ "$after" -ge $((before / 4)) ] || [ "$after" -gt $((16 << 20)) ]; then
+		vm_log "FAIL: the host's sparse file did not shrink back after teardown --discard"
+		rc=1
+	fi
+	;;
 remove)
 	vm_disk lab scsi 8G
 	vm_disk lab2 nvme 8G
