@@ -40,8 +40,8 @@ _fslab_options_of()
 	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
-		--cache --trials --seed --until-ci --max-trials --no-device-probe --probe-size --allow-concurrent
-		--resume --quiet --help" ;;
+		--cache --trials --seed --until-ci --max-trials --io --sync --latency --no-device-probe
+		--probe-size --allow-concurrent --resume --quiet --help" ;;
 	report) echo "--out --format --plots --tests --record --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
@@ -84,7 +84,7 @@ _fslab()
 		_filedir
 		return ;;
 	--sweep)
-		COMPREPLY=($(compgen -W "seed quick" -- "$cur"))
+		COMPREPLY=($(compgen -W "lab quick seed" -- "$cur"))
 		_filedir ini
 		return ;;
 	--state)
@@ -95,6 +95,12 @@ _fslab()
 		return ;;
 	--out | -o)
 		if [[ $cmd == export ]]; then _filedir; else _filedir -d; fi
+		return ;;
+	--io)
+		COMPREPLY=($(compgen -W "seek positional" -- "$cur"))
+		return ;;
+	--sync)
+		COMPREPLY=($(compgen -W "fs global" -- "$cur"))
 		return ;;
 	--cache)
 		COMPREPLY=($(compgen -W "$_fslab_cache_modes" -- "$cur"))
