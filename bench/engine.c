@@ -30,6 +30,9 @@ struct fslab_bench_pass {
 	bool fsync_in_timer; /* cold mode: a writer's fsync is timed (iozone -e) */
 	bool synced;         /* out: the timed region did the writer's fsync */
 	struct fslab_lat_hist *lat; /* --latency: per-operation times, or NULL */
+	/* --latency: the loop's span in lat_clock() ticks and in ns, to turn
+	 * the histogram's ticks into time */
+	uint64_t lat_tk0, lat_tk1, lat_ns0, lat_ns1;
 	double elapsed;      /* out: timed region */
 	double untimed;      /* out: untimed I/O (open, fsync, close, priming) */
 	char *why;           /* out: failure reason */
@@ -81,13 +84,44 @@ static inline uint64_t lat_now_ns(void)
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
-/* In a timed loop, after each operation: its time since the previous
- * mark goes into a bucket.  Nothing else (no allocation, no branch but
+/* The per-operation clock of --latency: the CPU's time-stamp counter
+ * where there is one (a few ns, a third of clock_gettime's cost, which is
+ * most of --latency's overhead on a cached 4 KiB loop), else
+ * CLOCK_MONOTONIC in ns.  Ticks become ns with the loop's own span
+ * measured both ways (lat_begin/lat_end). */
+static inline uint64_t lat_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return lat_now_ns();
+#endif
+}
+
+static inline uint64_t lat_begin(struct fslab_bench_pass *p)
+{
+	if (!p->lat)
+		return 0;
+	p->lat_ns0 = lat_now_ns();
+	p->lat_tk0 = lat_clock();
+	return p->lat_tk0;
+}
+
+static inline void lat_end(struct fslab_bench_pass *p)
+{
+	if (!p->lat)
+		return;
+	p->lat_tk1 = lat_clock();
+	p->lat_ns1 = lat_now_ns();
+}
+
+/* In a timed loop, after each operation: its ticks since the previous
+ * mark go into a bucket.  Nothing else (no allocation, no branch but
  * the histogram's). */
 #define LAT_MARK(lat, mark)                                      \
 	do {                                                      \
 		if (lat) {                                        \
-			uint64_t now_ = lat_now_ns();             \
+			uint64_t now_ = lat_clock();              \
 			fslab_lat_add((lat), now_ - (mark));      \
 			(mark) = now_;                            \
 		}                                                 \
@@ -303,13 +337,14 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	if (r < 0)
 		return pass_finish_fd(p, fd, r);
 	t0 = pass_timer_start(p);
-	lmark = lat ? lat_now_ns() : 0;
+	lmark = lat_begin(p);
 	for (i = 0; i < n; i++) {
 		got = ops->write(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
 			break;
 		LAT_MARK(lat, lmark);
 	}
+	lat_end(p);
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
 	else if (i == n && p->fsync_in_timer)
@@ -353,13 +388,14 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	p->untimed += bench_now() - t0;
 
 	t0 = pass_timer_start(p);
-	lmark = lat ? lat_now_ns() : 0;
+	lmark = lat_begin(p);
 	for (i = 0; i < n; i++) {
 		got = ops->read(ops->ctx, fd, buf, rec);
 		if (got != (ssize_t)rec)
 			break;
 		LAT_MARK(lat, lmark);
 	}
+	lat_end(p);
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
 	else if (i == n && p->fsync_in_timer)
@@ -408,7 +444,7 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 			return pass_finish_fd(p, fd, r);
 	}
 	t0 = pass_timer_start(p);
-	lmark = lat ? lat_now_ns() : 0;
+	lmark = lat_begin(p);
 	for (i = 0; i < n; i++) {
 		switch (order) {
 		case POS_RANDOM:
@@ -447,6 +483,7 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 			break;
 		LAT_MARK(lat, lmark);
 	}
+	lat_end(p);
 	if (i == n && p->flush_in_timer)
 		r = pass_flush_timed(p, &fd);
 	else if (i == n && p->fsync_in_timer)
@@ -520,13 +557,14 @@ static int run_stdio(struct fslab_bench_pass *p)
 	}
 
 	t0 = pass_timer_start(p);
-	lmark = lat ? lat_now_ns() : 0;
+	lmark = lat_begin(p);
 	for (i = 0; i < n; i++) {
 		got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, f) : ops->fread(ops->ctx, buf, rec, 1, f);
 		if (got != 1)
 			break;
 		LAT_MARK(lat, lmark);
 	}
+	lat_end(p);
 	if (i == n && p->flush_in_timer) {
 		if (writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
 			r = -errno;
@@ -762,10 +800,15 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 		o->elapsed_s = p->elapsed;
 		o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
 		if (p->lat && p->lat->count) {
+			/* the histogram counts lat_clock() ticks */
+			double us_per_tick = p->lat_tk1 > p->lat_tk0
+						     ? (double)(p->lat_ns1 - p->lat_ns0) / 1e3 /
+							       (double)(p->lat_tk1 - p->lat_tk0)
+						     : 1e-3;
 			o->has_latency = true;
-			o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) / 1e3;
-			o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) / 1e3;
-			o->lat_max_us = (double)p->lat->max_ns / 1e3;
+			o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) * us_per_tick;
+			o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) * us_per_tick;
+			o->lat_max_us = (double)p->lat->max_ns * us_per_tick;
 		}
 	} else {
 		o->status = (p->direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED

@@ -28,13 +28,15 @@ double fslab_median(const double *x, size_t n);
 
 /* Latency histogram of one timed pass: log-linear buckets (8 per power of
  * two, so a bucket is at most 12.5% wide), fixed size, no allocation.  The
- * timed loop only reads the clock and increments a bucket. */
+ * timed loop only reads the clock and increments a bucket.  Values are in
+ * the caller's clock units (the engine uses time-stamp counter ticks and
+ * converts the quantiles to time once, after the pass). */
 #define FSLAB_LAT_SUB_BITS 3
 #define FSLAB_LAT_BUCKETS (64 << FSLAB_LAT_SUB_BITS)
 
 struct fslab_lat_hist {
 	uint64_t count;
-	uint64_t max_ns;
+	uint64_t max_ns; /* the largest value added (clock units, named for ns) */
 	uint32_t bucket[FSLAB_LAT_BUCKETS];
 };
 
@@ -62,7 +64,7 @@ static inline void fslab_lat_add(struct fslab_lat_hist *h, uint64_t ns)
 /* The smallest and largest latency a bucket holds. */
 void fslab_lat_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
 
-/* The q quantile (0 < q <= 1) in nanoseconds: the upper edge of the bucket
+/* The q quantile (0 < q <= 1) in the values' units: the upper edge of the bucket
  * that holds it (capped at the maximum seen), so it overstates by less than
  * one bucket (12.5%).  0 when the histogram is empty. */
 uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q);

@@ -4,21 +4,27 @@
 #
 #   1. peak RSS of one 2 GiB file with 16 MiB records (goal <= 64 MiB)
 #   2. fslab against fio (psync engine, same block and file size) on tmpfs
-#      and on a loop-backed ext4 the script makes and removes: sequential
-#      write and read at 1 MiB, random read at 4 KiB; medians of RUNS runs,
-#      printed as fslab/fio ratios (goal within 5%)
-#   3. the `seed` sweep on tmpfs: wall time against the sum of the timed
-#      regions plus the untimed open/fsync/close/create/delete that IOzone
-#      also does (goal <= 1.15x)
+#      and on a loop-backed ext4 the script makes and removes, side by side
+#      in one run: sequential write and read at 1 MiB, random read at 4 KiB,
+#      buffered (fslab --cache warm) and O_DIRECT (fslab --cache direct,
+#      fio --direct=1); fslab and fio interleaved, medians of RUNS runs,
+#      printed as fslab/fio ratios (goal within 5%).  fslab's random read
+#      makes IOzone's lseek + read per record (the default); the
+#      "random_read/pos" row is fslab --io positional (pread, as psync).
+#   3. the `quick` sweep on tmpfs: wall time against the sum of its timed
+#      regions, and against timed + the untimed open/fsync/close/create/
+#      delete/sync that IOzone also does (goal <= 1.15x)
+#   4. --latency's cost on a cached 4 KiB record loop (reread of a 64M file
+#      on tmpfs), with and without, interleaved, medians of RUNS (goal <= 3%)
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
-#   env: RUNS (5), FILE_SIZE (512M, part 2), SKIP_SEED=1 skips part 3.
+#   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips part 3.
 # The ext4 part needs root (mount -o loop); it is skipped otherwise.
 set -eu
 
 FSLAB=${1:-${FSLAB_BIN:-build-bench/fslab}}
 RUNS=${RUNS:-5}
-FILE_SIZE=${FILE_SIZE:-512M}
+FILE_SIZE=${FILE_SIZE:-256M}
 [ -x "$FSLAB" ] || { echo "bench-engine: no fslab binary at $FSLAB (build first, or pass its path)" >&2; exit 2; }
 for t in fio jq /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-engine: $t is missing" >&2; exit 2; }
@@ -36,55 +42,66 @@ trap cleanup EXIT INT TERM
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# fslab's throughput (KiB/s) of one test at one file and record size in DIR.
-fslab_kib_s() { # dir test file record
+# fslab's throughput (KiB/s) of one test at one file and record size in
+# DIR, one trial in cache mode MODE (warm: buffered; direct: O_DIRECT).
+fslab_kib_s() { # dir test file record mode [extra options]
 	out="$WORK/out.$$.$(date +%s%N)"
-	"$FSLAB" run --dir "x=$1" --tests "$2" --file-sizes "$3" --record-sizes "$4" \
-		--small-records keep --no-device-probe --quiet --out "$out" >/dev/null
-	awk -F, -v t="$2" 'NR > 1 && $2 == t && $9 == "ok" { print $6 }' "$out/x.csv"
+	d=$1 t=$2 f=$3 r=$4 m=$5
+	shift 5
+	"$FSLAB" run --dir "x=$d" --tests "$t" --file-sizes "$f" --record-sizes "$r" \
+		--cache "$m" --trials 1 --small-records keep --no-device-probe --quiet --out "$out" "$@" >/dev/null
+	awk -F, -v t="$t" 'NR > 1 && $2 == t && $9 == "ok" { print $6 }' "$out/x.csv"
 	rm -rf "$out"
 }
 
 # fio's throughput (KiB/s): psync, buffered, one job, same sizes.  Like
 # fslab (and IOzone) it neither preallocates the file (--fallocate=none)
 # nor drops its pages before reading (--invalidate=0).
-fio_kib_s() { # dir rw bs size
+fio_kib_s() { # dir rw bs size direct(0|1)
 	f="$1/fio.dat"
 	case $2 in
 	write) fio --name=w --filename="$f" --rw=write --bs="$3" --size="$4" --ioengine=psync \
-		--fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].write.bw'; rm -f "$f" ;;
+		--direct="$5" --fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].write.bw'; rm -f "$f" ;;
 	*) # lay the file out first (untimed), like fslab's write before its read tests
 		fio --name=l --filename="$f" --rw=write --bs=1M --size="$4" --ioengine=psync \
-			--fallocate=none --output-format=json >/dev/null
+			--direct="$5" --fallocate=none --output-format=json >/dev/null
 		fio --name=r --filename="$f" --rw="$2" --bs="$3" --size="$4" --ioengine=psync \
-			--fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].read.bw'
+			--direct="$5" --fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].read.bw'
 		rm -f "$f" ;;
 	esac
 }
 
 compare() { # label dir
-	printf '%-8s %-22s %14s %14s %8s\n' "$1" "test" "fslab KiB/s" "fio KiB/s" "ratio"
-	for spec in "write write 1M" "read read 1M" "random_read randread 4K"; do
-		set -- "$1" "$2" $spec
-		# interleaved, so drift on a shared machine hits both alike
-		: >"$WORK/ours"
-		: >"$WORK/theirs"
-		i=0
-		while [ $i -lt "$RUNS" ]; do
-			fslab_kib_s "$2" "$3" "$FILE_SIZE" "$5" >>"$WORK/ours"
-			fio_kib_s "$2" "$4" "$5" "$FILE_SIZE" >>"$WORK/theirs"
-			i=$((i + 1))
+	printf '%-10s %-9s %-30s %14s %14s %8s\n' "$1" "mode" "test" "fslab KiB/s" "fio KiB/s" "ratio"
+	for mode in buffered direct; do
+		cache=warm direct=0
+		[ $mode = direct ] && cache=direct direct=1
+		for spec in "write write 1M" "read read 1M" "random_read randread 4K" \
+			"random_read/pos randread 4K --io positional"; do
+			set -- "$1" "$2" $spec
+			label=$1 dir=$2 test=$3 rw=$4 bs=$5
+			shift 5
+			# interleaved, so drift on a shared machine hits both alike
+			: >"$WORK/ours"
+			: >"$WORK/theirs"
+			i=0
+			while [ $i -lt "$RUNS" ]; do
+				fslab_kib_s "$dir" "${test%/pos}" "$FILE_SIZE" "$bs" "$cache" "$@" >>"$WORK/ours"
+				fio_kib_s "$dir" "$rw" "$bs" "$FILE_SIZE" "$direct" >>"$WORK/theirs"
+				i=$((i + 1))
+			done
+			ours=$(median <"$WORK/ours")
+			theirs=$(median <"$WORK/theirs")
+			printf '%-10s %-9s %-30s %14.0f %14.0f %8.3f\n' "$label" "$mode" "$test ($bs, $FILE_SIZE)" \
+				"$ours" "$theirs" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')"
+			set -- "$label" "$dir"
 		done
-		ours=$(median <"$WORK/ours")
-		theirs=$(median <"$WORK/theirs")
-		printf '%-8s %-22s %14.0f %14.0f %8.3f\n' "$1" "$3 ($5, $FILE_SIZE)" "$ours" "$theirs" \
-			"$(echo "$ours $theirs" | awk '{ print $1 / $2 }')"
 	done
 }
 
 echo "== 1. peak RSS: one 2G file, 16M records (tmpfs) =="
 /usr/bin/time -f '%M' -o "$WORK/rss" "$FSLAB" run --dir "x=$SHM" --file-sizes 2G --record-sizes 16M \
-	--no-device-probe --quiet --out "$WORK/rss-out" >/dev/null
+	--cache warm --trials 1 --no-device-probe --quiet --out "$WORK/rss-out" >/dev/null
 echo "peak RSS: $(cat "$WORK/rss") KiB (goal <= 65536 KiB)"
 rm -rf "$WORK/rss-out"
 
@@ -105,17 +122,32 @@ else
 	echo "ext4-loop: skipped (needs root for mount -o loop)"
 fi
 
-if [ "${SKIP_SEED:-0}" != 1 ]; then
+if [ "${SKIP_SWEEP:-0}" != 1 ]; then
 	echo
-	echo "== 3. the seed sweep on tmpfs: wall time vs timed + untimed I/O =="
-	/usr/bin/time -f '%e' -o "$WORK/wall" "$FSLAB" run --dir "x=$SHM" --sweep seed --no-device-probe \
-		--quiet --out "$WORK/seed" >/dev/null
+	echo "== 3. the quick sweep on tmpfs (warm, 1 trial): wall time vs its timed regions =="
+	/usr/bin/time -f '%e' -o "$WORK/wall" "$FSLAB" run --dir "x=$SHM" --sweep quick --no-device-probe \
+		--quiet --out "$WORK/quick" >/dev/null
 	jq -r --arg wall "$(cat "$WORK/wall")" '.time as $t |
 		"process wall time:               \($wall) s",
 		"sweep wall time (manifest):      \($t.wall_s * 1000 | round / 1000) s",
-		"timed regions:                   \($t.timed_s * 1000 | round / 1000) s",
-		"untimed open/fsync/close/create/delete/syncfs: \($t.untimed_io_s * 1000 | round / 1000) s",
-		"ratio process wall / (timed + untimed): \(($wall | tonumber) / ($t.timed_s + $t.untimed_io_s) * 1000 | round / 1000) (goal <= 1.15)",
-		"ratio sweep wall / (timed + untimed):   \($t.wall_s / ($t.timed_s + $t.untimed_io_s) * 1000 | round / 1000)"' \
-		"$WORK/seed/manifest.json"
+		"sum of the timed regions:        \($t.timed_s * 1000 | round / 1000) s",
+		"untimed open/fsync/close/create/delete/sync: \($t.untimed_io_s * 1000 | round / 1000) s",
+		"ratio process wall / timed:             \(($wall | tonumber) / $t.timed_s * 1000 | round / 1000)",
+		"ratio process wall / (timed + untimed): \(($wall | tonumber) / ($t.timed_s + $t.untimed_io_s) * 1000 | round / 1000) (goal <= 1.15)"' \
+		"$WORK/quick/manifest.json"
 fi
+
+echo
+echo "== 4. --latency on a cached 4K record loop (reread, 64M file, tmpfs), medians of $RUNS =="
+: >"$WORK/plain"
+: >"$WORK/lat"
+i=0
+while [ $i -lt "$RUNS" ]; do
+	fslab_kib_s "$SHM" reread 64M 4K warm >>"$WORK/plain"
+	fslab_kib_s "$SHM" reread 64M 4K warm --latency >>"$WORK/lat"
+	i=$((i + 1))
+done
+plain=$(median <"$WORK/plain")
+lat=$(median <"$WORK/lat")
+printf 'without: %.0f KiB/s  with --latency: %.0f KiB/s  overhead: %.1f%% (goal <= 3%%)\n' "$plain" "$lat" \
+	"$(echo "$plain $lat" | awk '{ print ($1 - $2) / $1 * 100 }')"

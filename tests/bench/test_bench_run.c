@@ -262,6 +262,12 @@ START_TEST(csv_and_manifest)
 	ck_assert(json_object_is_type(jget(m, "finished_at"), json_type_string));
 	ck_assert(json_object_is_type(jget(m, "until_ci_pct"), json_type_null));
 	ck_assert_double_eq(json_object_get_double(jget(m, "page_cache_factor")), 1.5);
+	/* IOzone's calls and the per-filesystem flush by default; --dir has no
+	 * block device to fsync, and the manifest says so */
+	ck_assert_str_eq(json_object_get_string(jget(m, "io_mode")), "seek");
+	ck_assert_str_eq(json_object_get_string(jget(m, "sync_policy")), "fs");
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "sync_note")),
+				     "syncfs only"));
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(jget(m, "command"), 0)), "run");
 	sw = jget(m, "sweep");
 	ck_assert_str_eq(json_object_get_string(jget(sw, "preset")), "quick");
@@ -447,8 +453,8 @@ START_TEST(latency_columns)
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
 				  "--record-sizes", "4K-64K", "--tests", "write,random_read,fread",
-				  "--cache", "warm", "--trials", "1", "--latency", "--no-device-probe",
-				  "--quiet", NULL),
+				  "--cache", "warm", "--trials", "1", "--latency", "--io", "positional",
+				  "--sync", "global", "--no-device-probe", "--quiet", NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
@@ -470,6 +476,11 @@ START_TEST(latency_columns)
 	ck_assert_uint_eq(n, (5 + 5) * 3); /* 64K and 128K files x 4K-64K records; 3 tests */
 	json_object *m = manifest(out);
 	ck_assert(json_object_get_boolean(jget(m, "latency")));
+	/* --io and --sync are recorded; the CSV is the same either way */
+	ck_assert_str_eq(json_object_get_string(jget(m, "io_mode")), "positional");
+	ck_assert_str_eq(json_object_get_string(jget(m, "sync_policy")), "global");
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(fs0, "sync_note")), "sync()"));
 	json_object_put(m);
 	free(out);
 }
@@ -600,6 +611,9 @@ START_TEST(usage_errors)
 		{ "run", "--sweep", "/nonexistent/sweep.ini", "--dir", "x=/tmp", NULL },
 		{ "run", "--resume", "/tmp", "--tests", "write", NULL },
 		{ "run", "--dir", "x=/tmp", "--dir", "x=/tmp", NULL },
+		{ "run", "--io", "mmap", "--dir", "x=/tmp", NULL },
+		{ "run", "--sync", "never", "--dir", "x=/tmp", NULL },
+		{ "run", "--resume", "/tmp", "--latency", NULL },
 	};
 	struct ft_output o;
 
