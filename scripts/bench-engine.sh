@@ -62,9 +62,11 @@ fio_kib_s() { # dir rw bs size direct(0|1)
 	case $2 in
 	write) fio --name=w --filename="$f" --rw=write --bs="$3" --size="$4" --ioengine=psync \
 		--direct="$5" --fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].write.bw'; rm -f "$f" ;;
-	*) # lay the file out first (untimed), like fslab's write before its read tests
+	*) # lay the file out first (untimed) and fsync it, like fslab's untimed
+		# write before its read tests: both then read clean pages (dirty ones
+		# would survive another process's drop_caches, clean ones do not)
 		fio --name=l --filename="$f" --rw=write --bs=1M --size="$4" --ioengine=psync \
-			--direct="$5" --fallocate=none --output-format=json >/dev/null
+			--direct="$5" --fallocate=none --end_fsync=1 --output-format=json >/dev/null
 		fio --name=r --filename="$f" --rw="$2" --bs="$3" --size="$4" --ioengine=psync \
 			--direct="$5" --fallocate=none --invalidate=0 --output-format=json | jq '.jobs[0].read.bw'
 		rm -f "$f" ;;
