@@ -261,6 +261,20 @@ out:
 	return r;
 }
 
+bool prov_fd_is_blockdev(const char *fdpath, dev_t *rdev)
+{
+	struct statx sx;
+
+	/* AT_STATX_DONT_SYNC: the cached attributes.  Without it a file open
+	 * on a FUSE mount whose daemon is busy or stopped makes the stat
+	 * wait for that daemon, and setup or teardown with it. */
+	if (statx(AT_FDCWD, fdpath, AT_STATX_DONT_SYNC, STATX_TYPE, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_TYPE) || !S_ISBLK(sx.stx_mode))
+		return false;
+	*rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+	return true;
+}
+
 int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen)
 {
 	DIR *proc = opendir("/proc");
@@ -278,13 +292,12 @@ int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen)
 		fds = opendir(path);
 		while (fds && !r && (f = readdir(fds))) {
 			char fdpath[600];
-			struct stat st;
+			dev_t rdev;
 
 			if (f->d_name[0] == '.')
 				continue;
 			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
-			if (stat(fdpath, &st) == 0 && S_ISBLK(st.st_mode) &&
-			    prov_devno_on_disk(st.st_rdev, d)) {
+			if (prov_fd_is_blockdev(fdpath, &rdev) && prov_devno_on_disk(rdev, d)) {
 				FILE *c;
 				snprintf(fdpath, sizeof(fdpath), "/proc/%s/comm", e->d_name);
 				c = fopen(fdpath, "re");

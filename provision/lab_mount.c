@@ -253,12 +253,12 @@ static bool lab_device_open_somewhere(dev_t rdev)
 		fds = opendir(path);
 		while (fds && !found && (f = readdir(fds))) {
 			char fdpath[600];
-			struct stat st;
+			dev_t fdrdev;
 
 			if (f->d_name[0] == '.')
 				continue;
 			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
-			if (stat(fdpath, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev)
+			if (prov_fd_is_blockdev(fdpath, &fdrdev) && fdrdev == rdev)
 				found = true;
 		}
 		if (fds)

@@ -35,6 +35,9 @@ int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
 int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
+/* Is the file behind /proc/PID/fd/N a block device (rdev filled)?  Never
+ * waits for a FUSE daemon. */
+bool prov_fd_is_blockdev(const char *fdpath, dev_t *rdev);
 /* Lists the signatures and partition table on dev ("gpt, ext4"); returns
  * how many (0 = blank) or a negative errno. */
 int prov_probe_signatures(const char *dev, char *found, size_t len);
