@@ -61,7 +61,7 @@ static void ht_base64(FILE *out, const unsigned char *p, size_t n)
 
 static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 {
-	char path[PATH_MAX + 200], *data;
+	char path[PATH_MAX + 200], *data, esc[4 * (PATH_MAX + 200) + 8];
 	size_t len;
 	int r;
 
@@ -69,7 +69,7 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	r = fslab_read_file(path, &data, &len, 64u << 20);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn: %s",
-					 path, strerror(-r));
+					 rp_esc(path, esc, sizeof(esc)), strerror(-r));
 	fputs("<figure><img alt=\"", out);
 	rp_html_escape(out, p->title);
 	fputs("\" src=\"data:image/png;base64,", out);
@@ -440,7 +440,7 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
 		  unsigned tests, bool claims)
 {
-	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], stamp[64];
+	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], stamp[64], esc[4 * (PATH_MAX + 32) + 8];
 	size_t npc = 0, nfu = 0, noth = 0;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -451,7 +451,7 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
 	out = fopen(path, "we");
 	if (!out)
-		return fslab_error_errno(errno, "%s: cannot create: %m", path);
+		return fslab_error_errno(errno, "%s: cannot create: %m", rp_esc(path, esc, sizeof(esc)));
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -596,8 +596,8 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	fputs("</section>\n</body></html>\n", out);
 out:
 	if (ferror(out) && r == 0)
-		r = fslab_error_errno(EIO, "%s: write failed", path);
+		r = fslab_error_errno(EIO, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = fslab_error_errno(errno, "%s: write failed: %m", path);
+		r = fslab_error_errno(errno, "%s: write failed: %m", rp_esc(path, esc, sizeof(esc)));
 	return r;
 }

@@ -556,7 +556,7 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 	FILE *scripts[PL_JOBS] = { 0 };
 	pthread_t th[PL_JOBS];
 	bool started[PL_JOBS] = { 0 };
-	char gp[PATH_MAX];
+	char gp[PATH_MAX], esc[4 * (PATH_MAX + 32) + 8];
 	size_t cap;
 	int r = 0;
 
@@ -580,7 +580,8 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 		snprintf(jobs[k].log, sizeof(jobs[k].log), "%s/gnuplot-%d.log", dir, k + 1);
 		scripts[k] = fopen(jobs[k].script, "we");
 		if (!scripts[k]) {
-			r = fslab_error_errno(errno, "%s: cannot create: %m", jobs[k].script);
+			r = fslab_error_errno(errno, "%s: cannot create: %m",
+					      rp_esc(jobs[k].script, esc, sizeof(esc)));
 			goto out;
 		}
 		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
@@ -679,7 +680,7 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 		int bad = ferror(scripts[k]);
 		if (fclose(scripts[k]) != 0 || bad) {
 			scripts[k] = NULL;
-			r = fslab_error_errno(EIO, "%s: cannot write", jobs[k].script);
+			r = fslab_error_errno(EIO, "%s: cannot write", rp_esc(jobs[k].script, esc, sizeof(esc)));
 			goto out;
 		}
 		scripts[k] = NULL;
@@ -701,8 +702,18 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 		if (jobs[k].rc < 0) {
 			r = fslab_error_errno(jobs[k].rc, "cannot run gnuplot: %s", strerror(-jobs[k].rc));
 		} else if (jobs[k].res.exit_status != 0) {
+			char tail[4 * sizeof(jobs[k].res.stderr_tail) + 8];
+			/* the tail's lines kept, other control bytes shown as \xNN */
+			size_t o = 0;
+			for (const char *q = jobs[k].res.stderr_tail; *q && o + 5 < sizeof(tail); q++) {
+				if (*q == '\n' || (unsigned char)*q >= 0x20)
+					tail[o++] = *q;
+				else
+					o += (size_t)snprintf(tail + o, sizeof(tail) - o, "\\x%02x", (unsigned char)*q);
+			}
+			tail[o] = '\0';
 			fslab_error("gnuplot failed (exit %d) on %s:\n%s", jobs[k].res.exit_status,
-				    jobs[k].script, jobs[k].res.stderr_tail);
+				    rp_esc(jobs[k].script, esc, sizeof(esc)), tail);
 			r = -EIO;
 		}
 	}
