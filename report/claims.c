@@ -64,7 +64,7 @@ static void cl_fastest(const struct rp_run *r, enum fslab_test t, struct cl_line
 {
 	struct rp_score *s = calloc(r->n_entries ? r->n_entries : 1, sizeof(*s));
 	size_t best = SIZE_MAX, second = SIZE_MAX, btrfs = SIZE_MAX, n = 0, rank = 1;
-	char pb[64];
+	char pb[64], ra[24], rb[24];
 
 	l->run = r;
 	if (!s) {
@@ -99,16 +99,18 @@ static void cl_fastest(const struct rp_run *r, enum fslab_test t, struct cl_line
 					      s[second].n_trials, NULL);
 			l->o = (isnan(p) || p < 0.05) ? CL_HOLDS : CL_TIE;
 			snprintf(l->evidence, sizeof(l->evidence),
-				 "btrfs #1 of %zu at %.3g KiB/s; next %s %.3g KiB/s (x%.2f; %s)", n,
-				 s[best].median, r->entries[second].fs, s[second].median,
+				 "btrfs #1 of %zu at %s; next %s %s (x%.2f; %s)", n,
+				 rp_fmt_rate(s[best].median, ra, sizeof(ra)), r->entries[second].fs,
+				 rp_fmt_rate(s[second].median, rb, sizeof(rb)),
 				 s[best].median / s[second].median, cl_p(p, pb, sizeof(pb)));
 		} else {
 			double p = rp_welch_p(s[btrfs].trial, s[btrfs].n_trials, s[best].trial,
 					      s[best].n_trials, NULL);
 			l->o = (isnan(p) || p < 0.05) ? CL_FAILS : CL_TIE;
 			snprintf(l->evidence, sizeof(l->evidence),
-				 "btrfs #%zu of %zu at %.3g KiB/s; fastest %s %.3g KiB/s (btrfs x%.2f; %s)",
-				 rank, n, s[btrfs].median, r->entries[best].fs, s[best].median,
+				 "btrfs #%zu of %zu at %s; fastest %s %s (btrfs x%.2f; %s)",
+				 rank, n, rp_fmt_rate(s[btrfs].median, ra, sizeof(ra)), r->entries[best].fs,
+				 rp_fmt_rate(s[best].median, rb, sizeof(rb)),
 				 s[btrfs].median / s[best].median, cl_p(p, pb, sizeof(pb)));
 		}
 	}
@@ -178,9 +180,11 @@ static void cl_fat_dip(const struct rp_run *r, struct cl_line *l)
 		}
 		if (!ex[0]) {
 			char rs[16];
-			snprintf(ex, sizeof(ex), "at %s records: 64M %.3g, 128M %.3g, 256M %.3g KiB/s",
-				 rp_fmt_size(c->record_kib, rs, sizeof(rs)), a->median, c->median,
-				 b->median);
+			char ra[24], rb[24], rc[24];
+			snprintf(ex, sizeof(ex), "at %s records: 64M %s, 128M %s, 256M %s",
+				 rp_fmt_size(c->record_kib, rs, sizeof(rs)),
+				 rp_fmt_rate(a->median, ra, sizeof(ra)), rp_fmt_rate(c->median, rb, sizeof(rb)),
+				 rp_fmt_rate(b->median, rc, sizeof(rc)));
 		}
 	}
 	if (n == 0) {
@@ -202,7 +206,7 @@ static void cl_write_read(const struct rp_run *r, struct cl_line *l)
 {
 	const struct rp_entry *e = cl_find(r, FSLAB_FS_BTRFS);
 	struct rp_score w, rd;
-	char pb[64];
+	char pb[64], ra[24], rb[24];
 
 	l->run = r;
 	if (!e || rp_plateau(e, FSLAB_TEST_WRITE, &w) < 0) {
@@ -220,7 +224,8 @@ static void cl_write_read(const struct rp_run *r, struct cl_line *l)
 	else
 		l->o = (isnan(p) || p < 0.05) ? CL_FAILS : CL_TIE;
 	snprintf(l->evidence, sizeof(l->evidence),
-		 "btrfs write %.3g KiB/s, read %.3g KiB/s (write/read x%.2f; %s)", w.median, rd.median,
+		 "btrfs write %s, read %s (write/read x%.2f; %s)", rp_fmt_rate(w.median, ra, sizeof(ra)),
+		 rp_fmt_rate(rd.median, rb, sizeof(rb)),
 		 w.median / rd.median, cl_p(p, pb, sizeof(pb)));
 	rp_score_free(&w);
 	rp_score_free(&rd);
@@ -296,6 +301,7 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 		for (size_t i = 0; i < r->n_entries; i++) {
 			const struct rp_entry *e = &r->entries[i];
 			struct rp_score w, rd;
+			char ra[24];
 			size_t wpc = 0, wn = 0, rpc = 0, rn = 0;
 			char line[768];
 			int o = 0;
@@ -323,12 +329,13 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 				o += snprintf(line + o, sizeof(line) - (size_t)o,
 					      "cannot tell how the headline compares (no device probe in the manifest); ");
 			if (hw)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, "this run's write %.3g KiB/s%s",
-					      w.median, pw > 0 ? "" : "");
+				o += snprintf(line + o, sizeof(line) - (size_t)o, "this run's write %s",
+					      rp_fmt_rate(w.median, ra, sizeof(ra)));
 			if (hw && pw > 0)
 				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f the probe)", w.median / pw);
 			if (hr)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, ", read %.3g KiB/s", rd.median);
+				o += snprintf(line + o, sizeof(line) - (size_t)o, ", read %s",
+					      rp_fmt_rate(rd.median, ra, sizeof(ra)));
 			if (hr && pr > 0)
 				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f)", rd.median / pr);
 			if (o < (int)sizeof(line))
