@@ -48,7 +48,7 @@ _fslab_options_of()
 		--max-trials --keep --state --mount-root --quiet --help" ;;
 	spec) echo "--print --check --help" ;;
 	import) echo "--fs --out --cache --force --help" ;;
-	export) echo "--out --no-excel --help" ;;
+	export) echo "--out --force --no-excel --help" ;;
 	esac
 }
 
@@ -72,7 +72,7 @@ _fslab()
 		fi
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "$_fslab_commands --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$_fslab_commands --help --version -V" -- "$cur"))
 		return
 	fi
 
@@ -124,7 +124,7 @@ _fslab()
 		COMPREPLY=($(compgen -W "skip keep" -- "$cur"))
 		return ;;
 	--format | -f)
-		COMPREPLY=($(compgen -W "all text html" -- "$cur"))
+		COMPREPLY=($(compgen -W "all text html json" -- "$cur"))
 		return ;;
 	--plots | -p)
 		_fslab_comma_list "all none surface heatmap compare"
