@@ -1014,6 +1014,27 @@ static int run_lock_results(struct fslab_run_ctx *c)
 	return -EBUSY;
 }
 
+/* What fslab trusts in a results directory must be the user's own: owned
+ * by the user fslab runs as and writable by nobody else (no other user can
+ * have replaced a file in it or written into one), and a file singly
+ * linked.  0, or -EPERM with the reason and the fix in why. */
+static int run_check_ours(const struct stat *st, const char *what, char *why, size_t whylen)
+{
+	if (st->st_uid != geteuid())
+		snprintf(why, whylen, "%s belongs to uid %u, not to uid %u that fslab runs as (another user could have changed it); %s",
+			 what, (unsigned)st->st_uid, (unsigned)geteuid(),
+			 S_ISDIR(st->st_mode) ? "choose a directory of your own" : "it is not a file this fslab wrote");
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, whylen, "%s is writable by %s (another user could have changed it); remove that permission (chmod go-w) or choose another directory",
+			 what, (st->st_mode & S_IWOTH) ? "other users" : "its group");
+	else if (!S_ISDIR(st->st_mode) && st->st_nlink != 1)
+		snprintf(why, whylen, "%s has %u hard links (fslab creates its files with one); it is not a file this fslab wrote",
+			 what, (unsigned)st->st_nlink);
+	else
+		return 0;
+	return -EPERM;
+}
+
 /* Something (a file, a symlink, anything) named name in dfd? */
 static bool run_name_taken(int dfd, const char *name)
 {
@@ -1026,7 +1047,7 @@ static bool run_name_taken(int dfd, const char *name)
  * run), locked, and marked with a new run id in .fslab-run. */
 static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	char ts[32], line[FSLAB_RUN_ID_LEN + 2];
+	char ts[32], line[FSLAB_RUN_ID_LEN + 2], why[256];
 	uuid_t uu;
 	struct stat st;
 	bool existed;
@@ -1083,6 +1104,15 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
 			return -EEXIST;
 		}
 	}
+	/* An existing directory of another user's, or one others may write
+	 * to, is not taken: that user could later swap its manifest and steer
+	 * a resume. */
+	if (fstat(c->out_fd, &st) < 0)
+		return fslab_error_errno(errno, "cannot stat the results directory %s", run_esc(c->out_dir));
+	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0) {
+		fslab_error("--out %s: %s", run_esc(c->out_dir), why);
+		return -EPERM;
+	}
 	uuid_generate(uu);
 	uuid_unparse_lower(uu, c->run_id);
 	fd = fslab_create_at(c->out_fd, FSLAB_RUN_MARKER, O_WRONLY, 0644);
@@ -1103,7 +1133,8 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
  * manifest carrying the same run id. */
 static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 {
-	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512];
+	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512], why[256];
+	struct stat st;
 	uuid_t uu;
 	ssize_t n;
 	int r, fd;
@@ -1118,7 +1149,22 @@ static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	r = run_lock_results(c);
 	if (r < 0)
 		return r;
+	/* The directory, its marker and its manifest: ours alone, or another
+	 * user could have put a run of their choosing in them. */
+	if (fstat(c->out_fd, &st) < 0)
+		return fslab_error_errno(errno, "--resume %s", run_esc(dir));
+	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0 ||
+	    (fstatat(c->out_fd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	     run_check_ours(&st, "manifest.json", why, sizeof(why)) < 0)) {
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
+		return -EPERM;
+	}
 	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, why, sizeof(why)) < 0)) {
+		close(fd);
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
+		return -EPERM;
+	}
 	if (fd < 0) {
 		fslab_error("--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
 			    run_esc(dir), fd == -ELOOP ? "a symbolic link" : fd == -EINVAL ? "not a regular file" : strerror(-fd));

@@ -1,0 +1,305 @@
+/* Trust, the results and report failures of the red-team report on issue 9
+ * (notes/redteam.md F2, F12, F3, F16, F4, F13): what another user, or a
+ * copy of another run's files, can make fslab run, report, export and
+ * import do.  Each case is set up as the attack and asserts that the victim
+ * is byte-identical afterwards and that fslab exits non-zero naming the
+ * problem.  Root: the attacker's files are owned by another user. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NOBODY 65534
+
+static char *top; /* every test's directory is below it */
+static char *tmp; /* this test's */
+
+static void top_setup(void)
+{
+	top = ft_mkdtemp("fslab-trust-outputs2");
+	ck_assert_ptr_nonnull(top);
+	ck_assert_int_eq(chmod(top, 0755), 0);
+	unsetenv("FSLAB_STATE");
+}
+
+static void top_teardown(void)
+{
+	ft_cleanup_under(top);
+	free(top);
+}
+
+static void setup(void)
+{
+	ck_assert_int_ge(asprintf(&tmp, "%s/tXXXXXX", top), 0);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_int_eq(chmod(tmp, 0755), 0);
+}
+
+static void teardown(void)
+{
+	ft_cleanup_under(tmp);
+	free(tmp);
+}
+
+static char *tpath(const char *name)
+{
+	char *p;
+
+	ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, name), 0);
+	return p;
+}
+
+static char *slurp(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+
+	ck_assert_msg(fd >= 0, "cannot open %s: %s", p, strerror(errno));
+	do {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			buf = realloc(buf, cap + 1);
+			ck_assert_ptr_nonnull(buf);
+		}
+		got = read(fd, buf + n, cap - n);
+		ck_assert_int_ge(got, 0);
+		n += (size_t)got;
+	} while (got > 0);
+	close(fd);
+	buf[n] = '\0';
+	return buf;
+}
+
+static char *slurp_at(const char *dir, const char *name)
+{
+	char p[8400];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return slurp(p);
+}
+
+static void put_at(const char *dir, const char *name, const char *text)
+{
+	char p[8400];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	ck_assert_int_eq(ft_write_file(p, text), 0);
+}
+
+static void same(const char *before, const char *after, const char *what)
+{
+	ck_assert_msg(strcmp(before, after) == 0, "%s changed", what);
+}
+
+static bool exists_at(const char *dir, const char *name)
+{
+	char p[8400];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &st) == 0;
+}
+
+/* Entries in dir besides . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static void has(const char *text, const char *what)
+{
+	ck_assert_msg(strstr(text, what) != NULL, "'%s' not in:\n%s", what, text);
+}
+
+static char *sweep_file(const char *name, const char *sizes)
+{
+	char *s = tpath(name), text[256];
+
+	snprintf(text, sizeof(text),
+		 "[sweep]\nfile_sizes = %s\nrecord_sizes = 64K\ntests = write,read\ntrials = 1\ncache = warm\n",
+		 sizes);
+	ck_assert_int_eq(ft_write_file(s, text), 0);
+	return s;
+}
+
+/* A finished tiny run of the directory dir (filesystem s) into out. */
+static void finished_run(const char *dir, const char *out, const char *sweep)
+{
+	char arg[4200];
+	struct ft_output o;
+
+	snprintf(arg, sizeof(arg), "s=%s", dir);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
+				  "--out", out, "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "run failed (%d): %s", o.status, o.err);
+	ft_output_free(&o);
+}
+
+/* `run --resume out` is refused with a message holding want1 and want2. */
+static void resume_refused(const char *out, const char *want1, const char *want2)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status != 0, "resume of %s accepted: %s", out, o.err);
+	has(o.err, want1);
+	if (want2)
+		has(o.err, want2);
+	ft_output_free(&o);
+}
+
+/* ---- F2: results directories and files of another user ---- */
+
+/* --out an existing directory another user owns (in a shared 1777
+ * directory), or one every user may write to: refused, nothing written. */
+START_TEST(f2_out_foreign_dir)
+{
+	char *dir = tpath("d"), *shared = tpath("shared"), *sweep = sweep_file("s.ini", "64K");
+	char res[4200], arg[4200];
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(mkdir(shared, 0777), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	snprintf(res, sizeof(res), "%s/res", shared);
+	ck_assert_int_eq(mkdir(res, 0755), 0);
+	ck_assert_int_eq(chown(res, NOBODY, NOBODY), 0);
+	snprintf(arg, sizeof(arg), "s=%s", dir);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
+				  "--out", res, "--quiet", NULL),
+			 0);
+	ck_assert_int_ne(o.status, 0);
+	has(o.err, "belongs to uid 65534");
+	has(o.err, "res");
+	ft_output_free(&o);
+	ck_assert(!exists_at(res, ".fslab-run"));
+	ck_assert_int_eq(entries(res), 0);
+	/* root's own, but writable by every user */
+	ck_assert_int_eq(chown(res, 0, 0), 0);
+	ck_assert_int_eq(chmod(res, 0777), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
+				  "--out", res, "--quiet", NULL),
+			 0);
+	ck_assert_int_ne(o.status, 0);
+	has(o.err, "writable by other users");
+	has(o.err, "chmod go-w");
+	ft_output_free(&o);
+	ck_assert_int_eq(entries(res), 0);
+	ck_assert_int_eq(entries(dir), 0);
+	free(dir);
+	free(shared);
+	free(sweep);
+}
+END_TEST
+
+/* --resume of a results directory another user owns, or whose manifest
+ * or run marker is another user's, hard-linked or writable by others: the
+ * attacker points the manifest at a victim directory; refused, the victim
+ * and the results unchanged. */
+START_TEST(f2_resume_foreign_files)
+{
+	char *dir = tpath("d"), *out = tpath("out"), *victim = tpath("victimdir"),
+	     *sweep = sweep_file("s.ini", "64K-128K");
+	char p[4200], q[4200], *csv, *mf, *mark, *t;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(mkdir(victim, 0755), 0);
+	finished_run(dir, out, sweep);
+	/* the attacker's manifest: the victim directory, a bigger sweep */
+	mf = slurp_at(out, "manifest.json");
+	t = strstr(mf, dir);
+	ck_assert_ptr_nonnull(t);
+	char *evil;
+	ck_assert_int_ge(asprintf(&evil, "%.*s%s%s", (int)(t - mf), mf, victim, t + strlen(dir)), 0);
+	put_at(out, "manifest.json", evil);
+	free(mf);
+	mf = evil;
+	csv = slurp_at(out, "s.csv");
+	mark = slurp_at(out, ".fslab-run");
+	snprintf(p, sizeof(p), "%s/manifest.json", out);
+	snprintf(q, sizeof(q), "%s/.fslab-run", out);
+
+	ck_assert_int_eq(chown(out, NOBODY, NOBODY), 0);
+	resume_refused(out, "the directory belongs to uid 65534", "nothing was changed");
+	ck_assert_int_eq(chown(out, 0, 0), 0);
+	ck_assert_int_eq(chmod(out, 0775), 0);
+	resume_refused(out, "the directory is writable by its group", "chmod go-w");
+	ck_assert_int_eq(chmod(out, 0755), 0);
+
+	ck_assert_int_eq(chown(p, NOBODY, NOBODY), 0);
+	resume_refused(out, "manifest.json belongs to uid 65534", NULL);
+	ck_assert_int_eq(chown(p, 0, 0), 0);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	resume_refused(out, "manifest.json is writable by other users", NULL);
+	ck_assert_int_eq(chmod(p, 0644), 0);
+	snprintf(q, sizeof(q), "%s/mf-link", tmp);
+	ck_assert_int_eq(link(p, q), 0);
+	resume_refused(out, "manifest.json has 2 hard links", NULL);
+	ck_assert_int_eq(unlink(q), 0);
+
+	snprintf(q, sizeof(q), "%s/.fslab-run", out);
+	ck_assert_int_eq(chown(q, NOBODY, NOBODY), 0);
+	resume_refused(out, ".fslab-run belongs to uid 65534", NULL);
+	ck_assert_int_eq(chown(q, 0, 0), 0);
+	snprintf(p, sizeof(p), "%s/mark-link", tmp);
+	ck_assert_int_eq(link(q, p), 0);
+	resume_refused(out, ".fslab-run has 2 hard links", NULL);
+	ck_assert_int_eq(unlink(p), 0);
+
+	ck_assert_int_eq(entries(victim), 0);
+	t = slurp_at(out, "s.csv");
+	same(csv, t, "s.csv");
+	free(t);
+	t = slurp_at(out, "manifest.json");
+	same(mf, t, "manifest.json");
+	free(t);
+	t = slurp_at(out, ".fslab-run");
+	same(mark, t, ".fslab-run");
+	free(t);
+	free(csv);
+	free(mf);
+	free(mark);
+	free(dir);
+	free(out);
+	free(victim);
+	free(sweep);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("trust_outputs2");
+	TCase *tc = tcase_create("outputs2");
+	SRunner *sr;
+	int failed;
+
+	ft_require_root();
+	tcase_add_unchecked_fixture(tc, top_setup, top_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, f2_out_foreign_dir);
+	tcase_add_test(tc, f2_resume_foreign_files);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
