@@ -194,6 +194,66 @@ static void teardown_prove_image(struct teardown_run *t)
 	t->refused = true;
 }
 
+/* Is the recorded loop device still the one setup attached: a block
+ * device with the device number setup recorded (disk_rdev), backed by the
+ * image's identity (LOOP_GET_STATUS64)? */
+static bool teardown_loop_is_recorded(const struct fslab_state *st, const struct fslab_state_id *id)
+{
+	struct fslab_state_id b;
+	struct stat sb;
+
+	if (!st->disk[0] || !id->known || stat(st->disk, &sb) < 0 || !S_ISBLK(sb.st_mode))
+		return false;
+	if (st->disk_rdev && (uint64_t)sb.st_rdev != st->disk_rdev)
+		return false;
+	return prov_loop_backing(st->disk, &b) == 0 && b.known && b.dev == id->dev && b.ino == id->ino;
+}
+
+/* The loop device teardown may work through: only the one setup attached
+ * (teardown_loop_is_recorded), never another loop device on the same
+ * image (an admin's losetup, a read-only alias): wiping through that one
+ * and deleting the image would pull the disk from under the lab's mounts.
+ * Returns 1 with loop filled, 0 when no loop device is on the image, or
+ * -EBUSY (said, nothing changed) when one that is not the lab's is. */
+static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_state_id *id, char *loop,
+				  size_t len)
+{
+	const struct fslab_state *st = &t->st;
+	char other[64], first[64];
+
+	if (teardown_loop_is_recorded(st, id)) {
+		if (prov_loop_find_other(id, st->disk, other, sizeof(other)) == 0) {
+			fslab_error("refused: the lab's image %s is also attached to %s, which setup did "
+				    "not attach (the lab's loop device is %s); teardown changes nothing "
+				    "while a second loop device can reach the lab's disk. Detach it "
+				    "(losetup -d %s) and run fslab teardown --state %s again",
+				    st->image, other, st->disk, other, t->state_path);
+			t->refused = true;
+			return -EBUSY;
+		}
+		snprintf(loop, len, "%s", st->disk);
+		return 1;
+	}
+	if (prov_loop_find_other(id, NULL, first, sizeof(first)) < 0)
+		return 0; /* not attached (any more): work on the image file */
+	if (!st->disk[0] && prov_loop_find_other(id, first, other, sizeof(other)) < 0 &&
+	    fslab_state_phase(st) <= FSLAB_PHASE_CLAIMED && t->image_proven) {
+		/* setup was killed between attaching and recording its loop
+		 * device: the only one on the image it marked is that one */
+		snprintf(loop, len, "%s", first);
+		return 1;
+	}
+	fslab_error("refused: the lab's image %s is attached to %s, which is not the loop device "
+		    "setup attached (%s: %s); teardown works only through the lab's own loop device "
+		    "and changes nothing. If %s is yours, detach it (losetup -d %s) and run fslab "
+		    "teardown --state %s again",
+		    st->image, first, st->disk[0] ? st->disk : "none recorded",
+		    st->disk[0] ? "gone, or no longer the same device on this image" : "setup stopped first",
+		    first, first, t->state_path);
+	t->refused = true;
+	return -EBUSY;
+}
+
 /* Which device is the lab's disk now?  For an image: the loop device
  * backed by it (matched by the image's identity, so a renumbered or
  * detached loop is found out), else the image file itself; and only when
@@ -203,6 +263,7 @@ static int teardown_find_disk(struct teardown_run *t)
 {
 	const struct fslab_state *st = &t->st;
 	char loop[64], err[512];
+	int r;
 
 	if (st->image[0]) {
 		struct fslab_state_id id = st->image_id;
@@ -214,28 +275,15 @@ static int teardown_find_disk(struct teardown_run *t)
 			prov_id_of_fd(t->image_fd, &id);
 		if (!t->image_proven && t->image_fd >= 0)
 			return 0;
-		if (prov_loop_find_other(&id, NULL, loop, sizeof(loop)) == 0) {
-			/* With the image gone (deleted under the running lab)
-			 * its recorded identity is the proof. */
-			if (t->image_fd < 0 && !(st->disk[0] && strcmp(loop, st->disk) == 0)) {
-				fslab_error("refused: %s is backed by a deleted file with the identity of "
-					    "the lab's image, but it is not the loop device setup "
-					    "attached (%s); left alone",
-					    loop, st->disk[0] ? st->disk : "none recorded");
-				t->refused = true;
-				return 0;
-			}
+		r = teardown_recorded_loop(t, &id, loop, sizeof(loop));
+		if (r < 0)
+			return r;
+		if (r == 1) {
 			snprintf(t->disk, sizeof(t->disk), "%s", loop);
 			t->disk_is_blk = true;
-			/* Detach only the loop device setup attached; one
-			 * attached since (by someone else) is theirs. */
-			t->loop_attached = !st->disk[0] || strcmp(loop, st->disk) == 0;
-			if (!t->loop_attached && strcmp(loop, st->disk) != 0)
-				fslab_warn("%s is attached to %s, not to %s as setup left it; working "
-					   "through it but leaving it attached",
-					   st->image, loop, st->disk);
+			t->loop_attached = true;
 			if (strcmp(loop, st->disk) != 0) {
-				/* Attached under another number: rename. */
+				/* setup was killed before it recorded its loop */
 				snprintf(t->st.disk, sizeof(t->st.disk), "%s", loop);
 				for (size_t i = 0; i < t->st.n_partitions; i++)
 					fslab_partition_device_name(loop, t->st.partitions[i].number,
@@ -507,6 +555,15 @@ static void teardown_blank_image(struct teardown_run *t)
 	close(fd);
 }
 
+/* Something was refused: stop before changing anything more. */
+static void teardown_stopped(struct teardown_run *t)
+{
+	fslab_error("teardown stopped there: it wipes, detaches and deletes nothing while part of "
+		    "the lab cannot be proven or is still in use, so the lab is left as it is (state "
+		    "file %s kept). Fix what is named above and run fslab teardown --state %s again",
+		    t->state_path, t->state_path);
+}
+
 /* An old state (no identities): say what to do by hand, change nothing. */
 static void teardown_refuse_old(struct teardown_run *t)
 {
@@ -586,6 +643,10 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		goto out;
 	if (teardown_find_disk(t) < 0)
 		goto out;
+	if (t->refused) {
+		teardown_stopped(t);
+		goto out;
+	}
 	r = teardown_check_identity(t);
 	if (r < 0)
 		goto out;
@@ -604,6 +665,13 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		goto out;
 	if (r != 1)
 		teardown_foreign_mounts(t);
+	/* A mount left in place (refused above) means the disk is still in
+	 * use: wiping it, detaching its loop device or deleting its image
+	 * now would pull it from under that mount. */
+	if (t->refused) {
+		teardown_stopped(t);
+		goto out;
+	}
 	prov_test_pause("teardown-unmounted", NULL);
 	if (r == 1 && teardown_wipe(t) < 0)
 		goto out;
