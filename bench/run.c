@@ -1406,8 +1406,8 @@ int fslab_run(const struct fslab_run_opts *o)
 			snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
 			continue;
 		}
-		fslab_progress_note(prog, "%s: probing what the device under %s can do (%s sequential O_DIRECT write and read)",
-				    fslab_log_prefix(), run_esc(fs->path),
+		fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
+				    fslab_log_prefix(), run_esc(fs->path), FSLAB_PROBE_RUNS,
 				    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
 						     err, sizeof(err)));
 		/* A probe timed across a stop of the process is no figure:
