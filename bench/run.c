@@ -1043,11 +1043,138 @@ static bool run_name_taken(int dfd, const char *name)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
 }
 
+/* The run marker ties a run to its directory and files:
+ *
+ *   <run id>
+ *   dir <st_dev> <st_ino>          the results directory itself
+ *   csv <NAME.csv> <st_dev> <st_ino>  each CSV, once the run made it
+ *
+ * A marker and manifest copied together into another directory (or a CSV
+ * copied in) have another identity there, so --resume refuses them. */
+struct run_marker {
+	char id[FSLAB_RUN_ID_LEN + 1];
+	bool has_dir;
+	struct fslab_file_id dir;
+	size_t n_csv;
+	struct {
+		char name[FSLAB_FS_NAME_MAX + 8];
+		struct fslab_file_id id;
+	} csv[FSLAB_MAX_FS];
+};
+
+#define RUN_MARKER_MAX 16384
+
+/* Reads and parses the marker (fd open on it); 0 or -EINVAL. */
+static int run_marker_read(int fd, struct run_marker *m)
+{
+	char text[RUN_MARKER_MAX + 1], *save = NULL, *line;
+	ssize_t n = pread(fd, text, RUN_MARKER_MAX, 0);
+	uuid_t uu;
+
+	memset(m, 0, sizeof(*m));
+	if (n <= 0 || n == RUN_MARKER_MAX)
+		return -EINVAL;
+	text[n] = '\0';
+	line = strtok_r(text, "\n", &save);
+	if (!line || strlen(line) != FSLAB_RUN_ID_LEN || uuid_parse(line, uu) < 0)
+		return -EINVAL;
+	snprintf(m->id, sizeof(m->id), "%s", line);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		unsigned long long dev, ino;
+		char name[80]; /* %79s below; a longer name is no CSV of fslab's */
+		int used = 0;
+
+		if (sscanf(line, "dir %llu %llu%n", &dev, &ino, &used) == 2 && line[used] == '\0' &&
+		    !m->has_dir) {
+			m->has_dir = true;
+			m->dir = (struct fslab_file_id){ (dev_t)dev, (ino_t)ino };
+		} else if (sscanf(line, "csv %79s %llu %llu%n", name, &dev, &ino, &used) == 3 &&
+			   line[used] == '\0' && m->n_csv < FSLAB_MAX_FS && strlen(name) < sizeof(m->csv[0].name)) {
+			snprintf(m->csv[m->n_csv].name, sizeof(m->csv[0].name), "%s", name);
+			m->csv[m->n_csv].id = (struct fslab_file_id){ (dev_t)dev, (ino_t)ino };
+			m->n_csv++;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The marker's text for c: the run id, the directory and the CSVs open
+ * in c (all when csvs is true). */
+static int run_marker_text(const struct fslab_run_ctx *c, bool csvs, char *text, size_t len)
+{
+	struct stat st;
+	size_t o;
+
+	if (fstat(c->out_fd, &st) < 0)
+		return -errno;
+	o = (size_t)snprintf(text, len, "%s\ndir %llu %llu\n", c->run_id, (unsigned long long)st.st_dev,
+			     (unsigned long long)st.st_ino);
+	for (size_t i = 0; csvs && i < c->n_fs && o < len; i++) {
+		if (!c->fs[i].csv || fstat(fileno(c->fs[i].csv), &st) < 0)
+			return -EIO;
+		o += (size_t)snprintf(text + o, len - o, "csv %s.csv %llu %llu\n", c->fs[i].name,
+				      (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	}
+	return o < len ? (int)o : -ENAMETOOLONG;
+}
+
+/* Once every CSV is open (made or resumed): the marker records their
+ * identities, replacing the marker atomically. */
+static int run_marker_record_csvs(const struct fslab_run_ctx *c)
+{
+	char text[RUN_MARKER_MAX];
+	int n = run_marker_text(c, true, text, sizeof(text)), r;
+
+	if (n < 0)
+		return fslab_error_errno(n, "cannot record the CSVs in %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, text, (size_t)n, 0644);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+	return 0;
+}
+
+/* The marker of the results directory held in c (checked as ours by the
+ * caller before), which must be this directory's own. */
+static int run_marker_load(const struct fslab_run_ctx *c, struct run_marker *m)
+{
+	struct fslab_file_id dir;
+	int fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK), r;
+
+	if (fd < 0) {
+		fslab_error("--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
+			    run_esc(c->out_dir), fd == -ELOOP ? "a symbolic link" : fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return -EINVAL;
+	}
+	r = run_marker_read(fd, m);
+	close(fd);
+	if (r < 0) {
+		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not hold a run id; nothing was changed", run_esc(c->out_dir));
+		return r;
+	}
+	r = fslab_file_id_of_fd(c->out_fd, &dir);
+	if (r < 0)
+		return fslab_error_errno(r, "--resume %s", run_esc(c->out_dir));
+	if (!m->has_dir) {
+		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not record its directory (written by an earlier fslab): the run cannot be proved to be this directory's; report it, or start a new run; nothing was changed",
+			    run_esc(c->out_dir));
+		return -EINVAL;
+	}
+	if (!fslab_file_id_equal(&dir, &m->dir)) {
+		fslab_error("--resume %s: " FSLAB_RUN_MARKER " was written for another directory (device %llu inode %llu, this one is %llu/%llu): the marker and its manifest were copied in from another run (or the directory was copied); refusing to resume, nothing was changed",
+			    run_esc(c->out_dir), (unsigned long long)m->dir.dev, (unsigned long long)m->dir.ino,
+			    (unsigned long long)dir.dev, (unsigned long long)dir.ino);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A new run's results directory: made 0755 (or an existing one holding no
  * run), locked, and marked with a new run id in .fslab-run. */
 static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	char ts[32], line[FSLAB_RUN_ID_LEN + 2], why[256];
+	char ts[32], line[FSLAB_RUN_ID_LEN + 128], why[256];
 	uuid_t uu;
 	struct stat st;
 	bool existed;
@@ -1083,9 +1210,11 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
 		 * marker: with no manifest there is nothing to resume, and
 		 * the same command starts again.  Only fslab's own marker
 		 * (a regular file of ours) is replaced. */
-		fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY);
+		struct run_marker old;
+
+		fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || st.st_nlink != 1 ||
-		    st.st_size != FSLAB_RUN_ID_LEN + 1 || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
+		    run_marker_read(fd, &old) < 0 || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
 			if (fd >= 0)
 				close(fd);
 			fslab_error("%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
@@ -1118,8 +1247,8 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
 	fd = fslab_create_at(c->out_fd, FSLAB_RUN_MARKER, O_WRONLY, 0644);
 	if (fd < 0)
 		return fslab_error_errno(fd, "cannot create %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	snprintf(line, sizeof(line), "%s\n", c->run_id);
-	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
+	r = run_marker_text(c, false, line, sizeof(line));
+	if (r < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
 		r = -errno;
 		close(fd);
 		return fslab_error_errno(r ? r : -EIO, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
@@ -1134,9 +1263,8 @@ static int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts 
 static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 {
 	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512], why[256];
+	struct run_marker m;
 	struct stat st;
-	uuid_t uu;
-	ssize_t n;
 	int r, fd;
 
 	snprintf(c->out_dir, sizeof(c->out_dir), "%s", dir);
@@ -1159,25 +1287,19 @@ static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
 		return -EPERM;
 	}
-	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY);
+	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, why, sizeof(why)) < 0)) {
 		close(fd);
 		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
 		return -EPERM;
 	}
-	if (fd < 0) {
-		fslab_error("--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
-			    run_esc(dir), fd == -ELOOP ? "a symbolic link" : fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		return -EINVAL;
-	}
-	n = read(fd, id, sizeof(id) - 1);
-	close(fd);
-	id[n > 0 ? n : 0] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	if (strlen(id) != FSLAB_RUN_ID_LEN || uuid_parse(id, uu) < 0) {
-		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not hold a run id; nothing was changed", run_esc(dir));
-		return -EINVAL;
-	}
+	if (fd >= 0)
+		close(fd);
+	/* the run id, recorded for this very directory */
+	r = run_marker_load(c, &m);
+	if (r < 0)
+		return r;
+	snprintf(id, sizeof(id), "%s", m.id);
 	r = fslab_manifest_read(c->out_fd, c->out_dir, c, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("%s", run_esc(err));
@@ -1193,16 +1315,61 @@ static int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 
 /* --resume: every CSV checked (and nothing changed) before the run goes
  * on. */
-static int run_check_resume_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
+static int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan,
+				 struct run_fs_state *fst)
 {
+	struct run_marker m;
 	char err[512];
+	int r;
 
+	r = run_marker_load(c, &m);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->n_fs; i++) {
-		int r = fslab_resume_check(c->out_fd, c->fs[i].name, &fst[i].csv, &fst[i].done, err,
-					   sizeof(err));
+		char name[FSLAB_FS_NAME_MAX + 8];
+		struct fslab_file_id id;
+		const struct fslab_file_id *rec = NULL;
+
+		r = fslab_resume_check(c->out_fd, c->fs[i].name, &fst[i].csv, &fst[i].done, err,
+				       sizeof(err));
 		if (r < 0) {
 			fslab_error("--resume %s: %s", run_esc(c->out_dir), err);
 			return r;
+		}
+		snprintf(name, sizeof(name), "%s.csv", c->fs[i].name);
+		for (size_t k = 0; k < m.n_csv; k++)
+			if (strcmp(m.csv[k].name, name) == 0)
+				rec = &m.csv[k].id;
+		/* The CSV the run made (the marker recorded it), or one made
+		 * just before a kill, with no row yet. */
+		if (fst[i].csv.fd >= 0) {
+			r = fslab_file_id_of_fd(fst[i].csv.fd, &id);
+			if (r < 0)
+				return fslab_error_errno(r, "--resume %s/%s", run_esc(c->out_dir), name);
+			if (rec ? !fslab_file_id_equal(rec, &id) : fst[i].done.n > 0) {
+				fslab_error("--resume %s: %s is not the file this run created (%s): copied in from another run?; refusing to resume, nothing was changed",
+					    run_esc(c->out_dir), name,
+					    rec ? "another inode than " FSLAB_RUN_MARKER " records" : FSLAB_RUN_MARKER " records no such CSV");
+				return -EINVAL;
+			}
+		}
+		/* Every row a cell of the recorded plan: rows of another
+		 * sweep would be mixed into this run's. */
+		for (size_t k = 0; k < fst[i].done.n; k++) {
+			const struct fslab_cell_key *key = &fst[i].done.keys[k];
+			unsigned trials = c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials;
+			bool in_plan = false;
+
+			for (size_t p = 0; p < plan->n && !in_plan; p++)
+				in_plan = plan->cells[p].file_bytes == key->file_kib * 1024 &&
+					  plan->cells[p].record_bytes == key->record_kib * 1024;
+			if (!in_plan || !(c->sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
+				fslab_error("--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
+					    run_esc(c->out_dir), name, fslab_test_to_string(key->test),
+					    (unsigned long long)key->file_kib, (unsigned long long)key->record_kib,
+					    key->trial);
+				return -EINVAL;
+			}
 		}
 		for (size_t k = 0; k < fst[i].done.n; k++)
 			if (fst[i].done.ok[k])
@@ -1359,7 +1526,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		goto out;
 	for (size_t i = 0; i < c->n_fs; i++)
 		fst[i].csv.fd = -1;
-	if (o->resume_dir ? run_check_resume_csvs(c, fst) < 0 : run_prepare_out(c, o) < 0)
+	if (o->resume_dir ? run_check_resume_csvs(c, &plan, fst) < 0 : run_prepare_out(c, o) < 0)
 		goto out;
 	if (o->out_dir_used && o->out_dir_used_len)
 		snprintf(o->out_dir_used, o->out_dir_used_len, "%s", c->out_dir);
@@ -1443,7 +1610,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_error("cannot write %s/manifest.json: %s", run_esc(c->out_dir), strerror(-r));
 		goto out;
 	}
-	if (run_open_csvs(c, fst) < 0)
+	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)
 		goto out;
 
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",

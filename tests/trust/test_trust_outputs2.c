@@ -78,20 +78,28 @@ static char *slurp(const char *p)
 	return buf;
 }
 
+static char *join(const char *dir, const char *name)
+{
+	char *p;
+
+	ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
+	return p;
+}
+
 static char *slurp_at(const char *dir, const char *name)
 {
-	char p[8400];
+	char *p = join(dir, name), *text = slurp(p);
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return slurp(p);
+	free(p);
+	return text;
 }
 
 static void put_at(const char *dir, const char *name, const char *text)
 {
-	char p[8400];
+	char *p = join(dir, name);
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	ck_assert_int_eq(ft_write_file(p, text), 0);
+	free(p);
 }
 
 static void same(const char *before, const char *after, const char *what)
@@ -101,11 +109,12 @@ static void same(const char *before, const char *after, const char *what)
 
 static bool exists_at(const char *dir, const char *name)
 {
-	char p[8400];
+	char *p = join(dir, name);
 	struct stat st;
+	bool there = lstat(p, &st) == 0;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return lstat(p, &st) == 0;
+	free(p);
+	return there;
 }
 
 /* Entries in dir besides . and .. */
@@ -283,6 +292,133 @@ START_TEST(f2_resume_foreign_files)
 }
 END_TEST
 
+/* ---- F12: resume mixing two runs ---- */
+
+static void copy_file(const char *from_dir, const char *to_dir, const char *name)
+{
+	char *text = slurp_at(from_dir, name);
+
+	put_at(to_dir, name, text);
+	free(text);
+}
+
+/* Run B's manifest.json and .fslab-run copied together into run A's
+ * directory (the run ids then agree): refused, A's CSV byte-identical. */
+START_TEST(f12_resume_copied_marker_and_manifest)
+{
+	char *da = tpath("da"), *db = tpath("db"), *a = tpath("A"), *b = tpath("B"),
+	     *sa = sweep_file("a.ini", "64K-128K"), *sb = sweep_file("b.ini", "256K");
+	char *csv_a, *t;
+
+	ck_assert_int_eq(mkdir(da, 0755), 0);
+	ck_assert_int_eq(mkdir(db, 0755), 0);
+	finished_run(da, a, sa);
+	finished_run(db, b, sb);
+	csv_a = slurp_at(a, "s.csv");
+	copy_file(b, a, "manifest.json");
+	copy_file(b, a, ".fslab-run");
+	resume_refused(a, ".fslab-run was written for another directory", "copied in from another run");
+	t = slurp_at(a, "s.csv");
+	same(csv_a, t, "A/s.csv");
+	free(t);
+	ck_assert_int_eq(entries(da), 0);
+	ck_assert_int_eq(entries(db), 0);
+	free(csv_a);
+	free(da);
+	free(db);
+	free(a);
+	free(b);
+	free(sa);
+	free(sb);
+}
+END_TEST
+
+/* A CSV copied in from another run (same names, same sweep), and a
+ * manifest whose plan (rewritten in place, run id kept) no longer covers
+ * the CSV's rows: refused before anything is appended. */
+START_TEST(f12_resume_rows_outside_plan)
+{
+	char *da = tpath("da"), *a = tpath("A"), *b = tpath("B"), *sa = sweep_file("a.ini", "64K-128K");
+	char p[8400], *csv_a, *mf, *t, *k, *evil, *e2;
+
+	ck_assert_int_eq(mkdir(da, 0755), 0);
+	finished_run(da, a, sa);
+	finished_run(da, b, sa);
+	csv_a = slurp_at(a, "s.csv");
+	/* the manifest's sweep narrowed to 256K files (run id kept): the
+	 * CSV's rows are outside the plan */
+	mf = slurp_at(a, "manifest.json");
+	k = strstr(mf, "\"file_min_kib\"");
+	ck_assert_ptr_nonnull(k);
+	k = strchr(k, ':');
+	ck_assert_int_ge(asprintf(&evil, "%.*s: 256%s", (int)(k - mf), mf, k + 1 + strspn(k + 1, " 0123456789")), 0);
+	k = strstr(evil, "\"file_max_kib\"");
+	ck_assert_ptr_nonnull(k);
+	k = strchr(k, ':');
+	ck_assert_int_ge(asprintf(&e2, "%.*s: 256%s", (int)(k - evil), evil, k + 1 + strspn(k + 1, " 0123456789")), 0);
+	put_at(a, "manifest.json", e2);
+	resume_refused(a, "holds a row outside this run's plan", "file 64 KiB");
+	t = slurp_at(a, "s.csv");
+	same(csv_a, t, "A/s.csv");
+	free(t);
+	t = slurp_at(a, "manifest.json");
+	same(e2, t, "A/manifest.json");
+	free(t);
+	put_at(a, "manifest.json", mf);
+	/* B's CSV in place of A's (a new inode in A, as mv or rsync leave) */
+	snprintf(p, sizeof(p), "%s/s.csv", a);
+	ck_assert_int_eq(unlink(p), 0);
+	copy_file(b, a, "s.csv");
+	t = slurp_at(a, "s.csv");
+	resume_refused(a, "s.csv is not the file this run created", "nothing was changed");
+	char *t2 = slurp_at(a, "s.csv");
+	same(t, t2, "A/s.csv");
+	free(t2);
+	free(t);
+	ck_assert_int_eq(entries(da), 0);
+	free(evil);
+	free(e2);
+	free(mf);
+	free(csv_a);
+	free(da);
+	free(a);
+	free(b);
+	free(sa);
+}
+END_TEST
+
+/* The same run, interrupted and resumed in place, still resumes (the
+ * marker follows the CSVs it made). */
+START_TEST(f12_own_resume_works)
+{
+	char *d = tpath("d"), *a = tpath("A"), *sa = sweep_file("a.ini", "64K-128K");
+	char *csv, *mf;
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(d, 0755), 0);
+	finished_run(d, a, sa);
+	/* drop the last row and mark the run interrupted: a cell to redo */
+	csv = slurp_at(a, "s.csv");
+	size_t n = strlen(csv);
+	ck_assert_uint_gt(n, 2);
+	csv[n - 1] = '\0';
+	*(strrchr(csv, '\n') + 1) = '\0';
+	put_at(a, "s.csv", csv);
+	mf = slurp_at(a, "manifest.json");
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", a, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "resume failed (%d): %s", o.status, o.err);
+	ft_output_free(&o);
+	char *after = slurp_at(a, "s.csv");
+	ck_assert_uint_gt(strlen(after), strlen(csv));
+	free(after);
+	free(csv);
+	free(mf);
+	free(d);
+	free(a);
+	free(sa);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust_outputs2");
@@ -296,6 +432,9 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, f2_out_foreign_dir);
 	tcase_add_test(tc, f2_resume_foreign_files);
+	tcase_add_test(tc, f12_resume_copied_marker_and_manifest);
+	tcase_add_test(tc, f12_resume_rows_outside_plan);
+	tcase_add_test(tc, f12_own_resume_works);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
