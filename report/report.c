@@ -54,24 +54,38 @@ int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t
 
 /* The marker in every report directory fslab writes: --out is replaced only
  * when it holds one (a regular file, not a link, owned by root or us, in a
- * directory owned by root or us), or when it is empty. */
+ * directory owned by root or us) that records this very directory's
+ * (st_dev, st_ino), or when it is empty.  A marker copied into another
+ * directory proves nothing there: that directory is refused.
+ *
+ *   fslab report directory
+ *   id <random>
+ *   fslab_version <version>
+ *   <a sentence for a reader>
+ *   dir <st_dev> <st_ino>
+ */
 #define RPT_MARKER ".fslab-report"
 #define RPT_MARKER_HEAD "fslab report directory\n"
+#define RPT_MARKER_MAX 4096
 
 static int rpt_write_marker(int tfd)
 {
 	unsigned char rnd[16];
-	char id[33], text[160];
+	char id[33], text[320];
+	struct stat ds;
 	int fd, n, r = 0;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -errno;
+	if (fstat(tfd, &ds) < 0)
 		return -errno;
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
 	n = snprintf(text, sizeof(text),
 		     RPT_MARKER_HEAD "id %s\nfslab_version %s\n"
-				     "This directory was written by fslab report, which replaces it as a whole.\n",
-		     id, FSLAB_VERSION);
+				     "This directory was written by fslab report, which replaces it as a whole.\n"
+				     "dir %llu %llu\n",
+		     id, FSLAB_VERSION, (unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino);
 	fd = fslab_create_at(tfd, RPT_MARKER, O_WRONLY, 0644);
 	if (fd < 0)
 		return fd;
@@ -87,9 +101,10 @@ static int rpt_write_marker(int tfd)
 static int rpt_is_report(int ofd, char *why, size_t whylen)
 {
 	struct stat st, ds;
-	char buf[sizeof(RPT_MARKER_HEAD)];
+	char *text = NULL;
+	unsigned long long dev, ino;
 	ssize_t got;
-	int fd;
+	int fd, r = -EEXIST;
 
 	if (fstat(ofd, &ds) < 0)
 		return -errno;
@@ -122,23 +137,47 @@ static int rpt_is_report(int ofd, char *why, size_t whylen)
 			 S_ISLNK(st.st_mode) ? " (a symlink)" : "");
 		return -EEXIST;
 	}
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || st.st_nlink != 1) {
-		snprintf(why, whylen, "its %s belongs to uid %u or has %u links", RPT_MARKER,
-			 (unsigned)st.st_uid, (unsigned)st.st_nlink);
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, whylen, "its %s belongs to uid %u, not to root or uid %u", RPT_MARKER,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
 		return -EEXIST;
 	}
-	fd = fslab_open_regular_at(ofd, RPT_MARKER, O_RDONLY);
+	if (st.st_nlink != 1) {
+		snprintf(why, whylen, "its %s has %u hard links (fslab writes it with one: a link to another report's marker proves nothing)",
+			 RPT_MARKER, (unsigned)st.st_nlink);
+		return -EEXIST;
+	}
+	fd = fslab_open_regular_at(ofd, RPT_MARKER, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(why, whylen, "its %s cannot be opened: %s", RPT_MARKER, strerror(-fd));
 		return -EEXIST;
 	}
-	got = read(fd, buf, sizeof(buf) - 1);
+	text = malloc(RPT_MARKER_MAX + 1);
+	got = text ? read(fd, text, RPT_MARKER_MAX) : -1;
 	close(fd);
-	if (got != (ssize_t)sizeof(buf) - 1 || memcmp(buf, RPT_MARKER_HEAD, sizeof(buf) - 1) != 0) {
+	if (got >= 0)
+		text[got] = '\0';
+	if (got < 0 || (size_t)got == RPT_MARKER_MAX ||
+	    strncmp(text, RPT_MARKER_HEAD, strlen(RPT_MARKER_HEAD)) != 0) {
 		snprintf(why, whylen, "its %s is not one fslab wrote", RPT_MARKER);
-		return -EEXIST;
+		goto out;
 	}
-	return 1;
+	/* written for this very directory */
+	const char *dl = strstr(text, "\ndir ");
+	if (!dl || sscanf(dl, "\ndir %llu %llu", &dev, &ino) != 2) {
+		snprintf(why, whylen, "its %s records no directory identity (an earlier fslab wrote it); remove the directory yourself",
+			 RPT_MARKER);
+		goto out;
+	}
+	if (dev != (unsigned long long)ds.st_dev || ino != (unsigned long long)ds.st_ino) {
+		snprintf(why, whylen, "its %s was written for another directory (device %llu inode %llu, this one is %llu/%llu): copied in, or the report was copied",
+			 RPT_MARKER, dev, ino, (unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino);
+		goto out;
+	}
+	r = 1;
+out:
+	free(text);
+	return r;
 }
 
 /* Checks what stands at base in pfd: 0 nothing, 1 a report (identity in

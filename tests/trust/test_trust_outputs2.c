@@ -365,10 +365,11 @@ START_TEST(f12_resume_rows_outside_plan)
 	same(e2, t, "A/manifest.json");
 	free(t);
 	put_at(a, "manifest.json", mf);
-	/* B's CSV in place of A's (a new inode in A, as mv or rsync leave) */
+	/* B's CSV moved in place of A's (mv b/s.csv a/) */
+	char q[8400];
 	snprintf(p, sizeof(p), "%s/s.csv", a);
-	ck_assert_int_eq(unlink(p), 0);
-	copy_file(b, a, "s.csv");
+	snprintf(q, sizeof(q), "%s/s.csv", b);
+	ck_assert_int_eq(rename(q, p), 0);
 	t = slurp_at(a, "s.csv");
 	resume_refused(a, "s.csv is not the file this run created", "nothing was changed");
 	char *t2 = slurp_at(a, "s.csv");
@@ -419,6 +420,95 @@ START_TEST(f12_own_resume_works)
 }
 END_TEST
 
+/* ---- F3: report --out and a copied marker ---- */
+
+static char *fixture(void)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char *f;
+
+	ck_assert_int_ge(asprintf(&f, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
+	return f;
+}
+
+static int report_to(const char *out, struct ft_output *o)
+{
+	char *fx = fixture();
+	int r = ft_fslab(o, "report", fx, "--out", out, "--plots", "none", "--format", "html", NULL);
+
+	free(fx);
+	return r;
+}
+
+static void report_refused(const char *out, const char *want1, const char *want2)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(report_to(out, &o), 0);
+	ck_assert_msg(o.status == 1, "report --out %s: exit %d (want 1): %s", out, o.status, o.err);
+	has(o.err, want1);
+	if (want2)
+		has(o.err, want2);
+	ft_output_free(&o);
+}
+
+/* A real report's marker copied (cp -p) into a directory holding a user's
+ * file: the directory is refused, the file stays. */
+START_TEST(f3_report_copied_marker)
+{
+	char *rep = tpath("rep"), *r2 = tpath("R2"), *marker, *t;
+	struct ft_output o;
+
+	ck_assert_int_eq(report_to(rep, &o), 0);
+	ck_assert_msg(o.status == 0, "report: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(mkdir(r2, 0755), 0);
+	marker = slurp_at(rep, ".fslab-report");
+	put_at(r2, ".fslab-report", marker);
+	put_at(r2, "thesis", "t\n");
+	report_refused(r2, "was written for another directory", "R2");
+	t = slurp_at(r2, "thesis");
+	same("t\n", t, "R2/thesis");
+	free(t);
+	ck_assert_int_eq(entries(r2), 2);
+	/* the real report is replaced as before */
+	ck_assert_int_eq(report_to(rep, &o), 0);
+	ck_assert_msg(o.status == 0, "re-report: %s", o.err);
+	ft_output_free(&o);
+	free(marker);
+	free(rep);
+	free(r2);
+}
+END_TEST
+
+/* A hard-linked marker, said to root: the message names the links, not a
+ * uid. */
+START_TEST(f3_report_hardlinked_marker_message)
+{
+	char *rep = tpath("rep"), *r2 = tpath("R2"), a[8400], b[8400];
+	struct ft_output o;
+
+	ck_assert_int_eq(report_to(rep, &o), 0);
+	ck_assert_msg(o.status == 0, "report: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(mkdir(r2, 0755), 0);
+	put_at(r2, "thesis", "t\n");
+	snprintf(a, sizeof(a), "%s/.fslab-report", rep);
+	snprintf(b, sizeof(b), "%s/.fslab-report", r2);
+	ck_assert_int_eq(link(a, b), 0);
+	report_refused(r2, "has 2 hard links", NULL);
+	struct ft_output o2;
+	ck_assert_int_eq(report_to(r2, &o2), 0);
+	ck_assert_msg(strstr(o2.err, "uid 0") == NULL, "%s", o2.err);
+	ft_output_free(&o2);
+	char *t = slurp_at(r2, "thesis");
+	same("t\n", t, "R2/thesis");
+	free(t);
+	free(rep);
+	free(r2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust_outputs2");
@@ -435,6 +525,8 @@ int main(void)
 	tcase_add_test(tc, f12_resume_copied_marker_and_manifest);
 	tcase_add_test(tc, f12_resume_rows_outside_plan);
 	tcase_add_test(tc, f12_own_resume_works);
+	tcase_add_test(tc, f3_report_copied_marker);
+	tcase_add_test(tc, f3_report_hardlinked_marker_message);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
