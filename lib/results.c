@@ -1,11 +1,15 @@
 #include "results.h"
+#include "fileutil.h"
 #include "size.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum col {
 	COL_FILESYSTEM,
@@ -182,17 +186,58 @@ static int read_line(struct fslab_results_reader *rd)
 	return 1;
 }
 
-int fslab_results_open(const char *path, struct fslab_results_reader **out, char *err,
-		       size_t errlen)
+/* The reader on fd (a regular file, opened non-blocking: cleared here). */
+static int results_open_fd(int fd, const char *path, struct fslab_results_reader **out, char *err,
+			   size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	int fl = fcntl(fd, F_GETFL);
+	FILE *f;
 
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
 	if (!f) {
 		int r = -errno;
+		close(fd);
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
 	return fslab_results_open_stream(f, path, out, err, errlen);
+}
+
+int fslab_results_open(const char *path, struct fslab_results_reader **out, char *err,
+		       size_t errlen)
+{
+	/* O_NONBLOCK: a FIFO under the name must not hang the reader */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0) {
+		int r = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file; a results CSV is one", path);
+		return -EINVAL;
+	}
+	return results_open_fd(fd, path, out, err, errlen);
+}
+
+int fslab_results_open_at(int dfd, const char *name, const char *path,
+			  struct fslab_results_reader **out, char *err, size_t errlen)
+{
+	int fd = fslab_open_regular_at(dfd, name, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path,
+			 fd == -ELOOP ? "a symbolic link, which is not followed in a results directory (fslab writes its CSVs as regular files); remove it or copy its target in"
+			 : fd == -EINVAL ? "not a regular file (a FIFO, device or directory named like a CSV); remove it"
+					 : strerror(-fd));
+		return fd == -ELOOP ? -ELOOP : fd;
+	}
+	return results_open_fd(fd, path, out, err, errlen);
 }
 
 int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **out,

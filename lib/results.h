@@ -61,6 +61,12 @@ struct fslab_results_reader;
  * errno and err names the file and line ("ext4.csv:1: expected column ..."). */
 int fslab_results_open(const char *path, struct fslab_results_reader **rd, char *err,
 		       size_t errlen);
+/* The same for name in the directory dfd (path: how messages name it),
+ * for readers of a results directory another user may write to: a symlink
+ * is not followed (-ELOOP), anything but a regular file is refused
+ * (-EINVAL, a FIFO without hanging). */
+int fslab_results_open_at(int dfd, const char *name, const char *path,
+			  struct fslab_results_reader **rd, char *err, size_t errlen);
 /* The same on an open stream (a file read by fd, or memory); the reader
  * owns f from here and fclose's it in fslab_results_close, also when the
  * open fails.  path names the file in messages. */

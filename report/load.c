@@ -7,10 +7,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct ld_row {
 	uint64_t file_kib, record_kib;
@@ -176,7 +178,8 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	return 0;
 }
 
-static int ld_csv(struct rp_run *run, struct rp_entry *e, const char *path, const char *fs)
+static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
+		  const char *path, const char *fs)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
@@ -188,7 +191,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, const char *path, cons
 	snprintf(e->fs, sizeof(e->fs), "%s", fs);
 	snprintf(e->csv, sizeof(e->csv), "%s", path);
 	e->run = run;
-	r = fslab_results_open(path, &rd, err, sizeof(err));
+	r = fslab_results_open_at(dfd, name, path, &rd, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("%s", E1(err));
 		return r;
@@ -249,16 +252,59 @@ static int ld_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int ld_manifest(struct rp_run *run)
+/* Reads all of fd (at most limit bytes) into a NUL-terminated buffer. */
+static int ld_read_fd(int fd, char **text, size_t *len, size_t limit)
+{
+	size_t n = 0, cap = 65536;
+	char *buf = malloc(cap + 1);
+	ssize_t got;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			char *nb = cap < limit ? realloc(buf, cap * 2 + 1) : NULL;
+			if (!nb) {
+				free(buf);
+				return cap < limit ? -ENOMEM : -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (got < 0) {
+		int r = -errno;
+		free(buf);
+		return r;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static int ld_manifest(struct rp_run *run, int dfd)
 {
 	char path[PATH_MAX + 16], *text = NULL;
-	size_t len;
-	int r;
+	size_t len = 0;
+	int r, fd;
 
 	snprintf(path, sizeof(path), "%s/manifest.json", run->dir);
-	r = fslab_read_file(path, &text, &len, 16u << 20);
-	if (r == -ENOENT)
+	/* no symlink followed, a regular file only (a FIFO cannot hang the
+	 * report): the results directory may be writable by others */
+	fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY | O_NONBLOCK);
+	if (fd == -ENOENT)
 		return 0;
+	if (fd < 0) {
+		fslab_error("%s: %s", E1(path),
+			    fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
+			    : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
+					    : strerror(-fd));
+		return fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd;
+	}
+	r = ld_read_fd(fd, &text, &len, 16u << 20);
+	close(fd);
 	if (r < 0) {
 		fslab_error("%s: cannot read: %s", E1(path), strerror(-r));
 		return r;
@@ -302,26 +348,32 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 	struct dirent *de;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	int r = 0;
+	int r = 0, dfd;
 
 	snprintf(run->dir, sizeof(run->dir), "%s", dir);
 	snprintf(run->cache, sizeof(run->cache), "?");
-	if (stat(dir, &st) < 0) {
-		fslab_error("results directory %s: %s", E1(dir), strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
-		return -ENOTDIR;
-	}
-	r = ld_manifest(run);
-	if (r < 0)
+	/* The directory the user named (followed like any path typed); the
+	 * files in it are then reached only through this fd, never by name. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (dfd < 0) {
+		r = -errno;
+		if (r == -ENOTDIR && stat(dir, &st) == 0)
+			fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
+		else
+			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
 		return r;
-	dh = opendir(dir);
+	}
+	r = ld_manifest(run, dfd);
+	if (r < 0)
+		goto out;
+	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	dh = lfd >= 0 ? fdopendir(lfd) : NULL;
 	if (!dh) {
 		r = -errno;
-		fslab_error("results directory %s: %s", E1(dir), strerror(errno));
-		return r;
+		if (lfd >= 0)
+			close(lfd);
+		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
+		goto out;
 	}
 	while ((de = readdir(dh))) {
 		size_t l = strlen(de->d_name);
@@ -378,7 +430,7 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
 			 names[i]);
 		run->n_entries++;
-		r = ld_csv(run, e, path, fs);
+		r = ld_csv(run, e, dfd, names[i], path, fs);
 		if (r < 0)
 			goto out;
 		ld_fsinfo(e, run->manifest);
@@ -389,6 +441,7 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	close(dfd);
 	return r;
 }
 

@@ -509,6 +509,92 @@ START_TEST(f3_report_hardlinked_marker_message)
 }
 END_TEST
 
+/* ---- F16: report reads the files of a results directory by name ---- */
+
+/* A results directory of another user's, a copy of the fixture. */
+static char *foreign_results(const char *name)
+{
+	char *fx = fixture(), *dir = tpath(name), *text;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	text = slurp_at(fx, "ext4.csv");
+	put_at(dir, "ext4.csv", text);
+	free(text);
+	char *p = join(dir, "ext4.csv");
+	ck_assert_int_eq(chown(p, NOBODY, NOBODY), 0);
+	free(p);
+	ck_assert_int_eq(chown(dir, NOBODY, NOBODY), 0);
+	free(fx);
+	return dir;
+}
+
+/* `report DIR` is refused naming name, writes no report and prints
+ * nothing of secret. */
+static void report_dir_refused(const char *dir, const char *name, const char *secret)
+{
+	struct ft_output o;
+	char *out = tpath("rep-out");
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status != 0, "report of %s accepted: %s", dir, o.err);
+	has(o.err, name);
+	if (secret) {
+		ck_assert_msg(!strstr(o.out, secret) && !strstr(o.err, secret), "the secret leaked: %s%s", o.out, o.err);
+	}
+	ft_output_free(&o);
+	ck_assert(!exists_at(tmp, "rep-out"));
+	free(out);
+}
+
+/* A symlink planted as another user in their results directory to a
+ * root-only CSV: not followed, the secret rows appear nowhere. */
+START_TEST(f16_report_symlinked_csv)
+{
+	char *res = foreign_results("res"), *vault = tpath("vault"), *sec, *lnk;
+
+	ck_assert_int_eq(mkdir(vault, 0700), 0);
+	sec = join(vault, "sec.csv");
+	ck_assert_int_eq(ft_write_file(sec, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s\n"
+					    "sec,write,64,64,1,4242424242\n"), 0);
+	ck_assert_int_eq(chmod(sec, 0600), 0);
+	lnk = join(res, "sec.csv");
+	ck_assert_int_eq(symlink(sec, lnk), 0);
+	ck_assert_int_eq(lchown(lnk, NOBODY, NOBODY), 0);
+	report_dir_refused(res, "sec.csv: a symbolic link", "4242424242");
+	/* a manifest.json symlink likewise */
+	ck_assert_int_eq(unlink(lnk), 0);
+	char *mf = join(res, "manifest.json");
+	ck_assert_int_eq(symlink(sec, mf), 0);
+	report_dir_refused(res, "manifest.json: a symbolic link", "4242424242");
+	char *t = slurp(sec);
+	has(t, "4242424242");
+	free(t);
+	free(mf);
+	free(lnk);
+	free(sec);
+	free(vault);
+	free(res);
+}
+END_TEST
+
+/* A FIFO named like a CSV or the manifest: refused at once, no hang (a
+ * hang fails the test by its timeout). */
+START_TEST(f16_report_fifo)
+{
+	char *res = foreign_results("res"), *fifo = join(res, "y.csv");
+
+	ck_assert_int_eq(mkfifo(fifo, 0666), 0);
+	report_dir_refused(res, "y.csv: not a regular file", NULL);
+	ck_assert_int_eq(unlink(fifo), 0);
+	char *mf = join(res, "manifest.json");
+	ck_assert_int_eq(mkfifo(mf, 0666), 0);
+	report_dir_refused(res, "manifest.json: not a regular file", NULL);
+	free(mf);
+	free(fifo);
+	free(res);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust_outputs2");
@@ -527,6 +613,8 @@ int main(void)
 	tcase_add_test(tc, f12_own_resume_works);
 	tcase_add_test(tc, f3_report_copied_marker);
 	tcase_add_test(tc, f3_report_hardlinked_marker_message);
+	tcase_add_test(tc, f16_report_symlinked_csv);
+	tcase_add_test(tc, f16_report_fifo);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
