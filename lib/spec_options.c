@@ -63,7 +63,8 @@ static const char WHY_EXT3[] = "a journal makes ext3, not ext2; use type = ext4"
 static const char WHY_OFFSET[] = "it moves the filesystem away from the start of its partition";
 
 static const char *const w_bool[] = { "0", "1", NULL };
-static const char *const w_errors[] = { "continue", "remount-ro", "panic", NULL };
+/* Not "panic": a benchmark must never be able to take the host down. */
+static const char *const w_errors[] = { "continue", "remount-ro", NULL };
 
 /* ---- mke2fs (ext4, ext2) ---- */
 
@@ -112,7 +113,7 @@ static const struct opt_table e2fs_journal = TABLE(e2fs_journal_rules);
 #define E2FS_COMMON_RULES                                                                        \
 	{ "-b", .value = V_SIZE, .meta = "SIZE" }, { "-C", .value = V_SIZE, .meta = "SIZE" },     \
 	{ "-E", .value = V_SUB, &e2fs_extended, .meta = "EXTENDED" },                            \
-	{ "-e", .value = V_WORD, w_errors, .meta = "continue|remount-ro|panic" },                 \
+	{ "-e", .value = V_WORD, w_errors, .meta = "continue|remount-ro" },                 \
 	{ "-g", .value = V_NUM, .meta = "N" }, { "-G", .value = V_NUM, .meta = "N" },             \
 	{ "-i", .value = V_NUM, .meta = "N" }, { "-I", .value = V_NUM, .meta = "N" },             \
 	{ "-L", .value = V_LABEL, .max = 16, .meta = "LABEL" },                                  \
@@ -340,7 +341,7 @@ static const struct opt_rule ext4_mount_rules[] = {
 	{ "min_batch_time", .value = V_NUM, .meta = "N" },
 	{ "init_itable", .value = V_NUM, .meta = "N", .why = VALUE_OPTIONAL },
 	{ .name = "noinit_itable" },
-	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro|panic" },
+	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro" },
 	{ .name = "discard" }, { .name = "nodiscard" }, { .name = "block_validity" }, { .name = "noblock_validity" },
 	{ .name = "i_version" }, { .name = "acl" }, { .name = "noacl" }, { .name = "user_xattr" }, { .name = "nombcache" },
 	{ .name = "prefetch_block_bitmaps" }, { .name = "no_prefetch_block_bitmaps" },
@@ -348,7 +349,7 @@ static const struct opt_rule ext4_mount_rules[] = {
 };
 
 static const struct opt_rule ext2_mount_rules[] = {
-	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro|panic" },
+	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro" },
 	{ .name = "acl" }, { .name = "noacl" }, { .name = "user_xattr" }, { .name = "nouser_xattr" },
 	{ .name = "grpid" }, { .name = "bsdgroups" }, { .name = "nogrpid" }, { .name = "sysvgroups" },
 	{ .name = "bsddf" }, { .name = "minixdf" }, { .name = "nouid32" },
@@ -374,7 +375,7 @@ static const struct opt_rule xfs_mount_rules[] = {
 static const char *const btrfs_compress[] = { "zlib", "lzo", "zstd", "no", NULL };
 static const char *const btrfs_space_cache[] = { "v1", "v2", NULL };
 static const char *const btrfs_discard[] = { "sync", "async", NULL };
-static const char *const btrfs_fatal[] = { "bug", "panic", NULL };
+static const char *const btrfs_fatal[] = { "bug", NULL };
 static const struct opt_rule btrfs_mount_rules[] = {
 	{ "compress", .value = V_COMPRESS, btrfs_compress, .meta = "ALG[:LEVEL]", .why = VALUE_OPTIONAL },
 	{ "compress-force", .value = V_COMPRESS, btrfs_compress, .meta = "ALG[:LEVEL]", .why = VALUE_OPTIONAL },
@@ -393,7 +394,7 @@ static const struct opt_rule btrfs_mount_rules[] = {
 	{ "metadata_ratio", .value = V_NUM, .meta = "N" },
 	{ .name = "treelog" }, { .name = "notreelog" }, { .name = "acl" }, { .name = "noacl" },
 	{ .name = "enospc_debug" }, { .name = "noenospc_debug" },
-	{ "fatal_errors", .value = V_WORD, btrfs_fatal, .meta = "bug|panic" },
+	{ "fatal_errors", .value = V_WORD, btrfs_fatal, .meta = "bug" },
 	{ "subvol", .value = V_REFUSED, .meta = "PATH", .why = WHY_WHAT },
 	{ "subvolid", .value = V_REFUSED, .meta = "ID", .why = WHY_WHAT },
 	{ "degraded", .value = V_REFUSED, .why = "it mounts a filesystem with devices missing" },
@@ -412,7 +413,7 @@ static const struct opt_rule fat_mount_rules[] = {
 	{ "shortname", .value = V_WORD, fat_shortname, .meta = "lower|win95|winnt|mixed" },
 	{ "codepage", .value = V_NUM, .meta = "N" },
 	{ "iocharset", .value = V_WORD, fat_iocharset, .meta = "utf8|ascii|iso8859-1|iso8859-15|cp437" },
-	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro|panic" },
+	{ "errors", .value = V_WORD, w_errors, .meta = "continue|remount-ro" },
 	{ "tz", .value = V_WORD, fat_tz, .meta = "UTC" },
 };
 

@@ -152,6 +152,11 @@ START_TEST(refused_options_are_named)
 	} bad[] = {
 		/* another device: by path, label, UUID, or as a journal */
 		{ FSLAB_FS_EXT4, FSLAB_SPEC_MKFS_OPTIONS, "-b 4096 -J device=LABEL=x", "-J device=LABEL=x", "names another device" },
+		/* a benchmark must never panic the host (red team) */
+		{ FSLAB_FS_EXT4, FSLAB_SPEC_MOUNT_OPTIONS, "noatime,errors=panic", "errors=panic", "takes continue or remount-ro" },
+		{ FSLAB_FS_EXT4, FSLAB_SPEC_MKFS_OPTIONS, "-e panic", "-e panic", "takes continue or remount-ro" },
+		{ FSLAB_FS_EXT2, FSLAB_SPEC_MOUNT_OPTIONS, "errors=panic", "errors=panic", "takes continue or remount-ro" },
+		{ FSLAB_FS_BTRFS, FSLAB_SPEC_MOUNT_OPTIONS, "fatal_errors=panic", "fatal_errors=panic", "takes bug" },
 		{ FSLAB_FS_EXT4, FSLAB_SPEC_MKFS_OPTIONS, "-J size=4,device=/dev/loop9", "-J size=4,device=/dev/loop9", "names another device" },
 		{ FSLAB_FS_EXT4, FSLAB_SPEC_MKFS_OPTIONS, "-O journal_dev", "-O journal_dev", "external journal device" },
 		{ FSLAB_FS_EXT4, FSLAB_SPEC_MKFS_OPTIONS, "-L UUID=1234", "-L UUID=1234", "label or UUID" },
