@@ -5,14 +5,17 @@
 #include "log.h"
 #include "report_priv.h"
 #include "results.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +160,92 @@ static json_object *ex_manifest(const struct fslab_import_opts *o, int dfd, cons
 	return m;
 }
 
+/* The directory of the lab locks (provision/lab.c: LABID.lock, .run,
+ * .mount). */
+#define EX_LAB_LOCK_DIR "/run/fslab"
+
+/* Some process holds a lock (flock, POSIX or OFD) on the file st: its pid,
+ * else 0. */
+static int ex_locked_by(const struct stat *st)
+{
+	char line[256];
+	FILE *f = fopen("/proc/locks", "re");
+	int holder = 0;
+
+	if (!f)
+		return 0;
+	while (!holder && fgets(line, sizeof(line), f)) {
+		unsigned maj, mnr;
+		unsigned long long ino;
+		int pid;
+
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*s %*s %*s %*s %d %x:%x:%llu", &pid, &maj, &mnr, &ino) != 4)
+			continue;
+		if (ino == (unsigned long long)st->st_ino && maj == major(st->st_dev) &&
+		    mnr == minor(st->st_dev))
+			holder = pid > 0 ? pid : -1;
+	}
+	fclose(f);
+	return holder;
+}
+
+/* A lab's lock, lease and log files are no output, not even with --force:
+ * the atomic replacement renames a new file over the name, and a lock
+ * whose inode is swapped silently stops protecting the lab.  Refused: any
+ * name in the lab lock directory /run/fslab; any file a process holds a
+ * lock on (a live lock file, wherever it is); and NAME.lock, NAME.run,
+ * NAME.mount and NAME.log beside a state file NAME.  (The state file itself
+ * and the input are rp_output_check's.) */
+static int ex_lab_file_check(int dfd, const char *name, const char *shown)
+{
+	static const char *const suffixes[] = { ".lock", ".run", ".mount", ".log" };
+	char e1[PATH_MAX * 4 + 8];
+	struct stat lst, ds, ls;
+	size_t nl = strlen(name);
+	int pid;
+
+	rp_esc(shown, e1, sizeof(e1));
+	if (fstat(dfd, &ds) == 0 && stat(EX_LAB_LOCK_DIR, &ls) == 0 && ds.st_dev == ls.st_dev &&
+	    ds.st_ino == ls.st_ino) {
+		fslab_error("%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
+			    e1, EX_LAB_LOCK_DIR);
+		return -EPERM;
+	}
+	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISREG(lst.st_mode) && (pid = ex_locked_by(&lst)) != 0) {
+		char who[32] = "another process";
+		if (pid > 0)
+			snprintf(who, sizeof(who), "pid %d", pid);
+		fslab_error("%s is a lock file in use (%s holds a lock on it); replacing it would silently break that lock, so fslab refuses, even with --force; choose another output",
+			    e1, who);
+		return -EBUSY;
+	}
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i]);
+		char base[NAME_MAX + 1], err[PATH_MAX + 256];
+		struct fslab_state *st;
+		int r;
+
+		if (nl <= sl || strcmp(name + nl - sl, suffixes[i]) != 0 || nl - sl >= sizeof(base))
+			continue;
+		snprintf(base, sizeof(base), "%.*s", (int)(nl - sl), name);
+		st = malloc(sizeof(*st));
+		if (!st)
+			return fslab_error_errno(ENOMEM, "out of memory");
+		r = fslab_state_load_at(dfd, base, base, st, err, sizeof(err));
+		free(st);
+		if (r == 0) {
+			char e2[NAME_MAX * 4 + 8];
+			fslab_error("%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
+				    e1, suffixes[i] + 1, rp_esc(base, e2, sizeof(e2)));
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
 int fslab_import_iozone(const struct fslab_import_opts *o)
 {
 	struct fslab_iozone_report rep;
@@ -210,10 +299,11 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 		goto out;
 	}
 	const char *inputs[] = { o->report };
-	if (rp_output_check(dfd, name, path, inputs, 1, o->force) < 0)
+	if (ex_lab_file_check(dfd, name, path) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force) < 0)
 		goto out;
 	/* the manifest too must be none of those, even before it is read */
-	if (rp_output_check(dfd, "manifest.json", mpath, inputs, 1, true) < 0)
+	if (ex_lab_file_check(dfd, "manifest.json", mpath) < 0 ||
+	    rp_output_check(dfd, "manifest.json", mpath, inputs, 1, true) < 0)
 		goto out;
 	m = ex_manifest(o, dfd, mpath, err, sizeof(err), &r);
 	if (!m) {
@@ -362,7 +452,9 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 				    rp_esc(dir, e1, sizeof(e1)), strerror(-dfd));
 			goto out;
 		}
-		r = rp_output_check(dfd, base, out_path, inputs, 1, force);
+		r = ex_lab_file_check(dfd, base, out_path);
+		if (r == 0)
+			r = rp_output_check(dfd, base, out_path, inputs, 1, force);
 		if (r == 0) {
 			r = fslab_write_file_atomic_at(dfd, base, buf, blen, 0644);
 			if (r < 0)

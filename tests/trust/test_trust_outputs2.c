@@ -4,6 +4,7 @@
  * import do.  Each case is set up as the attack and asserts that the victim
  * is byte-identical afterwards and that fslab exits non-zero naming the
  * problem.  Root: the attacker's files are owned by another user. */
+#include "state.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -595,6 +597,104 @@ START_TEST(f16_report_fifo)
 }
 END_TEST
 
+/* ---- F4: export/import --force over a lab's lock, lease and log ---- */
+
+static void write_state(const char *p)
+{
+	struct fslab_state st;
+
+	memset(&st, 0, sizeof(st));
+	st.version = FSLAB_STATE_VERSION;
+	snprintf(st.phase, sizeof(st.phase), "mounted");
+	snprintf(st.disk, sizeof(st.disk), "/dev/loop99");
+	snprintf(st.mount_root, sizeof(st.mount_root), "/nonexistent/fslab");
+	ck_assert_int_eq(fslab_state_save(p, &st), 0);
+}
+
+/* `export iozone csv --out out --force` is refused naming want. */
+static void export_refused(const char *csv, const char *out, const char *want)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", out, "--force", NULL), 0);
+	ck_assert_msg(o.status == 1, "export --out %s: exit %d: %s", out, o.status, o.err);
+	has(o.err, want);
+	ft_output_free(&o);
+}
+
+START_TEST(f4_export_over_lab_locks)
+{
+	char *fx = fixture(), *csv = join(fx, "ext4.csv"), *st = tpath("state.json");
+	static const char *const sfx[] = { ".lock", ".run", ".mount", ".log" };
+
+	write_state(st);
+	/* NAME.lock/.run/.mount/.log beside the state file, no one holding
+	 * them: refused as the lab's files */
+	for (size_t i = 0; i < 4; i++) {
+		char *f, *t;
+		ck_assert_int_ge(asprintf(&f, "%s%s", st, sfx[i]), 0);
+		ck_assert_int_eq(ft_write_file(f, "lab file\n"), 0);
+		export_refused(csv, f, "of the lab whose state file is state.json");
+		t = slurp(f);
+		same("lab file\n", t, f);
+		free(t);
+		free(f);
+	}
+	/* a live lock anywhere (held by this process, as the lab holds
+	 * LABID.lock): refused naming the holder, the inode unchanged */
+	char *lk = tpath("any-name.lock");
+	int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	struct stat before, after;
+	char pidtxt[32];
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_SH), 0);
+	ck_assert_int_eq(fstat(fd, &before), 0);
+	snprintf(pidtxt, sizeof(pidtxt), "pid %d holds a lock", (int)getpid());
+	export_refused(csv, lk, pidtxt);
+	ck_assert_int_eq(stat(lk, &after), 0);
+	ck_assert(before.st_ino == after.st_ino && after.st_size == 0);
+	close(fd);
+	/* anything in /run/fslab, the labs' lock directory (made as the lab
+	 * makes it when missing) */
+	char *rl;
+	if (mkdir("/run/fslab", 0700) < 0)
+		ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_ge(asprintf(&rl, "/run/fslab/fslab-trust-outputs2-%d.lock", (int)getpid()), 0);
+	export_refused(csv, rl, "where the labs' lock files live");
+	struct stat rs;
+	ck_assert_int_ne(lstat(rl, &rs), 0);
+	/* import into /run/fslab likewise */
+	char *rep = tpath("iozone.txt");
+	struct ft_output o;
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", rep, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	char fsname[64];
+	snprintf(fsname, sizeof(fsname), "trust%d", (int)getpid());
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", fsname, "--out", "/run/fslab", "--force", NULL), 0);
+	ck_assert_int_eq(o.status, 1);
+	has(o.err, "where the labs' lock files live");
+	ft_output_free(&o);
+	ck_assert(!exists_at("/run/fslab", "manifest.json"));
+	char csvname[80];
+	snprintf(csvname, sizeof(csvname), "%s.csv", fsname);
+	ck_assert(!exists_at("/run/fslab", csvname));
+	/* an ordinary existing file is still replaced with --force */
+	char *plain = tpath("plain.txt");
+	ck_assert_int_eq(ft_write_file(plain, "old\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", plain, "--force", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	free(plain);
+	free(rep);
+	free(rl);
+	free(lk);
+	free(st);
+	free(csv);
+	free(fx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust_outputs2");
@@ -615,6 +715,7 @@ int main(void)
 	tcase_add_test(tc, f3_report_hardlinked_marker_message);
 	tcase_add_test(tc, f16_report_symlinked_csv);
 	tcase_add_test(tc, f16_report_fifo);
+	tcase_add_test(tc, f4_export_over_lab_locks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
