@@ -273,13 +273,13 @@ static int run_add_fs(struct fslab_run_ctx *c, const char *name, const char *pat
 		return -E2BIG;
 	}
 	if (!fslab_fs_name_valid(name)) {
-		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", name);
+		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", run_esc(name));
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (strcmp(c->fs[i].name, name) == 0) {
 			fslab_error("the name '%s' is given twice; each filesystem needs its own name (it names the CSV)",
-				    name);
+				    run_esc(name));
 			return -EINVAL;
 		}
 	fs = &c->fs[c->n_fs];

@@ -7,6 +7,7 @@
 #include "run.h"
 #include "size.h"
 #include "spec.h"
+#include "termtext.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -189,7 +190,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_DIR: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1] || (size_t)(eq - optarg) >= FSLAB_FS_NAME_MAX) {
-				fslab_error("--dir '%s': give NAME=PATH, e.g. --dir mydisk=/mnt/data", optarg);
+				char e[FSLAB_ESCAPE_SIZE(256)];
+				fslab_error("--dir '%s': give NAME=PATH, e.g. --dir mydisk=/mnt/data",
+					    fslab_escape_ctrl(optarg, e, sizeof(e)));
 				return FSLAB_EXIT_USAGE;
 			}
 			if (o.n_dirs >= FSLAB_MAX_FS) {

@@ -695,6 +695,32 @@ START_TEST(f4_export_over_lab_locks)
 }
 END_TEST
 
+/* ---- F13 (run): control bytes in an invalid --dir NAME ---- */
+
+START_TEST(f13_run_dir_name_escaped)
+{
+	char *d = tpath("d"), arg[4200];
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(d, 0755), 0);
+	/* a bad name (run's check) and a name too long for NAME=PATH (the
+	 * option parser's) */
+	const char *names[] = { "a\x1b]0;owned\x07b", "\x1b[2J\x1b[Hxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" };
+	const char *want[] = { "is not a valid filesystem name", "give NAME=PATH" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(arg, sizeof(arg), "%s=%s", names[i], d);
+		ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", "quick", "--quiet", NULL), 0);
+		ck_assert_int_ne(o.status, 0);
+		has(o.err, want[i]);
+		has(o.err, "\\x1b");
+		ck_assert_msg(!strchr(o.err, '\x1b') && !strchr(o.err, '\x07'), "raw control bytes in: %s", o.err);
+		ft_output_free(&o);
+	}
+	ck_assert_int_eq(entries(d), 0);
+	free(d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust_outputs2");
@@ -716,6 +742,7 @@ int main(void)
 	tcase_add_test(tc, f16_report_symlinked_csv);
 	tcase_add_test(tc, f16_report_fifo);
 	tcase_add_test(tc, f4_export_over_lab_locks);
+	tcase_add_test(tc, f13_run_dir_name_escaped);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
