@@ -1012,6 +1012,19 @@ START_TEST(disturbed_pass_is_redone)
 	/* three whole timed passes of each test were made */
 	ck_assert_uint_eq(cr.ctx.timers, 6);
 	ck_assert_uint_eq(data_offsets(&cr, FSLAB_TEST_READ, OP_READ, 4096, NULL, 0), 3 * (1 + 4));
+	/* a creating pass run again starts from no file (O_EXCL again, not a
+	 * truncation: fusefat fails rewriting a truncated file) */
+	{
+		size_t a, b, n_again = 0;
+		char *w;
+		segment(&cr, FSLAB_TEST_WRITE, &a, &b);
+		w = render(&cr, a, b, 4096);
+		for (const char *q = w; (q = strstr(q, "unlink, open(WRONLY|CREAT|EXCL)")); q++)
+			n_again++;
+		ck_assert_msg(n_again == 2, "write passes: %s", w);
+		ck_assert_ptr_null(strstr(w, "TRUNC"));
+		free(w);
+	}
 	cell_run_free(&cr);
 
 	/* always disturbed: redone FSLAB_STOP_REDO_MAX times, then the last
