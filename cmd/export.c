@@ -19,8 +19,9 @@ static void usage(FILE *out)
 	      "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n\n"
 	      "  -o, --out FILE  write FILE (atomically) instead of stdout; an existing FILE\n"
 	      "                  is refused without --force\n"
-	      "  --force         replace an existing FILE (never the CSV read or a lab state\n"
-	      "                  file: those are refused even with --force)\n"
+	      "  --force         replace an existing FILE (never the CSV read, a lab state\n"
+	      "                  file or a lab's lock, lease or log: those are refused even\n"
+	      "                  with --force)\n"
 	      "  --no-excel      omit the -R section\n"
 	      "  -h, --help      this help\n\n"
 	      "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
