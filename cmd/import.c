@@ -22,8 +22,8 @@ static void usage(FILE *out)
 	      "  -o, --out DIR  results directory (created if missing)\n"
 	      "  --cache MODE   cache mode the IOzone run used: warm (default, plain iozone -a),\n"
 	      "                 fsync (-e -c), direct (-I), cold\n"
-	      "  --force        replace an existing DIR/NAME.csv (never REPORT.txt itself or\n"
-	      "                 a lab state file)\n"
+	      "  --force        replace an existing DIR/NAME.csv (never REPORT.txt itself, a\n"
+	      "                 lab state file, or a lab's lock, lease or log)\n"
 	      "  -h, --help     this help\n\n"
 	      "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 	      out);
