@@ -14,7 +14,8 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
-	      "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n\n"
+	      "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n"
+	      "                   [--no-discard]\n\n"
 	      "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 	      "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n\n"
 	      "  --device DISK      a whole, unused disk (e.g. /dev/sdb); everything on it is erased\n"
@@ -29,6 +30,8 @@ static void usage(FILE *out)
 	      "  --yes              do not ask; without it the device name must be typed at a\n"
 	      "                     terminal (a new image needs no confirmation)\n"
 	      "  --dry-run          print the plan and change nothing\n"
+	      "  --no-discard       do not discard (TRIM) each partition before mkfs; by default\n"
+	      "                     setup discards where the device supports it\n"
 	      "  -h, --help         this help\n\n"
 	      "Refuses (exit 1, nothing written) to run as non-root; a path that is not a block\n"
 	      "device, a partition, a disk with the root filesystem, a mounted filesystem, swap\n"
@@ -52,6 +55,7 @@ int cmd_setup(int argc, char **argv)
 		{ "wipe", no_argument, NULL, 'w' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "no-discard", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -89,6 +93,9 @@ int cmd_setup(int argc, char **argv)
 			break;
 		case 'n':
 			o.dry_run = true;
+			break;
+		case 'N':
+			o.no_discard = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -9,7 +9,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fslab teardown [--state FILE] [--yes] [--keep-image]\n\n"
+	fputs("Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]\n\n"
 	      "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
 	      "the filesystems and the partition table (both GPT headers and the protective\n"
 	      "MBR), removes the kernel's partitions, detaches the loop device, deletes the\n"
@@ -22,6 +22,8 @@ static void usage(FILE *out)
 	      "  --yes          accepted for scripts; teardown only undoes what setup did and\n"
 	      "                 does not ask\n"
 	      "  --keep-image   keep the image file setup created (left blank: blocks punched out)\n"
+	      "  --discard      after the wipe, discard (TRIM) the whole disk where it supports\n"
+	      "                 it, so the next lab starts from a fresh SSD\n"
 	      "  -h, --help     this help\n",
 	      out);
 }
@@ -32,6 +34,7 @@ int cmd_teardown(int argc, char **argv)
 		{ "state", required_argument, NULL, 't' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "keep-image", no_argument, NULL, 'k' },
+		{ "discard", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -48,6 +51,9 @@ int cmd_teardown(int argc, char **argv)
 			break;
 		case 'k':
 			o.keep_image = true;
+			break;
+		case 'D':
+			o.discard = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -6,6 +6,7 @@
 #include "lab.h"
 #include "lab_mount.h"
 #include "log.h"
+#include "discard.h"
 #include "prov_int.h"
 #include "provision.h"
 #include "size.h"
@@ -144,6 +145,12 @@ static void setup_print_plan(struct setup_run *s, FILE *out)
 									    : "Linux filesystem",
 			cmd, p->mountpoint, m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
 			p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
+	}
+	{
+		char line[256];
+
+		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
+		fprintf(out, "%s\n", line);
 	}
 }
 
@@ -460,6 +467,14 @@ static int setup_format(struct setup_run *s, size_t i)
 	r = prov_wipe_signatures(p->device);
 	if (r < 0)
 		return r;
+	{
+		enum fslab_discard_result dr;
+
+		r = fslab_discard_device(p->device, !s->o->no_discard, &dr);
+		if (r < 0)
+			return r;
+		sp->discarded = dr == FSLAB_DISCARD_DONE;
+	}
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
 		return fslab_error_errno(E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
 	if (prov_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0) {

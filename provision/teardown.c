@@ -8,6 +8,7 @@
 #include "lab.h"
 #include "lab_mount.h"
 #include "log.h"
+#include "discard.h"
 #include "prov_int.h"
 #include "provision.h"
 
@@ -493,6 +494,11 @@ static int teardown_wipe(struct teardown_run *t)
 	r = prov_wipe_signatures(t->disk);
 	if (r < 0)
 		return r;
+	if (t->o->discard && t->disk_is_blk) {
+		r = fslab_discard_wiped_disk(t->disk);
+		if (r < 0)
+			return r;
+	}
 	prov_test_pause("teardown-wiped", NULL);
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
 	fslab_state_set_phase(&t->st, FSLAB_PHASE_WIPED);
