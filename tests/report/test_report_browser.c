@@ -180,6 +180,10 @@ static void need_browser(void)
 		fprintf(stderr, "skipped: chromium is not installed (apt-get install chromium)\n");
 		exit(FSLAB_TEST_SKIP);
 	}
+	if (tmp) { /* an earlier test failed before its own cleanup */
+		ft_rm_rf(tmp);
+		free(tmp);
+	}
 	tmp = ft_mkdtemp("fslab-report-browser");
 	/* chromium writes crash-report and cache state under $HOME and XDG
 	 * dirs, outside --user-data-dir: keep all of it in the test's dir */
