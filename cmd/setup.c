@@ -5,6 +5,7 @@
 #include "size.h"
 #include "spec.h"
 #include "state.h"
+#include "termtext.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -106,7 +107,9 @@ int cmd_setup(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fslab_error("unexpected argument '%s'", argv[optind]);
+		char esc[FSLAB_ESCAPE_SIZE(256)];
+
+		fslab_error("unexpected argument '%s'", fslab_escape_ctrl(argv[optind], esc, sizeof(esc)));
 		usage(stderr);
 		return FSLAB_EXIT_USAGE;
 	}
@@ -133,9 +136,28 @@ int cmd_setup(int argc, char **argv)
 		fslab_error("an empty path was given");
 		return FSLAB_EXIT_USAGE;
 	}
+	{
+		/* Paths end up in the state, the log and every message: a
+		 * control byte in one could rewrite what the terminal shows. */
+		const char *paths[] = { o.mount_root, o.state_path ? o.state_path : fslab_state_default_path(),
+					o.device, o.image, spec_path };
+
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			char esc[FSLAB_ESCAPE_SIZE(256)];
+
+			if (!paths[i] || !fslab_path_has_ctrl(paths[i]))
+				continue;
+			fslab_error("refused: the path '%s' holds control characters (shown escaped); "
+				    "give one without them",
+				    fslab_escape_ctrl(paths[i], esc, sizeof(esc)));
+			return FSLAB_EXIT_USAGE;
+		}
+	}
 	if (spec_path) {
 		if (fslab_spec_load(spec_path, &spec, err, sizeof(err)) < 0) {
-			fslab_error("%s", err);
+			char esc[FSLAB_ESCAPE_SIZE(sizeof(err))];
+
+			fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 			return FSLAB_EXIT_USAGE;
 		}
 		o.spec = &spec;

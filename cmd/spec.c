@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "log.h"
 #include "spec.h"
+#include "termtext.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -56,7 +57,10 @@ int cmd_spec(int argc, char **argv)
 	if (check) {
 		char err[512];
 		if (fslab_spec_load(check, &spec, err, sizeof(err)) < 0) {
-			fslab_error("%s", err);
+			char esc[FSLAB_ESCAPE_SIZE(512)];
+
+			/* it quotes the file's own text: names, options, the path */
+			fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 			return FSLAB_EXIT_USAGE;
 		}
 	} else {

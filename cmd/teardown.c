@@ -3,6 +3,7 @@
 #include "log.h"
 #include "provision.h"
 #include "state.h"
+#include "termtext.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -64,8 +65,19 @@ int cmd_teardown(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fslab_error("unexpected argument '%s'", argv[optind]);
+		char esc[FSLAB_ESCAPE_SIZE(256)];
+
+		fslab_error("unexpected argument '%s'", fslab_escape_ctrl(argv[optind], esc, sizeof(esc)));
 		usage(stderr);
+		return FSLAB_EXIT_USAGE;
+	}
+	if (fslab_path_has_ctrl(o.state_path ? o.state_path : fslab_state_default_path())) {
+		char esc[FSLAB_ESCAPE_SIZE(256)];
+
+		fslab_error("refused: the state path '%s' holds control characters (shown escaped); "
+			    "give one without them",
+			    fslab_escape_ctrl(o.state_path ? o.state_path : fslab_state_default_path(),
+					      esc, sizeof(esc)));
 		return FSLAB_EXIT_USAGE;
 	}
 	if (o.state_path && !*o.state_path) {

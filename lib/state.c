@@ -1,5 +1,6 @@
 #include "state.h"
 #include "fileutil.h"
+#include "spec_options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,14 @@ void fslab_state_set_phase(struct fslab_state *st, enum fslab_phase p)
 	const char *name = fslab_phase_to_string(p);
 
 	snprintf(st->phase, sizeof(st->phase), "%s", name ? name : "");
+}
+
+bool fslab_path_has_ctrl(const char *path)
+{
+	for (const unsigned char *c = (const unsigned char *)path; c && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return true;
+	return false;
 }
 
 const char *fslab_state_default_path(void)
@@ -459,6 +468,13 @@ static int state_parse(const char *path, char *text, struct fslab_state *st, cha
 				r = -EINVAL;
 				goto bad;
 			}
+			/* What fslab passes to mkfs and mount again must pass the
+			 * spec's allowlist: a state file is not a way round it. */
+			if ((r = fslab_spec_options_check(p->type, FSLAB_SPEC_MKFS_OPTIONS, p->mkfs_options,
+							  sub, sizeof(sub))) ||
+			    (r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options,
+							  sub, sizeof(sub))))
+				goto bad;
 			p->mount_method = method[0] ? fslab_mount_method_from_string(method) : FSLAB_MOUNT_NONE;
 			if (p->mount_method == FSLAB_MOUNT_METHOD_INVALID) {
 				snprintf(sub, sizeof(sub), "partition '%s' has unknown mount_method '%s'", p->name,

@@ -112,6 +112,11 @@ struct fslab_state {
 	struct fslab_state_partition partitions[FSLAB_MAX_FS];
 };
 
+/* True when path holds a control byte (below 0x20, or 0x7f): setup,
+ * status and teardown refuse such a state, image, mount root or disk
+ * path (printed, it could rewrite what the terminal shows). */
+bool fslab_path_has_ctrl(const char *path);
+
 /* $FSLAB_STATE, else FSLAB_STATE_DEFAULT_PATH. */
 const char *fslab_state_default_path(void);
 

@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "log.h"
 #include "prov_int.h"
+#include "spec_options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #define LAB_MOUNT_WAIT_S 30
+#define LAB_LOCK_DIR "/run/fslab"
 
 struct fslab_lab {
 	enum fslab_lab_mode mode;
@@ -30,6 +33,10 @@ struct fslab_lab {
 	char log_path[PATH_MAX + 8];
 	int dfd;
 	int lock_fd, lease_fd, log_fd;
+	/* The locks of the lab itself, by its lab_id, in LAB_LOCK_DIR: every
+	 * name, copy or bind mount of one lab's state takes these. */
+	int id_dfd, id_lock_fd;
+	char id[40];
 	bool have_state;
 	struct fslab_state st;
 };
@@ -170,6 +177,113 @@ int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
 
 /* ---- the lab ---- */
 
+/* Who may have put the state file there.  A state file tells root which
+ * devices to mount, unmount and wipe: only a file root (our euid) wrote,
+ * in a directory only root can change, is one.  The state's directory must
+ * be ours and writable by no one else; every directory above it ours or
+ * root's, and writable by others only with the sticky bit (as /tmp: others
+ * cannot rename what is ours there); and no component of the path as given
+ * may be a symbolic link another user owns (one planted in a shared
+ * directory).  For a new lab, path's directory may not exist yet: the
+ * check starts at its nearest existing ancestor.  0, or -EPERM with the
+ * reason in err. */
+int fslab_lab_check_path(const char *path, char *err, size_t errlen)
+{
+	char abs[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
+	uid_t me = geteuid();
+	struct stat sb;
+	bool first = true;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
+			return 0; /* resolved (and refused if need be) later */
+	} else {
+		snprintf(abs, sizeof(abs), "%s", path);
+	}
+	/* Each component as given: a link must be ours or root's. */
+	for (char *slash = strchr(abs + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != me && sb.st_uid != 0) {
+			snprintf(err, errlen,
+				 "refused: %s is a symbolic link owned by uid %u, so that user chooses where "
+				 "the state file of %s is; give a path without it",
+				 abs, (unsigned)sb.st_uid, path);
+			*slash = '/';
+			return -EPERM;
+		}
+		*slash = '/';
+	}
+	if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != me && sb.st_uid != 0) {
+		snprintf(err, errlen,
+			 "refused: %s is a symbolic link owned by uid %u, not a state file fslab wrote",
+			 abs, (unsigned)sb.st_uid);
+		return -EPERM;
+	}
+	snprintf(cwd, sizeof(cwd), "%s", abs);
+	snprintf(dir, sizeof(dir), "%s", dirname(cwd));
+	/* The nearest existing directory, then up to /. */
+	while (!realpath(dir, real)) {
+		if (errno != ENOENT || strcmp(dir, "/") == 0)
+			return 0;
+		snprintf(cwd, sizeof(cwd), "%s", dir);
+		snprintf(dir, sizeof(dir), "%s", dirname(cwd));
+		first = false;
+	}
+	for (;;) {
+		if (stat(real, &sb) < 0)
+			return 0;
+		if (sb.st_uid != me && sb.st_uid != 0) {
+			snprintf(err, errlen,
+				 "refused: %s (on the way to the state file %s) belongs to uid %u, who "
+				 "could replace the state file and make fslab act on any device; keep "
+				 "the state in a directory only root can change (default %s)",
+				 real, path, (unsigned)sb.st_uid, FSLAB_STATE_DEFAULT_PATH);
+			return -EPERM;
+		}
+		if ((sb.st_mode & 022) && (first || !(sb.st_mode & S_ISVTX))) {
+			snprintf(err, errlen,
+				 "refused: %s (on the way to the state file %s) is writable by %s, who "
+				 "could replace the state file and make fslab act on any device; keep "
+				 "the state in a directory only root can change (default %s)",
+				 real, path, (sb.st_mode & 002) ? "every user" : "its group",
+				 FSLAB_STATE_DEFAULT_PATH);
+			return -EPERM;
+		}
+		if (strcmp(real, "/") == 0)
+			return 0;
+		snprintf(cwd, sizeof(cwd), "%s", real);
+		snprintf(real, sizeof(real), "%s", dirname(cwd));
+		first = false;
+	}
+}
+
+/* The state file itself: ours (or root's), one link, writable by no one
+ * else.  0 or -EPERM with the reason in err. */
+static int lab_check_state_file(const char *path, const struct stat *sb, char *err, size_t errlen)
+{
+	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+		snprintf(err, errlen,
+			 "refused: the state file %s belongs to uid %u, not root: fslab did not write "
+			 "it, and acting on what it names could change any device; nothing was done",
+			 path, (unsigned)sb->st_uid);
+	else if (sb->st_mode & 022)
+		snprintf(err, errlen,
+			 "refused: the state file %s is writable by others (mode %04o): fslab writes "
+			 "it 0600, and anyone could have changed what it names; nothing was done",
+			 path, (unsigned)(sb->st_mode & 07777));
+	else if (sb->st_nlink != 1)
+		snprintf(err, errlen,
+			 "refused: the state file %s has %lu links (a hard link or copy is another "
+			 "name for the lab, and would take other locks); use the lab's one state "
+			 "file and remove the extra link",
+			 path, (unsigned long)sb->st_nlink);
+	else
+		return 0;
+	return -EPERM;
+}
+
+
 static int lab_lock_error(int r, const char *what, const char *holder, const char *state_path,
 			  char *err, size_t errlen)
 {
@@ -189,6 +303,75 @@ static int lab_lock_error(int r, const char *what, const char *holder, const cha
 	return r;
 }
 
+/* A lab_id fit for a file name (setup writes a UUID). */
+static bool lab_id_usable(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n < 8 || n >= 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f') ||
+		      (id[i] >= 'A' && id[i] <= 'F') || id[i] == '-'))
+			return false;
+	return true;
+}
+
+/* LAB_LOCK_DIR, made 0700 when missing: a directory of ours that no one
+ * else can write.  The fd or a negative errno. */
+static int lab_lock_dir(void)
+{
+	struct stat sb;
+	int fd;
+
+	if (mkdir(LAB_LOCK_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = fslab_dir_open(LAB_LOCK_DIR);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode
+ * (an old state without a lab_id keeps only the lock beside it).  0 or a
+ * negative errno with the refusal in err. */
+static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char *command,
+		       char *err, size_t errlen)
+{
+	char name[64], holder[128], what[128];
+	int fd;
+
+	if (lab->id_lock_fd >= 0 || !lab_id_usable(lab->st.lab_id))
+		return 0;
+	if (lab->id_dfd < 0) {
+		fd = lab_lock_dir();
+		if (fd < 0) {
+			if (geteuid() != 0)
+				return 0; /* a user's status: reads, changes nothing */
+			snprintf(err, errlen, "cannot use the lock directory %s: %s%s", LAB_LOCK_DIR,
+				 strerror(-fd),
+				 fd == -EPERM ? " (it must be root's directory, writable by no one else)"
+					      : "");
+			return fd;
+		}
+		lab->id_dfd = fd;
+	}
+	snprintf(lab->id, sizeof(lab->id), "%s", lab->st.lab_id);
+	snprintf(name, sizeof(name), "%s.lock", lab->id);
+	fd = fslab_lock_at(lab->id_dfd, name, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+			   command, holder, sizeof(holder));
+	if (fd < 0) {
+		snprintf(what, sizeof(what), "%s/%s", LAB_LOCK_DIR, name);
+		return lab_lock_error(fd, what, holder, state_path, err, errlen);
+	}
+	lab->id_lock_fd = fd;
+	return 0;
+}
+
 static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *command, char *err,
 		     size_t errlen)
 {
@@ -196,8 +379,10 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 	bool alone = lab->mode == FSLAB_LAB_RUN;
 	int fd;
 
-	snprintf(name, sizeof(name), "%s.run", lab->name);
-	fd = fslab_lock_at(lab->dfd, name, alone ? LOCK_EX : LOCK_SH, command, holder, sizeof(holder));
+	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+
+	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
+	fd = fslab_lock_at(dfd, name, alone ? LOCK_EX : LOCK_SH, command, holder, sizeof(holder));
 	if (fd == -EWOULDBLOCK) {
 		if (alone)
 			snprintf(err, errlen,
@@ -215,7 +400,7 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 	if (fd < 0) {
 		char what[PATH_MAX + NAME_MAX + 16];
 
-		snprintf(what, sizeof(what), "%s/%s", lab->dir, name);
+		snprintf(what, sizeof(what), "%s/%s", lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name);
 		return lab_lock_error(fd, what, holder, state_path, err, errlen);
 	}
 	lab->lease_fd = fd;
@@ -241,12 +426,16 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 	}
 	lab->mode = mode;
 	lab->dfd = lab->lock_fd = lab->lease_fd = lab->log_fd = -1;
+	lab->id_dfd = lab->id_lock_fd = -1;
 
 	if (snprintf(tmp, sizeof(tmp), "%s", state_path) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "%s: path too long", state_path);
 		r = -ENAMETOOLONG;
 		goto fail;
 	}
+	r = fslab_lab_check_path(state_path, err, errlen);
+	if (r < 0)
+		goto fail;
 	if (!is_new) {
 		/* No lab: say so without creating the lock file or its directory. */
 		if (lstat(state_path, &st) < 0) {
@@ -282,6 +471,11 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 			goto fail;
 		}
 		snprintf(real, sizeof(real), "%s", tmp);
+	}
+	if (!is_new) {
+		r = fslab_lab_check_path(real, err, errlen);
+		if (r < 0)
+			goto fail;
 	}
 	snprintf(lab->path, sizeof(lab->path), "%s", real);
 	snprintf(tmp, sizeof(tmp), "%s", real);
@@ -332,6 +526,9 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 			r = -EINVAL;
 			goto fail;
 		}
+		r = lab_check_state_file(state_path, &st, err, errlen);
+		if (r < 0)
+			goto fail;
 		if (stat(state_path, &named) < 0 || named.st_dev != st.st_dev ||
 		    named.st_ino != st.st_ino) {
 			snprintf(err, errlen,
@@ -348,6 +545,16 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 			goto fail;
 		}
 		lab->have_state = true;
+		r = lab_lock_id(lab, state_path, command, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	if ((mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT) && lab->have_state &&
+	    fslab_state_phase(&lab->st) == FSLAB_PHASE_READY) {
+		/* A run writes into the lab's mounts and may remount them. */
+		r = fslab_lab_prove(lab, true, err, errlen);
+		if (r < 0)
+			goto fail;
 	}
 	if (mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT) {
 		r = lab_lease(lab, state_path, command, err, errlen);
@@ -379,6 +586,14 @@ void fslab_lab_close(struct fslab_lab *lab)
 		}
 		close(lab->lock_fd);
 	}
+	if (lab->id_lock_fd >= 0) {
+		if (lab->mode == FSLAB_LAB_EXCLUSIVE && ftruncate(lab->id_lock_fd, 0) < 0) {
+			/* only a name for messages */
+		}
+		close(lab->id_lock_fd);
+	}
+	if (lab->id_dfd >= 0)
+		close(lab->id_dfd);
 	if (lab->log_fd >= 0)
 		close(lab->log_fd);
 	if (lab->dfd >= 0)
@@ -412,6 +627,17 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
 
 	if (lab->mode != FSLAB_LAB_EXCLUSIVE)
 		return -EPERM;
+	/* Setup: the lab's own lock from its first save on, so that a copy
+	 * of the state made meanwhile cannot be used under it. */
+	if (lab->id_lock_fd < 0 && lab_id_usable(lab->st.lab_id)) {
+		char err[512];
+
+		r = lab_lock_id(lab, lab->path, "fslab setup", err, sizeof(err));
+		if (r < 0) {
+			fslab_error("%s", err);
+			return r;
+		}
+	}
 	r = fslab_state_save_at(lab->dfd, lab->name, &lab->st, flags);
 	if (r == 0) {
 		lab->have_state = true;
@@ -441,6 +667,22 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 	if (unlinkat(lab->dfd, lab->name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	lab->have_state = false;
+	/* The lab's id dies with it: a later command with a copy of the state
+	 * is refused on its own (the copy names a lab that is gone), so its
+	 * id lock files can go; the lock beside the state stays (another
+	 * command may be opening it to be told there is no lab). */
+	if (lab->id_dfd >= 0) {
+		static const char *const ext[] = { "run", "mount", "lock" };
+
+		for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s.%s", lab->id, ext[i]);
+			if (unlinkat(lab->id_dfd, name, 0) < 0 && errno != ENOENT) {
+				/* a stale lock file of a dead lab is harmless */
+			}
+		}
+	}
 	return 0;
 }
 
@@ -471,6 +713,120 @@ const char *fslab_lab_log_path(const struct fslab_lab *lab)
 	return lab->log_path;
 }
 
+/* The disk the state names is the lab's: for an image, the image carries
+ * the lab's marker (a version 1 state: none to check) and the recorded
+ * loop device (its device number as setup recorded it) is backed by that
+ * very file; for a disk, its GPT disk GUID is the lab's.  d is filled. */
+static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, char *err, size_t errlen)
+{
+	struct stat sb;
+	char guid[40], found[128];
+	int r;
+
+	if (!st->disk[0]) {
+		snprintf(err, errlen, "the state records no disk");
+		return -EINVAL;
+	}
+	if (stat(st->disk, &sb) < 0 || !S_ISBLK(sb.st_mode)) {
+		snprintf(err, errlen, "the lab's disk %s is missing or not a block device", st->disk);
+		return -ENODEV;
+	}
+	if (st->disk_rdev && (uint64_t)sb.st_rdev != st->disk_rdev) {
+		snprintf(err, errlen, "%s is not the device setup claimed (device number %u:%u, not "
+			 "the recorded one)", st->disk, major(sb.st_rdev), minor(sb.st_rdev));
+		return -EINVAL;
+	}
+	if (st->image[0]) {
+		struct fslab_state_id id, back;
+		int fd = open(st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "the lab's image %s: %s", st->image, strerror(errno));
+			return -errno;
+		}
+		prov_id_of_fd(fd, &id);
+		r = st->version >= 2 ? prov_marker_check(fd, st->lab_id, found, sizeof(found)) : 1;
+		close(fd);
+		if (r != 1) {
+			snprintf(err, errlen, "%s is not this lab's image (%s)", st->image,
+				 r < 0 ? strerror(-r) : found);
+			return -EINVAL;
+		}
+		if ((st->image_id.known && (st->image_id.dev != id.dev || st->image_id.ino != id.ino)) ||
+		    prov_loop_backing(st->disk, &back) < 0 || back.dev != id.dev || back.ino != id.ino) {
+			snprintf(err, errlen, "%s is not the loop device setup attached to %s", st->disk,
+				 st->image);
+			return -EINVAL;
+		}
+	} else {
+		r = prov_gpt_guid(st->disk, guid, sizeof(guid));
+		if (r < 0 || !st->disk_guid[0] || strcasecmp(guid, st->disk_guid) != 0) {
+			snprintf(err, errlen, "%s does not carry the lab's GPT (disk GUID %s)", st->disk,
+				 st->disk_guid[0] ? st->disk_guid : "none recorded");
+			return -EINVAL;
+		}
+	}
+	if (prov_disk_inspect(st->disk, d, err, errlen) < 0)
+		return -ENODEV;
+	if (d->is_partition) {
+		snprintf(err, errlen, "%s is a partition, not a whole disk", st->disk);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* p's device is a partition of the proven disk d; with mounted, it is
+ * what is mounted at p's mount point.  0 or -EINVAL with err. */
+static int lab_prove_partition(const struct prov_disk *d, const struct fslab_state_partition *p,
+			       bool mounted, char *err, size_t errlen)
+{
+	char src[PATH_MAX], fstype[64];
+	struct stat sb, ssb;
+
+	if (stat(p->device, &sb) < 0 || !S_ISBLK(sb.st_mode) || sb.st_rdev == d->devno ||
+	    !prov_devno_on_disk(sb.st_rdev, d)) {
+		snprintf(err, errlen, "[%s] %s is not a partition of the lab's disk %s", p->name,
+			 p->device, d->path);
+		return -EINVAL;
+	}
+	if (!mounted)
+		return 0;
+	if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) != 1 ||
+	    stat(src, &ssb) < 0 || !S_ISBLK(ssb.st_mode) || ssb.st_rdev != sb.st_rdev) {
+		snprintf(err, errlen, "[%s] %s is not what is mounted at %s", p->name, p->device,
+			 p->mountpoint);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t errlen)
+{
+	const struct fslab_state *st = &lab->st;
+	struct prov_disk d;
+	char why[3 * PATH_MAX];
+	int r;
+
+	r = lab_prove_disk(st, &d, why, sizeof(why));
+	for (size_t i = 0; r == 0 && i < st->n_partitions; i++) {
+		struct stat sb;
+
+		/* status names a missing partition as damage itself */
+		if (!mounted && stat(st->partitions[i].device, &sb) < 0 && errno == ENOENT)
+			continue;
+		if (st->partitions[i].device[0])
+			r = lab_prove_partition(&d, &st->partitions[i],
+						mounted && st->partitions[i].mount_method != FSLAB_MOUNT_NONE,
+						why, sizeof(why));
+	}
+	if (r < 0)
+		snprintf(err, errlen,
+			 "refused: %s is not a lab fslab set up as it stands now: %s; nothing was "
+			 "used. If the lab is damaged, run fslab teardown --state %s",
+			 lab->path, why, lab->path);
+	return r;
+}
+
 /* NAME.mount with how (LOCK_SH / LOCK_EX), waiting up to LAB_MOUNT_WAIT_S. */
 static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 {
@@ -478,9 +834,11 @@ static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 	double deadline = prov_now() + LAB_MOUNT_WAIT_S;
 	int fd;
 
-	snprintf(name, sizeof(name), "%s.mount", lab->name);
+	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+
+	snprintf(name, sizeof(name), "%s.mount", lab->id_dfd >= 0 ? lab->id : lab->name);
 	for (;;) {
-		fd = fslab_lock_at(lab->dfd, name, how, command, holder, sizeof(holder));
+		fd = fslab_lock_at(dfd, name, how, command, holder, sizeof(holder));
 		if (fd != -EWOULDBLOCK || prov_now() > deadline)
 			return fd;
 		usleep(20000);
@@ -516,6 +874,21 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
 		snprintf(why, whylen, "cold mode: %s is not a mounted partition of the lab %s", name,
 			 lab->path);
 		return -ENOENT;
+	}
+	r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why, whylen);
+	if (r < 0)
+		return r;
+	{
+		struct prov_disk d;
+		char e2[3 * PATH_MAX];
+
+		r = lab_prove_disk(&lab->st, &d, e2, sizeof(e2));
+		if (r == 0)
+			r = lab_prove_partition(&d, p, true, e2, sizeof(e2));
+		if (r < 0) {
+			snprintf(why, whylen, "cold mode: not remounting %s: %s", p->mountpoint, e2);
+			return r;
+		}
 	}
 	fd = lab_mounts_lock(lab, LOCK_EX, "fslab run (remount)");
 	if (fd < 0) {

@@ -4,18 +4,23 @@
  * state only through an open lab.
  *
  * Identity, not names.  The state path is resolved once (symbolic links
- * followed) to the real state file; its locks are files beside that real
- * file, opened relative to the directory's fd without following links:
- *   NAME.lock   the lab lock: shared for run and status, exclusive for
- *               setup, teardown and reproduce;
- *   NAME.run    the run lease: exclusive for a run, so a second run on the
+ * followed) to the real state file, which must be root's (the caller's),
+ * with one link, writable by no one else, in a directory chain no other
+ * user can change (fslab_lab_check_path).  NAME.lock beside it is taken
+ * first, opened relative to the directory's fd without following links;
+ * once the state is loaded, the locks of the lab itself, keyed on its
+ * lab_id in the root-only directory /run/fslab (so that a copy of the
+ * state or a bind mount of it under another name takes the same ones):
+ *   LABID.lock  the lab lock: shared for run and status, exclusive for
+ *               setup (from its first save), teardown and reproduce;
+ *   LABID.run   the run lease: exclusive for a run, so a second run on the
  *               same lab is refused (naming the running one's pid) unless
  *               both ask to share it (--allow-concurrent);
- *   NAME.mount  held exclusive while a mount of the lab changes under a
+ *   LABID.mount held exclusive while a mount of the lab changes under a
  *               run (cold-cache remount), shared while status reads them.
- * After locking, the state file is checked to still be the file the given
- * path names (same st_dev, st_ino), so a path that is a symbolic link to
- * the state and the state's own path take the same locks.  The locks are
+ * (A version 1 state, without a lab_id, keeps NAME.run and NAME.mount
+ * beside the state.)  After locking, the state file is checked to still be
+ * the file the given path names (same st_dev, st_ino).  The locks are
  * flock(2)s: a killed holder releases them, and nothing ever waits for
  * one (a busy lab is refused with the holder named).
  *
@@ -59,6 +64,22 @@ struct fslab_lab;
 int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned flags,
 		   const char *command, struct fslab_lab **labp, char *err, size_t errlen);
 
+/* Proves the lab is what setup made before it is used: the disk is the
+ * lab's (an image: its creation marker, and the recorded loop device
+ * backed by it; a disk: its GPT disk GUID), each partition's device is a
+ * partition of that disk and, with mounted, is what is mounted at its
+ * mount point.  fslab_lab_open does this itself for a run on a ready lab.
+ * 0, or a negative errno with the refusal in err. */
+int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t errlen);
+
+/* Refuses (-EPERM, reason in err) a state path another user could
+ * redirect or replace: the state's directory must be ours (root's) and
+ * writable by no one else, every directory above it ours or root's and
+ * writable by others only with the sticky bit, and no component of the
+ * path as given a symbolic link another user owns.  fslab_lab_open checks
+ * this itself; setup calls it before it resolves the path. */
+int fslab_lab_check_path(const char *path, char *err, size_t errlen);
+
 /* Releases every lock and frees lab (NULL is ignored). */
 void fslab_lab_close(struct fslab_lab *lab);
 
@@ -76,8 +97,9 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags);
 /* Reads the state file again (after another function saved it through
  * its own copy).  0 or a negative errno with the reason in err. */
 int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen);
-/* Removes the state file and the setup log (exclusive mode only); the lock
- * files stay (removing them would race with a process opening them). */
+/* Removes the state file, the setup log and the lab's LABID.* lock files
+ * (exclusive mode only; the lab id dies with the lab); NAME.lock beside
+ * the state stays (another command may be opening it). */
 int fslab_lab_remove_state(struct fslab_lab *lab);
 
 /* True when the state records the identities teardown needs to prove

@@ -11,6 +11,7 @@
 #include "provision.h"
 #include "size.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -201,6 +202,46 @@ static int setup_check_environment(struct setup_run *s)
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
+	/* Never over the system: not / nor a directory the system lives in,
+	 * as the mount root or as a mount point (compared by identity, so no
+	 * spelling gets round it). */
+	{
+		static const char *const sys[] = { "/", "/bin", "/boot", "/dev", "/etc", "/home",
+						   "/lib", "/lib32", "/lib64", "/libx32",
+						   "/opt", "/proc", "/root", "/run", "/sbin",
+						   "/srv", "/sys", "/tmp", "/usr", "/usr/bin", "/usr/lib",
+						   "/usr/lib64", "/usr/libexec", "/usr/local", "/usr/sbin",
+						   "/usr/share", "/var", "/var/lib", "/var/log", "/var/tmp" };
+		struct stat a, b;
+
+		for (size_t i = 0; i <= s->plan.n; i++) {
+			const char *d = i == 0 ? s->mount_root : s->plan.parts[i - 1].mountpoint;
+
+			if (stat(d, &a) < 0)
+				continue;
+			for (size_t k = 0; k < sizeof(sys) / sizeof(sys[0]); k++)
+				if (stat(sys[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+					fslab_error("refused: %s %s is the system directory %s; mounting the "
+						    "lab there would hide what the system (and teardown) "
+						    "needs; give a --mount-root of its own, such as %s",
+						    i == 0 ? "mount root" : "mount point", d, sys[k],
+						    FSLAB_MOUNT_ROOT_DEFAULT);
+					return FSLAB_EXIT_FAILURE;
+				}
+		}
+	}
+	/* Not inside another lab: its teardown could not unmount it. */
+	for (int i = 0; i < 2; i++) {
+		const char *what = i == 0 ? s->mount_root : s->image;
+
+		if (what[0] && prov_path_on_lab_mount(what, dir, sizeof(dir)) > 0) {
+			fslab_error("refused: %s %s would be on %s, a filesystem of another fslab lab (it "
+				    "would keep that lab busy, and its teardown would fail); give a path "
+				    "outside every lab",
+				    i == 0 ? "the mount root" : "the image", what, dir);
+			return FSLAB_EXIT_FAILURE;
+		}
+	}
 	/* The mount root: an existing directory (not a symlink) we can write,
 	 * or creatable under the nearest existing ancestor. */
 	snprintf(path, sizeof(path), "%s", s->mount_root);
@@ -252,6 +293,25 @@ static int setup_check_environment(struct setup_run *s)
 				    "another --mount-root",
 				    mp, src, fstype);
 			return FSLAB_EXIT_FAILURE;
+		}
+		/* Mounting over files would hide them for as long as the lab
+		 * is up: only an empty directory. */
+		{
+			DIR *dh = opendir(mp);
+			struct dirent *e;
+			bool empty = true;
+
+			while (dh && empty && (e = readdir(dh)))
+				empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+			if (dh)
+				closedir(dh);
+			if (!empty) {
+				fslab_error("refused: mount point %s is not empty; the lab would be mounted "
+					    "over its files and hide them; give another --mount-root or "
+					    "move them",
+					    mp);
+				return FSLAB_EXIT_FAILURE;
+			}
 		}
 	}
 	if (s->image[0] && !s->image_exists) {
@@ -636,6 +696,26 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 		close(fd);
 		return FSLAB_EXIT_FAILURE;
 	}
+	/* The kernel will mount what is in this file: no one but root may be
+	 * able to write it underneath (owner, mode), and it must have no
+	 * other name (a hard link to someone's file). */
+	if (st->st_uid != geteuid() || (st->st_mode & 022) || st->st_nlink != 1) {
+		if (st->st_uid != geteuid())
+			fslab_error("refused: image %s belongs to uid %u, who could rewrite the disk "
+				    "under the mounted lab; use an image of root's (or a new file), even "
+				    "with --wipe",
+				    s->image, (unsigned)st->st_uid);
+		else if (st->st_mode & 022)
+			fslab_error("refused: image %s is writable by others (mode %04o), who could "
+				    "rewrite the disk under the mounted lab; chmod go-w it first",
+				    s->image, (unsigned)(st->st_mode & 07777));
+		else
+			fslab_error("refused: image %s has %lu links (a hard link: its other name may "
+				    "be someone's file); give a file with one name, even with --wipe",
+				    s->image, (unsigned long)st->st_nlink);
+		close(fd);
+		return FSLAB_EXIT_FAILURE;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		fslab_error("refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
@@ -935,6 +1015,12 @@ int fslab_setup(const struct fslab_setup_opts *o)
 			goto out_free;
 		}
 		snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
+		r = fslab_lab_check_path(s->state_path, err, sizeof(err));
+		if (r < 0) {
+			fslab_error("%s", err);
+			ret = FSLAB_EXIT_FAILURE;
+			goto out_free;
+		}
 		r = prov_resolve_parent(s->state_path, real, sizeof(real));
 		if (r == 0)
 			snprintf(s->state_path, sizeof(s->state_path), "%s", real);
@@ -967,6 +1053,20 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		struct stat sb;
 
 		if (!o->lab && lstat(s->state_path, &sb) == 0) {
+			struct fslab_state other;
+
+			/* Something that is not a state file: not a lab, and no
+			 * lock file of ours goes beside it. */
+			if (!S_ISREG(sb.st_mode) ||
+			    fslab_state_load(s->state_path, &other, err, sizeof(err)) < 0) {
+				fslab_error("refused: %s exists and is not an fslab state file (%s); setup "
+					    "does not overwrite it: give a --state that does not exist yet. "
+					    "Nothing was created",
+					    s->state_path,
+					    S_ISREG(sb.st_mode) ? "it does not parse as one" : "not a regular file");
+				ret = FSLAB_EXIT_FAILURE;
+				goto out_free;
+			}
 			/* A lab exists: if another command is busy with it, name
 			 * that command (its lock file is already there). */
 			r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW,
@@ -987,6 +1087,14 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	ret = setup_check_environment(s);
 	if (ret)
 		goto out_free;
+	/* The disk's rules (they only read, and flock the disk) before the
+	 * lab's lock file and the state's directory exist: a refused disk
+	 * leaves nothing behind. */
+	if (!s->image[0]) {
+		ret = setup_check_disk(s, o->device, true);
+		if (ret)
+			goto out_unlock;
+	}
 	if (o->lab) {
 		s->lab = o->lab; /* the caller's, held exclusive since before we looked */
 		r = fslab_lab_has_state(s->lab) ? -EEXIST : 0;
@@ -999,11 +1107,6 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		fslab_error("refused: %s", err);
 		ret = FSLAB_EXIT_FAILURE;
 		goto out_unlock;
-	}
-	if (!s->image[0]) {
-		ret = setup_check_disk(s, o->device, true);
-		if (ret)
-			goto out_unlock;
 	}
 
 	setup_stop = 0;

@@ -91,6 +91,14 @@ int fslab_status(const struct fslab_status_opts *o)
 	/* Not in the middle of a cold-cache remount. */
 	mounts = fslab_lab_mounts_hold(lab);
 	disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
+	/* A disk that is there must be the lab's, and its partitions on it,
+	 * before anything about them is reported as the lab's. */
+	if (disk_ok && fslab_lab_prove(lab, false, err, sizeof(err)) < 0) {
+		fslab_error("%s", err);
+		fslab_lab_mounts_release(mounts);
+		fslab_lab_close(lab);
+		return FSLAB_EXIT_FAILURE;
+	}
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		status_check(&st->partitions[i], &rows[i]);
 		if (rows[i].problem[0])

@@ -516,16 +516,18 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 
 	if (!dir[0] || lstat(dir, &sb) < 0)
 		return;
-	if (!S_ISDIR(sb.st_mode) || (id->known && !prov_id_matches(id, &sb))) {
-		fslab_error("refused: %s is not the directory setup made (%s); left in place", dir,
-			    S_ISDIR(sb.st_mode) ? "another inode" : "not a directory");
+	/* First: a mount point shows the mounted root's inode, not the
+	 * directory's, so "another inode" would be the wrong reason. */
+	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
+		fslab_error("refused: %s is still a mount point (%s, %s) that teardown did not prove "
+			    "the lab's; left in place: unmount it and run teardown again",
+			    dir, src, fstype);
 		t->refused = true;
 		return;
 	}
-	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-		fslab_error("refused: %s is a mount point (%s, %s) that teardown did not prove the "
-			    "lab's; left in place",
-			    dir, src, fstype);
+	if (!S_ISDIR(sb.st_mode) || (id->known && !prov_id_matches(id, &sb))) {
+		fslab_error("refused: %s is not the directory setup made (%s); left in place", dir,
+			    S_ISDIR(sb.st_mode) ? "another inode" : "not a directory");
 		t->refused = true;
 		return;
 	}

@@ -8,8 +8,10 @@
  * only (loop devices, mkfs, mount). */
 #include "../provision/provtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +80,8 @@ static void assert_refused(const struct ft_output *o, const char *text)
 	ck_assert_msg(strstr(o->err, text), "stderr lacks '%s':\n%s", text, o->err);
 }
 
-/* The disk setup recorded ("disk": "/dev/loopN" in the state). */
-static void state_disk(const char *state, char *disk, size_t len)
+/* A string field of the state ("disk": "/dev/loopN"). */
+static void state_field(const char *state, const char *key, char *val, size_t len)
 {
 	char *text = NULL, *p;
 	size_t n = 0;
@@ -88,11 +90,16 @@ static void state_disk(const char *state, char *disk, size_t len)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_ge(getdelim(&text, &n, '\0', f), 0);
 	fclose(f);
-	p = strstr(text, "\"disk\"");
+	{
+		char quoted[64];
+
+		snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+		p = strstr(text, quoted);
+		ck_assert_ptr_nonnull(p);
+		p = strchr(p + strlen(quoted), '"');
+	}
 	ck_assert_ptr_nonnull(p);
-	p = strchr(p + 6, '"');
-	ck_assert_ptr_nonnull(p);
-	snprintf(disk, len, "%.*s", (int)strcspn(p + 1, "\""), p + 1);
+	snprintf(val, len, "%.*s", (int)strcspn(p + 1, "\""), p + 1);
 	free(text);
 }
 
@@ -116,7 +123,7 @@ static void lab_up(struct pt_env *e, struct lab_check *c)
 	sync();
 	c->canary_sum = sum_of(c->canary);
 	c->state_sum = sum_of(e->state);
-	state_disk(e->state, c->disk, sizeof(c->disk));
+	state_field(e->state, "disk", c->disk, sizeof(c->disk));
 }
 
 static void lab_intact(struct pt_env *e, const struct lab_check *c)
@@ -190,6 +197,502 @@ START_TEST(teardown_refuses_a_second_loop_on_the_image)
 }
 END_TEST
 
+/* A victim: an ext4 on the test's own loop device, mounted at vm, with a
+ * file in it. */
+struct victim {
+	char img[1200], vm[1200], data[1300], loop[64];
+	uint64_t sum;
+};
+
+static void victim_up(struct pt_env *e, struct victim *v)
+{
+	snprintf(v->img, sizeof(v->img), "%s/victim.img", e->dir);
+	snprintf(v->vm, sizeof(v->vm), "%s/vm", e->dir);
+	snprintf(v->data, sizeof(v->data), "%s/data", v->vm);
+	ck_assert_int_eq(mkdir(v->vm, 0755), 0);
+	{
+		int fd = open(v->img, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 32 << 20), 0);
+		close(fd);
+	}
+	{
+		const char *at[] = { "losetup", "-f", "--show", v->img, NULL };
+		run_ok(at, v->loop, sizeof(v->loop));
+	}
+	{
+		const char *mkfs[] = { "mkfs.ext4", "-q", v->loop, NULL };
+		const char *mnt[] = { "mount", "-t", "ext4", v->loop, v->vm, NULL };
+		run_ok(mkfs, NULL, 0);
+		run_ok(mnt, NULL, 0);
+	}
+	ck_assert_int_eq(ft_write_file(v->data, "precious\n"), 0);
+	sync();
+	v->sum = sum_of(v->data);
+}
+
+/* Still mounted read-write, the file unchanged, nothing of fslab's in it. */
+static void victim_intact(const struct victim *v)
+{
+	const char *argv[] = { "findmnt", "-n", "-o", "OPTIONS", v->vm, NULL };
+	char opts[512];
+	DIR *d;
+	struct dirent *de;
+
+	ck_assert_msg(ft_mounts_under(v->vm) == 1, "the victim at %s was unmounted", v->vm);
+	run_ok(argv, opts, sizeof(opts));
+	ck_assert_msg(strncmp(opts, "rw", 2) == 0 && !strstr(opts, "errors=panic"),
+		      "the victim was remounted: %s", opts);
+	ck_assert_msg(sum_of(v->data) == v->sum, "the victim's file changed");
+	d = opendir(v->vm);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		ck_assert_msg(strncmp(de->d_name, "fslab", 5) != 0, "fslab wrote %s into the victim",
+			      de->d_name);
+	closedir(d);
+}
+
+static void victim_down(struct victim *v)
+{
+	const char *um[] = { "umount", v->vm, NULL };
+
+	run_ok(um, NULL, 0);
+	loop_detach(v->loop);
+}
+
+/* A state file as the red team forged it: phase ready, one partition that
+ * is the victim's loop device mounted at vm, with options. */
+static void forge_state(const char *path, const struct victim *v, const char *opts)
+{
+	char text[8192];
+
+	snprintf(text, sizeof(text),
+		 "{\n \"version\": 2, \"phase\": \"ready\",\n"
+		 " \"lab_id\": \"7a6beb66-80f4-48fe-9dbc-d03948329b39\",\n"
+		 " \"disk\": \"%s\", \"disk_guid\": \"8DA9C4A5-EAA7-49F2-B151-4A12C5267A57\",\n"
+		 " \"image\": \"\", \"image_created\": false, \"mount_root\": \"%.*s\",\n"
+		 " \"mount_root_created\": false, \"spec_source\": \"x\",\n"
+		 " \"created_at\": \"2026-11-30T07:48:43Z\",\n"
+		 " \"partitions\": [ { \"name\": \"e\", \"type\": \"ext4\", \"number\": 1,\n"
+		 "   \"device\": \"%s\", \"start_sector\": 2048, \"size_sectors\": 65536,\n"
+		 "   \"mkfs_options\": \"\", \"mount_options\": \"%s\", \"mountpoint\": \"%s\",\n"
+		 "   \"mountpoint_created\": false, \"formatted\": true, \"mount_method\": \"kernel\" } ]\n}\n",
+		 v->loop, (int)(strrchr(v->vm, '/') - v->vm), v->vm, v->loop, opts, v->vm);
+	ck_assert_int_eq(ft_write_file(path, text), 0);
+}
+
+static void status_and_run_refused(struct pt_env *e, const char *state, const char *text)
+{
+	char out[1200];
+	struct ft_output o;
+	const char *run[] = { ft_fslab_bin(), "run", "--state", state, "--out", out, "--sweep", "quick",
+			      "--tests", "write", "--trials", "1", "--cache", "cold",
+			      "--no-device-probe", NULL };
+
+	snprintf(out, sizeof(out), "%s/results", e->dir);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", state, NULL), 0);
+	assert_refused(&o, text);
+	ft_output_free(&o);
+	setenv("FSLAB_DROP_METHOD", "remount", 1);
+	ck_assert_int_eq(ft_run(run, NULL, &o), 0);
+	unsetenv("FSLAB_DROP_METHOD");
+	assert_refused(&o, text);
+	ft_output_free(&o);
+}
+
+/* F11: a state file another user wrote (owned by nobody, in a directory
+ * root owns) naming a foreign mount: status and run refuse it by owner. */
+START_TEST(state_forged_by_another_user_is_refused)
+{
+	struct pt_env e;
+	struct victim v;
+
+	ft_require_root();
+	tiny_env(&e);
+	victim_up(&e, &v);
+	forge_state(e.state, &v, "ro,errors=panic");
+	ck_assert_int_eq(chown(e.state, 65534, 65534), 0);
+	status_and_run_refused(&e, e.state, "belongs to uid 65534");
+	victim_intact(&v);
+	victim_down(&v);
+	unlink(e.state);
+}
+END_TEST
+
+/* F10, F19: the state in a directory every user can write (sticky, as
+ * /tmp), or reached through a symbolic link another user planted there. */
+START_TEST(state_in_a_shared_directory_is_refused)
+{
+	char shared[1200], state[1300], target[1200], link[1300], lstate[1400];
+	struct pt_env e;
+	struct victim v;
+
+	ft_require_root();
+	tiny_env(&e);
+	victim_up(&e, &v);
+	snprintf(shared, sizeof(shared), "%s/shared", e.dir);
+	snprintf(target, sizeof(target), "%s/rootdir", e.dir);
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	ck_assert_int_eq(mkdir(target, 0700), 0);
+	snprintf(state, sizeof(state), "%s/state.json", shared);
+	forge_state(state, &v, "");
+	chmod(state, 0600);
+	status_and_run_refused(&e, state, "writable by every user");
+	/* nobody's symlink in the shared dir, to a directory of root's */
+	snprintf(link, sizeof(link), "%s/st", shared);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(lchown(link, 65534, 65534), 0);
+	snprintf(lstate, sizeof(lstate), "%s/state.json", link);
+	{
+		struct ft_output o;
+		char mnt[1300], tstate[1300];
+
+		snprintf(mnt, sizeof(mnt), "%s/m", e.dir);
+		ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state",
+					  lstate, "--mount-root", mnt, "--yes", NULL), 0);
+		assert_refused(&o, "symbolic link owned by uid 65534");
+		ft_output_free(&o);
+		snprintf(tstate, sizeof(tstate), "%s/state.json", target);
+		ck_assert_int_eq(access(tstate, F_OK), -1);
+		ck_assert_int_eq(access(e.image, F_OK), -1);
+	}
+	victim_intact(&v);
+	victim_down(&v);
+}
+END_TEST
+
+/* F11: a root-owned state (a copy from another machine, a mistake) that
+ * names a mount which is not a lab's: status and run prove the lab and
+ * refuse; options outside the allowlist are refused on load. */
+START_TEST(state_naming_a_foreign_mount_is_not_used)
+{
+	struct pt_env e;
+	struct victim v;
+
+	ft_require_root();
+	tiny_env(&e);
+	victim_up(&e, &v);
+	forge_state(e.state, &v, "");
+	chmod(e.state, 0600);
+	status_and_run_refused(&e, e.state, "is not a lab fslab set up");
+	forge_state(e.state, &v, "ro");
+	status_and_run_refused(&e, e.state, "'ro'");
+	victim_intact(&v);
+	victim_down(&v);
+	unlink(e.state);
+}
+END_TEST
+
+/* A benchmark on the lab through state, running until stopped. */
+static void start_run(struct ft_proc *p, const char *state, const char *out)
+{
+	const char *argv[] = { ft_fslab_bin(), "run", "--state", state, "--out", out,
+			       "--sweep", "quick", "--tests", "write,read", "--trials", "100",
+			       "--cache", "warm", "--no-device-probe", NULL };
+
+	ck_assert_int_eq(ft_spawn(argv, p), 0);
+	if (ft_proc_wait_for(p, "results in", 60000) != 0) {
+		struct ft_output o;
+
+		kill(p->pid, SIGKILL);
+		ft_proc_finish(p, &o);
+		ck_abort_msg("the run did not start:\n%s\n%s", o.out, o.err);
+	}
+}
+
+/* F1: a copy of the state (cp -p), a hard link to it, or the state
+ * bind-mounted on another name is the same lab: the same locks, so
+ * teardown and a second run through it are refused while a run holds the
+ * lab; a hard link is refused outright. */
+START_TEST(every_name_of_a_lab_takes_the_same_locks)
+{
+	char copy[1200], hl[1200], bind[1200], out[1200], out2[1200];
+	struct lab_check c;
+	struct pt_env e;
+	struct ft_output o;
+	struct ft_proc run;
+
+	ft_require_root();
+	tiny_env(&e);
+	lab_up(&e, &c);
+	snprintf(copy, sizeof(copy), "%s/copy.json", e.dir);
+	snprintf(hl, sizeof(hl), "%s/hl.json", e.dir);
+	snprintf(bind, sizeof(bind), "%s/bind.json", e.dir);
+	snprintf(out, sizeof(out), "%s/res1", e.dir);
+	snprintf(out2, sizeof(out2), "%s/res2", e.dir);
+	{
+		const char *cp[] = { "cp", "-p", e.state, copy, NULL };
+		run_ok(cp, NULL, 0);
+	}
+	ck_assert_int_eq(ft_write_file(bind, "x\n"), 0);
+	{
+		const char *mb[] = { "mount", "--bind", e.state, bind, NULL };
+		run_ok(mb, NULL, 0);
+	}
+	start_run(&run, e.state, out);
+	for (int k = 0; k < 2; k++) {
+		const char *via = k == 0 ? copy : bind;
+
+		ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", via, NULL), 0);
+		assert_refused(&o, "is in use by");
+		ft_output_free(&o);
+		ck_assert_int_eq(ft_fslab(&o, "run", "--state", via, "--out", out2, "--sweep", "quick",
+					  "--tests", "write", "--trials", "1", "--no-device-probe", NULL),
+				 0);
+		assert_refused(&o, "another benchmark is running");
+		ft_output_free(&o);
+	}
+	ck_assert_int_eq(link(e.state, hl), 0);
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", hl, NULL), 0);
+	assert_refused(&o, "2 links");
+	ft_output_free(&o);
+	ck_assert_int_eq(unlink(hl), 0);
+	{
+		struct ft_output ro;
+
+		kill(run.pid, SIGTERM);
+		ck_assert_int_eq(ft_proc_finish(&run, &ro), 0);
+		ft_output_free(&ro);
+	}
+	{
+		const char *ub[] = { "umount", bind, NULL };
+		run_ok(ub, NULL, 0);
+	}
+	lab_intact(&e, &c);
+	unlink(copy);
+	unlink(bind);
+	lab_down(&e);
+}
+END_TEST
+
+/* F5, F6: an existing --image another user owns, one writable by others,
+ * or a hard link to someone's all-zero file: refused even with --wipe,
+ * the file unchanged, nothing attached or written. */
+START_TEST(image_another_user_can_write_is_refused)
+{
+	static const char *const why[] = { "belongs to uid 65534", "writable by others", "2 links" };
+	char victim[1200];
+	struct pt_env e;
+	struct ft_output o;
+	uint64_t sum;
+
+	ft_require_root();
+	tiny_env(&e);
+	snprintf(victim, sizeof(victim), "%s/zvictim", e.dir);
+	{
+		int fd = open(_i == 2 ? victim : e.image, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 80 << 20), 0);
+		close(fd);
+	}
+	if (_i == 0)
+		ck_assert_int_eq(chown(e.image, 65534, 65534), 0);
+	else if (_i == 1)
+		ck_assert_int_eq(chmod(e.image, 0666), 0);
+	else
+		ck_assert_int_eq(link(victim, e.image), 0);
+	sum = sum_of(e.image);
+	for (int wipe = 0; wipe < 2; wipe++) {
+		ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", wipe ? "--wipe" : NULL, NULL), 0);
+		assert_refused(&o, why[_i]);
+		assert_refused(&o, e.image);
+		ft_output_free(&o);
+		ck_assert_msg(sum_of(e.image) == sum, "the image's bytes changed");
+		ck_assert_int_eq(access(e.state, F_OK), -1);
+		ck_assert_int_eq(ft_loops_under(e.dir), 0);
+		ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	}
+}
+END_TEST
+
+/* F8: the mount root / (also spelled //) or a system directory: refused
+ * before anything is made; nothing mounted or created under /. */
+START_TEST(mount_root_over_the_system_is_refused)
+{
+	static const char *const roots[] = { "/", "//", "/usr" };
+	static const char spec_lib[] = "[disk]\nalignment = 1M\n[fs lib]\ntype = ext4\nsize = 64M\n";
+	struct pt_env e;
+	struct ft_output o;
+	struct stat sb;
+
+	ft_require_root();
+	tiny_env(&e);
+	if (_i == 2)
+		ck_assert_int_eq(ft_write_file(e.spec, spec_lib), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state", e.state,
+				  "--mount-root", roots[_i], "--yes", NULL),
+			 0);
+	assert_refused(&o, "system directory");
+	ft_output_free(&o);
+	ck_assert_msg(stat("/ext4", &sb) < 0, "setup made /ext4");
+	ck_assert_int_eq(access(e.image, F_OK), -1);
+	ck_assert_int_eq(access(e.state, F_OK), -1);
+	ck_assert_int_eq(ft_loops_under(e.dir), 0);
+}
+END_TEST
+
+/* F9: a mount point that is a directory with files in it: refused, the
+ * files stay visible and unchanged. */
+START_TEST(non_empty_mount_point_is_refused)
+{
+	char mp[1200], keep[1300];
+	struct pt_env e;
+	struct ft_output o;
+	uint64_t sum;
+
+	ft_require_root();
+	tiny_env(&e);
+	snprintf(mp, sizeof(mp), "%s/ext4", e.mnt);
+	snprintf(keep, sizeof(keep), "%s/keep", mp);
+	ck_assert_int_eq(mkdir(e.mnt, 0755), 0);
+	ck_assert_int_eq(mkdir(mp, 0755), 0);
+	ck_assert_int_eq(ft_write_file(keep, "my notes\n"), 0);
+	sum = sum_of(keep);
+	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
+	assert_refused(&o, "not empty");
+	assert_refused(&o, mp);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
+	ck_assert(sum_of(keep) == sum);
+	ck_assert_int_eq(access(e.image, F_OK), -1);
+	ck_assert_int_eq(access(e.state, F_OK), -1);
+}
+END_TEST
+
+/* F14: a second lab's mount root or image inside the first lab's mounted
+ * filesystem: refused; the first lab is intact and tears down. */
+START_TEST(lab_inside_a_lab_is_refused)
+{
+	char inner_root[1300], inner_img[1300], state_b[1200];
+	struct lab_check c;
+	struct pt_env e;
+	struct ft_output o;
+
+	ft_require_root();
+	tiny_env(&e);
+	lab_up(&e, &c);
+	snprintf(inner_root, sizeof(inner_root), "%s/ext4/sub", e.mnt);
+	snprintf(inner_img, sizeof(inner_img), "%s/ext4/n.img", e.mnt);
+	snprintf(state_b, sizeof(state_b), "%s/state-b.json", e.dir);
+	for (int k = 0; k < 2; k++) {
+		char other_root[1200], other_img[1200];
+
+		snprintf(other_root, sizeof(other_root), "%s/mnt-b", e.dir);
+		snprintf(other_img, sizeof(other_img), "%s/b.img", e.dir);
+		ck_assert_int_eq(ft_fslab(&o, "setup", "--image", k ? inner_img : other_img, "--spec",
+					  e.spec, "--state", state_b, "--mount-root",
+					  k ? other_root : inner_root, "--yes", NULL),
+				 0);
+		assert_refused(&o, "another fslab lab");
+		ft_output_free(&o);
+		ck_assert_int_eq(access(state_b, F_OK), -1);
+		ck_assert_int_eq(access(inner_img, F_OK), -1);
+		ck_assert_int_eq(access(inner_root, F_OK), -1);
+	}
+	lab_intact(&e, &c);
+	lab_down(&e);
+}
+END_TEST
+
+/* F13: an ESC sequence in a path or a filesystem name reaches no
+ * terminal raw: setup, status, teardown and spec --check refuse it (or
+ * report the spec error) with the byte shown as \x1b. */
+START_TEST(control_bytes_in_paths_are_escaped)
+{
+	char state[1200], root[1200], spec[1200];
+	struct pt_env e;
+	struct ft_output o;
+
+	ft_require_root();
+	tiny_env(&e);
+	snprintf(state, sizeof(state), "%s/st\x1b]0;owned\x07.json", e.dir);
+	snprintf(root, sizeof(root), "%s/m\x1b[2J", e.dir);
+	snprintf(spec, sizeof(spec), "%s/esc.ini", e.dir);
+	ck_assert_int_eq(ft_write_file(spec, "[fs a\x1b[2Jb]\ntype = ext4\nsize = 64M\n"), 0);
+	for (int k = 0; k < 5; k++) {
+		if (k == 0)
+			ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec,
+						  "--state", state, "--mount-root", e.mnt, "--yes", NULL),
+					 0);
+		else if (k == 1)
+			ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec,
+						  "--state", e.state, "--mount-root", root, "--yes", NULL),
+					 0);
+		else if (k == 2)
+			ck_assert_int_eq(ft_fslab(&o, "status", "--state", state, NULL), 0);
+		else if (k == 3)
+			ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, NULL), 0);
+		else
+			ck_assert_int_eq(ft_fslab(&o, "spec", "--check", spec, NULL), 0);
+		ck_assert_msg(o.status != 0, "case %d: exit 0", k);
+		ck_assert_msg(!strchr(o.err, '\x1b') && !strchr(o.out, '\x1b'),
+			      "case %d: a raw ESC reached the terminal:\n%s", k, o.err);
+		ck_assert_msg(strstr(o.err, "\\x1b"), "case %d: the ESC is not shown escaped:\n%s", k,
+			      o.err);
+		ft_output_free(&o);
+	}
+	ck_assert_int_eq(access(e.image, F_OK), -1);
+	ck_assert_int_eq(access(e.state, F_OK), -1);
+	ck_assert_int_eq(ft_loops_under(e.dir), 0);
+}
+END_TEST
+
+/* F7, F17: setup --state naming a file that is not a state (a user's
+ * file) is refused without claiming a lab exists and without a lock file
+ * beside it; a setup refused for its disk leaves no state directory and
+ * no lock file; teardown removes the lab's lock files under /run/fslab. */
+START_TEST(refusals_and_teardown_leave_nothing)
+{
+	char notes[1200], deep[1300], deepdir[1200], lock[1300], id[64];
+	struct pt_env e;
+	struct victim v;
+	struct ft_output o;
+	uint64_t sum;
+
+	ft_require_root();
+	tiny_env(&e);
+	snprintf(notes, sizeof(notes), "%s/notes.txt", e.dir);
+	snprintf(lock, sizeof(lock), "%s.lock", notes);
+	ck_assert_int_eq(ft_write_file(notes, "not a state file\n"), 0);
+	sum = sum_of(notes);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state", notes,
+				  "--mount-root", e.mnt, "--yes", NULL),
+			 0);
+	assert_refused(&o, "is not an fslab state file");
+	ck_assert_msg(!strstr(o.err, "already set up"), "says a lab exists:\n%s", o.err);
+	ft_output_free(&o);
+	ck_assert(sum_of(notes) == sum);
+	ck_assert_int_eq(access(lock, F_OK), -1);
+	ck_assert_int_eq(access(e.image, F_OK), -1);
+
+	victim_up(&e, &v);
+	snprintf(deepdir, sizeof(deepdir), "%s/a", e.dir);
+	snprintf(deep, sizeof(deep), "%s/b/state.json", deepdir);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", v.loop, "--spec", e.spec, "--state", deep,
+				  "--mount-root", e.mnt, "--yes", "--wipe", NULL),
+			 0);
+	assert_refused(&o, v.loop);
+	ft_output_free(&o);
+	ck_assert_msg(access(deepdir, F_OK) < 0, "a refused setup left %s", deepdir);
+	victim_intact(&v);
+	victim_down(&v);
+
+	{
+		struct lab_check c;
+
+		lab_up(&e, &c);
+		state_field(e.state, "lab_id", id, sizeof(id));
+		snprintf(lock, sizeof(lock), "/run/fslab/%s.lock", id);
+		ck_assert_msg(access(lock, F_OK) == 0, "no lab lock %s", lock);
+		lab_down(&e);
+		ck_assert_msg(access(lock, F_OK) < 0, "teardown left %s", lock);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trust lab 2");
@@ -201,6 +704,16 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, teardown_refuses_a_second_loop_on_the_image, 0, 2);
+	tcase_add_test(tc, state_forged_by_another_user_is_refused);
+	tcase_add_test(tc, state_in_a_shared_directory_is_refused);
+	tcase_add_test(tc, state_naming_a_foreign_mount_is_not_used);
+	tcase_add_test(tc, every_name_of_a_lab_takes_the_same_locks);
+	tcase_add_loop_test(tc, image_another_user_can_write_is_refused, 0, 3);
+	tcase_add_loop_test(tc, mount_root_over_the_system_is_refused, 0, 3);
+	tcase_add_test(tc, non_empty_mount_point_is_refused);
+	tcase_add_test(tc, lab_inside_a_lab_is_refused);
+	tcase_add_test(tc, control_bytes_in_paths_are_escaped);
+	tcase_add_test(tc, refusals_and_teardown_leave_nothing);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
