@@ -197,6 +197,61 @@ START_TEST(teardown_refuses_a_second_loop_on_the_image)
 }
 END_TEST
 
+/* F18: the loop device setup attached is gone (the lab unmounted and its
+ * loop detached by hand) and another one is on the image: teardown does
+ * not adopt it; it names it and changes nothing. */
+START_TEST(teardown_does_not_adopt_another_loop)
+{
+	char mp[1200], other[64];
+	unsigned char *fp_before = malloc(FT_FINGERPRINT_SIZE), *fp_after = malloc(FT_FINGERPRINT_SIZE);
+	struct lab_check c;
+	struct pt_env e;
+	struct ft_output o;
+	uint64_t state_sum;
+
+	ft_require_root();
+	ck_assert_ptr_nonnull(fp_before);
+	ck_assert_ptr_nonnull(fp_after);
+	tiny_env(&e);
+	lab_up(&e, &c);
+	snprintf(mp, sizeof(mp), "%s/ext4", e.mnt);
+	{
+		const char *um[] = { "umount", mp, NULL };
+		run_ok(um, NULL, 0);
+	}
+	loop_detach(c.disk);
+	{
+		/* the lab's old number taken by something else, so the image's
+		 * new loop device is another one */
+		char dummy[1200];
+		const char *hold[] = { "losetup", c.disk, dummy, NULL };
+		const char *at[] = { "losetup", "-f", "--show", e.image, NULL };
+
+		snprintf(dummy, sizeof(dummy), "%s/dummy.img", e.dir);
+		ck_assert_int_eq(ft_write_file(dummy, "x"), 0);
+		ck_assert_int_eq(truncate(dummy, 1 << 20), 0);
+		run_ok(hold, NULL, 0);
+		run_ok(at, other, sizeof(other));
+	}
+	state_sum = sum_of(e.state);
+	ck_assert_int_eq(ft_disk_fingerprint(other, fp_before), 0);
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
+	assert_refused(&o, other);
+	assert_refused(&o, "not the loop device setup attached");
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_disk_fingerprint(other, fp_after), 0);
+	ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0, "the image changed");
+	ck_assert_msg(loop_attached(other), "teardown detached %s", other);
+	ck_assert_int_eq(access(e.image, F_OK), 0);
+	ck_assert(sum_of(e.state) == state_sum);
+	loop_detach(other);
+	loop_detach(c.disk);
+	lab_down(&e);
+	free(fp_before);
+	free(fp_after);
+}
+END_TEST
+
 /* A victim: an ext4 on the test's own loop device, mounted at vm, with a
  * file in it. */
 struct victim {
@@ -704,6 +759,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, teardown_refuses_a_second_loop_on_the_image, 0, 2);
+	tcase_add_test(tc, teardown_does_not_adopt_another_loop);
 	tcase_add_test(tc, state_forged_by_another_user_is_refused);
 	tcase_add_test(tc, state_in_a_shared_directory_is_refused);
 	tcase_add_test(tc, state_naming_a_foreign_mount_is_not_used);
