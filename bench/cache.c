@@ -1,14 +1,21 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define DROP_CACHES_PATH "/proc/sys/vm/drop_caches"
+#define FSLAB_FUSE_MAGIC 0x65735546UL
 
 const char *fslab_drop_method_name(enum fslab_drop_method m)
 {
@@ -36,22 +43,36 @@ static int cache_drop_caches_permitted(void)
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
 			  const struct fslab_state_partition *part)
 {
-	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: skip better methods */
+	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: one method, no check */
+	bool lab = st && part && part->mount_method != FSLAB_MOUNT_NONE;
 
 	memset(c, 0, sizeof(*c));
 	c->state = st;
 	c->part = part;
-	if (force && strcmp(force, "fadvise") == 0)
-		c->method = FSLAB_DROP_FADVISE;
-	else if (force && strcmp(force, "remount") == 0 && st && part &&
-		 part->mount_method != FSLAB_MOUNT_NONE)
+	c->method = FSLAB_DROP_FADVISE;
+	if (cache_drop_caches_permitted()) {
+		c->fallback = FSLAB_DROP_CACHES;
+		c->has_fallback = true;
+	} else if (lab && geteuid() == 0) {
+		c->fallback = FSLAB_DROP_REMOUNT;
+		c->has_fallback = true;
+	}
+	snprintf(c->note, sizeof(c->note),
+		 "posix_fadvise(DONTNEED) on the test file after fsync; mincore found none of its pages resident");
+	if (!force)
+		return;
+	if (strcmp(force, "fadvise") == 0) {
+		c->forced = true;
+		snprintf(c->note, sizeof(c->note), "FSLAB_DROP_METHOD=fadvise: posix_fadvise(DONTNEED), not checked");
+	} else if (strcmp(force, "remount") == 0 && lab) {
+		c->forced = true;
 		c->method = FSLAB_DROP_REMOUNT;
-	else if (cache_drop_caches_permitted())
+		snprintf(c->note, sizeof(c->note), "FSLAB_DROP_METHOD=remount");
+	} else if (strcmp(force, "drop_caches") == 0 && cache_drop_caches_permitted()) {
+		c->forced = true;
 		c->method = FSLAB_DROP_CACHES;
-	else if (st && part && part->mount_method != FSLAB_MOUNT_NONE && geteuid() == 0)
-		c->method = FSLAB_DROP_REMOUNT;
-	else
-		c->method = FSLAB_DROP_FADVISE;
+		snprintf(c->note, sizeof(c->note), "FSLAB_DROP_METHOD=drop_caches");
+	}
 }
 
 /* fsync (and syncfs) the file so its pages are clean and can be dropped. */
@@ -74,6 +95,172 @@ static int cache_flush_file(int dfd, const char *path, int *fdp, char *why, size
 	return 0;
 }
 
+int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages)
+{
+	struct stat st;
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned char *vec = NULL;
+	void *map;
+	size_t n;
+	int r = 0;
+
+	*resident = *pages = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size <= 0)
+		return 0;
+	if ((uint64_t)st.st_size > SIZE_MAX - (size_t)psz)
+		return -EFBIG;
+	n = ((size_t)st.st_size + (size_t)psz - 1) / (size_t)psz;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	vec = malloc(n);
+	if (!vec) {
+		r = -ENOMEM;
+	} else if (mincore(map, (size_t)st.st_size, vec) < 0) {
+		r = -errno;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			*resident += vec[i] & 1;
+		*pages = n;
+	}
+	free(vec);
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
+/* A loop device that is not in direct-I/O mode reads its backing file
+ * through the host's page cache: the test file's pages dropped, its reads
+ * would still come from memory.  Fills backing with that file's path (the
+ * kernel's, from sysfs) and returns true for such a loop device. */
+static bool cache_buffered_loop_backing(int fd, char *backing, size_t len)
+{
+	struct stat st;
+	char path[96], v[8] = "";
+	const char *dirs[] = { "/sys/dev/block/%u:%u/loop", "/sys/dev/block/%u:%u/../loop" };
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char dir[80];
+		int f;
+		ssize_t k;
+
+		snprintf(dir, sizeof(dir), dirs[i], major(st.st_dev), minor(st.st_dev));
+		snprintf(path, sizeof(path), "%s/dio", dir);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		k = read(f, v, sizeof(v) - 1);
+		close(f);
+		if (k <= 0 || v[0] != '0')
+			return false;
+		snprintf(path, sizeof(path), "%s/backing_file", dir);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return false;
+		k = read(f, backing, len - 1);
+		close(f);
+		if (k <= 0)
+			return false;
+		backing[k] = '\0';
+		backing[strcspn(backing, "\n")] = '\0';
+		return backing[0] == '/';
+	}
+	return false;
+}
+
+/* Switches the filesystem to its fallback for the rest of the run. */
+static void cache_fall_back(struct fslab_cache_ctl *c, const char *reason)
+{
+	if (c->has_fallback) {
+		c->method = c->fallback;
+		snprintf(c->note, sizeof(c->note), "%s; fell back to %s", reason,
+			 fslab_drop_method_name(c->fallback));
+	} else {
+		snprintf(c->note, sizeof(c->note),
+			 "%s; no fallback (drop_caches not writable, not a lab partition): reads may be served from the page cache",
+			 reason);
+	}
+}
+
+/* The first drop: a FUSE or tmpfs filesystem is known not to drop by
+ * fadvise, whatever mincore says of the file. */
+static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
+{
+	struct statfs sfs;
+
+	c->checked = true;
+	if (fstatfs(fd, &sfs) < 0)
+		return;
+	if ((unsigned long)sfs.f_type == FSLAB_FUSE_MAGIC)
+		cache_fall_back(c, "FUSE mount: the daemon reads its device through the page cache, which posix_fadvise on the file does not reach");
+	else if ((unsigned long)sfs.f_type == TMPFS_MAGIC)
+		cache_fall_back(c, "tmpfs keeps its files in memory: posix_fadvise(DONTNEED) cannot drop them");
+	else if (cache_buffered_loop_backing(fd, c->backing, sizeof(c->backing)))
+		snprintf(c->note, sizeof(c->note),
+			 "posix_fadvise(DONTNEED) on the test file after fsync (mincore found none of its pages resident) and on the backing file of its loop device (no direct I/O), %s",
+			 c->backing);
+}
+
+/* The loop device's backing file: flushed and its pages dropped, so the
+ * loop reads the disk under it.  Only a request about cached pages: a
+ * wrong file would lose nothing. */
+static int cache_drop_backing(struct fslab_cache_ctl *c)
+{
+	int fd = open(c->backing, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fdatasync(fd) < 0)
+		r = -errno;
+	else
+		r = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return r;
+}
+
+static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
+			 size_t whylen)
+{
+	uint64_t res = 0, pages = 0;
+	int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+	if (r != 0) {
+		snprintf(why, whylen, "cold mode: posix_fadvise(DONTNEED) on %s: %s", path, strerror(r));
+		return -r;
+	}
+	if (c->forced)
+		return 0;
+	if (c->backing[0] && (r = cache_drop_backing(c)) < 0) {
+		char reason[PATH_MAX + 96];
+		snprintf(reason, sizeof(reason), "cannot drop the pages of the loop device's backing file %s: %s",
+			 c->backing, strerror(-r));
+		c->backing[0] = '\0';
+		cache_fall_back(c, reason);
+		return 1;
+	}
+	r = fslab_cache_resident(fd, &res, &pages);
+	if (r < 0) {
+		char reason[160];
+		snprintf(reason, sizeof(reason), "cannot check that fadvise dropped the file (mmap/mincore: %s)",
+			 strerror(-r));
+		cache_fall_back(c, reason);
+		return 1;
+	}
+	if (res > 0) {
+		char reason[160];
+		snprintf(reason, sizeof(reason),
+			 "posix_fadvise(DONTNEED) left %llu of %llu pages of the file resident",
+			 (unsigned long long)res, (unsigned long long)pages);
+		cache_fall_back(c, reason);
+		return 1;
+	}
+	return 0;
+}
+
 int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t whylen)
 {
 	struct fslab_cache_ctl *c = ctx;
@@ -82,11 +269,22 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 	r = cache_flush_file(*dir_fd, path, &fd, why, whylen);
 	if (r < 0)
 		return r;
+	if (c->method == FSLAB_DROP_FADVISE && !c->forced && !c->checked)
+		cache_check_fs(c, fd);
+	if (c->method == FSLAB_DROP_FADVISE) {
+		r = cache_fadvise(c, fd, path, why, whylen);
+		if (r <= 0 || c->method == FSLAB_DROP_FADVISE) {
+			close(fd);
+			return r < 0 ? r : 0;
+		}
+		/* fell back: drop this time by the fallback too */
+	}
 	switch (c->method) {
 	case FSLAB_DROP_CACHES: {
 		int dfd;
 
 		close(fd);
+		r = 0;
 		dfd = open(DROP_CACHES_PATH, O_WRONLY | O_CLOEXEC);
 		if (dfd < 0 || write(dfd, "1\n", 2) != 2) {
 			r = -errno;
@@ -117,14 +315,8 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 		}
 		return r;
 	case FSLAB_DROP_FADVISE:
-		r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		close(fd);
-		if (r != 0) {
-			snprintf(why, whylen, "cold mode: posix_fadvise(DONTNEED) on %s: %s", path,
-				 strerror(r));
-			return -r;
-		}
-		return 0;
+		break;
 	}
+	close(fd);
 	return -EINVAL;
 }

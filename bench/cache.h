@@ -1,16 +1,27 @@
 /* Cold mode's page-cache control: before each read test the test file's
- * pages leave the page cache, by the best method this machine allows:
- *   drop_caches  fsync + syncfs, then "1" into /proc/sys/vm/drop_caches
- *                (root, and /proc/sys writable)
- *   remount      unmount and mount the filesystem again (only one that
- *                fslab setup mounted: a lab partition from the state)
+ * pages leave the page cache, disturbing as little else as it can:
  *   fadvise      fsync, then posix_fadvise(POSIX_FADV_DONTNEED) on the
- *                file (a request the kernel may partly ignore)
- * The manifest records the method per filesystem. */
+ *                file, verified with mincore() on a mapping of the file
+ *                (outside the timed region): no page of it may stay
+ *                resident.  The first choice: it drops one file, not the
+ *                machine's page cache.
+ * Where that does not drop (a FUSE mount, whose daemon reads its device
+ * through the page cache fadvise on the file never reaches; tmpfs; pages
+ * found resident after the request), the filesystem falls back, for the
+ * rest of the run, to
+ *   drop_caches  fsync + syncfs, then "1" into /proc/sys/vm/drop_caches
+ *                (root, and /proc/sys writable), else
+ *   remount      unmount and mount the filesystem again (only one that
+ *                fslab setup mounted: a lab partition from the state).
+ * The manifest records the method per filesystem (cache_drop_method) and
+ * why (cache_drop_note). */
 #ifndef FSLAB_BENCH_CACHE_H
 #define FSLAB_BENCH_CACHE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "state.h"
@@ -22,7 +33,18 @@ enum fslab_drop_method {
 };
 
 struct fslab_cache_ctl {
+	/* The method in use: fadvise until a drop finds it does not work
+	 * here, then fallback (when there is one). */
 	enum fslab_drop_method method;
+	enum fslab_drop_method fallback;
+	bool has_fallback;
+	bool forced; /* FSLAB_DROP_METHOD (tests): no check, no fallback */
+	bool checked; /* the filesystem type was looked at (FUSE, tmpfs) */
+	/* Why this method, for the manifest's cache_drop_note. */
+	char note[PATH_MAX + 256];
+	/* The backing file of the loop device (no direct I/O) the filesystem
+	 * is on: its pages are dropped too.  "" when none. */
+	char backing[PATH_MAX];
 	const struct fslab_state *state;          /* NULL for --dir */
 	const struct fslab_state_partition *part; /* NULL for --dir */
 	/* Updated with the mount point's st_dev after a remount (a FUSE
@@ -48,6 +70,10 @@ struct fslab_cache_ctl {
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
 			  const struct fslab_state_partition *part);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
+
+/* Pages of the open file fd resident in the page cache (mincore on a
+ * read-only mapping; the file's size from fstat): 0 or -errno. */
+int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);
 
 /* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl;
  * the test file is name in the directory *dir_fd. */

@@ -141,6 +141,8 @@ static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_benc
 								 : "syncfs only before each cell: --dir names no block device to fsync"));
 	json_object_object_add(o, "cache_drop_method",
 			       c->sweep.cache == FSLAB_CACHE_COLD ? json_object_new_string(fslab_drop_method_name(fs->cache.method)) : NULL);
+	json_object_object_add(o, "cache_drop_note",
+			       c->sweep.cache == FSLAB_CACHE_COLD ? json_object_new_string(fs->cache.note) : NULL);
 	json_object_object_add(o, "fuse", json_object_new_boolean(fs->fuse));
 	json_object_object_add(o, "vanished", json_object_new_boolean(fs->vanished));
 	json_object_object_add(o, "cells_ok", json_object_new_int64((int64_t)fs->cells_ok));

@@ -114,6 +114,11 @@ START_TEST(default_run_is_cold_repeated_and_rarely_flagged)
 	ck_assert_str_eq(json_object_get_string(jget(m, "io_mode")), "seek");
 	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
 	ck_assert_uint_eq(json_object_array_length(jget(fs0, "device_probe_runs")), 3);
+	/* ext4 drops the test file by fadvise (mincore found none of its pages
+	 * left, else the run would have fallen back): no machine-wide drop;
+	 * the flag bound below holds with it */
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "cache_drop_method")), "fadvise");
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(fs0, "cache_drop_note")), "mincore"));
 	json_object_put(m);
 
 	snprintf(csv, sizeof(csv), "%s/e4.csv", out);

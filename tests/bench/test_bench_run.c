@@ -681,6 +681,64 @@ START_TEST(full_filesystem_gives_failed_rows)
 END_TEST
 
 
+/* Cold mode drops only the test file's pages where the filesystem lets it:
+ * on an ordinary directory fadvise is used (mincore found the file gone
+ * from the page cache), and the manifest says so. */
+START_TEST(cold_drops_the_file_by_fadvise)
+{
+	char *out = out_path("cold-out"), csv[1100];
+	struct ft_output o;
+	struct keyset k;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-256K",
+				  "--record-sizes", "64K", "--tests", "write,read", "--cache", "cold",
+				  "--trials", "1", "--no-device-probe", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
+	ft_output_free(&o);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	keyset_load(&k, csv, "a");
+	ck_assert_uint_eq(k.ok, 3 * 2);
+	keyset_free(&k);
+	json_object *m = manifest(out);
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "cache_drop_method")), "fadvise");
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(fs0, "cache_drop_note")), "mincore"));
+	json_object_put(m);
+	free(out);
+}
+END_TEST
+
+/* tmpfs cannot drop a file's pages: the filesystem falls back to
+ * drop_caches (root) and the manifest says why. */
+START_TEST(cold_tmpfs_falls_back)
+{
+	char *mnt = out_path("cold-tmpfs"), *out = out_path("cold-tmpfs-out"), arg[1100];
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
+		ck_abort_msg("mount tmpfs: %s", strerror(errno));
+	snprintf(arg, sizeof(arg), "t=%s", mnt);
+	ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K", "--record-sizes", "64K",
+		 "--tests", "write,read", "--cache", "cold", "--trials", "1", "--no-device-probe",
+		 "--quiet", NULL);
+	int status = o.status;
+	char *errs = strdup(o.err);
+	ft_output_free(&o);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(status == 0, "status %d: %s", status, errs);
+	free(errs);
+	json_object *m = manifest(out);
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	ck_assert_str_eq(json_object_get_string(jget(fs0, "cache_drop_method")), "drop_caches");
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(fs0, "cache_drop_note")), "tmpfs"));
+	json_object_put(m);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 START_TEST(vanished_filesystem_is_skipped_and_resumed)
 {
 	char *mnt = out_path("gone"), *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
@@ -895,7 +953,9 @@ int main(void)
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, sweep_file_then_flags);
+	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
+		tcase_add_test(tc, cold_tmpfs_falls_back);
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
 		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
 		tcase_add_test(tc, lab_run_cold_remount);
