@@ -13,6 +13,7 @@
 #include "fileutil.h"
 #include "names.h"
 #include "plan.h"
+#include "run.h"
 #include "spec.h"
 #include "state.h"
 
@@ -127,6 +128,7 @@ struct fslab_run_ctx {
 	int io_mode;                /* enum fslab_io_mode */
 	int sync_policy;            /* enum fslab_sync_policy */
 	bool latency;               /* --latency: the CSVs have latency columns */
+	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
 	unsigned max_trials;
 	bool no_device_probe;
 	uint64_t probe_bytes;

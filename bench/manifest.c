@@ -164,6 +164,7 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 
 	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
 	json_object_object_add(root, "run_id", json_object_new_string(c->run_id));
+	json_object_object_add(root, "label", mf_str(c->label));
 	arr = json_object_new_array();
 	for (int i = 0; i < c->argc && c->argv; i++)
 		json_object_array_add(arr, json_object_new_string(c->argv[i]));
@@ -347,6 +348,8 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 	NEED(!s || fslab_sync_policy_from_string(s) >= 0, "\"sync_policy\"");
 	c->sync_policy = s ? fslab_sync_policy_from_string(s) : FSLAB_SYNC_FS;
 	c->latency = json_object_object_get_ex(root, "latency", &v) && json_object_get_boolean(v);
+	s = mf_get_str(root, "label");
+	snprintf(c->label, sizeof(c->label), "%s", s ? s : "");
 	c->max_trials = mf_get_num(root, "max_trials", &d) ? (unsigned)d : c->sweep.trials;
 	s = mf_get_str(root, "device_probe");
 	c->no_device_probe = s && strncmp(s, "skipped", 7) == 0;

@@ -255,6 +255,17 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	c->io_mode = o->io_mode;
 	c->sync_policy = o->sync_policy;
 	c->latency = o->latency;
+	if (o->label) {
+		size_t n = strlen(o->label);
+
+		if (n == 0 || n >= sizeof(c->label) || strspn(o->label, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789._-") != n || o->label[0] == '-') {
+			fslab_error("--label '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+				    o->label, sizeof(c->label) - 1);
+			return -EINVAL;
+		}
+		snprintf(c->label, sizeof(c->label), "%s", o->label);
+	}
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
 	return 0;
@@ -1383,8 +1394,8 @@ static int run_check_resume_opts(const struct fslab_run_opts *o)
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
 	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy || o->latency ||
-	    o->preset) {
-		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out and --until-ci options");
+	    o->preset || o->label) {
+		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out, --label and --until-ci options");
 		return -EINVAL;
 	}
 	return 0;

@@ -41,6 +41,8 @@ struct fslab_run_pipeline {
 	double remaining_after_s; /* estimated seconds of work after this run */
 };
 
+#define FSLAB_RUN_LABEL_MAX 64 /* including the NUL */
+
 struct fslab_run_opts {
 	/* Where: either a state file (all its mounted partitions) or dirs.
 	 * With neither, the default state path (fslab_state_default_path()). */
@@ -82,6 +84,11 @@ struct fslab_run_opts {
 	/* Per-cell p50/p99/max per-operation latency as extra CSV columns
 	 * (lat_p50_us, lat_p99_us, lat_max_us). */
 	bool latency;
+
+	/* A name for the run (e.g. the host it ran on), recorded in the
+	 * manifest as "label"; fslab report tags the run with it.  1 to
+	 * FSLAB_RUN_LABEL_MAX - 1 of A-Z a-z 0-9 . _ -; NULL: none. */
+	const char *label;
 
 	/* Skip the device probe (no page-cache flags; the manifest says so). */
 	bool no_device_probe;

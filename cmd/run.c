@@ -24,7 +24,7 @@ static void usage(FILE *out)
 	      "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
 	      "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
 	      "                 [--probe-size SIZE]\n"
-	      "                 [--resume DIR] [--allow-concurrent] [--quiet]\n\n"
+	      "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n\n"
 	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
 	      "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
@@ -43,7 +43,10 @@ static void usage(FILE *out)
 	      "                      are another user's, or another run holds DIR\n"
 	      "  --allow-concurrent  run beside other runs on the same lab that also give it\n"
 	      "                      (their figures perturb each other); without it a second\n"
-	      "                      run on a lab is refused, naming the running one's pid\n\n"
+	      "                      run on a lab is refused, naming the running one's pid\n"
+	      "  --label NAME        name the run (e.g. the host it runs on; letters, digits,\n"
+	      "                      . _ -): recorded in the manifest, fslab report tags the\n"
+	      "                      run with it (hostA/ext4)\n\n"
 	      "Sweep (preset < the [sweep] section of --sweep FILE < these flags):\n"
 	      "  --sweep lab         the default: files 64K-64M, records 4K-16M, all 13 tests,\n"
 	      "                      records < 64K skipped for files > 16M, cold, 3 trials, and\n"
@@ -120,6 +123,7 @@ enum {
 	OPT_IO,
 	OPT_SYNC,
 	OPT_LATENCY,
+	OPT_LABEL,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -171,6 +175,7 @@ int cmd_run(int argc, char **argv)
 		{ "sync", required_argument, NULL, OPT_SYNC },
 		{ "latency", no_argument, NULL, OPT_LATENCY },
 		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
+		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -321,6 +326,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_LATENCY:
 			o.latency = true;
+			break;
+		case OPT_LABEL:
+			o.label = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -37,13 +37,13 @@ _fslab_state_files()
 _fslab_options_of()
 {
 	case $1 in
-	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --help" ;;
+	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --until-ci --max-trials --io --sync --latency --no-device-probe
-		--probe-size --allow-concurrent --resume --quiet --help" ;;
+		--probe-size --allow-concurrent --resume --label --quiet --help" ;;
 	report) echo "--out --format --plots --tests --record --claims --help" ;;
-	teardown) echo "--state --yes --keep-image --help" ;;
+	teardown) echo "--state --yes --keep-image --discard --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
 		--max-trials --keep --state --mount-root --quiet --help" ;;
 	spec) echo "--print --check --help" ;;
@@ -130,7 +130,7 @@ _fslab()
 		_fslab_comma_list "all none surface heatmap compare"
 		return ;;
 	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
-	--max-trials | --probe-size | --max-file | --record | -r)
+	--max-trials | --probe-size | --max-file | --record | -r | --label)
 		return ;;
 	esac
 

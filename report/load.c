@@ -458,15 +458,31 @@ static const char *ld_basename(const char *p, char *buf, size_t len)
 	return buf;
 }
 
-/* Short tags that tell the runs apart: the cache mode when that differs,
- * else the directory name, else both with the position. */
+/* A run's name from its manifest (fslab run --label, e.g. the host), or
+ * NULL. */
+static const char *ld_run_label(const struct rp_run *r)
+{
+	const char *s = ld_str(r->manifest, "label");
+
+	return s && s[0] ? s : NULL;
+}
+
+/* Short tags that tell the runs apart: the runs' labels when every run has
+ * its own (entries are then label/fs: hostA/ext4), else the cache mode
+ * when that differs, else the directory name, else both with the
+ * position. */
 static void ld_tags(struct rp_data *d)
 {
-	bool cache_unique = true, base_unique = true;
+	bool label_unique = true, cache_unique = true, base_unique = true;
 	char b1[PATH_MAX], b2[PATH_MAX];
 
 	for (size_t i = 0; i < d->n_runs; i++)
+		if (!ld_run_label(&d->runs[i]))
+			label_unique = false;
+	for (size_t i = 0; i < d->n_runs; i++)
 		for (size_t j = i + 1; j < d->n_runs; j++) {
+			if (label_unique && strcmp(ld_run_label(&d->runs[i]), ld_run_label(&d->runs[j])) == 0)
+				label_unique = false;
 			if (strcmp(d->runs[i].cache, d->runs[j].cache) == 0)
 				cache_unique = false;
 			if (strcmp(ld_basename(d->runs[i].dir, b1, sizeof(b1)),
@@ -477,7 +493,9 @@ static void ld_tags(struct rp_data *d)
 		struct rp_run *r = &d->runs[i];
 
 		ld_basename(r->dir, b1, sizeof(b1));
-		if (cache_unique)
+		if (label_unique)
+			snprintf(r->tag, sizeof(r->tag), "%s", ld_run_label(r));
+		else if (cache_unique)
 			snprintf(r->tag, sizeof(r->tag), "%s", r->cache);
 		else if (base_unique)
 			snprintf(r->tag, sizeof(r->tag), "%.40s", b1);
@@ -485,7 +503,9 @@ static void ld_tags(struct rp_data *d)
 			snprintf(r->tag, sizeof(r->tag), "%s#%zu", r->cache, i + 1);
 		for (size_t k = 0; k < r->n_entries; k++) {
 			struct rp_entry *e = &r->entries[k];
-			if (d->n_runs > 1)
+			if (d->n_runs > 1 && label_unique)
+				snprintf(e->label, sizeof(e->label), "%.47s/%s", r->tag, e->fs);
+			else if (d->n_runs > 1)
 				snprintf(e->label, sizeof(e->label), "%s/%s", e->fs, r->tag);
 			else
 				snprintf(e->label, sizeof(e->label), "%s", e->fs);

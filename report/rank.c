@@ -445,3 +445,58 @@ void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 			}
 		}
 }
+
+/* Each run's filesystems ranked among themselves - with runs labelled by
+ * host, the per-host ranking of a lab across machines.  Per test and run:
+ * the run's best with its plateau median, then the others with their
+ * ratio to it and '<' (slower beyond noise, Welch's t-test at 5%, not
+ * corrected for the comparisons) or '~' (not distinguishable).  Partial
+ * data is left out, as in the rankings above. */
+void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	bool header = false;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_ranking rk;
+
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_rank(d, t, &rk) < 0) {
+			rp_ranking_free(&rk);
+			continue;
+		}
+		for (size_t r = 0; r < d->n_runs; r++) {
+			const struct rp_rank_row *best = NULL;
+			char rate[32], line[1024];
+			int o = 0;
+
+			for (size_t i = 0; i < rk.n && o < (int)sizeof(line) - 64; i++) {
+				const struct rp_rank_row *row = &rk.rows[i];
+
+				if (row->e->run != &d->runs[r])
+					continue;
+				if (!best) {
+					best = row;
+					o += snprintf(line + o, sizeof(line) - (size_t)o, "1 %s %s", row->e->fs,
+						      rp_fmt_rate(row->s.median, rate, sizeof(rate)));
+					continue;
+				}
+				double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial,
+						      best->s.n_trials, NULL);
+				o += snprintf(line + o, sizeof(line) - (size_t)o, ", %s %.2fx%s", row->e->fs,
+					      best->s.median > 0 ? row->s.median / best->s.median : NAN,
+					      isnan(p) ? "" : p < 0.05 ? " <" : " ~");
+			}
+			if (!best)
+				continue;
+			if (!header) {
+				fputs("\n== each run's own ranking (plateau median of its best; ratio to it, < slower beyond\n"
+				      "   noise, ~ not distinguishable: Welch's t-test, 5%, uncorrected) ==\n",
+				      out);
+				header = true;
+			}
+			fprintf(out, "%-14s %-12.12s %s\n", fslab_test_to_string(t), d->runs[r].tag, line);
+		}
+		rp_ranking_free(&rk);
+	}
+}

@@ -292,6 +292,8 @@ static int rpt_text(const struct fslab_report_opts *o, const struct rp_data *d, 
 	rp_text_rankings(f, d, tests);
 	if (d->n_runs > 1)
 		rp_text_same_fs(f, d, tests);
+	if (d->n_runs > 1)
+		rp_text_run_rankings(f, d, tests);
 	if (o->claims)
 		rp_claims_text(f, d);
 	if (fclose(f) != 0)

@@ -157,6 +157,9 @@ char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
 void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
+/* Each run's filesystems ranked among themselves (per host, when runs are
+ * labelled by host). */
+void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 
 /* ---- the first screen (summary.c) ---- */
 enum rp_dir {

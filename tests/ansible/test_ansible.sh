@@ -320,12 +320,20 @@ done
 [ "$(manifest "$tmp/results/hostB/manifest.json" sessions)" = 1 ] ||
 	fail "hostB's run has $(manifest "$tmp/results/hostB/manifest.json" sessions) sessions; want 1 (playbook 2 waits for it)"
 
-# The merged report names both hosts.
-html=$tmp/results/report/report.html
-[ -s "$html" ] || fail "no merged report at $html"
+# Each run is labelled with its host; the merged report compares the
+# hosts' filesystems as hostA/ext4 against hostB/ext4 and ranks each host's
+# own filesystems.
 for h in hostA hostB; do
-	grep -q "$h" "$html" || fail "the merged report does not name $h"
+	[ "$(manifest "$tmp/results/$h/manifest.json" label)" = "$h" ] || fail "$h's manifest is not labelled $h"
 done
+html=$tmp/results/report/report.html txt=$tmp/results/report/report.txt
+[ -s "$html" ] && [ -s "$txt" ] || fail "no merged report in $tmp/results/report"
+for e in hostA/ext4 hostB/ext4 hostA/ext2 hostB/ext2; do
+	grep -q "$e" "$html" || fail "the merged report.html does not show $e"
+done
+grep -q "each run's own ranking" "$txt" || fail "report.txt has no per-host ranking"
+grep -qE '^write +hostA +1 ' "$txt" && grep -qE '^write +hostB +1 ' "$txt" ||
+	fail "report.txt does not rank hostA's and hostB's filesystems each on their own"
 grep -q hostC "$html" && fail "the merged report names hostC, which failed"
 
 # Nothing left: no mount, loop device, state file or image of the test.
