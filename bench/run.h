@@ -130,5 +130,13 @@ int fslab_run_sweep_bytes(const char *preset, uint64_t file_max, uint64_t *bytes
  * FSLAB_EXIT_USAGE for bad options or a bad sweep file.  Messages go to
  * stderr through log.h. */
 int fslab_run(const struct fslab_run_opts *o);
+/* fslab run --dry-run: prints the plan of the run o describes
+ * (filesystems, grid, cells, trials, tests, bytes to move), each
+ * filesystem's free space against what the plan needs, and a time
+ * estimate from a device probe in a private directory it removes (none
+ * with --no-device-probe).  Writes no results.  Returns FSLAB_EXIT_OK,
+ * FSLAB_EXIT_FAILURE (a filesystem too small: refused before any probe)
+ * or FSLAB_EXIT_USAGE. */
+int fslab_run_dry_run(const struct fslab_run_opts *o);
 
 #endif

@@ -24,7 +24,8 @@ static void usage(FILE *out)
 	      "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
 	      "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
 	      "                 [--probe-size SIZE]\n"
-	      "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n\n"
+	      "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
+	      "                 [--dry-run]\n\n"
 	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
 	      "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
@@ -87,6 +88,11 @@ static void usage(FILE *out)
 	      "                      is flagged page-cache (faster than 1.5x the device)\n"
 	      "  --probe-size SIZE   the probe's scratch file (default 64M, 1M records)\n\n"
 	      "Output:\n"
+	      "  --dry-run           print the plan and write nothing: filesystems, grid, cells,\n"
+	      "                      trials, tests, bytes to move, each filesystem's free space\n"
+	      "                      against its need (exit 1, before anything runs, when the\n"
+	      "                      largest file does not fit) and a time estimate from a\n"
+	      "                      device probe in a private directory it removes\n"
 	      "  --quiet             no progress (a redrawn line on a terminal, else a line per\n"
 	      "                      filesystem and trial)\n"
 	      "  -h, --help          this help\n\n"
@@ -124,6 +130,7 @@ enum {
 	OPT_SYNC,
 	OPT_LATENCY,
 	OPT_LABEL,
+	OPT_DRY_RUN,
 };
 
 static int parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -176,12 +183,14 @@ int cmd_run(int argc, char **argv)
 		{ "latency", no_argument, NULL, OPT_LATENCY },
 		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
 		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct fslab_run_opts o;
 	struct fslab_run_dir dirs[FSLAB_MAX_FS];
 	unsigned long long v;
+	bool dry_run = false;
 	int c, ret;
 
 	fslab_run_opts_init(&o);
@@ -330,6 +339,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_LABEL:
 			o.label = optarg;
 			break;
+		case OPT_DRY_RUN:
+			dry_run = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return FSLAB_EXIT_OK;
@@ -347,6 +359,8 @@ int cmd_run(int argc, char **argv)
 		fslab_error("--max-trials goes with --until-ci PCT");
 		return FSLAB_EXIT_USAGE;
 	}
+	if (dry_run)
+		return fslab_run_dry_run(&o);
 	ret = fslab_run(&o);
 	return ret;
 }

@@ -41,7 +41,7 @@ _fslab_options_of()
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --until-ci --max-trials --io --sync --latency --no-device-probe
-		--probe-size --allow-concurrent --resume --label --quiet --help" ;;
+		--probe-size --allow-concurrent --resume --label --quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci

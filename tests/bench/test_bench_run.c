@@ -739,6 +739,65 @@ START_TEST(cold_tmpfs_falls_back)
 }
 END_TEST
 
+/* --dry-run prints the plan (the default lab preset narrowed to 64K-1M
+ * files: 35 cells, 3..10 trials), the bytes, the free space and a time
+ * estimate from a probe, and leaves nothing behind: no results directory,
+ * nothing in the directory under test. */
+START_TEST(dry_run_prints_the_plan_and_writes_nothing)
+{
+	char *out = out_path("dry-out");
+	struct ft_output o;
+	struct stat st;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dry-run", "--dir", arg_a, "--out", out, "--file-sizes",
+				  "64K-1M", "--probe-size", "4M", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, "35 cells x 13 tests"));
+	ck_assert_ptr_nonnull(strstr(o.out, "trials: 3..10"));
+	ck_assert_ptr_nonnull(strstr(o.out, "cache: cold"));
+	/* 35 cells' files x 13 tests: 205.6 MiB a trial */
+	ck_assert_ptr_nonnull(strstr(o.out, "bytes to move: 205.6 MiB per filesystem and trial"));
+	ck_assert_ptr_nonnull(strstr(o.out, "needs 12.5 MiB: ok"));
+	ck_assert_ptr_nonnull(strstr(o.out, "time: about "));
+	ft_output_free(&o);
+	ck_assert_int_eq(count_entries(dir_a), 0);
+	ck_assert_int_eq(stat(out, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	free(out);
+}
+END_TEST
+
+/* A plan whose largest file cannot fit is refused, exit 1, before any
+ * probe or file: the message names the filesystem, the need and the free
+ * space. */
+START_TEST(dry_run_refuses_a_plan_too_big)
+{
+	char *mnt = out_path("dry-small"), *out = out_path("dry-small-out"), arg[1100];
+	struct ft_output o;
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
+		ck_abort_msg("mount tmpfs: %s", strerror(errno));
+	snprintf(arg, sizeof(arg), "small=%s", mnt);
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-16M",
+		 "--probe-size", "4M", NULL);
+	int left = count_entries(mnt);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "small ("));
+	ck_assert_ptr_nonnull(strstr(o.err, "needs 26.0 MiB free"));
+	ck_assert_ptr_nonnull(strstr(o.err, "has 8.0 MiB"));
+	ck_assert_ptr_null(strstr(o.out, "time:"));
+	ft_output_free(&o);
+	ck_assert_int_eq(left, 0);
+	ck_assert_int_eq(stat(out, &st), -1);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 START_TEST(vanished_filesystem_is_skipped_and_resumed)
 {
 	char *mnt = out_path("gone"), *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
@@ -954,7 +1013,9 @@ int main(void)
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, sweep_file_then_flags);
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
+	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
 	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
+		tcase_add_test(tc, dry_run_refuses_a_plan_too_big);
 		tcase_add_test(tc, cold_tmpfs_falls_back);
 		tcase_add_test(tc, full_filesystem_gives_failed_rows);
 		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
