@@ -1495,6 +1495,41 @@ static uint64_t run_plan_need(const struct fslab_run_ctx *c, const struct fslab_
 	return big + big / 8 + 8 * FSLAB_MiB;
 }
 
+/* The progress ETA starts from the same estimate as --dry-run (until
+ * measured rates take over): seconds per unit of run_cell_work, over every
+ * filesystem.  Nothing when a filesystem's probe gave no rate. */
+static void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+			 struct fslab_progress *prog)
+{
+	double est = 0, work = 0;
+	char d1[32], d2[32];
+
+	for (size_t i = 0; i < c->n_fs; i++) {
+		double e = run_plan_estimate_s(c, plan, &c->fs[i]);
+
+		if (e < 0)
+			return;
+		est += e;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		work += run_cell_work(&plan->cells[i]) * __builtin_popcount(c->sweep.tests);
+	work *= (double)c->n_fs;
+	if (!(work > 0) || !(est > 0))
+		return;
+	fslab_progress_set_estimate(prog, est / work);
+	if (c->until_ci_pct > 0)
+		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials; from the device probes, as --dry-run)",
+				    fslab_log_prefix(),
+				    fslab_progress_format_duration(est * c->sweep.trials, d1, sizeof(d1)),
+				    fslab_progress_format_duration(est * c->max_trials, d2, sizeof(d2)),
+				    c->sweep.trials, c->max_trials);
+	else
+		fslab_progress_note(prog, "%s: estimated time %s (%u trial(s); from the device probes, as --dry-run)",
+				    fslab_log_prefix(),
+				    fslab_progress_format_duration(est * c->sweep.trials, d1, sizeof(d1)),
+				    c->sweep.trials);
+}
+
 int fslab_run_dry_run(const struct fslab_run_opts *o)
 {
 	struct fslab_run_ctx *c = calloc(1, sizeof(*c));
@@ -1834,6 +1869,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			    fslab_cache_mode_to_string(c->sweep.cache), c->sweep.trials,
 			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)" : "",
 			    run_esc(c->out_dir));
+	run_seed_eta(c, &plan, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	fslab_progress_clear(prog);
 	if (run_stop) {

@@ -7,6 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The share of the work after which the ETA is the measured rate alone. */
+#define PROGRESS_MEASURED_FRACTION 0.2
+
 struct fslab_progress {
 	FILE *out;
 	bool quiet, tty, drawn;
@@ -15,6 +18,10 @@ struct fslab_progress {
 	double start;
 	double before_s, after_s;
 	double work_total, work_done, work_at_start;
+	/* the measured rate: work finished since the first set_work (across
+	 * its calls, one a trial) and when that was; the estimated rate */
+	double meas_work, meas_t0, est_rate;
+	bool meas_started;
 	double last_draw;
 };
 
@@ -82,11 +89,21 @@ void fslab_progress_set_work(struct fslab_progress *p, double total, double done
 	p->work_total = total;
 	p->work_done = done;
 	p->work_at_start = done;
+	if (!p->meas_started) {
+		p->meas_started = true;
+		p->meas_t0 = progress_now();
+	}
+}
+
+void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work)
+{
+	p->est_rate = seconds_per_work > 0 ? seconds_per_work : 0;
 }
 
 void fslab_progress_add_work(struct fslab_progress *p, double work)
 {
 	p->work_done += work;
+	p->meas_work += work;
 }
 
 double fslab_progress_eta(const struct fslab_progress *p)
@@ -94,11 +111,20 @@ double fslab_progress_eta(const struct fslab_progress *p)
 	uint64_t ran = p->done - p->done_at_start;
 
 	if (p->work_total > 0) {
-		double w = p->work_done - p->work_at_start;
-		if (w <= 0)
-			return -1;
 		double left = p->work_total > p->work_done ? p->work_total - p->work_done : 0;
-		return fslab_progress_elapsed(p) / w * left + p->after_s;
+		double w = p->meas_work, measured, est, m;
+
+		if (w <= 0)
+			return p->est_rate > 0 ? p->est_rate * left + p->after_s : -1;
+		/* from when the work began (not from before the device probes) */
+		measured = (progress_now() - p->meas_t0) / w * left;
+		if (!(p->est_rate > 0))
+			return measured + p->after_s;
+		est = p->est_rate * left;
+		m = w / (w + left) / PROGRESS_MEASURED_FRACTION;
+		if (m > 1)
+			m = 1;
+		return m * measured + (1 - m) * est + p->after_s;
 	}
 
 	if (ran == 0)

@@ -6,8 +6,10 @@
  * with fslab_progress_note().  quiet silences both.  Drawing never happens
  * inside a timed region: callers update after a cell finished.
  *
- * The ETA is the mean time per finished unit times the units left, plus
- * the remaining_after_s the caller set (the rest of a pipeline). */
+ * The ETA is the mean time per finished unit (or work: see
+ * fslab_progress_set_work) times the units left, plus the
+ * remaining_after_s the caller set (the rest of a pipeline); with an
+ * estimate set it starts from the estimate instead. */
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
@@ -49,6 +51,11 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
  * it before the matching fslab_progress_step). */
 void fslab_progress_set_work(struct fslab_progress *p, double total, double done);
 void fslab_progress_add_work(struct fslab_progress *p, double work);
+/* An estimate of seconds per unit of work (e.g. from a device probe):
+ * the ETA starts from it (work left x rate) before anything finished, and
+ * moves over to the measured rate as work finishes, wholly once a fifth
+ * of the work ahead (done + left) is done.  0 clears it. */
+void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work);
 /* Seconds since fslab_progress_new, and the estimate of seconds left
  * (negative while nothing is done yet). */
 double fslab_progress_elapsed(const struct fslab_progress *p);

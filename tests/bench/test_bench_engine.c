@@ -4,6 +4,7 @@
 
 #include "engine.h"
 #include "plan.h"
+#include "progress.h"
 #include "run.h"
 #include "size.h"
 #include "stats.h"
@@ -1292,6 +1293,45 @@ START_TEST(stop_between_tests)
 END_TEST
 
 
+/* The ETA starts from the estimate (work left x its rate) before any work
+ * finished, and moves to the measured rate as work finishes: wholly once a
+ * fifth of the work is done.  Bounds come from the elapsed time, not from
+ * how fast this machine is. */
+START_TEST(progress_eta_starts_from_the_estimate)
+{
+	FILE *null = fopen("/dev/null", "w");
+	struct fslab_progress *p;
+	double eta, el;
+
+	ck_assert_ptr_nonnull(null);
+	p = fslab_progress_new(null, NULL, true);
+	ck_assert_ptr_nonnull(p);
+	fslab_progress_set_total(p, 100, 0);
+	fslab_progress_set_work(p, 100, 0);
+	ck_assert_double_lt(fslab_progress_eta(p), 0); /* nothing to go on */
+	fslab_progress_set_estimate(p, 0.5);
+	ck_assert_double_eq_tol(fslab_progress_eta(p), 50, 1e-9);
+	/* a tenth done: half measured, half the estimate's 45 s */
+	fslab_progress_add_work(p, 10);
+	eta = fslab_progress_eta(p);
+	el = fslab_progress_elapsed(p);
+	ck_assert_double_ge(eta, 22.5);
+	ck_assert_double_le(eta, 22.5 + 0.5 * el / 10 * 90 + 1e-9);
+	/* three tenths done: measured alone, far below the estimate's 35 s
+	 * (each unit took microseconds, not 0.5 s) */
+	fslab_progress_add_work(p, 20);
+	eta = fslab_progress_eta(p);
+	el = fslab_progress_elapsed(p);
+	ck_assert_double_ge(eta, 0);
+	ck_assert_double_le(eta, el / 30 * 70 + 1e-9);
+	/* a later trial's set_work keeps the measured rate */
+	fslab_progress_set_work(p, 70, 0);
+	ck_assert_double_le(fslab_progress_eta(p), fslab_progress_elapsed(p) / 30 * 70 + 1e-9);
+	fslab_progress_free(p);
+	fclose(null);
+}
+END_TEST
+
 START_TEST(confidence_interval)
 {
 	double two[] = { 10, 12 }, m, h;
@@ -1517,6 +1557,7 @@ int main(void)
 	tcase_add_test(tp, plan_counts);
 	tcase_add_test(tp, plan_bounds);
 	tcase_add_test(tp, confidence_interval);
+	tcase_add_test(tp, progress_eta_starts_from_the_estimate);
 	suite_add_tcase(s, tp);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
