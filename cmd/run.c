@@ -155,6 +155,23 @@ static int parse_range(const char *opt, const char *s, uint64_t *min, uint64_t *
 		fslab_error("%s '%s': %s (e.g. 64K-2G)", opt, s, why ? why : "not a size range");
 		return -EINVAL;
 	}
+	/* name the bound as typed: the sweep doubles, so each is a power of two */
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = i ? *max : *min;
+		const char *dash = strchr(s, '-');
+		const char *text = i && dash ? dash + 1 : s;
+		int len = !i && dash ? (int)(dash - s) : (int)strlen(text);
+
+		if (v & (v - 1)) {
+			fslab_error("%s '%s': %.*s is not a power of two (the sweep doubles; e.g. %s)",
+				    opt, s, len, text, strcmp(opt, "--record-sizes") == 0 ? "4K-2M" : "64K-2G");
+			return -EINVAL;
+		}
+	}
+	if (strcmp(opt, "--record-sizes") == 0 && *min < 4096) {
+		fslab_error("%s '%s': the smallest record is 4K", opt, s);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -160,7 +160,11 @@ static const struct bad_case cases[] = {
 	{ A("run", "--dir", "../x=@F@/rundir", "--out", "@DIR@/o"), 2, "name", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--tests", "write,sing"), 2, "sing", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--file-sizes", "0"), 2, "greater than zero", false, PREP_NONE },
-	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "3K-8K"), 2, "power", false, PREP_NONE },
+	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "3K-8K"), 2, "3K is not a power of two", false, PREP_NONE },
+	/* each bound named as typed (the engine's message printed the wrong sizes) */
+	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "4K-3M"), 2, "3M is not a power of two", false, PREP_NONE },
+	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--file-sizes", "64K-3M"), 2, "3M is not a power of two", false, PREP_NONE },
+	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "1K-8K"), 2, "smallest record is 4K", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--file-sizes", "1M-64K"), 2, "larger than its maximum", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--cache", "hot"), 2, "hot", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--trials", "0"), 2, "trials", false, PREP_NONE },
