@@ -36,7 +36,7 @@ static void usage(FILE *out)
 	      "                      /var/lib/fslab/state.json); every mounted filesystem in it\n"
 	      "  --dir NAME=PATH     benchmark the directory PATH as NAME, without a lab\n"
 	      "                      (repeatable; NAME names the CSV)\n"
-	      "  --out DIR           results directory (default: results/<UTC timestamp>/)\n"
+	      "  -o, --out DIR       results directory (default: results/<UTC timestamp>/)\n"
 	      "  --resume DIR        continue an interrupted run in DIR with its recorded settings:\n"
 	      "                      finished cells are kept, the rest run; refused, with nothing\n"
 	      "                      changed, when DIR's manifest or CSVs are not its own (run\n"
@@ -56,7 +56,7 @@ static void usage(FILE *out)
 	      "  --sweep seed        the 2023 experiment: files 64K-2G, 1 trial, warm\n"
 	      "  --sweep quick       the seed sweep with files up to 64M (1 trial, warm)\n"
 	      "  --sweep FILE        a spec file (fslab spec --print); its [sweep] applies\n"
-	      "  --tests LIST        all, or e.g. write,read,random_read\n"
+	      "  -t, --tests LIST    all, or e.g. write,read,random_read\n"
 	      "  --file-sizes R      e.g. 64K-1G, or one size; powers of two\n"
 	      "  --record-sizes R    e.g. 4K-16M; never above the file size\n"
 	      "  --small-records M   skip (IOzone's default: records < 64K on files > 16M)\n"
@@ -110,9 +110,7 @@ static void usage(FILE *out)
 enum {
 	OPT_STATE = 256,
 	OPT_DIR,
-	OPT_OUT,
 	OPT_SWEEP,
-	OPT_TESTS,
 	OPT_FILE_SIZES,
 	OPT_RECORD_SIZES,
 	OPT_SMALL_RECORDS,
@@ -180,9 +178,9 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "state", required_argument, NULL, OPT_STATE },
 		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "out", required_argument, NULL, OPT_OUT },
+		{ "out", required_argument, NULL, 'o' }, /* short options as fslab report's */
 		{ "sweep", required_argument, NULL, OPT_SWEEP },
-		{ "tests", required_argument, NULL, OPT_TESTS },
+		{ "tests", required_argument, NULL, 't' },
 		{ "file-sizes", required_argument, NULL, OPT_FILE_SIZES },
 		{ "record-sizes", required_argument, NULL, OPT_RECORD_SIZES },
 		{ "small-records", required_argument, NULL, OPT_SMALL_RECORDS },
@@ -214,7 +212,8 @@ int cmd_run(int argc, char **argv)
 	o.dirs = dirs;
 	o.argc = argc;
 	o.argv = argv;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
+	while ((c = getopt_long(argc, argv, "o:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_STATE:
 			o.state_path = optarg;
@@ -237,7 +236,7 @@ int cmd_run(int argc, char **argv)
 			o.n_dirs++;
 			break;
 		}
-		case OPT_OUT:
+		case 'o':
 			o.out_dir = optarg;
 			break;
 		case OPT_SWEEP:
@@ -247,7 +246,7 @@ int cmd_run(int argc, char **argv)
 			else
 				o.sweep_file = optarg;
 			break;
-		case OPT_TESTS: {
+		case 't': {
 			char bad[64] = "";
 			if (fslab_tests_parse(optarg, &o.tests, bad, sizeof(bad)) < 0 || !o.tests) {
 				fslab_error("--tests '%s': unknown test '%s' (known: all, write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread)",
@@ -363,7 +362,7 @@ int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return FSLAB_EXIT_OK;
 		default:
-			usage(stderr);
+			fslab_cli_bad_option("run", opts, argv);
 			return FSLAB_EXIT_USAGE;
 		}
 	}

@@ -165,6 +165,9 @@ static const struct bad_case cases[] = {
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "4K-3M"), 2, "3M is not a power of two", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--file-sizes", "64K-3M"), 2, "3M is not a power of two", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--record-sizes", "1K-8K"), 2, "smallest record is 4K", false, PREP_NONE },
+	/* -o and -t are --out and --tests, as in fslab report */
+	{ A("run", "--dir", "a=@F@/rundir", "-o", "@DIR@/o", "-t", "write,sing"), 2, "unknown test 'sing'", false, PREP_NONE },
+	{ A("run", "--dir", "a=@F@/rundir", "-t"), 2, "option '-t' needs a value", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--file-sizes", "1M-64K"), 2, "larger than its maximum", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--cache", "hot"), 2, "hot", false, PREP_NONE },
 	{ A("run", "--dir", "a=@F@/rundir", "--out", "@DIR@/o", "--trials", "0"), 2, "trials", false, PREP_NONE },
@@ -381,6 +384,22 @@ START_TEST(bad_input_table)
 }
 END_TEST
 
+/* A mistyped option of run: one line, the closest option and --help as the
+ * fix, not the whole usage. */
+START_TEST(run_bad_option_one_line)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", "a=/nonexistent", "--outt", "x", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "did you mean '--out'") && strstr(o.err, "fslab run --help"),
+		      "fslab run --outt said: %s", o.err);
+	ck_assert_msg(strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		      "fslab run --outt printed more than one line: %s", o.err);
+	ft_output_free(&o);
+}
+END_TEST
+
 /* A refused command must not leave anything behind: not even the
  * directory of a state file or its lock file. */
 START_TEST(refusals_create_nothing)
@@ -440,6 +459,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, bad_input_table);
 	tcase_add_test(tc, refusals_create_nothing);
+	tcase_add_test(tc, run_bad_option_one_line);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
