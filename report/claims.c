@@ -301,7 +301,7 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 		for (size_t i = 0; i < r->n_entries; i++) {
 			const struct rp_entry *e = &r->entries[i];
 			struct rp_score w, rd;
-			char ra[24];
+			char ra[24], pa[24], pb[24];
 			size_t wpc = 0, wn = 0, rpc = 0, rn = 0;
 			char line[768];
 			int o = 0;
@@ -323,8 +323,9 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 			o += snprintf(line + o, sizeof(line) - (size_t)o, "%s: ", e->label);
 			if (pw > 0 && pr > 0)
 				o += snprintf(line + o, sizeof(line) - (size_t)o,
-					      "device probe (O_DIRECT) write %.3g, read %.3g KiB/s; 2023 headline write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
-					      pw, pr, CL_2023_WRITE / pw, CL_2023_READ / pr);
+					      "device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
+					      rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
+					      CL_2023_WRITE / pw, CL_2023_READ / pr);
 			else
 				o += snprintf(line + o, sizeof(line) - (size_t)o,
 					      "cannot tell how the headline compares (no device probe in the manifest); ");
