@@ -276,6 +276,75 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 		fputs("</table></div></section>\n", out);
 }
 
+/* Each run's filesystems ranked among themselves, a table per run (per
+ * host when runs are labelled by host), as the text report ends: per test
+ * the run's best with its plateau median, then the others by their ratio
+ * to it, slower beyond noise or not distinguishable (Welch's t-test at 5%,
+ * uncorrected).  Partial data is left out, as in the rankings. */
+static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	struct rp_ranking rk[FSLAB_TEST_MAX];
+	bool have[FSLAB_TEST_MAX] = { false };
+	char rate[32];
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		memset(&rk[t], 0, sizeof(rk[t]));
+		if ((tests & (1u << t)) && rp_rank(d, t, &rk[t]) == 0)
+			have[t] = true;
+	}
+	fputs("<section id=\"run-rankings\"><h2>Each run's own ranking</h2>\n<p>Each run's "
+	      "filesystems ranked among themselves (per host when the runs are labelled by host): "
+	      "per test the run's best with its plateau median, then the others with their ratio "
+	      "to it; <i>slower</i> is beyond noise by Welch's t-test at 95%, uncorrected. "
+	      "Partial data is not ranked.</p>\n",
+	      out);
+	for (size_t r = 0; r < d->n_runs; r++) {
+		bool table = false;
+
+		fprintf(out, "<h3 id=\"run-rank-%zu\">", r + 1);
+		rp_html_escape(out, d->runs[r].tag);
+		fputs("</h3>\n", out);
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			const struct rp_rank_row *best = NULL;
+
+			for (size_t i = 0; have[t] && i < rk[t].n; i++) {
+				const struct rp_rank_row *row = &rk[t].rows[i];
+
+				if (row->e->run != &d->runs[r])
+					continue;
+				if (!best) {
+					if (!table)
+						fputs("<div class=scroll><table><tr><th class=l>test</th>"
+						      "<th class=l>best</th><th>median</th>"
+						      "<th class=l>the others: ratio to the best</th></tr>\n",
+						      out);
+					table = true;
+					best = row;
+					fprintf(out, "<tr><td class=l>%s</td><td class=\"l best\">",
+						fslab_test_to_string(t));
+					rp_html_escape(out, row->e->fs);
+					fprintf(out, "</td><td>%s</td><td class=l>",
+						rp_fmt_rate(row->s.median, rate, sizeof(rate)));
+					continue;
+				}
+				double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial,
+						      best->s.n_trials, NULL);
+				fprintf(out, "<span%s>", isnan(p) ? "" : p < 0.05 ? " class=slower" : " class=same");
+				rp_html_escape(out, row->e->fs);
+				fprintf(out, " %.2f&times;%s</span> ",
+					best->s.median > 0 ? row->s.median / best->s.median : NAN,
+					isnan(p) ? "" : p < 0.05 ? " slower" : " not distinguishable");
+			}
+			if (best)
+				fputs("</td></tr>\n", out);
+		}
+		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
+	}
+	fputs("</section>\n", out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		rp_ranking_free(&rk[t]);
+}
+
 /* The cells of one filesystem and test as a grid: file sizes down, record
  * sizes across, each the median of its trials. */
 static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
@@ -476,7 +545,10 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	      "<a href=\"#flags\">flags</a> &middot; ", out);
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
-	fputs("<a href=\"#rankings\">rankings</a> &middot; <a href=\"#plots\">plots by size</a> &middot; "
+	fputs("<a href=\"#rankings\">rankings</a> &middot; ", out);
+	if (d->n_runs > 1)
+		fputs("<a href=\"#run-rankings\">each run's ranking</a> &middot; ", out);
+	fputs("<a href=\"#plots\">plots by size</a> &middot; "
 	      "<a href=\"#cells\">all cells</a> &middot; <a href=\"#manifests\">manifests</a></p>\n",
 	      out);
 
@@ -547,6 +619,8 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	}
 	fputs("</section>\n", out);
 	ht_same_fs(out, d, tests);
+	if (d->n_runs > 1)
+		ht_run_rankings(out, d, tests);
 
 	fputs("<section id=\"plots\"><h2>By file and record size</h2>\n<p>Per test, folded: "
 	      "throughput against file size at one record size (a line per filesystem, mean of "

@@ -643,6 +643,81 @@ START_TEST(t_claims)
 }
 END_TEST
 
+/* A run labelled NAME (fslab run --label) with ext4 and btrfs: btrfs
+ * writes faster when btrfs_wins, else ext4; reads tie. */
+static char *labelled_dir(const char *name, const char *label, bool btrfs_wins)
+{
+	static const char *const fss[] = { "ext4", "btrfs" };
+	char *dir = path(name), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 3; t++)
+			for (int fi = 0; fi < 3; fi++)
+				for (unsigned rec = 64; rec <= 128; rec *= 2) {
+					double w = (k == 1) == btrfs_wins ? 900 : 300;
+					emit(f, fss[k], "write", 1024ull << fi, rec, t, w + t * 5, "cold", "");
+					emit(f, fss[k], "read", 1024ull << fi, rec, t, 500 + t * 5, "cold", "");
+				}
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	{
+		char m[128];
+		snprintf(m, sizeof(m), "{\"cache_mode\":\"cold\",\"label\":\"%s\"}\n", label);
+		ck_assert_int_eq(ft_write_file(p, m), 0);
+	}
+	free(p);
+	return dir;
+}
+
+/* Issue 13: the merged report of a lab across hosts has each host's own
+ * ranking in report.html too, not only in the text. */
+START_TEST(t_run_rankings_html)
+{
+	struct ft_output o;
+	char *a = labelled_dir("run-hostA", "hostA", true), *b = labelled_dir("run-hostB", "hostB", false);
+	char *out = path("labelled-out"), *html_p = path("labelled-out/report.html");
+	const char *sec, *ha, *hb, *end;
+	char *html;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	html = slurp(html_p, NULL);
+	sec = strstr(html, "<section id=\"run-rankings\">");
+	ck_assert_msg(sec, "no per-run ranking section in report.html");
+	end = strstr(sec, "</section>");
+	ha = strstr(sec, "<h3 id=\"run-rank-1\">hostA</h3>");
+	hb = strstr(sec, "<h3 id=\"run-rank-2\">hostB</h3>");
+	ck_assert_msg(ha && hb && ha < hb && hb < end, "no ranking per label in:\n%.3000s", sec);
+	/* hostA's write is won by btrfs, hostB's by ext4, each ranked among
+	 * its own run's filesystems only */
+	{
+		char *blk_a = strndup(ha, (size_t)(hb - ha)), *blk_b = strndup(hb, (size_t)(end - hb));
+		has(blk_a, "<td class=l>write</td><td class=\"l best\">btrfs</td>");
+		has(blk_a, "ext4 0.34&times; slower");
+		has(blk_a, "ext4 1.00&times; not distinguishable");
+		has(blk_b, "<td class=l>write</td><td class=\"l best\">ext4</td>");
+		has(blk_b, "btrfs 0.34&times; slower");
+		has(blk_b, "<td class=l>read</td>");
+		free(blk_a);
+		free(blk_b);
+	}
+	free(html);
+	free(a);
+	free(b);
+	free(out);
+	free(html_p);
+}
+END_TEST
+
 /* Degenerate but valid input: one row, one file size (gnuplot refuses an
  * empty range and pm3d needs two scans); a --record nobody measured. */
 START_TEST(t_tiny_results)
@@ -752,6 +827,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
+	tcase_add_test(tc, t_run_rankings_html);
 	suite_add_tcase(s, tc);
 	return s;
 }
