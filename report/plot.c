@@ -122,16 +122,49 @@ static const struct rp_cell *pl_find(const struct rp_entry *e, enum fslab_test t
 	return NULL;
 }
 
-/* Tic marks at every size; with many sizes only every other one is
- * labelled (the rest are minor tics) so the labels do not run together. */
-static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool log2axis)
+void rp_tic_layout(size_t n, size_t maxlen, double axis_px, double font_px, bool x_axis,
+		   struct rp_tic_layout *l)
 {
-	size_t step = n > 10 ? 2 : 1;
+	double slot = n ? axis_px / (double)n : axis_px;
+	double line = 1.25 * font_px;                        /* a label's height */
+	double width = ((double)maxlen + 1) * 0.62 * font_px; /* and length, with a gap */
+	double need;
+
+	l->rotate = 0;
+	l->step = 1;
+	if (n < 2 || !(slot > 0))
+		return;
+	if (x_axis && width <= slot)
+		return;
+	if (x_axis)
+		l->rotate = 45;
+	/* level labels on a y axis are a line apart; labels at 45 degrees
+	 * are slot * sin(45) apart, measured across them */
+	need = x_axis ? line / (slot * 0.7071) : line / slot;
+	if (need > 1)
+		l->step = (size_t)ceil(need - 1e-9);
+}
+
+/* Tic marks at every size, labelled so that none overlap (rp_tic_layout
+ * for an axis of axis_px pixels in a font of font_pt points): turned 45
+ * degrees on x when they do not fit level, and where even that is too
+ * close only every step-th labelled (the rest minor tics, the largest
+ * always labelled). */
+static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool log2axis,
+		    double axis_px, int font_pt)
+{
+	struct rp_tic_layout l;
+	size_t maxlen = 0;
 	char b[16];
 
-	fprintf(f, "set %stics (", axis);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(rp_fmt_size(v[i], b, sizeof(b))) > maxlen)
+			maxlen = strlen(b);
+	rp_tic_layout(n, maxlen, axis_px, font_pt * 96.0 / 72, axis[0] == 'x', &l);
+	fprintf(f, "set %stics %s font ',%d' (", axis, l.rotate ? "rotate by 45 right" : "norotate",
+		font_pt);
 	for (size_t i = 0; i < n; i++) {
-		bool label = (n - 1 - i) % step == 0; /* always label the largest */
+		bool label = (n - 1 - i) % l.step == 0; /* always label the largest */
 
 		rp_fmt_size(v[i], b, sizeof(b));
 		if (log2axis)
@@ -258,8 +291,9 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 		fputs("set title ", f);
 		pl_quote(f, p->title);
 		fputc('\n', f);
-		pl_tics(f, "x", ax->file, ax->nf, true);
-		pl_tics(f, "y", ax->record, ax->nr, true);
+		/* the small plots' axes: about 260 px across, 200 px up */
+		pl_tics(f, "x", ax->file, ax->nf, true, 260, 8);
+		pl_tics(f, "y", ax->record, ax->nr, true, 200, 8);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE || isnan(cmin)) {
 			fprintf(f, "set cbrange [0:%.6g]\n", zmax);
 		} else if (clog) {
@@ -293,8 +327,7 @@ static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot
 			fprintf(f, "set xrange [%g:%g]\nset yrange [%g:%g]\n",
 				pl_log2(ax->file[0]) - 0.5, pl_log2(ax->file[ax->nf - 1]) + 0.5,
 				pl_log2(ax->record[0]) - 0.5, pl_log2(ax->record[ax->nr - 1]) + 0.5);
-			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
-			      "set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n",
+			fputs("set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n",
 			      f);
 			/* SVG: one vector rectangle per cell (an embedded raster
 			 * would be blurred by the browser) */
@@ -390,14 +423,13 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 		fputs("set title ", f);
 		pl_quote(f, p->title);
 		fputc('\n', f);
-		pl_tics(f, "x", ax.file, ax.nf, true);
+		pl_tics(f, "x", ax.file, ax.nf, true, 430, 8); /* left of the key */
 		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s%s'\n",
 			rp_fmt_size(record, b, sizeof(b)), logy ? " (log scale)" : "");
 		fputs(pl_lines, f);
 		if (logy)
 			fputs("set logscale y\n", f);
-		fprintf(f, "set xrange [%g:%g]\nset yrange [%.6g:%.6g]\nset grid\nset key outside right top\n"
-			   "set xtics rotate by -30 font ',8'\n",
+		fprintf(f, "set xrange [%g:%g]\nset yrange [%.6g:%.6g]\nset grid\nset key outside right top\n",
 			pl_log2(ax.file[0]) - 0.3, pl_log2(ax.file[ax.nf - 1]) + 0.3, ymin, ymax);
 		fputs("plot ", f);
 		for (size_t i = 0; i < n; i++) {
@@ -467,15 +499,24 @@ static int pl_bars(FILE *f, const char *dir, const struct rp_plot *p, const stru
 		fputs("set title ", f);
 		pl_quote(f, p->title);
 		fputc('\n', f);
-		fputs("set xtics (", f);
-		for (size_t i = 0; i < r.n; i++) {
-			fputs(i ? ", " : "", f);
-			pl_quote(f, r.rows[i].e->label);
-			fprintf(f, " %zu", i);
+		{
+			/* one bar per entry, about 560 px across; labels level
+			 * when they fit, else at 45 degrees, else every other */
+			struct rp_tic_layout l;
+			size_t maxlen = 0;
+
+			for (size_t i = 0; i < r.n; i++)
+				if (strlen(r.rows[i].e->label) > maxlen)
+					maxlen = strlen(r.rows[i].e->label);
+			rp_tic_layout(r.n, maxlen, 560, 8 * 96.0 / 72, true, &l);
+			fprintf(f, "set xtics %s (", l.rotate ? "rotate by 45 right" : "norotate");
+			for (size_t i = 0; i < r.n; i++) {
+				fputs(i ? ", " : "", f);
+				pl_quote(f, i % l.step ? "" : r.rows[i].e->label);
+				fprintf(f, " %zu", i);
+			}
+			fputs(")\n", f);
 		}
-		fputs(")\n", f);
-		if (r.n > 4)
-			fputs("set xtics rotate by -30\n", f);
 		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r.n - 0.4, ymin, ymax);
 		if (logy)
 			fputs("set logscale y\nset ylabel 'MiB/s (log scale)'\n", f);

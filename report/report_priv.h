@@ -228,6 +228,18 @@ size_t rp_holm(const double *p, size_t n, double *adj);
 /* The log-axis rule: values from lo to hi span more than 10x. */
 bool rp_log_axis(double lo, double hi);
 
+/* Tic labels that do not overlap (plot.c): n labels of at most maxlen
+ * characters, evenly spaced along axis_px pixels, in a font of font_px
+ * pixels.  On an x axis they stay level when each fits its slot, else
+ * turn 45 degrees; on a y axis (or rotated ones still too close) every
+ * step-th is labelled, the largest always. */
+struct rp_tic_layout {
+	int rotate;  /* degrees: 0 or 45 */
+	size_t step; /* label every step-th tic, >= 1 */
+};
+void rp_tic_layout(size_t n, size_t maxlen, double axis_px, double font_px, bool x_axis,
+		   struct rp_tic_layout *l);
+
 struct rp_fam_in {
 	const char *label;
 	double score;    /* geometric mean of the ratios to the best; NaN: none */

@@ -227,6 +227,43 @@ START_TEST(t_log_axis_rule)
 }
 END_TEST
 
+/* Tic labels never overlap: level while each fits its slot, 45 degrees
+ * when not, and only every step-th when even turned they are closer than
+ * a line; y labels are stacked a line apart. */
+START_TEST(t_tic_layout_rule)
+{
+	struct rp_tic_layout l;
+
+	/* 4 filesystems across 560 px: level */
+	rp_tic_layout(4, 10, 560, 10, true, &l);
+	ck_assert_int_eq(l.rotate, 0);
+	ck_assert_uint_eq(l.step, 1);
+	/* 16 file sizes (64K-2G, 4 characters) across 430 px: 27 px a slot,
+	 * a label needs 31: turned, every one labelled (19 px apart across) */
+	rp_tic_layout(16, 4, 430, 10, true, &l);
+	ck_assert_int_eq(l.rotate, 45);
+	ck_assert_uint_eq(l.step, 1);
+	/* the same across a 200 px heatmap: 12.5 px a slot, 8.8 across at
+	 * 45 degrees, less than a 12.5 px line: every other */
+	rp_tic_layout(16, 4, 200, 10, true, &l);
+	ck_assert_int_eq(l.rotate, 45);
+	ck_assert_uint_eq(l.step, 2);
+	/* y: 13 record sizes up 200 px (15 px each) fit; up 100 px every other */
+	rp_tic_layout(13, 4, 200, 10, false, &l);
+	ck_assert_int_eq(l.rotate, 0);
+	ck_assert_uint_eq(l.step, 1);
+	rp_tic_layout(13, 4, 100, 10, false, &l);
+	ck_assert_int_eq(l.rotate, 0);
+	ck_assert_uint_eq(l.step, 2);
+	/* one label, or none: as is */
+	rp_tic_layout(1, 40, 10, 10, true, &l);
+	ck_assert_int_eq(l.rotate, 0);
+	ck_assert_uint_eq(l.step, 1);
+	rp_tic_layout(0, 0, 200, 10, true, &l);
+	ck_assert_uint_eq(l.step, 1);
+}
+END_TEST
+
 START_TEST(t_verdict_text)
 {
 	char buf[512];
@@ -367,6 +404,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_holm);
 	tcase_add_test(tc, t_log_axis_rule);
 	tcase_add_test(tc, t_verdict_text);
+	tcase_add_test(tc, t_tic_layout_rule);
 	tcase_add_test(tc, t_iozone_parse);
 	tcase_add_test(tc, t_iozone_short_rows);
 	tcase_add_test(tc, t_iozone_bad);
