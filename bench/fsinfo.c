@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -157,12 +158,26 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 
 int fslab_fsinfo_check(const struct fslab_bench_fs *fs)
 {
+	char sys[64];
+	struct statvfs sv;
 	struct stat st;
 
 	if (stat(fs->path, &st) < 0)
 		return -errno;
 	if (st.st_dev != fs->dev)
 		return -ESTALE;
+	/* A pulled disk leaves ext4 mounted (read-only, same st_dev): the
+	 * block device behind it must still exist.  Major 0 is no device
+	 * (FUSE, tmpfs, btrfs's anonymous st_dev). */
+	if (major(st.st_dev) != 0) {
+		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		if (access(sys, F_OK) < 0 && errno == ENOENT)
+			return -ENODEV;
+	}
+	/* The run starts only on a writable directory: read-only now means
+	 * the filesystem went read-only under it (an I/O error). */
+	if (statvfs(fs->path, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		return -EROFS;
 	return 0;
 }
 

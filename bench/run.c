@@ -614,12 +614,25 @@ static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cach
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
 }
 
+/* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */
+static const char *run_vanished_why(int r)
+{
+	if (r == -ENODEV)
+		return "its disk is gone";
+	if (r == -EROFS)
+		return "it went read-only";
+	if (r == -ENOENT || r == -ESTALE)
+		return "unmounted?";
+	return strerror(-r);
+}
+
 static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 			  const struct fslab_test_outcome *o)
 {
 	struct fslab_bench_fs *fs = g->fs;
 	struct fslab_result_row row;
 	struct fslab_progress_item it;
+	int vr;
 
 	memset(&row, 0, sizeof(row));
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
@@ -648,11 +661,11 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	default:
 		/* A test that failed because its filesystem went away counts as
 		 * vanished, so --resume runs it again. */
-		if (!fs->vanished && fslab_fsinfo_check(fs) < 0) {
+		if (!fs->vanished && (vr = fslab_fsinfo_check(fs)) < 0) {
 			fs->vanished = true;
 			fslab_progress_clear(g->prog);
-			fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
-				    fs->name, run_esc(fs->path));
+			fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+				    fs->name, run_esc(fs->path), run_vanished_why(vr));
 		}
 		if (fs->vanished && strncmp(o->reason, FSLAB_VANISHED_STATUS + 8,
 					    strlen(FSLAB_VANISHED_STATUS + 8)) != 0)
@@ -869,11 +882,13 @@ static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 				if (!mask)
 					continue;
 				ran = true;
-				if (!fs->vanished && (fs->work_fd < 0 || fslab_fsinfo_check(fs) < 0)) {
+				int vr = -ENOENT;
+
+				if (!fs->vanished && (fs->work_fd < 0 || (vr = fslab_fsinfo_check(fs)) < 0)) {
 					fs->vanished = true;
 					fslab_progress_clear(prog);
-					fslab_error("%s: %s is no longer the filesystem this run started on (unmounted?); its remaining cells are recorded as failed, and --resume runs them once it is back",
-						    fs->name, run_esc(fs->path));
+					fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+						    fs->name, run_esc(fs->path), run_vanished_why(vr));
 				}
 				if (fs->vanished && trial > c->sweep.trials)
 					continue; /* --until-ci extra trials: nothing to sample */

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libmount.h>
 #include <linux/falloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define TEARDOWN_MKFS_WAIT_S 30
@@ -39,6 +42,7 @@ struct teardown_run {
 	int image_fd;         /* the image, when it is there */
 	bool image_proven;    /* it carries this lab's marker (and identity) */
 	bool refused;         /* something was left alone: exit non-zero */
+	bool disk_gone;       /* the lab's disk was removed from the machine */
 	struct prov_disk d;
 };
 
@@ -255,6 +259,29 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 	return -EBUSY;
 }
 
+/* No block device with this device number exists (the kernel dropped it:
+ * the disk was pulled); major 0 is no block device at all. */
+static bool teardown_devno_gone(dev_t devno)
+{
+	char sys[64];
+
+	if (major(devno) == 0)
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(devno), minor(devno));
+	return access(sys, F_OK) < 0 && errno == ENOENT;
+}
+
+/* The lab's (real) disk is no longer in the machine: its node is gone and
+ * so is every block device with the device number setup recorded. */
+static bool teardown_disk_gone(const struct fslab_state *st)
+{
+	struct stat sb;
+
+	if (stat(st->disk, &sb) == 0 || errno != ENOENT)
+		return false;
+	return !st->disk_rdev || teardown_devno_gone((dev_t)st->disk_rdev);
+}
+
 /* Which device is the lab's disk now?  For an image: the loop device
  * backed by it (matched by the image's identity, so a renumbered or
  * detached loop is found out), else the image file itself; and only when
@@ -301,6 +328,10 @@ static int teardown_find_disk(struct teardown_run *t)
 	} else {
 		if (!st->disk[0])
 			return 0;
+		if (teardown_disk_gone(st)) {
+			t->disk_gone = true;
+			return 0;
+		}
 		snprintf(t->disk, sizeof(t->disk), "%s", st->disk);
 		t->disk_is_blk = true;
 	}
@@ -426,6 +457,87 @@ static int teardown_unmount_all(struct teardown_run *t)
 				    "unmount it and run teardown again",
 				    p->device, where);
 			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/* The lab's disk is gone: a mount at p's mount point is the lab's own
+ * when it is a kernel mount of p's type whose source is p's device path,
+ * that device node is gone, and no block device with the mount's device
+ * number exists any more (a dead filesystem on the pulled disk).  It is
+ * unmounted; when the dead device makes umount fail (EBUSY, EIO), it is
+ * detached (MNT_DETACH).  Returns 1 unmounted, 0 nothing mounted there,
+ * -EPERM when what is mounted there is not proven the lab's. */
+static int teardown_unmount_dead(const struct fslab_state_partition *p)
+{
+	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
+	struct stat sb;
+	bool ours = false, found = false;
+	dev_t devno = 0;
+
+	if (!p->mountpoint[0])
+		return 0;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb)
+		return -EIO;
+	fs = mnt_table_find_target(tb, p->mountpoint, MNT_ITER_BACKWARD);
+	if (fs && strcmp(mnt_fs_get_target(fs), p->mountpoint) == 0) {
+		const char *src = mnt_fs_get_source(fs), *type = mnt_fs_get_fstype(fs);
+
+		found = true;
+		devno = mnt_fs_get_devno(fs);
+		ours = p->device[0] && src && strcmp(src, p->device) == 0 && rc && type &&
+		       strcmp(type, rc->kernel_fstype) == 0 && teardown_devno_gone(devno) &&
+		       stat(p->device, &sb) < 0 && errno == ENOENT;
+	}
+	mnt_unref_table(tb);
+	if (!found)
+		return 0;
+	if (!ours)
+		return -EPERM;
+	if (umount2(p->mountpoint, UMOUNT_NOFOLLOW) == 0) {
+		printf("unmounted %s (%s is gone)\n", p->mountpoint, p->device);
+		return 1;
+	}
+	if (errno != EBUSY && errno != EIO)
+		return fslab_error_errno(errno, "umount %s failed", p->mountpoint);
+	if (umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+		return fslab_error_errno(errno, "umount -l %s failed", p->mountpoint);
+	printf("detached %s (%s is gone; umount said: busy or I/O error)\n", p->mountpoint,
+	       p->device);
+	return 1;
+}
+
+/* The lab's disk is gone: unmount its dead filesystems (only those proven
+ * the lab's; anything else at a lab mount point is named and left). */
+static int teardown_unmount_gone(struct teardown_run *t)
+{
+	for (size_t i = t->st.n_partitions; i-- > 0;) {
+		struct fslab_state_partition *p = &t->st.partitions[i];
+		char src[PATH_MAX], fstype[64];
+		int r = teardown_unmount_dead(p);
+
+		if (r == -EPERM || (r == 1 && prov_mount_at(p->mountpoint, src, sizeof(src), fstype,
+							  sizeof(fstype)) == 1)) {
+			if (r == -EPERM)
+				prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
+			fslab_error("refused: %s (%s) is mounted at %s, which the state names as the "
+				    "lab's, but nothing proves it is the lab's filesystem on the removed "
+				    "disk: not unmounting it",
+				    src, fstype, p->mountpoint);
+			t->refused = true;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		if (p->mount_method != FSLAB_MOUNT_NONE) {
+			p->mount_method = FSLAB_MOUNT_NONE;
+			r = teardown_save(t, false);
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
@@ -671,7 +783,9 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 	 * whatever else is mounted where the state says is someone's. */
 	if (r == 1 && t->disk_is_blk && teardown_unmount_all(t) < 0)
 		goto out;
-	if (r != 1)
+	if (r != 1 && t->disk_gone && teardown_unmount_gone(t) < 0)
+		goto out;
+	if (r != 1 && !t->disk_gone)
 		teardown_foreign_mounts(t);
 	/* A mount left in place (refused above) means the disk is still in
 	 * use: wiping it, detaching its loop device or deleting its image
@@ -719,6 +833,17 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		fslab_error("teardown left alone what it could not prove the lab's (above); the state "
 			    "file %s is kept",
 			    t->state_path);
+		goto out;
+	}
+	if (t->disk_gone && t->phase >= FSLAB_PHASE_PARTITIONING && t->phase != FSLAB_PHASE_WIPED) {
+		/* Its GPT and filesystems are still on the disk, wherever it is. */
+		fslab_error("the lab's disk %s is gone (removed from the machine): its mounts and "
+			    "directories are cleaned up, but its partition table and filesystems "
+			    "could not be wiped. The state file %s is kept: attach the disk again "
+			    "and run fslab teardown --state %s to wipe it, or, if the disk is not "
+			    "coming back, remove the state file by hand",
+			    t->st.disk, t->state_path, t->state_path);
+		t->refused = true; /* said: no "did not finish" on top */
 		goto out;
 	}
 	r = fslab_lab_remove_state(t->lab);

@@ -67,6 +67,8 @@ done
 expect_rc "teardown of the removed lab" 1 fslab teardown --state "$s1" --yes
 expect_out "teardown says the disk is missing" "$disk"
 expect_eq "mounts left of lab a" "$(findmnt -n -l -o TARGET | grep -c "^$m1")" 0
+check "lab a's mount directories removed" test ! -e "$m1"
+check "lab a's state kept (its disk could not be wiped)" test -e "$s1"
 expect_rc "teardown of lab b" 0 fslab teardown --state "$s2" --yes
 VM_MNT=$m2 VM_STATE=$s2 vm_expect_clean "$disk2"
 vm_done
