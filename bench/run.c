@@ -443,31 +443,6 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 	closedir(d);
 }
 
-/* mkdtemp's rules where the filesystem cannot chmod (a FUSE driver without
- * setattr, such as fusefat): mkdirat 0700 never reuses an existing name or
- * follows a symlink; the name is ours alone once mkdirat succeeds. */
-static int run_mkdir_private_nochmod(int dfd, char *name, size_t len)
-{
-	for (unsigned i = 0; i < 1000; i++) {
-		int fd;
-
-		snprintf(name, len, FSLAB_WORKDIR_PREFIX "%ld-%u", (long)getpid(), i);
-		if (mkdirat(dfd, name, 0700) < 0) {
-			if (errno == EEXIST)
-				continue;
-			return -errno;
-		}
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			int r = -errno;
-			unlinkat(dfd, name, AT_REMOVEDIR);
-			return r;
-		}
-		return fd;
-	}
-	return -EEXIST;
-}
-
 /* Opens the directory under test and makes the run's private directory in
  * it (after removing leftovers of killed runs). */
 static int run_workdir_create(struct fslab_bench_fs *fs)
@@ -485,8 +460,6 @@ static int run_workdir_create(struct fslab_bench_fs *fs)
 	}
 	run_remove_stale_workdirs(fs);
 	r = fslab_mkdtemp_at(fs->dir_fd, FSLAB_WORKDIR_PREFIX, fs->work_name, sizeof(fs->work_name));
-	if (r == -ENOSYS || r == -EPERM || r == -EOPNOTSUPP)
-		r = run_mkdir_private_nochmod(fs->dir_fd, fs->work_name, sizeof(fs->work_name));
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot make a private directory for the test files in %s",
 					 fs->name, run_esc(fs->path));

@@ -325,7 +325,12 @@ int fslab_mkdtemp_at(int dfd, const char *prefix, char *name, size_t namelen)
 			unlinkat(dfd, name, AT_REMOVEDIR);
 			return r;
 		}
-		if (fchmod(fd, 0700) < 0) {
+		/* Exactly 0700 whatever the umask.  A filesystem with no
+		 * permissions to set (fusefat: no setattr) refuses the chmod;
+		 * the directory is still new and its name ours alone, since
+		 * mkdirat never reuses a name or follows a symlink. */
+		if (fchmod(fd, 0700) < 0 && errno != EPERM && errno != ENOSYS &&
+		    errno != EOPNOTSUPP) {
 			int r = -errno;
 			close(fd);
 			unlinkat(dfd, name, AT_REMOVEDIR);

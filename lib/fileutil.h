@@ -71,7 +71,8 @@ int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size
 			       mode_t mode);
 
 /* Makes a new private directory inside dfd named "<prefix>XXXXXX" (mkdtemp's
- * rules: unique, mode 0700, never an existing one), writes its name into
+ * rules: unique, mode 0700 - or the filesystem's own where it has no
+ * permissions to set, e.g. fusefat - never an existing one), writes its name into
  * name (namelen bytes) and returns an O_DIRECTORY fd on it, or a negative
  * errno. */
 int fslab_mkdtemp_at(int dfd, const char *prefix, char *name, size_t namelen);
