@@ -8,6 +8,7 @@
  * and that the victim is unchanged (checksum, still attached, still
  * mounted).  Root only (loop devices, mkfs, mount). */
 #include "../provision/provtest.h"
+#include "trust_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,22 +31,6 @@ static void tiny_env(struct pt_env *e)
 {
 	pt_env_init(e);
 	ck_assert_int_eq(ft_write_file(e->spec, tiny_spec), 0);
-}
-
-/* FNV-1a over the whole file: the victim's bytes. */
-static uint64_t file_sum(const char *path)
-{
-	uint64_t h = 1469598103934665603ull;
-	unsigned char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 1099511628211ull;
-	close(fd);
-	return h;
 }
 
 /* A victim file: size bytes, random data in its first and last MiB. */
@@ -75,37 +60,14 @@ static void attach(const char *path, char *dev, size_t len)
 	ft_output_free(&o);
 }
 
-static void detach(const char *dev)
-{
-	const char *argv[] = { "losetup", "-d", dev, NULL };
-	struct ft_output o;
-
-	if (ft_run(argv, NULL, &o) == 0)
-		ft_output_free(&o);
-}
-
-/* Is dev still a loop device backed by something? */
-static bool attached(const char *dev)
-{
-	char sys[128];
-
-	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", strrchr(dev, '/') + 1);
-	return access(sys, F_OK) == 0;
-}
-
-static void run_ok(const char *const argv[])
+/* fslab setup --image of e's spec, which must succeed. */
+static void setup_ok(struct pt_env *e)
 {
 	struct ft_output o;
 
-	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "%s: exit %d: %s", argv[0], o.status, o.err);
+	ck_assert_int_eq(pt_setup_image(e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
-}
-
-static void assert_refused(const struct ft_output *o, const char *text)
-{
-	ck_assert_msg(o->status != 0, "expected a refusal, got exit 0:\n%s\n%s", o->out, o->err);
-	ck_assert_msg(strstr(o->err, text), "stderr lacks '%s':\n%s", text, o->err);
 }
 
 /* A forged state file, as a hostile user would write it. */
@@ -155,7 +117,7 @@ START_TEST(forged_state_names_a_victim_image)
 	snprintf(mp, sizeof(mp), "%s/ext4", vdir);
 	make_victim(victim, 8 << 20);
 	ck_assert_int_eq(mkdir(vdir, 0755), 0);
-	before = file_sum(victim);
+	before = tu_file_sum(victim);
 	if (_i > 0) {
 		attach(victim, loop, sizeof(loop));
 		snprintf(dev1, sizeof(dev1), "%sp1", loop);
@@ -163,18 +125,18 @@ START_TEST(forged_state_names_a_victim_image)
 	write_state(e.state, version, phase, loop, victim, vdir, dev1, mp, "none");
 
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
-	assert_refused(&o, victim);
+	tu_assert_refused(&o, victim);
 	if (version == 1)
-		assert_refused(&o, "older fslab");
+		tu_assert_refused(&o, "older fslab");
 	else
-		assert_refused(&o, "not this lab's image");
+		tu_assert_refused(&o, "not this lab's image");
 	ft_output_free(&o);
 	ck_assert_msg(stat(victim, &sb) == 0, "teardown deleted the victim %s", victim);
-	ck_assert_msg(file_sum(victim) == before, "teardown changed the victim's bytes");
+	ck_assert_msg(tu_file_sum(victim) == before, "teardown changed the victim's bytes");
 	ck_assert_msg(stat(vdir, &sb) == 0, "teardown removed the victim directory");
 	if (loop[0]) {
-		ck_assert_msg(attached(loop), "teardown detached the victim's loop device %s", loop);
-		detach(loop);
+		ck_assert_msg(tu_loop_attached(loop), "teardown detached the victim's loop device %s", loop);
+		tu_loop_detach(loop);
 	}
 	ck_assert_int_eq(access(e.state, F_OK), 0); /* kept: the user decides */
 	unlink(e.state);
@@ -216,15 +178,15 @@ START_TEST(forged_state_names_a_foreign_mount)
 				       loop, NULL };
 		const char *mnt[] = { "mount", "-t", "ext4", loop, vmnt, NULL };
 		const char *tmp[] = { "mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", tmnt, NULL };
-		run_ok(mkfs);
-		run_ok(mnt);
-		run_ok(tmp);
+		tu_run_ok(mkfs, NULL, 0);
+		tu_run_ok(mnt, NULL, 0);
+		tu_run_ok(tmp, NULL, 0);
 	}
 	ck_assert_int_eq(ft_write_file(vfile, "the victim's results\n"), 0);
 	ck_assert_int_eq(ft_write_file(tfile, "the victim's scratch\n"), 0);
 	sync();
-	vsum = file_sum(vfile);
-	tsum = file_sum(tfile);
+	vsum = tu_file_sum(vfile);
+	tsum = tu_file_sum(tfile);
 	ck_assert_int_eq(ft_disk_fingerprint(loop, fp_before), 0);
 	/* The lab's "disk" is the victim loop device, its partition the
 	 * victim's ext4, its mount root the directory holding both mounts. */
@@ -262,19 +224,19 @@ START_TEST(forged_state_names_a_foreign_mount)
 	ft_output_free(&o);
 	ck_assert_msg(ft_mounts_under(vmnt) == 1, "the victim's ext4 at %s was unmounted", vmnt);
 	ck_assert_msg(ft_mounts_under(tmnt) == 1, "the victim's tmpfs at %s was unmounted", tmnt);
-	ck_assert(file_sum(vfile) == vsum);
-	ck_assert(file_sum(tfile) == tsum);
+	ck_assert(tu_file_sum(vfile) == vsum);
+	ck_assert(tu_file_sum(tfile) == tsum);
 	ck_assert_int_eq(ft_disk_fingerprint(loop, fp_after), 0);
 	ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0,
 		      "the victim device %s changed", loop);
-	ck_assert(attached(loop));
+	ck_assert(tu_loop_attached(loop));
 	{
 		const char *u1[] = { "umount", vmnt, NULL };
 		const char *u2[] = { "umount", tmnt, NULL };
-		run_ok(u1);
-		run_ok(u2);
+		tu_run_ok(u1, NULL, 0);
+		tu_run_ok(u2, NULL, 0);
 	}
-	detach(loop);
+	tu_loop_detach(loop);
 	unlink(e.state);
 	free(fp_before);
 	free(fp_after);
@@ -320,9 +282,7 @@ START_TEST(state_through_a_symlink_takes_the_same_lock)
 
 	ft_require_root();
 	tiny_env(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	setup_ok(&e);
 	snprintf(link, sizeof(link), "%s/link-to-state.json", e.dir);
 	snprintf(out, sizeof(out), "%s/results", e.dir);
 	ck_assert_int_eq(symlink(e.state, link), 0);
@@ -330,7 +290,7 @@ START_TEST(state_through_a_symlink_takes_the_same_lock)
 	start_run(&run, link, out);
 	snprintf(pidtxt, sizeof(pidtxt), "fslab run, pid %d", run.pid);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
-	assert_refused(&o, pidtxt);
+	tu_assert_refused(&o, pidtxt);
 	ft_output_free(&o);
 	ck_assert_msg(ft_mounts_under(e.mnt) == 1, "the lab was unmounted under the run");
 	ck_assert_int_eq(access(e.state, F_OK), 0);
@@ -345,7 +305,7 @@ START_TEST(state_through_a_symlink_takes_the_same_lock)
 	start_run(&run, e.state, out);
 	snprintf(pidtxt, sizeof(pidtxt), "fslab run, pid %d", run.pid);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", link, NULL), 0);
-	assert_refused(&o, pidtxt);
+	tu_assert_refused(&o, pidtxt);
 	ft_output_free(&o);
 	ck_assert(ft_mounts_under(e.mnt) == 1);
 	stop_run(&run);
@@ -370,9 +330,7 @@ START_TEST(second_run_on_a_running_lab_is_refused)
 
 	ft_require_root();
 	tiny_env(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	setup_ok(&e);
 	snprintf(out1, sizeof(out1), "%s/results1", e.dir);
 	snprintf(out2, sizeof(out2), "%s/results2", e.dir);
 	start_run(&run, e.state, out1);
@@ -380,13 +338,13 @@ START_TEST(second_run_on_a_running_lab_is_refused)
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--state", e.state, "--out", out2, "--sweep", "quick",
 				  "--no-device-probe", NULL), 0);
-	assert_refused(&o, pidtxt);
-	assert_refused(&o, "--allow-concurrent");
+	tu_assert_refused(&o, pidtxt);
+	tu_assert_refused(&o, "--allow-concurrent");
 	ft_output_free(&o);
 	ck_assert_msg(access(out2, F_OK) != 0, "the refused run made %s", out2);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--state", e.state, "--out", out2, "--sweep", "quick",
 				  "--no-device-probe", "--allow-concurrent", NULL), 0);
-	assert_refused(&o, pidtxt);
+	tu_assert_refused(&o, pidtxt);
 	ft_output_free(&o);
 	ck_assert(access(out2, F_OK) != 0);
 	stop_run(&run);
@@ -429,23 +387,21 @@ START_TEST(racing_setups_on_one_image)
 		ck_abort_msg("setup B never reached image-create:\n%s\n%s", o.out, o.err);
 	}
 	/* the winner */
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	setup_ok(&e);
 	kill(loser.pid, SIGKILL);
 	ck_assert_int_eq(ft_proc_finish(&loser, &o), 0);
 	ft_output_free(&o);
 	ck_assert_int_eq(access(state_b, F_OK), 0);
 
 	ck_assert_int_eq(ft_write_file(file, "chapter 1\n"), 0);
-	sum = file_sum(file);
+	sum = tu_file_sum(file);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state_b, NULL), 0);
-	assert_refused(&o, e.image);
-	assert_refused(&o, "not this lab's image");
+	tu_assert_refused(&o, e.image);
+	tu_assert_refused(&o, "not this lab's image");
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_loops_under(e.dir), 1);
 	ck_assert_int_eq(ft_mounts_under(e.mnt), 1);
-	ck_assert(file_sum(file) == sum);
+	ck_assert(tu_file_sum(file) == sum);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
@@ -476,28 +432,26 @@ START_TEST(alias_loop_device_of_a_mounted_lab_is_refused)
 	snprintf(state_b, sizeof(state_b), "%s/state-b.json", e.dir);
 	snprintf(mnt_b, sizeof(mnt_b), "%s/mnt-b", e.dir);
 	snprintf(file, sizeof(file), "%s/ext4/thesis.txt", e.mnt);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	setup_ok(&e);
 	ck_assert_int_eq(ft_write_file(file, "chapter 2\n"), 0);
-	sum = file_sum(file);
+	sum = tu_file_sum(file);
 	attach(e.image, alias, sizeof(alias));
 	ck_assert_int_eq(ft_disk_fingerprint(alias, fp_before), 0);
 
 	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", alias, "--spec", e.spec, "--state", state_b,
 				  "--mount-root", mnt_b, "--wipe", "--yes", NULL), 0);
-	assert_refused(&o, alias);
-	assert_refused(&o, "also backs");
+	tu_assert_refused(&o, alias);
+	tu_assert_refused(&o, "also backs");
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_disk_fingerprint(alias, fp_after), 0);
 	ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0,
 		      "the lab's disk changed through %s", alias);
-	ck_assert(file_sum(file) == sum);
+	ck_assert(tu_file_sum(file) == sum);
 	ck_assert_int_eq(access(state_b, F_OK), -1);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
-	detach(alias);
+	tu_loop_detach(alias);
 
 	ck_assert_int_eq(pt_teardown(&e, &o), 0);
 	pt_assert_result(&o, 0, NULL);
@@ -519,13 +473,13 @@ START_TEST(existing_file_as_image_needs_wipe)
 	ft_require_root();
 	tiny_env(&e);
 	make_victim(e.image, 200 << 20);
-	sum = file_sum(e.image);
+	sum = tu_file_sum(e.image);
 	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
-	assert_refused(&o, e.image);
-	assert_refused(&o, "not empty");
-	assert_refused(&o, "--wipe");
+	tu_assert_refused(&o, e.image);
+	tu_assert_refused(&o, "not empty");
+	tu_assert_refused(&o, "--wipe");
 	ft_output_free(&o);
-	ck_assert(file_sum(e.image) == sum);
+	ck_assert(tu_file_sum(e.image) == sum);
 	ck_assert_int_eq(access(e.state, F_OK), -1);
 	ck_assert_int_eq(ft_loops_under(e.dir), 0);
 	unlink(e.image);
@@ -595,13 +549,13 @@ START_TEST(non_root_setup_creates_nothing)
 		run_as_nobody(argv, &o);
 	}
 	ck_assert_msg(o.status != 126, "cannot become nobody");
-	assert_refused(&o, "must run as root");
+	tu_assert_refused(&o, "must run as root");
 	ft_output_free(&o);
 	{
 		const char *argv[] = { ft_fslab_bin(), "teardown", "--state", state, NULL };
 		run_as_nobody(argv, &o);
 	}
-	assert_refused(&o, "must run as root");
+	tu_assert_refused(&o, "must run as root");
 	ft_output_free(&o);
 	ck_assert_msg(access(image, F_OK) != 0, "non-root setup created the image");
 	ck_assert_msg(access(state, F_OK) != 0, "non-root setup created the state");
@@ -633,15 +587,13 @@ START_TEST(state_inside_a_lab_is_refused)
 				       "--state", state_in, "--mount-root", e.mnt, NULL };
 		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	}
-	assert_refused(&o, "inside the mount root");
+	tu_assert_refused(&o, "inside the mount root");
 	ft_output_free(&o);
 	ck_assert_int_eq(access(e.image, F_OK), -1);
 	ck_assert_int_eq(access(e.mnt, F_OK), -1);
 
 	/* another lab's filesystem */
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	setup_ok(&e);
 	snprintf(image_b, sizeof(image_b), "%s/b.img", e.dir);
 	snprintf(state_b, sizeof(state_b), "%s/ext4/b-state.json", e.mnt);
 	snprintf(mnt_b, sizeof(mnt_b), "%s/mnt-b", e.dir);
@@ -650,7 +602,7 @@ START_TEST(state_inside_a_lab_is_refused)
 				       "--state", state_b, "--mount-root", mnt_b, NULL };
 		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	}
-	assert_refused(&o, "another fslab lab");
+	tu_assert_refused(&o, "another fslab lab");
 	ft_output_free(&o);
 	ck_assert_int_eq(access(image_b, F_OK), -1);
 	ck_assert_int_eq(access(state_b, F_OK), -1);

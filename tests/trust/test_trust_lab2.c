@@ -7,6 +7,7 @@
  * the victim (a mounted lab, a file, a directory) is unchanged.  Root
  * only (loop devices, mkfs, mount). */
 #include "../provision/provtest.h"
+#include "trust_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,58 +27,6 @@ static void tiny_env(struct pt_env *e)
 {
 	pt_env_init(e);
 	ck_assert_int_eq(ft_write_file(e->spec, tiny_spec), 0);
-}
-
-/* FNV-1a over a whole file. */
-static uint64_t sum_of(const char *path)
-{
-	uint64_t h = 1469598103934665603ull;
-	unsigned char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 1099511628211ull;
-	close(fd);
-	return h;
-}
-
-static void run_ok(const char *const argv[], char *out, size_t len)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "%s: exit %d: %s", argv[0], o.status, o.err);
-	if (out) {
-		snprintf(out, len, "%s", o.out);
-		out[strcspn(out, "\n")] = '\0';
-	}
-	ft_output_free(&o);
-}
-
-static void loop_detach(const char *dev)
-{
-	const char *argv[] = { "losetup", "-d", dev, NULL };
-	struct ft_output o;
-
-	if (ft_run(argv, NULL, &o) == 0)
-		ft_output_free(&o);
-}
-
-static bool loop_attached(const char *dev)
-{
-	char sys[128];
-
-	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", strrchr(dev, '/') + 1);
-	return access(sys, F_OK) == 0;
-}
-
-static void assert_refused(const struct ft_output *o, const char *text)
-{
-	ck_assert_msg(o->status != 0, "expected a refusal, got exit 0:\n%s\n%s", o->out, o->err);
-	ck_assert_msg(strstr(o->err, text), "stderr lacks '%s':\n%s", text, o->err);
 }
 
 /* A string field of the state ("disk": "/dev/loopN"). */
@@ -121,8 +70,8 @@ static void lab_up(struct pt_env *e, struct lab_check *c)
 	snprintf(c->canary, sizeof(c->canary), "%s/ext4/canary", e->mnt);
 	ck_assert_int_eq(ft_write_file(c->canary, "the thesis, chapter 3\n"), 0);
 	sync();
-	c->canary_sum = sum_of(c->canary);
-	c->state_sum = sum_of(e->state);
+	c->canary_sum = tu_file_sum(c->canary);
+	c->state_sum = tu_file_sum(e->state);
 	state_field(e->state, "disk", c->disk, sizeof(c->disk));
 }
 
@@ -133,10 +82,10 @@ static void lab_intact(struct pt_env *e, const struct lab_check *c)
 
 	snprintf(mp, sizeof(mp), "%s/ext4", e->mnt);
 	ck_assert_msg(ft_mounts_under(mp) == 1, "the lab's ext4 at %s was unmounted", mp);
-	ck_assert_msg(sum_of(c->canary) == c->canary_sum, "the lab's file changed");
+	ck_assert_msg(tu_file_sum(c->canary) == c->canary_sum, "the lab's file changed");
 	ck_assert_msg(stat(e->image, &sb) == 0, "the lab's image %s was deleted", e->image);
-	ck_assert_msg(loop_attached(c->disk), "the lab's loop device %s was detached", c->disk);
-	ck_assert_msg(sum_of(e->state) == c->state_sum, "the state file changed");
+	ck_assert_msg(tu_loop_attached(c->disk), "the lab's loop device %s was detached", c->disk);
+	ck_assert_msg(tu_file_sum(e->state) == c->state_sum, "the state file changed");
 }
 
 static void lab_down(struct pt_env *e)
@@ -169,28 +118,28 @@ START_TEST(teardown_refuses_a_second_loop_on_the_image)
 	{
 		const char *argv[] = { "losetup", "-f", "--show", ro, e.image, NULL };
 		const char *argv_rw[] = { "losetup", "-f", "--show", e.image, NULL };
-		run_ok(_i == 1 ? argv : argv_rw, alias, sizeof(alias));
+		tu_run_ok(_i == 1 ? argv : argv_rw, alias, sizeof(alias));
 	}
 	ck_assert_int_eq(ft_disk_fingerprint(c.disk, fp_before), 0);
 
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
-	assert_refused(&o, alias);
-	assert_refused(&o, "setup did not attach");
+	tu_assert_refused(&o, alias);
+	tu_assert_refused(&o, "setup did not attach");
 	ck_assert_msg(!strstr(o.out, "wiping") && !strstr(o.out, "deleted"), "teardown went on:\n%s",
 		      o.out);
 	ft_output_free(&o);
 	lab_intact(&e, &c);
 	ck_assert_int_eq(ft_disk_fingerprint(c.disk, fp_after), 0);
 	ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0, "the lab's disk changed");
-	ck_assert_msg(loop_attached(alias), "teardown detached %s, which it did not attach", alias);
+	ck_assert_msg(tu_loop_attached(alias), "teardown detached %s, which it did not attach", alias);
 
 	/* Said twice: a second teardown is refused the same way, not stuck. */
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
-	assert_refused(&o, alias);
+	tu_assert_refused(&o, alias);
 	ft_output_free(&o);
 	lab_intact(&e, &c);
 
-	loop_detach(alias);
+	tu_loop_detach(alias);
 	lab_down(&e);
 	free(fp_before);
 	free(fp_after);
@@ -217,9 +166,9 @@ START_TEST(teardown_does_not_adopt_another_loop)
 	snprintf(mp, sizeof(mp), "%s/ext4", e.mnt);
 	{
 		const char *um[] = { "umount", mp, NULL };
-		run_ok(um, NULL, 0);
+		tu_run_ok(um, NULL, 0);
 	}
-	loop_detach(c.disk);
+	tu_loop_detach(c.disk);
 	{
 		/* the lab's old number taken by something else, so the image's
 		 * new loop device is another one */
@@ -230,22 +179,22 @@ START_TEST(teardown_does_not_adopt_another_loop)
 		snprintf(dummy, sizeof(dummy), "%s/dummy.img", e.dir);
 		ck_assert_int_eq(ft_write_file(dummy, "x"), 0);
 		ck_assert_int_eq(truncate(dummy, 1 << 20), 0);
-		run_ok(hold, NULL, 0);
-		run_ok(at, other, sizeof(other));
+		tu_run_ok(hold, NULL, 0);
+		tu_run_ok(at, other, sizeof(other));
 	}
-	state_sum = sum_of(e.state);
+	state_sum = tu_file_sum(e.state);
 	ck_assert_int_eq(ft_disk_fingerprint(other, fp_before), 0);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, NULL), 0);
-	assert_refused(&o, other);
-	assert_refused(&o, "not the loop device setup attached");
+	tu_assert_refused(&o, other);
+	tu_assert_refused(&o, "not the loop device setup attached");
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_disk_fingerprint(other, fp_after), 0);
 	ck_assert_msg(memcmp(fp_before, fp_after, FT_FINGERPRINT_SIZE) == 0, "the image changed");
-	ck_assert_msg(loop_attached(other), "teardown detached %s", other);
+	ck_assert_msg(tu_loop_attached(other), "teardown detached %s", other);
 	ck_assert_int_eq(access(e.image, F_OK), 0);
-	ck_assert(sum_of(e.state) == state_sum);
-	loop_detach(other);
-	loop_detach(c.disk);
+	ck_assert(tu_file_sum(e.state) == state_sum);
+	tu_loop_detach(other);
+	tu_loop_detach(c.disk);
 	lab_down(&e);
 	free(fp_before);
 	free(fp_after);
@@ -274,17 +223,17 @@ static void victim_up(struct pt_env *e, struct victim *v)
 	}
 	{
 		const char *at[] = { "losetup", "-f", "--show", v->img, NULL };
-		run_ok(at, v->loop, sizeof(v->loop));
+		tu_run_ok(at, v->loop, sizeof(v->loop));
 	}
 	{
 		const char *mkfs[] = { "mkfs.ext4", "-q", v->loop, NULL };
 		const char *mnt[] = { "mount", "-t", "ext4", v->loop, v->vm, NULL };
-		run_ok(mkfs, NULL, 0);
-		run_ok(mnt, NULL, 0);
+		tu_run_ok(mkfs, NULL, 0);
+		tu_run_ok(mnt, NULL, 0);
 	}
 	ck_assert_int_eq(ft_write_file(v->data, "precious\n"), 0);
 	sync();
-	v->sum = sum_of(v->data);
+	v->sum = tu_file_sum(v->data);
 }
 
 /* Still mounted read-write, the file unchanged, nothing of fslab's in it. */
@@ -296,10 +245,10 @@ static void victim_intact(const struct victim *v)
 	struct dirent *de;
 
 	ck_assert_msg(ft_mounts_under(v->vm) == 1, "the victim at %s was unmounted", v->vm);
-	run_ok(argv, opts, sizeof(opts));
+	tu_run_ok(argv, opts, sizeof(opts));
 	ck_assert_msg(strncmp(opts, "rw", 2) == 0 && !strstr(opts, "errors=panic"),
 		      "the victim was remounted: %s", opts);
-	ck_assert_msg(sum_of(v->data) == v->sum, "the victim's file changed");
+	ck_assert_msg(tu_file_sum(v->data) == v->sum, "the victim's file changed");
 	d = opendir(v->vm);
 	ck_assert_ptr_nonnull(d);
 	while ((de = readdir(d)))
@@ -312,8 +261,8 @@ static void victim_down(struct victim *v)
 {
 	const char *um[] = { "umount", v->vm, NULL };
 
-	run_ok(um, NULL, 0);
-	loop_detach(v->loop);
+	tu_run_ok(um, NULL, 0);
+	tu_loop_detach(v->loop);
 }
 
 /* A state file as the red team forged it: phase ready, one partition that
@@ -347,12 +296,12 @@ static void status_and_run_refused(struct pt_env *e, const char *state, const ch
 
 	snprintf(out, sizeof(out), "%s/results", e->dir);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", state, NULL), 0);
-	assert_refused(&o, text);
+	tu_assert_refused(&o, text);
 	ft_output_free(&o);
 	setenv("FSLAB_DROP_METHOD", "remount", 1);
 	ck_assert_int_eq(ft_run(run, NULL, &o), 0);
 	unsetenv("FSLAB_DROP_METHOD");
-	assert_refused(&o, text);
+	tu_assert_refused(&o, text);
 	ft_output_free(&o);
 }
 
@@ -407,7 +356,7 @@ START_TEST(state_in_a_shared_directory_is_refused)
 		snprintf(mnt, sizeof(mnt), "%s/m", e.dir);
 		ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state",
 					  lstate, "--mount-root", mnt, "--yes", NULL), 0);
-		assert_refused(&o, "symbolic link owned by uid 65534");
+		tu_assert_refused(&o, "symbolic link owned by uid 65534");
 		ft_output_free(&o);
 		snprintf(tstate, sizeof(tstate), "%s/state.json", target);
 		ck_assert_int_eq(access(tstate, F_OK), -1);
@@ -479,29 +428,29 @@ START_TEST(every_name_of_a_lab_takes_the_same_locks)
 	snprintf(out2, sizeof(out2), "%s/res2", e.dir);
 	{
 		const char *cp[] = { "cp", "-p", e.state, copy, NULL };
-		run_ok(cp, NULL, 0);
+		tu_run_ok(cp, NULL, 0);
 	}
 	ck_assert_int_eq(ft_write_file(bind, "x\n"), 0);
 	{
 		const char *mb[] = { "mount", "--bind", e.state, bind, NULL };
-		run_ok(mb, NULL, 0);
+		tu_run_ok(mb, NULL, 0);
 	}
 	start_run(&run, e.state, out);
 	for (int k = 0; k < 2; k++) {
 		const char *via = k == 0 ? copy : bind;
 
 		ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", via, NULL), 0);
-		assert_refused(&o, "is in use by");
+		tu_assert_refused(&o, "is in use by");
 		ft_output_free(&o);
 		ck_assert_int_eq(ft_fslab(&o, "run", "--state", via, "--out", out2, "--sweep", "quick",
 					  "--tests", "write", "--trials", "1", "--no-device-probe", NULL),
 				 0);
-		assert_refused(&o, "another benchmark is running");
+		tu_assert_refused(&o, "another benchmark is running");
 		ft_output_free(&o);
 	}
 	ck_assert_int_eq(link(e.state, hl), 0);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", hl, NULL), 0);
-	assert_refused(&o, "2 links");
+	tu_assert_refused(&o, "2 links");
 	ft_output_free(&o);
 	ck_assert_int_eq(unlink(hl), 0);
 	{
@@ -513,7 +462,7 @@ START_TEST(every_name_of_a_lab_takes_the_same_locks)
 	}
 	{
 		const char *ub[] = { "umount", bind, NULL };
-		run_ok(ub, NULL, 0);
+		tu_run_ok(ub, NULL, 0);
 	}
 	lab_intact(&e, &c);
 	unlink(copy);
@@ -549,13 +498,13 @@ START_TEST(image_another_user_can_write_is_refused)
 		ck_assert_int_eq(chmod(e.image, 0666), 0);
 	else
 		ck_assert_int_eq(link(victim, e.image), 0);
-	sum = sum_of(e.image);
+	sum = tu_file_sum(e.image);
 	for (int wipe = 0; wipe < 2; wipe++) {
 		ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", wipe ? "--wipe" : NULL, NULL), 0);
-		assert_refused(&o, why[_i]);
-		assert_refused(&o, e.image);
+		tu_assert_refused(&o, why[_i]);
+		tu_assert_refused(&o, e.image);
 		ft_output_free(&o);
-		ck_assert_msg(sum_of(e.image) == sum, "the image's bytes changed");
+		ck_assert_msg(tu_file_sum(e.image) == sum, "the image's bytes changed");
 		ck_assert_int_eq(access(e.state, F_OK), -1);
 		ck_assert_int_eq(ft_loops_under(e.dir), 0);
 		ck_assert_int_eq(ft_mounts_under(e.dir), 0);
@@ -580,7 +529,7 @@ START_TEST(mount_root_over_the_system_is_refused)
 	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state", e.state,
 				  "--mount-root", roots[_i], "--yes", NULL),
 			 0);
-	assert_refused(&o, "system directory");
+	tu_assert_refused(&o, "system directory");
 	ft_output_free(&o);
 	ck_assert_msg(stat("/ext4", &sb) < 0, "setup made /ext4");
 	ck_assert_int_eq(access(e.image, F_OK), -1);
@@ -605,13 +554,13 @@ START_TEST(non_empty_mount_point_is_refused)
 	ck_assert_int_eq(mkdir(e.mnt, 0755), 0);
 	ck_assert_int_eq(mkdir(mp, 0755), 0);
 	ck_assert_int_eq(ft_write_file(keep, "my notes\n"), 0);
-	sum = sum_of(keep);
+	sum = tu_file_sum(keep);
 	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
-	assert_refused(&o, "not empty");
-	assert_refused(&o, mp);
+	tu_assert_refused(&o, "not empty");
+	tu_assert_refused(&o, mp);
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
-	ck_assert(sum_of(keep) == sum);
+	ck_assert(tu_file_sum(keep) == sum);
 	ck_assert_int_eq(access(e.image, F_OK), -1);
 	ck_assert_int_eq(access(e.state, F_OK), -1);
 }
@@ -641,7 +590,7 @@ START_TEST(lab_inside_a_lab_is_refused)
 					  e.spec, "--state", state_b, "--mount-root",
 					  k ? other_root : inner_root, "--yes", NULL),
 				 0);
-		assert_refused(&o, "another fslab lab");
+		tu_assert_refused(&o, "another fslab lab");
 		ft_output_free(&o);
 		ck_assert_int_eq(access(state_b, F_OK), -1);
 		ck_assert_int_eq(access(inner_img, F_OK), -1);
@@ -712,14 +661,14 @@ START_TEST(refusals_and_teardown_leave_nothing)
 	snprintf(notes, sizeof(notes), "%s/notes.txt", e.dir);
 	snprintf(lock, sizeof(lock), "%s.lock", notes);
 	ck_assert_int_eq(ft_write_file(notes, "not a state file\n"), 0);
-	sum = sum_of(notes);
+	sum = tu_file_sum(notes);
 	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", e.spec, "--state", notes,
 				  "--mount-root", e.mnt, "--yes", NULL),
 			 0);
-	assert_refused(&o, "is not an fslab state file");
+	tu_assert_refused(&o, "is not an fslab state file");
 	ck_assert_msg(!strstr(o.err, "already set up"), "says a lab exists:\n%s", o.err);
 	ft_output_free(&o);
-	ck_assert(sum_of(notes) == sum);
+	ck_assert(tu_file_sum(notes) == sum);
 	ck_assert_int_eq(access(lock, F_OK), -1);
 	ck_assert_int_eq(access(e.image, F_OK), -1);
 
@@ -729,7 +678,7 @@ START_TEST(refusals_and_teardown_leave_nothing)
 	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", v.loop, "--spec", e.spec, "--state", deep,
 				  "--mount-root", e.mnt, "--yes", "--wipe", NULL),
 			 0);
-	assert_refused(&o, v.loop);
+	tu_assert_refused(&o, v.loop);
 	ft_output_free(&o);
 	ck_assert_msg(access(deepdir, F_OK) < 0, "a refused setup left %s", deepdir);
 	victim_intact(&v);

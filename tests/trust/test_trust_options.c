@@ -8,6 +8,7 @@
  * device, no mount, and the victims byte-identical.  Last, a spec with
  * allowed options still sets up and tears down.  Root only. */
 #include "testutil.h"
+#include "trust_util.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -115,13 +116,6 @@ static bool same(const char *what, const unsigned char *fp)
 	return ft_disk_fingerprint(what, fp_now) == 0 && memcmp(fp, fp_now, FT_FINGERPRINT_SIZE) == 0;
 }
 
-static bool exists(const char *p)
-{
-	struct stat st;
-
-	return lstat(p, &st) == 0;
-}
-
 START_TEST(hostile_options_refused_before_anything)
 {
 	static const struct {
@@ -180,9 +174,9 @@ START_TEST(hostile_options_refused_before_anything)
 		ck_assert_msg(strstr(o.err, "SPEC OPTIONS"), "case %zu: no pointer to the man page: %s",
 			      i, o.err);
 		/* refused before anything was made */
-		ck_assert_msg(!exists(image), "case %zu: the image was created", i);
-		ck_assert_msg(!exists(state), "case %zu: a state file was written", i);
-		ck_assert_msg(!exists(mnt), "case %zu: the mount root was created", i);
+		ck_assert_msg(!tu_exists(image), "case %zu: the image was created", i);
+		ck_assert_msg(!tu_exists(state), "case %zu: a state file was written", i);
+		ck_assert_msg(!tu_exists(mnt), "case %zu: the mount root was created", i);
 		ck_assert_int_eq(ft_mounts_under(dir), 0);
 		ck_assert_msg(ft_loops_under(dir) == 1, "case %zu: %d loop devices under %s (the victim's only expected)",
 			      i, ft_loops_under(dir), dir);
@@ -241,7 +235,7 @@ START_TEST(allowed_options_still_set_up)
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_mounts_under(dir), 0);
 	ck_assert_int_eq(ft_loops_under(dir), 0);
-	ck_assert_msg(!exists(image), "teardown left the image");
+	ck_assert_msg(!tu_exists(image), "teardown left the image");
 }
 END_TEST
 

@@ -6,6 +6,7 @@
  * that fslab exits non-zero naming the problem.  No root needed. */
 #include "state.h"
 #include "testutil.h"
+#include "trust_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,45 +36,13 @@ static void teardown(void)
 
 static char *path(const char *name)
 {
-	char *p;
-
-	ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, name), 0);
-	return p;
-}
-
-static char *slurp(const char *p)
-{
-	FILE *f = fopen(p, "rb");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "cannot open %s", p);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static bool exists(const char *p)
-{
-	struct stat st;
-
-	return lstat(p, &st) == 0;
-}
-
-static void has(const char *text, const char *what)
-{
-	ck_assert_msg(strstr(text, what) != NULL, "'%s' not in:\n%s", what, text);
+	return tu_join(tmp, name);
 }
 
 /* The file at p still holds exactly want. */
 static void intact(const char *p, const char *want)
 {
-	char *got = slurp(p);
+	char *got = tu_slurp(p);
 
 	ck_assert_msg(strcmp(got, want) == 0, "%s changed: now '%.200s'", p, got);
 	free(got);
@@ -87,7 +56,7 @@ static char *results_copy(const char *name)
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	ck_assert_int_ge(asprintf(&src, "%s/ext4.csv", fixture), 0);
 	ck_assert_int_ge(asprintf(&dst, "%s/ext4.csv", dir), 0);
-	text = slurp(src);
+	text = tu_slurp(src);
 	ck_assert_int_eq(ft_write_file(dst, text), 0);
 	free(text);
 	free(src);
@@ -112,7 +81,19 @@ static void report_refused(const char *out, const char *why)
 	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--plots", "none",
 				  "--format", "html", NULL), 0);
 	ck_assert_msg(o.status == 1, "report --out %s: exit %d (want 1): %s", out, o.status, o.err);
-	has(o.err, why);
+	tu_has(o.err, why);
+	ft_output_free(&o);
+}
+
+/* `import iozone rep --fs ext4 --out out` exits 1 (naming want if want). */
+static void import_refused(const char *rep, const char *out, const char *want)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "ext4", "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 1, "import --out %s: exit %d (want 1): %s", out, o.status, o.err);
+	if (want)
+		tu_has(o.err, want);
 	ft_output_free(&o);
 }
 
@@ -157,16 +138,16 @@ START_TEST(t_report_out_replaced)
 	/* a new directory, then the same one again: fslab's own report is
 	 * replaced as a whole (a file left in it is gone) */
 	report_ok(out);
-	ck_assert(exists(html));
+	ck_assert(tu_exists(html));
 	ck_assert_int_eq(lstat(marker, &st), 0);
 	ck_assert(S_ISREG(st.st_mode));
-	char *m1 = slurp(marker);
-	has(m1, "fslab report directory\nid ");
+	char *m1 = tu_slurp(marker);
+	tu_has(m1, "fslab report directory\nid ");
 	ck_assert_int_eq(ft_write_file(extra, "old"), 0);
 	report_ok(out);
-	ck_assert(exists(html));
-	ck_assert(!exists(extra));
-	char *m2 = slurp(marker);
+	ck_assert(tu_exists(html));
+	ck_assert(!tu_exists(extra));
+	char *m2 = tu_slurp(marker);
 	ck_assert_msg(strcmp(m1, m2) != 0, "the marker's id did not change: %s", m2);
 	/* an empty directory is fine too */
 	char *empty = path("empty");
@@ -211,7 +192,7 @@ START_TEST(t_report_out_marker_forged)
 	char *ln = path("link-to-report");
 	ck_assert_int_eq(symlink(elsewhere, ln), 0);
 	report_refused(ln, "symlink");
-	ck_assert(exists(valid));
+	ck_assert(tu_exists(valid));
 	/* --out a regular file */
 	char *file = path("plain-file");
 	ck_assert_int_eq(ft_write_file(file, "keep"), 0);
@@ -231,31 +212,18 @@ END_TEST
 START_TEST(t_export_over_input)
 {
 	char *dir = results_copy("res"), *csv, *before;
-	struct ft_output o;
 
 	ck_assert_int_ge(asprintf(&csv, "%s/ext4.csv", dir), 0);
-	before = slurp(csv);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", csv, NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "is the input");
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", csv, "--force", NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "not even with --force");
-	ft_output_free(&o);
+	before = tu_slurp(csv);
+	tu_export_refused(csv, csv, false, "is the input");
+	tu_export_refused(csv, csv, true, "not even with --force");
 	intact(csv, before);
 	/* the same file through a hard link and through a symlink */
 	char *hl = path("hard.txt"), *sl = path("soft.txt");
 	ck_assert_int_eq(link(csv, hl), 0);
 	ck_assert_int_eq(symlink(csv, sl), 0);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", hl, "--force", NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "is the input");
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", sl, "--force", NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "is the input");
-	ft_output_free(&o);
+	tu_export_refused(csv, hl, true, "is the input");
+	tu_export_refused(csv, sl, true, "is the input");
 	intact(csv, before);
 	free(hl);
 	free(sl);
@@ -272,34 +240,19 @@ START_TEST(t_export_over_other_file)
 
 	ck_assert_int_ge(asprintf(&csv, "%s/ext4.csv", dir), 0);
 	ck_assert_int_eq(ft_write_file(out, "my notes"), 0);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", out, NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "exists; use --force");
-	ft_output_free(&o);
+	tu_export_refused(csv, out, false, "exists; use --force");
 	intact(out, "my notes");
 	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", out, "--force", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
-	char *got = slurp(out);
-	has(got, "Excel output is below:");
+	char *got = tu_slurp(out);
+	tu_has(got, "Excel output is below:");
 	free(got);
 	free(csv);
 	free(out);
 	free(dir);
 }
 END_TEST
-
-static void write_state(const char *p)
-{
-	struct fslab_state st;
-
-	memset(&st, 0, sizeof(st));
-	st.version = FSLAB_STATE_VERSION;
-	snprintf(st.phase, sizeof(st.phase), "mounted");
-	snprintf(st.disk, sizeof(st.disk), "/dev/loop99");
-	snprintf(st.mount_root, sizeof(st.mount_root), "/nonexistent/fslab");
-	ck_assert_int_eq(fslab_state_save(p, &st), 0);
-}
 
 START_TEST(t_export_over_state)
 {
@@ -308,22 +261,16 @@ START_TEST(t_export_over_state)
 	struct ft_output o;
 
 	ck_assert_int_ge(asprintf(&csv, "%s/ext4.csv", dir), 0);
-	write_state(state);
-	write_state(other);
-	char *before = slurp(state), *before2 = slurp(other);
+	tu_write_mounted_state(state);
+	tu_write_mounted_state(other);
+	char *before = tu_slurp(state), *before2 = tu_slurp(other);
 	/* the live state file, named by $FSLAB_STATE */
 	setenv("FSLAB_STATE", state, 1);
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", state, "--force", NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "state file");
-	ft_output_free(&o);
+	tu_export_refused(csv, state, true, "state file");
 	unsetenv("FSLAB_STATE");
 	intact(state, before);
 	/* any file the state loader accepts */
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", other, "--force", NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "is an fslab state file");
-	ft_output_free(&o);
+	tu_export_refused(csv, other, true, "is an fslab state file");
 	intact(other, before2);
 	/* import's CSV over a state file: also refused */
 	char *imp = path("imp"), *named;
@@ -337,7 +284,7 @@ START_TEST(t_export_over_state)
 	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "lab", "--out", imp, "--force",
 				  NULL), 0);
 	ck_assert_int_eq(o.status, 1);
-	has(o.err, "state file");
+	tu_has(o.err, "state file");
 	ft_output_free(&o);
 	intact(other, before2);
 	free(imp);
@@ -365,29 +312,21 @@ START_TEST(t_import_foreign_manifest)
 	ft_output_free(&o);
 	ck_assert_int_eq(mkdir(imp, 0755), 0);
 	ck_assert_int_eq(ft_write_file(man, foreign), 0);
-	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "ext4", "--out", imp, NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "was not written by fslab import");
-	ft_output_free(&o);
+	import_refused(rep, imp, "was not written by fslab import");
 	intact(man, foreign);
 	char *made;
 	ck_assert_int_ge(asprintf(&made, "%s/ext4.csv", imp), 0);
-	ck_assert(!exists(made));
+	ck_assert(!tu_exists(made));
 	/* a run's manifest (fslab run wrote it; it has no imported_from) */
 	ck_assert_int_eq(ft_write_file(man, "{ \"fslab_version\": \"0.1.0\", \"cache_mode\": \"cold\" }\n"), 0);
-	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "ext4", "--out", imp, NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	ft_output_free(&o);
+	import_refused(rep, imp, NULL);
 	intact(man, "{ \"fslab_version\": \"0.1.0\", \"cache_mode\": \"cold\" }\n");
 	/* a symlink named manifest.json */
 	char *target = path("target.json");
 	ck_assert_int_eq(ft_write_file(target, foreign), 0);
 	ck_assert_int_eq(unlink(man), 0);
 	ck_assert_int_eq(symlink(target, man), 0);
-	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "ext4", "--out", imp, NULL), 0);
-	ck_assert_int_eq(o.status, 1);
-	has(o.err, "symlink");
-	ft_output_free(&o);
+	import_refused(rep, imp, "symlink");
 	intact(target, foreign);
 	/* an earlier import's manifest is extended, with the same cache mode
 	 * only */
@@ -401,11 +340,11 @@ START_TEST(t_import_foreign_manifest)
 	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", "c", "--out", imp2, "--cache",
 				  "direct", NULL), 0);
 	ck_assert_int_eq(o.status, 1);
-	has(o.err, "cache mode");
+	tu_has(o.err, "cache mode");
 	ft_output_free(&o);
 	/* and the input itself is never the output */
 	char *self = path("imports/a.csv");
-	char *before = slurp(self);
+	char *before = tu_slurp(self);
 	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", self, "--fs", "a", "--out", imp2, "--force",
 				  NULL), 0);
 	ck_assert_int_ne(o.status, 0);
@@ -443,7 +382,7 @@ START_TEST(t_text_report_escapes)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ck_assert_msg(strchr(o.out, '\x1b') == NULL && strchr(o.out, '\x07') == NULL,
 		      "raw control bytes in the text report:\n%s", o.out);
-	has(o.out, "res\\x1b]0;owned\\x07\\x1b[2J");
+	tu_has(o.out, "res\\x1b]0;owned\\x07\\x1b[2J");
 	ft_output_free(&o);
 	/* report.txt and the terminal lines of the full report too; the HTML
 	 * has the name HTML-escaped */
@@ -453,7 +392,7 @@ START_TEST(t_text_report_escapes)
 	ck_assert(strchr(o.out, '\x1b') == NULL && strchr(o.err, '\x1b') == NULL);
 	ft_output_free(&o);
 	ck_assert_int_ge(asprintf(&rtxt, "%s/report.txt", out), 0);
-	char *t = slurp(rtxt);
+	char *t = tu_slurp(rtxt);
 	ck_assert(strchr(t, '\x1b') == NULL);
 	free(t);
 	free(rtxt);
@@ -464,7 +403,7 @@ START_TEST(t_text_report_escapes)
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "text", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
 	ck_assert_msg(strchr(o.err, '\x1b') == NULL, "raw escape in the error: %s", o.err);
-	has(o.err, "\\x1b");
+	tu_has(o.err, "\\x1b");
 	ft_output_free(&o);
 	free(bad);
 	free(out);

@@ -6,6 +6,7 @@
  * problem.  Root: the attacker's files are owned by another user. */
 #include "state.h"
 #include "testutil.h"
+#include "trust_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,78 +20,9 @@
 
 #define NOBODY 65534
 
-static char *top; /* every test's directory is below it */
-static char *tmp; /* this test's */
-
-static void top_setup(void)
-{
-	top = ft_mkdtemp("fslab-trust-outputs2");
-	ck_assert_ptr_nonnull(top);
-	ck_assert_int_eq(chmod(top, 0755), 0);
-	unsetenv("FSLAB_STATE");
-}
-
-static void top_teardown(void)
-{
-	ft_cleanup_under(top);
-	free(top);
-}
-
-static void setup(void)
-{
-	ck_assert_int_ge(asprintf(&tmp, "%s/tXXXXXX", top), 0);
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	ck_assert_int_eq(chmod(tmp, 0755), 0);
-}
-
-static void teardown(void)
-{
-	ft_cleanup_under(tmp);
-	free(tmp);
-}
-
-static char *tpath(const char *name)
-{
-	char *p;
-
-	ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, name), 0);
-	return p;
-}
-
-static char *slurp(const char *p)
-{
-	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-
-	ck_assert_msg(fd >= 0, "cannot open %s: %s", p, strerror(errno));
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap + 1);
-			ck_assert_ptr_nonnull(buf);
-		}
-		got = read(fd, buf + n, cap - n);
-		ck_assert_int_ge(got, 0);
-		n += (size_t)got;
-	} while (got > 0);
-	close(fd);
-	buf[n] = '\0';
-	return buf;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	char *p;
-
-	ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
-	return p;
-}
-
 static char *slurp_at(const char *dir, const char *name)
 {
-	char *p = join(dir, name), *text = slurp(p);
+	char *p = tu_join(dir, name), *text = tu_slurp(p);
 
 	free(p);
 	return text;
@@ -98,7 +30,7 @@ static char *slurp_at(const char *dir, const char *name)
 
 static void put_at(const char *dir, const char *name, const char *text)
 {
-	char *p = join(dir, name);
+	char *p = tu_join(dir, name);
 
 	ck_assert_int_eq(ft_write_file(p, text), 0);
 	free(p);
@@ -111,7 +43,7 @@ static void same(const char *before, const char *after, const char *what)
 
 static bool exists_at(const char *dir, const char *name)
 {
-	char *p = join(dir, name);
+	char *p = tu_join(dir, name);
 	struct stat st;
 	bool there = lstat(p, &st) == 0;
 
@@ -133,14 +65,9 @@ static int entries(const char *dir)
 	return n;
 }
 
-static void has(const char *text, const char *what)
-{
-	ck_assert_msg(strstr(text, what) != NULL, "'%s' not in:\n%s", what, text);
-}
-
 static char *sweep_file(const char *name, const char *sizes)
 {
-	char *s = tpath(name), text[256];
+	char *s = tu_tpath(name), text[256];
 
 	snprintf(text, sizeof(text),
 		 "[sweep]\nfile_sizes = %s\nrecord_sizes = 64K\ntests = write,read\ntrials = 1\ncache = warm\n",
@@ -149,17 +76,18 @@ static char *sweep_file(const char *name, const char *sizes)
 	return s;
 }
 
-/* A finished tiny run of the directory dir (filesystem s) into out. */
-static void finished_run(const char *dir, const char *out, const char *sweep)
+/* `run --dir arg --sweep sweep --out out` fails naming want1 and want2. */
+static void run_into_refused(const char *arg, const char *sweep, const char *out, const char *want1,
+			     const char *want2)
 {
-	char arg[4200];
 	struct ft_output o;
 
-	snprintf(arg, sizeof(arg), "s=%s", dir);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
 				  "--out", out, "--quiet", NULL),
 			 0);
-	ck_assert_msg(o.status == 0, "run failed (%d): %s", o.status, o.err);
+	ck_assert_int_ne(o.status, 0);
+	tu_has(o.err, want1);
+	tu_has(o.err, want2);
 	ft_output_free(&o);
 }
 
@@ -170,9 +98,9 @@ static void resume_refused(const char *out, const char *want1, const char *want2
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
 	ck_assert_msg(o.status != 0, "resume of %s accepted: %s", out, o.err);
-	has(o.err, want1);
+	tu_has(o.err, want1);
 	if (want2)
-		has(o.err, want2);
+		tu_has(o.err, want2);
 	ft_output_free(&o);
 }
 
@@ -182,9 +110,8 @@ static void resume_refused(const char *out, const char *want1, const char *want2
  * directory), or one every user may write to: refused, nothing written. */
 START_TEST(f2_out_foreign_dir)
 {
-	char *dir = tpath("d"), *shared = tpath("shared"), *sweep = sweep_file("s.ini", "64K");
+	char *dir = tu_tpath("d"), *shared = tu_tpath("shared"), *sweep = sweep_file("s.ini", "64K");
 	char res[4200], arg[4200];
-	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	ck_assert_int_eq(mkdir(shared, 0777), 0);
@@ -193,25 +120,13 @@ START_TEST(f2_out_foreign_dir)
 	ck_assert_int_eq(mkdir(res, 0755), 0);
 	ck_assert_int_eq(chown(res, NOBODY, NOBODY), 0);
 	snprintf(arg, sizeof(arg), "s=%s", dir);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", res, "--quiet", NULL),
-			 0);
-	ck_assert_int_ne(o.status, 0);
-	has(o.err, "belongs to uid 65534");
-	has(o.err, "res");
-	ft_output_free(&o);
+	run_into_refused(arg, sweep, res, "belongs to uid 65534", "res");
 	ck_assert(!exists_at(res, ".fslab-run"));
 	ck_assert_int_eq(entries(res), 0);
 	/* root's own, but writable by every user */
 	ck_assert_int_eq(chown(res, 0, 0), 0);
 	ck_assert_int_eq(chmod(res, 0777), 0);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", res, "--quiet", NULL),
-			 0);
-	ck_assert_int_ne(o.status, 0);
-	has(o.err, "writable by other users");
-	has(o.err, "chmod go-w");
-	ft_output_free(&o);
+	run_into_refused(arg, sweep, res, "writable by other users", "chmod go-w");
 	ck_assert_int_eq(entries(res), 0);
 	ck_assert_int_eq(entries(dir), 0);
 	free(dir);
@@ -226,13 +141,13 @@ END_TEST
  * and the results unchanged. */
 START_TEST(f2_resume_foreign_files)
 {
-	char *dir = tpath("d"), *out = tpath("out"), *victim = tpath("victimdir"),
+	char *dir = tu_tpath("d"), *out = tu_tpath("out"), *victim = tu_tpath("victimdir"),
 	     *sweep = sweep_file("s.ini", "64K-128K");
 	char p[4200], q[4200], *csv, *mf, *mark, *t;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	ck_assert_int_eq(mkdir(victim, 0755), 0);
-	finished_run(dir, out, sweep);
+	tu_finished_run(dir, out, sweep);
 	/* the attacker's manifest: the victim directory, a bigger sweep */
 	mf = slurp_at(out, "manifest.json");
 	t = strstr(mf, dir);
@@ -260,7 +175,7 @@ START_TEST(f2_resume_foreign_files)
 	ck_assert_int_eq(chmod(p, 0666), 0);
 	resume_refused(out, "manifest.json is writable by other users", NULL);
 	ck_assert_int_eq(chmod(p, 0644), 0);
-	snprintf(q, sizeof(q), "%s/mf-link", tmp);
+	snprintf(q, sizeof(q), "%s/mf-link", tu_tmp);
 	ck_assert_int_eq(link(p, q), 0);
 	resume_refused(out, "manifest.json has 2 hard links", NULL);
 	ck_assert_int_eq(unlink(q), 0);
@@ -269,7 +184,7 @@ START_TEST(f2_resume_foreign_files)
 	ck_assert_int_eq(chown(q, NOBODY, NOBODY), 0);
 	resume_refused(out, ".fslab-run belongs to uid 65534", NULL);
 	ck_assert_int_eq(chown(q, 0, 0), 0);
-	snprintf(p, sizeof(p), "%s/mark-link", tmp);
+	snprintf(p, sizeof(p), "%s/mark-link", tu_tmp);
 	ck_assert_int_eq(link(q, p), 0);
 	resume_refused(out, ".fslab-run has 2 hard links", NULL);
 	ck_assert_int_eq(unlink(p), 0);
@@ -308,14 +223,14 @@ static void copy_file(const char *from_dir, const char *to_dir, const char *name
  * directory (the run ids then agree): refused, A's CSV byte-identical. */
 START_TEST(f12_resume_copied_marker_and_manifest)
 {
-	char *da = tpath("da"), *db = tpath("db"), *a = tpath("A"), *b = tpath("B"),
+	char *da = tu_tpath("da"), *db = tu_tpath("db"), *a = tu_tpath("A"), *b = tu_tpath("B"),
 	     *sa = sweep_file("a.ini", "64K-128K"), *sb = sweep_file("b.ini", "256K");
 	char *csv_a, *t;
 
 	ck_assert_int_eq(mkdir(da, 0755), 0);
 	ck_assert_int_eq(mkdir(db, 0755), 0);
-	finished_run(da, a, sa);
-	finished_run(db, b, sb);
+	tu_finished_run(da, a, sa);
+	tu_finished_run(db, b, sb);
 	csv_a = slurp_at(a, "s.csv");
 	copy_file(b, a, "manifest.json");
 	copy_file(b, a, ".fslab-run");
@@ -340,12 +255,12 @@ END_TEST
  * the CSV's rows: refused before anything is appended. */
 START_TEST(f12_resume_rows_outside_plan)
 {
-	char *da = tpath("da"), *a = tpath("A"), *b = tpath("B"), *sa = sweep_file("a.ini", "64K-128K");
+	char *da = tu_tpath("da"), *a = tu_tpath("A"), *b = tu_tpath("B"), *sa = sweep_file("a.ini", "64K-128K");
 	char p[8400], *csv_a, *mf, *t, *k, *evil, *e2;
 
 	ck_assert_int_eq(mkdir(da, 0755), 0);
-	finished_run(da, a, sa);
-	finished_run(da, b, sa);
+	tu_finished_run(da, a, sa);
+	tu_finished_run(da, b, sa);
 	csv_a = slurp_at(a, "s.csv");
 	/* the manifest's sweep narrowed to 256K files (run id kept): the
 	 * CSV's rows are outside the plan */
@@ -394,12 +309,12 @@ END_TEST
  * marker follows the CSVs it made). */
 START_TEST(f12_own_resume_works)
 {
-	char *d = tpath("d"), *a = tpath("A"), *sa = sweep_file("a.ini", "64K-128K");
+	char *d = tu_tpath("d"), *a = tu_tpath("A"), *sa = sweep_file("a.ini", "64K-128K");
 	char *csv, *mf;
 	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(d, 0755), 0);
-	finished_run(d, a, sa);
+	tu_finished_run(d, a, sa);
 	/* drop the last row and mark the run interrupted: a cell to redo */
 	csv = slurp_at(a, "s.csv");
 	size_t n = strlen(csv);
@@ -448,9 +363,9 @@ static void report_refused(const char *out, const char *want1, const char *want2
 
 	ck_assert_int_eq(report_to(out, &o), 0);
 	ck_assert_msg(o.status == 1, "report --out %s: exit %d (want 1): %s", out, o.status, o.err);
-	has(o.err, want1);
+	tu_has(o.err, want1);
 	if (want2)
-		has(o.err, want2);
+		tu_has(o.err, want2);
 	ft_output_free(&o);
 }
 
@@ -458,7 +373,7 @@ static void report_refused(const char *out, const char *want1, const char *want2
  * file: the directory is refused, the file stays. */
 START_TEST(f3_report_copied_marker)
 {
-	char *rep = tpath("rep"), *r2 = tpath("R2"), *marker, *t;
+	char *rep = tu_tpath("rep"), *r2 = tu_tpath("R2"), *marker, *t;
 	struct ft_output o;
 
 	ck_assert_int_eq(report_to(rep, &o), 0);
@@ -487,7 +402,7 @@ END_TEST
  * uid. */
 START_TEST(f3_report_hardlinked_marker_message)
 {
-	char *rep = tpath("rep"), *r2 = tpath("R2"), a[8400], b[8400];
+	char *rep = tu_tpath("rep"), *r2 = tu_tpath("R2"), a[8400], b[8400];
 	struct ft_output o;
 
 	ck_assert_int_eq(report_to(rep, &o), 0);
@@ -516,13 +431,13 @@ END_TEST
 /* A results directory of another user's, a copy of the fixture. */
 static char *foreign_results(const char *name)
 {
-	char *fx = fixture(), *dir = tpath(name), *text;
+	char *fx = fixture(), *dir = tu_tpath(name), *text;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	text = slurp_at(fx, "ext4.csv");
 	put_at(dir, "ext4.csv", text);
 	free(text);
-	char *p = join(dir, "ext4.csv");
+	char *p = tu_join(dir, "ext4.csv");
 	ck_assert_int_eq(chown(p, NOBODY, NOBODY), 0);
 	free(p);
 	ck_assert_int_eq(chown(dir, NOBODY, NOBODY), 0);
@@ -535,16 +450,16 @@ static char *foreign_results(const char *name)
 static void report_dir_refused(const char *dir, const char *name, const char *secret)
 {
 	struct ft_output o;
-	char *out = tpath("rep-out");
+	char *out = tu_tpath("rep-out");
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
 	ck_assert_msg(o.status != 0, "report of %s accepted: %s", dir, o.err);
-	has(o.err, name);
+	tu_has(o.err, name);
 	if (secret) {
 		ck_assert_msg(!strstr(o.out, secret) && !strstr(o.err, secret), "the secret leaked: %s%s", o.out, o.err);
 	}
 	ft_output_free(&o);
-	ck_assert(!exists_at(tmp, "rep-out"));
+	ck_assert(!exists_at(tu_tmp, "rep-out"));
 	free(out);
 }
 
@@ -552,24 +467,24 @@ static void report_dir_refused(const char *dir, const char *name, const char *se
  * root-only CSV: not followed, the secret rows appear nowhere. */
 START_TEST(f16_report_symlinked_csv)
 {
-	char *res = foreign_results("res"), *vault = tpath("vault"), *sec, *lnk;
+	char *res = foreign_results("res"), *vault = tu_tpath("vault"), *sec, *lnk;
 
 	ck_assert_int_eq(mkdir(vault, 0700), 0);
-	sec = join(vault, "sec.csv");
+	sec = tu_join(vault, "sec.csv");
 	ck_assert_int_eq(ft_write_file(sec, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s\n"
 					    "sec,write,64,64,1,4242424242\n"), 0);
 	ck_assert_int_eq(chmod(sec, 0600), 0);
-	lnk = join(res, "sec.csv");
+	lnk = tu_join(res, "sec.csv");
 	ck_assert_int_eq(symlink(sec, lnk), 0);
 	ck_assert_int_eq(lchown(lnk, NOBODY, NOBODY), 0);
 	report_dir_refused(res, "sec.csv: a symbolic link", "4242424242");
 	/* a manifest.json symlink likewise */
 	ck_assert_int_eq(unlink(lnk), 0);
-	char *mf = join(res, "manifest.json");
+	char *mf = tu_join(res, "manifest.json");
 	ck_assert_int_eq(symlink(sec, mf), 0);
 	report_dir_refused(res, "manifest.json: a symbolic link", "4242424242");
-	char *t = slurp(sec);
-	has(t, "4242424242");
+	char *t = tu_slurp(sec);
+	tu_has(t, "4242424242");
 	free(t);
 	free(mf);
 	free(lnk);
@@ -583,12 +498,12 @@ END_TEST
  * hang fails the test by its timeout). */
 START_TEST(f16_report_fifo)
 {
-	char *res = foreign_results("res"), *fifo = join(res, "y.csv");
+	char *res = foreign_results("res"), *fifo = tu_join(res, "y.csv");
 
 	ck_assert_int_eq(mkfifo(fifo, 0666), 0);
 	report_dir_refused(res, "y.csv: not a regular file", NULL);
 	ck_assert_int_eq(unlink(fifo), 0);
-	char *mf = join(res, "manifest.json");
+	char *mf = tu_join(res, "manifest.json");
 	ck_assert_int_eq(mkfifo(mf, 0666), 0);
 	report_dir_refused(res, "manifest.json: not a regular file", NULL);
 	free(mf);
@@ -599,50 +514,27 @@ END_TEST
 
 /* ---- F4: export/import --force over a lab's lock, lease and log ---- */
 
-static void write_state(const char *p)
-{
-	struct fslab_state st;
-
-	memset(&st, 0, sizeof(st));
-	st.version = FSLAB_STATE_VERSION;
-	snprintf(st.phase, sizeof(st.phase), "mounted");
-	snprintf(st.disk, sizeof(st.disk), "/dev/loop99");
-	snprintf(st.mount_root, sizeof(st.mount_root), "/nonexistent/fslab");
-	ck_assert_int_eq(fslab_state_save(p, &st), 0);
-}
-
-/* `export iozone csv --out out --force` is refused naming want. */
-static void export_refused(const char *csv, const char *out, const char *want)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", out, "--force", NULL), 0);
-	ck_assert_msg(o.status == 1, "export --out %s: exit %d: %s", out, o.status, o.err);
-	has(o.err, want);
-	ft_output_free(&o);
-}
-
 START_TEST(f4_export_over_lab_locks)
 {
-	char *fx = fixture(), *csv = join(fx, "ext4.csv"), *st = tpath("state.json");
+	char *fx = fixture(), *csv = tu_join(fx, "ext4.csv"), *st = tu_tpath("state.json");
 	static const char *const sfx[] = { ".lock", ".run", ".mount", ".log" };
 
-	write_state(st);
+	tu_write_mounted_state(st);
 	/* NAME.lock/.run/.mount/.log beside the state file, no one holding
 	 * them: refused as the lab's files */
 	for (size_t i = 0; i < 4; i++) {
 		char *f, *t;
 		ck_assert_int_ge(asprintf(&f, "%s%s", st, sfx[i]), 0);
 		ck_assert_int_eq(ft_write_file(f, "lab file\n"), 0);
-		export_refused(csv, f, "of the lab whose state file is state.json");
-		t = slurp(f);
+		tu_export_refused(csv, f, true, "of the lab whose state file is state.json");
+		t = tu_slurp(f);
 		same("lab file\n", t, f);
 		free(t);
 		free(f);
 	}
 	/* a live lock anywhere (held by this process, as the lab holds
 	 * LABID.lock): refused naming the holder, the inode unchanged */
-	char *lk = tpath("any-name.lock");
+	char *lk = tu_tpath("any-name.lock");
 	int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	struct stat before, after;
 	char pidtxt[32];
@@ -650,7 +542,7 @@ START_TEST(f4_export_over_lab_locks)
 	ck_assert_int_eq(flock(fd, LOCK_SH), 0);
 	ck_assert_int_eq(fstat(fd, &before), 0);
 	snprintf(pidtxt, sizeof(pidtxt), "pid %d holds a lock", (int)getpid());
-	export_refused(csv, lk, pidtxt);
+	tu_export_refused(csv, lk, true, pidtxt);
 	ck_assert_int_eq(stat(lk, &after), 0);
 	ck_assert(before.st_ino == after.st_ino && after.st_size == 0);
 	close(fd);
@@ -660,11 +552,11 @@ START_TEST(f4_export_over_lab_locks)
 	if (mkdir("/run/fslab", 0700) < 0)
 		ck_assert_int_eq(errno, EEXIST);
 	ck_assert_int_ge(asprintf(&rl, "/run/fslab/fslab-trust-outputs2-%d.lock", (int)getpid()), 0);
-	export_refused(csv, rl, "where the labs' lock files live");
+	tu_export_refused(csv, rl, true, "where the labs' lock files live");
 	struct stat rs;
 	ck_assert_int_ne(lstat(rl, &rs), 0);
 	/* import into /run/fslab likewise */
-	char *rep = tpath("iozone.txt");
+	char *rep = tu_tpath("iozone.txt");
 	struct ft_output o;
 	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", rep, NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -673,14 +565,14 @@ START_TEST(f4_export_over_lab_locks)
 	snprintf(fsname, sizeof(fsname), "trust%d", (int)getpid());
 	ck_assert_int_eq(ft_fslab(&o, "import", "iozone", rep, "--fs", fsname, "--out", "/run/fslab", "--force", NULL), 0);
 	ck_assert_int_eq(o.status, 1);
-	has(o.err, "where the labs' lock files live");
+	tu_has(o.err, "where the labs' lock files live");
 	ft_output_free(&o);
 	ck_assert(!exists_at("/run/fslab", "manifest.json"));
 	char csvname[80];
 	snprintf(csvname, sizeof(csvname), "%s.csv", fsname);
 	ck_assert(!exists_at("/run/fslab", csvname));
 	/* an ordinary existing file is still replaced with --force */
-	char *plain = tpath("plain.txt");
+	char *plain = tu_tpath("plain.txt");
 	ck_assert_int_eq(ft_write_file(plain, "old\n"), 0);
 	ck_assert_int_eq(ft_fslab(&o, "export", "iozone", csv, "--out", plain, "--force", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -699,7 +591,7 @@ END_TEST
 
 START_TEST(f13_run_dir_name_escaped)
 {
-	char *d = tpath("d"), arg[4200];
+	char *d = tu_tpath("d"), arg[4200];
 	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(d, 0755), 0);
@@ -711,8 +603,8 @@ START_TEST(f13_run_dir_name_escaped)
 		snprintf(arg, sizeof(arg), "%s=%s", names[i], d);
 		ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", "quick", "--quiet", NULL), 0);
 		ck_assert_int_ne(o.status, 0);
-		has(o.err, want[i]);
-		has(o.err, "\\x1b");
+		tu_has(o.err, want[i]);
+		tu_has(o.err, "\\x1b");
 		ck_assert_msg(!strchr(o.err, '\x1b') && !strchr(o.err, '\x07'), "raw control bytes in: %s", o.err);
 		ft_output_free(&o);
 	}
@@ -729,8 +621,7 @@ int main(void)
 	int failed;
 
 	ft_require_root();
-	tcase_add_unchecked_fixture(tc, top_setup, top_teardown);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_dir_fixtures(tc, "fslab-trust-outputs2");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, f2_out_foreign_dir);
 	tcase_add_test(tc, f2_resume_foreign_files);

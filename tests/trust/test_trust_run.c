@@ -10,6 +10,7 @@
 #include "names.h"
 #include "results.h"
 #include "testutil.h"
+#include "trust_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,76 +28,11 @@
 #define NOBODY 65534
 #define VICTIM_TEXT "thesis chapter 3: do not lose\n"
 
-static char *top; /* every test's directory is below it */
-static char *tmp; /* this test's */
-
-/* unchecked (in the parent): the top directory, removed with everything
- * below it (mounts included) even when a test failed */
-static void top_setup(void)
-{
-	top = ft_mkdtemp("fslab-trust-run");
-	ck_assert_ptr_nonnull(top);
-	ck_assert_int_eq(chmod(top, 0755), 0);
-	unsetenv("FSLAB_STATE");
-}
-
-static void top_teardown(void)
-{
-	ft_cleanup_under(top);
-	free(top);
-}
-
-static void setup(void)
-{
-	ck_assert_int_ge(asprintf(&tmp, "%s/tXXXXXX", top), 0);
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	ck_assert_int_eq(chmod(tmp, 0755), 0);
-}
-
-static void teardown(void)
-{
-	ft_cleanup_under(tmp);
-	free(tmp);
-}
-
-static char *tpath(const char *name)
-{
-	char *p;
-
-	ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, name), 0);
-	return p;
-}
-
-static char *slurp(const char *p, size_t *len)
-{
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-
-	ck_assert_msg(fd >= 0, "cannot open %s: %s", p, strerror(errno));
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap + 1);
-			ck_assert_ptr_nonnull(buf);
-		}
-		got = read(fd, buf + n, cap - n);
-		ck_assert_int_ge(got, 0);
-		n += (size_t)got;
-	} while (got > 0);
-	close(fd);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
 /* The victim: a file of another user's, outside everything fslab is
  * given. */
 static char *make_victim(const char *name)
 {
-	char *v = tpath(name);
+	char *v = tu_tpath(name);
 
 	ck_assert_int_eq(ft_write_file(v, VICTIM_TEXT), 0);
 	ck_assert_int_eq(chown(v, NOBODY, NOBODY), 0);
@@ -105,7 +41,7 @@ static char *make_victim(const char *name)
 
 static void assert_victim_intact(const char *v)
 {
-	char *got = slurp(v, NULL);
+	char *got = tu_slurp(v);
 	struct stat st;
 
 	ck_assert_msg(strcmp(got, VICTIM_TEXT) == 0, "the victim %s was changed: '%s'", v, got);
@@ -117,7 +53,7 @@ static void assert_victim_intact(const char *v)
 /* A directory every user may write (no sticky bit: the worst case). */
 static char *world_writable_dir(const char *name)
 {
-	char *d = tpath(name);
+	char *d = tu_tpath(name);
 
 	ck_assert_int_eq(mkdir(d, 0777), 0);
 	ck_assert_int_eq(chmod(d, 0777), 0);
@@ -150,7 +86,7 @@ static int count_prefix(const char *dir, const char *prefix)
 /* A tiny sweep: 2 file sizes x 1 record x 13 tests. */
 static char *tiny_sweep(void)
 {
-	char *s = tpath("tiny.ini");
+	char *s = tu_tpath("tiny.ini");
 
 	ck_assert_int_eq(ft_write_file(s, "[sweep]\nfile_sizes = 64K-128K\nrecord_sizes = 64K\ntrials = 1\ncache = warm\n"), 0);
 	return s;
@@ -192,7 +128,7 @@ static size_t csv_rows(const char *csv, size_t *dups, size_t *redone, double *ma
 
 static int ns_last_pid(void)
 {
-	char *s = slurp("/proc/sys/kernel/ns_last_pid", NULL);
+	char *s = tu_slurp("/proc/sys/kernel/ns_last_pid");
 	int v = atoi(s);
 
 	free(s);
@@ -208,8 +144,8 @@ static int ns_last_pid(void)
 START_TEST(planted_symlinks_in_benchmark_dir)
 {
 	char *victim = make_victim("victim"), *shared = world_writable_dir("shared");
-	char *out = tpath("out"), *sweep = tiny_sweep(), arg[4200], name[64], p[4200];
-	char *vdir = tpath("victim-dir");
+	char *out = tu_tpath("out"), *sweep = tiny_sweep(), arg[4200], name[64], p[4200];
+	char *vdir = tu_tpath("victim-dir");
 	struct ft_output o;
 	int base = ns_last_pid() + 200;
 
@@ -269,8 +205,7 @@ END_TEST
  * directory both finish). */
 START_TEST(stale_private_dir_removed)
 {
-	char *dir = tpath("d"), *out = tpath("o"), *sweep = tiny_sweep(), arg[4200], p[4200];
-	struct ft_output o;
+	char *dir = tu_tpath("d"), *out = tu_tpath("o"), *sweep = tiny_sweep(), p[4200];
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(p, sizeof(p), "%s/fslab-run.Zz9Zz9", dir);
@@ -278,12 +213,7 @@ START_TEST(stale_private_dir_removed)
 	ck_assert_int_eq(chmod(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/fslab-run.Zz9Zz9/testfile", dir);
 	ck_assert_int_eq(ft_write_file(p, "left by a killed run"), 0);
-	snprintf(arg, sizeof(arg), "s=%s", dir);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", out, "--quiet", NULL),
-			 0);
-	ck_assert_msg(o.status == 0, "run failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
+	tu_finished_run(dir, out, sweep);
 	ck_assert_int_eq(count_prefix(dir, "fslab-run."), 0);
 	free(dir);
 	free(out);
@@ -295,7 +225,7 @@ END_TEST
  * marker or manifest.json pointing at the victim. */
 START_TEST(planted_symlinks_in_new_out)
 {
-	char *victim = make_victim("victim"), *sweep = tiny_sweep(), *dir = tpath("d");
+	char *victim = make_victim("victim"), *sweep = tiny_sweep(), *dir = tu_tpath("d");
 	static const char *const names[] = { "s.csv", ".fslab-run" };
 	char arg[4200];
 	struct ft_output o;
@@ -328,7 +258,7 @@ START_TEST(planted_symlinks_in_new_out)
 	ft_output_free(&o);
 	assert_victim_intact(victim);
 	/* --out itself a symlink to a directory: not followed */
-	char *vdir = tpath("vdir"), *lnk = tpath("out-link");
+	char *vdir = tu_tpath("vdir"), *lnk = tu_tpath("out-link");
 	ck_assert_int_eq(mkdir(vdir, 0755), 0);
 	ck_assert_int_eq(symlink(vdir, lnk), 0);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
@@ -347,45 +277,31 @@ START_TEST(planted_symlinks_in_new_out)
 }
 END_TEST
 
-/* Runs a tiny sweep into out (a finished run). */
-static void finished_run(const char *dir, const char *out, const char *sweep)
-{
-	char arg[4200];
-	struct ft_output o;
-
-	snprintf(arg, sizeof(arg), "s=%s", dir);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", out, "--quiet", NULL),
-			 0);
-	ck_assert_msg(o.status == 0, "run failed (%d): %s", o.status, o.err);
-	ft_output_free(&o);
-}
-
 /* Class 1/4: --resume DIR where s.csv is a symlink to the victim (whose
  * last line has no newline, so the old resume cut it off): refused before
  * anything changes. */
 START_TEST(resume_symlinked_csv)
 {
-	char *dir = tpath("d"), *out = tpath("out"), *sweep = tiny_sweep(), *victim = tpath("victim");
+	char *dir = tu_tpath("d"), *out = tu_tpath("out"), *sweep = tiny_sweep(), *victim = tu_tpath("victim");
 	char csv[4200], mf[4200], *mf_before, *mf_after;
 	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	finished_run(dir, out, sweep);
+	tu_finished_run(dir, out, sweep);
 	ck_assert_int_eq(ft_write_file(victim, VICTIM_TEXT "no newline at the end"), 0);
 	snprintf(csv, sizeof(csv), "%s/s.csv", out);
 	ck_assert_int_eq(unlink(csv), 0);
 	ck_assert_int_eq(symlink(victim, csv), 0);
 	snprintf(mf, sizeof(mf), "%s/manifest.json", out);
-	mf_before = slurp(mf, NULL);
+	mf_before = tu_slurp(mf);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
 	ck_assert_int_ne(o.status, 0);
 	ck_assert_msg(strstr(o.err, "symbolic link") && strstr(o.err, "s.csv"), "%s", o.err);
 	ft_output_free(&o);
-	char *v = slurp(victim, NULL);
+	char *v = tu_slurp(victim);
 	ck_assert_str_eq(v, VICTIM_TEXT "no newline at the end");
 	free(v);
-	mf_after = slurp(mf, NULL);
+	mf_after = tu_slurp(mf);
 	ck_assert_str_eq(mf_before, mf_after); /* nothing in DIR changed either */
 	free(mf_before);
 	free(mf_after);
@@ -400,15 +316,15 @@ END_TEST
  * resumed as DIR's own. */
 START_TEST(foreign_manifest_refused)
 {
-	char *dir = tpath("d"), *a = tpath("a"), *b = tpath("b"), *sweep = tiny_sweep();
+	char *dir = tu_tpath("d"), *a = tu_tpath("a"), *b = tu_tpath("b"), *sweep = tiny_sweep();
 	char p[4200], *csv_before, *csv_after, *foreign;
 	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	finished_run(dir, a, sweep);
-	finished_run(dir, b, sweep);
+	tu_finished_run(dir, a, sweep);
+	tu_finished_run(dir, b, sweep);
 	snprintf(p, sizeof(p), "%s/manifest.json", b);
-	foreign = slurp(p, NULL);
+	foreign = tu_slurp(p);
 	snprintf(p, sizeof(p), "%s/manifest.json", a);
 	ck_assert_int_eq(ft_write_file(p, foreign), 0);
 	/* and a cut-off row the resume would otherwise trim */
@@ -416,20 +332,20 @@ START_TEST(foreign_manifest_refused)
 	FILE *f = fopen(p, "a");
 	fputs("s,write,64,6", f);
 	fclose(f);
-	csv_before = slurp(p, NULL);
+	csv_before = tu_slurp(p);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", a, "--quiet", NULL), 0);
 	ck_assert_int_ne(o.status, 0);
 	ck_assert_msg(strstr(o.err, "belongs to run") && strstr(o.err, "not this directory's"), "%s",
 		      o.err);
 	ft_output_free(&o);
-	csv_after = slurp(p, NULL);
+	csv_after = tu_slurp(p);
 	ck_assert_str_eq(csv_before, csv_after);
 	snprintf(p, sizeof(p), "%s/manifest.json", a);
-	char *m = slurp(p, NULL);
+	char *m = tu_slurp(p);
 	ck_assert_str_eq(m, foreign);
 	free(m);
 	/* a manifest dropped into a directory with no run marker at all */
-	char *c = tpath("c");
+	char *c = tu_tpath("c");
 	ck_assert_int_eq(mkdir(c, 0755), 0);
 	snprintf(p, sizeof(p), "%s/manifest.json", c);
 	ck_assert_int_eq(ft_write_file(p, foreign), 0);
@@ -453,7 +369,7 @@ END_TEST
  * other; the CSV holds every cell once. */
 START_TEST(concurrent_resumes)
 {
-	char *dir = tpath("d"), *out = tpath("out"), *sweep = tpath("sweep.ini"), arg[4200], csv[4200];
+	char *dir = tu_tpath("d"), *out = tu_tpath("out"), *sweep = tu_tpath("sweep.ini"), arg[4200], csv[4200];
 	struct ft_proc first;
 	struct ft_output o1, o2;
 	size_t dups, rows;
@@ -511,7 +427,7 @@ static void sleep_ms(long ms)
  * that spans the stop. */
 START_TEST(sigstop_cell_redone)
 {
-	char *dir = tpath("d"), *out = tpath("out"), *sweep = tpath("sweep.ini"), arg[4200], csv[4200];
+	char *dir = tu_tpath("d"), *out = tu_tpath("out"), *sweep = tu_tpath("sweep.ini"), arg[4200], csv[4200];
 	size_t dups, redone = 0, rows;
 	double max_el;
 	int st, tries = 0;
@@ -581,14 +497,14 @@ END_TEST
 /* Class 8: under umask 000 the results are 0644 and their directory 0755. */
 START_TEST(results_modes_under_umask_000)
 {
-	char *dir = tpath("d"), *out = tpath("out"), *sweep = tiny_sweep(), p[4200];
+	char *dir = tu_tpath("d"), *out = tu_tpath("out"), *sweep = tiny_sweep(), p[4200];
 	static const char *const files[] = { "s.csv", "manifest.json", ".fslab-run" };
 	struct stat st;
 	mode_t old;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	old = umask(0);
-	finished_run(dir, out, sweep);
+	tu_finished_run(dir, out, sweep);
 	umask(old);
 	ck_assert_int_eq(stat(out, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
@@ -607,7 +523,7 @@ END_TEST
  * terminal escaped (\x1b), never as the raw control bytes. */
 START_TEST(escape_sequences_in_names)
 {
-	char *dir = tpath("d\033]0;owned\007\033[2J"), *out = tpath("out\033[31m"), *sweep = tiny_sweep();
+	char *dir = tu_tpath("d\033]0;owned\007\033[2J"), *out = tu_tpath("out\033[31m"), *sweep = tiny_sweep();
 	char arg[4200];
 	struct ft_output o;
 
@@ -624,7 +540,7 @@ START_TEST(escape_sequences_in_names)
 	ck_assert_ptr_nonnull(strstr(o.err, "out\\x1b[31m"));
 	ft_output_free(&o);
 	/* an error naming the directory, too */
-	char *gone = tpath("gone\033[2J");
+	char *gone = tu_tpath("gone\033[2J");
 	snprintf(arg, sizeof(arg), "s=%s", gone);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--out", out, NULL), 0);
 	ck_assert_int_ne(o.status, 0);
@@ -646,8 +562,7 @@ int main(void)
 	int failed;
 
 	ft_require_root();
-	tcase_add_unchecked_fixture(tc, top_setup, top_teardown);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_dir_fixtures(tc, "fslab-trust-run");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, planted_symlinks_in_benchmark_dir);
 	tcase_add_test(tc, stale_private_dir_removed);
