@@ -538,3 +538,16 @@ int ft_blkpg_del(const char *disk, int pno)
 	close(fd);
 	return r;
 }
+
+int ft_dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}

@@ -87,5 +87,7 @@ void ft_cleanup_under_keep(const char *root);
 int ft_blkpg_add(const char *disk, int pno, long long start, long long length);
 /* Removes partition pno from the kernel's view of disk (BLKPG). */
 int ft_blkpg_del(const char *disk, int pno);
+/* The entries of directory dir besides . and .. (asserts dir opens). */
+int ft_dir_entries(const char *dir);
 
 #endif

@@ -48,20 +48,6 @@ static char *out_path(const char *name)
 	return p;
 }
 
-static int count_entries(const char *d_path)
-{
-	DIR *d = opendir(d_path);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* One key per row: "test file record trial". */
 struct keyset {
 	char **keys;
@@ -248,8 +234,8 @@ START_TEST(csv_and_manifest)
 			}
 	keyset_free(&ka);
 	keyset_free(&kb);
-	ck_assert_int_eq(count_entries(dir_a), 0);
-	ck_assert_int_eq(count_entries(dir_b), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_b), 0);
 
 	json_object *m = manifest(out), *sw, *fsa, *fs0, *mach;
 	static const char *const top[] = { "fslab_version", "command", "started_at", "finished_at",
@@ -350,8 +336,8 @@ START_TEST(resume_after_sigkill)
 		keyset_free(&kk);
 	}
 	/* the killed runs' test files are gone */
-	ck_assert_int_eq(count_entries(dir_a), 0);
-	ck_assert_int_eq(count_entries(dir_b), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_b), 0);
 	json_object *m = manifest(killed);
 	ck_assert_int_ge(json_object_get_int(jget(m, "sessions")), 2);
 	ck_assert(json_object_is_type(jget(m, "finished_at"), json_type_string));
@@ -376,8 +362,8 @@ START_TEST(sigint_stops_after_the_cell)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
 	/* no test file left, every row complete, manifest says interrupted */
-	ck_assert_int_eq(count_entries(dir_a), 0);
-	ck_assert_int_eq(count_entries(dir_b), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_b), 0);
 	json_object *m = manifest(out);
 	ck_assert(json_object_get_boolean(jget(m, "interrupted")));
 	ck_assert(json_object_is_type(jget(m, "finished_at"), json_type_null));
@@ -591,7 +577,7 @@ START_TEST(device_probe_flags)
 	}
 	fslab_results_close(rd);
 	json_object_put(m);
-	ck_assert_int_eq(count_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
 	free(out);
 }
 END_TEST
@@ -641,7 +627,7 @@ START_TEST(usage_errors)
 	ck_assert_ptr_nonnull(strstr(o.out, "--resume DIR"));
 	ft_output_free(&o);
 	/* nothing was written into the directories */
-	ck_assert_int_eq(count_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
 }
 END_TEST
 
@@ -662,7 +648,7 @@ START_TEST(full_filesystem_gives_failed_rows)
 	int status = o.status;
 	char *errs = strdup(o.err);
 	ft_output_free(&o);
-	int left = count_entries(mnt);
+	int left = ft_dir_entries(mnt);
 	umount2(mnt, MNT_DETACH);
 	ck_assert_msg(status == 1, "status %d: %s", status, errs);
 	ck_assert_ptr_nonnull(strstr(errs, "failed"));
@@ -761,7 +747,7 @@ START_TEST(dry_run_prints_the_plan_and_writes_nothing)
 	ck_assert_ptr_nonnull(strstr(o.out, "needs 12.5 MiB: ok"));
 	ck_assert_ptr_nonnull(strstr(o.out, "time: about "));
 	ft_output_free(&o);
-	ck_assert_int_eq(count_entries(dir_a), 0);
+	ck_assert_int_eq(ft_dir_entries(dir_a), 0);
 	ck_assert_int_eq(stat(out, &st), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	free(out);
@@ -783,7 +769,7 @@ START_TEST(dry_run_refuses_a_plan_too_big)
 	snprintf(arg, sizeof(arg), "small=%s", mnt);
 	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-16M",
 		 "--probe-size", "4M", NULL);
-	int left = count_entries(mnt);
+	int left = ft_dir_entries(mnt);
 	umount2(mnt, MNT_DETACH);
 	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
 	ck_assert_ptr_nonnull(strstr(o.err, "small ("));
@@ -831,7 +817,7 @@ START_TEST(vanished_filesystem_is_skipped_and_resumed)
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
 	int status = o.status;
 	ft_output_free(&o);
-	int left = count_entries(mnt);
+	int left = ft_dir_entries(mnt);
 	umount2(mnt, MNT_DETACH);
 	ck_assert_int_eq(status, 0);
 	ck_assert_int_eq(left, 0);
@@ -969,7 +955,7 @@ START_TEST(fuse_directory_is_flagged)
 	int status = o.status;
 	char *errs = strdup(o.err);
 	ft_output_free(&o);
-	int left = count_entries(mnt);
+	int left = ft_dir_entries(mnt);
 	umount2(mnt, 0);
 	ck_assert_msg(status == 0, "%d: %s", status, errs);
 	free(errs);

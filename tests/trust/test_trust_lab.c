@@ -70,6 +70,16 @@ static void setup_ok(struct pt_env *e)
 	ft_output_free(&o);
 }
 
+/* fslab teardown of e's lab, which must succeed. */
+static void teardown_ok(struct pt_env *e)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(pt_teardown(e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+}
+
 /* A forged state file, as a hostile user would write it. */
 static void write_state(const char *path, int version, const char *phase, const char *disk,
 			const char *image, const char *mount_root, const char *dev1, const char *mp1,
@@ -349,9 +359,7 @@ START_TEST(second_run_on_a_running_lab_is_refused)
 	ck_assert(access(out2, F_OK) != 0);
 	stop_run(&run);
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -406,9 +414,7 @@ START_TEST(racing_setups_on_one_image)
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	teardown_ok(&e);
 	unlink(state_b);
 	pt_assert_nothing_left(&e, NULL);
 }
@@ -453,9 +459,7 @@ START_TEST(alias_loop_device_of_a_mounted_lab_is_refused)
 	ft_output_free(&o);
 	tu_loop_detach(alias);
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 	free(fp_before);
 	free(fp_after);
@@ -608,9 +612,7 @@ START_TEST(state_inside_a_lab_is_refused)
 	ck_assert_int_eq(access(state_b, F_OK), -1);
 	ck_assert_int_eq(ft_loops_under(e.dir), 1);
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -646,9 +648,7 @@ START_TEST(mount_root_under_a_symlinked_parent)
 		ft_output_free(&o);
 		free(text);
 	}
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	teardown_ok(&e);
 	ck_assert_msg(access(made, F_OK) != 0, "teardown left the mount root %s", made);
 	ck_assert_int_eq(access(real, F_OK), 0);
 	pt_assert_nothing_left(&e, NULL);

@@ -51,20 +51,6 @@ static bool exists_at(const char *dir, const char *name)
 	return there;
 }
 
-/* Entries in dir besides . and .. */
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 static char *sweep_file(const char *name, const char *sizes)
 {
 	char *s = tu_tpath(name), text[256];
@@ -122,13 +108,13 @@ START_TEST(f2_out_foreign_dir)
 	snprintf(arg, sizeof(arg), "s=%s", dir);
 	run_into_refused(arg, sweep, res, "belongs to uid 65534", "res");
 	ck_assert(!exists_at(res, ".fslab-run"));
-	ck_assert_int_eq(entries(res), 0);
+	ck_assert_int_eq(ft_dir_entries(res), 0);
 	/* root's own, but writable by every user */
 	ck_assert_int_eq(chown(res, 0, 0), 0);
 	ck_assert_int_eq(chmod(res, 0777), 0);
 	run_into_refused(arg, sweep, res, "writable by other users", "chmod go-w");
-	ck_assert_int_eq(entries(res), 0);
-	ck_assert_int_eq(entries(dir), 0);
+	ck_assert_int_eq(ft_dir_entries(res), 0);
+	ck_assert_int_eq(ft_dir_entries(dir), 0);
 	free(dir);
 	free(shared);
 	free(sweep);
@@ -189,7 +175,7 @@ START_TEST(f2_resume_foreign_files)
 	resume_refused(out, ".fslab-run has 2 hard links", NULL);
 	ck_assert_int_eq(unlink(p), 0);
 
-	ck_assert_int_eq(entries(victim), 0);
+	ck_assert_int_eq(ft_dir_entries(victim), 0);
 	t = slurp_at(out, "s.csv");
 	same(csv, t, "s.csv");
 	free(t);
@@ -238,8 +224,8 @@ START_TEST(f12_resume_copied_marker_and_manifest)
 	t = slurp_at(a, "s.csv");
 	same(csv_a, t, "A/s.csv");
 	free(t);
-	ck_assert_int_eq(entries(da), 0);
-	ck_assert_int_eq(entries(db), 0);
+	ck_assert_int_eq(ft_dir_entries(da), 0);
+	ck_assert_int_eq(ft_dir_entries(db), 0);
 	free(csv_a);
 	free(da);
 	free(db);
@@ -293,7 +279,7 @@ START_TEST(f12_resume_rows_outside_plan)
 	same(t, t2, "A/s.csv");
 	free(t2);
 	free(t);
-	ck_assert_int_eq(entries(da), 0);
+	ck_assert_int_eq(ft_dir_entries(da), 0);
 	free(evil);
 	free(e2);
 	free(mf);
@@ -387,7 +373,7 @@ START_TEST(f3_report_copied_marker)
 	t = slurp_at(r2, "thesis");
 	same("t\n", t, "R2/thesis");
 	free(t);
-	ck_assert_int_eq(entries(r2), 2);
+	ck_assert_int_eq(ft_dir_entries(r2), 2);
 	/* the real report is replaced as before */
 	ck_assert_int_eq(report_to(rep, &o), 0);
 	ck_assert_msg(o.status == 0, "re-report: %s", o.err);
@@ -608,7 +594,7 @@ START_TEST(f13_run_dir_name_escaped)
 		ck_assert_msg(!strchr(o.err, '\x1b') && !strchr(o.err, '\x07'), "raw control bytes in: %s", o.err);
 		ft_output_free(&o);
 	}
-	ck_assert_int_eq(entries(d), 0);
+	ck_assert_int_eq(ft_dir_entries(d), 0);
 	free(d);
 }
 END_TEST
