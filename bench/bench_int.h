@@ -102,7 +102,9 @@ struct fslab_resume_csv {
  * missing). */
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs);
 /* 0 when fs->path still is the same filesystem as at the start, else
- * -ENOENT / -ESTALE (unmounted or replaced). */
+ * -ENOENT / -ESTALE (unmounted or replaced), -ENODEV (its block device is
+ * gone from /sys/dev/block: a pulled disk) or -EROFS (the mount went
+ * read-only, as ext4 does when its disk fails). */
 int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
 /* Version line of the mkfs tool for a type ("mke2fs 1.47.0 (5-Feb-2023)"). */
 void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
