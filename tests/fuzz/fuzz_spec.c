@@ -26,6 +26,16 @@
  * accepts never names a device by label or UUID, never holds a bare word
  * (a word mkfs would take as a device or file) and never finds the mount
  * source another way. */
+/* LABEL=x or UUID=x naming a device; "--label=x" (btrfs: the new
+ * filesystem's own label) is the option's name, not a device. */
+static bool names_by_id(const char *opts)
+{
+	for (const char *p = opts; (p = strcasestr(p, "label=")) || (p = NULL); p++)
+		if (!(p - opts >= 2 && p[-1] == '-' && p[-2] == '-'))
+			return true;
+	return strcasestr(opts, "uuid=") != NULL;
+}
+
 static void check_options(const struct fslab_fs_spec *fs)
 {
 	static const char *const source_opts[] = { "loop", "offset", "sizelimit", "bind", "rbind",
@@ -34,7 +44,7 @@ static void check_options(const struct fslab_fs_spec *fs)
 	char words[FSLAB_OPTIONS_MAX], *save = NULL, err[512];
 	bool prev_takes_value = false;
 
-	FUZZ_CHECK(!strcasestr(fs->mkfs_options, "label=") && !strcasestr(fs->mkfs_options, "uuid="));
+	FUZZ_CHECK(!names_by_id(fs->mkfs_options));
 	FUZZ_CHECK(!strcasestr(fs->mount_options, "label=") && !strcasestr(fs->mount_options, "uuid="));
 	/* A word not starting with '-' follows an option word that takes a
 	 * value (which the allowlist knows: here, any option word without
