@@ -16,14 +16,13 @@
 #include "run.h"
 #include "spec.h"
 #include "state.h"
+#include "stats.h"
 
 /* The device is probed this many times; the fastest figure is the upper
  * bound a cell is compared with (one probe is noisy: the flag flipped on
  * 10-20% of the cells between identical runs). */
 #define FSLAB_PROBE_RUNS 3
-/* A cell faster than this x the device's upper bound is flagged
- * page-cache: the device could not have done it. */
-#define FSLAB_PAGE_CACHE_FACTOR 1.5
+/* FSLAB_PAGE_CACHE_FACTOR: lib/stats.h. */
 
 /* What the device can do, measured before the sweep (probe.c). */
 struct fslab_probe_result {

@@ -5,7 +5,7 @@
  * reads. */
 #include "engine.h"
 #include "log.h"
-#include "stats.h"
+#include "sweep_stats.h"
 
 #include <errno.h>
 #include <stdarg.h>

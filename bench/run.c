@@ -26,7 +26,7 @@
 #include "progress.h"
 #include "results.h"
 #include "size.h"
-#include "stats.h"
+#include "sweep_stats.h"
 #include "termtext.h"
 
 #include <dirent.h>

@@ -15,10 +15,10 @@
 
 /* ---- statistics (stats.c) ---- */
 double rp_median(double *v, size_t n); /* sorts v in place; NaN when n == 0 */
+/* lib/stats.h fslab_mean_sd (NaN when n == 0, sd NaN when n < 2) */
 void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
-/* Two-sided 95% Student's t quantile t(0.975, df). */
-double rp_t975(double df);
-/* Half-width of the 95% CI of the mean (Student's t); NaN when n < 2. */
+/* Half-width of the 95% CI of the mean: lib/stats.h's fslab_mean_ci95, the
+ * interval fslab run's --until-ci stops on; NaN when n < 2. */
 double rp_ci95(const double *v, size_t n);
 /* Welch's t-test; returns the two-sided p value (NaN when a side has < 2
  * values) and the degrees of freedom in *df when not NULL. */

@@ -7,7 +7,9 @@
 #include "progress.h"
 #include "run.h"
 #include "size.h"
+#include "report_priv.h"
 #include "stats.h"
+#include "sweep_stats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1332,23 +1334,63 @@ START_TEST(progress_eta_starts_from_the_estimate)
 }
 END_TEST
 
+/* --until-ci stops on exactly the interval the report draws: 32 trials
+ * (df = 31, where the old table said 2.021 and the truth is 2.0395), the
+ * stopping rule flips at the report's own half-width, not below it. */
+static void check_until_ci_stops_on_report_interval(void)
+{
+	double x[32], m, sd, half, pct;
+
+	for (size_t i = 0; i < 32; i++)
+		x[i] = 1000 + (double)(i % 4) * 10 - 15 + (double)(i % 3);
+	fslab_mean_sd(x, 32, &m, &sd);
+	half = rp_ci95(x, 32);
+	ck_assert_double_eq_tol(half, 2.0395 * sd / sqrt(32), 1e-4 * sd);
+	pct = 100 * half / m;
+	ck_assert(fslab_ci_within(x, 32, pct * (1 + 1e-9)));
+	/* the old table's 2.021 would stop here; the report's wider bar must not */
+	ck_assert(!fslab_ci_within(x, 32, pct * 2.021 / 2.0395));
+}
+
+/* t(0.975, df) as printed in statistics tables (4 decimals), and closed
+ * forms of the tail: independent of how fslab computes either. */
 START_TEST(confidence_interval)
 {
+	static const struct {
+		double df, t;
+	} table[] = {
+		{ 1, 12.7062 }, { 2, 4.3027 }, { 3, 3.1824 }, { 5, 2.5706 }, { 10, 2.2281 },
+		{ 30, 2.0423 }, { 31, 2.0395 }, { 100, 1.9840 }, { 1000, 1.9623 }, { 1e6, 1.9600 },
+	};
 	double two[] = { 10, 12 }, m, h;
 	double five[] = { 100, 102, 98, 101, 99 };
 
-	fslab_ci95(two, 2, &m, &h);
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		ck_assert_msg(fabs(fslab_t975(table[i].df) - table[i].t) < 1e-4,
+			      "t975(%g) = %.6f, tables say %.4f", table[i].df,
+			      fslab_t975(table[i].df), table[i].t);
+	ck_assert(isnan(fslab_t975(0)));
+	/* df = 1 is Cauchy: P(|T| >= 1) = 1/2; df = 2: 1 - t / sqrt(2 + t^2) */
+	ck_assert_double_eq_tol(fslab_t_two_sided_p(1, 1), 0.5, 1e-9);
+	ck_assert_double_eq_tol(fslab_t_two_sided_p(2, 2), 1 - 2 / sqrt(6), 1e-9);
+	ck_assert_double_eq_tol(fslab_t_two_sided_p(0, 7), 1, 1e-12);
+
+	fslab_mean_ci95(two, 2, &m, &h);
 	ck_assert_double_eq_tol(m, 11, 1e-9);
-	/* s = sqrt(2), half = t(1) * s / sqrt(2) = 12.706 */
-	ck_assert_double_eq_tol(h, 12.706, 1e-6);
-	fslab_ci95(five, 5, &m, &h);
+	/* s = sqrt(2), half = t(1) * s / sqrt(2) = t(1) */
+	ck_assert_double_eq_tol(h, 12.7062, 1e-4);
+	fslab_mean_ci95(five, 5, &m, &h);
 	ck_assert_double_eq_tol(m, 100, 1e-9);
-	/* s = sqrt(2.5), half = 2.776 * s / sqrt(5) */
-	ck_assert_double_eq_tol(h, 2.776 * sqrt(2.5) / sqrt(5), 1e-9);
-	ck_assert(fslab_ci_within(five, 5, 2.0));  /* 1.96 <= 2 */
+	/* s = sqrt(2.5), half = 2.7764 * s / sqrt(5) = 1.9632 */
+	ck_assert_double_eq_tol(h, 2.7764 * sqrt(0.5), 1e-4);
+	ck_assert(fslab_ci_within(five, 5, 2.0)); /* 1.9632 <= 2 */
 	ck_assert(!fslab_ci_within(five, 5, 1.9));
 	ck_assert(!fslab_ci_within(five, 1, 50)); /* one sample: no interval */
-	ck_assert_double_eq_tol(fslab_t975(1000), 1.96, 1e-9);
+	fslab_mean_ci95(five, 1, &m, &h);
+	ck_assert(isnan(h));
+	/* the factor pasted into help text is the one the flag uses */
+	ck_assert_double_eq(strtod(FSLAB_PAGE_CACHE_FACTOR_TEXT, NULL), FSLAB_PAGE_CACHE_FACTOR);
+	check_until_ci_stops_on_report_interval();
 }
 END_TEST
 

@@ -1,20 +1,17 @@
-/* Statistics of the sweep: confidence intervals for --until-ci (Student's
- * t, two-sided 95%), medians (the disturbed-cell check), and the per-cell
- * latency histogram of --latency. */
-#ifndef FSLAB_BENCH_STATS_H
-#define FSLAB_BENCH_STATS_H
+/* Statistics of the sweep: the --until-ci stopping rule, medians (the
+ * disturbed-cell check), and the per-cell latency histogram of --latency.
+ * Student's t and the interval itself are lib/stats.h's, shared with the
+ * report. */
+#ifndef FSLAB_BENCH_SWEEP_STATS_H
+#define FSLAB_BENCH_SWEEP_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* t quantile (0.975) for df degrees of freedom (df >= 1). */
-double fslab_t975(unsigned df);
-
-/* Mean and 95% CI half-width of n samples (n >= 2; half = 0 for n < 2). */
-void fslab_ci95(const double *x, size_t n, double *mean, double *half);
-
-/* True when n >= 2 and half <= pct/100 * mean. */
+/* --until-ci's stopping rule: true when n >= 2 and the half-width of the
+ * 95% interval (fslab_mean_ci95, the one the report draws) is at most
+ * pct/100 * mean. */
 bool fslab_ci_within(const double *x, size_t n, double pct);
 
 /* Median of n samples (the mean of the middle two for even n); 0 for n = 0.

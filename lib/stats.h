@@ -1,0 +1,35 @@
+/* Statistics every module shares: Student's t distribution (its two-sided
+ * tail and the 95% quantile), the 95% confidence interval of a mean, and the
+ * page-cache factor.  fslab run's --until-ci stopping rule and the report's
+ * interval bars both come from fslab_mean_ci95, so a run never stops on an
+ * interval the report then shows as wider. */
+#ifndef FSLAB_LIB_STATS_H
+#define FSLAB_LIB_STATS_H
+
+#include <stddef.h>
+
+/* A cell faster than this many times the device's upper bound (the fastest
+ * O_DIRECT probe) is flagged page-cache: the device could not have done it.
+ * The _TEXT spelling is for messages and help text (a string literal, so it
+ * can be pasted into one); a unit test checks the two agree. */
+#define FSLAB_PAGE_CACHE_FACTOR 1.5
+#define FSLAB_PAGE_CACHE_FACTOR_TEXT "1.5"
+
+/* P(|T| >= t) for Student's t with df degrees of freedom (df > 0, not
+ * necessarily whole: Welch's test uses fractional df).  NaN when df <= 0. */
+double fslab_t_two_sided_p(double t, double df);
+
+/* The two-sided 95% quantile t(0.975, df): the x with P(|T| >= x) = 0.05.
+ * Accurate to better than 1e-6 for any df > 0; NaN when df <= 0. */
+double fslab_t975(double df);
+
+/* Mean and sample standard deviation (n - 1 in the denominator) of n
+ * samples: *mean is NaN when n == 0, *sd NaN when n < 2. */
+void fslab_mean_sd(const double *x, size_t n, double *mean, double *sd);
+
+/* Mean of n samples and the half-width of its two-sided 95% confidence
+ * interval (Student's t, sample standard deviation).  *mean is NaN when
+ * n == 0; *half is NaN when n < 2.  Either pointer may be NULL. */
+void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half);
+
+#endif
