@@ -13,21 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
-int fslab_exec_find(const char *name, char *path, size_t len)
+/* Searches the colon-separated dirs for an executable regular file name;
+ * 0 and its path, or -ENOENT. */
+static int exec_find_in(const char *dirs, const char *name, char *path, size_t len)
 {
-	const char *env = getenv("PATH");
-	char dirs[4096];
-	char *save = NULL;
+	char list[4096], *save = NULL;
 
-	if (strchr(name, '/')) {
-		if (access(name, X_OK) != 0)
-			return -ENOENT;
-		snprintf(path, len, "%s", name);
-		return 0;
-	}
-	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin:/usr/bin:/bin",
-		 env && *env ? env : "/usr/local/bin");
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+	if (snprintf(list, sizeof(list), "%s", dirs) >= (int)sizeof(list))
+		return -ENAMETOOLONG;
+	for (char *d = strtok_r(list, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		struct stat st;
 		int w = snprintf(path, len, "%s/%s", d, name);
 
@@ -37,6 +31,31 @@ int fslab_exec_find(const char *name, char *path, size_t len)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+int fslab_exec_find(const char *name, char *path, size_t len)
+{
+	const char *env = getenv("PATH");
+	char dirs[4096];
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) != 0)
+			return -ENOENT;
+		snprintf(path, len, "%s", name);
+		return 0;
+	}
+	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin:/usr/bin:/bin",
+		 env && *env ? env : "/usr/local/bin");
+	return exec_find_in(dirs, name, path, len);
+}
+
+int fslab_exec_find_tool(const char *name, char *path, size_t len)
+{
+	const char *env = getenv("FSLAB_TOOL_PATH");
+
+	if (!env || !*env)
+		return fslab_exec_find(name, path, len);
+	return exec_find_in(env, name, path, len);
 }
 
 static void keep_tail(char *tail, size_t cap, const char *buf, size_t n)

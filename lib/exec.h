@@ -15,8 +15,14 @@ struct fslab_exec_result {
 };
 
 /* Looks name up in $PATH, then /usr/sbin and /sbin (mkfs lives there and
- * sudo'd PATHs often lack it).  Returns 0 and the full path, or -ENOENT. */
+ * sudo'd PATHs often lack it).  A name with a '/' is taken as it is.
+ * Returns 0 and the full path of an executable regular file, or -ENOENT. */
 int fslab_exec_find(const char *name, char *path, size_t len);
+
+/* The lab's tools (mkfs.*, fusefat): as fslab_exec_find, except that when
+ * $FSLAB_TOOL_PATH is set (tests, unusual installs) only its
+ * colon-separated directories are searched. */
+int fslab_exec_find_tool(const char *name, char *path, size_t len);
 
 /* Runs argv[0] (a full path, or a name looked up with fslab_exec_find) with
  * argv, stdin from /dev/null, stdout+stderr appended to log_path (NULL: not
