@@ -47,18 +47,25 @@ int fslab_write_file_atomic(const char *path, const void *data, size_t len, mode
 
 int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 {
-	size_t cap = 4096, n = 0;
-	char *buf;
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	r = fslab_read_fd(fd, data, len, limit);
+	close(fd);
+	return r;
+}
+
+int fslab_read_fd(int fd, char **data, size_t *len, size_t limit)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	int r;
+
 	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (;;) {
 		if (n + 1 >= cap) {
 			if (cap >= limit) {
@@ -84,14 +91,12 @@ int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 			break;
 		n += (size_t)got;
 	}
-	close(fd);
 	buf[n] = '\0';
 	*data = buf;
 	if (len)
 		*len = n;
 	return 0;
 fail:
-	close(fd);
 	free(buf);
 	return r;
 }
@@ -230,6 +235,26 @@ int fslab_open_regular_at(int dfd, const char *name, int flags)
 	return fd;
 }
 
+int fslab_open_own_at(int dfd, const char *name, int flags, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	if (!is_single_component(name))
+		return -EINVAL;
+	fd = openat(dfd, name, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
+	if (fd < 0)
+		return -errno;
+	/* A hard link to someone's file, or a file another user made, is
+	 * not one fslab may write into. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 /* A random suffix for temporary names: names a rival cannot predict. */
 static void random_suffix(char *out, size_t n)
 {
@@ -253,6 +278,13 @@ static void random_suffix(char *out, size_t n)
 int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size_t len,
 			       mode_t mode)
 {
+	return fslab_write_file_atomic_flags_at(dfd, name, data, len, mode, 0);
+}
+
+int fslab_write_file_atomic_flags_at(int dfd, const char *name, const void *data, size_t len,
+				     mode_t mode, unsigned flags)
+{
+	bool sync = !(flags & FSLAB_WRITE_NOSYNC);
 	char tmp[NAME_MAX + 1], sfx[8];
 	const char *p = data;
 	int fd = -1, r = 0, tries;
@@ -280,7 +312,7 @@ int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fsync(fd) < 0) {
+	if (sync && fsync(fd) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -294,7 +326,8 @@ int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size
 		r = -errno;
 		goto fail;
 	}
-	fsync(dfd);
+	if (sync)
+		fsync(dfd);
 	return 0;
 fail:
 	if (fd >= 0)

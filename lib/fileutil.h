@@ -70,6 +70,30 @@ int fslab_open_regular_at(int dfd, const char *name, int flags);
 int fslab_write_file_atomic_at(int dfd, const char *name, const void *data, size_t len,
 			       mode_t mode);
 
+/* fslab_write_file_atomic_at flags. */
+enum {
+	/* Atomic (temporary file + rename: never a torn file) but without
+	 * the fsyncs: survives a killed process, not a machine crash.  For
+	 * frequent intermediate saves (the lab state during setup). */
+	FSLAB_WRITE_NOSYNC = 1 << 0,
+};
+
+/* fslab_write_file_atomic_at with flags (0: the same). */
+int fslab_write_file_atomic_flags_at(int dfd, const char *name, const void *data, size_t len,
+				     mode_t mode, unsigned flags);
+
+/* Reads the rest of the open file fd into a NUL-terminated malloc'd
+ * buffer, as fslab_read_file does (limit, -EFBIG); fd stays open.
+ * Returns 0 or a negative errno. */
+int fslab_read_fd(int fd, char **data, size_t *len, size_t limit);
+
+/* Opens name in dfd (single component) for a file fslab keeps beside its
+ * state (a lock, a log): created with mode when missing, never through a
+ * symbolic link (O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK added to flags), and
+ * refused (-EINVAL, closed) unless it is a regular file with one link
+ * owned by the caller.  Returns the fd or a negative errno. */
+int fslab_open_own_at(int dfd, const char *name, int flags, mode_t mode);
+
 /* Makes a new private directory inside dfd named "<prefix>XXXXXX" (mkdtemp's
  * rules: unique, mode 0700 - or the filesystem's own where it has no
  * permissions to set, e.g. fusefat - never an existing one), writes its name into

@@ -20,16 +20,15 @@ int fslab_lock_at(int dfd, const char *name, int how, const char *command, char 
 
 	if (holderlen)
 		holder[0] = '\0';
-	/* O_NOFOLLOW: a symlink planted at the lock path is refused, not followed. */
-	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	/* No symlink followed; a hard link to someone's file, or a file
+	 * another user made, is not a lock file fslab may write its name into. */
+	fd = fslab_open_own_at(dfd, name, O_RDWR, 0600);
 	if (fd < 0)
-		return -errno;
-	/* A hard link to someone's file, or a file another user made, is not
-	 * a lock file fslab may write its name into. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != geteuid()) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
 		close(fd);
-		return -EINVAL;
+		return r;
 	}
 	if (flock(fd, how | LOCK_NB) < 0) {
 		ssize_t n;
