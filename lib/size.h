@@ -16,6 +16,17 @@
  * follows (sectors, alignment) against overflow. */
 #define FSLAB_SIZE_MAX (UINT64_C(1) << 60)
 
+/* The one whole-number parser: decimal digits only (no sign, no blank, no
+ * "0x"), at least one.  Returns 0 and sets *out, -EINVAL when s is not a
+ * whole number ("", "abc", "-1", "1.5", "12abc"), -ERANGE when it is one but
+ * below min or above max (overflow included). */
+int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* The one message for what fslab_parse_uint returned (err < 0):
+ * "not a whole number; give one from 1 to 1000" or "out of range; give a
+ * whole number from 1 to 1000".  Returns buf. */
+char *fslab_uint_problem(int err, uint64_t min, uint64_t max, char *buf, size_t len);
+
 /* Returns 0 and sets *bytes, or a negative errno:
  *   -EINVAL  not a size ("20Q", "-5G", "", "1.5G"); why says what is wrong
  *   -ERANGE  zero, or larger than FSLAB_SIZE_MAX

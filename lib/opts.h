@@ -1,0 +1,117 @@
+/* Options as data: a command declares each option once, in a table of
+ * struct fslab_opt, and everything else comes from that table: the
+ * getopt_long table and short-option string, the option part of --help,
+ * the check that options of one group exclude each other, the one-line
+ * message for a mistyped option ("did you mean") and the hidden
+ * `fslab CMD --list-options` that the completion and man page tests read.
+ *
+ *	static const struct fslab_opt opts[] = {
+ *		{ "out", 'o', 'o', "DIR", "results directory" },
+ *		{ "quiet", OPT_QUIET, 0, NULL, "no progress" },
+ *		FSLAB_OPT_HEADING("Output:"),
+ *		{ 0 },
+ *	};
+ *	static const struct fslab_cmd_opts cmd = { "run", "[--out DIR]", NULL, opts, NULL, 0 };
+ *	struct fslab_opts it;
+ *	int c;
+ *
+ *	fslab_opts_begin(&it, &cmd, argc, argv);
+ *	while ((c = fslab_opts_next(&it)) > 0)
+ *		switch (c) { case 'o': out = it.arg; break; ... }
+ *	if (c < 0)
+ *		return it.status;   (help printed: 0; a bad option reported: 2)
+ *	operands are argv[it.ind .. argc - 1]
+ *
+ * -h/--help and the hidden --list-options are built in: never list them. */
+#ifndef FSLAB_OPTS_H
+#define FSLAB_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FSLAB_OPTS_MAX 48 /* options in one table */
+
+/* Option ids above every char: use them for options without a short letter. */
+#define FSLAB_OPT_ID 256
+
+enum {
+	FSLAB_OPT_HIDDEN = 1 << 0, /* accepted, listed by --list-options, not in --help */
+};
+
+struct fslab_opt {
+	const char *name;  /* long name without "--"; NULL: a heading (help set) or the end */
+	int id;            /* what fslab_opts_next returns; > 0, unique in the table */
+	char short_name;   /* the -x form, or 0 */
+	const char *arg;   /* the value's name in --help ("DIR"); NULL: takes no value */
+	const char *help;  /* the help column; '\n' starts a new line, long lines wrap */
+	unsigned flags;    /* FSLAB_OPT_* */
+	unsigned group;    /* 0, or 1..31: at most one option of a group may be given */
+};
+
+#define FSLAB_OPT_HEADING(text) { .help = (text) }
+
+struct fslab_cmd_opts {
+	const char *name;     /* the command: "run" (messages say 'fslab run') */
+	const char *synopsis; /* after "Usage: fslab NAME "; '\n' for more lines */
+	const char *intro;    /* printed as is after the synopsis; may be NULL */
+	const struct fslab_opt *opts;
+	const char *outro;    /* printed as is after the options; may be NULL */
+	unsigned required;    /* bit g: exactly one option of group g must be given */
+};
+
+struct fslab_opts {
+	const struct fslab_cmd_opts *cmd;
+	int argc;
+	char **argv;
+	const char *arg;   /* the value of the option fslab_opts_next returned */
+	int ind;           /* when it returned 0: argv[ind] is the first operand */
+	int status;        /* when it returned -1: the exit status (FSLAB_EXIT_*) */
+	uint64_t given;    /* bit i: opts[i] was given */
+	/* private */
+	struct option longs[FSLAB_OPTS_MAX + 3];
+	char shorts[2 * FSLAB_OPTS_MAX + 8];
+};
+
+void fslab_opts_begin(struct fslab_opts *it, const struct fslab_cmd_opts *cmd, int argc,
+		      char **argv);
+
+/* The next option: its id (> 0) with it->arg set; 0 at the end of the
+ * options (operands from it->ind on; groups checked); -1 when the command
+ * must stop now with it->status: --help printed (0), --list-options printed
+ * (0), or one line said what is wrong (2): an unknown option, with the
+ * closest known one, a missing value, or two options of one group. */
+int fslab_opts_next(struct fslab_opts *it);
+
+/* True when the option with this id was given. */
+bool fslab_opts_given(const struct fslab_opts *it, int id);
+
+/* Writes the command's whole --help text. */
+void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);
+
+/* Reports operands where the command takes none ("unexpected argument 'x';
+ * try 'fslab CMD --help'") and returns FSLAB_EXIT_USAGE; 0 when there are
+ * none. */
+int fslab_opts_no_operands(const struct fslab_opts *it);
+
+/* The common path checks of the lab commands (--state, --mount-root,
+ * --device, --image, --spec): returns FSLAB_EXIT_USAGE after one message
+ * when path is empty ("--state: empty path") or holds a control character;
+ * 0 when it is fine or NULL. */
+int fslab_opts_check_path(const char *opt, const char *path);
+
+/* Option values: each parses, and on a bad value says ONE thing,
+ * "--trials 'abc': not a whole number; give one from 1 to 1000", and
+ * returns -EINVAL (-ERANGE out of bounds). */
+int fslab_opt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
+/* A size (fslab_size_parse): "--size '1.5G': fractions are not accepted..." */
+int fslab_opt_size(const char *opt, const char *arg, uint64_t *out);
+/* A percentage above 0 and at most 100 (--until-ci). */
+int fslab_opt_percent(const char *opt, const char *arg, double *out);
+
+/* "did you mean": the candidate within a few edits of word (or of which
+ * word is a prefix, or the reverse); NULL when none is close. */
+const char *fslab_closest_word(const char *word, const char *const *cands, size_t n);
+
+#endif
