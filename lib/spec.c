@@ -45,7 +45,7 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static void sweep_defaults(struct fslab_sweep_spec *s)
+void fslab_sweep_defaults(struct fslab_sweep_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->file_min = 64 * FSLAB_KiB;
@@ -75,7 +75,7 @@ void fslab_spec_default(struct fslab_spec *spec)
 		fs->type = order[i];
 		fs->size = 20 * FSLAB_GiB;
 	}
-	sweep_defaults(&spec->sweep);
+	fslab_sweep_defaults(&spec->sweep);
 }
 
 static int fail(struct parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -446,7 +446,7 @@ int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spe
 	memset(spec, 0, sizeof(*spec));
 	snprintf(spec->disk.label, sizeof(spec->disk.label), "gpt");
 	spec->disk.alignment = FSLAB_MiB;
-	sweep_defaults(&spec->sweep);
+	fslab_sweep_defaults(&spec->sweep);
 	c.err = msg;
 	c.errlen = sizeof(msg);
 
@@ -542,7 +542,7 @@ int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 			fs->name, fslab_fs_type_to_string(fs->type),
 			fslab_size_format(fs->size, a, sizeof(a)), fs->mkfs_options, fs->mount_options);
 	}
-	sweep_defaults(&d);
+	fslab_sweep_defaults(&d);
 	fprintf(out, "# The sweep.  Keys left commented come from the run's --sweep preset\n"
 		     "# (seed: the 2023 experiment; quick: files up to 64M); flags override both.\n"
 		     "[sweep]\n");

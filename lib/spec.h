@@ -76,6 +76,11 @@ struct fslab_spec {
 	struct fslab_sweep_spec sweep;
 };
 
+/* The [sweep] values of the `seed` preset (the 2023 experiment: files
+ * 64K-2G, records 4K-16M, all tests, 1 trial, warm, seed 1, small records
+ * skipped, shuffled order), nothing marked set.  The presets start here. */
+void fslab_sweep_defaults(struct fslab_sweep_spec *s);
+
 /* The built-in default (the 2023 layout). */
 void fslab_spec_default(struct fslab_spec *spec);
 
