@@ -6,18 +6,30 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A state file is a few KiB: anything far bigger is not one. */
+#define STATE_SIZE_MAX (4u << 20)
 
 static const char *const mount_method_names[FSLAB_MOUNT_METHOD_MAX] = {
 	[FSLAB_MOUNT_NONE] = "none",
 	[FSLAB_MOUNT_KERNEL] = "kernel",
 	[FSLAB_MOUNT_FUSE] = "fuse",
 };
+
+/* Index of s in names[0..n), or -1. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
 
 const char *fslab_mount_method_to_string(enum fslab_mount_method m)
 {
@@ -26,10 +38,7 @@ const char *fslab_mount_method_to_string(enum fslab_mount_method m)
 
 enum fslab_mount_method fslab_mount_method_from_string(const char *s)
 {
-	for (int i = 0; s && i < FSLAB_MOUNT_METHOD_MAX; i++)
-		if (strcmp(mount_method_names[i], s) == 0)
-			return (enum fslab_mount_method)i;
-	return FSLAB_MOUNT_METHOD_INVALID;
+	return (enum fslab_mount_method)name_index(mount_method_names, FSLAB_MOUNT_METHOD_MAX, s);
 }
 
 static const char *const phase_names[FSLAB_PHASE_MAX] = {
@@ -51,22 +60,7 @@ const char *fslab_phase_to_string(enum fslab_phase p)
 
 enum fslab_phase fslab_phase_from_string(const char *s)
 {
-	for (int i = 0; s && i < FSLAB_PHASE_MAX; i++)
-		if (strcmp(phase_names[i], s) == 0)
-			return (enum fslab_phase)i;
-	return FSLAB_PHASE_INVALID;
-}
-
-enum fslab_phase fslab_state_phase(const struct fslab_state *st)
-{
-	return fslab_phase_from_string(st->phase);
-}
-
-void fslab_state_set_phase(struct fslab_state *st, enum fslab_phase p)
-{
-	const char *name = fslab_phase_to_string(p);
-
-	snprintf(st->phase, sizeof(st->phase), "%s", name ? name : "");
+	return (enum fslab_phase)name_index(phase_names, FSLAB_PHASE_MAX, s);
 }
 
 bool fslab_path_has_ctrl(const char *path)
@@ -111,45 +105,6 @@ static void add_id(struct json_object *o, const char *k, const struct fslab_stat
 	json_object_object_add(o, k, v);
 }
 
-/* Temporary file beside name in dfd (O_EXCL, no-follow), then rename:
- * atomic, not durable. */
-static int state_write_nosync(int dfd, const char *name, const char *data, size_t len)
-{
-	char tmp[NAME_MAX + 1];
-	int fd = -1, r = 0;
-
-	for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-		unsigned rnd = 0;
-
-		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
-			rnd = 0;
-		rnd ^= (unsigned)getpid() * 2654435761u + (unsigned)attempt;
-		if (snprintf(tmp, sizeof(tmp), ".%.200s.%08x", name, rnd) >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-		fd = fslab_create_at(dfd, tmp, O_WRONLY, 0600);
-		if (fd < 0 && fd != -EEXIST)
-			return fd;
-	}
-	if (fd < 0)
-		return -EEXIST;
-	for (size_t off = 0; r == 0 && off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			r = n < 0 ? -errno : -EIO;
-		else
-			off += (size_t)n;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
-		r = -errno;
-	if (r < 0)
-		unlinkat(dfd, tmp, 0);
-	return r;
-}
-
 int fslab_state_save(const char *path, const struct fslab_state *st)
 {
 	return fslab_state_save_opt(path, st, 0);
@@ -169,7 +124,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 		return NULL;
 	}
 	json_object_object_add(root, "version", json_object_new_int(FSLAB_STATE_VERSION));
-	add_str(root, "phase", st->phase);
+	add_str(root, "phase", fslab_phase_to_string(st->phase));
 	add_str(root, "lab_id", st->lab_id);
 	add_u64(root, "disk_rdev", st->disk_rdev);
 	add_id(root, "image_id", &st->image_id);
@@ -230,8 +185,8 @@ int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st,
 
 	if (!buf)
 		return -ENOMEM;
-	r = (flags & FSLAB_STATE_SAVE_NOSYNC) ? state_write_nosync(dfd, name, buf, len)
-					      : fslab_write_file_atomic_at(dfd, name, buf, len, 0600);
+	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600,
+					     (flags & FSLAB_STATE_SAVE_NOSYNC) ? FSLAB_WRITE_NOSYNC : 0);
 	free(buf);
 	return r;
 }
@@ -330,7 +285,7 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	r = fslab_read_file(path, &text, NULL, 4u << 20);
+	r = fslab_read_file(path, &text, NULL, STATE_SIZE_MAX);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		return r;
@@ -341,9 +296,8 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
 			char *err, size_t errlen)
 {
-	size_t cap = 4096, n = 0;
 	char *text = NULL;
-	int fd, r = 0;
+	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	fd = fslab_open_regular_at(dfd, name, O_RDONLY);
@@ -353,46 +307,141 @@ int fslab_state_load_at(int dfd, const char *name, const char *label, struct fsl
 				      : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
 		return fd;
 	}
-	text = malloc(cap);
-	while (text && r == 0) {
-		ssize_t got;
-
-		if (n + 1 >= cap) {
-			char *nt = cap >= (4u << 20) ? NULL : realloc(text, cap * 2);
-			if (!nt) {
-				r = cap >= (4u << 20) ? -EFBIG : -ENOMEM;
-				break;
-			}
-			text = nt;
-			cap *= 2;
-		}
-		got = read(fd, text + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			r = -errno;
-		else if (got == 0)
-			break;
-		else
-			n += (size_t)got;
-	}
+	r = fslab_read_fd(fd, &text, NULL, STATE_SIZE_MAX);
 	close(fd);
-	if (!text)
-		r = -ENOMEM;
 	if (r < 0) {
-		free(text);
 		snprintf(err, errlen, "%s: %s", label, strerror(-r));
 		return r;
 	}
-	text[n] = '\0';
 	return state_parse(label, text, st, err, errlen);
+}
+
+/* Every parse error below writes what is wrong into sub (the caller adds
+ * the path) and returns -EINVAL. */
+static int bad(char *sub, size_t sublen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *sub, size_t sublen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sub, sublen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* The phase: one of the names fslab writes ("" or absent: none yet). */
+static int parse_phase(struct json_object *root, struct fslab_state *st, char *sub, size_t sublen)
+{
+	char name[32];
+	int r = get_str(root, "phase", name, sizeof(name), false, sub, sublen);
+
+	if (r < 0)
+		return r;
+	st->phase = fslab_phase_from_string(name);
+	if (st->phase == FSLAB_PHASE_INVALID)
+		return bad(sub, sublen, "unknown phase '%s' (fslab writes claimed, attached, "
+				       "partitioning, partitioned, formatted, ready, wiping or wiped)",
+			   name);
+	return 0;
+}
+
+/* The lab-wide fields. */
+static int parse_lab(struct json_object *root, struct fslab_state *st, char *sub, size_t sublen)
+{
+	struct json_object *v;
+	int r;
+
+	if ((r = parse_phase(root, st, sub, sublen)) ||
+	    (r = get_str(root, "disk", st->disk, sizeof(st->disk), true, sub, sublen)) ||
+	    (r = get_str(root, "disk_guid", st->disk_guid, sizeof(st->disk_guid), false, sub, sublen)) ||
+	    (r = get_str(root, "image", st->image, sizeof(st->image), false, sub, sublen)) ||
+	    (r = get_str(root, "mount_root", st->mount_root, sizeof(st->mount_root), false, sub, sublen)) ||
+	    (r = get_str(root, "spec_source", st->spec_source, sizeof(st->spec_source), false, sub, sublen)) ||
+	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sublen)) ||
+	    (r = get_str(root, "lab_id", st->lab_id, sizeof(st->lab_id), false, sub, sublen)) ||
+	    (r = get_id(root, "image_id", &st->image_id, sub, sublen)) ||
+	    (r = get_id(root, "mount_root_id", &st->mount_root_id, sub, sublen)))
+		return r;
+	st->disk_rdev = get_u64(root, "disk_rdev");
+	if (json_object_object_get_ex(root, "mkfs_pid", &v))
+		st->mkfs_pid = json_object_get_int64(v);
+	st->image_created = get_bool(root, "image_created");
+	st->mount_root_created = get_bool(root, "mount_root_created");
+	return 0;
+}
+
+/* Partition i (0-based) from the object o. */
+static int parse_partition(struct json_object *o, size_t i, struct fslab_state_partition *p,
+			   char *sub, size_t sublen)
+{
+	char type[16], method[16];
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(sub, sublen, "partition %zu is not an object", i + 1);
+	if ((r = get_str(o, "name", p->name, sizeof(p->name), true, sub, sublen)) ||
+	    (r = get_str(o, "type", type, sizeof(type), true, sub, sublen)) ||
+	    (r = get_str(o, "device", p->device, sizeof(p->device), false, sub, sublen)) ||
+	    (r = get_str(o, "partuuid", p->partuuid, sizeof(p->partuuid), false, sub, sublen)) ||
+	    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sublen)) ||
+	    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sublen)) ||
+	    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sublen)) ||
+	    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sublen)) ||
+	    (r = get_id(o, "mountpoint_id", &p->mountpoint_id, sub, sublen)))
+		return r;
+	p->type = fslab_fs_type_from_string(type);
+	if (p->type == FSLAB_FS_TYPE_INVALID)
+		return bad(sub, sublen, "partition '%s' has unknown type '%s'", p->name, type);
+	/* What fslab passes to mkfs and mount again must pass the spec's
+	 * allowlist: a state file is not a way round it. */
+	if ((r = fslab_spec_options_check(p->type, FSLAB_SPEC_MKFS_OPTIONS, p->mkfs_options, sub,
+					  sublen)) ||
+	    (r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, sub,
+					  sublen)))
+		return r;
+	p->mount_method = method[0] ? fslab_mount_method_from_string(method) : FSLAB_MOUNT_NONE;
+	if (p->mount_method == FSLAB_MOUNT_METHOD_INVALID)
+		return bad(sub, sublen, "partition '%s' has unknown mount_method '%s'", p->name, method);
+	p->number = (unsigned)get_u64(o, "number");
+	p->start_sector = get_u64(o, "start_sector");
+	p->size_sectors = get_u64(o, "size_sectors");
+	p->mountpoint_created = get_bool(o, "mountpoint_created");
+	p->formatted = get_bool(o, "formatted");
+	p->discarded = get_bool(o, "discarded");
+	return 0;
+}
+
+static int parse_partitions(struct json_object *root, struct fslab_state *st, char *sub,
+			    size_t sublen)
+{
+	struct json_object *parts;
+	size_t n;
+	int r;
+
+	if (!json_object_object_get_ex(root, "partitions", &parts))
+		return 0;
+	if (!json_object_is_type(parts, json_type_array))
+		return bad(sub, sublen, "\"partitions\" is not an array");
+	n = json_object_array_length(parts);
+	if (n > FSLAB_MAX_FS)
+		return bad(sub, sublen, "more than %d partitions", FSLAB_MAX_FS);
+	for (size_t i = 0; i < n; i++) {
+		r = parse_partition(json_object_array_get_idx(parts, i), i, &st->partitions[i], sub,
+				    sublen);
+		if (r < 0)
+			return r;
+		st->n_partitions++;
+	}
+	return 0;
 }
 
 /* Parses and frees text. */
 static int state_parse(const char *path, char *text, struct fslab_state *st, char *err,
 		       size_t errlen)
 {
-	struct json_object *root, *v, *parts;
+	struct json_object *root, *v;
 	char sub[256] = "";
 	int r, version;
 
@@ -410,92 +459,15 @@ static int state_parse(const char *path, char *text, struct fslab_state *st, cha
 		snprintf(err, errlen,
 			 "%s: state version is not %d to %d; was it written by this fslab?", path,
 			 FSLAB_STATE_VERSION_MIN, FSLAB_STATE_VERSION);
-		r = -EINVAL;
-		goto out;
+		json_object_put(root);
+		return -EINVAL;
 	}
 	st->version = version;
-	if ((r = get_str(root, "phase", st->phase, sizeof(st->phase), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "disk", st->disk, sizeof(st->disk), true, sub, sizeof(sub))) ||
-	    (r = get_str(root, "disk_guid", st->disk_guid, sizeof(st->disk_guid), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "image", st->image, sizeof(st->image), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "mount_root", st->mount_root, sizeof(st->mount_root), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "spec_source", st->spec_source, sizeof(st->spec_source), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sizeof(sub))) ||
-	    (r = get_str(root, "lab_id", st->lab_id, sizeof(st->lab_id), false, sub, sizeof(sub))) ||
-	    (r = get_id(root, "image_id", &st->image_id, sub, sizeof(sub))) ||
-	    (r = get_id(root, "mount_root_id", &st->mount_root_id, sub, sizeof(sub))))
-		goto bad;
-	st->disk_rdev = get_u64(root, "disk_rdev");
-	if (json_object_object_get_ex(root, "mkfs_pid", &v))
-		st->mkfs_pid = json_object_get_int64(v);
-	st->image_created = get_bool(root, "image_created");
-	st->mount_root_created = get_bool(root, "mount_root_created");
-	if (json_object_object_get_ex(root, "partitions", &parts)) {
-		if (!json_object_is_type(parts, json_type_array)) {
-			snprintf(sub, sizeof(sub), "\"partitions\" is not an array");
-			r = -EINVAL;
-			goto bad;
-		}
-		size_t n = json_object_array_length(parts);
-		if (n > FSLAB_MAX_FS) {
-			snprintf(sub, sizeof(sub), "more than %d partitions", FSLAB_MAX_FS);
-			r = -EINVAL;
-			goto bad;
-		}
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *o = json_object_array_get_idx(parts, i);
-			struct fslab_state_partition *p = &st->partitions[i];
-			char type[16], method[16];
-
-			if (!json_object_is_type(o, json_type_object)) {
-				snprintf(sub, sizeof(sub), "partition %zu is not an object", i + 1);
-				r = -EINVAL;
-				goto bad;
-			}
-			if ((r = get_str(o, "name", p->name, sizeof(p->name), true, sub, sizeof(sub))) ||
-			    (r = get_str(o, "type", type, sizeof(type), true, sub, sizeof(sub))) ||
-			    (r = get_str(o, "device", p->device, sizeof(p->device), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "partuuid", p->partuuid, sizeof(p->partuuid), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sizeof(sub))) ||
-			    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sizeof(sub))) ||
-			    (r = get_id(o, "mountpoint_id", &p->mountpoint_id, sub, sizeof(sub))))
-				goto bad;
-			p->type = fslab_fs_type_from_string(type);
-			if (p->type == FSLAB_FS_TYPE_INVALID) {
-				snprintf(sub, sizeof(sub), "partition '%s' has unknown type '%s'", p->name, type);
-				r = -EINVAL;
-				goto bad;
-			}
-			/* What fslab passes to mkfs and mount again must pass the
-			 * spec's allowlist: a state file is not a way round it. */
-			if ((r = fslab_spec_options_check(p->type, FSLAB_SPEC_MKFS_OPTIONS, p->mkfs_options,
-							  sub, sizeof(sub))) ||
-			    (r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options,
-							  sub, sizeof(sub))))
-				goto bad;
-			p->mount_method = method[0] ? fslab_mount_method_from_string(method) : FSLAB_MOUNT_NONE;
-			if (p->mount_method == FSLAB_MOUNT_METHOD_INVALID) {
-				snprintf(sub, sizeof(sub), "partition '%s' has unknown mount_method '%s'", p->name,
-					 method);
-				r = -EINVAL;
-				goto bad;
-			}
-			p->number = (unsigned)get_u64(o, "number");
-			p->start_sector = get_u64(o, "start_sector");
-			p->size_sectors = get_u64(o, "size_sectors");
-			p->mountpoint_created = get_bool(o, "mountpoint_created");
-			p->formatted = get_bool(o, "formatted");
-			p->discarded = get_bool(o, "discarded");
-			st->n_partitions++;
-		}
-	}
-	r = 0;
-	goto out;
-bad:
-	snprintf(err, errlen, "%s: damaged state file: %s", path, sub);
-out:
+	r = parse_lab(root, st, sub, sizeof(sub));
+	if (r == 0)
+		r = parse_partitions(root, st, sub, sizeof(sub));
+	if (r < 0)
+		snprintf(err, errlen, "%s: damaged state file: %s", path, sub);
 	json_object_put(root);
 	return r;
 }

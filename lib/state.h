@@ -38,7 +38,8 @@ const char *fslab_mount_method_to_string(enum fslab_mount_method m);
 enum fslab_mount_method fslab_mount_method_from_string(const char *s);
 
 /* Setup's progress markers, in order, then teardown's.  The state file
- * keeps the name (fslab_phase_to_string); provision compares the enum. */
+ * keeps the name (fslab_phase_to_string); loading a state turns it into
+ * the enum once and refuses a name fslab does not write. */
 enum fslab_phase {
 	FSLAB_PHASE_NONE,         /* "" : nothing recorded yet */
 	FSLAB_PHASE_CLAIMED,      /* state written; nothing else changed */
@@ -86,7 +87,7 @@ struct fslab_state_partition {
 
 struct fslab_state {
 	int version;              /* of the file as loaded: < FSLAB_STATE_VERSION is read-only */
-	char phase[32];           /* provision's progress marker, e.g. "partitioned" */
+	enum fslab_phase phase;   /* provision's progress marker; the file keeps its name */
 	/* Random UUID made by setup before it creates anything: the creation
 	 * marker.  Setup stores it in the "trusted.fslab.lab" extended
 	 * attribute of the image and of every directory it creates (only
@@ -121,7 +122,8 @@ bool fslab_path_has_ctrl(const char *path);
 const char *fslab_state_default_path(void);
 
 /* Returns 0; -ENOENT when there is no state file (no lab); -EINVAL with a
- * message in err when it is not a state file fslab wrote. */
+ * message in err when it is not a state file fslab wrote (a version, phase,
+ * type or mount method fslab does not write included). */
 int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t errlen);
 
 /* Writes atomically, mode 0600, creating the parent directory (0755) when
@@ -148,10 +150,6 @@ int fslab_state_load_at(int dfd, const char *name, const char *label, struct fsl
 /* fslab_state_save_opt relative to dfd (name a single component, replaced
  * atomically, never written through a symlink). */
 int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags);
-
-/* The phase of st as an enum (FSLAB_PHASE_INVALID for an unknown name). */
-enum fslab_phase fslab_state_phase(const struct fslab_state *st);
-void fslab_state_set_phase(struct fslab_state *st, enum fslab_phase p);
 
 /* Lookup by name; NULL when absent. */
 const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,

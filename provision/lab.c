@@ -550,7 +550,7 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 			goto fail;
 	}
 	if ((mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT) && lab->have_state &&
-	    fslab_state_phase(&lab->st) == FSLAB_PHASE_READY) {
+	    lab->st.phase == FSLAB_PHASE_READY) {
 		/* A run writes into the lab's mounts and may remount them. */
 		r = fslab_lab_prove(lab, true, err, errlen);
 		if (r < 0)
@@ -689,21 +689,14 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 int fslab_lab_log_fd(struct fslab_lab *lab)
 {
 	char name[NAME_MAX + 8];
-	struct stat st;
 	int fd;
 
 	if (lab->log_fd >= 0)
 		return lab->log_fd;
 	snprintf(name, sizeof(name), "%s.log", lab->name);
-	fd = openat(lab->dfd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
-		    0600);
+	fd = fslab_open_own_at(lab->dfd, name, O_WRONLY | O_APPEND, 0600);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != geteuid()) {
-		close(fd);
-		return -EINVAL;
-	}
+		return fd;
 	lab->log_fd = fd;
 	return fd;
 }

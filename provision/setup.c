@@ -83,12 +83,13 @@ static void setup_pause_at(const char *step)
  * which is what surviving a killed fslab needs, and much cheaper. */
 enum { SETUP_SAVE_FAST, SETUP_SAVE_DURABLE };
 
-static int setup_save_how(struct setup_run *s, const char *phase, int how)
+/* phase FSLAB_PHASE_NONE: the phase stays as it is. */
+static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 {
 	int r;
 
-	if (phase)
-		snprintf(s->st.phase, sizeof(s->st.phase), "%s", phase);
+	if (phase != FSLAB_PHASE_NONE)
+		s->st.phase = phase;
 	*fslab_lab_state(s->lab) = s->st;
 	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
@@ -97,7 +98,7 @@ static int setup_save_how(struct setup_run *s, const char *phase, int how)
 	return 0;
 }
 
-static int setup_save(struct setup_run *s, const char *phase)
+static int setup_save(struct setup_run *s, enum fslab_phase phase)
 {
 	return setup_save_how(s, phase, SETUP_SAVE_FAST);
 }
@@ -109,7 +110,7 @@ static bool setup_stopped(struct setup_run *s)
 		return false;
 	fslab_error("interrupted by signal %d after step '%s'; the lab is half set up: "
 		    "run fslab teardown --state %s to undo",
-		    (int)setup_stop, s->st.phase, s->state_path);
+		    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
 	return true;
 }
 
@@ -506,7 +507,7 @@ static void setup_mkfs_started(void *ctx, pid_t pid)
 	struct setup_run *s = ctx;
 
 	s->st.mkfs_pid = pid;
-	if (setup_save(s, NULL) < 0) {
+	if (setup_save(s, FSLAB_PHASE_NONE) < 0) {
 		/* named by setup_save; teardown still finds it by the lab id */
 	}
 	prov_test_pause("mkfs-running", &setup_stop);
@@ -620,7 +621,7 @@ static int setup_mount_prepare(struct setup_run *s)
 	for (size_t i = 0; i < s->plan.n; i++)
 		if (lstat(s->st.partitions[i].mountpoint, &st) < 0)
 			s->st.partitions[i].mountpoint_created = true;
-	r = setup_save(s, "formatted");
+	r = setup_save(s, FSLAB_PHASE_FORMATTED);
 	if (r < 0)
 		return r;
 	if (s->st.mount_root_created) {
@@ -642,7 +643,7 @@ static int setup_mount_prepare(struct setup_run *s)
 		if (r < 0)
 			return r;
 	}
-	return setup_save(s, NULL);
+	return setup_save(s, FSLAB_PHASE_NONE);
 }
 
 static int setup_mount_all(struct setup_run *s)
@@ -674,7 +675,7 @@ static int setup_mount_all(struct setup_run *s)
 		if (r < 0)
 			return r;
 		sp->mount_method = m;
-		if (setup_save(s, NULL) < 0)
+		if (setup_save(s, FSLAB_PHASE_NONE) < 0)
 			return -EIO;
 	}
 	return 0;
@@ -817,7 +818,7 @@ static int setup_image_create(struct setup_run *s)
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return fslab_error_errno(errno, "%s: cannot lock the new image", s->image);
 	prov_id_of_fd(fd, &s->st.image_id);
-	r = setup_save(s, NULL);
+	r = setup_save(s, FSLAB_PHASE_NONE);
 	if (r < 0)
 		return r;
 	if (ftruncate(fd, (off_t)s->image_bytes) < 0)
@@ -866,7 +867,7 @@ static int setup_do(struct setup_run *s)
 		for (size_t i = 0; i < s->plan.n; i++)
 			snprintf(s->st.partitions[i].device, sizeof(s->st.partitions[i].device), "%s",
 				 s->plan.parts[i].device);
-		r = setup_save(s, "attached");
+		r = setup_save(s, FSLAB_PHASE_ATTACHED);
 		if (r < 0)
 			return r;
 		/* One image, one loop device: another one on it (a setup that
@@ -895,7 +896,7 @@ static int setup_do(struct setup_run *s)
 	uuid_generate_random(u);
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
-	r = setup_save_how(s, "partitioning", SETUP_SAVE_DURABLE);
+	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
 	if (r < 0)
 		return r;
 	setup_pause_at("partitioning");
@@ -917,7 +918,7 @@ static int setup_do(struct setup_run *s)
 	r = prov_kpart_add_plan(&s->disk, &s->plan);
 	if (r < 0)
 		return r;
-	r = setup_save(s, "partitioned");
+	r = setup_save(s, FSLAB_PHASE_PARTITIONED);
 	if (r < 0)
 		return r;
 	setup_pause_at("partitioned");
@@ -934,7 +935,7 @@ static int setup_do(struct setup_run *s)
 		r = setup_format(s, i);
 		if (r < 0)
 			return r;
-		r = setup_save(s, NULL);
+		r = setup_save(s, FSLAB_PHASE_NONE);
 		if (r < 0)
 			return r;
 	}
@@ -950,7 +951,7 @@ static int setup_do(struct setup_run *s)
 	setup_pause_at("mounted");
 	if (setup_stopped(s))
 		return -EINTR;
-	return setup_save_how(s, "ready", SETUP_SAVE_DURABLE);
+	return setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
 }
 
 int fslab_setup(const struct fslab_setup_opts *o)
@@ -1122,7 +1123,7 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
 	setup_print_plan(s, stdout);
 	fflush(stdout);
-	r = setup_save(s, "claimed");
+	r = setup_save(s, FSLAB_PHASE_CLAIMED);
 	if (r == 0)
 		r = setup_do(s);
 	if (r == 0) {
@@ -1133,11 +1134,11 @@ int fslab_setup(const struct fslab_setup_opts *o)
 		if (s->state_written && r != -EINTR && setup_stop)
 			fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: "
 				    "run fslab teardown --state %s to undo",
-				    (int)setup_stop, s->st.phase, s->state_path);
+				    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
 		else if (s->state_written && r != -EINTR)
 			fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo "
 				    "what it did",
-				    s->st.phase, s->state_path);
+				    fslab_phase_to_string(s->st.phase), s->state_path);
 		ret = FSLAB_EXIT_FAILURE;
 	}
 	sigaction(SIGINT, &old_int, NULL);

@@ -104,7 +104,7 @@ int fslab_status(const struct fslab_status_opts *o)
 		if (rows[i].problem[0])
 			problems++;
 	}
-	if (strcmp(st->phase, "ready") != 0)
+	if (st->phase != FSLAB_PHASE_READY)
 		problems++;
 	if (!disk_ok)
 		problems++;
@@ -114,7 +114,7 @@ int fslab_status(const struct fslab_status_opts *o)
 		struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
 
 		status_json_str(root, "state", path);
-		status_json_str(root, "phase", st->phase);
+		status_json_str(root, "phase", fslab_phase_to_string(st->phase));
 		status_json_str(root, "disk", st->disk);
 		json_object_object_add(root, "disk_present", json_object_new_boolean(disk_ok));
 		json_object_object_add(root, "device", have_di ? fslab_devinfo_to_json(&di) : NULL);
@@ -149,7 +149,8 @@ int fslab_status(const struct fslab_status_opts *o)
 		json_object_put(root);
 	} else {
 		printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
-		       st->image[0] ? " backed by " : "", st->image, path, st->phase, st->created_at);
+		       st->image[0] ? " backed by " : "", st->image, path, fslab_phase_to_string(st->phase),
+		       st->created_at);
 		if (have_di) {
 			char line[512];
 
@@ -173,10 +174,10 @@ int fslab_status(const struct fslab_status_opts *o)
 	fflush(stdout);
 	if (!disk_ok)
 		fslab_error("damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
-	if (strcmp(st->phase, "ready") != 0)
+	if (st->phase != FSLAB_PHASE_READY)
 		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
 			    "--state %s",
-			    st->phase, path);
+			    fslab_phase_to_string(st->phase), path);
 	for (size_t i = 0; i < st->n_partitions; i++)
 		if (rows[i].problem[0])
 			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, rows[i].problem);

@@ -35,7 +35,6 @@ struct teardown_run {
 	struct fslab_lab *lab;
 	char state_path[PATH_MAX];
 	struct fslab_state st;
-	enum fslab_phase phase;
 	char disk[PATH_MAX];  /* block device, or the image file when no loop is attached */
 	bool disk_is_blk;
 	bool loop_attached;   /* a loop device setup attached for the image */
@@ -242,7 +241,7 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 	if (prov_loop_find_other(id, NULL, first, sizeof(first)) < 0)
 		return 0; /* not attached (any more): work on the image file */
 	if (!st->disk[0] && prov_loop_find_other(id, first, other, sizeof(other)) < 0 &&
-	    fslab_state_phase(st) <= FSLAB_PHASE_CLAIMED && t->image_proven) {
+	    st->phase <= FSLAB_PHASE_CLAIMED && t->image_proven) {
 		/* setup was killed between attaching and recording its loop
 		 * device: the only one on the image it marked is that one */
 		snprintf(loop, len, "%s", first);
@@ -366,16 +365,16 @@ static bool teardown_only_gpt_remnants(const char *dev)
 static int teardown_check_identity(struct teardown_run *t)
 {
 	const struct fslab_state *st = &t->st;
-	bool wrote = t->phase >= FSLAB_PHASE_PARTITIONING;
+	bool wrote = t->st.phase >= FSLAB_PHASE_PARTITIONING;
 	char guid[40];
 	int r;
 
-	if (!t->disk[0] || !wrote || t->phase == FSLAB_PHASE_WIPED)
+	if (!t->disk[0] || !wrote || t->st.phase == FSLAB_PHASE_WIPED)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0)
 		return 1;
-	if (t->phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
+	if (t->st.phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
 		/* An earlier teardown got part of the way: finish it, on an
 		 * image proven ours; a disk without its GPT cannot be. */
 		if (t->image_proven)
@@ -394,7 +393,7 @@ static int teardown_check_identity(struct teardown_run *t)
 			    t->disk, st->disk_guid, t->disk, t->state_path);
 		return -EINVAL;
 	}
-	if (t->phase == FSLAB_PHASE_PARTITIONING) {
+	if (t->st.phase == FSLAB_PHASE_PARTITIONING) {
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
 		 * or nothing).  Do not write to the disk. */
@@ -569,9 +568,8 @@ static int teardown_wipe(struct teardown_run *t)
 	 * and the protective MBR); a teardown killed among them finds the
 	 * table half gone, and a re-run must finish the job rather than
 	 * refuse a disk without the lab's GUID. */
-	if (t->phase != FSLAB_PHASE_WIPING) {
-		fslab_state_set_phase(&t->st, FSLAB_PHASE_WIPING);
-		t->phase = FSLAB_PHASE_WIPING;
+	if (t->st.phase != FSLAB_PHASE_WIPING) {
+		t->st.phase = FSLAB_PHASE_WIPING;
 		r = teardown_save(t, true);
 		if (r < 0)
 			return r;
@@ -613,8 +611,7 @@ static int teardown_wipe(struct teardown_run *t)
 	}
 	prov_test_pause("teardown-wiped", NULL);
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
-	fslab_state_set_phase(&t->st, FSLAB_PHASE_WIPED);
-	t->phase = FSLAB_PHASE_WIPED;
+	t->st.phase = FSLAB_PHASE_WIPED;
 	return teardown_save(t, true);
 }
 
@@ -751,13 +748,6 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		teardown_refuse_old(t);
 		goto out;
 	}
-	t->phase = fslab_state_phase(&t->st);
-	if (t->phase == FSLAB_PHASE_INVALID) {
-		fslab_error("refused: %s names phase '%s', which fslab setup never writes; nothing was "
-			    "changed. If the lab is gone, remove the state file by hand",
-			    t->state_path, t->st.phase);
-		goto out;
-	}
 	/* First stop a mkfs a killed setup left writing to the disk. */
 	if (teardown_stop_mkfs(t) < 0)
 		goto out;
@@ -835,7 +825,7 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 			    t->state_path);
 		goto out;
 	}
-	if (t->disk_gone && t->phase >= FSLAB_PHASE_PARTITIONING && t->phase != FSLAB_PHASE_WIPED) {
+	if (t->disk_gone && t->st.phase >= FSLAB_PHASE_PARTITIONING && t->st.phase != FSLAB_PHASE_WIPED) {
 		/* Its GPT and filesystems are still on the disk, wherever it is. */
 		fslab_error("the lab's disk %s is gone (removed from the machine): its mounts and "
 			    "directories are cleaned up, but its partition table and filesystems "

@@ -215,7 +215,7 @@ static void make_state_other(void)
 	 * carry: teardown must refuse it and change nothing. */
 	memset(&st, 0, sizeof(st));
 	st.version = FSLAB_STATE_VERSION;
-	snprintf(st.phase, sizeof(st.phase), "ready");
+	st.phase = FSLAB_PHASE_READY;
 	snprintf(st.disk, sizeof(st.disk), "%s", lab.loop.device);
 	snprintf(st.disk_guid, sizeof(st.disk_guid), "6F5F3E0C-8D4A-4C7B-9E2F-0A1B2C3D4E5F");
 	snprintf(st.mount_root, sizeof(st.mount_root), "%s/m", lab.dir);

@@ -79,7 +79,7 @@ START_TEST(image_setup_status_use_teardown)
 	ck_assert_int_eq(stat(e.state, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
 	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_str_eq(st.phase, "ready");
+	ck_assert_int_eq(st.phase, FSLAB_PHASE_READY);
 	ck_assert_str_eq(st.image, e.image);
 	ck_assert(st.image_created);
 	ck_assert_uint_eq(st.n_partitions, 5);

@@ -145,7 +145,7 @@ void tu_write_mounted_state(const char *p)
 
 	memset(&st, 0, sizeof(st));
 	st.version = FSLAB_STATE_VERSION;
-	snprintf(st.phase, sizeof(st.phase), "mounted");
+	st.phase = FSLAB_PHASE_READY;
 	snprintf(st.disk, sizeof(st.disk), "/dev/loop99");
 	snprintf(st.mount_root, sizeof(st.mount_root), "/nonexistent/fslab");
 	ck_assert_int_eq(fslab_state_save(p, &st), 0);

@@ -1,6 +1,8 @@
+#include "fileutil.h"
 #include "state.h"
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,7 +16,7 @@ START_TEST(save_load_round_trip_mode_0600)
 	ck_assert_int_ge(asprintf(&path, "%s/sub/state.json", dir), 0);
 	snprintf(st.disk, sizeof(st.disk), "/dev/loop7");
 	snprintf(st.disk_guid, sizeof(st.disk_guid), "0E1F0AE6-5C7B-4E5A-9C5B-1A2B3C4D5E6F");
-	snprintf(st.phase, sizeof(st.phase), "mounted");
+	st.phase = FSLAB_PHASE_READY;
 	st.image_created = true;
 	st.n_partitions = 1;
 	snprintf(st.partitions[0].name, sizeof(st.partitions[0].name), "fat32");
@@ -29,6 +31,7 @@ START_TEST(save_load_round_trip_mode_0600)
 	ck_assert_msg(fslab_state_load(path, &back, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(back.disk, st.disk);
 	ck_assert_str_eq(back.disk_guid, st.disk_guid);
+	ck_assert_int_eq(back.phase, FSLAB_PHASE_READY);
 	ck_assert(back.image_created);
 	ck_assert_uint_eq(back.n_partitions, 1);
 	ck_assert_int_eq(back.partitions[0].type, FSLAB_FS_FAT32);
@@ -36,6 +39,27 @@ START_TEST(save_load_round_trip_mode_0600)
 	ck_assert_uint_eq(back.partitions[0].start_sector, 2048);
 	ck_assert_ptr_nonnull(fslab_state_find(&back, "fat32"));
 	ck_assert_ptr_null(fslab_state_find(&back, "ext4"));
+
+	/* The file keeps the phase's name; a name fslab never writes is a
+	 * damaged state, refused at load with the names it does write. */
+	{
+		char *text = NULL;
+
+		ck_assert_int_eq(fslab_read_file(path, &text, NULL, 1 << 20), 0);
+		ck_assert_ptr_nonnull(strstr(text, "\"phase\": \"ready\""));
+		free(text);
+	}
+	ck_assert_int_eq(ft_write_file(path, "{\"version\": 2, \"phase\": \"mounted\", \"disk\": \"/dev/loop7\"}"), 0);
+	ck_assert_int_eq(fslab_state_load(path, &back, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "unknown phase 'mounted'") && strstr(err, "ready"), "%s", err);
+
+	/* A fast (not fsync'd) save is the same file, atomically replaced. */
+	st.phase = FSLAB_PHASE_WIPING;
+	ck_assert_int_eq(fslab_state_save_opt(path, &st, FSLAB_STATE_SAVE_NOSYNC), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
+	ck_assert_msg(fslab_state_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(back.phase, FSLAB_PHASE_WIPING);
 
 	ck_assert_int_eq(ft_write_file(path, "{\"version\": 99}"), 0);
 	ck_assert_int_lt(fslab_state_load(path, &back, err, sizeof(err)), 0);
