@@ -51,6 +51,41 @@ static const char *const cache_mode_names[FSLAB_CACHE_MODE_MAX] = {
 	[FSLAB_CACHE_COLD] = "cold",
 };
 
+static const char *const preset_names[FSLAB_PRESET_MAX] = {
+	[FSLAB_PRESET_LAB] = "lab",
+	[FSLAB_PRESET_QUICK] = "quick",
+	[FSLAB_PRESET_SEED] = "seed",
+};
+
+static const struct vocab {
+	const char *const *names;
+	int n;
+} vocabs[] = {
+	[FSLAB_VOCAB_FS_TYPE] = { fs_type_names, FSLAB_FS_TYPE_MAX },
+	[FSLAB_VOCAB_TEST] = { test_names, FSLAB_TEST_MAX },
+	[FSLAB_VOCAB_CACHE_MODE] = { cache_mode_names, FSLAB_CACHE_MODE_MAX },
+	[FSLAB_VOCAB_PRESET] = { preset_names, FSLAB_PRESET_MAX },
+};
+
+char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
+		       size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < vocabs[v].n && off < len; i++) {
+		const char *before = i == 0 ? "" : i == vocabs[v].n - 1 ? last : sep;
+		int w = snprintf(buf + off, len - off, "%s%s", before, vocabs[v].names[i]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
 static int lookup(const char *const *table, int n, const char *s)
 {
 	if (!s)
@@ -139,6 +174,15 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 	return 0;
 }
 
+char *fslab_tests_problem(const char *bad, char *buf, size_t len)
+{
+	char known[256];
+
+	snprintf(buf, len, "unknown test '%s' (known: all, %s)", bad,
+		 fslab_vocab_join(FSLAB_VOCAB_TEST, ", ", ", ", known, sizeof(known)));
+	return buf;
+}
+
 void fslab_tests_format(unsigned mask, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -168,4 +212,14 @@ const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
 {
 	return (enum fslab_cache_mode)lookup(cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
+}
+
+const char *fslab_preset_to_string(enum fslab_preset p)
+{
+	return (p >= 0 && p < FSLAB_PRESET_MAX) ? preset_names[p] : NULL;
+}
+
+enum fslab_preset fslab_preset_from_string(const char *s)
+{
+	return (enum fslab_preset)lookup(preset_names, FSLAB_PRESET_MAX, s);
 }

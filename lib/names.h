@@ -50,6 +50,29 @@ enum fslab_cache_mode {
 	FSLAB_CACHE_MODE_INVALID = -1,
 };
 
+/* The sweep presets of fslab run --sweep (bench/plan.c gives their values). */
+enum fslab_preset {
+	FSLAB_PRESET_LAB,   /* the default: quick grid, cold, adaptive trials */
+	FSLAB_PRESET_QUICK, /* the seed sweep with files up to 64M */
+	FSLAB_PRESET_SEED,  /* the 2023 experiment */
+	FSLAB_PRESET_MAX,
+	FSLAB_PRESET_INVALID = -1,
+};
+
+/* The vocabularies, for messages that list what is known. */
+enum fslab_vocab {
+	FSLAB_VOCAB_FS_TYPE,
+	FSLAB_VOCAB_TEST,
+	FSLAB_VOCAB_CACHE_MODE,
+	FSLAB_VOCAB_PRESET,
+};
+
+/* Every name of a vocabulary in table order, separated by sep and the last
+ * two by last: (FSLAB_VOCAB_CACHE_MODE, ", ", " or ") gives "warm, fsync,
+ * direct or cold".  Returns buf. */
+char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
+		       size_t len);
+
 const char *fslab_fs_type_to_string(enum fslab_fs_type t);
 enum fslab_fs_type fslab_fs_type_from_string(const char *s);
 
@@ -62,10 +85,16 @@ const char *fslab_test_iozone_title(enum fslab_test t);
  * (bit i = enum fslab_test i).  On an unknown name returns -EINVAL and, when
  * bad is not NULL, copies the offending name into it. */
 int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
+/* The message for a list fslab_tests_parse refused: "unknown test 'sing'
+ * (known: all, write, rewrite, ...)".  Returns buf. */
+char *fslab_tests_problem(const char *bad, char *buf, size_t len);
 /* Writes a mask back as a comma-separated list ("all" for every test). */
 void fslab_tests_format(unsigned mask, char *buf, size_t len);
 
 const char *fslab_cache_mode_to_string(enum fslab_cache_mode m);
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s);
+
+const char *fslab_preset_to_string(enum fslab_preset p);
+enum fslab_preset fslab_preset_from_string(const char *s);
 
 #endif

@@ -26,6 +26,59 @@ static int suffix_shift(const char *s, unsigned *shift)
 	return -EINVAL;
 }
 
+/* Reads the leading decimal digits of s into *v (at least one; none above
+ * max, else -ERANGE) and points *end after them. */
+static int scan_digits(const char *s, uint64_t max, uint64_t *v, const char **end)
+{
+	const char *p = s;
+
+	*v = 0;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (*v > (max - d) / 10) {
+			while (isdigit((unsigned char)*p))
+				p++;
+			*end = p;
+			return -ERANGE;
+		}
+		*v = *v * 10 + d;
+	}
+	*end = p;
+	return 0;
+}
+
+int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	r = scan_digits(s, UINT64_MAX, &v, &end);
+	if (r == -EINVAL || *end)
+		return -EINVAL; /* "", "abc", "-1", "+1", " 1", "1.5", "12abc" */
+	if (r < 0 || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+char *fslab_uint_problem(int err, uint64_t min, uint64_t max, char *buf, size_t len)
+{
+	const char *what = err == -ERANGE ? "out of range; give a whole number" :
+					    "not a whole number; give one";
+
+	if (max == UINT64_MAX)
+		snprintf(buf, len, "%s of %llu or more", what, (unsigned long long)min);
+	else
+		snprintf(buf, len, "%s from %llu to %llu", what, (unsigned long long)min,
+			 (unsigned long long)max);
+	return buf;
+}
+
 int fslab_size_parse(const char *s, uint64_t *bytes, const char **why)
 {
 	const char *dummy;
@@ -44,18 +97,13 @@ int fslab_size_parse(const char *s, uint64_t *bytes, const char **why)
 		*why = "sizes cannot be negative";
 		return -EINVAL;
 	}
-	if (!isdigit((unsigned char)*p)) {
+	switch (scan_digits(p, FSLAB_SIZE_MAX, &v, &p)) {
+	case -EINVAL:
 		*why = "a size starts with a digit (e.g. 20G)";
 		return -EINVAL;
-	}
-	while (isdigit((unsigned char)*p)) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (FSLAB_SIZE_MAX - d) / 10) {
-			*why = "too large (the limit is 1 EiB)";
-			return -ERANGE;
-		}
-		v = v * 10 + d;
-		p++;
+	case -ERANGE:
+		*why = "too large (the limit is 1 EiB)";
+		return -ERANGE;
 	}
 	if (*p == '.' || *p == ',') {
 		*why = "fractions are not accepted; use a smaller unit (1536M, not 1.5G)";
