@@ -194,218 +194,303 @@ static bool iz_find(const struct fslab_iozone_report *p, const struct fslab_iozo
 	return false;
 }
 
+/* The parser's state between lines. */
+struct iz_parse {
+	struct fslab_iozone_report *rep; /* full table rows (13 values) */
+	struct fslab_iozone_report xl;   /* the -R section's cells */
+	struct fslab_iozone_report part; /* cells of short table rows (iozone -i) */
+	struct iz_tok tok[IZ_TOKENS];
+	uint64_t rec_hdr[IZ_TOKENS]; /* the current -R section's record sizes */
+	size_t n_rec;
+	unsigned long lineno;
+	bool in_table, excel, want_header;
+	int cur; /* the current -R section's test, or FSLAB_TEST_INVALID */
+	char *err;
+	size_t errlen;
+};
+
+/* The next line from *pos, without its newline (or \r\n) and its leading
+ * blanks; false at the end of the text. */
+static bool iz_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	const char *l = text + *pos;
+	size_t k = 0;
+
+	if (*pos >= len)
+		return false;
+	while (*pos + k < len && text[*pos + k] != '\n')
+		k++;
+	*pos += k + (*pos + k < len);
+	if (k && l[k - 1] == '\r')
+		k--;
+	while (k && isspace((unsigned char)*l)) {
+		l++;
+		k--;
+	}
+	*line = l;
+	*n = k;
+	return true;
+}
+
+/* "Command line used: ..." into rep->command (control bytes as blanks);
+ * false when line is not that line. */
+static bool iz_command(struct fslab_iozone_report *rep, const char *line, size_t n)
+{
+	static const char cmd[] = "Command line used:";
+	size_t k = sizeof(cmd) - 1;
+
+	if (n <= sizeof(cmd) || memcmp(line, cmd, k) != 0)
+		return false;
+	while (k < n && line[k] == ' ')
+		k++;
+	snprintf(rep->command, sizeof(rep->command), "%.*s",
+		 (int)(n - k < sizeof(rep->command) - 1 ? n - k : sizeof(rep->command) - 1), line + k);
+	for (char *c = rep->command; *c; c++)
+		if ((unsigned char)*c < ' ')
+			*c = ' ';
+	return true;
+}
+
+/* Splits a row of either part into ps->tok: 0 with the number of tokens
+ * (or split's negative errno) in *nt, or -EINVAL for a line too long. */
+static int iz_row_tokens(struct iz_parse *ps, const char *line, size_t n, int *nt)
+{
+	if (n > IZ_LINE_MAX) {
+		iz_err(ps->err, ps->errlen, ps->lineno, "line too long for a report row");
+		return -EINVAL;
+	}
+	*nt = iz_split(line, n, ps->tok, IZ_TOKENS);
+	return 0;
+}
+
+/* Token i as a throughput into *v; else the error, named "what N". */
+static int iz_value_tok(struct iz_parse *ps, int i, int shown, const char *what, double *v)
+{
+	const struct iz_tok *t = &ps->tok[i];
+
+	if (!t->quoted && iz_number(t->s, t->n, true, v) == 0)
+		return 0;
+	iz_err(ps->err, ps->errlen, ps->lineno, "%s %d ('%.*s') is not a throughput in KiB/s", what,
+	       shown, (int)(t->n > 40 ? 40 : t->n), t->s);
+	return -EINVAL;
+}
+
+/* One row of the text table: "FILE RECORD V1 .. Vn". */
+static int iz_table_row(struct iz_parse *ps, const char *line, size_t n)
+{
+	struct fslab_iozone_cell c = { .line = ps->lineno };
+	int nt, r;
+
+	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
+		return r;
+	if (nt < 3 || nt > 2 + FSLAB_TEST_MAX) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       "expected a row of file size (KiB), record size (KiB) and 1 to 13 throughputs; found %d fields",
+		       nt < 0 ? 0 : nt);
+		return -EINVAL;
+	}
+	if (iz_size(&ps->tok[0], &c.file_kib) < 0 || iz_size(&ps->tok[1], &c.record_kib) < 0) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       "file and record size must be positive whole numbers of KiB");
+		return -EINVAL;
+	}
+	for (int i = 2; i < nt; i++) {
+		if ((r = iz_value_tok(ps, i, i + 1, "column", &c.kib_s)) < 0)
+			return r;
+		c.test = (enum fslab_test)(i - 2);
+		/* a short row (iozone -i) has no column names to say which
+		 * tests these are: kept apart, -R wins */
+		if ((r = fslab_iozone_add(nt < 2 + FSLAB_TEST_MAX ? &ps->part : ps->rep, &c)) < 0) {
+			iz_err(ps->err, ps->errlen, ps->lineno, "too many cells");
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* A -R section's title ("Writer report"): the test of the rows below. */
+static int iz_excel_title(struct iz_parse *ps)
+{
+	const struct iz_tok *t = &ps->tok[0];
+
+	ps->cur = FSLAB_TEST_INVALID;
+	for (int k = 0; k < FSLAB_TEST_MAX; k++) {
+		const char *title = fslab_test_iozone_title(k);
+		if (strlen(title) == t->n && memcmp(title, t->s, t->n) == 0)
+			ps->cur = k;
+	}
+	if (ps->cur == FSLAB_TEST_INVALID) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       "unknown section \"%.*s\" (expected one of IOzone's 13 titles, e.g. \"Writer report\")",
+		       (int)(t->n > 40 ? 40 : t->n), t->s);
+		return -EINVAL;
+	}
+	ps->want_header = true;
+	return 0;
+}
+
+/* The row of quoted record sizes under a -R section's title. */
+static int iz_excel_header(struct iz_parse *ps, int nt)
+{
+	ps->n_rec = 0;
+	for (int i = 0; i < nt; i++) {
+		if (!ps->tok[i].quoted || iz_size(&ps->tok[i], &ps->rec_hdr[ps->n_rec]) < 0) {
+			iz_err(ps->err, ps->errlen, ps->lineno,
+			       "expected the section's header of quoted record sizes (\"4\" \"8\" ...)");
+			return -EINVAL;
+		}
+		ps->n_rec++;
+	}
+	ps->want_header = false;
+	return 0;
+}
+
+/* A -R row: "\"FILE\" V1 V2 ..." in the header's record order. */
+static int iz_excel_row(struct iz_parse *ps, int nt)
+{
+	struct fslab_iozone_cell c = { .line = ps->lineno, .test = (enum fslab_test)ps->cur };
+	int r;
+
+	if (!ps->tok[0].quoted || iz_size(&ps->tok[0], &c.file_kib) < 0) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       "expected a quoted file size (KiB) at the start of the row");
+		return -EINVAL;
+	}
+	if ((size_t)nt - 1 > ps->n_rec) {
+		iz_err(ps->err, ps->errlen, ps->lineno, "%d values but the section's header has %zu record sizes",
+		       nt - 1, ps->n_rec);
+		return -EINVAL;
+	}
+	for (int i = 1; i < nt; i++) {
+		if ((r = iz_value_tok(ps, i, i, "value", &c.kib_s)) < 0)
+			return r;
+		c.record_kib = ps->rec_hdr[i - 1];
+		if ((r = fslab_iozone_add(&ps->xl, &c)) < 0) {
+			iz_err(ps->err, ps->errlen, ps->lineno, "too many cells");
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* A line of the -R section: a title, a header or a row (others skipped). */
+static int iz_excel_line(struct iz_parse *ps, const char *line, size_t n)
+{
+	int nt, r;
+
+	if (line[0] != '"')
+		return 0;
+	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
+		return r;
+	if (nt < 0) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       nt == -E2BIG ? "more than %d fields" : "unbalanced quote", IZ_TOKENS);
+		return -EINVAL;
+	}
+	if (nt >= 1 && ps->tok[0].n && !isdigit((unsigned char)ps->tok[0].s[0]))
+		return iz_excel_title(ps);
+	if (ps->cur == FSLAB_TEST_INVALID) {
+		iz_err(ps->err, ps->errlen, ps->lineno,
+		       "a row before any section title (\"Writer report\", ...)");
+		return -EINVAL;
+	}
+	if (ps->want_header)
+		return iz_excel_header(ps, nt);
+	return iz_excel_row(ps, nt);
+}
+
+/* One non-blank line of the report, in whichever part it is. */
+static int iz_line(struct iz_parse *ps, const char *line, size_t n)
+{
+	if (!ps->excel && iz_command(ps->rep, line, n))
+		return 0;
+	if (iz_contains(line, n, "Excel output is below")) {
+		ps->excel = true;
+		ps->in_table = false;
+		ps->rep->has_excel = true;
+		return 0;
+	}
+	if (ps->excel)
+		return iz_excel_line(ps, line, n);
+	if (iz_contains(line, n, "reclen") && iz_contains(line, n, "kB")) {
+		ps->in_table = ps->rep->has_text = true;
+		return 0;
+	}
+	if (!ps->in_table || !isdigit((unsigned char)line[0]))
+		return 0;
+	return iz_table_row(ps, line, n);
+}
+
+/* Checks the parts and merges them into ps->rep: full table rows first,
+ * then the -R section's cells they lack; short rows only without -R. */
+static int iz_merge(struct iz_parse *ps)
+{
+	struct fslab_iozone_report *rep = ps->rep;
+	size_t n_text;
+	int r;
+
+	fslab_iozone_sort(rep);
+	fslab_iozone_sort(&ps->xl);
+	fslab_iozone_sort(&ps->part);
+	if ((r = iz_dups(rep, "the table", ps->err, ps->errlen)) < 0 ||
+	    (r = iz_dups(&ps->part, "the table", ps->err, ps->errlen)) < 0 ||
+	    (r = iz_dups(&ps->xl, "the -R section", ps->err, ps->errlen)) < 0)
+		return r;
+	n_text = rep->n;
+	for (size_t i = 0; i < ps->part.n; i++) {
+		const struct fslab_iozone_cell *c = &ps->part.cells[i];
+		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
+
+		if (iz_find(&text_view, c)) {
+			iz_err(ps->err, ps->errlen, c->line, "the table repeats file %llu KiB, record %llu KiB",
+			       (unsigned long long)c->file_kib, (unsigned long long)c->record_kib);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < ps->xl.n; i++) {
+		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
+
+		if (iz_find(&text_view, &ps->xl.cells[i]))
+			continue;
+		if ((r = fslab_iozone_add(rep, &ps->xl.cells[i])) < 0) {
+			iz_err(ps->err, ps->errlen, ps->xl.cells[i].line, "too many cells");
+			return r;
+		}
+	}
+	for (size_t i = 0; i < ps->part.n && !rep->has_excel; i++) {
+		if ((r = fslab_iozone_add(rep, &ps->part.cells[i])) < 0) {
+			iz_err(ps->err, ps->errlen, ps->part.cells[i].line, "too many cells");
+			return r;
+		}
+	}
+	fslab_iozone_sort(rep);
+	return 0;
+}
+
 int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep, char *err,
 		       size_t errlen)
 {
-	struct fslab_iozone_report xl = { 0 }, part = { 0 }; /* -R cells; cells of short table rows */
-	struct iz_tok tok[IZ_TOKENS];
-	uint64_t rec_hdr[IZ_TOKENS];
-	size_t n_rec = 0, pos = 0;
-	unsigned long lineno = 0;
-	bool in_table = false, excel = false, want_header = false;
-	int cur = FSLAB_TEST_INVALID, r = 0;
+	struct iz_parse ps = { .rep = rep, .cur = FSLAB_TEST_INVALID, .err = err, .errlen = errlen };
+	const char *line;
+	size_t pos = 0, n, measured = 0;
+	int r = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	if (err && errlen)
 		err[0] = '\0';
-	while (pos < len) {
-		const char *line = text + pos;
-		size_t n = 0;
-		int nt;
-
-		while (pos + n < len && text[pos + n] != '\n')
-			n++;
-		pos += n + (pos + n < len);
-		lineno++;
-		if (n && line[n - 1] == '\r')
-			n--;
-		while (n && isspace((unsigned char)*line)) {
-			line++;
-			n--;
-		}
-		if (n == 0)
-			continue;
-		static const char cmd[] = "Command line used:";
-		if (!excel && n > sizeof(cmd) && memcmp(line, cmd, sizeof(cmd) - 1) == 0) {
-			size_t k = sizeof(cmd) - 1;
-			while (k < n && line[k] == ' ')
-				k++;
-			snprintf(rep->command, sizeof(rep->command), "%.*s",
-				 (int)(n - k < sizeof(rep->command) - 1 ? n - k : sizeof(rep->command) - 1),
-				 line + k);
-			for (char *c = rep->command; *c; c++)
-				if ((unsigned char)*c < ' ')
-					*c = ' ';
-			continue;
-		}
-		if (iz_contains(line, n, "Excel output is below")) {
-			excel = true;
-			in_table = false;
-			rep->has_excel = true;
-			continue;
-		}
-		if (!excel) {
-			if (iz_contains(line, n, "reclen") && iz_contains(line, n, "kB")) {
-				in_table = rep->has_text = true;
-				continue;
-			}
-			if (!in_table || !isdigit((unsigned char)line[0]))
-				continue;
-			if (n > IZ_LINE_MAX) {
-				iz_err(err, errlen, lineno, "line too long for a report row");
-				r = -EINVAL;
-				goto fail;
-			}
-			nt = iz_split(line, n, tok, IZ_TOKENS);
-			if (nt < 3 || nt > 2 + FSLAB_TEST_MAX) {
-				iz_err(err, errlen, lineno,
-				       "expected a row of file size (KiB), record size (KiB) and 1 to 13 throughputs; found %d fields",
-				       nt < 0 ? 0 : nt);
-				r = -EINVAL;
-				goto fail;
-			}
-			struct fslab_iozone_cell c = { .line = lineno };
-			if (iz_size(&tok[0], &c.file_kib) < 0 || iz_size(&tok[1], &c.record_kib) < 0) {
-				iz_err(err, errlen, lineno, "file and record size must be positive whole numbers of KiB");
-				r = -EINVAL;
-				goto fail;
-			}
-			for (int i = 2; i < nt; i++) {
-				if (tok[i].quoted || iz_number(tok[i].s, tok[i].n, true, &c.kib_s) < 0) {
-					iz_err(err, errlen, lineno, "column %d ('%.*s') is not a throughput in KiB/s",
-					       i + 1, (int)(tok[i].n > 40 ? 40 : tok[i].n), tok[i].s);
-					r = -EINVAL;
-					goto fail;
-				}
-				c.test = (enum fslab_test)(i - 2);
-				/* a short row (iozone -i) has no column names to say
-				 * which tests these are: kept apart, -R wins */
-				if ((r = fslab_iozone_add(nt < 2 + FSLAB_TEST_MAX ? &part : rep, &c)) < 0) {
-					iz_err(err, errlen, lineno, "too many cells");
-					goto fail;
-				}
-			}
-			continue;
-		}
-		/* the -R section */
-		if (line[0] != '"')
-			continue;
-		if (n > IZ_LINE_MAX) {
-			iz_err(err, errlen, lineno, "line too long for a report row");
-			r = -EINVAL;
-			goto fail;
-		}
-		nt = iz_split(line, n, tok, IZ_TOKENS);
-		if (nt < 0) {
-			iz_err(err, errlen, lineno, nt == -E2BIG ? "more than %d fields" : "unbalanced quote",
-			       IZ_TOKENS);
-			r = -EINVAL;
-			goto fail;
-		}
-		if (nt >= 1 && tok[0].n && !isdigit((unsigned char)tok[0].s[0])) {
-			cur = FSLAB_TEST_INVALID;
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				const char *title = fslab_test_iozone_title(t);
-				if (strlen(title) == tok[0].n && memcmp(title, tok[0].s, tok[0].n) == 0)
-					cur = t;
-			}
-			if (cur == FSLAB_TEST_INVALID) {
-				iz_err(err, errlen, lineno,
-				       "unknown section \"%.*s\" (expected one of IOzone's 13 titles, e.g. \"Writer report\")",
-				       (int)(tok[0].n > 40 ? 40 : tok[0].n), tok[0].s);
-				r = -EINVAL;
-				goto fail;
-			}
-			want_header = true;
-			continue;
-		}
-		if (cur == FSLAB_TEST_INVALID) {
-			iz_err(err, errlen, lineno, "a row before any section title (\"Writer report\", ...)");
-			r = -EINVAL;
-			goto fail;
-		}
-		if (want_header) {
-			n_rec = 0;
-			for (int i = 0; i < nt; i++) {
-				if (!tok[i].quoted || iz_size(&tok[i], &rec_hdr[n_rec]) < 0) {
-					iz_err(err, errlen, lineno,
-					       "expected the section's header of quoted record sizes (\"4\" \"8\" ...)");
-					r = -EINVAL;
-					goto fail;
-				}
-				n_rec++;
-			}
-			want_header = false;
-			continue;
-		}
-		struct fslab_iozone_cell c = { .line = lineno, .test = (enum fslab_test)cur };
-		if (!tok[0].quoted || iz_size(&tok[0], &c.file_kib) < 0) {
-			iz_err(err, errlen, lineno, "expected a quoted file size (KiB) at the start of the row");
-			r = -EINVAL;
-			goto fail;
-		}
-		if ((size_t)nt - 1 > n_rec) {
-			iz_err(err, errlen, lineno, "%d values but the section's header has %zu record sizes",
-			       nt - 1, n_rec);
-			r = -EINVAL;
-			goto fail;
-		}
-		for (int i = 1; i < nt; i++) {
-			if (tok[i].quoted || iz_number(tok[i].s, tok[i].n, true, &c.kib_s) < 0) {
-				iz_err(err, errlen, lineno, "value %d ('%.*s') is not a throughput in KiB/s", i,
-				       (int)(tok[i].n > 40 ? 40 : tok[i].n), tok[i].s);
-				r = -EINVAL;
-				goto fail;
-			}
-			c.record_kib = rec_hdr[i - 1];
-			if ((r = fslab_iozone_add(&xl, &c)) < 0) {
-				iz_err(err, errlen, lineno, "too many cells");
-				goto fail;
-			}
-		}
+	while (iz_next_line(text, len, &pos, &line, &n)) {
+		ps.lineno++;
+		if (n && (r = iz_line(&ps, line, n)) < 0)
+			goto out;
 	}
 	if (!rep->has_text && !rep->has_excel) {
 		iz_err(err, errlen, 0,
 		       "no IOzone auto-mode results: expected the table headed \"kB  reclen  write ...\" or the section after \"Excel output is below:\"");
 		r = -EINVAL;
-		goto fail;
+		goto out;
 	}
-	fslab_iozone_sort(rep);
-	fslab_iozone_sort(&xl);
-	fslab_iozone_sort(&part);
-	if ((r = iz_dups(rep, "the table", err, errlen)) < 0 ||
-	    (r = iz_dups(&part, "the table", err, errlen)) < 0 ||
-	    (r = iz_dups(&xl, "the -R section", err, errlen)) < 0)
-		goto fail;
-	size_t n_text = rep->n;
-	struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
-	for (size_t i = 0; i < part.n; i++)
-		if (iz_find(&text_view, &part.cells[i])) {
-			iz_err(err, errlen, part.cells[i].line,
-			       "the table repeats file %llu KiB, record %llu KiB",
-			       (unsigned long long)part.cells[i].file_kib,
-			       (unsigned long long)part.cells[i].record_kib);
-			r = -EINVAL;
-			goto fail;
-		}
-	/* full table rows first, then -R; short rows only without -R */
-	for (size_t i = 0; i < xl.n; i++) {
-		struct fslab_iozone_report view = { .cells = rep->cells, .n = n_text };
-		if (iz_find(&view, &xl.cells[i]))
-			continue;
-		if ((r = fslab_iozone_add(rep, &xl.cells[i])) < 0) {
-			iz_err(err, errlen, xl.cells[i].line, "too many cells");
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < part.n && !rep->has_excel; i++) {
-		if ((r = fslab_iozone_add(rep, &part.cells[i])) < 0) {
-			iz_err(err, errlen, part.cells[i].line, "too many cells");
-			goto fail;
-		}
-	}
-	fslab_iozone_sort(rep);
-	size_t measured = 0;
+	if ((r = iz_merge(&ps)) < 0)
+		goto out;
 	for (size_t i = 0; i < rep->n; i++)
 		measured += rep->cells[i].kib_s > 0;
 	if (measured == 0) {
@@ -413,16 +498,14 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 		       rep->n ? "every value in the report is 0 (IOzone's \"not measured\"): nothing to import"
 			      : "the report has no result rows");
 		r = -EINVAL;
-		goto fail;
+		goto out;
 	}
-	fslab_iozone_report_free(&xl);
-	fslab_iozone_report_free(&part);
-	return 0;
-fail:
-	fslab_iozone_report_free(&xl);
-	fslab_iozone_report_free(&part);
-	fslab_iozone_report_free(rep);
-	return r < 0 ? r : -EINVAL;
+out:
+	fslab_iozone_report_free(&ps.xl);
+	fslab_iozone_report_free(&ps.part);
+	if (r < 0)
+		fslab_iozone_report_free(rep);
+	return r;
 }
 
 static const char iz_head1[] =
@@ -435,19 +518,29 @@ static void iz_value(FILE *out, double v)
 	fprintf(out, " %8lld", (long long)llround(v));
 }
 
-int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool excel)
+/* Adds v to the sorted set recs (at most 64). */
+static void iz_add_record(uint64_t *recs, size_t *nr, uint64_t v)
 {
-	uint64_t recs[64];
-	size_t nr = 0;
+	size_t k, m;
 
-	fputs("\tIozone: Performance Test of File I/O\n"
-	      "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
-	      "\tAuto Mode\n",
-	      out);
-	fprintf(out, "\tCommand line used: %s\n", rep->command[0] ? rep->command : "iozone -a");
-	fputs("\tOutput is in kBytes/sec\n\n", out);
-	fputs(iz_head1, out);
-	fputs(iz_head2, out);
+	for (k = 0; k < *nr && recs[k] != v; k++)
+		;
+	if (k < *nr || *nr >= 64)
+		return;
+	m = (*nr)++;
+	while (m > 0 && recs[m - 1] > v) {
+		recs[m] = recs[m - 1];
+		m--;
+	}
+	recs[m] = v;
+}
+
+/* The text table: a row per file and record size with every test's value
+ * (0 where missing; rows of nothing but 0 left out, as IOzone does).  The
+ * record sizes seen go into recs for the -R section. */
+static void iz_write_table(FILE *out, const struct fslab_iozone_report *rep, uint64_t *recs,
+			   size_t *nr)
+{
 	for (size_t i = 0; i < rep->n;) {
 		const struct fslab_iozone_cell *c = &rep->cells[i];
 		double v[FSLAB_TEST_MAX] = { 0 };
@@ -467,59 +560,78 @@ int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool ex
 				iz_value(out, v[t]);
 			fputc('\n', out);
 		}
-		size_t k;
-		for (k = 0; k < nr && recs[k] != c->record_kib; k++)
-			;
-		if (k == nr && nr < 64) {
-			size_t m = nr++;
-			while (m > 0 && recs[m - 1] > c->record_kib) {
-				recs[m] = recs[m - 1];
-				m--;
-			}
-			recs[m] = c->record_kib;
-		}
+		iz_add_record(recs, nr, c->record_kib);
 		i = j;
 	}
-	fputs("\niozone test complete.\n", out);
-	if (excel) {
-		fputs("Excel output is below:\n", out);
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			bool any = false;
+}
 
-			for (size_t i = 0; i < rep->n && !any; i++)
-				any = rep->cells[i].test == (enum fslab_test)t;
-			if (!any)
-				continue;
-			fprintf(out, "\n\"%s\"\n        ", fslab_test_iozone_title(t));
-			for (size_t k = 0; k < nr; k++)
-				fprintf(out, "\"%llu\"  ", (unsigned long long)recs[k]);
-			fputc('\n', out);
-			for (size_t i = 0; i < rep->n;) {
-				uint64_t f = rep->cells[i].file_kib;
-				double v[64] = { 0 };
-				int last = -1;
-				size_t j = i;
+/* The -R row of file size rep->cells[*i].file_kib in test t, up to its
+ * last measured record size; *i moves past that file size. */
+static void iz_write_excel_row(FILE *out, const struct fslab_iozone_report *rep, size_t *i,
+			       enum fslab_test t, const uint64_t *recs, size_t nr)
+{
+	uint64_t f = rep->cells[*i].file_kib;
+	double v[64] = { 0 };
+	int last = -1;
+	size_t j = *i;
 
-				for (; j < rep->n && rep->cells[j].file_kib == f; j++) {
-					const struct fslab_iozone_cell *c = &rep->cells[j];
-					if (c->test != (enum fslab_test)t)
-						continue;
-					for (size_t k = 0; k < nr; k++)
-						if (recs[k] == c->record_kib) {
-							v[k] = c->kib_s;
-							if ((int)k > last)
-								last = (int)k;
-						}
-				}
-				if (last >= 0) {
-					fprintf(out, "\"%llu\"  ", (unsigned long long)f);
-					for (int k = 0; k <= last; k++)
-						iz_value(out, v[k]);
-					fputc('\n', out);
-				}
-				i = j;
+	for (; j < rep->n && rep->cells[j].file_kib == f; j++) {
+		const struct fslab_iozone_cell *c = &rep->cells[j];
+
+		for (size_t k = 0; k < nr && c->test == t; k++)
+			if (recs[k] == c->record_kib) {
+				v[k] = c->kib_s;
+				if ((int)k > last)
+					last = (int)k;
 			}
-		}
 	}
+	if (last >= 0) {
+		fprintf(out, "\"%llu\"  ", (unsigned long long)f);
+		for (int k = 0; k <= last; k++)
+			iz_value(out, v[k]);
+		fputc('\n', out);
+	}
+	*i = j;
+}
+
+/* The -R section: per test with cells its title, the record sizes, then
+ * a row per file size. */
+static void iz_write_excel(FILE *out, const struct fslab_iozone_report *rep, const uint64_t *recs,
+			   size_t nr)
+{
+	fputs("Excel output is below:\n", out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		bool any = false;
+
+		for (size_t i = 0; i < rep->n && !any; i++)
+			any = rep->cells[i].test == (enum fslab_test)t;
+		if (!any)
+			continue;
+		fprintf(out, "\n\"%s\"\n        ", fslab_test_iozone_title(t));
+		for (size_t k = 0; k < nr; k++)
+			fprintf(out, "\"%llu\"  ", (unsigned long long)recs[k]);
+		fputc('\n', out);
+		for (size_t i = 0; i < rep->n;)
+			iz_write_excel_row(out, rep, &i, (enum fslab_test)t, recs, nr);
+	}
+}
+
+int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool excel)
+{
+	uint64_t recs[64];
+	size_t nr = 0;
+
+	fputs("\tIozone: Performance Test of File I/O\n"
+	      "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
+	      "\tAuto Mode\n",
+	      out);
+	fprintf(out, "\tCommand line used: %s\n", rep->command[0] ? rep->command : "iozone -a");
+	fputs("\tOutput is in kBytes/sec\n\n", out);
+	fputs(iz_head1, out);
+	fputs(iz_head2, out);
+	iz_write_table(out, rep, recs, &nr);
+	fputs("\niozone test complete.\n", out);
+	if (excel)
+		iz_write_excel(out, rep, recs, nr);
 	return ferror(out) ? -EIO : 0;
 }
