@@ -29,6 +29,7 @@ struct fslab_bench_pass {
 	bool flush_in_timer; /* fsync mode */
 	bool fsync_in_timer; /* cold mode: a writer's fsync is timed (iozone -e) */
 	bool synced;         /* out: the timed region did the writer's fsync */
+	bool refused_direct; /* out: open refused O_DIRECT: skipped, not failed */
 	struct fslab_lat_hist *lat; /* --latency: per-operation times, or NULL */
 	/* --latency: the loop's span in lat_clock() ticks and in ns, to turn
 	 * the histogram's ticks into time */
@@ -224,56 +225,86 @@ static int pass_open(struct fslab_bench_pass *p, int flags)
 	fd = cell_open(p->cell, p->dfd, p->file_exists, flags);
 	if (fd < 0) {
 		int e = errno;
-		if (p->direct && e == EINVAL)
+		if (p->direct && e == EINVAL) {
+			p->refused_direct = true;
 			return pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
+		}
 		return pass_fail(p, e, "open %s", p->cell->name);
 	}
 	p->untimed += bench_now() - t;
 	return fd;
 }
 
-/* Untimed end of an fd pass: fsync (writers) and close, unless fsync mode
- * already did both inside the timer.  keep_err keeps an earlier error. */
-static int pass_finish_fd(struct fslab_bench_pass *p, int fd, int r)
-{
-	const struct fslab_io_ops *ops = p->cell->ops;
-	double t = bench_now();
+/* The file a pass has open: an fd, or a stdio stream when f is set.  Both
+ * are closed through the same helpers, so the end of a pass (the flush
+ * inside or outside the timer, the close) is written once. */
+struct pass_file {
+	int fd;
+	FILE *f;
+};
 
-	if (fd < 0)
-		return r;
-	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && !p->synced &&
-	    ops->fsync(ops->ctx, fd) < 0)
-		r = pass_fail(p, errno, "fsync %s", p->cell->name);
-	if (ops->close(ops->ctx, fd) < 0 && r == 0)
-		r = pass_fail(p, errno, "close %s", p->cell->name);
-	p->untimed += bench_now() - t;
+/* -errno after an ops call that failed; -EIO if it left errno at 0 (a
+ * fake, or stdio reporting an error it did not name). */
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+static const char *pf_sync_name(const struct pass_file *pf)
+{
+	return pf->f ? "fflush/fsync" : "fsync";
+}
+
+static const char *pf_close_name(const struct pass_file *pf)
+{
+	return pf->f ? "fclose" : "close";
+}
+
+/* A writer's flush: fflush (stdio), then fsync.  0 or -errno. */
+static int pf_sync(const struct fslab_io_ops *ops, const struct pass_file *pf)
+{
+	if (pf->f && ops->fflush(ops->ctx, pf->f) != 0)
+		return neg_errno();
+	if (ops->fsync(ops->ctx, pf->f ? fileno(pf->f) : pf->fd) != 0)
+		return neg_errno();
+	return 0;
+}
+
+/* close or fclose, once: the file is marked closed either way.  0 or
+ * -errno. */
+static int pf_close(const struct fslab_io_ops *ops, struct pass_file *pf)
+{
+	int r = 0;
+
+	if (pf->f)
+		r = ops->fclose(ops->ctx, pf->f) != 0 ? neg_errno() : 0;
+	else if (pf->fd >= 0)
+		r = ops->close(ops->ctx, pf->fd) < 0 ? neg_errno() : 0;
+	pf->f = NULL;
+	pf->fd = -1;
 	return r;
 }
 
-/* cold mode: a writer's fsync inside the timer (iozone -e), so the pass
- * is timed until its data is on the device; close stays outside. */
-static int pass_fsync_timed(struct fslab_bench_pass *p, int fd)
+/* Untimed end of a pass: a writer's flush (unless the timed region did
+ * it, or the pass already failed) and the close, if the timed region did
+ * not close.  r is the pass's result so far; an earlier failure is kept. */
+static int pass_finish(struct fslab_bench_pass *p, struct pass_file *pf, int r)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = bench_now();
+	int e;
 
-	if (!(p->test->flags & FSLAB_BT_WRITES))
-		return 0;
-	p->synced = true;
-	return ops->fsync(ops->ctx, fd) < 0 ? -errno : 0;
-}
-
-/* fsync mode: fsync (writers) and close inside the timer.  Sets *fd = -1
- * once closed. */
-static int pass_flush_timed(struct fslab_bench_pass *p, int *fd)
-{
-	const struct fslab_io_ops *ops = p->cell->ops;
-	int r = 0;
-
-	if ((p->test->flags & FSLAB_BT_WRITES) && ops->fsync(ops->ctx, *fd) < 0)
-		r = -errno;
-	if (ops->close(ops->ctx, *fd) < 0 && r == 0)
-		r = -errno;
-	*fd = -1;
+	if (pf->fd < 0 && !pf->f)
+		return r;
+	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && !p->synced) {
+		e = pf_sync(ops, pf);
+		if (e < 0)
+			r = pass_fail(p, -e, "%s %s", pf_sync_name(pf), p->cell->name);
+	}
+	e = pf_close(ops, pf);
+	if (e < 0 && r == 0)
+		r = pass_fail(p, -e, "%s %s", pf_close_name(pf), p->cell->name);
+	p->untimed += bench_now() - t;
 	return r;
 }
 
@@ -301,16 +332,43 @@ static inline double pass_timer_stop(const struct fslab_bench_pass *p)
 /* IOzone fsyncs the freshly opened file before every timed pass but random
  * read/write, outside the timer: the pass then starts with no dirty pages
  * of the file (on a journaled filesystem the next overwrite is faster). */
-static int pass_presync(struct fslab_bench_pass *p, int fd)
+static int pass_presync(struct fslab_bench_pass *p, const struct pass_file *pf)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	double t = bench_now();
 	int r = 0;
 
-	if (ops->fsync(ops->ctx, fd) < 0)
+	if (ops->fsync(ops->ctx, pf->f ? fileno(pf->f) : pf->fd) < 0)
 		r = pass_fail(p, errno, "fsync %s before the pass", p->cell->name);
 	p->untimed += bench_now() - t;
 	return r;
+}
+
+/* The end of every timed loop, written once.  r is the loop's result: 0,
+ * or a failure it already explained (then nothing is flushed in the
+ * timer).  Inside the timer: fsync mode (iozone -e -c) flushes a writer
+ * and closes; cold mode (iozone -e) flushes a writer, so the pass is timed
+ * until its data is on the device, and closes outside.  Then the clock
+ * stops, and pass_finish does what is left, untimed. */
+static int pass_end(struct fslab_bench_pass *p, struct pass_file *pf, double t0, int r)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	int sync_r = 0, close_r = 0;
+
+	lat_end(p);
+	if (r == 0 && writes && (p->flush_in_timer || p->fsync_in_timer)) {
+		sync_r = pf_sync(ops, pf);
+		p->synced = true;
+	}
+	if (r == 0 && p->flush_in_timer)
+		close_r = pf_close(ops, pf);
+	p->elapsed = pass_timer_stop(p) - t0;
+	if (sync_r < 0)
+		r = pass_fail(p, -sync_r, "%s %s", pf_sync_name(pf), p->cell->name);
+	else if (close_r < 0)
+		r = pass_fail(p, -close_r, "%s %s", pf_close_name(pf), p->cell->name);
+	return pass_finish(p, pf, r);
 }
 
 /* ---- the run functions: one per access pattern ---- */
@@ -323,39 +381,29 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	const void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	uint64_t i;
-	ssize_t got = 0;
-	int fd, r = 0;
-	double t0, t1;
+	struct pass_file pf = { .fd = pass_open(p, flags) };
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
+	double t0;
+	int r;
 
-	fd = pass_open(p, flags);
-	if (fd < 0)
-		return fd;
-	r = pass_presync(p, fd);
+	if (pf.fd < 0)
+		return pf.fd;
+	r = pass_presync(p, &pf);
 	if (r < 0)
-		return pass_finish_fd(p, fd, r);
+		return pass_finish(p, &pf, r);
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
-	for (i = 0; i < n; i++) {
-		got = ops->write(ops->ctx, fd, buf, rec);
-		if (got != (ssize_t)rec)
+	for (uint64_t i = 0; i < n; i++) {
+		ssize_t got = ops->write(ops->ctx, pf.fd, buf, rec);
+
+		if (got != (ssize_t)rec) {
+			r = io_fail(p, "write", i, got);
 			break;
+		}
 		LAT_MARK(lat, lmark);
 	}
-	lat_end(p);
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	else if (i == n && p->fsync_in_timer)
-		r = pass_fsync_timed(p, fd);
-	t1 = pass_timer_stop(p);
-	if (i < n)
-		r = io_fail(p, "write", i, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "fsync/close %s", p->cell->name);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return pass_end(p, &pf, t0, r);
 }
 
 /* read, reread: untimed priming read of record 0 and seek back, then N
@@ -366,47 +414,37 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	uint64_t i;
-	ssize_t got = 0;
-	int fd, r = 0;
-	double t0, t1;
+	struct pass_file pf = { .fd = pass_open(p, O_RDONLY) };
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
+	ssize_t got;
+	double t0;
+	int r;
 
-	fd = pass_open(p, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	r = pass_presync(p, fd);
+	if (pf.fd < 0)
+		return pf.fd;
+	r = pass_presync(p, &pf);
 	if (r < 0)
-		return pass_finish_fd(p, fd, r);
+		return pass_finish(p, &pf, r);
 	t0 = bench_now();
-	got = ops->read(ops->ctx, fd, buf, rec);
+	got = ops->read(ops->ctx, pf.fd, buf, rec);
 	if (got != (ssize_t)rec)
-		return pass_finish_fd(p, fd, io_fail(p, "priming read", 0, got));
-	if (ops->lseek(ops->ctx, fd, 0, SEEK_SET) != 0)
-		return pass_finish_fd(p, fd, pass_fail(p, errno, "lseek to 0"));
+		return pass_finish(p, &pf, io_fail(p, "priming read", 0, got));
+	if (ops->lseek(ops->ctx, pf.fd, 0, SEEK_SET) != 0)
+		return pass_finish(p, &pf, pass_fail(p, errno, "lseek to 0"));
 	p->untimed += bench_now() - t0;
 
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
-	for (i = 0; i < n; i++) {
-		got = ops->read(ops->ctx, fd, buf, rec);
-		if (got != (ssize_t)rec)
+	for (uint64_t i = 0; i < n; i++) {
+		got = ops->read(ops->ctx, pf.fd, buf, rec);
+		if (got != (ssize_t)rec) {
+			r = io_fail(p, "read", i, got);
 			break;
+		}
 		LAT_MARK(lat, lmark);
 	}
-	lat_end(p);
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	else if (i == n && p->fsync_in_timer)
-		r = pass_fsync_timed(p, fd);
-	t1 = pass_timer_stop(p);
-	if (i < n)
-		r = io_fail(p, "read", i, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "close %s", p->cell->name);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return pass_end(p, &pf, t0, r);
 }
 
 /* The positioned tests (random read/write, backward read, record rewrite,
@@ -419,85 +457,84 @@ static int run_seq_read(struct fslab_bench_pass *p)
  * half the system calls (see docs/tests.md). */
 enum pos_order { POS_RANDOM, POS_BACKWARD, POS_ZERO, POS_STRIDE };
 
-static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
+/* The record visited at step i; *which holds the previous one (stride). */
+static uint64_t pos_next(enum pos_order order, uint64_t i, uint64_t n, uint64_t which,
+			 uint64_t *wraps)
+{
+	switch (order) {
+	case POS_RANDOM:
+		return fslab_random_record(i, n);
+	case POS_BACKWARD:
+		return n - 1 - i;
+	case POS_STRIDE:
+		return i ? fslab_stride_next(which, n, wraps) : 0;
+	case POS_ZERO:
+		break;
+	}
+	return 0;
+}
+
+/* One positioned operation on record `which` at step i: lseek + read/write
+ * (IOzone's calls) or pread/pwrite.  0, or a failure explained in p. */
+static int pos_io(struct fslab_bench_pass *p, int fd, enum pos_order order, uint64_t i,
+		  uint64_t which)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
-	const bool seek = p->cell->io != FSLAB_IO_POSITIONAL;
+	const off_t rec = (off_t)p->rec, want = (off_t)which * rec;
 	void *buf = p->buf->io;
-	const size_t rec = p->rec;
+	ssize_t got;
+
+	if (p->cell->io == FSLAB_IO_POSITIONAL) {
+		got = writes ? ops->pwrite(ops->ctx, fd, buf, p->rec, want)
+			     : ops->pread(ops->ctx, fd, buf, p->rec, want);
+	} else {
+		off_t at;
+
+		if (order != POS_BACKWARD)
+			at = ops->lseek(ops->ctx, fd, want, SEEK_SET);
+		else if (i == 0)
+			at = ops->lseek(ops->ctx, fd, -rec, SEEK_END);
+		else
+			at = ops->lseek(ops->ctx, fd, -2 * rec, SEEK_CUR);
+		if (at != want)
+			return pass_fail(p, errno ? errno : ESPIPE, "lseek to offset %llu",
+					 (unsigned long long)want);
+		got = writes ? ops->write(ops->ctx, fd, buf, p->rec) : ops->read(ops->ctx, fd, buf, p->rec);
+	}
+	if (got != (ssize_t)p->rec)
+		return io_fail(p, writes ? "write" : "read", which, got);
+	return 0;
+}
+
+static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
+{
+	const bool writes = p->test->flags & FSLAB_BT_WRITES;
 	const uint64_t n = p->n;
-	uint64_t i, which = 0, wraps = 0;
-	ssize_t got = 0;
-	bool seek_failed = false;
-	int fd, r = 0;
-	double t0, t1;
+	uint64_t which = 0, wraps = 0;
+	struct pass_file pf = { .fd = pass_open(p, writes ? O_WRONLY : O_RDONLY) };
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
+	double t0;
+	int r = 0;
 
-	fd = pass_open(p, writes ? O_WRONLY : O_RDONLY);
-	if (fd < 0)
-		return fd;
+	if (pf.fd < 0)
+		return pf.fd;
 	if (order != POS_RANDOM) {
-		r = pass_presync(p, fd);
+		r = pass_presync(p, &pf);
 		if (r < 0)
-			return pass_finish_fd(p, fd, r);
+			return pass_finish(p, &pf, r);
 	}
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
-	for (i = 0; i < n; i++) {
-		switch (order) {
-		case POS_RANDOM:
-			which = fslab_random_record(i, n);
-			break;
-		case POS_BACKWARD:
-			which = n - 1 - i;
-			break;
-		case POS_ZERO:
-			which = 0;
-			break;
-		case POS_STRIDE:
-			if (i)
-				which = fslab_stride_next(which, n, &wraps);
-			break;
-		}
-		if (seek) {
-			off_t want = (off_t)(which * rec), at;
-
-			if (order != POS_BACKWARD)
-				at = ops->lseek(ops->ctx, fd, want, SEEK_SET);
-			else if (i == 0)
-				at = ops->lseek(ops->ctx, fd, -(off_t)rec, SEEK_END);
-			else
-				at = ops->lseek(ops->ctx, fd, -2 * (off_t)rec, SEEK_CUR);
-			if (at != want) {
-				seek_failed = true;
-				break;
-			}
-			got = writes ? ops->write(ops->ctx, fd, buf, rec) : ops->read(ops->ctx, fd, buf, rec);
-		} else {
-			got = writes ? ops->pwrite(ops->ctx, fd, buf, rec, (off_t)(which * rec))
-				     : ops->pread(ops->ctx, fd, buf, rec, (off_t)(which * rec));
-		}
-		if (got != (ssize_t)rec)
+	for (uint64_t i = 0; i < n; i++) {
+		which = pos_next(order, i, n, which, &wraps);
+		r = pos_io(p, pf.fd, order, i, which);
+		if (r < 0)
 			break;
 		LAT_MARK(lat, lmark);
 	}
-	lat_end(p);
-	if (i == n && p->flush_in_timer)
-		r = pass_flush_timed(p, &fd);
-	else if (i == n && p->fsync_in_timer)
-		r = pass_fsync_timed(p, fd);
-	t1 = pass_timer_stop(p);
-	if (seek_failed)
-		r = pass_fail(p, errno ? errno : ESPIPE, "lseek to offset %llu",
-			      (unsigned long long)(which * rec));
-	else if (i < n)
-		r = io_fail(p, writes ? "write" : "read", which, got);
-	else if (r < 0)
-		r = pass_fail(p, -r, "fsync/close %s", p->cell->name);
-	p->elapsed = t1 - t0;
-	return pass_finish_fd(p, fd, r);
+	return pass_end(p, &pf, t0, r);
 }
 
 /* random read, random write: records in fslab_random_record order. */
@@ -532,69 +569,38 @@ static int run_stdio(struct fslab_bench_pass *p)
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	uint64_t i;
-	size_t got = 0;
-	FILE *f;
-	int r = 0, e = 0;
-	double t, t0, t1;
+	struct pass_file pf = { .fd = -1 };
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
+	double t0 = bench_now();
+	int r;
 
-	t = bench_now();
-	f = ops->fopen(ops->ctx, p->dfd, p->cell->name, writes ? "r+" : "r");
-	if (!f)
+	pf.f = ops->fopen(ops->ctx, p->dfd, p->cell->name, writes ? "r+" : "r");
+	if (!pf.f)
 		return pass_fail(p, errno, "fopen %s", p->cell->name);
-	if (ops->setvbuf(ops->ctx, f, p->buf->stdio, _IOFBF, rec) != 0) {
-		r = pass_fail(p, errno ? errno : EINVAL, "setvbuf(%zu)", rec);
-		ops->fclose(ops->ctx, f);
-		return r;
-	}
-	p->untimed += bench_now() - t;
-	r = pass_presync(p, fileno(f));
-	if (r < 0) {
-		ops->fclose(ops->ctx, f);
-		return r;
-	}
+	if (ops->setvbuf(ops->ctx, pf.f, p->buf->stdio, _IOFBF, rec) != 0)
+		return pass_finish(p, &pf, pass_fail(p, errno ? errno : EINVAL, "setvbuf(%zu)", rec));
+	p->untimed += bench_now() - t0;
+	r = pass_presync(p, &pf);
+	if (r < 0)
+		return pass_finish(p, &pf, r);
 
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
-	for (i = 0; i < n; i++) {
-		got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, f) : ops->fread(ops->ctx, buf, rec, 1, f);
-		if (got != 1)
+	errno = 0; /* stdio's short count: errno set means an error */
+	for (uint64_t i = 0; i < n; i++) {
+		size_t got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, pf.f)
+				    : ops->fread(ops->ctx, buf, rec, 1, pf.f);
+
+		if (got != 1) {
+			/* stdio says no more than "not the whole record":
+			 * an error when errno says so, else end of file */
+			r = io_fail(p, writes ? "fwrite" : "fread", i, errno ? -1 : 0);
 			break;
+		}
 		LAT_MARK(lat, lmark);
 	}
-	lat_end(p);
-	if (i == n && p->flush_in_timer) {
-		if (writes && (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
-			r = -errno;
-		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
-			r = -errno;
-		f = NULL;
-	} else if (i == n && p->fsync_in_timer && writes) {
-		if (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0)
-			r = -errno;
-		p->synced = true;
-	}
-	t1 = pass_timer_stop(p);
-	e = errno;
-	p->elapsed = t1 - t0;
-	if (i < n) {
-		errno = e;
-		r = io_fail(p, writes ? "fwrite" : "fread", i, got == 1 ? (ssize_t)rec : (e ? -1 : 0));
-	} else if (r < 0) {
-		r = pass_fail(p, -r, "fflush/fsync/fclose %s", p->cell->name);
-	}
-	if (f) {
-		t = bench_now();
-		if (r == 0 && writes && !p->synced &&
-		    (ops->fflush(ops->ctx, f) != 0 || ops->fsync(ops->ctx, fileno(f)) != 0))
-			r = pass_fail(p, errno, "fflush/fsync %s", p->cell->name);
-		if (ops->fclose(ops->ctx, f) != 0 && r == 0)
-			r = pass_fail(p, errno, "fclose %s", p->cell->name);
-		p->untimed += bench_now() - t;
-	}
-	return r;
+	return pass_end(p, &pf, t0, r);
 }
 
 /* ---- the test table: IOzone's order ---- */
@@ -739,47 +745,88 @@ static void cell_emit(const struct fslab_cell *c, enum fslab_test t,
 		c->on_test(c->on_test_ctx, t, o);
 }
 
+/* A creating pass run again starts from no file, as the first did: a
+ * truncated file is not the same (fusefat fails the rewrite of a truncated
+ * file past its first clusters, EPERM). */
+static void cell_unlink_for_redo(const struct fslab_cell *c, struct fslab_bench_pass *p, int dfd,
+				 struct fslab_cell_times *times)
+{
+	const struct fslab_io_ops *ops = c->ops;
+	double t = bench_now();
+
+	if (ops->unlink(ops->ctx, dfd, c->name) == 0 || errno == ENOENT)
+		*p->file_exists = false;
+	times->untimed_io_s += bench_now() - t;
+}
+
+/* cold: a first read pass starts with the file's pages dropped; reread
+ * and freread keep IOzone's meaning (they re-read what the pass before
+ * them cached).  0 or -errno (o->reason says why). */
+static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass *p, int *dfd,
+			    struct fslab_test_outcome *o, struct fslab_cell_times *times)
+{
+	const unsigned flags = p->test->flags;
+	double t;
+	int r;
+
+	if (c->cache != FSLAB_CACHE_COLD || !(flags & FSLAB_BT_READS) ||
+	    (flags & FSLAB_BT_SECOND_PASS) || !c->drop_cache)
+		return 0;
+	t = bench_now();
+	r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
+	times->cache_drop_s += bench_now() - t;
+	p->dfd = *dfd;
+	return r;
+}
+
+/* The outcome of the pass that was kept (r: its result). */
+static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pass *p, int r,
+			 struct fslab_test_outcome *o)
+{
+	double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9, us_per_tick;
+
+	if (r < 0) {
+		o->status = p->refused_direct ? FSLAB_OUTCOME_SKIPPED : FSLAB_OUTCOME_FAILED;
+		o->elapsed_s = -1;
+		return;
+	}
+	o->status = FSLAB_OUTCOME_OK;
+	o->elapsed_s = p->elapsed;
+	o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
+	if (!p->lat || !p->lat->count)
+		return;
+	/* the histogram counts lat_clock() ticks */
+	us_per_tick = p->lat_tk1 > p->lat_tk0 ? (double)(p->lat_ns1 - p->lat_ns0) / 1e3 /
+							(double)(p->lat_tk1 - p->lat_tk0)
+					      : 1e-3;
+	o->has_latency = true;
+	o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) * us_per_tick;
+	o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) * us_per_tick;
+	o->lat_max_us = (double)p->lat->max_ns * us_per_tick;
+}
+
 /* Runs one test: its cold-mode cache drop, then the pass; a pass timed
- * across a stop of the process is thrown away and run again. */
+ * across a stop of the process, or disturbed, is thrown away and run
+ * again. */
 static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p, int *dfd,
 			  struct fslab_test_outcome *o, struct fslab_cell_times *times)
 {
 	const struct fslab_bench_test *test = p->test;
 	int r;
-	double t;
 
 	for (bool again = false;; again = true) {
 		bool stopped;
 
-		/* A creating pass run again starts from no file, as the first
-		 * did: a truncated file is not the same (fusefat fails the
-		 * rewrite of a truncated file past its first clusters, EPERM). */
-		if (again && (test->flags & FSLAB_BT_CREATES) && *p->file_exists) {
-			const struct fslab_io_ops *ops = c->ops;
-			t = bench_now();
-			if (ops->unlink(ops->ctx, *dfd, c->name) == 0 || errno == ENOENT)
-				*p->file_exists = false;
-			times->untimed_io_s += bench_now() - t;
-		}
-
-		/* cold: a first read pass starts with the file's pages dropped;
-		 * reread and freread keep IOzone's meaning (they re-read what
-		 * the pass before them cached) */
-		if (c->cache == FSLAB_CACHE_COLD && (test->flags & FSLAB_BT_READS) &&
-		    !(test->flags & FSLAB_BT_SECOND_PASS) && c->drop_cache) {
-			t = bench_now();
-			r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
-			times->cache_drop_s += bench_now() - t;
-			if (r < 0) {
-				o->status = FSLAB_OUTCOME_FAILED;
-				return;
-			}
-			p->dfd = *dfd;
+		if (again && (test->flags & FSLAB_BT_CREATES) && *p->file_exists)
+			cell_unlink_for_redo(c, p, *dfd, times);
+		if (cell_drop_before(c, p, dfd, o, times) < 0) {
+			o->status = FSLAB_OUTCOME_FAILED;
+			return;
 		}
 		if (c->continued)
 			*c->continued = 0;
 		p->elapsed = p->untimed = 0;
-		p->synced = false;
+		p->synced = p->refused_direct = false;
 		if (p->lat)
 			memset(p->lat, 0, sizeof(*p->lat));
 		r = test->run(p);
@@ -805,27 +852,50 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 		}
 		break;
 	}
-	if (r == 0) {
-		double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9;
-		o->status = FSLAB_OUTCOME_OK;
-		o->elapsed_s = p->elapsed;
-		o->throughput_kib_s = (double)(uint64_t)((double)c->file_bytes / el / 1024.0);
-		if (p->lat && p->lat->count) {
-			/* the histogram counts lat_clock() ticks */
-			double us_per_tick = p->lat_tk1 > p->lat_tk0
-						     ? (double)(p->lat_ns1 - p->lat_ns0) / 1e3 /
-							       (double)(p->lat_tk1 - p->lat_tk0)
-						     : 1e-3;
-			o->has_latency = true;
-			o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) * us_per_tick;
-			o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) * us_per_tick;
-			o->lat_max_us = (double)p->lat->max_ns * us_per_tick;
-		}
-	} else {
-		o->status = (p->direct && strstr(o->reason, "refuses O_DIRECT")) ? FSLAB_OUTCOME_SKIPPED
-										 : FSLAB_OUTCOME_FAILED;
-		o->elapsed_s = -1;
+	cell_outcome(c, p, r, o);
+}
+
+/* A caller (or test fake) built against another layout of the ops struct:
+ * calling through it would call the wrong members, so every asked-for test
+ * fails saying so, and not one call is made. */
+static int cell_refuse_ops(const struct fslab_cell *c, struct fslab_test_outcome out[FSLAB_TEST_MAX])
+{
+	const struct fslab_io_ops *ops = c->ops;
+
+	for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
+		if (!(c->tests & (1u << ti)))
+			continue;
+		out[ti].status = FSLAB_OUTCOME_FAILED;
+		out[ti].elapsed_s = -1;
+		snprintf(out[ti].reason, sizeof(out[ti].reason),
+			 "internal: I/O ops '%s' have layout version %u, the engine needs %u (rebuild it against bench/io.h)",
+			 ops && ops->name ? ops->name : "?", ops ? ops->version : 0, FSLAB_IO_OPS_VERSION);
+		cell_emit(c, (enum fslab_test)ti, &out[ti]);
 	}
+	return -EINVAL;
+}
+
+/* Before a test that needs the whole file when no pass left one: writes
+ * it, untimed.  0, or -errno with o filled (direct mode's EINVAL is the
+ * filesystem refusing O_DIRECT: skipped, not failed). */
+static int cell_need_file(const struct fslab_cell *c, int dfd, bool *exists,
+			  struct fslab_bench_buffers *b, struct fslab_test_outcome *o,
+			  struct fslab_cell_times *times)
+{
+	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
+	double t = bench_now();
+	int r;
+
+	r = cell_prepare_file(c, dfd, exists, b, direct, o->reason, sizeof(o->reason));
+	times->untimed_io_s += bench_now() - t;
+	if (r == 0)
+		return 0;
+	o->status = FSLAB_OUTCOME_FAILED;
+	if (direct && r == -EINVAL) {
+		o->status = FSLAB_OUTCOME_SKIPPED;
+		snprintf(o->reason, sizeof(o->reason), "the filesystem refuses O_DIRECT (EINVAL)");
+	}
+	return r;
 }
 
 int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
@@ -840,22 +910,8 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 
 	memset(out, 0, sizeof(out[0]) * FSLAB_TEST_MAX);
 	memset(times, 0, sizeof(*times));
-	if (!ops || ops->version != FSLAB_IO_OPS_VERSION) {
-		/* A caller (or test fake) built against another layout of the
-		 * ops struct: calling through it would call the wrong members. */
-		for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
-			if (!(c->tests & (1u << ti)))
-				continue;
-			out[ti].status = FSLAB_OUTCOME_FAILED;
-			out[ti].elapsed_s = -1;
-			snprintf(out[ti].reason, sizeof(out[ti].reason),
-				 "internal: I/O ops '%s' have layout version %u, the engine needs %u (rebuild it against bench/io.h)",
-				 ops && ops->name ? ops->name : "?", ops ? ops->version : 0,
-				 FSLAB_IO_OPS_VERSION);
-			cell_emit(c, (enum fslab_test)ti, &out[ti]);
-		}
-		return -EINVAL;
-	}
+	if (!ops || ops->version != FSLAB_IO_OPS_VERSION)
+		return cell_refuse_ops(c, out);
 	t = bench_now();
 	cell_sync(c, dfd);
 	times->untimed_io_s += bench_now() - t;
@@ -871,6 +927,9 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.file_exists = &file_exists,
 			.n = c->file_bytes / c->record_bytes,
 			.rec = (size_t)c->record_bytes,
+			/* Direct mode runs the stdio tests buffered, as IOzone
+			 * -I does (stdio cannot do O_DIRECT); run.c flags
+			 * their rows. */
 			.direct = direct && !(test->flags & FSLAB_BT_STDIO),
 			.flush_in_timer = c->cache == FSLAB_CACHE_FSYNC,
 			.fsync_in_timer = c->cache == FSLAB_CACHE_COLD,
@@ -878,7 +937,6 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.why = o->reason,
 			.whylen = sizeof(o->reason),
 		};
-		int r;
 
 		if (!(c->tests & (1u << ti)))
 			continue;
@@ -886,21 +944,8 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			ret = -EINTR;
 			break;
 		}
-		/* Direct mode runs the stdio tests buffered, as IOzone -I does
-		 * (stdio cannot do O_DIRECT); run.c flags their rows. */
 		if ((test->flags & FSLAB_BT_NEEDS_FILE) && !file_ok) {
-			t = bench_now();
-			r = cell_prepare_file(c, dfd, &file_exists, b, direct, o->reason,
-					      sizeof(o->reason));
-			times->untimed_io_s += bench_now() - t;
-			if (r < 0) {
-				if (direct && r == -EINVAL) {
-					o->status = FSLAB_OUTCOME_SKIPPED;
-					snprintf(o->reason, sizeof(o->reason),
-						 "the filesystem refuses O_DIRECT (EINVAL)");
-				} else {
-					o->status = FSLAB_OUTCOME_FAILED;
-				}
+			if (cell_need_file(c, dfd, &file_exists, b, o, times) < 0) {
 				cell_emit(c, test->id, o);
 				continue;
 			}

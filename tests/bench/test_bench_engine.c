@@ -68,6 +68,9 @@ struct rec_ctx {
 	/* record O_DIRECT in opens but open without it (works on any
 	 * filesystem; the sequence tests check the flags, not the device) */
 	bool strip_direct;
+	/* open with O_DIRECT fails EINVAL, as on a filesystem without it */
+	bool refuse_direct;
+	int fail_open_errno; /* every open fails with it; 0 none */
 };
 
 static struct rec_ctx *R(void *ctx)
@@ -144,6 +147,10 @@ static int rec_open(void *ctx, int dfd, const char *name, int flags, mode_t mode
 
 	e->call = "open";
 	e->flags = flags;
+	if ((c->refuse_direct && (flags & O_DIRECT)) || c->fail_open_errno) {
+		errno = c->fail_open_errno ? c->fail_open_errno : EINVAL;
+		return -1;
+	}
 	if (c->strip_direct)
 		flags &= ~O_DIRECT;
 	return fslab_io_posix.open(R(ctx), dfd, name, flags, mode);
@@ -1174,6 +1181,22 @@ START_TEST(modes_fsync_and_direct)
 	}
 	cell_run_free(&cr);
 	ck_assert_int_eq(count_files(dir), 0);
+
+	/* a filesystem that refuses O_DIRECT: the write test (its own open,
+	 * no prepared file) is skipped, not failed; the same EINVAL without
+	 * O_DIRECT is a failure */
+	memset(&cr, 0, sizeof(cr));
+	cr.ctx.refuse_direct = true;
+	run_cell(&cr, 4 * 4096, 4096, 1u << FSLAB_TEST_WRITE, FSLAB_CACHE_DIRECT);
+	ck_assert_msg(cr.out[FSLAB_TEST_WRITE].status == FSLAB_OUTCOME_SKIPPED, "%s",
+		      cr.out[FSLAB_TEST_WRITE].reason);
+	cell_run_free(&cr);
+	memset(&cr, 0, sizeof(cr));
+	cr.ctx.fail_open_errno = EINVAL;
+	run_cell(&cr, 4 * 4096, 4096, 1u << FSLAB_TEST_WRITE, FSLAB_CACHE_WARM);
+	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_FAILED);
+	cell_run_free(&cr);
+	ck_assert_int_eq(count_files(dir), 0);
 }
 END_TEST
 
@@ -1273,12 +1296,30 @@ START_TEST(fault_stdio)
 }
 END_TEST
 
+/* Sets *stop once test `after` has reported, as a SIGINT between two
+ * tests would. */
+struct stop_after {
+	struct rec_ctx *rec;
+	volatile sig_atomic_t *stop;
+	enum fslab_test after;
+};
+
+static void stop_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
+{
+	struct stop_after *s = ctx;
+
+	rec_on_test(s->rec, t, o);
+	if (t == s->after)
+		*s->stop = 1;
+}
+
 START_TEST(stop_between_tests)
 {
 	struct cell_run cr = { 0 };
 	volatile sig_atomic_t stop = 1;
 	struct fslab_bench_buffers b;
 	struct fslab_io_ops ops;
+	struct stop_after sa = { .rec = &cr.ctx, .stop = &stop, .after = FSLAB_TEST_READ };
 
 	cr.ctx.ev = calloc(MAX_EVENTS, sizeof(*cr.ctx.ev));
 	ops = rec_ops(&cr.ctx);
@@ -1286,8 +1327,28 @@ START_TEST(stop_between_tests)
 	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536, .record_bytes = 4096,
 				   .tests = FSLAB_TESTS_ALL, .cache = FSLAB_CACHE_WARM,
 				   .ops = &ops, .stop = &stop };
+	/* set before the first test: nothing runs, no file is opened */
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
-	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_NOT_RUN);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_NOT_RUN);
+	for (size_t i = 0; i < cr.ctx.n_ev; i++)
+		ck_assert(cr.ctx.ev[i].op != OP_OPEN && cr.ctx.ev[i].op != OP_FOPEN);
+	ck_assert_int_eq(count_files(dir), 0);
+
+	/* set between read and reread: the tests before it are measured,
+	 * none after it starts, and the test file is still removed */
+	stop = 0;
+	cell.on_test = stop_on_test;
+	cell.on_test_ctx = &sa;
+	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		enum fslab_outcome want = t <= FSLAB_TEST_READ ? FSLAB_OUTCOME_OK : FSLAB_OUTCOME_NOT_RUN;
+
+		ck_assert_msg(cr.out[t].status == want, "%s: status %d, want %d (%s)",
+			      fslab_test_to_string(t), cr.out[t].status, want, cr.out[t].reason);
+	}
+	ck_assert(!cr.ctx.seg_done[FSLAB_TEST_REREAD]);
+	expect_tail(&cr, 4096, "unlink");
 	fslab_bench_buffers_free(&b);
 	cell_run_free(&cr);
 	ck_assert_int_eq(count_files(dir), 0);
