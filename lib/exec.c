@@ -1,16 +1,18 @@
 #include "exec.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Searches the colon-separated dirs for an executable regular file name;
@@ -76,14 +78,6 @@ static void keep_tail(char *tail, size_t cap, const char *buf, size_t n)
 	tail[have + n] = '\0';
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
 		   struct fslab_exec_result *res)
 {
@@ -100,130 +94,211 @@ int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log
 	return fslab_exec_run_opts(argv, &o, res);
 }
 
-int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
-			struct fslab_exec_result *res)
-{
-	const char *cwd = o->cwd;
-	int timeout_s = o->timeout_s;
+/* Everything the child needs, made ready in the parent before it exists:
+ * the child itself runs no code of ours (posix_spawn), so nothing that is
+ * unsafe between fork and exec (malloc, stdio, locale) can run there, and
+ * concurrent calls from threads are safe. */
+struct exec_child {
 	char prog[4096];
-	int errpipe[2];
-	int logfd = -1;
-	pid_t pid;
-	int r, status;
-	double deadline;
+	int logfd;      /* the log (O_APPEND), or -1 */
+	int errpipe[2]; /* the child's stderr; both ends close-on-exec */
+	int cwdfd;      /* the working directory, or -1: inherited */
+	char **envp;    /* malloc'd when words are added; else environ */
+};
 
-	memset(res, 0, sizeof(*res));
-	r = fslab_exec_find(argv[0], prog, sizeof(prog));
-	if (r < 0)
-		return r;
+/* The log fd (close-on-exec; -1 when there is no log) with the command
+ * line written into it.  0 or -errno. */
+static int exec_open_log(const struct fslab_exec_opts *o, const char *const argv[], int *fdp)
+{
+	struct stat lst;
+	char line[2048];
+	int fd = -1;
+
+	*fdp = -1;
 	if (o->log_fd >= 0) {
-		logfd = fcntl(o->log_fd, F_DUPFD_CLOEXEC, 3);
-		if (logfd < 0)
+		fd = fcntl(o->log_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
 			return -errno;
 	} else if (o->log_path) {
-		struct stat lst;
-
 		/* No-follow: a symlink planted at the log path is refused. */
-		logfd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (logfd < 0)
+		fd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
 			return -errno;
-		if (fstat(logfd, &lst) < 0 || !S_ISREG(lst.st_mode)) {
-			close(logfd);
+		if (fstat(fd, &lst) < 0 || !S_ISREG(lst.st_mode)) {
+			close(fd);
 			return -EINVAL;
 		}
 	}
-	if (logfd >= 0) {
-		char line[2048];
+	if (fd >= 0) {
 		fslab_exec_format(argv, line, sizeof(line));
-		dprintf(logfd, "$ %s\n", line);
+		/* the log is a convenience: a failed write does not stop the run */
+		if (dprintf(fd, "$ %s\n", line) < 0)
+			fslab_debug(FSLAB_DBG_EXEC, "cannot write to the log of %s", argv[0]);
 	}
-	if (pipe2(errpipe, O_CLOEXEC) < 0) {
-		r = -errno;
-		if (logfd >= 0)
-			close(logfd);
-		return r;
-	}
-	fslab_debug(FSLAB_DBG_EXEC, "exec %s", prog);
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(errpipe[0]);
-		close(errpipe[1]);
-		if (logfd >= 0)
-			close(logfd);
-		return r;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		int out = logfd >= 0 ? logfd : devnull;
+	*fdp = fd;
+	return 0;
+}
 
-		if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
-		    dup2(errpipe[1], STDERR_FILENO) < 0)
-			_exit(127);
-		if (o->new_pgrp && setpgid(0, 0) < 0)
-			_exit(127);
-		for (size_t i = 0; o->env && o->env[i]; i++)
-			if (putenv((char *)o->env[i]) != 0)
-				_exit(127);
-		if (cwd && chdir(cwd) < 0) {
-			dprintf(STDERR_FILENO, "cannot change to %s: %s\n", cwd, strerror(errno));
-			_exit(127);
+/* environ with the "NAME=VALUE" words of extra added (replacing a NAME
+ * already there), as a malloc'd array; environ itself when extra is empty.
+ * NULL when out of memory. */
+static char **exec_build_env(const char *const *extra)
+{
+	size_t n = 0, k = 0, m = 0;
+	char **envp;
+
+	if (!extra || !extra[0])
+		return environ;
+	while (environ[n])
+		n++;
+	while (extra[m])
+		m++;
+	envp = calloc(n + m + 1, sizeof(*envp));
+	if (!envp)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+
+		for (size_t j = 0; j < m && !replaced; j++) {
+			size_t nl = strcspn(extra[j], "=");
+			replaced = strncmp(environ[i], extra[j], nl + 1) == 0;
 		}
-		/* A clean signal state: fslab's own handlers must not leak in. */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		execv(prog, (char *const *)argv);
-		dprintf(STDERR_FILENO, "cannot execute %s: %s\n", prog, strerror(errno));
-		_exit(127);
+		if (!replaced)
+			envp[k++] = environ[i];
 	}
-	close(errpipe[1]);
-	if (o->new_pgrp)
-		setpgid(pid, pid); /* also here: no race with the started callback */
-	if (o->started)
-		o->started(o->ctx, pid);
-	deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+	for (size_t j = 0; j < m; j++)
+		envp[k++] = (char *)extra[j];
+	return envp;
+}
+
+static void exec_child_free(struct exec_child *c)
+{
+	if (c->logfd >= 0)
+		close(c->logfd);
+	if (c->errpipe[0] >= 0)
+		close(c->errpipe[0]);
+	if (c->errpipe[1] >= 0)
+		close(c->errpipe[1]);
+	if (c->cwdfd >= 0)
+		close(c->cwdfd);
+	if (c->envp && c->envp != environ)
+		free(c->envp);
+}
+
+/* The child's world as fslab_exec_run_opts promises it: stdin /dev/null,
+ * stdout the log (or /dev/null), stderr the pipe, the working directory;
+ * its own process group if asked; SIGINT, SIGTERM and SIGPIPE back to
+ * their defaults and no signal blocked (fslab's own handling must not leak
+ * in).  posix_spawn's error number, or 0. */
+static int exec_spawn(const struct exec_child *c, const char *const argv[], bool new_pgrp,
+		      pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def, none;
+	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+	int e;
+
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGPIPE);
+	if (new_pgrp)
+		flags |= POSIX_SPAWN_SETPGROUP;
+	if ((e = posix_spawn_file_actions_init(&fa)) != 0)
+		return e;
+	if ((e = posix_spawnattr_init(&at)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return e;
+	}
+	e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!e)
+		e = c->logfd >= 0 ? posix_spawn_file_actions_adddup2(&fa, c->logfd, STDOUT_FILENO)
+				  : posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+								     O_WRONLY, 0);
+	if (!e)
+		e = posix_spawn_file_actions_adddup2(&fa, c->errpipe[1], STDERR_FILENO);
+	if (!e && c->cwdfd >= 0)
+		e = posix_spawn_file_actions_addfchdir_np(&fa, c->cwdfd);
+	if (!e)
+		e = posix_spawnattr_setflags(&at, flags);
+	if (!e)
+		e = posix_spawnattr_setpgroup(&at, 0);
+	if (!e)
+		e = posix_spawnattr_setsigdefault(&at, &def);
+	if (!e)
+		e = posix_spawnattr_setsigmask(&at, &none);
+	if (!e)
+		e = posix_spawn(pid, c->prog, &fa, &at, (char *const *)argv, c->envp);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return e;
+}
+
+/* A child that could not become the program (its directory, or the exec,
+ * failed) is reported as such a child would be: exit status 127 and why,
+ * in the stderr tail and in the log. */
+static void exec_report_127(const struct exec_child *c, struct fslab_exec_result *res,
+			    const char *what, const char *name, int err)
+{
+	char msg[4096 + 128];
+	int n = snprintf(msg, sizeof(msg), "cannot %s %s: %s\n", what, name, strerror(err));
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(msg))
+		n = (int)sizeof(msg) - 1;
+	keep_tail(res->stderr_tail, sizeof(res->stderr_tail), msg, (size_t)n);
+	if (c->logfd >= 0 && write(c->logfd, msg, (size_t)n) < 0) {
+		/* the log is a convenience; the tail still reaches the user */
+	}
+	res->exit_status = 127;
+}
+
+/* Copies the child's stderr into the tail and the log until it closes it,
+ * or until the deadline (timeout_s > 0), when the child (its whole group
+ * with new_pgrp) is killed. */
+static void exec_collect(const struct exec_child *c, pid_t pid, const struct fslab_exec_opts *o,
+			 struct fslab_exec_result *res)
+{
+	static const char killed[] = "\n(fslab: killed after timeout)\n";
+	double deadline = o->timeout_s > 0 ? fslab_now() + o->timeout_s : 0;
+	char buf[4096];
+
 	for (;;) {
-		struct pollfd pfd = { .fd = errpipe[0], .events = POLLIN };
-		int wait_ms = -1;
-		char buf[4096];
+		struct pollfd pfd = { .fd = c->errpipe[0], .events = POLLIN };
+		double left = deadline - fslab_now();
+		ssize_t n;
 
-		if (deadline > 0) {
-			double left = deadline - now_s();
-			if (left <= 0) {
-				kill(o->new_pgrp ? -pid : pid, SIGKILL);
-				keep_tail(res->stderr_tail, sizeof(res->stderr_tail),
-					  "\n(fslab: killed after timeout)\n", 31);
-				break;
-			}
-			wait_ms = (int)(left * 1000) + 1;
+		if (deadline > 0 && left <= 0) {
+			kill(o->new_pgrp ? -pid : pid, SIGKILL);
+			keep_tail(res->stderr_tail, sizeof(res->stderr_tail), killed, sizeof(killed) - 1);
+			return;
 		}
-		r = poll(&pfd, 1, wait_ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(errpipe[0], buf, sizeof(buf));
+		if (poll(&pfd, 1, deadline > 0 ? (int)(left * 1000) + 1 : -1) <= 0)
+			continue; /* EINTR, or the deadline: looked at above */
+		n = read(c->errpipe[0], buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			break;
+			return;
 		keep_tail(res->stderr_tail, sizeof(res->stderr_tail), buf, (size_t)n);
-		if (logfd >= 0 && write(logfd, buf, (size_t)n) < 0) {
+		if (c->logfd >= 0 && write(c->logfd, buf, (size_t)n) < 0) {
 			/* the log is a convenience; the tail still reaches the user */
 		}
 	}
-	close(errpipe[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			r = -errno;
-			if (logfd >= 0)
-				close(logfd);
-			return r;
-		}
-	}
-	if (logfd >= 0)
-		close(logfd);
+}
+
+/* Waits for the child; its exit code (128 + signal when killed) into res.
+ * 0 or -errno. */
+static int exec_reap(pid_t pid, struct fslab_exec_result *res)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
 	if (WIFEXITED(status))
 		res->exit_status = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
@@ -231,6 +306,66 @@ int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *
 	else
 		res->exit_status = 255;
 	return 0;
+}
+
+/* The parent's half before the child exists: the program, the log, the
+ * pipe, the directory and the environment.  0; 1 when the directory
+ * cannot be entered (reported as the child's exit 127); or -errno. */
+static int exec_prepare(struct exec_child *c, const char *const argv[],
+			const struct fslab_exec_opts *o, struct fslab_exec_result *res)
+{
+	int r = fslab_exec_find(argv[0], c->prog, sizeof(c->prog));
+
+	if (r < 0)
+		return r;
+	r = exec_open_log(o, argv, &c->logfd);
+	if (r < 0)
+		return r;
+	if (pipe2(c->errpipe, O_CLOEXEC) < 0)
+		return -errno;
+	c->envp = exec_build_env(o->env);
+	if (!c->envp)
+		return -ENOMEM;
+	if (o->cwd) {
+		c->cwdfd = open(o->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (c->cwdfd < 0) {
+			exec_report_127(c, res, "change to", o->cwd, errno);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
+			struct fslab_exec_result *res)
+{
+	struct exec_child c = { .logfd = -1, .errpipe = { -1, -1 }, .cwdfd = -1 };
+	pid_t pid;
+	int r, e;
+
+	memset(res, 0, sizeof(*res));
+	r = exec_prepare(&c, argv, o, res);
+	if (r != 0)
+		goto out;
+	fslab_debug(FSLAB_DBG_EXEC, "exec %s", c.prog);
+	e = exec_spawn(&c, argv, o->new_pgrp, &pid);
+	if (e == EAGAIN || e == ENOMEM) {
+		r = -e; /* no child: the machine is out of processes or memory */
+		goto out;
+	}
+	if (e) {
+		exec_report_127(&c, res, "execute", c.prog, e);
+		goto out;
+	}
+	close(c.errpipe[1]);
+	c.errpipe[1] = -1;
+	if (o->started)
+		o->started(o->ctx, pid);
+	exec_collect(&c, pid, o, res);
+	r = exec_reap(pid, res);
+out:
+	exec_child_free(&c);
+	return r < 0 ? r : 0;
 }
 
 char *fslab_exec_format(const char *const argv[], char *buf, size_t len)

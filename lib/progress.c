@@ -1,4 +1,5 @@
 #include "progress.h"
+#include "clock.h"
 #include "size.h"
 
 #include <stdarg.h>
@@ -25,14 +26,6 @@ struct fslab_progress {
 	double last_draw;
 };
 
-static double progress_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet)
 {
 	struct fslab_progress *p = calloc(1, sizeof(*p));
@@ -42,7 +35,7 @@ struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool qui
 	p->out = out;
 	p->quiet = quiet;
 	p->tty = !quiet && out && isatty(fileno(out));
-	p->start = progress_now();
+	p->start = fslab_now();
 	fslab_progress_set_stage(p, stage);
 	return p;
 }
@@ -81,7 +74,7 @@ void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before
 
 double fslab_progress_elapsed(const struct fslab_progress *p)
 {
-	return progress_now() - p->start;
+	return fslab_now() - p->start;
 }
 
 void fslab_progress_set_work(struct fslab_progress *p, double total, double done)
@@ -91,7 +84,7 @@ void fslab_progress_set_work(struct fslab_progress *p, double total, double done
 	p->work_at_start = done;
 	if (!p->meas_started) {
 		p->meas_started = true;
-		p->meas_t0 = progress_now();
+		p->meas_t0 = fslab_now();
 	}
 }
 
@@ -117,7 +110,7 @@ double fslab_progress_eta(const struct fslab_progress *p)
 		if (w <= 0)
 			return p->est_rate > 0 ? p->est_rate * left + p->after_s : -1;
 		/* from when the work began (not from before the device probes) */
-		measured = (progress_now() - p->meas_t0) / w * left;
+		measured = (fslab_now() - p->meas_t0) / w * left;
 		if (!(p->est_rate > 0))
 			return measured + p->after_s;
 		est = p->est_rate * left;
@@ -166,7 +159,7 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	if (!p->tty)
 		return;
 	/* at most 10 redraws a second: small cells finish by the thousand */
-	double now = progress_now();
+	double now = fslab_now();
 	if (p->drawn && now - p->last_draw < 0.1 && p->done < p->total)
 		return;
 	p->last_draw = now;

@@ -3,6 +3,7 @@
  * would silently add nothing), then checking sysfs and waiting for the
  * /dev nodes. */
 #include "prov_int.h"
+#include "clock.h"
 #include "exec.h"
 #include "log.h"
 
@@ -237,7 +238,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 	kpart_settle();
 	/* Check what the kernel made against the plan, then wait for each
 	 * node in /dev (devtmpfs or udev creates it), bounded. */
-	deadline = prov_now() + 10;
+	deadline = fslab_now() + 10;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct fslab_partition_plan *p = &plan->parts[i];
 		char dir[PATH_MAX], devfile[PATH_MAX + 8];
@@ -269,7 +270,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 			if (stat(p->device, &st) == 0 && S_ISBLK(st.st_mode) &&
 			    st.st_rdev == makedev(ma, mi))
 				break;
-			if (prov_now() > deadline)
+			if (fslab_now() > deadline)
 				return fslab_error_errno(ETIMEDOUT,
 							 "%s: no block device %u:%u appeared within 10 s "
 							 "(is /dev a devtmpfs?)",

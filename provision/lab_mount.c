@@ -2,11 +2,12 @@
  * (run directly, as libmount's helper path hands it a plain "rw" it
  * refuses) for FAT32 where the kernel has no vfat. */
 #include "lab_mount.h"
+#include "clock.h"
 #include "exec.h"
 #include "log.h"
+#include "procfs.h"
 #include "prov_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
@@ -180,7 +181,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 	double deadline;
 	int r;
 
-	if (prov_find_tool("fusefat", prog, sizeof(prog)) < 0) {
+	if (fslab_exec_find_tool("fusefat", prog, sizeof(prog)) < 0) {
 		fslab_error("fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
 			    "FUSE; install it with: apt-get install fusefat");
 		return -ENOENT;
@@ -203,9 +204,9 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 			    res.exit_status, res.stderr_tail);
 		return -EIO;
 	}
-	deadline = prov_now() + LAB_FUSE_WAIT_S;
+	deadline = fslab_now() + LAB_FUSE_WAIT_S;
 	while ((r = lab_mounted_here(p->device, p->mountpoint)) != 1) {
-		if (prov_now() > deadline) {
+		if (fslab_now() > deadline) {
 			fslab_error("fusefat %s: no mount at %s after %d s", p->device, p->mountpoint,
 				    LAB_FUSE_WAIT_S);
 			return -ETIMEDOUT;
@@ -235,38 +236,26 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 	return m == FSLAB_MOUNT_FUSE ? lab_mount_fuse(p) : lab_mount_kernel(p);
 }
 
+struct device_open_walk {
+	dev_t rdev;
+};
+
+static int lab_device_open_step(pid_t pid, int fd, const char *fdpath, void *ctx)
+{
+	const struct device_open_walk *w = ctx;
+	dev_t rdev;
+
+	(void)pid;
+	(void)fd;
+	return fslab_proc_fd_blockdev(fdpath, &rdev) && rdev == w->rdev;
+}
+
 /* Does any process hold dev open?  (How we see the FUSE daemon go.) */
 static bool lab_device_open_somewhere(dev_t rdev)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
+	struct device_open_walk w = { .rdev = rdev };
 
-	while (proc && !found && (e = readdir(proc))) {
-		char path[300];
-		DIR *fds;
-		struct dirent *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
-		fds = opendir(path);
-		while (fds && !found && (f = readdir(fds))) {
-			char fdpath[600];
-			dev_t fdrdev;
-
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
-			if (prov_fd_is_blockdev(fdpath, &fdrdev) && fdrdev == rdev)
-				found = true;
-		}
-		if (fds)
-			closedir(fds);
-	}
-	if (proc)
-		closedir(proc);
-	return found;
+	return fslab_proc_each_open_fd(lab_device_open_step, &w) == 1;
 }
 
 int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p)
@@ -315,9 +304,9 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		/* The daemon flushes and exits after the unmount; wait until
 		 * it lets go of the device so that what follows sees all of
 		 * its writes. */
-		deadline = prov_now() + LAB_FUSE_WAIT_S;
+		deadline = fslab_now() + LAB_FUSE_WAIT_S;
 		while (lab_device_open_somewhere(devst.st_rdev)) {
-			if (prov_now() > deadline) {
+			if (fslab_now() > deadline) {
 				fslab_warn("%s: the FUSE daemon still holds the device %d s after the "
 					   "unmount",
 					   p->device, LAB_FUSE_WAIT_S);

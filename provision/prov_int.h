@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "clock.h"
+#include "exec.h"
 #include "plan.h"
 #include "state.h"
 
@@ -24,31 +26,35 @@ struct prov_disk {
 	char parent[32];      /* for a partition: the disk's name */
 };
 
-/* disk.c: facts about block devices, read-only. */
+/* diskinfo.c: facts about block devices, read-only. */
 int prov_disk_inspect(const char *path, struct prov_disk *d, char *err, size_t errlen);
 /* True when devno is the disk or one of its partitions. */
 bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
-/* Safety rules that only read (rules 3-4, 6-7: in use, size, signatures):
- * returns 0 or -EBUSY/-ENOSPC/-EEXIST with the refusal in err. */
+/* The same with sysfs at sysroot ("/sys"; a test gives a tree of its own):
+ * a partition is found by its sysfs directory lying inside the disk's. */
+bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_disk *d);
+/* The root-disk rule: -EBUSY (refusal in err) when root_dev, the device
+ * of "/", is d or one of its partitions as sysfs at sysroot says; else 0. */
+int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, char *err,
+			size_t errlen);
+/* inuse.c: safety rules that only read (the root disk, mounts, swap,
+ * holders): returns 0 or -EBUSY with the refusal in err. */
 int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
 /* Refuses (-EBUSY, message in err) when a process holds the disk or one
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
 int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
-/* Is the file behind /proc/PID/fd/N a block device (rdev filled)?  Never
- * waits for a FUSE daemon. */
-bool prov_fd_is_blockdev(const char *fdpath, dev_t *rdev);
-/* Lists the signatures and partition table on dev ("gpt, ext4"); returns
+/* blkprobe.c: lists the signatures and partition table on dev ("gpt, ext4"); returns
  * how many (0 = blank) or a negative errno. */
 int prov_probe_signatures(const char *dev, char *found, size_t len);
-/* Erases every signature libblkid finds (filesystems, RAID, partition
+/* wipe.c: erases every signature libblkid finds (filesystems, RAID, partition
  * tables incl. both GPT headers and the protective MBR).  0 or -errno. */
 int prov_wipe_signatures(const char *dev);
 /* The same for the byte range [offset, offset + size) of dev: a partition
  * the kernel does not show (after a reboot on a kernel without a GPT
  * parser) or inside an image that is not attached. */
 int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size);
-/* TYPE and VERSION of the filesystem on dev ("" when none). */
+/* blkprobe.c: TYPE and VERSION of the filesystem on dev ("" when none). */
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen);
 /* GPT disk GUID of dev (the backup header is used when the primary is
  * gone); -ENOENT when dev carries no GPT. */
@@ -91,10 +97,13 @@ int prov_mount_find_device(const char *dev, char *where, size_t len);
 /* Is something mounted at dir?  1 yes (source filled in), 0 no. */
 int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_t flen);
 
-/* tool lookup honouring $FSLAB_TOOL_PATH (tests, unusual installs). */
-int prov_find_tool(const char *name, char *path, size_t len);
+/* Until setup.c calls fslab_exec_find_tool (lib/exec.h) itself. */
+static inline int prov_find_tool(const char *name, char *path, size_t len)
+{
+	return fslab_exec_find_tool(name, path, len);
+}
 
-/* Test hook: when $FSLAB_TEST_PAUSE_AT names step, say so on stderr and
+/* testhook.c: when $FSLAB_TEST_PAUSE_AT names step, say so on stderr and
  * wait (up to two minutes, or until *stop becomes non-zero) so a test can
  * signal the process exactly there.  stop may be NULL. */
 void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
@@ -122,7 +131,10 @@ int prov_resolve_parent(const char *path, char *out, size_t len);
  * partition's device in dev; 0 otherwise. */
 int prov_path_on_lab_mount(const char *path, char *dev, size_t len);
 
-/* Time helper for bounded waits. */
-double prov_now(void);
+/* Until lab.c, teardown.c and loopdev.c call fslab_now (lib/clock.h). */
+static inline double prov_now(void)
+{
+	return fslab_now();
+}
 
 #endif
