@@ -1,4 +1,5 @@
 #include "fileutil.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <dirent.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static int dir_of(const char *path, char *dir, size_t len)
@@ -265,10 +265,9 @@ static void random_suffix(char *out, size_t n)
 	if (n > sizeof(rnd) + 1)
 		n = sizeof(rnd) + 1;
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t ns = fslab_now_ns();
 		for (i = 0; i < sizeof(rnd); i++)
-			rnd[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> (i % 2 * 8)) ^ i * 37);
+			rnd[i] = (unsigned char)((ns >> (i % 4 * 8)) ^ (getpid() >> (i % 2 * 8)) ^ i * 37);
 	}
 	for (i = 0; i + 1 < n; i++)
 		out[i] = chars[rnd[i] % (sizeof(chars) - 1)];

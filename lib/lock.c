@@ -1,5 +1,6 @@
 #include "lock.h"
 #include "fileutil.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,16 +109,12 @@ int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const ch
 bool fslab_lock_holder_alive(const char *holder)
 {
 	const char *p = strstr(holder, ", pid ");
-	char path[64];
 	long pid;
 
 	if (!p)
 		return false;
 	pid = strtol(p + 6, NULL, 10);
-	if (pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%ld", pid);
-	return access(path, F_OK) == 0;
+	return pid > 0 && pid <= INT_MAX && fslab_proc_alive((pid_t)pid);
 }
 
 void fslab_lock_release(int fd)
