@@ -1,12 +1,15 @@
-/* <out>/manifest.json: what shaped the numbers (DESIGN.md), written
+/* <out>/manifest.json: what shaped the numbers (docs/design.md), written
  * atomically at the start, after each filesystem and trial, and at the
- * end (finished_at).  Also the record --resume continues from. */
+ * end (finished_at).  Also the record --resume continues from.  The file
+ * itself is lib/manifest's; here the run's facts fill it (the machine, each
+ * filesystem's device) and a resumed run takes its settings back. */
 #include "bench_int.h"
 #include "devinfo.h"
 #include "engine.h"
 #include "fileutil.h"
+#include "manifest.h"
 #include "run.h"
-#include "size.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,397 +24,317 @@
 #define FSLAB_VERSION "0.0.0"
 #endif
 
-static json_object *mf_str(const char *s)
+_Static_assert(FSLAB_PROBE_RUNS == FSLAB_MANIFEST_PROBE_RUNS, "the manifest records every probe");
+_Static_assert(FSLAB_RUN_ID_LEN == FSLAB_MANIFEST_RUN_ID_LEN, "one run id length");
+
+/* The value after "key" and ':' on a line of a /proc file, or "". */
+static void mf_proc_field(const char *path, const char *key, char *out, size_t len)
 {
-	return s && s[0] ? json_object_new_string(s) : NULL;
+	char *data = NULL, *p;
+
+	out[0] = '\0';
+	if (fslab_read_file(path, &data, NULL, 1 << 22) < 0)
+		return;
+	p = strstr(data, key);
+	if (p && (p = strchr(p, ':'))) {
+		p += 1 + strspn(p + 1, " \t");
+		snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+	free(data);
 }
 
-static json_object *mf_kib(double v)
-{
-	return v > 0 ? json_object_new_int64((int64_t)v) : NULL;
-}
-
-static void mf_machine(json_object *m)
+static void mf_machine(struct fslab_manifest *m)
 {
 	struct utsname u;
-	char host[256] = "", *data = NULL, model[256] = "";
-	size_t n;
-	long mem_kib = 0;
+	char mem[64];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	gethostname(host, sizeof(host) - 1);
-	json_object_object_add(m, "hostname", json_object_new_string(host));
+	if (gethostname(m->machine.hostname, sizeof(m->machine.hostname) - 1) < 0)
+		m->machine.hostname[0] = '\0';
 	if (uname(&u) == 0) {
-		char k[600];
-		snprintf(k, sizeof(k), "%s %s %s", u.sysname, u.release, u.machine);
-		json_object_object_add(m, "kernel", json_object_new_string(k));
-		json_object_object_add(m, "kernel_version", json_object_new_string(u.version));
+		snprintf(m->machine.kernel, sizeof(m->machine.kernel), "%s %s %s", u.sysname, u.release,
+			 u.machine);
+		snprintf(m->machine.kernel_version, sizeof(m->machine.kernel_version), "%s", u.version);
 	}
-	if (fslab_read_file("/proc/cpuinfo", &data, &n, 1 << 22) == 0) {
-		char *p = strstr(data, "model name");
-		if (p && (p = strchr(p, ':'))) {
-			p += 1 + strspn(p + 1, " \t");
-			snprintf(model, sizeof(model), "%.*s", (int)strcspn(p, "\n"), p);
-		}
-		free(data);
-	}
-	json_object_object_add(m, "cpu_model", mf_str(model));
-	json_object_object_add(m, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	if (fslab_read_file("/proc/meminfo", &data, &n, 1 << 20) == 0) {
-		char *p = strstr(data, "MemTotal:");
-		if (p)
-			mem_kib = strtol(p + 9, NULL, 10);
-		free(data);
-	}
-	json_object_object_add(m, "memory_kib", mem_kib ? json_object_new_int64(mem_kib) : NULL);
+	mf_proc_field("/proc/cpuinfo", "model name", m->machine.cpu_model, sizeof(m->machine.cpu_model));
+	m->machine.cpus = cpus > 0 ? (unsigned)cpus : 0;
+	mf_proc_field("/proc/meminfo", "MemTotal", mem, sizeof(mem));
+	m->machine.memory_kib = strtoull(mem, NULL, 10);
 }
 
-static json_object *mf_sweep(const struct fslab_run_ctx *c)
+/* The device's identity from provision/devinfo.c: transport, firmware,
+ * sector sizes, discard; a SCSI serial from VPD page 0x80. */
+static void mf_device(const struct fslab_bench_fs *fs, struct fslab_manifest_fs *o)
 {
-	const struct fslab_sweep_spec *s = &c->sweep;
-	json_object *o = json_object_new_object(), *tests = json_object_new_array();
+	struct fslab_devinfo di;
+	char err[256];
+	bool have = strncmp(fs->device, "/dev/", 5) == 0 &&
+		    fslab_devinfo_read(fs->device, &di, err, sizeof(err)) == 0;
 
-	json_object_object_add(o, "preset", json_object_new_string(c->preset ? c->preset : "seed"));
-	json_object_object_add(o, "file_min_kib", json_object_new_int64((int64_t)(s->file_min / 1024)));
-	json_object_object_add(o, "file_max_kib", json_object_new_int64((int64_t)(s->file_max / 1024)));
-	json_object_object_add(o, "record_min_kib", json_object_new_int64((int64_t)(s->record_min / 1024)));
-	json_object_object_add(o, "record_max_kib", json_object_new_int64((int64_t)(s->record_max / 1024)));
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if (s->tests & (1u << t))
-			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
-	json_object_object_add(o, "tests", tests);
-	json_object_object_add(o, "keep_small_records", json_object_new_boolean(s->keep_small_records));
-	json_object_object_add(o, "order", json_object_new_string(s->shuffle ? "shuffle" : "fixed"));
-	return o;
+	snprintf(o->device, sizeof(o->device), "%s", fs->device);
+	snprintf(o->device_model, sizeof(o->device_model), "%s", fs->device_model);
+	snprintf(o->device_serial, sizeof(o->device_serial), "%s",
+		 fs->device_serial[0] || !have ? fs->device_serial : di.serial);
+	o->device_info = have ? fslab_devinfo_to_json(&di) : NULL;
+	o->setup_discarded = fs->part ? fs->part->discarded : -1;
+	o->device_size_bytes = fs->device_size_bytes;
 }
 
-static json_object *mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
+static void mf_probe(const struct fslab_probe_result *p, struct fslab_manifest_fs *o)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(fs->name));
-	json_object_object_add(o, "type", mf_str(fs->type));
-	json_object_object_add(o, "path", json_object_new_string(fs->path));
-	json_object_object_add(o, "mountpoint", mf_str(fs->mountpoint));
-	json_object_object_add(o, "device", mf_str(fs->device));
-	json_object_object_add(o, "mount_method", json_object_new_string(fs->mount_method[0] ? fs->mount_method : "unknown"));
-	json_object_object_add(o, "mkfs_options", fs->part ? json_object_new_string(fs->mkfs_options) : NULL);
-	json_object_object_add(o, "mount_options", mf_str(fs->mount_options));
-	json_object_object_add(o, "mkfs_tool_version", mf_str(fs->mkfs_tool_version));
-	json_object_object_add(o, "device_model", mf_str(fs->device_model));
-	{
-		/* Identity from provision/devinfo.c: transport, firmware, sector
-		 * sizes, discard; a SCSI serial from VPD page 0x80. */
-		struct fslab_devinfo di;
-		char err[256];
-		bool have = strncmp(fs->device, "/dev/", 5) == 0 &&
-			    fslab_devinfo_read(fs->device, &di, err, sizeof(err)) == 0;
-
-		json_object_object_add(o, "device_serial", mf_str(fs->device_serial[0] || !have ? fs->device_serial : di.serial));
-		json_object_object_add(o, "device_info", have ? fslab_devinfo_to_json(&di) : NULL);
-		json_object_object_add(o, "setup_discarded",
-				       fs->part ? json_object_new_boolean(fs->part->discarded) : NULL);
+	o->device_write_kib_s = p->write_kib_s;
+	o->device_read_kib_s = p->read_kib_s;
+	snprintf(o->device_probe, sizeof(o->device_probe), "%s", p->method[0] ? p->method : "skipped");
+	snprintf(o->device_probe_note, sizeof(o->device_probe_note), "%s", p->note);
+	o->has_probe_runs = p->runs > 0;
+	for (unsigned k = 0; k < p->runs && k < FSLAB_PROBE_RUNS; k++) {
+		o->probe_write_kib_s[k] = p->write_runs_kib_s[k];
+		o->probe_read_kib_s[k] = p->read_runs_kib_s[k];
+		o->probe_runs = k + 1;
 	}
-	json_object_object_add(o, "device_size_bytes",
-			       fs->device_size_bytes ? json_object_new_int64((int64_t)fs->device_size_bytes) : NULL);
-	json_object_object_add(o, "device_write_kib_s", mf_kib(fs->probe.write_kib_s));
-	json_object_object_add(o, "device_read_kib_s", mf_kib(fs->probe.read_kib_s));
-	json_object_object_add(o, "device_probe", json_object_new_string(fs->probe.method[0] ? fs->probe.method : "skipped"));
-	json_object_object_add(o, "device_probe_note", mf_str(fs->probe.note));
-	if (fs->probe.runs) {
-		json_object *runs = json_object_new_array();
-		for (unsigned k = 0; k < fs->probe.runs && k < FSLAB_PROBE_RUNS; k++) {
-			json_object *pr = json_object_new_object();
-			json_object_object_add(pr, "write_kib_s", mf_kib(fs->probe.write_runs_kib_s[k]));
-			json_object_object_add(pr, "read_kib_s", mf_kib(fs->probe.read_runs_kib_s[k]));
-			json_object_array_add(runs, pr);
-		}
-		json_object_object_add(o, "device_probe_runs", runs);
-	} else {
-		json_object_object_add(o, "device_probe_runs", NULL);
-	}
-	json_object_object_add(o, "device_probe_bytes",
-			       fs->probe.bytes ? json_object_new_int64((int64_t)fs->probe.bytes) : NULL);
+	o->device_probe_bytes = p->bytes;
+}
+
+static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+		  struct fslab_manifest_fs *o)
+{
+	bool cold = c->sweep.cache == FSLAB_CACHE_COLD;
+
+	snprintf(o->name, sizeof(o->name), "%s", fs->name);
+	snprintf(o->type, sizeof(o->type), "%s", fs->type);
+	snprintf(o->path, sizeof(o->path), "%s", fs->path);
+	snprintf(o->mountpoint, sizeof(o->mountpoint), "%s", fs->mountpoint);
+	snprintf(o->mount_method, sizeof(o->mount_method), "%s",
+		 fs->mount_method[0] ? fs->mount_method : "unknown");
+	o->has_mkfs_options = fs->part != NULL;
+	snprintf(o->mkfs_options, sizeof(o->mkfs_options), "%s", fs->mkfs_options);
+	snprintf(o->mount_options, sizeof(o->mount_options), "%s", fs->mount_options);
+	snprintf(o->mkfs_tool_version, sizeof(o->mkfs_tool_version), "%s", fs->mkfs_tool_version);
+	mf_device(fs, o);
+	mf_probe(&fs->probe, o);
 	/* What the flush before each cell reaches (sync_policy fs): syncfs,
 	 * plus an fsync of the block device when the lab names it. */
-	json_object_object_add(o, "sync_device",
-			       c->sync_policy == FSLAB_SYNC_FS && fs->part ? json_object_new_string(fs->part->device) : NULL);
-	json_object_object_add(o, "sync_note",
-			       json_object_new_string(c->sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
-						      : fs->part ? "syncfs of the filesystem and fsync of its block device before each cell"
-								 : "syncfs only before each cell: --dir names no block device to fsync"));
-	json_object_object_add(o, "cache_drop_method",
-			       c->sweep.cache == FSLAB_CACHE_COLD ? json_object_new_string(fslab_drop_method_name(fs->cache.method)) : NULL);
-	json_object_object_add(o, "cache_drop_note",
-			       c->sweep.cache == FSLAB_CACHE_COLD ? json_object_new_string(fs->cache.note) : NULL);
-	json_object_object_add(o, "fuse", json_object_new_boolean(fs->fuse));
-	json_object_object_add(o, "vanished", json_object_new_boolean(fs->vanished));
-	json_object_object_add(o, "cells_ok", json_object_new_int64((int64_t)fs->cells_ok));
-	json_object_object_add(o, "cells_failed", json_object_new_int64((int64_t)fs->cells_failed));
-	json_object_object_add(o, "cells_skipped", json_object_new_int64((int64_t)fs->cells_skipped));
-	json_object_object_add(o, "timed_s", json_object_new_double(fs->timed_s));
-	json_object_object_add(o, "untimed_io_s", json_object_new_double(fs->untimed_io_s));
-	json_object_object_add(o, "cache_drop_s", json_object_new_double(fs->cache_drop_s));
-	json_object_object_add(o, "wall_s", json_object_new_double(fs->wall_s));
-	return o;
+	if (c->sync_policy == FSLAB_SYNC_FS && fs->part)
+		snprintf(o->sync_device, sizeof(o->sync_device), "%s", fs->part->device);
+	snprintf(o->sync_note, sizeof(o->sync_note), "%s",
+		 c->sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
+		 : fs->part ? "syncfs of the filesystem and fsync of its block device before each cell"
+			    : "syncfs only before each cell: --dir names no block device to fsync");
+	if (cold) {
+		snprintf(o->cache_drop_method, sizeof(o->cache_drop_method), "%s",
+			 fslab_drop_method_name(fs->cache.method));
+		snprintf(o->cache_drop_note, sizeof(o->cache_drop_note), "%s", fs->cache.note);
+	}
+	o->fuse = fs->fuse;
+	o->vanished = fs->vanished;
+	o->cells_ok = fs->cells_ok;
+	o->cells_failed = fs->cells_failed;
+	o->cells_skipped = fs->cells_skipped;
+	o->timed_s = fs->timed_s;
+	o->untimed_io_s = fs->untimed_io_s;
+	o->cache_drop_s = fs->cache_drop_s;
+	o->wall_s = fs->wall_s;
+}
+
+static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
+{
+	const struct fslab_sweep_spec *s = &c->sweep;
+
+	snprintf(m->sweep.preset, sizeof(m->sweep.preset), "%s", c->preset ? c->preset : "seed");
+	m->sweep.file_min_kib = s->file_min / 1024;
+	m->sweep.file_max_kib = s->file_max / 1024;
+	m->sweep.record_min_kib = s->record_min / 1024;
+	m->sweep.record_max_kib = s->record_max / 1024;
+	m->sweep.tests = s->tests;
+	m->sweep.keep_small_records = s->keep_small_records;
+	m->sweep.shuffle = s->shuffle;
+}
+
+/* The run's settings and accounting, without the filesystems. */
+static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
+{
+	int r;
+
+	snprintf(m->fslab_version, sizeof(m->fslab_version), "%s", FSLAB_VERSION);
+	snprintf(m->run_id, sizeof(m->run_id), "%s", c->run_id);
+	snprintf(m->label, sizeof(m->label), "%s", c->label);
+	/* resumed: "command" stays the run's own, this session's is kept
+	 * beside it */
+	r = c->first_command
+		    ? fslab_manifest_set_words(&m->command, &m->n_command, c->n_first_command,
+					       (const char *const *)c->first_command)
+		    : 0;
+	if (r == 0)
+		r = fslab_manifest_set_words(c->first_command ? &m->resumed_with : &m->command,
+					     c->first_command ? &m->n_resumed_with : &m->n_command,
+					     c->argv ? (size_t)c->argc : 0, (const char *const *)c->argv);
+	if (r < 0)
+		return r;
+	snprintf(m->started_at, sizeof(m->started_at), "%s", c->started_at);
+	snprintf(m->finished_at, sizeof(m->finished_at), "%s", c->finished_at);
+	m->interrupted = c->interrupted;
+	m->sessions = c->sessions;
+	m->cache = c->sweep.cache;
+	m->trials = c->sweep.trials;
+	m->until_ci_pct = c->until_ci_pct > 0 ? c->until_ci_pct : 0;
+	m->max_trials = c->until_ci_pct > 0 ? c->max_trials : c->sweep.trials;
+	m->seed = c->sweep.seed;
+	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->io_mode));
+	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
+	m->latency = c->latency;
+	mf_sweep(c, m);
+	mf_machine(m);
+	m->page_cache_factor = FSLAB_PAGE_CACHE_FACTOR;
+	snprintf(m->page_cache_flag, sizeof(m->page_cache_flag), "%s",
+		 "a cell faster than page_cache_factor x the fastest of the filesystem's device_probe_runs (write figure for writing tests, read figure for reading tests)");
+	snprintf(m->device_probe, sizeof(m->device_probe), "%s",
+		 c->no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep");
+	snprintf(m->state_path, sizeof(m->state_path), "%s", c->state_path);
+	m->time.wall_s = c->wall_s;
+	snprintf(m->spec_source, sizeof(m->spec_source), "%s",
+		 c->spec_text || c->spec_text_source[0] ? c->spec_text_source : "preset");
+	if (c->spec_text && !(m->spec_text = strdup(c->spec_text)))
+		return -ENOMEM;
+	return 0;
 }
 
 int fslab_manifest_write(const struct fslab_run_ctx *c)
 {
-	json_object *root = json_object_new_object(), *arr, *m;
-	const char *text;
-	double timed = 0, untimed = 0, drops = 0;
+	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_RUN);
 	int r;
 
-	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
-	json_object_object_add(root, "run_id", json_object_new_string(c->run_id));
-	json_object_object_add(root, "label", mf_str(c->label));
-	arr = json_object_new_array();
-	for (int i = 0; i < c->argc && c->argv; i++)
-		json_object_array_add(arr, json_object_new_string(c->argv[i]));
-	if (c->first_command) {
-		/* resumed: "command" stays the run's own, this session's is kept
-		 * beside it */
-		json_object *first = json_object_new_array();
-		for (size_t i = 0; i < c->n_first_command; i++)
-			json_object_array_add(first, json_object_new_string(c->first_command[i]));
-		json_object_object_add(root, "command", first);
-		json_object_object_add(root, "resumed_with", arr);
-	} else {
-		json_object_object_add(root, "command", arr);
-	}
-	json_object_object_add(root, "started_at", json_object_new_string(c->started_at));
-	json_object_object_add(root, "finished_at", mf_str(c->finished_at));
-	json_object_object_add(root, "interrupted", json_object_new_boolean(c->interrupted));
-	json_object_object_add(root, "sessions", json_object_new_int((int)c->sessions));
-	json_object_object_add(root, "cache_mode", json_object_new_string(fslab_cache_mode_to_string(c->sweep.cache)));
-	json_object_object_add(root, "trials", json_object_new_int((int)c->sweep.trials));
-	json_object_object_add(root, "until_ci_pct", c->until_ci_pct > 0 ? json_object_new_double(c->until_ci_pct) : NULL);
-	json_object_object_add(root, "max_trials", json_object_new_int((int)(c->until_ci_pct > 0 ? c->max_trials : c->sweep.trials)));
-	json_object_object_add(root, "seed", json_object_new_int64((int64_t)c->sweep.seed));
-	json_object_object_add(root, "io_mode", json_object_new_string(fslab_io_mode_to_string(c->io_mode)));
-	json_object_object_add(root, "sync_policy", json_object_new_string(fslab_sync_policy_to_string(c->sync_policy)));
-	json_object_object_add(root, "latency", json_object_new_boolean(c->latency));
-	json_object_object_add(root, "sweep", mf_sweep(c));
-	m = json_object_new_object();
-	mf_machine(m);
-	json_object_object_add(root, "machine", m);
-	json_object_object_add(root, "page_cache_factor", json_object_new_double(FSLAB_PAGE_CACHE_FACTOR));
-	json_object_object_add(root, "page_cache_flag",
-			       json_object_new_string("a cell faster than page_cache_factor x the fastest of the filesystem's device_probe_runs (write figure for writing tests, read figure for reading tests)"));
-	json_object_object_add(root, "device_probe", json_object_new_string(c->no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep"));
-	json_object_object_add(root, "state_path", mf_str(c->state_path));
-	arr = json_object_new_array();
-	for (size_t i = 0; i < c->n_fs; i++) {
-		json_object_array_add(arr, mf_fs(c, &c->fs[i]));
-		timed += c->fs[i].timed_s;
-		untimed += c->fs[i].untimed_io_s;
-		drops += c->fs[i].cache_drop_s;
-	}
-	json_object_object_add(root, "filesystems", arr);
-	m = json_object_new_object();
-	json_object_object_add(m, "wall_s", json_object_new_double(c->wall_s));
-	json_object_object_add(m, "timed_s", json_object_new_double(timed));
-	json_object_object_add(m, "untimed_io_s", json_object_new_double(untimed));
-	json_object_object_add(m, "cache_drop_s", json_object_new_double(drops));
-	json_object_object_add(root, "time", m);
-	if (c->spec_text) {
-		m = json_object_new_object();
-		json_object_object_add(m, "source", json_object_new_string(c->spec_text_source));
-		json_object_object_add(m, "text", json_object_new_string(c->spec_text));
-		json_object_object_add(root, "spec", m);
-	} else {
-		json_object_object_add(root, "spec", json_object_new_string(c->spec_text_source[0] ? c->spec_text_source : "preset"));
-	}
+	if (!m)
+		return -ENOMEM;
+	r = mf_settings(c, m);
+	for (size_t i = 0; r == 0 && i < c->n_fs; i++) {
+		struct fslab_manifest_fs *o = fslab_manifest_add_fs(m);
 
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = fslab_write_file_atomic_at(c->out_fd, "manifest.json", text, strlen(text), 0644);
-	json_object_put(root);
+		if (!o) {
+			r = -ENOMEM;
+			break;
+		}
+		mf_fs(c, &c->fs[i], o);
+		m->time.timed_s += c->fs[i].timed_s;
+		m->time.untimed_io_s += c->fs[i].untimed_io_s;
+		m->time.cache_drop_s += c->fs[i].cache_drop_s;
+	}
+	if (r == 0)
+		r = fslab_manifest_write_at(c->out_fd, m);
+	fslab_manifest_free(m);
 	return r;
 }
 
-static const char *mf_get_str(json_object *o, const char *key)
+/* The settings --resume continues with, from a checked manifest. */
+static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx *c,
+			    const char *path, char *err, size_t errlen)
 {
-	json_object *v;
+	int io = m->io_mode[0] ? fslab_io_mode_from_string(m->io_mode) : FSLAB_IO_SEEK;
+	int sync = m->sync_policy[0] ? fslab_sync_policy_from_string(m->sync_policy) : FSLAB_SYNC_FS;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
+	/* absent in runs recorded before these keys: their defaults then */
+	if (io < 0 || sync < 0) {
+		snprintf(err, errlen, "%s: %s is '%s'; allowed: %s", path, io < 0 ? "io_mode" : "sync_policy",
+			 io < 0 ? m->io_mode : m->sync_policy, io < 0 ? "seek, positional" : "fs, global");
+		return -EINVAL;
+	}
+	snprintf(c->run_id, sizeof(c->run_id), "%s", m->run_id);
+	c->preset = strcmp(m->sweep.preset, "quick") == 0 ? "quick"
+		    : strcmp(m->sweep.preset, FSLAB_PRESET_DEFAULT) == 0 ? FSLAB_PRESET_DEFAULT : "seed";
+	c->sweep.file_min = m->sweep.file_min_kib * 1024;
+	c->sweep.file_max = m->sweep.file_max_kib * 1024;
+	c->sweep.record_min = m->sweep.record_min_kib * 1024;
+	c->sweep.record_max = m->sweep.record_max_kib * 1024;
+	c->sweep.tests = m->sweep.tests;
+	c->sweep.keep_small_records = m->sweep.keep_small_records;
+	c->sweep.shuffle = m->sweep.shuffle;
+	c->sweep.cache = m->cache;
+	c->sweep.trials = m->trials;
+	c->sweep.seed = m->seed;
+	c->until_ci_pct = m->until_ci_pct;
+	c->io_mode = io;
+	c->sync_policy = sync;
+	c->latency = m->latency;
+	snprintf(c->label, sizeof(c->label), "%s", m->label);
+	c->max_trials = (m->has & FSLAB_MF_HAS_MAX_TRIALS) ? m->max_trials : m->trials;
+	c->no_device_probe = strncmp(m->device_probe, "skipped", 7) == 0;
+	snprintf(c->started_at, sizeof(c->started_at), "%s", m->started_at);
+	c->sessions = m->sessions;
+	if (m->has & FSLAB_MF_HAS_TIME)
+		c->wall_s = m->time.wall_s;
+	snprintf(c->state_path, sizeof(c->state_path), "%s", m->state_path);
+	if (m->spec_text) {
+		snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", m->spec_source);
+		if (!(c->spec_text = strdup(m->spec_text)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-static bool mf_get_num(json_object *o, const char *key, double *out)
+/* The filesystems (name, path, probe figures, accounting) and the first
+ * session's command. */
+static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_ctx *c)
 {
-	json_object *v;
+	if (m->command) {
+		c->first_command = calloc(m->n_command + 1, sizeof(char *));
+		if (!c->first_command)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_command; i++) {
+		c->first_command[i] = strdup(m->command[i]);
+		if (!c->first_command[i])
+			return -ENOMEM;
+		c->n_first_command++;
+	}
+	c->n_fs = m->n_fs;
+	for (size_t i = 0; i < m->n_fs; i++) {
+		const struct fslab_manifest_fs *f = &m->fs[i];
+		struct fslab_bench_fs *fs = &c->fs[i];
 
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return false;
-	*out = json_object_get_double(v);
-	return true;
+		snprintf(fs->name, sizeof(fs->name), "%s", f->name);
+		snprintf(fs->path, sizeof(fs->path), "%s", f->path);
+		fs->probe.write_kib_s = f->device_write_kib_s;
+		fs->probe.read_kib_s = f->device_read_kib_s;
+		for (unsigned k = 0; k < f->probe_runs && k < FSLAB_PROBE_RUNS; k++) {
+			fs->probe.write_runs_kib_s[k] = f->probe_write_kib_s[k];
+			fs->probe.read_runs_kib_s[k] = f->probe_read_kib_s[k];
+		}
+		fs->probe.runs = f->probe_runs;
+		fs->probe.bytes = f->device_probe_bytes;
+		snprintf(fs->probe.method, sizeof(fs->probe.method), "%s",
+			 f->device_probe[0] ? f->device_probe : "skipped");
+		snprintf(fs->probe.note, sizeof(fs->probe.note), "%s", f->device_probe_note);
+		fs->timed_s = f->timed_s;
+		fs->untimed_io_s = f->untimed_io_s;
+		fs->cache_drop_s = f->cache_drop_s;
+		fs->wall_s = f->wall_s;
+	}
+	return 0;
 }
 
 int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char *err,
 			size_t errlen)
 {
-	char path[PATH_MAX + 32], *text = NULL;
-	json_object *root, *sw, *arr, *v;
-	const char *s;
-	ssize_t n;
-	size_t len = 0, cap = 1 << 16;
-	double d;
-	int fd, r = -EINVAL;
+	char path[PATH_MAX + 32];
+	struct fslab_manifest *m = NULL;
+	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY);
+	snprintf(path, sizeof(path), "%s/%s", dir, FSLAB_MANIFEST_NAME);
+	fd = fslab_manifest_open_at(dfd);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s; --resume takes a results directory an earlier fslab run wrote",
 			 path, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
 		return fd == -ENOENT ? -ENOENT : -EINVAL;
 	}
-	/* A manifest is a few KiB (a sweep file's text at most 1 MiB). */
-	text = malloc(cap + 1);
-	while (text && (n = read(fd, text + len, cap - len)) > 0) {
-		len += (size_t)n;
-		if (len == cap) {
-			char *t = cap < (8u << 20) ? realloc(text, cap * 2 + 1) : NULL;
-			if (!t) {
-				free(text);
-				text = NULL;
-				break;
-			}
-			text = t;
-			cap *= 2;
-		}
-	}
+	r = fslab_manifest_read_fd(fd, path, &m, err, errlen);
 	close(fd);
-	if (!text) {
-		snprintf(err, errlen, "%s: cannot read (too large or out of memory)", path);
-		return -EINVAL;
-	}
-	text[len] = '\0';
-	root = json_tokener_parse(text);
-	free(text);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		json_object_put(root);
-		snprintf(err, errlen, "%s: not valid JSON", path);
-		return -EINVAL;
-	}
-#define NEED(cond, what)                                                             \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			snprintf(err, errlen, "%s: %s is missing or wrong", path, what); \
-			goto out;                                                    \
-		}                                                                    \
-	} while (0)
-	s = mf_get_str(root, "run_id");
-	if (!s || strlen(s) != FSLAB_RUN_ID_LEN) {
-		snprintf(err, errlen, "%s: no run_id: written by an fslab before run ids, or not by fslab; a run can be continued only by proving the manifest is this directory's",
-			 path);
-		goto out;
-	}
-	snprintf(c->run_id, sizeof(c->run_id), "%s", s);
-	NEED(json_object_object_get_ex(root, "sweep", &sw), "\"sweep\"");
-	s = mf_get_str(sw, "preset");
-	c->preset = (s && strcmp(s, "quick") == 0) ? "quick"
-		    : (s && strcmp(s, FSLAB_PRESET_DEFAULT) == 0) ? FSLAB_PRESET_DEFAULT : "seed";
-	NEED(mf_get_num(sw, "file_min_kib", &d), "sweep.file_min_kib");
-	c->sweep.file_min = (uint64_t)d * 1024;
-	NEED(mf_get_num(sw, "file_max_kib", &d), "sweep.file_max_kib");
-	c->sweep.file_max = (uint64_t)d * 1024;
-	NEED(mf_get_num(sw, "record_min_kib", &d), "sweep.record_min_kib");
-	c->sweep.record_min = (uint64_t)d * 1024;
-	NEED(mf_get_num(sw, "record_max_kib", &d), "sweep.record_max_kib");
-	c->sweep.record_max = (uint64_t)d * 1024;
-	NEED(json_object_object_get_ex(sw, "tests", &arr) && json_object_is_type(arr, json_type_array), "sweep.tests");
-	c->sweep.tests = 0;
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		enum fslab_test t = fslab_test_from_string(json_object_get_string(json_object_array_get_idx(arr, i)));
-		NEED(t != FSLAB_TEST_INVALID, "a name in sweep.tests");
-		c->sweep.tests |= 1u << t;
-	}
-	NEED(json_object_object_get_ex(sw, "keep_small_records", &v), "sweep.keep_small_records");
-	c->sweep.keep_small_records = json_object_get_boolean(v);
-	s = mf_get_str(sw, "order");
-	c->sweep.shuffle = !s || strcmp(s, "fixed") != 0;
-	s = mf_get_str(root, "cache_mode");
-	NEED(s && fslab_cache_mode_from_string(s) != FSLAB_CACHE_MODE_INVALID, "\"cache_mode\"");
-	c->sweep.cache = fslab_cache_mode_from_string(s);
-	NEED(mf_get_num(root, "trials", &d) && d >= 1, "\"trials\"");
-	c->sweep.trials = (unsigned)d;
-	NEED(mf_get_num(root, "seed", &d), "\"seed\"");
-	c->sweep.seed = (uint64_t)d;
-	c->until_ci_pct = mf_get_num(root, "until_ci_pct", &d) ? d : 0;
-	/* absent in runs recorded before these keys: their defaults then */
-	s = mf_get_str(root, "io_mode");
-	NEED(!s || fslab_io_mode_from_string(s) >= 0, "\"io_mode\"");
-	c->io_mode = s ? fslab_io_mode_from_string(s) : FSLAB_IO_SEEK;
-	s = mf_get_str(root, "sync_policy");
-	NEED(!s || fslab_sync_policy_from_string(s) >= 0, "\"sync_policy\"");
-	c->sync_policy = s ? fslab_sync_policy_from_string(s) : FSLAB_SYNC_FS;
-	c->latency = json_object_object_get_ex(root, "latency", &v) && json_object_get_boolean(v);
-	s = mf_get_str(root, "label");
-	snprintf(c->label, sizeof(c->label), "%s", s ? s : "");
-	c->max_trials = mf_get_num(root, "max_trials", &d) ? (unsigned)d : c->sweep.trials;
-	s = mf_get_str(root, "device_probe");
-	c->no_device_probe = s && strncmp(s, "skipped", 7) == 0;
-	s = mf_get_str(root, "started_at");
-	snprintf(c->started_at, sizeof(c->started_at), "%s", s ? s : "");
-	c->sessions = mf_get_num(root, "sessions", &d) ? (unsigned)d : 1;
-	if (json_object_object_get_ex(root, "time", &v) && mf_get_num(v, "wall_s", &d))
-		c->wall_s = d;
-	if (json_object_object_get_ex(root, "command", &v) && json_object_is_type(v, json_type_array)) {
-		size_t n = json_object_array_length(v);
-		c->first_command = calloc(n + 1, sizeof(char *));
-		for (size_t i = 0; c->first_command && i < n; i++) {
-			const char *w = json_object_get_string(json_object_array_get_idx(v, i));
-			c->first_command[i] = strdup(w ? w : "");
-			c->n_first_command++;
-		}
-	}
-	s = mf_get_str(root, "state_path");
-	snprintf(c->state_path, sizeof(c->state_path), "%s", s ? s : "");
-	if (json_object_object_get_ex(root, "spec", &v) && json_object_is_type(v, json_type_object)) {
-		s = mf_get_str(v, "source");
-		snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", s ? s : "");
-		s = mf_get_str(v, "text");
-		c->spec_text = s ? strdup(s) : NULL;
-	}
-	NEED(json_object_object_get_ex(root, "filesystems", &arr) && json_object_is_type(arr, json_type_array) &&
-		     json_object_array_length(arr) > 0 && json_object_array_length(arr) <= FSLAB_MAX_FS,
-	     "\"filesystems\"");
-	c->n_fs = json_object_array_length(arr);
-	for (size_t i = 0; i < c->n_fs; i++) {
-		json_object *f = json_object_array_get_idx(arr, i);
-		struct fslab_bench_fs *fs = &c->fs[i];
-
-		s = mf_get_str(f, "name");
-		NEED(s && fslab_fs_name_valid(s), "a filesystem name");
-		snprintf(fs->name, sizeof(fs->name), "%s", s);
-		s = mf_get_str(f, "path");
-		NEED(s, "a filesystem path");
-		snprintf(fs->path, sizeof(fs->path), "%s", s);
-		fs->probe.write_kib_s = mf_get_num(f, "device_write_kib_s", &d) ? d : 0;
-		fs->probe.read_kib_s = mf_get_num(f, "device_read_kib_s", &d) ? d : 0;
-		if (json_object_object_get_ex(f, "device_probe_runs", &v) && json_object_is_type(v, json_type_array)) {
-			for (size_t k = 0; k < json_object_array_length(v) && k < FSLAB_PROBE_RUNS; k++) {
-				json_object *pr = json_object_array_get_idx(v, k);
-				fs->probe.write_runs_kib_s[k] = mf_get_num(pr, "write_kib_s", &d) ? d : 0;
-				fs->probe.read_runs_kib_s[k] = mf_get_num(pr, "read_kib_s", &d) ? d : 0;
-				fs->probe.runs = (unsigned)k + 1;
-			}
-		}
-		fs->probe.bytes = mf_get_num(f, "device_probe_bytes", &d) ? (uint64_t)d : 0;
-		s = mf_get_str(f, "device_probe");
-		snprintf(fs->probe.method, sizeof(fs->probe.method), "%s", s ? s : "skipped");
-		s = mf_get_str(f, "device_probe_note");
-		snprintf(fs->probe.note, sizeof(fs->probe.note), "%s", s ? s : "");
-		fs->timed_s = mf_get_num(f, "timed_s", &d) ? d : 0;
-		fs->untimed_io_s = mf_get_num(f, "untimed_io_s", &d) ? d : 0;
-		fs->cache_drop_s = mf_get_num(f, "cache_drop_s", &d) ? d : 0;
-		fs->wall_s = mf_get_num(f, "wall_s", &d) ? d : 0;
-	}
-	r = 0;
-#undef NEED
-out:
-	json_object_put(root);
-	return r;
+	if (r == 0)
+		r = fslab_manifest_check_resumable(m, path, err, errlen);
+	if (r == 0)
+		r = mf_take_settings(m, c, path, err, errlen);
+	if (r == 0)
+		r = mf_take_filesystems(m, c);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	fslab_manifest_free(m);
+	return r == -ENOMEM || r == 0 ? r : -EINVAL;
 }
