@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "exec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -16,10 +18,157 @@
 
 void ft_require_root(void)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "skipped: this test needs root (loop devices, mkfs, mount)\n");
-		exit(FSLAB_TEST_SKIP);
+	ck_assert_msg(geteuid() == 0, "this test needs root: declare its TCase with FT_ROOT in main()");
+}
+
+#define FT_MAX_TCASES 32
+
+struct ft_suite {
+	const char *name;
+	enum fork_status fork;
+	int n;
+	struct {
+		TCase *tc;
+		const char *name;
+		unsigned needs;
+	} tcase[FT_MAX_TCASES];
+};
+
+struct ft_suite *ft_suite_new(const char *name)
+{
+	struct ft_suite *fs = calloc(1, sizeof(*fs));
+
+	if (!fs) {
+		fprintf(stderr, "%s: out of memory\n", name);
+		exit(1);
 	}
+	fs->name = name;
+	fs->fork = CK_FORK_GETENV; /* CK_FORK=no in the environment still works */
+	return fs;
+}
+
+TCase *ft_tcase(struct ft_suite *fs, const char *name, unsigned needs)
+{
+	if (fs->n == FT_MAX_TCASES) {
+		fprintf(stderr, "%s: more than %d TCases: raise FT_MAX_TCASES\n", fs->name,
+			FT_MAX_TCASES);
+		exit(1);
+	}
+	fs->tcase[fs->n].tc = tcase_create(name);
+	fs->tcase[fs->n].name = name;
+	fs->tcase[fs->n].needs = needs;
+	return fs->tcase[fs->n++].tc;
+}
+
+void ft_suite_nofork(struct ft_suite *fs)
+{
+	fs->fork = CK_NOFORK;
+}
+
+/* The first of tools (NULL-terminated) fslab would not find, or NULL. */
+static const char *ft_missing_tool(const char *const tools[])
+{
+	char path[4096];
+
+	for (size_t i = 0; tools[i]; i++)
+		if (fslab_exec_find(tools[i], path, sizeof(path)) < 0)
+			return tools[i];
+	return NULL;
+}
+
+const char *ft_unmet(unsigned needs, char *why, size_t len)
+{
+	static const char *const ext[] = { "mkfs.ext4", "mkfs.ext2", NULL };
+	static const char *const all[] = { "mkfs.xfs", "mkfs.fat", "mkfs.btrfs", NULL };
+	static const char *const fuse[] = { "fusefat", NULL };
+	const char *tool = NULL;
+
+	if ((needs & FT_ROOT) && geteuid() != 0) {
+		snprintf(why, len, "needs root (loop devices, mkfs, mount)");
+		return why;
+	}
+	if (((needs & FT_MKFS_EXT) && (tool = ft_missing_tool(ext))) ||
+	    ((needs & FT_MKFS_ALL) && (tool = ft_missing_tool(all))) ||
+	    ((needs & FT_FUSE) && (tool = ft_missing_tool(fuse)))) {
+		snprintf(why, len, "needs %s (not on $PATH, /usr/sbin or /sbin)", tool);
+		return why;
+	}
+	if ((needs & FT_FUSE) && access("/dev/fuse", R_OK | W_OK) != 0) {
+		snprintf(why, len, "needs /dev/fuse (modprobe fuse)");
+		return why;
+	}
+	return NULL;
+}
+
+/* --part user|root (or --part=...): which TCases this run may choose
+ * from.  Returns 0 (all), FT_PART_USER, FT_PART_ROOT, or -1. */
+enum { FT_PART_USER = 1, FT_PART_ROOT = 2 };
+static int ft_part(int argc, char **argv)
+{
+	const char *v = NULL;
+
+	if (argc <= 1)
+		return 0;
+	if (argc == 2 && strncmp(argv[1], "--part=", 7) == 0)
+		v = argv[1] + 7;
+	else if (argc == 3 && strcmp(argv[1], "--part") == 0)
+		v = argv[2];
+	if (v && strcmp(v, "user") == 0)
+		return FT_PART_USER;
+	if (v && strcmp(v, "root") == 0)
+		return FT_PART_ROOT;
+	fprintf(stderr, "usage: %s [--part user|root]\n", argv[0]);
+	return -1;
+}
+
+int ft_suite_run(struct ft_suite *fs, int argc, char **argv)
+{
+	const char *name = fs->name;
+	Suite *run = suite_create(name), *unused = suite_create(name);
+	int part = ft_part(argc, argv), added = 0, skipped = 0, ran, failed;
+	enum fork_status fork = fs->fork;
+	SRunner *sr;
+	char why[256];
+
+	for (int i = 0; i < fs->n; i++) {
+		bool root = fs->tcase[i].needs & FT_ROOT;
+		bool mine = part == 0 || (part == FT_PART_ROOT) == root; /* this run's part */
+
+		if (part >= 0 && mine && !ft_unmet(fs->tcase[i].needs, why, sizeof(why))) {
+			suite_add_tcase(run, fs->tcase[i].tc);
+			added++;
+			continue;
+		}
+		if (part >= 0 && mine) {
+			printf("SKIP %s/%s: %s\n", name, fs->tcase[i].name, why);
+			skipped++;
+		}
+		suite_add_tcase(unused, fs->tcase[i].tc); /* freed with it, never run */
+	}
+	srunner_free(srunner_create(unused));
+	free(fs);
+	if (part < 0 || !added) {
+		srunner_free(srunner_create(run));
+		if (part < 0)
+			return 2;
+		printf("SKIP %s: no test here can run on this machine\n", name);
+		return FSLAB_TEST_SKIP;
+	}
+	sr = srunner_create(run);
+	srunner_set_fork_status(sr, fork);
+	srunner_run_all(sr, CK_NORMAL);
+	ran = srunner_ntests_run(sr);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (skipped)
+		printf("%s: %d TCase(s) skipped (see SKIP above)\n", name, skipped);
+	if (failed)
+		return 1;
+	if (!ran) {
+		printf("SKIP %s: no test was selected (CK_RUN_CASE?)\n", name);
+		return FSLAB_TEST_SKIP;
+	}
+	return 0;
 }
 
 const char *ft_fslab_bin(void)

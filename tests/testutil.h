@@ -10,7 +10,49 @@
 
 #define FSLAB_TEST_SKIP 77
 
-/* Exits 77 (ctest: skipped) unless running as root. */
+/* ---- What a test program needs, and honest skips ----
+ *
+ * Each test program's main() creates its TCases with ft_tcase(), saying
+ * what each needs from the machine, and runs them with ft_suite_run().
+ * A TCase whose needs are not met is not run: its name and the reason are
+ * printed ("SKIP suite/tcase: needs root").  When nothing could run, the
+ * program exits 77, which ctest reports as skipped (SKIP_RETURN_CODE).
+ *
+ * A program with both kinds of TCase is registered twice in ctest (CMake:
+ * fslab_check_test(... ROOT_PART)): "--part user" runs the TCases that do
+ * not need root, "--part root" those that do, so a non-root run shows the
+ * root part as skipped instead of counting it as passed.  With no argument
+ * every TCase whose needs are met runs.  CK_RUN_CASE still narrows it. */
+enum ft_need {
+	FT_ROOT = 1u << 0, /* euid 0: loop devices, mkfs, mount */
+	FT_FUSE = 1u << 1, /* fusefat on the tool path and /dev/fuse */
+	FT_MKFS_EXT = 1u << 2, /* mkfs.ext4 and mkfs.ext2 on the tool path */
+	FT_MKFS_ALL = 1u << 3, /* and mkfs.xfs, mkfs.fat, mkfs.btrfs */
+};
+/* A lab of the five filesystems (ext4, ext2, xfs, fat32 through fusefat,
+ * btrfs) on a loop device. */
+#define FT_LAB (FT_ROOT | FT_MKFS_EXT | FT_MKFS_ALL | FT_FUSE)
+/* A lab of ext filesystems only (the hardening tests' small spec). */
+#define FT_EXT_LAB (FT_ROOT | FT_MKFS_EXT)
+
+struct ft_suite;
+/* A suite for main(); exits the program when out of memory. */
+struct ft_suite *ft_suite_new(const char *name);
+/* A TCase of the suite needing `needs` (enum ft_need; 0: nothing). */
+TCase *ft_tcase(struct ft_suite *fs, const char *name, unsigned needs);
+/* Runs the suite in the calling process (CK_NOFORK), for tests that must
+ * see each other's state; by default each test is forked (CK_FORK=no
+ * in the environment also runs them in-process). */
+void ft_suite_nofork(struct ft_suite *fs);
+/* Runs the TCases argv selects (see above) whose needs are met, frees the
+ * suite, and returns main()'s exit status: 0 all passed, 1 a test failed
+ * (2: bad arguments), 77 nothing could run. */
+int ft_suite_run(struct ft_suite *fs, int argc, char **argv);
+/* NULL when every need is met, else why not ("needs root"). */
+const char *ft_unmet(unsigned needs, char *why, size_t len);
+
+/* Asserts (Check) that the test runs as root: for the few helpers that are
+ * only valid in a FT_ROOT TCase.  Never exits: a test never skips itself. */
 void ft_require_root(void);
 
 /* Path of the fslab binary under test ($FSLAB_BIN). */
