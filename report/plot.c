@@ -189,11 +189,10 @@ static const char *const pl_ext[2] = { "png", "svg" };
 
 /* Output names are relative: gnuplot runs in the plots directory, so the
  * scripts can be rerun there after the report is renamed into place. */
-static void pl_output(FILE *f, const char *dir, const char *name, int fmt, bool small)
+static void pl_output(FILE *f, const char *name, int fmt, bool small)
 {
 	char path[256];
 
-	(void)dir;
 	fputs(pl_term[small][fmt], f);
 	snprintf(path, sizeof(path), "%s.%s", name, pl_ext[fmt]);
 	fputs("set output ", f);
@@ -214,6 +213,42 @@ static const char pl_lines[] =
 	"set linetype 9 lc rgb '#000000'\nset linetype 10 lc rgb '#7f7f7f'\n"
 	"set linetype cycle 10\n";
 
+/* The start of one plot in one format: a fresh state, the terminal and
+ * file, the settings in before (may be NULL), the title. */
+static void pl_begin(FILE *f, const struct rp_plot *p, int fmt, bool small, const char *before)
+{
+	fputs("reset\n", f);
+	pl_output(f, p->name, fmt, small);
+	if (before)
+		fputs(before, f);
+	fputs("set title ", f);
+	pl_quote(f, p->title);
+	fputc('\n', f);
+}
+
+/* The y range of a chart of values from lo to hi (MiB/s): log when they
+ * span more than 10x. */
+static void pl_yrange(double lo, double hi, bool *logy, double *ymin, double *ymax)
+{
+	*logy = rp_log_axis(lo, hi);
+	*ymin = *logy ? lo / 2 : 0;
+	*ymax = *logy ? hi * 2 : (hi > 0 ? hi * 1.3 : 1);
+}
+
+/* An error bar [*lo, *hi] cut at the chart's edges (a log axis has no 0);
+ * *cut_lo and *cut_hi say which end was cut.  Returns the ends cut. */
+static unsigned pl_cut(double *lo, double *hi, double ymin, double ymax, bool logy, int *cut_lo,
+		       int *cut_hi)
+{
+	*cut_hi = *hi > ymax;
+	if (*cut_hi)
+		*hi = ymax;
+	*cut_lo = *lo < ymin || (logy && *lo <= 0);
+	if (*cut_lo)
+		*lo = ymin;
+	return (unsigned)(*cut_lo + *cut_hi);
+}
+
 static bool pl_regular(const struct pl_axes *ax)
 {
 	if (ax->nf < 2 || ax->nr < 2)
@@ -227,129 +262,154 @@ static bool pl_regular(const struct pl_axes *ax)
 	return true;
 }
 
-static void pl_surface_or_heatmap(FILE *f, const char *dir, const struct rp_plot *p,
-				  const struct pl_axes *ax, double zmax, int id)
+/* The smallest and largest median of the measured cells of one
+ * filesystem and test (MiB/s); NaN when none was measured. */
+static void pl_median_range(const struct rp_entry *e, enum fslab_test t, double *lo, double *hi)
 {
-	const struct rp_entry *e = p->e;
-	unsigned n_flag = 0, n_fail = 0, n_cells = 0;
+	*lo = *hi = NAN;
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+		const struct rp_cell *c = &e->cells[k];
+		if (!c->n_ok || !(c->median > 0))
+			continue;
+		if (isnan(*lo) || c->median / 1024 < *lo)
+			*lo = c->median / 1024;
+		if (isnan(*hi) || c->median / 1024 > *hi)
+			*hi = c->median / 1024;
+	}
+}
+
+/* What a heatmap's data block holds: cells ringed, crossed, present. */
+struct pl_marks {
+	unsigned n_flag, n_fail, n_cells;
+};
+
+/* One grid point of the data block $g: "x y z" for a surface (NaN where
+ * nothing was measured); for a heatmap "x y value flagged failed-or-
+ * skipped", for measured cells only, or every point on an image grid. */
+static void pl_grid_point(FILE *f, const struct rp_plot *p, uint64_t file, uint64_t record,
+			  bool image, struct pl_marks *mk)
+{
+	const struct rp_cell *c = pl_find(p->e, p->test, file, record);
+	char v[32];
+
+	if (c && c->n_ok)
+		snprintf(v, sizeof(v), "%.6g", c->median / 1024);
+	else
+		snprintf(v, sizeof(v), "NaN");
+	if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
+		fprintf(f, "%d %d %s\n", pl_log2(file), pl_log2(record), v);
+		return;
+	}
+	if (!c && !image)
+		return;
+	bool flagged = c && (c->flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE));
+	bool failed = c && !c->n_ok;
+
+	fprintf(f, "%d %d %s %d %d\n", pl_log2(file), pl_log2(record), v, flagged, failed);
+	mk->n_flag += flagged && !failed;
+	mk->n_fail += failed;
+	mk->n_cells += c != NULL;
+}
+
+/* The colour bar: a surface's shared z scale (or a heatmap with nothing
+ * measured), else the heatmap's own range, log when clog. */
+static void pl_cbrange(FILE *f, const struct rp_plot *p, double zmax, double cmin, double cmax,
+		       bool clog)
+{
+	if (p->kind == FSLAB_REPORT_PLOT_SURFACE || isnan(cmin)) {
+		fprintf(f, "set cbrange [0:%.6g]\n", zmax);
+	} else if (clog) {
+		fprintf(f, "set logscale cb\nset cbrange [%.6g:%.6g]\n", cmin, cmax);
+	} else {
+		double pad = cmax > cmin ? 0 : cmax * 0.1 + 1e-9;
+		fprintf(f, "set cbrange [%.6g:%.6g]\n", cmin - pad, cmax + pad);
+	}
+	if (p->kind != FSLAB_REPORT_PLOT_SURFACE) /* the surface's z label says it */
+		fprintf(f, "set cblabel 'MiB/s (this plot%s)'\n", clog ? ", log scale" : "");
+}
+
+static void pl_surface_plot(FILE *f, const struct pl_axes *ax, double zmax, int id)
+{
+	/* a single file or record size: pad the range, draw impulses (pm3d
+	 * needs two scans of two points to make a facet) */
+	bool flat = ax->nf < 2 || ax->nr < 2;
+	double pad_x = ax->nf < 2 ? 1 : 0, pad_y = ax->nr < 2 ? 1 : 0;
+
+	fprintf(f, "set zrange [0:%.6g]\nset zlabel 'MiB/s' rotate by 90\n"
+		   "set xrange [%g:%g]\nset yrange [%g:%g]\n",
+		zmax, pl_log2(ax->file[0]) - pad_x, pl_log2(ax->file[ax->nf - 1]) + pad_x,
+		pl_log2(ax->record[0]) - pad_y, pl_log2(ax->record[ax->nr - 1]) + pad_y);
+	fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
+	      "set ticslevel 0\nset view 60,30\n"
+	      "set pm3d depthorder\n",
+	      f);
+	if (flat)
+		fprintf(f, "splot $g%d using 1:2:3:3 with impulses lw 4 lc palette notitle\n", id);
+	else
+		fprintf(f, "splot $g%d using 1:2:3 with pm3d notitle\n", id);
+}
+
+static void pl_heatmap_plot(FILE *f, const struct pl_axes *ax, bool image, int fmt,
+			    const struct pl_marks *mk, int id)
+{
+	fprintf(f, "set xrange [%g:%g]\nset yrange [%g:%g]\n", pl_log2(ax->file[0]) - 0.5,
+		pl_log2(ax->file[ax->nf - 1]) + 0.5, pl_log2(ax->record[0]) - 0.5,
+		pl_log2(ax->record[ax->nr - 1]) + 0.5);
+	fputs("set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n", f);
+	/* SVG: one vector rectangle per cell (an embedded raster would be
+	 * blurred by the browser) */
+	if (image)
+		fprintf(f, "plot $g%d using 1:2:3 with image%s notitle", id, fmt == 1 ? " pixels" : "");
+	else
+		fprintf(f, "plot $g%d using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle", id);
+	/* every measured cell flagged (warm runs): one key line says so
+	 * instead of a ring in every cell */
+	if (mk->n_flag && mk->n_flag == mk->n_cells - mk->n_fail)
+		fputs(", \\\n     keyentry with points pt 6 ps 0.9 lc rgb '#ff2020' title 'every cell flagged (page cache or FUSE)'",
+		      f);
+	else if (mk->n_flag)
+		fprintf(f, ", \\\n     $g%d using 1:($4 > 0 ? $2 : NaN) with points pt 6 ps 0.9 lc rgb '#ff2020' title 'flagged (page cache or FUSE)'",
+			id);
+	if (mk->n_fail)
+		fprintf(f, ", \\\n     $g%d using 1:($5 > 0 ? $2 : NaN) with points pt 2 ps 0.9 lc rgb '#000000' title 'failed or skipped'",
+			id);
+	fputc('\n', f);
+}
+
+static void pl_surface_or_heatmap(FILE *f, const struct rp_plot *p, const struct pl_axes *ax,
+				  double zmax, int id)
+{
+	struct pl_marks mk = { 0 };
 	/* A heatmap on a regular grid (consecutive powers of two) is drawn
 	 * `with image`, one raster, about half the cost of a box per cell;
 	 * NaN pixels stay blank.  Other grids get a box per measured cell. */
 	bool image = p->kind == FSLAB_REPORT_PLOT_HEATMAP && pl_regular(ax);
 	/* heatmaps: this plot's own colour scale, log when its values span
 	 * more than 10x (one shared linear scale made most cells one colour) */
-	double cmin = NAN, cmax = NAN;
-	for (size_t k = e->test_first[p->test]; k < e->test_first[p->test + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
-		if (!c->n_ok || !(c->median > 0))
-			continue;
-		if (isnan(cmin) || c->median / 1024 < cmin)
-			cmin = c->median / 1024;
-		if (isnan(cmax) || c->median / 1024 > cmax)
-			cmax = c->median / 1024;
-	}
+	double cmin, cmax;
+
+	pl_median_range(p->e, p->test, &cmin, &cmax);
 	bool clog = rp_log_axis(cmin, cmax);
 
 	fprintf(f, "$g%d << EOD\n", id);
 	for (size_t i = 0; i < ax->nf; i++) {
-		for (size_t j = 0; j < ax->nr; j++) {
-			const struct rp_cell *c = pl_find(e, p->test, ax->file[i], ax->record[j]);
-
-			if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
-				if (c && c->n_ok)
-					fprintf(f, "%d %d %.6g\n", pl_log2(ax->file[i]),
-						pl_log2(ax->record[j]), c->median / 1024);
-				else
-					fprintf(f, "%d %d NaN\n", pl_log2(ax->file[i]),
-						pl_log2(ax->record[j]));
-			} else if (c || image) {
-				/* x y value flagged failed-or-skipped (image: every
-				 * grid point, NaN where nothing was measured) */
-				char v[32];
-				bool flagged = c && (c->flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE));
-				bool failed = c && !c->n_ok;
-
-				if (c && c->n_ok)
-					snprintf(v, sizeof(v), "%.6g", c->median / 1024);
-				else
-					snprintf(v, sizeof(v), "NaN");
-				fprintf(f, "%d %d %s %d %d\n", pl_log2(ax->file[i]),
-					pl_log2(ax->record[j]), v, flagged, failed);
-				n_flag += flagged && !failed;
-				n_fail += failed;
-				n_cells += c != NULL;
-			}
-		}
+		for (size_t j = 0; j < ax->nr; j++)
+			pl_grid_point(f, p, ax->file[i], ax->record[j], image, &mk);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE)
 			fputc('\n', f);
 	}
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt, true);
-		fputs(pl_palette, f);
-		fputs("set title ", f);
-		pl_quote(f, p->title);
-		fputc('\n', f);
+		pl_begin(f, p, fmt, true, pl_palette);
 		/* the small plots' axes: about 260 px across, 200 px up */
 		pl_tics(f, "x", ax->file, ax->nf, true, 260, 8);
 		pl_tics(f, "y", ax->record, ax->nr, true, 200, 8);
-		if (p->kind == FSLAB_REPORT_PLOT_SURFACE || isnan(cmin)) {
-			fprintf(f, "set cbrange [0:%.6g]\n", zmax);
-		} else if (clog) {
-			fprintf(f, "set logscale cb\nset cbrange [%.6g:%.6g]\n", cmin, cmax);
-		} else {
-			double pad = cmax > cmin ? 0 : cmax * 0.1 + 1e-9;
-			fprintf(f, "set cbrange [%.6g:%.6g]\n", cmin - pad, cmax + pad);
-		}
-		if (p->kind != FSLAB_REPORT_PLOT_SURFACE) /* the surface's z label says it */
-			fprintf(f, "set cblabel 'MiB/s (this plot%s)'\n", clog ? ", log scale" : "");
+		pl_cbrange(f, p, zmax, cmin, cmax, clog);
 		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
-		if (p->kind == FSLAB_REPORT_PLOT_SURFACE) {
-			/* a single file or record size: pad the range, draw impulses
-			 * (pm3d needs two scans of two points to make a facet) */
-			bool flat = ax->nf < 2 || ax->nr < 2;
-			double pad_x = ax->nf < 2 ? 1 : 0, pad_y = ax->nr < 2 ? 1 : 0;
-
-			fprintf(f, "set zrange [0:%.6g]\nset zlabel 'MiB/s' rotate by 90\n"
-				   "set xrange [%g:%g]\nset yrange [%g:%g]\n",
-				zmax, pl_log2(ax->file[0]) - pad_x, pl_log2(ax->file[ax->nf - 1]) + pad_x,
-				pl_log2(ax->record[0]) - pad_y, pl_log2(ax->record[ax->nr - 1]) + pad_y);
-			fputs("set xtics rotate by -30 font ',8'\nset ytics font ',8'\n"
-			      "set ticslevel 0\nset view 60,30\n"
-			      "set pm3d depthorder\n",
-			      f);
-			if (flat)
-				fprintf(f, "splot $g%d using 1:2:3:3 with impulses lw 4 lc palette notitle\n", id);
-			else
-				fprintf(f, "splot $g%d using 1:2:3 with pm3d notitle\n", id);
-		} else {
-			fprintf(f, "set xrange [%g:%g]\nset yrange [%g:%g]\n",
-				pl_log2(ax->file[0]) - 0.5, pl_log2(ax->file[ax->nf - 1]) + 0.5,
-				pl_log2(ax->record[0]) - 0.5, pl_log2(ax->record[ax->nr - 1]) + 0.5);
-			fputs("set style fill solid 1.0 noborder\nset key outside bottom center horizontal\n",
-			      f);
-			/* SVG: one vector rectangle per cell (an embedded raster
-			 * would be blurred by the browser) */
-			if (image)
-				fprintf(f, "plot $g%d using 1:2:3 with image%s notitle", id,
-					fmt == 1 ? " pixels" : "");
-			else
-				fprintf(f, "plot $g%d using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle",
-					id);
-			/* every measured cell flagged (warm runs): one key line
-			 * says so instead of a ring in every cell */
-			if (n_flag && n_flag == n_cells - n_fail)
-				fputs(", \\\n     keyentry with points pt 6 ps 0.9 lc rgb '#ff2020' title 'every cell flagged (page cache or FUSE)'",
-				      f);
-			else if (n_flag)
-				fprintf(f, ", \\\n     $g%d using 1:($4 > 0 ? $2 : NaN) with points pt 6 ps 0.9 lc rgb '#ff2020' title 'flagged (page cache or FUSE)'",
-					id);
-			if (n_fail)
-				fprintf(f, ", \\\n     $g%d using 1:($5 > 0 ? $2 : NaN) with points pt 2 ps 0.9 lc rgb '#000000' title 'failed or skipped'",
-					id);
-			fputc('\n', f);
-		}
+		if (p->kind == FSLAB_REPORT_PLOT_SURFACE)
+			pl_surface_plot(f, ax, zmax, id);
+		else
+			pl_heatmap_plot(f, ax, image, fmt, &mk, id);
 	}
 }
 
@@ -363,14 +423,51 @@ static size_t pl_compare_points(const struct rp_entry *e, enum fslab_test t, uin
 	return n;
 }
 
-static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const struct rp_data *d,
-		       uint64_t record, int id)
+/* The data block $c: a data set per entry with points, "x mean lo hi
+ * cut_hi cut_lo" per file size.  Fills shown[] with those entries;
+ * returns the number of interval ends cut. */
+static unsigned pl_compare_data(FILE *f, const struct rp_plot *p, const struct rp_data *d,
+				const struct pl_axes *ax, uint64_t record, double ymin, double ymax,
+				bool logy, int id, const struct rp_entry **shown, size_t *n)
+{
+	unsigned n_cut = 0;
+
+	fprintf(f, "$c%d << EOD\n", id);
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+
+		if (!pl_compare_points(e, p->test, record))
+			continue; /* no line, no legend entry */
+		for (size_t k = 0; k < ax->nf; k++) {
+			const struct rp_cell *c = pl_find(e, p->test, ax->file[k], record);
+			double m, elo, ehi;
+			int ch, cl;
+
+			if (!c || !c->n_ok)
+				continue;
+			m = c->mean / 1024;
+			elo = isnan(c->ci) ? m : (c->mean - c->ci) / 1024;
+			ehi = isnan(c->ci) ? m : (c->mean + c->ci) / 1024;
+			n_cut += pl_cut(&elo, &ehi, ymin, ymax, logy, &cl, &ch);
+			fprintf(f, "%d %.6g %.6g %.6g %d %d\n", pl_log2(ax->file[k]), m > 0 ? m : ymin, elo,
+				ehi, ch, cl);
+		}
+		fputs("\n\n", f); /* one data set (index) per entry */
+		shown[(*n)++] = e;
+	}
+	fputs("EOD\n", f);
+	return n_cut;
+}
+
+static void pl_compare(FILE *f, const struct rp_plot *p, const struct rp_data *d, uint64_t record,
+		       int id)
 {
 	const struct rp_entry *shown[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	struct pl_axes ax;
 	size_t n = 0;
 	char b[16];
-	double lo = NAN, hi = 0;
+	double lo = NAN, hi = 0, ymin, ymax;
+	bool logy;
 
 	pl_axes_for(d, p->test, &ax);
 	for (size_t i = 0; i < d->n_all; i++)
@@ -381,48 +478,11 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 			hi = fmax(hi, c->mean / 1024);
 			lo = isnan(lo) ? c->mean / 1024 : fmin(lo, c->mean / 1024);
 		}
-	bool logy = rp_log_axis(lo, hi);
-	double ymin = logy ? lo / 2 : 0, ymax = logy ? hi * 2 : (hi > 0 ? hi * 1.3 : 1);
-	unsigned n_cut = 0;
+	pl_yrange(lo, hi, &logy, &ymin, &ymax);
+	unsigned n_cut = pl_compare_data(f, p, d, &ax, record, ymin, ymax, logy, id, shown, &n);
 
-	fprintf(f, "$c%d << EOD\n", id);
-	for (size_t i = 0; i < d->n_all; i++) {
-		const struct rp_entry *e = d->all[i];
-
-		if (!pl_compare_points(e, p->test, record))
-			continue; /* no line, no legend entry */
-		for (size_t k = 0; k < ax.nf; k++) {
-			const struct rp_cell *c = pl_find(e, p->test, ax.file[k], record);
-			double m, elo, ehi;
-			int ch = 0, cl = 0;
-
-			if (!c || !c->n_ok)
-				continue;
-			m = c->mean / 1024;
-			elo = isnan(c->ci) ? m : (c->mean - c->ci) / 1024;
-			ehi = isnan(c->ci) ? m : (c->mean + c->ci) / 1024;
-			if (ehi > ymax) {
-				ehi = ymax;
-				ch = 1;
-			}
-			if (elo < ymin || (logy && elo <= 0)) {
-				elo = ymin;
-				cl = 1;
-			}
-			n_cut += ch + cl;
-			fprintf(f, "%d %.6g %.6g %.6g %d %d\n", pl_log2(ax.file[k]), m > 0 ? m : ymin, elo,
-				ehi, ch, cl);
-		}
-		fputs("\n\n", f); /* one data set (index) per entry */
-		shown[n++] = e;
-	}
-	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt, false);
-		fputs("set title ", f);
-		pl_quote(f, p->title);
-		fputc('\n', f);
+		pl_begin(f, p, fmt, false, NULL);
 		pl_tics(f, "x", ax.file, ax.nf, true, 430, 8); /* left of the key */
 		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s%s'\n",
 			rp_fmt_size(record, b, sizeof(b)), logy ? " (log scale)" : "");
@@ -445,14 +505,36 @@ static void pl_compare(FILE *f, const char *dir, const struct rp_plot *p, const 
 	}
 }
 
+/* The bars' x tics: one per entry, about 560 px across; labels level when
+ * they fit, else at 45 degrees, else every other. */
+static void pl_bar_tics(FILE *f, const struct rp_ranking *r)
+{
+	struct rp_tic_layout l;
+	size_t maxlen = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strlen(r->rows[i].e->label) > maxlen)
+			maxlen = strlen(r->rows[i].e->label);
+	rp_tic_layout(r->n, maxlen, 560, 8 * 96.0 / 72, true, &l);
+	fprintf(f, "set xtics %s (", l.rotate ? "rotate by 45 right" : "norotate");
+	for (size_t i = 0; i < r->n; i++) {
+		fputs(i ? ", " : "", f);
+		pl_quote(f, i % l.step ? "" : r->rows[i].e->label);
+		fprintf(f, " %zu", i);
+	}
+	fputs(")\n", f);
+}
+
 /* The ranking as bars: the plateau medians the table ranks, best first,
  * with their 95% intervals.  An interval running past the plot is cut at
  * its edge and the cut marked with a triangle.  Log y when the medians
  * span more than 10x. */
-static int pl_bars(FILE *f, const char *dir, const struct rp_plot *p, const struct rp_data *d, int id)
+static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, int id)
 {
 	struct rp_ranking r;
-	double lo = NAN, hi = 0;
+	double lo = NAN, hi = 0, ymin, ymax;
+	unsigned n_cut = 0;
+	bool logy;
 	int rc = rp_rank(d, p->test, &r);
 
 	if (rc < 0 || r.n == 0) {
@@ -466,57 +548,25 @@ static int pl_bars(FILE *f, const char *dir, const struct rp_plot *p, const stru
 		if (m > 0 && (isnan(lo) || m < lo))
 			lo = m;
 	}
-	bool logy = rp_log_axis(lo, hi);
-	double ymin = logy ? lo / 2 : 0, ymax = logy ? hi * 2 : (hi > 0 ? hi * 1.3 : 1);
-	unsigned n_cut = 0;
-
+	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	fprintf(f, "$b%d << EOD\n", id);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct rp_score *sc = &r.rows[i].s;
 		double m = sc->median / 1024, elo = m, ehi = m;
-		int cut_hi = 0, cut_lo = 0;
+		int cut_hi, cut_lo;
 
 		if (!isnan(sc->ci)) {
 			elo = (sc->mean - sc->ci) / 1024;
 			ehi = (sc->mean + sc->ci) / 1024;
 		}
-		if (ehi > ymax) {
-			ehi = ymax;
-			cut_hi = 1;
-		}
-		if (elo < ymin || (logy && elo <= 0)) {
-			elo = ymin;
-			cut_lo = 1;
-		}
-		n_cut += cut_hi + cut_lo;
+		n_cut += pl_cut(&elo, &ehi, ymin, ymax, logy, &cut_lo, &cut_hi);
 		fprintf(f, "%zu %.6g %.6g %.6g %d %d %d\n", i, m > 0 ? m : ymin, elo, ehi, cut_hi, cut_lo,
 			i == 0);
 	}
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		fputs("reset\n", f);
-		pl_output(f, dir, p->name, fmt, false);
-		fputs("set title ", f);
-		pl_quote(f, p->title);
-		fputc('\n', f);
-		{
-			/* one bar per entry, about 560 px across; labels level
-			 * when they fit, else at 45 degrees, else every other */
-			struct rp_tic_layout l;
-			size_t maxlen = 0;
-
-			for (size_t i = 0; i < r.n; i++)
-				if (strlen(r.rows[i].e->label) > maxlen)
-					maxlen = strlen(r.rows[i].e->label);
-			rp_tic_layout(r.n, maxlen, 560, 8 * 96.0 / 72, true, &l);
-			fprintf(f, "set xtics %s (", l.rotate ? "rotate by 45 right" : "norotate");
-			for (size_t i = 0; i < r.n; i++) {
-				fputs(i ? ", " : "", f);
-				pl_quote(f, i % l.step ? "" : r.rows[i].e->label);
-				fprintf(f, " %zu", i);
-			}
-			fputs(")\n", f);
-		}
+		pl_begin(f, p, fmt, false, NULL);
+		pl_bar_tics(f, &r);
 		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r.n - 0.4, ymin, ymax);
 		if (logy)
 			fputs("set logscale y\nset ylabel 'MiB/s (log scale)'\n", f);
@@ -544,6 +594,17 @@ static bool pl_any_ok(const struct rp_entry *e, enum fslab_test t)
 	return false;
 }
 
+/* Is cell (file, record) of test t measured ok in any entry? */
+static bool pl_measured(const struct rp_data *d, enum fslab_test t, uint64_t file, uint64_t record)
+{
+	for (size_t k = 0; k < d->n_all; k++) {
+		const struct rp_cell *c = pl_find(d->all[k], t, file, record);
+		if (c && c->n_ok)
+			return true;
+	}
+	return false;
+}
+
 /* The record size measured at the most file sizes (ties: the larger). */
 static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
 {
@@ -555,13 +616,7 @@ static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
 	for (size_t j = 0; j < ax.nr; j++) {
 		size_t n = 0;
 		for (size_t i = 0; i < ax.nf; i++)
-			for (size_t k = 0; k < d->n_all; k++) {
-				const struct rp_cell *c = pl_find(d->all[k], t, ax.file[i], ax.record[j]);
-				if (c && c->n_ok) {
-					n++;
-					break;
-				}
-			}
+			n += pl_measured(d, t, ax.file[i], ax.record[j]);
 		if (n >= best_n) {
 			best_n = n;
 			best = ax.record[j];
@@ -570,6 +625,8 @@ static uint64_t pl_auto_record(const struct rp_data *d, enum fslab_test t)
 	return best;
 }
 
+/* One gnuplot process: its script in the plots directory, and what came
+ * of it.  pl_run fills rc and res in its thread and touches nothing else. */
 struct pl_job {
 	const char *dir, *gp;
 	char base[32];              /* script name inside DIR */
@@ -590,147 +647,199 @@ static void *pl_run(void *arg)
 	return NULL;
 }
 
-int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out)
-{
+/* The plots being written: the list for the page and the scripts they are
+ * dealt to, plot by plot in turn. */
+struct pl_draw {
+	const struct rp_data *d;
+	struct rp_plots *out;
 	struct pl_job jobs[PL_JOBS];
-	FILE *scripts[PL_JOBS] = { 0 };
+	FILE *scripts[PL_JOBS];
+	int id; /* plots written so far: names their data blocks */
+};
+
+static FILE *pl_script(const struct pl_draw *w)
+{
+	return w->scripts[w->id % PL_JOBS];
+}
+
+static void pl_written(struct pl_draw *w)
+{
+	w->jobs[w->id % PL_JOBS].n_plots++;
+	w->id++;
+}
+
+static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
+{
+	char esc[4 * (PATH_MAX + 32) + 8];
+
+	for (int k = 0; k < PL_JOBS; k++) {
+		struct pl_job *j = &w->jobs[k];
+
+		snprintf(j->script, sizeof(j->script), "%s/plots-%d.gp", dir, k + 1);
+		snprintf(j->base, sizeof(j->base), "plots-%d.gp", k + 1);
+		j->dir = dir;
+		j->gp = gp;
+		snprintf(j->log, sizeof(j->log), "%s/gnuplot-%d.log", dir, k + 1);
+		w->scripts[k] = fopen(j->script, "we");
+		if (!w->scripts[k])
+			return fslab_error_errno(errno, "%s: cannot create",
+						 rp_esc(j->script, esc, sizeof(esc)));
+		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
+		      w->scripts[k]);
+	}
+	return 0;
+}
+
+static int pl_close_scripts(struct pl_draw *w)
+{
+	char esc[4 * (PATH_MAX + 32) + 8];
+
+	for (int k = 0; k < PL_JOBS; k++) {
+		int bad = ferror(w->scripts[k]);
+		int closed = fclose(w->scripts[k]);
+
+		w->scripts[k] = NULL;
+		if (closed != 0 || bad)
+			return fslab_error_errno(EIO, "%s: cannot write",
+						 rp_esc(w->jobs[k].script, esc, sizeof(esc)));
+	}
+	return 0;
+}
+
+/* Entry i's surface and heatmap of test t, as kinds asks. */
+static void pl_add_grids(struct pl_draw *w, unsigned kinds, enum fslab_test t, size_t i,
+			 const struct pl_axes *ax, double zmax)
+{
+	const struct rp_entry *e = w->d->all[i];
+	char lab[96];
+
+	pl_sanitize(lab, sizeof(lab), e->label);
+	for (unsigned kind = FSLAB_REPORT_PLOT_SURFACE; kind <= FSLAB_REPORT_PLOT_HEATMAP; kind <<= 1) {
+		bool surface = kind == FSLAB_REPORT_PLOT_SURFACE;
+		struct rp_plot *p;
+
+		if (!(kinds & kind))
+			continue;
+		if (surface && !pl_any_ok(e, t))
+			continue; /* nothing to draw; the heatmap shows the failures */
+		p = &w->out->p[w->out->n++];
+		p->e = e;
+		p->test = t;
+		p->kind = kind;
+		snprintf(p->name, sizeof(p->name), "%s-%zu-%s-%s", surface ? "surface" : "heatmap", i + 1,
+			 lab, fslab_test_to_string(t));
+		snprintf(p->title, sizeof(p->title), "%s: %s, %s (MiB/s; median of trials%s)", e->label,
+			 fslab_test_to_string(t), surface ? "surface" : "heatmap",
+			 surface ? "; gaps = not measured" : "; blank = not measured");
+		pl_surface_or_heatmap(pl_script(w), p, ax, zmax, w->id);
+		pl_written(w);
+	}
+}
+
+/* The ranking's bars of test t; none (and 0) when nothing is ranked. */
+static int pl_add_bars(struct pl_draw *w, enum fslab_test t)
+{
+	struct rp_plot *p = &w->out->p[w->out->n];
+	int r;
+
+	p->test = t;
+	p->kind = FSLAB_REPORT_PLOT_COMPARE;
+	p->bars = true;
+	snprintf(p->name, sizeof(p->name), "rank-%s", fslab_test_to_string(t));
+	snprintf(p->title, sizeof(p->title),
+		 "%s: large-file plateau, median of trials, bars = 95%% interval",
+		 fslab_test_to_string(t));
+	r = pl_bars(pl_script(w), p, w->d, w->id);
+	if (r == -ENODATA) {
+		memset(p, 0, sizeof(*p)); /* the slot is the next plot's */
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	w->out->n++;
+	pl_written(w);
+	return 0;
+}
+
+/* Test t against file size at one record size (record_kib, else the one
+ * measured at the most file sizes). */
+static void pl_add_bysize(struct pl_draw *w, enum fslab_test t, uint64_t record_kib)
+{
+	uint64_t rec = record_kib ? record_kib : pl_auto_record(w->d, t);
+	char b[16];
+	size_t pts = 0;
+
+	for (size_t i = 0; i < w->d->n_all; i++)
+		pts += pl_compare_points(w->d->all[i], t, rec);
+	if (!pts) {
+		if (record_kib)
+			fslab_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
+				   fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
+		return;
+	}
+	struct rp_plot *p = &w->out->p[w->out->n++];
+
+	w->out->compare_record[t] = rec;
+	p->test = t;
+	p->kind = FSLAB_REPORT_PLOT_COMPARE;
+	snprintf(p->name, sizeof(p->name), "bysize-%s", fslab_test_to_string(t));
+	snprintf(p->title, sizeof(p->title), "%s at %s records: mean of trials, bars = 95%% CI",
+		 fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
+	pl_compare(pl_script(w), p, w->d, rec, w->id);
+	pl_written(w);
+}
+
+/* Every plot of test t into the scripts. */
+static int pl_add_test(struct pl_draw *w, unsigned kinds, enum fslab_test t, uint64_t record_kib)
+{
+	struct pl_axes ax;
+	double zmax = pl_axes_for(w->d, t, &ax);
+	int r;
+
+	if (ax.nf == 0)
+		return 0;
+	for (size_t i = 0; i < w->d->n_all; i++)
+		if (w->d->all[i]->test_first[t] != w->d->all[i]->test_first[t + 1])
+			pl_add_grids(w, kinds, t, i, &ax, zmax);
+	if (!(kinds & FSLAB_REPORT_PLOT_COMPARE))
+		return 0;
+	if ((r = pl_add_bars(w, t)) < 0)
+		return r;
+	pl_add_bysize(w, t, record_kib);
+	return 0;
+}
+
+/* gnuplot failed: its exit status and the tail of what it said, its lines
+ * kept, other control bytes shown as \xNN. */
+static void pl_job_failed(const struct pl_job *j)
+{
+	char tail[4 * sizeof(j->res.stderr_tail) + 8], esc[4 * (PATH_MAX + 32) + 8];
+	size_t o = 0;
+
+	for (const char *q = j->res.stderr_tail; *q && o + 5 < sizeof(tail); q++) {
+		if (*q == '\n' || (unsigned char)*q >= 0x20)
+			tail[o++] = *q;
+		else
+			o += (size_t)snprintf(tail + o, sizeof(tail) - o, "\\x%02x", (unsigned char)*q);
+	}
+	tail[o] = '\0';
+	fslab_error("gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
+		    rp_esc(j->script, esc, sizeof(esc)), tail);
+}
+
+/* Runs the scripts that have plots, each gnuplot from its own thread (the
+ * spawn and the wait are thread-safe; everything else waits for the join). */
+static int pl_run_jobs(struct pl_draw *w)
+{
 	pthread_t th[PL_JOBS];
-	bool started[PL_JOBS] = { 0 };
-	char gp[PATH_MAX], esc[4 * (PATH_MAX + 32) + 8];
-	size_t cap;
+	bool started[PL_JOBS] = { false };
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
-	memset(jobs, 0, sizeof(jobs));
-	if (!kinds)
-		return 0;
-	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0) {
-		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
-		return -ENOENT;
-	}
-	cap = (d->n_all * 2 + 2) * FSLAB_TEST_MAX;
-	out->p = calloc(cap, sizeof(*out->p));
-	if (!out->p)
-		return -ENOMEM;
 	for (int k = 0; k < PL_JOBS; k++) {
-		snprintf(jobs[k].script, sizeof(jobs[k].script), "%s/plots-%d.gp", dir, k + 1);
-		snprintf(jobs[k].base, sizeof(jobs[k].base), "plots-%d.gp", k + 1);
-		jobs[k].dir = dir;
-		jobs[k].gp = gp;
-		snprintf(jobs[k].log, sizeof(jobs[k].log), "%s/gnuplot-%d.log", dir, k + 1);
-		scripts[k] = fopen(jobs[k].script, "we");
-		if (!scripts[k]) {
-			r = fslab_error_errno(errno, "%s: cannot create: %m",
-					      rp_esc(jobs[k].script, esc, sizeof(esc)));
-			goto out;
-		}
-		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
-		      scripts[k]);
-	}
-	int id = 0;
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct pl_axes ax;
-		double zmax;
-
-		if (!(tests & (1u << t)))
+		if (!w->jobs[k].n_plots)
 			continue;
-		zmax = pl_axes_for(d, t, &ax);
-		if (ax.nf == 0)
-			continue;
-		for (size_t i = 0; i < d->n_all; i++) {
-			const struct rp_entry *e = d->all[i];
-			char lab[96];
-
-			if (e->test_first[t] == e->test_first[t + 1])
-				continue;
-			pl_sanitize(lab, sizeof(lab), e->label);
-			for (unsigned kind = FSLAB_REPORT_PLOT_SURFACE; kind <= FSLAB_REPORT_PLOT_HEATMAP;
-			     kind <<= 1) {
-				struct rp_plot *p;
-
-				if (!(kinds & kind))
-					continue;
-				if (kind == FSLAB_REPORT_PLOT_SURFACE && !pl_any_ok(e, t))
-					continue; /* nothing to draw; the heatmap shows the failures */
-				p = &out->p[out->n++];
-				p->e = e;
-				p->test = t;
-				p->kind = kind;
-				snprintf(p->name, sizeof(p->name), "%s-%zu-%s-%s",
-					 kind == FSLAB_REPORT_PLOT_SURFACE ? "surface" : "heatmap", i + 1,
-					 lab, fslab_test_to_string(t));
-				snprintf(p->title, sizeof(p->title), "%s: %s, %s (MiB/s; median of trials%s)",
-					 e->label, fslab_test_to_string(t),
-					 kind == FSLAB_REPORT_PLOT_SURFACE ? "surface" : "heatmap",
-					 kind == FSLAB_REPORT_PLOT_SURFACE ? "; gaps = not measured"
-									   : "; blank = not measured");
-				pl_surface_or_heatmap(scripts[id % PL_JOBS], dir, p, &ax, zmax, id);
-				jobs[id % PL_JOBS].n_plots++;
-				id++;
-			}
-		}
-		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
-			struct rp_plot *p = &out->p[out->n];
-
-			p->test = t;
-			p->kind = FSLAB_REPORT_PLOT_COMPARE;
-			p->bars = true;
-			snprintf(p->name, sizeof(p->name), "rank-%s", fslab_test_to_string(t));
-			snprintf(p->title, sizeof(p->title),
-				 "%s: large-file plateau, median of trials, bars = 95%% interval",
-				 fslab_test_to_string(t));
-			int br = pl_bars(scripts[id % PL_JOBS], dir, p, d, id);
-			if (br == 0) {
-				out->n++;
-				jobs[id % PL_JOBS].n_plots++;
-				id++;
-			} else if (br != -ENODATA) {
-				r = br;
-				goto out;
-			}
-		}
-		if (kinds & FSLAB_REPORT_PLOT_COMPARE) {
-			uint64_t rec = record_kib ? record_kib : pl_auto_record(d, t);
-			char b[16];
-			size_t pts = 0;
-
-			for (size_t i = 0; i < d->n_all; i++)
-				pts += pl_compare_points(d->all[i], t, rec);
-			if (!pts) {
-				if (record_kib)
-					fslab_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
-						   fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
-				continue;
-			}
-			struct rp_plot *p = &out->p[out->n++];
-
-			out->compare_record[t] = rec;
-			p->test = t;
-			p->kind = FSLAB_REPORT_PLOT_COMPARE;
-			snprintf(p->name, sizeof(p->name), "bysize-%s", fslab_test_to_string(t));
-			snprintf(p->title, sizeof(p->title),
-				 "%s at %s records: mean of trials, bars = 95%% CI", fslab_test_to_string(t),
-				 rp_fmt_size(rec, b, sizeof(b)));
-			pl_compare(scripts[id % PL_JOBS], dir, p, d, rec, id);
-			jobs[id % PL_JOBS].n_plots++;
-			id++;
-		}
-	}
-	for (int k = 0; k < PL_JOBS; k++) {
-		int bad = ferror(scripts[k]);
-		if (fclose(scripts[k]) != 0 || bad) {
-			scripts[k] = NULL;
-			r = fslab_error_errno(EIO, "%s: cannot write", rp_esc(jobs[k].script, esc, sizeof(esc)));
-			goto out;
-		}
-		scripts[k] = NULL;
-	}
-	for (int k = 0; k < PL_JOBS; k++) {
-		if (!jobs[k].n_plots)
-			continue;
-		if (pthread_create(&th[k], NULL, pl_run, &jobs[k]) != 0) {
-			pl_run(&jobs[k]);
+		if (pthread_create(&th[k], NULL, pl_run, &w->jobs[k]) != 0) {
+			pl_run(&w->jobs[k]);
 			continue;
 		}
 		started[k] = true;
@@ -738,31 +847,48 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 	for (int k = 0; k < PL_JOBS; k++) {
 		if (started[k])
 			pthread_join(th[k], NULL);
-		if (!jobs[k].n_plots)
+		if (!w->jobs[k].n_plots)
 			continue;
-		if (jobs[k].rc < 0) {
-			r = fslab_error_errno(jobs[k].rc, "cannot run gnuplot: %s", strerror(-jobs[k].rc));
-		} else if (jobs[k].res.exit_status != 0) {
-			char tail[4 * sizeof(jobs[k].res.stderr_tail) + 8];
-			/* the tail's lines kept, other control bytes shown as \xNN */
-			size_t o = 0;
-			for (const char *q = jobs[k].res.stderr_tail; *q && o + 5 < sizeof(tail); q++) {
-				if (*q == '\n' || (unsigned char)*q >= 0x20)
-					tail[o++] = *q;
-				else
-					o += (size_t)snprintf(tail + o, sizeof(tail) - o, "\\x%02x", (unsigned char)*q);
-			}
-			tail[o] = '\0';
-			fslab_error("gnuplot failed (exit %d) on %s:\n%s", jobs[k].res.exit_status,
-				    rp_esc(jobs[k].script, esc, sizeof(esc)), tail);
+		if (w->jobs[k].rc < 0) {
+			r = fslab_error_errno(w->jobs[k].rc, "cannot run gnuplot");
+		} else if (w->jobs[k].res.exit_status != 0) {
+			pl_job_failed(&w->jobs[k]);
 			r = -EIO;
 		}
 	}
+	return r;
+}
+
+int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
+		  uint64_t record_kib, struct rp_plots *out)
+{
+	struct pl_draw w = { .d = d, .out = out };
+	char gp[PATH_MAX];
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!kinds)
+		return 0;
+	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0) {
+		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
+		return -ENOENT;
+	}
+	out->p = calloc((d->n_all * 2 + 2) * FSLAB_TEST_MAX, sizeof(*out->p));
+	if (!out->p)
+		return -ENOMEM;
+	if ((r = pl_open_scripts(&w, dir, gp)) < 0)
+		goto out;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if ((tests & (1u << t)) && (r = pl_add_test(&w, kinds, t, record_kib)) < 0)
+			goto out;
+	if ((r = pl_close_scripts(&w)) < 0)
+		goto out;
+	r = pl_run_jobs(&w);
 	fslab_debug(FSLAB_DBG_REPORT, "drew %zu plots", out->n);
 out:
 	for (int k = 0; k < PL_JOBS; k++)
-		if (scripts[k])
-			fclose(scripts[k]);
+		if (w.scripts[k])
+			fclose(w.scripts[k]);
 	return r;
 }
 
