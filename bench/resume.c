@@ -75,47 +75,6 @@ void fslab_done_free(struct fslab_done_set *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Reads all of fd (a results CSV: at most limit bytes). */
-static int resume_read_all(int fd, char **data, size_t *len, size_t limit)
-{
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
-			char *nb;
-
-			if (cap >= limit) {
-				free(buf);
-				return -EFBIG;
-			}
-			nb = realloc(buf, nc + 1);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		got = pread(fd, buf + n, cap - n, (off_t)n);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -errno;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	*data = buf;
-	*len = n;
-	return 0;
-}
-
 void fslab_resume_csv_free(struct fslab_resume_csv *rc)
 {
 	if (rc->fd >= 0)
@@ -160,7 +119,7 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 		r = -EPERM;
 		goto fail;
 	}
-	r = resume_read_all(rc->fd, &data, &len, (size_t)1 << 30);
+	r = fslab_read_fd(rc->fd, &data, &len, (size_t)1 << 30);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", name, strerror(-r));
 		goto fail;

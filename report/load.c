@@ -2,6 +2,7 @@
  * reader, and manifest.json (optional; any key may be missing). */
 #include "fileutil.h"
 #include "log.h"
+#include "manifest.h"
 #include "report_priv.h"
 #include "results.h"
 
@@ -66,46 +67,30 @@ static const char *ld_str(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static double ld_num(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return 0;
-	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
-		return json_object_get_double(v);
-	return 0;
-}
-
+/* Copies what fits (the report's columns are narrower than the fields). */
 static void ld_copy(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	snprintf(dst, len, "%.*s", (int)len - 1, src ? src : "");
 }
 
-static void ld_fsinfo(struct rp_entry *e, json_object *manifest)
+/* The manifest's facts about the filesystem of entry e, if it names it. */
+static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 {
-	json_object *arr;
+	int i = m ? fslab_manifest_find_fs(m, e->fs) : -1;
+	const struct fslab_manifest_fs *f;
 
-	if (!manifest || !json_object_object_get_ex(manifest, "filesystems", &arr) ||
-	    !json_object_is_type(arr, json_type_array))
+	if (i < 0)
 		return;
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *f = json_object_array_get_idx(arr, i);
-		const char *name = ld_str(f, "name");
-
-		if (!name || strcmp(name, e->fs) != 0)
-			continue;
-		e->has_info = true;
-		ld_copy(e->info.type, sizeof(e->info.type), ld_str(f, "type"));
-		ld_copy(e->info.mount_method, sizeof(e->info.mount_method), ld_str(f, "mount_method"));
-		ld_copy(e->info.device, sizeof(e->info.device), ld_str(f, "device"));
-		ld_copy(e->info.device_model, sizeof(e->info.device_model), ld_str(f, "device_model"));
-		ld_copy(e->info.mkfs_options, sizeof(e->info.mkfs_options), ld_str(f, "mkfs_options"));
-		ld_copy(e->info.mount_options, sizeof(e->info.mount_options), ld_str(f, "mount_options"));
-		e->info.device_write_kib_s = ld_num(f, "device_write_kib_s");
-		e->info.device_read_kib_s = ld_num(f, "device_read_kib_s");
-		return;
-	}
+	f = &m->fs[i];
+	e->has_info = true;
+	ld_copy(e->info.type, sizeof(e->info.type), f->type);
+	ld_copy(e->info.mount_method, sizeof(e->info.mount_method), f->mount_method);
+	ld_copy(e->info.device, sizeof(e->info.device), f->device);
+	ld_copy(e->info.device_model, sizeof(e->info.device_model), f->device_model);
+	ld_copy(e->info.mkfs_options, sizeof(e->info.mkfs_options), f->mkfs_options);
+	ld_copy(e->info.mount_options, sizeof(e->info.mount_options), f->mount_options);
+	e->info.device_write_kib_s = f->device_write_kib_s;
+	e->info.device_read_kib_s = f->device_read_kib_s;
 }
 
 /* Groups sorted rows into cells and samples. */
@@ -252,48 +237,18 @@ static int ld_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Reads all of fd (at most limit bytes) into a NUL-terminated buffer. */
-static int ld_read_fd(int fd, char **text, size_t *len, size_t limit)
+/* manifest.json through lib/manifest.h: every value checked.  *out stays
+ * NULL when there is none. */
+static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 {
-	size_t n = 0, cap = 65536;
-	char *buf = malloc(cap + 1);
-	ssize_t got;
-
-	if (!buf)
-		return -ENOMEM;
-	while ((got = read(fd, buf + n, cap - n)) > 0) {
-		n += (size_t)got;
-		if (n == cap) {
-			char *nb = cap < limit ? realloc(buf, cap * 2 + 1) : NULL;
-			if (!nb) {
-				free(buf);
-				return cap < limit ? -ENOMEM : -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (got < 0) {
-		int r = -errno;
-		free(buf);
-		return r;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-static int ld_manifest(struct rp_run *run, int dfd)
-{
-	char path[PATH_MAX + 16], *text = NULL;
-	size_t len = 0;
+	char path[PATH_MAX + 16], err[PATH_MAX + 1024];
 	int r, fd;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", run->dir);
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%s", run->dir, FSLAB_MANIFEST_NAME);
 	/* no symlink followed, a regular file only (a FIFO cannot hang the
 	 * report): the results directory may be writable by others */
-	fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY | O_NONBLOCK);
+	fd = fslab_manifest_open_at(dfd);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0) {
@@ -303,77 +258,37 @@ static int ld_manifest(struct rp_run *run, int dfd)
 					    : strerror(-fd));
 		return fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd;
 	}
-	r = ld_read_fd(fd, &text, &len, 16u << 20);
+	r = fslab_manifest_read_fd(fd, path, out, err, sizeof(err));
 	close(fd);
 	if (r < 0) {
-		fslab_error("%s: cannot read: %s", E1(path), strerror(-r));
+		fslab_error("%s; fix or remove the manifest", E1(err));
 		return r;
 	}
-	enum json_tokener_error jerr;
-	json_tokener *tok = json_tokener_new();
-	if (!tok) {
-		free(text);
-		return -ENOMEM;
-	}
-	run->manifest = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (!run->manifest || jerr != json_tokener_success ||
-	    !json_object_is_type(run->manifest, json_type_object)) {
-		/* count the line where parsing stopped */
-		size_t off = json_tokener_get_parse_end(tok), line = 1;
-		for (size_t i = 0; i < off && i < len; i++)
-			line += text[i] == '\n';
-		fslab_error("%s:%zu: not a JSON object (%s); fix or remove the manifest", E1(path), line,
-			    run->manifest && jerr == json_tokener_success ? "not an object"
-									  : json_tokener_error_desc(jerr));
-		json_object_put(run->manifest);
-		run->manifest = NULL;
-		json_tokener_free(tok);
-		free(text);
-		return -EINVAL;
-	}
-	json_tokener_free(tok);
-	free(text);
-	const char *cm = ld_str(run->manifest, "cache_mode");
-	if (cm && *cm)
-		snprintf(run->cache, sizeof(run->cache), "%s", cm);
-	run->page_cache_factor = ld_num(run->manifest, "page_cache_factor");
+	run->manifest = json_object_get((*out)->json);
+	if ((*out)->cache != FSLAB_CACHE_MODE_INVALID)
+		snprintf(run->cache, sizeof(run->cache), "%s", fslab_cache_mode_to_string((*out)->cache));
+	run->page_cache_factor = (*out)->page_cache_factor;
+	/* what the run should have: its trials, whether it finished */
+	run->trials = (*out)->trials;
+	run->interrupted = (*out)->interrupted || ((*out)->started_at[0] && !(*out)->finished_at[0]);
 	return 0;
 }
 
-static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
+/* The sorted names of the <fs>.csv files in the directory dfd. */
+static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 {
-	struct stat st;
-	DIR *dh;
-	struct dirent *de;
+	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), r = 0;
+	DIR *dh = lfd >= 0 ? fdopendir(lfd) : NULL;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	int r = 0, dfd;
+	struct dirent *de;
 
-	snprintf(run->dir, sizeof(run->dir), "%s", dir);
-	snprintf(run->cache, sizeof(run->cache), "?");
-	/* The directory the user named (followed like any path typed); the
-	 * files in it are then reached only through this fd, never by name. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-	if (dfd < 0) {
-		r = -errno;
-		if (r == -ENOTDIR && stat(dir, &st) == 0)
-			fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
-		else
-			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
-	}
-	r = ld_manifest(run, dfd);
-	if (r < 0)
-		goto out;
-	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-	dh = lfd >= 0 ? fdopendir(lfd) : NULL;
 	if (!dh) {
 		r = -errno;
 		if (lfd >= 0)
 			close(lfd);
 		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		goto out;
+		return r;
 	}
 	while ((de = readdir(dh))) {
 		size_t l = strlen(de->d_name);
@@ -389,58 +304,108 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 			}
 			names = nn;
 		}
-		names[n] = strdup(de->d_name);
-		if (!names[n]) {
+		if (!(names[n] = strdup(de->d_name))) {
 			r = -ENOMEM;
 			break;
 		}
 		n++;
 	}
 	closedir(dh);
+	if (r == 0 && n)
+		qsort(names, n, sizeof(*names), ld_cmp_str);
 	if (r < 0)
-		goto out;
-	if (n == 0) {
-		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
-			    E1(dir));
-		r = -ENOENT;
-		goto out;
-	}
-	if (n > FSLAB_MAX_FS * 4) {
-		fslab_error("%s: %zu CSV files; at most %d per results directory", E1(dir), n,
-			    FSLAB_MAX_FS * 4);
-		r = -E2BIG;
-		goto out;
-	}
-	qsort(names, n, sizeof(*names), ld_cmp_str);
+		fslab_error("results directory %s: out of memory", E1(dir));
+	*out = names;
+	*n_out = n;
+	return r;
+}
+
+/* One entry per CSV, with the manifest's facts on its filesystem. */
+static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **names, size_t n,
+		      const struct fslab_manifest *m)
+{
 	run->entries = calloc(n, sizeof(*run->entries));
 	if (!run->entries) {
-		r = -ENOMEM;
-		goto out;
+		fslab_error("%s: out of memory", E1(run->dir));
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
 		struct rp_entry *e = &run->entries[i];
 		size_t l = strlen(names[i]) - 4;
+		int r;
 
-		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path)) {
-			fslab_error("%s/%s: path too long", E1(dir), E2(names[i]));
-			r = -ENAMETOOLONG;
-			goto out;
+		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path)) {
+			fslab_error("%s/%s: path too long", E1(run->dir), E2(names[i]));
+			return -ENAMETOOLONG;
 		}
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
 			 names[i]);
 		run->n_entries++;
 		r = ld_csv(run, e, dfd, names[i], path, fs);
 		if (r < 0)
-			goto out;
-		ld_fsinfo(e, run->manifest);
+			return r;
+		ld_fsinfo(e, m);
 		e->type = fslab_fs_type_from_string(e->has_info && e->info.type[0] ? e->info.type : e->fs);
 		d->all[d->n_all++] = e;
 	}
-out:
+	return 0;
+}
+
+/* The filesystems the manifest names that have no CSV. */
+static void ld_missing(struct rp_run *run, const struct fslab_manifest *m)
+{
+	for (size_t i = 0; m && i < m->n_fs; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < run->n_entries; k++)
+			found |= strcmp(run->entries[k].fs, m->fs[i].name) == 0;
+		if (!found && run->n_missing < FSLAB_MAX_FS)
+			snprintf(run->missing[run->n_missing++], FSLAB_FS_NAME_MAX, "%s", m->fs[i].name);
+	}
+}
+
+static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
+{
+	struct fslab_manifest *m = NULL;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0;
+	int r = 0, dfd;
+
+	snprintf(run->dir, sizeof(run->dir), "%s", dir);
+	snprintf(run->cache, sizeof(run->cache), "?");
+	/* The directory the user named (followed like any path typed); the
+	 * files in it are then reached only through this fd, never by name. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (dfd < 0) {
+		r = -errno;
+		if (r == -ENOTDIR && stat(dir, &st) == 0)
+			fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
+		else
+			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
+		return r;
+	}
+	r = ld_manifest(run, dfd, &m);
+	if (r == 0)
+		r = ld_csv_names(dfd, dir, &names, &n);
+	if (r == 0 && n == 0) {
+		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
+			    E1(dir));
+		r = -ENOENT;
+	} else if (r == 0 && n > FSLAB_MAX_FS * 4) {
+		fslab_error("%s: %zu CSV files; at most %d per results directory", E1(dir), n,
+			    FSLAB_MAX_FS * 4);
+		r = -E2BIG;
+	}
+	if (r == 0)
+		r = ld_entries(d, run, dfd, names, n, m);
+	if (r == 0)
+		ld_missing(run, m);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	fslab_manifest_free(m);
 	close(dfd);
 	return r;
 }
@@ -513,43 +478,19 @@ static void ld_tags(struct rp_data *d)
 	}
 }
 
-/* What each run should have: its trials (manifest, else the most seen),
- * the cells per test (the most any of its filesystems has), the
- * filesystems its manifest names; an entry short of that is partial. */
+/* What each run should have: its trials (manifest, else the most seen)
+ * and the cells per test (the most any of its filesystems has); an entry
+ * short of that is partial.  (The filesystems its manifest names without a
+ * CSV: ld_missing.) */
 static void ld_completeness(struct rp_run *run)
 {
-	json_object *v, *arr;
 	unsigned most = 0;
 
 	for (size_t k = 0; k < run->n_entries; k++)
 		if (run->entries[k].max_trial > most)
 			most = run->entries[k].max_trial;
-	run->trials = most;
-	if (run->manifest) {
-		double tr = ld_num(run->manifest, "trials");
-		if (tr >= 1 && tr <= 1000)
-			run->trials = (unsigned)tr;
-		if (json_object_object_get_ex(run->manifest, "interrupted", &v) &&
-		    json_object_get_boolean(v))
-			run->interrupted = true;
-		if (ld_str(run->manifest, "started_at") &&
-		    (!json_object_object_get_ex(run->manifest, "finished_at", &v) || !v ||
-		     !json_object_is_type(v, json_type_string)))
-			run->interrupted = true;
-		if (json_object_object_get_ex(run->manifest, "filesystems", &arr) &&
-		    json_object_is_type(arr, json_type_array))
-			for (size_t i = 0; i < json_object_array_length(arr); i++) {
-				const char *name = ld_str(json_object_array_get_idx(arr, i), "name");
-				bool found = false;
-
-				if (!name || !fslab_fs_name_valid(name))
-					continue;
-				for (size_t k = 0; k < run->n_entries; k++)
-					found |= strcmp(run->entries[k].fs, name) == 0;
-				if (!found && run->n_missing < FSLAB_MAX_FS)
-					snprintf(run->missing[run->n_missing++], FSLAB_FS_NAME_MAX, "%s", name);
-			}
-	}
+	if (!run->trials) /* none in the manifest */
+		run->trials = most;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		size_t want = 0;
 
