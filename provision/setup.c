@@ -10,6 +10,7 @@
 #include "prov_int.h"
 #include "provision.h"
 #include "size.h"
+#include "stopsig.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -114,6 +115,16 @@ static bool setup_stopped(struct setup_run *s)
 	return true;
 }
 
+/* A safe point between steps: the test hook may pause here, and a
+ * SIGINT/SIGTERM received so far stops setup (-EINTR). */
+static int setup_step(struct setup_run *s, const char *step)
+{
+	if (setup_stopped(s))
+		return -EINTR;
+	setup_pause_at(step);
+	return setup_stopped(s) ? -EINTR : 0;
+}
+
 static void setup_print_plan(struct setup_run *s, FILE *out)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
@@ -180,12 +191,10 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 	return 0;
 }
 
-/* Everything that needs no disk: tools, paths. */
-static int setup_check_environment(struct setup_run *s)
+/* The tools the spec's filesystems need. */
+static int setup_check_tools(struct setup_run *s)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
-	struct stat st;
-	int r;
+	char path[PATH_MAX];
 
 	for (size_t i = 0; i < s->spec->n_fs; i++) {
 		const struct fslab_fs_recipe *rc = fslab_fs_recipe(s->spec->fs[i].type);
@@ -203,83 +212,127 @@ static int setup_check_environment(struct setup_run *s)
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
-	/* Never over the system: not / nor a directory the system lives in,
-	 * as the mount root or as a mount point (compared by identity, so no
-	 * spelling gets round it). */
-	{
-		static const char *const sys[] = { "/", "/bin", "/boot", "/dev", "/etc", "/home",
-						   "/lib", "/lib32", "/lib64", "/libx32",
-						   "/opt", "/proc", "/root", "/run", "/sbin",
-						   "/srv", "/sys", "/tmp", "/usr", "/usr/bin", "/usr/lib",
-						   "/usr/lib64", "/usr/libexec", "/usr/local", "/usr/sbin",
-						   "/usr/share", "/var", "/var/lib", "/var/log", "/var/tmp" };
-		struct stat a, b;
+	return 0;
+}
 
-		for (size_t i = 0; i <= s->plan.n; i++) {
-			const char *d = i == 0 ? s->mount_root : s->plan.parts[i - 1].mountpoint;
+/* The system directory dir is (by identity, so no spelling gets round
+ * it), or NULL. */
+static const char *setup_system_dir(const char *dir)
+{
+	static const char *const sys[] = { "/", "/bin", "/boot", "/dev", "/etc", "/home",
+					   "/lib", "/lib32", "/lib64", "/libx32",
+					   "/opt", "/proc", "/root", "/run", "/sbin",
+					   "/srv", "/sys", "/tmp", "/usr", "/usr/bin", "/usr/lib",
+					   "/usr/lib64", "/usr/libexec", "/usr/local", "/usr/sbin",
+					   "/usr/share", "/var", "/var/lib", "/var/log", "/var/tmp" };
+	struct stat a, b;
 
-			if (stat(d, &a) < 0)
-				continue;
-			for (size_t k = 0; k < sizeof(sys) / sizeof(sys[0]); k++)
-				if (stat(sys[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-					fslab_error("refused: %s %s is the system directory %s; mounting the "
-						    "lab there would hide what the system (and teardown) "
-						    "needs; give a --mount-root of its own, such as %s",
-						    i == 0 ? "mount root" : "mount point", d, sys[k],
-						    FSLAB_MOUNT_ROOT_DEFAULT);
-					return FSLAB_EXIT_FAILURE;
-				}
-		}
-	}
-	/* Not inside another lab: its teardown could not unmount it. */
-	for (int i = 0; i < 2; i++) {
-		const char *what = i == 0 ? s->mount_root : s->image;
+	if (stat(dir, &a) < 0)
+		return NULL;
+	for (size_t k = 0; k < sizeof(sys) / sizeof(sys[0]); k++)
+		if (stat(sys[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return sys[k];
+	return NULL;
+}
 
-		if (what[0] && prov_path_on_lab_mount(what, dir, sizeof(dir)) > 0) {
-			fslab_error("refused: %s %s would be on %s, a filesystem of another fslab lab (it "
-				    "would keep that lab busy, and its teardown would fail); give a path "
-				    "outside every lab",
-				    i == 0 ? "the mount root" : "the image", what, dir);
+/* Never over the system: not / nor a directory the system lives in, as
+ * the mount root or as a mount point.  Not inside another lab either: its
+ * teardown could not unmount it. */
+static int setup_check_places(struct setup_run *s)
+{
+	char dev[PATH_MAX];
+
+	for (size_t i = 0; i <= s->plan.n; i++) {
+		const char *d = i == 0 ? s->mount_root : s->plan.parts[i - 1].mountpoint;
+		const char *sys = setup_system_dir(d);
+
+		if (sys) {
+			fslab_error("refused: %s %s is the system directory %s; mounting the lab there "
+				    "would hide what the system (and teardown) needs; give a "
+				    "--mount-root of its own, such as %s",
+				    i == 0 ? "mount root" : "mount point", d, sys, FSLAB_MOUNT_ROOT_DEFAULT);
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
-	/* The mount root: an existing directory (not a symlink) we can write,
-	 * or creatable under the nearest existing ancestor. */
-	snprintf(path, sizeof(path), "%s", s->mount_root);
-	for (;;) {
-		if (lstat(path, &st) == 0) {
-			if (S_ISLNK(st.st_mode)) {
-				fslab_error("refused: mount root %s is a symbolic link; fslab does not follow "
-					    "links there (give a real directory with --mount-root)",
-					    path);
-				return FSLAB_EXIT_FAILURE;
-			}
-			if (!S_ISDIR(st.st_mode)) {
-				fslab_error("refused: mount root %s is not a directory; give another --mount-root",
-					    path);
-				return FSLAB_EXIT_FAILURE;
-			}
-			if (access(path, W_OK) != 0) {
-				fslab_error("refused: cannot write in the mount root %s: %s; give another --mount-root",
-					    path, strerror(errno));
-				return FSLAB_EXIT_FAILURE;
-			}
-			break;
+	for (int i = 0; i < 2; i++) {
+		const char *what = i == 0 ? s->mount_root : s->image;
+
+		if (what[0] && prov_path_on_lab_mount(what, dev, sizeof(dev)) > 0) {
+			fslab_error("refused: %s %s would be on %s, a filesystem of another fslab lab (it "
+				    "would keep that lab busy, and its teardown would fail); give a path "
+				    "outside every lab",
+				    i == 0 ? "the mount root" : "the image", what, dev);
+			return FSLAB_EXIT_FAILURE;
 		}
+	}
+	return 0;
+}
+
+/* The mount root: an existing directory (not a symlink) we can write, or
+ * creatable under the nearest existing ancestor. */
+static int setup_check_mount_root(struct setup_run *s)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", s->mount_root);
+	while (lstat(path, &st) < 0) {
+		char *slash;
+
 		if (errno != ENOENT) {
 			fslab_error("refused: cannot create the mount root %s (%s: %s); give another "
 				    "--mount-root",
 				    s->mount_root, path, strerror(errno));
 			return FSLAB_EXIT_FAILURE;
 		}
-		char *slash = strrchr(path, '/');
+		slash = strrchr(path, '/');
 		if (!slash || slash == path)
-			break;
+			return 0;
 		*slash = '\0';
 	}
+	if (S_ISLNK(st.st_mode)) {
+		fslab_error("refused: mount root %s is a symbolic link; fslab does not follow links "
+			    "there (give a real directory with --mount-root)",
+			    path);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fslab_error("refused: mount root %s is not a directory; give another --mount-root", path);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (access(path, W_OK) != 0) {
+		fslab_error("refused: cannot write in the mount root %s: %s; give another --mount-root",
+			    path, strerror(errno));
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* 1 when the directory holds nothing but . and .., 0 when it holds
+ * something, or a negative errno. */
+static int setup_dir_is_empty(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!dh)
+		return -errno;
+	while (empty && (e = readdir(dh)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(dh);
+	return empty;
+}
+
+/* Each existing mount point: a real, empty directory with nothing mounted
+ * on it (mounting over files would hide them for as long as the lab is
+ * up). */
+static int setup_check_mount_points(struct setup_run *s)
+{
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const char *mp = s->plan.parts[i].mountpoint;
 		char src[PATH_MAX], fstype[64];
+		struct stat st;
 
 		if (lstat(mp, &st) < 0)
 			continue;
@@ -295,26 +348,27 @@ static int setup_check_environment(struct setup_run *s)
 				    mp, src, fstype);
 			return FSLAB_EXIT_FAILURE;
 		}
-		/* Mounting over files would hide them for as long as the lab
-		 * is up: only an empty directory. */
-		{
-			DIR *dh = opendir(mp);
-			struct dirent *e;
-			bool empty = true;
-
-			while (dh && empty && (e = readdir(dh)))
-				empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
-			if (dh)
-				closedir(dh);
-			if (!empty) {
-				fslab_error("refused: mount point %s is not empty; the lab would be mounted "
-					    "over its files and hide them; give another --mount-root or "
-					    "move them",
-					    mp);
-				return FSLAB_EXIT_FAILURE;
-			}
+		if (setup_dir_is_empty(mp) == 0) {
+			fslab_error("refused: mount point %s is not empty; the lab would be mounted "
+				    "over its files and hide them; give another --mount-root or "
+				    "move them",
+				    mp);
+			return FSLAB_EXIT_FAILURE;
 		}
 	}
+	return 0;
+}
+
+/* The new image's directory is writable; the state (and its lock and log)
+ * stays reachable while the lab is mounted, and teardown finds it: never
+ * under the mount root, where a lab filesystem would be mounted over it,
+ * nor on another lab. */
+static int setup_check_files(struct setup_run *s)
+{
+	size_t n = strlen(s->mount_root);
+	char dir[PATH_MAX];
+	int r;
+
 	if (s->image[0] && !s->image_exists) {
 		r = fslab_check_parent_writable(s->image, dir, sizeof(dir));
 		if (r < 0) {
@@ -323,34 +377,38 @@ static int setup_check_environment(struct setup_run *s)
 			return FSLAB_EXIT_FAILURE;
 		}
 	}
-	/* The state (and its lock and log) must stay reachable while the
-	 * lab is mounted, and teardown must find it: never under the mount
-	 * root, where a lab filesystem would be mounted over it. */
-	{
-		size_t n = strlen(s->mount_root);
-
-		if (strncmp(s->state_path, s->mount_root, n) == 0 &&
-		    (s->state_path[n] == '/' || s->state_path[n] == '\0')) {
-			fslab_error("refused: the state file %s is inside the mount root %s, where the "
-				    "lab's filesystems are mounted (they would hide it from teardown); "
-				    "give a --state outside %s",
-				    s->state_path, s->mount_root, s->mount_root);
-			return FSLAB_EXIT_FAILURE;
-		}
-		if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0) {
-			fslab_error("refused: the state file %s would be on %s, a filesystem of another "
-				    "fslab lab (its teardown unmounts and wipes it); give a --state outside "
-				    "every lab",
-				    s->state_path, dir);
-			return FSLAB_EXIT_FAILURE;
-		}
+	if (strncmp(s->state_path, s->mount_root, n) == 0 &&
+	    (s->state_path[n] == '/' || s->state_path[n] == '\0')) {
+		fslab_error("refused: the state file %s is inside the mount root %s, where the lab's "
+			    "filesystems are mounted (they would hide it from teardown); give a "
+			    "--state outside %s",
+			    s->state_path, s->mount_root, s->mount_root);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0) {
+		fslab_error("refused: the state file %s would be on %s, a filesystem of another fslab "
+			    "lab (its teardown unmounts and wipes it); give a --state outside every lab",
+			    s->state_path, dir);
+		return FSLAB_EXIT_FAILURE;
 	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT) {
-		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state", s->state_path,
-			    dir, strerror(-r));
+		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state",
+			    s->state_path, dir, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+/* Everything on the machine that needs no disk: tools, paths. */
+static int setup_check_environment(struct setup_run *s)
+{
+	int r;
+
+	if ((r = setup_check_tools(s)) || (r = setup_check_places(s)) ||
+	    (r = setup_check_mount_root(s)) || (r = setup_check_mount_points(s)) ||
+	    (r = setup_check_files(s)))
+		return r;
 	return 0;
 }
 
@@ -384,15 +442,29 @@ static int setup_confirm(struct setup_run *s, const char *what)
 	return 0;
 }
 
-/* The rules for a whole disk.  Reads only; leaves the disk flock'ed in
- * s->disk_lock_fd. */
-static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
+/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL): an
+ * advisory lock on the whole disk keeps other well-behaved tools away. */
+static int setup_lock_disk(struct setup_run *s)
 {
-	char err[1024], found[256];
-	int fd, r;
+	int e;
 
-	r = prov_disk_inspect(path, &s->disk, err, sizeof(err));
-	if (r < 0) {
+	if (s->disk_lock_fd >= 0)
+		close(s->disk_lock_fd);
+	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
+	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	e = errno;
+	fslab_error("refused: %s is locked by another program (%s)", s->disk.path, strerror(e));
+	return FSLAB_EXIT_FAILURE;
+}
+
+/* What the path names: a whole disk (not a partition, not a file).  Reads
+ * the device node and sysfs only: an argument check. */
+static int setup_inspect_disk(struct setup_run *s, const char *path)
+{
+	char err[1024];
+
+	if (prov_disk_inspect(path, &s->disk, err, sizeof(err)) < 0) {
 		fslab_error("refused: %s", err);
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -402,6 +474,19 @@ static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
 			    path, s->disk.parent, s->disk.parent);
 		return FSLAB_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+/* The rules for the whole disk s->disk (setup_inspect_disk) on this
+ * machine: nothing else uses it, it holds the layout, and no signature on
+ * it is overwritten unasked.  Reads only; leaves the disk flock'ed in
+ * s->disk_lock_fd. */
+static int setup_check_disk(struct setup_run *s, bool confirm)
+{
+	const char *path = s->disk.path;
+	char err[1024], found[256];
+	int fd, r;
+
 	r = prov_check_in_use(&s->disk, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("refused: %s", err);
@@ -427,15 +512,9 @@ static int setup_check_disk(struct setup_run *s, const char *path, bool confirm)
 		fslab_error("refused: %s", err);
 		return FSLAB_EXIT_FAILURE;
 	}
-	/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL):
-	 * an advisory lock keeps other well-behaved tools away instead. */
-	if (s->disk_lock_fd >= 0)
-		close(s->disk_lock_fd);
-	s->disk_lock_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->disk_lock_fd < 0 || flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		fslab_error("refused: %s is locked by another program (%s)", path, strerror(errno));
-		return FSLAB_EXIT_FAILURE;
-	}
+	r = setup_lock_disk(s);
+	if (r)
+		return r;
 	s->st.disk_rdev = (uint64_t)s->disk.devno;
 	r = setup_compute_plan(s, path, s->disk.bytes, s->disk.sector_size);
 	if (r)
@@ -655,12 +734,10 @@ static int setup_mount_all(struct setup_run *s)
 		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
 		char step[64];
 
-		if (setup_stopped(s))
-			return -EINTR;
 		snprintf(step, sizeof(step), "mount-%s", sp->name);
-		setup_pause_at(step);
-		if (setup_stopped(s))
-			return -EINTR;
+		r = setup_step(s, step);
+		if (r < 0)
+			return r;
 		printf("mounting %s on %s (%s%s) (%zu/%zu)\n", sp->device, sp->mountpoint,
 		       m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel ",
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
@@ -802,9 +879,9 @@ static int setup_image_create(struct setup_run *s)
 {
 	int fd, r;
 
-	setup_pause_at("image-create");
-	if (setup_stopped(s))
-		return -EINTR;
+	r = setup_step(s, "image-create");
+	if (r < 0)
+		return r;
 	fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return fslab_error_errno(errno, "cannot create the image %s", s->image);
@@ -826,157 +903,162 @@ static int setup_image_create(struct setup_run *s)
 	return 0;
 }
 
-static int setup_do(struct setup_run *s)
+/* The image setup works on: created and marked, or (reused) marked while
+ * the lab holds it. */
+static int setup_image_claim(struct setup_run *s)
 {
-	char guid[40], a[32];
+	char a[32];
+	int r;
+
+	if (!s->image_exists) {
+		printf("creating sparse image %s (%s)\n", s->image,
+		       fslab_size_human(s->image_bytes, a, sizeof(a)));
+		fflush(stdout);
+		return setup_image_create(s);
+	}
+	/* A reused image carries the lab's mark while the lab holds it;
+	 * teardown takes it off again. */
+	r = prov_marker_set(s->image_fd, s->st.lab_id);
+	if (r < 0)
+		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute)",
+					 s->image, PROV_MARKER_XATTR);
+	return 0;
+}
+
+/* Attaches the image to a new loop device, records it and checks it as
+ * any disk (it must be ours alone), locked, no questions. */
+static int setup_image_attach(struct setup_run *s)
+{
+	char loop[64], other[64];
+	struct stat lst;
+	int r;
+
+	r = setup_image_claim(s);
+	if (r < 0)
+		return r;
+	if (setup_stopped(s))
+		return -EINTR;
+	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop));
+	if (r < 0)
+		return r;
+	printf("attached %s to %s\n", s->image, loop);
+	snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
+	if (stat(loop, &lst) == 0)
+		s->st.disk_rdev = (uint64_t)lst.st_rdev;
+	if (setup_compute_plan(s, loop, s->image_bytes, 512))
+		return -EINVAL;
+	for (size_t i = 0; i < s->plan.n; i++)
+		snprintf(s->st.partitions[i].device, sizeof(s->st.partitions[i].device), "%s",
+			 s->plan.parts[i].device);
+	r = setup_save(s, FSLAB_PHASE_ATTACHED);
+	if (r < 0)
+		return r;
+	/* One image, one loop device: another one on it (a setup that raced
+	 * us) would be the same disk under a second name. */
+	if (prov_loop_find_other(&s->st.image_id, loop, other, sizeof(other)) == 0) {
+		fslab_error("refused: image %s is also attached to %s (rule: nothing else may use the "
+			    "disk); detach it, then run fslab teardown --state %s",
+			    s->image, other, s->state_path);
+		return -EBUSY;
+	}
+	if (setup_inspect_disk(s, loop) || setup_check_disk(s, false))
+		return -EBUSY;
+	return setup_step(s, "attached");
+}
+
+/* From here on the disk is written: the state names the GUID about to be
+ * written (a durable save), so teardown can tell our table from another. */
+static int setup_partition(struct setup_run *s)
+{
+	char guid[40];
 	uuid_t u;
 	int r;
 
-	if (s->image[0]) {
-		char loop[64], other[64];
-		struct stat lst;
-
-		if (!s->image_exists) {
-			printf("creating sparse image %s (%s)\n", s->image,
-			       fslab_size_human(s->image_bytes, a, sizeof(a)));
-			fflush(stdout);
-			r = setup_image_create(s);
-			if (r < 0)
-				return r;
-		} else {
-			/* A reused image carries the lab's mark while the lab
-			 * holds it; teardown takes it off again. */
-			r = prov_marker_set(s->image_fd, s->st.lab_id);
-			if (r < 0)
-				return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s "
-							    "attribute)",
-							 s->image, PROV_MARKER_XATTR);
-		}
-		if (setup_stopped(s))
-			return -EINTR;
-		r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop));
-		if (r < 0)
-			return r;
-		printf("attached %s to %s\n", s->image, loop);
-		snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
-		if (stat(loop, &lst) == 0)
-			s->st.disk_rdev = (uint64_t)lst.st_rdev;
-		r = setup_compute_plan(s, loop, s->image_bytes, 512);
-		if (r)
-			return -EINVAL;
-		for (size_t i = 0; i < s->plan.n; i++)
-			snprintf(s->st.partitions[i].device, sizeof(s->st.partitions[i].device), "%s",
-				 s->plan.parts[i].device);
-		r = setup_save(s, FSLAB_PHASE_ATTACHED);
-		if (r < 0)
-			return r;
-		/* One image, one loop device: another one on it (a setup that
-		 * raced us) would be the same disk under a second name. */
-		if (prov_loop_find_other(&s->st.image_id, loop, other, sizeof(other)) == 0) {
-			fslab_error("refused: image %s is also attached to %s (rule: nothing else may "
-				    "use the disk); detach it, then run fslab teardown --state %s",
-				    s->image, other, s->state_path);
-			return -EBUSY;
-		}
-		/* The fresh loop device: check it as any disk (it must be
-		 * ours alone), lock it, no questions. */
-		r = setup_check_disk(s, loop, false);
-		if (r)
-			return -EBUSY;
-		setup_pause_at("attached");
-		if (setup_stopped(s))
-			return -EINTR;
-	}
-	setup_pause_at("claimed");
-	if (setup_stopped(s))
-		return -EINTR;
-
-	/* From here on the disk is written: the state names the GUID we are
-	 * about to write, so teardown can tell our table from another. */
 	uuid_generate_random(u);
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
 	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
 	if (r < 0)
 		return r;
-	setup_pause_at("partitioning");
-	if (setup_stopped(s))
-		return -EINTR;
+	r = setup_step(s, "partitioning");
+	if (r < 0)
+		return r;
 	printf("partitioning %s: GPT, %zu partitions\n", s->plan.disk, s->plan.n);
 	fflush(stdout);
 	r = prov_kpart_remove_all(&s->disk);
-	if (r < 0)
-		return r;
-	if (s->o->wipe) {
+	if (r == 0 && s->o->wipe)
 		r = prov_wipe_signatures(s->plan.disk);
-		if (r < 0)
-			return r;
-	}
-	r = prov_gpt_write(&s->plan, guid, s->partuuids);
-	if (r < 0)
-		return r;
-	r = prov_kpart_add_plan(&s->disk, &s->plan);
-	if (r < 0)
-		return r;
-	r = setup_save(s, FSLAB_PHASE_PARTITIONED);
-	if (r < 0)
-		return r;
-	setup_pause_at("partitioned");
+	if (r == 0)
+		r = prov_gpt_write(&s->plan, guid, s->partuuids);
+	if (r == 0)
+		r = prov_kpart_add_plan(&s->disk, &s->plan);
+	if (r == 0)
+		r = setup_save(s, FSLAB_PHASE_PARTITIONED);
+	return r;
+}
 
+static int setup_format_all(struct setup_run *s)
+{
+	int r;
+
+	setup_pause_at("partitioned");
 	for (size_t i = 0; i < s->plan.n; i++) {
 		char step[64];
 
-		if (setup_stopped(s))
-			return -EINTR;
 		snprintf(step, sizeof(step), "format-%s", s->plan.parts[i].fs->name);
-		setup_pause_at(step);
-		if (setup_stopped(s))
-			return -EINTR;
-		r = setup_format(s, i);
-		if (r < 0)
-			return r;
-		r = setup_save(s, FSLAB_PHASE_NONE);
+		r = setup_step(s, step);
+		if (r == 0)
+			r = setup_format(s, i);
+		if (r == 0)
+			r = setup_save(s, FSLAB_PHASE_NONE);
 		if (r < 0)
 			return r;
 	}
-	r = setup_mount_prepare(s);
-	if (r < 0)
-		return r;
-	setup_pause_at("formatted");
-	if (setup_stopped(s))
-		return -EINTR;
-	r = setup_mount_all(s);
-	if (r < 0)
-		return r;
-	setup_pause_at("mounted");
-	if (setup_stopped(s))
-		return -EINTR;
-	return setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
+	return 0;
 }
 
-int fslab_setup(const struct fslab_setup_opts *o)
+/* Every step after the state was first written ("claimed"); each leaves
+ * the state naming what it did. */
+static int setup_do(struct setup_run *s)
 {
-	struct setup_run *s = calloc(1, sizeof(*s));
-	struct sigaction sa, old_int, old_term;
-	char err[PATH_MAX + 512];
-	int r, ret = FSLAB_EXIT_FAILURE;
+	int r = 0;
 
-	if (!s) {
-		fslab_error("out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
-	s->o = o;
-	s->image_fd = -1;
-	s->disk_lock_fd = -1;
+	if (s->image[0])
+		r = setup_image_attach(s);
+	if (r == 0)
+		r = setup_step(s, "claimed");
+	if (r == 0)
+		r = setup_partition(s);
+	if (r == 0)
+		r = setup_format_all(s);
+	if (r == 0)
+		r = setup_mount_prepare(s);
+	if (r == 0)
+		r = setup_step(s, "formatted");
+	if (r == 0)
+		r = setup_mount_all(s);
+	if (r == 0)
+		r = setup_step(s, "mounted");
+	if (r == 0)
+		r = setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
+	return r;
+}
+
+/* Checks of the arguments alone, before anything on the machine (mounts,
+ * locks, an existing lab) is looked at: the device is a whole disk, the
+ * sizes and paths are usable, the spec lays out.  A bad argument gets its
+ * own message whatever state the machine is in. */
+static int setup_check_args(struct setup_run *s)
+{
+	const struct fslab_setup_opts *o = s->o;
+
 	if (!o->device == !o->image) {
 		fslab_error("give exactly one of --device DISK or --image FILE");
-		ret = FSLAB_EXIT_USAGE;
-		goto out_free;
+		return FSLAB_EXIT_USAGE;
 	}
 	if (o->device && o->image_size) {
 		fslab_error("--size is for --image only (a disk has its own size)");
-		ret = FSLAB_EXIT_USAGE;
-		goto out_free;
+		return FSLAB_EXIT_USAGE;
 	}
 	if (o->spec) {
 		s->spec = o->spec;
@@ -990,114 +1072,108 @@ int fslab_setup(const struct fslab_setup_opts *o)
 			  sizeof(s->mount_root)) < 0 ||
 	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0)) {
 		fslab_error("a path is too long or the current directory is gone");
-		ret = FSLAB_EXIT_USAGE;
-		goto out_free;
+		return FSLAB_EXIT_USAGE;
 	}
-	/* Before anything is looked at or created: setup needs root. */
-	if (!o->dry_run && geteuid() != 0) {
-		fslab_error("refused: fslab setup must run as root (it attaches loop devices, "
-			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
-			    "or add --dry-run to see the plan");
-		ret = FSLAB_EXIT_FAILURE;
-		goto out_free;
-	}
-	/* The mount root is recorded with the directories above it resolved
-	 * (a symlinked parent is followed once, here), so teardown removes
-	 * the directory setup made, by its real path. */
-	{
-		char real[PATH_MAX];
+	if (o->device) {
+		int r = setup_inspect_disk(s, o->device);
 
-		r = prov_resolve_parent(s->mount_root, real, sizeof(real));
-		if (r < 0) {
-			fslab_error("mount root %s: %s; give a plain absolute path", s->mount_root,
-				    r == -EINVAL ? "'.' or '..' below a directory that does not exist"
-						 : strerror(-r));
-			ret = FSLAB_EXIT_USAGE;
-			goto out_free;
-		}
-		snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
-		r = fslab_lab_check_path(s->state_path, err, sizeof(err));
-		if (r < 0) {
-			fslab_error("%s", err);
-			ret = FSLAB_EXIT_FAILURE;
-			goto out_free;
-		}
-		r = prov_resolve_parent(s->state_path, real, sizeof(real));
-		if (r == 0)
-			snprintf(s->state_path, sizeof(s->state_path), "%s", real);
+		if (r)
+			return r;
+		return setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
 	}
+	return setup_compute_plan(s, NULL, o->image_size, 512);
+}
+
+/* The mount root is recorded with the directories above it resolved (a
+ * symlinked parent is followed once, here), so teardown removes the
+ * directory setup made, by its real path; the state path must be one no
+ * other user can redirect. */
+static int setup_resolve_paths(struct setup_run *s)
+{
+	char real[PATH_MAX], err[PATH_MAX + 512];
+	int r;
+
+	r = prov_resolve_parent(s->mount_root, real, sizeof(real));
+	if (r < 0) {
+		fslab_error("mount root %s: %s; give a plain absolute path", s->mount_root,
+			    r == -EINVAL ? "'.' or '..' below a directory that does not exist"
+					 : strerror(-r));
+		return FSLAB_EXIT_USAGE;
+	}
+	snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
+	r = fslab_lab_check_path(s->state_path, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (prov_resolve_parent(s->state_path, real, sizeof(real)) == 0)
+		snprintf(s->state_path, sizeof(s->state_path), "%s", real);
 	snprintf(s->log_path, sizeof(s->log_path), "%s.log", s->state_path);
+	return 0;
+}
 
-	if (o->dry_run) {
-		if (s->image[0]) {
-			ret = setup_image_prepare(s);
-			if (ret)
-				goto out_free;
-			setup_placeholder_devices(s);
-		} else {
-			char e2[1024];
-			if (prov_disk_inspect(o->device, &s->disk, e2, sizeof(e2)) < 0) {
-				fslab_error("refused: %s", e2);
-				goto out_free;
-			}
-			ret = setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
-			if (ret)
-				goto out_free;
-		}
-		setup_print_plan(s, stdout);
-		printf("dry run: nothing was changed\n");
-		ret = FSLAB_EXIT_OK;
-		goto out_free;
-	}
+/* --dry-run: the plan for the disk or image as it is, nothing changed. */
+static int setup_dry_run(struct setup_run *s)
+{
+	int r;
 
-	{
-		struct stat sb;
-
-		if (!o->lab && lstat(s->state_path, &sb) == 0) {
-			struct fslab_state other;
-
-			/* Something that is not a state file: not a lab, and no
-			 * lock file of ours goes beside it. */
-			if (!S_ISREG(sb.st_mode) ||
-			    fslab_state_load(s->state_path, &other, err, sizeof(err)) < 0) {
-				fslab_error("refused: %s exists and is not an fslab state file (%s); setup "
-					    "does not overwrite it: give a --state that does not exist yet. "
-					    "Nothing was created",
-					    s->state_path,
-					    S_ISREG(sb.st_mode) ? "it does not parse as one" : "not a regular file");
-				ret = FSLAB_EXIT_FAILURE;
-				goto out_free;
-			}
-			/* A lab exists: if another command is busy with it, name
-			 * that command (its lock file is already there). */
-			r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW,
-					   "fslab setup", &s->lab, err, sizeof(err));
-			fslab_error("refused: %s", r < 0 ? err : "a lab is already set up");
-			ret = FSLAB_EXIT_FAILURE;
-			goto out_unlock;
-		}
-	}
-	/* A first plan (before the disk is known) to check mount points. */
 	if (s->image[0]) {
-		ret = setup_image_prepare(s);
+		r = setup_image_prepare(s);
+		if (r == 0)
+			setup_placeholder_devices(s);
 	} else {
-		ret = setup_compute_plan(s, o->device, 0, 512);
+		/* again: the mount root is resolved now */
+		r = setup_compute_plan(s, s->o->device, s->disk.bytes, s->disk.sector_size);
 	}
-	if (ret)
-		goto out_free;
-	ret = setup_check_environment(s);
-	if (ret)
-		goto out_free;
-	/* The disk's rules (they only read, and flock the disk) before the
-	 * lab's lock file and the state's directory exist: a refused disk
-	 * leaves nothing behind. */
-	if (!s->image[0]) {
-		ret = setup_check_disk(s, o->device, true);
-		if (ret)
-			goto out_unlock;
+	if (r)
+		return r;
+	setup_print_plan(s, stdout);
+	printf("dry run: nothing was changed\n");
+	return FSLAB_EXIT_OK;
+}
+
+/* A state file already at the state path: a lab (refused, naming the
+ * command busy with it, if any) or something else (refused: setup does not
+ * overwrite it, and no lock file of ours goes beside it).  0 when there is
+ * none. */
+static int setup_refuse_existing(struct setup_run *s)
+{
+	struct fslab_state *other;
+	char err[PATH_MAX + 512];
+	struct stat sb;
+	int r;
+
+	if (s->o->lab || lstat(s->state_path, &sb) < 0)
+		return 0;
+	other = malloc(sizeof(*other));
+	r = !other ? -ENOMEM
+		   : S_ISREG(sb.st_mode) ? fslab_state_load(s->state_path, other, err, sizeof(err))
+					 : -EINVAL;
+	free(other);
+	if (r < 0) {
+		fslab_error("refused: %s exists and is not an fslab state file (%s); setup does not "
+			    "overwrite it: give a --state that does not exist yet. Nothing was created",
+			    s->state_path,
+			    S_ISREG(sb.st_mode) ? "it does not parse as one" : "not a regular file");
+		return FSLAB_EXIT_FAILURE;
 	}
-	if (o->lab) {
-		s->lab = o->lab; /* the caller's, held exclusive since before we looked */
+	/* A lab exists: if another command is busy with it, name that
+	 * command (its lock file is already there). */
+	r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup", &s->lab,
+			   err, sizeof(err));
+	fslab_error("refused: %s", r < 0 ? err : "a lab is already set up");
+	return FSLAB_EXIT_FAILURE;
+}
+
+/* The lab, held exclusive from here to the end: the caller's (which must
+ * hold no state yet) or our own, new. */
+static int setup_take_lab(struct setup_run *s)
+{
+	char err[PATH_MAX + 512];
+	int r;
+
+	if (s->o->lab) {
+		s->lab = s->o->lab; /* the caller's, held exclusive since before we looked */
 		r = fslab_lab_has_state(s->lab) ? -EEXIST : 0;
 		snprintf(err, sizeof(err), "a lab is already set up (state file %s)", s->state_path);
 	} else {
@@ -1106,18 +1182,46 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	}
 	if (r < 0) {
 		fslab_error("refused: %s", err);
-		ret = FSLAB_EXIT_FAILURE;
-		goto out_unlock;
+		return FSLAB_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+/* Every check of the machine, in order, before anything is written. */
+static int setup_check_machine(struct setup_run *s)
+{
+	int r;
+
+	r = setup_refuse_existing(s);
+	if (r)
+		return r;
+	/* A first plan (for an image: as it is) to check mount points. */
+	if (s->image[0])
+		r = setup_image_prepare(s);
+	else
+		r = setup_compute_plan(s, s->o->device, 0, 512);
+	if (r == 0)
+		r = setup_check_environment(s);
+	/* The disk's rules (they only read, and flock the disk) before the
+	 * lab's lock file and the state's directory exist: a refused disk
+	 * leaves nothing behind. */
+	if (r == 0 && !s->image[0])
+		r = setup_check_disk(s, true);
+	if (r == 0)
+		r = setup_take_lab(s);
+	return r;
+}
+
+/* Claims the lab in the state, then does every step; says how to undo a
+ * setup that stopped half way.  SIGINT/SIGTERM stop it at the next safe
+ * point. */
+static int setup_run_steps(struct setup_run *s)
+{
+	struct fslab_stopsig saved;
+	int r;
 
 	setup_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = setup_on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
+	fslab_stopsig_catch(&saved, setup_on_signal);
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
@@ -1126,29 +1230,54 @@ int fslab_setup(const struct fslab_setup_opts *o)
 	r = setup_save(s, FSLAB_PHASE_CLAIMED);
 	if (r == 0)
 		r = setup_do(s);
-	if (r == 0) {
+	if (r == 0)
 		printf("lab ready: %zu filesystems under %s; state in %s\n", s->plan.n, s->mount_root,
 		       s->state_path);
-		ret = FSLAB_EXIT_OK;
-	} else {
-		if (s->state_written && r != -EINTR && setup_stop)
-			fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: "
-				    "run fslab teardown --state %s to undo",
-				    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
-		else if (s->state_written && r != -EINTR)
-			fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo "
-				    "what it did",
-				    fslab_phase_to_string(s->st.phase), s->state_path);
+	else if (s->state_written && r != -EINTR && setup_stop)
+		fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: run "
+			    "fslab teardown --state %s to undo",
+			    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
+	else if (s->state_written && r != -EINTR)
+		fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
+			    "did",
+			    fslab_phase_to_string(s->st.phase), s->state_path);
+	fslab_stopsig_restore(&saved);
+	return r == 0 ? FSLAB_EXIT_OK : FSLAB_EXIT_FAILURE;
+}
+
+int fslab_setup(const struct fslab_setup_opts *o)
+{
+	struct setup_run *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
+	s->o = o;
+	s->image_fd = -1;
+	s->disk_lock_fd = -1;
+	ret = setup_check_args(s);
+	/* Before anything on the machine is looked at or created: setup
+	 * needs root. */
+	if (ret == 0 && !o->dry_run && geteuid() != 0) {
+		fslab_error("refused: fslab setup must run as root (it attaches loop devices, "
+			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
+			    "or add --dry-run to see the plan");
 		ret = FSLAB_EXIT_FAILURE;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-out_unlock:
+	if (ret == 0)
+		ret = setup_resolve_paths(s);
+	if (ret == 0 && o->dry_run)
+		ret = setup_dry_run(s);
+	else if (ret == 0)
+		ret = setup_check_machine(s);
+	if (ret == 0 && !o->dry_run)
+		ret = setup_run_steps(s);
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
 	if (s->lab != o->lab)
 		fslab_lab_close(s->lab);
-out_free:
 	if (s->image_fd >= 0)
 		close(s->image_fd);
 	free(s);
