@@ -20,22 +20,101 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+/* libfdisk's messages and questions (its "ask" interface).  Warnings go
+ * to fslab's log as warnings, information to the provision debug output.
+ * fslab never lets libfdisk choose for a human: a yes/no question is
+ * answered no, any other question (a number, an offset, a string, a menu)
+ * is refused, which fails the libfdisk call that asked.  (fslab gives
+ * every partition's number, start and size, so none is expected.) */
+static int gpt_ask(struct fdisk_context *cxt, struct fdisk_ask *ask, void *data)
+{
+	const char *dev = data;
+	const char *msg, *query = fdisk_ask_get_query(ask);
+	int type = fdisk_ask_get_type(ask);
+
+	(void)cxt;
+	if (type == FDISK_ASKTYPE_INFO || type == FDISK_ASKTYPE_WARN || type == FDISK_ASKTYPE_WARNX) {
+		msg = fdisk_ask_print_get_mesg(ask);
+		if (!msg)
+			msg = "(no message)";
+		if (type == FDISK_ASKTYPE_INFO)
+			fslab_debug(FSLAB_DBG_PROVISION, "%s: libfdisk: %s", dev, msg);
+		else if (type == FDISK_ASKTYPE_WARN)
+			fslab_warn("%s: libfdisk: %s: %s", dev, msg,
+				   strerror(fdisk_ask_print_get_errno(ask)));
+		else
+			fslab_warn("%s: libfdisk: %s", dev, msg);
+		return 0;
+	}
+	if (type == FDISK_ASKTYPE_YESNO) {
+		fslab_warn("%s: libfdisk asked \"%s\"; fslab answers no", dev, query ? query : "?");
+		return fdisk_ask_yesno_set_result(ask, 0);
+	}
+	fslab_error("%s: libfdisk asked \"%s\", a choice fslab leaves to a human; it answers none",
+		    dev, query ? query : "?");
+	return -EINVAL;
+}
+
+int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp)
+{
+	struct fdisk_context *cxt = fdisk_new_context();
+	int r;
+
+	*cxtp = NULL;
+	if (!cxt)
+		return fslab_error_errno(ENOMEM, "libfdisk");
+	/* dev outlives cxt: every caller holds it until fdisk_unref_context */
+	fdisk_set_ask(cxt, gpt_ask, (void *)dev);
+	r = fdisk_assign_device(cxt, dev, readonly);
+	if (r < 0) {
+		fslab_error_errno(r, "%s: libfdisk cannot open the disk", dev);
+		fdisk_unref_context(cxt);
+		return r;
+	}
+	*cxtp = cxt;
+	return 0;
+}
+
+/* Adds the plan's partition p (number, start, size, type, name, PARTUUID
+ * all given: libfdisk chooses nothing). */
+static int gpt_add(struct fdisk_context *cxt, struct fdisk_label *lb, unsigned long ss,
+		   const struct fslab_partition_plan *p, const char *partuuid)
+{
+	struct fdisk_partition *pa = fdisk_new_partition();
+	struct fdisk_parttype *t = fdisk_label_get_parttype_from_string(lb, p->recipe->gpt_type);
+	int r = (!pa || !t) ? -ENOMEM : 0;
+
+	if (!r)
+		r = fdisk_partition_set_partno(pa, p->number - 1);
+	if (!r)
+		r = fdisk_partition_set_start(pa, p->start / ss);
+	if (!r)
+		r = fdisk_partition_set_size(pa, p->size / ss);
+	if (!r)
+		r = fdisk_partition_size_explicit(pa, 1);
+	if (!r)
+		r = fdisk_partition_set_type(pa, t);
+	if (!r)
+		r = fdisk_partition_set_name(pa, p->fs->name);
+	if (!r)
+		r = fdisk_partition_set_uuid(pa, partuuid);
+	if (!r)
+		r = fdisk_add_partition(cxt, pa, NULL);
+	fdisk_unref_partition(pa);
+	fdisk_unref_parttype(t);
+	return r;
+}
+
 int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
 		   char partuuids[][40])
 {
-	struct fdisk_context *cxt = fdisk_new_context();
+	struct fdisk_context *cxt;
 	struct fdisk_label *lb;
 	unsigned long ss;
-	int r;
+	int r = prov_fdisk_open(plan->disk, false, &cxt);
 
-	if (!cxt)
-		return fslab_error_errno(ENOMEM, "libfdisk");
-	fdisk_disable_dialogs(cxt, 1);
-	r = fdisk_assign_device(cxt, plan->disk, 0);
-	if (r < 0) {
-		fslab_error_errno(r, "%s: libfdisk cannot open the disk", plan->disk);
-		goto out;
-	}
+	if (r < 0)
+		return r;
 	ss = fdisk_get_sector_size(cxt);
 	if (ss != plan->sector_size) {
 		r = fslab_error_errno(EINVAL, "%s: sector size %lu, planned for %u", plan->disk, ss,
@@ -52,28 +131,8 @@ int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
 	lb = fdisk_get_label(cxt, "gpt");
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct fslab_partition_plan *p = &plan->parts[i];
-		struct fdisk_partition *pa = fdisk_new_partition();
-		struct fdisk_parttype *t = fdisk_label_get_parttype_from_string(lb, p->recipe->gpt_type);
 
-		r = (!pa || !t) ? -ENOMEM : 0;
-		if (!r)
-			r = fdisk_partition_set_partno(pa, p->number - 1);
-		if (!r)
-			r = fdisk_partition_set_start(pa, p->start / ss);
-		if (!r)
-			r = fdisk_partition_set_size(pa, p->size / ss);
-		if (!r)
-			r = fdisk_partition_size_explicit(pa, 1);
-		if (!r)
-			r = fdisk_partition_set_type(pa, t);
-		if (!r)
-			r = fdisk_partition_set_name(pa, p->fs->name);
-		if (!r)
-			r = fdisk_partition_set_uuid(pa, partuuids[i]);
-		if (!r)
-			r = fdisk_add_partition(cxt, pa, NULL);
-		fdisk_unref_partition(pa);
-		fdisk_unref_parttype(t);
+		r = gpt_add(cxt, lb, ss, p, partuuids[i]);
 		if (r < 0) {
 			fslab_error_errno(r, "%s: cannot add partition %u (%s)", plan->disk, p->number,
 					  p->fs->name);

@@ -85,6 +85,10 @@ int prov_loop_detach(const char *dev);
  * the kernel see exactly the plan's partitions and waits for their nodes. */
 int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
 		   char partuuids[][40]);
+/* A libfdisk context on dev whose warnings reach fslab's log and whose
+ * questions are answered no or refused (see gpt.c).  0, or -errno (said). */
+struct fdisk_context;
+int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp);
 int prov_kpart_remove_all(const struct prov_disk *d);
 int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan);
 /* Removes one kernel partition (0 when it was not there). */
