@@ -4,71 +4,61 @@
 #include "commands.h"
 #include "exchange.h"
 #include "log.h"
+#include "opts.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-	fputs("Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]\n\n"
-	      "Writes one filesystem's results in the layout of `iozone -a -R` output: the text\n"
-	      "table (file KiB, record KiB, 13 tests in IOzone's order) and the \"Excel output\"\n"
-	      "section.  Each cell is the median of its ok trials; a cell with no ok trial is\n"
-	      "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n\n"
-	      "  -o, --out FILE  write FILE (atomically) instead of stdout; an existing FILE\n"
-	      "                  is refused without --force\n"
-	      "  --force         replace an existing FILE (never the CSV read, a lab state\n"
-	      "                  file or a lab's lock, lease or log: those are refused even\n"
-	      "                  with --force)\n"
-	      "  --no-excel      omit the -R section\n"
-	      "  -h, --help      this help\n\n"
-	      "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
-	      out);
-}
+enum { OPT_NO_EXCEL = FSLAB_OPT_ID, OPT_FORCE };
+
+static const struct fslab_opt export_opts[] = {
+	{ "out", 'o', 'o', "FILE",
+	  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0, 0 },
+	{ "force", OPT_FORCE, 0, NULL,
+	  "replace an existing FILE (never the CSV read, a lab state file or a lab's lock, lease or "
+	  "log: those are refused even with --force)", 0, 0 },
+	{ "no-excel", OPT_NO_EXCEL, 0, NULL, "omit the -R section", 0, 0 },
+	{ 0 },
+};
+
+const struct fslab_cmd_opts fslab_export_cmd = {
+	.name = "export",
+	.synopsis = "Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]",
+	.intro = "Writes one filesystem's results in the layout of `iozone -a -R` output: the text\n"
+		 "table (file KiB, record KiB, 13 tests in IOzone's order) and the \"Excel output\"\n"
+		 "section.  Each cell is the median of its ok trials; a cell with no ok trial is\n"
+		 "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n",
+	.opts = export_opts,
+	.outro = "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
+};
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "no-excel", no_argument, NULL, 'n' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *out = NULL;
 	bool excel = true, force = false;
+	struct fslab_opts it;
 	int c;
 
-	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'n':
+	fslab_opts_begin(&it, &fslab_export_cmd, argc, argv);
+	while ((c = fslab_opts_next(&it)) > 0) {
+		if (c == 'o')
+			out = it.arg;
+		else if (c == OPT_NO_EXCEL)
 			excel = false;
-			break;
-		case 'F':
+		else if (c == OPT_FORCE)
 			force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return FSLAB_EXIT_OK;
-		default:
-			fslab_cli_bad_option("export", opts, argv);
-			return FSLAB_EXIT_USAGE;
-		}
 	}
-	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
+	if (c < 0)
+		return it.status;
+	if (it.ind + 2 != argc || strcmp(argv[it.ind], "iozone") != 0) {
 		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]");
-		usage(stderr);
+		fslab_opts_help(&fslab_export_cmd, stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (force && !out) {
 		fslab_error("--force needs --out FILE (stdout is never replaced)");
 		return FSLAB_EXIT_USAGE;
 	}
-	return fslab_export_iozone(argv[optind + 1], out, excel, force);
+	return fslab_export_iozone(argv[it.ind + 1], out, excel, force);
 }

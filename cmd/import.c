@@ -4,44 +4,44 @@
 #include "exchange.h"
 #include "log.h"
 #include "names.h"
+#include "opts.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-	fputs("Usage: fslab import iozone REPORT.txt --fs NAME --out DIR [--cache MODE] [--force]\n\n"
-	      "Turns the output of `iozone -a` (its text report, with or without the -R\n"
-	      "\"Excel output\" section) into DIR/NAME.csv plus DIR/manifest.json, so old IOzone\n"
-	      "runs can be compared with fslab runs by `fslab report`.  Every cell becomes one\n"
-	      "trial; a value IOzone printed as 0 (not measured) becomes a \"skipped\" row; a cell\n"
-	      "absent from the report gets no row.  Several imports (with one cache mode) may\n"
-	      "share one DIR; a manifest.json that fslab import did not write is refused.\n\n"
-	      "  --fs NAME      filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs\n"
-	      "  -o, --out DIR  results directory (created if missing)\n"
-	      "  --cache MODE   cache mode the IOzone run used: warm (default, plain iozone -a),\n"
-	      "                 fsync (-e -c), direct (-I), cold\n"
-	      "  --force        replace an existing DIR/NAME.csv (never REPORT.txt itself, a\n"
-	      "                 lab state file, or a lab's lock, lease or log)\n"
-	      "  -h, --help     this help\n\n"
-	      "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
-	      out);
-}
+enum { OPT_FS = FSLAB_OPT_ID, OPT_CACHE, OPT_FORCE };
+
+static const struct fslab_opt import_opts[] = {
+	{ "fs", OPT_FS, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0, 0 },
+	{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0, 0 },
+	{ "cache", OPT_CACHE, 0, "MODE",
+	  "cache mode the IOzone run used: warm (default, plain iozone -a), fsync (-e -c), "
+	  "direct (-I), cold", 0, 0 },
+	{ "force", OPT_FORCE, 0, NULL,
+	  "replace an existing DIR/NAME.csv (never REPORT.txt itself, a lab state file, or a lab's "
+	  "lock, lease or log)", 0, 0 },
+	{ 0 },
+};
+
+const struct fslab_cmd_opts fslab_import_cmd = {
+	.name = "import",
+	.synopsis = "Usage: fslab import iozone REPORT.txt --fs NAME --out DIR [--cache MODE] [--force]",
+	.intro = "Turns the output of `iozone -a` (its text report, with or without the -R\n"
+		 "\"Excel output\" section) into DIR/NAME.csv plus DIR/manifest.json, so old IOzone\n"
+		 "runs can be compared with fslab runs by `fslab report`.  Every cell becomes one\n"
+		 "trial; a value IOzone printed as 0 (not measured) becomes a \"skipped\" row; a cell\n"
+		 "absent from the report gets no row.  Several imports (with one cache mode) may\n"
+		 "share one DIR; a manifest.json that fslab import did not write is refused.\n",
+	.opts = import_opts,
+	.outro = "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
+};
 
 int cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "fs", required_argument, NULL, 'F' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct fslab_import_opts o = { .cache = FSLAB_CACHE_WARM };
+	struct fslab_opts it;
 	char *cmdline[66];
-	int c;
+	int c, mode;
 
 	/* getopt_long permutes argv: keep the command as typed for the manifest */
 	cmdline[0] = "fslab";
@@ -51,43 +51,37 @@ int cmd_import(int argc, char **argv)
 	o.argc = c + 1;
 	o.argv = cmdline;
 
-	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	fslab_opts_begin(&it, &fslab_import_cmd, argc, argv);
+	while ((c = fslab_opts_next(&it)) > 0) {
 		switch (c) {
-		case 'F':
-			o.fs = optarg;
+		case OPT_FS:
+			o.fs = it.arg;
 			break;
 		case 'o':
-			o.out = optarg;
+			o.out = it.arg;
 			break;
-		case 'c':
-			o.cache = fslab_cache_mode_from_string(optarg);
-			if (o.cache == FSLAB_CACHE_MODE_INVALID) {
-				fslab_error("--cache '%s': use warm, fsync, direct or cold", optarg);
+		case OPT_CACHE:
+			if (fslab_opt_cache_mode("--cache", it.arg, &mode) < 0)
 				return FSLAB_EXIT_USAGE;
-			}
+			o.cache = (enum fslab_cache_mode)mode;
 			break;
-		case 'f':
+		case OPT_FORCE:
 			o.force = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return FSLAB_EXIT_OK;
-		default:
-			fslab_cli_bad_option("import", opts, argv);
-			return FSLAB_EXIT_USAGE;
 		}
 	}
-	if (optind + 2 != argc || strcmp(argv[optind], "iozone") != 0) {
+	if (c < 0)
+		return it.status;
+	if (it.ind + 2 != argc || strcmp(argv[it.ind], "iozone") != 0) {
 		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR");
-		usage(stderr);
+		fslab_opts_help(&fslab_import_cmd, stderr);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (!o.fs || !o.out) {
 		fslab_error("--fs NAME and --out DIR are required");
-		usage(stderr);
+		fslab_opts_help(&fslab_import_cmd, stderr);
 		return FSLAB_EXIT_USAGE;
 	}
-	o.report = argv[optind + 1];
+	o.report = argv[it.ind + 1];
 	return fslab_import_iozone(&o);
 }

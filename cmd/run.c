@@ -4,111 +4,19 @@
 #include "engine.h"
 #include "log.h"
 #include "names.h"
+#include "opts.h"
 #include "run.h"
 #include "size.h"
 #include "spec.h"
 #include "termtext.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-	fputs("Usage: fslab run [--state FILE | --dir NAME=PATH ...] [--out DIR]\n"
-	      "                 [--sweep lab|quick|seed|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
-	      "                 [--record-sizes MIN-MAX] [--small-records skip|keep]\n"
-	      "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
-	      "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
-	      "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
-	      "                 [--probe-size SIZE]\n"
-	      "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
-	      "                 [--dry-run]\n\n"
-	      "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
-	      "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
-	      "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
-	      "3 trials and more (up to 10) until each test's 95% confidence interval is within\n"
-	      "5% of its mean.  IOzone's own single warm pass is --cache warm --trials 1.\n\n"
-	      "Where:\n"
-	      "  --state FILE        the lab's state file (default: $FSLAB_STATE or\n"
-	      "                      /var/lib/fslab/state.json); every mounted filesystem in it\n"
-	      "  --dir NAME=PATH     benchmark the directory PATH as NAME, without a lab\n"
-	      "                      (repeatable; NAME names the CSV)\n"
-	      "  -o, --out DIR       results directory (default: results/<UTC timestamp>/)\n"
-	      "  --resume DIR        continue an interrupted run in DIR with its recorded settings:\n"
-	      "                      finished cells are kept, the rest run; refused, with nothing\n"
-	      "                      changed, when DIR's manifest or CSVs are not its own (run\n"
-	      "                      id and identities in DIR/.fslab-run), DIR or its files\n"
-	      "                      are another user's, or another run holds DIR\n"
-	      "  --allow-concurrent  run beside other runs on the same lab that also give it\n"
-	      "                      (their figures perturb each other); without it a second\n"
-	      "                      run on a lab is refused, naming the running one's pid\n"
-	      "  --label NAME        name the run (e.g. the host it runs on; letters, digits,\n"
-	      "                      . _ -): recorded in the manifest, fslab report tags the\n"
-	      "                      run with it (hostA/ext4)\n\n"
-	      "Sweep (preset < the [sweep] section of --sweep FILE < these flags):\n"
-	      "  --sweep lab         the default: files 64K-64M, records 4K-16M, all 13 tests,\n"
-	      "                      records < 64K skipped for files > 16M, cold, 3 trials, and\n"
-	      "                      (unless --cache or --trials is given) --until-ci 5\n"
-	      "                      --max-trials 10\n"
-	      "  --sweep seed        the 2023 experiment: files 64K-2G, 1 trial, warm\n"
-	      "  --sweep quick       the seed sweep with files up to 64M (1 trial, warm)\n"
-	      "  --sweep FILE        a spec file (fslab spec --print); its [sweep] applies\n"
-	      "  -t, --tests LIST    all, or e.g. write,read,random_read\n"
-	      "  --file-sizes R      e.g. 64K-1G, or one size; powers of two\n"
-	      "  --record-sizes R    e.g. 4K-16M; never above the file size\n"
-	      "  --small-records M   skip (IOzone's default: records < 64K on files > 16M)\n"
-	      "                      or keep (iozone -z)\n"
-	      "  --cache MODE        warm: buffered, nothing flushed (IOzone's default)\n"
-	      "                      fsync: fsync and close inside the timer (iozone -e -c)\n"
-	      "                      direct: O_DIRECT; stdio tests run buffered (flagged)\n"
-	      "                      cold (the default): writers timed with their fsync\n"
-	      "                      (iozone -e); the file's pages dropped before each first\n"
-	      "                      read pass (reread/freread re-read what it cached)\n"
-	      "  --trials N          repeat the whole plan N times (trial loop outside the\n"
-	      "                      filesystem loop; filesystem order shuffled per trial)\n"
-	      "  --seed N            seed of that shuffle (default 1)\n"
-	      "  --until-ci PCT      repeat each file x record cell until the 95% confidence\n"
-	      "                      interval (Student's t) of each test is within PCT percent\n"
-	      "                      of its mean; --trials is then the minimum (at least 2)\n"
-	      "  --max-trials N      ... or until N trials (default 10)\n"
-	      "  --io MODE           seek: lseek + read/write per record in the positioned\n"
-	      "                      tests, IOzone's calls (the default); positional: one\n"
-	      "                      pread/pwrite per record (recorded in the manifest)\n"
-	      "  --sync POLICY       before each cell, fs: syncfs + fsync of the lab's block\n"
-	      "                      device (the default; --dir: syncfs only); global: sync()\n"
-	      "                      twice, as IOzone\n"
-	      "  --latency           per-cell p50/p99/max latency of one operation (a clock\n"
-	      "                      read and a histogram bucket per operation) as three more\n"
-	      "                      CSV columns: lat_p50_us, lat_p99_us, lat_max_us\n\n"
-	      "Honesty:\n"
-	      "  --no-device-probe   skip the O_DIRECT probe of each device; without it no cell\n"
-	      "                      is flagged page-cache (faster than 1.5x the device)\n"
-	      "  --probe-size SIZE   the probe's scratch file (default 64M, 1M records)\n\n"
-	      "Output:\n"
-	      "  --dry-run           print the plan and write nothing: filesystems, grid, cells,\n"
-	      "                      trials, tests, bytes to move, each filesystem's free space\n"
-	      "                      against its need (exit 1, before anything runs, when the\n"
-	      "                      largest file does not fit) and a time estimate from a\n"
-	      "                      device probe in a private directory it removes\n"
-	      "  --quiet             no progress (a redrawn line on a terminal, else a line per\n"
-	      "                      filesystem and trial)\n"
-	      "  -h, --help          this help\n\n"
-	      "CSV columns: filesystem,test,file_size_kib,record_size_kib,trial,\n"
-	      "throughput_kib_s,elapsed_s,cache_mode,status,flag.  status is ok, failed: WHY or\n"
-	      "skipped: WHY; flag lists page-cache and/or fuse, separated by ';', and\n"
-	      "redone-stopped when a SIGSTOP hit the timed test and it was run again.\n"
-	      "SIGINT/SIGTERM stop after the test in flight; --resume continues.\n"
-	      "Test files live in a private 0700 directory fslab makes in each PATH and removes.\n"
-	      "Exit status: 0 all cells ok or skipped, 1 a cell failed, a filesystem vanished or\n"
-	      "the run was interrupted, 2 bad usage.\n",
-	      out);
-}
-
 enum {
-	OPT_STATE = 256,
+	OPT_STATE = FSLAB_OPT_ID,
 	OPT_DIR,
 	OPT_SWEEP,
 	OPT_FILE_SIZES,
@@ -131,19 +39,104 @@ enum {
 	OPT_DRY_RUN,
 };
 
-static int parse_uint(const char *opt, const char *s, unsigned long long max,
-		      unsigned long long *v)
-{
-	char *end;
+static const struct fslab_opt run_opts[] = {
+	FSLAB_OPT_HEADING("Where:"),
+	{ "state", OPT_STATE, 0, "FILE",
+	  "the lab's state file (default: $FSLAB_STATE or /var/lib/fslab/state.json); every "
+	  "mounted filesystem in it", 0, 0 },
+	{ "dir", OPT_DIR, 0, "NAME=PATH",
+	  "benchmark the directory PATH as NAME, without a lab (repeatable; NAME names the CSV)", 0, 0 },
+	/* short options as fslab report's */
+	{ "out", 'o', 'o', "DIR", "results directory (default: results/<UTC timestamp>/)", 0, 0 },
+	{ "resume", OPT_RESUME, 0, "DIR",
+	  "continue an interrupted run in DIR with its recorded settings: finished cells are "
+	  "kept, the rest run; refused, with nothing changed, when DIR's manifest or CSVs are not "
+	  "its own (run id and identities in DIR/.fslab-run), DIR or its files are another "
+	  "user's, or another run holds DIR", 0, 0 },
+	{ "allow-concurrent", OPT_ALLOW_CONCURRENT, 0, NULL,
+	  "run beside other runs on the same lab that also give it (their figures perturb each "
+	  "other); without it a second run on a lab is refused, naming the running one's pid", 0, 0 },
+	{ "label", OPT_LABEL, 0, "NAME",
+	  "name the run (e.g. the host it runs on; letters, digits, . _ -): recorded in the "
+	  "manifest, fslab report tags the run with it (hostA/ext4)", 0, 0 },
+	FSLAB_OPT_HEADING("Sweep (preset < the [sweep] section of --sweep FILE < these flags):"),
+	{ "sweep", OPT_SWEEP, 0, "PRESET|FILE",
+	  "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K skipped "
+	  "for files > 16M, cold, 3 trials, and (unless --cache or --trials is given) --until-ci 5 "
+	  "--max-trials 10\n"
+	  "seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
+	  "quick: the seed sweep with files up to 64M (1 trial, warm)\n"
+	  "FILE: a spec file (fslab spec --print); its [sweep] applies", 0, 0 },
+	{ "tests", 't', 't', "LIST", "all, or e.g. write,read,random_read", 0, 0 },
+	{ "file-sizes", OPT_FILE_SIZES, 0, "R", "e.g. 64K-1G, or one size; powers of two", 0, 0 },
+	{ "record-sizes", OPT_RECORD_SIZES, 0, "R", "e.g. 4K-16M; never above the file size", 0, 0 },
+	{ "small-records", OPT_SMALL_RECORDS, 0, "M",
+	  "skip (IOzone's default: records < 64K on files > 16M) or keep (iozone -z)", 0, 0 },
+	{ "cache", OPT_CACHE, 0, "MODE",
+	  "warm: buffered, nothing flushed (IOzone's default)\n"
+	  "fsync: fsync and close inside the timer (iozone -e -c)\n"
+	  "direct: O_DIRECT; stdio tests run buffered (flagged)\n"
+	  "cold (the default): writers timed with their fsync (iozone -e); the file's pages "
+	  "dropped before each first read pass (reread/freread re-read what it cached)", 0, 0 },
+	{ "trials", OPT_TRIALS, 0, "N",
+	  "repeat the whole plan N times (trial loop outside the filesystem loop; filesystem "
+	  "order shuffled per trial)", 0, 0 },
+	{ "seed", OPT_SEED, 0, "N", "seed of that shuffle (default 1)", 0, 0 },
+	{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
+	  "repeat each file x record cell until the 95% confidence interval (Student's t) of "
+	  "each test is within PCT percent of its mean; --trials is then the minimum (at least 2)", 0, 0 },
+	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or until N trials (default 10)", 0, 0 },
+	{ "io", OPT_IO, 0, "MODE",
+	  "seek: lseek + read/write per record in the positioned tests, IOzone's calls (the "
+	  "default); positional: one pread/pwrite per record (recorded in the manifest)", 0, 0 },
+	{ "sync", OPT_SYNC, 0, "POLICY",
+	  "before each cell, fs: syncfs + fsync of the lab's block device (the default; --dir: "
+	  "syncfs only); global: sync() twice, as IOzone", 0, 0 },
+	{ "latency", OPT_LATENCY, 0, NULL,
+	  "per-cell p50/p99/max latency of one operation (a clock read and a histogram bucket "
+	  "per operation) as three more CSV columns: lat_p50_us, lat_p99_us, lat_max_us", 0, 0 },
+	FSLAB_OPT_HEADING("Honesty:"),
+	{ "no-device-probe", OPT_NO_PROBE, 0, NULL,
+	  "skip the O_DIRECT probe of each device; without it no cell is flagged page-cache "
+	  "(faster than 1.5x the device)", 0, 0 },
+	{ "probe-size", OPT_PROBE_SIZE, 0, "SIZE", "the probe's scratch file (default 64M, 1M records)", 0, 0 },
+	FSLAB_OPT_HEADING("Output:"),
+	{ "dry-run", OPT_DRY_RUN, 0, NULL,
+	  "print the plan and write nothing: filesystems, grid, cells, trials, tests, bytes to "
+	  "move, each filesystem's free space against its need (exit 1, before anything runs, "
+	  "when the largest file does not fit) and a time estimate from a device probe in a "
+	  "private directory it removes", 0, 0 },
+	{ "quiet", OPT_QUIET, 0, NULL,
+	  "no progress (a redrawn line on a terminal, else a line per filesystem and trial)", 0, 0 },
+	{ 0 },
+};
 
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || *s == '-' || *v > max) {
-		fslab_error("%s '%s': give a whole number from 0 to %llu", opt, s, max);
-		return -EINVAL;
-	}
-	return 0;
-}
+const struct fslab_cmd_opts fslab_run_cmd = {
+	.name = "run",
+	.synopsis = "Usage: fslab run [--state FILE | --dir NAME=PATH ...] [--out DIR]\n"
+		    "                 [--sweep lab|quick|seed|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
+		    "                 [--record-sizes MIN-MAX] [--small-records skip|keep]\n"
+		    "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
+		    "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
+		    "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
+		    "                 [--probe-size SIZE]\n"
+		    "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
+		    "                 [--dry-run]",
+	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
+		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
+		 "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
+		 "3 trials and more (up to 10) until each test's 95% confidence interval is within\n"
+		 "5% of its mean.  IOzone's own single warm pass is --cache warm --trials 1.\n",
+	.opts = run_opts,
+	.outro = "CSV columns: filesystem,test,file_size_kib,record_size_kib,trial,\n"
+		 "throughput_kib_s,elapsed_s,cache_mode,status,flag.  status is ok, failed: WHY or\n"
+		 "skipped: WHY; flag lists page-cache and/or fuse, separated by ';', and\n"
+		 "redone-stopped when a SIGSTOP hit the timed test and it was run again.\n"
+		 "SIGINT/SIGTERM stop after the test in flight; --resume continues.\n"
+		 "Test files live in a private 0700 directory fslab makes in each PATH and removes.\n"
+		 "Exit status: 0 all cells ok or skipped, 1 a cell failed, a filesystem vanished or\n"
+		 "the run was interrupted, 2 bad usage.\n",
+};
 
 static int parse_range(const char *opt, const char *s, uint64_t *min, uint64_t *max)
 {
@@ -173,210 +166,178 @@ static int parse_range(const char *opt, const char *s, uint64_t *min, uint64_t *
 	return 0;
 }
 
+/* --dir NAME=PATH */
+static int parse_dir(const char *arg, struct fslab_run_opts *o, struct fslab_run_dir *dirs)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= FSLAB_FS_NAME_MAX) {
+		char e[FSLAB_ESCAPE_SIZE(256)];
+		fslab_error("--dir '%s': give NAME=PATH, e.g. --dir mydisk=/mnt/data",
+			    fslab_escape_ctrl(arg, e, sizeof(e)));
+		return -EINVAL;
+	}
+	if (o->n_dirs >= FSLAB_MAX_FS) {
+		fslab_error("at most %d --dir options", FSLAB_MAX_FS);
+		return -EINVAL;
+	}
+	snprintf(dirs[o->n_dirs].name, sizeof(dirs[o->n_dirs].name), "%.*s", (int)(eq - arg), arg);
+	dirs[o->n_dirs].path = eq + 1;
+	o->n_dirs++;
+	return 0;
+}
+
+/* The options that choose words: sweep, tests, small records, cache, io,
+ * sync.  0 or -EINVAL after a message. */
+static int run_word_option(int c, const char *arg, struct fslab_run_opts *o)
+{
+	char bad[64], why[320];
+	int mode;
+
+	switch (c) {
+	case OPT_SWEEP:
+		if (fslab_preset_from_string(arg) != FSLAB_PRESET_INVALID)
+			o->preset = arg;
+		else
+			o->sweep_file = arg;
+		return 0;
+	case 't':
+		if (fslab_tests_parse(arg, &o->tests, bad, sizeof(bad)) < 0 || !o->tests) {
+			fslab_error("--tests '%s': %s", arg, fslab_tests_problem(bad, why, sizeof(why)));
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_SMALL_RECORDS:
+		if (strcmp(arg, "skip") != 0 && strcmp(arg, "keep") != 0) {
+			fslab_error("--small-records '%s': use skip (IOzone's default) or keep (iozone -z)",
+				    arg);
+			return -EINVAL;
+		}
+		o->keep_small_records_set = true;
+		o->keep_small_records = strcmp(arg, "keep") == 0;
+		return 0;
+	case OPT_CACHE:
+		if (fslab_opt_cache_mode("--cache", arg, &mode) < 0)
+			return -EINVAL;
+		o->cache = (enum fslab_cache_mode)mode;
+		return 0;
+	case OPT_IO:
+		o->io_mode = fslab_io_mode_from_string(arg);
+		if (o->io_mode < 0) {
+			fslab_error("--io '%s': use seek (IOzone's lseek + read/write) or positional (pread/pwrite)",
+				    arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_SYNC:
+		o->sync_policy = fslab_sync_policy_from_string(arg);
+		if (o->sync_policy < 0) {
+			fslab_error("--sync '%s': use fs (syncfs + fsync of the block device) or global (sync() twice, as IOzone)",
+				    arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* The options that take numbers and sizes.  0 or -EINVAL after a message. */
+static int run_number_option(int c, const char *arg, struct fslab_run_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_FILE_SIZES:
+		return parse_range("--file-sizes", arg, &o->file_min, &o->file_max);
+	case OPT_RECORD_SIZES:
+		return parse_range("--record-sizes", arg, &o->record_min, &o->record_max);
+	case OPT_TRIALS:
+		if (fslab_opt_uint("--trials", arg, 1, FSLAB_TRIALS_MAX, &v) < 0)
+			return -EINVAL;
+		o->trials = (unsigned)v;
+		return 0;
+	case OPT_SEED:
+		if (fslab_opt_uint("--seed", arg, 0, UINT64_MAX, &o->seed) < 0)
+			return -EINVAL;
+		o->seed_set = true;
+		return 0;
+	case OPT_UNTIL_CI:
+		return fslab_opt_percent("--until-ci", arg, &o->until_ci_pct) < 0 ? -EINVAL : 0;
+	case OPT_MAX_TRIALS:
+		if (fslab_opt_uint("--max-trials", arg, 2, FSLAB_TRIALS_MAX, &v) < 0)
+			return -EINVAL;
+		o->max_trials = (unsigned)v;
+		return 0;
+	case OPT_PROBE_SIZE:
+		if (fslab_opt_size("--probe-size", arg, &o->probe_bytes) < 0)
+			return -EINVAL;
+		if (o->probe_bytes < (4u << 20)) {
+			fslab_error("--probe-size '%s': give a size of at least 4M", arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return run_word_option(c, arg, o);
+}
+
+/* One option into o.  0 or -EINVAL after a message. */
+static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct fslab_run_dir *dirs)
+{
+	switch (c) {
+	case OPT_STATE:
+		o->state_path = arg;
+		return 0;
+	case OPT_DIR:
+		return parse_dir(arg, o, dirs);
+	case 'o':
+		o->out_dir = arg;
+		return 0;
+	case OPT_RESUME:
+		o->resume_dir = arg;
+		return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		return 0;
+	case OPT_NO_PROBE:
+		o->no_device_probe = true;
+		return 0;
+	case OPT_ALLOW_CONCURRENT:
+		o->allow_concurrent = true;
+		return 0;
+	case OPT_LATENCY:
+		o->latency = true;
+		return 0;
+	case OPT_LABEL:
+		o->label = arg;
+		return 0;
+	}
+	return run_number_option(c, arg, o);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "out", required_argument, NULL, 'o' }, /* short options as fslab report's */
-		{ "sweep", required_argument, NULL, OPT_SWEEP },
-		{ "tests", required_argument, NULL, 't' },
-		{ "file-sizes", required_argument, NULL, OPT_FILE_SIZES },
-		{ "record-sizes", required_argument, NULL, OPT_RECORD_SIZES },
-		{ "small-records", required_argument, NULL, OPT_SMALL_RECORDS },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "trials", required_argument, NULL, OPT_TRIALS },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "until-ci", required_argument, NULL, OPT_UNTIL_CI },
-		{ "max-trials", required_argument, NULL, OPT_MAX_TRIALS },
-		{ "no-device-probe", no_argument, NULL, OPT_NO_PROBE },
-		{ "probe-size", required_argument, NULL, OPT_PROBE_SIZE },
-		{ "io", required_argument, NULL, OPT_IO },
-		{ "sync", required_argument, NULL, OPT_SYNC },
-		{ "latency", no_argument, NULL, OPT_LATENCY },
-		{ "allow-concurrent", no_argument, NULL, OPT_ALLOW_CONCURRENT },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct fslab_run_opts o;
 	struct fslab_run_dir dirs[FSLAB_MAX_FS];
-	unsigned long long v;
-	bool dry_run = false;
-	int c, ret;
+	struct fslab_opts it;
+	int c;
 
 	fslab_run_opts_init(&o);
 	o.dirs = dirs;
 	o.argc = argc;
 	o.argv = argv;
-	opterr = 0; /* fslab_cli_bad_option says it, with a suggestion */
-	while ((c = getopt_long(argc, argv, "o:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_STATE:
-			o.state_path = optarg;
-			break;
-		case OPT_DIR: {
-			const char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || !eq[1] || (size_t)(eq - optarg) >= FSLAB_FS_NAME_MAX) {
-				char e[FSLAB_ESCAPE_SIZE(256)];
-				fslab_error("--dir '%s': give NAME=PATH, e.g. --dir mydisk=/mnt/data",
-					    fslab_escape_ctrl(optarg, e, sizeof(e)));
-				return FSLAB_EXIT_USAGE;
-			}
-			if (o.n_dirs >= FSLAB_MAX_FS) {
-				fslab_error("at most %d --dir options", FSLAB_MAX_FS);
-				return FSLAB_EXIT_USAGE;
-			}
-			snprintf(dirs[o.n_dirs].name, sizeof(dirs[o.n_dirs].name), "%.*s",
-				 (int)(eq - optarg), optarg);
-			dirs[o.n_dirs].path = eq + 1;
-			o.n_dirs++;
-			break;
-		}
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case OPT_SWEEP:
-			if (strcmp(optarg, "seed") == 0 || strcmp(optarg, "quick") == 0 ||
-			    strcmp(optarg, FSLAB_PRESET_DEFAULT) == 0)
-				o.preset = optarg;
-			else
-				o.sweep_file = optarg;
-			break;
-		case 't': {
-			char bad[64] = "";
-			if (fslab_tests_parse(optarg, &o.tests, bad, sizeof(bad)) < 0 || !o.tests) {
-				fslab_error("--tests '%s': unknown test '%s' (known: all, write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread)",
-					    optarg, bad);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_FILE_SIZES:
-			if (parse_range("--file-sizes", optarg, &o.file_min, &o.file_max) < 0)
-				return FSLAB_EXIT_USAGE;
-			break;
-		case OPT_RECORD_SIZES:
-			if (parse_range("--record-sizes", optarg, &o.record_min, &o.record_max) < 0)
-				return FSLAB_EXIT_USAGE;
-			break;
-		case OPT_SMALL_RECORDS:
-			if (strcmp(optarg, "skip") != 0 && strcmp(optarg, "keep") != 0) {
-				fslab_error("--small-records '%s': use skip (IOzone's default) or keep (iozone -z)",
-					    optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			o.keep_small_records_set = true;
-			o.keep_small_records = strcmp(optarg, "keep") == 0;
-			break;
-		case OPT_CACHE:
-			o.cache = fslab_cache_mode_from_string(optarg);
-			if (o.cache == FSLAB_CACHE_MODE_INVALID) {
-				fslab_error("--cache '%s': use warm, fsync, direct or cold", optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		case OPT_TRIALS:
-			if (parse_uint("--trials", optarg, FSLAB_TRIALS_MAX, &v) < 0 || v == 0) {
-				if (v == 0)
-					fslab_error("--trials must be at least 1");
-				return FSLAB_EXIT_USAGE;
-			}
-			o.trials = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (parse_uint("--seed", optarg, UINT64_MAX, &v) < 0)
-				return FSLAB_EXIT_USAGE;
-			o.seed_set = true;
-			o.seed = v;
-			break;
-		case OPT_RESUME:
-			o.resume_dir = optarg;
-			break;
-		case OPT_QUIET:
-			o.quiet = true;
-			break;
-		case OPT_UNTIL_CI: {
-			char *end;
-			errno = 0;
-			o.until_ci_pct = strtod(optarg, &end);
-			if (!*optarg || *end || errno || !(o.until_ci_pct > 0) || o.until_ci_pct > 100) {
-				fslab_error("--until-ci '%s': give a percentage above 0 and at most 100, e.g. 5",
-					    optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_MAX_TRIALS:
-			if (parse_uint("--max-trials", optarg, FSLAB_TRIALS_MAX, &v) < 0 || v < 2) {
-				if (v < 2)
-					fslab_error("--max-trials must be at least 2");
-				return FSLAB_EXIT_USAGE;
-			}
-			o.max_trials = (unsigned)v;
-			break;
-		case OPT_NO_PROBE:
-			o.no_device_probe = true;
-			break;
-		case OPT_ALLOW_CONCURRENT:
-			o.allow_concurrent = true;
-			break;
-		case OPT_PROBE_SIZE: {
-			const char *why = NULL;
-			if (fslab_size_parse(optarg, &o.probe_bytes, &why) < 0 ||
-			    o.probe_bytes < (4u << 20)) {
-				fslab_error("--probe-size '%s': give a size of at least 4M", optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_IO:
-			o.io_mode = fslab_io_mode_from_string(optarg);
-			if (o.io_mode < 0) {
-				fslab_error("--io '%s': use seek (IOzone's lseek + read/write) or positional (pread/pwrite)",
-					    optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		case OPT_SYNC:
-			o.sync_policy = fslab_sync_policy_from_string(optarg);
-			if (o.sync_policy < 0) {
-				fslab_error("--sync '%s': use fs (syncfs + fsync of the block device) or global (sync() twice, as IOzone)",
-					    optarg);
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		case OPT_LATENCY:
-			o.latency = true;
-			break;
-		case OPT_LABEL:
-			o.label = optarg;
-			break;
-		case OPT_DRY_RUN:
-			dry_run = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return FSLAB_EXIT_OK;
-		default:
-			fslab_cli_bad_option("run", opts, argv);
+	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
+	while ((c = fslab_opts_next(&it)) > 0)
+		if (c != OPT_DRY_RUN && run_option(c, it.arg, &o, dirs) < 0)
 			return FSLAB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fslab_error("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (c < 0)
+		return it.status;
+	if ((c = fslab_opts_no_operands(&it)) != 0)
+		return c;
 	if (o.max_trials && o.until_ci_pct <= 0) {
 		fslab_error("--max-trials goes with --until-ci PCT");
 		return FSLAB_EXIT_USAGE;
 	}
-	if (dry_run)
+	if (fslab_opts_given(&it, OPT_DRY_RUN))
 		return fslab_run_dry_run(&o);
-	ret = fslab_run(&o);
-	return ret;
+	return fslab_run(&o);
 }

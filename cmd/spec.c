@@ -3,57 +3,46 @@
  * a spec without doing anything else. */
 #include "commands.h"
 #include "log.h"
+#include "opts.h"
 #include "spec.h"
 #include "termtext.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
-static void usage(FILE *out)
-{
-	fputs("Usage: fslab spec --print\n"
-	      "       fslab spec --check FILE\n\n"
-	      "  --print       write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32,\n"
-	      "                btrfs, 20G each) to stdout, ready to edit\n"
-	      "  --check FILE  parse FILE and report the first problem, or print it back\n"
-	      "  -h, --help    this help\n",
-	      out);
-}
+enum { OPT_PRINT = FSLAB_OPT_ID, OPT_CHECK };
+
+static const struct fslab_opt spec_opts[] = {
+	{ "print", OPT_PRINT, 0, NULL,
+	  "write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each) to "
+	  "stdout, ready to edit", 0, 1 },
+	{ "check", OPT_CHECK, 0, "FILE", "parse FILE and report the first problem, or print it back",
+	  0, 1 },
+	{ 0 },
+};
+
+const struct fslab_cmd_opts fslab_spec_cmd = {
+	.name = "spec",
+	.synopsis = "Usage: fslab spec --print\n"
+		    "       fslab spec --check FILE",
+	.opts = spec_opts,
+	.required = 1u << 1,
+};
 
 int cmd_spec(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "print", no_argument, NULL, 'p' },
-		{ "check", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *check = NULL;
-	int print = 0, c;
-
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			print = 1;
-			break;
-		case 'c':
-			check = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return FSLAB_EXIT_OK;
-		default:
-			usage(stderr);
-			return FSLAB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc || print == !!check) {
-		fslab_error("give exactly one of --print or --check FILE");
-		usage(stderr);
-		return FSLAB_EXIT_USAGE;
-	}
 	struct fslab_spec spec;
+	struct fslab_opts it;
+	int c;
+
+	fslab_opts_begin(&it, &fslab_spec_cmd, argc, argv);
+	while ((c = fslab_opts_next(&it)) > 0)
+		if (c == OPT_CHECK)
+			check = it.arg;
+	if (c < 0)
+		return it.status;
+	if ((c = fslab_opts_no_operands(&it)) != 0)
+		return c;
 	if (check) {
 		char err[512];
 		if (fslab_spec_load(check, &spec, err, sizeof(err)) < 0) {

@@ -1,88 +1,64 @@
 /* fslab teardown: parse options, call fslab_teardown(). */
 #include "commands.h"
 #include "log.h"
+#include "opts.h"
 #include "provision.h"
 #include "state.h"
-#include "termtext.h"
 
-#include <getopt.h>
-#include <stdio.h>
+enum { OPT_STATE = FSLAB_OPT_ID, OPT_YES, OPT_KEEP_IMAGE, OPT_DISCARD };
 
-static void usage(FILE *out)
-{
-	fputs("Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]\n\n"
-	      "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
-	      "the filesystems and the partition table (both GPT headers and the protective\n"
-	      "MBR), removes the kernel's partitions, detaches the loop device, deletes the\n"
-	      "image setup created, removes the mount points setup created and the state file.\n"
-	      "Acts only on what it proves setup made (the image and directories by their\n"
-	      "fslab marker and inode, the loop device by its backing file, the disk by its\n"
-	      "GPT disk GUID); anything else the state names is reported and left alone\n"
-	      "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n\n"
-	      "  --state FILE   state file (default $FSLAB_STATE or " FSLAB_STATE_DEFAULT_PATH ")\n"
-	      "  --yes          accepted for scripts; teardown only undoes what setup did and\n"
-	      "                 does not ask\n"
-	      "  --keep-image   keep the image file setup created (left blank: blocks punched out)\n"
-	      "  --discard      after the wipe, discard (TRIM) the whole disk where it supports\n"
-	      "                 it, so the next lab starts from a fresh SSD\n"
-	      "  -h, --help     this help\n",
-	      out);
-}
+static const struct fslab_opt teardown_opts[] = {
+	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+	{ "yes", OPT_YES, 0, NULL,
+	  "accepted for scripts; teardown only undoes what setup did and does not ask", 0, 0 },
+	{ "keep-image", OPT_KEEP_IMAGE, 0, NULL,
+	  "keep the image file setup created (left blank: blocks punched out)", 0, 0 },
+	{ "discard", OPT_DISCARD, 0, NULL,
+	  "after the wipe, discard (TRIM) the whole disk where it supports it, so the next lab "
+	  "starts from a fresh SSD", 0, 0 },
+	{ 0 },
+};
+
+const struct fslab_cmd_opts fslab_teardown_cmd = {
+	.name = "teardown",
+	.synopsis = "Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]",
+	.intro = "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
+		 "the filesystems and the partition table (both GPT headers and the protective\n"
+		 "MBR), removes the kernel's partitions, detaches the loop device, deletes the\n"
+		 "image setup created, removes the mount points setup created and the state file.\n"
+		 "Acts only on what it proves setup made (the image and directories by their\n"
+		 "fslab marker and inode, the loop device by its backing file, the disk by its\n"
+		 "GPT disk GUID); anything else the state names is reported and left alone\n"
+		 "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n",
+	.opts = teardown_opts,
+};
 
 int cmd_teardown(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 't' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "keep-image", no_argument, NULL, 'k' },
-		{ "discard", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct fslab_teardown_opts o = { 0 };
+	struct fslab_opts it;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+	fslab_opts_begin(&it, &fslab_teardown_cmd, argc, argv);
+	while ((c = fslab_opts_next(&it)) > 0) {
 		switch (c) {
-		case 't':
-			o.state_path = optarg;
+		case OPT_STATE:
+			o.state_path = it.arg;
 			break;
-		case 'y':
+		case OPT_YES:
 			o.yes = true;
 			break;
-		case 'k':
+		case OPT_KEEP_IMAGE:
 			o.keep_image = true;
 			break;
-		case 'D':
+		case OPT_DISCARD:
 			o.discard = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return FSLAB_EXIT_OK;
-		default:
-			usage(stderr);
-			return FSLAB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		char esc[FSLAB_ESCAPE_SIZE(256)];
-
-		fslab_error("unexpected argument '%s'", fslab_escape_ctrl(argv[optind], esc, sizeof(esc)));
-		usage(stderr);
-		return FSLAB_EXIT_USAGE;
-	}
-	if (fslab_path_has_ctrl(o.state_path ? o.state_path : fslab_state_default_path())) {
-		char esc[FSLAB_ESCAPE_SIZE(256)];
-
-		fslab_error("refused: the state path '%s' holds control characters (shown escaped); "
-			    "give one without them",
-			    fslab_escape_ctrl(o.state_path ? o.state_path : fslab_state_default_path(),
-					      esc, sizeof(esc)));
-		return FSLAB_EXIT_USAGE;
-	}
-	if (o.state_path && !*o.state_path) {
-		fslab_error("--state: empty path");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (c < 0)
+		return it.status;
+	if ((c = fslab_cli_lab_args(&it, o.state_path)) != 0)
+		return c;
 	return fslab_teardown(&o);
 }

@@ -2,6 +2,7 @@
  * that follow from a command's table of struct fslab_opt. */
 #include "opts.h"
 #include "log.h"
+#include "names.h"
 #include "size.h"
 #include "termtext.h"
 
@@ -157,10 +158,10 @@ static void bad_option(struct fslab_opts *it, int c)
 	fslab_escape_ctrl(bad ? bad : "", esc, sizeof(esc));
 	const char *guess = fslab_closest_word(word, cands, n);
 	if (guess)
-		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'.", esc,
+		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'", esc,
 			    guess, cmd);
 	else
-		fslab_error("unknown option '%s'; try 'fslab %s --help'.", esc, cmd);
+		fslab_error("unknown option '%s'; try 'fslab %s --help'", esc, cmd);
 }
 
 /* "--device DISK or --image FILE": the options of group g. */
@@ -441,5 +442,19 @@ int fslab_opt_percent(const char *opt, const char *arg, double *out)
 		return -EINVAL;
 	}
 	*out = v;
+	return 0;
+}
+
+int fslab_opt_cache_mode(const char *opt, const char *arg, int *out)
+{
+	char esc[FSLAB_ESCAPE_SIZE(64)], modes[64];
+	enum fslab_cache_mode m = fslab_cache_mode_from_string(arg);
+
+	if (m == FSLAB_CACHE_MODE_INVALID) {
+		fslab_error("%s '%s': use %s", opt, fslab_escape_ctrl(arg, esc, sizeof(esc)),
+			    fslab_vocab_join(FSLAB_VOCAB_CACHE_MODE, ", ", " or ", modes, sizeof(modes)));
+		return -EINVAL;
+	}
+	*out = (int)m;
 	return 0;
 }

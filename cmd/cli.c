@@ -1,0 +1,27 @@
+/* What the lab commands (setup, status, teardown, reproduce) check the
+ * same way after their options (commands.h). */
+#include "commands.h"
+#include "log.h"
+#include "opts.h"
+#include "state.h"
+
+int fslab_cli_lab_args(const struct fslab_opts *it, const char *state_path)
+{
+	int r = fslab_opts_no_operands(it);
+
+	if (r == 0)
+		r = fslab_opts_check_path("--state",
+					  state_path ? state_path : fslab_state_default_path());
+	return r;
+}
+
+int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = fslab_opts_check_path(names[i], paths[i]);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
