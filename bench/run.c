@@ -165,11 +165,12 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 	return 0;
 }
 
-static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+/* The sweep: the preset, then a sweep file, then the options, each over
+ * the one before. */
+static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	const char *preset = o->preset ? o->preset : FSLAB_PRESET_DEFAULT;
 	struct fslab_sweep_spec *s = &c->sweep;
-	char a[32], b[32];
 
 	if (fslab_sweep_preset(preset, s) < 0) {
 		fslab_error("--sweep '%s': not a preset (lab, quick, seed) and not a file", preset);
@@ -197,18 +198,26 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		s->seed = o->seed;
 	if (o->keep_small_records_set)
 		s->keep_small_records = o->keep_small_records;
+	return 0;
+}
+
+/* The grid must have cells: sizes that double from a power of two, a
+ * record no smaller than 4K and no larger than the largest file. */
+static int run_check_grid(const struct fslab_sweep_spec *s)
+{
+	char a[32], b[32], x[32], y[32];
+
 	if (!run_is_pow2(s->file_min) || !run_is_pow2(s->file_max) || !run_is_pow2(s->record_min) ||
 	    !run_is_pow2(s->record_max)) {
 		fslab_error("file and record sizes must be powers of two (the sweep doubles): files %s-%s, records %s-%s",
 			    fslab_size_format(s->file_min, a, sizeof(a)),
 			    fslab_size_format(s->file_max, b, sizeof(b)),
-			    fslab_size_format(s->record_min, a, sizeof(a)),
-			    fslab_size_format(s->record_max, b, sizeof(b)));
+			    fslab_size_format(s->record_min, x, sizeof(x)),
+			    fslab_size_format(s->record_max, y, sizeof(y)));
 		return -EINVAL;
 	}
 	if (s->record_min < 4 * FSLAB_KiB) {
-		fslab_error("the smallest record is 4K (got %s)",
-			    fslab_size_format(s->record_min, a, sizeof(a)));
+		fslab_error("the smallest record is 4K (got %s)", fslab_size_format(s->record_min, a, sizeof(a)));
 		return -EINVAL;
 	}
 	if (s->record_min > s->file_max) {
@@ -225,6 +234,14 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		fslab_error("--trials must be 1 to %d", FSLAB_TRIALS_MAX);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* How many trials: fixed, or --until-ci's minimum..maximum. */
+static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	struct fslab_sweep_spec *s = &c->sweep;
+
 	c->until_ci_pct = o->until_ci_pct;
 	/* The default preset repeats each cell until its interval is narrow,
 	 * unless the cache mode or the trials were chosen (flags or the sweep
@@ -239,35 +256,50 @@ static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		fslab_error("--until-ci %g: give a percentage above 0 and at most 100", c->until_ci_pct);
 		return -EINVAL;
 	}
-	if (c->until_ci_pct > 0) {
-		if (s->trials < 2)
-			s->trials = 2; /* a confidence interval needs two samples */
-		c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
-		if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
-			fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
-				    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
+	if (c->until_ci_pct <= 0) {
+		if (o->max_trials) {
+			fslab_error("--max-trials goes with --until-ci PCT");
 			return -EINVAL;
 		}
-	} else if (o->max_trials) {
-		fslab_error("--max-trials goes with --until-ci PCT");
-		return -EINVAL;
-	} else {
 		c->max_trials = s->trials;
+		return 0;
 	}
+	if (s->trials < 2)
+		s->trials = 2; /* a confidence interval needs two samples */
+	c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
+	if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
+		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
+			    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --label: a name for the host in reports. */
+static int run_settings_label(struct fslab_run_ctx *c, const char *label)
+{
+	size_t n = strlen(label);
+
+	if (n == 0 || n >= sizeof(c->label) ||
+	    strspn(label, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n ||
+	    label[0] == '-') {
+		fslab_error("--label '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+			    label, sizeof(c->label) - 1);
+		return -EINVAL;
+	}
+	snprintf(c->label, sizeof(c->label), "%s", label);
+	return 0;
+}
+
+static int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	if (run_settings_sweep(c, o) < 0 || run_check_grid(&c->sweep) < 0 || run_settings_trials(c, o) < 0)
+		return -EINVAL;
 	c->io_mode = o->io_mode;
 	c->sync_policy = o->sync_policy;
 	c->latency = o->latency;
-	if (o->label) {
-		size_t n = strlen(o->label);
-
-		if (n == 0 || n >= sizeof(c->label) || strspn(o->label, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "abcdefghijklmnopqrstuvwxyz0123456789._-") != n || o->label[0] == '-') {
-			fslab_error("--label '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
-				    o->label, sizeof(c->label) - 1);
-			return -EINVAL;
-		}
-		snprintf(c->label, sizeof(c->label), "%s", o->label);
-	}
+	if (o->label && run_settings_label(c, o->label) < 0)
+		return -EINVAL;
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
 	return 0;
@@ -806,153 +838,256 @@ static int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 	return 0;
 }
 
-static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
-		     struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
+/* The end of a run: each CSV flushed, fsync'ed and closed, then the
+ * results directory fsync'ed (the names of the CSVs and the manifest in
+ * it), each checked: rows lost on their way to the disk make a failed
+ * run, never a quiet one.  0 or the first -errno, said. */
+static int run_close_csvs(struct fslab_run_ctx *c)
 {
-	struct fslab_bench_buffers buf = { 0 };
-	uint64_t cur_record = 0;
-	size_t order[FSLAB_MAX_FS];
-	double session_start = run_now(), wall_before = c->wall_s;
+	int ret = 0, r;
+
+	for (size_t i = 0; i < c->n_fs; i++) {
+		struct fslab_bench_fs *fs = &c->fs[i];
+
+		if (!fs->csv)
+			continue;
+		r = 0;
+		if (fflush(fs->csv) != 0 || fsync(fileno(fs->csv)) < 0)
+			r = -errno;
+		if (fclose(fs->csv) != 0 && r == 0)
+			r = -errno;
+		fs->csv = NULL;
+		if (r < 0 && ret == 0)
+			ret = r;
+		if (r < 0)
+			fslab_error_errno(r, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir), fs->name);
+	}
+	/* EINVAL: a filesystem that cannot sync a directory (nothing to wait for) */
+	if (c->out_fd >= 0 && fsync(c->out_fd) < 0 && errno != EINVAL) {
+		r = fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
+				      run_esc(c->out_dir));
+		if (ret == 0)
+			ret = r;
+	}
+	return ret;
+}
+
+/* What the sweep carries from cell to cell. */
+struct run_sweep_state {
+	struct fslab_bench_buffers buf; /* sized for cur_record */
+	uint64_t cur_record;
+	double session_start, wall_before;
+	struct fslab_progress *prog;
+	bool *failed;
+};
+
+/* The same outcome as a row for each test in mask (a cell not run). */
+static void run_write_rows(struct run_group_ctx *g, unsigned mask, const struct fslab_test_outcome *o)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (mask & (1u << t))
+			run_write_row(g, t, o);
+}
+
+/* A cell that is not run: its filesystem vanished (its rows say so, and
+ * --resume runs them), or direct mode on a FUSE mount.  True when the cell
+ * is done with. */
+static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
+{
+	struct fslab_run_ctx *c = g->c;
+	struct fslab_bench_fs *fs = g->fs;
+	const bool extra = g->trial > c->sweep.trials; /* --until-ci's trials */
+	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
+	int vr = -ENOENT;
+
+	if (!fs->vanished && (fs->work_fd < 0 || (vr = fslab_fsinfo_check(fs)) < 0)) {
+		fs->vanished = true;
+		fslab_progress_clear(g->prog);
+		fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+			    fs->name, run_esc(fs->path), run_vanished_why(vr));
+	}
+	if (fs->vanished) {
+		if (extra)
+			return true; /* nothing to sample */
+		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_STATUS + strlen("failed: "));
+		run_write_rows(g, mask, &o);
+		g->failed = true;
+		return true;
+	}
+	if (!fs->fuse || c->sweep.cache != FSLAB_CACHE_DIRECT)
+		return false;
+	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
+	 * daemon (fusefat) still reads and writes the device through the page
+	 * cache, so the figures would not be the device's.  fusefat also fails
+	 * O_DIRECT reads inside a file's last cluster with EPERM.  Say so
+	 * rather than measure it. */
+	if (!extra) {
+		o.status = FSLAB_OUTCOME_SKIPPED;
+		snprintf(o.reason, sizeof(o.reason),
+			 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
+		run_write_rows(g, mask, &o);
+	}
+	return true;
+}
+
+/* Record buffers for the cell's record size (kept while it stays). */
+static int run_buffers_for(struct run_sweep_state *sw, uint64_t record_bytes)
+{
+	if (sw->cur_record == record_bytes)
+		return 0;
+	fslab_bench_buffers_free(&sw->buf);
+	sw->cur_record = 0;
+	if (fslab_bench_buffers_alloc(&sw->buf, record_bytes) < 0)
+		return fslab_error_errno(ENOMEM, "cannot allocate %llu bytes of record buffers",
+					 (unsigned long long)record_bytes * 2);
+	sw->cur_record = record_bytes;
+	return 0;
+}
+
+/* One file x record cell of one trial on fs: the tests in mask, one row
+ * each.  0, or -ENOMEM (the sweep stops). */
+static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct fslab_bench_fs *fs,
+		     struct run_fs_state *fs_st, const struct fslab_sweep_cell *cell, unsigned mask,
+		     unsigned trial)
+{
+	struct run_group_ctx g = {
+		.c = c, .fs = fs, .fst = fs_st, .prog = sw->prog, .cell = cell, .trial = trial,
+	};
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+	struct fslab_cell_times times;
+	double g0 = run_now();
+	int r;
+
+	if (run_group_not_run(&g, mask)) {
+		if (g.failed)
+			*sw->failed = true;
+		return 0;
+	}
+	r = run_buffers_for(sw, cell->record_bytes);
+	if (r < 0)
+		return r;
+	struct fslab_cell engine_cell = {
+		.dir_fd = fs->work_fd,
+		.name = TESTFILE_NAME,
+		.file_bytes = cell->file_bytes,
+		.record_bytes = cell->record_bytes,
+		.tests = mask,
+		.cache = c->sweep.cache,
+		.io = (enum fslab_io_mode)c->io_mode,
+		.sync = (enum fslab_sync_policy)c->sync_policy,
+		/* a lab partition's block device (state); --dir: none known,
+		 * syncfs only */
+		.device = fs->part ? fs->part->device : NULL,
+		.ops = &fslab_io_posix,
+		.drop_cache = fslab_cache_drop,
+		.drop_ctx = &fs->cache,
+		.on_test = run_on_test,
+		.on_test_ctx = &g,
+		.stop = &run_stop,
+		.continued = &run_continued,
+		.disturbed = run_disturbed,
+		.latency = c->latency,
+		.disturbed_ctx = &g,
+	};
+	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
+	fs->timed_s += times.timed_s;
+	fs->untimed_io_s += times.untimed_io_s;
+	fs->cache_drop_s += times.cache_drop_s;
+	fs->wall_s += run_now() - g0;
+	if (g.failed)
+		*sw->failed = true;
+	return 0;
+}
+
+/* One filesystem's cells of one trial, then the manifest brought up to
+ * date (checked: --resume trusts it) and a line of progress. */
+static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
+			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
+{
+	struct fslab_bench_fs *fs = &c->fs[fi];
+	uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
+	double fs_start = run_now();
+	bool ran = false;
+	int r;
+
+	for (size_t i = 0; i < plan->n && !run_stop; i++) {
+		unsigned mask = run_group_todo(c, &fs_st->done, &plan->cells[i], trial);
+
+		if (!mask)
+			continue;
+		ran = true;
+		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
+		if (r < 0)
+			return r;
+	}
+	if (!ran)
+		return 0;
+	c->wall_s = sw->wall_before + (run_now() - sw->session_start);
+	r = fslab_manifest_write(c);
+	if (r < 0) {
+		fslab_progress_clear(sw->prog);
+		fslab_error("cannot update %s/manifest.json: %s; the run goes on, but --resume may redo cells",
+			    run_esc(c->out_dir), strerror(-r));
+		*sw->failed = true;
+	}
+	if (!fslab_progress_is_tty(sw->prog))
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s",
+				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
+				    (unsigned long long)(fs->cells_ok - before_ok),
+				    (unsigned long long)(fs->cells_failed - before_failed),
+				    run_now() - fs_start);
+	return 0;
+}
+
+static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_fs_state *fst)
+{
 	uint64_t done = 0;
-	int ret = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		done += fst[f].done.n;
+	return done;
+}
 
-	for (unsigned trial = 1; trial <= c->max_trials && !run_stop; trial++) {
-		uint64_t todo = run_count_todo(c, fst, plan, trial);
-		uint64_t later = 0;
+/* The progress totals at the start of a trial: this trial's work and the
+ * minimum trials' still to come.  False when --until-ci has nothing left
+ * (every cell converged). */
+static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
+			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog)
+{
+	uint64_t todo = run_count_todo(c, fst, plan, trial), later = 0, done = run_count_done(c, fst);
+	double work;
 
-		if (todo == 0 && trial > c->sweep.trials)
-			break; /* --until-ci: everything converged */
-		double work = run_work_todo(c, fst, plan, trial);
-		for (unsigned t = trial + 1; t <= c->sweep.trials; t++) {
-			later += run_count_todo(c, fst, plan, t);
-			work += run_work_todo(c, fst, plan, t);
-		}
-		fslab_progress_set_total(prog, done + todo + later, done);
-		fslab_progress_set_work(prog, work, 0);
-
-		run_fs_order(c, trial, order);
-		for (size_t oi = 0; oi < c->n_fs && !run_stop; oi++) {
-			struct fslab_bench_fs *fs = &c->fs[order[oi]];
-			struct run_fs_state *fs_st = &fst[order[oi]];
-			uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
-			double fs_start = run_now();
-			bool ran = false;
-
-			for (size_t i = 0; i < plan->n && !run_stop; i++) {
-				const struct fslab_sweep_cell *cell = &plan->cells[i];
-				unsigned mask = run_group_todo(c, &fs_st->done, cell, trial);
-				struct run_group_ctx g = {
-					.c = c, .fs = fs, .fst = fs_st, .prog = prog, .cell = cell,
-					.trial = trial,
-				};
-				struct fslab_test_outcome out[FSLAB_TEST_MAX];
-				struct fslab_cell_times times;
-				double g0 = run_now();
-
-				if (!mask)
-					continue;
-				ran = true;
-				int vr = -ENOENT;
-
-				if (!fs->vanished && (fs->work_fd < 0 || (vr = fslab_fsinfo_check(fs)) < 0)) {
-					fs->vanished = true;
-					fslab_progress_clear(prog);
-					fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
-						    fs->name, run_esc(fs->path), run_vanished_why(vr));
-				}
-				if (fs->vanished && trial > c->sweep.trials)
-					continue; /* --until-ci extra trials: nothing to sample */
-				if (fs->vanished) {
-					struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
-					snprintf(o.reason, sizeof(o.reason), "%s",
-						 FSLAB_VANISHED_STATUS + strlen("failed: "));
-					for (int t = 0; t < FSLAB_TEST_MAX; t++)
-						if (mask & (1u << t))
-							run_write_row(&g, t, &o);
-					*failed = true;
-					continue;
-				}
-				if (fs->fuse && c->sweep.cache == FSLAB_CACHE_DIRECT) {
-					/* O_DIRECT on a FUSE mount bypasses only the FUSE
-					 * file's cache: the daemon (fusefat) still reads and
-					 * writes the device through the page cache, so the
-					 * figures would not be the device's.  fusefat also
-					 * fails O_DIRECT reads inside a file's last cluster
-					 * with EPERM.  Say so rather than measure it. */
-					struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_SKIPPED };
-
-					if (trial > c->sweep.trials)
-						continue;
-					snprintf(o.reason, sizeof(o.reason),
-						 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
-					for (int t = 0; t < FSLAB_TEST_MAX; t++)
-						if (mask & (1u << t))
-							run_write_row(&g, t, &o);
-					continue;
-				}
-				if (cur_record != cell->record_bytes) {
-					fslab_bench_buffers_free(&buf);
-					if (fslab_bench_buffers_alloc(&buf, cell->record_bytes) < 0) {
-						fslab_error("cannot allocate %llu bytes of record buffers",
-							    (unsigned long long)cell->record_bytes * 2);
-						ret = -ENOMEM;
-						goto out;
-					}
-					cur_record = cell->record_bytes;
-				}
-				struct fslab_cell spec = {
-					.dir_fd = fs->work_fd,
-					.name = TESTFILE_NAME,
-					.file_bytes = cell->file_bytes,
-					.record_bytes = cell->record_bytes,
-					.tests = mask,
-					.cache = c->sweep.cache,
-					.io = (enum fslab_io_mode)c->io_mode,
-					.sync = (enum fslab_sync_policy)c->sync_policy,
-					/* a lab partition's block device (state);
-					 * --dir: none known, syncfs only */
-					.device = fs->part ? fs->part->device : NULL,
-					.ops = &fslab_io_posix,
-					.drop_cache = fslab_cache_drop,
-					.drop_ctx = &fs->cache,
-					.on_test = run_on_test,
-					.on_test_ctx = &g,
-					.stop = &run_stop,
-					.continued = &run_continued,
-					.disturbed = run_disturbed,
-					.latency = c->latency,
-					.disturbed_ctx = &g,
-				};
-				fslab_cell_run(&spec, &buf, out, &times);
-				fs->timed_s += times.timed_s;
-				fs->untimed_io_s += times.untimed_io_s;
-				fs->cache_drop_s += times.cache_drop_s;
-				fs->wall_s += run_now() - g0;
-				if (g.failed)
-					*failed = true;
-			}
-			if (!ran)
-				continue;
-			c->wall_s = wall_before + (run_now() - session_start);
-			fslab_manifest_write(c);
-			if (!fslab_progress_is_tty(prog))
-				fslab_progress_note(prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s",
-						    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
-						    (unsigned long long)(fs->cells_ok - before_ok),
-						    (unsigned long long)(fs->cells_failed - before_failed),
-						    run_now() - fs_start);
-		}
-		done = 0;
-		for (size_t f = 0; f < c->n_fs; f++)
-			done += fst[f].done.n;
+	if (todo == 0 && trial > c->sweep.trials)
+		return false;
+	work = run_work_todo(c, fst, plan, trial);
+	for (unsigned t = trial + 1; t <= c->sweep.trials; t++) {
+		later += run_count_todo(c, fst, plan, t);
+		work += run_work_todo(c, fst, plan, t);
 	}
-out:
-	fslab_bench_buffers_free(&buf);
-	c->wall_s = wall_before + (run_now() - session_start);
-	return ret;
+	fslab_progress_set_total(prog, done + todo + later, done);
+	fslab_progress_set_work(prog, work, 0);
+	return true;
+}
+
+static int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
+		     struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
+{
+	struct run_sweep_state sw = {
+		.session_start = run_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
+	};
+	size_t order[FSLAB_MAX_FS];
+	int r = 0;
+
+	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
+		if (!run_trial_progress(c, fst, plan, trial, prog))
+			break; /* --until-ci: everything converged */
+		run_fs_order(c, trial, order);
+		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
+			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+	}
+	fslab_bench_buffers_free(&sw.buf);
+	c->wall_s = sw.wall_before + (run_now() - sw.session_start);
+	return r;
 }
 
 /* ---- setup of a run ---- */
@@ -1471,15 +1606,22 @@ static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fs
 	return s;
 }
 
-/* Free space fs needs for the plan: its largest file (or the probe's, if
- * larger), plus an eighth and 8 MiB for metadata, journal and clusters. */
-static uint64_t run_plan_need(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+/* The largest file the run writes on a filesystem: the plan's largest, or
+ * the probe's when it is larger (and probed). */
+static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
 	uint64_t big = plan->cells[plan->n - 1].file_bytes;
 	uint64_t pb = c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
 
-	if (probe && pb > big)
-		big = pb;
+	return probe && pb > big ? pb : big;
+}
+
+/* Free space fs needs for the plan: its largest file, plus an eighth and
+ * 8 MiB for metadata, journal and clusters. */
+static uint64_t run_plan_need(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+{
+	uint64_t big = run_plan_largest(c, plan, probe);
+
 	return big + big / 8 + 8 * FSLAB_MiB;
 }
 
@@ -1518,61 +1660,50 @@ static void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan 
 				    c->sweep.trials);
 }
 
-int fslab_run_dry_run(const struct fslab_run_opts *o)
+/* A run context with nothing open yet. */
+static struct fslab_run_ctx *run_ctx_new(void)
 {
 	struct fslab_run_ctx *c = calloc(1, sizeof(*c));
-	struct fslab_plan plan = { 0 };
-	struct fslab_lab *lab = o->lab;
-	int ret = FSLAB_EXIT_FAILURE;
-	char f1[32], f2[32], r1[32], r2[32], tests[256];
-	bool fits = true, probe;
-	double est_s = 0;
-	bool estimated = true;
-	uint64_t bytes;
 
 	if (!c)
-		return FSLAB_EXIT_FAILURE;
+		return NULL;
 	c->out_fd = -1;
 	for (size_t i = 0; i < FSLAB_MAX_FS; i++)
 		c->fs[i].dir_fd = c->fs[i].work_fd = -1;
 	c->preset = "seed";
-	if (o->resume_dir) {
-		fslab_error("--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
-		ret = FSLAB_EXIT_USAGE;
-		goto out;
-	}
-	if (run_settings(c, o) < 0) {
-		ret = FSLAB_EXIT_USAGE;
-		goto out;
-	}
+	return c;
+}
+
+/* A new run's filesystems (and --dry-run's): --dir NAME=PATH, or the
+ * lab's (the lab held as a run holds it, so no probe runs beside a running
+ * run).  Returns an exit status: FSLAB_EXIT_OK, _USAGE or _FAILURE. */
+static int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
+				struct fslab_lab **lab)
+{
 	if (o->n_dirs) {
 		if (o->state_path) {
 			fslab_error("give either --state or --dir, not both");
-			ret = FSLAB_EXIT_USAGE;
-			goto out;
+			return FSLAB_EXIT_USAGE;
 		}
 		for (size_t i = 0; i < o->n_dirs; i++)
-			if (run_add_fs(c, o->dirs[i].name, o->dirs[i].path, NULL) < 0) {
-				ret = FSLAB_EXIT_USAGE;
-				goto out;
-			}
-	} else {
-		snprintf(c->state_path, sizeof(c->state_path), "%s",
-			 o->state_path ? o->state_path : fslab_state_default_path());
-		/* the lab held as a run holds it: no probe beside a running run */
-		if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
-			goto out;
-		if (run_lab_filesystems(c, lab, NULL, 0) < 0)
-			goto out;
+			if (run_add_fs(c, o->dirs[i].name, o->dirs[i].path, NULL) < 0)
+				return FSLAB_EXIT_USAGE;
+		return FSLAB_EXIT_OK;
 	}
-	if (fslab_plan_build(&c->sweep, &plan) < 0) {
-		fslab_error("the sweep has no cell to run");
-		goto out;
-	}
-	probe = !c->no_device_probe;
-	bytes = run_plan_bytes(c, &plan);
-	fslab_tests_format(c->sweep.tests, tests, sizeof(tests));
+	snprintf(c->state_path, sizeof(c->state_path), "%s",
+		 o->state_path ? o->state_path : fslab_state_default_path());
+	if (run_lock_lab(c, o->allow_concurrent, lab) < 0 || run_lab_filesystems(c, *lab, NULL, 0) < 0)
+		return FSLAB_EXIT_FAILURE;
+	return FSLAB_EXIT_OK;
+}
 
+/* --dry-run: what the plan is and moves. */
+static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+{
+	char f1[32], f2[32], r1[32], r2[32], tests[256];
+	uint64_t bytes = run_plan_bytes(c, plan);
+
+	fslab_tests_format(c->sweep.tests, tests, sizeof(tests));
 	printf("fslab run --dry-run: the plan; nothing is run or written%s\n",
 	       probe ? " (the device probe writes its file in a private directory and removes it)" : "");
 	printf("grid: files %s-%s x records %s-%s%s: %zu cells x %d tests (%s)\n",
@@ -1580,7 +1711,7 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 	       fslab_size_format(c->sweep.file_max, f2, sizeof(f2)),
 	       fslab_size_format(c->sweep.record_min, r1, sizeof(r1)),
 	       fslab_size_format(c->sweep.record_max, r2, sizeof(r2)),
-	       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan.n,
+	       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
 	       __builtin_popcount(c->sweep.tests), tests);
 	if (c->until_ci_pct > 0)
 		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
@@ -1594,49 +1725,58 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 	if (c->until_ci_pct > 0)
 		printf("..%s", fslab_size_human(bytes * c->n_fs * c->max_trials, r1, sizeof(r1)));
 	printf(" in all\n");
+}
+
+/* --dry-run: does the plan fit on each filesystem?  0, or -ENOSPC after
+ * saying which does not (or -errno when free space cannot be read). */
+static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+{
+	uint64_t need = run_plan_need(c, plan, probe), avail;
+	char f1[32], f2[32], f3[32];
+	int ret = 0;
+
 	printf("filesystems: %zu\n", c->n_fs);
 	for (size_t i = 0; i < c->n_fs; i++) {
-		struct fslab_bench_fs *fs = &c->fs[i];
-		uint64_t need = run_plan_need(c, &plan, probe), avail;
+		const struct fslab_bench_fs *fs = &c->fs[i];
 		struct statvfs sv;
 
-		if (statvfs(fs->path, &sv) < 0) {
-			fslab_error("%s (%s): cannot read its free space: %s", fs->name, run_esc(fs->path),
-				    strerror(errno));
-			goto out;
-		}
+		if (statvfs(fs->path, &sv) < 0)
+			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->name,
+						 run_esc(fs->path));
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->name, fs->type, run_esc(fs->path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
 		       avail >= need ? "ok" : "DOES NOT FIT");
-		if (avail < need) {
-			fflush(stdout);
-			fslab_error("%s (%s): the plan needs %s free (its largest file, %s, plus an eighth and 8 MiB), the filesystem has %s; lower --file-sizes or use a bigger filesystem",
-				    fs->name, run_esc(fs->path), fslab_size_human(need, f2, sizeof(f2)),
-				    fslab_size_human(probe && (c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES) > plan.cells[plan.n - 1].file_bytes
-							     ? (c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES)
-							     : plan.cells[plan.n - 1].file_bytes,
-						     r1, sizeof(r1)),
-				    fslab_size_human(avail, f1, sizeof(f1)));
-			fits = false;
-		}
+		if (avail >= need)
+			continue;
+		fflush(stdout);
+		fslab_error("%s (%s): the plan needs %s free (its largest file, %s, plus an eighth and 8 MiB), the filesystem has %s; lower --file-sizes or use a bigger filesystem",
+			    fs->name, run_esc(fs->path), fslab_size_human(need, f2, sizeof(f2)),
+			    fslab_size_human(run_plan_largest(c, plan, probe), f3, sizeof(f3)),
+			    fslab_size_human(avail, f1, sizeof(f1)));
+		ret = -ENOSPC;
 	}
-	if (!fits)
-		goto out;
-	if (!probe) {
-		printf("time: not estimated (--no-device-probe: no rate to estimate from)\n");
-		ret = FSLAB_EXIT_OK;
-		goto out;
-	}
+	return ret;
+}
+
+/* --dry-run: probes each device and prints the time the plan should take.
+ * 0, or -errno when a private directory cannot be made. */
+static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	double est_s = 0;
+	bool estimated = true;
+	char f1[32], f2[32];
+
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 		double e;
+		int r = run_workdir_create(fs);
 
-		if (run_workdir_create(fs) < 0)
-			goto out;
+		if (r < 0)
+			return r;
 		fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
 		run_workdir_remove(fs);
-		e = run_plan_estimate_s(c, &plan, fs);
+		e = run_plan_estimate_s(c, plan, fs);
 		if (e < 0) {
 			printf("  %s: probe %s (%s): no estimate\n", fs->name, fs->probe.method, fs->probe.note);
 			estimated = false;
@@ -1647,16 +1787,54 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 		       fslab_progress_format_duration(e, f1, sizeof(f1)));
 		est_s += e;
 	}
-	if (estimated) {
-		printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials, f1, sizeof(f1)));
-		if (c->until_ci_pct > 0)
-			printf("..%s", fslab_progress_format_duration(est_s * c->max_trials, f2, sizeof(f2)));
-		printf(" plus the probes (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a record, %g ms a test; page-cache reads run faster)\n",
-		       RUN_EST_CALL_S * 1e6, RUN_EST_TEST_S * 1e3);
-	} else {
+	if (!estimated) {
 		printf("time: not estimated (a probe gave no rate)\n");
+		return 0;
 	}
-	ret = 0;
+	printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials, f1, sizeof(f1)));
+	if (c->until_ci_pct > 0)
+		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials, f2, sizeof(f2)));
+	printf(" plus the probes (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a record, %g ms a test; page-cache reads run faster)\n",
+	       RUN_EST_CALL_S * 1e6, RUN_EST_TEST_S * 1e3);
+	return 0;
+}
+
+int fslab_run_dry_run(const struct fslab_run_opts *o)
+{
+	struct fslab_run_ctx *c = run_ctx_new();
+	struct fslab_plan plan = { 0 };
+	struct fslab_lab *lab = o->lab;
+	int ret = FSLAB_EXIT_FAILURE;
+	bool probe;
+
+	if (!c)
+		return FSLAB_EXIT_FAILURE;
+	if (o->resume_dir) {
+		fslab_error("--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
+		ret = FSLAB_EXIT_USAGE;
+		goto out;
+	}
+	if (run_settings(c, o) < 0) {
+		ret = FSLAB_EXIT_USAGE;
+		goto out;
+	}
+	ret = run_pick_filesystems(c, o, &lab);
+	if (ret != FSLAB_EXIT_OK)
+		goto out;
+	ret = FSLAB_EXIT_FAILURE;
+	if (fslab_plan_build(&c->sweep, &plan) < 0) {
+		fslab_error("the sweep has no cell to run");
+		goto out;
+	}
+	probe = !c->no_device_probe;
+	run_dry_print_plan(c, &plan, probe);
+	if (run_dry_check_space(c, &plan, probe) < 0)
+		goto out;
+	if (!probe)
+		printf("time: not estimated (--no-device-probe: no rate to estimate from)\n");
+	else if (run_dry_estimate(c, &plan) < 0)
+		goto out;
+	ret = FSLAB_EXIT_OK;
 out:
 	fslab_plan_free(&plan);
 	if (lab != o->lab)
@@ -1666,95 +1844,228 @@ out:
 	return ret;
 }
 
+/* --resume: the manifest's filesystems come back by name and path (from
+ * the lab's state when the run was on a lab), with what the run measured
+ * of them so far.  The manifest's copies are kept on the heap (a struct
+ * fslab_bench_fs holds paths: FSLAB_MAX_FS of them are ~224 KB). */
+static int run_resume_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
+				  struct fslab_lab **lab)
+{
+	size_t n_saved = c->n_fs;
+	struct fslab_bench_fs *saved = malloc(n_saved * sizeof(*saved) + 1);
+	const char *names[FSLAB_MAX_FS];
+	int r = 0;
+
+	if (!saved)
+		return fslab_error_errno(-ENOMEM, "--resume");
+	memcpy(saved, c->fs, n_saved * sizeof(*saved));
+	c->n_fs = 0;
+	for (size_t i = 0; i < n_saved; i++) {
+		saved[i].dir_fd = saved[i].work_fd = -1;
+		names[i] = saved[i].name;
+	}
+	if (c->state_path[0]) {
+		r = run_lock_lab(c, o->allow_concurrent, lab);
+		if (r == 0)
+			r = run_lab_filesystems(c, *lab, names, n_saved);
+	} else {
+		for (size_t i = 0; i < n_saved && r == 0; i++)
+			r = run_add_fs(c, saved[i].name, saved[i].path, NULL);
+	}
+	for (size_t i = 0; i < c->n_fs && r == 0; i++)
+		for (size_t j = 0; j < n_saved; j++) {
+			struct fslab_bench_fs *fs = &c->fs[i];
+
+			if (strcmp(fs->name, saved[j].name) != 0)
+				continue;
+			fs->probe = saved[j].probe;
+			fs->timed_s = saved[j].timed_s;
+			fs->untimed_io_s = saved[j].untimed_io_s;
+			fs->cache_drop_s = saved[j].cache_drop_s;
+			fs->wall_s = saved[j].wall_s;
+		}
+	free(saved);
+	return r;
+}
+
+/* The settings and the filesystems: a new run's from the options, a
+ * resumed run's from its manifest.  Returns an exit status. */
+static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o, struct fslab_lab **lab)
+{
+	if (o->resume_dir) {
+		if (run_check_resume_opts(o) < 0)
+			return FSLAB_EXIT_USAGE;
+		if (run_open_resume_dir(c, o->resume_dir) < 0)
+			return FSLAB_EXIT_FAILURE;
+		c->sessions++;
+		return run_resume_filesystems(c, o, lab) < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+	}
+	if (run_settings(c, o) < 0)
+		return FSLAB_EXIT_USAGE;
+	run_utc_now(c->started_at, sizeof(c->started_at), false);
+	return run_pick_filesystems(c, o, lab);
+}
+
+/* From the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
+ * and the test in flight finish and clean up first. */
+struct run_signals {
+	struct sigaction old_int, old_term, old_cont;
+	bool installed;
+};
+
+static void run_signals_install(struct run_signals *rs)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = run_on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &rs->old_int);
+	sigaction(SIGTERM, &sa, &rs->old_term);
+	sa.sa_handler = run_on_continue;
+	sigaction(SIGCONT, &sa, &rs->old_cont);
+	rs->installed = true;
+}
+
+static void run_signals_restore(struct run_signals *rs)
+{
+	if (!rs->installed)
+		return;
+	sigaction(SIGINT, &rs->old_int, NULL);
+	sigaction(SIGTERM, &rs->old_term, NULL);
+	sigaction(SIGCONT, &rs->old_cont, NULL);
+	rs->installed = false;
+}
+
+/* A filesystem made ready for the sweep: its private directory, its mkfs
+ * version, and cold mode's cache control (the remount is the lab's to do,
+ * under its own lock). */
+static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_lab *lab)
+{
+	int r = run_workdir_create(fs);
+
+	if (r < 0)
+		return r;
+	if (fs->part)
+		fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version, sizeof(fs->mkfs_tool_version));
+	fslab_cache_ctl_init(&fs->cache, c->state, fs->part);
+	fs->cache.remount = lab ? fslab_lab_remount : NULL;
+	fs->cache.remount_ctx = lab;
+	fs->cache.dev = &fs->dev;
+	fs->cache.release = run_workdir_release;
+	fs->cache.reopen = run_workdir_reopen;
+	fs->cache.hold_ctx = fs;
+	return 0;
+}
+
+/* What the device under fs can do.  A probe timed across a stop of the
+ * process is no figure: it is probed again (a few times at most).  A
+ * failed probe only costs the page-cache flag. */
+static void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
+{
+	char size[32];
+	int r = 0;
+
+	if (c->no_device_probe || run_stop) {
+		snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
+		return;
+	}
+	fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
+			    fslab_log_prefix(), run_esc(fs->path), FSLAB_PROBE_RUNS,
+			    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
+					     size, sizeof(size)));
+	for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
+		run_continued = 0;
+		r = fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
+		if (!run_continued || run_stop)
+			break;
+		fslab_debug(FSLAB_DBG_BENCH, "%s: the process was stopped during the probe; probing again",
+			    fs->name);
+	}
+	if (run_continued) {
+		fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
+			   fs->name);
+		fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
+		snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
+		snprintf(fs->probe.note, sizeof(fs->probe.note), "stopped (SIGSTOP) during every probe");
+	} else if (r < 0) {
+		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->name,
+			   run_esc(fs->probe.note));
+	} else if (strcmp(fs->probe.method, "o_direct") != 0) {
+		fslab_warn("%s: %s", fs->name, run_esc(fs->probe.note));
+	}
+	if (fs->fuse)
+		fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
+			   fs->name, fs->type);
+}
+
+/* After the sweep (r: its result): the interruption or the finish time,
+ * the final manifest, the CSVs and the directory made durable, the tally.
+ * Returns the run's exit status. */
+static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, bool failed)
+{
+	uint64_t n_failed = 0;
+	int e;
+
+	fslab_progress_clear(prog);
+	if (run_stop) {
+		c->interrupted = true;
+		fslab_error("interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
+			    run_esc(c->out_dir), run_esc(c->out_dir));
+		failed = true;
+	} else {
+		run_utc_now(c->finished_at, sizeof(c->finished_at), false);
+	}
+	e = fslab_manifest_write(c);
+	if (e < 0) {
+		fslab_error("cannot write %s/manifest.json: %s", run_esc(c->out_dir), strerror(-e));
+		failed = true;
+	}
+	if (run_close_csvs(c) < 0)
+		failed = true;
+	for (size_t i = 0; i < c->n_fs; i++)
+		n_failed += c->fs[i].cells_failed;
+	if (n_failed)
+		fslab_error("%llu cell(s) failed; their rows in %s say why",
+			    (unsigned long long)n_failed, run_esc(c->out_dir));
+	fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
+	return (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+}
+
+static void run_fs_state_free(struct run_fs_state *fst, size_t n)
+{
+	if (!fst)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		fslab_done_free(&fst[i].done);
+		fslab_resume_csv_free(&fst[i].csv);
+	}
+	free(fst);
+}
+
 int fslab_run(const struct fslab_run_opts *o)
 {
-	struct fslab_run_ctx *c = calloc(1, sizeof(*c));
+	struct fslab_run_ctx *c = run_ctx_new();
 	struct run_fs_state *fst = NULL;
 	struct fslab_progress *prog = NULL;
 	struct fslab_plan plan = { 0 };
-	struct sigaction sa, old_int, old_term, old_cont;
-	bool failed = false, handlers = false;
+	struct run_signals sig = { 0 };
+	bool failed = false;
 	struct fslab_lab *lab = o->lab;
 	int ret = FSLAB_EXIT_FAILURE, r;
-	char err[512];
 
 	if (!c)
 		return FSLAB_EXIT_FAILURE;
-	c->out_fd = -1;
-	for (size_t i = 0; i < FSLAB_MAX_FS; i++)
-		c->fs[i].dir_fd = c->fs[i].work_fd = -1;
 	run_stop = 0;
 	run_continued = 0;
 	c->argc = o->argc;
 	c->argv = o->argv;
 	c->sessions = 1;
-	c->preset = "seed";
-
-	/* Settings and the list of filesystems. */
-	if (o->resume_dir) {
-		if (run_check_resume_opts(o) < 0) {
-			ret = FSLAB_EXIT_USAGE;
-			goto out;
-		}
-		if (run_open_resume_dir(c, o->resume_dir) < 0)
-			goto out;
-		c->sessions++;
-		/* the filesystems come back by name and path */
-		struct fslab_bench_fs saved[FSLAB_MAX_FS];
-		size_t n_saved = c->n_fs;
-		memcpy(saved, c->fs, sizeof(saved));
-		c->n_fs = 0;
-		for (size_t i = 0; i < n_saved; i++)
-			saved[i].dir_fd = saved[i].work_fd = -1;
-		if (c->state_path[0]) {
-			const char *names[FSLAB_MAX_FS];
-			for (size_t i = 0; i < n_saved; i++)
-				names[i] = saved[i].name;
-			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
-				goto out;
-			if (run_lab_filesystems(c, lab, names, n_saved) < 0)
-				goto out;
-		} else {
-			for (size_t i = 0; i < n_saved; i++)
-				if (run_add_fs(c, saved[i].name, saved[i].path, NULL) < 0)
-					goto out;
-		}
-		for (size_t i = 0; i < c->n_fs; i++)
-			for (size_t j = 0; j < n_saved; j++)
-				if (strcmp(c->fs[i].name, saved[j].name) == 0) {
-					c->fs[i].probe = saved[j].probe;
-					c->fs[i].timed_s = saved[j].timed_s;
-					c->fs[i].untimed_io_s = saved[j].untimed_io_s;
-					c->fs[i].cache_drop_s = saved[j].cache_drop_s;
-					c->fs[i].wall_s = saved[j].wall_s;
-				}
-	} else {
-		r = run_settings(c, o);
-		if (r < 0) {
-			ret = FSLAB_EXIT_USAGE;
-			goto out;
-		}
-		run_utc_now(c->started_at, sizeof(c->started_at), false);
-		if (o->n_dirs) {
-			if (o->state_path) {
-				fslab_error("give either --state or --dir, not both");
-				ret = FSLAB_EXIT_USAGE;
-				goto out;
-			}
-			for (size_t i = 0; i < o->n_dirs; i++)
-				if (run_add_fs(c, o->dirs[i].name, o->dirs[i].path, NULL) < 0) {
-					ret = FSLAB_EXIT_USAGE;
-					goto out;
-				}
-		} else {
-			snprintf(c->state_path, sizeof(c->state_path), "%s",
-				 o->state_path ? o->state_path : fslab_state_default_path());
-			if (run_lock_lab(c, o->allow_concurrent, &lab) < 0)
-				goto out;
-			if (run_lab_filesystems(c, lab, NULL, 0) < 0)
-				goto out;
-		}
-	}
+	ret = run_begin(c, o, &lab);
+	if (ret != FSLAB_EXIT_OK)
+		goto out;
+	ret = FSLAB_EXIT_FAILURE;
 	r = fslab_plan_build(&c->sweep, &plan);
 	if (r < 0) {
 		fslab_error(r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
@@ -1776,70 +2087,12 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (o->pipeline)
 		fslab_progress_set_pipeline(prog, o->pipeline->elapsed_before_s,
 					    o->pipeline->remaining_after_s);
-
-	/* From here SIGINT/SIGTERM only ask the run to stop: the probe and
-	 * the test in flight finish and clean up first. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = run_on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sa.sa_handler = run_on_continue;
-	sigaction(SIGCONT, &sa, &old_cont);
-	handlers = true;
-
-	/* What each filesystem is and what its device can do. */
+	run_signals_install(&sig);
 	for (size_t i = 0; i < c->n_fs; i++) {
-		struct fslab_bench_fs *fs = &c->fs[i];
-
-		if (run_workdir_create(fs) < 0)
+		if (run_fs_ready(c, &c->fs[i], lab) < 0)
 			goto out;
-		if (fs->part)
-			fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version,
-						  sizeof(fs->mkfs_tool_version));
-		fslab_cache_ctl_init(&fs->cache, c->state, fs->part);
-		/* The cold remount is the lab's to do, under its own lock. */
-		fs->cache.remount = lab ? fslab_lab_remount : NULL;
-		fs->cache.remount_ctx = lab;
-		fs->cache.dev = &fs->dev;
-		fs->cache.release = run_workdir_release;
-		fs->cache.reopen = run_workdir_reopen;
-		fs->cache.hold_ctx = fs;
-		if (o->resume_dir)
-			continue;
-		if (c->no_device_probe || run_stop) {
-			snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
-			continue;
-		}
-		fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
-				    fslab_log_prefix(), run_esc(fs->path), FSLAB_PROBE_RUNS,
-				    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
-						     err, sizeof(err)));
-		/* A probe timed across a stop of the process is no figure:
-		 * probe again (a few times at most). */
-		for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
-			run_continued = 0;
-			r = fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
-			if (!run_continued || run_stop)
-				break;
-			fslab_debug(FSLAB_DBG_BENCH, "%s: the process was stopped during the probe; probing again",
-				    fs->name);
-		}
-		if (run_continued) {
-			fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
-				   fs->name);
-			fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
-			snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
-			snprintf(fs->probe.note, sizeof(fs->probe.note), "stopped (SIGSTOP) during every probe");
-		} else if (r < 0)
-			fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag",
-				   fs->name, run_esc(fs->probe.note));
-		else if (strcmp(fs->probe.method, "o_direct") != 0)
-			fslab_warn("%s: %s", fs->name, run_esc(fs->probe.note));
-		if (fs->fuse)
-			fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
-				   fs->name, fs->type);
+		if (!o->resume_dir)
+			run_fs_probe(c, &c->fs[i], prog);
 	}
 
 	/* The manifest first: a run killed before it has no CSV either, and
@@ -1859,40 +2112,10 @@ int fslab_run(const struct fslab_run_opts *o)
 			    run_esc(c->out_dir));
 	run_seed_eta(c, &plan, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);
-	fslab_progress_clear(prog);
-	if (run_stop) {
-		c->interrupted = true;
-		fslab_error("interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
-			    run_esc(c->out_dir), run_esc(c->out_dir));
-		failed = true;
-	} else {
-		run_utc_now(c->finished_at, sizeof(c->finished_at), false);
-	}
-	if (fslab_manifest_write(c) < 0) {
-		fslab_error("cannot write %s/manifest.json", run_esc(c->out_dir));
-		failed = true;
-	}
-	uint64_t n_failed = 0;
-	for (size_t i = 0; i < c->n_fs; i++)
-		n_failed += c->fs[i].cells_failed;
-	if (n_failed)
-		fslab_error("%llu cell(s) failed; their rows in %s say why",
-			    (unsigned long long)n_failed, run_esc(c->out_dir));
-	fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
-	ret = (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+	ret = run_end(c, prog, r, failed);
 out:
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGCONT, &old_cont, NULL);
-	}
-	if (fst) {
-		for (size_t i = 0; i < c->n_fs; i++) {
-			fslab_done_free(&fst[i].done);
-			fslab_resume_csv_free(&fst[i].csv);
-		}
-		free(fst);
-	}
+	run_signals_restore(&sig);
+	run_fs_state_free(fst, c->n_fs);
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
