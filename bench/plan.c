@@ -9,17 +9,7 @@
 
 int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->file_min = 64 * FSLAB_KiB;
-	s->file_max = 2 * FSLAB_GiB;
-	s->record_min = 4 * FSLAB_KiB;
-	s->record_max = 16 * FSLAB_MiB;
-	s->tests = FSLAB_TESTS_ALL;
-	s->trials = 1;
-	s->cache = FSLAB_CACHE_WARM;
-	s->seed = 1;
-	s->keep_small_records = false;
-	s->shuffle = true;
+	fslab_sweep_defaults(s); /* the seed preset */
 	if (!name || strcmp(name, "seed") == 0)
 		return 0;
 	if (strcmp(name, "quick") == 0) {
@@ -70,36 +60,53 @@ static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t 
 	return true;
 }
 
+/* The next size of a doubling sequence up to max: false once doubling
+ * would pass max (or wrap: a max near 2^64, read from a damaged manifest,
+ * must end the walk, not spin on a value that overflowed to 0). */
+static bool plan_double(uint64_t *v, uint64_t max)
+{
+	if (*v > max / 2)
+		return false;
+	*v *= 2;
+	return true;
+}
+
+/* Walks the grid in plan order; stores the cells in cells (when not NULL)
+ * and returns how many there are. */
+static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells)
+{
+	size_t n = 0;
+	uint64_t f = s->file_min;
+
+	do {
+		uint64_t r = s->record_min;
+
+		do {
+			if (!plan_keep(s, f, r))
+				continue;
+			if (cells)
+				cells[n] = (struct fslab_sweep_cell){ .file_bytes = f, .record_bytes = r };
+			n++;
+		} while (plan_double(&r, s->record_max));
+	} while (plan_double(&f, s->file_max));
+	return n;
+}
+
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p)
 {
-	size_t n = 0, i = 0;
+	size_t n;
 
 	memset(p, 0, sizeof(*p));
 	if (!s->file_min || !s->record_min || s->file_min > s->file_max ||
 	    s->record_min > s->record_max)
 		return -EINVAL;
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint64_t f = s->file_min; f <= s->file_max; f *= 2)
-			for (uint64_t r = s->record_min; r <= s->record_max; r *= 2) {
-				if (!plan_keep(s, f, r))
-					continue;
-				if (pass == 1) {
-					p->cells[i].file_bytes = f;
-					p->cells[i].record_bytes = r;
-					i++;
-				} else {
-					n++;
-				}
-			}
-		if (pass == 0) {
-			if (n == 0)
-				return -EINVAL;
-			p->cells = calloc(n, sizeof(*p->cells));
-			if (!p->cells)
-				return -ENOMEM;
-			p->n = n;
-		}
-	}
+	n = plan_walk(s, NULL);
+	if (n == 0)
+		return -EINVAL;
+	p->cells = calloc(n, sizeof(*p->cells));
+	if (!p->cells)
+		return -ENOMEM;
+	p->n = plan_walk(s, p->cells);
 	return 0;
 }
 

@@ -1534,6 +1534,22 @@ START_TEST(plan_bounds)
 	s.record_min = 128 * FSLAB_MiB;
 	s.record_max = 128 * FSLAB_MiB;
 	ck_assert_int_eq(fslab_plan_build(&s, &p), -EINVAL);
+
+	/* a file_max near 2^64 (a damaged manifest) ends the walk at 2^63
+	 * instead of doubling to 0 and spinning: files 64K..16M keep records
+	 * 4K..the file (5..13 each), the 39 sizes from 32M on 64K..16M (9) */
+	s.file_min = 64 * FSLAB_KiB;
+	s.record_min = 4 * FSLAB_KiB;
+	s.record_max = 16 * FSLAB_MiB;
+	s.file_max = UINT64_MAX;
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	ck_assert_uint_eq(p.cells[p.n - 1].file_bytes, UINT64_C(1) << 63);
+	ck_assert_uint_eq(p.n, 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 9 * 39);
+	fslab_plan_free(&p);
+	s.file_max = UINT64_C(9007199254740992) * 1024; /* --resume's file_max_kib */
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	ck_assert_uint_eq(p.cells[p.n - 1].file_bytes, UINT64_C(1) << 63);
+	fslab_plan_free(&p);
 }
 END_TEST
 
