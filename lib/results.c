@@ -294,18 +294,14 @@ int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_re
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+/* A file or record size column: NULL, or what is wrong with f. */
+static const char *kib_field(const char *f, uint64_t *v)
 {
-	char *end;
+	int r = fslab_parse_uint(f, 1, FSLAB_SIZE_MAX / FSLAB_KiB, v);
 
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	if (r == -ERANGE && f[strspn(f, "0")] != '\0')
+		return "larger than 1 EiB";
+	return r < 0 ? "not a positive whole number of KiB" : NULL;
 }
 
 static int parse_double(const char *s, double *v)
@@ -376,19 +372,13 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 				bad = "unknown test";
 			break;
 		case COL_FILE:
-			if (parse_u64(f, &row->file_kib) < 0 || row->file_kib == 0)
-				bad = "not a positive whole number of KiB";
-			else if (row->file_kib > FSLAB_SIZE_MAX / FSLAB_KiB)
-				bad = "larger than 1 EiB";
+			bad = kib_field(f, &row->file_kib);
 			break;
 		case COL_RECORD:
-			if (parse_u64(f, &row->record_kib) < 0 || row->record_kib == 0)
-				bad = "not a positive whole number of KiB";
-			else if (row->record_kib > FSLAB_SIZE_MAX / FSLAB_KiB)
-				bad = "larger than 1 EiB";
+			bad = kib_field(f, &row->record_kib);
 			break;
 		case COL_TRIAL:
-			if (parse_u64(f, &u) < 0 || u == 0 || u > 1000000)
+			if (fslab_parse_uint(f, 1, 1000000, &u) < 0)
 				bad = "not a trial number (1, 2, ...)";
 			else
 				row->trial = (unsigned)u;

@@ -1,4 +1,5 @@
 #include "spec.h"
+#include "fileutil.h"
 #include "size.h"
 
 #include <ctype.h>
@@ -14,7 +15,7 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	int failed;
-	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit 0 type, 1 size, 2 mkfs, 3 mount */
+	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit (1 << enum fs_key): the key was given */
 	unsigned disk_seen_keys;             /* bit 0 label, bit 1 alignment */
 };
 
@@ -22,6 +23,7 @@ struct parse_ctx {
  * and parses the rest of a longer line as a new line, so the tail of a long
  * value could silently become a key of its own.  Longer lines are refused. */
 #define SPEC_LINE_MAX 199
+#define SPEC_FILE_MAX (1u << 20)
 
 static const char *const disk_keys = "label, alignment";
 static const char *const fs_keys = "type, size, mkfs_options, mount_options";
@@ -126,21 +128,6 @@ static int parse_range_value(struct parse_ctx *c, const char *key, const char *v
 	return 1;
 }
 
-static int parse_uint(const char *value, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*value || !isdigit((unsigned char)value[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(value, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int handle_disk(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_disk_spec *d = &c->spec->disk;
@@ -181,132 +168,164 @@ static struct fslab_fs_spec *fs_section(struct parse_ctx *c, const char *name, s
 	return NULL;
 }
 
+/* The keys of [fs NAME], by bit in parse_ctx.fs_seen_keys. */
+enum fs_key { FS_KEY_TYPE, FS_KEY_SIZE, FS_KEY_MKFS_OPTIONS, FS_KEY_MOUNT_OPTIONS, FS_KEY_MAX };
+
+static enum fs_key fs_key_of(const char *key)
+{
+	static const char *const names[FS_KEY_MAX] = {
+		[FS_KEY_TYPE] = "type",
+		[FS_KEY_SIZE] = "size",
+		[FS_KEY_MKFS_OPTIONS] = "mkfs_options",
+		[FS_KEY_MOUNT_OPTIONS] = "mount_options",
+	};
+
+	for (int i = 0; i < FS_KEY_MAX; i++)
+		if (strcmp(key, names[i]) == 0)
+			return (enum fs_key)i;
+	return FS_KEY_MAX;
+}
+
+/* mkfs_options or mount_options (kind says which) of fs. */
+static int handle_fs_options(struct parse_ctx *c, struct fslab_fs_spec *fs,
+			     enum fslab_spec_options_kind kind, const char *value)
+{
+	const char *key = fslab_spec_options_key(kind);
+	char *dst = kind == FSLAB_SPEC_MKFS_OPTIONS ? fs->mkfs_options : fs->mount_options;
+	/* fslab_spec_write writes "key = value" on one line: it must fit in a
+	 * spec line too. */
+	size_t max = SPEC_LINE_MAX - strlen(key) - 3;
+
+	if (max > FSLAB_OPTIONS_MAX - 1)
+		max = FSLAB_OPTIONS_MAX - 1;
+	if (strlen(value) > max)
+		return fail(c, "[fs %s] %s is longer than %zu characters", fs->name, key, max);
+	for (const char *p = value; *p; p++) {
+		if (iscntrl((unsigned char)*p) && *p != '\t')
+			return fail(c, "[fs %s] %s contains a control character", fs->name, key);
+		/* After a blank, ';' starts an inline comment, so the value
+		 * would not survive `fslab spec --print` and back. */
+		if (*p == ';')
+			return fail(c, "[fs %s] %s contains ';': options are words passed to mkfs or mount, never a shell command; remove it",
+				    fs->name, key);
+	}
+	/* Which options are allowed depends on the type, which may come later
+	 * in the section: finish() checks them. */
+	snprintf(dst, FSLAB_OPTIONS_MAX, "%s", value);
+	return 1;
+}
+
 static int handle_fs(struct parse_ctx *c, const char *name, const char *key, const char *value)
 {
 	size_t idx;
 	struct fslab_fs_spec *fs = fs_section(c, name, &idx);
+	enum fs_key k = fs_key_of(key);
+	char sec[64], types[64];
 
 	if (!fs)
 		return fail(c, "internal: [fs %s] not registered", name);
-	{
-		static const char *const keys[] = { "type", "size", "mkfs_options", "mount_options" };
-		for (unsigned i = 0; i < 4; i++) {
-			if (strcmp(key, keys[i]) != 0)
-				continue;
-			if (c->fs_seen_keys[idx] & (1u << i)) {
-				char sec[64];
-				snprintf(sec, sizeof(sec), "fs %s", name);
-				return dup_key(c, key, sec);
-			}
-			if (i >= 2)
-				c->fs_seen_keys[idx] |= 1u << i;
-		}
-	}
-	if (strcmp(key, "type") == 0) {
-		enum fslab_fs_type t = fslab_fs_type_from_string(value);
-		if (t == FSLAB_FS_TYPE_INVALID)
-			return fail(c, "[fs %s] type = '%s': unknown filesystem type (known: ext4, ext2, xfs, fat32, btrfs)",
-				    name, value);
-		fs->type = t;
-		c->fs_seen_keys[idx] |= 1;
-		return 1;
-	}
-	if (strcmp(key, "size") == 0) {
-		char sec[64];
-		snprintf(sec, sizeof(sec), "fs %s", name);
+	snprintf(sec, sizeof(sec), "fs %s", name);
+	if (k == FS_KEY_MAX)
+		return fail(c, "unknown key '%s' in [fs %s] (known: %s)", key, name, fs_keys);
+	if (c->fs_seen_keys[idx] & (1u << k))
+		return dup_key(c, key, sec);
+	switch (k) {
+	case FS_KEY_TYPE:
+		fs->type = fslab_fs_type_from_string(value);
+		if (fs->type == FSLAB_FS_TYPE_INVALID)
+			return fail(c, "[fs %s] type = '%s': unknown filesystem type (known: %s)", name,
+				    value, fslab_vocab_join(FSLAB_VOCAB_FS_TYPE, ", ", ", ", types, sizeof(types)));
+		break;
+	case FS_KEY_SIZE:
 		if (!parse_size_value(c, sec, key, value, &fs->size))
 			return 0;
-		c->fs_seen_keys[idx] |= 2;
-		return 1;
+		break;
+	case FS_KEY_MKFS_OPTIONS:
+	case FS_KEY_MOUNT_OPTIONS:
+		if (!handle_fs_options(c, fs, k == FS_KEY_MKFS_OPTIONS ? FSLAB_SPEC_MKFS_OPTIONS :
+									  FSLAB_SPEC_MOUNT_OPTIONS, value))
+			return 0;
+		break;
+	case FS_KEY_MAX:
+		break;
 	}
-	if (strcmp(key, "mkfs_options") == 0 || strcmp(key, "mount_options") == 0) {
-		char *dst = key[1] == 'k' ? fs->mkfs_options : fs->mount_options;
-		/* fslab_spec_write writes "key = value" on one line: it must
-		 * fit in a spec line too. */
-		size_t max = SPEC_LINE_MAX - strlen(key) - 3;
-		if (max > FSLAB_OPTIONS_MAX - 1)
-			max = FSLAB_OPTIONS_MAX - 1;
-		if (strlen(value) > max)
-			return fail(c, "[fs %s] %s is longer than %zu characters", name, key, max);
-		for (const char *p = value; *p; p++) {
-			if (iscntrl((unsigned char)*p) && *p != '\t')
-				return fail(c, "[fs %s] %s contains a control character", name, key);
-			/* After a blank, ';' starts an inline comment, so the value
-			 * would not survive `fslab spec --print` and back. */
-			if (*p == ';')
-				return fail(c, "[fs %s] %s contains ';': options are words passed to mkfs or mount, never a shell command; remove it",
-					    name, key);
-		}
-		/* Which options are allowed depends on the type, which may
-		 * come later in the section: finish() checks them. */
-		snprintf(dst, FSLAB_OPTIONS_MAX, "%s", value);
+	c->fs_seen_keys[idx] |= 1u << k;
+	return 1;
+}
+
+/* One of two words: *flag = (value == yes); 1, or 0 after a message. */
+static int sweep_choice(struct parse_ctx *c, const char *key, const char *value, const char *yes,
+			const char *no, const char *hint, bool *flag)
+{
+	if (strcmp(value, yes) != 0 && strcmp(value, no) != 0)
+		return fail(c, "[sweep] %s = '%s': use %s", key, value, hint);
+	*flag = strcmp(value, yes) == 0;
+	return 1;
+}
+
+/* The [sweep] keys; bit i of FSLAB_SWEEP_SET_* is keys[i]. */
+static const char *const sweep_key_names[] = { "file_sizes", "record_sizes", "tests", "trials",
+					       "cache", "seed", "small_records", "order" };
+
+/* Key number k of sweep_key_names: 1, or 0 after a message. */
+static int sweep_value(struct parse_ctx *c, unsigned k, const char *key, const char *value)
+{
+	struct fslab_sweep_spec *s = &c->spec->sweep;
+	char why[320], modes[64];
+	uint64_t v;
+	int r;
+
+	switch (1u << k) {
+	case FSLAB_SWEEP_SET_FILE_SIZES:
+		return parse_range_value(c, key, value, &s->file_min, &s->file_max);
+	case FSLAB_SWEEP_SET_RECORD_SIZES:
+		return parse_range_value(c, key, value, &s->record_min, &s->record_max);
+	case FSLAB_SWEEP_SET_TESTS:
+		if (fslab_tests_parse(value, &s->tests, modes, sizeof(modes)) < 0)
+			return fail(c, "[sweep] tests: %s", fslab_tests_problem(modes, why, sizeof(why)));
 		return 1;
+	case FSLAB_SWEEP_SET_TRIALS:
+		if ((r = fslab_parse_uint(value, 1, FSLAB_TRIALS_MAX, &v)) < 0)
+			return fail(c, "[sweep] trials = '%s': %s", value,
+				    fslab_uint_problem(r, 1, FSLAB_TRIALS_MAX, why, sizeof(why)));
+		s->trials = (unsigned)v;
+		return 1;
+	case FSLAB_SWEEP_SET_CACHE:
+		s->cache = fslab_cache_mode_from_string(value);
+		if (s->cache == FSLAB_CACHE_MODE_INVALID)
+			return fail(c, "[sweep] cache = '%s': use %s", value,
+				    fslab_vocab_join(FSLAB_VOCAB_CACHE_MODE, ", ", " or ", modes,
+						     sizeof(modes)));
+		return 1;
+	case FSLAB_SWEEP_SET_SEED:
+		if ((r = fslab_parse_uint(value, 0, UINT64_MAX, &s->seed)) < 0)
+			return fail(c, "[sweep] seed = '%s': %s", value,
+				    fslab_uint_problem(r, 0, UINT64_MAX, why, sizeof(why)));
+		return 1;
+	case FSLAB_SWEEP_SET_SMALL_RECORDS:
+		return sweep_choice(c, key, value, "keep", "skip",
+				    "skip (IOzone's default) or keep (iozone -z)", &s->keep_small_records);
+	case FSLAB_SWEEP_SET_ORDER:
+		return sweep_choice(c, key, value, "shuffle", "fixed", "shuffle or fixed", &s->shuffle);
 	}
-	return fail(c, "unknown key '%s' in [fs %s] (known: %s)", key, name, fs_keys);
+	return fail(c, "unknown key '%s' in [sweep] (known: %s)", key, sweep_keys);
 }
 
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_sweep_spec *s = &c->spec->sweep;
-	static const char *const keys[] = { "file_sizes", "record_sizes", "tests", "trials",
-					    "cache", "seed", "small_records", "order" };
-	uint64_t v;
 
-	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(key, keys[i]) == 0 && (s->set & (1u << i)))
+	for (unsigned i = 0; i < sizeof(sweep_key_names) / sizeof(sweep_key_names[0]); i++) {
+		if (strcmp(key, sweep_key_names[i]) != 0)
+			continue;
+		if (s->set & (1u << i))
 			return dup_key(c, key, "sweep");
-	if (strcmp(key, "file_sizes") == 0) {
-		if (!parse_range_value(c, key, value, &s->file_min, &s->file_max))
+		if (!sweep_value(c, i, key, value))
 			return 0;
-		s->set |= FSLAB_SWEEP_SET_FILE_SIZES;
-	} else if (strcmp(key, "record_sizes") == 0) {
-		if (!parse_range_value(c, key, value, &s->record_min, &s->record_max))
-			return 0;
-		s->set |= FSLAB_SWEEP_SET_RECORD_SIZES;
-	} else if (strcmp(key, "tests") == 0) {
-		char bad[64];
-		if (fslab_tests_parse(value, &s->tests, bad, sizeof(bad)) < 0)
-			return fail(c, "[sweep] tests: unknown test '%s' (known: all, write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread)",
-				    bad);
-		s->set |= FSLAB_SWEEP_SET_TESTS;
-	} else if (strcmp(key, "trials") == 0) {
-		if (parse_uint(value, FSLAB_TRIALS_MAX, &v) < 0 || v == 0)
-			return fail(c, "[sweep] trials = '%s': give a whole number from 1 to %d", value,
-				    FSLAB_TRIALS_MAX);
-		s->trials = (unsigned)v;
-		s->set |= FSLAB_SWEEP_SET_TRIALS;
-	} else if (strcmp(key, "cache") == 0) {
-		enum fslab_cache_mode m = fslab_cache_mode_from_string(value);
-		if (m == FSLAB_CACHE_MODE_INVALID)
-			return fail(c, "[sweep] cache = '%s': use warm, fsync, direct or cold", value);
-		s->cache = m;
-		s->set |= FSLAB_SWEEP_SET_CACHE;
-	} else if (strcmp(key, "seed") == 0) {
-		if (parse_uint(value, UINT64_MAX, &v) < 0)
-			return fail(c, "[sweep] seed = '%s': give a whole number", value);
-		s->seed = v;
-		s->set |= FSLAB_SWEEP_SET_SEED;
-	} else if (strcmp(key, "small_records") == 0) {
-		if (strcmp(value, "skip") == 0)
-			s->keep_small_records = false;
-		else if (strcmp(value, "keep") == 0)
-			s->keep_small_records = true;
-		else
-			return fail(c, "[sweep] small_records = '%s': use skip (IOzone's default) or keep (iozone -z)",
-				    value);
-		s->set |= FSLAB_SWEEP_SET_SMALL_RECORDS;
-	} else if (strcmp(key, "order") == 0) {
-		if (strcmp(value, "shuffle") == 0)
-			s->shuffle = true;
-		else if (strcmp(value, "fixed") == 0)
-			s->shuffle = false;
-		else
-			return fail(c, "[sweep] order = '%s': use shuffle or fixed", value);
-		s->set |= FSLAB_SWEEP_SET_ORDER;
-	} else {
-		return fail(c, "unknown key '%s' in [sweep] (known: %s)", key, sweep_keys);
+		s->set |= 1u << i;
+		return 1;
 	}
-	return 1;
+	return fail(c, "unknown key '%s' in [sweep] (known: %s)", key, sweep_keys);
 }
 
 /* inih calls this once per key; a new section shows up as a new name. */
@@ -410,13 +429,13 @@ static int finish(struct parse_ctx *c)
 		return fail(c, "no [fs NAME] section: the lab needs at least one filesystem");
 	for (size_t i = 0; i < s->n_fs; i++) {
 		struct fslab_fs_spec *fs = &s->fs[i];
-		if (!(c->fs_seen_keys[i] & 1)) {
+		if (!(c->fs_seen_keys[i] & (1u << FS_KEY_TYPE))) {
 			fs->type = fslab_fs_type_from_string(fs->name);
 			if (fs->type == FSLAB_FS_TYPE_INVALID)
 				return fail(c, "[fs %s] has no type (type = ext4|ext2|xfs|fat32|btrfs)",
 					    fs->name);
 		}
-		if (!(c->fs_seen_keys[i] & 2))
+		if (!(c->fs_seen_keys[i] & (1u << FS_KEY_SIZE)))
 			return fail(c, "[fs %s] has no size (e.g. size = 20G)", fs->name);
 		if (fs->size % s->disk.alignment)
 			return fail(c, "[fs %s] size is not a multiple of the alignment", fs->name);
@@ -472,48 +491,18 @@ failed:
 
 int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
 	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	int r;
+	size_t n = 0;
+	int r = fslab_read_file(path, &buf, &n, SPEC_FILE_MAX);
 
-	if (!f) {
-		r = -errno;
-		snprintf(err, errlen, "%s: cannot read the spec: %s", path, strerror(errno));
+	if (r == -EFBIG) {
+		snprintf(err, errlen, "%s: the spec is larger than 1 MiB; is this the right file?", path);
 		return r;
 	}
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			if (cap > (1u << 20)) {
-				fclose(f);
-				free(buf);
-				snprintf(err, errlen, "%s: the spec is larger than 1 MiB; is this the right file?",
-					 path);
-				return -EFBIG;
-			}
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
+	if (r < 0) {
+		snprintf(err, errlen, "%s: cannot read the spec: %s", path, strerror(-r));
+		return r;
 	}
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		snprintf(err, errlen, "%s: read error", path);
-		return -EIO;
-	}
-	fclose(f);
-	buf[n] = '\0';
 	if (strlen(buf) != n) {
 		free(buf);
 		snprintf(err, errlen, "%s: the spec contains a NUL byte; it is not a text file", path);
