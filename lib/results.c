@@ -318,12 +318,12 @@ static int parse_double(const char *s, double *v)
 	return 0;
 }
 
-int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
-		       size_t errlen)
+/* The next non-empty line, split into fields (as many as the header has).
+ * Returns the number of fields, 0 at the end, or a negative errno with err
+ * set. */
+static int read_fields(struct fslab_results_reader *rd, char **fields, char *err, size_t errlen)
 {
-	char *fields[MAX_FIELDS];
 	int n, r;
-	uint64_t u;
 
 	do {
 		r = read_line(rd);
@@ -350,79 +350,80 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 			 rd->n_fields);
 		return -EINVAL;
 	}
+	return n;
+}
+
+/* Field f of column col into row: NULL, or what is wrong with it. */
+static const char *parse_field(int col, const char *f, struct fslab_result_row *row)
+{
+	uint64_t u;
+	double *lat;
+
+	switch (col) {
+	case COL_FILESYSTEM:
+		if (!fslab_fs_name_valid(f))
+			return "not a filesystem name";
+		snprintf(row->filesystem, sizeof(row->filesystem), "%s", f);
+		return NULL;
+	case COL_TEST:
+		row->test = fslab_test_from_string(f);
+		return row->test == FSLAB_TEST_INVALID ? "unknown test" : NULL;
+	case COL_FILE:
+		return kib_field(f, &row->file_kib);
+	case COL_RECORD:
+		return kib_field(f, &row->record_kib);
+	case COL_TRIAL:
+		if (fslab_parse_uint(f, 1, 1000000, &u) < 0)
+			return "not a trial number (1, 2, ...)";
+		row->trial = (unsigned)u;
+		return NULL;
+	case COL_THROUGHPUT:
+		return parse_double(f, &row->throughput_kib_s) < 0 ? "not a non-negative number" : NULL;
+	case COL_ELAPSED:
+		return *f && parse_double(f, &row->elapsed_s) < 0 ? "not a non-negative number" : NULL;
+	case COL_CACHE:
+		if (!*f)
+			return NULL;
+		row->cache = fslab_cache_mode_from_string(f);
+		return row->cache == FSLAB_CACHE_MODE_INVALID ? "unknown cache mode" : NULL;
+	case COL_STATUS:
+		if (strcmp(f, "ok") && strncmp(f, "failed", 6) && strncmp(f, "skipped", 7))
+			return "status must be ok, failed: ... or skipped: ...";
+		snprintf(row->status, sizeof(row->status), "%s", f);
+		return NULL;
+	case COL_FLAG:
+		snprintf(row->flag, sizeof(row->flag), "%s", f);
+		return NULL;
+	case COL_LAT_P50:
+	case COL_LAT_P99:
+	case COL_LAT_MAX:
+		lat = col == COL_LAT_P50 ? &row->lat_p50_us :
+		      col == COL_LAT_P99 ? &row->lat_p99_us : &row->lat_max_us;
+		row->latency = true;
+		return *f && parse_double(f, lat) < 0 ? "not a non-negative number" : NULL;
+	}
+	return NULL;
+}
+
+int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
+		       size_t errlen)
+{
+	char *fields[MAX_FIELDS];
+	int n = read_fields(rd, fields, err, errlen);
+
+	if (n <= 0)
+		return n;
 	memset(row, 0, sizeof(*row));
 	row->elapsed_s = -1;
 	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
 	row->cache = FSLAB_CACHE_MODE_INVALID;
 	snprintf(row->status, sizeof(row->status), "ok");
 	for (int i = 0; i < n; i++) {
-		const char *f = fields[i];
-		const char *bad = NULL;
+		const char *bad = parse_field(rd->map[i], fields[i], row);
 
-		switch (rd->map[i]) {
-		case COL_FILESYSTEM:
-			if (!fslab_fs_name_valid(f))
-				bad = "not a filesystem name";
-			else
-				snprintf(row->filesystem, sizeof(row->filesystem), "%s", f);
-			break;
-		case COL_TEST:
-			row->test = fslab_test_from_string(f);
-			if (row->test == FSLAB_TEST_INVALID)
-				bad = "unknown test";
-			break;
-		case COL_FILE:
-			bad = kib_field(f, &row->file_kib);
-			break;
-		case COL_RECORD:
-			bad = kib_field(f, &row->record_kib);
-			break;
-		case COL_TRIAL:
-			if (fslab_parse_uint(f, 1, 1000000, &u) < 0)
-				bad = "not a trial number (1, 2, ...)";
-			else
-				row->trial = (unsigned)u;
-			break;
-		case COL_THROUGHPUT:
-			if (parse_double(f, &row->throughput_kib_s) < 0)
-				bad = "not a non-negative number";
-			break;
-		case COL_ELAPSED:
-			if (*f && parse_double(f, &row->elapsed_s) < 0)
-				bad = "not a non-negative number";
-			break;
-		case COL_CACHE:
-			if (*f) {
-				row->cache = fslab_cache_mode_from_string(f);
-				if (row->cache == FSLAB_CACHE_MODE_INVALID)
-					bad = "unknown cache mode";
-			}
-			break;
-		case COL_STATUS:
-			if (strcmp(f, "ok") && strncmp(f, "failed", 6) && strncmp(f, "skipped", 7))
-				bad = "status must be ok, failed: ... or skipped: ...";
-			else
-				snprintf(row->status, sizeof(row->status), "%s", f);
-			break;
-		case COL_FLAG:
-			snprintf(row->flag, sizeof(row->flag), "%s", f);
-			break;
-		case COL_LAT_P50:
-		case COL_LAT_P99:
-		case COL_LAT_MAX: {
-			double *v = rd->map[i] == COL_LAT_P50 ? &row->lat_p50_us
-				    : rd->map[i] == COL_LAT_P99 ? &row->lat_p99_us : &row->lat_max_us;
-			row->latency = true;
-			if (*f && parse_double(f, v) < 0)
-				bad = "not a non-negative number";
-			break;
-		}
-		default:
-			break;
-		}
 		if (bad) {
 			snprintf(err, errlen, "%s:%lu: column '%s' = '%.40s': %s", rd->path, rd->line,
-				 rd->map[i] >= 0 ? col_names[rd->map[i]] : "?", f, bad);
+				 rd->map[i] >= 0 ? col_names[rd->map[i]] : "?", fields[i], bad);
 			return -EINVAL;
 		}
 	}

@@ -423,7 +423,7 @@ static int finish(struct parse_ctx *c)
 {
 	struct fslab_spec *s = c->spec;
 	struct fslab_sweep_spec *w = &s->sweep;
-	char msg[512];
+	char msg[512], types[64];
 
 	if (s->n_fs == 0)
 		return fail(c, "no [fs NAME] section: the lab needs at least one filesystem");
@@ -432,8 +432,9 @@ static int finish(struct parse_ctx *c)
 		if (!(c->fs_seen_keys[i] & (1u << FS_KEY_TYPE))) {
 			fs->type = fslab_fs_type_from_string(fs->name);
 			if (fs->type == FSLAB_FS_TYPE_INVALID)
-				return fail(c, "[fs %s] has no type (type = ext4|ext2|xfs|fat32|btrfs)",
-					    fs->name);
+				return fail(c, "[fs %s] has no type (type = %s)", fs->name,
+					    fslab_vocab_join(FSLAB_VOCAB_FS_TYPE, "|", "|", types,
+							     sizeof(types)));
 		}
 		if (!(c->fs_seen_keys[i] & (1u << FS_KEY_SIZE)))
 			return fail(c, "[fs %s] has no size (e.g. size = 20G)", fs->name);
