@@ -3,6 +3,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "report_priv.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,26 +13,16 @@
 
 void rp_html_escape(FILE *out, const char *s)
 {
+	static const char special[] = "<>&\"'";
+	static const char *const entity[] = { "&lt;", "&gt;", "&amp;", "&quot;", "&#39;" };
+
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
+		const char *k = strchr(special, *s);
+
+		if (k)
+			fputs(entity[k - special], out);
+		else
 			fputc(*s, out);
-		}
 	}
 }
 
@@ -68,8 +59,8 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	snprintf(path, sizeof(path), "%s/%s.png", dir, p->name);
 	r = fslab_read_file(path, &data, &len, 64u << 20);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn: %s",
-					 rp_esc(path, esc, sizeof(esc)), strerror(-r));
+		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn",
+					 rp_esc(path, esc, sizeof(esc)));
 	fputs("<figure><img alt=\"", out);
 	rp_html_escape(out, p->title);
 	fputs("\" src=\"data:image/png;base64,", out);
@@ -110,12 +101,32 @@ static const char ht_style[] =
 	"dl.manifest dd{margin-left:1em}body{padding:0 6px}}\n"
 	"details>summary{cursor:pointer}\n";
 
-static const char ht_pc_text[] =
-	"page cache: the cell ran faster than 1.5&times; the speed the device showed in fslab run's "
-	"O_DIRECT probe, so it measured memory (the page cache), not the disk.";
-static const char ht_fuse_text[] =
-	"FUSE: FAT32 mounted through fusefat (a user-space driver) because the kernel has no vfat; "
-	"not comparable to kernel filesystems.";
+/* The flags' legend (the page-cache one names FSLAB_PAGE_CACHE_FACTOR). */
+static void ht_flag_legend(FILE *out, size_t npc, size_t nfu, size_t noth)
+{
+	if (npc)
+		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> page cache: the cell ran "
+			     "faster than %g&times; the speed the device showed in fslab run's O_DIRECT "
+			     "probe, so it measured memory (the page cache), not the disk. (%zu cells)</p>\n",
+			FSLAB_PAGE_CACHE_FACTOR, npc);
+	if (!npc && !nfu && !noth)
+		fputs("<p>No cell is flagged.</p>\n", out);
+	if (nfu)
+		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> FUSE: FAT32 mounted through "
+			     "fusefat (a user-space driver) because the kernel has no vfat; not comparable "
+			     "to kernel filesystems. (%zu cells)</p>\n",
+			nfu);
+	if (noth)
+		fprintf(out, "<p>%zu cells carry another flag; see the CSV's flag column.</p>\n", noth);
+}
+
+/* The class attribute that colours a row or cell by its flags. */
+static const char *ht_flag_class(unsigned flags)
+{
+	if (flags & RP_FLAG_PAGE_CACHE)
+		return flags & RP_FLAG_FUSE ? " class=\"pc fu\"" : " class=pc";
+	return flags & RP_FLAG_FUSE ? " class=fu" : "";
+}
 
 static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
 {
@@ -125,10 +136,77 @@ static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
 	return false;
 }
 
+/* Row i of test t's ranking: the median, interval, ratio, the test against
+ * #1 (Holm-adjusted), plateau, cells and flags. */
+static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, size_t i,
+			const struct rp_rank_row *row)
+{
+	char m[24], lo[24], hi[24], a[16], b[16];
+	const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
+
+	fprintf(out, "<tr%s><td>%zu</td><td class=l>", ht_flag_class(row->s.flags), i + 1);
+	rp_html_escape(out, row->e->fs);
+	fputs("</td><td class=l>", out);
+	rp_html_escape(out, row->e->run->tag);
+	fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.median, m, sizeof(m)));
+	if (isnan(row->s.ci))
+		fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
+	else
+		fprintf(out, "<td>%s &ndash; %s</td>",
+			rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
+			rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
+	fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
+	if (i == 0)
+		fputs("<td class=\"l best\">best</td>", out);
+	else if (d->sum->max_trials < 2) /* 1 trial: said once, in the banner */
+		fputs("<td class=l>&ndash;</td>", out);
+	else if (isnan(mc->p_adj))
+		fputs("<td class=l>untested</td>", out);
+	else
+		fprintf(out, "<td class=\"l %s\">%s (Holm), %s</td>", mc->p_adj < 0.05 ? "slower" : "same",
+			rp_fmt_p(mc->p_adj, lo, sizeof(lo)),
+			mc->p_adj < 0.05 ? "slower beyond noise" : "not distinguishable");
+	fprintf(out, "<td>%s&ndash;%s</td><td>%zu</td><td class=l>",
+		rp_fmt_size(row->s.file_lo, a, sizeof(a)), rp_fmt_size(row->s.file_hi, b, sizeof(b)),
+		row->s.n_cells);
+	if (row->s.n_flag_pc)
+		fprintf(out, "page-cache %zu/%zu cells ", row->s.n_flag_pc, row->s.n_cells);
+	if (row->s.n_flag_fuse)
+		fprintf(out, "fuse %zu/%zu cells", row->s.n_flag_fuse, row->s.n_cells);
+	if (row->e->partial[t])
+		fputs(" partial data", out);
+	fputs("</td></tr>\n", out);
+}
+
+static void ht_not_ranked(FILE *out, const struct rp_entry *e, const char *why)
+{
+	fputs("<tr class=bad><td>-</td><td class=l>", out);
+	rp_html_escape(out, e->fs);
+	fputs("</td><td class=l>", out);
+	rp_html_escape(out, e->run->tag);
+	fprintf(out, "</td><td colspan=8 class=l>not ranked: %s</td></tr>\n", why);
+}
+
+/* Entry e's failed and skipped rows of test t, with the first reason. */
+static void ht_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
+{
+	unsigned nf, ns;
+	const struct rp_cell *first = rp_first_problem(e, t, &nf, &ns);
+	char a[16], b[16];
+
+	if (!first)
+		return;
+	fputs("<p class=bad>", out);
+	rp_html_escape(out, e->label);
+	fprintf(out, ": %u failed, %u skipped rows; first at %s file, %s records: ", nf, ns,
+		rp_fmt_size(first->file_kib, a, sizeof(a)), rp_fmt_size(first->record_kib, b, sizeof(b)));
+	rp_html_escape(out, first->problem);
+	fputs("</p>\n", out);
+}
+
 static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 {
 	struct rp_ranking r;
-	char m[24], lo[24], hi[24], a[16], b[16];
 
 	if (rp_rank(d, t, &r) < 0 || (r.n == 0 && r.n_unranked == 0)) {
 		rp_ranking_free(&r);
@@ -139,141 +217,101 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 	      "<th class=l>vs #1 (Welch, Holm-adjusted p)</th><th>plateau files</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
-	for (size_t i = 0; i < r.n; i++) {
-		const struct rp_rank_row *row = &r.rows[i];
-		const char *cls = (row->s.flags & RP_FLAG_PAGE_CACHE)
-					  ? ((row->s.flags & RP_FLAG_FUSE) ? " class=\"pc fu\"" : " class=pc")
-					  : ((row->s.flags & RP_FLAG_FUSE) ? " class=fu" : "");
-
-		fprintf(out, "<tr%s><td>%zu</td><td class=l>", cls, i + 1);
-		rp_html_escape(out, row->e->fs);
-		fputs("</td><td class=l>", out);
-		rp_html_escape(out, row->e->run->tag);
-		fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.median, m, sizeof(m)));
-		if (isnan(row->s.ci))
-			fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
-		else
-			fprintf(out, "<td>%s &ndash; %s</td>",
-				rp_fmt_mibs(fmax(0, row->s.mean - row->s.ci), lo, sizeof(lo)),
-				rp_fmt_mibs(row->s.mean + row->s.ci, hi, sizeof(hi)));
-		fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
-		const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
-		if (i == 0)
-			fputs("<td class=\"l best\">best</td>", out);
-		else if (d->sum->max_trials < 2) /* 1 trial: said once, in the banner */
-			fputs("<td class=l>&ndash;</td>", out);
-		else if (isnan(mc->p_adj))
-			fputs("<td class=l>untested</td>", out);
-		else
-			fprintf(out, "<td class=\"l %s\">%s (Holm), %s</td>",
-				mc->p_adj < 0.05 ? "slower" : "same",
-				rp_fmt_p(mc->p_adj, lo, sizeof(lo)),
-				mc->p_adj < 0.05 ? "slower beyond noise" : "not distinguishable");
-		fprintf(out, "<td>%s&ndash;%s</td><td>%zu</td><td class=l>",
-			rp_fmt_size(row->s.file_lo, a, sizeof(a)),
-			rp_fmt_size(row->s.file_hi, b, sizeof(b)), row->s.n_cells);
-		if (row->s.n_flag_pc)
-			fprintf(out, "page-cache %zu/%zu cells ", row->s.n_flag_pc, row->s.n_cells);
-		if (row->s.n_flag_fuse)
-			fprintf(out, "fuse %zu/%zu cells", row->s.n_flag_fuse, row->s.n_cells);
-		if (row->e->partial[t])
-			fputs(" partial data", out);
-		fputs("</td></tr>\n", out);
-	}
-	for (size_t i = 0; i < r.n_partial; i++) {
-		fputs("<tr class=bad><td>-</td><td class=l>", out);
-		rp_html_escape(out, r.partial[i]->fs);
-		fputs("</td><td class=l>", out);
-		rp_html_escape(out, r.partial[i]->run->tag);
-		fputs("</td><td colspan=8 class=l>not ranked: partial data (interrupted or incomplete "
-		      "run)</td></tr>\n",
-		      out);
-	}
-	for (size_t i = 0; i < r.n_unranked; i++) {
-		fputs("<tr class=bad><td>-</td><td class=l>", out);
-		rp_html_escape(out, r.unranked[i]->fs);
-		fputs("</td><td class=l>", out);
-		rp_html_escape(out, r.unranked[i]->run->tag);
-		fputs("</td><td colspan=8 class=l>not ranked: no cell of this test succeeded</td></tr>\n",
-		      out);
-	}
+	for (size_t i = 0; i < r.n; i++)
+		ht_rank_row(out, d, t, i, &r.rows[i]);
+	for (size_t i = 0; i < r.n_partial; i++)
+		ht_not_ranked(out, r.partial[i], "partial data (interrupted or incomplete run)");
+	for (size_t i = 0; i < r.n_unranked; i++)
+		ht_not_ranked(out, r.unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
-	for (size_t i = 0; i < d->n_all; i++) {
-		const struct rp_entry *e = d->all[i];
-		unsigned nf = 0, ns = 0;
-		const struct rp_cell *first = NULL;
-
-		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-			nf += e->cells[k].n_failed;
-			ns += e->cells[k].n_skipped;
-			if (!first && e->cells[k].problem)
-				first = &e->cells[k];
-		}
-		if (!first)
-			continue;
-		fputs("<p class=bad>", out);
-		rp_html_escape(out, e->label);
-		fprintf(out, ": %u failed, %u skipped rows; first at %s file, %s records: ", nf, ns,
-			rp_fmt_size(first->file_kib, a, sizeof(a)),
-			rp_fmt_size(first->record_kib, b, sizeof(b)));
-		rp_html_escape(out, first->problem);
-		fputs("</p>\n", out);
-	}
+	for (size_t i = 0; i < d->n_all; i++)
+		ht_problems(out, d->all[i], t);
 	rp_ranking_free(&r);
 }
 
 static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 {
-	bool header = false;
+	struct rp_same_fs *rows;
+	size_t n;
 	char ma[24], mb[24];
 
-	for (size_t i = 0; i < d->n_all; i++)
-		for (size_t j = i + 1; j < d->n_all; j++) {
-			const struct rp_entry *a = d->all[i], *b = d->all[j];
+	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
+		free(rows);
+		return;
+	}
+	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
+	      "<p>Plateau medians; the verdict is Welch's t-test on the per-trial "
+	      "plateau scores at 95%, uncorrected (the change matrix in the summary "
+	      "corrects for the number of comparisons).</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
+	      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
+	      "<th class=l>run B</th><th>B MiB/s</th><th>B/A</th><th>p</th>"
+	      "<th class=l>verdict</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_same_fs *r = &rows[i];
 
-			if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
-				continue;
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				struct rp_score sa, sb;
+		fputs("<tr><td class=l>", out);
+		rp_html_escape(out, r->a->fs);
+		fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(r->test));
+		rp_html_escape(out, r->a->run->tag);
+		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
+		rp_html_escape(out, r->b->run->tag);
+		fprintf(out, "</td><td>%s</td><td>%.3f</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
+			r->median_b / r->median_a);
+		if (isnan(r->p))
+			fputs("<td>-</td>", out);
+		else
+			fprintf(out, "<td>%s</td>", rp_fmt_p(r->p, ma, sizeof(ma)) + 2);
+		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
+			isnan(r->p) ? "" : r->p < 0.05 ? "beyond" : "within", rp_verdict(r->p));
+	}
+	fputs("</table></div></section>\n", out);
+	free(rows);
+}
 
-				if (!(tests & (1u << t)))
-					continue;
-				if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
-					rp_score_free(&sa);
-					continue;
-				}
-				if (!header) {
-					fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
-					      "<p>Plateau medians; the verdict is Welch's t-test on the per-trial "
-					      "plateau scores at 95%, uncorrected (the change matrix in the summary "
-					      "corrects for the number of comparisons).</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
-					      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
-					      "<th class=l>run B</th><th>B MiB/s</th><th>B/A</th><th>p</th>"
-					      "<th class=l>verdict</th></tr>\n",
-					      out);
-					header = true;
-				}
-				double p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
-				fputs("<tr><td class=l>", out);
-				rp_html_escape(out, a->fs);
-				fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
-				rp_html_escape(out, a->run->tag);
-				fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(sa.median, ma, sizeof(ma)));
-				rp_html_escape(out, b->run->tag);
-				fprintf(out, "</td><td>%s</td><td>%.3f</td>", rp_fmt_mibs(sb.median, mb, sizeof(mb)),
-					sb.median / sa.median);
-				if (isnan(p))
-					fputs("<td>-</td>", out);
-				else
-					fprintf(out, "<td>%s</td>", rp_fmt_p(p, ma, sizeof(ma)) + 2);
-				fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
-					isnan(p) ? "" : p < 0.05 ? "beyond" : "within", rp_verdict(p));
-				rp_score_free(&sa);
-				rp_score_free(&sb);
-			}
+/* Each run's filesystems ranked among themselves, a table per run (per
+ * host when runs are labelled by host), as the text report ends: per test
+ * the run's best with its plateau median, then the others by their ratio
+ * to it, slower beyond noise or not distinguishable (Welch's t-test at 5%,
+ * uncorrected).  Partial data is left out, as in the rankings. */
+/* Run run's row of test t in rk: its best with the plateau median, then
+ * the others' ratios to it.  Opens the table first when *table is false. */
+static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct rp_run *run,
+			    bool *table)
+{
+	const struct rp_rank_row *best = NULL;
+	char rate[32];
+
+	for (size_t i = 0; i < rk->n; i++) {
+		const struct rp_rank_row *row = &rk->rows[i];
+
+		if (row->e->run != run)
+			continue;
+		if (!best) {
+			if (!*table)
+				fputs("<div class=scroll><table><tr><th class=l>test</th>"
+				      "<th class=l>best</th><th>median</th>"
+				      "<th class=l>the others: ratio to the best</th></tr>\n",
+				      out);
+			*table = true;
+			best = row;
+			fprintf(out, "<tr><td class=l>%s</td><td class=\"l best\">",
+				fslab_test_to_string(rk->test));
+			rp_html_escape(out, row->e->fs);
+			fprintf(out, "</td><td>%s</td><td class=l>",
+				rp_fmt_rate(row->s.median, rate, sizeof(rate)));
+			continue;
 		}
-	if (header)
-		fputs("</table></div></section>\n", out);
+		double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial, best->s.n_trials,
+				      NULL);
+		fprintf(out, "<span%s>", isnan(p) ? "" : p < 0.05 ? " class=slower" : " class=same");
+		rp_html_escape(out, row->e->fs);
+		fprintf(out, " %.2f&times;%s</span> ",
+			best->s.median > 0 ? row->s.median / best->s.median : NAN,
+			isnan(p) ? "" : p < 0.05 ? " slower" : " not distinguishable");
+	}
+	if (best)
+		fputs("</td></tr>\n", out);
 }
 
 /* Each run's filesystems ranked among themselves, a table per run (per
@@ -285,7 +323,6 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	struct rp_ranking rk[FSLAB_TEST_MAX];
 	bool have[FSLAB_TEST_MAX] = { false };
-	char rate[32];
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		memset(&rk[t], 0, sizeof(rk[t]));
@@ -304,40 +341,9 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		fprintf(out, "<h3 id=\"run-rank-%zu\">", r + 1);
 		rp_html_escape(out, d->runs[r].tag);
 		fputs("</h3>\n", out);
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			const struct rp_rank_row *best = NULL;
-
-			for (size_t i = 0; have[t] && i < rk[t].n; i++) {
-				const struct rp_rank_row *row = &rk[t].rows[i];
-
-				if (row->e->run != &d->runs[r])
-					continue;
-				if (!best) {
-					if (!table)
-						fputs("<div class=scroll><table><tr><th class=l>test</th>"
-						      "<th class=l>best</th><th>median</th>"
-						      "<th class=l>the others: ratio to the best</th></tr>\n",
-						      out);
-					table = true;
-					best = row;
-					fprintf(out, "<tr><td class=l>%s</td><td class=\"l best\">",
-						fslab_test_to_string(t));
-					rp_html_escape(out, row->e->fs);
-					fprintf(out, "</td><td>%s</td><td class=l>",
-						rp_fmt_rate(row->s.median, rate, sizeof(rate)));
-					continue;
-				}
-				double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial,
-						      best->s.n_trials, NULL);
-				fprintf(out, "<span%s>", isnan(p) ? "" : p < 0.05 ? " class=slower" : " class=same");
-				rp_html_escape(out, row->e->fs);
-				fprintf(out, " %.2f&times;%s</span> ",
-					best->s.median > 0 ? row->s.median / best->s.median : NAN,
-					isnan(p) ? "" : p < 0.05 ? " slower" : " not distinguishable");
-			}
-			if (best)
-				fputs("</td></tr>\n", out);
-		}
+		for (int t = 0; t < FSLAB_TEST_MAX; t++)
+			if (have[t])
+				ht_run_test_row(out, &rk[t], &d->runs[r], &table);
 		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
 	}
 	fputs("</section>\n", out);
@@ -347,77 +353,66 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 
 /* The cells of one filesystem and test as a grid: file sizes down, record
  * sizes across, each the median of its trials. */
+/* One cell of that grid: its median, coloured by its flags; failed ones a
+ * cross with the reason on hover. */
+static void ht_cell_td(FILE *out, const struct rp_cell *c)
+{
+	char m[24];
+
+	if (!c->n_ok) {
+		fputs("<td class=bad title=\"", out);
+		rp_html_escape(out, c->problem);
+		fputs("\">&times;</td>", out);
+		return;
+	}
+	/* the class says the flags; the title only what it does not */
+	fputs("<td", out);
+	fputs(ht_flag_class(c->flags), out);
+	if (!isnan(c->ci) && c->mean > 0)
+		fprintf(out, " title=\"%u trials, &plusmn;%.1f%%%s\"", c->n_ok, 100 * c->ci / c->mean,
+			(c->flags & RP_FLAG_OTHER) ? ", other flag" : "");
+	else if (c->flags & RP_FLAG_OTHER)
+		fputs(" title=\"other flag (see CSV)\"", out);
+	fprintf(out, ">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
+}
+
 static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
-	uint64_t recs[64];
-	size_t nr = 0;
-	char a[16], m[24];
+	uint64_t recs[RP_SIZES_MAX];
+	size_t nr = 0, end = e->test_first[t + 1];
+	char a[16];
 	unsigned npc = 0, nfu = 0, nbad = 0;
 
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+	for (size_t k = e->test_first[t]; k < end; k++) {
 		const struct rp_cell *c = &e->cells[k];
-		size_t i;
 
 		npc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		nfu += !!(c->flags & RP_FLAG_FUSE);
 		nbad += !c->n_ok;
-		for (i = 0; i < nr && recs[i] != c->record_kib; i++)
-			;
-		if (i == nr && nr < 64) {
-			size_t j = nr++;
-			while (j > 0 && recs[j - 1] > c->record_kib) {
-				recs[j] = recs[j - 1];
-				j--;
-			}
-			recs[j] = c->record_kib;
-		}
+		rp_sizes_add(recs, &nr, c->record_kib);
 	}
 	if (!nr)
 		return;
 	fputs("<details><summary>", out);
 	rp_html_escape(out, e->label);
 	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
-		fslab_test_to_string(t), e->test_first[t + 1] - e->test_first[t], npc, nfu, nbad);
+		fslab_test_to_string(t), end - e->test_first[t], npc, nfu, nbad);
 	fputs("<div class=scroll><table class=cells><tr><th>file \\ record</th>", out);
 	for (size_t j = 0; j < nr; j++)
 		fprintf(out, "<th>%s</th>", rp_fmt_size(recs[j], a, sizeof(a)));
 	fputs("</tr>\n", out);
-	size_t k = e->test_first[t];
-	while (k < e->test_first[t + 1]) {
+	for (size_t k = e->test_first[t]; k < end;) {
 		uint64_t f = e->cells[k].file_kib;
 
 		fprintf(out, "<tr><th>%s</th>", rp_fmt_size(f, a, sizeof(a)));
 		for (size_t j = 0; j < nr; j++) {
-			const struct rp_cell *c = NULL;
-
-			if (k < e->test_first[t + 1] && e->cells[k].file_kib == f &&
-			    e->cells[k].record_kib == recs[j])
-				c = &e->cells[k++];
-			if (!c) {
+			if (k < end && e->cells[k].file_kib == f && e->cells[k].record_kib == recs[j])
+				ht_cell_td(out, &e->cells[k++]);
+			else
 				fputs("<td></td>", out);
-				continue;
-			}
-			if (!c->n_ok) {
-				fputs("<td class=bad title=\"", out);
-				rp_html_escape(out, c->problem);
-				fputs("\">&times;</td>", out);
-				continue;
-			}
-			/* the class says the flags; the title only what it does not */
-			const char *cls = (c->flags & RP_FLAG_PAGE_CACHE)
-						  ? ((c->flags & RP_FLAG_FUSE) ? " class=\"pc fu\"" : " class=pc")
-						  : ((c->flags & RP_FLAG_FUSE) ? " class=fu" : "");
-			fputs("<td", out);
-			fputs(cls, out);
-			if (!isnan(c->ci) && c->mean > 0)
-				fprintf(out, " title=\"%u trials, &plusmn;%.1f%%%s\"", c->n_ok,
-					100 * c->ci / c->mean, (c->flags & RP_FLAG_OTHER) ? ", other flag" : "");
-			else if (c->flags & RP_FLAG_OTHER)
-				fputs(" title=\"other flag (see CSV)\"", out);
-			fprintf(out, ">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
 		}
 		fputs("</tr>\n", out);
-		while (k < e->test_first[t + 1] && e->cells[k].file_kib == f)
+		while (k < end && e->cells[k].file_kib == f)
 			k++; /* record sizes beyond the 64 columns */
 	}
 	fputs("</table></div></details>\n", out);
@@ -429,6 +424,64 @@ static void ht_scalar(FILE *out, json_object *v)
 		rp_html_escape(out, json_object_get_string(v));
 	else
 		rp_html_escape(out, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+/* A manifest value: an object as "key: value; ...", an array as its
+ * values, else the value. */
+static void ht_manifest_value(FILE *out, json_object *val)
+{
+	if (json_object_is_type(val, json_type_object)) {
+		const char *sep = "";
+		json_object_object_foreach(val, k2, v2)
+		{
+			fputs(sep, out);
+			rp_html_escape(out, k2);
+			fputs(": ", out);
+			ht_scalar(out, v2);
+			sep = "; ";
+		}
+	} else if (json_object_is_type(val, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(val); i++) {
+			if (i)
+				fputc(' ', out);
+			ht_scalar(out, json_object_array_get_idx(val, i));
+		}
+	} else {
+		ht_scalar(out, val);
+	}
+}
+
+/* The manifest's filesystems[] as a table, a row per filesystem. */
+static void ht_manifest_filesystems(FILE *out, json_object *manifest)
+{
+	static const char *const keys[] = {
+		"name", "type", "path", "device", "mount_method", "mkfs_options",
+		"mount_options", "mkfs_tool_version", "device_model", "device_serial",
+		"device_size_bytes", "device_write_kib_s", "device_read_kib_s", "device_probe",
+		"cache_drop_method",
+	};
+	json_object *fss;
+
+	if (!json_object_object_get_ex(manifest, "filesystems", &fss) ||
+	    !json_object_is_type(fss, json_type_array) || json_object_array_length(fss) == 0)
+		return;
+	fputs("<div class=scroll><table><tr>", out);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		fprintf(out, "<th class=l>%s</th>", keys[k]);
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < json_object_array_length(fss); i++) {
+		json_object *f = json_object_array_get_idx(fss, i), *v;
+
+		fputs("<tr>", out);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fputs("<td class=l>", out);
+			if (json_object_object_get_ex(f, keys[k], &v) && v)
+				ht_scalar(out, v);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
 }
 
 static void ht_manifest(FILE *out, const struct rp_run *r)
@@ -452,83 +505,26 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 		fputs("<dt>", out);
 		rp_html_escape(out, key);
 		fputs("</dt><dd>", out);
-		if (json_object_is_type(val, json_type_object)) {
-			const char *sep = "";
-			json_object_object_foreach(val, k2, v2)
-			{
-				fputs(sep, out);
-				rp_html_escape(out, k2);
-				fputs(": ", out);
-				ht_scalar(out, v2);
-				sep = "; ";
-			}
-		} else if (json_object_is_type(val, json_type_array)) {
-			for (size_t i = 0; i < json_object_array_length(val); i++) {
-				if (i)
-					fputc(' ', out);
-				ht_scalar(out, json_object_array_get_idx(val, i));
-			}
-		} else {
-			ht_scalar(out, val);
-		}
+		ht_manifest_value(out, val);
 		fputs("</dd>\n", out);
 	}
 	fputs("</dl>\n", out);
-	json_object *fss;
-	if (json_object_object_get_ex(r->manifest, "filesystems", &fss) &&
-	    json_object_is_type(fss, json_type_array) && json_object_array_length(fss) > 0) {
-		static const char *const keys[] = {
-			"name", "type", "path", "device", "mount_method", "mkfs_options",
-			"mount_options", "mkfs_tool_version", "device_model", "device_serial",
-			"device_size_bytes", "device_write_kib_s", "device_read_kib_s", "device_probe",
-			"cache_drop_method",
-		};
-		fputs("<div class=scroll><table><tr>", out);
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			fprintf(out, "<th class=l>%s</th>", keys[k]);
-		fputs("</tr>\n", out);
-		for (size_t i = 0; i < json_object_array_length(fss); i++) {
-			json_object *f = json_object_array_get_idx(fss, i), *v;
-			fputs("<tr>", out);
-			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-				fputs("<td class=l>", out);
-				if (json_object_object_get_ex(f, keys[k], &v) && v)
-					ht_scalar(out, v);
-				fputs("</td>", out);
-			}
-			fputs("</tr>\n", out);
-		}
-		fputs("</table></div>\n", out);
-	}
+	ht_manifest_filesystems(out, r->manifest);
 	fputs("<details><summary>manifest.json as written</summary><pre>", out);
 	rp_html_escape(out, json_object_to_json_string_ext(r->manifest, JSON_C_TO_STRING_PRETTY |
-										 JSON_C_TO_STRING_NOSLASHESCAPE));
+									 JSON_C_TO_STRING_NOSLASHESCAPE));
 	fputs("</pre></details>\n", out);
 }
 
-int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims)
+/* The runs read, with the time the page was written. */
+static void ht_runs(FILE *out, const struct rp_data *d)
 {
-	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], stamp[64], esc[4 * (PATH_MAX + 32) + 8];
-	size_t npc = 0, nfu = 0, noth = 0;
+	char stamp[64];
 	time_t now = time(NULL);
 	struct tm tm;
-	FILE *out;
-	int r = 0;
 
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
-	out = fopen(path, "we");
-	if (!out)
-		return fslab_error_errno(errno, "%s: cannot create: %m", rp_esc(path, esc, sizeof(esc)));
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>fslab report</title>\n<style>",
-	      out);
-	fputs(ht_style, out);
-	fputs("</style></head><body>\n<h1>fslab report</h1>\n", out);
-	rp_html_summary(out, d);
 	fprintf(out, "<section id=\"runs\"><h2>Runs</h2><p>Written %s from %zu results "
 		     "director%s:</p><ul>\n",
 		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
@@ -541,7 +537,12 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		rp_html_escape(out, d->runs[i].cache);
 		fputs(")</li>\n", out);
 	}
-	fputs("</ul></section>\n<p>Contents: <a href=\"#summary\">summary</a> &middot; "
+	fputs("</ul></section>\n", out);
+}
+
+static void ht_contents(FILE *out, const struct rp_data *d, bool claims)
+{
+	fputs("<p>Contents: <a href=\"#summary\">summary</a> &middot; "
 	      "<a href=\"#flags\">flags</a> &middot; ", out);
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
@@ -551,6 +552,13 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	fputs("<a href=\"#plots\">plots by size</a> &middot; "
 	      "<a href=\"#cells\">all cells</a> &middot; <a href=\"#manifests\">manifests</a></p>\n",
 	      out);
+}
+
+/* The flags' legend, then per filesystem its rows, flagged cells and the
+ * device's probed speed. */
+static void ht_flags(FILE *out, const struct rp_data *d)
+{
+	size_t npc = 0, nfu = 0, noth = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		npc += d->all[i]->n_flag_pc;
@@ -558,14 +566,7 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		noth += d->all[i]->n_flag_other;
 	}
 	fputs("<section id=\"flags\"><h2>Flags</h2>\n", out);
-	if (npc)
-		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> %s (%zu cells)</p>\n", ht_pc_text, npc);
-	if (!npc && !nfu && !noth)
-		fputs("<p>No cell is flagged.</p>\n", out);
-	if (nfu)
-		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> %s (%zu cells)</p>\n", ht_fuse_text, nfu);
-	if (noth)
-		fprintf(out, "<p>%zu cells carry another flag; see the CSV's flag column.</p>\n", noth);
+	ht_flag_legend(out, npc, nfu, noth);
 	fputs("<div class=scroll><table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
 	      "<th>page-cache cells</th><th>fuse cells</th><th>failed rows</th><th>skipped rows</th>"
 	      "<th>device write KiB/s (probe)</th><th>device read KiB/s (probe)</th>"
@@ -593,10 +594,13 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table></section>\n", out);
+}
 
-	if (claims)
-		rp_claims_html(out, d);
-
+/* Per test its ranking table and the ranking's bars.  0 or the error of
+ * reading a plot. */
+static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
+		       const char *pdir, unsigned tests)
+{
 	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
 	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
 	      "size the cells at the two largest file sizes measured; a trial's score is the median "
@@ -611,16 +615,47 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		fprintf(out, "<h3 id=\"rank-%s\">%s</h3>\n", fslab_test_to_string(t),
 			fslab_test_to_string(t));
 		ht_ranking(out, d, t);
-		for (size_t i = 0; plots && i < plots->n; i++)
-			if (plots->p[i].kind == FSLAB_REPORT_PLOT_COMPARE && plots->p[i].bars &&
-			    plots->p[i].test == (enum fslab_test)t &&
-			    (r = ht_img(out, pdir, &plots->p[i])) < 0)
-				goto out;
+		for (size_t i = 0; plots && i < plots->n; i++) {
+			const struct rp_plot *p = &plots->p[i];
+			int r;
+
+			if (p->kind == FSLAB_REPORT_PLOT_COMPARE && p->bars && p->test == (enum fslab_test)t &&
+			    (r = ht_img(out, pdir, p)) < 0)
+				return r;
+		}
 	}
 	fputs("</section>\n", out);
-	ht_same_fs(out, d, tests);
-	if (d->n_runs > 1)
-		ht_run_rankings(out, d, tests);
+	return 0;
+}
+
+/* Test t's plots other than the ranking's bars: by size first, then the
+ * heatmaps, then the surfaces. */
+static int ht_test_plots(FILE *out, const struct rp_plots *plots, const char *pdir,
+			 enum fslab_test t)
+{
+	size_t cnt = 0;
+	int r;
+
+	for (size_t i = 0; plots && i < plots->n; i++)
+		cnt += !plots->p[i].bars && plots->p[i].test == t;
+	if (!cnt)
+		return 0;
+	fprintf(out, "<details><summary>%s: %zu plot%s</summary>\n", fslab_test_to_string(t), cnt,
+		cnt == 1 ? "" : "s");
+	for (unsigned kind = FSLAB_REPORT_PLOT_COMPARE; kind; kind >>= 1)
+		for (size_t i = 0; i < plots->n; i++) {
+			const struct rp_plot *p = &plots->p[i];
+
+			if (!p->bars && p->test == t && p->kind == kind && (r = ht_img(out, pdir, p)) < 0)
+				return r;
+		}
+	fputs("</details>\n", out);
+	return 0;
+}
+
+static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir)
+{
+	int r;
 
 	fputs("<section id=\"plots\"><h2>By file and record size</h2>\n<p>Per test, folded: "
 	      "throughput against file size at one record size (a line per filesystem, mean of "
@@ -630,29 +665,17 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	      "(one z scale per test). Axes are log2 file size and log2 record size; cells that "
 	      "were not measured are left empty. SVG versions are in the plots folder.</p>\n",
 	      out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		size_t cnt = 0;
-
-		for (size_t i = 0; plots && i < plots->n; i++)
-			cnt += !plots->p[i].bars && plots->p[i].test == (enum fslab_test)t;
-		if (!cnt)
-			continue;
-		fprintf(out, "<details><summary>%s: %zu plot%s</summary>\n", fslab_test_to_string(t), cnt,
-			cnt == 1 ? "" : "s");
-		for (unsigned kind = FSLAB_REPORT_PLOT_COMPARE; kind; kind >>= 1)
-			for (size_t i = 0; plots && i < plots->n; i++) {
-				if (plots->p[i].bars || plots->p[i].test != (enum fslab_test)t ||
-				    plots->p[i].kind != kind)
-					continue;
-				if ((r = ht_img(out, pdir, &plots->p[i])) < 0)
-					goto out;
-			}
-		fputs("</details>\n", out);
-	}
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if ((r = ht_test_plots(out, plots, pdir, t)) < 0)
+			return r;
 	if (!plots || plots->n == 0)
 		fputs("<p>No plots were drawn (--plots none).</p>\n", out);
 	fputs("</section>\n", out);
+	return 0;
+}
 
+static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
+{
 	fputs("<section id=\"cells\"><h2>All cells</h2>\n<p>Median MiB/s of each cell over its "
 	      "trials; hover for the trials and the 95% interval (as % of the mean). <span class=pc>&nbsp;orange&nbsp;</span> "
 	      "page-cache, <span class=fu>&nbsp;blue&nbsp;</span> fuse, "
@@ -663,15 +686,56 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 			for (size_t i = 0; i < d->n_all; i++)
 				ht_cells(out, d->all[i], t);
 	fputs("</section>\n", out);
+}
 
+/* The page, section by section; 0 or the error of reading a plot. */
+static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
+		   const char *pdir, unsigned tests, bool claims)
+{
+	int r;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>fslab report</title>\n<style>",
+	      out);
+	fputs(ht_style, out);
+	fputs("</style></head><body>\n<h1>fslab report</h1>\n", out);
+	rp_html_summary(out, d);
+	ht_runs(out, d);
+	ht_contents(out, d, claims);
+	ht_flags(out, d);
+	if (claims)
+		rp_claims_html(out, d);
+	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
+		return r;
+	ht_same_fs(out, d, tests);
+	if (d->n_runs > 1)
+		ht_run_rankings(out, d, tests);
+	if ((r = ht_plots(out, plots, pdir)) < 0)
+		return r;
+	ht_all_cells(out, d, tests);
 	fputs("<section id=\"manifests\"><h2>Manifests</h2>\n", out);
 	for (size_t i = 0; i < d->n_runs; i++)
 		ht_manifest(out, &d->runs[i]);
 	fputs("</section>\n</body></html>\n", out);
-out:
+	return 0;
+}
+
+int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
+		  unsigned tests, bool claims)
+{
+	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], esc[4 * (PATH_MAX + 32) + 8];
+	FILE *out;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
+	out = fopen(path, "we");
+	if (!out)
+		return fslab_error_errno(errno, "%s: cannot create", rp_esc(path, esc, sizeof(esc)));
+	r = ht_page(out, d, plots, pdir, tests, claims);
 	if (ferror(out) && r == 0)
 		r = fslab_error_errno(EIO, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = fslab_error_errno(errno, "%s: write failed: %m", rp_esc(path, esc, sizeof(esc)));
+		r = fslab_error_errno(errno, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
 	return r;
 }

@@ -59,18 +59,18 @@ static int pl_log2(uint64_t v)
 
 /* Distinct sizes of one test over all entries (sorted). */
 struct pl_axes {
-	uint64_t file[64], record[64];
+	uint64_t file[RP_SIZES_MAX], record[RP_SIZES_MAX];
 	size_t nf, nr;
 };
 
-static void pl_add(uint64_t *a, size_t *n, uint64_t v)
+void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
 {
 	size_t i;
 
 	for (i = 0; i < *n; i++)
 		if (a[i] == v)
 			return;
-	if (*n >= 64)
+	if (*n >= RP_SIZES_MAX)
 		return;
 	for (i = *n; i > 0 && a[i - 1] > v; i--)
 		a[i] = a[i - 1];
@@ -89,8 +89,8 @@ static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_
 		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
 			const struct rp_cell *c = &e->cells[k];
 
-			pl_add(ax->file, &ax->nf, c->file_kib);
-			pl_add(ax->record, &ax->nr, c->record_kib);
+			rp_sizes_add(ax->file, &ax->nf, c->file_kib);
+			rp_sizes_add(ax->record, &ax->nr, c->record_kib);
 			if (c->n_ok) {
 				double top = c->median / 1024;
 				if (top > zmax)

@@ -7,6 +7,7 @@
  * 95% interval is Student's t over the trial scores. */
 #include "log.h"
 #include "report_priv.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,19 +27,15 @@ static int rk_cmp_sample(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
+/* The plateau's rows: per record size with a cell measured ok, the two
+ * largest file sizes measured ok with it.  *top is malloc'd; returns the
+ * number of record sizes (0: no cell ok), or -ENOMEM. */
+static int rk_tops(const struct rp_entry *e, enum fslab_test t, struct rk_top **top)
 {
-	size_t lo = e->test_first[t], hi = e->test_first[t + 1], nt = 0, ns = 0;
-	struct rk_top *top;
-	struct rp_sample *pool;
-	double *tmp;
+	size_t lo = e->test_first[t], hi = e->test_first[t + 1], nt = 0;
+	struct rk_top *tp = calloc(hi - lo, sizeof(*tp));
 
-	memset(s, 0, sizeof(*s));
-	s->median = s->mean = s->ci = NAN;
-	if (lo == hi)
-		return -ENODATA;
-	top = calloc(hi - lo, sizeof(*top));
-	if (!top)
+	if (!tp)
 		return -ENOMEM;
 	for (size_t i = lo; i < hi; i++) {
 		const struct rp_cell *c = &e->cells[i];
@@ -46,33 +43,32 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 
 		if (!c->n_ok)
 			continue;
-		for (k = 0; k < nt && top[k].record != c->record_kib; k++)
+		for (k = 0; k < nt && tp[k].record != c->record_kib; k++)
 			;
 		if (k == nt) {
-			top[nt].record = c->record_kib;
+			tp[nt].record = c->record_kib;
 			nt++;
 		}
-		if (c->file_kib > top[k].f1) {
-			top[k].f2 = top[k].f1;
-			top[k].f1 = c->file_kib;
-		} else if (c->file_kib > top[k].f2 && c->file_kib != top[k].f1) {
-			top[k].f2 = c->file_kib;
+		if (c->file_kib > tp[k].f1) {
+			tp[k].f2 = tp[k].f1;
+			tp[k].f1 = c->file_kib;
+		} else if (c->file_kib > tp[k].f2 && c->file_kib != tp[k].f1) {
+			tp[k].f2 = c->file_kib;
 		}
 	}
-	if (nt == 0) {
-		free(top);
-		return -ENODATA;
-	}
-	pool = malloc((e->n_samples ? e->n_samples : 1) * sizeof(*pool));
-	tmp = malloc((e->n_samples ? e->n_samples : 1) * sizeof(*tmp));
-	if (!pool || !tmp) {
-		free(top);
-		free(pool);
-		free(tmp);
-		return -ENOMEM;
-	}
+	*top = tp;
+	return (int)nt;
+}
+
+/* The ok samples of the plateau cells into pool, and the cells' count,
+ * flags and file size range into s.  Returns the number of samples. */
+static size_t rk_plateau_samples(const struct rp_entry *e, enum fslab_test t,
+				 const struct rk_top *top, struct rp_sample *pool, struct rp_score *s)
+{
+	size_t ns = 0;
+
 	s->file_lo = UINT64_MAX;
-	for (size_t i = lo; i < hi; i++) {
+	for (size_t i = e->test_first[t]; i < e->test_first[t + 1]; i++) {
 		const struct rp_cell *c = &e->cells[i];
 		size_t k;
 
@@ -93,14 +89,20 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 		memcpy(&pool[ns], &e->samples[c->first], c->n_ok * sizeof(*pool));
 		ns += c->n_ok;
 	}
-	free(top);
+	return ns;
+}
+
+/* From the ns samples in pool: each trial's score (the median of its
+ * samples) into s->trial, and their median, mean and 95% interval.  tmp
+ * holds ns values.  0 or -ENOMEM. */
+static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struct rp_score *s)
+{
+	double sd;
+
 	qsort(pool, ns, sizeof(*pool), rk_cmp_sample);
 	s->trial = malloc(ns * sizeof(double));
-	if (!s->trial) {
-		free(pool);
-		free(tmp);
+	if (!s->trial)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < ns;) {
 		size_t j = i, m = 0;
 
@@ -109,14 +111,42 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 		s->trial[s->n_trials++] = rp_median(tmp, m);
 		i = j;
 	}
-	double sd;
 	rp_mean_sd(s->trial, s->n_trials, &s->mean, &sd);
 	s->ci = rp_ci95(s->trial, s->n_trials);
 	memcpy(tmp, s->trial, s->n_trials * sizeof(double));
 	s->median = rp_median(tmp, s->n_trials);
+	return 0;
+}
+
+int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
+{
+	size_t room = e->n_samples ? e->n_samples : 1;
+	struct rk_top *top = NULL;
+	struct rp_sample *pool = NULL;
+	double *tmp = NULL;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->median = s->mean = s->ci = NAN;
+	if (e->test_first[t] == e->test_first[t + 1])
+		return -ENODATA;
+	r = rk_tops(e, t, &top);
+	if (r == 0)
+		r = -ENODATA;
+	if (r < 0)
+		goto out;
+	pool = malloc(room * sizeof(*pool));
+	tmp = malloc(room * sizeof(*tmp));
+	if (!pool || !tmp) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = rk_trial_scores(pool, rk_plateau_samples(e, t, top, pool, s), tmp, s);
+out:
+	free(top);
 	free(pool);
 	free(tmp);
-	return 0;
+	return r;
 }
 
 void rp_score_free(struct rp_score *s)
@@ -270,22 +300,30 @@ static void rk_flags(const struct rp_score *s, char *buf, size_t len)
 		 s->flags & RP_FLAG_FUSE ? "F" : "", s->flags & RP_FLAG_OTHER ? "?" : "");
 }
 
-static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
+const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
+				      unsigned *n_failed, unsigned *n_skipped)
 {
-	unsigned nf = 0, nsk = 0;
 	const struct rp_cell *first = NULL;
-	char a[16], b[16];
 
+	*n_failed = *n_skipped = 0;
 	for (size_t i = e->test_first[t]; i < e->test_first[t + 1]; i++) {
 		const struct rp_cell *c = &e->cells[i];
-		nf += c->n_failed;
-		nsk += c->n_skipped;
+		*n_failed += c->n_failed;
+		*n_skipped += c->n_skipped;
 		if (c->problem && !first)
 			first = c;
 	}
+	return first;
+}
+
+static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
+{
+	unsigned nf, nsk;
+	const struct rp_cell *first = rp_first_problem(e, t, &nf, &nsk);
+	char a[16], b[16], line[512];
+
 	if (!first)
 		return;
-	char line[512];
 	int n = snprintf(line, sizeof(line), "    %s: %u failed, %u skipped; first at %s file, %s records: %s",
 			 e->label, nf, nsk, rp_fmt_size(first->file_kib, a, sizeof(a)),
 			 rp_fmt_size(first->record_kib, b, sizeof(b)), first->problem);
@@ -294,13 +332,49 @@ static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	fprintf(out, "%s\n", line);
 }
 
+/* One ranked row of the text table: #, label, median, interval (in the
+ * median's unit), ratio, the test against #1, plateau, flags. */
+static void rk_text_row(FILE *out, const struct rp_data *d, enum fslab_test t, size_t i,
+			const struct rp_rank_row *row)
+{
+	char m[24], lo[24], hi[24], ci[48], vs[48], fl[8], a[16], b[16], pl[32], pb[24], line[256];
+
+	if (isnan(row->s.ci))
+		snprintf(ci, sizeof(ci), row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
+						 ? "(1 trial)" : "-");
+	else
+		snprintf(ci, sizeof(ci), "%s..%s", /* in the median's unit */
+			 rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false, lo,
+					sizeof(lo)),
+			 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi, sizeof(hi)));
+	double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
+	if (i == 0 || (d->sum && d->sum->max_trials < 2)) /* 1 trial: said once, on top */
+		snprintf(vs, sizeof(vs), "-");
+	else if (isnan(padj))
+		snprintf(vs, sizeof(vs), "untested");
+	else
+		snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(padj, pb, sizeof(pb)),
+			 padj < 0.05 ? "beyond" : "within");
+	rk_flags(&row->s, fl, sizeof(fl));
+	if (row->s.file_lo == row->s.file_hi)
+		snprintf(pl, sizeof(pl), "%s", rp_fmt_size(row->s.file_hi, a, sizeof(a)));
+	else
+		snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
+			 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
+	int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-19s %5.3f  %-18s %-9s %s", i + 1,
+			 row->e->label, rp_fmt_rate(row->s.median, m, sizeof(m)), ci, row->ratio, vs,
+			 pl, fl);
+	while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
+		line[--w] = '\0';
+	fprintf(out, "%s%s\n", line, row->e->partial[t] ? " partial" : "");
+}
+
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
-	bool any_p = false, any_f = false, any_o = false;
+	unsigned flags = 0; /* of every ranked row */
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_ranking r;
-		char m[24], lo[24], hi[24], ci[48], vs[48], fl[8], a[16], b[16], pl[32], pb[24];
 
 		if (!(tests & (1u << t)))
 			continue;
@@ -316,41 +390,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		fprintf(out, "%2s  %-16s %10s  %-19s %5s  %-18s %-9s %s\n", "#", "filesystem", "median",
 			"95% CI", "ratio", "vs #1 (Welch+Holm)", "plateau", "flags");
 		for (size_t i = 0; i < r.n; i++) {
-			const struct rp_rank_row *row = &r.rows[i];
-
-			if (isnan(row->s.ci))
-				snprintf(ci, sizeof(ci), row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
-								 ? "(1 trial)" : "-");
-			else
-				snprintf(ci, sizeof(ci), "%s..%s", /* in the median's unit */
-					 rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median,
-							false, lo, sizeof(lo)),
-					 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
-							sizeof(hi)));
-			double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
-			if (i == 0 || (d->sum && d->sum->max_trials < 2)) /* 1 trial: said once, on top */
-				snprintf(vs, sizeof(vs), "-");
-			else if (isnan(padj))
-				snprintf(vs, sizeof(vs), "untested");
-			else
-				snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(padj, pb, sizeof(pb)),
-					 padj < 0.05 ? "beyond" : "within");
-			rk_flags(&row->s, fl, sizeof(fl));
-			any_p |= !!(row->s.flags & RP_FLAG_PAGE_CACHE);
-			any_f |= !!(row->s.flags & RP_FLAG_FUSE);
-			any_o |= !!(row->s.flags & RP_FLAG_OTHER);
-			if (row->s.file_lo == row->s.file_hi)
-				snprintf(pl, sizeof(pl), "%s", rp_fmt_size(row->s.file_hi, a, sizeof(a)));
-			else
-				snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
-					 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
-			char line[256];
-			int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-19s %5.3f  %-18s %-9s %s",
-					 i + 1, row->e->label, rp_fmt_rate(row->s.median, m, sizeof(m)),
-					 ci, row->ratio, vs, pl, fl);
-			while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
-				line[--w] = '\0';
-			fprintf(out, "%s%s\n", line, row->e->partial[t] ? " partial" : "");
+			rk_text_row(out, d, t, i, &r.rows[i]);
+			flags |= r.rows[i].s.flags;
 		}
 		for (size_t i = 0; i < r.n_partial; i++)
 			fprintf(out, "%2s  %-16.16s not ranked: partial data (interrupted or incomplete run)\n",
@@ -362,17 +403,18 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
 	}
-	if (any_p || any_f || any_o)
+	if (flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER))
 		fputs("\nflags: ", out);
-	if (any_p)
-		fputs("P = page cache: a plateau cell ran faster than the device can (>1.5x its probed\n"
-		      "  O_DIRECT speed), so it measured memory, not the disk.\n",
-		      out);
-	if (any_f)
+	if (flags & RP_FLAG_PAGE_CACHE)
+		fprintf(out, "P = page cache: a plateau cell ran faster than the device can (>%gx its probed\n"
+			     "  O_DIRECT speed), so it measured memory, not the disk.\n",
+			FSLAB_PAGE_CACHE_FACTOR);
+	if (flags & RP_FLAG_FUSE)
 		fprintf(out, "%sF = FUSE: FAT32 through fusefat (user space), not comparable to kernel drivers.\n",
-			any_p ? "       " : "");
-	if (any_o)
-		fprintf(out, "%s? = another flag in the CSV; see report.html.\n", any_p || any_f ? "       " : "");
+			flags & RP_FLAG_PAGE_CACHE ? "       " : "");
+	if (flags & RP_FLAG_OTHER)
+		fprintf(out, "%s? = another flag in the CSV; see report.html.\n",
+			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE) ? "       " : "");
 }
 
 void rp_text_runs(FILE *out, const struct rp_data *d)
@@ -406,44 +448,87 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 	}
 }
 
-void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+struct rk_rows {
+	struct rp_same_fs *v;
+	size_t n, cap;
+};
+
+/* Entries a and b (one filesystem in two runs) in each test they both
+ * have a plateau in, appended to rows.  0 or -ENOMEM. */
+static int rk_same_fs_pair(const struct rp_entry *a, const struct rp_entry *b, unsigned tests,
+			   struct rk_rows *rows)
 {
-	bool header = false;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_score sa, sb;
 
-	for (size_t i = 0; i < d->n_all; i++)
-		for (size_t j = i + 1; j < d->n_all; j++) {
-			const struct rp_entry *a = d->all[i], *b = d->all[j];
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+			rp_score_free(&sa);
+			continue;
+		}
+		if (rows->n == rows->cap) {
+			size_t cap = rows->cap ? rows->cap * 2 : 16;
+			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
 
-			if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
-				continue;
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				struct rp_score sa, sb;
-				char ma[24], mb[24], ps[24];
-
-				if (!(tests & (1u << t)))
-					continue;
-				if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
-					rp_score_free(&sa);
-					continue;
-				}
-				if (!header) {
-					fputs("\n== the same filesystem in two runs (plateau median MiB/s; Welch's t-test, 95%) ==\n",
-					      out);
-					fprintf(out, "%-12s %-14s %-10s %9s %-10s %9s %7s %7s  %s\n", "filesystem",
-						"test", "run A", "A", "run B", "B", "B/A", "p", "verdict");
-					header = true;
-				}
-				double p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
-				fprintf(out, "%-12.12s %-14s %-10.10s %9s %-10.10s %9s %7.3f %7s  %s\n", a->fs,
-					fslab_test_to_string(t), a->run->tag,
-					rp_fmt_mibs(sa.median, ma, sizeof(ma)), b->run->tag,
-					rp_fmt_mibs(sb.median, mb, sizeof(mb)), sb.median / sa.median,
-					isnan(p) ? "-" : rp_fmt_p(p, ps, sizeof(ps)) + 2,
-					rp_verdict(p));
+			if (!v) {
 				rp_score_free(&sa);
 				rp_score_free(&sb);
+				return -ENOMEM;
 			}
+			rows->v = v;
+			rows->cap = cap;
 		}
+		rows->v[rows->n++] = (struct rp_same_fs){
+			.a = a, .b = b, .test = t, .median_a = sa.median, .median_b = sb.median,
+			.p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL),
+		};
+		rp_score_free(&sa);
+		rp_score_free(&sb);
+	}
+	return 0;
+}
+
+int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
+{
+	struct rk_rows r = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < d->n_all && rc == 0; i++)
+		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
+				rc = rk_same_fs_pair(a, b, tests, &r);
+		}
+	*rows = r.v;
+	*n = r.n;
+	return rc;
+}
+
+void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	struct rp_same_fs *rows;
+	size_t n;
+	char ma[24], mb[24], ps[24];
+
+	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
+		free(rows);
+		return;
+	}
+	fputs("\n== the same filesystem in two runs (plateau median MiB/s; Welch's t-test, 95%) ==\n", out);
+	fprintf(out, "%-12s %-14s %-10s %9s %-10s %9s %7s %7s  %s\n", "filesystem", "test", "run A",
+		"A", "run B", "B", "B/A", "p", "verdict");
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_same_fs *r = &rows[i];
+
+		fprintf(out, "%-12.12s %-14s %-10.10s %9s %-10.10s %9s %7.3f %7s  %s\n", r->a->fs,
+			fslab_test_to_string(r->test), r->a->run->tag,
+			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), r->b->run->tag,
+			rp_fmt_mibs(r->median_b, mb, sizeof(mb)), r->median_b / r->median_a,
+			isnan(r->p) ? "-" : rp_fmt_p(r->p, ps, sizeof(ps)) + 2, rp_verdict(r->p));
+	}
+	free(rows);
 }
 
 /* Each run's filesystems ranked among themselves - with runs labelled by

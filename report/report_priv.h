@@ -154,6 +154,23 @@ char *rp_fmt_rate(double kib_s, char *buf, size_t len);
 /* kib_s in the unit rp_fmt_rate picks for like; the unit name when unit. */
 char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len);
 
+/* The first failed or skipped cell of entry e in test t (NULL: none), and
+ * the failed and skipped rows of that test. */
+const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
+				      unsigned *n_failed, unsigned *n_skipped);
+
+/* "The same filesystem in two runs": entries a and b, of one filesystem
+ * name in two runs, compared in one test. */
+struct rp_same_fs {
+	const struct rp_entry *a, *b;
+	enum fslab_test test;
+	double median_a, median_b; /* plateau medians */
+	double p;                  /* Welch's t-test, uncorrected; NaN: untested */
+};
+/* Every such pair (in entry order) and test of tests with a plateau on
+ * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
+int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
+
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
 void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
@@ -261,6 +278,11 @@ void rp_claims_text(FILE *out, const struct rp_data *d);
 void rp_claims_html(FILE *out, const struct rp_data *d);
 
 /* ---- plots (plot.c) ---- */
+/* Adds size v to the ascending set a of *n sizes, holding at most
+ * RP_SIZES_MAX (more are left out, as is a size already there). */
+#define RP_SIZES_MAX 64
+void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
+
 struct rp_plot {
 	char name[160];       /* file name without extension */
 	char title[200];
