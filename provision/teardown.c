@@ -9,6 +9,7 @@
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"
+#include "procfs.h"
 #include "prov_int.h"
 #include "provision.h"
 
@@ -42,6 +43,8 @@ struct teardown_run {
 	bool image_proven;    /* it carries this lab's marker (and identity) */
 	bool refused;         /* something was left alone: exit non-zero */
 	bool disk_gone;       /* the lab's disk was removed from the machine */
+	bool loaded;          /* the state was loaded (the lab is open) */
+	int disk_lock;        /* the whole disk, flock'ed while it is wiped */
 	struct prov_disk d;
 };
 
@@ -58,45 +61,30 @@ static int teardown_save(struct teardown_run *t, bool durable)
 	return r;
 }
 
-/* Field 5 (pgrp) of /proc/PID/stat; -1 when gone or a zombie. */
-static long teardown_proc_pgrp(const char *pid)
+/* One pass over /proc for teardown_stop_mkfs. */
+struct mkfs_hunt {
+	pid_t pgrp;       /* the mkfs's process group */
+	const char *env;  /* "FSLAB_LAB_ID=<lab_id>" */
+	const char *pgid; /* pgrp, printed */
+	bool said;
+	int left;         /* processes found (and killed) this pass */
+};
+
+static int teardown_kill_mkfs(pid_t pid, void *ctx)
 {
-	char path[300], buf[512], *p;
-	long pgrp = -1;
-	FILE *f;
-	char state;
+	struct mkfs_hunt *h = ctx;
+	pid_t pgrp;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-	    sscanf(p + 1, " %c %*d %ld", &state, &pgrp) == 2 && state == 'Z')
-		pgrp = -1;
-	fclose(f);
-	return pgrp;
-}
-
-/* Does /proc/PID/environ hold want ("FSLAB_LAB_ID=...")? */
-static bool teardown_proc_has_env(const char *pid, const char *want)
-{
-	char path[300], buf[1 << 15];
-	size_t n, wl = strlen(want);
-	bool found = false;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%s/environ", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = 0;
-	for (ssize_t got; n < sizeof(buf) - 1 && (got = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0;)
-		n += (size_t)got;
-	close(fd);
-	buf[n] = '\0';
-	for (size_t off = 0; off < n && !found; off += strlen(buf + off) + 1)
-		found = strncmp(buf + off, want, wl) == 0 && buf[off + wl] == '\0';
-	return found;
+	if (fslab_proc_pgrp(pid, &pgrp) < 0 || pgrp != h->pgrp || fslab_proc_has_env(pid, h->env) != 1)
+		return 0;
+	if (!h->said) {
+		printf("stopping the mkfs setup left running (process group %s)\n", h->pgid);
+		fflush(stdout);
+		h->said = true;
+	}
+	kill(pid, SIGKILL);
+	h->left++;
+	return 0;
 }
 
 /* Kills what is left of the mkfs setup was running when it died: every
@@ -107,37 +95,17 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 {
 	char want[64], pgid[32];
 	double deadline = prov_now() + TEARDOWN_MKFS_WAIT_S;
-	bool said = false;
+	struct mkfs_hunt h = { .pgrp = (pid_t)t->st.mkfs_pid, .env = want, .pgid = pgid };
 
-	if (t->st.mkfs_pid <= 1)
+	if (t->st.mkfs_pid <= 1 || t->st.mkfs_pid > INT32_MAX)
 		return 0;
 	snprintf(want, sizeof(want), "FSLAB_LAB_ID=%s", t->st.lab_id);
 	snprintf(pgid, sizeof(pgid), "%lld", (long long)t->st.mkfs_pid);
 	for (;;) {
-		DIR *proc = opendir("/proc");
-		struct dirent *e;
-		int left = 0;
-
-		while (proc && (e = readdir(proc))) {
-			long pid;
-
-			if (e->d_name[0] < '0' || e->d_name[0] > '9')
-				continue;
-			if (teardown_proc_pgrp(e->d_name) != t->st.mkfs_pid ||
-			    !teardown_proc_has_env(e->d_name, want))
-				continue;
-			pid = strtol(e->d_name, NULL, 10);
-			if (!said) {
-				printf("stopping the mkfs setup left running (process group %s)\n", pgid);
-				fflush(stdout);
-				said = true;
-			}
-			kill((pid_t)pid, SIGKILL);
-			left++;
-		}
-		if (proc)
-			closedir(proc);
-		if (!left)
+		h.left = 0;
+		if (fslab_proc_each_pid(teardown_kill_mkfs, &h) < 0 && !h.left)
+			break; /* no /proc: nothing can be found to stop */
+		if (!h.left)
 			break;
 		if (prov_now() > deadline) {
 			fslab_error("refused: the mkfs setup started (process group %s) is still running "
@@ -148,7 +116,7 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 		}
 		usleep(20000);
 	}
-	if (said) {
+	if (h.said) {
 		t->st.mkfs_pid = 0;
 		return teardown_save(t, false);
 	}
@@ -702,26 +670,19 @@ static void teardown_refuse_old(struct teardown_run *t)
 	fprintf(stderr, "  rm %s\n", t->state_path);
 }
 
-int fslab_teardown(const struct fslab_teardown_opts *o)
+/* Opens the lab (the caller's, reloaded, or our own, exclusive) and takes
+ * its state.  0, or -1 when refused (said). */
+static int teardown_open(struct teardown_run *t)
 {
-	struct teardown_run *t = calloc(1, sizeof(*t));
-	const char *path;
+	const struct fslab_teardown_opts *o = t->o;
+	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
 	char err[1024];
-	int disk_lock = -1, r, ret = FSLAB_EXIT_FAILURE;
-	bool loaded = false;
+	int r;
 
-	if (!t) {
-		fslab_error("out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
-	t->o = o;
-	t->image_fd = -1;
-	path = o->state_path ? o->state_path : fslab_state_default_path();
-	snprintf(t->state_path, sizeof(t->state_path), "%s", path);
 	if (geteuid() != 0) {
 		fslab_error("refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
 			    "nothing was changed. Run it with sudo");
-		goto out;
+		return -1;
 	}
 	if (o->lab) {
 		t->lab = o->lab;
@@ -736,61 +697,58 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
 			    "set up with one)",
 			    path);
-		goto out;
+		return -1;
 	}
 	if (r < 0) {
 		fslab_error("%s", err);
-		goto out;
+		return -1;
 	}
-	loaded = true;
+	t->loaded = true;
 	t->st = *fslab_lab_state(t->lab);
 	if (!fslab_lab_can_undo(t->lab)) {
 		teardown_refuse_old(t);
-		goto out;
+		return -1;
 	}
-	/* First stop a mkfs a killed setup left writing to the disk. */
-	if (teardown_stop_mkfs(t) < 0)
-		goto out;
-	if (teardown_find_disk(t) < 0)
-		goto out;
-	if (t->refused) {
-		teardown_stopped(t);
-		goto out;
-	}
-	r = teardown_check_identity(t);
-	if (r < 0)
-		goto out;
-	/* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
-	if (r == 1 && t->disk_is_blk) {
-		disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (disk_lock < 0 || flock(disk_lock, LOCK_EX | LOCK_NB) < 0) {
-			fslab_error("refused: %s is locked by another program (%s); nothing was wiped",
-				    t->disk, strerror(errno));
-			goto out;
-		}
-	}
-	/* Only a disk proven the lab's (its GPT) has lab mounts on it;
-	 * whatever else is mounted where the state says is someone's. */
-	if (r == 1 && t->disk_is_blk && teardown_unmount_all(t) < 0)
-		goto out;
-	if (r != 1 && t->disk_gone && teardown_unmount_gone(t) < 0)
-		goto out;
-	if (r != 1 && !t->disk_gone)
+	return 0;
+}
+
+/* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
+static int teardown_lock_disk(struct teardown_run *t)
+{
+	int e;
+
+	t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	e = errno;
+	fslab_error("refused: %s is locked by another program (%s); nothing was wiped", t->disk,
+		    strerror(e));
+	return -1;
+}
+
+/* The mounts: only a disk proven the lab's (its GPT, proven == 1) has lab
+ * mounts on it; whatever else is mounted where the state says is
+ * someone's.  A mount left in place (refused) means the disk is still in
+ * use: wiping it, detaching its loop device or deleting its image now
+ * would pull it from under that mount. */
+static int teardown_mounts(struct teardown_run *t, int proven)
+{
+	if (proven == 1 && t->disk_is_blk && teardown_unmount_all(t) < 0)
+		return -1;
+	if (proven != 1 && t->disk_gone && teardown_unmount_gone(t) < 0)
+		return -1;
+	if (proven != 1 && !t->disk_gone)
 		teardown_foreign_mounts(t);
-	/* A mount left in place (refused above) means the disk is still in
-	 * use: wiping it, detaching its loop device or deleting its image
-	 * now would pull it from under that mount. */
 	if (t->refused) {
 		teardown_stopped(t);
-		goto out;
+		return -1;
 	}
-	prov_test_pause("teardown-unmounted", NULL);
-	if (r == 1 && teardown_wipe(t) < 0)
-		goto out;
-	if (disk_lock >= 0) {
-		close(disk_lock);
-		disk_lock = -1;
-	}
+	return 0;
+}
+
+/* After the wipe: the loop device, the image, the directories. */
+static int teardown_release(struct teardown_run *t)
+{
 	/* Setup killed between creating kernel partitions and its GPT check
 	 * cannot happen (partitions come after the table), but a loop device
 	 * is detached either way, which drops its partitions. */
@@ -799,31 +757,37 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 		printf("detaching %s\n", t->disk);
 		fflush(stdout);
 		if (prov_loop_detach(t->disk) < 0)
-			goto out;
+			return -1;
 	}
-	if (t->image_proven) {
-		if (t->st.image_created && !o->keep_image) {
-			if (unlink(t->st.image) < 0 && errno != ENOENT) {
-				fslab_error_errno(errno, "cannot delete the image %s", t->st.image);
-				goto out;
-			}
-			printf("deleted %s\n", t->st.image);
-		} else {
-			if (t->st.image_created)
-				teardown_blank_image(t);
-			prov_marker_remove(t->image_fd); /* the lab lets go of it */
+	if (t->image_proven && t->st.image_created && !t->o->keep_image) {
+		if (unlink(t->st.image) < 0 && errno != ENOENT) {
+			fslab_error_errno(errno, "cannot delete the image %s", t->st.image);
+			return -1;
 		}
+		printf("deleted %s\n", t->st.image);
+	} else if (t->image_proven) {
+		if (t->st.image_created)
+			teardown_blank_image(t);
+		prov_marker_remove(t->image_fd); /* the lab lets go of it */
 	}
 	for (size_t i = 0; i < t->st.n_partitions; i++)
 		if (t->st.partitions[i].mountpoint_created)
 			teardown_rmdir(t, t->st.partitions[i].mountpoint, &t->st.partitions[i].mountpoint_id);
 	if (t->st.mount_root_created)
 		teardown_rmdir(t, t->st.mount_root, &t->st.mount_root_id);
+	return 0;
+}
+
+/* The state file goes last, and only when everything it names is undone. */
+static int teardown_finish(struct teardown_run *t)
+{
+	int r;
+
 	if (t->refused) {
 		fslab_error("teardown left alone what it could not prove the lab's (above); the state "
 			    "file %s is kept",
 			    t->state_path);
-		goto out;
+		return -1;
 	}
 	if (t->disk_gone && t->st.phase >= FSLAB_PHASE_PARTITIONING && t->st.phase != FSLAB_PHASE_WIPED) {
 		/* Its GPT and filesystems are still on the disk, wherever it is. */
@@ -834,20 +798,69 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 			    "coming back, remove the state file by hand",
 			    t->st.disk, t->state_path, t->state_path);
 		t->refused = true; /* said: no "did not finish" on top */
-		goto out;
+		return -1;
 	}
 	r = fslab_lab_remove_state(t->lab);
 	if (r < 0) {
 		fslab_error_errno(r, "cannot remove the state file %s", t->state_path);
-		goto out;
+		return -1;
 	}
 	printf("lab torn down: state file %s removed\n", t->state_path);
-	ret = FSLAB_EXIT_OK;
-out:
-	if (ret != FSLAB_EXIT_OK && loaded && fslab_lab_can_undo(t->lab) && !t->refused)
+	return 0;
+}
+
+/* Every step, in order; 0 when the lab is gone, -1 when one stopped
+ * (said). */
+static int teardown_steps(struct teardown_run *t)
+{
+	int proven;
+
+	/* First stop a mkfs a killed setup left writing to the disk. */
+	if (teardown_stop_mkfs(t) < 0 || teardown_find_disk(t) < 0)
+		return -1;
+	if (t->refused) {
+		teardown_stopped(t);
+		return -1;
+	}
+	proven = teardown_check_identity(t);
+	if (proven < 0)
+		return -1;
+	if (proven == 1 && t->disk_is_blk && teardown_lock_disk(t) < 0)
+		return -1;
+	if (teardown_mounts(t, proven) < 0)
+		return -1;
+	prov_test_pause("teardown-unmounted", NULL);
+	if (proven == 1 && teardown_wipe(t) < 0)
+		return -1;
+	if (t->disk_lock >= 0) {
+		close(t->disk_lock);
+		t->disk_lock = -1;
+	}
+	if (teardown_release(t) < 0)
+		return -1;
+	return teardown_finish(t);
+}
+
+int fslab_teardown(const struct fslab_teardown_opts *o)
+{
+	struct teardown_run *t = calloc(1, sizeof(*t));
+	int ret = FSLAB_EXIT_FAILURE;
+
+	if (!t) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
+	t->o = o;
+	t->image_fd = -1;
+	t->disk_lock = -1;
+	snprintf(t->state_path, sizeof(t->state_path), "%s",
+		 o->state_path ? o->state_path : fslab_state_default_path());
+	if (teardown_open(t) == 0 && teardown_steps(t) == 0)
+		ret = FSLAB_EXIT_OK;
+	if (ret != FSLAB_EXIT_OK && t->loaded && fslab_lab_can_undo(t->lab) && !t->refused)
 		fslab_error("teardown did not finish; fix the problem above and run it again");
-	if (disk_lock >= 0)
-		close(disk_lock);
+	if (t->disk_lock >= 0)
+		close(t->disk_lock);
 	if (t->image_fd >= 0)
 		close(t->image_fd);
 	if (t->lab != o->lab)
