@@ -187,7 +187,8 @@ enum rp_dir {
 	RP_DIR_SAME,     /* not distinguishable from noise */
 	RP_DIR_UNTESTED, /* fewer than 2 trials on a side */
 };
-const char *rp_dir_word(enum rp_dir dir);
+const char *rp_dir_word(enum rp_dir dir);  /* "slower", "not distinguishable" */
+const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 
 struct rp_mcell {        /* one filesystem in one test */
 	bool has;        /* ranked */

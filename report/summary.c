@@ -96,34 +96,41 @@ static void sm_ratio(const struct rp_score *a, const struct rp_score *b, double 
 	*hi = *r * (1 + rel);
 }
 
+/* The two best complete entries of in (SIZE_MAX: none): the winner and
+ * the runner-up of a family. */
+static void sm_top_two(const struct rp_fam_in *in, size_t n, size_t *w, size_t *r)
+{
+	*w = *r = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i].complete || isnan(in[i].score))
+			continue;
+		if (*w == SIZE_MAX || in[i].score > in[*w].score) {
+			*r = *w;
+			*w = i;
+		} else if (*r == SIZE_MAX || in[i].score > in[*r].score) {
+			*r = i;
+		}
+	}
+}
+
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n, size_t n_tests,
 		       unsigned clear, bool tested, char *buf, size_t len)
 {
-	const struct rp_fam_in *w = NULL, *r = NULL;
-	char skipped[200] = "";
-	size_t sl = 0;
+	char skipped[200] = "", tail[260] = "";
+	size_t sl = 0, wi, ri;
 
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i].complete || isnan(in[i].score)) {
-			if (sl < sizeof(skipped) - 40)
-				sl += (size_t)snprintf(skipped + sl, sizeof(skipped) - sl, "%s%s",
-						       sl ? ", " : "", in[i].label);
-			continue;
-		}
-		if (!w || in[i].score > w->score) {
-			r = w;
-			w = &in[i];
-		} else if (!r || in[i].score > r->score) {
-			r = &in[i];
-		}
-	}
-	char tail[260] = "";
+	for (size_t i = 0; i < n; i++)
+		if ((!in[i].complete || isnan(in[i].score)) && sl < sizeof(skipped) - 40)
+			sl += (size_t)snprintf(skipped + sl, sizeof(skipped) - sl, "%s%s",
+					       sl ? ", " : "", in[i].label);
 	if (sl)
 		snprintf(tail, sizeof(tail), "; not judged (missing or partial data): %s", skipped);
-	if (!w) {
+	sm_top_two(in, n, &wi, &ri);
+	if (wi == SIZE_MAX) {
 		snprintf(buf, len, "%s: no verdict, no filesystem has complete data%s", family, tail);
 		return;
 	}
+	const struct rp_fam_in *w = &in[wi], *r = ri == SIZE_MAX ? NULL : &in[ri];
 	if (!r) {
 		snprintf(buf, len, "%s: only %s has complete data, nothing to compare with%s", family,
 			 w->label, tail);
@@ -165,102 +172,167 @@ static double sm_small_files(const struct rp_entry *e, enum fslab_test t)
 	return m;
 }
 
+/* Per test of ft the best small-file median of any entry (NaN: none). */
+static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLAB_TEST_MAX])
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		best[t] = NAN;
+		if (!(ft & (1u << t)))
+			continue;
+		for (size_t i = 0; i < d->n_all; i++) {
+			double v = sm_small_files(d->all[i], t);
+			if (!isnan(v) && (isnan(best[t]) || v > best[t]))
+				best[t] = v;
+		}
+	}
+}
+
+/* Entry i's score in the family of tests ft: the geometric mean of its
+ * ratios to the best (small files: its small-file median to the best
+ * one's, best_small); incomplete when a test has no ratio or partial data. */
+static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct rp_data *d,
+					size_t i, unsigned ft, const double *best_small)
+{
+	struct rp_fam_in in = { .label = d->all[i]->label, .complete = true };
+	double lsum = 0;
+	size_t k = 0;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		if (!(ft & (1u << t)))
+			continue;
+		const struct rp_mcell *c = rp_sum_cell(s, t, i);
+		double ratio = best_small ? sm_small_files(d->all[i], t) / best_small[t]
+					  : (c->has ? c->ratio : NAN);
+
+		if (c->partial)
+			in.complete = false;
+		if (isnan(ratio) || !(ratio > 0)) {
+			in.complete = false;
+			continue;
+		}
+		lsum += log(ratio);
+		k++;
+	}
+	in.score = k ? exp(lsum / (double)k) : NAN;
+	return in;
+}
+
+/* Tests of ft where the winner wi is #1 and the runner-up ri slower
+ * beyond noise (Holm). */
+static unsigned sm_clear(const struct rp_summary *s, unsigned ft, size_t wi, size_t ri)
+{
+	unsigned clear = 0;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		if (!(ft & (1u << t)))
+			continue;
+		const struct rp_mcell *cw = rp_sum_cell(s, t, wi), *cr = rp_sum_cell(s, t, ri);
+		if (cw->rank == 1 && cr->dir == RP_DIR_SLOWER)
+			clear++;
+	}
+	return clear;
+}
+
+/* Family f's verdict line into s->verdict[f]; in holds n_all entries. */
+static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, struct rp_fam_in *in)
+{
+	unsigned ft = sm_families[f].tests & s->tests, clear = 0;
+	bool small = f == RP_FAMILY_SMALL, tested = !small && s->max_trials >= 2;
+	double best_small[FSLAB_TEST_MAX];
+	size_t nt = 0, wi, ri;
+	char fam[64];
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		nt += !!(ft & (1u << t));
+	s->family_present[f] = nt > 0;
+	if (!nt)
+		return;
+	if (small)
+		sm_best_small(d, ft, best_small);
+	for (size_t i = 0; i < d->n_all; i++)
+		in[i] = sm_family_score(s, d, i, ft, small ? best_small : NULL);
+	sm_top_two(in, d->n_all, &wi, &ri);
+	if (wi != SIZE_MAX && ri != SIZE_MAX && !small)
+		clear = sm_clear(s, ft, wi, ri);
+	snprintf(fam, sizeof(fam), "%s%s", sm_families[f].name,
+		 small ? " (files up to 1 MiB, all tests)" : "");
+	rp_family_verdict(fam, in, d->n_all, small ? 0 : nt, clear, tested, s->verdict[f],
+			  sizeof(s->verdict[f]));
+}
+
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
 {
 	struct rp_fam_in *in = calloc(d->n_all ? d->n_all : 1, sizeof(*in));
 
 	if (!in)
 		return;
-	for (int f = 0; f < RP_N_FAMILIES; f++) {
-		unsigned ft = sm_families[f].tests & s->tests;
-		size_t nt = 0;
-		bool small = f == RP_FAMILY_SMALL;
-
-		for (int t = 0; t < FSLAB_TEST_MAX; t++)
-			nt += !!(ft & (1u << t));
-		s->family_present[f] = nt > 0;
-		if (!nt)
-			continue;
-		double best_small[FSLAB_TEST_MAX];
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			best_small[t] = NAN;
-			if (!small || !(ft & (1u << t)))
-				continue;
-			for (size_t i = 0; i < d->n_all; i++) {
-				double v = sm_small_files(d->all[i], t);
-				if (!isnan(v) && (isnan(best_small[t]) || v > best_small[t]))
-					best_small[t] = v;
-			}
-		}
-		for (size_t i = 0; i < d->n_all; i++) {
-			double lsum = 0;
-			size_t k = 0;
-
-			in[i].label = d->all[i]->label;
-			in[i].complete = true;
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				if (!(ft & (1u << t)))
-					continue;
-				const struct rp_mcell *c = rp_sum_cell(s, t, i);
-				double ratio;
-
-				if (c->partial)
-					in[i].complete = false;
-				if (small) {
-					double v = sm_small_files(d->all[i], t);
-					ratio = v / best_small[t];
-				} else {
-					ratio = c->has ? c->ratio : NAN;
-				}
-				if (isnan(ratio) || !(ratio > 0)) {
-					in[i].complete = false;
-					continue;
-				}
-				lsum += log(ratio);
-				k++;
-			}
-			in[i].score = k ? exp(lsum / (double)k) : NAN;
-		}
-		/* beyond noise: tests where the winner is #1 and the runner-up
-		 * is slower beyond noise (Holm) */
-		size_t wi = SIZE_MAX, ri = SIZE_MAX;
-		for (size_t i = 0; i < d->n_all; i++) {
-			if (!in[i].complete || isnan(in[i].score))
-				continue;
-			if (wi == SIZE_MAX || in[i].score > in[wi].score) {
-				ri = wi;
-				wi = i;
-			} else if (ri == SIZE_MAX || in[i].score > in[ri].score) {
-				ri = i;
-			}
-		}
-		unsigned clear = 0;
-		bool tested = !small && s->max_trials >= 2;
-		if (wi != SIZE_MAX && ri != SIZE_MAX && !small)
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				if (!(ft & (1u << t)))
-					continue;
-				const struct rp_mcell *cw = rp_sum_cell(s, t, wi), *cr = rp_sum_cell(s, t, ri);
-				if (cw->rank == 1 && cr->dir == RP_DIR_SLOWER)
-					clear++;
-			}
-		char fam[64];
-		snprintf(fam, sizeof(fam), "%s%s", sm_families[f].name,
-			 small ? " (files up to 1 MiB, all tests)" : "");
-		rp_family_verdict(fam, in, d->n_all, small ? 0 : nt, clear, tested,
-				  s->verdict[f], sizeof(s->verdict[f]));
-	}
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		sm_family(s, d, f, in);
 	free(in);
+}
+
+/* Later entry b against a (the first run's of that filesystem) in each
+ * test: the ratio of plateau medians, its interval, Welch's p. */
+static void sm_change_pair(struct rp_change *c, unsigned tests)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_score sa, sb;
+
+		c->t[t].p = c->t[t].p_adj = NAN;
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_plateau(c->a, t, &sa) < 0) {
+			rp_score_free(&sa);
+			continue;
+		}
+		if (rp_plateau(c->b, t, &sb) < 0) {
+			rp_score_free(&sa);
+			rp_score_free(&sb);
+			continue;
+		}
+		c->t[t].has = true;
+		c->t[t].partial = c->a->partial[t] || c->b->partial[t];
+		sm_ratio(&sb, &sa, &c->t[t].ratio, &c->t[t].lo, &c->t[t].hi);
+		c->t[t].p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
+		rp_score_free(&sa);
+		rp_score_free(&sb);
+	}
+}
+
+/* Holm over the change matrix's own comparisons, and each cell's verdict. */
+static void sm_changes_holm(struct rp_summary *s)
+{
+	size_t n = s->n_chg * FSLAB_TEST_MAX, np = 0;
+	double *p = calloc(n + 1, sizeof(double)), *adj = malloc((n + 1) * sizeof(double));
+
+	if (p && adj) {
+		for (size_t i = 0; i < s->n_chg; i++)
+			for (int t = 0; t < FSLAB_TEST_MAX; t++)
+				p[np++] = s->chg[i].t[t].has ? s->chg[i].t[t].p : NAN;
+		s->n_chg_comparisons = rp_holm(p, np, adj);
+		for (size_t k = 0; k < np; k++) {
+			struct rp_change_cell *cc = &s->chg[k / FSLAB_TEST_MAX].t[k % FSLAB_TEST_MAX];
+
+			cc->p_adj = adj[k];
+			if (!cc->has)
+				cc->dir = RP_DIR_NONE;
+			else if (isnan(cc->p_adj))
+				cc->dir = RP_DIR_UNTESTED;
+			else if (cc->p_adj >= 0.05)
+				cc->dir = RP_DIR_SAME;
+			else
+				cc->dir = cc->ratio > 1 ? RP_DIR_FASTER : RP_DIR_SLOWER;
+		}
+	}
+	free(p);
+	free(adj);
 }
 
 static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t cap = d->n_all, np = 0;
-	double *p, *adj;
-
 	if (d->n_runs < 2)
 		return;
-	s->chg = calloc(cap ? cap : 1, sizeof(*s->chg));
+	s->chg = calloc(d->n_all ? d->n_all : 1, sizeof(*s->chg));
 	if (!s->chg)
 		return;
 	/* each later run's filesystem against the same name in the first run
@@ -276,54 +348,9 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 		struct rp_change *c = &s->chg[s->n_chg++];
 		c->a = a;
 		c->b = b;
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			struct rp_score sa, sb;
-
-			c->t[t].p = c->t[t].p_adj = NAN;
-			if (!(s->tests & (1u << t)))
-				continue;
-			if (rp_plateau(a, t, &sa) < 0) {
-				rp_score_free(&sa);
-				continue;
-			}
-			if (rp_plateau(b, t, &sb) < 0) {
-				rp_score_free(&sa);
-				rp_score_free(&sb);
-				continue;
-			}
-			c->t[t].has = true;
-			c->t[t].partial = a->partial[t] || b->partial[t];
-			sm_ratio(&sb, &sa, &c->t[t].ratio, &c->t[t].lo, &c->t[t].hi);
-			c->t[t].p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
-			rp_score_free(&sa);
-			rp_score_free(&sb);
-		}
+		sm_change_pair(c, s->tests);
 	}
-	p = malloc((s->n_chg * FSLAB_TEST_MAX + 1) * sizeof(double));
-	adj = malloc((s->n_chg * FSLAB_TEST_MAX + 1) * sizeof(double));
-	if (p && adj) {
-		for (size_t i = 0; i < s->n_chg; i++)
-			for (int t = 0; t < FSLAB_TEST_MAX; t++)
-				p[np++] = s->chg[i].t[t].has ? s->chg[i].t[t].p : NAN;
-		s->n_chg_comparisons = rp_holm(p, np, adj);
-		np = 0;
-		for (size_t i = 0; i < s->n_chg; i++)
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				struct rp_change_cell *cc = &s->chg[i].t[t];
-
-				cc->p_adj = adj[np++];
-				if (!cc->has)
-					cc->dir = RP_DIR_NONE;
-				else if (isnan(cc->p_adj))
-					cc->dir = RP_DIR_UNTESTED;
-				else if (cc->p_adj >= 0.05)
-					cc->dir = RP_DIR_SAME;
-				else
-					cc->dir = cc->ratio > 1 ? RP_DIR_FASTER : RP_DIR_SLOWER;
-			}
-	}
-	free(p);
-	free(adj);
+	sm_changes_holm(s);
 }
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
@@ -373,26 +400,12 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 	s->pc_frac = ok ? (double)pc / (double)ok : 0;
 }
 
-int rp_summary_build(struct rp_data *d, unsigned tests)
+/* Numbers the entries (rp_entry.idx) and finds the most and fewest
+ * trials of any entry with data. */
+static void sm_trials(struct rp_summary *s, struct rp_data *d)
 {
-	struct rp_summary *s = calloc(1, sizeof(*s));
-	size_t n = d->n_all;
-	double *p = NULL, *adj = NULL;
-
-	if (!s)
-		return -ENOMEM;
-	s->n = n;
-	s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m));
-	p = calloc(n * FSLAB_TEST_MAX + 1, sizeof(double));
-	adj = malloc((n * FSLAB_TEST_MAX + 1) * sizeof(double));
-	if (!s->m || !p || !adj) {
-		free(p);
-		free(adj);
-		rp_summary_free(s);
-		return -ENOMEM;
-	}
 	s->min_trials = UINT_MAX;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < d->n_all; i++) {
 		d->all[i]->idx = i;
 		if (d->all[i]->max_trial > s->max_trials)
 			s->max_trials = d->all[i]->max_trial;
@@ -401,46 +414,57 @@ int rp_summary_build(struct rp_data *d, unsigned tests)
 	}
 	if (s->min_trials == UINT_MAX)
 		s->min_trials = 0;
-	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
-		s->m[k].p = s->m[k].p_adj = NAN;
-		s->m[k].ratio = s->m[k].ratio_lo = s->m[k].ratio_hi = NAN;
-		s->m[k].median = NAN;
-	}
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct rp_ranking r;
+}
 
-		if (!(tests & (1u << t)))
-			continue;
-		if (rp_rank(d, t, &r) < 0) {
-			rp_ranking_free(&r);
-			continue;
-		}
-		if (r.n || r.n_partial)
-			s->tests |= 1u << t;
-		for (size_t k = 0; k < r.n; k++) {
-			struct rp_mcell *c = rp_sum_cell(s, t, r.rows[k].e->idx);
+/* Test t's column of the matrix from its ranking: rank, median, ratio to
+ * the best with its interval, Welch's p against the best. */
+static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum fslab_test t)
+{
+	struct rp_ranking r;
 
-			c->has = true;
-			c->partial = r.rows[k].e->partial[t];
-			c->rank = k + 1;
-			c->median = r.rows[k].s.median;
-			c->flags = r.rows[k].s.flags;
-			c->n_trials = r.rows[k].s.n_trials;
-			sm_ratio(&r.rows[k].s, &r.rows[0].s, &c->ratio, &c->ratio_lo, &c->ratio_hi);
-			if (k == 0) {
-				c->ratio = 1;
-				c->ratio_lo = c->ratio_hi = NAN;
-			}
-			c->p = k ? r.rows[k].p_best : NAN;
-		}
-		for (size_t k = 0; k < r.n_partial; k++)
-			rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
+	if (rp_rank(d, t, &r) < 0) {
 		rp_ranking_free(&r);
+		return;
 	}
-	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++)
+	if (r.n || r.n_partial)
+		s->tests |= 1u << t;
+	for (size_t k = 0; k < r.n; k++) {
+		struct rp_mcell *c = rp_sum_cell(s, t, r.rows[k].e->idx);
+
+		c->has = true;
+		c->partial = r.rows[k].e->partial[t];
+		c->rank = k + 1;
+		c->median = r.rows[k].s.median;
+		c->flags = r.rows[k].s.flags;
+		c->n_trials = r.rows[k].s.n_trials;
+		sm_ratio(&r.rows[k].s, &r.rows[0].s, &c->ratio, &c->ratio_lo, &c->ratio_hi);
+		if (k == 0) {
+			c->ratio = 1;
+			c->ratio_lo = c->ratio_hi = NAN;
+		}
+		c->p = k ? r.rows[k].p_best : NAN;
+	}
+	for (size_t k = 0; k < r.n_partial; k++)
+		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
+	rp_ranking_free(&r);
+}
+
+/* Holm over every p of the matrix, and each cell's verdict.  0 or
+ * -ENOMEM. */
+static int sm_matrix_holm(struct rp_summary *s)
+{
+	size_t n = s->n * FSLAB_TEST_MAX;
+	double *p = calloc(n + 1, sizeof(double)), *adj = malloc((n + 1) * sizeof(double));
+
+	if (!p || !adj) {
+		free(p);
+		free(adj);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
 		p[k] = s->m[k].p;
-	s->n_comparisons = rp_holm(p, n * FSLAB_TEST_MAX, adj);
-	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
+	s->n_comparisons = rp_holm(p, n, adj);
+	for (size_t k = 0; k < n; k++) {
 		struct rp_mcell *c = &s->m[k];
 
 		c->p_adj = adj[k];
@@ -455,6 +479,35 @@ int rp_summary_build(struct rp_data *d, unsigned tests)
 	}
 	free(p);
 	free(adj);
+	return 0;
+}
+
+int rp_summary_build(struct rp_data *d, unsigned tests)
+{
+	struct rp_summary *s = calloc(1, sizeof(*s));
+	size_t n = d->n_all;
+
+	if (!s)
+		return -ENOMEM;
+	s->n = n;
+	s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m));
+	if (!s->m) {
+		rp_summary_free(s);
+		return -ENOMEM;
+	}
+	sm_trials(s, d);
+	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
+		s->m[k].p = s->m[k].p_adj = NAN;
+		s->m[k].ratio = s->m[k].ratio_lo = s->m[k].ratio_hi = NAN;
+		s->m[k].median = NAN;
+	}
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (tests & (1u << t))
+			sm_matrix_test(s, d, t);
+	if (sm_matrix_holm(s) < 0) {
+		rp_summary_free(s);
+		return -ENOMEM;
+	}
 	sm_verdicts(s, d);
 	sm_changes(s, d);
 	sm_banners(s, d);
@@ -476,20 +529,24 @@ struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i)
 	return &s->m[(size_t)t * s->n + i];
 }
 
+/* Each verdict's words and the class that colours it in report.html. */
+static const struct {
+	const char *word, *cls;
+} sm_dirs[] = {
+	[RP_DIR_NONE] = { "no data", "nd" },
+	[RP_DIR_BEST] = { "best", "best" },
+	[RP_DIR_FASTER] = { "faster", "faster" },
+	[RP_DIR_SLOWER] = { "slower", "slower" },
+	[RP_DIR_SAME] = { "not distinguishable", "same" },
+	[RP_DIR_UNTESTED] = { "untested", "nd" },
+};
+
 const char *rp_dir_word(enum rp_dir dir)
 {
-	switch (dir) {
-	case RP_DIR_BEST:
-		return "best";
-	case RP_DIR_FASTER:
-		return "faster";
-	case RP_DIR_SLOWER:
-		return "slower";
-	case RP_DIR_SAME:
-		return "not distinguishable";
-	case RP_DIR_UNTESTED:
-		return "untested";
-	default:
-		return "no data";
-	}
+	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].word : sm_dirs[RP_DIR_NONE].word;
+}
+
+const char *rp_dir_class(enum rp_dir dir)
+{
+	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].cls : sm_dirs[RP_DIR_NONE].cls;
 }
