@@ -3,6 +3,8 @@
 #include "fileutil.h"
 #include "iozone.h"
 #include "log.h"
+#include "manifest.h"
+#include "procfs.h"
 #include "report_priv.h"
 #include "results.h"
 #include "state.h"
@@ -10,12 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,110 +54,101 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 	return r;
 }
 
-/* The manifest an import creates or extends.  An existing one must be an
- * earlier import's (imported_from "iozone") with the same cache mode:
- * anything else (a run's manifest, someone's manifest.json, a symlink) is
- * refused, never rewritten. */
-static json_object *ex_manifest(const struct fslab_import_opts *o, int dfd, const char *shown,
-				char *err, size_t errlen, int *rc)
+/* An earlier import's manifest in dfd, to extend: it must be one (an
+ * "imported_from": "iozone" manifest, read through lib/manifest) with the
+ * same cache mode.  Anything else (a run's manifest, someone's
+ * manifest.json) is refused, never rewritten.  Returns 0, or -errno with
+ * err set. */
+static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const char *e1,
+			    struct fslab_manifest **out, char *err, size_t errlen)
 {
-	char *text = NULL, e1[4 * PATH_MAX + 8];
-	json_object *m = NULL, *fss, *fsobj;
-	int fd = fslab_open_regular_at(dfd, "manifest.json", O_RDONLY);
-	int r = 0;
+	char why[PATH_MAX + 1024];
+	struct fslab_manifest *m = NULL;
+	int r = fslab_manifest_read_fd(fd, e1, &m, why, sizeof(why));
 
-	*rc = 0;
+	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL)) {
+		snprintf(err, errlen, "%s; import into another directory", why);
+		return r == -ENOMEM ? r : -EIO;
+	}
+	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT) {
+		snprintf(err, errlen, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
+			 e1, r < 0 ? ": " : "", r < 0 ? why : "");
+		fslab_manifest_free(m);
+		return -EEXIST;
+	}
+	if (m->cache != o->cache) {
+		snprintf(err, errlen, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
+			 e1, m->cache == FSLAB_CACHE_MODE_INVALID ? "(none)" : fslab_cache_mode_to_string(m->cache),
+			 fslab_cache_mode_to_string(o->cache));
+		fslab_manifest_free(m);
+		return -EEXIST;
+	}
+	*out = m;
+	return 0;
+}
+
+/* A new import manifest: fslab's version, the command, when, the cache
+ * mode; one trial per cell. */
+static int ex_manifest_new(const struct fslab_import_opts *o, struct fslab_manifest **out)
+{
+	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_IMPORT);
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!m || fslab_manifest_set_words(&m->command, &m->n_command, (size_t)o->argc,
+					   (const char *const *)o->argv) < 0) {
+		fslab_manifest_free(m);
+		return -ENOMEM;
+	}
+	snprintf(m->fslab_version, sizeof(m->fslab_version), "%s", FSLAB_VERSION);
+	gmtime_r(&now, &tm);
+	strftime(m->imported_at, sizeof(m->imported_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	m->cache = o->cache;
+	m->trials = 1;
+	*out = m;
+	return 0;
+}
+
+/* The manifest this import writes: the existing one (or a new one) with
+ * the filesystem's entry replaced.  Returns 0 or -errno with err set. */
+static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *shown,
+		       struct fslab_manifest **out, char *err, size_t errlen)
+{
+	char e1[4 * PATH_MAX + 8];
+	struct fslab_manifest_fs *f;
+	int fd = fslab_manifest_open_at(dfd), r, i;
+
+	*out = NULL;
 	rp_esc(shown, e1, sizeof(e1));
 	if (fd >= 0) {
-		struct stat st;
-		ssize_t got = 0;
-
-		if (fstat(fd, &st) < 0 || st.st_size > (16 << 20)) {
-			close(fd);
-			snprintf(err, errlen, "%s: cannot read it or larger than 16 MiB; import into another directory",
-				 e1);
-			*rc = -EINVAL;
-			return NULL;
-		}
-		text = malloc((size_t)st.st_size + 1);
-		if (text)
-			got = read(fd, text, (size_t)st.st_size);
+		r = ex_manifest_load(o, fd, e1, out, err, errlen);
 		close(fd);
-		if (!text || got != st.st_size) {
-			free(text);
-			snprintf(err, errlen, "%s: cannot read", e1);
-			*rc = -EIO;
-			return NULL;
-		}
-		text[got] = '\0';
-		m = json_tokener_parse(text);
-		free(text);
-		const char *from = NULL, *cache = NULL;
-		json_object *v;
-		if (m && json_object_is_type(m, json_type_object)) {
-			if (json_object_object_get_ex(m, "imported_from", &v))
-				from = json_object_get_string(v);
-			if (json_object_object_get_ex(m, "cache_mode", &v))
-				cache = json_object_get_string(v);
-		}
-		if (!from || strcmp(from, "iozone") != 0) {
-			json_object_put(m);
-			snprintf(err, errlen, "%s was not written by fslab import; it is left as it is: import into another (new or empty) directory",
-				 e1);
-			*rc = -EEXIST;
-			return NULL;
-		}
-		if (!cache || strcmp(cache, fslab_cache_mode_to_string(o->cache)) != 0) {
-			snprintf(err, errlen, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
-				 e1, cache ? cache : "(none)", fslab_cache_mode_to_string(o->cache));
-			json_object_put(m);
-			*rc = -EEXIST;
-			return NULL;
-		}
 	} else if (fd == -ENOENT) {
-		json_object *cmd = json_object_new_array();
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-
-		m = json_object_new_object();
-		json_object_object_add(m, "fslab_version", json_object_new_string(FSLAB_VERSION));
-		for (int i = 0; i < o->argc; i++)
-			json_object_array_add(cmd, json_object_new_string(o->argv[i]));
-		json_object_object_add(m, "command", cmd);
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		json_object_object_add(m, "imported_at", json_object_new_string(stamp));
-		json_object_object_add(m, "imported_from", json_object_new_string("iozone"));
-		json_object_object_add(m, "cache_mode",
-				       json_object_new_string(fslab_cache_mode_to_string(o->cache)));
-		json_object_object_add(m, "trials", json_object_new_int(1));
+		r = ex_manifest_new(o, out);
+		if (r < 0)
+			snprintf(err, errlen, "out of memory");
 	} else {
-		r = fd;
 		snprintf(err, errlen, "%s: %s; import into another directory", e1,
-			 r == -ELOOP ? "a symlink, not fslab's manifest"
-			 : r == -EINVAL ? "not a regular file" : strerror(-r));
-		*rc = r == -ELOOP || r == -EINVAL ? -EEXIST : r;
-		return NULL;
+			 fd == -ELOOP ? "a symlink, not fslab's manifest"
+			 : fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		r = fd == -ELOOP || fd == -EINVAL ? -EEXIST : fd;
 	}
-	if (!json_object_object_get_ex(m, "filesystems", &fss) ||
-	    !json_object_is_type(fss, json_type_array)) {
-		fss = json_object_new_array();
-		json_object_object_add(m, "filesystems", fss);
+	if (r < 0)
+		return r;
+	if ((i = fslab_manifest_find_fs(*out, o->fs)) >= 0)
+		fslab_manifest_remove_fs(*out, (size_t)i);
+	if (!(f = fslab_manifest_add_fs(*out))) {
+		snprintf(err, errlen, "%s records %d imports already, the most one directory holds; import into another directory",
+			 e1, FSLAB_MANIFEST_FS_MAX);
+		fslab_manifest_free(*out);
+		*out = NULL;
+		return -E2BIG;
 	}
-	for (size_t i = json_object_array_length(fss); i-- > 0;) {
-		json_object *f = json_object_array_get_idx(fss, i), *nm;
-		if (json_object_object_get_ex(f, "name", &nm) &&
-		    strcmp(json_object_get_string(nm), o->fs) == 0)
-			json_object_array_del_idx(fss, i, 1);
-	}
-	fsobj = json_object_new_object();
-	json_object_object_add(fsobj, "name", json_object_new_string(o->fs));
+	snprintf(f->name, sizeof(f->name), "%s", o->fs);
 	if (fslab_fs_type_from_string(o->fs) != FSLAB_FS_TYPE_INVALID)
-		json_object_object_add(fsobj, "type", json_object_new_string(o->fs));
-	json_object_object_add(fsobj, "iozone_report", json_object_new_string(o->report));
-	json_object_array_add(fss, fsobj);
-	return m;
+		snprintf(f->type, sizeof(f->type), "%s", o->fs);
+	snprintf(f->iozone_report, sizeof(f->iozone_report), "%s", o->report);
+	return 0;
 }
 
 /* The directory of the lab locks (provision/lab.c: LABID.lock, .run,
@@ -165,29 +156,14 @@ static json_object *ex_manifest(const struct fslab_import_opts *o, int dfd, cons
 #define EX_LAB_LOCK_DIR "/run/fslab"
 
 /* Some process holds a lock (flock, POSIX or OFD) on the file st: its pid,
- * else 0. */
+ * -1 when the kernel names none, else 0. */
 static int ex_locked_by(const struct stat *st)
 {
-	char line[256];
-	FILE *f = fopen("/proc/locks", "re");
-	int holder = 0;
+	pid_t pid = 0;
 
-	if (!f)
+	if (fslab_proc_lock_holder(st->st_dev, st->st_ino, FSLAB_PROC_LOCK_ANY, 0, &pid) != 1)
 		return 0;
-	while (!holder && fgets(line, sizeof(line), f)) {
-		unsigned maj, mnr;
-		unsigned long long ino;
-		int pid;
-
-		if (strstr(line, "->") ||
-		    sscanf(line, "%*s %*s %*s %*s %d %x:%x:%llu", &pid, &maj, &mnr, &ino) != 4)
-			continue;
-		if (ino == (unsigned long long)st->st_ino && maj == major(st->st_dev) &&
-		    mnr == minor(st->st_dev))
-			holder = pid > 0 ? pid : -1;
-	}
-	fclose(f);
-	return holder;
+	return pid > 0 ? pid : -1;
 }
 
 /* A lab's lock, lease and log files are no output, not even with --force:
@@ -246,14 +222,72 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 	return 0;
 }
 
+/* Reads and parses the IOzone report; counts its measured and 0 cells. */
+static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone_report *rep,
+			  size_t *ok, size_t *skipped)
+{
+	char *text = NULL, err[8 * PATH_MAX + 1024], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	size_t len = 0;
+	int r;
+
+	rp_esc(o->report, e2, sizeof(e2));
+	r = fslab_read_file(o->report, &text, &len, 256u << 20);
+	if (r < 0) {
+		fslab_error("%s: cannot read: %s", e2, strerror(-r));
+		return r;
+	}
+	r = fslab_iozone_parse(text, len, rep, err, sizeof(err));
+	free(text);
+	if (r < 0) {
+		fslab_error("%s: %s", e2, rp_esc(err, e1, sizeof(e1)));
+		return r;
+	}
+	*ok = *skipped = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		*ok += rep->cells[i].kib_s > 0;
+		*skipped += !(rep->cells[i].kib_s > 0);
+	}
+	return 0;
+}
+
+/* Creates and opens the results directory o->out and checks the names the
+ * import writes (the CSV, the manifest): no lab file, no input, the CSV
+ * only with --force.  Returns the directory fd or -errno (reported). */
+static int ex_open_out(const struct fslab_import_opts *o, const char *name, const char *path,
+		       const char *mpath)
+{
+	const char *inputs[] = { o->report };
+	char e1[4 * PATH_MAX + 8];
+	int r, dfd;
+
+	r = fslab_mkdir_p(o->out, 0755);
+	if (r < 0) {
+		fslab_error("%s: cannot create: %s", rp_esc(o->out, e1, sizeof(e1)), strerror(-r));
+		return r;
+	}
+	dfd = fslab_dir_open(o->out);
+	if (dfd < 0) {
+		fslab_error("%s: cannot open the directory: %s%s", rp_esc(o->out, e1, sizeof(e1)),
+			    strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
+		return dfd;
+	}
+	/* the manifest too must be none of those, even before it is read */
+	if (ex_lab_file_check(dfd, name, path) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force) < 0 ||
+	    ex_lab_file_check(dfd, FSLAB_MANIFEST_NAME, mpath) < 0 ||
+	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, inputs, 1, true) < 0) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
 int fslab_import_iozone(const struct fslab_import_opts *o)
 {
-	struct fslab_iozone_report rep;
-	char *text = NULL, *csv = NULL, err[8 * PATH_MAX + 1024], path[PATH_MAX + 64],
-	     mpath[PATH_MAX + 32], name[FSLAB_FS_NAME_MAX + 8], e1[4 * PATH_MAX + 8],
-	     e2[4 * PATH_MAX + 8];
-	size_t len = 0, csv_len = 0;
-	json_object *m = NULL;
+	struct fslab_iozone_report rep = { 0 };
+	struct fslab_manifest *m = NULL;
+	char *csv = NULL, err[8 * PATH_MAX + 1024], path[PATH_MAX + 64], mpath[PATH_MAX + 32],
+	     name[FSLAB_FS_NAME_MAX + 8], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	size_t csv_len = 0, ok = 0, skipped = 0;
 	int r, dfd = -1, ret = FSLAB_EXIT_USAGE;
 
 	if (!fslab_fs_name_valid(o->fs)) {
@@ -261,52 +295,20 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 			    rp_esc(o->fs, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
-	rp_esc(o->report, e2, sizeof(e2));
-	r = fslab_read_file(o->report, &text, &len, 256u << 20);
-	if (r < 0) {
-		fslab_error("%s: cannot read: %s", e2, strerror(-r));
-		return FSLAB_EXIT_USAGE;
-	}
-	r = fslab_iozone_parse(text, len, &rep, err, sizeof(err));
-	free(text);
-	if (r < 0) {
-		fslab_error("%s: %s", e2, rp_esc(err, e1, sizeof(e1)));
-		return FSLAB_EXIT_USAGE;
-	}
-	size_t ok = 0, skipped = 0;
-	for (size_t i = 0; i < rep.n; i++) {
-		ok += rep.cells[i].kib_s > 0;
-		skipped += !(rep.cells[i].kib_s > 0);
-	}
+	if (ex_read_report(o, &rep, &ok, &skipped) < 0)
+		goto out;
+	ret = FSLAB_EXIT_FAILURE;
 	if (ex_csv_text(&rep, o->fs, o->cache, &csv, &csv_len) < 0) {
 		fslab_error("out of memory");
-		ret = FSLAB_EXIT_FAILURE;
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.csv", o->fs);
 	snprintf(path, sizeof(path), "%s/%s", o->out, name);
-	snprintf(mpath, sizeof(mpath), "%s/manifest.json", o->out);
-	ret = FSLAB_EXIT_FAILURE;
-	r = fslab_mkdir_p(o->out, 0755);
-	if (r < 0) {
-		fslab_error("%s: cannot create: %s", rp_esc(o->out, e1, sizeof(e1)), strerror(-r));
+	snprintf(mpath, sizeof(mpath), "%s/%s", o->out, FSLAB_MANIFEST_NAME);
+	dfd = ex_open_out(o, name, path, mpath);
+	if (dfd < 0)
 		goto out;
-	}
-	dfd = fslab_dir_open(o->out);
-	if (dfd < 0) {
-		fslab_error("%s: cannot open the directory: %s%s", rp_esc(o->out, e1, sizeof(e1)),
-			    strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
-		goto out;
-	}
-	const char *inputs[] = { o->report };
-	if (ex_lab_file_check(dfd, name, path) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force) < 0)
-		goto out;
-	/* the manifest too must be none of those, even before it is read */
-	if (ex_lab_file_check(dfd, "manifest.json", mpath) < 0 ||
-	    rp_output_check(dfd, "manifest.json", mpath, inputs, 1, true) < 0)
-		goto out;
-	m = ex_manifest(o, dfd, mpath, err, sizeof(err), &r);
-	if (!m) {
+	if (ex_manifest(o, dfd, mpath, &m, err, sizeof(err)) < 0) {
 		fslab_error("%s", err);
 		goto out;
 	}
@@ -315,26 +317,19 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 		fslab_error("%s: cannot write: %s", rp_esc(path, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
-	const char *js = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *mtext = NULL;
-	if (asprintf(&mtext, "%s\n", js) < 0) {
-		fslab_error("out of memory");
-		goto out;
-	}
-	r = fslab_write_file_atomic_at(dfd, "manifest.json", mtext, strlen(mtext), 0644);
-	free(mtext);
+	r = fslab_manifest_write_at(dfd, m);
 	if (r < 0) {
 		fslab_error("%s: cannot write: %s", rp_esc(mpath, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	fprintf(stderr, "%s: %s: %zu cells measured, %zu reported as 0 (skipped rows) -> %s\n",
-		fslab_log_prefix(), e2, ok, skipped, rp_esc(path, e1, sizeof(e1)));
+		fslab_log_prefix(), rp_esc(o->report, e2, sizeof(e2)), ok, skipped,
+		rp_esc(path, e1, sizeof(e1)));
 	ret = FSLAB_EXIT_OK;
 out:
 	if (dfd >= 0)
 		close(dfd);
-	json_object_put(m);
+	fslab_manifest_free(m);
 	free(csv);
 	fslab_iozone_report_free(&rep);
 	return ret;
@@ -358,57 +353,63 @@ static int ex_cmp(const void *a, const void *b)
 	return (x->test > y->test) - (x->test < y->test);
 }
 
-int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force)
+/* The rows of a results CSV as sortable keys.  Returns 0 or -errno
+ * (reported). */
+static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
-	struct fslab_iozone_report rep = { 0 };
 	struct ex_key *keys = NULL;
+	char err[PATH_MAX + 512], esc[4 * (PATH_MAX + 512) + 8];
 	size_t n = 0, cap = 0;
-	char err[PATH_MAX + 512], *buf = NULL, esc[4 * (PATH_MAX + 512) + 8];
-	size_t blen = 0;
-	int r, ret = FSLAB_EXIT_USAGE;
+	int r = fslab_results_open(csv, &rd, err, sizeof(err));
 
-	struct stat cst;
-	if (stat(csv, &cst) == 0 && S_ISDIR(cst.st_mode)) {
-		fslab_error("%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
-			    rp_esc(csv, esc, sizeof(esc)), esc);
-		return FSLAB_EXIT_USAGE;
-	}
-	r = fslab_results_open(csv, &rd, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
-		return FSLAB_EXIT_USAGE;
+		return r;
 	}
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
 		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			struct ex_key *nk = realloc(keys, cap * sizeof(*keys));
+			size_t nc = cap ? cap * 2 : 1024;
+			struct ex_key *nk = realloc(keys, nc * sizeof(*keys));
 			if (!nk) {
-				fslab_error("out of memory");
-				ret = FSLAB_EXIT_FAILURE;
-				goto out;
+				r = -ENOMEM;
+				snprintf(err, sizeof(err), "out of memory");
+				break;
 			}
 			keys = nk;
+			cap = nc;
 		}
 		keys[n++] = (struct ex_key){ row.file_kib, row.record_kib, row.test,
 					     row.throughput_kib_s, fslab_result_ok(&row) };
 	}
+	fslab_results_close(rd);
+	if (r == 0 && n == 0) {
+		snprintf(err, sizeof(err), "%s: no rows to export", csv);
+		r = -ENODATA;
+	}
 	if (r < 0) {
 		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
-		goto out;
+		free(keys);
+		return r;
 	}
-	if (n == 0) {
-		fslab_error("%s: no rows to export", rp_esc(csv, esc, sizeof(esc)));
-		goto out;
-	}
-	ret = FSLAB_EXIT_FAILURE;
-	qsort(keys, n, sizeof(*keys), ex_cmp);
+	*out = keys;
+	*n_out = n;
+	return 0;
+}
+
+/* One IOzone cell per file x record x test: the median of its ok trials,
+ * 0 without one.  keys are sorted here.  Returns 0 or -errno (reported). */
+static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab_iozone_report *rep)
+{
+	char esc[4 * PATH_MAX + 8];
 	double *tmp = malloc(n * sizeof(double));
+
 	if (!tmp) {
 		fslab_error("out of memory");
-		goto out;
+		return -ENOMEM;
 	}
+	qsort(keys, n, sizeof(*keys), ex_cmp);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, m = 0;
 		for (; j < n && ex_cmp(&keys[i], &keys[j]) == 0; j++)
@@ -416,61 +417,88 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 				tmp[m++] = keys[j].v;
 		struct fslab_iozone_cell c = { keys[i].file_kib, keys[i].record_kib, keys[i].test,
 					       m ? rp_median(tmp, m) : 0, 0 };
-		if (fslab_iozone_add(&rep, &c) < 0) {
+		if (fslab_iozone_add(rep, &c) < 0) {
 			free(tmp);
 			fslab_error("%s: too many cells", rp_esc(csv, esc, sizeof(esc)));
-			goto out;
+			return -E2BIG;
 		}
 		i = j;
 	}
 	free(tmp);
-	fslab_iozone_sort(&rep);
-	snprintf(rep.command, sizeof(rep.command), "iozone -a (fslab export iozone %.200s)", csv);
-	FILE *f = open_memstream(&buf, &blen);
-	if (!f || fslab_iozone_write(f, &rep, excel) < 0) {
-		if (f)
-			fclose(f);
+	fslab_iozone_sort(rep);
+	snprintf(rep->command, sizeof(rep->command), "iozone -a (fslab export iozone %.200s)", csv);
+	return 0;
+}
+
+/* Writes the report text to out_path atomically (checked like every
+ * output: no lab file, not the input, an existing file only with force).
+ * Returns FSLAB_EXIT_*. */
+static int ex_write_out(const char *csv, const char *out_path, const char *buf, size_t len,
+			bool force)
+{
+	char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
+	const char *inputs[] = { csv };
+	int r, dfd;
+
+	if (rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base)) < 0) {
+		fslab_error("--out %s: give a file name, not a directory", rp_esc(out_path, e1, sizeof(e1)));
+		return FSLAB_EXIT_USAGE;
+	}
+	dfd = fslab_dir_open(dir);
+	if (dfd < 0) {
+		fslab_error("%s: cannot open the directory of --out: %s", rp_esc(dir, e1, sizeof(e1)),
+			    strerror(-dfd));
+		return FSLAB_EXIT_FAILURE;
+	}
+	r = ex_lab_file_check(dfd, base, out_path);
+	if (r == 0)
+		r = rp_output_check(dfd, base, out_path, inputs, 1, force);
+	if (r == 0) {
+		r = fslab_write_file_atomic_at(dfd, base, buf, len, 0644);
+		if (r < 0)
+			fslab_error("%s: cannot write: %s", rp_esc(out_path, e1, sizeof(e1)), strerror(-r));
+	}
+	close(dfd);
+	return r < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+}
+
+int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force)
+{
+	struct fslab_iozone_report rep = { 0 };
+	struct ex_key *keys = NULL;
+	char *buf = NULL, esc[4 * PATH_MAX + 8];
+	size_t n = 0, blen = 0;
+	struct stat cst;
+	FILE *f;
+	int r, ret = FSLAB_EXIT_USAGE;
+
+	if (stat(csv, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+		fslab_error("%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
+			    rp_esc(csv, esc, sizeof(esc)), esc);
+		return FSLAB_EXIT_USAGE;
+	}
+	if ((r = ex_read_rows(csv, &keys, &n)) < 0)
+		return r == -ENOMEM ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+	ret = FSLAB_EXIT_FAILURE;
+	if (ex_cells(csv, keys, n, &rep) < 0)
+		goto out;
+	f = open_memstream(&buf, &blen);
+	if (!f) {
 		fslab_error("out of memory");
 		goto out;
 	}
-	fclose(f);
-	if (out_path) {
-		char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
-		const char *inputs[] = { csv };
-		int dfd;
-
-		r = rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base));
-		if (r < 0) {
-			fslab_error("--out %s: give a file name, not a directory",
-				    rp_esc(out_path, e1, sizeof(e1)));
-			ret = FSLAB_EXIT_USAGE;
-			goto out;
-		}
-		dfd = fslab_dir_open(dir);
-		if (dfd < 0) {
-			fslab_error("%s: cannot open the directory of --out: %s",
-				    rp_esc(dir, e1, sizeof(e1)), strerror(-dfd));
-			goto out;
-		}
-		r = ex_lab_file_check(dfd, base, out_path);
-		if (r == 0)
-			r = rp_output_check(dfd, base, out_path, inputs, 1, force);
-		if (r == 0) {
-			r = fslab_write_file_atomic_at(dfd, base, buf, blen, 0644);
-			if (r < 0)
-				fslab_error("%s: cannot write: %s", rp_esc(out_path, e1, sizeof(e1)),
-					    strerror(-r));
-		}
-		close(dfd);
-		if (r < 0)
-			goto out;
-	} else if (fwrite(buf, 1, blen, stdout) != blen || fflush(stdout) != 0) {
-		fslab_error("cannot write to stdout");
+	/* the memstream's buffer is complete only after fclose */
+	if ((fslab_iozone_write(f, &rep, excel) < 0) | (fclose(f) != 0)) {
+		fslab_error("out of memory");
 		goto out;
 	}
-	ret = FSLAB_EXIT_OK;
+	if (out_path)
+		ret = ex_write_out(csv, out_path, buf, blen, force);
+	else if (fwrite(buf, 1, blen, stdout) != blen || fflush(stdout) != 0)
+		fslab_error("cannot write to stdout");
+	else
+		ret = FSLAB_EXIT_OK;
 out:
-	fslab_results_close(rd);
 	free(keys);
 	free(buf);
 	fslab_iozone_report_free(&rep);
