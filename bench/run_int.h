@@ -1,0 +1,73 @@
+/* fslab run's internals, shared by run.c and the files it is split into
+ * (run_settings.c, run_workdir.c, run_results.c, run_sweep.c, run_cost.c).
+ * Not a contract: other modules use run.h. */
+#ifndef FSLAB_BENCH_RUN_INT_H
+#define FSLAB_BENCH_RUN_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_int.h"
+#include "plan.h"
+#include "progress.h"
+#include "run.h"
+
+struct fslab_lab;
+
+/* Set by SIGINT/SIGTERM: stop after the test in flight.  Set by SIGCONT:
+ * the process was stopped (the pass in flight is redone). */
+extern volatile sig_atomic_t run_stop, run_continued;
+
+/* A user's path or name as it may reach a terminal: control bytes shown
+ * as \xNN.  Four rotating buffers, so one message can hold several. */
+const char *run_esc(const char *s);
+double run_now(void); /* CLOCK_MONOTONIC, seconds */
+/* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
+void run_utc_now(char *buf, size_t len, bool compact);
+
+/* A run context with nothing open yet, and its release. */
+struct fslab_run_ctx *run_ctx_new(void);
+void run_ctx_free(struct fslab_run_ctx *c);
+/* --dir or the lab's filesystems; returns an exit status (FSLAB_EXIT_*). */
+int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
+			 struct fslab_lab **lab);
+
+/* run_settings.c: 0 or -EINVAL, said. */
+int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
+int run_check_resume_opts(const struct fslab_run_opts *o);
+
+/* run_workdir.c: the private directory (fs->work_fd) in fs->path. */
+int run_workdir_create(struct fslab_bench_fs *fs);
+void run_workdir_remove(struct fslab_bench_fs *fs);
+/* cold mode's remount: close the directories, then reopen and check them */
+void run_workdir_release(void *ctx);
+int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen);
+
+/* What the run knows of one filesystem's results. */
+struct run_fs_state {
+	struct fslab_done_set done;
+	struct fslab_resume_csv csv; /* --resume: the checked CSV */
+};
+
+/* run_results.c: the results directory of a new run (made, locked,
+ * marked), or of a resumed one (checked before anything changes). */
+int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
+int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir);
+int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan,
+			  struct run_fs_state *fst);
+int run_marker_record_csvs(const struct fslab_run_ctx *c);
+
+/* run_sweep.c */
+double run_cell_work(const struct fslab_sweep_cell *cell); /* relative cost, for the ETA */
+int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst);
+int run_close_csvs(struct fslab_run_ctx *c);
+int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,
+	      struct fslab_progress *prog, bool *failed);
+
+/* run_cost.c: the progress ETA seeded from the device probes. */
+void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+		  struct fslab_progress *prog);
+
+#endif

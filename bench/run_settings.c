@@ -1,0 +1,201 @@
+/* fslab run's settings: the sweep (preset < sweep file < options), its
+ * checks, the trials (fixed or --until-ci), the label; and what --resume
+ * refuses (it continues with the recorded settings). */
+#include "run_int.h"
+
+#include "log.h"
+#include "size.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool run_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
+{
+	char err[512], *text = NULL, *full = NULL;
+	size_t len;
+	struct fslab_spec spec;
+	int r;
+
+	r = fslab_read_file(path, &text, &len, 1 << 20);
+	if (r < 0) {
+		fslab_error("--sweep %s: cannot read: %s", path, strerror(-r));
+		return r;
+	}
+	/* A sweep file may hold only [sweep]; the parser wants a layout, so a
+	 * placeholder one is added for parsing (it is not used). */
+	if (!strstr(text, "[fs ")) {
+		if (asprintf(&full, "%s\n[fs placeholder]\ntype = ext4\nsize = 16M\n", text) < 0) {
+			free(text);
+			return -ENOMEM;
+		}
+	}
+	r = fslab_spec_parse_string(full ? full : text, path, &spec, err, sizeof(err));
+	free(full);
+	if (r < 0) {
+		fslab_error("%s", err);
+		free(text);
+		return r;
+	}
+	fslab_sweep_merge(&c->sweep, &spec.sweep);
+	c->spec_text = text;
+	snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", path);
+	return 0;
+}
+
+/* The sweep: the preset, then a sweep file, then the options, each over
+ * the one before. */
+static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	const char *preset = o->preset ? o->preset : FSLAB_PRESET_DEFAULT;
+	struct fslab_sweep_spec *s = &c->sweep;
+
+	if (fslab_sweep_preset(preset, s) < 0) {
+		fslab_error("--sweep '%s': not a preset (lab, quick, seed) and not a file", preset);
+		return -EINVAL;
+	}
+	c->preset = strcmp(preset, "quick") == 0 ? "quick"
+		    : strcmp(preset, FSLAB_PRESET_DEFAULT) == 0 ? FSLAB_PRESET_DEFAULT : "seed";
+	if (o->sweep_file && run_load_sweep_file(c, o->sweep_file) < 0)
+		return -EINVAL;
+	if (o->tests)
+		s->tests = o->tests;
+	if (o->file_min) {
+		s->file_min = o->file_min;
+		s->file_max = o->file_max;
+	}
+	if (o->record_min) {
+		s->record_min = o->record_min;
+		s->record_max = o->record_max;
+	}
+	if (o->cache != FSLAB_CACHE_MODE_INVALID)
+		s->cache = o->cache;
+	if (o->trials)
+		s->trials = o->trials;
+	if (o->seed_set)
+		s->seed = o->seed;
+	if (o->keep_small_records_set)
+		s->keep_small_records = o->keep_small_records;
+	return 0;
+}
+
+/* The grid must have cells: sizes that double from a power of two, a
+ * record no smaller than 4K and no larger than the largest file. */
+static int run_check_grid(const struct fslab_sweep_spec *s)
+{
+	char a[32], b[32], x[32], y[32];
+
+	if (!run_is_pow2(s->file_min) || !run_is_pow2(s->file_max) || !run_is_pow2(s->record_min) ||
+	    !run_is_pow2(s->record_max)) {
+		fslab_error("file and record sizes must be powers of two (the sweep doubles): files %s-%s, records %s-%s",
+			    fslab_size_format(s->file_min, a, sizeof(a)),
+			    fslab_size_format(s->file_max, b, sizeof(b)),
+			    fslab_size_format(s->record_min, x, sizeof(x)),
+			    fslab_size_format(s->record_max, y, sizeof(y)));
+		return -EINVAL;
+	}
+	if (s->record_min < 4 * FSLAB_KiB) {
+		fslab_error("the smallest record is 4K (got %s)", fslab_size_format(s->record_min, a, sizeof(a)));
+		return -EINVAL;
+	}
+	if (s->record_min > s->file_max) {
+		fslab_error("the smallest record (%s) is larger than the largest file (%s): no cell to run",
+			    fslab_size_format(s->record_min, a, sizeof(a)),
+			    fslab_size_format(s->file_max, b, sizeof(b)));
+		return -EINVAL;
+	}
+	if (s->tests == 0) {
+		fslab_error("no test selected");
+		return -EINVAL;
+	}
+	if (s->trials < 1 || s->trials > FSLAB_TRIALS_MAX) {
+		fslab_error("--trials must be 1 to %d", FSLAB_TRIALS_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* How many trials: fixed, or --until-ci's minimum..maximum. */
+static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	struct fslab_sweep_spec *s = &c->sweep;
+
+	c->until_ci_pct = o->until_ci_pct;
+	/* The default preset repeats each cell until its interval is narrow,
+	 * unless the cache mode or the trials were chosen (flags or the sweep
+	 * file): `--cache warm --trials 1` is the old single warm pass. */
+	if (strcmp(c->preset, FSLAB_PRESET_DEFAULT) == 0 && !o->trials && c->until_ci_pct <= 0 &&
+	    !o->max_trials && o->cache == FSLAB_CACHE_MODE_INVALID &&
+	    !(s->set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE))) {
+		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
+		c->max_trials = FSLAB_DEFAULT_MAX_TRIALS;
+	}
+	if (c->until_ci_pct < 0 || c->until_ci_pct > 100) {
+		fslab_error("--until-ci %g: give a percentage above 0 and at most 100", c->until_ci_pct);
+		return -EINVAL;
+	}
+	if (c->until_ci_pct <= 0) {
+		if (o->max_trials) {
+			fslab_error("--max-trials goes with --until-ci PCT");
+			return -EINVAL;
+		}
+		c->max_trials = s->trials;
+		return 0;
+	}
+	if (s->trials < 2)
+		s->trials = 2; /* a confidence interval needs two samples */
+	c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
+	if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
+		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
+			    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --label: a name for the host in reports. */
+static int run_settings_label(struct fslab_run_ctx *c, const char *label)
+{
+	size_t n = strlen(label);
+
+	if (n == 0 || n >= sizeof(c->label) ||
+	    strspn(label, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n ||
+	    label[0] == '-') {
+		fslab_error("--label '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+			    label, sizeof(c->label) - 1);
+		return -EINVAL;
+	}
+	snprintf(c->label, sizeof(c->label), "%s", label);
+	return 0;
+}
+
+int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	if (run_settings_sweep(c, o) < 0 || run_check_grid(&c->sweep) < 0 || run_settings_trials(c, o) < 0)
+		return -EINVAL;
+	c->io_mode = o->io_mode;
+	c->sync_policy = o->sync_policy;
+	c->latency = o->latency;
+	if (o->label && run_settings_label(c, o->label) < 0)
+		return -EINVAL;
+	c->no_device_probe = o->no_device_probe;
+	c->probe_bytes = o->probe_bytes;
+	return 0;
+}
+
+int run_check_resume_opts(const struct fslab_run_opts *o)
+{
+	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
+	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
+	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy || o->latency ||
+	    o->preset || o->label) {
+		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out, --label and --until-ci options");
+		return -EINVAL;
+	}
+	return 0;
+}

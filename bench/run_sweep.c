@@ -1,0 +1,559 @@
+/* The sweep:
+ *
+ *   for trial in 1..T                       (outside the filesystem loop)
+ *     for fs in shuffle(filesystems, seed, trial)
+ *       for (file, record) in plan          (IOzone's order)
+ *         fslab_cell_run(): the 13 tests, one CSV row appended and
+ *         flushed after each
+ *
+ * A cell (fs, test, file, record, trial) already in the CSV is skipped
+ * (--resume); with --until-ci, trials go on past the minimum until every
+ * test's interval is narrow enough.  SIGINT/SIGTERM stop after the test in
+ * flight; a test timed across a SIGSTOP is run again (SIGCONT says the
+ * process was stopped). */
+#include "run_int.h"
+
+#include "engine.h"
+#include "log.h"
+#include "results.h"
+#include "sweep_stats.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+/* The flag of a row whose test was run again because the process was
+ * stopped (SIGSTOP) while the first pass was timed. */
+#define REDONE_FLAG "redone-stopped"
+
+static uint64_t run_splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* The filesystem order of one trial: a function of (seed, trial) only, so
+ * a resumed run visits them in the same order. */
+static void run_fs_order(const struct fslab_run_ctx *c, unsigned trial, size_t *order)
+{
+	uint64_t s = c->sweep.seed * UINT64_C(1000003) + trial;
+
+	for (size_t i = 0; i < c->n_fs; i++)
+		order[i] = i;
+	if (!c->sweep.shuffle)
+		return;
+	for (size_t i = c->n_fs; i > 1; i--) {
+		size_t j = (size_t)(run_splitmix(&s) % i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+struct run_group_ctx {
+	struct fslab_run_ctx *c;
+	struct fslab_bench_fs *fs;
+	struct run_fs_state *fst;
+	struct fslab_progress *prog;
+	const struct fslab_sweep_cell *cell;
+	unsigned trial;
+	bool failed;
+};
+
+/* Relative cost of one test of a cell, for the ETA: the bytes moved plus
+ * a per-call cost (a 4 KiB record costs about as much again in calls). */
+double run_cell_work(const struct fslab_sweep_cell *cell)
+{
+	return (double)cell->file_bytes + 4096.0 * (double)(cell->file_bytes / cell->record_bytes);
+}
+
+static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache,
+		     enum fslab_test t, double tp, char *flag, size_t len)
+{
+	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
+	double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
+
+	flag[0] = '\0';
+	/* dev: the fastest of the probes, an upper bound on the device */
+	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev)
+		snprintf(flag, len, "page-cache");
+	/* direct mode: the stdio tests ran buffered (IOzone -I does the same) */
+	if (cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO))
+		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
+	if (fs->fuse)
+		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
+}
+
+/* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */
+static const char *run_vanished_why(int r)
+{
+	if (r == -ENODEV)
+		return "its disk is gone";
+	if (r == -EROFS)
+		return "it went read-only";
+	if (r == -ENOENT || r == -ESTALE)
+		return "unmounted?";
+	return strerror(-r);
+}
+
+static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
+			  const struct fslab_test_outcome *o)
+{
+	struct fslab_bench_fs *fs = g->fs;
+	struct fslab_result_row row;
+	struct fslab_progress_item it;
+	int vr;
+
+	memset(&row, 0, sizeof(row));
+	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
+	row.test = t;
+	row.file_kib = g->cell->file_bytes / 1024;
+	row.record_kib = g->cell->record_bytes / 1024;
+	row.trial = g->trial;
+	row.cache = g->c->sweep.cache;
+	row.elapsed_s = -1;
+	row.latency = g->c->latency;
+	row.lat_p50_us = o->has_latency ? o->lat_p50_us : -1;
+	row.lat_p99_us = o->has_latency ? o->lat_p99_us : -1;
+	row.lat_max_us = o->has_latency ? o->lat_max_us : -1;
+	switch (o->status) {
+	case FSLAB_OUTCOME_OK:
+		row.throughput_kib_s = o->throughput_kib_s;
+		row.elapsed_s = o->elapsed_s;
+		snprintf(row.status, sizeof(row.status), "ok");
+		run_flag(fs, g->c->sweep.cache, t, o->throughput_kib_s, row.flag, sizeof(row.flag));
+		fs->cells_ok++;
+		break;
+	case FSLAB_OUTCOME_SKIPPED:
+		snprintf(row.status, sizeof(row.status), "skipped: %s", o->reason);
+		fs->cells_skipped++;
+		break;
+	default:
+		/* A test that failed because its filesystem went away counts as
+		 * vanished, so --resume runs it again. */
+		if (!fs->vanished && (vr = fslab_fsinfo_check(fs)) < 0) {
+			fs->vanished = true;
+			fslab_progress_clear(g->prog);
+			fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+				    fs->name, run_esc(fs->path), run_vanished_why(vr));
+		}
+		if (fs->vanished && strncmp(o->reason, FSLAB_VANISHED_STATUS + 8,
+					    strlen(FSLAB_VANISHED_STATUS + 8)) != 0)
+			snprintf(row.status, sizeof(row.status), "%s (during the test: %.180s)",
+				 FSLAB_VANISHED_STATUS, o->reason);
+		else
+			snprintf(row.status, sizeof(row.status), "failed: %s",
+				 o->reason[0] ? o->reason : "unknown error");
+		fs->cells_failed++;
+		g->failed = true;
+		break;
+	}
+	if (o->status != FSLAB_OUTCOME_OK && fs->fuse)
+		snprintf(row.flag, sizeof(row.flag), "fuse");
+	if (o->redone)
+		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%s" REDONE_FLAG,
+			 row.flag[0] ? ";" : "");
+	if (o->redone_slow)
+		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%sredone-slow",
+			 row.flag[0] ? ";" : "");
+	if (fslab_results_write_row(fs->csv, &row) < 0 || fflush(fs->csv) != 0) {
+		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(errno));
+		g->failed = true;
+		run_stop = 1;
+	}
+	fslab_done_add(&g->fst->done, t, row.file_kib, row.record_kib, row.trial,
+		       o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
+	if (o->status == FSLAB_OUTCOME_FAILED)
+		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->name,
+			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
+			    (unsigned long long)row.record_kib, g->trial, row.status);
+	fslab_progress_add_work(g->prog, run_cell_work(g->cell));
+	it = (struct fslab_progress_item){
+		.filesystem = fs->name,
+		.test = fslab_test_to_string(t),
+		.file_bytes = g->cell->file_bytes,
+		.record_bytes = g->cell->record_bytes,
+		.throughput_kib_s = o->status == FSLAB_OUTCOME_OK ? o->throughput_kib_s : -1,
+	};
+	fslab_progress_step(g->prog, 1, &it);
+}
+
+static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
+{
+	run_write_row(ctx, t, o);
+}
+
+/* A pass that took more than FSLAB_DISTURBED_FACTOR x the median time of
+ * the same test's earlier trials of this file x record cell was disturbed:
+ * the engine runs it again.  Times compare as throughputs (same bytes). */
+static bool run_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
+{
+	struct run_group_ctx *g = ctx;
+	double samples[FSLAB_TRIALS_MAX], median, tp;
+	size_t n;
+
+	n = fslab_done_samples(&g->fst->done, t, g->cell->file_bytes / 1024,
+			       g->cell->record_bytes / 1024, samples, FSLAB_TRIALS_MAX);
+	if (n == 0 || elapsed_s <= 0)
+		return false;
+	median = fslab_median(samples, n);
+	tp = (double)g->cell->file_bytes / 1024.0 / elapsed_s;
+	return median > 0 && tp * FSLAB_DISTURBED_FACTOR < median;
+}
+
+/* --until-ci: has every test of this file x record cell converged? */
+static bool run_group_converged(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
+				const struct fslab_sweep_cell *cell)
+{
+	double samples[FSLAB_TRIALS_MAX];
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		if (!(c->sweep.tests & (1u << t)))
+			continue;
+		size_t n = fslab_done_samples(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024,
+					      samples, FSLAB_TRIALS_MAX);
+		if (n == 0)
+			continue; /* never ok (failed or skipped): repeating will not help */
+		if (!fslab_ci_within(samples, n, c->until_ci_pct))
+			return false;
+	}
+	return true;
+}
+
+/* Tests of one file x record cell still to run in a trial. */
+static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
+			       const struct fslab_sweep_cell *cell, unsigned trial)
+{
+	unsigned mask = 0;
+
+	if (c->until_ci_pct > 0 && trial > c->sweep.trials && run_group_converged(c, d, cell))
+		return 0;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if ((c->sweep.tests & (1u << t)) &&
+		    !fslab_done_has(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024, trial))
+			mask |= 1u << t;
+	return mask;
+}
+
+static double run_work_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
+			    const struct fslab_plan *plan, unsigned trial)
+{
+	double w = 0;
+
+	for (size_t f = 0; f < c->n_fs; f++)
+		for (size_t i = 0; i < plan->n; i++)
+			w += run_cell_work(&plan->cells[i]) *
+			     __builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+	return w;
+}
+
+static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
+			       const struct fslab_plan *plan, unsigned trial)
+{
+	uint64_t n = 0;
+
+	for (size_t f = 0; f < c->n_fs; f++)
+		for (size_t i = 0; i < plan->n; i++)
+			n += (uint64_t)__builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+	return n;
+}
+
+/* The CSVs, ready to append to: on resume the ones run_resume_check
+ * validated (now cut or rewritten as it found necessary), else new files
+ * created O_EXCL in the results directory (a name already taken, a symlink
+ * included, is refused, never written through). */
+int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
+{
+	char name[FSLAB_FS_NAME_MAX + 8], err[512];
+	struct stat st;
+	int r, fd;
+
+	for (size_t i = 0; i < c->n_fs; i++) {
+		struct fslab_bench_fs *fs = &c->fs[i];
+
+		snprintf(name, sizeof(name), "%s.csv", fs->name);
+		r = fslab_resume_apply(c->out_fd, fs->name, &fst[i].csv, err, sizeof(err));
+		if (r < 0) {
+			fslab_error("%s/%s", run_esc(c->out_dir), err);
+			return r;
+		}
+		fd = fst[i].csv.fd;
+		fst[i].csv.fd = -1;
+		if (fd < 0) {
+			fd = fslab_create_at(c->out_fd, name, O_WRONLY | O_APPEND, 0644);
+			if (fd < 0)
+				return fslab_error_errno(fd, "cannot create %s/%s%s", run_esc(c->out_dir), name,
+							 fd == -EEXIST ? " (something took that name since the run checked)" : "");
+		} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND) < 0) {
+			r = -errno;
+			close(fd);
+			return fslab_error_errno(r, "%s/%s", run_esc(c->out_dir), name);
+		}
+		fs->csv = fdopen(fd, "a");
+		if (!fs->csv) {
+			r = -errno;
+			close(fd);
+			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
+		}
+		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
+			if (fslab_results_write_header_ex(fs->csv, c->latency) < 0 || fflush(fs->csv) != 0)
+				return fslab_error_errno(errno, "cannot write %s/%s", run_esc(c->out_dir), name);
+		}
+	}
+	return 0;
+}
+
+/* The end of a run: each CSV flushed, fsync'ed and closed, then the
+ * results directory fsync'ed (the names of the CSVs and the manifest in
+ * it), each checked: rows lost on their way to the disk make a failed
+ * run, never a quiet one.  0 or the first -errno, said. */
+int run_close_csvs(struct fslab_run_ctx *c)
+{
+	int ret = 0, r;
+
+	for (size_t i = 0; i < c->n_fs; i++) {
+		struct fslab_bench_fs *fs = &c->fs[i];
+
+		if (!fs->csv)
+			continue;
+		r = 0;
+		if (fflush(fs->csv) != 0 || fsync(fileno(fs->csv)) < 0)
+			r = -errno;
+		if (fclose(fs->csv) != 0 && r == 0)
+			r = -errno;
+		fs->csv = NULL;
+		if (r < 0 && ret == 0)
+			ret = r;
+		if (r < 0)
+			fslab_error_errno(r, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir), fs->name);
+	}
+	/* EINVAL: a filesystem that cannot sync a directory (nothing to wait for) */
+	if (c->out_fd >= 0 && fsync(c->out_fd) < 0 && errno != EINVAL) {
+		r = fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
+				      run_esc(c->out_dir));
+		if (ret == 0)
+			ret = r;
+	}
+	return ret;
+}
+
+/* What the sweep carries from cell to cell. */
+struct run_sweep_state {
+	struct fslab_bench_buffers buf; /* sized for cur_record */
+	uint64_t cur_record;
+	double session_start, wall_before;
+	struct fslab_progress *prog;
+	bool *failed;
+};
+
+/* The same outcome as a row for each test in mask (a cell not run). */
+static void run_write_rows(struct run_group_ctx *g, unsigned mask, const struct fslab_test_outcome *o)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (mask & (1u << t))
+			run_write_row(g, t, o);
+}
+
+/* A cell that is not run: its filesystem vanished (its rows say so, and
+ * --resume runs them), or direct mode on a FUSE mount.  True when the cell
+ * is done with. */
+static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
+{
+	struct fslab_run_ctx *c = g->c;
+	struct fslab_bench_fs *fs = g->fs;
+	const bool extra = g->trial > c->sweep.trials; /* --until-ci's trials */
+	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
+	int vr = -ENOENT;
+
+	if (!fs->vanished && (fs->work_fd < 0 || (vr = fslab_fsinfo_check(fs)) < 0)) {
+		fs->vanished = true;
+		fslab_progress_clear(g->prog);
+		fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+			    fs->name, run_esc(fs->path), run_vanished_why(vr));
+	}
+	if (fs->vanished) {
+		if (extra)
+			return true; /* nothing to sample */
+		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_STATUS + strlen("failed: "));
+		run_write_rows(g, mask, &o);
+		g->failed = true;
+		return true;
+	}
+	if (!fs->fuse || c->sweep.cache != FSLAB_CACHE_DIRECT)
+		return false;
+	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
+	 * daemon (fusefat) still reads and writes the device through the page
+	 * cache, so the figures would not be the device's.  fusefat also fails
+	 * O_DIRECT reads inside a file's last cluster with EPERM.  Say so
+	 * rather than measure it. */
+	if (!extra) {
+		o.status = FSLAB_OUTCOME_SKIPPED;
+		snprintf(o.reason, sizeof(o.reason),
+			 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
+		run_write_rows(g, mask, &o);
+	}
+	return true;
+}
+
+/* Record buffers for the cell's record size (kept while it stays). */
+static int run_buffers_for(struct run_sweep_state *sw, uint64_t record_bytes)
+{
+	if (sw->cur_record == record_bytes)
+		return 0;
+	fslab_bench_buffers_free(&sw->buf);
+	sw->cur_record = 0;
+	if (fslab_bench_buffers_alloc(&sw->buf, record_bytes) < 0)
+		return fslab_error_errno(ENOMEM, "cannot allocate %llu bytes of record buffers",
+					 (unsigned long long)record_bytes * 2);
+	sw->cur_record = record_bytes;
+	return 0;
+}
+
+/* One file x record cell of one trial on fs: the tests in mask, one row
+ * each.  0, or -ENOMEM (the sweep stops). */
+static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct fslab_bench_fs *fs,
+		     struct run_fs_state *fs_st, const struct fslab_sweep_cell *cell, unsigned mask,
+		     unsigned trial)
+{
+	struct run_group_ctx g = {
+		.c = c, .fs = fs, .fst = fs_st, .prog = sw->prog, .cell = cell, .trial = trial,
+	};
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+	struct fslab_cell_times times;
+	double g0 = run_now();
+	int r;
+
+	if (run_group_not_run(&g, mask)) {
+		if (g.failed)
+			*sw->failed = true;
+		return 0;
+	}
+	r = run_buffers_for(sw, cell->record_bytes);
+	if (r < 0)
+		return r;
+	struct fslab_cell engine_cell = {
+		.dir_fd = fs->work_fd,
+		.name = TESTFILE_NAME,
+		.file_bytes = cell->file_bytes,
+		.record_bytes = cell->record_bytes,
+		.tests = mask,
+		.cache = c->sweep.cache,
+		.io = (enum fslab_io_mode)c->io_mode,
+		.sync = (enum fslab_sync_policy)c->sync_policy,
+		/* a lab partition's block device (state); --dir: none known,
+		 * syncfs only */
+		.device = fs->part ? fs->part->device : NULL,
+		.ops = &fslab_io_posix,
+		.drop_cache = fslab_cache_drop,
+		.drop_ctx = &fs->cache,
+		.on_test = run_on_test,
+		.on_test_ctx = &g,
+		.stop = &run_stop,
+		.continued = &run_continued,
+		.disturbed = run_disturbed,
+		.latency = c->latency,
+		.disturbed_ctx = &g,
+	};
+	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
+	fs->timed_s += times.timed_s;
+	fs->untimed_io_s += times.untimed_io_s;
+	fs->cache_drop_s += times.cache_drop_s;
+	fs->wall_s += run_now() - g0;
+	if (g.failed)
+		*sw->failed = true;
+	return 0;
+}
+
+/* One filesystem's cells of one trial, then the manifest brought up to
+ * date (checked: --resume trusts it) and a line of progress. */
+static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
+			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
+{
+	struct fslab_bench_fs *fs = &c->fs[fi];
+	uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
+	double fs_start = run_now();
+	bool ran = false;
+	int r;
+
+	for (size_t i = 0; i < plan->n && !run_stop; i++) {
+		unsigned mask = run_group_todo(c, &fs_st->done, &plan->cells[i], trial);
+
+		if (!mask)
+			continue;
+		ran = true;
+		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
+		if (r < 0)
+			return r;
+	}
+	if (!ran)
+		return 0;
+	c->wall_s = sw->wall_before + (run_now() - sw->session_start);
+	r = fslab_manifest_write(c);
+	if (r < 0) {
+		fslab_progress_clear(sw->prog);
+		fslab_error("cannot update %s/manifest.json: %s; the run goes on, but --resume may redo cells",
+			    run_esc(c->out_dir), strerror(-r));
+		*sw->failed = true;
+	}
+	if (!fslab_progress_is_tty(sw->prog))
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s",
+				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
+				    (unsigned long long)(fs->cells_ok - before_ok),
+				    (unsigned long long)(fs->cells_failed - before_failed),
+				    run_now() - fs_start);
+	return 0;
+}
+
+static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_fs_state *fst)
+{
+	uint64_t done = 0;
+
+	for (size_t f = 0; f < c->n_fs; f++)
+		done += fst[f].done.n;
+	return done;
+}
+
+/* The progress totals at the start of a trial: this trial's work and the
+ * minimum trials' still to come.  False when --until-ci has nothing left
+ * (every cell converged). */
+static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
+			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog)
+{
+	uint64_t todo = run_count_todo(c, fst, plan, trial), later = 0, done = run_count_done(c, fst);
+	double work;
+
+	if (todo == 0 && trial > c->sweep.trials)
+		return false;
+	work = run_work_todo(c, fst, plan, trial);
+	for (unsigned t = trial + 1; t <= c->sweep.trials; t++) {
+		later += run_count_todo(c, fst, plan, t);
+		work += run_work_todo(c, fst, plan, t);
+	}
+	fslab_progress_set_total(prog, done + todo + later, done);
+	fslab_progress_set_work(prog, work, 0);
+	return true;
+}
+
+int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
+	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
+{
+	struct run_sweep_state sw = {
+		.session_start = run_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
+	};
+	size_t order[FSLAB_MAX_FS];
+	int r = 0;
+
+	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
+		if (!run_trial_progress(c, fst, plan, trial, prog))
+			break; /* --until-ci: everything converged */
+		run_fs_order(c, trial, order);
+		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
+			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+	}
+	fslab_bench_buffers_free(&sw.buf);
+	c->wall_s = sw.wall_before + (run_now() - sw.session_start);
+	return r;
+}
