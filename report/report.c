@@ -96,9 +96,65 @@ static int rpt_write_marker(int tfd)
 	return r;
 }
 
-/* 1: the directory open as ofd is an fslab report; 0: it is empty;
- * -EEXIST: neither (why in why). */
-static int rpt_is_report(int ofd, char *why, size_t whylen)
+/* 1: the directory open as dfd is empty; 0: it is not; or -errno. */
+static int rpt_dir_empty(int dfd)
+{
+	int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *dh = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+	int empty = 1;
+
+	if (!dh) {
+		int r = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return r;
+	}
+	while ((de = readdir(dh)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			empty = 0;
+	closedir(dh);
+	return empty;
+}
+
+/* May the marker (st) in the directory (ds) be believed: a regular file
+ * with one link, it and the directory owned by root or us?  Else why. */
+static bool rpt_marker_trusted(const struct stat *ds, const struct stat *st, char *why,
+			       size_t whylen)
+{
+	if (ds->st_uid != 0 && ds->st_uid != geteuid()) {
+		snprintf(why, whylen, "the directory belongs to uid %u", (unsigned)ds->st_uid);
+		return false;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "its %s is not a regular file%s", RPT_MARKER,
+			 S_ISLNK(st->st_mode) ? " (a symlink)" : "");
+		return false;
+	}
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(why, whylen, "its %s belongs to uid %u, not to root or uid %u", RPT_MARKER,
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+		return false;
+	}
+	if (st->st_nlink != 1) {
+		snprintf(why, whylen, "its %s has %u hard links (fslab writes it with one: a link to another report's marker proves nothing)",
+			 RPT_MARKER, (unsigned)st->st_nlink);
+		return false;
+	}
+	return true;
+}
+
+/* What stands at --out. */
+enum rpt_out {
+	RPT_OUT_NONE,   /* nothing: the new report is renamed there */
+	RPT_OUT_REPORT, /* an earlier report fslab wrote: replaced, then removed */
+	RPT_OUT_EMPTY,  /* an empty directory: replaced, then rmdir'ed */
+};
+
+/* Is the directory open as ofd one fslab may replace?  RPT_OUT_REPORT
+ * (it holds this directory's marker) or RPT_OUT_EMPTY; -EEXIST when it
+ * is neither (why in why), another negative errno when it cannot tell. */
+static int rpt_out_dir_kind(int ofd, char *why, size_t whylen)
 {
 	struct stat st, ds;
 	char *text = NULL;
@@ -109,44 +165,13 @@ static int rpt_is_report(int ofd, char *why, size_t whylen)
 	if (fstat(ofd, &ds) < 0)
 		return -errno;
 	if (fstatat(ofd, RPT_MARKER, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		int dup_fd = fcntl(ofd, F_DUPFD_CLOEXEC, 0);
-		DIR *dh = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-		struct dirent *de;
-		bool empty = true;
-
-		if (!dh) {
-			if (dup_fd >= 0)
-				close(dup_fd);
-			return -errno;
-		}
-		while ((de = readdir(dh)))
-			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-				empty = false;
-		closedir(dh);
-		if (empty)
-			return 0;
-		snprintf(why, whylen, "it is not empty and has no %s marker", RPT_MARKER);
-		return -EEXIST;
+		r = rpt_dir_empty(ofd);
+		if (r == 0)
+			snprintf(why, whylen, "it is not empty and has no %s marker", RPT_MARKER);
+		return r < 0 ? r : r ? RPT_OUT_EMPTY : -EEXIST;
 	}
-	if (ds.st_uid != 0 && ds.st_uid != geteuid()) {
-		snprintf(why, whylen, "the directory belongs to uid %u", (unsigned)ds.st_uid);
+	if (!rpt_marker_trusted(&ds, &st, why, whylen))
 		return -EEXIST;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "its %s is not a regular file%s", RPT_MARKER,
-			 S_ISLNK(st.st_mode) ? " (a symlink)" : "");
-		return -EEXIST;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(why, whylen, "its %s belongs to uid %u, not to root or uid %u", RPT_MARKER,
-			 (unsigned)st.st_uid, (unsigned)geteuid());
-		return -EEXIST;
-	}
-	if (st.st_nlink != 1) {
-		snprintf(why, whylen, "its %s has %u hard links (fslab writes it with one: a link to another report's marker proves nothing)",
-			 RPT_MARKER, (unsigned)st.st_nlink);
-		return -EEXIST;
-	}
 	fd = fslab_open_regular_at(ofd, RPT_MARKER, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(why, whylen, "its %s cannot be opened: %s", RPT_MARKER, strerror(-fd));
@@ -174,15 +199,16 @@ static int rpt_is_report(int ofd, char *why, size_t whylen)
 			 RPT_MARKER, dev, ino, (unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino);
 		goto out;
 	}
-	r = 1;
+	r = RPT_OUT_REPORT;
 out:
 	free(text);
 	return r;
 }
 
-/* Checks what stands at base in pfd: 0 nothing, 1 a report (identity in
- * id), 2 an empty directory (identity in id), else an error printed. */
-static int rpt_check_out(int pfd, const char *base, const char *shown, struct fslab_file_id *id)
+/* What stands at base in pfd (enum rpt_out), its identity in id; or, with
+ * the error printed, a negative errno (-EEXIST: something fslab must not
+ * replace). */
+static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fslab_file_id *id)
 {
 	char why[256], e1[4 * PATH_MAX + 8];
 	struct stat st;
@@ -190,8 +216,8 @@ static int rpt_check_out(int pfd, const char *base, const char *shown, struct fs
 
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
-			return 0;
-		return fslab_error_errno(errno, "--out %s: %m", rp_esc(shown, e1, sizeof(e1)));
+			return RPT_OUT_NONE;
+		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
 	}
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
 		fslab_error("--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
@@ -200,10 +226,10 @@ static int rpt_check_out(int pfd, const char *base, const char *shown, struct fs
 	}
 	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
-		return fslab_error_errno(errno, "--out %s: %m", rp_esc(shown, e1, sizeof(e1)));
+		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
 	r = fslab_file_id_of_fd(ofd, id);
 	if (r == 0)
-		r = rpt_is_report(ofd, why, sizeof(why));
+		r = rpt_out_dir_kind(ofd, why, sizeof(why));
 	close(ofd);
 	if (r == -EEXIST) {
 		fslab_error("--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
@@ -211,11 +237,12 @@ static int rpt_check_out(int pfd, const char *base, const char *shown, struct fs
 		return r;
 	}
 	if (r < 0)
-		return fslab_error_errno(r, "--out %s: %s", rp_esc(shown, e1, sizeof(e1)), strerror(-r));
-	return r == 1 ? 1 : 2;
+		return fslab_error_errno(r, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+	return r;
 }
 
-static bool rpt_id_at(int pfd, const char *name, const struct fslab_file_id *id)
+/* Is the entry name in pfd still the directory whose identity is id? */
+static bool rpt_same_dir(int pfd, const char *name, const struct fslab_file_id *id)
 {
 	struct stat st;
 
@@ -223,25 +250,50 @@ static bool rpt_id_at(int pfd, const char *name, const struct fslab_file_id *id)
 	       st.st_dev == id->dev && st.st_ino == id->ino;
 }
 
+/* No atomic exchange on this filesystem: moves the old report at base
+ * aside as old, then the new one (tname) in; the old one goes back on
+ * failure.  0 or a negative errno (printed). */
+static int rpt_swap_by_renames(int pfd, const char *tname, const char *base, const char *e1,
+			       const struct fslab_file_id *id, char *old, size_t oldlen)
+{
+	if (snprintf(old, oldlen, "%s.old", tname) >= (int)oldlen)
+		return -ENAMETOOLONG;
+	if (renameat2(pfd, base, pfd, old, RENAME_NOREPLACE) < 0)
+		return fslab_error_errno(errno, "cannot move the earlier report %s aside", e1);
+	if (!rpt_same_dir(pfd, old, id)) {
+		renameat2(pfd, old, pfd, base, RENAME_NOREPLACE);
+		fslab_error("%s changed while the report was written; nothing replaced", e1);
+		return -ESTALE;
+	}
+	if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0) {
+		int r = fslab_error_errno(errno, "cannot rename the new report to %s", e1);
+		if (renameat2(pfd, old, pfd, base, RENAME_NOREPLACE) < 0)
+			fslab_error("and cannot put the earlier report back: %m");
+		return r;
+	}
+	return 0;
+}
+
 /* Puts the finished temporary directory tname (in pfd) at base, replacing
- * an earlier report or an empty directory there.  The old one is removed
- * only when it is still the directory that was checked. */
+ * an earlier report or an empty directory there, and removes the old one
+ * (rmdir for an empty directory, the whole tree for a report).  The old
+ * one is removed only when it is still the directory that was checked. */
 static int rpt_replace(int pfd, const char *tname, const char *base, const char *shown)
 {
 	struct fslab_file_id id;
 	char e1[4 * PATH_MAX + 8], old[NAME_MAX + 1];
-	int kind = rpt_check_out(pfd, base, shown, &id);
+	int kind = rpt_out_kind(pfd, base, shown, &id), r;
 
 	rp_esc(shown, e1, sizeof(e1));
 	if (kind < 0)
 		return kind;
-	if (kind == 0) {
+	if (kind == RPT_OUT_NONE) {
 		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0)
-			return fslab_error_errno(errno, "cannot rename the new report to %s: %m", e1);
+			return fslab_error_errno(errno, "cannot rename the new report to %s", e1);
 		return 0;
 	}
 	if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) == 0) {
-		if (!rpt_id_at(pfd, tname, &id)) {
+		if (!rpt_same_dir(pfd, tname, &id)) {
 			/* something else was put at --out meanwhile: give it back */
 			if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) < 0)
 				fslab_error("and cannot swap it back: %m");
@@ -249,37 +301,22 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 			return -ESTALE;
 		}
 		snprintf(old, sizeof(old), "%s", tname);
-	} else {
-		/* no atomic exchange on this filesystem: move the old report
-		 * aside, then the new one in; the old one comes back on failure */
-		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return fslab_error_errno(errno, "cannot replace %s with the new report: %m", e1);
-		if (snprintf(old, sizeof(old), "%s.old", tname) >= (int)sizeof(old))
-			return -ENAMETOOLONG;
-		if (renameat2(pfd, base, pfd, old, RENAME_NOREPLACE) < 0)
-			return fslab_error_errno(errno, "cannot move the earlier report %s aside: %m", e1);
-		if (!rpt_id_at(pfd, old, &id)) {
-			renameat2(pfd, old, pfd, base, RENAME_NOREPLACE);
-			fslab_error("%s changed while the report was written; nothing replaced", e1);
-			return -ESTALE;
-		}
-		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0) {
-			int r = fslab_error_errno(errno, "cannot rename the new report to %s: %m", e1);
-			if (renameat2(pfd, old, pfd, base, RENAME_NOREPLACE) < 0)
-				fslab_error("and cannot put the earlier report back: %m");
-			return r;
-		}
+	} else if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+		return fslab_error_errno(errno, "cannot replace %s with the new report", e1);
+	} else if ((r = rpt_swap_by_renames(pfd, tname, base, e1, &id, old, sizeof(old))) < 0) {
+		return r;
 	}
-	int r = kind == 1 ? fslab_remove_tree_at(pfd, old, &id)
-			  : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
+	r = kind == RPT_OUT_REPORT ? fslab_remove_tree_at(pfd, old, &id)
+				   : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
 	if (r < 0)
 		fslab_error("warning: the earlier report, moved aside as %s beside %s, was not removed: %s",
 			    old, e1, strerror(-r));
 	return 0;
 }
 
-static int rpt_text(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
-		    char **buf, size_t *len)
+/* The text report into a malloc'd buffer. */
+static int rpt_text_render(const struct fslab_report_opts *o, const struct rp_data *d,
+			   unsigned tests, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 
@@ -301,8 +338,10 @@ static int rpt_text(const struct fslab_report_opts *o, const struct rp_data *d, 
 	return 0;
 }
 
-static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
-		     const char *text, size_t text_len, const char *tmp)
+/* Everything in the report directory but its marker, into tmp: the plots,
+ * report.html, report.txt (text) and report.json. */
+static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_data *d,
+			   unsigned tests, const char *text, size_t text_len, const char *tmp)
 {
 	char pdir[PATH_MAX + 128], p[PATH_MAX + 160];
 	struct rp_plots plots;
@@ -310,7 +349,7 @@ static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d,
 
 	snprintf(pdir, sizeof(pdir), "%s/plots", tmp);
 	if (mkdir(pdir, 0755) < 0)
-		return fslab_error_errno(errno, "%s: cannot create: %m", pdir);
+		return fslab_error_errno(errno, "%s: cannot create", pdir);
 	r = rp_plots_draw(d, pdir, o->plots, tests, o->compare_record_kib, &plots);
 	if (r < 0) {
 		rp_plots_free(&plots);
@@ -323,7 +362,7 @@ static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d,
 	snprintf(p, sizeof(p), "%s/report.txt", tmp);
 	r = fslab_write_file_atomic(p, text, text_len, 0644);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot write: %s", p, strerror(-r));
+		return fslab_error_errno(r, "%s: cannot write", p);
 	char *js = NULL;
 	size_t js_len = 0;
 	FILE *jf = open_memstream(&js, &js_len);
@@ -338,7 +377,7 @@ static int rpt_build(const struct fslab_report_opts *o, const struct rp_data *d,
 	r = fslab_write_file_atomic(p, js, js_len, 0644);
 	free(js);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot write: %s", p, strerror(-r));
+		return fslab_error_errno(r, "%s: cannot write", p);
 	return 0;
 }
 
@@ -372,93 +411,37 @@ static int rpt_escape_lines(char **buf, size_t *len)
 	return 0;
 }
 
-int fslab_report(const struct fslab_report_opts *o)
+/* The output directory: built in a temporary sibling of --out (default
+ * DIR/report) and renamed into place when complete.  0, or an exit code
+ * with the error printed. */
+static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
+			 const char *text, size_t text_len)
 {
-	struct rp_data *d = calloc(1, sizeof(*d));
-	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_ALL;
 	char out[PATH_MAX], parent[PATH_MAX], base[NAME_MAX + 1], tname[NAME_MAX + 1],
-	     tmp[PATH_MAX], e1[4 * PATH_MAX + 8], *text = NULL;
+		tmp[PATH_MAX], e1[4 * PATH_MAX + 8];
 	struct fslab_file_id tid, oid;
-	size_t text_len = 0;
 	int r, pfd = -1, tfd = -1, ret = FSLAB_EXIT_FAILURE;
 
-	if (!d)
-		return FSLAB_EXIT_FAILURE;
-	if (o->n_dirs == 0 || o->n_dirs > FSLAB_REPORT_MAX_DIRS) {
-		fslab_error("give 1 to %d results directories", FSLAB_REPORT_MAX_DIRS);
-		free(d);
-		return FSLAB_EXIT_USAGE;
-	}
-	if (o->claims && o->n_dirs < 2) {
-		fslab_error("--claims needs the warm run and at least one honest run: WARM_DIR HONEST_DIR...");
-		free(d);
-		return FSLAB_EXIT_USAGE;
-	}
-	r = rp_load(d, o->dirs, o->n_dirs);
-	if (r < 0) {
-		ret = (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
-		goto done;
-	}
-	for (size_t i = 1; o->claims && i < d->n_runs; i++)
-		if (strcmp(d->runs[i].cache, "warm") == 0) {
-			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
-				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
-			ret = FSLAB_EXIT_USAGE;
-			goto done;
-		}
-	if (rp_summary_build(d, tests) < 0) {
-		fslab_error("out of memory");
-		goto done;
-	}
-	if (rpt_text(o, d, tests, &text, &text_len) < 0 || rpt_escape_lines(&text, &text_len) < 0) {
-		fslab_error("out of memory");
-		goto done;
-	}
-	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
-		FILE *to = o->text_out ? o->text_out : stdout;
-		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
-			fslab_error("cannot write the JSON report: %m");
-			goto done;
-		}
-		ret = FSLAB_EXIT_OK;
-		goto done;
-	}
-	if (o->format != FSLAB_REPORT_FORMAT_HTML) {
-		FILE *to = o->text_out ? o->text_out : stdout;
-		if (fwrite(text, 1, text_len, to) != text_len || fflush(to) != 0) {
-			fslab_error("cannot write the text report: %m");
-			goto done;
-		}
-	}
-	if (o->format == FSLAB_REPORT_FORMAT_TEXT) {
-		ret = FSLAB_EXIT_OK;
-		goto done;
-	}
-
-	if (o->out)
-		snprintf(out, sizeof(out), "%s", o->out);
-	else
-		snprintf(out, sizeof(out), "%s/report", o->dirs[0]);
+	snprintf(out, sizeof(out), "%s%s", o->out ? o->out : o->dirs[0], o->out ? "" : "/report");
 	rp_esc(out, e1, sizeof(e1));
 	if (rp_split_path(out, parent, sizeof(parent), base, sizeof(base)) < 0) {
 		fslab_error("--out %s: give a directory name (not / . or ..)", e1);
-		ret = FSLAB_EXIT_USAGE;
-		goto done;
+		return FSLAB_EXIT_USAGE;
 	}
 	r = fslab_mkdir_p(parent, 0755);
 	if (r < 0) {
 		fslab_error("%s: cannot create the parent of --out %s: %s",
 			    rp_esc(parent, tmp, sizeof(tmp)), e1, strerror(-r));
-		goto done;
+		return FSLAB_EXIT_FAILURE;
 	}
 	pfd = fslab_dir_open(parent);
 	if (pfd < 0) {
 		fslab_error("%s: cannot open the parent of --out: %s%s", rp_esc(parent, tmp, sizeof(tmp)),
 			    strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
-		goto done;
+		return FSLAB_EXIT_FAILURE;
 	}
 	/* refuse early, before the plots are drawn; checked again at the end */
-	if (rpt_check_out(pfd, base, out, &oid) < 0)
+	if (rpt_out_kind(pfd, base, out, &oid) < 0)
 		goto done;
 	tfd = fslab_mkdtemp_at(pfd, ".fslab-report.tmp-", tname, sizeof(tname));
 	if (tfd < 0) {
@@ -474,8 +457,7 @@ int fslab_report(const struct fslab_report_opts *o)
 		fslab_error("--out %s: path too long", e1);
 		goto done;
 	}
-	r = rpt_build(o, d, tests, text, text_len, tmp);
-	if (r < 0)
+	if (rpt_write_files(o, d, tests, text, text_len, tmp) < 0)
 		goto done;
 	r = rpt_write_marker(tfd);
 	if (r < 0) {
@@ -498,8 +480,82 @@ done:
 		close(tfd);
 		fslab_remove_tree_at(pfd, tname, &tid);
 	}
-	if (pfd >= 0)
-		close(pfd);
+	close(pfd);
+	return ret;
+}
+
+/* Loads the directories and checks what --claims needs of them: 0, or an
+ * exit code with the error printed. */
+static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
+{
+	char e1[4 * PATH_MAX + 8];
+	int r;
+
+	if (o->n_dirs == 0 || o->n_dirs > FSLAB_REPORT_MAX_DIRS) {
+		fslab_error("give 1 to %d results directories", FSLAB_REPORT_MAX_DIRS);
+		return FSLAB_EXIT_USAGE;
+	}
+	if (o->claims && o->n_dirs < 2) {
+		fslab_error("--claims needs the warm run and at least one honest run: WARM_DIR HONEST_DIR...");
+		return FSLAB_EXIT_USAGE;
+	}
+	r = rp_load(d, o->dirs, o->n_dirs);
+	if (r < 0)
+		return (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+	for (size_t i = 1; o->claims && i < d->n_runs; i++)
+		if (strcmp(d->runs[i].cache, "warm") == 0) {
+			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
+				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
+			return FSLAB_EXIT_USAGE;
+		}
+	return 0;
+}
+
+/* The JSON (--format json) or the text report to text_out (stdout). */
+static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
+		     const char *text, size_t text_len)
+{
+	FILE *to = o->text_out ? o->text_out : stdout;
+
+	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
+		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
+			fslab_error("cannot write the JSON report: %m");
+			return FSLAB_EXIT_FAILURE;
+		}
+		return 0;
+	}
+	if (fwrite(text, 1, text_len, to) != text_len || fflush(to) != 0) {
+		fslab_error("cannot write the text report: %m");
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int fslab_report(const struct fslab_report_opts *o)
+{
+	struct rp_data *d = calloc(1, sizeof(*d));
+	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_ALL;
+	char *text = NULL;
+	size_t text_len = 0;
+	int ret;
+
+	if (!d)
+		return FSLAB_EXIT_FAILURE;
+	ret = rpt_load(o, d);
+	if (ret != 0)
+		goto done;
+	ret = FSLAB_EXIT_FAILURE;
+	if (rp_summary_build(d, tests) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
+	    rpt_escape_lines(&text, &text_len) < 0) {
+		fslab_error("out of memory");
+		goto done;
+	}
+	if (o->format != FSLAB_REPORT_FORMAT_HTML && (ret = rpt_print(o, d, tests, text, text_len)) != 0)
+		goto done;
+	if (o->format == FSLAB_REPORT_FORMAT_JSON || o->format == FSLAB_REPORT_FORMAT_TEXT)
+		goto done;
+	ret = rpt_write_dir(o, d, tests, text, text_len);
+done:
 	free(text);
 	rp_free(d);
 	free(d);
