@@ -11,11 +11,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static char *tmpdir;
 
@@ -102,8 +106,23 @@ START_TEST(missing_program_is_enoent_before_anything_runs)
 }
 END_TEST
 
+/* Does posix_spawn here return the exec's error?  glibc does (the child
+ * shares the parent's memory until the exec); under valgrind, which runs
+ * that child as a plain fork, the child only exits 127. */
+static bool spawn_reports_exec_errors(void)
+{
+	char *const argv[] = { "fslab-probe", NULL };
+	pid_t pid;
+
+	if (posix_spawn(&pid, "/nonexistent/fslab-probe", NULL, NULL, argv, environ) != 0)
+		return true;
+	waitpid(pid, NULL, 0);
+	return false;
+}
+
 /* A file that is executable but no program: the child could not become
- * it, reported as exit 127 with the reason. */
+ * it, reported as exit 127 with the reason (where the C library tells
+ * the reason: see spawn_reports_exec_errors). */
 START_TEST(unexecutable_file_is_exit_127_with_reason)
 {
 	char prog[4100], log[4100], *text;
@@ -116,6 +135,8 @@ START_TEST(unexecutable_file_is_exit_127_with_reason)
 	ck_assert_int_eq(chmod(prog, 0755), 0);
 	ck_assert_int_eq(fslab_exec_run(argv, log, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 127);
+	if (!spawn_reports_exec_errors())
+		return;
 	ck_assert_msg(strstr(res.stderr_tail, "cannot execute"), "tail: %s", res.stderr_tail);
 	ck_assert_msg(strstr(res.stderr_tail, "not-a-program"), "tail: %s", res.stderr_tail);
 	text = read_text(log);
