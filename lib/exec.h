@@ -1,7 +1,11 @@
-/* Running external programs (mkfs, fusefat, gnuplot): fork + execv with an
- * argv array, never a shell.  The child's stdout and stderr are appended to a
- * log file; the tail of stderr is kept so a failure can be shown to the
- * user. */
+/* Running external programs (mkfs, fusefat, gnuplot): posix_spawn with an
+ * argv array, never a shell; everything the child gets is prepared before
+ * it exists, so no code of fslab's runs between fork and exec and calls
+ * from several threads are safe.  The child's stdout and stderr are
+ * appended to a log file; the tail of stderr is kept so a failure can be
+ * shown to the user.  A child that cannot enter its directory or execute
+ * its program exits 127, saying why ("cannot change to DIR: ...",
+ * "cannot execute PROG: ...") in the tail and the log. */
 #ifndef FSLAB_EXEC_H
 #define FSLAB_EXEC_H
 
