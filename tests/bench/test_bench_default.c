@@ -164,21 +164,12 @@ START_TEST(default_run_is_cold_repeated_and_rarely_flagged)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("bench_default");
-	TCase *tc = tcase_create("default");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("bench_default");
+	TCase *tc = ft_tcase(s, "default", FT_EXT_LAB);
 
-	if (geteuid() != 0)
-		return 77;
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, default_run_is_cold_repeated_and_rarely_flagged);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -1639,13 +1639,11 @@ START_TEST(planted_symlink_is_not_followed)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("bench_engine");
-	TCase *tc = tcase_create("engine");
-	TCase *tp = tcase_create("plan");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("bench_engine");
+	TCase *tc = ft_tcase(s, "engine", 0);
+	TCase *tp = ft_tcase(s, "plan", 0);
 
 	/* unchecked: runs in the parent, so the temporary directory goes away
 	 * even when a test fails (a failing forked test skips checked teardown) */
@@ -1672,15 +1670,9 @@ int main(void)
 	tcase_add_test(tc, stop_between_tests);
 	tcase_add_test(tc, stopped_pass_is_redone);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
-	suite_add_tcase(s, tc);
 	tcase_add_test(tp, plan_counts);
 	tcase_add_test(tp, plan_bounds);
 	tcase_add_test(tp, confidence_interval);
 	tcase_add_test(tp, progress_eta_starts_from_the_estimate);
-	suite_add_tcase(s, tp);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -978,17 +978,19 @@ START_TEST(fuse_directory_is_flagged)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("bench_run");
-	TCase *tc = tcase_create("run");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("bench_run");
+	TCase *tc = ft_tcase(s, "run", 0);
+	TCase *root = ft_tcase(s, "run_root", FT_ROOT | FT_MKFS_EXT); /* mount a tmpfs or a lab */
+	TCase *fuse = ft_tcase(s, "fuse", FT_ROOT | FT_FUSE | FT_MKFS_ALL);
 
-	tcase_set_timeout(tc, 120);
 	/* unchecked: runs in the parent, so the temporary directory goes away
 	 * even when a test fails (a failing forked test skips checked teardown) */
-	tcase_add_unchecked_fixture(tc, setup, teardown);
+	for (TCase **t = (TCase *[]){ tc, root, fuse, NULL }; *t; t++) {
+		tcase_set_timeout(*t, 120);
+		tcase_add_unchecked_fixture(*t, setup, teardown);
+	}
 	tcase_add_test(tc, csv_and_manifest);
 	tcase_add_test(tc, resume_after_sigkill);
 	tcase_add_test(tc, sigint_stops_after_the_cell);
@@ -1000,21 +1002,11 @@ int main(void)
 	tcase_add_test(tc, sweep_file_then_flags);
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
-	if (geteuid() == 0) { /* these mount a tmpfs; CI runs as root */
-		tcase_add_test(tc, dry_run_refuses_a_plan_too_big);
-		tcase_add_test(tc, cold_tmpfs_falls_back);
-		tcase_add_test(tc, full_filesystem_gives_failed_rows);
-		tcase_add_test(tc, vanished_filesystem_is_skipped_and_resumed);
-		tcase_add_test(tc, lab_run_cold_remount);
-		if (access("/usr/bin/fusefat", X_OK) == 0)
-			tcase_add_test(tc, fuse_directory_is_flagged);
-	}
-	else
-		fprintf(stderr, "not root: the tmpfs tests are skipped\n");
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	tcase_add_test(root, dry_run_refuses_a_plan_too_big);
+	tcase_add_test(root, cold_tmpfs_falls_back);
+	tcase_add_test(root, full_filesystem_gives_failed_rows);
+	tcase_add_test(root, vanished_filesystem_is_skipped_and_resumed);
+	tcase_add_test(root, lab_run_cold_remount);
+	tcase_add_test(fuse, fuse_directory_is_flagged);
+	return ft_suite_run(s, argc, argv);
 }

@@ -209,12 +209,10 @@ START_TEST(mkfs_argv_splits_options_without_a_shell)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("provision plan");
-	TCase *tc = tcase_create("plan");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("provision plan");
+	TCase *tc = ft_tcase(s, "plan", 0);
 
 	tcase_add_test(tc, default_plan_is_the_2023_layout);
 	tcase_add_test(tc, default_image_size_is_100G_plus_2M);
@@ -223,10 +221,5 @@ int main(void)
 	tcase_add_test(tc, too_small_disk_is_enospc_and_named);
 	tcase_add_test(tc, device_naming);
 	tcase_add_test(tc, mkfs_argv_splits_options_without_a_shell);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -401,25 +401,20 @@ START_TEST(t_before_after)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("report_browser");
-	TCase *tc = tcase_create("chromium");
-	SRunner *sr;
+	struct ft_suite *s = ft_suite_new("report_browser");
+	TCase *tc = ft_tcase(s, "chromium", 0);
 	int failed;
 
 	tcase_set_timeout(tc, 280);
 	tcase_add_test(tc, t_report_in_chromium);
 	tcase_add_test(tc, t_interrupted_run);
 	tcase_add_test(tc, t_before_after);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
 	/* no fork: the skip exit must reach ctest */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
+	ft_suite_nofork(s);
+	failed = ft_suite_run(s, argc, argv);
 	if (tmp) /* a failed check jumped past the test's own cleanup */
 		ft_rm_rf(tmp);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return failed;
 }

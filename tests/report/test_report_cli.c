@@ -813,10 +813,10 @@ START_TEST(t_json_and_cli)
 }
 END_TEST
 
-static Suite *suite(void)
+static struct ft_suite *suite(void)
 {
-	Suite *s = suite_create("report_cli");
-	TCase *tc = tcase_create("core");
+	struct ft_suite *s = ft_suite_new("report_cli");
+	TCase *tc = ft_tcase(s, "core", 0);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 240);
@@ -828,17 +828,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
 	tcase_add_test(tc, t_run_rankings_html);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
+	struct ft_suite *s = suite();
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -393,10 +393,10 @@ START_TEST(t_iozone_write_wide_numbers)
 }
 END_TEST
 
-static Suite *suite(void)
+static struct ft_suite *suite(void)
 {
-	Suite *s = suite_create("report_unit");
-	TCase *tc = tcase_create("core");
+	struct ft_suite *s = ft_suite_new("report_unit");
+	TCase *tc = ft_tcase(s, "core", 0);
 
 	tcase_add_test(tc, t_quantiles_match_tables);
 	tcase_add_test(tc, t_median_mean_ci);
@@ -410,18 +410,13 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_iozone_short_rows);
 	tcase_add_test(tc, t_iozone_bad);
 	tcase_add_test(tc, t_iozone_write_wide_numbers);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
+	struct ft_suite *s = suite();
 
 	fixture_path();
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

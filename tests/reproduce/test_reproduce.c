@@ -214,22 +214,14 @@ START_TEST(reproduce_refuses_an_existing_lab)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("reproduce");
-	TCase *tc = tcase_create("reproduce");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("reproduce");
+	TCase *tc = ft_tcase(s, "reproduce", FT_LAB);
 
-	ft_require_root();
 	tcase_set_timeout(tc, 1400);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reproduce_refuses_an_existing_lab);
 	tcase_add_test(tc, reproduce_honest_on_an_image);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ft_suite_run(s, argc, argv);
 }

@@ -110,7 +110,6 @@ START_TEST(teardown_refuses_a_second_loop_on_the_image)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	ck_assert_ptr_nonnull(fp_before);
 	ck_assert_ptr_nonnull(fp_after);
 	tiny_env(&e);
@@ -158,7 +157,6 @@ START_TEST(teardown_does_not_adopt_another_loop)
 	struct ft_output o;
 	uint64_t state_sum;
 
-	ft_require_root();
 	ck_assert_ptr_nonnull(fp_before);
 	ck_assert_ptr_nonnull(fp_after);
 	tiny_env(&e);
@@ -312,7 +310,6 @@ START_TEST(state_forged_by_another_user_is_refused)
 	struct pt_env e;
 	struct victim v;
 
-	ft_require_root();
 	tiny_env(&e);
 	victim_up(&e, &v);
 	forge_state(e.state, &v, "ro,errors=panic");
@@ -332,7 +329,6 @@ START_TEST(state_in_a_shared_directory_is_refused)
 	struct pt_env e;
 	struct victim v;
 
-	ft_require_root();
 	tiny_env(&e);
 	victim_up(&e, &v);
 	snprintf(shared, sizeof(shared), "%s/shared", e.dir);
@@ -375,7 +371,6 @@ START_TEST(state_naming_a_foreign_mount_is_not_used)
 	struct pt_env e;
 	struct victim v;
 
-	ft_require_root();
 	tiny_env(&e);
 	victim_up(&e, &v);
 	forge_state(e.state, &v, "");
@@ -418,7 +413,6 @@ START_TEST(every_name_of_a_lab_takes_the_same_locks)
 	struct ft_output o;
 	struct ft_proc run;
 
-	ft_require_root();
 	tiny_env(&e);
 	lab_up(&e, &c);
 	snprintf(copy, sizeof(copy), "%s/copy.json", e.dir);
@@ -482,7 +476,6 @@ START_TEST(image_another_user_can_write_is_refused)
 	struct ft_output o;
 	uint64_t sum;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(victim, sizeof(victim), "%s/zvictim", e.dir);
 	{
@@ -522,7 +515,6 @@ START_TEST(mount_root_over_the_system_is_refused)
 	struct ft_output o;
 	struct stat sb;
 
-	ft_require_root();
 	tiny_env(&e);
 	if (_i == 2)
 		ck_assert_int_eq(ft_write_file(e.spec, spec_lib), 0);
@@ -547,7 +539,6 @@ START_TEST(non_empty_mount_point_is_refused)
 	struct ft_output o;
 	uint64_t sum;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(mp, sizeof(mp), "%s/ext4", e.mnt);
 	snprintf(keep, sizeof(keep), "%s/keep", mp);
@@ -575,7 +566,6 @@ START_TEST(lab_inside_a_lab_is_refused)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	tiny_env(&e);
 	lab_up(&e, &c);
 	snprintf(inner_root, sizeof(inner_root), "%s/ext4/sub", e.mnt);
@@ -610,7 +600,6 @@ START_TEST(control_bytes_in_paths_are_escaped)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(state, sizeof(state), "%s/st\x1b]0;owned\x07.json", e.dir);
 	snprintf(root, sizeof(root), "%s/m\x1b[2J", e.dir);
@@ -656,7 +645,6 @@ START_TEST(refusals_and_teardown_leave_nothing)
 	struct ft_output o;
 	uint64_t sum;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(notes, sizeof(notes), "%s/notes.txt", e.dir);
 	snprintf(lock, sizeof(lock), "%s.lock", notes);
@@ -697,12 +685,10 @@ START_TEST(refusals_and_teardown_leave_nothing)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust lab 2");
-	TCase *tc = tcase_create("lab2");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("trust lab 2");
+	TCase *tc = ft_tcase(s, "lab2", FT_LAB);
 
 	unsetenv("FSLAB_STATE");
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
@@ -719,10 +705,5 @@ int main(void)
 	tcase_add_test(tc, lab_inside_a_lab_is_refused);
 	tcase_add_test(tc, control_bytes_in_paths_are_escaped);
 	tcase_add_test(tc, refusals_and_teardown_leave_nothing);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -239,25 +239,16 @@ START_TEST(allowed_options_still_set_up)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust_options");
+	struct ft_suite *s = ft_suite_new("trust_options");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
-	ft_require_root();
-	tc = tcase_create("hostile");
+	tc = ft_tcase(s, "hostile", FT_LAB);
 	tcase_add_unchecked_fixture(tc, up, down);
 	tcase_add_test(tc, hostile_options_refused_before_anything);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("allowed");
+	tc = ft_tcase(s, "allowed", FT_LAB);
 	tcase_add_unchecked_fixture(tc, up, down);
 	tcase_add_test(tc, allowed_options_still_set_up);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ft_suite_run(s, argc, argv);
 }

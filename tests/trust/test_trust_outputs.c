@@ -412,12 +412,10 @@ START_TEST(t_text_report_escapes)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust-outputs");
-	TCase *tc = tcase_create("outputs");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("trust-outputs");
+	TCase *tc = ft_tcase(s, "outputs", 0);
 
 	/* unchecked: the directory is removed also after a failed test */
 	tcase_add_unchecked_fixture(tc, setup, teardown);
@@ -429,10 +427,5 @@ int main(void)
 	tcase_add_test(tc, t_export_over_state);
 	tcase_add_test(tc, t_import_foreign_manifest);
 	tcase_add_test(tc, t_text_report_escapes);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -599,14 +599,11 @@ START_TEST(f13_run_dir_name_escaped)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust_outputs2");
-	TCase *tc = tcase_create("outputs2");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("trust_outputs2");
+	TCase *tc = ft_tcase(s, "outputs2", FT_ROOT);
 
-	ft_require_root();
 	tu_dir_fixtures(tc, "fslab-trust-outputs2");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, f2_out_foreign_dir);
@@ -620,10 +617,5 @@ int main(void)
 	tcase_add_test(tc, f16_report_fifo);
 	tcase_add_test(tc, f4_export_over_lab_locks);
 	tcase_add_test(tc, f13_run_dir_name_escaped);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -554,14 +554,11 @@ START_TEST(escape_sequences_in_names)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust_run");
-	TCase *tc = tcase_create("run");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("trust_run");
+	TCase *tc = ft_tcase(s, "run", FT_ROOT);
 
-	ft_require_root();
 	tu_dir_fixtures(tc, "fslab-trust-run");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, planted_symlinks_in_benchmark_dir);
@@ -573,10 +570,5 @@ int main(void)
 	tcase_add_test(tc, sigstop_cell_redone);
 	tcase_add_test(tc, results_modes_under_umask_000);
 	tcase_add_test(tc, escape_sequences_in_names);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -170,12 +170,10 @@ START_TEST(dir_open_refuses_symlink)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("fileutil");
-	TCase *tc = tcase_create("trust");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("fileutil");
+	TCase *tc = ft_tcase(s, "trust", 0);
 
 	tcase_add_test(tc, create_at_refuses_planted_symlink);
 	tcase_add_test(tc, create_at_mode_is_exact_under_any_umask);
@@ -183,10 +181,5 @@ int main(void)
 	tcase_add_test(tc, atomic_write_replaces_link_not_target);
 	tcase_add_test(tc, mkdtemp_private_and_remove_tree_keeps_link_targets);
 	tcase_add_test(tc, dir_open_refuses_symlink);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

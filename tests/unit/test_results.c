@@ -107,21 +107,14 @@ START_TEST(extra_columns_are_tolerated)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("results");
-	TCase *tc = tcase_create("csv");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("results");
+	TCase *tc = ft_tcase(s, "csv", 0);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, write_then_read_back);
 	tcase_add_test(tc, bad_files_name_file_and_line);
 	tcase_add_test(tc, extra_columns_are_tolerated);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ft_suite_run(s, argc, argv);
 }

@@ -74,21 +74,14 @@ START_TEST(format_round_trips)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("size");
-	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("size");
+	TCase *tc = ft_tcase(s, "parse", 0);
 
 	tcase_add_test(tc, accepts_suffixes);
 	tcase_add_test(tc, rejects_malformed);
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, format_round_trips);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ft_suite_run(s, argc, argv);
 }

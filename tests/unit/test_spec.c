@@ -352,12 +352,10 @@ START_TEST(man_page_lists_every_allowed_option)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("spec");
-	TCase *tc = tcase_create("spec");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("spec");
+	TCase *tc = ft_tcase(s, "spec", 0);
 
 	tcase_add_test(tc, default_is_the_2023_layout);
 	tcase_add_test(tc, print_then_parse_round_trips);
@@ -368,10 +366,5 @@ int main(void)
 	tcase_add_test(tc, spec_options_checked_against_the_type);
 	tcase_add_test(tc, printed_options_parse_back);
 	tcase_add_test(tc, man_page_lists_every_allowed_option);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ft_suite_run(s, argc, argv);
 }
