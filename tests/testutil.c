@@ -432,6 +432,7 @@ int ft_write_file(const char *path, const char *text)
 #include <linux/blkpg.h>
 #include <dirent.h>
 #include <sys/mount.h>
+#include <sys/swap.h>
 #include <time.h>
 
 int ft_spawn(const char *const argv[], struct ft_proc *p)
@@ -617,6 +618,25 @@ int ft_loops_under(const char *root)
 
 static void ft_cleanup(const char *root, bool remove);
 
+/* swapoff for each of the loop devices (a failed test's swap on its own
+ * disk would keep the loop device attached). */
+static void ft_swapoff_loops(char loops[][64], int n)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char line[1024], dev[512];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%511s", dev) != 1)
+			continue;
+		for (int i = 0; i < n; i++)
+			if (strncmp(dev, loops[i], strlen(loops[i])) == 0 &&
+			    (dev[strlen(loops[i])] == '\0' || dev[strlen(loops[i])] == 'p'))
+				swapoff(dev);
+	}
+	if (f)
+		fclose(f);
+}
+
 void ft_cleanup_under(const char *root)
 {
 	ft_cleanup(root, true);
@@ -646,6 +666,7 @@ static void ft_cleanup(const char *root, bool remove)
 	}
 	usleep(100000); /* FUSE daemons let go of their devices */
 	n = ft_list_loops_under(root, loops, 64);
+	ft_swapoff_loops(loops, n);
 	for (int i = 0; i < n; i++) {
 		int fd = open(loops[i], O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {

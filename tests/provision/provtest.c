@@ -91,23 +91,10 @@ static int pt_run(struct ft_output *o, const char *first[], size_t nfirst, va_li
 	return ft_run(argv, NULL, o);
 }
 
-int pt_setup_image(struct pt_env *e, struct ft_output *o, ...)
+int pt_setup(struct pt_env *e, const char *dev, struct ft_output *o, ...)
 {
-	const char *first[] = { "setup", "--image", e->image, "--spec", e->spec,
-				"--state", e->state, "--mount-root", e->mnt };
-	va_list ap;
-	int r;
-
-	va_start(ap, o);
-	r = pt_run(o, first, sizeof(first) / sizeof(first[0]), ap);
-	va_end(ap);
-	return r;
-}
-
-int pt_setup_device(struct pt_env *e, const char *dev, struct ft_output *o, ...)
-{
-	const char *first[] = { "setup", "--device", dev, "--spec", e->spec,
-				"--state", e->state, "--mount-root", e->mnt };
+	const char *first[] = { "setup", dev ? "--device" : "--image", dev ? dev : e->image,
+				"--spec", e->spec, "--state", e->state, "--mount-root", e->mnt };
 	va_list ap;
 	int r;
 
@@ -120,6 +107,24 @@ int pt_setup_device(struct pt_env *e, const char *dev, struct ft_output *o, ...)
 int pt_teardown(struct pt_env *e, struct ft_output *o)
 {
 	return ft_fslab(o, "teardown", "--state", e->state, NULL);
+}
+
+void pt_setup_image_ok(struct pt_env *e)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(pt_setup_image(e, &o, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
+}
+
+void pt_teardown_ok(struct pt_env *e)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(pt_teardown(e, &o), 0);
+	pt_assert_result(&o, 0, NULL);
+	ft_output_free(&o);
 }
 
 int pt_blkid_finds_something(const char *dev)

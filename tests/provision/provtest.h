@@ -31,13 +31,15 @@ void pt_suite_teardown(void);
 
 /* A fresh per-test directory with the small spec written to e->spec. */
 void pt_env_init(struct pt_env *e);
-/* fslab setup --image e->image --spec e->spec --state --mount-root, plus
- * extra arguments (NULL-terminated). */
-int pt_setup_image(struct pt_env *e, struct ft_output *o, ...) __attribute__((sentinel));
-/* fslab setup --device dev ... plus extra arguments. */
-int pt_setup_device(struct pt_env *e, const char *dev, struct ft_output *o, ...)
-	__attribute__((sentinel));
+/* fslab setup --device dev (NULL: --image e->image) --spec e->spec
+ * --state --mount-root, plus extra arguments (NULL-terminated). */
+int pt_setup(struct pt_env *e, const char *dev, struct ft_output *o, ...) __attribute__((sentinel));
+#define pt_setup_image(e, o, ...) pt_setup(e, NULL, o, __VA_ARGS__)
+#define pt_setup_device(e, dev, o, ...) pt_setup(e, dev, o, __VA_ARGS__)
 int pt_teardown(struct pt_env *e, struct ft_output *o);
+/* The same, asserting that they succeed (exit 0). */
+void pt_setup_image_ok(struct pt_env *e);
+void pt_teardown_ok(struct pt_env *e);
 /* Asserts nothing of the lab is left: no mount and no loop device below
  * the test dir, no image, no state file, and (when dev is given) blkid
  * finds nothing on dev. */

@@ -31,10 +31,13 @@ START_TEST(unknown_options_and_arguments)
 {
 	static const char *const cmds[] = { "setup", "status", "teardown" };
 	struct ft_output o;
+	struct pt_env e;
+
+	pt_env_init(&e); /* --state and --mount-root: never the defaults */
 
 	for (size_t i = 0; i < 3; i++) {
 		ck_assert_int_eq(ft_fslab(&o, cmds[i], "--bogus", NULL), 0);
-		pt_assert_result(&o, 2, "Usage: fslab");
+		pt_assert_result(&o, 2, "unknown option '--bogus'");
 		ft_output_free(&o);
 		ck_assert_int_eq(ft_fslab(&o, cmds[i], "stray", NULL), 0);
 		pt_assert_result(&o, 2, "unexpected argument 'stray'");
@@ -44,13 +47,15 @@ START_TEST(unknown_options_and_arguments)
 		ck_assert_ptr_nonnull(strstr(o.out, cmds[i]));
 		ft_output_free(&o);
 	}
-	ck_assert_int_eq(ft_fslab(&o, "setup", NULL), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--state", e.state, "--mount-root", e.mnt, NULL), 0);
 	pt_assert_result(&o, 2, "exactly one of --device");
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", "/dev/null", "--image", "/tmp/x", NULL), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", "/dev/null", "--image", "/tmp/x",
+				  "--state", e.state, "--mount-root", e.mnt, NULL), 0);
 	pt_assert_result(&o, 2, "exactly one of --device");
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", "/dev/null", "--size", "1G", NULL), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--device", "/dev/null", "--size", "1G", "--state",
+				  e.state, "--mount-root", e.mnt, NULL), 0);
 	pt_assert_result(&o, 2, "--size is for --image");
 	ft_output_free(&o);
 }
@@ -97,7 +102,7 @@ START_TEST(bad_spec_files)
 	}
 	/* a missing spec file */
 	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--spec", "/nonexistent/spec.ini",
-				  "--state", e.state, NULL),
+				  "--state", e.state, "--mount-root", e.mnt, NULL),
 			 0);
 	pt_assert_result(&o, 2, "/nonexistent/spec.ini");
 	ft_output_free(&o);
@@ -201,8 +206,8 @@ START_TEST(dry_run_changes_nothing)
 	ft_output_free(&o);
 	assert_dir_untouched(&e, NULL);
 	/* the default spec on a default image: 100 GiB + 2 MiB */
-	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--state", e.state, "--dry-run",
-				  NULL),
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--state", e.state, "--mount-root",
+				  e.mnt, "--dry-run", NULL),
 			 0);
 	pt_assert_result(&o, 0, NULL);
 	ck_assert_ptr_nonnull(strstr(o.out, "100.0 GiB"));
@@ -228,12 +233,10 @@ START_TEST(status_and_teardown_without_a_lab)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("provision input");
-	TCase *tc = tcase_create("input");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("provision input");
+	TCase *tc = ft_tcase(s, "input", 0);
 
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
 	tcase_set_timeout(tc, 60);
@@ -245,10 +248,5 @@ int main(void)
 	tcase_add_test(tc, missing_mkfs_names_the_package);
 	tcase_add_test(tc, dry_run_changes_nothing);
 	tcase_add_test(tc, status_and_teardown_without_a_lab);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -17,15 +17,12 @@ static const char *const steps[] = {
 };
 #define N_STEPS (int)(sizeof(steps) / sizeof(steps[0]))
 
-/* Starts setup held at `step`, sends sig, returns setup's output. */
-static void setup_stopped_at(struct pt_env *e, const char *device, const char *step, int sig,
-			     struct ft_output *o)
+/* Starts argv (an fslab command) held at `step` (FSLAB_TEST_PAUSE_AT),
+ * sends sig there, returns the command's output. */
+static void stopped_at(const char *const argv[], const char *step, int sig, struct ft_output *o)
 {
 	struct ft_proc p;
 	char marker[128];
-	const char *argv[] = { ft_fslab_bin(), "setup", device ? "--device" : "--image",
-			       device ? device : e->image, "--spec", e->spec, "--state", e->state,
-			       "--mount-root", e->mnt, "--yes", NULL };
 
 	setenv("FSLAB_TEST_PAUSE_AT", step, 1);
 	ck_assert_int_eq(ft_spawn(argv, &p), 0);
@@ -34,10 +31,21 @@ static void setup_stopped_at(struct pt_env *e, const char *device, const char *s
 	if (ft_proc_wait_for(&p, marker, 60000) != 0) {
 		kill(p.pid, SIGKILL);
 		ft_proc_finish(&p, o);
-		ck_abort_msg("setup never reached %s:\n%s\n%s", step, o->out, o->err);
+		ck_abort_msg("fslab %s never reached %s:\n%s\n%s", argv[1], step, o->out, o->err);
 	}
 	ck_assert_int_eq(kill(p.pid, sig), 0);
 	ck_assert_int_eq(ft_proc_finish(&p, o), 0);
+}
+
+/* Starts setup held at `step`, sends sig, returns setup's output. */
+static void setup_stopped_at(struct pt_env *e, const char *device, const char *step, int sig,
+			     struct ft_output *o)
+{
+	const char *argv[] = { ft_fslab_bin(), "setup", device ? "--device" : "--image",
+			       device ? device : e->image, "--spec", e->spec, "--state", e->state,
+			       "--mount-root", e->mnt, "--yes", NULL };
+
+	stopped_at(argv, step, sig, o);
 }
 
 static void stop_then_teardown(int i, int sig)
@@ -47,7 +55,6 @@ static void stop_then_teardown(int i, int sig)
 	struct stat sb;
 	const char *step = steps[i];
 
-	ft_require_root();
 	pt_env_init(&e);
 	setup_stopped_at(&e, NULL, step, sig, &o);
 	if (sig == SIGKILL) {
@@ -62,9 +69,7 @@ static void stop_then_teardown(int i, int sig)
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
 	pt_assert_result(&o, 1, "setup did not finish");
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 	ck_assert_msg(stat(e.mnt, &sb) != 0, "mount root left after stopping at %s", step);
 }
@@ -91,16 +96,13 @@ START_TEST(sigkill_on_a_device_then_teardown)
 	struct ft_output o;
 	unsigned char *before = malloc(FT_FINGERPRINT_SIZE), *after = malloc(FT_FINGERPRINT_SIZE);
 
-	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
 	ck_assert_int_eq(ft_disk_fingerprint(l.device, before), 0);
 	setup_stopped_at(&e, l.device, dev_steps[_i], SIGKILL, &o);
 	ck_assert_int_eq(o.status, 128 + SIGKILL);
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
 	ck_assert(!pt_blkid_finds_something(l.device));
 	if (_i == 0) {
@@ -124,7 +126,6 @@ START_TEST(teardown_refuses_a_foreign_disk_guid)
 	FILE *f;
 	long n;
 
-	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
 	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
@@ -155,9 +156,7 @@ START_TEST(teardown_refuses_a_foreign_disk_guid)
 	ck_assert_int_eq(ft_mounts_under(e.mnt), 5); /* nothing unmounted either */
 	at[0] = saved;
 	ck_assert_int_eq(ft_write_file(e.state, text), 0);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	ck_assert(!pt_blkid_finds_something(l.device));
 	ft_loop_destroy(&l);
 	free(text);
@@ -174,12 +173,9 @@ START_TEST(teardown_killed_then_run_again)
 	struct pt_env e;
 	struct ft_loop l;
 	struct ft_output o;
-	struct ft_proc p;
-	char marker[128];
 	bool on_device = _i >= 4;
 	const char *step = td_steps[_i % 4];
 
-	ft_require_root();
 	pt_env_init(&e);
 	if (on_device) {
 		ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
@@ -191,23 +187,12 @@ START_TEST(teardown_killed_then_run_again)
 	ft_output_free(&o);
 	{
 		const char *argv[] = { ft_fslab_bin(), "teardown", "--state", e.state, NULL };
-		setenv("FSLAB_TEST_PAUSE_AT", step, 1);
-		ck_assert_int_eq(ft_spawn(argv, &p), 0);
-		unsetenv("FSLAB_TEST_PAUSE_AT");
+
+		stopped_at(argv, step, SIGKILL, &o);
 	}
-	snprintf(marker, sizeof(marker), "paused at %s ", step);
-	if (ft_proc_wait_for(&p, marker, 60000) != 0) {
-		kill(p.pid, SIGKILL);
-		ft_proc_finish(&p, &o);
-		ck_abort_msg("teardown never reached %s:\n%s\n%s", step, o.out, o.err);
-	}
-	kill(p.pid, SIGKILL);
-	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
 	ck_assert_int_eq(o.status, 128 + SIGKILL);
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	if (on_device) {
 		ck_assert_int_eq(ft_mounts_under(e.dir), 0);
 		ck_assert(!pt_blkid_finds_something(l.device));
@@ -217,12 +202,10 @@ START_TEST(teardown_killed_then_run_again)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("provision interrupt");
-	TCase *tc = tcase_create("interrupt");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("provision interrupt");
+	TCase *tc = ft_tcase(s, "interrupt", FT_LAB);
 
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
 	tcase_set_timeout(tc, 120);
@@ -231,10 +214,5 @@ int main(void)
 	tcase_add_loop_test(tc, sigkill_on_a_device_then_teardown, 0, 3);
 	tcase_add_test(tc, teardown_refuses_a_foreign_disk_guid);
 	tcase_add_loop_test(tc, teardown_killed_then_run_again, 0, 8);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

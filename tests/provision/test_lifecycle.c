@@ -65,7 +65,6 @@ START_TEST(image_setup_status_use_teardown)
 	struct stat sb;
 	char err[512];
 
-	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
 	pt_assert_result(&o, 0, NULL);
@@ -115,9 +114,7 @@ START_TEST(image_setup_status_use_teardown)
 	for (int i = 0; i < 5; i++)
 		write_read_back(e.mnt, fs_names[i]);
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 	ck_assert_msg(stat(e.mnt, &sb) != 0, "mount root %s left behind", e.mnt);
 }
@@ -131,7 +128,6 @@ START_TEST(device_setup_teardown_leaves_blank_disk)
 	struct fslab_state st;
 	char err[512];
 
-	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
 	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
@@ -149,9 +145,7 @@ START_TEST(device_setup_teardown_leaves_blank_disk)
 	check_partition_with_blkid(st.partitions[4].device, "btrfs", "btrfs", NULL);
 	write_read_back(e.mnt, "btrfs");
 
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
 	ck_assert_msg(!pt_blkid_finds_something(l.device), "blkid finds something on %s", l.device);
 	/* the partitions are gone from the kernel, the user's loop device stays */
@@ -172,11 +166,8 @@ START_TEST(keep_image_leaves_a_blank_image)
 	struct ft_output o;
 	struct stat sb;
 
-	ft_require_root();
 	pt_env_init(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_setup_image_ok(&e);
 	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", e.state, "--keep-image", NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
@@ -193,9 +184,7 @@ START_TEST(keep_image_leaves_a_blank_image)
 	ck_assert_int_eq(pt_setup_image(&e, &o, "--yes", NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	/* reused, not created: kept */
 	ck_assert_int_eq(stat(e.image, &sb), 0);
 	unlink(e.image);
@@ -209,11 +198,8 @@ START_TEST(status_names_damage)
 	struct ft_output o;
 	char mp[PATH_MAX];
 
-	ft_require_root();
 	pt_env_init(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_setup_image_ok(&e);
 	snprintf(mp, sizeof(mp), "%s/ext2", e.mnt);
 	ck_assert_int_eq(umount(mp), 0);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
@@ -247,9 +233,7 @@ START_TEST(status_names_damage)
 	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
 	pt_assert_result(&o, 1, "already set up");
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
 	pt_assert_result(&o, 1, "no lab");
@@ -263,15 +247,11 @@ END_TEST
 START_TEST(lab_mount_api_remounts_kernel_and_fuse)
 {
 	struct pt_env e;
-	struct ft_output o;
 	struct fslab_state st;
 	char err[512];
 
-	ft_require_root();
 	pt_env_init(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_setup_image_ok(&e);
 	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
 	for (int i = 0; i < 5; i++) {
 		const struct fslab_state_partition *p = &st.partitions[i];
@@ -290,9 +270,7 @@ START_TEST(lab_mount_api_remounts_kernel_and_fuse)
 			ck_assert_int_eq(sb.st_size, 1 << 20);
 		}
 	}
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -326,7 +304,6 @@ START_TEST(failed_mkfs_is_undone_by_teardown)
 	struct ft_output o;
 	char tools[PATH_MAX];
 
-	ft_require_root();
 	pt_env_init(&e);
 	make_tool_dir(&e, tools, sizeof(tools),
 		      "#!/bin/sh\necho 'fake mkfs.xfs: refusing for the test' >&2\nexit 1\n");
@@ -336,9 +313,7 @@ START_TEST(failed_mkfs_is_undone_by_teardown)
 	pt_assert_result(&o, 1, "fake mkfs.xfs: refusing for the test");
 	ck_assert_ptr_nonnull(strstr(o.err, "fslab teardown"));
 	ft_output_free(&o);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -348,7 +323,6 @@ START_TEST(failed_mount_is_undone_by_teardown)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_write_file(e.spec, "[fs ext4]\nsize = 32M\n"
 					       "[fs xfs]\nsize = 300M\nmount_options = logbufs=1\n"),
@@ -358,9 +332,7 @@ START_TEST(failed_mount_is_undone_by_teardown)
 	ck_assert_ptr_nonnull(strstr(o.err, "fslab teardown"));
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 1); /* ext4 made it */
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -370,17 +342,11 @@ END_TEST
 START_TEST(image_deleted_under_the_lab)
 {
 	struct pt_env e;
-	struct ft_output o;
 
-	ft_require_root();
 	pt_env_init(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_setup_image_ok(&e);
 	ck_assert_int_eq(unlink(e.image), 0);
-	ck_assert_int_eq(pt_teardown(&e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_teardown_ok(&e);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 0);
 	pt_assert_nothing_left(&e, NULL);
 }
@@ -396,11 +362,8 @@ START_TEST(image_lab_after_a_reboot)
 	struct fslab_state st;
 	char err[512];
 
-	ft_require_root();
 	pt_env_init(&e);
-	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
+	pt_setup_image_ok(&e);
 	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
 	/* "reboot": everything below the test dir unmounted and detached */
 	ft_cleanup_under_keep(e.dir);
@@ -425,12 +388,10 @@ START_TEST(image_lab_after_a_reboot)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("provision lifecycle");
-	TCase *tc = tcase_create("lifecycle");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("provision lifecycle");
+	TCase *tc = ft_tcase(s, "lifecycle", FT_LAB);
 
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
 	tcase_set_timeout(tc, 120);
@@ -443,10 +404,5 @@ int main(void)
 	tcase_add_test(tc, failed_mount_is_undone_by_teardown);
 	tcase_add_test(tc, image_deleted_under_the_lab);
 	tcase_add_test(tc, image_lab_after_a_reboot);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -60,26 +60,6 @@ static void attach(const char *path, char *dev, size_t len)
 	ft_output_free(&o);
 }
 
-/* fslab setup --image of e's spec, which must succeed. */
-static void setup_ok(struct pt_env *e)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(pt_setup_image(e, &o, NULL), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
-}
-
-/* fslab teardown of e's lab, which must succeed. */
-static void teardown_ok(struct pt_env *e)
-{
-	struct ft_output o;
-
-	ck_assert_int_eq(pt_teardown(e, &o), 0);
-	pt_assert_result(&o, 0, NULL);
-	ft_output_free(&o);
-}
-
 /* A forged state file, as a hostile user would write it. */
 static void write_state(const char *path, int version, const char *phase, const char *disk,
 			const char *image, const char *mount_root, const char *dev1, const char *mp1,
@@ -120,7 +100,6 @@ START_TEST(forged_state_names_a_victim_image)
 	struct ft_output o;
 	struct stat sb;
 
-	ft_require_root();
 	pt_env_init(&e);
 	snprintf(victim, sizeof(victim), "%s/thesis.img", e.dir);
 	snprintf(vdir, sizeof(vdir), "%s/empty-victim-dir", e.dir);
@@ -165,7 +144,6 @@ START_TEST(forged_state_names_a_foreign_mount)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	ck_assert_ptr_nonnull(fp_before);
 	ck_assert_ptr_nonnull(fp_after);
 	pt_env_init(&e);
@@ -290,9 +268,8 @@ START_TEST(state_through_a_symlink_takes_the_same_lock)
 	struct ft_output o;
 	struct ft_proc run;
 
-	ft_require_root();
 	tiny_env(&e);
-	setup_ok(&e);
+	pt_setup_image_ok(&e);
 	snprintf(link, sizeof(link), "%s/link-to-state.json", e.dir);
 	snprintf(out, sizeof(out), "%s/results", e.dir);
 	ck_assert_int_eq(symlink(e.state, link), 0);
@@ -338,9 +315,8 @@ START_TEST(second_run_on_a_running_lab_is_refused)
 	struct ft_output o;
 	struct ft_proc run;
 
-	ft_require_root();
 	tiny_env(&e);
-	setup_ok(&e);
+	pt_setup_image_ok(&e);
 	snprintf(out1, sizeof(out1), "%s/results1", e.dir);
 	snprintf(out2, sizeof(out2), "%s/results2", e.dir);
 	start_run(&run, e.state, out1);
@@ -359,7 +335,7 @@ START_TEST(second_run_on_a_running_lab_is_refused)
 	ck_assert(access(out2, F_OK) != 0);
 	stop_run(&run);
 
-	teardown_ok(&e);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -376,7 +352,6 @@ START_TEST(racing_setups_on_one_image)
 	struct ft_proc loser;
 	uint64_t sum;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(state_b, sizeof(state_b), "%s/state-b.json", e.dir);
 	snprintf(mnt_b, sizeof(mnt_b), "%s/mnt-b", e.dir);
@@ -395,7 +370,7 @@ START_TEST(racing_setups_on_one_image)
 		ck_abort_msg("setup B never reached image-create:\n%s\n%s", o.out, o.err);
 	}
 	/* the winner */
-	setup_ok(&e);
+	pt_setup_image_ok(&e);
 	kill(loser.pid, SIGKILL);
 	ck_assert_int_eq(ft_proc_finish(&loser, &o), 0);
 	ft_output_free(&o);
@@ -414,7 +389,7 @@ START_TEST(racing_setups_on_one_image)
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
 
-	teardown_ok(&e);
+	pt_teardown_ok(&e);
 	unlink(state_b);
 	pt_assert_nothing_left(&e, NULL);
 }
@@ -431,14 +406,13 @@ START_TEST(alias_loop_device_of_a_mounted_lab_is_refused)
 	struct ft_output o;
 	uint64_t sum;
 
-	ft_require_root();
 	ck_assert_ptr_nonnull(fp_before);
 	ck_assert_ptr_nonnull(fp_after);
 	tiny_env(&e);
 	snprintf(state_b, sizeof(state_b), "%s/state-b.json", e.dir);
 	snprintf(mnt_b, sizeof(mnt_b), "%s/mnt-b", e.dir);
 	snprintf(file, sizeof(file), "%s/ext4/thesis.txt", e.mnt);
-	setup_ok(&e);
+	pt_setup_image_ok(&e);
 	ck_assert_int_eq(ft_write_file(file, "chapter 2\n"), 0);
 	sum = tu_file_sum(file);
 	attach(e.image, alias, sizeof(alias));
@@ -459,7 +433,7 @@ START_TEST(alias_loop_device_of_a_mounted_lab_is_refused)
 	ft_output_free(&o);
 	tu_loop_detach(alias);
 
-	teardown_ok(&e);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 	free(fp_before);
 	free(fp_after);
@@ -474,7 +448,6 @@ START_TEST(existing_file_as_image_needs_wipe)
 	struct ft_output o;
 	uint64_t sum;
 
-	ft_require_root();
 	tiny_env(&e);
 	make_victim(e.image, 200 << 20);
 	sum = tu_file_sum(e.image);
@@ -533,7 +506,6 @@ START_TEST(non_root_setup_creates_nothing)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(open_dir, sizeof(open_dir), "%s/world", e.dir);
 	snprintf(image, sizeof(image), "%s/disk.img", open_dir);
@@ -583,7 +555,6 @@ START_TEST(state_inside_a_lab_is_refused)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(state_in, sizeof(state_in), "%s/state.json", e.mnt);
 	{
@@ -597,7 +568,7 @@ START_TEST(state_inside_a_lab_is_refused)
 	ck_assert_int_eq(access(e.mnt, F_OK), -1);
 
 	/* another lab's filesystem */
-	setup_ok(&e);
+	pt_setup_image_ok(&e);
 	snprintf(image_b, sizeof(image_b), "%s/b.img", e.dir);
 	snprintf(state_b, sizeof(state_b), "%s/ext4/b-state.json", e.mnt);
 	snprintf(mnt_b, sizeof(mnt_b), "%s/mnt-b", e.dir);
@@ -612,7 +583,7 @@ START_TEST(state_inside_a_lab_is_refused)
 	ck_assert_int_eq(access(state_b, F_OK), -1);
 	ck_assert_int_eq(ft_loops_under(e.dir), 1);
 
-	teardown_ok(&e);
+	pt_teardown_ok(&e);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -625,7 +596,6 @@ START_TEST(mount_root_under_a_symlinked_parent)
 	struct pt_env e;
 	struct ft_output o;
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(real, sizeof(real), "%s/real", e.dir);
 	snprintf(link, sizeof(link), "%s/link", e.dir);
@@ -648,7 +618,7 @@ START_TEST(mount_root_under_a_symlinked_parent)
 		ft_output_free(&o);
 		free(text);
 	}
-	teardown_ok(&e);
+	pt_teardown_ok(&e);
 	ck_assert_msg(access(made, F_OK) != 0, "teardown left the mount root %s", made);
 	ck_assert_int_eq(access(real, F_OK), 0);
 	pt_assert_nothing_left(&e, NULL);
@@ -684,7 +654,6 @@ START_TEST(teardown_stops_an_orphaned_mkfs)
 	long shell_pid = 0;
 	const char *old_path = getenv("PATH");
 
-	ft_require_root();
 	tiny_env(&e);
 	snprintf(bin, sizeof(bin), "%s/bin", e.dir);
 	snprintf(fake, sizeof(fake), "%s/mkfs.ext4", bin);
@@ -731,12 +700,10 @@ START_TEST(teardown_stops_an_orphaned_mkfs)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("trust lab");
-	TCase *tc = tcase_create("lab");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("trust lab");
+	TCase *tc = ft_tcase(s, "lab", FT_LAB);
 
 	unsetenv("FSLAB_STATE");
 	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
@@ -752,10 +719,5 @@ int main(void)
 	tcase_add_test(tc, state_inside_a_lab_is_refused);
 	tcase_add_test(tc, mount_root_under_a_symlinked_parent);
 	tcase_add_test(tc, teardown_stops_an_orphaned_mkfs);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }
