@@ -11,23 +11,26 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-const char hu_small_spec[] = "[fs a]\n"
-			     "type = ext4\n"
-			     "size = 16M\n"
-			     "[fs b]\n"
-			     "type = ext2\n"
-			     "size = 16M\n"
-			     "[sweep]\n"
-			     "file_sizes = 64K-128K\n"
-			     "record_sizes = 4K-64K\n"
-			     "tests = write,rewrite,read\n"
-			     "trials = 1\n"
-			     "cache = warm\n"
-			     "order = fixed\n";
+const char hu_small_spec[] = HU_EXT_FILESYSTEMS "[sweep]\n"
+					"file_sizes = 64K-128K\n"
+					"record_sizes = 4K-64K\n"
+					"tests = write,rewrite,read\n"
+					"trials = 1\n"
+					"cache = warm\n"
+					"order = fixed\n";
+
+const char hu_long_spec[] = HU_EXT_FILESYSTEMS "[sweep]\n"
+				       "file_sizes = 64K-8M\n"
+				       "record_sizes = 4K-8M\n"
+				       "tests = write,rewrite,read,reread,random_read,random_write\n"
+				       "cache = fsync\n"
+				       "trials = 1\n"
+				       "order = fixed\n";
 
 static void hu_path(char *out, const char *dir, const char *name)
 {
@@ -230,9 +233,43 @@ int hu_image_loops(const char *dir, const char *except, char *first, size_t len)
 	return n;
 }
 
-void hu_lab_destroy(struct hu_lab *l)
+/* Unmounts (lazily) whatever is mounted under the lab's dir or from its
+ * loop device's partitions. */
+static void hu_unmount_lab(const struct hu_lab *l)
 {
 	char devp[80] = "";
+
+	if (l->loop.device[0])
+		snprintf(devp, sizeof(devp), "%sp", l->loop.device);
+	for (int pass = 0; pass < 5; pass++) {
+		char **mps;
+		int n = hu_our_mounts(l->dir, devp, &mps);
+
+		for (int i = 0; i < n; i++) {
+			umount2(mps[i], MNT_DETACH);
+			free(mps[i]);
+		}
+		free(mps);
+		if (n == 0)
+			break;
+		usleep(100000);
+	}
+}
+
+void hu_lab_up(struct hu_lab *l, const char *prefix, uint64_t disk_size, const char *spec_text)
+{
+	int r = hu_lab_create(l, prefix, disk_size, spec_text);
+
+	if (r < 0) {
+		hu_lab_destroy(l);
+		fprintf(stderr, "cannot create the test's lab (temp dir, image, loop device): %s\n",
+			strerror(-r));
+		exit(1);
+	}
+}
+
+void hu_lab_destroy(struct hu_lab *l)
+{
 
 	for (int i = 0; i < HU_MAX_BG; i++) {
 		if (l->bg[i] > 0) {
@@ -245,21 +282,7 @@ void hu_lab_destroy(struct hu_lab *l)
 		return;
 	for (int pass = 0; pass < 3 && hu_scan_procs(0, l->dir, true) > 0; pass++)
 		usleep(200000);
-	if (l->loop.device[0])
-		snprintf(devp, sizeof(devp), "%sp", l->loop.device);
-	for (int pass = 0; pass < 5; pass++) {
-		char **mps;
-		int n = hu_our_mounts(l->dir, devp, &mps);
-
-		for (int i = 0; i < n; i++) {
-			umount2(mps[i], MNT_DETACH);
-			free(mps[i]);
-		}
-		free(mps);
-		if (n == 0)
-			break;
-		usleep(100000);
-	}
+	hu_unmount_lab(l);
 	hu_detach_image_loops(l->dir);
 	ft_loop_destroy(&l->loop);
 	ft_rm_rf(l->dir);
@@ -268,24 +291,10 @@ void hu_lab_destroy(struct hu_lab *l)
 
 int hu_lab_reset(struct hu_lab *l)
 {
-	char devp[80] = "", dir[PATH_MAX];
+	char dir[PATH_MAX];
 
 	hu_scan_procs(0, l->dir, true);
-	if (l->loop.device[0])
-		snprintf(devp, sizeof(devp), "%sp", l->loop.device);
-	for (int pass = 0; pass < 5; pass++) {
-		char **mps;
-		int n = hu_our_mounts(l->dir, devp, &mps);
-
-		for (int i = 0; i < n; i++) {
-			umount2(mps[i], MNT_DETACH);
-			free(mps[i]);
-		}
-		free(mps);
-		if (n == 0)
-			break;
-		usleep(100000);
-	}
+	hu_unmount_lab(l);
 	unlink(l->state);
 	ft_rm_rf(l->mnt);
 	snprintf(dir, sizeof(dir), "%s", l->dir);
@@ -563,44 +572,7 @@ static int hu_wait_end(pid_t pid, int *status)
 	return -ETIMEDOUT;
 }
 
-long hu_trace_count(const char *const argv[], const char *const env[], const char *log_path,
-		    int *status)
-{
-	pid_t pid = hu_trace_start(argv, env, log_path);
-	long n = 0;
-	int inject = 0, r;
-
-	if (pid < 0)
-		return pid;
-	while ((r = hu_trace_step(pid, &inject, status)) == 1)
-		n++;
-	return r < 0 ? r : n;
-}
-
-int hu_trace_kill(const char *const argv[], const char *const env[], const char *log_path,
-		  long at, int sig, int *status)
-{
-	pid_t pid = hu_trace_start(argv, env, log_path);
-	long n = 0;
-	int inject = 0, r;
-
-	if (pid < 0)
-		return pid;
-	while ((r = hu_trace_step(pid, &inject, status)) == 1) {
-		if (++n < at)
-			continue;
-		/* Stopped at the chosen point: the signal is pending when it
-		 * runs on, untraced. */
-		kill(sig == SIGINT ? -pid : pid, sig);
-		ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)inject);
-		r = hu_wait_end(pid, status);
-		/* A SIGKILLed fslab leaves its children (mkfs) running: wait
-		 * for them as a user would before running the next command. */
-		hu_wait_group(pid, 60000);
-		return r < 0 ? r : 1;
-	}
-	return r < 0 ? r : 0;
-}
+const long hu_publish_calls[] = { SYS_rename, SYS_renameat, SYS_renameat2, -1 };
 
 static bool hu_nr_in(long nr, const long *nrs)
 {
@@ -610,14 +582,17 @@ static bool hu_nr_in(long nr, const long *nrs)
 	return false;
 }
 
-/* Runs the tracee to the next entry into one of nrs; 1 there, 0 when it
- * ended, negative errno on error. */
+/* Runs the tracee to the next entry into one of nrs (NULL: to its next
+ * system-call stop); 1 there, 0 when it ended, negative errno on error. */
 static int hu_trace_next_call(pid_t pid, const long *nrs, int *inject, int *status)
 {
 	int r;
 
 	while ((r = hu_trace_step(pid, inject, status)) == 1) {
 		struct __ptrace_syscall_info info;
+
+		if (!nrs)
+			return 1;
 
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0)
 			continue;
@@ -653,32 +628,52 @@ int hu_trace_kill_call(const char *const argv[], const char *const env[], const 
 	while ((r = hu_trace_next_call(pid, nrs, &inject, status)) == 1) {
 		if (++n < occurrence)
 			continue;
+		/* Stopped at the chosen point: the signal is pending when it
+		 * runs on, untraced. */
 		kill(sig == SIGINT ? -pid : pid, sig);
 		ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)inject);
 		r = hu_wait_end(pid, status);
+		/* A SIGKILLed fslab leaves its children (mkfs) running: wait
+		 * for them as a user would before running the next command. */
 		hu_wait_group(pid, 60000);
 		return r < 0 ? r : 1;
 	}
 	return r < 0 ? r : 0;
 }
 
-pid_t hu_trace_hold(const char *const argv[], const char *const env[], const char *log_path,
-		    long nr)
+long hu_trace_count(const char *const argv[], const char *const env[], const char *log_path,
+		    int *status)
+{
+	return hu_trace_count_calls(argv, env, log_path, NULL, status);
+}
+
+int hu_trace_kill(const char *const argv[], const char *const env[], const char *log_path,
+		  long at, int sig, int *status)
+{
+	return hu_trace_kill_call(argv, env, log_path, NULL, at, sig, status);
+}
+
+pid_t hu_trace_hold_call(const char *const argv[], const char *const env[], const char *log_path,
+			 const long *nrs, long occurrence)
 {
 	pid_t pid = hu_trace_start(argv, env, log_path);
+	long n = 0;
 	int inject = 0, status, r;
 
 	if (pid < 0)
 		return pid;
-	while ((r = hu_trace_step(pid, &inject, &status)) == 1) {
-		struct __ptrace_syscall_info info;
-
-		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0)
-			continue;
-		if (info.op == PTRACE_SYSCALL_INFO_ENTRY && (long)info.entry.nr == nr)
+	while ((r = hu_trace_next_call(pid, nrs, &inject, &status)) == 1)
+		if (++n == occurrence)
 			return pid;
-	}
 	return r < 0 ? r : -ESRCH;
+}
+
+pid_t hu_trace_hold(const char *const argv[], const char *const env[], const char *log_path,
+		    long nr)
+{
+	const long nrs[] = { nr, -1 };
+
+	return hu_trace_hold_call(argv, env, log_path, nrs, 1);
 }
 
 int hu_trace_release(pid_t pid)

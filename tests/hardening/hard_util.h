@@ -27,13 +27,21 @@ struct hu_lab {
 	pid_t bg[HU_MAX_BG];
 };
 
-/* The small lab the tests use: two ext filesystems of 16 MiB (mkfs and
- * mount take milliseconds) and a sweep of a few cells. */
+/* The filesystems of the tests' specs: two ext filesystems of 16 MiB
+ * (mkfs and mount take milliseconds), a and b. */
+#define HU_EXT_FILESYSTEMS "[fs a]\ntype = ext4\nsize = 16M\n[fs b]\ntype = ext2\nsize = 16M\n"
+/* The small lab the tests use: those and a sweep of a few cells. */
 extern const char hu_small_spec[];
+/* Those and a sweep long enough (several seconds, fsync cache) to act on
+ * a run while it is going. */
+extern const char hu_long_spec[];
 
 /* Creates dir + image + loop device (disk_size bytes) and writes spec_text
  * (NULL: hu_small_spec) to <dir>/spec.ini.  Returns 0 or -errno. */
 int hu_lab_create(struct hu_lab *l, const char *prefix, uint64_t disk_size, const char *spec_text);
+/* hu_lab_create for an unchecked fixture (runs in the parent process):
+ * exits 1 naming the problem when the lab cannot be made. */
+void hu_lab_up(struct hu_lab *l, const char *prefix, uint64_t disk_size, const char *spec_text);
 /* Kills background processes, unmounts whatever is mounted under dir or
  * from the loop device's partitions, detaches the loop device and removes
  * dir.  Safe on a half-made lab and when called twice. */
@@ -101,12 +109,20 @@ long hu_trace_count_calls(const char *const argv[], const char *const env[], con
 int hu_trace_kill_call(const char *const argv[], const char *const env[], const char *log_path,
 		       const long *nrs, long occurrence, int sig, int *status);
 
+/* rename(2), renameat(2), renameat2(2): the moments a state file or a
+ * manifest is published (a list for the functions above, ended by -1). */
+extern const long hu_publish_calls[];
+
 /* hu_trace_hold: runs argv, stops it at the first entry into system call
  * number nr (e.g. SYS_umount2) and leaves it stopped; returns its pid (a
  * ptrace child of the caller) or a negative errno (-ESRCH: it finished
  * without making that call).  hu_trace_release lets it run on and waits. */
 pid_t hu_trace_hold(const char *const argv[], const char *const env[], const char *log_path,
 		    long nr);
+/* The same, stopped at the occurrence-th (1-based) entry into any of the
+ * system calls in nrs (a list ended by -1). */
+pid_t hu_trace_hold_call(const char *const argv[], const char *const env[], const char *log_path,
+			 const long *nrs, long occurrence);
 int hu_trace_release(pid_t pid);
 
 /* Waits until no live process is left in process group pgid (the commands

@@ -101,46 +101,46 @@ static const struct {
 
 static const struct bad_case cases[] = {
 	/* setup: usage */
-	{ A("setup"), 2, "exactly one of --device", false, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--image", "@DIR@/x.img"), 2, "exactly one of", true, PREP_NONE },
-	{ A("setup", "--image", "@DIR@/x.img", "--size", "0", "--state", "@STATE@"), 2, "greater than zero", false, PREP_NONE },
-	{ A("setup", "--image", "@DIR@/x.img", "--size", "1.5G", "--state", "@STATE@"), 2, "fractions", false, PREP_NONE },
-	{ A("setup", "--image", "@DIR@/x.img", "--size", "-5G", "--state", "@STATE@"), 2, "negative", false, PREP_NONE },
-	{ A("setup", "--image", "@DIR@/x.img", "--size", "20Q", "--state", "@STATE@"), 2, "unit", false, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--size", "1G", "--state", "@STATE@", "--yes"), 2, "--size is for --image", true, PREP_NONE },
+	{ A("setup", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "exactly one of --device", false, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--image", "@DIR@/x.img", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "exactly one of", true, PREP_NONE },
+	{ A("setup", "--image", "@DIR@/x.img", "--size", "0", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "greater than zero", false, PREP_NONE },
+	{ A("setup", "--image", "@DIR@/x.img", "--size", "1.5G", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "fractions", false, PREP_NONE },
+	{ A("setup", "--image", "@DIR@/x.img", "--size", "-5G", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "negative", false, PREP_NONE },
+	{ A("setup", "--image", "@DIR@/x.img", "--size", "20Q", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "unit", false, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--size", "1G", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "--size is for --image", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--mount-root", "", "--state", "@STATE@", "--yes"), 2, "empty", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--state", "", "--yes"), 2, "empty", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--bogus"), 2, "Usage", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "extra-argument", "--state", "@STATE@"), 2, "extra-argument", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--state", "", "--yes", "--mount-root", "@DIR@/m"), 2, "empty", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--bogus", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "unknown option '--bogus'", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "extra-argument", "--state", "@STATE@", "--mount-root", "@DIR@/m"), 2, "extra-argument", true, PREP_NONE },
 	/* setup: the disk */
-	{ A("setup", "--device", "/dev/null", "--state", "@STATE@", "--yes"), 1, "not a block device", false, PREP_NONE },
-	{ A("setup", "--device", "@F@/rundir", "--state", "@STATE@", "--yes"), 1, "not a block device", false, PREP_NONE },
-	{ A("setup", "--device", "@DIR@/no-such-disk", "--state", "@STATE@", "--yes"), 1, "no-such-disk", false, PREP_NONE },
+	{ A("setup", "--device", "/dev/null", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 1, "not a block device", false, PREP_NONE },
+	{ A("setup", "--device", "@F@/rundir", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 1, "not a block device", false, PREP_NONE },
+	{ A("setup", "--device", "@DIR@/no-such-disk", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 1, "no-such-disk", false, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-good.ini", "--mount-root", "@DIR@/m", "--state", "@STATE@"), 1, "--yes", true, PREP_NONE },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-good.ini", "--mount-root", "@DIR@/m", "--state", "@STATE@", "--yes"), 1, "--wipe", true, PREP_EXT4 },
 	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-too-big.ini", "--mount-root", "@DIR@/m", "--state", "@STATE@", "--yes"), 1, "small", true, PREP_NONE },
 	/* setup: spec files */
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/no-such.ini", "--state", "@STATE@", "--yes"), 2, "no-such.ini", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-key.ini", "--state", "@STATE@", "--yes"), 2, "unknown key 'colour'", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-type.ini", "--state", "@STATE@", "--yes"), 2, "unknown filesystem type", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-size-zero.ini", "--state", "@STATE@", "--yes"), 2, "greater than zero", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-size-fraction.ini", "--state", "@STATE@", "--yes"), 2, "fractions", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-fs.ini", "--state", "@STATE@", "--yes"), 2, "no [fs NAME]", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-dup-section.ini", "--state", "@STATE@", "--yes"), 2, "appears twice", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-misaligned.ini", "--state", "@STATE@", "--yes"), 2, "alignment", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-alignment.ini", "--state", "@STATE@", "--yes"), 2, "power of two", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-label.ini", "--state", "@STATE@", "--yes"), 2, "GPT only", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-bad-name.ini", "--state", "@STATE@", "--yes"), 2, "filesystem name", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-name.ini", "--state", "@STATE@", "--yes"), 2, "needs a name", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-size.ini", "--state", "@STATE@", "--yes"), 2, "no size", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-type.ini", "--state", "@STATE@", "--yes"), 2, "no type", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-device.ini", "--state", "@STATE@", "--yes"), 2, "'/dev/vda' is not allowed (it names a path)", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-dup-key.ini", "--state", "@STATE@", "--yes"), 2, "set twice", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-continuation.ini", "--state", "@STATE@", "--yes"), 2, "set twice", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-section.ini", "--state", "@STATE@", "--yes"), 2, "unknown section", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-not-ini.ini", "--state", "@STATE@", "--yes"), 2, "not an INI line", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-sweep-pow2.ini", "--state", "@STATE@", "--yes"), 2, "powers of two", true, PREP_NONE },
-	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-long-line.ini", "--state", "@STATE@", "--yes"), 2, "characters long", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/no-such.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "no-such.ini", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-key.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "unknown key 'colour'", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-type.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "unknown filesystem type", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-size-zero.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "greater than zero", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-size-fraction.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "fractions", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-fs.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "no [fs NAME]", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-dup-section.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "appears twice", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-misaligned.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "alignment", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-alignment.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "power of two", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-label.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "GPT only", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-bad-name.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "filesystem name", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-name.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "needs a name", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-size.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "no size", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-no-type.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "no type", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-device.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "'/dev/vda' is not allowed (it names a path)", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-dup-key.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "set twice", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-continuation.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "set twice", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-unknown-section.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "unknown section", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-not-ini.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "not an INI line", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-sweep-pow2.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "powers of two", true, PREP_NONE },
+	{ A("setup", "--device", "@DEV@", "--spec", "@F@/spec-long-line.ini", "--state", "@STATE@", "--yes", "--mount-root", "@DIR@/m"), 2, "characters long", true, PREP_NONE },
 	{ A("spec", "--check", "@F@/spec-sweep-inverted.ini"), 2, "minimum is larger", false, PREP_NONE },
 	{ A("spec", "--check", "@F@/spec-sweep-trials.ini"), 2, "trials", false, PREP_NONE },
 	{ A("spec", "--check", "@F@/spec-sweep-test.ini"), 2, "unknown test 'sing'", false, PREP_NONE },
@@ -150,7 +150,7 @@ static const struct bad_case cases[] = {
 	{ A("teardown", "--state", "@F@/state-garbage.json"), 1, "state file", true, PREP_NONE },
 	{ A("teardown", "--state", "@F@/state-other.json"), 1, "nothing was changed", true, PREP_NONE },
 	{ A("teardown", "--state", "@F@/state-other.json"), 1, "nothing was changed", true, PREP_EXT4 },
-	{ A("teardown", "--bogus"), 2, "Usage", true, PREP_NONE },
+	{ A("teardown", "--bogus", "--state", "@STATE@"), 2, "unknown option '--bogus'", true, PREP_NONE },
 	{ A("teardown", "--state", "@STATE@", "extra"), 2, "extra", true, PREP_NONE },
 	{ A("status", "--state", "@STATE@"), 1, "no lab", false, PREP_NONE },
 	/* run */
@@ -238,12 +238,7 @@ static void make_state_other(void)
 
 static void lab_up(void)
 {
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-badin", 64u << 20, NULL) < 0) {
-		hu_lab_destroy(&lab);
-		fprintf(stderr, "cannot create the test's loop device\n");
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-badin", 64u << 20, NULL);
 	snprintf(fdir, sizeof(fdir), "%s/f", lab.dir);
 	if (mkdir(fdir, 0755) < 0)
 		exit(1);
@@ -449,21 +444,14 @@ START_TEST(refusals_create_nothing)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("bad_input");
-	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
+	struct ft_suite *s = ft_suite_new("bad_input");
+	TCase *tc = ft_tcase(s, "table", FT_EXT_LAB);
 
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, bad_input_table);
 	tcase_add_test(tc, refusals_create_nothing);
 	tcase_add_test(tc, run_bad_option_one_line);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -19,28 +19,9 @@
 
 static struct hu_lab lab;
 
-static const char long_spec[] = "[fs a]\n"
-				"type = ext4\n"
-				"size = 16M\n"
-				"[fs b]\n"
-				"type = ext2\n"
-				"size = 16M\n"
-				"[sweep]\n"
-				"file_sizes = 64K-8M\n"
-				"record_sizes = 4K-8M\n"
-				"tests = write,rewrite,read,reread,random_read,random_write\n"
-				"cache = fsync\n"
-				"trials = 1\n"
-				"order = fixed\n";
-
 static void lab_up(void)
 {
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-conc", 64u << 20, long_spec) < 0) {
-		hu_lab_destroy(&lab);
-		fprintf(stderr, "cannot create the test's loop device\n");
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-conc", 64u << 20, hu_long_spec);
 }
 
 static void lab_down(void)
@@ -192,28 +173,19 @@ START_TEST(teardown_during_run_refused)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("concurrency");
+	struct ft_suite *s = ft_suite_new("concurrency");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
-	tc = tcase_create("two_setups");
+	tc = ft_tcase(s, "two_setups", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, second_setup_refused_and_stale_lock);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("run_during_teardown");
+	tc = ft_tcase(s, "run_during_teardown", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, run_during_teardown_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("teardown_during_run");
+	tc = ft_tcase(s, "teardown_during_run", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, teardown_during_run_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

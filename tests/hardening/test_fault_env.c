@@ -22,42 +22,17 @@
 
 static struct hu_lab lab;
 
-static const char enospc_spec[] = "[fs a]\n"
-				  "type = ext4\n"
-				  "size = 16M\n"
-				  "[fs b]\n"
-				  "type = ext2\n"
-				  "size = 16M\n"
-				  "[sweep]\n"
-				  "file_sizes = 4M-32M\n"
-				  "record_sizes = 1M-1M\n"
-				  "tests = write,read\n"
-				  "trials = 1\n"
-				  "cache = warm\n"
-				  "order = fixed\n";
-
-static const char long_spec[] = "[fs a]\n"
-				"type = ext4\n"
-				"size = 16M\n"
-				"[fs b]\n"
-				"type = ext2\n"
-				"size = 16M\n"
-				"[sweep]\n"
-				"file_sizes = 64K-8M\n"
-				"record_sizes = 4K-8M\n"
-				"tests = write,rewrite,read,reread,random_read,random_write\n"
-				"cache = fsync\n"
-				"trials = 1\n"
-				"order = fixed\n";
+static const char enospc_spec[] = HU_EXT_FILESYSTEMS "[sweep]\n"
+					       "file_sizes = 4M-32M\n"
+					       "record_sizes = 1M-1M\n"
+					       "tests = write,read\n"
+					       "trials = 1\n"
+					       "cache = warm\n"
+					       "order = fixed\n";
 
 static void lab_up_with(const char *spec)
 {
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-env", 64u << 20, spec) < 0) {
-		hu_lab_destroy(&lab);
-		fprintf(stderr, "cannot create the test's loop device\n");
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-env", 64u << 20, spec);
 }
 
 static void lab_up_enospc(void)
@@ -67,7 +42,7 @@ static void lab_up_enospc(void)
 
 static void lab_up_long(void)
 {
-	lab_up_with(long_spec);
+	lab_up_with(hu_long_spec);
 }
 
 static void lab_down(void)
@@ -221,24 +196,16 @@ START_TEST(mount_removed_under_sweep)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("fault_env");
+	struct ft_suite *s = ft_suite_new("fault_env");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
-	tc = tcase_create("enospc");
+	tc = ft_tcase(s, "enospc", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up_enospc, lab_down);
 	tcase_add_test(tc, filesystem_fills_up);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("vanished_mount");
+	tc = ft_tcase(s, "vanished_mount", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up_long, lab_down);
 	tcase_add_test(tc, mount_removed_under_sweep);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

@@ -37,12 +37,7 @@ static unsigned char *fp_before, *fp_now;
 
 static void lab_up(void)
 {
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-faults", 64u << 20, NULL) < 0) {
-		hu_lab_destroy(&lab);
-		fprintf(stderr, "cannot create the test's loop device\n");
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-faults", 64u << 20, NULL);
 }
 
 static void lab_down(void)
@@ -63,9 +58,8 @@ static const char *sig_name(int sig)
 }
 
 /* Besides the stratified points, a signal at the entry of every rename(2)
- * the command makes: the moments a state file or manifest is published,
- * where a half-recorded step would show. */
-static const long publish_calls[] = { SYS_rename, SYS_renameat, SYS_renameat2, -1 };
+ * the command makes (hu_publish_calls): the moments a state file or
+ * manifest is published, where a half-recorded step would show. */
 
 static int inject_fault(const char *const argv[], const char *log, unsigned i, unsigned points,
 			long steps, uint64_t salt, int sig, long *at, int *status)
@@ -75,7 +69,7 @@ static int inject_fault(const char *const argv[], const char *log, unsigned i, u
 		return hu_trace_kill(argv, NULL, log, *at, sig, status);
 	}
 	*at = -(long)(i - points + 1);
-	return hu_trace_kill_call(argv, NULL, log, publish_calls, i - points + 1, sig, status);
+	return hu_trace_kill_call(argv, NULL, log, hu_publish_calls, i - points + 1, sig, status);
 }
 
 static void point_name(char *buf, size_t len, const char *cmd, int sig, long at, long steps)
@@ -220,7 +214,7 @@ START_TEST(setup_signals)
 	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted setup failed (%d): see %s", status,
 		      log);
 	teardown_cleans("after an uninterrupted setup", true);
-	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
 	ck_assert_msg(renames > 0 && status == 0, "counting setup's renames failed (%d)", status);
 	teardown_cleans("after an uninterrupted setup", true);
 	for (size_t s = 0; s < 3; s++) {
@@ -271,7 +265,7 @@ START_TEST(teardown_signals)
 	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted teardown failed (%d): see %s",
 		      status, log);
 	ck_assert(setup_ok());
-	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
 	ck_assert_msg(renames > 0 && status == 0, "counting teardown's renames failed (%d)", status);
 	for (size_t s = 0; s < 3; s++) {
 		unsigned injected = 0, before = n_failures;
@@ -519,7 +513,7 @@ START_TEST(run_signals)
 			      ref.c[i].n);
 	snprintf(out, sizeof(out), "%s/count-renames", lab.results);
 	run_argv(argv, out);
-	renames = hu_trace_count_calls(argv, NULL, log, publish_calls, &status);
+	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
 	ck_assert_msg(renames > 0 && status == 0, "counting run's renames failed (%d)", status);
 	for (size_t s = 0; s < 3; s++) {
 		unsigned injected = 0, before = n_failures, no_manifest = 0;
@@ -556,32 +550,22 @@ START_TEST(run_signals)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("fault_signals");
+	struct ft_suite *s = ft_suite_new("fault_signals");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
-	tc = tcase_create("setup");
+	tc = ft_tcase(s, "setup", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, setup_signals);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("teardown");
+	tc = ft_tcase(s, "teardown", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, teardown_signals);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("setup_image");
+	tc = ft_tcase(s, "setup_image", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, setup_image_signals);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("run");
+	tc = ft_tcase(s, "run", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, run_signals);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }

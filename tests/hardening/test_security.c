@@ -5,14 +5,17 @@
  *    as $(touch F), `touch F`, |touch F never create F;
  *  - a symlink planted at the mount root, at a mount point or at the lock
  *    file is refused, not followed;
- *  - the state file is mode 0600 (whatever the umask), no temporary file
- *    is left beside it or in the results, the manifest is not
- *    world-writable (that the writes are atomic, test_fault_signals
- *    checks: after every signal the state file is absent or whole). */
+ *  - the state file is mode 0600 (whatever the umask) and replaced
+ *    atomically: setup stopped at each rename(2) shows it absent or whole,
+ *    its temporary (the name fslab really uses, seen in flight) private,
+ *    and none left afterwards, nor in the results; the manifest is not
+ *    world-writable (test_fault_signals kills setup at those points). */
 #include "hard_util.h"
+#include "state.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +29,7 @@ static unsigned char *fp_disk, *fp_victim, *fp_now;
 
 static void lab_up(void)
 {
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-sec", 200u << 20, NULL) < 0) {
-		hu_lab_destroy(&lab);
-		fprintf(stderr, "cannot create the test's loop device\n");
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-sec", 200u << 20, NULL);
 }
 
 static void lab_down(void)
@@ -46,11 +44,7 @@ static void lab_up_two(void)
 {
 	char sub[700];
 
-	ft_require_root();
-	if (hu_lab_create(&lab, "fslab-sec", 200u << 20, NULL) < 0) {
-		hu_lab_destroy(&lab);
-		exit(1);
-	}
+	hu_lab_up(&lab, "fslab-sec", 200u << 20, NULL);
 	snprintf(sub, sizeof(sub), "%s/victim", lab.dir);
 	if (mkdir(sub, 0700) < 0 || ft_loop_create(&victim, sub, 128u << 20) < 0) {
 		ft_loop_destroy(&victim);
@@ -272,26 +266,82 @@ START_TEST(symlinks_refused)
 }
 END_TEST
 
-/* Names in dir containing ".tmp" (temporary files left behind). */
-static int tmp_leftovers(const char *dir, char *first, size_t len)
+/* Is name a temporary file as fslab makes them for an atomic replace of
+ * `of` (fslab_write_file_atomic_at: ".<of>.tmp.<random>"); of NULL: of
+ * any file. */
+static bool is_temp_of(const char *name, const char *of)
+{
+	size_t n = of ? strlen(of) : 0;
+
+	if (name[0] != '.')
+		return false;
+	if (!of)
+		return strstr(name, ".tmp.") != NULL;
+	return strncmp(name + 1, of, n) == 0 && strncmp(name + 1 + n, ".tmp.", 5) == 0;
+}
+
+/* The temporaries of `of` (NULL: of any file) in dir: how many; the first
+ * one's name in first and its lstat in st (when st is not NULL). */
+static int temps_in(const char *dir, const char *of, char *first, size_t len, struct stat *st)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 
-	if (!d)
-		return 0;
+	ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
-		if (strstr(e->d_name, ".tmp")) {
-			if (!n)
-				snprintf(first, len, "%s", e->d_name);
-			n++;
+		if (!is_temp_of(e->d_name, of))
+			continue;
+		if (!n++) {
+			snprintf(first, len, "%s", e->d_name);
+			if (st)
+				ck_assert_int_eq(fstatat(dirfd(d), e->d_name, st, AT_SYMLINK_NOFOLLOW), 0);
 		}
 	}
 	closedir(d);
 	return n;
 }
 
+/* Stops setup at its k-th rename(2) and looks at the state's directory
+ * then: the state file under its name is absent or whole (never a part
+ * written so far), and a temporary of it about to be renamed is private
+ * (0600, a regular file with one link, not a symlink).  Returns whether
+ * that rename published the state (a temporary of it was there). */
+static bool state_at_rename(long k)
+{
+	const char *argv[] = { ft_fslab_bin(), "setup", "--device", lab.loop.device, "--spec",
+			       lab.spec, "--mount-root", lab.mnt, "--state", lab.state, "--yes", NULL };
+	static struct fslab_state st;
+	char log[700], name[256] = "", err[512];
+	struct stat ts;
+	bool publish;
+	pid_t pid;
+	int r;
+
+	snprintf(log, sizeof(log), "%s/setup-held.log", lab.dir);
+	pid = hu_trace_hold_call(argv, NULL, log, hu_publish_calls, k);
+	ck_assert_msg(pid > 0, "setup did not reach rename %ld (%d)", k, (int)pid);
+	r = fslab_state_load(lab.state, &st, err, sizeof(err));
+	publish = temps_in(lab.dir, "state.json", name, sizeof(name), &ts) > 0;
+	ck_assert_int_eq(hu_trace_release(pid), 0);
+	ck_assert_msg(r == 0 || r == -ENOENT, "at rename %ld the state file is torn: %s", k, err);
+	if (publish) {
+		ck_assert_msg(S_ISREG(ts.st_mode) && ts.st_nlink == 1,
+			      "at rename %ld the temporary %s is not a plain file", k, name);
+		ck_assert_msg((ts.st_mode & 07777) == 0600, "at rename %ld %s has mode %o, not 600",
+			      k, name, ts.st_mode & 07777);
+	}
+	ck_assert_msg(temps_in(lab.dir, "state.json", name, sizeof(name), NULL) == 0,
+		      "setup left the temporary %s", name);
+	clean_up_after("held setup");
+	return publish;
+}
+
+/* The state file is private (0600 whatever the umask, its temporary too)
+ * and replaced atomically: at every rename(2) of a setup the state under
+ * its name is absent or whole, and the temporary fslab really uses
+ * (".state.json.tmp.*", seen in flight) is never left behind, nor one of
+ * the manifest's after a run. */
 START_TEST(state_file_private_and_atomic)
 {
 	static const char *const env[] = { "FSLAB_TEST_PAUSE_AT=partitioned", NULL };
@@ -301,6 +351,7 @@ START_TEST(state_file_private_and_atomic)
 	struct ft_output o;
 	struct stat st1, st2;
 	mode_t old = umask(0);
+	long renames, published = 0;
 	pid_t pid;
 	int status;
 
@@ -316,13 +367,22 @@ START_TEST(state_file_private_and_atomic)
 	ck_assert_int_ge(status, 0);
 	clean_up_after("paused setup");
 
+	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
+	ck_assert_msg(renames > 0 && status == 0, "counting setup's renames failed (%d)", status);
+	clean_up_after("counted setup");
+	for (long k = 1; k <= renames; k++)
+		published += state_at_rename(k);
+	ck_assert_msg(published > 0, "no temporary .state.json.tmp.* seen at any of %ld renames: "
+		      "fslab names its temporary otherwise; update is_temp_of", renames);
+
 	ck_assert_int_eq(hu_setup(&lab, &o), 0);
 	ck_assert_msg(o.status == 0, "setup: %s", o.err);
 	ft_output_free(&o);
 	ck_assert_int_eq(stat(lab.state, &st1), 0);
 	ck_assert_msg((st1.st_mode & 07777) == 0600, "state file mode %o, expected 600",
 		      st1.st_mode & 07777);
-	ck_assert_msg(tmp_leftovers(lab.dir, name, sizeof(name)) == 0, "temporary file left: %s", name);
+	ck_assert_msg(temps_in(lab.dir, NULL, name, sizeof(name), NULL) == 0, "temporary file left: %s",
+		      name);
 	snprintf(out, sizeof(out), "%s/res", lab.dir);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--state", lab.state, "--sweep", lab.spec, "--out", out,
 				  "--tests", "write", "--file-sizes", "64K", "--record-sizes", "64K",
@@ -330,7 +390,8 @@ START_TEST(state_file_private_and_atomic)
 			 0);
 	ck_assert_msg(o.status == 0, "run: %s", o.err);
 	ft_output_free(&o);
-	ck_assert_msg(tmp_leftovers(out, name, sizeof(name)) == 0, "temporary file left: %s", name);
+	ck_assert_msg(temps_in(out, NULL, name, sizeof(name), NULL) == 0, "temporary file left: %s",
+		      name);
 	{
 		char mf[800];
 		snprintf(mf, sizeof(mf), "%s/manifest.json", out);
@@ -339,36 +400,28 @@ START_TEST(state_file_private_and_atomic)
 			      st2.st_mode & 07777);
 	}
 	umask(old);
+	printf("state: %ld renames in a setup, %ld of them published the state file\n", renames,
+	       published);
 	clean_up_after("state checks");
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("security");
+	struct ft_suite *s = ft_suite_new("security");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
-	tc = tcase_create("device");
+	tc = ft_tcase(s, "device", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up_two, lab_down);
 	tcase_add_test(tc, spec_cannot_name_a_device);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("shell");
+	tc = ft_tcase(s, "shell", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, no_value_reaches_a_shell);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("symlinks");
+	tc = ft_tcase(s, "symlinks", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, symlinks_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("state");
+	tc = ft_tcase(s, "state", FT_EXT_LAB);
 	tcase_add_unchecked_fixture(tc, lab_up, lab_down);
 	tcase_add_test(tc, state_file_private_and_atomic);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ft_suite_run(s, argc, argv);
 }
