@@ -5,14 +5,9 @@
 #include "opts.h"
 #include "state.h"
 
-int fslab_cli_lab_args(const struct fslab_opts *it, const char *state_path)
+int fslab_cli_state_path(const char *state_path)
 {
-	int r = fslab_opts_no_operands(it);
-
-	if (r == 0)
-		r = fslab_opts_check_path("--state",
-					  state_path ? state_path : fslab_state_default_path());
-	return r;
+	return fslab_opts_check_path("--state", state_path ? state_path : fslab_state_default_path());
 }
 
 int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n)

@@ -15,12 +15,11 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 
-struct fslab_opts;
-
 /* Each command's options (opts.h), for --help and the tests that hold the
  * completion and the man page to them. */
 extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_teardown_cmd,
-	fslab_spec_cmd, fslab_run_cmd, fslab_report_cmd, fslab_import_cmd, fslab_export_cmd;
+	fslab_spec_cmd, fslab_run_cmd, fslab_report_cmd, fslab_import_cmd, fslab_export_cmd,
+	fslab_reproduce_cmd;
 
 /* The --state and --mount-root help, the same in every lab command (where
  * used, state.h and provision.h give the defaults). */
@@ -28,11 +27,11 @@ extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_tear
 #define FSLAB_OPT_MOUNT_ROOT_HELP \
 	"where the filesystems are mounted (default " FSLAB_MOUNT_ROOT_DEFAULT ")"
 
-/* After the options of a lab command (setup, status, teardown, reproduce):
- * no operands, and the state path - state_path, or the default when NULL -
- * neither empty nor holding a control character.  Returns 0, or
- * FSLAB_EXIT_USAGE after one message (cmd/cli.c). */
-int fslab_cli_lab_args(const struct fslab_opts *it, const char *state_path);
+/* The state path of a lab command (setup, status, teardown, reproduce):
+ * state_path, or the default when NULL, neither empty nor holding a control
+ * character.  Returns 0, or FSLAB_EXIT_USAGE after one message
+ * (cmd/cli.c). */
+int fslab_cli_state_path(const char *state_path);
 
 /* fslab_opts_check_path on each of n paths (NULL ones skipped), names[i]
  * naming the option: 0 or FSLAB_EXIT_USAGE after the first message. */

@@ -30,6 +30,7 @@ const struct fslab_cmd_opts fslab_export_cmd = {
 		 "section.  Each cell is the median of its ok trials; a cell with no ok trial is\n"
 		 "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n",
 	.opts = export_opts,
+	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
 };
 

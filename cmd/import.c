@@ -33,6 +33,7 @@ const struct fslab_cmd_opts fslab_import_cmd = {
 		 "absent from the report gets no row.  Several imports (with one cache mode) may\n"
 		 "share one DIR; a manifest.json that fslab import did not write is refused.\n",
 	.opts = import_opts,
+	.operands = true,
 	.outro = "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 };
 

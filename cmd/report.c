@@ -44,6 +44,7 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		 "workload family, and the change between runs.  Draws plots with gnuplot and\n"
 		 "writes one self-contained report.html (and report.json).  See docs/report.md.\n",
 	.opts = report_opts,
+	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n",
 };
 

@@ -331,8 +331,6 @@ int cmd_run(int argc, char **argv)
 			return FSLAB_EXIT_USAGE;
 	if (c < 0)
 		return it.status;
-	if ((c = fslab_opts_no_operands(&it)) != 0)
-		return c;
 	if (o.max_trials && o.until_ci_pct <= 0) {
 		fslab_error("--max-trials goes with --until-ci PCT");
 		return FSLAB_EXIT_USAGE;

@@ -125,7 +125,7 @@ int cmd_setup(int argc, char **argv)
 	}
 	if (c < 0)
 		return it.status;
-	if ((c = fslab_cli_lab_args(&it, o.state_path)) != 0 ||
+	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
 	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
 		return c;
 	return fslab_setup(&o);

@@ -41,8 +41,6 @@ int cmd_spec(int argc, char **argv)
 			check = it.arg;
 	if (c < 0)
 		return it.status;
-	if ((c = fslab_opts_no_operands(&it)) != 0)
-		return c;
 	if (check) {
 		char err[512];
 		if (fslab_spec_load(check, &spec, err, sizeof(err)) < 0) {

@@ -58,7 +58,7 @@ int cmd_teardown(int argc, char **argv)
 	}
 	if (c < 0)
 		return it.status;
-	if ((c = fslab_cli_lab_args(&it, o.state_path)) != 0)
+	if ((c = fslab_cli_state_path(o.state_path)) != 0)
 		return c;
 	return fslab_teardown(&o);
 }

@@ -251,7 +251,9 @@ int fslab_opts_next(struct fslab_opts *it)
 	it->arg = NULL;
 	if (c == -1) {
 		it->ind = optind;
-		return check_required(it) < 0 ? stop(it, FSLAB_EXIT_USAGE) : 0;
+		if ((!it->cmd->operands && fslab_opts_no_operands(it)) || check_required(it) < 0)
+			return stop(it, FSLAB_EXIT_USAGE);
+		return 0;
 	}
 	if (c == 'h') {
 		fslab_opts_help(it->cmd, stdout);

@@ -59,6 +59,8 @@ struct fslab_cmd_opts {
 	const struct fslab_opt *opts;
 	const char *outro;    /* printed as is after the options; may be NULL */
 	unsigned required;    /* bit g: exactly one option of group g must be given */
+	bool operands;        /* takes operands; false: one is refused, before the
+				 required groups are checked */
 };
 
 struct fslab_opts {
@@ -81,7 +83,8 @@ void fslab_opts_begin(struct fslab_opts *it, const struct fslab_cmd_opts *cmd, i
  * options (operands from it->ind on; groups checked); -1 when the command
  * must stop now with it->status: --help printed (0), --list-options printed
  * (0), or one line said what is wrong (2): an unknown option, with the
- * closest known one, a missing value, or two options of one group. */
+ * closest known one, a missing value, two options of one group, an operand
+ * where the command takes none, no option of a required group. */
 int fslab_opts_next(struct fslab_opts *it);
 
 /* True when the option with this id was given. */
@@ -90,7 +93,8 @@ bool fslab_opts_given(const struct fslab_opts *it, int id);
 /* Writes the command's whole --help text. */
 void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);
 
-/* Reports operands where the command takes none ("unexpected argument 'x';
+/* Reports operands (after fslab_opts_next returned 0) where the command
+ * takes none ("unexpected argument 'x';
  * try 'fslab CMD --help'") and returns FSLAB_EXIT_USAGE; 0 when there are
  * none. */
 int fslab_opts_no_operands(const struct fslab_opts *it);

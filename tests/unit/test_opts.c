@@ -36,7 +36,18 @@ static const struct fslab_cmd_opts tcmd = {
 	.opts = topts,
 	.outro = "Outro text.\n",
 	.required = 1u << 1,
+	.operands = true,
 };
+
+/* The same options for a command that takes no operands. */
+static const struct fslab_cmd_opts tcmd_no_operands = {
+	.name = "t",
+	.synopsis = "Usage: fslab t (--device DISK | --image FILE)",
+	.opts = topts,
+	.required = 1u << 1,
+};
+
+static const struct fslab_cmd_opts *parse_cmd = &tcmd;
 
 /* Parses argv (NULL-terminated, "t" first) to the end; ids[] receives the
  * ids returned, args[] their values.  The return of the last
@@ -68,7 +79,7 @@ static void parse(const char **argv_in, struct parsed *p)
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
 	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
-	fslab_opts_begin(&it, &tcmd, argc, argv);
+	fslab_opts_begin(&it, parse_cmd, argc, argv);
 	while ((c = fslab_opts_next(&it)) > 0 && p->n < 16) {
 		p->ids[p->n] = c;
 		p->args[p->n++] = it.arg;
@@ -144,6 +155,19 @@ START_TEST(exclusive_groups)
 	ck_assert_int_eq(p.status, 2);
 	ck_assert_msg(strstr(p.err, "give exactly one of --device DISK or --image FILE"), "said: %s",
 		      p.err);
+
+	/* an operand where the command takes none: named first, before the
+	 * missing option (arguments before the machine, and one thing at a time) */
+	{
+		const char *stray[] = { "t", "stray", NULL };
+		parse_cmd = &tcmd_no_operands;
+		parse(stray, &p);
+		parse_cmd = &tcmd;
+		ck_assert_int_eq(p.status, 2);
+		ck_assert_msg(strstr(p.err, "unexpected argument 'stray'; try 'fslab t --help'"),
+			      "said: %s", p.err);
+		ck_assert_int_eq(lines(p.err), 1);
+	}
 
 	/* group 2 is not required: one of it is enough, two are refused */
 	parse(two, &p);
