@@ -322,13 +322,10 @@ static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct
 static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	struct rp_ranking rk[FSLAB_TEST_MAX];
-	bool have[FSLAB_TEST_MAX] = { false };
+	bool have[FSLAB_TEST_MAX];
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		memset(&rk[t], 0, sizeof(rk[t]));
-		if ((tests & (1u << t)) && rp_rank(d, t, &rk[t]) == 0)
-			have[t] = true;
-	}
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		have[t] = rp_rank_test(d, tests, t, &rk[t]);
 	fputs("<section id=\"run-rankings\"><h2>Each run's own ranking</h2>\n<p>Each run's "
 	      "filesystems ranked among themselves (per host when the runs are labelled by host): "
 	      "per test the run's best with its plateau median, then the others with their ratio "

@@ -414,7 +414,7 @@ static void pl_surface_or_heatmap(FILE *f, const struct rp_plot *p, const struct
 }
 
 /* Points of entry e in the comparison chart of test t at record size rec. */
-static size_t pl_compare_points(const struct rp_entry *e, enum fslab_test t, uint64_t rec)
+static size_t pl_bysize_points(const struct rp_entry *e, enum fslab_test t, uint64_t rec)
 {
 	size_t n = 0;
 
@@ -426,7 +426,7 @@ static size_t pl_compare_points(const struct rp_entry *e, enum fslab_test t, uin
 /* The data block $c: a data set per entry with points, "x mean lo hi
  * cut_hi cut_lo" per file size.  Fills shown[] with those entries;
  * returns the number of interval ends cut. */
-static unsigned pl_compare_data(FILE *f, const struct rp_plot *p, const struct rp_data *d,
+static unsigned pl_bysize_data(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 				const struct pl_axes *ax, uint64_t record, double ymin, double ymax,
 				bool logy, int id, const struct rp_entry **shown, size_t *n)
 {
@@ -436,7 +436,7 @@ static unsigned pl_compare_data(FILE *f, const struct rp_plot *p, const struct r
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
-		if (!pl_compare_points(e, p->test, record))
+		if (!pl_bysize_points(e, p->test, record))
 			continue; /* no line, no legend entry */
 		for (size_t k = 0; k < ax->nf; k++) {
 			const struct rp_cell *c = pl_find(e, p->test, ax->file[k], record);
@@ -459,7 +459,7 @@ static unsigned pl_compare_data(FILE *f, const struct rp_plot *p, const struct r
 	return n_cut;
 }
 
-static void pl_compare(FILE *f, const struct rp_plot *p, const struct rp_data *d, uint64_t record,
+static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d, uint64_t record,
 		       int id)
 {
 	const struct rp_entry *shown[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
@@ -479,7 +479,7 @@ static void pl_compare(FILE *f, const struct rp_plot *p, const struct rp_data *d
 			lo = isnan(lo) ? c->mean / 1024 : fmin(lo, c->mean / 1024);
 		}
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
-	unsigned n_cut = pl_compare_data(f, p, d, &ax, record, ymin, ymax, logy, id, shown, &n);
+	unsigned n_cut = pl_bysize_data(f, p, d, &ax, record, ymin, ymax, logy, id, shown, &n);
 
 	for (int fmt = 0; fmt < 2; fmt++) {
 		pl_begin(f, p, fmt, false, NULL);
@@ -770,7 +770,7 @@ static void pl_add_bysize(struct pl_draw *w, enum fslab_test t, uint64_t record_
 	size_t pts = 0;
 
 	for (size_t i = 0; i < w->d->n_all; i++)
-		pts += pl_compare_points(w->d->all[i], t, rec);
+		pts += pl_bysize_points(w->d->all[i], t, rec);
 	if (!pts) {
 		if (record_kib)
 			fslab_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
@@ -785,7 +785,7 @@ static void pl_add_bysize(struct pl_draw *w, enum fslab_test t, uint64_t record_
 	snprintf(p->name, sizeof(p->name), "bysize-%s", fslab_test_to_string(t));
 	snprintf(p->title, sizeof(p->title), "%s at %s records: mean of trials, bars = 95%% CI",
 		 fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
-	pl_compare(pl_script(w), p, w->d, rec, w->id);
+	pl_bysize(pl_script(w), p, w->d, rec, w->id);
 	pl_written(w);
 }
 
@@ -827,14 +827,20 @@ static void pl_job_failed(const struct pl_job *j)
 		    rp_esc(j->script, esc, sizeof(esc)), tail);
 }
 
-/* Runs the scripts that have plots, each gnuplot from its own thread (the
- * spawn and the wait are thread-safe; everything else waits for the join). */
+/* Runs the scripts that have plots, each gnuplot from its own thread.  A
+ * thread runs only pl_run: lib/exec prepares everything in the calling
+ * thread and starts the child with posix_spawn (fds close-on-exec, so one
+ * gnuplot inherits nothing of the other's); each job has its own result
+ * and log.  Messages and strerror wait for the join. */
 static int pl_run_jobs(struct pl_draw *w)
 {
 	pthread_t th[PL_JOBS];
 	bool started[PL_JOBS] = { false };
 	int r = 0;
 
+	/* FSLAB_DEBUG is read once, on first use: here, not racing in two
+	 * threads */
+	(void)fslab_debug_enabled(FSLAB_DBG_EXEC);
 	for (int k = 0; k < PL_JOBS; k++) {
 		if (!w->jobs[k].n_plots)
 			continue;

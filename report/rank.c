@@ -212,6 +212,17 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 	return 0;
 }
 
+bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!(tests & (1u << t)))
+		return false;
+	if (rp_rank(d, t, r) == 0)
+		return true;
+	rp_ranking_free(r);
+	return false;
+}
+
 void rp_ranking_free(struct rp_ranking *r)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -376,12 +387,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_ranking r;
 
-		if (!(tests & (1u << t)))
+		if (!rp_rank_test(d, tests, t, &r))
 			continue;
-		if (rp_rank(d, t, &r) < 0) {
-			rp_ranking_free(&r);
-			continue;
-		}
 		if (r.n == 0 && r.n_unranked == 0) {
 			rp_ranking_free(&r);
 			continue;
@@ -544,12 +551,8 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_ranking rk;
 
-		if (!(tests & (1u << t)))
+		if (!rp_rank_test(d, tests, t, &rk))
 			continue;
-		if (rp_rank(d, t, &rk) < 0) {
-			rp_ranking_free(&rk);
-			continue;
-		}
 		for (size_t r = 0; r < d->n_runs; r++) {
 			const struct rp_rank_row *best = NULL;
 			char rate[32], line[1024];

@@ -140,11 +140,14 @@ struct rp_ranking {
 };
 
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
+/* rp_rank for a test of tests: true with r to free; false (nothing to
+ * free) when t is not in tests or the ranking failed. */
+bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r);
 void rp_ranking_free(struct rp_ranking *r);
 
 /* "p<0.001", "p=0.034", "p=n/a" */
 char *rp_fmt_p(double p, char *buf, size_t len);
-/* "beyond noise" / "within noise" / "untested (1 trial)" */
+/* "beyond noise" / "within noise" / "untested (<2 trials)" */
 const char *rp_verdict(double p);
 /* Compact throughput in MiB/s ("34180", "51.2"). */
 char *rp_fmt_mibs(double kib_s, char *buf, size_t len);

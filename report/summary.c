@@ -157,7 +157,7 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 
 /* Median over the cells of test t with files up to 1 MiB of the cell
  * medians; NaN without such cells. */
-static double sm_small_files(const struct rp_entry *e, enum fslab_test t)
+static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t)
 {
 	double *v = malloc((e->test_first[t + 1] - e->test_first[t] + 1) * sizeof(double));
 	size_t n = 0;
@@ -180,7 +180,7 @@ static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLA
 		if (!(ft & (1u << t)))
 			continue;
 		for (size_t i = 0; i < d->n_all; i++) {
-			double v = sm_small_files(d->all[i], t);
+			double v = sm_small_files_median(d->all[i], t);
 			if (!isnan(v) && (isnan(best[t]) || v > best[t]))
 				best[t] = v;
 		}
@@ -201,7 +201,7 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 		if (!(ft & (1u << t)))
 			continue;
 		const struct rp_mcell *c = rp_sum_cell(s, t, i);
-		double ratio = best_small ? sm_small_files(d->all[i], t) / best_small[t]
+		double ratio = best_small ? sm_small_files_median(d->all[i], t) / best_small[t]
 					  : (c->has ? c->ratio : NAN);
 
 		if (c->partial)
