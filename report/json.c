@@ -99,13 +99,10 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 	return o;
 }
 
-int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
+static json_object *js_runs(const struct rp_data *d)
 {
-	const struct rp_summary *s = d->sum;
-	json_object *root = json_object_new_object(), *a, *o;
+	json_object *a = json_object_new_array();
 
-	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
-	a = json_object_new_array();
 	for (size_t i = 0; i < d->n_runs; i++) {
 		const struct rp_run *r = &d->runs[i];
 		json_object *x = json_object_new_object();
@@ -117,9 +114,13 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		json_object_object_add(x, "interrupted", json_object_new_boolean(r->interrupted));
 		json_object_array_add(a, x);
 	}
-	json_object_object_add(root, "runs", a);
+	return a;
+}
 
-	o = json_object_new_object();
+static json_object *js_banners(const struct rp_summary *s)
+{
+	json_object *o = json_object_new_object();
+
 	json_object_object_add(o, "page_cache_fraction", json_object_new_double(s->pc_frac));
 	json_object_object_add(o, "mostly_page_cache", json_object_new_boolean(s->pc_cells && s->pc_frac >= 0.5));
 	json_object_object_add(o, "incomplete",
@@ -128,8 +129,45 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(o, "fuse", s->fuse ? json_object_new_string(s->fuse_names) : NULL);
 	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));
 	json_object_object_add(o, "min_trials", json_object_new_int((int)s->min_trials));
-	json_object_object_add(root, "banners", o);
+	return o;
+}
 
+/* One column of the change matrix: a filesystem's later run against its
+ * first, per test with data. */
+static json_object *js_change(const struct rp_change *c)
+{
+	json_object *x = json_object_new_object(), *tt = json_object_new_object();
+
+	json_object_object_add(x, "filesystem", json_object_new_string(c->b->fs));
+	json_object_object_add(x, "first_run", json_object_new_string(c->a->run->tag));
+	json_object_object_add(x, "later_run", json_object_new_string(c->b->run->tag));
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		const struct rp_change_cell *cc = &c->t[t];
+		json_object *y;
+
+		if (!cc->has)
+			continue;
+		y = json_object_new_object();
+		json_object_object_add(y, "ratio", js_num(cc->ratio));
+		json_object_object_add(y, "ratio_ci95", js_pair(cc->lo, cc->hi));
+		json_object_object_add(y, "p", js_num(cc->p));
+		json_object_object_add(y, "p_holm", js_num(cc->p_adj));
+		json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->dir)));
+		json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
+		json_object_object_add(tt, fslab_test_to_string(t), y);
+	}
+	json_object_object_add(x, "tests", tt);
+	return x;
+}
+
+int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
+{
+	const struct rp_summary *s = d->sum;
+	json_object *root = json_object_new_object(), *a, *o;
+
+	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
+	json_object_object_add(root, "runs", js_runs(d));
+	json_object_object_add(root, "banners", js_banners(s));
 	json_object_object_add(root, "holm_comparisons", json_object_new_int((int)s->n_comparisons));
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
@@ -148,31 +186,8 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "rankings", o);
 
 	a = json_object_new_array();
-	for (size_t i = 0; i < s->n_chg; i++) {
-		const struct rp_change *c = &s->chg[i];
-		json_object *x = json_object_new_object(), *tt = json_object_new_object();
-
-		json_object_object_add(x, "filesystem", json_object_new_string(c->b->fs));
-		json_object_object_add(x, "first_run", json_object_new_string(c->a->run->tag));
-		json_object_object_add(x, "later_run", json_object_new_string(c->b->run->tag));
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			const struct rp_change_cell *cc = &c->t[t];
-			json_object *y;
-
-			if (!cc->has)
-				continue;
-			y = json_object_new_object();
-			json_object_object_add(y, "ratio", js_num(cc->ratio));
-			json_object_object_add(y, "ratio_ci95", js_pair(cc->lo, cc->hi));
-			json_object_object_add(y, "p", js_num(cc->p));
-			json_object_object_add(y, "p_holm", js_num(cc->p_adj));
-			json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->dir)));
-			json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
-			json_object_object_add(tt, fslab_test_to_string(t), y);
-		}
-		json_object_object_add(x, "tests", tt);
-		json_object_array_add(a, x);
-	}
+	for (size_t i = 0; i < s->n_chg; i++)
+		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "change_holm_comparisons",
 			       json_object_new_int((int)s->n_chg_comparisons));
