@@ -50,6 +50,14 @@ START_TEST(t_median_mean_ci)
 	ck_assert_double_eq_tol(sd, 100, 1e-9);
 	ck_assert_double_eq_tol(rp_ci95(x, 3), T975_2 * 100 / sqrt(3), 1e-6);
 	ck_assert(isnan(rp_ci95(x, 1)));
+	/* 32 trials, 16 at 90 and 16 at 110: mean 100, sd sqrt(100 * 32 / 31);
+	 * the half-width uses t(0.975, 31) = 2.039513 from a table (a table
+	 * that said 2.021 there let --until-ci stop on a narrower interval
+	 * than the report draws) */
+	double y[32];
+	for (int i = 0; i < 32; i++)
+		y[i] = i % 2 ? 110 : 90;
+	ck_assert_double_eq_tol(rp_ci95(y, 32), 2.039513 * sqrt(100.0 * 32 / 31) / sqrt(32), 1e-5);
 }
 END_TEST
 
@@ -233,35 +241,41 @@ END_TEST
  * a line; y labels are stacked a line apart. */
 START_TEST(t_tic_layout_rule)
 {
-	struct rp_tic_layout l;
+	static const struct {
+		size_t n, maxlen;
+		double axis_px;
+		bool x_axis;
+		int rotate;
+		size_t step;
+	} cases[] = {
+		/* 4 filesystems across 560 px: level */
+		{ 4, 10, 560, true, 0, 1 },
+		/* 16 file sizes (64K-2G, 4 characters) across 430 px: 27 px a
+		 * slot, a label needs 31: turned, every one labelled (19 px
+		 * apart across) */
+		{ 16, 4, 430, true, 45, 1 },
+		/* the same across a 200 px heatmap: 12.5 px a slot, 8.8 across
+		 * at 45 degrees, less than a 12.5 px line: every other */
+		{ 16, 4, 200, true, 45, 2 },
+		/* y: 13 record sizes up 200 px (15 px each) fit; up 100 px
+		 * every other */
+		{ 13, 4, 200, false, 0, 1 },
+		{ 13, 4, 100, false, 0, 2 },
+		/* one label, or none: as is */
+		{ 1, 40, 10, true, 0, 1 },
+		{ 0, 0, 200, true, 0, 1 },
+	};
 
-	/* 4 filesystems across 560 px: level */
-	rp_tic_layout(4, 10, 560, 10, true, &l);
-	ck_assert_int_eq(l.rotate, 0);
-	ck_assert_uint_eq(l.step, 1);
-	/* 16 file sizes (64K-2G, 4 characters) across 430 px: 27 px a slot,
-	 * a label needs 31: turned, every one labelled (19 px apart across) */
-	rp_tic_layout(16, 4, 430, 10, true, &l);
-	ck_assert_int_eq(l.rotate, 45);
-	ck_assert_uint_eq(l.step, 1);
-	/* the same across a 200 px heatmap: 12.5 px a slot, 8.8 across at
-	 * 45 degrees, less than a 12.5 px line: every other */
-	rp_tic_layout(16, 4, 200, 10, true, &l);
-	ck_assert_int_eq(l.rotate, 45);
-	ck_assert_uint_eq(l.step, 2);
-	/* y: 13 record sizes up 200 px (15 px each) fit; up 100 px every other */
-	rp_tic_layout(13, 4, 200, 10, false, &l);
-	ck_assert_int_eq(l.rotate, 0);
-	ck_assert_uint_eq(l.step, 1);
-	rp_tic_layout(13, 4, 100, 10, false, &l);
-	ck_assert_int_eq(l.rotate, 0);
-	ck_assert_uint_eq(l.step, 2);
-	/* one label, or none: as is */
-	rp_tic_layout(1, 40, 10, 10, true, &l);
-	ck_assert_int_eq(l.rotate, 0);
-	ck_assert_uint_eq(l.step, 1);
-	rp_tic_layout(0, 0, 200, 10, true, &l);
-	ck_assert_uint_eq(l.step, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rp_tic_layout l;
+
+		/* a 10 px font */
+		rp_tic_layout(cases[i].n, cases[i].maxlen, cases[i].axis_px, 10, cases[i].x_axis, &l);
+		ck_assert_msg(l.rotate == cases[i].rotate && l.step == cases[i].step,
+			      "%zu labels of %zu characters on %.0f px (%s): rotate %d step %zu, want %d and %zu",
+			      cases[i].n, cases[i].maxlen, cases[i].axis_px, cases[i].x_axis ? "x" : "y",
+			      l.rotate, l.step, cases[i].rotate, cases[i].step);
+	}
 }
 END_TEST
 
