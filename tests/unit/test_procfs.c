@@ -32,19 +32,34 @@ static void fx_teardown(void)
 	free(tmpdir);
 }
 
-/* "sleep 60" in its own process group with FSLAB_T_WORD=yes added. */
+/* "sleep 60" in its own process group with FSLAB_T_WORD=yes added; its
+ * output goes to /dev/null, so that one left behind by a failed test does
+ * not hold the test's output open.  Returns once the kernel shows the new
+ * program's command line (posix_spawn returns as soon as the exec is under
+ * way, before /proc/PID/environ and cmdline are the new program's). */
 static pid_t spawn_sleeper(void)
 {
 	char *const argv[] = { "sleep", "60", NULL };
 	char *envp[] = { "FSLAB_T_WORD=yes", "PATH=/usr/bin:/bin", NULL };
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
+	char cmd[64] = "";
 	pid_t pid;
 
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0), 0);
 	ck_assert_int_eq(posix_spawnattr_init(&at), 0);
 	ck_assert_int_eq(posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP), 0);
 	ck_assert_int_eq(posix_spawnattr_setpgroup(&at, 0), 0);
-	ck_assert_int_eq(posix_spawn(&pid, "/bin/sleep", NULL, &at, argv, envp), 0);
+	ck_assert_int_eq(posix_spawn(&pid, "/bin/sleep", &fa, &at, argv, envp), 0);
 	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	for (int i = 0; i < 1000 && strcmp(cmd, "sleep 60") != 0; i++) {
+		if (fslab_proc_cmdline(pid, cmd, sizeof(cmd)) < 0 || strcmp(cmd, "sleep 60") != 0)
+			usleep(10000);
+	}
+	ck_assert_str_eq(cmd, "sleep 60");
 	return pid;
 }
 
