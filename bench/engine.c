@@ -4,17 +4,16 @@
  * stop, untimed fsync/close.  Nothing else sits between the two clock
  * reads. */
 #include "engine.h"
+#include "clock.h"
 #include "log.h"
 #include "sweep_stats.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /* One pass of one test: what the run functions need. */
 struct fslab_bench_pass {
@@ -39,14 +38,6 @@ struct fslab_bench_pass {
 	char *why;           /* out: failure reason */
 	size_t whylen;
 };
-
-static double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 const char *fslab_io_mode_to_string(enum fslab_io_mode m)
 {
@@ -76,15 +67,6 @@ int fslab_sync_policy_from_string(const char *s)
 	return -1;
 }
 
-/* --latency: the one clock read per operation in a timed loop. */
-static inline uint64_t lat_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 /* The per-operation clock of --latency: the CPU's time-stamp counter
  * where there is one (a few ns, a third of clock_gettime's cost, which is
  * most of --latency's overhead on a cached 4 KiB loop), else
@@ -95,7 +77,7 @@ static inline uint64_t lat_clock(void)
 #if defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
 #else
-	return lat_now_ns();
+	return fslab_now_ns();
 #endif
 }
 
@@ -103,7 +85,7 @@ static inline uint64_t lat_begin(struct fslab_bench_pass *p)
 {
 	if (!p->lat)
 		return 0;
-	p->lat_ns0 = lat_now_ns();
+	p->lat_ns0 = fslab_now_ns();
 	p->lat_tk0 = lat_clock();
 	return p->lat_tk0;
 }
@@ -113,7 +95,7 @@ static inline void lat_end(struct fslab_bench_pass *p)
 	if (!p->lat)
 		return;
 	p->lat_tk1 = lat_clock();
-	p->lat_ns1 = lat_now_ns();
+	p->lat_ns1 = fslab_now_ns();
 }
 
 /* In a timed loop, after each operation: its ticks since the previous
@@ -217,7 +199,7 @@ static int cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flag
 
 static int pass_open(struct fslab_bench_pass *p, int flags)
 {
-	double t = bench_now();
+	double t = fslab_now();
 	int fd;
 
 	if (p->direct)
@@ -231,7 +213,7 @@ static int pass_open(struct fslab_bench_pass *p, int flags)
 		}
 		return pass_fail(p, e, "open %s", p->cell->name);
 	}
-	p->untimed += bench_now() - t;
+	p->untimed += fslab_now() - t;
 	return fd;
 }
 
@@ -291,7 +273,7 @@ static int pf_close(const struct fslab_io_ops *ops, struct pass_file *pf)
 static int pass_finish(struct fslab_bench_pass *p, struct pass_file *pf, int r)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
-	double t = bench_now();
+	double t = fslab_now();
 	int e;
 
 	if (pf->fd < 0 && !pf->f)
@@ -304,7 +286,7 @@ static int pass_finish(struct fslab_bench_pass *p, struct pass_file *pf, int r)
 	e = pf_close(ops, pf);
 	if (e < 0 && r == 0)
 		r = pass_fail(p, -e, "%s %s", pf_close_name(pf), p->cell->name);
-	p->untimed += bench_now() - t;
+	p->untimed += fslab_now() - t;
 	return r;
 }
 
@@ -316,13 +298,13 @@ static inline double pass_timer_start(const struct fslab_bench_pass *p)
 
 	if (ops->timer)
 		ops->timer(ops->ctx, true);
-	return bench_now();
+	return fslab_now();
 }
 
 static inline double pass_timer_stop(const struct fslab_bench_pass *p)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
-	double t = bench_now();
+	double t = fslab_now();
 
 	if (ops->timer)
 		ops->timer(ops->ctx, false);
@@ -335,12 +317,12 @@ static inline double pass_timer_stop(const struct fslab_bench_pass *p)
 static int pass_presync(struct fslab_bench_pass *p, const struct pass_file *pf)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
-	double t = bench_now();
+	double t = fslab_now();
 	int r = 0;
 
 	if (ops->fsync(ops->ctx, pf->f ? fileno(pf->f) : pf->fd) < 0)
 		r = pass_fail(p, errno, "fsync %s before the pass", p->cell->name);
-	p->untimed += bench_now() - t;
+	p->untimed += fslab_now() - t;
 	return r;
 }
 
@@ -426,13 +408,13 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	r = pass_presync(p, &pf);
 	if (r < 0)
 		return pass_finish(p, &pf, r);
-	t0 = bench_now();
+	t0 = fslab_now();
 	got = ops->read(ops->ctx, pf.fd, buf, rec);
 	if (got != (ssize_t)rec)
 		return pass_finish(p, &pf, io_fail(p, "priming read", 0, got));
 	if (ops->lseek(ops->ctx, pf.fd, 0, SEEK_SET) != 0)
 		return pass_finish(p, &pf, pass_fail(p, errno, "lseek to 0"));
-	p->untimed += bench_now() - t0;
+	p->untimed += fslab_now() - t0;
 
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
@@ -572,7 +554,7 @@ static int run_stdio(struct fslab_bench_pass *p)
 	struct pass_file pf = { .fd = -1 };
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
-	double t0 = bench_now();
+	double t0 = fslab_now();
 	int r;
 
 	pf.f = ops->fopen(ops->ctx, p->dfd, p->cell->name, writes ? "r+" : "r");
@@ -580,7 +562,7 @@ static int run_stdio(struct fslab_bench_pass *p)
 		return pass_fail(p, errno, "fopen %s", p->cell->name);
 	if (ops->setvbuf(ops->ctx, pf.f, p->buf->stdio, _IOFBF, rec) != 0)
 		return pass_finish(p, &pf, pass_fail(p, errno ? errno : EINVAL, "setvbuf(%zu)", rec));
-	p->untimed += bench_now() - t0;
+	p->untimed += fslab_now() - t0;
 	r = pass_presync(p, &pf);
 	if (r < 0)
 		return pass_finish(p, &pf, r);
@@ -752,11 +734,11 @@ static void cell_unlink_for_redo(const struct fslab_cell *c, struct fslab_bench_
 				 struct fslab_cell_times *times)
 {
 	const struct fslab_io_ops *ops = c->ops;
-	double t = bench_now();
+	double t = fslab_now();
 
 	if (ops->unlink(ops->ctx, dfd, c->name) == 0 || errno == ENOENT)
 		*p->file_exists = false;
-	times->untimed_io_s += bench_now() - t;
+	times->untimed_io_s += fslab_now() - t;
 }
 
 /* cold: a first read pass starts with the file's pages dropped; reread
@@ -772,9 +754,9 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 	if (c->cache != FSLAB_CACHE_COLD || !(flags & FSLAB_BT_READS) ||
 	    (flags & FSLAB_BT_SECOND_PASS) || !c->drop_cache)
 		return 0;
-	t = bench_now();
+	t = fslab_now();
 	r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
-	times->cache_drop_s += bench_now() - t;
+	times->cache_drop_s += fslab_now() - t;
 	p->dfd = *dfd;
 	return r;
 }
@@ -883,11 +865,11 @@ static int cell_need_file(const struct fslab_cell *c, int dfd, bool *exists,
 			  struct fslab_cell_times *times)
 {
 	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
-	double t = bench_now();
+	double t = fslab_now();
 	int r;
 
 	r = cell_prepare_file(c, dfd, exists, b, direct, o->reason, sizeof(o->reason));
-	times->untimed_io_s += bench_now() - t;
+	times->untimed_io_s += fslab_now() - t;
 	if (r == 0)
 		return 0;
 	o->status = FSLAB_OUTCOME_FAILED;
@@ -912,9 +894,9 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	memset(times, 0, sizeof(*times));
 	if (!ops || ops->version != FSLAB_IO_OPS_VERSION)
 		return cell_refuse_ops(c, out);
-	t = bench_now();
+	t = fslab_now();
 	cell_sync(c, dfd);
-	times->untimed_io_s += bench_now() - t;
+	times->untimed_io_s += fslab_now() - t;
 
 	for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
 		const struct fslab_bench_test *test = &bench_tests[ti];
@@ -959,10 +941,10 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 		cell_emit(c, test->id, o);
 	}
 	if (file_exists) {
-		t = bench_now();
+		t = fslab_now();
 		if (ops->unlink(ops->ctx, dfd, c->name) < 0 && errno != ENOENT)
 			fslab_warn("cannot remove the test file %s: %s", c->name, strerror(errno));
-		times->untimed_io_s += bench_now() - t;
+		times->untimed_io_s += fslab_now() - t;
 	}
 	return ret;
 }

@@ -3,23 +3,14 @@
  * buffered with fsync inside the timer (write) and the file's pages dropped
  * before the read.  Figures above page_cache_factor x these are cache. */
 #include "bench_int.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
-
-static double probe_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int probe_drop(int fd)
 {
@@ -98,7 +89,7 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 		goto out;
 	}
 	snprintf(r->method, sizeof(r->method), direct ? "o_direct" : "buffered+fsync");
-	t0 = probe_now();
+	t0 = fslab_now();
 	for (i = 0; i < n; i++)
 		if (write(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
 			break;
@@ -112,7 +103,7 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 			ret = -errno;
 			goto fail;
 		}
-		t0 = probe_now();
+		t0 = fslab_now();
 		for (i = 0; i < n; i++)
 			if (write(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
 				break;
@@ -121,7 +112,7 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 		ret = -(errno ? errno : EIO);
 		goto fail;
 	}
-	r->write_kib_s = (double)bytes / 1024.0 / (probe_now() - t0);
+	r->write_kib_s = (double)bytes / 1024.0 / (fslab_now() - t0);
 	close(fd);
 
 	fd = openat(dfd, PROBEFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (direct ? O_DIRECT : 0));
@@ -135,7 +126,7 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s",
 			 d == 1 ? "drop_caches" : d == 0 ? "posix_fadvise(DONTNEED), which may leave pages cached" : "a failed cache drop");
 	}
-	t0 = probe_now();
+	t0 = fslab_now();
 	for (i = 0; i < n; i++)
 		if (read(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
 			break;
@@ -143,7 +134,7 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 		ret = -(errno ? errno : EIO);
 		goto fail;
 	}
-	r->read_kib_s = (double)bytes / 1024.0 / (probe_now() - t0);
+	r->read_kib_s = (double)bytes / 1024.0 / (fslab_now() - t0);
 	if (direct) {
 		/* Buffered reads after a cache drop get the kernel's readahead
 		 * (larger, overlapping requests) and can beat synchronous 1 MiB
@@ -151,12 +142,12 @@ static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_pro
 		close(fd);
 		fd = openat(dfd, PROBEFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0 && probe_drop(fd) == 1) {
-			t0 = probe_now();
+			t0 = fslab_now();
 			for (i = 0; i < n; i++)
 				if (read(fd, buf, FSLAB_PROBE_RECORD) != FSLAB_PROBE_RECORD)
 					break;
 			if (i == n) {
-				double ra = (double)bytes / 1024.0 / (probe_now() - t0);
+				double ra = (double)bytes / 1024.0 / (fslab_now() - t0);
 				if (ra > r->read_kib_s) {
 					r->read_kib_s = ra;
 					snprintf(r->note, sizeof(r->note),

@@ -14,12 +14,12 @@
 #include "lab.h"
 #include "log.h"
 #include "size.h"
+#include "stopsig.h"
 #include "termtext.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 
 volatile sig_atomic_t run_stop, run_continued;
 
@@ -53,14 +53,6 @@ void fslab_run_opts_init(struct fslab_run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->preset = NULL; /* FSLAB_PRESET_DEFAULT */
 	o->cache = FSLAB_CACHE_MODE_INVALID;
-}
-
-double run_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void run_utc_now(char *buf, size_t len, bool compact)
@@ -301,9 +293,11 @@ static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o, st
 }
 
 /* From the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
- * and the test in flight finish and clean up first. */
+ * and the test in flight finish and clean up first.  SIGCONT says the
+ * process was stopped. */
 struct run_signals {
-	struct sigaction old_int, old_term, old_cont;
+	struct fslab_stopsig stop;
+	struct sigaction old_cont;
 	bool installed;
 };
 
@@ -311,13 +305,11 @@ static void run_signals_install(struct run_signals *rs)
 {
 	struct sigaction sa;
 
+	fslab_stopsig_catch(&rs->stop, run_on_signal);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = run_on_signal;
+	sa.sa_handler = run_on_continue;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &rs->old_int);
-	sigaction(SIGTERM, &sa, &rs->old_term);
-	sa.sa_handler = run_on_continue;
 	sigaction(SIGCONT, &sa, &rs->old_cont);
 	rs->installed = true;
 }
@@ -326,8 +318,7 @@ static void run_signals_restore(struct run_signals *rs)
 {
 	if (!rs->installed)
 		return;
-	sigaction(SIGINT, &rs->old_int, NULL);
-	sigaction(SIGTERM, &rs->old_term, NULL);
+	fslab_stopsig_restore(&rs->stop);
 	sigaction(SIGCONT, &rs->old_cont, NULL);
 	rs->installed = false;
 }

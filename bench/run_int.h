@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "bench_int.h"
+#include "clock.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
@@ -23,7 +24,6 @@ extern volatile sig_atomic_t run_stop, run_continued;
 /* A user's path or name as it may reach a terminal: control bytes shown
  * as \xNN.  Four rotating buffers, so one message can hold several. */
 const char *run_esc(const char *s);
-double run_now(void); /* CLOCK_MONOTONIC, seconds */
 /* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
 void run_utc_now(char *buf, size_t len, bool compact);
 

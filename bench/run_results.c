@@ -5,12 +5,12 @@
 #include "run_int.h"
 
 #include "log.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <uuid/uuid.h>
 
 /* Names the process holding a flock on fd, from /proc/locks ("pid 1234:
@@ -18,40 +18,16 @@
 static void run_flock_holder(int fd, char *buf, size_t len)
 {
 	struct stat st;
-	char line[256];
-	FILE *f;
+	char cmd[256];
+	pid_t pid;
 
 	buf[0] = '\0';
-	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+	if (fstat(fd, &st) < 0 ||
+	    fslab_proc_lock_holder(st.st_dev, st.st_ino, FSLAB_PROC_LOCK_FLOCK, getpid(), &pid) != 1 ||
+	    pid < 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned maj, mnr;
-		unsigned long long ino;
-		int pid;
-
-		if (strstr(line, "->") || !strstr(line, "FLOCK") ||
-		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &mnr, &ino) != 4)
-			continue;
-		if (ino != (unsigned long long)st.st_ino || maj != major(st.st_dev) || mnr != minor(st.st_dev) ||
-		    pid == getpid())
-			continue;
-		char path[64], cmd[256] = "";
-		int cfd;
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-		cfd = open(path, O_RDONLY | O_CLOEXEC);
-		n = cfd >= 0 ? read(cfd, cmd, sizeof(cmd) - 1) : -1;
-		if (cfd >= 0)
-			close(cfd);
-		for (ssize_t i = 0; i + 1 < n; i++)
-			if (cmd[i] == '\0')
-				cmd[i] = ' ';
-		cmd[n > 0 ? n : 0] = '\0';
-		snprintf(buf, len, "pid %d%s%s", pid, cmd[0] ? ": " : "", run_esc(cmd));
-		break;
-	}
-	fclose(f);
+	fslab_proc_cmdline(pid, cmd, sizeof(cmd));
+	snprintf(buf, len, "pid %d%s%s", (int)pid, cmd[0] ? ": " : "", run_esc(cmd));
 }
 
 /* One run at a time per results directory: an exclusive flock on the

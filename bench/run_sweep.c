@@ -423,7 +423,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	};
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
-	double g0 = run_now();
+	double g0 = fslab_now();
 	int r;
 
 	if (run_group_not_run(&g, mask)) {
@@ -461,7 +461,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	fs->timed_s += times.timed_s;
 	fs->untimed_io_s += times.untimed_io_s;
 	fs->cache_drop_s += times.cache_drop_s;
-	fs->wall_s += run_now() - g0;
+	fs->wall_s += fslab_now() - g0;
 	if (g.failed)
 		*sw->failed = true;
 	return 0;
@@ -474,7 +474,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 {
 	struct fslab_bench_fs *fs = &c->fs[fi];
 	uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
-	double fs_start = run_now();
+	double fs_start = fslab_now();
 	bool ran = false;
 	int r;
 
@@ -490,7 +490,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	}
 	if (!ran)
 		return 0;
-	c->wall_s = sw->wall_before + (run_now() - sw->session_start);
+	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {
 		fslab_progress_clear(sw->prog);
@@ -503,7 +503,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
 				    (unsigned long long)(fs->cells_ok - before_ok),
 				    (unsigned long long)(fs->cells_failed - before_failed),
-				    run_now() - fs_start);
+				    fslab_now() - fs_start);
 	return 0;
 }
 
@@ -541,7 +541,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
 {
 	struct run_sweep_state sw = {
-		.session_start = run_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
+		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
 	};
 	size_t order[FSLAB_MAX_FS];
 	int r = 0;
@@ -554,6 +554,6 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
 	}
 	fslab_bench_buffers_free(&sw.buf);
-	c->wall_s = sw.wall_before + (run_now() - sw.session_start);
+	c->wall_s = sw.wall_before + (fslab_now() - sw.session_start);
 	return r;
 }
