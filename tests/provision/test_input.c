@@ -39,7 +39,9 @@ START_TEST(unknown_options_and_arguments)
 		ck_assert_int_eq(ft_fslab(&o, cmds[i], "--bogus", NULL), 0);
 		pt_assert_result(&o, 2, "unknown option '--bogus'");
 		ft_output_free(&o);
-		ck_assert_int_eq(ft_fslab(&o, cmds[i], "stray", NULL), 0);
+		/* setup's --image: an operand is refused on its own account */
+		ck_assert_int_eq(ft_fslab(&o, cmds[i], "stray", i ? NULL : "--image", e.image, NULL),
+				 0);
 		pt_assert_result(&o, 2, "unexpected argument 'stray'");
 		ft_output_free(&o);
 		ck_assert_int_eq(ft_fslab(&o, cmds[i], "--help", NULL), 0);
@@ -237,16 +239,20 @@ int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision input");
 	TCase *tc = ft_tcase(s, "input", 0);
+	/* refusals that come after setup's and teardown's root check */
+	TCase *root = ft_tcase(s, "input_root", FT_ROOT);
 
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 60);
+	for (TCase **t = (TCase *[]){ tc, root, NULL }; *t; t++) {
+		tcase_add_unchecked_fixture(*t, pt_suite_setup, pt_suite_teardown);
+		tcase_set_timeout(*t, 60);
+	}
 	tcase_add_test(tc, unknown_options_and_arguments);
 	tcase_add_test(tc, malformed_sizes);
 	tcase_add_test(tc, bad_spec_files);
 	tcase_add_test(tc, layout_larger_than_the_image);
-	tcase_add_test(tc, unwritable_mount_root_or_state_path);
-	tcase_add_test(tc, missing_mkfs_names_the_package);
+	tcase_add_test(root, unwritable_mount_root_or_state_path);
+	tcase_add_test(root, missing_mkfs_names_the_package);
 	tcase_add_test(tc, dry_run_changes_nothing);
-	tcase_add_test(tc, status_and_teardown_without_a_lab);
+	tcase_add_test(root, status_and_teardown_without_a_lab);
 	return ft_suite_run(s, argc, argv);
 }
