@@ -103,19 +103,61 @@ static int di_sg_serial(int fd, char *buf, size_t len)
 	return buf[0] ? 0 : -ENODATA;
 }
 
-static void di_scsi(struct fslab_devinfo *di, const char *devdir, const char *devreal)
+/* How the disk is attached: decides which sysfs files name it and
+ * whether a SCSI INQUIRY may fill in its serial. */
+enum di_transport {
+	DI_UNKNOWN,
+	DI_LOOP,
+	DI_NVME,
+	DI_VIRTIO,
+	DI_MMC,
+	DI_SCSI, /* DI_SCSI and after: SCSI command set (SG_IO) */
+	DI_SATA,
+	DI_USB,
+};
+
+static const char *const di_transport_names[] = {
+	[DI_UNKNOWN] = "", [DI_LOOP] = "loop", [DI_NVME] = "nvme", [DI_VIRTIO] = "virtio",
+	[DI_MMC] = "mmc",  [DI_SCSI] = "scsi", [DI_SATA] = "sata", [DI_USB] = "usb",
+};
+
+/* From the disk's kernel name, and for a SCSI host the device's sysfs
+ * path (devreal, "" when none). */
+static enum di_transport di_transport_of(const char *disk, const char *devreal)
+{
+	if (strncmp(disk, "loop", 4) == 0)
+		return DI_LOOP;
+	if (strncmp(disk, "nvme", 4) == 0)
+		return DI_NVME;
+	if (strncmp(disk, "vd", 2) == 0)
+		return DI_VIRTIO;
+	if (strncmp(disk, "mmcblk", 6) == 0)
+		return DI_MMC;
+	if (!devreal[0] || !strstr(devreal, "/host"))
+		return DI_UNKNOWN;
+	if (strstr(devreal, "/ata"))
+		return DI_SATA;
+	if (strstr(devreal, "/usb"))
+		return DI_USB;
+	return DI_SCSI;
+}
+
+/* A serial read from dir/file, noting where it came from. */
+static void di_serial_from(struct fslab_devinfo *di, const char *dir, const char *file,
+			   const char *source)
+{
+	di_read(dir, file, di->serial, sizeof(di->serial));
+	if (di->serial[0])
+		snprintf(di->serial_source, sizeof(di->serial_source), "%s", source);
+}
+
+static void di_scsi(struct fslab_devinfo *di, const char *devdir)
 {
 	char raw[512];
 	char path[PATH_MAX + 32];
 	char *data = NULL;
 	size_t n = 0;
 
-	if (strstr(devreal, "/ata"))
-		snprintf(di->transport, sizeof(di->transport), "sata");
-	else if (strstr(devreal, "/usb"))
-		snprintf(di->transport, sizeof(di->transport), "usb");
-	else
-		snprintf(di->transport, sizeof(di->transport), "scsi");
 	di_read(devdir, "vendor", di->vendor, sizeof(di->vendor));
 	di_read(devdir, "model", di->model, sizeof(di->model));
 	di_read(devdir, "rev", di->firmware, sizeof(di->firmware));
@@ -129,41 +171,44 @@ static void di_scsi(struct fslab_devinfo *di, const char *devdir, const char *de
 	}
 }
 
-int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, size_t errlen)
+/* Identity (model, serial, firmware, wwid) where the transport keeps it in
+ * sysfs: sysdir the disk's directory, devdir its device/ directory. */
+static void di_identity(struct fslab_devinfo *di, enum di_transport t, const char *sysdir,
+			const char *devdir)
 {
-	char link[64], sysdir[PATH_MAX], tmp[PATH_MAX], devdir[PATH_MAX + 16], devreal[PATH_MAX];
-	char probe[PATH_MAX + 32];
-	struct stat st;
-	uint64_t v;
-	bool scsi;
-	int fd;
+	snprintf(di->transport, sizeof(di->transport), "%s", di_transport_names[t]);
+	switch (t) {
+	case DI_LOOP:
+		di_read(sysdir, "loop/backing_file", di->backing_file, sizeof(di->backing_file));
+		break;
+	case DI_NVME:
+		di_read(devdir, "model", di->model, sizeof(di->model));
+		di_serial_from(di, devdir, "serial", "device/serial");
+		di_read(devdir, "firmware_rev", di->firmware, sizeof(di->firmware));
+		di_read(sysdir, "wwid", di->wwid, sizeof(di->wwid));
+		break;
+	case DI_VIRTIO:
+		di_serial_from(di, sysdir, "serial", "serial");
+		break;
+	case DI_MMC:
+		di_read(devdir, "name", di->model, sizeof(di->model));
+		di_serial_from(di, devdir, "serial", "device/serial");
+		di_read(devdir, "fwrev", di->firmware, sizeof(di->firmware));
+		break;
+	case DI_SCSI:
+	case DI_SATA:
+	case DI_USB:
+		di_scsi(di, devdir);
+		break;
+	case DI_UNKNOWN:
+		break;
+	}
+}
 
-	memset(di, 0, sizeof(*di));
-	di->rotational = -1;
-	if (stat(dev, &st) < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", dev, strerror(e));
-		return -e;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a block device", dev);
-		return -ENOTBLK;
-	}
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, sysdir)) {
-		int e = errno;
-		snprintf(err, errlen, "%s: the kernel has no %s (%s): the device is gone", dev, link,
-			 strerror(e));
-		return -e;
-	}
-	/* A partition's sysfs directory sits inside its disk's. */
-	snprintf(probe, sizeof(probe), "%s/partition", sysdir);
-	if (access(probe, F_OK) == 0) {
-		snprintf(tmp, sizeof(tmp), "%s", sysdir);
-		snprintf(sysdir, sizeof(sysdir), "%s", dirname(tmp));
-	}
-	snprintf(tmp, sizeof(tmp), "%s", sysdir);
-	snprintf(di->disk, sizeof(di->disk), "%s", basename(tmp));
+/* Sizes and queue properties from sysfs. */
+static void di_queue(struct fslab_devinfo *di, const char *sysdir)
+{
+	uint64_t v;
 
 	if (di_read_u64(sysdir, "size", &v))
 		di->size_bytes = v * 512;
@@ -179,66 +224,85 @@ int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, siz
 		di->discard_max_bytes = v;
 	if (!di->discard_max_bytes)
 		di->discard_granularity = 0;
+}
 
+/* What sysfs did not say, the device may: ioctls (read-only open, no I/O
+ * except a SCSI INQUIRY for the serial). */
+static void di_ioctls(struct fslab_devinfo *di, const char *dev, bool scsi)
+{
+	int fd, ss = 0;
+	unsigned int ps = 0;
+	uint64_t b = 0;
+
+	if (di->logical_sector && di->physical_sector && di->size_bytes && (di->serial[0] || !scsi))
+		return;
+	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return; /* what sysfs said is all there is */
+	if (!di->logical_sector && ioctl(fd, BLKSSZGET, &ss) == 0 && ss > 0)
+		di->logical_sector = (unsigned)ss;
+	if (!di->physical_sector && ioctl(fd, BLKPBSZGET, &ps) == 0 && ps > 0)
+		di->physical_sector = ps;
+	if (!di->size_bytes && ioctl(fd, BLKGETSIZE64, &b) == 0)
+		di->size_bytes = b;
+	if (!di->serial[0] && scsi && di_sg_serial(fd, di->serial, sizeof(di->serial)) == 0)
+		snprintf(di->serial_source, sizeof(di->serial_source), "SG_IO INQUIRY 0x80");
+	close(fd);
+}
+
+/* The whole disk's sysfs directory for dev (a disk or a partition).  0,
+ * or -errno with the message in err. */
+static int di_sysdir(const char *dev, char *sysdir, char *err, size_t errlen)
+{
+	char link[64], tmp[PATH_MAX], probe[PATH_MAX + 32];
+	struct stat st;
+	int r;
+
+	if (stat(dev, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dev, strerror(-r));
+		return r;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a block device", dev);
+		return -ENOTBLK;
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(link, sysdir)) {
+		r = -errno;
+		snprintf(err, errlen, "%s: the kernel has no %s (%s): the device is gone", dev, link,
+			 strerror(-r));
+		return r;
+	}
+	/* A partition's sysfs directory sits inside its disk's. */
+	snprintf(probe, sizeof(probe), "%s/partition", sysdir);
+	if (access(probe, F_OK) == 0) {
+		snprintf(tmp, sizeof(tmp), "%s", sysdir);
+		snprintf(sysdir, PATH_MAX, "%s", dirname(tmp));
+	}
+	return 0;
+}
+
+int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, size_t errlen)
+{
+	char sysdir[PATH_MAX], tmp[PATH_MAX], devdir[PATH_MAX + 16], devreal[PATH_MAX];
+	enum di_transport t;
+	int r;
+
+	memset(di, 0, sizeof(*di));
+	di->rotational = -1;
+	r = di_sysdir(dev, sysdir, err, errlen);
+	if (r < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s", sysdir);
+	snprintf(di->disk, sizeof(di->disk), "%s", basename(tmp));
+	di_queue(di, sysdir);
 	snprintf(devdir, sizeof(devdir), "%s/device", sysdir);
 	if (!realpath(devdir, devreal))
 		devreal[0] = '\0';
-	if (strncmp(di->disk, "loop", 4) == 0) {
-		snprintf(di->transport, sizeof(di->transport), "loop");
-		di_read(sysdir, "loop/backing_file", di->backing_file, sizeof(di->backing_file));
-	} else if (strncmp(di->disk, "nvme", 4) == 0) {
-		snprintf(di->transport, sizeof(di->transport), "nvme");
-		di_read(devdir, "model", di->model, sizeof(di->model));
-		di_read(devdir, "serial", di->serial, sizeof(di->serial));
-		if (di->serial[0])
-			snprintf(di->serial_source, sizeof(di->serial_source), "device/serial");
-		di_read(devdir, "firmware_rev", di->firmware, sizeof(di->firmware));
-		di_read(sysdir, "wwid", di->wwid, sizeof(di->wwid));
-	} else if (strncmp(di->disk, "vd", 2) == 0) {
-		snprintf(di->transport, sizeof(di->transport), "virtio");
-		di_read(sysdir, "serial", di->serial, sizeof(di->serial));
-		if (di->serial[0])
-			snprintf(di->serial_source, sizeof(di->serial_source), "serial");
-	} else if (strncmp(di->disk, "mmcblk", 6) == 0) {
-		snprintf(di->transport, sizeof(di->transport), "mmc");
-		di_read(devdir, "name", di->model, sizeof(di->model));
-		di_read(devdir, "serial", di->serial, sizeof(di->serial));
-		if (di->serial[0])
-			snprintf(di->serial_source, sizeof(di->serial_source), "device/serial");
-		di_read(devdir, "fwrev", di->firmware, sizeof(di->firmware));
-	} else if (devreal[0] && strstr(devreal, "/host")) {
-		di_scsi(di, devdir, devreal);
-	}
-
-	/* What sysfs did not say, the device may: ioctls (read-only open,
-	 * no I/O except a SCSI INQUIRY). */
-	scsi = !strcmp(di->transport, "scsi") || !strcmp(di->transport, "sata") ||
-	       !strcmp(di->transport, "usb");
-	if (di->logical_sector && di->physical_sector && di->size_bytes && (di->serial[0] || !scsi))
-		return 0;
-	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* what sysfs said is all there is */
-	if (!di->logical_sector) {
-		int ss = 0;
-		if (ioctl(fd, BLKSSZGET, &ss) == 0 && ss > 0)
-			di->logical_sector = (unsigned)ss;
-	}
-	if (!di->physical_sector) {
-		unsigned int ps = 0;
-		if (ioctl(fd, BLKPBSZGET, &ps) == 0 && ps > 0)
-			di->physical_sector = ps;
-	}
-	if (!di->size_bytes) {
-		uint64_t b = 0;
-		if (ioctl(fd, BLKGETSIZE64, &b) == 0)
-			di->size_bytes = b;
-	}
-	if (!di->serial[0] && scsi) {
-		if (di_sg_serial(fd, di->serial, sizeof(di->serial)) == 0)
-			snprintf(di->serial_source, sizeof(di->serial_source), "SG_IO INQUIRY 0x80");
-	}
-	close(fd);
+	t = di_transport_of(di->disk, devreal);
+	di_identity(di, t, sysdir, devdir);
+	di_ioctls(di, dev, t >= DI_SCSI);
 	return 0;
 }
 

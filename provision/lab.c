@@ -407,18 +407,149 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 	return 0;
 }
 
+/* The real path of the state file: an existing one with every link
+ * resolved (-ENOENT: no lab, said without creating anything); a new one
+ * (is_new) in its directory, made when missing and resolved. */
+static int lab_real_path(const char *state_path, bool is_new, char *real, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX], base[NAME_MAX + 1];
+	struct stat st;
+	int r;
+
+	if (!is_new) {
+		if (lstat(state_path, &st) < 0 || !realpath(state_path, real)) {
+			r = -errno;
+			snprintf(err, errlen, "%s: %s", state_path, strerror(-r));
+			return r;
+		}
+		return fslab_lab_check_path(real, err, errlen);
+	}
+	snprintf(tmp, sizeof(tmp), "%s", state_path);
+	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	snprintf(tmp, sizeof(tmp), "%s", state_path);
+	snprintf(base, sizeof(base), "%s", basename(tmp));
+	r = fslab_mkdir_p(dir, 0755);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot create %s for the state file: %s", dir, strerror(-r));
+		return r;
+	}
+	if (!realpath(dir, tmp)) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(tmp, "/") ? tmp : "", base) >= PATH_MAX) {
+		snprintf(err, errlen, "%s: path too long", state_path);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Fills the lab's path, directory, name and log path from the state
+ * file's real path and opens its directory. */
+static int lab_place(struct fslab_lab *lab, const char *state_path, const char *real, char *err,
+		     size_t errlen)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(lab->path, sizeof(lab->path), "%s", real);
+	snprintf(tmp, sizeof(tmp), "%s", real);
+	snprintf(lab->dir, sizeof(lab->dir), "%s", dirname(tmp));
+	snprintf(tmp, sizeof(tmp), "%s", real);
+	if (snprintf(lab->name, sizeof(lab->name), "%s", basename(tmp)) >= (int)sizeof(lab->name) - 8) {
+		snprintf(err, errlen, "%s: name too long", state_path);
+		return -ENAMETOOLONG;
+	}
+	snprintf(lab->log_path, sizeof(lab->log_path), "%s.log", lab->path);
+	lab->dfd = fslab_dir_open(lab->dir);
+	if (lab->dfd < 0) {
+		snprintf(err, errlen, "%s: %s", lab->dir, strerror(-lab->dfd));
+		return lab->dfd;
+	}
+	return 0;
+}
+
+/* NAME.lock beside the state file, in the lab's mode. */
+static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const char *command,
+			   char *err, size_t errlen)
+{
+	char lockname[NAME_MAX + 8], holder[128], what[PATH_MAX + NAME_MAX + 16];
+	int r;
+
+	snprintf(lockname, sizeof(lockname), "%s.lock", lab->name);
+	r = fslab_lock_at(lab->dfd, lockname, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+			  command, holder, sizeof(holder));
+	if (r < 0) {
+		snprintf(what, sizeof(what), "%s/%s", lab->dir, lockname);
+		return lab_lock_error(r, what, holder, state_path, err, errlen);
+	}
+	lab->lock_fd = r;
+	return 0;
+}
+
+/* Under the lock: for a new lab, no state file yet; for an existing one,
+ * the file we locked for is the one the caller named, and a state file of
+ * ours: loaded, then the lab's own lock taken. */
+static int lab_load(struct fslab_lab *lab, const char *state_path, bool is_new,
+		    const char *command, char *err, size_t errlen)
+{
+	struct stat st, named;
+	int r;
+
+	if (fstatat(lab->dfd, lab->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = -errno;
+		if (r == -ENOENT && is_new)
+			return 0;
+		snprintf(err, errlen, "%s: %s", state_path, strerror(-r));
+		return r;
+	}
+	if (is_new) {
+		snprintf(err, errlen,
+			 "a lab is already set up (state file %s); run fslab teardown --state %s "
+			 "first, or give another --state",
+			 state_path, state_path);
+		return -EEXIST;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file; not a state file fslab wrote", lab->path);
+		return -EINVAL;
+	}
+	r = lab_check_state_file(state_path, &st, err, errlen);
+	if (r < 0)
+		return r;
+	if (stat(state_path, &named) < 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+		snprintf(err, errlen,
+			 "the state file %s changed while it was being locked (another command "
+			 "replaced it); retry",
+			 state_path);
+		return -ESTALE;
+	}
+	r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, err, errlen);
+	if (r < 0) {
+		if (r == -ENOENT)
+			snprintf(err, errlen, "%s: %s", state_path, strerror(ENOENT));
+		return r;
+	}
+	lab->have_state = true;
+	return lab_lock_id(lab, state_path, command, err, errlen);
+}
+
 int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned flags,
 		   const char *command, struct fslab_lab **labp, char *err, size_t errlen)
 {
-	struct fslab_lab *lab;
-	char tmp[PATH_MAX], real[PATH_MAX], lockname[NAME_MAX + 8], holder[128];
-	struct stat st, named;
 	bool is_new = flags & FSLAB_LAB_NEW;
+	bool run = mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT;
+	char real[PATH_MAX];
+	struct fslab_lab *lab;
 	int r;
 
 	*labp = NULL;
 	if (!state_path)
 		state_path = fslab_state_default_path();
+	if (strlen(state_path) >= PATH_MAX) {
+		snprintf(err, errlen, "%s: path too long", state_path);
+		return -ENAMETOOLONG;
+	}
 	lab = calloc(1, sizeof(*lab));
 	if (!lab) {
 		snprintf(err, errlen, "out of memory");
@@ -427,145 +558,26 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 	lab->mode = mode;
 	lab->dfd = lab->lock_fd = lab->lease_fd = lab->log_fd = -1;
 	lab->id_dfd = lab->id_lock_fd = -1;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", state_path) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path too long", state_path);
-		r = -ENAMETOOLONG;
-		goto fail;
-	}
 	r = fslab_lab_check_path(state_path, err, errlen);
-	if (r < 0)
-		goto fail;
-	if (!is_new) {
-		/* No lab: say so without creating the lock file or its directory. */
-		if (lstat(state_path, &st) < 0) {
-			r = -errno;
-			snprintf(err, errlen, "%s: %s", state_path, strerror(errno));
-			goto fail;
-		}
-		if (!realpath(state_path, real)) {
-			r = -errno;
-			snprintf(err, errlen, "%s: %s", state_path, strerror(errno));
-			goto fail;
-		}
-	} else {
-		char dir[PATH_MAX], base[NAME_MAX + 1];
-
-		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-		snprintf(tmp, sizeof(tmp), "%s", state_path);
-		snprintf(base, sizeof(base), "%s", basename(tmp));
-		r = fslab_mkdir_p(dir, 0755);
-		if (r < 0) {
-			snprintf(err, errlen, "cannot create %s for the state file: %s", dir, strerror(-r));
-			goto fail;
-		}
-		if (!realpath(dir, real)) {
-			r = -errno;
-			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-			goto fail;
-		}
-		if (snprintf(tmp, sizeof(tmp), "%s/%s", strcmp(real, "/") ? real : "", base) >=
-		    (int)sizeof(tmp)) {
-			snprintf(err, errlen, "%s: path too long", state_path);
-			r = -ENAMETOOLONG;
-			goto fail;
-		}
-		snprintf(real, sizeof(real), "%s", tmp);
-	}
-	if (!is_new) {
-		r = fslab_lab_check_path(real, err, errlen);
-		if (r < 0)
-			goto fail;
-	}
-	snprintf(lab->path, sizeof(lab->path), "%s", real);
-	snprintf(tmp, sizeof(tmp), "%s", real);
-	snprintf(lab->dir, sizeof(lab->dir), "%s", dirname(tmp));
-	snprintf(tmp, sizeof(tmp), "%s", real);
-	if (snprintf(lab->name, sizeof(lab->name), "%s", basename(tmp)) >= (int)sizeof(lab->name) - 8) {
-		snprintf(err, errlen, "%s: name too long", state_path);
-		r = -ENAMETOOLONG;
-		goto fail;
-	}
-	snprintf(lab->log_path, sizeof(lab->log_path), "%s.log", lab->path);
-	lab->dfd = fslab_dir_open(lab->dir);
-	if (lab->dfd < 0) {
-		r = lab->dfd;
-		snprintf(err, errlen, "%s: %s", lab->dir, strerror(-r));
-		goto fail;
-	}
-	snprintf(lockname, sizeof(lockname), "%s.lock", lab->name);
-	r = fslab_lock_at(lab->dfd, lockname, mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH, command,
-			  holder, sizeof(holder));
-	if (r < 0) {
-		char what[PATH_MAX + NAME_MAX + 16];
-
-		snprintf(what, sizeof(what), "%s/%s", lab->dir, lockname);
-		lab_lock_error(r, what, holder, state_path, err, errlen);
-		goto fail;
-	}
-	lab->lock_fd = r;
-
-	if (fstatat(lab->dfd, lab->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT || !is_new) {
-			r = -errno;
-			snprintf(err, errlen, "%s: %s", state_path, strerror(errno));
-			goto fail;
-		}
-	} else if (is_new) {
-		snprintf(err, errlen,
-			 "a lab is already set up (state file %s); run fslab teardown --state %s "
-			 "first, or give another --state",
-			 state_path, state_path);
-		r = -EEXIST;
-		goto fail;
-	} else {
-		/* The file we locked for must be the one the caller named. */
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "%s is not a regular file; not a state file fslab wrote",
-				 lab->path);
-			r = -EINVAL;
-			goto fail;
-		}
-		r = lab_check_state_file(state_path, &st, err, errlen);
-		if (r < 0)
-			goto fail;
-		if (stat(state_path, &named) < 0 || named.st_dev != st.st_dev ||
-		    named.st_ino != st.st_ino) {
-			snprintf(err, errlen,
-				 "the state file %s changed while it was being locked (another "
-				 "command replaced it); retry",
-				 state_path);
-			r = -ESTALE;
-			goto fail;
-		}
-		r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, err, errlen);
-		if (r < 0) {
-			if (r == -ENOENT)
-				snprintf(err, errlen, "%s: %s", state_path, strerror(ENOENT));
-			goto fail;
-		}
-		lab->have_state = true;
-		r = lab_lock_id(lab, state_path, command, err, errlen);
-		if (r < 0)
-			goto fail;
-	}
-	if ((mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT) && lab->have_state &&
-	    lab->st.phase == FSLAB_PHASE_READY) {
-		/* A run writes into the lab's mounts and may remount them. */
+	if (r == 0)
+		r = lab_real_path(state_path, is_new, real, err, errlen);
+	if (r == 0)
+		r = lab_place(lab, state_path, real, err, errlen);
+	if (r == 0)
+		r = lab_lock_beside(lab, state_path, command, err, errlen);
+	if (r == 0)
+		r = lab_load(lab, state_path, is_new, command, err, errlen);
+	/* A run writes into the lab's mounts and may remount them. */
+	if (r == 0 && run && lab->have_state && lab->st.phase == FSLAB_PHASE_READY)
 		r = fslab_lab_prove(lab, true, err, errlen);
-		if (r < 0)
-			goto fail;
-	}
-	if (mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT) {
+	if (r == 0 && run)
 		r = lab_lease(lab, state_path, command, err, errlen);
-		if (r < 0)
-			goto fail;
+	if (r < 0) {
+		fslab_lab_close(lab);
+		return r;
 	}
 	*labp = lab;
 	return 0;
-fail:
-	fslab_lab_close(lab);
-	return r;
 }
 
 void fslab_lab_close(struct fslab_lab *lab)

@@ -65,128 +65,171 @@ static void status_json_str(struct json_object *o, const char *key, const char *
 	json_object_object_add(o, key, json_object_new_string(value ? value : ""));
 }
 
-int fslab_status(const struct fslab_status_opts *o)
-{
-	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
-	struct fslab_lab *lab = NULL;
+/* What status found, for the printers. */
+struct status_view {
+	const char *path;            /* the state file as named */
 	const struct fslab_state *st;
 	struct status_row rows[FSLAB_MAX_FS];
-	char err[1024], a[32], b[32];
-	int mounts = -1, r, problems = 0, ret = FSLAB_EXIT_FAILURE;
-	bool disk_ok, have_di;
+	bool disk_ok;                /* the disk is there, a block device */
+	bool have_di;
 	struct fslab_devinfo di;
-	struct stat sb;
+	int problems;
+};
 
-	r = fslab_lab_open(path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
-	if (r == -ENOENT) {
-		/* No lab: said without creating the lock file or its directory. */
-		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", path);
-		return FSLAB_EXIT_FAILURE;
+static struct json_object *status_partition_json(const struct fslab_state_partition *p,
+						 const struct status_row *w)
+{
+	struct json_object *j = json_object_new_object();
+
+	status_json_str(j, "name", p->name);
+	status_json_str(j, "type", fslab_fs_type_to_string(p->type));
+	status_json_str(j, "device", p->device);
+	json_object_object_add(j, "present", json_object_new_boolean(w->present));
+	status_json_str(j, "probed_type", w->fs_type);
+	status_json_str(j, "probed_version", w->fs_version);
+	status_json_str(j, "mountpoint", p->mountpoint);
+	status_json_str(j, "mount_method", fslab_mount_method_to_string(p->mount_method));
+	json_object_object_add(j, "mounted", json_object_new_boolean(w->mounted));
+	json_object_object_add(j, "size_bytes", json_object_new_int64((int64_t)w->size));
+	json_object_object_add(j, "free_bytes",
+			       w->free_known ? json_object_new_int64((int64_t)w->free) : NULL);
+	json_object_object_add(j, "problem", w->problem[0] ? json_object_new_string(w->problem) : NULL);
+	return j;
+}
+
+static void status_print_json(const struct status_view *v)
+{
+	const struct fslab_state *st = v->st;
+	struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
+
+	status_json_str(root, "state", v->path);
+	status_json_str(root, "phase", fslab_phase_to_string(st->phase));
+	status_json_str(root, "disk", st->disk);
+	json_object_object_add(root, "disk_present", json_object_new_boolean(v->disk_ok));
+	json_object_object_add(root, "device", v->have_di ? fslab_devinfo_to_json(&v->di) : NULL);
+	status_json_str(root, "disk_guid", st->disk_guid);
+	status_json_str(root, "image", st->image);
+	status_json_str(root, "mount_root", st->mount_root);
+	for (size_t i = 0; i < st->n_partitions; i++)
+		json_object_array_add(parts, status_partition_json(&st->partitions[i], &v->rows[i]));
+	json_object_object_add(root, "partitions", parts);
+	json_object_object_add(root, "ok", json_object_new_boolean(v->problems == 0));
+	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+static void status_print_text(const struct status_view *v)
+{
+	const struct fslab_state *st = v->st;
+	char a[32], b[32];
+
+	printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
+	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
+	       st->created_at);
+	if (v->have_di) {
+		char line[512];
+
+		fslab_devinfo_describe(&v->di, line, sizeof(line));
+		printf("device: %s\n", line);
 	}
-	if (r < 0) {
-		fslab_error("%s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
-	st = fslab_lab_state(lab);
-	/* Not in the middle of a cold-cache remount. */
-	mounts = fslab_lab_mounts_hold(lab);
-	disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
-	/* A disk that is there must be the lab's, and its partitions on it,
-	 * before anything about them is reported as the lab's. */
-	if (disk_ok && fslab_lab_prove(lab, false, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
-		fslab_lab_mounts_release(mounts);
-		fslab_lab_close(lab);
-		return FSLAB_EXIT_FAILURE;
-	}
+	printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
+	       "mount point", "mounted", "size", "free");
 	for (size_t i = 0; i < st->n_partitions; i++) {
-		status_check(&st->partitions[i], &rows[i]);
-		if (rows[i].problem[0])
-			problems++;
+		const struct fslab_state_partition *p = &st->partitions[i];
+		const struct status_row *w = &v->rows[i];
+
+		printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", p->name,
+		       fslab_fs_type_to_string(p->type), p->device, w->fs_type[0] ? w->fs_type : "-",
+		       p->mountpoint,
+		       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
+		       fslab_size_human(w->size, a, sizeof(a)),
+		       w->free_known ? fslab_size_human(w->free, b, sizeof(b)) : "-");
 	}
-	if (st->phase != FSLAB_PHASE_READY)
-		problems++;
-	if (!disk_ok)
-		problems++;
-	have_di = disk_ok && fslab_devinfo_read(st->disk, &di, err, sizeof(err)) == 0;
+}
 
-	if (o->json) {
-		struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
+/* Each problem on stderr, after the report. */
+static void status_print_problems(const struct status_view *v)
+{
+	const struct fslab_state *st = v->st;
 
-		status_json_str(root, "state", path);
-		status_json_str(root, "phase", fslab_phase_to_string(st->phase));
-		status_json_str(root, "disk", st->disk);
-		json_object_object_add(root, "disk_present", json_object_new_boolean(disk_ok));
-		json_object_object_add(root, "device", have_di ? fslab_devinfo_to_json(&di) : NULL);
-		status_json_str(root, "disk_guid", st->disk_guid);
-		status_json_str(root, "image", st->image);
-		status_json_str(root, "mount_root", st->mount_root);
-		for (size_t i = 0; i < st->n_partitions; i++) {
-			const struct fslab_state_partition *p = &st->partitions[i];
-			const struct status_row *w = &rows[i];
-			struct json_object *j = json_object_new_object();
-
-			status_json_str(j, "name", p->name);
-			status_json_str(j, "type", fslab_fs_type_to_string(p->type));
-			status_json_str(j, "device", p->device);
-			json_object_object_add(j, "present", json_object_new_boolean(w->present));
-			status_json_str(j, "probed_type", w->fs_type);
-			status_json_str(j, "probed_version", w->fs_version);
-			status_json_str(j, "mountpoint", p->mountpoint);
-			status_json_str(j, "mount_method", fslab_mount_method_to_string(p->mount_method));
-			json_object_object_add(j, "mounted", json_object_new_boolean(w->mounted));
-			json_object_object_add(j, "size_bytes", json_object_new_int64((int64_t)w->size));
-			json_object_object_add(j, "free_bytes",
-					       w->free_known ? json_object_new_int64((int64_t)w->free) : NULL);
-			json_object_object_add(j, "problem",
-					       w->problem[0] ? json_object_new_string(w->problem) : NULL);
-			json_object_array_add(parts, j);
-		}
-		json_object_object_add(root, "partitions", parts);
-		json_object_object_add(root, "ok", json_object_new_boolean(problems == 0));
-		printf("%s\n", json_object_to_json_string_ext(
-				       root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
-	} else {
-		printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
-		       st->image[0] ? " backed by " : "", st->image, path, fslab_phase_to_string(st->phase),
-		       st->created_at);
-		if (have_di) {
-			char line[512];
-
-			fslab_devinfo_describe(&di, line, sizeof(line));
-			printf("device: %s\n", line);
-		}
-		printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
-		       "mount point", "mounted", "size", "free");
-		for (size_t i = 0; i < st->n_partitions; i++) {
-			const struct fslab_state_partition *p = &st->partitions[i];
-			const struct status_row *w = &rows[i];
-
-			printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", p->name,
-			       fslab_fs_type_to_string(p->type), p->device,
-			       w->fs_type[0] ? w->fs_type : "-", p->mountpoint,
-			       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
-			       fslab_size_human(w->size, a, sizeof(a)),
-			       w->free_known ? fslab_size_human(w->free, b, sizeof(b)) : "-");
-		}
-	}
-	fflush(stdout);
-	if (!disk_ok)
+	if (!v->disk_ok)
 		fslab_error("damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
 	if (st->phase != FSLAB_PHASE_READY)
 		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
 			    "--state %s",
-			    fslab_phase_to_string(st->phase), path);
+			    fslab_phase_to_string(st->phase), v->path);
 	for (size_t i = 0; i < st->n_partitions; i++)
-		if (rows[i].problem[0])
-			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, rows[i].problem);
-	ret = problems ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+		if (v->rows[i].problem[0])
+			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, v->rows[i].problem);
 	if (st->version < FSLAB_STATE_VERSION)
 		fslab_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
 			   "created and will say how to remove it by hand",
-			   path, st->version);
+			   v->path, st->version);
+}
+
+/* Looks at the lab as it is: the disk (proven the lab's before anything
+ * about it is reported as the lab's), each partition.  0, or -1 when the
+ * disk is there but not the lab's (said). */
+static int status_look(struct fslab_lab *lab, struct status_view *v)
+{
+	const struct fslab_state *st = v->st;
+	char err[1024];
+	struct stat sb;
+
+	v->disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
+	if (v->disk_ok && fslab_lab_prove(lab, false, err, sizeof(err)) < 0) {
+		fslab_error("%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		status_check(&st->partitions[i], &v->rows[i]);
+		if (v->rows[i].problem[0])
+			v->problems++;
+	}
+	if (st->phase != FSLAB_PHASE_READY)
+		v->problems++;
+	if (!v->disk_ok)
+		v->problems++;
+	v->have_di = v->disk_ok && fslab_devinfo_read(st->disk, &v->di, err, sizeof(err)) == 0;
+	return 0;
+}
+
+int fslab_status(const struct fslab_status_opts *o)
+{
+	struct fslab_lab *lab = NULL;
+	struct status_view *v = calloc(1, sizeof(*v));
+	char err[1024];
+	int mounts, r, ret = FSLAB_EXIT_FAILURE;
+
+	if (!v) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
+	v->path = o->state_path ? o->state_path : fslab_state_default_path();
+	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
+	if (r == -ENOENT) /* no lab: said without creating the lock file or its directory */
+		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", v->path);
+	else if (r < 0)
+		fslab_error("%s", err);
+	if (r < 0) {
+		free(v);
+		return FSLAB_EXIT_FAILURE;
+	}
+	v->st = fslab_lab_state(lab);
+	/* Not in the middle of a cold-cache remount. */
+	mounts = fslab_lab_mounts_hold(lab);
+	if (status_look(lab, v) == 0) {
+		if (o->json)
+			status_print_json(v);
+		else
+			status_print_text(v);
+		fflush(stdout);
+		status_print_problems(v);
+		ret = v->problems ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+	}
 	fslab_lab_mounts_release(mounts);
 	fslab_lab_close(lab);
+	free(v);
 	return ret;
 }
