@@ -746,8 +746,10 @@ static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, cha
 		int fd = open(st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 		if (fd < 0) {
-			snprintf(err, errlen, "the lab's image %s: %s", st->image, strerror(errno));
-			return -errno;
+			int r = -errno;
+
+			snprintf(err, errlen, "the lab's image %s: %s", st->image, strerror(-r));
+			return r;
 		}
 		prov_id_of_fd(fd, &id);
 		r = st->version >= 2 ? prov_marker_check(fd, st->lab_id, found, sizeof(found)) : 1;

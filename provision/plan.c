@@ -60,6 +60,49 @@ int fslab_partition_device_name(const char *disk, unsigned number, char *buf, si
 	return (w < 0 || (size_t)w >= len) ? -ENAMETOOLONG : 0;
 }
 
+/* Places the next partition, for fs, at *pos and moves *pos to its end
+ * (unaligned).  0, or -EINVAL with the problem in err. */
+static int plan_place(struct fslab_lab_plan *plan, const struct fslab_fs_spec *fs,
+		      unsigned sector_size, const char *mount_root, uint64_t *pos, char *err,
+		      size_t errlen)
+{
+	struct fslab_partition_plan *p = &plan->parts[plan->n];
+	char a[32];
+
+	p->recipe = fslab_fs_recipe(fs->type);
+	if (!p->recipe) {
+		snprintf(err, errlen, "[fs %s]: unknown filesystem type", fs->name);
+		return -EINVAL;
+	}
+	if (fs->size == 0 || fs->size % sector_size) {
+		snprintf(err, errlen, "[fs %s] size = %s is not a multiple of the %u-byte sector",
+			 fs->name, fslab_size_format(fs->size, a, sizeof(a)), sector_size);
+		return -EINVAL;
+	}
+	if (fs->size > FSLAB_SIZE_MAX || *pos > FSLAB_SIZE_MAX) {
+		snprintf(err, errlen, "the layout is larger than fslab supports");
+		return -EINVAL;
+	}
+	p->number = (unsigned)plan->n + 1;
+	p->fs = fs;
+	p->start = *pos;
+	p->size = fs->size;
+	if (plan->disk[0] &&
+	    fslab_partition_device_name(plan->disk, p->number, p->device, sizeof(p->device)) < 0) {
+		snprintf(err, errlen, "%s: device name too long", plan->disk);
+		return -EINVAL;
+	}
+	if (mount_root &&
+	    snprintf(p->mountpoint, sizeof(p->mountpoint), "%s/%s", mount_root, fs->name) >=
+		    (int)sizeof(p->mountpoint)) {
+		snprintf(err, errlen, "%s: mount root path too long", mount_root);
+		return -EINVAL;
+	}
+	*pos += fs->size;
+	plan->n++;
+	return 0;
+}
+
 int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
 		       char *err, size_t errlen)
@@ -71,7 +114,7 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 	memset(plan, 0, sizeof(*plan));
 	if (sector_size != 512 && sector_size != 4096) {
 		snprintf(err, errlen, "%s: logical sector size %u is not supported (512 or 4096)",
-			 disk, sector_size);
+			 disk && *disk ? disk : "the disk", sector_size);
 		return -EINVAL;
 	}
 	if (align < sector_size || (align & (align - 1))) {
@@ -89,40 +132,11 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 	plan->sector_size = sector_size;
 	pos = plan_align_up(plan_gpt_head(sector_size), align);
 	for (size_t i = 0; i < spec->n_fs; i++) {
-		const struct fslab_fs_spec *fs = &spec->fs[i];
-		struct fslab_partition_plan *p = &plan->parts[i];
+		int r = plan_place(plan, &spec->fs[i], sector_size, mount_root, &pos, err, errlen);
 
-		p->recipe = fslab_fs_recipe(fs->type);
-		if (!p->recipe) {
-			snprintf(err, errlen, "[fs %s]: unknown filesystem type", fs->name);
-			return -EINVAL;
-		}
-		if (fs->size == 0 || fs->size % sector_size) {
-			snprintf(err, errlen, "[fs %s] size = %s is not a multiple of the %u-byte sector",
-				 fs->name, fslab_size_format(fs->size, a, sizeof(a)), sector_size);
-			return -EINVAL;
-		}
-		if (fs->size > FSLAB_SIZE_MAX || pos > FSLAB_SIZE_MAX) {
-			snprintf(err, errlen, "the layout is larger than fslab supports");
-			return -EINVAL;
-		}
-		p->number = (unsigned)i + 1;
-		p->fs = fs;
-		p->start = pos;
-		p->size = fs->size;
-		if (disk && *disk &&
-		    fslab_partition_device_name(disk, p->number, p->device, sizeof(p->device)) < 0) {
-			snprintf(err, errlen, "%s: device name too long", disk);
-			return -EINVAL;
-		}
-		if (mount_root &&
-		    snprintf(p->mountpoint, sizeof(p->mountpoint), "%s/%s", mount_root, fs->name) >=
-			    (int)sizeof(p->mountpoint)) {
-			snprintf(err, errlen, "%s: mount root path too long", mount_root);
-			return -EINVAL;
-		}
-		pos = plan_align_up(pos + fs->size, align);
-		plan->n++;
+		if (r < 0)
+			return r;
+		pos = plan_align_up(pos, align);
 	}
 	/* pos is the aligned end of the last partition; the backup GPT must
 	 * fit after the last partition's real end. */
