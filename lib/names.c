@@ -86,7 +86,7 @@ char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, ch
 	return buf;
 }
 
-static int lookup(const char *const *table, int n, const char *s)
+int fslab_name_index(const char *const *table, int n, const char *s)
 {
 	if (!s)
 		return -1;
@@ -103,7 +103,7 @@ const char *fslab_fs_type_to_string(enum fslab_fs_type t)
 
 enum fslab_fs_type fslab_fs_type_from_string(const char *s)
 {
-	return (enum fslab_fs_type)lookup(fs_type_names, FSLAB_FS_TYPE_MAX, s);
+	return (enum fslab_fs_type)fslab_name_index(fs_type_names, FSLAB_FS_TYPE_MAX, s);
 }
 
 const char *fslab_test_to_string(enum fslab_test t)
@@ -113,7 +113,7 @@ const char *fslab_test_to_string(enum fslab_test t)
 
 enum fslab_test fslab_test_from_string(const char *s)
 {
-	return (enum fslab_test)lookup(test_names, FSLAB_TEST_MAX, s);
+	return (enum fslab_test)fslab_name_index(test_names, FSLAB_TEST_MAX, s);
 }
 
 const char *fslab_test_iozone_title(enum fslab_test t)
@@ -211,7 +211,7 @@ const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
 
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
 {
-	return (enum fslab_cache_mode)lookup(cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
+	return (enum fslab_cache_mode)fslab_name_index(cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
 }
 
 const char *fslab_preset_to_string(enum fslab_preset p)
@@ -221,5 +221,5 @@ const char *fslab_preset_to_string(enum fslab_preset p)
 
 enum fslab_preset fslab_preset_from_string(const char *s)
 {
-	return (enum fslab_preset)lookup(preset_names, FSLAB_PRESET_MAX, s);
+	return (enum fslab_preset)fslab_name_index(preset_names, FSLAB_PRESET_MAX, s);
 }

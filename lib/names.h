@@ -73,6 +73,10 @@ enum fslab_vocab {
 char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
 		       size_t len);
 
+/* The index of s in table[0..n) (NULL entries skipped), or -1: the
+ * from_string of every name table, here and in other modules. */
+int fslab_name_index(const char *const *table, int n, const char *s);
+
 const char *fslab_fs_type_to_string(enum fslab_fs_type t);
 enum fslab_fs_type fslab_fs_type_from_string(const char *s);
 

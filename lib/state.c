@@ -22,15 +22,6 @@ static const char *const mount_method_names[FSLAB_MOUNT_METHOD_MAX] = {
 	[FSLAB_MOUNT_FUSE] = "fuse",
 };
 
-/* Index of s in names[0..n), or -1. */
-static int name_index(const char *const *names, int n, const char *s)
-{
-	for (int i = 0; s && i < n; i++)
-		if (names[i] && strcmp(names[i], s) == 0)
-			return i;
-	return -1;
-}
-
 const char *fslab_mount_method_to_string(enum fslab_mount_method m)
 {
 	return (m >= 0 && m < FSLAB_MOUNT_METHOD_MAX) ? mount_method_names[m] : NULL;
@@ -38,7 +29,7 @@ const char *fslab_mount_method_to_string(enum fslab_mount_method m)
 
 enum fslab_mount_method fslab_mount_method_from_string(const char *s)
 {
-	return (enum fslab_mount_method)name_index(mount_method_names, FSLAB_MOUNT_METHOD_MAX, s);
+	return (enum fslab_mount_method)fslab_name_index(mount_method_names, FSLAB_MOUNT_METHOD_MAX, s);
 }
 
 static const char *const phase_names[FSLAB_PHASE_MAX] = {
@@ -60,7 +51,7 @@ const char *fslab_phase_to_string(enum fslab_phase p)
 
 enum fslab_phase fslab_phase_from_string(const char *s)
 {
-	return (enum fslab_phase)name_index(phase_names, FSLAB_PHASE_MAX, s);
+	return (enum fslab_phase)fslab_name_index(phase_names, FSLAB_PHASE_MAX, s);
 }
 
 bool fslab_path_has_ctrl(const char *path)
