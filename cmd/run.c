@@ -39,13 +39,16 @@ enum {
 	OPT_DRY_RUN,
 };
 
+#define LAB_GROUP 1 /* a lab (--state) or directories (--dir), not both */
+
 static const struct fslab_opt run_opts[] = {
 	FSLAB_OPT_HEADING("Where:"),
 	{ "state", OPT_STATE, 0, "FILE",
 	  "the lab's state file (default: $FSLAB_STATE or /var/lib/fslab/state.json); every "
-	  "mounted filesystem in it", 0, 0 },
+	  "mounted filesystem in it", 0, LAB_GROUP },
 	{ "dir", OPT_DIR, 0, "NAME=PATH",
-	  "benchmark the directory PATH as NAME, without a lab (repeatable; NAME names the CSV)", 0, 0 },
+	  "benchmark the directory PATH as NAME, without a lab (repeatable; NAME names the CSV)", 0,
+	  LAB_GROUP },
 	/* short options as fslab report's */
 	{ "out", 'o', 'o', "DIR", "results directory (default: results/<UTC timestamp>/)", 0, 0 },
 	{ "resume", OPT_RESUME, 0, "DIR",
