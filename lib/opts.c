@@ -123,13 +123,45 @@ static const struct fslab_opt *entry_of(const struct fslab_opts *it, int c, size
 	return NULL;
 }
 
+/* An unknown (or ambiguous) long option: the closest known one, or the
+ * options its prefix could mean. */
+static void unknown_long(const struct fslab_opts *it, const char *bad)
+{
+	const char *cmd = it->cmd->name, *cands[FSLAB_OPTS_MAX + 1], *guess;
+	char word[64], esc[FSLAB_ESCAPE_SIZE(64)], which[256] = "";
+	size_t n = 0, n_prefixed = 0, off = 0;
+
+	snprintf(word, sizeof(word), "%s", strncmp(bad, "--", 2) == 0 ? bad + 2 : bad);
+	word[strcspn(word, "=")] = '\0';
+	fslab_escape_ctrl(bad, esc, sizeof(esc));
+	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
+		if (is_option(&it->cmd->opts[i]) && !(it->cmd->opts[i].flags & FSLAB_OPT_HIDDEN))
+			cands[n++] = it->cmd->opts[i].name;
+	cands[n++] = "help";
+	for (size_t i = 0; i < n && *word && off < sizeof(which); i++) {
+		if (strncmp(cands[i], word, strlen(word)) != 0)
+			continue;
+		off += (size_t)snprintf(which + off, sizeof(which) - off, "%s--%s",
+					n_prefixed ? ", " : "", cands[i]);
+		n_prefixed++;
+	}
+	if (n_prefixed > 1) {
+		fslab_error("option '%s' is ambiguous (%s); try 'fslab %s --help'", esc, which, cmd);
+		return;
+	}
+	guess = fslab_closest_word(word, cands, n);
+	if (guess)
+		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'", esc,
+			    guess, cmd);
+	else
+		fslab_error("unknown option '%s'; try 'fslab %s --help'", esc, cmd);
+}
+
 /* One line for what getopt_long refused (c is '?' or ':'). */
 static void bad_option(struct fslab_opts *it, int c)
 {
 	const char *cmd = it->cmd->name, *bad = optind > 0 ? it->argv[optind - 1] : NULL;
-	const char *cands[FSLAB_OPTS_MAX + 1];
-	char word[64], esc[FSLAB_ESCAPE_SIZE(64)];
-	size_t n = 0, idx;
+	size_t idx;
 
 	if (c == ':') {
 		const struct fslab_opt *o = entry_of(it, optopt, &idx);
@@ -149,19 +181,7 @@ static void bad_option(struct fslab_opts *it, int c)
 		fslab_error("unknown option '-%c'; try 'fslab %s --help'", optopt, cmd);
 		return;
 	}
-	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
-		if (is_option(&it->cmd->opts[i]) && !(it->cmd->opts[i].flags & FSLAB_OPT_HIDDEN))
-			cands[n++] = it->cmd->opts[i].name;
-	cands[n++] = "help";
-	snprintf(word, sizeof(word), "%s", bad && strncmp(bad, "--", 2) == 0 ? bad + 2 : bad ? bad : "");
-	word[strcspn(word, "=")] = '\0';
-	fslab_escape_ctrl(bad ? bad : "", esc, sizeof(esc));
-	const char *guess = fslab_closest_word(word, cands, n);
-	if (guess)
-		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'", esc,
-			    guess, cmd);
-	else
-		fslab_error("unknown option '%s'; try 'fslab %s --help'", esc, cmd);
+	unknown_long(it, bad ? bad : "");
 }
 
 /* "--device DISK or --image FILE": the options of group g. */

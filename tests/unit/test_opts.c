@@ -330,6 +330,21 @@ START_TEST(trials_junk_one_message)
 }
 END_TEST
 
+/* An abbreviation getopt_long cannot resolve names what it could mean. */
+START_TEST(ambiguous_abbreviation)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--s", "x", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "option '--s' is ambiguous (--state, --sweep, --small-records, "
+				    "--seed, --sync); try 'fslab run --help'\n"),
+		      "said: %s", o.err);
+	ck_assert_int_eq(lines(o.err), 1);
+	ft_output_free(&o);
+}
+END_TEST
+
 /* The text of file (relative to the source tree), malloc'd. */
 static char *source_file(const char *rel)
 {
@@ -458,6 +473,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, uint_parser);
 	tcase_add_test(tc, uint_one_message);
 	tcase_add_test(tc, trials_junk_one_message);
+	tcase_add_test(tc, ambiguous_abbreviation);
 	tcase_add_test(tc, completion_and_man_page_match_the_tables);
 	return ft_suite_run(s, argc, argv);
 }
