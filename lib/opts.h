@@ -6,12 +6,14 @@
  * `fslab CMD --list-options` that the completion and man page tests read.
  *
  *	static const struct fslab_opt opts[] = {
- *		{ "out", 'o', 'o', "DIR", "results directory" },
- *		{ "quiet", OPT_QUIET, 0, NULL, "no progress" },
  *		FSLAB_OPT_HEADING("Output:"),
+ *		{ "out", 'o', 'o', "DIR", "results directory", 0, 0 },
+ *		{ "quiet", OPT_QUIET, 0, NULL, "no progress", 0, 0 },
  *		{ 0 },
  *	};
- *	static const struct fslab_cmd_opts cmd = { "run", "[--out DIR]", NULL, opts, NULL, 0 };
+ *	static const struct fslab_cmd_opts cmd = {
+ *		.name = "run", .synopsis = "Usage: fslab run [--out DIR] [--quiet]", .opts = opts,
+ *	};
  *	struct fslab_opts it;
  *	int c;
  *
@@ -54,7 +56,7 @@ struct fslab_opt {
 
 struct fslab_cmd_opts {
 	const char *name;     /* the command: "run" (messages say 'fslab run') */
-	const char *synopsis; /* after "Usage: fslab NAME "; '\n' for more lines */
+	const char *synopsis; /* the "Usage: fslab NAME ..." lines, as printed */
 	const char *intro;    /* printed as is after the synopsis; may be NULL */
 	const struct fslab_opt *opts;
 	const char *outro;    /* printed as is after the options; may be NULL */
