@@ -1,0 +1,68 @@
+/* fslab reproduce, inside cmd/: the options (reproduce.c) drive the
+ * pipeline (reproduce_pipeline.c), which reads and annotates each stage's
+ * manifest (reproduce_manifest.c) and estimates what is left
+ * (reproduce_eta.c). */
+#ifndef FSLAB_CMD_REPRODUCE_H
+#define FSLAB_CMD_REPRODUCE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+
+struct fslab_lab;
+struct fslab_state;
+
+/* What the command line asked for. */
+struct reproduce_ctl {
+	const char *device;
+	const char *image;
+	uint64_t image_size;
+	const char *out;
+	const char *state_path;
+	const char *mount_root;
+	uint64_t max_file;     /* 2 GiB (the report's text) unless --max-file */
+	bool max_file_set;
+	bool honest;
+	bool keep;
+	bool yes;
+	bool wipe;
+	bool quiet;
+	double until_ci_pct;   /* honest runs: adaptive trials */
+	unsigned max_trials;
+	int argc;
+	char **argv;
+	/* The lab, held exclusive from before setup until after teardown:
+	 * no other fslab command can act on it in between. */
+	struct fslab_lab *lab;
+};
+
+/* One sweep of the pipeline: warm, and with --honest cold and direct. */
+struct repro_stage {
+	const char *name;
+	enum fslab_cache_mode cache;
+	char dir[PATH_MAX + 16];
+	uint64_t file_max;
+};
+
+/* The whole pipeline: setup, the sweeps, the report, teardown.  Returns
+ * FSLAB_EXIT_*. */
+int repro_pipeline(struct reproduce_ctl *c);
+
+/* reproduce_eta.c: the honest sweeps' largest file (beyond RAM when the
+ * partitions have room, else the largest power of two that fits, with the
+ * reason in why), and a lower bound of a stage's seconds (two trials of
+ * its plan's bytes on every filesystem at the device's speed). */
+uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab_state *st,
+			       char *why, size_t whylen);
+double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s);
+
+/* reproduce_manifest.c: what a finished stage recorded (interrupted, the
+ * slowest device probe figure in KiB/s, 0 when not probed), and a note
+ * added to its manifest for the report to show. */
+void repro_read_manifest(const char *dir, bool *interrupted, double *device_kib_s);
+void repro_add_note(const char *dir, const char *note);
+
+#endif

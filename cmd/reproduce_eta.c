@@ -1,0 +1,73 @@
+/* fslab reproduce: how large the honest sweeps' files are, and how long
+ * the sweeps still take. */
+#include "reproduce.h"
+#include "run.h"
+#include "size.h"
+#include "state.h"
+
+#include <stdio.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* Free bytes on the fullest mounted partition, UINT64_MAX when none says. */
+static uint64_t repro_min_free(const struct fslab_state *st)
+{
+	uint64_t room = UINT64_MAX;
+
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		struct statvfs sv;
+
+		if (st->partitions[i].mountpoint[0] && statvfs(st->partitions[i].mountpoint, &sv) == 0) {
+			uint64_t free_b = (uint64_t)sv.f_bavail * sv.f_frsize;
+			if (free_b < room)
+				room = free_b;
+		}
+	}
+	return room;
+}
+
+uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab_state *st,
+			       char *why, size_t whylen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	uint64_t ram = (pages > 0 && psize > 0) ? (uint64_t)pages * (uint64_t)psize : 0;
+	uint64_t beyond = 64 * FSLAB_KiB, room, fit = 64 * FSLAB_KiB;
+	char a[32], b[32], free_h[32] = "unknown", fit_s[32];
+
+	why[0] = '\0';
+	if (c->max_file_set) {
+		snprintf(why, whylen,
+			 "honest sweeps use --max-file %s, as the warm one; files beyond RAM (%s) "
+			 "were not asked for",
+			 fslab_size_format(c->max_file, a, sizeof(a)),
+			 fslab_size_human(ram, b, sizeof(b)));
+		return c->max_file;
+	}
+	while (beyond <= ram && beyond < FSLAB_SIZE_MAX)
+		beyond <<= 1;
+	room = repro_min_free(st);
+	if (room != UINT64_MAX && beyond + beyond / 10 <= room)
+		return beyond;
+	while (room != UINT64_MAX && (fit << 1) + (fit << 1) / 10 <= room)
+		fit <<= 1;
+	if (fit < c->max_file)
+		fit = c->max_file;
+	if (room != UINT64_MAX)
+		fslab_size_human(room, free_h, sizeof(free_h));
+	snprintf(why, whylen,
+		 "files beyond RAM (%s, so %s files) do not fit the partitions (%s free on the "
+		 "fullest); the honest sweeps stop at %s and rely on the cold and direct cache "
+		 "modes to keep the page cache out",
+		 fslab_size_human(ram, a, sizeof(a)), fslab_size_format(beyond, b, sizeof(b)), free_h,
+		 fslab_size_format(fit, fit_s, sizeof(fit_s)));
+	return fit;
+}
+
+double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s)
+{
+	uint64_t bytes;
+
+	if (device_kib_s <= 0 || fslab_run_sweep_bytes("seed", s->file_max, &bytes) < 0)
+		return 0;
+	return 2.0 * (double)bytes * (double)n_fs / 1024.0 / device_kib_s;
+}

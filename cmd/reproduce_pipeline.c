@@ -1,0 +1,349 @@
+/* fslab reproduce: the pipeline
+ *
+ *   setup (the 2023 layout) -> run warm (the `seed` sweep, as iozone -a ran
+ *   it) -> [--honest: run cold, run direct, adaptive trials] -> report
+ *   (with the 2023 claims section when --honest) -> teardown (unless --keep)
+ *
+ * Each stage is the library call behind its own command (fslab_setup,
+ * fslab_run, fslab_report, fslab_teardown); this file only composes them,
+ * keeps the pipeline's progress, and makes sure a failed or interrupted
+ * stage still ends with teardown. */
+#include "clock.h"
+#include "fileutil.h"
+#include "lab.h"
+#include "log.h"
+#include "progress.h"
+#include "provision.h"
+#include "report.h"
+#include "reproduce.h"
+#include "run.h"
+#include "size.h"
+#include "state.h"
+#include "stopsig.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t repro_interrupted;
+
+static void repro_on_signal(int sig)
+{
+	(void)sig;
+	repro_interrupted = 1;
+}
+
+/* Where the pipeline stands. */
+struct repro_run {
+	struct reproduce_ctl *c;
+	char out[PATH_MAX];
+	struct fslab_state st;
+	struct repro_stage stages[3];
+	size_t n_stages;
+	char why[512];        /* why the honest sweeps' files are that large */
+	double started;
+	unsigned total_steps, step;
+	char label[96];       /* "[2/5 run warm]": the stage on the progress line */
+	bool lab_up;
+	int ret;
+};
+
+static void repro_step(struct repro_run *p, const char *what)
+{
+	snprintf(p->label, sizeof(p->label), "[%u/%u %s]", ++p->step, p->total_steps, what);
+}
+
+/* The output directory (new) and the lab (none at the state path yet,
+ * then opened exclusive).  0, or the exit status after a message. */
+static int repro_prepare(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	char stamp[32], err[512];
+	int r;
+
+	if (c->out) {
+		snprintf(p->out, sizeof(p->out), "%s", c->out);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(p->out, sizeof(p->out), "results/reproduce-%s", stamp);
+	}
+	if (access(c->state_path, F_OK) == 0) {
+		fslab_error("a lab is already set up (state file %s); reproduce sets up its own: "
+			    "remove that one with fslab teardown --state %s, or give another --state",
+			    c->state_path, c->state_path);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (geteuid() != 0) {
+		fslab_error("refused: fslab reproduce sets up a lab and must run as root; nothing was "
+			    "created. Run it with sudo");
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (access(p->out, F_OK) == 0) {
+		fslab_error("%s already exists; give a new --out directory (reproduce never "
+			    "overwrites results)", p->out);
+		return FSLAB_EXIT_USAGE;
+	}
+	r = fslab_mkdir_p(p->out, 0755);
+	if (r < 0) {
+		fslab_error("cannot create the output directory %s: %s", p->out, strerror(-r));
+		return FSLAB_EXIT_FAILURE;
+	}
+	/* The lab is ours alone from here to the end (setup, runs, report,
+	 * teardown), through the lab object: no teardown or second run can
+	 * come in between the stages. */
+	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
+			   &c->lab, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("refused: %s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* 1. setup: the 2023 layout (the built-in spec).  0 or the exit status. */
+static int repro_setup(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	struct fslab_setup_opts so = {
+		.device = c->device,
+		.image = c->image,
+		.image_size = c->image_size,
+		.mount_root = c->mount_root,
+		.state_path = c->state_path,
+		.wipe = c->wipe,
+		.yes = c->yes,
+		.lab = c->lab,
+	};
+	char err[512];
+	int r;
+
+	repro_step(p, "setup");
+	if (!c->quiet)
+		printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each\n", p->label);
+	r = fslab_setup(&so);
+	if (r != FSLAB_EXIT_OK) {
+		/* There was no state file before (checked): one now means
+		 * setup wrote something, which teardown undoes. */
+		p->lab_up = access(c->state_path, F_OK) == 0;
+		return r;
+	}
+	p->lab_up = true;
+	if (fslab_state_load(c->state_path, &p->st, err, sizeof(err)) < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* 2. the sweeps to run: warm as in 2023; with --honest, cold and direct. */
+static void repro_plan(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+
+	p->stages[p->n_stages++] = (struct repro_stage){ .name = "warm", .cache = FSLAB_CACHE_WARM,
+							 .file_max = c->max_file };
+	if (c->honest) {
+		uint64_t honest_max = repro_honest_max_file(c, &p->st, p->why, sizeof(p->why));
+
+		p->stages[p->n_stages++] = (struct repro_stage){ .name = "cold", .cache = FSLAB_CACHE_COLD,
+								 .file_max = honest_max };
+		p->stages[p->n_stages++] = (struct repro_stage){ .name = "direct",
+								 .cache = FSLAB_CACHE_DIRECT,
+								 .file_max = honest_max };
+		if (p->why[0] && !c->quiet)
+			printf("note: %s\n", p->why);
+	}
+	for (size_t i = 0; i < p->n_stages; i++)
+		snprintf(p->stages[i].dir, sizeof(p->stages[i].dir), "%s/%s", p->out, p->stages[i].name);
+}
+
+/* Seconds of work after stage i.  After the warm run its device probe says
+ * how fast the disk is: the honest sweeps move their plan's bytes at about
+ * that speed, at least twice (adaptive trials start at 2).  The first
+ * honest stage prints the estimate. */
+static double repro_remaining(const struct repro_run *p, size_t i)
+{
+	double device_kib_s = 0, after = 0, all;
+	bool interrupted;
+	char d[32];
+
+	if (i == 0)
+		return 0;
+	repro_read_manifest(p->stages[0].dir, &interrupted, &device_kib_s);
+	if (device_kib_s <= 0)
+		return 0;
+	for (size_t k = i + 1; k < p->n_stages; k++)
+		after += repro_stage_seconds(&p->stages[k], p->st.n_partitions, device_kib_s);
+	all = after + repro_stage_seconds(&p->stages[i], p->st.n_partitions, device_kib_s);
+	if (i == 1 && !p->c->quiet)
+		printf("estimate: the honest sweeps take at least %s at the slowest probed device "
+		       "speed (%.0f MiB/s)\n",
+		       fslab_progress_format_duration(all, d, sizeof(d)), device_kib_s / 1024.0);
+	return after;
+}
+
+/* One sweep, in-process: fslab run on the lab this pipeline holds. */
+static int repro_run_stage(const struct repro_run *p, const struct repro_stage *s, double remaining)
+{
+	const struct reproduce_ctl *c = p->c;
+	struct fslab_run_pipeline pipe = {
+		.elapsed_before_s = fslab_now() - p->started,
+		.remaining_after_s = remaining,
+	};
+	struct fslab_run_opts o;
+
+	fslab_run_opts_init(&o);
+	o.state_path = c->state_path;
+	o.lab = c->lab;
+	o.out_dir = s->dir;
+	o.preset = "seed";
+	o.file_min = 64 * FSLAB_KiB; /* the seed preset's; file_max alone is not applied */
+	o.file_max = s->file_max;
+	o.cache = s->cache;
+	o.quiet = c->quiet;
+	o.stage = p->label;
+	o.pipeline = &pipe;
+	o.argc = c->argc;
+	o.argv = c->argv;
+	if (s->cache != FSLAB_CACHE_WARM) {
+		o.until_ci_pct = c->until_ci_pct;
+		o.max_trials = c->max_trials;
+		o.trials = 2;
+	} else {
+		o.trials = 1;
+	}
+	return fslab_run(&o);
+}
+
+/* Runs the sweeps in order; a failed one is reported and the next runs,
+ * an interrupted one stops the pipeline. */
+static void repro_sweeps(struct repro_run *p)
+{
+	for (size_t i = 0; i < p->n_stages && !repro_interrupted; i++) {
+		const struct repro_stage *s = &p->stages[i];
+		double remaining = repro_remaining(p, i), device_kib_s;
+		bool interrupted = false;
+		char what[32];
+		int r;
+
+		snprintf(what, sizeof(what), "run %s", s->name);
+		repro_step(p, what);
+		r = repro_run_stage(p, s, remaining);
+		repro_read_manifest(s->dir, &interrupted, &device_kib_s);
+		if (i > 0 && p->why[0])
+			repro_add_note(s->dir, p->why);
+		if (r == FSLAB_EXIT_OK)
+			continue;
+		p->ret = FSLAB_EXIT_FAILURE;
+		if (interrupted || repro_interrupted || r == FSLAB_EXIT_USAGE) {
+			repro_interrupted = 1;
+			break;
+		}
+		fslab_warn("the %s sweep had failures (see the status column of its CSVs); going on", s->name);
+	}
+}
+
+/* 3. the report of every sweep (with the 2023 claims when --honest). */
+static void repro_report(struct repro_run *p)
+{
+	struct fslab_report_opts ro;
+	char report_dir[PATH_MAX + 16];
+
+	repro_step(p, "report");
+	if (!p->c->quiet)
+		printf("%s\n", p->label);
+	fslab_report_opts_init(&ro);
+	for (size_t i = 0; i < p->n_stages; i++)
+		ro.dirs[ro.n_dirs++] = p->stages[i].dir;
+	snprintf(report_dir, sizeof(report_dir), "%s/report", p->out);
+	ro.out = report_dir;
+	ro.claims = p->c->honest;
+	if (fslab_report(&ro) != FSLAB_EXIT_OK)
+		p->ret = FSLAB_EXIT_FAILURE;
+	else if (!p->c->quiet)
+		printf("report: %s/report.html\n", report_dir);
+}
+
+/* 4. teardown, unless --keep (or nothing was set up). */
+static void repro_teardown(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	struct fslab_teardown_opts to = { .state_path = c->state_path, .yes = true, .lab = c->lab };
+
+	if (p->lab_up && c->keep) {
+		if (!c->quiet)
+			printf("the lab stays set up (--keep); remove it with: fslab teardown --state %s\n",
+			       c->state_path);
+		return;
+	}
+	if (!p->lab_up)
+		return;
+	snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
+	if (!c->quiet)
+		printf("%s\n", p->label);
+	if (fslab_teardown(&to) != FSLAB_EXIT_OK) {
+		fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
+			    c->state_path);
+		p->ret = FSLAB_EXIT_FAILURE;
+	}
+}
+
+static int repro_stages(struct repro_run *p)
+{
+	struct fslab_stopsig saved;
+	int r;
+
+	fslab_stopsig_catch(&saved, repro_on_signal);
+	r = repro_setup(p);
+	if (r != 0) {
+		p->ret = r;
+	} else {
+		repro_plan(p);
+		repro_sweeps(p);
+		if (repro_interrupted) {
+			fslab_error("interrupted: skipping the report; the finished cells are in %s", p->out);
+			p->ret = FSLAB_EXIT_FAILURE;
+		} else {
+			repro_report(p);
+		}
+	}
+	repro_teardown(p);
+	fslab_stopsig_restore(&saved);
+	return p->ret;
+}
+
+int repro_pipeline(struct reproduce_ctl *c)
+{
+	struct repro_run *p = calloc(1, sizeof(*p));
+	char d[32];
+	int ret;
+
+	if (!p) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
+	p->c = c;
+	p->ret = FSLAB_EXIT_OK;
+	p->started = fslab_now();
+	p->total_steps = 3 + (c->honest ? 2 : 0) + (c->keep ? 0 : 1);
+	ret = repro_prepare(p);
+	if (ret == 0) {
+		ret = repro_stages(p);
+		fslab_lab_close(c->lab);
+		c->lab = NULL;
+		if (!c->quiet)
+			printf("reproduce %s after %s; results in %s\n",
+			       ret == FSLAB_EXIT_OK ? "finished" : "ended with errors",
+			       fslab_progress_format_duration(fslab_now() - p->started, d, sizeof(d)), p->out);
+	}
+	free(p);
+	return ret;
+}
