@@ -681,10 +681,11 @@ static void ft_cleanup(const char *root, bool remove)
 		ft_rm_rf(root);
 }
 
-int ft_blkpg_add(const char *disk, int pno, long long start, long long length)
+/* One BLKPG operation on partition pno of disk. */
+static int ft_blkpg(const char *disk, int op, int pno, long long start, long long length)
 {
 	struct blkpg_partition part = { .start = start, .length = length, .pno = pno };
-	struct blkpg_ioctl_arg arg = { .op = BLKPG_ADD_PARTITION, .datalen = sizeof(part), .data = &part };
+	struct blkpg_ioctl_arg arg = { .op = op, .datalen = sizeof(part), .data = &part };
 	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
 
 	if (fd < 0)
@@ -695,18 +696,14 @@ int ft_blkpg_add(const char *disk, int pno, long long start, long long length)
 	return r;
 }
 
+int ft_blkpg_add(const char *disk, int pno, long long start, long long length)
+{
+	return ft_blkpg(disk, BLKPG_ADD_PARTITION, pno, start, length);
+}
+
 int ft_blkpg_del(const char *disk, int pno)
 {
-	struct blkpg_partition part = { .pno = pno };
-	struct blkpg_ioctl_arg arg = { .op = BLKPG_DEL_PARTITION, .datalen = sizeof(part), .data = &part };
-	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, BLKPG, &arg) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return ft_blkpg(disk, BLKPG_DEL_PARTITION, pno, 0, 0);
 }
 
 int ft_dir_entries(const char *dir)

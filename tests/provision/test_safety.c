@@ -59,6 +59,30 @@ static void wait_node(const char *dev)
 	ck_assert_msg(stat(dev, &sb) == 0 && S_ISBLK(sb.st_mode), "%s did not appear", dev);
 }
 
+/* Partition pno of disk made visible to the kernel (BLKPG, as setup
+ * does); its device path in part. */
+static void add_partition(const char *disk, int pno, long long start, long long length, char *part,
+			  size_t len)
+{
+	ck_assert_int_eq(ft_blkpg_add(disk, pno, start, length), 0);
+	snprintf(part, len, "%sp%d", disk, pno);
+	wait_node(part);
+}
+
+/* mkfs.<type> on dev, mounted on dir/usermount (made here) by the test,
+ * not by fslab; the mount point in mp. */
+static void mkfs_and_mount(const char *dev, const char *type, const char *dir, char *mp, size_t len)
+{
+	char mkfs[32];
+	const char *argv[] = { mkfs, "-q", dev, NULL };
+
+	snprintf(mkfs, sizeof(mkfs), "mkfs.%s", type);
+	run_ok(argv);
+	snprintf(mp, len, "%s/usermount", dir);
+	ck_assert_int_eq(mkdir(mp, 0755), 0);
+	ck_assert_msg(mount(dev, mp, type, 0, NULL) == 0, "mount %s: %s", dev, strerror(errno));
+}
+
 START_TEST(not_a_block_device)
 {
 	struct pt_env e;
@@ -85,9 +109,7 @@ START_TEST(a_partition_not_a_disk)
 
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 700ull << 20), 0);
-	ck_assert_int_eq(ft_blkpg_add(l.device, 1, 1 << 20, 600ll << 20), 0);
-	snprintf(part, sizeof(part), "%sp1", l.device);
-	wait_node(part);
+	add_partition(l.device, 1, 1 << 20, 600ll << 20, part, sizeof(part));
 	assert_refused(&e, part, "is a partition", "--yes", "--wipe", NULL);
 	ft_loop_destroy(&l);
 }
@@ -101,13 +123,7 @@ START_TEST(mounted_filesystem_on_the_disk)
 
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
-	{
-		const char *argv[] = { "mkfs.ext4", "-q", l.device, NULL };
-		run_ok(argv);
-	}
-	snprintf(mp, sizeof(mp), "%s/usermount", e.dir);
-	ck_assert_int_eq(mkdir(mp, 0755), 0);
-	ck_assert_int_eq(mount(l.device, mp, "ext4", 0, NULL), 0);
+	mkfs_and_mount(l.device, "ext4", e.dir, mp, sizeof(mp));
 	assert_refused(&e, l.device, "mounted", "--yes", "--wipe", NULL);
 	ck_assert_int_eq(umount(mp), 0);
 	ft_loop_destroy(&l);
@@ -122,16 +138,8 @@ START_TEST(mounted_partition_of_the_disk)
 
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
-	ck_assert_int_eq(ft_blkpg_add(l.device, 2, 100 << 20, 64 << 20), 0);
-	snprintf(part, sizeof(part), "%sp2", l.device);
-	wait_node(part);
-	{
-		const char *argv[] = { "mkfs.ext2", "-q", part, NULL };
-		run_ok(argv);
-	}
-	snprintf(mp, sizeof(mp), "%s/usermount", e.dir);
-	ck_assert_int_eq(mkdir(mp, 0755), 0);
-	ck_assert_int_eq(mount(part, mp, "ext2", 0, NULL), 0);
+	add_partition(l.device, 2, 100 << 20, 64 << 20, part, sizeof(part));
+	mkfs_and_mount(part, "ext2", e.dir, mp, sizeof(mp));
 	assert_refused(&e, l.device, "mounted", "--yes", "--wipe", NULL);
 	ck_assert_int_eq(umount(mp), 0);
 	ft_loop_destroy(&l);

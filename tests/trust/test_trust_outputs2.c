@@ -41,6 +41,15 @@ static void same(const char *before, const char *after, const char *what)
 	ck_assert_msg(strcmp(before, after) == 0, "%s changed", what);
 }
 
+/* dir/name still holds before (what: how a failure names it). */
+static void same_at(const char *dir, const char *name, const char *before, const char *what)
+{
+	char *t = slurp_at(dir, name);
+
+	same(before, t, what);
+	free(t);
+}
+
 static bool exists_at(const char *dir, const char *name)
 {
 	char *p = tu_join(dir, name);
@@ -176,15 +185,9 @@ START_TEST(f2_resume_foreign_files)
 	ck_assert_int_eq(unlink(p), 0);
 
 	ck_assert_int_eq(ft_dir_entries(victim), 0);
-	t = slurp_at(out, "s.csv");
-	same(csv, t, "s.csv");
-	free(t);
-	t = slurp_at(out, "manifest.json");
-	same(mf, t, "manifest.json");
-	free(t);
-	t = slurp_at(out, ".fslab-run");
-	same(mark, t, ".fslab-run");
-	free(t);
+	same_at(out, "s.csv", csv, "s.csv");
+	same_at(out, "manifest.json", mf, "manifest.json");
+	same_at(out, ".fslab-run", mark, ".fslab-run");
 	free(csv);
 	free(mf);
 	free(mark);
@@ -211,7 +214,7 @@ START_TEST(f12_resume_copied_marker_and_manifest)
 {
 	char *da = tu_tpath("da"), *db = tu_tpath("db"), *a = tu_tpath("A"), *b = tu_tpath("B"),
 	     *sa = sweep_file("a.ini", "64K-128K"), *sb = sweep_file("b.ini", "256K");
-	char *csv_a, *t;
+	char *csv_a;
 
 	ck_assert_int_eq(mkdir(da, 0755), 0);
 	ck_assert_int_eq(mkdir(db, 0755), 0);
@@ -221,9 +224,7 @@ START_TEST(f12_resume_copied_marker_and_manifest)
 	copy_file(b, a, "manifest.json");
 	copy_file(b, a, ".fslab-run");
 	resume_refused(a, ".fslab-run was written for another directory", "copied in from another run");
-	t = slurp_at(a, "s.csv");
-	same(csv_a, t, "A/s.csv");
-	free(t);
+	same_at(a, "s.csv", csv_a, "A/s.csv");
 	ck_assert_int_eq(ft_dir_entries(da), 0);
 	ck_assert_int_eq(ft_dir_entries(db), 0);
 	free(csv_a);
@@ -261,12 +262,8 @@ START_TEST(f12_resume_rows_outside_plan)
 	ck_assert_int_ge(asprintf(&e2, "%.*s: 256%s", (int)(k - evil), evil, k + 1 + strspn(k + 1, " 0123456789")), 0);
 	put_at(a, "manifest.json", e2);
 	resume_refused(a, "holds a row outside this run's plan", "file 64 KiB");
-	t = slurp_at(a, "s.csv");
-	same(csv_a, t, "A/s.csv");
-	free(t);
-	t = slurp_at(a, "manifest.json");
-	same(e2, t, "A/manifest.json");
-	free(t);
+	same_at(a, "s.csv", csv_a, "A/s.csv");
+	same_at(a, "manifest.json", e2, "A/manifest.json");
 	put_at(a, "manifest.json", mf);
 	/* B's CSV moved in place of A's (mv b/s.csv a/) */
 	char q[8400];
@@ -359,7 +356,7 @@ static void report_refused(const char *out, const char *want1, const char *want2
  * file: the directory is refused, the file stays. */
 START_TEST(f3_report_copied_marker)
 {
-	char *rep = tu_tpath("rep"), *r2 = tu_tpath("R2"), *marker, *t;
+	char *rep = tu_tpath("rep"), *r2 = tu_tpath("R2"), *marker;
 	struct ft_output o;
 
 	ck_assert_int_eq(report_to(rep, &o), 0);
@@ -370,9 +367,7 @@ START_TEST(f3_report_copied_marker)
 	put_at(r2, ".fslab-report", marker);
 	put_at(r2, "thesis", "t\n");
 	report_refused(r2, "was written for another directory", "R2");
-	t = slurp_at(r2, "thesis");
-	same("t\n", t, "R2/thesis");
-	free(t);
+	same_at(r2, "thesis", "t\n", "R2/thesis");
 	ck_assert_int_eq(ft_dir_entries(r2), 2);
 	/* the real report is replaced as before */
 	ck_assert_int_eq(report_to(rep, &o), 0);
@@ -404,9 +399,7 @@ START_TEST(f3_report_hardlinked_marker_message)
 	ck_assert_int_eq(report_to(r2, &o2), 0);
 	ck_assert_msg(strstr(o2.err, "uid 0") == NULL, "%s", o2.err);
 	ft_output_free(&o2);
-	char *t = slurp_at(r2, "thesis");
-	same("t\n", t, "R2/thesis");
-	free(t);
+	same_at(r2, "thesis", "t\n", "R2/thesis");
 	free(rep);
 	free(r2);
 }

@@ -221,6 +221,20 @@ START_TEST(stale_private_dir_removed)
 }
 END_TEST
 
+/* fslab run of --dir arg with the sweep into out is refused, saying
+ * `says`. */
+static void run_into_refused(const char *arg, const char *sweep, const char *out, const char *says)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
+				  "--out", out, "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status != 0, "the run wrote into %s", out);
+	ck_assert_msg(strstr(o.err, says), "the refusal does not say %s: %s", says, o.err);
+	ft_output_free(&o);
+}
+
 /* Class 1: a new --out that another user prepared with s.csv, the run
  * marker or manifest.json pointing at the victim. */
 START_TEST(planted_symlinks_in_new_out)
@@ -228,7 +242,6 @@ START_TEST(planted_symlinks_in_new_out)
 	char *victim = make_victim("victim"), *sweep = tiny_sweep(), *dir = tu_tpath("d");
 	static const char *const names[] = { "s.csv", ".fslab-run" };
 	char arg[4200];
-	struct ft_output o;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(arg, sizeof(arg), "s=%s", dir);
@@ -238,35 +251,20 @@ START_TEST(planted_symlinks_in_new_out)
 		char *out = world_writable_dir(oname);
 
 		plant_symlink(victim, out, names[i]);
-		ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep,
-					  "--no-device-probe", "--out", out, "--quiet", NULL),
-				 0);
-		ck_assert_msg(o.status != 0, "the run wrote into %s despite a planted %s", out, names[i]);
-		ck_assert_msg(strstr(o.err, names[i]), "the refusal does not name %s: %s", names[i], o.err);
-		ft_output_free(&o);
+		run_into_refused(arg, sweep, out, names[i]);
 		assert_victim_intact(victim);
 		free(out);
 	}
 	/* manifest.json planted as a symlink: refused as "holds a run" */
 	char *out = world_writable_dir("out-m");
 	plant_symlink(victim, out, "manifest.json");
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", out, "--quiet", NULL),
-			 0);
-	ck_assert_int_ne(o.status, 0);
-	ck_assert_ptr_nonnull(strstr(o.err, "manifest.json"));
-	ft_output_free(&o);
+	run_into_refused(arg, sweep, out, "manifest.json");
 	assert_victim_intact(victim);
 	/* --out itself a symlink to a directory: not followed */
 	char *vdir = tu_tpath("vdir"), *lnk = tu_tpath("out-link");
 	ck_assert_int_eq(mkdir(vdir, 0755), 0);
 	ck_assert_int_eq(symlink(vdir, lnk), 0);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
-				  "--out", lnk, "--quiet", NULL),
-			 0);
-	ck_assert_int_ne(o.status, 0);
-	ck_assert_ptr_nonnull(strstr(o.err, "symbolic link"));
-	ft_output_free(&o);
+	run_into_refused(arg, sweep, lnk, "symbolic link");
 	ck_assert_int_eq(count_prefix(vdir, ""), 2); /* . and .. */
 	free(vdir);
 	free(lnk);
