@@ -82,12 +82,12 @@ static int cache_flush_file(int dfd, const char *path, int *fdp, char *why, size
 
 	if (fd < 0) {
 		int r = -errno;
-		snprintf(why, whylen, "cold mode: cannot open %s: %s", path, strerror(errno));
+		snprintf(why, whylen, "cold mode: cannot open %s: %s", path, strerror(-r));
 		return r;
 	}
 	if (fsync(fd) < 0 || syncfs(fd) < 0) {
 		int r = -errno;
-		snprintf(why, whylen, "cold mode: fsync %s: %s", path, strerror(errno));
+		snprintf(why, whylen, "cold mode: fsync %s: %s", path, strerror(-r));
 		close(fd);
 		return r;
 	}
@@ -286,11 +286,12 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 		close(fd);
 		r = 0;
 		dfd = open(DROP_CACHES_PATH, O_WRONLY | O_CLOEXEC);
-		if (dfd < 0 || write(dfd, "1\n", 2) != 2) {
+		if (dfd < 0)
 			r = -errno;
-			snprintf(why, whylen, "cold mode: cannot write %s: %s", DROP_CACHES_PATH,
-				 strerror(errno));
-		}
+		else if (write(dfd, "1\n", 2) != 2)
+			r = errno ? -errno : -EIO;
+		if (r < 0)
+			snprintf(why, whylen, "cold mode: cannot write %s: %s", DROP_CACHES_PATH, strerror(-r));
 		if (dfd >= 0)
 			close(dfd);
 		return r;

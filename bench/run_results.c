@@ -203,15 +203,14 @@ static int run_marker_load(const struct fslab_run_ctx *c, struct run_marker *m)
 	return 0;
 }
 
-/* A new run's results directory: made 0755 (or an existing one holding no
- * run), locked, and marked with a new run id in .fslab-run. */
-int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+/* A new run's results directory (--out, or results/<UTC time>): made
+ * 0755 when new, opened (never through a symlink) and locked. */
+static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	char ts[32], line[FSLAB_RUN_ID_LEN + 128], why[256];
-	uuid_t uu;
+	char ts[32];
 	struct stat st;
 	bool existed;
-	int r, fd;
+	int r;
 
 	if (o->out_dir) {
 		snprintf(c->out_dir, sizeof(c->out_dir), "%s", o->out_dir);
@@ -230,32 +229,46 @@ int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 					 c->out_fd == -ELOOP || c->out_fd == -ENOTDIR ? " (a symbolic link is not followed; give the directory itself)" : "");
 	if (!existed && fchmod(c->out_fd, 0755) < 0)
 		return fslab_error_errno(errno, "cannot set the mode of %s", run_esc(c->out_dir));
-	r = run_lock_results(c);
-	if (r < 0)
-		return r;
+	return run_lock_results(c);
+}
+
+/* A run killed before it wrote its manifest left only its marker: with no
+ * manifest there is nothing to resume, and the same command starts again.
+ * Only fslab's own marker (a regular file of ours) is removed. */
+static int run_out_drop_stale_marker(struct fslab_run_ctx *c)
+{
+	struct run_marker old;
+	struct stat st;
+	int fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
+	bool ours = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() && st.st_nlink == 1 &&
+		    run_marker_read(fd, &old) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (!ours || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
+		fslab_error("%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
+			    run_esc(c->out_dir));
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* The directory holds no run (no manifest, no CSV of ours to be), and is
+ * the user's own: an existing directory of another user's, or one others
+ * may write to, is not taken (that user could later swap its manifest and
+ * steer a resume). */
+static int run_out_check_free(struct fslab_run_ctx *c)
+{
+	char why[256];
+	struct stat st;
+
 	if (run_name_taken(c->out_fd, "manifest.json")) {
 		fslab_error("%s already holds a run (manifest.json); continue it with --resume %s, or choose another --out",
 			    run_esc(c->out_dir), run_esc(c->out_dir));
 		return -EEXIST;
 	}
-	if (run_name_taken(c->out_fd, FSLAB_RUN_MARKER)) {
-		/* A run killed before it wrote its manifest left only its
-		 * marker: with no manifest there is nothing to resume, and
-		 * the same command starts again.  Only fslab's own marker
-		 * (a regular file of ours) is replaced. */
-		struct run_marker old;
-
-		fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
-		if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || st.st_nlink != 1 ||
-		    run_marker_read(fd, &old) < 0 || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
-			if (fd >= 0)
-				close(fd);
-			fslab_error("%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
-				    run_esc(c->out_dir));
-			return -EEXIST;
-		}
-		close(fd);
-	}
+	if (run_name_taken(c->out_fd, FSLAB_RUN_MARKER) && run_out_drop_stale_marker(c) < 0)
+		return -EEXIST;
 	for (size_t i = 0; i < c->n_fs; i++) {
 		char csv[FSLAB_FS_NAME_MAX + 8];
 
@@ -266,28 +279,55 @@ int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 			return -EEXIST;
 		}
 	}
-	/* An existing directory of another user's, or one others may write
-	 * to, is not taken: that user could later swap its manifest and steer
-	 * a resume. */
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "cannot stat the results directory %s", run_esc(c->out_dir));
 	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0) {
 		fslab_error("--out %s: %s", run_esc(c->out_dir), why);
 		return -EPERM;
 	}
+	return 0;
+}
+
+/* A new run id, written to a new marker (O_EXCL) and fsync'ed. */
+static int run_marker_create(struct fslab_run_ctx *c)
+{
+	char line[FSLAB_RUN_ID_LEN + 128];
+	uuid_t uu;
+	ssize_t w;
+	int n, fd, r = 0;
+
 	uuid_generate(uu);
 	uuid_unparse_lower(uu, c->run_id);
+	n = run_marker_text(c, false, line, sizeof(line));
+	if (n < 0)
+		return fslab_error_errno(n, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	fd = fslab_create_at(c->out_fd, FSLAB_RUN_MARKER, O_WRONLY, 0644);
 	if (fd < 0)
 		return fslab_error_errno(fd, "cannot create %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	r = run_marker_text(c, false, line, sizeof(line));
-	if (r < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
+	w = write(fd, line, (size_t)n);
+	if (w < 0)
 		r = -errno;
-		close(fd);
-		return fslab_error_errno(r ? r : -EIO, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	}
+	else if (w != n)
+		r = -EIO;
+	else if (fsync(fd) < 0)
+		r = -errno;
 	close(fd);
+	if (r < 0)
+		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	return 0;
+}
+
+/* A new run's results directory: made 0755 (or an existing one holding no
+ * run), locked, and marked with a new run id in .fslab-run. */
+int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	int r = run_out_open(c, o);
+
+	if (r == 0)
+		r = run_out_check_free(c);
+	if (r == 0)
+		r = run_marker_create(c);
+	return r;
 }
 
 /* --resume DIR, before anything in DIR changes: the directory itself (not

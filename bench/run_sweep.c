@@ -99,68 +99,105 @@ static const char *run_vanished_why(int r)
 	return strerror(-r);
 }
 
+/* Has fs gone away (unmounted, its disk pulled, gone read-only)?  Said
+ * once, when first seen.  With need_workdir a lost private directory (a
+ * cold-mode reopen that failed) counts too. */
+static bool run_fs_vanished(struct fslab_bench_fs *fs, struct fslab_progress *prog, bool need_workdir)
+{
+	int vr = -ENOENT;
+
+	if (fs->vanished)
+		return true;
+	if ((!need_workdir || fs->work_fd >= 0) && (vr = fslab_fsinfo_check(fs)) >= 0)
+		return false;
+	fs->vanished = true;
+	fslab_progress_clear(prog);
+	fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+		    fs->name, run_esc(fs->path), run_vanished_why(vr));
+	return true;
+}
+
+/* The row's status (and its count in fs): ok, skipped or failed.  A test
+ * that failed because its filesystem went away counts as vanished, so
+ * --resume runs it again. */
+static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outcome *o,
+			   struct fslab_result_row *row)
+{
+	struct fslab_bench_fs *fs = g->fs;
+	const char *vanished_reason = FSLAB_VANISHED_STATUS + strlen("failed: ");
+
+	switch (o->status) {
+	case FSLAB_OUTCOME_OK:
+		row->throughput_kib_s = o->throughput_kib_s;
+		row->elapsed_s = o->elapsed_s;
+		snprintf(row->status, sizeof(row->status), "ok");
+		run_flag(fs, g->c->sweep.cache, row->test, o->throughput_kib_s, row->flag, sizeof(row->flag));
+		fs->cells_ok++;
+		return;
+	case FSLAB_OUTCOME_SKIPPED:
+		snprintf(row->status, sizeof(row->status), "skipped: %s", o->reason);
+		fs->cells_skipped++;
+		return;
+	default:
+		break;
+	}
+	if (run_fs_vanished(fs, g->prog, false) &&
+	    strncmp(o->reason, vanished_reason, strlen(vanished_reason)) != 0)
+		snprintf(row->status, sizeof(row->status), "%s (during the test: %.180s)",
+			 FSLAB_VANISHED_STATUS, o->reason);
+	else
+		snprintf(row->status, sizeof(row->status), "failed: %s",
+			 o->reason[0] ? o->reason : "unknown error");
+	fs->cells_failed++;
+	g->failed = true;
+}
+
+/* The row's flags besides page-cache and buffered: fuse, and the passes
+ * thrown away (stopped, disturbed). */
+static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_test_outcome *o,
+			  struct fslab_result_row *row)
+{
+	size_t n;
+
+	if (o->status != FSLAB_OUTCOME_OK && fs->fuse)
+		snprintf(row->flag, sizeof(row->flag), "fuse");
+	n = strlen(row->flag);
+	if (o->redone)
+		n += (size_t)snprintf(row->flag + n, sizeof(row->flag) - n, "%s" REDONE_FLAG, n ? ";" : "");
+	if (o->redone_slow && n < sizeof(row->flag))
+		snprintf(row->flag + n, sizeof(row->flag) - n, "%sredone-slow", n ? ";" : "");
+}
+
+/* One test's outcome: its CSV row (appended and flushed at once), the
+ * done set, and a step of progress. */
 static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 			  const struct fslab_test_outcome *o)
 {
 	struct fslab_bench_fs *fs = g->fs;
-	struct fslab_result_row row;
-	struct fslab_progress_item it;
-	int vr;
+	struct fslab_result_row row = {
+		.test = t,
+		.file_kib = g->cell->file_bytes / 1024,
+		.record_kib = g->cell->record_bytes / 1024,
+		.trial = g->trial,
+		.cache = g->c->sweep.cache,
+		.elapsed_s = -1,
+		.latency = g->c->latency,
+		.lat_p50_us = o->has_latency ? o->lat_p50_us : -1,
+		.lat_p99_us = o->has_latency ? o->lat_p99_us : -1,
+		.lat_max_us = o->has_latency ? o->lat_max_us : -1,
+	};
+	int r;
 
-	memset(&row, 0, sizeof(row));
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
-	row.test = t;
-	row.file_kib = g->cell->file_bytes / 1024;
-	row.record_kib = g->cell->record_bytes / 1024;
-	row.trial = g->trial;
-	row.cache = g->c->sweep.cache;
-	row.elapsed_s = -1;
-	row.latency = g->c->latency;
-	row.lat_p50_us = o->has_latency ? o->lat_p50_us : -1;
-	row.lat_p99_us = o->has_latency ? o->lat_p99_us : -1;
-	row.lat_max_us = o->has_latency ? o->lat_max_us : -1;
-	switch (o->status) {
-	case FSLAB_OUTCOME_OK:
-		row.throughput_kib_s = o->throughput_kib_s;
-		row.elapsed_s = o->elapsed_s;
-		snprintf(row.status, sizeof(row.status), "ok");
-		run_flag(fs, g->c->sweep.cache, t, o->throughput_kib_s, row.flag, sizeof(row.flag));
-		fs->cells_ok++;
-		break;
-	case FSLAB_OUTCOME_SKIPPED:
-		snprintf(row.status, sizeof(row.status), "skipped: %s", o->reason);
-		fs->cells_skipped++;
-		break;
-	default:
-		/* A test that failed because its filesystem went away counts as
-		 * vanished, so --resume runs it again. */
-		if (!fs->vanished && (vr = fslab_fsinfo_check(fs)) < 0) {
-			fs->vanished = true;
-			fslab_progress_clear(g->prog);
-			fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
-				    fs->name, run_esc(fs->path), run_vanished_why(vr));
-		}
-		if (fs->vanished && strncmp(o->reason, FSLAB_VANISHED_STATUS + 8,
-					    strlen(FSLAB_VANISHED_STATUS + 8)) != 0)
-			snprintf(row.status, sizeof(row.status), "%s (during the test: %.180s)",
-				 FSLAB_VANISHED_STATUS, o->reason);
-		else
-			snprintf(row.status, sizeof(row.status), "failed: %s",
-				 o->reason[0] ? o->reason : "unknown error");
-		fs->cells_failed++;
-		g->failed = true;
-		break;
-	}
-	if (o->status != FSLAB_OUTCOME_OK && fs->fuse)
-		snprintf(row.flag, sizeof(row.flag), "fuse");
-	if (o->redone)
-		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%s" REDONE_FLAG,
-			 row.flag[0] ? ";" : "");
-	if (o->redone_slow)
-		snprintf(row.flag + strlen(row.flag), sizeof(row.flag) - strlen(row.flag), "%sredone-slow",
-			 row.flag[0] ? ";" : "");
-	if (fslab_results_write_row(fs->csv, &row) < 0 || fflush(fs->csv) != 0) {
-		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(errno));
+	run_row_status(g, o, &row);
+	run_row_flags(fs, o, &row);
+	/* fflush's errno names a failed write better than the row's -EIO
+	 * (stdio's error flag) does */
+	r = fslab_results_write_row(fs->csv, &row);
+	if (fflush(fs->csv) != 0)
+		r = -errno;
+	if (r < 0) {
+		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(-r));
 		g->failed = true;
 		run_stop = 1;
 	}
@@ -171,14 +208,13 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
 			    (unsigned long long)row.record_kib, g->trial, row.status);
 	fslab_progress_add_work(g->prog, run_cell_work(g->cell));
-	it = (struct fslab_progress_item){
+	fslab_progress_step(g->prog, 1, &(struct fslab_progress_item){
 		.filesystem = fs->name,
 		.test = fslab_test_to_string(t),
 		.file_bytes = g->cell->file_bytes,
 		.record_bytes = g->cell->record_bytes,
 		.throughput_kib_s = o->status == FSLAB_OUTCOME_OK ? o->throughput_kib_s : -1,
-	};
-	fslab_progress_step(g->prog, 1, &it);
+	});
 }
 
 static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
@@ -299,8 +335,11 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
-			if (fslab_results_write_header_ex(fs->csv, c->latency) < 0 || fflush(fs->csv) != 0)
-				return fslab_error_errno(errno, "cannot write %s/%s", run_esc(c->out_dir), name);
+			r = fslab_results_write_header_ex(fs->csv, c->latency);
+			if (fflush(fs->csv) != 0)
+				r = -errno;
+			if (r < 0)
+				return fslab_error_errno(r, "cannot write %s/%s", run_esc(c->out_dir), name);
 		}
 	}
 	return 0;
@@ -366,15 +405,8 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 	struct fslab_bench_fs *fs = g->fs;
 	const bool extra = g->trial > c->sweep.trials; /* --until-ci's trials */
 	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
-	int vr = -ENOENT;
 
-	if (!fs->vanished && (fs->work_fd < 0 || (vr = fslab_fsinfo_check(fs)) < 0)) {
-		fs->vanished = true;
-		fslab_progress_clear(g->prog);
-		fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
-			    fs->name, run_esc(fs->path), run_vanished_why(vr));
-	}
-	if (fs->vanished) {
+	if (run_fs_vanished(fs, g->prog, true)) {
 		if (extra)
 			return true; /* nothing to sample */
 		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_STATUS + strlen("failed: "));
