@@ -579,7 +579,26 @@ int ft_mounts_under(const char *root)
 	return ft_list_mounts_under(root, list, 64);
 }
 
-static int ft_list_loops_under(const char *root, char list[][64], int max)
+int ft_loop_backing_file(const char *dev, char *buf, size_t len)
+{
+	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	char path[300];
+	FILE *f;
+	int r = -ENOENT;
+
+	snprintf(path, sizeof(path), "/sys/block/%.64s/loop/backing_file", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+int ft_loops_list(const char *root, char list[][64], int max)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
@@ -587,22 +606,13 @@ static int ft_list_loops_under(const char *root, char list[][64], int max)
 	int n = 0;
 
 	while (d && (e = readdir(d))) {
-		char path[300], back[1024];
-		FILE *f;
+		char back[1024];
 
-		if (strncmp(e->d_name, "loop", 4) != 0)
+		if (strncmp(e->d_name, "loop", 4) != 0 || strlen(e->d_name) >= 32 ||
+		    ft_loop_backing_file(e->d_name, back, sizeof(back)) < 0)
 			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(back, sizeof(back), f) && strncmp(back, root, rl) == 0 && back[rl] == '/' &&
-		    n < max && strlen(e->d_name) < 32) {
-			memcpy(list[n], "/dev/", 5);
-			memcpy(list[n] + 5, e->d_name, strlen(e->d_name) + 1);
-			n++;
-		}
-		fclose(f);
+		if (strncmp(back, root, rl) == 0 && back[rl] == '/' && n < max)
+			snprintf(list[n++], 64, "/dev/%s", e->d_name);
 	}
 	if (d)
 		closedir(d);
@@ -613,7 +623,7 @@ int ft_loops_under(const char *root)
 {
 	char list[64][64];
 
-	return ft_list_loops_under(root, list, 64);
+	return ft_loops_list(root, list, 64);
 }
 
 static void ft_cleanup(const char *root, bool remove);
@@ -665,7 +675,7 @@ static void ft_cleanup(const char *root, bool remove)
 		usleep(200000);
 	}
 	usleep(100000); /* FUSE daemons let go of their devices */
-	n = ft_list_loops_under(root, loops, 64);
+	n = ft_loops_list(root, loops, 64);
 	ft_swapoff_loops(loops, n);
 	for (int i = 0; i < n; i++) {
 		int fd = open(loops[i], O_RDONLY | O_CLOEXEC);
@@ -675,7 +685,7 @@ static void ft_cleanup(const char *root, bool remove)
 			close(fd);
 		}
 	}
-	for (int i = 0; i < 100 && ft_list_loops_under(root, loops, 64) > 0; i++)
+	for (int i = 0; i < 100 && ft_loops_list(root, loops, 64) > 0; i++)
 		usleep(20000); /* detaching finishes on the last close */
 	if (remove)
 		ft_rm_rf(root);

@@ -116,6 +116,11 @@ int ft_proc_finish(struct ft_proc *p, struct ft_output *o);
 int ft_mounts_under(const char *root);
 /* Number of loop devices whose backing file is below root. */
 int ft_loops_under(const char *root);
+/* The same, their paths (/dev/loopN) in list: how many (at most max). */
+int ft_loops_list(const char *root, char list[][64], int max);
+/* The backing file of loop device dev (/dev/loopN or loopN) from sysfs.
+ * Returns 0 or a negative errno. */
+int ft_loop_backing_file(const char *dev, char *buf, size_t len);
 /* Best-effort cleanup of everything a test made below root, also after a
  * failed test: unmounts (deepest first) every mount below root, detaches
  * every loop device backed by a file below root, then removes root.  Never

@@ -101,35 +101,19 @@ static int hu_our_mounts(const char *dir, const char *dev, char ***mps)
 	return n;
 }
 
-/* Loop devices (other than l->loop) whose backing file is inside dir:
- * attached by an `fslab setup --image` the test ran. */
+/* Detaches every loop device whose backing file is inside dir: the lab's
+ * own and those an `fslab setup --image` the test ran attached. */
 static void hu_detach_image_loops(const char *dir)
 {
-	DIR *d = opendir("/sys/block");
-	struct dirent *e;
+	char list[64][64];
+	int n = ft_loops_list(dir, list, 64);
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char p[PATH_MAX], back[PATH_MAX] = "";
-		FILE *f;
-
-		if (strncmp(e->d_name, "loop", 4) != 0)
-			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
-		f = fopen(p, "re");
-		if (!f)
-			continue;
-		if (fgets(back, sizeof(back), f))
-			back[strcspn(back, "\n")] = '\0';
-		fclose(f);
-		if (!hu_prefix(back, dir) || back[strlen(dir)] != '/')
-			continue;
+	for (int i = 0; i < n; i++) {
 		struct ft_loop tmp = { 0 };
-		snprintf(tmp.device, sizeof(tmp.device), "/dev/%.50s", e->d_name);
+
+		snprintf(tmp.device, sizeof(tmp.device), "%s", list[i]);
 		ft_loop_destroy(&tmp);
 	}
-	closedir(d);
 }
 
 /* Live (not zombie) processes in process group pgid, or whose command line
@@ -201,36 +185,18 @@ int hu_wait_group(pid_t pgid, int timeout_ms)
 
 int hu_image_loops(const char *dir, const char *except, char *first, size_t len)
 {
-	DIR *d = opendir("/sys/block");
-	struct dirent *e;
-	int n = 0;
+	char list[64][64], back[PATH_MAX] = "";
+	int n = ft_loops_list(dir, list, 64), found = 0;
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char p[PATH_MAX], back[PATH_MAX] = "", dev[80];
-		FILE *f;
-
-		if (strncmp(e->d_name, "loop", 4) != 0)
+	for (int i = 0; i < n; i++) {
+		if (except && strcmp(list[i], except) == 0)
 			continue;
-		snprintf(dev, sizeof(dev), "/dev/%.60s", e->d_name);
-		if (except && strcmp(dev, except) == 0)
-			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
-		f = fopen(p, "re");
-		if (!f)
-			continue;
-		if (fgets(back, sizeof(back), f))
-			back[strcspn(back, "\n")] = '\0';
-		fclose(f);
-		if (!hu_prefix(back, dir) || back[strlen(dir)] != '/')
-			continue;
-		if (!n)
-			snprintf(first, len, "%s (%s)", dev, back);
-		n++;
+		if (!found++) {
+			ft_loop_backing_file(list[i], back, sizeof(back));
+			snprintf(first, len, "%s (%s)", list[i], back);
+		}
 	}
-	closedir(d);
-	return n;
+	return found;
 }
 
 /* Unmounts (lazily) whatever is mounted under the lab's dir or from its
