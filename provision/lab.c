@@ -50,16 +50,26 @@ int prov_marker_set(int fd, const char *lab_id)
 	return 0;
 }
 
-int prov_marker_check(int fd, const char *lab_id, char *found, size_t len)
+/* The lab id fd is marked with: 1 (in buf), 0 no marker, or -errno. */
+static int prov_marker_get(int fd, char *buf, size_t len)
 {
-	char buf[64];
-	ssize_t n = fgetxattr(fd, PROV_MARKER_XATTR, buf, sizeof(buf) - 1);
+	ssize_t n = fgetxattr(fd, PROV_MARKER_XATTR, buf, len - 1);
 
-	if (len)
-		snprintf(found, len, "%s", "no fslab marker");
 	if (n < 0)
 		return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
 	buf[n] = '\0';
+	return 1;
+}
+
+int prov_marker_check(int fd, const char *lab_id, char *found, size_t len)
+{
+	char buf[64];
+	int r = prov_marker_get(fd, buf, sizeof(buf));
+
+	if (len)
+		snprintf(found, len, "%s", "no fslab marker");
+	if (r <= 0)
+		return r;
 	if (lab_id[0] && strcmp(buf, lab_id) == 0)
 		return 1;
 	if (len)
@@ -163,10 +173,9 @@ int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
 	back[strcspn(back, "\n")] = '\0';
 	fd = back[0] == '/' ? open(back, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
 	if (fd >= 0) {
-		char found[128];
+		char id[64];
 
-		if (prov_marker_check(fd, "", found, sizeof(found)) == 0 &&
-		    strncmp(found, "the marker of", 13) == 0) {
+		if (prov_marker_get(fd, id, sizeof(id)) == 1) {
 			snprintf(dev, len, "/dev/%s (a partition of %s)", slash + 1, back);
 			r = 1;
 		}

@@ -13,23 +13,32 @@ static const char *const xfs_args[] = { "-q", NULL };
 static const char *const fat32_args[] = { "-F", "32", NULL };
 static const char *const btrfs_args[] = { "-q", NULL };
 
+#define LINUX_FS "Linux filesystem"
+
 /* Behaviour as data: one row per filesystem type. */
 static const struct fslab_fs_recipe recipes[FSLAB_FS_TYPE_MAX] = {
 	[FSLAB_FS_EXT4] = { FSLAB_FS_EXT4, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext4", ext4_args,
-			    "e2fsprogs", "ext4", NULL, "ext4" },
+			    "e2fsprogs", "ext4", NULL, "ext4", LINUX_FS },
 	[FSLAB_FS_EXT2] = { FSLAB_FS_EXT2, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext2", ext4_args,
-			    "e2fsprogs", "ext2", NULL, "ext2" },
+			    "e2fsprogs", "ext2", NULL, "ext2", LINUX_FS },
 	[FSLAB_FS_XFS] = { FSLAB_FS_XFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.xfs", xfs_args,
-			   "xfsprogs", "xfs", NULL, "xfs" },
+			   "xfsprogs", "xfs", NULL, "xfs", LINUX_FS },
 	[FSLAB_FS_FAT32] = { FSLAB_FS_FAT32, FSLAB_GPT_TYPE_MS_BASIC_DATA, "mkfs.fat", fat32_args,
-			     "dosfstools", "vfat", "FAT32", "vfat" },
+			     "dosfstools", "vfat", "FAT32", "vfat", "Microsoft basic data" },
 	[FSLAB_FS_BTRFS] = { FSLAB_FS_BTRFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.btrfs", btrfs_args,
-			     "btrfs-progs", "btrfs", NULL, "btrfs" },
+			     "btrfs-progs", "btrfs", NULL, "btrfs", LINUX_FS },
 };
 
 const struct fslab_fs_recipe *fslab_fs_recipe(enum fslab_fs_type type)
 {
 	return (type >= 0 && type < FSLAB_FS_TYPE_MAX) ? &recipes[type] : NULL;
+}
+
+bool fslab_fs_recipe_probed(const struct fslab_fs_recipe *rc, const char *type,
+			    const char *version)
+{
+	return strcmp(type, rc->blkid_type) == 0 &&
+	       (!rc->blkid_version || strcmp(version, rc->blkid_version) == 0);
 }
 
 static uint64_t plan_align_up(uint64_t x, uint64_t a)

@@ -5,6 +5,7 @@
 #define FSLAB_PLAN_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,9 +32,15 @@ struct fslab_fs_recipe {
 	const char *blkid_type;    /* TYPE libblkid must report after mkfs */
 	const char *blkid_version; /* VERSION it must report, or NULL */
 	const char *kernel_fstype; /* mount(2) filesystem type */
+	const char *gpt_type_name; /* gpt_type for people ("Linux filesystem") */
 };
 
 const struct fslab_fs_recipe *fslab_fs_recipe(enum fslab_fs_type type);
+
+/* Is what libblkid reports on a device (TYPE, VERSION) the recipe's
+ * filesystem? */
+bool fslab_fs_recipe_probed(const struct fslab_fs_recipe *rc, const char *type,
+			    const char *version);
 
 struct fslab_partition_plan {
 	unsigned number;          /* 1-based */

@@ -154,8 +154,7 @@ static void setup_print_plan(struct setup_run *s, FILE *out)
 		fprintf(out, "%-2u %-12s %-6s %12s %12s  %-20s %-38s %s (%s%s%s)\n", p->number, p->fs->name,
 			fslab_fs_type_to_string(p->fs->type), fslab_size_format(p->start, a, sizeof(a)),
 			fslab_size_format(p->size, b, sizeof(b)),
-			strcmp(p->recipe->gpt_type, FSLAB_GPT_TYPE_MS_BASIC_DATA) == 0 ? "Microsoft basic data"
-									    : "Linux filesystem",
+			p->recipe->gpt_type_name,
 			cmd, p->mountpoint, m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
 			p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
 	}
@@ -652,8 +651,7 @@ static int setup_format(struct setup_run *s, size_t i)
 		return -EIO;
 	}
 	r = prov_probe_fs(p->device, type, sizeof(type), version, sizeof(version));
-	if (r < 0 || strcmp(type, p->recipe->blkid_type) != 0 ||
-	    (p->recipe->blkid_version && strcmp(version, p->recipe->blkid_version) != 0)) {
+	if (r < 0 || !fslab_fs_recipe_probed(p->recipe, type, version)) {
 		fslab_error("%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
 			    p->device, cmd, type, version, p->recipe->blkid_type,
 			    p->recipe->blkid_version ? " " : "",

@@ -41,8 +41,7 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	}
 	prov_probe_fs(p->device, row->fs_type, sizeof(row->fs_type), row->fs_version,
 		      sizeof(row->fs_version));
-	row->type_ok = strcmp(row->fs_type, rc->blkid_type) == 0 &&
-		       (!rc->blkid_version || strcmp(row->fs_version, rc->blkid_version) == 0);
+	row->type_ok = fslab_fs_recipe_probed(rc, row->fs_type, row->fs_version);
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
