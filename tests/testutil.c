@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <linux/loop.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,6 +531,22 @@ int ft_proc_finish(struct ft_proc *p, struct ft_output *o)
 	o->err = p->err;
 	p->out = p->err = NULL;
 	return 0;
+}
+
+void ft_spawn_paused(const char *const argv[], const char *step, struct ft_proc *p)
+{
+	struct ft_output o;
+	char marker[128];
+
+	setenv("FSLAB_TEST_PAUSE_AT", step, 1);
+	ck_assert_int_eq(ft_spawn(argv, p), 0);
+	unsetenv("FSLAB_TEST_PAUSE_AT");
+	snprintf(marker, sizeof(marker), "paused at %s (pid", step);
+	if (ft_proc_wait_for(p, marker, 60000) != 0) {
+		kill(p->pid, SIGKILL);
+		ft_proc_finish(p, &o);
+		ck_abort_msg("fslab %s never reached %s:\n%s\n%s", argv[1], step, o.out, o.err);
+	}
 }
 
 /* Mount points from /proc/self/mountinfo (octal escapes decoded) that are

@@ -111,6 +111,10 @@ int ft_spawn(const char *const argv[], struct ft_proc *p);
 int ft_proc_wait_for(struct ft_proc *p, const char *text, int timeout_ms);
 /* Reads the rest, reaps the child and moves everything into o. */
 int ft_proc_finish(struct ft_proc *p, struct ft_output *o);
+/* ft_spawn of an fslab command held at `step` by its test hook
+ * (FSLAB_TEST_PAUSE_AT=step): returns once it says "paused at <step>";
+ * asserts (with its output) when it never gets there. */
+void ft_spawn_paused(const char *const argv[], const char *step, struct ft_proc *p);
 
 /* Number of mounts whose mount point is root or below it. */
 int ft_mounts_under(const char *root);

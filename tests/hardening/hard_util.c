@@ -111,7 +111,7 @@ static void hu_detach_image_loops(const char *dir)
 	for (int i = 0; i < n; i++) {
 		struct ft_loop tmp = { 0 };
 
-		snprintf(tmp.device, sizeof(tmp.device), "%s", list[i]);
+		snprintf(tmp.device, sizeof(tmp.device), "%.63s", list[i]);
 		ft_loop_destroy(&tmp);
 	}
 }

@@ -22,17 +22,8 @@ static const char *const steps[] = {
 static void stopped_at(const char *const argv[], const char *step, int sig, struct ft_output *o)
 {
 	struct ft_proc p;
-	char marker[128];
 
-	setenv("FSLAB_TEST_PAUSE_AT", step, 1);
-	ck_assert_int_eq(ft_spawn(argv, &p), 0);
-	unsetenv("FSLAB_TEST_PAUSE_AT");
-	snprintf(marker, sizeof(marker), "paused at %s ", step);
-	if (ft_proc_wait_for(&p, marker, 60000) != 0) {
-		kill(p.pid, SIGKILL);
-		ft_proc_finish(&p, o);
-		ck_abort_msg("fslab %s never reached %s:\n%s\n%s", argv[1], step, o->out, o->err);
-	}
+	ft_spawn_paused(argv, step, &p);
 	ck_assert_int_eq(kill(p.pid, sig), 0);
 	ck_assert_int_eq(ft_proc_finish(&p, o), 0);
 }

@@ -361,14 +361,7 @@ START_TEST(racing_setups_on_one_image)
 				    "--state", state_b, "--mount-root", mnt_b, NULL };
 		memcpy(argv_b, a, sizeof(a));
 	}
-	setenv("FSLAB_TEST_PAUSE_AT", "image-create", 1);
-	ck_assert_int_eq(ft_spawn(argv_b, &loser), 0);
-	unsetenv("FSLAB_TEST_PAUSE_AT");
-	if (ft_proc_wait_for(&loser, "paused at image-create", 60000) != 0) {
-		kill(loser.pid, SIGKILL);
-		ft_proc_finish(&loser, &o);
-		ck_abort_msg("setup B never reached image-create:\n%s\n%s", o.out, o.err);
-	}
+	ft_spawn_paused(argv_b, "image-create", &loser);
 	/* the winner */
 	pt_setup_image_ok(&e);
 	kill(loser.pid, SIGKILL);
