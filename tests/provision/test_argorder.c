@@ -49,7 +49,7 @@ static void argorder_teardown(void)
 }
 
 /* fslab setup with the busy mount root, the non-state file as --state,
- * the spec and the given arguments (NULL-terminated, at most 6). */
+ * the spec and up to four more arguments (the first NULL ends them). */
 static void setup_with(struct ft_output *o, const char *a1, const char *a2, const char *a3,
 		       const char *a4)
 {
@@ -105,50 +105,60 @@ START_TEST(good_arguments_meet_the_machine_checks)
 }
 END_TEST
 
-START_TEST(a_device_that_is_no_disk)
+/* Bad arguments, each with what setup must say.  @DIR@ is the test's
+ * directory. */
+static const struct {
+	const char *args[4];
+	int status;
+	const char *says;
+} bad[] = {
+	{ { "--device", "/dev/null" }, 1, "/dev/null is not a block device" },
+	{ { "--device", "@DIR@/spec.ini" }, 1, "spec.ini is not a block device" },
+	{ { "--device", "@DIR@/no-such-disk" }, 1, "no-such-disk: No such file or directory" },
+	{ { "--device", "/dev/null", "--size", "1G" }, 2, "--size is for --image" },
+	/* an image too small for the layout: the size argument is wrong */
+	{ { "--image", "@DIR@/lab.img", "--size", "8M" }, 1, "too small" },
+};
+
+START_TEST(bad_arguments_are_named_first)
 {
-	char file[1200], missing[1200];
+	char words[4][1200];
+	const char *a[4] = { NULL, NULL, NULL, NULL };
 	struct ft_output o;
 
-	snprintf(file, sizeof(file), "%s/spec.ini", dir);
-	snprintf(missing, sizeof(missing), "%s/no-such-disk", dir);
-	setup_with(&o, "--device", "/dev/null", NULL, NULL);
-	assert_refused(&o, 1, "/dev/null is not a block device");
-	ft_output_free(&o);
-	setup_with(&o, "--device", file, NULL, NULL);
-	assert_refused(&o, 1, "is not a block device");
-	ft_output_free(&o);
-	setup_with(&o, "--device", missing, NULL, NULL);
-	assert_refused(&o, 1, "no-such-disk: No such file or directory");
+	for (size_t k = 0; k < 4 && bad[_i].args[k]; k++) {
+		const char *w = bad[_i].args[k];
+
+		if (strncmp(w, "@DIR@", 5) == 0)
+			snprintf(words[k], sizeof(words[k]), "%s%s", dir, w + 5);
+		else
+			snprintf(words[k], sizeof(words[k]), "%s", w);
+		a[k] = words[k];
+	}
+	setup_with(&o, a[0], a[1], a[2], a[3]);
+	assert_refused(&o, bad[_i].status, bad[_i].says);
 	ft_output_free(&o);
 	assert_untouched();
 }
 END_TEST
 
-START_TEST(sizes_and_the_spec)
+/* A spec that does not lay out is a bad argument too. */
+START_TEST(a_spec_that_does_not_lay_out)
 {
-	char image[1200], big[1200];
+	char image[1200], odd[1200];
 	struct ft_output o;
 
 	snprintf(image, sizeof(image), "%s/lab.img", dir);
-	snprintf(big, sizeof(big), "%s/big.ini", dir);
-	setup_with(&o, "--device", "/dev/null", "--size", "1G");
-	assert_refused(&o, 2, "--size is for --image");
-	ft_output_free(&o);
-	/* an image too small for the layout: the size argument is wrong */
-	setup_with(&o, "--image", image, "--size", "8M");
-	assert_refused(&o, 1, "too small");
-	ft_output_free(&o);
-	/* a spec that does not lay out: the spec argument is wrong */
-	ck_assert_int_eq(ft_write_file(big, "[disk]\nalignment = 3K\n[fs a]\ntype = ext4\nsize = 16M\n"),
+	snprintf(odd, sizeof(odd), "%s/odd.ini", dir);
+	ck_assert_int_eq(ft_write_file(odd, "[disk]\nalignment = 3K\n[fs a]\ntype = ext4\nsize = 16M\n"),
 			 0);
 	{
-		const char *argv[] = { ft_fslab_bin(), "setup", "--spec", big, "--mount-root", root,
+		const char *argv[] = { ft_fslab_bin(), "setup", "--spec", odd, "--mount-root", root,
 				       "--state", state, "--yes", "--image", image, NULL };
 
 		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
 	}
-	ck_assert_int_eq(unlink(big), 0);
+	ck_assert_int_eq(unlink(odd), 0);
 	assert_refused(&o, 2, "power of two");
 	ft_output_free(&o);
 	assert_untouched();
@@ -163,7 +173,7 @@ int main(int argc, char **argv)
 	tcase_add_unchecked_fixture(tc, argorder_setup, argorder_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, good_arguments_meet_the_machine_checks);
-	tcase_add_test(tc, a_device_that_is_no_disk);
-	tcase_add_test(tc, sizes_and_the_spec);
+	tcase_add_loop_test(tc, bad_arguments_are_named_first, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, a_spec_that_does_not_lay_out);
 	return ft_suite_run(s, argc, argv);
 }
