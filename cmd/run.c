@@ -8,6 +8,7 @@
 #include "run.h"
 #include "size.h"
 #include "spec.h"
+#include "stats.h"
 #include "termtext.h"
 
 #include <errno.h>
@@ -101,7 +102,7 @@ static const struct fslab_opt run_opts[] = {
 	FSLAB_OPT_HEADING("Honesty:"),
 	{ "no-device-probe", OPT_NO_PROBE, 0, NULL,
 	  "skip the O_DIRECT probe of each device; without it no cell is flagged page-cache "
-	  "(faster than 1.5x the device)", 0, 0 },
+	  "(faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)", 0, 0 },
 	{ "probe-size", OPT_PROBE_SIZE, 0, "SIZE", "the probe's scratch file (default 64M, 1M records)", 0, 0 },
 	FSLAB_OPT_HEADING("Output:"),
 	{ "dry-run", OPT_DRY_RUN, 0, NULL,
