@@ -326,6 +326,22 @@ static int pass_presync(struct fslab_bench_pass *p, const struct pass_file *pf)
 	return r;
 }
 
+/* Opens the pass's file and (presync) fsyncs it, untimed.  0, or the
+ * pass's failure with the file closed again. */
+static int pass_begin(struct fslab_bench_pass *p, int flags, bool presync, struct pass_file *pf)
+{
+	int r;
+
+	pf->f = NULL;
+	pf->fd = pass_open(p, flags);
+	if (pf->fd < 0)
+		return pf->fd;
+	if (!presync)
+		return 0;
+	r = pass_presync(p, pf);
+	return r < 0 ? pass_finish(p, pf, r) : 0;
+}
+
 /* The end of every timed loop, written once.  r is the loop's result: 0,
  * or a failure it already explained (then nothing is flushed in the
  * timer).  Inside the timer: fsync mode (iozone -e -c) flushes a writer
@@ -363,17 +379,14 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	const void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	struct pass_file pf = { .fd = pass_open(p, flags) };
+	struct pass_file pf;
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
 	double t0;
-	int r;
+	int r = pass_begin(p, flags, true, &pf);
 
-	if (pf.fd < 0)
-		return pf.fd;
-	r = pass_presync(p, &pf);
 	if (r < 0)
-		return pass_finish(p, &pf, r);
+		return r;
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {
@@ -396,18 +409,15 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
-	struct pass_file pf = { .fd = pass_open(p, O_RDONLY) };
+	struct pass_file pf;
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
 	ssize_t got;
 	double t0;
-	int r;
+	int r = pass_begin(p, O_RDONLY, true, &pf);
 
-	if (pf.fd < 0)
-		return pf.fd;
-	r = pass_presync(p, &pf);
 	if (r < 0)
-		return pass_finish(p, &pf, r);
+		return r;
 	t0 = fslab_now();
 	got = ops->read(ops->ctx, pf.fd, buf, rec);
 	if (got != (ssize_t)rec)
@@ -494,19 +504,15 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
 	const uint64_t n = p->n;
 	uint64_t which = 0, wraps = 0;
-	struct pass_file pf = { .fd = pass_open(p, writes ? O_WRONLY : O_RDONLY) };
+	struct pass_file pf;
 	struct fslab_lat_hist *const lat = p->lat;
 	uint64_t lmark;
 	double t0;
-	int r = 0;
+	/* IOzone fsyncs before every pass but random read/write */
+	int r = pass_begin(p, writes ? O_WRONLY : O_RDONLY, order != POS_RANDOM, &pf);
 
-	if (pf.fd < 0)
-		return pf.fd;
-	if (order != POS_RANDOM) {
-		r = pass_presync(p, &pf);
-		if (r < 0)
-			return pass_finish(p, &pf, r);
-	}
+	if (r < 0)
+		return r;
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {

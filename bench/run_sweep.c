@@ -274,26 +274,21 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 	return mask;
 }
 
-static double run_work_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			    const struct fslab_plan *plan, unsigned trial)
-{
-	double w = 0;
-
-	for (size_t f = 0; f < c->n_fs; f++)
-		for (size_t i = 0; i < plan->n; i++)
-			w += run_cell_work(&plan->cells[i]) *
-			     __builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
-	return w;
-}
-
+/* Tests still to run in a trial, over every filesystem; *work (when not
+ * NULL) gets their cost for the ETA (run_cell_work). */
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial)
+			       const struct fslab_plan *plan, unsigned trial, double *work)
 {
 	uint64_t n = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
-		for (size_t i = 0; i < plan->n; i++)
-			n += (uint64_t)__builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+		for (size_t i = 0; i < plan->n; i++) {
+			unsigned k = (unsigned)__builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+
+			n += k;
+			if (work)
+				*work += run_cell_work(&plan->cells[i]) * k;
+		}
 	return n;
 }
 
@@ -554,16 +549,13 @@ static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_f
 static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog)
 {
-	uint64_t todo = run_count_todo(c, fst, plan, trial), later = 0, done = run_count_done(c, fst);
-	double work;
+	double work = 0;
+	uint64_t todo = run_count_todo(c, fst, plan, trial, &work), later = 0, done = run_count_done(c, fst);
 
 	if (todo == 0 && trial > c->sweep.trials)
 		return false;
-	work = run_work_todo(c, fst, plan, trial);
-	for (unsigned t = trial + 1; t <= c->sweep.trials; t++) {
-		later += run_count_todo(c, fst, plan, t);
-		work += run_work_todo(c, fst, plan, t);
-	}
+	for (unsigned t = trial + 1; t <= c->sweep.trials; t++)
+		later += run_count_todo(c, fst, plan, t, &work);
 	fslab_progress_set_total(prog, done + todo + later, done);
 	fslab_progress_set_work(prog, work, 0);
 	return true;
