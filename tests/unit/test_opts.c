@@ -397,12 +397,6 @@ START_TEST(completion_and_man_page_match_the_tables)
 		if (strncmp(l + 1, "  ", 2) != 0 || sscanf(l + 3, "%31[a-z] ", cmd) != 1)
 			break;
 		ck_assert_int_eq(ft_fslab(&list, cmd, "--list-options", NULL), 0);
-		if (list.status != 0 && strcmp(cmd, "reproduce") == 0) {
-			/* cmd/reproduce.c is converted to lib/opts.h separately */
-			printf("fslab reproduce has no options table yet: not checked\n");
-			ft_output_free(&list);
-			continue;
-		}
 		ck_assert_int_eq(list.status, 0);
 		ck_assert_int_eq(ft_fslab(&help, cmd, "--help", NULL), 0);
 		snprintf(key, sizeof(key), "\n\t%s) echo \"", cmd);
