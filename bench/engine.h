@@ -137,7 +137,7 @@ struct fslab_cell {
 	volatile sig_atomic_t *continued;
 	/* Called after each ok pass, outside the timer, with its timed
 	 * seconds: true when the pass took more than FSLAB_DISTURBED_FACTOR
-	 * (stats.h) x the median of the same test's earlier trials.  Such a
+	 * (sweep_stats.h) x the median of the same test's earlier trials.  Such a
 	 * pass was disturbed (the machine, not the filesystem): it is thrown
 	 * away and run again (outcome.redone_slow counts them), up to
 	 * FSLAB_STOP_REDO_MAX times; after that the last pass is kept.  May
