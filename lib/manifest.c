@@ -795,10 +795,10 @@ static json_object *mf_jstr(const char *s)
 	return s && s[0] ? json_object_new_string(s) : NULL;
 }
 
-/* Positive figures as whole numbers, else null. */
+/* Figures of at least 1 as whole numbers, else null (unknown). */
 static json_object *mf_jkib(double v)
 {
-	return v > 0 ? json_object_new_int64((int64_t)v) : NULL;
+	return v >= 1 ? json_object_new_int64((int64_t)v) : NULL;
 }
 
 static json_object *mf_jcount(uint64_t v)
@@ -887,10 +887,10 @@ static json_object *mf_write_sweep(const struct fslab_manifest *m)
 	json_object *o = json_object_new_object(), *tests = json_object_new_array();
 
 	mf_put(o, "preset", mf_jstr(m->sweep.preset));
-	mf_put(o, "file_min_kib", json_object_new_int64((int64_t)m->sweep.file_min_kib));
-	mf_put(o, "file_max_kib", json_object_new_int64((int64_t)m->sweep.file_max_kib));
-	mf_put(o, "record_min_kib", json_object_new_int64((int64_t)m->sweep.record_min_kib));
-	mf_put(o, "record_max_kib", json_object_new_int64((int64_t)m->sweep.record_max_kib));
+	mf_put(o, "file_min_kib", mf_jcount(m->sweep.file_min_kib));
+	mf_put(o, "file_max_kib", mf_jcount(m->sweep.file_max_kib));
+	mf_put(o, "record_min_kib", mf_jcount(m->sweep.record_min_kib));
+	mf_put(o, "record_max_kib", mf_jcount(m->sweep.record_max_kib));
 	for (int t = 0; tests && t < FSLAB_TEST_MAX; t++)
 		if (m->sweep.tests & (1u << t))
 			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
@@ -963,9 +963,9 @@ static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "interrupted", json_object_new_boolean(m->interrupted));
 	mf_put(root, "sessions", json_object_new_int64(m->sessions));
 	mf_put(root, "cache_mode", mf_jcache(m->cache));
-	mf_put(root, "trials", json_object_new_int64(m->trials));
+	mf_put(root, "trials", mf_jcount(m->trials));
 	mf_put(root, "until_ci_pct", m->until_ci_pct > 0 ? json_object_new_double(m->until_ci_pct) : NULL);
-	mf_put(root, "max_trials", json_object_new_int64(m->max_trials));
+	mf_put(root, "max_trials", mf_jcount(m->max_trials));
 	mf_put(root, "seed", json_object_new_int64((int64_t)m->seed));
 	mf_put(root, "io_mode", mf_jstr(m->io_mode));
 	mf_put(root, "sync_policy", mf_jstr(m->sync_policy));
@@ -987,7 +987,7 @@ static void mf_write_import(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "imported_at", mf_jstr(m->imported_at));
 	mf_put(root, "imported_from", json_object_new_string("iozone"));
 	mf_put(root, "cache_mode", mf_jcache(m->cache));
-	mf_put(root, "trials", json_object_new_int64(m->trials ? m->trials : 1));
+	mf_put(root, "trials", mf_jcount(m->trials));
 	mf_put(root, "filesystems", mf_write_filesystems(m));
 }
 
