@@ -1,5 +1,6 @@
 /* The lab object: the state file reached by identity, its locks, its log;
  * and the creation markers provision uses to prove what it made. */
+#include "clock.h"
 #include "lab.h"
 #include "fileutil.h"
 #include "lab_mount.h"
@@ -847,7 +848,7 @@ int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t
 static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 {
 	char name[NAME_MAX + 8], holder[128];
-	double deadline = prov_now() + LAB_MOUNT_WAIT_S;
+	double deadline = fslab_now() + LAB_MOUNT_WAIT_S;
 	int fd;
 
 	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
@@ -855,7 +856,7 @@ static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 	snprintf(name, sizeof(name), "%s.mount", lab->id_dfd >= 0 ? lab->id : lab->name);
 	for (;;) {
 		fd = fslab_lock_at(dfd, name, how, command, holder, sizeof(holder));
-		if (fd != -EWOULDBLOCK || prov_now() > deadline)
+		if (fd != -EWOULDBLOCK || fslab_now() > deadline)
 			return fd;
 		usleep(20000);
 	}

@@ -2,6 +2,7 @@
  * LOOP_CONFIGURE (with partition scanning), find by backing inode, detach.
  * No losetup. */
 #include "prov_int.h"
+#include "clock.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -272,9 +273,9 @@ int prov_loop_detach(const char *dev)
 		return fslab_error_errno(r, "%s: cannot detach the loop device", dev);
 	/* The kernel detaches on the last close: wait for it, bounded. */
 	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", name);
-	deadline = prov_now() + 10;
+	deadline = fslab_now() + 10;
 	while (access(sys, F_OK) == 0) {
-		if (prov_now() > deadline)
+		if (fslab_now() > deadline)
 			return fslab_error_errno(EBUSY, "%s: still attached 10 s after detaching "
 							"(something holds it open)", dev);
 		usleep(10000);

@@ -101,12 +101,6 @@ int prov_mount_find_device(const char *dev, char *where, size_t len);
 /* Is something mounted at dir?  1 yes (source filled in), 0 no. */
 int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_t flen);
 
-/* Until setup.c calls fslab_exec_find_tool (lib/exec.h) itself. */
-static inline int prov_find_tool(const char *name, char *path, size_t len)
-{
-	return fslab_exec_find_tool(name, path, len);
-}
-
 /* testhook.c: when $FSLAB_TEST_PAUSE_AT names step, say so on stderr and
  * wait (up to two minutes, or until *stop becomes non-zero) so a test can
  * signal the process exactly there.  stop may be NULL. */
@@ -134,11 +128,5 @@ int prov_resolve_parent(const char *path, char *out, size_t len);
  * loop device whose backing file carries an fslab lab marker, with the
  * partition's device in dev; 0 otherwise. */
 int prov_path_on_lab_mount(const char *path, char *dev, size_t len);
-
-/* Until lab.c, teardown.c and loopdev.c call fslab_now (lib/clock.h). */
-static inline double prov_now(void)
-{
-	return fslab_now();
-}
 
 #endif

@@ -198,13 +198,13 @@ static int setup_check_tools(struct setup_run *s)
 	for (size_t i = 0; i < s->spec->n_fs; i++) {
 		const struct fslab_fs_recipe *rc = fslab_fs_recipe(s->spec->fs[i].type);
 
-		if (prov_find_tool(rc->mkfs, path, sizeof(path)) < 0) {
+		if (fslab_exec_find_tool(rc->mkfs, path, sizeof(path)) < 0) {
 			fslab_error("%s not found (needed for [fs %s]); install it with: apt-get install %s",
 				    rc->mkfs, s->spec->fs[i].name, rc->package);
 			return FSLAB_EXIT_FAILURE;
 		}
 		if (fslab_lab_mount_method_for(rc->type) == FSLAB_MOUNT_FUSE &&
-		    prov_find_tool("fusefat", path, sizeof(path)) < 0) {
+		    fslab_exec_find_tool("fusefat", path, sizeof(path)) < 0) {
 			fslab_error("fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
 				    "through FUSE); install it with: apt-get install fusefat",
 				    s->spec->fs[i].name);
@@ -616,7 +616,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	}
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
 		return fslab_error_errno(E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
-	if (prov_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0) {
+	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0) {
 		fslab_error("%s not found; install it with: apt-get install %s", p->recipe->mkfs,
 			    p->recipe->package);
 		return -ENOENT;

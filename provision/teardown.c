@@ -4,6 +4,7 @@
  * disk GUID, the mounts by their device on that disk, the directories by
  * their marker and identity.  What does not match is named and left
  * alone. */
+#include "clock.h"
 #include "fileutil.h"
 #include "lab.h"
 #include "lab_mount.h"
@@ -94,7 +95,7 @@ static int teardown_kill_mkfs(pid_t pid, void *ctx)
 static int teardown_stop_mkfs(struct teardown_run *t)
 {
 	char want[64], pgid[32];
-	double deadline = prov_now() + TEARDOWN_MKFS_WAIT_S;
+	double deadline = fslab_now() + TEARDOWN_MKFS_WAIT_S;
 	struct mkfs_hunt h = { .pgrp = (pid_t)t->st.mkfs_pid, .env = want, .pgid = pgid };
 
 	if (t->st.mkfs_pid <= 1 || t->st.mkfs_pid > INT32_MAX)
@@ -107,7 +108,7 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 			break; /* no /proc: nothing can be found to stop */
 		if (!h.left)
 			break;
-		if (prov_now() > deadline) {
+		if (fslab_now() > deadline) {
 			fslab_error("refused: the mkfs setup started (process group %s) is still running "
 				    "%d s after SIGKILL; it writes to the lab's disk, so teardown stops "
 				    "here. Find it with ps -g %s and run teardown again",
