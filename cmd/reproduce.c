@@ -123,16 +123,14 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	return 0;
 }
 
-/* What the table cannot say: no operand, --size with --image only,
- * --until-ci and --max-trials with --honest only, the paths. */
+/* What the table cannot say: --size with --image only, --until-ci and
+ * --max-trials with --honest only, the paths. */
 static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
 {
 	const char *names[] = { "--mount-root", "--device", "--image" };
 	const char *paths[] = { c->mount_root, c->device, c->image };
 	int r;
 
-	if ((r = fslab_opts_no_operands(it)) != 0)
-		return r;
 	if (c->image_size && !c->image) {
 		fslab_error("--size applies to --image only (a disk has the size it has)");
 		return FSLAB_EXIT_USAGE;
@@ -141,11 +139,10 @@ static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
 		fslab_error("--until-ci and --max-trials shape the honest sweeps: add --honest");
 		return FSLAB_EXIT_USAGE;
 	}
+	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 3)) != 0)
+		return r;
 	if (!c->state_path)
 		c->state_path = fslab_state_default_path();
-	if ((r = fslab_opts_check_path("--state", c->state_path)) != 0 ||
-	    (r = fslab_cli_paths(names, paths, 3)) != 0)
-		return r;
 	return 0;
 }
 
