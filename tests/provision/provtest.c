@@ -60,6 +60,15 @@ void pt_suite_teardown(void)
 	pt_root = NULL;
 }
 
+TCase *pt_tcase(struct ft_suite *s, const char *name, unsigned needs, int timeout_s)
+{
+	TCase *tc = ft_tcase(s, name, needs);
+
+	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
+	tcase_set_timeout(tc, timeout_s);
+	return tc;
+}
+
 void pt_env_init(struct pt_env *e)
 {
 	ck_assert_ptr_nonnull(pt_root);

@@ -28,6 +28,9 @@ struct pt_env {
 /* Unchecked fixture pair for a tcase. */
 void pt_suite_setup(void);
 void pt_suite_teardown(void);
+/* A TCase of s needing `needs`, with that fixture and a timeout of
+ * timeout_s seconds per test. */
+TCase *pt_tcase(struct ft_suite *s, const char *name, unsigned needs, int timeout_s);
 
 /* A fresh per-test directory with the small spec written to e->spec. */
 void pt_env_init(struct pt_env *e);

@@ -238,14 +238,10 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision input");
-	TCase *tc = ft_tcase(s, "input", 0);
+	TCase *tc = pt_tcase(s, "input", 0, 60);
 	/* refusals that come after setup's and teardown's root check */
-	TCase *root = ft_tcase(s, "input_root", FT_ROOT);
+	TCase *root = pt_tcase(s, "input_root", FT_ROOT, 60);
 
-	for (TCase **t = (TCase *[]){ tc, root, NULL }; *t; t++) {
-		tcase_add_unchecked_fixture(*t, pt_suite_setup, pt_suite_teardown);
-		tcase_set_timeout(*t, 60);
-	}
 	tcase_add_test(tc, unknown_options_and_arguments);
 	tcase_add_test(tc, malformed_sizes);
 	tcase_add_test(tc, bad_spec_files);

@@ -196,10 +196,8 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision interrupt");
-	TCase *tc = ft_tcase(s, "interrupt", FT_LAB);
+	TCase *tc = pt_tcase(s, "interrupt", FT_LAB, 120);
 
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, sigint_at_each_step_then_teardown, 0, N_STEPS);
 	tcase_add_loop_test(tc, sigkill_at_each_step_then_teardown, 0, N_STEPS);
 	tcase_add_loop_test(tc, sigkill_on_a_device_then_teardown, 0, 3);

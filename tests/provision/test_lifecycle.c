@@ -391,10 +391,8 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision lifecycle");
-	TCase *tc = ft_tcase(s, "lifecycle", FT_LAB);
+	TCase *tc = pt_tcase(s, "lifecycle", FT_LAB, 120);
 
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, image_setup_status_use_teardown);
 	tcase_add_test(tc, device_setup_teardown_leaves_blank_disk);
 	tcase_add_test(tc, keep_image_leaves_a_blank_image);

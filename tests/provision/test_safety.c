@@ -372,11 +372,9 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision safety");
-	TCase *tc = ft_tcase(s, "safety", FT_LAB);
+	TCase *tc = pt_tcase(s, "safety", FT_LAB, 120);
 	TCase *rules = ft_tcase(s, "rules", 0); /* the rule functions, no device */
 
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, not_a_block_device);
 	tcase_add_test(tc, a_partition_not_a_disk);
 	tcase_add_test(tc, mounted_filesystem_on_the_disk);

@@ -696,11 +696,9 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust lab");
-	TCase *tc = ft_tcase(s, "lab", FT_LAB);
+	TCase *tc = pt_tcase(s, "lab", FT_LAB, 240);
 
 	unsetenv("FSLAB_STATE");
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, forged_state_names_a_victim_image, 0, 6);
 	tcase_add_loop_test(tc, forged_state_names_a_foreign_mount, 0, 2);
 	tcase_add_test(tc, state_through_a_symlink_takes_the_same_lock);

@@ -688,11 +688,9 @@ END_TEST
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust lab 2");
-	TCase *tc = ft_tcase(s, "lab2", FT_LAB);
+	TCase *tc = pt_tcase(s, "lab2", FT_LAB, 240);
 
 	unsetenv("FSLAB_STATE");
-	tcase_add_unchecked_fixture(tc, pt_suite_setup, pt_suite_teardown);
-	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, teardown_refuses_a_second_loop_on_the_image, 0, 2);
 	tcase_add_test(tc, teardown_does_not_adopt_another_loop);
 	tcase_add_test(tc, state_forged_by_another_user_is_refused);
