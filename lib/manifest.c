@@ -157,18 +157,32 @@ static void mf_field(char *buf, size_t len, const char *prefix, const char *key)
 	snprintf(buf, len, "%s%s%s", prefix, prefix[0] ? "." : "", key);
 }
 
+/* The value of key of the given type (json_type_double: any number) in
+ * v, its path in field.  Returns 1, 0 (absent or null) or -EINVAL naming
+ * the field ("is not <what>"). */
+static int mf_value(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
+		    json_type type, const char *what, char field[static 96], json_object **v)
+{
+	mf_field(field, 96, prefix, key);
+	*v = mf_get(o, key);
+	if (!*v)
+		return 0;
+	if (json_object_is_type(*v, type) ||
+	    (type == json_type_double && json_object_is_type(*v, json_type_int)))
+		return 1;
+	return mf_fail(c, field, "is not %s", what);
+}
+
 static int mf_read_str(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
 		       char *dst, size_t size)
 {
-	json_object *v = mf_get(o, key);
 	char field[96];
+	json_object *v;
+	int r = mf_value(c, o, prefix, key, json_type_string, "a string", field, &v);
 	size_t n;
 
-	mf_field(field, sizeof(field), prefix, key);
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return mf_fail(c, field, "is not a string");
+	if (r <= 0)
+		return r;
 	n = (size_t)json_object_get_string_len(v);
 	if (n >= size || strlen(json_object_get_string(v)) != n)
 		return mf_fail(c, field, "is longer than %zu bytes or holds a NUL byte", size - 1);
@@ -179,31 +193,26 @@ static int mf_read_str(struct mf_ctx *c, json_object *o, const char *prefix, con
 static int mf_read_bool(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
 			bool *out)
 {
-	json_object *v = mf_get(o, key);
 	char field[96];
+	json_object *v;
+	int r = mf_value(c, o, prefix, key, json_type_boolean, "true or false", field, &v);
 
-	mf_field(field, sizeof(field), prefix, key);
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return mf_fail(c, field, "is not true or false");
-	*out = json_object_get_boolean(v);
-	return 1;
+	if (r > 0)
+		*out = json_object_get_boolean(v);
+	return r;
 }
 
 /* A number within [lo, hi].  Returns 1 (set), 0 (absent) or -EINVAL. */
 static int mf_read_num(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
 		       double lo, double hi, double *out)
 {
-	json_object *v = mf_get(o, key);
 	char field[96];
+	json_object *v;
+	int r = mf_value(c, o, prefix, key, json_type_double, "a number", field, &v);
 	double d;
 
-	mf_field(field, sizeof(field), prefix, key);
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
-		return mf_fail(c, field, "is not a number");
+	if (r <= 0)
+		return r;
 	d = json_object_get_double(v);
 	if (!isfinite(d) || d < lo || d > hi)
 		return mf_fail(c, field, "is %.17g; allowed: %.17g to %.17g", d, lo, hi);
@@ -215,16 +224,13 @@ static int mf_read_num(struct mf_ctx *c, json_object *o, const char *prefix, con
 static int mf_read_uint(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
 			uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	json_object *v = mf_get(o, key);
 	char field[96];
+	json_object *v;
+	int r = mf_value(c, o, prefix, key, json_type_int, "a whole number", field, &v);
 	int64_t i;
 
-	mf_field(field, sizeof(field), prefix, key);
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_int))
-		return mf_fail(c, field, "is not a whole number; allowed: %llu to %llu",
-			       (unsigned long long)lo, (unsigned long long)hi);
+	if (r <= 0)
+		return r;
 	i = json_object_get_int64(v);
 	if (i < 0 || (uint64_t)i < lo || (uint64_t)i > hi)
 		return mf_fail(c, field, "is %s; allowed: %llu to %llu", json_object_get_string(v),
@@ -248,15 +254,14 @@ static int mf_read_unsigned(struct mf_ctx *c, json_object *o, const char *prefix
 static int mf_read_words(struct mf_ctx *c, json_object *o, const char *key, size_t max,
 			 char ***words, size_t *n_words)
 {
-	json_object *v = mf_get(o, key);
+	char field[96];
+	json_object *v;
 	const char **tmp;
+	int r = mf_value(c, o, "", key, json_type_array, "an array of strings", field, &v);
 	size_t n;
-	int r;
 
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_array))
-		return mf_fail(c, key, "is not an array of strings");
+	if (r <= 0)
+		return r;
 	n = json_object_array_length(v);
 	if (n > max)
 		return mf_fail(c, key, "has %zu entries; at most %zu", n, max);
@@ -379,15 +384,13 @@ static int mf_read_time(struct mf_ctx *c, json_object *o, struct fslab_manifest 
 static int mf_read_probe_runs(struct mf_ctx *c, json_object *f, const char *prefix,
 			      struct fslab_manifest_fs *fs)
 {
-	json_object *v = mf_get(f, "device_probe_runs");
 	char field[96];
+	json_object *v;
+	int r = mf_value(c, f, prefix, "device_probe_runs", json_type_array, "an array", field, &v);
 	size_t n;
 
-	mf_field(field, sizeof(field), prefix, "device_probe_runs");
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_array))
-		return mf_fail(c, field, "is not an array");
+	if (r <= 0)
+		return r;
 	n = json_object_array_length(v);
 	if (n > FSLAB_MANIFEST_PROBE_RUNS)
 		return mf_fail(c, field, "has %zu entries; at most %d", n, FSLAB_MANIFEST_PROBE_RUNS);
@@ -395,7 +398,6 @@ static int mf_read_probe_runs(struct mf_ctx *c, json_object *f, const char *pref
 	for (size_t k = 0; k < n; k++) {
 		json_object *pr = json_object_array_get_idx(v, k);
 		char p2[112];
-		int r;
 
 		snprintf(p2, sizeof(p2), "%s[%zu]", field, k);
 		if (!pr || !json_object_is_type(pr, json_type_object))
@@ -472,6 +474,7 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 		{ "cells_skipped", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_skipped },
 	};
 	bool discarded = false;
+	char field[96];
 	json_object *info;
 	int r;
 
@@ -486,14 +489,9 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 	    (r = mf_read_bool(c, f, p, "setup_discarded", &discarded)) < 0)
 		return r;
 	fs->setup_discarded = r > 0 ? discarded : -1;
-	if ((info = mf_get(f, "device_info"))) {
-		char field[96];
-
-		mf_field(field, sizeof(field), p, "device_info");
-		if (!json_object_is_type(info, json_type_object))
-			return mf_fail(c, field, "is not an object");
-		fs->device_info = json_object_get(info);
-	}
+	if ((r = mf_value(c, f, p, "device_info", json_type_object, "an object", field, &info)) < 0)
+		return r;
+	fs->device_info = r > 0 ? json_object_get(info) : NULL;
 	return mf_read_probe_runs(c, f, p, fs);
 }
 
@@ -565,13 +563,13 @@ static int mf_read_spec(struct mf_ctx *c, json_object *v, struct fslab_manifest 
  * seed above INT64_MAX reads back negative and is taken modulo 2^64. */
 static int mf_read_seed(struct mf_ctx *c, json_object *root, struct fslab_manifest *m)
 {
-	json_object *v = mf_get(root, "seed");
+	char field[96];
+	json_object *v;
+	int r = mf_value(c, root, "", "seed", json_type_int, "a whole number", field, &v);
 	int64_t i;
 
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_int))
-		return mf_fail(c, "seed", "is not a whole number");
+	if (r <= 0)
+		return r;
 	i = json_object_get_int64(v);
 	m->seed = i < 0 ? (uint64_t)i : json_object_get_uint64(v);
 	m->has |= FSLAB_MF_HAS_SEED;
