@@ -1,5 +1,6 @@
 /* Loading results directories: every <fs>.csv through lib/results.h's
- * reader, and manifest.json (optional; any key may be missing). */
+ * reader, and manifest.json through lib/manifest.h (optional; any key may
+ * be missing, a value outside what fslab writes is refused by name). */
 #include "fileutil.h"
 #include "log.h"
 #include "manifest.h"
