@@ -84,72 +84,67 @@ void fslab_resume_csv_free(struct fslab_resume_csv *rc)
 	rc->fd = -1;
 }
 
-int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
-		       struct fslab_done_set *d, char *err, size_t errlen)
+/* Opens <fs>.csv for resume: a regular file of ours with one link.
+ * Returns the fd, -ENOENT (none: killed before it was made) or -errno with
+ * err set. */
+static int resume_open_csv(int dfd, const char *name, char *err, size_t errlen)
 {
-	struct fslab_results_reader *rd = NULL;
-	struct fslab_result_row row;
-	char name[FSLAB_FS_NAME_MAX + 8], *data = NULL, *kept = NULL;
-	size_t len = 0, kept_len = 0;
-	bool dropped = false;
 	struct stat st;
-	FILE *mem = NULL, *in;
-	int r;
+	int fd = fslab_open_regular_at(dfd, name, O_RDWR), r;
 
-	memset(rc, 0, sizeof(*rc));
-	rc->fd = -1;
-	snprintf(name, sizeof(name), "%s.csv", fs);
-	r = fslab_open_regular_at(dfd, name, O_RDWR);
-	if (r == -ENOENT)
-		return 0; /* killed before the CSV was made */
-	if (r < 0) {
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s; fslab writes its CSVs as regular files, so this one is not the run's own: nothing was changed",
-			 name, r == -ELOOP ? "is a symbolic link" : r == -EINVAL ? "is not a regular file" : strerror(-r));
-		return r;
+			 name, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+		return fd;
 	}
-	rc->fd = r;
-	if (fstat(rc->fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s: %s", name, strerror(-r));
-		goto fail;
+		close(fd);
+		return r;
 	}
 	if (st.st_uid != geteuid() || st.st_nlink != 1) {
 		snprintf(err, errlen, "%s: %s, so it is not a CSV this fslab wrote: nothing was changed",
 			 name, st.st_uid != geteuid() ? "owned by another user" : "has other hard links");
-		r = -EPERM;
-		goto fail;
+		close(fd);
+		return -EPERM;
 	}
-	r = fslab_read_fd(rc->fd, &data, &len, (size_t)1 << 30);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", name, strerror(-r));
-		goto fail;
-	}
-	rc->size = (off_t)len;
-	/* A run killed while it wrote a row leaves a line without its newline:
-	 * it is cut off (the cell runs again), every complete row stays. */
-	while (len > 0 && data[len - 1] != '\n')
-		len--;
-	rc->keep = (off_t)len;
-	if (len == 0)
-		goto out; /* killed before the header was complete: start afresh */
-	in = fmemopen(data, len, "r");
+	return fd;
+}
+
+/* The complete rows (len bytes of data) of filesystem fs: their cells into
+ * d, and, when rows of a vanished filesystem must go, the rows to keep
+ * into rc->kept.  Returns 0 or -errno with err set. */
+static int resume_rows(const char *name, const char *fs, const char *data, size_t len,
+		       struct fslab_resume_csv *rc, struct fslab_done_set *d, char *err, size_t errlen)
+{
+	struct fslab_results_reader *rd = NULL;
+	struct fslab_result_row row;
+	char *kept = NULL;
+	size_t kept_len = 0;
+	bool dropped = false;
+	FILE *mem = NULL, *in = fmemopen((void *)data, len, "r");
+	const char *nl = memchr(data, '\n', len);
+	int r;
+
 	if (!in) {
-		r = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", name);
-		goto fail;
+		return -ENOMEM;
 	}
 	r = fslab_results_open_stream(in, name, &rd, err, errlen);
 	if (r < 0)
-		goto fail;
+		return r;
 	/* Rows of a filesystem that vanished are dropped so its cells run
-	 * again once it is back; every other row stays. */
+	 * again once it is back; every other row stays, under the same
+	 * columns as the file's header (--latency adds three). */
 	mem = open_memstream(&kept, &kept_len);
 	if (!mem) {
 		r = -ENOMEM;
-		goto fail;
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto out;
 	}
-	/* the same columns as the file's header (--latency adds three) */
-	const char *nl = memchr(data, '\n', len);
 	fslab_results_write_header_ex(mem, nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10));
 	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
@@ -168,15 +163,11 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 		if (r < 0)
 			break;
 	}
-	if (r < 0)
-		goto fail;
-	if (fclose(mem) != 0) {
-		mem = NULL;
+	if (fclose(mem) != 0 && r == 0) {
 		r = -ENOMEM;
-		goto fail;
+		snprintf(err, errlen, "%s: out of memory", name);
 	}
-	mem = NULL;
-	if (dropped) {
+	if (r == 0 && dropped) {
 		rc->kept = kept;
 		rc->kept_len = kept_len;
 		kept = NULL;
@@ -184,13 +175,43 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 out:
 	fslab_results_close(rd);
 	free(kept);
+	return r;
+}
+
+int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
+		       struct fslab_done_set *d, char *err, size_t errlen)
+{
+	char name[FSLAB_FS_NAME_MAX + 8], *data = NULL;
+	size_t len = 0;
+	int r;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->fd = -1;
+	snprintf(name, sizeof(name), "%s.csv", fs);
+	r = resume_open_csv(dfd, name, err, errlen);
+	if (r == -ENOENT)
+		return 0; /* killed before the CSV was made */
+	if (r < 0)
+		return r;
+	rc->fd = r;
+	r = fslab_read_fd(rc->fd, &data, &len, (size_t)1 << 30);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", name, strerror(-r));
+		goto fail;
+	}
+	rc->size = (off_t)len;
+	/* A run killed while it wrote a row leaves a line without its newline:
+	 * it is cut off (the cell runs again), every complete row stays. */
+	while (len > 0 && data[len - 1] != '\n')
+		len--;
+	rc->keep = (off_t)len;
+	/* len 0: killed before the header was complete: start afresh */
+	r = len ? resume_rows(name, fs, data, len, rc, d, err, errlen) : 0;
+	if (r < 0)
+		goto fail;
 	free(data);
 	return 0;
 fail:
-	if (mem)
-		fclose(mem);
-	fslab_results_close(rd);
-	free(kept);
 	free(data);
 	fslab_resume_csv_free(rc);
 	return r;
