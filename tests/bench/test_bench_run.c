@@ -663,6 +663,30 @@ START_TEST(full_filesystem_gives_failed_rows)
 	ck_assert_int_eq(left, 0);
 	free(mnt);
 	free(out);
+
+	/* the results directory on a full filesystem: the run fails and says
+	 * which results file could not be written and why (no write to the
+	 * CSVs or the manifest goes unchecked) */
+	mnt = out_path("small-out");
+	out = out_path("small-out/r");
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount("fslab-test", mnt, "tmpfs", 0, "size=16k") != 0)
+		ck_abort_msg("mount tmpfs: %s", strerror(errno));
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-2M",
+				  "--record-sizes", "4K-64K", "--tests", "write,rewrite,read,reread",
+				  "--cache", "warm", "--trials", "1", "--no-device-probe", "--quiet", NULL),
+			 0);
+	status = o.status;
+	errs = strdup(o.err);
+	ft_output_free(&o);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(status == 1, "status %d: %s", status, errs);
+	ck_assert_msg(strstr(errs, "No space left on device") &&
+			      (strstr(errs, "manifest.json") || strstr(errs, ".csv") || strstr(errs, ".fslab-run")),
+		      "%s", errs);
+	free(errs);
+	free(mnt);
+	free(out);
 }
 END_TEST
 
