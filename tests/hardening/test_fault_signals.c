@@ -57,10 +57,10 @@ static const char *sig_name(int sig)
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGKILL";
 }
 
-/* Besides the stratified points, a signal at the entry of every rename(2)
- * the command makes (hu_publish_calls): the moments a state file or
- * manifest is published, where a half-recorded step would show. */
-
+/* Point i of points + renames: the first `points` are stratified seeded
+ * steps; the rest a signal at the entry of every rename(2) the command
+ * makes (hu_publish_calls): the moments a state file or manifest is
+ * published, where a half-recorded step would show. */
 static int inject_fault(const char *const argv[], const char *log, unsigned i, unsigned points,
 			long steps, uint64_t salt, int sig, long *at, int *status)
 {
@@ -87,7 +87,7 @@ static void setup_argv(const char *argv[12])
 	memcpy(argv, a, sizeof(a));
 }
 
-static void teardown_argv(const char *argv[5])
+static void teardown_argv(const char *argv[12])
 {
 	const char *a[] = { ft_fslab_bin(), "teardown", "--state", lab.state, NULL };
 	memcpy(argv, a, sizeof(a));
@@ -198,7 +198,52 @@ static void fingerprint_before(void)
 	ck_assert_int_eq(ft_disk_fingerprint(lab.loop.device, fp_before), 0);
 }
 
-START_TEST(setup_signals)
+/* A command under SIGINT, SIGTERM and SIGKILL at seeded points and at
+ * each rename(2): how to build its command line, the lab it needs before
+ * each run (false: skip the point), and whether teardown after it expects
+ * the disk as it was before (after a setup) or only clean. */
+struct campaign {
+	const char *cmd;
+	uint64_t salt;
+	void (*argv_of)(const char *argv[12]);
+	bool (*prepare)(void);
+	bool after_setup;
+};
+
+static bool prepare_setup(void)
+{
+	fingerprint_before();
+	return true;
+}
+
+static bool prepare_teardown(void)
+{
+	if (!setup_ok())
+		return false;
+	fingerprint_before();
+	return true;
+}
+
+/* Runs the whole command under the stepper once to count what a point can
+ * be: its system-call stops (or, with nrs, its calls in nrs). */
+static long count_points(const struct campaign *c, const long *nrs, const char *log)
+{
+	const char *argv[12];
+	long n;
+	int status;
+
+	c->argv_of(argv);
+	ck_assert(c->prepare());
+	n = nrs ? hu_trace_count_calls(argv, NULL, log, nrs, &status)
+		: hu_trace_count(argv, NULL, log, &status);
+	ck_assert_msg(n > 0 && status == 0, "an uninterrupted %s failed (%d): see %s", c->cmd, status,
+		      log);
+	if (c->after_setup)
+		teardown_cleans("after an uninterrupted setup", true);
+	return n;
+}
+
+static void run_campaign(const struct campaign *c)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
 	unsigned points = hu_fault_points(20), total = 0;
@@ -207,94 +252,54 @@ START_TEST(setup_signals)
 	long steps, renames;
 	int status;
 
-	setup_argv(argv);
-	snprintf(log, sizeof(log), "%s/setup.log", lab.dir);
-	fingerprint_before();
-	steps = hu_trace_count(argv, NULL, log, &status);
-	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted setup failed (%d): see %s", status,
-		      log);
-	teardown_cleans("after an uninterrupted setup", true);
-	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
-	ck_assert_msg(renames > 0 && status == 0, "counting setup's renames failed (%d)", status);
-	teardown_cleans("after an uninterrupted setup", true);
+	snprintf(log, sizeof(log), "%s/%s.log", lab.dir, c->cmd);
+	steps = count_points(c, NULL, log);
+	renames = count_points(c, hu_publish_calls, log);
 	for (size_t s = 0; s < 3; s++) {
-		unsigned injected = 0, failed_setup = 0, before = n_failures;
+		unsigned injected = 0, failed_cmd = 0, before = n_failures;
 
 		for (unsigned i = 0; i < points + renames; i++) {
 			long at;
 			int r;
 
-			setup_argv(argv); /* the loop device may have been replaced */
-			fingerprint_before();
-			r = inject_fault(argv, log, i, points, steps, 31, sigs[s], &at, &status);
-			point_name(what, sizeof(what), "setup", sigs[s], at, steps);
+			c->argv_of(argv); /* the loop device may have been replaced */
+			if (!c->prepare())
+				continue;
+			r = inject_fault(argv, log, i, points, steps, c->salt, sigs[s], &at, &status);
+			point_name(what, sizeof(what), c->cmd, sigs[s], at, steps);
 			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
 			injected += r == 1;
-			failed_setup += r == 1 && status != 0;
+			failed_cmd += r == 1 && status != 0;
 			if (state_whole(what))
-				teardown_cleans(what, true);
+				teardown_cleans(what, c->after_setup);
 		}
-		printf("FAULTS setup %s: %u seeded points + %ld at each rename(2), %u signals "
-		       "delivered (%u stopped setup), %ld steps in a whole setup; %u failed checks\n",
-		       sig_name(sigs[s]), points, renames, injected, failed_setup, steps,
-		       n_failures - before);
+		printf("FAULTS %s %s: %u seeded points + %ld at each rename(2), %u signals "
+		       "delivered (%u stopped %s), %ld steps in a whole %s; %u failed checks\n",
+		       c->cmd, sig_name(sigs[s]), points, renames, injected, failed_cmd, c->cmd, steps,
+		       c->cmd, n_failures - before);
 		fflush(stdout);
 		if (injected < (points + renames) * 9 / 10)
-			record_failure("setup %s: only %u of %u points reached", sig_name(sigs[s]),
+			record_failure("%s %s: only %u of %u points reached", c->cmd, sig_name(sigs[s]),
 				       injected, points);
 		total += injected;
 	}
-	printf("FAULTS setup total: %u signals delivered\n", total);
+	printf("FAULTS %s total: %u signals delivered\n", c->cmd, total);
 	assert_no_failures();
+}
+
+START_TEST(setup_signals)
+{
+	static const struct campaign c = { "setup", 31, setup_argv, prepare_setup, true };
+
+	run_campaign(&c);
 }
 END_TEST
 
 START_TEST(teardown_signals)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
-	unsigned points = hu_fault_points(20), total = 0;
-	const char *argv[5];
-	char log[PATH_MAX], what[128];
-	long steps, renames;
-	int status;
+	static const struct campaign c = { "teardown", 37, teardown_argv, prepare_teardown, false };
 
-	teardown_argv(argv);
-	snprintf(log, sizeof(log), "%s/teardown.log", lab.dir);
-	ck_assert(setup_ok());
-	steps = hu_trace_count(argv, NULL, log, &status);
-	ck_assert_msg(steps > 0 && status == 0, "an uninterrupted teardown failed (%d): see %s",
-		      status, log);
-	ck_assert(setup_ok());
-	renames = hu_trace_count_calls(argv, NULL, log, hu_publish_calls, &status);
-	ck_assert_msg(renames > 0 && status == 0, "counting teardown's renames failed (%d)", status);
-	for (size_t s = 0; s < 3; s++) {
-		unsigned injected = 0, before = n_failures;
-
-		for (unsigned i = 0; i < points + renames; i++) {
-			long at;
-			int r;
-
-			if (!setup_ok())
-				continue;
-			fingerprint_before();
-			r = inject_fault(argv, log, i, points, steps, 37, sigs[s], &at, &status);
-			point_name(what, sizeof(what), "teardown", sigs[s], at, steps);
-			ck_assert_msg(r >= 0, "%s: stepper error %d", what, r);
-			injected += r == 1;
-			if (state_whole(what))
-				teardown_cleans(what, false);
-		}
-		printf("FAULTS teardown %s: %u seeded points + %ld at each rename(2), %u signals "
-		       "delivered, %ld steps in a whole teardown; %u failed checks\n",
-		       sig_name(sigs[s]), points, renames, injected, steps, n_failures - before);
-		fflush(stdout);
-		if (injected < (points + renames) * 9 / 10)
-			record_failure("teardown %s: only %u of %u points reached", sig_name(sigs[s]),
-				       injected, points);
-		total += injected;
-	}
-	printf("FAULTS teardown total: %u signals delivered\n", total);
-	assert_no_failures();
+	run_campaign(&c);
 }
 END_TEST
 
