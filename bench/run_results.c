@@ -5,6 +5,7 @@
 #include "run_int.h"
 
 #include "log.h"
+#include "manifest.h"
 #include "procfs.h"
 
 #include <errno.h>
@@ -262,7 +263,7 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	char why[256];
 	struct stat st;
 
-	if (run_name_taken(c->out_fd, "manifest.json")) {
+	if (run_name_taken(c->out_fd, FSLAB_MANIFEST_NAME)) {
 		fslab_error("%s already holds a run (manifest.json); continue it with --resume %s, or choose another --out",
 			    run_esc(c->out_dir), run_esc(c->out_dir));
 		return -EEXIST;
@@ -355,8 +356,8 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "--resume %s", run_esc(dir));
 	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0 ||
-	    (fstatat(c->out_fd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	     run_check_ours(&st, "manifest.json", why, sizeof(why)) < 0)) {
+	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	     run_check_ours(&st, FSLAB_MANIFEST_NAME, why, sizeof(why)) < 0)) {
 		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
 		return -EPERM;
 	}

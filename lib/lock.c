@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,56 +52,6 @@ int fslab_lock_at(int dfd, const char *name, int how, const char *command, char 
 	 * checks that the named process still lives (fslab_lock_holder_alive). */
 	if (ftruncate(fd, 0) == 0)
 		dprintf(fd, "%s, pid %ld\n", command, (long)getpid());
-	return fd;
-}
-
-int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const char *command,
-		     char *err, size_t errlen)
-{
-	char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX], name[NAME_MAX + 1], holder[128];
-	int dfd, fd, r;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", state_path) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path too long", state_path);
-		return -ENAMETOOLONG;
-	}
-	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-	r = fslab_mkdir_p(dir, 0755);
-	if (r < 0) {
-		snprintf(err, errlen, "cannot create %s for the lock file: %s", dir, strerror(-r));
-		return r;
-	}
-	/* The lock belongs to the file, not to the name it was reached by. */
-	if (realpath(state_path, real)) {
-		snprintf(tmp, sizeof(tmp), "%s", real);
-		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-		snprintf(tmp, sizeof(tmp), "%s", real);
-	} else {
-		snprintf(tmp, sizeof(tmp), "%s", state_path);
-	}
-	if (snprintf(name, sizeof(name), "%s.lock", basename(tmp)) >= (int)sizeof(name)) {
-		snprintf(err, errlen, "%s: name too long", state_path);
-		return -ENAMETOOLONG;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return r;
-	}
-	fd = fslab_lock_at(dfd, name, kind == FSLAB_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH, command, holder,
-			   sizeof(holder));
-	close(dfd);
-	if (fd == -EWOULDBLOCK)
-		snprintf(err, errlen,
-			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
-			 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab command");
-	else if (fd == -EINVAL)
-		snprintf(err, errlen,
-			 "lock file %s/%s is not a regular file of ours with one link; remove it", dir,
-			 name);
-	else if (fd < 0)
-		snprintf(err, errlen, "cannot lock %s/%s: %s", dir, name, strerror(-fd));
 	return fd;
 }
 

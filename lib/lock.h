@@ -8,20 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum fslab_lock_kind {
-	FSLAB_LOCK_SHARED,    /* run, status: many at once, no teardown/setup */
-	FSLAB_LOCK_EXCLUSIVE, /* setup, teardown: alone */
-};
-
-/* Locks "<state_path>.lock" beside the state file the path names after
- * symbolic links are resolved (so a link to the state takes the same
- * lock), parent directories made as needed.  Does not wait: returns -EWOULDBLOCK when
- * another fslab holds it, with err naming that process ("fslab teardown,
- * pid 1234").  Returns the lock fd (>= 0), to pass to fslab_lock_release. */
-int fslab_lock_state(const char *state_path, enum fslab_lock_kind kind, const char *command,
-		     char *err, size_t errlen);
-
-/* The primitive under the lab's locks (provision/lab.h): locks the file
+/* The lock under the lab's locks (provision/lab.h): locks the file
  * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
  * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
  * file with a single link, owned by the caller: anything else is refused
