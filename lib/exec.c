@@ -242,8 +242,11 @@ static int exec_spawn(const struct exec_child *c, const char *const argv[], bool
 static void exec_report_127(const struct exec_child *c, struct fslab_exec_result *res,
 			    const char *what, const char *name, int err)
 {
-	char msg[4096 + 128];
-	int n = snprintf(msg, sizeof(msg), "cannot %s %s: %s\n", what, name, strerror(err));
+	char msg[4096 + 128], why[128];
+	/* report/plot.c runs children from several threads: strerror's buffer
+	 * is not ours to share, strerror_r's (GNU: returns the text) is. */
+	int n = snprintf(msg, sizeof(msg), "cannot %s %s: %s\n", what, name,
+			 strerror_r(err, why, sizeof(why)));
 
 	if (n < 0)
 		return;

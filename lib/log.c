@@ -6,7 +6,9 @@
 #include <string.h>
 
 static char log_prefix[64] = "fslab";
-static int debug_mask = -1; /* -1: not read from the environment yet */
+/* -1: not read from the environment yet.  Atomic because report/plot.c's
+ * threads may ask first at the same time (they compute the same value). */
+static _Atomic int debug_mask = -1;
 
 void fslab_log_set_prefix(const char *prefix)
 {
@@ -84,9 +86,13 @@ static int parse_debug_env(void)
 
 int fslab_debug_enabled(enum fslab_debug_cat cat)
 {
-	if (debug_mask == -1)
-		debug_mask = parse_debug_env();
-	return (debug_mask & (int)cat) != 0;
+	int mask = debug_mask;
+
+	if (mask == -1) {
+		mask = parse_debug_env();
+		debug_mask = mask;
+	}
+	return (mask & (int)cat) != 0;
 }
 
 void fslab_debug(enum fslab_debug_cat cat, const char *fmt, ...)
