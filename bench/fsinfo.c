@@ -3,6 +3,7 @@
 #include "bench_int.h"
 #include "exec.h"
 #include "fileutil.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -54,16 +55,15 @@ static void fsinfo_device(struct fslab_bench_fs *fs)
 	char sys[PATH_MAX], real[PATH_MAX], val[256], disk[64];
 	const char *dev = fs->device;
 	const char *base;
+	uint64_t sectors;
 
 	if (strncmp(dev, "/dev/", 5) != 0)
 		return;
 	base = dev + 5;
-	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", base);
-	fsinfo_read_sys(sys, val, sizeof(val));
-	if (val[0])
-		fs->device_size_bytes = strtoull(val, NULL, 10) * 512;
-	/* A partition's parent directory in /sys is its disk. */
 	snprintf(sys, sizeof(sys), "/sys/class/block/%s", base);
+	if (fslab_sysfs_read_u64(sys, "size", &sectors) == 0)
+		fs->device_size_bytes = sectors * 512;
+	/* A partition's parent directory in /sys is its disk. */
 	snprintf(disk, sizeof(disk), "%s", base);
 	if (realpath(sys, real)) {
 		char part[PATH_MAX + 16];

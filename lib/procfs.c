@@ -1,4 +1,7 @@
 #include "procfs.h"
+#include "fileutil.h"
+#include "size.h"
+
 
 #include <dirent.h>
 #include <errno.h>
@@ -254,4 +257,23 @@ int fslab_proc_lock_holder(dev_t dev, ino_t ino, unsigned kinds, pid_t skip, pid
 	}
 	fclose(f);
 	return found;
+}
+
+int fslab_sysfs_read_u64(const char *dir, const char *attr, uint64_t *v)
+{
+	char path[PATH_MAX];
+	char *data = NULL;
+	size_t n = 0;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, attr) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	r = fslab_read_file(path, &data, &n, 64);
+	if (r < 0)
+		return r;
+	while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == ' '))
+		data[--n] = '\0';
+	r = fslab_parse_uint(data, 0, UINT64_MAX, v) < 0 ? -EINVAL : 0;
+	free(data);
+	return r;
 }

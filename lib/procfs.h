@@ -1,12 +1,14 @@
-/* Reading other processes through /proc: which processes there are, what
- * they hold open, their process group, environment and command line, and
- * who holds a lock on a file.  Every reader here tolerates a process that
+/* Reading the kernel's own files: other processes through /proc (which
+ * processes there are, what they hold open, their process group,
+ * environment and command line, who holds a lock on a file) and a number
+ * from a sysfs attribute.  Every reader here tolerates a process that
  * exits while it is being looked at (it is skipped, or reported gone). */
 #ifndef FSLAB_PROCFS_H
 #define FSLAB_PROCFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Calls fn(pid, ctx) for every process in /proc, fslab itself included.
@@ -65,5 +67,10 @@ enum {
  * kernel names none, as for OFD locks), 0 when nobody holds one, or
  * -errno when /proc/locks cannot be read. */
 int fslab_proc_lock_holder(dev_t dev, ino_t ino, unsigned kinds, pid_t skip, pid_t *pid);
+
+/* The whole number in the sysfs attribute dir/attr ("size", "queue/
+ * rotational" ...), its trailing newline ignored.  Returns 0, -errno when
+ * it cannot be read, or -EINVAL when it holds anything but a number. */
+int fslab_sysfs_read_u64(const char *dir, const char *attr, uint64_t *v);
 
 #endif

@@ -3,6 +3,7 @@
  * 0x80 for a SCSI serial without device/vpd_pg80, BLK*GET for sizes and
  * sector sizes. */
 #include "devinfo.h"
+#include "procfs.h"
 #include "fileutil.h"
 #include "size.h"
 
@@ -52,17 +53,6 @@ static size_t di_read(const char *dir, const char *file, char *buf, size_t len)
 	di_clean(buf, len, data, n);
 	free(data);
 	return n;
-}
-
-static bool di_read_u64(const char *dir, const char *file, uint64_t *v)
-{
-	char buf[64], *end;
-
-	if (!di_read(dir, file, buf, sizeof(buf)) || !buf[0])
-		return false;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return errno == 0 && end != buf;
 }
 
 /* A VPD page 0x80 (unit serial number): 4-byte header, then the serial. */
@@ -210,17 +200,17 @@ static void di_queue(struct fslab_devinfo *di, const char *sysdir)
 {
 	uint64_t v;
 
-	if (di_read_u64(sysdir, "size", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "size", &v))
 		di->size_bytes = v * 512;
-	if (di_read_u64(sysdir, "queue/rotational", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "queue/rotational", &v))
 		di->rotational = v ? 1 : 0;
-	if (di_read_u64(sysdir, "queue/logical_block_size", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "queue/logical_block_size", &v))
 		di->logical_sector = (unsigned)v;
-	if (di_read_u64(sysdir, "queue/physical_block_size", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "queue/physical_block_size", &v))
 		di->physical_sector = (unsigned)v;
-	if (di_read_u64(sysdir, "queue/discard_granularity", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "queue/discard_granularity", &v))
 		di->discard_granularity = v;
-	if (di_read_u64(sysdir, "queue/discard_max_bytes", &v))
+	if (!fslab_sysfs_read_u64(sysdir, "queue/discard_max_bytes", &v))
 		di->discard_max_bytes = v;
 	if (!di->discard_max_bytes)
 		di->discard_granularity = 0;

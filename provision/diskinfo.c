@@ -2,6 +2,7 @@
  * sector size, disk or partition), and the root-disk rule built on them.
  * Read-only. */
 #include "prov_int.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,24 +17,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static int disk_read_sysfs_u64(const char *dir, const char *file, uint64_t *v)
-{
-	char path[PATH_MAX + 64], buf[64];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 /* Size and logical sector size: the device's own answer, else sysfs's
  * sector count (512-byte units). */
 static void disk_read_size(struct prov_disk *d)
@@ -41,7 +24,7 @@ static void disk_read_size(struct prov_disk *d)
 	uint64_t sectors = 0, b;
 	int fd, ssz = 512;
 
-	disk_read_sysfs_u64(d->sysdir, "size", &sectors);
+	fslab_sysfs_read_u64(d->sysdir, "size", &sectors);
 	d->bytes = sectors * 512;
 	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0) {

@@ -3,6 +3,7 @@
  * would silently add nothing), then checking sysfs and waiting for the
  * /dev nodes. */
 #include "prov_int.h"
+#include "procfs.h"
 #include "clock.h"
 #include "exec.h"
 #include "log.h"
@@ -241,23 +242,6 @@ int prov_kpart_remove_all(const struct prov_disk *d)
 	return 0;
 }
 
-static int kpart_read_u64(const char *dir, const char *file, uint64_t *v)
-{
-	char path[PATH_MAX + 32];
-	FILE *f;
-	unsigned long long x;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%llu", &x) == 1;
-	fclose(f);
-	*v = x;
-	return ok ? 0 : -EIO;
-}
-
 static void kpart_settle(void)
 {
 	static const char *const argv[] = { "udevadm", "settle", "--timeout=10", NULL };
@@ -281,8 +265,8 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 			/* A kernel with a GPT parser may have read the table
 			 * already; keep what matches, replace what does not. */
 			uint64_t s = 0, z = 0;
-			kpart_read_u64(dir, "start", &s);
-			kpart_read_u64(dir, "size", &z);
+			fslab_sysfs_read_u64(dir, "start", &s);
+			fslab_sysfs_read_u64(dir, "size", &z);
 			if (s * 512 == p->start && z * 512 == p->size)
 				continue;
 			r = prov_kpart_remove(d, p->number);
@@ -309,7 +293,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 		if (kpart_sysdir(d, p->number, dir, sizeof(dir)) < 0)
 			return fslab_error_errno(ENOENT, "%s: the kernel shows no partition %u after BLKPG",
 						 d->path, p->number);
-		if (kpart_read_u64(dir, "start", &s) < 0 || kpart_read_u64(dir, "size", &z) < 0 ||
+		if (fslab_sysfs_read_u64(dir, "start", &s) < 0 || fslab_sysfs_read_u64(dir, "size", &z) < 0 ||
 		    s * 512 != p->start || z * 512 != p->size)
 			return fslab_error_errno(EIO,
 						 "%s: the kernel's partition %u (start %llu, size %llu sectors) "

@@ -241,6 +241,37 @@ START_TEST(lock_holder_from_proc_locks)
 }
 END_TEST
 
+/* A sysfs attribute as the kernel writes it ("976773168\n"), a bare
+ * number, one that is not a number, and one that is not there. */
+START_TEST(sysfs_number_with_its_newline)
+{
+	static const struct {
+		const char *attr, *text;
+		int r;
+		uint64_t v;
+	} cases[] = {
+		{ "size", "976773168\n", 0, 976773168 },
+		{ "rotational", "0", 0, 0 },
+		{ "max", "18446744073709551615\n", 0, UINT64_MAX },
+		{ "model", "Samsung SSD\n", -EINVAL, 7 },
+		{ "neg", "-1\n", -EINVAL, 7 },
+		{ "empty", "\n", -EINVAL, 7 },
+	};
+	char path[4096];
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, cases[i].attr);
+		ck_assert_int_eq(ft_write_file(path, cases[i].text), 0);
+		v = 7;
+		ck_assert_msg(fslab_sysfs_read_u64(tmpdir, cases[i].attr, &v) == cases[i].r &&
+				      v == cases[i].v,
+			      "%s = '%s': got %llu", cases[i].attr, cases[i].text, (unsigned long long)v);
+	}
+	ck_assert_int_eq(fslab_sysfs_read_u64(tmpdir, "absent", &v), -ENOENT);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("procfs");
@@ -252,5 +283,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, each_fd_lists_ours_and_tells_block_devices);
 	tcase_add_test(tc, walk_stops_with_the_callbacks_value);
 	tcase_add_test(tc, lock_holder_from_proc_locks);
+	tcase_add_test(tc, sysfs_number_with_its_newline);
 	return ft_suite_run(s, argc, argv);
 }
