@@ -33,30 +33,50 @@ blkid_probe prov_blkid_open(const char *dev, int flags, uint64_t off, uint64_t s
 	return pr;
 }
 
-int prov_probe_signatures(const char *dev, char *found, size_t len)
+int prov_probe_signature_each(const char *dev, int (*fn)(const char *type, void *ctx), void *ctx)
 {
 	blkid_probe pr;
 	int fd, n = 0, r;
 
-	found[0] = '\0';
 	pr = prov_blkid_open(dev, O_RDONLY, 0, 0, &fd);
 	if (!pr)
 		return -errno;
 	while ((r = blkid_do_probe(pr)) == 0) {
 		const char *v = NULL;
-		size_t off = strlen(found);
 
 		if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) != 0 &&
 		    blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) != 0)
 			v = "unknown";
-		snprintf(found + off, len - off, "%s%s", n ? ", " : "", v);
 		n++;
-		if (n > 16)
+		if (fn(v, ctx) != 0 || n > 16)
 			break;
 	}
 	blkid_free_probe(pr);
 	close(fd);
 	return r < 0 && n == 0 ? -EIO : n;
+}
+
+struct probe_list {
+	char *buf;
+	size_t len, used;
+};
+
+static int probe_list_add(const char *type, void *ctx)
+{
+	struct probe_list *l = ctx;
+	int w = snprintf(l->buf + l->used, l->len - l->used, "%s%s", l->used ? ", " : "", type);
+
+	if (w > 0)
+		l->used = l->used + (size_t)w < l->len ? l->used + (size_t)w : l->len - 1;
+	return 0;
+}
+
+int prov_probe_signatures(const char *dev, char *found, size_t len)
+{
+	struct probe_list l = { found, len, 0 };
+
+	found[0] = '\0';
+	return prov_probe_signature_each(dev, probe_list_add, &l);
 }
 
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen)

@@ -44,8 +44,12 @@ int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
 int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
-/* blkprobe.c: lists the signatures and partition table on dev ("gpt, ext4"); returns
- * how many (0 = blank) or a negative errno. */
+/* blkprobe.c: calls fn(type, ctx) for each signature and partition table on
+ * dev ("gpt", "PMBR", "ext4" ...; "unknown" when libblkid names none), at
+ * most 17; a non-zero return from fn stops the probe.  Returns how many
+ * were seen (0 = blank), or a negative errno. */
+int prov_probe_signature_each(const char *dev, int (*fn)(const char *type, void *ctx), void *ctx);
+/* The same as a list for messages ("gpt, ext4"); returns how many. */
 int prov_probe_signatures(const char *dev, char *found, size_t len);
 /* wipe.c: erases every signature libblkid finds (filesystems, RAID, partition
  * tables incl. both GPT headers and the protective MBR).  0 or -errno. */

@@ -314,19 +314,23 @@ static int teardown_find_disk(struct teardown_run *t)
 	return 0;
 }
 
-/* True when every signature libblkid finds on dev is a remnant of a GPT
- * (PMBR, gpt), or there is none. */
+/* Stops the probe at the first signature that is not part of a GPT (its
+ * headers, the protective MBR), and says so in *other. */
+static int teardown_not_gpt(const char *type, void *other)
+{
+	if (strcmp(type, "PMBR") == 0 || strcmp(type, "gpt") == 0)
+		return 0;
+	*(bool *)other = true;
+	return 1;
+}
+
+/* True when every signature libblkid finds on dev is a remnant of a GPT,
+ * or there is none. */
 static bool teardown_only_gpt_remnants(const char *dev)
 {
-	char found[256], *save = NULL;
-	int n = prov_probe_signatures(dev, found, sizeof(found));
+	bool other = false;
 
-	if (n < 0)
-		return false;
-	for (char *w = strtok_r(found, ", ", &save); w; w = strtok_r(NULL, ", ", &save))
-		if (strcmp(w, "PMBR") != 0 && strcmp(w, "gpt") != 0)
-			return false;
-	return true;
+	return prov_probe_signature_each(dev, teardown_not_gpt, &other) >= 0 && !other;
 }
 
 /* GPT disk GUID check.  Returns 1 when the disk is ours to wipe, 0 when
