@@ -16,13 +16,6 @@ bool fslab_ci_within(const double *x, size_t n, double pct)
 	return h <= pct / 100.0 * m;
 }
 
-static int stats_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 double fslab_median(const double *x, size_t n)
 {
 	double small[64], *v = small, m;
@@ -35,8 +28,7 @@ double fslab_median(const double *x, size_t n)
 			return x[n / 2]; /* no memory: some sample, never a crash */
 	}
 	memcpy(v, x, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), stats_cmp);
-	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	m = fslab_median_sort(v, n);
 	if (v != small)
 		free(v);
 	return m;

@@ -6,6 +6,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define ST_TINY 1e-300
 #define ST_EPS 1e-15
@@ -124,4 +125,19 @@ void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half)
 		*mean = m;
 	if (half)
 		*half = n >= 2 ? fslab_t975((double)(n - 1)) * sd / sqrt((double)n) : NAN;
+}
+
+static int stats_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double fslab_median_sort(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), stats_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -1,6 +1,6 @@
-/* Statistics every module shares: Student's t distribution (its two-sided
- * tail and the 95% quantile), the 95% confidence interval of a mean, and the
- * page-cache factor.  fslab run's --until-ci stopping rule and the report's
+/* Statistics every module shares: the median, Student's t distribution (its
+ * two-sided tail and the 95% quantile), the 95% confidence interval of a
+ * mean, and the page-cache factor.  fslab run's --until-ci stopping rule and the report's
  * interval bars both come from fslab_mean_ci95, so a run never stops on an
  * interval the report then shows as wider. */
 #ifndef FSLAB_LIB_STATS_H
@@ -31,5 +31,9 @@ void fslab_mean_sd(const double *x, size_t n, double *mean, double *sd);
  * interval (Student's t, sample standard deviation).  *mean is NaN when
  * n == 0; *half is NaN when n < 2.  Either pointer may be NULL. */
 void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half);
+
+/* The median of n samples (the mean of the middle two when n is even);
+ * sorts v in place.  NaN when n == 0. */
+double fslab_median_sort(double *v, size_t n);
 
 #endif

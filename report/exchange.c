@@ -416,7 +416,7 @@ static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab
 			if (keys[j].ok)
 				tmp[m++] = keys[j].v;
 		struct fslab_iozone_cell c = { keys[i].file_kib, keys[i].record_kib, keys[i].test,
-					       m ? rp_median(tmp, m) : 0, 0 };
+					       m ? fslab_median_sort(tmp, m) : 0, 0 };
 		if (fslab_iozone_add(rep, &c) < 0) {
 			free(tmp);
 			fslab_error("%s: too many cells", rp_esc(csv, esc, sizeof(esc)));

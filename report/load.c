@@ -148,7 +148,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 			tmp[k] = e->samples[c->first + k].v;
 		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
 		c->ci = rp_ci95(tmp, c->n_ok);
-		c->median = rp_median(tmp, c->n_ok);
+		c->median = fslab_median_sort(tmp, c->n_ok);
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
 		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);

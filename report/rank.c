@@ -108,13 +108,13 @@ static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struc
 
 		while (j < ns && pool[j].trial == pool[i].trial)
 			tmp[m++] = pool[j++].v;
-		s->trial[s->n_trials++] = rp_median(tmp, m);
+		s->trial[s->n_trials++] = fslab_median_sort(tmp, m);
 		i = j;
 	}
 	rp_mean_sd(s->trial, s->n_trials, &s->mean, &sd);
 	s->ci = rp_ci95(s->trial, s->n_trials);
 	memcpy(tmp, s->trial, s->n_trials * sizeof(double));
-	s->median = rp_median(tmp, s->n_trials);
+	s->median = fslab_median_sort(tmp, s->n_trials);
 	return 0;
 }
 

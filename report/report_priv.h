@@ -11,10 +11,10 @@
 
 #include "names.h"
 #include "report.h"
+#include "stats.h"
 #include "spec.h"
 
 /* ---- statistics (stats.c) ---- */
-double rp_median(double *v, size_t n); /* sorts v in place; NaN when n == 0 */
 /* lib/stats.h fslab_mean_sd (NaN when n == 0, sd NaN when n < 2) */
 void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
 /* Half-width of the 95% CI of the mean: lib/stats.h's fslab_mean_ci95, the

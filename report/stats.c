@@ -1,4 +1,5 @@
-/* Statistics for the report: medians, Student's t intervals, Welch's test.
+/* Statistics for the report: Student's t intervals, Welch's test (the
+ * median is lib/stats.h's fslab_median_sort).
  * Student's t itself is lib/stats.h's (the one fslab run's --until-ci
  * stops on), which takes Welch's fractional degrees of freedom too. */
 #include "report_priv.h"
@@ -6,21 +7,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-static int st_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double rp_median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), st_cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 void rp_mean_sd(const double *v, size_t n, double *mean, double *sd)
 {

@@ -167,7 +167,7 @@ static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t)
 	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
 		if (e->cells[k].n_ok && e->cells[k].file_kib <= 1024)
 			v[n++] = e->cells[k].median;
-	double m = rp_median(v, n);
+	double m = fslab_median_sort(v, n);
 	free(v);
 	return m;
 }
