@@ -503,7 +503,7 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
 	if (r < 0)
 		return (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
-		if (strcmp(d->runs[i].cache, "warm") == 0) {
+		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
 			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
 				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
 			return FSLAB_EXIT_USAGE;
