@@ -85,6 +85,12 @@ static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fsl
 	return probe && pb > big ? pb : big;
 }
 
+static bool run_probe_is_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+				 bool probe)
+{
+	return run_plan_largest(c, plan, probe) > plan->cells[plan->n - 1].file_bytes;
+}
+
 /* Free space fs needs for the plan: its largest file, plus an eighth and
  * 8 MiB for metadata, journal and clusters. */
 static uint64_t run_plan_need(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
@@ -175,6 +181,14 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		if (statvfs(fs->path, &sv) < 0)
 			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->name,
 						 run_esc(fs->path));
+		if (sv.f_blocks == 0) {
+			/* fusefat, for one, reports no blocks at all: nothing
+			 * to check against, which is not "full". */
+			printf("  %-12s %-8s %s  free unknown (the filesystem does not say), needs %s\n",
+			       fs->name, fs->type, run_esc(fs->path),
+			       fslab_size_human(need, f2, sizeof(f2)));
+			continue;
+		}
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->name, fs->type, run_esc(fs->path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
@@ -182,10 +196,17 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		if (avail >= need)
 			continue;
 		fflush(stdout);
-		fslab_error("%s (%s): the plan needs %s free (its largest file, %s, plus an eighth and 8 MiB), the filesystem has %s; lower --file-sizes or use a bigger filesystem",
+		/* Name the file that sets the need: the device probe's scratch
+		 * file can be larger than every file of the plan. */
+		fslab_error("%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
 			    fs->name, run_esc(fs->path), fslab_size_human(need, f2, sizeof(f2)),
+			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
+								 : "its largest file",
 			    fslab_size_human(run_plan_largest(c, plan, probe), f3, sizeof(f3)),
-			    fslab_size_human(avail, f1, sizeof(f1)));
+			    fslab_size_human(avail, f1, sizeof(f1)),
+			    run_probe_is_largest(c, plan, probe)
+				    ? "lower --probe-size (or --no-device-probe)"
+				    : "lower --file-sizes");
 		ret = -ENOSPC;
 	}
 	return ret;

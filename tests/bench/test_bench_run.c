@@ -808,6 +808,29 @@ START_TEST(dry_run_refuses_a_plan_too_big)
 }
 END_TEST
 
+/* When the device probe's scratch file is what does not fit, the refusal
+ * says so and names --probe-size, not --file-sizes (which cannot help). */
+START_TEST(dry_run_names_the_probe_when_it_is_the_largest_file)
+{
+	char *mnt = out_path("dry-probe"), *out = out_path("dry-probe-out"), arg[1100];
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
+		ck_abort_msg("mount tmpfs: %s", strerror(errno));
+	snprintf(arg, sizeof(arg), "small=%s", mnt);
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-1M", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "the device probe's file, 64.0 MiB") &&
+			      strstr(o.err, "lower --probe-size") && !strstr(o.err, "--file-sizes"),
+		      "%s", o.err);
+	ft_output_free(&o);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 START_TEST(vanished_filesystem_is_skipped_and_resumed)
 {
 	char *mnt = out_path("gone"), *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
@@ -972,6 +995,13 @@ START_TEST(fuse_directory_is_flagged)
 	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
 	ft_output_free(&o);
 	snprintf(arg, sizeof(arg), "fat=%s", mnt);
+	/* fusefat reports no blocks: the dry run cannot say it fits, and
+	 * must not say it does not. */
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
+		 "--no-device-probe", NULL);
+	ck_assert_msg(o.status == 0 && strstr(o.out, "free unknown"), "dry run %d:\n%s%s",
+		      o.status, o.out, o.err);
+	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
 				  "--record-sizes", "64K", "--cache", "warm", "--trials", "1",
 				  "--no-device-probe", "--quiet", NULL),
@@ -1027,6 +1057,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
 	tcase_add_test(root, dry_run_refuses_a_plan_too_big);
+	tcase_add_test(root, dry_run_names_the_probe_when_it_is_the_largest_file);
 	tcase_add_test(root, cold_tmpfs_falls_back);
 	tcase_add_test(root, full_filesystem_gives_failed_rows);
 	tcase_add_test(root, vanished_filesystem_is_skipped_and_resumed);
