@@ -48,6 +48,22 @@ static char *out_path(const char *name)
 	return p;
 }
 
+/* A tmpfs of the given size mounted on a new directory name under the
+ * test's directory (returned, to free); arg gets "key=<dir>" for --dir
+ * when key is not NULL. */
+static char *tmpfs_dir(const char *name, const char *size, const char *key, char *arg, size_t len)
+{
+	char *mnt = out_path(name), opts[32];
+
+	snprintf(opts, sizeof(opts), "size=%s", size);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_msg(mount("fslab-test", mnt, "tmpfs", 0, opts) == 0, "mount tmpfs %s: %s", mnt,
+		      strerror(errno));
+	if (key)
+		snprintf(arg, len, "%s=%s", key, mnt);
+	return mnt;
+}
+
 /* One key per row: "test file record trial". */
 struct keyset {
 	char **keys;
@@ -633,14 +649,11 @@ END_TEST
 
 START_TEST(full_filesystem_gives_failed_rows)
 {
-	char *mnt = out_path("small"), *out = out_path("full-out"), arg[1100], csv[1100];
+	char *mnt, *out = out_path("full-out"), arg[1100], csv[1100];
 	struct ft_output o;
 	struct keyset k;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("fslab-test", mnt, "tmpfs", 0, "size=1m") != 0)
-		ck_abort_msg("mount tmpfs: %s", strerror(errno));
-	snprintf(arg, sizeof(arg), "small=%s", mnt);
+	mnt = tmpfs_dir("small", "1m", "small", arg, sizeof(arg));
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "256K-4M",
 				  "--record-sizes", "256K", "--tests", "write,read", "--cache", "warm",
 				  "--trials", "1", "--no-device-probe", "--quiet", NULL),
@@ -667,11 +680,8 @@ START_TEST(full_filesystem_gives_failed_rows)
 	/* the results directory on a full filesystem: the run fails and says
 	 * which results file could not be written and why (no write to the
 	 * CSVs or the manifest goes unchecked) */
-	mnt = out_path("small-out");
+	mnt = tmpfs_dir("small-out", "16k", NULL, NULL, 0);
 	out = out_path("small-out/r");
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("fslab-test", mnt, "tmpfs", 0, "size=16k") != 0)
-		ck_abort_msg("mount tmpfs: %s", strerror(errno));
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-2M",
 				  "--record-sizes", "4K-64K", "--tests", "write,rewrite,read,reread",
 				  "--cache", "warm", "--trials", "1", "--no-device-probe", "--quiet", NULL),
@@ -723,13 +733,10 @@ END_TEST
  * drop_caches (root) and the manifest says why. */
 START_TEST(cold_tmpfs_falls_back)
 {
-	char *mnt = out_path("cold-tmpfs"), *out = out_path("cold-tmpfs-out"), arg[1100];
+	char *mnt, *out = out_path("cold-tmpfs-out"), arg[1100];
 	struct ft_output o;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
-		ck_abort_msg("mount tmpfs: %s", strerror(errno));
-	snprintf(arg, sizeof(arg), "t=%s", mnt);
+	mnt = tmpfs_dir("cold-tmpfs", "8m", "t", arg, sizeof(arg));
 	ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K", "--record-sizes", "64K",
 		 "--tests", "write,read", "--cache", "cold", "--trials", "1", "--no-device-probe",
 		 "--quiet", NULL);
@@ -783,14 +790,11 @@ END_TEST
  * space. */
 START_TEST(dry_run_refuses_a_plan_too_big)
 {
-	char *mnt = out_path("dry-small"), *out = out_path("dry-small-out"), arg[1100];
+	char *mnt, *out = out_path("dry-small-out"), arg[1100];
 	struct ft_output o;
 	struct stat st;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
-		ck_abort_msg("mount tmpfs: %s", strerror(errno));
-	snprintf(arg, sizeof(arg), "small=%s", mnt);
+	mnt = tmpfs_dir("dry-small", "8m", "small", arg, sizeof(arg));
 	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-16M",
 		 "--probe-size", "4M", NULL);
 	int left = ft_dir_entries(mnt);
@@ -812,13 +816,10 @@ END_TEST
  * says so and names --probe-size, not --file-sizes (which cannot help). */
 START_TEST(dry_run_names_the_probe_when_it_is_the_largest_file)
 {
-	char *mnt = out_path("dry-probe"), *out = out_path("dry-probe-out"), arg[1100];
+	char *mnt, *out = out_path("dry-probe-out"), arg[1100];
 	struct ft_output o;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("fslab-test", mnt, "tmpfs", 0, "size=8m") != 0)
-		ck_abort_msg("mount tmpfs: %s", strerror(errno));
-	snprintf(arg, sizeof(arg), "small=%s", mnt);
+	mnt = tmpfs_dir("dry-probe", "8m", "small", arg, sizeof(arg));
 	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--file-sizes", "64K-1M", NULL);
 	umount2(mnt, MNT_DETACH);
 	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
@@ -833,15 +834,12 @@ END_TEST
 
 START_TEST(vanished_filesystem_is_skipped_and_resumed)
 {
-	char *mnt = out_path("gone"), *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
+	char *mnt, *out = out_path("gone-out"), arg[1100], csv[1100], v[1300];
 	struct ft_output o;
 	struct keyset k;
 	int st;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	ck_assert_msg(mount("fslab-test", mnt, "tmpfs", 0, "size=256m") == 0, "mount: %s",
-		      strerror(errno));
-	snprintf(arg, sizeof(arg), "a=%s", mnt);
+	mnt = tmpfs_dir("gone", "256m", "a", arg, sizeof(arg));
 	const char *args[] = { "run", "--dir", arg, "--dir", arg_b, "--sweep", "quick", "--file-sizes",
 			       "64K-8M", "--record-sizes", "16K-1M", "--cache", "fsync", "--seed", "3",
 			       "--no-device-probe", "--out", out, NULL };
