@@ -289,30 +289,23 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	return 0;
 }
 
-/* A new run id, written to a new marker (O_EXCL) and fsync'ed. */
+/* A new run id, written to the marker whole or not at all (temporary file
+ * + rename, fsync'ed): a run killed while it marks its directory leaves
+ * either no marker or a complete one, never an empty file that the same
+ * command could not tell from a stranger's.  run_out_check_free proved
+ * there is no marker, and the results lock is held. */
 static int run_marker_create(struct fslab_run_ctx *c)
 {
 	char line[FSLAB_RUN_ID_LEN + 128];
 	uuid_t uu;
-	ssize_t w;
-	int n, fd, r = 0;
+	int n, r;
 
 	uuid_generate(uu);
 	uuid_unparse_lower(uu, c->run_id);
 	n = run_marker_text(c, false, line, sizeof(line));
 	if (n < 0)
 		return fslab_error_errno(n, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	fd = fslab_create_at(c->out_fd, FSLAB_RUN_MARKER, O_WRONLY, 0644);
-	if (fd < 0)
-		return fslab_error_errno(fd, "cannot create %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	w = write(fd, line, (size_t)n);
-	if (w < 0)
-		r = -errno;
-	else if (w != n)
-		r = -EIO;
-	else if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
+	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, line, (size_t)n, 0644);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	return 0;
