@@ -102,7 +102,7 @@ for t in hyperfine sfdisk partx wipefs losetup mkfs.ext4 mkfs.xfs mkfs.fat mkfs.
 done
 if [ ! -x "$fslab" ]; then
 	cmake -S "$top" -B "$top/build" >/dev/null
-	cmake --build "$top/build" -j"$(nproc)" >/dev/null
+	cmake --build "$top/build" -j"$(nproc)" --target fslab >/dev/null
 fi
 mkdir -p "$work"
 export FSLAB="$fslab"

@@ -10,7 +10,7 @@ build=${1:-$top/build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 cc=${FUZZ_CC:-clang}
 command -v "$cc" >/dev/null || { echo "ci-fuzz: $cc is not installed (scripts/install-deps.sh: clang libclang-rt-14-dev)" >&2; exit 1; }
-CC=$cc cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_FUZZ=ON
+CC=$cc cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_TESTS=ON -DFSLAB_FUZZ=ON
 targets=$(cd "$top/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 # Only the targets whose sources are present in this checkout's CMake list.
 built=""

@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/ci-lib.sh"
 build=${1:-$top/build-memcheck}
 command -v valgrind >/dev/null || { echo "ci-memcheck: valgrind is not installed (scripts/install-deps.sh)" >&2; exit 1; }
-cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_SANITIZE=OFF
+cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_TESTS=ON -DFSLAB_SANITIZE=OFF
 cmake --build "$build" -j"$jobs"
 script=$(mktemp "${TMPDIR:-/tmp}/fslab-memcheck.XXXXXX.cmake")
 trap 'rm -f "$script"' EXIT

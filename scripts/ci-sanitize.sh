@@ -10,7 +10,7 @@ build=${1:-$top/build-asan}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/fslab-san.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
-cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_SANITIZE=ON
+cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_TESTS=ON -DFSLAB_SANITIZE=ON
 cmake --build "$build" -j"$jobs"
 # halt_on_error: the first report ends the process; exitcode 86 tells it
 # apart from fslab's own statuses (a test expecting exit 1 fails on it);

@@ -8,7 +8,7 @@
 set -eu
 . "$(dirname "$0")/ci-lib.sh"
 build=${1:-$top/build}
-cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON
+cmake -S "$top" -B "$build" -DFSLAB_WERROR=ON -DFSLAB_TESTS=ON
 cmake --build "$build" -j"$jobs"
 cd "$build"
 log=$(mktemp "${TMPDIR:-/tmp}/fslab-ci-vm.XXXXXX")
