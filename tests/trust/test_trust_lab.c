@@ -457,7 +457,31 @@ START_TEST(existing_file_as_image_needs_wipe)
 }
 END_TEST
 
-/* Runs argv as nobody (uid/gid 65534) in a forked child; stderr into o. */
+/* A copy of the fslab binary in dir (which nobody can traverse), so the
+ * test does not depend on where the build tree is: under /root (0700) nobody
+ * could not execute it at all.  Returns the copy's path in buf. */
+static const char *fslab_copy_for_nobody(const char *dir, char *buf, size_t len)
+{
+	char data[65536];
+	int in, out;
+	ssize_t n;
+
+	ck_assert_int_lt(snprintf(buf, len, "%s/fslab-as-nobody", dir), (int)len);
+	in = open(ft_fslab_bin(), O_RDONLY | O_CLOEXEC);
+	ck_assert_msg(in >= 0, "%s: %s", ft_fslab_bin(), strerror(errno));
+	out = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ck_assert_msg(out >= 0, "%s: %s", buf, strerror(errno));
+	while ((n = read(in, data, sizeof(data))) > 0)
+		ck_assert_int_eq(write(out, data, (size_t)n), n);
+	ck_assert_int_eq(n, 0);
+	close(in);
+	ck_assert_int_eq(close(out), 0);
+	ck_assert_int_eq(chmod(buf, 0755), 0);
+	return buf;
+}
+
+/* Runs argv as nobody (uid/gid 65534) in a forked child; stderr into o.
+ * 126: could not become nobody; 127: could not execute argv[0]. */
 static void run_as_nobody(const char *const argv[], struct ft_output *o)
 {
 	int pipefd[2], status;
@@ -495,7 +519,7 @@ static void run_as_nobody(const char *const argv[], struct ft_output *o)
  * created, with a message that says root is needed. */
 START_TEST(non_root_setup_creates_nothing)
 {
-	char open_dir[1200], image[1300], state[1300], mnt[1300], suite_root[1100];
+	char open_dir[1200], image[1300], state[1300], mnt[1300], suite_root[1100], bin[1300];
 	struct pt_env e;
 	struct ft_output o;
 
@@ -512,16 +536,18 @@ START_TEST(non_root_setup_creates_nothing)
 	ck_assert_int_eq(chmod(e.spec, 0644), 0);
 	ck_assert_int_eq(mkdir(open_dir, 0777), 0);
 	ck_assert_int_eq(chmod(open_dir, 0777), 0);
+	fslab_copy_for_nobody(e.dir, bin, sizeof(bin));
 	{
-		const char *argv[] = { ft_fslab_bin(), "setup", "--image", image, "--spec", e.spec,
+		const char *argv[] = { bin, "setup", "--image", image, "--spec", e.spec,
 				       "--state", state, "--mount-root", mnt, "--yes", NULL };
 		run_as_nobody(argv, &o);
 	}
 	ck_assert_msg(o.status != 126, "cannot become nobody");
+	ck_assert_msg(o.status != 127, "nobody cannot execute %s", bin);
 	tu_assert_refused(&o, "must run as root");
 	ft_output_free(&o);
 	{
-		const char *argv[] = { ft_fslab_bin(), "teardown", "--state", state, NULL };
+		const char *argv[] = { bin, "teardown", "--state", state, NULL };
 		run_as_nobody(argv, &o);
 	}
 	tu_assert_refused(&o, "must run as root");
