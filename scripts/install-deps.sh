@@ -8,8 +8,11 @@
 #   scripts/install-deps.sh --tests   that, plus what the tests add
 #                                     (Check, Chromium, sanitizers, fio,
 #                                     packaging, Ansible, SSH, ...)
+#   scripts/install-deps.sh --fresh   only what the CI stage that builds a
+#                                     brand-new Debian root needs on the
+#                                     host (scripts/ci-fresh.sh): mmdebstrap
 set -eu
-usage="usage: scripts/install-deps.sh [--tests]"
+usage="usage: scripts/install-deps.sh [--tests | --fresh]"
 
 # Build fslab and run it (scripts/demo.sh).
 runtime="
@@ -28,12 +31,19 @@ tests="
 	dpkg-dev lintian bash-completion man-db
 	ansible ansible-lint openssh-server python3-apt
 	qemu-system-x86 busybox-static cpio kmod udev
+	mmdebstrap
+"
+
+# The host side of scripts/ci-fresh.sh (git is there: CI cloned with it).
+fresh="
+	mmdebstrap
 "
 
 with_tests=no
 case ${1-} in
 '') ;;
 --tests) with_tests=yes ;;
+--fresh) with_tests=fresh ;;
 -h | --help) echo "$usage"; exit 0 ;;
 *) echo "install-deps.sh: unknown argument '$1'; $usage" >&2; exit 2 ;;
 esac
@@ -41,8 +51,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get install needs it)" >&2
 	exit 1
 fi
-packages=$runtime
-[ "$with_tests" = no ] || packages="$runtime $tests"
+case $with_tests in
+no) packages=$runtime ;;
+yes) packages="$runtime $tests" ;;
+fresh) packages=$fresh ;;
+esac
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # udev is for the tests/vm guest only: its package must not start
