@@ -48,6 +48,25 @@ static uint64_t plan_align_up(uint64_t x, uint64_t a)
 
 /* Bytes before the first usable sector: protective MBR, GPT header,
  * entries. */
+/* A size as people read it ("100.0 GiB"), with the exact figure after it
+ * when the one decimal rounds ("100.0 GiB (102401M)"). */
+static char *plan_size_words(uint64_t bytes, char *buf, size_t len)
+{
+	uint64_t unit = 1024;
+	char exact[32];
+
+	fslab_size_human(bytes, buf, len);
+	while (unit < (UINT64_C(1) << 60) && bytes / unit >= 1024)
+		unit *= 1024;
+	if (bytes >= 1024 && (bytes % unit) * 10 % unit != 0) {
+		size_t used = strlen(buf);
+
+		fslab_size_format(bytes, exact, sizeof(exact));
+		snprintf(buf + used, len - used, " (%s)", exact);
+	}
+	return buf;
+}
+
 static uint64_t plan_gpt_head(unsigned sector)
 {
 	return 2ull * sector + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector);
@@ -155,14 +174,30 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 		plan->needed_bytes = plan_align_up(end, align);
 	}
 	if (disk_bytes && disk_bytes < plan->needed_bytes) {
+		uint64_t parts = 0;
+		char c[32], d[32];
+
+		for (size_t i = 0; i < plan->n; i++)
+			parts += plan->parts[i].size;
+		/* Both parts of the need, each as it is, and the total in the
+		 * spelling --size takes: "100.0 GiB" alone hides the 2 MiB. */
 		snprintf(err, errlen,
-			 "%s is too small: %s, the layout needs %s; shrink the [fs] sizes in the spec "
-			 "or use a bigger disk",
-			 disk && *disk ? disk : "the disk", fslab_size_human(disk_bytes, a, sizeof(a)),
-			 fslab_size_human(plan->needed_bytes, b, sizeof(b)));
+			 "%s is too small: %s, the layout needs %s of partitions + %s for the GPT "
+			 "and alignment (%s in all)",
+			 disk && *disk ? disk : "the image", plan_size_words(disk_bytes, a, sizeof(a)),
+			 plan_size_words(parts, b, sizeof(b)),
+			 plan_size_words(plan->needed_bytes - parts, c, sizeof(c)),
+			 fslab_size_format(plan->needed_bytes, d, sizeof(d)));
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+char *fslab_plan_size_to_ask(uint64_t needed, char *buf, size_t len)
+{
+	uint64_t unit = needed >= FSLAB_GiB ? FSLAB_GiB : FSLAB_MiB;
+
+	return fslab_size_format(plan_align_up(needed, unit), buf, len);
 }
 
 uint64_t fslab_plan_image_size(const struct fslab_spec *spec)

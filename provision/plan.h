@@ -65,10 +65,18 @@ struct fslab_lab_plan {
  * first aligned offset after the primary GPT, each following one at the
  * next aligned offset, the backup GPT after the last.  disk_bytes = 0 only
  * computes needed_bytes (no size check).  Returns 0, -ENOSPC when the disk
- * is too small, -EINVAL for a spec it cannot lay out; err says which. */
+ * is too small, -EINVAL for a spec it cannot lay out; err says which.  On
+ * -ENOSPC err says what the layout needs and why (the partitions, the GPT
+ * and alignment) but not the fix, which depends on whether the caller has
+ * a disk or an image (fslab_plan_size_to_ask gives the size to name); a
+ * NULL or "" disk is called "the image". */
 int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
 		       char *err, size_t errlen);
+
+/* The size to ask a user for when needed_bytes is the need: rounded up to
+ * a whole GiB (to a MiB below 1 GiB), in --size's spelling ("101G"). */
+char *fslab_plan_size_to_ask(uint64_t needed, char *buf, size_t len);
 
 /* Size of an image for the spec: the layout plus GPT overhead, rounded up
  * to the alignment (100 GiB + 2 MiB for the default spec). */

@@ -180,7 +180,23 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 	int r = fslab_plan_compute(s->spec, disk, bytes, ss, s->mount_root, &s->plan, err, sizeof(err));
 
 	if (r == -ENOSPC) {
-		fslab_error("refused: %s (rule: the disk must hold the layout)", err);
+		char ask[32];
+
+		/* The fix depends on what is too small: a disk is replaced, a new
+		 * image is given a --size, an existing image is made again. */
+		fslab_plan_size_to_ask(s->plan.needed_bytes, ask, sizeof(ask));
+		if (disk)
+			fslab_error("refused: %s; use a disk of %s or more, or shrink a partition in "
+				    "the spec (rule: the disk must hold the layout)",
+				    err, ask);
+		else if (s->image_exists)
+			fslab_error("refused: %s; remove %s and run again with --size %s or more, or "
+				    "shrink a partition in the spec (rule: the disk must hold the layout)",
+				    err, s->image, ask);
+		else
+			fslab_error("refused: %s; give --size %s or more, or shrink a partition in the "
+				    "spec (rule: the disk must hold the layout)",
+				    err, ask);
 		return FSLAB_EXIT_FAILURE;
 	}
 	if (r < 0) {

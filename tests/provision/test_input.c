@@ -5,6 +5,7 @@
 #include "provtest.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,44 @@ START_TEST(layout_larger_than_the_image)
 	pt_assert_result(&o, 1, "too small");
 	ft_output_free(&o);
 	assert_dir_untouched(&e, NULL);
+}
+END_TEST
+
+/* The default layout on a 100G image: the refusal says what the layout
+ * needs beyond its 100 GiB of partitions and the --size that fits, both
+ * for a new image and for an existing one (which --size cannot resize). */
+START_TEST(default_layout_on_100G_names_the_need_and_the_size)
+{
+	static const char need[] = "the image is too small: 100.0 GiB, the layout needs 100.0 GiB "
+				   "of partitions + 2.0 MiB for the GPT and alignment (102402M in all)";
+	char fix[1300];
+	struct pt_env e;
+	struct ft_output o;
+	int fd;
+
+	pt_env_init(&e);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--size", "100G", "--state",
+				  e.state, "--mount-root", e.mnt, "--yes", NULL),
+			 0);
+	pt_assert_result(&o, 1, need);
+	pt_assert_result(&o, 1, "; give --size 101G or more, or shrink a partition in the spec");
+	ft_output_free(&o);
+	assert_dir_untouched(&e, NULL);
+
+	/* an image that is there already, 100 GiB (sparse: no data) */
+	fd = open(e.image, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)100 << 30), 0);
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", e.image, "--state", e.state,
+				  "--mount-root", e.mnt, "--yes", NULL),
+			 0);
+	pt_assert_result(&o, 1, need);
+	snprintf(fix, sizeof(fix), "; remove %s and run again with --size 101G or more", e.image);
+	pt_assert_result(&o, 1, fix);
+	ft_output_free(&o);
+	assert_dir_untouched(&e, "disk.img");
+	ck_assert_int_eq(unlink(e.image), 0);
 }
 END_TEST
 
@@ -249,6 +288,7 @@ int main(int argc, char **argv)
 	tcase_add_test(root, unwritable_mount_root_or_state_path);
 	tcase_add_test(root, missing_mkfs_names_the_package);
 	tcase_add_test(tc, dry_run_changes_nothing);
+	tcase_add_test(tc, default_layout_on_100G_names_the_need_and_the_size);
 	tcase_add_test(root, status_and_teardown_without_a_lab);
 	return ft_suite_run(s, argc, argv);
 }

@@ -139,6 +139,48 @@ START_TEST(too_small_disk_is_enospc_and_named)
 }
 END_TEST
 
+/* The refusal's numbers come from the plan: the partitions and what the GPT
+ * and alignment add, each in words and the whole in --size's spelling; a
+ * disk whose size one decimal rounds away is given exactly. */
+START_TEST(too_small_says_what_the_layout_needs_and_why)
+{
+	struct fslab_spec spec;
+	struct fslab_lab_plan plan;
+	char err[512], ask[32];
+
+	fslab_spec_default(&spec);
+	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + FSLAB_MiB, 512,
+					    "/m", &plan, err, sizeof(err)),
+			 -ENOSPC);
+	ck_assert_str_eq(err, "/dev/sdb is too small: 100.0 GiB (102401M), the layout needs "
+			      "100.0 GiB of partitions + 2.0 MiB for the GPT and alignment "
+			      "(102402M in all)");
+	ck_assert_str_eq(fslab_plan_size_to_ask(plan.needed_bytes, ask, sizeof(ask)), "101G");
+	/* no disk named: a new image */
+	ck_assert_int_eq(fslab_plan_compute(&spec, NULL, 100 * FSLAB_GiB, 512, NULL, &plan, err,
+					    sizeof(err)),
+			 -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(err, "the image is too small: 100.0 GiB, the layout needs"));
+	/* under a GiB the size to ask is whole MiB; a need on a GiB is itself */
+	ck_assert_str_eq(fslab_plan_size_to_ask(526 * FSLAB_MiB, ask, sizeof(ask)), "526M");
+	ck_assert_str_eq(fslab_plan_size_to_ask(526 * FSLAB_MiB + 1, ask, sizeof(ask)), "527M");
+	ck_assert_str_eq(fslab_plan_size_to_ask(2 * FSLAB_GiB, ask, sizeof(ask)), "2G");
+	/* 4 MiB alignment: the GPT at each end takes a whole 4 MiB */
+	ck_assert_int_eq(fslab_spec_parse_string("[disk]\nalignment = 4M\n"
+						 "[fs a]\ntype = ext4\nsize = 32M\n"
+						 "[fs b]\ntype = xfs\nsize = 300M\n",
+						 "a", &spec, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdc", 300 * FSLAB_MiB, 512, NULL, &plan,
+					    err, sizeof(err)),
+			 -ENOSPC);
+	ck_assert_uint_eq(plan.needed_bytes, 4 * FSLAB_MiB + 32 * FSLAB_MiB + 300 * FSLAB_MiB +
+						     4 * FSLAB_MiB);
+	ck_assert_str_eq(err, "/dev/sdc is too small: 300.0 MiB, the layout needs 332.0 MiB of "
+			      "partitions + 8.0 MiB for the GPT and alignment (340M in all)");
+}
+END_TEST
+
 START_TEST(device_naming)
 {
 	static const struct {
@@ -219,6 +261,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, small_plan_starts_sizes_types_names);
 	tcase_add_test(tc, alignment_4k_and_4k_sectors);
 	tcase_add_test(tc, too_small_disk_is_enospc_and_named);
+	tcase_add_test(tc, too_small_says_what_the_layout_needs_and_why);
 	tcase_add_test(tc, device_naming);
 	tcase_add_test(tc, mkfs_argv_splits_options_without_a_shell);
 	return ft_suite_run(s, argc, argv);

@@ -220,7 +220,12 @@ START_TEST(smaller_than_the_layout)
 
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, PT_SMALL_BYTES - (1 << 20)), 0);
-	assert_refused(&e, l.device, "too small", "--yes", NULL);
+	/* what the layout needs, why, and the disk that would do */
+	assert_refused(&e, l.device,
+		       "is too small: 525.0 MiB, the layout needs 524.0 MiB of partitions + 2.0 MiB "
+		       "for the GPT and alignment (526M in all); use a disk of 526M or more, or "
+		       "shrink a partition in the spec",
+		       "--yes", NULL);
 	ft_loop_destroy(&l);
 }
 END_TEST
