@@ -41,7 +41,7 @@ static int cache_drop_caches_permitted(void)
 }
 
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part)
+			  const struct fslab_state_partition *part, const char *device)
 {
 	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: one method, no check */
 	bool lab = st && part && part->mount_method != FSLAB_MOUNT_NONE;
@@ -49,6 +49,7 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *s
 	memset(c, 0, sizeof(*c));
 	c->state = st;
 	c->part = part;
+	snprintf(c->device, sizeof(c->device), "%s", device ? device : "");
 	c->method = FSLAB_DROP_FADVISE;
 	if (cache_drop_caches_permitted()) {
 		c->fallback = FSLAB_DROP_CACHES;
@@ -130,24 +131,42 @@ int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages)
 	return r;
 }
 
-/* A loop device that is not in direct-I/O mode reads its backing file
- * through the host's page cache: the test file's pages dropped, its reads
- * would still come from memory.  Fills backing with that file's path (the
- * kernel's, from sysfs) and returns true for such a loop device. */
-static bool cache_buffered_loop_backing(int fd, char *backing, size_t len)
+/* The block device a filesystem is on, by its source device node (the
+ * mount's source, or the lab's partition): the file's st_dev is no use for
+ * that, since btrfs (and any filesystem with anonymous device numbers)
+ * gives its files a st_dev of major 0 that no block device has.  The
+ * file's st_dev is the answer only when the source is no block device.
+ * Returns false when neither names a block device. */
+static bool cache_fs_block_device(const char *device, int fd, dev_t *dev)
 {
 	struct stat st;
+
+	if (device && device[0] == '/' && stat(device, &st) == 0 && S_ISBLK(st.st_mode)) {
+		*dev = st.st_rdev;
+		return true;
+	}
+	if (fstat(fd, &st) < 0 || major(st.st_dev) == 0)
+		return false;
+	*dev = st.st_dev;
+	return true;
+}
+
+/* A loop device that is not in direct-I/O mode reads its backing file
+ * through the host's page cache: the test file's pages dropped, its reads
+ * would still come from memory.  dev is the filesystem's block device (a
+ * loop device or one of its partitions).  Fills backing with that file's
+ * path (the kernel's, from sysfs) and returns true for such a loop device. */
+static bool cache_buffered_loop_backing(dev_t dev, char *backing, size_t len)
+{
 	char path[96], v[8] = "";
 	const char *dirs[] = { "/sys/dev/block/%u:%u/loop", "/sys/dev/block/%u:%u/../loop" };
 
-	if (fstat(fd, &st) < 0)
-		return false;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char dir[80];
 		int f;
 		ssize_t k;
 
-		snprintf(dir, sizeof(dir), dirs[i], major(st.st_dev), minor(st.st_dev));
+		snprintf(dir, sizeof(dir), dirs[i], major(dev), minor(dev));
 		snprintf(path, sizeof(path), "%s/dio", dir);
 		f = open(path, O_RDONLY | O_CLOEXEC);
 		if (f < 0)
@@ -190,6 +209,7 @@ static void cache_fall_back(struct fslab_cache_ctl *c, const char *reason)
 static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
 {
 	struct statfs sfs;
+	dev_t dev;
 
 	c->checked = true;
 	if (fstatfs(fd, &sfs) < 0)
@@ -198,7 +218,8 @@ static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
 		cache_fall_back(c, "FUSE mount: the daemon reads its device through the page cache, which posix_fadvise on the file does not reach");
 	else if ((unsigned long)sfs.f_type == TMPFS_MAGIC)
 		cache_fall_back(c, "tmpfs keeps its files in memory: posix_fadvise(DONTNEED) cannot drop them");
-	else if (cache_buffered_loop_backing(fd, c->backing, sizeof(c->backing)))
+	else if (cache_fs_block_device(c->device, fd, &dev) &&
+		 cache_buffered_loop_backing(dev, c->backing, sizeof(c->backing)))
 		snprintf(c->note, sizeof(c->note),
 			 "posix_fadvise(DONTNEED) on the test file after fsync (mincore found none of its pages resident) and on the backing file of its loop device (no direct I/O), %s",
 			 c->backing);

@@ -42,6 +42,9 @@ struct fslab_cache_ctl {
 	bool checked; /* the filesystem type was looked at (FUSE, tmpfs) */
 	/* Why this method, for the manifest's cache_drop_note. */
 	char note[PATH_MAX + 256];
+	/* The filesystem's block device node (its mount source, or the lab's
+	 * partition): where its loop device is found.  "" when unknown. */
+	char device[PATH_MAX];
 	/* The backing file of the loop device (no direct I/O) the filesystem
 	 * is on: its pages are dropped too.  "" when none. */
 	char backing[PATH_MAX];
@@ -66,9 +69,10 @@ struct fslab_cache_ctl {
 	void *hold_ctx;
 };
 
-/* Picks the method for one filesystem (part NULL when not a lab partition). */
+/* Picks the method for one filesystem (part NULL when not a lab partition;
+ * device: the filesystem's block device node, NULL or "" when unknown). */
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part);
+			  const struct fslab_state_partition *part, const char *device);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
 
 /* Pages of the open file fd resident in the page cache (mincore on a

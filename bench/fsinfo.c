@@ -6,7 +6,9 @@
 #include "procfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +17,6 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-/* mountinfo escapes blanks as \040 etc. */
-static void fsinfo_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
 
 static void fsinfo_read_sys(const char *path, char *buf, size_t len)
 {
@@ -90,12 +75,59 @@ static void fsinfo_device(struct fslab_bench_fs *fs)
 	}
 }
 
+/* The mount the directory is on, from the kernel's mount table through
+ * libmount: by the mount ID statx gives for the directory, which names the
+ * one mount holding it exactly (bind mounts and btrfs included: a btrfs
+ * subvolume's st_dev is an anonymous number that is not the mount's);
+ * without STATX_MNT_ID (kernels before 5.8), the mount whose target is the
+ * longest prefix of the directory's real path. */
+static struct libmnt_fs *fsinfo_find_mount(struct libmnt_table *tb, const char *path,
+					   const char *real)
+{
+	struct libmnt_iter *it;
+	struct libmnt_fs *m, *hit = NULL;
+	struct statx sx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+		return mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!it)
+		return NULL;
+	while (!hit && mnt_table_next_fs(tb, it, &m) == 0)
+		if (mnt_fs_get_id(m) >= 0 && (uint64_t)mnt_fs_get_id(m) == sx.stx_mnt_id)
+			hit = m;
+	mnt_free_iter(it);
+	return hit;
+}
+
+static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *found)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_fs *m;
+	const char *v;
+
+	*found = false;
+	if (!tb)
+		return;
+	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 &&
+	    (m = fsinfo_find_mount(tb, fs->path, real))) {
+		*found = true;
+		snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", (v = mnt_fs_get_target(m)) ? v : "");
+		snprintf(fs->type, sizeof(fs->type), "%s", (v = mnt_fs_get_fstype(m)) ? v : "");
+		snprintf(fs->device, sizeof(fs->device), "%s", (v = mnt_fs_get_source(m)) ? v : "");
+		/* the per-mount options (rw,relatime,...), as findmnt's VFS-OPTIONS */
+		snprintf(fs->mount_options, sizeof(fs->mount_options), "%s",
+			 (v = mnt_fs_get_vfs_options(m)) ? v : "");
+		fs->fuse = strncmp(fs->type, "fuse", 4) == 0;
+	}
+	mnt_unref_table(tb);
+}
+
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 {
-	char real[PATH_MAX], *line = NULL;
-	size_t cap = 0, best = 0;
+	char real[PATH_MAX];
 	struct stat st;
-	FILE *f;
+	bool found;
 
 	if (stat(fs->path, &st) < 0)
 		return -errno;
@@ -104,38 +136,7 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 	fs->dev = st.st_dev;
 	if (!realpath(fs->path, real))
 		snprintf(real, sizeof(real), "%s", fs->path);
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 0;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned maj, min;
-		char mnt[PATH_MAX], opts[512], type[64], src[PATH_MAX], sopts[512];
-		char *dash = strstr(line, " - ");
-
-		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %4095s %511s", &maj, &min, mnt, opts) != 4)
-			continue;
-		if (sscanf(dash + 3, "%63s %4095s %511s", type, src, sopts) < 2)
-			continue;
-		if (makedev(maj, min) != st.st_dev)
-			continue;
-		fsinfo_unescape(mnt);
-		fsinfo_unescape(src);
-		size_t ml = strlen(mnt);
-		/* Several mounts of one device (bind mounts): the one holding path. */
-		bool holds = strncmp(real, mnt, ml) == 0 && (real[ml] == '/' || real[ml] == '\0' || ml == 1);
-		if (best && !holds)
-			continue;
-		if (holds && ml < best)
-			continue;
-		best = holds ? ml : 1;
-		snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", mnt);
-		snprintf(fs->type, sizeof(fs->type), "%s", type);
-		snprintf(fs->device, sizeof(fs->device), "%s", src);
-		snprintf(fs->mount_options, sizeof(fs->mount_options), "%s", opts);
-		fs->fuse = strncmp(type, "fuse", 4) == 0;
-	}
-	free(line);
-	fclose(f);
+	fsinfo_mount(fs, real, &found);
 	if (fs->part) {
 		/* The lab's own record wins for what setup did. */
 		snprintf(fs->device, sizeof(fs->device), "%s", fs->part->device);
@@ -147,7 +148,7 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 				 fs->part->mount_options);
 	}
 	snprintf(fs->mount_method, sizeof(fs->mount_method), "%s",
-		 fs->fuse ? "fuse" : (best || fs->part) ? "kernel" : "unknown");
+		 fs->fuse ? "fuse" : (found || fs->part) ? "kernel" : "unknown");
 	if (fs->fuse && fs->part && fs->part->type == FSLAB_FS_FAT32)
 		snprintf(fs->type, sizeof(fs->type), "fat32");
 	else if (fs->part)

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1009,6 +1010,57 @@ START_TEST(sweep_file_then_flags)
 }
 END_TEST
 
+/* btrfs gives its files an anonymous st_dev (major 0) that no block device
+ * has: cold mode must find the loop device from the filesystem's source
+ * device, and drop the pages of the loop's backing file as it does for
+ * ext4 (the image in the host's page cache would serve the reads). */
+START_TEST(cold_btrfs_on_buffered_loop_drops_the_backing_file)
+{
+	char *mnt = out_path("btrfs"), *out = out_path("btrfs-out"), arg[1100], note[2048] = "";
+	char method[64] = "", image[sizeof(((struct ft_loop *)0)->image)];
+	struct ft_loop l;
+	struct ft_output o;
+	struct stat st;
+	int r, status;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(ft_loop_create(&l, tmp, 256ull << 20), 0);
+	r = ft_run((const char *const[]){ "mkfs.btrfs", "-q", l.device, NULL }, NULL, &o);
+	status = o.status;
+	ft_output_free(&o);
+	if (r == 0 && status == 0)
+		r = mount(l.device, mnt, "btrfs", 0, NULL);
+	if (r != 0 || status != 0) {
+		ft_loop_destroy(&l);
+		ck_abort_msg("mkfs.btrfs or mount of %s failed", l.device);
+	}
+	ck_assert_int_eq(stat(mnt, &st), 0);
+	snprintf(image, sizeof(image), "%s", l.image);
+	snprintf(arg, sizeof(arg), "b=%s", mnt);
+	r = ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-256K", "--record-sizes",
+		     "64K", "--tests", "write,read", "--cache", "cold", "--trials", "1",
+		     "--no-device-probe", "--quiet", NULL);
+	status = o.status;
+	ft_output_free(&o);
+	umount2(mnt, 0);
+	ft_loop_destroy(&l);
+	ck_assert_int_eq(r, 0);
+	ck_assert_msg(major(st.st_dev) == 0, "btrfs gave st_dev %u:%u, not an anonymous one: the test proves nothing",
+		      major(st.st_dev), minor(st.st_dev));
+	ck_assert_int_eq(status, 0);
+	json_object *m = manifest(out);
+	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	snprintf(method, sizeof(method), "%s", json_object_get_string(jget(fs0, "cache_drop_method")));
+	snprintf(note, sizeof(note), "%s", json_object_get_string(jget(fs0, "cache_drop_note")));
+	json_object_put(m);
+	ck_assert_str_eq(method, "fadvise");
+	ck_assert_msg(strstr(note, "backing file of its loop device") && strstr(note, image),
+		      "btrfs on a buffered loop: the backing file %s is not dropped: %s", image, note);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 START_TEST(fuse_directory_is_flagged)
 {
 	char *img = out_path("fat.img"), *mnt = out_path("fat"), *out = out_path("fat-out"),
@@ -1097,5 +1149,6 @@ int main(int argc, char **argv)
 	tcase_add_test(root, vanished_filesystem_is_skipped_and_resumed);
 	tcase_add_test(root, lab_run_cold_remount);
 	tcase_add_test(fuse, fuse_directory_is_flagged);
+	tcase_add_test(fuse, cold_btrfs_on_buffered_loop_drops_the_backing_file);
 	return ft_suite_run(s, argc, argv);
 }
