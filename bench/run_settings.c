@@ -84,6 +84,52 @@ static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_op
 	return 0;
 }
 
+/* "4K-32K", or "4K" for a range of one size. */
+static char *run_size_range(uint64_t min, uint64_t max, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	fslab_size_format(min, a, sizeof(a));
+	if (min == max)
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s-%s", a, fslab_size_format(max, b, sizeof(b)));
+	return buf;
+}
+
+/* A grid whose every cell is a small record on a large file is emptied by
+ * IOzone's auto-mode rule: the refusal names the rule and the option that
+ * keeps those cells.  The plan itself decides (the same builder the run
+ * uses), with and without the rule. */
+static int run_check_small_records(const struct fslab_sweep_spec *s)
+{
+	struct fslab_sweep_spec keep = *s;
+	struct fslab_plan plan;
+	char recs[80], files[80], lim[32], file[32];
+	int r;
+
+	if (s->keep_small_records)
+		return 0;
+	r = fslab_plan_build(s, &plan);
+	fslab_plan_free(&plan);
+	if (r != -EINVAL)
+		return 0; /* cells, or out of memory: the run's own build says so */
+	keep.keep_small_records = true;
+	r = fslab_plan_build(&keep, &plan);
+	fslab_plan_free(&plan);
+	if (r < 0)
+		return 0;
+	fslab_size_format(FSLAB_SMALL_RECORD_LIMIT, lim, sizeof(lim));
+	fslab_size_format(FSLAB_SMALL_RECORD_FILE, file, sizeof(file));
+	fslab_error("the sweep has no cell to run: IOzone's auto-mode rule skips records below %s on "
+		    "files above %s, and that is every cell of records %s on files of %s; add "
+		    "--small-records keep to run them (iozone -z), or give records of %s or more, "
+		    "or files of %s or less",
+		    lim, file, run_size_range(s->record_min, s->record_max, recs, sizeof(recs)),
+		    run_size_range(s->file_min, s->file_max, files, sizeof(files)), lim, file);
+	return -EINVAL;
+}
+
 /* The grid must have cells: sizes that double from a power of two, a
  * record no smaller than 4K and no larger than the largest file. */
 static int run_check_grid(const struct fslab_sweep_spec *s)
@@ -109,6 +155,8 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 			    fslab_size_format(s->file_max, b, sizeof(b)));
 		return -EINVAL;
 	}
+	if (run_check_small_records(s) < 0)
+		return -EINVAL;
 	if (s->tests == 0) {
 		fslab_error("no test selected");
 		return -EINVAL;

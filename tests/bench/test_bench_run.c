@@ -1118,6 +1118,40 @@ START_TEST(fuse_directory_is_flagged)
 }
 END_TEST
 
+/* A sweep that IOzone's auto-mode rule empties (4K records on a 1G file)
+ * is refused before anything is written, with the rule and the option that
+ * keeps its cells; with that option the same kind of sweep has its cell. */
+START_TEST(empty_sweep_names_small_records_keep)
+{
+	char *out = out_path("no-cell");
+	struct ft_output o;
+	struct stat st;
+
+	for (int dry = 0; dry < 2; dry++) {
+		ck_assert_int_eq(ft_fslab(&o, "run", "--tests", "random_read", "--record-sizes", "4K",
+					  "--file-sizes", "1G", "--dir", arg_a, "--out", out, "--quiet",
+					  dry ? "--dry-run" : NULL, NULL),
+				 0);
+		ck_assert_msg(o.status == 2, "status %d: %s", o.status, o.err);
+		ck_assert_msg(strstr(o.err, "the sweep has no cell to run: IOzone's auto-mode rule skips "
+					    "records below 64K on files above 16M") &&
+				      strstr(o.err, "add --small-records keep to run them"),
+			      "the refusal does not name --small-records keep:\n%s", o.err);
+		ft_output_free(&o);
+		ck_assert_int_ne(stat(out, &st), 0);
+		ck_assert_int_eq(ft_dir_entries(dir_a), 0);
+	}
+	ck_assert_int_eq(ft_fslab(&o, "run", "--tests", "random_read", "--record-sizes", "4K",
+				  "--file-sizes", "32M", "--small-records", "keep", "--dir", arg_a,
+				  "--out", out, "--dry-run", "--no-device-probe", NULL),
+			 0);
+	ck_assert_msg(o.status == 0 && strstr(o.out, ": 1 cells x 1 tests (random_read)"),
+		      "status %d:\n%s%s", o.status, o.out, o.err);
+	ft_output_free(&o);
+	free(out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("bench_run");
@@ -1150,5 +1184,6 @@ int main(int argc, char **argv)
 	tcase_add_test(root, lab_run_cold_remount);
 	tcase_add_test(fuse, fuse_directory_is_flagged);
 	tcase_add_test(fuse, cold_btrfs_on_buffered_loop_drops_the_backing_file);
+	tcase_add_test(tc, empty_sweep_names_small_records_keep);
 	return ft_suite_run(s, argc, argv);
 }
