@@ -414,7 +414,10 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	if (n_failed)
 		fslab_error("%llu cell(s) failed; their rows in %s say why",
 			    (unsigned long long)n_failed, run_esc(c->out_dir));
-	fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
+	/* An interrupted run is not done: its last word stays the --resume
+	 * line above. */
+	if (!c->interrupted)
+		fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
 	return (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 }
 

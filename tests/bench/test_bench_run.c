@@ -1152,6 +1152,69 @@ START_TEST(empty_sweep_names_small_records_keep)
 }
 END_TEST
 
+/* fslab with stderr in a file (stdout to /dev/null). */
+static pid_t spawn_fslab_err(const char *const *args, const char *err_path)
+{
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+
+	argv[n++] = ft_fslab_bin();
+	while (*args)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		int efd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || efd < 0 || dup2(fd, 1) < 0 || dup2(efd, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* An interrupted run ends on how to continue it, never on "done"; the
+ * resumed run that finishes says done. */
+START_TEST(interrupted_run_does_not_say_done)
+{
+	char *out = out_path("int-stop"), *err_path = out_path("int-stop.err");
+	const char *args[] = { "run", "--dir", arg_a, "--dir", arg_b, "--sweep", "quick",
+			       "--file-sizes", "64K-8M", "--record-sizes", "16K-1M", "--cache",
+			       "fsync", "--no-device-probe", "--out", out, NULL };
+	struct ft_output o;
+	char text[65536], want[1300];
+	size_t len;
+	int st;
+
+	pid_t pid = spawn_fslab_err(args, err_path);
+	ck_assert_msg(wait_rows(pid, out, 30), "the run finished before SIGINT");
+	kill(pid, SIGINT);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
+	FILE *f = fopen(err_path, "r");
+	ck_assert_msg(f, "%s: %s", err_path, strerror(errno));
+	len = fread(text, 1, sizeof(text) - 1, f);
+	ck_assert_int_eq(ferror(f), 0);
+	fclose(f);
+	text[len] = '\0';
+	snprintf(want, sizeof(want), "continue with: fslab run --resume %s", out);
+	ck_assert_msg(strstr(text, want), "no '%s' in:\n%s", want, text);
+	ck_assert_msg(!strstr(text, ": done: "), "an interrupted run says done:\n%s", text);
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	snprintf(want, sizeof(want), "done: %s", out);
+	ck_assert_msg(strstr(o.err, want), "the finished run does not say '%s':\n%s", want, o.err);
+	ft_output_free(&o);
+	free(err_path);
+	free(out);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("bench_run");
@@ -1185,5 +1248,6 @@ int main(int argc, char **argv)
 	tcase_add_test(fuse, fuse_directory_is_flagged);
 	tcase_add_test(fuse, cold_btrfs_on_buffered_loop_drops_the_backing_file);
 	tcase_add_test(tc, empty_sweep_names_small_records_keep);
+	tcase_add_test(tc, interrupted_run_does_not_say_done);
 	return ft_suite_run(s, argc, argv);
 }
