@@ -39,6 +39,13 @@ install(FILES ${CMAKE_SOURCE_DIR}/completion/fslab.bash DESTINATION ${CMAKE_INST
 file(GLOB _guides CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${_guides} ${_out}/changelog.Debian.gz ${_pkg}/copyright
   DESTINATION ${CMAKE_INSTALL_DOCDIR} PERMISSIONS ${_doc_perms})
+# The Ansible playbook, its example inventory and the fslab role, as the
+# repository has them (lab.yml finds the role in roles/ beside it), so an
+# installed fslab can drive a lab across machines:
+#   ansible-playbook -i inventory.yml /usr/share/fslab/ansible/lab.yml
+# Only the YAML: nothing a local ansible or ansible-lint left in the tree.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/ansible/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fslab/ansible
+  FILE_PERMISSIONS ${_doc_perms} FILES_MATCHING PATTERN "*.yml")
 
 # The Debian package.  Depends: the shared libraries' packages, computed
 # by dpkg-shlibdeps (dpkg-dev).  Recommends: the mkfs programs of the

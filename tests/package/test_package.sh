@@ -2,14 +2,16 @@
 # The Debian package as a user meets it (root): build it with CPack from
 # the build directory, check it with lintian, dpkg -i it, find the man page
 # with man -w, run fslab --version, let bash-completion load the installed
-# completion and complete `fslab se<TAB>`, then dpkg -r and dpkg -P and
-# check that every file the package installed is gone.
+# completion and complete `fslab se<TAB>`, find the Ansible playbook and
+# role under /usr/share/fslab/ansible/ (and syntax-check it there), then
+# dpkg -r and dpkg -P and check that every file the package installed is
+# gone.
 #
 # Exit 77 (skip) when not root, when a tool is missing, or when fslab is
 # already installed on this machine (by the package or by hand): the test
 # never replaces or removes an fslab it did not install.
 #
-# Environment (set by ctest): FSLAB_BIN, FSLAB_BUILD_DIR.
+# Environment (set by ctest): FSLAB_BIN, FSLAB_BUILD_DIR, FSLAB_SOURCE_DIR.
 set -u
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -60,6 +62,16 @@ case $depends in
 esac
 echo "Recommends: $(dpkg-deb -f "$deb" Recommends)"
 
+# -- the Ansible playbook and role: every YAML file of ansible/ is in the
+# package under /usr/share/fslab/ansible/, at the same relative path ----
+src=${FSLAB_SOURCE_DIR:?set by ctest}
+want=$(cd "$src/ansible" && find . -type f -name '*.yml' | sed 's|^\./||' | sort)
+[ -n "$want" ] || fail "no YAML file under $src/ansible"
+got=$(dpkg-deb -c "$deb" | awk '{print $NF}' | sed -n 's|^\./usr/share/fslab/ansible/\(.*[^/]\)$|\1|p' | sort)
+[ "$want" = "$got" ] ||
+	fail "the package's /usr/share/fslab/ansible differs from ansible/:$(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/ &/p' | tr '\n' ' ') (< tree only, > package only)"
+echo "ansible: $(echo "$want" | wc -l) files in /usr/share/fslab/ansible/"
+
 # -- lintian: no errors ------------------------------------------------
 lintian --allow-root "$deb" >"$tmp/lintian.log" 2>&1
 cat "$tmp/lintian.log"
@@ -89,6 +101,25 @@ for f in /usr/share/doc/fslab/copyright /usr/share/doc/fslab/changelog.Debian.gz
 done
 zcat /usr/share/doc/fslab/changelog.Debian.gz | head -n 1 | grep -qF "fslab ($pkg_version)" ||
 	fail "the top entry of changelog.Debian.gz is not version $pkg_version"
+
+# The installed playbook is the tree's, and it runs from there: ansible
+# finds the role in roles/ beside lab.yml (a syntax check loads it).
+while IFS= read -r f; do
+	cmp -s "$src/ansible/$f" "/usr/share/fslab/ansible/$f" ||
+		fail "/usr/share/fslab/ansible/$f differs from ansible/$f"
+	[ "$(stat -c %a "/usr/share/fslab/ansible/$f")" = 644 ] ||
+		fail "/usr/share/fslab/ansible/$f has mode $(stat -c %a "/usr/share/fslab/ansible/$f"), want 644"
+done <<<"$want"
+if command -v ansible-playbook >/dev/null; then
+	printf 'all:\n  hosts:\n    hostA:\n' >"$tmp/inventory.yml"
+	(cd "$tmp" && ANSIBLE_HOME=$tmp/ansible ANSIBLE_LOCAL_TEMP=$tmp/ansible/tmp ANSIBLE_NOCOLOR=1 \
+		ansible-playbook -i "$tmp/inventory.yml" --syntax-check /usr/share/fslab/ansible/lab.yml) \
+		>"$tmp/ansible.log" 2>&1 ||
+		{ cat "$tmp/ansible.log"; fail "ansible-playbook --syntax-check /usr/share/fslab/ansible/lab.yml failed"; }
+	echo "ansible-playbook --syntax-check /usr/share/fslab/ansible/lab.yml: ok"
+else
+	echo "ansible-playbook is not installed: the installed playbook's syntax is not checked"
+fi
 
 # -- bash completion, loaded the way an interactive shell loads it ------
 # complete WORDS...: the completions bash offers for the command line
@@ -146,7 +177,7 @@ installed=no
 if dpkg-query -W -f '${Status}\n' fslab 2>/dev/null | grep -qv 'not-installed'; then
 	fail "dpkg still knows fslab after dpkg -P: $(dpkg-query -W -f '${Status}' fslab)"
 fi
-for d in /usr/share/doc/fslab; do
+for d in /usr/share/doc/fslab /usr/share/fslab; do
 	[ ! -e "$d" ] || fail "$d is left after purge"
 done
 [ ! -e /usr/bin/fslab ] || fail "/usr/bin/fslab is left after purge"
