@@ -68,6 +68,10 @@ struct fslab_bench_fs {
 	char device_serial[128];
 	uint64_t device_size_bytes;
 	bool fuse;
+	/* The loop device under the filesystem: "direct" (direct I/O: reads
+	 * reach the disk under the image), "buffered" (through the host's page
+	 * cache: every row is flagged buffered-loop), "" when not on a loop. */
+	char loop_io[16];
 
 	struct fslab_probe_result probe;
 	struct fslab_cache_ctl cache;

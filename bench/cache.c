@@ -135,8 +135,8 @@ int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages)
  * mount's source, or the lab's partition): the file's st_dev is no use for
  * that, since btrfs (and any filesystem with anonymous device numbers)
  * gives its files a st_dev of major 0 that no block device has.  The
- * file's st_dev is the answer only when the source is no block device.
- * Returns false when neither names a block device. */
+ * file's st_dev (fd >= 0) is the answer only when the source is no block
+ * device.  Returns false when neither names a block device. */
 static bool cache_fs_block_device(const char *device, int fd, dev_t *dev)
 {
 	struct stat st;
@@ -145,24 +145,21 @@ static bool cache_fs_block_device(const char *device, int fd, dev_t *dev)
 		*dev = st.st_rdev;
 		return true;
 	}
-	if (fstat(fd, &st) < 0 || major(st.st_dev) == 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || major(st.st_dev) == 0)
 		return false;
 	*dev = st.st_dev;
 	return true;
 }
 
-/* A loop device that is not in direct-I/O mode reads its backing file
- * through the host's page cache: the test file's pages dropped, its reads
- * would still come from memory.  dev is the filesystem's block device (a
- * loop device or one of its partitions).  Fills backing with that file's
- * path (the kernel's, from sysfs) and returns true for such a loop device. */
-static bool cache_buffered_loop_backing(dev_t dev, char *backing, size_t len)
+/* The loop device under block device dev (itself, or the disk of a
+ * partition of it), from sysfs: its backing file and whether it does
+ * direct I/O.  Returns false when dev is on no loop device. */
+static bool cache_loop_of_dev(dev_t dev, char *backing, size_t len, bool *direct)
 {
-	char path[96], v[8] = "";
 	const char *dirs[] = { "/sys/dev/block/%u:%u/loop", "/sys/dev/block/%u:%u/../loop" };
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char dir[80];
+		char dir[80], path[96], v[8] = "";
 		int f;
 		ssize_t k;
 
@@ -173,8 +170,9 @@ static bool cache_buffered_loop_backing(dev_t dev, char *backing, size_t len)
 			continue;
 		k = read(f, v, sizeof(v) - 1);
 		close(f);
-		if (k <= 0 || v[0] != '0')
+		if (k <= 0)
 			return false;
+		*direct = v[0] == '1';
 		snprintf(path, sizeof(path), "%s/backing_file", dir);
 		f = open(path, O_RDONLY | O_CLOEXEC);
 		if (f < 0)
@@ -188,6 +186,26 @@ static bool cache_buffered_loop_backing(dev_t dev, char *backing, size_t len)
 		return backing[0] == '/';
 	}
 	return false;
+}
+
+bool fslab_loop_of_device(const char *device, char *backing, size_t len, bool *direct)
+{
+	dev_t dev;
+
+	return cache_fs_block_device(device, -1, &dev) && cache_loop_of_dev(dev, backing, len, direct);
+}
+
+/* A loop device that is not in direct-I/O mode reads its backing file
+ * through the host's page cache: the test file's pages dropped, its reads
+ * would still come from memory.  Fills backing with that file's path and
+ * returns true for such a loop device. */
+static bool cache_buffered_loop_backing(const char *device, int fd, char *backing, size_t len)
+{
+	bool direct = false;
+	dev_t dev;
+
+	return cache_fs_block_device(device, fd, &dev) && cache_loop_of_dev(dev, backing, len, &direct) &&
+	       !direct;
 }
 
 /* Switches the filesystem to its fallback for the rest of the run. */
@@ -209,7 +227,6 @@ static void cache_fall_back(struct fslab_cache_ctl *c, const char *reason)
 static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
 {
 	struct statfs sfs;
-	dev_t dev;
 
 	c->checked = true;
 	if (fstatfs(fd, &sfs) < 0)
@@ -218,8 +235,7 @@ static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
 		cache_fall_back(c, "FUSE mount: the daemon reads its device through the page cache, which posix_fadvise on the file does not reach");
 	else if ((unsigned long)sfs.f_type == TMPFS_MAGIC)
 		cache_fall_back(c, "tmpfs keeps its files in memory: posix_fadvise(DONTNEED) cannot drop them");
-	else if (cache_fs_block_device(c->device, fd, &dev) &&
-		 cache_buffered_loop_backing(dev, c->backing, sizeof(c->backing)))
+	else if (cache_buffered_loop_backing(c->device, fd, c->backing, sizeof(c->backing)))
 		snprintf(c->note, sizeof(c->note),
 			 "posix_fadvise(DONTNEED) on the test file after fsync (mincore found none of its pages resident) and on the backing file of its loop device (no direct I/O), %s",
 			 c->backing);

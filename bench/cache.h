@@ -75,6 +75,12 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *s
 			  const struct fslab_state_partition *part, const char *device);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
 
+/* The loop device a filesystem's block device node (a loop device or a
+ * partition of one) is on: its backing file (the kernel's path, from sysfs)
+ * into backing and whether it does direct I/O (false: it reads its backing
+ * file through the host's page cache).  False when device is on no loop. */
+bool fslab_loop_of_device(const char *device, char *backing, size_t len, bool *direct);
+
 /* Pages of the open file fd resident in the page cache (mincore on a
  * read-only mapping; the file's size from fstat): 0 or -errno. */
 int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);

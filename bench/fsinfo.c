@@ -123,6 +123,17 @@ static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *foun
 	mnt_unref_table(tb);
 }
 
+/* Whether the filesystem's device is a loop device, and in which mode. */
+static void fsinfo_loop(struct fslab_bench_fs *fs)
+{
+	char backing[PATH_MAX];
+	bool direct = false;
+
+	fs->loop_io[0] = '\0';
+	if (fslab_loop_of_device(fs->device, backing, sizeof(backing), &direct))
+		snprintf(fs->loop_io, sizeof(fs->loop_io), "%s", direct ? "direct" : "buffered");
+}
+
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 {
 	char real[PATH_MAX];
@@ -154,6 +165,7 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 	else if (fs->part)
 		snprintf(fs->type, sizeof(fs->type), "%s", fslab_fs_type_to_string(fs->part->type));
 	fsinfo_device(fs);
+	fsinfo_loop(fs);
 	return 0;
 }
 

@@ -126,6 +126,9 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 		snprintf(o->cache_drop_note, sizeof(o->cache_drop_note), "%s", fs->cache.note);
 	}
 	o->fuse = fs->fuse;
+	snprintf(o->loop_io, sizeof(o->loop_io), "%s", fs->loop_io);
+	if (fs->part)
+		snprintf(o->mkfs_command, sizeof(o->mkfs_command), "%s", fs->part->mkfs_command);
 	o->vanished = fs->vanished;
 	o->cells_ok = fs->cells_ok;
 	o->cells_failed = fs->cells_failed;

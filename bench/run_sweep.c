@@ -85,6 +85,9 @@ static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cach
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
 	if (fs->fuse)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
+	/* an image whose loop device reads it through the host's page cache */
+	if (strcmp(fs->loop_io, "buffered") == 0)
+		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered-loop", flag[0] ? ";" : "");
 }
 
 /* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */

@@ -181,6 +181,7 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "device", mf_jstr(fs->device));
 	mf_put(o, "mount_method", mf_jstr(fs->mount_method));
 	mf_put(o, "mkfs_options", fs->has_mkfs_options ? json_object_new_string(fs->mkfs_options) : NULL);
+	mf_put(o, "mkfs_command", mf_jstr(fs->mkfs_command));
 	mf_put(o, "mount_options", mf_jstr(fs->mount_options));
 	mf_put(o, "mkfs_tool_version", mf_jstr(fs->mkfs_tool_version));
 	mf_put(o, "device_model", mf_jstr(fs->device_model));
@@ -199,6 +200,7 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "cache_drop_method", mf_jstr(fs->cache_drop_method));
 	mf_put(o, "cache_drop_note", mf_jstr(fs->cache_drop_note));
 	mf_put(o, "fuse", json_object_new_boolean(fs->fuse));
+	mf_put(o, "loop_io", mf_jstr(fs->loop_io));
 	mf_put(o, "vanished", json_object_new_boolean(fs->vanished));
 	mf_put(o, "cells_ok", json_object_new_int64((int64_t)fs->cells_ok));
 	mf_put(o, "cells_failed", json_object_new_int64((int64_t)fs->cells_failed));

@@ -57,6 +57,7 @@ struct fslab_manifest_fs {
 	char mount_method[16];
 	bool has_mkfs_options; /* a lab partition ("" allowed); else null */
 	char mkfs_options[FSLAB_OPTIONS_MAX];
+	char mkfs_command[FSLAB_MKFS_COMMAND_MAX]; /* a lab partition: the mkfs setup ran; "": null */
 	char mount_options[512];
 	char mkfs_tool_version[128];
 	char device_model[128];
@@ -77,6 +78,7 @@ struct fslab_manifest_fs {
 	char cache_drop_method[32];
 	char cache_drop_note[256];
 	bool fuse, vanished;
+	char loop_io[16];                /* "direct", "buffered"; "": not a loop (null) */
 	uint64_t cells_ok, cells_failed, cells_skipped;
 	double timed_s, untimed_io_s, cache_drop_s, wall_s;
 	char iozone_report[PATH_MAX];    /* imports: the report read */

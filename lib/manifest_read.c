@@ -330,6 +330,8 @@ static int mf_read_fs_strings(struct mf_ctx *c, json_object *f, const char *p,
 		{ "cache_drop_method", fs->cache_drop_method, sizeof(fs->cache_drop_method) },
 		{ "cache_drop_note", fs->cache_drop_note, sizeof(fs->cache_drop_note) },
 		{ "iozone_report", fs->iozone_report, sizeof(fs->iozone_report) },
+		{ "loop_io", fs->loop_io, sizeof(fs->loop_io) },
+		{ "mkfs_command", fs->mkfs_command, sizeof(fs->mkfs_command) },
 	};
 	int r;
 

@@ -29,6 +29,8 @@
 #define FSLAB_MAX_FS 16
 #define FSLAB_FS_NAME_MAX 32 /* including the NUL; [A-Za-z0-9_-]+ */
 #define FSLAB_OPTIONS_MAX 256
+/* A mkfs command line as setup ran it and records it (state, manifest). */
+#define FSLAB_MKFS_COMMAND_MAX 1024
 
 struct fslab_disk_spec {
 	char label[8];      /* "gpt": the only label fslab writes */

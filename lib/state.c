@@ -125,6 +125,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 	add_str(root, "disk_guid", st->disk_guid);
 	add_str(root, "image", st->image);
 	add_bool(root, "image_created", st->image_created);
+	add_str(root, "loop_io", st->loop_io);
 	add_str(root, "mount_root", st->mount_root);
 	add_bool(root, "mount_root_created", st->mount_root_created);
 	add_str(root, "spec_source", st->spec_source);
@@ -141,6 +142,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 		add_u64(o, "start_sector", p->start_sector);
 		add_u64(o, "size_sectors", p->size_sectors);
 		add_str(o, "mkfs_options", p->mkfs_options);
+		add_str(o, "mkfs_command", p->mkfs_command);
 		add_str(o, "mount_options", p->mount_options);
 		add_str(o, "mountpoint", p->mountpoint);
 		add_bool(o, "mountpoint_created", p->mountpoint_created);
@@ -350,6 +352,7 @@ static int parse_lab(struct json_object *root, struct fslab_state *st, char *sub
 	    (r = get_str(root, "image", st->image, sizeof(st->image), false, sub, sublen)) ||
 	    (r = get_str(root, "mount_root", st->mount_root, sizeof(st->mount_root), false, sub, sublen)) ||
 	    (r = get_str(root, "spec_source", st->spec_source, sizeof(st->spec_source), false, sub, sublen)) ||
+	    (r = get_str(root, "loop_io", st->loop_io, sizeof(st->loop_io), false, sub, sublen)) ||
 	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sublen)) ||
 	    (r = get_str(root, "lab_id", st->lab_id, sizeof(st->lab_id), false, sub, sublen)) ||
 	    (r = get_id(root, "image_id", &st->image_id, sub, sublen)) ||
@@ -377,6 +380,7 @@ static int parse_partition(struct json_object *o, size_t i, struct fslab_state_p
 	    (r = get_str(o, "device", p->device, sizeof(p->device), false, sub, sublen)) ||
 	    (r = get_str(o, "partuuid", p->partuuid, sizeof(p->partuuid), false, sub, sublen)) ||
 	    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sublen)) ||
+	    (r = get_str(o, "mkfs_command", p->mkfs_command, sizeof(p->mkfs_command), false, sub, sublen)) ||
 	    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sublen)) ||
 	    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sublen)) ||
 	    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sublen)) ||

@@ -76,6 +76,9 @@ struct fslab_state_partition {
 	uint64_t start_sector;    /* 512-byte sectors */
 	uint64_t size_sectors;
 	char mkfs_options[FSLAB_OPTIONS_MAX];
+	/* The mkfs command setup ran, word for word (fslab's own words, such
+	 * as ext4's lazy-init ones, with the spec's); "" before it ran. */
+	char mkfs_command[FSLAB_MKFS_COMMAND_MAX];
 	char mount_options[FSLAB_OPTIONS_MAX];
 	char mountpoint[PATH_MAX];
 	bool mountpoint_created;  /* setup made the directory: teardown removes it */
@@ -100,6 +103,9 @@ struct fslab_state {
 	char disk_guid[40];       /* GPT disk GUID written by setup */
 	char image[PATH_MAX];     /* backing file when --image, else "" */
 	bool image_created;       /* setup created the image: teardown deletes it */
+	/* The image's loop device as setup attached it: "direct" (direct I/O)
+	 * or "buffered" (through the host's page cache); "" for a disk. */
+	char loop_io[16];
 	char mount_root[PATH_MAX];
 	bool mount_root_created;
 	struct fslab_state_id mount_root_id;

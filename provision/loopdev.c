@@ -1,6 +1,16 @@
 /* Loop devices for --image: attach through /dev/loop-control and
- * LOOP_CONFIGURE (with partition scanning), find by backing inode, detach.
- * No losetup. */
+ * LOOP_CONFIGURE (with partition scanning and direct I/O), find by backing
+ * inode, detach.  No losetup.
+ *
+ * Direct I/O: a loop device reads and writes its backing file through the
+ * host's page cache unless it is in direct-I/O mode, and then a benchmark
+ * of the lab measures the host's memory, not the disk under the image (a
+ * cold read is served from the cached image).  The kernel accepts
+ * LO_FLAGS_DIRECT_IO only where the backing filesystem can do direct I/O at
+ * the loop's logical block size (512 bytes here: the image's partition table
+ * is laid out in 512-byte sectors); elsewhere (tmpfs, a 4 KiB-sector disk,
+ * some FUSE filesystems) it keeps the loop buffered, which the caller is
+ * told. */
 #include "prov_int.h"
 #include "clock.h"
 #include "log.h"
@@ -15,21 +25,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int prov_loop_attach(const char *image, char *dev, size_t len)
+int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct)
 {
 	int img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW), r;
 
 	if (img < 0)
 		return fslab_error_errno(errno, "%s: cannot open image", image);
-	r = prov_loop_attach_fd(img, image, dev, len);
+	r = prov_loop_attach_fd(img, image, dev, len, direct);
 	close(img);
 	return r;
 }
 
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len)
+/* Whether the configured loop device lfd took direct I/O. */
+static bool loop_is_direct(int lfd)
+{
+	struct loop_info64 info;
+
+	memset(&info, 0, sizeof(info));
+	return ioctl(lfd, LOOP_GET_STATUS64, &info) == 0 && (info.lo_flags & LO_FLAGS_DIRECT_IO);
+}
+
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct)
 {
 	int ctl = -1, lfd = -1, r = -EBUSY;
 
+	*direct = false;
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
 		r = fslab_error_errno(errno, "/dev/loop-control (is the loop module loaded?)");
@@ -58,9 +78,10 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len)
 		}
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = (unsigned)img;
-		cfg.info.lo_flags = LO_FLAGS_PARTSCAN;
+		cfg.info.lo_flags = LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO;
 		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", image);
 		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			*direct = loop_is_direct(lfd);
 			r = 0;
 			goto out;
 		}
@@ -80,6 +101,19 @@ out:
 		close(ctl);
 	if (r < 0)
 		dev[0] = '\0';
+	return r;
+}
+
+int prov_loop_direct_io(const char *dev)
+{
+	struct loop_info64 info;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
+
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	r = ioctl(fd, LOOP_GET_STATUS64, &info) < 0 ? -errno : !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
+	close(fd);
 	return r;
 }
 

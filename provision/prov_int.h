@@ -65,9 +65,15 @@ int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_
 int prov_gpt_guid(const char *dev, char *guid, size_t len);
 
 /* loopdev.c */
-int prov_loop_attach(const char *image, char *dev, size_t len);
+/* Attaches image with partition scanning and direct I/O; *direct says
+ * whether the kernel took direct I/O (false: the loop reads the image
+ * through the host's page cache, see loopdev.c). */
+int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct);
 /* Attaches the open image img (image names it in lo_file_name). */
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len);
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct);
+/* 1 when loop device dev does direct I/O, 0 when buffered, or -errno (not
+ * a loop device, not attached). */
+int prov_loop_direct_io(const char *dev);
 /* The loop device backed by image (matched by inode); -ENOENT if none. */
 int prov_loop_find(const char *image, char *dev, size_t len);
 int prov_loop_find_fd(int fd, char *dev, size_t len);

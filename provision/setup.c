@@ -612,7 +612,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	const struct fslab_partition_plan *p = &s->plan.parts[i];
 	struct fslab_state_partition *sp = &s->st.partitions[i];
 	const char *argv[FSLAB_MKFS_ARGV_MAX];
-	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[1024], type[32], version[32];
+	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[FSLAB_MKFS_COMMAND_MAX], type[32], version[32];
 	struct fslab_exec_result res;
 	int r;
 
@@ -640,6 +640,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	argv[0] = prog;
 	fslab_exec_format(argv, cmd, sizeof(cmd));
 	fslab_debug(FSLAB_DBG_PROVISION, "%s", cmd);
+	snprintf(sp->mkfs_command, sizeof(sp->mkfs_command), "%s", cmd);
 	/* In "/": no word of the spec can name a device relative to our cwd.
 	 * Its own process group, recorded in the state while it runs, with
 	 * the lab's id in its environment: a teardown after setup was killed
@@ -945,6 +946,7 @@ static int setup_image_attach(struct setup_run *s)
 {
 	char loop[64], other[64];
 	struct stat lst;
+	bool direct;
 	int r;
 
 	r = setup_image_claim(s);
@@ -952,10 +954,19 @@ static int setup_image_attach(struct setup_run *s)
 		return r;
 	if (setup_stopped(s))
 		return -EINTR;
-	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop));
+	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct);
 	if (r < 0)
 		return r;
-	printf("attached %s to %s\n", s->image, loop);
+	snprintf(s->st.loop_io, sizeof(s->st.loop_io), "%s", direct ? "direct" : "buffered");
+	if (direct)
+		printf("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)\n",
+		       s->image, loop);
+	else
+		fslab_warn("attached %s to %s, but the kernel kept it buffered: the filesystem holding the image "
+			   "cannot do direct I/O (tmpfs, a 4 KiB-sector disk, FUSE?), so reads of the lab are "
+			   "served by this machine's page cache and every figure is flagged buffered-loop; "
+			   "put the image on a disk filesystem (ext4, xfs) for figures of the disk",
+			   s->image, loop);
 	snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
 	if (stat(loop, &lst) == 0)
 		s->st.disk_rdev = (uint64_t)lst.st_rdev;

@@ -72,6 +72,7 @@ struct status_view {
 	bool disk_ok;                /* the disk is there, a block device */
 	bool have_di;
 	struct fslab_devinfo di;
+	int loop_dio;                /* an image's loop now: 1 direct I/O, 0 buffered, -1 n/a */
 	int problems;
 };
 
@@ -108,6 +109,8 @@ static void status_print_json(const struct status_view *v)
 	json_object_object_add(root, "device", v->have_di ? fslab_devinfo_to_json(&v->di) : NULL);
 	status_json_str(root, "disk_guid", st->disk_guid);
 	status_json_str(root, "image", st->image);
+	json_object_object_add(root, "loop_io", v->loop_dio < 0 ? NULL :
+				   json_object_new_string(v->loop_dio ? "direct" : "buffered"));
 	status_json_str(root, "mount_root", st->mount_root);
 	for (size_t i = 0; i < st->n_partitions; i++)
 		json_object_array_add(parts, status_partition_json(&st->partitions[i], &v->rows[i]));
@@ -118,6 +121,12 @@ static void status_print_json(const struct status_view *v)
 	json_object_put(root);
 }
 
+/* The loop's mode as the kernel has it now, in words. */
+static const char *status_loop_words(int dio)
+{
+	return dio == 1 ? "direct I/O" : "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop";
+}
+
 static void status_print_text(const struct status_view *v)
 {
 	const struct fslab_state *st = v->st;
@@ -126,6 +135,8 @@ static void status_print_text(const struct status_view *v)
 	printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
 	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
 	       st->created_at);
+	if (v->loop_dio >= 0)
+		printf("loop device: %s\n", status_loop_words(v->loop_dio));
 	if (v->have_di) {
 		char line[512];
 
@@ -191,8 +202,12 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 	if (!v->disk_ok)
 		v->problems++;
 	v->have_di = v->disk_ok && fslab_devinfo_read(st->disk, &v->di, err, sizeof(err)) == 0;
+	v->loop_dio = st->image[0] && v->disk_ok ? prov_loop_direct_io(st->disk) : -1;
+	if (v->loop_dio < 0)
+		v->loop_dio = -1;
 	return 0;
 }
+
 
 int fslab_status(const struct fslab_status_opts *o)
 {

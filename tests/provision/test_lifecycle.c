@@ -6,6 +6,7 @@
 #include "state.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,38 @@ static void check_partition_with_blkid(const char *dev, const char *type, const 
 	ft_output_free(&o);
 }
 
+/* Whether the filesystem holding path can do direct I/O (tmpfs cannot). */
+static bool image_dir_does_direct_io(const char *path)
+{
+	char *probe;
+	int fd;
+
+	ck_assert_int_ge(asprintf(&probe, "%s.dio", path), 0);
+	fd = open(probe, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	return fd >= 0;
+}
+
+/* /sys/block/loopN/loop/dio of /dev/loopN: 1, 0, or -1 when unreadable. */
+static int loop_sysfs_dio(const char *dev)
+{
+	char path[128], v[4] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%.64s/loop/dio", dev + strlen("/dev/"));
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = '\0';
+	fclose(f);
+	return v[0] == '1' ? 1 : v[0] == '0' ? 0 : -1;
+}
+
 START_TEST(image_setup_status_use_teardown)
 {
 	struct pt_env e;
@@ -101,14 +134,26 @@ START_TEST(image_setup_status_use_teardown)
 	check_partition_with_blkid(st.partitions[2].device, "xfs", "xfs",
 				   "PART_ENTRY_TYPE=0fc63daf-8483-4772-8e79-3d69d8477de4");
 
+	/* ext4 and ext2 made without lazy initialisation, the command kept */
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(strstr(st.partitions[i].mkfs_command, "lazy_itable_init=0,lazy_journal_init=0") &&
+				      strstr(st.partitions[i].mkfs_command, st.partitions[i].device),
+			      "%s: mkfs command '%s'", st.partitions[i].name, st.partitions[i].mkfs_command);
+	/* the loop device does direct I/O wherever the image's filesystem can */
+	bool direct = image_dir_does_direct_io(e.image);
+	ck_assert_int_eq(loop_sysfs_dio(st.disk), direct);
+	ck_assert_str_eq(st.loop_io, direct ? "direct" : "buffered");
+
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	for (int i = 0; i < 5; i++)
 		ck_assert_ptr_nonnull(strstr(o.out, fs_names[i]));
+	ck_assert_msg(strstr(o.out, direct ? "loop device: direct I/O" : "loop device: buffered"), "%s", o.out);
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, "--json", NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ck_assert_ptr_nonnull(strstr(o.out, "\"ok\":true"));
+	ck_assert_msg(strstr(o.out, direct ? "\"loop_io\":\"direct\"" : "\"loop_io\":\"buffered\""), "%s", o.out);
 	ft_output_free(&o);
 
 	for (int i = 0; i < 5; i++)
