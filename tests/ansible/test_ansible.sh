@@ -239,7 +239,15 @@ for i in $(seq 1500); do
 	fi
 	[ -n "$pid_a" ] && [ -n "$pid_b" ] && break
 	kill -0 "$play_pid" 2>/dev/null || { cat "$tmp/play1.log"; fail "playbook 1 ended before both hosts benchmarked"; }
-	[ "$i" -lt 1500 ] || { cat "$tmp/play1.log"; fail "no results on both hosts after 300 s"; }
+	if [ "$i" -ge 1500 ] || [ $(($(date +%s) - t0)) -gt 300 ]; then
+		# which host had nothing, and what its benchmark was doing
+		cat "$tmp/play1.log"
+		for h in hostA hostB; do
+			p=$(fslab_run_pid "$h")
+			note "$h: $(data_rows "$tmp/$h/work/lab/ext4.csv") ext4 rows; fslab run pid ${p:-none}${p:+, state $(ps -o stat= -p "$p"), wchan $(ps -o wchan= -p "$p")}"
+		done
+		fail "no results on both hosts after $(($(date +%s) - t0)) s (hostA stopped: ${pid_a:-no}, hostB stopped: ${pid_b:-no})"
+	fi
 	sleep 0.2
 done
 for h in hostA hostB; do
