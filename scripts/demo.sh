@@ -22,8 +22,15 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 # Only the fslab program: the demo needs no test framework (the tests are
 # built when Check is installed, by scripts/test.sh).
-cmake -S "$top" -B "$build" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target fslab >/dev/null
+# Quiet when it works; the whole output (which package is missing) when not.
+log=$(mktemp "${TMPDIR:-/tmp}/fslab-demo-build.XXXXXX")
+if ! { cmake -S "$top" -B "$build" && cmake --build "$build" -j"$(nproc)" --target fslab; } >"$log" 2>&1; then
+	cat "$log" >&2
+	rm -f "$log"
+	echo "demo.sh: building fslab failed (above); sh scripts/install-deps.sh installs what it needs" >&2
+	exit 1
+fi
+rm -f "$log"
 
 mkdir -p "$work"
 state=$work/state.json
