@@ -61,6 +61,8 @@ double fslab_t_two_sided_p(double t, double df)
 {
 	if (!(df > 0) || isnan(t))
 		return NAN;
+	if (df > 1e7) /* the normal limit (the continued fraction would need ~sqrt(df) terms) */
+		return erfc(fabs(t) / sqrt(2.0));
 	return st_ibeta(df / 2, 0.5, df / (df + t * t));
 }
 
@@ -68,17 +70,18 @@ double fslab_t_two_sided_p(double t, double df)
  * derivative of fslab_t_two_sided_p, Newton's slope. */
 static double st_abs_t_density(double t, double df)
 {
+	if (df > 1e7)
+		return 2 * exp(-t * t / 2) / sqrt(2 * M_PI);
 	double logc = lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * M_PI);
 
 	return 2 * exp(logc - (df + 1) / 2 * log1p(t * t / df));
 }
 
-double fslab_t975(double df)
+double fslab_t_quantile(double alpha, double df)
 {
-	const double alpha = 0.05;
 	double lo = 0, hi = 2, t;
 
-	if (!(df > 0))
+	if (!(df > 0) || !(alpha > 0) || !(alpha < 1))
 		return NAN;
 	/* bracket: the tail falls as t grows; df = 1 needs hi = 16 */
 	while (fslab_t_two_sided_p(hi, df) > alpha && hi < 1e12) {
@@ -101,6 +104,106 @@ double fslab_t975(double df)
 		t = next;
 	}
 	return t;
+}
+
+double fslab_t975(double df)
+{
+	return fslab_t_quantile(0.05, df);
+}
+
+/* Recurrence up to x >= 8, then the asymptotic series (error < 1e-12). */
+double fslab_digamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0) || isinf(x))
+		return isinf(x) && x > 0 ? INFINITY : NAN;
+	for (; x < 8; x++)
+		r -= 1 / x;
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double fslab_trigamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0))
+		return NAN;
+	if (isinf(x))
+		return 0;
+	for (; x < 8; x++)
+		r += 1 / (x * x);
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30 - f * 5 / 66))));
+}
+
+/* The derivative of the trigamma function, for Newton's step below. */
+static double st_tetragamma(double x)
+{
+	double r = 0, f;
+
+	for (; x < 8; x++)
+		r -= 2 / (x * x * x);
+	f = 1 / (x * x);
+	return r - f - f / x -
+	       f * f * (0.5 - f * (1.0 / 6 - f * (1.0 / 6 - f * (3.0 / 10 - f * 5 / 6))));
+}
+
+/* The x with trigamma(x) = y > 0: Newton's method from 0.5 + 1/y, which
+ * approaches the root from below for every y (Smyth 2004). */
+static double st_trigamma_inverse(double y)
+{
+	double x;
+
+	if (y > 1e7)
+		return 1 / sqrt(y);
+	if (y < 1e-6)
+		return 1 / y;
+	x = 0.5 + 1 / y;
+	for (int i = 0; i < 50; i++) {
+		double tri = fslab_trigamma(x), step = tri * (1 - tri / y) / st_tetragamma(x);
+
+		x += step;
+		if (-step / x < 1e-8)
+			break;
+	}
+	return x;
+}
+
+void fslab_var_prior(const double *s2, const double *df, size_t n, double *d0, double *s02)
+{
+	double sum = 0, sum2 = 0, tri = 0;
+	size_t m = 0;
+
+	*d0 = 0;
+	*s02 = NAN;
+	/* e = log s2 - digamma(df/2) + log(df/2) has mean log s02 -
+	 * digamma(d0/2) + log(d0/2) and variance trigamma(df/2) +
+	 * trigamma(d0/2): the scatter beyond the sampling noise is the prior's */
+	for (size_t i = 0; i < n; i++) {
+		if (!(s2[i] > 0) || !isfinite(s2[i]) || !(df[i] >= 1))
+			continue;
+		double e = log(s2[i]) - fslab_digamma(df[i] / 2) + log(df[i] / 2);
+
+		sum += e;
+		sum2 += e * e;
+		tri += fslab_trigamma(df[i] / 2);
+		m++;
+	}
+	if (m < 3)
+		return;
+	double mean = sum / (double)m;
+	double var = (sum2 - (double)m * mean * mean) / (double)(m - 1) - tri / (double)m;
+	if (var > 0) {
+		*d0 = 2 * st_trigamma_inverse(var);
+		*s02 = exp(mean + fslab_digamma(*d0 / 2) - log(*d0 / 2));
+	} else {
+		*d0 = INFINITY;
+		*s02 = exp(mean);
+	}
 }
 
 void fslab_mean_sd(const double *x, size_t n, double *mean, double *sd)

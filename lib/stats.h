@@ -23,6 +23,28 @@ double fslab_t_two_sided_p(double t, double df);
  * Accurate to better than 1e-6 for any df > 0; NaN when df <= 0. */
 double fslab_t975(double df);
 
+/* The two-sided quantile of Student's t: the x >= 0 with
+ * P(|T| >= x) = p, for 0 < p < 1 and df > 0 (df = INFINITY: the normal
+ * distribution).  NaN outside those ranges.  fslab_t975(df) is
+ * fslab_t_quantile(0.05, df). */
+double fslab_t_quantile(double p, double df);
+
+/* The digamma and trigamma functions (the first and second derivatives of
+ * lgamma), x > 0; NaN otherwise. */
+double fslab_digamma(double x);
+double fslab_trigamma(double x);
+
+/* An empirical-Bayes prior for n variances: s2[i] estimated with df[i]
+ * degrees of freedom, each drawn from a scaled inverse chi-square with
+ * *d0 degrees of freedom and scale *s02 (Smyth 2004, "Linear models and
+ * empirical Bayes methods for assessing differential expression", SAGMB
+ * 3(1), section 6.2: moments of log s2).  Entries with s2 <= 0, a
+ * non-finite s2 or df < 1 are left out.  *d0 is 0 (no prior) with fewer
+ * than 3 usable entries, INFINITY when the variances scatter no more than
+ * their own sampling noise; each variance is then moderated to
+ * (d0 s02 + df s2) / (d0 + df) on d0 + df degrees of freedom. */
+void fslab_var_prior(const double *s2, const double *df, size_t n, double *d0, double *s02);
+
 /* Mean and sample standard deviation (n - 1 in the denominator) of n
  * samples: *mean is NaN when n == 0, *sd NaN when n < 2. */
 void fslab_mean_sd(const double *x, size_t n, double *mean, double *sd);

@@ -90,7 +90,8 @@ static const char ht_style[] =
 	".files{color:#777}.pc{background:#ffd8a8}.fu{background:#cfe2ff}.pc.fu{background:#e0c8ff}"
 	".bad{background:#ddd;color:#900}\n"
 	".best{font-weight:bold;background:#fff;outline:2px solid #333;outline-offset:-2px}"
-	".faster{background:#c9e7c4}.slower{background:#f6cfcf}.same{background:#ececec;color:#444}"
+	".faster{background:#c9e7c4}.slower{background:#f6cfcf}.same{background:#dfe8f3;color:#234}"
+	".undecided{background:#ececec;color:#444}"
 	".nd{color:#999}\n"
 	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
 	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px;white-space:pre-wrap}"
@@ -148,7 +149,7 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	rp_html_escape(out, row->e->fs);
 	fputs("</td><td class=l>", out);
 	rp_html_escape(out, row->e->run->tag);
-	fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.median, m, sizeof(m)));
+	fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
 		fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
 	else
@@ -158,14 +159,16 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	fprintf(out, "<td>%zu</td><td>%.3f</td>", row->s.n_trials, row->ratio);
 	if (i == 0)
 		fputs("<td class=\"l best\">best</td>", out);
-	else if (d->sum->max_trials < 2) /* 1 trial: said once, in the banner */
-		fputs("<td class=l>&ndash;</td>", out);
-	else if (isnan(mc->p_adj))
-		fputs("<td class=l>untested</td>", out);
-	else
-		fprintf(out, "<td class=\"l %s\">%s (Holm), %s</td>", mc->p_adj < 0.05 ? "slower" : "same",
-			rp_fmt_p(mc->p_adj, lo, sizeof(lo)),
-			mc->p_adj < 0.05 ? "slower beyond noise" : "not distinguishable");
+	else if (!mc->cmp.tested)
+		fputs("<td class=l>not tested</td>", out);
+	else {
+		char ci[64];
+
+		fprintf(out, "<td class=\"l %s\">%s, %s (adjusted ", rp_dir_class(mc->cmp.dir),
+			rp_fmt_ratio_ci(&mc->cmp, "&ndash;", ci, sizeof(ci)), rp_dir_word(mc->cmp.dir));
+		rp_html_escape(out, rp_fmt_p(mc->cmp.p_adj, lo, sizeof(lo)));
+		fprintf(out, ")%s</td>", mc->aside ? ", set aside" : "");
+	}
 	fprintf(out, "<td>%s&ndash;%s</td><td>%zu</td><td class=l>",
 		rp_fmt_size(row->s.file_lo, a, sizeof(a)), rp_fmt_size(row->s.file_hi, b, sizeof(b)),
 		row->s.n_cells);
@@ -213,8 +216,8 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		return;
 	}
 	fputs("<div class=scroll><table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
-	      "<th>median MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
-	      "<th class=l>vs #1 (Welch, Holm-adjusted p)</th><th>plateau files</th><th>cells</th>"
+	      "<th>score MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
+	      "<th class=l>vs #1 (simultaneous interval, verdict, p)</th><th>plateau files</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < r.n; i++)
@@ -240,15 +243,16 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 		return;
 	}
 	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
-	      "<p>Plateau medians; the verdict is Welch's t-test on the per-trial "
-	      "plateau scores at 95%, uncorrected (the change matrix in the summary "
-	      "corrects for the number of comparisons).</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
+	      "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
+	      "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
+	      "has one verdict only.</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
 	      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
-	      "<th class=l>run B</th><th>B MiB/s</th><th>B/A</th><th>p</th>"
+	      "<th class=l>run B</th><th>B MiB/s</th><th>B/A [interval]</th>"
 	      "<th class=l>verdict</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_same_fs *r = &rows[i];
+		char ci[64];
 
 		fputs("<tr><td class=l>", out);
 		rp_html_escape(out, r->a->fs);
@@ -256,28 +260,19 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 		rp_html_escape(out, r->a->run->tag);
 		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
 		rp_html_escape(out, r->b->run->tag);
-		fprintf(out, "</td><td>%s</td><td>%.3f</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
-			r->median_b / r->median_a);
-		if (isnan(r->p))
-			fputs("<td>-</td>", out);
-		else
-			fprintf(out, "<td>%s</td>", rp_fmt_p(r->p, ma, sizeof(ma)) + 2);
-		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
-			isnan(r->p) ? "" : r->p < 0.05 ? "beyond" : "within", rp_verdict(r->p));
+		fprintf(out, "</td><td>%s</td><td>%s</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
+			rp_fmt_ratio_ci(&r->cmp, "&ndash;", ci, sizeof(ci)));
+		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n", rp_dir_class(r->cmp.dir),
+			rp_dir_word(r->cmp.dir));
 	}
 	fputs("</table></div></section>\n", out);
 	free(rows);
 }
 
-/* Each run's filesystems ranked among themselves, a table per run (per
- * host when runs are labelled by host), as the text report ends: per test
- * the run's best with its plateau median, then the others by their ratio
- * to it, slower beyond noise or not distinguishable (Welch's t-test at 5%,
- * uncorrected).  Partial data is left out, as in the rankings. */
 /* Run run's row of test t in rk: its best with the plateau median, then
  * the others' ratios to it.  Opens the table first when *table is false. */
-static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct rp_run *run,
-			    bool *table)
+static void ht_run_test_row(FILE *out, const struct rp_data *d, const struct rp_ranking *rk,
+			    const struct rp_run *run, bool *table)
 {
 	const struct rp_rank_row *best = NULL;
 	char rate[32];
@@ -290,7 +285,7 @@ static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct
 		if (!best) {
 			if (!*table)
 				fputs("<div class=scroll><table><tr><th class=l>test</th>"
-				      "<th class=l>best</th><th>median</th>"
+				      "<th class=l>best</th><th>score</th>"
 				      "<th class=l>the others: ratio to the best</th></tr>\n",
 				      out);
 			*table = true;
@@ -299,16 +294,18 @@ static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct
 				fslab_test_to_string(rk->test));
 			rp_html_escape(out, row->e->fs);
 			fprintf(out, "</td><td>%s</td><td class=l>",
-				rp_fmt_rate(row->s.median, rate, sizeof(rate)));
+				rp_fmt_rate(row->s.score, rate, sizeof(rate)));
 			continue;
 		}
-		double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial, best->s.n_trials,
-				      NULL);
-		fprintf(out, "<span%s>", isnan(p) ? "" : p < 0.05 ? " class=slower" : " class=same");
+		struct rp_cmp cmp;
+		char ci[64];
+
+		if (!rp_sum_pair(d->sum, rk->test, row->e->idx, best->e->idx, &cmp))
+			continue;
+		fprintf(out, "<span class=%s>", rp_dir_class(cmp.dir));
 		rp_html_escape(out, row->e->fs);
-		fprintf(out, " %.2f&times;%s</span> ",
-			best->s.median > 0 ? row->s.median / best->s.median : NAN,
-			isnan(p) ? "" : p < 0.05 ? " slower" : " not distinguishable");
+		fprintf(out, " %s %s</span> ", rp_fmt_ratio_ci(&cmp, "&ndash;", ci, sizeof(ci)),
+			rp_dir_word(cmp.dir));
 	}
 	if (best)
 		fputs("</td></tr>\n", out);
@@ -316,9 +313,9 @@ static void ht_run_test_row(FILE *out, const struct rp_ranking *rk, const struct
 
 /* Each run's filesystems ranked among themselves, a table per run (per
  * host when runs are labelled by host), as the text report ends: per test
- * the run's best with its plateau median, then the others by their ratio
- * to it, slower beyond noise or not distinguishable (Welch's t-test at 5%,
- * uncorrected).  Partial data is left out, as in the rankings. */
+ * the run's best with its score, then the others by their ratio to it with
+ * the interval and verdict of the summary's family (the pair is one of
+ * the matrix's).  Partial data is left out, as in the rankings. */
 static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	struct rp_ranking rk[FSLAB_TEST_MAX];
@@ -328,8 +325,8 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		have[t] = rp_rank_test(d, tests, t, &rk[t]);
 	fputs("<section id=\"run-rankings\"><h2>Each run's own ranking</h2>\n<p>Each run's "
 	      "filesystems ranked among themselves (per host when the runs are labelled by host): "
-	      "per test the run's best with its plateau median, then the others with their ratio "
-	      "to it; <i>slower</i> is beyond noise by Welch's t-test at 95%, uncorrected. "
+	      "per test the run's best with its score, then the others with their ratio "
+	      "to it, its interval and verdict, as in the summary's family of comparisons. "
 	      "Partial data is not ranked.</p>\n",
 	      out);
 	for (size_t r = 0; r < d->n_runs; r++) {
@@ -340,7 +337,7 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		fputs("</h3>\n", out);
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			if (have[t])
-				ht_run_test_row(out, &rk[t], &d->runs[r], &table);
+				ht_run_test_row(out, d, &rk[t], &d->runs[r], &table);
 		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
 	}
 	fputs("</section>\n", out);

@@ -63,16 +63,19 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_object_add(x, "filesystem", json_object_new_string(row->e->fs));
 		json_object_object_add(x, "run", json_object_new_string(row->e->run->tag));
 		json_object_object_add(x, "label", json_object_new_string(row->e->label));
+		json_object_object_add(x, "score_kib_s", js_num(row->s.score));
 		json_object_object_add(x, "median_kib_s", js_num(row->s.median));
 		json_object_object_add(x, "mean_kib_s", js_num(row->s.mean));
 		json_object_object_add(x, "ci95_kib_s",
 				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
 		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
-		json_object_object_add(x, "ratio_to_best", js_num(c->ratio));
-		json_object_object_add(x, "ratio_ci95", js_pair(c->ratio_lo, c->ratio_hi));
-		json_object_object_add(x, "p_vs_best", js_num(c->p));
-		json_object_object_add(x, "p_vs_best_holm", js_num(c->p_adj));
-		json_object_object_add(x, "verdict", json_object_new_string(rp_dir_word(c->dir)));
+		json_object_object_add(x, "ratio_to_best", js_num(c->cmp.ratio));
+		json_object_object_add(x, "ratio_ci95", js_pair(c->cmp.lo, c->cmp.hi));
+		json_object_object_add(x, "p_vs_best", js_num(c->cmp.p));
+		json_object_object_add(x, "p_vs_best_adjusted", js_num(c->cmp.p_adj));
+		json_object_object_add(x, "resolvable_fraction", js_num(c->cmp.resolve));
+		json_object_object_add(x, "verdict", json_object_new_string(rp_dir_word(c->cmp.dir)));
+		json_object_object_add(x, "set_aside", json_object_new_boolean(c->aside));
 		json_object_object_add(x, "plateau_file_kib",
 				       js_pair((double)row->s.file_lo, (double)row->s.file_hi));
 		json_object_object_add(x, "plateau_cells", json_object_new_int((int)row->s.n_cells));
@@ -148,11 +151,12 @@ static json_object *js_change(const struct rp_change *c)
 		if (!cc->has)
 			continue;
 		y = json_object_new_object();
-		json_object_object_add(y, "ratio", js_num(cc->ratio));
-		json_object_object_add(y, "ratio_ci95", js_pair(cc->lo, cc->hi));
-		json_object_object_add(y, "p", js_num(cc->p));
-		json_object_object_add(y, "p_holm", js_num(cc->p_adj));
-		json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->dir)));
+		json_object_object_add(y, "ratio", js_num(cc->cmp.ratio));
+		json_object_object_add(y, "ratio_ci95", js_pair(cc->cmp.lo, cc->cmp.hi));
+		json_object_object_add(y, "p", js_num(cc->cmp.p));
+		json_object_object_add(y, "p_adjusted", js_num(cc->cmp.p_adj));
+		json_object_object_add(y, "resolvable_fraction", js_num(cc->cmp.resolve));
+		json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->cmp.dir)));
 		json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
 		json_object_object_add(tt, fslab_test_to_string(t), y);
 	}
@@ -168,7 +172,15 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
 	json_object_object_add(root, "runs", js_runs(d));
 	json_object_object_add(root, "banners", js_banners(s));
-	json_object_object_add(root, "holm_comparisons", json_object_new_int((int)s->n_comparisons));
+	o = json_object_new_object();
+	json_object_object_add(o, "family_alpha", json_object_new_double(RP_FAMILY_ALPHA));
+	json_object_object_add(o, "comparisons", json_object_new_int((int)s->n_comparisons));
+	json_object_object_add(o, "change_comparisons", json_object_new_int((int)s->n_chg_comparisons));
+	json_object_object_add(o, "equivalence_fraction", json_object_new_double(s->delta));
+	json_object_object_add(o, "prior_df", isinf(s->prior.d0) ? json_object_new_string("infinite")
+								  : js_num(s->prior.d0));
+	json_object_object_add(o, "prior_log_variance", js_num(s->prior.s02));
+	json_object_object_add(root, "inference", o);
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
@@ -189,8 +201,6 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	for (size_t i = 0; i < s->n_chg; i++)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
-	json_object_object_add(root, "change_holm_comparisons",
-			       json_object_new_int((int)s->n_chg_comparisons));
 
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -542,7 +542,7 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 		return rc < 0 ? rc : -ENODATA;
 	}
 	for (size_t i = 0; i < r.n; i++) {
-		double m = r.rows[i].s.median / 1024;
+		double m = r.rows[i].s.score / 1024;
 		if (m > hi)
 			hi = m;
 		if (m > 0 && (isnan(lo) || m < lo))
@@ -552,7 +552,7 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 	fprintf(f, "$b%d << EOD\n", id);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct rp_score *sc = &r.rows[i].s;
-		double m = sc->median / 1024, elo = m, ehi = m;
+		double m = sc->score / 1024, elo = m, ehi = m;
 		int cut_hi, cut_lo;
 
 		if (!isnan(sc->ci)) {

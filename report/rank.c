@@ -115,6 +115,20 @@ static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struc
 	s->ci = rp_ci95(s->trial, s->n_trials);
 	memcpy(tmp, s->trial, s->n_trials * sizeof(double));
 	s->median = fslab_median_sort(tmp, s->n_trials);
+	/* the score the inference compares: logs of the trial scores */
+	bool positive = s->n_trials > 0;
+	for (size_t i = 0; i < s->n_trials; i++) {
+		positive &= s->trial[i] > 0;
+		tmp[i] = positive ? log(s->trial[i]) : 0;
+	}
+	if (positive) {
+		rp_mean_sd(tmp, s->n_trials, &s->lmean, &sd);
+		s->lvar = sd * sd;
+		s->score = exp(s->lmean);
+	} else { /* a zero throughput has no logarithm: described, never tested */
+		s->lmean = s->lvar = NAN;
+		s->score = s->median;
+	}
 	return 0;
 }
 
@@ -127,7 +141,7 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->median = s->mean = s->ci = NAN;
+	s->median = s->mean = s->ci = s->score = s->lmean = s->lvar = NAN;
 	if (e->test_first[t] == e->test_first[t + 1])
 		return -ENODATA;
 	r = rk_tops(e, t, &top);
@@ -155,17 +169,23 @@ void rp_score_free(struct rp_score *s)
 	s->trial = NULL;
 }
 
+/* Flagged rows (page cache, FUSE, another flag) sort below the unflagged
+ * ones when a row is unflagged and complete: a figure the device could not
+ * have produced never wins. */
 static int rk_cmp_row(const void *a, const void *b)
 {
 	const struct rp_rank_row *x = a, *y = b;
-
-	if (x->s.median != y->s.median)
-		return x->s.median > y->s.median ? -1 : 1;
+	if (x->aside != y->aside)
+		return x->aside ? 1 : -1;
+	if (x->s.score != y->s.score)
+		return x->s.score > y->s.score ? -1 : 1;
 	return strcmp(x->e->label, y->e->label);
 }
 
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 {
+	bool clean = false;
+
 	memset(r, 0, sizeof(*r));
 	r->test = t;
 	r->rows = calloc(d->n_all ? d->n_all : 1, sizeof(*r->rows));
@@ -185,8 +205,11 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 		if (rc < 0)
 			return rc;
 		row->e = d->all[i];
+		clean |= !(row->s.flags & RP_FLAGS_ASIDE) && !row->e->partial[t];
 		r->n++;
 	}
+	for (size_t i = 0; i < r->n; i++)
+		r->rows[i].aside = clean && (r->rows[i].s.flags & RP_FLAGS_ASIDE);
 	qsort(r->rows, r->n, sizeof(*r->rows), rk_cmp_row);
 	/* no crown on missing data: the best is the best complete entry; a
 	 * partial one above it is shown, not ranked */
@@ -204,10 +227,9 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct rp_rank_row *row = &r->rows[i];
 
-		row->ratio = r->rows[0].s.median > 0 ? row->s.median / r->rows[0].s.median : NAN;
-		row->p_best = i == 0 ? NAN
-				     : rp_welch_p(row->s.trial, row->s.n_trials, r->rows[0].s.trial,
-						  r->rows[0].s.n_trials, NULL);
+		row->ratio = r->rows[0].s.score > 0 ? row->s.score / r->rows[0].s.score : NAN;
+		if (row->aside && row->s.score > r->rows[0].s.score)
+			r->n_aside_faster++;
 	}
 	return 0;
 }
@@ -358,26 +380,29 @@ static void rk_text_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 			 rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false, lo,
 					sizeof(lo)),
 			 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi, sizeof(hi)));
-	double padj = d->sum ? rp_sum_cell(d->sum, t, row->e->idx)->p_adj : row->p_best;
-	if (i == 0 || (d->sum && d->sum->max_trials < 2)) /* 1 trial: said once, on top */
-		snprintf(vs, sizeof(vs), "-");
-	else if (isnan(padj))
-		snprintf(vs, sizeof(vs), "untested");
+	const struct rp_mcell *mc = d->sum ? rp_sum_cell(d->sum, t, row->e->idx) : NULL;
+	if (i == 0 || !mc || (d->sum->max_trials < 2)) /* 1 trial: said once, on top */
+		snprintf(vs, sizeof(vs), "%s", i == 0 ? "best" : "-");
+	else if (!mc->cmp.tested)
+		snprintf(vs, sizeof(vs), "not tested");
+	else if (mc->cmp.dir == RP_DIR_SLOWER || mc->cmp.dir == RP_DIR_FASTER)
+		snprintf(vs, sizeof(vs), "%s %s", rp_dir_word(mc->cmp.dir),
+			 rp_fmt_p(mc->cmp.p_adj, pb, sizeof(pb)));
 	else
-		snprintf(vs, sizeof(vs), "%s %s", rp_fmt_p(padj, pb, sizeof(pb)),
-			 padj < 0.05 ? "beyond" : "within");
+		snprintf(vs, sizeof(vs), "%s", rp_dir_word(mc->cmp.dir));
 	rk_flags(&row->s, fl, sizeof(fl));
 	if (row->s.file_lo == row->s.file_hi)
 		snprintf(pl, sizeof(pl), "%s", rp_fmt_size(row->s.file_hi, a, sizeof(a)));
 	else
 		snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 			 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
-	int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-19s %5.3f  %-18s %-9s %s", i + 1,
-			 row->e->label, rp_fmt_rate(row->s.median, m, sizeof(m)), ci, row->ratio, vs,
+	int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-17s %5.3f  %-15s %-9s %s", i + 1,
+			 row->e->label, rp_fmt_rate(row->s.score, m, sizeof(m)), ci, row->ratio, vs,
 			 pl, fl);
 	while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
 		line[--w] = '\0';
-	fprintf(out, "%s%s\n", line, row->e->partial[t] ? " partial" : "");
+	fprintf(out, "%s%s%s\n", line, row->e->partial[t] ? " partial" : "",
+		row->aside ? " aside" : "");
 }
 
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
@@ -394,8 +419,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			continue;
 		}
 		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
-		fprintf(out, "%2s  %-16s %10s  %-19s %5s  %-18s %-9s %s\n", "#", "filesystem", "median",
-			"95% CI", "ratio", "vs #1 (Welch+Holm)", "plateau", "flags");
+		fprintf(out, "%2s  %-16s %10s  %-17s %5s  %-15s %-9s %s\n", "#", "filesystem", "score",
+			"95% CI", "ratio", "vs #1 (adj. p)", "plateau", "flags");
 		for (size_t i = 0; i < r.n; i++) {
 			rk_text_row(out, d, t, i, &r.rows[i]);
 			flags |= r.rows[i].s.flags;
@@ -460,10 +485,30 @@ struct rk_rows {
 	size_t n, cap;
 };
 
+/* The one verdict of b against a in test t: the change matrix's cell when
+ * the pair is one of its columns, else the matrix family's pair (every
+ * pair of a test is in it) - never a second test of the same pair. */
+static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, enum fslab_test t, struct rp_cmp *c)
+{
+	const struct rp_summary *s = d->sum;
+
+	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_chg; i++)
+		if (s->chg[i].a == a && s->chg[i].b == b && s->chg[i].t[t].has) {
+			*c = s->chg[i].t[t].cmp;
+			return;
+		}
+	rp_sum_pair(s, t, b->idx, a->idx, c);
+}
+
 /* Entries a and b (one filesystem in two runs) in each test they both
  * have a plateau in, appended to rows.  0 or -ENOMEM. */
-static int rk_same_fs_pair(const struct rp_entry *a, const struct rp_entry *b, unsigned tests,
-			   struct rk_rows *rows)
+static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
 {
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_score sa, sb;
@@ -486,10 +531,10 @@ static int rk_same_fs_pair(const struct rp_entry *a, const struct rp_entry *b, u
 			rows->v = v;
 			rows->cap = cap;
 		}
-		rows->v[rows->n++] = (struct rp_same_fs){
-			.a = a, .b = b, .test = t, .median_a = sa.median, .median_b = sb.median,
-			.p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL),
+		rows->v[rows->n] = (struct rp_same_fs){
+			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
 		};
+		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
@@ -506,7 +551,7 @@ int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs *
 			const struct rp_entry *a = d->all[i], *b = d->all[j];
 
 			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
-				rc = rk_same_fs_pair(a, b, tests, &r);
+				rc = rk_same_fs_pair(d, a, b, tests, &r);
 		}
 	*rows = r.v;
 	*n = r.n;
@@ -517,35 +562,41 @@ void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	struct rp_same_fs *rows;
 	size_t n;
-	char ma[24], mb[24], ps[24];
+	char ma[24], mb[24];
 
 	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
 		free(rows);
 		return;
 	}
-	fputs("\n== the same filesystem in two runs (plateau median MiB/s; Welch's t-test, 95%) ==\n", out);
-	fprintf(out, "%-12s %-14s %-10s %9s %-10s %9s %7s %7s  %s\n", "filesystem", "test", "run A",
-		"A", "run B", "B", "B/A", "p", "verdict");
+	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
+	      "   interval and verdict) ==\n", out);
+	fprintf(out, "%-12s %-14s %-8s %8s %-8s %8s  %-22s %s\n", "filesystem", "test", "run A", "A",
+		"run B", "B", "B/A [interval]", "verdict");
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_same_fs *r = &rows[i];
+		char ci[64];
 
-		fprintf(out, "%-12.12s %-14s %-10.10s %9s %-10.10s %9s %7.3f %7s  %s\n", r->a->fs,
+		fprintf(out, "%-12.12s %-14s %-8.8s %8s %-8.8s %8s  %-22s %s\n", r->a->fs,
 			fslab_test_to_string(r->test), r->a->run->tag,
 			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), r->b->run->tag,
-			rp_fmt_mibs(r->median_b, mb, sizeof(mb)), r->median_b / r->median_a,
-			isnan(r->p) ? "-" : rp_fmt_p(r->p, ps, sizeof(ps)) + 2, rp_verdict(r->p));
+			rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
+			rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)), rp_dir_word(r->cmp.dir));
 	}
 	free(rows);
 }
 
 /* Each run's filesystems ranked among themselves - with runs labelled by
  * host, the per-host ranking of a lab across machines.  Per test and run:
- * the run's best with its plateau median, then the others with their
- * ratio to it and '<' (slower beyond noise, Welch's t-test at 5%, not
- * corrected for the comparisons) or '~' (not distinguishable).  Partial
- * data is left out, as in the rankings above. */
+ * the run's best with its score, then the others with their ratio to it
+ * and the summary's verdict of that pair (< slower, > faster, = equivalent,
+ * ? inconclusive; the pair is one of the matrix's family).  Partial data is
+ * left out, as in the rankings above. */
 void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
+	static const char *const marks[] = {
+		[RP_DIR_SLOWER] = " <", [RP_DIR_FASTER] = " >", [RP_DIR_EQUIVALENT] = " =",
+		[RP_DIR_INCONCLUSIVE] = " ?",
+	};
 	bool header = false;
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
@@ -560,26 +611,27 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 
 			for (size_t i = 0; i < rk.n && o < (int)sizeof(line) - 64; i++) {
 				const struct rp_rank_row *row = &rk.rows[i];
+				struct rp_cmp cmp;
 
 				if (row->e->run != &d->runs[r])
 					continue;
 				if (!best) {
 					best = row;
 					o += snprintf(line + o, sizeof(line) - (size_t)o, "1 %s %s", row->e->fs,
-						      rp_fmt_rate(row->s.median, rate, sizeof(rate)));
+						      rp_fmt_rate(row->s.score, rate, sizeof(rate)));
 					continue;
 				}
-				double p = rp_welch_p(row->s.trial, row->s.n_trials, best->s.trial,
-						      best->s.n_trials, NULL);
+				if (!d->sum || !rp_sum_pair(d->sum, t, row->e->idx, best->e->idx, &cmp))
+					continue;
 				o += snprintf(line + o, sizeof(line) - (size_t)o, ", %s %.2fx%s", row->e->fs,
-					      best->s.median > 0 ? row->s.median / best->s.median : NAN,
-					      isnan(p) ? "" : p < 0.05 ? " <" : " ~");
+					      cmp.ratio,
+					      cmp.dir <= RP_DIR_INCONCLUSIVE && marks[cmp.dir] ? marks[cmp.dir] : "");
 			}
 			if (!best)
 				continue;
 			if (!header) {
-				fputs("\n== each run's own ranking (plateau median of its best; ratio to it, < slower beyond\n"
-				      "   noise, ~ not distinguishable: Welch's t-test, 5%, uncorrected) ==\n",
+				fputs("\n== each run's own ranking (score of its best; ratio to it: < slower, > faster,\n"
+				      "   = equivalent, ? inconclusive, as in the summary's family of comparisons) ==\n",
 				      out);
 				header = true;
 			}

@@ -545,7 +545,7 @@ int fslab_report(const struct fslab_report_opts *o)
 	if (ret != 0)
 		goto done;
 	ret = FSLAB_EXIT_FAILURE;
-	if (rp_summary_build(d, tests) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
+	if (rp_summary_build(d, tests, RP_EQUIVALENCE_DEFAULT) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
 	    rpt_escape_lines(&text, &text_len) < 0) {
 		fslab_error("out of memory");
 		goto done;

@@ -29,6 +29,8 @@ enum {
 	RP_FLAG_PAGE_CACHE = 1 << 0,
 	RP_FLAG_FUSE = 1 << 1,
 	RP_FLAG_OTHER = 1 << 2,
+	/* a figure flagged so is never the best while an unflagged one exists */
+	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER,
 };
 
 struct rp_sample {
@@ -111,6 +113,9 @@ struct rp_score {
 	size_t n_trials;
 	double *trial;        /* per-trial plateau scores (malloc'd) */
 	double median, mean, ci;
+	/* the compared score: the geometric mean of the trial scores, and the
+	 * mean and variance of their logarithms (NaN: not testable) */
+	double score, lmean, lvar;
 	uint64_t file_lo, file_hi; /* plateau file size range */
 	unsigned flags;       /* union over plateau cells */
 	size_t n_flag_pc, n_flag_fuse; /* plateau cells flagged */
@@ -124,8 +129,8 @@ void rp_score_free(struct rp_score *s);
 struct rp_rank_row {
 	const struct rp_entry *e;
 	struct rp_score s;
-	double ratio;         /* to the best */
-	double p_best;        /* Welch vs #1; NaN when not testable */
+	double ratio;         /* score to the best's */
+	bool aside;           /* flagged, below the unflagged best */
 };
 
 struct rp_ranking {
@@ -137,8 +142,11 @@ struct rp_ranking {
 	/* data for this test, but partial: shown, not ranked */
 	const struct rp_entry *partial[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	size_t n_partial;
+	size_t n_aside_faster; /* flagged rows set aside though faster than the best */
 };
 
+/* Ranks the entries of test t by score: the unflagged ones first (when
+ * one with complete data exists), partial data never first. */
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
 /* rp_rank for a test of tests: true with r to free; false (nothing to
  * free) when t is not in tests or the ranking failed. */
@@ -162,17 +170,6 @@ char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len
 const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
 				      unsigned *n_failed, unsigned *n_skipped);
 
-/* "The same filesystem in two runs": entries a and b, of one filesystem
- * name in two runs, compared in one test. */
-struct rp_same_fs {
-	const struct rp_entry *a, *b;
-	enum fslab_test test;
-	double median_a, median_b; /* plateau medians */
-	double p;                  /* Welch's t-test, uncorrected; NaN: untested */
-};
-/* Every such pair (in entry order) and test of tests with a plateau on
- * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
-int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
 
 void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
@@ -183,32 +180,85 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 
 /* ---- the first screen (summary.c) ---- */
 enum rp_dir {
-	RP_DIR_NONE,     /* no data, or partial: not ranked */
+	RP_DIR_NONE,         /* no data, or partial: not ranked */
 	RP_DIR_BEST,
-	RP_DIR_FASTER,   /* change matrix: the later run is faster beyond noise */
-	RP_DIR_SLOWER,   /* slower than the best / than the first run, beyond noise */
-	RP_DIR_SAME,     /* not distinguishable from noise */
-	RP_DIR_UNTESTED, /* fewer than 2 trials on a side */
+	RP_DIR_FASTER,       /* the interval lies above 1 */
+	RP_DIR_SLOWER,       /* the interval lies below 1 */
+	RP_DIR_EQUIVALENT,   /* the interval lies inside 1 +- the equivalence margin */
+	RP_DIR_INCONCLUSIVE, /* none of these: the data cannot decide */
+	RP_DIR_UNTESTED,     /* no comparison made (fewer than 2 trials on a side) */
 };
-const char *rp_dir_word(enum rp_dir dir);  /* "slower", "not distinguishable" */
+const char *rp_dir_word(enum rp_dir dir);  /* "slower", "inconclusive", "not tested" */
 const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
+
+/* ---- the inference (infer.c) ---- */
+#define RP_FAMILY_ALPHA 0.05 /* family-wise error of each family of comparisons */
+#define RP_EQUIVALENCE_DEFAULT 0.05
+
+struct rp_prior {     /* the variances' prior (lib/stats.h fslab_var_prior) */
+	double d0, s02;  /* d0 0: none; INFINITY: every variance is s02 */
+};
+struct rp_est {       /* one entry in one test, ready to compare */
+	size_t n;        /* trials */
+	double lmean;    /* mean log trial score */
+	double s2, df;   /* moderated variance of a log trial score; NaN: not testable */
+};
+struct rp_cmp {       /* x against y: the ratio x/y */
+	bool tested;
+	double ratio;    /* of the geometric means */
+	double lo, hi;   /* simultaneous interval (NaN: not tested) */
+	double p, p_adj; /* two-sided p, and times the family's size (capped at 1) */
+	double resolve;  /* the interval's half-width as a fraction: differences
+			  * smaller than this could not have been called */
+	double df;
+	enum rp_dir dir;
+};
+/* The prior fitted to every score of s with 2 or more trials. */
+void rp_prior_fit(const struct rp_score *const *s, size_t n, struct rp_prior *p);
+/* Score s moderated by prior p (NULL: no prior). */
+void rp_est_of(const struct rp_score *s, const struct rp_prior *p, struct rp_est *e);
+bool rp_est_testable(const struct rp_est *e);
+/* x against y in a family of m comparisons at RP_FAMILY_ALPHA, with the
+ * equivalence margin delta (0.05: +-5%). */
+void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
+		struct rp_cmp *c);
+/* The verdict an interval gives: slower when hi < 1, faster when lo > 1,
+ * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
+ * without an interval. */
+enum rp_dir rp_dir_of(double lo, double hi, double delta);
+/* A bound with the decimals that keep it on its side of 1. */
+char *rp_fmt_bound(double v, char *buf, size_t len);
+/* "0.98 [0.91-1.05]" (sep between the bounds), or "0.98" untested. */
+char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len);
+
+/* "The same filesystem in two runs": entries a and b, of one filesystem
+ * name in two runs, compared in one test. */
+struct rp_same_fs {
+	const struct rp_entry *a, *b;
+	enum fslab_test test;
+	double median_a, median_b; /* plateau scores */
+	struct rp_cmp cmp;         /* b against a: the change matrix's (or the matrix's) */
+};
+/* Every such pair (in entry order) and test of tests with a plateau on
+ * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
+int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
 
 struct rp_mcell {        /* one filesystem in one test */
 	bool has;        /* ranked */
 	bool partial;    /* data, but incomplete: not ranked */
+	bool aside;      /* flagged, set aside below the unflagged best */
 	size_t rank;     /* 1-based when has */
 	size_t n_trials;
 	unsigned flags;
-	double median;   /* KiB/s */
-	double ratio, ratio_lo, ratio_hi; /* to the best; lo/hi NaN without interval */
-	double p, p_adj; /* Welch vs the best; Holm-adjusted; NaN untested */
-	enum rp_dir dir;
+	double median;   /* KiB/s: median of the trial scores */
+	double score;    /* KiB/s: their geometric mean (ranked by) */
+	struct rp_est est;
+	struct rp_cmp cmp; /* against the best; .dir BEST for the best */
 };
 
 struct rp_change_cell {
 	bool has, partial;
-	double ratio, lo, hi, p, p_adj; /* later / first run */
-	enum rp_dir dir;
+	struct rp_cmp cmp; /* later / first run */
 };
 
 struct rp_change {
@@ -222,7 +272,13 @@ struct rp_summary {
 	unsigned tests;          /* tests with ranked or partial data */
 	size_t n;                /* entries, as rp_data.all */
 	struct rp_mcell *m;      /* rp_sum_cell() */
-	size_t n_comparisons;    /* Holm family of the matrix */
+	double delta;            /* equivalence margin */
+	struct rp_prior prior;   /* of every score's variance */
+	size_t best[FSLAB_TEST_MAX]; /* index of each test's best (SIZE_MAX: none) */
+	/* the matrix's family: every pair of testable entries in every test
+	 * (the best is chosen from the data, so each pair could be the one
+	 * compared) */
+	size_t n_comparisons;
 	struct rp_change *chg;
 	size_t n_chg, n_chg_comparisons;
 	bool family_present[RP_N_FAMILIES];
@@ -235,9 +291,13 @@ struct rp_summary {
 	char fuse_names[512], incomplete_names[1024];
 };
 
-/* Rankings of every test, Holm over the matrix, verdicts, changes and
- * banners into d->sum.  0 or -ENOMEM. */
-int rp_summary_build(struct rp_data *d, unsigned tests);
+/* Rankings of every test, the matrix's intervals and verdicts, the family
+ * verdicts, changes and banners into d->sum; delta is the equivalence
+ * margin (RP_EQUIVALENCE_DEFAULT).  0 or -ENOMEM. */
+int rp_summary_build(struct rp_data *d, unsigned tests, double delta);
+/* Entry i against entry j in test t, in the matrix's family; false when
+ * either has no ranked data there. */
+bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);
 void rp_summary_free(struct rp_summary *s);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
@@ -265,12 +325,21 @@ struct rp_fam_in {
 	const char *label;
 	double score;    /* geometric mean of the ratios to the best; NaN: none */
 	bool complete;   /* data in every test of the family */
+	unsigned aside;  /* flags that set it aside (RP_FLAGS_ASIDE bits); 0: none */
 };
-/* One verdict line: the winner among complete entries, its margin over the
- * next, and in how many of n_tests the difference is beyond noise (clear);
- * tested false: say the margin is not tested. */
-void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n, size_t n_tests,
-		       unsigned clear, bool tested, char *buf, size_t len);
+/* How the runner-up fared against the winner in a family's tests. */
+struct rp_fam_calls {
+	size_t n_tests;
+	unsigned slower, faster, equivalent, inconclusive, untested;
+	double resolve;  /* the largest of the inconclusive tests' (fraction) */
+	double delta;    /* equivalence margin */
+	bool descriptive; /* small files: medians of cells, nothing tested */
+};
+/* One verdict line: the winner among complete unflagged entries, its
+ * margin over the next, and the runner-up's verdict in each test; the
+ * flagged ones set aside that would have led are named. */
+void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
+		       const struct rp_fam_calls *calls, char *buf, size_t len);
 
 void rp_text_summary(FILE *out, const struct rp_data *d);
 /* The JSON report (json.c); 0 or -1 when writing failed. */

@@ -1,13 +1,14 @@
 /* The first screen: which filesystem, for what, by how much, how sure.
  *
- * - The matrix: per test and filesystem the plateau median's ratio to the
- *   best in that test, its approximate 95% interval (delta method on the
- *   two trial-score intervals), and whether it is beyond noise: Welch's
- *   t-test against the best, p values corrected with Holm-Bonferroni over
- *   every comparison in the matrix (the family-wise error stays at 5%
- *   across the 13 tests).
+ * - The matrix: per test and filesystem the score's ratio to the best in
+ *   that test with its simultaneous interval (infer.c) and the verdict read
+ *   off that interval: slower, faster, equivalent, inconclusive.  The family
+ *   is every pair of testable entries in every test, so the family-wise
+ *   error stays at 5% across the 13 tests whichever entry the data make the
+ *   best.  A flagged entry (page cache, FUSE, ...) is never the best while
+ *   an unflagged one exists.
  * - The change matrix: the same filesystem in two runs (each later run
- *   against the first), Holm over its own comparisons.
+ *   against the first), a family of its own.
  * - One verdict line per workload family.
  * - The banners: page cache, missing data, FUSE, too few trials. */
 #include "report_priv.h"
@@ -43,66 +44,18 @@ unsigned rp_family_tests(int f)
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].tests : 0;
 }
 
-struct sm_p {
-	double p;
-	double *adj;
-};
-
-static int sm_cmp_p(const void *a, const void *b)
-{
-	const struct sm_p *x = a, *y = b;
-
-	return (x->p > y->p) - (x->p < y->p);
-}
-
-size_t rp_holm(const double *p, size_t n, double *adj)
-{
-	struct sm_p *v = malloc((n ? n : 1) * sizeof(*v));
-	size_t m = 0;
-	double run = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
-		if (!isnan(p[i]) && v)
-			v[m++] = (struct sm_p){ p[i], &adj[i] };
-	}
-	if (!v)
-		return 0;
-	qsort(v, m, sizeof(*v), sm_cmp_p);
-	for (size_t k = 0; k < m; k++) {
-		double a = fmin(1.0, (double)(m - k) * v[k].p);
-		run = fmax(run, a); /* adjusted p values never decrease */
-		*v[k].adj = run;
-	}
-	free(v);
-	return m;
-}
-
 bool rp_log_axis(double lo, double hi)
 {
 	return lo > 0 && hi > 0 && hi / lo > 10;
 }
 
-/* ratio a/b with the delta-method interval from the two half-widths. */
-static void sm_ratio(const struct rp_score *a, const struct rp_score *b, double *r, double *lo,
-		     double *hi)
-{
-	*r = b->median > 0 ? a->median / b->median : NAN;
-	*lo = *hi = NAN;
-	if (isnan(a->ci) || isnan(b->ci) || !(a->mean > 0) || !(b->mean > 0))
-		return;
-	double rel = sqrt(pow(a->ci / a->mean, 2) + pow(b->ci / b->mean, 2));
-	*lo = fmax(0, *r * (1 - rel));
-	*hi = *r * (1 + rel);
-}
-
-/* The two best complete entries of in (SIZE_MAX: none): the winner and
- * the runner-up of a family. */
+/* The two best complete entries of in that are not set aside (SIZE_MAX:
+ * none): the winner and the runner-up of a family. */
 static void sm_top_two(const struct rp_fam_in *in, size_t n, size_t *w, size_t *r)
 {
 	*w = *r = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		if (!in[i].complete || isnan(in[i].score))
+		if (!in[i].complete || isnan(in[i].score) || in[i].aside)
 			continue;
 		if (*w == SIZE_MAX || in[i].score > in[*w].score) {
 			*r = *w;
@@ -113,10 +66,79 @@ static void sm_top_two(const struct rp_fam_in *in, size_t n, size_t *w, size_t *
 	}
 }
 
-void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n, size_t n_tests,
-		       unsigned clear, bool tested, char *buf, size_t len)
+/* "page cache", "FUSE", "page cache and FUSE", "flagged" */
+static const char *sm_flag_words(unsigned f)
 {
-	char skipped[200] = "", tail[260] = "";
+	if ((f & RP_FLAG_PAGE_CACHE) && (f & RP_FLAG_FUSE))
+		return "page cache and FUSE";
+	if (f & RP_FLAG_PAGE_CACHE)
+		return "page cache";
+	if (f & RP_FLAG_FUSE)
+		return "FUSE";
+	return "flagged";
+}
+
+/* The entries set aside whose family score is above the winner's w (all
+ * of them when w is NULL), "; set aside: xfs/warm (page cache, 3.10x)". */
+static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_fam_in *w,
+			  char *buf, size_t len)
+{
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && l < len - 80; i++) {
+		if (!in[i].aside || isnan(in[i].score) || (w && !(in[i].score > w->score)))
+			continue;
+		l += (size_t)snprintf(buf + l, len - l, "%s%s (%s", l ? ", " : "; set aside: ",
+				      in[i].label, sm_flag_words(in[i].aside));
+		if (w && w->score > 0)
+			l += (size_t)snprintf(buf + l, len - l, ", %.2fx", in[i].score / w->score);
+		l += (size_t)snprintf(buf + l, len - l, ")");
+	}
+	if (l)
+		snprintf(buf + l, len - l, " - never the best while an unflagged figure exists");
+}
+
+/* "ext2 slower in 3, inconclusive in 1 of 4 tests (...)" */
+static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char *buf, size_t len)
+{
+	const struct {
+		unsigned n;
+		const char *word;
+	} part[] = {
+		{ k->slower, "slower" },      { k->faster, "faster" },
+		{ k->equivalent, "equivalent" }, { k->inconclusive, "inconclusive" },
+		{ k->untested, "not tested" },
+	};
+	size_t l = (size_t)snprintf(buf, len, "%s", runner), kinds = 0;
+
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		kinds += part[i].n > 0;
+	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]) && l < len; i++) {
+		if (!part[i].n)
+			continue;
+		if (kinds == 1)
+			l += (size_t)snprintf(buf + l, len - l, " %s in %s%zu test%s", part[i].word,
+					      k->n_tests > 1 ? "all " : "", k->n_tests,
+					      k->n_tests > 1 ? "s" : "");
+		else
+			l += (size_t)snprintf(buf + l, len - l, "%s %s in %u", done ? "," : "",
+					      part[i].word, part[i].n);
+		if (l < len && part[i].word[0] == 'e')
+			l += (size_t)snprintf(buf + l, len - l, " (within %g%%)", 100 * k->delta);
+		done++;
+	}
+	if (kinds > 1 && l < len)
+		l += (size_t)snprintf(buf + l, len - l, " of %zu tests", k->n_tests);
+	if (k->inconclusive && l < len)
+		snprintf(buf + l, len - l, "; these trials resolve only differences beyond %.0f%%",
+			 ceil(100 * k->resolve));
+}
+
+void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
+		       const struct rp_fam_calls *calls, char *buf, size_t len)
+{
+	char skipped[200] = "", tail[260] = "", aside[400], said[400];
 	size_t sl = 0, wi, ri;
 
 	for (size_t i = 0; i < n; i++)
@@ -127,32 +149,33 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		snprintf(tail, sizeof(tail), "; not judged (missing or partial data): %s", skipped);
 	sm_top_two(in, n, &wi, &ri);
 	if (wi == SIZE_MAX) {
-		snprintf(buf, len, "%s: no verdict, no filesystem has complete data%s", family, tail);
+		sm_aside_tail(in, n, NULL, aside, sizeof(aside));
+		snprintf(buf, len, "%s: no verdict, no unflagged filesystem has complete data%s%s",
+			 family, tail, aside);
 		return;
 	}
 	const struct rp_fam_in *w = &in[wi], *r = ri == SIZE_MAX ? NULL : &in[ri];
+	sm_aside_tail(in, n, w, aside, sizeof(aside));
 	if (!r) {
-		snprintf(buf, len, "%s: only %s has complete data, nothing to compare with%s", family,
-			 w->label, tail);
+		snprintf(buf, len, "%s: only %s has complete unflagged data, nothing to compare with%s%s",
+			 family, w->label, tail, aside);
 		return;
 	}
 	double margin = w->score / r->score;
-	if (!tested)
-		snprintf(buf, len, "%s: %s leads, %.2fx %s (not tested against noise: %s)%s", family,
-			 w->label, margin, r->label,
-			 n_tests ? "1 trial" : "descriptive, cell medians", tail);
-	else if (clear == 0)
-		snprintf(buf, len, "%s: %s and %s are not distinguishable (%.2fx, within noise in every test)%s",
-			 family, w->label, r->label, margin, tail);
-	else if (clear == n_tests && n_tests == 1)
-		snprintf(buf, len, "%s: %s, %.2fx %s (next best), beyond noise%s", family, w->label,
-			 margin, r->label, tail);
-	else if (clear == n_tests)
-		snprintf(buf, len, "%s: %s, %.2fx %s (next best), beyond noise in all %zu tests%s",
-			 family, w->label, margin, r->label, n_tests, tail);
-	else
-		snprintf(buf, len, "%s: %s, %.2fx %s (next best), beyond noise in %u of %zu tests%s",
-			 family, w->label, margin, r->label, clear, n_tests, tail);
+	const struct rp_fam_calls *k = calls;
+	if (k->descriptive || k->untested == k->n_tests)
+		snprintf(buf, len, "%s: %s leads, %.2fx %s (not tested: %s)%s%s", family, w->label,
+			 margin, r->label, k->descriptive ? "descriptive, cell medians" : "1 trial",
+			 tail, aside);
+	else if (k->equivalent == k->n_tests)
+		snprintf(buf, len, "%s: %s and %s are equivalent (within %g%%) in %s%zu test%s (%.2fx)%s%s",
+			 family, w->label, r->label, 100 * k->delta, k->n_tests > 1 ? "all " : "",
+			 k->n_tests, k->n_tests > 1 ? "s" : "", margin, tail, aside);
+	else {
+		sm_calls_text(r->label, k, said, sizeof(said));
+		snprintf(buf, len, "%s: %s leads, %.2fx %s (next best): %s%s%s", family, w->label,
+			 margin, r->label, said, tail, aside);
+	}
 }
 
 /* Median over the cells of test t with files up to 1 MiB of the cell
@@ -189,7 +212,9 @@ static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLA
 
 /* Entry i's score in the family of tests ft: the geometric mean of its
  * ratios to the best (small files: its small-file median to the best
- * one's, best_small); incomplete when a test has no ratio or partial data. */
+ * one's, best_small); incomplete when a test has no ratio or partial data;
+ * set aside when flagged in one of them while an unflagged entry was
+ * ranked. */
 static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct rp_data *d,
 					size_t i, unsigned ft, const double *best_small)
 {
@@ -202,10 +227,12 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 			continue;
 		const struct rp_mcell *c = rp_sum_cell(s, t, i);
 		double ratio = best_small ? sm_small_files_median(d->all[i], t) / best_small[t]
-					  : (c->has ? c->ratio : NAN);
+					  : (c->has ? c->cmp.ratio : NAN);
 
 		if (c->partial)
 			in.complete = false;
+		if (c->aside)
+			in.aside |= c->flags & RP_FLAGS_ASIDE;
 		if (isnan(ratio) || !(ratio > 0)) {
 			in.complete = false;
 			continue;
@@ -217,27 +244,43 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 	return in;
 }
 
-/* Tests of ft where the winner wi is #1 and the runner-up ri slower
- * beyond noise (Holm). */
-static unsigned sm_clear(const struct rp_summary *s, unsigned ft, size_t wi, size_t ri)
+/* The runner-up ri against the winner wi in each test of ft, in the
+ * matrix's family (every pair of a test is in it). */
+static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t ri,
+		     struct rp_fam_calls *k)
 {
-	unsigned clear = 0;
-
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_cmp c;
+
 		if (!(ft & (1u << t)))
 			continue;
-		const struct rp_mcell *cw = rp_sum_cell(s, t, wi), *cr = rp_sum_cell(s, t, ri);
-		if (cw->rank == 1 && cr->dir == RP_DIR_SLOWER)
-			clear++;
+		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested) {
+			k->untested++;
+			continue;
+		}
+		switch (c.dir) {
+		case RP_DIR_SLOWER:
+			k->slower++;
+			break;
+		case RP_DIR_FASTER:
+			k->faster++;
+			break;
+		case RP_DIR_EQUIVALENT:
+			k->equivalent++;
+			break;
+		default:
+			k->inconclusive++;
+			k->resolve = fmax(k->resolve, c.resolve);
+			break;
+		}
 	}
-	return clear;
 }
 
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries. */
 static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, struct rp_fam_in *in)
 {
-	unsigned ft = sm_families[f].tests & s->tests, clear = 0;
-	bool small = f == RP_FAMILY_SMALL, tested = !small && s->max_trials >= 2;
+	unsigned ft = sm_families[f].tests & s->tests;
+	bool small = f == RP_FAMILY_SMALL;
 	double best_small[FSLAB_TEST_MAX];
 	size_t nt = 0, wi, ri;
 	char fam[64];
@@ -251,13 +294,13 @@ static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, stru
 		sm_best_small(d, ft, best_small);
 	for (size_t i = 0; i < d->n_all; i++)
 		in[i] = sm_family_score(s, d, i, ft, small ? best_small : NULL);
+	struct rp_fam_calls k = { .n_tests = nt, .delta = s->delta, .descriptive = small };
 	sm_top_two(in, d->n_all, &wi, &ri);
 	if (wi != SIZE_MAX && ri != SIZE_MAX && !small)
-		clear = sm_clear(s, ft, wi, ri);
+		sm_calls(s, ft, wi, ri, &k);
 	snprintf(fam, sizeof(fam), "%s%s", sm_families[f].name,
 		 small ? " (files up to 1 MiB, all tests)" : "");
-	rp_family_verdict(fam, in, d->n_all, small ? 0 : nt, clear, tested, s->verdict[f],
-			  sizeof(s->verdict[f]));
+	rp_family_verdict(fam, in, d->n_all, &k, s->verdict[f], sizeof(s->verdict[f]));
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -272,13 +315,16 @@ static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
 }
 
 /* Later entry b against a (the first run's of that filesystem) in each
- * test: the ratio of plateau medians, its interval, Welch's p. */
-static void sm_change_pair(struct rp_change *c, unsigned tests)
+ * test: their estimates into est[t][0..1] (a, b); has and partial. */
+static void sm_change_pair(struct rp_change *c, unsigned tests, const struct rp_prior *prior,
+			   struct rp_est est[FSLAB_TEST_MAX][2])
 {
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_score sa, sb;
 
-		c->t[t].p = c->t[t].p_adj = NAN;
+		c->t[t].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
+					       .p_adj = NAN, .resolve = NAN, .df = NAN,
+					       .dir = RP_DIR_NONE };
 		if (!(tests & (1u << t)))
 			continue;
 		if (rp_plateau(c->a, t, &sa) < 0) {
@@ -292,49 +338,42 @@ static void sm_change_pair(struct rp_change *c, unsigned tests)
 		}
 		c->t[t].has = true;
 		c->t[t].partial = c->a->partial[t] || c->b->partial[t];
-		sm_ratio(&sb, &sa, &c->t[t].ratio, &c->t[t].lo, &c->t[t].hi);
-		c->t[t].p = rp_welch_p(sa.trial, sa.n_trials, sb.trial, sb.n_trials, NULL);
+		rp_est_of(&sa, prior, &est[t][0]);
+		rp_est_of(&sb, prior, &est[t][1]);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
 }
 
-/* Holm over the change matrix's own comparisons, and each cell's verdict. */
-static void sm_changes_holm(struct rp_summary *s)
+/* The change matrix's family: every cell with a testable pair; then each
+ * cell's interval and verdict. */
+static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_TEST_MAX][2])
 {
-	size_t n = s->n_chg * FSLAB_TEST_MAX, np = 0;
-	double *p = calloc(n + 1, sizeof(double)), *adj = malloc((n + 1) * sizeof(double));
+	size_t m = 0;
 
-	if (p && adj) {
-		for (size_t i = 0; i < s->n_chg; i++)
-			for (int t = 0; t < FSLAB_TEST_MAX; t++)
-				p[np++] = s->chg[i].t[t].has ? s->chg[i].t[t].p : NAN;
-		s->n_chg_comparisons = rp_holm(p, np, adj);
-		for (size_t k = 0; k < np; k++) {
-			struct rp_change_cell *cc = &s->chg[k / FSLAB_TEST_MAX].t[k % FSLAB_TEST_MAX];
-
-			cc->p_adj = adj[k];
-			if (!cc->has)
-				cc->dir = RP_DIR_NONE;
-			else if (isnan(cc->p_adj))
-				cc->dir = RP_DIR_UNTESTED;
-			else if (cc->p_adj >= 0.05)
-				cc->dir = RP_DIR_SAME;
-			else
-				cc->dir = cc->ratio > 1 ? RP_DIR_FASTER : RP_DIR_SLOWER;
-		}
-	}
-	free(p);
-	free(adj);
+	for (size_t i = 0; i < s->n_chg; i++)
+		for (int t = 0; t < FSLAB_TEST_MAX; t++)
+			m += s->chg[i].t[t].has && rp_est_testable(&est[i][t][0]) &&
+			     rp_est_testable(&est[i][t][1]);
+	s->n_chg_comparisons = m;
+	for (size_t i = 0; i < s->n_chg; i++)
+		for (int t = 0; t < FSLAB_TEST_MAX; t++)
+			if (s->chg[i].t[t].has)
+				rp_compare(&est[i][t][1], &est[i][t][0], m, s->delta,
+					   &s->chg[i].t[t].cmp);
 }
 
 static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 {
 	if (d->n_runs < 2)
 		return;
+	struct rp_est (*est)[FSLAB_TEST_MAX][2] = calloc(d->n_all ? d->n_all : 1, sizeof(*est));
+
 	s->chg = calloc(d->n_all ? d->n_all : 1, sizeof(*s->chg));
-	if (!s->chg)
+	if (!s->chg || !est) {
+		free(est);
 		return;
+	}
 	/* each later run's filesystem against the same name in the first run
 	 * that has it */
 	for (size_t j = 0; j < d->n_all; j++) {
@@ -348,9 +387,10 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 		struct rp_change *c = &s->chg[s->n_chg++];
 		c->a = a;
 		c->b = b;
-		sm_change_pair(c, s->tests);
+		sm_change_pair(c, s->tests, &s->prior, est[s->n_chg - 1]);
 	}
-	sm_changes_holm(s);
+	sm_changes_compare(s, est);
+	free(est);
 }
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
@@ -416,9 +456,10 @@ static void sm_trials(struct rp_summary *s, struct rp_data *d)
 		s->min_trials = 0;
 }
 
-/* Test t's column of the matrix from its ranking: rank, median, ratio to
- * the best with its interval, Welch's p against the best. */
-static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum fslab_test t)
+/* Test t's column of the matrix from its ranking: rank, scores, flags;
+ * the scores into sc (n_all per test) for the prior. */
+static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum fslab_test t,
+			   struct rp_score *sc)
 {
 	struct rp_ranking r;
 
@@ -428,86 +469,121 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 	}
 	if (r.n || r.n_partial)
 		s->tests |= 1u << t;
+	if (r.n)
+		s->best[t] = r.rows[0].e->idx;
 	for (size_t k = 0; k < r.n; k++) {
 		struct rp_mcell *c = rp_sum_cell(s, t, r.rows[k].e->idx);
 
 		c->has = true;
 		c->partial = r.rows[k].e->partial[t];
+		c->aside = r.rows[k].aside;
 		c->rank = k + 1;
 		c->median = r.rows[k].s.median;
+		c->score = r.rows[k].s.score;
 		c->flags = r.rows[k].s.flags;
 		c->n_trials = r.rows[k].s.n_trials;
-		sm_ratio(&r.rows[k].s, &r.rows[0].s, &c->ratio, &c->ratio_lo, &c->ratio_hi);
-		if (k == 0) {
-			c->ratio = 1;
-			c->ratio_lo = c->ratio_hi = NAN;
-		}
-		c->p = k ? r.rows[k].p_best : NAN;
+		/* the trial scores are not needed past this point */
+		rp_score_free(&r.rows[k].s);
+		sc[(size_t)t * s->n + r.rows[k].e->idx] = r.rows[k].s;
 	}
 	for (size_t k = 0; k < r.n_partial; k++)
 		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
 	rp_ranking_free(&r);
 }
 
-/* Holm over every p of the matrix, and each cell's verdict.  0 or
- * -ENOMEM. */
-static int sm_matrix_holm(struct rp_summary *s)
+/* The prior over every ranked score, each cell's estimate, the family's
+ * size and each cell's comparison with its test's best.  0 or -ENOMEM. */
+static int sm_matrix_compare(struct rp_summary *s, const struct rp_score *sc)
 {
-	size_t n = s->n * FSLAB_TEST_MAX;
-	double *p = calloc(n + 1, sizeof(double)), *adj = malloc((n + 1) * sizeof(double));
+	size_t n = s->n * FSLAB_TEST_MAX, np = 0;
+	const struct rp_score **ps = malloc((n ? n : 1) * sizeof(*ps));
 
-	if (!p || !adj) {
-		free(p);
-		free(adj);
+	if (!ps)
 		return -ENOMEM;
-	}
 	for (size_t k = 0; k < n; k++)
-		p[k] = s->m[k].p;
-	s->n_comparisons = rp_holm(p, n, adj);
-	for (size_t k = 0; k < n; k++) {
-		struct rp_mcell *c = &s->m[k];
+		if (s->m[k].has)
+			ps[np++] = &sc[k];
+	rp_prior_fit(ps, np, &s->prior);
+	free(ps);
+	s->n_comparisons = 0;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		size_t testable = 0;
 
-		c->p_adj = adj[k];
-		if (!c->has)
-			c->dir = RP_DIR_NONE;
-		else if (c->rank == 1)
-			c->dir = RP_DIR_BEST;
-		else if (isnan(c->p_adj))
-			c->dir = RP_DIR_UNTESTED;
-		else
-			c->dir = c->p_adj < 0.05 ? RP_DIR_SLOWER : RP_DIR_SAME;
+		for (size_t i = 0; i < s->n; i++) {
+			struct rp_mcell *c = rp_sum_cell(s, t, i);
+
+			if (!c->has)
+				continue;
+			rp_est_of(&sc[(size_t)t * s->n + i], &s->prior, &c->est);
+			testable += rp_est_testable(&c->est);
+		}
+		s->n_comparisons += testable * (testable - (testable > 0)) / 2;
 	}
-	free(p);
-	free(adj);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		for (size_t i = 0; i < s->n; i++) {
+			struct rp_mcell *c = rp_sum_cell(s, t, i);
+
+			if (!c->has) {
+				c->cmp.dir = RP_DIR_NONE;
+				continue;
+			}
+			if (c->rank == 1) /* no interval of the best against itself */
+				c->cmp = (struct rp_cmp){ .ratio = 1, .lo = NAN, .hi = NAN, .p = NAN,
+							  .p_adj = NAN, .resolve = NAN, .df = NAN,
+							  .dir = RP_DIR_BEST };
+			else
+				rp_sum_pair(s, t, i, s->best[t], &c->cmp);
+		}
 	return 0;
 }
 
-int rp_summary_build(struct rp_data *d, unsigned tests)
+bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c)
+{
+	if (t < 0 || t >= FSLAB_TEST_MAX || i >= s->n || j >= s->n)
+		return false;
+	const struct rp_mcell *x = rp_sum_cell(s, t, i), *y = rp_sum_cell(s, t, j);
+
+	if (!x->has || !y->has)
+		return false;
+	rp_compare(&x->est, &y->est, s->n_comparisons, s->delta, c);
+	return true;
+}
+
+int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 {
 	struct rp_summary *s = calloc(1, sizeof(*s));
 	size_t n = d->n_all;
+	struct rp_score *sc = NULL;
 
 	if (!s)
 		return -ENOMEM;
 	s->n = n;
+	s->delta = delta;
 	s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m));
-	if (!s->m) {
+	sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
+	if (!s->m || !sc) {
+		free(sc);
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
 	sm_trials(s, d);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		s->best[t] = SIZE_MAX;
 	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
-		s->m[k].p = s->m[k].p_adj = NAN;
-		s->m[k].ratio = s->m[k].ratio_lo = s->m[k].ratio_hi = NAN;
-		s->m[k].median = NAN;
+		s->m[k].median = s->m[k].score = NAN;
+		s->m[k].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
+					       .p_adj = NAN, .resolve = NAN, .df = NAN };
+		s->m[k].est = (struct rp_est){ 0, NAN, NAN, NAN };
 	}
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (tests & (1u << t))
-			sm_matrix_test(s, d, t);
-	if (sm_matrix_holm(s) < 0) {
+			sm_matrix_test(s, d, t, sc);
+	if (sm_matrix_compare(s, sc) < 0) {
+		free(sc);
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
+	free(sc);
 	sm_verdicts(s, d);
 	sm_changes(s, d);
 	sm_banners(s, d);
@@ -537,8 +613,9 @@ static const struct {
 	[RP_DIR_BEST] = { "best", "best" },
 	[RP_DIR_FASTER] = { "faster", "faster" },
 	[RP_DIR_SLOWER] = { "slower", "slower" },
-	[RP_DIR_SAME] = { "not distinguishable", "same" },
-	[RP_DIR_UNTESTED] = { "untested", "nd" },
+	[RP_DIR_EQUIVALENT] = { "equivalent", "same" },
+	[RP_DIR_INCONCLUSIVE] = { "inconclusive", "undecided" },
+	[RP_DIR_UNTESTED] = { "not tested", "nd" },
 };
 
 const char *rp_dir_word(enum rp_dir dir)

@@ -14,11 +14,10 @@ static const char vd_cmd_disk[] =
 /* A cell of either matrix: a ratio with its interval and verdict. */
 struct vd_cell {
 	bool has, partial;
-	enum rp_dir dir;
-	double ratio, lo, hi; /* lo, hi NaN without an interval */
-	double p_adj;         /* Holm-adjusted; NaN untested */
-	bool show_median;     /* the median on hover (the change matrix has none) */
-	double median;        /* KiB/s */
+	struct rp_cmp cmp;    /* the ratio, its interval (lo, hi NaN untested), the verdict */
+	unsigned aside;       /* flags that set it aside; 0: none */
+	bool show_score;      /* the score on hover (the change matrix has none) */
+	double score;         /* KiB/s */
 };
 
 /* One of the two matrices: its columns, their cells, the text marks. */
@@ -39,12 +38,13 @@ static struct vd_cell vd_ratio_cell(const struct rp_summary *s, int t, size_t i)
 {
 	const struct rp_mcell *c = rp_sum_cell(s, t, i);
 
-	return (struct vd_cell){ c->has, c->partial, c->dir, c->ratio, c->ratio_lo,
-				 c->ratio_hi, c->p_adj, true, c->median };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, c->aside ? c->flags & RP_FLAGS_ASIDE : 0,
+				 true, c->score };
 }
 
 static const char *const vd_ratio_marks[] = {
-	[RP_DIR_BEST] = " best", [RP_DIR_SLOWER] = " <", [RP_DIR_SAME] = " ~", [RP_DIR_UNTESTED] = NULL,
+	[RP_DIR_BEST] = " best", [RP_DIR_SLOWER] = " <", [RP_DIR_FASTER] = " >",
+	[RP_DIR_EQUIVALENT] = " =", [RP_DIR_INCONCLUSIVE] = " ?", [RP_DIR_UNTESTED] = NULL,
 };
 
 static void vd_change_label(const struct rp_data *d, size_t i, char *buf, size_t len)
@@ -58,11 +58,12 @@ static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->dir, c->ratio, c->lo, c->hi, c->p_adj, false, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, false, 0 };
 }
 
 static const char *const vd_change_marks[] = {
-	[RP_DIR_FASTER] = " +", [RP_DIR_SLOWER] = " -", [RP_DIR_SAME] = " ~", [RP_DIR_UNTESTED] = NULL,
+	[RP_DIR_FASTER] = " +", [RP_DIR_SLOWER] = " -", [RP_DIR_EQUIVALENT] = " =",
+	[RP_DIR_INCONCLUSIVE] = " ?", [RP_DIR_UNTESTED] = NULL,
 };
 
 /* ---- text ---- */
@@ -93,9 +94,12 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			s->min_trials);
 }
 
-/* "0.98 [0.91-1.05] ~" ("p" added for partial data). */
+/* "0.98 [0.91-1.05] ?" ("p" added for partial data, the flag letters for
+ * a flagged entry set aside). */
 static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const char *const *marks)
 {
+	char ci[64];
+
 	if (c->partial && !c->has) {
 		snprintf(buf, len, "partial");
 		return;
@@ -104,12 +108,10 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		snprintf(buf, len, "-");
 		return;
 	}
-	const char *mark = c->dir <= RP_DIR_UNTESTED && marks[c->dir] ? marks[c->dir] : "";
-	if (isnan(c->lo))
-		snprintf(buf, len, "%.2f%s%s", c->ratio, mark, c->partial ? " p" : "");
-	else
-		snprintf(buf, len, "%.2f [%.2f-%.2f]%s%s", c->ratio, c->lo, c->hi, mark,
-			 c->partial ? " p" : "");
+	const char *mark = c->cmp.dir <= RP_DIR_UNTESTED && marks[c->cmp.dir] ? marks[c->cmp.dir] : "";
+	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
+		 c->aside & RP_FLAG_PAGE_CACHE ? " P" : "", c->aside & RP_FLAG_FUSE ? " F" : "",
+		 c->partial ? " p" : "");
 }
 
 /* text wrapped at 96 columns, continuation lines indented by 6 */
@@ -173,9 +175,20 @@ static void vd_text_block(FILE *out, const struct rp_data *d, const struct vd_ma
 	}
 }
 
-/* Matrix m in blocks of as many columns of w as fit in 100. */
+/* Matrix m in blocks of as many columns as fit in 100; a column is as
+ * wide as its widest cell (at least w). */
 static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_matrix *m, int w)
 {
+	char cell[64];
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		for (size_t i = 0; i < m->n && (d->sum->tests & (1u << t)); i++) {
+			struct vd_cell c = m->cell(d->sum, t, i);
+
+			vd_text_cell(cell, sizeof(cell), &c, m->marks);
+			if ((int)strlen(cell) > w)
+				w = (int)strlen(cell);
+		}
 	size_t per = (100 - 14) / (size_t)(w + 1);
 
 	for (size_t c0 = 0; c0 < m->n; c0 += per)
@@ -187,33 +200,39 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 	const struct rp_summary *s = d->sum;
 	const struct vd_matrix ratios = { s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
 	const struct vd_matrix changes = { s->n_chg, vd_change_label, vd_change_cell, vd_change_marks };
-	int w = s->max_trials >= 2 ? 20 : 10;
+	int w = 10;
 
 	vd_text_banners(out, d);
 	if (!s->tests)
 		return;
 	fprintf(out, "\n== summary: ratio to the best per test (large-file plateau%s) ==\n",
-		s->max_trials >= 2 ? ", [95% CI]" : "");
+		s->n_comparisons ? ", [simultaneous 95%]" : "");
 	vd_text_matrix(out, d, &ratios, w);
-	if (s->max_trials >= 2)
-		fprintf(out, "best = fastest; < slower beyond noise, ~ not distinguishable (Welch's t-test,\n"
-			     "Holm-Bonferroni over the %zu comparisons: 5%% family-wise); p = partial data\n",
-			s->n_comparisons);
+	if (s->n_comparisons)
+		fprintf(out, "best = fastest unflagged; < slower, > faster (the interval excludes 1);\n"
+			     "= equivalent (inside +-%g%%); ? inconclusive; no mark: not tested.  Intervals\n"
+			     "hold together at 95%% over the %zu pairs of the tests (docs/report.md);\n"
+			     "P/F = page cache/FUSE, set aside; p = partial data\n",
+			100 * s->delta, s->n_comparisons);
 	else
-		fputs("best = fastest; p = partial data; 1 trial: no test against noise\n", out);
+		fputs("best = fastest unflagged; P/F = page cache/FUSE, set aside; p = partial data;\n"
+		      "not tested: no filesystem has 2 trials to compare\n", out);
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
 			vd_wrap(out, "  ", s->verdict[f]);
 	if (!s->n_chg)
 		return;
-	fprintf(out, "\n== change between runs: later / first run, plateau median%s ==\n",
-		s->max_trials >= 2 ? " [95% CI]" : "");
+	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
+		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	vd_text_matrix(out, d, &changes, w);
-	if (s->max_trials >= 2)
-		fprintf(out, "+ faster, - slower beyond noise, ~ not distinguishable (Welch's t-test, Holm\n"
-			     "over the %zu comparisons); p = partial data\n",
-			s->n_chg_comparisons);
+	if (s->n_chg_comparisons)
+		fprintf(out, "+ faster, - slower (the interval excludes 1), = equivalent (inside +-%g%%),\n"
+			     "? inconclusive; intervals hold together at 95%% over the %zu comparisons;\n"
+			     "p = partial data\n",
+			100 * s->delta, s->n_chg_comparisons);
+	else
+		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
 }
 
 /* ---- HTML ---- */
@@ -254,7 +273,7 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 }
 
 /* A matrix cell: the ratio and its interval, coloured by the verdict; the
- * verdict, median and adjusted p on hover. */
+ * verdict, score and adjusted p on hover. */
 static void vd_html_cell(FILE *out, const struct vd_cell *c)
 {
 	char buf[64];
@@ -263,14 +282,21 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 		fprintf(out, "<td class=nd>%s</td>", c->partial ? "partial" : "&ndash;");
 		return;
 	}
-	fprintf(out, "<td class=%s title=\"%s", rp_dir_class(c->dir), rp_dir_word(c->dir));
-	if (c->show_median)
-		fprintf(out, "; %s MiB/s", rp_fmt_mibs(c->median, buf, sizeof(buf)));
-	if (!isnan(c->p_adj))
-		fprintf(out, "; Holm-adjusted p %.3g", c->p_adj);
-	fprintf(out, "\">%.2f", c->ratio);
-	if (!isnan(c->lo))
-		fprintf(out, "<small> %.2f&ndash;%.2f</small>", c->lo, c->hi);
+	fprintf(out, "<td class=%s title=\"%s", rp_dir_class(c->cmp.dir), rp_dir_word(c->cmp.dir));
+	if (c->show_score)
+		fprintf(out, "; %s MiB/s", rp_fmt_mibs(c->score, buf, sizeof(buf)));
+	if (!isnan(c->cmp.p_adj))
+		fprintf(out, "; adjusted p %.3g", c->cmp.p_adj);
+	if (c->cmp.dir == RP_DIR_INCONCLUSIVE && !isnan(c->cmp.resolve))
+		fprintf(out, "; resolves only differences beyond %.0f%%", ceil(100 * c->cmp.resolve));
+	if (c->aside)
+		fprintf(out, "; set aside: %s", c->aside & RP_FLAG_PAGE_CACHE ? "page cache"
+						: c->aside & RP_FLAG_FUSE ? "FUSE" : "flagged");
+	fprintf(out, "\">%s", rp_fmt_ratio_ci(&c->cmp, "&ndash;", buf, sizeof(buf)));
+	if (c->cmp.dir != RP_DIR_BEST && c->cmp.dir != RP_DIR_NONE)
+		fprintf(out, " <small>%s</small>", rp_dir_word(c->cmp.dir));
+	if (c->aside)
+		fputs(" <small>(set aside)</small>", out);
 	if (c->partial)
 		fputs(" <small>(partial)</small>", out);
 	fputs("</td>", out);
@@ -315,14 +341,16 @@ static void vd_html_ratios(FILE *out, const struct rp_data *d)
 	fputs("</table></div>\n", out);
 	/* the legend (a caption would be squeezed to the table's width) */
 	fputs("<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
-	if (s->max_trials >= 2)
-		fprintf(out, " (95%% interval); colour: <span class=best>best</span>, "
-			     "<span class=slower>slower beyond noise</span>, <span class=same>not "
-			     "distinguishable</span> (Welch's t-test, Holm&ndash;Bonferroni over %zu "
-			     "comparisons, 5%% family-wise).",
-			s->n_comparisons);
+	if (s->n_comparisons)
+		fprintf(out, " with its interval; the intervals hold together at 95%% over the %zu "
+			     "pairs of the tests. Colour: <span class=best>best</span> (fastest "
+			     "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
+			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
+			     "flagged figure (page cache, FUSE) is set aside, never the best.",
+			s->n_comparisons, 100 * s->delta);
 	else
-		fputs(". 1 trial: no interval, no test against noise.", out);
+		fputs(". Not tested: no filesystem has 2 trials to compare.", out);
 	fputs(" Click a test for its ranking.</p>\n", out);
 }
 
@@ -344,15 +372,15 @@ static void vd_html_changes(FILE *out, const struct rp_summary *s)
 	}
 	fputs("</tr>\n", out);
 	vd_html_rows(out, s, &changes, false);
-	fputs("</table></div>\n<p class=legend>Later run / first run, plateau medians", out);
-	if (s->max_trials >= 2)
-		fprintf(out, " (95%% interval); <span class=faster>faster</span>, "
-			     "<span class=slower>slower</span> beyond noise, <span class=same>not "
-			     "distinguishable</span> (Welch's t-test, Holm&ndash;Bonferroni over %zu "
-			     "comparisons).",
-			s->n_chg_comparisons);
+	fputs("</table></div>\n<p class=legend>Later run / first run, plateau scores", out);
+	if (s->n_chg_comparisons)
+		fprintf(out, " with the interval; the intervals hold together at 95%% over %zu "
+			     "comparisons. <span class=faster>faster</span>, <span class=slower>slower"
+			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>.",
+			s->n_chg_comparisons, 100 * s->delta);
 	else
-		fputs(". 1 trial: no interval, no test against noise.", out);
+		fputs(". Not tested: no filesystem has 2 trials in both runs.", out);
 	fputs("</p>\n", out);
 }
 

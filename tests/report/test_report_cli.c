@@ -120,35 +120,50 @@ START_TEST(t_fixture_text_ranking)
 	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	/* write: btrfs 2200 MiB/s = 2.15 GiB/s, CI 2200 -+ 4.303*100/sqrt(3) =
-	 * 1952..2448 MiB/s = 1.91..2.39 GiB/s, page-cache flagged; ext4 1160
-	 * (1135..1185) = 1.13 (1.11..1.16) GiB/s, 1160/2200 = 0.527, Welch
-	 * p ~ 0.003 beyond noise; fat32 315 MiB/s from 1 trial, FUSE */
-	l = line_of(o.out, "== write ==", " 1  btrfs");
-	has(l, " 2.15 GiB/s ");
-	has(l, "1.91..2.39 GiB/s");
-	has(l, "1.000");
-	has(l, "2M-4M");
-	ck_assert_msg(l[strlen(l) - 1] == 'P', "btrfs not flagged P: %s", l);
-	l = line_of(o.out, "== write ==", " 2  ext4");
+	 * 1952..2448 MiB/s = 1.91..2.39 GiB/s, but page-cache flagged: set
+	 * aside below ext4 1160 (1135..1185) = 1.13 (1.11..1.16) GiB/s, the
+	 * best unflagged figure; btrfs's score (geometric mean of 2100, 2200,
+	 * 2300) over ext4's (1150, 1160, 1170) = 1.895, faster beyond the
+	 * simultaneous interval; fat32 315 MiB/s from 1 trial, FUSE: not
+	 * tested, never "within noise" */
+	l = line_of(o.out, "== write ==", " 1  ext4");
 	has(l, " 1.13 GiB/s ");
 	has(l, "1.11..1.16 GiB/s");
-	has(l, "0.527");
-	has(l, "p=0.006 beyond"); /* Welch p ~ 0.003, Holm over 2 comparisons */
+	has(l, "1.000  best");
+	has(l, "2M-4M");
+	l = line_of(o.out, "== write ==", " 2  btrfs");
+	has(l, " 2.15 GiB/s ");
+	has(l, "1.91..2.39 GiB/s");
+	has(l, "1.895");
+	has(l, "faster p<0.001");
+	has(l, "2M-4M");
+	has(l, " P aside");
 	l = line_of(o.out, "== write ==", " 3  fat32");
 	has(l, " 315 MiB/s ");
 	has(l, "(1 trial)");
-	has(l, "0.143");
-	has(l, "untested");
+	has(l, "0.272");
+	has(l, "not tested");
 	has(l, "1M-2M");
 	/* 1 of the run's 3 trials: partial data, ranked (not first) and marked */
-	has(l, " F partial");
-	/* read: ext4 1100 (851.6..1348) MiB/s, btrfs 1070 within noise, fat32
-	 * not ranked */
+	has(l, " F partial aside");
+	/* the matrix shows the same interval and word, and the verdict line
+	 * names ext4 and says why btrfs is not the best */
+	l = line_of(o.out, "== summary", "write ");
+	has(l, "1.90 [1.75-2.06] > P");
+	has(l, "1.00 best");
+	has(block_of(o.out, "verdicts:", "  sequential write:"), "set aside: btrfs (page cache, 1.90x)");
+	ck_assert_msg(!strstr(o.out, "within noise") && !strstr(o.out, "not distinguishable"),
+		      "words for a test never made:\n%s", o.out);
+	/* read: ext4 1100 (851.6..1348) MiB/s, btrfs 1070: 3 trials cannot
+	 * tell 3% apart (inconclusive, the interval holds 1); fat32 not
+	 * ranked */
 	l = line_of(o.out, "== read ==", " 1  ext4");
 	has(l, "0.83..1.32 GiB/s");
 	l = line_of(o.out, "== read ==", " 2  btrfs");
-	has(l, "0.973");
-	has(l, "within");
+	has(l, "0.975");
+	has(l, "inconclusive");
+	l = line_of(o.out, "== summary", "read ");
+	has(l, "0.98 [0.83-1.15] ?");
 	l = line_of(o.out, "== read ==", " -  fat32");
 	has(l, "not ranked");
 	has(o.out, "fat32: 2 failed, 0 skipped; first at 4M file, 64K records: failed: Operation not permitted");
@@ -262,7 +277,7 @@ START_TEST(t_fixture_html_and_plots)
 	has(html, "Test CPU &lt;model&gt; &amp; co"); /* escaped manifest text */
 	has(html, "noatime");
 	has(html, "device_write_kib_s");
-	has(html, "p=0.006 (Holm), slower beyond noise");
+	has(html, "1.90 [1.75&ndash;2.06], faster (adjusted p&lt;0.001), set aside");
 	has(html, "id=\"summary\"");
 	has(html, "not ranked");
 	free(html);
@@ -617,8 +632,11 @@ START_TEST(t_claims)
 		ck_assert_msg(n <= 100, "line longer than 100 columns: %.*s", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
-	/* the same filesystem in the two runs, with Welch's verdict */
-	has(line_of(o.out, "== the same filesystem in two runs", "btrfs        write"), "beyond noise");
+	/* the same filesystem in the two runs, with the change matrix's own
+	 * interval and verdict: cold btrfs writes at 0.13x its warm figure */
+	has(line_of(o.out, "== the same filesystem in two runs", "btrfs        write"), "0.14 [0.13-0.15]");
+	has(line_of(o.out, "== the same filesystem in two runs", "btrfs        write"), "slower");
+	has(line_of(o.out, "== change between runs", "write "), "0.14 [0.13-0.15] -");
 	ft_output_free(&o);
 	char *html = slurp(html_p, NULL);
 	has(html, "<section id=\"claims-2023\">");
@@ -702,10 +720,10 @@ START_TEST(t_run_rankings_html)
 	{
 		char *blk_a = strndup(ha, (size_t)(hb - ha)), *blk_b = strndup(hb, (size_t)(end - hb));
 		has(blk_a, "<td class=l>write</td><td class=\"l best\">btrfs</td>");
-		has(blk_a, "ext4 0.34&times; slower");
-		has(blk_a, "ext4 1.00&times; not distinguishable");
+		has(blk_a, "ext4 0.34 [0.33&ndash;0.35] slower");
+		has(blk_a, "ext4 1.00 [0.97&ndash;1.03] equivalent");
 		has(blk_b, "<td class=l>write</td><td class=\"l best\">ext4</td>");
-		has(blk_b, "btrfs 0.34&times; slower");
+		has(blk_b, "btrfs 0.34 [0.33&ndash;0.35] slower");
 		has(blk_b, "<td class=l>read</td>");
 		free(blk_a);
 		free(blk_b);
@@ -745,7 +763,7 @@ END_TEST
 START_TEST(t_json_and_cli)
 {
 	struct ft_output o;
-	json_object *root, *v, *w;
+	json_object *root, *v, *w, *x;
 
 	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "json", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -755,18 +773,40 @@ START_TEST(t_json_and_cli)
 	ck_assert(json_object_object_get_ex(v, "write", &v));
 	ck_assert(json_object_object_get_ex(v, "ranked", &v));
 	ck_assert_uint_eq(json_object_array_length(v), 3);
+	/* ext4 is the best unflagged figure: no interval against itself */
+	w = json_object_array_get_idx(v, 0);
+	ck_assert(json_object_object_get_ex(w, "filesystem", &x));
+	ck_assert_str_eq(json_object_get_string(x), "ext4");
+	ck_assert(json_object_object_get_ex(w, "verdict", &x));
+	ck_assert_str_eq(json_object_get_string(x), "best");
+	ck_assert(json_object_object_get_ex(w, "ratio_ci95", &x) && x == NULL);
+	/* btrfs, page cache: set aside, faster, the same interval as the text */
 	w = json_object_array_get_idx(v, 1);
-	ck_assert(json_object_object_get_ex(w, "filesystem", &v));
-	ck_assert_str_eq(json_object_get_string(v), "ext4");
-	ck_assert(json_object_object_get_ex(w, "ratio_to_best", &v));
-	ck_assert_double_eq_tol(json_object_get_double(v), 1160.0 / 2200, 1e-3);
-	ck_assert(json_object_object_get_ex(w, "p_vs_best_holm", &v));
-	ck_assert(json_object_get_double(v) < 0.05);
-	ck_assert(json_object_object_get_ex(w, "verdict", &v));
-	ck_assert_str_eq(json_object_get_string(v), "slower");
+	ck_assert(json_object_object_get_ex(w, "filesystem", &x));
+	ck_assert_str_eq(json_object_get_string(x), "btrfs");
+	ck_assert(json_object_object_get_ex(w, "set_aside", &x));
+	ck_assert(json_object_get_boolean(x));
+	ck_assert(json_object_object_get_ex(w, "ratio_to_best", &x));
+	ck_assert_double_eq_tol(json_object_get_double(x), 1.8953, 1e-3);
+	ck_assert(json_object_object_get_ex(w, "ratio_ci95", &x));
+	ck_assert_double_eq_tol(json_object_get_double(json_object_array_get_idx(x, 0)), 1.75, 0.005);
+	ck_assert_double_eq_tol(json_object_get_double(json_object_array_get_idx(x, 1)), 2.06, 0.005);
+	ck_assert(json_object_object_get_ex(w, "p_vs_best_adjusted", &x));
+	ck_assert(json_object_get_double(x) < 0.05);
+	ck_assert(json_object_object_get_ex(w, "verdict", &x));
+	ck_assert_str_eq(json_object_get_string(x), "faster");
+	/* fat32, 1 trial: not tested, and no interval */
+	w = json_object_array_get_idx(v, 2);
+	ck_assert(json_object_object_get_ex(w, "verdict", &x));
+	ck_assert_str_eq(json_object_get_string(x), "not tested");
+	ck_assert(json_object_object_get_ex(w, "p_vs_best_adjusted", &x) && x == NULL);
+	ck_assert(json_object_object_get_ex(root, "inference", &v));
+	ck_assert(json_object_object_get_ex(v, "comparisons", &x));
+	ck_assert_int_eq(json_object_get_int(x), 2);
 	ck_assert(json_object_object_get_ex(root, "verdicts", &v));
 	ck_assert(json_object_object_get_ex(v, "sequential write", &w));
-	has(json_object_get_string(w), "btrfs, 1.90x ext4");
+	has(json_object_get_string(w), "only ext4 has complete unflagged data");
+	has(json_object_get_string(w), "set aside: btrfs (page cache, 1.90x)");
 	ck_assert(json_object_object_get_ex(root, "banners", &v));
 	ck_assert(json_object_object_get_ex(v, "fuse", &w));
 	ck_assert_str_eq(json_object_get_string(w), "fat32");

@@ -128,37 +128,66 @@ START_TEST(t_fixture_plateau_and_ranking)
 	rp_score_free(&s);
 	ck_assert_int_eq(rp_plateau(find(d, "fat32"), FSLAB_TEST_READ, &s), -ENODATA);
 
-	/* write ranking: btrfs 2200 (scores 2100, 2200, 2300), ext4 1160,
-	 * fat32 315; ratios 1, 1160/2200, 315/2200; btrfs's 4M cells are
-	 * flagged page-cache. */
+	/* write ranking by score (the geometric mean of the trial scores):
+	 * btrfs 2100, 2200, 2300 is fastest but 2 of its plateau cells are
+	 * flagged page-cache, and fat32 runs through FUSE: both are set aside
+	 * below ext4 (1150, 1160, 1170), the best unflagged figure. */
 	ck_assert_int_eq(rp_rank(d, FSLAB_TEST_WRITE, &r), 0);
 	ck_assert_uint_eq(r.n, 3);
-	ck_assert_str_eq(r.rows[0].e->fs, "btrfs");
-	ck_assert_str_eq(r.rows[1].e->fs, "ext4");
+	ck_assert_str_eq(r.rows[0].e->fs, "ext4");
+	ck_assert_str_eq(r.rows[1].e->fs, "btrfs");
 	ck_assert_str_eq(r.rows[2].e->fs, "fat32");
-	ck_assert_double_eq_tol(r.rows[0].s.median, 2200 * MIB, 1e-6);
-	ck_assert_double_eq_tol(r.rows[0].s.ci, T975_2 * 100 * MIB / sqrt(3), 1e-3);
-	ck_assert_double_eq_tol(r.rows[1].ratio, 1160.0 / 2200, 1e-9);
-	ck_assert_double_eq_tol(r.rows[2].ratio, 315.0 / 2200, 1e-9);
-	ck_assert_uint_eq(r.rows[0].s.n_flag_pc, 2);
-	/* ext4 vs btrfs: means 1160 vs 2200, sds 10 and 100, n 3: Welch
-	 * t = 1040/sqrt(100/3 + 10000/3) = 17.92, df = 2.04 -> p ~ 0.003 */
-	ck_assert(r.rows[1].p_best < 0.01);
-	ck_assert(isnan(r.rows[2].p_best)); /* fat32 has 1 trial */
+	ck_assert(!r.rows[0].aside && r.rows[1].aside && r.rows[2].aside);
+	ck_assert_uint_eq(r.n_aside_faster, 1); /* btrfs */
+	double gm_b = cbrt(2100.0 * 2200 * 2300) * MIB, gm_e = cbrt(1150.0 * 1160 * 1170) * MIB;
+	ck_assert_double_eq_tol(r.rows[1].s.score, gm_b, 1e-3);
+	ck_assert_double_eq_tol(r.rows[1].s.median, 2200 * MIB, 1e-6);
+	ck_assert_double_eq_tol(r.rows[1].s.ci, T975_2 * 100 * MIB / sqrt(3), 1e-3);
+	ck_assert_double_eq_tol(r.rows[0].s.score, gm_e, 1e-3);
+	ck_assert_double_eq_tol(r.rows[1].ratio, gm_b / gm_e, 1e-9);
+	ck_assert_double_eq_tol(r.rows[2].ratio, 315 * MIB / gm_e, 1e-9);
+	ck_assert_uint_eq(r.rows[1].s.n_flag_pc, 2);
 	rp_ranking_free(&r);
 
-	/* read: ext4 1100 (1000,1100,1200) vs btrfs 1070 (1060,1070,1080):
-	 * t = 30/58.02 = 0.52, p ~ 0.66: within noise.  fat32 all failed:
-	 * listed as not ranked. */
+	/* read: ext4 1100 (1000,1100,1200) vs btrfs 1070 (1060,1070,1080);
+	 * fat32 all failed: listed as not ranked. */
 	ck_assert_int_eq(rp_rank(d, FSLAB_TEST_READ, &r), 0);
 	ck_assert_uint_eq(r.n, 2);
 	ck_assert_str_eq(r.rows[0].e->fs, "ext4");
 	ck_assert_double_eq_tol(r.rows[0].s.median, 1100 * MIB, 1e-6);
 	ck_assert_double_eq_tol(r.rows[1].s.median, 1070 * MIB, 1e-6);
-	ck_assert(r.rows[1].p_best > 0.5 && r.rows[1].p_best < 0.8);
 	ck_assert_uint_eq(r.n_unranked, 1);
 	ck_assert_str_eq(r.unranked[0]->fs, "fat32");
 	rp_ranking_free(&r);
+
+	/* the summary over both tests: 2 testable entries per test, one pair
+	 * each, so a family of 2 comparisons.  Read: ext4's trials scatter by
+	 * 9%, btrfs's by 1%, 3% apart: the interval holds 1, and is wider than
+	 * +-5%: inconclusive.  Write: btrfs set aside, yet compared: faster,
+	 * its interval above 1; fat32 (1 trial) not tested. */
+	ck_assert_int_eq(rp_summary_build(d, FSLAB_TESTS_ALL, 0.05), 0);
+	ck_assert_uint_eq(d->sum->n_comparisons, 2);
+	const struct rp_mcell *c = rp_sum_cell(d->sum, FSLAB_TEST_READ, find(d, "btrfs")->idx);
+	ck_assert_int_eq(c->cmp.dir, RP_DIR_INCONCLUSIVE);
+	ck_assert(c->cmp.lo < 1 && c->cmp.hi > 1 && (c->cmp.lo < 0.95 || c->cmp.hi > 1.05));
+	ck_assert(c->cmp.lo < c->cmp.ratio && c->cmp.ratio < c->cmp.hi);
+	c = rp_sum_cell(d->sum, FSLAB_TEST_WRITE, find(d, "ext4")->idx);
+	ck_assert_int_eq(c->cmp.dir, RP_DIR_BEST);
+	c = rp_sum_cell(d->sum, FSLAB_TEST_WRITE, find(d, "btrfs")->idx);
+	ck_assert(c->aside);
+	ck_assert_int_eq(c->cmp.dir, RP_DIR_FASTER);
+	ck_assert(c->cmp.lo > 1 && c->cmp.p_adj < 0.05);
+	c = rp_sum_cell(d->sum, FSLAB_TEST_WRITE, find(d, "fat32")->idx);
+	ck_assert(!c->cmp.tested);
+	ck_assert_int_eq(c->cmp.dir, RP_DIR_UNTESTED);
+	ck_assert_str_eq(rp_dir_word(c->cmp.dir), "not tested");
+	/* the write family verdict names ext4, not the page-cache btrfs, and
+	 * says why btrfs was set aside */
+	ck_assert_msg(strstr(d->sum->verdict[RP_FAMILY_SEQ_WRITE], "only ext4 has complete unflagged data") &&
+			      strstr(d->sum->verdict[RP_FAMILY_SEQ_WRITE], "set aside: btrfs (page cache"),
+		      "%s", d->sum->verdict[RP_FAMILY_SEQ_WRITE]);
+	rp_summary_free(d->sum);
+	d->sum = NULL;
 
 	/* manifest: device probe figures and the fuse mount reach the entries */
 	ck_assert_double_eq(find(d, "btrfs")->info.device_write_kib_s, 512000);
@@ -194,34 +223,131 @@ static const struct fslab_iozone_cell *iz_get(const struct fslab_iozone_report *
 	return NULL;
 }
 
-START_TEST(t_holm)
+START_TEST(t_quantile_and_prior)
 {
-	/* Holm's worked example: p sorted 0.01, 0.04, 0.03, 0.005 -> ascending
-	 * 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 =
-	 * 0.04, raised to 0.06: adjusted values never decrease) */
-	double p[] = { 0.01, 0.04, 0.03, 0.005, NAN }, adj[5];
+	/* two-sided quantiles from tables: t(0.995, 10) = 3.1693, t(0.9995, 5)
+	 * = 6.8688, z(0.975) = 1.959964 */
+	ck_assert_double_eq_tol(fslab_t_quantile(0.01, 10), 3.1693, 1e-4);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.001, 5), 6.8688, 1e-4);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, INFINITY), 1.959964, 1e-6);
+	ck_assert_double_eq_tol(fslab_t_two_sided_p(1.959964, INFINITY), 0.05, 1e-6);
+	ck_assert(isnan(fslab_t_quantile(0, 5)) && isnan(fslab_t_quantile(0.05, 0)));
+	/* digamma(1) = -Euler's gamma, trigamma(1) = pi^2/6, trigamma(0.5) = pi^2/2 */
+	ck_assert_double_eq_tol(fslab_digamma(1), -0.5772156649, 1e-9);
+	ck_assert_double_eq_tol(fslab_digamma(0.5), -1.9635100260, 1e-9);
+	ck_assert_double_eq_tol(fslab_trigamma(1), M_PI * M_PI / 6, 1e-9);
+	ck_assert_double_eq_tol(fslab_trigamma(0.5), M_PI * M_PI / 2, 1e-9);
 
-	ck_assert_uint_eq(rp_holm(p, 5, adj), 4);
-	ck_assert_double_eq_tol(adj[3], 0.02, 1e-12);
-	ck_assert_double_eq_tol(adj[0], 0.03, 1e-12);
-	ck_assert_double_eq_tol(adj[2], 0.06, 1e-12);
-	ck_assert_double_eq_tol(adj[1], 0.06, 1e-12);
-	ck_assert(isnan(adj[4]));
-	/* capped at 1; one test is its own correction */
-	double q[] = { 0.6, 0.7 }, qa[2];
-	ck_assert_uint_eq(rp_holm(q, 2, qa), 2);
-	ck_assert_double_eq(qa[0], 1.0);
-	ck_assert_double_eq(qa[1], 1.0);
-	double one = 0.03, oa;
-	rp_holm(&one, 1, &oa);
-	ck_assert_double_eq(oa, 0.03);
-	/* 0.03 is beyond noise alone, not among 13 such tests */
-	double many[13], ma[13];
-	for (int i = 0; i < 13; i++)
-		many[i] = 0.03;
-	rp_holm(many, 13, ma);
-	for (int i = 0; i < 13; i++)
-		ck_assert(ma[i] > 0.05);
+	double d0, s02;
+	/* variances that agree exactly: the prior is all there is (d0
+	 * infinite); with 2 df, E log s2 = log sigma2 - gamma */
+	double same[] = { 4, 4, 4, 4 }, df2[] = { 2, 2, 2, 2 };
+	fslab_var_prior(same, df2, 4, &d0, &s02);
+	ck_assert(isinf(d0));
+	ck_assert_double_eq_tol(s02, 4 * exp(0.5772156649), 1e-6);
+	/* variances scattered 100x: a weak prior */
+	double spread[] = { 0.01, 1, 100, 0.1, 10 }, df5[] = { 2, 2, 2, 2, 2 };
+	fslab_var_prior(spread, df5, 5, &d0, &s02);
+	ck_assert(d0 > 0 && d0 < 2);
+	/* fewer than 3 usable: no prior; zeros are left out */
+	double two[] = { 1, 0, 2 };
+	fslab_var_prior(two, df2, 3, &d0, &s02);
+	ck_assert_double_eq(d0, 0);
+}
+END_TEST
+
+/* An estimate of n trials with log mean lm and variance s2 on df. */
+static struct rp_est est(size_t n, double lm, double s2, double df)
+{
+	return (struct rp_est){ n, lm, s2, df };
+}
+
+START_TEST(t_compare)
+{
+	struct rp_cmp c;
+	/* 10% slower, log sd 0.02 known (df infinite), 3 trials a side, one
+	 * comparison: se = 0.02 sqrt(2/3), interval exp(log 0.9 +- 1.96 se) */
+	struct rp_est x = est(3, log(0.9), 0.0004, INFINITY), y = est(3, 0, 0.0004, INFINITY);
+	double se = 0.02 * sqrt(2.0 / 3);
+
+	rp_compare(&x, &y, 1, 0.05, &c);
+	ck_assert(c.tested);
+	ck_assert_double_eq_tol(c.ratio, 0.9, 1e-12);
+	ck_assert_double_eq_tol(c.lo, 0.9 * exp(-1.959964 * se), 1e-6);
+	ck_assert_double_eq_tol(c.hi, 0.9 * exp(1.959964 * se), 1e-6);
+	ck_assert_int_eq(c.dir, RP_DIR_SLOWER);
+	ck_assert(c.p_adj < 0.05);
+	ck_assert_double_eq_tol(c.resolve, exp(1.959964 * se) - 1, 1e-6);
+	/* the other way round: faster; among 130 comparisons the interval
+	 * widens (z(1 - 0.05/260) = 3.5504) */
+	rp_compare(&y, &x, 130, 0.05, &c);
+	ck_assert_int_eq(c.dir, RP_DIR_FASTER);
+	ck_assert_double_eq_tol(c.lo, exp(-log(0.9) - 3.5504 * se), 1e-4);
+	/* 1% apart, tight: equivalent within 5%, not within 0.5% */
+	x = est(5, log(1.01), 1e-6, INFINITY);
+	y = est(5, 0, 1e-6, INFINITY);
+	rp_compare(&x, &y, 1, 0.05, &c);
+	ck_assert_int_eq(c.dir, RP_DIR_FASTER); /* it still excludes 1 */
+	x.lmean = log(1.0001);
+	rp_compare(&x, &y, 1, 0.05, &c);
+	ck_assert_int_eq(c.dir, RP_DIR_EQUIVALENT);
+	ck_assert(c.lo >= 0.95 && c.hi <= 1.05 && c.lo < 1 && c.hi > 1);
+	rp_compare(&x, &y, 1, 0.00001, &c);
+	ck_assert_int_eq(c.dir, RP_DIR_INCONCLUSIVE);
+	/* noisy: inconclusive, and says how large a difference it could see */
+	x = est(3, log(0.95), 0.01, 2);
+	y = est(3, 0, 0.01, 2);
+	rp_compare(&x, &y, 1, 0.05, &c);
+	ck_assert_int_eq(c.dir, RP_DIR_INCONCLUSIVE);
+	ck_assert(c.resolve > 0.2);
+	/* one trial: nothing tested, no interval */
+	x = est(1, 0, NAN, NAN);
+	rp_compare(&x, &y, 1, 0.05, &c);
+	ck_assert(!c.tested && isnan(c.lo) && isnan(c.hi) && isnan(c.p_adj));
+	ck_assert_int_eq(c.dir, RP_DIR_UNTESTED);
+}
+END_TEST
+
+/* The verdict is read off the interval, so they never disagree; the
+ * adjusted p agrees with both; the interval holds the ratio; the printed
+ * bounds stay on their side of 1. */
+START_TEST(t_interval_and_verdict_agree)
+{
+	unsigned seed = 12345;
+
+	for (int i = 0; i < 20000; i++) {
+		double u[4];
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			u[k] = (double)(seed >> 8) / 16777216.0;
+		}
+		size_t n = 2 + (size_t)(u[0] * 6), m = 1 + (size_t)(u[1] * 200);
+		struct rp_est x = est(n, (u[2] - 0.5) * 0.3, 1e-5 + u[3] * u[3] * 0.01, 1 + u[0] * 40);
+		struct rp_est y = est(n, 0, 1e-5 + u[1] * u[1] * 0.01, i % 3 ? 2 + u[2] * 30 : INFINITY);
+		struct rp_cmp c;
+		char buf[64], lo[32], hi[32];
+
+		rp_compare(&x, &y, m, 0.05, &c);
+		ck_assert(c.lo <= c.ratio && c.ratio <= c.hi);
+		bool excludes = c.hi < 1 || c.lo > 1;
+		ck_assert_int_eq(c.dir == RP_DIR_SLOWER, c.hi < 1);
+		ck_assert_int_eq(c.dir == RP_DIR_FASTER, c.lo > 1);
+		if (fabs(c.p_adj - 0.05) > 1e-9)
+			ck_assert_int_eq(c.p_adj < 0.05, excludes);
+		if (c.dir == RP_DIR_EQUIVALENT)
+			ck_assert(c.lo >= 0.95 && c.hi <= 1.05);
+		/* as printed */
+		rp_fmt_ratio_ci(&c, "-", buf, sizeof(buf));
+		ck_assert_int_eq(sscanf(buf, "%*f [%31[0-9.]-%31[0-9.]]", lo, hi), 2);
+		ck_assert_int_eq(strtod(hi, NULL) < 1, c.dir == RP_DIR_SLOWER);
+		ck_assert_int_eq(strtod(lo, NULL) > 1, c.dir == RP_DIR_FASTER);
+	}
+	char b[32];
+	ck_assert_str_eq(rp_fmt_bound(0.996, b, sizeof(b)), "0.996");
+	ck_assert_str_eq(rp_fmt_bound(1.003, b, sizeof(b)), "1.003");
+	ck_assert_str_eq(rp_fmt_bound(0.9999999, b, sizeof(b)), "0.99999");
+	ck_assert_str_eq(rp_fmt_bound(0.5, b, sizeof(b)), "0.50");
+	ck_assert_str_eq(rp_fmt_bound(1, b, sizeof(b)), "1.00");
 }
 END_TEST
 
@@ -283,24 +409,37 @@ START_TEST(t_verdict_text)
 {
 	char buf[512];
 	struct rp_fam_in in[] = {
-		{ "ext4", 0.89, true }, { "xfs", 1.0, true }, { "fat32", 0.2, true }, { "btrfs", 1.3, false },
+		{ "ext4", 0.89, true, 0 }, { "xfs", 1.0, true, 0 }, { "fat32", 0.2, true, 0 },
+		{ "btrfs", 1.3, false, 0 }, { "xfs/warm", 3.1, true, RP_FLAG_PAGE_CACHE },
 	};
+	struct rp_fam_calls k = { .n_tests = 4, .slower = 4, .delta = 0.05 };
 
 	/* winner among complete entries; btrfs is faster but partial: not judged */
-	rp_family_verdict("sequential write", in, 4, 4, 4, true, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "sequential write: xfs, 1.12x ext4 (next best), beyond noise in all 4 tests; "
+	rp_family_verdict("sequential write", in, 4, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sequential write: xfs leads, 1.12x ext4 (next best): ext4 slower in all 4 tests; "
 			      "not judged (missing or partial data): btrfs");
-	rp_family_verdict("sequential read", in, 3, 4, 2, true, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "sequential read: xfs, 1.12x ext4 (next best), beyond noise in 2 of 4 tests");
-	rp_family_verdict("random", in, 3, 5, 0, true, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "random: xfs and ext4 are not distinguishable (1.12x, within noise in every test)");
-	rp_family_verdict("random", in, 3, 5, 0, false, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "random: xfs leads, 1.12x ext4 (not tested against noise: 1 trial)");
-	rp_family_verdict("random", in + 1, 1, 5, 0, true, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "random: only xfs has complete data, nothing to compare with");
-	rp_family_verdict("random", in + 3, 1, 5, 0, true, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "random: no verdict, no filesystem has complete data; "
+	k = (struct rp_fam_calls){ .n_tests = 4, .slower = 2, .inconclusive = 2, .resolve = 0.071, .delta = 0.05 };
+	rp_family_verdict("sequential read", in, 3, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sequential read: xfs leads, 1.12x ext4 (next best): ext4 slower in 2, "
+			      "inconclusive in 2 of 4 tests; these trials resolve only differences beyond 8%");
+	k = (struct rp_fam_calls){ .n_tests = 5, .equivalent = 5, .delta = 0.05 };
+	rp_family_verdict("random", in, 3, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: xfs and ext4 are equivalent (within 5%) in all 5 tests (1.12x)");
+	/* nothing compared: "not tested", never "within noise" */
+	k = (struct rp_fam_calls){ .n_tests = 5, .untested = 5, .delta = 0.05 };
+	rp_family_verdict("random", in, 3, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: xfs leads, 1.12x ext4 (not tested: 1 trial)");
+	rp_family_verdict("random", in + 1, 1, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: only xfs has complete unflagged data, nothing to compare with");
+	rp_family_verdict("random", in + 3, 1, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "random: no verdict, no unflagged filesystem has complete data; "
 			      "not judged (missing or partial data): btrfs");
+	/* a page-cache figure faster than the winner is set aside and named */
+	k = (struct rp_fam_calls){ .n_tests = 1, .slower = 1, .delta = 0.05 };
+	rp_family_verdict("sequential write", in, 5, &k, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sequential write: xfs leads, 1.12x ext4 (next best): ext4 slower in 1 test; "
+			      "not judged (missing or partial data): btrfs; set aside: xfs/warm (page cache, "
+			      "3.10x) - never the best while an unflagged figure exists");
 }
 END_TEST
 
@@ -416,7 +555,9 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_median_mean_ci);
 	tcase_add_test(tc, t_welch);
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
-	tcase_add_test(tc, t_holm);
+	tcase_add_test(tc, t_quantile_and_prior);
+	tcase_add_test(tc, t_compare);
+	tcase_add_test(tc, t_interval_and_verdict_agree);
 	tcase_add_test(tc, t_log_axis_rule);
 	tcase_add_test(tc, t_verdict_text);
 	tcase_add_test(tc, t_tic_layout_rule);
