@@ -186,7 +186,8 @@ static void exec_child_free(struct exec_child *c)
 }
 
 /* The child's world as fslab_exec_run_opts promises it: stdin /dev/null,
- * stdout the log (or /dev/null), stderr the pipe, the working directory;
+ * stdout the log (or /dev/null), stderr the pipe, no other descriptor, the
+ * working directory;
  * its own process group if asked; SIGINT, SIGTERM and SIGPIPE back to
  * their defaults and no signal blocked (fslab's own handling must not leak
  * in).  posix_spawn's error number, or 0. */
@@ -221,6 +222,12 @@ static int exec_spawn(const struct exec_child *c, const char *const argv[], bool
 		e = posix_spawn_file_actions_adddup2(&fa, c->errpipe[1], STDERR_FILENO);
 	if (!e && c->cwdfd >= 0)
 		e = posix_spawn_file_actions_addfchdir_np(&fa, c->cwdfd);
+	/* Nothing else of ours or of our caller's: a descriptor fslab was
+	 * given without close-on-exec (a caller's flock, the pipe of a shell's
+	 * $(...)) would otherwise live on in a child that outlives fslab (the
+	 * FUSE daemon), holding the lock or keeping the caller waiting. */
+	if (!e)
+		e = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	if (!e)
 		e = posix_spawnattr_setflags(&at, flags);
 	if (!e)

@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -50,6 +51,32 @@ START_TEST(exit_status_is_reported)
 
 	ck_assert_int_eq(fslab_exec_run(argv, NULL, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 3);
+}
+END_TEST
+
+/* A descriptor fslab holds without close-on-exec (a caller's flock, the
+ * pipe of a shell's $(...)) does not reach the child: a FUSE daemon that
+ * outlives fslab would hold the caller's lock or keep its $(...) waiting.
+ * The child sees its stdin, stdout and stderr, nothing else. */
+START_TEST(child_inherits_only_stdio)
+{
+	const char *argv[] = { "/bin/sh", "-c", "cd /proc/self/fd && echo * >&2", NULL };
+	struct fslab_exec_result res;
+	int fd = open("/dev/null", O_RDONLY); /* no O_CLOEXEC, as a caller's would be */
+	int moved;
+
+	ck_assert_int_ge(fd, 0);
+	moved = fcntl(fd, F_DUPFD, 37); /* not 3: a high one, as a shell's is */
+	ck_assert_int_ge(moved, 37);
+	close(fd);
+	ck_assert_int_eq(fslab_exec_run(argv, NULL, 0, &res), 0);
+	close(moved);
+	ck_assert_int_eq(res.exit_status, 0);
+	/* the shell's own descriptors: 0, 1, 2, and the one its glob reads
+	 * the directory with */
+	char *save = NULL;
+	for (char *w = strtok_r(res.stderr_tail, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+		ck_assert_msg(atoi(w) <= 3, "the child inherited descriptor %s", w);
 }
 END_TEST
 
@@ -316,5 +343,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, env_words_are_added_and_replace);
 	tcase_add_test(tc, concurrent_calls_from_threads);
 	tcase_add_test(tc, find_tool_honours_fslab_tool_path);
+	tcase_add_test(tc, child_inherits_only_stdio);
 	return ft_suite_run(s, argc, argv);
 }
