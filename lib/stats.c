@@ -154,7 +154,7 @@ static double st_tetragamma(double x)
 
 /* The x with trigamma(x) = y > 0: Newton's method from 0.5 + 1/y, which
  * approaches the root from below for every y (Smyth 2004). */
-static double st_trigamma_inverse(double y)
+double fslab_trigamma_inverse(double y)
 {
 	double x;
 
@@ -173,7 +173,8 @@ static double st_trigamma_inverse(double y)
 	return x;
 }
 
-void fslab_var_prior(const double *s2, const double *df, size_t n, double *d0, double *s02)
+void fslab_var_prior(const double *s2, const double *df, size_t n, double z, double *d0,
+		     double *s02)
 {
 	double sum = 0, sum2 = 0, tri = 0;
 	size_t m = 0;
@@ -196,9 +197,11 @@ void fslab_var_prior(const double *s2, const double *df, size_t n, double *d0, d
 	if (m < 3)
 		return;
 	double mean = sum / (double)m;
-	double var = (sum2 - (double)m * mean * mean) / (double)(m - 1) - tri / (double)m;
-	if (var > 0) {
-		*d0 = 2 * st_trigamma_inverse(var);
+	double var = (sum2 - (double)m * mean * mean) / (double)(m - 1);
+	/* the sample variance's standard error is about var sqrt(2 / (m - 1)) */
+	double excess = var * (1 + z * sqrt(2.0 / (double)(m - 1))) - tri / (double)m;
+	if (excess > 0) {
+		*d0 = 2 * fslab_trigamma_inverse(excess);
 		*s02 = exp(mean + fslab_digamma(*d0 / 2) - log(*d0 / 2));
 	} else {
 		*d0 = INFINITY;

@@ -33,17 +33,23 @@ double fslab_t_quantile(double p, double df);
  * lgamma), x > 0; NaN otherwise. */
 double fslab_digamma(double x);
 double fslab_trigamma(double x);
+/* The x > 0 with fslab_trigamma(x) = y, for y > 0. */
+double fslab_trigamma_inverse(double y);
 
 /* An empirical-Bayes prior for n variances: s2[i] estimated with df[i]
  * degrees of freedom, each drawn from a scaled inverse chi-square with
  * *d0 degrees of freedom and scale *s02 (Smyth 2004, "Linear models and
  * empirical Bayes methods for assessing differential expression", SAGMB
- * 3(1), section 6.2: moments of log s2).  Entries with s2 <= 0, a
- * non-finite s2 or df < 1 are left out.  *d0 is 0 (no prior) with fewer
- * than 3 usable entries, INFINITY when the variances scatter no more than
- * their own sampling noise; each variance is then moderated to
- * (d0 s02 + df s2) / (d0 + df) on d0 + df degrees of freedom. */
-void fslab_var_prior(const double *s2, const double *df, size_t n, double *d0, double *s02);
+ * 3(1), section 6.2: moments of log s2).  z > 0 takes the variances'
+ * scatter z standard errors above its estimate (a smaller d0: a prior
+ * trusted only as far as the data support it); z = 0 is Smyth's.  Entries
+ * with s2 <= 0, a non-finite s2 or df < 1 are left out.  *d0 is 0 (no
+ * prior) with fewer than 3 usable entries, INFINITY when the variances
+ * scatter no more than their own sampling noise; each variance is then
+ * moderated to (d0 s02 + df s2) / (d0 + df) on d0 + df degrees of
+ * freedom. */
+void fslab_var_prior(const double *s2, const double *df, size_t n, double z, double *d0,
+		     double *s02);
 
 /* Mean and sample standard deviation (n - 1 in the denominator) of n
  * samples: *mean is NaN when n == 0, *sd NaN when n < 2. */

@@ -195,13 +195,41 @@ const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 #define RP_FAMILY_ALPHA 0.05 /* family-wise error of each family of comparisons */
 #define RP_EQUIVALENCE_DEFAULT 0.05
 
-struct rp_prior {     /* the variances' prior (lib/stats.h fslab_var_prior) */
-	double d0, s02;  /* d0 0: none; INFINITY: every variance is s02 */
+/* The variance model (infer.c): entries are grouped in pools (one test of
+ * one run: the filesystems measured together, in the same trials); a
+ * pool's variance is its entries' pooled, each scaled by its filesystem's
+ * noise factor (1 unless a filesystem is noisier than the others across
+ * its tests), moderated towards a prior common to every pool (Smyth 2004)
+ * but never below the pool's own.  An entry's variance is its pool's times
+ * its factor. */
+#define RP_VM_MAX_POOLS (FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX)
+#define RP_VM_MAX_KEYS (FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4)
+#define RP_VM_PRIOR_Z 1.645 /* the prior's spread taken at its one-sided 95% bound */
+struct rp_vm_in {
+	const struct rp_score *s;
+	size_t pool;     /* rp_pool() */
+	size_t key;      /* the entry (rp_entry.idx): its noise factor */
 };
+struct rp_varmodel {
+	size_t n_pools;
+	double dfp[RP_VM_MAX_POOLS]; /* each pool's own degrees of freedom (0: none) */
+	double v[RP_VM_MAX_POOLS];   /* its moderated variance of a log trial score */
+	double dfm[RP_VM_MAX_POOLS]; /* on these degrees of freedom */
+	double d0, s02;   /* the pools' prior: 0 none; capped at the pooled df */
+	double factor[RP_VM_MAX_KEYS]; /* each entry's noise factor */
+	double fvar[RP_VM_MAX_KEYS];   /* the posterior variance of its logarithm */
+	double fs_spread; /* variance of the filesystems' log noise beyond chance */
+};
+void rp_varmodel_fit(const struct rp_vm_in *in, size_t n, size_t n_pools, struct rp_varmodel *vm);
 struct rp_est {       /* one entry in one test, ready to compare */
 	size_t n;        /* trials */
 	double lmean;    /* mean log trial score */
-	double s2, df;   /* moderated variance of a log trial score; NaN: not testable */
+	double s2;       /* variance of a log trial score; NaN: not testable */
+	/* s2 = shared + own: shared is its pool's variance (weighted), known
+	 * to shared_df degrees of freedom and common to the pool's entries;
+	 * own the entry's own (weighted), to own_df */
+	double shared, shared_df, own_df;
+	size_t pool;     /* SIZE_MAX: in no pool */
 };
 struct rp_cmp {       /* x against y: the ratio x/y */
 	bool tested;
@@ -211,12 +239,13 @@ struct rp_cmp {       /* x against y: the ratio x/y */
 	double resolve;  /* the interval's half-width as a fraction: differences
 			  * smaller than this could not have been called */
 	double df;
+	double delta;    /* the equivalence margin it was judged with */
 	enum rp_dir dir;
 };
-/* The prior fitted to every score of s with 2 or more trials. */
-void rp_prior_fit(const struct rp_score *const *s, size_t n, struct rp_prior *p);
-/* Score s moderated by prior p (NULL: no prior). */
-void rp_est_of(const struct rp_score *s, const struct rp_prior *p, struct rp_est *e);
+/* Score s of entry key in pool pool, ready to compare (vm NULL: its own
+ * variance). */
+void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t pool, size_t key,
+	       struct rp_est *e);
 bool rp_est_testable(const struct rp_est *e);
 /* x against y in a family of m comparisons at RP_FAMILY_ALPHA, with the
  * equivalence margin delta (0.05: +-5%). */
@@ -226,8 +255,9 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
  * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
  * without an interval. */
 enum rp_dir rp_dir_of(double lo, double hi, double delta);
-/* A bound with the decimals that keep it on its side of 1. */
-char *rp_fmt_bound(double v, char *buf, size_t len);
+/* A bound with the decimals that keep it on its side of 1 and of the
+ * margin 1 +- delta. */
+char *rp_fmt_bound(double v, double delta, char *buf, size_t len);
 /* "0.98 [0.91-1.05]" (sep between the bounds), or "0.98" untested. */
 char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len);
 
@@ -273,7 +303,7 @@ struct rp_summary {
 	size_t n;                /* entries, as rp_data.all */
 	struct rp_mcell *m;      /* rp_sum_cell() */
 	double delta;            /* equivalence margin */
-	struct rp_prior prior;   /* of every score's variance */
+	struct rp_varmodel *vm;  /* every score's variance */
 	size_t best[FSLAB_TEST_MAX]; /* index of each test's best (SIZE_MAX: none) */
 	/* the matrix's family: every pair of testable entries in every test
 	 * (the best is chosen from the data, so each pair could be the one
@@ -295,6 +325,8 @@ struct rp_summary {
  * verdicts, changes and banners into d->sum; delta is the equivalence
  * margin (RP_EQUIVALENCE_DEFAULT).  0 or -ENOMEM. */
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta);
+/* The variance pool of entry e in test t: its run's test. */
+size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t);
 /* Entry i against entry j in test t, in the matrix's family; false when
  * either has no ranked data there. */
 bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);

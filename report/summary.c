@@ -316,8 +316,8 @@ static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
 
 /* Later entry b against a (the first run's of that filesystem) in each
  * test: their estimates into est[t][0..1] (a, b); has and partial. */
-static void sm_change_pair(struct rp_change *c, unsigned tests, const struct rp_prior *prior,
-			   struct rp_est est[FSLAB_TEST_MAX][2])
+static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigned tests,
+			   const struct rp_varmodel *vm, struct rp_est est[FSLAB_TEST_MAX][2])
 {
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_score sa, sb;
@@ -338,8 +338,8 @@ static void sm_change_pair(struct rp_change *c, unsigned tests, const struct rp_
 		}
 		c->t[t].has = true;
 		c->t[t].partial = c->a->partial[t] || c->b->partial[t];
-		rp_est_of(&sa, prior, &est[t][0]);
-		rp_est_of(&sb, prior, &est[t][1]);
+		rp_est_of(&sa, vm, rp_pool(d, c->a, t), c->a->idx, &est[t][0]);
+		rp_est_of(&sb, vm, rp_pool(d, c->b, t), c->b->idx, &est[t][1]);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
@@ -387,7 +387,7 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 		struct rp_change *c = &s->chg[s->n_chg++];
 		c->a = a;
 		c->b = b;
-		sm_change_pair(c, s->tests, &s->prior, est[s->n_chg - 1]);
+		sm_change_pair(d, c, s->tests, s->vm, est[s->n_chg - 1]);
 	}
 	sm_changes_compare(s, est);
 	free(est);
@@ -491,20 +491,30 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 	rp_ranking_free(&r);
 }
 
-/* The prior over every ranked score, each cell's estimate, the family's
- * size and each cell's comparison with its test's best.  0 or -ENOMEM. */
-static int sm_matrix_compare(struct rp_summary *s, const struct rp_score *sc)
+size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
+{
+	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
+}
+
+/* The variance model over every ranked score, each cell's estimate, the
+ * family's size and each cell's comparison with its test's best.  0 or
+ * -ENOMEM. */
+static int sm_matrix_compare(struct rp_summary *s, const struct rp_data *d, const struct rp_score *sc)
 {
 	size_t n = s->n * FSLAB_TEST_MAX, np = 0;
-	const struct rp_score **ps = malloc((n ? n : 1) * sizeof(*ps));
+	struct rp_vm_in *in = malloc((n ? n : 1) * sizeof(*in));
 
-	if (!ps)
+	s->vm = malloc(sizeof(*s->vm));
+	if (!in || !s->vm) {
+		free(in);
 		return -ENOMEM;
+	}
 	for (size_t k = 0; k < n; k++)
 		if (s->m[k].has)
-			ps[np++] = &sc[k];
-	rp_prior_fit(ps, np, &s->prior);
-	free(ps);
+			in[np++] = (struct rp_vm_in){ &sc[k], rp_pool(d, d->all[k % s->n], (int)(k / s->n)),
+						      k % s->n };
+	rp_varmodel_fit(in, np, d->n_runs * FSLAB_TEST_MAX, s->vm);
+	free(in);
 	s->n_comparisons = 0;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		size_t testable = 0;
@@ -514,7 +524,7 @@ static int sm_matrix_compare(struct rp_summary *s, const struct rp_score *sc)
 
 			if (!c->has)
 				continue;
-			rp_est_of(&sc[(size_t)t * s->n + i], &s->prior, &c->est);
+			rp_est_of(&sc[(size_t)t * s->n + i], s->vm, rp_pool(d, d->all[i], t), i, &c->est);
 			testable += rp_est_testable(&c->est);
 		}
 		s->n_comparisons += testable * (testable - (testable > 0)) / 2;
@@ -573,12 +583,13 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->m[k].median = s->m[k].score = NAN;
 		s->m[k].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 					       .p_adj = NAN, .resolve = NAN, .df = NAN };
-		s->m[k].est = (struct rp_est){ 0, NAN, NAN, NAN };
+		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .shared_df = INFINITY,
+					       .own_df = NAN, .pool = SIZE_MAX };
 	}
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (tests & (1u << t))
 			sm_matrix_test(s, d, t, sc);
-	if (sm_matrix_compare(s, sc) < 0) {
+	if (sm_matrix_compare(s, d, sc) < 0) {
 		free(sc);
 		rp_summary_free(s);
 		return -ENOMEM;
@@ -597,6 +608,7 @@ void rp_summary_free(struct rp_summary *s)
 		return;
 	free(s->m);
 	free(s->chg);
+	free(s->vm);
 	free(s);
 }
 

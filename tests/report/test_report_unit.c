@@ -242,16 +242,20 @@ START_TEST(t_quantile_and_prior)
 	/* variances that agree exactly: the prior is all there is (d0
 	 * infinite); with 2 df, E log s2 = log sigma2 - gamma */
 	double same[] = { 4, 4, 4, 4 }, df2[] = { 2, 2, 2, 2 };
-	fslab_var_prior(same, df2, 4, &d0, &s02);
+	fslab_var_prior(same, df2, 4, 0, &d0, &s02);
 	ck_assert(isinf(d0));
 	ck_assert_double_eq_tol(s02, 4 * exp(0.5772156649), 1e-6);
 	/* variances scattered 100x: a weak prior */
 	double spread[] = { 0.01, 1, 100, 0.1, 10 }, df5[] = { 2, 2, 2, 2, 2 };
-	fslab_var_prior(spread, df5, 5, &d0, &s02);
+	fslab_var_prior(spread, df5, 5, 0, &d0, &s02);
 	ck_assert(d0 > 0 && d0 < 2);
+	/* the cautious bound trusts the prior less */
+	double d0z;
+	fslab_var_prior(spread, df5, 5, 1.645, &d0z, &s02);
+	ck_assert(d0z < d0);
 	/* fewer than 3 usable: no prior; zeros are left out */
 	double two[] = { 1, 0, 2 };
-	fslab_var_prior(two, df2, 3, &d0, &s02);
+	fslab_var_prior(two, df2, 3, 0, &d0, &s02);
 	ck_assert_double_eq(d0, 0);
 }
 END_TEST
@@ -259,7 +263,8 @@ END_TEST
 /* An estimate of n trials with log mean lm and variance s2 on df. */
 static struct rp_est est(size_t n, double lm, double s2, double df)
 {
-	return (struct rp_est){ n, lm, s2, df };
+	return (struct rp_est){ .n = n, .lmean = lm, .s2 = s2, .shared = 0, .shared_df = INFINITY,
+				.own_df = df, .pool = SIZE_MAX };
 }
 
 START_TEST(t_compare)
@@ -339,15 +344,22 @@ START_TEST(t_interval_and_verdict_agree)
 		/* as printed */
 		rp_fmt_ratio_ci(&c, "-", buf, sizeof(buf));
 		ck_assert_int_eq(sscanf(buf, "%*f [%31[0-9.]-%31[0-9.]]", lo, hi), 2);
-		ck_assert_int_eq(strtod(hi, NULL) < 1, c.dir == RP_DIR_SLOWER);
-		ck_assert_int_eq(strtod(lo, NULL) > 1, c.dir == RP_DIR_FASTER);
+		double plo = strtod(lo, NULL), phi = strtod(hi, NULL);
+		ck_assert_int_eq(phi < 1, c.dir == RP_DIR_SLOWER);
+		ck_assert_int_eq(plo > 1, c.dir == RP_DIR_FASTER);
+		if (plo <= 1 && phi >= 1)
+			ck_assert_int_eq(plo >= 0.95 && phi <= 1.05, c.dir == RP_DIR_EQUIVALENT);
 	}
 	char b[32];
-	ck_assert_str_eq(rp_fmt_bound(0.996, b, sizeof(b)), "0.996");
-	ck_assert_str_eq(rp_fmt_bound(1.003, b, sizeof(b)), "1.003");
-	ck_assert_str_eq(rp_fmt_bound(0.9999999, b, sizeof(b)), "0.99999");
-	ck_assert_str_eq(rp_fmt_bound(0.5, b, sizeof(b)), "0.50");
-	ck_assert_str_eq(rp_fmt_bound(1, b, sizeof(b)), "1.00");
+	ck_assert_str_eq(rp_fmt_bound(0.996, 0.05, b, sizeof(b)), "0.996");
+	ck_assert_str_eq(rp_fmt_bound(1.003, 0.05, b, sizeof(b)), "1.003");
+	ck_assert_str_eq(rp_fmt_bound(0.9999999, 0.05, b, sizeof(b)), "0.99999");
+	ck_assert_str_eq(rp_fmt_bound(0.5, 0.05, b, sizeof(b)), "0.50");
+	ck_assert_str_eq(rp_fmt_bound(1, 0.05, b, sizeof(b)), "1.00");
+	/* the equivalence margin too: 0.9496 is outside +-5%, 1.0504 as well */
+	ck_assert_str_eq(rp_fmt_bound(0.9496, 0.05, b, sizeof(b)), "0.9496");
+	ck_assert_str_eq(rp_fmt_bound(1.0504, 0.05, b, sizeof(b)), "1.0504");
+	ck_assert_str_eq(rp_fmt_bound(0.9496, 0, b, sizeof(b)), "0.95");
 }
 END_TEST
 
