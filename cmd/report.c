@@ -7,10 +7,12 @@
 #include "report.h"
 #include "size.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { OPT_CLAIMS = FSLAB_OPT_ID };
+enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION };
 
 static const struct fslab_opt report_opts[] = {
 	{ "out", 'o', 'o', "DIR",
@@ -26,6 +28,12 @@ static const struct fslab_opt report_opts[] = {
 	{ "record", 'r', 'r', "SIZE",
 	  "record size of the by-file-size charts (default: the record size measured at the most "
 	  "file sizes)", 0, 0 },
+	{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
+	  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
+	  "1 +- PCT% (default 5)", 0, 0 },
+	{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
+	  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
+	  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
 	{ "claims", OPT_CLAIMS, 0, NULL,
 	  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
 	  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 },
@@ -36,16 +44,19 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
 	.synopsis = "Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html|json]\n"
 		    "                    [--plots LIST] [--tests LIST] [--record SIZE]\n"
+		    "                    [--equivalence PCT] [--fail-on-regression PCT]\n"
 		    "       fslab report --claims WARM_DIR HONEST_DIR... [--out DIR]",
 	.intro = "Ranks the filesystems of one or more results directories (fslab run or fslab\n"
-		 "import iozone) per test on the large-file plateau, with 95% intervals, ratios to\n"
-		 "the best and Welch's t-test against noise (Holm-corrected across the tests);\n"
-		 "starts with the verdict: banners, a test x filesystem matrix, one line per\n"
-		 "workload family, and the change between runs.  Draws plots with gnuplot and\n"
+		 "import iozone) per test on the large-file plateau; each comparison has one\n"
+		 "interval of the ratio, simultaneous over the report's comparisons, and the word\n"
+		 "read off it: slower, faster, equivalent or inconclusive (not tested with one\n"
+		 "trial).  Starts with the verdict: banners, a test x filesystem matrix, one line\n"
+		 "per workload family, and the change between runs.  Draws plots with gnuplot and\n"
 		 "writes one self-contained report.html (and report.json).  See docs/report.md.\n",
 	.opts = report_opts,
 	.operands = true,
-	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n",
+	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input,\n"
+		 "3 a regression beyond --fail-on-regression (the report is still written).\n",
 };
 
 static int parse_format(const char *arg, enum fslab_report_format *format)
@@ -67,6 +78,22 @@ static int parse_format(const char *arg, enum fslab_report_format *format)
 		}
 	fslab_error("--format '%s': use all, text, html or json", arg);
 	return -1;
+}
+
+/* A percentage for option name: lo <= PCT < 100 (lo_open: lo < PCT), as a
+ * fraction into *frac; 0 or -1 after a message. */
+static int parse_pct(const char *name, const char *arg, double lo, bool lo_open, double *frac)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end != '\0' || !(v < 100) || (lo_open ? !(v > lo) : !(v >= lo))) {
+		fslab_error("%s '%s': give a percentage %s %g and below 100 (e.g. 5)", name, arg,
+			    lo_open ? "above" : "from", lo);
+		return -1;
+	}
+	*frac = v / 100;
+	return 0;
 }
 
 /* One option into o; 0 or -1 after a message. */
@@ -106,6 +133,10 @@ static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 	case OPT_CLAIMS:
 		o->claims = true;
 		return 0;
+	case OPT_EQUIVALENCE:
+		return parse_pct("--equivalence", arg, 0, true, &o->equivalence);
+	case OPT_FAIL_ON_REGRESSION:
+		return parse_pct("--fail-on-regression", arg, 0, false, &o->fail_on_regression);
 	}
 	return 0;
 }

@@ -44,7 +44,8 @@ _fslab_options_of()
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --until-ci --max-trials --io --sync --latency --no-device-probe
 		--probe-size --allow-concurrent --resume --label --quiet --dry-run --help" ;;
-	report) echo "--out --format --plots --tests --record --claims --help" ;;
+	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
+		--claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
 		--max-trials --keep --state --mount-root --quiet --help" ;;

@@ -263,7 +263,7 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 		fprintf(out, "</td><td>%s</td><td>%s</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
 			rp_fmt_ratio_ci(&r->cmp, "&ndash;", ci, sizeof(ci)));
 		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n", rp_dir_class(r->cmp.dir),
-			rp_dir_word(r->cmp.dir));
+			rp_change_word(r->cmp.dir));
 	}
 	fputs("</table></div></section>\n", out);
 	free(rows);

@@ -156,7 +156,7 @@ static json_object *js_change(const struct rp_change *c)
 		json_object_object_add(y, "p", js_num(cc->cmp.p));
 		json_object_object_add(y, "p_adjusted", js_num(cc->cmp.p_adj));
 		json_object_object_add(y, "resolvable_fraction", js_num(cc->cmp.resolve));
-		json_object_object_add(y, "verdict", json_object_new_string(rp_dir_word(cc->cmp.dir)));
+		json_object_object_add(y, "verdict", json_object_new_string(rp_change_word(cc->cmp.dir)));
 		json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
 		json_object_object_add(tt, fslab_test_to_string(t), y);
 	}
@@ -201,6 +201,8 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	for (size_t i = 0; i < s->n_chg; i++)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
+	json_object_object_add(root, "run_differences",
+			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -580,7 +580,7 @@ void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 			fslab_test_to_string(r->test), r->a->run->tag,
 			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), r->b->run->tag,
 			rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
-			rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)), rp_dir_word(r->cmp.dir));
+			rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)), rp_change_word(r->cmp.dir));
 	}
 	free(rows);
 }

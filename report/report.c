@@ -22,6 +22,8 @@ void fslab_report_opts_init(struct fslab_report_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->format = FSLAB_REPORT_FORMAT_ALL;
 	o->plots = FSLAB_REPORT_PLOT_ALL;
+	o->equivalence = RP_EQUIVALENCE_DEFAULT;
+	o->fail_on_regression = -1;
 }
 
 int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen)
@@ -531,6 +533,33 @@ static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d,
 	return 0;
 }
 
+/* --fail-on-regression: the change matrix's cells that regressed by more
+ * than the threshold, named on stderr; FSLAB_REPORT_EXIT_REGRESSION when
+ * there is one, else FSLAB_EXIT_OK. */
+static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+	size_t n = 0;
+
+	if (!(o->fail_on_regression >= 0))
+		return FSLAB_EXIT_OK;
+	for (size_t i = 0; i < s->n_chg; i++)
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			const struct rp_change_cell *c = &s->chg[i].t[t];
+			char ci[64], name[FSLAB_FS_NAME_MAX * 4 + 8], a[80], b[80];
+
+			if (!c->has || c->cmp.dir != RP_DIR_SLOWER || !(c->cmp.ratio < 1 - o->fail_on_regression))
+				continue;
+			n++;
+			fslab_error("regression: %s %s %s/%s %s (more than %g%%)",
+				    rp_esc(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
+				    rp_esc(s->chg[i].b->run->tag, b, sizeof(b)),
+				    rp_esc(s->chg[i].a->run->tag, a, sizeof(a)),
+				    rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
+		}
+	return n ? FSLAB_REPORT_EXIT_REGRESSION : FSLAB_EXIT_OK;
+}
+
 int fslab_report(const struct fslab_report_opts *o)
 {
 	struct rp_data *d = calloc(1, sizeof(*d));
@@ -545,7 +574,7 @@ int fslab_report(const struct fslab_report_opts *o)
 	if (ret != 0)
 		goto done;
 	ret = FSLAB_EXIT_FAILURE;
-	if (rp_summary_build(d, tests, RP_EQUIVALENCE_DEFAULT) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
+	if (rp_summary_build(d, tests, o->equivalence) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
 	    rpt_escape_lines(&text, &text_len) < 0) {
 		fslab_error("out of memory");
 		goto done;
@@ -556,7 +585,11 @@ int fslab_report(const struct fslab_report_opts *o)
 		goto done;
 	ret = rpt_write_dir(o, d, tests, text, text_len);
 done:
+	if (ret == FSLAB_EXIT_OK && d->sum)
+		ret = rpt_regressions(o, d);
 	free(text);
+	rp_summary_free(d->sum);
+	d->sum = NULL;
 	rp_free(d);
 	free(d);
 	return ret;

@@ -43,7 +43,18 @@ struct fslab_report_opts {
 	 * runs (cold/direct); adds the "2023 claims" section. */
 	bool claims;
 	FILE *text_out;        /* where the text report goes; NULL = stdout */
+	/* --equivalence: two filesystems whose ratio's interval lies inside
+	 * 1 +- equivalence are "equivalent" (a fraction; default 0.05) */
+	double equivalence;
+	/* --fail-on-regression: exit FSLAB_REPORT_EXIT_REGRESSION when a cell of
+	 * the change matrix regressed (its interval below 1) by more than this
+	 * fraction (its ratio below 1 - it); negative: off (the default) */
+	double fail_on_regression;
 };
+
+/* fslab report's exit status when --fail-on-regression found a regression
+ * (everything else was written). */
+#define FSLAB_REPORT_EXIT_REGRESSION 3
 
 /* Defaults: all formats, all plots, all tests, automatic record size. */
 void fslab_report_opts_init(struct fslab_report_opts *o);
@@ -54,8 +65,8 @@ int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t
 
 /* Produces the report.  Returns FSLAB_EXIT_OK, FSLAB_EXIT_USAGE (bad
  * input: missing/empty directory, malformed CSV or manifest; the message
- * names the file and line) or FSLAB_EXIT_FAILURE (gnuplot or writing
- * failed).  On any error nothing is left in (or changed at) o->out. */
+ * names the file and line), FSLAB_EXIT_FAILURE (gnuplot or writing
+ * failed) or FSLAB_REPORT_EXIT_REGRESSION (--fail-on-regression).  On any error nothing is left in (or changed at) o->out. */
 int fslab_report(const struct fslab_report_opts *o);
 
 #endif

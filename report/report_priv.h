@@ -189,6 +189,8 @@ enum rp_dir {
 	RP_DIR_UNTESTED,     /* no comparison made (fewer than 2 trials on a side) */
 };
 const char *rp_dir_word(enum rp_dir dir);  /* "slower", "inconclusive", "not tested" */
+/* The change matrix's words: "improved", "regressed", else rp_dir_word's. */
+const char *rp_change_word(enum rp_dir dir);
 const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 
 /* ---- the inference (infer.c) ---- */
@@ -311,6 +313,7 @@ struct rp_summary {
 	size_t n_comparisons;
 	struct rp_change *chg;
 	size_t n_chg, n_chg_comparisons;
+	char differs[2048];      /* what differs between the runs' manifests ("" none) */
 	bool family_present[RP_N_FAMILIES];
 	char verdict[RP_N_FAMILIES][512];
 	unsigned max_trials, min_trials;

@@ -363,10 +363,65 @@ static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_
 					   &s->chg[i].t[t].cmp);
 }
 
+/* The manifest's machine.kernel of run r, or "unknown". */
+static const char *sm_kernel(const struct rp_run *r)
+{
+	json_object *m, *v;
+
+	if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
+	    json_object_object_get_ex(m, "kernel", &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "unknown";
+}
+
+/* Appends "what: 'a' -> 'b'" to s->differs when a and b differ. */
+static void sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
+{
+	size_t l = strlen(s->differs);
+
+	if (strcmp(a, b) == 0 || l + 40 >= sizeof(s->differs))
+		return;
+	snprintf(s->differs + l, sizeof(s->differs) - l, "%s%s '%s' -> '%s'", l ? "; " : "", what,
+		 a, b);
+}
+
+/* What differs between the first run and each later one: the kernel, the
+ * cache mode and, per filesystem in both, its mkfs and mount options and
+ * device model (what a before/after reader wants to see next to the
+ * change matrix). */
+static void sm_differences(struct rp_summary *s, const struct rp_data *d)
+{
+	const struct rp_run *a = &d->runs[0];
+
+	for (size_t r = 1; r < d->n_runs; r++) {
+		const struct rp_run *b = &d->runs[r];
+		char what[160];
+
+		snprintf(what, sizeof(what), "%s/%s kernel", b->tag, a->tag);
+		sm_differ(s, what, sm_kernel(a), sm_kernel(b));
+		snprintf(what, sizeof(what), "%s/%s cache mode", b->tag, a->tag);
+		sm_differ(s, what, a->cache, b->cache);
+		for (size_t i = 0; i < b->n_entries; i++)
+			for (size_t j = 0; j < a->n_entries; j++) {
+				const struct rp_entry *eb = &b->entries[i], *ea = &a->entries[j];
+
+				if (strcmp(ea->fs, eb->fs) != 0 || !ea->has_info || !eb->has_info)
+					continue;
+				snprintf(what, sizeof(what), "%s mkfs options", eb->fs);
+				sm_differ(s, what, ea->info.mkfs_options, eb->info.mkfs_options);
+				snprintf(what, sizeof(what), "%s mount options", eb->fs);
+				sm_differ(s, what, ea->info.mount_options, eb->info.mount_options);
+				snprintf(what, sizeof(what), "%s device", eb->fs);
+				sm_differ(s, what, ea->info.device_model, eb->info.device_model);
+			}
+	}
+}
+
 static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 {
 	if (d->n_runs < 2)
 		return;
+	sm_differences(s, d);
 	struct rp_est (*est)[FSLAB_TEST_MAX][2] = calloc(d->n_all ? d->n_all : 1, sizeof(*est));
 
 	s->chg = calloc(d->n_all ? d->n_all : 1, sizeof(*s->chg));
@@ -633,6 +688,11 @@ static const struct {
 const char *rp_dir_word(enum rp_dir dir)
 {
 	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].word : sm_dirs[RP_DIR_NONE].word;
+}
+
+const char *rp_change_word(enum rp_dir dir)
+{
+	return dir == RP_DIR_FASTER ? "improved" : dir == RP_DIR_SLOWER ? "regressed" : rp_dir_word(dir);
 }
 
 const char *rp_dir_class(enum rp_dir dir)

@@ -17,6 +17,7 @@ struct vd_cell {
 	struct rp_cmp cmp;    /* the ratio, its interval (lo, hi NaN untested), the verdict */
 	unsigned aside;       /* flags that set it aside; 0: none */
 	bool show_score;      /* the score on hover (the change matrix has none) */
+	bool change;          /* a change matrix cell: improved / regressed */
 	double score;         /* KiB/s */
 };
 
@@ -39,7 +40,7 @@ static struct vd_cell vd_ratio_cell(const struct rp_summary *s, int t, size_t i)
 	const struct rp_mcell *c = rp_sum_cell(s, t, i);
 
 	return (struct vd_cell){ c->has, c->partial, c->cmp, c->aside ? c->flags & RP_FLAGS_ASIDE : 0,
-				 true, c->score };
+				 true, false, c->score };
 }
 
 static const char *const vd_ratio_marks[] = {
@@ -58,7 +59,7 @@ static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, false, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, false, true, 0 };
 }
 
 static const char *const vd_change_marks[] = {
@@ -225,9 +226,11 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 		return;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
+	if (s->differs[0])
+		vd_wrap(out, "differs: ", s->differs);
 	vd_text_matrix(out, d, &changes, w);
 	if (s->n_chg_comparisons)
-		fprintf(out, "+ faster, - slower (the interval excludes 1), = equivalent (inside +-%g%%),\n"
+		fprintf(out, "+ improved, - regressed (the interval excludes 1), = equivalent (inside +-%g%%),\n"
 			     "? inconclusive; intervals hold together at 95%% over the %zu comparisons;\n"
 			     "p = partial data\n",
 			100 * s->delta, s->n_chg_comparisons);
@@ -282,7 +285,9 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 		fprintf(out, "<td class=nd>%s</td>", c->partial ? "partial" : "&ndash;");
 		return;
 	}
-	fprintf(out, "<td class=%s title=\"%s", rp_dir_class(c->cmp.dir), rp_dir_word(c->cmp.dir));
+	const char *word = c->change ? rp_change_word(c->cmp.dir) : rp_dir_word(c->cmp.dir);
+
+	fprintf(out, "<td class=%s title=\"%s", rp_dir_class(c->cmp.dir), word);
 	if (c->show_score)
 		fprintf(out, "; %s MiB/s", rp_fmt_mibs(c->score, buf, sizeof(buf)));
 	if (!isnan(c->cmp.p_adj))
@@ -294,7 +299,7 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 						: c->aside & RP_FLAG_FUSE ? "FUSE" : "flagged");
 	fprintf(out, "\">%s", rp_fmt_ratio_ci(&c->cmp, "&ndash;", buf, sizeof(buf)));
 	if (c->cmp.dir != RP_DIR_BEST && c->cmp.dir != RP_DIR_NONE)
-		fprintf(out, " <small>%s</small>", rp_dir_word(c->cmp.dir));
+		fprintf(out, " <small>%s</small>", word);
 	if (c->aside)
 		fputs(" <small>(set aside)</small>", out);
 	if (c->partial)
@@ -358,8 +363,13 @@ static void vd_html_changes(FILE *out, const struct rp_summary *s)
 {
 	const struct vd_matrix changes = { s->n_chg, vd_change_label, vd_change_cell, vd_change_marks };
 
-	fputs("<h3>Change between runs</h3><div class=scroll id=\"changes\"><table class=matrix>\n",
-	      out);
+	fputs("<h3>Change between runs</h3>\n", out);
+	if (s->differs[0]) {
+		fputs("<p id=\"run-differences\"><b>What differs:</b> ", out);
+		rp_html_escape(out, s->differs);
+		fputs("</p>\n", out);
+	}
+	fputs("<div class=scroll id=\"changes\"><table class=matrix>\n", out);
 	fputs("<tr><th class=l>test</th>", out);
 	for (size_t i = 0; i < s->n_chg; i++) {
 		fputs("<th>", out);
@@ -375,7 +385,7 @@ static void vd_html_changes(FILE *out, const struct rp_summary *s)
 	fputs("</table></div>\n<p class=legend>Later run / first run, plateau scores", out);
 	if (s->n_chg_comparisons)
 		fprintf(out, " with the interval; the intervals hold together at 95%% over %zu "
-			     "comparisons. <span class=faster>faster</span>, <span class=slower>slower"
+			     "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"
 			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
 			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>.",
 			s->n_chg_comparisons, 100 * s->delta);

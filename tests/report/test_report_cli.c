@@ -644,7 +644,7 @@ START_TEST(t_claims)
 		char same[512], *cell, *end;
 		snprintf(same, sizeof(same), "%s",
 			 line_of(o.out, "== the same filesystem in two runs", "btrfs        write"));
-		has(same, "slower");
+		has(same, "regressed");
 		/* one pair, one interval: the table shows the change matrix's */
 		cell = strstr(same, "0.14 [");
 		ck_assert_msg(cell && (end = strchr(cell, ']')), "%s", same);
@@ -747,6 +747,98 @@ START_TEST(t_run_rankings_html)
 	free(b);
 	free(out);
 	free(html_p);
+}
+END_TEST
+
+/* A before/after pair (issue 21): ext4 and xfs, 3 trials; after, ext4 is
+ * remounted data=journal and writes at 0.30x, xfs unchanged (the same
+ * noise, 1 MiB/s apart).  AFTER's manifest names the new mount option. */
+static char *before_after_dir(const char *name, bool after)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	static const double jitter[3] = { -4, 0, 4 };
+	char *dir = path(name), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 3; t++)
+			for (int fi = 0; fi < 3; fi++)
+				for (unsigned rec = 64; rec <= 128; rec *= 2) {
+					double w = k == 0 ? (after ? 300 : 1000) : 800 + (after ? 1 : 0);
+					double noise = jitter[(t + (unsigned)k + (after ? 1u : 0u)) % 3];
+					emit(f, fss[k], "write", 1024ull << fi, rec, t, w * (1 + noise / 400), "cold", "");
+					emit(f, fss[k], "read", 1024ull << fi, rec, t, 600 * (1 + noise / 400), "cold", "");
+				}
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	{
+		char m[512];
+		snprintf(m, sizeof(m),
+			 "{\"cache_mode\":\"cold\",\"trials\":3,\"machine\":{\"kernel\":\"6.1.0\"},"
+			 "\"filesystems\":[{\"name\":\"ext4\",\"type\":\"ext4\",\"mount_options\":\"%s\"},"
+			 "{\"name\":\"xfs\",\"type\":\"xfs\",\"mount_options\":\"noatime\"}]}\n",
+			 after ? "noatime,data=journal" : "noatime");
+		ck_assert_int_eq(ft_write_file(p, m), 0);
+	}
+	free(p);
+	return dir;
+}
+
+START_TEST(t_before_after)
+{
+	struct ft_output o;
+	char *a = before_after_dir("before", false), *b = before_after_dir("after", true);
+	const char *chg;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	chg = strstr(o.out, "== change between runs");
+	ck_assert_msg(chg, "no change matrix in:\n%s", o.out);
+	/* what differs is listed above the matrix */
+	has(block_of(chg, NULL, "differs: "), "ext4 mount options 'noatime' -> 'noatime,data=journal'");
+	/* ext4's write regressed: 0.30 with an interval below 1; xfs's write
+	 * is unchanged and the reads are the same: never "regressed" */
+	has(line_of(chg, NULL, "write "), "0.30 [");
+	has(line_of(chg, NULL, "write "), "] -");
+	ck_assert_msg(!strstr(line_of(chg, NULL, "read "), " -"), "%s", line_of(chg, NULL, "read "));
+	/* the same-filesystem table gives that pair the same interval and word */
+	has(line_of(o.out, "== the same filesystem in two runs", "ext4         write"), "regressed");
+	has(line_of(o.out, "== the same filesystem in two runs", "xfs          write"), "equivalent");
+	ft_output_free(&o);
+
+	/* --fail-on-regression: exit 3 past 5%, naming the cell; 0 past 80% */
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--fail-on-regression", "5", NULL), 0);
+	ck_assert_int_eq(o.status, 3);
+	has(o.err, "regression: ext4 write after/before 0.30 [");
+	has(o.out, "== change between runs"); /* the report is still printed */
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--fail-on-regression", "80", NULL), 0);
+	ck_assert_int_eq(o.status, 0);
+	ft_output_free(&o);
+	/* and in JSON: the change verdicts and what differs */
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "json", NULL), 0);
+	ck_assert_int_eq(o.status, 0);
+	has(o.out, "\"verdict\":\"regressed\"");
+	has(o.out, "\"run_differences\":\"ext4 mount options");
+	ft_output_free(&o);
+	/* --equivalence: a 1% margin cannot call the xfs pair equivalent */
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--equivalence", "0.1", NULL), 0);
+	ck_assert_int_eq(o.status, 0);
+	has(line_of(o.out, "== the same filesystem in two runs", "xfs          write"), "inconclusive");
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--equivalence", "0", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	has(o.err, "--equivalence '0': give a percentage above 0");
+	ft_output_free(&o);
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -890,6 +982,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
+	tcase_add_test(tc, t_before_after);
 	tcase_add_test(tc, t_run_rankings_html);
 	return s;
 }
