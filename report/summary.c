@@ -79,24 +79,31 @@ static const char *sm_flag_words(unsigned f)
 }
 
 /* The entries set aside whose family score is above the winner's w (all
- * of them when w is NULL), "; set aside: xfs/warm (page cache, 3.10x)". */
+ * of them when w is NULL): the fastest named with its flag and margin, the
+ * others counted - "; set aside: xfs/warm (page cache, 3.10x) and 4 more
+ * flagged - never the best while an unflagged figure exists". */
 static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_fam_in *w,
 			  char *buf, size_t len)
 {
-	size_t l = 0;
+	size_t top = SIZE_MAX, more = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && l < len - 80; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (!in[i].aside || isnan(in[i].score) || (w && !(in[i].score > w->score)))
 			continue;
-		l += (size_t)snprintf(buf + l, len - l, "%s%s (%s", l ? ", " : "; set aside: ",
-				      in[i].label, sm_flag_words(in[i].aside));
-		if (w && w->score > 0)
-			l += (size_t)snprintf(buf + l, len - l, ", %.2fx", in[i].score / w->score);
-		l += (size_t)snprintf(buf + l, len - l, ")");
+		if (top != SIZE_MAX)
+			more++;
+		if (top == SIZE_MAX || in[i].score > in[top].score)
+			top = i;
 	}
-	if (l)
-		snprintf(buf + l, len - l, " - never the best while an unflagged figure exists");
+	if (top == SIZE_MAX)
+		return;
+	int l = snprintf(buf, len, "; set aside: %s (%s", in[top].label, sm_flag_words(in[top].aside));
+	if (l > 0 && (size_t)l < len && w && w->score > 0)
+		l += snprintf(buf + l, len - (size_t)l, ", %.2fx", in[top].score / w->score);
+	if (l > 0 && (size_t)l < len)
+		snprintf(buf + l, len - (size_t)l, ")%s%.0zu%s - never the best while an unflagged figure exists",
+			 more ? " and " : "", more, more ? " more flagged" : "");
 }
 
 /* "ext2 slower in 3, inconclusive in 1 of 4 tests (...)" */
