@@ -32,53 +32,109 @@ static bool vm_usable(const struct rp_score *s)
 }
 
 /* Step 1: each pool's variance, the trials' sums of squares pooled over
- * its entries, each scaled by its filesystem's noise factor. */
-static void vm_pools(const struct rp_vm_in *in, size_t n, struct rp_varmodel *vm, double *ss)
+ * its entries, each scaled by its filesystem's noise factor, into ss and
+ * l->dfp. */
+static void vm_pools(const struct rp_vm_in *in, size_t n, const struct rp_varmodel *vm,
+		     struct rp_vm_layer *l, double *ss)
 {
 	for (size_t p = 0; p < vm->n_pools; p++) {
 		ss[p] = 0;
-		vm->dfp[p] = 0;
+		l->dfp[p] = 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (vm_usable(in[i].s) && in[i].pool < vm->n_pools) {
 			double d = (double)in[i].s->n_trials - 1;
 
 			ss[in[i].pool] += d * in[i].s->lvar / vm->factor[in[i].key];
-			vm->dfp[in[i].pool] += d;
+			l->dfp[in[i].pool] += d;
 		}
 }
 
+/* Do a and b have the same trials? */
+static bool vm_same_trials(const struct rp_score *a, const struct rp_score *b)
+{
+	if (a->n_trials != b->n_trials || !a->trial_no || !b->trial_no)
+		return false;
+	for (size_t k = 0; k < a->n_trials; k++)
+		if (a->trial_no[k] != b->trial_no[k])
+			return false;
+	return true;
+}
+
+/* Step 1 with the trials as blocks (every filesystem of a run is measured
+ * in each trial, so a trial that was slow for all of them is one effect,
+ * not noise of each; Kalibera and Jones's repeated measures): for a pool
+ * whose entries all have the same trials, the two-way residual
+ * y[e][k] - mean_e - mean_k + mean, on (E - 1)(K - 1) degrees of freedom. */
+static void vm_pools_blocked(const struct rp_vm_in *in, size_t n, const struct rp_varmodel *vm,
+			     struct rp_vm_layer *l, double *ss)
+{
+	for (size_t p = 0; p < vm->n_pools; p++) {
+		const struct rp_score *first = NULL;
+		double col[64] = { 0 }, grand = 0;
+		size_t ne = 0;
+		bool ok = true;
+
+		ss[p] = 0;
+		l->dfp[p] = 0;
+		for (size_t i = 0; i < n && ok; i++) {
+			if (in[i].pool != p || !vm_usable(in[i].s))
+				continue;
+			if (!first)
+				first = in[i].s;
+			ok = vm_same_trials(first, in[i].s) && first->n_trials <= 64;
+			for (size_t k = 0; ok && k < in[i].s->n_trials; k++)
+				col[k] += log(in[i].s->trial[k]);
+			grand += in[i].s->lmean;
+			ne++;
+		}
+		if (!ok || ne < 2)
+			continue;
+		size_t nk = first->n_trials;
+		for (size_t i = 0; i < n; i++) {
+			if (in[i].pool != p || !vm_usable(in[i].s))
+				continue;
+			for (size_t k = 0; k < nk; k++) {
+				double r = log(in[i].s->trial[k]) - in[i].s->lmean - col[k] / (double)ne +
+					   grand / (double)ne;
+				ss[p] += r * r / vm->factor[in[i].key];
+			}
+		}
+		l->dfp[p] = (double)(ne - 1) * (double)(nk - 1);
+	}
+}
+
 /* Step 2: the pools' variances moderated towards their common prior. */
-static void vm_moderate_pools(struct rp_varmodel *vm, const double *ss)
+static void vm_moderate_pools(const struct rp_varmodel *vm, struct rp_vm_layer *l, const double *ss)
 {
 	double s2[RP_VM_MAX_POOLS], df[RP_VM_MAX_POOLS], pooled = 0;
 	size_t m = 0;
 
 	for (size_t p = 0; p < vm->n_pools; p++)
-		if (vm->dfp[p] > 0) {
-			s2[m] = ss[p] / vm->dfp[p];
-			df[m++] = vm->dfp[p];
-			pooled += vm->dfp[p];
+		if (l->dfp[p] > 0) {
+			s2[m] = ss[p] / l->dfp[p];
+			df[m++] = l->dfp[p];
+			pooled += l->dfp[p];
 		}
-	fslab_var_prior(s2, df, m, RP_VM_PRIOR_Z, &vm->d0, &vm->s02);
+	fslab_var_prior(s2, df, m, RP_VM_PRIOR_Z, &l->d0, &l->s02);
 	/* s02 is itself estimated from the pooled degrees of freedom: the
 	 * prior is worth no more than those (an infinite d0 would treat it as
 	 * known) */
-	if (vm->d0 > pooled)
-		vm->d0 = pooled;
+	if (l->d0 > pooled)
+		l->d0 = pooled;
 	for (size_t p = 0; p < vm->n_pools; p++) {
-		double s = vm->dfp[p] > 0 ? ss[p] / vm->dfp[p] : NAN;
+		double s = l->dfp[p] > 0 ? ss[p] / l->dfp[p] : NAN;
 
-		if (vm->d0 > 0 && vm->dfp[p] > 0) {
+		if (l->d0 > 0 && l->dfp[p] > 0) {
 			/* never below the pool's own: where the tests' variances
 			 * are not the prior's inverse chi-square, shrinking a noisy
 			 * test towards the quiet ones would call its noise a
 			 * difference */
-			vm->v[p] = fmax(s, (vm->d0 * vm->s02 + vm->dfp[p] * s) / (vm->d0 + vm->dfp[p]));
-			vm->dfm[p] = vm->d0 + vm->dfp[p];
+			l->v[p] = fmax(s, (l->d0 * l->s02 + l->dfp[p] * s) / (l->d0 + l->dfp[p]));
+			l->dfm[p] = l->d0 + l->dfp[p];
 		} else {
-			vm->v[p] = s;
-			vm->dfm[p] = vm->dfp[p];
+			l->v[p] = s;
+			l->dfm[p] = l->dfp[p];
 		}
 	}
 }
@@ -149,8 +205,17 @@ void rp_varmodel_fit(const struct rp_vm_in *in, size_t n, size_t n_pools, struct
 	memset(vm, 0, sizeof(*vm));
 	vm->n_pools = n_pools < RP_VM_MAX_POOLS ? n_pools : RP_VM_MAX_POOLS;
 	vm_factors(in, n, vm);
-	vm_pools(in, n, vm, ss);
-	vm_moderate_pools(vm, ss);
+	vm_pools(in, n, vm, &vm->all, ss);
+	vm_moderate_pools(vm, &vm->all, ss);
+	vm_pools_blocked(in, n, vm, &vm->blocked, ss);
+	vm_moderate_pools(vm, &vm->blocked, ss);
+}
+
+/* A factor known only roughly costs degrees of freedom: a chi-square
+ * variance on df degrees has log variance about 2 / df. */
+static double vm_df(double df, double fvar)
+{
+	return fvar > 0 ? 2 / (2 / df + fvar) : df;
 }
 
 void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t pool, size_t key,
@@ -158,20 +223,22 @@ void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t po
 {
 	double d = (double)s->n_trials - 1;
 
-	*e = (struct rp_est){ .n = s->n_trials, .lmean = s->lmean, .s2 = NAN, .shared = 0,
-			      .shared_df = INFINITY, .own_df = d, .pool = SIZE_MAX };
+	*e = (struct rp_est){ .n = s->n_trials, .lmean = s->lmean, .s2 = NAN, .df = d, .s2b = NAN,
+			      .dfb = NAN, .pool = SIZE_MAX };
 	if (!vm_usable(s))
 		return;
-	if (!vm || pool >= vm->n_pools || key >= RP_VM_MAX_KEYS || !(vm->dfm[pool] > 0)) {
+	if (!vm || pool >= vm->n_pools || key >= RP_VM_MAX_KEYS || !(vm->all.dfm[pool] > 0)) {
 		e->s2 = s->lvar;
 		return;
 	}
 	/* the pool's variance, in this filesystem's noise */
 	e->pool = pool;
-	e->shared = e->s2 = vm->factor[key] * vm->v[pool];
-	/* a factor known only roughly costs degrees of freedom: a chi-square
-	 * variance on df degrees has log variance about 2 / df */
-	e->shared_df = vm->fvar[key] > 0 ? 2 / (2 / vm->dfm[pool] + vm->fvar[key]) : vm->dfm[pool];
+	e->s2 = vm->factor[key] * vm->all.v[pool];
+	e->df = vm_df(vm->all.dfm[pool], vm->fvar[key]);
+	if (vm->blocked.dfm[pool] > 0) {
+		e->s2b = vm->factor[key] * vm->blocked.v[pool];
+		e->dfb = vm_df(vm->blocked.dfm[pool], vm->fvar[key]);
+	}
 }
 
 bool rp_est_testable(const struct rp_est *e)
@@ -244,19 +311,27 @@ static double cmp_term(double v, double df)
 	return v == 0 || isinf(df) ? 0 : v * v / df;
 }
 
-/* The denominator of the Welch-Satterthwaite degrees of freedom of
- * x->s2 / x->n + y->s2 / y->n, each part once: two entries of one pool
- * share its variance (one estimate, not two independent ones - counting
- * it twice would double its degrees of freedom). */
-static double cmp_df_terms(const struct rp_est *x, const struct rp_est *y)
+/* The variance of x's mean log score minus y's, and its degrees of
+ * freedom.  Two entries of one pool share its estimate (counted once, not
+ * as two independent ones, which would double its degrees of freedom),
+ * and the trials' common effect cancels between them: the blocked
+ * variance when there is one.  Else Welch-Satterthwaite on two
+ * independent estimates. */
+static void cmp_var(const struct rp_est *x, const struct rp_est *y, double *var, double *df)
 {
 	double nx = (double)x->n, ny = (double)y->n;
-	double own = cmp_term((x->s2 - x->shared) / nx, x->own_df) +
-		     cmp_term((y->s2 - y->shared) / ny, y->own_df);
 
-	if (x->pool != SIZE_MAX && x->pool == y->pool)
-		return own + cmp_term(x->shared / nx + y->shared / ny, fmin(x->shared_df, y->shared_df));
-	return own + cmp_term(x->shared / nx, x->shared_df) + cmp_term(y->shared / ny, y->shared_df);
+	if (x->pool != SIZE_MAX && x->pool == y->pool) {
+		bool blocked = isfinite(x->s2b) && isfinite(y->s2b);
+
+		*var = blocked ? x->s2b / nx + y->s2b / ny : x->s2 / nx + y->s2 / ny;
+		*df = blocked ? fmin(x->dfb, y->dfb) : fmin(x->df, y->df);
+		return;
+	}
+	double a = x->s2 / nx, b = y->s2 / ny, den = cmp_term(a, x->df) + cmp_term(b, y->df);
+
+	*var = a + b;
+	*df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
 }
 
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
@@ -271,11 +346,11 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
 	c->dir = RP_DIR_UNTESTED;
 	if (!rp_est_testable(x) || !rp_est_testable(y) || m == 0)
 		return;
-	double a = x->s2 / (double)x->n, b = y->s2 / (double)y->n, se = sqrt(a + b);
-	double den = cmp_df_terms(x, y);
+	double var, se;
 
+	cmp_var(x, y, &var, &c->df);
+	se = sqrt(var);
 	c->tested = true;
-	c->df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
 	if (!(se > 0)) { /* no noise at all: any difference is real */
 		c->lo = c->hi = c->ratio;
 		c->resolve = 0;

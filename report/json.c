@@ -177,8 +177,9 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(o, "comparisons", json_object_new_int((int)s->n_comparisons));
 	json_object_object_add(o, "change_comparisons", json_object_new_int((int)s->n_chg_comparisons));
 	json_object_object_add(o, "equivalence_fraction", json_object_new_double(s->delta));
-	json_object_object_add(o, "prior_df", js_num(s->vm->d0));
-	json_object_object_add(o, "prior_log_variance", js_num(s->vm->s02));
+	json_object_object_add(o, "prior_df", js_num(s->vm->all.d0));
+	json_object_object_add(o, "prior_log_variance", js_num(s->vm->all.s02));
+	json_object_object_add(o, "prior_df_blocked", js_num(s->vm->blocked.d0));
 	json_object_object_add(o, "filesystem_noise_spread", js_num(s->vm->fs_spread));
 	json_object_object_add(root, "inference", o);
 	o = json_object_new_object();

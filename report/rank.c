@@ -101,13 +101,15 @@ static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struc
 
 	qsort(pool, ns, sizeof(*pool), rk_cmp_sample);
 	s->trial = malloc(ns * sizeof(double));
-	if (!s->trial)
+	s->trial_no = malloc(ns * sizeof(unsigned));
+	if (!s->trial || !s->trial_no)
 		return -ENOMEM;
 	for (size_t i = 0; i < ns;) {
 		size_t j = i, m = 0;
 
 		while (j < ns && pool[j].trial == pool[i].trial)
 			tmp[m++] = pool[j++].v;
+		s->trial_no[s->n_trials] = pool[i].trial;
 		s->trial[s->n_trials++] = fslab_median_sort(tmp, m);
 		i = j;
 	}
@@ -166,7 +168,9 @@ out:
 void rp_score_free(struct rp_score *s)
 {
 	free(s->trial);
+	free(s->trial_no);
 	s->trial = NULL;
+	s->trial_no = NULL;
 }
 
 /* Flagged rows (page cache, FUSE, another flag) sort below the unflagged

@@ -111,7 +111,8 @@ void rp_free(struct rp_data *d);
 struct rp_score {
 	size_t n_cells;       /* plateau cells */
 	size_t n_trials;
-	double *trial;        /* per-trial plateau scores (malloc'd) */
+	double *trial;        /* per-trial plateau scores (malloc'd), by trial number */
+	unsigned *trial_no;   /* their trial numbers (malloc'd) */
 	double median, mean, ci;
 	/* the compared score: the geometric mean of the trial scores, and the
 	 * mean and variance of their logarithms (NaN: not testable) */
@@ -212,12 +213,21 @@ struct rp_vm_in {
 	size_t pool;     /* rp_pool() */
 	size_t key;      /* the entry (rp_entry.idx): its noise factor */
 };
-struct rp_varmodel {
-	size_t n_pools;
+struct rp_vm_layer {   /* one estimate of every pool's variance */
 	double dfp[RP_VM_MAX_POOLS]; /* each pool's own degrees of freedom (0: none) */
 	double v[RP_VM_MAX_POOLS];   /* its moderated variance of a log trial score */
 	double dfm[RP_VM_MAX_POOLS]; /* on these degrees of freedom */
 	double d0, s02;   /* the pools' prior: 0 none; capped at the pooled df */
+};
+struct rp_varmodel {
+	size_t n_pools;
+	/* all: the scatter of each filesystem's trial scores (what a pool's
+	 * entries compared with another run's see); blocked: with the trials
+	 * as blocks - what a trial did to every filesystem of the pool taken
+	 * out (the two-way residual), for comparisons within the pool, where
+	 * that shared effect cancels.  blocked.dfp 0: the pool's entries do
+	 * not share their trials. */
+	struct rp_vm_layer all, blocked;
 	double factor[RP_VM_MAX_KEYS]; /* each entry's noise factor */
 	double fvar[RP_VM_MAX_KEYS];   /* the posterior variance of its logarithm */
 	double fs_spread; /* variance of the filesystems' log noise beyond chance */
@@ -226,12 +236,10 @@ void rp_varmodel_fit(const struct rp_vm_in *in, size_t n, size_t n_pools, struct
 struct rp_est {       /* one entry in one test, ready to compare */
 	size_t n;        /* trials */
 	double lmean;    /* mean log trial score */
-	double s2;       /* variance of a log trial score; NaN: not testable */
-	/* s2 = shared + own: shared is its pool's variance (weighted), known
-	 * to shared_df degrees of freedom and common to the pool's entries;
-	 * own the entry's own (weighted), to own_df */
-	double shared, shared_df, own_df;
-	size_t pool;     /* SIZE_MAX: in no pool */
+	double s2, df;   /* variance of a log trial score and its df; NaN: not testable */
+	double s2b, dfb; /* the same with the trials as blocks (NaN: none) */
+	size_t pool;     /* SIZE_MAX: in no pool; entries of one pool share s2 and
+			  * s2b (one estimate, scaled by their factors) */
 };
 struct rp_cmp {       /* x against y: the ratio x/y */
 	bool tested;

@@ -544,9 +544,10 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 		c->score = r.rows[k].s.score;
 		c->flags = r.rows[k].s.flags;
 		c->n_trials = r.rows[k].s.n_trials;
-		/* the trial scores are not needed past this point */
-		rp_score_free(&r.rows[k].s);
+		/* the score (and its trials, for the blocked variance) moves to sc */
 		sc[(size_t)t * s->n + r.rows[k].e->idx] = r.rows[k].s;
+		r.rows[k].s.trial = NULL;
+		r.rows[k].s.trial_no = NULL;
 	}
 	for (size_t k = 0; k < r.n_partial; k++)
 		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
@@ -645,18 +646,20 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->m[k].median = s->m[k].score = NAN;
 		s->m[k].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 					       .p_adj = NAN, .resolve = NAN, .df = NAN };
-		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .shared_df = INFINITY,
-					       .own_df = NAN, .pool = SIZE_MAX };
+		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
+					       .dfb = NAN, .pool = SIZE_MAX };
 	}
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (tests & (1u << t))
 			sm_matrix_test(s, d, t, sc);
-	if (sm_matrix_compare(s, d, sc) < 0) {
-		free(sc);
+	int rc = sm_matrix_compare(s, d, sc);
+	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++)
+		rp_score_free(&sc[k]);
+	free(sc);
+	if (rc < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
-	free(sc);
 	sm_verdicts(s, d);
 	sm_changes(s, d);
 	sm_banners(s, d);

@@ -11,7 +11,7 @@
 # Usage: scripts/bench-verdict.sh [BUILD_DIR] [--experiments N] [--seed S]
 #   BUILD_DIR defaults to build/ (configured with -DFSLAB_TESTS=ON); the
 #   harness is built there when missing.  N defaults to 1000 per scenario
-#   (about 10 s on the project's 2-core machine).
+#   (about 25 s on the project's 2-core machine).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build

@@ -28,9 +28,14 @@ START_TEST(t_aa_no_disagreement_few_false_alarms)
 		      t.cells);
 	/* at most 5% expected: 3 of 60 is its mean; 8 would be far beyond */
 	ck_assert_msg(t.fw_false <= 7, "%lu of 60 A/A experiments called a difference", t.fw_false);
-	/* and the method is not silent: with CVs of 2-8% it still calls some
-	 * pairs equivalent within 5% */
-	ck_assert_msg(t.equivalent > 0, "nothing called equivalent in %lu comparisons", t.null_cmp);
+	/* and the method is not silent about equal filesystems: at 1% CV with
+	 * 5 trials most pairs are called equivalent within 5% */
+	struct synth_cfg q = { .n_fs = 5, .n_tests = 13, .trials = 5, .cv = 0.01 };
+	t = (struct synth_tally){ 0 };
+	ck_assert_int_eq(synth_run(&q, 20, 9, tmpdir(), &t), 0);
+	ck_assert_uint_eq(t.disagree, 0);
+	ck_assert_msg(t.equivalent * 2 > t.null_cmp, "%lu of %lu equal pairs called equivalent",
+		      t.equivalent, t.null_cmp);
 }
 END_TEST
 

@@ -263,8 +263,8 @@ END_TEST
 /* An estimate of n trials with log mean lm and variance s2 on df. */
 static struct rp_est est(size_t n, double lm, double s2, double df)
 {
-	return (struct rp_est){ .n = n, .lmean = lm, .s2 = s2, .shared = 0, .shared_df = INFINITY,
-				.own_df = df, .pool = SIZE_MAX };
+	return (struct rp_est){ .n = n, .lmean = lm, .s2 = s2, .df = df, .s2b = NAN, .dfb = NAN,
+				.pool = SIZE_MAX };
 }
 
 START_TEST(t_compare)
