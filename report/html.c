@@ -137,8 +137,8 @@ static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
 	return false;
 }
 
-/* Row i of test t's ranking: the median, interval, ratio, the test against
- * #1 (Holm-adjusted), plateau, cells and flags. */
+/* Row i of test t's ranking: the score, interval, ratio, the verdict
+ * against #1 (the summary's interval), plateau, cells and flags. */
 static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, size_t i,
 			const struct rp_rank_row *row)
 {
@@ -598,10 +598,11 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
 	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
 	      "size the cells at the two largest file sizes measured; a trial's score is the median "
-	      "over those cells, the filesystem's score the median over trials. The 95% interval is "
-	      "Student's t on the per-trial scores (shown with 2 or more trials); &ldquo;vs #1&rdquo; "
-	      "is Welch's t-test against the best at 95%: <i>beyond noise</i> means the trials "
-	      "cannot explain the difference. 1 MiB/s = 1024 KiB/s.</p>\n",
+	      "over those cells, the filesystem's score the geometric mean over trials. The 95% "
+	      "interval is Student's t on the per-trial scores (shown with 2 or more trials); "
+	      "&ldquo;vs #1&rdquo; is the ratio to the best unflagged filesystem with its "
+	      "simultaneous interval and the verdict read off it, as in the summary. "
+	      "1 MiB/s = 1024 KiB/s.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		if (!(tests & (1u << t)) || !ht_has_test(d, t))

@@ -5,17 +5,17 @@
  * two entries are compared on the difference of the means of the log
  * trial scores, so a ratio's interval is symmetric in log space and a
  * slowdown of 10% means the same at 10 MiB/s and at 10 GiB/s.  The
- * variance of each entry's log trial scores is moderated towards a prior
- * fitted to every (entry, test) of the report (Smyth 2004; see
- * lib/stats.h fslab_var_prior): three trials give 2 degrees of freedom of
- * their own, the prior adds d0 more, as many as the variances' agreement
- * across tests and filesystems supports.  The pair's standard error is
- * Welch's (each side its own moderated variance), its degrees of freedom
- * Welch-Satterthwaite's.  The interval is Student's t at alpha / m, m the
+ * variance comes from a model of the whole report (rp_varmodel_fit): the
+ * filesystems of one run's test pool their trials (and, compared with each
+ * other, have the trials' shared effect taken out: the trials as blocks),
+ * each scaled by its filesystem's noise factor, and the pools are
+ * moderated towards a prior common to every test (Smyth 2004; lib/stats.h
+ * fslab_var_prior).  The interval is Student's t at alpha / m, m the
  * number of comparisons in the family (Bonferroni): every interval of the
  * family covers its true ratio with probability at least 1 - alpha
  * together, so a verdict read off any of them is a family-wise one.
- * docs/report.md, "Significance", explains the choice. */
+ * docs/report.md, "Verdicts and their intervals", explains the choices;
+ * tests/report/verdict_harness measures them. */
 #include "report_priv.h"
 #include "stats.h"
 
