@@ -386,7 +386,9 @@ static void sm_differ(struct rp_summary *s, const char *what, const char *a, con
 {
 	size_t l = strlen(s->differs);
 
-	if (strcmp(a, b) == 0 || l + 40 >= sizeof(s->differs))
+	/* a value one manifest does not record is not a difference it shows */
+	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0 ||
+	    l + 40 >= sizeof(s->differs))
 		return;
 	snprintf(s->differs + l, sizeof(s->differs) - l, "%s%s '%s' -> '%s'", l ? "; " : "", what,
 		 a, b);
