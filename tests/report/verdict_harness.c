@@ -39,6 +39,8 @@ static void h_null_line(const char *name, const struct synth_tally *t)
 	       100.0 * t->resolve_sum / (double)(t->resolve_n ? t->resolve_n : 1));
 }
 
+/* One straight list of scenarios and their printed lines; longer than 80
+ * lines because it reads as the table it prints. */
 int main(int argc, char **argv)
 {
 	unsigned n = 1000;
@@ -68,15 +70,24 @@ int main(int argc, char **argv)
 		const char *name;
 		struct synth_cfg c;
 	} nulls[] = {
-		{ "3 trials, CV 2%, normal", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02 } },
-		{ "3 trials, CV 1-10% by test", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.01, .cv_hi = 0.10 } },
-		{ "3 trials, CV 2%, t3 heavy tails", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .tails = SYNTH_T3 } },
-		{ "3 trials, CV 2%, 5% trials at 0.7x", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .outlier_p = 0.05, .outlier = 0.7 } },
-		{ "3 trials, CV 2%, shared drift 3%", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .drift = 0.03 } },
-		{ "5 trials, CV 1-10% by test, t3", { .n_fs = 5, .n_tests = 13, .trials = 5, .cv = 0.01, .cv_hi = 0.10, .tails = SYNTH_T3 } },
-		{ "2 trials, CV 5%", { .n_fs = 5, .n_tests = 13, .trials = 2, .cv = 0.05 } },
-		{ "3 trials, CV 2-4% by test", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .cv_hi = 0.04 } },
-		{ "3 trials, CV 2%, one filesystem 3x noisier", { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .noisy = 3 } },
+		{ "3 trials, CV 2%, normal",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02 } },
+		{ "3 trials, CV 1-10% by test",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.01, .cv_hi = 0.10 } },
+		{ "3 trials, CV 2%, t3 heavy tails",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .tails = SYNTH_T3 } },
+		{ "3 trials, CV 2%, 5% trials at 0.7x",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .outlier_p = 0.05, .outlier = 0.7 } },
+		{ "3 trials, CV 2%, shared drift 3%",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .drift = 0.03 } },
+		{ "5 trials, CV 1-10% by test, t3",
+		  { .n_fs = 5, .n_tests = 13, .trials = 5, .cv = 0.01, .cv_hi = 0.10, .tails = SYNTH_T3 } },
+		{ "2 trials, CV 5%",
+		  { .n_fs = 5, .n_tests = 13, .trials = 2, .cv = 0.05 } },
+		{ "3 trials, CV 2-4% by test",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .cv_hi = 0.04 } },
+		{ "3 trials, CV 2%, one filesystem 3x noisier",
+		  { .n_fs = 5, .n_tests = 13, .trials = 3, .cv = 0.02, .noisy = 3 } },
 	};
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
 		if (h_run(nulls[i].name, &nulls[i].c, n, seed + i, tmp, &t) < 0)
