@@ -70,8 +70,10 @@ struct fslab_bench_fs {
 	bool fuse;
 	/* The loop device under the filesystem: "direct" (direct I/O: reads
 	 * reach the disk under the image), "buffered" (through the host's page
-	 * cache: every row is flagged buffered-loop), "" when not on a loop. */
+	 * cache: every row is flagged buffered-loop), "" when not on a loop;
+	 * and the loop's backing file. */
 	char loop_io[16];
+	char loop_backing[PATH_MAX];
 
 	struct fslab_probe_result probe;
 	struct fslab_cache_ctl cache;

@@ -41,7 +41,7 @@ static int cache_drop_caches_permitted(void)
 }
 
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part, const char *device)
+			  const struct fslab_state_partition *part, const char *buffered_loop_backing)
 {
 	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: one method, no check */
 	bool lab = st && part && part->mount_method != FSLAB_MOUNT_NONE;
@@ -49,7 +49,7 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *s
 	memset(c, 0, sizeof(*c));
 	c->state = st;
 	c->part = part;
-	snprintf(c->device, sizeof(c->device), "%s", device ? device : "");
+	snprintf(c->backing, sizeof(c->backing), "%s", buffered_loop_backing ? buffered_loop_backing : "");
 	c->method = FSLAB_DROP_FADVISE;
 	if (cache_drop_caches_permitted()) {
 		c->fallback = FSLAB_DROP_CACHES;
@@ -132,12 +132,13 @@ int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages)
 }
 
 /* The block device a filesystem is on, by its source device node (the
- * mount's source, or the lab's partition): the file's st_dev is no use for
+ * mount's source, or the lab's partition): a file's st_dev is no use for
  * that, since btrfs (and any filesystem with anonymous device numbers)
- * gives its files a st_dev of major 0 that no block device has.  The
- * file's st_dev (fd >= 0) is the answer only when the source is no block
- * device.  Returns false when neither names a block device. */
-static bool cache_fs_block_device(const char *device, int fd, dev_t *dev)
+ * gives its files a st_dev of major 0 that no block device has.  fs_dev
+ * (the st_dev of the directory) is the answer only when the source is no
+ * block device node (a "/dev/root" that does not exist).  False when
+ * neither names a block device. */
+static bool cache_fs_block_device(const char *device, dev_t fs_dev, dev_t *dev)
 {
 	struct stat st;
 
@@ -145,19 +146,19 @@ static bool cache_fs_block_device(const char *device, int fd, dev_t *dev)
 		*dev = st.st_rdev;
 		return true;
 	}
-	if (fd < 0 || fstat(fd, &st) < 0 || major(st.st_dev) == 0)
+	if (major(fs_dev) == 0)
 		return false;
-	*dev = st.st_dev;
+	*dev = fs_dev;
 	return true;
 }
 
-/* The loop device under block device dev (itself, or the disk of a
- * partition of it), from sysfs: its backing file and whether it does
- * direct I/O.  Returns false when dev is on no loop device. */
-static bool cache_loop_of_dev(dev_t dev, char *backing, size_t len, bool *direct)
+bool fslab_loop_of_device(const char *device, dev_t fs_dev, char *backing, size_t len, bool *direct)
 {
 	const char *dirs[] = { "/sys/dev/block/%u:%u/loop", "/sys/dev/block/%u:%u/../loop" };
+	dev_t dev;
 
+	if (!cache_fs_block_device(device, fs_dev, &dev))
+		return false;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char dir[80], path[96], v[8] = "";
 		int f;
@@ -188,26 +189,6 @@ static bool cache_loop_of_dev(dev_t dev, char *backing, size_t len, bool *direct
 	return false;
 }
 
-bool fslab_loop_of_device(const char *device, char *backing, size_t len, bool *direct)
-{
-	dev_t dev;
-
-	return cache_fs_block_device(device, -1, &dev) && cache_loop_of_dev(dev, backing, len, direct);
-}
-
-/* A loop device that is not in direct-I/O mode reads its backing file
- * through the host's page cache: the test file's pages dropped, its reads
- * would still come from memory.  Fills backing with that file's path and
- * returns true for such a loop device. */
-static bool cache_buffered_loop_backing(const char *device, int fd, char *backing, size_t len)
-{
-	bool direct = false;
-	dev_t dev;
-
-	return cache_fs_block_device(device, fd, &dev) && cache_loop_of_dev(dev, backing, len, &direct) &&
-	       !direct;
-}
-
 /* Switches the filesystem to its fallback for the rest of the run. */
 static void cache_fall_back(struct fslab_cache_ctl *c, const char *reason)
 {
@@ -235,7 +216,7 @@ static void cache_check_fs(struct fslab_cache_ctl *c, int fd)
 		cache_fall_back(c, "FUSE mount: the daemon reads its device through the page cache, which posix_fadvise on the file does not reach");
 	else if ((unsigned long)sfs.f_type == TMPFS_MAGIC)
 		cache_fall_back(c, "tmpfs keeps its files in memory: posix_fadvise(DONTNEED) cannot drop them");
-	else if (cache_buffered_loop_backing(c->device, fd, c->backing, sizeof(c->backing)))
+	else if (c->backing[0])
 		snprintf(c->note, sizeof(c->note),
 			 "posix_fadvise(DONTNEED) on the test file after fsync (mincore found none of its pages resident) and on the backing file of its loop device (no direct I/O), %s",
 			 c->backing);

@@ -42,9 +42,6 @@ struct fslab_cache_ctl {
 	bool checked; /* the filesystem type was looked at (FUSE, tmpfs) */
 	/* Why this method, for the manifest's cache_drop_note. */
 	char note[PATH_MAX + 256];
-	/* The filesystem's block device node (its mount source, or the lab's
-	 * partition): where its loop device is found.  "" when unknown. */
-	char device[PATH_MAX];
 	/* The backing file of the loop device (no direct I/O) the filesystem
 	 * is on: its pages are dropped too.  "" when none. */
 	char backing[PATH_MAX];
@@ -70,16 +67,19 @@ struct fslab_cache_ctl {
 };
 
 /* Picks the method for one filesystem (part NULL when not a lab partition;
- * device: the filesystem's block device node, NULL or "" when unknown). */
+ * buffered_loop_backing: the backing file of the loop device without direct
+ * I/O the filesystem is on, whose pages are dropped too; NULL or "" when
+ * there is none). */
 void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part, const char *device);
+			  const struct fslab_state_partition *part, const char *buffered_loop_backing);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
 
-/* The loop device a filesystem's block device node (a loop device or a
- * partition of one) is on: its backing file (the kernel's path, from sysfs)
- * into backing and whether it does direct I/O (false: it reads its backing
- * file through the host's page cache).  False when device is on no loop. */
-bool fslab_loop_of_device(const char *device, char *backing, size_t len, bool *direct);
+/* The loop device a filesystem is on, from its block device node (a loop
+ * device or a partition of one; fs_dev, the directory's st_dev, when device
+ * is no block device node): its backing file (the kernel's path, from
+ * sysfs) into backing and whether it does direct I/O (false: it reads its
+ * backing file through the host's page cache).  False when on no loop. */
+bool fslab_loop_of_device(const char *device, dev_t fs_dev, char *backing, size_t len, bool *direct);
 
 /* Pages of the open file fd resident in the page cache (mincore on a
  * read-only mapping; the file's size from fstat): 0 or -errno. */

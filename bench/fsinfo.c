@@ -126,12 +126,13 @@ static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *foun
 /* Whether the filesystem's device is a loop device, and in which mode. */
 static void fsinfo_loop(struct fslab_bench_fs *fs)
 {
-	char backing[PATH_MAX];
 	bool direct = false;
 
 	fs->loop_io[0] = '\0';
-	if (fslab_loop_of_device(fs->device, backing, sizeof(backing), &direct))
+	if (fslab_loop_of_device(fs->device, fs->dev, fs->loop_backing, sizeof(fs->loop_backing), &direct))
 		snprintf(fs->loop_io, sizeof(fs->loop_io), "%s", direct ? "direct" : "buffered");
+	else
+		fs->loop_backing[0] = '\0';
 }
 
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs)

@@ -334,7 +334,8 @@ static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, stru
 		return r;
 	if (fs->part)
 		fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version, sizeof(fs->mkfs_tool_version));
-	fslab_cache_ctl_init(&fs->cache, c->state, fs->part, fs->device);
+	fslab_cache_ctl_init(&fs->cache, c->state, fs->part,
+			     strcmp(fs->loop_io, "buffered") == 0 ? fs->loop_backing : NULL);
 	fs->cache.remount = lab ? fslab_lab_remount : NULL;
 	fs->cache.remount_ctx = lab;
 	fs->cache.dev = &fs->dev;

@@ -36,13 +36,15 @@ int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct)
 	return r;
 }
 
-/* Whether the configured loop device lfd took direct I/O. */
-static bool loop_is_direct(int lfd)
+/* 1 when the loop device lfd does direct I/O, 0 when buffered, -errno. */
+static int loop_dio_of_fd(int lfd)
 {
 	struct loop_info64 info;
 
 	memset(&info, 0, sizeof(info));
-	return ioctl(lfd, LOOP_GET_STATUS64, &info) == 0 && (info.lo_flags & LO_FLAGS_DIRECT_IO);
+	if (ioctl(lfd, LOOP_GET_STATUS64, &info) < 0)
+		return -errno;
+	return !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
 }
 
 int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct)
@@ -81,7 +83,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 		cfg.info.lo_flags = LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO;
 		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", image);
 		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
-			*direct = loop_is_direct(lfd);
+			*direct = loop_dio_of_fd(lfd) == 1;
 			r = 0;
 			goto out;
 		}
@@ -106,13 +108,11 @@ out:
 
 int prov_loop_direct_io(const char *dev)
 {
-	struct loop_info64 info;
-	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW), r;
 
 	if (fd < 0)
 		return -errno;
-	memset(&info, 0, sizeof(info));
-	r = ioctl(fd, LOOP_GET_STATUS64, &info) < 0 ? -errno : !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
+	r = loop_dio_of_fd(fd);
 	close(fd);
 	return r;
 }

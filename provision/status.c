@@ -208,7 +208,6 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 	return 0;
 }
 
-
 int fslab_status(const struct fslab_status_opts *o)
 {
 	struct fslab_lab *lab = NULL;

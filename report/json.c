@@ -30,6 +30,20 @@ static json_object *js_pair(double a, double b)
 	return arr;
 }
 
+/* One comparison: its ratio, the simultaneous interval, p (raw and
+ * adjusted), the smallest difference these data resolve and the word the
+ * interval gives; the ratio's and p's keys are the caller's. */
+static void js_put_cmp(json_object *o, const struct rp_cmp *c, const char *ratio_key,
+		       const char *p_key, const char *p_adj_key, const char *word)
+{
+	json_object_object_add(o, ratio_key, js_num(c->ratio));
+	json_object_object_add(o, "ratio_ci95", js_pair(c->lo, c->hi));
+	json_object_object_add(o, p_key, js_num(c->p));
+	json_object_object_add(o, p_adj_key, js_num(c->p_adj));
+	json_object_object_add(o, "resolvable_fraction", js_num(c->resolve));
+	json_object_object_add(o, "verdict", json_object_new_string(word));
+}
+
 static json_object *js_flags(unsigned f)
 {
 	json_object *a = json_object_new_array();
@@ -69,12 +83,8 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_object_add(x, "ci95_kib_s",
 				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
 		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
-		json_object_object_add(x, "ratio_to_best", js_num(c->cmp.ratio));
-		json_object_object_add(x, "ratio_ci95", js_pair(c->cmp.lo, c->cmp.hi));
-		json_object_object_add(x, "p_vs_best", js_num(c->cmp.p));
-		json_object_object_add(x, "p_vs_best_adjusted", js_num(c->cmp.p_adj));
-		json_object_object_add(x, "resolvable_fraction", js_num(c->cmp.resolve));
-		json_object_object_add(x, "verdict", json_object_new_string(rp_dir_word(c->cmp.dir)));
+		js_put_cmp(x, &c->cmp, "ratio_to_best", "p_vs_best", "p_vs_best_adjusted",
+			   rp_dir_word(c->cmp.dir));
 		json_object_object_add(x, "set_aside", json_object_new_boolean(c->aside));
 		json_object_object_add(x, "plateau_file_kib",
 				       js_pair((double)row->s.file_lo, (double)row->s.file_hi));
@@ -151,12 +161,7 @@ static json_object *js_change(const struct rp_change *c)
 		if (!cc->has)
 			continue;
 		y = json_object_new_object();
-		json_object_object_add(y, "ratio", js_num(cc->cmp.ratio));
-		json_object_object_add(y, "ratio_ci95", js_pair(cc->cmp.lo, cc->cmp.hi));
-		json_object_object_add(y, "p", js_num(cc->cmp.p));
-		json_object_object_add(y, "p_adjusted", js_num(cc->cmp.p_adj));
-		json_object_object_add(y, "resolvable_fraction", js_num(cc->cmp.resolve));
-		json_object_object_add(y, "verdict", json_object_new_string(rp_change_word(cc->cmp.dir)));
+		js_put_cmp(y, &cc->cmp, "ratio", "p", "p_adjusted", rp_change_word(cc->cmp.dir));
 		json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
 		json_object_object_add(tt, fslab_test_to_string(t), y);
 	}
