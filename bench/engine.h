@@ -1,5 +1,5 @@
 /* One file x record cell of the sweep on one filesystem: the 13 IOzone
- * tests run in IOzone's order on one test file (IOZONE.md), each timed with
+ * tests run in IOzone's order on one test file (docs/tests.md), each timed with
  * CLOCK_MONOTONIC around its I/O loop and nothing else.
  *
  * The tests are rows of a const table (fslab_bench_test_get); all I/O goes

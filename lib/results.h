@@ -1,4 +1,4 @@
-/* The results contract (DESIGN.md): <results>/<fs>.csv, header first, one
+/* The results contract (docs/design.md): <results>/<fs>.csv, header first, one
  * row per cell.  The first six columns are fixed; fslab writes four more:
  *
  *   filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,

@@ -1,5 +1,5 @@
-/* IOzone's auto-mode text report (IOZONE.md "Output"): parsed from a memory
- * buffer and written back.  No global state, no exit(): the parser is a
+/* IOzone's auto-mode text report (its tests: docs/tests.md): parsed from a
+ * memory buffer and written back.  No global state, no exit(): the parser is a
  * fuzz target.
  *
  * Parsing reads both parts of `iozone -a [-R]` output:

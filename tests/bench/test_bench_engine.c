@@ -1,4 +1,4 @@
-/* The engine against IOzone's patterns (IOZONE.md), captured through the
+/* The engine against IOzone's patterns (docs/tests.md), captured through the
  * I/O ops struct; data integrity; injected faults; the sweep plan. */
 #include "testutil.h"
 
@@ -525,7 +525,7 @@ static size_t data_offsets(const struct cell_run *cr, enum fslab_test t, enum re
 	return n;
 }
 
-/* IOzone's stride rule from IOZONE.md, written independently of the engine:
+/* IOzone's stride rule from docs/tests.md, written independently of the engine:
  * after record r, wrap when r + 17 >= N - 2 (the next jump would land on
  * record N-2 or later). */
 static void stride_expected(uint64_t n, uint64_t *out)
@@ -724,7 +724,7 @@ START_TEST(stride_sequences)
 	}
 	expect_walk(20, n20, 20);
 	expect_walk(36, n36, 8);
-	/* the example in IOZONE.md: ... 11 28 45 12 29 ...; 62 and 63 never read */
+	/* the example in docs/tests.md: ... 11 28 45 12 29 ...; 62 and 63 never read */
 	expect_walk(64, n64, 64);
 	stride_walk(64, seq);
 	for (int i = 0; i < 64; i++)

@@ -1,5 +1,5 @@
 /* Trust, the results and report failures of the red-team report on issue 9
- * (notes/redteam.md F2, F12, F3, F16, F4, F13): what another user, or a
+ * (findings F2, F12, F3, F16, F4, F13): what another user, or a
  * copy of another run's files, can make fslab run, report, export and
  * import do.  Each case is set up as the attack and asserts that the victim
  * is byte-identical afterwards and that fslab exits non-zero naming the
