@@ -5,6 +5,7 @@
 #include "opts.h"
 #include "termtext.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,38 @@ static void usage(FILE *out)
 		     "Exit status: 0 success, 1 failure or refusal, 2 bad usage or bad input.\n");
 }
 
+/* A command's answer that never reached its reader is a failure, whatever
+ * the command returned: `fslab --help >/dev/full` or a report to a full disk
+ * must not exit 0.  Output is buffered, so the error shows only when the
+ * buffer is flushed; stdout is closed here, once, for every command.  A
+ * closed pipe (EPIPE) is the reader's choice, as with `| head`, and is not
+ * reported; nor is a write error of a command that failed and said so. */
+static int finish_stdout(int rc)
+{
+	int failed = ferror(stdout);
+
+	errno = 0;
+	if (fclose(stdout) != 0)
+		failed = 1;
+	if (!failed || errno == EPIPE || rc != FSLAB_EXIT_OK)
+		return rc; /* a command that failed has said why */
+	if (errno)
+		fslab_error("cannot write to standard output: %s; check the disk or "
+			    "pipe it is redirected to", strerror(errno));
+	else
+		fslab_error("cannot write to standard output; check the disk or pipe "
+			    "it is redirected to");
+	return FSLAB_EXIT_FAILURE;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	return finish_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
 	char prefix[64];
 

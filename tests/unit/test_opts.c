@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { T_DEVICE = FSLAB_OPT_ID, T_IMAGE, T_TRIALS, T_SECRET, T_PRINT, T_CHECK };
@@ -455,6 +456,43 @@ START_TEST(completion_and_man_page_match_the_tables)
 }
 END_TEST
 
+/* An answer that never reached its reader is a failure: fslab --help and
+ * --version, a command's --help and `fslab spec` to a full disk (/dev/full)
+ * exit 1 and say why on stderr; the same output to a pipe exits 0. */
+START_TEST(write_error_on_stdout_fails)
+{
+	static const char *const cmds[][2] = {
+		{ "--help", "" }, { "--version", "" }, { "run", "--help" },
+		{ "report", "--help" }, { "setup", "--help" }, { "spec", "--print" },
+	};
+	char err[] = "/tmp/fslab-opts-err.XXXXXX";
+	int efd = mkstemp(err);
+
+	ck_assert_int_ge(efd, 0);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char line[4096], buf[1024] = "";
+		int st;
+
+		snprintf(line, sizeof(line), "'%s' %s %s >/dev/full 2>'%s'", ft_fslab_bin(),
+			 cmds[i][0], cmds[i][1], err);
+		st = system(line);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+			      "fslab %s %s >/dev/full: status %d, expected exit 1", cmds[i][0],
+			      cmds[i][1], st);
+		ck_assert_int_ge(pread(efd, buf, sizeof(buf) - 1, 0), 1);
+		ck_assert_msg(strstr(buf, "cannot write to standard output"),
+			      "fslab %s: stderr does not name the write error: %s", cmds[i][0], buf);
+		snprintf(line, sizeof(line), "'%s' %s %s | cat >/dev/null", ft_fslab_bin(),
+			 cmds[i][0], cmds[i][1]);
+		st = system(line);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fslab %s | cat: %d",
+			      cmds[i][0], st);
+	}
+	close(efd);
+	unlink(err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("opts");
@@ -469,5 +507,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, trials_junk_one_message);
 	tcase_add_test(tc, ambiguous_abbreviation);
 	tcase_add_test(tc, completion_and_man_page_match_the_tables);
+	tcase_add_test(tc, write_error_on_stdout_fails);
 	return ft_suite_run(s, argc, argv);
 }
