@@ -17,7 +17,7 @@ static bool run_is_pow2(uint64_t v)
 
 static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 {
-	char err[512], *text = NULL, *full = NULL;
+	char err[512], *text = NULL;
 	size_t len;
 	struct fslab_spec spec;
 	int r;
@@ -27,16 +27,7 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 		fslab_error("--sweep %s: cannot read: %s", path, strerror(-r));
 		return r;
 	}
-	/* A sweep file may hold only [sweep]; the parser wants a layout, so a
-	 * placeholder one is added for parsing (it is not used). */
-	if (!strstr(text, "[fs ")) {
-		if (asprintf(&full, "%s\n[fs placeholder]\ntype = ext4\nsize = 16M\n", text) < 0) {
-			free(text);
-			return -ENOMEM;
-		}
-	}
-	r = fslab_spec_parse_string(full ? full : text, path, &spec, err, sizeof(err));
-	free(full);
+	r = fslab_sweep_parse_string(text, path, &spec, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("%s", err);
 		free(text);

@@ -15,6 +15,7 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	int failed;
+	bool layout_optional;                /* a sweep file: [fs NAME] may be absent */
 	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit (1 << enum fs_key): the key was given */
 	unsigned disk_seen_keys;             /* bit 0 label, bit 1 alignment */
 };
@@ -425,7 +426,7 @@ static int finish(struct parse_ctx *c)
 	struct fslab_sweep_spec *w = &s->sweep;
 	char msg[512], types[64];
 
-	if (s->n_fs == 0)
+	if (s->n_fs == 0 && !c->layout_optional)
 		return fail(c, "no [fs NAME] section: the lab needs at least one filesystem");
 	for (size_t i = 0; i < s->n_fs; i++) {
 		struct fslab_fs_spec *fs = &s->fs[i];
@@ -456,10 +457,10 @@ static int finish(struct parse_ctx *c)
 	return 1;
 }
 
-int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			    char *err, size_t errlen)
+static int parse_text(const char *text, const char *name, struct fslab_spec *spec, char *err,
+		      size_t errlen, bool layout_optional)
 {
-	struct parse_ctx c = { .spec = spec, .err = err, .errlen = errlen };
+	struct parse_ctx c = { .spec = spec, .layout_optional = layout_optional };
 	char msg[512] = "";
 	int line = 0, r;
 
@@ -488,6 +489,18 @@ failed:
 	else
 		snprintf(err, errlen, "%s: %s", name ? name : "spec", msg);
 	return -EINVAL;
+}
+
+int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
+			    char *err, size_t errlen)
+{
+	return parse_text(text, name, spec, err, errlen, false);
+}
+
+int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
+			     char *err, size_t errlen)
+{
+	return parse_text(text, name, spec, err, errlen, true);
 }
 
 int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen)

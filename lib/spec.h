@@ -92,6 +92,12 @@ void fslab_spec_default(struct fslab_spec *spec);
 int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
 			    char *err, size_t errlen);
 
+/* The same for a sweep file (fslab run --sweep FILE): the [sweep] section is
+ * what counts, and [disk] and [fs NAME] sections may be absent (a whole spec
+ * is a sweep file too). */
+int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
+			     char *err, size_t errlen);
+
 /* Reads and parses a file.  Errors: -ENOENT etc. from reading, -EINVAL from
  * parsing; err holds the message with the file name. */
 int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen);

@@ -1005,6 +1005,18 @@ START_TEST(sweep_file_then_flags)
 	ck_assert_int_eq(o.status, 2);
 	ck_assert_ptr_nonnull(strstr(o.err, "tepid"));
 	ft_output_free(&o);
+
+	/* a comment that mentions a section is a comment: the file still holds
+	 * only [sweep] (it used to be refused: "no [fs NAME] section") */
+	ck_assert_int_eq(ft_write_file(sweep, "# copied from a spec whose [fs ext4] had ...\n"
+					      "[sweep]\nfile_sizes = 64K\nrecord_sizes = 64K\n"
+					      "tests = write\ntrials = 1\n"),
+			 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--sweep", sweep, "--out", out,
+				  "--no-device-probe", "--quiet", "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "a sweep file with a comment naming [fs ext4]: %s", o.err);
+	ft_output_free(&o);
 	free(sweep);
 	free(out);
 }
