@@ -53,6 +53,8 @@ void fslab_run_opts_init(struct fslab_run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->preset = NULL; /* FSLAB_PRESET_DEFAULT */
 	o->cache = FSLAB_CACHE_MODE_INVALID;
+	o->io_mode = -1;     /* not given: FSLAB_IO_SEEK */
+	o->sync_policy = -1; /* not given: FSLAB_SYNC_FS */
 }
 
 void run_utc_now(char *buf, size_t len, bool compact)

@@ -76,9 +76,10 @@ struct fslab_run_opts {
 	unsigned max_trials; /* 0: 10 when until_ci_pct is set */
 
 	/* How the positioned tests address records: enum fslab_io_mode
-	 * (bench/engine.h); 0 is FSLAB_IO_SEEK, IOzone's lseek + read/write. */
+	 * (bench/engine.h); -1: not given, FSLAB_IO_SEEK (IOzone's lseek +
+	 * read/write). */
 	int io_mode;
-	/* The flush before each cell: enum fslab_sync_policy; 0 is
+	/* The flush before each cell: enum fslab_sync_policy; -1: not given,
 	 * FSLAB_SYNC_FS (syncfs + fsync of the block device). */
 	int sync_policy;
 	/* Per-cell p50/p99/max per-operation latency as extra CSV columns

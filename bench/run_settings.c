@@ -3,6 +3,8 @@
  * refuses (it continues with the recorded settings). */
 #include "run_int.h"
 
+#include "engine.h"
+
 #include "log.h"
 #include "size.h"
 
@@ -217,8 +219,8 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	if (run_settings_sweep(c, o) < 0 || run_check_grid(&c->sweep) < 0 || run_settings_trials(c, o) < 0)
 		return -EINVAL;
-	c->io_mode = o->io_mode;
-	c->sync_policy = o->sync_policy;
+	c->io_mode = o->io_mode < 0 ? FSLAB_IO_SEEK : o->io_mode;
+	c->sync_policy = o->sync_policy < 0 ? FSLAB_SYNC_FS : o->sync_policy;
 	c->latency = o->latency;
 	if (o->label && run_settings_label(c, o->label) < 0)
 		return -EINVAL;
@@ -231,9 +233,9 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 {
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
-	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode || o->sync_policy || o->latency ||
+	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode >= 0 || o->sync_policy >= 0 || o->latency ||
 	    o->preset || o->label) {
-		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the sweep, --dir, --out, --label and --until-ci options");
+		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the setting options (the sweep, --dir, --out, --label, --until-ci, --io, --sync, --latency)");
 		return -EINVAL;
 	}
 	return 0;

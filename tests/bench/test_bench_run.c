@@ -620,6 +620,12 @@ START_TEST(usage_errors)
 		{ "run", "--io", "mmap", "--dir", "x=/tmp", NULL },
 		{ "run", "--sync", "never", "--dir", "x=/tmp", NULL },
 		{ "run", "--resume", "/tmp", "--latency", NULL },
+		/* --resume refuses every explicit setting, the defaults' words too
+		 * (seek and fs used to pass: 0 meant both "not given" and them) */
+		{ "run", "--resume", "/tmp", "--io", "seek", NULL },
+		{ "run", "--resume", "/tmp", "--io", "positional", NULL },
+		{ "run", "--resume", "/tmp", "--sync", "fs", NULL },
+		{ "run", "--resume", "/tmp", "--sync", "global", NULL },
 	};
 	struct ft_output o;
 
