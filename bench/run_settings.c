@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool run_is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 {
 	char err[512], *text = NULL;
@@ -127,20 +122,21 @@ static int run_check_small_records(const struct fslab_sweep_spec *s)
  * record no smaller than 4K and no larger than the largest file. */
 static int run_check_grid(const struct fslab_sweep_spec *s)
 {
-	char a[32], b[32], x[32], y[32];
+	char a[32], b[32], x[32], y[32], z[32];
+	const uint64_t sizes[] = { s->file_min, s->file_max, s->record_min, s->record_max };
 
-	if (!run_is_pow2(s->file_min) || !run_is_pow2(s->file_max) || !run_is_pow2(s->record_min) ||
-	    !run_is_pow2(s->record_max)) {
-		fslab_error("file and record sizes must be powers of two (the sweep doubles): files %s-%s, records %s-%s",
-			    fslab_size_format(s->file_min, a, sizeof(a)),
-			    fslab_size_format(s->file_max, b, sizeof(b)),
-			    fslab_size_format(s->record_min, x, sizeof(x)),
-			    fslab_size_format(s->record_max, y, sizeof(y)));
-		return -EINVAL;
-	}
-	if (s->record_min < 4 * FSLAB_KiB) {
-		fslab_error("the smallest record is 4K (got %s)", fslab_size_format(s->record_min, a, sizeof(a)));
-		return -EINVAL;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const char *problem = fslab_sweep_size_problem(sizes[i]);
+
+		if (problem) {
+			fslab_error("files %s-%s, records %s-%s: %s %s",
+				    fslab_size_format(s->file_min, a, sizeof(a)),
+				    fslab_size_format(s->file_max, b, sizeof(b)),
+				    fslab_size_format(s->record_min, x, sizeof(x)),
+				    fslab_size_format(s->record_max, y, sizeof(y)),
+				    fslab_size_format(sizes[i], z, sizeof(z)), problem);
+			return -EINVAL;
+		}
 	}
 	if (s->record_min > s->file_max) {
 		fslab_error("the smallest record (%s) is larger than the largest file (%s): no cell to run",

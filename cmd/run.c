@@ -157,15 +157,13 @@ static int parse_range(const char *opt, const char *s, uint64_t *min, uint64_t *
 		const char *text = i && dash ? dash + 1 : s;
 		int len = !i && dash ? (int)(dash - s) : (int)strlen(text);
 
-		if (v & (v - 1)) {
-			fslab_error("%s '%s': %.*s is not a power of two (the sweep doubles; e.g. %s)",
-				    opt, s, len, text, strcmp(opt, "--record-sizes") == 0 ? "4K-2M" : "64K-2G");
+		const char *problem = fslab_sweep_size_problem(v);
+
+		if (problem) {
+			fslab_error("%s '%s': %.*s %s (e.g. %s)", opt, s, len, text, problem,
+				    strcmp(opt, "--record-sizes") == 0 ? "4K-2M" : "64K-2G");
 			return -EINVAL;
 		}
-	}
-	if (strcmp(opt, "--record-sizes") == 0 && *min < 4096) {
-		fslab_error("%s '%s': the smallest record is 4K", opt, s);
-		return -EINVAL;
 	}
 	return 0;
 }

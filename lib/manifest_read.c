@@ -2,6 +2,7 @@
  * what fslab writes before it is kept. */
 #include "fileutil.h"
 #include "manifest.h"
+#include "size.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,11 +177,6 @@ static int mf_read_words(struct mf_ctx *c, json_object *o, const char *key, size
 	return r < 0 ? r : 1;
 }
 
-static bool mf_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 /* "sweep": sizes powers of two within what fslab's size parser accepts. */
 static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifest *m)
 {
@@ -205,7 +201,8 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 		if (r < 0)
 			return r;
 		mf_field(field, sizeof(field), "sweep", keys[i]);
-		if (r > 0 && !mf_pow2(*vals[i]))
+		/* powers of two only: earlier fslab runs took files below 4K */
+		if (r > 0 && !fslab_is_pow2(*vals[i]))
 			return mf_fail(c, field, "is %llu: not a power of two (the sweep doubles)",
 				       (unsigned long long)*vals[i]);
 	}

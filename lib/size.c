@@ -201,3 +201,17 @@ char *fslab_size_human(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
 }
+
+bool fslab_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+const char *fslab_sweep_size_problem(uint64_t bytes)
+{
+	if (!fslab_is_pow2(bytes))
+		return "is not a power of two (the sweep doubles)";
+	if (bytes < FSLAB_SWEEP_SIZE_MIN)
+		return "is below 4K, the smallest file or record";
+	return NULL;
+}

@@ -4,6 +4,7 @@
 #ifndef FSLAB_SIZE_H
 #define FSLAB_SIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,17 @@ int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const ch
 /* Shortest exact spelling: "20G", "64K", "1536M", "4097" (bytes).  Returns
  * buf. */
 char *fslab_size_format(uint64_t bytes, char *buf, size_t len);
+
+/* The sweep's size rule, said once for the command line, the sweep file,
+ * the run's own check and the manifest reader: every file and record size is
+ * a power of two (the sweep doubles) and at least FSLAB_SWEEP_SIZE_MIN (a
+ * record is at least one page; a smaller file could hold no record). */
+#define FSLAB_SWEEP_SIZE_MIN (4 * FSLAB_KiB)
+bool fslab_is_pow2(uint64_t v);
+/* NULL when bytes obeys the rule, else why not ("is not a power of two (the
+ * sweep doubles)", "is below 4K, the smallest file or record"), to follow
+ * the size in a message. */
+const char *fslab_sweep_size_problem(uint64_t bytes);
 
 /* Human form for messages: "20.0 GiB", "512 B". */
 char *fslab_size_human(uint64_t bytes, char *buf, size_t len);

@@ -43,10 +43,6 @@ bool fslab_fs_name_valid(const char *name)
 	return true;
 }
 
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 void fslab_sweep_defaults(struct fslab_sweep_spec *s)
 {
@@ -121,11 +117,15 @@ static int parse_range_value(struct parse_ctx *c, const char *key, const char *v
 
 	if (fslab_size_range_parse(value, lo, hi, &why) < 0)
 		return fail(c, "[sweep] %s = '%s': %s", key, value, why);
-	if (!is_pow2(*lo) || !is_pow2(*hi))
-		return fail(c, "[sweep] %s = '%s': sizes must be powers of two (the sweep doubles)",
-			    key, value);
-	if (*lo < 4 * FSLAB_KiB)
-		return fail(c, "[sweep] %s = '%s': the smallest size is 4K", key, value);
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = i ? *hi : *lo;
+		const char *problem = fslab_sweep_size_problem(v);
+		char sz[32];
+
+		if (problem)
+			return fail(c, "[sweep] %s = '%s': %s %s", key, value,
+				    fslab_size_format(v, sz, sizeof(sz)), problem);
+	}
 	return 1;
 }
 
@@ -147,7 +147,7 @@ static int handle_disk(struct parse_ctx *c, const char *key, const char *value)
 		uint64_t a;
 		if (!parse_size_value(c, "disk", key, value, &a))
 			return 0;
-		if (!is_pow2(a) || a < 4 * FSLAB_KiB || a > FSLAB_GiB)
+		if (!fslab_is_pow2(a) || a < 4 * FSLAB_KiB || a > FSLAB_GiB)
 			return fail(c, "[disk] alignment = '%s': use a power of two from 4K to 1G (default 1M)",
 				    value);
 		d->alignment = a;
