@@ -1,6 +1,6 @@
-/* fslab reproduce: the 2023 experiment (shared/seed) from a blank disk to a
+/* fslab reproduce: the 2023 experiment (docs/reproduce.md) from a blank disk to a
  * report and back to a clean disk, in one command.  This file reads the
- * command line; reproduce_pipeline.c runs the stages. */
+ * command line; reproduce/pipeline.c runs the stages. */
 #include "commands.h"
 #include "log.h"
 #include "opts.h"

@@ -1,9 +1,9 @@
-/* fslab reproduce, inside cmd/: the options (reproduce.c) drive the
- * pipeline (reproduce_pipeline.c), which reads and annotates each stage's
- * manifest (reproduce_manifest.c) and estimates what is left
- * (reproduce_eta.c). */
-#ifndef FSLAB_CMD_REPRODUCE_H
-#define FSLAB_CMD_REPRODUCE_H
+/* fslab reproduce, the module: cmd/reproduce.c turns the options into a
+ * reproduce_ctl and calls the pipeline (pipeline.c), which chains setup,
+ * the runs, the report and teardown, reads and annotates each stage's
+ * manifest (manifest.c) and estimates what is left (eta.c). */
+#ifndef FSLAB_REPRODUCE_H
+#define FSLAB_REPRODUCE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -51,7 +51,7 @@ struct repro_stage {
  * FSLAB_EXIT_*. */
 int repro_pipeline(struct reproduce_ctl *c);
 
-/* reproduce_eta.c: the honest sweeps' largest file (beyond RAM when the
+/* eta.c: the honest sweeps' largest file (beyond RAM when the
  * partitions have room, else the largest power of two that fits, with the
  * reason in why), and a lower bound of a stage's seconds (two trials of
  * its plan's bytes on every filesystem at the device's speed). */
@@ -59,7 +59,7 @@ uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab
 			       char *why, size_t whylen);
 double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s);
 
-/* reproduce_manifest.c: what a finished stage recorded (interrupted, the
+/* manifest.c: what a finished stage recorded (interrupted, the
  * slowest device probe figure in KiB/s, 0 when not probed), and a note
  * added to its manifest for the report to show. */
 void repro_read_manifest(const char *dir, bool *interrupted, double *device_kib_s);
