@@ -247,3 +247,70 @@ double fslab_median_sort(double *v, size_t n)
 	qsort(v, n, sizeof(*v), stats_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+enum fslab_ratio_word fslab_ratio_word_of(double lo, double hi, double delta)
+{
+	if (isnan(lo) || isnan(hi))
+		return FSLAB_RATIO_UNTESTED;
+	if (hi < 1)
+		return FSLAB_RATIO_SLOWER;
+	if (lo > 1)
+		return FSLAB_RATIO_FASTER;
+	if (lo >= 1 - delta && hi <= 1 + delta)
+		return FSLAB_RATIO_EQUIVALENT;
+	return FSLAB_RATIO_INCONCLUSIVE;
+}
+
+void fslab_log_ratio_interval(double dl, double se, double df, double p, double *lo, double *hi)
+{
+	double crit;
+
+	*lo = *hi = NAN;
+	if (!isfinite(dl) || !(se >= 0) || !(df > 0) || !(p > 0 && p < 1))
+		return;
+	if (se == 0) {
+		*lo = *hi = exp(dl);
+		return;
+	}
+	crit = fslab_t_quantile(p, df);
+	if (!isfinite(crit))
+		return;
+	*lo = exp(dl - crit * se);
+	*hi = exp(dl + crit * se);
+}
+
+double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk)
+{
+	double grand = 0, ss = 0;
+
+	if (ne < 2 || nk < 2)
+		return NAN;
+	for (size_t i = 0; i < ne * nk; i++)
+		grand += y[i];
+	grand /= (double)(ne * nk);
+	for (size_t e = 0; e < ne; e++) {
+		double row = 0;
+
+		for (size_t k = 0; k < nk; k++)
+			row += y[e * nk + k];
+		row /= (double)nk;
+		for (size_t k = 0; k < nk; k++) {
+			double col = 0, r;
+
+			for (size_t f = 0; f < ne; f++)
+				col += y[f * nk + k];
+			r = y[e * nk + k] - row - col / (double)ne + grand;
+			ss += r * r;
+		}
+	}
+	return ss;
+}
+
+double fslab_spend_pocock(double alpha, double t)
+{
+	if (!(t > 0))
+		return 0;
+	if (t >= 1)
+		return alpha;
+	return alpha * log1p((M_E - 1) * t);
+}

@@ -60,6 +60,46 @@ void fslab_mean_sd(const double *x, size_t n, double *mean, double *sd);
  * n == 0; *half is NaN when n < 2.  Either pointer may be NULL. */
 void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half);
 
+/* What an interval [lo, hi] of a ratio x / y says, with the equivalence
+ * margin delta (0.05: +-5%): slower when it lies below 1, faster above 1,
+ * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
+ * when either bound is NaN.  The report's words (report/infer.c) and fslab
+ * run's stopping rule (bench/stop_rule.c) both read intervals with it. */
+enum fslab_ratio_word {
+	FSLAB_RATIO_UNTESTED,
+	FSLAB_RATIO_SLOWER,
+	FSLAB_RATIO_FASTER,
+	FSLAB_RATIO_EQUIVALENT,
+	FSLAB_RATIO_INCONCLUSIVE,
+};
+enum fslab_ratio_word fslab_ratio_word_of(double lo, double hi, double delta);
+
+/* The equivalence margin of fslab report's verdicts and of fslab run's
+ * stopping rule (a fraction: +-5%), and their error rate per family of
+ * comparisons. */
+#define FSLAB_EQUIVALENCE_DEFAULT 0.05
+#define FSLAB_FAMILY_ALPHA 0.05
+
+/* The interval of a ratio from the difference dl of two mean log scores,
+ * its standard error se and degrees of freedom df, at two-sided level p
+ * (Student's t): [exp(dl - t se), exp(dl + t se)]; with se 0 the point
+ * exp(dl).  *lo and *hi are NaN when se or df cannot give one. */
+void fslab_log_ratio_interval(double dl, double se, double df, double p, double *lo, double *hi);
+
+/* The two-way residual sum of squares of an ne x nk table y (row-major:
+ * ne entries, e.g. filesystems, measured in the same nk blocks, e.g.
+ * trials): sum of (y[e][k] - mean_e - mean_k + mean)^2, on
+ * (ne - 1)(nk - 1) degrees of freedom.  The trials as blocks: an effect a
+ * trial has on every entry is not counted as noise (report/infer.c pools
+ * the same residuals).  NaN when ne < 2 or nk < 2. */
+double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk);
+
+/* Lan and DeMets's Pocock-type alpha-spending function (Lan & DeMets
+ * 1983, "Discrete sequential boundaries for clinical trials", Biometrika
+ * 70(3):659-663): the error spent by information fraction t (0..1),
+ * alpha ln(1 + (e - 1) t).  0 for t <= 0, alpha for t >= 1. */
+double fslab_spend_pocock(double alpha, double t);
+
 /* The median of n samples (the mean of the middle two when n is even);
  * sorts v in place.  NaN when n == 0. */
 double fslab_median_sort(double *v, size_t n);

@@ -292,17 +292,21 @@ char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t
 	return buf;
 }
 
+/* The word is lib/stats.h's, shared with fslab run's stopping rule. */
 enum rp_dir rp_dir_of(double lo, double hi, double delta)
 {
-	if (isnan(lo) || isnan(hi))
-		return RP_DIR_UNTESTED;
-	if (hi < 1)
+	switch (fslab_ratio_word_of(lo, hi, delta)) {
+	case FSLAB_RATIO_SLOWER:
 		return RP_DIR_SLOWER;
-	if (lo > 1)
+	case FSLAB_RATIO_FASTER:
 		return RP_DIR_FASTER;
-	if (lo >= 1 - delta && hi <= 1 + delta)
+	case FSLAB_RATIO_EQUIVALENT:
 		return RP_DIR_EQUIVALENT;
-	return RP_DIR_INCONCLUSIVE;
+	case FSLAB_RATIO_INCONCLUSIVE:
+		return RP_DIR_INCONCLUSIVE;
+	default:
+		return RP_DIR_UNTESTED;
+	}
 }
 
 /* v * v / df, 0 when df is infinite or v is 0 */
@@ -356,11 +360,8 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
 		c->resolve = 0;
 		c->p = dl == 0 ? 1.0 : 0.0;
 	} else {
-		double crit = fslab_t_quantile(RP_FAMILY_ALPHA / (double)m, c->df);
-
-		c->lo = exp(dl - crit * se);
-		c->hi = exp(dl + crit * se);
-		c->resolve = exp(crit * se) - 1;
+		fslab_log_ratio_interval(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi);
+		c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
 		c->p = fslab_t_two_sided_p(fabs(dl) / se, c->df);
 	}
 	c->p_adj = fmin(1, c->p * (double)m);

@@ -195,8 +195,8 @@ const char *rp_change_word(enum rp_dir dir);
 const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 
 /* ---- the inference (infer.c) ---- */
-#define RP_FAMILY_ALPHA 0.05 /* family-wise error of each family of comparisons */
-#define RP_EQUIVALENCE_DEFAULT 0.05
+#define RP_FAMILY_ALPHA FSLAB_FAMILY_ALPHA /* family-wise error of each family of comparisons */
+#define RP_EQUIVALENCE_DEFAULT FSLAB_EQUIVALENCE_DEFAULT
 
 /* The variance model (infer.c): entries are grouped in pools (one test of
  * one run: the filesystems measured together, in the same trials); a
