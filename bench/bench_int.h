@@ -121,6 +121,15 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 #define FSLAB_RUN_MARKER ".fslab-run"
 #define FSLAB_RUN_ID_LEN 36 /* a UUID, lower-case text */
 
+/* Why one test of one file x record cell stopped getting trials (enum
+ * fslab_stop_why) and after how many. */
+struct fslab_stop_record {
+	unsigned char why;
+	unsigned trials;
+};
+
+struct fslab_plan;
+
 struct fslab_run_ctx {
 	char out_dir[PATH_MAX];
 	int out_fd;        /* the results directory, held (and flock'ed) */
@@ -132,6 +141,11 @@ struct fslab_run_ctx {
 	const char *preset;
 	struct fslab_sweep_spec sweep;
 	double until_ci_pct;        /* 0: off */
+	int stop_rule;              /* enum fslab_stop_rule (stop_rule.h) */
+	/* The decided rule's record (run_stop.c): stops[cell * FSLAB_TEST_MAX +
+	 * test] for the cells of plan; NULL for the other rules. */
+	const struct fslab_plan *plan;
+	struct fslab_stop_record *stops;
 	int io_mode;                /* enum fslab_io_mode */
 	int sync_policy;            /* enum fslab_sync_policy */
 	bool latency;               /* --latency: the CSVs have latency columns */

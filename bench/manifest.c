@@ -10,6 +10,7 @@
 #include "manifest.h"
 #include "run.h"
 #include "stats.h"
+#include "stop_rule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,6 +154,58 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.shuffle = s->shuffle;
 }
 
+/* "stopping": the rule and its parameters; with the decided rule, each
+ * cell's tests with why they stopped and after how many trials, and the
+ * tally of those.  NULL when there is nothing to say (or no memory: the
+ * key is then left out, the manifest still written). */
+static json_object *mf_stopping(const struct fslab_run_ctx *c)
+{
+	unsigned tally[FSLAB_STOP_WHY_MAX] = { 0 };
+	json_object *o = json_object_new_object(), *cells, *sum;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "rule", json_object_new_string(fslab_stop_rule_to_string(c->stop_rule)));
+	if (c->stop_rule != FSLAB_STOP_RULE_DECIDED || !c->stops || !c->plan)
+		return o;
+	json_object_object_add(o, "alpha", json_object_new_double(FSLAB_FAMILY_ALPHA));
+	json_object_object_add(o, "equivalence", json_object_new_double(FSLAB_EQUIVALENCE_DEFAULT));
+	json_object_object_add(o, "spending", json_object_new_string("Lan-DeMets Pocock-type"));
+	json_object_object_add(o, "min_trials", json_object_new_int64(c->sweep.trials));
+	json_object_object_add(o, "max_trials", json_object_new_int64(c->max_trials));
+	cells = json_object_new_array();
+	sum = json_object_new_object();
+	json_object_object_add(o, "summary", sum);
+	json_object_object_add(o, "cells", cells);
+	if (!cells || !sum)
+		return o;
+	for (size_t i = 0; i < c->plan->n; i++) {
+		json_object *cell = json_object_new_object(), *tests = json_object_new_object();
+
+		json_object_array_add(cells, cell);
+		json_object_object_add(cell, "file_kib", json_object_new_int64((int64_t)(c->plan->cells[i].file_bytes / 1024)));
+		json_object_object_add(cell, "record_kib", json_object_new_int64((int64_t)(c->plan->cells[i].record_bytes / 1024)));
+		json_object_object_add(cell, "tests", tests);
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			const struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
+			json_object *one;
+
+			if (!(c->sweep.tests & (1u << t)))
+				continue;
+			one = json_object_new_object();
+			json_object_object_add(one, "why", json_object_new_string(fslab_stop_why_to_string(rec->why)));
+			json_object_object_add(one, "trials", rec->why == FSLAB_STOP_OPEN ? NULL : json_object_new_int64(rec->trials));
+			json_object_object_add(tests, fslab_test_to_string((enum fslab_test)t), one);
+			if (rec->why < FSLAB_STOP_WHY_MAX)
+				tally[rec->why]++;
+		}
+	}
+	for (int w = 0; w < FSLAB_STOP_WHY_MAX; w++)
+		json_object_object_add(sum, fslab_stop_why_to_string((enum fslab_stop_why)w),
+				       json_object_new_int64(tally[w]));
+	return o;
+}
+
 /* The run's settings and accounting, without the filesystems. */
 static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 {
@@ -180,7 +233,9 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->cache = c->sweep.cache;
 	m->trials = c->sweep.trials;
 	m->until_ci_pct = c->until_ci_pct > 0 ? c->until_ci_pct : 0;
-	m->max_trials = c->until_ci_pct > 0 ? c->max_trials : c->sweep.trials;
+	m->max_trials = c->stop_rule != FSLAB_STOP_RULE_FIXED ? c->max_trials : c->sweep.trials;
+	snprintf(m->stop, sizeof(m->stop), "%s", fslab_stop_rule_to_string(c->stop_rule));
+	m->stopping = mf_stopping(c);
 	m->seed = c->sweep.seed;
 	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->io_mode));
 	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
@@ -254,6 +309,13 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->sweep.trials = m->trials;
 	c->sweep.seed = m->seed;
 	c->until_ci_pct = m->until_ci_pct;
+	/* absent in runs recorded before "stop": what their settings meant */
+	c->stop_rule = m->stop[0] ? fslab_stop_rule_from_string(m->stop)
+		       : m->until_ci_pct > 0 ? FSLAB_STOP_RULE_CI : FSLAB_STOP_RULE_FIXED;
+	if (c->stop_rule == FSLAB_STOP_RULE_INVALID) {
+		snprintf(err, errlen, "%s: stop is '%s'; allowed: decided, ci, fixed", path, m->stop);
+		return -EINVAL;
+	}
 	c->io_mode = io;
 	c->sync_policy = sync;
 	c->latency = m->latency;

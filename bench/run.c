@@ -14,6 +14,7 @@
 #include "lab.h"
 #include "log.h"
 #include "size.h"
+#include "stop_rule.h"
 #include "stopsig.h"
 #include "termtext.h"
 
@@ -55,6 +56,7 @@ void fslab_run_opts_init(struct fslab_run_opts *o)
 	o->cache = FSLAB_CACHE_MODE_INVALID;
 	o->io_mode = -1;     /* not given: FSLAB_IO_SEEK */
 	o->sync_policy = -1; /* not given: FSLAB_SYNC_FS */
+	o->stop_rule = FSLAB_STOP_RULE_INVALID;
 }
 
 void run_utc_now(char *buf, size_t len, bool compact)
@@ -188,6 +190,7 @@ void run_ctx_free(struct fslab_run_ctx *c)
 	}
 	if (c->out_fd >= 0)
 		close(c->out_fd);
+	run_stop_end(c);
 	free(c->spec_text);
 	free(c->state);
 	for (size_t i = 0; i < c->n_first_command; i++)
@@ -499,7 +502,8 @@ int fslab_run(const struct fslab_run_opts *o)
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),
 			    fslab_cache_mode_to_string(c->sweep.cache), c->sweep.trials,
-			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)" : "",
+			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)"
+			    : c->stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    run_esc(c->out_dir));
 	run_seed_eta(c, &plan, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);

@@ -21,8 +21,9 @@ struct fslab_lab; /* provision/lab.h */
 
 /* The preset of `fslab run` without --sweep: numbers a reviewer accepts.
  * The quick grid, cold cache, at least FSLAB_DEFAULT_MIN_TRIALS trials and,
- * unless trials are given, more (up to FSLAB_DEFAULT_MAX_TRIALS) until each
- * test's 95% CI is within FSLAB_DEFAULT_UNTIL_CI_PCT percent (run.c). */
+ * unless trials are given, more (up to FSLAB_DEFAULT_MAX_TRIALS) of each
+ * test whose comparisons are not decided yet (--stop decided,
+ * run_settings.c).  --stop ci without --until-ci: FSLAB_DEFAULT_UNTIL_CI_PCT. */
 #define FSLAB_PRESET_DEFAULT "lab"
 #define FSLAB_DEFAULT_MIN_TRIALS 3
 #define FSLAB_DEFAULT_MAX_TRIALS 10
@@ -74,6 +75,12 @@ struct fslab_run_opts {
 	 * minimum number of samples (at least 2). */
 	double until_ci_pct;
 	unsigned max_trials; /* 0: 10 when until_ci_pct is set */
+	/* --stop: enum fslab_stop_rule (bench/stop_rule.h), -1 when not
+	 * given.  The lab preset's default is "decided": past the minimum of
+	 * trials, a test of a cell runs again only while its comparisons
+	 * between the filesystems are neither decided nor undecidable, up to
+	 * max_trials (docs/run.md, "When the run stops"). */
+	int stop_rule;
 
 	/* How the positioned tests address records: enum fslab_io_mode
 	 * (bench/engine.h); -1: not given, FSLAB_IO_SEEK (IOzone's lseek +

@@ -122,7 +122,7 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	if (!(work > 0) || !(est > 0))
 		return;
 	fslab_progress_set_estimate(prog, est / work);
-	if (c->until_ci_pct > 0)
+	if (c->max_trials > c->sweep.trials)
 		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials; from the device probes, as --dry-run)",
 				    fslab_log_prefix(),
 				    fslab_progress_format_duration(est * c->sweep.trials, d1, sizeof(d1)),
@@ -154,13 +154,16 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	if (c->until_ci_pct > 0)
 		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
 		       c->max_trials, c->until_ci_pct);
+	else if (c->max_trials > c->sweep.trials)
+		printf("trials: %u..%u (--stop decided: each test until its comparisons are decided or undecidable)\n",
+		       c->sweep.trials, c->max_trials);
 	else
 		printf("trials: %u\n", c->sweep.trials);
 	printf("cache: %s, io: %s, sync: %s\n", fslab_cache_mode_to_string(c->sweep.cache),
 	       fslab_io_mode_to_string(c->io_mode), fslab_sync_policy_to_string(c->sync_policy));
 	printf("bytes to move: %s per filesystem and trial; %s", fslab_size_human(bytes, f1, sizeof(f1)),
 	       fslab_size_human(bytes * c->n_fs * c->sweep.trials, f2, sizeof(f2)));
-	if (c->until_ci_pct > 0)
+	if (c->max_trials > c->sweep.trials)
 		printf("..%s", fslab_size_human(bytes * c->n_fs * c->max_trials, r1, sizeof(r1)));
 	printf(" in all\n");
 }
@@ -245,7 +248,7 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		return 0;
 	}
 	printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials, f1, sizeof(f1)));
-	if (c->until_ci_pct > 0)
+	if (c->max_trials > c->sweep.trials)
 		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials, f2, sizeof(f2)));
 	printf(" plus the probes (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a record, %g ms a test; page-cache reads run faster)\n",
 	       RUN_EST_CALL_S * 1e6, RUN_EST_TEST_S * 1e3);

@@ -66,6 +66,15 @@ int run_close_csvs(struct fslab_run_ctx *c);
 int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,
 	      struct fslab_progress *prog, bool *failed);
 
+/* run_stop.c: the decided rule (stop_rule.h) applied to the sweep.
+ * run_stop_begin allocates its record (-ENOMEM); run_stop_update judges
+ * every open test from the trials 1..trials_done of every filesystem;
+ * run_stop_mask is the tests of plan cell i a later trial still runs. */
+int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan);
+void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done);
+unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
+void run_stop_end(struct fslab_run_ctx *c);
+
 /* run_cost.c: the progress ETA seeded from the device probes. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);

@@ -1,5 +1,5 @@
 /* fslab run's settings: the sweep (preset < sweep file < options), its
- * checks, the trials (fixed or --until-ci), the label; and what --resume
+ * checks, the trials and their stopping rule (--stop), the label; and what --resume
  * refuses (it continues with the recorded settings). */
 #include "run_int.h"
 
@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "size.h"
+#include "stop_rule.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -157,35 +158,63 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 	return 0;
 }
 
-/* How many trials: fixed, or --until-ci's minimum..maximum. */
+/* The stopping rule the options ask for: --stop, else ci with
+ * --until-ci, else the lab preset's decided rule when neither the cache
+ * mode nor the trials were chosen (flags or the sweep file: `--cache warm
+ * --trials 1` is the old single warm pass) or when only --max-trials was,
+ * else fixed. */
+static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
+					       const struct fslab_run_opts *o)
+{
+	if (o->stop_rule != FSLAB_STOP_RULE_INVALID)
+		return (enum fslab_stop_rule)o->stop_rule;
+	if (o->until_ci_pct > 0)
+		return FSLAB_STOP_RULE_CI;
+	if (o->max_trials)
+		return FSLAB_STOP_RULE_DECIDED;
+	if (strcmp(c->preset, FSLAB_PRESET_DEFAULT) == 0 && !o->trials &&
+	    o->cache == FSLAB_CACHE_MODE_INVALID &&
+	    !(c->sweep.set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE)))
+		return FSLAB_STOP_RULE_DECIDED;
+	return FSLAB_STOP_RULE_FIXED;
+}
+
+/* How many trials: fixed, or the minimum..maximum of --stop decided or
+ * --until-ci. */
 static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	struct fslab_sweep_spec *s = &c->sweep;
 
+	c->stop_rule = run_pick_stop_rule(c, o);
 	c->until_ci_pct = o->until_ci_pct;
-	/* The default preset repeats each cell until its interval is narrow,
-	 * unless the cache mode or the trials were chosen (flags or the sweep
-	 * file): `--cache warm --trials 1` is the old single warm pass. */
-	if (strcmp(c->preset, FSLAB_PRESET_DEFAULT) == 0 && !o->trials && c->until_ci_pct <= 0 &&
-	    !o->max_trials && o->cache == FSLAB_CACHE_MODE_INVALID &&
-	    !(s->set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE))) {
-		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
-		c->max_trials = FSLAB_DEFAULT_MAX_TRIALS;
-	}
 	if (c->until_ci_pct < 0 || c->until_ci_pct > 100) {
 		fslab_error("--until-ci %g: give a percentage above 0 and at most 100", c->until_ci_pct);
 		return -EINVAL;
 	}
-	if (c->until_ci_pct <= 0) {
+	if (c->until_ci_pct > 0 && c->stop_rule != FSLAB_STOP_RULE_CI) {
+		fslab_error("--until-ci goes with --stop ci (or no --stop), not --stop %s",
+			    fslab_stop_rule_to_string(c->stop_rule));
+		return -EINVAL;
+	}
+	if (c->stop_rule == FSLAB_STOP_RULE_FIXED) {
 		if (o->max_trials) {
-			fslab_error("--max-trials goes with --until-ci PCT");
+			fslab_error("--max-trials goes with --stop decided or --until-ci PCT; --stop fixed runs --trials N trials");
 			return -EINVAL;
 		}
 		c->max_trials = s->trials;
 		return 0;
 	}
-	if (s->trials < 2)
+	if (c->stop_rule == FSLAB_STOP_RULE_CI && c->until_ci_pct <= 0)
+		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
+	if (c->stop_rule == FSLAB_STOP_RULE_DECIDED && !o->trials && s->trials < FSLAB_DEFAULT_MIN_TRIALS)
+		s->trials = FSLAB_DEFAULT_MIN_TRIALS; /* a preset's 1 trial: the rule's minimum */
+	if (s->trials < 2) {
+		if (c->stop_rule == FSLAB_STOP_RULE_DECIDED) {
+			fslab_error("--stop decided compares trials: give --trials 2 or more (the minimum before the first look)");
+			return -EINVAL;
+		}
 		s->trials = 2; /* a confidence interval needs two samples */
+	}
 	c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
 	if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
 		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
@@ -229,9 +258,9 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 {
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
-	    o->until_ci_pct > 0 || o->max_trials || o->out_dir || o->io_mode >= 0 || o->sync_policy >= 0 || o->latency ||
-	    o->preset || o->label) {
-		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the setting options (the sweep, --dir, --out, --label, --until-ci, --io, --sync, --latency)");
+	    o->until_ci_pct > 0 || o->max_trials || o->stop_rule != FSLAB_STOP_RULE_INVALID || o->out_dir ||
+	    o->io_mode >= 0 || o->sync_policy >= 0 || o->latency || o->preset || o->label) {
+		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the setting options (the sweep, --dir, --out, --label, --stop, --until-ci, --io, --sync, --latency)");
 		return -EINVAL;
 	}
 	return 0;

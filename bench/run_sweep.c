@@ -7,8 +7,9 @@
  *         flushed after each
  *
  * A cell (fs, test, file, record, trial) already in the CSV is skipped
- * (--resume); with --until-ci, trials go on past the minimum until every
- * test's interval is narrow enough.  SIGINT/SIGTERM stop after the test in
+ * (--resume); past the minimum, the decided rule (run_stop.c) runs only
+ * the tests still open, and --until-ci runs a cell until every test's
+ * interval is narrow enough.  SIGINT/SIGTERM stop after the test in
  * flight; a test timed across a SIGSTOP is run again (SIGCONT says the
  * process was stopped). */
 #include "run_int.h"
@@ -266,12 +267,15 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
 			       const struct fslab_sweep_cell *cell, unsigned trial)
 {
-	unsigned mask = 0;
+	unsigned mask = 0, allowed = c->sweep.tests;
 
 	if (c->until_ci_pct > 0 && trial > c->sweep.trials && run_group_converged(c, d, cell))
 		return 0;
+	/* the decided rule: past the minimum, only the tests still open */
+	if (c->stops && trial > c->sweep.trials)
+		allowed = run_stop_mask(c, (size_t)(cell - c->plan->cells));
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((c->sweep.tests & (1u << t)) &&
+		if ((allowed & (1u << t)) &&
 		    !fslab_done_has(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024, trial))
 			mask |= 1u << t;
 	return mask;
@@ -571,15 +575,22 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
 	};
 	size_t order[FSLAB_MAX_FS];
-	int r = 0;
+	unsigned done = 0;
+	int r = run_stop_begin(c, plan);
 
 	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
+		/* every filesystem's trials so far are known: judge them */
+		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog))
-			break; /* --until-ci: everything converged */
+			break; /* --until-ci or decided: nothing left open */
 		run_fs_order(c, trial, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
 			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+		if (!run_stop && r == 0)
+			done = trial;
 	}
+	if (!run_stop && r == 0)
+		run_stop_update(c, fst, done); /* the last trial's verdicts, and the cap's */
 	fslab_bench_buffers_free(&sw.buf);
 	c->wall_s = sw.wall_before + (fslab_now() - sw.session_start);
 	return r;

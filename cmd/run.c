@@ -9,6 +9,7 @@
 #include "size.h"
 #include "spec.h"
 #include "stats.h"
+#include "stop_rule.h"
 #include "termtext.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@ enum {
 	OPT_QUIET,
 	OPT_UNTIL_CI,
 	OPT_MAX_TRIALS,
+	OPT_STOP,
 	OPT_NO_PROBE,
 	OPT_PROBE_SIZE,
 	OPT_ALLOW_CONCURRENT,
@@ -66,7 +68,7 @@ static const struct fslab_opt run_opts[] = {
 	FSLAB_OPT_HEADING("Sweep (preset < the [sweep] section of --sweep FILE < these flags):"),
 	{ "sweep", OPT_SWEEP, 0, "PRESET|FILE",
 	  "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K skipped "
-	  "for files > 16M, cold, 3 trials, and (unless --cache or --trials is given) --until-ci 5 "
+	  "for files > 16M, cold, 3 trials, and (unless --cache or --trials is given) --stop decided "
 	  "--max-trials 10\n"
 	  "seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
 	  "quick: the seed sweep with files up to 64M (1 trial, warm)\n"
@@ -86,10 +88,19 @@ static const struct fslab_opt run_opts[] = {
 	  "repeat the whole plan N times (trial loop outside the filesystem loop; filesystem "
 	  "order shuffled per trial)", 0, 0 },
 	{ "seed", OPT_SEED, 0, "N", "seed of that shuffle (default 1)", 0, 0 },
+	{ "stop", OPT_STOP, 0, "RULE",
+	  "decided (the lab preset's default): past --trials (the minimum, default 3), run a "
+	  "test of a cell again only while a comparison between the filesystems is neither "
+	  "decided (slower, faster or equivalent within 5%, on intervals corrected for looking "
+	  "after every trial) nor undecidable by --max-trials; tests sharing the test file run "
+	  "together\n"
+	  "ci: as --until-ci (5 when not given)\n"
+	  "fixed: exactly --trials trials", 0, 0 },
 	{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
-	  "repeat each file x record cell until the 95% confidence interval (Student's t) of "
-	  "each test is within PCT percent of its mean; --trials is then the minimum (at least 2)", 0, 0 },
-	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or until N trials (default 10)", 0, 0 },
+	  "--stop ci: repeat each file x record cell until the 95% confidence interval (Student's "
+	  "t) of each test is within PCT percent of its mean; --trials is then the minimum (at "
+	  "least 2)", 0, 0 },
+	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "the cap of --stop decided and ci (default 10)", 0, 0 },
 	{ "io", OPT_IO, 0, "MODE",
 	  "seek: lseek + read/write per record in the positioned tests, IOzone's calls (the "
 	  "default); positional: one pread/pwrite per record (recorded in the manifest)", 0, 0 },
@@ -121,7 +132,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 		    "                 [--sweep lab|quick|seed|FILE] [--tests LIST] [--file-sizes MIN-MAX]\n"
 		    "                 [--record-sizes MIN-MAX] [--small-records skip|keep]\n"
 		    "                 [--cache warm|fsync|direct|cold] [--trials N] [--seed N]\n"
-		    "                 [--until-ci PCT [--max-trials N]] [--io seek|positional]\n"
+		    "                 [--stop decided|ci|fixed] [--until-ci PCT] [--max-trials N]\n"
+		    "                 [--io seek|positional]\n"
 		    "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
 		    "                 [--probe-size SIZE]\n"
 		    "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
@@ -129,8 +141,9 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
 		 "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
-		 "3 trials and more (up to 10) until each test's 95% confidence interval is within\n"
-		 "5% of its mean.  IOzone's own single warm pass is --cache warm --trials 1.\n",
+		 "3 trials, and more (up to 10) of each test while a comparison between the\n"
+		 "filesystems is not decided yet and still can be.  IOzone's own single warm\n"
+		 "pass is --cache warm --trials 1.\n",
 	.opts = run_opts,
 	.outro = "CSV columns: filesystem,test,file_size_kib,record_size_kib,trial,\n"
 		 "throughput_kib_s,elapsed_s,cache_mode,status,flag.  status is ok, failed: WHY or\n"
@@ -217,6 +230,14 @@ static int run_word_option(int c, const char *arg, struct fslab_run_opts *o)
 		}
 		o->keep_small_records_set = true;
 		o->keep_small_records = strcmp(arg, "keep") == 0;
+		return 0;
+	case OPT_STOP:
+		o->stop_rule = fslab_stop_rule_from_string(arg);
+		if (o->stop_rule == FSLAB_STOP_RULE_INVALID) {
+			fslab_error("--stop '%s': use decided (the default), ci (as --until-ci) or fixed (--trials N exactly)",
+				    arg);
+			return -EINVAL;
+		}
 		return 0;
 	case OPT_CACHE:
 		if (fslab_opt_cache_mode("--cache", arg, &mode) < 0)
@@ -333,10 +354,6 @@ int cmd_run(int argc, char **argv)
 			return FSLAB_EXIT_USAGE;
 	if (c < 0)
 		return it.status;
-	if (o.max_trials && o.until_ci_pct <= 0) {
-		fslab_error("--max-trials goes with --until-ci PCT");
-		return FSLAB_EXIT_USAGE;
-	}
 	if (fslab_opts_given(&it, OPT_DRY_RUN))
 		return fslab_run_dry_run(&o);
 	return fslab_run(&o);

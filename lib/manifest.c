@@ -42,6 +42,7 @@ void fslab_manifest_free(struct fslab_manifest *m)
 		json_object_put(m->fs[i].device_info);
 	free(m->fs);
 	free(m->spec_text);
+	json_object_put(m->stopping);
 	json_object_put(m->json);
 	free(m);
 }
@@ -296,6 +297,8 @@ static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "trials", mf_jcount(m->trials));
 	mf_put(root, "until_ci_pct", m->until_ci_pct > 0 ? json_object_new_double(m->until_ci_pct) : NULL);
 	mf_put(root, "max_trials", mf_jcount(m->max_trials));
+	mf_put(root, "stop", mf_jstr(m->stop));
+	mf_put(root, "stopping", m->stopping ? json_object_get(m->stopping) : NULL);
 	mf_put(root, "seed", json_object_new_int64((int64_t)m->seed));
 	mf_put(root, "io_mode", mf_jstr(m->io_mode));
 	mf_put(root, "sync_policy", mf_jstr(m->sync_policy));

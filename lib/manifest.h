@@ -118,6 +118,14 @@ struct fslab_manifest {
 	unsigned max_trials;           /* 1..FSLAB_TRIALS_MAX; 0: absent */
 	uint64_t seed;
 	char io_mode[16], sync_policy[16]; /* names bench/engine.h knows; "": absent */
+	/* "stop": the stopping rule (decided, ci, fixed: bench/stop_rule.h
+	 * names them); "": absent (older runs: ci when until_ci_pct is set,
+	 * else fixed) */
+	char stop[16];
+	/* "stopping": why each test of each cell stopped getting trials (the
+	 * run writes it; read back as it is, not interpreted here), or NULL
+	 * (owned) */
+	struct json_object *stopping;
 	bool latency;
 	struct {
 		char preset[8];       /* lab, quick, seed */

@@ -484,6 +484,7 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 		{ "imported_at", m->imported_at, sizeof(m->imported_at) },
 		{ "io_mode", m->io_mode, sizeof(m->io_mode) },
 		{ "sync_policy", m->sync_policy, sizeof(m->sync_policy) },
+		{ "stop", m->stop, sizeof(m->stop) },
 		{ "page_cache_flag", m->page_cache_flag, sizeof(m->page_cache_flag) },
 		{ "device_probe", m->device_probe, sizeof(m->device_probe) },
 		{ "state_path", m->state_path, sizeof(m->state_path) },

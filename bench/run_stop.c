@@ -1,0 +1,184 @@
+/* The decided rule (stop_rule.h) applied to the sweep.  The trial loop is
+ * outside the filesystem loop (run_sweep.c), so when a trial begins every
+ * filesystem's earlier trials are known: each test of each file x record
+ * cell still open is judged on them, and the next trial runs only the
+ * tests still open.  A decision is kept once made (a stopping time: judging
+ * again later could undo it).
+ *
+ * Tests that share the test file run together: a second pass (rewrite,
+ * reread, random write, frewrite, freread: FSLAB_BT_SECOND_PASS) means
+ * what it does only after the pass before it, so it runs while either of
+ * the two is open.  The other tests of a cell stand alone: the engine
+ * writes the file they need, untimed, when the write test does not run. */
+#include "run_int.h"
+
+#include "engine.h"
+#include "log.h"
+#include "stop_rule.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	c->plan = plan;
+	if (c->stop_rule != FSLAB_STOP_RULE_DECIDED)
+		return 0;
+	c->stops = calloc(plan->n * FSLAB_TEST_MAX, sizeof(*c->stops));
+	if (!c->stops)
+		return fslab_error_errno(-ENOMEM, "the stopping rule's record");
+	return 0;
+}
+
+void run_stop_end(struct fslab_run_ctx *c)
+{
+	free(c->stops);
+	c->stops = NULL;
+	c->plan = NULL;
+}
+
+/* The first test of t's group: a second pass goes with the pass before. */
+static int rs_group(const struct fslab_run_ctx *c, int t)
+{
+	while (t > 0 && (fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_SECOND_PASS) &&
+	       (c->sweep.tests & (1u << (t - 1))))
+		t--;
+	return t;
+}
+
+unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
+{
+	unsigned open_groups = 0, mask = 0;
+
+	if (!c->stops)
+		return c->sweep.tests;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if ((c->sweep.tests & (1u << t)) && c->stops[i * FSLAB_TEST_MAX + t].why == FSLAB_STOP_OPEN)
+			open_groups |= 1u << rs_group(c, t);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if ((c->sweep.tests & (1u << t)) && (open_groups & (1u << rs_group(c, t))))
+			mask |= 1u << t;
+	return mask;
+}
+
+/* The plan cell of (file_kib, record_kib), or plan->n. */
+static size_t rs_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->cells[i].file_bytes / 1024 == file_kib &&
+		    plan->cells[i].record_bytes / 1024 == record_kib)
+			return i;
+	return plan->n;
+}
+
+/* tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]: the ok
+ * throughputs of trials 1..T, NaN where there is none. */
+static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T)
+{
+	const struct fslab_plan *plan = c->plan;
+	size_t n = c->n_fs * plan->n * FSLAB_TEST_MAX * T;
+	double *tab = malloc(n * sizeof(*tab));
+
+	if (!tab)
+		return NULL;
+	for (size_t k = 0; k < n; k++)
+		tab[k] = NAN;
+	for (size_t f = 0; f < c->n_fs; f++) {
+		const struct fslab_done_set *d = &fst[f].done;
+
+		for (size_t k = 0; k < d->n; k++) {
+			const struct fslab_cell_key *key = &d->keys[k];
+			size_t i;
+
+			if (!d->ok[k] || key->trial < 1 || key->trial > T || !(d->throughput[k] > 0) ||
+			    (i = rs_cell(plan, key->file_kib, key->record_kib)) == plan->n)
+				continue;
+			tab[((f * plan->n + i) * FSLAB_TEST_MAX + key->test) * T + key->trial - 1] =
+				log(d->throughput[k]);
+		}
+	}
+	return tab;
+}
+
+/* One open test of cell i judged on the filesystems that measured it,
+ * over the trials every one of them measured (the blocks). */
+static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double *tab, size_t i, int t,
+				    unsigned T, double *y)
+{
+	const struct fslab_stop_params p = {
+		.alpha = FSLAB_FAMILY_ALPHA,
+		.delta = FSLAB_EQUIVALENCE_DEFAULT,
+		.min_trials = c->sweep.trials,
+		.max_trials = c->max_trials,
+	};
+	const double *row[FSLAB_MAX_FS];
+	size_t ne = 0, nk = 0;
+
+	for (size_t f = 0; f < c->n_fs; f++) {
+		const double *r = tab + ((f * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+		bool any = false;
+
+		for (unsigned k = 0; k < T; k++)
+			any |= !isnan(r[k]);
+		if (any)
+			row[ne++] = r;
+	}
+	if (ne == 0)
+		return FSLAB_STOP_NO_DATA; /* never ok (failed or skipped): repeating will not help */
+	for (unsigned k = 0; k < T; k++) {
+		bool all = true;
+
+		for (size_t e = 0; e < ne; e++)
+			all &= !isnan(row[e][k]);
+		if (all)
+			nk++;
+	}
+	/* packed row-major: filesystem e's complete trials at y[e * nk] */
+	size_t col = 0;
+	for (unsigned k = 0; k < T && col < nk; k++) {
+		bool all = true;
+
+		for (size_t e = 0; e < ne; e++)
+			all &= !isnan(row[e][k]);
+		if (!all)
+			continue;
+		for (size_t e = 0; e < ne; e++)
+			y[e * nk + col] = row[e][k];
+		col++;
+	}
+	return fslab_stop_judge(&p, y, ne, nk, NULL);
+}
+
+void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
+{
+	double *tab, *y;
+
+	if (!c->stops || trials_done < c->sweep.trials)
+		return;
+	tab = rs_table(c, fst, trials_done);
+	y = malloc(c->n_fs * trials_done * sizeof(*y)); /* one test's blocks */
+	if (!tab || !y) {
+		free(tab);
+		free(y);
+		/* no decision is no harm: the tests run on to the cap */
+		fslab_warn("out of memory judging the trials; the open tests run on");
+		return;
+	}
+	for (size_t i = 0; i < c->plan->n; i++)
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
+			enum fslab_stop_why why;
+
+			if (!(c->sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
+				continue;
+			why = rs_judge(c, tab, i, t, trials_done, y);
+			if (why == FSLAB_STOP_OPEN && trials_done >= c->max_trials)
+				why = FSLAB_STOP_MAX_TRIALS;
+			rec->why = (unsigned char)why;
+			rec->trials = trials_done;
+		}
+	free(tab);
+	free(y);
+}
