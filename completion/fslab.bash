@@ -42,7 +42,7 @@ _fslab_options_of()
 	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
-		--cache --trials --seed --until-ci --max-trials --io --sync --latency --no-device-probe
+		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
 		--probe-size --allow-concurrent --resume --label --quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
 		--claims --help" ;;
@@ -125,6 +125,9 @@ _fslab()
 		return ;;
 	--small-records)
 		COMPREPLY=($(compgen -W "skip keep" -- "$cur"))
+		return ;;
+	--stop)
+		COMPREPLY=($(compgen -W "decided ci fixed" -- "$cur"))
 		return ;;
 	--format | -f)
 		COMPREPLY=($(compgen -W "all text html json" -- "$cur"))
