@@ -7,7 +7,7 @@
  * trials) takes 10-30 minutes here, so by default the run gets a sweep
  * file that only narrows the file sizes to 64K-1M: it sets neither cache
  * nor trials, so everything else is the default (the lab preset, cold,
- * 3 trials, --until-ci 5 --max-trials 10).  FSLAB_TEST_FULL_DEFAULT=1 runs
+ * 3 trials, --stop decided --max-trials 10).  FSLAB_TEST_FULL_DEFAULT=1 runs
  * `fslab run` with no option at all. */
 #include "testutil.h"
 
@@ -109,8 +109,10 @@ START_TEST(default_run_is_cold_repeated_and_rarely_flagged)
 	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
 	ck_assert_str_eq(json_object_get_string(jget(jget(m, "sweep"), "preset")), "lab");
 	ck_assert_int_ge(json_object_get_int(jget(m, "trials")), 3);
-	ck_assert_double_eq_tol(json_object_get_double(jget(m, "until_ci_pct")), 5, 1e-9);
+	ck_assert_str_eq(json_object_get_string(jget(m, "stop")), "decided");
+	ck_assert(json_object_is_type(jget(m, "until_ci_pct"), json_type_null));
 	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), 10);
+	ck_assert_int_eq(json_object_get_int(jget(jget(jget(m, "stopping"), "summary"), "open")), 0);
 	ck_assert_str_eq(json_object_get_string(jget(m, "io_mode")), "seek");
 	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
 	ck_assert_uint_eq(json_object_array_length(jget(fs0, "device_probe_runs")), 3);

@@ -546,6 +546,67 @@ START_TEST(until_ci_keeps_every_sample)
 }
 END_TEST
 
+/* The default rule (--stop decided, what --max-trials alone asks for):
+ * the manifest says, for every test of every cell, why it stopped and
+ * after how many trials; a test ran no trial past its stop unless its
+ * partner in the test file (a second pass) was still open, and none past
+ * the cap. */
+START_TEST(decided_rule_records_why_each_test_stopped)
+{
+	char *out = out_path("decided");
+	struct ft_output o;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	char csv[1024], err[256];
+	unsigned rows[2][4][FSLAB_TEST_MAX] = { { { 0 } } };
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--dir", arg_b, "--out", out,
+				  "--file-sizes", "64K-128K", "--record-sizes", "32K-64K", "--cache", "warm",
+				  "--max-trials", "6", "--no-device-probe", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	for (int f = 0; f < 2; f++) {
+		snprintf(csv, sizeof(csv), "%s/%s.csv", out, f ? "b" : "a");
+		ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
+		while (fslab_results_next(rd, &row, err, sizeof(err)) == 1)
+			rows[f][(row.file_kib == 128) * 2 + (row.record_kib == 64)][row.test]++;
+		fslab_results_close(rd);
+	}
+	json_object *m = manifest(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "stop")), "decided");
+	ck_assert_int_eq(json_object_get_int(jget(m, "trials")), 3);
+	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), 6);
+	json_object *st = jget(m, "stopping"), *sum = jget(st, "summary"), *cells = jget(st, "cells");
+	ck_assert_str_eq(json_object_get_string(jget(st, "rule")), "decided");
+	ck_assert_int_eq(json_object_get_int(jget(sum, "open")), 0);
+	ck_assert_int_eq(json_object_get_int(jget(sum, "decided")) + json_object_get_int(jget(sum, "undecidable")) +
+				 json_object_get_int(jget(sum, "max_trials")),
+			 4 * FSLAB_TEST_MAX);
+	ck_assert_uint_eq(json_object_array_length(cells), 4);
+	for (size_t i = 0; i < 4; i++) {
+		json_object *cell = json_object_array_get_idx(cells, i);
+		unsigned ci = (json_object_get_int(jget(cell, "file_kib")) == 128) * 2 +
+			      (json_object_get_int(jget(cell, "record_kib")) == 64);
+		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			json_object *one = jget(jget(cell, "tests"), fslab_test_to_string(t));
+			const char *why = json_object_get_string(jget(one, "why"));
+			unsigned n = (unsigned)json_object_get_int(jget(one, "trials"));
+
+			ck_assert_msg(n >= 3 && n <= 6, "%s: %u trials", fslab_test_to_string(t), n);
+			ck_assert_msg(strcmp(why, "max_trials") != 0 || n == 6, "%s: max_trials after %u",
+				      fslab_test_to_string(t), n);
+			for (int f = 0; f < 2; f++)
+				ck_assert_msg(rows[f][ci][t] >= n && rows[f][ci][t] <= 6,
+					      "%s stopped after %u trials (%s) but has %u rows",
+					      fslab_test_to_string(t), n, why, rows[f][ci][t]);
+		}
+	}
+	json_object_put(m);
+	free(out);
+}
+END_TEST
+
 START_TEST(device_probe_flags)
 {
 	char *out = out_path("probe");
@@ -611,7 +672,10 @@ START_TEST(usage_errors)
 		{ "run", "--dir", "x=/nonexistent/fslab-dir", NULL },
 		{ "run", "--file-sizes", "3K", "--dir", "x=/tmp", NULL },
 		{ "run", "--tests", "write,flush", NULL },
-		{ "run", "--max-trials", "3", NULL },
+		{ "run", "--stop", "fixed", "--max-trials", "3", NULL },
+		{ "run", "--stop", "sometimes", NULL },
+		{ "run", "--stop", "fixed", "--until-ci", "5", NULL },
+		{ "run", "--resume", "/tmp", "--stop", "ci", NULL },
 		{ "run", "--until-ci", "-5", NULL },
 		{ "run", "--trials", "0", NULL },
 		{ "run", "--sweep", "/nonexistent/sweep.ini", "--dir", "x=/tmp", NULL },
@@ -1251,6 +1315,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, sigint_stops_after_the_cell);
 	tcase_add_test(tc, direct_mode_runs_stdio_buffered);
 	tcase_add_test(tc, until_ci_keeps_every_sample);
+	tcase_add_test(tc, decided_rule_records_why_each_test_stopped);
 	tcase_add_test(tc, latency_columns);
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
