@@ -126,6 +126,7 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 struct fslab_stop_record {
 	unsigned char why;
 	unsigned trials;
+	unsigned pairs, decided; /* its comparisons, and of them decided */
 };
 
 struct fslab_plan;

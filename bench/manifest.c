@@ -161,6 +161,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 static json_object *mf_stopping(const struct fslab_run_ctx *c)
 {
 	unsigned tally[FSLAB_STOP_WHY_MAX] = { 0 };
+	uint64_t pairs = 0, decided = 0;
 	json_object *o = json_object_new_object(), *cells, *sum;
 
 	if (!o)
@@ -195,14 +196,20 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 			one = json_object_new_object();
 			json_object_object_add(one, "why", json_object_new_string(fslab_stop_why_to_string(rec->why)));
 			json_object_object_add(one, "trials", rec->why == FSLAB_STOP_OPEN ? NULL : json_object_new_int64(rec->trials));
+			json_object_object_add(one, "comparisons", json_object_new_int64(rec->pairs));
+			json_object_object_add(one, "decided", json_object_new_int64(rec->decided));
 			json_object_object_add(tests, fslab_test_to_string((enum fslab_test)t), one);
 			if (rec->why < FSLAB_STOP_WHY_MAX)
 				tally[rec->why]++;
+			pairs += rec->pairs;
+			decided += rec->decided;
 		}
 	}
 	for (int w = 0; w < FSLAB_STOP_WHY_MAX; w++)
 		json_object_object_add(sum, fslab_stop_why_to_string((enum fslab_stop_why)w),
 				       json_object_new_int64(tally[w]));
+	json_object_object_add(sum, "comparisons", json_object_new_int64((int64_t)pairs));
+	json_object_object_add(sum, "comparisons_decided", json_object_new_int64((int64_t)decided));
 	return o;
 }
 

@@ -105,7 +105,7 @@ static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state
 /* One open test of cell i judged on the filesystems that measured it,
  * over the trials every one of them measured (the blocks). */
 static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double *tab, size_t i, int t,
-				    unsigned T, double *y)
+				    unsigned T, double *y, struct fslab_stop_tally *tally)
 {
 	const struct fslab_stop_params p = {
 		.alpha = FSLAB_FAMILY_ALPHA,
@@ -125,6 +125,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 		if (any)
 			row[ne++] = r;
 	}
+	memset(tally, 0, sizeof(*tally));
 	if (ne == 0)
 		return FSLAB_STOP_NO_DATA; /* never ok (failed or skipped): repeating will not help */
 	for (unsigned k = 0; k < T; k++) {
@@ -148,7 +149,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 			y[e * nk + col] = row[e][k];
 		col++;
 	}
-	return fslab_stop_judge(&p, y, ne, nk, NULL);
+	return fslab_stop_judge(&p, y, ne, nk, tally);
 }
 
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
@@ -169,15 +170,18 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 	for (size_t i = 0; i < c->plan->n; i++)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 			struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
+			struct fslab_stop_tally tally;
 			enum fslab_stop_why why;
 
 			if (!(c->sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
 				continue;
-			why = rs_judge(c, tab, i, t, trials_done, y);
+			why = rs_judge(c, tab, i, t, trials_done, y, &tally);
 			if (why == FSLAB_STOP_OPEN && trials_done >= c->max_trials)
 				why = FSLAB_STOP_MAX_TRIALS;
 			rec->why = (unsigned char)why;
 			rec->trials = trials_done;
+			rec->pairs = tally.pairs;
+			rec->decided = tally.decided;
 		}
 	free(tab);
 	free(y);

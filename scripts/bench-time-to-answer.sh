@@ -1,0 +1,117 @@
+#!/bin/sh
+# How long the default `fslab run` takes to answer the report's question
+# (is each filesystem slower, faster or equivalent to each other one, test
+# by test?) on a 3-filesystem image lab (ext4, xfs, btrfs: 400M
+# partitions on a sparse image; xfsprogs needs 300M or more): it sets the
+# lab up, runs the default run (the lab preset, --stop decided), prints
+# the seconds each filesystem took and how many comparisons were decided
+# (from the manifest's "stopping" record), and, when iozone is on PATH,
+# the time of `iozone -a -g 1G` on each filesystem beside it.  iozone is
+# not in Debian main (it is in non-free): without it the script says so
+# and skips that part.  The lab is torn down on every path.
+#
+# Usage: scripts/bench-time-to-answer.sh [WORK_DIR] [-- fslab run options]
+#        (default /var/tmp/fslab-bench-answer; FSLAB=path/to/fslab)
+# e.g.   scripts/bench-time-to-answer.sh /var/tmp/tta -- --file-sizes 64K-256K
+#        (a reduced sweep: still the default rule, as no --cache or --trials)
+# Measured (the shared 2-core VM, --file-sizes 64K-1M --record-sizes 4K-1M,
+# 35 cells): the default rule 30.5 s (ext4 11.3, xfs 8.0, btrfs 9.1 s;
+# 3088 rows per filesystem, 5.8 trials per test of a cell on average, 90
+# of 455 at the cap; 186 of 1365 comparisons decided, the other tests
+# undecidable), against 45.4 s for --stop ci (the old default, --until-ci
+# 5: every cell to the 10-trial cap, 4550 rows per filesystem).
+# Run as root after scripts/install-deps.sh.  The whole default sweep takes
+# several minutes per filesystem; do not run it on a shared machine at a
+# busy time.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=/var/tmp/fslab-bench-answer
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+	work=$1
+	shift
+fi
+[ "${1:-}" = "--" ] && shift
+fslab=${FSLAB:-$top/build/fslab}
+state=$work/state.json
+PATH=$PATH:/usr/sbin:/sbin
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench-time-to-answer.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
+	exit 1
+fi
+if [ ! -x "$fslab" ]; then
+	echo "bench-time-to-answer.sh: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
+	exit 1
+fi
+for tool in python3; do
+	command -v "$tool" >/dev/null || { echo "bench-time-to-answer.sh: $tool is needed to read the manifest" >&2; exit 1; }
+done
+if [ -e "$state" ]; then
+	echo "bench-time-to-answer.sh: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
+	exit 1
+fi
+mkdir -p "$work"
+rm -rf "$work/results"
+cat >"$work/spec.ini" <<-SPEC
+	[fs ext4]
+	type = ext4
+	size = 400M
+
+	[fs xfs]
+	type = xfs
+	size = 400M
+
+	[fs btrfs]
+	type = btrfs
+	size = 400M
+SPEC
+
+cleanup() {
+	status=$?
+	rm -f "$work"/mnt/*/iozone.tmp 2>/dev/null || true
+	if [ -e "$state" ]; then
+		"$fslab" teardown --state "$state" --yes >/dev/null || true
+	fi
+	exit $status
+}
+trap cleanup EXIT INT TERM
+
+"$fslab" setup --image "$work/lab.img" --spec "$work/spec.ini" --state "$state" \
+	--mount-root "$work/mnt" --yes >/dev/null
+start=$(date +%s.%N)
+"$fslab" run --state "$state" --out "$work/results" --quiet "$@"
+end=$(date +%s.%N)
+
+python3 -c "print('fslab run %s: %.1f s in all' % ('$*', $end - $start))"
+python3 - "$work/results/manifest.json" <<-'PY'
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	st = m.get("stopping") or {}
+	s = st.get("summary") or {}
+	print("rule: %s, trials %s..%s" % (m.get("stop"), m.get("trials"), m.get("max_trials")))
+	for fs in m["filesystems"]:
+	    print("  %-6s %8.1f s  (%d cells ok, %d failed)" % (fs["name"], fs.get("wall_s") or 0,
+	          fs.get("cells_ok") or 0, fs.get("cells_failed") or 0))
+	if s:
+	    n = sum(s.get(k, 0) for k in ("decided", "undecidable", "max_trials", "no_data", "open"))
+	    print("tests of cells: %d; decided %d, undecidable %d, max_trials %d, no_data %d" %
+	          (n, s.get("decided", 0), s.get("undecidable", 0), s.get("max_trials", 0), s.get("no_data", 0)))
+	    print("comparisons decided: %d of %d" % (s.get("comparisons_decided", 0), s.get("comparisons", 0)))
+	    trials = [t["trials"] for c in st.get("cells", []) for t in c["tests"].values() if t.get("trials")]
+	    if trials:
+	        print("trials per test of a cell: mean %.1f, at the cap %d of %d" %
+	              (sum(trials) / len(trials), sum(1 for t in trials if t >= m["max_trials"]), len(trials)))
+PY
+
+if ! command -v iozone >/dev/null; then
+	echo "iozone: not on PATH (it is not in Debian main: non-free, or build it from iozone.org); skipped"
+	exit 0
+fi
+for d in "$work"/mnt/*/; do
+	name=$(basename "$d")
+	s=$(date +%s.%N)
+	iozone -a -g 1G -f "$d/iozone.tmp" >/dev/null
+	e=$(date +%s.%N)
+	rm -f "$d/iozone.tmp"
+	python3 -c "print('  iozone -a -g 1G on %-6s %8.1f s' % ('$name', $e - $s))"
+done
