@@ -263,22 +263,43 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	return true;
 }
 
-/* Tests of one file x record cell still to run in a trial. */
-static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
-			       const struct fslab_sweep_cell *cell, unsigned trial)
+/* Tests of one file x record cell a trial runs by the stopping rule
+ * (whether or not they ran already: --resume). */
+static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
+				 const struct fslab_sweep_cell *cell, unsigned trial)
 {
-	unsigned mask = 0, allowed = c->sweep.tests;
-
 	if (c->until_ci_pct > 0 && trial > c->sweep.trials && run_group_converged(c, d, cell))
 		return 0;
 	/* the decided rule: past the minimum, only the tests still open */
 	if (c->stops && trial > c->sweep.trials)
-		allowed = run_stop_mask(c, (size_t)(cell - c->plan->cells));
+		return run_stop_mask(c, (size_t)(cell - c->plan->cells));
+	return c->sweep.tests;
+}
+
+/* Tests of one file x record cell still to run in a trial. */
+static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
+			       const struct fslab_sweep_cell *cell, unsigned trial)
+{
+	unsigned mask = 0, wanted = run_group_wanted(c, d, cell, trial);
+
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((allowed & (1u << t)) &&
+		if ((wanted & (1u << t)) &&
 		    !fslab_done_has(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024, trial))
 			mask |= 1u << t;
 	return mask;
+}
+
+/* Does any filesystem's cell still want a test in this trial?  A trial
+ * whose wanted tests all ran already (a resumed run) is not the end: the
+ * trials after it may still be wanted. */
+static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
+			   const struct fslab_plan *plan, unsigned trial)
+{
+	for (size_t f = 0; f < c->n_fs; f++)
+		for (size_t i = 0; i < plan->n; i++)
+			if (run_group_wanted(c, &fst[f].done, &plan->cells[i], trial))
+				return true;
+	return false;
 }
 
 /* Tests still to run in a trial, over every filesystem; *work (when not
@@ -551,15 +572,15 @@ static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_f
 }
 
 /* The progress totals at the start of a trial: this trial's work and the
- * minimum trials' still to come.  False when --until-ci has nothing left
- * (every cell converged). */
+ * minimum trials' still to come.  False when the stopping rule has
+ * nothing left (every test decided or given up, every cell converged). */
 static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog)
 {
 	double work = 0;
 	uint64_t todo = run_count_todo(c, fst, plan, trial, &work), later = 0, done = run_count_done(c, fst);
 
-	if (todo == 0 && trial > c->sweep.trials)
+	if (todo == 0 && trial > c->sweep.trials && !run_any_wanted(c, fst, plan, trial))
 		return false;
 	for (unsigned t = trial + 1; t <= c->sweep.trials; t++)
 		later += run_count_todo(c, fst, plan, t, &work);

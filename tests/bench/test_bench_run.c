@@ -602,6 +602,19 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 					      fslab_test_to_string(t), n, why, rows[f][ci][t]);
 		}
 	}
+	int decided = json_object_get_int(jget(sum, "decided"));
+	json_object_put(m);
+
+	/* --resume keeps the rule and, judging the same trials again, comes to
+	 * the same record (a trial whose tests all ran is not the end) */
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	m = manifest(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "stop")), "decided");
+	sum = jget(jget(m, "stopping"), "summary");
+	ck_assert_int_eq(json_object_get_int(jget(sum, "open")), 0);
+	ck_assert_int_eq(json_object_get_int(jget(sum, "decided")), decided);
 	json_object_put(m);
 	free(out);
 }
