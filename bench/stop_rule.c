@@ -129,7 +129,7 @@ static void sr_judge_one(const struct fslab_stop_params *p, const double *y, siz
 static void sr_judge_pairs(const struct fslab_stop_params *p, const double *y, size_t ne, size_t n,
 			   unsigned look, struct fslab_stop_tally *t)
 {
-	double df = (double)(ne - 1) * (double)(n - 1), s2 = fslab_twoway_resid_ss(y, ne, n) / df;
+	double df = (double)(ne - 1) * (double)(n - 1), s2 = fslab_twoway_resid_ss(y, ne, n, NULL) / df;
 	double m = (double)ne * (double)(ne - 1) / 2, nmax = p->max_trials;
 	double level = fslab_stop_look_alpha(p, look) / m;
 	double level_max = fslab_stop_look_alpha(p, p->max_trials) / m;

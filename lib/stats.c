@@ -279,7 +279,7 @@ void fslab_log_ratio_interval(double dl, double se, double df, double p, double 
 	*hi = exp(dl + crit * se);
 }
 
-double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk)
+double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk, double *row_ss)
 {
 	double grand = 0, ss = 0;
 
@@ -294,6 +294,8 @@ double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk)
 		for (size_t k = 0; k < nk; k++)
 			row += y[e * nk + k];
 		row /= (double)nk;
+		if (row_ss)
+			row_ss[e] = 0;
 		for (size_t k = 0; k < nk; k++) {
 			double col = 0, r;
 
@@ -301,6 +303,8 @@ double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk)
 				col += y[f * nk + k];
 			r = y[e * nk + k] - row - col / (double)ne + grand;
 			ss += r * r;
+			if (row_ss)
+				row_ss[e] += r * r;
 		}
 	}
 	return ss;

@@ -91,8 +91,9 @@ void fslab_log_ratio_interval(double dl, double se, double df, double p, double 
  * trials): sum of (y[e][k] - mean_e - mean_k + mean)^2, on
  * (ne - 1)(nk - 1) degrees of freedom.  The trials as blocks: an effect a
  * trial has on every entry is not counted as noise (report/infer.c pools
- * the same residuals).  NaN when ne < 2 or nk < 2. */
-double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk);
+ * the same residuals).  row_ss (may be NULL) gets each entry's share.
+ * NaN when ne < 2 or nk < 2. */
+double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk, double *row_ss);
 
 /* Lan and DeMets's Pocock-type alpha-spending function (Lan & DeMets
  * 1983, "Discrete sequential boundaries for clinical trials", Biometrika

@@ -71,8 +71,7 @@ static void vm_pools_blocked(const struct rp_vm_in *in, size_t n, const struct r
 {
 	for (size_t p = 0; p < vm->n_pools; p++) {
 		const struct rp_score *first = NULL;
-		double col[64] = { 0 }, grand = 0;
-		size_t ne = 0;
+		size_t ne = 0, nk, e = 0;
 		bool ok = true;
 
 		ss[p] = 0;
@@ -82,25 +81,36 @@ static void vm_pools_blocked(const struct rp_vm_in *in, size_t n, const struct r
 				continue;
 			if (!first)
 				first = in[i].s;
-			ok = vm_same_trials(first, in[i].s) && first->n_trials <= 64;
-			for (size_t k = 0; ok && k < in[i].s->n_trials; k++)
-				col[k] += log(in[i].s->trial[k]);
-			grand += in[i].s->lmean;
+			ok = vm_same_trials(first, in[i].s);
 			ne++;
 		}
 		if (!ok || ne < 2)
 			continue;
-		size_t nk = first->n_trials;
+		nk = first->n_trials;
+		/* the residuals are lib/stats.h's, the ones fslab run stops on;
+		 * no memory: the pool keeps only its unblocked variance */
+		double *y = malloc(ne * nk * sizeof(*y)), *row = malloc(ne * sizeof(*row));
+		size_t *key = malloc(ne * sizeof(*key));
+		if (!y || !row || !key) {
+			free(y);
+			free(row);
+			free(key);
+			continue;
+		}
 		for (size_t i = 0; i < n; i++) {
 			if (in[i].pool != p || !vm_usable(in[i].s))
 				continue;
-			for (size_t k = 0; k < nk; k++) {
-				double r = log(in[i].s->trial[k]) - in[i].s->lmean - col[k] / (double)ne +
-					   grand / (double)ne;
-				ss[p] += r * r / vm->factor[in[i].key];
-			}
+			for (size_t k = 0; k < nk; k++)
+				y[e * nk + k] = log(in[i].s->trial[k]);
+			key[e++] = in[i].key;
 		}
+		fslab_twoway_resid_ss(y, ne, nk, row);
+		for (e = 0; e < ne; e++)
+			ss[p] += row[e] / vm->factor[key[e]];
 		l->dfp[p] = (double)(ne - 1) * (double)(nk - 1);
+		free(y);
+		free(row);
+		free(key);
 	}
 }
 
