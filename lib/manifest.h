@@ -123,8 +123,8 @@ struct fslab_manifest {
 	 * else fixed) */
 	char stop[16];
 	/* "stopping": why each test of each cell stopped getting trials (the
-	 * run writes it; read back as it is, not interpreted here), or NULL
-	 * (owned) */
+	 * run writes it; read back as it is, an object, not interpreted here),
+	 * or NULL (owned) */
 	struct json_object *stopping;
 	bool latency;
 	struct {

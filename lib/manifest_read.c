@@ -553,6 +553,12 @@ static int mf_read_root(struct mf_ctx *c, json_object *root, struct fslab_manife
 		return r;
 	if ((v = mf_get(root, "filesystems")) && (r = mf_read_filesystems(c, v, m)) < 0)
 		return r;
+	/* kept as it is, so a manifest read and written again (fslab
+	 * reproduce's notes) does not lose it */
+	char field[96];
+	if ((r = mf_value(c, root, "", "stopping", json_type_object, "an object", field, &v)) < 0)
+		return r;
+	m->stopping = r > 0 ? json_object_get(v) : NULL;
 	return 0;
 }
 

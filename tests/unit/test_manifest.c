@@ -39,6 +39,8 @@ static struct fslab_manifest *full_run(void)
 	m->trials = 3;
 	m->until_ci_pct = 5;
 	m->max_trials = 10;
+	snprintf(m->stop, sizeof(m->stop), "decided");
+	m->stopping = json_tokener_parse("{\"rule\": \"decided\", \"summary\": {\"decided\": 7}}");
 	m->seed = UINT64_MAX - 6; /* above INT64_MAX: stored negative, read back whole */
 	snprintf(m->io_mode, sizeof(m->io_mode), "positional");
 	snprintf(m->sync_policy, sizeof(m->sync_policy), "global");
@@ -139,6 +141,12 @@ START_TEST(run_round_trip)
 	ck_assert_int_eq(b->cache, FSLAB_CACHE_COLD);
 	ck_assert_uint_eq(b->trials, 3);
 	ck_assert_uint_eq(b->max_trials, 10);
+	/* the stopping rule, and its record kept whole through a read and a write */
+	ck_assert_str_eq(b->stop, "decided");
+	ck_assert_ptr_nonnull(b->stopping);
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(json_object_object_get(b->stopping, "summary"),
+								    "decided")),
+			 7);
 	ck_assert(b->seed == UINT64_MAX - 6);
 	ck_assert_str_eq(b->io_mode, "positional");
 	ck_assert(b->latency);
@@ -239,6 +247,7 @@ START_TEST(bounds)
 	refused("max_trials", "100000", "max_trials is 100000; allowed: 1 to 1000");
 	refused("sessions", "0", "sessions is 0; allowed: 1 to 100000");
 	refused("until_ci_pct", "101", "until_ci_pct is 101; allowed: 0 to 100");
+	refused("stopping", "[1]", "stopping is not an object");
 	refused("page_cache_factor", "1e308", "page_cache_factor is");
 	refused("seed", "1.5", "seed is not a whole number");
 	refused("cache_mode", "\"hot\"", "cache_mode is 'hot'; allowed: warm, fsync, direct, cold");
