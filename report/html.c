@@ -694,12 +694,13 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	      out);
 	fputs(ht_style, out);
 	fputs("</style></head><body>\n<h1>fslab report</h1>\n", out);
+	rp_claims_html_first(out, d);
 	rp_html_summary(out, d);
 	ht_runs(out, d);
 	ht_contents(out, d, claims);
 	ht_flags(out, d);
 	if (claims)
-		rp_claims_html(out, d);
+		rp_claims_html(out, d); /* nothing without d->claims */
 	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
 		return r;
 	ht_same_fs(out, d, tests);

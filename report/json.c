@@ -169,6 +169,48 @@ static json_object *js_change(const struct rp_change *c)
 	return x;
 }
 
+/* The 2023 claims (--claims): each claim's word and deciding figure, and
+ * per run its word with the comparison that decided it (null: none). */
+static json_object *js_claims(const struct rp_data *d)
+{
+	const struct rp_claims *cs = d->claims;
+	json_object *a;
+
+	if (!cs)
+		return NULL;
+	a = json_object_new_array();
+	for (int k = 0; k < RP_N_CLAIMS; k++) {
+		const struct rp_claim *c = &cs->c[k];
+		json_object *x = json_object_new_object(), *runs = json_object_new_array();
+
+		json_object_object_add(x, "claim", json_object_new_int(k + 1));
+		json_object_object_add(x, "title", json_object_new_string(c->title));
+		json_object_object_add(x, "verdict", json_object_new_string(rp_claim_word(c->word)));
+		json_object_object_add(x, "decided_by", json_object_new_string(c->decides));
+		if (k == RP_N_CLAIMS - 1)
+			json_object_object_add(x, "headline_over_probe", js_num(c->figure));
+		for (size_t i = 0; i < c->n; i++) {
+			const struct rp_claim_run *l = &c->runs[i];
+			json_object *y = json_object_new_object(), *z = NULL;
+
+			json_object_object_add(y, "run", json_object_new_string(l->run->tag));
+			json_object_object_add(y, "kind", json_object_new_string(i == 0 ? "warm" : "honest"));
+			json_object_object_add(y, "verdict", json_object_new_string(rp_claim_word(l->word)));
+			if (l->has_cmp) {
+				z = json_object_new_object();
+				js_put_cmp(z, &l->cmp, "ratio", "p", "p_adjusted", rp_dir_word(l->cmp.dir));
+				json_object_object_add(z, "shown", json_object_new_string(l->fig));
+			}
+			json_object_object_add(y, "comparison", z);
+			json_object_object_add(y, "evidence", json_object_new_string(l->evidence));
+			json_object_array_add(runs, y);
+		}
+		json_object_object_add(x, "runs", runs);
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	const struct rp_summary *s = d->sum;
@@ -176,6 +218,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 
 	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
 	json_object_object_add(root, "runs", js_runs(d));
+	json_object_object_add(root, "claims", js_claims(d));
 	json_object_object_add(root, "banners", js_banners(s));
 	o = json_object_new_object();
 	json_object_object_add(o, "family_alpha", json_object_new_double(RP_FAMILY_ALPHA));

@@ -317,7 +317,7 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 }
 
 /* The text report into a malloc'd buffer. */
-static int rpt_text_render(const struct fslab_report_opts *o, const struct rp_data *d,
+static int rpt_text_render(const struct rp_data *d,
 			   unsigned tests, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
@@ -325,6 +325,7 @@ static int rpt_text_render(const struct fslab_report_opts *o, const struct rp_da
 	if (!f)
 		return -ENOMEM;
 	fputs("fslab report\n", f);
+	rp_claims_text_first(f, d);
 	rp_text_summary(f, d);
 	fputc('\n', f);
 	rp_text_runs(f, d);
@@ -333,8 +334,7 @@ static int rpt_text_render(const struct fslab_report_opts *o, const struct rp_da
 		rp_text_same_fs(f, d, tests);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
-	if (o->claims)
-		rp_claims_text(f, d);
+	rp_claims_text(f, d);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	return 0;
@@ -574,7 +574,8 @@ int fslab_report(const struct fslab_report_opts *o)
 	if (ret != 0)
 		goto done;
 	ret = FSLAB_EXIT_FAILURE;
-	if (rp_summary_build(d, tests, o->equivalence) < 0 || rpt_text_render(o, d, tests, &text, &text_len) < 0 ||
+	if (rp_summary_build(d, tests, o->equivalence) < 0 || (o->claims && rp_claims_build(d) < 0) ||
+	    rpt_text_render(d, tests, &text, &text_len) < 0 ||
 	    rpt_escape_lines(&text, &text_len) < 0) {
 		fslab_error("out of memory");
 		goto done;
@@ -588,6 +589,7 @@ done:
 	if (ret == FSLAB_EXIT_OK && d->sum)
 		ret = rpt_regressions(o, d);
 	free(text);
+	rp_claims_free(d);
 	rp_summary_free(d->sum);
 	d->sum = NULL;
 	rp_free(d);

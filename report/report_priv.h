@@ -93,6 +93,7 @@ struct rp_run {
 };
 
 struct rp_summary;
+struct rp_claims;
 
 struct rp_data {
 	struct rp_run runs[FSLAB_REPORT_MAX_DIRS];
@@ -100,6 +101,7 @@ struct rp_data {
 	struct rp_entry *all[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	size_t n_all;
 	struct rp_summary *sum; /* rp_summary_build */
+	struct rp_claims *claims; /* rp_claims_build (--claims); NULL: none */
 };
 
 /* Loads every directory; on bad input prints the error (file:line) and
@@ -390,6 +392,47 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */
+/* The 2023 report's claims, judged once (rp_claims_build) with the
+ * matrix's inference and rendered by the text, HTML and JSON reports.
+ * runs[0] is the warm run (the 2023 method), the others honest ones. */
+enum rp_claim_word {
+	RP_CLAIM_UNKNOWN,      /* cannot tell: no data */
+	RP_CLAIM_HOLDS,
+	RP_CLAIM_FAILS,        /* does not hold */
+	RP_CLAIM_INCONCLUSIVE, /* the interval cannot decide */
+	RP_CLAIM_UNTESTED,     /* 1 trial: a figure, no interval */
+	RP_CLAIM_DISAGREE,     /* honest runs that decide it disagree */
+	RP_CLAIM_PAGE_CACHE,   /* the 2023 figures are the page cache */
+};
+#define RP_N_CLAIMS 5
+struct rp_claim_run {
+	const struct rp_run *run;
+	enum rp_claim_word word;
+	bool has_cmp;
+	struct rp_cmp cmp;    /* the comparison that decides it in this run */
+	char fig[160];        /* that comparison as shown: "btrfs/ext4 0.80 [0.75-0.86]" */
+	char evidence[512];
+};
+struct rp_claim {
+	const char *title;
+	struct rp_claim_run runs[FSLAB_REPORT_MAX_DIRS];
+	size_t n;
+	enum rp_claim_word word;   /* from the honest runs */
+	char decides[512];         /* the figure that decides it */
+	double figure;             /* claim 5: the 2023 headline over the probe (NaN: none) */
+};
+struct rp_claims {
+	struct rp_claim c[RP_N_CLAIMS];
+	size_t m3;                 /* claim 3's family: its cell comparisons */
+};
+/* Needs d->sum; 0 or -ENOMEM. */
+int rp_claims_build(struct rp_data *d);
+void rp_claims_free(struct rp_data *d);
+const char *rp_claim_word(enum rp_claim_word w);
+/* The claims' lines for the first screen, and the section with each run's
+ * evidence. */
+void rp_claims_text_first(FILE *out, const struct rp_data *d);
+void rp_claims_html_first(FILE *out, const struct rp_data *d);
 void rp_claims_text(FILE *out, const struct rp_data *d);
 void rp_claims_html(FILE *out, const struct rp_data *d);
 
