@@ -103,22 +103,33 @@ static const char ht_style[] =
 	"details>summary{cursor:pointer}\n";
 
 /* The flags' legend (the page-cache one names FSLAB_PAGE_CACHE_FACTOR). */
-static void ht_flag_legend(FILE *out, size_t npc, size_t nfu, size_t noth)
+static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t npc, size_t nfu,
+			   size_t nloop, size_t noth)
 {
 	if (npc)
 		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> page cache: the cell ran "
 			     "faster than %g&times; the speed the device showed in fslab run's O_DIRECT "
 			     "probe, so it measured memory (the page cache), not the disk. (%zu cells)</p>\n",
 			FSLAB_PAGE_CACHE_FACTOR, npc);
-	if (!npc && !nfu && !noth)
+	if (!npc && !nfu && !noth && !nloop)
 		fputs("<p>No cell is flagged.</p>\n", out);
 	if (nfu)
 		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> FUSE: FAT32 mounted through "
 			     "fusefat (a user-space driver) because the kernel has no vfat; not comparable "
 			     "to kernel filesystems. (%zu cells)</p>\n",
 			nfu);
-	if (noth)
-		fprintf(out, "<p>%zu cells carry another flag; see the CSV's flag column.</p>\n", noth);
+	if (nloop)
+		fprintf(out, "<p><span class=pc>&nbsp;buffered-loop&nbsp;</span> buffered loop: the "
+			     "filesystem is on a loop device the kernel kept buffered (no direct I/O), so "
+			     "its figures may be the host's page cache. (%zu cells)</p>\n",
+			nloop);
+	if (noth) {
+		char names[512];
+		fprintf(out, "<p>%zu cells carry a flag fslab report does not know, as the CSV names it: ",
+			noth);
+		rp_html_escape(out, rp_other_flags_all(d, names, sizeof(names)));
+		fputs(".</p>\n", out);
+	}
 }
 
 /* The class attribute that colours a row or cell by its flags. */
@@ -552,15 +563,16 @@ static void ht_contents(FILE *out, const struct rp_data *d, bool claims)
  * device's probed speed. */
 static void ht_flags(FILE *out, const struct rp_data *d)
 {
-	size_t npc = 0, nfu = 0, noth = 0;
+	size_t npc = 0, nfu = 0, noth = 0, nloop = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		npc += d->all[i]->n_flag_pc;
 		nfu += d->all[i]->n_flag_fuse;
 		noth += d->all[i]->n_flag_other;
+		nloop += d->all[i]->n_flag_loop;
 	}
 	fputs("<section id=\"flags\"><h2>Flags</h2>\n", out);
-	ht_flag_legend(out, npc, nfu, noth);
+	ht_flag_legend(out, d, npc, nfu, nloop, noth);
 	fputs("<div class=scroll><table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
 	      "<th>page-cache cells</th><th>fuse cells</th><th>failed rows</th><th>skipped rows</th>"
 	      "<th>device write KiB/s (probe)</th><th>device read KiB/s (probe)</th>"

@@ -44,16 +44,20 @@ static void js_put_cmp(json_object *o, const struct rp_cmp *c, const char *ratio
 	json_object_object_add(o, "verdict", json_object_new_string(word));
 }
 
-static json_object *js_flags(unsigned f)
+/* The flags by their CSV names (an unknown one as the CSV names it). */
+static json_object *js_flags(unsigned f, const char *other)
 {
 	json_object *a = json_object_new_array();
+	char buf[sizeof(((struct rp_entry *)0)->other_flags)], *save = NULL;
 
-	if (f & RP_FLAG_PAGE_CACHE)
-		json_object_array_add(a, json_object_new_string("page-cache"));
-	if (f & RP_FLAG_FUSE)
-		json_object_array_add(a, json_object_new_string("fuse"));
-	if (f & RP_FLAG_OTHER)
-		json_object_array_add(a, json_object_new_string("other"));
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (f & rp_flag_table[i].bit)
+			json_object_array_add(a, json_object_new_string(rp_flag_table[i].csv));
+	if (!(f & RP_FLAG_OTHER))
+		return a;
+	snprintf(buf, sizeof(buf), "%s", other);
+	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
+		json_object_array_add(a, json_object_new_string(w));
 	return a;
 }
 
@@ -89,7 +93,7 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_object_add(x, "plateau_file_kib",
 				       js_pair((double)row->s.file_lo, (double)row->s.file_hi));
 		json_object_object_add(x, "plateau_cells", json_object_new_int((int)row->s.n_cells));
-		json_object_object_add(x, "flags", js_flags(row->s.flags));
+		json_object_object_add(x, "flags", js_flags(row->s.flags, row->e->other_flags));
 		json_object_object_add(x, "partial", json_object_new_boolean(row->e->partial[t]));
 		json_object_array_add(rows, x);
 	}
@@ -140,6 +144,8 @@ static json_object *js_banners(const struct rp_summary *s)
 			       s->incomplete ? json_object_new_string(s->incomplete_names) : NULL);
 	json_object_object_add(o, "interrupted", json_object_new_boolean(s->interrupted));
 	json_object_object_add(o, "fuse", s->fuse ? json_object_new_string(s->fuse_names) : NULL);
+	json_object_object_add(o, "buffered_loop",
+			       s->buffered_loop ? json_object_new_string(s->loop_text) : NULL);
 	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));
 	json_object_object_add(o, "min_trials", json_object_new_int((int)s->min_trials));
 	return o;

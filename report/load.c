@@ -42,19 +42,83 @@ static int ld_cmp_row(const void *a, const void *b)
 	return (x->trial > y->trial) - (x->trial < y->trial);
 }
 
-static unsigned ld_parse_flags(const char *s)
+const struct rp_flag_info rp_flag_table[] = {
+	{ RP_FLAG_PAGE_CACHE, "page-cache", "P", "page cache" },
+	{ RP_FLAG_FUSE, "fuse", "F", "FUSE" },
+	{ RP_FLAG_BUFFERED_LOOP, "buffered-loop", "L", "buffered loop" },
+};
+const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
+
+char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rp_n_flags && o < len; i++)
+		if (flags & rp_flag_table[i].bit)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "", rp_flag_table[i].words);
+	if ((flags & RP_FLAG_OTHER) && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "",
+				      other && other[0] ? other : "an unknown flag");
+	if (!buf[0])
+		snprintf(buf, len, "flagged");
+	return buf;
+}
+
+char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rp_n_flags && o < len; i++)
+		if (flags & rp_flag_table[i].bit)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", rp_flag_table[i].letter);
+	if ((flags & RP_FLAG_OTHER) && o < len)
+		snprintf(buf + o, len - o, "%s?", o ? sep : "");
+	return buf;
+}
+
+char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->n_all && o < len; i++)
+		if (d->all[i]->other_flags[0])
+			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
+					      d->all[i]->other_flags, d->all[i]->label);
+	return buf;
+}
+
+/* Adds the unknown flag w to the entry's names (once; what fits). */
+static void ld_other_flag(struct rp_entry *e, const char *w)
+{
+	size_t n = strlen(e->other_flags), k = strlen(w);
+
+	for (const char *p = e->other_flags; (p = strstr(p, w)); p += k)
+		if ((p == e->other_flags || p[-1] == ';') && (p[k] == ';' || p[k] == '\0'))
+			return;
+	if (n + k + 2 <= sizeof(e->other_flags))
+		snprintf(e->other_flags + n, sizeof(e->other_flags) - n, "%s%s", n ? ";" : "", w);
+}
+
+static unsigned ld_parse_flags(struct rp_entry *e, const char *s)
 {
 	unsigned f = 0;
 	char buf[64], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *w = strtok_r(buf, ";, ", &save); w; w = strtok_r(NULL, ";, ", &save)) {
-		if (strcmp(w, "page-cache") == 0)
-			f |= RP_FLAG_PAGE_CACHE;
-		else if (strcmp(w, "fuse") == 0)
-			f |= RP_FLAG_FUSE;
-		else
+		size_t i = 0;
+
+		while (i < rp_n_flags && strcmp(w, rp_flag_table[i].csv) != 0)
+			i++;
+		if (i < rp_n_flags) {
+			f |= rp_flag_table[i].bit;
+		} else {
 			f |= RP_FLAG_OTHER;
+			ld_other_flag(e, w);
+		}
 	}
 	return f;
 }
@@ -152,6 +216,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
 		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);
+		e->n_flag_loop += !!(c->flags & RP_FLAG_BUFFERED_LOOP);
 	}
 	free(tmp);
 	size_t k = 0;
@@ -201,7 +266,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->record_kib = row.record_kib;
 		lr->trial = row.trial;
 		lr->v = row.throughput_kib_s;
-		lr->flags = (unsigned char)ld_parse_flags(row.flag);
+		lr->flags = (unsigned char)ld_parse_flags(e, row.flag);
 		if (!fslab_result_ok(&row)) {
 			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
 			lr->problem = strdup(row.status);

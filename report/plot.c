@@ -302,7 +302,7 @@ static void pl_grid_point(FILE *f, const struct rp_plot *p, uint64_t file, uint6
 	}
 	if (!c && !image)
 		return;
-	bool flagged = c && (c->flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE));
+	bool flagged = c && (c->flags & RP_FLAGS_ASIDE);
 	bool failed = c && !c->n_ok;
 
 	fprintf(f, "%d %d %s %d %d\n", pl_log2(file), pl_log2(record), v, flagged, failed);

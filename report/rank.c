@@ -333,8 +333,7 @@ char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
 
 static void rk_flags(const struct rp_score *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", s->flags & RP_FLAG_PAGE_CACHE ? "P" : "",
-		 s->flags & RP_FLAG_FUSE ? "F" : "", s->flags & RP_FLAG_OTHER ? "?" : "");
+	rp_flag_letters(s->flags, "", buf, len);
 }
 
 const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
@@ -439,7 +438,7 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
 	}
-	if (flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER))
+	if (flags & RP_FLAGS_ASIDE)
 		fputs("\nflags: ", out);
 	if (flags & RP_FLAG_PAGE_CACHE)
 		fprintf(out, "P = page cache: a plateau cell ran faster than the device can (>%gx its probed\n"
@@ -448,9 +447,16 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	if (flags & RP_FLAG_FUSE)
 		fprintf(out, "%sF = FUSE: FAT32 through fusefat (user space), not comparable to kernel drivers.\n",
 			flags & RP_FLAG_PAGE_CACHE ? "       " : "");
-	if (flags & RP_FLAG_OTHER)
-		fprintf(out, "%s? = another flag in the CSV; see report.html.\n",
+	if (flags & RP_FLAG_BUFFERED_LOOP)
+		fprintf(out, "%sL = buffered loop: measured on a loop device the kernel kept buffered, so its\n"
+			     "  figures may be the host's page cache.\n",
 			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE) ? "       " : "");
+	if (flags & RP_FLAG_OTHER) {
+		char names[512];
+		fprintf(out, "%s? = a flag fslab report does not know, as the CSV names it: %s.\n",
+			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP) ? "       " : "",
+			rp_other_flags_all(d, names, sizeof(names)));
+	}
 }
 
 void rp_text_runs(FILE *out, const struct rp_data *d)

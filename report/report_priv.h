@@ -28,10 +28,29 @@ double rp_welch_p(const double *a, size_t na, const double *b, size_t nb, double
 enum {
 	RP_FLAG_PAGE_CACHE = 1 << 0,
 	RP_FLAG_FUSE = 1 << 1,
-	RP_FLAG_OTHER = 1 << 2,
+	RP_FLAG_OTHER = 1 << 2,         /* a flag this report does not know (named in rp_entry) */
+	RP_FLAG_BUFFERED_LOOP = 1 << 3, /* on a loop device the kernel kept buffered */
 	/* a figure flagged so is never the best while an unflagged one exists */
-	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER,
+	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER | RP_FLAG_BUFFERED_LOOP,
 };
+
+struct rp_data;
+
+/* The flags the report knows: the CSV's name, the letter the text tables
+ * mark an entry with, and the words for people (load.c; the one table). */
+struct rp_flag_info {
+	unsigned bit;
+	const char *csv, *letter, *words;
+};
+extern const struct rp_flag_info rp_flag_table[];
+extern const size_t rp_n_flags;
+/* "page cache and FUSE", "buffered loop", "redone-slow" (the unknown
+ * flags' names from other, ";"-joined as in rp_entry.other_flags). */
+char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
+/* Every entry's unknown flags: "redone-slow (ext4), buffered (xfs/direct)". */
+char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
+/* The text marks: "P", "PF", "L?" (sep between them) */
+char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 
 struct rp_sample {
 	unsigned trial;
@@ -69,7 +88,8 @@ struct rp_entry {
 	size_t test_first[FSLAB_TEST_MAX + 1]; /* cells of test t: [tf[t], tf[t+1]) */
 	struct rp_sample *samples;
 	size_t n_samples;
-	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other;
+	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop;
+	char other_flags[96];  /* the unknown flags' names, ";"-joined (what fits) */
 	unsigned max_trial;
 	size_t idx;           /* position in rp_data.all */
 	/* data of test t incomplete (fewer cells than the run's other
@@ -292,6 +312,7 @@ struct rp_mcell {        /* one filesystem in one test */
 	size_t rank;     /* 1-based when has */
 	size_t n_trials;
 	unsigned flags;
+	const char *other; /* the entry's unknown flags' names (rp_entry.other_flags) */
 	double median;   /* KiB/s: median of the trial scores */
 	double score;    /* KiB/s: their geometric mean (ranked by) */
 	struct rp_est est;
@@ -330,8 +351,9 @@ struct rp_summary {
 	/* banners */
 	size_t ok_cells, pc_cells;
 	double pc_frac;
-	bool fuse, incomplete, interrupted;
-	char fuse_names[512], incomplete_names[1024];
+	bool fuse, incomplete, interrupted, buffered_loop;
+	char fuse_names[512], incomplete_names[1024], loop_names[512];
+	char loop_text[1024];    /* the buffered-loop banner's sentence */
 };
 
 /* Rankings of every test, the matrix's intervals and verdicts, the family
@@ -371,6 +393,7 @@ struct rp_fam_in {
 	double score;    /* geometric mean of the ratios to the best; NaN: none */
 	bool complete;   /* data in every test of the family */
 	unsigned aside;  /* flags that set it aside (RP_FLAGS_ASIDE bits); 0: none */
+	const char *other; /* the names of its unknown flags (rp_entry.other_flags) */
 };
 /* How the runner-up fared against the winner in a family's tests. */
 struct rp_fam_calls {

@@ -66,18 +66,6 @@ static void sm_top_two(const struct rp_fam_in *in, size_t n, size_t *w, size_t *
 	}
 }
 
-/* "page cache", "FUSE", "page cache and FUSE", "flagged" */
-static const char *sm_flag_words(unsigned f)
-{
-	if ((f & RP_FLAG_PAGE_CACHE) && (f & RP_FLAG_FUSE))
-		return "page cache and FUSE";
-	if (f & RP_FLAG_PAGE_CACHE)
-		return "page cache";
-	if (f & RP_FLAG_FUSE)
-		return "FUSE";
-	return "flagged";
-}
-
 /* The entries set aside whose family score is above the winner's w (all
  * of them when w is NULL): the fastest named with its flag and margin, the
  * others counted - "; set aside: xfs/warm (page cache, 3.10x) and 4 more
@@ -98,7 +86,9 @@ static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_
 	}
 	if (top == SIZE_MAX)
 		return;
-	int l = snprintf(buf, len, "; set aside: %s (%s", in[top].label, sm_flag_words(in[top].aside));
+	char fw[160];
+	int l = snprintf(buf, len, "; set aside: %s (%s", in[top].label,
+			 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
 	if (l > 0 && (size_t)l < len && w && w->score > 0)
 		l += snprintf(buf + l, len - (size_t)l, ", %.2fx", in[top].score / w->score);
 	if (l > 0 && (size_t)l < len)
@@ -225,7 +215,8 @@ static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLA
 static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct rp_data *d,
 					size_t i, unsigned ft, const double *best_small)
 {
-	struct rp_fam_in in = { .label = d->all[i]->label, .complete = true };
+	struct rp_fam_in in = { .label = d->all[i]->label, .complete = true,
+				.other = d->all[i]->other_flags };
 	double lsum = 0;
 	size_t k = 0;
 
@@ -459,7 +450,7 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t ok = 0, pc = 0, fl = 0, il = 0;
+	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -474,6 +465,12 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			if (fl < sizeof(s->fuse_names) - 80)
 				fl += (size_t)snprintf(s->fuse_names + fl, sizeof(s->fuse_names) - fl,
 						       "%s%s", fl ? ", " : "", e->label);
+		}
+		if (e->n_flag_loop) {
+			s->buffered_loop = true;
+			if (ll < sizeof(s->loop_names) - 80)
+				ll += (size_t)snprintf(s->loop_names + ll, sizeof(s->loop_names) - ll,
+						       "%s%s", ll ? ", " : "", e->label);
 		}
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];
@@ -498,6 +495,15 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 						       sizeof(s->incomplete_names) - il,
 						       "%s%s (no data)", il ? ", " : "", run->missing[k]);
 		}
+	}
+	if (s->buffered_loop) {
+		bool one = !strchr(s->loop_names, ',');
+		snprintf(s->loop_text, sizeof(s->loop_text),
+			 "%s: measured on %s; %s figures may be the host's page cache (set aside, never "
+			 "the best while an unflagged figure exists). To measure the disk: an image where "
+			 "the loop device gets direct I/O (docs/ssd.md), or a real disk",
+			 s->loop_names, one ? "a buffered loop device" : "buffered loop devices",
+			 one ? "its" : "their");
 	}
 	s->ok_cells = ok;
 	s->pc_cells = pc;
@@ -545,6 +551,7 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 		c->median = r.rows[k].s.median;
 		c->score = r.rows[k].s.score;
 		c->flags = r.rows[k].s.flags;
+		c->other = r.rows[k].e->other_flags;
 		c->n_trials = r.rows[k].s.n_trials;
 		/* the score (and its trials, for the blocked variance) moves to sc */
 		sc[(size_t)t * s->n + r.rows[k].e->idx] = r.rows[k].s;

@@ -16,6 +16,7 @@ struct vd_cell {
 	bool has, partial;
 	struct rp_cmp cmp;    /* the ratio, its interval (lo, hi NaN untested), the verdict */
 	unsigned aside;       /* flags that set it aside; 0: none */
+	const char *other;    /* the names of its unknown flags */
 	bool show_score;      /* the score on hover (the change matrix has none) */
 	bool change;          /* a change matrix cell: improved / regressed */
 	double score;         /* KiB/s */
@@ -40,7 +41,7 @@ static struct vd_cell vd_ratio_cell(const struct rp_summary *s, int t, size_t i)
 	const struct rp_mcell *c = rp_sum_cell(s, t, i);
 
 	return (struct vd_cell){ c->has, c->partial, c->cmp, c->aside ? c->flags & RP_FLAGS_ASIDE : 0,
-				 true, false, c->score };
+				 c->other ? c->other : "", true, false, c->score };
 }
 
 static const char *const vd_ratio_marks[] = {
@@ -59,7 +60,7 @@ static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, false, true, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, "", false, true, 0 };
 }
 
 static const char *const vd_change_marks[] = {
@@ -68,6 +69,8 @@ static const char *const vd_change_marks[] = {
 };
 
 /* ---- text ---- */
+
+static void vd_wrap(FILE *out, const char *first, const char *text);
 
 static void vd_text_banners(FILE *out, const struct rp_data *d)
 {
@@ -86,6 +89,8 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 		fprintf(out, "!! FUSE: %s run through a user-space driver (fusefat): not comparable\n"
 			     "   with the kernel filesystems.\n",
 			s->fuse_names);
+	if (s->buffered_loop)
+		vd_wrap(out, "!! ", s->loop_text);
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
 		      "   --trials 3 or more to tell differences from noise.\n",
@@ -99,7 +104,7 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
  * a flagged entry set aside). */
 static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const char *const *marks)
 {
-	char ci[64];
+	char ci[64], fl[24];
 
 	if (c->partial && !c->has) {
 		snprintf(buf, len, "partial");
@@ -110,9 +115,9 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		return;
 	}
 	const char *mark = c->cmp.dir <= RP_DIR_UNTESTED && marks[c->cmp.dir] ? marks[c->cmp.dir] : "";
+	rp_flag_letters(c->aside, " ", fl, sizeof(fl));
 	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
-		 c->aside & RP_FLAG_PAGE_CACHE ? " P" : "", c->aside & RP_FLAG_FUSE ? " F" : "",
-		 c->partial ? " p" : "");
+		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
 }
 
 /* text wrapped at 96 columns, continuation lines indented by 6 */
@@ -264,6 +269,12 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 		      "filesystems.</div>\n",
 		      out);
 	}
+	if (s->buffered_loop) {
+		fputs("<div class=\"banner warn\" id=\"banner-buffered-loop\"><b>Buffered loop "
+		      "device:</b> ", out);
+		rp_html_escape(out, s->loop_text);
+		fputs("</div>\n", out);
+	}
 	if (s->max_trials < 2)
 		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
 		      "no significance tests in this report. Run with <code>--trials 3</code> or more "
@@ -294,9 +305,11 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 		fprintf(out, "; adjusted p %.3g", c->cmp.p_adj);
 	if (c->cmp.dir == RP_DIR_INCONCLUSIVE && !isnan(c->cmp.resolve))
 		fprintf(out, "; resolves only differences beyond %.0f%%", ceil(100 * c->cmp.resolve));
-	if (c->aside)
-		fprintf(out, "; set aside: %s", c->aside & RP_FLAG_PAGE_CACHE ? "page cache"
-						: c->aside & RP_FLAG_FUSE ? "FUSE" : "flagged");
+	if (c->aside) {
+		char fw[160];
+		fputs("; set aside: ", out);
+		rp_html_escape(out, rp_flag_words(c->aside, c->other, fw, sizeof(fw)));
+	}
 	fprintf(out, "\">%s", rp_fmt_ratio_ci(&c->cmp, "&ndash;", buf, sizeof(buf)));
 	if (c->cmp.dir != RP_DIR_BEST && c->cmp.dir != RP_DIR_NONE)
 		fprintf(out, " <small>%s</small>", word);
