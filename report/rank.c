@@ -331,6 +331,23 @@ char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
 	return buf;
 }
 
+/* Column widths from the content: the longest label, filesystem name or
+ * run tag of the report, at least min (names are never cut). */
+enum rk_col { RK_LABEL, RK_FS, RK_TAG };
+static int rk_width(const struct rp_data *d, enum rk_col col, int min)
+{
+	size_t w = (size_t)min;
+
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_entry *e = d->all[i];
+		size_t n = strlen(col == RK_LABEL ? e->label : col == RK_FS ? e->fs : e->run->tag);
+
+		if (n > w)
+			w = n;
+	}
+	return (int)w;
+}
+
 static void rk_flags(const struct rp_score *s, char *buf, size_t len)
 {
 	rp_flag_letters(s->flags, "", buf, len);
@@ -399,8 +416,8 @@ static void rk_text_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	else
 		snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 			 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
-	int w = snprintf(line, sizeof(line), "%2zu  %-16.16s %10s  %-17s %5.3f  %-15s %-9s %s", i + 1,
-			 row->e->label, rp_fmt_rate(row->s.score, m, sizeof(m)), ci, row->ratio, vs,
+	int w = snprintf(line, sizeof(line), "%2zu  %-*s %10s  %-17s %5.3f  %-15s %-9s %s", i + 1,
+			 rk_width(d, RK_LABEL, 16), row->e->label, rp_fmt_rate(row->s.score, m, sizeof(m)), ci, row->ratio, vs,
 			 pl, fl);
 	while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
 		line[--w] = '\0';
@@ -422,18 +439,19 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			continue;
 		}
 		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
-		fprintf(out, "%2s  %-16s %10s  %-17s %5s  %-15s %-9s %s\n", "#", "filesystem", "score",
+		int lw = rk_width(d, RK_LABEL, 16);
+		fprintf(out, "%2s  %-*s %10s  %-17s %5s  %-15s %-9s %s\n", "#", lw, "filesystem", "score",
 			"95% CI", "ratio", "vs #1 (adj. p)", "plateau", "flags");
 		for (size_t i = 0; i < r.n; i++) {
 			rk_text_row(out, d, t, i, &r.rows[i]);
 			flags |= r.rows[i].s.flags;
 		}
 		for (size_t i = 0; i < r.n_partial; i++)
-			fprintf(out, "%2s  %-16.16s not ranked: partial data (interrupted or incomplete run)\n",
-				"-", r.partial[i]->label);
+			fprintf(out, "%2s  %-*s not ranked: partial data (interrupted or incomplete run)\n",
+				"-", lw, r.partial[i]->label);
 		for (size_t i = 0; i < r.n_unranked; i++)
-			fprintf(out, "%2s  %-16.16s not ranked: no ok cell (every one failed or was skipped)\n",
-				"-", r.unranked[i]->label);
+			fprintf(out, "%2s  %-*s not ranked: no ok cell (every one failed or was skipped)\n",
+				"-", lw, r.unranked[i]->label);
 		for (size_t i = 0; i < d->n_all; i++)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
@@ -580,15 +598,16 @@ void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 	}
 	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
 	      "   interval and verdict) ==\n", out);
-	fprintf(out, "%-12s %-14s %-8s %8s %-8s %8s  %-22s %s\n", "filesystem", "test", "run A", "A",
-		"run B", "B", "B/A [interval]", "verdict");
+	int fw = rk_width(d, RK_FS, 12), tw = rk_width(d, RK_TAG, 8);
+	fprintf(out, "%-*s %-14s %-*s %8s %-*s %8s  %-22s %s\n", fw, "filesystem", "test", tw, "run A",
+		"A", tw, "run B", "B", "B/A [interval]", "verdict");
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_same_fs *r = &rows[i];
 		char ci[64];
 
-		fprintf(out, "%-12.12s %-14s %-8.8s %8s %-8.8s %8s  %-22s %s\n", r->a->fs,
-			fslab_test_to_string(r->test), r->a->run->tag,
-			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), r->b->run->tag,
+		fprintf(out, "%-*s %-14s %-*s %8s %-*s %8s  %-22s %s\n", fw, r->a->fs,
+			fslab_test_to_string(r->test), tw, r->a->run->tag,
+			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), tw, r->b->run->tag,
 			rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
 			rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)), rp_change_word(r->cmp.dir));
 	}
@@ -645,7 +664,8 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				      out);
 				header = true;
 			}
-			fprintf(out, "%-14s %-12.12s %s\n", fslab_test_to_string(t), d->runs[r].tag, line);
+			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_width(d, RK_TAG, 12),
+				d->runs[r].tag, line);
 		}
 		rp_ranking_free(&rk);
 	}

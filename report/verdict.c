@@ -164,7 +164,7 @@ static void vd_text_block(FILE *out, const struct rp_data *d, const struct vd_ma
 
 	for (size_t i = c0; i < c1 && l < sizeof(line); i++) {
 		m->label(d, i, label, sizeof(label));
-		l += (size_t)snprintf(line + l, sizeof(line) - l, " %-*.*s", w, w, label);
+		l += (size_t)snprintf(line + l, sizeof(line) - l, " %-*s", w, label);
 	}
 	vd_line(out, line);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
@@ -182,10 +182,16 @@ static void vd_text_block(FILE *out, const struct rp_data *d, const struct vd_ma
 }
 
 /* Matrix m in blocks of as many columns as fit in 100; a column is as
- * wide as its widest cell (at least w). */
+ * wide as its widest cell or heading (at least w: a name is never cut). */
 static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_matrix *m, int w)
 {
-	char cell[64];
+	char cell[64], label[200];
+
+	for (size_t i = 0; i < m->n; i++) {
+		m->label(d, i, label, sizeof(label));
+		if ((int)strlen(label) > w)
+			w = (int)strlen(label);
+	}
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		for (size_t i = 0; i < m->n && (d->sum->tests & (1u << t)); i++) {
@@ -196,6 +202,8 @@ static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_m
 				w = (int)strlen(cell);
 		}
 	size_t per = (100 - 14) / (size_t)(w + 1);
+	if (per == 0) /* a heading wider than the screen: one column a block */
+		per = 1;
 
 	for (size_t c0 = 0; c0 < m->n; c0 += per)
 		vd_text_block(out, d, m, c0, c0 + per < m->n ? c0 + per : m->n, w);

@@ -862,6 +862,46 @@ START_TEST(t_flags_named)
 }
 END_TEST
 
+/* Text tables take their widths from the content: no filesystem name or
+ * run tag is cut ("ext4-impor", "ext4-imported-lo"). */
+START_TEST(t_names_not_cut)
+{
+	static const char *const runs[] = { "before-the-upgrade", "after-the-upgrade" };
+	static const char *const fss[] = { "ext4-imported-long", "xfs" };
+	char *dirs[2];
+	struct ft_output o;
+
+	for (int r = 0; r < 2; r++) {
+		dirs[r] = path(runs[r]);
+		ck_assert_int_eq(mkdir(dirs[r], 0755), 0);
+		for (int k = 0; k < 2; k++) {
+			char *p;
+			FILE *f;
+			ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dirs[r], fss[k]), 0);
+			ck_assert_ptr_nonnull(f = fopen(p, "w"));
+			fputs(HDR, f);
+			for (unsigned t = 1; t <= 3; t++)
+				for (unsigned long long file = 1024; file <= 4096; file *= 2)
+					emit(f, fss[k], "write", file, 64, t, 500 + 100 * k + 50 * r + t, "cold", "");
+			fclose(f);
+			free(p);
+		}
+	}
+	ck_assert_int_eq(ft_fslab(&o, "report", dirs[0], dirs[1], "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	const char *label = "ext4-imported-long/before-the-upgrade";
+	has(line_of(o.out, "== summary", "test "), label);
+	has(line_of(o.out, "== write ==", " 4  "), label);
+	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "before-the-upgrade");
+	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "after-the-upgrade");
+	has(line_of(o.out, "== each run's own ranking", "write "), "before-the-upgrade");
+	ck_assert_msg(!strstr(o.out, "ext4-impor ") && !strstr(o.out, "ext4-imported-lo "), "%s", o.out);
+	ft_output_free(&o);
+	free(dirs[0]);
+	free(dirs[1]);
+}
+END_TEST
+
 /* A run labelled NAME (fslab run --label) with ext4 and btrfs: btrfs
  * writes faster when btrfs_wins, else ext4; reads tie. */
 static char *labelled_dir(const char *name, const char *label, bool btrfs_wins)
@@ -1172,6 +1212,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
+	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
 	tcase_add_test(tc, t_before_after);
