@@ -209,6 +209,28 @@ static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_m
 		vd_text_block(out, d, m, c0, c0 + per < m->n ? c0 + per : m->n, w);
 }
 
+/* The legend of the letters beyond P and F, when a cell carries one. */
+static void vd_text_more_flags(FILE *out, const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+	unsigned f = 0;
+	char names[512], line[768];
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		for (size_t i = 0; i < s->n; i++) {
+			const struct rp_mcell *c = rp_sum_cell(s, t, i);
+			if (c->has && c->aside)
+				f |= c->flags;
+		}
+	if (!(f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_OTHER)))
+		return;
+	snprintf(line, sizeof(line), "%s%s%s%s, set aside", f & RP_FLAG_BUFFERED_LOOP ? "L = buffered loop" : "",
+		 (f & RP_FLAG_BUFFERED_LOOP) && (f & RP_FLAG_OTHER) ? "; " : "",
+		 f & RP_FLAG_OTHER ? "? = " : "",
+		 f & RP_FLAG_OTHER ? rp_other_flags_all(d, names, sizeof(names)) : "");
+	vd_wrap(out, "", line);
+}
+
 void rp_text_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -231,6 +253,7 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 	else
 		fputs("best = fastest unflagged; P/F = page cache/FUSE, set aside; p = partial data;\n"
 		      "not tested: no filesystem has 2 trials to compare\n", out);
+	vd_text_more_flags(out, d);
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])

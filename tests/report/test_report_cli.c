@@ -833,6 +833,7 @@ START_TEST(t_flags_named)
 	has(line_of(o.out, "== write ==", " 2  "), "L aside");
 	has(line_of(o.out, "== summary", "write "), "> L");
 	has(o.out, "L = buffered loop");
+	has(block_of(o.out, "== summary", "L = buffered loop; "), "? = redone-slow (btrfs), set aside");
 	has(o.out, "? = a flag fslab report does not know, as the CSV names it: redone-slow (btrfs)");
 	ck_assert_msg(!strstr(o.out, "another flag"), "%s", o.out);
 	ft_output_free(&o);
