@@ -241,6 +241,16 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		if (s->family_present[f])
 			json_object_object_add(o, rp_family_name(f), json_object_new_string(s->verdict[f]));
 	json_object_object_add(root, "verdicts", o);
+	o = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES; f++) {
+		if (!s->n_chg_verdict[f])
+			continue;
+		a = json_object_new_array();
+		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
+			json_object_array_add(a, json_object_new_string(s->chg_verdict[f][k]));
+		json_object_object_add(o, rp_family_name(f), a);
+	}
+	json_object_object_add(root, "change_verdicts", o);
 
 	o = json_object_new_object();
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {

@@ -347,6 +347,11 @@ struct rp_summary {
 	char differs[2048];      /* what differs between the runs' manifests ("" none) */
 	bool family_present[RP_N_FAMILIES];
 	char verdict[RP_N_FAMILIES][512];
+	/* with two or more runs of the same filesystems: per family and later
+	 * run, what regressed and improved against the first (the change
+	 * matrix's cells) */
+	char chg_verdict[RP_N_FAMILIES][FSLAB_REPORT_MAX_DIRS][512];
+	size_t n_chg_verdict[RP_N_FAMILIES];
 	unsigned max_trials, min_trials;
 	/* banners */
 	size_t ok_cells, pc_cells;

@@ -448,6 +448,75 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 	free(est);
 }
 
+/* Appends "ext4 write 0.79 [0.78-0.81]" to the list in buf (the first 4;
+ * the others counted in *more). */
+static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const struct rp_change *c,
+			int t)
+{
+	char ci[64];
+	size_t l = strlen(buf);
+
+	if ((*n)++ >= 4) {
+		(*more)++;
+		return;
+	}
+	snprintf(buf + l, len - l, "%s%s %s %s", l ? ", " : "", c->b->fs, fslab_test_to_string(t),
+		 rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
+}
+
+/* Family f between the runs: per later run, the change matrix's cells of
+ * the family's tests named when they regressed or improved, the others
+ * counted - "sequential write, after / before: regressed ext4 write 0.79
+ * [0.78-0.81]; improved nothing; equivalent 2, inconclusive 0 of 3 cells". */
+static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int f)
+{
+	unsigned ft = sm_families[f].tests & s->tests;
+
+	s->n_chg_verdict[f] = 0;
+	if (f == RP_FAMILY_SMALL || !ft)
+		return;
+	for (size_t r = 1; r < d->n_runs; r++) {
+		char down[256] = "", up[256] = "", first[64] = "";
+		size_t nd = 0, nu = 0, md = 0, mu = 0, eq = 0, open = 0, untested = 0, cells = 0;
+
+		for (size_t i = 0; i < s->n_chg; i++) {
+			const struct rp_change *c = &s->chg[i];
+
+			if (c->b->run != &d->runs[r])
+				continue;
+			snprintf(first, sizeof(first), "%s", c->a->run->tag);
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				const struct rp_change_cell *cc = &c->t[t];
+
+				if (!(ft & (1u << t)) || !cc->has)
+					continue;
+				cells++;
+				if (cc->cmp.dir == RP_DIR_SLOWER)
+					sm_chg_name(down, sizeof(down), &nd, &md, c, t);
+				else if (cc->cmp.dir == RP_DIR_FASTER)
+					sm_chg_name(up, sizeof(up), &nu, &mu, c, t);
+				else if (cc->cmp.dir == RP_DIR_EQUIVALENT)
+					eq++;
+				else if (cc->cmp.dir == RP_DIR_INCONCLUSIVE)
+					open++;
+				else
+					untested++;
+			}
+		}
+		if (!cells)
+			continue;
+		char tail[96] = "";
+		if (untested)
+			snprintf(tail, sizeof(tail), ", not tested %zu", untested);
+		snprintf(s->chg_verdict[f][s->n_chg_verdict[f]++], sizeof(s->chg_verdict[f][0]),
+			 "%s, %s / %s: regressed %s%s%.0zu%s; improved %s%s%.0zu%s; equivalent %zu, "
+			 "inconclusive %zu%s of %zu cell%s",
+			 sm_families[f].name, d->runs[r].tag, first, nd ? down : "nothing",
+			 md ? " and " : "", md, md ? " more" : "", nu ? up : "nothing", mu ? " and " : "",
+			 mu, mu ? " more" : "", eq, open, tail, cells, cells == 1 ? "" : "s");
+	}
+}
+
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
 	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0;
@@ -671,6 +740,8 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 	}
 	sm_verdicts(s, d);
 	sm_changes(s, d);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		sm_change_family(s, d, f);
 	sm_banners(s, d);
 	d->sum = s;
 	return 0;

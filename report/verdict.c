@@ -258,6 +258,9 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
 			vd_wrap(out, "  ", s->verdict[f]);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
+			vd_wrap(out, "  ", s->chg_verdict[f][k]);
 	if (!s->n_chg)
 		return;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
@@ -453,6 +456,12 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		if (s->family_present[f]) {
 			fputs("<li>", out);
 			rp_html_escape(out, s->verdict[f]);
+			fputs("</li>\n", out);
+		}
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (size_t k = 0; k < s->n_chg_verdict[f]; k++) {
+			fputs("<li class=change>", out);
+			rp_html_escape(out, s->chg_verdict[f][k]);
 			fputs("</li>\n", out);
 		}
 	fputs("</ul>\n", out);

@@ -903,6 +903,38 @@ START_TEST(t_names_not_cut)
 }
 END_TEST
 
+/* BEFORE AFTER: the summary's verdicts say what regressed and improved
+ * between the runs (the change matrix's cells), not only who leads. */
+START_TEST(t_summary_between_runs)
+{
+	struct ft_output o;
+	char *a = honest_dir("before", "cold", 600, 400), *b = honest_dir("after", "cold", 400, 401);
+	json_object *root, *cv;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	const char *w = block_of(o.out, "verdicts:", "  sequential write, after / before: ");
+	has(w, "regressed btrfs write 0.67 [");
+	has(w, "improved nothing; equivalent 1, inconclusive 0 of 2 cells");
+	has(block_of(o.out, "verdicts:", "  sequential read, after / before: "),
+	    "regressed nothing; improved nothing; equivalent 2, inconclusive 0 of 2 cells");
+	/* the change lines come before the change matrix, on the first screen */
+	ck_assert_msg(strstr(o.out, "sequential write, after / before") < strstr(o.out, "== change between runs"),
+		      "%s", o.out);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "json", NULL), 0);
+	root = json_tokener_parse(o.out);
+	ck_assert_ptr_nonnull(root);
+	cv = jget(jget(root, "change_verdicts"), "sequential write");
+	ck_assert_uint_eq(json_object_array_length(cv), 1);
+	has(json_object_get_string(json_object_array_get_idx(cv, 0)), "regressed btrfs write 0.67 [");
+	json_object_put(root);
+	ft_output_free(&o);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* A run labelled NAME (fslab run --label) with ext4 and btrfs: btrfs
  * writes faster when btrfs_wins, else ext4; reads tie. */
 static char *labelled_dir(const char *name, const char *label, bool btrfs_wins)
@@ -1214,6 +1246,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
 	tcase_add_test(tc, t_names_not_cut);
+	tcase_add_test(tc, t_summary_between_runs);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
 	tcase_add_test(tc, t_before_after);
