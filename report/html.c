@@ -552,6 +552,8 @@ static void ht_contents(FILE *out, const struct rp_data *d, bool claims)
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
 	fputs("<a href=\"#rankings\">rankings</a> &middot; ", out);
+	if (d->sum->lat_tests)
+		fputs("<a href=\"#latency\">latency</a> &middot; ", out);
 	if (d->n_runs > 1)
 		fputs("<a href=\"#run-rankings\">each run's ranking</a> &middot; ", out);
 	fputs("<a href=\"#plots\">plots by size</a> &middot; "
@@ -715,6 +717,7 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 		rp_claims_html(out, d); /* nothing without d->claims */
 	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
 		return r;
+	rp_latency_html(out, d);
 	ht_same_fs(out, d, tests);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);

@@ -266,6 +266,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	for (size_t i = 0; i < s->n_chg; i++)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
+	json_object_object_add(root, "latency", rp_latency_json(d));
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 

@@ -22,6 +22,7 @@ struct ld_row {
 	char *problem; /* status when not ok */
 	unsigned trial;
 	unsigned char test, kind, flags; /* kind: 0 ok, 1 failed, 2 skipped */
+	double lat[3];  /* p50, p99, max (us); NaN: none */
 };
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
@@ -158,6 +159,30 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 	e->info.device_read_kib_s = f->device_read_kib_s;
 }
 
+/* The cell's latency from its ok trials that have it (tmp: room for
+ * n_ok values). */
+static void ld_cell_latency(struct rp_entry *e, struct rp_cell *c, double *tmp)
+{
+	double *out[2] = { &c->lat_p50, &c->lat_p99 };
+
+	c->lat_max = NAN;
+	for (int q = 0; q < 2; q++) {
+		size_t m = 0;
+
+		for (unsigned k = 0; k < c->n_ok; k++)
+			if (!isnan(e->samples[c->first + k].lat[q]))
+				tmp[m++] = e->samples[c->first + k].lat[q];
+		*out[q] = m ? fslab_median_sort(tmp, m) : NAN;
+	}
+	for (unsigned k = 0; k < c->n_ok; k++) {
+		double v = e->samples[c->first + k].lat[2];
+		if (!isnan(v) && !(v <= c->lat_max))
+			c->lat_max = v;
+	}
+	if (!isnan(c->lat_p50) || !isnan(c->lat_p99) || !isnan(c->lat_max))
+		e->latency = true;
+}
+
 /* Groups sorted rows into cells and samples. */
 static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 {
@@ -193,6 +218,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		if (r->kind == 0) {
 			e->samples[e->n_samples].trial = r->trial;
 			e->samples[e->n_samples].v = r->v;
+			memcpy(e->samples[e->n_samples].lat, r->lat, sizeof(r->lat));
 			e->n_samples++;
 			c->n_ok++;
 		} else {
@@ -213,6 +239,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
 		c->ci = rp_ci95(tmp, c->n_ok);
 		c->median = fslab_median_sort(tmp, c->n_ok);
+		ld_cell_latency(e, c, tmp);
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
 		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);
@@ -267,6 +294,9 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->trial = row.trial;
 		lr->v = row.throughput_kib_s;
 		lr->flags = (unsigned char)ld_parse_flags(e, row.flag);
+		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
+		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
+		lr->lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
 		if (!fslab_result_ok(&row)) {
 			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
 			lr->problem = strdup(row.status);

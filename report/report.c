@@ -330,6 +330,7 @@ static int rpt_text_render(const struct rp_data *d,
 	fputc('\n', f);
 	rp_text_runs(f, d);
 	rp_text_rankings(f, d, tests);
+	rp_latency_text(f, d);
 	if (d->n_runs > 1)
 		rp_text_same_fs(f, d, tests);
 	if (d->n_runs > 1)

@@ -55,6 +55,7 @@ char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 struct rp_sample {
 	unsigned trial;
 	double v;
+	double lat[3];        /* fslab run --latency: p50, p99, max in us (NaN: none) */
 };
 
 struct rp_cell {
@@ -64,6 +65,9 @@ struct rp_cell {
 	unsigned n_ok, n_failed, n_skipped;
 	unsigned flags;       /* RP_FLAG_* over all trials */
 	double median, mean, ci; /* of the ok samples; ci NaN with < 2 */
+	/* latency (us): the median over the ok trials of p50 and of p99, and
+	 * the largest max; NaN without the latency columns */
+	double lat_p50, lat_p99, lat_max;
 	char *problem;        /* first failed/skipped status, or NULL */
 };
 
@@ -88,6 +92,7 @@ struct rp_entry {
 	size_t test_first[FSLAB_TEST_MAX + 1]; /* cells of test t: [tf[t], tf[t+1]) */
 	struct rp_sample *samples;
 	size_t n_samples;
+	bool latency;         /* some ok row has the latency columns */
 	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop;
 	char other_flags[96];  /* the unknown flags' names, ";"-joined (what fits) */
 	unsigned max_trial;
@@ -359,6 +364,9 @@ struct rp_summary {
 	bool fuse, incomplete, interrupted, buffered_loop;
 	char fuse_names[512], incomplete_names[1024], loop_names[512];
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
+	/* the latency panel (latency.c): NULL when no row has latency */
+	struct rp_lat_row *lat;  /* rp_lat_row() */
+	unsigned lat_tests;      /* tests with a latency row */
 };
 
 /* Rankings of every test, the matrix's intervals and verdicts, the family
@@ -418,6 +426,21 @@ void rp_text_summary(FILE *out, const struct rp_data *d);
 /* The JSON report (json.c); 0 or -1 when writing failed. */
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
+
+/* ---- the latency panel (latency.c) ---- */
+struct rp_lat_row {          /* one filesystem in one test */
+	bool has;
+	size_t n_cells;          /* ok cells with latency */
+	double p50;              /* median of the cells' p50 (us) */
+	double p99;              /* the largest cell p99, at that cell */
+	uint64_t p99_file_kib, p99_record_kib;
+	double max;              /* the largest max */
+};
+int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
+struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
+void rp_latency_text(FILE *out, const struct rp_data *d);
+void rp_latency_html(FILE *out, const struct rp_data *d);
+json_object *rp_latency_json(const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */
 /* The 2023 report's claims, judged once (rp_claims_build) with the

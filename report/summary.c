@@ -743,6 +743,10 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
+	if (rp_latency_build(s, d, tests) < 0) {
+		rp_summary_free(s);
+		return -ENOMEM;
+	}
 	d->sum = s;
 	return 0;
 }
@@ -752,6 +756,7 @@ void rp_summary_free(struct rp_summary *s)
 	if (!s)
 		return;
 	free(s->m);
+	free(s->lat);
 	free(s->chg);
 	free(s->vm);
 	free(s);

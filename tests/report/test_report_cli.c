@@ -935,6 +935,63 @@ START_TEST(t_summary_between_runs)
 }
 END_TEST
 
+/* Rows from fslab run --latency: their latency columns are shown, per
+ * test and filesystem, in the text, report.html and report.json. */
+START_TEST(t_latency_panel)
+{
+	char *dir = path("latency-run"), *p, *out = path("latency-out"), *html_p = path("latency-out/report.html");
+	struct ft_output o;
+	FILE *f;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_ge(asprintf(&p, "%s/ext4.csv", dir), 0);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs("filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s,cache_mode,"
+	      "status,flag,lat_p50_us,lat_p99_us,lat_max_us\n", f);
+	for (unsigned t = 1; t <= 3; t++)
+		for (unsigned long long file = 1024; file <= 4096; file *= 2)
+			fprintf(f, "ext4,write,%llu,64,%u,%u,1.0,cold,ok,,%u,%llu,%u\n", file, t, 500000 + t,
+				10 + t, file / 8 + t, 900 + 10 * t);
+	fclose(f);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
+	free(p);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	/* p50: the median of the cells' medians (12 each); p99 worst: the 4M
+	 * cell's median over its trials (512 + 2); max: 930 */
+	const char *l = line_of(o.out, "== latency per operation", "write ");
+	has(l, "ext4");
+	has(l, " 3 ");
+	has(l, " 12.0 ");
+	has(l, " 514 4M/64K ");
+	has(l, " 930");
+	ft_output_free(&o);
+	char *html = slurp(html_p, NULL);
+	has(html, "<section id=\"latency\">");
+	has(html, "4M/64K");
+	free(html);
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
+	json_object *root = json_tokener_parse(o.out), *w;
+	ck_assert_ptr_nonnull(root);
+	w = json_object_array_get_idx(jget(jget(root, "latency"), "write"), 0);
+	ck_assert_double_eq(json_object_get_double(jget(w, "p99_us_worst")), 514);
+	ck_assert_int_eq(json_object_get_int(jget(jget(w, "p99_worst_cell"), "file_kib")), 4096);
+	ck_assert_double_eq(json_object_get_double(jget(w, "max_us")), 930);
+	json_object_put(root);
+	ft_output_free(&o);
+	/* without the columns there is no panel */
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", NULL), 0);
+	ck_assert_msg(!strstr(o.out, "== latency"), "%s", o.out);
+	ft_output_free(&o);
+	free(dir);
+	free(out);
+	free(html_p);
+}
+END_TEST
+
 /* A run labelled NAME (fslab run --label) with ext4 and btrfs: btrfs
  * writes faster when btrfs_wins, else ext4; reads tie. */
 static char *labelled_dir(const char *name, const char *label, bool btrfs_wins)
@@ -1247,6 +1304,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_flags_named);
 	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_summary_between_runs);
+	tcase_add_test(tc, t_latency_panel);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
 	tcase_add_test(tc, t_before_after);
