@@ -140,12 +140,17 @@ static const char *ht_flag_class(unsigned flags)
 	return flags & RP_FLAG_FUSE ? " class=fu" : "";
 }
 
-static bool ht_has_test(const struct rp_data *d, enum fslab_test t)
+/* The row's state for scripts and tests: its label, whether it is
+ * ranked, set aside, partial, and its flags' letters. */
+static void ht_row_data(FILE *out, const struct rp_entry *e, const char *state, bool aside,
+			unsigned flags)
 {
-	for (size_t i = 0; i < d->n_all; i++)
-		if (d->all[i]->test_first[t] != d->all[i]->test_first[t + 1])
-			return true;
-	return false;
+	char fl[24];
+
+	fputs(" data-label=\"", out);
+	rp_html_escape(out, e->label);
+	fprintf(out, "\" data-state=%s data-aside=%d data-flags=\"%s\"", state, aside,
+		rp_flag_letters(flags, "", fl, sizeof(fl)));
 }
 
 /* Row i of test t's ranking: the score, interval, ratio, the verdict
@@ -156,7 +161,9 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	char m[24], lo[24], hi[24], a[16], b[16];
 	const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
 
-	fprintf(out, "<tr%s><td>%zu</td><td class=l>", ht_flag_class(row->s.flags), i + 1);
+	fprintf(out, "<tr%s", ht_flag_class(row->s.flags));
+	ht_row_data(out, row->e, row->e->partial[t] ? "partial" : "ranked", row->aside, row->s.flags);
+	fprintf(out, "><td>%zu</td><td class=l>", i + 1);
 	rp_html_escape(out, row->e->fs);
 	fputs("</td><td class=l>", out);
 	rp_html_escape(out, row->e->run->tag);
@@ -194,7 +201,9 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 
 static void ht_not_ranked(FILE *out, const struct rp_entry *e, const char *why)
 {
-	fputs("<tr class=bad><td>-</td><td class=l>", out);
+	fputs("<tr class=bad", out);
+	ht_row_data(out, e, "not-ranked", false, 0);
+	fputs("><td>-</td><td class=l>", out);
 	rp_html_escape(out, e->fs);
 	fputs("</td><td class=l>", out);
 	rp_html_escape(out, e->run->tag);
@@ -222,7 +231,7 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 {
 	struct rp_ranking r;
 
-	if (rp_rank(d, t, &r) < 0 || (r.n == 0 && r.n_unranked == 0)) {
+	if (rp_rank(d, t, &r) < 0) {
 		rp_ranking_free(&r);
 		return;
 	}
@@ -619,7 +628,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 	      "1 MiB/s = 1024 KiB/s.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(tests & (1u << t)) || !ht_has_test(d, t))
+		if (!(tests & (1u << t)) || !(d->sum->shown & (1u << t)))
 			continue;
 		fprintf(out, "<h3 id=\"rank-%s\">%s</h3>\n", fslab_test_to_string(t),
 			fslab_test_to_string(t));

@@ -66,7 +66,9 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 	struct rp_ranking r;
 	json_object *o, *rows, *nr;
 
-	if (rp_rank(d, t, &r) < 0 || (r.n == 0 && r.n_unranked == 0 && r.n_partial == 0)) {
+	if (!(d->sum->shown & (1u << t)))
+		return NULL;
+	if (rp_rank(d, t, &r) < 0) {
 		rp_ranking_free(&r);
 		return NULL;
 	}

@@ -432,12 +432,8 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_ranking r;
 
-		if (!rp_rank_test(d, tests, t, &r))
+		if (!(d->sum->shown & (1u << t)) || !rp_rank_test(d, tests, t, &r))
 			continue;
-		if (r.n == 0 && r.n_unranked == 0) {
-			rp_ranking_free(&r);
-			continue;
-		}
 		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
 		int lw = rk_width(d, RK_LABEL, 16);
 		fprintf(out, "%2s  %-*s %10s  %-17s %5s  %-15s %-9s %s\n", "#", lw, "filesystem", "score",

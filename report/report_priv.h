@@ -338,6 +338,10 @@ enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMAL
 
 struct rp_summary {
 	unsigned tests;          /* tests with ranked or partial data */
+	/* tests whose ranking section exists in every output: ranked rows,
+	 * partial data or entries without an ok cell (decided once here; the
+	 * text, HTML and JSON only render it) */
+	unsigned shown;
 	size_t n;                /* entries, as rp_data.all */
 	struct rp_mcell *m;      /* rp_sum_cell() */
 	double delta;            /* equivalence margin */

@@ -608,6 +608,8 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 	}
 	if (r.n || r.n_partial)
 		s->tests |= 1u << t;
+	if (r.n || r.n_partial || r.n_unranked)
+		s->shown |= 1u << t;
 	if (r.n)
 		s->best[t] = r.rows[0].e->idx;
 	for (size_t k = 0; k < r.n; k++) {

@@ -71,6 +71,7 @@ static const char *const vd_change_marks[] = {
 /* ---- text ---- */
 
 static void vd_wrap(FILE *out, const char *first, const char *text);
+static void vd_wrap_at(FILE *out, const char *first, size_t indent, const char *text);
 
 static void vd_text_banners(FILE *out, const struct rp_data *d)
 {
@@ -90,7 +91,7 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   with the kernel filesystems.\n",
 			s->fuse_names);
 	if (s->buffered_loop)
-		vd_wrap(out, "!! ", s->loop_text);
+		vd_wrap_at(out, "!! ", 3, s->loop_text);
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
 		      "   --trials 3 or more to tell differences from noise.\n",
@@ -120,8 +121,8 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
 }
 
-/* text wrapped at 96 columns, continuation lines indented by 6 */
-static void vd_wrap(FILE *out, const char *first, const char *text)
+/* text wrapped at 96 columns, continuation lines indented by indent */
+static void vd_wrap_at(FILE *out, const char *first, size_t indent, const char *text)
 {
 	size_t col = (size_t)fprintf(out, "%s", first), start = col;
 	const char *p = text;
@@ -130,8 +131,8 @@ static void vd_wrap(FILE *out, const char *first, const char *text)
 		size_t n = strcspn(p, " ");
 
 		if (col > start && col + 1 + n > 96) {
-			fputs("\n      ", out);
-			col = start = 6;
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = start = indent;
 		} else if (col > start) {
 			fputc(' ', out);
 			col++;
@@ -142,6 +143,11 @@ static void vd_wrap(FILE *out, const char *first, const char *text)
 			p++;
 	}
 	fputc('\n', out);
+}
+
+static void vd_wrap(FILE *out, const char *first, const char *text)
+{
+	vd_wrap_at(out, first, 6, text);
 }
 
 /* a matrix line without trailing blanks */

@@ -992,6 +992,201 @@ START_TEST(t_latency_panel)
 }
 END_TEST
 
+/* ---- every fixture: text, HTML and JSON agree on what is ranked ---- */
+
+/* Adds "test|label|state|aside|flags" to the set (a newline-joined list). */
+static void vis_add(char **set, const char *test, const char *label, const char *state, int aside,
+		    const char *flags)
+{
+	char *n;
+
+	ck_assert_int_ge(asprintf(&n, "%s%s|%s|%s|%d|%s\n", *set ? *set : "", test, label, state, aside,
+				  flags), 0);
+	free(*set);
+	*set = n;
+}
+
+static int vis_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The set's lines sorted, so the three outputs' orders do not matter. */
+static char *vis_sorted(char *set)
+{
+	char *lines[1024], *save = NULL, *out = calloc(1, strlen(set ? set : "") + 2);
+	size_t n = 0;
+
+	for (char *l = strtok_r(set, "\n", &save); l && n < 1024; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	qsort(lines, n, sizeof(lines[0]), vis_cmp);
+	for (size_t i = 0; i < n; i++) {
+		strcat(out, lines[i]);
+		strcat(out, "\n");
+	}
+	free(set);
+	return out;
+}
+
+static bool vis_flag_word(const char *w)
+{
+	return w[0] && strspn(w, "PFL?") == strlen(w);
+}
+
+/* The ranking sections of the text report. */
+static char *vis_text(const char *text)
+{
+	char *copy = strdup(text), *save = NULL, *set = NULL, test[32] = "";
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char w[16][128];
+		int n = 0;
+
+		if (sscanf(l, "== %31s == large-file plateau", test) == 1)
+			continue;
+		if (!test[0])
+			continue;
+		if (strncmp(l, "==", 2) == 0 || strncmp(l, "flags:", 6) == 0) {
+			test[0] = '\0';
+			continue;
+		}
+		for (char *p = l; n < 16 && sscanf(p, "%127s", w[n]) == 1; n++)
+			p = strstr(p, w[n]) + strlen(w[n]);
+		if (n >= 3 && strcmp(w[0], "-") == 0 && strstr(l, "not ranked:")) {
+			vis_add(&set, test, w[1], "not-ranked", 0, "");
+		} else if (n >= 3 && strspn(w[0], "0123456789") == strlen(w[0])) {
+			int k = n - 1, aside = 0, partial = 0;
+			if (strcmp(w[k], "aside") == 0) {
+				aside = 1;
+				k--;
+			}
+			if (strcmp(w[k], "partial") == 0) {
+				partial = 1;
+				k--;
+			}
+			vis_add(&set, test, w[1], partial ? "partial" : "ranked", aside,
+				vis_flag_word(w[k]) ? w[k] : "");
+		}
+	}
+	free(copy);
+	return vis_sorted(set);
+}
+
+static char *vis_json(json_object *root)
+{
+	char *set = NULL;
+
+	json_object_object_foreach(jget(root, "rankings"), test, r)
+	{
+		json_object *ranked = jget(r, "ranked"), *nr = jget(r, "not_ranked");
+
+		for (size_t i = 0; i < json_object_array_length(ranked); i++) {
+			json_object *row = json_object_array_get_idx(ranked, i), *fl = jget(row, "flags");
+			char letters[16] = "";
+
+			for (size_t k = 0; k < json_object_array_length(fl); k++) {
+				const char *f = json_object_get_string(json_object_array_get_idx(fl, k));
+				strcat(letters, strcmp(f, "page-cache") == 0 ? "P" : strcmp(f, "fuse") == 0 ? "F"
+						: strcmp(f, "buffered-loop") == 0 ? "L" : "?");
+			}
+			vis_add(&set, test, json_object_get_string(jget(row, "label")),
+				json_object_get_boolean(jget(row, "partial")) ? "partial" : "ranked",
+				json_object_get_boolean(jget(row, "set_aside")), letters);
+		}
+		for (size_t i = 0; i < json_object_array_length(nr); i++)
+			vis_add(&set, test, json_object_get_string(jget(json_object_array_get_idx(nr, i), "label")),
+				"not-ranked", 0, "");
+	}
+	return vis_sorted(set);
+}
+
+/* The rows of report.html's rankings (their data- attributes). */
+static char *vis_html(const char *html)
+{
+	const char *sec = strstr(html, "<section id=\"rankings\">"), *end;
+	char *set = NULL;
+
+	ck_assert_ptr_nonnull(sec);
+	end = strstr(sec, "</section>");
+	for (const char *h = strstr(sec, "<h3 id=\"rank-"); h && h < end;) {
+		char test[32], label[128], state[16], flags[16];
+		int aside;
+		const char *next = strstr(h + 1, "<h3 id=\"rank-");
+
+		ck_assert_int_eq(sscanf(h, "<h3 id=\"rank-%31[^\"]\"", test), 1);
+		if (!next || next > end)
+			next = end;
+		for (const char *r = strstr(h, " data-label=\""); r && r < next; r = strstr(r + 1, " data-label=\"")) {
+			flags[0] = '\0';
+			ck_assert_int_ge(sscanf(r, " data-label=\"%127[^\"]\" data-state=%15s data-aside=%d data-flags=\"%15[^\"]",
+						label, state, &aside, flags), 3);
+			vis_add(&set, test, label, state, aside, flags);
+		}
+		h = next < end ? next : NULL;
+	}
+	return vis_sorted(set);
+}
+
+START_TEST(t_fixtures_agree)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char fdir[4096];
+	size_t seen = 0;
+	DIR *dp;
+	struct dirent *de;
+
+	snprintf(fdir, sizeof(fdir), "%s/tests/report/fixtures", src ? src : "../..");
+	ck_assert_ptr_nonnull(dp = opendir(fdir));
+	while ((de = readdir(dp))) {
+		char *in, *out, *p;
+		struct ft_output o;
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.')
+			continue;
+		ck_assert_int_ge(asprintf(&in, "%s/%s", fdir, de->d_name), 0);
+		if (len > 4 && strcmp(de->d_name + len - 4, ".txt") == 0) {
+			/* an IOzone report: imported first, as a user would */
+			char *res = NULL;
+			ck_assert_int_ge(asprintf(&res, "%s/imported-%s", tmp, de->d_name), 0);
+			ck_assert_int_eq(ft_fslab(&o, "import", "iozone", in, "--fs", "ext4", "--out", res, NULL), 0);
+			ck_assert_msg(o.status == 0, "%s: %s", in, o.err);
+			ft_output_free(&o);
+			free(in);
+			in = res;
+		}
+		ck_assert_int_ge(asprintf(&out, "%s/agree-%s", tmp, de->d_name), 0);
+		ck_assert_int_eq(ft_fslab(&o, "report", in, "--out", out, "--plots", "none", NULL), 0);
+		ck_assert_msg(o.status == 0, "%s: %s", in, o.err);
+		char *text = vis_text(o.out);
+		ft_output_free(&o);
+		ck_assert_int_ge(asprintf(&p, "%s/report.html", out), 0);
+		char *page = slurp(p, NULL), *html = vis_html(page);
+		free(page);
+		free(p);
+		ck_assert_int_ge(asprintf(&p, "%s/report.json", out), 0);
+		json_object *root = json_object_from_file(p);
+		ck_assert_ptr_nonnull(root);
+		char *js = vis_json(root);
+		json_object_put(root);
+		free(p);
+		ck_assert_msg(text[0], "%s: no ranking rows in the text report", de->d_name);
+		ck_assert_msg(strcmp(text, js) == 0, "%s: text and JSON disagree\ntext:\n%sjson:\n%s",
+			      de->d_name, text, js);
+		ck_assert_msg(strcmp(text, html) == 0, "%s: text and HTML disagree\ntext:\n%shtml:\n%s",
+			      de->d_name, text, html);
+		seen++;
+		free(text);
+		free(html);
+		free(js);
+		free(in);
+		free(out);
+	}
+	closedir(dp);
+	ck_assert_uint_ge(seen, 3);
+}
+END_TEST
+
 /* A run labelled NAME (fslab run --label) with ext4 and btrfs: btrfs
  * writes faster when btrfs_wins, else ext4; reads tie. */
 static char *labelled_dir(const char *name, const char *label, bool btrfs_wins)
@@ -1305,6 +1500,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_summary_between_runs);
 	tcase_add_test(tc, t_latency_panel);
+	tcase_add_test(tc, t_fixtures_agree);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
 	tcase_add_test(tc, t_before_after);
