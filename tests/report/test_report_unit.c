@@ -417,12 +417,39 @@ START_TEST(t_tic_layout_rule)
 }
 END_TEST
 
+/* A figure set aside is named with its flag: buffered-loop in words, an
+ * unknown flag as the CSV names it (never just "flagged"). */
+START_TEST(t_flag_words)
+{
+	char buf[512];
+	struct rp_fam_in in[] = {
+		{ "xfs", 1.0, true, 0, "" },
+		{ "ext4", 1.4, true, RP_FLAG_BUFFERED_LOOP, "" },
+		{ "btrfs", 1.2, true, RP_FLAG_OTHER, "redone-slow" },
+		{ "ext2", 0.9, true, 0, "" },
+	};
+	struct rp_fam_calls k = { .n_tests = 1, .slower = 1, .delta = 0.05 };
+
+	rp_family_verdict("sequential write", in, 4, &k, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "set aside: ext4 (buffered loop, 1.40x) and 1 more flagged"), "%s", buf);
+	rp_family_verdict("sequential write", in + 1, 3, &k, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "set aside: ext4 (buffered loop"), "%s", buf);
+	ck_assert_str_eq(rp_flag_words(RP_FLAG_OTHER | RP_FLAG_PAGE_CACHE, "redone-slow;buffered", buf, sizeof(buf)),
+			 "page cache and redone-slow;buffered");
+	ck_assert_str_eq(rp_flag_letters(RP_FLAG_PAGE_CACHE | RP_FLAG_BUFFERED_LOOP | RP_FLAG_OTHER, " ", buf,
+					 sizeof(buf)), "P L ?");
+	/* every flag the CSV can carry that the report knows has its letter */
+	for (size_t i = 0; i < rp_n_flags; i++)
+		ck_assert(rp_flag_table[i].letter[0] && rp_flag_table[i].csv[0]);
+}
+END_TEST
+
 START_TEST(t_verdict_text)
 {
 	char buf[512];
 	struct rp_fam_in in[] = {
-		{ "ext4", 0.89, true, 0 }, { "xfs", 1.0, true, 0 }, { "fat32", 0.2, true, 0 },
-		{ "btrfs", 1.3, false, 0 }, { "xfs/warm", 3.1, true, RP_FLAG_PAGE_CACHE },
+		{ "ext4", 0.89, true, 0, "" }, { "xfs", 1.0, true, 0, "" }, { "fat32", 0.2, true, 0, "" },
+		{ "btrfs", 1.3, false, 0, "" }, { "xfs/warm", 3.1, true, RP_FLAG_PAGE_CACHE, "" },
 	};
 	struct rp_fam_calls k = { .n_tests = 4, .slower = 4, .delta = 0.05 };
 
@@ -572,6 +599,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_interval_and_verdict_agree);
 	tcase_add_test(tc, t_log_axis_rule);
 	tcase_add_test(tc, t_verdict_text);
+	tcase_add_test(tc, t_flag_words);
 	tcase_add_test(tc, t_tic_layout_rule);
 	tcase_add_test(tc, t_iozone_parse);
 	tcase_add_test(tc, t_iozone_short_rows);
