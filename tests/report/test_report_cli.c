@@ -1017,6 +1017,8 @@ static char *vis_sorted(char *set)
 	char *lines[1024], *save = NULL, *out = calloc(1, strlen(set ? set : "") + 2);
 	size_t n = 0;
 
+	if (!set)
+		return out;
 	for (char *l = strtok_r(set, "\n", &save); l && n < 1024; l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
 	qsort(lines, n, sizeof(lines[0]), vis_cmp);
