@@ -94,6 +94,8 @@ static const char ht_style[] =
 	".undecided{background:#ececec;color:#444}"
 	".nd{color:#999}\n"
 	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
+	".within{color:#a60}li.claim-holds{color:#060}li.claim-fails{color:#b00}"
+	"li.claim-within,li.claim-unknown{color:#a60}\n"
 	"pre{background:#f6f6f6;padding:6px;overflow:auto;font-size:12px;white-space:pre-wrap}"
 	"table.cells td{font-size:11px;padding:1px 3px}\n"
 	"dl.manifest{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;"
