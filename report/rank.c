@@ -270,13 +270,6 @@ char *rp_fmt_p(double p, char *buf, size_t len)
 	return buf;
 }
 
-const char *rp_verdict(double p)
-{
-	if (isnan(p))
-		return "untested (<2 trials)";
-	return p < 0.05 ? "beyond noise" : "within noise";
-}
-
 char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
 {
 	double v = kib_s / 1024;

@@ -20,9 +20,6 @@ void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
 /* Half-width of the 95% CI of the mean: lib/stats.h's fslab_mean_ci95, the
  * interval fslab run's --until-ci stops on; NaN when n < 2. */
 double rp_ci95(const double *v, size_t n);
-/* Welch's t-test; returns the two-sided p value (NaN when a side has < 2
- * values) and the degrees of freedom in *df when not NULL. */
-double rp_welch_p(const double *a, size_t na, const double *b, size_t nb, double *df);
 
 /* ---- the loaded data (load.c) ---- */
 enum {
@@ -183,8 +180,6 @@ void rp_ranking_free(struct rp_ranking *r);
 
 /* "p<0.001", "p=0.034", "p=n/a" */
 char *rp_fmt_p(double p, char *buf, size_t len);
-/* "beyond noise" / "within noise" / "untested (<2 trials)" */
-const char *rp_verdict(double p);
 /* Compact throughput in MiB/s ("34180", "51.2"). */
 char *rp_fmt_mibs(double kib_s, char *buf, size_t len);
 char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */

@@ -61,27 +61,6 @@ START_TEST(t_median_mean_ci)
 }
 END_TEST
 
-START_TEST(t_welch)
-{
-	/* Equal n and sd: t = diff / sqrt(2 sd^2 / n) = 10 / sqrt(2 * 10 / 5)
-	 * = 5, and Welch's df for equal variances and n is 2n - 2 = 8. */
-	double a[] = { 10, 12, 14, 16, 18 }; /* mean 14, sd sqrt(10) */
-	double b[] = { 20, 22, 24, 26, 28 }; /* mean 24 */
-	double df;
-	double p = rp_welch_p(a, 5, b, 5, &df);
-
-	ck_assert_double_eq_tol(df, 8, 1e-9);
-	/* two-sided p(|T8| > 5) = 0.001053 (t table / any stats package) */
-	ck_assert_double_eq_tol(p, 0.001053, 2e-5);
-	/* Same data: p = 1; a single value: untestable */
-	ck_assert_double_eq_tol(rp_welch_p(a, 5, a, 5, NULL), 1, 1e-9);
-	ck_assert(isnan(rp_welch_p(a, 1, b, 5, NULL)));
-	/* no variance at all but different means: a real difference */
-	double c[] = { 1, 1 }, d[] = { 2, 2 };
-	ck_assert_double_eq(rp_welch_p(c, 2, d, 2, NULL), 0);
-}
-END_TEST
-
 static const struct rp_entry *find(const struct rp_data *d, const char *fs)
 {
 	for (size_t i = 0; i < d->n_all; i++)
@@ -592,7 +571,6 @@ static struct ft_suite *suite(void)
 
 	tcase_add_test(tc, t_quantiles_match_tables);
 	tcase_add_test(tc, t_median_mean_ci);
-	tcase_add_test(tc, t_welch);
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
 	tcase_add_test(tc, t_quantile_and_prior);
 	tcase_add_test(tc, t_compare);
