@@ -1,0 +1,66 @@
+/* The PTS steady-state rule (steady.h). */
+#include "steady.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const steady_modes[] = {
+	[FSLAB_STEADY_AUTO] = "auto", [FSLAB_STEADY_ON] = "on", [FSLAB_STEADY_OFF] = "off",
+};
+
+int fslab_steady_mode_from_string(const char *s)
+{
+	for (int i = 0; s && i < (int)(sizeof(steady_modes) / sizeof(steady_modes[0])); i++)
+		if (strcmp(s, steady_modes[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *fslab_steady_mode_to_string(int mode)
+{
+	if (mode < 0 || mode >= (int)(sizeof(steady_modes) / sizeof(steady_modes[0])))
+		return "?";
+	return steady_modes[mode];
+}
+
+bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w)
+{
+	const size_t k = FSLAB_STEADY_WINDOW;
+	const double xm = (double)(k + 1) / 2.0; /* mean of the rounds 1..k */
+	double sum = 0, sxy = 0, sxx = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (n < k)
+		return false;
+	v += n - k;
+	w->first = (unsigned)(n - k + 1);
+	w->last = (unsigned)n;
+	w->min = w->max = v[0];
+	for (size_t i = 0; i < k; i++) {
+		sum += v[i];
+		w->min = v[i] < w->min ? v[i] : w->min;
+		w->max = v[i] > w->max ? v[i] : w->max;
+	}
+	w->mean = sum / (double)k;
+	for (size_t i = 0; i < k; i++) {
+		double dx = (double)(i + 1) - xm;
+
+		sxy += dx * (v[i] - w->mean);
+		sxx += dx * dx;
+	}
+	w->slope = sxy / sxx;
+	w->range_ok = w->max - w->min <= FSLAB_STEADY_RANGE * w->mean;
+	w->slope_ok = fabs(w->slope) * (double)(k - 1) <= FSLAB_STEADY_SLOPE * w->mean;
+	return w->mean > 0 && w->range_ok && w->slope_ok;
+}
+
+unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_window *w)
+{
+	if (n > FSLAB_STEADY_ROUNDS_MAX)
+		n = FSLAB_STEADY_ROUNDS_MAX;
+	memset(w, 0, sizeof(*w));
+	for (size_t end = FSLAB_STEADY_WINDOW; end <= n; end++)
+		if (fslab_steady_check(v, end, w))
+			return (unsigned)end;
+	return 0;
+}

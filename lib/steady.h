@@ -1,0 +1,53 @@
+/* SSD steady state, the rule of SNIA's Solid State Storage Performance
+ * Test Specification (PTS 2.0.2): a measurement window of
+ * FSLAB_STEADY_WINDOW consecutive rounds of the tracking variable is
+ * steady when
+ *
+ *   max - min            <= FSLAB_STEADY_RANGE x mean   (data excursion)
+ *   |slope| x (window-1) <= FSLAB_STEADY_SLOPE x mean   (slope excursion)
+ *
+ * with slope that of the least-squares line through (round, value) over
+ * the window, and at most FSLAB_STEADY_ROUNDS_MAX rounds are run.  Pure
+ * arithmetic: fslab run's steady-state phase (bench/run_steady.c) feeds
+ * it, the manifest bounds what it records with these constants. */
+#ifndef FSLAB_STEADY_H
+#define FSLAB_STEADY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FSLAB_STEADY_WINDOW 5
+#define FSLAB_STEADY_ROUNDS_MAX 25
+#define FSLAB_STEADY_RANGE 0.20
+#define FSLAB_STEADY_SLOPE 0.10
+
+/* fslab run --steady-state: auto (a lab on a real disk: on; an image lab
+ * or --dir: off), on, off. */
+enum fslab_steady_mode {
+	FSLAB_STEADY_AUTO,
+	FSLAB_STEADY_ON,
+	FSLAB_STEADY_OFF,
+};
+/* "auto", "on", "off"; -1 for another word. */
+int fslab_steady_mode_from_string(const char *s);
+const char *fslab_steady_mode_to_string(int mode);
+
+/* One window of the series, as the rule sees it. */
+struct fslab_steady_window {
+	unsigned first, last;    /* 1-based rounds; 0: fewer rounds than a window */
+	double mean, min, max;
+	double slope;            /* per round, least squares */
+	bool range_ok, slope_ok; /* each half of the rule */
+};
+
+/* The window of the last FSLAB_STEADY_WINDOW values of v[0..n) into *w;
+ * true when it is steady (both halves hold and the mean is above 0).
+ * Fewer values than a window: false, w->first = w->last = 0. */
+bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w);
+
+/* The first round (1-based) whose window ending there is steady, looking
+ * at no more than FSLAB_STEADY_ROUNDS_MAX values of v; 0 when none is.
+ * *w gets that window, or the last one looked at. */
+unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_window *w);
+
+#endif
