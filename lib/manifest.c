@@ -4,6 +4,7 @@
 #include "fileutil.h"
 
 #include <errno.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,81 @@ static json_object *mf_write_probe_runs(const struct fslab_manifest_fs *fs)
 	return runs;
 }
 
+/* A rate (KiB/s) or slope as a whole number; seconds keep their decimals. */
+static json_object *mf_jround(double v)
+{
+	return json_object_new_int64(llround(v));
+}
+
+static json_object *mf_jnum(double v)
+{
+	return json_object_new_double(v);
+}
+
+static json_object *mf_write_steady_window(const struct fslab_steady_window *w)
+{
+	json_object *o;
+
+	if (!w->last)
+		return NULL;
+	o = json_object_new_object();
+	mf_put(o, "first_round", json_object_new_int64(w->first));
+	mf_put(o, "last_round", json_object_new_int64(w->last));
+	mf_put(o, "mean_kib_s", mf_jround(w->mean));
+	mf_put(o, "min_kib_s", mf_jround(w->min));
+	mf_put(o, "max_kib_s", mf_jround(w->max));
+	mf_put(o, "slope_kib_s_per_round", mf_jround(w->slope));
+	mf_put(o, "range_ok", json_object_new_boolean(w->range_ok));
+	mf_put(o, "slope_ok", json_object_new_boolean(w->slope_ok));
+	return o;
+}
+
+/* "steady_state": null when the run recorded none (fslab before it). */
+static json_object *mf_write_steady(const struct fslab_manifest_steady *st)
+{
+	json_object *o, *rounds;
+
+	if (!st->result[0])
+		return NULL;
+	o = json_object_new_object();
+	rounds = json_object_new_array();
+	mf_put(o, "result", json_object_new_string(st->result));
+	mf_put(o, "reached_in_round", mf_jcount(st->reached));
+	mf_put(o, "session", mf_jcount(st->session));
+	mf_put(o, "file_bytes", mf_jcount(st->file_bytes));
+	mf_put(o, "round_bytes", mf_jcount(st->round_bytes));
+	mf_put(o, "fill_s", mf_jnum(st->fill_s));
+	mf_put(o, "elapsed_s", mf_jnum(st->elapsed_s));
+	for (unsigned k = 0; rounds && k < st->n_rounds && k < FSLAB_STEADY_ROUNDS_MAX; k++) {
+		json_object *r = json_object_new_object();
+
+		mf_put(r, "round", json_object_new_int64(k + 1));
+		mf_put(r, "seq_write_kib_s", mf_jround(st->rounds[k].seq_write_kib_s));
+		mf_put(r, "rand_write_kib_s", mf_jround(st->rounds[k].rand_write_kib_s));
+		json_object_array_add(rounds, r);
+	}
+	mf_put(o, "rounds", rounds);
+	mf_put(o, "window", mf_write_steady_window(&st->window));
+	return o;
+}
+
+static json_object *mf_write_quiet(const struct fslab_manifest_quiet *q)
+{
+	json_object *o;
+
+	if (!q->skipped[0] && !q->passes)
+		return NULL;
+	o = json_object_new_object();
+	mf_put(o, "skipped", mf_jstr(q->skipped));
+	mf_put(o, "trim", mf_jstr(q->trim));
+	mf_put(o, "trimmed_bytes", json_object_new_int64((int64_t)q->trimmed_bytes));
+	mf_put(o, "waits", json_object_new_int64(q->passes));
+	mf_put(o, "not_idle", json_object_new_int64(q->not_idle));
+	mf_put(o, "wait_s", mf_jnum(q->wait_s));
+	mf_put(o, "wait_max_s", mf_jnum(q->wait_max_s));
+	return o;
+}
+
 static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fslab_manifest_fs *fs)
 {
 	json_object *o = json_object_new_object();
@@ -210,6 +286,8 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "untimed_io_s", json_object_new_double(fs->untimed_io_s));
 	mf_put(o, "cache_drop_s", json_object_new_double(fs->cache_drop_s));
 	mf_put(o, "wall_s", json_object_new_double(fs->wall_s));
+	mf_put(o, "steady_state", mf_write_steady(&fs->steady));
+	mf_put(o, "between_filesystems", mf_write_quiet(&fs->quiet));
 	return o;
 }
 
@@ -303,6 +381,8 @@ static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "io_mode", mf_jstr(m->io_mode));
 	mf_put(root, "sync_policy", mf_jstr(m->sync_policy));
 	mf_put(root, "latency", json_object_new_boolean(m->latency));
+	mf_put(root, "steady_state", mf_jstr(m->steady_state));
+	mf_put(root, "steady_state_round_kib", mf_jcount(m->steady_round_kib));
 	mf_put(root, "sweep", mf_write_sweep(m));
 	mf_put(root, "machine", mf_write_machine(m));
 	mf_put(root, "page_cache_factor", m->page_cache_factor > 0 ? json_object_new_double(m->page_cache_factor) : NULL);

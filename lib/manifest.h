@@ -20,6 +20,7 @@
 
 #include "names.h"
 #include "spec.h"
+#include "steady.h"
 
 struct json_object;
 
@@ -45,6 +46,34 @@ struct json_object;
 enum fslab_manifest_kind {
 	FSLAB_MANIFEST_RUN,    /* fslab run */
 	FSLAB_MANIFEST_IMPORT, /* fslab import iozone: "imported_from": "iozone" */
+};
+
+/* "steady_state" of a filesystem: fslab run's steady-state phase before
+ * its sweep (bench/run_steady.c, lib/steady.h's rule). */
+struct fslab_manifest_steady_round {
+	double seq_write_kib_s;  /* the round's 1 MiB sequential writes */
+	double rand_write_kib_s; /* its 4 KiB random writes: the tracking variable */
+};
+struct fslab_manifest_steady {
+	/* "reached in round N", "not reached after 25 rounds", "skipped:
+	 * WHY", "failed: WHY", "interrupted"; "": not recorded (null) */
+	char result[256];
+	unsigned reached;        /* the round it was reached in; 0: not */
+	unsigned n_rounds;       /* 0..FSLAB_STEADY_ROUNDS_MAX */
+	struct fslab_manifest_steady_round rounds[FSLAB_STEADY_ROUNDS_MAX];
+	struct fslab_steady_window window; /* .last 0: none */
+	uint64_t file_bytes, round_bytes;
+	double fill_s, elapsed_s;
+	unsigned session;        /* the session that ran it */
+};
+/* "between_filesystems": after each pass of a filesystem's sweep, FITRIM
+ * and a bounded wait for its disk to go idle. */
+struct fslab_manifest_quiet {
+	char skipped[256];       /* why it is not done; "": done (null) */
+	char trim[256];          /* the last FITRIM's outcome */
+	uint64_t trimmed_bytes;  /* over every pass */
+	unsigned passes, not_idle; /* waits, and those that ended at the bound */
+	double wait_s, wait_max_s;
 };
 
 /* One entry of "filesystems".  An empty string is written as null. */
@@ -82,6 +111,8 @@ struct fslab_manifest_fs {
 	uint64_t cells_ok, cells_failed, cells_skipped;
 	double timed_s, untimed_io_s, cache_drop_s, wall_s;
 	char iozone_report[PATH_MAX];    /* imports: the report read */
+	struct fslab_manifest_steady steady;
+	struct fslab_manifest_quiet quiet;
 };
 
 /* Which keys the file had (beyond the defaults): FSLAB_MF_HAS_*. */
@@ -127,6 +158,8 @@ struct fslab_manifest {
 	 * or NULL (owned) */
 	struct json_object *stopping;
 	bool latency;
+	char steady_state[8];          /* auto, on, off; "": absent (auto) */
+	uint64_t steady_round_kib;     /* 0: absent */
 	struct {
 		char preset[8];       /* lab, quick, seed */
 		/* powers of two, 1..FSLAB_MANIFEST_SIZE_KIB_MAX, min <= max;

@@ -302,6 +302,103 @@ static int mf_read_probe_runs(struct mf_ctx *c, json_object *f, const char *pref
 	return 0;
 }
 
+/* "steady_state".window: rounds within the phase's bound, figures within
+ * a device's. */
+static int mf_read_steady_window(struct mf_ctx *c, json_object *st, const char *prefix,
+				 struct fslab_steady_window *w)
+{
+	char field[96];
+	json_object *v;
+	int r = mf_value(c, st, prefix, "window", json_type_object, "an object", field, &v);
+
+	if (r <= 0)
+		return r;
+	if ((r = mf_read_unsigned(c, v, field, "first_round", 1, FSLAB_STEADY_ROUNDS_MAX, &w->first)) < 0 ||
+	    (r = mf_read_unsigned(c, v, field, "last_round", 1, FSLAB_STEADY_ROUNDS_MAX, &w->last)) < 0 ||
+	    (r = mf_read_num(c, v, field, "mean_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->mean)) < 0 ||
+	    (r = mf_read_num(c, v, field, "min_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->min)) < 0 ||
+	    (r = mf_read_num(c, v, field, "max_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->max)) < 0 ||
+	    (r = mf_read_num(c, v, field, "slope_kib_s_per_round", -FSLAB_MANIFEST_KIB_S_MAX,
+			     FSLAB_MANIFEST_KIB_S_MAX, &w->slope)) < 0 ||
+	    (r = mf_read_bool(c, v, field, "range_ok", &w->range_ok)) < 0 ||
+	    (r = mf_read_bool(c, v, field, "slope_ok", &w->slope_ok)) < 0)
+		return r;
+	if (w->first > w->last)
+		return mf_fail(c, field, "has first_round %u after last_round %u", w->first, w->last);
+	return 0;
+}
+
+/* "steady_state" of one filesystem: at most FSLAB_STEADY_ROUNDS_MAX rounds. */
+static int mf_read_steady(struct mf_ctx *c, json_object *f, const char *prefix,
+			  struct fslab_manifest_steady *st)
+{
+	char field[96], p2[112];
+	json_object *v, *rounds;
+	int r = mf_value(c, f, prefix, "steady_state", json_type_object, "an object", field, &v);
+	size_t n;
+
+	if (r <= 0)
+		return r;
+	if ((r = mf_read_str(c, v, field, "result", st->result, sizeof(st->result))) < 0 ||
+	    (r = mf_read_unsigned(c, v, field, "reached_in_round", 0, FSLAB_STEADY_ROUNDS_MAX, &st->reached)) < 0 ||
+	    (r = mf_read_unsigned(c, v, field, "session", 0, FSLAB_MANIFEST_SESSIONS_MAX, &st->session)) < 0 ||
+	    (r = mf_read_uint(c, v, field, "file_bytes", 0, UINT64_C(1) << 60, &st->file_bytes)) < 0 ||
+	    (r = mf_read_uint(c, v, field, "round_bytes", 0, UINT64_C(1) << 60, &st->round_bytes)) < 0 ||
+	    (r = mf_read_num(c, v, field, "fill_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->fill_s)) < 0 ||
+	    (r = mf_read_num(c, v, field, "elapsed_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->elapsed_s)) < 0 ||
+	    (r = mf_read_steady_window(c, v, field, &st->window)) < 0)
+		return r;
+	if (!st->result[0])
+		return mf_fail(c, field, "has no result");
+	r = mf_value(c, v, field, "rounds", json_type_array, "an array", p2, &rounds);
+	if (r <= 0)
+		return r;
+	n = json_object_array_length(rounds);
+	if (n > FSLAB_STEADY_ROUNDS_MAX)
+		return mf_fail(c, p2, "has %zu entries; at most %d", n, FSLAB_STEADY_ROUNDS_MAX);
+	for (size_t k = 0; k < n; k++) {
+		json_object *one = json_object_array_get_idx(rounds, k);
+		char p3[128];
+
+		snprintf(p3, sizeof(p3), "%s[%zu]", p2, k);
+		if (!one || !json_object_is_type(one, json_type_object))
+			return mf_fail(c, p3, "is not an object");
+		if ((r = mf_read_num(c, one, p3, "seq_write_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
+				     &st->rounds[k].seq_write_kib_s)) < 0 ||
+		    (r = mf_read_num(c, one, p3, "rand_write_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
+				     &st->rounds[k].rand_write_kib_s)) < 0)
+			return r;
+		st->n_rounds = (unsigned)k + 1;
+	}
+	if (st->reached > st->n_rounds || st->window.last > st->n_rounds)
+		return mf_fail(c, field, "names round %u of %u recorded", st->reached > st->n_rounds ? st->reached : st->window.last,
+			       st->n_rounds);
+	return 0;
+}
+
+/* "between_filesystems" of one filesystem. */
+static int mf_read_quiet(struct mf_ctx *c, json_object *f, const char *prefix,
+			 struct fslab_manifest_quiet *q)
+{
+	char field[96];
+	json_object *v;
+	int r = mf_value(c, f, prefix, "between_filesystems", json_type_object, "an object", field, &v);
+
+	if (r <= 0)
+		return r;
+	if ((r = mf_read_str(c, v, field, "skipped", q->skipped, sizeof(q->skipped))) < 0 ||
+	    (r = mf_read_str(c, v, field, "trim", q->trim, sizeof(q->trim))) < 0 ||
+	    (r = mf_read_uint(c, v, field, "trimmed_bytes", 0, FSLAB_MANIFEST_COUNT_MAX, &q->trimmed_bytes)) < 0 ||
+	    (r = mf_read_unsigned(c, v, field, "waits", 0, UINT_MAX, &q->passes)) < 0 ||
+	    (r = mf_read_unsigned(c, v, field, "not_idle", 0, UINT_MAX, &q->not_idle)) < 0 ||
+	    (r = mf_read_num(c, v, field, "wait_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &q->wait_s)) < 0 ||
+	    (r = mf_read_num(c, v, field, "wait_max_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &q->wait_max_s)) < 0)
+		return r;
+	if (q->not_idle > q->passes)
+		return mf_fail(c, field, "has more not_idle (%u) than waits (%u)", q->not_idle, q->passes);
+	return 0;
+}
+
 /* The text fields of one filesystem entry. */
 static int mf_read_fs_strings(struct mf_ctx *c, json_object *f, const char *p,
 			      struct fslab_manifest_fs *fs)
@@ -384,6 +481,8 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 	if ((r = mf_value(c, f, p, "device_info", json_type_object, "an object", field, &info)) < 0)
 		return r;
 	fs->device_info = r > 0 ? json_object_get(info) : NULL;
+	if ((r = mf_read_steady(c, f, p, &fs->steady)) < 0 || (r = mf_read_quiet(c, f, p, &fs->quiet)) < 0)
+		return r;
 	return mf_read_probe_runs(c, f, p, fs);
 }
 
@@ -485,6 +584,7 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 		{ "io_mode", m->io_mode, sizeof(m->io_mode) },
 		{ "sync_policy", m->sync_policy, sizeof(m->sync_policy) },
 		{ "stop", m->stop, sizeof(m->stop) },
+		{ "steady_state", m->steady_state, sizeof(m->steady_state) },
 		{ "page_cache_flag", m->page_cache_flag, sizeof(m->page_cache_flag) },
 		{ "device_probe", m->device_probe, sizeof(m->device_probe) },
 		{ "state_path", m->state_path, sizeof(m->state_path) },
@@ -495,6 +595,8 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if ((r = mf_read_str(c, root, "", s[i].key, s[i].dst, s[i].size)) < 0)
 			return r;
+	if (m->steady_state[0] && fslab_steady_mode_from_string(m->steady_state) < 0)
+		return mf_fail(c, "steady_state", "is '%s'; allowed: auto, on, off", m->steady_state);
 	if (m->run_id[0] && strlen(m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
 		return mf_fail(c, "run_id", "is not a run id (%d characters)", FSLAB_MANIFEST_RUN_ID_LEN);
 	if ((r = mf_read_str(c, root, "", "imported_from", from, sizeof(from))) < 0)
@@ -523,6 +625,9 @@ static int mf_read_root_numbers(struct mf_ctx *c, json_object *root, struct fsla
 	if ((r = mf_read_unsigned(c, root, "", "sessions", 1, FSLAB_MANIFEST_SESSIONS_MAX, &m->sessions)) < 0)
 		return r;
 	m->has |= r > 0 ? FSLAB_MF_HAS_SESSIONS : 0;
+	if ((r = mf_read_uint(c, root, "", "steady_state_round_kib", 0, FSLAB_MANIFEST_SIZE_KIB_MAX,
+			      &m->steady_round_kib)) < 0)
+		return r;
 	if ((r = mf_read_num(c, root, "", "until_ci_pct", 0, 100, &m->until_ci_pct)) < 0 ||
 	    (r = mf_read_num(c, root, "", "page_cache_factor", 0, 1000, &m->page_cache_factor)) < 0 ||
 	    (r = mf_read_bool(c, root, "", "interrupted", &m->interrupted)) < 0 ||
