@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "fileutil.h"
+#include "manifest.h"
 #include "names.h"
 #include "plan.h"
 #include "run.h"
@@ -82,6 +83,11 @@ struct fslab_bench_fs {
 	double timed_s, untimed_io_s, cache_drop_s, wall_s;
 	uint64_t cells_ok, cells_failed, cells_skipped;
 
+	/* The steady-state phase before the sweep and the quiet drive after
+	 * each pass (run_steady.c), as the manifest records them. */
+	struct fslab_manifest_steady steady;
+	struct fslab_manifest_quiet quiet;
+
 	bool vanished;
 	FILE *csv;
 
@@ -111,6 +117,10 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs);
  * gone from /sys/dev/block: a pulled disk) or -EROFS (the mount went
  * read-only, as ext4 does when its disk fails). */
 int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
+/* The whole disk under a block device path (/dev/sdb1 -> "sdb", /dev/sdb
+ * -> "sdb"), the name /sys/block knows it by.  0 or -ENODEV (not a block
+ * device /sys knows). */
+int fslab_fsinfo_disk(const char *device, char *disk, size_t len);
 /* Version line of the mkfs tool for a type ("mke2fs 1.47.0 (5-Feb-2023)"). */
 void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 
@@ -154,6 +164,8 @@ struct fslab_run_ctx {
 	unsigned max_trials;
 	bool no_device_probe;
 	uint64_t probe_bytes;
+	int steady_mode;             /* enum fslab_steady_mode */
+	uint64_t steady_round_bytes; /* each workload's bytes per round */
 
 	size_t n_fs;
 	struct fslab_bench_fs fs[FSLAB_MAX_FS];

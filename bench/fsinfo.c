@@ -35,29 +35,36 @@ static void fsinfo_read_sys(const char *path, char *buf, size_t len)
 	free(data);
 }
 
+int fslab_fsinfo_disk(const char *device, char *disk, size_t len)
+{
+	char sys[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	if (strncmp(device, "/dev/", 5) != 0 || !device[5] || strchr(device + 5, '/'))
+		return -ENODEV;
+	base = device + 5;
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s", base);
+	if (!realpath(sys, real))
+		return -ENODEV;
+	/* A partition's parent directory in /sys is its disk. */
+	snprintf(disk, len, "%s", base);
+	char part[PATH_MAX + 16];
+	snprintf(part, sizeof(part), "%s/partition", real);
+	if (access(part, F_OK) == 0)
+		snprintf(disk, len, "%s", basename(dirname(real)));
+	return 0;
+}
+
 static void fsinfo_device(struct fslab_bench_fs *fs)
 {
-	char sys[PATH_MAX], real[PATH_MAX], val[256], disk[64];
-	const char *dev = fs->device;
-	const char *base;
+	char sys[PATH_MAX], val[256], disk[64];
 	uint64_t sectors;
 
-	if (strncmp(dev, "/dev/", 5) != 0)
+	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0)
 		return;
-	base = dev + 5;
-	snprintf(sys, sizeof(sys), "/sys/class/block/%s", base);
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s", fs->device + 5);
 	if (fslab_sysfs_read_u64(sys, "size", &sectors) == 0)
 		fs->device_size_bytes = sectors * 512;
-	/* A partition's parent directory in /sys is its disk. */
-	snprintf(disk, sizeof(disk), "%s", base);
-	if (realpath(sys, real)) {
-		char part[PATH_MAX + 16];
-		snprintf(part, sizeof(part), "%s/partition", real);
-		if (access(part, F_OK) == 0) {
-			char *parent = dirname(real);
-			snprintf(disk, sizeof(disk), "%s", basename(parent));
-		}
-	}
 	snprintf(sys, sizeof(sys), "/sys/block/%s/device/model", disk);
 	fsinfo_read_sys(sys, fs->device_model, sizeof(fs->device_model));
 	snprintf(sys, sizeof(sys), "/sys/block/%s/device/serial", disk);

@@ -138,6 +138,8 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	o->untimed_io_s = fs->untimed_io_s;
 	o->cache_drop_s = fs->cache_drop_s;
 	o->wall_s = fs->wall_s;
+	o->steady = fs->steady;
+	o->quiet = fs->quiet;
 }
 
 static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
@@ -247,6 +249,8 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->io_mode));
 	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
 	m->latency = c->latency;
+	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->steady_mode));
+	m->steady_round_kib = c->steady_round_bytes / 1024;
 	mf_sweep(c, m);
 	mf_machine(m);
 	m->page_cache_factor = FSLAB_PAGE_CACHE_FACTOR;
@@ -326,6 +330,9 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->io_mode = io;
 	c->sync_policy = sync;
 	c->latency = m->latency;
+	/* absent in runs recorded before the steady-state phase: auto then */
+	c->steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;
+	c->steady_round_bytes = m->steady_round_kib ? m->steady_round_kib * 1024 : FSLAB_STEADY_ROUND_DEFAULT;
 	snprintf(c->label, sizeof(c->label), "%s", m->label);
 	c->max_trials = (m->has & FSLAB_MF_HAS_MAX_TRIALS) ? m->max_trials : m->trials;
 	c->no_device_probe = strncmp(m->device_probe, "skipped", 7) == 0;
@@ -379,6 +386,8 @@ static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_
 		fs->untimed_io_s = f->untimed_io_s;
 		fs->cache_drop_s = f->cache_drop_s;
 		fs->wall_s = f->wall_s;
+		fs->steady = f->steady;
+		fs->quiet = f->quiet;
 	}
 	return 0;
 }

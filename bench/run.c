@@ -274,6 +274,8 @@ static int run_resume_filesystems(struct fslab_run_ctx *c, const struct fslab_ru
 			fs->untimed_io_s = saved[j].untimed_io_s;
 			fs->cache_drop_s = saved[j].cache_drop_s;
 			fs->wall_s = saved[j].wall_s;
+			fs->steady = saved[j].steady;
+			fs->quiet = saved[j].quiet;
 		}
 	free(saved);
 	return r;
@@ -427,6 +429,27 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	return (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 }
 
+/* The steady-state phase of each filesystem, in turn, before the sweep;
+ * the manifest brought up to date after each.  A resumed run runs it
+ * again (the drive idled since), except on a filesystem whose fixed
+ * trials are all done. */
+static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *plan,
+			   const struct run_fs_state *fst, struct fslab_progress *prog, bool resumed)
+{
+	const uint64_t all = (uint64_t)plan->n * (uint64_t)__builtin_popcount(c->sweep.tests) * c->sweep.trials;
+
+	for (size_t i = 0; i < c->n_fs && !run_stop; i++) {
+		int r;
+
+		if (resumed && c->until_ci_pct <= 0 && fst[i].done.n >= all)
+			continue;
+		run_steady_phase(c, &c->fs[i], prog);
+		r = fslab_manifest_write(c);
+		if (r < 0)
+			fslab_warn("cannot update %s/manifest.json: %s", run_esc(c->out_dir), strerror(-r));
+	}
+}
+
 static void run_fs_state_free(struct run_fs_state *fst, size_t n)
 {
 	if (!fst)
@@ -505,6 +528,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)"
 			    : c->stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    run_esc(c->out_dir));
+	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);
 	run_seed_eta(c, &plan, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	ret = run_end(c, prog, r, failed);

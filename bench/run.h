@@ -28,6 +28,10 @@ struct fslab_lab; /* provision/lab.h */
 #define FSLAB_DEFAULT_MIN_TRIALS 3
 #define FSLAB_DEFAULT_MAX_TRIALS 10
 #define FSLAB_DEFAULT_UNTIL_CI_PCT 5.0
+/* The steady-state phase's round: each workload (1 MiB sequential, 4 KiB
+ * random writes) writes this many bytes (bench/run_steady.c). */
+#define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)
+#define FSLAB_STEADY_ROUND_MIN (1ull << 20)
 
 /* One directory to benchmark without a lab (--dir NAME=PATH). */
 struct fslab_run_dir {
@@ -108,6 +112,13 @@ struct fslab_run_opts {
 	struct fslab_lab *lab;
 	/* Bytes of the probe's scratch file; 0: 64 MiB. */
 	uint64_t probe_bytes;
+	/* The steady-state phase before each filesystem's sweep: enum
+	 * fslab_steady_mode (lib/steady.h) when steady_set, else auto; and the
+	 * bytes each of its workloads writes per round (0: the default,
+	 * FSLAB_STEADY_ROUND_DEFAULT). */
+	bool steady_set;
+	int steady_mode;
+	uint64_t steady_round_bytes;
 
 	/* Progress and messages. */
 	bool quiet;

@@ -6,6 +6,7 @@
 #include "lab.h"
 #include "log.h"
 #include "size.h"
+#include "steady.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -159,8 +160,10 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 		       c->sweep.trials, c->max_trials);
 	else
 		printf("trials: %u\n", c->sweep.trials);
-	printf("cache: %s, io: %s, sync: %s\n", fslab_cache_mode_to_string(c->sweep.cache),
-	       fslab_io_mode_to_string(c->io_mode), fslab_sync_policy_to_string(c->sync_policy));
+	printf("cache: %s, io: %s, sync: %s, steady state: %s (rounds of %s)\n",
+	       fslab_cache_mode_to_string(c->sweep.cache), fslab_io_mode_to_string(c->io_mode),
+	       fslab_sync_policy_to_string(c->sync_policy), fslab_steady_mode_to_string(c->steady_mode),
+	       fslab_size_format(c->steady_round_bytes, r1, sizeof(r1)));
 	printf("bytes to move: %s per filesystem and trial; %s", fslab_size_human(bytes, f1, sizeof(f1)),
 	       fslab_size_human(bytes * c->n_fs * c->sweep.trials, f2, sizeof(f2)));
 	if (c->max_trials > c->sweep.trials)
@@ -219,13 +222,13 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
  * 0, or -errno when a private directory cannot be made. */
 static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
-	double est_s = 0;
+	double est_s = 0, steady_s = 0;
 	bool estimated = true;
-	char f1[32], f2[32];
+	char f1[32], f2[32], f3[32];
 
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
-		double e;
+		double e, st;
 		int r = run_workdir_create(fs);
 
 		if (r < 0)
@@ -233,23 +236,32 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
 		run_workdir_remove(fs);
 		e = run_plan_estimate_s(c, plan, fs);
-		if (e < 0) {
+		st = run_steady_estimate_s(c, fs);
+		if (e < 0 || st < 0) {
 			printf("  %s: probe %s (%s): no estimate\n", fs->name, fs->probe.method, fs->probe.note);
 			estimated = false;
 			continue;
 		}
-		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial\n", fs->name,
+		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial", fs->name,
 		       fs->probe.method, fs->probe.write_kib_s, fs->probe.read_kib_s,
 		       fslab_progress_format_duration(e, f1, sizeof(f1)));
+		if (st > 0)
+			printf(", steady-state phase up to %s (%d rounds)",
+			       fslab_progress_format_duration(st, f1, sizeof(f1)), FSLAB_STEADY_ROUNDS_MAX);
+		printf("\n");
 		est_s += e;
+		steady_s += st;
 	}
 	if (!estimated) {
 		printf("time: not estimated (a probe gave no rate)\n");
 		return 0;
 	}
-	printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials, f1, sizeof(f1)));
+	printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials + steady_s, f1, sizeof(f1)));
 	if (c->max_trials > c->sweep.trials)
-		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials, f2, sizeof(f2)));
+		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials + steady_s, f2, sizeof(f2)));
+	if (steady_s > 0)
+		printf(" (of which the steady-state phases, all %d rounds, %s)", FSLAB_STEADY_ROUNDS_MAX,
+		       fslab_progress_format_duration(steady_s, f3, sizeof(f3)));
 	printf(" plus the probes (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a record, %g ms a test; page-cache reads run faster)\n",
 	       RUN_EST_CALL_S * 1e6, RUN_EST_TEST_S * 1e3);
 	return 0;

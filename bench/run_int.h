@@ -75,6 +75,14 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
 void run_stop_end(struct fslab_run_ctx *c);
 
+/* run_steady.c: the steady-state phase of fs before the sweep (its
+ * outcome in fs->steady), and the quiet drive after each pass of its
+ * sweep (FITRIM, a bounded wait for an idle disk: fs->quiet); and the
+ * phase's time at most, from fs's device probe (negative: no estimate). */
+void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
+void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
+double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
+
 /* run_cost.c: the progress ETA seeded from the device probes. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);

@@ -545,6 +545,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	}
 	if (!ran)
 		return 0;
+	run_quiet_after(c, fs, sw->prog);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {

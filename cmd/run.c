@@ -9,6 +9,7 @@
 #include "size.h"
 #include "spec.h"
 #include "stats.h"
+#include "steady.h"
 #include "stop_rule.h"
 #include "termtext.h"
 
@@ -40,6 +41,8 @@ enum {
 	OPT_LATENCY,
 	OPT_LABEL,
 	OPT_DRY_RUN,
+	OPT_STEADY,
+	OPT_STEADY_ROUND,
 };
 
 #define LAB_GROUP 1 /* a lab (--state) or directories (--dir), not both */
@@ -115,6 +118,14 @@ static const struct fslab_opt run_opts[] = {
 	  "skip the O_DIRECT probe of each device; without it no cell is flagged page-cache "
 	  "(faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)", 0, 0 },
 	{ "probe-size", OPT_PROBE_SIZE, 0, "SIZE", "the probe's scratch file (default 64M, 1M records)", 0, 0 },
+	{ "steady-state", OPT_STEADY, 0, "MODE",
+	  "before each filesystem's sweep, write it until the drive is steady (SNIA PTS: 4K "
+	  "random-write throughput of 5 rounds within 20% of their mean and its fitted line "
+	  "within 10%; at most 25 rounds of 1M sequential + 4K random O_DIRECT writes on a file "
+	  "of half the free space): auto (the default: on for a lab on a real disk, off for an "
+	  "image lab or --dir), on, off; recorded per filesystem in the manifest", 0, 0 },
+	{ "steady-state-round", OPT_STEADY_ROUND, 0, "SIZE",
+	  "bytes each workload writes per round (default 256M; whole MiB)", 0, 0 },
 	FSLAB_OPT_HEADING("Output:"),
 	{ "dry-run", OPT_DRY_RUN, 0, NULL,
 	  "print the plan and write nothing: filesystems, grid, cells, trials, tests, bytes to "
@@ -135,7 +146,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 		    "                 [--stop decided|ci|fixed] [--until-ci PCT] [--max-trials N]\n"
 		    "                 [--io seek|positional]\n"
 		    "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
-		    "                 [--probe-size SIZE]\n"
+		    "                 [--probe-size SIZE] [--steady-state auto|on|off]\n"
+		    "                 [--steady-state-round SIZE]\n"
 		    "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
 		    "                 [--dry-run]",
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
@@ -252,6 +264,14 @@ static int run_word_option(int c, const char *arg, struct fslab_run_opts *o)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_STEADY:
+		o->steady_mode = fslab_steady_mode_from_string(arg);
+		if (o->steady_mode < 0) {
+			fslab_error("--steady-state '%s': use auto (on for a lab on a real disk), on or off", arg);
+			return -EINVAL;
+		}
+		o->steady_set = true;
+		return 0;
 	case OPT_SYNC:
 		o->sync_policy = fslab_sync_policy_from_string(arg);
 		if (o->sync_policy < 0) {
@@ -291,6 +311,9 @@ static int run_number_option(int c, const char *arg, struct fslab_run_opts *o)
 			return -EINVAL;
 		o->max_trials = (unsigned)v;
 		return 0;
+	case OPT_STEADY_ROUND:
+		/* its bounds are the run's settings' (bench/run_settings.c) */
+		return fslab_opt_size("--steady-state-round", arg, &o->steady_round_bytes) < 0 ? -EINVAL : 0;
 	case OPT_PROBE_SIZE:
 		if (fslab_opt_size("--probe-size", arg, &o->probe_bytes) < 0)
 			return -EINVAL;

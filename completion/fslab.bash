@@ -43,7 +43,8 @@ _fslab_options_of()
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
-		--probe-size --allow-concurrent --resume --label --quiet --dry-run --help" ;;
+		--probe-size --steady-state --steady-state-round --allow-concurrent --resume --label
+		--quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
 		--claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
@@ -105,6 +106,9 @@ _fslab()
 	--sync)
 		COMPREPLY=($(compgen -W "fs global" -- "$cur"))
 		return ;;
+	--steady-state)
+		COMPREPLY=($(compgen -W "auto on off" -- "$cur"))
+		return ;;
 	--cache)
 		COMPREPLY=($(compgen -W "$_fslab_cache_modes" -- "$cur"))
 		return ;;
@@ -136,7 +140,7 @@ _fslab()
 		_fslab_comma_list "all none surface heatmap compare"
 		return ;;
 	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
-	--max-trials | --probe-size | --max-file | --record | -r | --label)
+	--max-trials | --probe-size | --steady-state-round | --max-file | --record | -r | --label)
 		return ;;
 	esac
 

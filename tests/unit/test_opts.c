@@ -339,7 +339,8 @@ START_TEST(ambiguous_abbreviation)
 	ck_assert_int_eq(ft_fslab(&o, "run", "--s", "x", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
 	ck_assert_msg(strstr(o.err, "option '--s' is ambiguous (--state, --sweep, --small-records, "
-				    "--seed, --stop, --sync); try 'fslab run --help'\n"),
+				    "--seed, --stop, --sync, --steady-state, --steady-state-round); try "
+				    "'fslab run --help'\n"),
 		      "said: %s", o.err);
 	ck_assert_int_eq(lines(o.err), 1);
 	ft_output_free(&o);

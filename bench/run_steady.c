@@ -1,0 +1,437 @@
+/* The drive's state around the sweep (docs/ssd.md):
+ *
+ * - before the sweep, per filesystem, a steady-state phase in SNIA PTS's
+ *   write-saturation style: a file of a fixed share of the free space is
+ *   written once, then rounds of 1 MiB sequential and 4 KiB random
+ *   O_DIRECT writes over it run until the 4 KiB random-write throughput
+ *   holds lib/steady.h's rule, or FSLAB_STEADY_ROUNDS_MAX rounds;
+ * - after each pass of a filesystem's sweep, FITRIM (a lab partition) and
+ *   a bounded wait for its disk to go idle, so the next filesystem does
+ *   not start under the last one's garbage collection.
+ *
+ * The phase's I/O goes through the engine's I/O layer (bench/io.h); what
+ * it did is in fs->steady and fs->quiet, which the manifest records. */
+#include "run_int.h"
+
+#include "engine.h"
+#include "io.h"
+#include "log.h"
+#include "size.h"
+#include "steady.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STEADY_FILE_NAME "steady"
+#define STEADY_SEQ_RECORD (1u << 20)
+#define STEADY_RAND_RECORD 4096u
+/* The file: half the free space, in whole MiB, within these bounds. */
+#define STEADY_FILE_DIVISOR 2
+#define STEADY_FILE_MIN (16ull << 20)
+#define STEADY_FILE_MAX (64ull << 30)
+/* The idle wait after a pass: samples 1 s apart, at most this many. */
+#define QUIET_WAIT_MAX_S 30
+
+/* What the phase writes with. */
+struct steady_io {
+	const struct fslab_io_ops *ops;
+	int fd;
+	unsigned char *buf;  /* STEADY_SEQ_RECORD, aligned for O_DIRECT */
+	uint64_t file_bytes; /* whole MiB */
+	uint64_t seq_pos;    /* where the next sequential record goes */
+	uint64_t rng;
+	char why[200];       /* the failed call, for the record */
+};
+
+static uint64_t steady_next(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* One write at off, whole or the reason in s->why.  0 or -errno. */
+static int steady_write(struct steady_io *s, const void *buf, size_t len, uint64_t off)
+{
+	ssize_t w = s->ops->pwrite(s->ops->ctx, s->fd, buf, len, (off_t)off);
+	int e = w < 0 ? -errno : -EIO;
+
+	if (w == (ssize_t)len)
+		return 0;
+	snprintf(s->why, sizeof(s->why), "pwrite of %zu bytes at offset %llu: %s", len,
+		 (unsigned long long)off, w < 0 ? strerror(-e) : "short write");
+	return e;
+}
+
+/* A timed pass ending in fsync (the device's write cache flushed): bytes
+ * of sequential records (continuing where the last pass stopped, wrapping
+ * at the end of the file) or of random 4 KiB records anywhere in it.
+ * 0 with the rate in *kib_s, -EINTR when the run is asked to stop, or
+ * -errno. */
+static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double *kib_s)
+{
+	const uint64_t rec = random ? STEADY_RAND_RECORD : STEADY_SEQ_RECORD;
+	const uint64_t slots = s->file_bytes / STEADY_RAND_RECORD;
+	double t0 = fslab_now();
+	int r;
+
+	for (uint64_t done = 0, i = 0; done < bytes; done += rec, i++) {
+		uint64_t off;
+
+		if (run_stop)
+			return -EINTR;
+		if (random) {
+			off = steady_next(&s->rng) % slots * STEADY_RAND_RECORD;
+		} else {
+			if (s->seq_pos + rec > s->file_bytes)
+				s->seq_pos = 0;
+			off = s->seq_pos;
+			s->seq_pos += rec;
+		}
+		/* a different 4 KiB of the buffer each time: no two
+		 * neighbouring writes carry the same data */
+		r = steady_write(s, s->buf + (random ? (i % (STEADY_SEQ_RECORD / rec)) * rec : 0), rec, off);
+		if (r < 0)
+			return r;
+	}
+	if (s->ops->fsync(s->ops->ctx, s->fd) < 0) {
+		r = -errno;
+		snprintf(s->why, sizeof(s->why), "fsync: %s", strerror(-r));
+		return r;
+	}
+	*kib_s = (double)bytes / 1024.0 / (fslab_now() - t0);
+	return 0;
+}
+
+/* Why the phase does not run on fs (NULL: it runs). */
+static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
+{
+	if (c->steady_mode == FSLAB_STEADY_OFF)
+		return "skipped: --steady-state off";
+	if (fs->fuse)
+		return "skipped: FUSE mount (O_DIRECT there does not reach the device: the daemon writes it through the page cache)";
+	if (c->steady_mode == FSLAB_STEADY_ON)
+		return NULL;
+	if (!fs->part)
+		return "skipped: --dir run (auto runs it on a lab's real disk; --steady-state on to run it)";
+	if (c->state && c->state->image[0])
+		return "skipped: image lab";
+	return NULL;
+}
+
+/* The file's size: half the free space in whole MiB, bounded.  0 when too
+ * little is free. */
+static uint64_t steady_file_size(const char *path)
+{
+	struct statvfs sv;
+	uint64_t b;
+
+	if (statvfs(path, &sv) < 0 || sv.f_blocks == 0)
+		return 0;
+	b = (uint64_t)sv.f_bavail * sv.f_frsize / STEADY_FILE_DIVISOR;
+	if (b > STEADY_FILE_MAX)
+		b = STEADY_FILE_MAX;
+	b = b / STEADY_SEQ_RECORD * STEADY_SEQ_RECORD;
+	return b < STEADY_FILE_MIN ? 0 : b;
+}
+
+static void steady_fmt_rate(double kib_s, char *buf, size_t len)
+{
+	snprintf(buf, len, kib_s >= 10 * 1024 ? "%.0f MiB/s" : "%.1f MiB/s", kib_s / 1024.0);
+}
+
+/* The rounds, after the fill: until the rule holds or the last round.
+ * 0 or -errno / -EINTR (s->why says which call failed). */
+static int steady_rounds(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct steady_io *s,
+			 struct fslab_progress *prog)
+{
+	struct fslab_manifest_steady *st = &fs->steady;
+	double tracked[FSLAB_STEADY_ROUNDS_MAX];
+	char r1[32], r2[32];
+	int r;
+
+	for (unsigned k = 0; k < FSLAB_STEADY_ROUNDS_MAX; k++) {
+		struct fslab_manifest_steady_round *rd = &st->rounds[k];
+
+		/* a round timed across a stop (SIGSTOP) is no figure: run again */
+		for (int tries = 0; tries <= FSLAB_STOP_REDO_MAX; tries++) {
+			run_continued = 0;
+			r = steady_pass(s, c->steady_round_bytes, false, &rd->seq_write_kib_s);
+			if (r == 0)
+				r = steady_pass(s, c->steady_round_bytes, true, &rd->rand_write_kib_s);
+			if (r < 0 || !run_continued)
+				break;
+		}
+		if (r < 0)
+			return r;
+		tracked[k] = rd->rand_write_kib_s;
+		st->n_rounds = k + 1;
+		steady_fmt_rate(rd->rand_write_kib_s, r1, sizeof(r1));
+		steady_fmt_rate(rd->seq_write_kib_s, r2, sizeof(r2));
+		fslab_progress_note(prog, "%s: steady state %s: round %u/%d, 4K randwrite %s (1M write %s)",
+				    fslab_log_prefix(), fs->name, k + 1, FSLAB_STEADY_ROUNDS_MAX, r1, r2);
+		if (fslab_steady_check(tracked, k + 1, &st->window)) {
+			st->reached = k + 1;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Opens the phase's file in fs's private directory (O_DIRECT, new) and
+ * the buffer.  0 or -errno with s->why set. */
+static int steady_open(struct fslab_bench_fs *fs, struct steady_io *s, uint64_t seed)
+{
+	s->ops = &fslab_io_posix;
+	s->fd = s->ops->open(s->ops->ctx, fs->work_fd, STEADY_FILE_NAME,
+			     O_WRONLY | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		int e = -errno;
+
+		snprintf(s->why, sizeof(s->why), "cannot create its file with O_DIRECT: %s%s", strerror(-e),
+			 e == -EINVAL ? " (the filesystem refuses O_DIRECT)" : "");
+		return e;
+	}
+	if (posix_memalign((void **)&s->buf, 4096, STEADY_SEQ_RECORD) != 0) {
+		snprintf(s->why, sizeof(s->why), "out of memory");
+		return -ENOMEM;
+	}
+	s->rng = seed;
+	for (size_t i = 0; i < STEADY_SEQ_RECORD; i += 8) {
+		uint64_t v = steady_next(&s->rng);
+		memcpy(s->buf + i, &v, 8);
+	}
+	return 0;
+}
+
+static void steady_close(struct fslab_bench_fs *fs, struct steady_io *s)
+{
+	if (s->fd >= 0) {
+		s->ops->close(s->ops->ctx, s->fd);
+		s->ops->unlink(s->ops->ctx, fs->work_fd, STEADY_FILE_NAME);
+	}
+	free(s->buf);
+}
+
+/* The phase's outcome in words, and said. */
+static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_io *s,
+			  struct fslab_progress *prog)
+{
+	struct fslab_manifest_steady *st = &fs->steady;
+	const struct fslab_steady_window *w = &st->window;
+
+	if (r == -EINTR) {
+		snprintf(st->result, sizeof(st->result), "interrupted");
+		return;
+	}
+	if (r < 0) {
+		snprintf(st->result, sizeof(st->result), "failed: %s", s->why);
+		fslab_progress_clear(prog);
+		fslab_warn("%s: the steady-state phase failed (%s); the sweep runs on the drive as it is",
+			   fs->name, s->why);
+		return;
+	}
+	if (st->reached) {
+		snprintf(st->result, sizeof(st->result), "reached in round %u", st->reached);
+		fslab_progress_note(prog, "%s: steady state %s: reached in round %u (rounds %u-%u: mean %.0f KiB/s, range %.1f%%, slope excursion %.1f%% of the mean)",
+				    fslab_log_prefix(), fs->name, st->reached, w->first, w->last, w->mean,
+				    100 * (w->max - w->min) / w->mean,
+				    100 * (w->slope < 0 ? -w->slope : w->slope) * (FSLAB_STEADY_WINDOW - 1) / w->mean);
+		return;
+	}
+	snprintf(st->result, sizeof(st->result), "not reached after %u rounds", st->n_rounds);
+	fslab_progress_clear(prog);
+	fslab_warn("%s: steady state not reached after %u rounds (the last 5 rounds' 4K random writes ranged %.0f-%.0f KiB/s); the sweep runs anyway and fslab report says so",
+		   fs->name, st->n_rounds, w->min, w->max);
+}
+
+void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
+{
+	struct fslab_manifest_steady *st = &fs->steady;
+	struct steady_io s = { .fd = -1 };
+	const char *skip = steady_skip_reason(c, fs);
+	char size[32];
+	double t0 = fslab_now();
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	st->session = c->sessions;
+	st->round_bytes = c->steady_round_bytes;
+	if (skip) {
+		snprintf(st->result, sizeof(st->result), "%s", skip);
+		return;
+	}
+	if (run_stop || fs->vanished)
+		return;
+	st->file_bytes = steady_file_size(fs->path);
+	if (!st->file_bytes) {
+		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (at least %llu MiB, half the free space)",
+			 run_esc(fs->path), (unsigned long long)(STEADY_FILE_MIN * STEADY_FILE_DIVISOR >> 20));
+		steady_result(fs, -ENOSPC, &s, prog);
+		return;
+	}
+	fslab_progress_note(prog, "%s: steady state %s: writing a %s file, then rounds of %s of 1M sequential + %s of 4K random O_DIRECT writes until the 4K figure is steady (SNIA PTS; at most %d rounds)",
+			    fslab_log_prefix(), fs->name, fslab_size_human(st->file_bytes, size, sizeof(size)),
+			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32),
+			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32), FSLAB_STEADY_ROUNDS_MAX);
+	r = steady_open(fs, &s, c->sweep.seed * UINT64_C(1000003) + (uint64_t)(fs - c->fs));
+	if (r == 0) {
+		double fill_kib_s;
+
+		s.file_bytes = st->file_bytes;
+		r = steady_pass(&s, st->file_bytes, false, &fill_kib_s);
+		st->fill_s = fslab_now() - t0;
+	}
+	if (r == 0)
+		r = steady_rounds(c, fs, &s, prog);
+	steady_close(fs, &s);
+	st->elapsed_s = fslab_now() - t0;
+	steady_result(fs, r, &s, prog);
+}
+
+/* The estimate's cost of one 4 KiB O_DIRECT write beyond its bytes: a
+ * SATA SSD's write latency at queue depth 1 is tens of microseconds. */
+#define STEADY_EST_OP_S 50e-6
+
+double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
+{
+	double rate = fs->probe.write_kib_s * 1024.0, round;
+	uint64_t file;
+
+	if (steady_skip_reason(c, fs))
+		return 0;
+	if (!(rate > 0))
+		return -1;
+	file = steady_file_size(fs->path);
+	round = 2.0 * (double)c->steady_round_bytes / rate +
+		(double)(c->steady_round_bytes / STEADY_RAND_RECORD) * STEADY_EST_OP_S;
+	return (double)file / rate + FSLAB_STEADY_ROUNDS_MAX * round;
+}
+
+/* ---- a quiet drive between filesystems ---- */
+
+/* The disk's I/O in flight and sectors moved so far, from /sys/block.
+ * 0 or -errno. */
+static int quiet_sample(const char *disk, uint64_t *inflight, uint64_t *sectors)
+{
+	char path[128], *text = NULL;
+	unsigned long long f[17] = { 0 };
+	unsigned long long rd = 0, wr = 0;
+	int r, n;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/inflight", disk);
+	r = fslab_read_file(path, &text, NULL, 4096);
+	if (r < 0)
+		return r;
+	n = sscanf(text, "%llu %llu", &rd, &wr);
+	free(text);
+	if (n != 2)
+		return -EINVAL;
+	*inflight = rd + wr;
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
+	r = fslab_read_file(path, &text, NULL, 4096);
+	if (r < 0)
+		return r;
+	n = sscanf(text, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11],
+		   &f[12], &f[13], &f[14], &f[15], &f[16]);
+	free(text);
+	if (n < 7)
+		return -EINVAL;
+	/* sectors read, written and (kernels since 4.18) discarded */
+	*sectors = f[2] + f[6] + (n >= 14 ? f[13] : 0);
+	return 0;
+}
+
+/* Sleeps 1 s; false when the run was asked to stop. */
+static bool quiet_sleep(void)
+{
+	struct timespec ts = { 1, 0 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !run_stop)
+		;
+	return !run_stop;
+}
+
+/* FITRIM of fs (a lab partition: the whole free space).  The outcome in
+ * q->trim. */
+static void quiet_trim(struct fslab_bench_fs *fs, struct fslab_manifest_quiet *q)
+{
+	struct fstrim_range range = { .start = 0, .len = UINT64_MAX, .minlen = 0 };
+	char size[32];
+	int fd = fs->dir_fd >= 0 ? fs->dir_fd : fs->work_fd;
+
+	if (!fs->part) {
+		snprintf(q->trim, sizeof(q->trim), "not trimmed: --dir (not a filesystem of the lab's)");
+		return;
+	}
+	if (ioctl(fd, FITRIM, &range) == 0) {
+		q->trimmed_bytes += range.len;
+		snprintf(q->trim, sizeof(q->trim), "trimmed %s", fslab_size_human(range.len, size, sizeof(size)));
+		return;
+	}
+	if (errno == EOPNOTSUPP || errno == ENOTTY || errno == ENOSYS)
+		snprintf(q->trim, sizeof(q->trim), "FITRIM not supported by the filesystem or its device (%s)",
+			 strerror(errno));
+	else
+		snprintf(q->trim, sizeof(q->trim), "FITRIM failed: %s", strerror(errno));
+}
+
+void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
+{
+	struct fslab_manifest_quiet *q = &fs->quiet;
+	uint64_t inflight, sectors, prev;
+	char disk[64];
+	double t0, waited;
+	bool idle = false;
+
+	if (run_stop || fs->vanished)
+		return;
+	if (fs->loop_io[0] || (c->state && c->state->image[0])) {
+		snprintf(q->skipped, sizeof(q->skipped),
+			 "on a loop device (an image): the disk under the image is the host's, not the lab's");
+		return;
+	}
+	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0 ||
+	    quiet_sample(disk, &inflight, &prev) < 0) {
+		snprintf(q->skipped, sizeof(q->skipped), "no block device statistics for %.200s",
+			 fs->device[0] ? fs->device : "the filesystem");
+		return;
+	}
+	q->skipped[0] = '\0';
+	quiet_trim(fs, q);
+	t0 = fslab_now();
+	if (quiet_sample(disk, &inflight, &prev) < 0)
+		return;
+	/* idle: nothing in flight and no sector moved across two samples 1 s
+	 * apart */
+	for (int s = 0; s < QUIET_WAIT_MAX_S && !idle && quiet_sleep(); s++) {
+		if (quiet_sample(disk, &inflight, &sectors) < 0)
+			break;
+		idle = inflight == 0 && sectors == prev;
+		prev = sectors;
+	}
+	if (run_stop)
+		return;
+	waited = fslab_now() - t0;
+	q->passes++;
+	q->wait_s += waited;
+	if (waited > q->wait_max_s)
+		q->wait_max_s = waited;
+	if (!idle) {
+		q->not_idle++;
+		fslab_progress_note(prog, "%s: %s: its disk %s was still busy after %d s (%s); the next filesystem starts anyway",
+				    fslab_log_prefix(), fs->name, disk, QUIET_WAIT_MAX_S, q->trim);
+	} else {
+		fslab_debug(FSLAB_DBG_BENCH, "%s: %s idle after %.1f s (%s)", fs->name, disk, waited, q->trim);
+	}
+}
