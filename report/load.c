@@ -157,6 +157,9 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 	ld_copy(e->info.mount_options, sizeof(e->info.mount_options), f->mount_options);
 	e->info.device_write_kib_s = f->device_write_kib_s;
 	e->info.device_read_kib_s = f->device_read_kib_s;
+	/* a steady-state phase that ran out of rounds */
+	e->info.steady_not_reached = f->steady.n_rounds > 0 && !f->steady.reached &&
+				     strncmp(f->steady.result, "not reached", 11) == 0;
 }
 
 /* The cell's latency from its ok trials that have it (tmp: room for

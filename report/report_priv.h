@@ -72,6 +72,7 @@ struct rp_fsinfo {        /* manifest.json filesystems[] entry */
 	char type[16], mount_method[32], device[128], device_model[128];
 	char mkfs_options[256], mount_options[256];
 	double device_write_kib_s, device_read_kib_s; /* 0 when unknown */
+	bool steady_not_reached; /* its steady-state phase ended without the rule holding */
 };
 
 struct rp_run;
@@ -360,8 +361,8 @@ struct rp_summary {
 	/* banners */
 	size_t ok_cells, pc_cells;
 	double pc_frac;
-	bool fuse, incomplete, interrupted, buffered_loop;
-	char fuse_names[512], incomplete_names[1024], loop_names[512];
+	bool fuse, incomplete, interrupted, buffered_loop, unsteady;
+	char fuse_names[512], incomplete_names[1024], loop_names[512], unsteady_names[512];
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
 	/* the latency panel (latency.c): NULL when no row has latency */
 	struct rp_lat_row *lat;  /* rp_lat_row() */

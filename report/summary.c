@@ -10,7 +10,8 @@
  * - The change matrix: the same filesystem in two runs (each later run
  *   against the first), a family of its own.
  * - One verdict line per workload family.
- * - The banners: page cache, missing data, FUSE, too few trials. */
+ * - The banners: page cache, missing data, FUSE, no steady state, too few
+ *   trials. */
 #include "report_priv.h"
 
 #include <errno.h>
@@ -519,7 +520,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0;
+	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0, ul = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -540,6 +541,12 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			if (ll < sizeof(s->loop_names) - 80)
 				ll += (size_t)snprintf(s->loop_names + ll, sizeof(s->loop_names) - ll,
 						       "%s%s", ll ? ", " : "", e->label);
+		}
+		if (e->has_info && e->info.steady_not_reached) {
+			s->unsteady = true;
+			if (ul < sizeof(s->unsteady_names) - 80)
+				ul += (size_t)snprintf(s->unsteady_names + ul, sizeof(s->unsteady_names) - ul,
+						       "%s%s", ul ? ", " : "", e->label);
 		}
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];

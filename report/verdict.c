@@ -3,6 +3,7 @@
  * matrices are shown by the same code, through struct vd_cell. */
 #include "report_priv.h"
 #include "stats.h"
+#include "steady.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +93,11 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			s->fuse_names);
 	if (s->buffered_loop)
 		vd_wrap_at(out, "!! ", 3, s->loop_text);
+	if (s->unsteady)
+		fprintf(out, "!! NO STEADY STATE: %s did not reach SSD steady state in %d rounds (SNIA PTS\n"
+			     "   rule; the manifest's steady_state has every round): their figures are the\n"
+			     "   drive's state on the day.\n",
+			s->unsteady_names, FSLAB_STEADY_ROUNDS_MAX);
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
 		      "   --trials 3 or more to tell differences from noise.\n",
@@ -314,6 +320,14 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 		      "device:</b> ", out);
 		rp_html_escape(out, s->loop_text);
 		fputs("</div>\n", out);
+	}
+	if (s->unsteady) {
+		fputs("<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", out);
+		rp_html_escape(out, s->unsteady_names);
+		fprintf(out, " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
+			     "<code>steady_state</code> has every round): their figures are the drive's "
+			     "state on the day.</div>\n",
+			FSLAB_STEADY_ROUNDS_MAX);
 	}
 	if (s->max_trials < 2)
 		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
