@@ -1,0 +1,244 @@
+/* fslab run's steady-state phase end to end (root): --steady-state on on a
+ * small ext4 loop filesystem with 1M rounds and a one-cell sweep records
+ * every round, the window and the outcome in the manifest and says each
+ * round on the terminal; auto skips a --dir run and says why; fslab report
+ * banners a filesystem that never reached steady state; --dry-run counts
+ * the phase.  And (user) the option's usage errors. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+static char *tmp;
+static struct ft_loop loop;
+static char mnt[600], dir_arg[700];
+
+static void setup(void)
+{
+	struct ft_output o;
+
+	tmp = ft_mkdtemp("fslab-steady");
+	ck_assert_ptr_nonnull(tmp);
+	ck_assert_int_eq(ft_loop_create(&loop, tmp, 128u << 20), 0);
+	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.ext4", "-q", "-E",
+						       "lazy_itable_init=0,lazy_journal_init=0",
+						       loop.device, NULL },
+				NULL, &o),
+			 0);
+	ck_assert_msg(o.status == 0, "mkfs.ext4: %s", o.err);
+	ft_output_free(&o);
+	snprintf(mnt, sizeof(mnt), "%s/m", tmp);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_msg(mount(loop.device, mnt, "ext4", 0, NULL) == 0, "mount: %s", strerror(errno));
+	snprintf(dir_arg, sizeof(dir_arg), "e=%s", mnt);
+}
+
+static void teardown(void)
+{
+	ft_cleanup_under(tmp); /* unmounts and detaches what is below tmp */
+	ft_loop_destroy(&loop);
+	free(tmp);
+}
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	ck_assert_msg(json_object_object_get_ex(o, key, &v), "manifest key '%s' missing", key);
+	return v;
+}
+
+static json_object *manifest_of(const char *out)
+{
+	char p[1024];
+	json_object *m;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", out);
+	m = json_object_from_file(p);
+	ck_assert_msg(m != NULL, "%s is not JSON", p);
+	return m;
+}
+
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* fslab run with the one-cell sweep into tmp/<name>. */
+static void run_tiny(struct ft_output *o, const char *name, const char *steady, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", tmp, name);
+	ck_assert_int_eq(ft_fslab(o, "run", "--dir", dir_arg, "--out", out, "--tests", "write",
+				  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+				  "--cache", "warm", "--no-device-probe", "--steady-state-round", "1M",
+				  steady ? "--steady-state" : NULL, steady, NULL),
+			 0);
+	ck_assert_msg(o->status == 0, "fslab run: %s", o->err);
+}
+
+START_TEST(steady_state_on_records_every_round)
+{
+	struct ft_output o;
+	char out[700];
+	json_object *m, *fs, *st, *rounds, *w;
+	const char *result;
+	size_t n;
+
+	run_tiny(&o, "on", "on", out, sizeof(out));
+	m = manifest_of(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "steady_state")), "on");
+	ck_assert_int_eq(json_object_get_int(jget(m, "steady_state_round_kib")), 1024);
+	fs = json_object_array_get_idx(jget(m, "filesystems"), 0);
+	st = jget(fs, "steady_state");
+	rounds = jget(st, "rounds");
+	n = json_object_array_length(rounds);
+	result = json_object_get_string(jget(st, "result"));
+	w = jget(st, "window");
+	ck_assert_int_eq(json_object_get_int(jget(st, "round_bytes")), 1 << 20);
+	ck_assert_int_gt(json_object_get_int64(jget(st, "file_bytes")), 16 << 20);
+	ck_assert_uint_ge(n, 5);
+	ck_assert_uint_le(n, 25);
+	/* the window is the last 5 rounds; the outcome is its rule's */
+	ck_assert_int_eq(json_object_get_int(jget(w, "last_round")), (int)n);
+	ck_assert_int_eq(json_object_get_int(jget(w, "first_round")), (int)n - 4);
+	if (json_object_get_boolean(jget(w, "range_ok")) && json_object_get_boolean(jget(w, "slope_ok"))) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "reached in round %zu", n);
+		ck_assert_str_eq(result, want);
+		ck_assert_int_eq(json_object_get_int(jget(st, "reached_in_round")), (int)n);
+	} else {
+		ck_assert_str_eq(result, "not reached after 25 rounds");
+		ck_assert_uint_eq(n, 25);
+		ck_assert(json_object_get_type(jget(st, "reached_in_round")) == json_type_null);
+		ck_assert_ptr_nonnull(strstr(o.err, "steady state not reached after 25 rounds"));
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_object *r = json_object_array_get_idx(rounds, k);
+
+		ck_assert_int_eq(json_object_get_int(jget(r, "round")), (int)k + 1);
+		ck_assert_int_gt(json_object_get_int64(jget(r, "rand_write_kib_s")), 0);
+		ck_assert_int_gt(json_object_get_int64(jget(r, "seq_write_kib_s")), 0);
+	}
+	/* one progress line per round, in the brief's words */
+	ck_assert_msg(strstr(o.err, "steady state e: round 1/25, 4K randwrite "), "said: %s", o.err);
+	ck_assert_uint_eq(count(o.err, "steady state e: round "), n);
+	/* a loop device: no trim, no idle wait, and the reason */
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(jget(fs, "between_filesystems"), "skipped")),
+				     "loop device"));
+	/* the phase's file is gone with the private directory */
+	ck_assert_int_eq(ft_dir_entries(mnt), 1); /* lost+found */
+	json_object_put(m);
+	ft_output_free(&o);
+}
+END_TEST
+
+START_TEST(auto_skips_a_dir_run_and_says_why)
+{
+	struct ft_output o;
+	char out[700];
+	json_object *m, *st;
+
+	run_tiny(&o, "auto", NULL, out, sizeof(out));
+	m = manifest_of(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "steady_state")), "auto");
+	st = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "steady_state");
+	ck_assert_msg(strncmp(json_object_get_string(jget(st, "result")), "skipped: --dir run", 18) == 0,
+		      "result: %s", json_object_get_string(jget(st, "result")));
+	ck_assert_uint_eq(json_object_array_length(jget(st, "rounds")), 0);
+	ck_assert_ptr_null(strstr(o.err, "steady state e: round"));
+	json_object_put(m);
+	ft_output_free(&o);
+}
+END_TEST
+
+/* A run whose phase ran out of rounds is bannered; one that reached it
+ * (or skipped it) is not.  The outcome is set in the manifest so the test
+ * does not depend on the loop device's noise. */
+START_TEST(report_banners_no_steady_state)
+{
+	struct ft_output o, r;
+	char out[700], path[800];
+	json_object *m, *st;
+
+	run_tiny(&o, "banner", "on", out, sizeof(out));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&r, "report", out, "--format", "text", NULL), 0);
+	ck_assert_msg(r.status == 0, "report: %s", r.err);
+	m = manifest_of(out);
+	st = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "steady_state");
+	if (json_object_get_type(jget(st, "reached_in_round")) != json_type_null)
+		ck_assert_ptr_null(strstr(r.out, "NO STEADY STATE"));
+	ft_output_free(&r);
+	json_object_object_add(st, "result", json_object_new_string("not reached after 25 rounds"));
+	json_object_object_add(st, "reached_in_round", NULL);
+	snprintf(path, sizeof(path), "%s/manifest.json", out);
+	ck_assert_int_eq(json_object_to_file(path, m), 0);
+	json_object_put(m);
+	ck_assert_int_eq(ft_fslab(&r, "report", out, "--format", "text", NULL), 0);
+	ck_assert_msg(r.status == 0, "report: %s", r.err);
+	ck_assert_msg(strstr(r.out, "!! NO STEADY STATE: e did not reach SSD steady state in 25 rounds"),
+		      "report: %s", r.out);
+	ft_output_free(&r);
+}
+END_TEST
+
+START_TEST(dry_run_counts_the_phase)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dry-run", "--dir", dir_arg, "--tests", "write",
+				  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+				  "--cache", "warm", "--probe-size", "4M", "--steady-state", "on",
+				  "--steady-state-round", "1M", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "dry run: %s%s", o.out, o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, "steady state: on (rounds of 1M)"));
+	ck_assert_msg(strstr(o.out, "steady-state phase up to "), "said: %s", o.out);
+	ck_assert_msg(strstr(o.out, "(of which the steady-state phases, all 25 rounds, "), "said: %s", o.out);
+	ft_output_free(&o);
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", "x=/nonexistent", "--steady-state", "maybe", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "--steady-state 'maybe': use auto"));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", "x=/tmp", "--steady-state-round", "1536K", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "give whole MiB, at least 1M"));
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", "/nonexistent", "--steady-state", "on", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "--steady-state options"));
+	ft_output_free(&o);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	struct ft_suite *s = ft_suite_new("bench_steady");
+	TCase *user = ft_tcase(s, "usage", 0);
+	TCase *root = ft_tcase(s, "loop", FT_ROOT | FT_MKFS_EXT);
+
+	tcase_add_test(user, usage_errors);
+	tcase_add_unchecked_fixture(root, setup, teardown);
+	tcase_add_test(root, steady_state_on_records_every_round);
+	tcase_add_test(root, auto_skips_a_dir_run_and_says_why);
+	tcase_add_test(root, report_banners_no_steady_state);
+	tcase_add_test(root, dry_run_counts_the_phase);
+	return ft_suite_run(s, argc, argv);
+}
