@@ -88,6 +88,27 @@ static struct fslab_manifest *full_run(void)
 	f->fuse = true;
 	f->cells_ok = 1234;
 	f->wall_s = 99.5;
+	snprintf(m->steady_state, sizeof(m->steady_state), "on");
+	m->steady_round_kib = 262144;
+	snprintf(f->steady.result, sizeof(f->steady.result), "reached in round 6");
+	f->steady.reached = 6;
+	f->steady.n_rounds = 6;
+	for (unsigned k = 0; k < 6; k++) {
+		f->steady.rounds[k].seq_write_kib_s = 400000 + k;
+		f->steady.rounds[k].rand_write_kib_s = 100000 - k;
+	}
+	f->steady.window = (struct fslab_steady_window){ 2, 6, 99998, 99995, 100001, -1, true, true };
+	f->steady.file_bytes = 10ull << 30;
+	f->steady.round_bytes = 256 << 20;
+	f->steady.fill_s = 20.5;
+	f->steady.elapsed_s = 80.25;
+	f->steady.session = 1;
+	snprintf(f->quiet.trim, sizeof(f->quiet.trim), "trimmed 1.5 GiB");
+	f->quiet.trimmed_bytes = 3ull << 30;
+	f->quiet.passes = 3;
+	f->quiet.not_idle = 1;
+	f->quiet.wait_s = 34.5;
+	f->quiet.wait_max_s = 30.25;
 	return m;
 }
 
@@ -164,6 +185,17 @@ START_TEST(run_round_trip)
 	ck_assert_ptr_nonnull(b->fs[0].device_info);
 	ck_assert(b->fs[0].fuse);
 	ck_assert_uint_eq(b->fs[0].cells_ok, 1234);
+	ck_assert_str_eq(b->steady_state, "on");
+	ck_assert_uint_eq(b->steady_round_kib, 262144);
+	ck_assert_str_eq(b->fs[0].steady.result, "reached in round 6");
+	ck_assert_uint_eq(b->fs[0].steady.reached, 6);
+	ck_assert_uint_eq(b->fs[0].steady.n_rounds, 6);
+	ck_assert(b->fs[0].steady.rounds[5].rand_write_kib_s == 99995);
+	ck_assert_uint_eq(b->fs[0].steady.window.first, 2);
+	ck_assert(b->fs[0].steady.window.slope == -1 && b->fs[0].steady.window.slope_ok);
+	ck_assert_uint_eq(b->fs[0].quiet.passes, 3);
+	ck_assert_uint_eq(b->fs[0].quiet.not_idle, 1);
+	ck_assert_str_eq(b->fs[0].quiet.trim, "trimmed 1.5 GiB");
 	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", (char[256]){ 0 }, 256), 0);
 	same_when_written_again(m, b, t1);
 }
@@ -271,6 +303,16 @@ START_TEST(bounds)
 	refused("filesystems.0.device_info", "7", "filesystems[0].device_info is not an object");
 	refused("filesystems.0.path", "\"x\\u0000y\"", "filesystems[0].path is longer than");
 	refused("spec.text", "5", "spec.text is not a text");
+	refused("steady_state", "\"maybe\"", "steady_state is 'maybe'; allowed: auto, on, off");
+	refused("filesystems.0.steady_state.rounds",
+		"[{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]",
+		"filesystems[0].steady_state.rounds has 26 entries; at most 25");
+	refused("filesystems.0.steady_state.reached_in_round", "26", "reached_in_round is 26; allowed: 0 to 25");
+	refused("filesystems.0.steady_state.reached_in_round", "7", "names round 7 of 6 recorded");
+	refused("filesystems.0.steady_state.window.last_round", "1", "has first_round 2 after last_round 1");
+	refused("filesystems.0.steady_state.rounds.0.rand_write_kib_s", "-5", "rand_write_kib_s is -5");
+	refused("filesystems.0.steady_state.result", "null", "steady_state has no result");
+	refused("filesystems.0.between_filesystems.not_idle", "4", "more not_idle (4) than waits (3)");
 }
 END_TEST
 
