@@ -132,9 +132,9 @@ START_TEST(steady_state_on_records_every_round)
 	/* one progress line per round, in the brief's words */
 	ck_assert_msg(strstr(o.err, "steady state e: round 1/25, 4K randwrite "), "said: %s", o.err);
 	ck_assert_uint_eq(count(o.err, "steady state e: round "), n);
-	/* a loop device: no trim, no idle wait, and the reason */
-	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(jget(fs, "between_filesystems"), "skipped")),
-				     "loop device"));
+	/* a --dir: no trim, no idle wait, and the reason */
+	ck_assert_str_eq(json_object_get_string(jget(jget(fs, "between_filesystems"), "skipped")),
+			 "--dir: not a lab's disk (no trim, no wait)");
 	/* the phase's file is gone with the private directory */
 	ck_assert_int_eq(ft_dir_entries(mnt), 1); /* lost+found */
 	json_object_put(m);
@@ -164,6 +164,34 @@ END_TEST
 /* A run whose phase ran out of rounds is bannered; one that reached it
  * (or skipped it) is not.  The outcome is set in the manifest so the test
  * does not depend on the loop device's noise. */
+/* The wait for an idle disk after a filesystem's pass, on the loop device
+ * (FSLAB_TEST_QUIET_LOOP=1 counts a --dir on a loop as a lab's disk):
+ * recorded with its time; a --dir is not trimmed. */
+START_TEST(quiet_wait_is_recorded)
+{
+	struct ft_output o;
+	char out[700];
+	json_object *m, *q;
+
+	ck_assert_int_eq(setenv("FSLAB_TEST_QUIET_LOOP", "1", 1), 0);
+	run_tiny(&o, "quiet", "off", out, sizeof(out));
+	unsetenv("FSLAB_TEST_QUIET_LOOP");
+	m = manifest_of(out);
+	q = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "between_filesystems");
+	ck_assert(json_object_get_type(jget(q, "skipped")) == json_type_null);
+	ck_assert_str_eq(json_object_get_string(jget(q, "trim")), "not trimmed: --dir (not a filesystem of the lab's)");
+	ck_assert_int_eq(json_object_get_int(jget(q, "waits")), 1);
+	/* two samples 1 s apart at the least, 30 s at the most */
+	ck_assert_double_ge(json_object_get_double(jget(q, "wait_s")), 0.9);
+	ck_assert_double_le(json_object_get_double(jget(q, "wait_max_s")), 32);
+	ck_assert_str_eq(json_object_get_string(jget(jget(json_object_array_get_idx(jget(m, "filesystems"), 0),
+							  "steady_state"), "result")),
+			 "skipped: --steady-state off");
+	json_object_put(m);
+	ft_output_free(&o);
+}
+END_TEST
+
 START_TEST(report_banners_no_steady_state)
 {
 	struct ft_output o, r;
@@ -238,6 +266,7 @@ int main(int argc, char **argv)
 	tcase_add_unchecked_fixture(root, setup, teardown);
 	tcase_add_test(root, steady_state_on_records_every_round);
 	tcase_add_test(root, auto_skips_a_dir_run_and_says_why);
+	tcase_add_test(root, quiet_wait_is_recorded);
 	tcase_add_test(root, report_banners_no_steady_state);
 	tcase_add_test(root, dry_run_counts_the_phase);
 	return ft_suite_run(s, argc, argv);
