@@ -57,6 +57,7 @@ void fslab_run_opts_init(struct fslab_run_opts *o)
 	o->io_mode = -1;     /* not given: FSLAB_IO_SEEK */
 	o->sync_policy = -1; /* not given: FSLAB_SYNC_FS */
 	o->stop_rule = FSLAB_STOP_RULE_INVALID;
+	o->steady_mode = -1; /* not given: FSLAB_STEADY_AUTO */
 }
 
 void run_utc_now(char *buf, size_t len, bool compact)

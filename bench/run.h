@@ -113,10 +113,9 @@ struct fslab_run_opts {
 	/* Bytes of the probe's scratch file; 0: 64 MiB. */
 	uint64_t probe_bytes;
 	/* The steady-state phase before each filesystem's sweep: enum
-	 * fslab_steady_mode (lib/steady.h) when steady_set, else auto; and the
-	 * bytes each of its workloads writes per round (0: the default,
-	 * FSLAB_STEADY_ROUND_DEFAULT). */
-	bool steady_set;
+	 * fslab_steady_mode (lib/steady.h); -1: not given, FSLAB_STEADY_AUTO.
+	 * And the bytes each of its workloads writes per round (0: the
+	 * default, FSLAB_STEADY_ROUND_DEFAULT). */
 	int steady_mode;
 	uint64_t steady_round_bytes;
 

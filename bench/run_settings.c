@@ -252,7 +252,7 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		return -EINVAL;
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
-	c->steady_mode = o->steady_set ? o->steady_mode : FSLAB_STEADY_AUTO;
+	c->steady_mode = o->steady_mode >= 0 ? o->steady_mode : FSLAB_STEADY_AUTO;
 	c->steady_round_bytes = o->steady_round_bytes ? o->steady_round_bytes : FSLAB_STEADY_ROUND_DEFAULT;
 	if (c->steady_round_bytes < FSLAB_STEADY_ROUND_MIN || c->steady_round_bytes % (1u << 20)) {
 		char b[32];
@@ -269,8 +269,8 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
 	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
 	    o->until_ci_pct > 0 || o->max_trials || o->stop_rule != FSLAB_STOP_RULE_INVALID || o->out_dir ||
-	    o->io_mode >= 0 || o->sync_policy >= 0 || o->latency || o->preset || o->label || o->steady_set ||
-	    o->steady_round_bytes) {
+	    o->io_mode >= 0 || o->sync_policy >= 0 || o->latency || o->preset || o->label ||
+	    o->steady_mode >= 0 || o->steady_round_bytes) {
 		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the setting options (the sweep, --dir, --out, --label, --stop, --until-ci, --io, --sync, --latency, --steady-state, --steady-state-round)");
 		return -EINVAL;
 	}

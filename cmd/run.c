@@ -270,7 +270,6 @@ static int run_word_option(int c, const char *arg, struct fslab_run_opts *o)
 			fslab_error("--steady-state '%s': use auto (on for a lab on a real disk), on or off", arg);
 			return -EINVAL;
 		}
-		o->steady_set = true;
 		return 0;
 	case OPT_SYNC:
 		o->sync_policy = fslab_sync_policy_from_string(arg);

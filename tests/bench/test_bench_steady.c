@@ -251,7 +251,7 @@ START_TEST(usage_errors)
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", "/nonexistent", "--steady-state", "on", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
-	ck_assert_ptr_nonnull(strstr(o.err, "--steady-state options"));
+	ck_assert_ptr_nonnull(strstr(o.err, "--steady-state, --steady-state-round)"));
 	ft_output_free(&o);
 }
 END_TEST
