@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "io.h"
 #include "log.h"
+#include "procfs.h"
 #include "size.h"
 #include "steady.h"
 
@@ -112,6 +113,21 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
 	return 0;
 }
 
+/* A disk that says it spins (/sys/block/<disk>/queue/rotational): 4 KiB
+ * random writes there run at a few hundred a second, hours for the
+ * phase, and it has no flash translation layer to bring to a steady
+ * state. */
+static bool steady_rotational(const struct fslab_bench_fs *fs)
+{
+	char disk[64], sys[128];
+	uint64_t rot = 0;
+
+	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0)
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/block/%s", disk);
+	return fslab_sysfs_read_u64(sys, "queue/rotational", &rot) == 0 && rot == 1;
+}
+
 /* Why the phase does not run on fs (NULL: it runs). */
 static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
 {
@@ -125,6 +141,8 @@ static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struc
 		return "skipped: --dir run (auto runs it on a lab's real disk; --steady-state on to run it)";
 	if (c->state && c->state->image[0])
 		return "skipped: image lab";
+	if (steady_rotational(fs))
+		return "skipped: rotational disk (steady state is an SSD's; --steady-state on to run it)";
 	return NULL;
 }
 
@@ -398,10 +416,11 @@ void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct 
 
 	if (run_stop || fs->vanished)
 		return;
-	/* FSLAB_TEST_QUIET_LOOP=1: a --dir on a loop device counts as a lab
-	 * disk, so a test can see the wait without a disk of its own */
+	/* FSLAB_TEST_QUIET_LOOP=1: a loop device counts as a lab's disk (and
+	 * a --dir on one as a lab's filesystem, untrimmed), so a test sees
+	 * the trim and the wait without a disk of its own */
 	const char *hook = getenv("FSLAB_TEST_QUIET_LOOP");
-	bool test_loop = hook && strcmp(hook, "1") == 0 && !fs->part && fs->loop_io[0];
+	bool test_loop = hook && strcmp(hook, "1") == 0 && fs->loop_io[0];
 
 	if (!fs->part && !test_loop) {
 		/* a user's directory sits on a disk others use (the system's):

@@ -122,8 +122,9 @@ static const struct fslab_opt run_opts[] = {
 	  "before each filesystem's sweep, write it until the drive is steady (SNIA PTS: 4K "
 	  "random-write throughput of 5 rounds within 20% of their mean and its fitted line "
 	  "within 10%; at most 25 rounds of 1M sequential + 4K random O_DIRECT writes on a file "
-	  "of half the free space): auto (the default: on for a lab on a real disk, off for an "
-	  "image lab or --dir), on, off; recorded per filesystem in the manifest", 0, 0 },
+	  "of half the free space): auto (the default: on for a lab on a real SSD, off for an "
+	  "image lab, a rotational disk or --dir), on, off; recorded per filesystem in the "
+	  "manifest", 0, 0 },
 	{ "steady-state-round", OPT_STEADY_ROUND, 0, "SIZE",
 	  "bytes each workload writes per round (default 256M; whole MiB)", 0, 0 },
 	FSLAB_OPT_HEADING("Output:"),

@@ -1,7 +1,8 @@
 /* fslab run's steady-state phase end to end (root): --steady-state on on a
  * small ext4 loop filesystem with 1M rounds and a one-cell sweep records
  * every round, the window and the outcome in the manifest and says each
- * round on the terminal; auto skips a --dir run and says why; fslab report
+ * round on the terminal; auto skips a --dir run and an image lab and says
+ * why; the trim and idle wait after a pass are recorded; fslab report
  * banners a filesystem that never reached steady state; --dry-run counts
  * the phase.  And (user) the option's usage errors. */
 #include "testutil.h"
@@ -192,6 +193,59 @@ START_TEST(quiet_wait_is_recorded)
 }
 END_TEST
 
+/* An image lab: auto skips the phase ("skipped: image lab") and the
+ * quiet step (a loop device); with FSLAB_TEST_QUIET_LOOP=1 the lab's
+ * partition is trimmed after its pass and the wait recorded. */
+START_TEST(image_lab_skips_and_trims_under_the_hook)
+{
+	char spec[700], img[700], root[700], state[700], out[700];
+	struct ft_output o;
+	json_object *m, *fs;
+
+	snprintf(spec, sizeof(spec), "%s/spec.ini", tmp);
+	snprintf(img, sizeof(img), "%s/lab.img", tmp);
+	snprintf(root, sizeof(root), "%s/lab", tmp);
+	snprintf(state, sizeof(state), "%s/state.json", tmp);
+	ck_assert_int_eq(ft_write_file(spec, "[fs e4]\ntype = ext4\nsize = 64M\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--spec", spec, "--mount-root", root,
+				  "--state", state, "--yes", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "setup: %s", o.err);
+	ft_output_free(&o);
+	for (int hook = 0; hook < 2; hook++) {
+		snprintf(out, sizeof(out), "%s/lab-out%d", tmp, hook);
+		if (hook)
+			ck_assert_int_eq(setenv("FSLAB_TEST_QUIET_LOOP", "1", 1), 0);
+		ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--out", out, "--tests", "write",
+					  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+					  "--cache", "warm", "--no-device-probe", NULL),
+				 0);
+		unsetenv("FSLAB_TEST_QUIET_LOOP");
+		ck_assert_msg(o.status == 0, "run: %s", o.err);
+		ft_output_free(&o);
+		m = manifest_of(out);
+		fs = json_object_array_get_idx(jget(m, "filesystems"), 0);
+		ck_assert_str_eq(json_object_get_string(jget(jget(fs, "steady_state"), "result")),
+				 "skipped: image lab");
+		if (!hook) {
+			ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(jget(fs, "between_filesystems"), "skipped")),
+						     "image lab on a loop device"));
+		} else {
+			json_object *q = jget(fs, "between_filesystems");
+
+			ck_assert_msg(strncmp(json_object_get_string(jget(q, "trim")), "trimmed ", 8) == 0,
+				      "trim: %s", json_object_get_string(jget(q, "trim")));
+			ck_assert_int_gt(json_object_get_int64(jget(q, "trimmed_bytes")), 0);
+			ck_assert_int_eq(json_object_get_int(jget(q, "waits")), 1);
+		}
+		json_object_put(m);
+	}
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, "--yes", NULL), 0);
+	ck_assert_msg(o.status == 0, "teardown: %s", o.err);
+	ft_output_free(&o);
+}
+END_TEST
+
 START_TEST(report_banners_no_steady_state)
 {
 	struct ft_output o, r;
@@ -267,6 +321,7 @@ int main(int argc, char **argv)
 	tcase_add_test(root, steady_state_on_records_every_round);
 	tcase_add_test(root, auto_skips_a_dir_run_and_says_why);
 	tcase_add_test(root, quiet_wait_is_recorded);
+	tcase_add_test(root, image_lab_skips_and_trims_under_the_hook);
 	tcase_add_test(root, report_banners_no_steady_state);
 	tcase_add_test(root, dry_run_counts_the_phase);
 	return ft_suite_run(s, argc, argv);
