@@ -433,7 +433,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 /* The steady-state phase of each filesystem, in turn, before the sweep;
  * the manifest brought up to date after each.  A resumed run runs it
  * again (the drive idled since), except on a filesystem whose fixed
- * trials are all done. */
+ * trials (--stop fixed) are all done. */
 static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			   const struct run_fs_state *fst, struct fslab_progress *prog, bool resumed)
 {
@@ -442,7 +442,7 @@ static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *pla
 	for (size_t i = 0; i < c->n_fs && !run_stop; i++) {
 		int r;
 
-		if (resumed && c->until_ci_pct <= 0 && fst[i].done.n >= all)
+		if (resumed && c->stop_rule == FSLAB_STOP_RULE_FIXED && fst[i].done.n >= all)
 			continue;
 		run_steady_phase(c, &c->fs[i], prog);
 		r = fslab_manifest_write(c);
