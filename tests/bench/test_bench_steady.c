@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,51 @@ START_TEST(steady_state_on_records_every_round)
 	ck_assert_int_eq(ft_dir_entries(mnt), 1); /* lost+found */
 	json_object_put(m);
 	ft_output_free(&o);
+}
+END_TEST
+
+/* SIGINT during the phase: the run stops there (exit 1), the manifest says
+ * "interrupted" and keeps the setting; --resume runs the phase again
+ * (session 2) and then the sweep. */
+START_TEST(interrupted_phase_is_run_again_on_resume)
+{
+	char out[700];
+	struct ft_proc p;
+	struct ft_output o;
+	json_object *m, *st;
+
+	snprintf(out, sizeof(out), "%s/intr", tmp);
+	const char *argv[] = { ft_fslab_bin(), "run", "--dir", dir_arg, "--out", out, "--tests", "write",
+			       "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+			       "--cache", "warm", "--no-device-probe", "--steady-state", "on",
+			       "--steady-state-round", "4M", NULL };
+	ck_assert_int_eq(ft_spawn(argv, &p), 0);
+	ck_assert_msg(ft_proc_wait_for(&p, "steady state e: round 1/25", 60000) == 0, "never said round 1");
+	kill(p.pid, SIGINT);
+	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
+	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "fslab run --resume"));
+	ft_output_free(&o);
+	m = manifest_of(out);
+	st = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "steady_state");
+	ck_assert_str_eq(json_object_get_string(jget(st, "result")), "interrupted");
+	ck_assert_int_eq(json_object_get_int(jget(st, "session")), 1);
+	json_object_put(m);
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "resume: %s", o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "steady state e: round 1/25"));
+	ft_output_free(&o);
+	m = manifest_of(out);
+	ck_assert_str_eq(json_object_get_string(jget(m, "steady_state")), "on");
+	ck_assert_int_eq(json_object_get_int(jget(m, "steady_state_round_kib")), 4096);
+	st = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "steady_state");
+	ck_assert_int_eq(json_object_get_int(jget(st, "session")), 2);
+	ck_assert_msg(strncmp(json_object_get_string(jget(st, "result")), "reached in round ", 17) == 0 ||
+			      strcmp(json_object_get_string(jget(st, "result")), "not reached after 25 rounds") == 0,
+		      "result: %s", json_object_get_string(jget(st, "result")));
+	json_object_put(m);
+	ck_assert_int_eq(ft_dir_entries(mnt), 1); /* lost+found: no file of the phase left */
 }
 END_TEST
 
@@ -319,6 +365,7 @@ int main(int argc, char **argv)
 	tcase_add_test(user, usage_errors);
 	tcase_add_unchecked_fixture(root, setup, teardown);
 	tcase_add_test(root, steady_state_on_records_every_round);
+	tcase_add_test(root, interrupted_phase_is_run_again_on_resume);
 	tcase_add_test(root, auto_skips_a_dir_run_and_says_why);
 	tcase_add_test(root, quiet_wait_is_recorded);
 	tcase_add_test(root, image_lab_skips_and_trims_under_the_hook);
