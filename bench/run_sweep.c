@@ -28,32 +28,6 @@
  * stopped (SIGSTOP) while the first pass was timed. */
 #define REDONE_FLAG "redone-stopped"
 
-static uint64_t run_splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
-/* The filesystem order of one trial: a function of (seed, trial) only, so
- * a resumed run visits them in the same order. */
-static void run_fs_order(const struct fslab_run_ctx *c, unsigned trial, size_t *order)
-{
-	uint64_t s = c->sweep.seed * UINT64_C(1000003) + trial;
-
-	for (size_t i = 0; i < c->n_fs; i++)
-		order[i] = i;
-	if (!c->sweep.shuffle)
-		return;
-	for (size_t i = c->n_fs; i > 1; i--) {
-		size_t j = (size_t)(run_splitmix(&s) % i), t = order[i - 1];
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
-}
-
 struct run_group_ctx {
 	struct fslab_run_ctx *c;
 	struct fslab_bench_fs *fs;
@@ -605,7 +579,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog))
 			break; /* --until-ci or decided: nothing left open */
-		run_fs_order(c, trial, order);
+		fslab_sweep_trial_order(c->sweep.seed, c->sweep.shuffle, trial, c->n_fs, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
 			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
 		if (!run_stop && r == 0)

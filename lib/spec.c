@@ -44,6 +44,31 @@ bool fslab_fs_name_valid(const char *name)
 }
 
 
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+void fslab_sweep_trial_order(uint64_t seed, bool shuffle, unsigned trial, size_t n, size_t *order)
+{
+	uint64_t s = seed * UINT64_C(1000003) + trial;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (!shuffle)
+		return;
+	for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
+		size_t j = (size_t)(splitmix64(&s) % i), t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
 void fslab_sweep_defaults(struct fslab_sweep_spec *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -83,6 +83,13 @@ struct fslab_spec {
  * skipped, shuffled order), nothing marked set.  The presets start here. */
 void fslab_sweep_defaults(struct fslab_sweep_spec *s);
 
+/* The order in which a run visits its n filesystems (indices 0..n-1 of the
+ * run's list, into order[]) in one trial (1-based): a function of (seed,
+ * trial) only, so a resumed run visits them in the same order and a report
+ * can tell each row's position from the manifest (its seed, its "order"
+ * and its filesystems, in the run's order).  shuffle false: 0..n-1. */
+void fslab_sweep_trial_order(uint64_t seed, bool shuffle, unsigned trial, size_t n, size_t *order);
+
 /* The built-in default (the 2023 layout). */
 void fslab_spec_default(struct fslab_spec *spec);
 

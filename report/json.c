@@ -136,6 +136,32 @@ static json_object *js_runs(const struct rp_data *d)
 	return a;
 }
 
+/* The order effect: null when no test was checked, else the tests checked
+ * and those whose first/last interval excludes 1. */
+static json_object *js_order(const struct rp_summary *s)
+{
+	json_object *o, *a;
+
+	if (!s->order_tested)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "tests_checked", json_object_new_int((int)s->order_tested));
+	for (size_t i = 0; i < s->n_order; i++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "run", json_object_new_string(s->order[i].run->tag));
+		json_object_object_add(x, "test",
+				       json_object_new_string(fslab_test_to_string(s->order[i].test)));
+		json_object_object_add(x, "first_to_last_ratio", js_num(s->order[i].ratio));
+		json_object_object_add(x, "ratio_ci", js_pair(s->order[i].lo, s->order[i].hi));
+		json_object_object_add(x, "trials", json_object_new_int((int)s->order[i].trials));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "effects", a);
+	return o;
+}
+
 static json_object *js_banners(const struct rp_summary *s)
 {
 	json_object *o = json_object_new_object();
@@ -148,6 +174,7 @@ static json_object *js_banners(const struct rp_summary *s)
 	json_object_object_add(o, "fuse", s->fuse ? json_object_new_string(s->fuse_names) : NULL);
 	json_object_object_add(o, "buffered_loop",
 			       s->buffered_loop ? json_object_new_string(s->loop_text) : NULL);
+	json_object_object_add(o, "order_effect", js_order(s));
 	json_object_object_add(o, "no_steady_state",
 			       s->unsteady ? json_object_new_string(s->unsteady_names) : NULL);
 	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));

@@ -149,6 +149,7 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 		return;
 	f = &m->fs[i];
 	e->has_info = true;
+	e->info.run_index = i;
 	ld_copy(e->info.type, sizeof(e->info.type), f->type);
 	ld_copy(e->info.mount_method, sizeof(e->info.mount_method), f->mount_method);
 	ld_copy(e->info.device, sizeof(e->info.device), f->device);
@@ -369,6 +370,11 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 	run->page_cache_factor = (*out)->page_cache_factor;
 	/* what the run should have: its trials, whether it finished */
 	run->trials = (*out)->trials;
+	run->order_known = (*out)->kind == FSLAB_MANIFEST_RUN && ((*out)->has & FSLAB_MF_HAS_SEED) &&
+			   (*out)->n_fs <= FSLAB_MAX_FS;
+	run->shuffle = (*out)->sweep.shuffle;
+	run->seed = (*out)->seed;
+	run->n_fs = (*out)->n_fs;
 	run->interrupted = (*out)->interrupted || ((*out)->started_at[0] && !(*out)->finished_at[0]);
 	return 0;
 }

@@ -73,6 +73,7 @@ struct rp_fsinfo {        /* manifest.json filesystems[] entry */
 	char mkfs_options[256], mount_options[256];
 	double device_write_kib_s, device_read_kib_s; /* 0 when unknown */
 	bool steady_not_reached; /* its steady-state phase ended without the rule holding */
+	int run_index;           /* its place in the manifest's filesystems (the run's order) */
 };
 
 struct rp_run;
@@ -113,6 +114,12 @@ struct rp_run {
 	unsigned trials;      /* manifest trials, else the largest trial seen */
 	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
 	size_t n_missing;
+	/* the order the run visited its filesystems in, trial by trial
+	 * (lib/spec.h fslab_sweep_trial_order): known for a manifest of
+	 * fslab run that records its seed */
+	bool order_known, shuffle;
+	uint64_t seed;
+	size_t n_fs;
 };
 
 struct rp_summary;
@@ -364,6 +371,17 @@ struct rp_summary {
 	bool fuse, incomplete, interrupted, buffered_loop, unsteady;
 	char fuse_names[512], incomplete_names[1024], loop_names[512], unsteady_names[512];
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
+	/* the order effect (order.c): the tests in which a filesystem measured
+	 * first in its trial scored differently from when it was measured
+	 * last, beyond noise; order_tested: how many tests were checked */
+	size_t order_tested, n_order;
+	struct rp_order_effect {
+		const struct rp_run *run;
+		enum fslab_test test;
+		double ratio, lo, hi; /* first / last, simultaneous interval */
+		size_t trials;
+	} order[FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX];
+	char order_text[1024];   /* the banner's sentence, "" when none */
 	/* the latency panel (latency.c): NULL when no row has latency */
 	struct rp_lat_row *lat;  /* rp_lat_row() */
 	unsigned lat_tests;      /* tests with a latency row */
@@ -379,6 +397,8 @@ size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t);
  * either has no ranked data there. */
 bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);
 void rp_summary_free(struct rp_summary *s);
+/* order.c: the order effect of each run whose order is known, into s */
+void rp_order_effects(struct rp_summary *s, const struct rp_data *d);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
 unsigned rp_family_tests(int f);

@@ -752,6 +752,7 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
+	rp_order_effects(s, d);
 	if (rp_latency_build(s, d, tests) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;

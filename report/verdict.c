@@ -69,6 +69,22 @@ static const char *const vd_change_marks[] = {
 	[RP_DIR_INCONCLUSIVE] = " ?", [RP_DIR_UNTESTED] = NULL,
 };
 
+/* The order effect's sentence (order.c found one), the same in text and
+ * HTML. */
+static const char *vd_order_sentence(const struct rp_summary *s)
+{
+	static char buf[1600];
+
+	snprintf(buf, sizeof(buf),
+		 "a filesystem measured first in its trial scored differently from when it was "
+		 "measured last, beyond noise (first/last, interval simultaneous over the %zu tests "
+		 "checked): %s. The order is shuffled per trial, so no filesystem is favoured, but "
+		 "one filesystem's work changes the next one's figures (the drive's or the machine's "
+		 "state; docs/ssd.md).",
+		 s->order_tested, s->order_text);
+	return buf;
+}
+
 /* ---- text ---- */
 
 static void vd_wrap(FILE *out, const char *first, const char *text);
@@ -98,6 +114,12 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   rule; the manifest's steady_state has every round): their figures are the\n"
 			     "   drive's state on the day.\n",
 			s->unsteady_names, FSLAB_STEADY_ROUNDS_MAX);
+	if (s->n_order) {
+		char text[1700];
+
+		snprintf(text, sizeof(text), "ORDER EFFECT: %s", vd_order_sentence(s));
+		vd_wrap_at(out, "!! ", 3, text);
+	}
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
 		      "   --trials 3 or more to tell differences from noise.\n",
@@ -319,6 +341,11 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 		fputs("<div class=\"banner warn\" id=\"banner-buffered-loop\"><b>Buffered loop "
 		      "device:</b> ", out);
 		rp_html_escape(out, s->loop_text);
+		fputs("</div>\n", out);
+	}
+	if (s->n_order) {
+		fputs("<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", out);
+		rp_html_escape(out, vd_order_sentence(s));
 		fputs("</div>\n", out);
 	}
 	if (s->unsteady) {
