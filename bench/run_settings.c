@@ -23,7 +23,7 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 
 	r = fslab_read_file(path, &text, &len, 1 << 20);
 	if (r < 0) {
-		fslab_error("--sweep %s: cannot read: %s", path, strerror(-r));
+		fslab_error("--sweep %s: cannot read: %s", path, fslab_input_strerror(r));
 		return r;
 	}
 	r = fslab_sweep_parse_string(text, path, &spec, err, sizeof(err));

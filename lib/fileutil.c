@@ -45,13 +45,55 @@ int fslab_write_file_atomic(const char *path, const void *data, size_t len, mode
 	return r;
 }
 
+int fslab_input_open(const char *path)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* O_NONBLOCK: opening a FIFO for reading blocks until a writer
+	 * comes, and a FIFO given as a spec would hang fslab there. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+const char *fslab_input_strerror(int r)
+{
+	switch (r) {
+	case -EINVAL:
+		return "not a regular file (a FIFO, socket or device); give the path of a file";
+	case -EISDIR:
+		return "a directory; give the path of a file";
+	case -EFBIG:
+		return "larger than fslab reads for this file; is this the right file?";
+	default:
+		return strerror(-r);
+	}
+}
+
 int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 {
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fslab_input_open(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = fslab_read_fd(fd, data, len, limit);
 	close(fd);
 	return r;

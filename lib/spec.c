@@ -539,7 +539,7 @@ int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t
 		return r;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read the spec: %s", path, strerror(-r));
+		snprintf(err, errlen, "%s: cannot read the spec: %s", path, fslab_input_strerror(r));
 		return r;
 	}
 	if (strlen(buf) != n) {

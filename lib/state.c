@@ -280,7 +280,7 @@ int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t
 	memset(st, 0, sizeof(*st));
 	r = fslab_read_file(path, &text, NULL, STATE_SIZE_MAX);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, fslab_input_strerror(r));
 		return r;
 	}
 	return state_parse(path, text, st, err, errlen);

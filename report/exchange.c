@@ -233,7 +233,7 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 	rp_esc(o->report, e2, sizeof(e2));
 	r = fslab_read_file(o->report, &text, &len, 256u << 20);
 	if (r < 0) {
-		fslab_error("%s: cannot read: %s", e2, strerror(-r));
+		fslab_error("%s: cannot read: %s", e2, fslab_input_strerror(r));
 		return r;
 	}
 	r = fslab_iozone_parse(text, len, rep, err, sizeof(err));
