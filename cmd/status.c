@@ -19,7 +19,8 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 	.intro = "Shows the lab as it is now: the disk or image, and for each partition its device,\n"
 		 "the filesystem probed now, the mount point, whether it is mounted, size and free\n"
 		 "space.  Exit status 1, naming each problem, when the lab is damaged (a partition\n"
-		 "missing, unmounted or of the wrong type, or setup unfinished).\n",
+		 "missing, unmounted or of the wrong type, a mount that does not answer within 5 s\n"
+		 "or whose FUSE daemon is gone, or setup unfinished).\n",
 	.opts = status_opts,
 };
 

@@ -150,6 +150,10 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 		add_bool(o, "formatted", p->formatted);
 		add_bool(o, "discarded", p->discarded);
 		add_str(o, "mount_method", fslab_mount_method_to_string(p->mount_method));
+		if (p->fuse_pid > 0) {
+			add_u64(o, "fuse_pid", (uint64_t)p->fuse_pid);
+			add_u64(o, "fuse_conn", p->fuse_conn);
+		}
 		json_object_array_add(parts, o);
 	}
 	json_object_object_add(root, "partitions", parts);
@@ -405,6 +409,16 @@ static int parse_partition(struct json_object *o, size_t i, struct fslab_state_p
 	p->mountpoint_created = get_bool(o, "mountpoint_created");
 	p->formatted = get_bool(o, "formatted");
 	p->discarded = get_bool(o, "discarded");
+	{
+		uint64_t pid = get_u64(o, "fuse_pid"), conn = get_u64(o, "fuse_conn");
+
+		/* bounded: a pid_t and a minor device number */
+		if (pid > INT32_MAX || conn > (1u << 20))
+			return bad(sub, sublen, "partition '%s' has an impossible fuse_pid or fuse_conn",
+				   p->name);
+		p->fuse_pid = (int64_t)pid;
+		p->fuse_conn = (unsigned)conn;
+	}
 	return 0;
 }
 

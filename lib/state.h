@@ -86,6 +86,12 @@ struct fslab_state_partition {
 	bool formatted;           /* mkfs finished and blkid agreed */
 	bool discarded;           /* setup discarded it (BLKDISCARD) before mkfs */
 	enum fslab_mount_method mount_method; /* NONE until mounted */
+	/* A FUSE mount's daemon (the process holding the device open) and
+	 * its connection, /sys/fs/fuse/connections/<fuse_conn> (the mount's
+	 * minor device number): how a stopped or dead daemon is named and
+	 * its connection aborted.  0: not FUSE, or not known. */
+	int64_t fuse_pid;
+	unsigned fuse_conn;
 };
 
 struct fslab_state {

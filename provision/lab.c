@@ -814,6 +814,16 @@ static int lab_prove_partition(const struct prov_disk *d, const struct fslab_sta
 			 p->mountpoint);
 		return -EINVAL;
 	}
+	/* A mount that does not answer would hang whoever uses it next. */
+	{
+		char why[PATH_MAX + 512];
+		int r = fslab_lab_mount_answers(p, NULL, why, sizeof(why));
+
+		if (r < 0) {
+			snprintf(err, errlen, "[%s] %s", p->name, why);
+			return r;
+		}
+	}
 	return 0;
 }
 

@@ -11,14 +11,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define LAB_FUSE_WAIT_S 30
+/* How long a lab mount may take to answer a statfs before it is said not
+ * to answer: a healthy one answers in microseconds, a loaded FUSE daemon
+ * in well under a second. */
+#define LAB_ANSWER_S 5
 
 static bool lab_kernel_has(const char *fstype)
 {
@@ -238,24 +247,247 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 
 struct device_open_walk {
 	dev_t rdev;
+	pid_t pid;
 };
 
 static int lab_device_open_step(pid_t pid, int fd, const char *fdpath, void *ctx)
 {
-	const struct device_open_walk *w = ctx;
+	struct device_open_walk *w = ctx;
 	dev_t rdev;
 
-	(void)pid;
 	(void)fd;
-	return fslab_proc_fd_blockdev(fdpath, &rdev) && rdev == w->rdev;
+	if (!fslab_proc_fd_blockdev(fdpath, &rdev) || rdev != w->rdev)
+		return 0;
+	w->pid = pid;
+	return 1;
 }
 
-/* Does any process hold dev open?  (How we see the FUSE daemon go.) */
-static bool lab_device_open_somewhere(dev_t rdev)
+/* The process that holds dev open, or 0.  (How we see the FUSE daemon:
+ * fusefat keeps its device open while it serves it.)  Reads only /proc's
+ * links, never the mount. */
+static pid_t lab_device_holder(dev_t rdev)
 {
 	struct device_open_walk w = { .rdev = rdev };
 
-	return fslab_proc_each_open_fd(lab_device_open_step, &w) == 1;
+	return fslab_proc_each_open_fd(lab_device_open_step, &w) == 1 ? w.pid : 0;
+}
+
+static bool lab_device_open_somewhere(dev_t rdev)
+{
+	return lab_device_holder(rdev) != 0;
+}
+
+/* The FUSE connection number of the mount at dir: its minor device
+ * number in the mount table (never a stat of dir, which a FUSE daemon
+ * answers).  0 when nothing is mounted there. */
+static unsigned lab_fuse_conn_at(const char *dir)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_fs *fs;
+	unsigned conn = 0;
+
+	if (!tb)
+		return 0;
+	fs = mnt_table_find_target(tb, dir, MNT_ITER_BACKWARD);
+	if (fs && strcmp(mnt_fs_get_target(fs), dir) == 0)
+		conn = minor(mnt_fs_get_devno(fs));
+	mnt_unref_table(tb);
+	return conn;
+}
+
+/* The FUSE daemon of p as it is now: the process holding p's device, else
+ * the one setup recorded.  0 when neither is known. */
+static pid_t lab_fuse_daemon(const struct fslab_state_partition *p, bool *alive)
+{
+	struct stat devst;
+	pid_t pid = 0;
+
+	if (stat(p->device, &devst) == 0 && S_ISBLK(devst.st_mode))
+		pid = lab_device_holder(devst.st_rdev);
+	*alive = pid > 0;
+	if (!pid && p->fuse_pid > 0)
+		pid = (pid_t)p->fuse_pid;
+	return pid;
+}
+
+/* The state letter of pid in /proc/PID/stat ('T' stopped), or '?'. */
+static char lab_proc_state(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* the name may hold anything */
+	return rp && rp[1] == ' ' && rp[2] ? rp[2] : '?';
+}
+
+/* statvfs(dir) in a child killed after timeout_s: a call on a mount whose
+ * FUSE daemon is stopped waits in the kernel for an answer that never
+ * comes, and only a process we can kill may wait there.  0 (vfs filled),
+ * -ETIMEDOUT, or statvfs's -errno (-ENOTCONN: the daemon is gone). */
+static int lab_statvfs_bounded(const char *dir, int timeout_s, struct statvfs *vfs)
+{
+	struct {
+		int err;
+		struct statvfs vfs;
+	} res = { 0 };
+	struct pollfd pfd;
+	int pipefd[2], status, r;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		res.err = statvfs(dir, &res.vfs) < 0 ? errno : 0;
+		_exit(write(pipefd[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	do
+		r = poll(&pfd, 1, timeout_s * 1000);
+	while (r < 0 && errno == EINTR);
+	if (r == 0) {
+		/* It waits on the mount: killed, it goes once the kernel lets
+		 * it (an aborted connection or a continued daemon); never
+		 * waited for here. */
+		kill(pid, SIGKILL);
+		close(pipefd[0]);
+		waitpid(pid, &status, WNOHANG);
+		return -ETIMEDOUT;
+	}
+	n = read(pipefd[0], &res, sizeof(res));
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(res))
+		return -EIO;
+	if (res.err)
+		return -res.err;
+	if (vfs)
+		*vfs = res.vfs;
+	return 0;
+}
+
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
+			    size_t whylen)
+{
+	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE, alive;
+	int r = lab_statvfs_bounded(p->mountpoint, LAB_ANSWER_S, vfs);
+	pid_t pid;
+
+	if (r == 0 || (!fuse && r != -ETIMEDOUT))
+		return r == 0 || r == -ENOSYS ? 0 : r;
+	if (!fuse) {
+		snprintf(why, whylen, "%s (%s) does not answer: a statfs got no reply in %d s", p->mountpoint,
+			 p->device, LAB_ANSWER_S);
+		return r;
+	}
+	pid = lab_fuse_daemon(p, &alive);
+	if (r == -ETIMEDOUT) {
+		char state = pid > 0 ? lab_proc_state(pid) : '?';
+
+		snprintf(why, whylen,
+			 "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
+			 "statfs in %d s%s; fslab teardown aborts its connection and unmounts it",
+			 p->mountpoint, (int)pid, state == 'T' || state == 't' ? ", stopped" : "", LAB_ANSWER_S,
+			 state == 'T' || state == 't' ? " (continue it with kill -CONT, or tear the lab down)" : "");
+		return r;
+	}
+	if (r == -ENOTCONN || !alive) {
+		snprintf(why, whylen,
+			 "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
+			 "filesystem serves nothing; run fslab teardown (and setup again)",
+			 p->mountpoint, (int)pid);
+		return -ENOTCONN;
+	}
+	snprintf(why, whylen, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
+	return r;
+}
+
+void fslab_lab_fuse_record(struct fslab_state_partition *p)
+{
+	bool alive;
+
+	p->fuse_pid = 0;
+	p->fuse_conn = 0;
+	if (p->mount_method != FSLAB_MOUNT_FUSE)
+		return;
+	p->fuse_pid = lab_fuse_daemon(p, &alive);
+	if (!alive)
+		p->fuse_pid = 0;
+	p->fuse_conn = lab_fuse_conn_at(p->mountpoint);
+}
+
+/* Ends a FUSE connection that does not answer: every request waiting on
+ * it (ours and any other process's) fails with ENOTCONN and the mount can
+ * go.  Through /sys/fs/fuse/connections/N/abort where fusectl is mounted,
+ * else umount2(MNT_FORCE), which for FUSE aborts the connection the same
+ * way without resolving anything on the mount.  0 or -errno. */
+static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", conn);
+	fd = conn ? open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (fd >= 0) {
+		ssize_t n = write(fd, "1", 1);
+		close(fd);
+		if (n == 1) {
+			fslab_warn("aborted the FUSE connection %u of %s (%s)", conn, p->mountpoint, path);
+			return 0;
+		}
+	}
+	if (umount2(p->mountpoint, MNT_FORCE | UMOUNT_NOFOLLOW) < 0 && errno != EBUSY)
+		return -errno;
+	fslab_warn("aborted the FUSE connection %u of %s (umount -f: fusectl is not mounted at "
+		   "/sys/fs/fuse/connections)",
+		   conn, p->mountpoint);
+	return 0;
+}
+
+/* A FUSE mount whose daemon does not answer (stopped) or is gone: its
+ * connection is aborted first, as libmount's umount and everything else
+ * would wait on it for ever; a stopped daemon (the process holding the
+ * lab's device) is continued so that it sees the end and exits.  0 when
+ * the daemon answers or was dealt with, else -errno (said). */
+static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
+{
+	char why[PATH_MAX + 512];
+	bool alive;
+	pid_t pid;
+	int r = fslab_lab_mount_answers(p, NULL, why, sizeof(why));
+
+	if (r != -ETIMEDOUT && r != -ENOTCONN)
+		return 0;
+	fslab_warn("%s", why);
+	pid = lab_fuse_daemon(p, &alive);
+	r = lab_fuse_abort(p, lab_fuse_conn_at(p->mountpoint));
+	if (r < 0)
+		return fslab_error_errno(r, "cannot abort the FUSE connection of %s (try: umount -f %s)",
+					 p->mountpoint, p->mountpoint);
+	if (alive && pid > 0)
+		kill(pid, SIGCONT);
+	return 0;
 }
 
 int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p)
@@ -282,6 +514,13 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 	if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1 &&
 	    strncmp(fstype, "fuse", 4) == 0)
 		fuse = true;
+	if (fuse) {
+		r = lab_unmount_unanswering_fuse(p);
+		if (r < 0)
+			return r;
+		if (lab_mounted_here(p->device, p->mountpoint) == 0)
+			goto unmounted;
+	}
 	cxt = mnt_new_context();
 	if (!cxt)
 		return -ENOMEM;
@@ -300,6 +539,7 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		return sys ? -sys : -EIO;
 	}
 	mnt_free_context(cxt);
+unmounted:
 	if (fuse && stat(p->device, &devst) == 0) {
 		/* The daemon flushes and exits after the unmount; wait until
 		 * it lets go of the device so that what follows sees all of

@@ -19,6 +19,21 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
  * p->mountpoint. */
 int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p);
 
+/* Does the mount at p->mountpoint answer?  statvfs of it from a child
+ * that is given up on after a few seconds, so a stopped FUSE daemon
+ * cannot hang the caller.  0 (vfs filled when not NULL); -ETIMEDOUT (no
+ * answer: why names the FUSE daemon's pid and whether it is stopped) or
+ * -ENOTCONN (a FUSE mount whose daemon is gone), or another -errno, with
+ * why. */
+struct statvfs;
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
+			    size_t whylen);
+
+/* Records in p the FUSE daemon serving its mount (the process holding
+ * p->device) and the connection number (the mount's minor device): what
+ * names a stopped daemon later.  Clears both for a kernel mount. */
+void fslab_lab_fuse_record(struct fslab_state_partition *p);
+
 /* The method setup uses for a type here: FUSE for fat32 when
  * /proc/filesystems lacks vfat, else KERNEL. */
 enum fslab_mount_method fslab_lab_mount_method_for(enum fslab_fs_type type);

@@ -767,6 +767,7 @@ static int setup_mount_all(struct setup_run *s)
 		if (r < 0)
 			return r;
 		sp->mount_method = m;
+		fslab_lab_fuse_record(sp);
 		if (setup_save(s, FSLAB_PHASE_NONE) < 0)
 			return -EIO;
 	}

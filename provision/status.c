@@ -23,7 +23,7 @@ struct status_row {
 	bool mounted;       /* the device at its mount point */
 	bool free_known;    /* fusefat reports no statfs figures */
 	uint64_t size, free;
-	char problem[256];
+	char problem[PATH_MAX + 512];
 };
 
 static void status_check(const struct fslab_state_partition *p, struct status_row *row)
@@ -45,7 +45,10 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
-	if (row->mounted && statvfs(p->mountpoint, &vfs) == 0 && vfs.f_blocks > 0) {
+	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
+	if (row->mounted && fslab_lab_mount_answers(p, &vfs, row->problem, sizeof(row->problem)) < 0)
+		return;
+	if (row->mounted && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 		row->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		row->free_known = true;
