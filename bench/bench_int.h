@@ -43,6 +43,13 @@ struct fslab_probe_result {
  * fslab_mkdtemp_at) inside the directory under test, never beside other
  * users' files. */
 #define FSLAB_WORKDIR_PREFIX "fslab-run."
+/* The mark on every scratch directory a run makes: an extended attribute
+ * only root can set, holding the run id.  A directory without it (renamed
+ * to fslab's name by someone who can rename entries there) is never
+ * removed.  Where the filesystem has no extended attributes (fusefat) the
+ * directory's name is registered instead, in FSLAB_RUNTIME_DIR/workdirs. */
+#define FSLAB_WORKDIR_MARK "trusted.fslab.run"
+#define FSLAB_WORKDIR_REGISTRY "workdirs"
 #define TESTFILE_NAME "testfile"
 #define PROBEFILE_NAME "probe"
 
@@ -97,6 +104,7 @@ struct fslab_bench_fs {
 	 * it alone) and identity, checked before it is removed. */
 	int dir_fd, work_fd;
 	char work_name[64];
+	bool work_registered; /* in the registry (no xattrs): unregister at the end */
 	struct fslab_file_id work_id;
 };
 

@@ -336,7 +336,7 @@ static void run_signals_restore(struct run_signals *rs)
  * under its own lock). */
 static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_lab *lab)
 {
-	int r = run_workdir_create(fs);
+	int r = run_workdir_create(fs, c->run_id);
 
 	if (r < 0)
 		return r;

@@ -229,7 +229,7 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 		double e, st;
-		int r = run_workdir_create(fs);
+		int r = run_workdir_create(fs, c->run_id);
 
 		if (r < 0)
 			return r;

@@ -39,7 +39,7 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
 int run_check_resume_opts(const struct fslab_run_opts *o);
 
 /* run_workdir.c: the private directory (fs->work_fd) in fs->path. */
-int run_workdir_create(struct fslab_bench_fs *fs);
+int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id);
 void run_workdir_remove(struct fslab_bench_fs *fs);
 /* cold mode's remount: close the directories, then reopen and check them */
 void run_workdir_release(void *ctx);

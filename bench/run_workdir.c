@@ -7,9 +7,91 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
+
+/* FSLAB_RUNTIME_DIR/workdirs (root's, 0700): the fd, or a negative errno. */
+static int run_registry_open(bool create)
+{
+	struct stat sb;
+	int top = fslab_runtime_dir_open(), fd;
+
+	if (top < 0)
+		return top;
+	if (create && mkdirat(top, FSLAB_WORKDIR_REGISTRY, 0700) < 0 && errno != EEXIST) {
+		fd = -errno;
+		close(top);
+		return fd;
+	}
+	fd = openat(top, FSLAB_WORKDIR_REGISTRY, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(top);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() || (sb.st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Does the scratch directory fd (named name) carry fslab's mark?  1 yes;
+ * 0 no; *no_xattrs set when the filesystem has none, where the registry
+ * decides. */
+static int run_workdir_marked(int fd, bool *no_xattrs)
+{
+	char buf[FSLAB_RUN_ID_LEN + 8];
+	ssize_t n = fgetxattr(fd, FSLAB_WORKDIR_MARK, buf, sizeof(buf) - 1);
+
+	*no_xattrs = n < 0 && (errno == ENOTSUP || errno == ENOSYS);
+	return n > 0;
+}
+
+/* Is name in the registry (a regular file of ours there)?  Unregistered
+ * with unlink when it is and drop. */
+static bool run_registry_has(const char *name, bool drop)
+{
+	int rfd = run_registry_open(false), fd;
+	bool has = false;
+
+	if (rfd < 0)
+		return false;
+	fd = fslab_open_regular_at(rfd, name, O_RDONLY);
+	if (fd >= 0) {
+		struct stat sb;
+
+		has = fstat(fd, &sb) == 0 && sb.st_uid == geteuid() && sb.st_nlink == 1;
+		close(fd);
+		if (has && drop)
+			unlinkat(rfd, name, 0);
+	}
+	close(rfd);
+	return has;
+}
+
+/* Marks the new scratch directory as fslab's: the xattr, or where the
+ * filesystem has none the registry.  0 or a negative errno. */
+static int run_workdir_mark(struct fslab_bench_fs *fs, const char *run_id)
+{
+	const char *id = run_id && run_id[0] ? run_id : "estimate";
+	int rfd, r;
+
+	if (fsetxattr(fs->work_fd, FSLAB_WORKDIR_MARK, id, strlen(id), XATTR_CREATE) == 0)
+		return 0;
+	if (errno != ENOTSUP && errno != ENOSYS)
+		return -errno;
+	rfd = run_registry_open(true);
+	if (rfd < 0)
+		return rfd;
+	r = fslab_write_file_atomic_flags_at(rfd, fs->work_name, id, strlen(id), 0600,
+					     FSLAB_WRITE_NOSYNC);
+	close(rfd);
+	if (r == 0)
+		fs->work_registered = true;
+	return r;
+}
 
 /* Removes private directories that earlier, killed runs left in the
  * directory under test.  Only a directory that is provably such a leftover
@@ -52,7 +134,20 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 			close(fd);
 			continue;
 		}
+		{
+			bool no_xattrs;
+
+			if (!run_workdir_marked(fd, &no_xattrs) &&
+			    !(no_xattrs && run_registry_has(e->d_name, false))) {
+				fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
+					    run_esc(fs->path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
+				close(fd);
+				continue;
+			}
+		}
 		r = fslab_remove_tree_at(fs->dir_fd, e->d_name, &id);
+		if (r == 0)
+			run_registry_has(e->d_name, true);
 		if (r < 0)
 			fslab_warn("%s/%s: cannot remove what a killed run left: %s", run_esc(fs->path),
 				   run_esc(e->d_name), strerror(-r));
@@ -66,7 +161,7 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 
 /* Opens the directory under test and makes the run's private directory in
  * it (after removing leftovers of killed runs). */
-int run_workdir_create(struct fslab_bench_fs *fs)
+int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 {
 	struct stat st;
 	int r;
@@ -88,6 +183,13 @@ int run_workdir_create(struct fslab_bench_fs *fs)
 	r = fslab_file_id_of_fd(fs->work_fd, &fs->work_id);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: %s/%s", fs->name, run_esc(fs->path), fs->work_name);
+	r = run_workdir_mark(fs, run_id);
+	if (r < 0) {
+		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
+		return fslab_error_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
+					 fs->name, run_esc(fs->path), fs->work_name, FSLAB_WORKDIR_MARK,
+					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
+	}
 	/* The lock only tells another run's leftover sweep that this
 	 * directory is alive; where the filesystem has no flock, that sweep
 	 * cannot take it either and leaves it alone. */
@@ -106,6 +208,9 @@ void run_workdir_remove(struct fslab_bench_fs *fs)
 		if (r < 0 && r != -ENOENT && !fs->vanished)
 			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->name,
 				   run_esc(fs->path), fs->work_name, strerror(-r));
+		if (r == 0 && fs->work_registered)
+			run_registry_has(fs->work_name, true);
+		fs->work_registered = false;
 	}
 	if (fs->work_fd >= 0)
 		close(fs->work_fd);

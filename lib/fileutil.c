@@ -87,6 +87,23 @@ const char *fslab_input_strerror(int r)
 	}
 }
 
+int fslab_runtime_dir_open(void)
+{
+	struct stat sb;
+	int fd;
+
+	if (mkdir(FSLAB_RUNTIME_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = fslab_dir_open(FSLAB_RUNTIME_DIR);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 {
 	int fd, r;

@@ -36,6 +36,15 @@ int fslab_mkdir_p(const char *path, mode_t mode);
  * errno (the message names the directory). */
 int fslab_check_parent_writable(const char *path, char *dir, size_t dirlen);
 
+/* fslab's root-only runtime directory: the lab locks, the registry of
+ * scratch directories on filesystems without extended attributes. */
+#define FSLAB_RUNTIME_DIR "/run/fslab"
+
+/* FSLAB_RUNTIME_DIR, made 0700 when missing: an O_DIRECTORY fd on a
+ * directory of ours that no one else can write, or a negative errno
+ * (-EPERM when it is someone else's or writable by others). */
+int fslab_runtime_dir_open(void);
+
 /* ---- Trust: acting only on what fslab proves is its own ----
  *
  * fslab runs as root in directories other users may write to.  Every file it

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define LAB_MOUNT_WAIT_S 30
-#define LAB_LOCK_DIR "/run/fslab"
+#define LAB_LOCK_DIR FSLAB_RUNTIME_DIR
 
 struct fslab_lab {
 	enum fslab_lab_mode mode;
@@ -331,19 +331,7 @@ static bool lab_id_usable(const char *id)
  * else can write.  The fd or a negative errno. */
 static int lab_lock_dir(void)
 {
-	struct stat sb;
-	int fd;
-
-	if (mkdir(LAB_LOCK_DIR, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	fd = fslab_dir_open(LAB_LOCK_DIR);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return fslab_runtime_dir_open();
 }
 
 /* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode

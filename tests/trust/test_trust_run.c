@@ -22,6 +22,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -211,6 +212,8 @@ START_TEST(stale_private_dir_removed)
 	snprintf(p, sizeof(p), "%s/fslab-run.Zz9Zz9", dir);
 	ck_assert_int_eq(mkdir(p, 0700), 0);
 	ck_assert_int_eq(chmod(p, 0700), 0);
+	/* a killed run's directory carries the run's mark */
+	ck_assert_int_eq(setxattr(p, "trusted.fslab.run", "0b0e8f1c-5a2d-4c3e-9f10-1a2b3c4d5e6f", 36, 0), 0);
 	snprintf(p, sizeof(p), "%s/fslab-run.Zz9Zz9/testfile", dir);
 	ck_assert_int_eq(ft_write_file(p, "left by a killed run"), 0);
 	tu_finished_run(dir, out, sweep);
