@@ -104,6 +104,89 @@ int fslab_runtime_dir_open(void)
 	return fd;
 }
 
+/* One component of fslab_path_trusted: st of what is at p. */
+static int path_component_trusted(const char *p, const struct stat *st, bool last, char *why,
+				  size_t whylen)
+{
+	bool ours = st->st_uid == 0 || st->st_uid == geteuid();
+	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && !last;
+
+	if (!ours) {
+		snprintf(why, whylen, "%s belongs to uid %u, who could replace what is there", p,
+			 (unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if ((st->st_mode & 022) && !sticky_dir) {
+		snprintf(why, whylen, "%s is writable by %s (mode %04o), who could replace what is there; "
+			 "chmod go-w it or use another place",
+			 p, (st->st_mode & 002) ? "every user" : "its group", (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, size_t whylen)
+{
+	char rp[PATH_MAX], part[PATH_MAX];
+	struct stat st;
+	size_t n;
+	int r;
+
+	if (!realpath(path, rp)) {
+		r = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (real)
+		snprintf(real, reallen, "%s", rp);
+	/* The path as given, too: a symbolic link on it that another user
+	 * owns could be pointed elsewhere after this check. */
+	if (path[0] == '/') {
+		char given[PATH_MAX];
+
+		snprintf(given, sizeof(given), "%s", path);
+		for (char *q = given + 1;; q++) {
+			char c = *q;
+
+			if (c != '/' && c != '\0')
+				continue;
+			*q = '\0';
+			if (lstat(given, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 &&
+			    st.st_uid != geteuid()) {
+				snprintf(why, whylen, "the symbolic link %s belongs to uid %u, who could point it elsewhere",
+					 given, (unsigned)st.st_uid);
+				return -EPERM;
+			}
+			*q = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	n = strlen(rp);
+	/* "/", then every longer prefix of the real path, the object last */
+	for (size_t i = 0; i <= n; i++) {
+		if (i > 0 && i < n && rp[i] != '/')
+			continue;
+		if (i == 0 || (i == 1 && n == 1))
+			snprintf(part, sizeof(part), "/");
+		else {
+			memcpy(part, rp, i);
+			part[i] = '\0';
+		}
+		if (lstat(part, &st) < 0) {
+			r = -errno;
+			snprintf(why, whylen, "%s: %s", part, strerror(-r));
+			return r;
+		}
+		r = path_component_trusted(part, &st, i == n, why, whylen);
+		if (r < 0)
+			return r;
+		if (n == 1)
+			break;
+	}
+	return 0;
+}
+
 int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 {
 	int fd, r;

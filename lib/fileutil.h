@@ -45,6 +45,16 @@ int fslab_check_parent_writable(const char *path, char *dir, size_t dirlen);
  * (-EPERM when it is someone else's or writable by others). */
 int fslab_runtime_dir_open(void);
 
+/* May root trust what is at path (an existing file or directory) not to
+ * be changed or swapped by another user?  The real path (symlinks
+ * resolved, written to real) and each directory above it must be owned
+ * by root or by us, each directory writable by no one else unless it is
+ * sticky (others can then add names, not rename or remove ours), and the
+ * object itself owned by root or us and writable by no one else.  0, or
+ * -EPERM with why naming the first place another user controls (or
+ * another negative errno from realpath/lstat). */
+int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, size_t whylen);
+
 /* ---- Trust: acting only on what fslab proves is its own ----
  *
  * fslab runs as root in directories other users may write to.  Every file it

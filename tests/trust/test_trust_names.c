@@ -57,6 +57,59 @@ START_TEST(renamed_root_directory_is_not_removed)
 }
 END_TEST
 
+/* A tool directory with an mkfs.ext4 that leaves proof it ran as root. */
+static char *planted_tools(const char *name, mode_t dmode, uid_t owner, const char *proof)
+{
+	char *dir = tu_tpath(name), *tool = tu_join(dir, "mkfs.ext4"), script[1400];
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(chmod(dir, dmode), 0);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho ran as $(id -u) > '%s'\nexit 1\n", proof);
+	ck_assert_int_eq(ft_write_file(tool, script), 0);
+	ck_assert_int_eq(chmod(tool, 0755), 0);
+	ck_assert_int_eq(chown(tool, owner, owner), 0);
+	free(tool);
+	return dir;
+}
+
+/* Class 1: FSLAB_TOOL_PATH names a directory every user may write (or a
+ * sticky one holding another user's mkfs.ext4).  Root's setup must not
+ * run what is there, and says which file it refused and why. */
+START_TEST(tool_in_a_writable_directory_is_not_run)
+{
+	static const struct {
+		mode_t mode;
+		uid_t owner;
+		const char *says;
+	} cases[] = { { 0777, 0, "writable by every user" }, { 01777, TU_NOBODY, "belongs to uid 65534" } };
+	char *proof = tu_tpath("proof"), *spec = tu_tpath("spec.ini"), *img = tu_tpath("lab.img");
+	char *state = tu_tpath("state.json"), *mnt = tu_tpath("mnt");
+	char *tools = planted_tools("tools", cases[_i].mode, cases[_i].owner, proof);
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_write_file(spec, "[disk]\nalignment = 1M\n[fs ext4]\nsize = 32M\n"), 0);
+	setenv("FSLAB_TOOL_PATH", tools, 1);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--size", "64M", "--spec", spec,
+				  "--state", state, "--mount-root", mnt, "--yes", NULL), 0);
+	unsetenv("FSLAB_TOOL_PATH");
+	ck_assert_msg(!tu_exists(proof), "root ran the planted %s/mkfs.ext4", tools);
+	tu_assert_refused(&o, "not running");
+	tu_assert_refused(&o, tools);
+	tu_assert_refused(&o, cases[_i].says);
+	ft_output_free(&o);
+	if (tu_exists(state)) {
+		ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, NULL), 0);
+		ft_output_free(&o);
+	}
+	free(proof);
+	free(spec);
+	free(img);
+	free(state);
+	free(mnt);
+	free(tools);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_names");
@@ -65,5 +118,6 @@ int main(int argc, char **argv)
 	tu_dir_fixtures(tc, "fslab-trust-names");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, renamed_root_directory_is_not_removed);
+	tcase_add_loop_test(tc, tool_in_a_writable_directory_is_not_run, 0, 2);
 	return ft_suite_run(s, argc, argv);
 }
