@@ -141,10 +141,16 @@ int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, 
 		snprintf(real, reallen, "%s", rp);
 	/* The path as given, too: a symbolic link on it that another user
 	 * owns could be pointed elsewhere after this check. */
-	if (path[0] == '/') {
-		char given[PATH_MAX];
+	{
+		char given[PATH_MAX], cwd[PATH_MAX];
 
-		snprintf(given, sizeof(given), "%s", path);
+		if (path[0] == '/')
+			snprintf(given, sizeof(given), "%s", path);
+		else if (getcwd(cwd, sizeof(cwd)) &&
+			 snprintf(given, sizeof(given), "%s/%s", cwd, path) < (int)sizeof(given))
+			;
+		else
+			snprintf(given, sizeof(given), "%s", rp);
 		for (char *q = given + 1;; q++) {
 			char c = *q;
 

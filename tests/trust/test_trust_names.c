@@ -110,6 +110,45 @@ START_TEST(tool_in_a_writable_directory_is_not_run)
 }
 END_TEST
 
+/* Class 1: root runs fslab in a sticky shared directory (like /tmp)
+ * where another user planted `results` -> a directory of root's.  The
+ * default --out (results/<time>) must not be made through that link. */
+START_TEST(planted_results_link_for_default_out)
+{
+	char *shared = tu_tpath("shared"), *victim = tu_tpath("victim"), *dir = tu_tpath("d");
+	char *link = tu_join(shared, "results"), *sweep = tu_tpath("tiny.ini"), arg[1200], cwd[4096];
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	ck_assert_int_eq(mkdir(victim, 0755), 0);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	{
+		const char *ln[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+				     "ln", "-s", victim, link, NULL };
+		tu_run_ok(ln, NULL, 0);
+	}
+	ck_assert_int_eq(ft_write_file(sweep, "[sweep]\nfile_sizes = 64K\nrecord_sizes = 64K\n"
+					      "trials = 1\ncache = warm\n"), 0);
+	snprintf(arg, sizeof(arg), "s=%s", dir);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(shared), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--no-device-probe",
+				  "--quiet", NULL), 0);
+	ck_assert_int_eq(chdir(cwd), 0);
+	tu_assert_refused(&o, "default results directory");
+	tu_assert_refused(&o, "belongs to uid 65534");
+	ft_output_free(&o);
+	ck_assert_msg(ft_dir_entries(victim) == 0, "the run wrote into %s through the planted link",
+		      victim);
+	free(shared);
+	free(victim);
+	free(dir);
+	free(link);
+	free(sweep);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_names");
@@ -119,5 +158,6 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, renamed_root_directory_is_not_removed);
 	tcase_add_loop_test(tc, tool_in_a_writable_directory_is_not_run, 0, 2);
+	tcase_add_test(tc, planted_results_link_for_default_out);
 	return ft_suite_run(s, argc, argv);
 }
