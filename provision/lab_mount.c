@@ -4,9 +4,11 @@
 #include "lab_mount.h"
 #include "clock.h"
 #include "exec.h"
+#include "fileutil.h"
 #include "log.h"
 #include "procfs.h"
 #include "prov_int.h"
+#include "provision.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +134,18 @@ static int lab_mounted_here(const char *dev, const char *dir)
 		r = lab_fs_is_device(fs, &devst) ? 1 : 2;
 	mnt_unref_table(tb);
 	return r; /* 0 nothing, 1 dev, 2 something else */
+}
+
+int fslab_lab_mount_root_check(const char *mount_root, const char *existing)
+{
+	char why[PATH_MAX + 256];
+	int r = fslab_path_trusted(existing, NULL, 0, why, sizeof(why));
+
+	if (r < 0)
+		fslab_error("refused: mount root %s: %s; root would mount where another user chose. "
+			    "Give a --mount-root under directories only root can change (the default %s)",
+			    mount_root, why, FSLAB_MOUNT_ROOT_DEFAULT);
+	return r;
 }
 
 static int lab_check_dir(const char *dir)

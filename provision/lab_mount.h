@@ -34,6 +34,13 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
  * names a stopped daemon later.  Clears both for a kernel mount. */
 void fslab_lab_fuse_record(struct fslab_state_partition *p);
 
+/* The mount root is a place only root controls: existing (the nearest
+ * existing ancestor of it, when it is still to be made) passes
+ * fslab_path_trusted, so no other user can swap it or a directory above
+ * it before or after the mount.  0, or -EPERM said (naming the mount
+ * root, the place and the owner). */
+int fslab_lab_mount_root_check(const char *mount_root, const char *existing);
+
 /* The method setup uses for a type here: FUSE for fat32 when
  * /proc/filesystems lacks vfat, else KERNEL. */
 enum fslab_mount_method fslab_lab_mount_method_for(enum fslab_fs_type type);

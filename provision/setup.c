@@ -320,7 +320,7 @@ static int setup_check_mount_root(struct setup_run *s)
 			    path, strerror(errno));
 		return FSLAB_EXIT_FAILURE;
 	}
-	return 0;
+	return fslab_lab_mount_root_check(s->mount_root, path) < 0 ? FSLAB_EXIT_FAILURE : 0;
 }
 
 /* 1 when the directory holds nothing but . and .., 0 when it holds

@@ -149,6 +149,45 @@ START_TEST(planted_results_link_for_default_out)
 }
 END_TEST
 
+/* Class 1: a mount root inside a directory another user owns, and one
+ * another user made first in a sticky shared directory (as in /tmp).
+ * Setup refuses before it writes anything, naming the owner. */
+START_TEST(mount_root_another_user_controls)
+{
+	char *home = tu_tpath("eve-home"), *shared = tu_tpath("shared"), *mnt;
+	char *spec = tu_tpath("spec.ini"), *img = tu_tpath("lab.img"), *state = tu_tpath("state.json");
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(home, 0755), 0);
+	ck_assert_int_eq(chown(home, TU_NOBODY, TU_NOBODY), 0);
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	if (_i == 0) {
+		mnt = tu_join(home, "lab");
+	} else {
+		const char *mk[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+				     "mkdir", "-m", "0755", NULL, NULL };
+		mnt = tu_join(shared, "lab");
+		mk[7] = mnt;
+		tu_run_ok(mk, NULL, 0);
+	}
+	ck_assert_int_eq(ft_write_file(spec, "[disk]\nalignment = 1M\n[fs ext4]\nsize = 32M\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--size", "64M", "--spec", spec,
+				  "--state", state, "--mount-root", mnt, "--yes", NULL), 0);
+	tu_assert_refused(&o, "refused: mount root");
+	tu_assert_refused(&o, "belongs to uid 65534");
+	ft_output_free(&o);
+	ck_assert_msg(!tu_exists(img), "the refused setup made %s", img);
+	ck_assert_int_eq(ft_mounts_under(mnt), 0);
+	free(home);
+	free(shared);
+	free(mnt);
+	free(spec);
+	free(img);
+	free(state);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_names");
@@ -159,5 +198,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, renamed_root_directory_is_not_removed);
 	tcase_add_loop_test(tc, tool_in_a_writable_directory_is_not_run, 0, 2);
 	tcase_add_test(tc, planted_results_link_for_default_out);
+	tcase_add_loop_test(tc, mount_root_another_user_controls, 0, 2);
 	return ft_suite_run(s, argc, argv);
 }
