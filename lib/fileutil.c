@@ -117,9 +117,11 @@ static int path_component_trusted(const char *p, const struct stat *st, bool las
 		return -EPERM;
 	}
 	if ((st->st_mode & 022) && !sticky_dir) {
-		snprintf(why, whylen, "%s is writable by %s (mode %04o), who could replace what is there; "
+		snprintf(why, whylen, "%s is writable by %s (mode %04o), who could %s; "
 			 "chmod go-w it or use another place",
-			 p, (st->st_mode & 002) ? "every user" : "its group", (unsigned)(st->st_mode & 07777));
+			 p, (st->st_mode & 002) ? "every user" : "its group", (unsigned)(st->st_mode & 07777),
+			 (st->st_mode & S_ISVTX) ? "make a name in it first (sticky keeps only others' names from being replaced)"
+						 : "replace what is there");
 		return -EPERM;
 	}
 	return 0;

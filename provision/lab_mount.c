@@ -250,6 +250,20 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 	r = lab_check_dir(p->mountpoint);
 	if (r < 0)
 		return r;
+	/* Checked again at the mount: a directory another user made (or
+	 * could swap) between setup's checks and now is not mounted over. */
+	{
+		char why[PATH_MAX + 256];
+
+		r = fslab_path_trusted(p->mountpoint, NULL, 0, why, sizeof(why));
+		if (r < 0) {
+			fslab_error("refused: not mounting %s on %s: %s; root would mount where another "
+				    "user chose (run fslab teardown, then setup with a --mount-root only root "
+				    "can change)",
+				    p->device, p->mountpoint, why);
+			return r;
+		}
+	}
 	r = lab_mounted_here(p->device, p->mountpoint);
 	if (r > 0) {
 		fslab_error("%s: %s is already mounted there", p->mountpoint,
@@ -501,6 +515,14 @@ static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
 					 p->mountpoint, p->mountpoint);
 	if (alive && pid > 0)
 		kill(pid, SIGCONT);
+	/* The processes that waited on the connection (a killed statfs
+	 * child, a killed command) leave it only now: until they have, the
+	 * mount is busy.  Bounded. */
+	for (double end = fslab_now() + LAB_ANSWER_S * 2; lab_mounted_here(p->device, p->mountpoint) == 1;) {
+		if (umount2(p->mountpoint, UMOUNT_NOFOLLOW) == 0 || errno != EBUSY || fslab_now() > end)
+			break;
+		usleep(50000);
+	}
 	return 0;
 }
 

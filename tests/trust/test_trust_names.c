@@ -188,6 +188,51 @@ START_TEST(mount_root_another_user_controls)
 }
 END_TEST
 
+/* Class 1: a mount root still to be made in a sticky shared directory
+ * (anyone could make the name first) is refused at once; and in a mount
+ * root of root's, a mount point another user made (empty, so setup's
+ * other checks accept it) is not mounted over: the check is made again
+ * at the mount. */
+START_TEST(mount_point_fslab_did_not_make)
+{
+	char *shared = tu_tpath("shared"), *root = tu_tpath("labroot"), *mp;
+	char *spec = tu_tpath("spec.ini"), *img = tu_tpath("lab.img"), *state = tu_tpath("state.json");
+	char *mnt = _i == 0 ? tu_join(shared, "lab") : root;
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	ck_assert_int_eq(mkdir(root, 0755), 0);
+	mp = tu_join(root, "ext4");
+	if (_i == 1) {
+		const char *mk[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+				     "mkdir", "-m", "0755", mp, NULL };
+		ck_assert_int_eq(chmod(root, 0777), 0);
+		tu_run_ok(mk, NULL, 0);
+		ck_assert_int_eq(chmod(root, 0755), 0);
+	}
+	ck_assert_int_eq(ft_write_file(spec, "[disk]\nalignment = 1M\n[fs ext4]\nsize = 32M\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--size", "64M", "--spec", spec,
+				  "--state", state, "--mount-root", mnt, "--yes", NULL), 0);
+	tu_assert_refused(&o, _i == 0 ? "sticky" : "belongs to uid 65534");
+	ft_output_free(&o);
+	ck_assert_msg(ft_mounts_under(mnt) == 0, "setup mounted under %s", mnt);
+	if (tu_exists(state)) {
+		ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, NULL), 0);
+		ft_output_free(&o);
+	}
+	ck_assert_msg(_i == 1 || !tu_exists(img), "the refused setup made %s", img);
+	free(shared);
+	if (_i == 0)
+		free(mnt);
+	free(root);
+	free(mp);
+	free(spec);
+	free(img);
+	free(state);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_names");
@@ -199,5 +244,6 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(tc, tool_in_a_writable_directory_is_not_run, 0, 2);
 	tcase_add_test(tc, planted_results_link_for_default_out);
 	tcase_add_loop_test(tc, mount_root_another_user_controls, 0, 2);
+	tcase_add_loop_test(tc, mount_point_fslab_did_not_make, 0, 2);
 	return ft_suite_run(s, argc, argv);
 }
