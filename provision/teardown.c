@@ -347,6 +347,19 @@ static int teardown_check_identity(struct teardown_run *t)
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0)
 		return 1;
+	/* An image is proven by more than its table: its trusted.fslab.lab
+	 * mark (only root sets it) and recorded inode, and the loop device
+	 * backed by that very inode.  An image whose contents were lost
+	 * (no GPT any more) is still the lab's to undo: its partitions
+	 * unmounted, the loop detached, the image deleted. */
+	if (r < 0 && st->image[0] && t->image_proven &&
+	    t->st.phase > FSLAB_PHASE_PARTITIONING) {
+		fslab_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
+			   "%s by its %s mark and %s, so teardown goes on",
+			   t->disk, st->image, PROV_MARKER_XATTR,
+			   t->loop_attached ? "the loop device's backing inode" : "its recorded inode");
+		return 1;
+	}
 	if (t->st.phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
 		/* An earlier teardown got part of the way: finish it, on an
 		 * image proven ours; a disk without its GPT cannot be. */
