@@ -123,6 +123,9 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 	json_object_object_add(root, "mkfs_pid", json_object_new_int64(st->mkfs_pid));
 	add_str(root, "disk", st->disk);
 	add_str(root, "disk_guid", st->disk_guid);
+	add_str(root, "disk_serial", st->disk_serial);
+	add_str(root, "disk_wwid", st->disk_wwid);
+	add_id(root, "disk_backing_id", &st->disk_backing_id);
 	add_str(root, "image", st->image);
 	add_bool(root, "image_created", st->image_created);
 	add_str(root, "loop_io", st->loop_io);
@@ -359,6 +362,9 @@ static int parse_lab(struct json_object *root, struct fslab_state *st, char *sub
 	    (r = get_str(root, "loop_io", st->loop_io, sizeof(st->loop_io), false, sub, sublen)) ||
 	    (r = get_str(root, "created_at", st->created_at, sizeof(st->created_at), false, sub, sublen)) ||
 	    (r = get_str(root, "lab_id", st->lab_id, sizeof(st->lab_id), false, sub, sublen)) ||
+	    (r = get_str(root, "disk_serial", st->disk_serial, sizeof(st->disk_serial), false, sub, sublen)) ||
+	    (r = get_str(root, "disk_wwid", st->disk_wwid, sizeof(st->disk_wwid), false, sub, sublen)) ||
+	    (r = get_id(root, "disk_backing_id", &st->disk_backing_id, sub, sublen)) ||
 	    (r = get_id(root, "image_id", &st->image_id, sub, sublen)) ||
 	    (r = get_id(root, "mount_root_id", &st->mount_root_id, sub, sublen)))
 		return r;

@@ -107,6 +107,13 @@ struct fslab_state {
 	struct fslab_state_id image_id; /* the image file (reused or created) */
 	char disk[64];            /* whole disk: /dev/sdb or /dev/loop0 */
 	char disk_guid[40];       /* GPT disk GUID written by setup */
+	/* The disk's own identity beside its GUID, which a clone of its
+	 * contents carries too: the serial number and world wide id it
+	 * reports ("" when none), and for a loop device given as the disk,
+	 * its backing file's inode. */
+	char disk_serial[128];
+	char disk_wwid[160];
+	struct fslab_state_id disk_backing_id;
 	char image[PATH_MAX];     /* backing file when --image, else "" */
 	bool image_created;       /* setup created the image: teardown deletes it */
 	/* The image's loop device as setup attached it: "direct" (direct I/O)

@@ -2,6 +2,7 @@
  * and the creation markers provision uses to prove what it made. */
 #include "clock.h"
 #include "lab.h"
+#include "devinfo.h"
 #include "fileutil.h"
 #include "lab_mount.h"
 #include "lock.h"
@@ -716,6 +717,55 @@ const char *fslab_lab_log_path(const struct fslab_lab *lab)
 	return lab->log_path;
 }
 
+void prov_disk_ident_record(struct fslab_state *st)
+{
+	struct fslab_devinfo di;
+	char err[256];
+
+	st->disk_serial[0] = st->disk_wwid[0] = '\0';
+	memset(&st->disk_backing_id, 0, sizeof(st->disk_backing_id));
+	if (fslab_devinfo_read(st->disk, &di, err, sizeof(err)) == 0) {
+		snprintf(st->disk_serial, sizeof(st->disk_serial), "%s", di.serial);
+		snprintf(st->disk_wwid, sizeof(st->disk_wwid), "%s", di.wwid);
+	}
+	if (!st->image[0] && prov_loop_backing(st->disk, &st->disk_backing_id) < 0)
+		memset(&st->disk_backing_id, 0, sizeof(st->disk_backing_id));
+}
+
+int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen)
+{
+	struct fslab_devinfo di;
+	struct fslab_state_id back;
+	char err[256];
+
+	if (st->disk_serial[0] || st->disk_wwid[0]) {
+		if (fslab_devinfo_read(st->disk, &di, err, sizeof(err)) < 0) {
+			snprintf(why, whylen, "%s: %s", st->disk, err);
+			return -EINVAL;
+		}
+		if (strcmp(di.serial, st->disk_serial) != 0) {
+			snprintf(why, whylen, "%s reports serial '%s', the lab's disk '%s'", st->disk,
+				 di.serial, st->disk_serial);
+			return -EINVAL;
+		}
+		if (strcmp(di.wwid, st->disk_wwid) != 0) {
+			snprintf(why, whylen, "%s reports WWID '%s', the lab's disk '%s'", st->disk, di.wwid,
+				 st->disk_wwid);
+			return -EINVAL;
+		}
+	}
+	if (st->disk_backing_id.known &&
+	    (prov_loop_backing(st->disk, &back) < 0 || !back.known ||
+	     back.dev != st->disk_backing_id.dev || back.ino != st->disk_backing_id.ino)) {
+		snprintf(why, whylen, "the loop device %s is backed by another file than the lab's disk "
+			 "(inode %llu on device %llu when setup ran)",
+			 st->disk, (unsigned long long)st->disk_backing_id.ino,
+			 (unsigned long long)st->disk_backing_id.dev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The disk the state names is the lab's: for an image, the image carries
  * the lab's marker (a version 1 state: none to check) and the recorded
  * loop device (its device number as setup recorded it) is backed by that
@@ -768,6 +818,12 @@ static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, cha
 		if (r < 0 || !st->disk_guid[0] || strcasecmp(guid, st->disk_guid) != 0) {
 			snprintf(err, errlen, "%s does not carry the lab's GPT (disk GUID %s)", st->disk,
 				 st->disk_guid[0] ? st->disk_guid : "none recorded");
+			return -EINVAL;
+		}
+		/* the GUID is in the contents: a clone carries it too */
+		if (prov_disk_ident_check(st, found, sizeof(found)) < 0) {
+			snprintf(err, errlen, "%s carries the lab's GPT but is not the lab's disk: %s "
+				 "(a copy of its contents?)", st->disk, found);
 			return -EINVAL;
 		}
 	}

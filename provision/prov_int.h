@@ -82,6 +82,16 @@ int prov_loop_find_fd(int fd, char *dev, size_t len);
 int prov_loop_find_other(const struct fslab_state_id *id, const char *except, char *dev, size_t len);
 /* The backing file's identity of an attached loop device; -ENXIO if none. */
 int prov_loop_backing(const char *dev, struct fslab_state_id *id);
+
+/* The disk's own identity, beside the GPT disk GUID a clone of its
+ * contents would carry as well: serial number and WWID as it reports
+ * them, and for a loop device given as the disk its backing inode.
+ * Record fills st->disk_serial, disk_wwid, disk_backing_id from
+ * st->disk (what the device does not report stays empty).  Check
+ * compares st->disk now with what was recorded: 0, or -EINVAL with why
+ * ("serial X, the lab's is Y"). */
+void prov_disk_ident_record(struct fslab_state *st);
+int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen);
 /* For a loop device name ("loop3"): -EBUSY (reason in err) when its
  * backing file also backs another loop device, or is a block device in
  * use; 0 otherwise (also for a device that is not a loop device). */

@@ -1003,6 +1003,7 @@ static int setup_partition(struct setup_run *s)
 	uuid_generate_random(u);
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
+	prov_disk_ident_record(&s->st);
 	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
 	if (r < 0)
 		return r;

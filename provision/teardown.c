@@ -345,8 +345,21 @@ static int teardown_check_identity(struct teardown_run *t)
 	if (!t->disk[0] || !wrote || t->st.phase == FSLAB_PHASE_WIPED)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
-	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0)
+	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0) {
+		char why[512];
+
+		/* A disk is proven by its GUID AND its own identity (serial,
+		 * WWID; a loop: its backing inode): the GUID is in the
+		 * contents, and a clone of the lab's disk carries it too. */
+		if (!st->image[0] && prov_disk_ident_check(st, why, sizeof(why)) < 0) {
+			fslab_error("refused: %s carries the lab's GPT disk GUID %s but is not the lab's "
+				    "disk: %s; a copy of the lab's contents is not wiped as the lab. Nothing "
+				    "was changed; if the lab's disk is gone, remove %s by hand",
+				    t->disk, guid, why, t->state_path);
+			return -EINVAL;
+		}
 		return 1;
+	}
 	/* An image is proven by more than its table: its trusted.fslab.lab
 	 * mark (only root sets it) and recorded inode, and the loop device
 	 * backed by that very inode.  An image whose contents were lost
