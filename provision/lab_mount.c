@@ -166,6 +166,108 @@ static int lab_check_dir(const char *dir)
 	return 0;
 }
 
+/* The mount point's VFS attributes (fsmount's MOUNT_ATTR_*) among the
+ * allowed mount options; every other option goes to the filesystem
+ * through fsconfig (superblock flags such as sync and lazytime
+ * included). */
+static const struct {
+	const char *name;
+	unsigned attr;  /* set */
+	bool ignore;    /* the default anyway: nothing to pass */
+} lab_vfs_opts[] = {
+	{ "noatime", MOUNT_ATTR_NOATIME, false },      { "relatime", MOUNT_ATTR_RELATIME, false },
+	{ "strictatime", MOUNT_ATTR_STRICTATIME, false }, { "nodiratime", MOUNT_ATTR_NODIRATIME, false },
+	{ "nodev", MOUNT_ATTR_NODEV, false },          { "nosuid", MOUNT_ATTR_NOSUID, false },
+	{ "noexec", MOUNT_ATTR_NOEXEC, false },        { "defaults", 0, true },
+	{ "atime", 0, true },                          { "norelatime", 0, true },
+};
+
+/* The kernel's words for why fsconfig refused (read from the fs fd). */
+static void lab_fs_log(int fsfd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	buf[0] = '\0';
+	while ((n = read(fsfd, buf, len - 1)) > 0) {
+		buf[n] = '\0';
+		if (buf[0] == 'e' && buf[1] == ' ')
+			return; /* an error line: keep it */
+	}
+}
+
+/* Mounts p by fd: the mount point opened O_PATH|O_NOFOLLOW and checked
+ * against the identity setup recorded, then fsopen/fsconfig/fsmount and
+ * move_mount onto that very fd, so no name is resolved after the check.
+ * -ENOSYS when the kernel lacks the new mount API (the caller falls
+ * back); else 0 or -errno (said). */
+static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fstype)
+{
+	char opts[FSLAB_OPTIONS_MAX], *save = NULL, log[512] = "";
+	unsigned attrs = 0;
+	struct stat st;
+	int tfd, fsfd = -1, mfd = -1, r = 0;
+
+	tfd = open(p->mountpoint, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return fslab_error_errno(errno, "mount point %s", p->mountpoint);
+	if (fstat(tfd, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (p->mountpoint_created && p->mountpoint_id.known &&
+	     (st.st_dev != p->mountpoint_id.dev || st.st_ino != p->mountpoint_id.ino))) {
+		fslab_error("refused: %s is not the directory setup made for %s (another inode): not "
+			    "mounting there",
+			    p->mountpoint, p->name);
+		r = -ESTALE;
+		goto out;
+	}
+	fsfd = fsopen(fstype, FSOPEN_CLOEXEC);
+	if (fsfd < 0) {
+		r = -errno;
+		if (r != -ENOSYS)
+			fslab_error_errno(-r, "fsopen %s for %s", fstype, p->device);
+		goto out;
+	}
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", p->device, 0) < 0)
+		goto fsconfig_failed;
+	snprintf(opts, sizeof(opts), "%s", p->mount_options);
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(o, '=');
+		bool vfs = false;
+
+		for (size_t i = 0; i < sizeof(lab_vfs_opts) / sizeof(lab_vfs_opts[0]); i++)
+			if (strcmp(o, lab_vfs_opts[i].name) == 0) {
+				attrs |= lab_vfs_opts[i].attr;
+				vfs = true;
+			}
+		if (vfs)
+			continue;
+		if (eq)
+			*eq = '\0';
+		if (fsconfig(fsfd, eq ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, o, eq ? eq + 1 : NULL, 0) < 0)
+			goto fsconfig_failed;
+	}
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto fsconfig_failed;
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, attrs);
+	if (mfd < 0 || move_mount(mfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		r = -errno;
+		fslab_error_errno(-r, "mount %s on %s (%s, options '%s')", p->device, p->mountpoint, fstype,
+				  p->mount_options);
+	}
+	goto out;
+fsconfig_failed:
+	r = -errno;
+	lab_fs_log(fsfd, log, sizeof(log));
+	fslab_error("mount %s on %s (%s, options '%s') failed: %s%s%s", p->device, p->mountpoint, fstype,
+		    p->mount_options, strerror(-r), log[0] ? ": " : "", log[0] ? log + 2 : "");
+out:
+	if (mfd >= 0)
+		close(mfd);
+	if (fsfd >= 0)
+		close(fsfd);
+	close(tfd);
+	return r;
+}
+
 static int lab_mount_kernel(const struct fslab_state_partition *p)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
@@ -177,6 +279,12 @@ static int lab_mount_kernel(const struct fslab_state_partition *p)
 		mnt_free_context(cxt);
 		return -ENOMEM;
 	}
+	r = lab_mount_by_fd(p, rc->kernel_fstype);
+	if (r != -ENOSYS) {
+		mnt_free_context(cxt);
+		return r;
+	}
+	/* a kernel before 5.2: by name, through libmount */
 	mnt_context_disable_helpers(cxt, 1);
 	mnt_context_disable_mtab(cxt, 1);
 	mnt_context_set_source(cxt, p->device);

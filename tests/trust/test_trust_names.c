@@ -6,6 +6,7 @@
 #include "trust_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,55 @@ START_TEST(mount_point_fslab_did_not_make)
 }
 END_TEST
 
+/* Class 1: between setup's checks and its mount, the mount point setup
+ * made is exchanged (renameat2 RENAME_EXCHANGE) with a directory of
+ * root's that holds files.  The mount must not land on that directory:
+ * the mount point is held by fd and checked against what setup made. */
+START_TEST(mount_point_exchanged_before_the_mount)
+{
+	char *root = tu_tpath("labroot"), *mp = tu_join(root, "ext4"), *other = tu_tpath("other");
+	char *keep = tu_join(other, "keep"), *go = tu_tpath("go");
+	char *spec = tu_tpath("spec.ini"), *img = tu_tpath("lab.img"), *state = tu_tpath("state.json");
+	struct ft_output o;
+	struct ft_proc p;
+
+	ck_assert_int_eq(mkdir(other, 0755), 0);
+	ck_assert_int_eq(ft_write_file(keep, VICTIM_TEXT), 0);
+	ck_assert_int_eq(ft_write_file(spec, "[disk]\nalignment = 1M\n[fs ext4]\nsize = 32M\n"), 0);
+	{
+		const char *a[] = { ft_fslab_bin(), "setup", "--image", img, "--size", "64M", "--spec", spec,
+				    "--state", state, "--mount-root", root, "--yes", NULL };
+		setenv("FSLAB_TEST_CONTINUE_FILE", go, 1);
+		ft_spawn_paused(a, "formatted", &p);
+		unsetenv("FSLAB_TEST_CONTINUE_FILE");
+	}
+	ck_assert_int_eq(renameat2(AT_FDCWD, mp, AT_FDCWD, other, RENAME_EXCHANGE), 0);
+	ck_assert_int_eq(ft_write_file(go, ""), 0);
+	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
+	tu_assert_refused(&o, "not the directory setup made");
+	ft_output_free(&o);
+	ck_assert_msg(ft_mounts_under(root) == 0, "setup mounted on the exchanged directory %s", mp);
+	{
+		char *moved = tu_join(mp, "keep"), *got = tu_slurp(moved);
+		ck_assert_str_eq(got, VICTIM_TEXT);
+		free(got);
+		free(moved);
+	}
+	/* back as setup left it, for its teardown */
+	ck_assert_int_eq(renameat2(AT_FDCWD, mp, AT_FDCWD, other, RENAME_EXCHANGE), 0);
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, NULL), 0);
+	ft_output_free(&o);
+	free(root);
+	free(mp);
+	free(other);
+	free(keep);
+	free(go);
+	free(spec);
+	free(img);
+	free(state);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_names");
@@ -245,5 +295,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, planted_results_link_for_default_out);
 	tcase_add_loop_test(tc, mount_root_another_user_controls, 0, 2);
 	tcase_add_loop_test(tc, mount_point_fslab_did_not_make, 0, 2);
+	tcase_add_test(tc, mount_point_exchanged_before_the_mount);
 	return ft_suite_run(s, argc, argv);
 }
