@@ -30,7 +30,8 @@ static void argorder_setup(void)
 	snprintf(spec, sizeof(spec), "%s/spec.ini", dir);
 	snprintf(state, sizeof(state), "%s/state.json", dir);
 	ck_assert_int_eq(mkdir(root, 0755), 0);
-	ck_assert_msg(mount("fslab-test", root, "tmpfs", 0, "size=1m") == 0, "mount %s: %s", root,
+	/* mode 0755: a tmpfs is 1777 by default, a mount root setup refuses */
+	ck_assert_msg(mount("fslab-test", root, "tmpfs", 0, "size=1m,mode=0755") == 0, "mount %s: %s", root,
 		      strerror(errno));
 	ck_assert_int_eq(mkdir(busy, 0755), 0);
 	ck_assert_msg(mount("fslab-test", busy, "tmpfs", 0, "size=1m") == 0, "mount %s: %s", busy,
