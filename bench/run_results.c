@@ -154,13 +154,32 @@ static int run_marker_text(const struct fslab_run_ctx *c, bool csvs, char *text,
 	return o < len ? (int)o : -ENAMETOOLONG;
 }
 
-/* Once every CSV is open (made or resumed): the marker records their
- * identities, replacing the marker atomically. */
+/* The CSVs' headers and names on the disk before the first cell: each
+ * row is then synced as it is appended (fslab_results_append_row), so a
+ * crash leaves every finished row findable.  EINVAL from the directory: a
+ * filesystem that cannot sync one (nothing to wait for). */
+static int run_csvs_durable(const struct fslab_run_ctx *c)
+{
+	for (size_t i = 0; i < c->n_fs; i++)
+		if (c->fs[i].csv && (fflush(c->fs[i].csv) != 0 || fdatasync(fileno(c->fs[i].csv)) < 0))
+			return fslab_error_errno(errno, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir),
+						 c->fs[i].name);
+	if (fsync(c->out_fd) < 0 && errno != EINVAL)
+		return fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
+					 run_esc(c->out_dir));
+	return 0;
+}
+
+/* Once every CSV is open (made or resumed): on the disk, and the marker
+ * records their identities, replacing the marker atomically. */
 int run_marker_record_csvs(const struct fslab_run_ctx *c)
 {
 	char text[RUN_MARKER_MAX];
 	int n = run_marker_text(c, true, text, sizeof(text)), r;
 
+	r = run_csvs_durable(c);
+	if (r < 0)
+		return r;
 	if (n < 0)
 		return fslab_error_errno(n, "cannot record the CSVs in %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, text, (size_t)n, 0644);

@@ -146,7 +146,7 @@ static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_te
 		snprintf(row->flag + n, sizeof(row->flag) - n, "%sredone-slow", n ? ";" : "");
 }
 
-/* One test's outcome: its CSV row (appended and flushed at once), the
+/* One test's outcome: its CSV row (appended and synced at once), the
  * done set, and a step of progress. */
 static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 			  const struct fslab_test_outcome *o)
@@ -169,11 +169,8 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
 	run_row_status(g, o, &row);
 	run_row_flags(fs, o, &row);
-	/* fflush's errno names a failed write better than the row's -EIO
-	 * (stdio's error flag) does */
-	r = fslab_results_write_row(fs->csv, &row);
-	if (fflush(fs->csv) != 0)
-		r = -errno;
+	/* on the disk before the next cell starts (lib/results.h) */
+	r = fslab_results_append_row(fs->csv, &row);
 	if (r < 0) {
 		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(-r));
 		g->failed = true;

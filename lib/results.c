@@ -44,6 +44,7 @@ struct fslab_results_reader {
 	size_t n_fields;
 	char *buf;
 	size_t cap;
+	bool nul; /* the last line read held a NUL byte */
 };
 
 bool fslab_result_ok(const struct fslab_result_row *row)
@@ -102,6 +103,22 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 	return ferror(out) ? -EIO : 0;
 }
 
+int fslab_results_append_row(FILE *out, const struct fslab_result_row *row)
+{
+	int r = fslab_results_write_row(out, row);
+
+	/* fflush's errno names a failed write better than -EIO (stdio's
+	 * error flag) does */
+	if (fflush(out) != 0)
+		return -errno;
+	if (r < 0)
+		return r;
+	/* the row's data and the file's size: what a reader after a crash
+	 * needs to find it (the name reached the disk when the run made the
+	 * file) */
+	return fdatasync(fileno(out)) < 0 ? -errno : 0;
+}
+
 /* Splits one CSV line in place (RFC 4180 quoting, no embedded newlines).
  * Returns the number of fields or -1 on a malformed quote. */
 static int split_line(char *line, char **fields, size_t max)
@@ -157,6 +174,7 @@ static int read_line(struct fslab_results_reader *rd)
 	size_t n = 0;
 	int c;
 
+	rd->nul = false;
 	for (;;) {
 		c = fgetc(rd->f);
 		if (c == EOF)
@@ -173,6 +191,7 @@ static int read_line(struct fslab_results_reader *rd)
 		}
 		if (c == '\n')
 			break;
+		rd->nul |= c == '\0';
 		rd->buf[n++] = (char)c;
 	}
 	if (c == EOF && n == 0)
@@ -338,6 +357,13 @@ static int read_fields(struct fslab_results_reader *rd, char **fields, char *err
 			snprintf(err, errlen, "%s:%lu: %s", rd->path, rd->line + 1, strerror(-r));
 			return r;
 		}
+		/* a crash can leave blocks of zeros where rows were: such a
+		 * line is damage to name, never an empty line to pass over */
+		if (rd->nul) {
+			snprintf(err, errlen, "%s:%lu: the line holds NUL bytes: damaged (a crash before the data reached the disk?)",
+				 rd->path, rd->line);
+			return -EILSEQ;
+		}
 	} while (rd->buf[0] == '\0');
 
 	n = split_line(rd->buf, fields, MAX_FIELDS);
@@ -378,7 +404,11 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 		row->trial = (unsigned)u;
 		return NULL;
 	case COL_THROUGHPUT:
-		return parse_double(f, &row->throughput_kib_s) < 0 ? "not a non-negative number" : NULL;
+		if (parse_double(f, &row->throughput_kib_s) < 0)
+			return "not a non-negative number";
+		return row->throughput_kib_s > FSLAB_RESULTS_KIB_S_MAX
+			       ? "above 10 TiB/s, faster than any memory a CPU can read: not a measured figure"
+			       : NULL;
 	case COL_ELAPSED:
 		return *f && parse_double(f, &row->elapsed_s) < 0 ? "not a non-negative number" : NULL;
 	case COL_CACHE:
@@ -428,6 +458,11 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 		}
 	}
 	return 1;
+}
+
+unsigned long fslab_results_line(const struct fslab_results_reader *rd)
+{
+	return rd->line;
 }
 
 void fslab_results_close(struct fslab_results_reader *rd)

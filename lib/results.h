@@ -52,8 +52,21 @@ bool fslab_result_ok(const struct fslab_result_row *row);
 int fslab_results_write_header(FILE *out);
 /* The header with the latency columns when latency is true. */
 int fslab_results_write_header_ex(FILE *out, bool latency);
-/* Writes one row (no flush: the caller flushes after each finished cell). */
+/* Writes one row (no flush: for streams that are not a run's journal). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);
+/* A run's journal: writes one row, flushes it and fdatasync's the file, so
+ * the row is on the disk before the next cell starts.  The durability
+ * window is one row: a crash or power loss loses at most the cell in
+ * flight, and `fslab run --resume` continues from the last row.  0 or
+ * -errno (the write's, the flush's or the sync's). */
+int fslab_results_append_row(FILE *out, const struct fslab_result_row *row);
+
+/* The physical bound on a figure, checked on every row read: 10 TiB/s in
+ * KiB/s.  One thread copying from the page cache moves tens of GiB/s; the
+ * fastest memory a CPU has (HBM, a few TiB/s across all its stacks) stays
+ * below this, so a figure above it was not measured (a corrupt or forged
+ * row), and the reader refuses it instead of ranking it. */
+#define FSLAB_RESULTS_KIB_S_MAX (10.0 * 1024 * 1024 * 1024)
 
 struct fslab_results_reader;
 
@@ -73,10 +86,15 @@ int fslab_results_open_at(int dfd, const char *name, const char *path,
 int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **rd,
 			      char *err, size_t errlen);
 /* Reads the next row: 1 a row, 0 end of file, negative errno on a bad row
- * (err: "file:line: what is wrong").  A last line without its newline is
+ * (err: "file:line: what is wrong"): a figure that is not finite or above
+ * FSLAB_RESULTS_KIB_S_MAX, a line holding a NUL byte, a field that does
+ * not parse.  -EILSEQ (the NUL line) leaves the reader on the next line:
+ * a caller may name the damage, count it and go on.  A last line without its newline is
  * an error (a truncated write), not a row. */
 int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
 		       size_t errlen);
+/* The line the last fslab_results_next read (1: the header). */
+unsigned long fslab_results_line(const struct fslab_results_reader *rd);
 void fslab_results_close(struct fslab_results_reader *rd);
 
 #endif
