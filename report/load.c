@@ -260,9 +260,41 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	return 0;
 }
 
-static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
-		  const char *path, const char *fs)
+/* What makes row impossible for the run its manifest m describes (NULL:
+ * nothing): the reader already bounded every figure (finite, at most
+ * FSLAB_RESULTS_KIB_S_MAX); here a finished test that moved nothing, a
+ * record larger than its file, and a cell outside the recorded plan (a
+ * run's sweep: its tests, file and record sizes; an import records none). */
+static const char *ld_impossible(const struct fslab_manifest *m, const struct fslab_result_row *row,
+				 char *why, size_t len)
 {
+	if (fslab_result_ok(row) && !(row->throughput_kib_s > 0))
+		return "an ok row of 0 KiB/s (a finished test moved bytes)";
+	if (row->record_kib > row->file_kib)
+		return "a record larger than its file";
+	if (!m || m->kind != FSLAB_MANIFEST_RUN || !(m->has & FSLAB_MF_HAS_SWEEP))
+		return NULL;
+	if (!(m->sweep.tests & (1u << row->test)))
+		snprintf(why, len, "test %s, which the manifest's sweep does not run", fslab_test_to_string(row->test));
+	else if (row->file_kib < m->sweep.file_min_kib || row->file_kib > m->sweep.file_max_kib)
+		snprintf(why, len, "file size %llu KiB, outside the manifest's sweep (%llu-%llu KiB)",
+			 (unsigned long long)row->file_kib, (unsigned long long)m->sweep.file_min_kib,
+			 (unsigned long long)m->sweep.file_max_kib);
+	else if (row->record_kib < m->sweep.record_min_kib || row->record_kib > m->sweep.record_max_kib)
+		snprintf(why, len, "record size %llu KiB, outside the manifest's sweep (%llu-%llu KiB)",
+			 (unsigned long long)row->record_kib, (unsigned long long)m->sweep.record_min_kib,
+			 (unsigned long long)m->sweep.record_max_kib);
+	else
+		return NULL;
+	return why;
+}
+
+static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
+		  const char *path, const char *fs, const struct fslab_manifest *m)
+{
+	unsigned long damaged = 0, first_damaged = 0;
+	char why[256];
+	const char *bad;
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
 	struct ld_row *rows = NULL;
@@ -278,7 +310,21 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		fslab_error("%s", E1(err));
 		return r;
 	}
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1 || r == -EILSEQ) {
+		if (r == -EILSEQ) {
+			/* a damaged line is named and counted, never ranked */
+			fslab_warn("%s; the line is not used", E1(err));
+			if (!damaged++)
+				first_damaged = fslab_results_line(rd);
+			continue;
+		}
+		bad = ld_impossible(m, &row, why, sizeof(why));
+		if (bad) {
+			snprintf(err, sizeof(err), "%s:%lu: %s: not a figure this run can have measured; the results were changed after the run (fix or remove the row)",
+				 path, fslab_results_line(rd), bad);
+			r = -EINVAL;
+			break;
+		}
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
 			struct ld_row *nr = realloc(rows, nc * sizeof(*rows));
@@ -320,6 +366,9 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		fslab_error("%s", E1(err));
 		goto out;
 	}
+	if (damaged)
+		fslab_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report",
+			   E1(path), damaged, damaged == 1 ? "" : "s", first_damaged);
 	e->n_rows = n;
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	r = ld_build_cells(e, rows, n);
@@ -447,7 +496,7 @@ static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **nam
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
 			 names[i]);
 		run->n_entries++;
-		r = ld_csv(run, e, dfd, names[i], path, fs);
+		r = ld_csv(run, e, dfd, names[i], path, fs, m);
 		if (r < 0)
 			return r;
 		ld_fsinfo(e, m);
@@ -470,7 +519,29 @@ static void ld_missing(struct rp_run *run, const struct fslab_manifest *m)
 	}
 }
 
-static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
+/* The directory dfd is none of the n already loaded (ids): the same
+ * directory given twice, by any spelling or through a symbolic link,
+ * would be compared with itself and counted twice. */
+static int ld_check_distinct(int dfd, const char *dir, const struct fslab_file_id *ids, size_t n,
+			     const char *const *dirs, struct fslab_file_id *id)
+{
+	int r = fslab_file_id_of_fd(dfd, id);
+
+	if (r < 0) {
+		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fslab_file_id_equal(&ids[i], id)) {
+			fslab_error("%s is the results directory %s again (the same directory, device %llu inode %llu): give each results directory once",
+				    E1(dir), E2(dirs[i]), (unsigned long long)id->dev, (unsigned long long)id->ino);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct fslab_file_id *ids,
+		  const char *const *dirs)
 {
 	struct fslab_manifest *m = NULL;
 	struct stat st;
@@ -491,7 +562,9 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir)
 			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
 		return r;
 	}
-	r = ld_manifest(run, dfd, &m);
+	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs]);
+	if (r == 0)
+		r = ld_manifest(run, dfd, &m);
 	if (r == 0)
 		r = ld_csv_names(dfd, dir, &names, &n);
 	if (r == 0 && n == 0) {
@@ -623,10 +696,12 @@ static void ld_completeness(struct rp_run *run)
 
 int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
 {
+	struct fslab_file_id ids[FSLAB_REPORT_MAX_DIRS];
+
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		d->n_runs++;
-		int r = ld_dir(d, &d->runs[i], dirs[i]);
+		int r = ld_dir(d, &d->runs[i], dirs[i], ids, dirs);
 		if (r < 0)
 			return r;
 	}
