@@ -97,6 +97,7 @@ struct fslab_bench_fs {
 
 	bool vanished;
 	FILE *csv;
+	uint64_t csv_synced_ns; /* fslab_results_append_row's last sync */
 
 	/* The directory under test (held open) and fslab's private directory
 	 * in it, where the test and probe files live: its name, fd (flock'ed

@@ -169,8 +169,8 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
 	run_row_status(g, o, &row);
 	run_row_flags(fs, o, &row);
-	/* on the disk before the next cell starts (lib/results.h) */
-	r = fslab_results_append_row(fs->csv, &row);
+	/* on the disk within the journal's window (lib/results.h) */
+	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);
 	if (r < 0) {
 		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(-r));
 		g->failed = true;

@@ -1,4 +1,5 @@
 #include "results.h"
+#include "clock.h"
 #include "fileutil.h"
 #include "size.h"
 
@@ -103,9 +104,10 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 	return ferror(out) ? -EIO : 0;
 }
 
-int fslab_results_append_row(FILE *out, const struct fslab_result_row *row)
+int fslab_results_append_row(FILE *out, const struct fslab_result_row *row, uint64_t *synced_ns)
 {
 	int r = fslab_results_write_row(out, row);
+	uint64_t now;
 
 	/* fflush's errno names a failed write better than -EIO (stdio's
 	 * error flag) does */
@@ -113,10 +115,16 @@ int fslab_results_append_row(FILE *out, const struct fslab_result_row *row)
 		return -errno;
 	if (r < 0)
 		return r;
-	/* the row's data and the file's size: what a reader after a crash
-	 * needs to find it (the name reached the disk when the run made the
-	 * file) */
-	return fdatasync(fileno(out)) < 0 ? -errno : 0;
+	now = fslab_now_ns();
+	if (*synced_ns && now - *synced_ns < FSLAB_RESULTS_SYNC_WINDOW_NS)
+		return 0;
+	/* the rows' data and the file's size: what a reader after a crash
+	 * needs to find them (the name reached the disk when the run made
+	 * the file) */
+	if (fdatasync(fileno(out)) < 0)
+		return -errno;
+	*synced_ns = fslab_now_ns();
+	return 0;
 }
 
 /* Splits one CSV line in place (RFC 4180 quoting, no embedded newlines).

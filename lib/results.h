@@ -54,12 +54,19 @@ int fslab_results_write_header(FILE *out);
 int fslab_results_write_header_ex(FILE *out, bool latency);
 /* Writes one row (no flush: for streams that are not a run's journal). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);
-/* A run's journal: writes one row, flushes it and fdatasync's the file, so
- * the row is on the disk before the next cell starts.  The durability
- * window is one row: a crash or power loss loses at most the cell in
- * flight, and `fslab run --resume` continues from the last row.  0 or
- * -errno (the write's, the flush's or the sync's). */
-int fslab_results_append_row(FILE *out, const struct fslab_result_row *row);
+/* A run's journal: writes one row and flushes it; fdatasync's the file
+ * when the last sync (*synced_ns, fslab_now_ns(); 0: never, kept by the
+ * caller per file) is FSLAB_RESULTS_SYNC_WINDOW_NS old or more, so the row
+ * and all before it are on the disk before the next cell starts.  The
+ * durability window: a crash or power loss loses at most the rows of the
+ * last second and the cell in flight (a cell that takes longer than that
+ * is synced as soon as it ends), and `fslab run --resume` continues from
+ * the last row on the disk.  A sync per row cost 50% of the quick sweep's
+ * wall time on this project's test VM (scripts/bench-engine.sh part 5:
+ * ~5 ms cells); one a second is within its noise, under 2%.
+ * 0 or -errno (the write's, the flush's or the sync's). */
+int fslab_results_append_row(FILE *out, const struct fslab_result_row *row, uint64_t *synced_ns);
+#define FSLAB_RESULTS_SYNC_WINDOW_NS UINT64_C(1000000000)
 
 /* The physical bound on a figure, checked on every row read: 10 TiB/s in
  * KiB/s.  One thread copying from the page cache moves tens of GiB/s; the

@@ -16,9 +16,13 @@
 #      delete/sync that IOzone also does (goal <= 1.15x)
 #   4. --latency's cost on a cached 4 KiB record loop (reread of a 64M file
 #      on tmpfs), with and without, interleaved, medians of RUNS (goal <= 3%)
+#   5. the results journal's cost: the quick sweep on tmpfs, its results
+#      directory on the disk under /tmp (rows fdatasync'ed, lib/results.h's
+#      window) against the same on tmpfs (where fdatasync does nothing),
+#      interleaved, medians of RUNS sweep wall times (goal <= 2%)
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
-#   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips part 3.
+#   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5.
 # The ext4 part needs root (mount -o loop); it is skipped otherwise.
 set -eu
 
@@ -153,3 +157,26 @@ plain=$(median <"$WORK/plain")
 lat=$(median <"$WORK/lat")
 printf 'without: %.0f KiB/s  with --latency: %.0f KiB/s  overhead: %.1f%% (goal <= 3%%)\n' "$plain" "$lat" \
 	"$(echo "$plain $lat" | awk '{ print ($1 - $2) / $1 * 100 }')"
+
+if [ "${SKIP_SWEEP:-0}" != 1 ]; then
+	echo
+	echo "== 5. the results journal: quick sweep (tmpfs), results on the disk ($WORK) vs on tmpfs, medians of $RUNS =="
+	: >"$WORK/journal-disk"
+	: >"$WORK/journal-shm"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		for where in disk shm; do
+			out="$WORK/journal-out"
+			[ $where = shm ] && out="$SHM/journal-out"
+			rm -rf "$out"
+			"$FSLAB" run --dir "x=$SHM" --sweep quick --no-device-probe --quiet --out "$out" >/dev/null
+			jq '.time.wall_s' "$out/manifest.json" >>"$WORK/journal-$where"
+			rm -rf "$out"
+		done
+		i=$((i + 1))
+	done
+	disk=$(median <"$WORK/journal-disk")
+	shm=$(median <"$WORK/journal-shm")
+	printf 'sweep wall, results journaled to the disk: %.3f s  on tmpfs (fdatasync does nothing): %.3f s  cost: %.1f%% (goal <= 2%%)\n' \
+		"$disk" "$shm" "$(echo "$disk $shm" | awk '{ print ($1 - $2) / $2 * 100 }')"
+fi
