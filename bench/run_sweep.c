@@ -63,6 +63,10 @@ static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cach
 	/* an image whose loop device reads it through the host's page cache */
 	if (strcmp(fs->loop_io, "buffered") == 0)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered-loop", flag[0] ? ";" : "");
+	/* cold, fsync and direct promise the device; tmpfs and ramfs have
+	 * none, so what they measure there is memory */
+	if (cache != FSLAB_CACHE_WARM && (strcmp(fs->type, "tmpfs") == 0 || strcmp(fs->type, "ramfs") == 0))
+		snprintf(flag + strlen(flag), len - strlen(flag), "%smemory", flag[0] ? ";" : "");
 }
 
 /* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */

@@ -6,7 +6,8 @@
  *
  * status is "ok", "failed: REASON" or "skipped: REASON" (throughput 0 when
  * not ok); flag is empty or a ';'-separated list of markers such as
- * "page-cache", "fuse" or "redone-stopped" (the test was run again because
+ * "page-cache", "fuse", "memory" (a cold, fsync or direct row on tmpfs or
+ * ramfs, which have no device) or "redone-stopped" (the test was run again because
  * the process was stopped while it was timed).  Fields holding ',' or '"' are quoted as RFC 4180
  * says.  The reader accepts any extra columns after the six (by name, in any
  * order) and ignores those it does not know. */

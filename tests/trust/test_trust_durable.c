@@ -145,6 +145,43 @@ START_TEST(nul_line_named)
 }
 END_TEST
 
+/* Class 8: --cache cold on tmpfs recorded memory-speed rows as cold and
+ * unflagged; each row now says "memory". */
+START_TEST(cold_on_tmpfs_flagged)
+{
+	char data[] = "/dev/shm/fslab-trust-cold.XXXXXX", *out = tu_tpath("out"), *csv, err[4400];
+	char arg[4200];
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	struct ft_output o;
+	unsigned rows = 0;
+	int r;
+
+	ck_assert_ptr_nonnull(mkdtemp(data));
+	snprintf(arg, sizeof(arg), "s=%s", data);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--tests", "write,read", "--file-sizes", "64K-128K",
+				  "--record-sizes", "64K", "--cache", "cold", "--trials", "1", "--no-device-probe",
+				  "--quiet", "--out", out, NULL),
+			 0);
+	ft_rm_rf(data);
+	ck_assert_msg(o.status == 0, "run: exit %d: %s", o.status, o.err);
+	ft_output_free(&o);
+	csv = tu_join(out, "s.csv");
+	ck_assert_msg(fslab_results_open(csv, &rd, err, sizeof(err)) == 0, "%s", err);
+	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+		ck_assert_int_eq(row.cache, FSLAB_CACHE_COLD);
+		ck_assert_msg(strstr(row.flag, "memory"), "a cold %s row on tmpfs is flagged '%s', not memory",
+			      fslab_test_to_string(row.test), row.flag);
+		rows++;
+	}
+	ck_assert_msg(r == 0, "%s", err);
+	fslab_results_close(rd);
+	ck_assert_uint_eq(rows, 4);
+	free(csv);
+	free(out);
+}
+END_TEST
+
 static void run_tool(const char *const argv[])
 {
 	struct ft_output o;
@@ -256,6 +293,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, figure_outside_plan_refused);
 	tcase_add_test(tc, same_directory_twice_refused);
 	tcase_add_test(tc, nul_line_named);
+	tcase_add_test(tc, cold_on_tmpfs_flagged);
 	tc = ft_tcase(s, "crash", FT_ROOT | FT_MKFS_EXT);
 	tu_dir_fixtures(tc, "fslab-trust-durable");
 	tcase_set_timeout(tc, 240);
