@@ -68,4 +68,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "e2fsprogs, xfsprogs, dosfstools, btrfs-progs, gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "fusefat")
 file(READ ${_pkg}/description CPACK_DEBIAN_PACKAGE_DESCRIPTION)  # CPack puts the summary first
+# Maintainer scripts: prerm refuses removal while the default state file's
+# lab is mounted; postrm purge removes what fslab left in /var/lib/fslab
+# (*.lock, *.log) and says what it keeps.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${_pkg}/prerm;${_pkg}/postrm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 include(CPack)

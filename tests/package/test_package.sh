@@ -3,9 +3,11 @@
 # the build directory, check it with lintian, dpkg -i it, find the man page
 # with man -w, run fslab --version, let bash-completion load the installed
 # completion and complete `fslab se<TAB>`, find the Ansible playbook and
-# role under /usr/share/fslab/ansible/ (and syntax-check it there), then
-# dpkg -r and dpkg -P and check that every file the package installed is
-# gone.
+# role under /usr/share/fslab/ansible/ (and syntax-check it there); set up
+# a small lab on an image and check that dpkg -r refuses while it is
+# mounted (prerm); then dpkg -r and dpkg -P and check that every file the
+# package installed is gone, and /var/lib/fslab with fslab's locks and logs
+# (postrm purge).
 #
 # Exit 77 (skip) when not root, when a tool is missing, or when fslab is
 # already installed on this machine (by the package or by hand): the test
@@ -36,6 +38,12 @@ fi
 tmp=$(mktemp -d /tmp/fslab-package-test.XXXXXX) || fail "mktemp"
 installed=no
 cleanup() {
+	if [ "${lab_state:-no}" = yes ] && [ -f /var/lib/fslab/state.json ]; then
+		env -u FSLAB_STATE "$FSLAB_BIN" teardown --yes >/dev/null 2>&1 || echo "cleanup: fslab teardown failed" >&2
+	fi
+	if [ "${lab_state:-no}" = yes ] && [ -d /var/lib/fslab ]; then
+		rm -rf /var/lib/fslab
+	fi
 	if [ "$installed" = yes ]; then
 		dpkg -P fslab >/dev/null 2>&1 || echo "cleanup: dpkg -P fslab failed" >&2
 	fi
@@ -165,6 +173,31 @@ for cmd in $(fslab --help | sed -n 's/^  \([a-z]\{1,\}\)  .*/\1/p'); do
 done
 echo "completion: commands, --cache modes and every command's options match fslab's --help"
 
+# -- the maintainer scripts: a mounted lab refuses removal (prerm) -------
+# A small lab on an image, set up with the default state file, as a user
+# would; only when /var/lib/fslab does not exist yet (it is then this
+# test's alone, and purge must remove what fslab left there).
+lab_state=no
+if [ ! -e /var/lib/fslab ] && command -v mkfs.ext4 >/dev/null; then
+	lab_state=yes
+	printf '[fs a]\ntype = ext4\nsize = 16M\n' >"$tmp/spec.ini"
+	mkdir "$tmp/mnt"
+	env -u FSLAB_STATE /usr/bin/fslab setup --image "$tmp/lab.img" --spec "$tmp/spec.ini" \
+		--mount-root "$tmp/mnt" --yes >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log"; fail "fslab setup of the small lab failed"; }
+	[ -f /var/lib/fslab/state.json ] || fail "setup wrote no /var/lib/fslab/state.json"
+	if dpkg -r fslab >"$tmp/dpkg-r-lab.log" 2>&1; then
+		fail "dpkg -r removed fslab while its lab was mounted"
+	fi
+	grep -q "a lab is mounted (/var/lib/fslab/state.json names it): run 'fslab teardown' first" "$tmp/dpkg-r-lab.log" ||
+		{ cat "$tmp/dpkg-r-lab.log"; fail "the refused removal does not name the lab and the fix"; }
+	[ -x /usr/bin/fslab ] || fail "/usr/bin/fslab is gone after the refused removal"
+	env -u FSLAB_STATE /usr/bin/fslab teardown --yes >"$tmp/teardown.log" 2>&1 ||
+		{ cat "$tmp/teardown.log"; fail "fslab teardown of the small lab failed"; }
+	[ "$(find /var/lib/fslab -maxdepth 1 -type f \( -name '*.lock' -o -name '*.log' \) | wc -l)" -gt 0 ] ||
+		echo "note: the lab left no *.lock or *.log in /var/lib/fslab"
+	echo "prerm: removal refused while the lab was mounted, allowed after teardown"
+fi
+
 # -- remove, purge: nothing left behind ------------------------------------
 dpkg -r fslab >"$tmp/dpkg-r.log" 2>&1 || { cat "$tmp/dpkg-r.log"; fail "dpkg -r fslab failed"; }
 left=()
@@ -181,5 +214,9 @@ for d in /usr/share/doc/fslab /usr/share/fslab; do
 	[ ! -e "$d" ] || fail "$d is left after purge"
 done
 [ ! -e /usr/bin/fslab ] || fail "/usr/bin/fslab is left after purge"
+if [ "$lab_state" = yes ]; then
+	[ ! -e /var/lib/fslab ] || fail "purge left /var/lib/fslab: $(ls -A /var/lib/fslab | tr '\n' ' ')"
+	echo "postrm purge: /var/lib/fslab removed (its locks and logs)"
+fi
 echo "dpkg -r and -P removed all ${#owned[@]} files"
 echo "PASS"
