@@ -446,7 +446,7 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	/* refuse early, before the plots are drawn; checked again at the end */
 	if (rpt_out_kind(pfd, base, out, &oid) < 0)
 		goto done;
-	tfd = fslab_mkdtemp_at(pfd, ".fslab-report.tmp-", tname, sizeof(tname));
+	tfd = rp_tmpdir_make(pfd, parent, tname, sizeof(tname));
 	if (tfd < 0) {
 		fslab_error("%s: cannot create a temporary directory: %s",
 			    rp_esc(parent, tmp, sizeof(tmp)), strerror(-tfd));
@@ -467,7 +467,7 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 		fslab_error("%s: cannot write the %s marker: %s", e1, RPT_MARKER, strerror(-r));
 		goto done;
 	}
-	if (fchmod(tfd, 0755) < 0 || fsync(tfd) < 0) {
+	if (rp_tmpdir_unmark(tfd) < 0 || fchmod(tfd, 0755) < 0 || fsync(tfd) < 0) {
 		fslab_error("%s: cannot finish the temporary directory: %m", e1);
 		goto done;
 	}

@@ -139,6 +139,14 @@ struct rp_data {
 int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
 void rp_free(struct rp_data *d);
 
+/* ---- the temporary directory beside --out (tmpdir.c) ---- */
+/* Removes what killed reports left in pfd (parent: its path, for the
+ * message), then makes, locks and marks a new temporary directory: its fd
+ * (the lock held until closed) and name, or -errno. */
+int rp_tmpdir_make(int pfd, const char *parent, char *name, size_t len);
+/* Removes the mark, just before the directory is renamed into place. */
+int rp_tmpdir_unmark(int tfd);
+
 /* ---- plateau scores and rankings (rank.c) ---- */
 struct rp_score {
 	size_t n_cells;       /* plateau cells */

@@ -9,14 +9,23 @@
 #include "testutil.h"
 #include "trust_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
 
 /* Lines of text (the CSV's rows plus its header). */
 static unsigned count_lines(const char *text)
@@ -182,6 +191,67 @@ START_TEST(cold_on_tmpfs_flagged)
 }
 END_TEST
 
+/* Entries of dir whose name starts with prefix. */
+static unsigned count_prefixed(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Class 8: a report killed while it draws (SIGKILL: a gnuplot that never
+ * ends, then the kill) left its temporary directory beside --out forever.
+ * The next report removes it, and leaves a look-alike it cannot prove is
+ * a report's (no mark) alone. */
+START_TEST(killed_report_leftover_removed)
+{
+	char *out, *csv = small_run(&out), *bin = tu_tpath("bin"), *gp, *pidf = tu_tpath("gnuplot.pid");
+	char *dest = tu_tpath("rep"), *fake = tu_tpath(".fslab-report.tmp-other"), path[8192], *txt;
+	struct ft_proc p;
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(bin, 0755), 0);
+	ck_assert_int_eq(mkdir(fake, 0700), 0);
+	gp = tu_join(bin, "gnuplot");
+	snprintf(path, sizeof(path), "#!/bin/sh\necho $$ > %s\nexec sleep 60\n", pidf);
+	ck_assert_int_eq(ft_write_file(gp, path), 0);
+	ck_assert_int_eq(chmod(gp, 0755), 0);
+	snprintf(path, sizeof(path), "PATH=%s:%s", bin, getenv("PATH"));
+	ck_assert_int_eq(ft_spawn((const char *[]){ "env", path, ft_fslab_bin(), "report", out, "--out", dest, NULL }, &p), 0);
+	for (int i = 0; i < 1000 && !tu_exists(pidf); i++)
+		sleep_ms(10);
+	ck_assert_msg(tu_exists(pidf), "the report never started gnuplot");
+	kill(p.pid, SIGKILL);
+	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
+	ft_output_free(&o);
+	txt = tu_slurp(pidf);
+	kill(atoi(txt), SIGKILL);
+	free(txt);
+	ck_assert_uint_eq(count_prefixed(tu_tmp, ".fslab-report.tmp-"), 2); /* the leftover, the look-alike */
+	ck_assert_int_eq(ft_fslab(&o, "report", out, "--out", dest, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "report: exit %d: %s", o.status, o.err);
+	tu_has(o.err, "left by a report that was killed");
+	ft_output_free(&o);
+	ck_assert_uint_eq(count_prefixed(tu_tmp, ".fslab-report.tmp-"), 1);
+	ck_assert_msg(tu_exists(fake), "the look-alike without the mark was removed");
+	snprintf(path, sizeof(path), "%s/.fslab-report-tmp", dest);
+	ck_assert_msg(!tu_exists(path), "the finished report keeps the temporary mark");
+	free(fake);
+	free(dest);
+	free(pidf);
+	free(gp);
+	free(bin);
+	free(csv);
+	free(out);
+}
+END_TEST
+
 static void run_tool(const char *const argv[])
 {
 	struct ft_output o;
@@ -191,12 +261,6 @@ static void run_tool(const char *const argv[])
 	ft_output_free(&o);
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* Class 4: the results directory on an ext4 that fails under the run
  * (errors=remount-ro and the error trigger: the journal is aborted, what
@@ -294,6 +358,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, same_directory_twice_refused);
 	tcase_add_test(tc, nul_line_named);
 	tcase_add_test(tc, cold_on_tmpfs_flagged);
+	tcase_add_test(tc, killed_report_leftover_removed);
 	tc = ft_tcase(s, "crash", FT_ROOT | FT_MKFS_EXT);
 	tu_dir_fixtures(tc, "fslab-trust-durable");
 	tcase_set_timeout(tc, 240);
