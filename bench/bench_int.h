@@ -70,6 +70,7 @@ struct fslab_bench_fs {
 	char mountpoint[PATH_MAX];
 	char mount_method[16]; /* kernel, fuse, unknown */
 	char mount_options[512];
+	char mount_vfs_options[512]; /* the kernel's list at the start (rw,relatime,...) */
 	char mkfs_options[FSLAB_OPTIONS_MAX];
 	char mkfs_tool_version[128];
 	char device_model[128];
@@ -130,6 +131,9 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
  * -> "sdb"), the name /sys/block knows it by.  0 or -ENODEV (not a block
  * device /sys knows). */
 int fslab_fsinfo_disk(const char *device, char *disk, size_t len);
+/* The kernel's options of the mount holding fs->path now, into buf
+ * ("" when it cannot tell). */
+void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len);
 /* Version line of the mkfs tool for a type ("mke2fs 1.47.0 (5-Feb-2023)"). */
 void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 

@@ -125,8 +125,26 @@ static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *foun
 		/* the per-mount options (rw,relatime,...), as findmnt's VFS-OPTIONS */
 		snprintf(fs->mount_options, sizeof(fs->mount_options), "%s",
 			 (v = mnt_fs_get_vfs_options(m)) ? v : "");
+		snprintf(fs->mount_vfs_options, sizeof(fs->mount_vfs_options), "%s", fs->mount_options);
 		fs->fuse = strncmp(fs->type, "fuse", 4) == 0;
 	}
+	mnt_unref_table(tb);
+}
+
+void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	char real[PATH_MAX];
+	struct libmnt_fs *m;
+	const char *v;
+
+	buf[0] = '\0';
+	if (!tb)
+		return;
+	if (!realpath(fs->path, real))
+		snprintf(real, sizeof(real), "%s", fs->path);
+	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 && (m = fsinfo_find_mount(tb, fs->path, real)))
+		snprintf(buf, len, "%s", (v = mnt_fs_get_vfs_options(m)) ? v : "");
 	mnt_unref_table(tb);
 }
 

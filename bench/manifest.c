@@ -7,6 +7,7 @@
 #include "devinfo.h"
 #include "engine.h"
 #include "fileutil.h"
+#include "log.h"
 #include "manifest.h"
 #include "run.h"
 #include "stats.h"
@@ -96,6 +97,24 @@ static void mf_probe(const struct fslab_probe_result *p, struct fslab_manifest_f
 	o->device_probe_bytes = p->bytes;
 }
 
+/* The session's last manifest (finished or interrupted): the mount's options read
+ * again; a mount remounted under the run (other options now) is recorded
+ * and said, since its figures may mix two configurations. */
+static void mf_options_at_end(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+			      struct fslab_manifest_fs *o)
+{
+	char now[sizeof(o->mount_options_at_end)];
+
+	if (!(c->finished_at[0] || c->interrupted) || !fs->mount_vfs_options[0])
+		return;
+	fslab_fsinfo_vfs_options(fs, now, sizeof(now));
+	if (!now[0] || strcmp(now, fs->mount_vfs_options) == 0)
+		return;
+	snprintf(o->mount_options_at_end, sizeof(o->mount_options_at_end), "%s", now);
+	fslab_warn("%s: the mount options changed during the run (%s at the start, %s at the end): its figures may mix two configurations; manifest.json records both (mount_options_at_end)",
+		   fs->name, fs->mount_vfs_options, now);
+}
+
 static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
 		  struct fslab_manifest_fs *o)
 {
@@ -110,6 +129,7 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	o->has_mkfs_options = fs->part != NULL;
 	snprintf(o->mkfs_options, sizeof(o->mkfs_options), "%s", fs->mkfs_options);
 	snprintf(o->mount_options, sizeof(o->mount_options), "%s", fs->mount_options);
+	mf_options_at_end(c, fs, o);
 	snprintf(o->mkfs_tool_version, sizeof(o->mkfs_tool_version), "%s", fs->mkfs_tool_version);
 	mf_device(fs, o);
 	mf_probe(&fs->probe, o);

@@ -260,6 +260,7 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "mkfs_options", fs->has_mkfs_options ? json_object_new_string(fs->mkfs_options) : NULL);
 	mf_put(o, "mkfs_command", mf_jstr(fs->mkfs_command));
 	mf_put(o, "mount_options", mf_jstr(fs->mount_options));
+	mf_put(o, "mount_options_at_end", mf_jstr(fs->mount_options_at_end));
 	mf_put(o, "mkfs_tool_version", mf_jstr(fs->mkfs_tool_version));
 	mf_put(o, "device_model", mf_jstr(fs->device_model));
 	mf_put(o, "device_serial", mf_jstr(fs->device_serial));

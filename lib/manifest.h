@@ -88,6 +88,10 @@ struct fslab_manifest_fs {
 	char mkfs_options[FSLAB_OPTIONS_MAX];
 	char mkfs_command[FSLAB_MKFS_COMMAND_MAX]; /* a lab partition: the mkfs setup ran; "": null */
 	char mount_options[512];
+	/* The mount's options as the kernel listed them at the run's end, when
+	 * they differ from the start (remounted under the run: its figures may
+	 * mix two configurations); "": unchanged or unknown (null). */
+	char mount_options_at_end[512];
 	char mkfs_tool_version[128];
 	char device_model[128];
 	char device_serial[128];

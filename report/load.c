@@ -156,6 +156,9 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 	ld_copy(e->info.device_model, sizeof(e->info.device_model), f->device_model);
 	ld_copy(e->info.mkfs_options, sizeof(e->info.mkfs_options), f->mkfs_options);
 	ld_copy(e->info.mount_options, sizeof(e->info.mount_options), f->mount_options);
+	if (f->mount_options_at_end[0])
+		fslab_warn("%s: %s was remounted during the run (mount options %s at the end; manifest: mount_options_at_end): its figures may mix two configurations",
+			   E1(e->run->dir), E2(e->fs), f->mount_options_at_end);
 	e->info.device_write_kib_s = f->device_write_kib_s;
 	e->info.device_read_kib_s = f->device_read_kib_s;
 	/* a steady-state phase that ran out of rounds */

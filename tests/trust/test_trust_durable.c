@@ -346,6 +346,56 @@ START_TEST(crash_keeps_rows_and_resume_continues)
 }
 END_TEST
 
+/* Class 6: a filesystem remounted under the run (other options) was
+ * recorded with its options at the start only; the run and the report now
+ * say so and the manifest records the options at the end. */
+START_TEST(remount_under_run_flagged)
+{
+	char *data = tu_tpath("data"), *out = tu_tpath("out"), *csv, *man, arg[4200], *text;
+	struct ft_proc p;
+	struct ft_output o;
+	unsigned lines = 0;
+
+	ck_assert_int_eq(mkdir(data, 0755), 0);
+	run_tool((const char *[]){ "mount", "-t", "tmpfs", "-o", "size=300m", "tmpfs", data, NULL });
+	snprintf(arg, sizeof(arg), "s=%s", data);
+	csv = tu_join(out, "s.csv");
+	ck_assert_int_eq(ft_spawn((const char *[]){ ft_fslab_bin(), "run", "--dir", arg, "--tests",
+					    "write,rewrite,read,reread", "--file-sizes", "64K-128M", "--record-sizes",
+					    "4K-64K", "--cache", "warm", "--trials", "3", "--no-device-probe",
+					    "--quiet", "--out", out, NULL },
+				  &p),
+			 0);
+	for (int i = 0; i < 3000 && lines < 3; i++) {
+		sleep_ms(5);
+		if (tu_exists(csv)) {
+			text = tu_slurp(csv);
+			lines = count_lines(text);
+			free(text);
+		}
+	}
+	ck_assert_uint_ge(lines, 3);
+	run_tool((const char *[]){ "mount", "-o", "remount,noatime", data, NULL });
+	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
+	ck_assert_msg(o.status == 0, "run: exit %d: %s", o.status, o.err);
+	tu_has(o.err, "s: the mount options changed during the run");
+	ft_output_free(&o);
+	run_tool((const char *[]){ "umount", data, NULL });
+	man = tu_join(out, "manifest.json");
+	text = tu_slurp(man);
+	tu_has(text, "\"mount_options_at_end\":\"rw,noatime");
+	free(text);
+	ck_assert_int_eq(ft_fslab(&o, "report", out, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "report: exit %d: %s", o.status, o.err);
+	tu_has(o.err, "s was remounted during the run");
+	ft_output_free(&o);
+	free(man);
+	free(csv);
+	free(out);
+	free(data);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust_durable");
@@ -363,5 +413,6 @@ int main(int argc, char **argv)
 	tu_dir_fixtures(tc, "fslab-trust-durable");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, crash_keeps_rows_and_resume_continues);
+	tcase_add_test(tc, remount_under_run_flagged);
 	return ft_suite_run(s, argc, argv);
 }
