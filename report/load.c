@@ -369,8 +369,9 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		fslab_error("%s", E1(err));
 		goto out;
 	}
+	e->n_damaged = damaged;
 	if (damaged)
-		fslab_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report",
+		fslab_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report; its data is partial",
 			   E1(path), damaged, damaged == 1 ? "" : "s", first_damaged);
 	e->n_rows = n;
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);
@@ -661,7 +662,7 @@ static void ld_tags(struct rp_data *d)
 
 /* What each run should have: its trials (manifest, else the most seen)
  * and the cells per test (the most any of its filesystems has); an entry
- * short of that is partial.  (The filesystems its manifest names without a
+ * short of that, or with damaged lines, is partial.  (The filesystems its manifest names without a
  * CSV: ld_missing.) */
 static void ld_completeness(struct rp_run *run)
 {
@@ -686,7 +687,7 @@ static void ld_completeness(struct rp_run *run)
 
 			if (nc == 0)
 				continue; /* no data for this test: not ranked anyway */
-			if (nc < want)
+			if (nc < want || e->n_damaged)
 				e->partial[t] = true;
 			for (size_t c = e->test_first[t]; c < e->test_first[t + 1] && !e->partial[t]; c++) {
 				const struct rp_cell *cell = &e->cells[c];

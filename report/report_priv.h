@@ -100,6 +100,9 @@ struct rp_entry {
 	 * filesystems, or cells with fewer trials than the run's): never
 	 * ranked, never crowned */
 	bool partial[FSLAB_TEST_MAX];
+	/* lines of its CSV damaged (NUL bytes) and left out: rows of unknown
+	 * cells are lost, so every test with data is partial */
+	size_t n_damaged;
 };
 
 struct rp_run {
