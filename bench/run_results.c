@@ -154,9 +154,9 @@ static int run_marker_text(const struct fslab_run_ctx *c, bool csvs, char *text,
 	return o < len ? (int)o : -ENAMETOOLONG;
 }
 
-/* The CSVs' headers and names on the disk before the first cell: each
- * row is then synced as it is appended (fslab_results_append_row), so a
- * crash leaves every finished row findable.  EINVAL from the directory: a
+/* The CSVs' headers and names on the disk before the first cell; the
+ * rows are then synced within the journal's window as they are appended
+ * (fslab_results_append_row), so a crash leaves them findable.  EINVAL from the directory: a
  * filesystem that cannot sync one (nothing to wait for). */
 static int run_csvs_durable(const struct fslab_run_ctx *c)
 {
