@@ -291,12 +291,14 @@ START_TEST(crash_keeps_rows_and_resume_continues)
 	csv = tu_join(out, "s.csv");
 	f = fopen(sw, "w");
 	ck_assert_ptr_nonnull(f);
-	fputs("[sweep]\ntests = write,rewrite,read,reread\nfile_sizes = 64K-64M\nrecord_sizes = 4K-64K\ncache = warm\ntrials = 3\n", f);
+	/* long enough (about 1 s a trial here) that the run is still going two
+	 * sync windows after its sixth row, on a fast machine too */
+	fputs("[sweep]\ntests = write,rewrite,read,reread\nfile_sizes = 64K-64M\nrecord_sizes = 4K-64K\ncache = warm\ntrials = 12\n", f);
 	fclose(f);
 	char arg[4200];
 	snprintf(arg, sizeof(arg), "s=%s", data);
 	ck_assert_int_eq(ft_spawn((const char *[]){ ft_fslab_bin(), "run", "--dir", arg, "--sweep", sw, "--no-device-probe",
-				   "--out", out, "--quiet", NULL },
+				   "--stop", "fixed", "--out", out, "--quiet", NULL },
 		 &p), 0);
 	/* some cells done, then the crash */
 	for (int i = 0; i < 3000 && seen < 6; i++) {
