@@ -57,6 +57,12 @@ static const char *const preset_names[FSLAB_PRESET_MAX] = {
 	[FSLAB_PRESET_SEED] = "seed",
 };
 
+static const char *const purge_names[FSLAB_PURGE_MAX] = {
+	[FSLAB_PURGE_NONE] = "none",
+	[FSLAB_PURGE_TRIM] = "trim",
+	[FSLAB_PURGE_SECURE_ERASE] = "secure-erase",
+};
+
 static const struct vocab {
 	const char *const *names;
 	int n;
@@ -65,6 +71,7 @@ static const struct vocab {
 	[FSLAB_VOCAB_TEST] = { test_names, FSLAB_TEST_MAX },
 	[FSLAB_VOCAB_CACHE_MODE] = { cache_mode_names, FSLAB_CACHE_MODE_MAX },
 	[FSLAB_VOCAB_PRESET] = { preset_names, FSLAB_PRESET_MAX },
+	[FSLAB_VOCAB_PURGE] = { purge_names, FSLAB_PURGE_MAX },
 };
 
 char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
@@ -222,4 +229,14 @@ const char *fslab_preset_to_string(enum fslab_preset p)
 enum fslab_preset fslab_preset_from_string(const char *s)
 {
 	return (enum fslab_preset)fslab_name_index(preset_names, FSLAB_PRESET_MAX, s);
+}
+
+const char *fslab_purge_to_string(enum fslab_purge p)
+{
+	return (p >= 0 && p < FSLAB_PURGE_MAX) ? purge_names[p] : NULL;
+}
+
+enum fslab_purge fslab_purge_from_string(const char *s)
+{
+	return (enum fslab_purge)fslab_name_index(purge_names, FSLAB_PURGE_MAX, s);
 }

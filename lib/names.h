@@ -50,6 +50,17 @@ enum fslab_cache_mode {
 	FSLAB_CACHE_MODE_INVALID = -1,
 };
 
+/* How fslab setup --purge empties a drive before preconditioning it
+ * (provision/precond.c).  trim is BLKDISCARD of the whole disk: a TRIM
+ * purge, not a PTS purge (the drive may keep mapping tables and data). */
+enum fslab_purge {
+	FSLAB_PURGE_NONE,
+	FSLAB_PURGE_TRIM,
+	FSLAB_PURGE_SECURE_ERASE, /* NVMe format / ATA secure erase: refused, not implemented */
+	FSLAB_PURGE_MAX,
+	FSLAB_PURGE_INVALID = -1,
+};
+
 /* The sweep presets of fslab run --sweep (bench/plan.c gives their values). */
 enum fslab_preset {
 	FSLAB_PRESET_LAB,   /* the default: quick grid, cold, adaptive trials */
@@ -65,6 +76,7 @@ enum fslab_vocab {
 	FSLAB_VOCAB_TEST,
 	FSLAB_VOCAB_CACHE_MODE,
 	FSLAB_VOCAB_PRESET,
+	FSLAB_VOCAB_PURGE,
 };
 
 /* Every name of a vocabulary in table order, separated by sep and the last
@@ -97,6 +109,9 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len);
 
 const char *fslab_cache_mode_to_string(enum fslab_cache_mode m);
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s);
+
+const char *fslab_purge_to_string(enum fslab_purge p);
+enum fslab_purge fslab_purge_from_string(const char *s);
 
 const char *fslab_preset_to_string(enum fslab_preset p);
 enum fslab_preset fslab_preset_from_string(const char *s);

@@ -181,6 +181,25 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	p->drawn = true;
 }
 
+void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
+{
+	char el[32], eta[32];
+	double now;
+
+	if (!p || !p->tty)
+		return;
+	now = fslab_now();
+	if (p->drawn && !force && now - p->last_draw < 0.1)
+		return;
+	p->last_draw = now;
+	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
+	fslab_progress_format_duration(fslab_progress_eta(p), eta, sizeof(eta));
+	fprintf(p->out, "\r\033[K%s%s%s  elapsed %s  ETA %s", p->stage, p->stage[0] ? "  " : "",
+		what ? what : "", el, eta);
+	fflush(p->out);
+	p->drawn = true;
+}
+
 void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 {
 	va_list ap;

@@ -61,6 +61,13 @@ void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_wo
 double fslab_progress_elapsed(const struct fslab_progress *p);
 double fslab_progress_eta(const struct fslab_progress *p);
 
+/* A job that is not cells (setup's preconditioning, measured in bytes
+ * through set_work/add_work): on a terminal, redraws
+ *   STAGE  WHAT  elapsed 1:02  ETA 14:10
+ * at most 10 times a second (force: now, e.g. at the end).  Nothing off a
+ * terminal. */
+void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force);
+
 /* Prints a whole line (clearing the redrawn line first on a terminal);
  * silent when quiet. */
 void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)

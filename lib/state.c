@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,26 @@ int fslab_state_save(const char *path, const struct fslab_state *st)
 	return fslab_state_save_opt(path, st, 0);
 }
 
+struct json_object *fslab_state_precondition_to_json(const struct fslab_state_precondition *pc)
+{
+	struct json_object *o;
+
+	if (!pc->status[0] || !(o = json_object_new_object()))
+		return NULL;
+	add_str(o, "status", pc->status);
+	add_str(o, "note", pc->note);
+	add_str(o, "purge", fslab_purge_to_string(pc->purge));
+	add_str(o, "purge_result", pc->purge_result);
+	add_u64(o, "target_bytes", pc->target_bytes);
+	add_u64(o, "bytes", pc->bytes);
+	add_u64(o, "block_bytes", pc->block_bytes);
+	json_object_object_add(o, "seconds", json_object_new_double(pc->seconds));
+	json_object_object_add(o, "mib_s", json_object_new_double(pc->mib_s));
+	json_object_object_add(o, "drive_before", fslab_drive_conditions_to_json(&pc->before));
+	json_object_object_add(o, "drive_after", fslab_drive_conditions_to_json(&pc->after));
+	return o;
+}
+
 /* The state as JSON text ending in a newline (malloc'd), or NULL. */
 static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 {
@@ -133,6 +154,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 	add_bool(root, "mount_root_created", st->mount_root_created);
 	add_str(root, "spec_source", st->spec_source);
 	add_str(root, "created_at", st->created_at);
+	json_object_object_add(root, "precondition", fslab_state_precondition_to_json(&st->precondition));
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		const struct fslab_state_partition *p = &st->partitions[i];
 		struct json_object *o = json_object_new_object();
@@ -157,6 +179,9 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 			add_u64(o, "fuse_pid", (uint64_t)p->fuse_pid);
 			add_u64(o, "fuse_conn", p->fuse_conn);
 		}
+		add_str(o, "quiet", p->quiet);
+		add_str(o, "quiet_note", p->quiet_note);
+		json_object_object_add(o, "quiet_wait_s", json_object_new_double(p->quiet_wait_s));
 		json_object_array_add(parts, o);
 	}
 	json_object_object_add(root, "partitions", parts);
@@ -347,6 +372,58 @@ static int parse_phase(struct json_object *root, struct fslab_state *st, char *s
 	return 0;
 }
 
+/* A number that is finite and in [0, max]; absent: 0. */
+static int get_seconds(struct json_object *o, const char *k, double max, double *out, char *err,
+		       size_t errlen)
+{
+	struct json_object *v;
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return bad(err, errlen, "\"%s\" is not a number", k);
+	*out = json_object_get_double(v);
+	if (!isfinite(*out) || *out < 0 || *out > max)
+		return bad(err, errlen, "\"%s\" is %g, outside 0..%g", k, *out, max);
+	return 0;
+}
+
+int fslab_state_precondition_from_json(struct json_object *o, struct fslab_state_precondition *pc,
+				       char *err, size_t errlen)
+{
+	struct json_object *v;
+	char purge[16];
+	int r;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->before.smart_passed = pc->after.smart_passed = -1;
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, errlen, "\"precondition\" is not an object");
+	if ((r = get_str(o, "status", pc->status, sizeof(pc->status), true, err, errlen)) ||
+	    (r = get_str(o, "note", pc->note, sizeof(pc->note), false, err, errlen)) ||
+	    (r = get_str(o, "purge", purge, sizeof(purge), false, err, errlen)) ||
+	    (r = get_str(o, "purge_result", pc->purge_result, sizeof(pc->purge_result), false, err,
+			 errlen)) ||
+	    (r = get_seconds(o, "seconds", 1e9, &pc->seconds, err, errlen)) ||
+	    (r = get_seconds(o, "mib_s", 1e9, &pc->mib_s, err, errlen)))
+		return r;
+	pc->purge = purge[0] ? fslab_purge_from_string(purge) : FSLAB_PURGE_NONE;
+	if (pc->purge == FSLAB_PURGE_INVALID)
+		return bad(err, errlen, "\"precondition\": unknown purge '%s'", purge);
+	pc->target_bytes = get_u64(o, "target_bytes");
+	pc->bytes = get_u64(o, "bytes");
+	pc->block_bytes = get_u64(o, "block_bytes");
+	if ((json_object_object_get_ex(o, "drive_before", &v) &&
+	     fslab_drive_conditions_from_json(v, &pc->before) < 0) ||
+	    (json_object_object_get_ex(o, "drive_after", &v) &&
+	     fslab_drive_conditions_from_json(v, &pc->after) < 0))
+		return bad(err, errlen, "\"precondition\": a drive's conditions do not parse");
+	return 0;
+}
+
 /* The lab-wide fields. */
 static int parse_lab(struct json_object *root, struct fslab_state *st, char *sub, size_t sublen)
 {
@@ -367,6 +444,9 @@ static int parse_lab(struct json_object *root, struct fslab_state *st, char *sub
 	    (r = get_id(root, "disk_backing_id", &st->disk_backing_id, sub, sublen)) ||
 	    (r = get_id(root, "image_id", &st->image_id, sub, sublen)) ||
 	    (r = get_id(root, "mount_root_id", &st->mount_root_id, sub, sublen)))
+		return r;
+	if (json_object_object_get_ex(root, "precondition", &v) &&
+	    (r = fslab_state_precondition_from_json(v, &st->precondition, sub, sublen)))
 		return r;
 	st->disk_rdev = get_u64(root, "disk_rdev");
 	if (json_object_object_get_ex(root, "mkfs_pid", &v))
@@ -394,6 +474,9 @@ static int parse_partition(struct json_object *o, size_t i, struct fslab_state_p
 	    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sublen)) ||
 	    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sublen)) ||
 	    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sublen)) ||
+	    (r = get_str(o, "quiet", p->quiet, sizeof(p->quiet), false, sub, sublen)) ||
+	    (r = get_str(o, "quiet_note", p->quiet_note, sizeof(p->quiet_note), false, sub, sublen)) ||
+	    (r = get_seconds(o, "quiet_wait_s", 1e6, &p->quiet_wait_s, sub, sublen)) ||
 	    (r = get_id(o, "mountpoint_id", &p->mountpoint_id, sub, sublen)))
 		return r;
 	p->type = fslab_fs_type_from_string(type);

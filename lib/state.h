@@ -15,8 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drivetemp.h"
 #include "names.h"
 #include "spec.h"
+
+struct json_object;
 
 /* Version 2 records the identity of everything setup created (see struct
  * fslab_state_id and lab_id).  A version 1 state is still loaded, read-only:
@@ -92,6 +95,32 @@ struct fslab_state_partition {
 	 * its connection aborted.  0: not FUSE, or not known. */
 	int64_t fuse_pid;
 	unsigned fuse_conn;
+	/* After mount, setup waited for the filesystem's own background
+	 * work (provision/quiet.c): "quiet", "timeout" or "" (not waited);
+	 * what it waited for, in words, and for how long. */
+	char quiet[16];
+	char quiet_note[160];
+	double quiet_wait_s;
+};
+
+/* setup's purge and preconditioning of the whole disk, before it was
+ * partitioned (provision/precond.c).  status "" means setup was not
+ * asked to (a state of an older fslab, or --precondition off and no
+ * --purge): written as null. */
+struct fslab_state_precondition {
+	/* "done" (every byte written), "interrupted" (by a signal: the disk
+	 * was left unpartitioned), "failed", "skipped" (why: note), "off". */
+	char status[16];
+	char note[160];
+	enum fslab_purge purge;   /* the method asked */
+	/* "done", "not supported", "not asked" (purge none); "" before */
+	char purge_result[32];
+	uint64_t target_bytes;    /* 2 x the disk's capacity */
+	uint64_t bytes;           /* written (and flushed) */
+	uint64_t block_bytes;     /* each write: 128 KiB, O_DIRECT, sequential */
+	double seconds;           /* of the writes */
+	double mib_s;             /* bytes / seconds, MiB/s */
+	struct fslab_drive_conditions before, after; /* around the writes */
 };
 
 struct fslab_state {
@@ -128,6 +157,7 @@ struct fslab_state {
 	int64_t mkfs_pid;
 	char spec_source[PATH_MAX]; /* spec file path, or "built-in" */
 	char created_at[32];      /* UTC, ISO 8601 */
+	struct fslab_state_precondition precondition;
 	size_t n_partitions;
 	struct fslab_state_partition partitions[FSLAB_MAX_FS];
 };
@@ -169,6 +199,13 @@ int fslab_state_load_at(int dfd, const char *name, const char *label, struct fsl
 /* fslab_state_save_opt relative to dfd (name a single component, replaced
  * atomically, never written through a symlink). */
 int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags);
+
+/* The precondition record as JSON (null when status is ""), and back:
+ * the one encoding of the state file, fslab status --json and the
+ * manifest.  from_json: 0, or -EINVAL with a message in err. */
+struct json_object *fslab_state_precondition_to_json(const struct fslab_state_precondition *pc);
+int fslab_state_precondition_from_json(struct json_object *o, struct fslab_state_precondition *pc,
+				       char *err, size_t errlen);
 
 /* Lookup by name; NULL when absent. */
 const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,

@@ -1,0 +1,284 @@
+/* A drive's temperature and SMART verdict (see drivetemp.h). */
+#include "drivetemp.h"
+#include "exec.h"
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TEMP_MIN_C (-60.0)
+#define TEMP_MAX_C 200.0
+#define SMARTCTL_OUT_MAX (1 << 20)
+
+static void dc_unknown(struct fslab_drive_conditions *dc)
+{
+	memset(dc, 0, sizeof(*dc));
+	dc->smart_passed = -1;
+}
+
+/* The sysfs directory of the whole disk holding dev (a disk or one of its
+ * partitions): /sys/devices/.../sdb. */
+static int dc_disk_sysdir(const char *dev, char *out, size_t len)
+{
+	char link[PATH_MAX + 16], real[PATH_MAX];
+	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	struct stat st;
+
+	if (stat(dev, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOENT;
+	snprintf(link, sizeof(link), "/sys/class/block/%s", name);
+	if (!realpath(link, real))
+		return -errno;
+	if (snprintf(link, sizeof(link), "%s/partition", real) >= (int)sizeof(link))
+		return -ENAMETOOLONG;
+	if (access(link, F_OK) == 0) {
+		char *slash = strrchr(real, '/');
+
+		if (slash)
+			*slash = '\0';
+	}
+	if (snprintf(out, len, "%s", real) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* temp1_input of the first hwmonN directory in dir; 0 or -ENOENT. */
+static int dc_hwmon_in(const char *dir, double *temp_c)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = -ENOENT;
+
+	if (!d)
+		return -ENOENT;
+	while (r < 0 && (e = readdir(d))) {
+		char sub[PATH_MAX];
+		uint64_t milli;
+
+		if (strncmp(e->d_name, "hwmon", 5) != 0 || !e->d_name[5])
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+			continue;
+		/* A sensor below 0 C reads as a negative number, which
+		 * fslab_sysfs_read_u64 refuses: not a drive's condition. */
+		if (fslab_sysfs_read_u64(sub, "temp1_input", &milli) == 0 && milli < 200000) {
+			*temp_c = (double)milli / 1000.0;
+			r = 0;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* The disk's hwmon sensor: device/hwmonN (NVMe), device/hwmon/hwmonN
+ * (drivetemp on SCSI/ATA), device/device/hwmonN (older NVMe drivers
+ * registered it on the PCI function). */
+static int dc_hwmon(const char *sysdir, double *temp_c)
+{
+	static const char *const where[] = { "device", "device/hwmon", "device/device" };
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		if (snprintf(dir, sizeof(dir), "%s/%s", sysdir, where[i]) >= (int)sizeof(dir))
+			continue;
+		if (dc_hwmon_in(dir, temp_c) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_conditions *dc)
+{
+	struct json_tokener *tok;
+	struct json_object *root, *o, *v;
+	const char *start = memchr(text, '{', len);
+
+	if (!start)
+		return -EINVAL;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, start, (int)(len - (size_t)(start - text)));
+	json_tokener_free(tok);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		json_object_put(root);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(root, "temperature", &o) &&
+	    json_object_object_get_ex(o, "current", &v) &&
+	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+		double t = json_object_get_double(v);
+
+		if (t >= TEMP_MIN_C && t <= TEMP_MAX_C) {
+			dc->has_temp = true;
+			dc->temp_c = t;
+			snprintf(dc->temp_source, sizeof(dc->temp_source), "smartctl");
+		}
+	}
+	if (json_object_object_get_ex(root, "smart_status", &o) &&
+	    json_object_object_get_ex(o, "passed", &v) && json_object_is_type(v, json_type_boolean))
+		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
+	json_object_put(root);
+	return 0;
+}
+
+/* smartctl --json -a dev into dc, when smartctl is installed.  Its output
+ * goes to a memory file (lib/exec logs a child's output; it keeps no
+ * pipe). */
+static void dc_smartctl(const char *dev, struct fslab_drive_conditions *dc)
+{
+	const char *argv[] = { "smartctl", "--json", "-a", dev, NULL };
+	struct fslab_exec_result res;
+	char prog[PATH_MAX], *buf;
+	struct fslab_exec_opts eo = { .cwd = "/", .log_fd = -1, .timeout_s = 30 };
+	struct stat st;
+	int fd;
+
+	if (fslab_exec_find("smartctl", prog, sizeof(prog)) < 0)
+		return;
+	argv[0] = prog;
+	fd = memfd_create("fslab-smartctl", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	eo.log_fd = fd;
+	/* Bits 0 and 1 of its exit status: the command line or the device
+	 * open failed, so there is nothing to read; the other bits report
+	 * the drive's condition and come with the JSON. */
+	if (fslab_exec_run_opts(argv, &eo, &res) == 0 && (res.exit_status & 3) == 0 &&
+	    fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= SMARTCTL_OUT_MAX &&
+	    (buf = malloc((size_t)st.st_size))) {
+		ssize_t n = pread(fd, buf, (size_t)st.st_size, 0);
+
+		if (n > 0)
+			fslab_drive_smartctl_parse(buf, (size_t)n, dc);
+		free(buf);
+	}
+	close(fd);
+}
+
+int fslab_drive_conditions_read(const char *disk, struct fslab_drive_conditions *dc)
+{
+	char sysdir[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+	double t;
+	int r;
+
+	dc_unknown(dc);
+	gmtime_r(&now, &tm);
+	strftime(dc->read_at, sizeof(dc->read_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	r = dc_disk_sysdir(disk, sysdir, sizeof(sysdir));
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : 0;
+	/* A loop device is a file, not a drive: no sensor, no SMART. */
+	if (strstr(sysdir, "/virtual/block/"))
+		return 0;
+	if (dc_hwmon(sysdir, &t) == 0) {
+		dc->has_temp = true;
+		dc->temp_c = t;
+		snprintf(dc->temp_source, sizeof(dc->temp_source), "hwmon");
+	}
+	{
+		struct fslab_drive_conditions sm;
+		const char *name = strrchr(sysdir, '/') + 1;
+		char whole[PATH_MAX];
+
+		dc_unknown(&sm);
+		snprintf(whole, sizeof(whole), "/dev/%s", name);
+		dc_smartctl(whole, &sm);
+		dc->smart_passed = sm.smart_passed;
+		if (!dc->has_temp && sm.has_temp) {
+			dc->has_temp = true;
+			dc->temp_c = sm.temp_c;
+			snprintf(dc->temp_source, sizeof(dc->temp_source), "%s", sm.temp_source);
+		}
+	}
+	return 0;
+}
+
+char *fslab_drive_conditions_format(const struct fslab_drive_conditions *dc, char *buf,
+				    size_t len)
+{
+	char t[48];
+
+	if (dc->has_temp)
+		snprintf(t, sizeof(t), "%.0f C (%s)", dc->temp_c, dc->temp_source);
+	else
+		snprintf(t, sizeof(t), "temperature unknown");
+	snprintf(buf, len, "%s, SMART %s", t,
+		 dc->smart_passed < 0 ? "unknown" : dc->smart_passed ? "passed" : "FAILED");
+	return buf;
+}
+
+struct json_object *fslab_drive_conditions_to_json(const struct fslab_drive_conditions *dc)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "temperature_c", dc->has_temp ? json_object_new_double(dc->temp_c) : NULL);
+	json_object_object_add(o, "temperature_source",
+			       dc->temp_source[0] ? json_object_new_string(dc->temp_source) : NULL);
+	json_object_object_add(o, "smart_passed",
+			       dc->smart_passed < 0 ? NULL : json_object_new_boolean(dc->smart_passed));
+	json_object_object_add(o, "read_at", dc->read_at[0] ? json_object_new_string(dc->read_at) : NULL);
+	return o;
+}
+
+static int dc_get_str(struct json_object *o, const char *key, char *out, size_t len)
+{
+	struct json_object *v;
+
+	out[0] = '\0';
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= len)
+		return -EINVAL;
+	snprintf(out, len, "%s", json_object_get_string(v));
+	return 0;
+}
+
+int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_conditions *dc)
+{
+	struct json_object *v;
+
+	dc_unknown(dc);
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return -EINVAL;
+	if (json_object_object_get_ex(o, "temperature_c", &v) && v) {
+		double t;
+
+		if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+			return -EINVAL;
+		t = json_object_get_double(v);
+		if (!(t >= TEMP_MIN_C && t <= TEMP_MAX_C))
+			return -EINVAL;
+		dc->has_temp = true;
+		dc->temp_c = t;
+	}
+	if (json_object_object_get_ex(o, "smart_passed", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EINVAL;
+		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
+	}
+	if (dc_get_str(o, "temperature_source", dc->temp_source, sizeof(dc->temp_source)) < 0 ||
+	    dc_get_str(o, "read_at", dc->read_at, sizeof(dc->read_at)) < 0)
+		return -EINVAL;
+	return 0;
+}
