@@ -21,6 +21,8 @@ enum {
 	OPT_YES,
 	OPT_DRY_RUN,
 	OPT_NO_DISCARD,
+	OPT_PRECONDITION,
+	OPT_PURGE,
 };
 
 #define DISK_GROUP 1 /* --device or --image: exactly one */
@@ -45,6 +47,14 @@ static const struct fslab_opt setup_opts[] = {
 	{ "no-discard", OPT_NO_DISCARD, 0, NULL,
 	  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
 	  "device supports it", 0, 0 },
+	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+	  "on, off or auto (the default): before partitioning, write the whole disk twice over in "
+	  "128 KiB sequential O_DIRECT writes, as SNIA's SSD test specification asks, so the "
+	  "figures are those of a used drive; auto does it on a non-rotational disk and skips an "
+	  "image or loop device (on forces it there)", 0, 0 },
+	{ "purge", OPT_PURGE, 0, "METHOD",
+	  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
+	  "a PTS purge), none, or secure-erase (refused: not implemented)", 0, 0 },
 	{ 0 },
 };
 
@@ -52,7 +62,8 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
 	.synopsis = "Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
 		    "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n"
-		    "                   [--no-discard]",
+		    "                   [--no-discard] [--precondition on|off|auto]\n"
+		    "                   [--purge trim|none|secure-erase]",
 	.intro = "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
 	.opts = setup_opts,
@@ -121,6 +132,24 @@ int cmd_setup(int argc, char **argv)
 		case OPT_YES: o.yes = true; break;
 		case OPT_DRY_RUN: o.dry_run = true; break;
 		case OPT_NO_DISCARD: o.no_discard = true; break;
+		case OPT_PRECONDITION:
+			o.precondition = fslab_precondition_when_from_string(it.arg);
+			if (o.precondition == FSLAB_PRECONDITION_INVALID) {
+				fslab_error("--precondition '%s': use on, off or auto", it.arg);
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
+		case OPT_PURGE:
+			o.purge_given = true;
+			o.purge = fslab_purge_from_string(it.arg);
+			if (o.purge == FSLAB_PURGE_INVALID) {
+				char names[64];
+
+				fslab_error("--purge '%s': use %s", it.arg,
+					    fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
+				return FSLAB_EXIT_USAGE;
+			}
+			break;
 		}
 	}
 	if (c < 0)

@@ -11,11 +11,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "names.h"
 #include "spec.h"
 
 struct fslab_lab; /* lab.h */
 
 #define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
+
+/* setup --precondition: whether setup writes the disk over twice before
+ * partitioning it (provision/precond.c). */
+enum fslab_precondition_when {
+	FSLAB_PRECONDITION_AUTO, /* the default: a non-rotational disk yes; an image, a loop
+				    device or a rotational disk no */
+	FSLAB_PRECONDITION_ON,   /* also an image's loop device (tests) and a rotational disk */
+	FSLAB_PRECONDITION_OFF,
+	FSLAB_PRECONDITION_MAX,
+	FSLAB_PRECONDITION_INVALID = -1,
+};
+
+/* "auto", "on", "off"; INVALID for another word. */
+enum fslab_precondition_when fslab_precondition_when_from_string(const char *s);
 
 struct fslab_setup_opts {
 	const char *device;      /* whole disk, e.g. /dev/sdb; or NULL */
@@ -29,6 +44,11 @@ struct fslab_setup_opts {
 	bool yes;                /* do not ask for confirmation */
 	bool dry_run;            /* print the plan, change nothing */
 	bool no_discard;         /* do not BLKDISCARD partitions before mkfs */
+	enum fslab_precondition_when precondition;
+	/* --purge: how the whole disk is emptied first; not given: trim when
+	 * preconditioning, else none. */
+	bool purge_given;
+	enum fslab_purge purge;
 	/* A lab the caller already holds, opened FSLAB_LAB_EXCLUSIVE |
 	 * FSLAB_LAB_NEW on state_path (fslab reproduce keeps it from setup to
 	 * teardown); NULL: setup opens and releases its own. */

@@ -7,6 +7,9 @@
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"
+#include "devinfo.h"
+#include "precond.h"
+#include "progress.h"
 #include "prov_int.h"
 #include "provision.h"
 #include "size.h"
@@ -51,6 +54,7 @@ struct setup_run {
 	int disk_lock_fd;
 	bool state_written;
 	char env_lab_id[64];     /* FSLAB_LAB_ID=... for mkfs */
+	struct fslab_precond_decision precond; /* what --precondition/--purge mean here */
 };
 
 /* An absolute form of path (relative to the cwd), without resolving
@@ -162,6 +166,8 @@ static void setup_print_plan(struct setup_run *s, FILE *out)
 		char line[256];
 
 		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 }
@@ -440,10 +446,21 @@ static int setup_confirm(struct setup_run *s, const char *what)
 			    what, what);
 		return FSLAB_EXIT_FAILURE;
 	}
-	fprintf(stderr,
-		"fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n"
-		"Type the device name (%s) to continue: ",
-		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)), name);
+	fprintf(stderr, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
+		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)));
+	if (s->precond.write) {
+		char b[32], t[32];
+
+		fprintf(stderr,
+			"First it preconditions the drive: writes %s over it (twice its capacity), about %s "
+			"at %.0f MiB/s; --precondition off skips that.\n",
+			fslab_size_human(fslab_precond_target(s->plan.disk_bytes), b, sizeof(b)),
+			fslab_progress_format_duration((double)fslab_precond_target(s->plan.disk_bytes) /
+							       (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0),
+						       t, sizeof(t)),
+			FSLAB_PRECOND_PLAN_MIB_S);
+	}
+	fprintf(stderr, "Type the device name (%s) to continue: ", name);
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin)) {
 		fslab_error("refused: no confirmation given");
@@ -992,6 +1009,35 @@ static int setup_image_attach(struct setup_run *s)
 	return setup_step(s, "attached");
 }
 
+static int setup_precond_save(void *ctx, bool durable)
+{
+	return setup_save_how(ctx, FSLAB_PHASE_NONE, durable ? SETUP_SAVE_DURABLE : SETUP_SAVE_FAST);
+}
+
+/* Purge and precondition (precond.h) the disk every rule accepted, before
+ * it is partitioned; stopped by a signal, the disk stays unpartitioned
+ * and the state says so. */
+static int setup_precondition(struct setup_run *s)
+{
+	struct fslab_precond_run run = {
+		.disk = s->disk.path, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
+		.save = setup_precond_save, .ctx = s, .rec = &s->st.precondition,
+	};
+	struct fslab_state_precondition *rec = &s->st.precondition;
+	char a[32], b[32];
+	int r;
+
+	r = fslab_precond_run(&run);
+	if (r == -EINTR)
+		fslab_error("interrupted by signal %d while preconditioning %s (%s of %s written): the "
+			    "disk was left unpartitioned; run fslab teardown --state %s to forget the lab",
+			    (int)setup_stop, s->disk.path, fslab_size_human(rec->bytes, a, sizeof(a)),
+			    fslab_size_human(rec->target_bytes, b, sizeof(b)), s->state_path);
+	if (r < 0)
+		return r;
+	return setup_step(s, "preconditioned");
+}
+
 /* From here on the disk is written: the state names the GUID about to be
  * written (a durable save), so teardown can tell our table from another. */
 static int setup_partition(struct setup_run *s)
@@ -1055,6 +1101,8 @@ static int setup_do(struct setup_run *s)
 	if (r == 0)
 		r = setup_step(s, "claimed");
 	if (r == 0)
+		r = setup_precondition(s);
+	if (r == 0)
 		r = setup_partition(s);
 	if (r == 0)
 		r = setup_format_all(s);
@@ -1069,6 +1117,35 @@ static int setup_do(struct setup_run *s)
 	if (r == 0)
 		r = setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
 	return r;
+}
+
+/* What --precondition and --purge mean for this disk: an image's or any
+ * loop device is no drive, a rotational disk has no flash; secure-erase
+ * is refused here, before anything is written. */
+static int setup_decide_precondition(struct setup_run *s)
+{
+	const struct fslab_setup_opts *o = s->o;
+	bool is_drive = o->device && strncmp(s->disk.name, "loop", 4) != 0;
+	int rotational = -1;
+
+	if (is_drive) {
+		struct fslab_devinfo di;
+		char err[256];
+
+		if (fslab_devinfo_read(s->disk.path, &di, err, sizeof(err)) == 0)
+			rotational = di.rotational;
+	}
+	fslab_precond_decide(o->precondition, o->purge_given, o->purge, is_drive, rotational,
+			     &s->precond);
+	if (s->precond.purge == FSLAB_PURGE_SECURE_ERASE) {
+		char err[512];
+
+		fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
+						   err, sizeof(err));
+		fslab_error("refused: %s; nothing was changed", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	return 0;
 }
 
 /* Checks of the arguments alone, before anything on the machine (mounts,
@@ -1104,9 +1181,17 @@ static int setup_check_args(struct setup_run *s)
 	if (o->device) {
 		int r = setup_inspect_disk(s, o->device);
 
+		if (r == 0)
+			r = setup_decide_precondition(s);
 		if (r)
 			return r;
 		return setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
+	}
+	{
+		int r = setup_decide_precondition(s);
+
+		if (r)
+			return r;
 	}
 	return setup_compute_plan(s, NULL, o->image_size, 512);
 }

@@ -1,0 +1,330 @@
+/* Purge and precondition a drive before setup partitions it (precond.h). */
+#include "precond.h"
+#include "clock.h"
+#include "discard.h"
+#include "drivetemp.h"
+#include "log.h"
+#include "progress.h"
+#include "size.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PRECOND_SAVE_EVERY_S 2.0
+#define PRECOND_RATE_NOTE_AFTER_S 5.0
+#define PRECOND_SEED UINT64_C(0x9e3779b97f4a7c15)
+
+static const char *const when_names[FSLAB_PRECONDITION_MAX] = {
+	[FSLAB_PRECONDITION_AUTO] = "auto",
+	[FSLAB_PRECONDITION_ON] = "on",
+	[FSLAB_PRECONDITION_OFF] = "off",
+};
+
+enum fslab_precondition_when fslab_precondition_when_from_string(const char *s)
+{
+	return (enum fslab_precondition_when)fslab_name_index(when_names, FSLAB_PRECONDITION_MAX, s);
+}
+
+void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
+			  enum fslab_purge purge, bool is_drive, int rotational,
+			  struct fslab_precond_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->write = true;
+	if (when == FSLAB_PRECONDITION_OFF) {
+		d->write = false;
+		d->status = "off";
+		snprintf(d->note, sizeof(d->note), "--precondition off");
+	} else if (when == FSLAB_PRECONDITION_AUTO && !is_drive) {
+		d->write = false;
+		d->status = "skipped";
+		snprintf(d->note, sizeof(d->note),
+			 "preconditioning skipped: an image is not a drive (--precondition on forces it)");
+	} else if (when == FSLAB_PRECONDITION_AUTO && rotational == 1) {
+		d->write = false;
+		d->status = "skipped";
+		snprintf(d->note, sizeof(d->note),
+			 "preconditioning skipped: a rotational disk has no flash to precondition "
+			 "(--precondition on forces it)");
+	}
+	d->purge = purge_given ? purge : d->write ? FSLAB_PURGE_TRIM : FSLAB_PURGE_NONE;
+}
+
+uint64_t fslab_precond_target(uint64_t capacity)
+{
+	return capacity * FSLAB_PRECOND_PASSES;
+}
+
+bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64_t *len)
+{
+	uint64_t per_pass, k;
+
+	if (!capacity)
+		return false;
+	per_pass = (capacity + FSLAB_PRECOND_BLOCK - 1) / FSLAB_PRECOND_BLOCK;
+	if (i >= per_pass * FSLAB_PRECOND_PASSES)
+		return false;
+	k = i % per_pass;
+	*off = k * FSLAB_PRECOND_BLOCK;
+	*len = capacity - *off < FSLAB_PRECOND_BLOCK ? capacity - *off : FSLAB_PRECOND_BLOCK;
+	return true;
+}
+
+void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char *disk,
+			     uint64_t capacity, char *buf, size_t len)
+{
+	char a[32], b[32], t[32], purge[96];
+
+	if (d->purge == FSLAB_PURGE_TRIM)
+		snprintf(purge, sizeof(purge), "purge all of %s with BLKDISCARD (a TRIM purge, not a PTS purge)",
+			 disk && disk[0] ? disk : "the loop device");
+	else
+		snprintf(purge, sizeof(purge), "no purge");
+	if (!d->write) {
+		snprintf(buf, len, "precondition: no (%s); %s", d->note, purge);
+		return;
+	}
+	fslab_size_human(capacity, a, sizeof(a));
+	fslab_size_human(fslab_precond_target(capacity), b, sizeof(b));
+	fslab_progress_format_duration((double)fslab_precond_target(capacity) /
+					       (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0),
+				       t, sizeof(t));
+	snprintf(buf, len,
+		 "precondition: %s, then write %d x %s = %s, 128 KiB sequential O_DIRECT writes "
+		 "(about %s at %.0f MiB/s; --precondition off skips it)",
+		 purge, FSLAB_PRECOND_PASSES, a, b, t, FSLAB_PRECOND_PLAN_MIB_S);
+}
+
+int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
+{
+	const char *name = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
+	const char *what = strncmp(name, "nvme", 4) == 0 ? "an NVMe Format with Secure Erase"
+			   : strncmp(name, "sd", 2) == 0 ? "an ATA/SCSI security erase"
+							 : "a secure erase";
+
+	snprintf(err, len,
+		 "--purge secure-erase: %s of %s is not implemented in fslab for this device; "
+		 "use --purge trim (a TRIM purge, not a PTS purge), or erase the drive yourself "
+		 "(nvme format --ses=1, hdparm --security-erase) and run setup with --purge none",
+		 what, disk);
+	return -EOPNOTSUPP;
+}
+
+/* The data written: pseudo-random (xorshift64, fixed seed) so that a
+ * drive that compresses or deduplicates cannot skip it, with each 4 KiB
+ * stamped with its disk offset before each write so no two blocks are
+ * alike. */
+static void precond_fill(uint64_t *buf, size_t words)
+{
+	uint64_t x = PRECOND_SEED;
+
+	for (size_t i = 0; i < words; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = x;
+	}
+}
+
+static void precond_stamp(uint64_t *buf, uint64_t len, uint64_t off, uint64_t pass)
+{
+	for (uint64_t k = 0; k < len / 4096; k++)
+		buf[k * 512] = (off + k * 4096) ^ (pass << 56) ^ PRECOND_SEED;
+}
+
+static int precond_purge(const struct fslab_precond_run *r)
+{
+	struct fslab_state_precondition *rec = r->rec;
+	enum fslab_discard_result res;
+	int e;
+
+	rec->purge = r->d->purge;
+	if (r->d->purge == FSLAB_PURGE_NONE) {
+		snprintf(rec->purge_result, sizeof(rec->purge_result), "not asked");
+		return 0;
+	}
+	printf("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)\n", r->disk);
+	fflush(stdout);
+	e = fslab_discard_device(r->disk, true, &res);
+	if (e < 0) {
+		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
+		return e;
+	}
+	if (res == FSLAB_DISCARD_UNSUPPORTED) {
+		printf("purge: not supported: %s takes no discard requests; preconditioning without a "
+		       "purge\n", r->disk);
+		snprintf(rec->purge_result, sizeof(rec->purge_result), "not supported");
+	} else {
+		snprintf(rec->purge_result, sizeof(rec->purge_result), "done");
+	}
+	return 0;
+}
+
+static void precond_conditions(const char *disk, const char *when, struct fslab_drive_conditions *dc)
+{
+	char line[128];
+
+	fslab_drive_conditions_read(disk, dc);
+	printf("drive %s preconditioning: %s\n", when, fslab_drive_conditions_format(dc, line, sizeof(line)));
+	fflush(stdout);
+}
+
+/* One line of the progress: "1.2 GiB/200 GiB  61%  512 MiB/s". */
+static void precond_draw(struct fslab_progress *p, uint64_t done, uint64_t total, double mib_s,
+			 bool force)
+{
+	char a[32], b[32], what[128];
+
+	snprintf(what, sizeof(what), "%s/%s  %.0f%%  %.0f MiB/s", fslab_size_human(done, a, sizeof(a)),
+		 fslab_size_human(total, b, sizeof(b)), total ? 100.0 * (double)done / (double)total : 0,
+		 mib_s);
+	fslab_progress_draw(p, what, force);
+}
+
+/* The writes themselves, on fd (O_DIRECT); rec->bytes and seconds kept
+ * current, the state saved every few seconds.  0, -EINTR or -errno. */
+static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_t *buf,
+			      struct fslab_progress *prog)
+{
+	struct fslab_state_precondition *rec = r->rec;
+	double t0 = fslab_now(), last_save = t0, now;
+	uint64_t off, len, per_pass = (r->capacity + FSLAB_PRECOND_BLOCK - 1) / FSLAB_PRECOND_BLOCK;
+	bool noted = false;
+	int e;
+
+	for (uint64_t i = 0; fslab_precond_write_at(r->capacity, i, &off, &len); i++) {
+		ssize_t w;
+
+		if (*r->stop)
+			return -EINTR;
+		precond_stamp(buf, len, off, i / per_pass);
+		w = pwrite(fd, buf, (size_t)len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			return -EINTR;
+		if (w < 0)
+			return fslab_error_errno(errno, "%s: preconditioning write of %llu bytes at %llu failed",
+						 r->disk, (unsigned long long)len, (unsigned long long)off);
+		if ((uint64_t)w != len)
+			return fslab_error_errno(EIO, "%s: preconditioning write at %llu wrote %zd of %llu bytes",
+						 r->disk, (unsigned long long)off, w, (unsigned long long)len);
+		rec->bytes += len;
+		now = fslab_now();
+		rec->seconds = now - t0;
+		rec->mib_s = rec->seconds > 0 ? (double)rec->bytes / 1048576.0 / rec->seconds : 0;
+		fslab_progress_add_work(prog, (double)len);
+		precond_draw(prog, rec->bytes, rec->target_bytes, rec->mib_s, false);
+		if (!noted && rec->seconds >= PRECOND_RATE_NOTE_AFTER_S) {
+			char eta[32];
+
+			noted = true;
+			fslab_progress_note(prog, "preconditioning: %.0f MiB/s, about %s to go (Ctrl-C stops it: the "
+					    "disk is left unpartitioned)",
+					    rec->mib_s,
+					    fslab_progress_format_duration(fslab_progress_eta(prog), eta, sizeof(eta)));
+		}
+		if (now - last_save >= PRECOND_SAVE_EVERY_S) {
+			last_save = now;
+			e = r->save(r->ctx, false);
+			if (e < 0)
+				return e;
+		}
+	}
+	if (fdatasync(fd) < 0)
+		return fslab_error_errno(errno, "%s: cannot flush the preconditioning writes", r->disk);
+	rec->seconds = fslab_now() - t0;
+	rec->mib_s = rec->seconds > 0 ? (double)rec->bytes / 1048576.0 / rec->seconds : 0;
+	precond_draw(prog, rec->bytes, rec->target_bytes, rec->mib_s, true);
+	return 0;
+}
+
+static int precond_write(const struct fslab_precond_run *r)
+{
+	struct fslab_state_precondition *rec = r->rec;
+	struct fslab_progress *prog = NULL;
+	void *buf = NULL;
+	int fd = -1, e;
+
+	/* O_EXCL: nothing may have opened the disk since the checks. */
+	fd = open(r->disk, O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return fslab_error_errno(errno, "%s: cannot open it for the preconditioning writes "
+						"(O_DIRECT, exclusive); --precondition off skips them",
+					 r->disk);
+	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
+	if (e) {
+		close(fd);
+		return fslab_error_errno(e, "no memory for the preconditioning buffer");
+	}
+	precond_fill(buf, FSLAB_PRECOND_BLOCK / sizeof(uint64_t));
+	prog = fslab_progress_new(stdout, "precondition", false);
+	if (!prog) {
+		e = fslab_error_errno(ENOMEM, "out of memory");
+		goto out;
+	}
+	fslab_progress_set_work(prog, (double)rec->target_bytes, 0);
+	fslab_progress_set_estimate(prog, 1.0 / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0));
+	e = precond_write_loop(r, fd, buf, prog);
+	fslab_progress_clear(prog);
+	if (e == -EINTR && fdatasync(fd) < 0) {
+		/* the record says what was written; a lost flush changes nothing of it */
+	}
+out:
+	fslab_progress_free(prog);
+	free(buf);
+	close(fd);
+	return e;
+}
+
+int fslab_precond_run(const struct fslab_precond_run *r)
+{
+	struct fslab_state_precondition *rec = r->rec;
+	char a[32];
+	int e;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->before.smart_passed = rec->after.smart_passed = -1;
+	rec->purge = r->d->purge;
+	if (!r->d->write) {
+		snprintf(rec->status, sizeof(rec->status), "%s", r->d->status);
+		snprintf(rec->note, sizeof(rec->note), "%s", r->d->note);
+		if (r->d->status && strcmp(r->d->status, "skipped") == 0)
+			printf("%s\n", r->d->note);
+		e = precond_purge(r);
+		if (e == 0)
+			e = r->save(r->ctx, false);
+		return e;
+	}
+	rec->target_bytes = fslab_precond_target(r->capacity);
+	rec->block_bytes = FSLAB_PRECOND_BLOCK;
+	snprintf(rec->status, sizeof(rec->status), "running");
+	precond_conditions(r->disk, "before", &rec->before);
+	/* durable: from here the disk is written */
+	e = r->save(r->ctx, true);
+	if (e == 0)
+		e = precond_purge(r);
+	if (e == 0 && *r->stop)
+		e = -EINTR;
+	if (e == 0) {
+		printf("preconditioning %s: writing %s (%d x its capacity) in 128 KiB sequential O_DIRECT writes\n",
+		       r->disk, fslab_size_human(rec->target_bytes, a, sizeof(a)), FSLAB_PRECOND_PASSES);
+		fflush(stdout);
+		e = precond_write(r);
+	}
+	snprintf(rec->status, sizeof(rec->status), "%s", e == 0 ? "done" : e == -EINTR ? "interrupted" : "failed");
+	if (e == 0 || e == -EINTR)
+		precond_conditions(r->disk, "after", &rec->after);
+	if (e == 0)
+		printf("preconditioned %s: %s in %.1f s (%.0f MiB/s)\n", r->disk,
+		       fslab_size_human(rec->bytes, a, sizeof(a)), rec->seconds, rec->mib_s);
+	{
+		int se = r->save(r->ctx, true);
+
+		if (e == 0)
+			e = se;
+	}
+	return e;
+}

@@ -1,0 +1,80 @@
+/* setup's purge and preconditioning of a drive (setup --precondition,
+ * --purge), after every safety rule passed and before the disk is
+ * partitioned.  What SNIA's SSD Performance Test Specification (PTS 2.0)
+ * asks before measuring, in part: purge, then write twice the user
+ * capacity as 128 KiB sequential writes, so that the flash is in a known,
+ * used state instead of a fresh or a random one.
+ *
+ * The purge fslab does is BLKDISCARD of the whole disk: a TRIM purge, not
+ * a PTS purge (a drive may keep data and mapping state after a discard;
+ * PTS asks for a security erase, sanitize or format).  --purge
+ * secure-erase is detected and refused: it is not implemented. */
+#ifndef FSLAB_PRECOND_H
+#define FSLAB_PRECOND_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "provision.h"
+#include "state.h"
+
+#define FSLAB_PRECOND_BLOCK (128u * 1024u) /* bytes of each write */
+#define FSLAB_PRECOND_PASSES 2             /* times the capacity is written */
+/* The rate the plan's estimate uses (a SATA SSD's sequential write):
+ * the progress line replaces it with the measured one. */
+#define FSLAB_PRECOND_PLAN_MIB_S 500.0
+
+/* What setup will do, decided from the options and the disk alone. */
+struct fslab_precond_decision {
+	bool write;                /* the 2x-capacity writes */
+	enum fslab_purge purge;    /* before them (or alone) */
+	const char *status;        /* for the state when nothing is written: "off", "skipped" */
+	char note[160];            /* why skipped ("" otherwise) */
+};
+
+/* is_drive: false for an image's loop device and for a --device that is a
+ * loop device.  rotational: 1, 0 or -1 (unknown, treated as a drive). */
+void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
+			  enum fslab_purge purge, bool is_drive, int rotational,
+			  struct fslab_precond_decision *d);
+
+/* Bytes the preconditioning writes on a disk of capacity bytes. */
+uint64_t fslab_precond_target(uint64_t capacity);
+
+/* The write number i (0-based) of the preconditioning: its offset on the
+ * disk and its length (FSLAB_PRECOND_BLOCK, less at the end of each pass
+ * when the capacity is no multiple of it).  False when i is past the
+ * end.  capacity must be a multiple of the disk's logical sector. */
+bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64_t *len);
+
+/* The plan's lines: what will be purged and written and how long that
+ * takes at FSLAB_PRECOND_PLAN_MIB_S. */
+void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char *disk,
+			     uint64_t capacity, char *buf, size_t len);
+
+/* --purge secure-erase on disk: what it would be (NVMe Format, ATA
+ * Security Erase) and that fslab does not implement it, into err; always
+ * -EOPNOTSUPP. */
+int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len);
+
+struct fslab_precond_run {
+	const char *disk;          /* the whole disk (or the image's loop device) */
+	uint64_t capacity;         /* its bytes */
+	const struct fslab_precond_decision *d;
+	volatile sig_atomic_t *stop; /* a signal arrived: stop after this write */
+	/* Saves the state (rec is in it): before the first write (durable),
+	 * every few seconds and at the end.  0 or -errno (reported). */
+	int (*save)(void *ctx, bool durable);
+	void *ctx;
+	struct fslab_state_precondition *rec;
+};
+
+/* Purges and writes as d says, recording each step in rec.  0 (done, or
+ * a purge the disk does not support: said so), -EINTR when stopped by a
+ * signal (rec->status "interrupted", nothing partitioned), or -errno
+ * (reported). */
+int fslab_precond_run(const struct fslab_precond_run *r);
+
+#endif
