@@ -5,6 +5,7 @@
 #include "drivetemp.h"
 #include "log.h"
 #include "progress.h"
+#include "prov_int.h"
 #include "size.h"
 
 #include <errno.h>
@@ -306,6 +307,10 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 	e = r->save(r->ctx, true);
 	if (e == 0)
 		e = precond_purge(r);
+	if (e == 0) {
+		e = r->save(r->ctx, false);
+		prov_test_pause("purged", r->stop);
+	}
 	if (e == 0 && *r->stop)
 		e = -EINTR;
 	if (e == 0) {

@@ -9,6 +9,7 @@
 #include "discard.h"
 #include "devinfo.h"
 #include "precond.h"
+#include "quiet.h"
 #include "progress.h"
 #include "prov_int.h"
 #include "provision.h"
@@ -791,6 +792,27 @@ static int setup_mount_all(struct setup_run *s)
 	return 0;
 }
 
+/* Each filesystem left to finish its own background work (quiet.h), so
+ * that the first run does not share the disk with it. */
+static int setup_quiet_all(struct setup_run *s)
+{
+	int r = setup_step(s, "quiet");
+
+	if (r < 0)
+		return r;
+	printf("waiting for the filesystems' background work after mount (up to %.0f s)\n",
+	       FSLAB_QUIET_TIMEOUT_S);
+	fflush(stdout);
+	fslab_quiet_wait(s->st.partitions, s->plan.n, FSLAB_QUIET_TIMEOUT_S, &setup_stop);
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const struct fslab_state_partition *sp = &s->st.partitions[i];
+
+		printf("%s: %s after %.1f s (%s)\n", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
+	}
+	fflush(stdout);
+	return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
+}
+
 /* Opens the existing image (no-follow, a regular file), locks it against
  * a second setup and records what it is. */
 static int setup_image_open(struct setup_run *s, struct stat *st)
@@ -1112,6 +1134,8 @@ static int setup_do(struct setup_run *s)
 		r = setup_step(s, "formatted");
 	if (r == 0)
 		r = setup_mount_all(s);
+	if (r == 0)
+		r = setup_quiet_all(s);
 	if (r == 0)
 		r = setup_step(s, "mounted");
 	if (r == 0)
