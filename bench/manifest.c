@@ -148,8 +148,14 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	}
 	o->fuse = fs->fuse;
 	snprintf(o->loop_io, sizeof(o->loop_io), "%s", fs->loop_io);
-	if (fs->part)
+	if (fs->part) {
 		snprintf(o->mkfs_command, sizeof(o->mkfs_command), "%s", fs->part->mkfs_command);
+		snprintf(o->mount_quiet, sizeof(o->mount_quiet), "%s", fs->part->quiet);
+		o->mount_quiet_wait_s = fs->part->quiet_wait_s;
+	}
+	/* The lab's disk, the same for each of its filesystems. */
+	if (fs->part && c->state)
+		o->precondition = c->state->precondition;
 	o->vanished = fs->vanished;
 	o->cells_ok = fs->cells_ok;
 	o->cells_failed = fs->cells_failed;

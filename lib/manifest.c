@@ -279,6 +279,9 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "cache_drop_note", mf_jstr(fs->cache_drop_note));
 	mf_put(o, "fuse", json_object_new_boolean(fs->fuse));
 	mf_put(o, "loop_io", mf_jstr(fs->loop_io));
+	mf_put(o, "precondition", fslab_state_precondition_to_json(&fs->precondition));
+	mf_put(o, "quiet_after_mount", mf_jstr(fs->mount_quiet));
+	mf_put(o, "quiet_after_mount_s", fs->mount_quiet[0] ? json_object_new_double(fs->mount_quiet_wait_s) : NULL);
 	mf_put(o, "vanished", json_object_new_boolean(fs->vanished));
 	mf_put(o, "cells_ok", json_object_new_int64((int64_t)fs->cells_ok));
 	mf_put(o, "cells_failed", json_object_new_int64((int64_t)fs->cells_failed));

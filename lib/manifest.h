@@ -21,6 +21,7 @@
 #include "names.h"
 #include "spec.h"
 #include "steady.h"
+#include "state.h"
 
 struct json_object;
 
@@ -112,6 +113,12 @@ struct fslab_manifest_fs {
 	char cache_drop_note[256];
 	bool fuse, vanished;
 	char loop_io[16];                /* "direct", "buffered"; "": not a loop (null) */
+	/* A lab's: setup's purge and preconditioning of the disk (status ""
+	 * : null), and setup's wait for the filesystem to go quiet after
+	 * mount ("quiet_after_mount": quiet, timeout; "": null). */
+	struct fslab_state_precondition precondition;
+	char mount_quiet[16];
+	double mount_quiet_wait_s;
 	uint64_t cells_ok, cells_failed, cells_skipped;
 	double timed_s, untimed_io_s, cache_drop_s, wall_s;
 	char iozone_report[PATH_MAX];    /* imports: the report read */

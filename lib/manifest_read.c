@@ -427,6 +427,7 @@ static int mf_read_fs_strings(struct mf_ctx *c, json_object *f, const char *p,
 		{ "iozone_report", fs->iozone_report, sizeof(fs->iozone_report) },
 		{ "loop_io", fs->loop_io, sizeof(fs->loop_io) },
 		{ "mkfs_command", fs->mkfs_command, sizeof(fs->mkfs_command) },
+		{ "quiet_after_mount", fs->mount_quiet, sizeof(fs->mount_quiet) },
 	};
 	int r;
 
@@ -436,6 +437,23 @@ static int mf_read_fs_strings(struct mf_ctx *c, json_object *f, const char *p,
 	r = mf_read_str(c, f, p, "mkfs_options", fs->mkfs_options, sizeof(fs->mkfs_options));
 	fs->has_mkfs_options = r > 0;
 	return r < 0 ? r : 0;
+}
+
+/* The lab's precondition record, in the encoding of its one writer
+ * (lib/state.c). */
+static int mf_read_conditions(struct mf_ctx *c, json_object *f, const char *p,
+			      struct fslab_manifest_fs *fs)
+{
+	char field[96], why[256];
+	json_object *v;
+	int r;
+
+	r = mf_value(c, f, p, "precondition", json_type_object, "an object", field, &v);
+	if (r < 0)
+		return r;
+	if (fslab_state_precondition_from_json(r > 0 ? v : NULL, &fs->precondition, why, sizeof(why)) < 0)
+		return mf_fail(c, field, "%s", why);
+	return 0;
 }
 
 /* The numbers and flags of one filesystem entry. */
@@ -452,6 +470,7 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 		{ "untimed_io_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->untimed_io_s },
 		{ "cache_drop_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->cache_drop_s },
 		{ "wall_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->wall_s },
+		{ "quiet_after_mount_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->mount_quiet_wait_s },
 	};
 	struct {
 		const char *key;
@@ -482,7 +501,8 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 	if ((r = mf_value(c, f, p, "device_info", json_type_object, "an object", field, &info)) < 0)
 		return r;
 	fs->device_info = r > 0 ? json_object_get(info) : NULL;
-	if ((r = mf_read_steady(c, f, p, &fs->steady)) < 0 || (r = mf_read_quiet(c, f, p, &fs->quiet)) < 0)
+	if ((r = mf_read_steady(c, f, p, &fs->steady)) < 0 || (r = mf_read_quiet(c, f, p, &fs->quiet)) < 0 ||
+	    (r = mf_read_conditions(c, f, p, fs)) < 0)
 		return r;
 	return mf_read_probe_runs(c, f, p, fs);
 }

@@ -97,6 +97,8 @@ static struct json_object *status_partition_json(const struct fslab_state_partit
 	json_object_object_add(j, "free_bytes",
 			       w->free_known ? json_object_new_int64((int64_t)w->free) : NULL);
 	json_object_object_add(j, "problem", w->problem[0] ? json_object_new_string(w->problem) : NULL);
+	json_object_object_add(j, "quiet", p->quiet[0] ? json_object_new_string(p->quiet) : NULL);
+	json_object_object_add(j, "quiet_wait_s", p->quiet[0] ? json_object_new_double(p->quiet_wait_s) : NULL);
 	return j;
 }
 
@@ -115,6 +117,7 @@ static void status_print_json(const struct status_view *v)
 	json_object_object_add(root, "loop_io", v->loop_dio < 0 ? NULL :
 				   json_object_new_string(v->loop_dio ? "direct" : "buffered"));
 	status_json_str(root, "mount_root", st->mount_root);
+	json_object_object_add(root, "precondition", fslab_state_precondition_to_json(&st->precondition));
 	for (size_t i = 0; i < st->n_partitions; i++)
 		json_object_array_add(parts, status_partition_json(&st->partitions[i], &v->rows[i]));
 	json_object_object_add(root, "partitions", parts);
@@ -128,6 +131,29 @@ static void status_print_json(const struct status_view *v)
 static const char *status_loop_words(int dio)
 {
 	return dio == 1 ? "direct I/O" : "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop";
+}
+
+/* "precondition: done, 800.0 MiB (2 x the disk) in 3.0 s, 271 MiB/s;
+ * purge trim (a TRIM purge, not a PTS purge): done; drive before: ...". */
+static void status_print_precondition(const struct fslab_state_precondition *pc)
+{
+	char a[32], b[32], c1[128], c2[128];
+
+	if (!pc->status[0])
+		return;
+	printf("precondition: %s", pc->status);
+	if (pc->target_bytes)
+		printf(", %s of %s written in %.1f s, %.0f MiB/s", fslab_size_human(pc->bytes, a, sizeof(a)),
+		       fslab_size_human(pc->target_bytes, b, sizeof(b)), pc->seconds, pc->mib_s);
+	else if (pc->note[0])
+		printf(" (%s)", pc->note);
+	printf("; purge %s%s: %s\n", fslab_purge_to_string(pc->purge),
+	       pc->purge == FSLAB_PURGE_TRIM ? " (a TRIM purge, not a PTS purge)" : "",
+	       pc->purge_result[0] ? pc->purge_result : "-");
+	if (pc->before.read_at[0])
+		printf("drive before preconditioning: %s; after: %s\n",
+		       fslab_drive_conditions_format(&pc->before, c1, sizeof(c1)),
+		       pc->after.read_at[0] ? fslab_drive_conditions_format(&pc->after, c2, sizeof(c2)) : "-");
 }
 
 static void status_print_text(const struct status_view *v)
@@ -146,6 +172,7 @@ static void status_print_text(const struct status_view *v)
 		fslab_devinfo_describe(&v->di, line, sizeof(line));
 		printf("device: %s\n", line);
 	}
+	status_print_precondition(&st->precondition);
 	printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
 	       "mount point", "mounted", "size", "free");
 	for (size_t i = 0; i < st->n_partitions; i++) {
@@ -158,6 +185,13 @@ static void status_print_text(const struct status_view *v)
 		       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
 		       fslab_size_human(w->size, a, sizeof(a)),
 		       w->free_known ? fslab_size_human(w->free, b, sizeof(b)) : "-");
+	}
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		const struct fslab_state_partition *p = &st->partitions[i];
+
+		if (p->quiet[0])
+			printf("%s after mount: %s in %.1f s (%s)\n", p->name, p->quiet, p->quiet_wait_s,
+			       p->quiet_note);
 	}
 }
 
