@@ -39,7 +39,8 @@ _fslab_state_files()
 _fslab_options_of()
 {
 	case $1 in
-	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard --help" ;;
+	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard
+		--precondition --purge --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --tests --file-sizes --record-sizes --small-records
 		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
@@ -102,6 +103,12 @@ _fslab()
 		return ;;
 	--io)
 		COMPREPLY=($(compgen -W "seek positional" -- "$cur"))
+		return ;;
+	--precondition)
+		COMPREPLY=($(compgen -W "auto on off" -- "$cur"))
+		return ;;
+	--purge)
+		COMPREPLY=($(compgen -W "trim none secure-erase" -- "$cur"))
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "fs global" -- "$cur"))

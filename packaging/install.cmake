@@ -49,7 +49,8 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/ansible/ DESTINATION ${CMAKE_INSTALL_DATAD
 
 # The Debian package.  Depends: the shared libraries' packages, computed
 # by dpkg-shlibdeps (dpkg-dev).  Recommends: the mkfs programs of the
-# built-in layout and gnuplot for the report's plots - without them fslab
+# built-in layout, gnuplot for the report's plots and smartmontools for a
+# drive's temperature and SMART verdict around preconditioning - without them fslab
 # still runs, and setup refuses a layout whose mkfs is missing before it
 # writes a byte, naming the package to install.  Suggests: fusefat, needed
 # only on a kernel without vfat (FAT32 is then mounted through FUSE).
@@ -65,7 +66,7 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE ${FSLAB_DEB_RELEASE})
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "e2fsprogs, xfsprogs, dosfstools, btrfs-progs, gnuplot-nox | gnuplot")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "e2fsprogs, xfsprogs, dosfstools, btrfs-progs, gnuplot-nox | gnuplot, smartmontools")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "fusefat")
 file(READ ${_pkg}/description CPACK_DEBIAN_PACKAGE_DESCRIPTION)  # CPack puts the summary first
 # Maintainer scripts: prerm refuses removal while the default state file's

@@ -27,7 +27,7 @@ tests="
 	check
 	chromium
 	valgrind clang libclang-rt-14-dev
-	fio hyperfine time jq fdisk python3
+	fio hyperfine time jq fdisk python3 smartmontools
 	dpkg-dev lintian bash-completion man-db
 	ansible ansible-lint openssh-server python3-apt
 	qemu-system-x86 busybox-static cpio kmod udev
