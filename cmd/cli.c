@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "provision.h"
 #include "state.h"
 
 int fslab_cli_state_path(const char *state_path)
@@ -17,6 +18,16 @@ int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n
 
 		if (r)
 			return r;
+	}
+	return 0;
+}
+
+int fslab_cli_precondition(const char *arg, int *out)
+{
+	*out = fslab_precondition_when_from_string(arg);
+	if (*out == FSLAB_PRECONDITION_INVALID) {
+		fslab_error("--precondition '%s': use on, off or auto", arg);
+		return FSLAB_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -36,5 +36,8 @@ int fslab_cli_state_path(const char *state_path);
 /* fslab_opts_check_path on each of n paths (NULL ones skipped), names[i]
  * naming the option: 0 or FSLAB_EXIT_USAGE after the first message. */
 int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n);
+/* --precondition WHEN (setup, reproduce): on, off or auto into *out
+ * (an enum fslab_precondition_when); FSLAB_EXIT_USAGE after a message. */
+int fslab_cli_precondition(const char *arg, int *out);
 
 #endif

@@ -27,6 +27,7 @@ enum {
 	OPT_WIPE,
 	OPT_YES,
 	OPT_QUIET,
+	OPT_PRECONDITION,
 };
 
 #define DISK_GROUP 1 /* --device or --image: exactly one */
@@ -39,6 +40,9 @@ static const struct fslab_opt reproduce_opts[] = {
 	{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
 	{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
 	{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
+	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+	  "as for setup: on, off or auto (the default: an SSD is\n"
+	  "purged and written twice over first; an image is not)", 0, 0 },
 	{ "out", OPT_OUT, 0, "DIR",
 	  "results and report (default results/reproduce-<UTC time>/):\n"
 	  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
@@ -66,7 +70,7 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"
 		    "                       [--max-trials N]] [--keep] [--state FILE] [--mount-root DIR]\n"
-		    "                       [--quiet]",
+		    "                       [--precondition on|off|auto] [--quiet]",
 	.intro = "The 2023 experiment in one command: setup with its layout (ext4, ext2, xfs, fat32,\n"
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
@@ -119,6 +123,7 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	case OPT_WIPE: c->wipe = true; break;
 	case OPT_YES: c->yes = true; break;
 	case OPT_QUIET: c->quiet = true; break;
+	case OPT_PRECONDITION: return fslab_cli_precondition(arg, &c->precondition);
 	}
 	return 0;
 }

@@ -132,13 +132,14 @@ int cmd_setup(int argc, char **argv)
 		case OPT_YES: o.yes = true; break;
 		case OPT_DRY_RUN: o.dry_run = true; break;
 		case OPT_NO_DISCARD: o.no_discard = true; break;
-		case OPT_PRECONDITION:
-			o.precondition = fslab_precondition_when_from_string(it.arg);
-			if (o.precondition == FSLAB_PRECONDITION_INVALID) {
-				fslab_error("--precondition '%s': use on, off or auto", it.arg);
+		case OPT_PRECONDITION: {
+			int when;
+
+			if (fslab_cli_precondition(it.arg, &when))
 				return FSLAB_EXIT_USAGE;
-			}
+			o.precondition = (enum fslab_precondition_when)when;
 			break;
+		}
 		case OPT_PURGE:
 			o.purge_given = true;
 			o.purge = fslab_purge_from_string(it.arg);

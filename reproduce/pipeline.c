@@ -120,6 +120,7 @@ static int repro_setup(struct repro_run *p)
 		.state_path = c->state_path,
 		.wipe = c->wipe,
 		.yes = c->yes,
+		.precondition = (enum fslab_precondition_when)c->precondition,
 		.lab = c->lab,
 	};
 	char err[512];

@@ -30,6 +30,7 @@ struct reproduce_ctl {
 	bool yes;
 	bool wipe;
 	bool quiet;
+	int precondition;      /* enum fslab_precondition_when for setup */
 	double until_ci_pct;   /* honest runs: adaptive trials */
 	unsigned max_trials;
 	int argc;
