@@ -75,6 +75,22 @@ discard)
 		rc=1
 	fi
 	;;
+precondition)
+	vm_disk lab nvme 1G
+	vm_start "$jobs/precondition.sh"
+	if vm_wait_file before-teardown "$t"; then
+		alloc=$(vm_allocated "$VM_DIR/lab.img")
+		echo "$alloc" >"$VM_SHARE/measured"
+	fi
+	vm_wait "$t" || rc=$?
+	vm_log "lab.img allocated on the host after setup: ${alloc:-?} bytes (1 GiB disk, 300 MiB of partitions discarded before mkfs)"
+	# Without the preconditioning writes the sparse file holds only what
+	# mkfs wrote (a few MiB).
+	if [ -z "${alloc:-}" ] || [ "$alloc" -lt $((600 << 20)) ]; then
+		vm_log "FAIL: the preconditioning did not write the disk all over"
+		rc=1
+	fi
+	;;
 remove)
 	vm_disk lab scsi 8G
 	vm_disk lab2 nvme 8G

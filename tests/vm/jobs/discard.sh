@@ -18,7 +18,7 @@ sync
 got_at() { dd if="$1" bs=1M skip=$((10 * 1024)) count=16 status=none | md5sum; }
 zero=$(head -c 16777216 /dev/zero | md5sum)
 
-expect_rc "setup $disk" 0 fslab setup --device "$disk" --yes --state "$VM_STATE" --mount-root "$VM_MNT"
+expect_rc "setup $disk" 0 fslab setup --device "$disk" --precondition off --yes --state "$VM_STATE" --mount-root "$VM_MNT"
 expect_out "the plan says each partition is discarded" "discard: each partition before mkfs"
 expect_eq "partitions discarded (state)" "$(jq '[.partitions[] | select(.discarded)] | length' "$VM_STATE")" 5
 expect_eq "old data in partition 4 gone (reads as zeros)" "$(got_at "$(vm_part "$disk" 4)")" "$zero"
@@ -35,7 +35,7 @@ expect_out "teardown says it discarded the disk" "discard"
 vm_expect_clean "$disk"
 
 VM_STATE=$VM_LAB/keep.json
-expect_rc "setup --no-discard $keep" 0 fslab setup --device "$keep" --no-discard --yes --state "$VM_STATE" --mount-root "$VM_LAB/keep"
+expect_rc "setup --no-discard $keep" 0 fslab setup --device "$keep" --no-discard --precondition off --yes --state "$VM_STATE" --mount-root "$VM_LAB/keep"
 expect_out "the plan says discard is skipped" "discard: skipped"
 expect_eq "partitions discarded (state)" "$(jq '[.partitions[] | select(.discarded)] | length' "$VM_STATE")" 0
 expect_eq "old data in partition 4 kept" "$(got_at "$(vm_part "$keep" 4)")" "$want"

@@ -26,8 +26,8 @@ trials = 1
 cache = fsync
 SPEC
 s1=$VM_LAB/a.json s2=$VM_LAB/b.json m1=$VM_LAB/a m2=$VM_LAB/b
-expect_rc "setup lab a on $disk" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" --yes --state "$s1" --mount-root "$m1"
-expect_rc "setup lab b on $disk2" 0 fslab setup --device "$disk2" --spec "$VM_LAB/spec.ini" --yes --state "$s2" --mount-root "$m2"
+expect_rc "setup lab a on $disk" 0 fslab setup --device "$disk" --precondition off --spec "$VM_LAB/spec.ini" --yes --state "$s1" --mount-root "$m1"
+expect_rc "setup lab b on $disk2" 0 fslab setup --device "$disk2" --precondition off --spec "$VM_LAB/spec.ini" --yes --state "$s2" --mount-root "$m2"
 # The removed disk's filesystems first, so the removal falls inside them.
 fslab run --dir a-ext4="$m1/ext4" --dir a-xfs="$m1/xfs" --dir b-ext4="$m2/ext4" --dir b-xfs="$m2/xfs" \
 	--sweep "$VM_LAB/spec.ini" --no-device-probe --quiet --out "$VM_OUT" >"$VM_LAB/run.log" 2>&1 &
