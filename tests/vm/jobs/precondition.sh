@@ -19,16 +19,16 @@ type = btrfs
 size = 200M
 SPEC
 cap=$(blockdev --getsize64 "$disk")
-expect_eq "rotational (the guest's NVMe disk is an SSD)" "$(cat /sys/block/${disk#/dev/}/queue/rotational)" 0
+expect_eq "rotational (the guest's NVMe disk is an SSD)" "$(cat "/sys/block/${disk#/dev/}/queue/rotational")" 0
 expect_rc "setup $disk (preconditioned by default)" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" \
 	--yes --state "$VM_STATE" --mount-root "$VM_MNT"
 expect_out "the plan gives the amount and the escape" "then write 2 x 1.0 GiB = 2.0 GiB"
 expect_out "the purge is labelled for what it is" "a TRIM purge, not a PTS purge"
 cp "$VM_STATE" /fslab-job/state.json
 pc() { jq -r ".precondition.$1" "$VM_STATE"; }
-expect_eq "precondition status" "$(pc status)" done
+expect_eq "precondition status" "$(pc status)" "done"
 expect_eq "purge" "$(pc purge)" trim
-expect_eq "purge result (NVMe Deallocate)" "$(pc purge_result)" done
+expect_eq "purge result (NVMe Deallocate)" "$(pc purge_result)" "done"
 expect_eq "bytes written = 2 x capacity" "$(pc bytes)" $((2 * cap))
 expect_eq "target = 2 x capacity" "$(pc target_bytes)" $((2 * cap))
 expect_eq "block" "$(pc block_bytes)" 131072
