@@ -270,9 +270,10 @@ static int precond_write(const struct fslab_precond_run *r)
 	fslab_progress_set_estimate(prog, 1.0 / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0));
 	e = precond_write_loop(r, fd, buf, prog);
 	fslab_progress_clear(prog);
-	if (e == -EINTR && fdatasync(fd) < 0) {
-		/* the record says what was written; a lost flush changes nothing of it */
-	}
+	/* Stopped: flush what was written, so the record's bytes are on the
+	 * drive; a failed flush is no reason to keep the disk busy longer. */
+	if (e == -EINTR && fdatasync(fd) < 0)
+		fslab_warn("%s: cannot flush the preconditioning writes: %s", r->disk, strerror(errno));
 out:
 	fslab_progress_free(prog);
 	free(buf);
