@@ -22,7 +22,7 @@ dev=
 cleanup() {
 	if [ -n "$dev" ]; then losetup -d "$dev" 2>/dev/null || :; fi
 	if [ -e "$work/state.json" ]; then "$fslab" teardown --state "$work/state.json" >/dev/null 2>&1 || :; fi
-	rm -f "$work/fio.img" "$work/lab.img" "$work/spec.ini"
+	rm -f "$work/fio.img" "$work/lab.img" "$work/spec.ini" "$work/state.json.lock" "$work/state.json.log"
 	rmdir "$work/mnt" "$work" 2>/dev/null || :
 }
 trap cleanup EXIT INT TERM
