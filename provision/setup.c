@@ -456,9 +456,8 @@ static int setup_confirm(struct setup_run *s, const char *what)
 			"First it preconditions the drive: writes %s over it (twice its capacity), about %s "
 			"at %.0f MiB/s; --precondition off skips that.\n",
 			fslab_size_human(fslab_precond_target(s->plan.disk_bytes), b, sizeof(b)),
-			fslab_progress_format_duration((double)fslab_precond_target(s->plan.disk_bytes) /
-							       (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0),
-						       t, sizeof(t)),
+			fslab_progress_format_duration(fslab_precond_estimate_s(s->plan.disk_bytes), t,
+						       sizeof(t)),
 			FSLAB_PRECOND_PLAN_MIB_S);
 	}
 	fprintf(stderr, "Type the device name (%s) to continue: ", name);
