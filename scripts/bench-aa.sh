@@ -1,0 +1,85 @@
+#!/bin/sh
+# A real A/A experiment: one image lab with the same filesystem twice (two
+# ext4 partitions of 400M, "a" and "b", made and mounted alike), the
+# default `fslab run` (the lab preset, its default stopping rule), then
+# `fslab report`: every comparison of a with b must read "equivalent" or
+# "inconclusive", never "slower" or "faster" (the report's family-wise
+# error is 5%, so a false call here is either that 5% or a defect).
+# Prints, per test, the ratio, its simultaneous interval and the word, and
+# the count of each word; exits 1 when any comparison is slower or faster.
+# The lab is torn down on every path.
+#
+# Usage: scripts/bench-aa.sh [WORK_DIR] [-- fslab run options]
+#        (default /var/tmp/fslab-bench-aa; FSLAB=path/to/fslab)
+# e.g.   scripts/bench-aa.sh /var/tmp/aa -- --file-sizes 64K-1M
+# Run as root after scripts/install-deps.sh --tests (python3 reads the
+# report's JSON).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=/var/tmp/fslab-bench-aa
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+	work=$1
+	shift
+fi
+[ "${1:-}" = "--" ] && shift
+fslab=${FSLAB:-$top/build/fslab}
+state=$work/state.json
+PATH=$PATH:/usr/sbin:/sbin
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench-aa.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
+	exit 1
+fi
+if [ ! -x "$fslab" ]; then
+	echo "bench-aa.sh: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
+	exit 1
+fi
+command -v python3 >/dev/null || { echo "bench-aa.sh: python3 is needed to read the report" >&2; exit 1; }
+if [ -e "$state" ]; then
+	echo "bench-aa.sh: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
+	exit 1
+fi
+mkdir -p "$work"
+rm -rf "$work/results"
+cat >"$work/spec.ini" <<-SPEC
+	[fs a]
+	type = ext4
+	size = 400M
+
+	[fs b]
+	type = ext4
+	size = 400M
+SPEC
+
+cleanup() {
+	status=$?
+	if [ -e "$state" ]; then
+		"$fslab" teardown --state "$state" --yes >/dev/null || true
+	fi
+	exit $status
+}
+trap cleanup EXIT INT TERM
+
+"$fslab" setup --image "$work/lab.img" --spec "$work/spec.ini" --state "$state" \
+	--mount-root "$work/mnt" --yes >/dev/null
+start=$(date +%s)
+"$fslab" run --state "$state" --out "$work/results" --quiet "$@"
+echo "fslab run $*: $(($(date +%s) - start)) s"
+"$fslab" report "$work/results" --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rankings"]
+words = {}
+for t, v in r.items():
+    rows = v.get("ranked") or []
+    if len(rows) < 2:
+        print("  %-15s not ranked" % t)
+        continue
+    x = rows[1]
+    w = x.get("verdict") or "not tested"
+    words[w] = words.get(w, 0) + 1
+    lo, hi = x.get("ratio_ci95") or (float("nan"), float("nan"))
+    print("  %-15s %s/%s %.3f [%.3f-%.3f] %s" % (t, x["filesystem"], rows[0]["filesystem"],
+          x.get("ratio_to_best") or float("nan"), lo, hi, w))
+print("A/A: " + ", ".join("%s %d" % kv for kv in sorted(words.items())))
+sys.exit(1 if words.get("slower", 0) + words.get("faster", 0) else 0)
+'
