@@ -45,32 +45,39 @@ int fslab_write_file_atomic(const char *path, const void *data, size_t len, mode
 	return r;
 }
 
-int fslab_input_open(const char *path)
+/* fd (from an open with O_NONBLOCK, or -1 with errno set) when it is a
+ * regular file, made blocking again unless keep_nonblock; else it is
+ * closed and the result is -EISDIR for a directory, -EINVAL for anything
+ * else (a FIFO, socket or device) or -errno. */
+static int regular_or_close(int fd, bool keep_nonblock)
 {
 	struct stat st;
-	int fd, fl;
+	int fl, r;
 
-	/* O_NONBLOCK: opening a FIFO for reading blocks until a writer
-	 * comes, and a FIFO given as a spec would hang fslab there. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
+	if (fstat(fd, &st) < 0)
+		goto fail;
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
+	if (keep_nonblock)
+		return fd;
 	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
+	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+		return fd;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+int fslab_input_open(const char *path)
+{
+	/* O_NONBLOCK: opening a FIFO for reading blocks until a writer
+	 * comes, and a FIFO given as a spec would hang fslab there. */
+	return regular_or_close(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), false);
 }
 
 const char *fslab_input_strerror(int r)
@@ -358,31 +365,15 @@ int fslab_create_at(int dfd, const char *name, int flags, mode_t mode)
 
 int fslab_open_regular_at(int dfd, const char *name, int flags)
 {
-	struct stat st;
 	int fd;
 
 	if (!is_single_component(name))
 		return -EINVAL;
 	flags &= ~(O_TRUNC | O_CREAT | O_EXCL);
 	/* O_NONBLOCK: a FIFO planted under the name must not hang the open. */
-	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (!(flags & O_NONBLOCK)) {
-		int fl = fcntl(fd, F_GETFL);
-		if (fl >= 0)
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	}
-	return fd;
+	fd = regular_or_close(openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+			      flags & O_NONBLOCK);
+	return fd == -EISDIR ? -EINVAL : fd;
 }
 
 int fslab_open_own_at(int dfd, const char *name, int flags, mode_t mode)
