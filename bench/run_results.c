@@ -223,22 +223,6 @@ static int run_marker_load(const struct fslab_run_ctx *c, struct run_marker *m)
 	return 0;
 }
 
-/* The default --out is results/<time> in the working directory: where
- * `results` (or the working directory, before it exists) is another
- * user's to change (a planted `results` symlink, a directory others may
- * write), root would write wherever they chose.  0, or -EPERM (said). */
-static int run_default_out_trusted(const char *dir)
-{
-	char why[PATH_MAX + 256];
-	int r = fslab_path_trusted(dir, NULL, 0, why, sizeof(why));
-
-	if (r < 0)
-		fslab_error("refused: the default results directory results/ (in the working directory): %s; "
-			    "give --out DIR in a directory of yours",
-			    run_esc(why));
-	return r;
-}
-
 /* A new run's results directory (--out, or results/<UTC time>): made
  * 0755 when new, opened (never through a symlink) and locked. */
 static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
@@ -253,7 +237,7 @@ static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	} else {
 		run_utc_now(ts, sizeof(ts), true);
 		snprintf(c->out_dir, sizeof(c->out_dir), "results/%s", ts);
-		r = run_default_out_trusted(lstat("results", &st) == 0 ? "results" : ".");
+		r = fslab_default_results_trusted(false);
 		if (r < 0)
 			return r;
 	}
@@ -261,7 +245,7 @@ static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	r = fslab_mkdir_p(c->out_dir, 0755);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot create the results directory %s", run_esc(c->out_dir));
-	if (!o->out_dir && (r = run_default_out_trusted("results")) < 0)
+	if (!o->out_dir && (r = fslab_default_results_trusted(true)) < 0)
 		return r;
 	c->out_fd = fslab_dir_open(c->out_dir);
 	if (c->out_fd < 0)

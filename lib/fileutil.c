@@ -1,5 +1,7 @@
 #include "fileutil.h"
 #include "clock.h"
+#include "log.h"
+#include "termtext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +94,20 @@ const char *fslab_input_strerror(int r)
 	default:
 		return strerror(-r);
 	}
+}
+
+int fslab_default_results_trusted(bool made)
+{
+	char why[PATH_MAX + 256], esc[PATH_MAX + 256];
+	struct stat st;
+	int r = fslab_path_trusted(made || lstat("results", &st) == 0 ? "results" : ".", NULL, 0,
+				   why, sizeof(why));
+
+	if (r < 0)
+		fslab_error("refused: the default results directory results/ (in the working "
+			    "directory): %s; give --out DIR in a directory of yours",
+			    fslab_escape_ctrl(why, esc, sizeof(esc)));
+	return r;
 }
 
 int fslab_runtime_dir_open(void)

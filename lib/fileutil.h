@@ -55,6 +55,15 @@ int fslab_runtime_dir_open(void);
  * another negative errno from realpath/lstat). */
 int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, size_t whylen);
 
+/* The default results directory of fslab run and fslab reproduce is
+ * results/<name> in the working directory, made with fslab_mkdir_p; root
+ * must not make it through a `results` link or directory another user
+ * controls.  Call once before making it (made false: `results` if it
+ * exists, else the working directory, must be trusted) and once after
+ * (made true: `results`).  0, or -EPERM (or another negative errno) after
+ * one message naming the place another user controls and the fix. */
+int fslab_default_results_trusted(bool made);
+
 /* ---- Trust: acting only on what fslab proves is its own ----
  *
  * fslab runs as root in directories other users may write to.  Every file it

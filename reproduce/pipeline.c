@@ -91,11 +91,16 @@ static int repro_prepare(struct repro_run *p)
 			    "overwrites results)", p->out);
 		return FSLAB_EXIT_USAGE;
 	}
+	/* the default, results/reproduce-<time>: as fslab run's (lib/fileutil.h) */
+	if (!c->out && fslab_default_results_trusted(false) < 0)
+		return FSLAB_EXIT_FAILURE;
 	r = fslab_mkdir_p(p->out, 0755);
 	if (r < 0) {
 		fslab_error("cannot create the output directory %s: %s", p->out, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
+	if (!c->out && fslab_default_results_trusted(true) < 0)
+		return FSLAB_EXIT_FAILURE;
 	/* The lab is ours alone from here to the end (setup, runs, report,
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */

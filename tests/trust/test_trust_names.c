@@ -142,6 +142,25 @@ START_TEST(planted_results_link_for_default_out)
 	ft_output_free(&o);
 	ck_assert_msg(ft_dir_entries(victim) == 0, "the run wrote into %s through the planted link",
 		      victim);
+	/* fslab reproduce's default (results/reproduce-<time>) follows the
+	 * same rule, before it sets anything up */
+	{
+		char *img = tu_tpath("repro.img"), *st = tu_tpath("repro-state.json");
+
+		ck_assert_int_eq(chdir(shared), 0);
+		ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", img, "--state", st, "--yes",
+					  "--quiet", NULL),
+				 0);
+		ck_assert_int_eq(chdir(cwd), 0);
+		tu_assert_refused(&o, "default results directory");
+		ft_output_free(&o);
+		ck_assert_msg(ft_dir_entries(victim) == 0,
+			      "reproduce wrote into %s through the planted link", victim);
+		ck_assert_msg(access(img, F_OK) != 0 && access(st, F_OK) != 0,
+			      "reproduce made its image or state before refusing");
+		free(img);
+		free(st);
+	}
 	free(shared);
 	free(victim);
 	free(dir);
