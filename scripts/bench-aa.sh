@@ -26,19 +26,9 @@ fslab=${FSLAB:-$top/build/fslab}
 state=$work/state.json
 PATH=$PATH:/usr/sbin:/sbin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-aa.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
-	exit 1
-fi
-if [ ! -x "$fslab" ]; then
-	echo "bench-aa.sh: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
-	exit 1
-fi
-command -v python3 >/dev/null || { echo "bench-aa.sh: python3 is needed to read the report" >&2; exit 1; }
-if [ -e "$state" ]; then
-	echo "bench-aa.sh: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
-	exit 1
-fi
+name=bench-aa.sh
+. "$top/scripts/bench-lib.sh"
+bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
 cat >"$work/spec.ini" <<-SPEC
@@ -51,14 +41,6 @@ cat >"$work/spec.ini" <<-SPEC
 	size = 400M
 SPEC
 
-cleanup() {
-	status=$?
-	if [ -e "$state" ]; then
-		"$fslab" teardown --state "$state" --yes >/dev/null || true
-	fi
-	exit $status
-}
-trap cleanup EXIT INT TERM
 
 "$fslab" setup --image "$work/lab.img" --spec "$work/spec.ini" --state "$state" \
 	--mount-root "$work/mnt" --yes >/dev/null

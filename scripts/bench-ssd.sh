@@ -28,30 +28,12 @@ fslab=${FSLAB:-$top/build/fslab}
 state=$work/state.json
 PATH=$PATH:/usr/sbin:/sbin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-ssd.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
-	exit 1
-fi
-if [ ! -x "$fslab" ]; then
-	echo "bench-ssd.sh: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
-	exit 1
-fi
-command -v python3 >/dev/null || { echo "bench-ssd.sh: python3 is needed to read the results" >&2; exit 1; }
-if [ -e "$state" ]; then
-	echo "bench-ssd.sh: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
-	exit 1
-fi
+name=bench-ssd.sh
+. "$top/scripts/bench-lib.sh"
+bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work"/cold-* "$work"/warm-* "$work"/full-*
 
-cleanup() {
-	status=$?
-	if [ -e "$state" ]; then
-		"$fslab" teardown --state "$state" --yes >/dev/null || true
-	fi
-	exit $status
-}
-trap cleanup EXIT INT TERM
 
 # rankings RESULTS TEST...: "test: fs score, fs score" from the report's JSON
 rankings() {

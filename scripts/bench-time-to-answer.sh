@@ -35,21 +35,9 @@ fslab=${FSLAB:-$top/build/fslab}
 state=$work/state.json
 PATH=$PATH:/usr/sbin:/sbin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-time-to-answer.sh: run as root (setup attaches a loop device, formats and mounts)" >&2
-	exit 1
-fi
-if [ ! -x "$fslab" ]; then
-	echo "bench-time-to-answer.sh: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
-	exit 1
-fi
-for tool in python3; do
-	command -v "$tool" >/dev/null || { echo "bench-time-to-answer.sh: $tool is needed to read the manifest" >&2; exit 1; }
-done
-if [ -e "$state" ]; then
-	echo "bench-time-to-answer.sh: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
-	exit 1
-fi
+name=bench-time-to-answer.sh
+. "$top/scripts/bench-lib.sh"
+bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
 cat >"$work/spec.ini" <<-SPEC
@@ -66,15 +54,9 @@ cat >"$work/spec.ini" <<-SPEC
 	size = 400M
 SPEC
 
-cleanup() {
-	status=$?
-	rm -f "$work"/mnt/*/iozone.tmp 2>/dev/null || true
-	if [ -e "$state" ]; then
-		"$fslab" teardown --state "$state" --yes >/dev/null || true
-	fi
-	exit $status
+bench_lab_extra_cleanup() {
+	rm -f "$work"/mnt/*/iozone.tmp 2>/dev/null
 }
-trap cleanup EXIT INT TERM
 
 "$fslab" setup --image "$work/lab.img" --spec "$work/spec.ini" --state "$state" \
 	--mount-root "$work/mnt" --yes >/dev/null

@@ -1,0 +1,41 @@
+# What the lab benchmark scripts (bench-aa.sh, bench-ssd.sh,
+# bench-time-to-answer.sh) share, sourced by them: the checks before a lab
+# is made, and its teardown on every path.  Set before sourcing: name (the
+# script's name, for messages), fslab (the binary), state (the lab's state
+# file); tools lists the extra programs the script needs.
+
+# bench_lab_checks TOOL...: root, the fslab binary, the tools, and no
+# earlier lab of this script still set up; then, and only then, the lab
+# this script makes is torn down when it ends (bench_lab_cleanup).
+bench_lab_checks() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$name: run as root (setup attaches a loop device, formats and mounts)" >&2
+		exit 1
+	fi
+	if [ ! -x "$fslab" ]; then
+		echo "$name: no fslab at $fslab: build it (cmake -S . -B build && cmake --build build) or set FSLAB" >&2
+		exit 1
+	fi
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null ||
+			{ echo "$name: $tool is needed to read the results (scripts/install-deps.sh --tests)" >&2; exit 1; }
+	done
+	if [ -e "$state" ]; then
+		echo "$name: $state exists: an earlier lab is still set up; remove it with: $fslab teardown --state $state --yes" >&2
+		exit 1
+	fi
+	trap bench_lab_cleanup EXIT INT TERM
+}
+
+# The lab named by $state is torn down when the script ends, however it
+# ends; bench_lab_extra_cleanup (when the script defines it) runs first.
+bench_lab_cleanup() {
+	status=$?
+	if command -v bench_lab_extra_cleanup >/dev/null 2>&1; then
+		bench_lab_extra_cleanup || true
+	fi
+	if [ -e "$state" ]; then
+		"$fslab" teardown --state "$state" --yes >/dev/null || true
+	fi
+	exit $status
+}
