@@ -799,6 +799,20 @@ static int setup_quiet_all(struct setup_run *s)
 
 	if (r < 0)
 		return r;
+	/* An image is not a drive (the disk under it is the host's, as for
+	 * preconditioning and the run's steady state): no wait, unless it was
+	 * preconditioned as one (--precondition on). */
+	if (s->image[0] && strcmp(s->st.precondition.status, "done") != 0) {
+		for (size_t i = 0; i < s->plan.n; i++) {
+			struct fslab_state_partition *sp = &s->st.partitions[i];
+
+			snprintf(sp->quiet, sizeof(sp->quiet), "skipped");
+			snprintf(sp->quiet_note, sizeof(sp->quiet_note),
+				 "an image lab: the disk under the image is the host's");
+			sp->quiet_wait_s = 0;
+		}
+		return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
+	}
 	printf("waiting for the filesystems' background work after mount (up to %.0f s)\n",
 	       FSLAB_QUIET_TIMEOUT_S);
 	fflush(stdout);
