@@ -791,6 +791,14 @@ static int setup_mount_all(struct setup_run *s)
 	return 0;
 }
 
+/* Is the lab's disk a drive, rather than an image or another loop device
+ * (whose blocks are a file on the host's disk)?  The one answer for
+ * preconditioning and the quiet wait. */
+static bool setup_is_drive(const struct setup_run *s)
+{
+	return s->o->device && strncmp(s->disk.name, "loop", 4) != 0;
+}
+
 /* Each filesystem left to finish its own background work (quiet.h), so
  * that the first run does not share the disk with it. */
 static int setup_quiet_all(struct setup_run *s)
@@ -799,16 +807,16 @@ static int setup_quiet_all(struct setup_run *s)
 
 	if (r < 0)
 		return r;
-	/* An image is not a drive (the disk under it is the host's, as for
-	 * preconditioning and the run's steady state): no wait, unless it was
-	 * preconditioned as one (--precondition on). */
-	if (s->image[0] && strcmp(s->st.precondition.status, "done") != 0) {
+	/* An image or another loop device is not a drive (the disk under it
+	 * is the host's, as for preconditioning and the run's steady state):
+	 * no wait, unless it was preconditioned as one (--precondition on). */
+	if (!setup_is_drive(s) && strcmp(s->st.precondition.status, "done") != 0) {
 		for (size_t i = 0; i < s->plan.n; i++) {
 			struct fslab_state_partition *sp = &s->st.partitions[i];
 
 			snprintf(sp->quiet, sizeof(sp->quiet), "skipped");
 			snprintf(sp->quiet_note, sizeof(sp->quiet_note),
-				 "an image lab: the disk under the image is the host's");
+				 "a loop device, not a drive: the disk under it is the host's");
 			sp->quiet_wait_s = 0;
 		}
 		return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
@@ -1162,7 +1170,7 @@ static int setup_do(struct setup_run *s)
 static int setup_decide_precondition(struct setup_run *s)
 {
 	const struct fslab_setup_opts *o = s->o;
-	bool is_drive = o->device && strncmp(s->disk.name, "loop", 4) != 0;
+	bool is_drive = setup_is_drive(s);
 	int rotational = -1;
 
 	if (is_drive) {
