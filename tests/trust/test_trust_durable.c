@@ -88,10 +88,12 @@ START_TEST(huge_figure_refused)
 {
 	char *out, *csv = small_run(&out);
 	const char *row = "s,write,128,4,1,1e308,0.001,warm,ok,\n";
-	char want[4200];
+	char want[4200], *text;
 
 	append(csv, row, strlen(row));
-	snprintf(want, sizeof(want), "%s:%u: column 'throughput_kib_s'", csv, count_lines(tu_slurp(csv)));
+	text = tu_slurp(csv);
+	snprintf(want, sizeof(want), "%s:%u: column 'throughput_kib_s'", csv, count_lines(text));
+	free(text);
 	report_refused((const char *[]){ out }, 1, want);
 	report_refused((const char *[]){ out }, 1, "above 10 TiB/s");
 	free(csv);
@@ -104,11 +106,13 @@ START_TEST(figure_outside_plan_refused)
 {
 	char *out, *csv = small_run(&out);
 	const char *row = "s,write,1073741824,4,1,1000,0.001,warm,ok,\n";
-	char want[4200];
+	char want[4200], *text;
 
 	append(csv, row, strlen(row));
+	text = tu_slurp(csv);
 	snprintf(want, sizeof(want), "%s:%u: file size 1073741824 KiB, outside the manifest's sweep", csv,
-		 count_lines(tu_slurp(csv)));
+		 count_lines(text));
+	free(text);
 	report_refused((const char *[]){ out }, 1, want);
 	free(csv);
 	free(out);
