@@ -22,7 +22,7 @@ expect_rc "setup $disk" 0 fslab setup --device "$disk" --precondition off --yes 
 expect_out "the plan says each partition is discarded" "discard: each partition before mkfs"
 expect_eq "partitions discarded (state)" "$(jq '[.partitions[] | select(.discarded)] | length' "$VM_STATE")" 5
 expect_eq "old data in partition 4 gone (reads as zeros)" "$(got_at "$(vm_part "$disk" 4)")" "$zero"
-expect_rc "run" 0 fslab run --state "$VM_STATE" --out "$VM_OUT" --sweep "$VM_SWEEP" --no-device-probe --quiet
+expect_rc "run" 0 fslab run --state "$VM_STATE" --out "$VM_OUT" --sweep "$VM_SWEEP" --no-device-probe --steady-state off --quiet
 expect_eq "manifest: setup_discarded on all five" \
 	"$(jq '[.filesystems[] | select(.setup_discarded == true)] | length' "$VM_OUT/manifest.json")" 5
 # The host measures the raw file now and after teardown --discard.
