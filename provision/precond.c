@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,12 +253,22 @@ static int precond_write(const struct fslab_precond_run *r)
 	void *buf = NULL;
 	int fd = -1, e;
 
-	/* O_EXCL: nothing may have opened the disk since the checks. */
-	fd = open(r->disk, O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC);
+	struct stat st;
+
+	/* O_EXCL: nothing may have opened the disk since the checks; and the
+	 * node opened is the device the checks passed (no link followed, the
+	 * same device number), not whatever the name points at now. */
+	fd = open(r->disk, O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return fslab_error_errno(errno, "%s: cannot open it for the preconditioning writes "
 						"(O_DIRECT, exclusive); --precondition off skips them",
 					 r->disk);
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != r->devno) {
+		close(fd);
+		fslab_error("refused: %s is no longer the disk the safety checks passed (another "
+			    "device node under that name); nothing was written", r->disk);
+		return -ESTALE;
+	}
 	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
 	if (e) {
 		close(fd);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "provision.h"
 #include "state.h"
@@ -65,6 +66,7 @@ int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len);
 
 struct fslab_precond_run {
 	const char *disk;          /* the whole disk (or the image's loop device) */
+	dev_t devno;               /* its device number, as the safety checks saw it */
 	uint64_t capacity;         /* its bytes */
 	const struct fslab_precond_decision *d;
 	volatile sig_atomic_t *stop; /* a signal arrived: stop after this write */

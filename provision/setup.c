@@ -1063,7 +1063,7 @@ static int setup_precond_save(void *ctx, bool durable)
 static int setup_precondition(struct setup_run *s)
 {
 	struct fslab_precond_run run = {
-		.disk = s->disk.path, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
+		.disk = s->disk.path, .devno = s->disk.devno, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
 		.save = setup_precond_save, .ctx = s, .rec = &s->st.precondition,
 	};
 	struct fslab_state_precondition *rec = &s->st.precondition;
