@@ -158,11 +158,12 @@ int fslab_proc_cmdline(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
-int fslab_proc_pgrp(pid_t pid, pid_t *pgrp)
+/* /proc/PID/stat's state letter and process group: 0, or -errno
+ * (-ESRCH when pid is gone). */
+static int proc_stat_fields(pid_t pid, char *state, int *pgrp)
 {
-	char buf[512], state;
+	char buf[512];
 	const char *p;
-	int g;
 	ssize_t n = proc_read(pid, "stat", buf, sizeof(buf));
 
 	if (n == -ENOENT)
@@ -171,8 +172,26 @@ int fslab_proc_pgrp(pid_t pid, pid_t *pgrp)
 		return (int)n;
 	/* "PID (comm) S PPID PGRP ...": comm may hold spaces and ')' */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %d", &state, &g) != 2)
+	if (!p || sscanf(p + 1, " %c %*d %d", state, pgrp) != 2)
 		return -EIO;
+	return 0;
+}
+
+char fslab_proc_state(pid_t pid)
+{
+	char state;
+	int g;
+
+	return proc_stat_fields(pid, &state, &g) == 0 ? state : '?';
+}
+
+int fslab_proc_pgrp(pid_t pid, pid_t *pgrp)
+{
+	char state;
+	int g, r = proc_stat_fields(pid, &state, &g);
+
+	if (r < 0)
+		return r;
 	if (state == 'Z')
 		return -ESRCH;
 	*pgrp = (pid_t)g;

@@ -45,6 +45,10 @@ int fslab_proc_cmdline(pid_t pid, char *buf, size_t len);
  * -ESRCH when the process is gone or a zombie, or another -errno. */
 int fslab_proc_pgrp(pid_t pid, pid_t *pgrp);
 
+/* The state letter of pid (field 3 of /proc/PID/stat: 'R', 'S', 'T'
+ * stopped, 'Z' zombie ...), or '?' when it cannot be read. */
+char fslab_proc_state(pid_t pid);
+
 /* Does pid's environment hold the word exactly ("FSLAB_LAB_ID=...")?
  * 1 yes, 0 no, -errno when it cannot be read. */
 int fslab_proc_has_env(pid_t pid, const char *word);

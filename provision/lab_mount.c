@@ -446,26 +446,6 @@ static pid_t lab_fuse_daemon(const struct fslab_state_partition *p, bool *alive)
 	return pid;
 }
 
-/* The state letter of pid in /proc/PID/stat ('T' stopped), or '?'. */
-static char lab_proc_state(pid_t pid)
-{
-	char path[64], buf[512], *rp;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = '\0';
-	rp = strrchr(buf, ')'); /* the name may hold anything */
-	return rp && rp[1] == ' ' && rp[2] ? rp[2] : '?';
-}
-
 /* statvfs(dir) in a child killed after timeout_s: a call on a mount whose
  * FUSE daemon is stopped waits in the kernel for an answer that never
  * comes, and only a process we can kill may wait there.  0 (vfs filled),
@@ -539,7 +519,7 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
 	}
 	pid = lab_fuse_daemon(p, &alive);
 	if (r == -ETIMEDOUT) {
-		char state = pid > 0 ? lab_proc_state(pid) : '?';
+		char state = pid > 0 ? fslab_proc_state(pid) : '?';
 
 		snprintf(why, whylen,
 			 "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
