@@ -81,7 +81,7 @@ static const char ht_style[] =
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;"
 	"text-align:right;font-size:13px}th{background:#eee}td.l,th.l{text-align:left}"
 	"p.legend{font-size:13px;margin:.2em 0 .6em;color:#333}\n"
-	".matrix td{white-space:nowrap}.matrix small{color:#555}\n"
+	".matrix td,.matrix th{white-space:nowrap;overflow-wrap:normal}.matrix small{color:#555}\n"
 	".banner{padding:6px 10px;margin:6px 0;border-radius:4px;font-size:14px}"
 	".warn{background:#fff3cd;border:1px solid #d9a400}.info{background:#e7f1ff;border:1px solid #7aa7e0}\n"
 	"ul.verdicts{margin:.3em 0;padding-left:1.2em}ul.verdicts li{margin:2px 0}\n"

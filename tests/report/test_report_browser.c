@@ -56,12 +56,25 @@ static const char check_js[] =
 	"  var res = performance.getEntriesByType('resource');\n"
 	"  for (var k = 0; k < res.length; k++) if (!/^data:/.test(res[k].name)) net++;\n"
 	"  var s = document.getElementById('summary');\n"
+	"  var broken = 0, cells = document.querySelectorAll('#summary table.matrix th, #summary table.matrix td');\n"
+	"  for (var c = 0; c < cells.length; c++) {\n"
+	"    var w = document.createTreeWalker(cells[c], NodeFilter.SHOW_TEXT), n;\n"
+	"    while ((n = w.nextNode())) {\n"
+	"      var re = /\\S+/g, m;\n"
+	"      while ((m = re.exec(n.data))) {\n"
+	"        var r = document.createRange();\n"
+	"        r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);\n"
+	"        if (r.getClientRects().length > 1) broken++;\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
 	"  var top = s ? Math.round(s.getBoundingClientRect().top + window.scrollY) : -1;\n"
 	"  p.textContent = 'IMG' + 'CHECK total=' + imgs.length + ' bad=' + bad + ' sw=' +\n"
 	"    document.documentElement.scrollWidth + ' vw=' + window.innerWidth + ' top=' + top +\n"
 	"    ' vh=' + window.innerHeight + ' net=' + net +\n"
 	"    ' incomplete=' + (document.getElementById('banner-incomplete') ? 1 : 0) +\n"
-	"    ' changes=' + (document.getElementById('changes') ? 1 : 0) + ' end';\n"
+	"    ' changes=' + (document.getElementById('changes') ? 1 : 0) +\n"
+	"    ' broken=' + broken + ' matrix=' + cells.length + ' end';\n"
 	"  document.body.appendChild(p);\n"
 	"  if (window.parent !== window) window.parent.postMessage(p.textContent, '*');\n"
 	"});\n"
@@ -86,6 +99,8 @@ static char *check_page(const char *html, const char *name, const char *extra)
 
 struct page_check {
 	int total, bad, sw, vw, top, vh, net, incomplete, changes;
+	int broken; /* words of the summary's matrix drawn over two lines */
+	int matrix; /* cells of the summary's matrix */
 };
 
 /* Loads page in chromium at width x height and reads what the page's
@@ -126,10 +141,11 @@ static void run_check(const char *browser, const char *page, int width, int heig
 	const char *m = strstr(o.out, "IMGCHECK total=");
 	ck_assert_msg(m, "the page's check did not run; DOM tail: %s",
 		      o.out + (strlen(o.out) > 400 ? strlen(o.out) - 400 : 0));
-	ck_assert_int_eq(sscanf(m, "IMGCHECK total=%d bad=%d sw=%d vw=%d top=%d vh=%d net=%d incomplete=%d changes=%d",
+	ck_assert_int_eq(sscanf(m, "IMGCHECK total=%d bad=%d sw=%d vw=%d top=%d vh=%d net=%d incomplete=%d "
+				   "changes=%d broken=%d matrix=%d",
 				&c->total, &c->bad, &c->sw, &c->vw, &c->top, &c->vh, &c->net,
-				&c->incomplete, &c->changes),
-			 9);
+				&c->incomplete, &c->changes, &c->broken, &c->matrix),
+			 11);
 	ft_output_free(&o);
 	free(url);
 	free(prof);
@@ -217,16 +233,18 @@ static char *make_report(const char *name, const char *d1, const char *d2)
 	return html_p;
 }
 
-/* At both widths: #summary starts in the first screen, nothing scrolls
- * sideways, every image decodes, nothing comes from a network. */
+/* At a phone's, a small tablet's and a laptop's width: #summary starts in
+ * the first screen, nothing scrolls sideways (the matrix scrolls inside
+ * its own box), no word of the summary's matrix is broken over two lines,
+ * every image decodes, nothing comes from a network. */
 static void check_fits(const char *html_p, const char *name, int n_img, struct page_check *c)
 {
-	static const int widths[] = { 1400, 400 };
+	static const int widths[] = { 1400, 400, 360 };
 	char *html = slurp(html_p), *page, pn[64];
 
 	snprintf(pn, sizeof(pn), "check-%s.html", name);
 	page = check_page(html, pn, "");
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
 		run_check(browser, page, widths[i], 900, c);
 		ck_assert_msg(c->vw == widths[i], "%s: viewport %d, wanted %d", name, c->vw, widths[i]);
 		if (n_img >= 0)
@@ -238,6 +256,9 @@ static void check_fits(const char *html_p, const char *name, int n_img, struct p
 			      "%s at %d px: #summary starts at %d px, below the first screen (%d)", name,
 			      widths[i], c->top, c->vh);
 		ck_assert_int_eq(c->net, 0);
+		ck_assert_msg(c->matrix > 0, "%s: no summary matrix", name);
+		ck_assert_msg(c->broken == 0, "%s at %d px: %d words of the summary's matrix are broken over lines",
+			      name, widths[i], c->broken);
 	}
 	free(page);
 	free(html);
@@ -260,12 +281,15 @@ START_TEST(t_report_in_chromium)
 	char *html = slurp(html_p);
 	page = check_page(html, "control.html",
 			  "<img alt=\"broken\" src=\"data:image/png;base64,AAAA\">\n"
-			  "<div style=\"width:3000px\">wide</div><img alt=\"net\" src=\"http://192.0.2.1/x.png\">\n");
+			  "<div style=\"width:3000px\">wide</div><img alt=\"net\" src=\"http://192.0.2.1/x.png\">\n"
+			  "<style>#summary table.matrix th,#summary table.matrix td{white-space:normal!important;"
+			  "word-break:break-all!important;max-width:1.5em}</style>\n");
 	run_check(browser, page, 1400, 900, &c);
 	ck_assert_int_eq(c.total, 17);
 	ck_assert_int_eq(c.bad, 2);
 	ck_assert_int_ge(c.sw, 3000);
 	ck_assert_int_ge(c.net, 1);
+	ck_assert_int_gt(c.broken, 0); /* a matrix squeezed to break its words is caught */
 	free(page);
 	free(html);
 
@@ -401,6 +425,82 @@ START_TEST(t_before_after)
 }
 END_TEST
 
+/* Writes to_dir/NEW.csv: from.csv (filesystem OLD) with its filesystem
+ * column renamed NEW and its cache mode column set to mode. */
+static void copy_fs_csv(const char *from_dir, const char *old, const char *to_dir, const char *new,
+			const char *mode)
+{
+	char *p, *q, *t, *save = NULL, prefix[32];
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&p, "%s/%s.csv", from_dir, old), 0);
+	ck_assert_int_ge(asprintf(&q, "%s/%s.csv", to_dir, new), 0);
+	t = slurp(p);
+	f = fopen(q, "w");
+	ck_assert_ptr_nonnull(f);
+	snprintf(prefix, sizeof(prefix), "%s,", old);
+	for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *warm = strstr(l, ",warm,");
+		if (strncmp(l, prefix, strlen(prefix)) != 0) {
+			fprintf(f, "%s\n", l); /* the header */
+			continue;
+		}
+		ck_assert_ptr_nonnull(warm);
+		*warm = '\0';
+		fprintf(f, "%s,%s,%s,%s\n", new, l + strlen(prefix), mode, warm + strlen(",warm,"));
+	}
+	fclose(f);
+	free(t);
+	free(p);
+	free(q);
+}
+
+/* Two runs (cache modes warm and direct) of five filesystems: ten
+ * entries labelled like "fat32/direct", the widest first screen a lab
+ * makes.  At 360, 400 and 1400 px no matrix word breaks and nothing
+ * overflows the page. */
+START_TEST(t_five_filesystems_two_runs)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	static const char *const from[] = { "ext4", "ext4", "btrfs", "btrfs", "fat32" };
+	static const char *const names[] = { "ext4", "ext2", "xfs", "btrfs", "fat32" };
+	static const char *const modes[] = { "warm", "direct" };
+	char *fixture, *dirs[2], *p, *html_p, *html;
+	struct page_check c;
+
+	need_browser();
+	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", src ? src : "../.."), 0);
+	for (size_t r = 0; r < 2; r++) {
+		ck_assert_int_ge(asprintf(&dirs[r], "%s/run-%s", tmp, modes[r]), 0);
+		ck_assert_int_eq(mkdir(dirs[r], 0755), 0);
+		for (size_t i = 0; i < 5; i++)
+			copy_fs_csv(fixture, from[i], dirs[r], names[i], modes[r]);
+		ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dirs[r]), 0);
+		FILE *f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "{ \"cache_mode\": \"%s\", \"trials\": 3, \"started_at\": \"2026-11-29T1%zu:00:00Z\",\n"
+			   "  \"filesystems\": [", modes[r], r);
+		for (size_t i = 0; i < 5; i++)
+			fprintf(f, "%s { \"name\": \"%s\" }", i ? "," : "", names[i]);
+		fputs(" ] }\n", f);
+		fclose(f);
+		free(p);
+	}
+	html_p = make_report("out-five", dirs[0], dirs[1]);
+	html = slurp(html_p);
+	ck_assert_msg(strstr(html, "fat32/direct"), "the entries are not labelled by cache mode");
+	free(html);
+	check_fits(html_p, "five-two-runs", -1, &c);
+	ck_assert_msg(c.matrix >= 10 * 2, "the summary matrix has %d cells, wanted a row of 10 entries",
+		      c.matrix);
+	for (size_t r = 0; r < 2; r++)
+		free(dirs[r]);
+	free(html_p);
+	free(fixture);
+	done_browser();
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_browser");
@@ -411,6 +511,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_report_in_chromium);
 	tcase_add_test(tc, t_interrupted_run);
 	tcase_add_test(tc, t_before_after);
+	tcase_add_test(tc, t_five_filesystems_two_runs);
 	/* no fork: the skip exit must reach ctest */
 	ft_suite_nofork(s);
 	failed = ft_suite_run(s, argc, argv);
