@@ -197,6 +197,7 @@ static void cache_fall_back(struct fslab_cache_ctl *c, const char *reason)
 		snprintf(c->note, sizeof(c->note), "%s; fell back to %s", reason,
 			 fslab_drop_method_name(c->fallback));
 	} else {
+		c->leaky = true;
 		snprintf(c->note, sizeof(c->note),
 			 "%s; no fallback (drop_caches not writable, not a lab partition): reads may be served from the page cache",
 			 reason);
@@ -277,6 +278,11 @@ static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, ch
 		return 1;
 	}
 	return 0;
+}
+
+bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c)
+{
+	return c->method != FSLAB_DROP_FADVISE || !(c->forced || c->leaky);
 }
 
 int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t whylen)

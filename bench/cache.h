@@ -40,6 +40,9 @@ struct fslab_cache_ctl {
 	bool has_fallback;
 	bool forced; /* FSLAB_DROP_METHOD (tests): no check, no fallback */
 	bool checked; /* the filesystem type was looked at (FUSE, tmpfs) */
+	/* fadvise was found not to drop here and there is no fallback: a
+	 * drop may leave pages cached. */
+	bool leaky;
 	/* Why this method, for the manifest's cache_drop_note. */
 	char note[PATH_MAX + 256];
 	/* The backing file of the loop device (no direct I/O) the filesystem
@@ -86,7 +89,14 @@ bool fslab_loop_of_device(const char *device, dev_t fs_dev, char *backing, size_
 int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);
 
 /* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl;
- * the test file is name in the directory *dir_fd. */
+ * the test file is name in the directory *dir_fd.  The one cache drop of
+ * fslab run: the cold-mode tests and the device probe (bench/probe.c). */
 int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
+
+/* Does a drop by c's method (as it stands after the drops so far) leave
+ * none of the file's pages cached?  False for an unchecked fadvise
+ * (FSLAB_DROP_METHOD=fadvise) and for fadvise found not to drop with no
+ * fallback. */
+bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c);
 
 #endif

@@ -4,6 +4,7 @@
  * itself is lib/manifest's; here the run's facts fill it (the machine, each
  * filesystem's device) and a resumed run takes its settings back. */
 #include "bench_int.h"
+#include "run_int.h"
 #include "devinfo.h"
 #include "engine.h"
 #include "fileutil.h"
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef FSLAB_VERSION
@@ -82,6 +84,18 @@ static void mf_device(const struct fslab_bench_fs *fs, struct fslab_manifest_fs 
 	o->device_size_bytes = fs->device_size_bytes;
 }
 
+/* A time the manifest wrote (run_utc_format) in Unix seconds; 0 when it
+ * is none. */
+static int64_t mf_utc_parse(const char *s)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = s[0] ? strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	return end && !*end ? (int64_t)timegm(&tm) : 0;
+}
+
 static void mf_probe(const struct fslab_probe_result *p, struct fslab_manifest_fs *o)
 {
 	o->device_write_kib_s = p->write_kib_s;
@@ -95,6 +109,9 @@ static void mf_probe(const struct fslab_probe_result *p, struct fslab_manifest_f
 		o->probe_runs = k + 1;
 	}
 	o->device_probe_bytes = p->bytes;
+	snprintf(o->device_probe_source, sizeof(o->device_probe_source), "%s", p->source);
+	if (p->measured_at > 0)
+		run_utc_format(p->measured_at, o->device_probe_measured_at, sizeof(o->device_probe_measured_at), false);
 }
 
 /* The session's last manifest (finished or interrupted): the mount's options read
@@ -408,6 +425,8 @@ static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_
 		snprintf(fs->probe.method, sizeof(fs->probe.method), "%s",
 			 f->device_probe[0] ? f->device_probe : "skipped");
 		snprintf(fs->probe.note, sizeof(fs->probe.note), "%s", f->device_probe_note);
+		snprintf(fs->probe.source, sizeof(fs->probe.source), "%s", f->device_probe_source);
+		fs->probe.measured_at = mf_utc_parse(f->device_probe_measured_at);
 		fs->timed_s = f->timed_s;
 		fs->untimed_io_s = f->untimed_io_s;
 		fs->cache_drop_s = f->cache_drop_s;

@@ -1,49 +1,48 @@
 /* What the device can do: a sequential write then read of a scratch file
  * with 1 MiB records, O_DIRECT where the filesystem allows it, else
  * buffered with fsync inside the timer (write) and the file's pages dropped
- * before the read.  Figures above page_cache_factor x these are cache. */
+ * before the read.  Figures above page_cache_factor x these are cache.
+ *
+ * Every call on the probe file goes through the engine's I/O layer (the
+ * ops struct of bench/io.h), and its pages leave the cache by the
+ * filesystem's cold-mode policy (fslab_cache_drop, bench/cache.c): the
+ * probe has no I/O or cache code of its own. */
 #include "bench_int.h"
 #include "clock.h"
+#include "io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
+#include <time.h>
 
-static int probe_drop(int fd)
-{
-	int dfd;
-
-	if (fsync(fd) < 0)
-		return -errno;
-	dfd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (dfd >= 0) {
-		ssize_t w = write(dfd, "1\n", 2);
-		close(dfd);
-		if (w == 2)
-			return 1;
-	}
-	return posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0 ? 0 : -EIO;
-}
+/* One probe's working set. */
+struct probe_ctx {
+	const struct fslab_io_ops *io;
+	int *dfd; /* the private directory (a remount may replace it) */
+	const char *dir;
+	struct fslab_cache_ctl *cache;
+	void *buf;
+	uint64_t n; /* records */
+};
 
 /* Creates the probe file in the private directory: O_EXCL, no symlink
- * followed.  An open that refused O_DIRECT may have created the file
- * already; in fslab's own directory that leftover is removed and the open
- * repeated. */
-static int probe_create(int dfd, bool *direct)
+ * followed (the ops add O_NOFOLLOW).  An open that refused O_DIRECT may
+ * have created the file already; in fslab's own directory that leftover is
+ * removed and the open repeated. */
+static int probe_create(const struct probe_ctx *p, bool *direct)
 {
-	int fd;
+	int fd = p->io->open(p->io->ctx, *p->dfd, PROBEFILE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_DIRECT,
+			     0600);
 
-	fd = openat(dfd, PROBEFILE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT | O_CLOEXEC,
-		    0600);
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
 	*direct = false;
-	if (unlinkat(dfd, PROBEFILE_NAME, 0) < 0 && errno != ENOENT)
+	if (p->io->unlink(p->io->ctx, *p->dfd, PROBEFILE_NAME) < 0 && errno != ENOENT)
 		return -1;
-	return openat(dfd, PROBEFILE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return p->io->open(p->io->ctx, *p->dfd, PROBEFILE_NAME, O_WRONLY | O_CREAT | O_EXCL, 0600);
 }
 
 /* The probe file's size: bytes (or the default), at most a quarter of
@@ -66,23 +65,37 @@ static uint64_t probe_size(int dfd, uint64_t bytes)
 	return bytes < 4 * FSLAB_PROBE_RECORD ? 0 : bytes;
 }
 
+static void probe_timer(const struct fslab_io_ops *io, bool start)
+{
+	if (io->timer)
+		io->timer(io->ctx, start);
+}
+
 /* One timed pass over the file: n records written (then fsync'ed, so a
  * buffered write is timed until it is on the device) or read.  0 with the
  * rate in *kib_s, or -errno (-EIO for a short transfer). */
-static int probe_pass(int fd, void *buf, uint64_t n, bool write_pass, double *kib_s)
+static int probe_pass(const struct probe_ctx *p, int fd, bool write_pass, double *kib_s)
 {
-	double t0 = fslab_now();
+	const struct fslab_io_ops *io = p->io;
+	double t0, t1;
+	int e = 0;
 
-	for (uint64_t i = 0; i < n; i++) {
-		ssize_t got = write_pass ? write(fd, buf, FSLAB_PROBE_RECORD) : read(fd, buf, FSLAB_PROBE_RECORD);
+	probe_timer(io, true);
+	t0 = fslab_now();
+	for (uint64_t i = 0; i < p->n && !e; i++) {
+		ssize_t got = write_pass ? io->write(io->ctx, fd, p->buf, FSLAB_PROBE_RECORD)
+					 : io->read(io->ctx, fd, p->buf, FSLAB_PROBE_RECORD);
 
 		if (got != FSLAB_PROBE_RECORD)
-			return got < 0 ? -errno : -EIO;
+			e = got < 0 ? -errno : -EIO;
 	}
-	if (write_pass && fsync(fd) < 0)
-		return -errno;
-	*kib_s = (double)(n * FSLAB_PROBE_RECORD) / 1024.0 / (fslab_now() - t0);
-	return 0;
+	if (!e && write_pass && io->fsync(io->ctx, fd) < 0)
+		e = -errno;
+	t1 = fslab_now();
+	probe_timer(io, false);
+	if (!e)
+		*kib_s = (double)(p->n * FSLAB_PROBE_RECORD) / 1024.0 / (t1 - t0);
+	return e;
 }
 
 /* A probe's I/O failed (e: -errno): said in the note; returns e. */
@@ -92,146 +105,188 @@ static int probe_io_failed(struct fslab_probe_result *r, const char *dir, int e)
 	return e;
 }
 
+/* Opens the probe file for the read pass. */
+static int probe_open_read(const struct probe_ctx *p, bool direct)
+{
+	return p->io->open(p->io->ctx, *p->dfd, PROBEFILE_NAME, O_RDONLY | (direct ? O_DIRECT : 0), 0);
+}
+
 /* The write half: creates the file (O_DIRECT where the filesystem takes
  * it) and times writing it.  An open that accepts O_DIRECT whose writes
  * refuse it (EINVAL on the first) is redone buffered.  0 or -errno. */
-static int probe_write(int dfd, const char *dir, void *buf, uint64_t n, bool *direct,
-		       struct fslab_probe_result *r)
+static int probe_write(const struct probe_ctx *p, bool *direct, struct fslab_probe_result *r)
 {
-	int fd = probe_create(dfd, direct), e;
+	const struct fslab_io_ops *io = p->io;
+	int fd = probe_create(p, direct), e;
 
 	if (fd < 0) {
 		e = -errno;
-		snprintf(r->note, sizeof(r->note), "cannot create the probe file in %.150s: %s", dir,
+		snprintf(r->note, sizeof(r->note), "cannot create the probe file in %.150s: %s", p->dir,
 			 strerror(-e));
 		return e;
 	}
-	e = probe_pass(fd, buf, n, true, &r->write_kib_s);
+	e = probe_pass(p, fd, true, &r->write_kib_s);
 	if (e == -EINVAL && *direct) {
-		close(fd);
+		io->close(io->ctx, fd);
 		*direct = false;
-		fd = openat(dfd, PROBEFILE_NAME, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+		fd = io->open(io->ctx, *p->dfd, PROBEFILE_NAME, O_WRONLY | O_TRUNC, 0);
 		if (fd < 0)
-			return probe_io_failed(r, dir, -errno);
-		e = probe_pass(fd, buf, n, true, &r->write_kib_s);
+			return probe_io_failed(r, p->dir, -errno);
+		e = probe_pass(p, fd, true, &r->write_kib_s);
 	}
-	close(fd);
-	return e < 0 ? probe_io_failed(r, dir, e) : 0;
+	if (io->close(io->ctx, fd) < 0 && !e)
+		e = -errno;
+	return e < 0 ? probe_io_failed(r, p->dir, e) : 0;
+}
+
+/* The file's pages dropped by the filesystem's cold-mode policy (the file
+ * closed, as fslab_cache_drop wants it).  0, or -errno with the reason in
+ * why. */
+static int probe_drop(const struct probe_ctx *p, char *why, size_t len)
+{
+	return fslab_cache_drop(p->cache, p->dfd, PROBEFILE_NAME, why, len);
 }
 
 /* Buffered reads after a cache drop get the kernel's readahead (larger,
  * overlapping requests) and can beat synchronous 1 MiB O_DIRECT reads; the
- * device can do the faster of the two. */
-static void probe_read_ahead(int dfd, void *buf, uint64_t n, struct fslab_probe_result *r)
+ * device can do the faster of the two.  Only after a drop the policy
+ * vouches for: reads from cached pages would be no device figure. */
+static void probe_read_ahead(const struct probe_ctx *p, struct fslab_probe_result *r)
 {
-	int fd = openat(dfd, PROBEFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char why[256];
 	double ra;
+	int fd;
 
+	if (probe_drop(p, why, sizeof(why)) < 0 || !fslab_cache_drop_sure(p->cache))
+		return;
+	fd = probe_open_read(p, false);
 	if (fd < 0)
 		return;
-	if (probe_drop(fd) == 1 && probe_pass(fd, buf, n, false, &ra) == 0 && ra > r->read_kib_s) {
+	if (probe_pass(p, fd, false, &ra) == 0 && ra > r->read_kib_s) {
 		r->read_kib_s = ra;
-		snprintf(r->note, sizeof(r->note),
-			 "read figure from buffered reads after drop_caches (readahead beat O_DIRECT)");
+		snprintf(r->note, sizeof(r->note), "read figure from buffered reads after %s (readahead beat O_DIRECT)",
+			 fslab_drop_method_name(p->cache->method));
 	}
-	close(fd);
+	p->io->close(p->io->ctx, fd);
 }
 
 /* The read half: O_DIRECT, or buffered after the file's pages are
  * dropped.  0 or -errno. */
-static int probe_read(int dfd, const char *dir, void *buf, uint64_t n, bool direct,
-		      struct fslab_probe_result *r)
+static int probe_read(const struct probe_ctx *p, bool direct, struct fslab_probe_result *r)
 {
-	int fd = openat(dfd, PROBEFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (direct ? O_DIRECT : 0));
-	int e;
+	char why[256] = "";
+	int fd, e;
 
-	if (fd < 0)
-		return probe_io_failed(r, dir, -errno);
 	if (!direct) {
-		int d = probe_drop(fd);
+		int d = probe_drop(p, why, sizeof(why));
 
 		snprintf(r->note, sizeof(r->note),
-			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s",
-			 d == 1 ? "drop_caches" : d == 0 ? "posix_fadvise(DONTNEED), which may leave pages cached" : "a failed cache drop");
+			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s%.120s",
+			 d < 0 ? "a failed cache drop: " : fslab_drop_method_name(p->cache->method),
+			 d < 0 ? why : fslab_cache_drop_sure(p->cache) ? "" : ", which may leave pages cached");
 	}
-	e = probe_pass(fd, buf, n, false, &r->read_kib_s);
-	close(fd);
+	fd = probe_open_read(p, direct);
+	if (fd < 0)
+		return probe_io_failed(r, p->dir, -errno);
+	e = probe_pass(p, fd, false, &r->read_kib_s);
+	p->io->close(p->io->ctx, fd);
 	if (e < 0)
-		return probe_io_failed(r, dir, e);
+		return probe_io_failed(r, p->dir, e);
 	if (direct)
-		probe_read_ahead(dfd, buf, n, r);
+		probe_read_ahead(p, r);
 	return 0;
 }
 
 /* One probe: write then read the scratch file once. */
-static int probe_once(int dfd, const char *dir, uint64_t bytes, struct fslab_probe_result *r)
+static int probe_once(struct probe_ctx *p, uint64_t bytes, struct fslab_probe_result *r)
 {
-	void *buf = NULL;
 	bool direct = true;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	r->bytes = probe_size(dfd, bytes);
+	r->bytes = probe_size(*p->dfd, bytes);
 	if (!r->bytes) {
 		snprintf(r->method, sizeof(r->method), "failed");
-		snprintf(r->note, sizeof(r->note), "too little free space in %s for a probe file", dir);
+		snprintf(r->note, sizeof(r->note), "too little free space in %s for a probe file", p->dir);
 		return -ENOSPC;
 	}
-	if (posix_memalign(&buf, 4096, FSLAB_PROBE_RECORD) != 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < FSLAB_PROBE_RECORD; i++)
-		((unsigned char *)buf)[i] = (unsigned char)(0x5A ^ (i * 131 + (i >> 12)));
-
-	ret = probe_write(dfd, dir, buf, r->bytes / FSLAB_PROBE_RECORD, &direct, r);
+	p->n = r->bytes / FSLAB_PROBE_RECORD;
+	ret = probe_write(p, &direct, r);
 	if (ret == 0)
-		ret = probe_read(dfd, dir, buf, r->bytes / FSLAB_PROBE_RECORD, direct, r);
+		ret = probe_read(p, direct, r);
 	snprintf(r->method, sizeof(r->method), direct ? "o_direct" : "buffered+fsync");
 	if (ret < 0) {
 		snprintf(r->method, sizeof(r->method), "failed");
 		r->write_kib_s = r->read_kib_s = 0;
 	}
-	unlinkat(dfd, PROBEFILE_NAME, 0);
-	free(buf);
+	p->io->unlink(p->io->ctx, *p->dfd, PROBEFILE_NAME);
 	return ret;
 }
 
-/* FSLAB_PROBE_RUNS probes; the fastest write and the fastest read are the
- * device's upper bound (a probe can only be slowed by noise, never sped
- * up, so the fastest is the least disturbed).  Every probe is kept for the
- * manifest.  A failure after the first probe keeps the probes done. */
-int fslab_device_probe(int dfd, const char *dir, uint64_t bytes, struct fslab_probe_result *r)
+/* Folds probe k (one) into r: the fastest write and the fastest read are
+ * the device's upper bound (a probe can only be slowed by noise, never
+ * sped up, so the fastest is the least disturbed). */
+static void probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k)
 {
+	if (k == 0) {
+		snprintf(r->method, sizeof(r->method), "%s", one->method);
+		snprintf(r->note, sizeof(r->note), "%s", one->note);
+		r->bytes = one->bytes;
+	}
+	r->write_runs_kib_s[k] = one->write_kib_s;
+	r->read_runs_kib_s[k] = one->read_kib_s;
+	r->runs = k + 1;
+	if (one->write_kib_s > r->write_kib_s)
+		r->write_kib_s = one->write_kib_s;
+	if (one->read_kib_s > r->read_kib_s) {
+		r->read_kib_s = one->read_kib_s;
+		if (k > 0 && one->note[0]) /* how the fastest read was made */
+			snprintf(r->note, sizeof(r->note), "%s", one->note);
+	}
+}
+
+/* FSLAB_PROBE_RUNS probes; every probe is kept for the manifest.  A
+ * failure after the first probe keeps the probes done. */
+int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
+		       struct fslab_cache_ctl *cache, uint64_t bytes, struct fslab_probe_result *r)
+{
+	struct fslab_cache_ctl own;
 	struct fslab_probe_result one;
-	int e;
+	struct probe_ctx p = { .io = io, .dfd = dfd, .dir = dir, .cache = cache };
+	int e = 0;
 
 	memset(r, 0, sizeof(*r));
+	if (io->version != FSLAB_IO_OPS_VERSION) {
+		snprintf(r->method, sizeof(r->method), "failed");
+		snprintf(r->note, sizeof(r->note), "I/O layer '%s' has version %u, not %u", io->name,
+			 io->version, FSLAB_IO_OPS_VERSION);
+		return -EPROTO;
+	}
+	if (!cache) {
+		fslab_cache_ctl_init(&own, NULL, NULL, NULL);
+		p.cache = &own;
+	}
+	if (posix_memalign(&p.buf, 4096, FSLAB_PROBE_RECORD) != 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < FSLAB_PROBE_RECORD; i++)
+		((unsigned char *)p.buf)[i] = (unsigned char)(0x5A ^ (i * 131 + (i >> 12)));
 	for (unsigned k = 0; k < FSLAB_PROBE_RUNS; k++) {
-		e = probe_once(dfd, dir, bytes, &one);
+		e = probe_once(&p, bytes, &one);
 		if (e < 0 && k == 0) {
 			*r = one;
-			return e;
+			break;
 		}
 		if (e < 0) {
 			size_t n = strlen(r->note);
 			snprintf(r->note + n, sizeof(r->note) - n, "%sprobe %u of %u failed (%.120s); the bound is from %u",
 				 n ? "; " : "", k + 1, FSLAB_PROBE_RUNS, one.note, k);
+			e = 0;
 			break;
 		}
-		if (k == 0) {
-			snprintf(r->method, sizeof(r->method), "%s", one.method);
-			snprintf(r->note, sizeof(r->note), "%s", one.note);
-			r->bytes = one.bytes;
-		}
-		r->write_runs_kib_s[k] = one.write_kib_s;
-		r->read_runs_kib_s[k] = one.read_kib_s;
-		r->runs = k + 1;
-		if (one.write_kib_s > r->write_kib_s)
-			r->write_kib_s = one.write_kib_s;
-		if (one.read_kib_s > r->read_kib_s) {
-			r->read_kib_s = one.read_kib_s;
-			if (k > 0 && one.note[0]) /* how the fastest read was made */
-				snprintf(r->note, sizeof(r->note), "%s", one.note);
-		}
+		probe_fold(r, &one, k);
 	}
-	return 0;
+	free(p.buf);
+	snprintf(r->source, sizeof(r->source), "measured");
+	r->measured_at = (int64_t)time(NULL);
+	return e;
 }

@@ -62,7 +62,12 @@ void fslab_run_opts_init(struct fslab_run_opts *o)
 
 void run_utc_now(char *buf, size_t len, bool compact)
 {
-	time_t t = time(NULL);
+	run_utc_format((int64_t)time(NULL), buf, len, compact);
+}
+
+void run_utc_format(int64_t when, char *buf, size_t len, bool compact)
+{
+	time_t t = (time_t)when;
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
@@ -351,47 +356,6 @@ static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, stru
 	fs->cache.reopen = run_workdir_reopen;
 	fs->cache.hold_ctx = fs;
 	return 0;
-}
-
-/* What the device under fs can do.  A probe timed across a stop of the
- * process is no figure: it is probed again (a few times at most).  A
- * failed probe only costs the page-cache flag. */
-static void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
-{
-	char size[32];
-	int r = 0;
-
-	if (c->no_device_probe || run_stop) {
-		snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
-		return;
-	}
-	fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
-			    fslab_log_prefix(), run_esc(fs->path), FSLAB_PROBE_RUNS,
-			    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
-					     size, sizeof(size)));
-	for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
-		run_continued = 0;
-		r = fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
-		if (!run_continued || run_stop)
-			break;
-		fslab_debug(FSLAB_DBG_BENCH, "%s: the process was stopped during the probe; probing again",
-			    fs->name);
-	}
-	if (run_continued) {
-		fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
-			   fs->name);
-		fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
-		snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
-		snprintf(fs->probe.note, sizeof(fs->probe.note), "stopped (SIGSTOP) during every probe");
-	} else if (r < 0) {
-		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->name,
-			   run_esc(fs->probe.note));
-	} else if (strcmp(fs->probe.method, "o_direct") != 0) {
-		fslab_warn("%s: %s", fs->name, run_esc(fs->probe.note));
-	}
-	if (fs->fuse)
-		fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
-			   fs->name, fs->type);
 }
 
 /* After the sweep (r: its result): the interruption or the finish time,

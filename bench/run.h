@@ -110,6 +110,9 @@ struct fslab_run_opts {
 	/* A lab the caller already holds (fslab reproduce: exclusive from
 	 * setup to teardown), opened on state_path; NULL: the run opens it. */
 	struct fslab_lab *lab;
+	/* --probe fresh: measure each device even when a probe of it kept
+	 * from an earlier run still holds (bench/probe_keep.c). */
+	bool probe_fresh;
 	/* Bytes of the probe's scratch file; 0: 64 MiB. */
 	uint64_t probe_bytes;
 	/* The steady-state phase before each filesystem's sweep: enum

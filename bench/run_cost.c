@@ -233,7 +233,7 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 
 		if (r < 0)
 			return r;
-		fslab_device_probe(fs->work_fd, fs->path, c->probe_bytes, &fs->probe);
+		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->path, NULL, c->probe_bytes, &fs->probe);
 		run_workdir_remove(fs);
 		e = run_plan_estimate_s(c, plan, fs);
 		st = run_steady_estimate_s(c, fs);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "bench_int.h"
+#include "engine.h"
 #include "clock.h"
 #include "plan.h"
 #include "progress.h"
@@ -26,6 +27,8 @@ extern volatile sig_atomic_t run_stop, run_continued;
 const char *run_esc(const char *s);
 /* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
 void run_utc_now(char *buf, size_t len, bool compact);
+/* The same of a time in Unix seconds. */
+void run_utc_format(int64_t when, char *buf, size_t len, bool compact);
 
 /* A run context with nothing open yet, and its release. */
 struct fslab_run_ctx *run_ctx_new(void);
@@ -82,6 +85,19 @@ void run_stop_end(struct fslab_run_ctx *c);
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
+
+/* run_probe.c: what the device under fs can do, before the sweep: the
+ * probe kept from an earlier run when it still holds (not with --probe
+ * fresh), else measured and kept (fs->probe; a failure costs only the
+ * page-cache flag).  run_probe_recheck, after each cell: a test of the
+ * cell well above a reused bound (FSLAB_PAGE_CACHE_FACTOR x) where
+ * nothing else explains it (the cache mode promises the device, no fuse,
+ * loop or memory flag) says the bound may have moved since it was
+ * measured: the device is measured again, once per filesystem and run,
+ * for the cells after it.  True when it was. */
+void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
+bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog,
+		       const struct fslab_test_outcome out[FSLAB_TEST_MAX]);
 
 /* run_cost.c: the progress ETA seeded from the device probes. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,

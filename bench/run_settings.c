@@ -252,6 +252,7 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		return -EINVAL;
 	c->no_device_probe = o->no_device_probe;
 	c->probe_bytes = o->probe_bytes;
+	c->probe_fresh = o->probe_fresh;
 	c->steady_mode = o->steady_mode >= 0 ? o->steady_mode : FSLAB_STEADY_AUTO;
 	c->steady_round_bytes = o->steady_round_bytes ? o->steady_round_bytes : FSLAB_STEADY_ROUND_DEFAULT;
 	if (c->steady_round_bytes < FSLAB_STEADY_ROUND_MIN || c->steady_round_bytes % (1u << 20)) {

@@ -488,6 +488,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.disturbed_ctx = &g,
 	};
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
+	run_probe_recheck(c, fs, sw->prog, out);
 	fs->timed_s += times.timed_s;
 	fs->untimed_io_s += times.untimed_io_s;
 	fs->cache_drop_s += times.cache_drop_s;

@@ -35,6 +35,7 @@ enum {
 	OPT_STOP,
 	OPT_NO_PROBE,
 	OPT_PROBE_SIZE,
+	OPT_PROBE,
 	OPT_ALLOW_CONCURRENT,
 	OPT_IO,
 	OPT_SYNC,
@@ -118,6 +119,10 @@ static const struct fslab_opt run_opts[] = {
 	  "skip the O_DIRECT probe of each device; without it no cell is flagged page-cache "
 	  "(faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)", 0, 0 },
 	{ "probe-size", OPT_PROBE_SIZE, 0, "SIZE", "the probe's scratch file (default 64M, 1M records)", 0, 0 },
+	{ "probe", OPT_PROBE, 0, "MODE",
+	  "reuse (the default): a device probed less than an hour ago, on the same device, mount "
+	  "and options, keeps that probe (kept in /run/fslab; measured again once when a cell "
+	  "runs well above it); fresh: probe every device now", 0, 0 },
 	{ "steady-state", OPT_STEADY, 0, "MODE",
 	  "before each filesystem's sweep, write it until the drive is steady (SNIA PTS: 4K "
 	  "random-write throughput of 5 rounds within 20% of their mean and its fitted line "
@@ -147,7 +152,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 		    "                 [--stop decided|ci|fixed] [--until-ci PCT] [--max-trials N]\n"
 		    "                 [--io seek|positional]\n"
 		    "                 [--sync fs|global] [--latency] [--no-device-probe]\n"
-		    "                 [--probe-size SIZE] [--steady-state auto|on|off]\n"
+		    "                 [--probe-size SIZE] [--probe reuse|fresh]\n"
+		    "                 [--steady-state auto|on|off]\n"
 		    "                 [--steady-state-round SIZE]\n"
 		    "                 [--resume DIR] [--allow-concurrent] [--label NAME] [--quiet]\n"
 		    "                 [--dry-run]",
@@ -271,6 +277,13 @@ static int run_word_option(int c, const char *arg, struct fslab_run_opts *o)
 			fslab_error("--steady-state '%s': use auto (on for a lab on a real disk), on or off", arg);
 			return -EINVAL;
 		}
+		return 0;
+	case OPT_PROBE:
+		if (strcmp(arg, "reuse") != 0 && strcmp(arg, "fresh") != 0) {
+			fslab_error("--probe '%s': use reuse (a probe kept from the last hour, the default) or fresh", arg);
+			return -EINVAL;
+		}
+		o->probe_fresh = strcmp(arg, "fresh") == 0;
 		return 0;
 	case OPT_SYNC:
 		o->sync_policy = fslab_sync_policy_from_string(arg);

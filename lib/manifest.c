@@ -271,6 +271,8 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "device_read_kib_s", mf_jkib(fs->device_read_kib_s));
 	mf_put(o, "device_probe", mf_jstr(fs->device_probe));
 	mf_put(o, "device_probe_note", mf_jstr(fs->device_probe_note));
+	mf_put(o, "device_probe_source", mf_jstr(fs->device_probe_source));
+	mf_put(o, "device_probe_measured_at", mf_jstr(fs->device_probe_measured_at));
 	mf_put(o, "device_probe_runs", mf_write_probe_runs(fs));
 	mf_put(o, "device_probe_bytes", mf_jcount(fs->device_probe_bytes));
 	mf_put(o, "sync_device", mf_jstr(fs->sync_device));

@@ -102,6 +102,11 @@ struct fslab_manifest_fs {
 	double device_write_kib_s, device_read_kib_s; /* the fastest probe; 0: null */
 	char device_probe[24];           /* o_direct, buffered+fsync, skipped, failed */
 	char device_probe_note[256];
+	/* measured (by this run), reused (kept from an earlier run's probe of
+	 * the same device and mount) or "" (null); and when it was measured
+	 * (UTC, ISO 8601; "": null). */
+	char device_probe_source[12];
+	char device_probe_measured_at[32];
 	bool has_probe_runs;             /* false: null */
 	unsigned probe_runs;             /* entries of the arrays below */
 	double probe_write_kib_s[FSLAB_MANIFEST_PROBE_RUNS];
