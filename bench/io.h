@@ -1,8 +1,18 @@
-/* The engine's I/O layer: every system call a benchmark test makes goes
- * through one ops struct (fio's ioengine_ops shape), so a test can swap in
- * an ops struct that records the (operation, offset, length) sequence or
- * injects faults.  Each function behaves like the libc call it is named
- * after (-1 / NULL / short count with errno set on failure).
+/* The engine's I/O layer: every call fslab run makes on a file it
+ * benchmarks goes through one ops struct (fio's ioengine_ops shape): the
+ * 13 tests' test file (bench/engine.c), the device probe's file
+ * (bench/probe.c) and the steady-state phase's file (bench/run_steady.c).
+ * A test can swap in an ops struct that records the (operation, offset,
+ * length) sequence or injects faults.  Each function behaves like the
+ * libc call it is named after (-1 / NULL / short count with errno set on
+ * failure).
+ *
+ * Not through it, by design: the page-cache drop (bench/cache.c's
+ * fslab_cache_drop, the one drop policy: its fsync, posix_fadvise,
+ * mincore, drop_caches and remount are the policy's, reached through the
+ * cell's drop_cache and called by the probe), and calls about a
+ * filesystem rather than a file's data (fstatvfs for free space, FITRIM
+ * after a pass).
  *
  * Files are named relative to a directory fd (the run's private directory)
  * and never through a symlink: open, unlink and fopen work like openat,
