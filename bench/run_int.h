@@ -64,6 +64,9 @@ int run_marker_record_csvs(const struct fslab_run_ctx *c);
 
 /* run_sweep.c */
 double run_cell_work(const struct fslab_sweep_cell *cell); /* relative cost, for the ETA */
+/* The flag column of an ok row of test t at tp KiB/s on fs. */
+void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
+	      double tp, char *flag, size_t len);
 int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst);
 int run_close_csvs(struct fslab_run_ctx *c);
 int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,

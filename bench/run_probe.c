@@ -125,19 +125,19 @@ static bool run_probe_promised(enum fslab_cache_mode cache, const struct fslab_b
 bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog,
 		       const struct fslab_test_outcome out[FSLAB_TEST_MAX])
 {
-	char key[FSLAB_PROBE_KEY_MAX], at[32];
+	char key[FSLAB_PROBE_KEY_MAX], at[32], flag[128];
 	int hit = -1;
 
-	/* other flags explain a fast figure: fuse, buffered-loop, memory */
-	if (strcmp(fs->probe.source, "reused") != 0 || fs->fuse || strcmp(fs->loop_io, "buffered") == 0 ||
-	    strcmp(fs->type, "tmpfs") == 0 || strcmp(fs->type, "ramfs") == 0 || run_stop)
+	if (strcmp(fs->probe.source, "reused") != 0 || run_stop)
 		return false;
 	for (int t = 0; t < FSLAB_TEST_MAX && hit < 0; t++) {
-		const struct fslab_bench_test *bt = fslab_bench_test_get((enum fslab_test)t);
-		double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
-
-		if (out[t].status == FSLAB_OUTCOME_OK && run_probe_promised(c->sweep.cache, bt) && dev > 0 &&
-		    out[t].throughput_kib_s > FSLAB_PAGE_CACHE_FACTOR * dev)
+		if (out[t].status != FSLAB_OUTCOME_OK ||
+		    !run_probe_promised(c->sweep.cache, fslab_bench_test_get((enum fslab_test)t)))
+			continue;
+		/* the row's own flag: page-cache alone, no fuse, buffered,
+		 * buffered-loop or memory to explain the figure */
+		run_flag(fs, c->sweep.cache, (enum fslab_test)t, out[t].throughput_kib_s, flag, sizeof(flag));
+		if (strcmp(flag, "page-cache") == 0)
 			hit = t;
 	}
 	if (hit < 0)

@@ -45,8 +45,8 @@ double run_cell_work(const struct fslab_sweep_cell *cell)
 	return (double)cell->file_bytes + 4096.0 * (double)(cell->file_bytes / cell->record_bytes);
 }
 
-static void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache,
-		     enum fslab_test t, double tp, char *flag, size_t len)
+void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
+	      double tp, char *flag, size_t len)
 {
 	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 	double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
