@@ -474,6 +474,7 @@ static void ht_manifest_filesystems(FILE *out, json_object *manifest)
 		"name", "type", "path", "device", "mount_method", "mkfs_options",
 		"mount_options", "mkfs_tool_version", "device_model", "device_serial",
 		"device_size_bytes", "device_write_kib_s", "device_read_kib_s", "device_probe",
+		"device_probe_source", "device_probe_measured_at",
 		"cache_drop_method",
 	};
 	json_object *fss;

@@ -5,7 +5,8 @@
 #
 #  1. A 2-filesystem image lab (ext4 and btrfs, 700M each), 3 identical cold
 #     runs (write, read, random_read; files 4M-32M; records 64K-1M; 3
-#     trials): the device probe's read bound of each run and its spread,
+#     trials; --probe fresh: each run measures): the device probe's read
+#     bound of each run and its spread,
 #     and the read and random_read rankings, which should be the same in
 #     all three.
 #  2. The same lab, 3 identical warm quick runs: how many cells are flagged
@@ -73,7 +74,7 @@ echo "== 1. two-filesystem image lab (ext4, btrfs 700M): 3 identical cold runs"
 "$fslab" setup --image "$work/lab2.img" --spec "$work/spec2.ini" --state "$state" \
 	--mount-root "$work/mnt" --yes >/dev/null
 for i in 1 2 3; do
-	"$fslab" run --state "$state" --out "$work/cold-$i" --quiet --cache cold --trials 3 \
+	"$fslab" run --state "$state" --out "$work/cold-$i" --quiet --cache cold --trials 3 --probe fresh \
 		--tests write,read,random_read --file-sizes 4M-32M --record-sizes 64K-1M
 	echo "  run $i"
 	probe "$work/cold-$i"
@@ -95,7 +96,7 @@ PY
 
 echo "== 2. the same lab: 3 identical warm quick runs, cells flagged page-cache"
 for i in 1 2 3; do
-	"$fslab" run --state "$state" --out "$work/warm-$i" --quiet --sweep quick --cache warm
+	"$fslab" run --state "$state" --out "$work/warm-$i" --quiet --sweep quick --cache warm --probe fresh
 done
 python3 - "$work" <<-'PY'
 	import csv, glob, sys
