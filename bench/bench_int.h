@@ -71,7 +71,8 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 /* Probe reuse (probe_keep.c): a probe is kept in FSLAB_RUNTIME_DIR, one
  * file per filesystem device (probe-MAJ-MIN.json, root's, 0600), with the
  * identity it was measured on; a later run reuses it for
- * FSLAB_PROBE_KEEP_S while that identity is unchanged. */
+ * FSLAB_PROBE_KEEP_S while that identity is unchanged.  Not root: nothing
+ * is kept (the directory is root's). */
 #define FSLAB_PROBE_KEEP_S 3600
 /* A kept file larger than this is no probe of fslab's. */
 #define FSLAB_PROBE_KEEP_MAX 16384

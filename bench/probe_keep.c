@@ -207,6 +207,8 @@ int fslab_probe_kept_load(const struct fslab_bench_fs *fs, const char *key, int6
 	size_t len;
 	int dfd = fslab_runtime_dir_open(), fd, ret;
 
+	if (dfd == -EACCES)
+		return -ENOENT; /* not root: nothing is kept (the directory is root's) */
 	if (dfd < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", FSLAB_RUNTIME_DIR,
 			 dfd == -EPERM ? "it is not root's alone" : strerror(-dfd));

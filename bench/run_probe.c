@@ -52,7 +52,10 @@ static void run_probe_keep(const struct fslab_bench_fs *fs, const char *key)
 	if (!key[0] || !(fs->probe.write_kib_s > 0) || !(fs->probe.read_kib_s > 0))
 		return;
 	r = fslab_probe_kept_save(fs, key, &fs->probe);
-	if (r < 0)
+	if (r == -EACCES) /* not root: the runtime directory is root's */
+		fslab_debug(FSLAB_DBG_BENCH, "%s: the device probe is not kept: %s is root's", fs->name,
+			    FSLAB_RUNTIME_DIR);
+	else if (r < 0)
 		fslab_warn("%s: cannot keep the device probe in %s: %s; the next run probes again", fs->name,
 			   FSLAB_RUNTIME_DIR, strerror(-r));
 }
