@@ -18,6 +18,7 @@ usage="usage: scripts/install-deps.sh [--tests | --fresh]"
 runtime="
 	cmake gcc make pkg-config
 	libfdisk-dev libmount-dev libblkid-dev uuid-dev libinih-dev libjson-c-dev
+	libsmartcols-dev
 	util-linux e2fsprogs xfsprogs dosfstools btrfs-progs fusefat fuse3
 	gnuplot-nox
 "

@@ -68,6 +68,10 @@ case $depends in
 *libfdisk1*libmount1* | *libmount1*libfdisk1*) ;;
 *) fail "Depends lacks the libraries dpkg-shlibdeps should have found: $depends" ;;
 esac
+case $depends in
+*libsmartcols1*) ;;
+*) fail "Depends lacks libsmartcols1 (the text tables) that dpkg-shlibdeps should have found: $depends" ;;
+esac
 echo "Recommends: $(dpkg-deb -f "$deb" Recommends)"
 
 # -- the Ansible playbook and role: every YAML file of ansible/ is in the
