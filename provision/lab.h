@@ -127,4 +127,9 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
 int fslab_lab_mounts_hold(struct fslab_lab *lab);
 void fslab_lab_mounts_release(int fd);
 
+/* True when a benchmark run holds the lab's run lease now (its lease file
+ * names a live "fslab run" process): something may be writing to the
+ * lab's filesystems.  Reads the lease file only; takes no lock. */
+bool fslab_lab_run_active(const struct fslab_lab *lab);
+
 #endif

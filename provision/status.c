@@ -1,11 +1,13 @@
 /* fslab status: the lab as it is now, checked against the state. */
 #include "devinfo.h"
+#include "fshealth.h"
 #include "lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "prov_int.h"
 #include "provision.h"
 #include "size.h"
+#include "table.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -24,9 +26,22 @@ struct status_row {
 	bool free_known;    /* fusefat reports no statfs figures */
 	uint64_t size, free;
 	char problem[PATH_MAX + 512];
+	int health;         /* enum fslab_health, or -errno: could not check */
+	char damage[PATH_MAX + 512]; /* what the check found, or why it could not */
 };
 
-static void status_check(const struct fslab_state_partition *p, struct status_row *row)
+/* The filesystem's own signs of damage (fshealth.h), read from the device
+ * whether or not its mount answers; writer: a run may be writing. */
+static void status_health(const struct fslab_state_partition *p, struct status_row *row, bool writer)
+{
+	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
+	struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
+					.fuse_mounted = row->mounted && fuse, .writer = writer };
+
+	row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
+}
+
+static void status_check(const struct fslab_state_partition *p, struct status_row *row, bool writer)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
 	char where[PATH_MAX];
@@ -45,6 +60,8 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
+	if (row->type_ok)
+		status_health(p, row, writer);
 	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
 	if (row->mounted && fslab_lab_mount_answers(p, &vfs, row->problem, sizeof(row->problem)) < 0)
 		return;
@@ -97,6 +114,8 @@ static struct json_object *status_partition_json(const struct fslab_state_partit
 	json_object_object_add(j, "free_bytes",
 			       w->free_known ? json_object_new_int64((int64_t)w->free) : NULL);
 	json_object_object_add(j, "problem", w->problem[0] ? json_object_new_string(w->problem) : NULL);
+	status_json_str(j, "fs_check", w->health < 0 ? "failed" : fslab_health_word(w->health));
+	json_object_object_add(j, "fs_damage", w->damage[0] ? json_object_new_string(w->damage) : NULL);
 	json_object_object_add(j, "quiet", p->quiet[0] ? json_object_new_string(p->quiet) : NULL);
 	json_object_object_add(j, "quiet_wait_s", p->quiet[0] ? json_object_new_double(p->quiet_wait_s) : NULL);
 	return j;
@@ -156,10 +175,59 @@ static void status_print_precondition(const struct fslab_state_precondition *pc)
 		       pc->after.read_at[0] ? fslab_drive_conditions_format(&pc->after, c2, sizeof(c2)) : "-");
 }
 
-static void status_print_text(const struct status_view *v)
+/* The partitions' table.  0 or -1 (said). */
+static int status_print_table(const struct status_view *v)
+{
+	static const struct {
+		const char *heading;
+		enum fslab_table_align align;
+	} cols[] = {
+		{ "name", FSLAB_TABLE_LEFT },	 { "type", FSLAB_TABLE_LEFT },
+		{ "device", FSLAB_TABLE_LEFT },	 { "probed", FSLAB_TABLE_LEFT },
+		{ "mount point", FSLAB_TABLE_LEFT }, { "mounted", FSLAB_TABLE_LEFT },
+		{ "size", FSLAB_TABLE_RIGHT },	 { "free", FSLAB_TABLE_RIGHT },
+		{ "fs check", FSLAB_TABLE_LEFT },
+	};
+	const struct fslab_state *st = v->st;
+	struct fslab_table *t = fslab_table_new();
+	char a[32];
+	int r;
+
+	if (!t) {
+		fslab_error("out of memory");
+		return -1;
+	}
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		fslab_table_column(t, cols[c].heading, cols[c].align);
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		const struct fslab_state_partition *p = &st->partitions[i];
+		const struct status_row *w = &v->rows[i];
+
+		fslab_table_row(t);
+		fslab_table_cell(t, 0, p->name);
+		fslab_table_cell(t, 1, fslab_fs_type_to_string(p->type));
+		fslab_table_cell(t, 2, p->device);
+		fslab_table_cell(t, 3, w->fs_type[0] ? w->fs_type : "-");
+		fslab_table_cell(t, 4, p->mountpoint);
+		fslab_table_cell(t, 5, w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel")
+						  : "no");
+		fslab_table_cell(t, 6, fslab_size_human(w->size, a, sizeof(a)));
+		fslab_table_cell(t, 7, w->free_known ? fslab_size_human(w->free, a, sizeof(a)) : "-");
+		fslab_table_cell(t, 8, w->health < 0 ? "failed" : fslab_health_word(w->health));
+	}
+	r = fslab_table_print(t, stdout);
+	fslab_table_free(t);
+	if (r < 0) {
+		fslab_error_errno(r, "cannot print the partitions' table");
+		return -1;
+	}
+	return 0;
+}
+
+/* The text report; -1 when it could not be printed (said). */
+static int status_print_text(const struct status_view *v)
 {
 	const struct fslab_state *st = v->st;
-	char a[32], b[32];
 
 	printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
 	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
@@ -173,19 +241,9 @@ static void status_print_text(const struct status_view *v)
 		printf("device: %s\n", line);
 	}
 	status_print_precondition(&st->precondition);
-	printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", "name", "type", "device", "probed",
-	       "mount point", "mounted", "size", "free");
-	for (size_t i = 0; i < st->n_partitions; i++) {
-		const struct fslab_state_partition *p = &st->partitions[i];
-		const struct status_row *w = &v->rows[i];
-
-		printf("%-12s %-6s %-16s %-8s %-28s %-8s %10s %10s\n", p->name,
-		       fslab_fs_type_to_string(p->type), p->device, w->fs_type[0] ? w->fs_type : "-",
-		       p->mountpoint,
-		       w->mounted ? (p->mount_method == FSLAB_MOUNT_FUSE ? "fuse" : "kernel") : "no",
-		       fslab_size_human(w->size, a, sizeof(a)),
-		       w->free_known ? fslab_size_human(w->free, b, sizeof(b)) : "-");
-	}
+	fflush(stdout);
+	if (status_print_table(v) < 0)
+		return -1;
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		const struct fslab_state_partition *p = &st->partitions[i];
 
@@ -193,6 +251,7 @@ static void status_print_text(const struct status_view *v)
 			printf("%s after mount: %s in %.1f s (%s)\n", p->name, p->quiet, p->quiet_wait_s,
 			       p->quiet_note);
 	}
+	return 0;
 }
 
 /* Each problem on stderr, after the report. */
@@ -206,9 +265,21 @@ static void status_print_problems(const struct status_view *v)
 		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
 			    "--state %s",
 			    fslab_phase_to_string(st->phase), v->path);
-	for (size_t i = 0; i < st->n_partitions; i++)
-		if (v->rows[i].problem[0])
-			fslab_error("damaged lab: [%s] %s", st->partitions[i].name, v->rows[i].problem);
+	for (size_t i = 0; i < st->n_partitions; i++) {
+		const struct fslab_state_partition *p = &st->partitions[i];
+		const struct status_row *w = &v->rows[i];
+
+		if (w->problem[0])
+			fslab_error("damaged lab: [%s] %s", p->name, w->problem);
+		if (w->health == FSLAB_HEALTH_DAMAGED)
+			fslab_error("damaged filesystem: [%s] the %s on %s: %s. Its figures cannot be "
+				    "trusted: set the lab up again (fslab teardown --state %s, then fslab "
+				    "setup), or repair it unmounted (%s)",
+				    p->name, fslab_fs_type_to_string(p->type), p->device, w->damage, v->path,
+				    p->type == FSLAB_FS_FAT32 ? "fsck.fat -a" : "e2fsck -f");
+		else if (w->health < 0)
+			fslab_error("damaged lab: [%s] %s", p->name, w->damage);
+	}
 	if (st->version < FSLAB_STATE_VERSION)
 		fslab_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
 			   "created and will say how to remove it by hand",
@@ -229,9 +300,13 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 		fslab_error("%s", err);
 		return -1;
 	}
+	bool writer = fslab_lab_run_active(lab);
+
 	for (size_t i = 0; i < st->n_partitions; i++) {
-		status_check(&st->partitions[i], &v->rows[i]);
+		status_check(&st->partitions[i], &v->rows[i], writer);
 		if (v->rows[i].problem[0])
+			v->problems++;
+		if (v->rows[i].health < 0 || v->rows[i].health == FSLAB_HEALTH_DAMAGED)
 			v->problems++;
 	}
 	if (st->phase != FSLAB_PHASE_READY)
@@ -270,13 +345,15 @@ int fslab_status(const struct fslab_status_opts *o)
 	/* Not in the middle of a cold-cache remount. */
 	mounts = fslab_lab_mounts_hold(lab);
 	if (status_look(lab, v) == 0) {
+		int printed = 0;
+
 		if (o->json)
 			status_print_json(v);
 		else
-			status_print_text(v);
+			printed = status_print_text(v);
 		fflush(stdout);
 		status_print_problems(v);
-		ret = v->problems ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+		ret = v->problems || printed < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 	}
 	fslab_lab_mounts_release(mounts);
 	fslab_lab_close(lab);

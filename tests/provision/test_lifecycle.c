@@ -286,6 +286,104 @@ START_TEST(status_names_damage)
 }
 END_TEST
 
+/* Rewrites the 4 bytes at off of dev: v = f(v). */
+static uint32_t poke32(const char *dev, uint64_t off, uint32_t and_mask, uint32_t or_mask)
+{
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
+	uint32_t v;
+
+	ck_assert_msg(fd >= 0, "%s: %s", dev, strerror(errno));
+	ck_assert_int_eq(pread(fd, &v, 4, (off_t)off), 4);
+	v = (v & and_mask) | or_mask;
+	ck_assert_int_eq(pwrite(fd, &v, 4, (off_t)off), 4);
+	ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	return v;
+}
+
+static uint16_t peek16(const char *dev, uint64_t off)
+{
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	uint16_t v = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &v, 2, (off_t)off), 2);
+	close(fd);
+	return v;
+}
+
+/* What a fusefat killed in the middle of a write leaves (issue 24: the
+ * FSInfo sector's free cluster count wrong, the FAT's clean bit clear)
+ * and an ext2 the kernel met errors in: status names the filesystem, what
+ * is wrong and the fix, and exits 1 - mounted and unmounted. */
+START_TEST(status_names_damaged_filesystems)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct fslab_state st;
+	char err[512], mp[PATH_MAX];
+	const struct fslab_state_partition *fat = NULL, *ext2 = NULL;
+
+	pt_env_init(&e);
+	pt_setup_image_ok(&e);
+	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < st.n_partitions; i++) {
+		if (st.partitions[i].type == FSLAB_FS_FAT32)
+			fat = &st.partitions[i];
+		if (st.partitions[i].type == FSLAB_FS_EXT2)
+			ext2 = &st.partitions[i];
+	}
+	ck_assert(fat && ext2);
+	/* a fresh lab, written to through the mount, is clean */
+	write_read_back(e.mnt, "fat32");
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ck_assert_msg(strstr(o.out, "clean") && !strstr(o.out, "damaged"), "%s", o.out);
+	ft_output_free(&o);
+
+	uint64_t bps = peek16(fat->device, 0x0b), reserved = peek16(fat->device, 0x0e),
+		 fsinfo = peek16(fat->device, 0x30);
+	if (fat->mount_method == FSLAB_MOUNT_FUSE) {
+		/* mounted, through fusefat: one cluster more free than there is */
+		uint32_t said = poke32(fat->device, fsinfo * bps + 488, 0xffffffff, 0);
+		poke32(fat->device, fsinfo * bps + 488, 0, said + 1);
+		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+		pt_assert_result(&o, 1, "free cluster count wrong");
+		ck_assert_msg(strstr(o.err, "damaged filesystem: [fat32]") &&
+				      strstr(o.err, "fslab teardown") && strstr(o.err, "fsck.fat"),
+			      "%s", o.err);
+		ft_output_free(&o);
+		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, "--json", NULL), 0);
+		ck_assert_int_eq(o.status, 1);
+		ck_assert_msg(strstr(o.out, "\"fs_check\":\"damaged\"") && strstr(o.out, "\"ok\":false"),
+			      "%s", o.out);
+		ft_output_free(&o);
+		poke32(fat->device, fsinfo * bps + 488, 0, said);
+	}
+	/* unmounted (fusefat gone cleanly), then its clean bit cleared as a
+	 * killed one leaves it */
+	snprintf(mp, sizeof(mp), "%s/fat32", e.mnt);
+	ck_assert_int_eq(umount(mp), 0);
+	/* fusefat sets the bit as it exits, after umount returned */
+	for (int i = 0; i < 500 && !(poke32(fat->device, reserved * bps + 4, 0xffffffff, 0) & 0x08000000); i++)
+		usleep(10000);
+	poke32(fat->device, reserved * bps + 4, ~0x08000000u, 0);
+	/* ext2, unmounted, with errors recorded in its superblock */
+	snprintf(mp, sizeof(mp), "%s/ext2", e.mnt);
+	ck_assert_int_eq(umount(mp), 0);
+	poke32(ext2->device, 1024 + 0x194, 0, 3);
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
+	pt_assert_result(&o, 1, "dirty bit set in the FAT");
+	ck_assert_msg(strstr(o.err, "damaged filesystem: [fat32]") &&
+			      strstr(o.err, "damaged filesystem: [ext2]") &&
+			      strstr(o.err, "met 3 errors"),
+		      "%s", o.err);
+	ft_output_free(&o);
+	pt_teardown_ok(&e);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
 /* The benchmark engine's cold-cache remount: unmount and mount again with
  * the same method; data written before survives (the FUSE daemon flushed
  * before the unmount returned). */
@@ -442,6 +540,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, device_setup_teardown_leaves_blank_disk);
 	tcase_add_test(tc, keep_image_leaves_a_blank_image);
 	tcase_add_test(tc, status_names_damage);
+	tcase_add_test(tc, status_names_damaged_filesystems);
 	tcase_add_test(tc, lab_mount_api_remounts_kernel_and_fuse);
 	tcase_add_test(tc, failed_mkfs_is_undone_by_teardown);
 	tcase_add_test(tc, failed_mount_is_undone_by_teardown);

@@ -1,0 +1,55 @@
+/* Cheap read-only signs that the filesystem on a lab partition is damaged,
+ * read from the block device itself (never through the mount, so a FUSE
+ * daemon that stopped answering does not hang the check).
+ *
+ * - FAT32: the boot sector's dirty flag (byte 0x41, bit 0: what the kernel's
+ *   vfat sets while it has the filesystem mounted), the FAT's second entry
+ *   (bit 27 clear: not cleanly unmounted, what fusefat clears while it has
+ *   it mounted; bit 26 clear: the driver met disk errors) and the FSInfo
+ *   sector's free cluster count against the free entries of the first FAT.
+ *   A fusefat killed in the middle of a write leaves the dirty bit and a
+ *   wrong free count (fsck.fat -n: "Free cluster summary wrong"), and a
+ *   clean mount and unmount afterwards clears the dirty bit but not the
+ *   count.
+ * - ext2/ext4: the superblock's state (the errors bit) and its count of
+ *   errors the kernel met; unmounted, the valid bit.
+ * - xfs, btrfs: nothing cheap to read; not checked.
+ *
+ * Each flag the driver that has the filesystem mounted sets while it is
+ * mounted is not read then, and the FAT's free count is not compared while
+ * something may be writing (a file being extended has its clusters in the
+ * FAT before fusefat updates FSInfo, when the file is closed). */
+#ifndef FSLAB_FSHEALTH_H
+#define FSLAB_FSHEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "names.h"
+
+/* How the filesystem is in use while it is checked. */
+struct fslab_health_ctx {
+	bool kernel_mounted;  /* mounted by a kernel driver */
+	bool fuse_mounted;    /* mounted through FUSE (fusefat) */
+	bool writer;          /* something may be writing to it now (a run) */
+};
+
+enum fslab_health {
+	FSLAB_HEALTH_UNCHECKED, /* nothing cheap to read for this type */
+	FSLAB_HEALTH_CLEAN,
+	FSLAB_HEALTH_DAMAGED,   /* what in the text */
+};
+
+/* Checks the filesystem of type on device (read-only).  Returns the
+ * verdict, with what was found in what when FSLAB_HEALTH_DAMAGED
+ * ("dirty bit set: not cleanly unmounted; ..."), or a negative errno with
+ * the reason in what (the device cannot be read, or holds no FAT32 or ext
+ * superblock). */
+int fslab_fs_health(const char *device, enum fslab_fs_type type, const struct fslab_health_ctx *ctx,
+		    char *what, size_t len);
+
+/* The word for a verdict, as status prints it: "clean", "damaged",
+ * "not checked". */
+const char *fslab_health_word(enum fslab_health h);
+
+#endif
