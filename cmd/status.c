@@ -18,9 +18,11 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 	.synopsis = "Usage: fslab status [--state FILE] [--json]",
 	.intro = "Shows the lab as it is now: the disk or image, and for each partition its device,\n"
 		 "the filesystem probed now, the mount point, whether it is mounted, size and free\n"
-		 "space.  Exit status 1, naming each problem, when the lab is damaged (a partition\n"
-		 "missing, unmounted or of the wrong type, a mount that does not answer within 5 s\n"
-		 "or whose FUSE daemon is gone, or setup unfinished).\n",
+		 "space, and a read-only check of each filesystem (FAT32's dirty bits and free\n"
+		 "cluster count, ext2/ext4's error state and count; xfs and btrfs are not checked).\n"
+		 "Exit status 1, naming each problem, when the lab is damaged (a partition missing,\n"
+		 "unmounted or of the wrong type, a mount that does not answer within 5 s or whose\n"
+		 "FUSE daemon is gone, a filesystem the check finds damaged, or setup unfinished).\n",
 	.opts = status_opts,
 };
 
