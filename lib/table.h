@@ -4,8 +4,8 @@
  * Every column is as wide as its widest cell or heading, whatever the
  * terminal's width: a name is never cut and a row never wraps, so the
  * output is the same on a terminal, in a pipe and in a file.  Cells are
- * printed with their control bytes escaped ("\x1b"), the last column is
- * not padded and columns are one blank apart.
+ * printed with their control bytes escaped (fslab_escape_ctrl: "\x1b";
+ * UTF-8 kept), columns are gap blanks apart and no line ends in blanks.
  *
  * Errors are kept: the first one a call meets is returned by
  * fslab_table_print (and the table prints nothing), so a caller builds the
@@ -21,8 +21,9 @@ struct fslab_table;
 
 enum fslab_table_align { FSLAB_TABLE_LEFT, FSLAB_TABLE_RIGHT };
 
-/* An empty table; NULL when out of memory. */
-struct fslab_table *fslab_table_new(void);
+/* An empty table, its columns gap blanks apart (1 to 8); NULL when out
+ * of memory. */
+struct fslab_table *fslab_table_new(unsigned gap);
 void fslab_table_free(struct fslab_table *t);
 
 /* Appends a column headed heading. */

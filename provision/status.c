@@ -189,7 +189,7 @@ static int status_print_table(const struct status_view *v)
 		{ "fs check", FSLAB_TABLE_LEFT },
 	};
 	const struct fslab_state *st = v->st;
-	struct fslab_table *t = fslab_table_new();
+	struct fslab_table *t = fslab_table_new(1);
 	char a[32];
 	int r;
 
