@@ -89,36 +89,48 @@ static char *lt_us(double v, char *buf, size_t len)
 	return buf;
 }
 
-void rp_latency_text(FILE *out, const struct rp_data *d)
+int rp_latency_text(FILE *out, const struct rp_data *d)
 {
+	static const char *const heads[] = { "test", "filesystem", "cells", "p50 median",
+					     "p99 worst", "(cell)", "max" };
 	const struct rp_summary *s = d->sum;
-	int lw = 10;
+	struct fslab_table *tb;
+	int rc;
 
 	if (!s->lat_tests)
-		return;
-	for (size_t i = 0; i < s->n; i++)
-		if ((int)strlen(d->all[i]->label) > lw)
-			lw = (int)strlen(d->all[i]->label);
+		return 0;
 	fputs("\n== latency per operation (fslab run --latency), microseconds ==\n", out);
-	fprintf(out, "%-14s %-*s %5s %12s %12s %-11s %10s\n", "test", lw, "filesystem", "cells",
-		"p50 median", "p99 worst", "(cell)", "max");
+	fflush(out);
+	if (!(tb = fslab_table_new(2)))
+		return -ENOMEM;
+	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
+		fslab_table_column(tb, heads[c], c < 2 || c == 5 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], b[24], c[24], f[16], r[16], cell[40] = "";
+			char a[24], f[16], r[16];
 
 			if (!l->has)
 				continue;
+			fslab_table_row(tb);
+			fslab_table_cell(tb, 0, fslab_test_to_string(t));
+			fslab_table_cell(tb, 1, d->all[i]->label);
+			fslab_table_cellf(tb, 2, "%zu", l->n_cells);
+			fslab_table_cell(tb, 3, lt_us(l->p50, a, sizeof(a)));
+			fslab_table_cell(tb, 4, lt_us(l->p99, a, sizeof(a)));
 			if (!isnan(l->p99))
-				snprintf(cell, sizeof(cell), "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-					 rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fprintf(out, "%-14s %-*s %5zu %12s %12s %-11s %10s\n", fslab_test_to_string(t), lw,
-				d->all[i]->label, l->n_cells, lt_us(l->p50, a, sizeof(a)),
-				lt_us(l->p99, b, sizeof(b)), cell, lt_us(l->max, c, sizeof(c)));
+				fslab_table_cellf(tb, 5, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
+						  rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
+			fslab_table_cell(tb, 6, lt_us(l->max, a, sizeof(a)));
 		}
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
+	if (rc < 0)
+		return rc;
 	fputs("p50 median: the median of the cells' p50 (each the median over its trials); p99\n"
 	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n",
 	      out);
+	return 0;
 }
 
 void rp_latency_html(FILE *out, const struct rp_data *d)

@@ -378,21 +378,31 @@ static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	fprintf(out, "%s\n", line);
 }
 
+/* The ranking tables' columns. */
+enum { RK_C_RANK, RK_C_LABEL, RK_C_SCORE, RK_C_CI, RK_C_RATIO, RK_C_VS, RK_C_PLATEAU, RK_C_FLAGS };
+
 /* One ranked row of the text table: #, label, median, interval (in the
- * median's unit), ratio, the test against #1, plateau, flags. */
-static void rk_text_row(FILE *out, const struct rp_data *d, enum fslab_test t, size_t i,
+ * median's unit), ratio, the test against #1, plateau, then the flags
+ * with "partial" and "aside" (the shared ranking's marks). */
+static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fslab_test t, size_t i,
 			const struct rp_rank_row *row)
 {
-	char m[24], lo[24], hi[24], ci[48], vs[48], fl[8], a[16], b[16], pl[32], pb[24], line[256];
+	char m[24], lo[24], hi[24], vs[48], fl[8], a[16], b[16], pb[24], marks[32];
 
+	fslab_table_row(tb);
+	fslab_table_cellf(tb, RK_C_RANK, "%zu", i + 1);
+	fslab_table_cell(tb, RK_C_LABEL, row->e->label);
+	fslab_table_cell(tb, RK_C_SCORE, rp_fmt_rate(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
-		snprintf(ci, sizeof(ci), row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
-						 ? "(1 trial)" : "-");
+		fslab_table_cell(tb, RK_C_CI, row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
+							? "(1 trial)" : "-");
 	else
-		snprintf(ci, sizeof(ci), "%s..%s", /* in the median's unit */
-			 rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false, lo,
-					sizeof(lo)),
-			 rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi, sizeof(hi)));
+		fslab_table_cellf(tb, RK_C_CI, "%s..%s", /* in the median's unit */
+				  rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false,
+						 lo, sizeof(lo)),
+				  rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
+						 sizeof(hi)));
+	fslab_table_cellf(tb, RK_C_RATIO, "%5.3f", row->ratio);
 	const struct rp_mcell *mc = d->sum ? rp_sum_cell(d->sum, t, row->e->idx) : NULL;
 	if (i == 0 || !mc || (d->sum->max_trials < 2)) /* 1 trial: said once, on top */
 		snprintf(vs, sizeof(vs), "%s", i == 0 ? "best" : "-");
@@ -403,44 +413,67 @@ static void rk_text_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 			 rp_fmt_p(mc->cmp.p_adj, pb, sizeof(pb)));
 	else
 		snprintf(vs, sizeof(vs), "%s", rp_dir_word(mc->cmp.dir));
-	rk_flags(&row->s, fl, sizeof(fl));
+	fslab_table_cell(tb, RK_C_VS, vs);
 	if (row->s.file_lo == row->s.file_hi)
-		snprintf(pl, sizeof(pl), "%s", rp_fmt_size(row->s.file_hi, a, sizeof(a)));
+		fslab_table_cell(tb, RK_C_PLATEAU, rp_fmt_size(row->s.file_hi, a, sizeof(a)));
 	else
-		snprintf(pl, sizeof(pl), "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
-			 rp_fmt_size(row->s.file_hi, b, sizeof(b)));
-	int w = snprintf(line, sizeof(line), "%2zu  %-*s %10s  %-17s %5.3f  %-15s %-9s %s", i + 1,
-			 rk_width(d, RK_LABEL, 16), row->e->label, rp_fmt_rate(row->s.score, m, sizeof(m)), ci, row->ratio, vs,
-			 pl, fl);
-	while (w > 0 && (size_t)w < sizeof(line) && line[w - 1] == ' ')
-		line[--w] = '\0';
-	fprintf(out, "%s%s%s\n", line, row->e->partial[t] ? " partial" : "",
-		row->aside ? " aside" : "");
+		fslab_table_cellf(tb, RK_C_PLATEAU, "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
+				  rp_fmt_size(row->s.file_hi, b, sizeof(b)));
+	rk_flags(&row->s, fl, sizeof(fl));
+	snprintf(marks, sizeof(marks), "%s%s%s", fl, row->e->partial[t] ? " partial" : "",
+		 row->aside ? " aside" : "");
+	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
 }
 
-void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
+/* Test t's ranked rows as a table (lib/table.h).  0 or -errno. */
+static int rk_text_table(FILE *out, const struct rp_data *d, enum fslab_test t,
+			 const struct rp_ranking *r)
+{
+	static const struct {
+		const char *heading;
+		enum fslab_table_align align;
+	} cols[] = {
+		[RK_C_RANK] = { "#", FSLAB_TABLE_RIGHT },	     [RK_C_LABEL] = { "filesystem", FSLAB_TABLE_LEFT },
+		[RK_C_SCORE] = { "score", FSLAB_TABLE_RIGHT },	     [RK_C_CI] = { "95% CI", FSLAB_TABLE_LEFT },
+		[RK_C_RATIO] = { "ratio", FSLAB_TABLE_RIGHT },	     [RK_C_VS] = { "vs #1 (adj. p)", FSLAB_TABLE_LEFT },
+		[RK_C_PLATEAU] = { "plateau", FSLAB_TABLE_LEFT },    [RK_C_FLAGS] = { "flags", FSLAB_TABLE_LEFT },
+	};
+	struct fslab_table *tb = fslab_table_new(2);
+	int rc;
+
+	if (!tb)
+		return -ENOMEM;
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		fslab_table_column(tb, cols[c].heading, cols[c].align);
+	for (size_t i = 0; i < r->n; i++)
+		rk_text_row(tb, d, t, i, &r->rows[i]);
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
+	return rc;
+}
+
+int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	unsigned flags = 0; /* of every ranked row */
+	int rc = 0;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++) {
 		struct rp_ranking r;
 
 		if (!(d->sum->shown & (1u << t)) || !rp_rank_test(d, tests, t, &r))
 			continue;
 		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
-		int lw = rk_width(d, RK_LABEL, 16);
-		fprintf(out, "%2s  %-*s %10s  %-17s %5s  %-15s %-9s %s\n", "#", lw, "filesystem", "score",
-			"95% CI", "ratio", "vs #1 (adj. p)", "plateau", "flags");
-		for (size_t i = 0; i < r.n; i++) {
-			rk_text_row(out, d, t, i, &r.rows[i]);
+		fflush(out);
+		rc = rk_text_table(out, d, t, &r);
+		for (size_t i = 0; i < r.n; i++)
 			flags |= r.rows[i].s.flags;
-		}
+		/* the entries the ranking leaves out, after the table */
 		for (size_t i = 0; i < r.n_partial; i++)
-			fprintf(out, "%2s  %-*s not ranked: partial data (interrupted or incomplete run)\n",
-				"-", lw, r.partial[i]->label);
+			fprintf(out, "-  %s  not ranked: partial data (interrupted or incomplete run)\n",
+				r.partial[i]->label);
 		for (size_t i = 0; i < r.n_unranked; i++)
-			fprintf(out, "%2s  %-*s not ranked: no ok cell (every one failed or was skipped)\n",
-				"-", lw, r.unranked[i]->label);
+			fprintf(out, "-  %s  not ranked: no ok cell (every one failed or was skipped)\n",
+				r.unranked[i]->label);
 		for (size_t i = 0; i < d->n_all; i++)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
@@ -464,6 +497,7 @@ void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP) ? "       " : "",
 			rp_other_flags_all(d, names, sizeof(names)));
 	}
+	return rc;
 }
 
 void rp_text_runs(FILE *out, const struct rp_data *d)
@@ -575,32 +609,47 @@ int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs *
 	return rc;
 }
 
-void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 {
+	static const char *const heads[] = { "filesystem", "test", "run A", "A",
+					     "run B", "B", "B/A [interval]", "verdict" };
 	struct rp_same_fs *rows;
+	struct fslab_table *tb;
 	size_t n;
-	char ma[24], mb[24];
+	char ma[24], mb[24], ci[64];
+	int rc;
 
-	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
+	rc = rp_same_fs_rows(d, tests, &rows, &n);
+	if (rc < 0 || n == 0) {
 		free(rows);
-		return;
+		return rc;
 	}
 	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
 	      "   interval and verdict) ==\n", out);
-	int fw = rk_width(d, RK_FS, 12), tw = rk_width(d, RK_TAG, 8);
-	fprintf(out, "%-*s %-14s %-*s %8s %-*s %8s  %-22s %s\n", fw, "filesystem", "test", tw, "run A",
-		"A", tw, "run B", "B", "B/A [interval]", "verdict");
+	fflush(out);
+	if (!(tb = fslab_table_new(2))) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
+		fslab_table_column(tb, heads[c], c == 3 || c == 5 ? FSLAB_TABLE_RIGHT : FSLAB_TABLE_LEFT);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_same_fs *r = &rows[i];
-		char ci[64];
 
-		fprintf(out, "%-*s %-14s %-*s %8s %-*s %8s  %-22s %s\n", fw, r->a->fs,
-			fslab_test_to_string(r->test), tw, r->a->run->tag,
-			rp_fmt_mibs(r->median_a, ma, sizeof(ma)), tw, r->b->run->tag,
-			rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
-			rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)), rp_change_word(r->cmp.dir));
+		fslab_table_row(tb);
+		fslab_table_cell(tb, 0, r->a->fs);
+		fslab_table_cell(tb, 1, fslab_test_to_string(r->test));
+		fslab_table_cell(tb, 2, r->a->run->tag);
+		fslab_table_cell(tb, 3, rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
+		fslab_table_cell(tb, 4, r->b->run->tag);
+		fslab_table_cell(tb, 5, rp_fmt_mibs(r->median_b, mb, sizeof(mb)));
+		fslab_table_cell(tb, 6, rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)));
+		fslab_table_cell(tb, 7, rp_change_word(r->cmp.dir));
 	}
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
 	free(rows);
+	return rc;
 }
 
 /* Each run's filesystems ranked among themselves - with runs labelled by

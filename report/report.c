@@ -321,22 +321,25 @@ static int rpt_text_render(const struct rp_data *d,
 			   unsigned tests, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
+	int rc;
 
 	if (!f)
 		return -ENOMEM;
 	fputs("fslab report\n", f);
 	rp_claims_text_first(f, d);
-	rp_text_summary(f, d);
+	rc = rp_text_summary(f, d);
 	fputc('\n', f);
 	rp_text_runs(f, d);
-	rp_text_rankings(f, d, tests);
-	rp_latency_text(f, d);
-	if (d->n_runs > 1)
-		rp_text_same_fs(f, d, tests);
+	if (rc == 0)
+		rc = rp_text_rankings(f, d, tests);
+	if (rc == 0)
+		rc = rp_latency_text(f, d);
+	if (rc == 0 && d->n_runs > 1)
+		rc = rp_text_same_fs(f, d, tests);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);
-	if (fclose(f) != 0)
+	if (fclose(f) != 0 || rc < 0) /* a table: only memory can fail it */
 		return -ENOMEM;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "names.h"
 #include "report.h"
 #include "stats.h"
+#include "table.h"
 #include "spec.h"
 
 /* ---- statistics (stats.c) ---- */
@@ -213,9 +214,9 @@ const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test
 				      unsigned *n_failed, unsigned *n_skipped);
 
 
-void rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
+int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
-void rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
+int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
 /* Each run's filesystems ranked among themselves (per host, when runs are
  * labelled by host). */
 void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
@@ -453,7 +454,7 @@ struct rp_fam_calls {
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       const struct rp_fam_calls *calls, char *buf, size_t len);
 
-void rp_text_summary(FILE *out, const struct rp_data *d);
+int rp_text_summary(FILE *out, const struct rp_data *d);
 /* The JSON report (json.c); 0 or -1 when writing failed. */
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
@@ -469,7 +470,7 @@ struct rp_lat_row {          /* one filesystem in one test */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
-void rp_latency_text(FILE *out, const struct rp_data *d);
+int rp_latency_text(FILE *out, const struct rp_data *d);
 void rp_latency_html(FILE *out, const struct rp_data *d);
 json_object *rp_latency_json(const struct rp_data *d);
 

@@ -5,6 +5,7 @@
 #include "stats.h"
 #include "steady.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,46 +179,46 @@ static void vd_wrap(FILE *out, const char *first, const char *text)
 	vd_wrap_at(out, first, 6, text);
 }
 
-/* a matrix line without trailing blanks */
-static void vd_line(FILE *out, char *line)
-{
-	size_t n = strlen(line);
-
-	while (n && line[n - 1] == ' ')
-		line[--n] = '\0';
-	fprintf(out, "%s\n", line);
-}
-
-/* Columns c0 to c1 of matrix m: their headings, then a row per test. */
-static void vd_text_block(FILE *out, const struct rp_data *d, const struct vd_matrix *m, size_t c0,
-			  size_t c1, int w)
+/* Columns c0 to c1 of matrix m as a table (lib/table.h): their headings,
+ * then a row per test.  0 or -errno. */
+static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_matrix *m, size_t c0,
+			 size_t c1)
 {
 	const struct rp_summary *s = d->sum;
-	char line[4096], label[200], cell[64];
-	size_t l = (size_t)snprintf(line, sizeof(line), "%-14s", "test");
+	struct fslab_table *tb = fslab_table_new(2);
+	char label[200], cell[64];
+	int rc;
 
-	for (size_t i = c0; i < c1 && l < sizeof(line); i++) {
+	if (!tb)
+		return -ENOMEM;
+	fslab_table_column(tb, "test", FSLAB_TABLE_LEFT);
+	for (size_t i = c0; i < c1; i++) {
 		m->label(d, i, label, sizeof(label));
-		l += (size_t)snprintf(line + l, sizeof(line) - l, " %-*s", w, label);
+		fslab_table_column(tb, label, FSLAB_TABLE_LEFT);
 	}
-	vd_line(out, line);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		if (!(s->tests & (1u << t)))
 			continue;
-		l = (size_t)snprintf(line, sizeof(line), "%-14s", fslab_test_to_string(t));
-		for (size_t i = c0; i < c1 && l < sizeof(line); i++) {
+		fslab_table_row(tb);
+		fslab_table_cell(tb, 0, fslab_test_to_string(t));
+		for (size_t i = c0; i < c1; i++) {
 			struct vd_cell c = m->cell(s, t, i);
 
 			vd_text_cell(cell, sizeof(cell), &c, m->marks);
-			l += (size_t)snprintf(line + l, sizeof(line) - l, " %-*s", w, cell);
+			fslab_table_cell(tb, 1 + i - c0, cell);
 		}
-		vd_line(out, line);
 	}
+	fflush(out);
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
+	return rc;
 }
 
-/* Matrix m in blocks of as many columns as fit in 100; a column is as
- * wide as its widest cell or heading (at least w: a name is never cut). */
-static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_matrix *m, int w)
+/* Matrix m in blocks of as many columns as fit in 100, each column as
+ * wide as its widest cell or heading (a name is never cut), counted here
+ * at the widest of any column (at least w) to choose the blocks.  0 or
+ * -errno. */
+static int vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_matrix *m, int w)
 {
 	char cell[64], label[200];
 
@@ -235,12 +236,14 @@ static void vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_m
 			if ((int)strlen(cell) > w)
 				w = (int)strlen(cell);
 		}
-	size_t per = (100 - 14) / (size_t)(w + 1);
+	size_t per = (100 - 14) / (size_t)(w + 2); /* two blanks apart */
 	if (per == 0) /* a heading wider than the screen: one column a block */
 		per = 1;
 
-	for (size_t c0 = 0; c0 < m->n; c0 += per)
-		vd_text_block(out, d, m, c0, c0 + per < m->n ? c0 + per : m->n, w);
+	int rc = 0;
+	for (size_t c0 = 0; c0 < m->n && rc == 0; c0 += per)
+		rc = vd_text_block(out, d, m, c0, c0 + per < m->n ? c0 + per : m->n);
+	return rc;
 }
 
 /* The legend of the letters beyond P and F, when a cell carries one. */
@@ -265,19 +268,20 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 	vd_wrap(out, "", line);
 }
 
-void rp_text_summary(FILE *out, const struct rp_data *d)
+int rp_text_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
 	const struct vd_matrix ratios = { s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
 	const struct vd_matrix changes = { s->n_chg, vd_change_label, vd_change_cell, vd_change_marks };
-	int w = 10;
+	int w = 10, rc;
 
 	vd_text_banners(out, d);
 	if (!s->tests)
-		return;
+		return 0;
 	fprintf(out, "\n== summary: ratio to the best per test (large-file plateau%s) ==\n",
 		s->n_comparisons ? ", [simultaneous 95%]" : "");
-	vd_text_matrix(out, d, &ratios, w);
+	if ((rc = vd_text_matrix(out, d, &ratios, w)) < 0)
+		return rc;
 	if (s->n_comparisons)
 		fprintf(out, "best = fastest unflagged; < slower, > faster (the interval excludes 1);\n"
 			     "= equivalent (inside +-%g%%); ? inconclusive; no mark: not tested.  Intervals\n"
@@ -296,12 +300,13 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			vd_wrap(out, "  ", s->chg_verdict[f][k]);
 	if (!s->n_chg)
-		return;
+		return 0;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
 		vd_wrap(out, "differs: ", s->differs);
-	vd_text_matrix(out, d, &changes, w);
+	if ((rc = vd_text_matrix(out, d, &changes, w)) < 0)
+		return rc;
 	if (s->n_chg_comparisons)
 		fprintf(out, "+ improved, - regressed (the interval excludes 1), = equivalent (inside +-%g%%),\n"
 			     "? inconclusive; intervals hold together at 95%% over the %zu comparisons;\n"
@@ -309,6 +314,7 @@ void rp_text_summary(FILE *out, const struct rp_data *d)
 			100 * s->delta, s->n_chg_comparisons);
 	else
 		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
+	return 0;
 }
 
 /* ---- HTML ---- */

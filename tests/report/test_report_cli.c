@@ -127,19 +127,19 @@ START_TEST(t_fixture_text_ranking)
 	 * 2300) over ext4's (1150, 1160, 1170) = 1.895, faster beyond the
 	 * simultaneous interval; fat32 315 MiB/s from 1 trial, FUSE: not
 	 * tested, never "within noise" */
-	l = line_of(o.out, "== write ==", " 1  ext4");
+	l = line_of(o.out, "== write ==", "1  ext4");
 	has(l, " 1.13 GiB/s ");
 	has(l, "1.11..1.16 GiB/s");
 	has(l, "1.000  best");
 	has(l, "2M-4M");
-	l = line_of(o.out, "== write ==", " 2  btrfs");
+	l = line_of(o.out, "== write ==", "2  btrfs");
 	has(l, " 2.15 GiB/s ");
 	has(l, "1.91..2.39 GiB/s");
 	has(l, "1.895");
 	has(l, "faster p=0.002"); /* Bonferroni over the 2 pairs, 2 df with the trials as blocks */
 	has(l, "2M-4M");
 	has(l, " P aside");
-	l = line_of(o.out, "== write ==", " 3  fat32");
+	l = line_of(o.out, "== write ==", "3  fat32");
 	has(l, " 315 MiB/s ");
 	has(l, "(1 trial)");
 	has(l, "0.272");
@@ -159,9 +159,9 @@ START_TEST(t_fixture_text_ranking)
 	/* read: ext4 1100 (851.6..1348) MiB/s, btrfs 1070: 3 trials cannot
 	 * tell 3% apart (inconclusive, the interval holds 1); fat32 not
 	 * ranked */
-	l = line_of(o.out, "== read ==", " 1  ext4");
+	l = line_of(o.out, "== read ==", "1  ext4");
 	has(l, "0.83..1.32 GiB/s");
-	l = line_of(o.out, "== read ==", " 2  btrfs");
+	l = line_of(o.out, "== read ==", "2  btrfs");
 	has(l, "0.975");
 	has(l, "inconclusive");
 	l = line_of(o.out, "== summary", "read ");
@@ -171,7 +171,7 @@ START_TEST(t_fixture_text_ranking)
 		ck_assert_msg(cell && sscanf(cell, "0.98 [%lf-%lf] ?", &lo, &hi) == 2, "%s", l);
 		ck_assert(lo < 0.95 && hi > 1); /* holds 1 and more than +-5%: inconclusive */
 	}
-	l = line_of(o.out, "== read ==", " -  fat32");
+	l = line_of(o.out, "== read ==", "-  fat32");
 	has(l, "not ranked");
 	has(o.out, "fat32: 2 failed, 0 skipped; first at 4M file, 64K records: failed: Operation not permitted");
 	has(o.out, "P = page cache");
@@ -625,7 +625,7 @@ START_TEST(t_claims)
 	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    cold "), "fastest ext4");
 	has(block_of(c, "(1) btrfs is the fastest filesystem for writes", "    =>"),
 	    "inconclusive: cold: btrfs/ext4 0.81 [0.50-1.29]");
-	has(line_of(o.out, "test           btrfs/cold", "write "), "0.81 [0.50-1.29] ?");
+	has(line_of(o.out, "test   btrfs/cold", "write "), "0.81 [0.50-1.29] ?");
 	has(block_of(c, "(2) btrfs is the fastest filesystem for reads", "    cold "), "inconclusive");
 	has(block_of(c, "(3) FAT32", "    warm "), "at 2 of 2 record sizes");
 	has(block_of(c, "(3) FAT32", "    warm "), "holds");
@@ -648,7 +648,7 @@ START_TEST(t_claims)
 	{
 		char same[512], *cell, *end;
 		snprintf(same, sizeof(same), "%s",
-			 line_of(o.out, "== the same filesystem in two runs", "btrfs        write"));
+			 line_of(o.out, "== the same filesystem in two runs", "btrfs       write"));
 		has(same, "regressed");
 		/* one pair, one interval: the table shows the change matrix's */
 		cell = strstr(same, "0.14 [");
@@ -829,9 +829,9 @@ START_TEST(t_flags_named)
 	    "ext4: measured on a buffered loop device; its figures may be the host's page cache");
 	ck_assert_msg(strstr(o.out, "!! ext4") < strstr(o.out, "== summary"), "%s", o.out);
 	/* set aside: xfs is the best; ext4 marked L, btrfs ? */
-	has(line_of(o.out, "== write ==", " 1  "), "xfs");
-	has(line_of(o.out, "== write ==", " 2  "), "ext4");
-	has(line_of(o.out, "== write ==", " 2  "), "L aside");
+	has(line_of(o.out, "== write ==", "1  "), "xfs");
+	has(line_of(o.out, "== write ==", "2  "), "ext4");
+	has(line_of(o.out, "== write ==", "2  "), "L aside");
 	has(line_of(o.out, "== summary", "write "), "> L");
 	has(o.out, "L = buffered loop");
 	has(block_of(o.out, "== summary", "L = buffered loop; "), "? = redone-slow (btrfs), set aside");
@@ -893,7 +893,7 @@ START_TEST(t_names_not_cut)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	const char *label = "ext4-imported-long/before-the-upgrade";
 	has(line_of(o.out, "== summary", "test "), label);
-	has(line_of(o.out, "== write ==", " 4  "), label);
+	has(line_of(o.out, "== write ==", "4  "), label);
 	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "before-the-upgrade");
 	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "after-the-upgrade");
 	has(line_of(o.out, "== each run's own ranking", "write "), "before-the-upgrade");
@@ -967,7 +967,7 @@ START_TEST(t_latency_panel)
 	has(l, "ext4");
 	has(l, " 3 ");
 	has(l, " 12.0 ");
-	has(l, " 514 4M/64K ");
+	has(l, " 514  4M/64K ");
 	has(l, " 930");
 	ft_output_free(&o);
 	char *html = slurp(html_p, NULL);
@@ -1413,8 +1413,8 @@ START_TEST(t_before_after)
 	has(line_of(chg, NULL, "write "), "] -");
 	ck_assert_msg(!strstr(line_of(chg, NULL, "read "), " -"), "%s", line_of(chg, NULL, "read "));
 	/* the same-filesystem table gives that pair the same interval and word */
-	has(line_of(o.out, "== the same filesystem in two runs", "ext4         write"), "regressed");
-	has(line_of(o.out, "== the same filesystem in two runs", "xfs          write"), "equivalent");
+	has(line_of(o.out, "== the same filesystem in two runs", "ext4        write"), "regressed");
+	has(line_of(o.out, "== the same filesystem in two runs", "xfs         write"), "equivalent");
 	ft_output_free(&o);
 
 	/* --fail-on-regression: exit 3 past 5%, naming the cell; 0 past 80% */
@@ -1435,7 +1435,7 @@ START_TEST(t_before_after)
 	/* --equivalence: a 1% margin cannot call the xfs pair equivalent */
 	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--equivalence", "0.1", NULL), 0);
 	ck_assert_int_eq(o.status, 0);
-	has(line_of(o.out, "== the same filesystem in two runs", "xfs          write"), "inconclusive");
+	has(line_of(o.out, "== the same filesystem in two runs", "xfs         write"), "inconclusive");
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--equivalence", "0", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
