@@ -15,6 +15,7 @@
 #include "provision.h"
 #include "size.h"
 #include "stopsig.h"
+#include "table.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -130,21 +131,19 @@ static int setup_step(struct setup_run *s, const char *step)
 	return setup_stopped(s) ? -EINTR : 0;
 }
 
-static void setup_print_plan(struct setup_run *s, FILE *out)
+/* The partitions of the plan as a table (lib/table.h).  0 or -errno. */
+static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 {
-	const struct fslab_lab_plan *pl = &s->plan;
-	char a[32], b[32], c[32];
+	static const char *const heads[] = { "#", "name", "type", "start", "size",
+					     "GPT type", "mkfs", "mount point" };
+	struct fslab_table *t = fslab_table_new(1);
+	char a[32];
+	int r;
 
-	fprintf(out, "disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment\n",
-		pl->disk[0] ? pl->disk : "(new loop device)", fslab_size_human(pl->disk_bytes, a, sizeof(a)),
-		pl->sector_size, fslab_size_human(pl->needed_bytes, b, sizeof(b)),
-		fslab_size_format(s->spec->disk.alignment ? s->spec->disk.alignment : FSLAB_MiB, c,
-				  sizeof(c)));
-	if (s->image[0])
-		fprintf(out, "image %s: %s, %s\n", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
-			s->image_exists ? "exists, reused" : "created sparse");
-	fprintf(out, "%-2s %-12s %-6s %12s %12s  %-20s %-38s %s\n", "#", "name", "type", "start",
-		"size", "GPT type", "mkfs", "mount point");
+	if (!t)
+		return -ENOMEM;
+	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
+		fslab_table_column(t, heads[c], c == 3 || c == 4 ? FSLAB_TABLE_RIGHT : FSLAB_TABLE_LEFT);
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct fslab_partition_plan *p = &pl->parts[i];
 		const char *argv[FSLAB_MKFS_ARGV_MAX];
@@ -156,12 +155,43 @@ static void setup_print_plan(struct setup_run *s, FILE *out)
 			fslab_exec_format(argv, cmd, sizeof(cmd));
 		else
 			snprintf(cmd, sizeof(cmd), "(too many mkfs options)");
-		fprintf(out, "%-2u %-12s %-6s %12s %12s  %-20s %-38s %s (%s%s%s)\n", p->number, p->fs->name,
-			fslab_fs_type_to_string(p->fs->type), fslab_size_format(p->start, a, sizeof(a)),
-			fslab_size_format(p->size, b, sizeof(b)),
-			p->recipe->gpt_type_name,
-			cmd, p->mountpoint, m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
-			p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
+		fslab_table_row(t);
+		fslab_table_cellf(t, 0, "%u", p->number);
+		fslab_table_cell(t, 1, p->fs->name);
+		fslab_table_cell(t, 2, fslab_fs_type_to_string(p->fs->type));
+		fslab_table_cell(t, 3, fslab_size_format(p->start, a, sizeof(a)));
+		fslab_table_cell(t, 4, fslab_size_format(p->size, a, sizeof(a)));
+		fslab_table_cell(t, 5, p->recipe->gpt_type_name);
+		fslab_table_cell(t, 6, cmd);
+		fslab_table_cellf(t, 7, "%s (%s%s%s)", p->mountpoint,
+				  m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
+				  p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
+	}
+	fflush(out);
+	r = fslab_table_print(t, out);
+	fslab_table_free(t);
+	return r;
+}
+
+/* The plan, before anything is written.  0, or -1 when it could not be
+ * printed (said): setup does not write a plan its user did not see. */
+static int setup_print_plan(struct setup_run *s, FILE *out)
+{
+	const struct fslab_lab_plan *pl = &s->plan;
+	char a[32], b[32], c[32];
+	int r;
+
+	fprintf(out, "disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment\n",
+		pl->disk[0] ? pl->disk : "(new loop device)", fslab_size_human(pl->disk_bytes, a, sizeof(a)),
+		pl->sector_size, fslab_size_human(pl->needed_bytes, b, sizeof(b)),
+		fslab_size_format(s->spec->disk.alignment ? s->spec->disk.alignment : FSLAB_MiB, c,
+				  sizeof(c)));
+	if (s->image[0])
+		fprintf(out, "image %s: %s, %s\n", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
+			s->image_exists ? "exists, reused" : "created sparse");
+	if ((r = setup_print_parts(pl, out)) < 0) {
+		fslab_error_errno(r, "cannot print the plan's partitions");
+		return -1;
 	}
 	{
 		char line[256];
@@ -171,6 +201,7 @@ static void setup_print_plan(struct setup_run *s, FILE *out)
 		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
+	return 0;
 }
 
 /* The image's device names are only known once it is attached. */
@@ -1284,7 +1315,8 @@ static int setup_dry_run(struct setup_run *s)
 	}
 	if (r)
 		return r;
-	setup_print_plan(s, stdout);
+	if (setup_print_plan(s, stdout) < 0)
+		return FSLAB_EXIT_FAILURE;
 	printf("dry run: nothing was changed\n");
 	return FSLAB_EXIT_OK;
 }
@@ -1382,9 +1414,10 @@ static int setup_run_steps(struct setup_run *s)
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
-	setup_print_plan(s, stdout);
+	r = setup_print_plan(s, stdout) < 0 ? -ENOMEM : 0;
 	fflush(stdout);
-	r = setup_save(s, FSLAB_PHASE_CLAIMED);
+	if (r == 0)
+		r = setup_save(s, FSLAB_PHASE_CLAIMED);
 	if (r == 0)
 		r = setup_do(s);
 	if (r == 0)
