@@ -1220,7 +1220,8 @@ START_TEST(t_fixtures_agree)
 {
 	const char *src = getenv("FSLAB_SOURCE_DIR");
 	char fdir[4096];
-	size_t seen = 0;
+	size_t seen = 0, entries = 0;
+	bool ranked = false, not_ranked = false, partial = false, aside = false;
 	DIR *dp;
 	struct dirent *de;
 
@@ -1264,6 +1265,10 @@ START_TEST(t_fixtures_agree)
 			      de->d_name, text, js);
 		ck_assert_msg(strcmp(text, html) == 0, "%s: text and HTML disagree\ntext:\n%shtml:\n%s",
 			      de->d_name, text, html);
+		ranked |= strstr(text, "|ranked|") != NULL;
+		not_ranked |= strstr(text, "|not-ranked|") != NULL;
+		partial |= strstr(text, "|partial|") != NULL;
+		aside |= strstr(text, "|1|") != NULL;
 		seen++;
 		free(text);
 		free(html);
@@ -1272,7 +1277,16 @@ START_TEST(t_fixtures_agree)
 		free(out);
 	}
 	closedir(dp);
+	/* every fixture, and among them every state a ranking row can have */
+	ck_assert_ptr_nonnull(dp = opendir(fdir));
+	while ((de = readdir(dp)))
+		entries += de->d_name[0] != '.';
+	closedir(dp);
+	ck_assert_uint_eq(seen, entries);
 	ck_assert_uint_ge(seen, 3);
+	ck_assert_msg(ranked && not_ranked && partial && aside,
+		      "the fixtures miss a state: ranked %d, not ranked %d, partial %d, set aside %d",
+		      ranked, not_ranked, partial, aside);
 }
 END_TEST
 
