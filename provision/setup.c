@@ -167,7 +167,6 @@ static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 				  m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
 				  p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
 	}
-	fflush(out);
 	r = fslab_table_print(t, out);
 	fslab_table_free(t);
 	return r;

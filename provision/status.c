@@ -241,7 +241,6 @@ static int status_print_text(const struct status_view *v)
 		printf("device: %s\n", line);
 	}
 	status_print_precondition(&st->precondition);
-	fflush(stdout);
 	if (status_print_table(v) < 0)
 		return -1;
 	for (size_t i = 0; i < st->n_partitions; i++) {

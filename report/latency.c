@@ -100,7 +100,6 @@ int rp_latency_text(FILE *out, const struct rp_data *d)
 	if (!s->lat_tests)
 		return 0;
 	fputs("\n== latency per operation (fslab run --latency), microseconds ==\n", out);
-	fflush(out);
 	if (!(tb = fslab_table_new(2)))
 		return -ENOMEM;
 	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)

@@ -463,7 +463,6 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		if (!(d->sum->shown & (1u << t)) || !rp_rank_test(d, tests, t, &r))
 			continue;
 		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
-		fflush(out);
 		rc = rk_text_table(out, d, t, &r);
 		for (size_t i = 0; i < r.n; i++)
 			flags |= r.rows[i].s.flags;
@@ -626,7 +625,6 @@ int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 	}
 	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
 	      "   interval and verdict) ==\n", out);
-	fflush(out);
 	if (!(tb = fslab_table_new(2))) {
 		free(rows);
 		return -ENOMEM;

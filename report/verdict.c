@@ -208,7 +208,6 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 			fslab_table_cell(tb, 1 + i - c0, cell);
 		}
 	}
-	fflush(out);
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
 	return rc;
