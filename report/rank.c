@@ -419,9 +419,11 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	else
 		fslab_table_cellf(tb, RK_C_PLATEAU, "%s-%s", rp_fmt_size(row->s.file_lo, a, sizeof(a)),
 				  rp_fmt_size(row->s.file_hi, b, sizeof(b)));
+	/* the marks as the summary's model has them (report.json reads the
+	 * same cell), not decided again here */
 	rk_flags(&row->s, fl, sizeof(fl));
-	snprintf(marks, sizeof(marks), "%s%s%s", fl, row->e->partial[t] ? " partial" : "",
-		 row->aside ? " aside" : "");
+	snprintf(marks, sizeof(marks), "%s%s%s", fl, (mc ? mc->partial : row->e->partial[t]) ? " partial" : "",
+		 (mc ? mc->aside : row->aside) ? " aside" : "");
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
 }
 
