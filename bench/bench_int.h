@@ -198,7 +198,7 @@ struct fslab_run_ctx {
 	struct fslab_state *state;
 	char spec_text_source[PATH_MAX];
 	char *spec_text;            /* the sweep file's text, or NULL */
-	const char *preset;
+	enum fslab_preset preset;
 	struct fslab_sweep_spec sweep;
 	double until_ci_pct;        /* 0: off */
 	int stop_rule;              /* enum fslab_stop_rule (stop_rule.h) */

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "clock.h"
 #include "log.h"
+#include "settings.h"
 #include "sweep_stats.h"
 
 #include <errno.h>
@@ -39,32 +40,30 @@ struct fslab_bench_pass {
 	size_t whylen;
 };
 
+/* The words are fslab run's settings table's (lib/settings.c), in the
+ * enums' order. */
 const char *fslab_io_mode_to_string(enum fslab_io_mode m)
 {
-	return m == FSLAB_IO_POSITIONAL ? "positional" : "seek";
+	const char *w = fslab_setting_word(FSLAB_SETTING_IO, (int)m);
+
+	return w ? w : "seek";
 }
 
 int fslab_io_mode_from_string(const char *s)
 {
-	if (s && strcmp(s, "seek") == 0)
-		return FSLAB_IO_SEEK;
-	if (s && strcmp(s, "positional") == 0)
-		return FSLAB_IO_POSITIONAL;
-	return -1;
+	return fslab_setting_word_index(FSLAB_SETTING_IO, s);
 }
 
 const char *fslab_sync_policy_to_string(enum fslab_sync_policy p)
 {
-	return p == FSLAB_SYNC_GLOBAL ? "global" : "fs";
+	const char *w = fslab_setting_word(FSLAB_SETTING_SYNC, (int)p);
+
+	return w ? w : "fs";
 }
 
 int fslab_sync_policy_from_string(const char *s)
 {
-	if (s && strcmp(s, "fs") == 0)
-		return FSLAB_SYNC_FS;
-	if (s && strcmp(s, "global") == 0)
-		return FSLAB_SYNC_GLOBAL;
-	return -1;
+	return fslab_setting_word_index(FSLAB_SETTING_SYNC, s);
 }
 
 /* The per-operation clock of --latency: the CPU's time-stamp counter

@@ -189,7 +189,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 {
 	const struct fslab_sweep_spec *s = &c->sweep;
 
-	snprintf(m->sweep.preset, sizeof(m->sweep.preset), "%s", c->preset ? c->preset : "seed");
+	snprintf(m->sweep.preset, sizeof(m->sweep.preset), "%s", fslab_preset_to_string(c->preset));
 	m->sweep.file_min_kib = s->file_min / 1024;
 	m->sweep.file_max_kib = s->file_max / 1024;
 	m->sweep.record_min_kib = s->record_min / 1024;
@@ -350,8 +350,10 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 		return -EINVAL;
 	}
 	snprintf(c->run_id, sizeof(c->run_id), "%s", m->run_id);
-	c->preset = strcmp(m->sweep.preset, "quick") == 0 ? "quick"
-		    : strcmp(m->sweep.preset, FSLAB_PRESET_DEFAULT) == 0 ? FSLAB_PRESET_DEFAULT : "seed";
+	/* absent or another word in runs recorded before the lab preset: seed */
+	c->preset = fslab_preset_from_string(m->sweep.preset);
+	if (c->preset == FSLAB_PRESET_INVALID)
+		c->preset = FSLAB_PRESET_SEED;
 	c->sweep.file_min = m->sweep.file_min_kib * 1024;
 	c->sweep.file_max = m->sweep.file_max_kib * 1024;
 	c->sweep.record_min = m->sweep.record_min_kib * 1024;

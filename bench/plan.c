@@ -7,22 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
+void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 {
 	fslab_sweep_defaults(s); /* the seed preset */
-	if (!name || strcmp(name, "seed") == 0)
-		return 0;
-	if (strcmp(name, "quick") == 0) {
+	if (p == FSLAB_PRESET_QUICK || p == FSLAB_PRESET_LAB)
 		s->file_max = 64 * FSLAB_MiB;
-		return 0;
-	}
-	if (strcmp(name, FSLAB_PRESET_DEFAULT) == 0) {
-		s->file_max = 64 * FSLAB_MiB;
+	if (p == FSLAB_PRESET_LAB) {
 		s->cache = FSLAB_CACHE_COLD;
 		s->trials = FSLAB_DEFAULT_MIN_TRIALS;
-		return 0;
 	}
-	return -EINVAL;
+}
+
+int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
+{
+	int p = name ? fslab_setting_word_index(FSLAB_SETTING_PRESET, name) : FSLAB_PRESET_SEED;
+
+	if (p < 0)
+		return -EINVAL;
+	fslab_sweep_preset_values((enum fslab_preset)p, s);
+	return 0;
 }
 
 void fslab_sweep_merge(struct fslab_sweep_spec *d, const struct fslab_sweep_spec *s)

@@ -18,6 +18,8 @@
  * experiment), "quick" (the same up to 64M files) or "lab" (the quick grid,
  * cold, 3 trials).  s->set is 0.  Returns 0 or -EINVAL. */
 int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
+/* The same from the preset's enum (the settings table's PRESET row). */
+void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
 /* Copies into dst the keys src->set marks (and marks them in dst). */
 void fslab_sweep_merge(struct fslab_sweep_spec *dst, const struct fslab_sweep_spec *src);

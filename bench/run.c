@@ -51,13 +51,7 @@ const char *run_esc(const char *s)
 
 void fslab_run_opts_init(struct fslab_run_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->preset = NULL; /* FSLAB_PRESET_DEFAULT */
-	o->cache = FSLAB_CACHE_MODE_INVALID;
-	o->io_mode = -1;     /* not given: FSLAB_IO_SEEK */
-	o->sync_policy = -1; /* not given: FSLAB_SYNC_FS */
-	o->stop_rule = FSLAB_STOP_RULE_INVALID;
-	o->steady_mode = -1; /* not given: FSLAB_STEADY_AUTO */
+	memset(o, 0, sizeof(*o)); /* given.set 0: no setting given */
 }
 
 void run_utc_now(char *buf, size_t len, bool compact)
@@ -214,7 +208,7 @@ struct fslab_run_ctx *run_ctx_new(void)
 	c->out_fd = -1;
 	for (size_t i = 0; i < FSLAB_MAX_FS; i++)
 		c->fs[i].dir_fd = c->fs[i].work_fd = -1;
-	c->preset = "seed";
+	c->preset = FSLAB_PRESET_SEED;
 	return c;
 }
 

@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
-int fslab_run_sweep_bytes(const char *preset, uint64_t file_max, uint64_t *bytes)
+int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes)
 {
 	struct fslab_sweep_spec sweep;
 	struct fslab_plan plan;
 	int r;
 
-	r = fslab_sweep_preset(preset, &sweep);
-	if (r < 0)
-		return r;
+	if (preset < 0 || preset >= FSLAB_PRESET_MAX)
+		return -EINVAL;
+	fslab_sweep_preset_values(preset, &sweep);
 	if (file_max)
 		sweep.file_max = file_max;
 	r = fslab_plan_build(&sweep, &plan);

@@ -38,39 +38,20 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 	return 0;
 }
 
-/* The sweep: the preset, then a sweep file, then the options, each over
- * the one before. */
+/* The sweep: the preset, then a sweep file, then the flags, each over
+ * the one before (the flags' rows reach the sweep by the table's one
+ * merge, as the file's keys did). */
 static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	const char *preset = o->preset ? o->preset : FSLAB_PRESET_DEFAULT;
-	struct fslab_sweep_spec *s = &c->sweep;
+	const struct fslab_settings *g = &o->given;
 
-	if (fslab_sweep_preset(preset, s) < 0) {
-		fslab_error("--sweep '%s': not a preset (lab, quick, seed) and not a file", preset);
-		return -EINVAL;
-	}
-	c->preset = strcmp(preset, "quick") == 0 ? "quick"
-		    : strcmp(preset, FSLAB_PRESET_DEFAULT) == 0 ? FSLAB_PRESET_DEFAULT : "seed";
+	c->preset = fslab_settings_has(g, FSLAB_SETTING_PRESET)
+			    ? (enum fslab_preset)g->v[FSLAB_SETTING_PRESET].lo
+			    : FSLAB_PRESET_DEFAULT;
+	fslab_sweep_preset_values(c->preset, &c->sweep);
 	if (o->sweep_file && run_load_sweep_file(c, o->sweep_file) < 0)
 		return -EINVAL;
-	if (o->tests)
-		s->tests = o->tests;
-	if (o->file_min) {
-		s->file_min = o->file_min;
-		s->file_max = o->file_max;
-	}
-	if (o->record_min) {
-		s->record_min = o->record_min;
-		s->record_max = o->record_max;
-	}
-	if (o->cache != FSLAB_CACHE_MODE_INVALID)
-		s->cache = o->cache;
-	if (o->trials)
-		s->trials = o->trials;
-	if (o->seed_set)
-		s->seed = o->seed;
-	if (o->keep_small_records_set)
-		s->keep_small_records = o->keep_small_records;
+	fslab_settings_to_sweep(g, &c->sweep);
 	return 0;
 }
 
@@ -167,14 +148,16 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
 					       const struct fslab_run_opts *o)
 {
-	if (o->stop_rule != FSLAB_STOP_RULE_INVALID)
-		return (enum fslab_stop_rule)o->stop_rule;
-	if (o->until_ci_pct > 0)
+	const struct fslab_settings *g = &o->given;
+
+	if (fslab_settings_has(g, FSLAB_SETTING_STOP))
+		return (enum fslab_stop_rule)g->v[FSLAB_SETTING_STOP].lo;
+	if (fslab_settings_has(g, FSLAB_SETTING_UNTIL_CI))
 		return FSLAB_STOP_RULE_CI;
-	if (o->max_trials)
+	if (fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS))
 		return FSLAB_STOP_RULE_DECIDED;
-	if (strcmp(c->preset, FSLAB_PRESET_DEFAULT) == 0 && !o->trials &&
-	    o->cache == FSLAB_CACHE_MODE_INVALID &&
+	/* c->sweep.set holds the file's keys and the flags' rows: one "set" */
+	if (c->preset == FSLAB_PRESET_DEFAULT &&
 	    !(c->sweep.set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE)))
 		return FSLAB_STOP_RULE_DECIDED;
 	return FSLAB_STOP_RULE_FIXED;
@@ -185,20 +168,19 @@ static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
 static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	struct fslab_sweep_spec *s = &c->sweep;
+	const struct fslab_settings *g = &o->given;
+	bool trials_given = fslab_settings_has(g, FSLAB_SETTING_TRIALS);
+	bool max_given = fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS);
 
 	c->stop_rule = run_pick_stop_rule(c, o);
-	c->until_ci_pct = o->until_ci_pct;
-	if (c->until_ci_pct < 0 || c->until_ci_pct > 100) {
-		fslab_error("--until-ci %g: give a percentage above 0 and at most 100", c->until_ci_pct);
-		return -EINVAL;
-	}
+	c->until_ci_pct = fslab_settings_has(g, FSLAB_SETTING_UNTIL_CI) ? g->v[FSLAB_SETTING_UNTIL_CI].real : 0;
 	if (c->until_ci_pct > 0 && c->stop_rule != FSLAB_STOP_RULE_CI) {
 		fslab_error("--until-ci goes with --stop ci (or no --stop), not --stop %s",
 			    fslab_stop_rule_to_string(c->stop_rule));
 		return -EINVAL;
 	}
 	if (c->stop_rule == FSLAB_STOP_RULE_FIXED) {
-		if (o->max_trials) {
+		if (max_given) {
 			fslab_error("--max-trials goes with --stop decided or --until-ci PCT; --stop fixed runs --trials N trials");
 			return -EINVAL;
 		}
@@ -207,7 +189,7 @@ static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_o
 	}
 	if (c->stop_rule == FSLAB_STOP_RULE_CI && c->until_ci_pct <= 0)
 		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
-	if (c->stop_rule == FSLAB_STOP_RULE_DECIDED && !o->trials && s->trials < FSLAB_DEFAULT_MIN_TRIALS)
+	if (c->stop_rule == FSLAB_STOP_RULE_DECIDED && !trials_given && s->trials < FSLAB_DEFAULT_MIN_TRIALS)
 		s->trials = FSLAB_DEFAULT_MIN_TRIALS; /* a preset's 1 trial: the rule's minimum */
 	if (s->trials < 2) {
 		if (c->stop_rule == FSLAB_STOP_RULE_DECIDED) {
@@ -216,7 +198,7 @@ static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_o
 		}
 		s->trials = 2; /* a confidence interval needs two samples */
 	}
-	c->max_trials = o->max_trials ? o->max_trials : FSLAB_DEFAULT_MAX_TRIALS;
+	c->max_trials = max_given ? (unsigned)g->v[FSLAB_SETTING_MAX_TRIALS].lo : FSLAB_DEFAULT_MAX_TRIALS;
 	if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
 		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
 			    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
@@ -225,55 +207,49 @@ static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_o
 	return 0;
 }
 
-/* --label: a name for the host in reports. */
-static int run_settings_label(struct fslab_run_ctx *c, const char *label)
+/* The value of an enum or number row: the given one, else def. */
+static uint64_t run_given(const struct fslab_run_opts *o, enum fslab_setting id, uint64_t def)
 {
-	size_t n = strlen(label);
-
-	if (n == 0 || n >= sizeof(c->label) ||
-	    strspn(label, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n ||
-	    label[0] == '-') {
-		fslab_error("--label '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
-			    label, sizeof(c->label) - 1);
-		return -EINVAL;
-	}
-	snprintf(c->label, sizeof(c->label), "%s", label);
-	return 0;
+	return fslab_settings_has(&o->given, id) ? o->given.v[id].lo : def;
 }
 
 int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	if (run_settings_sweep(c, o) < 0 || run_check_grid(&c->sweep) < 0 || run_settings_trials(c, o) < 0)
 		return -EINVAL;
-	c->io_mode = o->io_mode < 0 ? FSLAB_IO_SEEK : o->io_mode;
-	c->sync_policy = o->sync_policy < 0 ? FSLAB_SYNC_FS : o->sync_policy;
-	c->latency = o->latency;
-	if (o->label && run_settings_label(c, o->label) < 0)
-		return -EINVAL;
-	c->no_device_probe = o->no_device_probe;
-	c->probe_bytes = o->probe_bytes;
-	c->probe_fresh = o->probe_fresh;
-	c->steady_mode = o->steady_mode >= 0 ? o->steady_mode : FSLAB_STEADY_AUTO;
-	c->steady_round_bytes = o->steady_round_bytes ? o->steady_round_bytes : FSLAB_STEADY_ROUND_DEFAULT;
-	if (c->steady_round_bytes < FSLAB_STEADY_ROUND_MIN || c->steady_round_bytes % (1u << 20)) {
-		char b[32];
-
-		fslab_error("--steady-state-round %s: give whole MiB, at least 1M (e.g. 256M)",
-			    fslab_size_format(c->steady_round_bytes, b, sizeof(b)));
-		return -EINVAL;
-	}
+	c->io_mode = (int)run_given(o, FSLAB_SETTING_IO, FSLAB_IO_SEEK);
+	c->sync_policy = (int)run_given(o, FSLAB_SETTING_SYNC, FSLAB_SYNC_FS);
+	c->latency = run_given(o, FSLAB_SETTING_LATENCY, 0) != 0;
+	snprintf(c->label, sizeof(c->label), "%s",
+		 fslab_settings_has(&o->given, FSLAB_SETTING_LABEL) ? o->given.v[FSLAB_SETTING_LABEL].text : "");
+	c->no_device_probe = run_given(o, FSLAB_SETTING_NO_PROBE, 0) != 0;
+	c->probe_bytes = run_given(o, FSLAB_SETTING_PROBE_SIZE, 0);
+	c->probe_fresh = run_given(o, FSLAB_SETTING_PROBE, 0) == 1; /* "fresh" */
+	c->steady_mode = (int)run_given(o, FSLAB_SETTING_STEADY, FSLAB_STEADY_AUTO);
+	c->steady_round_bytes = run_given(o, FSLAB_SETTING_STEADY_ROUND, FSLAB_STEADY_ROUND_DEFAULT);
 	return 0;
 }
 
+/* Every row a run records is taken back from the manifest: one given with
+ * --resume is refused whatever its value (a default's word too). */
 int run_check_resume_opts(const struct fslab_run_opts *o)
 {
-	if (o->tests || o->file_min || o->record_min || o->cache != FSLAB_CACHE_MODE_INVALID ||
-	    o->trials || o->seed_set || o->keep_small_records_set || o->sweep_file || o->n_dirs ||
-	    o->until_ci_pct > 0 || o->max_trials || o->stop_rule != FSLAB_STOP_RULE_INVALID || o->out_dir ||
-	    o->io_mode >= 0 || o->sync_policy >= 0 || o->latency || o->preset || o->label ||
-	    o->steady_mode >= 0 || o->steady_round_bytes) {
-		fslab_error("--resume continues with the settings recorded in that run's manifest; drop the setting options (the sweep, --dir, --out, --label, --stop, --until-ci, --io, --sync, --latency, --steady-state, --steady-state-round)");
-		return -EINVAL;
+	int id = fslab_settings_first_recorded(&o->given);
+	char list[512] = "";
+	size_t off = 0;
+
+	if (id < 0 && !o->sweep_file && !o->n_dirs && !o->out_dir)
+		return 0;
+	for (int i = 0; i < FSLAB_SETTING_MAX && off < sizeof(list); i++) {
+		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
+
+		if (r->flag && r->manifest_key)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, ", --%s", r->flag);
 	}
-	return 0;
+	fslab_error("--resume continues with the settings recorded in that run's manifest; drop %s%s "
+		    "and any other setting option (--dir, --out%s)",
+		    id >= 0 ? "--" : "", id >= 0 ? fslab_setting_row((enum fslab_setting)id)->flag
+						 : o->sweep_file ? "--sweep" : o->n_dirs ? "--dir" : "--out",
+		    list);
+	return -EINVAL;
 }

@@ -44,14 +44,14 @@ static const char *const test_iozone_titles[FSLAB_TEST_MAX] = {
 	[FSLAB_TEST_FREREAD] = "Re-Fread report",
 };
 
-static const char *const cache_mode_names[FSLAB_CACHE_MODE_MAX] = {
+const char *const fslab_cache_mode_names[FSLAB_CACHE_MODE_MAX] = {
 	[FSLAB_CACHE_WARM] = "warm",
 	[FSLAB_CACHE_FSYNC] = "fsync",
 	[FSLAB_CACHE_DIRECT] = "direct",
 	[FSLAB_CACHE_COLD] = "cold",
 };
 
-static const char *const preset_names[FSLAB_PRESET_MAX] = {
+const char *const fslab_preset_names[FSLAB_PRESET_MAX] = {
 	[FSLAB_PRESET_LAB] = "lab",
 	[FSLAB_PRESET_QUICK] = "quick",
 	[FSLAB_PRESET_SEED] = "seed",
@@ -69,8 +69,8 @@ static const struct vocab {
 } vocabs[] = {
 	[FSLAB_VOCAB_FS_TYPE] = { fs_type_names, FSLAB_FS_TYPE_MAX },
 	[FSLAB_VOCAB_TEST] = { test_names, FSLAB_TEST_MAX },
-	[FSLAB_VOCAB_CACHE_MODE] = { cache_mode_names, FSLAB_CACHE_MODE_MAX },
-	[FSLAB_VOCAB_PRESET] = { preset_names, FSLAB_PRESET_MAX },
+	[FSLAB_VOCAB_CACHE_MODE] = { fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX },
+	[FSLAB_VOCAB_PRESET] = { fslab_preset_names, FSLAB_PRESET_MAX },
 	[FSLAB_VOCAB_PURGE] = { purge_names, FSLAB_PURGE_MAX },
 };
 
@@ -213,22 +213,22 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len)
 
 const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
 {
-	return (m >= 0 && m < FSLAB_CACHE_MODE_MAX) ? cache_mode_names[m] : NULL;
+	return (m >= 0 && m < FSLAB_CACHE_MODE_MAX) ? fslab_cache_mode_names[m] : NULL;
 }
 
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
 {
-	return (enum fslab_cache_mode)fslab_name_index(cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
+	return (enum fslab_cache_mode)fslab_name_index(fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
 }
 
 const char *fslab_preset_to_string(enum fslab_preset p)
 {
-	return (p >= 0 && p < FSLAB_PRESET_MAX) ? preset_names[p] : NULL;
+	return (p >= 0 && p < FSLAB_PRESET_MAX) ? fslab_preset_names[p] : NULL;
 }
 
 enum fslab_preset fslab_preset_from_string(const char *s)
 {
-	return (enum fslab_preset)fslab_name_index(preset_names, FSLAB_PRESET_MAX, s);
+	return (enum fslab_preset)fslab_name_index(fslab_preset_names, FSLAB_PRESET_MAX, s);
 }
 
 const char *fslab_purge_to_string(enum fslab_purge p)

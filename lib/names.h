@@ -107,6 +107,10 @@ char *fslab_tests_problem(const char *bad, char *buf, size_t len);
 /* Writes a mask back as a comma-separated list ("all" for every test). */
 void fslab_tests_format(unsigned mask, char *buf, size_t len);
 
+/* The words themselves, in enum order (lib/settings.c's rows use them). */
+extern const char *const fslab_cache_mode_names[FSLAB_CACHE_MODE_MAX];
+extern const char *const fslab_preset_names[FSLAB_PRESET_MAX];
+
 const char *fslab_cache_mode_to_string(enum fslab_cache_mode m);
 enum fslab_cache_mode fslab_cache_mode_from_string(const char *s);
 

@@ -28,8 +28,6 @@ struct parse_ctx {
 
 static const char *const disk_keys = "label, alignment";
 static const char *const fs_keys = "type, size, mkfs_options, mount_options";
-static const char *const sweep_keys =
-	"file_sizes, record_sizes, tests, trials, cache, seed, small_records, order";
 
 bool fslab_fs_name_valid(const char *name)
 {
@@ -132,25 +130,6 @@ static int parse_size_value(struct parse_ctx *c, const char *section, const char
 
 	if (fslab_size_parse(value, out, &why) < 0)
 		return fail(c, "[%s] %s = '%s': %s", section, key, value, why);
-	return 1;
-}
-
-static int parse_range_value(struct parse_ctx *c, const char *key, const char *value,
-			     uint64_t *lo, uint64_t *hi)
-{
-	const char *why = NULL;
-
-	if (fslab_size_range_parse(value, lo, hi, &why) < 0)
-		return fail(c, "[sweep] %s = '%s': %s", key, value, why);
-	for (int i = 0; i < 2; i++) {
-		uint64_t v = i ? *hi : *lo;
-		const char *problem = fslab_sweep_size_problem(v);
-		char sz[32];
-
-		if (problem)
-			return fail(c, "[sweep] %s = '%s': %s %s", key, value,
-				    fslab_size_format(v, sz, sizeof(sz)), problem);
-	}
 	return 1;
 }
 
@@ -279,79 +258,25 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 	return 1;
 }
 
-/* One of two words: *flag = (value == yes); 1, or 0 after a message. */
-static int sweep_choice(struct parse_ctx *c, const char *key, const char *value, const char *yes,
-			const char *no, const char *hint, bool *flag)
-{
-	if (strcmp(value, yes) != 0 && strcmp(value, no) != 0)
-		return fail(c, "[sweep] %s = '%s': use %s", key, value, hint);
-	*flag = strcmp(value, yes) == 0;
-	return 1;
-}
-
-/* The [sweep] keys; bit i of FSLAB_SWEEP_SET_* is keys[i]. */
-static const char *const sweep_key_names[] = { "file_sizes", "record_sizes", "tests", "trials",
-					       "cache", "seed", "small_records", "order" };
-
-/* Key number k of sweep_key_names: 1, or 0 after a message. */
-static int sweep_value(struct parse_ctx *c, unsigned k, const char *key, const char *value)
-{
-	struct fslab_sweep_spec *s = &c->spec->sweep;
-	char why[320], modes[64];
-	uint64_t v;
-	int r;
-
-	switch (1u << k) {
-	case FSLAB_SWEEP_SET_FILE_SIZES:
-		return parse_range_value(c, key, value, &s->file_min, &s->file_max);
-	case FSLAB_SWEEP_SET_RECORD_SIZES:
-		return parse_range_value(c, key, value, &s->record_min, &s->record_max);
-	case FSLAB_SWEEP_SET_TESTS:
-		if (fslab_tests_parse(value, &s->tests, modes, sizeof(modes)) < 0)
-			return fail(c, "[sweep] tests: %s", fslab_tests_problem(modes, why, sizeof(why)));
-		return 1;
-	case FSLAB_SWEEP_SET_TRIALS:
-		if ((r = fslab_parse_uint(value, 1, FSLAB_TRIALS_MAX, &v)) < 0)
-			return fail(c, "[sweep] trials = '%s': %s", value,
-				    fslab_uint_problem(r, 1, FSLAB_TRIALS_MAX, why, sizeof(why)));
-		s->trials = (unsigned)v;
-		return 1;
-	case FSLAB_SWEEP_SET_CACHE:
-		s->cache = fslab_cache_mode_from_string(value);
-		if (s->cache == FSLAB_CACHE_MODE_INVALID)
-			return fail(c, "[sweep] cache = '%s': use %s", value,
-				    fslab_vocab_join(FSLAB_VOCAB_CACHE_MODE, ", ", " or ", modes,
-						     sizeof(modes)));
-		return 1;
-	case FSLAB_SWEEP_SET_SEED:
-		if ((r = fslab_parse_uint(value, 0, UINT64_MAX, &s->seed)) < 0)
-			return fail(c, "[sweep] seed = '%s': %s", value,
-				    fslab_uint_problem(r, 0, UINT64_MAX, why, sizeof(why)));
-		return 1;
-	case FSLAB_SWEEP_SET_SMALL_RECORDS:
-		return sweep_choice(c, key, value, "keep", "skip",
-				    "skip (IOzone's default) or keep (iozone -z)", &s->keep_small_records);
-	case FSLAB_SWEEP_SET_ORDER:
-		return sweep_choice(c, key, value, "shuffle", "fixed", "shuffle or fixed", &s->shuffle);
-	}
-	return fail(c, "unknown key '%s' in [sweep] (known: %s)", key, sweep_keys);
-}
-
+/* A [sweep] key: a row of fslab run's settings table (lib/settings.c),
+ * which parses and checks its value; 1, or 0 after a message. */
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_sweep_spec *s = &c->spec->sweep;
+	struct fslab_settings layer = { 0 };
+	char origin[64], why[512], known[256];
+	int id = fslab_setting_by_sweep_key(key);
 
-	for (unsigned i = 0; i < sizeof(sweep_key_names) / sizeof(sweep_key_names[0]); i++) {
-		if (strcmp(key, sweep_key_names[i]) != 0)
-			continue;
-		if (s->set & (1u << i))
-			return dup_key(c, key, "sweep");
-		if (!sweep_value(c, i, key, value))
-			return 0;
-		s->set |= 1u << i;
-		return 1;
-	}
-	return fail(c, "unknown key '%s' in [sweep] (known: %s)", key, sweep_keys);
+	if (id < 0)
+		return fail(c, "unknown key '%s' in [sweep] (known: %s)", key,
+			    fslab_setting_sweep_keys(known, sizeof(known)));
+	if (s->set & FSLAB_SETTING_BIT(id))
+		return dup_key(c, key, "sweep");
+	snprintf(origin, sizeof(origin), "[sweep] %s =", key);
+	if (fslab_setting_parse(&layer, (enum fslab_setting)id, value, origin, why, sizeof(why)) < 0)
+		return fail(c, "%s", why);
+	fslab_settings_to_sweep(&layer, s);
+	return 1;
 }
 
 /* inih calls this once per key; a new section shows up as a new name. */
@@ -477,8 +402,6 @@ static int finish(struct parse_ctx *c)
 	if ((w->set & FSLAB_SWEEP_SET_RECORD_SIZES) && (w->set & FSLAB_SWEEP_SET_FILE_SIZES) &&
 	    w->record_min > w->file_max)
 		return fail(c, "[sweep] the smallest record is larger than the largest file: no cell to run");
-	if ((w->set & FSLAB_SWEEP_SET_TESTS) && w->tests == 0)
-		return fail(c, "[sweep] tests is empty");
 	return 1;
 }
 

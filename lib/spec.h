@@ -7,10 +7,9 @@
  *                     NAME is a type), size = 20G, mkfs_options = ...,
  *                     mount_options = ... (only the options spec_options.h
  *                     allows for the type)
- *   [sweep]           file_sizes = 64K-2G, record_sizes = 4K-16M,
- *                     tests = all | write,read,..., trials = N,
- *                     cache = warm|fsync|direct|cold, seed = N,
- *                     small_records = skip|keep, order = shuffle|fixed
+ *   [sweep]           the keys of lib/settings.c's rows that have one
+ *                     (file_sizes = 64K-2G, cache = cold, ...), parsed and
+ *                     checked by that table
  *
  * The built-in default reproduces the 2023 experiment: ext4, ext2, xfs,
  * fat32, btrfs, 20 GiB each, and an empty [sweep] (the run's preset
@@ -24,6 +23,7 @@
 #include <stdio.h>
 
 #include "names.h"
+#include "settings.h"     /* the [sweep] keys are rows of fslab run's settings */
 #include "spec_options.h" /* mkfs_options and mount_options: an allowlist per type */
 
 #define FSLAB_MAX_FS 16
@@ -45,16 +45,18 @@ struct fslab_fs_spec {
 	char mount_options[FSLAB_OPTIONS_MAX]; /* libmount options string */
 };
 
-/* Which [sweep] keys the file set (the rest come from the run's preset). */
+/* Which [sweep] keys the file set (the rest come from the run's preset):
+ * the settings' own set bits (lib/settings.h), so "set" means one thing
+ * for a sweep file and for fslab run's flags. */
 enum {
-	FSLAB_SWEEP_SET_FILE_SIZES = 1 << 0,
-	FSLAB_SWEEP_SET_RECORD_SIZES = 1 << 1,
-	FSLAB_SWEEP_SET_TESTS = 1 << 2,
-	FSLAB_SWEEP_SET_TRIALS = 1 << 3,
-	FSLAB_SWEEP_SET_CACHE = 1 << 4,
-	FSLAB_SWEEP_SET_SEED = 1 << 5,
-	FSLAB_SWEEP_SET_SMALL_RECORDS = 1 << 6,
-	FSLAB_SWEEP_SET_ORDER = 1 << 7,
+	FSLAB_SWEEP_SET_FILE_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES),
+	FSLAB_SWEEP_SET_RECORD_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES),
+	FSLAB_SWEEP_SET_TESTS = FSLAB_SETTING_BIT(FSLAB_SETTING_TESTS),
+	FSLAB_SWEEP_SET_TRIALS = FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS),
+	FSLAB_SWEEP_SET_CACHE = FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE),
+	FSLAB_SWEEP_SET_SEED = FSLAB_SETTING_BIT(FSLAB_SETTING_SEED),
+	FSLAB_SWEEP_SET_SMALL_RECORDS = FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS),
+	FSLAB_SWEEP_SET_ORDER = FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER),
 };
 
 #define FSLAB_TRIALS_MAX 1000

@@ -1,26 +1,21 @@
 /* The PTS steady-state rule (steady.h). */
 #include "steady.h"
+#include "settings.h"
 
 #include <math.h>
 #include <string.h>
 
-static const char *const steady_modes[] = {
-	[FSLAB_STEADY_AUTO] = "auto", [FSLAB_STEADY_ON] = "on", [FSLAB_STEADY_OFF] = "off",
-};
-
+/* The words are fslab run's settings table's (lib/settings.c). */
 int fslab_steady_mode_from_string(const char *s)
 {
-	for (int i = 0; s && i < (int)(sizeof(steady_modes) / sizeof(steady_modes[0])); i++)
-		if (strcmp(s, steady_modes[i]) == 0)
-			return i;
-	return -1;
+	return fslab_setting_word_index(FSLAB_SETTING_STEADY, s);
 }
 
 const char *fslab_steady_mode_to_string(int mode)
 {
-	if (mode < 0 || mode >= (int)(sizeof(steady_modes) / sizeof(steady_modes[0])))
-		return "?";
-	return steady_modes[mode];
+	const char *w = fslab_setting_word(FSLAB_SETTING_STEADY, mode);
+
+	return w ? w : "?";
 }
 
 bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w)

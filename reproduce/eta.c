@@ -67,7 +67,7 @@ double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double devi
 {
 	uint64_t bytes;
 
-	if (device_kib_s <= 0 || fslab_run_sweep_bytes("seed", s->file_max, &bytes) < 0)
+	if (device_kib_s <= 0 || fslab_run_sweep_bytes(FSLAB_PRESET_SEED, s->file_max, &bytes) < 0)
 		return 0;
 	return 2.0 * (double)bytes * (double)n_fs / 1024.0 / device_kib_s;
 }

@@ -210,22 +210,22 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 	o.state_path = c->state_path;
 	o.lab = c->lab;
 	o.out_dir = s->dir;
-	o.preset = "seed";
-	o.file_min = 64 * FSLAB_KiB; /* the seed preset's; file_max alone is not applied */
-	o.file_max = s->file_max;
-	o.cache = s->cache;
+	fslab_settings_put(&o.given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
+	/* the seed preset's smallest file; a range is given whole */
+	fslab_settings_put(&o.given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
+	fslab_settings_put(&o.given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
 	o.quiet = c->quiet;
 	o.stage = p->label;
 	o.pipeline = &pipe;
 	o.argc = c->argc;
 	o.argv = c->argv;
 	if (s->cache != FSLAB_CACHE_WARM) {
-		o.until_ci_pct = c->until_ci_pct;
-		o.max_trials = c->max_trials;
-		o.trials = 2;
-	} else {
-		o.trials = 1;
+		if (c->until_ci_pct > 0)
+			fslab_settings_put_real(&o.given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
+		if (c->max_trials)
+			fslab_settings_put(&o.given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
 	}
+	fslab_settings_put(&o.given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
 	return fslab_run(&o);
 }
 

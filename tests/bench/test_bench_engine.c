@@ -1493,11 +1493,11 @@ START_TEST(plan_counts)
 	/* Bytes per filesystem and trial (docs/reproduce.md's table): each of
 	 * the 13 tests moves the whole file once. */
 	uint64_t bytes = 0;
-	ck_assert_int_eq(fslab_run_sweep_bytes("seed", 0, &bytes), 0);
+	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 0, &bytes), 0);
 	ck_assert_uint_eq(bytes, UINT64_C(503817240576));
-	ck_assert_int_eq(fslab_run_sweep_bytes("seed", 64 * FSLAB_MiB, &bytes), 0);
+	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 64 * FSLAB_MiB, &bytes), 0);
 	ck_assert_uint_eq(bytes, UINT64_C(17009541120));
-	ck_assert_int_eq(fslab_run_sweep_bytes("bogus", 0, &bytes), -EINVAL);
+	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_INVALID, 0, &bytes), -EINVAL);
 }
 END_TEST
 

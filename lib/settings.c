@@ -1,0 +1,516 @@
+/* fslab run's settings table (settings.h): one row per setting, and the
+ * parse, the checks and the merge that follow from it. */
+#include "settings.h"
+#include "names.h"
+#include "size.h"
+#include "spec.h"
+#include "stats.h"
+#include "termtext.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Words of the enum rows that have no other home.  Their order is the C
+ * enum's: fslab_io_mode, fslab_sync_policy (bench/engine.h),
+ * fslab_stop_rule (bench/stop_rule.h), fslab_steady_mode (lib/steady.h). */
+static const char *const small_records_words[] = { "skip", "keep" };
+static const char *const order_words[] = { "shuffle", "fixed" };
+static const char *const stop_words[] = { "decided", "ci", "fixed" };
+static const char *const io_words[] = { "seek", "positional" };
+static const char *const sync_words[] = { "fs", "global" };
+static const char *const steady_words[] = { "auto", "on", "off" };
+static const char *const probe_words[] = { "reuse", "fresh" };
+
+#define WORDS(a) .words = (a), .n_words = (int)(sizeof(a) / sizeof((a)[0]))
+
+/* The table.  Help texts are the --help column; the bounds, the words
+ * and the default are the row's own fields, which --help's synopsis, the
+ * checks and tests/unit/test_settings.c read. */
+static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
+	[FSLAB_SETTING_PRESET] = {
+		.flag = "sweep", .arg = "PRESET|FILE", .manifest_key = "sweep.preset",
+		.type = FSLAB_STYPE_ENUM, .words = fslab_preset_names, .n_words = FSLAB_PRESET_MAX,
+		.words_help = "lab (the default), quick or seed, or a sweep file",
+		.default_text = "lab",
+		.heading = "Sweep (preset < the [sweep] section of --sweep FILE < these flags):",
+		.help = "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K "
+			"skipped for files > 16M, cold, 3 trials, and (unless --cache or --trials is "
+			"given) --stop decided --max-trials 10\n"
+			"seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
+			"quick: the seed sweep with files up to 64M (1 trial, warm)\n"
+			"FILE: a spec file (fslab spec --print); its [sweep] applies",
+	},
+	[FSLAB_SETTING_TESTS] = {
+		.flag = "tests", .short_name = 't', .arg = "LIST", .sweep_key = "tests",
+		.manifest_key = "sweep.tests", .type = FSLAB_STYPE_TESTS, .default_text = "all",
+		.help = "all, or e.g. write,read,random_read",
+	},
+	[FSLAB_SETTING_FILE_SIZES] = {
+		.flag = "file-sizes", .arg = "R", .sweep_key = "file_sizes",
+		.manifest_key = "sweep.file_min_kib sweep.file_max_kib", .type = FSLAB_STYPE_RANGE,
+		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
+		.default_text = "64K-64M", .help = "e.g. 64K-1G, or one size",
+	},
+	[FSLAB_SETTING_RECORD_SIZES] = {
+		.flag = "record-sizes", .arg = "R", .sweep_key = "record_sizes",
+		.manifest_key = "sweep.record_min_kib sweep.record_max_kib", .type = FSLAB_STYPE_RANGE,
+		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
+		.default_text = "4K-16M", .help = "e.g. 4K-16M; never above the file size",
+	},
+	[FSLAB_SETTING_SMALL_RECORDS] = {
+		.flag = "small-records", .arg = "M", .sweep_key = "small_records",
+		.manifest_key = "sweep.keep_small_records", .type = FSLAB_STYPE_ENUM,
+		WORDS(small_records_words), .words_help = "skip (IOzone's default) or keep (iozone -z)",
+		.default_text = "skip",
+		.help = "skip (IOzone's default: records < 64K on files > 16M) or keep (iozone -z)",
+	},
+	[FSLAB_SETTING_ORDER] = {
+		.sweep_key = "order", .manifest_key = "sweep.order", .type = FSLAB_STYPE_ENUM,
+		WORDS(order_words), .words_help = "shuffle or fixed", .default_text = "shuffle",
+		.help = "the filesystems' order in each trial: shuffled by the seed, or as listed",
+	},
+	[FSLAB_SETTING_CACHE] = {
+		.flag = "cache", .arg = "MODE", .sweep_key = "cache", .manifest_key = "cache",
+		.type = FSLAB_STYPE_ENUM, .words = fslab_cache_mode_names,
+		.n_words = FSLAB_CACHE_MODE_MAX, .words_help = "warm, fsync, direct or cold",
+		.default_text = "cold",
+		.help = "warm: buffered, nothing flushed (IOzone's default)\n"
+			"fsync: fsync and close inside the timer (iozone -e -c)\n"
+			"direct: O_DIRECT; stdio tests run buffered (flagged)\n"
+			"cold (the default): writers timed with their fsync (iozone -e); the file's "
+			"pages dropped before each first read pass (reread/freread re-read what it "
+			"cached)",
+	},
+	[FSLAB_SETTING_TRIALS] = {
+		.flag = "trials", .arg = "N", .sweep_key = "trials", .manifest_key = "trials",
+		.type = FSLAB_STYPE_COUNT, .min = 1, .max = FSLAB_TRIALS_MAX, .default_text = "3",
+		.help = "repeat the whole plan N times (trial loop outside the filesystem loop; "
+			"filesystem order shuffled per trial)",
+	},
+	[FSLAB_SETTING_SEED] = {
+		.flag = "seed", .arg = "N", .sweep_key = "seed", .manifest_key = "seed",
+		.type = FSLAB_STYPE_COUNT, .min = 0, .max = UINT64_MAX, .default_text = "1",
+		.help = "seed of that shuffle (default 1)",
+	},
+	[FSLAB_SETTING_STOP] = {
+		.flag = "stop", .arg = "RULE", .manifest_key = "stop", .type = FSLAB_STYPE_ENUM,
+		WORDS(stop_words),
+		.words_help = "decided (the default), ci (as --until-ci) or fixed (--trials N exactly)",
+		.default_text = "decided",
+		.help = "decided (the lab preset's default): past --trials (the minimum, default 3), "
+			"run a test of a cell again only while a comparison between the filesystems "
+			"is neither decided (slower, faster or equivalent within 5%, on intervals "
+			"corrected for looking after every trial) nor undecidable by --max-trials; "
+			"tests sharing the test file run together\n"
+			"ci: as --until-ci (5 when not given)\n"
+			"fixed: exactly --trials trials",
+	},
+	[FSLAB_SETTING_UNTIL_CI] = {
+		.flag = "until-ci", .arg = "PCT", .manifest_key = "until_ci_pct",
+		.type = FSLAB_STYPE_PERCENT, .default_text = "5",
+		.help = "--stop ci: repeat each file x record cell until the 95% confidence interval "
+			"(Student's t) of each test is within PCT percent of its mean; --trials is "
+			"then the minimum (at least 2)",
+	},
+	[FSLAB_SETTING_MAX_TRIALS] = {
+		.flag = "max-trials", .arg = "N", .manifest_key = "max_trials",
+		.type = FSLAB_STYPE_COUNT, .min = 2, .max = FSLAB_TRIALS_MAX, .default_text = "10",
+		.help = "the cap of --stop decided and ci (default 10)",
+	},
+	[FSLAB_SETTING_IO] = {
+		.flag = "io", .arg = "MODE", .manifest_key = "io_mode", .type = FSLAB_STYPE_ENUM,
+		WORDS(io_words),
+		.words_help = "seek (IOzone's lseek + read/write) or positional (pread/pwrite)",
+		.default_text = "seek",
+		.help = "seek: lseek + read/write per record in the positioned tests, IOzone's calls "
+			"(the default); positional: one pread/pwrite per record (recorded in the "
+			"manifest)",
+	},
+	[FSLAB_SETTING_SYNC] = {
+		.flag = "sync", .arg = "POLICY", .manifest_key = "sync_policy",
+		.type = FSLAB_STYPE_ENUM, WORDS(sync_words),
+		.words_help = "fs (syncfs + fsync of the block device) or global (sync() twice, as IOzone)",
+		.default_text = "fs",
+		.help = "before each cell, fs: syncfs + fsync of the lab's block device (the default; "
+			"--dir: syncfs only); global: sync() twice, as IOzone",
+	},
+	[FSLAB_SETTING_LATENCY] = {
+		.flag = "latency", .manifest_key = "latency", .type = FSLAB_STYPE_BOOL,
+		.default_text = "off",
+		.help = "per-cell p50/p99/max latency of one operation (a clock read and a histogram "
+			"bucket per operation) as three more CSV columns: lat_p50_us, lat_p99_us, "
+			"lat_max_us",
+	},
+	[FSLAB_SETTING_NO_PROBE] = {
+		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
+		.default_text = "probe", .heading = "Honesty:",
+		.help = "skip the O_DIRECT probe of each device; without it no cell is flagged "
+			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
+	},
+	[FSLAB_SETTING_PROBE_SIZE] = {
+		.flag = "probe-size", .arg = "SIZE", .manifest_key = "filesystems[].device_probe_bytes",
+		.type = FSLAB_STYPE_SIZE, .min = 4 * FSLAB_MiB, .max = FSLAB_SIZE_MAX,
+		.default_text = "64M",
+		.help = "the probe's scratch file (default 64M, 1M records)",
+	},
+	[FSLAB_SETTING_PROBE] = {
+		.flag = "probe", .arg = "MODE", .manifest_key = "filesystems[].device_probe_source",
+		.type = FSLAB_STYPE_ENUM, WORDS(probe_words),
+		.words_help = "reuse (a probe kept from the last hour, the default) or fresh",
+		.default_text = "reuse",
+		.help = "reuse (the default): a device probed less than an hour ago, on the same "
+			"device, mount and options, keeps that probe (kept in /run/fslab; measured "
+			"again once when a cell runs well above it); fresh: probe every device now",
+	},
+	[FSLAB_SETTING_STEADY] = {
+		.flag = "steady-state", .arg = "MODE", .manifest_key = "steady_state",
+		.type = FSLAB_STYPE_ENUM, WORDS(steady_words),
+		.words_help = "auto (on for a lab on a real disk), on or off", .default_text = "auto",
+		.help = "before each filesystem's sweep, write it until the drive is steady (SNIA "
+			"PTS: 4K random-write throughput of 5 rounds within 20% of their mean and its "
+			"fitted line within 10%; at most 25 rounds of 1M sequential + 4K random "
+			"O_DIRECT writes on a file of half the free space): auto (the default: on for "
+			"a lab on a real SSD, off for an image lab, a rotational disk or --dir), on, "
+			"off; recorded per filesystem in the manifest",
+	},
+	[FSLAB_SETTING_STEADY_ROUND] = {
+		.flag = "steady-state-round", .arg = "SIZE", .manifest_key = "steady_round_kib",
+		.type = FSLAB_STYPE_SIZE, .min = FSLAB_MiB, .max = FSLAB_SIZE_MAX,
+		.multiple = FSLAB_MiB, .default_text = "256M",
+		.help = "bytes each workload writes per round (default 256M)",
+	},
+	[FSLAB_SETTING_LABEL] = {
+		.flag = "label", .arg = "NAME", .manifest_key = "label", .type = FSLAB_STYPE_NAME,
+		.default_text = "none", .heading = "Output:",
+		.help = "name the run (e.g. the host it runs on; letters, digits, . _ -): recorded in "
+			"the manifest, fslab report tags the run with it (hostA/ext4)",
+	},
+};
+
+const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
+	FSLAB_SETTING_PRESET, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
+	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
+	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
+	FSLAB_SETTING_LATENCY, FSLAB_SETTING_NO_PROBE, FSLAB_SETTING_PROBE_SIZE,
+	FSLAB_SETTING_PROBE, FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
+};
+
+/* A sweep_spec's set bits are the settings' (spec.h). */
+_Static_assert(FSLAB_SWEEP_SET_ORDER == FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER), "one set bit");
+_Static_assert(FSLAB_SETTING_MAX <= 32, "set bits fit an unsigned");
+
+const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id)
+{
+	return id >= 0 && id < FSLAB_SETTING_MAX ? &rows[id] : NULL;
+}
+
+int fslab_setting_by_flag(const char *flag)
+{
+	for (int i = 0; flag && i < FSLAB_SETTING_MAX; i++)
+		if (rows[i].flag && strcmp(rows[i].flag, flag) == 0)
+			return i;
+	return -1;
+}
+
+int fslab_setting_by_sweep_key(const char *key)
+{
+	for (int i = 0; key && i < FSLAB_SETTING_MAX; i++)
+		if (rows[i].sweep_key && strcmp(rows[i].sweep_key, key) == 0)
+			return i;
+	return -1;
+}
+
+int fslab_setting_word_index(enum fslab_setting id, const char *word)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+
+	return r && r->type == FSLAB_STYPE_ENUM ? fslab_name_index(r->words, r->n_words, word) : -1;
+}
+
+const char *fslab_setting_word(enum fslab_setting id, int i)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+
+	return r && r->type == FSLAB_STYPE_ENUM && i >= 0 && i < r->n_words ? r->words[i] : NULL;
+}
+
+char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; r && r->type == FSLAB_STYPE_ENUM && i < r->n_words && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s", i ? sep : "", r->words[i]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+	char a[32];
+
+	buf[0] = '\0';
+	if (!r)
+		return buf;
+	switch (r->type) {
+	case FSLAB_STYPE_COUNT:
+		if (r->max != UINT64_MAX)
+			snprintf(buf, len, "%llu to %llu", (unsigned long long)r->min,
+				 (unsigned long long)r->max);
+		break;
+	case FSLAB_STYPE_SIZE:
+		fslab_size_format(r->min, a, sizeof(a));
+		snprintf(buf, len, "at least %s%s", a, r->multiple == FSLAB_MiB ? ", whole MiB" : "");
+		break;
+	case FSLAB_STYPE_RANGE:
+		snprintf(buf, len, "powers of two from %s", fslab_size_format(r->min, a, sizeof(a)));
+		break;
+	case FSLAB_STYPE_PERCENT:
+		snprintf(buf, len, "above 0, at most 100");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+char *fslab_setting_sweep_keys(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < FSLAB_SETTING_MAX && off < len; i++) {
+		int w;
+
+		if (!rows[i].sweep_key)
+			continue;
+		w = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", rows[i].sweep_key);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+static int refuse(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* MIN-MAX: each end obeys the row's bounds and the sweep's power-of-two
+ * rule; the message names the end as typed. */
+static int parse_range(const struct fslab_setting_row *r, const char *text, const char *origin,
+		       const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+{
+	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M" : "64K-2G";
+	uint64_t lo, hi;
+
+	if (fslab_size_range_parse(text, &lo, &hi, &why) < 0)
+		return refuse(err, errlen, "%s '%s': %s (e.g. %s)", origin, esc,
+			      why ? why : "not a size range", example);
+	for (int i = 0; i < 2; i++) {
+		uint64_t b = i ? hi : lo;
+		const char *dash = strchr(text, '-');
+		const char *end = i && dash ? dash + 1 : text;
+		int n = !i && dash ? (int)(dash - text) : (int)strlen(end);
+		const char *problem = r->pow2 ? fslab_sweep_size_problem(b) : NULL;
+
+		if (!problem && (b < r->min || b > r->max))
+			problem = "is out of range";
+		if (problem)
+			return refuse(err, errlen, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
+				      problem, example);
+	}
+	v->lo = lo;
+	v->hi = hi;
+	return 0;
+}
+
+/* "whole MiB, at least 1M" or "a size of at least 4M". */
+static const char *size_rule(const struct fslab_setting_row *r, char *buf, size_t len)
+{
+	char a[32];
+
+	fslab_size_format(r->min, a, sizeof(a));
+	if (r->multiple == FSLAB_MiB)
+		snprintf(buf, len, "whole MiB, at least %s", a);
+	else
+		snprintf(buf, len, "a size of at least %s", a);
+	return buf;
+}
+
+static int parse_size(const struct fslab_setting_row *r, const char *text, const char *origin,
+		      const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	char bounds[64];
+	uint64_t b;
+
+	if (fslab_size_parse(text, &b, &why) < 0)
+		return refuse(err, errlen, "%s '%s': %s", origin, esc,
+			      why ? why : "not a size (e.g. 512M, 20G)");
+	if (b < r->min || b > r->max || (r->multiple && b % r->multiple))
+		return refuse(err, errlen, "%s '%s': give %s (e.g. %s)", origin, esc,
+			      size_rule(r, bounds, sizeof(bounds)), r->default_text);
+	v->lo = b;
+	return 0;
+}
+
+/* The value of a row with a value, into v (the layer is untouched here). */
+static int parse_value(const struct fslab_setting_row *r, const char *text, const char *origin,
+		       struct fslab_setting_value *v, char *err, size_t errlen)
+{
+	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64], *end;
+	uint64_t u;
+	unsigned mask;
+	int i, rc;
+
+	fslab_escape_ctrl(text, esc, sizeof(esc));
+	switch (r->type) {
+	case FSLAB_STYPE_ENUM:
+		i = fslab_name_index(r->words, r->n_words, text);
+		if (i < 0)
+			return refuse(err, errlen, "%s '%s': use %s", origin, esc, r->words_help);
+		v->lo = (uint64_t)i;
+		return 0;
+	case FSLAB_STYPE_RANGE:
+		return parse_range(r, text, origin, esc, v, err, errlen);
+	case FSLAB_STYPE_COUNT:
+		rc = fslab_parse_uint(text, r->min, r->max, &u);
+		if (rc < 0)
+			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+				      fslab_uint_problem(rc, r->min, r->max, why, sizeof(why)));
+		v->lo = u;
+		return 0;
+	case FSLAB_STYPE_SIZE:
+		return parse_size(r, text, origin, esc, v, err, errlen);
+	case FSLAB_STYPE_PERCENT:
+		errno = 0;
+		v->real = strtod(text, &end);
+		if (!*text || *end || errno || !(v->real > 0) || v->real > 100)
+			return refuse(err, errlen, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
+				      origin, esc);
+		return 0;
+	case FSLAB_STYPE_TESTS:
+		if (fslab_tests_parse(text, &mask, bad, sizeof(bad)) < 0)
+			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+				      fslab_tests_problem(bad, why, sizeof(why)));
+		v->lo = mask;
+		if (mask == 0)
+			return refuse(err, errlen, "%s '%s': no test named; give all or e.g. write,read",
+				      origin, esc);
+		return 0;
+	case FSLAB_STYPE_NAME:
+		u = strlen(text);
+		if (u == 0 || u >= sizeof(v->text) || text[0] == '-' ||
+		    strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != u)
+			return refuse(err, errlen, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+				      origin, esc, sizeof(v->text) - 1);
+		snprintf(v->text, sizeof(v->text), "%s", text);
+		return 0;
+	case FSLAB_STYPE_BOOL:
+		v->lo = 1;
+		return 0;
+	}
+	return refuse(err, errlen, "%s: not a setting", origin);
+}
+
+int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
+			const char *origin, char *err, size_t errlen)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+	struct fslab_setting_value v;
+
+	memset(&v, 0, sizeof(v));
+	if (!r)
+		return refuse(err, errlen, "%s: not a setting", origin);
+	if (r->type != FSLAB_STYPE_BOOL && !text)
+		return refuse(err, errlen, "%s needs a value", origin);
+	if (parse_value(r, text ? text : "", origin, &v, err, errlen) < 0)
+		return -EINVAL;
+	s->v[id] = v;
+	s->set |= FSLAB_SETTING_BIT(id);
+	return 0;
+}
+
+void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi)
+{
+	s->v[id].lo = lo;
+	s->v[id].hi = hi;
+	s->set |= FSLAB_SETTING_BIT(id);
+}
+
+void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v)
+{
+	s->v[id].real = v;
+	s->set |= FSLAB_SETTING_BIT(id);
+}
+
+void fslab_settings_to_sweep(const struct fslab_settings *s, struct fslab_sweep_spec *w)
+{
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		const struct fslab_setting_value *v = &s->v[i];
+
+		if (!rows[i].sweep_key || !(s->set & FSLAB_SETTING_BIT(i)))
+			continue;
+		switch ((enum fslab_setting)i) {
+		case FSLAB_SETTING_FILE_SIZES:
+			w->file_min = v->lo;
+			w->file_max = v->hi;
+			break;
+		case FSLAB_SETTING_RECORD_SIZES:
+			w->record_min = v->lo;
+			w->record_max = v->hi;
+			break;
+		case FSLAB_SETTING_TESTS:
+			w->tests = (unsigned)v->lo;
+			break;
+		case FSLAB_SETTING_TRIALS:
+			w->trials = (unsigned)v->lo;
+			break;
+		case FSLAB_SETTING_CACHE:
+			w->cache = (enum fslab_cache_mode)v->lo;
+			break;
+		case FSLAB_SETTING_SEED:
+			w->seed = v->lo;
+			break;
+		case FSLAB_SETTING_SMALL_RECORDS:
+			w->keep_small_records = v->lo == 1; /* "keep" */
+			break;
+		case FSLAB_SETTING_ORDER:
+			w->shuffle = v->lo == 0; /* "shuffle" */
+			break;
+		default:
+			continue; /* a row with a [sweep] key has a case above */
+		}
+		w->set |= FSLAB_SETTING_BIT(i);
+	}
+}
+
+int fslab_settings_first_recorded(const struct fslab_settings *s)
+{
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++)
+		if (rows[i].manifest_key && (s->set & FSLAB_SETTING_BIT(i)))
+			return i;
+	return -1;
+}

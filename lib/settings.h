@@ -1,0 +1,148 @@
+/* fslab run's settings, each said once: one row per setting in one table
+ * (lib/settings.c) with its long flag, its [sweep] key (when a sweep file
+ * may set it), its manifest key, its type, bounds, the power-of-two rule
+ * where it applies, the words of an enum, its default and its help.
+ *
+ * From the table come: the setting options of `fslab run` (getopt and
+ * --help, cmd/run.c), the [sweep] keys the spec parser knows (lib/spec.c),
+ * the check of every value (one parser for a flag and a sweep key, so one
+ * message), the merge of a layer into the sweep (preset < sweep file <
+ * flags) and what --resume refuses.  tests/unit/test_settings.c walks the
+ * table against --help, the spec parser, the manifest, completion/fslab.bash
+ * and docs/fslab.1.
+ *
+ * A layer (struct fslab_settings) holds the values one source gave; its
+ * set bits are the one meaning of "unset": a row whose bit is clear was not
+ * given there, whatever its value field holds.  struct fslab_sweep_spec's
+ * set bits (spec.h) are the same bits. */
+#ifndef FSLAB_SETTINGS_H
+#define FSLAB_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fslab_sweep_spec;
+
+enum fslab_setting {
+	FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_RECORD_SIZES,
+	FSLAB_SETTING_TESTS,
+	FSLAB_SETTING_TRIALS,
+	FSLAB_SETTING_CACHE,
+	FSLAB_SETTING_SEED,
+	FSLAB_SETTING_SMALL_RECORDS,
+	FSLAB_SETTING_ORDER,
+	FSLAB_SETTING_PRESET,
+	FSLAB_SETTING_LABEL,
+	FSLAB_SETTING_STOP,
+	FSLAB_SETTING_UNTIL_CI,
+	FSLAB_SETTING_MAX_TRIALS,
+	FSLAB_SETTING_IO,
+	FSLAB_SETTING_SYNC,
+	FSLAB_SETTING_LATENCY,
+	FSLAB_SETTING_NO_PROBE,
+	FSLAB_SETTING_PROBE_SIZE,
+	FSLAB_SETTING_PROBE,
+	FSLAB_SETTING_STEADY,
+	FSLAB_SETTING_STEADY_ROUND,
+	FSLAB_SETTING_MAX,
+};
+
+#define FSLAB_SETTING_BIT(id) (1u << (id))
+
+enum fslab_setting_type {
+	FSLAB_STYPE_ENUM,    /* one of words[]; the value is its index (the C enum) */
+	FSLAB_STYPE_RANGE,   /* MIN-MAX or one size, bytes, each end min..max */
+	FSLAB_STYPE_COUNT,   /* a whole number min..max */
+	FSLAB_STYPE_SIZE,    /* a size, bytes, min..max, a multiple of `multiple` */
+	FSLAB_STYPE_PERCENT, /* above 0 and at most 100 */
+	FSLAB_STYPE_TESTS,   /* all or a list of test names: a mask */
+	FSLAB_STYPE_BOOL,    /* a flag that takes no value */
+	FSLAB_STYPE_NAME,    /* 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '-' */
+};
+
+struct fslab_setting_row {
+	const char *flag;         /* the long option without "--"; NULL: none */
+	char short_name;          /* -x, or 0 */
+	const char *arg;          /* the value's name in --help; NULL: takes none */
+	const char *sweep_key;    /* the [sweep] key; NULL: a sweep file cannot set it */
+	/* where the manifest records it: blank-separated JSON paths
+	 * ("sweep.file_min_kib sweep.file_max_kib"; "filesystems[].x": in
+	 * each filesystem) */
+	const char *manifest_key;
+	enum fslab_setting_type type;
+	uint64_t min, max;        /* COUNT, SIZE, RANGE (each end) */
+	bool pow2;                /* RANGE: each end a power of two (fslab_sweep_size_problem) */
+	uint64_t multiple;        /* SIZE: 0 or what the value is a multiple of */
+	const char *const *words; /* ENUM: words[0..n_words) */
+	int n_words;
+	const char *words_help;   /* ENUM: the words as the refusal explains them */
+	const char *default_text; /* the default as --help and the man page say it */
+	const char *heading;      /* the --help heading this row starts, or NULL */
+	const char *help;         /* the --help text ('\n' starts a line) */
+};
+
+/* A value as one source gave it. */
+struct fslab_setting_value {
+	uint64_t lo, hi; /* RANGE: the ends; ENUM: the index; COUNT, SIZE, TESTS, BOOL: lo */
+	double real;     /* PERCENT */
+	char text[64];   /* NAME */
+};
+
+struct fslab_settings {
+	unsigned set; /* FSLAB_SETTING_BIT(id): given by this layer */
+	struct fslab_setting_value v[FSLAB_SETTING_MAX];
+};
+
+/* Every row once, in the order fslab run --help lists them (a row
+ * without a flag is skipped there). */
+extern const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX];
+
+/* The row of a setting (never NULL for a valid id). */
+const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id);
+/* The setting with this long flag or [sweep] key; -1 when none. */
+int fslab_setting_by_flag(const char *flag);
+int fslab_setting_by_sweep_key(const char *key);
+
+/* The index of word among an ENUM row's words, or -1; the word of index
+ * i, or NULL.  (The names of enum fslab_io_mode, _sync_policy, ... are
+ * these words.) */
+int fslab_setting_word_index(enum fslab_setting id, const char *word);
+const char *fslab_setting_word(enum fslab_setting id, int i);
+/* "warm|fsync|direct|cold" (sep "|"), into buf; returns buf. */
+char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len);
+/* The row's bounds as the docs say them ("1 to 1000", "at least 4M,
+ * whole MiB"); "" when it has none to say.  Returns buf. */
+char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len);
+/* The [sweep] keys, "file_sizes, record_sizes, ...", into buf. */
+char *fslab_setting_sweep_keys(char *buf, size_t len);
+
+/* Parses text for setting id into layer s: 0, or -EINVAL with one
+ * message in err naming where the value came from (origin: "--cache",
+ * "[sweep] cache") and what is allowed; s is then unchanged.  A BOOL row
+ * takes text NULL (a flag). */
+int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
+			const char *origin, char *err, size_t errlen);
+
+/* Sets a value as parsed would, for callers that have it already
+ * (fslab reproduce). */
+void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi);
+void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v);
+
+static inline bool fslab_settings_has(const struct fslab_settings *s, enum fslab_setting id)
+{
+	return (s->set & FSLAB_SETTING_BIT(id)) != 0;
+}
+
+/* The sweep's rows (those with a [sweep] key) set in layer s, written over
+ * sweep and marked in sweep->set: the one place a layer reaches the sweep
+ * (the [sweep] parser for each key, fslab run for its flags). */
+void fslab_settings_to_sweep(const struct fslab_settings *s, struct fslab_sweep_spec *sweep);
+
+/* The rows a run records in its manifest: what --resume takes back, so a
+ * flag of one of them given with --resume is refused whatever its value.
+ * Returns the first such row set in s (its id), or -1. */
+int fslab_settings_first_recorded(const struct fslab_settings *s);
+
+#endif
