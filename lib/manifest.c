@@ -2,6 +2,7 @@
  * reader is manifest_read.c. */
 #include "manifest.h"
 #include "fileutil.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -145,6 +146,17 @@ static json_object *mf_jwords(char *const *w, size_t n)
 	return a;
 }
 
+/* The manifest's name of a setting's key k: the settings table's
+ * (lib/settings.c), so a row and what the manifest writes agree.  Four
+ * rotating buffers: several names in one call. */
+static const char *mf_key(enum fslab_setting id, int k)
+{
+	static char bufs[4][48];
+	static unsigned next;
+
+	return fslab_setting_manifest_name(id, k, bufs[next++ % 4], sizeof(bufs[0]));
+}
+
 static void mf_put(json_object *o, const char *key, json_object *v)
 {
 	json_object_object_add(o, key, v);
@@ -274,7 +286,7 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "device_probe_source", mf_jstr(fs->device_probe_source));
 	mf_put(o, "device_probe_measured_at", mf_jstr(fs->device_probe_measured_at));
 	mf_put(o, "device_probe_runs", mf_write_probe_runs(fs));
-	mf_put(o, "device_probe_bytes", mf_jcount(fs->device_probe_bytes));
+	mf_put(o, mf_key(FSLAB_SETTING_PROBE_SIZE, 0), mf_jcount(fs->device_probe_bytes));
 	mf_put(o, "sync_device", mf_jstr(fs->sync_device));
 	mf_put(o, "sync_note", mf_jstr(fs->sync_note));
 	mf_put(o, "cache_drop_method", mf_jstr(fs->cache_drop_method));
@@ -301,17 +313,17 @@ static json_object *mf_write_sweep(const struct fslab_manifest *m)
 {
 	json_object *o = json_object_new_object(), *tests = json_object_new_array();
 
-	mf_put(o, "preset", mf_jstr(m->sweep.preset));
-	mf_put(o, "file_min_kib", mf_jcount(m->sweep.file_min_kib));
-	mf_put(o, "file_max_kib", mf_jcount(m->sweep.file_max_kib));
-	mf_put(o, "record_min_kib", mf_jcount(m->sweep.record_min_kib));
-	mf_put(o, "record_max_kib", mf_jcount(m->sweep.record_max_kib));
+	mf_put(o, mf_key(FSLAB_SETTING_PRESET, 0), mf_jstr(m->sweep.preset));
+	mf_put(o, mf_key(FSLAB_SETTING_FILE_SIZES, 0), mf_jcount(m->sweep.file_min_kib));
+	mf_put(o, mf_key(FSLAB_SETTING_FILE_SIZES, 1), mf_jcount(m->sweep.file_max_kib));
+	mf_put(o, mf_key(FSLAB_SETTING_RECORD_SIZES, 0), mf_jcount(m->sweep.record_min_kib));
+	mf_put(o, mf_key(FSLAB_SETTING_RECORD_SIZES, 1), mf_jcount(m->sweep.record_max_kib));
 	for (int t = 0; tests && t < FSLAB_TEST_MAX; t++)
 		if (m->sweep.tests & (1u << t))
 			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
-	mf_put(o, "tests", tests);
-	mf_put(o, "keep_small_records", json_object_new_boolean(m->sweep.keep_small_records));
-	mf_put(o, "order", json_object_new_string(m->sweep.shuffle ? "shuffle" : "fixed"));
+	mf_put(o, mf_key(FSLAB_SETTING_TESTS, 0), tests);
+	mf_put(o, mf_key(FSLAB_SETTING_SMALL_RECORDS, 0), json_object_new_boolean(m->sweep.keep_small_records));
+	mf_put(o, mf_key(FSLAB_SETTING_ORDER, 0), json_object_new_string(m->sweep.shuffle ? "shuffle" : "fixed"));
 	return o;
 }
 
@@ -369,7 +381,7 @@ static json_object *mf_jcache(enum fslab_cache_mode c)
 static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 {
 	mf_put(root, "run_id", mf_jstr(m->run_id));
-	mf_put(root, "label", mf_jstr(m->label));
+	mf_put(root, mf_key(FSLAB_SETTING_LABEL, 0), mf_jstr(m->label));
 	mf_put(root, "command", mf_jwords(m->command, m->n_command));
 	if (m->resumed_with)
 		mf_put(root, "resumed_with", mf_jwords(m->resumed_with, m->n_resumed_with));
@@ -377,23 +389,23 @@ static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "finished_at", mf_jstr(m->finished_at));
 	mf_put(root, "interrupted", json_object_new_boolean(m->interrupted));
 	mf_put(root, "sessions", json_object_new_int64(m->sessions));
-	mf_put(root, "cache_mode", mf_jcache(m->cache));
-	mf_put(root, "trials", mf_jcount(m->trials));
-	mf_put(root, "until_ci_pct", m->until_ci_pct > 0 ? json_object_new_double(m->until_ci_pct) : NULL);
-	mf_put(root, "max_trials", mf_jcount(m->max_trials));
-	mf_put(root, "stop", mf_jstr(m->stop));
+	mf_put(root, mf_key(FSLAB_SETTING_CACHE, 0), mf_jcache(m->cache));
+	mf_put(root, mf_key(FSLAB_SETTING_TRIALS, 0), mf_jcount(m->trials));
+	mf_put(root, mf_key(FSLAB_SETTING_UNTIL_CI, 0), m->until_ci_pct > 0 ? json_object_new_double(m->until_ci_pct) : NULL);
+	mf_put(root, mf_key(FSLAB_SETTING_MAX_TRIALS, 0), mf_jcount(m->max_trials));
+	mf_put(root, mf_key(FSLAB_SETTING_STOP, 0), mf_jstr(m->stop));
 	mf_put(root, "stopping", m->stopping ? json_object_get(m->stopping) : NULL);
-	mf_put(root, "seed", json_object_new_int64((int64_t)m->seed));
-	mf_put(root, "io_mode", mf_jstr(m->io_mode));
-	mf_put(root, "sync_policy", mf_jstr(m->sync_policy));
-	mf_put(root, "latency", json_object_new_boolean(m->latency));
-	mf_put(root, "steady_state", mf_jstr(m->steady_state));
-	mf_put(root, "steady_state_round_kib", mf_jcount(m->steady_round_kib));
+	mf_put(root, mf_key(FSLAB_SETTING_SEED, 0), json_object_new_int64((int64_t)m->seed));
+	mf_put(root, mf_key(FSLAB_SETTING_IO, 0), mf_jstr(m->io_mode));
+	mf_put(root, mf_key(FSLAB_SETTING_SYNC, 0), mf_jstr(m->sync_policy));
+	mf_put(root, mf_key(FSLAB_SETTING_LATENCY, 0), json_object_new_boolean(m->latency));
+	mf_put(root, mf_key(FSLAB_SETTING_STEADY, 0), mf_jstr(m->steady_state));
+	mf_put(root, mf_key(FSLAB_SETTING_STEADY_ROUND, 0), mf_jcount(m->steady_round_kib));
 	mf_put(root, "sweep", mf_write_sweep(m));
 	mf_put(root, "machine", mf_write_machine(m));
 	mf_put(root, "page_cache_factor", m->page_cache_factor > 0 ? json_object_new_double(m->page_cache_factor) : NULL);
 	mf_put(root, "page_cache_flag", mf_jstr(m->page_cache_flag));
-	mf_put(root, "device_probe", mf_jstr(m->device_probe));
+	mf_put(root, mf_key(FSLAB_SETTING_NO_PROBE, 0), mf_jstr(m->device_probe));
 	mf_put(root, "state_path", mf_jstr(m->state_path));
 	mf_put(root, "filesystems", mf_write_filesystems(m));
 	mf_put(root, "time", mf_write_time(m));
@@ -405,7 +417,7 @@ static void mf_write_import(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, "command", mf_jwords(m->command, m->n_command));
 	mf_put(root, "imported_at", mf_jstr(m->imported_at));
 	mf_put(root, "imported_from", json_object_new_string("iozone"));
-	mf_put(root, "cache_mode", mf_jcache(m->cache));
+	mf_put(root, mf_key(FSLAB_SETTING_CACHE, 0), mf_jcache(m->cache));
 	mf_put(root, "trials", mf_jcount(m->trials));
 	mf_put(root, "filesystems", mf_write_filesystems(m));
 }

@@ -73,7 +73,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.help = "the filesystems' order in each trial: shuffled by the seed, or as listed",
 	},
 	[FSLAB_SETTING_CACHE] = {
-		.flag = "cache", .arg = "MODE", .sweep_key = "cache", .manifest_key = "cache",
+		.flag = "cache", .arg = "MODE", .sweep_key = "cache", .manifest_key = "cache_mode",
 		.type = FSLAB_STYPE_ENUM, .words = fslab_cache_mode_names,
 		.n_words = FSLAB_CACHE_MODE_MAX, .words_help = "warm, fsync, direct or cold",
 		.default_text = "cold",
@@ -146,7 +146,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	},
 	[FSLAB_SETTING_NO_PROBE] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
-		.default_text = "probe", .heading = "Honesty:",
+		.default_text = "off", .heading = "Honesty:",
 		.help = "skip the O_DIRECT probe of each device; without it no cell is flagged "
 			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
 	},
@@ -177,7 +177,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 			"off; recorded per filesystem in the manifest",
 	},
 	[FSLAB_SETTING_STEADY_ROUND] = {
-		.flag = "steady-state-round", .arg = "SIZE", .manifest_key = "steady_round_kib",
+		.flag = "steady-state-round", .arg = "SIZE", .manifest_key = "steady_state_round_kib",
 		.type = FSLAB_STYPE_SIZE, .min = FSLAB_MiB, .max = FSLAB_SIZE_MAX,
 		.multiple = FSLAB_MiB, .default_text = "256M",
 		.help = "bytes each workload writes per round (default 256M)",
@@ -253,6 +253,28 @@ char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, siz
 			break;
 		off += (size_t)w;
 	}
+	return buf;
+}
+
+char *fslab_setting_manifest_name(enum fslab_setting id, int k, char *buf, size_t len)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+	const char *p = r ? r->manifest_key : NULL;
+	size_t n;
+
+	buf[0] = '\0';
+	for (; p && k > 0; k--) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p)
+		return buf;
+	n = strcspn(p, " ");
+	for (const char *dot = memchr(p, '.', n); dot; dot = memchr(p, '.', n)) {
+		n -= (size_t)(dot + 1 - p);
+		p = dot + 1;
+	}
+	snprintf(buf, len, "%.*s", (int)n, p);
 	return buf;
 }
 

@@ -1,0 +1,379 @@
+/* fslab run's settings table (lib/settings.h) walked row by row against
+ * everything that names a setting: `fslab run --help` (synopsis words,
+ * bounds), the [sweep] keys the spec parser accepts and `fslab spec
+ * --print` writes, the manifest a run writes, --resume's refusal, the bash
+ * completion and docs/fslab.1.  A row added to the table without the
+ * others fails here. */
+#include "names.h"
+#include "settings.h"
+#include "spec.h"
+#include "steady.h"
+#include "stop_rule.h"
+#include "engine.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *source_file(const char *rel)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char path[1024], *text;
+	FILE *f;
+	long n;
+
+	ck_assert_msg(src != NULL, "FSLAB_SOURCE_DIR is not set (run through ctest)");
+	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(fread(text, 1, (size_t)n, f), n);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+static char *section(const char *text, const char *start, const char *end)
+{
+	const char *a = strstr(text, start), *b;
+
+	ck_assert_msg(a != NULL, "'%s' not found", start);
+	b = strstr(a + strlen(start), end);
+	return strndup(a, b ? (size_t)(b - a) : strlen(a));
+}
+
+/* s with every '-' as the man page writes it, "\-". */
+static void man_escape(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (; *s && k + 3 < len; s++) {
+		if (*s == '-')
+			out[k++] = '\\';
+		out[k++] = *s;
+	}
+	out[k] = '\0';
+}
+
+/* Every run of blanks and newlines as one blank. */
+static void squeeze(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		bool blank = *r == ' ' || *r == '\n';
+
+		if (blank && w > s && w[-1] == ' ')
+			continue;
+		*w++ = blank ? ' ' : *r;
+	}
+	*w = '\0';
+}
+
+/* `fslab run --help` names each row with a flag, an enum's words in its
+ * synopsis ("--cache warm|fsync|direct|cold") and a bounded row's bounds;
+ * --list-options holds nothing but the rows and run's own options. */
+START_TEST(help_lists_every_row)
+{
+	static const char *const own[] = { "--state", "--dir", "--out", "--resume",
+					   "--allow-concurrent", "--dry-run", "--quiet", "--help" };
+	struct ft_output help, list;
+	unsigned seen = 0;
+
+	ck_assert_int_eq(ft_fslab(&help, "run", "--help", NULL), 0);
+	ck_assert_int_eq(help.status, 0);
+	squeeze(help.out); /* a bound may wrap across lines */
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
+		char want[256], words[128], bounds[96];
+
+		if (!r->flag)
+			continue;
+		snprintf(want, sizeof(want), "--%s", r->flag);
+		ck_assert_msg(strstr(help.out, want), "--help does not name %s", want);
+		if (r->type == FSLAB_STYPE_ENUM) {
+			snprintf(want, sizeof(want), "[--%s %s", r->flag,
+				 fslab_setting_words((enum fslab_setting)i, "|", words, sizeof(words)));
+			ck_assert_msg(strstr(help.out, want), "--help's synopsis lacks '%s'", want);
+		}
+		if (*fslab_setting_bounds((enum fslab_setting)i, bounds, sizeof(bounds)))
+			ck_assert_msg(strstr(help.out, bounds), "--help does not say --%s's bounds '%s'",
+				      r->flag, bounds);
+	}
+	ck_assert_int_eq(ft_fslab(&list, "run", "--list-options", NULL), 0);
+	for (char *opt = strtok(list.out, "\n"); opt; opt = strtok(NULL, "\n")) {
+		bool known = fslab_setting_by_flag(opt + 2) >= 0;
+
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			known = known || strcmp(opt, own[k]) == 0;
+		ck_assert_msg(known, "fslab run %s: neither a settings row nor one of run's own options", opt);
+		seen++;
+	}
+	ck_assert_uint_ge(seen, 20);
+	ft_output_free(&help);
+	ft_output_free(&list);
+}
+END_TEST
+
+/* A value the row takes, for a [sweep] line or a flag. */
+static const char *sample(enum fslab_setting id)
+{
+	const struct fslab_setting_row *r = fslab_setting_row(id);
+
+	switch (r->type) {
+	case FSLAB_STYPE_ENUM:
+		return r->words[r->n_words - 1];
+	case FSLAB_STYPE_RANGE:
+		return "64K-1M";
+	case FSLAB_STYPE_COUNT:
+		return "2";
+	case FSLAB_STYPE_SIZE:
+		return "16M";
+	case FSLAB_STYPE_PERCENT:
+		return "5";
+	case FSLAB_STYPE_TESTS:
+		return "write";
+	case FSLAB_STYPE_NAME:
+		return "hostA";
+	case FSLAB_STYPE_BOOL:
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The [sweep] keys the parser accepts are the rows' sweep keys: each sets
+ * its row's bit, a bad value is refused naming the key, an unknown key's
+ * message lists them all, and fslab spec --print writes each. */
+START_TEST(sweep_keys_are_the_rows)
+{
+	struct fslab_spec spec;
+	struct ft_output print;
+	char text[256], err[512], keys[256];
+	unsigned n_keys = 0;
+
+	ck_assert_int_eq(ft_fslab(&print, "spec", "--print", NULL), 0);
+	ck_assert_int_eq(print.status, 0);
+	fslab_setting_sweep_keys(keys, sizeof(keys));
+	ck_assert_int_eq(fslab_sweep_parse_string("[sweep]\nbogus = 1\n", "t", &spec, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, keys), "unknown key: '%s' does not list '%s'", err, keys);
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
+		char line[64];
+
+		if (!r->sweep_key)
+			continue;
+		n_keys++;
+		snprintf(text, sizeof(text), "[sweep]\n%s = %s\n", r->sweep_key, sample((enum fslab_setting)i));
+		ck_assert_msg(fslab_sweep_parse_string(text, "t", &spec, err, sizeof(err)) == 0,
+			      "[sweep] %s = %s refused: %s", r->sweep_key, sample((enum fslab_setting)i), err);
+		ck_assert_uint_eq(spec.sweep.set, FSLAB_SETTING_BIT(i));
+		snprintf(text, sizeof(text), "[sweep]\n%s = 3Q\n", r->sweep_key);
+		ck_assert_int_eq(fslab_sweep_parse_string(text, "t", &spec, err, sizeof(err)), -EINVAL);
+		snprintf(line, sizeof(line), "[sweep] %s = '3Q'", r->sweep_key);
+		ck_assert_msg(strstr(err, line), "[sweep] %s = 3Q: '%s' does not name it", r->sweep_key, err);
+		snprintf(line, sizeof(line), "%s = ", r->sweep_key);
+		ck_assert_msg(strstr(print.out, line), "fslab spec --print does not write %s", r->sweep_key);
+		/* the flag of the same row says the same words */
+		if (r->flag && r->type == FSLAB_STYPE_ENUM) {
+			struct ft_output o;
+			char flag[64];
+
+			snprintf(flag, sizeof(flag), "--%s", r->flag);
+			ck_assert_int_eq(ft_fslab(&o, "run", flag, "3Q", NULL), 0);
+			ck_assert_int_eq(o.status, 2);
+			ck_assert_msg(strstr(o.err, r->words_help), "%s 3Q: %s", flag, o.err);
+			ft_output_free(&o);
+		}
+	}
+	ck_assert_uint_ge(n_keys, 8);
+	ft_output_free(&print);
+}
+END_TEST
+
+/* The enums' names are the rows' words, in the enums' order. */
+START_TEST(enum_words_are_the_enums)
+{
+	for (int i = 0; i < FSLAB_CACHE_MODE_MAX; i++)
+		ck_assert_str_eq(fslab_setting_word(FSLAB_SETTING_CACHE, i),
+				 fslab_cache_mode_to_string((enum fslab_cache_mode)i));
+	for (int i = 0; i < FSLAB_PRESET_MAX; i++)
+		ck_assert_str_eq(fslab_setting_word(FSLAB_SETTING_PRESET, i),
+				 fslab_preset_to_string((enum fslab_preset)i));
+	for (int i = 0; i < FSLAB_STOP_RULE_MAX; i++)
+		ck_assert_str_eq(fslab_setting_word(FSLAB_SETTING_STOP, i),
+				 fslab_stop_rule_to_string((enum fslab_stop_rule)i));
+	ck_assert_ptr_null(fslab_setting_word(FSLAB_SETTING_STOP, FSLAB_STOP_RULE_MAX));
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_IO, "positional"), FSLAB_IO_POSITIONAL);
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_SYNC, "global"), FSLAB_SYNC_GLOBAL);
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STEADY, "off"), FSLAB_STEADY_OFF);
+	/* every row is listed once in --help's order */
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		int n = 0;
+
+		for (int j = 0; j < FSLAB_SETTING_MAX; j++)
+			n += fslab_settings_help_order[j] == (enum fslab_setting)i;
+		ck_assert_int_eq(n, 1);
+	}
+}
+END_TEST
+
+/* The JSON value at path ("sweep.file_min_kib"; "filesystems[].x": in the
+ * first filesystem); true when the key is there (null counts). */
+static bool has_path(json_object *root, const char *path)
+{
+	char buf[128], *save = NULL;
+	json_object *o = root;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *part = strtok_r(buf, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		size_t n = strlen(part);
+		bool array = n > 2 && strcmp(part + n - 2, "[]") == 0;
+
+		if (array)
+			part[n - 2] = '\0';
+		if (!o || !json_object_object_get_ex(o, part, &o))
+			return false;
+		if (array)
+			o = json_object_array_length(o) ? json_object_array_get_idx(o, 0) : NULL;
+	}
+	return true;
+}
+
+/* A run records every row under its manifest key, and --resume refuses
+ * each row's flag, whatever its value, naming it. */
+START_TEST(manifest_records_every_row)
+{
+	char *dir = ft_mkdtemp("fslab-settings"), data[512], out[512], arg[600], path[700];
+	struct ft_output o;
+	json_object *root;
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ck_assert_int_eq(mkdir(data, 0755), 0);
+	snprintf(arg, sizeof(arg), "a=%s", data);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--sweep", "quick",
+				  "--file-sizes", "64K", "--record-sizes", "64K", "--tests", "write",
+				  "--cache", "warm", "--trials", "1", "--no-device-probe",
+				  "--steady-state", "off", "--label", "t", "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "run: %s", o.err);
+	ft_output_free(&o);
+	snprintf(path, sizeof(path), "%s/manifest.json", out);
+	root = json_object_from_file(path);
+	ck_assert_ptr_nonnull(root);
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
+		char keys[160], *save = NULL;
+
+		ck_assert_msg(r->manifest_key, "row %d has no manifest key", i);
+		snprintf(keys, sizeof(keys), "%s", r->manifest_key);
+		for (char *k = strtok_r(keys, " ", &save); k; k = strtok_r(NULL, " ", &save))
+			ck_assert_msg(has_path(root, k), "manifest.json has no %s", k);
+		if (!r->flag)
+			continue;
+		snprintf(arg, sizeof(arg), "--%s", r->flag);
+		ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, arg, sample((enum fslab_setting)i), NULL), 0);
+		ck_assert_msg(o.status == 2, "--resume with %s: status %d (%s)", arg, o.status, o.err);
+		snprintf(path, sizeof(path), "drop %s ", arg);
+		ck_assert_msg(strstr(o.err, path), "--resume with %s: %s", arg, o.err);
+		ft_output_free(&o);
+	}
+	json_object_put(root);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* The completion offers an enum row's words after its flag and knows
+ * every valued flag; the man page's fslab run section shows each row's
+ * words in its synopsis and its bounds and default in "Settings". */
+START_TEST(completion_and_man_page_name_every_row)
+{
+	char *bash = source_file("completion/fslab.bash"), *man = source_file("docs/fslab.1");
+	char *cases = section(bash, "case $prev in", "\tesac");
+	char *run = section(man, ".SS fslab run", "\n.SS ");
+	char *cache_var = section(bash, "_fslab_cache_modes=\"", "\"\n");
+
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
+		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
+		char flag[64], esc[128], want[512], bounds[96];
+		const char *arm = NULL;
+
+		if (!r->flag)
+			continue;
+		snprintf(flag, sizeof(flag), "--%s", r->flag);
+		man_escape(flag, esc, sizeof(esc));
+		ck_assert_msg(strstr(run, esc), "docs/fslab.1 (fslab run) does not name %s", flag);
+		/* "Settings": "\-\-trials 1 to 1000 (default 3)" */
+		fslab_setting_bounds((enum fslab_setting)i, bounds, sizeof(bounds));
+		snprintf(want, sizeof(want), "%s%s%s (default %s)", flag, *bounds ? " " : "", bounds,
+			 r->default_text);
+		man_escape(want, esc, sizeof(esc));
+		ck_assert_msg(strstr(run, esc), "docs/fslab.1 (fslab run) lacks '%s'", esc);
+		if (!r->arg)
+			continue;
+		/* the case arm that names the flag */
+		for (const char *p = cases; (p = strstr(p, flag)); p++) {
+			char after = p[strlen(flag)];
+
+			if ((p[-1] == '\t' || p[-1] == ' ') && (after == ')' || after == ' ')) {
+				arm = p;
+				break;
+			}
+		}
+		ck_assert_msg(arm, "completion/fslab.bash: no case arm for %s", flag);
+		if (r->type != FSLAB_STYPE_ENUM)
+			continue;
+		{
+			const char *w = strstr(arm, "compgen -W \"");
+			char list[256], man_words[256] = ".IR ";
+			size_t n = 0;
+
+			ck_assert_ptr_nonnull(w);
+			w += strlen("compgen -W \"");
+			snprintf(list, sizeof(list), " %.*s ", (int)strcspn(w, "\""), w);
+			if (strstr(list, "$_fslab_cache_modes"))
+				snprintf(list, sizeof(list), " %s ", strstr(cache_var, "\"") + 1);
+			for (int k = 0; k < r->n_words; k++) {
+				char word[64];
+
+				snprintf(word, sizeof(word), " %s ", r->words[k]);
+				ck_assert_msg(strstr(list, word), "completion of %s lacks '%s' (%s)", flag,
+					      r->words[k], list);
+				n += strlen(r->words[k]) + 1;
+				strcat(man_words, r->words[k]);
+				strcat(man_words, k + 1 < r->n_words ? " | " : "");
+			}
+			ck_assert_msg(strlen(list) - 1 == n, "completion of %s offers more than %s", flag, list);
+			ck_assert_msg(strstr(run, man_words), "docs/fslab.1's synopsis lacks '%s %s'",
+				      flag, man_words);
+		}
+	}
+	free(cache_var);
+	free(cases);
+	free(run);
+	free(bash);
+	free(man);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	struct ft_suite *s = ft_suite_new("settings");
+	TCase *tc = ft_tcase(s, "settings", 0);
+
+	tcase_add_test(tc, help_lists_every_row);
+	tcase_add_test(tc, sweep_keys_are_the_rows);
+	tcase_add_test(tc, enum_words_are_the_enums);
+	tcase_add_test(tc, manifest_records_every_row);
+	tcase_add_test(tc, completion_and_man_page_name_every_row);
+	return ft_suite_run(s, argc, argv);
+}
