@@ -343,10 +343,14 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	int io = m->io_mode[0] ? fslab_io_mode_from_string(m->io_mode) : FSLAB_IO_SEEK;
 	int sync = m->sync_policy[0] ? fslab_sync_policy_from_string(m->sync_policy) : FSLAB_SYNC_FS;
 
+	char words[64];
+
 	/* absent in runs recorded before these keys: their defaults then */
 	if (io < 0 || sync < 0) {
 		snprintf(err, errlen, "%s: %s is '%s'; allowed: %s", path, io < 0 ? "io_mode" : "sync_policy",
-			 io < 0 ? m->io_mode : m->sync_policy, io < 0 ? "seek, positional" : "fs, global");
+			 io < 0 ? m->io_mode : m->sync_policy,
+			 fslab_setting_words(io < 0 ? FSLAB_SETTING_IO : FSLAB_SETTING_SYNC, ", ", words,
+					     sizeof(words)));
 		return -EINVAL;
 	}
 	snprintf(c->run_id, sizeof(c->run_id), "%s", m->run_id);
@@ -369,7 +373,8 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->stop_rule = m->stop[0] ? fslab_stop_rule_from_string(m->stop)
 		       : m->until_ci_pct > 0 ? FSLAB_STOP_RULE_CI : FSLAB_STOP_RULE_FIXED;
 	if (c->stop_rule == FSLAB_STOP_RULE_INVALID) {
-		snprintf(err, errlen, "%s: stop is '%s'; allowed: decided, ci, fixed", path, m->stop);
+		snprintf(err, errlen, "%s: stop is '%s'; allowed: %s", path, m->stop,
+			 fslab_setting_words(FSLAB_SETTING_STOP, ", ", words, sizeof(words)));
 		return -EINVAL;
 	}
 	c->io_mode = io;

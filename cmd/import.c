@@ -5,6 +5,7 @@
 #include "log.h"
 #include "names.h"
 #include "opts.h"
+#include "settings.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,7 +43,9 @@ int cmd_import(int argc, char **argv)
 	struct fslab_import_opts o = { .cache = FSLAB_CACHE_WARM };
 	struct fslab_opts it;
 	char *cmdline[66];
-	int c, mode;
+	struct fslab_settings cache = { 0 };
+	char err[256];
+	int c;
 
 	/* getopt_long permutes argv: keep the command as typed for the manifest */
 	cmdline[0] = "fslab";
@@ -61,10 +64,13 @@ int cmd_import(int argc, char **argv)
 		case 'o':
 			o.out = it.arg;
 			break;
-		case OPT_CACHE:
-			if (fslab_opt_cache_mode("--cache", it.arg, &mode) < 0)
+		case OPT_CACHE: /* checked by the run settings' cache row: one message */
+			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", err,
+						sizeof(err)) < 0) {
+				fslab_error("%s", err);
 				return FSLAB_EXIT_USAGE;
-			o.cache = (enum fslab_cache_mode)mode;
+			}
+			o.cache = (enum fslab_cache_mode)cache.v[FSLAB_SETTING_CACHE].lo;
 			break;
 		case OPT_FORCE:
 			o.force = true;

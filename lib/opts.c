@@ -466,17 +466,3 @@ int fslab_opt_percent(const char *opt, const char *arg, double *out)
 	*out = v;
 	return 0;
 }
-
-int fslab_opt_cache_mode(const char *opt, const char *arg, int *out)
-{
-	char esc[FSLAB_ESCAPE_SIZE(64)], modes[64];
-	enum fslab_cache_mode m = fslab_cache_mode_from_string(arg);
-
-	if (m == FSLAB_CACHE_MODE_INVALID) {
-		fslab_error("%s '%s': use %s", opt, fslab_escape_ctrl(arg, esc, sizeof(esc)),
-			    fslab_vocab_join(FSLAB_VOCAB_CACHE_MODE, ", ", " or ", modes, sizeof(modes)));
-		return -EINVAL;
-	}
-	*out = (int)m;
-	return 0;
-}

@@ -116,10 +116,6 @@ int fslab_opt_size(const char *opt, const char *arg, uint64_t *out);
 /* A percentage above 0 and at most 100 (--until-ci). */
 int fslab_opt_percent(const char *opt, const char *arg, double *out);
 
-/* A cache mode (names.h): "--cache 'hot': use warm, fsync, direct or cold".
- * out is an enum fslab_cache_mode. */
-int fslab_opt_cache_mode(const char *opt, const char *arg, int *out);
-
 /* "did you mean": the candidate within a few edits of word (or of which
  * word is a prefix, or the reverse); NULL when none is close. */
 const char *fslab_closest_word(const char *word, const char *const *cands, size_t n);
