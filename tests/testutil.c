@@ -430,6 +430,36 @@ int ft_write_file(const char *path, const char *text)
 	return fclose(f) == 0 ? 0 : -EIO;
 }
 
+char *ft_source_file(const char *rel)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char path[1024], *text;
+	FILE *f;
+	long n;
+
+	ck_assert_msg(src != NULL, "FSLAB_SOURCE_DIR is not set (run through ctest)");
+	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	text[fread(text, 1, (size_t)n, f)] = '\0';
+	fclose(f);
+	return text;
+}
+
+char *ft_text_section(const char *text, const char *start, const char *end)
+{
+	const char *a = strstr(text, start), *b;
+
+	ck_assert_msg(a != NULL, "'%s' not found", start);
+	b = strstr(a + strlen(start), end);
+	return strndup(a, b ? (size_t)(b - a) : strlen(a));
+}
+
 #include <linux/blkpg.h>
 #include <dirent.h>
 #include <sys/mount.h>

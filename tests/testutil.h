@@ -93,6 +93,13 @@ void ft_loop_destroy(struct ft_loop *l);
 int ft_disk_fingerprint(const char *dev, unsigned char *fp);
 #define FT_FINGERPRINT_SIZE (2u << 20)
 
+/* The text of a file of the source tree ($FSLAB_SOURCE_DIR/rel), malloc'd;
+ * the test fails when it cannot be read. */
+char *ft_source_file(const char *rel);
+/* The part of text from the first occurrence of start to the next end (or
+ * the end of text), malloc'd; the test fails when start is absent. */
+char *ft_text_section(const char *text, const char *start, const char *end);
+
 /* Writes text to path (truncating). */
 int ft_write_file(const char *path, const char *text);
 

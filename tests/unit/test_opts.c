@@ -347,46 +347,13 @@ START_TEST(ambiguous_abbreviation)
 }
 END_TEST
 
-/* The text of file (relative to the source tree), malloc'd. */
-static char *source_file(const char *rel)
-{
-	const char *src = getenv("FSLAB_SOURCE_DIR");
-	char path[1024], *text;
-	FILE *f;
-	long n;
-
-	ck_assert_msg(src != NULL, "FSLAB_SOURCE_DIR is not set (run through ctest)");
-	snprintf(path, sizeof(path), "%s/%s", src, rel);
-	f = fopen(path, "re");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(text);
-	text[fread(text, 1, (size_t)n, f)] = '\0';
-	fclose(f);
-	return text;
-}
-
-/* The part of text from the first occurrence of start to the next end
- * (or the end of text), as a malloc'd string. */
-static char *section(const char *text, const char *start, const char *end)
-{
-	const char *a = strstr(text, start), *b;
-
-	ck_assert_msg(a != NULL, "'%s' not found", start);
-	b = strstr(a + strlen(start), end);
-	return strndup(a, b ? (size_t)(b - a) : strlen(a));
-}
-
 /* Every option of every command (fslab CMD --list-options, from the command's
  * table) is offered by the bash completion for that command, documented in
  * the man page's section on it, and shown by its --help; and nothing else is
  * completed. */
 START_TEST(completion_and_man_page_match_the_tables)
 {
-	char *bash = source_file("completion/fslab.bash"), *man = source_file("docs/fslab.1");
+	char *bash = ft_source_file("completion/fslab.bash"), *man = ft_source_file("docs/fslab.1");
 	struct ft_output cmds;
 	unsigned checked = 0;
 
@@ -402,11 +369,11 @@ START_TEST(completion_and_man_page_match_the_tables)
 		ck_assert_int_eq(list.status, 0);
 		ck_assert_int_eq(ft_fslab(&help, cmd, "--help", NULL), 0);
 		snprintf(key, sizeof(key), "\n\t%s) echo \"", cmd);
-		comp = section(bash, key, "\" ;;");
+		comp = ft_text_section(bash, key, "\" ;;");
 		snprintf(key, sizeof(key), ".SS fslab %s", cmd);
 		if (strcmp(cmd, "import") == 0 || strcmp(cmd, "export") == 0)
 			snprintf(key, sizeof(key), ".SS fslab import");
-		sec = section(man, key, "\n.SS ");
+		sec = ft_text_section(man, key, "\n.SS ");
 		for (opt = strtok(list.out, "\n"); opt; opt = strtok(NULL, "\n")) {
 			char word[80], manword[96];
 			size_t k = 0;

@@ -19,37 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *source_file(const char *rel)
-{
-	const char *src = getenv("FSLAB_SOURCE_DIR");
-	char path[1024], *text;
-	FILE *f;
-	long n;
-
-	ck_assert_msg(src != NULL, "FSLAB_SOURCE_DIR is not set (run through ctest)");
-	snprintf(path, sizeof(path), "%s/%s", src, rel);
-	f = fopen(path, "re");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_int_eq(fread(text, 1, (size_t)n, f), n);
-	text[n] = '\0';
-	fclose(f);
-	return text;
-}
-
-static char *section(const char *text, const char *start, const char *end)
-{
-	const char *a = strstr(text, start), *b;
-
-	ck_assert_msg(a != NULL, "'%s' not found", start);
-	b = strstr(a + strlen(start), end);
-	return strndup(a, b ? (size_t)(b - a) : strlen(a));
-}
-
 /* s with every '-' as the man page writes it, "\-". */
 static void man_escape(const char *s, char *out, size_t len)
 {
@@ -297,10 +266,10 @@ END_TEST
  * words in its synopsis and its bounds and default in "Settings". */
 START_TEST(completion_and_man_page_name_every_row)
 {
-	char *bash = source_file("completion/fslab.bash"), *man = source_file("docs/fslab.1");
-	char *cases = section(bash, "case $prev in", "\tesac");
-	char *run = section(man, ".SS fslab run", "\n.SS ");
-	char *cache_var = section(bash, "_fslab_cache_modes=\"", "\"\n");
+	char *bash = ft_source_file("completion/fslab.bash"), *man = ft_source_file("docs/fslab.1");
+	char *cases = ft_text_section(bash, "case $prev in", "\tesac");
+	char *run = ft_text_section(man, ".SS fslab run", "\n.SS ");
+	char *cache_var = ft_text_section(bash, "_fslab_cache_modes=\"", "\"\n");
 
 	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
 		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
