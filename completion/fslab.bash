@@ -6,8 +6,10 @@
 # (comma lists too), report formats and plots, state files, directories.
 # The names below are fslab's vocabulary (lib/names.c, cmd/*.c); the
 # package test checks the command list and cache modes against fslab itself,
-# and tests/unit/test_opts each command's options against its options table
-# (the hidden `fslab CMD --list-options`), as it does for docs/fslab.1.
+# tests/unit/test_opts each command's options against its options table
+# (the hidden `fslab CMD --list-options`), as it does for docs/fslab.1, and
+# tests/unit/test_settings the words offered after each of fslab run's
+# setting options against its row of lib/settings.c.
 
 _fslab_commands="setup status run report teardown reproduce spec import export"
 _fslab_tests="write rewrite read reread random_read random_write backward_read record_rewrite stride_read fwrite frewrite fread freread"

@@ -323,7 +323,7 @@ static json_object *mf_write_sweep(const struct fslab_manifest *m)
 			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
 	mf_put(o, mf_key(FSLAB_SETTING_TESTS, 0), tests);
 	mf_put(o, mf_key(FSLAB_SETTING_SMALL_RECORDS, 0), json_object_new_boolean(m->sweep.keep_small_records));
-	mf_put(o, mf_key(FSLAB_SETTING_ORDER, 0), json_object_new_string(m->sweep.shuffle ? "shuffle" : "fixed"));
+	mf_put(o, mf_key(FSLAB_SETTING_ORDER, 0), json_object_new_string(fslab_setting_word(FSLAB_SETTING_ORDER, m->sweep.shuffle ? 0 : 1)));
 	return o;
 }
 

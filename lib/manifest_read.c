@@ -2,6 +2,7 @@
  * what fslab writes before it is kept. */
 #include "fileutil.h"
 #include "manifest.h"
+#include "settings.h"
 #include "size.h"
 
 #include <errno.h>
@@ -229,7 +230,8 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 		m->has |= FSLAB_MF_HAS_KEEP_SMALL;
 	if ((r = mf_read_str(c, sw, "sweep", "order", order, sizeof(order))) < 0)
 		return r;
-	m->sweep.shuffle = strcmp(order, "fixed") != 0;
+	/* the order row's words (lib/settings.c); absent: shuffle */
+	m->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
 	return 0;
 }
 

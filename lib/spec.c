@@ -497,34 +497,37 @@ int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 	fprintf(out, "# The sweep.  Keys left commented come from the run's --sweep preset\n"
 		     "# (seed: the 2023 experiment; quick: files up to 64M); flags override both.\n"
 		     "[sweep]\n");
-#define SWEEP_LINE(bit, fmt, ...) \
-	fprintf(out, "%s" fmt "\n", (w->set & (bit)) ? "" : "# ", __VA_ARGS__)
+/* one key of the settings table's rows: "# cache = warm" when not set */
+#define SWEEP_LINE(id, fmt, ...)                                                              \
+	fprintf(out, "%s%s = " fmt "\n", (w->set & FSLAB_SETTING_BIT(id)) ? "" : "# ",          \
+		fslab_setting_row(id)->sweep_key, __VA_ARGS__)
 	{
 		const struct fslab_sweep_spec *v = w;
 		const struct fslab_sweep_spec *src;
 
 		src = (v->set & FSLAB_SWEEP_SET_FILE_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_FILE_SIZES, "file_sizes = %s-%s",
+		SWEEP_LINE(FSLAB_SETTING_FILE_SIZES, "%s-%s",
 			   fslab_size_format(src->file_min, a, sizeof(a)),
 			   fslab_size_format(src->file_max, b, sizeof(b)));
 		src = (v->set & FSLAB_SWEEP_SET_RECORD_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_RECORD_SIZES, "record_sizes = %s-%s",
+		SWEEP_LINE(FSLAB_SETTING_RECORD_SIZES, "%s-%s",
 			   fslab_size_format(src->record_min, a, sizeof(a)),
 			   fslab_size_format(src->record_max, b, sizeof(b)));
 		src = (v->set & FSLAB_SWEEP_SET_TESTS) ? v : &d;
 		fslab_tests_format(src->tests, tests, sizeof(tests));
-		SWEEP_LINE(FSLAB_SWEEP_SET_TESTS, "tests = %s", tests);
+		SWEEP_LINE(FSLAB_SETTING_TESTS, "%s", tests);
 		src = (v->set & FSLAB_SWEEP_SET_TRIALS) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_TRIALS, "trials = %u", src->trials);
+		SWEEP_LINE(FSLAB_SETTING_TRIALS, "%u", src->trials);
 		src = (v->set & FSLAB_SWEEP_SET_CACHE) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_CACHE, "cache = %s", fslab_cache_mode_to_string(src->cache));
+		SWEEP_LINE(FSLAB_SETTING_CACHE, "%s", fslab_cache_mode_to_string(src->cache));
 		src = (v->set & FSLAB_SWEEP_SET_SEED) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_SEED, "seed = %llu", (unsigned long long)src->seed);
+		SWEEP_LINE(FSLAB_SETTING_SEED, "%llu", (unsigned long long)src->seed);
 		src = (v->set & FSLAB_SWEEP_SET_SMALL_RECORDS) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_SMALL_RECORDS, "small_records = %s",
-			   src->keep_small_records ? "keep" : "skip");
+		SWEEP_LINE(FSLAB_SETTING_SMALL_RECORDS, "%s",
+			   fslab_setting_word(FSLAB_SETTING_SMALL_RECORDS, src->keep_small_records));
 		src = (v->set & FSLAB_SWEEP_SET_ORDER) ? v : &d;
-		SWEEP_LINE(FSLAB_SWEEP_SET_ORDER, "order = %s", src->shuffle ? "shuffle" : "fixed");
+		SWEEP_LINE(FSLAB_SETTING_ORDER, "%s",
+			   fslab_setting_word(FSLAB_SETTING_ORDER, !src->shuffle));
 	}
 #undef SWEEP_LINE
 	return ferror(out) ? -EIO : 0;
