@@ -4,12 +4,14 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "settings.h"
 #include "provision.h"
 #include "reproduce.h"
 #include "size.h"
 #include "spec.h"
 #include "state.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 enum {
@@ -98,6 +100,25 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 	return 0;
 }
 
+/* A value the runs take as fslab run's setting id, checked by its row
+ * (lib/settings.c): its whole number or size in *lo, its percentage in
+ * *real.  0 or -EINVAL after a message. */
+static int repro_setting(enum fslab_setting id, const char *arg, uint64_t *lo, double *real)
+{
+	struct fslab_settings layer = { 0 };
+	char origin[64], err[512];
+
+	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
+	if (fslab_setting_parse(&layer, id, arg, origin, err, sizeof(err)) < 0) {
+		fslab_error("%s", err);
+		return -EINVAL;
+	}
+	*lo = layer.v[id].lo;
+	if (real)
+		*real = layer.v[id].real;
+	return 0;
+}
+
 /* One option's value into c; 0 or FSLAB_EXIT_USAGE after a message. */
 static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 {
@@ -110,10 +131,12 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	case OPT_OUT: c->out = arg; break;
 	case OPT_MAX_FILE: return repro_max_file(arg, c);
 	case OPT_HONEST: c->honest = true; break;
-	case OPT_UNTIL_CI:
-		return fslab_opt_percent("--until-ci", arg, &c->until_ci_pct) < 0 ? FSLAB_EXIT_USAGE : 0;
+	case OPT_UNTIL_CI: /* fslab run's settings: their rows check them */
+		if (repro_setting(FSLAB_SETTING_UNTIL_CI, arg, &v, &c->until_ci_pct) < 0)
+			return FSLAB_EXIT_USAGE;
+		break;
 	case OPT_MAX_TRIALS:
-		if (fslab_opt_uint("--max-trials", arg, 2, FSLAB_TRIALS_MAX, &v) < 0)
+		if (repro_setting(FSLAB_SETTING_MAX_TRIALS, arg, &v, NULL) < 0)
 			return FSLAB_EXIT_USAGE;
 		c->max_trials = (unsigned)v;
 		break;

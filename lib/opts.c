@@ -450,19 +450,3 @@ int fslab_opt_size(const char *opt, const char *arg, uint64_t *out)
 			    why ? why : "not a size (e.g. 512M, 20G)");
 	return r;
 }
-
-int fslab_opt_percent(const char *opt, const char *arg, double *out)
-{
-	char esc[FSLAB_ESCAPE_SIZE(64)], *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !(v > 0) || v > 100) {
-		fslab_error("%s '%s': give a percentage above 0 and at most 100, e.g. 5", opt,
-			    fslab_escape_ctrl(arg, esc, sizeof(esc)));
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}

@@ -113,8 +113,6 @@ int fslab_opts_check_path(const char *opt, const char *path);
 int fslab_opt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
 /* A size (fslab_size_parse): "--size '1.5G': fractions are not accepted..." */
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out);
-/* A percentage above 0 and at most 100 (--until-ci). */
-int fslab_opt_percent(const char *opt, const char *arg, double *out);
 
 /* "did you mean": the candidate within a few edits of word (or of which
  * word is a prefix, or the reverse); NULL when none is close. */
