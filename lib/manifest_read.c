@@ -614,14 +614,15 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 		{ "device_probe", m->device_probe, sizeof(m->device_probe) },
 		{ "state_path", m->state_path, sizeof(m->state_path) },
 	};
-	char from[16] = "", cache[16] = "";
+	char from[16] = "", cache[16] = "", words[64];
 	int r;
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if ((r = mf_read_str(c, root, "", s[i].key, s[i].dst, s[i].size)) < 0)
 			return r;
 	if (m->steady_state[0] && fslab_steady_mode_from_string(m->steady_state) < 0)
-		return mf_fail(c, "steady_state", "is '%s'; allowed: auto, on, off", m->steady_state);
+		return mf_fail(c, "steady_state", "is '%s'; allowed: %s", m->steady_state,
+			       fslab_setting_words(FSLAB_SETTING_STEADY, ", ", words, sizeof(words)));
 	if (m->run_id[0] && strlen(m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
 		return mf_fail(c, "run_id", "is not a run id (%d characters)", FSLAB_MANIFEST_RUN_ID_LEN);
 	if ((r = mf_read_str(c, root, "", "imported_from", from, sizeof(from))) < 0)
@@ -632,7 +633,8 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 	if ((r = mf_read_str(c, root, "", "cache_mode", cache, sizeof(cache))) < 0)
 		return r;
 	if (r > 0 && (m->cache = fslab_cache_mode_from_string(cache)) == FSLAB_CACHE_MODE_INVALID)
-		return mf_fail(c, "cache_mode", "is '%s'; allowed: warm, fsync, direct, cold", cache);
+		return mf_fail(c, "cache_mode", "is '%s'; allowed: %s", cache,
+			       fslab_setting_words(FSLAB_SETTING_CACHE, ", ", words, sizeof(words)));
 	return 0;
 }
 
