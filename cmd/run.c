@@ -113,8 +113,7 @@ static void build_setting(enum fslab_setting id, size_t *n, size_t *off, size_t 
 	if (r->heading)
 		run_opts[(*n)++] = (struct fslab_opt)FSLAB_OPT_HEADING(r->heading);
 	fslab_setting_bounds(id, bounds, sizeof(bounds));
-	snprintf(run_help[id], sizeof(run_help[id]), "%s%s%s%s", r->help, *bounds ? " (" : "",
-		 bounds, *bounds ? ")" : "");
+	snprintf(run_help[id], sizeof(run_help[id]), "%s%s%s", r->help, *bounds ? "; " : "", bounds);
 	run_opts[(*n)++] = (struct fslab_opt){ r->flag, OPT_SETTING + (int)id, r->short_name, r->arg,
 					       run_help[id], 0, 0 };
 	if (r->type == FSLAB_STYPE_ENUM)
