@@ -147,15 +147,8 @@ static json_object *mf_jwords(char *const *w, size_t n)
 }
 
 /* The manifest's name of a setting's key k: the settings table's
- * (lib/settings.c), so a row and what the manifest writes agree.  Four
- * rotating buffers: several names in one call. */
-static const char *mf_key(enum fslab_setting id, int k)
-{
-	static char bufs[4][48];
-	static unsigned next;
-
-	return fslab_setting_manifest_name(id, k, bufs[next++ % 4], sizeof(bufs[0]));
-}
+ * (lib/settings.c), so a row and what the manifest writes agree. */
+#define mf_key fslab_setting_mkey
 
 static void mf_put(json_object *o, const char *key, json_object *v)
 {

@@ -15,6 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A setting's manifest key name: the settings table's (lib/settings.c). */
+#define MK(row, k) fslab_setting_mkey(FSLAB_SETTING_##row, k)
+
 struct mf_ctx {
 	const char *name; /* the file, for messages */
 	char *err;
@@ -181,8 +184,9 @@ static int mf_read_words(struct mf_ctx *c, json_object *o, const char *key, size
 /* "sweep": sizes powers of two within what fslab's size parser accepts. */
 static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifest *m)
 {
-	static const char *const keys[] = { "file_min_kib", "file_max_kib", "record_min_kib",
-					    "record_max_kib" };
+	/* the settings table's key names (lib/settings.c) */
+	const char *const keys[] = { MK(FILE_SIZES, 0), MK(FILE_SIZES, 1), MK(RECORD_SIZES, 0),
+				     MK(RECORD_SIZES, 1) };
 	uint64_t *vals[] = { &m->sweep.file_min_kib, &m->sweep.file_max_kib,
 			     &m->sweep.record_min_kib, &m->sweep.record_max_kib };
 	char order[16] = "";
@@ -192,7 +196,7 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 	if (!json_object_is_type(sw, json_type_object))
 		return mf_fail(c, "sweep", "is not an object");
 	m->has |= FSLAB_MF_HAS_SWEEP;
-	if ((r = mf_read_str(c, sw, "sweep", "preset", m->sweep.preset, sizeof(m->sweep.preset))) < 0)
+	if ((r = mf_read_str(c, sw, "sweep", MK(PRESET, 0), m->sweep.preset, sizeof(m->sweep.preset))) < 0)
 		return r;
 	for (size_t i = 0; i < 4; i++) {
 		uint64_t lo = i >= 2 ? 4 : 1;
@@ -211,7 +215,7 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 		return mf_fail(c, "sweep.file_min_kib", "is larger than sweep.file_max_kib");
 	if (m->sweep.record_max_kib && m->sweep.record_min_kib > m->sweep.record_max_kib)
 		return mf_fail(c, "sweep.record_min_kib", "is larger than sweep.record_max_kib");
-	if ((tests = mf_get(sw, "tests"))) {
+	if ((tests = mf_get(sw, MK(TESTS, 0)))) {
 		if (!json_object_is_type(tests, json_type_array))
 			return mf_fail(c, "sweep.tests", "is not an array of test names");
 		for (size_t i = 0; i < json_object_array_length(tests); i++) {
@@ -224,11 +228,11 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 			m->sweep.tests |= 1u << id;
 		}
 	}
-	if ((r = mf_read_bool(c, sw, "sweep", "keep_small_records", &m->sweep.keep_small_records)) < 0)
+	if ((r = mf_read_bool(c, sw, "sweep", MK(SMALL_RECORDS, 0), &m->sweep.keep_small_records)) < 0)
 		return r;
 	if (r > 0)
 		m->has |= FSLAB_MF_HAS_KEEP_SMALL;
-	if ((r = mf_read_str(c, sw, "sweep", "order", order, sizeof(order))) < 0)
+	if ((r = mf_read_str(c, sw, "sweep", MK(ORDER, 0), order, sizeof(order))) < 0)
 		return r;
 	/* the order row's words (lib/settings.c); absent: shuffle */
 	m->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
@@ -481,7 +485,7 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 		uint64_t max, *dst;
 	} u[] = {
 		{ "device_size_bytes", UINT64_C(1) << 60, &fs->device_size_bytes },
-		{ "device_probe_bytes", UINT64_C(1) << 60, &fs->device_probe_bytes },
+		{ MK(PROBE_SIZE, 0), UINT64_C(1) << 60, &fs->device_probe_bytes },
 		{ "cells_ok", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_ok },
 		{ "cells_failed", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_failed },
 		{ "cells_skipped", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_skipped },
@@ -581,7 +585,7 @@ static int mf_read_seed(struct mf_ctx *c, json_object *root, struct fslab_manife
 {
 	char field[96];
 	json_object *v;
-	int r = mf_value(c, root, "", "seed", json_type_int, "a whole number", field, &v);
+	int r = mf_value(c, root, "", MK(SEED, 0), json_type_int, "a whole number", field, &v);
 	int64_t i;
 
 	if (r <= 0)
@@ -602,16 +606,16 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 	} s[] = {
 		{ "fslab_version", m->fslab_version, sizeof(m->fslab_version) },
 		{ "run_id", m->run_id, sizeof(m->run_id) },
-		{ "label", m->label, sizeof(m->label) },
+		{ MK(LABEL, 0), m->label, sizeof(m->label) },
 		{ "started_at", m->started_at, sizeof(m->started_at) },
 		{ "finished_at", m->finished_at, sizeof(m->finished_at) },
 		{ "imported_at", m->imported_at, sizeof(m->imported_at) },
-		{ "io_mode", m->io_mode, sizeof(m->io_mode) },
-		{ "sync_policy", m->sync_policy, sizeof(m->sync_policy) },
-		{ "stop", m->stop, sizeof(m->stop) },
-		{ "steady_state", m->steady_state, sizeof(m->steady_state) },
+		{ MK(IO, 0), m->io_mode, sizeof(m->io_mode) },
+		{ MK(SYNC, 0), m->sync_policy, sizeof(m->sync_policy) },
+		{ MK(STOP, 0), m->stop, sizeof(m->stop) },
+		{ MK(STEADY, 0), m->steady_state, sizeof(m->steady_state) },
 		{ "page_cache_flag", m->page_cache_flag, sizeof(m->page_cache_flag) },
-		{ "device_probe", m->device_probe, sizeof(m->device_probe) },
+		{ MK(NO_PROBE, 0), m->device_probe, sizeof(m->device_probe) },
 		{ "state_path", m->state_path, sizeof(m->state_path) },
 	};
 	char from[16] = "", cache[16] = "", words[64];
@@ -630,7 +634,7 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 	if (r > 0 && strcmp(from, "iozone") != 0)
 		return mf_fail(c, "imported_from", "is '%s'; fslab imports from iozone only", from);
 	m->kind = r > 0 ? FSLAB_MANIFEST_IMPORT : FSLAB_MANIFEST_RUN;
-	if ((r = mf_read_str(c, root, "", "cache_mode", cache, sizeof(cache))) < 0)
+	if ((r = mf_read_str(c, root, "", MK(CACHE, 0), cache, sizeof(cache))) < 0)
 		return r;
 	if (r > 0 && (m->cache = fslab_cache_mode_from_string(cache)) == FSLAB_CACHE_MODE_INVALID)
 		return mf_fail(c, "cache_mode", "is '%s'; allowed: %s", cache,
@@ -643,22 +647,22 @@ static int mf_read_root_numbers(struct mf_ctx *c, json_object *root, struct fsla
 {
 	int r;
 
-	if ((r = mf_read_unsigned(c, root, "", "trials", 1, FSLAB_TRIALS_MAX, &m->trials)) < 0)
+	if ((r = mf_read_unsigned(c, root, "", MK(TRIALS, 0), 1, FSLAB_TRIALS_MAX, &m->trials)) < 0)
 		return r;
 	m->has |= r > 0 ? FSLAB_MF_HAS_TRIALS : 0;
-	if ((r = mf_read_unsigned(c, root, "", "max_trials", 1, FSLAB_TRIALS_MAX, &m->max_trials)) < 0)
+	if ((r = mf_read_unsigned(c, root, "", MK(MAX_TRIALS, 0), 1, FSLAB_TRIALS_MAX, &m->max_trials)) < 0)
 		return r;
 	m->has |= r > 0 ? FSLAB_MF_HAS_MAX_TRIALS : 0;
 	if ((r = mf_read_unsigned(c, root, "", "sessions", 1, FSLAB_MANIFEST_SESSIONS_MAX, &m->sessions)) < 0)
 		return r;
 	m->has |= r > 0 ? FSLAB_MF_HAS_SESSIONS : 0;
-	if ((r = mf_read_uint(c, root, "", "steady_state_round_kib", 0, FSLAB_MANIFEST_SIZE_KIB_MAX,
+	if ((r = mf_read_uint(c, root, "", MK(STEADY_ROUND, 0), 0, FSLAB_MANIFEST_SIZE_KIB_MAX,
 			      &m->steady_round_kib)) < 0)
 		return r;
-	if ((r = mf_read_num(c, root, "", "until_ci_pct", 0, 100, &m->until_ci_pct)) < 0 ||
+	if ((r = mf_read_num(c, root, "", MK(UNTIL_CI, 0), 0, 100, &m->until_ci_pct)) < 0 ||
 	    (r = mf_read_num(c, root, "", "page_cache_factor", 0, 1000, &m->page_cache_factor)) < 0 ||
 	    (r = mf_read_bool(c, root, "", "interrupted", &m->interrupted)) < 0 ||
-	    (r = mf_read_bool(c, root, "", "latency", &m->latency)) < 0 || (r = mf_read_seed(c, root, m)) < 0)
+	    (r = mf_read_bool(c, root, "", MK(LATENCY, 0), &m->latency)) < 0 || (r = mf_read_seed(c, root, m)) < 0)
 		return r;
 	return 0;
 }

@@ -278,6 +278,17 @@ char *fslab_setting_manifest_name(enum fslab_setting id, int k, char *buf, size_
 	return buf;
 }
 
+const char *fslab_setting_mkey(enum fslab_setting id, int k)
+{
+	static char names[FSLAB_SETTING_MAX][2][48];
+
+	if (id < 0 || id >= FSLAB_SETTING_MAX || k < 0 || k > 1)
+		return "";
+	if (!names[id][k][0])
+		fslab_setting_manifest_name(id, k, names[id][k], sizeof(names[id][k]));
+	return names[id][k];
+}
+
 char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);

@@ -114,6 +114,9 @@ const char *fslab_setting_word(enum fslab_setting id, int i);
  * ("sweep.file_max_kib", k 1: "file_max_kib"), into buf; "" when the row
  * has no such key.  Returns buf: the manifest writer's key names. */
 char *fslab_setting_manifest_name(enum fslab_setting id, int k, char *buf, size_t len);
+/* The same as a string that lives as long as the process (k 0 or 1): the
+ * manifest writer's and reader's key names. */
+const char *fslab_setting_mkey(enum fslab_setting id, int k);
 /* "warm|fsync|direct|cold" (sep "|"), into buf; returns buf. */
 char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len);
 /* The row's bounds as the docs say them ("1 to 1000", "at least 4M,
