@@ -256,7 +256,8 @@ char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, siz
 	return buf;
 }
 
-char *fslab_setting_manifest_name(enum fslab_setting id, int k, char *buf, size_t len)
+/* Word k of the row's manifest_key, without its path. */
+static char *manifest_name(enum fslab_setting id, int k, char *buf, size_t len)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
 	const char *p = r ? r->manifest_key : NULL;
@@ -285,7 +286,7 @@ const char *fslab_setting_mkey(enum fslab_setting id, int k)
 	if (id < 0 || id >= FSLAB_SETTING_MAX || k < 0 || k > 1)
 		return "";
 	if (!names[id][k][0])
-		fslab_setting_manifest_name(id, k, names[id][k], sizeof(names[id][k]));
+		manifest_name(id, k, names[id][k], sizeof(names[id][k]));
 	return names[id][k];
 }
 

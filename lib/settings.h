@@ -110,12 +110,10 @@ int fslab_setting_by_sweep_key(const char *key);
  * these words.) */
 int fslab_setting_word_index(enum fslab_setting id, const char *word);
 const char *fslab_setting_word(enum fslab_setting id, int i);
-/* The name of the row's k-th manifest key, the last part of its path
- * ("sweep.file_max_kib", k 1: "file_max_kib"), into buf; "" when the row
- * has no such key.  Returns buf: the manifest writer's key names. */
-char *fslab_setting_manifest_name(enum fslab_setting id, int k, char *buf, size_t len);
-/* The same as a string that lives as long as the process (k 0 or 1): the
- * manifest writer's and reader's key names. */
+/* The name of the row's k-th manifest key (0 or 1), the last part of its
+ * path ("sweep.file_max_kib", k 1: "file_max_kib"); "" when the row has no
+ * such key.  The manifest writer's and reader's key names (lib/manifest.c,
+ * lib/manifest_read.c); the string lives as long as the process. */
 const char *fslab_setting_mkey(enum fslab_setting id, int k);
 /* "warm|fsync|direct|cold" (sep "|"), into buf; returns buf. */
 char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len);
