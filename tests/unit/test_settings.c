@@ -334,6 +334,39 @@ START_TEST(completion_and_man_page_name_every_row)
 }
 END_TEST
 
+/* preset < [sweep] of --sweep FILE < flags, each row on its own: the
+ * file's trials and files stand, its cache gives way to the flag's, the
+ * preset fills the rest (fslab run --dry-run prints the merged plan). */
+START_TEST(layers_merge_preset_file_flags)
+{
+	char *dir = ft_mkdtemp("fslab-settings"), file[512], arg[600];
+	struct ft_output o;
+
+	snprintf(file, sizeof(file), "%s/sweep.ini", dir);
+	ck_assert_int_eq(ft_write_file(file, "[sweep]\ncache = fsync\ntrials = 2\nfile_sizes = 64K-128K\n"), 0);
+	snprintf(arg, sizeof(arg), "a=%s", dir);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", file, "--cache", "direct",
+				  "--record-sizes", "64K", "--no-device-probe", "--dry-run", NULL), 0);
+	ck_assert_msg(o.status == 0, "dry run: %s", o.err);
+	ck_assert_msg(strstr(o.out, "files 64K-128K x records 64K-64K"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "trials: 2\n"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "cache: direct, io: seek, sync: fs, steady state: auto"), "%s", o.out);
+	ft_output_free(&o);
+	/* the same bad value, from the file or the flag: the same words */
+	ck_assert_int_eq(ft_write_file(file, "[sweep]\nrecord_sizes = 3K-8K\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", file, "--dry-run", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "[sweep] record_sizes = '3K-8K': 3K is not a power of two"), "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--record-sizes", "3K-8K", "--dry-run", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "--record-sizes '3K-8K': 3K is not a power of two"), "%s", o.err);
+	ft_output_free(&o);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("settings");
@@ -344,5 +377,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, enum_words_are_the_enums);
 	tcase_add_test(tc, manifest_records_every_row);
 	tcase_add_test(tc, completion_and_man_page_name_every_row);
+	tcase_add_test(tc, layers_merge_preset_file_flags);
 	return ft_suite_run(s, argc, argv);
 }
