@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Words of the enum rows that have no other home.  Their order is the C
- * enum's: fslab_io_mode, fslab_sync_policy (bench/engine.h),
- * fslab_stop_rule (bench/stop_rule.h), fslab_steady_mode (lib/steady.h). */
+/* Words of the enum rows that have no other home (cache modes and presets
+ * are lib/names.c's).  Their order is the C enum's: fslab_io_mode,
+ * fslab_sync_policy (bench/engine.h, whose names are these), fslab_stop_rule
+ * (bench/stop_rule.h keeps its own copy; tests/unit/test_settings.c holds
+ * the two equal), fslab_steady_mode (lib/steady.h); small_records, order
+ * and probe are indices (keep, fixed and fresh are 1). */
 static const char *const small_records_words[] = { "skip", "keep" };
 static const char *const order_words[] = { "shuffle", "fixed" };
 static const char *const stop_words[] = { "decided", "ci", "fixed" };
