@@ -28,31 +28,6 @@ int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
 	return 0;
 }
 
-void fslab_sweep_merge(struct fslab_sweep_spec *d, const struct fslab_sweep_spec *s)
-{
-	if (s->set & FSLAB_SWEEP_SET_FILE_SIZES) {
-		d->file_min = s->file_min;
-		d->file_max = s->file_max;
-	}
-	if (s->set & FSLAB_SWEEP_SET_RECORD_SIZES) {
-		d->record_min = s->record_min;
-		d->record_max = s->record_max;
-	}
-	if (s->set & FSLAB_SWEEP_SET_TESTS)
-		d->tests = s->tests;
-	if (s->set & FSLAB_SWEEP_SET_TRIALS)
-		d->trials = s->trials;
-	if (s->set & FSLAB_SWEEP_SET_CACHE)
-		d->cache = s->cache;
-	if (s->set & FSLAB_SWEEP_SET_SEED)
-		d->seed = s->seed;
-	if (s->set & FSLAB_SWEEP_SET_SMALL_RECORDS)
-		d->keep_small_records = s->keep_small_records;
-	if (s->set & FSLAB_SWEEP_SET_ORDER)
-		d->shuffle = s->shuffle;
-	d->set |= s->set;
-}
-
 static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t rec)
 {
 	if (rec > file)

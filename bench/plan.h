@@ -21,8 +21,6 @@ int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
 /* The same from the preset's enum (the settings table's PRESET row). */
 void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
-/* Copies into dst the keys src->set marks (and marks them in dst). */
-void fslab_sweep_merge(struct fslab_sweep_spec *dst, const struct fslab_sweep_spec *src);
 
 struct fslab_sweep_cell {
 	uint64_t file_bytes, record_bytes;

@@ -32,15 +32,15 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 		free(text);
 		return r;
 	}
-	fslab_sweep_merge(&c->sweep, &spec.sweep);
+	fslab_settings_to_sweep(&spec.sweep_given, &c->sweep);
 	c->spec_text = text;
 	snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", path);
 	return 0;
 }
 
 /* The sweep: the preset, then a sweep file, then the flags, each over
- * the one before (the flags' rows reach the sweep by the table's one
- * merge, as the file's keys did). */
+ * the one before; both layers reach the sweep through the table's one
+ * merge (fslab_settings_to_sweep), row by row as their set bits say. */
 static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	const struct fslab_settings *g = &o->given;

@@ -262,20 +262,19 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
  * which parses and checks its value; 1, or 0 after a message. */
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
-	struct fslab_sweep_spec *s = &c->spec->sweep;
-	struct fslab_settings layer = { 0 };
+	struct fslab_settings *layer = &c->spec->sweep_given;
 	char origin[64], why[512], known[256];
 	int id = fslab_setting_by_sweep_key(key);
 
 	if (id < 0)
 		return fail(c, "unknown key '%s' in [sweep] (known: %s)", key,
 			    fslab_setting_sweep_keys(known, sizeof(known)));
-	if (s->set & FSLAB_SETTING_BIT(id))
+	if (fslab_settings_has(layer, (enum fslab_setting)id))
 		return dup_key(c, key, "sweep");
 	snprintf(origin, sizeof(origin), "[sweep] %s =", key);
-	if (fslab_setting_parse(&layer, (enum fslab_setting)id, value, origin, why, sizeof(why)) < 0)
+	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, why, sizeof(why)) < 0)
 		return fail(c, "%s", why);
-	fslab_settings_to_sweep(&layer, s);
+	fslab_settings_to_sweep(layer, &c->spec->sweep);
 	return 1;
 }
 

@@ -78,6 +78,10 @@ struct fslab_spec {
 	size_t n_fs;
 	struct fslab_fs_spec fs[FSLAB_MAX_FS];
 	struct fslab_sweep_spec sweep;
+	/* The [sweep] section as the settings layer it is (lib/settings.h):
+	 * the keys given, with their set bits; sweep above is this layer over
+	 * the seed preset's values.  fslab run lays it over its own preset. */
+	struct fslab_settings sweep_given;
 };
 
 /* The [sweep] values of the `seed` preset (the 2023 experiment: files
