@@ -59,3 +59,19 @@ unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_win
 			return (unsigned)end;
 	return 0;
 }
+
+unsigned long long fslab_steady_file_bytes(unsigned long long free_bytes,
+					   unsigned long long round_bytes)
+{
+	unsigned long long share = free_bytes / FSLAB_STEADY_FILE_FREE_DIVISOR, b = share;
+
+	if (round_bytes <= FSLAB_STEADY_FILE_MAX / FSLAB_STEADY_FILE_ROUNDS &&
+	    FSLAB_STEADY_FILE_ROUNDS * round_bytes < b)
+		b = FSLAB_STEADY_FILE_ROUNDS * round_bytes;
+	if (b > FSLAB_STEADY_FILE_MAX)
+		b = FSLAB_STEADY_FILE_MAX;
+	if (b < FSLAB_STEADY_FILE_MIN)
+		b = FSLAB_STEADY_FILE_MIN;
+	b = b / FSLAB_STEADY_FILE_UNIT * FSLAB_STEADY_FILE_UNIT;
+	return b <= share ? b : 0;
+}

@@ -21,6 +21,27 @@
 #define FSLAB_STEADY_RANGE 0.20
 #define FSLAB_STEADY_SLOPE 0.10
 
+/* The phase's tracking file (docs/ssd.md, "Steady state"): written once,
+ * then overwritten by every round.  Its size is
+ *
+ *   min(free / FSLAB_STEADY_FILE_FREE_DIVISOR,
+ *       FSLAB_STEADY_FILE_ROUNDS x round, FSLAB_STEADY_FILE_MAX)
+ *
+ * in whole MiB, raised to FSLAB_STEADY_FILE_MIN when that still fits in
+ * the free share: a few rounds' worth, so a round's writes spread over
+ * more blocks than the drive's cache holds, but bounded so the fill is
+ * seconds, not minutes, and the filesystem stays far from full. */
+#define FSLAB_STEADY_FILE_FREE_DIVISOR 4
+#define FSLAB_STEADY_FILE_ROUNDS 4
+#define FSLAB_STEADY_FILE_MIN (16ull << 20)
+#define FSLAB_STEADY_FILE_MAX (4ull << 30)
+#define FSLAB_STEADY_FILE_UNIT (1ull << 20)
+
+/* The file's bytes for free_bytes free on the filesystem and rounds of
+ * round_bytes; 0 when the free share is under FSLAB_STEADY_FILE_MIN. */
+unsigned long long fslab_steady_file_bytes(unsigned long long free_bytes,
+					   unsigned long long round_bytes);
+
 /* fslab run --steady-state: auto (a lab on a real disk: on; an image lab
  * or --dir: off), on, off. */
 enum fslab_steady_mode {

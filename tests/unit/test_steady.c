@@ -121,6 +121,29 @@ START_TEST(mode_names)
 }
 END_TEST
 
+/* The tracking file: min(free/4, 4 rounds, 4G) in whole MiB, at least
+ * 16M, never more than a quarter of the free space. */
+START_TEST(file_is_a_few_rounds_not_half_the_disk)
+{
+	const unsigned long long M = 1ull << 20, G = 1ull << 30;
+
+	/* the default round (256M) on a 20G filesystem: 1G, not the 10G
+	 * half of the free space it used to be */
+	ck_assert_uint_eq(fslab_steady_file_bytes(20 * G, 256 * M), 1 * G);
+	/* a large round: the 4G cap */
+	ck_assert_uint_eq(fslab_steady_file_bytes(500 * G, 2 * G), 4 * G);
+	ck_assert_uint_eq(fslab_steady_file_bytes(500 * G, ~0ull / 2), 4 * G);
+	/* a small filesystem: a quarter of its free space */
+	ck_assert_uint_eq(fslab_steady_file_bytes(400 * M, 256 * M), 100 * M);
+	/* small rounds: the 16M floor, where a quarter of the free space holds it */
+	ck_assert_uint_eq(fslab_steady_file_bytes(110 * M, 1 * M), 16 * M);
+	ck_assert_uint_eq(fslab_steady_file_bytes(63 * M, 1 * M), 0);
+	ck_assert_uint_eq(fslab_steady_file_bytes(0, 256 * M), 0);
+	/* whole MiB */
+	ck_assert_uint_eq(fslab_steady_file_bytes(4 * (100 * M + 12345), 256 * M), 100 * M);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("steady");
@@ -132,5 +155,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, drift_caught_by_the_slope);
 	tcase_add_test(tc, zero_is_not_steady);
 	tcase_add_test(tc, mode_names);
+	tcase_add_test(tc, file_is_a_few_rounds_not_half_the_disk);
 	return ft_suite_run(s, argc, argv);
 }
