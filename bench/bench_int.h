@@ -131,6 +131,15 @@ struct fslab_bench_fs {
 	 * each pass (run_steady.c), as the manifest records them. */
 	struct fslab_manifest_steady steady;
 	struct fslab_manifest_quiet quiet;
+	/* The drive's temperature and health around each pass (run_steady.c):
+	 * the manifest's record, and the watch during the pass in flight. */
+	struct fslab_manifest_drive drive;
+	struct {
+		struct fslab_drive_conditions start; /* read_at "": nothing to watch */
+		double checked_at, smart_at;         /* fslab_now() of the last readings */
+		bool hot;
+		char why[256];
+	} drive_watch;
 
 	bool vanished;
 	FILE *csv;

@@ -183,6 +183,7 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	o->wall_s = fs->wall_s;
 	o->steady = fs->steady;
 	o->quiet = fs->quiet;
+	o->drive = fs->drive;
 }
 
 static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
@@ -440,6 +441,7 @@ static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_
 		fs->wall_s = f->wall_s;
 		fs->steady = f->steady;
 		fs->quiet = f->quiet;
+		fs->drive = f->drive;
 	}
 	return 0;
 }

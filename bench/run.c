@@ -276,6 +276,7 @@ static int run_resume_filesystems(struct fslab_run_ctx *c, const struct fslab_ru
 			fs->wall_s = saved[j].wall_s;
 			fs->steady = saved[j].steady;
 			fs->quiet = saved[j].quiet;
+			fs->drive = saved[j].drive;
 		}
 	free(saved);
 	return r;

@@ -88,6 +88,16 @@ void run_stop_end(struct fslab_run_ctx *c);
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
+/* The drive's conditions (lib/drivetemp.h) before and after each pass of
+ * fs's sweep, into fs->drive; and, after each test of the pass, whether
+ * the drive is hot now (its row is then flagged RUN_THERMAL_FLAG): the
+ * hwmon sensor at most once a second, smartctl at most every
+ * RUN_DRIVE_SMART_EVERY_S. */
+#define RUN_THERMAL_FLAG "thermal"
+#define RUN_DRIVE_SMART_EVERY_S 30.0
+void run_drive_before(struct fslab_bench_fs *fs);
+bool run_drive_hot(struct fslab_bench_fs *fs);
+void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
 
 /* run_probe.c: what the device under fs can do, before the sweep: the
  * probe kept from an earlier run when it still holds (not with --probe

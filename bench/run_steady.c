@@ -1,10 +1,12 @@
 /* The drive's state around the sweep (docs/ssd.md):
  *
  * - before the sweep, per filesystem, a steady-state phase in SNIA PTS's
- *   write-saturation style: a file of a fixed share of the free space is
- *   written once, then rounds of 1 MiB sequential and 4 KiB random
+ *   write-saturation style: a file of a few rounds' bytes, bounded by a
+ *   share of the free space (lib/steady.h), is written once, then rounds of 1 MiB sequential and 4 KiB random
  *   O_DIRECT writes over it run until the 4 KiB random-write throughput
  *   holds lib/steady.h's rule, or FSLAB_STEADY_ROUNDS_MAX rounds;
+ * - around each pass of a filesystem's sweep, the drive's temperature and
+ *   health (lib/drivetemp.h), and between its tests a watch for heat;
  * - after each pass of a filesystem's sweep, FITRIM (a lab partition) and
  *   a bounded wait for its disk to go idle, so the next filesystem does
  *   not start under the last one's garbage collection.
@@ -13,6 +15,7 @@
  * it did is in fs->steady and fs->quiet, which the manifest records. */
 #include "run_int.h"
 
+#include "drivetemp.h"
 #include "engine.h"
 #include "io.h"
 #include "log.h"
@@ -33,10 +36,6 @@
 #define STEADY_FILE_NAME "steady"
 #define STEADY_SEQ_RECORD (1u << 20)
 #define STEADY_RAND_RECORD 4096u
-/* The file: half the free space, in whole MiB, within these bounds. */
-#define STEADY_FILE_DIVISOR 2
-#define STEADY_FILE_MIN (16ull << 20)
-#define STEADY_FILE_MAX (64ull << 30)
 /* The idle wait after a pass: samples 1 s apart, at most this many. */
 #define QUIET_WAIT_MAX_S 30
 
@@ -146,20 +145,18 @@ static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struc
 	return NULL;
 }
 
-/* The file's size: half the free space in whole MiB, bounded.  0 when too
+/* The file's size for the filesystem at path now (lib/steady.h's rule),
+ * with the free bytes it was sized from in *free_bytes.  0 when too
  * little is free. */
-static uint64_t steady_file_size(const char *path)
+static uint64_t steady_file_size(const char *path, uint64_t round_bytes, uint64_t *free_bytes)
 {
 	struct statvfs sv;
-	uint64_t b;
 
+	*free_bytes = 0;
 	if (statvfs(path, &sv) < 0 || sv.f_blocks == 0)
 		return 0;
-	b = (uint64_t)sv.f_bavail * sv.f_frsize / STEADY_FILE_DIVISOR;
-	if (b > STEADY_FILE_MAX)
-		b = STEADY_FILE_MAX;
-	b = b / STEADY_SEQ_RECORD * STEADY_SEQ_RECORD;
-	return b < STEADY_FILE_MIN ? 0 : b;
+	*free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return fslab_steady_file_bytes(*free_bytes, round_bytes);
 }
 
 static void steady_fmt_rate(double kib_s, char *buf, size_t len)
@@ -292,10 +289,11 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 	}
 	if (run_stop || fs->vanished)
 		return;
-	st->file_bytes = steady_file_size(fs->path);
+	st->file_bytes = steady_file_size(fs->path, c->steady_round_bytes, &st->free_bytes);
 	if (!st->file_bytes) {
-		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (at least %llu MiB, half the free space)",
-			 run_esc(fs->path), (unsigned long long)(STEADY_FILE_MIN * STEADY_FILE_DIVISOR >> 20));
+		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (%llu MiB free; the file is at least %llu MiB and at most 1/%d of the free space)",
+			 run_esc(fs->path), (unsigned long long)(st->free_bytes >> 20),
+			 FSLAB_STEADY_FILE_MIN >> 20, FSLAB_STEADY_FILE_FREE_DIVISOR);
 		steady_result(fs, -ENOSPC, &s, prog);
 		return;
 	}
@@ -325,16 +323,99 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
 {
 	double rate = fs->probe.write_kib_s * 1024.0, round;
-	uint64_t file;
+	uint64_t file, free_bytes;
 
 	if (steady_skip_reason(c, fs))
 		return 0;
 	if (!(rate > 0))
 		return -1;
-	file = steady_file_size(fs->path);
+	file = steady_file_size(fs->path, c->steady_round_bytes, &free_bytes);
 	round = 2.0 * (double)c->steady_round_bytes / rate +
 		(double)(c->steady_round_bytes / STEADY_RAND_RECORD) * STEADY_EST_OP_S;
 	return (double)file / rate + FSLAB_STEADY_ROUNDS_MAX * round;
+}
+
+/* ---- the drive's temperature around each pass ---- */
+
+#define DRIVE_HWMON_EVERY_S 1.0
+
+static void drive_note(struct fslab_manifest_drive *d, const struct fslab_drive_conditions *dc)
+{
+	if (dc->has_temp && (!d->has_max || dc->temp_c > d->max_temp_c)) {
+		d->has_max = true;
+		d->max_temp_c = dc->temp_c;
+	}
+}
+
+void run_drive_before(struct fslab_bench_fs *fs)
+{
+	struct fslab_drive_conditions dc;
+
+	fs->drive_watch.start.read_at[0] = '\0';
+	fs->drive_watch.hot = false;
+	if (!fs->device[0] || fslab_drive_conditions_read(fs->device, &dc) < 0)
+		return;
+	if (!fs->drive.before.read_at[0])
+		fs->drive.before = dc;
+	drive_note(&fs->drive, &dc);
+	fs->drive_watch.start = dc;
+	fs->drive_watch.checked_at = fs->drive_watch.smart_at = fslab_now();
+	fs->drive_watch.hot = fslab_drive_thermal(NULL, &dc, fs->drive_watch.why, sizeof(fs->drive_watch.why));
+}
+
+bool run_drive_hot(struct fslab_bench_fs *fs)
+{
+	const struct fslab_drive_conditions *start = &fs->drive_watch.start;
+	bool smart = start->smart_passed >= 0 || start->warn_minutes >= 0 ||
+		     strcmp(start->temp_source, "smartctl") == 0;
+	double now = fslab_now();
+
+	if (!start->read_at[0] || (!start->has_temp && !smart))
+		return false;
+	if (now - fs->drive_watch.checked_at >= DRIVE_HWMON_EVERY_S) {
+		struct fslab_drive_conditions dc;
+		bool full = smart && now - fs->drive_watch.smart_at >= RUN_DRIVE_SMART_EVERY_S;
+		int r = full ? fslab_drive_conditions_read(fs->device, &dc)
+			     : fslab_drive_conditions_read_hwmon(fs->device, &dc);
+
+		fs->drive_watch.checked_at = now;
+		if (full)
+			fs->drive_watch.smart_at = now;
+		/* the hwmon reading alone knows no smartctl counter: keep the
+		 * last full one's verdict then */
+		if (r == 0 && (full || strcmp(start->temp_source, "hwmon") == 0)) {
+			drive_note(&fs->drive, &dc);
+			fs->drive_watch.hot = fslab_drive_thermal(start, &dc, fs->drive_watch.why,
+								  sizeof(fs->drive_watch.why));
+		}
+	}
+	if (!fs->drive_watch.hot)
+		return false;
+	if (!fs->drive.thermal[0])
+		snprintf(fs->drive.thermal, sizeof(fs->drive.thermal), "%s", fs->drive_watch.why);
+	fs->drive.thermal_rows++;
+	return true;
+}
+
+void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
+{
+	struct fslab_drive_conditions dc;
+	char why[200], line[160];
+
+	if (!fs->drive_watch.start.read_at[0] || fslab_drive_conditions_read(fs->device, &dc) < 0)
+		return;
+	fs->drive.after = dc;
+	drive_note(&fs->drive, &dc);
+	if (fslab_drive_thermal(&fs->drive_watch.start, &dc, why, sizeof(why))) {
+		if (!fs->drive.thermal[0])
+			snprintf(fs->drive.thermal, sizeof(fs->drive.thermal), "after the pass: %s", why);
+		fslab_progress_note(prog, "%s: %s: the drive was hot after this pass (%s); rows measured while it was are flagged %s",
+				    fslab_log_prefix(), fs->name, why, RUN_THERMAL_FLAG);
+	} else {
+		fslab_debug(FSLAB_DBG_BENCH, "%s: drive after the pass: %s", fs->name,
+			    fslab_drive_conditions_format(&dc, line, sizeof(line)));
+	}
+	fs->drive_watch.start.read_at[0] = '\0';
 }
 
 /* ---- a quiet drive between filesystems ---- */

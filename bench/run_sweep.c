@@ -173,6 +173,12 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
 	run_row_status(g, o, &row);
 	run_row_flags(fs, o, &row);
+	/* measured while the drive was hot (run_steady.c watches it) */
+	if (o->status == FSLAB_OUTCOME_OK && run_drive_hot(fs)) {
+		size_t n = strlen(row.flag);
+
+		snprintf(row.flag + n, sizeof(row.flag) - n, "%s" RUN_THERMAL_FLAG, n ? ";" : "");
+	}
 	/* on the disk within the journal's window (lib/results.h) */
 	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);
 	if (r < 0) {
@@ -514,6 +520,8 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 
 		if (!mask)
 			continue;
+		if (!ran)
+			run_drive_before(fs);
 		ran = true;
 		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
 		if (r < 0)
@@ -521,6 +529,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	}
 	if (!ran)
 		return 0;
+	run_drive_after(fs, sw->prog);
 	run_quiet_after(c, fs, sw->prog);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);

@@ -21,11 +21,16 @@
 #define TEMP_MAX_C 200.0
 #define SMARTCTL_OUT_MAX (1 << 20)
 
-static void dc_unknown(struct fslab_drive_conditions *dc)
+#define TEST_SYSDIR_ENV "FSLAB_TEST_DRIVE_SYSDIR"
+
+void fslab_drive_conditions_unknown(struct fslab_drive_conditions *dc)
 {
 	memset(dc, 0, sizeof(*dc));
 	dc->smart_passed = -1;
+	dc->alarm = -1;
+	dc->warn_minutes = -1;
 }
+
 
 /* The sysfs directory of the whole disk holding dev (a disk or one of its
  * partitions): /sys/devices/.../sdb. */
@@ -55,8 +60,22 @@ static int dc_disk_sysdir(const char *dev, char *out, size_t len)
 	return 0;
 }
 
-/* temp1_input of the first hwmonN directory in dir; 0 or -ENOENT. */
-static int dc_hwmon_in(const char *dir, double *temp_c)
+/* A millidegree reading of the sensor in sub, in C; false when absent or
+ * out of range (a sensor below 0 C reads as a negative number, which
+ * fslab_sysfs_read_u64 refuses: not a drive's condition). */
+static bool dc_milli(const char *sub, const char *attr, double *c)
+{
+	uint64_t milli;
+
+	if (fslab_sysfs_read_u64(sub, attr, &milli) < 0 || milli >= 200000)
+		return false;
+	*c = (double)milli / 1000.0;
+	return true;
+}
+
+/* The first hwmonN directory in dir with a temp1_input: the temperature,
+ * the warning threshold (temp1_max) and the alarms into dc.  0 or -ENOENT. */
+static int dc_hwmon_in(const char *dir, struct fslab_drive_conditions *dc)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -66,18 +85,23 @@ static int dc_hwmon_in(const char *dir, double *temp_c)
 		return -ENOENT;
 	while (r < 0 && (e = readdir(d))) {
 		char sub[PATH_MAX];
-		uint64_t milli;
+		uint64_t a1 = 0, a2 = 0;
+		bool h1, h2;
 
 		if (strncmp(e->d_name, "hwmon", 5) != 0 || !e->d_name[5])
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
 			continue;
-		/* A sensor below 0 C reads as a negative number, which
-		 * fslab_sysfs_read_u64 refuses: not a drive's condition. */
-		if (fslab_sysfs_read_u64(sub, "temp1_input", &milli) == 0 && milli < 200000) {
-			*temp_c = (double)milli / 1000.0;
-			r = 0;
-		}
+		if (!dc_milli(sub, "temp1_input", &dc->temp_c))
+			continue;
+		dc->has_temp = true;
+		snprintf(dc->temp_source, sizeof(dc->temp_source), "hwmon");
+		dc->has_warn = dc_milli(sub, "temp1_max", &dc->warn_c);
+		h1 = fslab_sysfs_read_u64(sub, "temp1_alarm", &a1) == 0;
+		h2 = fslab_sysfs_read_u64(sub, "temp1_max_alarm", &a2) == 0;
+		if (h1 || h2)
+			dc->alarm = a1 || a2;
+		r = 0;
 	}
 	closedir(d);
 	return r;
@@ -86,7 +110,7 @@ static int dc_hwmon_in(const char *dir, double *temp_c)
 /* The disk's hwmon sensor: device/hwmonN (NVMe), device/hwmon/hwmonN
  * (drivetemp on SCSI/ATA), device/device/hwmonN (older NVMe drivers
  * registered it on the PCI function). */
-static int dc_hwmon(const char *sysdir, double *temp_c)
+static int dc_hwmon(const char *sysdir, struct fslab_drive_conditions *dc)
 {
 	static const char *const where[] = { "device", "device/hwmon", "device/device" };
 	char dir[PATH_MAX];
@@ -94,10 +118,22 @@ static int dc_hwmon(const char *sysdir, double *temp_c)
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		if (snprintf(dir, sizeof(dir), "%s/%s", sysdir, where[i]) >= (int)sizeof(dir))
 			continue;
-		if (dc_hwmon_in(dir, temp_c) == 0)
+		if (dc_hwmon_in(dir, dc) == 0)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/* A number of an object's member, when it is one. */
+static bool dc_json_num(json_object *o, const char *key, double *v)
+{
+	json_object *x;
+
+	if (!o || !json_object_object_get_ex(o, key, &x) ||
+	    !(json_object_is_type(x, json_type_int) || json_object_is_type(x, json_type_double)))
+		return false;
+	*v = json_object_get_double(x);
+	return true;
 }
 
 int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_conditions *dc)
@@ -131,6 +167,23 @@ int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_
 	if (json_object_object_get_ex(root, "smart_status", &o) &&
 	    json_object_object_get_ex(o, "passed", &v) && json_object_is_type(v, json_type_boolean))
 		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
+	{
+		double t, n;
+
+		/* ATA's SCT limit: the recommended operating maximum */
+		if (json_object_object_get_ex(root, "temperature", &o) && dc_json_num(o, "op_limit_max", &t) &&
+		    t > TEMP_MIN_C && t <= TEMP_MAX_C) {
+			dc->has_warn = true;
+			dc->warn_c = t;
+		}
+		if (json_object_object_get_ex(root, "nvme_smart_health_information_log", &o)) {
+			/* critical_warning bit 1: temperature out of range */
+			if (dc_json_num(o, "critical_warning", &n) && n >= 0 && n < 256)
+				dc->alarm = ((unsigned)n & 2u) != 0;
+			if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
+				dc->warn_minutes = (long long)n;
+		}
+	}
 	json_object_put(root);
 	return 0;
 }
@@ -169,37 +222,65 @@ static void dc_smartctl(const char *dev, struct fslab_drive_conditions *dc)
 	close(fd);
 }
 
+/* The reading's start, shared by both readers: the time, and the hwmon
+ * sensor of the disk holding disk.  1 with the disk's sysfs directory in
+ * sysdir when smartctl may be asked next, 0 when not (a loop device: a
+ * file, not a drive; the test hook), or -ENOENT (no block device). */
+static int dc_read_start(const char *disk, struct fslab_drive_conditions *dc, char *sysdir, size_t len)
+{
+	const char *hook = getenv(TEST_SYSDIR_ENV);
+	time_t now = time(NULL);
+	struct tm tm;
+	int r;
+
+	fslab_drive_conditions_unknown(dc);
+	gmtime_r(&now, &tm);
+	strftime(dc->read_at, sizeof(dc->read_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	r = dc_disk_sysdir(disk, sysdir, len);
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : 0;
+	if (hook && hook[0]) {
+		dc_hwmon(hook, dc);
+		return 0;
+	}
+	if (strstr(sysdir, "/virtual/block/"))
+		return 0;
+	dc_hwmon(sysdir, dc);
+	return 1;
+}
+
+int fslab_drive_conditions_read_hwmon(const char *disk, struct fslab_drive_conditions *dc)
+{
+	char sysdir[PATH_MAX];
+	int r = dc_read_start(disk, dc, sysdir, sizeof(sysdir));
+
+	return r < 0 ? r : 0;
+}
+
 int fslab_drive_conditions_read(const char *disk, struct fslab_drive_conditions *dc)
 {
 	char sysdir[PATH_MAX];
-	time_t now = time(NULL);
-	struct tm tm;
-	double t;
 	int r;
 
-	dc_unknown(dc);
-	gmtime_r(&now, &tm);
-	strftime(dc->read_at, sizeof(dc->read_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	r = dc_disk_sysdir(disk, sysdir, sizeof(sysdir));
-	if (r < 0)
-		return r == -ENOENT ? -ENOENT : 0;
-	/* A loop device is a file, not a drive: no sensor, no SMART. */
-	if (strstr(sysdir, "/virtual/block/"))
-		return 0;
-	if (dc_hwmon(sysdir, &t) == 0) {
-		dc->has_temp = true;
-		dc->temp_c = t;
-		snprintf(dc->temp_source, sizeof(dc->temp_source), "hwmon");
-	}
+	r = dc_read_start(disk, dc, sysdir, sizeof(sysdir));
+	if (r <= 0)
+		return r;
 	{
 		struct fslab_drive_conditions sm;
 		const char *name = strrchr(sysdir, '/') + 1;
 		char whole[PATH_MAX];
 
-		dc_unknown(&sm);
+		fslab_drive_conditions_unknown(&sm);
 		snprintf(whole, sizeof(whole), "/dev/%s", name);
 		dc_smartctl(whole, &sm);
 		dc->smart_passed = sm.smart_passed;
+		dc->warn_minutes = sm.warn_minutes;
+		if (dc->alarm < 0 || sm.alarm == 1)
+			dc->alarm = sm.alarm;
+		if (!dc->has_warn && sm.has_warn) {
+			dc->has_warn = true;
+			dc->warn_c = sm.warn_c;
+		}
 		if (!dc->has_temp && sm.has_temp) {
 			dc->has_temp = true;
 			dc->temp_c = sm.temp_c;
@@ -207,6 +288,29 @@ int fslab_drive_conditions_read(const char *disk, struct fslab_drive_conditions 
 		}
 	}
 	return 0;
+}
+
+bool fslab_drive_thermal(const struct fslab_drive_conditions *base,
+			 const struct fslab_drive_conditions *now, char *why, size_t len)
+{
+	char t[32] = "";
+
+	if (now->has_temp)
+		snprintf(t, sizeof(t), "%.0f C", now->temp_c);
+	if (now->alarm == 1) {
+		snprintf(why, len, "the drive reports a temperature alarm%s%s%s", t[0] ? " (" : "", t, t[0] ? ")" : "");
+		return true;
+	}
+	if (now->has_temp && now->has_warn && now->temp_c >= now->warn_c) {
+		snprintf(why, len, "%s, at or above its warning threshold %.0f C", t, now->warn_c);
+		return true;
+	}
+	if (base && base->warn_minutes >= 0 && now->warn_minutes > base->warn_minutes) {
+		snprintf(why, len, "%lld minute(s) more above its warning threshold (the drive throttles there)",
+			 now->warn_minutes - base->warn_minutes);
+		return true;
+	}
+	return false;
 }
 
 char *fslab_drive_conditions_format(const struct fslab_drive_conditions *dc, char *buf,
@@ -218,7 +322,7 @@ char *fslab_drive_conditions_format(const struct fslab_drive_conditions *dc, cha
 		snprintf(t, sizeof(t), "%.0f C (%s)", dc->temp_c, dc->temp_source);
 	else
 		snprintf(t, sizeof(t), "temperature unknown");
-	snprintf(buf, len, "%s, SMART %s", t,
+	snprintf(buf, len, "%s%s, SMART %s", t, dc->alarm == 1 ? ", TEMPERATURE ALARM" : "",
 		 dc->smart_passed < 0 ? "unknown" : dc->smart_passed ? "passed" : "FAILED");
 	return buf;
 }
@@ -235,6 +339,10 @@ struct json_object *fslab_drive_conditions_to_json(const struct fslab_drive_cond
 	json_object_object_add(o, "smart_passed",
 			       dc->smart_passed < 0 ? NULL : json_object_new_boolean(dc->smart_passed));
 	json_object_object_add(o, "read_at", dc->read_at[0] ? json_object_new_string(dc->read_at) : NULL);
+	json_object_object_add(o, "warning_threshold_c", dc->has_warn ? json_object_new_double(dc->warn_c) : NULL);
+	json_object_object_add(o, "temperature_alarm", dc->alarm < 0 ? NULL : json_object_new_boolean(dc->alarm));
+	json_object_object_add(o, "warning_temp_minutes",
+			       dc->warn_minutes < 0 ? NULL : json_object_new_int64(dc->warn_minutes));
 	return o;
 }
 
@@ -256,7 +364,7 @@ int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_c
 {
 	struct json_object *v;
 
-	dc_unknown(dc);
+	fslab_drive_conditions_unknown(dc);
 	if (!o)
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
@@ -276,6 +384,32 @@ int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_c
 		if (!json_object_is_type(v, json_type_boolean))
 			return -EINVAL;
 		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
+	}
+	if (json_object_object_get_ex(o, "warning_threshold_c", &v) && v) {
+		double t;
+
+		if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+			return -EINVAL;
+		t = json_object_get_double(v);
+		if (!(t >= TEMP_MIN_C && t <= TEMP_MAX_C))
+			return -EINVAL;
+		dc->has_warn = true;
+		dc->warn_c = t;
+	}
+	if (json_object_object_get_ex(o, "temperature_alarm", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EINVAL;
+		dc->alarm = json_object_get_boolean(v) ? 1 : 0;
+	}
+	if (json_object_object_get_ex(o, "warning_temp_minutes", &v) && v) {
+		int64_t n;
+
+		if (!json_object_is_type(v, json_type_int))
+			return -EINVAL;
+		n = json_object_get_int64(v);
+		if (n < 0 || n > (INT64_C(1) << 53))
+			return -EINVAL;
+		dc->warn_minutes = n;
 	}
 	if (dc_get_str(o, "temperature_source", dc->temp_source, sizeof(dc->temp_source)) < 0 ||
 	    dc_get_str(o, "read_at", dc->read_at, sizeof(dc->read_at)) < 0)

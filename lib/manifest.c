@@ -62,6 +62,8 @@ struct fslab_manifest_fs *fslab_manifest_add_fs(struct fslab_manifest *m)
 	fs = &m->fs[m->n_fs++];
 	memset(fs, 0, sizeof(*fs));
 	fs->setup_discarded = -1;
+	fslab_drive_conditions_unknown(&fs->drive.before);
+	fslab_drive_conditions_unknown(&fs->drive.after);
 	return fs;
 }
 
@@ -214,6 +216,7 @@ static json_object *mf_write_steady(const struct fslab_manifest_steady *st)
 	mf_put(o, "session", mf_jcount(st->session));
 	mf_put(o, "file_bytes", mf_jcount(st->file_bytes));
 	mf_put(o, "round_bytes", mf_jcount(st->round_bytes));
+	mf_put(o, "free_bytes", mf_jcount(st->free_bytes));
 	mf_put(o, "fill_s", mf_jnum(st->fill_s));
 	mf_put(o, "elapsed_s", mf_jnum(st->elapsed_s));
 	for (unsigned k = 0; rounds && k < st->n_rounds && k < FSLAB_STEADY_ROUNDS_MAX; k++) {
@@ -243,6 +246,22 @@ static json_object *mf_write_quiet(const struct fslab_manifest_quiet *q)
 	mf_put(o, "not_idle", json_object_new_int64(q->not_idle));
 	mf_put(o, "wait_s", mf_jnum(q->wait_s));
 	mf_put(o, "wait_max_s", mf_jnum(q->wait_max_s));
+	return o;
+}
+
+/* "drive": null when it was never read (a run before it, an import). */
+static json_object *mf_write_drive(const struct fslab_manifest_drive *d)
+{
+	json_object *o;
+
+	if (!d->before.read_at[0])
+		return NULL;
+	o = json_object_new_object();
+	mf_put(o, "before", fslab_drive_conditions_to_json(&d->before));
+	mf_put(o, "after", d->after.read_at[0] ? fslab_drive_conditions_to_json(&d->after) : NULL);
+	mf_put(o, "max_temperature_c", d->has_max ? json_object_new_double(d->max_temp_c) : NULL);
+	mf_put(o, "thermal_rows", json_object_new_int64((int64_t)d->thermal_rows));
+	mf_put(o, "thermal", mf_jstr(d->thermal));
 	return o;
 }
 
@@ -299,6 +318,7 @@ static json_object *mf_write_fs(const struct fslab_manifest *m, const struct fsl
 	mf_put(o, "wall_s", json_object_new_double(fs->wall_s));
 	mf_put(o, "steady_state", mf_write_steady(&fs->steady));
 	mf_put(o, "between_filesystems", mf_write_quiet(&fs->quiet));
+	mf_put(o, "drive", mf_write_drive(&fs->drive));
 	return o;
 }
 

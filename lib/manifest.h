@@ -20,6 +20,7 @@
 
 #include "names.h"
 #include "spec.h"
+#include "drivetemp.h"
 #include "steady.h"
 #include "state.h"
 
@@ -64,8 +65,20 @@ struct fslab_manifest_steady {
 	struct fslab_manifest_steady_round rounds[FSLAB_STEADY_ROUNDS_MAX];
 	struct fslab_steady_window window; /* .last 0: none */
 	uint64_t file_bytes, round_bytes;
+	uint64_t free_bytes;     /* the free space the file was sized from (lib/steady.h) */
 	double fill_s, elapsed_s;
 	unsigned session;        /* the session that ran it */
+};
+/* "drive": the drive's temperature and health around the filesystem's
+ * sweep (lib/drivetemp.h): before its first pass, after its last, the
+ * hottest reading between, and the rows measured while it was hot
+ * (flagged thermal).  before.read_at "": not read (null). */
+struct fslab_manifest_drive {
+	struct fslab_drive_conditions before, after;
+	bool has_max;
+	double max_temp_c;
+	uint64_t thermal_rows;
+	char thermal[256];       /* why the first of them was flagged; "": none */
 };
 /* "between_filesystems": after each pass of a filesystem's sweep, FITRIM
  * and a bounded wait for its disk to go idle. */
@@ -129,6 +142,7 @@ struct fslab_manifest_fs {
 	char iozone_report[PATH_MAX];    /* imports: the report read */
 	struct fslab_manifest_steady steady;
 	struct fslab_manifest_quiet quiet;
+	struct fslab_manifest_drive drive;
 };
 
 /* Which keys the file had (beyond the defaults): FSLAB_MF_HAS_*. */

@@ -350,6 +350,7 @@ static int mf_read_steady(struct mf_ctx *c, json_object *f, const char *prefix,
 	    (r = mf_read_unsigned(c, v, field, "session", 0, FSLAB_MANIFEST_SESSIONS_MAX, &st->session)) < 0 ||
 	    (r = mf_read_uint(c, v, field, "file_bytes", 0, UINT64_C(1) << 60, &st->file_bytes)) < 0 ||
 	    (r = mf_read_uint(c, v, field, "round_bytes", 0, UINT64_C(1) << 60, &st->round_bytes)) < 0 ||
+	    (r = mf_read_uint(c, v, field, "free_bytes", 0, UINT64_C(1) << 60, &st->free_bytes)) < 0 ||
 	    (r = mf_read_num(c, v, field, "fill_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->fill_s)) < 0 ||
 	    (r = mf_read_num(c, v, field, "elapsed_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->elapsed_s)) < 0 ||
 	    (r = mf_read_steady_window(c, v, field, &st->window)) < 0)
@@ -402,6 +403,38 @@ static int mf_read_quiet(struct mf_ctx *c, json_object *f, const char *prefix,
 		return r;
 	if (q->not_idle > q->passes)
 		return mf_fail(c, field, "has more not_idle (%u) than waits (%u)", q->not_idle, q->passes);
+	return 0;
+}
+
+/* "drive" of one filesystem: the conditions in lib/drivetemp.h's one
+ * encoding, bounded there. */
+static int mf_read_drive(struct mf_ctx *c, json_object *f, const char *prefix,
+			 struct fslab_manifest_drive *d)
+{
+	char field[96], p2[112];
+	json_object *v, *x;
+	double t;
+	int r = mf_value(c, f, prefix, "drive", json_type_object, "an object", field, &v);
+
+	fslab_drive_conditions_unknown(&d->before);
+	fslab_drive_conditions_unknown(&d->after);
+	if (r <= 0)
+		return r;
+	for (int k = 0; k < 2; k++) {
+		const char *key = k ? "after" : "before";
+
+		if ((r = mf_value(c, v, field, key, json_type_object, "an object", p2, &x)) < 0)
+			return r;
+		if (r > 0 && fslab_drive_conditions_from_json(x, k ? &d->after : &d->before) < 0)
+			return mf_fail(c, p2, "is not a drive's conditions (temperatures -60..200 C, booleans, a count)");
+	}
+	if ((r = mf_read_num(c, v, field, "max_temperature_c", -60, 200, &t)) < 0)
+		return r;
+	d->has_max = r > 0;
+	d->max_temp_c = r > 0 ? t : 0;
+	if ((r = mf_read_uint(c, v, field, "thermal_rows", 0, FSLAB_MANIFEST_COUNT_MAX, &d->thermal_rows)) < 0 ||
+	    (r = mf_read_str(c, v, field, "thermal", d->thermal, sizeof(d->thermal))) < 0)
+		return r;
 	return 0;
 }
 
@@ -510,7 +543,7 @@ static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
 		return r;
 	fs->device_info = r > 0 ? json_object_get(info) : NULL;
 	if ((r = mf_read_steady(c, f, p, &fs->steady)) < 0 || (r = mf_read_quiet(c, f, p, &fs->quiet)) < 0 ||
-	    (r = mf_read_conditions(c, f, p, fs)) < 0)
+	    (r = mf_read_drive(c, f, p, &fs->drive)) < 0 || (r = mf_read_conditions(c, f, p, fs)) < 0)
 		return r;
 	return mf_read_probe_runs(c, f, p, fs);
 }

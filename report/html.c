@@ -108,12 +108,16 @@ static const char ht_style[] =
 static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t npc, size_t nfu,
 			   size_t nloop, size_t noth)
 {
+	size_t nhot = 0;
+
+	for (size_t i = 0; i < d->n_all; i++)
+		nhot += d->all[i]->n_flag_thermal;
 	if (npc)
 		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> page cache: the cell ran "
 			     "faster than %g&times; the speed the device showed in fslab run's O_DIRECT "
 			     "probe, so it measured memory (the page cache), not the disk. (%zu cells)</p>\n",
 			FSLAB_PAGE_CACHE_FACTOR, npc);
-	if (!npc && !nfu && !noth && !nloop)
+	if (!npc && !nfu && !noth && !nloop && !nhot)
 		fputs("<p>No cell is flagged.</p>\n", out);
 	if (nfu)
 		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> FUSE: FAT32 mounted through "
@@ -125,6 +129,12 @@ static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t npc, size_
 			     "filesystem is on a loop device the kernel kept buffered (no direct I/O), so "
 			     "its figures may be the host's page cache. (%zu cells)</p>\n",
 			nloop);
+	if (nhot)
+		fprintf(out, "<p><span class=pc>&nbsp;thermal&nbsp;</span> hot drive: measured while "
+			     "the drive reported a temperature alarm, a temperature at or above its "
+			     "warning threshold, or time spent throttling (the manifest's "
+			     "<code>drive</code> says which). (%zu cells)</p>\n",
+			nhot);
 	if (noth) {
 		char names[512];
 		fprintf(out, "<p>%zu cells carry a flag fslab report does not know, as the CSV names it: ",

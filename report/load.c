@@ -47,6 +47,7 @@ const struct rp_flag_info rp_flag_table[] = {
 	{ RP_FLAG_PAGE_CACHE, "page-cache", "P", "page cache" },
 	{ RP_FLAG_FUSE, "fuse", "F", "FUSE" },
 	{ RP_FLAG_BUFFERED_LOOP, "buffered-loop", "L", "buffered loop" },
+	{ RP_FLAG_THERMAL, "thermal", "T", "hot drive" },
 };
 const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
 
@@ -251,6 +252,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
 		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);
 		e->n_flag_loop += !!(c->flags & RP_FLAG_BUFFERED_LOOP);
+		e->n_flag_thermal += !!(c->flags & RP_FLAG_THERMAL);
 	}
 	free(tmp);
 	size_t k = 0;

@@ -492,10 +492,14 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		fprintf(out, "%sL = buffered loop: measured on a loop device the kernel kept buffered, so its\n"
 			     "  figures may be the host's page cache.\n",
 			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE) ? "       " : "");
+	if (flags & RP_FLAG_THERMAL)
+		fprintf(out, "%sT = thermal: measured while the drive reported a temperature alarm, a\n"
+			     "  temperature at its warning threshold or throttling (the manifest's drive).\n",
+			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP) ? "       " : "");
 	if (flags & RP_FLAG_OTHER) {
 		char names[512];
 		fprintf(out, "%s? = a flag fslab report does not know, as the CSV names it: %s.\n",
-			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP) ? "       " : "",
+			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL) ? "       " : "",
 			rp_other_flags_all(d, names, sizeof(names)));
 	}
 	return rc;

@@ -28,8 +28,10 @@ enum {
 	RP_FLAG_FUSE = 1 << 1,
 	RP_FLAG_OTHER = 1 << 2,         /* a flag this report does not know (named in rp_entry) */
 	RP_FLAG_BUFFERED_LOOP = 1 << 3, /* on a loop device the kernel kept buffered */
+	RP_FLAG_THERMAL = 1 << 4,       /* measured while the drive was hot (fslab run's drive watch) */
 	/* a figure flagged so is never the best while an unflagged one exists */
-	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER | RP_FLAG_BUFFERED_LOOP,
+	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER | RP_FLAG_BUFFERED_LOOP |
+			 RP_FLAG_THERMAL,
 };
 
 struct rp_data;
@@ -93,7 +95,8 @@ struct rp_entry {
 	struct rp_sample *samples;
 	size_t n_samples;
 	bool latency;         /* some ok row has the latency columns */
-	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop;
+	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop,
+	       n_flag_thermal;
 	char other_flags[96];  /* the unknown flags' names, ";"-joined (what fits) */
 	unsigned max_trial;
 	size_t idx;           /* position in rp_data.all */

@@ -258,10 +258,13 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 			if (c->has && c->aside)
 				f |= c->flags;
 		}
-	if (!(f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_OTHER)))
+	if (!(f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL | RP_FLAG_OTHER)))
 		return;
-	snprintf(line, sizeof(line), "%s%s%s%s, set aside", f & RP_FLAG_BUFFERED_LOOP ? "L = buffered loop" : "",
-		 (f & RP_FLAG_BUFFERED_LOOP) && (f & RP_FLAG_OTHER) ? "; " : "",
+	snprintf(line, sizeof(line), "%s%s%s%s%s%s, set aside",
+		 f & RP_FLAG_BUFFERED_LOOP ? "L = buffered loop" : "",
+		 (f & RP_FLAG_BUFFERED_LOOP) && (f & RP_FLAG_THERMAL) ? "; " : "",
+		 f & RP_FLAG_THERMAL ? "T = thermal (the drive was hot)" : "",
+		 (f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL)) && (f & RP_FLAG_OTHER) ? "; " : "",
 		 f & RP_FLAG_OTHER ? "? = " : "",
 		 f & RP_FLAG_OTHER ? rp_other_flags_all(d, names, sizeof(names)) : "");
 	vd_wrap(out, "", line);

@@ -1,14 +1,18 @@
 /* lib/drivetemp: smartctl --json parsing (on samples of smartctl 7's
- * output format, abridged), the JSON the state and manifest share, and
- * that a loop device reads as "unknown", not as an error. */
+ * output format, abridged), the JSON the state and manifest share, that a
+ * loop device reads as "unknown", not as an error, and the heat rule on a
+ * fake hwmon sensor (FSLAB_TEST_DRIVE_SYSDIR) and smartctl samples. */
 #include "drivetemp.h"
 #include "state.h"
 #include "testutil.h"
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* An NVMe drive, as smartctl --json -a prints it (values ours). */
 static const char nvme_sample[] =
@@ -164,6 +168,160 @@ START_TEST(a_file_is_no_drive)
 }
 END_TEST
 
+/* An NVMe drive that throttled: critical_warning bit 1 (temperature) and
+ * minutes above its warning threshold; an ATA drive past its SCT limit. */
+static const char nvme_hot_sample[] =
+	"{\"smart_status\":{\"passed\":true},\"temperature\":{\"current\":78},"
+	"\"nvme_smart_health_information_log\":{\"critical_warning\":2,\"temperature\":78,"
+	"\"warning_temp_time\":7,\"critical_comp_time\":0}}";
+static const char ata_hot_sample[] =
+	"{\"smart_status\":{\"passed\":true},"
+	"\"temperature\":{\"current\":61,\"op_limit_max\":60,\"drive_trip\":70}}";
+
+START_TEST(smartctl_heat_fields)
+{
+	struct fslab_drive_conditions dc, base;
+	char why[200], line[128];
+
+	fslab_drive_conditions_unknown(&dc);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(nvme_hot_sample, strlen(nvme_hot_sample), &dc), 0);
+	ck_assert_int_eq(dc.alarm, 1);
+	ck_assert_int_eq(dc.warn_minutes, 7);
+	ck_assert(fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	ck_assert_str_eq(why, "the drive reports a temperature alarm (78 C)");
+	ck_assert_str_eq(fslab_drive_conditions_format(&dc, line, sizeof(line)),
+			 "78 C (smartctl), TEMPERATURE ALARM, SMART passed");
+	/* the counter alone: more minutes above the threshold than at the start */
+	base = dc;
+	base.warn_minutes = 5;
+	dc.alarm = 0;
+	ck_assert(fslab_drive_thermal(&base, &dc, why, sizeof(why)));
+	ck_assert_str_eq(why, "2 minute(s) more above its warning threshold (the drive throttles there)");
+	ck_assert(!fslab_drive_thermal(&dc, &dc, why, sizeof(why)));
+
+	fslab_drive_conditions_unknown(&dc);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(ata_hot_sample, strlen(ata_hot_sample), &dc), 0);
+	ck_assert(dc.has_warn && fabs(dc.warn_c - 60) < 1e-9);
+	ck_assert_int_eq(dc.alarm, -1);
+	ck_assert_int_eq(dc.warn_minutes, -1);
+	ck_assert(fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	ck_assert_str_eq(why, "61 C, at or above its warning threshold 60 C");
+	dc.temp_c = 59;
+	ck_assert(!fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	/* the cool NVMe sample: no alarm, no threshold, nothing to say */
+	fslab_drive_conditions_unknown(&dc);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(nvme_sample, strlen(nvme_sample), &dc), 0);
+	ck_assert_int_eq(dc.alarm, 0);
+	ck_assert(!fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+}
+END_TEST
+
+/* The new fields survive the one encoding; unknowns are null and stay
+ * unknown; a count of the wrong type is refused. */
+START_TEST(heat_fields_round_trip)
+{
+	struct fslab_drive_conditions dc, back;
+	struct json_object *o;
+
+	fslab_drive_conditions_unknown(&dc);
+	o = fslab_drive_conditions_to_json(&dc);
+	ck_assert_int_eq(fslab_drive_conditions_from_json(o, &back), 0);
+	ck_assert(!back.has_warn);
+	ck_assert_int_eq(back.alarm, -1);
+	ck_assert_int_eq(back.warn_minutes, -1);
+	json_object_put(o);
+	dc.has_warn = true;
+	dc.warn_c = 70;
+	dc.alarm = 1;
+	dc.warn_minutes = 12;
+	o = fslab_drive_conditions_to_json(&dc);
+	ck_assert_int_eq(fslab_drive_conditions_from_json(o, &back), 0);
+	ck_assert(back.has_warn && fabs(back.warn_c - 70) < 1e-9);
+	ck_assert_int_eq(back.alarm, 1);
+	ck_assert_int_eq(back.warn_minutes, 12);
+	json_object_object_add(o, "warning_temp_minutes", json_object_new_string("12"));
+	ck_assert_int_eq(fslab_drive_conditions_from_json(o, &back), -EINVAL);
+	json_object_put(o);
+}
+END_TEST
+
+/* Any block device of this machine (the hook replaces its sensor), or
+ * "" when there is none. */
+static void some_block_device(char *out, size_t len)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	struct stat st;
+
+	out[0] = '\0';
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && snprintf(out, len, "/dev/%s", e->d_name) < (int)len &&
+		    stat(out, &st) == 0 && S_ISBLK(st.st_mode))
+			break;
+		else
+			out[0] = '\0';
+	if (d)
+		closedir(d);
+}
+
+static void write_sensor(const char *dir, const char *attr, const char *value)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, attr);
+	ck_assert_int_eq(ft_write_file(p, value), 0);
+}
+
+/* A fake hwmon sensor (drivetemp's layout, device/hwmon/hwmonN): the
+ * temperature, the warning threshold and the alarm are read; at the
+ * threshold the drive is hot, below it not; the hwmon-only reader sees
+ * the same. */
+START_TEST(fake_hwmon_sensor)
+{
+	char *tmp = ft_mkdtemp("fslab-hwmon"), dev[300], sensor[700], why[200];
+	struct fslab_drive_conditions dc;
+
+	some_block_device(dev, sizeof(dev));
+	if (!dev[0]) {
+		ft_rm_rf(tmp);
+		free(tmp);
+		return; /* no block device to stand for the disk */
+	}
+	snprintf(sensor, sizeof(sensor), "%s/device", tmp);
+	ck_assert_int_eq(mkdir(sensor, 0755), 0);
+	snprintf(sensor, sizeof(sensor), "%s/device/hwmon", tmp);
+	ck_assert_int_eq(mkdir(sensor, 0755), 0);
+	snprintf(sensor, sizeof(sensor), "%s/device/hwmon/hwmon7", tmp);
+	ck_assert_int_eq(mkdir(sensor, 0755), 0);
+	write_sensor(sensor, "temp1_input", "70000\n");
+	write_sensor(sensor, "temp1_max", "70000\n");
+	write_sensor(sensor, "temp1_alarm", "0\n");
+	ck_assert_int_eq(setenv("FSLAB_TEST_DRIVE_SYSDIR", tmp, 1), 0);
+
+	ck_assert_int_eq(fslab_drive_conditions_read(dev, &dc), 0);
+	ck_assert(dc.has_temp && fabs(dc.temp_c - 70) < 1e-9);
+	ck_assert_str_eq(dc.temp_source, "hwmon");
+	ck_assert(dc.has_warn && fabs(dc.warn_c - 70) < 1e-9);
+	ck_assert_int_eq(dc.alarm, 0);
+	ck_assert_int_eq(dc.smart_passed, -1); /* no smartctl under the hook */
+	ck_assert(fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	ck_assert_str_eq(why, "70 C, at or above its warning threshold 70 C");
+
+	write_sensor(sensor, "temp1_input", "45500\n");
+	ck_assert_int_eq(fslab_drive_conditions_read_hwmon(dev, &dc), 0);
+	ck_assert(fabs(dc.temp_c - 45.5) < 1e-9);
+	ck_assert(!fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	write_sensor(sensor, "temp1_alarm", "1\n");
+	ck_assert_int_eq(fslab_drive_conditions_read_hwmon(dev, &dc), 0);
+	ck_assert(fslab_drive_thermal(NULL, &dc, why, sizeof(why)));
+	ck_assert_str_eq(why, "the drive reports a temperature alarm (46 C)");
+
+	unsetenv("FSLAB_TEST_DRIVE_SYSDIR");
+	ft_rm_rf(tmp);
+	free(tmp);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("drivetemp");
@@ -175,5 +333,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, json_round_trip_and_bounds);
 	tcase_add_test(tc, precondition_record_round_trip);
 	tcase_add_test(tc, a_file_is_no_drive);
+	tcase_add_test(tc, smartctl_heat_fields);
+	tcase_add_test(tc, heat_fields_round_trip);
+	tcase_add_test(tc, fake_hwmon_sensor);
 	return ft_suite_run(s, argc, argv);
 }
