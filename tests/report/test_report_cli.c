@@ -796,6 +796,46 @@ START_TEST(t_claims_first)
 }
 END_TEST
 
+/* A figure measured while the drive was hot (fslab run's thermal flag) is
+ * never the best: the fastest filesystem, flagged, ranks below the
+ * unflagged one, marked T, and the flag is named in words. */
+START_TEST(t_thermal_set_aside)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	static const char *const flag[] = { "thermal", "" };
+	static const double mibs[] = { 900, 500 };
+	struct ft_output o;
+	char *dir = path("thermal-run"), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		ck_assert_ptr_nonnull(f = fopen(p, "w"));
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 3; t++)
+			for (unsigned long long file = 1024; file <= 4096; file *= 2)
+				emit(f, fss[k], "write", file, 64, t, mibs[k] + t, "cold", flag[k]);
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
+	free(p);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--plots", "none", "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(line_of(o.out, "== write ==", "1  "), "xfs");
+	has(line_of(o.out, "== write ==", "2  "), "ext4");
+	has(line_of(o.out, "== write ==", "2  "), "T aside");
+	has(o.out, "T = thermal: measured while the drive reported a temperature alarm");
+	has(block_of(o.out, "== summary", "T = thermal"), "T = thermal (the drive was hot), set aside");
+	ck_assert_msg(!strstr(o.out, "a flag fslab report does not know"), "%s", o.out);
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
 /* Every flag is named: buffered-loop has its own meaning and banner and is
  * set aside like page cache; a flag the report does not know is named as
  * the CSV names it, never "another flag ... see report.html". */
@@ -1610,6 +1650,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
+	tcase_add_test(tc, t_thermal_set_aside);
 	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_summary_between_runs);
 	tcase_add_test(tc, t_latency_panel);
