@@ -175,7 +175,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.help = "before each filesystem's sweep, write it until the drive is steady (SNIA "
 			"PTS: 4K random-write throughput of 5 rounds within 20% of their mean and its "
 			"fitted line within 10%; at most 25 rounds of 1M sequential + 4K random "
-			"O_DIRECT writes on a file of half the free space): auto (the default: on for "
+			"O_DIRECT writes on a file of 4 rounds' bytes, at most 4G and a quarter of the "
+			"free space): auto (the default: on for "
 			"a lab on a real SSD, off for an image lab, a rotational disk or --dir), on, "
 			"off; recorded per filesystem in the manifest",
 	},
