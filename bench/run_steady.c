@@ -34,8 +34,6 @@
 #include <unistd.h>
 
 #define STEADY_FILE_NAME "steady"
-#define STEADY_SEQ_RECORD (1u << 20)
-#define STEADY_RAND_RECORD 4096u
 /* The idle wait after a pass: samples 1 s apart, at most this many. */
 #define QUIET_WAIT_MAX_S 30
 
@@ -43,7 +41,7 @@
 struct steady_io {
 	const struct fslab_io_ops *ops;
 	int fd;
-	unsigned char *buf;  /* STEADY_SEQ_RECORD, aligned for O_DIRECT */
+	unsigned char *buf;  /* FSLAB_STEADY_SEQ_RECORD, aligned for O_DIRECT */
 	uint64_t file_bytes; /* whole MiB */
 	uint64_t seq_pos;    /* where the next sequential record goes */
 	uint64_t rng;
@@ -79,8 +77,8 @@ static int steady_write(struct steady_io *s, const void *buf, size_t len, uint64
  * -errno. */
 static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double *kib_s)
 {
-	const uint64_t rec = random ? STEADY_RAND_RECORD : STEADY_SEQ_RECORD;
-	const uint64_t slots = s->file_bytes / STEADY_RAND_RECORD;
+	const uint64_t rec = random ? FSLAB_STEADY_RAND_RECORD : FSLAB_STEADY_SEQ_RECORD;
+	const uint64_t slots = s->file_bytes / FSLAB_STEADY_RAND_RECORD;
 	double t0 = fslab_now();
 	int r;
 
@@ -90,7 +88,7 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
 		if (run_stop)
 			return -EINTR;
 		if (random) {
-			off = steady_next(&s->rng) % slots * STEADY_RAND_RECORD;
+			off = steady_next(&s->rng) % slots * FSLAB_STEADY_RAND_RECORD;
 		} else {
 			if (s->seq_pos + rec > s->file_bytes)
 				s->seq_pos = 0;
@@ -99,7 +97,7 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
 		}
 		/* a different 4 KiB of the buffer each time: no two
 		 * neighbouring writes carry the same data */
-		r = steady_write(s, s->buf + (random ? (i % (STEADY_SEQ_RECORD / rec)) * rec : 0), rec, off);
+		r = steady_write(s, s->buf + (random ? (i % (FSLAB_STEADY_SEQ_RECORD / rec)) * rec : 0), rec, off);
 		if (r < 0)
 			return r;
 	}
@@ -216,12 +214,12 @@ static int steady_open(struct fslab_bench_fs *fs, struct steady_io *s, uint64_t 
 			 e == -EINVAL ? " (the filesystem refuses O_DIRECT)" : "");
 		return e;
 	}
-	if (posix_memalign((void **)&s->buf, 4096, STEADY_SEQ_RECORD) != 0) {
+	if (posix_memalign((void **)&s->buf, 4096, FSLAB_STEADY_SEQ_RECORD) != 0) {
 		snprintf(s->why, sizeof(s->why), "out of memory");
 		return -ENOMEM;
 	}
 	s->rng = seed;
-	for (size_t i = 0; i < STEADY_SEQ_RECORD; i += 8) {
+	for (size_t i = 0; i < FSLAB_STEADY_SEQ_RECORD; i += 8) {
 		uint64_t v = steady_next(&s->rng);
 		memcpy(s->buf + i, &v, 8);
 	}
@@ -316,23 +314,14 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 	steady_result(fs, r, &s, prog);
 }
 
-/* The estimate's cost of one 4 KiB O_DIRECT write beyond its bytes: a
- * SATA SSD's write latency at queue depth 1 is tens of microseconds. */
-#define STEADY_EST_OP_S 50e-6
-
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
 {
-	double rate = fs->probe.write_kib_s * 1024.0, round;
-	uint64_t file, free_bytes;
+	uint64_t free_bytes;
 
 	if (steady_skip_reason(c, fs))
 		return 0;
-	if (!(rate > 0))
-		return -1;
-	file = steady_file_size(fs->path, c->steady_round_bytes, &free_bytes);
-	round = 2.0 * (double)c->steady_round_bytes / rate +
-		(double)(c->steady_round_bytes / STEADY_RAND_RECORD) * STEADY_EST_OP_S;
-	return (double)file / rate + FSLAB_STEADY_ROUNDS_MAX * round;
+	return fslab_steady_estimate_s(steady_file_size(fs->path, c->steady_round_bytes, &free_bytes),
+				       c->steady_round_bytes, fs->probe.write_kib_s * 1024.0);
 }
 
 /* ---- the drive's temperature around each pass ---- */
