@@ -98,7 +98,8 @@ static struct fslab_manifest *full_run(void)
 		f->steady.rounds[k].rand_write_kib_s = 100000 - k;
 	}
 	f->steady.window = (struct fslab_steady_window){ 2, 6, 99998, 99995, 100001, -1, true, true };
-	f->steady.file_bytes = 10ull << 30;
+	f->steady.file_bytes = 1ull << 30;
+	f->steady.free_bytes = 19ull << 30;
 	f->steady.round_bytes = 256 << 20;
 	f->steady.fill_s = 20.5;
 	f->steady.elapsed_s = 80.25;
@@ -109,6 +110,20 @@ static struct fslab_manifest *full_run(void)
 	f->quiet.not_idle = 1;
 	f->quiet.wait_s = 34.5;
 	f->quiet.wait_max_s = 30.25;
+	f->drive.before.has_temp = true;
+	f->drive.before.temp_c = 41;
+	snprintf(f->drive.before.temp_source, sizeof(f->drive.before.temp_source), "hwmon");
+	snprintf(f->drive.before.read_at, sizeof(f->drive.before.read_at), "2026-12-02T03:00:00Z");
+	f->drive.before.has_warn = true;
+	f->drive.before.warn_c = 70;
+	f->drive.before.alarm = 0;
+	f->drive.after = f->drive.before;
+	f->drive.after.temp_c = 72;
+	f->drive.after.warn_minutes = 3;
+	f->drive.has_max = true;
+	f->drive.max_temp_c = 72;
+	f->drive.thermal_rows = 12;
+	snprintf(f->drive.thermal, sizeof(f->drive.thermal), "72 C, at or above its warning threshold 70 C");
 	return m;
 }
 
@@ -196,6 +211,13 @@ START_TEST(run_round_trip)
 	ck_assert_uint_eq(b->fs[0].quiet.passes, 3);
 	ck_assert_uint_eq(b->fs[0].quiet.not_idle, 1);
 	ck_assert_str_eq(b->fs[0].quiet.trim, "trimmed 1.5 GiB");
+	ck_assert_uint_eq(b->fs[0].steady.free_bytes, 19ull << 30);
+	ck_assert(b->fs[0].drive.before.has_temp && b->fs[0].drive.before.temp_c == 41);
+	ck_assert(b->fs[0].drive.after.temp_c == 72 && b->fs[0].drive.after.warn_minutes == 3);
+	ck_assert_int_eq(b->fs[0].drive.before.warn_minutes, -1);
+	ck_assert(b->fs[0].drive.has_max && b->fs[0].drive.max_temp_c == 72);
+	ck_assert_uint_eq(b->fs[0].drive.thermal_rows, 12);
+	ck_assert_str_eq(b->fs[0].drive.thermal, "72 C, at or above its warning threshold 70 C");
 	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", (char[256]){ 0 }, 256), 0);
 	same_when_written_again(m, b, t1);
 }
@@ -313,6 +335,9 @@ START_TEST(bounds)
 	refused("filesystems.0.steady_state.rounds.0.rand_write_kib_s", "-5", "rand_write_kib_s is -5");
 	refused("filesystems.0.steady_state.result", "null", "steady_state has no result");
 	refused("filesystems.0.between_filesystems.not_idle", "4", "more not_idle (4) than waits (3)");
+	refused("filesystems.0.drive.before.temperature_c", "900", "filesystems[0].drive.before is not a drive's conditions");
+	refused("filesystems.0.drive.max_temperature_c", "300", "filesystems[0].drive.max_temperature_c is 300");
+	refused("filesystems.0.drive.thermal_rows", "-1", "filesystems[0].drive.thermal_rows is -1");
 }
 END_TEST
 
