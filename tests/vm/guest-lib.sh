@@ -147,7 +147,8 @@ vm_flow_default() {
 	expect_eq "status: device serial" "$(jq -r .device.serial /fslab-job/status.json)" fslab-lab
 	timer_start
 	# --steady-state off: the guests' disks are SSDs (rotation_rate=1), and
-	# auto would fill half of each 20G filesystem per round under TCG
+	# auto would run the phase on each 20G filesystem (a 1G file, up to 25
+	# rounds of 512M) under TCG; jobs/precondition.sh runs a small one
 	expect_rc "run" 0 fslab run --state "$VM_STATE" --out "$VM_OUT" --sweep "$VM_SWEEP" \
 		--no-device-probe --steady-state off --quiet
 	timer_end run
