@@ -360,6 +360,38 @@ static int dc_get_str(struct json_object *o, const char *key, char *out, size_t 
 	return 0;
 }
 
+/* A temperature member: absent or null leaves *has false; 0, or -EINVAL
+ * for a wrong type or a value outside TEMP_MIN_C..TEMP_MAX_C. */
+static int dc_get_temp(struct json_object *o, const char *key, bool *has, double *c)
+{
+	struct json_object *v;
+	double t;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	t = json_object_get_double(v);
+	if (!(t >= TEMP_MIN_C && t <= TEMP_MAX_C))
+		return -EINVAL;
+	*has = true;
+	*c = t;
+	return 0;
+}
+
+/* A boolean member into *out (1 or 0); absent or null leaves it. */
+static int dc_get_bool(struct json_object *o, const char *key, int *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return -EINVAL;
+	*out = json_object_get_boolean(v) ? 1 : 0;
+	return 0;
+}
+
 int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_conditions *dc)
 {
 	struct json_object *v;
@@ -369,38 +401,11 @@ int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_c
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
 		return -EINVAL;
-	if (json_object_object_get_ex(o, "temperature_c", &v) && v) {
-		double t;
-
-		if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-			return -EINVAL;
-		t = json_object_get_double(v);
-		if (!(t >= TEMP_MIN_C && t <= TEMP_MAX_C))
-			return -EINVAL;
-		dc->has_temp = true;
-		dc->temp_c = t;
-	}
-	if (json_object_object_get_ex(o, "smart_passed", &v) && v) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return -EINVAL;
-		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
-	}
-	if (json_object_object_get_ex(o, "warning_threshold_c", &v) && v) {
-		double t;
-
-		if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-			return -EINVAL;
-		t = json_object_get_double(v);
-		if (!(t >= TEMP_MIN_C && t <= TEMP_MAX_C))
-			return -EINVAL;
-		dc->has_warn = true;
-		dc->warn_c = t;
-	}
-	if (json_object_object_get_ex(o, "temperature_alarm", &v) && v) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return -EINVAL;
-		dc->alarm = json_object_get_boolean(v) ? 1 : 0;
-	}
+	if (dc_get_temp(o, "temperature_c", &dc->has_temp, &dc->temp_c) < 0 ||
+	    dc_get_temp(o, "warning_threshold_c", &dc->has_warn, &dc->warn_c) < 0 ||
+	    dc_get_bool(o, "smart_passed", &dc->smart_passed) < 0 ||
+	    dc_get_bool(o, "temperature_alarm", &dc->alarm) < 0)
+		return -EINVAL;
 	if (json_object_object_get_ex(o, "warning_temp_minutes", &v) && v) {
 		int64_t n;
 

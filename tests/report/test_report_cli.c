@@ -796,19 +796,15 @@ START_TEST(t_claims_first)
 }
 END_TEST
 
-/* A figure measured while the drive was hot (fslab run's thermal flag) is
- * never the best: the fastest filesystem, flagged, ranks below the
- * unflagged one, marked T, and the flag is named in words. */
-START_TEST(t_thermal_set_aside)
+/* A cold 3-trial write run in dir: filesystem k at mibs[k] + trial MiB/s
+ * on files 1M-4M, every row flagged flag[k]. */
+static void flagged_run(const char *dir, int n, const char *const *fss, const char *const *flag,
+			const double *mibs)
 {
-	static const char *const fss[] = { "ext4", "xfs" };
-	static const char *const flag[] = { "thermal", "" };
-	static const double mibs[] = { 900, 500 };
-	struct ft_output o;
-	char *dir = path("thermal-run"), *p;
+	char *p;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < n; k++) {
 		FILE *f;
 		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
 		ck_assert_ptr_nonnull(f = fopen(p, "w"));
@@ -822,6 +818,20 @@ START_TEST(t_thermal_set_aside)
 	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
 	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
 	free(p);
+}
+
+/* A figure measured while the drive was hot (fslab run's thermal flag) is
+ * never the best: the fastest filesystem, flagged, ranks below the
+ * unflagged one, marked T, and the flag is named in words. */
+START_TEST(t_thermal_set_aside)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	static const char *const flag[] = { "thermal", "" };
+	static const double mibs[] = { 900, 500 };
+	struct ft_output o;
+	char *dir = path("thermal-run");
+
+	flagged_run(dir, 2, fss, flag, mibs);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--plots", "none", "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -845,23 +855,9 @@ START_TEST(t_flags_named)
 	static const char *const flag[] = { "buffered-loop", "", "redone-slow" };
 	static const double mibs[] = { 900, 500, 400 };
 	struct ft_output o;
-	char *dir = path("flags-run"), *p, *out = path("flags-out"), *html_p = path("flags-out/report.html");
+	char *dir = path("flags-run"), *out = path("flags-out"), *html_p = path("flags-out/report.html");
 
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	for (int k = 0; k < 3; k++) {
-		FILE *f;
-		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
-		ck_assert_ptr_nonnull(f = fopen(p, "w"));
-		fputs(HDR, f);
-		for (unsigned t = 1; t <= 3; t++)
-			for (unsigned long long file = 1024; file <= 4096; file *= 2)
-				emit(f, fss[k], "write", file, 64, t, mibs[k] + t, "cold", flag[k]);
-		fclose(f);
-		free(p);
-	}
-	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
-	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
-	free(p);
+	flagged_run(dir, 3, fss, flag, mibs);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
