@@ -137,6 +137,7 @@ struct fslab_bench_fs {
 	struct {
 		struct fslab_drive_conditions start; /* read_at "": nothing to watch */
 		double checked_at, smart_at;         /* fslab_now() of the last readings */
+		long long warn_minutes;              /* smartctl's counter at the last full reading */
 		bool hot;
 		char why[256];
 	} drive_watch;

@@ -349,6 +349,7 @@ void run_drive_before(struct fslab_bench_fs *fs)
 	drive_note(&fs->drive, &dc);
 	fs->drive_watch.start = dc;
 	fs->drive_watch.checked_at = fs->drive_watch.smart_at = fslab_now();
+	fs->drive_watch.warn_minutes = dc.warn_minutes;
 	fs->drive_watch.hot = fslab_drive_thermal(NULL, &dc, fs->drive_watch.why, sizeof(fs->drive_watch.why));
 }
 
@@ -368,10 +369,15 @@ bool run_drive_hot(struct fslab_bench_fs *fs)
 			     : fslab_drive_conditions_read_hwmon(fs->device, &dc);
 
 		fs->drive_watch.checked_at = now;
-		if (full)
+		if (full) {
 			fs->drive_watch.smart_at = now;
-		/* the hwmon reading alone knows no smartctl counter: keep the
-		 * last full one's verdict then */
+			fs->drive_watch.warn_minutes = dc.warn_minutes;
+		} else {
+			/* the hwmon sensor has no counter: the last full reading's
+			 * stands, so a drive that throttled stays hot to the pass's end */
+			dc.warn_minutes = fs->drive_watch.warn_minutes;
+		}
+		/* a smartctl-only temperature is judged at smartctl's pace */
 		if (r == 0 && (full || strcmp(start->temp_source, "hwmon") == 0)) {
 			drive_note(&fs->drive, &dc);
 			fs->drive_watch.hot = fslab_drive_thermal(start, &dc, fs->drive_watch.why,
@@ -398,7 +404,7 @@ void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
 	if (fslab_drive_thermal(&fs->drive_watch.start, &dc, why, sizeof(why))) {
 		if (!fs->drive.thermal[0])
 			snprintf(fs->drive.thermal, sizeof(fs->drive.thermal), "after the pass: %s", why);
-		fslab_progress_note(prog, "%s: %s: the drive was hot after this pass (%s); rows measured while it was are flagged %s",
+		fslab_progress_note(prog, "%s: %s: the drive was hot after this pass (%s); the rows measured while it was seen hot are flagged %s, and the manifest's drive records it",
 				    fslab_log_prefix(), fs->name, why, RUN_THERMAL_FLAG);
 	} else {
 		fslab_debug(FSLAB_DBG_BENCH, "%s: drive after the pass: %s", fs->name,
