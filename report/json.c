@@ -175,6 +175,7 @@ static json_object *js_banners(const struct rp_summary *s)
 	json_object_object_add(o, "buffered_loop",
 			       s->buffered_loop ? json_object_new_string(s->loop_text) : NULL);
 	json_object_object_add(o, "order_effect", js_order(s));
+	json_object_object_add(o, "hot_drive", s->hot ? json_object_new_string(s->hot_names) : NULL);
 	json_object_object_add(o, "no_steady_state",
 			       s->unsteady ? json_object_new_string(s->unsteady_names) : NULL);
 	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));

@@ -165,6 +165,8 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 	/* a steady-state phase that ran out of rounds */
 	e->info.steady_not_reached = f->steady.n_rounds > 0 && !f->steady.reached &&
 				     strncmp(f->steady.result, "not reached", 11) == 0;
+	/* the drive was hot during its sweep (fslab run's drive watch) */
+	ld_copy(e->info.drive_hot, sizeof(e->info.drive_hot), f->drive.thermal);
 }
 
 /* The cell's latency from its ok trials that have it (tmp: room for

@@ -76,6 +76,7 @@ struct rp_fsinfo {        /* manifest.json filesystems[] entry */
 	char mkfs_options[256], mount_options[256];
 	double device_write_kib_s, device_read_kib_s; /* 0 when unknown */
 	bool steady_not_reached; /* its steady-state phase ended without the rule holding */
+	char drive_hot[256];     /* the manifest's drive.thermal: why it was hot; "": never */
 	int run_index;           /* its place in the manifest's filesystems (the run's order) */
 };
 
@@ -383,8 +384,9 @@ struct rp_summary {
 	/* banners */
 	size_t ok_cells, pc_cells;
 	double pc_frac;
-	bool fuse, incomplete, interrupted, buffered_loop, unsteady;
+	bool fuse, incomplete, interrupted, buffered_loop, unsteady, hot;
 	char fuse_names[512], incomplete_names[1024], loop_names[512], unsteady_names[512];
+	char hot_names[1024];    /* "ext4 (71 C, at or above ...), xfs (...)" */
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
 	/* the order effect (order.c): the tests in which a filesystem measured
 	 * first in its trial scored differently from when it was measured

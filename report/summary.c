@@ -520,7 +520,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0, ul = 0;
+	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0, ul = 0, hl = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -547,6 +547,12 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			if (ul < sizeof(s->unsteady_names) - 80)
 				ul += (size_t)snprintf(s->unsteady_names + ul, sizeof(s->unsteady_names) - ul,
 						       "%s%s", ul ? ", " : "", e->label);
+		}
+		if (e->has_info && e->info.drive_hot[0]) {
+			s->hot = true;
+			if (hl < sizeof(s->hot_names) - 300)
+				hl += (size_t)snprintf(s->hot_names + hl, sizeof(s->hot_names) - hl, "%s%s (%s)",
+						       hl ? ", " : "", e->label, e->info.drive_hot);
 		}
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];

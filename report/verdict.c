@@ -110,6 +110,13 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			s->fuse_names);
 	if (s->buffered_loop)
 		vd_wrap_at(out, "!! ", 3, s->loop_text);
+	if (s->hot) {
+		char line[1400];
+
+		snprintf(line, sizeof(line), "HOT DRIVE: %s. Figures measured while the drive was hot are "
+			 "flagged thermal (T) and set aside; the manifest's drive has the readings.", s->hot_names);
+		vd_wrap_at(out, "!! ", 3, line);
+	}
 	if (s->unsteady)
 		fprintf(out, "!! NO STEADY STATE: %s did not reach SSD steady state in %d rounds (SNIA PTS\n"
 			     "   rule; the manifest's steady_state has every round): their figures are the\n"
@@ -355,6 +362,12 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 		fputs("<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", out);
 		rp_html_escape(out, vd_order_sentence(s));
 		fputs("</div>\n", out);
+	}
+	if (s->hot) {
+		fputs("<div class=\"banner warn\" id=\"banner-thermal\"><b>Hot drive:</b> ", out);
+		rp_html_escape(out, s->hot_names);
+		fputs(". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
+		      "aside; the manifest's <code>drive</code> has the readings.</div>\n", out);
 	}
 	if (s->unsteady) {
 		fputs("<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", out);

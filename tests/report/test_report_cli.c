@@ -829,9 +829,18 @@ START_TEST(t_thermal_set_aside)
 	static const char *const flag[] = { "thermal", "" };
 	static const double mibs[] = { 900, 500 };
 	struct ft_output o;
-	char *dir = path("thermal-run");
+	char *dir = path("thermal-run"), *p;
 
 	flagged_run(dir, 2, fss, flag, mibs);
+	/* the run's record of why: the banner names it */
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3,\"filesystems\":["
+					  "{\"name\":\"ext4\",\"path\":\"/x\",\"drive\":{\"before\":{\"temperature_c\":"
+					  "72,\"read_at\":\"2026-12-02T03:00:00Z\"},\"thermal_rows\":9,\"thermal\":"
+					  "\"72 C, at or above its warning threshold 70 C\"}},"
+					  "{\"name\":\"xfs\",\"path\":\"/y\"}]}\n"),
+			 0);
+	free(p);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--plots", "none", "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -841,6 +850,8 @@ START_TEST(t_thermal_set_aside)
 	has(o.out, "T = thermal: measured while the drive reported a temperature alarm");
 	has(block_of(o.out, "== summary", "T = thermal"), "T = thermal (the drive was hot), set aside");
 	ck_assert_msg(!strstr(o.out, "a flag fslab report does not know"), "%s", o.out);
+	has(o.out, "!! HOT DRIVE: ext4 (72 C, at or above its warning threshold 70 C). Figures measured");
+	ck_assert_msg(strstr(o.out, "!! HOT DRIVE") < strstr(o.out, "== summary"), "%s", o.out);
 	ft_output_free(&o);
 	free(dir);
 }
