@@ -80,22 +80,79 @@ static bool sr_decided(enum fslab_ratio_word w)
 	return w == FSLAB_RATIO_SLOWER || w == FSLAB_RATIO_FASTER || w == FSLAB_RATIO_EQUIVALENT;
 }
 
-/* Could the cap's look decide a ratio now estimated at dl (standard error
- * se)?  Its interval has half-width crit(level_max, df_max) se_max; its
- * centre is taken anywhere in dl +- se (the present estimate give or take
- * one standard error).  Decidable when some centre there gives an interval
- * that excludes 1 or lies inside the margin. */
-static bool sr_decidable(double dl, double se, double se_max, double df_max, double level_max,
-			 double delta)
+/* P(X <= x) for X = centre + scale T, T Student's t on df degrees of
+ * freedom (scale > 0). */
+static double sr_t_cdf(double x, double centre, double scale, double df)
 {
-	double h = fslab_t_quantile(level_max, df_max) * se_max;
-	double far = fabs(dl) + se, near = fabs(dl) > se ? fabs(dl) - se : 0;
+	double z = (x - centre) / scale, tail = fslab_t_two_sided_p(fabs(z), df) / 2;
 
-	if (!isfinite(h))
-		return false;
-	/* excludes 1: |centre| > h; inside the margin: the interval of the
-	 * nearest centre within [1 - delta, 1 + delta] */
-	return far > h || sr_decided(sr_word(near, se_max, df_max, level_max, delta));
+	return z >= 0 ? 1 - tail : tail;
+}
+
+/* The chance that a look whose interval has half-width h (log scale)
+ * decides a ratio whose log there is centre + scale T (T on df degrees of
+ * freedom): it excludes 1 outside [-h, h], and is equivalent inside
+ * [log(1 - delta) + h, log(1 + delta) - h]. */
+static double sr_p_decide(double centre, double scale, double df, double h, double delta)
+{
+	double a = fmax(log1p(-delta) + h, -h), b = fmin(log1p(delta) - h, h);
+	double p = 1 - (sr_t_cdf(h, centre, scale, df) - sr_t_cdf(-h, centre, scale, df));
+
+	if (a < b)
+		p += sr_t_cdf(b, centre, scale, df) - sr_t_cdf(a, centre, scale, df);
+	return p;
+}
+
+/* The looks still to come after look n that the futility judgement
+ * weighs: every one up to the cap, or with more than FSLAB_STOP_LOOKS_MAX
+ * to come that many evenly spaced, the cap's included.  For each, its
+ * trials and its interval's half-width per unit of standard deviation
+ * (the t quantile at its level over the family of m_pairs comparisons, on
+ * its degrees of freedom, times sqrt(2 / m): the standard error of a
+ * difference of two means of m).  They depend on no data, so a test's
+ * pairs share them.  Returns how many. */
+struct sr_look {
+	unsigned m;
+	double crit;
+};
+static size_t sr_future_looks(const struct fslab_stop_params *p, size_t ne, double m_pairs, unsigned n,
+			      struct sr_look looks[FSLAB_STOP_LOOKS_MAX])
+{
+	unsigned left = p->max_trials > n ? p->max_trials - n : 0;
+	unsigned step = (left + FSLAB_STOP_LOOKS_MAX - 1) / FSLAB_STOP_LOOKS_MAX;
+	size_t k = 0;
+
+	for (unsigned m = p->max_trials; m > n && k < FSLAB_STOP_LOOKS_MAX;
+	     m = m - n > step ? m - step : n, k++) {
+		looks[k].m = m;
+		looks[k].crit = fslab_t_quantile(fslab_stop_look_alpha(p, m) / m_pairs,
+						 (double)(ne - 1) * (double)(m - 1)) *
+				sqrt(2.0 / m);
+	}
+	return k;
+}
+
+/* Futility (non-binding): could a look after n still decide a ratio now
+ * estimated at dl, with residual variance s2 on df degrees of freedom?
+ * Its conditional power: at a later look m the difference of means is
+ * (n dl + (m - n) f) / m, f the mean of the trials still to come, which
+ * under the present estimate (the observed difference and variance taken
+ * for the true ones) spreads around dl with variance 2 s2 (m - n) / m^2
+ * (Student's t on df: the variance is estimated); the look's interval has
+ * half-width crit sqrt(s2).  The best single look's chance of a decision
+ * (a lower bound of the chance of one at any look) below p->futility:
+ * undecidable. */
+static bool sr_futile(const struct fslab_stop_params *p, double dl, double s2, double df, unsigned n,
+		      const struct sr_look *looks, size_t n_looks)
+{
+	for (size_t k = 0; k < n_looks; k++) {
+		unsigned m = looks[k].m;
+		double h = looks[k].crit * sqrt(s2), scale = sqrt(2 * s2 * (m - n)) / m;
+
+		if (isfinite(h) && sr_p_decide(dl, scale, df, h, p->delta) >= p->futility)
+			return false;
+	}
+	return true;
 }
 
 /* One filesystem: its own interval must lie inside 1 +- delta / 2 of its
@@ -122,39 +179,45 @@ static void sr_judge_one(const struct fslab_stop_params *p, const double *y, siz
 		t->undecidable = 1;
 }
 
-/* Every pair of ne >= 2 filesystems: decided now at this look's level, or
- * (when not) decidable by the cap: the interval the cap's look would draw
- * around the present ratio with the present variance, (ne - 1)(cap - 1)
- * degrees of freedom and the cap's level. */
+/* Every pair of ne >= 2 filesystems: decided at an earlier look (words,
+ * when given), decided now at this look's level (then kept in words), or
+ * (when not) judged futile by the looks still to come (sr_futile), on the
+ * present variance with (ne - 1)(n - 1) degrees of freedom. */
 static void sr_judge_pairs(const struct fslab_stop_params *p, const double *y, size_t ne, size_t n,
-			   unsigned look, struct fslab_stop_tally *t)
+			   unsigned look, unsigned char *words, struct fslab_stop_tally *t)
 {
 	double df = (double)(ne - 1) * (double)(n - 1), s2 = fslab_twoway_resid_ss(y, ne, n, NULL) / df;
-	double m = (double)ne * (double)(ne - 1) / 2, nmax = p->max_trials;
-	double level = fslab_stop_look_alpha(p, look) / m;
-	double level_max = fslab_stop_look_alpha(p, p->max_trials) / m;
-	double df_max = (double)(ne - 1) * (nmax - 1), se = sqrt(2 * s2 / (double)n);
+	double m = (double)ne * (double)(ne - 1) / 2, level = fslab_stop_look_alpha(p, look) / m;
+	double se = sqrt(2 * s2 / (double)n);
+	struct sr_look looks[FSLAB_STOP_LOOKS_MAX];
+	size_t n_looks = look < p->max_trials ? sr_future_looks(p, ne, m, look, looks) : 0;
 
 	for (size_t i = 0; i < ne; i++)
 		for (size_t j = i + 1; j < ne; j++) {
 			double dl = sr_mean(y + i * n, n) - sr_mean(y + j * n, n);
-			enum fslab_ratio_word w = sr_word(dl, se, df, level, p->delta);
+			enum fslab_ratio_word w;
 
+			if (words && sr_decided((enum fslab_ratio_word)words[t->pairs])) {
+				t->decided++;
+				t->wrong_way += words[t->pairs++] != FSLAB_RATIO_EQUIVALENT;
+				continue;
+			}
+			w = sr_word(dl, se, df, level, p->delta);
+			if (words)
+				words[t->pairs] = (unsigned char)w;
 			t->pairs++;
 			if (sr_decided(w)) {
 				t->decided++;
 				t->wrong_way += w != FSLAB_RATIO_EQUIVALENT;
 				continue;
 			}
-			if (look >= p->max_trials)
-				continue;
-			if (!sr_decidable(dl, se, sqrt(2 * s2 / nmax), df_max, level_max, p->delta))
+			if (look < p->max_trials && sr_futile(p, dl, s2, df, look, looks, n_looks))
 				t->undecidable++;
 		}
 }
 
 enum fslab_stop_why fslab_stop_judge(const struct fslab_stop_params *p, const double *y, size_t ne,
-				     size_t nk, struct fslab_stop_tally *t)
+				     size_t nk, unsigned char *words, struct fslab_stop_tally *t)
 {
 	struct fslab_stop_tally local;
 
@@ -170,7 +233,7 @@ enum fslab_stop_why fslab_stop_judge(const struct fslab_stop_params *p, const do
 	if (ne == 1)
 		sr_judge_one(p, y, nk, look, t);
 	else
-		sr_judge_pairs(p, y, ne, nk, look, t);
+		sr_judge_pairs(p, y, ne, nk, look, words, t);
 	if (t->decided == t->pairs)
 		t->why = FSLAB_STOP_DECIDED;
 	else if (t->decided + t->undecidable == t->pairs)

@@ -43,9 +43,18 @@ enum fslab_stop_why {
 };
 const char *fslab_stop_why_to_string(enum fslab_stop_why w);
 
+/* The futility threshold of the decided rule: a comparison whose chance
+ * of being decided at a look still to come (its conditional power on the
+ * present estimate) is below this is undecidable. */
+#define FSLAB_STOP_FUTILITY 0.2
+/* Looks the futility judgement weighs at most (evenly spaced up to the
+ * cap when more are left). */
+#define FSLAB_STOP_LOOKS_MAX 32
+
 struct fslab_stop_params {
 	double alpha;          /* family-wise error over the looks (FSLAB_FAMILY_ALPHA) */
 	double delta;          /* equivalence margin (FSLAB_EQUIVALENCE_DEFAULT) */
+	double futility;       /* conditional power below which: undecidable (FSLAB_STOP_FUTILITY) */
 	unsigned min_trials;   /* the first look, >= 2 */
 	unsigned max_trials;   /* the cap (the last look), >= min_trials */
 };
@@ -65,12 +74,17 @@ struct fslab_stop_tally {
 };
 
 /* Judges one test from y, ne filesystems x nk trials of log scores
- * (row-major; only trials every one of them measured).  ne == 1: no
+ * (row-major; only trials every one of them measured).  words (may be
+ * NULL) holds each pair's word (enum fslab_ratio_word, pairs (0,1), (0,2)
+ * .. (1,2) ..; all FSLAB_RATIO_UNTESTED before the first look): a pair
+ * decided at an earlier look stays decided, and one decided at this look
+ * is written there, so a decision, once made, stands (ne(ne-1)/2 bytes,
+ * the same filesystems in the same order at every look).  ne == 1: no
  * comparison exists, so the filesystem's own interval must resolve half
- * the margin (two such intervals resolve the margin).  Sets t (may be
- * NULL) and returns t->why.  nk >= max_trials turns "open" into
- * "max_trials". */
+ * the margin (two such intervals resolve the margin); words is not used.
+ * Sets t (may be NULL) and returns t->why.  nk >= max_trials turns "open"
+ * into "max_trials". */
 enum fslab_stop_why fslab_stop_judge(const struct fslab_stop_params *p, const double *y, size_t ne,
-				     size_t nk, struct fslab_stop_tally *t);
+				     size_t nk, unsigned char *words, struct fslab_stop_tally *t);
 
 #endif
