@@ -191,11 +191,17 @@ void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 #define FSLAB_RUN_ID_LEN 36 /* a UUID, lower-case text */
 
 /* Why one test of one file x record cell stopped getting trials (enum
- * fslab_stop_why) and after how many. */
+ * fslab_stop_why) and after how many; and the decisions made so far
+ * (stop_rule.h fslab_stop_judge's words) of the pairs of the filesystems
+ * in rows (bit f: c->fs[f]). */
+#define FSLAB_STOP_PAIRS_MAX (FSLAB_MAX_FS * (FSLAB_MAX_FS - 1) / 2)
 struct fslab_stop_record {
 	unsigned char why;
 	unsigned trials;
 	unsigned pairs, decided; /* its comparisons, and of them decided */
+	unsigned undecidable;    /* of them: not decided, and futile by the cap */
+	uint32_t rows;
+	unsigned char words[FSLAB_STOP_PAIRS_MAX];
 };
 
 struct fslab_plan;

@@ -207,7 +207,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 static json_object *mf_stopping(const struct fslab_run_ctx *c)
 {
 	unsigned tally[FSLAB_STOP_WHY_MAX] = { 0 };
-	uint64_t pairs = 0, decided = 0;
+	uint64_t pairs = 0, decided = 0, undecidable = 0;
 	json_object *o = json_object_new_object(), *cells, *sum;
 
 	if (!o)
@@ -218,6 +218,7 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 	json_object_object_add(o, "alpha", json_object_new_double(FSLAB_FAMILY_ALPHA));
 	json_object_object_add(o, "equivalence", json_object_new_double(FSLAB_EQUIVALENCE_DEFAULT));
 	json_object_object_add(o, "spending", json_object_new_string("Lan-DeMets Pocock-type"));
+	json_object_object_add(o, "futility", json_object_new_double(FSLAB_STOP_FUTILITY));
 	json_object_object_add(o, "min_trials", json_object_new_int64(c->sweep.trials));
 	json_object_object_add(o, "max_trials", json_object_new_int64(c->max_trials));
 	cells = json_object_new_array();
@@ -244,11 +245,13 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 			json_object_object_add(one, "trials", rec->why == FSLAB_STOP_OPEN ? NULL : json_object_new_int64(rec->trials));
 			json_object_object_add(one, "comparisons", json_object_new_int64(rec->pairs));
 			json_object_object_add(one, "decided", json_object_new_int64(rec->decided));
+			json_object_object_add(one, "undecidable", json_object_new_int64(rec->undecidable));
 			json_object_object_add(tests, fslab_test_to_string((enum fslab_test)t), one);
 			if (rec->why < FSLAB_STOP_WHY_MAX)
 				tally[rec->why]++;
 			pairs += rec->pairs;
 			decided += rec->decided;
+			undecidable += rec->undecidable;
 		}
 	}
 	for (int w = 0; w < FSLAB_STOP_WHY_MAX; w++)
@@ -256,6 +259,7 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 				       json_object_new_int64(tally[w]));
 	json_object_object_add(sum, "comparisons", json_object_new_int64((int64_t)pairs));
 	json_object_object_add(sum, "comparisons_decided", json_object_new_int64((int64_t)decided));
+	json_object_object_add(sum, "comparisons_undecidable", json_object_new_int64((int64_t)undecidable));
 	return o;
 }
 

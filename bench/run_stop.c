@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the record's rows: a bit per filesystem of the run */
+_Static_assert(FSLAB_MAX_FS <= 32, "fslab_stop_record.rows has 32 bits");
+
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
 	c->plan = plan;
@@ -102,19 +105,25 @@ static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state
 	return tab;
 }
 
-/* One open test of cell i judged on the filesystems that measured it,
- * over the trials every one of them measured (the blocks). */
+/* One open test of cell i (its record rec) judged on the filesystems that
+ * measured it, over the trials every one of them measured (the blocks).
+ * The pairs' decisions of earlier looks stand while the same filesystems
+ * measured it (a filesystem that failed it since, or measured it only
+ * now, changes the pairs: they are judged afresh). */
 static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double *tab, size_t i, int t,
-				    unsigned T, double *y, struct fslab_stop_tally *tally)
+				    unsigned T, double *y, struct fslab_stop_record *rec,
+				    struct fslab_stop_tally *tally)
 {
 	const struct fslab_stop_params p = {
 		.alpha = FSLAB_FAMILY_ALPHA,
 		.delta = FSLAB_EQUIVALENCE_DEFAULT,
+		.futility = FSLAB_STOP_FUTILITY,
 		.min_trials = c->sweep.trials,
 		.max_trials = c->max_trials,
 	};
 	const double *row[FSLAB_MAX_FS];
 	size_t ne = 0, nk = 0;
+	uint32_t rows = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++) {
 		const double *r = tab + ((f * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
@@ -122,8 +131,14 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 
 		for (unsigned k = 0; k < T; k++)
 			any |= !isnan(r[k]);
-		if (any)
+		if (any) {
 			row[ne++] = r;
+			rows |= UINT32_C(1) << f;
+		}
+	}
+	if (rows != rec->rows) {
+		memset(rec->words, 0, sizeof(rec->words));
+		rec->rows = rows;
 	}
 	memset(tally, 0, sizeof(*tally));
 	if (ne == 0)
@@ -149,7 +164,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 			y[e * nk + col] = row[e][k];
 		col++;
 	}
-	return fslab_stop_judge(&p, y, ne, nk, tally);
+	return fslab_stop_judge(&p, y, ne, nk, rec->words, tally);
 }
 
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
@@ -175,13 +190,14 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 
 			if (!(c->sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
 				continue;
-			why = rs_judge(c, tab, i, t, trials_done, y, &tally);
+			why = rs_judge(c, tab, i, t, trials_done, y, rec, &tally);
 			if (why == FSLAB_STOP_OPEN && trials_done >= c->max_trials)
 				why = FSLAB_STOP_MAX_TRIALS;
 			rec->why = (unsigned char)why;
 			rec->trials = trials_done;
 			rec->pairs = tally.pairs;
 			rec->decided = tally.decided;
+			rec->undecidable = tally.undecidable;
 		}
 	free(tab);
 	free(y);
