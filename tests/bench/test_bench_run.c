@@ -5,11 +5,13 @@
 
 #include "names.h"
 #include "results.h"
+#include "stop_rule.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +586,8 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 				 json_object_get_int(jget(sum, "max_trials")),
 			 4 * FSLAB_TEST_MAX);
 	ck_assert_uint_eq(json_object_array_length(cells), 4);
+	ck_assert(fabs(json_object_get_double(jget(st, "futility")) - FSLAB_STOP_FUTILITY) < 1e-12);
+	int und_sum = 0;
 	for (size_t i = 0; i < 4; i++) {
 		json_object *cell = json_object_array_get_idx(cells, i);
 		unsigned ci = (json_object_get_int(jget(cell, "file_kib")) == 128) * 2 +
@@ -596,12 +600,28 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 			ck_assert_msg(n >= 3 && n <= 6, "%s: %u trials", fslab_test_to_string(t), n);
 			ck_assert_msg(strcmp(why, "max_trials") != 0 || n == 6, "%s: max_trials after %u",
 				      fslab_test_to_string(t), n);
+			/* why it stopped, in counts: an undecidable test has
+			 * every comparison decided or undecidable, some of them
+			 * undecidable */
+			int pairs = json_object_get_int(jget(one, "comparisons"));
+			int dec = json_object_get_int(jget(one, "decided"));
+			int und = json_object_get_int(jget(one, "undecidable"));
+			ck_assert_msg(json_object_object_get_ex(one, "undecidable", NULL), "%s: no undecidable count",
+				      fslab_test_to_string(t));
+			if (strcmp(why, "undecidable") == 0)
+				ck_assert_msg(und > 0 && dec + und == pairs, "%s: undecidable with %d+%d of %d",
+					      fslab_test_to_string(t), dec, und, pairs);
+			if (strcmp(why, "decided") == 0)
+				ck_assert_msg(und == 0 && dec == pairs, "%s: decided with %d of %d",
+					      fslab_test_to_string(t), dec, pairs);
+			und_sum += und;
 			for (int f = 0; f < 2; f++)
 				ck_assert_msg(rows[f][ci][t] >= n && rows[f][ci][t] <= 6,
 					      "%s stopped after %u trials (%s) but has %u rows",
 					      fslab_test_to_string(t), n, why, rows[f][ci][t]);
 		}
 	}
+	ck_assert_int_eq(json_object_get_int(jget(sum, "comparisons_undecidable")), und_sum);
 	int decided = json_object_get_int(jget(sum, "decided"));
 	json_object_put(m);
 
