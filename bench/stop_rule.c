@@ -6,7 +6,9 @@
  * What differs is the level: each look spends part of the error (Lan and
  * DeMets's Pocock-type function), so looking after every trial keeps the
  * chance of any false "slower"/"faster" (or "equivalent" for a real
- * difference) over all the looks at alpha or below. */
+ * difference) over all the looks at alpha or below.  A comparison whose
+ * conditional power (sr_futile) is too low is given up as undecidable:
+ * non-binding futility, which only takes chances of a false call away. */
 #include "stop_rule.h"
 
 #include "names.h"
@@ -103,6 +105,13 @@ static double sr_p_decide(double centre, double scale, double df, double h, doub
 	return p;
 }
 
+/* A look still to come: its trials, and its interval's half-width per
+ * unit of standard deviation. */
+struct sr_look {
+	unsigned m;
+	double crit;
+};
+
 /* The looks still to come after look n that the futility judgement
  * weighs: every one up to the cap, or with more than FSLAB_STOP_LOOKS_MAX
  * to come that many evenly spaced, the cap's included.  For each, its
@@ -111,10 +120,6 @@ static double sr_p_decide(double centre, double scale, double df, double h, doub
  * its degrees of freedom, times sqrt(2 / m): the standard error of a
  * difference of two means of m).  They depend on no data, so a test's
  * pairs share them.  Returns how many. */
-struct sr_look {
-	unsigned m;
-	double crit;
-};
 static size_t sr_future_looks(const struct fslab_stop_params *p, size_t ne, double m_pairs, unsigned n,
 			      struct sr_look looks[FSLAB_STOP_LOOKS_MAX])
 {

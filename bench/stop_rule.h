@@ -12,8 +12,10 @@
  * group-sequential design (Lan-DeMets Pocock-type alpha spending over the
  * looks the trial cap allows, Bonferroni over the looks' increments and
  * over the test's pairs).  A test stops when every comparison is decided
- * (slower, faster or equivalent) or no more trials up to the cap could
- * decide what is left (undecidable). */
+ * (slower, faster or equivalent), a decision once made standing, or what
+ * is left is futile: its conditional power, the chance that a look up to
+ * the cap decides it were the present ratio and variance the true ones,
+ * is below FSLAB_STOP_FUTILITY (undecidable). */
 #ifndef FSLAB_BENCH_STOP_RULE_H
 #define FSLAB_BENCH_STOP_RULE_H
 
