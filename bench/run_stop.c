@@ -3,7 +3,8 @@
  * filesystem's earlier trials are known: each test of each file x record
  * cell still open is judged on them, and the next trial runs only the
  * tests still open.  A decision is kept once made (a stopping time: judging
- * again later could undo it).
+ * again later could undo it): a test's, and within a test still open, each
+ * of its pairs' (the record's words).
  *
  * Tests that share the test file run together: a second pass (rewrite,
  * reread, random write, frewrite, freread: FSLAB_BT_SECOND_PASS) means
