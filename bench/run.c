@@ -488,8 +488,8 @@ int fslab_run(const struct fslab_run_opts *o)
 			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)"
 			    : c->stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    run_esc(c->out_dir));
-	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);
 	run_seed_eta(c, &plan, prog);
+	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	ret = run_end(c, prog, r, failed);
 out:

@@ -1,5 +1,16 @@
-/* What a plan costs (bytes, free space, time, from the device probes) and
- * fslab run --dry-run, which prints it without running anything. */
+/* What a plan costs (bytes, free space, time) and fslab run --dry-run,
+ * which prints it without running anything.
+ *
+ * The cost model has its one home here: what one test of a cell costs on
+ * a device (its bytes at the probed rate, a price per call, a price per
+ * small I/O that reaches the device, a fixed part per test), used by
+ * --dry-run, by the estimate printed when the run starts, by the steady-
+ * state phase's estimate (run_steady.c), by fslab reproduce
+ * (fslab_run_estimate) and, until cells are measured, by the live ETA.
+ * The live ETA (struct run_eta) re-fits it from the cells measured so far:
+ * a cell measured before costs what it took (its mean), one not measured
+ * yet costs the seconds per byte and per call fitted over the same
+ * filesystem's measured cells of the same test. */
 #include "run_int.h"
 
 #include "engine.h"
@@ -9,8 +20,68 @@
 #include "steady.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/statvfs.h>
+
+/* A buffered read or write call, beyond its bytes. */
+#define COST_CALL_S 2e-6
+#define COST_DEVICE_OP_S RUN_COST_DEVICE_OP_S
+/* A test's fixed part: open, create, close. */
+#define COST_TEST_S 3e-3
+/* A flush: fsync mode's fsync, cold mode's cache drop, the sync before a
+ * cell (charged to the test that writes the file). */
+#define COST_FLUSH_S 20e-3
+
+/* Does test t's every record reach the device as its own I/O? */
+static bool cost_per_op_device(enum fslab_cache_mode cache, enum fslab_test t)
+{
+	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
+
+	if (cache == FSLAB_CACHE_DIRECT)
+		return !(bt->flags & FSLAB_BT_STDIO); /* stdio tests run buffered */
+	/* a dropped file read out of order: no readahead to hide the device */
+	return cache == FSLAB_CACHE_COLD &&
+	       (t == FSLAB_TEST_RANDOM_READ || t == FSLAB_TEST_BACKWARD_READ || t == FSLAB_TEST_STRIDE_READ);
+}
+
+double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
+		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes)
+{
+	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
+	bool writes = bt->flags & FSLAB_BT_WRITES;
+	double rate = writes ? write_kib_s : read_kib_s;
+	double ops = record_bytes ? (double)(file_bytes / record_bytes) : 0;
+	double s = COST_TEST_S;
+
+	if (!(rate > 0))
+		return -1;
+	s += (double)file_bytes / 1024.0 / rate;
+	s += ops * (cost_per_op_device(cache, t) ? COST_DEVICE_OP_S : COST_CALL_S);
+	if ((cache == FSLAB_CACHE_FSYNC && writes) || (cache == FSLAB_CACHE_COLD && !writes) ||
+	    (bt->flags & FSLAB_BT_CREATES))
+		s += COST_FLUSH_S;
+	return s;
+}
+
+double run_cost_direct_writes_s(double write_kib_s, uint64_t bytes, uint64_t record_bytes)
+{
+	if (!(write_kib_s > 0) || !record_bytes)
+		return -1;
+	return (double)bytes / 1024.0 / write_kib_s + (double)(bytes / record_bytes) * COST_DEVICE_OP_S;
+}
+
+/* Bytes one trial of plan moves on one filesystem: every test of every
+ * cell reads or writes the whole file once. */
+static uint64_t cost_plan_bytes(const struct fslab_plan *plan, unsigned tests)
+{
+	uint64_t b = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		b += plan->cells[i].file_bytes * (uint64_t)__builtin_popcount(tests);
+	return b;
+}
 
 int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes)
 {
@@ -26,54 +97,70 @@ int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t 
 	r = fslab_plan_build(&sweep, &plan);
 	if (r < 0)
 		return r;
-	*bytes = 0;
-	for (size_t i = 0; i < plan.n; i++)
-		*bytes += plan.cells[i].file_bytes * (uint64_t)__builtin_popcount(sweep.tests);
+	*bytes = cost_plan_bytes(&plan, sweep.tests);
 	fslab_plan_free(&plan);
 	return 0;
 }
 
-/* Bytes one trial of the plan moves on one filesystem: every test of
- * every cell reads or writes the whole file once. */
 static uint64_t run_plan_bytes(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
-	uint64_t b = 0;
-
-	for (size_t i = 0; i < plan->n; i++)
-		b += plan->cells[i].file_bytes * (uint64_t)__builtin_popcount(c->sweep.tests);
-	return b;
+	return cost_plan_bytes(plan, c->sweep.tests);
 }
 
-/* Seconds one trial of the plan should take on fs, from its device probe:
- * each writer's bytes at the probe's write rate, each reader's at its read
- * rate, plus a system call's cost per record (RUN_EST_CALL_S) and each
- * test's own fixed cost (create, fsync, cache drop: RUN_EST_TEST_S).
- * Negative when the probe gave no rate. */
-#define RUN_EST_CALL_S 2e-6
-
-#define RUN_EST_TEST_S 3e-3
-
-static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
-				  const struct fslab_bench_fs *fs)
+/* Seconds one trial of the plan should take at these rates, by the model;
+ * negative without a rate. */
+static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+				double write_kib_s, double read_kib_s)
 {
 	double s = 0;
 
-	if (!(fs->probe.write_kib_s > 0) || !(fs->probe.read_kib_s > 0))
-		return -1;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct fslab_sweep_cell *cell = &plan->cells[i];
-		double kib = (double)cell->file_bytes / 1024.0;
-		double calls = (double)(cell->file_bytes / cell->record_bytes);
-
+	for (size_t i = 0; i < plan->n; i++)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+			double e;
+
 			if (!(c->sweep.tests & (1u << t)))
 				continue;
-			const struct fslab_bench_test *bt = fslab_bench_test_get(t);
-			double rate = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
-			s += kib / rate + calls * RUN_EST_CALL_S + RUN_EST_TEST_S;
+			e = run_cost_test_s(write_kib_s, read_kib_s, c->sweep.cache, (enum fslab_test)t,
+					    plan->cells[i].file_bytes, plan->cells[i].record_bytes);
+			if (e < 0)
+				return -1;
+			s += e;
 		}
-	}
 	return s;
+}
+
+/* ... on fs, from its device probe. */
+static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+				  const struct fslab_bench_fs *fs)
+{
+	return cost_plan_trial_s(c, plan, fs->probe.write_kib_s, fs->probe.read_kib_s);
+}
+
+int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
+		       double read_kib_s, double *lo_s, double *hi_s)
+{
+	struct fslab_run_ctx *c = run_ctx_new();
+	struct fslab_plan plan = { 0 };
+	double trial;
+	int r = -ENOMEM;
+
+	if (!c)
+		return r;
+	r = run_settings(c, o) < 0 ? -EINVAL : fslab_plan_build(&c->sweep, &plan);
+	if (r < 0)
+		goto out;
+	trial = cost_plan_trial_s(c, &plan, write_kib_s, read_kib_s) * (double)n_fs;
+	if (trial < 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	*lo_s = trial * c->sweep.trials;
+	*hi_s = trial * (c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials);
+out:
+	fslab_plan_free(&plan);
+	run_ctx_free(c);
+	free(c);
+	return r;
 }
 
 /* The largest file the run writes on a filesystem: the plan's largest, or
@@ -101,40 +188,283 @@ static uint64_t run_plan_need(const struct fslab_run_ctx *c, const struct fslab_
 	return big + big / 8 + 8 * FSLAB_MiB;
 }
 
-/* The progress ETA starts from the same estimate as --dry-run (until
- * measured rates take over): seconds per unit of run_cell_work, over every
- * filesystem.  Nothing when a filesystem's probe gave no rate. */
+/* The estimate printed when the run starts, from the same model as
+ * --dry-run: the steady-state phases still to come and every trial up to
+ * the stopping rule's maximum.  Nothing when a probe gave no rate. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog)
 {
-	double est = 0, work = 0;
-	char d1[32], d2[32];
+	double est = 0, steady = 0;
+	char d1[32], d2[32], d3[32];
 
 	for (size_t i = 0; i < c->n_fs; i++) {
 		double e = run_plan_estimate_s(c, plan, &c->fs[i]);
+		double st = run_steady_estimate_s(c, &c->fs[i]);
 
-		if (e < 0)
+		if (e < 0 || st < 0)
 			return;
 		est += e;
+		steady += st;
 	}
-	for (size_t i = 0; i < plan->n; i++)
-		work += run_cell_work(&plan->cells[i]) * __builtin_popcount(c->sweep.tests);
-	work *= (double)c->n_fs;
-	if (!(work > 0) || !(est > 0))
-		return;
-	fslab_progress_set_estimate(prog, est / work);
 	if (c->max_trials > c->sweep.trials)
-		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials; from the device probes, as --dry-run)",
+		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
 				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->sweep.trials, d1, sizeof(d1)),
-				    fslab_progress_format_duration(est * c->max_trials, d2, sizeof(d2)),
-				    c->sweep.trials, c->max_trials);
+				    fslab_progress_format_duration(est * c->sweep.trials + steady, d1, sizeof(d1)),
+				    fslab_progress_format_duration(est * c->max_trials + steady, d2, sizeof(d2)),
+				    c->sweep.trials, c->max_trials, steady > 0 ? ", steady-state phases up to " : "",
+				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
 	else
-		fslab_progress_note(prog, "%s: estimated time %s (%u trial(s); from the device probes, as --dry-run)",
+		fslab_progress_note(prog, "%s: estimated time %s (%u trial(s)%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
 				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->sweep.trials, d1, sizeof(d1)),
-				    c->sweep.trials);
+				    fslab_progress_format_duration(est * c->sweep.trials + steady, d1, sizeof(d1)),
+				    c->sweep.trials, steady > 0 ? ", steady-state phases up to " : "",
+				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
 }
+
+/* ---- the live ETA ---- */
+
+/* Least-squares sums of one filesystem's measured cells of one test:
+ * wall seconds against MiB moved and thousands of calls (scaled so the
+ * normal equations stay well conditioned), and the model's seconds. */
+struct eta_fit {
+	double bb, bo, oo, bw, ow; /* sums of b*b, b*o, o*o, b*w, o*w */
+	double wall, model;        /* sums of measured and modelled seconds */
+	unsigned n;
+};
+
+struct run_eta {
+	const struct fslab_run_ctx *c;
+	const struct fslab_plan *plan;
+	double *meas_s;     /* [(f * cells + i) * FSLAB_TEST_MAX + t]: measured seconds, summed */
+	unsigned *meas_n;   /* ... and how many */
+	unsigned *todo;     /* [f * cells + i]: tests this trial still runs */
+	unsigned *later;    /* [f * cells + i]: tests a trial past the minimum runs */
+	struct eta_fit fit[FSLAB_MAX_FS][FSLAB_TEST_MAX];
+	struct eta_fit fs_all[FSLAB_MAX_FS], all; /* over the tests; over everything */
+	double pass_s[FSLAB_MAX_FS], rows_s[FSLAB_MAX_FS]; /* overhead of the passes; rows of this pass */
+	unsigned passes[FSLAB_MAX_FS];
+	bool passed[FSLAB_MAX_FS]; /* fs's pass of this trial is over */
+	unsigned trial;
+	double done_w, last_update;
+};
+
+#define ETA_IDX(e, f, i) ((f) * (e)->plan->n + (i))
+/* how often the progress line's range is recomputed (seconds) */
+#define ETA_UPDATE_S 0.25
+
+struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	struct run_eta *e = calloc(1, sizeof(*e));
+	size_t groups = c->n_fs * plan->n;
+
+	if (!e)
+		return NULL;
+	e->c = c;
+	e->plan = plan;
+	e->meas_s = calloc(groups * FSLAB_TEST_MAX, sizeof(*e->meas_s));
+	e->meas_n = calloc(groups * FSLAB_TEST_MAX, sizeof(*e->meas_n));
+	e->todo = calloc(groups, sizeof(*e->todo));
+	e->later = calloc(groups, sizeof(*e->later));
+	if (!e->meas_s || !e->meas_n || !e->todo || !e->later) {
+		run_eta_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void run_eta_free(struct run_eta *e)
+{
+	if (!e)
+		return;
+	free(e->meas_s);
+	free(e->meas_n);
+	free(e->todo);
+	free(e->later);
+	free(e);
+}
+
+/* The model's seconds for test t of cell i on filesystem f (its probe);
+ * with no probed rate, a nominal 100 MiB/s (the fit takes over). */
+static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
+{
+	const struct fslab_bench_fs *fs = &e->c->fs[f];
+	const struct fslab_sweep_cell *cell = &e->plan->cells[i];
+	double w = fs->probe.write_kib_s > 0 ? fs->probe.write_kib_s : 102400;
+	double r = fs->probe.read_kib_s > 0 ? fs->probe.read_kib_s : 102400;
+
+	return run_cost_test_s(w, r, e->c->sweep.cache, (enum fslab_test)t, cell->file_bytes,
+			       cell->record_bytes);
+}
+
+static void eta_fit_add(struct eta_fit *x, double b, double o, double w, double m)
+{
+	x->bb += b * b;
+	x->bo += b * o;
+	x->oo += o * o;
+	x->bw += b * w;
+	x->ow += o * w;
+	x->wall += w;
+	x->model += m;
+	x->n++;
+}
+
+/* Seconds per MiB and per thousand calls fitted to x (both >= 0); false
+ * when the cells cannot tell them apart (one cell, or all of one shape). */
+static bool eta_fit_solve(const struct eta_fit *x, double *a, double *b)
+{
+	double det = x->bb * x->oo - x->bo * x->bo;
+
+	if (x->n < 2 || !(det > 1e-9 * x->bb * x->oo))
+		return false;
+	*a = (x->bw * x->oo - x->ow * x->bo) / det;
+	*b = (x->ow * x->bb - x->bw * x->bo) / det;
+	if (*a < 0) {
+		*a = 0;
+		*b = x->ow / x->oo;
+	} else if (*b < 0) {
+		*b = 0;
+		*a = x->bw / x->bb;
+	}
+	return *a + *b > 0;
+}
+
+/* What test t of cell i on filesystem f should cost now: its own mean
+ * when measured; else the fit of (f, t); else the model scaled as the
+ * measured cells of (f, t), of f, of any filesystem ran against it. */
+static double eta_pred(const struct run_eta *e, size_t f, size_t i, int t)
+{
+	size_t k = ETA_IDX(e, f, i) * FSLAB_TEST_MAX + (size_t)t;
+	const struct fslab_sweep_cell *cell = &e->plan->cells[i];
+	const struct eta_fit *scale[] = { &e->fit[f][t], &e->fs_all[f], &e->all };
+	double a, b, m;
+
+	if (e->meas_n[k])
+		return e->meas_s[k] / e->meas_n[k];
+	if (eta_fit_solve(&e->fit[f][t], &a, &b))
+		return a * (double)cell->file_bytes / FSLAB_MiB +
+		       b * (double)(cell->file_bytes / cell->record_bytes) / 1e3;
+	m = eta_model(e, f, i, t);
+	for (size_t s = 0; s < sizeof(scale) / sizeof(scale[0]); s++)
+		if (scale[s]->n && scale[s]->model > 0)
+			return m * scale[s]->wall / scale[s]->model;
+	return m;
+}
+
+void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsigned todo, unsigned later)
+{
+	e->trial = trial;
+	e->todo[ETA_IDX(e, f, i)] = todo;
+	e->later[ETA_IDX(e, f, i)] = later;
+	e->passed[f] = false;
+	e->rows_s[f] = 0;
+}
+
+void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s)
+{
+	const struct fslab_sweep_cell *cell;
+	size_t k;
+	double m, b, o;
+
+	if (!e || !(wall_s >= 0))
+		return;
+	cell = &e->plan->cells[i];
+	k = ETA_IDX(e, f, i) * FSLAB_TEST_MAX + (size_t)t;
+	m = eta_model(e, f, i, t);
+	b = (double)cell->file_bytes / FSLAB_MiB;
+	o = (double)(cell->file_bytes / cell->record_bytes) / 1e3;
+	e->todo[ETA_IDX(e, f, i)] &= ~(1u << t);
+	e->done_w += m;
+	e->meas_s[k] += wall_s;
+	e->meas_n[k]++;
+	e->rows_s[f] += wall_s;
+	eta_fit_add(&e->fit[f][t], b, o, wall_s, m);
+	eta_fit_add(&e->fs_all[f], b, o, wall_s, m);
+	eta_fit_add(&e->all, b, o, wall_s, m);
+}
+
+void run_eta_pass(struct run_eta *e, size_t f, double pass_s)
+{
+	if (!e)
+		return;
+	e->passed[f] = true;
+	if (pass_s > e->rows_s[f]) {
+		e->pass_s[f] += pass_s - e->rows_s[f];
+		e->passes[f]++;
+	}
+	e->rows_s[f] = 0;
+}
+
+/* Cost of the tests in mask of group (f, i), with cost(): plus the file
+ * the engine writes untimed when the mask reads it but does not write it. */
+static double eta_mask_cost(const struct run_eta *e, size_t f, size_t i, unsigned mask, bool prep,
+			    double (*cost)(const struct run_eta *, size_t, size_t, int))
+{
+	double s = 0;
+
+	if (!mask)
+		return 0;
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (mask & (1u << t))
+			s += cost(e, f, i, t);
+	if (prep && !(mask & (1u << FSLAB_TEST_WRITE)) && (e->c->sweep.tests & (1u << FSLAB_TEST_WRITE)))
+		s += cost(e, f, i, FSLAB_TEST_WRITE);
+	return s;
+}
+
+/* What is left, lo..hi, by cost(): this trial's tests still to run, the
+ * trials up to the minimum (certain), and the trials past it up to the
+ * maximum of the tests still open (hi only); with each pass's overhead
+ * when passes is set. */
+static void eta_left(const struct run_eta *e, double (*cost)(const struct run_eta *, size_t, size_t, int),
+		     bool passes, double *lo, double *hi)
+{
+	const struct fslab_run_ctx *c = e->c;
+	unsigned T = e->trial ? e->trial : 1, m = c->sweep.trials, past = T > m ? T : m;
+	unsigned certain = m > T ? m - T : 0, extra = c->max_trials > past ? c->max_trials - past : 0;
+
+	*lo = *hi = 0;
+	for (size_t f = 0; f < c->n_fs; f++) {
+		double now = 0, all = 0, open = 0, ov = e->passes[f] ? e->pass_s[f] / e->passes[f] : 0;
+		bool todo = false, later = false;
+
+		for (size_t i = 0; i < e->plan->n; i++) {
+			unsigned td = e->todo[ETA_IDX(e, f, i)], lt = e->later[ETA_IDX(e, f, i)];
+
+			/* the untimed write only past the minimum (before it,
+			 * the write test runs) */
+			now += eta_mask_cost(e, f, i, td, T > m, cost);
+			if (certain)
+				all += eta_mask_cost(e, f, i, c->sweep.tests, false, cost);
+			if (extra)
+				open += eta_mask_cost(e, f, i, lt, true, cost);
+			todo |= td != 0;
+			later |= lt != 0;
+		}
+		*lo += now + certain * all;
+		*hi += now + certain * all + extra * open;
+		if (passes) {
+			double p = (todo && !e->passed[f] ? 1 : 0) + certain;
+
+			*lo += p * ov;
+			*hi += (p + (later ? extra : 0)) * ov;
+		}
+	}
+}
+
+void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force)
+{
+	double lo, hi, wlo, whi, now = fslab_now();
+
+	if (!e || (!force && now - e->last_update < ETA_UPDATE_S))
+		return;
+	e->last_update = now;
+	eta_left(e, eta_pred, true, &lo, &hi);
+	eta_left(e, eta_model, false, &wlo, &whi);
+	fslab_progress_set_left(prog, lo, hi,
+				e->done_w + whi > 0 ? e->done_w / (e->done_w + whi) : 1);
+}
+
+/* ---- --dry-run ---- */
 
 /* --dry-run: what the plan is and moves. */
 static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
@@ -222,7 +552,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
  * 0, or -errno when a private directory cannot be made. */
 static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
-	double est_s = 0, steady_s = 0;
+	double est_s = 0, steady_s = 0, probe_s = 0;
 	bool estimated = true;
 	char f1[32], f2[32], f3[32];
 
@@ -233,7 +563,10 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 
 		if (r < 0)
 			return r;
+		double p0 = fslab_now();
+
 		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->path, NULL, c->probe_bytes, &fs->probe);
+		probe_s += fslab_now() - p0;
 		run_workdir_remove(fs);
 		e = run_plan_estimate_s(c, plan, fs);
 		st = run_steady_estimate_s(c, fs);
@@ -262,8 +595,9 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 	if (steady_s > 0)
 		printf(" (of which the steady-state phases, all %d rounds, %s)", FSLAB_STEADY_ROUNDS_MAX,
 		       fslab_progress_format_duration(steady_s, f3, sizeof(f3)));
-	printf(" plus the probes (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a record, %g ms a test; page-cache reads run faster)\n",
-	       RUN_EST_CALL_S * 1e6, RUN_EST_TEST_S * 1e3);
+	printf(" plus the probes, %s here (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a buffered call, %g us a record that reaches the device (O_DIRECT, cold random reads), %g ms a test, %g ms a flush; page-cache reads run faster; the run re-fits this from each cell it measures)\n",
+	       fslab_progress_format_duration(probe_s, f3, sizeof(f3)), COST_CALL_S * 1e6,
+	       COST_DEVICE_OP_S * 1e6, COST_TEST_S * 1e3, COST_FLUSH_S * 1e3);
 	return 0;
 }
 

@@ -63,7 +63,6 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 int run_marker_record_csvs(const struct fslab_run_ctx *c);
 
 /* run_sweep.c */
-double run_cell_work(const struct fslab_sweep_cell *cell); /* relative cost, for the ETA */
 /* The flag column of an ok row of test t at tp KiB/s on fs. */
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
 	      double tp, char *flag, size_t len);
@@ -112,8 +111,36 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog,
 		       const struct fslab_test_outcome out[FSLAB_TEST_MAX]);
 
-/* run_cost.c: the progress ETA seeded from the device probes. */
+/* The cost model's price of one small I/O that reaches the device at
+ * queue depth 1 (an O_DIRECT record, a random read of a dropped file):
+ * about 200 us for a 4 KiB O_DIRECT write on a loop device over an SSD's
+ * filesystem (issue 24: the 50 us assumed before was 4x low).  The
+ * steady-state phase's estimate passes it to lib/steady.c. */
+#define RUN_COST_DEVICE_OP_S 200e-6
+
+/* run_cost.c: the cost model (the one home of what a test costs): the
+ * seconds test t of a file x record cell should take at the probed rates
+ * in cache mode cache, and those of O_DIRECT writes of bytes in records
+ * (the steady-state phase); negative without a rate. */
+double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
+		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes);
+double run_cost_direct_writes_s(double write_kib_s, uint64_t bytes, uint64_t record_bytes);
+/* The estimate printed as the sweep starts (the model, as --dry-run). */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);
+/* The live ETA over the whole plan (every trial up to the stopping
+ * rule's maximum), re-fitted from each measured cell.  run_sweep.c tells
+ * it, at each trial's start, each file x record group's tests still to
+ * run in the trial (todo) and those a trial past the minimum would run
+ * (later: the tests still open); then each row's wall seconds and each
+ * pass's; run_eta_update sets the progress range and share (at most 4
+ * times a second unless force).  run_eta_new: NULL when out of memory. */
+struct run_eta;
+struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
+void run_eta_free(struct run_eta *e);
+void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsigned todo, unsigned later);
+void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s);
+void run_eta_pass(struct run_eta *e, size_t f, double pass_s);
+void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
 
 #endif

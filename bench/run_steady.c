@@ -320,8 +320,10 @@ double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_b
 
 	if (steady_skip_reason(c, fs))
 		return 0;
+	/* a 4 KiB write's device cost from the cost model (run_cost.c) */
 	return fslab_steady_estimate_s(steady_file_size(fs->path, c->steady_round_bytes, &free_bytes),
-				       c->steady_round_bytes, fs->probe.write_kib_s * 1024.0);
+				       c->steady_round_bytes, fs->probe.write_kib_s * 1024.0,
+				       RUN_COST_DEVICE_OP_S);
 }
 
 /* ---- the drive's temperature around each pass ---- */

@@ -34,16 +34,11 @@ struct run_group_ctx {
 	struct run_fs_state *fst;
 	struct fslab_progress *prog;
 	const struct fslab_sweep_cell *cell;
+	struct run_eta *eta;
+	double t_last; /* when the last row of this group was written (or the group began) */
 	unsigned trial;
 	bool failed;
 };
-
-/* Relative cost of one test of a cell, for the ETA: the bytes moved plus
- * a per-call cost (a 4 KiB record costs about as much again in calls). */
-double run_cell_work(const struct fslab_sweep_cell *cell)
-{
-	return (double)cell->file_bytes + 4096.0 * (double)(cell->file_bytes / cell->record_bytes);
-}
 
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
 	      double tp, char *flag, size_t len)
@@ -192,7 +187,12 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
 			    (unsigned long long)row.record_kib, g->trial, row.status);
-	fslab_progress_add_work(g->prog, run_cell_work(g->cell));
+	/* the row's wall time (its untimed part too) re-fits the ETA */
+	double now = fslab_now();
+
+	run_eta_row(g->eta, (size_t)(fs - g->c->fs), (size_t)(g->cell - g->c->plan->cells), t, now - g->t_last);
+	g->t_last = now;
+	run_eta_update(g->eta, g->prog, false);
 	fslab_progress_step(g->prog, 1, &(struct fslab_progress_item){
 		.filesystem = fs->name,
 		.test = fslab_test_to_string(t),
@@ -283,20 +283,23 @@ static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_st
 	return false;
 }
 
-/* Tests still to run in a trial, over every filesystem; *work (when not
- * NULL) gets their cost for the ETA (run_cell_work). */
+/* Tests still to run in a trial, over every filesystem; with eta set,
+ * each group's tests of this trial and of a trial past the minimum go to
+ * the ETA. */
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial, double *work)
+			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta)
 {
+	unsigned past = (trial > c->sweep.trials ? trial : c->sweep.trials) + 1;
 	uint64_t n = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		for (size_t i = 0; i < plan->n; i++) {
-			unsigned k = (unsigned)__builtin_popcount(run_group_todo(c, &fst[f].done, &plan->cells[i], trial));
+			unsigned todo = run_group_todo(c, &fst[f].done, &plan->cells[i], trial);
 
-			n += k;
-			if (work)
-				*work += run_cell_work(&plan->cells[i]) * k;
+			n += (unsigned)__builtin_popcount(todo);
+			if (eta)
+				run_eta_trial(eta, trial, f, i, todo,
+					      run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
 }
@@ -389,6 +392,7 @@ struct run_sweep_state {
 	uint64_t cur_record;
 	double session_start, wall_before;
 	struct fslab_progress *prog;
+	struct run_eta *eta;
 	bool *failed;
 };
 
@@ -456,10 +460,11 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 {
 	struct run_group_ctx g = {
 		.c = c, .fs = fs, .fst = fs_st, .prog = sw->prog, .cell = cell, .trial = trial,
+		.eta = sw->eta, .t_last = fslab_now(),
 	};
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
-	double g0 = fslab_now();
+	double g0 = g.t_last;
 	int r;
 
 	if (run_group_not_run(&g, mask)) {
@@ -531,6 +536,8 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 		return 0;
 	run_drive_after(fs, sw->prog);
 	run_quiet_after(c, fs, sw->prog);
+	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
+	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {
@@ -539,12 +546,20 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 			    run_esc(c->out_dir), strerror(-r));
 		*sw->failed = true;
 	}
-	if (!fslab_progress_is_tty(sw->prog))
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s",
+	if (!fslab_progress_is_tty(sw->prog)) {
+		char eta[80];
+		double lo = -1, hi = -1;
+
+		/* machine-readable too (scripts/bench-eta.sh reads eta_lo_s=) */
+		fslab_progress_eta_range(sw->prog, &lo, &hi);
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_lo_s=%.0f eta_hi_s=%.0f done_pct=%.1f)",
 				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
 				    (unsigned long long)(fs->cells_ok - before_ok),
 				    (unsigned long long)(fs->cells_failed - before_failed),
-				    fslab_now() - fs_start);
+				    fslab_now() - fs_start, fslab_progress_done_pct(sw->prog),
+				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), lo, hi,
+				    fslab_progress_done_pct(sw->prog));
+	}
 	return 0;
 }
 
@@ -557,21 +572,22 @@ static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_f
 	return done;
 }
 
-/* The progress totals at the start of a trial: this trial's work and the
- * minimum trials' still to come.  False when the stopping rule has
- * nothing left (every test decided or given up, every cell converged). */
+/* The progress totals at the start of a trial: this trial's cells and the
+ * minimum trials' still to come, and the ETA's view of the trial.  False
+ * when the stopping rule has nothing left (every test decided or given
+ * up, every cell converged). */
 static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog)
+			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
+			       struct run_eta *eta)
 {
-	double work = 0;
-	uint64_t todo = run_count_todo(c, fst, plan, trial, &work), later = 0, done = run_count_done(c, fst);
+	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = run_count_done(c, fst);
 
 	if (todo == 0 && trial > c->sweep.trials && !run_any_wanted(c, fst, plan, trial))
 		return false;
 	for (unsigned t = trial + 1; t <= c->sweep.trials; t++)
-		later += run_count_todo(c, fst, plan, t, &work);
+		later += run_count_todo(c, fst, plan, t, NULL);
 	fslab_progress_set_total(prog, done + todo + later, done);
-	fslab_progress_set_work(prog, work, 0);
+	run_eta_update(eta, prog, true);
 	return true;
 }
 
@@ -585,10 +601,13 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	unsigned done = 0;
 	int r = run_stop_begin(c, plan);
 
+	sw.eta = run_eta_new(c, plan);
+	if (!sw.eta && r == 0)
+		r = fslab_error_errno(-ENOMEM, "the ETA's record of the plan");
 	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);
-		if (!run_trial_progress(c, fst, plan, trial, prog))
+		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
 		fslab_sweep_trial_order(c->sweep.seed, c->sweep.shuffle, trial, c->n_fs, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
@@ -598,6 +617,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	}
 	if (!run_stop && r == 0)
 		run_stop_update(c, fst, done); /* the last trial's verdicts, and the cap's */
+	run_eta_free(sw.eta);
 	fslab_bench_buffers_free(&sw.buf);
 	c->wall_s = sw.wall_before + (fslab_now() - sw.session_start);
 	return r;

@@ -24,6 +24,10 @@ struct fslab_progress {
 	double meas_work, meas_t0, est_rate;
 	bool meas_started;
 	double last_draw;
+	/* set_left: the range of seconds left when it was set, and the
+	 * share of the plan done (the largest given: it never goes back) */
+	bool left_set;
+	double left_lo, left_hi, left_t, done_frac;
 };
 
 struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet)
@@ -99,9 +103,73 @@ void fslab_progress_add_work(struct fslab_progress *p, double work)
 	p->meas_work += work;
 }
 
+void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s, double done_frac)
+{
+	if (!p)
+		return;
+	if (!(lo_s >= 0)) {
+		p->left_set = false;
+		return;
+	}
+	p->left_set = true;
+	p->left_lo = lo_s;
+	p->left_hi = hi_s > lo_s ? hi_s : lo_s;
+	p->left_t = fslab_now();
+	if (done_frac > 1)
+		done_frac = 1;
+	if (done_frac > p->done_frac)
+		p->done_frac = done_frac;
+}
+
+/* One end of the range now: counted down since it was set, never below
+ * the floor while work is left. */
+static double progress_left_now(const struct fslab_progress *p, double s)
+{
+	s -= fslab_now() - p->left_t;
+	if (p->done_frac < 1 && s < FSLAB_PROGRESS_MIN_LEFT_S)
+		s = FSLAB_PROGRESS_MIN_LEFT_S;
+	if (s < 0)
+		s = 0;
+	return s + p->after_s;
+}
+
+bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *hi_s)
+{
+	if (!p || !p->left_set)
+		return false;
+	*lo_s = progress_left_now(p, p->left_lo);
+	*hi_s = progress_left_now(p, p->left_hi);
+	return true;
+}
+
+double fslab_progress_done_pct(const struct fslab_progress *p)
+{
+	return p && p->left_set ? 100.0 * p->done_frac : -1;
+}
+
+char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len)
+{
+	char a[32], b[32];
+	double lo, hi;
+
+	if (!fslab_progress_eta_range(p, &lo, &hi))
+		return fslab_progress_format_duration(p ? fslab_progress_eta(p) : -1, buf, len);
+	fslab_progress_format_duration(lo, a, sizeof(a));
+	fslab_progress_format_duration(hi, b, sizeof(b));
+	if (strcmp(a, b) == 0)
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s..%s", a, b);
+	return buf;
+}
+
 double fslab_progress_eta(const struct fslab_progress *p)
 {
 	uint64_t ran = p->done - p->done_at_start;
+	double lo, hi;
+
+	if (fslab_progress_eta_range(p, &lo, &hi))
+		return lo;
 
 	if (p->work_total > 0) {
 		double left = p->work_total > p->work_done ? p->work_total - p->work_done : 0;
@@ -153,7 +221,7 @@ void fslab_progress_clear(struct fslab_progress *p)
 void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 			 const struct fslab_progress_item *it)
 {
-	char el[32], eta[32], fsz[32], rsz[32], tp[48] = "";
+	char el[32], eta[72], fsz[32], rsz[32], tp[48] = "";
 
 	p->done += units;
 	if (!p->tty)
@@ -164,13 +232,15 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 		return;
 	p->last_draw = now;
 	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
-	fslab_progress_format_duration(fslab_progress_eta(p), eta, sizeof(eta));
+	fslab_progress_format_eta(p, eta, sizeof(eta));
 	if (it && it->throughput_kib_s >= 0)
 		snprintf(tp, sizeof(tp), "  %.0f KiB/s", it->throughput_kib_s);
 	else if (it)
 		snprintf(tp, sizeof(tp), "  -");
 	fprintf(p->out, "\r\033[K%s%s%llu/%llu cells", p->stage, p->stage[0] ? "  " : "",
 		(unsigned long long)p->done, (unsigned long long)p->total);
+	if (p->left_set)
+		fprintf(p->out, "  %.0f%%", fslab_progress_done_pct(p));
 	if (it)
 		fprintf(p->out, "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
 			it->test ? it->test : "",
@@ -183,7 +253,7 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 
 void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
 {
-	char el[32], eta[32];
+	char el[32], eta[72];
 	double now;
 
 	if (!p || !p->tty)
@@ -193,7 +263,7 @@ void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
 		return;
 	p->last_draw = now;
 	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
-	fslab_progress_format_duration(fslab_progress_eta(p), eta, sizeof(eta));
+	fslab_progress_format_eta(p, eta, sizeof(eta));
 	fprintf(p->out, "\r\033[K%s%s%s  elapsed %s  ETA %s", p->stage, p->stage[0] ? "  " : "",
 		what ? what : "", el, eta);
 	fflush(p->out);

@@ -9,7 +9,10 @@
  * The ETA is the mean time per finished unit (or work: see
  * fslab_progress_set_work) times the units left, plus the
  * remaining_after_s the caller set (the rest of a pipeline); with an
- * estimate set it starts from the estimate instead. */
+ * estimate set it starts from the estimate instead.  A caller that knows
+ * its whole plan (fslab run: bench/run_cost.c) sets the seconds left as a
+ * range and the share of the plan done (fslab_progress_set_left); the line
+ * then shows "42%  ETA 1:02..4:05". */
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
@@ -57,9 +60,31 @@ void fslab_progress_add_work(struct fslab_progress *p, double work);
  * of the work ahead (done + left) is done.  0 clears it. */
 void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work);
 /* Seconds since fslab_progress_new, and the estimate of seconds left
- * (negative while nothing is done yet). */
+ * (negative while nothing is done yet; with set_left, the range's low
+ * end). */
 double fslab_progress_elapsed(const struct fslab_progress *p);
 double fslab_progress_eta(const struct fslab_progress *p);
+
+/* The least ETA shown while work is left: an estimate never says 0:00
+ * before the end. */
+#define FSLAB_PROGRESS_MIN_LEFT_S 1.0
+
+/* What is left of a planned job, from the caller's cost model: at least
+ * lo_s and at most hi_s seconds (equal once nothing is adaptive), and the
+ * share done of the planned work (0..1; 1 only when nothing is left).
+ * Between two calls the range counts down with the clock, never below
+ * FSLAB_PROGRESS_MIN_LEFT_S while done_frac < 1; the share shown never
+ * goes back.  remaining_after_s (set_pipeline) is added to both ends.
+ * lo_s < 0 clears it (the work-rate ETA applies again). */
+void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s, double done_frac);
+/* The seconds left now as lo..hi (pipeline's rest included).  False when
+ * no range is set (set_left). */
+bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *hi_s);
+/* The share of the planned work done, in percent (never less than an
+ * earlier answer); negative when no plan is set. */
+double fslab_progress_done_pct(const struct fslab_progress *p);
+/* The ETA as shown: "1:02..4:05" (a range), "1:02" or "?".  Returns buf. */
+char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len);
 
 /* A job that is not cells (setup's preconditioning, measured in bytes
  * through set_work/add_work): on a terminal, redraws

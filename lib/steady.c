@@ -61,14 +61,14 @@ unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_win
 }
 
 double fslab_steady_estimate_s(unsigned long long file_bytes, unsigned long long round_bytes,
-			       double write_bytes_s)
+			       double write_bytes_s, double op_s)
 {
 	double round;
 
 	if (!(write_bytes_s > 0))
 		return -1;
 	round = 2.0 * (double)round_bytes / write_bytes_s +
-		(double)(round_bytes / FSLAB_STEADY_RAND_RECORD) * FSLAB_STEADY_EST_OP_S;
+		(double)(round_bytes / FSLAB_STEADY_RAND_RECORD) * op_s;
 	return (double)file_bytes / write_bytes_s + FSLAB_STEADY_ROUNDS_MAX * round;
 }
 

@@ -40,18 +40,16 @@
 /* Each round's two workloads: 1 MiB sequential and 4 KiB random writes. */
 #define FSLAB_STEADY_SEQ_RECORD (1u << 20)
 #define FSLAB_STEADY_RAND_RECORD 4096u
-/* The estimate's cost of one 4 KiB O_DIRECT write beyond its bytes: a
- * SATA SSD's write latency at queue depth 1 is tens of microseconds. */
-#define FSLAB_STEADY_EST_OP_S 50e-6
 
 /* The phase's longest time, in seconds: the fill of file_bytes and all
  * FSLAB_STEADY_ROUNDS_MAX rounds of round_bytes per workload, at
- * write_bytes_s (a device probe's write rate) plus FSLAB_STEADY_EST_OP_S
- * per 4 KiB write.  -1 when the rate is not positive.  fslab run
+ * write_bytes_s (a device probe's write rate) plus op_s per 4 KiB write
+ * (the cost model's price of an I/O that reaches the device,
+ * bench/run_cost.c).  -1 when the rate is not positive.  fslab run
  * --dry-run and the run's ETA use it (bench/run_steady.c,
  * run_steady_estimate_s, fills in a filesystem's figures). */
 double fslab_steady_estimate_s(unsigned long long file_bytes, unsigned long long round_bytes,
-			       double write_bytes_s);
+			       double write_bytes_s, double op_s);
 
 /* The file's bytes for free_bytes free on the filesystem and rounds of
  * round_bytes; 0 when the free share is under FSLAB_STEADY_FILE_MIN. */

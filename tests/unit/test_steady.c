@@ -145,15 +145,15 @@ START_TEST(file_is_a_few_rounds_not_half_the_disk)
 END_TEST
 
 /* The phase's longest time: a 1G file and 25 rounds of 256M + 256M at
- * 512 MiB/s: 2 s of fill, 25 x (1 s + 65536 writes x 50 us = 3.2768 s);
- * no rate, no estimate. */
+ * 512 MiB/s and 50 us a 4K write: 2 s of fill, 25 x (1 s + 65536 writes x
+ * 50 us = 3.2768 s); no rate, no estimate. */
 START_TEST(estimate_is_the_fill_and_every_round)
 {
 	const double M = 1 << 20;
 
-	ck_assert_double_eq_tol(fslab_steady_estimate_s(1ull << 30, 256ull << 20, 512 * M),
+	ck_assert_double_eq_tol(fslab_steady_estimate_s(1ull << 30, 256ull << 20, 512 * M, 50e-6),
 				2 + 25 * (1 + 65536 * 50e-6), 1e-9);
-	ck_assert_double_eq(fslab_steady_estimate_s(1ull << 30, 256ull << 20, 0), -1);
+	ck_assert_double_eq(fslab_steady_estimate_s(1ull << 30, 256ull << 20, 0, 50e-6), -1);
 }
 END_TEST
 
