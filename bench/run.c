@@ -463,7 +463,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		goto out;
 	if (o->pipeline)
 		fslab_progress_set_pipeline(prog, o->pipeline->elapsed_before_s,
-					    o->pipeline->remaining_after_s);
+					    o->pipeline->remaining_after_s, o->pipeline->remaining_after_hi_s);
 	run_signals_install(&sig);
 	for (size_t i = 0; i < c->n_fs; i++) {
 		if (run_fs_ready(c, &c->fs[i], lab) < 0)

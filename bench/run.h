@@ -43,8 +43,13 @@ struct fslab_run_dir {
  * progress line shows where the whole pipeline stands.  All optional. */
 struct fslab_run_pipeline {
 	double elapsed_before_s;  /* seconds the pipeline spent before this run */
-	double remaining_after_s; /* estimated seconds of work after this run */
+	double remaining_after_s; /* estimated seconds of work after this run, at least */
+	double remaining_after_hi_s; /* ... and at most (less: the same) */
 };
+
+/* The cost model's device rate where none was probed (fslab reproduce
+ * --dry-run, a run with --no-device-probe until cells are measured). */
+#define FSLAB_RUN_NOMINAL_KIB_S 102400.0
 
 #define FSLAB_RUN_LABEL_MAX 64 /* including the NUL */
 
@@ -93,9 +98,16 @@ void fslab_run_opts_init(struct fslab_run_opts *o);
 
 /* Bytes one trial of a preset's sweep (file sizes capped at file_max when
  * non-zero) moves per filesystem: every test of a cell reads or writes the
- * whole file once.  For estimates (fslab reproduce's ETA).  Returns 0,
- * -EINVAL (unknown preset, no cell) or -ENOMEM. */
+ * whole file once.  Returns 0, -EINVAL (unknown preset, no cell) or
+ * -ENOMEM. */
 int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes);
+/* Seconds the run o describes should take on n_fs filesystems whose
+ * devices write and read at these rates, by the cost model of --dry-run
+ * (bench/run_cost.c): *lo_s with the minimum of trials, *hi_s with every
+ * test run to the stopping rule's maximum.  The probes and steady-state
+ * phases are not counted.  0, -EINVAL (bad settings, said) or -ENOMEM. */
+int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
+		       double read_kib_s, double *lo_s, double *hi_s);
 
 /* Runs the sweep.  Returns FSLAB_EXIT_OK when every cell finished ok or
  * skipped, FSLAB_EXIT_FAILURE when a cell failed, a filesystem vanished,

@@ -284,13 +284,13 @@ void run_eta_free(struct run_eta *e)
 }
 
 /* The model's seconds for test t of cell i on filesystem f (its probe);
- * with no probed rate, a nominal 100 MiB/s (the fit takes over). */
+ * with no probed rate, the nominal one (the fit takes over). */
 static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
 {
 	const struct fslab_bench_fs *fs = &e->c->fs[f];
 	const struct fslab_sweep_cell *cell = &e->plan->cells[i];
-	double w = fs->probe.write_kib_s > 0 ? fs->probe.write_kib_s : 102400;
-	double r = fs->probe.read_kib_s > 0 ? fs->probe.read_kib_s : 102400;
+	double w = fs->probe.write_kib_s > 0 ? fs->probe.write_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
+	double r = fs->probe.read_kib_s > 0 ? fs->probe.read_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
 
 	return run_cost_test_s(w, r, e->c->sweep.cache, (enum fslab_test)t, cell->file_bytes,
 			       cell->record_bytes);

@@ -30,6 +30,7 @@ enum {
 	OPT_YES,
 	OPT_QUIET,
 	OPT_PRECONDITION,
+	OPT_DRY_RUN,
 };
 
 #define DISK_GROUP 1 /* --device or --image: exactly one */
@@ -64,6 +65,9 @@ static const struct fslab_opt reproduce_opts[] = {
 	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
 	{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
 	{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
+	{ "dry-run", OPT_DRY_RUN, 0, NULL,
+	  "print the whole plan (setup, each run with its estimated time,\n"
+	  "the report, teardown) and touch nothing", 0, 0 },
 	{ 0 },
 };
 
@@ -72,7 +76,7 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"
 		    "                       [--max-trials N]] [--keep] [--state FILE] [--mount-root DIR]\n"
-		    "                       [--precondition on|off|auto] [--quiet]",
+		    "                       [--precondition on|off|auto] [--quiet] [--dry-run]",
 	.intro = "The 2023 experiment in one command: setup with its layout (ext4, ext2, xfs, fat32,\n"
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
@@ -146,6 +150,7 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	case OPT_WIPE: c->wipe = true; break;
 	case OPT_YES: c->yes = true; break;
 	case OPT_QUIET: c->quiet = true; break;
+	case OPT_DRY_RUN: c->dry_run = true; break;
 	case OPT_PRECONDITION: return fslab_cli_precondition(arg, &c->precondition);
 	}
 	return 0;

@@ -17,7 +17,7 @@ struct fslab_progress {
 	char stage[64];
 	uint64_t total, done, done_at_start;
 	double start;
-	double before_s, after_s;
+	double before_s, after_s, after_hi_s;
 	double work_total, work_done, work_at_start;
 	/* the measured rate: work finished since the first set_work (across
 	 * its calls, one a trial) and when that was; the estimated rate */
@@ -70,10 +70,11 @@ void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t
 }
 
 void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before_s,
-				 double remaining_after_s)
+				 double remaining_after_s, double remaining_after_hi_s)
 {
 	p->before_s = elapsed_before_s > 0 ? elapsed_before_s : 0;
 	p->after_s = remaining_after_s > 0 ? remaining_after_s : 0;
+	p->after_hi_s = remaining_after_hi_s > p->after_s ? remaining_after_hi_s : p->after_s;
 }
 
 double fslab_progress_elapsed(const struct fslab_progress *p)
@@ -123,22 +124,22 @@ void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s,
 
 /* One end of the range now: counted down since it was set, never below
  * the floor while work is left. */
-static double progress_left_now(const struct fslab_progress *p, double s)
+static double progress_left_now(const struct fslab_progress *p, double s, double after)
 {
 	s -= fslab_now() - p->left_t;
 	if (p->done_frac < 1 && s < FSLAB_PROGRESS_MIN_LEFT_S)
 		s = FSLAB_PROGRESS_MIN_LEFT_S;
 	if (s < 0)
 		s = 0;
-	return s + p->after_s;
+	return s + after;
 }
 
 bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *hi_s)
 {
 	if (!p || !p->left_set)
 		return false;
-	*lo_s = progress_left_now(p, p->left_lo);
-	*hi_s = progress_left_now(p, p->left_hi);
+	*lo_s = progress_left_now(p, p->left_lo, p->after_s);
+	*hi_s = progress_left_now(p, p->left_hi, p->after_hi_s);
 	return true;
 }
 

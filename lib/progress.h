@@ -33,9 +33,11 @@ bool fslab_progress_is_tty(const struct fslab_progress *p);
 void fslab_progress_set_stage(struct fslab_progress *p, const char *stage);
 /* Units (cells) of the whole job and how many are already done (resume). */
 void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done);
-/* Pipeline context: seconds spent before this job, seconds expected after. */
+/* Pipeline context: seconds spent before this job, and at least
+ * remaining_after_s, at most remaining_after_hi_s (less: the same)
+ * expected after it. */
 void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before_s,
-				 double remaining_after_s);
+				 double remaining_after_s, double remaining_after_hi_s);
 
 struct fslab_progress_item {
 	const char *filesystem;
@@ -74,7 +76,7 @@ double fslab_progress_eta(const struct fslab_progress *p);
  * share done of the planned work (0..1; 1 only when nothing is left).
  * Between two calls the range counts down with the clock, never below
  * FSLAB_PROGRESS_MIN_LEFT_S while done_frac < 1; the share shown never
- * goes back.  remaining_after_s (set_pipeline) is added to both ends.
+ * goes back.  The pipeline's rest (set_pipeline) is added to each end.
  * lo_s < 0 clears it (the work-rate ETA applies again). */
 void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s, double done_frac);
 /* The seconds left now as lo..hi (pipeline's rest included).  False when

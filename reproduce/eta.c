@@ -1,5 +1,6 @@
 /* fslab reproduce: how large the honest sweeps' files are, and how long
- * the sweeps still take. */
+ * each stage takes (the sweeps by fslab run's cost model, one home for
+ * it: bench/run_cost.c). */
 #include "reproduce.h"
 #include "run.h"
 #include "size.h"
@@ -9,8 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* Free bytes on the fullest mounted partition, UINT64_MAX when none says. */
-static uint64_t repro_min_free(const struct fslab_state *st)
+uint64_t repro_min_free(const struct fslab_state *st)
 {
 	uint64_t room = UINT64_MAX;
 
@@ -26,12 +26,11 @@ static uint64_t repro_min_free(const struct fslab_state *st)
 	return room;
 }
 
-uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab_state *st,
-			       char *why, size_t whylen)
+uint64_t repro_honest_max_file(const struct reproduce_ctl *c, uint64_t room, char *why, size_t whylen)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	uint64_t ram = (pages > 0 && psize > 0) ? (uint64_t)pages * (uint64_t)psize : 0;
-	uint64_t beyond = 64 * FSLAB_KiB, room, fit = 64 * FSLAB_KiB;
+	uint64_t beyond = 64 * FSLAB_KiB, fit = 64 * FSLAB_KiB;
 	char a[32], b[32], free_h[32] = "unknown", fit_s[32];
 
 	why[0] = '\0';
@@ -45,7 +44,6 @@ uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab
 	}
 	while (beyond <= ram && beyond < FSLAB_SIZE_MAX)
 		beyond <<= 1;
-	room = repro_min_free(st);
 	if (room != UINT64_MAX && beyond + beyond / 10 <= room)
 		return beyond;
 	while (room != UINT64_MAX && (fit << 1) + (fit << 1) / 10 <= room)
@@ -63,11 +61,13 @@ uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab
 	return fit;
 }
 
-double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s)
+int repro_stage_estimate(const struct reproduce_ctl *c, const struct repro_stage *s, size_t n_fs,
+			 double device_kib_s, double *lo_s, double *hi_s)
 {
-	uint64_t bytes;
+	struct fslab_run_opts o;
+	double rate = device_kib_s > 0 ? device_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
 
-	if (device_kib_s <= 0 || fslab_run_sweep_bytes(FSLAB_PRESET_SEED, s->file_max, &bytes) < 0)
-		return 0;
-	return 2.0 * (double)bytes * (double)n_fs / 1024.0 / device_kib_s;
+	repro_stage_opts(c, s, &o);
+	o.quiet = true;
+	return fslab_run_estimate(&o, n_fs, rate, rate, lo_s, hi_s);
 }

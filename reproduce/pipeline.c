@@ -18,6 +18,7 @@
 #include "reproduce.h"
 #include "run.h"
 #include "size.h"
+#include "spec.h"
 #include "state.h"
 #include "stopsig.h"
 
@@ -57,16 +58,13 @@ static void repro_step(struct repro_run *p, const char *what)
 	snprintf(p->label, sizeof(p->label), "[%u/%u %s]", ++p->step, p->total_steps, what);
 }
 
-/* The output directory (new) and the lab (none at the state path yet,
- * then opened exclusive).  0, or the exit status after a message. */
-static int repro_prepare(struct repro_run *p)
+/* The output directory's name: --out, or results/reproduce-<UTC time>. */
+static void repro_out_dir(struct repro_run *p)
 {
-	struct reproduce_ctl *c = p->c;
-	char stamp[32], err[512];
-	int r;
+	char stamp[32];
 
-	if (c->out) {
-		snprintf(p->out, sizeof(p->out), "%s", c->out);
+	if (p->c->out) {
+		snprintf(p->out, sizeof(p->out), "%s", p->c->out);
 	} else {
 		time_t t = time(NULL);
 		struct tm tm;
@@ -75,6 +73,17 @@ static int repro_prepare(struct repro_run *p)
 		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 		snprintf(p->out, sizeof(p->out), "results/reproduce-%s", stamp);
 	}
+}
+
+/* The output directory (new) and the lab (none at the state path yet,
+ * then opened exclusive).  0, or the exit status after a message. */
+static int repro_prepare(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	char err[512];
+	int r;
+
+	repro_out_dir(p);
 	if (access(c->state_path, F_OK) == 0) {
 		fslab_error("a lab is already set up (state file %s); reproduce sets up its own: "
 			    "remove that one with fslab teardown --state %s, or give another --state",
@@ -149,15 +158,17 @@ static int repro_setup(struct repro_run *p)
 	return 0;
 }
 
-/* 2. the sweeps to run: warm as in 2023; with --honest, cold and direct. */
-static void repro_plan(struct repro_run *p)
+/* 2. the sweeps to run: warm as in 2023; with --honest, cold and direct,
+ * their files as large as room (free bytes on the fullest partition)
+ * allows. */
+static void repro_plan(struct repro_run *p, uint64_t room)
 {
 	struct reproduce_ctl *c = p->c;
 
 	p->stages[p->n_stages++] = (struct repro_stage){ .name = "warm", .cache = FSLAB_CACHE_WARM,
 							 .file_max = c->max_file };
 	if (c->honest) {
-		uint64_t honest_max = repro_honest_max_file(c, &p->st, p->why, sizeof(p->why));
+		uint64_t honest_max = repro_honest_max_file(c, room, p->why, sizeof(p->why));
 
 		p->stages[p->n_stages++] = (struct repro_stage){ .name = "cold", .cache = FSLAB_CACHE_COLD,
 								 .file_max = honest_max };
@@ -171,61 +182,79 @@ static void repro_plan(struct repro_run *p)
 		snprintf(p->stages[i].dir, sizeof(p->stages[i].dir), "%s/%s", p->out, p->stages[i].name);
 }
 
-/* Seconds of work after stage i.  After the warm run its device probe says
- * how fast the disk is: the honest sweeps move their plan's bytes at about
- * that speed, at least twice (adaptive trials start at 2).  The first
- * honest stage prints the estimate. */
-static double repro_remaining(const struct repro_run *p, size_t i)
+/* The report's and teardown's allowance. */
+static double repro_tail_s(const struct repro_run *p)
 {
-	double device_kib_s = 0, after = 0, all;
-	bool interrupted;
-	char d[32];
+	return REPRO_REPORT_S_PER_SWEEP * (double)p->n_stages + (p->c->keep ? 0 : REPRO_TEARDOWN_S);
+}
 
-	if (i == 0)
-		return 0;
-	repro_read_manifest(p->stages[0].dir, &interrupted, &device_kib_s);
-	if (device_kib_s <= 0)
-		return 0;
-	for (size_t k = i + 1; k < p->n_stages; k++)
-		after += repro_stage_seconds(&p->stages[k], p->st.n_partitions, device_kib_s);
-	all = after + repro_stage_seconds(&p->stages[i], p->st.n_partitions, device_kib_s);
-	if (i == 1 && !p->c->quiet)
-		printf("estimate: the honest sweeps take at least %s at the slowest probed device "
-		       "speed (%.0f MiB/s)\n",
-		       fslab_progress_format_duration(all, d, sizeof(d)), device_kib_s / 1024.0);
-	return after;
+/* Seconds of work after sweep i, lo..hi: the later sweeps by the run's
+ * cost model, the report and teardown.  Before the warm run the device is
+ * not probed yet (the nominal rate); after it, its slowest probed figure.
+ * The first honest stage prints the honest sweeps' estimate. */
+static void repro_remaining(const struct repro_run *p, size_t i, double *lo, double *hi)
+{
+	double device_kib_s = 0, l, h, all_lo = 0, all_hi = 0;
+	bool interrupted;
+	char d1[32], d2[32];
+
+	*lo = *hi = repro_tail_s(p);
+	if (i > 0)
+		repro_read_manifest(p->stages[0].dir, &interrupted, &device_kib_s);
+	for (size_t k = i; k < p->n_stages; k++) {
+		if (repro_stage_estimate(p->c, &p->stages[k], p->st.n_partitions, device_kib_s, &l, &h) < 0)
+			continue;
+		all_lo += l;
+		all_hi += h;
+		if (k > i) {
+			*lo += l;
+			*hi += h;
+		}
+	}
+	if (i == 1 && device_kib_s > 0 && !p->c->quiet)
+		printf("estimate: the honest sweeps take %s..%s at the slowest probed device speed (%.0f MiB/s), by the run's cost model; each run re-fits it from the cells it measures\n",
+		       fslab_progress_format_duration(all_lo, d1, sizeof(d1)),
+		       fslab_progress_format_duration(all_hi, d2, sizeof(d2)), device_kib_s / 1024.0);
+}
+
+void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
+		      struct fslab_run_opts *o)
+{
+	fslab_run_opts_init(o);
+	fslab_settings_put(&o->given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
+	/* the seed preset's smallest file; a range is given whole */
+	fslab_settings_put(&o->given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
+	fslab_settings_put(&o->given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
+	o->quiet = c->quiet;
+	o->argc = c->argc;
+	o->argv = c->argv;
+	if (s->cache != FSLAB_CACHE_WARM) {
+		if (c->until_ci_pct > 0)
+			fslab_settings_put_real(&o->given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
+		if (c->max_trials)
+			fslab_settings_put(&o->given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
+	}
+	fslab_settings_put(&o->given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
 }
 
 /* One sweep, in-process: fslab run on the lab this pipeline holds. */
-static int repro_run_stage(const struct repro_run *p, const struct repro_stage *s, double remaining)
+static int repro_run_stage(const struct repro_run *p, const struct repro_stage *s, double after_lo,
+			   double after_hi)
 {
 	const struct reproduce_ctl *c = p->c;
 	struct fslab_run_pipeline pipe = {
 		.elapsed_before_s = fslab_now() - p->started,
-		.remaining_after_s = remaining,
+		.remaining_after_s = after_lo,
+		.remaining_after_hi_s = after_hi,
 	};
 	struct fslab_run_opts o;
 
-	fslab_run_opts_init(&o);
+	repro_stage_opts(c, s, &o);
 	o.state_path = c->state_path;
 	o.lab = c->lab;
 	o.out_dir = s->dir;
-	fslab_settings_put(&o.given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
-	/* the seed preset's smallest file; a range is given whole */
-	fslab_settings_put(&o.given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
-	fslab_settings_put(&o.given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
-	o.quiet = c->quiet;
 	o.stage = p->label;
 	o.pipeline = &pipe;
-	o.argc = c->argc;
-	o.argv = c->argv;
-	if (s->cache != FSLAB_CACHE_WARM) {
-		if (c->until_ci_pct > 0)
-			fslab_settings_put_real(&o.given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
-		if (c->max_trials)
-			fslab_settings_put(&o.given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
-	}
-	fslab_settings_put(&o.given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
 	return fslab_run(&o);
 }
 
@@ -235,14 +264,15 @@ static void repro_sweeps(struct repro_run *p)
 {
 	for (size_t i = 0; i < p->n_stages && !repro_interrupted; i++) {
 		const struct repro_stage *s = &p->stages[i];
-		double remaining = repro_remaining(p, i), device_kib_s;
+		double after_lo, after_hi, device_kib_s;
 		bool interrupted = false;
 		char what[32];
 		int r;
 
+		repro_remaining(p, i, &after_lo, &after_hi);
 		snprintf(what, sizeof(what), "run %s", s->name);
 		repro_step(p, what);
-		r = repro_run_stage(p, s, remaining);
+		r = repro_run_stage(p, s, after_lo, after_hi);
 		repro_read_manifest(s->dir, &interrupted, &device_kib_s);
 		if (i > 0 && p->why[0])
 			repro_add_note(s->dir, p->why);
@@ -312,7 +342,7 @@ static int repro_stages(struct repro_run *p)
 	if (r != 0) {
 		p->ret = r;
 	} else {
-		repro_plan(p);
+		repro_plan(p, repro_min_free(&p->st));
 		repro_sweeps(p);
 		if (repro_interrupted) {
 			fslab_error("interrupted: skipping the report; the finished cells are in %s", p->out);
@@ -324,6 +354,100 @@ static int repro_stages(struct repro_run *p)
 	repro_teardown(p);
 	fslab_stopsig_restore(&saved);
 	return p->ret;
+}
+
+/* --dry-run, one sweep's line: what it runs and what it should cost. */
+static void repro_dry_stage(struct repro_run *p, const struct repro_stage *s, double *lo, double *hi)
+{
+	const struct reproduce_ctl *c = p->c;
+	char what[32], f[32], d1[32], d2[32];
+	double l, h;
+
+	snprintf(what, sizeof(what), "run %s", s->name);
+	repro_step(p, what);
+	printf("%s the seed sweep, files 64K-%s, %s cache, ", p->label, fslab_size_format(s->file_max, f, sizeof(f)),
+	       fslab_cache_mode_to_string(s->cache));
+	if (s->cache == FSLAB_CACHE_WARM)
+		printf("1 trial");
+	else
+		printf("2..%u trials (until each 95%% CI is within %g%%)", c->max_trials, c->until_ci_pct);
+	printf(", on %zu filesystems; results in %s", p->st.n_partitions, s->dir);
+	if (repro_stage_estimate(c, s, p->st.n_partitions, 0, &l, &h) < 0) {
+		printf("; no estimate\n");
+		return;
+	}
+	*lo += l;
+	*hi += h;
+	printf("; about %s", fslab_progress_format_duration(l, d1, sizeof(d1)));
+	if (h > l)
+		printf("..%s", fslab_progress_format_duration(h, d2, sizeof(d2)));
+	printf("\n");
+}
+
+/* --dry-run: the whole plan (setup by its own --dry-run, each sweep with
+ * its estimate, the report, teardown); nothing is created, written,
+ * mounted or run.  Returns FSLAB_EXIT_*. */
+static int repro_dry_run(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	struct fslab_setup_opts so = {
+		.device = c->device,
+		.image = c->image,
+		.image_size = c->image_size,
+		.mount_root = c->mount_root,
+		.state_path = c->state_path,
+		.wipe = c->wipe,
+		.yes = true,
+		.dry_run = true,
+		.precondition = (enum fslab_precondition_when)c->precondition,
+	};
+	struct fslab_spec spec;
+	uint64_t room;
+	double lo = 0, hi = 0, tail;
+	char d1[32], d2[32];
+	int ret = FSLAB_EXIT_OK;
+
+	repro_out_dir(p);
+	fslab_spec_default(&spec);
+	p->st.n_partitions = spec.n_fs; /* none mounted: the honest files go by RAM */
+	printf("fslab reproduce --dry-run: the plan; nothing is created, written, mounted or run\n");
+	if (access(c->state_path, F_OK) == 0)
+		printf("note: a lab is already set up (state file %s): reproduce would refuse; fslab teardown --state %s removes it\n",
+		       c->state_path, c->state_path);
+	if (access(p->out, F_OK) == 0)
+		printf("note: %s already exists: reproduce would refuse; give a new --out\n", p->out);
+	repro_step(p, "setup");
+	printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each (fslab setup --dry-run):\n", p->label);
+	fflush(stdout);
+	if (fslab_setup(&so) != FSLAB_EXIT_OK)
+		ret = FSLAB_EXIT_FAILURE;
+	/* before mkfs: each partition's size less a twentieth for the
+	 * filesystem's own metadata */
+	room = UINT64_MAX;
+	for (size_t i = 0; i < spec.n_fs; i++)
+		if (spec.fs[i].size - spec.fs[i].size / 20 < room)
+			room = spec.fs[i].size - spec.fs[i].size / 20;
+	repro_plan(p, room);
+	for (size_t i = 0; i < p->n_stages; i++)
+		repro_dry_stage(p, &p->stages[i], &lo, &hi);
+	repro_step(p, "report");
+	printf("%s every sweep's statistics and plots%s: %s/report/report.html; about %s\n", p->label,
+	       c->honest ? ", with which of the 2023 conclusions survive" : "", p->out,
+	       fslab_progress_format_duration(REPRO_REPORT_S_PER_SWEEP * (double)p->n_stages, d1, sizeof(d1)));
+	if (c->keep) {
+		printf("(--keep: no teardown; the lab stays set up for fslab teardown --state %s)\n", c->state_path);
+	} else {
+		snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
+		printf("%s unmount, wipe the signatures and the table, detach the loop device, remove the state file; about %s\n",
+		       p->label, fslab_progress_format_duration(REPRO_TEARDOWN_S, d1, sizeof(d1)));
+	}
+	tail = repro_tail_s(p);
+	printf("time: about %s", fslab_progress_format_duration(lo + tail, d1, sizeof(d1)));
+	if (hi > lo)
+		printf("..%s", fslab_progress_format_duration(hi + tail, d2, sizeof(d2)));
+	printf(" plus setup and the device probes (the sweeps by fslab run's cost model at an assumed %.0f MiB/s: --dry-run probes no device; each run re-fits the estimate from the cells it measures)\n",
+	       FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
+	return ret;
 }
 
 int repro_pipeline(struct reproduce_ctl *c)
@@ -340,6 +464,11 @@ int repro_pipeline(struct reproduce_ctl *c)
 	p->ret = FSLAB_EXIT_OK;
 	p->started = fslab_now();
 	p->total_steps = 3 + (c->honest ? 2 : 0) + (c->keep ? 0 : 1);
+	if (c->dry_run) {
+		ret = repro_dry_run(p);
+		free(p);
+		return ret;
+	}
 	ret = repro_prepare(p);
 	if (ret == 0) {
 		ret = repro_stages(p);

@@ -30,6 +30,7 @@ struct reproduce_ctl {
 	bool yes;
 	bool wipe;
 	bool quiet;
+	bool dry_run;          /* print the plan, touch nothing */
 	int precondition;      /* enum fslab_precondition_when for setup */
 	double until_ci_pct;   /* honest runs: adaptive trials */
 	unsigned max_trials;
@@ -48,17 +49,31 @@ struct repro_stage {
 	uint64_t file_max;
 };
 
-/* The whole pipeline: setup, the sweeps, the report, teardown.  Returns
- * FSLAB_EXIT_*. */
+struct fslab_run_opts;
+
+/* The whole pipeline: setup, the sweeps, the report, teardown (with
+ * c->dry_run: its plan, printed; nothing touched).  Returns FSLAB_EXIT_*. */
 int repro_pipeline(struct reproduce_ctl *c);
+/* The options of stage s's fslab run (no lab, progress or output
+ * directory filled in). */
+void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
+		      struct fslab_run_opts *o);
 
 /* eta.c: the honest sweeps' largest file (beyond RAM when the
- * partitions have room, else the largest power of two that fits, with the
- * reason in why), and a lower bound of a stage's seconds (two trials of
- * its plan's bytes on every filesystem at the device's speed). */
-uint64_t repro_honest_max_file(const struct reproduce_ctl *c, const struct fslab_state *st,
-			       char *why, size_t whylen);
-double repro_stage_seconds(const struct repro_stage *s, size_t n_fs, double device_kib_s);
+ * partitions have room bytes free, else the largest power of two that fits, with the
+ * reason in why); and what a stage costs, lo..hi seconds: a sweep by the
+ * run's cost model (bench/run_cost.c) on n_fs filesystems at device_kib_s
+ * (FSLAB_RUN_NOMINAL_KIB_S when not probed), the report and teardown their
+ * allowance.  0, or -EINVAL (the sweep's settings, said). */
+uint64_t repro_honest_max_file(const struct reproduce_ctl *c, uint64_t room, char *why, size_t whylen);
+/* Free bytes on the fullest mounted partition of st, UINT64_MAX when none
+ * says: the room repro_honest_max_file is given. */
+uint64_t repro_min_free(const struct fslab_state *st);
+int repro_stage_estimate(const struct reproduce_ctl *c, const struct repro_stage *s, size_t n_fs,
+			 double device_kib_s, double *lo_s, double *hi_s);
+/* Seconds allowed for the report of n_stages sweeps, and for teardown. */
+#define REPRO_REPORT_S_PER_SWEEP 10.0
+#define REPRO_TEARDOWN_S 10.0
 
 /* manifest.c: what a finished stage recorded (interrupted, the
  * slowest device probe figure in KiB/s, 0 when not probed), and a note

@@ -17,7 +17,7 @@ START_TEST(eta_from_the_estimate_before_any_work)
 	ck_assert(fslab_progress_eta(p) < 0);                  /* nothing known yet */
 	fslab_progress_set_estimate(p, 1.0 / (500.0 * 1048576)); /* 500 MiB/s */
 	ck_assert(fabs(fslab_progress_eta(p) - 2048.0 / 500.0) < 1e-9);
-	fslab_progress_set_pipeline(p, 0, 60);                 /* a minute after it */
+	fslab_progress_set_pipeline(p, 0, 60, 60);                /* a minute after it */
 	ck_assert(fabs(fslab_progress_eta(p) - (2048.0 / 500.0 + 60)) < 1e-9);
 	fslab_progress_free(p);
 }
