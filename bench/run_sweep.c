@@ -552,7 +552,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 
 		/* machine-readable too (scripts/bench-eta.sh reads eta_lo_s=) */
 		fslab_progress_eta_range(sw->prog, &lo, &hi);
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_lo_s=%.0f eta_hi_s=%.0f done_pct=%.1f)",
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
 				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
 				    (unsigned long long)(fs->cells_ok - before_ok),
 				    (unsigned long long)(fs->cells_failed - before_failed),

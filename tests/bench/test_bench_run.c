@@ -640,6 +640,58 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 }
 END_TEST
 
+/* The ETA covers the whole plan (every trial up to --max-trials): off a
+ * terminal each pass's line says eta_lo_s=, eta_hi_s= and done_pct=.
+ * While work is left the ETA is never 0, the range is one while tests
+ * can still get trials and narrows as they stop, and the share of the
+ * plan done never goes back and ends at 100. */
+START_TEST(eta_covers_the_whole_plan)
+{
+	char *out = out_path("eta");
+	struct ft_output o;
+	double lo[64], hi[64], pct[64];
+	unsigned trial[64];
+	size_t n = 0;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--dir", arg_b, "--out", out,
+				  "--file-sizes", "256K-1M", "--record-sizes", "64K-256K", "--cache", "warm",
+				  "--max-trials", "6", "--no-device-probe", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	for (const char *l = o.err; l && *l && n < 64; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		const char *t = strstr(l, "trial "), *e = strstr(l, "eta_lo_s="), *nl = strchr(l, '\n');
+
+		if (!e || (nl && e > nl) || !t || t > e)
+			continue;
+		ck_assert_int_eq(sscanf(t, "trial %u/", &trial[n]), 1);
+		ck_assert_int_eq(sscanf(e, "eta_lo_s=%lf eta_hi_s=%lf done_pct=%lf", &lo[n], &hi[n], &pct[n]), 3);
+		n++;
+	}
+	ck_assert_msg(n >= 6, "%zu pass lines in:\n%s", n, o.err); /* 3 trials at least, 2 filesystems */
+	ck_assert_msg(hi[0] > lo[0], "no range after the first pass: %g..%g", lo[0], hi[0]);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n) {
+			ck_assert_msg(lo[i] >= 1 && hi[i] >= lo[i], "pass %zu (trial %u): ETA %g..%g with work left",
+				      i, trial[i], lo[i], hi[i]);
+			ck_assert_double_lt(pct[i], 100);
+		}
+		if (i)
+			ck_assert_msg(pct[i] >= pct[i - 1], "share went back: %g%% after %g%%", pct[i], pct[i - 1]);
+	}
+	ck_assert_double_eq(lo[n - 1], 0);
+	ck_assert_double_eq(hi[n - 1], 0);
+	ck_assert_double_eq(pct[n - 1], 100);
+	/* narrows: past the first trial the range only shrinks as tests stop
+	 * (a re-fit may move it by the noise of a cell or two) */
+	for (size_t i = 2; i < n; i++)
+		ck_assert_msg(hi[i] - lo[i] <= 1.5 * (hi[1] - lo[1]) + 1, "pass %zu: range %g..%g wider than after trial 1 (%g..%g)",
+			      i, lo[i], hi[i], lo[1], hi[1]);
+	ck_assert_double_lt(hi[n - 2] - lo[n - 2], hi[0] - lo[0]);
+	ft_output_free(&o);
+	free(out);
+}
+END_TEST
+
 START_TEST(device_probe_flags)
 {
 	char *out = out_path("probe");
@@ -1365,5 +1417,6 @@ int main(int argc, char **argv)
 	tcase_add_test(fuse, cold_btrfs_on_buffered_loop_drops_the_backing_file);
 	tcase_add_test(tc, empty_sweep_names_small_records_keep);
 	tcase_add_test(tc, interrupted_run_does_not_say_done);
+	tcase_add_test(tc, eta_covers_the_whole_plan);
 	return ft_suite_run(s, argc, argv);
 }
