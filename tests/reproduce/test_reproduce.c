@@ -214,10 +214,62 @@ START_TEST(reproduce_refuses_an_existing_lab)
 }
 END_TEST
 
+/* --dry-run lists every stage in order, each sweep with its estimate and
+ * the whole time, and touches nothing: no image, state, mount root, output
+ * directory, loop device or mount. */
+START_TEST(reproduce_dry_run_lists_every_stage_and_touches_nothing)
+{
+	static const char *const stages[] = { "[1/6 setup]", "[2/6 run warm]", "[3/6 run cold]",
+					      "[4/6 run direct]", "[5/6 report]", "[6/6 teardown]", "time: about" };
+	struct ft_output o;
+	const char *at;
+	char dev[300];
+
+	ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", image, "--state", state,
+				  "--mount-root", mnt, "--out", out, "--max-file", "1M", "--honest",
+				  "--max-trials", "4", "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	at = o.out;
+	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		const char *next = strstr(at, stages[i]);
+
+		ck_assert_msg(next, "no '%s' after the stages before it in:\n%s", stages[i], o.out);
+		at = next;
+	}
+	/* setup's own plan (the layout), and the adaptive sweeps as a range */
+	ck_assert_msg(strstr(o.out, "btrfs") && strstr(o.out, "2..4 trials"), "%s", o.out);
+	ck_assert_msg(strstr(strstr(o.out, "[3/6 run cold]"), "about ") &&
+		      strstr(strstr(strstr(o.out, "[3/6 run cold]"), "about "), ".."),
+		      "the cold sweep has no estimated range:\n%s", o.out);
+	ft_output_free(&o);
+	ck_assert_msg(access(image, F_OK) != 0, "an image was created");
+	ck_assert_msg(access(state, F_OK) != 0, "a state file was written");
+	ck_assert_msg(access(mnt, F_OK) != 0, "a mount root was made");
+	ck_assert_msg(access(out, F_OK) != 0, "an output directory was created");
+	loop_of_image(dev, sizeof(dev));
+	ck_assert_msg(dev[0] == '\0', "loop device %s attached", dev);
+	ck_assert_int_eq(mounts_under_root(), 0);
+
+	/* --keep: no teardown stage */
+	ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", image, "--state", state,
+				  "--mount-root", mnt, "--out", out, "--keep", "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "[3/3 report]") && !strstr(o.out, "teardown]"), "%s", o.out);
+	ft_output_free(&o);
+	ck_assert_msg(access(image, F_OK) != 0 && access(out, F_OK) != 0, "--keep --dry-run made files");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("reproduce");
 	TCase *tc = ft_tcase(s, "reproduce", FT_LAB);
+	TCase *dry = ft_tcase(s, "dry_run", FT_ROOT);
+
+	tcase_add_checked_fixture(dry, setup, teardown);
+	tcase_add_test(dry, reproduce_dry_run_lists_every_stage_and_touches_nothing);
 
 	tcase_set_timeout(tc, 1400);
 	tcase_add_checked_fixture(tc, setup, teardown);
