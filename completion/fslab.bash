@@ -52,7 +52,7 @@ _fslab_options_of()
 		--claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
-		--max-trials --keep --state --mount-root --precondition --quiet --help" ;;
+		--max-trials --keep --state --mount-root --precondition --quiet --dry-run --help" ;;
 	spec) echo "--print --check --help" ;;
 	import) echo "--fs --out --cache --force --help" ;;
 	export) echo "--out --force --no-excel --help" ;;
