@@ -122,11 +122,10 @@ static int repro_prepare(struct repro_run *p)
 	return 0;
 }
 
-/* 1. setup: the 2023 layout (the built-in spec).  0 or the exit status. */
-static int repro_setup(struct repro_run *p)
+/* The setup options of the command line (the built-in spec). */
+static struct fslab_setup_opts repro_setup_opts(const struct reproduce_ctl *c)
 {
-	struct reproduce_ctl *c = p->c;
-	struct fslab_setup_opts so = {
+	return (struct fslab_setup_opts){
 		.device = c->device,
 		.image = c->image,
 		.image_size = c->image_size,
@@ -137,6 +136,13 @@ static int repro_setup(struct repro_run *p)
 		.precondition = (enum fslab_precondition_when)c->precondition,
 		.lab = c->lab,
 	};
+}
+
+/* 1. setup: the 2023 layout (the built-in spec).  0 or the exit status. */
+static int repro_setup(struct repro_run *p)
+{
+	struct reproduce_ctl *c = p->c;
+	struct fslab_setup_opts so = repro_setup_opts(c);
 	char err[512];
 	int r;
 
@@ -390,23 +396,16 @@ static void repro_dry_stage(struct repro_run *p, const struct repro_stage *s, do
 static int repro_dry_run(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	struct fslab_setup_opts so = {
-		.device = c->device,
-		.image = c->image,
-		.image_size = c->image_size,
-		.mount_root = c->mount_root,
-		.state_path = c->state_path,
-		.wipe = c->wipe,
-		.yes = true,
-		.dry_run = true,
-		.precondition = (enum fslab_precondition_when)c->precondition,
-	};
+	struct fslab_setup_opts so = repro_setup_opts(c);
 	struct fslab_spec spec;
 	uint64_t room;
 	double lo = 0, hi = 0, tail;
 	char d1[32], d2[32];
 	int ret = FSLAB_EXIT_OK;
 
+	so.yes = true; /* nothing to confirm: it changes nothing */
+	so.dry_run = true;
+	so.lab = NULL;
 	repro_out_dir(p);
 	fslab_spec_default(&spec);
 	p->st.n_partitions = spec.n_fs; /* none mounted: the honest files go by RAM */

@@ -38,15 +38,7 @@ bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
 mkdir -p "$work/results"
-cat >"$work/spec.ini" <<-SPEC
-	[fs ext4]
-	type = ext4
-	size = 400M
-
-	[fs xfs]
-	type = xfs
-	size = 400M
-SPEC
+bench_lab_spec 400M ext4 xfs
 
 "$fslab" setup --image "$work/lab.img" --spec "$work/spec.ini" --state "$state" \
 	--mount-root "$work/mnt" --yes >/dev/null

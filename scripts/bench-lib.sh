@@ -1,8 +1,9 @@
 # What the lab benchmark scripts (bench-aa.sh, bench-ssd.sh,
-# bench-time-to-answer.sh) share, sourced by them: the checks before a lab
-# is made, and its teardown on every path.  Set before sourcing: name (the
-# script's name, for messages), fslab (the binary), state (the lab's state
-# file); tools lists the extra programs the script needs.
+# bench-time-to-answer.sh, bench-eta.sh) share, sourced by them: the checks
+# before a lab is made, a small image lab's spec, and its teardown on every
+# path.  Set before sourcing: name (the script's name, for messages), fslab
+# (the binary), state (the lab's state file), work (bench_lab_spec's
+# directory); tools lists the extra programs the script needs.
 
 # bench_lab_checks TOOL...: root, the fslab binary, the tools, and no
 # earlier lab of this script still set up; then, and only then, the lab
@@ -38,4 +39,15 @@ bench_lab_cleanup() {
 		"$fslab" teardown --state "$state" --yes >/dev/null || true
 	fi
 	exit $status
+}
+
+# bench_lab_spec SIZE TYPE...: $work/spec.ini for an image lab of one
+# partition of SIZE per filesystem TYPE, each named as its type.
+bench_lab_spec() {
+	size=$1
+	shift
+	: >"$work/spec.ini"
+	for type in "$@"; do
+		printf '[fs %s]\ntype = %s\nsize = %s\n\n' "$type" "$type" "$size" >>"$work/spec.ini"
+	done
 }

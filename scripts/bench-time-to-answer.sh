@@ -44,19 +44,7 @@ name=bench-time-to-answer.sh
 bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
-cat >"$work/spec.ini" <<-SPEC
-	[fs ext4]
-	type = ext4
-	size = 400M
-
-	[fs xfs]
-	type = xfs
-	size = 400M
-
-	[fs btrfs]
-	type = btrfs
-	size = 400M
-SPEC
+bench_lab_spec 400M ext4 xfs btrfs
 
 bench_lab_extra_cleanup() {
 	rm -f "$work"/mnt/*/iozone.tmp 2>/dev/null
