@@ -103,9 +103,10 @@ void fslab_run_opts_init(struct fslab_run_opts *o);
 int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes);
 /* Seconds the run o describes should take on n_fs filesystems whose
  * devices write and read at these rates, by the cost model of --dry-run
- * (bench/run_cost.c): *lo_s with the minimum of trials, *hi_s with every
- * test run to the stopping rule's maximum.  The probes and steady-state
- * phases are not counted.  0, -EINVAL (bad settings, said) or -ENOMEM. */
+ * (bench/run_cost.c): the device probes, then *lo_s with the minimum of
+ * trials, *hi_s with every test run to the stopping rule's maximum.  The
+ * steady-state phase is not counted (whether it runs depends on the
+ * disk).  0, -EINVAL (bad settings, said) or -ENOMEM. */
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
 		       double read_kib_s, double *lo_s, double *hi_s);
 

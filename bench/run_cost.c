@@ -66,11 +66,23 @@ double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_m
 	return s;
 }
 
-double run_cost_direct_writes_s(double write_kib_s, uint64_t bytes, uint64_t record_bytes)
+double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes)
 {
-	if (!(write_kib_s > 0) || !record_bytes)
+	if (!(kib_s > 0) || !record_bytes)
 		return -1;
-	return (double)bytes / 1024.0 / write_kib_s + (double)(bytes / record_bytes) * COST_DEVICE_OP_S;
+	return (double)bytes / 1024.0 / kib_s + (double)(bytes / record_bytes) * COST_DEVICE_OP_S;
+}
+
+/* One filesystem's device probe: FSLAB_PROBE_RUNS O_DIRECT writes and
+ * reads of its file (bench/probe.c); 0 when the run skips it. */
+static double cost_probe_s(const struct fslab_run_ctx *c, double write_kib_s, double read_kib_s)
+{
+	uint64_t bytes = c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
+
+	if (c->no_device_probe)
+		return 0;
+	return FSLAB_PROBE_RUNS * (run_cost_direct_s(write_kib_s, bytes, FSLAB_PROBE_RECORD) +
+				   run_cost_direct_s(read_kib_s, bytes, FSLAB_PROBE_RECORD));
 }
 
 /* Bytes one trial of plan moves on one filesystem: every test of every
@@ -142,7 +154,7 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 {
 	struct fslab_run_ctx *c = run_ctx_new();
 	struct fslab_plan plan = { 0 };
-	double trial;
+	double trial, probes;
 	int r = -ENOMEM;
 
 	if (!c)
@@ -155,8 +167,9 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 		r = -EINVAL;
 		goto out;
 	}
-	*lo_s = trial * c->sweep.trials;
-	*hi_s = trial * (c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials);
+	probes = cost_probe_s(c, write_kib_s, read_kib_s) * (double)n_fs;
+	*lo_s = probes + trial * c->sweep.trials;
+	*hi_s = probes + trial * (c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials);
 out:
 	fslab_plan_free(&plan);
 	run_ctx_free(c);

@@ -444,8 +444,8 @@ static int repro_dry_run(struct repro_run *p)
 	printf("time: about %s", fslab_progress_format_duration(lo + tail, d1, sizeof(d1)));
 	if (hi > lo)
 		printf("..%s", fslab_progress_format_duration(hi + tail, d2, sizeof(d2)));
-	printf(" plus setup and the device probes (the sweeps by fslab run's cost model at an assumed %.0f MiB/s: --dry-run probes no device; each run re-fits the estimate from the cells it measures)\n",
-	       FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
+	printf(" plus setup%s (the sweeps and their device probes by fslab run's cost model at an assumed %.0f MiB/s: --dry-run probes no device; each run re-fits the estimate from the cells it measures)\n",
+	       c->device ? " and, on an SSD, each run's steady-state phase" : "", FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
 	return ret;
 }
 
