@@ -297,9 +297,13 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 			unsigned todo = run_group_todo(c, &fst[f].done, &plan->cells[i], trial);
 
 			n += (unsigned)__builtin_popcount(todo);
+			/* up to the minimum nothing is judged yet: every test
+			 * may go on to the maximum */
 			if (eta)
 				run_eta_trial(eta, trial, f, i, todo,
-					      run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
+					      trial <= c->sweep.trials
+						      ? c->sweep.tests
+						      : run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
 }
