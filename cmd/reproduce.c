@@ -44,21 +44,21 @@ static const struct fslab_opt reproduce_opts[] = {
 	{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
 	{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
 	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-	  "as for setup: on, off or auto (the default: an SSD is\n"
+	  "as for setup: on, off or auto (the default: an SSD is "
 	  "purged and written twice over first; an image is not)", 0, 0 },
 	{ "out", OPT_OUT, 0, "DIR",
-	  "results and report (default results/reproduce-<UTC time>/):\n"
+	  "results and report (default results/reproduce-<UTC time>/): "
 	  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
 	{ "max-file", OPT_MAX_FILE, 0, "SIZE",
-	  "largest file of the sweep (default 2G, the report's text;\n"
+	  "largest file of the sweep (default 2G, the report's text; "
 	  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
 	{ "honest", OPT_HONEST, 0, NULL,
-	  "add sweeps that measure the disk rather than the page cache:\n"
-	  "cold and direct cache modes with adaptive trials, files larger\n"
-	  "than RAM where the partitions allow; the report then states\n"
+	  "add sweeps that measure the disk rather than the page cache: "
+	  "cold and direct cache modes with adaptive trials, files larger "
+	  "than RAM where the partitions allow; the report then states "
 	  "which of the 2023 conclusions survive", 0, 0 },
 	{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
-	  "honest sweeps: repeat each cell until its 95% confidence\n"
+	  "honest sweeps: repeat each cell until its 95% confidence "
 	  "interval is within PCT percent of the mean (default 5)", 0, 0 },
 	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
 	{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
@@ -66,7 +66,7 @@ static const struct fslab_opt reproduce_opts[] = {
 	{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
 	{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
 	{ "dry-run", OPT_DRY_RUN, 0, NULL,
-	  "print the whole plan (setup, each run with its estimated time,\n"
+	  "print the whole plan (setup, each run with its estimated time, "
 	  "the report, teardown) and touch nothing", 0, 0 },
 	{ 0 },
 };
