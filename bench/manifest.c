@@ -5,7 +5,7 @@
  * filesystem's device) and a resumed run takes its settings back. */
 #include "bench_int.h"
 #include "run_int.h"
-#include "devinfo.h"
+#include "device_identity.h"
 #include "engine.h"
 #include "fileutil.h"
 #include "log.h"
@@ -66,7 +66,7 @@ static void mf_machine(struct fslab_manifest *m)
 	m->machine.memory_kib = strtoull(mem, NULL, 10);
 }
 
-/* The device's identity from provision/devinfo.c: transport, firmware,
+/* The device's identity from lib/device_identity.c: transport, firmware,
  * sector sizes, discard; a SCSI serial from VPD page 0x80. */
 static void mf_device(const struct fslab_bench_fs *fs, struct fslab_manifest_fs *o)
 {

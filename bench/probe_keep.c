@@ -8,7 +8,7 @@
  * and every field is bounded; anything else is refused with the reason
  * (the run warns and probes again, replacing it). */
 #include "bench_int.h"
-#include "devinfo.h"
+#include "device_identity.h"
 #include "fileutil.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * and the creation markers provision uses to prove what it made. */
 #include "clock.h"
 #include "lab.h"
-#include "devinfo.h"
+#include "device_identity.h"
 #include "fileutil.h"
 #include "lab_mount.h"
 #include "lock.h"

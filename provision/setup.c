@@ -7,7 +7,7 @@
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"
-#include "devinfo.h"
+#include "device_identity.h"
 #include "precond.h"
 #include "quiet.h"
 #include "progress.h"

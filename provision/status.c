@@ -1,5 +1,5 @@
 /* fslab status: the lab as it is now, checked against the state. */
-#include "devinfo.h"
+#include "device_identity.h"
 #include "fshealth.h"
 #include "lab.h"
 #include "lab_mount.h"

@@ -2,7 +2,7 @@
  * directory), with ioctls for what sysfs does not say: SG_IO INQUIRY page
  * 0x80 for a SCSI serial without device/vpd_pg80, BLK*GET for sizes and
  * sector sizes. */
-#include "devinfo.h"
+#include "device_identity.h"
 #include "procfs.h"
 #include "fileutil.h"
 #include "size.h"
@@ -242,8 +242,9 @@ static void di_ioctls(struct fslab_devinfo *di, const char *dev, bool scsi)
 
 /* The whole disk's sysfs directory for dev (a disk or a partition).  0,
  * or -errno with the message in err. */
-static int di_sysdir(const char *dev, char *sysdir, char *err, size_t errlen)
+static int di_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, char *err, size_t errlen)
 {
+	uint64_t sectors;
 	char link[64], tmp[PATH_MAX], probe[PATH_MAX + 32];
 	struct stat st;
 	int r;
@@ -264,6 +265,8 @@ static int di_sysdir(const char *dev, char *sysdir, char *err, size_t errlen)
 			 strerror(-r));
 		return r;
 	}
+	if (fslab_sysfs_read_u64(sysdir, "size", &sectors) == 0)
+		*dev_bytes = sectors * 512;
 	/* A partition's sysfs directory sits inside its disk's. */
 	snprintf(probe, sizeof(probe), "%s/partition", sysdir);
 	if (access(probe, F_OK) == 0) {
@@ -281,7 +284,7 @@ int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, siz
 
 	memset(di, 0, sizeof(*di));
 	di->rotational = -1;
-	r = di_sysdir(dev, sysdir, err, errlen);
+	r = di_sysdir(dev, sysdir, &di->dev_size_bytes, err, errlen);
 	if (r < 0)
 		return r;
 	snprintf(tmp, sizeof(tmp), "%s", sysdir);

@@ -1,8 +1,9 @@
 /* What a block device is: identity and the properties that shape a
  * benchmark (sector sizes, rotational, discard), read from sysfs, with
- * ioctls where sysfs lacks a field.  For the manifest and fslab status. */
-#ifndef FSLAB_DEVINFO_H
-#define FSLAB_DEVINFO_H
+ * ioctls where sysfs lacks a field.  The one reader of a device's
+ * identity: fslab status (provision/) and the run's manifest (bench/). */
+#ifndef FSLAB_DEVICE_IDENTITY_H
+#define FSLAB_DEVICE_IDENTITY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@ struct fslab_devinfo {
 	unsigned logical_sector;  /* bytes, 0 unknown */
 	unsigned physical_sector; /* bytes, 0 unknown */
 	uint64_t size_bytes;      /* the whole disk */
+	uint64_t dev_size_bytes;  /* dev itself (a partition: its own size); not in the JSON */
 	uint64_t discard_granularity; /* bytes; 0: no discard */
 	uint64_t discard_max_bytes;   /* bytes per request; 0: no discard */
 };
