@@ -45,7 +45,9 @@ struct setup_run {
 	char mount_root[PATH_MAX];
 	char image[PATH_MAX];
 	char log_path[PATH_MAX + 8];
-	struct fslab_state st;
+	/* The lab's state, changed in place (fslab_lab_state); NULL until
+	 * the lab is taken (setup_take_lab). */
+	struct fslab_state *st;
 	struct fslab_lab_plan plan;
 	struct prov_disk disk;
 	char partuuids[FSLAB_MAX_FS][40];
@@ -96,8 +98,7 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 	int r;
 
 	if (phase != FSLAB_PHASE_NONE)
-		s->st.phase = phase;
-	*fslab_lab_state(s->lab) = s->st;
+		s->st->phase = phase;
 	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write the state file %s", s->state_path);
@@ -117,7 +118,7 @@ static bool setup_stopped(struct setup_run *s)
 		return false;
 	fslab_error("interrupted by signal %d after step '%s'; the lab is half set up: "
 		    "run fslab teardown --state %s to undo",
-		    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
+		    (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
 	return true;
 }
 
@@ -577,7 +578,6 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	r = setup_lock_disk(s);
 	if (r)
 		return r;
-	s->st.disk_rdev = (uint64_t)s->disk.devno;
 	r = setup_compute_plan(s, path, s->disk.bytes, s->disk.sector_size);
 	if (r)
 		return r;
@@ -599,9 +599,11 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 
 static void setup_fill_state(struct setup_run *s)
 {
-	struct fslab_state *st = &s->st;
+	struct fslab_state *st = s->st;
 	time_t now = time(NULL);
-	uint64_t rdev = st->disk_rdev;
+	/* a disk's device number (setup_check_disk); an image's loop is
+	 * recorded when it is attached */
+	uint64_t rdev = s->image[0] ? 0 : (uint64_t)s->disk.devno;
 	struct tm tm;
 	uuid_t lab;
 
@@ -647,7 +649,7 @@ static void setup_mkfs_started(void *ctx, pid_t pid)
 {
 	struct setup_run *s = ctx;
 
-	s->st.mkfs_pid = pid;
+	s->st->mkfs_pid = pid;
 	if (setup_save(s, FSLAB_PHASE_NONE) < 0) {
 		/* named by setup_save; teardown still finds it by the lab id */
 	}
@@ -657,7 +659,7 @@ static void setup_mkfs_started(void *ctx, pid_t pid)
 static int setup_format(struct setup_run *s, size_t i)
 {
 	const struct fslab_partition_plan *p = &s->plan.parts[i];
-	struct fslab_state_partition *sp = &s->st.partitions[i];
+	struct fslab_state_partition *sp = &s->st->partitions[i];
 	const char *argv[FSLAB_MKFS_ARGV_MAX];
 	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[FSLAB_MKFS_COMMAND_MAX], type[32], version[32];
 	struct fslab_exec_result res;
@@ -705,7 +707,7 @@ static int setup_format(struct setup_run *s, size_t i)
 							"regular file of ours, not a link)",
 						 s->log_path);
 		r = fslab_exec_run_opts(argv, &eo, &res);
-		s->st.mkfs_pid = 0;
+		s->st->mkfs_pid = 0;
 	}
 	if (r < 0)
 		return fslab_error_errno(r, "cannot run %s", cmd);
@@ -735,7 +737,7 @@ static int setup_mark_dir(struct setup_run *s, const char *path, struct fslab_st
 	if (fd < 0)
 		return fslab_error_errno(fd, "%s: cannot open the directory setup made", path);
 	prov_id_of_fd(fd, id);
-	r = prov_marker_set(fd, s->st.lab_id);
+	r = prov_marker_set(fd, s->st->lab_id);
 	close(fd);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot mark it as the lab's (%s attribute)", path,
@@ -753,28 +755,28 @@ static int setup_mount_prepare(struct setup_run *s)
 	int r;
 
 	if (lstat(s->mount_root, &st) < 0)
-		s->st.mount_root_created = true;
+		s->st->mount_root_created = true;
 	else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
 		fslab_error("mount root %s is not a directory (or is a link); not following it",
 			    s->mount_root);
 		return -ENOTDIR;
 	}
 	for (size_t i = 0; i < s->plan.n; i++)
-		if (lstat(s->st.partitions[i].mountpoint, &st) < 0)
-			s->st.partitions[i].mountpoint_created = true;
+		if (lstat(s->st->partitions[i].mountpoint, &st) < 0)
+			s->st->partitions[i].mountpoint_created = true;
 	r = setup_save(s, FSLAB_PHASE_FORMATTED);
 	if (r < 0)
 		return r;
-	if (s->st.mount_root_created) {
+	if (s->st->mount_root_created) {
 		r = fslab_mkdir_p(s->mount_root, 0755);
 		if (r < 0)
 			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
-		r = setup_mark_dir(s, s->mount_root, &s->st.mount_root_id);
+		r = setup_mark_dir(s, s->mount_root, &s->st->mount_root_id);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < s->plan.n; i++) {
-		struct fslab_state_partition *sp = &s->st.partitions[i];
+		struct fslab_state_partition *sp = &s->st->partitions[i];
 
 		if (!sp->mountpoint_created)
 			continue;
@@ -792,7 +794,7 @@ static int setup_mount_all(struct setup_run *s)
 	int r;
 
 	for (size_t i = 0; i < s->plan.n; i++) {
-		struct fslab_state_partition *sp = &s->st.partitions[i];
+		struct fslab_state_partition *sp = &s->st->partitions[i];
 		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
 		char step[64];
 
@@ -809,7 +811,7 @@ static int setup_mount_all(struct setup_run *s)
 		{
 			struct fslab_state_partition tmp = *sp;
 			tmp.mount_method = m;
-			r = fslab_lab_mount(&s->st, &tmp);
+			r = fslab_lab_mount(s->st, &tmp);
 		}
 		if (r < 0)
 			return r;
@@ -840,9 +842,9 @@ static int setup_quiet_all(struct setup_run *s)
 	/* An image or another loop device is not a drive (the disk under it
 	 * is the host's, as for preconditioning and the run's steady state):
 	 * no wait, unless it was preconditioned as one (--precondition on). */
-	if (!setup_is_drive(s) && strcmp(s->st.precondition.status, "done") != 0) {
+	if (!setup_is_drive(s) && strcmp(s->st->precondition.status, "done") != 0) {
 		for (size_t i = 0; i < s->plan.n; i++) {
-			struct fslab_state_partition *sp = &s->st.partitions[i];
+			struct fslab_state_partition *sp = &s->st->partitions[i];
 
 			snprintf(sp->quiet, sizeof(sp->quiet), "skipped");
 			snprintf(sp->quiet_note, sizeof(sp->quiet_note),
@@ -854,9 +856,9 @@ static int setup_quiet_all(struct setup_run *s)
 	printf("waiting for the filesystems' background work after mount (up to %.0f s)\n",
 	       FSLAB_QUIET_TIMEOUT_S);
 	fflush(stdout);
-	fslab_quiet_wait(s->st.partitions, s->plan.n, FSLAB_QUIET_TIMEOUT_S, &setup_stop);
+	fslab_quiet_wait(s->st->partitions, s->plan.n, FSLAB_QUIET_TIMEOUT_S, &setup_stop);
 	for (size_t i = 0; i < s->plan.n; i++) {
-		const struct fslab_state_partition *sp = &s->st.partitions[i];
+		const struct fslab_state_partition *sp = &s->st->partitions[i];
 
 		printf("%s: %s after %.1f s (%s)\n", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
 	}
@@ -992,7 +994,7 @@ static int setup_image_create(struct setup_run *s)
 	if (fd < 0)
 		return fslab_error_errno(errno, "cannot create the image %s", s->image);
 	s->image_fd = fd;
-	r = prov_marker_set(fd, s->st.lab_id);
+	r = prov_marker_set(fd, s->st->lab_id);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute; "
 					    "the filesystem must support trusted extended attributes, "
@@ -1000,7 +1002,7 @@ static int setup_image_create(struct setup_run *s)
 					 s->image, PROV_MARKER_XATTR);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return fslab_error_errno(errno, "%s: cannot lock the new image", s->image);
-	prov_id_of_fd(fd, &s->st.image_id);
+	prov_id_of_fd(fd, &s->st->image_id);
 	r = setup_save(s, FSLAB_PHASE_NONE);
 	if (r < 0)
 		return r;
@@ -1024,7 +1026,7 @@ static int setup_image_claim(struct setup_run *s)
 	}
 	/* A reused image carries the lab's mark while the lab holds it;
 	 * teardown takes it off again. */
-	r = prov_marker_set(s->image_fd, s->st.lab_id);
+	r = prov_marker_set(s->image_fd, s->st->lab_id);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute)",
 					 s->image, PROV_MARKER_XATTR);
@@ -1048,7 +1050,7 @@ static int setup_image_attach(struct setup_run *s)
 	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct);
 	if (r < 0)
 		return r;
-	snprintf(s->st.loop_io, sizeof(s->st.loop_io), "%s", direct ? "direct" : "buffered");
+	snprintf(s->st->loop_io, sizeof(s->st->loop_io), "%s", direct ? "direct" : "buffered");
 	if (direct)
 		printf("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)\n",
 		       s->image, loop);
@@ -1058,20 +1060,20 @@ static int setup_image_attach(struct setup_run *s)
 			   "served by this machine's page cache and every figure is flagged buffered-loop; "
 			   "put the image on a disk filesystem (ext4, xfs) for figures of the disk",
 			   s->image, loop);
-	snprintf(s->st.disk, sizeof(s->st.disk), "%s", loop);
+	snprintf(s->st->disk, sizeof(s->st->disk), "%s", loop);
 	if (stat(loop, &lst) == 0)
-		s->st.disk_rdev = (uint64_t)lst.st_rdev;
+		s->st->disk_rdev = (uint64_t)lst.st_rdev;
 	if (setup_compute_plan(s, loop, s->image_bytes, 512))
 		return -EINVAL;
 	for (size_t i = 0; i < s->plan.n; i++)
-		snprintf(s->st.partitions[i].device, sizeof(s->st.partitions[i].device), "%s",
+		snprintf(s->st->partitions[i].device, sizeof(s->st->partitions[i].device), "%s",
 			 s->plan.parts[i].device);
 	r = setup_save(s, FSLAB_PHASE_ATTACHED);
 	if (r < 0)
 		return r;
 	/* One image, one loop device: another one on it (a setup that raced
 	 * us) would be the same disk under a second name. */
-	if (prov_loop_find_other(&s->st.image_id, loop, other, sizeof(other)) == 0) {
+	if (prov_loop_find_other(&s->st->image_id, loop, other, sizeof(other)) == 0) {
 		fslab_error("refused: image %s is also attached to %s (rule: nothing else may use the "
 			    "disk); detach it, then run fslab teardown --state %s",
 			    s->image, other, s->state_path);
@@ -1094,9 +1096,9 @@ static int setup_precondition(struct setup_run *s)
 {
 	struct fslab_precond_run run = {
 		.disk = s->disk.path, .devno = s->disk.devno, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
-		.save = setup_precond_save, .ctx = s, .rec = &s->st.precondition,
+		.save = setup_precond_save, .ctx = s, .rec = &s->st->precondition,
 	};
-	struct fslab_state_precondition *rec = &s->st.precondition;
+	struct fslab_state_precondition *rec = &s->st->precondition;
 	char a[32], b[32];
 	int r;
 
@@ -1121,8 +1123,8 @@ static int setup_partition(struct setup_run *s)
 
 	uuid_generate_random(u);
 	uuid_unparse_upper(u, guid);
-	snprintf(s->st.disk_guid, sizeof(s->st.disk_guid), "%s", guid);
-	prov_disk_ident_record(&s->st);
+	snprintf(s->st->disk_guid, sizeof(s->st->disk_guid), "%s", guid);
+	prov_disk_ident_record(s->st);
 	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
 	if (r < 0)
 		return r;
@@ -1372,6 +1374,7 @@ static int setup_take_lab(struct setup_run *s)
 		fslab_error("refused: %s", err);
 		return FSLAB_EXIT_FAILURE;
 	}
+	s->st = fslab_lab_state(s->lab);
 	return 0;
 }
 
@@ -1425,11 +1428,11 @@ static int setup_run_steps(struct setup_run *s)
 	else if (s->state_written && r != -EINTR && setup_stop)
 		fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: run "
 			    "fslab teardown --state %s to undo",
-			    (int)setup_stop, fslab_phase_to_string(s->st.phase), s->state_path);
+			    (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
 	else if (s->state_written && r != -EINTR)
 		fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
 			    "did",
-			    fslab_phase_to_string(s->st.phase), s->state_path);
+			    fslab_phase_to_string(s->st->phase), s->state_path);
 	fslab_stopsig_restore(&saved);
 	return r == 0 ? FSLAB_EXIT_OK : FSLAB_EXIT_FAILURE;
 }

@@ -36,7 +36,9 @@ struct teardown_run {
 	const struct fslab_teardown_opts *o;
 	struct fslab_lab *lab;
 	char state_path[PATH_MAX];
-	struct fslab_state st;
+	/* The lab's state, changed in place (fslab_lab_state); NULL until
+	 * the lab is open (teardown_open). */
+	struct fslab_state *st;
 	char disk[PATH_MAX];  /* block device, or the image file when no loop is attached */
 	bool disk_is_blk;
 	bool loop_attached;   /* a loop device setup attached for the image */
@@ -55,7 +57,6 @@ static int teardown_save(struct teardown_run *t, bool durable)
 {
 	int r;
 
-	*fslab_lab_state(t->lab) = t->st;
 	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
 	if (r < 0)
 		fslab_error_errno(r, "cannot update the state file %s", t->state_path);
@@ -96,12 +97,12 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 {
 	char want[64], pgid[32];
 	double deadline = fslab_now() + TEARDOWN_MKFS_WAIT_S;
-	struct mkfs_hunt h = { .pgrp = (pid_t)t->st.mkfs_pid, .env = want, .pgid = pgid };
+	struct mkfs_hunt h = { .pgrp = (pid_t)t->st->mkfs_pid, .env = want, .pgid = pgid };
 
-	if (t->st.mkfs_pid <= 1 || t->st.mkfs_pid > INT32_MAX)
+	if (t->st->mkfs_pid <= 1 || t->st->mkfs_pid > INT32_MAX)
 		return 0;
-	snprintf(want, sizeof(want), "FSLAB_LAB_ID=%s", t->st.lab_id);
-	snprintf(pgid, sizeof(pgid), "%lld", (long long)t->st.mkfs_pid);
+	snprintf(want, sizeof(want), "FSLAB_LAB_ID=%s", t->st->lab_id);
+	snprintf(pgid, sizeof(pgid), "%lld", (long long)t->st->mkfs_pid);
 	for (;;) {
 		h.left = 0;
 		if (fslab_proc_each_pid(teardown_kill_mkfs, &h) < 0 && !h.left)
@@ -118,7 +119,7 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 		usleep(20000);
 	}
 	if (h.said) {
-		t->st.mkfs_pid = 0;
+		t->st->mkfs_pid = 0;
 		return teardown_save(t, false);
 	}
 	return 0;
@@ -134,12 +135,12 @@ static void teardown_prove_image(struct teardown_run *t)
 	int fd, r;
 
 	t->image_fd = -1;
-	fd = open(t->st.image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = open(t->st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno != ENOENT) {
 			fslab_error("refused: image %s: %s; it is not the lab's image as setup left it "
 				    "(a symbolic link is not followed); left alone",
-				    t->st.image, strerror(errno));
+				    t->st->image, strerror(errno));
 			t->refused = true;
 		}
 		return;
@@ -147,12 +148,12 @@ static void teardown_prove_image(struct teardown_run *t)
 	t->image_fd = fd;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		fslab_error("refused: %s is not a regular file, so not the image setup made; left alone",
-			    t->st.image);
+			    t->st->image);
 		t->refused = true;
 		return;
 	}
-	r = prov_marker_check(fd, t->st.lab_id, found, sizeof(found));
-	if (r == 1 && t->st.image_id.known && !prov_id_matches(&t->st.image_id, &sb)) {
+	r = prov_marker_check(fd, t->st->lab_id, found, sizeof(found));
+	if (r == 1 && t->st->image_id.known && !prov_id_matches(&t->st->image_id, &sb)) {
 		r = 0;
 		snprintf(found, sizeof(found), "another inode than the one setup recorded");
 	}
@@ -163,7 +164,7 @@ static void teardown_prove_image(struct teardown_run *t)
 	fslab_error("refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
 		    "it, and any loop device on it, alone. If the lab is gone, remove the state file "
 		    "%s by hand",
-		    t->st.image, r < 0 ? strerror(-r) : found, t->st.lab_id, t->state_path);
+		    t->st->image, r < 0 ? strerror(-r) : found, t->st->lab_id, t->state_path);
 	t->refused = true;
 }
 
@@ -191,7 +192,7 @@ static bool teardown_loop_is_recorded(const struct fslab_state *st, const struct
 static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_state_id *id, char *loop,
 				  size_t len)
 {
-	const struct fslab_state *st = &t->st;
+	const struct fslab_state *st = t->st;
 	char other[64], first[64];
 
 	if (teardown_loop_is_recorded(st, id)) {
@@ -257,7 +258,7 @@ static bool teardown_disk_gone(const struct fslab_state *st)
  * nothing teardown may touch) or negative to stop. */
 static int teardown_find_disk(struct teardown_run *t)
 {
-	const struct fslab_state *st = &t->st;
+	const struct fslab_state *st = t->st;
 	char loop[64], err[512];
 	int r;
 
@@ -280,11 +281,11 @@ static int teardown_find_disk(struct teardown_run *t)
 			t->loop_attached = true;
 			if (strcmp(loop, st->disk) != 0) {
 				/* setup was killed before it recorded its loop */
-				snprintf(t->st.disk, sizeof(t->st.disk), "%s", loop);
-				for (size_t i = 0; i < t->st.n_partitions; i++)
-					fslab_partition_device_name(loop, t->st.partitions[i].number,
-								    t->st.partitions[i].device,
-								    sizeof(t->st.partitions[i].device));
+				snprintf(t->st->disk, sizeof(t->st->disk), "%s", loop);
+				for (size_t i = 0; i < t->st->n_partitions; i++)
+					fslab_partition_device_name(loop, t->st->partitions[i].number,
+								    t->st->partitions[i].device,
+								    sizeof(t->st->partitions[i].device));
 			}
 		} else if (t->image_fd >= 0) {
 			snprintf(t->disk, sizeof(t->disk), "%s", st->image);
@@ -337,12 +338,12 @@ static bool teardown_only_gpt_remnants(const char *dev)
  * setup never wrote to it (leave it alone), negative to refuse. */
 static int teardown_check_identity(struct teardown_run *t)
 {
-	const struct fslab_state *st = &t->st;
-	bool wrote = t->st.phase >= FSLAB_PHASE_PARTITIONING;
+	const struct fslab_state *st = t->st;
+	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING;
 	char guid[40];
 	int r;
 
-	if (!t->disk[0] || !wrote || t->st.phase == FSLAB_PHASE_WIPED)
+	if (!t->disk[0] || !wrote || t->st->phase == FSLAB_PHASE_WIPED)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0) {
@@ -366,14 +367,14 @@ static int teardown_check_identity(struct teardown_run *t)
 	 * (no GPT any more) is still the lab's to undo: its partitions
 	 * unmounted, the loop detached, the image deleted. */
 	if (r < 0 && st->image[0] && t->image_proven &&
-	    t->st.phase > FSLAB_PHASE_PARTITIONING) {
+	    t->st->phase > FSLAB_PHASE_PARTITIONING) {
 		fslab_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
 			   "%s by its %s mark and %s, so teardown goes on",
 			   t->disk, st->image, PROV_MARKER_XATTR,
 			   t->loop_attached ? "the loop device's backing inode" : "its recorded inode");
 		return 1;
 	}
-	if (t->st.phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
+	if (t->st->phase == FSLAB_PHASE_WIPING && r == -ENOENT) {
 		/* An earlier teardown got part of the way: finish it, on an
 		 * image proven ours; a disk without its GPT cannot be. */
 		if (t->image_proven)
@@ -392,7 +393,7 @@ static int teardown_check_identity(struct teardown_run *t)
 			    t->disk, st->disk_guid, t->disk, t->state_path);
 		return -EINVAL;
 	}
-	if (t->st.phase == FSLAB_PHASE_PARTITIONING) {
+	if (t->st->phase == FSLAB_PHASE_PARTITIONING) {
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
 		 * or nothing).  Do not write to the disk. */
@@ -416,8 +417,8 @@ static int teardown_check_identity(struct teardown_run *t)
 
 static int teardown_unmount_all(struct teardown_run *t)
 {
-	for (size_t i = t->st.n_partitions; i-- > 0;) {
-		struct fslab_state_partition *p = &t->st.partitions[i];
+	for (size_t i = t->st->n_partitions; i-- > 0;) {
+		struct fslab_state_partition *p = &t->st->partitions[i];
 		char where[PATH_MAX];
 		int r;
 
@@ -440,7 +441,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 		}
 		/* Also after a setup killed between mount(2) and saving the
 		 * state: the lab's device at the lab's mount point is ours. */
-		r = fslab_lab_unmount(&t->st, p);
+		r = fslab_lab_unmount(t->st, p);
 		if (r < 0)
 			return r;
 		if (p->mount_method != FSLAB_MOUNT_NONE) {
@@ -513,8 +514,8 @@ static int teardown_unmount_dead(const struct fslab_state_partition *p)
  * the lab's; anything else at a lab mount point is named and left). */
 static int teardown_unmount_gone(struct teardown_run *t)
 {
-	for (size_t i = t->st.n_partitions; i-- > 0;) {
-		struct fslab_state_partition *p = &t->st.partitions[i];
+	for (size_t i = t->st->n_partitions; i-- > 0;) {
+		struct fslab_state_partition *p = &t->st->partitions[i];
 		char src[PATH_MAX], fstype[64];
 		int r = teardown_unmount_dead(p);
 
@@ -545,8 +546,8 @@ static int teardown_unmount_gone(struct teardown_run *t)
  * mount at a mount point the state names is not fslab's to remove. */
 static void teardown_foreign_mounts(struct teardown_run *t)
 {
-	for (size_t i = 0; i < t->st.n_partitions; i++) {
-		const struct fslab_state_partition *p = &t->st.partitions[i];
+	for (size_t i = 0; i < t->st->n_partitions; i++) {
+		const struct fslab_state_partition *p = &t->st->partitions[i];
 		char src[PATH_MAX], fstype[64];
 
 		if (p->mountpoint[0] &&
@@ -567,15 +568,15 @@ static int teardown_wipe(struct teardown_run *t)
 	 * and the protective MBR); a teardown killed among them finds the
 	 * table half gone, and a re-run must finish the job rather than
 	 * refuse a disk without the lab's GUID. */
-	if (t->st.phase != FSLAB_PHASE_WIPING) {
-		t->st.phase = FSLAB_PHASE_WIPING;
+	if (t->st->phase != FSLAB_PHASE_WIPING) {
+		t->st->phase = FSLAB_PHASE_WIPING;
 		r = teardown_save(t, true);
 		if (r < 0)
 			return r;
 	}
 
-	for (size_t i = 0; i < t->st.n_partitions; i++) {
-		struct fslab_state_partition *p = &t->st.partitions[i];
+	for (size_t i = 0; i < t->st->n_partitions; i++) {
+		struct fslab_state_partition *p = &t->st->partitions[i];
 		struct stat sb;
 
 		if (!p->size_sectors)
@@ -610,7 +611,7 @@ static int teardown_wipe(struct teardown_run *t)
 	}
 	prov_test_pause("teardown-wiped", NULL);
 	/* From now on the disk is blank: a re-run must not look for our GPT. */
-	t->st.phase = FSLAB_PHASE_WIPED;
+	t->st->phase = FSLAB_PHASE_WIPED;
 	return teardown_save(t, true);
 }
 
@@ -642,7 +643,7 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 	fd = fslab_dir_open(dir);
 	if (fd < 0)
 		return;
-	r = prov_marker_check(fd, t->st.lab_id, found, sizeof(found));
+	r = prov_marker_check(fd, t->st->lab_id, found, sizeof(found));
 	close(fd);
 	if (r != 1) {
 		fslab_error("refused: %s does not carry this lab's marker (%s); left in place", dir,
@@ -659,7 +660,7 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 static void teardown_blank_image(struct teardown_run *t)
 {
 	struct stat a, b;
-	int fd = open(t->st.image, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(t->st->image, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -667,7 +668,7 @@ static void teardown_blank_image(struct teardown_run *t)
 	    a.st_ino == b.st_ino && a.st_size > 0 &&
 	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, a.st_size) < 0)
 		fslab_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
-			   t->st.image, strerror(errno));
+			   t->st->image, strerror(errno));
 	close(fd);
 }
 
@@ -683,7 +684,7 @@ static void teardown_stopped(struct teardown_run *t)
 /* An old state (no identities): say what to do by hand, change nothing. */
 static void teardown_refuse_old(struct teardown_run *t)
 {
-	const struct fslab_state *st = &t->st;
+	const struct fslab_state *st = t->st;
 
 	fslab_error("refused: %s was written by an older fslab (state version %d) and does not "
 		    "record what setup created, so teardown cannot prove any of it is the lab's; "
@@ -735,7 +736,7 @@ static int teardown_open(struct teardown_run *t)
 		return -1;
 	}
 	t->loaded = true;
-	t->st = *fslab_lab_state(t->lab);
+	t->st = fslab_lab_state(t->lab);
 	if (!fslab_lab_can_undo(t->lab)) {
 		teardown_refuse_old(t);
 		return -1;
@@ -790,22 +791,22 @@ static int teardown_release(struct teardown_run *t)
 		if (prov_loop_detach(t->disk) < 0)
 			return -1;
 	}
-	if (t->image_proven && t->st.image_created && !t->o->keep_image) {
-		if (unlink(t->st.image) < 0 && errno != ENOENT) {
-			fslab_error_errno(errno, "cannot delete the image %s", t->st.image);
+	if (t->image_proven && t->st->image_created && !t->o->keep_image) {
+		if (unlink(t->st->image) < 0 && errno != ENOENT) {
+			fslab_error_errno(errno, "cannot delete the image %s", t->st->image);
 			return -1;
 		}
-		printf("deleted %s\n", t->st.image);
+		printf("deleted %s\n", t->st->image);
 	} else if (t->image_proven) {
-		if (t->st.image_created)
+		if (t->st->image_created)
 			teardown_blank_image(t);
 		prov_marker_remove(t->image_fd); /* the lab lets go of it */
 	}
-	for (size_t i = 0; i < t->st.n_partitions; i++)
-		if (t->st.partitions[i].mountpoint_created)
-			teardown_rmdir(t, t->st.partitions[i].mountpoint, &t->st.partitions[i].mountpoint_id);
-	if (t->st.mount_root_created)
-		teardown_rmdir(t, t->st.mount_root, &t->st.mount_root_id);
+	for (size_t i = 0; i < t->st->n_partitions; i++)
+		if (t->st->partitions[i].mountpoint_created)
+			teardown_rmdir(t, t->st->partitions[i].mountpoint, &t->st->partitions[i].mountpoint_id);
+	if (t->st->mount_root_created)
+		teardown_rmdir(t, t->st->mount_root, &t->st->mount_root_id);
 	return 0;
 }
 
@@ -820,14 +821,14 @@ static int teardown_finish(struct teardown_run *t)
 			    t->state_path);
 		return -1;
 	}
-	if (t->disk_gone && t->st.phase >= FSLAB_PHASE_PARTITIONING && t->st.phase != FSLAB_PHASE_WIPED) {
+	if (t->disk_gone && t->st->phase >= FSLAB_PHASE_PARTITIONING && t->st->phase != FSLAB_PHASE_WIPED) {
 		/* Its GPT and filesystems are still on the disk, wherever it is. */
 		fslab_error("the lab's disk %s is gone (removed from the machine): its mounts and "
 			    "directories are cleaned up, but its partition table and filesystems "
 			    "could not be wiped. The state file %s is kept: attach the disk again "
 			    "and run fslab teardown --state %s to wipe it, or, if the disk is not "
 			    "coming back, remove the state file by hand",
-			    t->st.disk, t->state_path, t->state_path);
+			    t->st->disk, t->state_path, t->state_path);
 		t->refused = true; /* said: no "did not finish" on top */
 		return -1;
 	}
