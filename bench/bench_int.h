@@ -10,14 +10,15 @@
 #include <sys/types.h>
 
 #include "cache.h"
+#include "device_identity.h"
 #include "fileutil.h"
 #include "manifest.h"
 #include "names.h"
 #include "plan.h"
 #include "run.h"
 #include "spec.h"
-#include "state.h"
 #include "stats.h"
+#include "target.h"
 
 /* The device is probed this many times; the fastest figure is the upper
  * bound a cell is compared with (one probe is noisy: the flag flipped on
@@ -93,47 +94,31 @@ int fslab_probe_kept_load(const struct fslab_bench_fs *fs, const char *key, int6
 int fslab_probe_kept_save(const struct fslab_bench_fs *fs, const char *key,
 			  const struct fslab_probe_result *r);
 
-/* One filesystem under test. */
+/* One filesystem under test: a target (lib/target.h) and what the run
+ * makes of it.  rec is the filesystem's record in the manifest, and the
+ * run's own: the facts fsinfo.c finds (type, device, mount, identity), the
+ * accounting, the steady-state phase and the quiet drive are kept there
+ * and nowhere else; a resumed run takes it back whole from its manifest. */
 struct fslab_bench_fs {
-	char name[FSLAB_FS_NAME_MAX];
-	char path[PATH_MAX];
-	const struct fslab_state_partition *part; /* NULL for --dir */
-	dev_t dev;                                /* st_dev of path at the start */
-
-	/* From the state and /proc/self/mountinfo (fsinfo.c). */
-	char type[64];
-	char device[PATH_MAX];
-	char mountpoint[PATH_MAX];
-	char mount_method[16]; /* kernel, fuse, unknown */
-	char mount_options[512];
-	char mount_vfs_options[512]; /* the kernel's list at the start (rw,relatime,...) */
-	char mkfs_options[FSLAB_OPTIONS_MAX];
-	char mkfs_tool_version[128];
-	char device_model[128];
-	char device_serial[128];
-	uint64_t device_size_bytes;
-	bool fuse;
-	/* The loop device under the filesystem: "direct" (direct I/O: reads
-	 * reach the disk under the image), "buffered" (through the host's page
-	 * cache: every row is flagged buffered-loop), "" when not on a loop;
-	 * and the loop's backing file. */
-	char loop_io[16];
+	struct fslab_manifest_fs rec; /* .device_info stays NULL: see devinfo */
+	const struct fslab_target *t; /* the caller's, for the run's life */
+	dev_t dev;                    /* st_dev of path at the start */
+	/* The kernel's option list at the start (rw,relatime,...): the
+	 * manifest's mount_options_at_end is set when it changed by the end. */
+	char mount_vfs_options[512];
+	/* The device's identity (lib/device_identity.h), read once at the start;
+	 * have_devinfo false when the directory is on no block device. */
+	struct fslab_devinfo devinfo;
+	bool have_devinfo;
+	/* The loop device's backing file under the filesystem (rec.loop_io
+	 * says whether it is on a loop, and in which mode). */
 	char loop_backing[PATH_MAX];
 
 	struct fslab_probe_result probe;
 	struct fslab_cache_ctl cache;
 
-	/* Accounting, for the manifest (seconds). */
-	double timed_s, untimed_io_s, cache_drop_s, wall_s;
-	uint64_t cells_ok, cells_failed, cells_skipped;
-
-	/* The steady-state phase before the sweep and the quiet drive after
-	 * each pass (run_steady.c), as the manifest records them. */
-	struct fslab_manifest_steady steady;
-	struct fslab_manifest_quiet quiet;
-	/* The drive's temperature and health around each pass (run_steady.c):
-	 * the manifest's record, and the watch during the pass in flight. */
-	struct fslab_manifest_drive drive;
+	/* The drive watch during the pass in flight (run_steady.c); what it
+	 * found is the record's (rec.drive). */
 	struct {
 		struct fslab_drive_conditions start; /* read_at "": nothing to watch */
 		double checked_at, smart_at;         /* fslab_now() of the last readings */
@@ -142,7 +127,6 @@ struct fslab_bench_fs {
 		char why[256];
 	} drive_watch;
 
-	bool vanished;
 	FILE *csv;
 	uint64_t csv_synced_ns; /* fslab_results_append_row's last sync */
 
@@ -164,11 +148,12 @@ struct fslab_resume_csv {
 	size_t kept_len;
 };
 
-/* Fills type, device, mountpoint, mount options, fuse, device model/serial/
- * size from /proc/self/mountinfo and /sys.  Returns 0 or -errno (path
- * missing). */
+/* Fills fs->rec's facts from fs->t and the mount holding fs->rec.path
+ * (libmount): type, device, mountpoint, mount options, fuse, what setup
+ * did (a lab's target), the device's identity (lib/device_identity.h) and the
+ * loop under it.  Returns 0 or -errno (path missing, not a directory). */
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs);
-/* 0 when fs->path still is the same filesystem as at the start, else
+/* 0 when fs->rec.path still is the same filesystem as at the start, else
  * -ENOENT / -ESTALE (unmounted or replaced), -ENODEV (its block device is
  * gone from /sys/dev/block: a pulled disk) or -EROFS (the mount went
  * read-only, as ext4 does when its disk fails). */
@@ -177,7 +162,7 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
  * -> "sdb"), the name /sys/block knows it by.  0 or -ENODEV (not a block
  * device /sys knows). */
 int fslab_fsinfo_disk(const char *device, char *disk, size_t len);
-/* The kernel's options of the mount holding fs->path now, into buf
+/* The kernel's options of the mount holding fs->rec.path now, into buf
  * ("" when it cannot tell). */
 void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len);
 /* Version line of the mkfs tool for a type ("mke2fs 1.47.0 (5-Feb-2023)"). */
@@ -210,8 +195,10 @@ struct fslab_run_ctx {
 	char out_dir[PATH_MAX];
 	int out_fd;        /* the results directory, held (and flock'ed) */
 	char run_id[FSLAB_RUN_ID_LEN + 1];
-	char state_path[PATH_MAX]; /* "" for --dir */
-	struct fslab_state *state;
+	char state_path[PATH_MAX]; /* the targets' lab, for the manifest; "" for --dir */
+	/* --resume: the run's manifest as read; each target takes its
+	 * filesystem's record from it (run.c), then it is freed. */
+	struct fslab_manifest *resumed;
 	char spec_text_source[PATH_MAX];
 	char *spec_text;            /* the sweep file's text, or NULL */
 	enum fslab_preset preset;
@@ -234,7 +221,9 @@ struct fslab_run_ctx {
 	uint64_t steady_round_bytes; /* each workload's bytes per round */
 
 	size_t n_fs;
-	struct fslab_bench_fs fs[FSLAB_MAX_FS];
+	/* The targets' filesystems, n_fs of them (at most FSLAB_MAX_FS), on
+	 * the heap: a filesystem's record alone is ~25 KB. */
+	struct fslab_bench_fs *fs;
 
 	int argc;
 	char *const *argv;
@@ -250,11 +239,14 @@ struct fslab_run_ctx {
 /* Writes <out>/manifest.json atomically, relative to c->out_fd. */
 int fslab_manifest_write(const struct fslab_run_ctx *c);
 /* Reads the manifest in the results directory dfd (dir: its path, for
- * messages) back into c (run id, settings, filesystems with name and path,
- * probe figures, accounting).  A symlink or non-regular manifest is
+ * messages) back into c: the run id and settings, and the manifest itself
+ * in c->resumed (its filesystems' records).  A symlink or non-regular manifest is
  * refused.  err gets a message. */
 int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char *err,
 			size_t errlen);
+
+/* A filesystem's probe figures as its manifest record keeps them. */
+void fslab_manifest_take_probe(const struct fslab_manifest_fs *f, struct fslab_probe_result *p);
 
 /* Status prefix of the rows written for a filesystem that disappeared;
  * --resume runs those cells again. */

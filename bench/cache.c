@@ -40,15 +40,14 @@ static int cache_drop_caches_permitted(void)
 	return 1;
 }
 
-void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part, const char *buffered_loop_backing)
+void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_target *t,
+			  const char *buffered_loop_backing)
 {
 	const char *force = getenv("FSLAB_DROP_METHOD"); /* tests: one method, no check */
-	bool lab = st && part && part->mount_method != FSLAB_MOUNT_NONE;
+	bool lab = t && t->remount;
 
 	memset(c, 0, sizeof(*c));
-	c->state = st;
-	c->part = part;
+	c->target = lab ? t : NULL;
 	snprintf(c->backing, sizeof(c->backing), "%s", buffered_loop_backing ? buffered_loop_backing : "");
 	c->method = FSLAB_DROP_FADVISE;
 	if (cache_drop_caches_permitted()) {
@@ -324,15 +323,15 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 		close(fd);
 		if (c->release)
 			c->release(c->hold_ctx);
-		r = c->remount ? c->remount(c->remount_ctx, c->part->name, why, whylen) : -ENOTSUP;
+		r = c->target ? c->target->remount(c->target->remount_ctx, c->target->name, why, whylen)
+			      : -ENOTSUP;
 		if (r == 0 && c->dev) {
 			struct stat st;
-			if (stat(c->part->mountpoint, &st) == 0)
+			if (stat(c->target->path, &st) == 0)
 				*c->dev = st.st_dev;
 		}
-		if (r < 0 && !c->remount)
-			snprintf(why, whylen, "cold mode: remount of %s at %s failed: %s", c->part->device,
-				 c->part->mountpoint, strerror(-r));
+		if (r < 0 && !c->target)
+			snprintf(why, whylen, "cold mode: no remount for this filesystem: %s", strerror(-r));
 		if (c->reopen) {
 			int r2 = c->reopen(c->hold_ctx, dir_fd, r < 0 ? NULL : why, whylen);
 			if (r == 0)

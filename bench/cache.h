@@ -11,8 +11,8 @@
  * rest of the run, to
  *   drop_caches  fsync + syncfs, then "1" into /proc/sys/vm/drop_caches
  *                (root, and /proc/sys writable), else
- *   remount      unmount and mount the filesystem again (only one that
- *                fslab setup mounted: a lab partition from the state).
+ *   remount      unmount and mount the filesystem again (only a target
+ *                whose maker gave a remount: a lab partition).
  * The manifest records the method per filesystem (cache_drop_method) and
  * why (cache_drop_note). */
 #ifndef FSLAB_BENCH_CACHE_H
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "state.h"
+#include "target.h"
 
 enum fslab_drop_method {
 	FSLAB_DROP_CACHES,
@@ -48,17 +48,12 @@ struct fslab_cache_ctl {
 	/* The backing file of the loop device (no direct I/O) the filesystem
 	 * is on: its pages are dropped too.  "" when none. */
 	char backing[PATH_MAX];
-	const struct fslab_state *state;          /* NULL for --dir */
-	const struct fslab_state_partition *part; /* NULL for --dir */
+	/* The target (lib/target.h) whose remount the fallback calls: its
+	 * name and mount point.  NULL: no remount. */
+	const struct fslab_target *target;
 	/* Updated with the mount point's st_dev after a remount (a FUSE
 	 * mount gets a new one), so the run still knows its filesystem. */
 	dev_t *dev;
-	/* remount: the lab's cold-cache remount (provision's
-	 * fslab_lab_remount: under the lab's exclusive mount lock, only for a
-	 * run that holds the lab's run lease); remount_ctx is the open lab.
-	 * NULL: no remount. */
-	int (*remount)(void *remount_ctx, const char *name, char *why, size_t whylen);
-	void *remount_ctx;
 	/* remount: the run holds directories open inside the mount (its
 	 * private directory), which would make the unmount fail.  release
 	 * closes them before the unmount; reopen opens them again after the
@@ -69,12 +64,12 @@ struct fslab_cache_ctl {
 	void *hold_ctx;
 };
 
-/* Picks the method for one filesystem (part NULL when not a lab partition;
- * buffered_loop_backing: the backing file of the loop device without direct
- * I/O the filesystem is on, whose pages are dropped too; NULL or "" when
- * there is none). */
-void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_state *st,
-			  const struct fslab_state_partition *part, const char *buffered_loop_backing);
+/* Picks the method for one filesystem, the target t (remount the last
+ * resort when t has one); buffered_loop_backing: the backing file of the
+ * loop device without direct I/O the filesystem is on, whose pages are
+ * dropped too; NULL or "" when there is none. */
+void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_target *t,
+			  const char *buffered_loop_backing);
 const char *fslab_drop_method_name(enum fslab_drop_method m);
 
 /* The loop device a filesystem is on, from its block device node (a loop

@@ -1,5 +1,6 @@
-/* What a directory under test sits on: /proc/self/mountinfo for the mount
- * (type, source, options, FUSE or not), /sys for the device. */
+/* What a directory under test sits on: the kernel's mount table through
+ * libmount (type, source, options, FUSE or not), the target's maker for
+ * what it did (a lab's setup), lib/device_identity.h for the device. */
 #include "bench_int.h"
 #include "exec.h"
 #include "fileutil.h"
@@ -17,23 +18,6 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-static void fsinfo_read_sys(const char *path, char *buf, size_t len)
-{
-	char *data = NULL;
-	size_t n;
-
-	buf[0] = '\0';
-	if (fslab_read_file(path, &data, &n, 4096) < 0)
-		return;
-	data[strcspn(data, "\n")] = '\0';
-	/* trim trailing blanks (sysfs pads model names) */
-	n = strlen(data);
-	while (n && data[n - 1] == ' ')
-		data[--n] = '\0';
-	snprintf(buf, len, "%s", data);
-	free(data);
-}
 
 int fslab_fsinfo_disk(const char *device, char *disk, size_t len)
 {
@@ -55,31 +39,25 @@ int fslab_fsinfo_disk(const char *device, char *disk, size_t len)
 	return 0;
 }
 
+/* The device's identity through lib/device_identity.h, the one reader: read once,
+ * kept whole for the manifest's device_info, and its model, serial and
+ * size (of the partition itself) in the record. */
 static void fsinfo_device(struct fslab_bench_fs *fs)
 {
-	char sys[PATH_MAX], val[256], disk[64];
-	uint64_t sectors;
+	struct fslab_devinfo *di = &fs->devinfo;
+	char err[256];
 
-	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0)
+	fs->have_devinfo = strncmp(fs->rec.device, "/dev/", 5) == 0 &&
+			   fslab_devinfo_read(fs->rec.device, di, err, sizeof(err)) == 0;
+	if (!fs->have_devinfo)
 		return;
-	snprintf(sys, sizeof(sys), "/sys/class/block/%s", fs->device + 5);
-	if (fslab_sysfs_read_u64(sys, "size", &sectors) == 0)
-		fs->device_size_bytes = sectors * 512;
-	snprintf(sys, sizeof(sys), "/sys/block/%s/device/model", disk);
-	fsinfo_read_sys(sys, fs->device_model, sizeof(fs->device_model));
-	snprintf(sys, sizeof(sys), "/sys/block/%s/device/serial", disk);
-	fsinfo_read_sys(sys, fs->device_serial, sizeof(fs->device_serial));
-	if (!fs->device_serial[0]) {
-		snprintf(sys, sizeof(sys), "/sys/block/%s/serial", disk);
-		fsinfo_read_sys(sys, fs->device_serial, sizeof(fs->device_serial));
-	}
-	if (!fs->device_model[0]) {
-		snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", disk);
-		fsinfo_read_sys(sys, val, sizeof(val));
-		if (val[0])
-			snprintf(fs->device_model, sizeof(fs->device_model), "loop device on %.100s",
-				 val);
-	}
+	fs->rec.device_size_bytes = di->dev_size_bytes;
+	snprintf(fs->rec.device_serial, sizeof(fs->rec.device_serial), "%s", di->serial);
+	if (di->model[0])
+		snprintf(fs->rec.device_model, sizeof(fs->rec.device_model), "%s", di->model);
+	else if (di->backing_file[0])
+		snprintf(fs->rec.device_model, sizeof(fs->rec.device_model), "loop device on %.100s",
+			 di->backing_file);
 }
 
 /* The mount the directory is on, from the kernel's mount table through
@@ -117,16 +95,16 @@ static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *foun
 	if (!tb)
 		return;
 	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 &&
-	    (m = fsinfo_find_mount(tb, fs->path, real))) {
+	    (m = fsinfo_find_mount(tb, fs->rec.path, real))) {
 		*found = true;
-		snprintf(fs->mountpoint, sizeof(fs->mountpoint), "%s", (v = mnt_fs_get_target(m)) ? v : "");
-		snprintf(fs->type, sizeof(fs->type), "%s", (v = mnt_fs_get_fstype(m)) ? v : "");
-		snprintf(fs->device, sizeof(fs->device), "%s", (v = mnt_fs_get_source(m)) ? v : "");
+		snprintf(fs->rec.mountpoint, sizeof(fs->rec.mountpoint), "%s", (v = mnt_fs_get_target(m)) ? v : "");
+		snprintf(fs->rec.type, sizeof(fs->rec.type), "%s", (v = mnt_fs_get_fstype(m)) ? v : "");
+		snprintf(fs->rec.device, sizeof(fs->rec.device), "%s", (v = mnt_fs_get_source(m)) ? v : "");
 		/* the per-mount options (rw,relatime,...), as findmnt's VFS-OPTIONS */
-		snprintf(fs->mount_options, sizeof(fs->mount_options), "%s",
+		snprintf(fs->rec.mount_options, sizeof(fs->rec.mount_options), "%s",
 			 (v = mnt_fs_get_vfs_options(m)) ? v : "");
-		snprintf(fs->mount_vfs_options, sizeof(fs->mount_vfs_options), "%s", fs->mount_options);
-		fs->fuse = strncmp(fs->type, "fuse", 4) == 0;
+		snprintf(fs->mount_vfs_options, sizeof(fs->mount_vfs_options), "%s", fs->rec.mount_options);
+		fs->rec.fuse = strncmp(fs->rec.type, "fuse", 4) == 0;
 	}
 	mnt_unref_table(tb);
 }
@@ -141,9 +119,9 @@ void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t
 	buf[0] = '\0';
 	if (!tb)
 		return;
-	if (!realpath(fs->path, real))
-		snprintf(real, sizeof(real), "%s", fs->path);
-	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 && (m = fsinfo_find_mount(tb, fs->path, real)))
+	if (!realpath(fs->rec.path, real))
+		snprintf(real, sizeof(real), "%s", fs->rec.path);
+	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 && (m = fsinfo_find_mount(tb, fs->rec.path, real)))
 		snprintf(buf, len, "%s", (v = mnt_fs_get_vfs_options(m)) ? v : "");
 	mnt_unref_table(tb);
 }
@@ -153,11 +131,32 @@ static void fsinfo_loop(struct fslab_bench_fs *fs)
 {
 	bool direct = false;
 
-	fs->loop_io[0] = '\0';
-	if (fslab_loop_of_device(fs->device, fs->dev, fs->loop_backing, sizeof(fs->loop_backing), &direct))
-		snprintf(fs->loop_io, sizeof(fs->loop_io), "%s", direct ? "direct" : "buffered");
+	fs->rec.loop_io[0] = '\0';
+	if (fslab_loop_of_device(fs->rec.device, fs->dev, fs->loop_backing, sizeof(fs->loop_backing), &direct))
+		snprintf(fs->rec.loop_io, sizeof(fs->rec.loop_io), "%s", direct ? "direct" : "buffered");
 	else
 		fs->loop_backing[0] = '\0';
+}
+
+/* A lab's target: its own record wins for what setup did. */
+static void fsinfo_lab(struct fslab_bench_fs *fs)
+{
+	const struct fslab_target *t = fs->t;
+	struct fslab_manifest_fs *r = &fs->rec;
+
+	snprintf(r->device, sizeof(r->device), "%s", t->device);
+	if (t->type[0])
+		snprintf(r->type, sizeof(r->type), "%s", t->type);
+	r->fuse |= t->fuse;
+	if (t->mount_options[0])
+		snprintf(r->mount_options, sizeof(r->mount_options), "%s", t->mount_options);
+	r->has_mkfs_options = true;
+	snprintf(r->mkfs_options, sizeof(r->mkfs_options), "%s", t->mkfs_options);
+	snprintf(r->mkfs_command, sizeof(r->mkfs_command), "%s", t->mkfs_command);
+	r->setup_discarded = t->discarded;
+	snprintf(r->mount_quiet, sizeof(r->mount_quiet), "%s", t->mount_quiet);
+	r->mount_quiet_wait_s = t->mount_quiet_wait_s;
+	r->precondition = t->precondition;
 }
 
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
@@ -166,30 +165,18 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 	struct stat st;
 	bool found;
 
-	if (stat(fs->path, &st) < 0)
+	if (stat(fs->rec.path, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	fs->dev = st.st_dev;
-	if (!realpath(fs->path, real))
-		snprintf(real, sizeof(real), "%s", fs->path);
+	if (!realpath(fs->rec.path, real))
+		snprintf(real, sizeof(real), "%s", fs->rec.path);
 	fsinfo_mount(fs, real, &found);
-	if (fs->part) {
-		/* The lab's own record wins for what setup did. */
-		snprintf(fs->device, sizeof(fs->device), "%s", fs->part->device);
-		snprintf(fs->mkfs_options, sizeof(fs->mkfs_options), "%s", fs->part->mkfs_options);
-		if (fs->part->mount_method == FSLAB_MOUNT_FUSE)
-			fs->fuse = true;
-		if (fs->part->mount_options[0])
-			snprintf(fs->mount_options, sizeof(fs->mount_options), "%s",
-				 fs->part->mount_options);
-	}
-	snprintf(fs->mount_method, sizeof(fs->mount_method), "%s",
-		 fs->fuse ? "fuse" : (found || fs->part) ? "kernel" : "unknown");
-	if (fs->fuse && fs->part && fs->part->type == FSLAB_FS_FAT32)
-		snprintf(fs->type, sizeof(fs->type), "fat32");
-	else if (fs->part)
-		snprintf(fs->type, sizeof(fs->type), "%s", fslab_fs_type_to_string(fs->part->type));
+	if (fs->t->lab)
+		fsinfo_lab(fs);
+	snprintf(fs->rec.mount_method, sizeof(fs->rec.mount_method), "%s",
+		 fs->rec.fuse ? "fuse" : (found || fs->t->lab) ? "kernel" : "unknown");
 	fsinfo_device(fs);
 	fsinfo_loop(fs);
 	return 0;
@@ -201,7 +188,7 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs)
 	struct statvfs sv;
 	struct stat st;
 
-	if (stat(fs->path, &st) < 0)
+	if (stat(fs->rec.path, &st) < 0)
 		return -errno;
 	if (st.st_dev != fs->dev)
 		return -ESTALE;
@@ -215,7 +202,7 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs)
 	}
 	/* The run starts only on a writable directory: read-only now means
 	 * the filesystem went read-only under it (an I/O error). */
-	if (statvfs(fs->path, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+	if (statvfs(fs->rec.path, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		return -EROFS;
 	return 0;
 }

@@ -66,24 +66,6 @@ static void mf_machine(struct fslab_manifest *m)
 	m->machine.memory_kib = strtoull(mem, NULL, 10);
 }
 
-/* The device's identity from lib/device_identity.c: transport, firmware,
- * sector sizes, discard; a SCSI serial from VPD page 0x80. */
-static void mf_device(const struct fslab_bench_fs *fs, struct fslab_manifest_fs *o)
-{
-	struct fslab_devinfo di;
-	char err[256];
-	bool have = strncmp(fs->device, "/dev/", 5) == 0 &&
-		    fslab_devinfo_read(fs->device, &di, err, sizeof(err)) == 0;
-
-	snprintf(o->device, sizeof(o->device), "%s", fs->device);
-	snprintf(o->device_model, sizeof(o->device_model), "%s", fs->device_model);
-	snprintf(o->device_serial, sizeof(o->device_serial), "%s",
-		 fs->device_serial[0] || !have ? fs->device_serial : di.serial);
-	o->device_info = have ? fslab_devinfo_to_json(&di) : NULL;
-	o->setup_discarded = fs->part ? fs->part->discarded : -1;
-	o->device_size_bytes = fs->device_size_bytes;
-}
-
 /* A time the manifest wrote (run_utc_format) in Unix seconds; 0 when it
  * is none. */
 static int64_t mf_utc_parse(const char *s)
@@ -129,61 +111,37 @@ static void mf_options_at_end(const struct fslab_run_ctx *c, const struct fslab_
 		return;
 	snprintf(o->mount_options_at_end, sizeof(o->mount_options_at_end), "%s", now);
 	fslab_warn("%s: the mount options changed during the run (%s at the start, %s at the end): its figures may mix two configurations; manifest.json records both (mount_options_at_end)",
-		   fs->name, fs->mount_vfs_options, now);
+		   fs->rec.name, fs->mount_vfs_options, now);
 }
 
+/* The filesystem's entry: its record, and what is derived from the run
+ * when the manifest is written (device_info, probe, the flush and the
+ * cache drop in use). */
 static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
 		  struct fslab_manifest_fs *o)
 {
 	bool cold = c->sweep.cache == FSLAB_CACHE_COLD;
 
-	snprintf(o->name, sizeof(o->name), "%s", fs->name);
-	snprintf(o->type, sizeof(o->type), "%s", fs->type);
-	snprintf(o->path, sizeof(o->path), "%s", fs->path);
-	snprintf(o->mountpoint, sizeof(o->mountpoint), "%s", fs->mountpoint);
-	snprintf(o->mount_method, sizeof(o->mount_method), "%s",
-		 fs->mount_method[0] ? fs->mount_method : "unknown");
-	o->has_mkfs_options = fs->part != NULL;
-	snprintf(o->mkfs_options, sizeof(o->mkfs_options), "%s", fs->mkfs_options);
-	snprintf(o->mount_options, sizeof(o->mount_options), "%s", fs->mount_options);
+	*o = fs->rec;
+	o->device_info = fs->have_devinfo ? fslab_devinfo_to_json(&fs->devinfo) : NULL;
+	if (!o->mount_method[0])
+		snprintf(o->mount_method, sizeof(o->mount_method), "unknown");
 	mf_options_at_end(c, fs, o);
-	snprintf(o->mkfs_tool_version, sizeof(o->mkfs_tool_version), "%s", fs->mkfs_tool_version);
-	mf_device(fs, o);
 	mf_probe(&fs->probe, o);
 	/* What the flush before each cell reaches (sync_policy fs): syncfs,
-	 * plus an fsync of the block device when the lab names it. */
-	if (c->sync_policy == FSLAB_SYNC_FS && fs->part)
-		snprintf(o->sync_device, sizeof(o->sync_device), "%s", fs->part->device);
+	 * plus an fsync of the block device when the target names it. */
+	if (c->sync_policy == FSLAB_SYNC_FS && fs->t->lab)
+		snprintf(o->sync_device, sizeof(o->sync_device), "%s", fs->t->device);
 	snprintf(o->sync_note, sizeof(o->sync_note), "%s",
 		 c->sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
-		 : fs->part ? "syncfs of the filesystem and fsync of its block device before each cell"
-			    : "syncfs only before each cell: --dir names no block device to fsync");
+		 : fs->t->lab ? "syncfs of the filesystem and fsync of its block device before each cell"
+			      : "syncfs only before each cell: --dir names no block device to fsync");
 	if (cold) {
 		snprintf(o->cache_drop_method, sizeof(o->cache_drop_method), "%s",
 			 fslab_drop_method_name(fs->cache.method));
-		snprintf(o->cache_drop_note, sizeof(o->cache_drop_note), "%s", fs->cache.note);
+		snprintf(o->cache_drop_note, sizeof(o->cache_drop_note), "%.*s",
+			 (int)sizeof(o->cache_drop_note) - 1, fs->cache.note);
 	}
-	o->fuse = fs->fuse;
-	snprintf(o->loop_io, sizeof(o->loop_io), "%s", fs->loop_io);
-	if (fs->part) {
-		snprintf(o->mkfs_command, sizeof(o->mkfs_command), "%s", fs->part->mkfs_command);
-		snprintf(o->mount_quiet, sizeof(o->mount_quiet), "%s", fs->part->quiet);
-		o->mount_quiet_wait_s = fs->part->quiet_wait_s;
-	}
-	/* The lab's disk, the same for each of its filesystems. */
-	if (fs->part && c->state)
-		o->precondition = c->state->precondition;
-	o->vanished = fs->vanished;
-	o->cells_ok = fs->cells_ok;
-	o->cells_failed = fs->cells_failed;
-	o->cells_skipped = fs->cells_skipped;
-	o->timed_s = fs->timed_s;
-	o->untimed_io_s = fs->untimed_io_s;
-	o->cache_drop_s = fs->cache_drop_s;
-	o->wall_s = fs->wall_s;
-	o->steady = fs->steady;
-	o->quiet = fs->quiet;
-	o->drive = fs->drive;
 }
 
 static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
@@ -331,9 +289,9 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 			break;
 		}
 		mf_fs(c, &c->fs[i], o);
-		m->time.timed_s += c->fs[i].timed_s;
-		m->time.untimed_io_s += c->fs[i].untimed_io_s;
-		m->time.cache_drop_s += c->fs[i].cache_drop_s;
+		m->time.timed_s += c->fs[i].rec.timed_s;
+		m->time.untimed_io_s += c->fs[i].rec.untimed_io_s;
+		m->time.cache_drop_s += c->fs[i].rec.cache_drop_s;
 	}
 	if (r == 0)
 		r = fslab_manifest_write_at(c->out_fd, m);
@@ -404,9 +362,8 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	return 0;
 }
 
-/* The filesystems (name, path, probe figures, accounting) and the first
- * session's command. */
-static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_ctx *c)
+/* The first session's command. */
+static int mf_take_command(const struct fslab_manifest *m, struct fslab_run_ctx *c)
 {
 	if (m->command) {
 		c->first_command = calloc(m->n_command + 1, sizeof(char *));
@@ -419,35 +376,24 @@ static int mf_take_filesystems(const struct fslab_manifest *m, struct fslab_run_
 			return -ENOMEM;
 		c->n_first_command++;
 	}
-	c->n_fs = m->n_fs;
-	for (size_t i = 0; i < m->n_fs; i++) {
-		const struct fslab_manifest_fs *f = &m->fs[i];
-		struct fslab_bench_fs *fs = &c->fs[i];
-
-		snprintf(fs->name, sizeof(fs->name), "%s", f->name);
-		snprintf(fs->path, sizeof(fs->path), "%s", f->path);
-		fs->probe.write_kib_s = f->device_write_kib_s;
-		fs->probe.read_kib_s = f->device_read_kib_s;
-		for (unsigned k = 0; k < f->probe_runs && k < FSLAB_PROBE_RUNS; k++) {
-			fs->probe.write_runs_kib_s[k] = f->probe_write_kib_s[k];
-			fs->probe.read_runs_kib_s[k] = f->probe_read_kib_s[k];
-		}
-		fs->probe.runs = f->probe_runs;
-		fs->probe.bytes = f->device_probe_bytes;
-		snprintf(fs->probe.method, sizeof(fs->probe.method), "%s",
-			 f->device_probe[0] ? f->device_probe : "skipped");
-		snprintf(fs->probe.note, sizeof(fs->probe.note), "%s", f->device_probe_note);
-		snprintf(fs->probe.source, sizeof(fs->probe.source), "%s", f->device_probe_source);
-		fs->probe.measured_at = mf_utc_parse(f->device_probe_measured_at);
-		fs->timed_s = f->timed_s;
-		fs->untimed_io_s = f->untimed_io_s;
-		fs->cache_drop_s = f->cache_drop_s;
-		fs->wall_s = f->wall_s;
-		fs->steady = f->steady;
-		fs->quiet = f->quiet;
-		fs->drive = f->drive;
-	}
 	return 0;
+}
+
+void fslab_manifest_take_probe(const struct fslab_manifest_fs *f, struct fslab_probe_result *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->write_kib_s = f->device_write_kib_s;
+	p->read_kib_s = f->device_read_kib_s;
+	for (unsigned k = 0; k < f->probe_runs && k < FSLAB_PROBE_RUNS; k++) {
+		p->write_runs_kib_s[k] = f->probe_write_kib_s[k];
+		p->read_runs_kib_s[k] = f->probe_read_kib_s[k];
+	}
+	p->runs = f->probe_runs;
+	p->bytes = f->device_probe_bytes;
+	snprintf(p->method, sizeof(p->method), "%s", f->device_probe[0] ? f->device_probe : "skipped");
+	snprintf(p->note, sizeof(p->note), "%s", f->device_probe_note);
+	snprintf(p->source, sizeof(p->source), "%s", f->device_probe_source);
+	p->measured_at = mf_utc_parse(f->device_probe_measured_at);
 }
 
 int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char *err,
@@ -471,9 +417,12 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 	if (r == 0)
 		r = mf_take_settings(m, c, path, err, errlen);
 	if (r == 0)
-		r = mf_take_filesystems(m, c);
+		r = mf_take_command(m, c);
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
-	fslab_manifest_free(m);
+	if (r == 0)
+		c->resumed = m; /* the filesystems' records, for run.c */
+	else
+		fslab_manifest_free(m);
 	return r == -ENOMEM || r == 0 ? r : -EINVAL;
 }

@@ -263,7 +263,7 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 		return -EPROTO;
 	}
 	if (!cache) {
-		fslab_cache_ctl_init(&own, NULL, NULL, NULL);
+		fslab_cache_ctl_init(&own, NULL, NULL);
 		p.cache = &own;
 	}
 	if (posix_memalign(&p.buf, 4096, FSLAB_PROBE_RECORD) != 0)

@@ -8,7 +8,6 @@
  * and every field is bounded; anything else is refused with the reason
  * (the run warns and probes again, replacing it). */
 #include "bench_int.h"
-#include "device_identity.h"
 #include "fileutil.h"
 
 #include <errno.h>
@@ -55,23 +54,20 @@ static void keep_mount_id(const struct fslab_bench_fs *fs, char *buf, size_t len
 
 int fslab_probe_key(const struct fslab_bench_fs *fs, uint64_t bytes, char *key, size_t len)
 {
-	struct fslab_devinfo di;
 	struct stat st;
-	char mnt[32], err[256], loop[48] = "";
+	char mnt[32], loop[48] = "";
 	dev_t blk = 0;
-	bool have = strncmp(fs->device, "/dev/", 5) == 0 &&
-		    fslab_devinfo_read(fs->device, &di, err, sizeof(err)) == 0;
 
-	if (fs->device[0] == '/' && stat(fs->device, &st) == 0 && S_ISBLK(st.st_mode))
+	if (fs->rec.device[0] == '/' && stat(fs->rec.device, &st) == 0 && S_ISBLK(st.st_mode))
 		blk = st.st_rdev;
-	if (fs->loop_io[0] && fs->loop_backing[0] && stat(fs->loop_backing, &st) == 0)
+	if (fs->rec.loop_io[0] && fs->loop_backing[0] && stat(fs->loop_backing, &st) == 0)
 		snprintf(loop, sizeof(loop), "%u:%u:%ju", major(st.st_dev), minor(st.st_dev),
 			 (uintmax_t)st.st_ino);
 	keep_mount_id(fs, mnt, sizeof(mnt));
 	if (snprintf(key, len, "fs=%u:%u blk=%u:%u mnt=%s loop=%s serial=%s wwid=%s type=%s opts=%s|%s bytes=%" PRIu64,
 		     major(fs->dev), minor(fs->dev), major(blk), minor(blk), mnt, loop,
-		     fs->device_serial[0] || !have ? fs->device_serial : di.serial, have ? di.wwid : "",
-		     fs->type, fs->mount_options, fs->mount_vfs_options,
+		     fs->rec.device_serial, fs->have_devinfo ? fs->devinfo.wwid : "",
+		     fs->rec.type, fs->rec.mount_options, fs->mount_vfs_options,
 		     bytes ? bytes : (uint64_t)FSLAB_PROBE_DEFAULT_BYTES) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;

@@ -11,7 +11,6 @@
 #include "run_int.h"
 
 #include "engine.h"
-#include "lab.h"
 #include "log.h"
 #include "size.h"
 #include "stop_rule.h"
@@ -68,117 +67,69 @@ void run_utc_format(int64_t when, char *buf, size_t len, bool compact)
 	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int run_add_fs(struct fslab_run_ctx *c, const char *name, const char *path,
-		      const struct fslab_state_partition *part)
+/* A resumed run's record of the filesystem t names, whole, from its
+ * manifest: the probe figures, the accounting, the steady-state phase and
+ * the quiet drive carry on; what this session finds or counts again
+ * starts empty.  -ENOENT when the run had no such filesystem. */
+static int run_take_record(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, const struct fslab_target *t)
+{
+	int j = fslab_manifest_find_fs(c->resumed, t->name);
+
+	if (j < 0) {
+		fslab_error("--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
+			    run_esc(c->out_dir), run_esc(t->name));
+		return -ENOENT;
+	}
+	fs->rec = c->resumed->fs[j];
+	fs->rec.device_info = NULL; /* the read manifest's; derived again when written */
+	fs->rec.mount_options_at_end[0] = '\0';
+	fs->rec.vanished = false;
+	fs->rec.cells_ok = fs->rec.cells_failed = fs->rec.cells_skipped = 0;
+	fslab_manifest_take_probe(&fs->rec, &fs->probe);
+	return 0;
+}
+
+/* One target into the run: checked (its name, a writable directory) and
+ * its record filled from it and from what it sits on (fsinfo.c). */
+static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 {
 	struct fslab_bench_fs *fs;
 	int r;
 
-	if (c->n_fs >= FSLAB_MAX_FS) {
-		fslab_error("at most %d filesystems per run", FSLAB_MAX_FS);
-		return -E2BIG;
-	}
-	if (!fslab_fs_name_valid(name)) {
-		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", run_esc(name));
+	if (!fslab_fs_name_valid(t->name)) {
+		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", run_esc(t->name));
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < c->n_fs; i++)
-		if (strcmp(c->fs[i].name, name) == 0) {
+		if (strcmp(c->fs[i].rec.name, t->name) == 0) {
 			fslab_error("the name '%s' is given twice; each filesystem needs its own name (it names the CSV)",
-				    run_esc(name));
+				    run_esc(t->name));
 			return -EINVAL;
 		}
+	if (!t->path[0] || strnlen(t->path, sizeof(t->path)) >= sizeof(t->path)) {
+		fslab_error("%s: give the directory to benchmark", run_esc(t->name));
+		return -EINVAL;
+	}
 	fs = &c->fs[c->n_fs];
 	memset(fs, 0, sizeof(*fs));
 	fs->dir_fd = fs->work_fd = -1;
-	snprintf(fs->name, sizeof(fs->name), "%s", name);
-	if (snprintf(fs->path, sizeof(fs->path), "%s", path) >= (int)sizeof(fs->path)) {
-		fslab_error("%s: path too long", run_esc(path));
-		return -ENAMETOOLONG;
-	}
-	fs->part = part;
+	if (c->resumed && (r = run_take_record(c, fs, t)) < 0)
+		return r;
+	fs->t = t;
+	snprintf(fs->rec.name, sizeof(fs->rec.name), "%s", t->name);
+	snprintf(fs->rec.path, sizeof(fs->rec.path), "%s", t->path);
+	fs->rec.setup_discarded = -1;
 	r = fslab_fsinfo_fill(fs);
 	if (r < 0) {
-		fslab_error("%s (%s): %s; give an existing directory", name, run_esc(path), strerror(-r));
+		fslab_error("%s (%s): %s; give an existing directory", t->name, run_esc(t->path), strerror(-r));
 		return r;
 	}
-	if (access(path, W_OK) != 0) {
-		fslab_error("%s (%s): not writable: %s", name, run_esc(path), strerror(errno));
+	if (access(t->path, W_OK) != 0) {
+		fslab_error("%s (%s): not writable: %s", t->name, run_esc(t->path), strerror(errno));
 		return -EACCES;
 	}
 	c->n_fs++;
 	return 0;
-}
-
-/* The lab's filesystems, from the state the open lab loaded (by identity,
- * under its lock), not from the path again. */
-static int run_lab_filesystems(struct fslab_run_ctx *c, struct fslab_lab *lab,
-			       const char *const *only, size_t n_only)
-{
-	char err[512];
-	int r;
-
-	c->state = calloc(1, sizeof(*c->state));
-	if (!c->state)
-		return -ENOMEM;
-	if (lab) {
-		*c->state = *fslab_lab_state(lab);
-		r = 0;
-	} else {
-		r = fslab_state_load(c->state_path, c->state, err, sizeof(err));
-	}
-	if (r == -ENOENT) {
-		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
-			    c->state_path);
-		return r;
-	}
-	if (r < 0) {
-		fslab_error("%s", err[0] ? err : strerror(-r));
-		return r;
-	}
-	for (size_t i = 0; i < c->state->n_partitions; i++) {
-		const struct fslab_state_partition *p = &c->state->partitions[i];
-		bool wanted = n_only == 0;
-
-		for (size_t j = 0; j < n_only; j++)
-			wanted |= strcmp(only[j], p->name) == 0;
-		if (!wanted)
-			continue;
-		if (p->mount_method == FSLAB_MOUNT_NONE || !p->mountpoint[0]) {
-			fslab_error("%s (%s) is not mounted by the lab; run 'fslab status' to see why",
-				    p->name, p->device);
-			return -ENOENT;
-		}
-		r = run_add_fs(c, p->name, p->mountpoint, p);
-		if (r < 0)
-			return r;
-	}
-	if (c->n_fs == 0) {
-		fslab_error("the lab in %s has no mounted filesystem to benchmark", c->state_path);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* Opens the lab (provision/lab.h): its lock shared (setup and teardown
- * cannot run under us) and its run lease alone (a second run is refused)
- * unless concurrent.  A missing state file creates nothing (no directory,
- * no lock file). */
-static int run_lock_lab(struct fslab_run_ctx *c, bool concurrent, struct fslab_lab **lab)
-{
-	char err[1024];
-	int r;
-
-	if (*lab)
-		return 0; /* the caller's, held since before the run */
-	r = fslab_lab_open(c->state_path, concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
-			   "fslab run", lab, err, sizeof(err));
-	if (r == -ENOENT)
-		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
-			    c->state_path);
-	else if (r < 0)
-		fslab_error("%s", err);
-	return r;
 }
 
 void run_ctx_free(struct fslab_run_ctx *c)
@@ -192,7 +143,8 @@ void run_ctx_free(struct fslab_run_ctx *c)
 		close(c->out_fd);
 	run_stop_end(c);
 	free(c->spec_text);
-	free(c->state);
+	fslab_manifest_free(c->resumed);
+	free(c->fs);
 	for (size_t i = 0; i < c->n_first_command; i++)
 		free(c->first_command[i]);
 	free(c->first_command);
@@ -206,85 +158,64 @@ struct fslab_run_ctx *run_ctx_new(void)
 	if (!c)
 		return NULL;
 	c->out_fd = -1;
-	for (size_t i = 0; i < FSLAB_MAX_FS; i++)
-		c->fs[i].dir_fd = c->fs[i].work_fd = -1;
 	c->preset = FSLAB_PRESET_SEED;
 	return c;
 }
 
-/* A new run's filesystems (and --dry-run's): --dir NAME=PATH, or the
- * lab's (the lab held as a run holds it, so no probe runs beside a running
- * run).  Returns an exit status: FSLAB_EXIT_OK, _USAGE or _FAILURE. */
-int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
-			 struct fslab_lab **lab)
+/* The run's filesystems: the targets the caller made (--dir directories
+ * or a lab's partitions, one path for both); a resumed run's take their
+ * records back from its manifest.  Returns an exit status:
+ * FSLAB_EXIT_OK, _USAGE or _FAILURE. */
+int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	if (o->n_dirs) {
-		if (o->state_path) {
-			fslab_error("give either --state or --dir, not both");
-			return FSLAB_EXIT_USAGE;
-		}
-		for (size_t i = 0; i < o->n_dirs; i++)
-			if (run_add_fs(c, o->dirs[i].name, o->dirs[i].path, NULL) < 0)
-				return FSLAB_EXIT_USAGE;
-		return FSLAB_EXIT_OK;
+	if (o->n_targets == 0) {
+		fslab_error("no filesystem to benchmark: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH");
+		return FSLAB_EXIT_USAGE;
 	}
-	snprintf(c->state_path, sizeof(c->state_path), "%s",
-		 o->state_path ? o->state_path : fslab_state_default_path());
-	if (run_lock_lab(c, o->allow_concurrent, lab) < 0 || run_lab_filesystems(c, *lab, NULL, 0) < 0)
+	if (o->n_targets > FSLAB_MAX_FS) {
+		fslab_error("%zu filesystems: at most %d per run", o->n_targets, FSLAB_MAX_FS);
+		return FSLAB_EXIT_USAGE;
+	}
+	c->fs = calloc(o->n_targets, sizeof(*c->fs));
+	if (!c->fs) {
+		fslab_error("out of memory");
 		return FSLAB_EXIT_FAILURE;
+	}
+	if (!o->resume_dir)
+		snprintf(c->state_path, sizeof(c->state_path), "%s", o->state_path ? o->state_path : "");
+	for (size_t i = 0; i < o->n_targets; i++)
+		if (run_add_fs(c, &o->targets[i]) < 0)
+			return c->resumed || o->targets[i].lab ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+	fslab_manifest_free(c->resumed);
+	c->resumed = NULL;
 	return FSLAB_EXIT_OK;
 }
 
-/* --resume: the manifest's filesystems come back by name and path (from
- * the lab's state when the run was on a lab), with what the run measured
- * of them so far.  The manifest's copies are kept on the heap (a struct
- * fslab_bench_fs holds paths: FSLAB_MAX_FS of them are ~224 KB). */
-static int run_resume_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
-				  struct fslab_lab **lab)
+int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)
 {
-	size_t n_saved = c->n_fs;
-	struct fslab_bench_fs *saved = malloc(n_saved * sizeof(*saved) + 1);
-	const char *names[FSLAB_MAX_FS];
-	int r = 0;
+	struct fslab_run_ctx *c;
+	int r;
 
-	if (!saved)
-		return fslab_error_errno(-ENOMEM, "--resume");
-	memcpy(saved, c->fs, n_saved * sizeof(*saved));
-	c->n_fs = 0;
-	for (size_t i = 0; i < n_saved; i++) {
-		saved[i].dir_fd = saved[i].work_fd = -1;
-		names[i] = saved[i].name;
+	if (o->resume_dir && dry_run) {
+		fslab_error("--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
+		return FSLAB_EXIT_USAGE;
 	}
-	if (c->state_path[0]) {
-		r = run_lock_lab(c, o->allow_concurrent, lab);
-		if (r == 0)
-			r = run_lab_filesystems(c, *lab, names, n_saved);
-	} else {
-		for (size_t i = 0; i < n_saved && r == 0; i++)
-			r = run_add_fs(c, saved[i].name, saved[i].path, NULL);
+	if (o->resume_dir)
+		return run_check_resume_opts(o) < 0 ? FSLAB_EXIT_USAGE : FSLAB_EXIT_OK;
+	c = run_ctx_new();
+	if (!c) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < c->n_fs && r == 0; i++)
-		for (size_t j = 0; j < n_saved; j++) {
-			struct fslab_bench_fs *fs = &c->fs[i];
-
-			if (strcmp(fs->name, saved[j].name) != 0)
-				continue;
-			fs->probe = saved[j].probe;
-			fs->timed_s = saved[j].timed_s;
-			fs->untimed_io_s = saved[j].untimed_io_s;
-			fs->cache_drop_s = saved[j].cache_drop_s;
-			fs->wall_s = saved[j].wall_s;
-			fs->steady = saved[j].steady;
-			fs->quiet = saved[j].quiet;
-			fs->drive = saved[j].drive;
-		}
-	free(saved);
-	return r;
+	r = run_settings(c, o);
+	run_ctx_free(c);
+	free(c);
+	return r < 0 ? FSLAB_EXIT_USAGE : FSLAB_EXIT_OK;
 }
 
 /* The settings and the filesystems: a new run's from the options, a
  * resumed run's from its manifest.  Returns an exit status. */
-static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o, struct fslab_lab **lab)
+static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	if (o->resume_dir) {
 		if (run_check_resume_opts(o) < 0)
@@ -292,12 +223,12 @@ static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o, st
 		if (run_open_resume_dir(c, o->resume_dir) < 0)
 			return FSLAB_EXIT_FAILURE;
 		c->sessions++;
-		return run_resume_filesystems(c, o, lab) < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
+		return run_pick_filesystems(c, o) == FSLAB_EXIT_OK ? FSLAB_EXIT_OK : FSLAB_EXIT_FAILURE;
 	}
 	if (run_settings(c, o) < 0)
 		return FSLAB_EXIT_USAGE;
 	run_utc_now(c->started_at, sizeof(c->started_at), false);
-	return run_pick_filesystems(c, o, lab);
+	return run_pick_filesystems(c, o);
 }
 
 /* From the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
@@ -332,20 +263,18 @@ static void run_signals_restore(struct run_signals *rs)
 }
 
 /* A filesystem made ready for the sweep: its private directory, its mkfs
- * version, and cold mode's cache control (the remount is the lab's to do,
- * under its own lock). */
-static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_lab *lab)
+ * version, and cold mode's cache control (a remount is the target's
+ * maker's to do: a lab's, under its own lock). */
+static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 {
 	int r = run_workdir_create(fs, c->run_id);
 
 	if (r < 0)
 		return r;
-	if (fs->part)
-		fslab_fsinfo_mkfs_version(fs->type, fs->mkfs_tool_version, sizeof(fs->mkfs_tool_version));
-	fslab_cache_ctl_init(&fs->cache, c->state, fs->part,
-			     strcmp(fs->loop_io, "buffered") == 0 ? fs->loop_backing : NULL);
-	fs->cache.remount = lab ? fslab_lab_remount : NULL;
-	fs->cache.remount_ctx = lab;
+	if (fs->t->lab)
+		fslab_fsinfo_mkfs_version(fs->rec.type, fs->rec.mkfs_tool_version, sizeof(fs->rec.mkfs_tool_version));
+	fslab_cache_ctl_init(&fs->cache, fs->t,
+			     strcmp(fs->rec.loop_io, "buffered") == 0 ? fs->loop_backing : NULL);
 	fs->cache.dev = &fs->dev;
 	fs->cache.release = run_workdir_release;
 	fs->cache.reopen = run_workdir_reopen;
@@ -378,7 +307,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	if (run_close_csvs(c) < 0)
 		failed = true;
 	for (size_t i = 0; i < c->n_fs; i++)
-		n_failed += c->fs[i].cells_failed;
+		n_failed += c->fs[i].rec.cells_failed;
 	if (n_failed)
 		fslab_error("%llu cell(s) failed; their rows in %s say why",
 			    (unsigned long long)n_failed, run_esc(c->out_dir));
@@ -429,7 +358,6 @@ int fslab_run(const struct fslab_run_opts *o)
 	struct fslab_plan plan = { 0 };
 	struct run_signals sig = { 0 };
 	bool failed = false;
-	struct fslab_lab *lab = o->lab;
 	int ret = FSLAB_EXIT_FAILURE, r;
 
 	if (!c)
@@ -439,7 +367,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	c->argc = o->argc;
 	c->argv = o->argv;
 	c->sessions = 1;
-	ret = run_begin(c, o, &lab);
+	ret = run_begin(c, o);
 	if (ret != FSLAB_EXIT_OK)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
@@ -466,7 +394,7 @@ int fslab_run(const struct fslab_run_opts *o)
 					    o->pipeline->remaining_after_s, o->pipeline->remaining_after_hi_s);
 	run_signals_install(&sig);
 	for (size_t i = 0; i < c->n_fs; i++) {
-		if (run_fs_ready(c, &c->fs[i], lab) < 0)
+		if (run_fs_ready(c, &c->fs[i]) < 0)
 			goto out;
 		if (!o->resume_dir)
 			run_fs_probe(c, &c->fs[i], prog);
@@ -498,8 +426,6 @@ out:
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	if (lab != o->lab)
-		fslab_lab_close(lab);
 	free(c);
 	return ret;
 }

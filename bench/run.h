@@ -1,7 +1,10 @@
 /* fslab run: the in-process IOzone-style engine, as a library call.
  *
- * cmd/run.c only parses options into struct fslab_run_opts; `fslab
- * reproduce` fills the same struct and calls fslab_run() in-process.
+ * bench/ benchmarks targets (lib/target.h) and never opens a lab: cmd/run.c
+ * parses the options into struct fslab_run_opts and makes the targets
+ * (--dir directories, or a lab's partitions through provision's
+ * fslab_lab_targets, the lab held open for the run); `fslab reproduce`
+ * does the same with the lab it holds and calls fslab_run() in-process.
  *
  * Precedence of the settings: the preset (lab, quick or seed) < the
  * [sweep] section of sweep_file < the rows set in `given` (lib/settings.h:
@@ -16,8 +19,7 @@
 #include "names.h"
 #include "settings.h"
 #include "spec.h"
-
-struct fslab_lab; /* provision/lab.h */
+#include "target.h"
 
 /* The preset of `fslab run` without --sweep: numbers a reviewer accepts.
  * The quick grid, cold cache, at least FSLAB_DEFAULT_MIN_TRIALS trials and,
@@ -32,12 +34,6 @@ struct fslab_lab; /* provision/lab.h */
  * random writes) writes this many bytes (bench/run_steady.c). */
 #define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)
 #define FSLAB_STEADY_ROUND_MIN (1ull << 20)
-
-/* One directory to benchmark without a lab (--dir NAME=PATH). */
-struct fslab_run_dir {
-	char name[FSLAB_FS_NAME_MAX]; /* CSV name: [A-Za-z0-9_-]+ */
-	const char *path;             /* an existing, writable directory */
-};
 
 /* Context a caller running several stages (fslab reproduce) passes so the
  * progress line shows where the whole pipeline stands.  All optional. */
@@ -54,11 +50,16 @@ struct fslab_run_pipeline {
 #define FSLAB_RUN_LABEL_MAX 64 /* including the NUL */
 
 struct fslab_run_opts {
-	/* Where: either a state file (all its mounted partitions) or dirs.
-	 * With neither, the default state path (fslab_state_default_path()). */
+	/* What: the targets (lib/target.h), made by the caller: --dir
+	 * directories or a lab's partitions (provision's fslab_lab_targets,
+	 * the lab held open as a run holds it until fslab_run returns).  With
+	 * resume_dir, the targets of the run's manifest's filesystems
+	 * (fslab_run_resume_where says which). */
+	const struct fslab_target *targets;
+	size_t n_targets;
+	/* The lab's state file the targets come from, recorded in the
+	 * manifest; NULL for directories. */
 	const char *state_path;
-	const struct fslab_run_dir *dirs;
-	size_t n_dirs;
 
 	/* Output directory; NULL: results/<UTC timestamp>/ under the cwd. */
 	const char *out_dir;
@@ -73,12 +74,6 @@ struct fslab_run_opts {
 	struct fslab_settings given;
 	const char *sweep_file;   /* spec file whose [sweep] applies; NULL none */
 
-	/* Share the lab with other runs that also allow it.  Without it the
-	 * run takes the lab's run lease alone: a second run is refused. */
-	bool allow_concurrent;
-	/* A lab the caller already holds (fslab reproduce: exclusive from
-	 * setup to teardown), opened on state_path; NULL: the run opens it. */
-	struct fslab_lab *lab;
 	/* Progress and messages. */
 	bool quiet;
 	const char *stage; /* label at the start of the progress line, or NULL */
@@ -92,6 +87,16 @@ struct fslab_run_opts {
 	char *out_dir_used;
 	size_t out_dir_used_len;
 };
+
+/* What a run to be resumed ran on, from the manifest in resume_dir: the
+ * state file of its lab into state_path ("" for directories) and its
+ * filesystems' names and paths as --dir targets into *targets (malloc'd,
+ * *n of them).  The caller makes the real targets from that (a lab's:
+ * fslab_lab_targets by those names) and passes them with resume_dir;
+ * fslab_run checks the directory in full.  Returns FSLAB_EXIT_OK, or
+ * FSLAB_EXIT_FAILURE after a message. */
+int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
+			   struct fslab_target **targets, size_t *n);
 
 /* Fills o with "not set" everywhere (no setting given: the lab preset). */
 void fslab_run_opts_init(struct fslab_run_opts *o);
@@ -109,6 +114,12 @@ int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t 
  * disk).  0, -EINVAL (bad settings, said) or -ENOMEM. */
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
 		       double read_kib_s, double *lo_s, double *hi_s);
+
+/* The options of o alone, before the caller makes targets (a bad option
+ * gets its message whether or not there is a lab): the settings of a new
+ * run, or none of them with resume_dir; dry_run: for fslab_run_dry_run.
+ * Returns FSLAB_EXIT_OK or FSLAB_EXIT_USAGE after a message. */
+int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run);
 
 /* Runs the sweep.  Returns FSLAB_EXIT_OK when every cell finished ok or
  * skipped, FSLAB_EXIT_FAILURE when a cell failed, a filesystem vanished,

@@ -15,7 +15,6 @@
 #include "run_int.h"
 
 #include "engine.h"
-#include "lab.h"
 #include "log.h"
 #include "size.h"
 #include "steady.h"
@@ -604,19 +603,19 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		const struct fslab_bench_fs *fs = &c->fs[i];
 		struct statvfs sv;
 
-		if (statvfs(fs->path, &sv) < 0)
-			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->name,
-						 run_esc(fs->path));
+		if (statvfs(fs->rec.path, &sv) < 0)
+			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
+						 run_esc(fs->rec.path));
 		if (sv.f_blocks == 0) {
 			/* fusefat, for one, reports no blocks at all: nothing
 			 * to check against, which is not "full". */
 			printf("  %-12s %-8s %s  free unknown (the filesystem does not say), needs %s\n",
-			       fs->name, fs->type, run_esc(fs->path),
+			       fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
 			       fslab_size_human(need, f2, sizeof(f2)));
 			continue;
 		}
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->name, fs->type, run_esc(fs->path),
+		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
 		       avail >= need ? "ok" : "DOES NOT FIT");
 		if (avail >= need)
@@ -625,7 +624,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		/* Name the file that sets the need: the device probe's scratch
 		 * file can be larger than every file of the plan. */
 		fslab_error("%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
-			    fs->name, run_esc(fs->path), fslab_size_human(need, f2, sizeof(f2)),
+			    fs->rec.name, run_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
 			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
 								 : "its largest file",
 			    fslab_size_human(run_plan_largest(c, plan, probe), f3, sizeof(f3)),
@@ -655,17 +654,17 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 			return r;
 		double p0 = fslab_now();
 
-		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->path, NULL, c->probe_bytes, &fs->probe);
+		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, NULL, c->probe_bytes, &fs->probe);
 		probe_s += fslab_now() - p0;
 		run_workdir_remove(fs);
 		e = run_plan_estimate_s(c, plan, fs);
 		st = run_steady_estimate_s(c, fs);
 		if (e < 0 || st < 0) {
-			printf("  %s: probe %s (%s): no estimate\n", fs->name, fs->probe.method, fs->probe.note);
+			printf("  %s: probe %s (%s): no estimate\n", fs->rec.name, fs->probe.method, fs->probe.note);
 			estimated = false;
 			continue;
 		}
-		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial", fs->name,
+		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial", fs->rec.name,
 		       fs->probe.method, fs->probe.write_kib_s, fs->probe.read_kib_s,
 		       fslab_progress_format_duration(e, f1, sizeof(f1)));
 		if (st > 0)
@@ -695,7 +694,6 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 {
 	struct fslab_run_ctx *c = run_ctx_new();
 	struct fslab_plan plan = { 0 };
-	struct fslab_lab *lab = o->lab;
 	int ret = FSLAB_EXIT_FAILURE;
 	bool probe;
 
@@ -710,7 +708,7 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 		ret = FSLAB_EXIT_USAGE;
 		goto out;
 	}
-	ret = run_pick_filesystems(c, o, &lab);
+	ret = run_pick_filesystems(c, o);
 	if (ret != FSLAB_EXIT_OK)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
@@ -729,8 +727,6 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 	ret = FSLAB_EXIT_OK;
 out:
 	fslab_plan_free(&plan);
-	if (lab != o->lab)
-		fslab_lab_close(lab);
 	run_ctx_free(c);
 	free(c);
 	return ret;

@@ -16,8 +16,6 @@
 #include "progress.h"
 #include "run.h"
 
-struct fslab_lab;
-
 /* Set by SIGINT/SIGTERM: stop after the test in flight.  Set by SIGCONT:
  * the process was stopped (the pass in flight is redone). */
 extern volatile sig_atomic_t run_stop, run_continued;
@@ -33,15 +31,14 @@ void run_utc_format(int64_t when, char *buf, size_t len, bool compact);
 /* A run context with nothing open yet, and its release. */
 struct fslab_run_ctx *run_ctx_new(void);
 void run_ctx_free(struct fslab_run_ctx *c);
-/* --dir or the lab's filesystems; returns an exit status (FSLAB_EXIT_*). */
-int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o,
-			 struct fslab_lab **lab);
+/* The targets of o (o->targets); returns an exit status (FSLAB_EXIT_*). */
+int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
 
 /* run_settings.c: 0 or -EINVAL, said. */
 int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
 int run_check_resume_opts(const struct fslab_run_opts *o);
 
-/* run_workdir.c: the private directory (fs->work_fd) in fs->path. */
+/* run_workdir.c: the private directory (fs->work_fd) in fs->rec.path. */
 int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id);
 void run_workdir_remove(struct fslab_bench_fs *fs);
 /* cold mode's remount: close the directories, then reopen and check them */
@@ -81,14 +78,14 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its
- * outcome in fs->steady), and the quiet drive after each pass of its
- * sweep (FITRIM, a bounded wait for an idle disk: fs->quiet); and the
+ * outcome in fs->rec.steady), and the quiet drive after each pass of its
+ * sweep (FITRIM, a bounded wait for an idle disk: fs->rec.quiet); and the
  * phase's time at most, from fs's device probe (negative: no estimate). */
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
 /* The drive's conditions (lib/drivetemp.h) before and after each pass of
- * fs's sweep, into fs->drive; and, after each test of the pass, whether
+ * fs's sweep, into fs->rec.drive; and, after each test of the pass, whether
  * the drive is hot now (its row is then flagged RUN_THERMAL_FLAG): the
  * hwmon sensor at most once a second, smartctl at most every
  * RUN_DRIVE_SMART_EVERY_S. */

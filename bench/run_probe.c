@@ -20,26 +20,26 @@ static int run_probe_measure(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 
 	for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
 		run_continued = 0;
-		r = fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->path, &fs->cache, c->probe_bytes,
+		r = fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, &fs->cache, c->probe_bytes,
 				       &fs->probe);
 		if (!run_continued || run_stop)
 			break;
 		fslab_debug(FSLAB_DBG_BENCH, "%s: the process was stopped during the probe; probing again",
-			    fs->name);
+			    fs->rec.name);
 	}
 	if (run_continued) {
 		fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
-			   fs->name);
+			   fs->rec.name);
 		fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
 		snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
 		snprintf(fs->probe.note, sizeof(fs->probe.note), "stopped (SIGSTOP) during every probe");
 		return -EINTR;
 	}
 	if (r < 0)
-		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->name,
+		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->rec.name,
 			   run_esc(fs->probe.note));
 	else if (strcmp(fs->probe.method, "o_direct") != 0)
-		fslab_warn("%s: %s", fs->name, run_esc(fs->probe.note));
+		fslab_warn("%s: %s", fs->rec.name, run_esc(fs->probe.note));
 	return r;
 }
 
@@ -53,10 +53,10 @@ static void run_probe_keep(const struct fslab_bench_fs *fs, const char *key)
 		return;
 	r = fslab_probe_kept_save(fs, key, &fs->probe);
 	if (r == -EACCES) /* not root: the runtime directory is root's */
-		fslab_debug(FSLAB_DBG_BENCH, "%s: the device probe is not kept: %s is root's", fs->name,
+		fslab_debug(FSLAB_DBG_BENCH, "%s: the device probe is not kept: %s is root's", fs->rec.name,
 			    FSLAB_RUNTIME_DIR);
 	else if (r < 0)
-		fslab_warn("%s: cannot keep the device probe in %s: %s; the next run probes again", fs->name,
+		fslab_warn("%s: cannot keep the device probe in %s: %s; the next run probes again", fs->rec.name,
 			   FSLAB_RUNTIME_DIR, strerror(-r));
 }
 
@@ -70,15 +70,15 @@ static bool run_probe_reuse(struct fslab_bench_fs *fs, const char *key, struct f
 	int r = fslab_probe_kept_load(fs, key, now, &kept, why, sizeof(why));
 
 	if (r == -EINVAL)
-		fslab_warn("%s: ignored the kept device probe: %s; probing again", fs->name, run_esc(why));
+		fslab_warn("%s: ignored the kept device probe: %s; probing again", fs->rec.name, run_esc(why));
 	else if (r == -ESTALE)
-		fslab_debug(FSLAB_DBG_BENCH, "%s: not reusing the kept device probe: %s", fs->name, why);
+		fslab_debug(FSLAB_DBG_BENCH, "%s: not reusing the kept device probe: %s", fs->rec.name, why);
 	if (r < 0)
 		return false;
 	fs->probe = kept;
 	run_utc_format(kept.measured_at, at, sizeof(at), false);
 	fslab_progress_note(prog, "%s: reusing the device probe of %s measured at %s (%s ago; --probe fresh measures again): write %.0f KiB/s, read %.0f KiB/s",
-			    fslab_log_prefix(), run_esc(fs->path), at,
+			    fslab_log_prefix(), run_esc(fs->rec.path), at,
 			    fslab_progress_format_duration((double)(now - kept.measured_at), age, sizeof(age)),
 			    kept.write_kib_s, kept.read_kib_s);
 	return true;
@@ -96,15 +96,15 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 		key[0] = '\0'; /* an identity too long to keep: measured each run */
 	if (c->probe_fresh || !key[0] || !run_probe_reuse(fs, key, prog)) {
 		fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
-				    fslab_log_prefix(), run_esc(fs->path), FSLAB_PROBE_RUNS,
+				    fslab_log_prefix(), run_esc(fs->rec.path), FSLAB_PROBE_RUNS,
 				    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
 						     size, sizeof(size)));
 		if (run_probe_measure(c, fs) == 0)
 			run_probe_keep(fs, key);
 	}
-	if (fs->fuse)
+	if (fs->rec.fuse)
 		fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
-			   fs->name, fs->type);
+			   fs->rec.name, fs->rec.type);
 }
 
 /* Does the cache mode promise the device for test t, so that a figure
@@ -147,7 +147,7 @@ bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struc
 		return false;
 	run_utc_format(fs->probe.measured_at, at, sizeof(at), false);
 	fslab_progress_note(prog, "%s: %s: %s ran at %.0f KiB/s, above %g x the device probe reused from %s: measuring the device again for the cells after it",
-			    fslab_log_prefix(), fs->name, fslab_test_to_string((enum fslab_test)hit),
+			    fslab_log_prefix(), fs->rec.name, fslab_test_to_string((enum fslab_test)hit),
 			    out[hit].throughput_kib_s, FSLAB_PAGE_CACHE_FACTOR, at);
 	if (run_probe_measure(c, fs) == 0) {
 		size_t n = strlen(fs->probe.note);

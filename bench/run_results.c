@@ -9,6 +9,7 @@
 #include "procfs.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -148,7 +149,7 @@ static int run_marker_text(const struct fslab_run_ctx *c, bool csvs, char *text,
 	for (size_t i = 0; csvs && i < c->n_fs && o < len; i++) {
 		if (!c->fs[i].csv || fstat(fileno(c->fs[i].csv), &st) < 0)
 			return -EIO;
-		o += (size_t)snprintf(text + o, len - o, "csv %s.csv %llu %llu\n", c->fs[i].name,
+		o += (size_t)snprintf(text + o, len - o, "csv %s.csv %llu %llu\n", c->fs[i].rec.name,
 				      (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
 	}
 	return o < len ? (int)o : -ENAMETOOLONG;
@@ -163,7 +164,7 @@ static int run_csvs_durable(const struct fslab_run_ctx *c)
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (c->fs[i].csv && (fflush(c->fs[i].csv) != 0 || fdatasync(fileno(c->fs[i].csv)) < 0))
 			return fslab_error_errno(errno, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir),
-						 c->fs[i].name);
+						 c->fs[i].rec.name);
 	if (fsync(c->out_fd) < 0 && errno != EINVAL)
 		return fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
 					 run_esc(c->out_dir));
@@ -297,7 +298,7 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	for (size_t i = 0; i < c->n_fs; i++) {
 		char csv[FSLAB_FS_NAME_MAX + 8];
 
-		snprintf(csv, sizeof(csv), "%s.csv", c->fs[i].name);
+		snprintf(csv, sizeof(csv), "%s.csv", c->fs[i].rec.name);
 		if (run_name_taken(c->out_fd, csv)) {
 			fslab_error("%s/%s already exists; choose another --out (results of two runs are never mixed, and fslab never writes through a file it did not create)",
 				    run_esc(c->out_dir), csv);
@@ -421,13 +422,13 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		struct fslab_file_id id;
 		const struct fslab_file_id *rec = NULL;
 
-		r = fslab_resume_check(c->out_fd, c->fs[i].name, &fst[i].csv, &fst[i].done, err,
+		r = fslab_resume_check(c->out_fd, c->fs[i].rec.name, &fst[i].csv, &fst[i].done, err,
 				       sizeof(err));
 		if (r < 0) {
 			fslab_error("--resume %s: %s", run_esc(c->out_dir), err);
 			return r;
 		}
-		snprintf(name, sizeof(name), "%s.csv", c->fs[i].name);
+		snprintf(name, sizeof(name), "%s.csv", c->fs[i].rec.name);
 		for (size_t k = 0; k < m.n_csv; k++)
 			if (strcmp(m.csv[k].name, name) == 0)
 				rec = &m.csv[k].id;
@@ -464,7 +465,61 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		}
 		for (size_t k = 0; k < fst[i].done.n; k++)
 			if (fst[i].done.ok[k])
-				c->fs[i].cells_ok++;
+				c->fs[i].rec.cells_ok++;
 	}
 	return 0;
+}
+
+int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
+			   struct fslab_target **targets, size_t *n)
+{
+	char path[PATH_MAX + 32], err[PATH_MAX + 1024];
+	struct fslab_manifest *m = NULL;
+	struct fslab_target *t = NULL;
+	int dfd, fd, r;
+
+	*targets = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/%s", resume_dir, FSLAB_MANIFEST_NAME);
+	dfd = fslab_dir_open(resume_dir);
+	if (dfd < 0) {
+		fslab_error("--resume %s: %s; give a results directory an earlier fslab run wrote",
+			    run_esc(resume_dir), strerror(-dfd));
+		return FSLAB_EXIT_FAILURE;
+	}
+	fd = fslab_manifest_open_at(dfd);
+	close(dfd);
+	if (fd < 0) {
+		fslab_error("%s: %s; --resume takes a results directory an earlier fslab run wrote", run_esc(path),
+			    fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+		return FSLAB_EXIT_FAILURE;
+	}
+	r = fslab_manifest_read_fd(fd, path, &m, err, sizeof(err));
+	close(fd);
+	if (r == 0)
+		r = fslab_manifest_check_resumable(m, path, err, sizeof(err));
+	if (r == 0 && m->n_fs > FSLAB_MAX_FS) {
+		snprintf(err, sizeof(err), "%s: %zu filesystems; a run has at most %d", run_esc(path), m->n_fs,
+			 FSLAB_MAX_FS);
+		r = -EINVAL;
+	}
+	if (r == 0 && !(t = calloc(m->n_fs, sizeof(*t)))) {
+		snprintf(err, sizeof(err), "out of memory");
+		r = -ENOMEM;
+	}
+	if (r < 0) {
+		fslab_error("%s", err);
+		fslab_manifest_free(m);
+		return FSLAB_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < m->n_fs; i++) {
+		snprintf(t[i].name, sizeof(t[i].name), "%s", m->fs[i].name);
+		snprintf(t[i].path, sizeof(t[i].path), "%s", m->fs[i].path);
+		t[i].discarded = -1;
+	}
+	snprintf(state_path, len, "%s", m->state_path);
+	*targets = t;
+	*n = m->n_fs;
+	fslab_manifest_free(m);
+	return FSLAB_EXIT_OK;
 }

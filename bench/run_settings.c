@@ -238,7 +238,7 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 	char list[512] = "";
 	size_t off = 0;
 
-	if (id < 0 && !o->sweep_file && !o->n_dirs && !o->out_dir)
+	if (id < 0 && !o->sweep_file && !o->out_dir)
 		return 0;
 	for (int i = 0; i < FSLAB_SETTING_MAX && off < sizeof(list); i++) {
 		const struct fslab_setting_row *r = fslab_setting_row((enum fslab_setting)i);
@@ -249,7 +249,7 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 	fslab_error("--resume continues with the settings recorded in that run's manifest; drop %s%s "
 		    "and any other setting option (--dir, --out%s)",
 		    id >= 0 ? "--" : "", id >= 0 ? fslab_setting_row((enum fslab_setting)id)->flag
-						 : o->sweep_file ? "--sweep" : o->n_dirs ? "--dir" : "--out",
+						 : o->sweep_file ? "--sweep" : "--out",
 		    list);
 	return -EINVAL;
 }

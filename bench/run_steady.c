@@ -12,7 +12,7 @@
  *   not start under the last one's garbage collection.
  *
  * The phase's I/O goes through the engine's I/O layer (bench/io.h); what
- * it did is in fs->steady and fs->quiet, which the manifest records. */
+ * it did is in fs->rec.steady and fs->rec.quiet, which the manifest records. */
 #include "run_int.h"
 
 #include "drivetemp.h"
@@ -119,7 +119,7 @@ static bool steady_rotational(const struct fslab_bench_fs *fs)
 	char disk[64], sys[128];
 	uint64_t rot = 0;
 
-	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0)
+	if (fslab_fsinfo_disk(fs->rec.device, disk, sizeof(disk)) < 0)
 		return false;
 	snprintf(sys, sizeof(sys), "/sys/block/%s", disk);
 	return fslab_sysfs_read_u64(sys, "queue/rotational", &rot) == 0 && rot == 1;
@@ -130,13 +130,13 @@ static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struc
 {
 	if (c->steady_mode == FSLAB_STEADY_OFF)
 		return "skipped: --steady-state off";
-	if (fs->fuse)
+	if (fs->rec.fuse)
 		return "skipped: FUSE mount (O_DIRECT there does not reach the device: the daemon writes it through the page cache)";
 	if (c->steady_mode == FSLAB_STEADY_ON)
 		return NULL;
-	if (!fs->part)
+	if (!fs->t->lab)
 		return "skipped: --dir run (auto runs it on a lab's real disk; --steady-state on to run it)";
-	if (c->state && c->state->image[0])
+	if (fs->t->image)
 		return "skipped: image lab";
 	if (steady_rotational(fs))
 		return "skipped: rotational disk (steady state is an SSD's; --steady-state on to run it)";
@@ -167,7 +167,7 @@ static void steady_fmt_rate(double kib_s, char *buf, size_t len)
 static int steady_rounds(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct steady_io *s,
 			 struct fslab_progress *prog)
 {
-	struct fslab_manifest_steady *st = &fs->steady;
+	struct fslab_manifest_steady *st = &fs->rec.steady;
 	double tracked[FSLAB_STEADY_ROUNDS_MAX];
 	char r1[32], r2[32];
 	int r;
@@ -191,7 +191,7 @@ static int steady_rounds(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, str
 		steady_fmt_rate(rd->rand_write_kib_s, r1, sizeof(r1));
 		steady_fmt_rate(rd->seq_write_kib_s, r2, sizeof(r2));
 		fslab_progress_note(prog, "%s: steady state %s: round %u/%d, 4K randwrite %s (1M write %s)",
-				    fslab_log_prefix(), fs->name, k + 1, FSLAB_STEADY_ROUNDS_MAX, r1, r2);
+				    fslab_log_prefix(), fs->rec.name, k + 1, FSLAB_STEADY_ROUNDS_MAX, r1, r2);
 		if (fslab_steady_check(tracked, k + 1, &st->window)) {
 			st->reached = k + 1;
 			return 0;
@@ -241,7 +241,7 @@ static void steady_close(struct fslab_bench_fs *fs, struct steady_io *s)
 static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_io *s,
 			  struct fslab_progress *prog)
 {
-	struct fslab_manifest_steady *st = &fs->steady;
+	struct fslab_manifest_steady *st = &fs->rec.steady;
 	const struct fslab_steady_window *w = &st->window;
 
 	if (r == -EINTR) {
@@ -252,13 +252,13 @@ static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_
 		snprintf(st->result, sizeof(st->result), "failed: %s", s->why);
 		fslab_progress_clear(prog);
 		fslab_warn("%s: the steady-state phase failed (%s); the sweep runs on the drive as it is",
-			   fs->name, s->why);
+			   fs->rec.name, s->why);
 		return;
 	}
 	if (st->reached) {
 		snprintf(st->result, sizeof(st->result), "reached in round %u", st->reached);
 		fslab_progress_note(prog, "%s: steady state %s: reached in round %u (rounds %u-%u: mean %.0f KiB/s, range %.1f%%, slope excursion %.1f%% of the mean)",
-				    fslab_log_prefix(), fs->name, st->reached, w->first, w->last, w->mean,
+				    fslab_log_prefix(), fs->rec.name, st->reached, w->first, w->last, w->mean,
 				    100 * (w->max - w->min) / w->mean,
 				    100 * (w->slope < 0 ? -w->slope : w->slope) * (FSLAB_STEADY_WINDOW - 1) / w->mean);
 		return;
@@ -266,12 +266,12 @@ static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_
 	snprintf(st->result, sizeof(st->result), "not reached after %u rounds", st->n_rounds);
 	fslab_progress_clear(prog);
 	fslab_warn("%s: steady state not reached after %u rounds (the last 5 rounds' 4K random writes ranged %.0f-%.0f KiB/s); the sweep runs anyway and fslab report says so",
-		   fs->name, st->n_rounds, w->min, w->max);
+		   fs->rec.name, st->n_rounds, w->min, w->max);
 }
 
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
 {
-	struct fslab_manifest_steady *st = &fs->steady;
+	struct fslab_manifest_steady *st = &fs->rec.steady;
 	struct steady_io s = { .fd = -1 };
 	const char *skip = steady_skip_reason(c, fs);
 	char size[32];
@@ -285,18 +285,18 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 		snprintf(st->result, sizeof(st->result), "%s", skip);
 		return;
 	}
-	if (run_stop || fs->vanished)
+	if (run_stop || fs->rec.vanished)
 		return;
-	st->file_bytes = steady_file_size(fs->path, c->steady_round_bytes, &st->free_bytes);
+	st->file_bytes = steady_file_size(fs->rec.path, c->steady_round_bytes, &st->free_bytes);
 	if (!st->file_bytes) {
 		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (%llu MiB free; the file is at least %llu MiB and at most 1/%d of the free space)",
-			 run_esc(fs->path), (unsigned long long)(st->free_bytes >> 20),
+			 run_esc(fs->rec.path), (unsigned long long)(st->free_bytes >> 20),
 			 FSLAB_STEADY_FILE_MIN >> 20, FSLAB_STEADY_FILE_FREE_DIVISOR);
 		steady_result(fs, -ENOSPC, &s, prog);
 		return;
 	}
 	fslab_progress_note(prog, "%s: steady state %s: writing a %s file, then rounds of %s of 1M sequential + %s of 4K random O_DIRECT writes until the 4K figure is steady (SNIA PTS; at most %d rounds)",
-			    fslab_log_prefix(), fs->name, fslab_size_human(st->file_bytes, size, sizeof(size)),
+			    fslab_log_prefix(), fs->rec.name, fslab_size_human(st->file_bytes, size, sizeof(size)),
 			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32),
 			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32), FSLAB_STEADY_ROUNDS_MAX);
 	r = steady_open(fs, &s, c->sweep.seed * UINT64_C(1000003) + (uint64_t)(fs - c->fs));
@@ -321,7 +321,7 @@ double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_b
 	if (steady_skip_reason(c, fs))
 		return 0;
 	/* a 4 KiB write's device cost from the cost model (run_cost.c) */
-	return fslab_steady_estimate_s(steady_file_size(fs->path, c->steady_round_bytes, &free_bytes),
+	return fslab_steady_estimate_s(steady_file_size(fs->rec.path, c->steady_round_bytes, &free_bytes),
 				       c->steady_round_bytes, fs->probe.write_kib_s * 1024.0,
 				       RUN_COST_DEVICE_OP_S);
 }
@@ -344,11 +344,11 @@ void run_drive_before(struct fslab_bench_fs *fs)
 
 	fs->drive_watch.start.read_at[0] = '\0';
 	fs->drive_watch.hot = false;
-	if (!fs->device[0] || fslab_drive_conditions_read(fs->device, &dc) < 0)
+	if (!fs->rec.device[0] || fslab_drive_conditions_read(fs->rec.device, &dc) < 0)
 		return;
-	if (!fs->drive.before.read_at[0])
-		fs->drive.before = dc;
-	drive_note(&fs->drive, &dc);
+	if (!fs->rec.drive.before.read_at[0])
+		fs->rec.drive.before = dc;
+	drive_note(&fs->rec.drive, &dc);
 	fs->drive_watch.start = dc;
 	fs->drive_watch.checked_at = fs->drive_watch.smart_at = fslab_now();
 	fs->drive_watch.warn_minutes = dc.warn_minutes;
@@ -367,8 +367,8 @@ bool run_drive_hot(struct fslab_bench_fs *fs)
 	if (now - fs->drive_watch.checked_at >= DRIVE_HWMON_EVERY_S) {
 		struct fslab_drive_conditions dc;
 		bool full = smart && now - fs->drive_watch.smart_at >= RUN_DRIVE_SMART_EVERY_S;
-		int r = full ? fslab_drive_conditions_read(fs->device, &dc)
-			     : fslab_drive_conditions_read_hwmon(fs->device, &dc);
+		int r = full ? fslab_drive_conditions_read(fs->rec.device, &dc)
+			     : fslab_drive_conditions_read_hwmon(fs->rec.device, &dc);
 
 		fs->drive_watch.checked_at = now;
 		if (full) {
@@ -381,16 +381,16 @@ bool run_drive_hot(struct fslab_bench_fs *fs)
 		}
 		/* a smartctl-only temperature is judged at smartctl's pace */
 		if (r == 0 && (full || strcmp(start->temp_source, "hwmon") == 0)) {
-			drive_note(&fs->drive, &dc);
+			drive_note(&fs->rec.drive, &dc);
 			fs->drive_watch.hot = fslab_drive_thermal(start, &dc, fs->drive_watch.why,
 								  sizeof(fs->drive_watch.why));
 		}
 	}
 	if (!fs->drive_watch.hot)
 		return false;
-	if (!fs->drive.thermal[0])
-		snprintf(fs->drive.thermal, sizeof(fs->drive.thermal), "%s", fs->drive_watch.why);
-	fs->drive.thermal_rows++;
+	if (!fs->rec.drive.thermal[0])
+		snprintf(fs->rec.drive.thermal, sizeof(fs->rec.drive.thermal), "%s", fs->drive_watch.why);
+	fs->rec.drive.thermal_rows++;
 	return true;
 }
 
@@ -399,17 +399,17 @@ void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
 	struct fslab_drive_conditions dc;
 	char why[200], line[160];
 
-	if (!fs->drive_watch.start.read_at[0] || fslab_drive_conditions_read(fs->device, &dc) < 0)
+	if (!fs->drive_watch.start.read_at[0] || fslab_drive_conditions_read(fs->rec.device, &dc) < 0)
 		return;
-	fs->drive.after = dc;
-	drive_note(&fs->drive, &dc);
+	fs->rec.drive.after = dc;
+	drive_note(&fs->rec.drive, &dc);
 	if (fslab_drive_thermal(&fs->drive_watch.start, &dc, why, sizeof(why))) {
-		if (!fs->drive.thermal[0])
-			snprintf(fs->drive.thermal, sizeof(fs->drive.thermal), "after the pass: %s", why);
+		if (!fs->rec.drive.thermal[0])
+			snprintf(fs->rec.drive.thermal, sizeof(fs->rec.drive.thermal), "after the pass: %s", why);
 		fslab_progress_note(prog, "%s: %s: the drive was hot after this pass (%s); the rows measured while it was seen hot are flagged %s, and the manifest's drive records it",
-				    fslab_log_prefix(), fs->name, why, RUN_THERMAL_FLAG);
+				    fslab_log_prefix(), fs->rec.name, why, RUN_THERMAL_FLAG);
 	} else {
-		fslab_debug(FSLAB_DBG_BENCH, "%s: drive after the pass: %s", fs->name,
+		fslab_debug(FSLAB_DBG_BENCH, "%s: drive after the pass: %s", fs->rec.name,
 			    fslab_drive_conditions_format(&dc, line, sizeof(line)));
 	}
 	fs->drive_watch.start.read_at[0] = '\0';
@@ -468,7 +468,7 @@ static void quiet_trim(struct fslab_bench_fs *fs, struct fslab_manifest_quiet *q
 	char size[32];
 	int fd = fs->dir_fd >= 0 ? fs->dir_fd : fs->work_fd;
 
-	if (!fs->part) {
+	if (!fs->t->lab) {
 		snprintf(q->trim, sizeof(q->trim), "not trimmed: --dir (not a filesystem of the lab's)");
 		return;
 	}
@@ -486,35 +486,36 @@ static void quiet_trim(struct fslab_bench_fs *fs, struct fslab_manifest_quiet *q
 
 void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
 {
-	struct fslab_manifest_quiet *q = &fs->quiet;
+	struct fslab_manifest_quiet *q = &fs->rec.quiet;
 	uint64_t inflight, sectors, prev;
 	char disk[64];
 	double t0, waited;
 	bool idle = false;
 
-	if (run_stop || fs->vanished)
+	(void)c; /* what the wait needs is the target's (fs->t) */
+	if (run_stop || fs->rec.vanished)
 		return;
 	/* FSLAB_TEST_QUIET_LOOP=1: a loop device counts as a lab's disk (and
 	 * a --dir on one as a lab's filesystem, untrimmed), so a test sees
 	 * the trim and the wait without a disk of its own */
 	const char *hook = getenv("FSLAB_TEST_QUIET_LOOP");
-	bool test_loop = hook && strcmp(hook, "1") == 0 && fs->loop_io[0];
+	bool test_loop = hook && strcmp(hook, "1") == 0 && fs->rec.loop_io[0];
 
-	if (!fs->part && !test_loop) {
+	if (!fs->t->lab && !test_loop) {
 		/* a user's directory sits on a disk others use (the system's):
 		 * waiting for it to go idle could take the whole bound each time */
 		snprintf(q->skipped, sizeof(q->skipped), "--dir: not a lab's disk (no trim, no wait)");
 		return;
 	}
-	if (!test_loop && (fs->loop_io[0] || (c->state && c->state->image[0]))) {
+	if (!test_loop && (fs->rec.loop_io[0] || fs->t->image)) {
 		snprintf(q->skipped, sizeof(q->skipped),
 			 "image lab on a loop device: the disk under the image is the host's, not the lab's");
 		return;
 	}
-	if (fslab_fsinfo_disk(fs->device, disk, sizeof(disk)) < 0 ||
+	if (fslab_fsinfo_disk(fs->rec.device, disk, sizeof(disk)) < 0 ||
 	    quiet_sample(disk, &inflight, &prev) < 0) {
 		snprintf(q->skipped, sizeof(q->skipped), "no block device statistics for %.200s",
-			 fs->device[0] ? fs->device : "the filesystem");
+			 fs->rec.device[0] ? fs->rec.device : "the filesystem");
 		return;
 	}
 	q->skipped[0] = '\0';
@@ -540,8 +541,8 @@ void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct 
 	if (!idle) {
 		q->not_idle++;
 		fslab_progress_note(prog, "%s: %s: its disk %s was still busy after %d s (%s); the next filesystem starts anyway",
-				    fslab_log_prefix(), fs->name, disk, QUIET_WAIT_MAX_S, q->trim);
+				    fslab_log_prefix(), fs->rec.name, disk, QUIET_WAIT_MAX_S, q->trim);
 	} else {
-		fslab_debug(FSLAB_DBG_BENCH, "%s: %s idle after %.1f s (%s)", fs->name, disk, waited, q->trim);
+		fslab_debug(FSLAB_DBG_BENCH, "%s: %s idle after %.1f s (%s)", fs->rec.name, disk, waited, q->trim);
 	}
 }

@@ -53,14 +53,14 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	/* direct mode: the stdio tests ran buffered (IOzone -I does the same) */
 	if (cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO))
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
-	if (fs->fuse)
+	if (fs->rec.fuse)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
 	/* an image whose loop device reads it through the host's page cache */
-	if (strcmp(fs->loop_io, "buffered") == 0)
+	if (strcmp(fs->rec.loop_io, "buffered") == 0)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered-loop", flag[0] ? ";" : "");
 	/* cold, fsync and direct promise the device; tmpfs and ramfs have
 	 * none, so what they measure there is memory */
-	if (cache != FSLAB_CACHE_WARM && (strcmp(fs->type, "tmpfs") == 0 || strcmp(fs->type, "ramfs") == 0))
+	if (cache != FSLAB_CACHE_WARM && (strcmp(fs->rec.type, "tmpfs") == 0 || strcmp(fs->rec.type, "ramfs") == 0))
 		snprintf(flag + strlen(flag), len - strlen(flag), "%smemory", flag[0] ? ";" : "");
 }
 
@@ -83,14 +83,14 @@ static bool run_fs_vanished(struct fslab_bench_fs *fs, struct fslab_progress *pr
 {
 	int vr = -ENOENT;
 
-	if (fs->vanished)
+	if (fs->rec.vanished)
 		return true;
 	if ((!need_workdir || fs->work_fd >= 0) && (vr = fslab_fsinfo_check(fs)) >= 0)
 		return false;
-	fs->vanished = true;
+	fs->rec.vanished = true;
 	fslab_progress_clear(prog);
 	fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
-		    fs->name, run_esc(fs->path), run_vanished_why(vr));
+		    fs->rec.name, run_esc(fs->rec.path), run_vanished_why(vr));
 	return true;
 }
 
@@ -109,11 +109,11 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 		row->elapsed_s = o->elapsed_s;
 		snprintf(row->status, sizeof(row->status), "ok");
 		run_flag(fs, g->c->sweep.cache, row->test, o->throughput_kib_s, row->flag, sizeof(row->flag));
-		fs->cells_ok++;
+		fs->rec.cells_ok++;
 		return;
 	case FSLAB_OUTCOME_SKIPPED:
 		snprintf(row->status, sizeof(row->status), "skipped: %s", o->reason);
-		fs->cells_skipped++;
+		fs->rec.cells_skipped++;
 		return;
 	default:
 		break;
@@ -125,7 +125,7 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 	else
 		snprintf(row->status, sizeof(row->status), "failed: %s",
 			 o->reason[0] ? o->reason : "unknown error");
-	fs->cells_failed++;
+	fs->rec.cells_failed++;
 	g->failed = true;
 }
 
@@ -136,7 +136,7 @@ static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_te
 {
 	size_t n;
 
-	if (o->status != FSLAB_OUTCOME_OK && fs->fuse)
+	if (o->status != FSLAB_OUTCOME_OK && fs->rec.fuse)
 		snprintf(row->flag, sizeof(row->flag), "fuse");
 	n = strlen(row->flag);
 	if (o->redone)
@@ -165,7 +165,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	};
 	int r;
 
-	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->name);
+	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->rec.name);
 	run_row_status(g, o, &row);
 	run_row_flags(fs, o, &row);
 	/* measured while the drive was hot (run_steady.c watches it) */
@@ -177,14 +177,14 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	/* on the disk within the journal's window (lib/results.h) */
 	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);
 	if (r < 0) {
-		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->name, strerror(-r));
+		fslab_error("cannot append to %s/%s.csv: %s", run_esc(g->c->out_dir), fs->rec.name, strerror(-r));
 		g->failed = true;
 		run_stop = 1;
 	}
 	fslab_done_add(&g->fst->done, t, row.file_kib, row.record_kib, row.trial,
 		       o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
 	if (o->status == FSLAB_OUTCOME_FAILED)
-		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->name,
+		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
 			    (unsigned long long)row.record_kib, g->trial, row.status);
 	/* the row's wall time (its untimed part too) re-fits the ETA */
@@ -194,7 +194,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	g->t_last = now;
 	run_eta_update(g->eta, g->prog, false);
 	fslab_progress_step(g->prog, 1, &(struct fslab_progress_item){
-		.filesystem = fs->name,
+		.filesystem = fs->rec.name,
 		.test = fslab_test_to_string(t),
 		.file_bytes = g->cell->file_bytes,
 		.record_bytes = g->cell->record_bytes,
@@ -321,8 +321,8 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 
-		snprintf(name, sizeof(name), "%s.csv", fs->name);
-		r = fslab_resume_apply(c->out_fd, fs->name, &fst[i].csv, err, sizeof(err));
+		snprintf(name, sizeof(name), "%s.csv", fs->rec.name);
+		r = fslab_resume_apply(c->out_fd, fs->rec.name, &fst[i].csv, err, sizeof(err));
 		if (r < 0) {
 			fslab_error("%s/%s", run_esc(c->out_dir), err);
 			return r;
@@ -378,7 +378,7 @@ int run_close_csvs(struct fslab_run_ctx *c)
 		if (r < 0 && ret == 0)
 			ret = r;
 		if (r < 0)
-			fslab_error_errno(r, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir), fs->name);
+			fslab_error_errno(r, "cannot write %s/%s.csv to the disk", run_esc(c->out_dir), fs->rec.name);
 	}
 	/* EINVAL: a filesystem that cannot sync a directory (nothing to wait for) */
 	if (c->out_fd >= 0 && fsync(c->out_fd) < 0 && errno != EINVAL) {
@@ -426,7 +426,7 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 		g->failed = true;
 		return true;
 	}
-	if (!fs->fuse || c->sweep.cache != FSLAB_CACHE_DIRECT)
+	if (!fs->rec.fuse || c->sweep.cache != FSLAB_CACHE_DIRECT)
 		return false;
 	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
 	 * daemon (fusefat) still reads and writes the device through the page
@@ -488,9 +488,9 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.cache = c->sweep.cache,
 		.io = (enum fslab_io_mode)c->io_mode,
 		.sync = (enum fslab_sync_policy)c->sync_policy,
-		/* a lab partition's block device (state); --dir: none known,
-		 * syncfs only */
-		.device = fs->part ? fs->part->device : NULL,
+		/* a lab partition's block device (its target); --dir: none
+		 * known, syncfs only */
+		.device = fs->t->lab ? fs->t->device : NULL,
 		.ops = &fslab_io_posix,
 		.drop_cache = fslab_cache_drop,
 		.drop_ctx = &fs->cache,
@@ -504,10 +504,10 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	};
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
 	run_probe_recheck(c, fs, sw->prog, out);
-	fs->timed_s += times.timed_s;
-	fs->untimed_io_s += times.untimed_io_s;
-	fs->cache_drop_s += times.cache_drop_s;
-	fs->wall_s += fslab_now() - g0;
+	fs->rec.timed_s += times.timed_s;
+	fs->rec.untimed_io_s += times.untimed_io_s;
+	fs->rec.cache_drop_s += times.cache_drop_s;
+	fs->rec.wall_s += fslab_now() - g0;
 	if (g.failed)
 		*sw->failed = true;
 	return 0;
@@ -519,7 +519,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
 {
 	struct fslab_bench_fs *fs = &c->fs[fi];
-	uint64_t before_ok = fs->cells_ok, before_failed = fs->cells_failed;
+	uint64_t before_ok = fs->rec.cells_ok, before_failed = fs->rec.cells_failed;
 	double fs_start = fslab_now();
 	bool ran = false;
 	int r;
@@ -557,9 +557,9 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 		/* machine-readable too (scripts/bench-eta.sh reads eta_lo_s=) */
 		fslab_progress_eta_range(sw->prog, &lo, &hi);
 		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
-				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->name,
-				    (unsigned long long)(fs->cells_ok - before_ok),
-				    (unsigned long long)(fs->cells_failed - before_failed),
+				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->rec.name,
+				    (unsigned long long)(fs->rec.cells_ok - before_ok),
+				    (unsigned long long)(fs->rec.cells_failed - before_failed),
 				    fslab_now() - fs_start, fslab_progress_done_pct(sw->prog),
 				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), lo, hi,
 				    fslab_progress_done_pct(sw->prog));

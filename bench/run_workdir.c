@@ -130,7 +130,7 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		    (st.st_mode & 07777) != 0700 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
 		    fslab_file_id_of_fd(fd, &id) < 0) {
 			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: not a leftover of a killed run (owner, mode or a live run's lock): left alone",
-				    run_esc(fs->path), run_esc(e->d_name));
+				    run_esc(fs->rec.path), run_esc(e->d_name));
 			close(fd);
 			continue;
 		}
@@ -140,7 +140,7 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 			if (!run_workdir_marked(fd, &no_xattrs) &&
 			    !(no_xattrs && run_registry_has(e->d_name, false))) {
 				fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
-					    run_esc(fs->path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
+					    run_esc(fs->rec.path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
 				close(fd);
 				continue;
 			}
@@ -149,11 +149,11 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		if (r == 0)
 			run_registry_has(e->d_name, true);
 		if (r < 0)
-			fslab_warn("%s/%s: cannot remove what a killed run left: %s", run_esc(fs->path),
+			fslab_warn("%s/%s: cannot remove what a killed run left: %s", run_esc(fs->rec.path),
 				   run_esc(e->d_name), strerror(-r));
 		else
 			fslab_debug(FSLAB_DBG_BENCH, "removed %s/%s, left by a killed run",
-				    run_esc(fs->path), e->d_name);
+				    run_esc(fs->rec.path), e->d_name);
 		close(fd);
 	}
 	closedir(d);
@@ -166,35 +166,35 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 	struct stat st;
 	int r;
 
-	fs->dir_fd = open(fs->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fs->dir_fd = open(fs->rec.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->dir_fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open %s", fs->name, run_esc(fs->path));
+		return fslab_error_errno(errno, "%s: cannot open %s", fs->rec.name, run_esc(fs->rec.path));
 	if (fstat(fs->dir_fd, &st) < 0 || st.st_dev != fs->dev) {
 		fslab_error("%s: %s changed while the run started (another filesystem is there now)",
-			    fs->name, run_esc(fs->path));
+			    fs->rec.name, run_esc(fs->rec.path));
 		return -ESTALE;
 	}
 	run_remove_stale_workdirs(fs);
 	r = fslab_mkdtemp_at(fs->dir_fd, FSLAB_WORKDIR_PREFIX, fs->work_name, sizeof(fs->work_name));
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot make a private directory for the test files in %s",
-					 fs->name, run_esc(fs->path));
+					 fs->rec.name, run_esc(fs->rec.path));
 	fs->work_fd = r;
 	r = fslab_file_id_of_fd(fs->work_fd, &fs->work_id);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: %s/%s", fs->name, run_esc(fs->path), fs->work_name);
+		return fslab_error_errno(r, "%s: %s/%s", fs->rec.name, run_esc(fs->rec.path), fs->work_name);
 	r = run_workdir_mark(fs, run_id);
 	if (r < 0) {
 		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		return fslab_error_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
-					 fs->name, run_esc(fs->path), fs->work_name, FSLAB_WORKDIR_MARK,
+					 fs->rec.name, run_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
 					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
 	}
 	/* The lock only tells another run's leftover sweep that this
 	 * directory is alive; where the filesystem has no flock, that sweep
 	 * cannot take it either and leaves it alone. */
 	if (flock(fs->work_fd, LOCK_EX | LOCK_NB) < 0)
-		fslab_debug(FSLAB_DBG_BENCH, "%s: no flock on %s/%s: %s", fs->name, run_esc(fs->path),
+		fslab_debug(FSLAB_DBG_BENCH, "%s: no flock on %s/%s: %s", fs->rec.name, run_esc(fs->rec.path),
 			    fs->work_name, strerror(errno));
 	return 0;
 }
@@ -205,9 +205,9 @@ void run_workdir_remove(struct fslab_bench_fs *fs)
 {
 	if (fs->dir_fd >= 0 && fs->work_name[0] && fs->work_fd >= 0) {
 		int r = fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
-		if (r < 0 && r != -ENOENT && !fs->vanished)
-			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->name,
-				   run_esc(fs->path), fs->work_name, strerror(-r));
+		if (r < 0 && r != -ENOENT && !fs->rec.vanished)
+			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->rec.name,
+				   run_esc(fs->rec.path), fs->work_name, strerror(-r));
 		if (r == 0 && fs->work_registered)
 			run_registry_has(fs->work_name, true);
 		fs->work_registered = false;
@@ -240,7 +240,7 @@ int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen)
 	struct stat st;
 	int r;
 
-	fs->dir_fd = open(fs->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fs->dir_fd = open(fs->rec.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->dir_fd < 0) {
 		r = -errno;
 		goto fail;
@@ -254,7 +254,7 @@ int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen)
 		r = -errno;
 		goto fail;
 	}
-	if (st.st_uid != geteuid() || (!fs->fuse && st.st_ino != fs->work_id.ino)) {
+	if (st.st_uid != geteuid() || (!fs->rec.fuse && st.st_ino != fs->work_id.ino)) {
 		r = -ESTALE;
 		goto fail;
 	}

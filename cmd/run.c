@@ -1,8 +1,12 @@
-/* fslab run: parses options into struct fslab_run_opts; the engine is
- * bench/ (fslab_run).  The setting options are the rows of the settings
- * table (lib/settings.h): their getopt entries, --help lines, synopsis and
- * checks come from it; only where to run and how to talk are this file's. */
+/* fslab run: parses options into struct fslab_run_opts and makes the
+ * run's targets (lib/target.h): the --dir directories, or the lab's
+ * mounted partitions (provision/lab.h), the lab held as a run holds it
+ * until the run ends; the engine is bench/ (fslab_run).  The setting
+ * options are the rows of the settings table (lib/settings.h): their
+ * getopt entries, --help lines, synopsis and checks come from it; only
+ * where to run and how to talk are this file's. */
 #include "commands.h"
+#include "lab.h"
 #include "log.h"
 #include "opts.h"
 #include "run.h"
@@ -148,8 +152,18 @@ static void build_run_cmd(void)
 	run_opts[n] = (struct fslab_opt){ 0 };
 }
 
+/* What the run runs on: the targets, and the lab they come from (NULL for
+ * directories). */
+struct run_targets {
+	struct fslab_target *targets; /* FSLAB_MAX_FS of them */
+	size_t n;                     /* of them in use */
+	struct fslab_lab *lab;
+	bool allow_concurrent;
+	char state_path[PATH_MAX];
+};
+
 /* --dir NAME=PATH */
-static int parse_dir(const char *arg, struct fslab_run_opts *o, struct fslab_run_dir *dirs)
+static int parse_dir(const char *arg, struct run_targets *w)
 {
 	const char *eq = strchr(arg, '=');
 
@@ -159,13 +173,18 @@ static int parse_dir(const char *arg, struct fslab_run_opts *o, struct fslab_run
 			    fslab_escape_ctrl(arg, e, sizeof(e)));
 		return -EINVAL;
 	}
-	if (o->n_dirs >= FSLAB_MAX_FS) {
+	if (w->n >= FSLAB_MAX_FS) {
 		fslab_error("at most %d --dir options", FSLAB_MAX_FS);
 		return -EINVAL;
 	}
-	snprintf(dirs[o->n_dirs].name, sizeof(dirs[o->n_dirs].name), "%.*s", (int)(eq - arg), arg);
-	dirs[o->n_dirs].path = eq + 1;
-	o->n_dirs++;
+	if (strlen(eq + 1) >= sizeof(w->targets[0].path)) {
+		fslab_error("--dir %.*s: the path is too long", (int)(eq - arg), arg);
+		return -EINVAL;
+	}
+	snprintf(w->targets[w->n].name, sizeof(w->targets[0].name), "%.*s", (int)(eq - arg), arg);
+	snprintf(w->targets[w->n].path, sizeof(w->targets[0].path), "%s", eq + 1);
+	w->targets[w->n].discarded = -1;
+	w->n++;
 	return 0;
 }
 
@@ -188,14 +207,14 @@ static int run_setting(enum fslab_setting id, const char *arg, struct fslab_run_
 }
 
 /* One option into o.  0 or -EINVAL after a message. */
-static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct fslab_run_dir *dirs)
+static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct run_targets *w)
 {
 	switch (c) {
 	case OPT_STATE:
 		o->state_path = arg;
 		return 0;
 	case OPT_DIR:
-		return parse_dir(arg, o, dirs);
+		return parse_dir(arg, w);
 	case 'o':
 		o->out_dir = arg;
 		return 0;
@@ -206,7 +225,7 @@ static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct f
 		o->quiet = true;
 		return 0;
 	case OPT_ALLOW_CONCURRENT:
-		o->allow_concurrent = true;
+		w->allow_concurrent = true;
 		return 0;
 	}
 	if (c >= OPT_SETTING && c < OPT_SETTING + FSLAB_SETTING_MAX)
@@ -214,25 +233,128 @@ static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct f
 	return 0;
 }
 
+/* The lab of state_path (the default when NULL), opened as a run holds it
+ * (its lock shared, so setup and teardown cannot run under us; its run
+ * lease alone unless --allow-concurrent), and its mounted partitions as
+ * targets (only: n_only names; 0: all).  Returns an exit status. */
+static int run_lab_targets(struct run_targets *w, const char *state_path, const char *const *only,
+			   size_t n_only)
+{
+	struct fslab_target *t = NULL;
+	char err[1024];
+	size_t n = 0;
+	int r;
+
+	snprintf(w->state_path, sizeof(w->state_path), "%s", state_path ? state_path : fslab_state_default_path());
+	r = fslab_lab_open(w->state_path, w->allow_concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
+			   "fslab run", &w->lab, err, sizeof(err));
+	if (r == -ENOENT) {
+		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
+			    w->state_path);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (r == 0)
+		r = fslab_lab_targets(w->lab, only, n_only, &t, &n, err, sizeof(err));
+	if (r < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
+	if (n > FSLAB_MAX_FS) {
+		free(t);
+		fslab_error("the lab in %s has %zu filesystems; a run takes at most %d", w->state_path, n,
+			    FSLAB_MAX_FS);
+		return FSLAB_EXIT_FAILURE;
+	}
+	memcpy(w->targets, t, n * sizeof(*t));
+	free(t);
+	w->n = n;
+	return FSLAB_EXIT_OK;
+}
+
+/* --resume: the targets of the run's own filesystems (its manifest names
+ * them, and its lab when it ran on one).  Returns an exit status. */
+static int run_resume_targets(struct run_targets *w, const char *resume_dir)
+{
+	const char *names[FSLAB_MAX_FS];
+	struct fslab_target *t;
+	char state_path[PATH_MAX];
+	size_t n;
+	int r = fslab_run_resume_where(resume_dir, state_path, sizeof(state_path), &t, &n);
+
+	if (r != FSLAB_EXIT_OK)
+		return r;
+	memcpy(w->targets, t, n * sizeof(*t));
+	free(t);
+	w->n = n;
+	if (!state_path[0])
+		return FSLAB_EXIT_OK;
+	for (size_t i = 0; i < n; i++)
+		names[i] = w->targets[i].name;
+	return run_lab_targets(w, state_path, names, n);
+}
+
+/* Where the run runs: --resume's filesystems, the --dir directories or
+ * the lab's.  Returns an exit status. */
+static int run_pick(struct fslab_run_opts *o, struct run_targets *w)
+{
+	if (o->resume_dir) {
+		if (w->n) {
+			fslab_error("--resume continues on the filesystems recorded in that run's manifest; drop --dir");
+			return FSLAB_EXIT_USAGE;
+		}
+		return run_resume_targets(w, o->resume_dir);
+	}
+	if (w->n) {
+		if (o->state_path) {
+			fslab_error("give either --state or --dir, not both");
+			return FSLAB_EXIT_USAGE;
+		}
+		return FSLAB_EXIT_OK;
+	}
+	return run_lab_targets(w, o->state_path, NULL, 0);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct fslab_run_opts o;
-	struct fslab_run_dir dirs[FSLAB_MAX_FS];
+	struct run_targets w = { 0 };
 	struct fslab_opts it;
-	int c;
+	bool dry;
+	int c, ret;
 
 	build_run_cmd();
 	fslab_run_opts_init(&o);
-	o.dirs = dirs;
 	o.argc = argc;
 	o.argv = argv;
+	w.targets = calloc(FSLAB_MAX_FS, sizeof(*w.targets));
+	if (!w.targets) {
+		fslab_error("out of memory");
+		return FSLAB_EXIT_FAILURE;
+	}
 	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
 	while ((c = fslab_opts_next(&it)) > 0)
-		if (c != OPT_DRY_RUN && run_option(c, it.arg, &o, dirs) < 0)
+		if (c != OPT_DRY_RUN && run_option(c, it.arg, &o, &w) < 0) {
+			free(w.targets);
 			return FSLAB_EXIT_USAGE;
-	if (c < 0)
+		}
+	if (c < 0) {
+		free(w.targets);
 		return it.status;
-	if (fslab_opts_given(&it, OPT_DRY_RUN))
-		return fslab_run_dry_run(&o);
-	return fslab_run(&o);
+	}
+	dry = fslab_opts_given(&it, OPT_DRY_RUN);
+	/* the options first, the machine second: a bad option gets its own
+	 * message whether or not there is a lab */
+	ret = fslab_run_opts_check(&o, dry);
+	if (ret == FSLAB_EXIT_OK)
+		ret = run_pick(&o, &w);
+	if (ret == FSLAB_EXIT_OK) {
+		o.targets = w.targets;
+		o.n_targets = w.n;
+		if (w.lab)
+			o.state_path = w.state_path;
+		ret = dry ? fslab_run_dry_run(&o) : fslab_run(&o);
+	}
+	fslab_lab_close(w.lab);
+	free(w.targets);
+	return ret;
 }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #include "state.h"
+#include "target.h"
 
 enum fslab_lab_mode {
 	FSLAB_LAB_SHARED,         /* status: shared lab lock */
@@ -120,6 +121,18 @@ const char *fslab_lab_log_path(const struct fslab_lab *lab);
  * another may not pull a filesystem from under it).  Returns 0 or a
  * negative errno with the reason in why. */
 int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
+
+/* The lab's mounted partitions as fslab run's targets (lib/target.h):
+ * each one's mount point, block device, type, options and what setup did
+ * (mkfs command, discard, quiet wait, the disk's preconditioning), with
+ * fslab_lab_remount as its cold-cache remount.  From the state the open
+ * lab loaded (by identity, under its lock), not from the path again.
+ * only (n_only names; 0: every partition) picks partitions by name.
+ * Returns 0 with *targets (malloc'd) and *n set, or a negative errno with
+ * the reason in err: -ENOENT (a partition asked for is not mounted, or
+ * none is), -ENOMEM. */
+int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only,
+		      struct fslab_target **targets, size_t *n, char *err, size_t errlen);
 
 /* Holds NAME.mount shared while reading the lab's mounts (status): waits
  * (bounded, 30 s) for a remount in progress.  Returns an fd for

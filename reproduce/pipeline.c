@@ -254,14 +254,26 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 		.remaining_after_hi_s = after_hi,
 	};
 	struct fslab_run_opts o;
+	struct fslab_target *targets;
+	char err[512];
+	size_t n;
+	int r;
 
+	/* the lab's partitions as the run's targets; the lab stays ours */
+	if (fslab_lab_targets(c->lab, NULL, 0, &targets, &n, err, sizeof(err)) < 0) {
+		fslab_error("%s", err);
+		return FSLAB_EXIT_FAILURE;
+	}
 	repro_stage_opts(c, s, &o);
+	o.targets = targets;
+	o.n_targets = n;
 	o.state_path = c->state_path;
-	o.lab = c->lab;
 	o.out_dir = s->dir;
 	o.stage = p->label;
 	o.pipeline = &pipe;
-	return fslab_run(&o);
+	r = fslab_run(&o);
+	free(targets);
+	return r;
 }
 
 /* Runs the sweeps in order; a failed one is reported and the next runs,

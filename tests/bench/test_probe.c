@@ -121,7 +121,7 @@ START_TEST(every_call_goes_through_the_ops)
 	struct fslab_probe_result res;
 	int e;
 
-	fslab_cache_ctl_init(&cache, NULL, NULL, NULL);
+	fslab_cache_ctl_init(&cache, NULL, NULL);
 	e = fslab_device_probe(&ops, &dfd, dir, &cache, 4u << 20, &res);
 	ck_assert_msg(e == 0, "probe failed: %s", res.note);
 	ck_assert_uint_eq(res.runs, FSLAB_PROBE_RUNS);
