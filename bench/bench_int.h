@@ -158,10 +158,6 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs);
  * gone from /sys/dev/block: a pulled disk) or -EROFS (the mount went
  * read-only, as ext4 does when its disk fails). */
 int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
-/* The whole disk under a block device path (/dev/sdb1 -> "sdb", /dev/sdb
- * -> "sdb"), the name /sys/block knows it by.  0 or -ENODEV (not a block
- * device /sys knows). */
-int fslab_fsinfo_disk(const char *device, char *disk, size_t len);
 /* The kernel's options of the mount holding fs->rec.path now, into buf
  * ("" when it cannot tell). */
 void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len);

@@ -4,11 +4,9 @@
 #include "bench_int.h"
 #include "exec.h"
 #include "fileutil.h"
-#include "procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,26 +16,6 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-int fslab_fsinfo_disk(const char *device, char *disk, size_t len)
-{
-	char sys[PATH_MAX], real[PATH_MAX];
-	const char *base;
-
-	if (strncmp(device, "/dev/", 5) != 0 || !device[5] || strchr(device + 5, '/'))
-		return -ENODEV;
-	base = device + 5;
-	snprintf(sys, sizeof(sys), "/sys/class/block/%s", base);
-	if (!realpath(sys, real))
-		return -ENODEV;
-	/* A partition's parent directory in /sys is its disk. */
-	snprintf(disk, len, "%s", base);
-	char part[PATH_MAX + 16];
-	snprintf(part, sizeof(part), "%s/partition", real);
-	if (access(part, F_OK) == 0)
-		snprintf(disk, len, "%s", basename(dirname(real)));
-	return 0;
-}
 
 /* The device's identity through lib/device_identity.h, the one reader: read once,
  * kept whole for the manifest's device_info, and its model, serial and

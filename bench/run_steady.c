@@ -19,7 +19,6 @@
 #include "engine.h"
 #include "io.h"
 #include "log.h"
-#include "procfs.h"
 #include "size.h"
 #include "steady.h"
 
@@ -116,13 +115,7 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
  * state. */
 static bool steady_rotational(const struct fslab_bench_fs *fs)
 {
-	char disk[64], sys[128];
-	uint64_t rot = 0;
-
-	if (fslab_fsinfo_disk(fs->rec.device, disk, sizeof(disk)) < 0)
-		return false;
-	snprintf(sys, sizeof(sys), "/sys/block/%s", disk);
-	return fslab_sysfs_read_u64(sys, "queue/rotational", &rot) == 0 && rot == 1;
+	return fs->have_devinfo && fs->devinfo.rotational == 1;
 }
 
 /* Why the phase does not run on fs (NULL: it runs). */
@@ -488,7 +481,7 @@ void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct 
 {
 	struct fslab_manifest_quiet *q = &fs->rec.quiet;
 	uint64_t inflight, sectors, prev;
-	char disk[64];
+	const char *disk = fs->devinfo.disk; /* the whole disk, as /sys/block names it */
 	double t0, waited;
 	bool idle = false;
 
@@ -512,8 +505,7 @@ void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct 
 			 "image lab on a loop device: the disk under the image is the host's, not the lab's");
 		return;
 	}
-	if (fslab_fsinfo_disk(fs->rec.device, disk, sizeof(disk)) < 0 ||
-	    quiet_sample(disk, &inflight, &prev) < 0) {
+	if (!fs->have_devinfo || quiet_sample(disk, &inflight, &prev) < 0) {
 		snprintf(q->skipped, sizeof(q->skipped), "no block device statistics for %.200s",
 			 fs->rec.device[0] ? fs->rec.device : "the filesystem");
 		return;
