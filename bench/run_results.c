@@ -473,53 +473,36 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 			   struct fslab_target **targets, size_t *n)
 {
-	char path[PATH_MAX + 32], err[PATH_MAX + 1024];
-	struct fslab_manifest *m = NULL;
+	struct fslab_run_ctx *c = run_ctx_new();
 	struct fslab_target *t = NULL;
-	int dfd, fd, r;
+	int ret = FSLAB_EXIT_FAILURE;
 
 	*targets = NULL;
 	*n = 0;
-	snprintf(path, sizeof(path), "%s/%s", resume_dir, FSLAB_MANIFEST_NAME);
-	dfd = fslab_dir_open(resume_dir);
-	if (dfd < 0) {
-		fslab_error("--resume %s: %s; give a results directory an earlier fslab run wrote",
-			    run_esc(resume_dir), strerror(-dfd));
+	if (!c) {
+		fslab_error("out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
-	fd = fslab_manifest_open_at(dfd);
-	close(dfd);
-	if (fd < 0) {
-		fslab_error("%s: %s; --resume takes a results directory an earlier fslab run wrote", run_esc(path),
-			    fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
-		return FSLAB_EXIT_FAILURE;
+	/* every check --resume makes before it reads the manifest, said as
+	 * fslab_run says them; nothing is changed */
+	if (run_open_resume_dir(c, resume_dir) < 0)
+		goto out;
+	t = calloc(c->resumed->n_fs, sizeof(*t));
+	if (!t) {
+		fslab_error("out of memory");
+		goto out;
 	}
-	r = fslab_manifest_read_fd(fd, path, &m, err, sizeof(err));
-	close(fd);
-	if (r == 0)
-		r = fslab_manifest_check_resumable(m, path, err, sizeof(err));
-	if (r == 0 && m->n_fs > FSLAB_MAX_FS) {
-		snprintf(err, sizeof(err), "%s: %zu filesystems; a run has at most %d", run_esc(path), m->n_fs,
-			 FSLAB_MAX_FS);
-		r = -EINVAL;
-	}
-	if (r == 0 && !(t = calloc(m->n_fs, sizeof(*t)))) {
-		snprintf(err, sizeof(err), "out of memory");
-		r = -ENOMEM;
-	}
-	if (r < 0) {
-		fslab_error("%s", err);
-		fslab_manifest_free(m);
-		return FSLAB_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < m->n_fs; i++) {
-		snprintf(t[i].name, sizeof(t[i].name), "%s", m->fs[i].name);
-		snprintf(t[i].path, sizeof(t[i].path), "%s", m->fs[i].path);
+	for (size_t i = 0; i < c->resumed->n_fs; i++) {
+		snprintf(t[i].name, sizeof(t[i].name), "%s", c->resumed->fs[i].name);
+		snprintf(t[i].path, sizeof(t[i].path), "%s", c->resumed->fs[i].path);
 		t[i].discarded = -1;
 	}
-	snprintf(state_path, len, "%s", m->state_path);
+	snprintf(state_path, len, "%s", c->state_path);
 	*targets = t;
-	*n = m->n_fs;
-	fslab_manifest_free(m);
-	return FSLAB_EXIT_OK;
+	*n = c->resumed->n_fs;
+	ret = FSLAB_EXIT_OK;
+out:
+	run_ctx_free(c);
+	free(c);
+	return ret;
 }

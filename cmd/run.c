@@ -155,7 +155,7 @@ static void build_run_cmd(void)
 /* What the run runs on: the targets, and the lab they come from (NULL for
  * directories). */
 struct run_targets {
-	struct fslab_target *targets; /* FSLAB_MAX_FS of them */
+	struct fslab_target *targets; /* malloc'd: FSLAB_MAX_FS for --dir, or the lab's */
 	size_t n;                     /* of them in use */
 	struct fslab_lab *lab;
 	bool allow_concurrent;
@@ -259,14 +259,8 @@ static int run_lab_targets(struct run_targets *w, const char *state_path, const 
 		fslab_error("%s", err);
 		return FSLAB_EXIT_FAILURE;
 	}
-	if (n > FSLAB_MAX_FS) {
-		free(t);
-		fslab_error("the lab in %s has %zu filesystems; a run takes at most %d", w->state_path, n,
-			    FSLAB_MAX_FS);
-		return FSLAB_EXIT_FAILURE;
-	}
-	memcpy(w->targets, t, n * sizeof(*t));
-	free(t);
+	free(w->targets);
+	w->targets = t;
 	w->n = n;
 	return FSLAB_EXIT_OK;
 }
@@ -283,8 +277,8 @@ static int run_resume_targets(struct run_targets *w, const char *resume_dir)
 
 	if (r != FSLAB_EXIT_OK)
 		return r;
-	memcpy(w->targets, t, n * sizeof(*t));
-	free(t);
+	free(w->targets);
+	w->targets = t;
 	w->n = n;
 	if (!state_path[0])
 		return FSLAB_EXIT_OK;
