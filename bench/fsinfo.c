@@ -17,9 +17,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* The device's identity through lib/device_identity.h, the one reader: read once,
- * kept whole for the manifest's device_info, and its model, serial and
- * size (of the partition itself) in the record. */
+/* The device's identity through lib/device_identity.h, the one reader:
+ * read once, kept whole for the manifest's device_info, and its model,
+ * serial and size (of the partition itself) in the record. */
 static void fsinfo_device(struct fslab_bench_fs *fs)
 {
 	struct fslab_devinfo *di = &fs->devinfo;
