@@ -161,8 +161,6 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
 /* The kernel's options of the mount holding fs->rec.path now, into buf
  * ("" when it cannot tell). */
 void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len);
-/* Version line of the mkfs tool for a type ("mke2fs 1.47.0 (5-Feb-2023)"). */
-void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len);
 
 /* The whole run. */
 /* The results directory's run marker: a hidden file holding the run id,

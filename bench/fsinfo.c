@@ -2,7 +2,6 @@
  * libmount (type, source, options, FUSE or not), the target's maker for
  * what it did (a lab's setup), lib/device_identity.h for the device. */
 #include "bench_int.h"
-#include "exec.h"
 #include "fileutil.h"
 
 #include <errno.h>
@@ -11,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -131,6 +129,7 @@ static void fsinfo_lab(struct fslab_bench_fs *fs)
 	r->has_mkfs_options = true;
 	snprintf(r->mkfs_options, sizeof(r->mkfs_options), "%s", t->mkfs_options);
 	snprintf(r->mkfs_command, sizeof(r->mkfs_command), "%s", t->mkfs_command);
+	snprintf(r->mkfs_tool_version, sizeof(r->mkfs_tool_version), "%s", t->mkfs_version);
 	r->setup_discarded = t->discarded;
 	snprintf(r->mount_quiet, sizeof(r->mount_quiet), "%s", t->mount_quiet);
 	r->mount_quiet_wait_s = t->mount_quiet_wait_s;
@@ -183,49 +182,4 @@ int fslab_fsinfo_check(const struct fslab_bench_fs *fs)
 	if (statvfs(fs->rec.path, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		return -EROFS;
 	return 0;
-}
-
-void fslab_fsinfo_mkfs_version(const char *type, char *buf, size_t len)
-{
-	static const struct {
-		const char *type;
-		const char *tool;
-		const char *arg;
-	} tools[] = {
-		{ "ext4", "mke2fs", "-V" },     { "ext2", "mke2fs", "-V" },
-		{ "xfs", "mkfs.xfs", "-V" },    { "btrfs", "mkfs.btrfs", "--version" },
-		{ "fat32", "mkfs.fat", "--help" }, { "vfat", "mkfs.fat", "--help" },
-	};
-	char tool[PATH_MAX], data[4096];
-	struct fslab_exec_result res;
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		if (strcmp(type, tools[i].type) != 0)
-			continue;
-		if (fslab_exec_find(tools[i].tool, tool, sizeof(tool)) < 0)
-			return;
-		/* The tool's output goes to an anonymous memory file: nothing to
-		 * clean up, even when the run is killed. */
-		fd = memfd_create("fslab-mkfs-version", MFD_CLOEXEC);
-		if (fd < 0)
-			return;
-		const char *argv[] = { tool, tools[i].arg, NULL };
-		struct fslab_exec_opts eo = { .log_fd = fd, .timeout_s = 10 };
-		if (fslab_exec_run_opts(argv, &eo, &res) == 0 &&
-		    (n = pread(fd, data, sizeof(data) - 1, 0)) > 0) {
-			/* first non-empty line that names a version */
-			char *save = NULL;
-			data[n] = '\0';
-			for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-				if (l[0] != '$' && strpbrk(l, "0123456789")) {
-					snprintf(buf, len, "%s", l);
-					break;
-				}
-		}
-		close(fd);
-		return;
-	}
 }

@@ -262,8 +262,8 @@ static void run_signals_restore(struct run_signals *rs)
 	rs->installed = false;
 }
 
-/* A filesystem made ready for the sweep: its private directory, its mkfs
- * version, and cold mode's cache control (a remount is the target's
+/* A filesystem made ready for the sweep: its private directory and cold
+ * mode's cache control (a remount is the target's
  * maker's to do: a lab's, under its own lock). */
 static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 {
@@ -271,8 +271,6 @@ static int run_fs_ready(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 
 	if (r < 0)
 		return r;
-	if (fs->t->lab)
-		fslab_fsinfo_mkfs_version(fs->rec.type, fs->rec.mkfs_tool_version, sizeof(fs->rec.mkfs_tool_version));
 	fslab_cache_ctl_init(&fs->cache, fs->t,
 			     strcmp(fs->rec.loop_io, "buffered") == 0 ? fs->loop_backing : NULL);
 	fs->cache.dev = &fs->dev;

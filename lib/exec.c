@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -407,4 +408,30 @@ char *fslab_exec_format(const char *const argv[], char *buf, size_t len)
 		off += (size_t)w;
 	}
 	return buf;
+}
+
+void fslab_exec_version(const char *prog, const char *arg, char *buf, size_t len)
+{
+	const char *argv[] = { prog, arg, NULL };
+	struct fslab_exec_result res;
+	char data[4096], *save = NULL;
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	/* The output goes to an anonymous memory file: nothing to clean up,
+	 * even when fslab is killed. */
+	fd = memfd_create("fslab-tool-version", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct fslab_exec_opts eo = { .log_fd = fd, .timeout_s = 10 };
+	if (fslab_exec_run_opts(argv, &eo, &res) == 0 && (n = pread(fd, data, sizeof(data) - 1, 0)) > 0) {
+		data[n] = '\0';
+		for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (l[0] != '$' && strpbrk(l, "0123456789")) {
+				snprintf(buf, len, "%s", l);
+				break;
+			}
+	}
+	close(fd);
 }

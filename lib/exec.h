@@ -61,6 +61,11 @@ struct fslab_exec_opts {
 int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
 			struct fslab_exec_result *res);
 
+/* Runs "prog arg" (a tool's version option) for at most 10 s and writes
+ * the first line of its output that names a version (holds a digit) to
+ * buf; "" when the tool cannot be run or says no version. */
+void fslab_exec_version(const char *prog, const char *arg, char *buf, size_t len);
+
 /* Formats argv as a readable command line ("mkfs.ext4 -q /dev/loop0p1") for
  * plans and messages.  Words with spaces or quotes are single-quoted. */
 char *fslab_exec_format(const char *const argv[], char *buf, size_t len);

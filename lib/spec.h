@@ -31,6 +31,7 @@
 #define FSLAB_OPTIONS_MAX 256
 /* A mkfs command line as setup ran it and records it (state, manifest). */
 #define FSLAB_MKFS_COMMAND_MAX 1024
+#define FSLAB_MKFS_VERSION_MAX 128
 
 struct fslab_disk_spec {
 	char label[8];      /* "gpt": the only label fslab writes */

@@ -168,6 +168,7 @@ static char *state_to_text(const struct fslab_state *st, size_t *lenp)
 		add_u64(o, "size_sectors", p->size_sectors);
 		add_str(o, "mkfs_options", p->mkfs_options);
 		add_str(o, "mkfs_command", p->mkfs_command);
+		add_str(o, "mkfs_version", p->mkfs_version);
 		add_str(o, "mount_options", p->mount_options);
 		add_str(o, "mountpoint", p->mountpoint);
 		add_bool(o, "mountpoint_created", p->mountpoint_created);
@@ -471,6 +472,7 @@ static int parse_partition(struct json_object *o, size_t i, struct fslab_state_p
 	    (r = get_str(o, "partuuid", p->partuuid, sizeof(p->partuuid), false, sub, sublen)) ||
 	    (r = get_str(o, "mkfs_options", p->mkfs_options, sizeof(p->mkfs_options), false, sub, sublen)) ||
 	    (r = get_str(o, "mkfs_command", p->mkfs_command, sizeof(p->mkfs_command), false, sub, sublen)) ||
+	    (r = get_str(o, "mkfs_version", p->mkfs_version, sizeof(p->mkfs_version), false, sub, sublen)) ||
 	    (r = get_str(o, "mount_options", p->mount_options, sizeof(p->mount_options), false, sub, sublen)) ||
 	    (r = get_str(o, "mountpoint", p->mountpoint, sizeof(p->mountpoint), false, sub, sublen)) ||
 	    (r = get_str(o, "mount_method", method, sizeof(method), false, sub, sublen)) ||

@@ -82,6 +82,9 @@ struct fslab_state_partition {
 	/* The mkfs command setup ran, word for word (fslab's own words, such
 	 * as ext4's lazy-init ones, with the spec's); "" before it ran. */
 	char mkfs_command[FSLAB_MKFS_COMMAND_MAX];
+	/* What that mkfs said its version was ("mke2fs 1.47.0 (5-Feb-2023)");
+	 * "" before it ran, or for a lab made before fslab recorded it. */
+	char mkfs_version[FSLAB_MKFS_VERSION_MAX];
 	char mount_options[FSLAB_OPTIONS_MAX];
 	char mountpoint[PATH_MAX];
 	bool mountpoint_created;  /* setup made the directory: teardown removes it */

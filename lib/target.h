@@ -33,6 +33,7 @@ struct fslab_target {
 	char mount_options[FSLAB_OPTIONS_MAX];
 	char mkfs_options[FSLAB_OPTIONS_MAX];
 	char mkfs_command[FSLAB_MKFS_COMMAND_MAX];
+	char mkfs_version[FSLAB_MKFS_VERSION_MAX]; /* what that mkfs said its version was */
 	int discarded;           /* setup discarded it before mkfs: 0/1; -1 not known */
 	char mount_quiet[16];    /* setup's quiet wait after mount: quiet, timeout, "" */
 	double mount_quiet_wait_s;

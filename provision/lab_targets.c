@@ -31,6 +31,7 @@ static void lab_target_fill(struct fslab_lab *lab, const struct fslab_state *st,
 	snprintf(t->mount_options, sizeof(t->mount_options), "%s", p->mount_options);
 	snprintf(t->mkfs_options, sizeof(t->mkfs_options), "%s", p->mkfs_options);
 	snprintf(t->mkfs_command, sizeof(t->mkfs_command), "%s", p->mkfs_command);
+	snprintf(t->mkfs_version, sizeof(t->mkfs_version), "%s", p->mkfs_version);
 	t->discarded = p->discarded;
 	snprintf(t->mount_quiet, sizeof(t->mount_quiet), "%s", p->quiet);
 	t->mount_quiet_wait_s = p->quiet_wait_s;

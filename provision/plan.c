@@ -23,15 +23,15 @@ static const char *const btrfs_args[] = { "-q", NULL };
 
 /* Behaviour as data: one row per filesystem type. */
 static const struct fslab_fs_recipe recipes[FSLAB_FS_TYPE_MAX] = {
-	[FSLAB_FS_EXT4] = { FSLAB_FS_EXT4, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext4", ext4_args,
+	[FSLAB_FS_EXT4] = { FSLAB_FS_EXT4, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext4", "-V", ext4_args,
 			    "e2fsprogs", "ext4", NULL, "ext4", LINUX_FS },
-	[FSLAB_FS_EXT2] = { FSLAB_FS_EXT2, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext2", ext4_args,
+	[FSLAB_FS_EXT2] = { FSLAB_FS_EXT2, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.ext2", "-V", ext4_args,
 			    "e2fsprogs", "ext2", NULL, "ext2", LINUX_FS },
-	[FSLAB_FS_XFS] = { FSLAB_FS_XFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.xfs", xfs_args,
+	[FSLAB_FS_XFS] = { FSLAB_FS_XFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.xfs", "-V", xfs_args,
 			   "xfsprogs", "xfs", NULL, "xfs", LINUX_FS },
-	[FSLAB_FS_FAT32] = { FSLAB_FS_FAT32, FSLAB_GPT_TYPE_MS_BASIC_DATA, "mkfs.fat", fat32_args,
+	[FSLAB_FS_FAT32] = { FSLAB_FS_FAT32, FSLAB_GPT_TYPE_MS_BASIC_DATA, "mkfs.fat", "--help", fat32_args,
 			     "dosfstools", "vfat", "FAT32", "vfat", "Microsoft basic data" },
-	[FSLAB_FS_BTRFS] = { FSLAB_FS_BTRFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.btrfs", btrfs_args,
+	[FSLAB_FS_BTRFS] = { FSLAB_FS_BTRFS, FSLAB_GPT_TYPE_LINUX_FS, "mkfs.btrfs", "--version", btrfs_args,
 			     "btrfs-progs", "btrfs", NULL, "btrfs", LINUX_FS },
 };
 

@@ -27,6 +27,7 @@ struct fslab_fs_recipe {
 	enum fslab_fs_type type;
 	const char *gpt_type;      /* partition type GUID */
 	const char *mkfs;          /* program name */
+	const char *mkfs_version_arg; /* its option that prints its version */
 	const char *const *mkfs_args; /* fixed words before the user's options (NULL-terminated) */
 	const char *package;       /* Debian package providing mkfs */
 	const char *blkid_type;    /* TYPE libblkid must report after mkfs */

@@ -725,6 +725,8 @@ static int setup_format(struct setup_run *s, size_t i)
 		return -EIO;
 	}
 	sp->formatted = true;
+	/* The version of the mkfs that made it, for the run's manifest. */
+	fslab_exec_version(prog, p->recipe->mkfs_version_arg, sp->mkfs_version, sizeof(sp->mkfs_version));
 	return 0;
 }
 

@@ -1138,7 +1138,11 @@ START_TEST(lab_run_cold_remount)
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "type")), "ext4");
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "kernel");
 	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
+	/* the version setup recorded of the mkfs that made it, not a fresh
+	 * exec of whatever mkfs is installed at run time */
 	ck_assert(json_object_is_type(jget(fs0, "mkfs_tool_version"), json_type_string));
+	ck_assert_msg(strncmp(json_object_get_string(jget(fs0, "mkfs_tool_version")), "mke2fs ", 7) == 0,
+		      "mkfs_tool_version: %s", json_object_get_string(jget(fs0, "mkfs_tool_version")));
 	json_object_put(m);
 	free(spec);
 	free(img);
