@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -61,6 +62,30 @@ static struct libmnt_fs *fsinfo_find_mount(struct libmnt_table *tb, const char *
 	return hit;
 }
 
+/* The filesystem type by statfs's magic number, for a directory whose
+ * mount the mount table does not show (inside a chroot, mounts outside its
+ * root are hidden); "" for a type not listed.  ext2, ext3 and ext4 share
+ * one magic number. */
+static const char *fsinfo_statfs_type(const char *path)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} types[] = {
+		{ 0xEF53, "ext2/ext3/ext4" }, { 0x58465342, "xfs" },   { 0x9123683E, "btrfs" },
+		{ 0x01021994, "tmpfs" },      { 0x65735546, "fuse" },  { 0x794C7630, "overlay" },
+		{ 0x4D44, "vfat" },
+	};
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0)
+		return "";
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((unsigned long)sf.f_type == types[i].magic)
+			return types[i].name;
+	return "";
+}
+
 static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *found)
 {
 	struct libmnt_table *tb = mnt_new_table();
@@ -83,6 +108,8 @@ static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *foun
 		fs->rec.fuse = strncmp(fs->rec.type, "fuse", 4) == 0;
 	}
 	mnt_unref_table(tb);
+	if (!*found && !fs->rec.type[0])
+		snprintf(fs->rec.type, sizeof(fs->rec.type), "%s", fsinfo_statfs_type(fs->rec.path));
 }
 
 void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len)
