@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint16_t le16(const unsigned char *p)
@@ -179,6 +180,7 @@ static int hl_ext(int fd, const struct fslab_health_ctx *ctx, char *what, size_t
 int fslab_fs_health(const char *device, enum fslab_fs_type type, const struct fslab_health_ctx *ctx,
 		    char *what, size_t len)
 {
+	struct stat st;
 	int fd, r;
 
 	what[0] = '\0';
@@ -189,6 +191,13 @@ int fslab_fs_health(const char *device, enum fslab_fs_type type, const struct fs
 		r = -errno;
 		snprintf(what, len, "cannot open %s to check its filesystem: %s", device, strerror(-r));
 		return r;
+	}
+	/* only a block device is read as a filesystem (a state file may name
+	 * anything: never interpret a regular file or a FIFO as one) */
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		close(fd);
+		snprintf(what, len, "%s is not a block device: its filesystem is not checked", device);
+		return -ENOTBLK;
 	}
 	r = type == FSLAB_FS_FAT32 ? hl_fat32(fd, ctx, what, len) : hl_ext(fd, ctx, what, len);
 	close(fd);
