@@ -931,6 +931,14 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			ret = -EINTR;
 			break;
 		}
+		if (!test->run) {
+			/* a test of a family this engine cannot run */
+			o->status = FSLAB_OUTCOME_SKIPPED;
+			snprintf(o->reason, sizeof(o->reason), "the %s tests are not built into this fslab",
+				 fslab_test_family_to_string(fslab_test_family((enum fslab_test)ti)));
+			cell_emit(c, (enum fslab_test)ti, o);
+			continue;
+		}
 		if ((test->flags & FSLAB_BT_NEEDS_FILE) && !file_ok) {
 			if (cell_need_file(c, dfd, &file_exists, b, o, times) < 0) {
 				cell_emit(c, test->id, o);

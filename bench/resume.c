@@ -138,14 +138,17 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 		return r;
 	/* Rows of a filesystem that vanished are dropped so its cells run
 	 * again once it is back; every other row stays, under the same
-	 * columns as the file's header (--latency adds three). */
+	 * columns as the file's header (the queue and latency columns when
+	 * it has them). */
 	mem = open_memstream(&kept, &kept_len);
 	if (!mem) {
 		r = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", name);
 		goto out;
 	}
-	fslab_results_write_header_ex(mem, nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10));
+	fslab_results_write_header_ex(
+		mem, (nl && memmem(data, (size_t)(nl - data), ",iodepth,", 9) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
+			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0));
 	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
 			snprintf(err, errlen, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",

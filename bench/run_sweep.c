@@ -346,7 +346,7 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
-			r = fslab_results_write_header_ex(fs->csv, c->latency);
+			r = fslab_results_write_header_ex(fs->csv, c->latency ? FSLAB_RESULTS_COLS_LATENCY : 0);
 			if (fflush(fs->csv) != 0)
 				r = -errno;
 			if (r < 0)

@@ -12,7 +12,7 @@
 # setting options against its row of lib/settings.c.
 
 _fslab_commands="setup status run report teardown reproduce spec import export"
-_fslab_tests="write rewrite read reread random_read random_write backward_read record_rewrite stride_read fwrite frewrite fread freread"
+_fslab_tests="iozone queued files write rewrite read reread random_read random_write backward_read record_rewrite stride_read fwrite frewrite fread freread queued_write queued_read queued_random_write queued_random_read files_create files_stat files_read files_unlink"
 _fslab_filesystems="ext4 ext2 xfs fat32 btrfs"
 _fslab_cache_modes="warm fsync direct cold"
 

@@ -26,6 +26,21 @@ static const char *const test_names[FSLAB_TEST_MAX] = {
 	[FSLAB_TEST_FREWRITE] = "frewrite",
 	[FSLAB_TEST_FREAD] = "fread",
 	[FSLAB_TEST_FREREAD] = "freread",
+	[FSLAB_TEST_QUEUED_WRITE] = "queued_write",
+	[FSLAB_TEST_QUEUED_READ] = "queued_read",
+	[FSLAB_TEST_QUEUED_RANDOM_WRITE] = "queued_random_write",
+	[FSLAB_TEST_QUEUED_RANDOM_READ] = "queued_random_read",
+	[FSLAB_TEST_FILES_CREATE] = "files_create",
+	[FSLAB_TEST_FILES_STAT] = "files_stat",
+	[FSLAB_TEST_FILES_READ] = "files_read",
+	[FSLAB_TEST_FILES_UNLINK] = "files_unlink",
+};
+
+/* The family words; "all" is IOzone's too (fslab_tests_parse). */
+static const char *const family_names[FSLAB_FAMILY_MAX] = {
+	[FSLAB_FAMILY_IOZONE] = "iozone",
+	[FSLAB_FAMILY_QUEUED] = "queued",
+	[FSLAB_FAMILY_FILES] = "files",
 };
 
 static const char *const test_iozone_titles[FSLAB_TEST_MAX] = {
@@ -128,6 +143,52 @@ const char *fslab_test_iozone_title(enum fslab_test t)
 	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_iozone_titles[t] : NULL;
 }
 
+enum fslab_test_family fslab_test_family(enum fslab_test t)
+{
+	unsigned bit = (t >= 0 && t < FSLAB_TEST_MAX) ? FSLAB_TEST_BIT(t) : 0;
+
+	if (bit & FSLAB_TESTS_QUEUED)
+		return FSLAB_FAMILY_QUEUED;
+	if (bit & FSLAB_TESTS_FILES)
+		return FSLAB_FAMILY_FILES;
+	return FSLAB_FAMILY_IOZONE;
+}
+
+const char *fslab_test_family_to_string(enum fslab_test_family f)
+{
+	return (f >= 0 && f < FSLAB_FAMILY_MAX) ? family_names[f] : NULL;
+}
+
+unsigned fslab_test_family_mask(enum fslab_test_family f)
+{
+	switch (f) {
+	case FSLAB_FAMILY_IOZONE:
+		return FSLAB_TESTS_IOZONE;
+	case FSLAB_FAMILY_QUEUED:
+		return FSLAB_TESTS_QUEUED;
+	case FSLAB_FAMILY_FILES:
+		return FSLAB_TESTS_FILES;
+	case FSLAB_FAMILY_MAX:
+		break;
+	}
+	return 0;
+}
+
+/* The mask a name of --tests stands for: a test, a family word or "all";
+ * 0 when it is none of them. */
+static unsigned tests_word_mask(const char *name)
+{
+	enum fslab_test t = fslab_test_from_string(name);
+	int f;
+
+	if (t != FSLAB_TEST_INVALID)
+		return FSLAB_TEST_BIT(t);
+	if (strcmp(name, "all") == 0)
+		return FSLAB_TESTS_ALL;
+	f = fslab_name_index(family_names, FSLAB_FAMILY_MAX, name);
+	return f < 0 ? 0 : fslab_test_family_mask((enum fslab_test_family)f);
+}
+
 int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen)
 {
 	unsigned m = 0;
@@ -137,10 +198,6 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 		if (bad && badlen)
 			snprintf(bad, badlen, "(empty list)");
 		return -EINVAL;
-	}
-	if (strcmp(list, "all") == 0) {
-		*mask = FSLAB_TESTS_ALL;
-		return 0;
 	}
 	while (*p) {
 		char name[64];
@@ -160,13 +217,13 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 		}
 		memcpy(name, p, k);
 		name[k] = '\0';
-		enum fslab_test t = fslab_test_from_string(name);
-		if (t == FSLAB_TEST_INVALID) {
+		unsigned w = tests_word_mask(name);
+		if (!w) {
 			if (bad && badlen)
 				snprintf(bad, badlen, "%s", name);
 			return -EINVAL;
 		}
-		m |= 1u << t;
+		m |= w;
 		p += n;
 		if (*p == ',') {
 			p++;
@@ -183,9 +240,9 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 
 char *fslab_tests_problem(const char *bad, char *buf, size_t len)
 {
-	char known[256];
+	char known[512];
 
-	snprintf(buf, len, "unknown test '%s' (known: all, %s)", bad,
+	snprintf(buf, len, "unknown test '%s' (known: all, iozone, queued, files, %s)", bad,
 		 fslab_vocab_join(FSLAB_VOCAB_TEST, ", ", ", ", known, sizeof(known)));
 	return buf;
 }
@@ -197,14 +254,20 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len)
 	if (!len)
 		return;
 	buf[0] = '\0';
-	if ((mask & FSLAB_TESTS_ALL) == FSLAB_TESTS_ALL) {
-		snprintf(buf, len, "all");
-		return;
-	}
 	for (int i = 0; i < FSLAB_TEST_MAX; i++) {
-		if (!(mask & (1u << i)))
+		enum fslab_test_family f = fslab_test_family((enum fslab_test)i);
+		unsigned fm = fslab_test_family_mask(f);
+		const char *word = test_names[i];
+
+		if (!(mask & FSLAB_TEST_BIT(i)))
 			continue;
-		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", test_names[i]);
+		if ((mask & fm) == fm) {
+			/* a whole family by its word, once, at its first test */
+			if (FSLAB_TEST_BIT(i) != (fm & -fm))
+				continue;
+			word = f == FSLAB_FAMILY_IOZONE ? "all" : family_names[f];
+		}
+		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", word);
 		if (w < 0 || (size_t)w >= len - off)
 			return;
 		off += (size_t)w;

@@ -20,7 +20,16 @@ enum fslab_fs_type {
 	FSLAB_FS_TYPE_INVALID = -1,
 };
 
-/* The 13 IOzone tests, in IOzone's order (the order of its report columns). */
+/* The tests, in three families (enum fslab_test_family):
+ * - IOzone's 13, in IOzone's order (the order of its report columns):
+ *   synchronous, one request at a time, on one file per cell;
+ * - the queued tests: sequential and random read and write through
+ *   io_uring at a queue depth (--iodepth) and a number of threads
+ *   (--jobs), O_DIRECT by default, as fio and CrystalDiskMark measure;
+ * - the many-files tests: the phases of creating, stat'ing, reading and
+ *   unlinking many files of one size in a fresh directory tree.
+ * The enum order is the order a cell runs them (a write before the reads
+ * of its file). */
 enum fslab_test {
 	FSLAB_TEST_WRITE,
 	FSLAB_TEST_REWRITE,
@@ -35,11 +44,48 @@ enum fslab_test {
 	FSLAB_TEST_FREWRITE,
 	FSLAB_TEST_FREAD,
 	FSLAB_TEST_FREREAD,
+	FSLAB_TEST_QUEUED_WRITE,
+	FSLAB_TEST_QUEUED_READ,
+	FSLAB_TEST_QUEUED_RANDOM_WRITE,
+	FSLAB_TEST_QUEUED_RANDOM_READ,
+	FSLAB_TEST_FILES_CREATE,
+	FSLAB_TEST_FILES_STAT,
+	FSLAB_TEST_FILES_READ,
+	FSLAB_TEST_FILES_UNLINK,
 	FSLAB_TEST_MAX,
 	FSLAB_TEST_INVALID = -1,
 };
 
-#define FSLAB_TESTS_ALL ((1u << FSLAB_TEST_MAX) - 1)
+/* How many tests IOzone has (its report columns): the first of the enum. */
+#define FSLAB_TEST_IOZONE_COUNT (FSLAB_TEST_FREREAD + 1)
+
+enum fslab_test_family {
+	FSLAB_FAMILY_IOZONE,
+	FSLAB_FAMILY_QUEUED,
+	FSLAB_FAMILY_FILES,
+	FSLAB_FAMILY_MAX,
+};
+
+#define FSLAB_TEST_BIT(t) (1u << (t))
+#define FSLAB_TESTS_RANGE(first, last) \
+	(((1u << ((last) + 1)) - 1) & ~((1u << (first)) - 1))
+/* Each family's tests as a mask (bit i = enum fslab_test i). */
+#define FSLAB_TESTS_IOZONE FSLAB_TESTS_RANGE(FSLAB_TEST_WRITE, FSLAB_TEST_FREREAD)
+#define FSLAB_TESTS_QUEUED \
+	FSLAB_TESTS_RANGE(FSLAB_TEST_QUEUED_WRITE, FSLAB_TEST_QUEUED_RANDOM_READ)
+#define FSLAB_TESTS_FILES FSLAB_TESTS_RANGE(FSLAB_TEST_FILES_CREATE, FSLAB_TEST_FILES_UNLINK)
+/* What --tests all means: IOzone's 13 (the word predates the other
+ * families; they are named by their own words, "queued" and "files"). */
+#define FSLAB_TESTS_ALL FSLAB_TESTS_IOZONE
+/* Every test of every family. */
+#define FSLAB_TESTS_EVERY ((1u << FSLAB_TEST_MAX) - 1)
+
+/* The family of a test; its word ("iozone", "queued", "files"), which
+ * --tests accepts for the whole family. */
+enum fslab_test_family fslab_test_family(enum fslab_test t);
+const char *fslab_test_family_to_string(enum fslab_test_family f);
+/* The mask of a family's tests. */
+unsigned fslab_test_family_mask(enum fslab_test_family f);
 
 enum fslab_cache_mode {
 	FSLAB_CACHE_WARM,
@@ -97,14 +143,16 @@ enum fslab_test fslab_test_from_string(const char *s);
 /* IOzone's section title for the test ("Writer report", ...). */
 const char *fslab_test_iozone_title(enum fslab_test t);
 
-/* Parses "all" or a comma-separated list of test names into a bit mask
- * (bit i = enum fslab_test i).  On an unknown name returns -EINVAL and, when
+/* Parses a comma-separated list of test names and family words into a bit
+ * mask (bit i = enum fslab_test i): "all" and "iozone" are IOzone's 13,
+ * "queued" and "files" the other families' tests.  On an unknown name returns -EINVAL and, when
  * bad is not NULL, copies the offending name into it. */
 int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
 /* The message for a list fslab_tests_parse refused: "unknown test 'sing'
  * (known: all, write, rewrite, ...)".  Returns buf. */
 char *fslab_tests_problem(const char *bad, char *buf, size_t len);
-/* Writes a mask back as a comma-separated list ("all" for every test). */
+/* Writes a mask back as a comma-separated list, a whole family by its
+ * word ("all" for IOzone's 13, "queued", "files"). */
 void fslab_tests_format(unsigned mask, char *buf, size_t len);
 
 /* The words themselves, in enum order (lib/settings.c's rows use them). */

@@ -23,6 +23,9 @@ enum col {
 	COL_CACHE,
 	COL_STATUS,
 	COL_FLAG,
+	COL_IODEPTH,
+	COL_JOBS,
+	COL_IOPS,
 	COL_LAT_P50,
 	COL_LAT_P99,
 	COL_LAT_MAX,
@@ -32,10 +35,12 @@ enum col {
 static const char *const col_names[COL_MAX] = {
 	"filesystem", "test",      "file_size_kib", "record_size_kib", "trial",
 	"throughput_kib_s", "elapsed_s", "cache_mode", "status", "flag",
-	"lat_p50_us", "lat_p99_us", "lat_max_us",
+	"iodepth", "jobs", "iops", "lat_p50_us", "lat_p99_us", "lat_max_us",
 };
 
 #define MAX_FIELDS 64
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct fslab_results_reader {
 	FILE *f;
@@ -68,15 +73,39 @@ static void put_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int fslab_results_write_header(FILE *out)
+double fslab_result_iops(const struct fslab_result_row *row)
 {
-	return fslab_results_write_header_ex(out, false);
+	if (!fslab_result_ok(row))
+		return 0;
+	if (row->iops >= 0)
+		return row->iops;
+	return row->record_kib ? row->throughput_kib_s / (double)row->record_kib : 0;
 }
 
-int fslab_results_write_header_ex(FILE *out, bool latency)
+void fslab_result_row_init(struct fslab_result_row *row)
 {
-	fputs(latency ? FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n" : FSLAB_RESULTS_HEADER "\n",
-	      out);
+	memset(row, 0, sizeof(*row));
+	row->elapsed_s = -1;
+	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
+	row->iodepth = row->jobs = 1;
+	row->iops = -1;
+	row->cache = FSLAB_CACHE_MODE_INVALID;
+	snprintf(row->status, sizeof(row->status), "ok");
+}
+
+int fslab_results_write_header(FILE *out)
+{
+	return fslab_results_write_header_ex(out, 0);
+}
+
+int fslab_results_write_header_ex(FILE *out, unsigned cols)
+{
+	fputs(FSLAB_RESULTS_HEADER, out);
+	if (cols & FSLAB_RESULTS_COLS_QUEUE)
+		fputs(FSLAB_RESULTS_QUEUE_COLUMNS, out);
+	if (cols & FSLAB_RESULTS_COLS_LATENCY)
+		fputs(FSLAB_RESULTS_LATENCY_COLUMNS, out);
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -92,6 +121,11 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 	put_field(out, r->status);
 	fputc(',', out);
 	put_field(out, r->flag);
+	if (r->queue) {
+		fprintf(out, ",%u,%u,", r->iodepth, r->jobs);
+		if (r->iops >= 0)
+			fprintf(out, "%.1f", r->iops);
+	}
 	if (r->latency) {
 		const double v[3] = { r->lat_p50_us, r->lat_p99_us, r->lat_max_us };
 		for (int i = 0; i < 3; i++) {
@@ -432,6 +466,18 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 	case COL_FLAG:
 		snprintf(row->flag, sizeof(row->flag), "%s", f);
 		return NULL;
+	case COL_IODEPTH:
+	case COL_JOBS:
+		if (fslab_parse_uint(f, 1, col == COL_IODEPTH ? FSLAB_RESULTS_IODEPTH_MAX
+								 : FSLAB_RESULTS_JOBS_MAX, &u) < 0)
+			return col == COL_IODEPTH ? "not a queue depth (1-" STR(FSLAB_RESULTS_IODEPTH_MAX) ")"
+						  : "not a number of threads (1-" STR(FSLAB_RESULTS_JOBS_MAX) ")";
+		*(col == COL_IODEPTH ? &row->iodepth : &row->jobs) = (unsigned)u;
+		row->queue = true;
+		return NULL;
+	case COL_IOPS:
+		row->queue = true;
+		return *f && parse_double(f, &row->iops) < 0 ? "not a non-negative number" : NULL;
 	case COL_LAT_P50:
 	case COL_LAT_P99:
 	case COL_LAT_MAX:
@@ -451,11 +497,7 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 
 	if (n <= 0)
 		return n;
-	memset(row, 0, sizeof(*row));
-	row->elapsed_s = -1;
-	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
-	row->cache = FSLAB_CACHE_MODE_INVALID;
-	snprintf(row->status, sizeof(row->status), "ok");
+	fslab_result_row_init(row);
 	for (int i = 0; i < n; i++) {
 		const char *bad = parse_field(rd->map[i], fields[i], row);
 

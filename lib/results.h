@@ -4,6 +4,8 @@
  *   filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,
  *   elapsed_s,cache_mode,status,flag
  *
+ * and, when the run asked for them, the queue columns and the latency
+ * columns below.
  * status is "ok", "failed: REASON" or "skipped: REASON" (throughput 0 when
  * not ok); flag is empty or a ';'-separated list of markers such as
  * "page-cache", "fuse", "memory" (a cold, fsync or direct row on tmpfs or
@@ -29,6 +31,24 @@
  * of the cell in microseconds (p50 and p99 from a log-bucket histogram,
  * within 12.5%, and the maximum); empty when the row is not ok. */
 #define FSLAB_RESULTS_LATENCY_COLUMNS ",lat_p50_us,lat_p99_us,lat_max_us"
+/* A run holding queued or many-files tests adds three columns after flag
+ * (before the latency columns): the queue depth and the number of
+ * threads of the row (1 and 1 for a synchronous test), and operations a
+ * second (I/O requests for IOzone's and the queued tests, files for the
+ * many-files tests).  A CSV without them reads as depth 1, one thread
+ * and the operations a second its throughput and record size give. */
+#define FSLAB_RESULTS_QUEUE_COLUMNS ",iodepth,jobs,iops"
+
+/* The bounds of the queue columns, which are also the bounds of
+ * fslab run --iodepth and --jobs (lib/settings.c's rows use these). */
+#define FSLAB_RESULTS_IODEPTH_MAX 256
+#define FSLAB_RESULTS_JOBS_MAX 64
+
+/* The optional column groups of a header (fslab_results_write_header_ex). */
+enum {
+	FSLAB_RESULTS_COLS_QUEUE = 1 << 0,   /* FSLAB_RESULTS_QUEUE_COLUMNS */
+	FSLAB_RESULTS_COLS_LATENCY = 1 << 1, /* FSLAB_RESULTS_LATENCY_COLUMNS */
+};
 
 struct fslab_result_row {
 	char filesystem[FSLAB_FS_NAME_MAX];
@@ -45,14 +65,27 @@ struct fslab_result_row {
 	 * below 0 is empty. */
 	bool latency;
 	double lat_p50_us, lat_p99_us, lat_max_us;
+	/* The queue columns: queue true when the CSV has them (the writer
+	 * writes them when it is set).  iodepth and jobs are 1 without them;
+	 * iops is below 0 when unknown (fslab_result_iops derives it). */
+	bool queue;
+	unsigned iodepth, jobs;
+	double iops;
 };
+
+/* Operations a second of an ok row: its iops column, or else (a CSV
+ * without it) throughput / record size; 0 for a row that is not ok. */
+double fslab_result_iops(const struct fslab_result_row *row);
+/* A row's defaults before its fields are set: depth 1, one thread, iops
+ * and latencies unknown, elapsed unknown, cache unknown, status ok. */
+void fslab_result_row_init(struct fslab_result_row *row);
 
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
 
 int fslab_results_write_header(FILE *out);
-/* The header with the latency columns when latency is true. */
-int fslab_results_write_header_ex(FILE *out, bool latency);
+/* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*). */
+int fslab_results_write_header_ex(FILE *out, unsigned cols);
 /* Writes one row (no flush: for streams that are not a run's journal). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);
 /* A run's journal: writes one row and flushes it; fdatasync's the file

@@ -567,7 +567,7 @@ static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_da
 int fslab_report(const struct fslab_report_opts *o)
 {
 	struct rp_data *d = calloc(1, sizeof(*d));
-	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_ALL;
+	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_EVERY;
 	char *text = NULL;
 	size_t text_len = 0;
 	int ret;

@@ -550,7 +550,7 @@ static void check_patterns(uint64_t n, size_t rec)
 
 	run_cell(&cr, n * rec, rec, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
 	ck_assert_int_eq(cr.ret, 0);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
 			      cr.out[t].reason);
 
@@ -810,7 +810,7 @@ static void expect_tail(const struct cell_run *cr, size_t rec, const char *want)
 	size_t a = 0;
 	char *got;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		if (cr->ctx.seg_done[t])
 			a = cr->ctx.seg_end[t];
 	got = render(cr, a, cr->ctx.n_ev, rec);
@@ -829,7 +829,7 @@ START_TEST(syscall_sequences_warm)
 	cr.ctx.strip_direct = true;
 	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
 	ck_assert_int_eq(cr.ret, 0);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
 			      cr.out[t].reason);
 	ck_assert_uint_eq(cr.ctx.bad_marks, 0);
@@ -1058,7 +1058,7 @@ START_TEST(latency_per_operation)
 	char *with, *without;
 
 	run_cell(&cr, 16 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 		const struct fslab_test_outcome *o = &cr.out[t];
 		ck_assert_msg(o->status == FSLAB_OUTCOME_OK, "%s", o->reason);
 		ck_assert_msg(o->has_latency, "%s: no latency", fslab_test_to_string(t));
@@ -1142,7 +1142,7 @@ START_TEST(ops_version_mismatch_fails_loudly)
 				   .record_bytes = 4096, .tests = FSLAB_TESTS_ALL,
 				   .cache = FSLAB_CACHE_WARM, .ops = &ops };
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINVAL);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_FAILED);
 		ck_assert_ptr_nonnull(strstr(cr.out[t].reason, "layout version"));
 	}
@@ -1158,14 +1158,14 @@ START_TEST(modes_fsync_and_direct)
 	struct cell_run cr = { 0 };
 
 	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_FSYNC);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s", cr.out[t].reason);
 	ck_assert_uint_eq(cr.ctx.mismatches, 0);
 	cell_run_free(&cr);
 
 	memset(&cr, 0, sizeof(cr));
 	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_DIRECT);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 		const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 		if (bt->flags & FSLAB_BT_STDIO) {
 			/* run buffered, as IOzone -I does (run.c flags the rows) */
@@ -1228,7 +1228,7 @@ START_TEST(fault_enospc_nth_write)
 			      strstr(cr.out[FSLAB_TEST_WRITE].reason, "offset 16384"),
 		      "%s", cr.out[FSLAB_TEST_WRITE].reason);
 	/* the run went on: the later tests got a file and passed */
-	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_MAX; t++)
+	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		ck_assert_msg(cr.out[t].status == FSLAB_OUTCOME_OK, "%s: %s", fslab_test_to_string(t),
 			      cr.out[t].reason);
 	ck_assert_int_eq(count_fds(), fds);
@@ -1248,7 +1248,7 @@ START_TEST(fault_enospc_disk_full)
 	run_cell(&cr, 256 * 1024, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_WARM);
 	ck_assert_int_eq(cr.out[FSLAB_TEST_WRITE].status, FSLAB_OUTCOME_OK);
 	ck_assert_int_eq(cr.out[FSLAB_TEST_REWRITE].status, FSLAB_OUTCOME_FAILED);
-	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_MAX; t++) {
+	for (int t = FSLAB_TEST_REWRITE; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_FAILED);
 		ck_assert_msg(strstr(cr.out[t].reason, "No space left"), "%s", cr.out[t].reason);
 	}
@@ -1329,7 +1329,7 @@ START_TEST(stop_between_tests)
 				   .ops = &ops, .stop = &stop };
 	/* set before the first test: nothing runs, no file is opened */
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_NOT_RUN);
 	for (size_t i = 0; i < cr.ctx.n_ev; i++)
 		ck_assert(cr.ctx.ev[i].op != OP_OPEN && cr.ctx.ev[i].op != OP_FOPEN);

@@ -245,7 +245,7 @@ START_TEST(csv_and_manifest)
 	ck_assert_uint_eq(ka.ok, 15 * 13);
 	keyset_equal(&ka, &kb);
 	/* every planned cell and test */
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++)
 		for (unsigned fk = 64; fk <= 256; fk *= 2)
 			for (unsigned rk = 4; rk <= 64; rk *= 2) {
 				char k[128];
@@ -584,7 +584,7 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 	ck_assert_int_eq(json_object_get_int(jget(sum, "open")), 0);
 	ck_assert_int_eq(json_object_get_int(jget(sum, "decided")) + json_object_get_int(jget(sum, "undecidable")) +
 				 json_object_get_int(jget(sum, "max_trials")),
-			 4 * FSLAB_TEST_MAX);
+			 4 * FSLAB_TEST_IOZONE_COUNT);
 	ck_assert_uint_eq(json_object_array_length(cells), 4);
 	ck_assert(fabs(json_object_get_double(jget(st, "futility")) - FSLAB_STOP_FUTILITY) < 1e-12);
 	int und_sum = 0;
@@ -592,7 +592,7 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 		json_object *cell = json_object_array_get_idx(cells, i);
 		unsigned ci = (json_object_get_int(jget(cell, "file_kib")) == 128) * 2 +
 			      (json_object_get_int(jget(cell, "record_kib")) == 64);
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 			json_object *one = jget(jget(cell, "tests"), fslab_test_to_string(t));
 			const char *why = json_object_get_string(jget(one, "why"));
 			unsigned n = (unsigned)json_object_get_int(jget(one, "trials"));

@@ -82,7 +82,8 @@ static void check_round_trip(const struct fslab_result_row *row)
 
 	FUZZ_CHECK(f != NULL);
 	/* a row read from a --latency CSV carries its three columns */
-	FUZZ_CHECK(fslab_results_write_header_ex(f, row->latency) == 0);
+	FUZZ_CHECK(fslab_results_write_header_ex(f, (row->queue ? FSLAB_RESULTS_COLS_QUEUE : 0) |
+							  (row->latency ? FSLAB_RESULTS_COLS_LATENCY : 0)) == 0);
 	FUZZ_CHECK(fslab_results_write_row(f, row) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
 	if (fslab_results_open(fuzz_file(1, text, len), &rd, err, sizeof(err)) != 0 ||

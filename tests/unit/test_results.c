@@ -107,6 +107,89 @@ START_TEST(extra_columns_are_tolerated)
 }
 END_TEST
 
+/* The queue columns: written when the run asks for them, read back, and
+ * an old CSV without them reads as depth 1, one thread, and the requests
+ * a second its throughput and record size give. */
+START_TEST(queue_columns_round_trip_and_old_csvs_still_read)
+{
+	char *p = path_in("q.csv"), *old = path_in("old.csv"), err[512];
+	FILE *f = fopen(p, "w");
+	struct fslab_result_row in, out;
+	struct fslab_results_reader *rd;
+
+	fslab_result_row_init(&in);
+	snprintf(in.filesystem, sizeof(in.filesystem), "xfs");
+	in.test = FSLAB_TEST_QUEUED_RANDOM_READ;
+	in.file_kib = 1048576;
+	in.record_kib = 4;
+	in.trial = 1;
+	in.throughput_kib_s = 400000;
+	in.queue = true;
+	in.iodepth = 32;
+	in.jobs = 16;
+	in.iops = 100000;
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fslab_results_write_header_ex(f, FSLAB_RESULTS_COLS_QUEUE), 0);
+	ck_assert_int_eq(fslab_results_write_row(f, &in), 0);
+	fclose(f);
+	ck_assert_msg(fslab_results_open(p, &rd, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_results_next(rd, &out, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_int_eq(out.test, FSLAB_TEST_QUEUED_RANDOM_READ);
+	ck_assert(out.queue);
+	ck_assert_uint_eq(out.iodepth, 32);
+	ck_assert_uint_eq(out.jobs, 16);
+	ck_assert_double_eq(fslab_result_iops(&out), 100000);
+	fslab_results_close(rd);
+
+	ck_assert_int_eq(ft_write_file(old, FSLAB_RESULTS_HEADER "\next4,read,1024,64,1,6400,0.16,cold,ok,\n"), 0);
+	ck_assert_msg(fslab_results_open(old, &rd, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_results_next(rd, &out, err, sizeof(err)) == 1, "%s", err);
+	ck_assert(!out.queue);
+	ck_assert_uint_eq(out.iodepth, 1);
+	ck_assert_uint_eq(out.jobs, 1);
+	ck_assert_double_eq(fslab_result_iops(&out), 100);
+	fslab_results_close(rd);
+
+	expect_error(FSLAB_RESULTS_HEADER FSLAB_RESULTS_QUEUE_COLUMNS "\next4,queued_read,1024,64,1,1,0.1,cold,ok,,0,1,\n",
+		     "not a queue depth (1-256)");
+	expect_error(FSLAB_RESULTS_HEADER FSLAB_RESULTS_QUEUE_COLUMNS "\next4,queued_read,1024,64,1,1,0.1,cold,ok,,1,65,\n",
+		     "not a number of threads (1-64)");
+	free(p);
+	free(old);
+}
+END_TEST
+
+/* --tests words: the families by their word, "all" still IOzone's 13,
+ * and a mask written back with the same words. */
+START_TEST(test_families_parse_and_format)
+{
+	unsigned m;
+	char bad[64], buf[512];
+
+	ck_assert_int_eq(fslab_tests_parse("all", &m, bad, sizeof(bad)), 0);
+	ck_assert_uint_eq(m, FSLAB_TESTS_IOZONE);
+	ck_assert_int_eq(__builtin_popcount(m), 13);
+	ck_assert_int_eq(fslab_tests_parse("queued", &m, bad, sizeof(bad)), 0);
+	ck_assert_int_eq(__builtin_popcount(m), 4);
+	ck_assert(m & FSLAB_TEST_BIT(FSLAB_TEST_QUEUED_RANDOM_READ));
+	ck_assert_int_eq(fslab_tests_parse("files,read", &m, bad, sizeof(bad)), 0);
+	ck_assert_uint_eq(m, FSLAB_TESTS_FILES | FSLAB_TEST_BIT(FSLAB_TEST_READ));
+	fslab_tests_format(m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "read,files");
+	fslab_tests_format(FSLAB_TESTS_EVERY, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "all,queued,files");
+	ck_assert_int_eq(fslab_tests_parse(buf, &m, bad, sizeof(bad)), 0);
+	ck_assert_uint_eq(m, FSLAB_TESTS_EVERY);
+	ck_assert_int_eq(fslab_test_family(FSLAB_TEST_FREREAD), FSLAB_FAMILY_IOZONE);
+	ck_assert_int_eq(fslab_test_family(FSLAB_TEST_FILES_STAT), FSLAB_FAMILY_FILES);
+	ck_assert_int_lt(fslab_tests_parse("queue", &m, bad, sizeof(bad)), 0);
+	fslab_tests_problem(bad, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "unknown test 'queue'") && strstr(buf, "queued") &&
+			      strstr(buf, "files_unlink"),
+		      "%s", buf);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("results");
@@ -116,5 +199,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, write_then_read_back);
 	tcase_add_test(tc, bad_files_name_file_and_line);
 	tcase_add_test(tc, extra_columns_are_tolerated);
+	tcase_add_test(tc, queue_columns_round_trip_and_old_csvs_still_read);
+	tcase_add_test(tc, test_families_parse_and_format);
 	return ft_suite_run(s, argc, argv);
 }
