@@ -65,6 +65,10 @@ struct fslab_test_outcome {
 	 * p50/p99 are bucket upper edges, within 12.5%) */
 	bool has_latency;
 	double lat_p50_us, lat_p99_us, lat_max_us;
+	/* Operations a second of the kept pass, for the CSV's iops column:
+	 * set by the queued tests (I/O requests) and the many-files tests
+	 * (files); 0 for IOzone's, whose rate is throughput / record. */
+	double ops_s;
 };
 
 struct fslab_cell_times {
@@ -109,6 +113,12 @@ struct fslab_cell {
 	const char *name;
 	uint64_t file_bytes, record_bytes;
 	unsigned tests;     /* mask of tests to measure */
+	/* The queued tests: queue depth and threads (0 is 1), and the length
+	 * of a pass in seconds (0: one pass over the file's bytes, as every
+	 * other test; CrystalDiskMark-style passes loop over the file for
+	 * this long). */
+	unsigned iodepth, jobs;
+	double pass_s;
 	enum fslab_cache_mode cache;
 	enum fslab_io_mode io;
 	enum fslab_sync_policy sync;

@@ -24,6 +24,13 @@ void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
 struct fslab_sweep_cell {
 	uint64_t file_bytes, record_bytes;
+	/* The queued tests' depth and threads (0 is 1) and pass length in
+	 * seconds (0: one pass over the file), as struct fslab_cell has
+	 * them; tests: the tests this cell runs, within the sweep's (0: all
+	 * the sweep's), for plans made of named rows (CrystalDiskMark's). */
+	unsigned iodepth, jobs;
+	double pass_s;
+	unsigned tests;
 };
 
 struct fslab_plan {

@@ -145,6 +145,13 @@ static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_te
 		snprintf(row->flag + n, sizeof(row->flag) - n, "%sredone-slow", n ? ";" : "");
 }
 
+/* The CSVs carry the queue columns (lib/results.h) when the plan holds a
+ * test of the queued or many-files families. */
+static bool run_queue_columns(const struct fslab_run_ctx *c)
+{
+	return (c->sweep.tests & ~FSLAB_TESTS_IOZONE) != 0;
+}
+
 /* One test's outcome: its CSV row (appended and synced at once), the
  * done set, and a step of progress. */
 static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
@@ -162,8 +169,19 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		.lat_p50_us = o->has_latency ? o->lat_p50_us : -1,
 		.lat_p99_us = o->has_latency ? o->lat_p99_us : -1,
 		.lat_max_us = o->has_latency ? o->lat_max_us : -1,
+		.queue = run_queue_columns(g->c),
+		.iodepth = 1,
+		.jobs = 1,
+		.iops = o->status == FSLAB_OUTCOME_OK && o->ops_s > 0 ? o->ops_s : -1,
 	};
 	int r;
+
+	if (fslab_test_family(t) == FSLAB_FAMILY_QUEUED) {
+		row.iodepth = g->cell->iodepth ? g->cell->iodepth : 1;
+		row.jobs = g->cell->jobs ? g->cell->jobs : 1;
+	}
+	if (row.iops < 0 && o->status == FSLAB_OUTCOME_OK && row.record_kib && o->throughput_kib_s > 0)
+		row.iops = o->throughput_kib_s / (double)row.record_kib;
 
 	snprintf(row.filesystem, sizeof(row.filesystem), "%s", fs->rec.name);
 	run_row_status(g, o, &row);
@@ -346,7 +364,9 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			return fslab_error_errno(r, "cannot open %s/%s", run_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
-			r = fslab_results_write_header_ex(fs->csv, c->latency ? FSLAB_RESULTS_COLS_LATENCY : 0);
+			r = fslab_results_write_header_ex(fs->csv,
+							  (run_queue_columns(c) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
+								  (c->latency ? FSLAB_RESULTS_COLS_LATENCY : 0));
 			if (fflush(fs->csv) != 0)
 				r = -errno;
 			if (r < 0)
@@ -471,6 +491,8 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	double g0 = g.t_last;
 	int r;
 
+	if (cell->tests)
+		mask &= cell->tests;
 	if (run_group_not_run(&g, mask)) {
 		if (g.failed)
 			*sw->failed = true;
@@ -501,6 +523,9 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.disturbed = run_disturbed,
 		.latency = c->latency,
 		.disturbed_ctx = &g,
+		.iodepth = cell->iodepth,
+		.jobs = cell->jobs,
+		.pass_s = cell->pass_s,
 	};
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
 	run_probe_recheck(c, fs, sw->prog, out);
