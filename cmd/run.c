@@ -46,7 +46,8 @@ static const struct fslab_opt run_where[] = {
 	  "continue an interrupted run in DIR with its recorded settings: finished cells are "
 	  "kept, the rest run; refused, with nothing changed, when DIR's manifest or CSVs are not "
 	  "its own (run id and identities in DIR/.fslab-run), DIR or its files are another "
-	  "user's, or another run holds DIR, or a setting option is given (each is recorded)", 0, 0 },
+	  "user's, or another run holds DIR, or a setting option is given (each is recorded), or a "
+	  "--state other than the recorded lab's", 0, 0 },
 	{ "allow-concurrent", OPT_ALLOW_CONCURRENT, 0, NULL,
 	  "run beside other runs on the same lab that also give it (their figures perturb each "
 	  "other); without it a second run on a lab is refused, naming the running one's pid", 0, 0 },
@@ -267,11 +268,12 @@ static int run_lab_targets(struct run_targets *w, const char *state_path, const 
 
 /* --resume: the targets of the run's own filesystems (its manifest names
  * them, and its lab when it ran on one).  Returns an exit status. */
-static int run_resume_targets(struct run_targets *w, const char *resume_dir)
+static int run_resume_targets(struct run_targets *w, const char *resume_dir,
+			      const char *given_state)
 {
 	const char *names[FSLAB_MAX_FS];
 	struct fslab_target *t;
-	char state_path[PATH_MAX];
+	char state_path[PATH_MAX], given[PATH_MAX], recorded[PATH_MAX];
 	size_t n;
 	int r = fslab_run_resume_where(resume_dir, state_path, sizeof(state_path), &t, &n);
 
@@ -280,6 +282,19 @@ static int run_resume_targets(struct run_targets *w, const char *resume_dir)
 	free(w->targets);
 	w->targets = t;
 	w->n = n;
+	/* the run continues on the lab its manifest names: a --state that
+	 * names another (or a run made with --dir) would be ignored, so it
+	 * is refused instead */
+	if (given_state && (!state_path[0] || !realpath(given_state, given) ||
+			    strcmp(given, realpath(state_path, recorded) ? recorded : state_path) != 0)) {
+		if (state_path[0])
+			fslab_error("--resume continues on the lab of the state its manifest names (%s), not %s; drop --state",
+				    state_path, given_state);
+		else
+			fslab_error("--resume continues a run made with --dir, which used no lab state; drop --state %s",
+				    given_state);
+		return FSLAB_EXIT_USAGE;
+	}
 	if (!state_path[0])
 		return FSLAB_EXIT_OK;
 	for (size_t i = 0; i < n; i++)
@@ -296,7 +311,7 @@ static int run_pick(struct fslab_run_opts *o, struct run_targets *w)
 			fslab_error("--resume continues on the filesystems recorded in that run's manifest; drop --dir");
 			return FSLAB_EXIT_USAGE;
 		}
-		return run_resume_targets(w, o->resume_dir);
+		return run_resume_targets(w, o->resume_dir, o->state_path);
 	}
 	if (w->n) {
 		if (o->state_path) {

@@ -396,6 +396,13 @@ START_TEST(sigint_stops_after_the_cell)
 	keyset_load(&k, csv, "a");
 	keyset_free(&k);
 
+	/* a run made with --dir used no lab: a --state would be ignored, so
+	 * it is refused, naming what to drop, and nothing is run */
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--state", "/nonexistent/state.json",
+				  "--quiet", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "made with --dir") && strstr(o.err, "drop --state"), "%s", o.err);
+	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
