@@ -75,6 +75,9 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan);
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done);
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
+/* The first test of t's group: tests of one group run while any of them
+ * is open (a second pass goes with the pass before it). */
+int run_stop_group(const struct fslab_run_ctx *c, int t);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its
@@ -140,5 +143,27 @@ void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsign
 void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s);
 void run_eta_pass(struct run_eta *e, size_t f, double pass_s);
 void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
+/* Time of fs's pass that is no cell and comes once (a probe measured
+ * again): not an overhead every pass to come pays. */
+void run_eta_once(struct run_eta *e, size_t f, double s);
+/* The forecast of the decided rule's trials made after trial T (taken
+ * over; NULL keeps the range up to the cap). */
+struct run_forecast;
+void run_eta_forecast(struct run_eta *e, struct run_forecast *fc);
+
+/* run_predict.c: the forecast of how many trials the decided rule gives
+ * each test of each cell, from the trials 1..T measured (fst), in
+ * replicates (the spread of the forecast): run_forecast_trials(fc, r, i,
+ * t) is the trials test t of cell i runs in replicate r (its group's),
+ * slot FSLAB_TEST_MAX those the cell runs anything in;
+ * run_forecast_passes(fc, r) those any cell does.  NULL when there is
+ * nothing to forecast (not --stop decided, no trial yet, a cap above
+ * FSLAB_STOP_PREDICT_TRIALS_MAX) or no memory. */
+struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
+				       unsigned T);
+void run_forecast_free(struct run_forecast *fc);
+unsigned run_forecast_reps(const struct run_forecast *fc);
+unsigned run_forecast_trials(const struct run_forecast *fc, unsigned r, size_t i, int slot);
+unsigned run_forecast_passes(const struct run_forecast *fc, unsigned r);
 
 #endif

@@ -52,6 +52,11 @@ static int rs_group(const struct fslab_run_ctx *c, int t)
 	return t;
 }
 
+int run_stop_group(const struct fslab_run_ctx *c, int t)
+{
+	return rs_group(c, t);
+}
+
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 {
 	unsigned open_groups = 0, mask = 0;

@@ -417,8 +417,23 @@ struct run_sweep_state {
 	double session_start, wall_before;
 	struct fslab_progress *prog;
 	struct run_eta *eta;
+	struct run_fs_state *fst; /* every filesystem's (the forecast reads them) */
+	unsigned forecast_trial;  /* the trials the ETA's forecast was made after */
 	bool *failed;
 };
+
+/* The ETA's forecast of the decided rule's trials, made again after trial
+ * T (once). */
+static void run_forecast_after(struct fslab_run_ctx *c, struct run_sweep_state *sw, unsigned T)
+{
+	if (!sw->eta || T == 0 || sw->forecast_trial == T)
+		return;
+	double t0 = fslab_now();
+
+	sw->forecast_trial = T;
+	run_eta_forecast(sw->eta, run_forecast_make(c, sw->fst, T));
+	fslab_debug(FSLAB_DBG_BENCH, "the trials forecast after trial %u in %.3f s", T, fslab_now() - t0);
+}
 
 /* The same outcome as a row for each test in mask (a cell not run). */
 static void run_write_rows(struct run_group_ctx *g, unsigned mask, const struct fslab_test_outcome *o)
@@ -528,7 +543,10 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.pass_s = cell->pass_s,
 	};
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
-	run_probe_recheck(c, fs, sw->prog, out);
+	double p0 = fslab_now();
+	/* a probe measured again happens once: no overhead of later passes */
+	if (run_probe_recheck(c, fs, sw->prog, out))
+		run_eta_once(sw->eta, (size_t)(fs - c->fs), fslab_now() - p0);
 	fs->rec.timed_s += times.timed_s;
 	fs->rec.untimed_io_s += times.untimed_io_s;
 	fs->rec.cache_drop_s += times.cache_drop_s;
@@ -541,7 +559,8 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 /* One filesystem's cells of one trial, then the manifest brought up to
  * date (checked: --resume trusts it) and a line of progress. */
 static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
-			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
+			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial,
+			bool last)
 {
 	struct fslab_bench_fs *fs = &c->fs[fi];
 	uint64_t before_ok = fs->rec.cells_ok, before_failed = fs->rec.cells_failed;
@@ -566,6 +585,9 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	run_drive_after(fs, sw->prog);
 	run_quiet_after(c, fs, sw->prog);
 	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
+	/* the trial's last pass: its trials forecast again */
+	if (last && !run_stop)
+		run_forecast_after(c, sw, trial);
 	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
@@ -577,16 +599,17 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	}
 	if (!fslab_progress_is_tty(sw->prog)) {
 		char eta[80];
-		double lo = -1, hi = -1;
+		double lo = -1, hi = -1, point = -1;
 
-		/* machine-readable too (scripts/bench-eta.sh reads eta_lo_s=) */
-		fslab_progress_eta_range(sw->prog, &lo, &hi);
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
+		/* machine-readable too (scripts/bench-eta.sh reads eta_s=;
+		 * -1: no figure yet, the range alone) */
+		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
 				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->rec.name,
 				    (unsigned long long)(fs->rec.cells_ok - before_ok),
 				    (unsigned long long)(fs->rec.cells_failed - before_failed),
-				    fslab_now() - fs_start, fslab_progress_done_pct(sw->prog),
-				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), lo, hi,
+				    fslab_now() - fs_start, fslab_progress_shown_pct(sw->prog),
+				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), point, lo, hi,
 				    fslab_progress_done_pct(sw->prog));
 	}
 	return 0;
@@ -624,7 +647,8 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
 {
 	struct run_sweep_state sw = {
-		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog, .failed = failed,
+		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog, .fst = fst,
+		.failed = failed,
 	};
 	size_t order[FSLAB_MAX_FS];
 	unsigned done = 0;
@@ -636,11 +660,13 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);
+		/* a resumed run: its trials so far forecast (else done after each trial's last pass) */
+		run_forecast_after(c, &sw, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
 		fslab_sweep_trial_order(c->sweep.seed, c->sweep.shuffle, trial, c->n_fs, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
-			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial, oi + 1 == c->n_fs);
 		if (!run_stop && r == 0)
 			done = trial;
 	}

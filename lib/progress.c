@@ -2,6 +2,7 @@
 #include "clock.h"
 #include "size.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ struct fslab_progress {
 	/* set_left: the range of seconds left when it was set, and the
 	 * share of the plan done (the largest given: it never goes back) */
 	bool left_set;
-	double left_lo, left_hi, left_t, done_frac;
+	double left_lo, left_hi, left_point, left_t, done_frac; /* left_point < 0: none */
 };
 
 struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet)
@@ -104,7 +105,8 @@ void fslab_progress_add_work(struct fslab_progress *p, double work)
 	p->meas_work += work;
 }
 
-void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s, double done_frac)
+void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double point_s, double hi_s,
+			     double done_frac)
 {
 	if (!p)
 		return;
@@ -115,6 +117,7 @@ void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s,
 	p->left_set = true;
 	p->left_lo = lo_s;
 	p->left_hi = hi_s > lo_s ? hi_s : lo_s;
+	p->left_point = point_s >= 0 ? fmin(fmax(point_s, p->left_lo), p->left_hi) : -1;
 	p->left_t = fslab_now();
 	if (done_frac > 1)
 		done_frac = 1;
@@ -134,12 +137,16 @@ static double progress_left_now(const struct fslab_progress *p, double s, double
 	return s + after;
 }
 
-bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *hi_s)
+bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *point_s, double *hi_s)
 {
 	if (!p || !p->left_set)
 		return false;
 	*lo_s = progress_left_now(p, p->left_lo, p->after_s);
 	*hi_s = progress_left_now(p, p->left_hi, p->after_hi_s);
+	/* the pipeline's rest: its middle */
+	*point_s = p->left_point >= 0
+			   ? progress_left_now(p, p->left_point, (p->after_s + p->after_hi_s) / 2)
+			   : -1;
 	return true;
 }
 
@@ -148,17 +155,28 @@ double fslab_progress_done_pct(const struct fslab_progress *p)
 	return p && p->left_set ? 100.0 * p->done_frac : -1;
 }
 
+double fslab_progress_shown_pct(const struct fslab_progress *p)
+{
+	double pct = fslab_progress_done_pct(p);
+
+	/* "100%" only at the end: 99.7 shows 99 */
+	return pct < 100 ? floor(pct) : pct;
+}
+
 char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len)
 {
-	char a[32], b[32];
-	double lo, hi;
+	char a[32], b[32], m[32];
+	double lo, hi, point;
 
-	if (!fslab_progress_eta_range(p, &lo, &hi))
+	if (!fslab_progress_eta_range(p, &lo, &point, &hi))
 		return fslab_progress_format_duration(p ? fslab_progress_eta(p) : -1, buf, len);
 	fslab_progress_format_duration(lo, a, sizeof(a));
 	fslab_progress_format_duration(hi, b, sizeof(b));
+	fslab_progress_format_duration(point, m, sizeof(m));
 	if (strcmp(a, b) == 0)
 		snprintf(buf, len, "%s", a);
+	else if (point >= 0)
+		snprintf(buf, len, "%s (%s..%s)", m, a, b);
 	else
 		snprintf(buf, len, "%s..%s", a, b);
 	return buf;
@@ -167,10 +185,10 @@ char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_
 double fslab_progress_eta(const struct fslab_progress *p)
 {
 	uint64_t ran = p->done - p->done_at_start;
-	double lo, hi;
+	double lo, hi, point;
 
-	if (fslab_progress_eta_range(p, &lo, &hi))
-		return lo;
+	if (fslab_progress_eta_range(p, &lo, &point, &hi))
+		return point >= 0 ? point : lo;
 
 	if (p->work_total > 0) {
 		double left = p->work_total > p->work_done ? p->work_total - p->work_done : 0;
@@ -241,7 +259,7 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	fprintf(p->out, "\r\033[K%s%s%llu/%llu cells", p->stage, p->stage[0] ? "  " : "",
 		(unsigned long long)p->done, (unsigned long long)p->total);
 	if (p->left_set)
-		fprintf(p->out, "  %.0f%%", fslab_progress_done_pct(p));
+		fprintf(p->out, "  %.0f%%", fslab_progress_shown_pct(p));
 	if (it)
 		fprintf(p->out, "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
 			it->test ? it->test : "",

@@ -11,8 +11,8 @@
  * remaining_after_s the caller set (the rest of a pipeline); with an
  * estimate set it starts from the estimate instead.  A caller that knows
  * its whole plan (fslab run: bench/run_cost.c) sets the seconds left as a
- * range and the share of the plan done (fslab_progress_set_left); the line
- * then shows "42%  ETA 1:02..4:05". */
+ * range, a figure within it and the share of the plan done
+ * (fslab_progress_set_left); the line then shows "42%  ETA 2:10 (1:50..2:40)". */
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
@@ -62,8 +62,8 @@ void fslab_progress_add_work(struct fslab_progress *p, double work);
  * of the work ahead (done + left) is done.  0 clears it. */
 void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work);
 /* Seconds since fslab_progress_new, and the estimate of seconds left
- * (negative while nothing is done yet; with set_left, the range's low
- * end). */
+ * (negative while nothing is done yet; with set_left, its point, or
+ * the range's low end without one). */
 double fslab_progress_elapsed(const struct fslab_progress *p);
 double fslab_progress_eta(const struct fslab_progress *p);
 
@@ -72,20 +72,27 @@ double fslab_progress_eta(const struct fslab_progress *p);
 #define FSLAB_PROGRESS_MIN_LEFT_S 1.0
 
 /* What is left of a planned job, from the caller's cost model: at least
- * lo_s and at most hi_s seconds (equal once nothing is adaptive), and the
- * share done of the planned work (0..1; 1 only when nothing is left).
- * Between two calls the range counts down with the clock, never below
- * FSLAB_PROGRESS_MIN_LEFT_S while done_frac < 1; the share shown never
- * goes back.  The pipeline's rest (set_pipeline) is added to each end.
- * lo_s < 0 clears it (the work-rate ETA applies again). */
-void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double hi_s, double done_frac);
-/* The seconds left now as lo..hi (pipeline's rest included).  False when
- * no range is set (set_left). */
-bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *hi_s);
+ * lo_s and at most hi_s seconds (equal once nothing is adaptive), point_s
+ * the figure expected (within them; negative: none, the range alone is
+ * shown), and the share done of the planned work (0..1; 1 only when
+ * nothing is left).  Between two calls they count down with the clock,
+ * never below FSLAB_PROGRESS_MIN_LEFT_S while done_frac < 1; the share
+ * shown never goes back.  The pipeline's rest (set_pipeline) is added to
+ * each end (its middle to the point).  lo_s < 0 clears it (the work-rate
+ * ETA applies again). */
+void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double point_s, double hi_s,
+			     double done_frac);
+/* The seconds left now as lo..hi and the point (negative: none; the
+ * pipeline's rest included).  False when no range is set (set_left). */
+bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *point_s,
+			      double *hi_s);
 /* The share of the planned work done, in percent (never less than an
  * earlier answer); negative when no plan is set. */
 double fslab_progress_done_pct(const struct fslab_progress *p);
-/* The ETA as shown: "1:02..4:05" (a range), "1:02" or "?".  Returns buf. */
+/* ... as a whole percent to show: rounded down, so 100 only at the end. */
+double fslab_progress_shown_pct(const struct fslab_progress *p);
+/* The ETA as shown: "2:10 (1:50..2:40)" (a figure and its range),
+ * "1:02..4:05" (a range alone), "1:02" or "?".  Returns buf. */
 char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len);
 
 /* A job that is not cells (setup's preconditioning, measured in bytes

@@ -6,7 +6,9 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ST_TINY 1e-300
 #define ST_EPS 1e-15
@@ -77,12 +79,49 @@ static double st_abs_t_density(double t, double df)
 	return 2 * exp(logc - (df + 1) / 2 * log1p(t * t / df));
 }
 
+/* The quantiles last asked, by (alpha, df): the stopping rule asks the
+ * same few at every look of every test, and the ETA's forecast of it
+ * (bench/stop_predict.c) thousands of times a trial; one costs a few
+ * microseconds, a remembered one a hash.  Per thread (report/plot.c has
+ * threads); alpha 0 marks an empty slot (never a valid alpha). */
+#define ST_TQ_MEMO 128
+struct st_tq_slot {
+	double alpha, df, t;
+};
+static _Thread_local struct st_tq_slot st_tq_memo[ST_TQ_MEMO];
+
+static struct st_tq_slot *st_tq_slot(double alpha, double df)
+{
+	uint64_t a, d;
+
+	memcpy(&a, &alpha, sizeof(a));
+	memcpy(&d, &df, sizeof(d));
+	a ^= d * UINT64_C(0x9E3779B97F4A7C15);
+	a ^= a >> 29;
+	return &st_tq_memo[(a * UINT64_C(0xBF58476D1CE4E5B9)) >> 57];
+}
+
+static double st_t_quantile(double alpha, double df);
+
 double fslab_t_quantile(double alpha, double df)
 {
-	double lo = 0, hi = 2, t;
+	struct st_tq_slot *s;
 
 	if (!(df > 0) || !(alpha > 0) || !(alpha < 1))
 		return NAN;
+	s = st_tq_slot(alpha, df);
+	if (s->alpha != alpha || s->df != df) {
+		s->t = st_t_quantile(alpha, df);
+		s->alpha = alpha;
+		s->df = df;
+	}
+	return s->t;
+}
+
+static double st_t_quantile(double alpha, double df)
+{
+	double lo = 0, hi = 2, t;
+
 	/* bracket: the tail falls as t grows; df = 1 needs hi = 16 */
 	while (fslab_t_two_sided_p(hi, df) > alpha && hi < 1e12) {
 		lo = hi;

@@ -648,12 +648,14 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 END_TEST
 
 /* The ETA covers the whole plan (every trial up to --max-trials): off a
- * terminal each pass's line says eta_lo_s=, eta_hi_s= and done_pct=.
- * The share is weighted by the cost model, not by the clock, so it shows
- * the plan's extent on a fast machine too: after the first filesystem's
- * first pass it is a twelfth (2 filesystems x 6 trials), not a sixth (x 3,
- * the minimum); the seconds show a range where they are over the 1 s
- * floor.
+ * terminal each pass's line says eta_s=, eta_lo_s=, eta_hi_s= and
+ * done_pct=.  Before the first trial ends there is no forecast of the
+ * stopping rule's trials: no figure (eta_s=-1), the range up to the cap,
+ * and the share of the time done is of that whole extent: after the
+ * first filesystem's first pass a twelfth (2 filesystems x 6 trials), not
+ * a sixth (x 3, the minimum); the seconds show a range where they are
+ * over the 1 s floor.  From the end of the first trial a figure within
+ * its range.
  * While work is left the ETA is never 0, the range is one while tests
  * can still get trials and narrows as they stop, and the share of the
  * plan done never goes back (100 only at the end). */
@@ -661,7 +663,7 @@ START_TEST(eta_covers_the_whole_plan)
 {
 	char *out = out_path("eta");
 	struct ft_output o;
-	double lo[64], hi[64], pct[64];
+	double lo[64], hi[64], pct[64], pt[64];
 	unsigned trial[64];
 	size_t n = 0;
 
@@ -671,14 +673,20 @@ START_TEST(eta_covers_the_whole_plan)
 			 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	for (const char *l = o.err; l && *l && n < 64; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-		const char *t = strstr(l, "trial "), *e = strstr(l, "eta_lo_s="), *nl = strchr(l, '\n');
+		const char *t = strstr(l, "trial "), *e = strstr(l, "eta_s="), *nl = strchr(l, '\n');
 
 		if (!e || (nl && e > nl) || !t || t > e)
 			continue;
 		ck_assert_int_eq(sscanf(t, "trial %u/", &trial[n]), 1);
-		ck_assert_int_eq(sscanf(e, "eta_lo_s=%lf eta_hi_s=%lf done_pct=%lf", &lo[n], &hi[n], &pct[n]), 3);
+		ck_assert_int_eq(sscanf(e, "eta_s=%lf eta_lo_s=%lf eta_hi_s=%lf done_pct=%lf", &pt[n], &lo[n],
+					&hi[n], &pct[n]),
+				 4);
 		n++;
 	}
+	ck_assert_msg(pt[0] < 0, "a figure (%g s) before any trial was judged", pt[0]);
+	for (size_t i = 1; i < n; i++)
+		ck_assert_msg(pt[i] >= lo[i] && pt[i] <= hi[i], "pass %zu: figure %g outside its range %g..%g", i,
+			      pt[i], lo[i], hi[i]);
 	ck_assert_msg(n >= 6, "%zu pass lines in:\n%s", n, o.err); /* 3 trials at least, 2 filesystems */
 	ck_assert_msg(pct[0] > 100.0 / 12 - 1 && pct[0] < 100.0 / 12 + 1,
 		      "after the first pass %g%% of the plan is done (a twelfth with 6 trials planned)", pct[0]);

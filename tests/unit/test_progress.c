@@ -69,49 +69,58 @@ END_TEST
 START_TEST(eta_never_zero_with_work_left)
 {
 	struct fslab_progress *p = fslab_progress_new(NULL, "run", true);
-	double lo, hi;
+	double lo, hi, pt;
 	char b[64];
 
-	fslab_progress_set_left(p, 0, 0, 0.9);
-	ck_assert(fslab_progress_eta_range(p, &lo, &hi));
+	fslab_progress_set_left(p, 0, 0, 0, 0.9);
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
+	ck_assert_double_ge(pt, FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_double_ge(lo, FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_double_ge(fslab_progress_eta(p), FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_str_ne(fslab_progress_format_eta(p, b, sizeof(b)), "0:00");
 	/* the pipeline's later stages count too */
 	fslab_progress_set_pipeline(p, 0, 30, 90);
-	ck_assert(fslab_progress_eta_range(p, &lo, &hi));
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
 	ck_assert_double_ge(lo, 30 + FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_double_ge(hi, 90 + FSLAB_PROGRESS_MIN_LEFT_S);
 	fslab_progress_set_pipeline(p, 0, 0, 0);
-	fslab_progress_set_left(p, 0, 0, 1);
-	ck_assert(fslab_progress_eta_range(p, &lo, &hi));
+	fslab_progress_set_left(p, 0, 0, 0, 1);
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
 	ck_assert_double_eq(lo, 0);
 	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "0:00");
 	fslab_progress_free(p);
 }
 END_TEST
 
-/* The range is shown as lo..hi while it is one, and narrows to one figure
- * as the caller narrows it. */
+/* The range is shown as lo..hi while it is one (with the figure expected
+ * first when the caller has one), and narrows to one figure as the
+ * caller narrows it. */
 START_TEST(range_shown_and_narrowed)
 {
 	struct fslab_progress *p = fslab_progress_new(NULL, "run", true);
-	double lo, hi, w0, w1;
+	double lo, hi, pt, w0, w1;
 	char b[64];
 
-	ck_assert(!fslab_progress_eta_range(p, &lo, &hi)); /* no plan yet */
-	fslab_progress_set_left(p, 600, 2400, 0.1);
+	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi)); /* no plan yet */
+	fslab_progress_set_left(p, 600, -1, 2400, 0.1);
 	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "10:00..40:00");
-	ck_assert(fslab_progress_eta_range(p, &lo, &hi));
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
+	ck_assert_double_lt(pt, 0); /* no figure: the range alone */
 	w0 = hi - lo;
-	fslab_progress_set_left(p, 500, 900, 0.3);
-	ck_assert(fslab_progress_eta_range(p, &lo, &hi));
+	fslab_progress_set_left(p, 500, 700, 900, 0.3);
+	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "11:40 (8:20..15:00)");
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
+	ck_assert_double_eq_tol(fslab_progress_eta(p), pt, 0.5); /* the clock moved */
 	w1 = hi - lo;
 	ck_assert_double_lt(w1, w0);
-	fslab_progress_set_left(p, 400, 400, 0.5);
+	/* a figure outside its range is brought inside it */
+	fslab_progress_set_left(p, 500, 1000, 900, 0.3);
+	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
+	ck_assert_double_le(pt, hi);
+	fslab_progress_set_left(p, 400, 400, 400, 0.5);
 	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "6:40");
-	fslab_progress_set_left(p, -1, 0, 0); /* cleared: the work-rate ETA again */
-	ck_assert(!fslab_progress_eta_range(p, &lo, &hi));
+	fslab_progress_set_left(p, -1, -1, 0, 0); /* cleared: the work-rate ETA again */
+	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi));
 	fslab_progress_free(p);
 }
 END_TEST
@@ -125,7 +134,7 @@ START_TEST(percentage_is_monotonic)
 
 	ck_assert_double_lt(fslab_progress_done_pct(p), 0); /* no plan yet */
 	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
-		fslab_progress_set_left(p, 10, 20, said[i]);
+		fslab_progress_set_left(p, 10, 15, 20, said[i]);
 		ck_assert_double_ge(fslab_progress_done_pct(p), last);
 		last = fslab_progress_done_pct(p);
 	}
