@@ -78,6 +78,21 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
 /* The first test of t's group: tests of one group run while any of them
  * is open (a second pass goes with the pass before it). */
 int run_stop_group(const struct fslab_run_ctx *c, int t);
+/* What the rule and its forecast (run_predict.c) judge by: the decided
+ * rule's parameters for this run; the plan cell of (file_kib,
+ * record_kib), or plan->n; the table
+ * tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1] of the log
+ * throughputs of the ok rows of trials 1..T, NaN where there is none
+ * (NULL: no memory; the caller frees it); and one test of cell i packed
+ * as fslab_stop_judge takes it: the filesystems that measured it (*ne,
+ * their mask *rows) row-major into y (n_fs x T at most) over the trials
+ * every one of them measured, which it returns. */
+struct fslab_stop_params;
+void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p);
+size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib);
+double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T);
+size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i, int t,
+		     double *y, size_t *ne, uint32_t *rows);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its

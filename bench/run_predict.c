@@ -56,98 +56,10 @@ struct run_forecast {
 
 #define RP_SLOTS (FSLAB_TEST_MAX + 1)
 
-/* The plan cell of (file_kib, record_kib), or plan->n (cells are sorted
- * by file, then record). */
-static size_t rp_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
-{
-	size_t lo = 0, hi = plan->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t f = plan->cells[mid].file_bytes / 1024, r = plan->cells[mid].record_bytes / 1024;
-
-		if (f == file_kib && r == record_kib)
-			return mid;
-		if (f < file_kib || (f == file_kib && r < record_kib))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return plan->n;
-}
-
-/* tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]: the log
- * throughputs of the ok rows of trials 1..T, NaN where there is none. */
-static double *rp_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T)
-{
-	const struct fslab_plan *plan = c->plan;
-	size_t n = c->n_fs * plan->n * FSLAB_TEST_MAX * T;
-	double *tab = malloc(n * sizeof(*tab));
-
-	if (!tab)
-		return NULL;
-	for (size_t k = 0; k < n; k++)
-		tab[k] = NAN;
-	for (size_t f = 0; f < c->n_fs; f++) {
-		const struct fslab_done_set *d = &fst[f].done;
-
-		for (size_t k = 0; k < d->n; k++) {
-			const struct fslab_cell_key *key = &d->keys[k];
-			size_t i;
-
-			if (!d->ok[k] || key->trial < 1 || key->trial > T || !(d->throughput[k] > 0) ||
-			    (i = rp_cell(plan, key->file_kib, key->record_kib)) == plan->n)
-				continue;
-			tab[((f * plan->n + i) * FSLAB_TEST_MAX + key->test) * T + key->trial - 1] =
-				log(d->throughput[k]);
-		}
-	}
-	return tab;
-}
-
 static const double *rp_row(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t f,
 			    size_t i, int t)
 {
 	return tab + ((f * c->plan->n + i) * FSLAB_TEST_MAX + (size_t)t) * T;
-}
-
-/* One test of cell i as the rule judges it (run_stop.c): the filesystems
- * that measured it (rows, their mask), packed row-major into y over the
- * trials every one of them measured.  Returns those trials (nk). */
-static size_t rp_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i, int t,
-		      double *y, size_t *ne, uint32_t *rows)
-{
-	const double *row[FSLAB_MAX_FS];
-	size_t nk = 0;
-
-	*ne = 0;
-	*rows = 0;
-	for (size_t f = 0; f < c->n_fs; f++) {
-		const double *r = rp_row(c, tab, T, f, i, t);
-		bool any = false;
-
-		for (unsigned k = 0; k < T; k++)
-			any |= !isnan(r[k]);
-		if (any) {
-			row[(*ne)++] = r;
-			*rows |= UINT32_C(1) << f;
-		}
-	}
-	for (unsigned k = 0; k < T; k++) {
-		bool all = *ne > 0;
-
-		for (size_t e = 0; e < *ne; e++)
-			all &= !isnan(row[e][k]);
-		if (!all)
-			continue;
-		for (size_t e = 0; e < *ne; e++)
-			y[e * T + nk] = row[e][k];
-		nk++;
-	}
-	/* from stride T to stride nk */
-	for (size_t e = 1; e < *ne && nk < T; e++)
-		memmove(y + e * nk, y + e * T, nk * sizeof(*y));
-	return nk;
 }
 
 /* The median of a chi-square on df degrees of freedom over df (Wilson
@@ -179,7 +91,7 @@ static double rp_noise(const struct fslab_run_ctx *c, const double *tab, unsigne
 	for (size_t i = 0; i < n; i++) {
 		size_t ne;
 		uint32_t rows;
-		size_t nk = rp_pack(c, tab, T, i, t, y, &ne, &rows);
+		size_t nk = run_stop_pack(c, tab, T, i, t, y, &ne, &rows);
 
 		own[i] = NAN;
 		own_df[i] = 0;
@@ -211,7 +123,7 @@ static double rp_noise(const struct fslab_run_ctx *c, const double *tab, unsigne
 			i1++;
 		for (size_t i = i0; i < i1; i++) {
 			size_t nb[2] = { i + 1 < i1 ? i + 1 : n,
-					 rp_cell(plan, plan->cells[i].file_bytes / 512, plan->cells[i].record_bytes / 1024) };
+					 run_stop_cell(plan, plan->cells[i].file_bytes / 512, plan->cells[i].record_bytes / 1024) };
 
 			for (int b = 0; b < 2; b++) {
 				if (nb[b] >= n)
@@ -320,13 +232,7 @@ void run_forecast_free(struct run_forecast *fc)
 struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
 				       unsigned T)
 {
-	const struct fslab_stop_params p = {
-		.alpha = FSLAB_FAMILY_ALPHA,
-		.delta = FSLAB_EQUIVALENCE_DEFAULT,
-		.futility = FSLAB_STOP_FUTILITY,
-		.min_trials = c->sweep.trials,
-		.max_trials = c->max_trials,
-	};
+	struct fslab_stop_params p;
 	size_t n = c->plan ? c->plan->n : 0, open = 0;
 	struct run_forecast *fc = NULL;
 	double *tab = NULL, *sig = NULL, *scratch = NULL, *ys = NULL, nu[FSLAB_TEST_MAX] = { 0 };
@@ -338,7 +244,8 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 	if (!c->stops || !n || T == 0 || c->max_trials > FSLAB_STOP_PREDICT_TRIALS_MAX ||
 	    c->max_trials <= c->sweep.trials)
 		return NULL;
-	tab = rp_table(c, fst, T);
+	run_stop_params(c, &p);
+	tab = run_stop_table(c, fst, T);
 	sig = malloc(n * FSLAB_TEST_MAX * sizeof(*sig));
 	scratch = malloc((c->n_fs * T + 4 * n * T + 2 * n) * sizeof(*scratch));
 	ys = malloc(n * FSLAB_TEST_MAX * c->n_fs * T * sizeof(*ys));
@@ -359,7 +266,7 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 		for (size_t i = 0; i < n; i++) {
 			size_t k = i * FSLAB_TEST_MAX + (size_t)t;
 
-			nk[k] = rp_pack(c, tab, T, i, t, ys + k * c->n_fs * T, &ne[k], &rows[k]);
+			nk[k] = run_stop_pack(c, tab, T, i, t, ys + k * c->n_fs * T, &ne[k], &rows[k]);
 			open += c->stops[k].why == FSLAB_STOP_OPEN;
 		}
 	}

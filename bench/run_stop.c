@@ -72,19 +72,36 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 	return mask;
 }
 
-/* The plan cell of (file_kib, record_kib), or plan->n. */
-static size_t rs_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
+size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
 {
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->cells[i].file_bytes / 1024 == file_kib &&
-		    plan->cells[i].record_bytes / 1024 == record_kib)
-			return i;
+	size_t lo = 0, hi = plan->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t f = plan->cells[mid].file_bytes / 1024, r = plan->cells[mid].record_bytes / 1024;
+
+		if (f == file_kib && r == record_kib)
+			return mid;
+		if (f < file_kib || (f == file_kib && r < record_kib))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return plan->n;
 }
 
-/* tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]: the ok
- * throughputs of trials 1..T, NaN where there is none. */
-static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T)
+void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
+{
+	*p = (struct fslab_stop_params){
+		.alpha = FSLAB_FAMILY_ALPHA,
+		.delta = FSLAB_EQUIVALENCE_DEFAULT,
+		.futility = FSLAB_STOP_FUTILITY,
+		.min_trials = c->sweep.trials,
+		.max_trials = c->max_trials,
+	};
+}
+
+double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T)
 {
 	const struct fslab_plan *plan = c->plan;
 	size_t n = c->n_fs * plan->n * FSLAB_TEST_MAX * T;
@@ -102,7 +119,7 @@ static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state
 			size_t i;
 
 			if (!d->ok[k] || key->trial < 1 || key->trial > T || !(d->throughput[k] > 0) ||
-			    (i = rs_cell(plan, key->file_kib, key->record_kib)) == plan->n)
+			    (i = run_stop_cell(plan, key->file_kib, key->record_kib)) == plan->n)
 				continue;
 			tab[((f * plan->n + i) * FSLAB_TEST_MAX + key->test) * T + key->trial - 1] =
 				log(d->throughput[k]);
@@ -111,24 +128,11 @@ static double *rs_table(const struct fslab_run_ctx *c, const struct run_fs_state
 	return tab;
 }
 
-/* One open test of cell i (its record rec) judged on the filesystems that
- * measured it, over the trials every one of them measured (the blocks).
- * The pairs' decisions of earlier looks stand while the same filesystems
- * measured it (a filesystem that failed it since, or measured it only
- * now, changes the pairs: they are judged afresh). */
-static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double *tab, size_t i, int t,
-				    unsigned T, double *y, struct fslab_stop_record *rec,
-				    struct fslab_stop_tally *tally)
+size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i, int t,
+		     double *y, size_t *ne_out, uint32_t *rows_out)
 {
-	const struct fslab_stop_params p = {
-		.alpha = FSLAB_FAMILY_ALPHA,
-		.delta = FSLAB_EQUIVALENCE_DEFAULT,
-		.futility = FSLAB_STOP_FUTILITY,
-		.min_trials = c->sweep.trials,
-		.max_trials = c->max_trials,
-	};
 	const double *row[FSLAB_MAX_FS];
-	size_t ne = 0, nk = 0;
+	size_t ne = 0, nk = 0, col = 0;
 	uint32_t rows = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++) {
@@ -142,14 +146,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 			rows |= UINT32_C(1) << f;
 		}
 	}
-	if (rows != rec->rows) {
-		memset(rec->words, 0, sizeof(rec->words));
-		rec->rows = rows;
-	}
-	memset(tally, 0, sizeof(*tally));
-	if (ne == 0)
-		return FSLAB_STOP_NO_DATA; /* never ok (failed or skipped): repeating will not help */
-	for (unsigned k = 0; k < T; k++) {
+	for (unsigned k = 0; k < T && ne; k++) {
 		bool all = true;
 
 		for (size_t e = 0; e < ne; e++)
@@ -158,7 +155,6 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 			nk++;
 	}
 	/* packed row-major: filesystem e's complete trials at y[e * nk] */
-	size_t col = 0;
 	for (unsigned k = 0; k < T && col < nk; k++) {
 		bool all = true;
 
@@ -170,6 +166,33 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 			y[e * nk + col] = row[e][k];
 		col++;
 	}
+	*ne_out = ne;
+	*rows_out = rows;
+	return nk;
+}
+
+/* One open test of cell i (its record rec) judged on the filesystems that
+ * measured it, over the trials every one of them measured (the blocks).
+ * The pairs' decisions of earlier looks stand while the same filesystems
+ * measured it (a filesystem that failed it since, or measured it only
+ * now, changes the pairs: they are judged afresh). */
+static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double *tab, size_t i, int t,
+				    unsigned T, double *y, struct fslab_stop_record *rec,
+				    struct fslab_stop_tally *tally)
+{
+	struct fslab_stop_params p;
+	size_t ne, nk;
+	uint32_t rows;
+
+	run_stop_params(c, &p);
+	nk = run_stop_pack(c, tab, T, i, t, y, &ne, &rows);
+	if (rows != rec->rows) {
+		memset(rec->words, 0, sizeof(rec->words));
+		rec->rows = rows;
+	}
+	memset(tally, 0, sizeof(*tally));
+	if (ne == 0)
+		return FSLAB_STOP_NO_DATA; /* never ok (failed or skipped): repeating will not help */
 	return fslab_stop_judge(&p, y, ne, nk, rec->words, tally);
 }
 
@@ -179,7 +202,7 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 
 	if (!c->stops || trials_done < c->sweep.trials)
 		return;
-	tab = rs_table(c, fst, trials_done);
+	tab = run_stop_table(c, fst, trials_done);
 	y = malloc(c->n_fs * trials_done * sizeof(*y)); /* one test's blocks */
 	if (!tab || !y) {
 		free(tab);
