@@ -180,5 +180,8 @@ void run_forecast_free(struct run_forecast *fc);
 unsigned run_forecast_reps(const struct run_forecast *fc);
 unsigned run_forecast_trials(const struct run_forecast *fc, unsigned r, size_t i, int slot);
 unsigned run_forecast_passes(const struct run_forecast *fc, unsigned r);
+/* The tests a filesystem runs past trial `past` (each test of a cell in
+ * each trial: a CSV row), the replicates' mean; -1 without a forecast. */
+double run_forecast_runs_past(const struct run_forecast *fc, const struct fslab_run_ctx *c, unsigned past);
 
 #endif

@@ -4,17 +4,16 @@
  * continued by simulation through the rule's own judgement
  * (stop_predict.h), on the noise its trials so far show:
  *
- * - from the second trial on, each test's residual variance (the trials
- *   as blocks, as the rule pools it), moderated towards what the test's
- *   other cells show (lib/stats.h fslab_var_prior: a variance on one or
- *   two degrees of freedom alone is too rough to forecast from);
- * - after the first trial, which has no residual yet, the roughness of
- *   the differences between the filesystems from a cell to its
- *   neighbours (the next record of the same file, the next file of the
- *   same record): the same test measured on neighbouring cells differs
- *   by its noise and by a trend that moves slowly, so the median
- *   contrast over a file size's neighbours is nearly the noise alone
- *   (its trend part makes it an upper bound).
+ * - each cell's own residual variance (the trials as blocks, as the rule
+ *   pools it) from the second trial on, moderated towards its
+ *   neighbourhood's: the roughness of the differences between the
+ *   filesystems from the cell to its neighbours (the next and previous
+ *   record of the same file, file of the same record), which after the
+ *   first trial, with no residual yet, is all there is (doubled: see
+ *   PREDICT_NEIGHBOUR_FACTOR);
+ * - each filesystem's true score in a cell drawn around its mean so far
+ *   shrunk towards its usual difference over the test's cells (rp_truth:
+ *   a test still open is one whose difference looked promising).
  *
  * A replicate draws, per test, a scale of that noise from the estimate's
  * own uncertainty (a scaled inverse chi-square), so the replicates'
@@ -42,6 +41,18 @@
 #define PREDICT_NU_MAX 20.0
 /* No estimate at all (one cell, one trial): 5% noise. */
 #define PREDICT_SIGMA_DEFAULT 0.05
+/* The most degrees of freedom a cell's neighbourhood weighs against its
+ * own residuals (its trend is not noise). */
+#define PREDICT_LOCAL_DF 2.0
+/* Neighbouring cells are measured seconds apart in one pass, a cell's
+ * trials minutes apart in passes of their own: the noise between trials
+ * holds what changes between passes too (the machine's load), which
+ * neighbours do not see.  Replayed on three runs of the default sweep on
+ * the loaded 2-core machine (scripts/bench-eta.sh's), the neighbours'
+ * variance was about half what the trials then showed: it is doubled
+ * (the forecast's rows past the minimum after trial 1 were then +16%,
+ * +24% and -7% of those run; +74%, +37% and +22% with it as measured). */
+#define PREDICT_NEIGHBOUR_FACTOR 2.0
 
 struct run_forecast {
 	unsigned reps, cap;
@@ -62,32 +73,52 @@ static const double *rp_row(const struct fslab_run_ctx *c, const double *tab, un
 	return tab + ((f * c->plan->n + i) * FSLAB_TEST_MAX + (size_t)t) * T;
 }
 
-/* The median of a chi-square on df degrees of freedom over df (Wilson
- * and Hilferty): a median of variances on df is this much below their
- * mean. */
-static double rp_chi2_median_ratio(double df)
+/* The roughness between cells i and j in trial k over the filesystems
+ * that measured both: how much the differences between the filesystems
+ * moved from one cell to the other, as the variance of one log score
+ * (half the centred contrasts' mean square: each contrast holds two
+ * cells' noise); on its degrees of freedom *df (0: none). */
+static double rp_contrast(const struct fslab_run_ctx *c, const double *tab, unsigned T, int t, size_t i,
+			  size_t j, unsigned k, double *df)
 {
-	double a = 2.0 / (9.0 * df);
+	double z[FSLAB_MAX_FS], m = 0, ss = 0;
+	size_t cnt = 0;
 
-	return pow(1 - a, 3);
+	for (size_t f = 0; f < c->n_fs; f++) {
+		double a = rp_row(c, tab, T, f, i, t)[k], b = rp_row(c, tab, T, f, j, t)[k];
+
+		if (!isnan(a) && !isnan(b))
+			m += z[cnt++] = a - b;
+	}
+	*df = 0;
+	if (cnt == 0 || (cnt == 1 && c->n_fs > 1))
+		return 0;
+	if (cnt == 1) { /* one filesystem: its own score moved (and its trend) */
+		*df = 1;
+		return z[0] * z[0] / 2;
+	}
+	m /= (double)cnt;
+	for (size_t e = 0; e < cnt; e++)
+		ss += (z[e] - m) * (z[e] - m);
+	*df = (double)(cnt - 1);
+	return ss / (2.0 * *df);
 }
 
 /* The noise of test t's trials (the variance of one log score), per
  * cell, into s2[cells]; returns the degrees of freedom it is trusted
- * with.  Residuals where a cell has two trials or more (own, own_df:
- * each cell's, n each), moderated; neighbours' roughness where it has
- * not. */
+ * with.  Each cell's own residual variance where it has two trials or
+ * more, moderated towards its neighbours' roughness (the cells next to
+ * it in record and in file size, every trial): cells differ in noise by
+ * far (a 64K file in cold mode is noisier than a 64M one), so each cell
+ * keeps its own, and one or two degrees of freedom of its own lean on
+ * its neighbourhood.  own and own_df are scratch (n each). */
 static double rp_noise(const struct fslab_run_ctx *c, const double *tab, unsigned T, int t, double *s2,
-		       double *own, double *own_df, double *scratch)
+		       double *own, double *own_df, double *y)
 {
 	const struct fslab_plan *plan = c->plan;
-	size_t n = plan->n, n_all = 0;
-	double d0 = 0, s02 = NAN, df_sum = 0, rough_all = NAN;
-	/* scratch: one test's packed trials (n_fs T), a file size's contrasts
-	 * (two neighbours per cell and trial: at most 2 n T), all of them */
-	double *y = scratch, *contrasts = scratch + c->n_fs * T, *all = contrasts + 2 * n * T;
+	size_t n = plan->n;
+	double df_sum = 0, all = 0, all_df = 0;
 
-	/* each cell's own residual variance */
 	for (size_t i = 0; i < n; i++) {
 		size_t ne;
 		uint32_t rows;
@@ -111,73 +142,44 @@ static double rp_noise(const struct fslab_run_ctx *c, const double *tab, unsigne
 		}
 		df_sum += own_df[i];
 	}
-	fslab_var_prior(own, own_df, n, 0, &d0, &s02);
-
-	/* the neighbours' roughness, per file size (cells of one file size
-	 * are contiguous) and over all of them */
-	for (size_t i0 = 0; i0 < n;) {
-		size_t i1 = i0, nc = 0;
-		double rough;
-
-		while (i1 < n && plan->cells[i1].file_bytes == plan->cells[i0].file_bytes)
-			i1++;
-		for (size_t i = i0; i < i1; i++) {
-			size_t nb[2] = { i + 1 < i1 ? i + 1 : n,
-					 run_stop_cell(plan, plan->cells[i].file_bytes / 512, plan->cells[i].record_bytes / 1024) };
-
-			for (int b = 0; b < 2; b++) {
-				if (nb[b] >= n)
-					continue;
-				for (unsigned k = 0; k < T; k++) {
-					double z[FSLAB_MAX_FS], m = 0, ss = 0;
-					size_t cnt = 0;
-
-					for (size_t f = 0; f < c->n_fs; f++) {
-						double a = rp_row(c, tab, T, f, i, t)[k], bb = rp_row(c, tab, T, f, nb[b], t)[k];
-
-						if (!isnan(a) && !isnan(bb))
-							m += z[cnt++] = a - bb;
-					}
-					if (cnt == 0 || (cnt == 1 && c->n_fs > 1))
-						continue;
-					if (cnt == 1) {
-						ss = z[0] * z[0] / 2;
-					} else {
-						m /= (double)cnt;
-						for (size_t e = 0; e < cnt; e++)
-							ss += (z[e] - m) * (z[e] - m);
-						ss /= 2.0 * (double)(cnt - 1);
-					}
-					/* on cnt - 1 (or 1) degrees of freedom: to a mean */
-					contrasts[nc] = ss / rp_chi2_median_ratio(cnt > 1 ? (double)(cnt - 1) : 1);
-					all[n_all++] = contrasts[nc++];
-				}
-			}
-		}
-		rough = nc >= 3 ? fslab_median_sort(contrasts, nc) : NAN;
-		for (size_t i = i0; i < i1; i++)
-			s2[i] = rough;
-		i0 = i1;
-	}
-	if (n_all >= 3)
-		rough_all = fslab_median_sort(all, n_all);
-	df_sum += (double)n_all;
-
 	for (size_t i = 0; i < n; i++) {
-		double prior = isfinite(s2[i]) ? s2[i] : rough_all, pd = 2;
+		const struct fslab_sweep_cell *cell = &plan->cells[i];
+		uint64_t f = cell->file_bytes / 1024, r = cell->record_bytes / 1024;
+		/* the next and previous record of the file, the next and
+		 * previous file of the record */
+		size_t nb[4] = {
+			i + 1 < n && plan->cells[i + 1].file_bytes == cell->file_bytes ? i + 1 : n,
+			i > 0 && plan->cells[i - 1].file_bytes == cell->file_bytes ? i - 1 : n,
+			run_stop_cell(plan, f * 2, r),
+			f >= 2 ? run_stop_cell(plan, f / 2, r) : n,
+		};
+		double sum = 0, df = 0;
 
-		if (d0 > 0 && isfinite(s02)) {
-			prior = s02;
-			pd = d0;
+		for (int b = 0; b < 4; b++)
+			for (unsigned k = 0; nb[b] < n && k < T; k++) {
+				double d, v = rp_contrast(c, tab, T, t, i, nb[b], k, &d);
+
+				sum += v * d;
+				df += d;
+			}
+		s2[i] = df > 0 ? PREDICT_NEIGHBOUR_FACTOR * sum / df : NAN;
+		own_df[i] = own_df[i] > 0 ? own_df[i] : 0;
+		all += PREDICT_NEIGHBOUR_FACTOR * sum;
+		all_df += df;
+		/* the neighbourhood's weight: its degrees of freedom, at most
+		 * PREDICT_LOCAL_DF (its trend is not noise) */
+		if (df > 0 && own_df[i] > 0 && isfinite(own[i])) {
+			double pd = fmin(df, PREDICT_LOCAL_DF);
+
+			s2[i] = (pd * s2[i] + own_df[i] * own[i]) / (pd + own_df[i]);
+		} else if (own_df[i] > 0 && isfinite(own[i])) {
+			s2[i] = own[i];
 		}
-		if (!isfinite(prior))
-			prior = PREDICT_SIGMA_DEFAULT * PREDICT_SIGMA_DEFAULT;
-		if (own_df[i] > 0 && isfinite(own[i]))
-			s2[i] = isinf(pd) ? prior : (pd * prior + own_df[i] * own[i]) / (pd + own_df[i]);
-		else
-			s2[i] = prior;
 	}
-	return fmin(PREDICT_NU_MAX, fmax(PREDICT_NU_MIN, df_sum / 2));
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(s2[i]))
+			s2[i] = all_df > 0 ? all / all_df : PREDICT_SIGMA_DEFAULT * PREDICT_SIGMA_DEFAULT;
+	return fmin(PREDICT_NU_MAX, fmax(PREDICT_NU_MIN, (df_sum + all_df) / (2.0 * (double)n)));
 }
 
 /* A draw of sqrt(nu / chi-square(nu)) (Wilson and Hilferty's normal
@@ -191,11 +193,81 @@ static double rp_scale(double nu, uint64_t *rng)
 	return sqrt(1 / (q * q * q));
 }
 
+/* Where test t's true scores lie in each cell (truth[i], valid[i]):
+ * each filesystem's mean so far shrunk towards its usual difference from
+ * the others over the test's cells, as far as the cells' differences
+ * scatter beyond their noise (empirical Bayes, method of moments).  A
+ * test still open is one whose difference looked promising on few
+ * trials; taking that difference for the truth forecast such tests to
+ * run on for several trials where the rule, seeing the difference shrink
+ * back, gave them up at the next look or two (replayed on runs under
+ * load: 3.0 trials more forecast, 2.1 run). */
+static void rp_truth(const struct fslab_run_ctx *c, int t, unsigned T, const double *ys, const size_t *ne,
+		     const size_t *nk, const uint32_t *rows, const double *sig, struct fslab_stop_truth *truth,
+		     bool *valid)
+{
+	size_t n = c->plan->n;
+	double su[FSLAB_MAX_FS] = { 0 }, suu[FSLAB_MAX_FS] = { 0 }, sv[FSLAB_MAX_FS] = { 0 };
+	double cnt[FSLAB_MAX_FS] = { 0 }, tau2[FSLAB_MAX_FS] = { 0 }, ubar[FSLAB_MAX_FS] = { 0 };
+
+	/* pass 1: each filesystem's difference from the cell's mean, over
+	 * the cells; pass 2: shrink each cell's */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t f = 0; pass && f < c->n_fs; f++) {
+			ubar[f] = cnt[f] ? su[f] / cnt[f] : 0;
+			tau2[f] = cnt[f] > 1 ? fmax(0, (suu[f] - cnt[f] * ubar[f] * ubar[f]) / (cnt[f] - 1) - sv[f] / cnt[f])
+					     : 0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t k = i * FSLAB_TEST_MAX + (size_t)t, e = 0;
+			const double *y = ys + k * c->n_fs * T;
+			double m[FSLAB_MAX_FS], all = 0, v, sd2 = 0;
+
+			if (pass)
+				valid[i] = false;
+			if (ne[k] < 2 || nk[k] < 1)
+				continue;
+			for (size_t j = 0; j < ne[k]; j++) {
+				m[j] = 0;
+				for (size_t q = 0; q < nk[k]; q++)
+					m[j] += y[j * nk[k] + q];
+				m[j] /= (double)nk[k];
+				all += m[j];
+			}
+			all /= (double)ne[k];
+			v = sig[i] / (double)nk[k] * (1 - 1.0 / (double)ne[k]);
+			for (size_t f = 0; f < c->n_fs; f++) {
+				double u;
+
+				if (!(rows[k] & (UINT32_C(1) << f)))
+					continue;
+				u = m[e] - all;
+				if (!pass) {
+					su[f] += u;
+					suu[f] += u * u;
+					sv[f] += v;
+					cnt[f]++;
+				} else {
+					double w = tau2[f] / (tau2[f] + v);
+
+					truth[i].centre[e] = all + ubar[f] + (u - ubar[f]) * (isfinite(w) ? w : 1);
+					sd2 += tau2[f] > 0 ? tau2[f] * v / (tau2[f] + v) : 0;
+				}
+				e++;
+			}
+			if (pass) {
+				truth[i].sd = sqrt(sd2 / (double)ne[k]);
+				valid[i] = true;
+			}
+		}
+	}
+}
+
 /* Trials test t of cell i runs in one replicate: a closed test's own,
  * an open one's simulated from its trials so far (y). */
 static unsigned rp_trials(const struct fslab_run_ctx *c, const struct fslab_stop_params *p, size_t i,
 			  int t, unsigned T, const double *y, size_t ne, size_t nk, uint32_t rows,
-			  double sigma, uint64_t *rng)
+			  const struct fslab_stop_truth *truth, double sigma, uint64_t *rng)
 {
 	const struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
 	unsigned first = T;
@@ -204,7 +276,8 @@ static unsigned rp_trials(const struct fslab_run_ctx *c, const struct fslab_stop
 		return rec->trials > p->min_trials ? rec->trials : p->min_trials;
 	if (rec->trials >= T && T >= p->min_trials)
 		first = T + 1; /* judged open at T already */
-	return fslab_stop_simulate(p, y, ne, nk, rec->rows == rows ? rec->words : NULL, first, sigma, rng);
+	return fslab_stop_simulate(p, y, ne, nk, rec->rows == rows ? rec->words : NULL, first, truth, sigma,
+				   rng);
 }
 
 /* The trials t runs in: its group's (run_stop.c: a second pass runs
@@ -238,6 +311,8 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 	double *tab = NULL, *sig = NULL, *scratch = NULL, *ys = NULL, nu[FSLAB_TEST_MAX] = { 0 };
 	size_t *ne = NULL, *nk = NULL;
 	uint32_t *rows = NULL;
+	struct fslab_stop_truth *truth = NULL;
+	bool *tvalid = NULL;
 	uint64_t rng = UINT64_C(0x2545F4914F6CDD1D) ^ c->sweep.seed ^ ((uint64_t)T << 32);
 	unsigned looks;
 
@@ -247,18 +322,20 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 	run_stop_params(c, &p);
 	tab = run_stop_table(c, fst, T);
 	sig = malloc(n * FSLAB_TEST_MAX * sizeof(*sig));
-	scratch = malloc((c->n_fs * T + 4 * n * T + 2 * n) * sizeof(*scratch));
+	scratch = malloc((c->n_fs * T + 2 * n) * sizeof(*scratch)); /* rp_noise's */
 	ys = malloc(n * FSLAB_TEST_MAX * c->n_fs * T * sizeof(*ys));
 	ne = malloc(n * FSLAB_TEST_MAX * sizeof(*ne));
 	nk = malloc(n * FSLAB_TEST_MAX * sizeof(*nk));
 	rows = malloc(n * FSLAB_TEST_MAX * sizeof(*rows));
+	truth = malloc(n * FSLAB_TEST_MAX * sizeof(*truth));
+	tvalid = calloc(n * FSLAB_TEST_MAX, sizeof(*tvalid));
 	fc = calloc(1, sizeof(*fc));
-	if (!tab || !sig || !scratch || !ys || !ne || !nk || !rows || !fc)
+	if (!tab || !sig || !scratch || !ys || !ne || !nk || !rows || !truth || !tvalid || !fc)
 		goto fail;
 
 	/* each test's noise and packed trials, once */
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		double *own = scratch + c->n_fs * T + 4 * n * T; /* rp_noise's own[n], own_df[n] */
+		double *own = scratch + c->n_fs * T; /* rp_noise's own[n], own_df[n] */
 
 		if (!(c->sweep.tests & (1u << t)))
 			continue;
@@ -269,6 +346,7 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 			nk[k] = run_stop_pack(c, tab, T, i, t, ys + k * c->n_fs * T, &ne[k], &rows[k]);
 			open += c->stops[k].why == FSLAB_STOP_OPEN;
 		}
+		rp_truth(c, t, T, ys, ne, nk, rows, sig + (size_t)t * n, truth + (size_t)t * n, tvalid + (size_t)t * n);
 	}
 	looks = c->max_trials - (T > p.min_trials ? T : p.min_trials) + 1;
 	double per_rep = (double)(open ? open : 1) * looks * (c->n_fs > 2 ? c->n_fs * (c->n_fs - 1) / 2 : 1);
@@ -294,6 +372,7 @@ struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const stru
 
 				if (c->sweep.tests & (1u << t))
 					N[t] = rp_trials(c, &p, i, t, T, ys + k * c->n_fs * T, ne[k], nk[k], rows[k],
+							 tvalid[(size_t)t * n + i] ? &truth[(size_t)t * n + i] : NULL,
 							 sqrt(sig[(size_t)t * n + i]) * scale[t], &rng);
 			}
 			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
@@ -320,6 +399,8 @@ out:
 	free(ne);
 	free(nk);
 	free(rows);
+	free(truth);
+	free(tvalid);
 	return fc;
 }
 
@@ -336,4 +417,21 @@ unsigned run_forecast_trials(const struct run_forecast *fc, unsigned r, size_t i
 unsigned run_forecast_passes(const struct run_forecast *fc, unsigned r)
 {
 	return fc->runs[r];
+}
+
+double run_forecast_runs_past(const struct run_forecast *fc, const struct fslab_run_ctx *c, unsigned past)
+{
+	double sum = 0;
+
+	if (!fc || !fc->reps)
+		return -1;
+	for (unsigned r = 0; r < fc->reps; r++)
+		for (size_t i = 0; i < fc->cells; i++)
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				unsigned g = run_forecast_trials(fc, r, i, t);
+
+				if ((c->sweep.tests & (1u << t)) && g > past)
+					sum += g - past;
+			}
+	return sum / fc->reps;
 }

@@ -429,10 +429,15 @@ static void run_forecast_after(struct fslab_run_ctx *c, struct run_sweep_state *
 	if (!sw->eta || T == 0 || sw->forecast_trial == T)
 		return;
 	double t0 = fslab_now();
+	struct run_forecast *fc = run_forecast_make(c, sw->fst, T);
+	unsigned past = T > c->sweep.trials ? T : c->sweep.trials;
 
 	sw->forecast_trial = T;
-	run_eta_forecast(sw->eta, run_forecast_make(c, sw->fst, T));
-	fslab_debug(FSLAB_DBG_BENCH, "the trials forecast after trial %u in %.3f s", T, fslab_now() - t0);
+	/* scripts/bench-eta.sh compares runs_past= with the rows the run
+	 * then wrote */
+	fslab_debug(FSLAB_DBG_BENCH, "the trials forecast after trial %u in %.3f s: runs_past=%.1f rows a filesystem after trial %u",
+		    T, fslab_now() - t0, run_forecast_runs_past(fc, c, past), past);
+	run_eta_forecast(sw->eta, fc);
 }
 
 /* The same outcome as a row for each test in mask (a cell not run). */

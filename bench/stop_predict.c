@@ -8,6 +8,7 @@
 #include <string.h>
 
 _Static_assert(FSLAB_STOP_PREDICT_TRIALS_MAX >= 2, "a forecast needs two trials");
+_Static_assert(FSLAB_STOP_TRUTH_MAX >= FSLAB_MAX_FS, "a truth for each filesystem");
 
 static uint64_t sp_next(uint64_t *s)
 {
@@ -27,7 +28,8 @@ double fslab_stop_normal(uint64_t *rng)
 }
 
 unsigned fslab_stop_simulate(const struct fslab_stop_params *p, const double *y, size_t ne, size_t nk,
-			     const unsigned char *words, unsigned first_look, double sigma, uint64_t *rng)
+			     const unsigned char *words, unsigned first_look, const struct fslab_stop_truth *truth,
+			     double sigma, uint64_t *rng)
 {
 	double series[FSLAB_MAX_FS][FSLAB_STOP_PREDICT_TRIALS_MAX];
 	double packed[FSLAB_MAX_FS * FSLAB_STOP_PREDICT_TRIALS_MAX];
@@ -49,14 +51,18 @@ unsigned fslab_stop_simulate(const struct fslab_stop_params *p, const double *y,
 		memcpy(w, words, pairs);
 	else
 		memset(w, 0, sizeof(w));
-	/* each filesystem's true score drawn around its mean so far, then the
-	 * trials to come around it */
+	/* each filesystem's true score drawn around the caller's centre (or
+	 * its mean so far, to its standard error), then the trials to come
+	 * around it */
 	for (size_t e = 0; e < ne; e++) {
 		double m = 0, mu;
 
 		for (size_t k = 0; k < nk; k++)
 			m += series[e][k] = y[e * nk + k];
-		mu = nk ? m / (double)nk + sigma / sqrt((double)nk) * fslab_stop_normal(rng) : 0;
+		if (truth)
+			mu = truth->centre[e] + truth->sd * fslab_stop_normal(rng);
+		else
+			mu = nk ? m / (double)nk + sigma / sqrt((double)nk) * fslab_stop_normal(rng) : 0;
 		for (size_t k = nk; k < cap; k++)
 			series[e][k] = mu + sigma * fslab_stop_normal(rng);
 	}

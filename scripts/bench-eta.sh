@@ -52,16 +52,23 @@ for plan in $plans; do
 	*) echo "$name: unknown plan '$plan' (known: demo default)" >&2; exit 2 ;;
 	esac
 	python3 - "$plan" "$fslab" "$state" "$work/results/$plan" "$@" <<-'PY'
-		import re, subprocess, sys, time
+		import csv, glob, os, re, subprocess, sys, time
 		plan, fslab, state, out, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 		cmd = [fslab, "run", "--state", state, "--out", out] + extra
+		# the forecast's own line (FSLAB_DEBUG=bench): the rows it expects
+		fpat = re.compile(r"forecast after trial 1 .*runs_past=([0-9.]+) rows a filesystem after trial (\d+)")
+		forecast = None
 		pat = re.compile(r"trial (\d+)/\d+ .*eta_s=(-?[0-9.]+) eta_lo_s=([0-9.]+) eta_hi_s=([0-9.]+) done_pct=([0-9.]+)")
 		start = time.monotonic()
 		first = None  # (when, point, lo, hi) of the last pass line of trial 1
 		log = open(out + ".log", "w")
-		p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+		env = dict(os.environ, FSLAB_DEBUG="bench")
+		p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
 		for line in p.stderr:
 		    log.write(line)
+		    f = fpat.search(line)
+		    if f:
+		        forecast = (float(f.group(1)), int(f.group(2)))
 		    m = pat.search(line)
 		    if m and int(m.group(1)) == 1:
 		        first = (time.monotonic(), float(m.group(2)), float(m.group(3)), float(m.group(4)))
@@ -81,5 +88,17 @@ for plan in $plans; do
 		      % (end - start, first[0] - start, point, lo, hi, actual))
 		print("         error: estimate %+.0f%%, range %+.0f%%..%+.0f%% (goal: each within 25%%: %s)"
 		      % (err(point), err(lo), err(hi), "met" if ok else "NOT met"))
+		# the forecast of the stopping rule's trials apart from the
+		# cells' time (which the machine's load moves): rows past the
+		# minimum, forecast after trial 1 against those written
+		if forecast:
+		    rows, files = 0, glob.glob(os.path.join(out, "*.csv"))
+		    for name in files:
+		        with open(name) as fh:
+		            rows += sum(1 for r in csv.DictReader(fh) if int(r["trial"]) > forecast[1])
+		    per_fs = rows / max(1, len(files))
+		    print("         trials: forecast %.0f rows a filesystem past trial %d, written %.0f (%+.0f%%)"
+		          % (forecast[0], forecast[1], per_fs,
+		             100 * (forecast[0] - per_fs) / per_fs if per_fs else 0))
 	PY
 done

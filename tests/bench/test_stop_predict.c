@@ -42,7 +42,7 @@ static double forecast_mean(double ratio, double sigma, size_t nk, double *at_ca
 		y[nk + k] = log(1000.0 * ratio) - z;
 	}
 	for (int r = 0; r < REPS; r++) {
-		unsigned n = fslab_stop_simulate(&params, y, 2, nk, NULL, (unsigned)nk, sigma, &rng);
+		unsigned n = fslab_stop_simulate(&params, y, 2, nk, NULL, (unsigned)nk, NULL, sigma, &rng);
 
 		ck_assert_uint_ge(n, params.min_trials);
 		ck_assert_uint_le(n, params.max_trials);
@@ -97,10 +97,10 @@ START_TEST(decisions_stand_and_limits)
 	struct fslab_stop_params big = params;
 	uint64_t rng = 1;
 
-	ck_assert_uint_eq(fslab_stop_simulate(&params, y, 2, 4, words, 4, 0.2, &rng), 4);
-	ck_assert_uint_eq(fslab_stop_simulate(&params, NULL, 0, 0, NULL, 1, 0.2, &rng), 3);
+	ck_assert_uint_eq(fslab_stop_simulate(&params, y, 2, 4, words, 4, NULL, 0.2, &rng), 4);
+	ck_assert_uint_eq(fslab_stop_simulate(&params, NULL, 0, 0, NULL, 1, NULL, 0.2, &rng), 3);
 	big.max_trials = FSLAB_STOP_PREDICT_TRIALS_MAX + 1;
-	ck_assert_uint_eq(fslab_stop_simulate(&big, y, 2, 4, NULL, 4, 0.2, &rng), 0);
+	ck_assert_uint_eq(fslab_stop_simulate(&big, y, 2, 4, NULL, 4, NULL, 0.2, &rng), 0);
 }
 END_TEST
 
