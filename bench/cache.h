@@ -3,7 +3,8 @@
  *   fadvise      fsync, then posix_fadvise(POSIX_FADV_DONTNEED) on the
  *                file, verified with mincore() on a mapping of the file
  *                (outside the timed region): no page of it may stay
- *                resident.  The first choice: it drops one file, not the
+ *                resident (pages found are asked for again a few times
+ *                first: a readahead's read may still hold them).  The first choice: it drops one file, not the
  *                machine's page cache.
  * Where that does not drop (a FUSE mount, whose daemon reads its device
  * through the page cache fadvise on the file never reaches; tmpfs; pages
@@ -26,6 +27,11 @@
 
 #include "target.h"
 
+/* fadvise found pages resident: it is asked again up to this many times,
+ * after 1, 4 and 16 ms (21 ms in all, outside the timer). */
+#define FSLAB_CACHE_FADVISE_RETRIES 3
+#define FSLAB_CACHE_FADVISE_WAIT_NS 1000000L
+
 enum fslab_drop_method {
 	FSLAB_DROP_CACHES,
 	FSLAB_DROP_REMOUNT,
@@ -43,6 +49,14 @@ struct fslab_cache_ctl {
 	/* fadvise was found not to drop here and there is no fallback: a
 	 * drop may leave pages cached. */
 	bool leaky;
+	/* fadvise drops that found pages resident and dropped them when
+	 * asked again (counted in the note). */
+	unsigned retried;
+	/* The wait before asking again, the k-th (from 0) of ns nanoseconds;
+	 * NULL (the init's): nanosleep.  Tests set it to release what holds
+	 * the pages. */
+	void (*wait)(void *wait_ctx, unsigned k, long ns);
+	void *wait_ctx;
 	/* Why this method, for the manifest's cache_drop_note. */
 	char note[PATH_MAX + 256];
 	/* The backing file of the loop device (no direct I/O) the filesystem
