@@ -19,7 +19,8 @@
 #include <string.h>
 
 struct rr_row {
-	size_t cell;
+	uint64_t file_kib, record_kib;
+	size_t cell; /* in the plan, once it is sorted */
 	int test;
 	unsigned trial;
 	bool ok;
@@ -45,8 +46,20 @@ static size_t rr_cell(struct fslab_plan *plan, size_t *cap, uint64_t file_kib, u
 			exit(1);
 		}
 	}
-	plan->cells[plan->n] = (struct fslab_sweep_cell){ file_kib * 1024, record_kib * 1024 };
+	plan->cells[plan->n] = (struct fslab_sweep_cell){ .file_bytes = file_kib * 1024,
+							 .record_bytes = record_kib * 1024 };
 	return plan->n++;
+}
+
+/* The plan's order (file size ascending, then record), which
+ * run_stop_cell's search needs. */
+static int rr_cmp_cell(const void *a, const void *b)
+{
+	const struct fslab_sweep_cell *x = a, *y = b;
+
+	if (x->file_bytes != y->file_bytes)
+		return x->file_bytes < y->file_bytes ? -1 : 1;
+	return (x->record_bytes > y->record_bytes) - (x->record_bytes < y->record_bytes);
 }
 
 static void rr_load(const char *dir, const char *name, struct rr_fs *fs, struct fslab_plan *plan,
@@ -71,8 +84,10 @@ static void rr_load(const char *dir, const char *name, struct rr_fs *fs, struct 
 				exit(1);
 			}
 		}
+		rr_cell(plan, cells_cap, row.file_kib, row.record_kib);
 		fs->rows[fs->n++] = (struct rr_row){
-			.cell = rr_cell(plan, cells_cap, row.file_kib, row.record_kib),
+			.file_kib = row.file_kib,
+			.record_kib = row.record_kib,
 			.test = row.test,
 			.trial = row.trial,
 			.ok = fslab_result_ok(&row),
@@ -107,6 +122,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t f = 0; f < n_fs; f++)
 		rr_load(argv[1], argv[4 + f], &fs[f], &plan, &cells_cap, &tests);
+	qsort(plan.cells, plan.n, sizeof(*plan.cells), rr_cmp_cell);
+	for (size_t f = 0; f < n_fs; f++)
+		for (size_t k = 0; k < fs[f].n; k++)
+			fs[f].rows[k].cell = run_stop_cell(&plan, fs[f].rows[k].file_kib, fs[f].rows[k].record_kib);
 	c.stop_rule = FSLAB_STOP_RULE_DECIDED;
 	c.sweep.tests = tests;
 	c.sweep.trials = lo;
