@@ -12,7 +12,7 @@
 #        (BUILD=dir: a build configured with -DFSLAB_TESTS=ON, default build/)
 # e.g.   scripts/bench-stop-replay.sh /var/tmp/tta-final/results 8 6
 # Measured on a whole default run of a 3-filesystem image lab (ext4, xfs,
-# btrfs; a machine loaded 7-15): the recorded cap of 10 gave back the run
+# btrfs; a machine loaded 7-9): the recorded cap of 10 gave back the run
 # exactly (385 of 3861 comparisons decided; timed 132.7/120.5/171.8 s);
 # a cap of 8: 313 decided, 112.3/101.4/144.2 s; 6: 242, 95.4/86.3/121.6 s.
 set -eu
