@@ -111,29 +111,95 @@ static inline void lat_end(struct fslab_bench_pass *p)
 
 /* ---- access patterns ---- */
 
-uint64_t fslab_random_record(uint64_t i, uint64_t n)
-{
-	unsigned k = 0;
-	uint64_t mask, x = i;
+/* IOzone's random order.  IOzone 3.489 shuffles the record numbers 0..N-1
+ * once per test with a 64-bit Mersenne Twister (MT19937-64) seeded from
+ * the fixed key {0x12345, 0x23456, 0x34567, 0x45678}, walking the array
+ * from its end (Durstenfeld's Fisher-Yates): slot i swaps with slot
+ * draw % (i + 1).  Its random read and random write both visit the
+ * result, and so does fslab: the same lseek offsets, one for one (checked
+ * against IOzone's own calls in tests/bench/test_bench_engine.c).  A
+ * different permutation is not the same work: on ext4 and xfs with large
+ * folios one order cost 6% more CPU than another on the same cached file
+ * (docs/tests.md, "Side by side with IOzone"). */
+enum { MT64_N = 312, MT64_M = 156 };
 
-	if (n <= 1)
-		return 0;
-	while ((UINT64_C(1) << k) < n)
-		k++;
-	mask = (k >= 64) ? UINT64_MAX : (UINT64_C(1) << k) - 1;
-	/* A bijection of [0, 2^k): odd multiplies, xor-shifts and adds with
-	 * fixed constants, walked until it lands inside [0, n) (cycle walking
-	 * keeps it a bijection of [0, n)).  Fixed constants: the same order in
-	 * every run, like IOzone's fixed-seed random offsets. */
-	do {
-		x = (x * UINT64_C(0x9E3779B97F4A7C15)) & mask;
-		x ^= x >> ((k + 1) / 2);
-		x = (x + UINT64_C(0x632BE59BD9B4E019)) & mask;
-		x = (x * UINT64_C(0xBF58476D1CE4E5B9)) & mask;
-		x ^= x >> ((k + 2) / 3 ? (k + 2) / 3 : 1);
-		x = (x + UINT64_C(0x94D049BB133111EB)) & mask;
-	} while (x >= n);
+struct mt64 {
+	uint64_t s[MT64_N];
+	unsigned next;
+};
+
+static void mt64_init(struct mt64 *m, uint64_t seed)
+{
+	m->s[0] = seed;
+	for (unsigned i = 1; i < MT64_N; i++)
+		m->s[i] = UINT64_C(6364136223846793005) * (m->s[i - 1] ^ (m->s[i - 1] >> 62)) + i;
+	m->next = MT64_N;
+}
+
+static void mt64_init_key(struct mt64 *m, const uint64_t *key, unsigned len)
+{
+	unsigned i = 1, j = 0;
+
+	mt64_init(m, UINT64_C(19650218));
+	for (unsigned k = MT64_N > len ? MT64_N : len; k; k--) {
+		m->s[i] = (m->s[i] ^ ((m->s[i - 1] ^ (m->s[i - 1] >> 62)) * UINT64_C(3935559000370003845))) +
+			  key[j] + j;
+		if (++i >= MT64_N) {
+			m->s[0] = m->s[MT64_N - 1];
+			i = 1;
+		}
+		if (++j >= len)
+			j = 0;
+	}
+	for (unsigned k = MT64_N - 1; k; k--) {
+		m->s[i] = (m->s[i] ^ ((m->s[i - 1] ^ (m->s[i - 1] >> 62)) * UINT64_C(2862933555777941757))) - i;
+		if (++i >= MT64_N) {
+			m->s[0] = m->s[MT64_N - 1];
+			i = 1;
+		}
+	}
+	m->s[0] = UINT64_C(1) << 63;
+}
+
+static uint64_t mt64_draw(struct mt64 *m)
+{
+	const uint64_t upper = UINT64_C(0xFFFFFFFF80000000), lower = UINT64_C(0x7FFFFFFF);
+	uint64_t x;
+
+	if (m->next >= MT64_N) {
+		for (unsigned i = 0; i < MT64_N; i++) {
+			x = (m->s[i] & upper) | (m->s[(i + 1) % MT64_N] & lower);
+			m->s[i] = m->s[(i + MT64_M) % MT64_N] ^ (x >> 1) ^
+				  ((x & 1) ? UINT64_C(0xB5026F5AA96619E9) : 0);
+		}
+		m->next = 0;
+	}
+	x = m->s[m->next++];
+	x ^= (x >> 29) & UINT64_C(0x5555555555555555);
+	x ^= (x << 17) & UINT64_C(0x71D67FFFEDA60000);
+	x ^= (x << 37) & UINT64_C(0xFFF7EEE000000000);
+	x ^= x >> 43;
 	return x;
+}
+
+int fslab_random_order(uint32_t *order, uint64_t n)
+{
+	static const uint64_t key[] = { 0x12345, 0x23456, 0x34567, 0x45678 };
+	struct mt64 m;
+
+	if (n > (uint64_t)UINT32_MAX + 1)
+		return -EOVERFLOW;
+	for (uint64_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	mt64_init_key(&m, key, sizeof(key) / sizeof(key[0]));
+	for (uint64_t i = n; i-- > 1;) {
+		uint64_t j = mt64_draw(&m) % (i + 1);
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	return 0;
 }
 
 uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps)
@@ -448,13 +514,14 @@ static int run_seq_read(struct fslab_bench_pass *p)
  * half the system calls (see docs/tests.md). */
 enum pos_order { POS_RANDOM, POS_BACKWARD, POS_ZERO, POS_STRIDE };
 
-/* The record visited at step i; *which holds the previous one (stride). */
+/* The record visited at step i; *which holds the previous one (stride),
+ * shuffle IOzone's random order (POS_RANDOM). */
 static uint64_t pos_next(enum pos_order order, uint64_t i, uint64_t n, uint64_t which,
-			 uint64_t *wraps)
+			 uint64_t *wraps, const uint32_t *shuffle)
 {
 	switch (order) {
 	case POS_RANDOM:
-		return fslab_random_record(i, n);
+		return shuffle[i];
 	case POS_BACKWARD:
 		return n - 1 - i;
 	case POS_STRIDE:
@@ -498,6 +565,31 @@ static int pos_io(struct fslab_bench_pass *p, int fd, enum pos_order order, uint
 	return 0;
 }
 
+/* IOzone's random order for the pass's N records, made once per file
+ * size and kept with the buffers (4 bytes a record), before the open.  0
+ * or the pass's failure. */
+static int pass_shuffle(struct fslab_bench_pass *p)
+{
+	struct fslab_bench_buffers *b = p->buf;
+	uint32_t *order;
+
+	if (b->order && b->order_n == p->n)
+		return 0;
+	if (p->n > (uint64_t)UINT32_MAX + 1)
+		return pass_fail(p, 0, "random order: %llu records is more than 2^32 (use a larger record size)",
+				 (unsigned long long)p->n);
+	order = realloc(b->order, (size_t)p->n * sizeof(*order));
+	if (!order)
+		return pass_fail(p, ENOMEM, "random order: cannot allocate %llu KiB for %llu records",
+				 (unsigned long long)(p->n * sizeof(*order) / 1024), (unsigned long long)p->n);
+	b->order = order;
+	b->order_n = 0;
+	if (fslab_random_order(order, p->n) < 0)
+		return pass_fail(p, EOVERFLOW, "random order for %llu records", (unsigned long long)p->n);
+	b->order_n = p->n;
+	return 0;
+}
+
 static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 {
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
@@ -505,17 +597,22 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 	uint64_t which = 0, wraps = 0;
 	struct pass_file pf;
 	struct fslab_lat_hist *const lat = p->lat;
+	const uint32_t *shuffle;
 	uint64_t lmark;
 	double t0;
-	/* IOzone fsyncs before every pass but random read/write */
-	int r = pass_begin(p, writes ? O_WRONLY : O_RDONLY, order != POS_RANDOM, &pf);
+	int r = order == POS_RANDOM ? pass_shuffle(p) : 0;
 
+	if (r < 0)
+		return r;
+	shuffle = p->buf->order;
+	/* IOzone fsyncs before every pass but random read/write */
+	r = pass_begin(p, writes ? O_WRONLY : O_RDONLY, order != POS_RANDOM, &pf);
 	if (r < 0)
 		return r;
 	t0 = pass_timer_start(p);
 	lmark = lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {
-		which = pos_next(order, i, n, which, &wraps);
+		which = pos_next(order, i, n, which, &wraps, shuffle);
 		r = pos_io(p, pf.fd, order, i, which);
 		if (r < 0)
 			break;
@@ -524,7 +621,7 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 	return pass_end(p, &pf, t0, r);
 }
 
-/* random read, random write: records in fslab_random_record order. */
+/* random read, random write: records in IOzone's random order. */
 static int run_random(struct fslab_bench_pass *p)
 {
 	return run_positioned(p, POS_RANDOM);
@@ -661,6 +758,7 @@ void fslab_bench_buffers_free(struct fslab_bench_buffers *b)
 {
 	free(b->io);
 	free(b->stdio);
+	free(b->order);
 	memset(b, 0, sizeof(*b));
 }
 

@@ -43,6 +43,10 @@ struct fslab_bench_buffers {
 	void *io;
 	void *stdio;
 	uint64_t record_bytes;
+	/* IOzone's random order for order_n records (random read/write),
+	 * made by the first pass that needs it, or NULL */
+	uint32_t *order;
+	uint64_t order_n;
 };
 int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes);
 void fslab_bench_buffers_free(struct fslab_bench_buffers *b);
@@ -162,9 +166,10 @@ struct fslab_cell {
 int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 		   struct fslab_test_outcome out[FSLAB_TEST_MAX], struct fslab_cell_times *times);
 
-/* IOzone's fixed-seed shuffle: record visited at step i of N (a bijection
- * of 0..N-1, the same for random read and random write and every run). */
-uint64_t fslab_random_record(uint64_t i, uint64_t n);
+/* IOzone's random order: order[i] is the record random read and random
+ * write visit at step i of N, the permutation of 0..N-1 IOzone 3.489 makes
+ * (the same in every run).  0, or -EOVERFLOW when N is above 2^32. */
+int fslab_random_order(uint32_t *order, uint64_t n);
 /* IOzone's stride read: the record read after `rec`, given the number of
  * wraps so far (updated).  stride 17 records. */
 #define FSLAB_STRIDE_RECORDS 17

@@ -633,20 +633,58 @@ START_TEST(patterns_many_records)
 }
 END_TEST
 
+/* IOzone's random order of a 4-record file (random_order_is_iozones) */
+static const unsigned iozone_order4[] = { 1, 2, 0, 3 };
+
 START_TEST(random_order_fixed)
 {
-	/* the same order in every run: a pure function of (i, n) */
+	/* every record exactly once, the same order in every call */
 	for (uint64_t n = 1; n <= 300; n += 37) {
+		uint32_t *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
 		unsigned char *seen = calloc(n, 1);
+
+		ck_assert(a && b && seen);
+		ck_assert_int_eq(fslab_random_order(a, n), 0);
+		ck_assert_int_eq(fslab_random_order(b, n), 0);
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t r = fslab_random_record(i, n);
-			ck_assert_uint_lt(r, n);
-			ck_assert(!seen[r]);
-			seen[r] = 1;
-			ck_assert_uint_eq(r, fslab_random_record(i, n));
+			ck_assert_uint_lt(a[i], n);
+			ck_assert(!seen[a[i]]);
+			seen[a[i]] = 1;
+			ck_assert_uint_eq(a[i], b[i]);
 		}
+		free(a);
+		free(b);
 		free(seen);
 	}
+}
+END_TEST
+
+/* The records IOzone 3.489 visits in its random read (and random write),
+ * read from its lseek offsets under strace: iozone -i 0 -i 2 -r 4k with
+ * -s 16k, 64k, 1m and 256m (N = 4, 16, 256, 65536 records). */
+START_TEST(random_order_is_iozones)
+{
+	static const uint32_t n4[] = { 1, 2, 0, 3 };
+	static const uint32_t n16[] = { 1, 5, 7, 13, 10, 6, 0, 8, 14, 3, 11, 2, 4, 12, 9, 15 };
+	static const uint32_t n256[] = { 163, 19, 120, 112, 180, 56, 0, 217, 17, 73, 130, 212, 133, 190, 31 };
+	static const uint32_t n65536[] = { 16266, 60552, 17891, 22541, 38479, 46406, 59665, 26503,
+					   11534, 12375, 41125, 36671, 14798, 24591, 20413 };
+	static const uint32_t n65536_last[] = { 49950, 62394, 40319 };
+	uint32_t *o = calloc(65536, sizeof(*o));
+
+	ck_assert(o);
+	ck_assert_int_eq(fslab_random_order(o, 4), 0);
+	ck_assert_mem_eq(o, n4, sizeof(n4));
+	ck_assert_int_eq(fslab_random_order(o, 16), 0);
+	ck_assert_mem_eq(o, n16, sizeof(n16));
+	ck_assert_int_eq(fslab_random_order(o, 256), 0);
+	ck_assert_mem_eq(o, n256, sizeof(n256));
+	ck_assert_int_eq(fslab_random_order(o, 65536), 0);
+	ck_assert_mem_eq(o, n65536, sizeof(n65536));
+	ck_assert_mem_eq(o + 65536 - 3, n65536_last, sizeof(n65536_last));
+	free(o);
+	/* more records than 32 bits number: refused, nothing written */
+	ck_assert_int_eq(fslab_random_order(NULL, (uint64_t)UINT32_MAX + 2), -EOVERFLOW);
 }
 END_TEST
 
@@ -849,7 +887,7 @@ START_TEST(syscall_sequences_warm)
 	/* random read/write: no fsync before the pass (as IOzone); lseek +
 	 * read/write in the fixed shuffle */
 	for (uint64_t i = 0; i < 4; i++) {
-		unsigned long long r = (unsigned long long)fslab_random_record(i, 4);
+		unsigned long long r = (unsigned long long)iozone_order4[i];
 		n += (size_t)snprintf(random_r + n, sizeof(random_r) - n, ", lseek %llu, read %llu", r, r);
 		m += (size_t)snprintf(random_w + m, sizeof(random_w) - m, ", lseek %llu, write %llu", r, r);
 	}
@@ -927,7 +965,7 @@ START_TEST(syscall_sequences_modes)
 	n += (size_t)snprintf(want + n, sizeof(want) - n, "open(RDONLY), [");
 	for (uint64_t i = 0; i < 4; i++)
 		n += (size_t)snprintf(want + n, sizeof(want) - n, ", pread %llu",
-				      (unsigned long long)fslab_random_record(i, 4));
+				      (unsigned long long)iozone_order4[i]);
 	snprintf(want + n, sizeof(want) - n, ", ], close");
 	expect_calls(&cr, FSLAB_TEST_RANDOM_READ, 4096, want);
 	expect_calls(&cr, FSLAB_TEST_BACKWARD_READ, 4096,
@@ -1652,6 +1690,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, patterns_17_records);
 	tcase_add_test(tc, patterns_many_records);
 	tcase_add_test(tc, random_order_fixed);
+	tcase_add_test(tc, random_order_is_iozones);
 	tcase_add_test(tc, stride_rule);
 	tcase_add_test(tc, stride_sequences);
 	tcase_add_test(tc, syscall_sequences_warm);
