@@ -20,10 +20,19 @@
 #      directory on the disk under /tmp (rows fdatasync'ed, lib/results.h's
 #      window) against the same on tmpfs (where fdatasync does nothing),
 #      interleaved, medians of RUNS sweep wall times (goal <= 2%)
+#   6. fslab against IOzone, all 13 tests, one cell per record size in
+#      IOZONE_RECORDS, on tmpfs and on an ext4 image (the part's own loop
+#      device), fslab --cache warm --sync global (IOzone's default: nothing
+#      flushed in the timer, sync() twice before the cell); rounds
+#      interleaved, per-test medians of RUNS rounds, printed as fslab/IOzone
+#      ratios.  IOzone is not in Debian main (non-free: iozone3): without
+#      `iozone` on PATH the part says so and is skipped.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
-#   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5.
-# The ext4 part needs root (mount -o loop); it is skipped otherwise.
+#   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
+#   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
+#   part 6 alone.
+# The ext4 parts need root (loop devices); they are skipped otherwise.
 set -eu
 
 FSLAB=${1:-${FSLAB_BIN:-build-bench/fslab}}
@@ -36,8 +45,117 @@ done
 
 WORK=$(mktemp -d /tmp/fslab-bench-engine.XXXXXX)
 SHM=$(mktemp -d /dev/shm/fslab-bench-engine.XXXXXX)
+# ---- part 6: fslab against IOzone (its own variables, loop device and
+# cleanup, so the other parts stay as they are) ----
+IOZONE_FILE=${IOZONE_FILE:-256M}
+IOZONE_RECORDS=${IOZONE_RECORDS:-4K 1M}
+# IOzone's 13 columns, in the order of its report line
+IOZONE_TESTS="write rewrite read reread random_read random_write backward_read record_rewrite stride_read fwrite frewrite fread freread"
+IOZ_MNT=""
+IOZ_LOOP=""
+iozone_cleanup() {
+	if [ -n "$IOZ_MNT" ] && mountpoint -q "$IOZ_MNT"; then umount "$IOZ_MNT" || true; fi
+	if [ -n "$IOZ_MNT" ]; then rmdir "$IOZ_MNT" 2>/dev/null || true; fi
+	if [ -n "$IOZ_LOOP" ]; then losetup -d "$IOZ_LOOP" 2>/dev/null || true; fi
+	IOZ_MNT=""
+	IOZ_LOOP=""
+}
+
+# One IOzone round: the 13 tests on one file x record cell, as
+# "test KiB/s" lines.  IOzone's kB are KiB, as fslab's.
+iozone_round() { # dir file record
+	if ! iozone -i 0 -i 1 -i 2 -i 3 -i 4 -i 5 -i 6 -i 7 -s "$2" -r "$3" -f "$1/iozone.tmp" \
+		>"$WORK/iozone.out" 2>&1; then
+		echo "bench-engine: iozone failed in $1 (its last lines follow)" >&2
+		tail -n 5 "$WORK/iozone.out" >&2
+		rm -f "$1/iozone.tmp"
+		return 1
+	fi
+	rm -f "$1/iozone.tmp"
+	awk -v names="$IOZONE_TESTS" 'BEGIN { n = split(names, t, " ") }
+		$1 ~ /^[0-9]+$/ && NF == n + 2 { for (i = 1; i <= n; i++) print t[i], $(i + 2) }' "$WORK/iozone.out"
+}
+
+# One fslab round: the same cell and tests; warm (nothing flushed inside
+# the timer) and --sync global (sync() twice before the cell), as IOzone.
+fslab_iozone_round() { # dir file record
+	out="$WORK/iozone-fslab"
+	rm -rf "$out"
+	"$FSLAB" run --dir "x=$1" --tests all --file-sizes "$2" --record-sizes "$3" --cache warm \
+		--sync global --trials 1 --small-records keep --no-device-probe --quiet --out "$out" >/dev/null
+	awk -F, 'NR > 1 && $9 == "ok" { print $2, $6 }' "$out/x.csv"
+	rm -rf "$out"
+}
+
+iozone_compare() { # label dir
+	printf '%-10s %-22s %-14s %14s %14s %8s %15s\n' "$1" "test" "cell" "fslab KiB/s" "IOzone KiB/s" \
+		"ratio" "rounds min-max"
+	for rec in $IOZONE_RECORDS; do
+		: >"$WORK/iozone-ours"
+		: >"$WORK/iozone-theirs"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			# interleaved, and who goes first alternates, so drift on
+			# a shared machine and the other's cached pages favour neither
+			if [ $((i % 2)) = 0 ]; then
+				fslab_iozone_round "$2" "$IOZONE_FILE" "$rec" | sed "s/\$/ $i/" >>"$WORK/iozone-ours"
+				iozone_round "$2" "$IOZONE_FILE" "$rec" | sed "s/\$/ $i/" >>"$WORK/iozone-theirs"
+			else
+				iozone_round "$2" "$IOZONE_FILE" "$rec" | sed "s/\$/ $i/" >>"$WORK/iozone-theirs"
+				fslab_iozone_round "$2" "$IOZONE_FILE" "$rec" | sed "s/\$/ $i/" >>"$WORK/iozone-ours"
+			fi
+			i=$((i + 1))
+		done
+		for t in $IOZONE_TESTS; do
+			ours=$(awk -v t="$t" '$1 == t { print $2 }' "$WORK/iozone-ours")
+			theirs=$(awk -v t="$t" '$1 == t { print $2 }' "$WORK/iozone-theirs")
+			[ -z "$ours" ] || ours=$(echo "$ours" | median)
+			[ -z "$theirs" ] || theirs=$(echo "$theirs" | median)
+			if [ -z "$ours" ] || [ -z "$theirs" ]; then
+				printf '%-10s %-22s %-14s %14s %14s %8s\n' "$1" "$t" "$IOZONE_FILE/$rec" \
+					"${ours:-failed}" "${theirs:-failed}" "-"
+				continue
+			fi
+			# the spread: each round's own fslab/IOzone ratio
+			range=$(awk -v t="$t" 'FNR == NR { if ($1 == t) a[$3] = $2; next }
+				$1 == t && ($3 in a) && $2 > 0 { r = a[$3] / $2; if (!n++ || r < lo) lo = r; if (r > hi) hi = r }
+				END { if (n) printf "%.3f-%.3f", lo, hi }' "$WORK/iozone-ours" "$WORK/iozone-theirs")
+			printf '%-10s %-22s %-14s %14.0f %14.0f %8.3f %15s\n' "$1" "$t" "$IOZONE_FILE/$rec" \
+				"$ours" "$theirs" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$range"
+		done
+	done
+}
+
+iozone_part() {
+	echo
+	echo "== 6. fslab vs IOzone, 13 tests, warm, per-test medians of $RUNS interleaved rounds =="
+	if ! command -v iozone >/dev/null; then
+		echo "skipped: iozone is not on PATH (IOzone is not in Debian main; Debian ships it in"
+		echo "non-free as iozone3; install it, or put an iozone binary on PATH, to get this table)"
+		return 0
+	fi
+	iozone -v 2>/dev/null | awk '/Version/ { print "IOzone:", $0 }' | sed 's/  */ /g'
+	iozone_compare tmpfs "$SHM"
+	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
+		echo "ext4-loop: skipped (needs root and mkfs.ext4 for its own loop device)"
+		return 0
+	fi
+	truncate -s 4G "$WORK/iozone-ext4.img"
+	IOZ_LOOP=$(losetup --find --show "$WORK/iozone-ext4.img")
+	# no lazy inode-table or journal init: no kernel thread writing the
+	# image in the background while the rounds run
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$IOZ_LOOP"
+	IOZ_MNT=$(mktemp -d /tmp/fslab-bench-iozone-mnt.XXXXXX)
+	mount "$IOZ_LOOP" "$IOZ_MNT"
+	iozone_compare ext4-loop "$IOZ_MNT"
+	iozone_cleanup
+	rm -f "$WORK/iozone-ext4.img"
+}
+# ---- end of part 6's definitions ----
+
 MNT=""
 cleanup() {
+	iozone_cleanup
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
 	rm -rf "$WORK" "$SHM"
@@ -104,6 +222,12 @@ compare() { # label dir
 		done
 	done
 }
+
+# IOZONE_ONLY=1: part 6 alone
+if [ "${IOZONE_ONLY:-0}" = 1 ]; then
+	iozone_part
+	exit 0
+fi
 
 echo "== 1. peak RSS: one 2G file, 16M records (tmpfs) =="
 /usr/bin/time -f '%M' -o "$WORK/rss" "$FSLAB" run --dir "x=$SHM" --file-sizes 2G --record-sizes 16M \
@@ -180,3 +304,5 @@ if [ "${SKIP_SWEEP:-0}" != 1 ]; then
 	printf 'sweep wall, results journaled to the disk: %.3f s  on tmpfs (fdatasync does nothing): %.3f s  cost: %.1f%% (goal <= 2%%)\n' \
 		"$disk" "$shm" "$(echo "$disk $shm" | awk '{ print ($1 - $2) / $2 * 100 }')"
 fi
+
+iozone_part
