@@ -688,8 +688,12 @@ START_TEST(eta_covers_the_whole_plan)
 		ck_assert_msg(pt[i] >= lo[i] && pt[i] <= hi[i], "pass %zu: figure %g outside its range %g..%g", i,
 			      pt[i], lo[i], hi[i]);
 	ck_assert_msg(n >= 6, "%zu pass lines in:\n%s", n, o.err); /* 3 trials at least, 2 filesystems */
-	ck_assert_msg(pct[0] > 100.0 / 12 - 1 && pct[0] < 100.0 / 12 + 1,
-		      "after the first pass %g%% of the plan is done (a twelfth with 6 trials planned)", pct[0]);
+	/* the share is of the planned time, and the first pass's time is
+	 * the machine's (a loaded CI runner makes it slower than the model's
+	 * guess for the rest): a twelfth of the plan, within a factor of 2 */
+	ck_assert_msg(pct[0] > 100.0 / 24 && pct[0] < 100.0 / 6,
+		      "after the first pass %g%% of the plan is done (about a twelfth with 6 trials planned)",
+		      pct[0]);
 	ck_assert_msg(hi[0] > lo[0] || hi[0] < 2, "no range after the first pass: %g..%g", lo[0], hi[0]);
 	/* a pass line cannot know the rule will stop every test at the next
 	 * look: only the cap's last pass is sure to be the end */
