@@ -246,10 +246,14 @@ void fslab_manifest_take_probe(const struct fslab_manifest_fs *f, struct fslab_p
  * --resume runs those cells again. */
 #define FSLAB_VANISHED_STATUS "failed: filesystem vanished"
 
-/* Identity of a finished cell, for resume. */
+/* Identity of a finished cell, for resume.  A queued test's depth and
+ * threads are part of it (CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1
+ * share test, file and record); every other test has 1 and 1, as its CSV
+ * row says. */
 struct fslab_cell_key {
 	enum fslab_test test;
 	uint64_t file_kib, record_kib;
+	unsigned iodepth, jobs;
 	unsigned trial;
 };
 
@@ -275,13 +279,13 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, char *err,
 		       size_t errlen);
 void fslab_resume_csv_free(struct fslab_resume_csv *rc);
-bool fslab_done_has(const struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-		    uint64_t record_kib, unsigned trial);
-int fslab_done_add(struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-		   uint64_t record_kib, unsigned trial, bool ok, double throughput);
-/* Throughputs of ok samples of one test in one file x record cell. */
-size_t fslab_done_samples(const struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-			  uint64_t record_kib, double *out, size_t max);
+/* k->trial is ignored by fslab_done_samples: the throughputs of the ok
+ * samples of one test in one cell, every trial's. */
+bool fslab_done_has(const struct fslab_done_set *d, const struct fslab_cell_key *k);
+int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *k, bool ok,
+		   double throughput);
+size_t fslab_done_samples(const struct fslab_done_set *d, const struct fslab_cell_key *k,
+			  double *out, size_t max);
 void fslab_done_free(struct fslab_done_set *d);
 
 #endif

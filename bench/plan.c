@@ -7,9 +7,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CrystalDiskMark 8's rows, in the order it shows them: its default
+ * profile and its NVMe SSD profile.  Each row is a read and a write test:
+ * sequential (queued_read, queued_write) or random (queued_random_*). */
+static const struct plan_named_row {
+	enum fslab_preset preset;
+	bool random;
+	uint64_t record;
+	unsigned iodepth, jobs;
+} named_rows[] = {
+	{ FSLAB_PRESET_CDM, false, 1024 * 1024, 8, 1 },      /* SEQ1M Q8T1 */
+	{ FSLAB_PRESET_CDM, false, 1024 * 1024, 1, 1 },      /* SEQ1M Q1T1 */
+	{ FSLAB_PRESET_CDM, true, 4 * 1024, 32, 1 },         /* RND4K Q32T1 */
+	{ FSLAB_PRESET_CDM, true, 4 * 1024, 1, 1 },          /* RND4K Q1T1 */
+	{ FSLAB_PRESET_CDM_NVME, false, 1024 * 1024, 8, 1 }, /* SEQ1M Q8T1 */
+	{ FSLAB_PRESET_CDM_NVME, false, 128 * 1024, 32, 1 }, /* SEQ128K Q32T1 */
+	{ FSLAB_PRESET_CDM_NVME, true, 4 * 1024, 32, 16 },   /* RND4K Q32T16 */
+	{ FSLAB_PRESET_CDM_NVME, true, 4 * 1024, 1, 1 },     /* RND4K Q1T1 */
+};
+#define N_NAMED_ROWS (sizeof(named_rows) / sizeof(named_rows[0]))
+
+#define SEQ_TESTS ((1u << FSLAB_TEST_QUEUED_WRITE) | (1u << FSLAB_TEST_QUEUED_READ))
+#define RND_TESTS ((1u << FSLAB_TEST_QUEUED_RANDOM_WRITE) | (1u << FSLAB_TEST_QUEUED_RANDOM_READ))
+
+bool fslab_preset_named_rows(enum fslab_preset p)
+{
+	return p == FSLAB_PRESET_CDM || p == FSLAB_PRESET_CDM_NVME;
+}
+
 void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 {
 	fslab_sweep_defaults(s); /* the seed preset */
+	if (fslab_preset_named_rows(p)) {
+		uint64_t rec_min = UINT64_MAX, rec_max = 0;
+
+		for (size_t i = 0; i < N_NAMED_ROWS; i++) {
+			if (named_rows[i].preset != p)
+				continue;
+			rec_min = named_rows[i].record < rec_min ? named_rows[i].record : rec_min;
+			rec_max = named_rows[i].record > rec_max ? named_rows[i].record : rec_max;
+		}
+		s->named_rows = p;
+		s->file_min = s->file_max = FSLAB_CDM_FILE_DEFAULT;
+		s->record_min = rec_min;
+		s->record_max = rec_max;
+		s->tests = SEQ_TESTS | RND_TESTS;
+		s->trials = FSLAB_CDM_TRIALS;
+		s->cache = FSLAB_CACHE_COLD;
+		return;
+	}
 	if (p == FSLAB_PRESET_QUICK || p == FSLAB_PRESET_LAB)
 		s->file_max = 64 * FSLAB_MiB;
 	if (p == FSLAB_PRESET_LAB) {
@@ -70,11 +116,72 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 	return n;
 }
 
+/* The named rows of s's preset in plan order (into cells when not NULL);
+ * returns how many there are. */
+static size_t plan_rows(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_NAMED_ROWS; i++) {
+		const struct plan_named_row *r = &named_rows[i];
+
+		if (r->preset != s->named_rows || !(s->tests & (r->random ? RND_TESTS : SEQ_TESTS)))
+			continue;
+		if (cells)
+			cells[n] = (struct fslab_sweep_cell){
+				.file_bytes = s->file_max,
+				.record_bytes = r->record,
+				.iodepth = r->iodepth,
+				.jobs = r->jobs,
+				.pass_s = FSLAB_CDM_PASS_S,
+				.tests = r->random ? RND_TESTS : SEQ_TESTS,
+			};
+		n++;
+	}
+	return n;
+}
+
+uint64_t fslab_plan_test_count(const struct fslab_plan *p, unsigned tests)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += (uint64_t)__builtin_popcount(fslab_plan_cell_tests(&p->cells[i], tests));
+	return n;
+}
+
+size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t file_kib,
+		       uint64_t record_kib, unsigned iodepth, unsigned jobs)
+{
+	bool queued = fslab_test_family(t) == FSLAB_FAMILY_QUEUED;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct fslab_sweep_cell *c = &p->cells[i];
+		unsigned d = queued && c->iodepth ? c->iodepth : 1, j = queued && c->jobs ? c->jobs : 1;
+
+		if (c->file_bytes / 1024 == file_kib && c->record_bytes / 1024 == record_kib &&
+		    (iodepth ? iodepth : 1) == d && (jobs ? jobs : 1) == j &&
+		    (!c->tests || (c->tests & (1u << t))))
+			return i;
+	}
+	return p->n;
+}
+
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p)
 {
 	size_t n;
 
 	memset(p, 0, sizeof(*p));
+	if (fslab_preset_named_rows(s->named_rows)) {
+		n = s->file_max ? plan_rows(s, NULL) : 0;
+		if (n == 0)
+			return -EINVAL;
+		p->cells = calloc(n, sizeof(*p->cells));
+		if (!p->cells)
+			return -ENOMEM;
+		p->n = plan_rows(s, p->cells);
+		return 0;
+	}
 	if (!s->file_min || !s->record_min || s->file_min > s->file_max ||
 	    s->record_min > s->record_max)
 		return -EINVAL;

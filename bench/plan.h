@@ -4,6 +4,7 @@
 #ifndef FSLAB_BENCH_PLAN_H
 #define FSLAB_BENCH_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,13 +35,48 @@ struct fslab_sweep_cell {
 };
 
 struct fslab_plan {
-	struct fslab_sweep_cell *cells; /* file size ascending, then record */
+	/* the grid: file size ascending, then record; named rows: in the
+	 * preset's order */
+	struct fslab_sweep_cell *cells;
 	size_t n;
 };
 
-/* Builds the cells: file sizes doubling from file_min to file_max, records
- * doubling from record_min to record_max but never above the file, and
- * records below 64K skipped for files above 16M unless keep_small_records.
+/* The CrystalDiskMark presets (cdm, cdm-nvme): CrystalDiskMark 8's rows,
+ * each a read and a write test at its record, queue depth and threads, on
+ * one file of --cdm-size (default FSLAB_CDM_FILE_DEFAULT); passes of
+ * FSLAB_CDM_PASS_S seconds; FSLAB_CDM_WARMUP_PASSES discarded pass of
+ * each row before its first measured one on each filesystem; at least
+ * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
+ * best-of. */
+#define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
+#define FSLAB_CDM_FILE_MIN (16ull * 1024 * 1024)
+#define FSLAB_CDM_PASS_S 5.0
+#define FSLAB_CDM_WARMUP_PASSES 1
+#define FSLAB_CDM_TRIALS 5
+
+/* True for a preset whose plan is named rows (cdm, cdm-nvme), not the
+ * file x record grid. */
+bool fslab_preset_named_rows(enum fslab_preset p);
+
+/* The tests cell runs of the sweep's tests: its own (a named row's), or
+ * all of them. */
+static inline unsigned fslab_plan_cell_tests(const struct fslab_sweep_cell *c, unsigned tests)
+{
+	return c->tests ? c->tests & tests : tests;
+}
+/* The tests of one trial of the plan on one filesystem. */
+uint64_t fslab_plan_test_count(const struct fslab_plan *p, unsigned tests);
+/* The cell a CSV row of test t belongs to: file and record, and for a
+ * queued test its depth and threads (a cell's 0 is 1; any other test's
+ * rows say 1 and 1); p->n when none. */
+size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t file_kib,
+		       uint64_t record_kib, unsigned iodepth, unsigned jobs);
+
+/* Builds the cells.  The grid: file sizes doubling from file_min to
+ * file_max, records doubling from record_min to record_max but never
+ * above the file, and records below 64K skipped for files above 16M
+ * unless keep_small_records.  Named rows (s->named_rows cdm or cdm-nvme):
+ * the preset's rows, each on a file of file_max bytes.
  * Returns 0, -EINVAL (no cell) or -ENOMEM. */
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p);
 void fslab_plan_free(struct fslab_plan *p);

@@ -16,8 +16,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int fslab_done_add(struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-		   uint64_t record_kib, unsigned trial, bool ok, double throughput)
+/* The same cell, whatever the trial. */
+static bool done_same_cell(const struct fslab_cell_key *a, const struct fslab_cell_key *b)
+{
+	return a->test == b->test && a->file_kib == b->file_kib && a->record_kib == b->record_kib &&
+	       a->iodepth == b->iodepth && a->jobs == b->jobs;
+}
+
+int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *key, bool ok,
+		   double throughput)
 {
 	if (d->n == d->cap) {
 		size_t nc = d->cap ? d->cap * 2 : 256;
@@ -35,35 +42,29 @@ int fslab_done_add(struct fslab_done_set *d, enum fslab_test t, uint64_t file_ki
 		d->ok = o;
 		d->cap = nc;
 	}
-	d->keys[d->n] = (struct fslab_cell_key){ t, file_kib, record_kib, trial };
+	d->keys[d->n] = *key;
 	d->throughput[d->n] = throughput;
 	d->ok[d->n] = ok;
 	d->n++;
 	return 0;
 }
 
-bool fslab_done_has(const struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-		    uint64_t record_kib, unsigned trial)
+bool fslab_done_has(const struct fslab_done_set *d, const struct fslab_cell_key *key)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		const struct fslab_cell_key *k = &d->keys[i];
-		if (k->test == t && k->file_kib == file_kib && k->record_kib == record_kib &&
-		    k->trial == trial)
+	for (size_t i = 0; i < d->n; i++)
+		if (done_same_cell(&d->keys[i], key) && d->keys[i].trial == key->trial)
 			return true;
-	}
 	return false;
 }
 
-size_t fslab_done_samples(const struct fslab_done_set *d, enum fslab_test t, uint64_t file_kib,
-			  uint64_t record_kib, double *out, size_t max)
+size_t fslab_done_samples(const struct fslab_done_set *d, const struct fslab_cell_key *key,
+			  double *out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < d->n && n < max; i++) {
-		const struct fslab_cell_key *k = &d->keys[i];
-		if (d->ok[i] && k->test == t && k->file_kib == file_kib && k->record_kib == record_kib)
+	for (size_t i = 0; i < d->n && n < max; i++)
+		if (d->ok[i] && done_same_cell(&d->keys[i], key))
 			out[n++] = d->throughput[i];
-	}
 	return n;
 }
 
@@ -161,7 +162,12 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 			continue;
 		}
 		fslab_results_write_row(mem, &row);
-		r = fslab_done_add(d, row.test, row.file_kib, row.record_kib, row.trial,
+		r = fslab_done_add(d,
+				   &(struct fslab_cell_key){ .test = row.test, .file_kib = row.file_kib,
+							     .record_kib = row.record_kib,
+							     .iodepth = row.iodepth ? row.iodepth : 1,
+							     .jobs = row.jobs ? row.jobs : 1,
+							     .trial = row.trial },
 				   fslab_result_ok(&row), row.throughput_kib_s);
 		if (r < 0)
 			break;

@@ -323,7 +323,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			   const struct run_fs_state *fst, struct fslab_progress *prog, bool resumed)
 {
-	const uint64_t all = (uint64_t)plan->n * (uint64_t)__builtin_popcount(c->sweep.tests) * c->sweep.trials;
+	const uint64_t all = fslab_plan_test_count(plan, c->sweep.tests) * c->sweep.trials;
 
 	for (size_t i = 0; i < c->n_fs && !run_stop; i++) {
 		int r;
@@ -374,6 +374,8 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_error(r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
 	}
+	if (run_check_rows_space(c, &plan) < 0)
+		goto out;
 	fst = calloc(c->n_fs, sizeof(*fst));
 	if (!fst)
 		goto out;
@@ -408,6 +410,12 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)
 		goto out;
 
+	if (fslab_preset_named_rows(c->sweep.named_rows))
+		fslab_progress_note(prog, "%s: %zu filesystem(s), %s: %zu rows of %llu tests on a file of %s, passes of %.0f s after %d discarded warm-up pass",
+				    fslab_log_prefix(), c->n_fs, fslab_preset_to_string(c->sweep.named_rows), plan.n,
+				    (unsigned long long)fslab_plan_test_count(&plan, c->sweep.tests),
+				    fslab_size_format(c->sweep.file_max, (char[32]){ 0 }, 32), FSLAB_CDM_PASS_S,
+				    FSLAB_CDM_WARMUP_PASSES);
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),
 			    fslab_cache_mode_to_string(c->sweep.cache), c->sweep.trials,

@@ -85,14 +85,45 @@ static double cost_probe_s(const struct fslab_run_ctx *c, double write_kib_s, do
 }
 
 /* Bytes one trial of plan moves on one filesystem: every test of every
- * cell reads or writes the whole file once. */
+ * cell reads or writes the whole file once (a pass of a fixed length, at
+ * least once: it moves what the device does in that time). */
 static uint64_t cost_plan_bytes(const struct fslab_plan *plan, unsigned tests)
 {
 	uint64_t b = 0;
 
 	for (size_t i = 0; i < plan->n; i++)
-		b += plan->cells[i].file_bytes * (uint64_t)__builtin_popcount(tests);
+		b += plan->cells[i].file_bytes *
+		     (uint64_t)__builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], tests));
 	return b;
+}
+
+/* A test of a named row (CrystalDiskMark's): its pass of a fixed length,
+ * the test's fixed part, and a read's cache flush; the row's file, written
+ * before its first test, at the write rate. */
+static double cost_pass_test_s(const struct fslab_sweep_cell *cell, enum fslab_test t, bool first,
+			       double write_kib_s)
+{
+	bool writes = fslab_bench_test_get(t)->flags & FSLAB_BT_WRITES;
+	double s = cell->pass_s + COST_TEST_S + (writes ? 0 : COST_FLUSH_S);
+
+	if (!(write_kib_s > 0))
+		return -1;
+	if (first)
+		s += (double)cell->file_bytes / 1024.0 / write_kib_s;
+	return s;
+}
+
+/* The discarded warm-up of a plan of named rows on one filesystem: one
+ * pass of each row's tests (FSLAB_CDM_WARMUP_PASSES each); 0 for a grid. */
+static double cost_plan_warmup_s(const struct fslab_plan *plan, unsigned tests)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->cells[i].pass_s > 0)
+			s += FSLAB_CDM_WARMUP_PASSES * plan->cells[i].pass_s *
+			     __builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], tests));
+	return s;
 }
 
 int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes)
@@ -126,18 +157,26 @@ static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fsla
 {
 	double s = 0;
 
-	for (size_t i = 0; i < plan->n; i++)
+	for (size_t i = 0; i < plan->n; i++) {
+		unsigned tests = fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests);
+		bool first = true;
+
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 			double e;
 
-			if (!(c->sweep.tests & (1u << t)))
+			if (!(tests & (1u << t)))
 				continue;
-			e = run_cost_test_s(write_kib_s, read_kib_s, c->sweep.cache, (enum fslab_test)t,
-					    plan->cells[i].file_bytes, plan->cells[i].record_bytes);
+			if (plan->cells[i].pass_s > 0)
+				e = cost_pass_test_s(&plan->cells[i], (enum fslab_test)t, first, write_kib_s);
+			else
+				e = run_cost_test_s(write_kib_s, read_kib_s, c->sweep.cache, (enum fslab_test)t,
+						    plan->cells[i].file_bytes, plan->cells[i].record_bytes);
+			first = false;
 			if (e < 0)
 				return -1;
 			s += e;
 		}
+	}
 	return s;
 }
 
@@ -146,6 +185,14 @@ static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fs
 				  const struct fslab_bench_fs *fs)
 {
 	return cost_plan_trial_s(c, plan, fs->probe.write_kib_s, fs->probe.read_kib_s);
+}
+
+/* Seconds of the run beyond its trials on one filesystem: the probe
+ * (when run) and a named rows plan's warm-up. */
+static double cost_once_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
+			  double write_kib_s, double read_kib_s)
+{
+	return cost_probe_s(c, write_kib_s, read_kib_s) + cost_plan_warmup_s(plan, c->sweep.tests);
 }
 
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
@@ -166,7 +213,7 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 		r = -EINVAL;
 		goto out;
 	}
-	probes = cost_probe_s(c, write_kib_s, read_kib_s) * (double)n_fs;
+	probes = cost_once_s(c, &plan, write_kib_s, read_kib_s) * (double)n_fs;
 	*lo_s = probes + trial * c->sweep.trials;
 	*hi_s = probes + trial * (c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials);
 out:
@@ -217,7 +264,8 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		if (e < 0 || st < 0)
 			return;
 		est += e;
-		steady += st;
+		/* a once-only part, as the steady-state phase */
+		steady += st + cost_plan_warmup_s(plan, c->sweep.tests);
 	}
 	if (c->max_trials > c->sweep.trials)
 		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
@@ -676,6 +724,32 @@ void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force)
 
 /* ---- --dry-run ---- */
 
+/* --dry-run: a plan of named rows (CrystalDiskMark's), row by row. */
+static void run_dry_print_rows(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	char f1[32], name[48];
+
+	printf("rows: %s (CrystalDiskMark 8), %zu rows x their read and write tests on a file of %s, "
+	       "passes of %g s, %d discarded warm-up pass of each row on each filesystem first:\n",
+	       fslab_preset_to_string(c->sweep.named_rows), plan->n,
+	       fslab_size_format(c->sweep.file_max, f1, sizeof(f1)), FSLAB_CDM_PASS_S,
+	       FSLAB_CDM_WARMUP_PASSES);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct fslab_sweep_cell *cell = &plan->cells[i];
+		unsigned tests = fslab_plan_cell_tests(cell, c->sweep.tests);
+		char list[128];
+
+		if (!tests)
+			continue;
+		fslab_tests_format(tests, list, sizeof(list));
+		printf("  %-14s %s\n",
+		       fslab_queue_row_name((enum fslab_test)__builtin_ctz(tests),
+					    cell->record_bytes / 1024, cell->iodepth, cell->jobs, name,
+					    sizeof(name)),
+		       list);
+	}
+}
+
 /* --dry-run: what the plan is and moves. */
 static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
@@ -685,13 +759,16 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	fslab_tests_format(c->sweep.tests, tests, sizeof(tests));
 	printf("fslab run --dry-run: the plan; nothing is run or written%s\n",
 	       probe ? " (the device probe writes its file in a private directory and removes it)" : "");
-	printf("grid: files %s-%s x records %s-%s%s: %zu cells x %d tests (%s)\n",
-	       fslab_size_format(c->sweep.file_min, f1, sizeof(f1)),
-	       fslab_size_format(c->sweep.file_max, f2, sizeof(f2)),
-	       fslab_size_format(c->sweep.record_min, r1, sizeof(r1)),
-	       fslab_size_format(c->sweep.record_max, r2, sizeof(r2)),
-	       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
-	       __builtin_popcount(c->sweep.tests), tests);
+	if (fslab_preset_named_rows(c->sweep.named_rows))
+		run_dry_print_rows(c, plan);
+	else
+		printf("grid: files %s-%s x records %s-%s%s: %zu cells x %d tests (%s)\n",
+		       fslab_size_format(c->sweep.file_min, f1, sizeof(f1)),
+		       fslab_size_format(c->sweep.file_max, f2, sizeof(f2)),
+		       fslab_size_format(c->sweep.record_min, r1, sizeof(r1)),
+		       fslab_size_format(c->sweep.record_max, r2, sizeof(r2)),
+		       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
+		       __builtin_popcount(c->sweep.tests), tests);
 	if (c->until_ci_pct > 0)
 		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
 		       c->max_trials, c->until_ci_pct);
@@ -704,6 +781,11 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	       fslab_cache_mode_to_string(c->sweep.cache), fslab_io_mode_to_string(c->io_mode),
 	       fslab_sync_policy_to_string(c->sync_policy), fslab_steady_mode_to_string(c->steady_mode),
 	       fslab_size_format(c->steady_round_bytes, r1, sizeof(r1)));
+	if (fslab_preset_named_rows(c->sweep.named_rows)) {
+		printf("bytes to move: what each device moves in %g s a pass, the rows' files of %s written first\n",
+		       FSLAB_CDM_PASS_S, fslab_size_format(c->sweep.file_max, f1, sizeof(f1)));
+		return;
+	}
 	printf("bytes to move: %s per filesystem and trial; %s", fslab_size_human(bytes, f1, sizeof(f1)),
 	       fslab_size_human(bytes * c->n_fs * c->sweep.trials, f2, sizeof(f2)));
 	if (c->max_trials > c->sweep.trials)
@@ -752,7 +834,38 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 			    fslab_size_human(avail, f1, sizeof(f1)),
 			    run_probe_is_largest(c, plan, probe)
 				    ? "lower --probe-size (or --no-device-probe)"
-				    : "lower --file-sizes");
+				    : fslab_preset_named_rows(c->sweep.named_rows) ? "lower --cdm-size"
+										 : "lower --file-sizes");
+		ret = -ENOSPC;
+	}
+	return ret;
+}
+
+int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	uint64_t need = run_plan_need(c, plan, false), avail;
+	char f1[32], f2[32], f3[32];
+	int ret = 0;
+
+	if (!fslab_preset_named_rows(c->sweep.named_rows))
+		return 0;
+	for (size_t i = 0; i < c->n_fs; i++) {
+		const struct fslab_bench_fs *fs = &c->fs[i];
+		struct statvfs sv;
+
+		if (statvfs(fs->rec.path, &sv) < 0)
+			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
+						 run_esc(fs->rec.path));
+		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+		if (sv.f_blocks == 0 || avail >= need)
+			continue; /* fusefat says nothing: nothing to check against */
+		fslab_error("%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
+			    fs->rec.name, run_esc(fs->rec.path), fslab_preset_to_string(c->sweep.named_rows),
+			    fslab_size_format(c->sweep.file_max, f1, sizeof(f1)),
+			    fslab_size_human(need, f2, sizeof(f2)), fslab_size_human(avail, f3, sizeof(f3)),
+			    fslab_size_format(c->sweep.file_max / 4 >= 16 * FSLAB_MiB ? c->sweep.file_max / 4
+										 : 16 * FSLAB_MiB,
+					      f1, sizeof(f1)));
 		ret = -ENOSPC;
 	}
 	return ret;
@@ -762,7 +875,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
  * 0, or -errno when a private directory cannot be made. */
 static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
-	double est_s = 0, steady_s = 0, probe_s = 0;
+	double est_s = 0, steady_s = 0, probe_s = 0, warm_s = 0;
 	bool estimated = true;
 	char f1[32], f2[32], f3[32];
 
@@ -794,14 +907,19 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		printf("\n");
 		est_s += e;
 		steady_s += st;
+		warm_s += cost_plan_warmup_s(plan, c->sweep.tests);
 	}
 	if (!estimated) {
 		printf("time: not estimated (a probe gave no rate)\n");
 		return 0;
 	}
-	printf("time: about %s", fslab_progress_format_duration(est_s * c->sweep.trials + steady_s, f1, sizeof(f1)));
+	printf("time: about %s",
+	       fslab_progress_format_duration(est_s * c->sweep.trials + steady_s + warm_s, f1, sizeof(f1)));
 	if (c->max_trials > c->sweep.trials)
-		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials + steady_s, f2, sizeof(f2)));
+		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials + steady_s + warm_s, f2,
+							      sizeof(f2)));
+	if (warm_s > 0)
+		printf(" (the discarded warm-up passes %s)", fslab_progress_format_duration(warm_s, f3, sizeof(f3)));
 	if (steady_s > 0)
 		printf(" (of which the steady-state phases, all %d rounds, %s)", FSLAB_STEADY_ROUNDS_MAX,
 		       fslab_progress_format_duration(steady_s, f3, sizeof(f3)));

@@ -49,6 +49,9 @@ int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen);
 struct run_fs_state {
 	struct fslab_done_set done;
 	struct fslab_resume_csv csv; /* --resume: the checked CSV */
+	/* named rows (plan cells 0..63 with pass_s > 0) whose discarded
+	 * warm-up pass ran in this session */
+	uint64_t warmed;
 };
 
 /* run_results.c: the results directory of a new run (made, locked,
@@ -141,6 +144,11 @@ bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struc
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
 		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes);
 double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
+/* A plan of named rows (--sweep cdm, cdm-nvme) on filesystems without
+ * room for its file (--cdm-size): refused before anything is written,
+ * naming each filesystem, its free space and the fix.  0 or -ENOSPC
+ * (-errno when free space cannot be read); 0 for a grid. */
+int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
 /* The estimate printed as the sweep starts (the model, as --dry-run). */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);

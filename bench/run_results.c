@@ -450,11 +450,8 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		for (size_t k = 0; k < fst[i].done.n; k++) {
 			const struct fslab_cell_key *key = &fst[i].done.keys[k];
 			unsigned trials = c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials;
-			bool in_plan = false;
-
-			for (size_t p = 0; p < plan->n && !in_plan; p++)
-				in_plan = plan->cells[p].file_bytes == key->file_kib * 1024 &&
-					  plan->cells[p].record_bytes == key->record_kib * 1024;
+			bool in_plan = fslab_plan_find(plan, key->test, key->file_kib, key->record_kib,
+						       key->iodepth, key->jobs) < plan->n;
 			if (!in_plan || !(c->sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
 				fslab_error("--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
 					    run_esc(c->out_dir), name, fslab_test_to_string(key->test),

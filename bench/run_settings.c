@@ -38,6 +38,50 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 	return 0;
 }
 
+/* A preset of named rows (cdm, cdm-nvme): one file of --cdm-size, the
+ * queued tests only, never fewer than its trials; the grid's settings
+ * and --cdm-size without such a preset are refused, naming the fix. */
+static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	const struct fslab_settings *g = &o->given;
+	const unsigned grid = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) |
+			      FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) |
+			      FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS);
+	struct fslab_sweep_spec *s = &c->sweep;
+	const char *p = fslab_preset_to_string(c->preset);
+	char tests[256];
+
+	if (!fslab_preset_named_rows(s->named_rows)) {
+		if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE)) {
+			fslab_error("--cdm-size sizes the file of --sweep cdm or cdm-nvme; give one of them, or --file-sizes for the %s grid",
+				    p);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (s->set & grid) {
+		fslab_error("--sweep %s runs CrystalDiskMark's rows on one file, not a file x record grid: drop %s and give the file's size with --cdm-size",
+			    p, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) ? "--file-sizes ([sweep] file_sizes)"
+			       : s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) ? "--record-sizes ([sweep] record_sizes)"
+											 : "--small-records ([sweep] small_records)");
+		return -EINVAL;
+	}
+	if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE))
+		s->file_min = s->file_max = g->v[FSLAB_SETTING_CDM_SIZE].lo;
+	if (s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED)) {
+		fslab_tests_format(s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED), tests, sizeof(tests));
+		fslab_error("--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",
+			    p, tests);
+		return -EINVAL;
+	}
+	if ((s->set & FSLAB_SWEEP_SET_TRIALS) && s->trials < FSLAB_CDM_TRIALS) {
+		fslab_error("--sweep %s runs at least %d trials, for a 95%% interval of each row (CrystalDiskMark's 5 passes); give --trials %d or more",
+			    p, FSLAB_CDM_TRIALS, FSLAB_CDM_TRIALS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The sweep: the preset, then a sweep file, then the flags, each over
  * the one before; both layers reach the sweep through the table's one
  * merge (fslab_settings_to_sweep), row by row as their set bits say. */
@@ -52,7 +96,7 @@ static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_op
 	if (o->sweep_file && run_load_sweep_file(c, o->sweep_file) < 0)
 		return -EINVAL;
 	fslab_settings_to_sweep(g, &c->sweep);
-	return 0;
+	return run_settings_rows(c, o);
 }
 
 /* "4K-32K", or "4K" for a range of one size. */
@@ -108,6 +152,13 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 	char a[32], b[32], x[32], y[32], z[32];
 	const uint64_t sizes[] = { s->file_min, s->file_max, s->record_min, s->record_max };
 
+	/* named rows: their sizes are the preset's and --cdm-size's */
+	for (size_t i = 0; fslab_preset_named_rows(s->named_rows) && i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (fslab_sweep_size_problem(sizes[i]) || s->record_max > s->file_max) {
+			fslab_error("--cdm-size %s: give a power of two of at least 16M",
+				    fslab_size_format(s->file_max, a, sizeof(a)));
+			return -EINVAL;
+		}
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		const char *problem = fslab_sweep_size_problem(sizes[i]);
 

@@ -119,7 +119,8 @@ double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state 
 			size_t i;
 
 			if (!d->ok[k] || key->trial < 1 || key->trial > T || !(d->throughput[k] > 0) ||
-			    (i = run_stop_cell(plan, key->file_kib, key->record_kib)) == plan->n)
+			    (i = fslab_plan_find(plan, key->test, key->file_kib, key->record_kib,
+						 key->iodepth, key->jobs)) == plan->n)
 				continue;
 			tab[((f * plan->n + i) * FSLAB_TEST_MAX + key->test) * T + key->trial - 1] =
 				log(d->throughput[k]);

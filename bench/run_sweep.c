@@ -145,6 +145,24 @@ static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_te
 		snprintf(row->flag + n, sizeof(row->flag) - n, "%sredone-slow", n ? ";" : "");
 }
 
+/* The key of test t's row in cell (resume's done set): a queued test
+ * carries the cell's depth and threads, every other test 1 and 1, as its
+ * CSV row (run_write_row). */
+static struct fslab_cell_key run_key(const struct fslab_sweep_cell *cell, enum fslab_test t,
+				     unsigned trial)
+{
+	bool queued = fslab_test_family(t) == FSLAB_FAMILY_QUEUED;
+
+	return (struct fslab_cell_key){
+		.test = t,
+		.file_kib = cell->file_bytes / 1024,
+		.record_kib = cell->record_bytes / 1024,
+		.iodepth = queued && cell->iodepth ? cell->iodepth : 1,
+		.jobs = queued && cell->jobs ? cell->jobs : 1,
+		.trial = trial,
+	};
+}
+
 /* The CSVs carry the queue columns (lib/results.h) when the plan holds a
  * test of the queued or many-files families. */
 static bool run_queue_columns(const struct fslab_run_ctx *c)
@@ -176,10 +194,10 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	};
 	int r;
 
-	if (fslab_test_family(t) == FSLAB_FAMILY_QUEUED) {
-		row.iodepth = g->cell->iodepth ? g->cell->iodepth : 1;
-		row.jobs = g->cell->jobs ? g->cell->jobs : 1;
-	}
+	struct fslab_cell_key key = run_key(g->cell, t, g->trial);
+
+	row.iodepth = key.iodepth;
+	row.jobs = key.jobs;
 	if (row.iops < 0 && o->status == FSLAB_OUTCOME_OK && row.record_kib && o->throughput_kib_s > 0)
 		row.iops = o->throughput_kib_s / (double)row.record_kib;
 
@@ -199,8 +217,8 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		g->failed = true;
 		run_stop = 1;
 	}
-	fslab_done_add(&g->fst->done, t, row.file_kib, row.record_kib, row.trial,
-		       o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
+	key.trial = row.trial;
+	fslab_done_add(&g->fst->done, &key, o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
 	if (o->status == FSLAB_OUTCOME_FAILED)
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
@@ -234,8 +252,13 @@ static bool run_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
 	double samples[FSLAB_TRIALS_MAX], median, tp;
 	size_t n;
 
-	n = fslab_done_samples(&g->fst->done, t, g->cell->file_bytes / 1024,
-			       g->cell->record_bytes / 1024, samples, FSLAB_TRIALS_MAX);
+	/* a pass of a fixed length (CrystalDiskMark's) takes that long
+	 * whatever it moved: its time says nothing of a disturbance */
+	if (g->cell->pass_s > 0)
+		return false;
+	struct fslab_cell_key key = run_key(g->cell, t, 0);
+
+	n = fslab_done_samples(&g->fst->done, &key, samples, FSLAB_TRIALS_MAX);
 	if (n == 0 || elapsed_s <= 0)
 		return false;
 	median = fslab_median(samples, n);
@@ -250,10 +273,10 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	double samples[FSLAB_TRIALS_MAX];
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(c->sweep.tests & (1u << t)))
+		if (!(c->sweep.tests & (1u << t)) || (cell->tests && !(cell->tests & (1u << t))))
 			continue;
-		size_t n = fslab_done_samples(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024,
-					      samples, FSLAB_TRIALS_MAX);
+		struct fslab_cell_key key = run_key(cell, (enum fslab_test)t, 0);
+		size_t n = fslab_done_samples(d, &key, samples, FSLAB_TRIALS_MAX);
 		if (n == 0)
 			continue; /* never ok (failed or skipped): repeating will not help */
 		if (!fslab_ci_within(samples, n, c->until_ci_pct))
@@ -267,12 +290,15 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
 				 const struct fslab_sweep_cell *cell, unsigned trial)
 {
+	/* a named row (CrystalDiskMark's) runs its own tests of the sweep's */
+	unsigned own = cell->tests ? cell->tests & c->sweep.tests : c->sweep.tests;
+
 	if (c->until_ci_pct > 0 && trial > c->sweep.trials && run_group_converged(c, d, cell))
 		return 0;
 	/* the decided rule: past the minimum, only the tests still open */
 	if (c->stops && trial > c->sweep.trials)
-		return run_stop_mask(c, (size_t)(cell - c->plan->cells));
-	return c->sweep.tests;
+		return run_stop_mask(c, (size_t)(cell - c->plan->cells)) & own;
+	return own;
 }
 
 /* Tests of one file x record cell still to run in a trial. */
@@ -282,9 +308,12 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 	unsigned mask = 0, wanted = run_group_wanted(c, d, cell, trial);
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((wanted & (1u << t)) &&
-		    !fslab_done_has(d, t, cell->file_bytes / 1024, cell->record_bytes / 1024, trial))
-			mask |= 1u << t;
+		if (wanted & (1u << t)) {
+			struct fslab_cell_key key = run_key(cell, (enum fslab_test)t, trial);
+
+			if (!fslab_done_has(d, &key))
+				mask |= 1u << t;
+		}
 	return mask;
 }
 
@@ -496,6 +525,36 @@ static int run_buffers_for(struct run_sweep_state *sw, uint64_t record_bytes)
 	return 0;
 }
 
+/* A warm-up's outcome is discarded: no row, no sample. */
+static void run_warm_up_outcome(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
+{
+	(void)ctx;
+	(void)t;
+	(void)o;
+}
+
+/* CrystalDiskMark's discarded warm-up: a named row with passes of a fixed
+ * length (plan cell i) runs its tests once before its first measured pass
+ * on each filesystem (once a session: a resumed run warms up again), the
+ * outcomes dropped; the manifest records how many such passes there were
+ * (sweep.warmup_passes_discarded).  Its time counts as the filesystem's
+ * wall time only. */
+static void run_warm_up(struct run_fs_state *fs_st, struct fslab_cell cell, size_t i,
+			struct fslab_bench_buffers *buf, struct fslab_cell_times *times)
+{
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+
+	if (cell.pass_s <= 0 || i >= 64 || (fs_st->warmed & (UINT64_C(1) << i)))
+		return;
+	fs_st->warmed |= UINT64_C(1) << i;
+	cell.on_test = run_warm_up_outcome;
+	cell.on_test_ctx = NULL;
+	cell.disturbed = NULL;
+	for (int k = 0; k < FSLAB_CDM_WARMUP_PASSES && !run_stop; k++)
+		fslab_cell_run(&cell, buf, out, times);
+	memset(times, 0, sizeof(*times));
+}
+
 /* One file x record cell of one trial on fs: the tests in mask, one row
  * each.  0, or -ENOMEM (the sweep stops). */
 static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct fslab_bench_fs *fs,
@@ -547,6 +606,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.jobs = cell->jobs,
 		.pass_s = cell->pass_s,
 	};
+	run_warm_up(g.fst, engine_cell, (size_t)(cell - c->plan->cells), &sw->buf, &times);
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
 	double p0 = fslab_now();
 	/* a probe measured again happens once: no overhead of later passes */

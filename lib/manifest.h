@@ -191,13 +191,18 @@ struct fslab_manifest {
 	char steady_state[8];          /* auto, on, off; "": absent (auto) */
 	uint64_t steady_round_kib;     /* 0: absent */
 	struct {
-		char preset[8];       /* lab, quick, seed */
+		char preset[16];      /* lab, quick, seed, cdm, cdm-nvme */
 		/* powers of two, 1..FSLAB_MANIFEST_SIZE_KIB_MAX, min <= max;
 		 * records at least 4 KiB */
 		uint64_t file_min_kib, file_max_kib, record_min_kib, record_max_kib;
 		unsigned tests;       /* mask of enum fslab_test bits */
 		bool keep_small_records;
 		bool shuffle;         /* "order": shuffle (default) or fixed */
+		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
+		 * and "warmup_passes_discarded", the passes of each row run
+		 * before its first measured one and left out of the results;
+		 * 0 (absent): one pass over the file, no warm-up */
+		unsigned pass_s, warmup_passes;
 	} sweep;
 	struct {
 		char hostname[256], kernel[640], kernel_version[256], cpu_model[256];

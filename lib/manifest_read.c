@@ -236,6 +236,13 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 		return r;
 	/* the order row's words (lib/settings.c); absent: shuffle */
 	m->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
+	uint64_t pass = 0, warm = 0;
+
+	if ((r = mf_read_uint(c, sw, "sweep", "pass_s", 1, 3600, &pass)) < 0 ||
+	    (r = mf_read_uint(c, sw, "sweep", "warmup_passes_discarded", 0, 100, &warm)) < 0)
+		return r;
+	m->sweep.pass_s = (unsigned)pass;
+	m->sweep.warmup_passes = (unsigned)warm;
 	return 0;
 }
 

@@ -70,6 +70,8 @@ const char *const fslab_preset_names[FSLAB_PRESET_MAX] = {
 	[FSLAB_PRESET_LAB] = "lab",
 	[FSLAB_PRESET_QUICK] = "quick",
 	[FSLAB_PRESET_SEED] = "seed",
+	[FSLAB_PRESET_CDM] = "cdm",
+	[FSLAB_PRESET_CDM_NVME] = "cdm-nvme",
 };
 
 static const char *const purge_names[FSLAB_PURGE_MAX] = {
@@ -292,6 +294,28 @@ const char *fslab_preset_to_string(enum fslab_preset p)
 enum fslab_preset fslab_preset_from_string(const char *s)
 {
 	return (enum fslab_preset)fslab_name_index(fslab_preset_names, FSLAB_PRESET_MAX, s);
+}
+
+char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, unsigned iodepth,
+			   unsigned jobs, char *buf, size_t len)
+{
+	const char *kind = t == FSLAB_TEST_QUEUED_WRITE || t == FSLAB_TEST_QUEUED_READ ? "SEQ"
+			   : t == FSLAB_TEST_QUEUED_RANDOM_WRITE || t == FSLAB_TEST_QUEUED_RANDOM_READ
+				   ? "RND"
+				   : NULL;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!kind)
+		return buf;
+	if (record_kib >= 1024 && record_kib % 1024 == 0)
+		snprintf(buf, len, "%s%lluM Q%uT%u", kind, record_kib / 1024, iodepth ? iodepth : 1,
+			 jobs ? jobs : 1);
+	else
+		snprintf(buf, len, "%s%lluK Q%uT%u", kind, record_kib, iodepth ? iodepth : 1,
+			 jobs ? jobs : 1);
+	return buf;
 }
 
 const char *fslab_purge_to_string(enum fslab_purge p)

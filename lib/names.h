@@ -112,6 +112,10 @@ enum fslab_preset {
 	FSLAB_PRESET_LAB,   /* the default: quick grid, cold, adaptive trials */
 	FSLAB_PRESET_QUICK, /* the seed sweep with files up to 64M */
 	FSLAB_PRESET_SEED,  /* the 2023 experiment */
+	/* CrystalDiskMark 8's profiles: named rows of queued tests, not a
+	 * file x record grid (bench/plan.c) */
+	FSLAB_PRESET_CDM,      /* its default profile */
+	FSLAB_PRESET_CDM_NVME, /* its NVMe SSD profile */
 	FSLAB_PRESET_MAX,
 	FSLAB_PRESET_INVALID = -1,
 };
@@ -167,5 +171,12 @@ enum fslab_purge fslab_purge_from_string(const char *s);
 
 const char *fslab_preset_to_string(enum fslab_preset p);
 enum fslab_preset fslab_preset_from_string(const char *s);
+
+/* A queued test's row as CrystalDiskMark names it: "SEQ" (queued_write,
+ * queued_read) or "RND" (the random ones), the record ("1M", "128K",
+ * "4K"), then Q<depth>T<threads>: "SEQ1M Q8T1", "RND4K Q32T16" (depth and
+ * threads 0 are 1).  "" for a test of another family.  Returns buf. */
+char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, unsigned iodepth,
+			   unsigned jobs, char *buf, size_t len);
 
 #endif

@@ -36,7 +36,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_PRESET] = {
 		.flag = "sweep", .arg = "PRESET|FILE", .manifest_key = "sweep.preset",
 		.type = FSLAB_STYPE_ENUM, .words = fslab_preset_names, .n_words = FSLAB_PRESET_MAX,
-		.words_help = "lab (the default), quick or seed, or a sweep file",
+		.words_help = "lab (the default), quick, seed, cdm or cdm-nvme, or a sweep file",
 		.default_text = "lab",
 		.heading = "Sweep (preset < the [sweep] section of --sweep FILE < these flags):",
 		.help = "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K "
@@ -44,7 +44,20 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 			"given) --stop decided --max-trials 10\n"
 			"seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
 			"quick: the seed sweep with files up to 64M (1 trial, warm)\n"
+			"cdm: CrystalDiskMark 8's rows, each a read and a write test: SEQ1M Q8T1, "
+			"SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1 (queued tests: sequential or random, "
+			"record, queue depth, threads) on one file of --cdm-size, passes of 5 s after "
+			"a discarded warm-up pass, 5 trials (the minimum under --stop too), cold\n"
+			"cdm-nvme: the same with its NVMe SSD rows: SEQ1M Q8T1, SEQ128K Q32T1, "
+			"RND4K Q32T16, RND4K Q1T1\n"
 			"FILE: a spec file (fslab spec --print); its [sweep] applies",
+	},
+	[FSLAB_SETTING_CDM_SIZE] = {
+		.flag = "cdm-size", .arg = "SIZE", .manifest_key = "sweep.file_min_kib sweep.file_max_kib",
+		.type = FSLAB_STYPE_SIZE, .min = 16 * FSLAB_MiB, .max = FSLAB_SIZE_MAX, .pow2 = true,
+		.default_text = "1G",
+		.help = "--sweep cdm and cdm-nvme: the test file of every row (default 1G, as "
+			"CrystalDiskMark; a power of two), at most the free space of each filesystem",
 	},
 	[FSLAB_SETTING_TESTS] = {
 		.flag = "tests", .short_name = 't', .arg = "LIST", .sweep_key = "tests",
@@ -195,7 +208,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 };
 
 const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
-	FSLAB_SETTING_PRESET, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
 	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
@@ -310,7 +323,8 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len)
 		break;
 	case FSLAB_STYPE_SIZE:
 		fslab_size_format(r->min, a, sizeof(a));
-		snprintf(buf, len, "at least %s%s", a, r->multiple == FSLAB_MiB ? ", whole MiB" : "");
+		snprintf(buf, len, "at least %s%s", a,
+			 r->multiple == FSLAB_MiB ? ", whole MiB" : r->pow2 ? ", a power of two" : "");
 		break;
 	case FSLAB_STYPE_RANGE:
 		snprintf(buf, len, "powers of two from %s", fslab_size_format(r->min, a, sizeof(a)));
@@ -392,6 +406,8 @@ static const char *size_rule(const struct fslab_setting_row *r, char *buf, size_
 	fslab_size_format(r->min, a, sizeof(a));
 	if (r->multiple == FSLAB_MiB)
 		snprintf(buf, len, "whole MiB, at least %s", a);
+	else if (r->pow2)
+		snprintf(buf, len, "a power of two, at least %s", a);
 	else
 		snprintf(buf, len, "a size of at least %s", a);
 	return buf;
@@ -407,7 +423,8 @@ static int parse_size(const struct fslab_setting_row *r, const char *text, const
 	if (fslab_size_parse(text, &b, &why) < 0)
 		return refuse(err, errlen, "%s '%s': %s", origin, esc,
 			      why ? why : "not a size (e.g. 512M, 20G)");
-	if (b < r->min || b > r->max || (r->multiple && b % r->multiple))
+	if (b < r->min || b > r->max || (r->multiple && b % r->multiple) ||
+	    (r->pow2 && !fslab_is_pow2(b)))
 		return refuse(err, errlen, "%s '%s': give %s (e.g. %s)", origin, esc,
 			      size_rule(r, bounds, sizeof(bounds)), r->default_text);
 	v->lo = b;

@@ -46,6 +46,7 @@ enum fslab_setting {
 	FSLAB_SETTING_PROBE,
 	FSLAB_SETTING_STEADY,
 	FSLAB_SETTING_STEADY_ROUND,
+	FSLAB_SETTING_CDM_SIZE,
 	FSLAB_SETTING_MAX,
 };
 
@@ -73,7 +74,7 @@ struct fslab_setting_row {
 	const char *manifest_key;
 	enum fslab_setting_type type;
 	uint64_t min, max;        /* COUNT, SIZE, RANGE (each end) */
-	bool pow2;                /* RANGE: each end a power of two (fslab_sweep_size_problem) */
+	bool pow2;                /* RANGE (each end), SIZE: a power of two (fslab_sweep_size_problem) */
 	uint64_t multiple;        /* SIZE: 0 or what the value is a multiple of */
 	const char *const *words; /* ENUM: words[0..n_words) */
 	int n_words;

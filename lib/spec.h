@@ -72,6 +72,10 @@ struct fslab_sweep_spec {
 	uint64_t seed;
 	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
 	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
+	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
+	 * rows, on one file of file_max bytes (bench/plan.c); any other: the
+	 * file x record grid */
+	enum fslab_preset named_rows;
 };
 
 struct fslab_spec {

@@ -143,8 +143,11 @@ static double sweep_forecast(double ratio, double cv, uint64_t seed)
 			double base = 1e5 * (1 + t) * pow((double)r, 0.3) * pow((double)f, 0.1);
 
 			for (size_t e = 0; e < 2; e++)
-				ck_assert_int_eq(fslab_done_add(&fst[e].done, (enum fslab_test)t, f, r, 1, true,
-								base * (e ? ratio : 1) * exp(cv * fslab_stop_normal(&seed))),
+				ck_assert_int_eq(fslab_done_add(&fst[e].done,
+								&(struct fslab_cell_key){ .test = (enum fslab_test)t,
+											  .file_kib = f, .record_kib = r,
+											  .iodepth = 1, .jobs = 1, .trial = 1 },
+								true, base * (e ? ratio : 1) * exp(cv * fslab_stop_normal(&seed))),
 						 0);
 		}
 	fc = run_forecast_make(c, fst, 1);
