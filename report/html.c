@@ -90,7 +90,7 @@ static const char ht_style[] =
 	".files{color:#777}.pc{background:#ffd8a8}.fu{background:#cfe2ff}.pc.fu{background:#e0c8ff}"
 	".bad{background:#ddd;color:#900}\n"
 	".best{font-weight:bold;background:#fff;outline:2px solid #333;outline-offset:-2px}"
-	".faster{background:#c9e7c4}.slower{background:#f6cfcf}.same{background:#dfe8f3;color:#234}"
+	".faster{background:#c9e7c4}.slower{background:#f6cfcf}.wide{background:#fbe3b8}.same{background:#dfe8f3;color:#234}"
 	".undecided{background:#ececec;color:#444}"
 	".nd{color:#999}\n"
 	".holds{color:#060;font-weight:bold}.fails{color:#b00;font-weight:bold}.unknown{color:#a60}\n"
@@ -574,6 +574,8 @@ static void ht_contents(FILE *out, const struct rp_data *d, bool claims)
 	if (claims)
 		fputs("<a href=\"#claims-2023\">2023 claims</a> &middot; ", out);
 	fputs("<a href=\"#rankings\">rankings</a> &middot; ", out);
+	if (rp_cdm_any(d))
+		fputs("<a href=\"#cdm\">CrystalDiskMark rows</a> &middot; ", out);
 	if (d->sum->lat_tests)
 		fputs("<a href=\"#latency\">latency</a> &middot; ", out);
 	if (d->n_runs > 1)
@@ -739,6 +741,7 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 		rp_claims_html(out, d); /* nothing without d->claims */
 	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
 		return r;
+	rp_cdm_html(out, d, tests);
 	rp_latency_html(out, d);
 	ht_same_fs(out, d, tests);
 	if (d->n_runs > 1)

@@ -299,6 +299,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "latency", rp_latency_json(d));
+	json_object_object_add(root, "cdm", rp_cdm_json(d, tests));
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 

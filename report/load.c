@@ -18,7 +18,9 @@
 
 struct ld_row {
 	uint64_t file_kib, record_kib;
+	unsigned iodepth, jobs; /* 1 and 1 but for the queued tests */
 	double v;
+	double iops;    /* the CSV's iops, else throughput / record */
 	char *problem; /* status when not ok */
 	unsigned trial;
 	unsigned char test, kind, flags; /* kind: 0 ok, 1 failed, 2 skipped */
@@ -30,17 +32,28 @@ static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
 #define E1(s) rp_esc((s), ld_e1, sizeof(ld_e1))
 #define E2(s) rp_esc((s), ld_e2, sizeof(ld_e2))
 
-static int ld_cmp_row(const void *a, const void *b)
+/* By cell (test, file, record, depth, threads), then trial. */
+static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
 {
-	const struct ld_row *x = a, *y = b;
-
 	if (x->test != y->test)
 		return x->test < y->test ? -1 : 1;
 	if (x->file_kib != y->file_kib)
 		return x->file_kib < y->file_kib ? -1 : 1;
 	if (x->record_kib != y->record_kib)
 		return x->record_kib < y->record_kib ? -1 : 1;
-	return (x->trial > y->trial) - (x->trial < y->trial);
+	if (x->iodepth != y->iodepth)
+		return x->iodepth < y->iodepth ? -1 : 1;
+	if (x->jobs != y->jobs)
+		return x->jobs < y->jobs ? -1 : 1;
+	return 0;
+}
+
+static int ld_cmp_row(const void *a, const void *b)
+{
+	const struct ld_row *x = a, *y = b;
+	int k = ld_cmp_cell(x, y);
+
+	return k ? k : (x->trial > y->trial) - (x->trial < y->trial);
 }
 
 const struct rp_flag_info rp_flag_table[] = {
@@ -193,6 +206,14 @@ static void ld_cell_latency(struct rp_entry *e, struct rp_cell *c, double *tmp)
 		e->latency = true;
 }
 
+/* Rows of one cell: test, file, record, and a queued test's depth and
+ * threads (CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells). */
+static bool ld_same_cell(const struct ld_row *r, const struct rp_cell *c)
+{
+	return r->test == c->test && r->file_kib == c->file_kib && r->record_kib == c->record_kib &&
+	       r->iodepth == c->iodepth && r->jobs == c->jobs;
+}
+
 /* Groups sorted rows into cells and samples. */
 static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 {
@@ -200,9 +221,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		n_ok += rows[i].kind == 0;
-		if (i == 0 || rows[i].test != rows[i - 1].test ||
-		    rows[i].file_kib != rows[i - 1].file_kib ||
-		    rows[i].record_kib != rows[i - 1].record_kib)
+		if (i == 0 || ld_cmp_cell(&rows[i], &rows[i - 1]) != 0)
 			nc++;
 	}
 	e->cells = calloc(nc ? nc : 1, sizeof(*e->cells));
@@ -216,18 +235,20 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct ld_row *r = &rows[i];
 
-		if (!c || r->test != c->test || r->file_kib != c->file_kib ||
-		    r->record_kib != c->record_kib) {
+		if (!c || !ld_same_cell(r, c)) {
 			c = &e->cells[e->n_cells++];
 			c->test = r->test;
 			c->file_kib = r->file_kib;
 			c->record_kib = r->record_kib;
+			c->iodepth = r->iodepth;
+			c->jobs = r->jobs;
 			c->first = e->n_samples;
 		}
 		c->flags |= r->flags;
 		if (r->kind == 0) {
 			e->samples[e->n_samples].trial = r->trial;
 			e->samples[e->n_samples].v = r->v;
+			e->samples[e->n_samples].iops = r->iops;
 			memcpy(e->samples[e->n_samples].lat, r->lat, sizeof(r->lat));
 			e->n_samples++;
 			c->n_ok++;
@@ -249,6 +270,10 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
 		c->ci = rp_ci95(tmp, c->n_ok);
 		c->median = fslab_median_sort(tmp, c->n_ok);
+		for (unsigned k = 0; k < c->n_ok; k++)
+			tmp[k] = e->samples[c->first + k].iops;
+		rp_mean_sd(tmp, c->n_ok, &c->iops_mean, &(double){ 0 });
+		c->iops_ci = rp_ci95(tmp, c->n_ok);
 		ld_cell_latency(e, c, tmp);
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
@@ -348,8 +373,11 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->test = (unsigned char)row.test;
 		lr->file_kib = row.file_kib;
 		lr->record_kib = row.record_kib;
+		lr->iodepth = row.iodepth ? row.iodepth : 1;
+		lr->jobs = row.jobs ? row.jobs : 1;
 		lr->trial = row.trial;
 		lr->v = row.throughput_kib_s;
+		lr->iops = fslab_result_iops(&row);
 		lr->flags = (unsigned char)ld_parse_flags(e, row.flag);
 		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
 		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;

@@ -4,7 +4,10 @@
  * size take the cells at the two largest file sizes measured ok with that
  * record size.  A trial's score is the median of its samples over those
  * cells; the filesystem's score is the median of its trial scores, and the
- * 95% interval is Student's t over the trial scores. */
+ * 95% interval is Student's t over the trial scores.  A queued test's
+ * record sizes are (record, depth, threads): each of its configurations
+ * (CrystalDiskMark's rows) has its own plateau cells, and the per-row
+ * comparisons are the CDM panel's (cdm.c). */
 #include "log.h"
 #include "report_priv.h"
 #include "stats.h"
@@ -16,7 +19,13 @@
 
 struct rk_top {
 	uint64_t record, f1, f2; /* f1 > f2: the two largest file sizes */
+	unsigned iodepth, jobs;
 };
+
+static bool rk_top_of(const struct rk_top *k, const struct rp_cell *c)
+{
+	return k->record == c->record_kib && k->iodepth == c->iodepth && k->jobs == c->jobs;
+}
 
 static int rk_cmp_sample(const void *a, const void *b)
 {
@@ -43,10 +52,12 @@ static int rk_tops(const struct rp_entry *e, enum fslab_test t, struct rk_top **
 
 		if (!c->n_ok)
 			continue;
-		for (k = 0; k < nt && tp[k].record != c->record_kib; k++)
+		for (k = 0; k < nt && !rk_top_of(&tp[k], c); k++)
 			;
 		if (k == nt) {
 			tp[nt].record = c->record_kib;
+			tp[nt].iodepth = c->iodepth;
+			tp[nt].jobs = c->jobs;
 			nt++;
 		}
 		if (c->file_kib > tp[k].f1) {
@@ -74,7 +85,7 @@ static size_t rk_plateau_samples(const struct rp_entry *e, enum fslab_test t,
 
 		if (!c->n_ok)
 			continue;
-		for (k = 0; top[k].record != c->record_kib; k++)
+		for (k = 0; !rk_top_of(&top[k], c); k++)
 			;
 		if (c->file_kib != top[k].f1 && c->file_kib != top[k].f2)
 			continue;
@@ -160,6 +171,29 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 	r = rk_trial_scores(pool, rk_plateau_samples(e, t, top, pool, s), tmp, s);
 out:
 	free(top);
+	free(pool);
+	free(tmp);
+	return r;
+}
+
+int rp_cell_score(const struct rp_entry *e, const struct rp_cell *c, struct rp_score *s)
+{
+	size_t room = c->n_ok ? c->n_ok : 1;
+	struct rp_sample *pool = malloc(room * sizeof(*pool));
+	double *tmp = malloc(room * sizeof(*tmp));
+	int r = -ENOMEM;
+
+	memset(s, 0, sizeof(*s));
+	s->median = s->mean = s->ci = s->score = s->lmean = s->lvar = NAN;
+	if (pool && tmp && c->n_ok) {
+		memcpy(pool, &e->samples[c->first], c->n_ok * sizeof(*pool));
+		s->n_cells = 1;
+		s->flags = c->flags;
+		s->file_lo = s->file_hi = c->file_kib;
+		r = rk_trial_scores(pool, c->n_ok, tmp, s);
+	} else if (pool && tmp) {
+		r = -ENODATA;
+	}
 	free(pool);
 	free(tmp);
 	return r;

@@ -55,12 +55,17 @@ char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 struct rp_sample {
 	unsigned trial;
 	double v;
+	double iops;          /* operations a second (the CSV's iops, else v / record) */
 	double lat[3];        /* fslab run --latency: p50, p99, max in us (NaN: none) */
 };
 
 struct rp_cell {
 	enum fslab_test test;
 	uint64_t file_kib, record_kib;
+	/* a queued test's depth and threads (1 and 1 for the others, and for
+	 * CSVs without the queue columns): part of the cell's key */
+	unsigned iodepth, jobs;
+	double iops_mean, iops_ci; /* of the ok samples' operations a second */
 	size_t first;         /* index of the first ok sample in entry->samples */
 	unsigned n_ok, n_failed, n_skipped;
 	unsigned flags;       /* RP_FLAG_* over all trials */
@@ -90,7 +95,7 @@ struct rp_entry {
 	enum fslab_fs_type type;
 	struct rp_fsinfo info;
 	bool has_info;
-	struct rp_cell *cells; /* sorted by test, file, record */
+	struct rp_cell *cells; /* sorted by test, file, record, depth, threads */
 	size_t n_cells;
 	size_t test_first[FSLAB_TEST_MAX + 1]; /* cells of test t: [tf[t], tf[t+1]) */
 	struct rp_sample *samples;
@@ -174,6 +179,9 @@ struct rp_score {
  * has no ok cell of that test. */
 int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s);
 void rp_score_free(struct rp_score *s);
+/* The same score from one cell's samples alone (a CrystalDiskMark row):
+ * 0, -ENODATA (no ok sample) or -ENOMEM; s to free either way. */
+int rp_cell_score(const struct rp_entry *e, const struct rp_cell *c, struct rp_score *s);
 
 struct rp_rank_row {
 	const struct rp_entry *e;
@@ -476,6 +484,12 @@ struct rp_lat_row {          /* one filesystem in one test */
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
 int rp_latency_text(FILE *out, const struct rp_data *d);
+/* The CrystalDiskMark panel of the queued tests in tests (cdm.c): nothing
+ * (NULL) without a queued cell.  Text: 0 or -ENOMEM. */
+int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests);
+bool rp_cdm_any(const struct rp_data *d); /* some entry has a queued cell */
+void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests);
+json_object *rp_cdm_json(const struct rp_data *d, unsigned tests);
 void rp_latency_html(FILE *out, const struct rp_data *d);
 json_object *rp_latency_json(const struct rp_data *d);
 

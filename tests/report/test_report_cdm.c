@@ -1,0 +1,221 @@
+/* The CrystalDiskMark panel on the checked-in fixture tests/report/fixtures/cdm
+ * (two filesystems, --sweep cdm's four rows, 5 trials, the queue columns):
+ * rows of one test at two depths are two cells; the panel's text, HTML and
+ * JSON show each row's MB/s (decimal) and IOPS with the 95% interval, say
+ * which row's interval is wider than 5% and why, and give each row's
+ * verdict against its fastest filesystem. */
+#include "report_priv.h"
+#include "stats.h"
+#include "testutil.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char fixture[4096];
+
+static struct rp_data *load(void)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	const char *dirs[] = { fixture };
+	struct rp_data *d = calloc(1, sizeof(*d));
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/report/fixtures/cdm", src ? src : "../..");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(rp_load(d, dirs, 1), 0);
+	ck_assert_uint_eq(d->n_all, 2);
+	return d;
+}
+
+static const struct rp_entry *entry(const struct rp_data *d, const char *fs)
+{
+	for (size_t i = 0; i < d->n_all; i++)
+		if (strcmp(d->all[i]->fs, fs) == 0)
+			return d->all[i];
+	ck_abort_msg("no entry %s", fs);
+	return NULL;
+}
+
+static const struct rp_cell *cell(const struct rp_entry *e, enum fslab_test t, uint64_t rec,
+				  unsigned depth)
+{
+	const struct rp_cell *found = NULL;
+
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
+		if (e->cells[k].record_kib == rec && e->cells[k].iodepth == depth) {
+			ck_assert_msg(!found, "two cells of %s %lluK Q%u", fslab_test_to_string(t),
+				      (unsigned long long)rec, depth);
+			found = &e->cells[k];
+		}
+	ck_assert_msg(found, "no cell %s %lluK Q%u", fslab_test_to_string(t), (unsigned long long)rec, depth);
+	return found;
+}
+
+/* SEQ1M Q8T1 and SEQ1M Q1T1 share test, file and record: two cells of 5
+ * trials each, each with its own mean (mixed they would be one of 10). */
+START_TEST(t_depths_are_cells)
+{
+	struct rp_data *d = load();
+	const struct rp_entry *e = entry(d, "ext4");
+	const struct rp_cell *q8 = cell(e, FSLAB_TEST_QUEUED_READ, 1024, 8);
+	const struct rp_cell *q1 = cell(e, FSLAB_TEST_QUEUED_READ, 1024, 1);
+
+	ck_assert_uint_eq(q8->n_ok, 5);
+	ck_assert_uint_eq(q1->n_ok, 5);
+	ck_assert_double_eq_tol(q8->mean, 2000000, 1e-6);
+	ck_assert_double_eq_tol(q1->mean, 1000000, 1e-6);
+	ck_assert_double_eq_tol(q8->iops_mean, 2000000 / 1024.0, 0.1);
+	ck_assert_uint_eq(cell(e, FSLAB_TEST_QUEUED_RANDOM_READ, 4, 32)->jobs, 1);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
+static char *render_text(const struct rp_data *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(rp_cdm_text(f, d, ~0u), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	/* a copy: what open_memstream wrote through &buf, as its own string */
+	char *copy = strdup(buf);
+
+	free(buf);
+	ck_assert_ptr_nonnull(copy);
+	return copy;
+}
+
+/* The text panel: per filesystem, the rows in CrystalDiskMark's order with
+ * MB/s = 10^6 B/s (2000000 KiB/s is 2048.00 MB/s) and the interval; the
+ * noisy row named with its spread; the verdicts. */
+START_TEST(t_text_panel)
+{
+	struct rp_data *d = load();
+	char *t = render_text(d);
+	const char *ext4 = strstr(t, "\next4 (--sweep cdm: a 64M file, passes of 5 s, 1 warm-up pass of each row discarded)\n");
+	const char *q8, *q1, *r32, *r1;
+
+	ck_assert_msg(ext4, "%s", t);
+	q8 = strstr(ext4, "SEQ1M Q8T1");
+	q1 = strstr(ext4, "SEQ1M Q1T1");
+	r32 = strstr(ext4, "RND4K Q32T1");
+	r1 = strstr(ext4, "RND4K Q1T1");
+	ck_assert_msg(q8 && q1 && r32 && r1 && q8 < q1 && q1 < r32 && r32 < r1, "order:\n%s", t);
+	/* 2000000 KiB/s x 1024 / 10^6; t(0.975, 4) x sd / sqrt(5) */
+	ck_assert_msg(strstr(q8, "2048.00 +-20.10") && strstr(q8, "1953.1 +-19.2"), "%s", t);
+	ck_assert_msg(strstr(q1, "1024.00 +-10.05"), "%s", t);
+	ck_assert_msg(strstr(t, "95% interval within 5% of the mean: 15 of 16 row sides\n"), "%s", t);
+	ck_assert_msg(strstr(t, "not within 5%: xfs RND4K Q1T1 write: +-18.1% over 5 trials"), "%s", t);
+	ck_assert_msg(!strstr(t, "not within 5%: ext4"), "%s", t);
+	/* xfs reads SEQ1M Q8T1 at 0.9 of ext4, tightly: slower; the noisy
+	 * row cannot be decided */
+	ck_assert_msg(strstr(t, "SEQ1M Q8T1   read   best                     0.90 [0.89-0.91] slower"), "%s", t);
+	ck_assert_msg(strstr(t, "RND4K Q32T1  write  0.97 [0.96-0.98] slower  best"), "%s", t);
+	ck_assert_msg(strstr(t, "RND4K Q1T1   write  best                     0.99 [0.82-1.20] inconclusive"), "%s", t);
+	free(t);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
+static json_object *side(json_object *root, size_t fs, size_t row, const char *k)
+{
+	json_object *fss, *f, *rows, *r, *s;
+
+	ck_assert(json_object_object_get_ex(root, "filesystems", &fss));
+	f = json_object_array_get_idx(fss, fs);
+	ck_assert(json_object_object_get_ex(f, "rows", &rows));
+	r = json_object_array_get_idx(rows, row);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_object_object_get_ex(r, k, &s));
+	return s;
+}
+
+static double num(json_object *o, const char *k)
+{
+	json_object *v;
+
+	ck_assert_msg(json_object_object_get_ex(o, k, &v) && v, "no %s", k);
+	return json_object_get_double(v);
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	json_object *v;
+
+	ck_assert_msg(json_object_object_get_ex(o, k, &v) && v, "no %s", k);
+	return json_object_get_string(v);
+}
+
+/* The JSON panel holds the same figures, the rows' depth and threads, the
+ * interval test and the verdicts; --tests without a queued test: none. */
+START_TEST(t_json_panel)
+{
+	struct rp_data *d = load();
+	json_object *root = rp_cdm_json(d, ~0u), *rows, *r0, *v;
+	size_t x = strcmp(d->all[0]->fs, "xfs") == 0 ? 0 : 1, e = 1 - x;
+
+	ck_assert_ptr_nonnull(root);
+	json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(root, "filesystems"), e),
+				  "rows", &rows);
+	ck_assert_uint_eq(json_object_array_length(rows), 4);
+	r0 = json_object_array_get_idx(rows, 0);
+	ck_assert_str_eq(str(r0, "row"), "SEQ1M Q8T1");
+	ck_assert_int_eq((int)num(r0, "iodepth"), 8);
+	ck_assert_double_eq_tol(num(side(root, e, 0, "read"), "mb_s"), 2048.0, 1e-9);
+	ck_assert_double_eq_tol(num(side(root, e, 0, "read"), "iops"), 1953.125, 0.1);
+	ck_assert_double_eq_tol(num(side(root, e, 0, "read"), "mb_s_ci95"), 20.10, 0.01);
+	ck_assert_str_eq(str(side(root, e, 0, "read"), "verdict"), "best");
+	ck_assert_str_eq(str(side(root, x, 0, "read"), "verdict"), "slower");
+	ck_assert_double_eq_tol(num(side(root, x, 0, "read"), "ratio_to_best"), 0.9, 1e-9);
+	ck_assert(json_object_object_get_ex(side(root, x, 3, "write"), "within_5pct", &v));
+	ck_assert(!json_object_get_boolean(v));
+	ck_assert(json_object_object_get_ex(side(root, e, 3, "write"), "within_5pct", &v));
+	ck_assert(json_object_get_boolean(v));
+	json_object_put(root);
+	ck_assert_ptr_null(rp_cdm_json(d, FSLAB_TESTS_ALL));
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
+/* The HTML panel: a table per filesystem, the wide interval marked, the
+ * verdicts classed as the report's other matrices. */
+START_TEST(t_html_panel)
+{
+	struct rp_data *d = load();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	rp_cdm_html(f, d, ~0u);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(strstr(buf, "<section id=\"cdm\">"), "%s", buf);
+	ck_assert_msg(strstr(buf, "<h3>xfs</h3>") && strstr(buf, "<h3>ext4</h3>"), "%s", buf);
+	ck_assert_msg(strstr(buf, "<tr><th class=l>SEQ1M Q8T1</th><td>2048.00 +-20.10</td><td>1953.1 +-19.2</td>"),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, "<td class=wide>81.92 +-14.83</td>"), "%s", buf);
+	ck_assert_msg(strstr(buf, "<td class=\"l slower\">0.90 [0.89-0.91] slower</td>"), "%s", buf);
+	free(buf);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	struct ft_suite *s = ft_suite_new("report_cdm");
+	TCase *tc = ft_tcase(s, "cdm", 0);
+
+	tcase_add_test(tc, t_depths_are_cells);
+	tcase_add_test(tc, t_text_panel);
+	tcase_add_test(tc, t_json_panel);
+	tcase_add_test(tc, t_html_panel);
+	return ft_suite_run(s, argc, argv);
+}
