@@ -350,7 +350,7 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_pan
 		fslab_table_cell(tb, 3, cd_value(wr, false, v, sizeof(v)));
 		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
 		fslab_table_cellf(tb, 5, "%u", n);
-		fslab_table_cell(tb, 6, (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
+		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
 	}
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
