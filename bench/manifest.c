@@ -157,7 +157,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.keep_small_records = s->keep_small_records;
 	m->sweep.shuffle = s->shuffle;
 	if (fslab_preset_named_rows(s->named_rows)) {
-		m->sweep.pass_s = (unsigned)FSLAB_CDM_PASS_S;
+		m->sweep.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S;
 		m->sweep.warmup_passes = FSLAB_CDM_WARMUP_PASSES;
 	}
 }
@@ -327,6 +327,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 		c->preset = FSLAB_PRESET_SEED;
 	/* a CrystalDiskMark run's plan is its preset's rows */
 	c->sweep.named_rows = fslab_preset_named_rows(c->preset) ? c->preset : FSLAB_PRESET_SEED;
+	c->sweep.pass_s = m->sweep.pass_s;
 	c->sweep.file_min = m->sweep.file_min_kib * 1024;
 	c->sweep.file_max = m->sweep.file_max_kib * 1024;
 	c->sweep.record_min = m->sweep.record_min_kib * 1024;

@@ -54,6 +54,7 @@ void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 		s->tests = SEQ_TESTS | RND_TESTS;
 		s->trials = FSLAB_CDM_TRIALS;
 		s->cache = FSLAB_CACHE_COLD;
+		s->pass_s = FSLAB_CDM_PASS_S;
 		return;
 	}
 	if (p == FSLAB_PRESET_QUICK || p == FSLAB_PRESET_LAB)
@@ -133,7 +134,7 @@ static size_t plan_rows(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 				.record_bytes = r->record,
 				.iodepth = r->iodepth,
 				.jobs = r->jobs,
-				.pass_s = FSLAB_CDM_PASS_S,
+				.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S,
 				.tests = r->random ? RND_TESTS : SEQ_TESTS,
 			};
 		n++;

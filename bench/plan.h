@@ -44,13 +44,13 @@ struct fslab_plan {
 /* The CrystalDiskMark presets (cdm, cdm-nvme): CrystalDiskMark 8's rows,
  * each a read and a write test at its record, queue depth and threads, on
  * one file of --cdm-size (default FSLAB_CDM_FILE_DEFAULT); passes of
- * FSLAB_CDM_PASS_S seconds; FSLAB_CDM_WARMUP_PASSES discarded pass of
+ * --cdm-time seconds (default FSLAB_CDM_PASS_S, CrystalDiskMark's); FSLAB_CDM_WARMUP_PASSES discarded pass of
  * each row before its first measured one on each filesystem; at least
  * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
  * best-of. */
 #define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
 #define FSLAB_CDM_FILE_MIN (16ull * 1024 * 1024)
-#define FSLAB_CDM_PASS_S 5.0
+#define FSLAB_CDM_PASS_S 5 /* the default of --cdm-time */
 #define FSLAB_CDM_WARMUP_PASSES 1
 #define FSLAB_CDM_TRIALS 5
 

@@ -411,10 +411,10 @@ int fslab_run(const struct fslab_run_opts *o)
 		goto out;
 
 	if (fslab_preset_named_rows(c->sweep.named_rows))
-		fslab_progress_note(prog, "%s: %zu filesystem(s), %s: %zu rows of %llu tests on a file of %s, passes of %.0f s after %d discarded warm-up pass",
+		fslab_progress_note(prog, "%s: %zu filesystem(s), %s: %zu rows of %llu tests on a file of %s, passes of %u s after %d discarded warm-up pass",
 				    fslab_log_prefix(), c->n_fs, fslab_preset_to_string(c->sweep.named_rows), plan.n,
 				    (unsigned long long)fslab_plan_test_count(&plan, c->sweep.tests),
-				    fslab_size_format(c->sweep.file_max, (char[32]){ 0 }, 32), FSLAB_CDM_PASS_S,
+				    fslab_size_format(c->sweep.file_max, (char[32]){ 0 }, 32), c->sweep.pass_s,
 				    FSLAB_CDM_WARMUP_PASSES);
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),

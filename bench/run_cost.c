@@ -730,9 +730,9 @@ static void run_dry_print_rows(const struct fslab_run_ctx *c, const struct fslab
 	char f1[32], name[48];
 
 	printf("rows: %s (CrystalDiskMark 8), %zu rows x their read and write tests on a file of %s, "
-	       "passes of %g s, %d discarded warm-up pass of each row on each filesystem first:\n",
+	       "passes of %u s, %d discarded warm-up pass of each row on each filesystem first:\n",
 	       fslab_preset_to_string(c->sweep.named_rows), plan->n,
-	       fslab_size_format(c->sweep.file_max, f1, sizeof(f1)), FSLAB_CDM_PASS_S,
+	       fslab_size_format(c->sweep.file_max, f1, sizeof(f1)), c->sweep.pass_s,
 	       FSLAB_CDM_WARMUP_PASSES);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct fslab_sweep_cell *cell = &plan->cells[i];
@@ -782,8 +782,8 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	       fslab_sync_policy_to_string(c->sync_policy), fslab_steady_mode_to_string(c->steady_mode),
 	       fslab_size_format(c->steady_round_bytes, r1, sizeof(r1)));
 	if (fslab_preset_named_rows(c->sweep.named_rows)) {
-		printf("bytes to move: what each device moves in %g s a pass, the rows' files of %s written first\n",
-		       FSLAB_CDM_PASS_S, fslab_size_format(c->sweep.file_max, f1, sizeof(f1)));
+		printf("bytes to move: what each device moves in %u s a pass, the rows' files of %s written first\n",
+		       c->sweep.pass_s, fslab_size_format(c->sweep.file_max, f1, sizeof(f1)));
 		return;
 	}
 	printf("bytes to move: %s per filesystem and trial; %s", fslab_size_human(bytes, f1, sizeof(f1)),

@@ -57,6 +57,11 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 				    p);
 			return -EINVAL;
 		}
+		if (fslab_settings_has(g, FSLAB_SETTING_CDM_TIME)) {
+			fslab_error("--cdm-time times the passes of --sweep cdm or cdm-nvme; give one of them (the %s grid's passes are one pass over each file)",
+				    p);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (s->set & grid) {
@@ -68,6 +73,8 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	}
 	if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE))
 		s->file_min = s->file_max = g->v[FSLAB_SETTING_CDM_SIZE].lo;
+	if (fslab_settings_has(g, FSLAB_SETTING_CDM_TIME))
+		s->pass_s = (unsigned)g->v[FSLAB_SETTING_CDM_TIME].lo;
 	if (s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED)) {
 		fslab_tests_format(s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED), tests, sizeof(tests));
 		fslab_error("--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",

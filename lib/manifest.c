@@ -337,10 +337,8 @@ static json_object *mf_write_sweep(const struct fslab_manifest *m)
 	mf_put(o, mf_key(FSLAB_SETTING_TESTS, 0), tests);
 	mf_put(o, mf_key(FSLAB_SETTING_SMALL_RECORDS, 0), json_object_new_boolean(m->sweep.keep_small_records));
 	mf_put(o, mf_key(FSLAB_SETTING_ORDER, 0), json_object_new_string(fslab_setting_word(FSLAB_SETTING_ORDER, m->sweep.shuffle ? 0 : 1)));
-	if (m->sweep.pass_s) {
-		mf_put(o, "pass_s", mf_jcount(m->sweep.pass_s));
-		mf_put(o, "warmup_passes_discarded", mf_jcount(m->sweep.warmup_passes));
-	}
+	mf_put(o, mf_key(FSLAB_SETTING_CDM_TIME, 0), mf_jcount(m->sweep.pass_s));
+	mf_put(o, "warmup_passes_discarded", mf_jcount(m->sweep.warmup_passes));
 	return o;
 }
 

@@ -201,7 +201,7 @@ struct fslab_manifest {
 		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
 		 * and "warmup_passes_discarded", the passes of each row run
 		 * before its first measured one and left out of the results;
-		 * 0 (absent): one pass over the file, no warm-up */
+		 * 0 (a grid, or absent): one pass over the file, no warm-up */
 		unsigned pass_s, warmup_passes;
 	} sweep;
 	struct {

@@ -238,7 +238,7 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 	m->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
 	uint64_t pass = 0, warm = 0;
 
-	if ((r = mf_read_uint(c, sw, "sweep", "pass_s", 1, 3600, &pass)) < 0 ||
+	if ((r = mf_read_uint(c, sw, "sweep", MK(CDM_TIME, 0), 0, 3600, &pass)) < 0 ||
 	    (r = mf_read_uint(c, sw, "sweep", "warmup_passes_discarded", 0, 100, &warm)) < 0)
 		return r;
 	m->sweep.pass_s = (unsigned)pass;

@@ -59,6 +59,12 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.help = "--sweep cdm and cdm-nvme: the test file of every row (default 1G, as "
 			"CrystalDiskMark; a power of two), at most the free space of each filesystem",
 	},
+	[FSLAB_SETTING_CDM_TIME] = {
+		.flag = "cdm-time", .arg = "S", .manifest_key = "sweep.pass_s", .type = FSLAB_STYPE_COUNT,
+		.min = 1, .max = 60, .default_text = "5",
+		.help = "--sweep cdm and cdm-nvme: the seconds of each pass (default 5, "
+			"CrystalDiskMark's measure time)",
+	},
 	[FSLAB_SETTING_TESTS] = {
 		.flag = "tests", .short_name = 't', .arg = "LIST", .sweep_key = "tests",
 		.manifest_key = "sweep.tests", .type = FSLAB_STYPE_TESTS, .default_text = "all",
@@ -208,7 +214,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 };
 
 const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
-	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_CDM_TIME, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
 	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,

@@ -76,6 +76,7 @@ struct fslab_sweep_spec {
 	 * rows, on one file of file_max bytes (bench/plan.c); any other: the
 	 * file x record grid */
 	enum fslab_preset named_rows;
+	unsigned pass_s; /* named rows: the seconds of each pass */
 };
 
 struct fslab_spec {
