@@ -793,6 +793,20 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	printf(" in all\n");
 }
 
+/* The free bytes of fs into *avail: 1, 0 when the filesystem does not
+ * say (fusefat, for one, reports no blocks at all: nothing to check
+ * against, which is not "full"), or -errno, said. */
+static int cost_fs_avail(const struct fslab_bench_fs *fs, uint64_t *avail)
+{
+	struct statvfs sv;
+
+	if (statvfs(fs->rec.path, &sv) < 0)
+		return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
+					 run_esc(fs->rec.path));
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return sv.f_blocks != 0;
+}
+
 /* --dry-run: does the plan fit on each filesystem?  0, or -ENOSPC after
  * saying which does not (or -errno when free space cannot be read). */
 static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
@@ -804,20 +818,16 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 	printf("filesystems: %zu\n", c->n_fs);
 	for (size_t i = 0; i < c->n_fs; i++) {
 		const struct fslab_bench_fs *fs = &c->fs[i];
-		struct statvfs sv;
+		int known = cost_fs_avail(fs, &avail);
 
-		if (statvfs(fs->rec.path, &sv) < 0)
-			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
-						 run_esc(fs->rec.path));
-		if (sv.f_blocks == 0) {
-			/* fusefat, for one, reports no blocks at all: nothing
-			 * to check against, which is not "full". */
+		if (known < 0)
+			return known;
+		if (!known) {
 			printf("  %-12s %-8s %s  free unknown (the filesystem does not say), needs %s\n",
 			       fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
 			       fslab_size_human(need, f2, sizeof(f2)));
 			continue;
 		}
-		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
 		       avail >= need ? "ok" : "DOES NOT FIT");
@@ -851,14 +861,12 @@ int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan 
 		return 0;
 	for (size_t i = 0; i < c->n_fs; i++) {
 		const struct fslab_bench_fs *fs = &c->fs[i];
-		struct statvfs sv;
+		int known = cost_fs_avail(fs, &avail);
 
-		if (statvfs(fs->rec.path, &sv) < 0)
-			return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
-						 run_esc(fs->rec.path));
-		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-		if (sv.f_blocks == 0 || avail >= need)
-			continue; /* fusefat says nothing: nothing to check against */
+		if (known < 0)
+			return known;
+		if (!known || avail >= need)
+			continue;
 		fslab_error("%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
 			    fs->rec.name, run_esc(fs->rec.path), fslab_preset_to_string(c->sweep.named_rows),
 			    fslab_size_format(c->sweep.file_max, f1, sizeof(f1)),
