@@ -163,8 +163,12 @@ int main(int argc, char **argv)
 				if (w->trial != trial ||
 				    (trial > lo && !(run_stop_mask(&c, w->cell) & (1u << w->test))))
 					continue;
-				fslab_done_add(&fst[f].done, (enum fslab_test)w->test, cell->file_bytes / 1024,
-					       cell->record_bytes / 1024, trial, w->ok, w->tp);
+				fslab_done_add(&fst[f].done,
+					       &(struct fslab_cell_key){ .test = (enum fslab_test)w->test,
+									 .file_kib = cell->file_bytes / 1024,
+									 .record_kib = cell->record_bytes / 1024,
+									 .iodepth = 1, .jobs = 1, .trial = trial },
+					       w->ok, w->tp);
 				fs[f].replay_s += w->elapsed;
 			}
 	}
