@@ -61,6 +61,32 @@ static json_object *js_flags(unsigned f, const char *other)
 	return a;
 }
 
+/* Every pair of ranked rows, the higher ranked first: a over b with the
+ * interval and the word, so a reader can tell the order the data decide
+ * (faster, slower) from the one that is within noise.  All of a test's
+ * pairs are already in the summary's family (rp_sum_pair), so these are
+ * the matrix's own intervals, not a second test. */
+static json_object *js_pairs(const struct rp_data *d, enum fslab_test t, const struct rp_ranking *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t j = i + 1; j < r->n; j++) {
+			const struct rp_entry *x = r->rows[i].e, *y = r->rows[j].e;
+			struct rp_cmp c;
+			json_object *o;
+
+			if (!rp_sum_pair(d->sum, t, x->idx, y->idx, &c))
+				continue;
+			o = json_object_new_object();
+			json_object_object_add(o, "a", json_object_new_string(x->label));
+			json_object_object_add(o, "b", json_object_new_string(y->label));
+			js_put_cmp(o, &c, "ratio", "p", "p_adjusted", rp_dir_word(c.dir));
+			json_object_array_add(a, o);
+		}
+	return a;
+}
+
 static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 {
 	struct rp_ranking r;
@@ -100,6 +126,7 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_array_add(rows, x);
 	}
 	json_object_object_add(o, "ranked", rows);
+	json_object_object_add(o, "pairs", js_pairs(d, t, &r));
 	nr = json_object_new_array();
 	for (size_t i = 0; i < r.n_partial; i++) {
 		json_object *x = json_object_new_object();

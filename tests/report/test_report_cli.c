@@ -857,6 +857,52 @@ START_TEST(t_thermal_set_aside)
 }
 END_TEST
 
+/* report.json's pairs: every pair of ranked filesystems, the higher ranked
+ * first, with the matrix's word, so a script can compare the order the data
+ * decide between two runs.  ext4 leads both others by far (faster); xfs and
+ * btrfs measured the same (a tie, neither faster nor slower). */
+START_TEST(t_json_pairs)
+{
+	static const char *const fss[] = { "ext4", "xfs", "btrfs" };
+	static const char *const flag[] = { "", "", "" };
+	static const double mibs[] = { 900, 500, 500 };
+	struct ft_output o;
+	char *dir = path("pairs-run");
+	int seen = 0;
+
+	flagged_run(dir, 3, fss, flag, mibs);
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	json_object *root = json_tokener_parse(o.out), *pairs;
+	ck_assert_ptr_nonnull(root);
+	pairs = jget(jget(jget(root, "rankings"), "write"), "pairs");
+	ck_assert_uint_eq(json_object_array_length(pairs), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_object *p = json_object_array_get_idx(pairs, i);
+		const char *a = json_object_get_string(jget(p, "a")), *b = json_object_get_string(jget(p, "b"));
+		const char *v = json_object_get_string(jget(p, "verdict"));
+		double ratio = json_object_get_double(jget(p, "ratio"));
+
+		ck_assert_msg(ratio >= 1, "%s over %s: %g, the higher ranked is not first", a, b, ratio);
+		if (strcmp(a, "ext4") == 0) {
+			ck_assert_str_eq(v, "faster");
+			ck_assert_ptr_nonnull(jget(p, "ratio_ci95"));
+			seen++;
+		} else {
+			ck_assert_msg((strcmp(a, "btrfs") == 0 && strcmp(b, "xfs") == 0) ||
+					      (strcmp(a, "xfs") == 0 && strcmp(b, "btrfs") == 0),
+				      "pair %s %s", a, b);
+			ck_assert_str_eq(v, "equivalent");
+			seen += 10;
+		}
+	}
+	ck_assert_int_eq(seen, 12);
+	json_object_put(root);
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
 /* Every flag is named: buffered-loop has its own meaning and banner and is
  * set aside like page cache; a flag the report does not know is named as
  * the CSV names it, never "another flag ... see report.html". */
@@ -1657,6 +1703,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims);
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
+	tcase_add_test(tc, t_json_pairs);
 	tcase_add_test(tc, t_thermal_set_aside);
 	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_summary_between_runs);
