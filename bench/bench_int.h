@@ -125,6 +125,7 @@ struct fslab_bench_fs {
 		long long warn_minutes;              /* smartctl's counter at the last full reading */
 		bool hot;
 		char why[256];
+		int pass; /* its entry in rec.drive.passes; -1: none */
 	} drive_watch;
 
 	FILE *csv;

@@ -106,13 +106,14 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
 /* The drive's conditions (lib/drivetemp.h) before and after each pass of
- * fs's sweep, into fs->rec.drive; and, after each test of the pass, whether
+ * fs's sweep (trial of the run's session), outside the timed cells, into
+ * fs->rec.drive (the pass's own entry too); and, after each test of the pass, whether
  * the drive is hot now (its row is then flagged RUN_THERMAL_FLAG): the
  * hwmon sensor at most once a second, smartctl at most every
  * RUN_DRIVE_SMART_EVERY_S. */
 #define RUN_THERMAL_FLAG "thermal"
 #define RUN_DRIVE_SMART_EVERY_S 30.0
-void run_drive_before(struct fslab_bench_fs *fs);
+void run_drive_before(struct fslab_bench_fs *fs, unsigned trial, unsigned session);
 bool run_drive_hot(struct fslab_bench_fs *fs);
 void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
 

@@ -331,16 +331,29 @@ static void drive_note(struct fslab_manifest_drive *d, const struct fslab_drive_
 	}
 }
 
-void run_drive_before(struct fslab_bench_fs *fs)
+void run_drive_before(struct fslab_bench_fs *fs, unsigned trial, unsigned session)
 {
+	struct fslab_manifest_drive *d = &fs->rec.drive;
 	struct fslab_drive_conditions dc;
 
 	fs->drive_watch.start.read_at[0] = '\0';
 	fs->drive_watch.hot = false;
+	fs->drive_watch.pass = -1;
 	if (!fs->rec.device[0] || fslab_drive_conditions_read(fs->rec.device, &dc) < 0)
 		return;
-	if (!fs->rec.drive.before.read_at[0])
-		fs->rec.drive.before = dc;
+	if (!d->before.read_at[0])
+		d->before = dc;
+	if (d->n_passes < FSLAB_MANIFEST_DRIVE_PASSES) {
+		struct fslab_manifest_drive_pass *p = &d->passes[d->n_passes];
+
+		p->trial = trial;
+		p->session = session;
+		p->before = dc;
+		fslab_drive_conditions_unknown(&p->after);
+		fs->drive_watch.pass = (int)d->n_passes++;
+	} else {
+		d->passes_unrecorded++;
+	}
 	drive_note(&fs->rec.drive, &dc);
 	fs->drive_watch.start = dc;
 	fs->drive_watch.checked_at = fs->drive_watch.smart_at = fslab_now();
@@ -395,6 +408,8 @@ void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
 	if (!fs->drive_watch.start.read_at[0] || fslab_drive_conditions_read(fs->rec.device, &dc) < 0)
 		return;
 	fs->rec.drive.after = dc;
+	if (fs->drive_watch.pass >= 0)
+		fs->rec.drive.passes[fs->drive_watch.pass].after = dc;
 	drive_note(&fs->rec.drive, &dc);
 	if (fslab_drive_thermal(&fs->drive_watch.start, &dc, why, sizeof(why))) {
 		if (!fs->rec.drive.thermal[0])

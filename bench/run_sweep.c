@@ -639,7 +639,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 		if (!mask)
 			continue;
 		if (!ran)
-			run_drive_before(fs);
+			run_drive_before(fs, trial, c->sessions);
 		ran = true;
 		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
 		if (r < 0)

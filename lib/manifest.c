@@ -262,6 +262,19 @@ static json_object *mf_write_drive(const struct fslab_manifest_drive *d)
 	mf_put(o, "max_temperature_c", d->has_max ? json_object_new_double(d->max_temp_c) : NULL);
 	mf_put(o, "thermal_rows", json_object_new_int64((int64_t)d->thermal_rows));
 	mf_put(o, "thermal", mf_jstr(d->thermal));
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < d->n_passes; i++) {
+		const struct fslab_manifest_drive_pass *p = &d->passes[i];
+		json_object *x = json_object_new_object();
+
+		mf_put(x, "trial", json_object_new_int64(p->trial));
+		mf_put(x, "session", json_object_new_int64(p->session));
+		mf_put(x, "before", fslab_drive_conditions_to_json(&p->before));
+		mf_put(x, "after", p->after.read_at[0] ? fslab_drive_conditions_to_json(&p->after) : NULL);
+		json_object_array_add(a, x);
+	}
+	mf_put(o, "passes", a);
+	mf_put(o, "passes_not_recorded", json_object_new_int64((int64_t)d->passes_unrecorded));
 	return o;
 }
 

@@ -69,12 +69,26 @@ struct fslab_manifest_steady {
 	double fill_s, elapsed_s;
 	unsigned session;        /* the session that ran it */
 };
+/* One pass of a filesystem's sweep (its cells of one trial): the drive's
+ * conditions just before its first cell and just after its last (after
+ * .read_at "": not read, an interrupted pass). */
+#define FSLAB_MANIFEST_DRIVE_PASSES 64 /* passes recorded; later ones are counted */
+struct fslab_manifest_drive_pass {
+	unsigned trial;   /* 1..FSLAB_TRIALS_MAX */
+	unsigned session; /* the run's session (1, then each --resume) */
+	struct fslab_drive_conditions before, after;
+};
 /* "drive": the drive's temperature and health around the filesystem's
- * sweep (lib/drivetemp.h): before its first pass, after its last, the
- * hottest reading between, and the rows measured while it was hot
- * (flagged thermal).  before.read_at "": not read (null). */
+ * sweep (lib/drivetemp.h): before its first pass, after its last, before
+ * and after every pass (the first FSLAB_MANIFEST_DRIVE_PASSES; the rest
+ * counted in passes_unrecorded), the hottest reading between, and the
+ * rows measured while it was hot (flagged thermal).  before.read_at "":
+ * not read (null). */
 struct fslab_manifest_drive {
 	struct fslab_drive_conditions before, after;
+	unsigned n_passes;
+	uint64_t passes_unrecorded;
+	struct fslab_manifest_drive_pass passes[FSLAB_MANIFEST_DRIVE_PASSES];
 	bool has_max;
 	double max_temp_c;
 	uint64_t thermal_rows;

@@ -413,6 +413,52 @@ static int mf_read_quiet(struct mf_ctx *c, json_object *f, const char *prefix,
 	return 0;
 }
 
+/* "drive"."passes": each pass's trial, session and the conditions before
+ * and after it, at most FSLAB_MANIFEST_DRIVE_PASSES. */
+static int mf_read_drive_passes(struct mf_ctx *c, json_object *v, const char *field,
+				struct fslab_manifest_drive *d)
+{
+	char p2[112];
+	json_object *a;
+	size_t n;
+	int r = mf_value(c, v, field, "passes", json_type_array, "an array", p2, &a);
+
+	d->n_passes = 0;
+	if (r <= 0)
+		return r;
+	n = json_object_array_length(a);
+	if (n > FSLAB_MANIFEST_DRIVE_PASSES)
+		return mf_fail(c, p2, "has %zu entries; at most %d (later passes are counted in passes_not_recorded)",
+			       n, FSLAB_MANIFEST_DRIVE_PASSES);
+	for (size_t k = 0; k < n; k++) {
+		struct fslab_manifest_drive_pass *p = &d->passes[k];
+		json_object *one = json_object_array_get_idx(a, k), *x;
+		char p3[128], p4[96];
+
+		snprintf(p3, sizeof(p3), "%s[%zu]", p2, k);
+		if (!one || !json_object_is_type(one, json_type_object))
+			return mf_fail(c, p3, "is not an object");
+		fslab_drive_conditions_unknown(&p->before);
+		fslab_drive_conditions_unknown(&p->after);
+		p->trial = p->session = 0;
+		if ((r = mf_read_unsigned(c, one, p3, "trial", 1, FSLAB_TRIALS_MAX, &p->trial)) < 0 ||
+		    (r = mf_read_unsigned(c, one, p3, "session", 1, FSLAB_MANIFEST_SESSIONS_MAX, &p->session)) < 0)
+			return r;
+		if (!p->trial || !p->session)
+			return mf_fail(c, p3, "has no trial or session");
+		for (int j = 0; j < 2; j++) {
+			if ((r = mf_value(c, one, p3, j ? "after" : "before", json_type_object, "an object", p4, &x)) < 0)
+				return r;
+			if (r == 0 && !j)
+				return mf_fail(c, p4, "is missing: a pass's conditions before it are always read");
+			if (r > 0 && fslab_drive_conditions_from_json(x, j ? &p->after : &p->before) < 0)
+				return mf_fail(c, p4, "is not a drive's conditions (temperatures -60..200 C, booleans, a count)");
+		}
+		d->n_passes = (unsigned)k + 1;
+	}
+	return 0;
+}
+
 /* "drive" of one filesystem: the conditions in lib/drivetemp.h's one
  * encoding, bounded there. */
 static int mf_read_drive(struct mf_ctx *c, json_object *f, const char *prefix,
@@ -440,9 +486,11 @@ static int mf_read_drive(struct mf_ctx *c, json_object *f, const char *prefix,
 	d->has_max = r > 0;
 	d->max_temp_c = r > 0 ? t : 0;
 	if ((r = mf_read_uint(c, v, field, "thermal_rows", 0, FSLAB_MANIFEST_COUNT_MAX, &d->thermal_rows)) < 0 ||
-	    (r = mf_read_str(c, v, field, "thermal", d->thermal, sizeof(d->thermal))) < 0)
+	    (r = mf_read_str(c, v, field, "thermal", d->thermal, sizeof(d->thermal))) < 0 ||
+	    (r = mf_read_uint(c, v, field, "passes_not_recorded", 0, FSLAB_MANIFEST_COUNT_MAX,
+			      &d->passes_unrecorded)) < 0)
 		return r;
-	return 0;
+	return mf_read_drive_passes(c, v, field, d);
 }
 
 /* The text fields of one filesystem entry. */

@@ -411,6 +411,50 @@ START_TEST(hot_drive_flags_rows_thermal)
 }
 END_TEST
 
+/* The drive is read before and after every pass, not only around the
+ * filesystem's whole sweep: 3 trials give 3 passes in the manifest, each
+ * with its trial, the session and both readings, the later pass read no
+ * earlier than the pass before it ended. */
+START_TEST(drive_recorded_per_pass)
+{
+	struct ft_output o;
+	char out[700];
+	json_object *m, *passes;
+	const char *prev_after = "";
+
+	fake_sensor("45000\n");
+	snprintf(out, sizeof(out), "%s/passes", tmp);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", dir_arg, "--out", out, "--tests", "write",
+				  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "3",
+				  "--cache", "warm", "--no-device-probe", "--steady-state", "off", NULL),
+			 0);
+	unsetenv("FSLAB_TEST_DRIVE_SYSDIR");
+	ck_assert_msg(o.status == 0, "fslab run: %s", o.err);
+	ft_output_free(&o);
+	m = manifest_of(out);
+	passes = jget(jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "drive"), "passes");
+	ck_assert_uint_eq(json_object_array_length(passes), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_object *p = json_object_array_get_idx(passes, i);
+		const char *b = json_object_get_string(jget(jget(p, "before"), "read_at"));
+		const char *a = json_object_get_string(jget(jget(p, "after"), "read_at"));
+
+		ck_assert_int_eq(json_object_get_int(jget(p, "trial")), (int)i + 1);
+		ck_assert_int_eq(json_object_get_int(jget(p, "session")), 1);
+		ck_assert_double_eq_tol(json_object_get_double(jget(jget(p, "before"), "temperature_c")), 45, 1e-9);
+		ck_assert_str_eq(json_object_get_string(jget(jget(p, "after"), "temperature_source")), "hwmon");
+		/* ISO 8601 UTC sorts as text */
+		ck_assert_msg(strcmp(b, prev_after) >= 0 && strcmp(a, b) >= 0, "pass %zu: %s..%s after %s", i, b,
+			      a, prev_after);
+		prev_after = a;
+	}
+	ck_assert_int_eq(json_object_get_int(jget(jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "drive"),
+					      "passes_not_recorded")),
+			 0);
+	json_object_put(m);
+}
+END_TEST
+
 START_TEST(dry_run_counts_the_phase)
 {
 	struct ft_output o;
@@ -463,5 +507,6 @@ int main(int argc, char **argv)
 	tcase_add_test(root, report_banners_no_steady_state);
 	tcase_add_test(root, dry_run_counts_the_phase);
 	tcase_add_test(root, hot_drive_flags_rows_thermal);
+	tcase_add_test(root, drive_recorded_per_pass);
 	return ft_suite_run(s, argc, argv);
 }

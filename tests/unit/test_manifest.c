@@ -124,6 +124,14 @@ static struct fslab_manifest *full_run(void)
 	f->drive.max_temp_c = 72;
 	f->drive.thermal_rows = 12;
 	snprintf(f->drive.thermal, sizeof(f->drive.thermal), "72 C, at or above its warning threshold 70 C");
+	/* two passes: trial 1 read before and after, trial 2 (the resumed
+	 * session) interrupted before its after; 3 more beyond the cap */
+	f->drive.n_passes = 2;
+	f->drive.passes[0] = (struct fslab_manifest_drive_pass){ 1, 1, f->drive.before, f->drive.before };
+	f->drive.passes[0].after.temp_c = 55;
+	f->drive.passes[1] = (struct fslab_manifest_drive_pass){ 2, 2, f->drive.after, f->drive.after };
+	f->drive.passes[1].after.read_at[0] = '\0';
+	f->drive.passes_unrecorded = 3;
 	return m;
 }
 
@@ -218,6 +226,14 @@ START_TEST(run_round_trip)
 	ck_assert(b->fs[0].drive.has_max && b->fs[0].drive.max_temp_c == 72);
 	ck_assert_uint_eq(b->fs[0].drive.thermal_rows, 12);
 	ck_assert_str_eq(b->fs[0].drive.thermal, "72 C, at or above its warning threshold 70 C");
+	ck_assert_uint_eq(b->fs[0].drive.n_passes, 2);
+	ck_assert_uint_eq(b->fs[0].drive.passes[0].trial, 1);
+	ck_assert(b->fs[0].drive.passes[0].before.temp_c == 41 && b->fs[0].drive.passes[0].after.temp_c == 55);
+	ck_assert_uint_eq(b->fs[0].drive.passes[1].trial, 2);
+	ck_assert_uint_eq(b->fs[0].drive.passes[1].session, 2);
+	ck_assert(b->fs[0].drive.passes[1].before.temp_c == 72);
+	ck_assert_str_eq(b->fs[0].drive.passes[1].after.read_at, "");
+	ck_assert_uint_eq(b->fs[0].drive.passes_unrecorded, 3);
 	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", (char[256]){ 0 }, 256), 0);
 	same_when_written_again(m, b, t1);
 }
@@ -338,6 +354,16 @@ START_TEST(bounds)
 	refused("filesystems.0.drive.before.temperature_c", "900", "filesystems[0].drive.before is not a drive's conditions");
 	refused("filesystems.0.drive.max_temperature_c", "300", "filesystems[0].drive.max_temperature_c is 300");
 	refused("filesystems.0.drive.thermal_rows", "-1", "filesystems[0].drive.thermal_rows is -1");
+	refused("filesystems.0.drive.passes.0.trial", "0", "filesystems[0].drive.passes[0].trial is 0; allowed: 1 to 1000");
+	refused("filesystems.0.drive.passes.1.session", "null", "filesystems[0].drive.passes[1] has no trial or session");
+	refused("filesystems.0.drive.passes.0.before", "null", "filesystems[0].drive.passes[0].before is missing");
+	refused("filesystems.0.drive.passes.0.after", "{\"temperature_c\": 900}",
+		"filesystems[0].drive.passes[0].after is not a drive's conditions");
+	refused("filesystems.0.drive.passes", "[" "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+		"{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+		"{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]",
+		"filesystems[0].drive.passes has 65 entries; at most 64");
+	refused("filesystems.0.drive.passes_not_recorded", "-2", "filesystems[0].drive.passes_not_recorded is -2");
 }
 END_TEST
 
