@@ -76,20 +76,26 @@ discard)
 	fi
 	;;
 precondition)
-	vm_disk lab nvme 1G
+	vm_disk lab nvme 512M
+	vm_disk lab2 scsi 256M
 	vm_start "$jobs/precondition.sh"
-	if vm_wait_file before-teardown "$t"; then
-		alloc=$(vm_allocated "$VM_DIR/lab.img")
-		echo "$alloc" >"$VM_SHARE/measured"
-	fi
+	# The host measures each disk's sparse file once the guest set it up.
+	for id in lab lab2; do
+		alloc=
+		if vm_wait_file "before-teardown-$id" "$t"; then
+			alloc=$(vm_allocated "$VM_DIR/$id.img")
+			echo "$alloc" >"$VM_SHARE/measured-$id"
+		fi
+		# lab: 512 MiB, 300 MiB of partitions; lab2: 256 MiB, 100 MiB
+		vm_log "$id.img allocated on the host after setup: ${alloc:-?} bytes (its partitions discarded before mkfs)"
+		# Without the preconditioning writes the sparse file holds only
+		# what mkfs wrote (a few MiB).
+		if [ -z "${alloc:-}" ] || [ "$alloc" -lt $((120 << 20)) ]; then
+			vm_log "FAIL: the preconditioning did not write $id all over"
+			rc=1
+		fi
+	done
 	vm_wait "$t" || rc=$?
-	vm_log "lab.img allocated on the host after setup: ${alloc:-?} bytes (1 GiB disk, 300 MiB of partitions discarded before mkfs)"
-	# Without the preconditioning writes the sparse file holds only what
-	# mkfs wrote (a few MiB).
-	if [ -z "${alloc:-}" ] || [ "$alloc" -lt $((600 << 20)) ]; then
-		vm_log "FAIL: the preconditioning did not write the disk all over"
-		rc=1
-	fi
 	;;
 remove)
 	vm_disk lab scsi 8G
