@@ -1004,12 +1004,16 @@ START_TEST(syscall_sequences_modes)
 		     "fopen(r), setvbuf, fsync, [, " SEQ4("fread") ", ], fclose");
 	cell_run_free(&cr);
 
-	/* cold mode: the cache drop comes before the read test's open */
+	/* cold mode: the cache drop comes before the read test's open, and
+	 * no priming read follows it (it would read the dropped pages back);
+	 * reread, a second pass over cached pages, keeps it */
 	memset(&cr, 0, sizeof(cr));
 	cr.record_drops = true;
 	run_cell(&cr, 4 * 4096, 4096, FSLAB_TESTS_ALL, FSLAB_CACHE_COLD);
 	expect_calls(&cr, FSLAB_TEST_READ, 4096,
-		     "drop, open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
+		     "drop, open(RDONLY), fsync, [, " SEQ4("read") ", ], close");
+	expect_calls(&cr, FSLAB_TEST_REREAD, 4096,
+		     "open(RDONLY), fsync, read 0, lseek 0, [, " SEQ4("read") ", ], close");
 	cell_run_free(&cr);
 }
 END_TEST
