@@ -54,7 +54,8 @@ static const struct fslab_opt setup_opts[] = {
 	  "image or loop device (on forces it there)", 0, 0 },
 	{ "purge", OPT_PURGE, 0, "METHOD",
 	  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
-	  "a PTS purge), none, or secure-erase (refused: not implemented)", 0, 0 },
+	  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
+	  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 },
 	{ 0 },
 };
 

@@ -89,6 +89,9 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 	if (d->purge == FSLAB_PURGE_TRIM)
 		snprintf(purge, sizeof(purge), "purge all of %s with BLKDISCARD (a TRIM purge, not a PTS purge)",
 			 disk && disk[0] ? disk : "the loop device");
+	else if (d->purge == FSLAB_PURGE_SECURE_ERASE)
+		snprintf(purge, sizeof(purge), "purge all of %s with NVMe Format, Secure Erase: user data (a PTS purge)",
+			 disk && disk[0] ? disk : "the disk");
 	else
 		snprintf(purge, sizeof(purge), "no purge");
 	if (!d->write) {
@@ -107,15 +110,17 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
 {
 	const char *name = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
-	const char *what = strncmp(name, "nvme", 4) == 0 ? "an NVMe Format with Secure Erase"
-			   : strncmp(name, "sd", 2) == 0 ? "an ATA/SCSI security erase"
-							 : "a secure erase";
+	const char *why = strncmp(name, "sd", 2) == 0
+		? "fslab does not send ATA SECURITY ERASE UNIT: it needs a security password set on the "
+		  "drive first, and a drive interrupted during the erase (power lost, the bus reset) "
+		  "stays locked with that password"
+		: strncmp(name, "nvme", 4) == 0 ? "fslab cannot format this NVMe namespace"
+						: "it is done only on an NVMe namespace (NVMe Format with Secure Erase)";
 
 	snprintf(err, len,
-		 "--purge secure-erase: %s of %s is not implemented in fslab for this device; "
-		 "use --purge trim (a TRIM purge, not a PTS purge), or erase the drive yourself "
-		 "(nvme format --ses=1, hdparm --security-erase) and run setup with --purge none",
-		 what, disk);
+		 "--purge secure-erase on %s: %s; use --purge trim (a TRIM purge, not a PTS purge), or "
+		 "erase the drive yourself (hdparm --security-erase) and run setup with --purge none",
+		 disk, why);
 	return -EOPNOTSUPP;
 }
 
@@ -151,6 +156,15 @@ static int precond_purge(const struct fslab_precond_run *r)
 	if (r->d->purge == FSLAB_PURGE_NONE) {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "not asked");
 		return 0;
+	}
+	if (r->d->purge == FSLAB_PURGE_SECURE_ERASE) {
+		printf("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
+		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped\n",
+		       r->disk, r->d->nvme.nsid);
+		fflush(stdout);
+		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme);
+		snprintf(rec->purge_result, sizeof(rec->purge_result), "%s", e < 0 ? "failed" : "done");
+		return e;
 	}
 	printf("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)\n", r->disk);
 	fflush(stdout);

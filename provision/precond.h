@@ -8,7 +8,8 @@
  * The purge fslab does is BLKDISCARD of the whole disk: a TRIM purge, not
  * a PTS purge (a drive may keep data and mapping state after a discard;
  * PTS asks for a security erase, sanitize or format).  --purge
- * secure-erase is detected and refused: it is not implemented. */
+ * secure-erase is that PTS purge on an NVMe namespace whose controller
+ * supports Format NVM (nvme_erase.h); elsewhere it is refused. */
 #ifndef FSLAB_PRECOND_H
 #define FSLAB_PRECOND_H
 
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nvme_erase.h"
 #include "provision.h"
 #include "state.h"
 
@@ -33,6 +35,7 @@ struct fslab_precond_decision {
 	enum fslab_purge purge;    /* before them (or alone) */
 	const char *status;        /* for the state when nothing is written: "off", "skipped" */
 	char note[160];            /* why skipped ("" otherwise) */
+	struct fslab_nvme_erase_plan nvme; /* purge secure-erase: checked by the caller */
 };
 
 /* is_drive: false for an image's loop device and for a --device that is a
@@ -59,9 +62,9 @@ bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64
 void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char *disk,
 			     uint64_t capacity, char *buf, size_t len);
 
-/* --purge secure-erase on disk: what it would be (NVMe Format, ATA
- * Security Erase) and that fslab does not implement it, into err; always
- * -EOPNOTSUPP. */
+/* --purge secure-erase on disk where fslab does not do it (anything but
+ * an NVMe namespace: an ATA/SCSI disk, an image's loop device): why, and
+ * the way out (--purge trim), into err; always -EOPNOTSUPP. */
 int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len);
 
 struct fslab_precond_run {

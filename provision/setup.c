@@ -1219,8 +1219,20 @@ static int setup_decide_precondition(struct setup_run *s)
 	if (s->precond.purge == FSLAB_PURGE_SECURE_ERASE) {
 		char err[512];
 
-		fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
-						   err, sizeof(err));
+		/* Only an NVMe namespace whose controller says it can (read-only
+		 * Identify commands); the erase itself comes after every safety
+		 * check and the confirmation, as the writes do. */
+		if (is_drive && strncmp(s->disk.name, "nvme", 4) == 0) {
+			char why[400];
+
+			if (fslab_nvme_erase_check(s->disk.path, &s->precond.nvme, why, sizeof(why)) == 0)
+				return 0;
+			snprintf(err, sizeof(err),
+				 "--purge secure-erase: %s; use --purge trim (a TRIM purge, not a PTS purge)", why);
+		} else {
+			fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
+							   err, sizeof(err));
+		}
 		fslab_error("refused: %s; nothing was changed", err);
 		return FSLAB_EXIT_FAILURE;
 	}

@@ -167,7 +167,8 @@ static void status_print_precondition(const struct fslab_state_precondition *pc)
 	else if (pc->note[0])
 		printf(" (%s)", pc->note);
 	printf("; purge %s%s: %s\n", fslab_purge_to_string(pc->purge),
-	       pc->purge == FSLAB_PURGE_TRIM ? " (a TRIM purge, not a PTS purge)" : "",
+	       pc->purge == FSLAB_PURGE_TRIM ? " (a TRIM purge, not a PTS purge)"
+	       : pc->purge == FSLAB_PURGE_SECURE_ERASE ? " (NVMe Format with Secure Erase, a PTS purge)" : "",
 	       pc->purge_result[0] ? pc->purge_result : "-");
 	if (pc->before.read_at[0])
 		printf("drive before preconditioning: %s; after: %s\n",

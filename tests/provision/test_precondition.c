@@ -202,8 +202,8 @@ START_TEST(image_skipped_by_default)
 }
 END_TEST
 
-/* Refusals before anything is made: secure-erase (not implemented) and
- * words setup does not know. */
+/* Refusals before anything is made: secure-erase on an image (only an
+ * NVMe namespace is erased) and words setup does not know. */
 START_TEST(refusals_before_anything_is_made)
 {
 	struct pt_env e;
@@ -212,7 +212,7 @@ START_TEST(refusals_before_anything_is_made)
 
 	pc_env(&e);
 	ck_assert_int_eq(pt_setup_image(&e, &o, "--precondition", "on", "--purge", "secure-erase", NULL), 0);
-	pt_assert_result(&o, 1, "not implemented in fslab for this device");
+	pt_assert_result(&o, 1, "it is done only on an NVMe namespace");
 	ck_assert_ptr_nonnull(strstr(o.err, "--purge trim"));
 	ft_output_free(&o);
 	ck_assert_int_ne(stat(e.image, &sb), 0);

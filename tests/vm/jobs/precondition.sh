@@ -9,6 +9,8 @@
 # again before mkfs).  Then a one-cell run with --steady-state on and 1M
 # rounds records each filesystem's steady state (rounds, outcome, window,
 # the 16M file) and the drive's conditions around its sweep and its pass.
+# Last, --purge secure-erase: an NVMe Format with Secure Erase on the NVMe
+# disk (old data gone, the size kept), refused on the SCSI one.
 . /fslab-job/env
 . "$FSLAB_SOURCE_DIR/tests/vm/guest-lib.sh"
 cat >"$VM_LAB/spec.ini" <<'SPEC'
@@ -101,7 +103,35 @@ disk=$(vm_dev lab) || exit 1
 expect_rc "setup --dry-run --precondition off" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" \
 	--dry-run --precondition off --state "$VM_STATE" --mount-root "$VM_MNT"
 expect_out "the plan says it is off" "precondition: no \\(--precondition off\\)"
-expect_rc "--purge secure-erase refused" 1 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" --purge secure-erase \
-	--yes --state "$VM_STATE" --mount-root "$VM_MNT"
-expect_out "it says what it would be" "an NVMe Format with Secure Erase"
+
+# --purge secure-erase on the NVMe disk: QEMU's controller supports Format
+# NVM, so setup formats the namespace with Secure Erase (user data erase)
+# before partitioning; 16 MiB of a pattern 400 MiB in (beyond the
+# partitions, so neither mkfs nor a partition's discard reaches it) read
+# as zeros after.
+off_mib=400
+yes fslab-secure-erase-test | head -c 16777216 | dd of="$disk" bs=1M seek=$off_mib conv=fsync status=none
+got() { dd if="$disk" bs=1M skip=$off_mib count=16 status=none | md5sum; }
+zero=$(head -c 16777216 /dev/zero | md5sum)
+check "the pattern is on the disk" test "$(got)" != "$zero"
+expect_rc "setup --purge secure-erase (NVMe)" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec-ext4.ini" \
+	--purge secure-erase --precondition off --yes --state "$VM_STATE" --mount-root "$VM_MNT"
+expect_out "the plan names the PTS purge" "NVMe Format, Secure Erase: user data \\(a PTS purge\\)"
+expect_out "it says what it sends" "NVMe Format NVM of namespace 1 with Secure Erase Settings 1"
+expect_eq "purge (state)" "$(jq -r .precondition.purge "$VM_STATE")" secure-erase
+expect_eq "purge result (state)" "$(jq -r .precondition.purge_result "$VM_STATE")" done
+expect_eq "the pattern is gone (reads as zeros)" "$(got)" "$zero"
+expect_eq "the namespace kept its size" "$(blockdev --getsize64 "$disk")" $((512 << 20))
+expect_rc "status after the erase" 0 fslab status --state "$VM_STATE"
+expect_out "status says it" "purge secure-erase"
+expect_rc "teardown after the erase" 0 fslab teardown --state "$VM_STATE" --yes
+vm_expect_clean "$disk"
+
+# ... and refused on the SCSI disk, before anything is made.
+disk2=$(vm_dev lab2) || exit 1
+expect_rc "--purge secure-erase refused on SCSI" 1 fslab setup --device "$disk2" --spec "$VM_LAB/spec-ext4.ini" \
+	--purge secure-erase --yes --state "$VM_STATE" --mount-root "$VM_MNT"
+expect_out "it says why" "fslab does not send ATA SECURITY ERASE UNIT"
+expect_out "it names the way out" "use --purge trim"
+check "nothing was made (no state file)" test ! -e "$VM_STATE"
 vm_done

@@ -1,0 +1,202 @@
+/* NVMe Format NVM with Secure Erase for --purge secure-erase (nvme_erase.h). */
+#include "nvme_erase.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NVME_ADMIN_IDENTIFY 0x06
+#define NVME_ADMIN_FORMAT_NVM 0x80
+#define NVME_CNS_NAMESPACE 0x00
+#define NVME_CNS_CONTROLLER 0x01
+#define NVME_CNS_ACTIVE_NSIDS 0x02
+#define NVME_IDENTIFY_BYTES 4096
+/* Identify Controller: OACS (bit 1: Format NVM), NN, FNA. */
+#define ID_CTRL_OACS 256
+#define ID_CTRL_NN 516
+#define ID_CTRL_FNA 524
+/* Identify Namespace: NLBAF, FLBAS, DPS. */
+#define ID_NS_NLBAF 25
+#define ID_NS_FLBAS 26
+#define ID_NS_DPS 29
+#define NVME_SES_USER_DATA_ERASE 1u
+/* A user data erase of a large drive takes minutes; the kernel's default
+ * admin timeout (60 s) would abort it. */
+#define NVME_FORMAT_TIMEOUT_MS (4u * 3600u * 1000u)
+
+/* One Identify into buf (NVME_IDENTIFY_BYTES).  0, -errno, or a positive
+ * NVMe status. */
+static int nvme_identify(int fd, unsigned cns, unsigned nsid, void *buf)
+{
+	struct nvme_admin_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(buf, 0, NVME_IDENTIFY_BYTES);
+	cmd.opcode = NVME_ADMIN_IDENTIFY;
+	cmd.nsid = nsid;
+	cmd.addr = (uint64_t)(uintptr_t)buf;
+	cmd.data_len = NVME_IDENTIFY_BYTES;
+	cmd.cdw10 = cns;
+	int r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+	return r < 0 ? -errno : r;
+}
+
+static uint32_t le32_at(const unsigned char *b, size_t off)
+{
+	return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 | (uint32_t)b[off + 2] << 16 |
+	       (uint32_t)b[off + 3] << 24;
+}
+
+/* The plan from the drive's own answers on fd (an open namespace). */
+static int nvme_plan(int fd, const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+{
+	unsigned char *id = NULL;
+	int r, nsid;
+
+	memset(p, 0, sizeof(*p));
+	nsid = ioctl(fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		snprintf(err, len, "%s is no NVMe namespace (NVME_IOCTL_ID: %s)", disk,
+			 nsid < 0 ? strerror(errno) : "no namespace id");
+		return nsid < 0 ? -errno : -ENOTTY;
+	}
+	p->nsid = (unsigned)nsid;
+	if (posix_memalign((void **)&id, 4096, NVME_IDENTIFY_BYTES)) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	r = nvme_identify(fd, NVME_CNS_CONTROLLER, 0, id);
+	if (r != 0) {
+		snprintf(err, len, "%s: Identify Controller failed (%s)", disk,
+			 r < 0 ? strerror(-r) : "the drive returned an error status");
+		r = r < 0 ? r : -EIO;
+		goto out;
+	}
+	unsigned oacs = (unsigned)id[ID_CTRL_OACS] | (unsigned)id[ID_CTRL_OACS + 1] << 8;
+	unsigned fna = id[ID_CTRL_FNA];
+	uint32_t nn = le32_at(id, ID_CTRL_NN);
+
+	if (!(oacs & 0x2)) {
+		snprintf(err, len, "%s: its controller does not support Format NVM (Identify Controller OACS bit 1 is clear)",
+			 disk);
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	p->together = (fna & 0x3) != 0;
+	if (p->together && nn > 1) {
+		/* Which other namespaces are active: the format would erase them. */
+		r = nvme_identify(fd, NVME_CNS_ACTIVE_NSIDS, 0, id);
+		if (r != 0) {
+			snprintf(err, len, "%s: its controller formats all its namespaces together and the list of active ones cannot be read (%s)",
+				 disk, r < 0 ? strerror(-r) : "an error status");
+			r = r < 0 ? r : -EIO;
+			goto out;
+		}
+		for (size_t k = 0; k < NVME_IDENTIFY_BYTES / 4; k++) {
+			uint32_t other = le32_at(id, k * 4);
+
+			if (!other)
+				break;
+			if (other != p->nsid) {
+				snprintf(err, len, "%s: its controller formats all its namespaces together (Identify Controller FNA %#x) and it has namespace %u besides this one (%u), which no safety check looked at",
+					 disk, fna, other, p->nsid);
+				r = -EBUSY;
+				goto out;
+			}
+		}
+	}
+	r = nvme_identify(fd, NVME_CNS_NAMESPACE, p->nsid, id);
+	if (r != 0) {
+		snprintf(err, len, "%s: Identify Namespace %u failed (%s)", disk, p->nsid,
+			 r < 0 ? strerror(-r) : "an error status");
+		r = r < 0 ? r : -EIO;
+		goto out;
+	}
+	unsigned flbas = id[ID_NS_FLBAS], dps = id[ID_NS_DPS];
+
+	p->lbaf = (flbas & 0xf) | ((id[ID_NS_NLBAF] >= 16 ? (flbas >> 5) & 0x3 : 0) << 4);
+	/* the current format, metadata placement and protection kept; SES 1 */
+	p->cdw10 = (p->lbaf & 0xf) | ((flbas >> 4) & 1u) << 4 | (dps & 0x7u) << 5 | ((dps >> 3) & 1u) << 8 |
+		   NVME_SES_USER_DATA_ERASE << 9 | ((p->lbaf >> 4) & 0x3u) << 12;
+	r = 0;
+out:
+	free(id);
+	return r;
+}
+
+int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+{
+	int fd = open(disk, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
+
+	if (fd < 0) {
+		snprintf(err, len, "cannot open %s to ask it (%s)", disk, strerror(errno));
+		return -errno;
+	}
+	r = nvme_plan(fd, disk, p, err, len);
+	close(fd);
+	return r;
+}
+
+int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
+			 const struct fslab_nvme_erase_plan *p)
+{
+	struct fslab_nvme_erase_plan now;
+	struct nvme_admin_cmd cmd;
+	struct stat st;
+	uint64_t bytes = 0;
+	char err[512];
+	int fd, r;
+
+	/* O_EXCL: nothing opened the disk since the safety checks; the same
+	 * device they passed, not what the name points at now. */
+	fd = open(disk, O_RDWR | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return fslab_error_errno(errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
+					 disk);
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
+		close(fd);
+		fslab_error("refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
+			    disk);
+		return -ESTALE;
+	}
+	r = nvme_plan(fd, disk, &now, err, sizeof(err));
+	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
+		close(fd);
+		fslab_error("refused: %s; nothing was erased", r < 0 ? err : "the namespace changed since setup checked it");
+		return r < 0 ? r : -ESTALE;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = NVME_ADMIN_FORMAT_NVM;
+	cmd.nsid = p->nsid;
+	cmd.cdw10 = p->cdw10;
+	cmd.timeout_ms = NVME_FORMAT_TIMEOUT_MS;
+	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+	if (r != 0) {
+		int e = r < 0 ? errno : EIO;
+
+		close(fd);
+		if (r > 0)
+			fslab_error("%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
+				    disk, (unsigned)r);
+		else
+			fslab_error("%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
+				    disk, strerror(e));
+		return -e;
+	}
+	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {
+		close(fd);
+		fslab_error("%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
+			    disk, (unsigned long long)bytes, (unsigned long long)capacity);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* --purge secure-erase on an NVMe namespace: Format NVM with Secure Erase
+ * Settings 1 (user data erase), what SNIA's PTS calls a purge, through the
+ * kernel's NVMe admin passthrough (NVME_IOCTL_ADMIN_CMD).
+ *
+ * The check is read-only (Identify Controller, Identify Namespace, the
+ * active namespace list) and refuses, naming the reason:
+ *   - a disk that is no NVMe namespace (an ATA or SCSI disk: fslab does no
+ *     ATA SECURITY ERASE UNIT, see fslab_precond_secure_erase_refusal);
+ *   - a controller whose Identify says Format NVM is not supported (OACS
+ *     bit 1 clear);
+ *   - a controller that formats or erases all its namespaces together
+ *     (FNA bits 0 or 1) while it has another active namespace: the
+ *     safety checks passed only this one.
+ * The format keeps the namespace's LBA format, metadata and protection
+ * settings, so its size and sector size do not change (checked after). */
+#ifndef FSLAB_NVME_ERASE_H
+#define FSLAB_NVME_ERASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct fslab_nvme_erase_plan {
+	unsigned nsid;   /* the namespace of the disk */
+	uint32_t cdw10;  /* Format NVM's command dword 10: its current format, SES 1 */
+	bool together;   /* FNA: the controller formats all namespaces at once */
+	unsigned lbaf;   /* the LBA format kept */
+};
+
+/* Reads what a secure erase of disk (a /dev path) would be into *p.  0, or
+ * -EOPNOTSUPP / -ENOTTY / -errno with why in err (a sentence that names the
+ * disk; the caller adds the way out). */
+int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len);
+
+/* Formats disk as p says, after checking again on an exclusive open that
+ * it is still device devno and the plan still holds, then that its
+ * capacity is still capacity bytes.  Blocks until the drive is done (a
+ * large drive takes minutes).  0 or -errno, reported (fslab_error). */
+int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
+			 const struct fslab_nvme_erase_plan *p);
+
+#endif
