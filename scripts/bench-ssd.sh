@@ -24,6 +24,9 @@
 #     reduced sweep, 3 trials at most) and the verdict on the 2023 claim
 #     "btrfs is the fastest filesystem for reads", warm and honest.
 #  Parts 3 and 4 take about an hour together.
+#  A decided order lists "a > b" for each pair the report calls faster or
+#  slower; "a = b" (equivalent) and "a ? b" (inconclusive or not tested)
+#  are within noise, and may differ between runs.
 #
 # Usage: scripts/bench-ssd.sh [WORK_DIR]   (default /var/tmp/fslab-bench-ssd;
 #        FSLAB=path/to/fslab).  Run as root after scripts/install-deps.sh
