@@ -23,7 +23,8 @@
 #     image lab with files up to FSLAB_SSD_REPRO_MAX (default 16M: a
 #     reduced sweep, 3 trials at most) and the verdict on the 2023 claim
 #     "btrfs is the fastest filesystem for reads", warm and honest.
-#  Parts 3 and 4 take about an hour together.
+#  Parts 3 and 4 take about an hour together.  FSLAB_SSD_PARTS="3 4" (any
+#  of 1 2 3 4) runs only those parts.
 #  A decided order lists "a > b" for each pair the report calls faster or
 #  slower; "a = b" (equivalent) and "a ? b" (inconclusive or not tested)
 #  are within noise, and may differ between runs.
@@ -121,9 +122,15 @@ cat >"$work/spec2.ini" <<-SPEC
 	type = btrfs
 	size = 700M
 SPEC
+parts=${FSLAB_SSD_PARTS:-1 2}
+[ "${FSLAB_SSD_FULL:-0}" = 1 ] && parts=${FSLAB_SSD_PARTS:-1 2 3 4}
+want() { case " $parts " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if want 1 || want 2; then
+	"$fslab" setup --image "$work/lab2.img" --spec "$work/spec2.ini" --state "$state" \
+		--mount-root "$work/mnt" --yes >/dev/null
+fi
+if want 1; then
 echo "== 1. two-filesystem image lab (ext4, btrfs 700M): 3 identical cold runs"
-"$fslab" setup --image "$work/lab2.img" --spec "$work/spec2.ini" --state "$state" \
-	--mount-root "$work/mnt" --yes >/dev/null
 for i in 1 2 3; do
 	"$fslab" run --state "$state" --out "$work/cold-$i" --quiet --cache cold --trials 3 --probe fresh \
 		--tests write,read,random_read --file-sizes 4M-32M --record-sizes 64K-1M
@@ -149,7 +156,9 @@ python3 - "$work" <<-'PY'
 	    print("  probe read bound of %s: %.0f-%.0f MiB/s, spread %.0f%% (max/min - 1): %s" %
 	          (n, lo / 1024, hi / 1024, spread, "passes (at most 25%)" if spread <= 25 else "FAILS (over 25%)"))
 PY
+fi
 
+if want 2; then
 echo "== 2. the same lab: 3 identical warm quick runs, cells flagged page-cache"
 for i in 1 2 3; do
 	"$fslab" run --state "$state" --out "$work/warm-$i" --quiet --sweep quick --cache warm --probe fresh
@@ -171,13 +180,15 @@ python3 - "$work" <<-'PY'
 	print("  spread: %d-%d, %.1f%% of the largest: %s" % (lo, hi, spread,
 	      "passes (within 5%)" if spread <= 5 else "FAILS (over 5%)"))
 PY
-"$fslab" teardown --state "$state" --yes >/dev/null
+fi
+[ -e "$state" ] && "$fslab" teardown --state "$state" --yes >/dev/null
 
-if [ "${FSLAB_SSD_FULL:-0}" != 1 ]; then
+if ! want 3 && ! want 4; then
 	echo "== 3. and 4. skipped (FSLAB_SSD_FULL=1 runs the default five-filesystem lab and reproduce --honest, about an hour)"
 	exit 0
 fi
 reads="read reread random_read backward_read stride_read fread freread"
+if want 3; then
 echo "== 3. the default five-filesystem image lab: the demo's run, cold as fslab runs it and with drop_caches"
 "$fslab" setup --image "$work/lab5.img" --state "$state" --mount-root "$work/mnt" --yes >/dev/null
 "$fslab" run --state "$state" --out "$work/full-cold" --quiet --file-sizes 64K-4M --trials 3
@@ -193,6 +204,8 @@ echo "  the order each decides (full-cold: fslab's cold mode, full-drop: drop_ca
 for t in $reads; do
 	decided $t "$work/full-cold" "$work/full-drop"
 done
+fi
+want 4 || exit 0
 
 max=${FSLAB_SSD_REPRO_MAX:-16M}
 echo "== 4. fslab reproduce --honest on the default image lab, files up to $max, at most 3 trials"
