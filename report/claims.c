@@ -116,9 +116,22 @@ static void cl_fastest(const struct rp_data *d, const struct rp_run *r, enum fsl
 	cl_fig(l, what, &c);
 	snprintf(what, sizeof(what), "%s", l->fig);
 	l->word = cl_word_of(&c);
-	snprintf(l->evidence, sizeof(l->evidence), "btrfs #%zu of %zu at %s; %s %s %s (%s)", rank,
-		 n + 1, rp_fmt_rate(bs, ra, sizeof(ra)), rank == 1 ? "next" : "fastest", o->fs,
-		 rp_fmt_rate(rp_sum_cell(s, t, o->idx)->score, rb, sizeof(rb)), what);
+	int k = snprintf(l->evidence, sizeof(l->evidence), "btrfs #%zu of %zu at %s; %s %s %s (%s)", rank,
+			 n + 1, rp_fmt_rate(bs, ra, sizeof(ra)), rank == 1 ? "next" : "fastest", o->fs,
+			 rp_fmt_rate(rp_sum_cell(s, t, o->idx)->score, rb, sizeof(rb)), what);
+	/* An honest run confirms nothing with a figure the matrix sets aside
+	 * (page cache, a buffered loop, heat, FUSE): that is how 2023's
+	 * figures were made.  Refuting stays: a flag inflates, never slows. */
+	const struct rp_mcell *bm = rp_sum_cell(s, t, b->idx);
+	if (r != &d->runs[0] && l->word == RP_CLAIM_HOLDS && bm->aside) {
+		char fw[160];
+
+		l->word = RP_CLAIM_UNKNOWN;
+		if (k > 0 && (size_t)k < sizeof(l->evidence))
+			snprintf(l->evidence + k, sizeof(l->evidence) - (size_t)k,
+				 "; cannot tell: btrfs's figure is flagged (%s), so it confirms nothing",
+				 rp_flag_words(bm->flags, bm->other, fw, sizeof(fw)));
+	}
 }
 
 static const struct rp_cell *cl_cell(const struct rp_entry *e, enum fslab_test t, uint64_t f,
@@ -283,11 +296,13 @@ static void cl_write_read(const struct rp_data *d, const struct rp_run *r, struc
  * decide it differently disagree, and that is said with both figures. */
 static void cl_overall(struct rp_claim *c)
 {
-	const struct rp_claim_run *hold = NULL, *fail = NULL, *open = NULL, *untested = NULL;
+	const struct rp_claim_run *hold = NULL, *fail = NULL, *open = NULL, *untested = NULL, *unk = NULL;
 	for (size_t i = 1; i < c->n; i++) {
 		const struct rp_claim_run *l = &c->runs[i];
 
-		if (l->word == RP_CLAIM_HOLDS && !hold)
+		if (l->word == RP_CLAIM_UNKNOWN && l->has_cmp && !unk)
+			unk = l; /* compared, but its figure is flagged (cl_fastest) */
+		else if (l->word == RP_CLAIM_HOLDS && !hold)
 			hold = l;
 		else if (l->word == RP_CLAIM_FAILS && !fail)
 			fail = l;
@@ -305,7 +320,10 @@ static void cl_overall(struct rp_claim *c)
 	const struct rp_claim_run *l = fail ? fail : open ? open : untested ? untested : hold;
 	if (!l) {
 		c->word = RP_CLAIM_UNKNOWN;
-		snprintf(c->decides, sizeof(c->decides), "no honest run has the data");
+		if (unk)
+			snprintf(c->decides, sizeof(c->decides), "%.63s: %.440s", unk->run->tag, unk->evidence);
+		else
+			snprintf(c->decides, sizeof(c->decides), "no honest run has the data");
 		return;
 	}
 	c->word = fail ? RP_CLAIM_FAILS : open ? RP_CLAIM_INCONCLUSIVE

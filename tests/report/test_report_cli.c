@@ -718,6 +718,55 @@ static json_object *jget(json_object *o, const char *key)
 	return v;
 }
 
+/* An honest run's figure the matrix sets aside confirms no claim: a cold
+ * run whose btrfs reads far fastest but every read flagged page-cache (as a
+ * buffered loop or a priming read made them) does not say the 2023 read
+ * claim holds; it cannot tell, and says why.  Its write figures, unflagged
+ * and slower than ext4's, still refute the write claim. */
+START_TEST(t_claims_flagged_confirm_nothing)
+{
+	static const char *const fss[] = { "ext4", "btrfs" };
+	struct ft_output o;
+	char *warm = claims_dir("warm-flag", true), *dir = path("cold-flag"), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		ck_assert_ptr_nonnull(f = fopen(p, "w"));
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 3; t++)
+			for (unsigned long long file = 1024; file <= 4096; file *= 2) {
+				emit(f, fss[k], "write", file, 64, t, (k ? 300 : 500) + t, "cold", "");
+				emit(f, fss[k], "read", file, 64, t, (k ? 2000 : 500) + t, "cold", k ? "page-cache" : "");
+			}
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
+	free(p);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", "--claims", warm, dir, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	json_object *root = json_tokener_parse(o.out), *cl;
+	ck_assert_ptr_nonnull(root);
+	cl = jget(root, "claims");
+	json_object *reads = json_object_array_get_idx(cl, 1), *writes = json_object_array_get_idx(cl, 0);
+	ck_assert_str_eq(json_object_get_string(jget(reads, "verdict")), "cannot tell");
+	has(json_object_get_string(jget(reads, "decided_by")), "btrfs's figure is flagged (page cache)");
+	json_object *run = json_object_array_get_idx(jget(reads, "runs"), 1);
+	ck_assert_str_eq(json_object_get_string(jget(run, "verdict")), "cannot tell");
+	/* the pair itself still says what the figures say */
+	ck_assert_str_eq(json_object_get_string(jget(jget(run, "comparison"), "verdict")), "faster");
+	ck_assert_str_eq(json_object_get_string(jget(writes, "verdict")), "does not hold");
+	json_object_put(root);
+	ft_output_free(&o);
+	free(warm);
+	free(dir);
+}
+END_TEST
+
 /* A reproduction's report opens with one line per 2023 claim, judged with
  * the matrix's intervals; two honest runs that decide a claim differently
  * are said to disagree, with both figures; report.json has the claims. */
@@ -1704,6 +1753,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
 	tcase_add_test(tc, t_json_pairs);
+	tcase_add_test(tc, t_claims_flagged_confirm_nothing);
 	tcase_add_test(tc, t_thermal_set_aside);
 	tcase_add_test(tc, t_names_not_cut);
 	tcase_add_test(tc, t_summary_between_runs);
