@@ -728,8 +728,9 @@ START_TEST(eta_covers_the_whole_plan)
 	ck_assert_ptr_nonnull(e);
 	ck_assert_int_eq(sscanf(e, "eta_lo_s=%lf eta_hi_s=%lf done_pct=%lf", &lo[0], &hi[0], &pct[0]), 3);
 	/* 2 filesystems x 4 trials planned, not x 2 */
-	ck_assert_msg(pct[0] > 100.0 / 8 - 1 && pct[0] < 100.0 / 8 + 1,
-		      "--until-ci: %g%% done after the first pass (an eighth with 4 trials planned)", pct[0]);
+	/* a share of planned time, which load moves: within a factor of 2 */
+	ck_assert_msg(pct[0] > 100.0 / 16 && pct[0] < 100.0 / 4,
+		      "--until-ci: %g%% done after the first pass (about an eighth with 4 trials planned)", pct[0]);
 	ck_assert_msg(hi[0] > lo[0] || hi[0] < 2, "--until-ci: no range after the first pass: %g..%g", lo[0], hi[0]);
 	ft_output_free(&o);
 	free(out);
