@@ -135,10 +135,18 @@ out:
 int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
 {
 	int fd = open(disk, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
+	struct stat st;
 
 	if (fd < 0) {
-		snprintf(err, len, "cannot open %s to ask it (%s)", disk, strerror(errno));
-		return -errno;
+		r = -errno;
+		snprintf(err, len, "cannot open %s to ask it (%s)", disk, strerror(-r));
+		return r;
+	}
+	/* admin commands go only to a block device, whatever the name is now */
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		close(fd);
+		snprintf(err, len, "%s is not a block device: nothing is asked of it", disk);
+		return -ENOTBLK;
 	}
 	r = nvme_plan(fd, disk, p, err, len);
 	close(fd);
