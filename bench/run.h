@@ -25,11 +25,9 @@
  * The quick grid, cold cache, at least FSLAB_DEFAULT_MIN_TRIALS trials and,
  * unless trials are given, more (up to FSLAB_DEFAULT_MAX_TRIALS) of each
  * test whose comparisons are not decided yet (--stop decided,
- * run_settings.c).  --stop ci without --until-ci: FSLAB_DEFAULT_UNTIL_CI_PCT. */
+ * run_settings.c).  --stop ci without --until-ci: FSLAB_DEFAULT_UNTIL_CI_PCT.
+ * The three defaults live with their settings rows (lib/settings.h). */
 #define FSLAB_PRESET_DEFAULT FSLAB_PRESET_LAB
-#define FSLAB_DEFAULT_MIN_TRIALS 3
-#define FSLAB_DEFAULT_MAX_TRIALS 10
-#define FSLAB_DEFAULT_UNTIL_CI_PCT 5.0
 /* The steady-state phase's round: each workload (1 MiB sequential, 4 KiB
  * random writes) writes this many bytes (bench/run_steady.c). */
 #define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)

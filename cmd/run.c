@@ -76,7 +76,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
 		 "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
-		 "3 trials, and more (up to 10) of each test while a comparison between the\n"
+		 FSLAB_DEFAULT_MIN_TRIALS_TEXT " trials, and more (up to " FSLAB_DEFAULT_MAX_TRIALS_TEXT
+		 ") of each test while a comparison between the\n"
 		 "filesystems is not decided yet and still can be.  IOzone's own single warm\n"
 		 "pass is --cache warm --trials 1.\n",
 	.opts = run_opts,

@@ -41,7 +41,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.heading = "Sweep (preset < the [sweep] section of --sweep FILE < these flags):",
 		.help = "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K "
 			"skipped for files > 16M, cold, 3 trials, and (unless --cache or --trials is "
-			"given) --stop decided --max-trials 10\n"
+			"given) --stop decided --max-trials " FSLAB_DEFAULT_MAX_TRIALS_TEXT "\n"
 			"seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
 			"quick: the seed sweep with files up to 64M (1 trial, warm)\n"
 			"cdm: CrystalDiskMark 8's rows, each a read and a write test: SEQ1M Q8T1, "
@@ -122,25 +122,26 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		WORDS(stop_words),
 		.words_help = "decided (the default), ci (as --until-ci) or fixed (--trials N exactly)",
 		.default_text = "decided",
-		.help = "decided (the lab preset's default): past --trials (the minimum, default 3), "
+		.help = "decided (the lab preset's default): past --trials (the minimum, default "
+			FSLAB_DEFAULT_MIN_TRIALS_TEXT "), "
 			"run a test of a cell again only while a comparison between the filesystems "
 			"is neither decided (slower, faster or equivalent within 5%, on intervals "
 			"corrected for looking after every trial) nor undecidable by --max-trials; "
 			"tests sharing the test file run together\n"
-			"ci: as --until-ci (5 when not given)\n"
+			"ci: as --until-ci (" FSLAB_DEFAULT_UNTIL_CI_TEXT " when not given)\n"
 			"fixed: exactly --trials trials",
 	},
 	[FSLAB_SETTING_UNTIL_CI] = {
 		.flag = "until-ci", .arg = "PCT", .manifest_key = "until_ci_pct",
-		.type = FSLAB_STYPE_PERCENT, .default_text = "5",
+		.type = FSLAB_STYPE_PERCENT, .default_text = FSLAB_DEFAULT_UNTIL_CI_TEXT,
 		.help = "--stop ci: repeat each file x record cell until the 95% confidence interval "
 			"(Student's t) of each test is within PCT percent of its mean; --trials is "
 			"then the minimum (at least 2)",
 	},
 	[FSLAB_SETTING_MAX_TRIALS] = {
 		.flag = "max-trials", .arg = "N", .manifest_key = "max_trials",
-		.type = FSLAB_STYPE_COUNT, .min = 2, .max = FSLAB_TRIALS_MAX, .default_text = "10",
-		.help = "the cap of --stop decided and ci (default 10)",
+		.type = FSLAB_STYPE_COUNT, .min = 2, .max = FSLAB_TRIALS_MAX, .default_text = FSLAB_DEFAULT_MAX_TRIALS_TEXT,
+		.help = "the cap of --stop decided and ci (default " FSLAB_DEFAULT_MAX_TRIALS_TEXT ")",
 	},
 	[FSLAB_SETTING_IO] = {
 		.flag = "io", .arg = "MODE", .manifest_key = "io_mode", .type = FSLAB_STYPE_ENUM,

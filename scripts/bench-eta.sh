@@ -12,7 +12,7 @@
 # Plans (each a `fslab run` on the whole lab):
 #   demo     scripts/demo.sh's run: --file-sizes 64K-4M --trials 3 (cold,
 #            fixed trials: the estimate is one figure)
-#   default  the default run (lab preset: cold, --stop decided, 3..10
+#   default  the default run (lab preset: cold, --stop decided, 3..8
 #            trials), reduced to --file-sizes 64K-1M unless FULL=1 (the
 #            whole 64K-64M grid takes 10-30 minutes per filesystem)
 #

@@ -3,11 +3,11 @@
  * every cell, and at most 10% of the write, read, random, backward and
  * stride rows flagged page-cache (root; docs/run.md).
  *
- * The whole default grid (99 cells, 64K-64M files, adaptive up to 10
+ * The whole default grid (99 cells, 64K-64M files, adaptive up to 8
  * trials) takes 10-30 minutes here, so by default the run gets a sweep
  * file that only narrows the file sizes to 64K-1M: it sets neither cache
  * nor trials, so everything else is the default (the lab preset, cold,
- * 3 trials, --stop decided --max-trials 10).  FSLAB_TEST_FULL_DEFAULT=1 runs
+ * 3 trials, --stop decided --max-trials 8).  FSLAB_TEST_FULL_DEFAULT=1 runs
  * `fslab run` with no option at all. */
 #include "testutil.h"
 
@@ -111,7 +111,7 @@ START_TEST(default_run_is_cold_repeated_and_rarely_flagged)
 	ck_assert_int_ge(json_object_get_int(jget(m, "trials")), 3);
 	ck_assert_str_eq(json_object_get_string(jget(m, "stop")), "decided");
 	ck_assert(json_object_is_type(jget(m, "until_ci_pct"), json_type_null));
-	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), 10);
+	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), 8);
 	ck_assert_int_eq(json_object_get_int(jget(jget(jget(m, "stopping"), "summary"), "open")), 0);
 	ck_assert_str_eq(json_object_get_string(jget(m, "io_mode")), "seek");
 	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
