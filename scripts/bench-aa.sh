@@ -16,18 +16,10 @@
 # report's JSON).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=/var/tmp/fslab-bench-aa
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then
-	work=$1
-	shift
-fi
-[ "${1:-}" = "--" ] && shift
-fslab=${FSLAB:-$top/build/fslab}
-state=$work/state.json
-PATH=$PATH:/usr/sbin:/sbin
-
 name=bench-aa.sh
 . "$top/scripts/bench-lib.sh"
+bench_lab_args /var/tmp/fslab-bench-aa "$@"
+shift "$bench_args_used"
 bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"

@@ -20,21 +20,13 @@
 # intervals are what is measured here.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=/var/tmp/fslab-bench-cdm
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then
-	work=$1
-	shift
-fi
-[ "${1:-}" = "--" ] && shift
-fslab=${FSLAB:-$top/build/fslab}
-state=$work/state.json
+name=bench-cdm.sh
+. "$top/scripts/bench-lib.sh"
+bench_lab_args /var/tmp/fslab-bench-cdm "$@"
+shift "$bench_args_used"
 cdm_size=${CDM_SIZE:-64M}
 part_size=${PART_SIZE:-400M}
 preset=${PRESET:-cdm}
-PATH=$PATH:/usr/sbin:/sbin
-
-name=bench-cdm.sh
-. "$top/scripts/bench-lib.sh"
 bench_lab_checks
 mkdir -p "$work"
 rm -rf "$work/results" "$work/report"

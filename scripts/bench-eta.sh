@@ -23,18 +23,15 @@
 # machine are noisy: say so when quoting them.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=/var/tmp/fslab-bench-eta
-if [ $# -gt 0 ]; then
-	work=$1
-	shift
-fi
-plans=${*:-demo default}
-fslab=${FSLAB:-$top/build/fslab}
-state=$work/state.json
-PATH=$PATH:/usr/sbin:/sbin
-
 name=bench-eta.sh
 . "$top/scripts/bench-lib.sh"
+if [ $# -gt 0 ]; then
+	bench_lab_args /var/tmp/fslab-bench-eta "$1"
+	shift
+else
+	bench_lab_args /var/tmp/fslab-bench-eta
+fi
+plans=${*:-demo default}
 bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"

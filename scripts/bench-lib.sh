@@ -1,9 +1,30 @@
-# What the lab benchmark scripts (bench-aa.sh, bench-ssd.sh,
-# bench-time-to-answer.sh, bench-eta.sh) share, sourced by them: the checks
-# before a lab is made, a small image lab's spec, and its teardown on every
-# path.  Set before sourcing: name (the script's name, for messages), fslab
-# (the binary), state (the lab's state file), work (bench_lab_spec's
-# directory); tools lists the extra programs the script needs.
+# What the lab benchmark scripts (bench-aa.sh, bench-cdm.sh, bench-ssd.sh,
+# bench-time-to-answer.sh, bench-eta.sh, ...) share, sourced by them: their
+# arguments, the checks before a lab is made, a small image lab's spec, and
+# its teardown on every path.  Set before sourcing: top (the source tree)
+# and name (the script's name, for messages); bench_lab_args sets fslab
+# (the binary), state (the lab's state file) and work (bench_lab_spec's
+# directory), or the script sets them itself.
+
+# bench_lab_args DEFAULT_WORK "$@": the arguments [WORK_DIR] [-- fslab run
+# options]: sets work (WORK_DIR or DEFAULT_WORK), fslab ($FSLAB or the
+# build tree's), state and PATH (with the sbin directories mkfs lives in);
+# bench_args_used is how many arguments the caller shifts away (what is
+# left is the fslab run options).
+bench_lab_args() {
+	work=$1
+	shift
+	bench_args_used=0
+	if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+		work=$1
+		bench_args_used=1
+		shift
+	fi
+	[ "${1:-}" = "--" ] && bench_args_used=$((bench_args_used + 1))
+	fslab=${FSLAB:-$top/build/fslab}
+	state=$work/state.json
+	PATH=$PATH:/usr/sbin:/sbin
+}
 
 # bench_lab_checks TOOL...: root, the fslab binary, the tools, and no
 # earlier lab of this script still set up; then, and only then, the lab

@@ -29,18 +29,10 @@
 # busy time.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=/var/tmp/fslab-bench-answer
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then
-	work=$1
-	shift
-fi
-[ "${1:-}" = "--" ] && shift
-fslab=${FSLAB:-$top/build/fslab}
-state=$work/state.json
-PATH=$PATH:/usr/sbin:/sbin
-
 name=bench-time-to-answer.sh
 . "$top/scripts/bench-lib.sh"
+bench_lab_args /var/tmp/fslab-bench-answer "$@"
+shift "$bench_args_used"
 bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
