@@ -62,6 +62,16 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 				    p);
 			return -EINVAL;
 		}
+		/* depth and threads are the queued tests' alone */
+		if ((s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) &&
+		    !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
+			const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+
+			fslab_tests_format(s->tests, tests, sizeof(tests));
+			fslab_error("--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
+				    q, q, s->set & FSLAB_SWEEP_SET_IODEPTH ? "queue depth" : "threads", tests, q);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (s->set & grid) {

@@ -50,8 +50,10 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	/* dev: the fastest of the probes, an upper bound on the device */
 	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev)
 		snprintf(flag, len, "page-cache");
-	/* direct mode: the stdio tests ran buffered (IOzone -I does the same) */
-	if (cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO))
+	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
+	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
+	if ((cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO)) ||
+	    (cache == FSLAB_CACHE_WARM && (bt->flags & FSLAB_BT_QUEUED)))
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
 	if (fs->rec.fuse)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
