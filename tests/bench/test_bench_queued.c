@@ -457,6 +457,29 @@ START_TEST(warm_is_buffered_and_flagged)
 }
 END_TEST
 
+/* fslab run --dry-run says the grid's queued tests run at --iodepth and
+ * --jobs; without a queued test those flags are refused, naming the fix. */
+START_TEST(dry_run_names_depth_and_threads)
+{
+	char arg[600];
+	struct ft_output o;
+
+	snprintf(arg, sizeof(arg), "a=%s", dir);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--tests", "queued", "--iodepth", "4", "--jobs", "2",
+				  "--file-sizes", "1M", "--record-sizes", "4K", "--no-device-probe", "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "dry run: %s", o.err);
+	ck_assert_msg(strstr(o.out, "queued tests: io_uring, 4 in flight per thread, 2 threads (--iodepth, --jobs), O_DIRECT"),
+		      "%s", o.out);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--tests", "write", "--jobs", "2", "--dry-run", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_msg(strstr(o.err, "--jobs ([sweep] jobs) sets the queued tests' threads; --tests write names none of them: add queued"),
+		      "%s", o.err);
+	ft_output_free(&o);
+}
+END_TEST
+
 /* The real ring (liburing): a write and a read at depth 4 on 2 threads,
  * buffered so that any filesystem takes it. */
 START_TEST(real_ring_moves_the_file)
@@ -489,6 +512,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, ring_setup_refusal_says_why);
 	tcase_add_test(tc, timed_pass_wraps_over_the_region);
 	tcase_add_test(tc, warm_is_buffered_and_flagged);
+	tcase_add_test(tc, dry_run_names_depth_and_threads);
 	tcase_add_test(tc, real_ring_moves_the_file);
 	return ft_suite_run(s, argc, argv);
 }
