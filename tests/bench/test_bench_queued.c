@@ -192,18 +192,13 @@ static int dir_fd = -1;
 static void setup(void)
 {
 	fake_reset();
-	dir = ft_mkdtemp("fslab-queued");
-	ck_assert_ptr_nonnull(dir);
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dir_fd, 0);
+	dir = ft_mkdtemp_fd("fslab-queued", &dir_fd);
 }
 
 static void teardown(void)
 {
-	close(dir_fd);
-	dir_fd = -1;
-	ft_rm_rf(dir);
-	free(dir);
+	ft_rmdir_fd(dir, &dir_fd);
+	dir = NULL;
 	fake_reset();
 }
 
@@ -421,8 +416,6 @@ START_TEST(warm_is_buffered_and_flagged)
 	struct qrun q = { .depth = 2, .jobs = 1, .cache = FSLAB_CACHE_WARM };
 	char data[600], out[600], arg[700], path[700], *csv;
 	struct ft_output o;
-	FILE *f;
-	long n;
 
 	run_queued(&q, T(READ));
 	ck_assert_int_eq(q.out[FSLAB_TEST_QUEUED_READ].status, FSLAB_OUTCOME_OK);
@@ -441,12 +434,7 @@ START_TEST(warm_is_buffered_and_flagged)
 		ck_assert_msg(o.status == 0, "run: %s", o.err);
 		ft_output_free(&o);
 		snprintf(path, sizeof(path), "%s/a.csv", out);
-		f = fopen(path, "r");
-		ck_assert_ptr_nonnull(f);
-		csv = calloc(1, 4096);
-		n = (long)fread(csv, 1, 4095, f);
-		fclose(f);
-		ck_assert_int_gt(n, 0);
+		csv = ft_read_text(path);
 		if (k == 0)
 			ck_assert_msg(strstr(csv, "a,queued_read,64,16,1,") && strstr(csv, ",warm,ok,buffered,2,1,"),
 				      "%s", csv);
