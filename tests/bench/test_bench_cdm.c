@@ -121,6 +121,8 @@ START_TEST(cdm_refusals)
 		{ "--sweep", "cdm", "--cdm-size", "8M", "at least 16M" },
 		{ "--sweep", "quick", "--cdm-time", "1", "--cdm-time times the passes of --sweep cdm" },
 		{ "--sweep", "cdm", "--cdm-time", "0", "1 to 60" },
+		{ "--sweep", "cdm", "--iodepth", "4", "each row has its own queue depth and threads (Q and T in its name); drop --iodepth" },
+		{ "--sweep", "cdm-nvme", "--jobs", "2", "drop --jobs ([sweep] jobs)" },
 	};
 	char *dir = ft_mkdtemp("fslab-cdm");
 	char arg[512];
