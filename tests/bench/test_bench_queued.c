@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "engine.h"
+#include "run_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -445,6 +446,28 @@ START_TEST(warm_is_buffered_and_flagged)
 }
 END_TEST
 
+/* The page-cache flag: an O_DIRECT queued row above the probe is not
+ * flagged (requests in flight together pass a one-at-a-time bound on the
+ * device itself); a buffered one is, as IOzone's tests are. */
+START_TEST(page_cache_flag_spares_direct_queued_rows)
+{
+	static struct fslab_bench_fs fs; /* large: not on the stack */
+	char flag[128];
+
+	memset(&fs, 0, sizeof(fs));
+	snprintf(fs.rec.type, sizeof(fs.rec.type), "ext4");
+	fs.probe.read_kib_s = fs.probe.write_kib_s = 1000;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_QUEUED_READ, 1e6, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	run_flag(&fs, FSLAB_CACHE_DIRECT, FSLAB_TEST_QUEUED_RANDOM_WRITE, 1e6, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	run_flag(&fs, FSLAB_CACHE_WARM, FSLAB_TEST_QUEUED_READ, 1e6, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "page-cache;buffered");
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, 1e6, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "page-cache");
+}
+END_TEST
+
 /* fslab run --dry-run says the grid's queued tests run at --iodepth and
  * --jobs; without a queued test those flags are refused, naming the fix. */
 START_TEST(dry_run_names_depth_and_threads)
@@ -500,6 +523,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, ring_setup_refusal_says_why);
 	tcase_add_test(tc, timed_pass_wraps_over_the_region);
 	tcase_add_test(tc, warm_is_buffered_and_flagged);
+	tcase_add_test(tc, page_cache_flag_spares_direct_queued_rows);
 	tcase_add_test(tc, dry_run_names_depth_and_threads);
 	tcase_add_test(tc, real_ring_moves_the_file);
 	return ft_suite_run(s, argc, argv);
