@@ -236,6 +236,9 @@ static void job_complete(struct q_job *j, const struct fslab_ring_done *d, uint6
 	unsigned slot = (unsigned)d->tag;
 
 	if (d->tag >= q->depth) {
+		/* not ours: count it as one in flight less all the same, so
+		 * the loop cannot wait for a completion that never comes */
+		j->inflight -= j->inflight > 0;
 		job_fail(j, 0, "io_uring completion with unknown tag %llu", (unsigned long long)d->tag);
 		return;
 	}
@@ -284,7 +287,6 @@ static void *job_thread(void *arg)
 {
 	struct q_job *j = arg;
 	struct q_pass *q = j->q;
-
 	bool run;
 
 	job_setup(j);
