@@ -23,6 +23,7 @@ enum {
 	FSLAB_BT_READS = 1 << 3,
 	FSLAB_BT_STDIO = 1 << 4,      /* fopen/fread/fwrite with setvbuf(record) */
 	FSLAB_BT_SECOND_PASS = 1 << 5, /* the "re-" pass over the same file */
+	FSLAB_BT_QUEUED = 1 << 6,      /* io_uring at a depth and threads (bench/queued.c) */
 };
 
 struct fslab_bench_pass;

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static int posix_open(void *ctx, int dfd, const char *name, int flags, mode_t mode)
@@ -135,6 +138,131 @@ static int posix_fclose(void *ctx, FILE *f)
 	return fclose(f);
 }
 
+/* A queued test's ring: liburing's, and whether its buffers are
+ * registered (fixed-buffer reads and writes) or not (the memlock limit
+ * refused them: the same requests from plain buffers). */
+struct posix_ring {
+	struct io_uring ring;
+	bool fixed;
+};
+
+static int posix_ring_setup(void *ctx, unsigned depth, void *const *bufs, unsigned nbufs, size_t len,
+			    void **out)
+{
+	struct posix_ring *r = calloc(1, sizeof(*r));
+	struct iovec *iov = calloc(nbufs ? nbufs : 1, sizeof(*iov));
+	int e;
+
+	(void)ctx;
+	if (!r || !iov) {
+		free(r);
+		free(iov);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* one submitter, completions run when it asks (fio's flags);
+	 * kernels before 6.0 refuse them: plain setup there */
+	e = io_uring_queue_init(depth, &r->ring, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN);
+	if (e == -EINVAL)
+		e = io_uring_queue_init(depth, &r->ring, 0);
+	if (e < 0) {
+		free(r);
+		free(iov);
+		errno = -e;
+		return -1;
+	}
+	for (unsigned i = 0; i < nbufs; i++)
+		iov[i] = (struct iovec){ .iov_base = bufs[i], .iov_len = len };
+	r->fixed = nbufs && io_uring_register_buffers(&r->ring, iov, nbufs) == 0;
+	free(iov);
+	*out = r;
+	return 0;
+}
+
+static int posix_ring_submit(void *ctx, void *ring, const struct fslab_ring_req *reqs, unsigned n)
+{
+	struct posix_ring *r = ring;
+	int e;
+
+	(void)ctx;
+	for (unsigned i = 0; i < n; i++) {
+		const struct fslab_ring_req *q = &reqs[i];
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+
+		if (!sqe) {
+			errno = EBUSY; /* more than the ring's depth at once */
+			return -1;
+		}
+		if (q->write && r->fixed)
+			io_uring_prep_write_fixed(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->off,
+						  (int)q->buf_index);
+		else if (q->write)
+			io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->off);
+		else if (r->fixed)
+			io_uring_prep_read_fixed(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->off,
+						 (int)q->buf_index);
+		else
+			io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->off);
+		io_uring_sqe_set_data64(sqe, q->tag);
+	}
+	e = io_uring_submit(&r->ring);
+	if (e < 0) {
+		errno = -e;
+		return -1;
+	}
+	return e;
+}
+
+static int posix_ring_reap(void *ctx, void *ring, struct fslab_ring_done *done, unsigned max,
+			   unsigned min)
+{
+	struct posix_ring *r = ring;
+	struct io_uring_cqe *cqe;
+	unsigned head, k = 0;
+	int e;
+
+	(void)ctx;
+	if (min) {
+		e = io_uring_wait_cqe_nr(&r->ring, &cqe, min);
+		if (e < 0) {
+			errno = -e;
+			return -1;
+		}
+	}
+	io_uring_for_each_cqe(&r->ring, head, cqe) {
+		if (k == max)
+			break;
+		done[k].tag = io_uring_cqe_get_data64(cqe);
+		done[k].res = cqe->res;
+		k++;
+	}
+	io_uring_cq_advance(&r->ring, k);
+	return (int)k;
+}
+
+static void posix_ring_teardown(void *ctx, void *ring)
+{
+	struct posix_ring *r = ring;
+
+	(void)ctx;
+	if (!r)
+		return;
+	io_uring_queue_exit(&r->ring);
+	free(r);
+}
+
+static int posix_fallocate_ops(void *ctx, int fd, off_t len)
+{
+	(void)ctx;
+	return fallocate(fd, 0, 0, len);
+}
+
+static int posix_ftruncate(void *ctx, int fd, off_t len)
+{
+	(void)ctx;
+	return ftruncate(fd, len);
+}
+
 const struct fslab_io_ops fslab_io_posix = {
 	.version = FSLAB_IO_OPS_VERSION,
 	.name = "posix",
@@ -156,4 +284,10 @@ const struct fslab_io_ops fslab_io_posix = {
 	.fwrite = posix_fwrite,
 	.fflush = posix_fflush,
 	.fclose = posix_fclose,
+	.ring_setup = posix_ring_setup,
+	.ring_submit = posix_ring_submit,
+	.ring_reap = posix_ring_reap,
+	.ring_teardown = posix_ring_teardown,
+	.fallocate = posix_fallocate_ops,
+	.ftruncate = posix_ftruncate,
 };

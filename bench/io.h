@@ -1,6 +1,7 @@
 /* The engine's I/O layer: every call fslab run makes on a file it
  * benchmarks goes through one ops struct (fio's ioengine_ops shape): the
- * 13 tests' test file (bench/engine.c), the device probe's file
+ * 13 tests' test file (bench/engine.c), the queued tests' rings
+ * (bench/queued.c), the device probe's file
  * (bench/probe.c) and the steady-state phase's file (bench/run_steady.c).
  * A test can swap in an ops struct that records the (operation, offset,
  * length) sequence or injects faults.  Each function behaves like the
@@ -21,6 +22,7 @@
 #define FSLAB_BENCH_IO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -28,7 +30,27 @@
  * removed or changes meaning; the engine refuses an ops struct of another
  * version (every test of the cell fails saying so), so a fake built
  * against an old layout breaks loudly instead of being called wrongly. */
-#define FSLAB_IO_OPS_VERSION 2
+#define FSLAB_IO_OPS_VERSION 3
+
+/* One request of the queued tests for a ring: a read into or a write from
+ * buf (the ring's registered buffer buf_index) of len bytes at off of fd;
+ * tag comes back with its completion. */
+struct fslab_ring_req {
+	int fd;
+	bool write;
+	unsigned buf_index;
+	void *buf;
+	size_t len;
+	off_t off;
+	uint64_t tag;
+};
+
+/* A completion: the request's tag and its result, the bytes moved or
+ * -errno (io_uring's cqe). */
+struct fslab_ring_done {
+	uint64_t tag;
+	int res;
+};
 
 struct fslab_io_ops {
 	unsigned version; /* FSLAB_IO_OPS_VERSION */
@@ -67,6 +89,28 @@ struct fslab_io_ops {
 	 * and right after its last one (start false): outside the region, so
 	 * a recorder can tell which calls were timed.  May be NULL. */
 	void (*timer)(void *ctx, bool start);
+
+	/* io_uring for the queued tests: one ring per thread, used by that
+	 * thread only (a fake must allow one ring per thread at once).
+	 * ring_setup makes a ring of depth submission entries and registers
+	 * bufs[0..nbufs), each len bytes, as its fixed buffers (where the
+	 * memlock limit refuses them, the ring does the same I/O from
+	 * unregistered buffers); *ring is its handle.  ring_submit queues
+	 * reqs[0..n) and submits them in one call: how many were submitted.
+	 * ring_reap waits until at least min completions are there (0: does
+	 * not wait) and takes up to max of them into done: how many.
+	 * ring_teardown frees the ring (requests still in flight are
+	 * cancelled).  -1 with errno set on failure, like the others. */
+	int (*ring_setup)(void *ctx, unsigned depth, void *const *bufs, unsigned nbufs, size_t len,
+			  void **ring);
+	int (*ring_submit)(void *ctx, void *ring, const struct fslab_ring_req *reqs, unsigned n);
+	int (*ring_reap)(void *ctx, void *ring, struct fslab_ring_done *done, unsigned max, unsigned min);
+	void (*ring_teardown)(void *ctx, void *ring);
+	/* The queued writer's pre-sizing of its file: fallocate(2) mode 0 of
+	 * 0..len (blocks reserved, size len; -1 EOPNOTSUPP where the
+	 * filesystem has none), else ftruncate(2). */
+	int (*fallocate)(void *ctx, int fd, off_t len);
+	int (*ftruncate)(void *ctx, int fd, off_t len);
 };
 
 /* The real system calls. */

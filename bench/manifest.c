@@ -156,6 +156,8 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.tests = s->tests;
 	m->sweep.keep_small_records = s->keep_small_records;
 	m->sweep.shuffle = s->shuffle;
+	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
+	m->sweep.jobs = s->jobs ? s->jobs : 1;
 	if (fslab_preset_named_rows(s->named_rows)) {
 		m->sweep.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S;
 		m->sweep.warmup_passes = FSLAB_CDM_WARMUP_PASSES;
@@ -335,6 +337,8 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->sweep.tests = m->sweep.tests;
 	c->sweep.keep_small_records = m->sweep.keep_small_records;
 	c->sweep.shuffle = m->sweep.shuffle;
+	c->sweep.iodepth = m->sweep.iodepth;
+	c->sweep.jobs = m->sweep.jobs;
 	c->sweep.cache = m->cache;
 	c->sweep.trials = m->trials;
 	c->sweep.seed = m->seed;

@@ -110,7 +110,12 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 			if (!plan_keep(s, f, r))
 				continue;
 			if (cells)
-				cells[n] = (struct fslab_sweep_cell){ .file_bytes = f, .record_bytes = r };
+				cells[n] = (struct fslab_sweep_cell){
+					.file_bytes = f,
+					.record_bytes = r,
+					.iodepth = s->iodepth,
+					.jobs = s->jobs,
+				};
 			n++;
 		} while (plan_double(&r, s->record_max));
 	} while (plan_double(&f, s->file_max));

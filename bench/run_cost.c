@@ -39,6 +39,8 @@ static bool cost_per_op_device(enum fslab_cache_mode cache, enum fslab_test t)
 {
 	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 
+	if (bt->flags & FSLAB_BT_QUEUED)
+		return cache != FSLAB_CACHE_WARM; /* O_DIRECT but in warm mode */
 	if (cache == FSLAB_CACHE_DIRECT)
 		return !(bt->flags & FSLAB_BT_STDIO); /* stdio tests run buffered */
 	/* a dropped file read out of order: no readahead to hide the device */
@@ -47,7 +49,7 @@ static bool cost_per_op_device(enum fslab_cache_mode cache, enum fslab_test t)
 }
 
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
-		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes)
+		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight)
 {
 	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 	bool writes = bt->flags & FSLAB_BT_WRITES;
@@ -58,7 +60,8 @@ double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_m
 	if (!(rate > 0))
 		return -1;
 	s += (double)file_bytes / 1024.0 / rate;
-	s += ops * (cost_per_op_device(cache, t) ? COST_DEVICE_OP_S : COST_CALL_S);
+	/* a queued test's requests reach the device inflight at a time */
+	s += ops * (cost_per_op_device(cache, t) ? COST_DEVICE_OP_S / (inflight ? inflight : 1) : COST_CALL_S);
 	if ((cache == FSLAB_CACHE_FSYNC && writes) || (cache == FSLAB_CACHE_COLD && !writes) ||
 	    (bt->flags & FSLAB_BT_CREATES))
 		s += COST_FLUSH_S;
@@ -95,6 +98,15 @@ static uint64_t cost_plan_bytes(const struct fslab_plan *plan, unsigned tests)
 		b += plan->cells[i].file_bytes *
 		     (uint64_t)__builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], tests));
 	return b;
+}
+
+/* Requests a test of cell keeps in flight: a queued test's depth x
+ * threads, 1 for the others. */
+static unsigned cost_inflight(const struct fslab_sweep_cell *cell, enum fslab_test t)
+{
+	if (!(fslab_bench_test_get(t)->flags & FSLAB_BT_QUEUED))
+		return 1;
+	return (cell->iodepth ? cell->iodepth : 1) * (cell->jobs ? cell->jobs : 1);
 }
 
 /* A test of a named row (CrystalDiskMark's): its pass of a fixed length,
@@ -170,7 +182,8 @@ static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fsla
 				e = cost_pass_test_s(&plan->cells[i], (enum fslab_test)t, first, write_kib_s);
 			else
 				e = run_cost_test_s(write_kib_s, read_kib_s, c->sweep.cache, (enum fslab_test)t,
-						    plan->cells[i].file_bytes, plan->cells[i].record_bytes);
+						    plan->cells[i].file_bytes, plan->cells[i].record_bytes,
+						    cost_inflight(&plan->cells[i], (enum fslab_test)t));
 			first = false;
 			if (e < 0)
 				return -1;
@@ -486,8 +499,10 @@ static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
 	double w = fs->probe.write_kib_s > 0 ? fs->probe.write_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
 	double r = fs->probe.read_kib_s > 0 ? fs->probe.read_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
 
+	if (cell->pass_s > 0)
+		return cost_pass_test_s(cell, (enum fslab_test)t, false, w);
 	return run_cost_test_s(w, r, e->c->sweep.cache, (enum fslab_test)t, cell->file_bytes,
-			       cell->record_bytes);
+			       cell->record_bytes, cost_inflight(cell, (enum fslab_test)t));
 }
 
 /* What test t of cell i on filesystem f should cost now: its own mean
@@ -769,6 +784,10 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 		       fslab_size_format(c->sweep.record_max, r2, sizeof(r2)),
 		       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
 		       __builtin_popcount(c->sweep.tests), tests);
+	if (!fslab_preset_named_rows(c->sweep.named_rows) && (c->sweep.tests & FSLAB_TESTS_QUEUED))
+		printf("queued tests: io_uring, %u in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
+		       c->sweep.iodepth ? c->sweep.iodepth : 1, c->sweep.jobs ? c->sweep.jobs : 1,
+		       c->sweep.jobs > 1 ? "s" : "", c->sweep.cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
 	if (c->until_ci_pct > 0)
 		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
 		       c->max_trials, c->until_ci_pct);

@@ -139,11 +139,12 @@ bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struc
 
 /* run_cost.c: the cost model (the one home of what a test costs): the
  * seconds test t of a file x record cell should take at the probed rates
- * in cache mode cache, and those of O_DIRECT I/O of bytes in records at
- * a rate (the device probe); negative without a
+ * in cache mode cache (inflight: the requests a queued test keeps at the
+ * device, depth x threads; 1 for the others), and those of O_DIRECT I/O
+ * of bytes in records at a rate (the device probe); negative without a
  * rate. */
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
-		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes);
+		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight);
 double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
 /* A plan of named rows (--sweep cdm, cdm-nvme) on filesystems without
  * room for its file (--cdm-size): refused before anything is written,

@@ -62,6 +62,16 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 				    p);
 			return -EINVAL;
 		}
+		/* depth and threads are the queued tests' alone */
+		if ((s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) &&
+		    !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
+			const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+
+			fslab_tests_format(s->tests, tests, sizeof(tests));
+			fslab_error("--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
+				    q, q, s->set & FSLAB_SWEEP_SET_IODEPTH ? "queue depth" : "threads", tests, q);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (s->set & grid) {
@@ -71,16 +81,14 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 											 : "--small-records ([sweep] small_records)");
 		return -EINVAL;
 	}
-	/* each row has its own depth and threads: the queued tests' flags
-	 * (rows of the table once the io_uring engine has them) do not apply */
-	for (const char *const *q = (const char *const[]){ "iodepth", "jobs", NULL }; *q; q++) {
-		int id = fslab_setting_by_flag(*q);
+	/* each row has its own depth and threads: --iodepth and --jobs do
+	 * not apply */
+	if (s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) {
+		const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
 
-		if (id >= 0 && (s->set & FSLAB_SETTING_BIT(id))) {
-			fslab_error("--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
-				    p, *q, *q);
-			return -EINVAL;
-		}
+		fslab_error("--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
+			    p, q, q);
+		return -EINVAL;
 	}
 	if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE))
 		s->file_min = s->file_max = g->v[FSLAB_SETTING_CDM_SIZE].lo;

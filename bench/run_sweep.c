@@ -47,11 +47,16 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
 
 	flag[0] = '\0';
-	/* dev: the fastest of the probes, an upper bound on the device */
-	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev)
+	/* dev: the fastest of the probes, an upper bound on the device one
+	 * request at a time; not on a queued test's O_DIRECT requests, which
+	 * overlap at the device and bypass the page cache */
+	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev &&
+	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM))
 		snprintf(flag, len, "page-cache");
-	/* direct mode: the stdio tests ran buffered (IOzone -I does the same) */
-	if (cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO))
+	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
+	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
+	if ((cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO)) ||
+	    (cache == FSLAB_CACHE_WARM && (bt->flags & FSLAB_BT_QUEUED)))
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
 	if (fs->rec.fuse)
 		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");

@@ -44,7 +44,7 @@ _fslab_options_of()
 	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard
 		--precondition --purge --help" ;;
 	status) echo "--state --json --help" ;;
-	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --file-sizes --record-sizes --small-records
+	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --iodepth --jobs --file-sizes --record-sizes --small-records
 		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
 		--probe-size --probe --steady-state --steady-state-round --allow-concurrent --resume --label
 		--quiet --dry-run --help" ;;
@@ -152,7 +152,7 @@ _fslab()
 		_fslab_comma_list "all none surface heatmap compare"
 		return ;;
 	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
-	--max-trials | --probe-size | --cdm-size | --cdm-time | --steady-state-round | --max-file | --record | -r | --label)
+	--max-trials | --probe-size | --cdm-size | --cdm-time | --iodepth | --jobs | --steady-state-round | --max-file | --record | -r | --label)
 		return ;;
 	esac
 

@@ -352,6 +352,8 @@ static json_object *mf_write_sweep(const struct fslab_manifest *m)
 	mf_put(o, mf_key(FSLAB_SETTING_ORDER, 0), json_object_new_string(fslab_setting_word(FSLAB_SETTING_ORDER, m->sweep.shuffle ? 0 : 1)));
 	mf_put(o, mf_key(FSLAB_SETTING_CDM_TIME, 0), mf_jcount(m->sweep.pass_s));
 	mf_put(o, "warmup_passes_discarded", mf_jcount(m->sweep.warmup_passes));
+	mf_put(o, mf_key(FSLAB_SETTING_IODEPTH, 0), mf_jcount(m->sweep.iodepth ? m->sweep.iodepth : 1));
+	mf_put(o, mf_key(FSLAB_SETTING_JOBS, 0), mf_jcount(m->sweep.jobs ? m->sweep.jobs : 1));
 	return o;
 }
 

@@ -217,6 +217,8 @@ struct fslab_manifest {
 		 * before its first measured one and left out of the results;
 		 * 0 (a grid, or absent): one pass over the file, no warm-up */
 		unsigned pass_s, warmup_passes;
+		/* the grid's queued tests: depth and threads (absent: 1) */
+		unsigned iodepth, jobs;
 	} sweep;
 	struct {
 		char hostname[256], kernel[640], kernel_version[256], cpu_model[256];

@@ -243,6 +243,11 @@ static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifes
 		return r;
 	m->sweep.pass_s = (unsigned)pass;
 	m->sweep.warmup_passes = (unsigned)warm;
+	/* absent in runs recorded before the queued tests: 1 and 1 */
+	m->sweep.iodepth = m->sweep.jobs = 1;
+	if ((r = mf_read_unsigned(c, sw, "sweep", MK(IODEPTH, 0), 1, 256, &m->sweep.iodepth)) < 0 ||
+	    (r = mf_read_unsigned(c, sw, "sweep", MK(JOBS, 0), 1, 64, &m->sweep.jobs)) < 0)
+		return r;
 	return 0;
 }
 

@@ -70,6 +70,18 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.manifest_key = "sweep.tests", .type = FSLAB_STYPE_TESTS, .default_text = "all",
 		.help = "all, or e.g. write,read,random_read",
 	},
+	[FSLAB_SETTING_IODEPTH] = {
+		.flag = "iodepth", .arg = "N", .sweep_key = "iodepth", .manifest_key = "sweep.iodepth",
+		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 256, .default_text = "1",
+		.help = "the queued tests (--tests queued): io_uring requests in flight per thread "
+			"(--sweep cdm and cdm-nvme: each row's own Q)",
+	},
+	[FSLAB_SETTING_JOBS] = {
+		.flag = "jobs", .arg = "N", .sweep_key = "jobs", .manifest_key = "sweep.jobs",
+		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 64, .default_text = "1",
+		.help = "the queued tests: threads, each with its own fd, ring and region of the "
+			"file (--sweep cdm and cdm-nvme: each row's own T)",
+	},
 	[FSLAB_SETTING_FILE_SIZES] = {
 		.flag = "file-sizes", .arg = "R", .sweep_key = "file_sizes",
 		.manifest_key = "sweep.file_min_kib sweep.file_max_kib", .type = FSLAB_STYPE_RANGE,
@@ -215,7 +227,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 };
 
 const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
-	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_CDM_TIME, FSLAB_SETTING_TESTS, FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_CDM_TIME, FSLAB_SETTING_TESTS,
+	FSLAB_SETTING_IODEPTH, FSLAB_SETTING_JOBS, FSLAB_SETTING_FILE_SIZES,
 	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
@@ -561,6 +574,12 @@ void fslab_settings_to_sweep(const struct fslab_settings *s, struct fslab_sweep_
 			break;
 		case FSLAB_SETTING_ORDER:
 			w->shuffle = v->lo == 0; /* "shuffle" */
+			break;
+		case FSLAB_SETTING_IODEPTH:
+			w->iodepth = (unsigned)v->lo;
+			break;
+		case FSLAB_SETTING_JOBS:
+			w->jobs = (unsigned)v->lo;
 			break;
 		default:
 			continue; /* a row with a [sweep] key has a case above */

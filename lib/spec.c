@@ -80,6 +80,8 @@ void fslab_sweep_defaults(struct fslab_sweep_spec *s)
 	s->seed = 1;
 	s->keep_small_records = false;
 	s->shuffle = true;
+	s->iodepth = 1;
+	s->jobs = 1;
 }
 
 void fslab_spec_default(struct fslab_spec *spec)
@@ -527,6 +529,10 @@ int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 		src = (v->set & FSLAB_SWEEP_SET_ORDER) ? v : &d;
 		SWEEP_LINE(FSLAB_SETTING_ORDER, "%s",
 			   fslab_setting_word(FSLAB_SETTING_ORDER, !src->shuffle));
+		src = (v->set & FSLAB_SWEEP_SET_IODEPTH) ? v : &d;
+		SWEEP_LINE(FSLAB_SETTING_IODEPTH, "%u", src->iodepth);
+		src = (v->set & FSLAB_SWEEP_SET_JOBS) ? v : &d;
+		SWEEP_LINE(FSLAB_SETTING_JOBS, "%u", src->jobs);
 	}
 #undef SWEEP_LINE
 	return ferror(out) ? -EIO : 0;

@@ -58,6 +58,8 @@ enum {
 	FSLAB_SWEEP_SET_SEED = FSLAB_SETTING_BIT(FSLAB_SETTING_SEED),
 	FSLAB_SWEEP_SET_SMALL_RECORDS = FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS),
 	FSLAB_SWEEP_SET_ORDER = FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER),
+	FSLAB_SWEEP_SET_IODEPTH = FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH),
+	FSLAB_SWEEP_SET_JOBS = FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS),
 };
 
 #define FSLAB_TRIALS_MAX 1000
@@ -77,6 +79,9 @@ struct fslab_sweep_spec {
 	 * file x record grid */
 	enum fslab_preset named_rows;
 	unsigned pass_s; /* named rows: the seconds of each pass */
+	/* the grid's queued tests: requests in flight per thread, threads
+	 * (named rows have their own) */
+	unsigned iodepth, jobs;
 };
 
 struct fslab_spec {

@@ -48,7 +48,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/ansible/ DESTINATION ${CMAKE_INSTALL_DATAD
   FILE_PERMISSIONS ${_doc_perms} FILES_MATCHING PATTERN "*.yml")
 
 # The Debian package.  Depends: the shared libraries' packages (libsmartcols1
-# for the text tables among them), computed by dpkg-shlibdeps (dpkg-dev).  Recommends: the mkfs programs of the
+# for the text tables and liburing2 for the queued tests among them), computed by dpkg-shlibdeps (dpkg-dev).  Recommends: the mkfs programs of the
 # built-in layout, gnuplot for the report's plots and smartmontools for a
 # drive's temperature and SMART verdict around preconditioning - without them fslab
 # still runs, and setup refuses a layout whose mkfs is missing before it

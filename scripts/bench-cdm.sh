@@ -14,8 +14,9 @@
 #        (keep repeating the rows whose interval is wider than 5%)
 # Time: 4 rows x 2 tests x (5 trials + 1 warm-up) x 5 s = 4 minutes per
 # filesystem, plus writing each row's file; 20 minutes for the five.
-# Until the queued tests are built in (the io_uring engine), fslab skips
-# them and the panel says so row by row.
+# The rows run through the queued tests' io_uring engine (O_DIRECT; a
+# filesystem that refuses O_DIRECT, as fusefat may, has its rows skipped
+# and the panel says so).
 # Run as root after scripts/install-deps.sh, on a quiet machine: the
 # intervals are what is measured here.
 set -eu

@@ -27,11 +27,27 @@
 #      interleaved, per-test medians of RUNS rounds, printed as fslab/IOzone
 #      ratios.  IOzone is not in Debian main (non-free: iozone3): without
 #      `iozone` on PATH the part says so and is skipped.
+#   7. (the many-files tests' part)
+#   8. uring_vs_fio: the queued tests (io_uring) against fio's io_uring
+#      engine, CrystalDiskMark's rows SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1
+#      and RND4K Q1T1, read and write: fslab --cache cold --iodepth Q
+#      --jobs T (one sweep of a URING_FILE file) against fio
+#      --ioengine=io_uring --direct=1 --fixedbufs at the same bs, iodepth
+#      and numjobs, time_based URING_TIME s, on a file of the same size in
+#      the same filesystem; pairs interleaved with alternating order,
+#      medians of RUNS pairs, the fslab/fio ratio per row with each pair's
+#      own range; and the CPU time per I/O at RND4K Q32T1 (fslab: the run's
+#      CPU less that of a run writing the same file without the test, over
+#      its requests; fio: its job's usr+sys over its I/Os).  On ext4 on a
+#      loop device over a file in tmpfs, and on ext4 on a loop device
+#      (direct I/O) over an image on the disk, each made and removed by
+#      the part.  Needs root.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
 #   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
 #   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
-#   part 6 alone.
+#   part 6 alone; URING_FILE (256M) and URING_TIME (5) for part 8, ONLY=8
+#   runs part 8 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
 set -eu
 
@@ -153,9 +169,160 @@ iozone_part() {
 }
 # ---- end of part 6's definitions ----
 
+# ---- part 8: the queued tests against fio's io_uring engine (its own
+# variables, loop devices and cleanup, as part 6) ----
+URING_FILE=${URING_FILE:-256M}
+URING_TIME=${URING_TIME:-5}
+# CrystalDiskMark's default rows: name, bs, iodepth, numjobs, fslab's test
+# and fio's rw for read, then for write
+URING_ROWS="SEQ1M_Q8T1:1M:8:1:queued_read:read:queued_write:write
+SEQ1M_Q1T1:1M:1:1:queued_read:read:queued_write:write
+RND4K_Q32T1:4K:32:1:queued_random_read:randread:queued_random_write:randwrite
+RND4K_Q1T1:4K:1:1:queued_random_read:randread:queued_random_write:randwrite"
+URING_MNT=""
+URING_LOOP=""
+uring_cleanup() {
+	if [ -n "$URING_MNT" ] && mountpoint -q "$URING_MNT"; then umount "$URING_MNT" || true; fi
+	if [ -n "$URING_MNT" ]; then rmdir "$URING_MNT" 2>/dev/null || true; fi
+	if [ -n "$URING_LOOP" ]; then losetup -d "$URING_LOOP" 2>/dev/null || true; fi
+	URING_MNT=""
+	URING_LOOP=""
+}
+
+# fslab's throughput (KiB/s) of one queued test, one sweep of the file,
+# O_DIRECT (cold mode, CrystalDiskMark's presets' own: the file a reader
+# needs is written buffered and fsynced first, untimed); with a 6th
+# argument, the run's CPU seconds (user + system) go to that file.
+uring_fslab() { # dir test bs iodepth jobs [cpu-file] [tests]
+	out="$WORK/uring-fslab"
+	rm -rf "$out"
+	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" "$FSLAB" run --dir "x=$1" --tests "${7:-$2}" \
+		--file-sizes "$URING_FILE" --record-sizes "$3" --iodepth "$4" --jobs "$5" --cache cold \
+		--trials 1 --stop fixed --small-records keep --no-device-probe --steady-state off --quiet \
+		--out "$out" >/dev/null
+	[ -z "${6-}" ] || awk '{ print $1 + $2 }' "$WORK/uring-time" >"$6"
+	awk -F, -v t="$2" 'NR > 1 && $2 == t && $9 == "ok" { print $6 }' "$out/x.csv"
+	rm -rf "$out"
+}
+
+# fio's throughput (KiB/s): io_uring, O_DIRECT, registered buffers, the
+# same bs, depth and jobs (each job its own region, as fslab's threads),
+# time_based; a writer in order starts from a new file (fio fallocates
+# it, as fslab's queued_write), the others from a written one.  With a
+# 6th argument, the job's CPU seconds per I/O (usr + sys over its I/Os)
+# go to that file.
+uring_fio() { # dir rw bs iodepth jobs [cpu-file]
+	f="$1/fio.dat"
+	dir="read"
+	case $2 in *write) dir="write" ;; esac
+	if [ "$2" = write ]; then
+		rm -f "$f"
+	elif [ ! -s "$f" ]; then
+		fio --name=l --filename="$f" --rw=write --bs=1M --size="$URING_FILE" --ioengine=psync \
+			--direct=1 --end_fsync=1 --output-format=json >/dev/null
+	fi
+	region=$(numfmt --from=iec "$URING_FILE")
+	region=$((region / $5))
+	fio --name=u --filename="$f" --rw="$2" --bs="$3" --iodepth="$4" --numjobs="$5" \
+		--size="$region" --offset_increment="$region" --ioengine=io_uring --fixedbufs --direct=1 \
+		--time_based --runtime="$URING_TIME" --group_reporting --output-format=json >"$WORK/uring-fio.json"
+	[ -z "${6-}" ] || jq --arg d "$dir" '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .[$d].total_ios' \
+		"$WORK/uring-fio.json" >"$6"
+	jq --arg d "$dir" '.jobs[0][$d].bw' "$WORK/uring-fio.json"
+	[ "$2" != write ] || rm -f "$f"
+}
+
+uring_compare() { # label dir
+	printf '%-12s %-12s %-6s %14s %14s %8s %15s\n' "$1" "row" "rw" "fslab KiB/s" "fio KiB/s" "ratio" \
+		"pairs min-max"
+	echo "$URING_ROWS" | while IFS=: read -r row bs q t rtest rrw wtest wrw; do
+		for side in read write; do
+			test=$rtest rw=$rrw
+			[ $side = write ] && test=$wtest rw=$wrw
+			: >"$WORK/uring-ours"
+			: >"$WORK/uring-theirs"
+			i=0
+			while [ $i -lt "$RUNS" ]; do
+				# interleaved, who goes first alternating
+				if [ $((i % 2)) = 0 ]; then
+					echo "$(uring_fslab "$2" "$test" "$bs" "$q" "$t") $i" >>"$WORK/uring-ours"
+					echo "$(uring_fio "$2" "$rw" "$bs" "$q" "$t") $i" >>"$WORK/uring-theirs"
+				else
+					echo "$(uring_fio "$2" "$rw" "$bs" "$q" "$t") $i" >>"$WORK/uring-theirs"
+					echo "$(uring_fslab "$2" "$test" "$bs" "$q" "$t") $i" >>"$WORK/uring-ours"
+				fi
+				i=$((i + 1))
+			done
+			ours=$(awk 'NF == 2 { print $1 }' "$WORK/uring-ours" | median)
+			theirs=$(awk 'NF == 2 { print $1 }' "$WORK/uring-theirs" | median)
+			range=$(awk 'FNR == NR { if (NF == 2) a[$2] = $1; next }
+				NF == 2 && ($2 in a) && $1 > 0 { r = a[$2] / $1; if (!n++ || r < lo) lo = r; if (r > hi) hi = r }
+				END { if (n) printf "%.3f-%.3f", lo, hi }' "$WORK/uring-ours" "$WORK/uring-theirs")
+			printf '%-12s %-12s %-6s %14.0f %14.0f %8.3f %15s\n' "$1" "$row" "$side" "${ours:-0}" \
+				"${theirs:-0}" "$(echo "${ours:-0} ${theirs:-1}" | awk '{ print $1 / $2 }')" "$range"
+		done
+	done
+	# CPU per I/O at RND4K Q32T1 (random read): fslab's run with the test
+	# less a run that writes the same file the same way without it (cold
+	# mode's untimed file write is the write test's own calls: buffered
+	# records, then fsync)
+	: >"$WORK/uring-cpu-ours"
+	: >"$WORK/uring-cpu-theirs"
+	n_ios=$(( $(numfmt --from=iec "$URING_FILE") / 4096 ))
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		uring_fslab "$2" queued_random_read 4K 32 1 "$WORK/uring-cpu-a" >/dev/null
+		uring_fslab "$2" write 4K 32 1 "$WORK/uring-cpu-b" write >/dev/null
+		uring_fio "$2" randread 4K 32 1 "$WORK/uring-cpu-f" >/dev/null
+		echo "$(cat "$WORK/uring-cpu-a") $(cat "$WORK/uring-cpu-b")" |
+			awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
+		awk '{ print $1 * 1e6 }' "$WORK/uring-cpu-f" >>"$WORK/uring-cpu-theirs"
+		i=$((i + 1))
+	done
+	ours=$(median <"$WORK/uring-cpu-ours")
+	theirs=$(median <"$WORK/uring-cpu-theirs")
+	printf '%-12s CPU per I/O at RND4K Q32T1 read: fslab %.2f us, fio %.2f us, fslab/fio %.3f (medians of %s)\n' \
+		"$1" "$ours" "$theirs" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
+	rm -f "$2/fio.dat"
+}
+
+# One ext4 on its own loop device over an image of size at path; extra
+# losetup options (--direct-io=on); mounted at URING_MNT.
+uring_mkfs() { # image size [losetup options]
+	truncate -s "$2" "$1"
+	img=$1
+	shift 2
+	URING_LOOP=$(losetup --find --show "$@" "$img")
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$URING_LOOP"
+	URING_MNT=$(mktemp -d /tmp/fslab-bench-uring-mnt.XXXXXX)
+	mount "$URING_LOOP" "$URING_MNT"
+}
+
+uring_part() {
+	echo
+	echo "== 8. uring_vs_fio: queued tests vs fio io_uring, O_DIRECT, medians of $RUNS interleaved pairs =="
+	echo "fio: $(fio --version), fslab: one sweep of a $URING_FILE file, fio: time_based ${URING_TIME} s; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
+		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
+		return 0
+	fi
+	size=$(( $(numfmt --from=iec "$URING_FILE") * 2 + 512 * 1024 * 1024 ))
+	uring_mkfs "$SHM/uring-ext4.img" "$size"
+	uring_compare tmpfs-loop "$URING_MNT"
+	uring_cleanup
+	rm -f "$SHM/uring-ext4.img"
+	uring_mkfs "$WORK/uring-ext4.img" "$size" --direct-io=on
+	uring_compare ext4-image "$URING_MNT"
+	uring_cleanup
+	rm -f "$WORK/uring-ext4.img"
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+# ---- end of part 8's definitions ----
+
 MNT=""
 cleanup() {
 	iozone_cleanup
+	uring_cleanup
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
 	rm -rf "$WORK" "$SHM"
@@ -223,9 +390,13 @@ compare() { # label dir
 	done
 }
 
-# IOZONE_ONLY=1: part 6 alone
-if [ "${IOZONE_ONLY:-0}" = 1 ]; then
+# IOZONE_ONLY=1 (ONLY=6): part 6 alone; ONLY=8: part 8 alone
+if [ "${IOZONE_ONLY:-0}" = 1 ] || [ "${ONLY:-}" = 6 ]; then
 	iozone_part
+	exit 0
+fi
+if [ "${ONLY:-}" = 8 ]; then
+	uring_part
 	exit 0
 fi
 
@@ -306,3 +477,5 @@ if [ "${SKIP_SWEEP:-0}" != 1 ]; then
 fi
 
 iozone_part
+
+uring_part

@@ -18,7 +18,7 @@ usage="usage: scripts/install-deps.sh [--tests | --fresh]"
 runtime="
 	cmake gcc make pkg-config
 	libfdisk-dev libmount-dev libblkid-dev uuid-dev libinih-dev libjson-c-dev
-	libsmartcols-dev
+	libsmartcols-dev liburing-dev
 	util-linux e2fsprogs xfsprogs dosfstools btrfs-progs fusefat fuse3
 	gnuplot-nox
 "

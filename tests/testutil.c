@@ -290,6 +290,26 @@ void ft_output_free(struct ft_output *o)
 	o->out = o->err = NULL;
 }
 
+char *ft_mkdtemp_fd(const char *prefix, int *fd)
+{
+	char *path = ft_mkdtemp(prefix);
+
+	ck_assert_msg(path != NULL, "cannot make a temporary directory %s: %s", prefix, strerror(errno));
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_msg(*fd >= 0, "cannot open %s: %s", path, strerror(errno));
+	return path;
+}
+
+void ft_rmdir_fd(char *path, int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	if (path)
+		ft_rm_rf(path);
+	free(path);
+}
+
 char *ft_mkdtemp(const char *prefix)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -433,12 +453,19 @@ int ft_write_file(const char *path, const char *text)
 char *ft_source_file(const char *rel)
 {
 	const char *src = getenv("FSLAB_SOURCE_DIR");
-	char path[1024], *text;
-	FILE *f;
-	long n;
+	char path[1024];
 
 	ck_assert_msg(src != NULL, "FSLAB_SOURCE_DIR is not set (run through ctest)");
 	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	return ft_read_text(path);
+}
+
+char *ft_read_text(const char *path)
+{
+	char *text;
+	FILE *f;
+	long n;
+
 	f = fopen(path, "re");
 	ck_assert_msg(f != NULL, "cannot read %s", path);
 	fseek(f, 0, SEEK_END);

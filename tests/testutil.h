@@ -75,6 +75,11 @@ void ft_output_free(struct ft_output *o);
 char *ft_mkdtemp(const char *prefix);
 /* rm -rf of a directory the test created (never follows symlinks out). */
 void ft_rm_rf(const char *path);
+/* ft_mkdtemp, and the directory opened (O_DIRECTORY) into *fd; the test
+ * fails when either cannot be done.  ft_rmdir_fd closes the fd, removes
+ * the tree and frees the path. */
+char *ft_mkdtemp_fd(const char *prefix, int *fd);
+void ft_rmdir_fd(char *path, int *fd);
 
 /* A sparse image attached to a loop device with partition scanning, made
  * and removed by the test itself. */
@@ -96,6 +101,9 @@ int ft_disk_fingerprint(const char *dev, unsigned char *fp);
 /* The text of a file of the source tree ($FSLAB_SOURCE_DIR/rel), malloc'd;
  * the test fails when it cannot be read. */
 char *ft_source_file(const char *rel);
+/* The text of the file at path, malloc'd; the test fails when it cannot
+ * be read. */
+char *ft_read_text(const char *path);
 /* The part of text from the first occurrence of start to the next end (or
  * the end of text), malloc'd; the test fails when start is absent. */
 char *ft_text_section(const char *text, const char *start, const char *end);

@@ -2,8 +2,8 @@
  * plan (record, depth, threads, passes of 5 s, one file of --cdm-size, at
  * least 5 trials), their refusals, and a run on temporary directories whose
  * rows keep the depths apart (resume's key) and whose manifest records the
- * discarded warm-up.  Until the queued tests are built in, the engine
- * skips them: the rows are written all the same, which is what this checks. */
+ * discarded warm-up, and whose rows are measured (io_uring, O_DIRECT in
+ * cold mode: ok, with the row's depth and threads). */
 #include "testutil.h"
 #include "plan.h"
 #include "run.h"
@@ -121,6 +121,8 @@ START_TEST(cdm_refusals)
 		{ "--sweep", "cdm", "--cdm-size", "8M", "at least 16M" },
 		{ "--sweep", "quick", "--cdm-time", "1", "--cdm-time times the passes of --sweep cdm" },
 		{ "--sweep", "cdm", "--cdm-time", "0", "1 to 60" },
+		{ "--sweep", "cdm", "--iodepth", "4", "each row has its own queue depth and threads (Q and T in its name); drop --iodepth" },
+		{ "--sweep", "cdm-nvme", "--jobs", "2", "drop --jobs ([sweep] jobs)" },
 	};
 	char *dir = ft_mkdtemp("fslab-cdm");
 	char arg[512];
@@ -202,6 +204,8 @@ START_TEST(cdm_run_keeps_depths_apart)
 	ck_assert_uint_eq(count_lines(path, "a,queued_read,16384,1024,"), 2 * 5);
 	ck_assert_uint_eq(count_lines(path, ",8,1,"), 5);
 	ck_assert_uint_eq(count_lines(path, ",1,1,"), 5);
+	/* measured, not skipped: a time-based pass of each row */
+	ck_assert_uint_eq(count_lines(path, ",cold,ok,"), 2 * 5);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
 	ck_assert_msg(o.status == 0, "resume: %s", o.err);
 	ft_output_free(&o);

@@ -376,18 +376,13 @@ static int dir_fd = -1; /* the cells' directory, as the run's private one */
 
 static void setup(void)
 {
-	dir = ft_mkdtemp("fslab-engine");
-	ck_assert_ptr_nonnull(dir);
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dir_fd, 0);
+	dir = ft_mkdtemp_fd("fslab-engine", &dir_fd);
 }
 
 static void teardown(void)
 {
-	close(dir_fd);
-	dir_fd = -1;
-	ft_rm_rf(dir);
-	free(dir);
+	ft_rmdir_fd(dir, &dir_fd);
+	dir = NULL;
 }
 
 static int count_fds(void)

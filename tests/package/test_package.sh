@@ -72,6 +72,10 @@ case $depends in
 *libsmartcols1*) ;;
 *) fail "Depends lacks libsmartcols1 (the text tables) that dpkg-shlibdeps should have found: $depends" ;;
 esac
+case $depends in
+*liburing2*) ;;
+*) fail "Depends lacks liburing2 (the queued tests' io_uring) that dpkg-shlibdeps should have found: $depends" ;;
+esac
 echo "Recommends: $(dpkg-deb -f "$deb" Recommends)"
 
 # -- the Ansible playbook and role: every YAML file of ansible/ is in the

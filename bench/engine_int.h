@@ -1,0 +1,94 @@
+/* Private to bench/: one pass of one test, as the engine's run functions
+ * (bench/engine.c) and the queued tests' (bench/queued.c) see it, and the
+ * helpers both use. */
+#ifndef FSLAB_BENCH_ENGINE_INT_H
+#define FSLAB_BENCH_ENGINE_INT_H
+
+#include "clock.h"
+#include "engine.h"
+#include "sweep_stats.h"
+
+#include <stddef.h>
+
+/* One pass of one test: what the run functions need. */
+struct fslab_bench_pass {
+	const struct fslab_cell *cell;
+	const struct fslab_bench_test *test;
+	struct fslab_bench_buffers *buf;
+	int dfd;             /* the directory holding the test file */
+	bool *file_exists;   /* the cell may have created the test file */
+	uint64_t n;          /* records */
+	size_t rec;          /* record bytes */
+	bool direct;         /* O_DIRECT on the fd tests */
+	bool flush_in_timer; /* fsync mode */
+	bool fsync_in_timer; /* cold mode: a writer's fsync is timed (iozone -e) */
+	bool synced;         /* out: the timed region did the writer's fsync */
+	bool refused_direct; /* out: open refused O_DIRECT: skipped, not failed */
+	struct fslab_lat_hist *lat; /* --latency: per-operation times, or NULL */
+	/* --latency: the loop's span in lat_clock() ticks and in ns, to turn
+	 * the histogram's ticks into time */
+	uint64_t lat_tk0, lat_tk1, lat_ns0, lat_ns1;
+	double elapsed;      /* out: timed region */
+	double untimed;      /* out: untimed I/O (open, fsync, close, priming) */
+	char *why;           /* out: failure reason */
+	size_t whylen;
+	/* out, the queued tests: bytes and requests completed in the timed
+	 * region (a pass of a fixed length moves what it can), and whether
+	 * every record of the file was written (a writer that did not cover
+	 * the file leaves it for the next test to write whole) */
+	uint64_t moved_bytes, moved_ops;
+	bool covered;
+};
+
+/* The per-operation clock of --latency: the CPU's time-stamp counter
+ * where there is one (a few ns, a third of clock_gettime's cost, which is
+ * most of --latency's overhead on a cached 4 KiB loop), else
+ * CLOCK_MONOTONIC in ns.  Ticks become ns with the loop's own span
+ * measured both ways (lat_begin/lat_end). */
+static inline uint64_t fslab_lat_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return fslab_now_ns();
+#endif
+}
+
+/* The clock reads that open and close a timed region.  ops->timer (a
+ * recorder's mark) runs just outside them. */
+static inline double fslab_pass_timer_start(const struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+
+	if (ops->timer)
+		ops->timer(ops->ctx, true);
+	return fslab_now();
+}
+
+static inline double fslab_pass_timer_stop(const struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = fslab_now();
+
+	if (ops->timer)
+		ops->timer(ops->ctx, false);
+	return t;
+}
+
+/* Explains a pass's failure in p->why ("write at offset 4096", then
+ * ": <strerror(err)>" when err is set); returns -err, or -EIO. */
+int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Opens the pass's test file, untimed (O_DIRECT when p->direct; O_CREAT:
+ * created once per cell, truncated after): the fd, or the pass's failure
+ * (p->refused_direct when the filesystem refuses O_DIRECT). */
+int fslab_pass_open(struct fslab_bench_pass *p, int flags);
+/* IOzone's random order of n records in p->buf->order, made once per n
+ * (4 bytes a record), untimed.  0 or the pass's failure. */
+int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
+
+/* The queued tests' one pass (bench/queued.c): io_uring at the cell's
+ * depth and threads. */
+int fslab_queued_run(struct fslab_bench_pass *p);
+
+#endif
