@@ -77,7 +77,12 @@ fi
 for d in "$work"/mnt/*/; do
 	name=$(basename "$d")
 	s=$(date +%s.%N)
-	iozone -a -g 1G -f "$d/iozone.tmp" >/dev/null
+	if ! iozone -a -g 1G -f "$d/iozone.tmp" >"$work/iozone-$name.out" 2>&1; then
+		rm -f "$d/iozone.tmp"
+		echo "  iozone -a -g 1G on $name failed; its last lines ($work/iozone-$name.out):" >&2
+		tail -n 5 "$work/iozone-$name.out" >&2
+		exit 1
+	fi
 	e=$(date +%s.%N)
 	rm -f "$d/iozone.tmp"
 	python3 -c "print('  iozone -a -g 1G on %-6s %8.1f s' % ('$name', $e - $s))"
