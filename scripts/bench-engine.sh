@@ -27,7 +27,7 @@
 #      interleaved, per-test medians of RUNS rounds, printed as fslab/IOzone
 #      ratios.  IOzone is not in Debian main (non-free: iozone3): without
 #      `iozone` on PATH the part says so and is skipped.
-#   7. (the many-files tests' part)
+#   7. (none yet: the many-files tests' comparison with a plain loop goes here)
 #   8. uring_vs_fio: the queued tests (io_uring) against fio's io_uring
 #      engine, CrystalDiskMark's rows SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1
 #      and RND4K Q1T1, read and write: fslab --cache cold --iodepth Q
