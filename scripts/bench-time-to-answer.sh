@@ -1,8 +1,8 @@
 #!/bin/sh
 # How long the default `fslab run` takes to answer the report's question
 # (is each filesystem slower, faster or equivalent to each other one, test
-# by test?) on a 3-filesystem image lab (ext4, xfs, btrfs: 2G
-# partitions on a sparse image, room for the 1 GiB file of iozone -g 1G): it sets the
+# by test?) on a 3-filesystem image lab (ext4, xfs, btrfs: 3G
+# partitions on a sparse image: room for iozone -g 1G, whose 1 GiB file btrfs copies on write): it sets the
 # lab up, runs the default run (the lab preset, --stop decided), prints
 # the seconds each filesystem took and how many comparisons were decided
 # (from the manifest's "stopping" record), and, when iozone is on PATH,
@@ -36,7 +36,7 @@ shift "$bench_args_used"
 bench_lab_checks python3
 mkdir -p "$work"
 rm -rf "$work/results"
-bench_lab_spec 2G ext4 xfs btrfs
+bench_lab_spec 3G ext4 xfs btrfs
 
 bench_lab_extra_cleanup() {
 	rm -f "$work"/mnt/*/iozone.tmp 2>/dev/null
