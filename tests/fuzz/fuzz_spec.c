@@ -100,7 +100,7 @@ static void check_sane(const struct fslab_spec *s)
 	FUZZ_CHECK(w->file_min <= w->file_max && w->record_min <= w->record_max);
 	FUZZ_CHECK(w->record_min >= 4 * FSLAB_KiB);
 	FUZZ_CHECK(w->trials >= 1 && w->trials <= FSLAB_TRIALS_MAX);
-	FUZZ_CHECK(w->tests != 0 && (w->tests & ~FSLAB_TESTS_ALL) == 0);
+	FUZZ_CHECK(w->tests != 0 && (w->tests & ~FSLAB_TESTS_EVERY) == 0);
 	FUZZ_CHECK(w->cache >= 0 && w->cache < FSLAB_CACHE_MODE_MAX);
 }
 
