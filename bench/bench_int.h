@@ -206,6 +206,7 @@ struct fslab_run_ctx {
 	struct fslab_stop_record *stops;
 	int io_mode;                /* enum fslab_io_mode */
 	int sync_policy;            /* enum fslab_sync_policy */
+	int file_sync;              /* enum fslab_file_sync */
 	bool latency;               /* --latency: the CSVs have latency columns */
 	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
 	unsigned max_trials;

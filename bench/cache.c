@@ -1,5 +1,6 @@
 #include "cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -261,8 +262,11 @@ static void cache_note_retry(struct fslab_cache_ctl *c)
 	snprintf(c->note + strlen(c->note), sizeof(c->note) - strlen(c->note), "; %u%s", c->retried, tail);
 }
 
-static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
-			 size_t whylen)
+/* One file's pages: fadvise, then mincore to see that none stayed (asked
+ * again a few times first).  0, 1 when the filesystem fell back to
+ * another method, or -errno (why says so). */
+static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
+			      size_t whylen)
 {
 	uint64_t res = 0, pages = 0;
 	int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -273,14 +277,6 @@ static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, ch
 	}
 	if (c->forced)
 		return 0;
-	if (c->backing[0] && (r = cache_drop_backing(c)) < 0) {
-		char reason[PATH_MAX + 96];
-		snprintf(reason, sizeof(reason), "cannot drop the pages of the loop device's backing file %s: %s",
-			 c->backing, strerror(-r));
-		c->backing[0] = '\0';
-		cache_fall_back(c, reason);
-		return 1;
-	}
 	r = fslab_cache_resident(fd, &res, &pages);
 	/* Pages still locked under a read the pass's readahead began (or
 	 * taken by reclaim at that moment) cannot be invalidated yet: give
@@ -312,6 +308,90 @@ static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, ch
 		snprintf(reason, sizeof(reason),
 			 "posix_fadvise(DONTNEED) left %llu of %llu pages of the file resident",
 			 (unsigned long long)res, (unsigned long long)pages);
+		cache_fall_back(c, reason);
+		return 1;
+	}
+	return 0;
+}
+
+/* A tree of files (the many-files tests'): each regular file in dfd and
+ * in its directories, depth levels down, flushed and dropped as one file
+ * is.  The same returns as cache_fadvise_file: on a fall back the walk
+ * stops (the fallback drops them all at once). */
+static int cache_fadvise_tree(struct fslab_cache_ctl *c, int dfd, const char *path, unsigned depth,
+			      char *why, size_t whylen)
+{
+	int dup_fd = dup(dfd), r = 0;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		r = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		snprintf(why, whylen, "cold mode: cannot read the directory %s: %s", path, strerror(-r));
+		return r;
+	}
+	while (r == 0 && (errno = 0, e = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -errno;
+			snprintf(why, whylen, "cold mode: cannot open %s/%s: %s", path, e->d_name, strerror(-r));
+		} else if (S_ISDIR(st.st_mode) && depth > 0) {
+			r = cache_fadvise_tree(c, fd, e->d_name, depth - 1, why, whylen);
+		} else if (S_ISREG(st.st_mode)) {
+			if (fsync(fd) < 0) {
+				r = -errno;
+				snprintf(why, whylen, "cold mode: fsync %s/%s: %s", path, e->d_name, strerror(-r));
+			} else {
+				r = cache_fadvise_file(c, fd, e->d_name, why, whylen);
+				/* no fallback: the rest dropped as well as fadvise can */
+				if (r == 1 && c->method == FSLAB_DROP_FADVISE)
+					r = 0;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (r == 0 && errno) {
+		r = -errno;
+		snprintf(why, whylen, "cold mode: cannot read the directory %s: %s", path, strerror(-r));
+	}
+	closedir(d);
+	return r;
+}
+
+/* The depth of the many-files tests' tree below its own directory. */
+#define CACHE_TREE_DEPTH 1
+
+/* fadvise on the file, or on every file of the tree when fd is a
+ * directory; then the loop device's backing file.  0, 1 when the
+ * filesystem fell back to another method, or -errno. */
+static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
+			 size_t whylen)
+{
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, whylen, "cold mode: stat %s: %s", path, strerror(-r));
+		return r;
+	}
+	r = S_ISDIR(st.st_mode) ? cache_fadvise_tree(c, fd, path, CACHE_TREE_DEPTH, why, whylen)
+				: cache_fadvise_file(c, fd, path, why, whylen);
+	if (r != 0 || c->forced)
+		return r;
+	if (c->backing[0] && (r = cache_drop_backing(c)) < 0) {
+		char reason[PATH_MAX + 96];
+		snprintf(reason, sizeof(reason), "cannot drop the pages of the loop device's backing file %s: %s",
+			 c->backing, strerror(-r));
+		c->backing[0] = '\0';
 		cache_fall_back(c, reason);
 		return 1;
 	}

@@ -98,7 +98,8 @@ bool fslab_loop_of_device(const char *device, dev_t fs_dev, char *backing, size_
 int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);
 
 /* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl;
- * the test file is name in the directory *dir_fd.  The one cache drop of
+ * the test file is name in the directory *dir_fd (a directory: every file
+ * in it and in its directories, the many-files tests' tree).  The one cache drop of
  * fslab run: the cold-mode tests and the device probe (bench/probe.c). */
 int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
 

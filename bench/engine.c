@@ -43,34 +43,17 @@ int fslab_sync_policy_from_string(const char *s)
 	return fslab_setting_word_index(FSLAB_SETTING_SYNC, s);
 }
 
-static inline uint64_t lat_begin(struct fslab_bench_pass *p)
+const char *fslab_file_sync_to_string(enum fslab_file_sync f)
 {
-	if (!p->lat)
-		return 0;
-	p->lat_ns0 = fslab_now_ns();
-	p->lat_tk0 = fslab_lat_clock();
-	return p->lat_tk0;
+	const char *w = fslab_setting_word(FSLAB_SETTING_FILE_SYNC, (int)f);
+
+	return w ? w : "fsync";
 }
 
-static inline void lat_end(struct fslab_bench_pass *p)
+int fslab_file_sync_from_string(const char *s)
 {
-	if (!p->lat)
-		return;
-	p->lat_tk1 = fslab_lat_clock();
-	p->lat_ns1 = fslab_now_ns();
+	return fslab_setting_word_index(FSLAB_SETTING_FILE_SYNC, s);
 }
-
-/* In a timed loop, after each operation: its ticks since the previous
- * mark go into a bucket.  Nothing else (no allocation, no branch but
- * the histogram's). */
-#define LAT_MARK(lat, mark)                                      \
-	do {                                                      \
-		if (lat) {                                        \
-			uint64_t now_ = fslab_lat_clock();              \
-			fslab_lat_add((lat), now_ - (mark));      \
-			(mark) = now_;                            \
-		}                                                 \
-	} while (0)
 
 /* ---- access patterns ---- */
 
@@ -359,7 +342,7 @@ static int pass_end(struct fslab_bench_pass *p, struct pass_file *pf, double t0,
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
 	int sync_r = 0, close_r = 0;
 
-	lat_end(p);
+	fslab_lat_end(p);
 	if (r == 0 && writes && (p->flush_in_timer || p->fsync_in_timer)) {
 		sync_r = pf_sync(ops, pf);
 		p->synced = true;
@@ -393,7 +376,7 @@ static int run_seq_write(struct fslab_bench_pass *p)
 	if (r < 0)
 		return r;
 	t0 = fslab_pass_timer_start(p);
-	lmark = lat_begin(p);
+	lmark = fslab_lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {
 		ssize_t got = ops->write(ops->ctx, pf.fd, buf, rec);
 
@@ -401,7 +384,7 @@ static int run_seq_write(struct fslab_bench_pass *p)
 			r = io_fail(p, "write", i, got);
 			break;
 		}
-		LAT_MARK(lat, lmark);
+		FSLAB_LAT_MARK(lat, lmark);
 	}
 	return pass_end(p, &pf, t0, r);
 }
@@ -439,14 +422,14 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	}
 
 	t0 = fslab_pass_timer_start(p);
-	lmark = lat_begin(p);
+	lmark = fslab_lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {
 		got = ops->read(ops->ctx, pf.fd, buf, rec);
 		if (got != (ssize_t)rec) {
 			r = io_fail(p, "read", i, got);
 			break;
 		}
-		LAT_MARK(lat, lmark);
+		FSLAB_LAT_MARK(lat, lmark);
 	}
 	return pass_end(p, &pf, t0, r);
 }
@@ -557,13 +540,13 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 	if (r < 0)
 		return r;
 	t0 = fslab_pass_timer_start(p);
-	lmark = lat_begin(p);
+	lmark = fslab_lat_begin(p);
 	for (uint64_t i = 0; i < n; i++) {
 		which = pos_next(order, i, n, which, &wraps, shuffle);
 		r = pos_io(p, pf.fd, order, i, which);
 		if (r < 0)
 			break;
-		LAT_MARK(lat, lmark);
+		FSLAB_LAT_MARK(lat, lmark);
 	}
 	return pass_end(p, &pf, t0, r);
 }
@@ -617,7 +600,7 @@ static int run_stdio(struct fslab_bench_pass *p)
 		return pass_finish(p, &pf, r);
 
 	t0 = fslab_pass_timer_start(p);
-	lmark = lat_begin(p);
+	lmark = fslab_lat_begin(p);
 	errno = 0; /* stdio's short count: errno set means an error */
 	for (uint64_t i = 0; i < n; i++) {
 		size_t got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, pf.f)
@@ -629,7 +612,7 @@ static int run_stdio(struct fslab_bench_pass *p)
 			r = io_fail(p, writes ? "fwrite" : "fread", i, errno ? -1 : 0);
 			break;
 		}
-		LAT_MARK(lat, lmark);
+		FSLAB_LAT_MARK(lat, lmark);
 	}
 	return pass_end(p, &pf, t0, r);
 }
@@ -680,6 +663,19 @@ static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
 	{ FSLAB_TEST_QUEUED_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_QUEUED,
 	  "io_uring reads of each thread's region in IOzone's shuffle, depth in flight",
 	  fslab_queued_run },
+	/* the many-files tests (bench/files.c, docs/tests.md) */
+	{ FSLAB_TEST_FILES_CREATE, FSLAB_BT_FILES | FSLAB_BT_WRITES,
+	  "in a fresh tree, per file: mkdir of its directory when it is the first, open O_CREAT|O_EXCL, "
+	  "S/record write(record), --file-sync's fsync or fdatasync, close",
+	  fslab_files_run },
+	{ FSLAB_TEST_FILES_STAT, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_METADATA,
+	  "fstatat of every file", fslab_files_run },
+	{ FSLAB_TEST_FILES_READ, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_READS,
+	  "per file: open, S/record read(record), close (cold: the tree's pages dropped first)",
+	  fslab_files_run },
+	{ FSLAB_TEST_FILES_UNLINK,
+	  FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_WRITES | FSLAB_BT_METADATA,
+	  "unlinkat of every file, rmdir of each directory after its last file", fslab_files_run },
 };
 
 const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t)
@@ -818,7 +814,9 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 	    (flags & (FSLAB_BT_SECOND_PASS | FSLAB_BT_QUEUED)) || !c->drop_cache)
 		return 0;
 	t = fslab_now();
-	r = c->drop_cache(c->drop_ctx, dfd, c->name, o->reason, sizeof(o->reason));
+	/* the many-files tests: their whole tree */
+	r = c->drop_cache(c->drop_ctx, dfd, (flags & FSLAB_BT_FILES) ? FSLAB_FILES_TREE : c->name,
+			  o->reason, sizeof(o->reason));
 	times->cache_drop_s += fslab_now() - t;
 	p->dfd = *dfd;
 	return r;
@@ -829,8 +827,10 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 			 struct fslab_test_outcome *o)
 {
 	double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9, us_per_tick;
-	/* a queued pass says what it moved; every other pass moves the file */
-	const uint64_t bytes = (p->test->flags & FSLAB_BT_QUEUED) ? p->moved_bytes : c->file_bytes;
+	/* a queued or many-files pass says what it moved (and its requests or
+	 * files); every other pass moves the file */
+	const bool counted = p->test->flags & (FSLAB_BT_QUEUED | FSLAB_BT_FILES);
+	const uint64_t bytes = counted ? p->moved_bytes : c->file_bytes;
 
 	if (r < 0) {
 		o->status = p->refused_direct ? FSLAB_OUTCOME_SKIPPED : FSLAB_OUTCOME_FAILED;
@@ -840,7 +840,7 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 	o->status = FSLAB_OUTCOME_OK;
 	o->elapsed_s = p->elapsed;
 	o->throughput_kib_s = (double)(uint64_t)((double)bytes / el / 1024.0);
-	if (p->test->flags & FSLAB_BT_QUEUED)
+	if (counted)
 		o->ops_s = (double)p->moved_ops / el;
 	if (!p->lat || !p->lat->count)
 		return;
@@ -868,6 +868,16 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 
 		if (again && (test->flags & FSLAB_BT_CREATES) && *p->file_exists)
 			cell_unlink_for_redo(c, p, *dfd, times);
+		/* the tree is written before its pages are dropped */
+		if (test->flags & FSLAB_BT_NEEDS_TREE) {
+			p->untimed = 0;
+			r = fslab_files_ensure(p);
+			times->untimed_io_s += p->untimed;
+			if (r < 0) {
+				cell_outcome(c, p, r, o);
+				return;
+			}
+		}
 		if (cell_drop_before(c, p, dfd, o, times) < 0) {
 			o->status = FSLAB_OUTCOME_FAILED;
 			return;
@@ -954,6 +964,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	const struct fslab_io_ops *ops = c->ops;
 	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
 	bool file_ok = false, file_exists = false;
+	struct fslab_files_tree tree = { 0 };
 	int ret = 0, dfd = c->dir_fd;
 	double t;
 	struct fslab_lat_hist lat; /* --latency: one pass's, reset before each */
@@ -975,6 +986,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.buf = b,
 			.dfd = dfd,
 			.file_exists = &file_exists,
+			.tree = &tree,
 			.n = c->file_bytes / c->record_bytes,
 			.rec = (size_t)c->record_bytes,
 			/* Direct mode runs the stdio tests buffered, as IOzone
@@ -1012,13 +1024,17 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 		cell_run_test(c, &p, &dfd, o, times);
 		/* a queued writer's pass of a fixed length may not reach
 		 * every record: the file is then written whole before a
-		 * reader, not read where it holds no data */
-		if (o->status == FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_CREATES))
-			file_ok = !(test->flags & FSLAB_BT_QUEUED) || p.covered;
-		else if (o->status != FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_WRITES))
-			file_ok = false;
+		 * reader, not read where it holds no data (the many-files
+		 * tests keep their own tree) */
+		if (!(test->flags & FSLAB_BT_FILES)) {
+			if (o->status == FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_CREATES))
+				file_ok = !(test->flags & FSLAB_BT_QUEUED) || p.covered;
+			else if (o->status != FSLAB_OUTCOME_OK && (test->flags & FSLAB_BT_WRITES))
+				file_ok = false;
+		}
 		cell_emit(c, test->id, o);
 	}
+	fslab_files_remove(c, dfd, &tree, &times->untimed_io_s);
 	if (file_exists) {
 		t = fslab_now();
 		if (ops->unlink(ops->ctx, dfd, c->name) < 0 && errno != ENOENT)

@@ -24,6 +24,11 @@ enum {
 	FSLAB_BT_STDIO = 1 << 4,      /* fopen/fread/fwrite with setvbuf(record) */
 	FSLAB_BT_SECOND_PASS = 1 << 5, /* the "re-" pass over the same file */
 	FSLAB_BT_QUEUED = 1 << 6,      /* io_uring at a depth and threads (bench/queued.c) */
+	FSLAB_BT_FILES = 1 << 7,       /* the many-files tests' tree (bench/files.c) */
+	FSLAB_BT_NEEDS_TREE = 1 << 8,  /* needs the tree's every file written whole */
+	/* moves no file data: its throughput counts FSLAB_FILES_META_BYTES a
+	 * file (stat, unlink), so no device bound applies to it */
+	FSLAB_BT_METADATA = 1 << 9,
 };
 
 struct fslab_bench_pass;
@@ -82,6 +87,41 @@ struct fslab_cell_times {
 	double cache_drop_s; /* cold mode's page-cache drops */
 };
 
+/* The many-files tests (bench/files.c, docs/tests.md): in a fresh tree
+ * FSLAB_FILES_TREE of the run's private directory, N files of the cell's
+ * file size S in directories of at most FSLAB_FILES_PER_DIR (8.3 names,
+ * so FAT needs no long-name entries), written and read in the cell's
+ * records.  N moves FSLAB_FILES_PHASE_BYTES a phase, at least
+ * FSLAB_FILES_MIN and at most FSLAB_FILES_MAX files; the plan gives the
+ * family one cell per file size up to FSLAB_FILES_SIZE_MAX. */
+#define FSLAB_FILES_TREE "FILES.TRE"
+#define FSLAB_FILES_PER_DIR 256
+#define FSLAB_FILES_PHASE_BYTES (64ull * 1024 * 1024)
+#define FSLAB_FILES_MIN 16
+#define FSLAB_FILES_MAX 16384
+#define FSLAB_FILES_SIZE_MAX (64ull * 1024 * 1024)
+#define FSLAB_FILES_META_BYTES 4096
+/* The files of a cell of file size S. */
+uint64_t fslab_files_count(uint64_t file_bytes);
+/* Bytes test t (a files test) counts per pass of a cell of file size S:
+ * N x S for create and read, N x FSLAB_FILES_META_BYTES for stat and
+ * unlink. */
+uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes);
+/* The room the tree takes on a filesystem, at most: each file with a
+ * cluster of slack (32 KiB, FAT's largest usual). */
+uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
+
+/* What the many-files tests do with each file they create before closing
+ * it (--file-sync): nothing, fsync(2) (the default: as fs_mark) or
+ * fdatasync(2). */
+enum fslab_file_sync {
+	FSLAB_FILE_SYNC_NONE,
+	FSLAB_FILE_SYNC_FSYNC,
+	FSLAB_FILE_SYNC_FDATASYNC,
+};
+const char *fslab_file_sync_to_string(enum fslab_file_sync s);
+int fslab_file_sync_from_string(const char *s);
+
 /* How the positioned tests (random read/write, backward read, record
  * rewrite, stride read) address a record. */
 enum fslab_io_mode {
@@ -124,6 +164,8 @@ struct fslab_cell {
 	 * this long). */
 	unsigned iodepth, jobs;
 	double pass_s;
+	/* the many-files tests' flush of each file */
+	enum fslab_file_sync file_sync;
 	enum fslab_cache_mode cache;
 	enum fslab_io_mode io;
 	enum fslab_sync_policy sync;

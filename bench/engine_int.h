@@ -10,6 +10,12 @@
 
 #include <stddef.h>
 
+/* The many-files tests' tree in the cell's directory (bench/files.c). */
+struct fslab_files_tree {
+	bool exists;   /* some of it may be on disk */
+	bool complete; /* every file is there, written whole */
+};
+
 /* One pass of one test: what the run functions need. */
 struct fslab_bench_pass {
 	const struct fslab_cell *cell;
@@ -17,6 +23,7 @@ struct fslab_bench_pass {
 	struct fslab_bench_buffers *buf;
 	int dfd;             /* the directory holding the test file */
 	bool *file_exists;   /* the cell may have created the test file */
+	struct fslab_files_tree *tree; /* the many-files tests' tree */
 	uint64_t n;          /* records */
 	size_t rec;          /* record bytes */
 	bool direct;         /* O_DIRECT on the fd tests */
@@ -44,7 +51,7 @@ struct fslab_bench_pass {
  * where there is one (a few ns, a third of clock_gettime's cost, which is
  * most of --latency's overhead on a cached 4 KiB loop), else
  * CLOCK_MONOTONIC in ns.  Ticks become ns with the loop's own span
- * measured both ways (lat_begin/lat_end). */
+ * measured both ways (fslab_lat_begin/fslab_lat_end). */
 static inline uint64_t fslab_lat_clock(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -53,6 +60,36 @@ static inline uint64_t fslab_lat_clock(void)
 	return fslab_now_ns();
 #endif
 }
+
+static inline uint64_t fslab_lat_begin(struct fslab_bench_pass *p)
+{
+	if (!p->lat)
+		return 0;
+	p->lat_ns0 = fslab_now_ns();
+	p->lat_tk0 = fslab_lat_clock();
+	return p->lat_tk0;
+}
+
+static inline void fslab_lat_end(struct fslab_bench_pass *p)
+{
+	if (!p->lat)
+		return;
+	p->lat_tk1 = fslab_lat_clock();
+	p->lat_ns1 = fslab_now_ns();
+}
+
+/* --latency around a timed loop: the loop's span read on both clocks
+ * (fslab_lat_begin returns the first mark) and, in the loop, after each
+ * operation: its ticks since the previous mark go into a bucket.  Nothing else (no allocation, no branch but
+ * the histogram's). */
+#define FSLAB_LAT_MARK(lat, mark)                                \
+	do {                                                      \
+		if (lat) {                                        \
+			uint64_t now_ = fslab_lat_clock();              \
+			fslab_lat_add((lat), now_ - (mark));      \
+			(mark) = now_;                            \
+		}                                                 \
+	} while (0)
 
 /* The clock reads that open and close a timed region.  ops->timer (a
  * recorder's mark) runs just outside them. */
@@ -90,5 +127,17 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
 /* The queued tests' one pass (bench/queued.c): io_uring at the cell's
  * depth and threads. */
 int fslab_queued_run(struct fslab_bench_pass *p);
+
+/* The many-files tests' one pass (bench/files.c): create, stat, read or
+ * unlink every file of the tree (p->test->id says which). */
+int fslab_files_run(struct fslab_bench_pass *p);
+/* Before a test that needs the tree: writes it whole, untimed, unless it
+ * is complete (what a partial one holds is removed first).  0 or the
+ * pass's failure. */
+int fslab_files_ensure(struct fslab_bench_pass *p);
+/* Removes whatever of the tree exists, untimed (its seconds added to
+ * *untimed); a failure is warned about, not returned. */
+void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_tree *tree,
+			double *untimed);
 
 #endif

@@ -263,6 +263,30 @@ static int posix_ftruncate(void *ctx, int fd, off_t len)
 	return ftruncate(fd, len);
 }
 
+static int posix_fdatasync(void *ctx, int fd)
+{
+	(void)ctx;
+	return fdatasync(fd);
+}
+
+static int posix_mkdir(void *ctx, int dfd, const char *name, mode_t mode)
+{
+	(void)ctx;
+	return mkdirat(dfd, name, mode);
+}
+
+static int posix_rmdir(void *ctx, int dfd, const char *name)
+{
+	(void)ctx;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static int posix_fstatat(void *ctx, int dfd, const char *name, struct stat *st)
+{
+	(void)ctx;
+	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
 const struct fslab_io_ops fslab_io_posix = {
 	.version = FSLAB_IO_OPS_VERSION,
 	.name = "posix",
@@ -290,4 +314,8 @@ const struct fslab_io_ops fslab_io_posix = {
 	.ring_teardown = posix_ring_teardown,
 	.fallocate = posix_fallocate_ops,
 	.ftruncate = posix_ftruncate,
+	.fdatasync = posix_fdatasync,
+	.mkdir = posix_mkdir,
+	.rmdir = posix_rmdir,
+	.fstatat = posix_fstatat,
 };

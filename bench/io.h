@@ -1,7 +1,8 @@
 /* The engine's I/O layer: every call fslab run makes on a file it
  * benchmarks goes through one ops struct (fio's ioengine_ops shape): the
  * 13 tests' test file (bench/engine.c), the queued tests' rings
- * (bench/queued.c), the device probe's file
+ * (bench/queued.c), the many-files tests' tree (bench/files.c), the
+ * device probe's file
  * (bench/probe.c) and the steady-state phase's file (bench/run_steady.c).
  * A test can swap in an ops struct that records the (operation, offset,
  * length) sequence or injects faults.  Each function behaves like the
@@ -24,13 +25,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The layout of struct fslab_io_ops.  Bumped whenever a member is added,
  * removed or changes meaning; the engine refuses an ops struct of another
  * version (every test of the cell fails saying so), so a fake built
  * against an old layout breaks loudly instead of being called wrongly. */
-#define FSLAB_IO_OPS_VERSION 3
+#define FSLAB_IO_OPS_VERSION 4
 
 /* One request of the queued tests for a ring: a read into or a write from
  * buf (the ring's registered buffer buf_index) of len bytes at off of fd;
@@ -111,6 +113,14 @@ struct fslab_io_ops {
 	 * filesystem has none), else ftruncate(2). */
 	int (*fallocate)(void *ctx, int fd, off_t len);
 	int (*ftruncate)(void *ctx, int fd, off_t len);
+
+	/* The many-files tests (bench/files.c): fdatasync(2) of a file;
+	 * mkdirat(2), unlinkat(2) with AT_REMOVEDIR and fstatat(2) with
+	 * AT_SYMLINK_NOFOLLOW, each relative to the directory fd dfd. */
+	int (*fdatasync)(void *ctx, int fd);
+	int (*mkdir)(void *ctx, int dfd, const char *name, mode_t mode);
+	int (*rmdir)(void *ctx, int dfd, const char *name);
+	int (*fstatat)(void *ctx, int dfd, const char *name, struct stat *st);
 };
 
 /* The real system calls. */

@@ -260,6 +260,7 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->seed = c->sweep.seed;
 	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->io_mode));
 	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
+	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_file_sync_to_string(c->file_sync));
 	m->latency = c->latency;
 	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->steady_mode));
 	m->steady_round_kib = c->steady_round_bytes / 1024;
@@ -311,10 +312,16 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 {
 	int io = m->io_mode[0] ? fslab_io_mode_from_string(m->io_mode) : FSLAB_IO_SEEK;
 	int sync = m->sync_policy[0] ? fslab_sync_policy_from_string(m->sync_policy) : FSLAB_SYNC_FS;
+	int fsync_w = m->file_sync[0] ? fslab_file_sync_from_string(m->file_sync) : FSLAB_FILE_SYNC_FSYNC;
 
 	char words[64];
 
 	/* absent in runs recorded before these keys: their defaults then */
+	if (fsync_w < 0) {
+		snprintf(err, errlen, "%s: file_sync is '%s'; allowed: %s", path, m->file_sync,
+			 fslab_setting_words(FSLAB_SETTING_FILE_SYNC, ", ", words, sizeof(words)));
+		return -EINVAL;
+	}
 	if (io < 0 || sync < 0) {
 		snprintf(err, errlen, "%s: %s is '%s'; allowed: %s", path, io < 0 ? "io_mode" : "sync_policy",
 			 io < 0 ? m->io_mode : m->sync_policy,
@@ -353,6 +360,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	}
 	c->io_mode = io;
 	c->sync_policy = sync;
+	c->file_sync = fsync_w;
 	c->latency = m->latency;
 	/* absent in runs recorded before the steady-state phase: auto then */
 	c->steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;

@@ -1,4 +1,5 @@
 #include "plan.h"
+#include "engine.h"
 #include "run.h"
 #include "size.h"
 
@@ -96,8 +97,34 @@ static bool plan_double(uint64_t *v, uint64_t max)
 	return true;
 }
 
+/* The largest record of file f's row of the grid; 0 when the row has
+ * none. */
+static uint64_t plan_row_last_record(const struct fslab_sweep_spec *s, uint64_t f)
+{
+	uint64_t r = s->record_min, last = 0;
+
+	do {
+		if (plan_keep(s, f, r))
+			last = r;
+	} while (plan_double(&r, s->record_max));
+	return last;
+}
+
+/* The tests of the grid's cell (f, r): the sweep's, where the many-files
+ * tests have one cell per file size up to FSLAB_FILES_SIZE_MAX, its row's
+ * largest record (0: all the sweep's, as a cell's tests say). */
+static unsigned plan_grid_tests(const struct fslab_sweep_spec *s, uint64_t f, uint64_t r)
+{
+	if (!(s->tests & FSLAB_TESTS_FILES))
+		return 0;
+	if (f <= FSLAB_FILES_SIZE_MAX && r == plan_row_last_record(s, f))
+		return s->tests;
+	return s->tests & ~FSLAB_TESTS_FILES;
+}
+
 /* Walks the grid in plan order; stores the cells in cells (when not NULL)
- * and returns how many there are. */
+ * and returns how many there are.  A cell left with no test (only
+ * many-files tests asked for, and not their cell) is no cell. */
 static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells)
 {
 	size_t n = 0;
@@ -107,7 +134,9 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 		uint64_t r = s->record_min;
 
 		do {
-			if (!plan_keep(s, f, r))
+			unsigned tests = plan_grid_tests(s, f, r);
+
+			if (!plan_keep(s, f, r) || ((s->tests & FSLAB_TESTS_FILES) && !tests))
 				continue;
 			if (cells)
 				cells[n] = (struct fslab_sweep_cell){
@@ -115,6 +144,7 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 					.record_bytes = r,
 					.iodepth = s->iodepth,
 					.jobs = s->jobs,
+					.tests = tests,
 				};
 			n++;
 		} while (plan_double(&r, s->record_max));

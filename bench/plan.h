@@ -75,7 +75,10 @@ size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t f
 /* Builds the cells.  The grid: file sizes doubling from file_min to
  * file_max, records doubling from record_min to record_max but never
  * above the file, and records below 64K skipped for files above 16M
- * unless keep_small_records.  Named rows (s->named_rows cdm or cdm-nvme):
+ * unless keep_small_records; the many-files tests run in one cell per
+ * file size up to FSLAB_FILES_SIZE_MAX (bench/engine.h), the one with the
+ * largest record of its row (its files are written in that record), and
+ * the other cells leave them out.  Named rows (s->named_rows cdm or cdm-nvme):
  * the preset's rows, each on a file of file_max bytes.
  * Returns 0, -EINVAL (no cell) or -ENOMEM. */
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p);

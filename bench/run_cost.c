@@ -48,6 +48,32 @@ static bool cost_per_op_device(enum fslab_cache_mode cache, enum fslab_test t)
 	       (t == FSLAB_TEST_RANDOM_READ || t == FSLAB_TEST_BACKWARD_READ || t == FSLAB_TEST_STRIDE_READ);
 }
 
+/* A many-files test: the files' bytes at the rate, their records' calls,
+ * an open and a close (or one call) per file, and for a create the flush
+ * of each file as a device request (--file-sync's default; the live ETA
+ * re-fits what none or fdatasync cost); a directory a create makes or an
+ * unlink removes per FSLAB_FILES_PER_DIR files as a device request. */
+static double cost_files_test_s(double rate, enum fslab_cache_mode cache, enum fslab_test t,
+				uint64_t file_bytes, uint64_t record_bytes)
+{
+	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
+	const double n = (double)fslab_files_count(file_bytes);
+	double s = COST_TEST_S, per_file = 2 * COST_CALL_S;
+
+	if (!(bt->flags & FSLAB_BT_METADATA)) {
+		s += n * (double)file_bytes / 1024.0 / rate;
+		per_file += (double)(file_bytes / record_bytes) *
+			    (cache == FSLAB_CACHE_DIRECT ? COST_DEVICE_OP_S : COST_CALL_S);
+	}
+	if (t == FSLAB_TEST_FILES_CREATE)
+		per_file += COST_DEVICE_OP_S;
+	if (t == FSLAB_TEST_FILES_CREATE || t == FSLAB_TEST_FILES_UNLINK)
+		s += n / FSLAB_FILES_PER_DIR * COST_DEVICE_OP_S;
+	if (cache == FSLAB_CACHE_COLD && t == FSLAB_TEST_FILES_READ)
+		s += COST_FLUSH_S + n * COST_CALL_S * 8; /* the tree's drop: open, fsync, fadvise, mincore */
+	return s + n * per_file;
+}
+
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
 		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight)
 {
@@ -59,6 +85,8 @@ double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_m
 
 	if (!(rate > 0))
 		return -1;
+	if ((bt->flags & FSLAB_BT_FILES) && record_bytes)
+		return cost_files_test_s(rate, cache, t, file_bytes, record_bytes);
 	s += (double)file_bytes / 1024.0 / rate;
 	/* a queued test's requests reach the device inflight at a time */
 	s += ops * (cost_per_op_device(cache, t) ? COST_DEVICE_OP_S / (inflight ? inflight : 1) : COST_CALL_S);
@@ -89,14 +117,21 @@ static double cost_probe_s(const struct fslab_run_ctx *c, double write_kib_s, do
 
 /* Bytes one trial of plan moves on one filesystem: every test of every
  * cell reads or writes the whole file once (a pass of a fixed length, at
- * least once: it moves what the device does in that time). */
+ * least once: it moves what the device does in that time); a many-files
+ * create or read every file of its tree, a stat or unlink no data. */
 static uint64_t cost_plan_bytes(const struct fslab_plan *plan, unsigned tests)
 {
 	uint64_t b = 0;
 
-	for (size_t i = 0; i < plan->n; i++)
-		b += plan->cells[i].file_bytes *
-		     (uint64_t)__builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], tests));
+	for (size_t i = 0; i < plan->n; i++) {
+		unsigned ct = fslab_plan_cell_tests(&plan->cells[i], tests);
+		uint64_t f = plan->cells[i].file_bytes;
+
+		b += f * (uint64_t)__builtin_popcount(ct & ~FSLAB_TESTS_FILES);
+		for (int t = FSLAB_TEST_FILES_CREATE; t <= FSLAB_TEST_FILES_UNLINK; t++)
+			if ((ct & (1u << t)) && !(fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_METADATA))
+				b += fslab_files_pass_bytes((enum fslab_test)t, f);
+	}
 	return b;
 }
 
@@ -236,11 +271,24 @@ out:
 	return r;
 }
 
-/* The largest file the run writes on a filesystem: the plan's largest, or
- * the probe's when it is larger (and probed). */
-static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+/* The room the plan's files take at once on a filesystem: its largest
+ * file, or the largest tree of the many-files tests when that is larger. */
+static uint64_t run_plan_files_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
 	uint64_t big = plan->cells[plan->n - 1].file_bytes;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests) & FSLAB_TESTS_FILES) {
+			uint64_t tree = fslab_files_tree_bytes(plan->cells[i].file_bytes);
+			big = tree > big ? tree : big;
+		}
+	return big;
+}
+
+/* ... or the probe's file when it is larger (and probed). */
+static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
+{
+	uint64_t big = run_plan_files_largest(c, plan);
 	uint64_t pb = c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
 
 	return probe && pb > big ? pb : big;
@@ -249,7 +297,13 @@ static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fsl
 static bool run_probe_is_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 				 bool probe)
 {
-	return run_plan_largest(c, plan, probe) > plan->cells[plan->n - 1].file_bytes;
+	return run_plan_largest(c, plan, probe) > run_plan_files_largest(c, plan);
+}
+
+/* The largest is a tree of the many-files tests. */
+static bool run_tree_is_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
+{
+	return run_plan_files_largest(c, plan) > plan->cells[plan->n - 1].file_bytes;
 }
 
 /* Free space fs needs for the plan: its largest file, plus an eighth and
@@ -788,6 +842,20 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 		printf("queued tests: io_uring, %u in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
 		       c->sweep.iodepth ? c->sweep.iodepth : 1, c->sweep.jobs ? c->sweep.jobs : 1,
 		       c->sweep.jobs > 1 ? "s" : "", c->sweep.cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
+	if (c->sweep.tests & FSLAB_TESTS_FILES)
+		printf("many-files tests: files of %s-%s, %llu-%llu of them a cell (N = %s / S, %d to %d), each %s before its close (--file-sync)\n",
+		       fslab_size_format(c->sweep.file_min, f1, sizeof(f1)),
+		       fslab_size_format(c->sweep.file_max < FSLAB_FILES_SIZE_MAX ? c->sweep.file_max
+										: FSLAB_FILES_SIZE_MAX,
+					 f2, sizeof(f2)),
+		       (unsigned long long)fslab_files_count(c->sweep.file_max < FSLAB_FILES_SIZE_MAX
+								     ? c->sweep.file_max
+								     : FSLAB_FILES_SIZE_MAX),
+		       (unsigned long long)fslab_files_count(c->sweep.file_min),
+		       fslab_size_format(FSLAB_FILES_PHASE_BYTES, r1, sizeof(r1)), FSLAB_FILES_MIN,
+		       FSLAB_FILES_MAX, c->file_sync == FSLAB_FILE_SYNC_NONE ? "not flushed"
+		       : c->file_sync == FSLAB_FILE_SYNC_FDATASYNC ? "fdatasync'ed"
+								   : "fsync'ed");
 	if (c->until_ci_pct > 0)
 		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
 		       c->max_trials, c->until_ci_pct);
@@ -858,6 +926,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		fslab_error("%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
 			    fs->rec.name, run_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
 			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
+			    : run_tree_is_largest(c, plan)	 ? "the many-files tests' largest tree"
 								 : "its largest file",
 			    fslab_size_human(run_plan_largest(c, plan, probe), f3, sizeof(f3)),
 			    fslab_size_human(avail, f1, sizeof(f1)),

@@ -51,6 +51,13 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	const char *p = fslab_preset_to_string(c->preset);
 	char tests[256];
 
+	/* the flush of each created file is the many-files tests' alone */
+	if (fslab_settings_has(g, FSLAB_SETTING_FILE_SYNC) && !(s->tests & FSLAB_TESTS_FILES)) {
+		fslab_tests_format(s->tests, tests, sizeof(tests));
+		fslab_error("--file-sync sets what the many-files tests do with each file they create; --tests %s names none of them: add files (or files_create), or drop --file-sync",
+			    tests);
+		return -EINVAL;
+	}
 	if (!fslab_preset_named_rows(s->named_rows)) {
 		if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE)) {
 			fslab_error("--cdm-size sizes the file of --sweep cdm or cdm-nvme; give one of them, or --file-sizes for the %s grid",
@@ -206,6 +213,13 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 	}
 	if (run_check_small_records(s) < 0)
 		return -EINVAL;
+	if ((s->tests & FSLAB_TESTS_FILES) && s->file_min > FSLAB_FILES_SIZE_MAX) {
+		fslab_error("the many-files tests (--tests files) run on files of at most %s; --file-sizes starts at %s: give a range that starts at %s or below (e.g. 4K-%s), or leave out the files tests",
+			    fslab_size_format(FSLAB_FILES_SIZE_MAX, a, sizeof(a)),
+			    fslab_size_format(s->file_min, b, sizeof(b)), a,
+			    fslab_size_format(s->file_max, x, sizeof(x)));
+		return -EINVAL;
+	}
 	if (s->tests == 0) {
 		fslab_error("no test selected");
 		return -EINVAL;
@@ -296,6 +310,7 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		return -EINVAL;
 	c->io_mode = (int)run_given(o, FSLAB_SETTING_IO, FSLAB_IO_SEEK);
 	c->sync_policy = (int)run_given(o, FSLAB_SETTING_SYNC, FSLAB_SYNC_FS);
+	c->file_sync = (int)run_given(o, FSLAB_SETTING_FILE_SYNC, FSLAB_FILE_SYNC_FSYNC);
 	c->latency = run_given(o, FSLAB_SETTING_LATENCY, 0) != 0;
 	snprintf(c->label, sizeof(c->label), "%s",
 		 fslab_settings_has(&o->given, FSLAB_SETTING_LABEL) ? o->given.v[FSLAB_SETTING_LABEL].text : "");

@@ -49,9 +49,11 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	flag[0] = '\0';
 	/* dev: the fastest of the probes, an upper bound on the device one
 	 * request at a time; not on a queued test's O_DIRECT requests, which
-	 * overlap at the device and bypass the page cache */
+	 * overlap at the device and bypass the page cache; nor on a
+	 * many-files test that moves no data (stat, unlink) */
 	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev &&
-	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM))
+	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM) &&
+	    !(bt->flags & FSLAB_BT_METADATA))
 		snprintf(flag, len, "page-cache");
 	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
 	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
@@ -594,6 +596,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.cache = c->sweep.cache,
 		.io = (enum fslab_io_mode)c->io_mode,
 		.sync = (enum fslab_sync_policy)c->sync_policy,
+		.file_sync = (enum fslab_file_sync)c->file_sync,
 		/* a lab partition's block device (its target); --dir: none
 		 * known, syncfs only */
 		.device = fs->t->lab ? fs->t->device : NULL,

@@ -44,7 +44,7 @@ _fslab_options_of()
 	setup) echo "--device --image --size --spec --mount-root --state --wipe --yes --dry-run --no-discard
 		--precondition --purge --help" ;;
 	status) echo "--state --json --help" ;;
-	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --iodepth --jobs --file-sizes --record-sizes --small-records
+	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --iodepth --jobs --file-sync --file-sizes --record-sizes --small-records
 		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
 		--probe-size --probe --steady-state --steady-state-round --allow-concurrent --resume --label
 		--quiet --dry-run --help" ;;
@@ -114,6 +114,9 @@ _fslab()
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "fs global" -- "$cur"))
+		return ;;
+	--file-sync)
+		COMPREPLY=($(compgen -W "none fsync fdatasync" -- "$cur"))
 		return ;;
 	--steady-state)
 		COMPREPLY=($(compgen -W "auto on off" -- "$cur"))

@@ -705,6 +705,7 @@ static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fsla
 		{ "imported_at", m->imported_at, sizeof(m->imported_at) },
 		{ MK(IO, 0), m->io_mode, sizeof(m->io_mode) },
 		{ MK(SYNC, 0), m->sync_policy, sizeof(m->sync_policy) },
+		{ MK(FILE_SYNC, 0), m->file_sync, sizeof(m->file_sync) },
 		{ MK(STOP, 0), m->stop, sizeof(m->stop) },
 		{ MK(STEADY, 0), m->steady_state, sizeof(m->steady_state) },
 		{ "page_cache_flag", m->page_cache_flag, sizeof(m->page_cache_flag) },

@@ -17,13 +17,15 @@
  * are lib/names.c's).  Their order is the C enum's: fslab_io_mode,
  * fslab_sync_policy (bench/engine.h, whose names are these), fslab_stop_rule
  * (bench/stop_rule.h keeps its own copy; tests/unit/test_settings.c holds
- * the two equal), fslab_steady_mode (lib/steady.h); small_records, order
+ * the two equal), fslab_file_sync (bench/engine.h), fslab_steady_mode
+ * (lib/steady.h); small_records, order
  * and probe are indices (keep, fixed and fresh are 1). */
 static const char *const small_records_words[] = { "skip", "keep" };
 static const char *const order_words[] = { "shuffle", "fixed" };
 static const char *const stop_words[] = { "decided", "ci", "fixed" };
 static const char *const io_words[] = { "seek", "positional" };
 static const char *const sync_words[] = { "fs", "global" };
+static const char *const file_sync_words[] = { "none", "fsync", "fdatasync" };
 static const char *const steady_words[] = { "auto", "on", "off" };
 static const char *const probe_words[] = { "reuse", "fresh" };
 
@@ -81,6 +83,13 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 64, .default_text = "1",
 		.help = "the queued tests: threads, each with its own fd, ring and region of the "
 			"file (--sweep cdm and cdm-nvme: each row's own T)",
+	},
+	[FSLAB_SETTING_FILE_SYNC] = {
+		.flag = "file-sync", .arg = "HOW", .manifest_key = "file_sync",
+		.type = FSLAB_STYPE_ENUM, WORDS(file_sync_words),
+		.words_help = "none, fsync (the default) or fdatasync", .default_text = "fsync",
+		.help = "the many-files tests (--tests files): what each created file gets before "
+			"its close, inside the timer: fsync (the default, as fs_mark), fdatasync or none",
 	},
 	[FSLAB_SETTING_FILE_SIZES] = {
 		.flag = "file-sizes", .arg = "R", .sweep_key = "file_sizes",
@@ -228,7 +237,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 
 const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
 	FSLAB_SETTING_PRESET, FSLAB_SETTING_CDM_SIZE, FSLAB_SETTING_CDM_TIME, FSLAB_SETTING_TESTS,
-	FSLAB_SETTING_IODEPTH, FSLAB_SETTING_JOBS, FSLAB_SETTING_FILE_SIZES,
+	FSLAB_SETTING_IODEPTH, FSLAB_SETTING_JOBS, FSLAB_SETTING_FILE_SYNC, FSLAB_SETTING_FILE_SIZES,
 	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
