@@ -426,7 +426,10 @@ void rp_summary_free(struct rp_summary *s);
 void rp_order_effects(struct rp_summary *s, const struct rp_data *d);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
-unsigned rp_family_tests(int f);
+/* Family f's tests in a run of tests run; *descriptive: they are only
+ * described (small files without its many-files tests: the cells with
+ * files up to 1 MiB of the IOzone tests), never tested. */
+unsigned rp_family_tests(int f, unsigned run, bool *descriptive);
 
 /* Holm-Bonferroni: adj[i] for each p[i] (NaN stays NaN and is not counted).
  * Returns the number of tests corrected for. */

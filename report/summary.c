@@ -9,7 +9,9 @@
  *   an unflagged one exists.
  * - The change matrix: the same filesystem in two runs (each later run
  *   against the first), a family of its own.
- * - One verdict line per workload family.
+ * - One verdict line per workload family (small files: its
+ *   many-files tests when the run has one, else a description of the
+ *   IOzone cells with small files, nothing tested).
  * - The banners: page cache, missing data, FUSE, no steady state, too few
  *   trials. */
 #include "report_priv.h"
@@ -21,18 +23,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The workload families of the verdict lines, the one place that says
+ * which tests each is judged on.  A family is judged on its tests that the
+ * run has (tests); small files, when the run has none of its many-files
+ * tests, falls back to describing the cells with files up to 1 MiB of the
+ * IOzone tests it has (described): medians, nothing tested. */
 static const struct {
 	const char *name;
-	unsigned tests;
+	unsigned tests;     /* judged on these, like every family */
+	unsigned described; /* without any of tests in the run: described on these */
+	const char *what;   /* the tests' common name in the line ("many files"), or NULL */
 } sm_families[RP_N_FAMILIES] = {
 	{ "sequential write", 1u << FSLAB_TEST_WRITE | 1u << FSLAB_TEST_REWRITE |
-				      1u << FSLAB_TEST_FWRITE | 1u << FSLAB_TEST_FREWRITE },
+				      1u << FSLAB_TEST_FWRITE | 1u << FSLAB_TEST_FREWRITE, 0, NULL },
 	{ "sequential read", 1u << FSLAB_TEST_READ | 1u << FSLAB_TEST_REREAD |
-				     1u << FSLAB_TEST_FREAD | 1u << FSLAB_TEST_FREREAD },
+				     1u << FSLAB_TEST_FREAD | 1u << FSLAB_TEST_FREREAD, 0, NULL },
 	{ "random and strided", 1u << FSLAB_TEST_RANDOM_READ | 1u << FSLAB_TEST_RANDOM_WRITE |
 					1u << FSLAB_TEST_RECORD_REWRITE |
-					1u << FSLAB_TEST_STRIDE_READ | 1u << FSLAB_TEST_BACKWARD_READ },
-	{ "small files", FSLAB_TESTS_ALL },
+					1u << FSLAB_TEST_STRIDE_READ | 1u << FSLAB_TEST_BACKWARD_READ,
+	  0, NULL },
+	{ "small files", FSLAB_TESTS_FILES, FSLAB_TESTS_ALL, "many files" },
 };
 
 const char *rp_family_name(int f)
@@ -40,9 +50,44 @@ const char *rp_family_name(int f)
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].name : "?";
 }
 
-unsigned rp_family_tests(int f)
+unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
 {
-	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].tests : 0;
+	*descriptive = false;
+	if (f < 0 || f >= RP_N_FAMILIES)
+		return 0;
+	if (sm_families[f].tests & run)
+		return sm_families[f].tests & run;
+	*descriptive = (sm_families[f].described & run) != 0;
+	return sm_families[f].described & run;
+}
+
+/* Family f's name as its lines say it, for its tests ft: "small files
+ * (many files: create, stat, read, unlink)" (each test's name after its
+ * family's prefix), "small files (files up to 1 MiB, all tests)" when
+ * descriptive, else its name.  Returns buf. */
+static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *buf, size_t len)
+{
+	size_t l = (size_t)snprintf(buf, len, "%s", sm_families[f].name);
+
+	if (descriptive) {
+		snprintf(buf + l, len - l, " (files up to 1 MiB, all tests)");
+		return buf;
+	}
+	if (!sm_families[f].what)
+		return buf;
+	char sep = ':';
+	l += (size_t)snprintf(buf + l, len - l, " (%s", sm_families[f].what);
+	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++) {
+		const char *name = fslab_test_to_string(t), *us = strchr(name, '_');
+
+		if (!(ft & (1u << t)))
+			continue;
+		l += (size_t)snprintf(buf + l, len - l, "%c %s", sep, us ? us + 1 : name);
+		sep = ',';
+	}
+	if (l < len)
+		snprintf(buf + l, len - l, ")");
+	return buf;
 }
 
 bool rp_log_axis(double lo, double hi)
@@ -275,31 +320,33 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
 	}
 }
 
-/* Family f's verdict line into s->verdict[f]; in holds n_all entries. */
+/* Family f's verdict line into s->verdict[f]; in holds n_all entries.
+ * Inferential (each test's simultaneous intervals, sm_calls) on the
+ * family's tests in the run, or descriptive (small files without its
+ * many-files tests: medians of the cells with small files). */
 static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, struct rp_fam_in *in)
 {
-	unsigned ft = sm_families[f].tests & s->tests;
-	bool small = f == RP_FAMILY_SMALL;
+	bool descriptive;
+	unsigned ft = rp_family_tests(f, s->tests, &descriptive);
 	double best_small[FSLAB_TEST_MAX];
 	size_t nt = 0, wi, ri;
-	char fam[64];
+	char fam[128];
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		nt += !!(ft & (1u << t));
 	s->family_present[f] = nt > 0;
 	if (!nt)
 		return;
-	if (small)
+	if (descriptive)
 		sm_best_small(d, ft, best_small);
 	for (size_t i = 0; i < d->n_all; i++)
-		in[i] = sm_family_score(s, d, i, ft, small ? best_small : NULL);
-	struct rp_fam_calls k = { .n_tests = nt, .delta = s->delta, .descriptive = small };
+		in[i] = sm_family_score(s, d, i, ft, descriptive ? best_small : NULL);
+	struct rp_fam_calls k = { .n_tests = nt, .delta = s->delta, .descriptive = descriptive };
 	sm_top_two(in, d->n_all, &wi, &ri);
-	if (wi != SIZE_MAX && ri != SIZE_MAX && !small)
+	if (wi != SIZE_MAX && ri != SIZE_MAX && !descriptive)
 		sm_calls(s, ft, wi, ri, &k);
-	snprintf(fam, sizeof(fam), "%s%s", sm_families[f].name,
-		 small ? " (files up to 1 MiB, all tests)" : "");
-	rp_family_verdict(fam, in, d->n_all, &k, s->verdict[f], sizeof(s->verdict[f]));
+	rp_family_verdict(sm_family_label(f, ft, descriptive, fam, sizeof(fam)), in, d->n_all, &k,
+			  s->verdict[f], sizeof(s->verdict[f]));
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -471,11 +518,15 @@ static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const st
  * [0.78-0.81]; improved nothing; equivalent 2, inconclusive 0 of 3 cells". */
 static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int f)
 {
-	unsigned ft = sm_families[f].tests & s->tests;
+	bool descriptive;
+	unsigned ft;
+	char fam[128];
 
 	s->n_chg_verdict[f] = 0;
-	if (f == RP_FAMILY_SMALL || !ft)
+	ft = rp_family_tests(f, s->tests, &descriptive);
+	if (descriptive || !ft) /* a description compares nothing between runs */
 		return;
+	sm_family_label(f, ft, false, fam, sizeof(fam));
 	for (size_t r = 1; r < d->n_runs; r++) {
 		char down[256] = "", up[256] = "", first[64] = "";
 		size_t nd = 0, nu = 0, md = 0, mu = 0, eq = 0, open = 0, untested = 0, cells = 0;
@@ -512,7 +563,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 		snprintf(s->chg_verdict[f][s->n_chg_verdict[f]++], sizeof(s->chg_verdict[f][0]),
 			 "%s, %s / %s: regressed %s%s%.0zu%s; improved %s%s%.0zu%s; equivalent %zu, "
 			 "inconclusive %zu%s of %zu cell%s",
-			 sm_families[f].name, d->runs[r].tag, first, nd ? down : "nothing",
+			 fam, d->runs[r].tag, first, nd ? down : "nothing",
 			 md ? " and " : "", md, md ? " more" : "", nu ? up : "nothing", mu ? " and " : "",
 			 mu, mu ? " more" : "", eq, open, tail, cells, cells == 1 ? "" : "s");
 	}

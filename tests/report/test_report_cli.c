@@ -1,7 +1,8 @@
 /* fslab report / import iozone / export iozone, run as a user runs them:
  * the fixture's ranking, intervals and flags on stdout; valid PNG and SVG
  * plots; a self-contained report.html; bad input refused with file:line and
- * nothing half-written; IOzone round trip; the --claims section. */
+ * nothing half-written; IOzone round trip; the --claims section;
+ * the many-files tests' small-files verdict. */
 #include "spec.h"
 #include "testutil.h"
 
@@ -1738,6 +1739,208 @@ START_TEST(t_json_and_cli)
 }
 END_TEST
 
+/* ---- the many-files tests: the small-files verdict ----
+ *
+ * Three filesystems with files_create, files_stat, files_read and
+ * files_unlink (three file sizes, five trials) beside IOzone's write and
+ * read, xfs 30% slower in files_create only and btrfs 20% slower in all
+ * four: the first screen's small-files line is a tested verdict over the
+ * four tests naming the leader and the runner-up's verdict per test; the
+ * matrix (text, HTML, JSON) has a row per files test; two runs' change
+ * matrix names a regressed files_create.  Without a files test the
+ * small-files line stays the description of IOzone's cells with files up
+ * to 1 MiB. */
+static const char *const files_fs[] = { "ext4", "xfs", "btrfs" };
+#define FILES_N_FS (sizeof(files_fs) / sizeof(files_fs[0]))
+
+static const struct {
+	const char *test;
+	double base;  /* KiB/s at 4 KiB files */
+	bool per_kib; /* throughput is files x size (create, read), else files x 4 KiB */
+} files_tests[] = {
+	{ "files_create", 20000, true },
+	{ "files_stat", 400000, false },
+	{ "files_read", 60000, true },
+	{ "files_unlink", 100000, false },
+};
+
+/* Filesystem i's factor in test k of files_tests: xfs 0.70 in files_create,
+ * btrfs 0.80 in all, ext4 ext4_create in files_create (the after run's
+ * regression) and 1 elsewhere. */
+static double files_factor(size_t i, size_t k, double ext4_create)
+{
+	if (i == 0)
+		return k == 0 ? ext4_create : 1.0;
+	if (i == 1)
+		return k == 0 ? 0.70 : 1.0;
+	return 0.80;
+}
+
+/* A trial's noise, within 1%, different per filesystem, trial and cell. */
+static double files_noise(size_t i, unsigned t, size_t cell)
+{
+	return 1 + 0.004 * (double)((int)((i * 3 + t * 7 + cell * 5) % 5) - 2);
+}
+
+/* Filesystem i's rows of the four files tests in trial t: 4 KiB, 64 KiB
+ * and 1 MiB files (record = the file), iops = files a second. */
+static void files_rows(FILE *f, size_t i, unsigned t, double ext4_create)
+{
+	for (size_t k = 0; k < sizeof(files_tests) / sizeof(files_tests[0]); k++)
+		for (unsigned s = 4, c = 2; s <= 1024; s *= 16, c++) {
+			bool per_kib = files_tests[k].per_kib;
+			double v = files_tests[k].base * (per_kib ? s / 4.0 / (1 + s / 64.0) : 1) *
+				   files_factor(i, k, ext4_create) * files_noise(i, t, c + k);
+
+			fprintf(f, "%s,%s,%u,%u,%u,%.1f,0.5,cold,ok,,1,1,%.1f\n", files_fs[i],
+				files_tests[k].test, s, s, t, v, v / (per_kib ? s : 4));
+		}
+}
+
+/* A results directory tmp/NAME of the three filesystems, 5 trials:
+ * IOzone's write and read (1 MiB files, 64 KiB records) and, when files,
+ * the four many-files tests (files_rows).  Returns the path. */
+static char *files_dir(const char *name, bool files, double ext4_create)
+{
+	char *dir = path(name), *p;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":5}\n"), 0);
+	free(p);
+	for (size_t i = 0; i < FILES_N_FS; i++) {
+		const char *fs = files_fs[i];
+		FILE *f;
+
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fs), 0);
+		ck_assert_ptr_nonnull(f = fopen(p, "w"));
+		fputs("filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
+		      "elapsed_s,cache_mode,status,flag,iodepth,jobs,iops\n", f);
+		for (unsigned t = 1; t <= 5; t++) {
+			double w = 500000 * files_noise(i, t, 0), r = 800000 * files_noise(i, t, 1);
+
+			fprintf(f, "%s,write,1024,64,%u,%.1f,0.01,cold,ok,,1,1,%.1f\n", fs, t, w, w / 64);
+			fprintf(f, "%s,read,1024,64,%u,%.1f,0.01,cold,ok,,1,1,%.1f\n", fs, t, r, r / 64);
+			if (files)
+				files_rows(f, i, t, ext4_create);
+		}
+		ck_assert_int_eq(fclose(f), 0);
+		free(p);
+	}
+	return dir;
+}
+
+/* fslab report DIR's text into *o, and its small-files verdict line. */
+static const char *small_files_line(const char *dir, struct ft_output *o)
+{
+	ck_assert_int_eq(ft_fslab(o, "report", dir, "--format", "text", NULL), 0);
+	ck_assert_msg(o->status == 0, "%s", o->err);
+	return block_of(o->out, "\nverdicts:", "  small files");
+}
+
+/* With the files tests: the small-files line is tested (ext4 leads, xfs
+ * next, slower in files_create and equivalent in the other three), and
+ * each files test is a row of the matrix. */
+START_TEST(t_small_files_tested)
+{
+	char *dir = files_dir("files", true, 1.0), *out, *html;
+	struct ft_output o;
+	const char *l;
+
+	l = small_files_line(dir, &o);
+	has(l, "small files (many files: create, stat, read, unlink): ext4 leads, ");
+	has(l, "x xfs (next best): xfs slower in 1, equivalent in 3 (within 5%) of 4 tests");
+	ck_assert_msg(!strstr(l, "descriptive"), "%s", l);
+	/* the IOzone families are unchanged beside it */
+	has(block_of(o.out, "\nverdicts:", "  sequential write"), "sequential write: ");
+	/* the matrix: a row per files test, xfs marked slower in files_create */
+	has(line_of(o.out, "== summary", "files_create "), " <");
+	for (size_t k = 0; k < sizeof(files_tests) / sizeof(files_tests[0]); k++)
+		has(line_of(o.out, "== summary", files_tests[k].test), "best");
+	ft_output_free(&o);
+
+	out = path("files-out");
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_ge(asprintf(&html, "%s/report.html", out), 0);
+	l = slurp(html, NULL);
+	has(l, "<tr><th class=l><a href=\"#rank-files_unlink\">files_unlink</a></th>");
+	has(l, "<li>small files (many files: create, stat, read, unlink): ext4 leads");
+	free((char *)l);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	json_object *root = json_tokener_parse(o.out);
+	ck_assert_ptr_nonnull(root);
+	has(json_object_get_string(jget(jget(root, "verdicts"), "small files")),
+	    "small files (many files: create, stat, read, unlink): ext4 leads");
+	/* files_create's third: xfs (0.70, below btrfs's 0.80), slower */
+	json_object *cr = jget(jget(jget(root, "rankings"), "files_create"), "ranked");
+	cr = json_object_array_get_idx(cr, 2);
+	ck_assert_str_eq(json_object_get_string(jget(cr, "filesystem")), "xfs");
+	ck_assert_str_eq(json_object_get_string(jget(cr, "verdict")), "slower");
+	json_object_put(root);
+	ft_output_free(&o);
+	free(html);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+/* Without a files test the line stays descriptive: the medians of the
+ * IOzone cells with files up to 1 MiB, nothing tested; no files rows. */
+START_TEST(t_small_files_descriptive)
+{
+	char *dir = files_dir("iozone-only", false, 1.0);
+	struct ft_output o;
+	const char *l;
+
+	l = small_files_line(dir, &o);
+	has(l, "small files (files up to 1 MiB, all tests): ");
+	has(l, "(not tested: descriptive, cell medians)");
+	ck_assert_msg(!strstr(o.out, "files_create"), "%s", o.out);
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
+/* Two runs, ext4's files_create 30% slower in the later one: the change
+ * matrix has the files rows and the small-files change line names the
+ * regression; xfs, unchanged, is not named. */
+START_TEST(t_small_files_change)
+{
+	char *a = files_dir("files-before", true, 1.0), *b = files_dir("files-after", true, 0.70);
+	struct ft_output o;
+	const char *chg, *l;
+
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	chg = strstr(o.out, "== change between runs");
+	ck_assert_msg(chg, "no change matrix in:\n%s", o.out);
+	has(line_of(chg, NULL, "files_create "), "0.70 [");
+	has(line_of(chg, NULL, "files_create "), "] -");
+	l = block_of(o.out, "\nverdicts:", "  small files (many files: create, stat, read, unlink), "
+					     "files-after / files-before:");
+	has(l, "regressed ext4 files_create 0.70 [");
+	ck_assert_msg(!strstr(l, "xfs files_create"), "%s", l);
+	ft_output_free(&o);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	json_object *root = json_tokener_parse(o.out);
+	ck_assert_ptr_nonnull(root);
+	json_object *cv = jget(jget(root, "change_verdicts"), "small files");
+	ck_assert_uint_eq(json_object_array_length(cv), 1);
+	has(json_object_get_string(json_object_array_get_idx(cv, 0)),
+	    "regressed ext4 files_create 0.70");
+	json_object_put(root);
+	ft_output_free(&o);
+	free(a);
+	free(b);
+}
+END_TEST
+
 static struct ft_suite *suite(void)
 {
 	struct ft_suite *s = ft_suite_new("report_cli");
@@ -1764,6 +1967,9 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_order_effect);
 	tcase_add_test(tc, t_before_after);
 	tcase_add_test(tc, t_run_rankings_html);
+	tcase_add_test(tc, t_small_files_tested);
+	tcase_add_test(tc, t_small_files_descriptive);
+	tcase_add_test(tc, t_small_files_change);
 	return s;
 }
 
