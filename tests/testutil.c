@@ -790,6 +790,43 @@ int ft_blkpg_del(const char *disk, int pno)
 	return ft_blkpg(disk, BLKPG_DEL_PARTITION, pno, 0, 0);
 }
 
+void ft_fusefat_mount(const char *img, const char *size, const char *mnt)
+{
+	struct ft_output o;
+
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	ck_assert_int_eq(ft_run((const char *const[]){ "truncate", "-s", size, img, NULL }, NULL, &o), 0);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.fat", "-F", "32", img, NULL }, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "mkfs.fat: %s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", "rw+", img, mnt, NULL }, NULL, &o), 0);
+	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
+	ft_output_free(&o);
+}
+
+void ft_fslab_then_umount(const char *dir, const char *mnt, ...)
+{
+	const char *argv[64] = { ft_fslab_bin() };
+	struct ft_output o;
+	size_t n = 1;
+	va_list ap;
+	int r, left;
+
+	va_start(ap, mnt);
+	for (const char *a; n < 63 && (a = va_arg(ap, const char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	r = ft_run(argv, NULL, &o);
+	left = ft_dir_entries(dir);
+	if (mnt)
+		umount2(mnt, 0);
+	ck_assert_msg(r == 0 && o.status == 0, "fslab %s exited %d: %s", argv[1], o.status, o.err);
+	ft_output_free(&o);
+	ck_assert_msg(left == 0, "fslab %s left %d entries in %s", argv[1], left, dir);
+}
+
 int ft_dir_entries(const char *dir)
 {
 	DIR *d = opendir(dir);

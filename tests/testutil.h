@@ -155,5 +155,13 @@ int ft_blkpg_add(const char *disk, int pno, long long start, long long length);
 int ft_blkpg_del(const char *disk, int pno);
 /* The entries of directory dir besides . and .. (asserts dir opens). */
 int ft_dir_entries(const char *dir);
+/* A FAT32 image of size ("40M") at img, mounted read-write through
+ * fusefat on the directory mnt (made here); asserts each step. */
+void ft_fusefat_mount(const char *img, const char *size, const char *mnt);
+/* fslab with the arguments (NULL-terminated), then the entries it left in
+ * dir and the unmount of mnt (NULL: none), before anything is asserted,
+ * so a failure leaves no mount behind; asserts fslab exited 0 and left
+ * nothing in dir. */
+void ft_fslab_then_umount(const char *dir, const char *mnt, ...) __attribute__((sentinel));
 
 #endif

@@ -473,33 +473,17 @@ START_TEST(fat32_through_fusefat)
 	char img[1100], mnt[1100], out[1100], arg[1200], csv[1200], err[256];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	struct ft_output o;
 	unsigned rows = 0;
 
 	ft_require_root();
 	snprintf(img, sizeof(img), "%s/fat.img", dir);
 	snprintf(mnt, sizeof(mnt), "%s/fat", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	ck_assert_int_eq(ft_run((const char *const[]){ "truncate", "-s", "200M", img, NULL }, NULL, &o), 0);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.fat", "-F", "32", img, NULL }, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "mkfs.fat: %s", o.err);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", "rw+", img, mnt, NULL }, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
-	ft_output_free(&o);
+	ft_fusefat_mount(img, "200M", mnt);
 	snprintf(arg, sizeof(arg), "fat=%s", mnt);
-	ft_fslab(&o, "run", "--dir", arg, "--out", out, "--tests", "files", "--file-sizes", "256K-4M",
-		 "--cache", "cold", "--trials", "1", "--stop", "fixed", "--no-device-probe", "--quiet", NULL);
-	int status = o.status;
-	char *errs = strdup(o.err);
-	ft_output_free(&o);
-	int left = ft_dir_entries(mnt);
-	umount2(mnt, 0);
-	ck_assert_msg(status == 0, "%d: %s", status, errs);
-	free(errs);
-	ck_assert_int_eq(left, 0);
+	ft_fslab_then_umount(mnt, mnt, "run", "--dir", arg, "--out", out, "--tests", "files",
+			     "--file-sizes", "256K-4M", "--cache", "cold", "--trials", "1", "--stop", "fixed",
+			     "--no-device-probe", "--quiet", NULL);
 	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
 	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
 	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {

@@ -1287,15 +1287,7 @@ START_TEST(fuse_directory_is_flagged)
 	char err[256];
 	size_t rows = 0;
 
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	ck_assert_int_eq(ft_run((const char *const[]){ "truncate", "-s", "40M", img, NULL }, NULL, &o), 0);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.fat", "-F", "32", img, NULL }, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "mkfs.fat: %s", o.err);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", "rw+", img, mnt, NULL }, NULL, &o), 0);
-	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
-	ft_output_free(&o);
+	ft_fusefat_mount(img, "40M", mnt);
 	snprintf(arg, sizeof(arg), "fat=%s", mnt);
 	/* fusefat reports no blocks: the dry run cannot say it fits, and
 	 * must not say it does not. */
@@ -1304,18 +1296,9 @@ START_TEST(fuse_directory_is_flagged)
 	ck_assert_msg(o.status == 0 && strstr(o.out, "free unknown"), "dry run %d:\n%s%s",
 		      o.status, o.out, o.err);
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
-				  "--record-sizes", "64K", "--cache", "warm", "--trials", "1",
-				  "--no-device-probe", "--quiet", NULL),
-			 0);
-	int status = o.status;
-	char *errs = strdup(o.err);
-	ft_output_free(&o);
-	int left = ft_dir_entries(mnt);
-	umount2(mnt, 0);
-	ck_assert_msg(status == 0, "%d: %s", status, errs);
-	free(errs);
-	ck_assert_int_eq(left, 0);
+	ft_fslab_then_umount(mnt, mnt, "run", "--dir", arg, "--out", out, "--file-sizes", "64K-128K",
+			     "--record-sizes", "64K", "--cache", "warm", "--trials", "1", "--no-device-probe",
+			     "--quiet", NULL);
 	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
 	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
 	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
