@@ -4,12 +4,10 @@
  * --file-sync words, what a row says it moved, a read alone writing the
  * tree untimed first, cold mode's one drop of the whole tree, a failed
  * write named by its file and the tree removed on every path, a refused
- * O_DIRECT skipped; cold mode's real drop (fadvise) leaving none of the
- * tree's pages resident; and, as root, fslab run's files tests on FAT32
- * through fusefat. */
+ * O_DIRECT skipped (cold mode's real drop of the tree is test_cache's);
+ * and, as root, fslab run's files tests on FAT32 through fusefat. */
 #include "testutil.h"
 
-#include "cache.h"
 #include "engine.h"
 #include "results.h"
 
@@ -21,8 +19,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <unistd.h>
 
 #define T(x) FSLAB_TEST_BIT(FSLAB_TEST_FILES_##x)
@@ -402,70 +398,6 @@ START_TEST(refused_direct_is_skipped)
 }
 END_TEST
 
-/* cold mode's real drop (fadvise, checked with mincore) of a tree read
- * into the page cache: none of its files' pages stay.  On a filesystem
- * where fadvise cannot drop (tmpfs), the drop falls back, and the test
- * checks that instead. */
-START_TEST(cold_drop_empties_the_tree)
-{
-	struct fslab_cache_ctl cc;
-	char why[256] = "", name[64];
-	struct statfs sfs;
-	unsigned resident_files = 0;
-	int tfd, dfd = dir_fd;
-
-	ck_assert_int_eq(mkdirat(dir_fd, FSLAB_FILES_TREE, 0700), 0);
-	tfd = openat(dir_fd, FSLAB_FILES_TREE, O_RDONLY | O_DIRECTORY);
-	ck_assert_int_ge(tfd, 0);
-	for (int d = 0; d < 2; d++) {
-		snprintf(name, sizeof(name), "D%03d", d);
-		ck_assert_int_eq(mkdirat(tfd, name, 0700), 0);
-		int sub = openat(tfd, name, O_RDONLY | O_DIRECTORY);
-		for (int i = 0; i < 8; i++) {
-			static char buf[65536];
-			snprintf(name, sizeof(name), "F%05d", d * 8 + i);
-			int fd = openat(sub, name, O_RDWR | O_CREAT | O_EXCL, 0600);
-			ck_assert_int_ge(fd, 0);
-			memset(buf, 'a' + i, sizeof(buf));
-			ck_assert_int_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
-			close(fd);
-		}
-		close(sub);
-	}
-	unsetenv("FSLAB_DROP_METHOD");
-	fslab_cache_ctl_init(&cc, NULL, NULL);
-	ck_assert_int_eq(fslab_cache_drop(&cc, &dfd, FSLAB_FILES_TREE, why, sizeof(why)), 0);
-	ck_assert_int_eq(fstatfs(tfd, &sfs), 0);
-	if ((unsigned long)sfs.f_type == TMPFS_MAGIC) {
-		ck_assert_msg(cc.method != FSLAB_DROP_FADVISE || cc.leaky, "tmpfs: fadvise said it dropped: %s", cc.note);
-		close(tfd);
-		ft_rm_rf(dir);
-		ck_assert_int_eq(mkdir(dir, 0700), 0);
-		return;
-	}
-	ck_assert_msg(cc.method == FSLAB_DROP_FADVISE, "fell back: %s", cc.note);
-	for (int k = 0; k < 16; k++) {
-		uint64_t res = 0, pages = 0;
-		char path[64];
-
-		snprintf(path, sizeof(path), "D%03d/F%05d", k / 8, k);
-		int fd = openat(tfd, path, O_RDONLY);
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(fslab_cache_resident(fd, &res, &pages), 0);
-		ck_assert_uint_eq(pages, 16);
-		resident_files += res > 0;
-		close(fd);
-	}
-	close(tfd);
-	snprintf(name, sizeof(name), "%s", FSLAB_FILES_TREE);
-	char *tree = malloc(strlen(dir) + sizeof(name) + 2);
-	sprintf(tree, "%s/%s", dir, name);
-	ft_rm_rf(tree);
-	free(tree);
-	ck_assert_uint_eq(resident_files, 0);
-}
-END_TEST
-
 /* fslab run --tests files on FAT32 through fusefat: every file size's four
  * rows ok (flagged fuse), files/s in the iops column, nothing left. */
 START_TEST(fat32_through_fusefat)
@@ -516,7 +448,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, read_alone_writes_the_tree_untimed_and_drops_it_cold);
 	tcase_add_test(tc, failed_write_names_the_file);
 	tcase_add_test(tc, refused_direct_is_skipped);
-	tcase_add_test(tc, cold_drop_empties_the_tree);
 	tcase_add_test(fuse, fat32_through_fusefat);
 	return ft_suite_run(s, argc, argv);
 }

@@ -3,8 +3,10 @@
  * invalidated, as a read still in flight does.  Released at the first wait,
  * the drop asks again and succeeds, and the filesystem keeps fadvise (the
  * note counts the retry); never released, the drop gives fadvise up.  The
- * wait is the test's, so nothing depends on timing.  Where looking at the
- * cache would itself read pages (valgrind), the test says so and skips. */
+ * wait is the test's, so nothing depends on timing.  A directory (the
+ * many-files tests' tree) read into the cache: one drop leaves none of its
+ * files' pages resident.  Where looking at the cache would itself read
+ * pages (valgrind), the test says so and skips. */
 #include "testutil.h"
 
 #include "cache.h"
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -202,6 +205,52 @@ START_TEST(pages_that_stay_give_fadvise_up)
 }
 END_TEST
 
+/* The many-files tests' tree, read into the page cache: one drop of the
+ * directory leaves none of the pages of its files (two directories down)
+ * resident, by fadvise. */
+START_TEST(a_tree_is_dropped_whole)
+{
+	static unsigned char buf[64 * 1024];
+	struct fslab_cache_ctl c;
+	char why[256] = "", name[64];
+	unsigned resident_files = 0;
+	int tfd;
+
+	if (!can_watch())
+		return;
+	ck_assert_int_eq(mkdirat(dir_fd, "TREE", 0700), 0);
+	tfd = openat(dir_fd, "TREE", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(tfd, 0);
+	for (int k = 0; k < 16; k++) {
+		snprintf(name, sizeof(name), "D%03d", k / 8);
+		if (k % 8 == 0)
+			ck_assert_int_eq(mkdirat(tfd, name, 0700), 0);
+		snprintf(name, sizeof(name), "D%03d/F%05d", k / 8, k);
+		int fd = openat(tfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		ck_assert_int_ge(fd, 0);
+		memset(buf, 'a' + k, sizeof(buf));
+		ck_assert_int_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+		close(fd); /* dirty: the drop flushes each file first */
+	}
+	fslab_cache_ctl_init(&c, NULL, NULL);
+	ck_assert_msg(fslab_cache_drop(&c, &dir_fd, "TREE", why, sizeof(why)) == 0, "%s", why);
+	ck_assert_msg(c.method == FSLAB_DROP_FADVISE, "fell back: %s", c.note);
+	for (int k = 0; k < 16; k++) {
+		uint64_t res = 0, pages = 0;
+
+		snprintf(name, sizeof(name), "D%03d/F%05d", k / 8, k);
+		int fd = openat(tfd, name, O_RDONLY | O_CLOEXEC);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(fslab_cache_resident(fd, &res, &pages), 0);
+		ck_assert_uint_eq(pages, sizeof(buf) / 4096);
+		resident_files += res > 0;
+		close(fd);
+	}
+	close(tfd);
+	ck_assert_uint_eq(resident_files, 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("bench_cache");
@@ -210,5 +259,6 @@ int main(int argc, char **argv)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pages_held_for_a_moment_are_asked_again);
 	tcase_add_test(tc, pages_that_stay_give_fadvise_up);
+	tcase_add_test(tc, a_tree_is_dropped_whole);
 	return ft_suite_run(s, argc, argv);
 }
