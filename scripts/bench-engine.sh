@@ -34,11 +34,12 @@
 #      --sweep cdm --tests T`, one call per queued test, that is its two
 #      rows; a URING_FILE file, passes of URING_TIME s after a discarded
 #      warm-up pass, O_DIRECT, cold, max(RUNS, 5) trials) against fio
-#      --ioengine=io_uring --direct=1 --fixedbufs at the same bs, iodepth
-#      and numjobs, time_based URING_TIME s on a file of the same size in
-#      the same filesystem (a sequential writer's new and fallocated, as
-#      fslab's; the others' written first), RUNS runs a row, half before
-#      and half after fslab's call; medians, the fslab/fio ratio per row
+#      --ioengine=io_uring --direct=1 --fixedbufs (writers with
+#      --scramble_buffers=0: their buffers unchanged, as fslab's) at the
+#      same bs, iodepth and numjobs, time_based URING_TIME s on a file
+#      of the same size in the same filesystem (a sequential writer's new
+#      and fallocated, as fslab's; the others' written first), RUNS runs
+#      a row, half before and half after fslab's call; medians, the fslab/fio ratio per row
 #      (goal 0.95-1.05) and each side's spread (lowest and highest over
 #      its median).  Then the CPU time per I/O at RND4K Q32T1 read, one
 #      sweep of a URING_CPU_FILE file each: fslab's run of queued_write +
