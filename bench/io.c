@@ -144,7 +144,10 @@ static int posix_fclose(void *ctx, FILE *f)
 struct posix_ring {
 	struct io_uring ring;
 	bool fixed;
+	bool deferred; /* IORING_SETUP_DEFER_TASKRUN: completions post when asked */
 };
+
+#define RING_FLAGS (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN)
 
 static int posix_ring_setup(void *ctx, unsigned depth, void *const *bufs, unsigned nbufs, size_t len,
 			    void **out)
@@ -160,9 +163,15 @@ static int posix_ring_setup(void *ctx, unsigned depth, void *const *bufs, unsign
 		errno = ENOMEM;
 		return -1;
 	}
-	/* one submitter, completions run when it asks (fio's flags);
-	 * kernels before 6.0 refuse them: plain setup there */
-	e = io_uring_queue_init(depth, &r->ring, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN);
+	/* fio's io_uring engine's flags (fio 3.33): one submitter, the
+	 * thread that made the ring; no IPI for a completion; its task work
+	 * run only when that thread asks (DEFER_TASKRUN: when it waits, or
+	 * submits with GETEVENTS, as fio does).  Kernels before 6.1 refuse
+	 * DEFER_TASKRUN, before 6.0 the others: fewer flags there */
+	e = io_uring_queue_init(depth, &r->ring, RING_FLAGS | IORING_SETUP_DEFER_TASKRUN);
+	r->deferred = e == 0;
+	if (e == -EINVAL)
+		e = io_uring_queue_init(depth, &r->ring, RING_FLAGS);
 	if (e == -EINVAL)
 		e = io_uring_queue_init(depth, &r->ring, 0);
 	if (e < 0) {
@@ -205,7 +214,7 @@ static int posix_ring_submit(void *ctx, void *ring, const struct fslab_ring_req 
 			io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->off);
 		io_uring_sqe_set_data64(sqe, q->tag);
 	}
-	e = io_uring_submit(&r->ring);
+	e = r->deferred ? io_uring_submit_and_get_events(&r->ring) : io_uring_submit(&r->ring);
 	if (e < 0) {
 		errno = -e;
 		return -1;
@@ -228,6 +237,10 @@ static int posix_ring_reap(void *ctx, void *ring, struct fslab_ring_done *done, 
 			errno = -e;
 			return -1;
 		}
+	} else if (r->deferred && (e = io_uring_get_events(&r->ring)) < 0) {
+		/* not waiting: the deferred completions posted all the same */
+		errno = -e;
+		return -1;
 	}
 	io_uring_for_each_cqe(&r->ring, head, cqe) {
 		if (k == max)

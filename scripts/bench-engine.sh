@@ -30,24 +30,32 @@
 #   7. (none yet: the many-files tests' comparison with a plain loop goes here)
 #   8. uring_vs_fio: the queued tests (io_uring) against fio's io_uring
 #      engine, CrystalDiskMark's rows SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1
-#      and RND4K Q1T1, read and write: fslab --cache cold --iodepth Q
-#      --jobs T (one sweep of a URING_FILE file) against fio
-#      --ioengine=io_uring --direct=1 --fixedbufs at the same bs, iodepth
-#      and numjobs, time_based URING_TIME s, on a file of the same size in
-#      the same filesystem; pairs interleaved with alternating order,
-#      medians of RUNS pairs, the fslab/fio ratio per row with each pair's
-#      own range; and the CPU time per I/O at RND4K Q32T1 (fslab: the run's
-#      CPU less that of a run writing the same file without the test, over
-#      its requests; fio: its job's usr+sys over its I/Os).  On ext4 on a
-#      loop device over a file in tmpfs, and on ext4 on a loop device
-#      (direct I/O) over an image on the disk, each made and removed by
-#      the part.  Needs root.
+#      and RND4K Q1T1, read and write: fslab's own preset (`fslab run
+#      --sweep cdm --tests T`, one call per queued test, that is its two
+#      rows; a URING_FILE file, passes of URING_TIME s after a discarded
+#      warm-up pass, O_DIRECT, cold, max(RUNS, 5) trials) against fio
+#      --ioengine=io_uring --direct=1 --fixedbufs (writers with
+#      --scramble_buffers=0: their buffers unchanged, as fslab's) at the
+#      same bs, iodepth and numjobs, time_based URING_TIME s on a file
+#      of the same size in the same filesystem (a sequential writer's new
+#      and fallocated, as fslab's; the others' written first), RUNS runs
+#      a row, half before and half after fslab's call; medians, the fslab/fio ratio per row
+#      (goal 0.95-1.05) and each side's spread (lowest and highest over
+#      its median).  Then the CPU time per I/O at RND4K Q32T1 read, one
+#      sweep of a URING_CPU_FILE file each: fslab's run of queued_write +
+#      queued_random_read less its run of queued_write alone, over the
+#      file's requests; fio's job's usr + sys over its I/Os (goal <= 1.1x
+#      fio's).  On ext4 on a loop device over a file in tmpfs
+#      (tmpfs-loop), and on ext4 on a loop device (direct I/O) over an
+#      image on the disk (ext4-image), each made and removed by the part.
+#      Needs root.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
 #   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
 #   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
-#   part 6 alone; URING_FILE (256M) and URING_TIME (5) for part 8, ONLY=8
-#   runs part 8 alone.
+#   part 6 alone; URING_FILE (256M), URING_TIME (5), URING_CPU_FILE (512M)
+#   and URING_BACKINGS ("tmpfs-loop ext4-image", either or both) for part
+#   8, ONLY=8 runs part 8 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
 set -eu
 
@@ -173,12 +181,22 @@ iozone_part() {
 # variables, loop devices and cleanup, as part 6) ----
 URING_FILE=${URING_FILE:-256M}
 URING_TIME=${URING_TIME:-5}
-# CrystalDiskMark's default rows: name, bs, iodepth, numjobs, fslab's test
-# and fio's rw for read, then for write
-URING_ROWS="SEQ1M_Q8T1:1M:8:1:queued_read:read:queued_write:write
-SEQ1M_Q1T1:1M:1:1:queued_read:read:queued_write:write
-RND4K_Q32T1:4K:32:1:queued_random_read:randread:queued_random_write:randwrite
-RND4K_Q1T1:4K:1:1:queued_random_read:randread:queued_random_write:randwrite"
+URING_CPU_FILE=${URING_CPU_FILE:-512M}
+URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
+# fslab's trials: RUNS, but --sweep cdm's minimum of 5
+URING_TRIALS=$RUNS
+[ "$URING_TRIALS" -ge 5 ] || URING_TRIALS=5
+# CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq
+# or rnd: the queued tests that run it)
+URING_ROWS="SEQ1M_Q8T1:1M:8:1:seq
+SEQ1M_Q1T1:1M:1:1:seq
+RND4K_Q32T1:4K:32:1:rnd
+RND4K_Q1T1:4K:1:1:rnd"
+# fslab's queued test, fio's rw, the kind of rows, read or write
+URING_TESTS="queued_read:read:seq:read
+queued_write:write:seq:write
+queued_random_read:randread:rnd:read
+queued_random_write:randwrite:rnd:write"
 URING_MNT=""
 URING_LOOP=""
 uring_cleanup() {
@@ -189,32 +207,42 @@ uring_cleanup() {
 	URING_LOOP=""
 }
 
-# fslab's throughput (KiB/s) of one queued test, one sweep of the file,
-# O_DIRECT (cold mode, CrystalDiskMark's presets' own: the file a reader
-# needs is written buffered and fsynced first, untimed); with a 6th
-# argument, the run's CPU seconds (user + system) go to that file.
-uring_fslab() { # dir test bs iodepth jobs [cpu-file] [tests]
+# A column of fslab's CSV by its header's name, for the rows of test
+# that are ok: "iodepth jobs value" lines.
+uring_csv() { # csv test column
+	awk -F, -v t="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["test"] == t && $c["status"] == "ok" { print $c["iodepth"], $c["jobs"], $c[col] }' "$1"
+}
+
+# fslab's CrystalDiskMark passes of one queued test: `fslab run --sweep
+# cdm` (O_DIRECT, cold; one discarded warm-up pass per row) restricted to
+# that test, that is its two rows, on a URING_FILE file, passes of
+# URING_TIME s, URING_TRIALS trials; "iodepth jobs KiB/s" per measured
+# pass.
+uring_fslab() { # dir test
 	out="$WORK/uring-fslab"
 	rm -rf "$out"
-	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" "$FSLAB" run --dir "x=$1" --tests "${7:-$2}" \
-		--file-sizes "$URING_FILE" --record-sizes "$3" --iodepth "$4" --jobs "$5" --cache cold \
-		--trials 1 --stop fixed --small-records keep --no-device-probe --steady-state off --quiet \
+	"$FSLAB" run --dir "x=$1" --sweep cdm --tests "$2" --cdm-size "$URING_FILE" --cdm-time "$URING_TIME" \
+		--trials "$URING_TRIALS" --stop fixed --no-device-probe --steady-state off --quiet \
 		--out "$out" >/dev/null
-	[ -z "${6-}" ] || awk '{ print $1 + $2 }' "$WORK/uring-time" >"$6"
-	awk -F, -v t="$2" 'NR > 1 && $2 == t && $9 == "ok" { print $6 }' "$out/x.csv"
+	uring_csv "$out/x.csv" "$2" throughput_kib_s
 	rm -rf "$out"
 }
 
-# fio's throughput (KiB/s): io_uring, O_DIRECT, registered buffers, the
-# same bs, depth and jobs (each job its own region, as fslab's threads),
-# time_based; a writer in order starts from a new file (fio fallocates
-# it, as fslab's queued_write), the others from a written one.  With a
-# 6th argument, the job's CPU seconds per I/O (usr + sys over its I/Os)
-# go to that file.
-uring_fio() { # dir rw bs iodepth jobs [cpu-file]
+# fio's throughput (KiB/s) of one row: io_uring, O_DIRECT, registered
+# buffers, the same bs, depth and jobs (each job its own region, as
+# fslab's threads), time_based URING_TIME s over the file of fslab's
+# size.  A writer in order starts from a new file (fio fallocates it, as
+# fslab's queued_write) and fsyncs at its end (fslab's cold mode has a
+# writer's fsync in its timer; so does the random writer); the others
+# find the file written (untimed, once a filesystem).  Writers send their
+# buffers as they are (--scramble_buffers=0), as fslab's do: fio's
+# default rewrites part of each buffer before each write, which made its
+# SEQ1M Q1T1 write 25-35% slower than without on tmpfs-loop.
+uring_fio() { # dir rw bs iodepth jobs
 	f="$1/fio.dat"
-	dir="read"
-	case $2 in *write) dir="write" ;; esac
+	dir="read" sync=0
+	case $2 in *write) dir="write" sync=1 ;; esac
 	if [ "$2" = write ]; then
 		rm -f "$f"
 	elif [ ! -s "$f" ]; then
@@ -225,65 +253,115 @@ uring_fio() { # dir rw bs iodepth jobs [cpu-file]
 	region=$((region / $5))
 	fio --name=u --filename="$f" --rw="$2" --bs="$3" --iodepth="$4" --numjobs="$5" \
 		--size="$region" --offset_increment="$region" --ioengine=io_uring --fixedbufs --direct=1 \
-		--time_based --runtime="$URING_TIME" --group_reporting --output-format=json >"$WORK/uring-fio.json"
-	[ -z "${6-}" ] || jq --arg d "$dir" '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .[$d].total_ios' \
-		"$WORK/uring-fio.json" >"$6"
+		--scramble_buffers=0 --end_fsync="$sync" --time_based --runtime="$URING_TIME" --group_reporting \
+		--output-format=json >"$WORK/uring-fio.json"
 	jq --arg d "$dir" '.jobs[0][$d].bw' "$WORK/uring-fio.json"
 	[ "$2" != write ] || rm -f "$f"
 }
 
-uring_compare() { # label dir
-	printf '%-12s %-12s %-6s %14s %14s %8s %15s\n' "$1" "row" "rw" "fslab KiB/s" "fio KiB/s" "ratio" \
-		"pairs min-max"
-	echo "$URING_ROWS" | while IFS=: read -r row bs q t rtest rrw wtest wrw; do
-		for side in read write; do
-			test=$rtest rw=$rrw
-			[ $side = write ] && test=$wtest rw=$wrw
-			: >"$WORK/uring-ours"
-			: >"$WORK/uring-theirs"
-			i=0
-			while [ $i -lt "$RUNS" ]; do
-				# interleaved, who goes first alternating
-				if [ $((i % 2)) = 0 ]; then
-					echo "$(uring_fslab "$2" "$test" "$bs" "$q" "$t") $i" >>"$WORK/uring-ours"
-					echo "$(uring_fio "$2" "$rw" "$bs" "$q" "$t") $i" >>"$WORK/uring-theirs"
-				else
-					echo "$(uring_fio "$2" "$rw" "$bs" "$q" "$t") $i" >>"$WORK/uring-theirs"
-					echo "$(uring_fslab "$2" "$test" "$bs" "$q" "$t") $i" >>"$WORK/uring-ours"
-				fi
-				i=$((i + 1))
-			done
-			ours=$(awk 'NF == 2 { print $1 }' "$WORK/uring-ours" | median)
-			theirs=$(awk 'NF == 2 { print $1 }' "$WORK/uring-theirs" | median)
-			range=$(awk 'FNR == NR { if (NF == 2) a[$2] = $1; next }
-				NF == 2 && ($2 in a) && $1 > 0 { r = a[$2] / $1; if (!n++ || r < lo) lo = r; if (r > hi) hi = r }
-				END { if (n) printf "%.3f-%.3f", lo, hi }' "$WORK/uring-ours" "$WORK/uring-theirs")
-			printf '%-12s %-12s %-6s %14.0f %14.0f %8.3f %15s\n' "$1" "$row" "$side" "${ours:-0}" \
-				"${theirs:-0}" "$(echo "${ours:-0} ${theirs:-1}" | awk '{ print $1 / $2 }')" "$range"
+# fio's runs of the rows of kind, runs from .. to - 1, "row side KiB/s"
+# lines into uring-theirs.
+uring_fio_runs() { # dir rw kind side from to
+	i=$5
+	while [ "$i" -lt "$6" ]; do
+		echo "$URING_ROWS" | while IFS=: read -r row bs q t kind; do
+			[ "$kind" = "$3" ] || continue
+			echo "$row $4 $(uring_fio "$1" "$2" "$bs" "$q" "$t")" >>"$WORK/uring-theirs"
 		done
-	done
-	# CPU per I/O at RND4K Q32T1 (random read): fslab's run with the test
-	# less a run that writes the same file the same way without it (cold
-	# mode's untimed file write is the write test's own calls: buffered
-	# records, then fsync)
-	: >"$WORK/uring-cpu-ours"
-	: >"$WORK/uring-cpu-theirs"
-	n_ios=$(( $(numfmt --from=iec "$URING_FILE") / 4096 ))
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		uring_fslab "$2" queued_random_read 4K 32 1 "$WORK/uring-cpu-a" >/dev/null
-		uring_fslab "$2" write 4K 32 1 "$WORK/uring-cpu-b" write >/dev/null
-		uring_fio "$2" randread 4K 32 1 "$WORK/uring-cpu-f" >/dev/null
-		echo "$(cat "$WORK/uring-cpu-a") $(cat "$WORK/uring-cpu-b")" |
-			awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
-		awk '{ print $1 * 1e6 }' "$WORK/uring-cpu-f" >>"$WORK/uring-cpu-theirs"
 		i=$((i + 1))
 	done
+}
+
+# "lo-hi" of a list of numbers, each over their median
+uring_spread() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) exit; m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+	if (m > 0) printf "%.3f-%.3f", v[1] / m, v[NR] / m }'; }
+
+# CPU seconds (user + system) of one fslab grid run at RND4K Q32T1 on a
+# URING_CPU_FILE file: the tests given, O_DIRECT, cold, one trial.
+uring_cpu_fslab() { # dir tests
+	out="$WORK/uring-cpu-out"
+	rm -rf "$out"
+	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" "$FSLAB" run --dir "x=$1" --tests "$2" \
+		--file-sizes "$URING_CPU_FILE" --record-sizes 4K --iodepth 32 --jobs 1 --cache cold \
+		--trials 1 --stop fixed --small-records keep --no-device-probe --steady-state off --quiet \
+		--out "$out" >/dev/null
+	rm -rf "$out"
+	awk '{ print $1 + $2 }' "$WORK/uring-time"
+}
+
+# CPU time per I/O at RND4K Q32T1, random read, one sweep of a
+# URING_CPU_FILE file each: fslab's run of queued_write + queued_random_read
+# less its run of queued_write alone (the same write, the same file; the
+# difference is the read pass), over the file's requests; fio's job's
+# usr + sys over its I/Os, one sweep (not time_based) of the same file.
+uring_cpu() { # label dir
+	: >"$WORK/uring-cpu-ours"
+	: >"$WORK/uring-cpu-theirs"
+	n_ios=$(($(numfmt --from=iec "$URING_CPU_FILE") / 4096))
+	f="$2/fio-cpu.dat"
+	fio --name=l --filename="$f" --rw=write --bs=1M --size="$URING_CPU_FILE" --ioengine=psync \
+		--direct=1 --end_fsync=1 --output-format=json >/dev/null
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		a=$(uring_cpu_fslab "$2" queued_write,queued_random_read)
+		b=$(uring_cpu_fslab "$2" queued_write)
+		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
+		fio --name=u --filename="$f" --rw=randread --bs=4K --iodepth=32 --size="$URING_CPU_FILE" \
+			--ioengine=io_uring --fixedbufs --direct=1 --output-format=json >"$WORK/uring-fio.json"
+		jq '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
+			"$WORK/uring-fio.json" >>"$WORK/uring-cpu-theirs"
+		i=$((i + 1))
+	done
+	rm -f "$f"
 	ours=$(median <"$WORK/uring-cpu-ours")
 	theirs=$(median <"$WORK/uring-cpu-theirs")
-	printf '%-12s CPU per I/O at RND4K Q32T1 read: fslab %.2f us, fio %.2f us, fslab/fio %.3f (medians of %s)\n' \
-		"$1" "$ours" "$theirs" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
+	printf '%-12s CPU per I/O, RND4K Q32T1 read, %s file: fslab %.2f us (%s), fio %.2f us (%s), fslab/fio %.3f (goal <= 1.1; medians of %s)\n' \
+		"$1" "$URING_CPU_FILE" "$ours" "$(uring_spread <"$WORK/uring-cpu-ours")" "$theirs" \
+		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
+}
+
+# The 8 rows on one filesystem: per queued test, fio's runs of its two
+# rows split around fslab's one run of them (half before, half after,
+# the larger half first or last alternating), so a drift of the machine
+# hits both alike.
+uring_compare() { # label dir
+	printf '%-12s %-12s %-6s %14s %14s %8s %13s %13s\n' "$1" "row" "rw" "fslab KiB/s" "fio KiB/s" "ratio" \
+		"fslab lo-hi" "fio lo-hi"
+	: >"$WORK/uring-ours"
+	: >"$WORK/uring-theirs"
+	k=0
+	for spec in $URING_TESTS; do
+		test=$(echo "$spec" | cut -d: -f1)
+		rw=$(echo "$spec" | cut -d: -f2)
+		kind=$(echo "$spec" | cut -d: -f3)
+		side=$(echo "$spec" | cut -d: -f4)
+		h=$(((RUNS + k % 2) / 2))
+		uring_fio_runs "$2" "$rw" "$kind" "$side" 0 "$h"
+		uring_fslab "$2" "$test" | while read -r q t kib; do
+			echo "$URING_ROWS" | awk -F: -v q="$q" -v t="$t" -v k="$kind" -v v="$kib" -v s="$side" \
+				'$3 == q && $4 == t && $5 == k { print $1, s, v }'
+		done >>"$WORK/uring-ours"
+		uring_fio_runs "$2" "$rw" "$kind" "$side" "$h" "$RUNS"
+		k=$((k + 1))
+	done
+	echo "$URING_ROWS" | while IFS=: read -r row bs q t kind; do
+		for side in read write; do
+			ours=$(awk -v r="$row" -v s="$side" '$1 == r && $2 == s { print $3 }' "$WORK/uring-ours")
+			theirs=$(awk -v r="$row" -v s="$side" '$1 == r && $2 == s { print $3 }' "$WORK/uring-theirs")
+			if [ -z "$ours" ] || [ -z "$theirs" ]; then
+				printf '%-12s %-12s %-6s %14s %14s %8s\n' "$1" "$row" "$side" "${ours:+-}${ours:-failed}" \
+					"${theirs:+-}${theirs:-failed}" "-"
+				continue
+			fi
+			om=$(echo "$ours" | median)
+			tm=$(echo "$theirs" | median)
+			printf '%-12s %-12s %-6s %14.0f %14.0f %8.3f %13s %13s\n' "$1" "$row" "$side" "$om" "$tm" \
+				"$(echo "$om $tm" | awk '{ print $1 / $2 }')" "$(echo "$ours" | uring_spread)" \
+				"$(echo "$theirs" | uring_spread)"
+		done
+	done
 	rm -f "$2/fio.dat"
+	uring_cpu "$1" "$2"
 }
 
 # One ext4 on its own loop device over an image of size at path; extra
@@ -300,21 +378,26 @@ uring_mkfs() { # image size [losetup options]
 
 uring_part() {
 	echo
-	echo "== 8. uring_vs_fio: queued tests vs fio io_uring, O_DIRECT, medians of $RUNS interleaved pairs =="
-	echo "fio: $(fio --version), fslab: one sweep of a $URING_FILE file, fio: time_based ${URING_TIME} s; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "== 8. uring_vs_fio: queued tests (--sweep cdm) vs fio io_uring, O_DIRECT =="
+	echo "fio: $(fio --version); fslab: --sweep cdm --cdm-size $URING_FILE --cdm-time $URING_TIME, $URING_TRIALS trials; fio: time_based ${URING_TIME} s, $RUNS runs a row; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
 		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
 		return 0
 	fi
-	size=$(( $(numfmt --from=iec "$URING_FILE") * 2 + 512 * 1024 * 1024 ))
-	uring_mkfs "$SHM/uring-ext4.img" "$size"
-	uring_compare tmpfs-loop "$URING_MNT"
-	uring_cleanup
-	rm -f "$SHM/uring-ext4.img"
-	uring_mkfs "$WORK/uring-ext4.img" "$size" --direct-io=on
-	uring_compare ext4-image "$URING_MNT"
-	uring_cleanup
-	rm -f "$WORK/uring-ext4.img"
+	big=$URING_FILE
+	[ "$(numfmt --from=iec "$URING_CPU_FILE")" -le "$(numfmt --from=iec "$big")" ] || big=$URING_CPU_FILE
+	# fio's file and fslab's side by side, and room for ext4's own
+	size=$(($(numfmt --from=iec "$big") * 2 + 512 * 1024 * 1024))
+	for backing in $URING_BACKINGS; do
+		case $backing in
+		tmpfs-loop) uring_mkfs "$SHM/uring-ext4.img" "$size" ;;
+		ext4-image) uring_mkfs "$WORK/uring-ext4.img" "$size" --direct-io=on ;;
+		*) echo "bench-engine: URING_BACKINGS: no backing '$backing' (tmpfs-loop, ext4-image)" >&2; return 2 ;;
+		esac
+		uring_compare "$backing" "$URING_MNT"
+		uring_cleanup
+		rm -f "$SHM/uring-ext4.img" "$WORK/uring-ext4.img"
+	done
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 # ---- end of part 8's definitions ----
