@@ -304,8 +304,9 @@ static void *job_thread(void *arg)
 
 /* Untimed before the threads: every thread's fd (the first creates the
  * file in a writer's first pass, pre-sized: fallocate, else ftruncate,
- * because ext4 serialises O_DIRECT writes that extend a file), and the
- * region split.  0 or the pass's failure. */
+ * because ext4 serialises O_DIRECT writes that extend a file; where the
+ * filesystem refuses both, as fusefat does, the writes extend it), and
+ * the region split.  0 or the pass's failure. */
 static int queued_open(struct q_pass *q)
 {
 	struct fslab_bench_pass *p = q->p;
@@ -329,12 +330,14 @@ static int queued_open(struct q_pass *q)
 	if (ops->fallocate(ops->ctx, q->job[0].fd, (off_t)p->cell->file_bytes) < 0) {
 		int e = errno;
 
-		if ((e != EOPNOTSUPP && e != ENOSYS) ||
-		    ops->ftruncate(ops->ctx, q->job[0].fd, (off_t)p->cell->file_bytes) < 0)
-			return fslab_pass_fail(p, e == EOPNOTSUPP || e == ENOSYS ? errno : e,
-					       "pre-sizing %s to %llu bytes (%s)", p->cell->name,
-					       (unsigned long long)p->cell->file_bytes,
-					       e == EOPNOTSUPP || e == ENOSYS ? "ftruncate" : "fallocate");
+		if (e != EOPNOTSUPP && e != ENOSYS)
+			return fslab_pass_fail(p, e, "pre-sizing %s to %llu bytes (fallocate)", p->cell->name,
+					       (unsigned long long)p->cell->file_bytes);
+		/* fusefat: no fallocate, and no ftruncate that extends (EPERM) */
+		if (ops->ftruncate(ops->ctx, q->job[0].fd, (off_t)p->cell->file_bytes) < 0 &&
+		    errno != EPERM && errno != EOPNOTSUPP)
+			return fslab_pass_fail(p, errno, "pre-sizing %s to %llu bytes (ftruncate)",
+					       p->cell->name, (unsigned long long)p->cell->file_bytes);
 	}
 	if (ops->fsync(ops->ctx, q->job[0].fd) < 0)
 		return fslab_pass_fail(p, errno, "fsync %s after pre-sizing it", p->cell->name);

@@ -172,6 +172,34 @@ static void fake_ring_teardown(void *ctx, void *ring)
 	pthread_mutex_unlock(&F.mu);
 }
 
+/* fusefat's answers: no fallocate, and an extending ftruncate refused. */
+static int fake_no_fallocate(void *ctx, int fd, off_t len)
+{
+	(void)ctx;
+	(void)fd;
+	(void)len;
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+static int fake_no_ftruncate(void *ctx, int fd, off_t len)
+{
+	(void)ctx;
+	(void)fd;
+	(void)len;
+	errno = EPERM;
+	return -1;
+}
+
+static int fake_ftruncate_eio(void *ctx, int fd, off_t len)
+{
+	(void)ctx;
+	(void)fd;
+	(void)len;
+	errno = EIO;
+	return -1;
+}
+
 static struct fslab_io_ops fake_ops(void)
 {
 	struct fslab_io_ops o = fslab_io_posix;
@@ -391,6 +419,34 @@ START_TEST(ring_setup_refusal_says_why)
 }
 END_TEST
 
+/* A filesystem that can neither fallocate nor extend by ftruncate
+ * (fusefat): the writer runs without pre-sizing; another refusal of
+ * ftruncate still fails, naming it. */
+START_TEST(writer_runs_where_the_file_cannot_be_pre_sized)
+{
+	struct fslab_io_ops ops = fake_ops();
+	struct qrun q = { .depth = 4, .jobs = 2, .cache = FSLAB_CACHE_DIRECT, .ops = &ops };
+
+	ops.fallocate = fake_no_fallocate;
+	ops.ftruncate = fake_no_ftruncate;
+	run_queued(&q, T(WRITE) | T(READ));
+	ck_assert_msg(q.out[FSLAB_TEST_QUEUED_WRITE].status == FSLAB_OUTCOME_OK, "%s",
+		      q.out[FSLAB_TEST_QUEUED_WRITE].reason);
+	ck_assert_msg(q.out[FSLAB_TEST_QUEUED_READ].status == FSLAB_OUTCOME_OK, "%s",
+		      q.out[FSLAB_TEST_QUEUED_READ].reason);
+	fake_reset();
+	{
+		struct qrun q2 = { .depth = 4, .jobs = 1, .cache = FSLAB_CACHE_DIRECT, .ops = &ops };
+
+		ops.ftruncate = fake_ftruncate_eio;
+		run_queued(&q2, T(WRITE));
+		ck_assert_int_eq(q2.out[FSLAB_TEST_QUEUED_WRITE].status, FSLAB_OUTCOME_FAILED);
+		ck_assert_msg(strstr(q2.out[FSLAB_TEST_QUEUED_WRITE].reason, "(ftruncate): Input/output error"),
+			      "%s", q2.out[FSLAB_TEST_QUEUED_WRITE].reason);
+	}
+}
+END_TEST
+
 /* A pass of a fixed length (CrystalDiskMark's) runs for that long,
  * wrapping over the region, depth in flight, with per-request latency. */
 START_TEST(timed_pass_wraps_over_the_region)
@@ -526,5 +582,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, page_cache_flag_spares_direct_queued_rows);
 	tcase_add_test(tc, dry_run_names_depth_and_threads);
 	tcase_add_test(tc, real_ring_moves_the_file);
+	tcase_add_test(tc, writer_runs_where_the_file_cannot_be_pre_sized);
 	return ft_suite_run(s, argc, argv);
 }
