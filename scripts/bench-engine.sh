@@ -27,7 +27,14 @@
 #      interleaved, per-test medians of RUNS rounds, printed as fslab/IOzone
 #      ratios.  IOzone is not in Debian main (non-free: iozone3): without
 #      `iozone` on PATH the part says so and is skipped.
-#   7. (none yet: the many-files tests' comparison with a plain loop goes here)
+#   7. files_vs_loop: the many-files tests (files_create, files_stat,
+#      files_read, files_unlink) against tests/bench/files_loop, a plain
+#      C loop of the same calls in the same order (Debian has no fs_mark
+#      package), on files of each size in FILES_SIZES (one record a file),
+#      warm, each file fsync'ed; interleaved with alternating order,
+#      medians of RUNS rounds of each phase's seconds, printed as
+#      fslab/loop ratios (goal within 5%), on tmpfs and on ext4 on a loop
+#      device (direct I/O) the part makes and removes.
 #   8. uring_vs_fio: the queued tests (io_uring) against fio's io_uring
 #      engine, CrystalDiskMark's rows SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1
 #      and RND4K Q1T1, read and write: fslab's own preset (`fslab run
@@ -55,7 +62,9 @@
 #   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
 #   part 6 alone; URING_FILE (256M), URING_TIME (5), URING_CPU_FILE (512M)
 #   and URING_BACKINGS ("tmpfs-loop ext4-image", either or both) for part
-#   8, ONLY=8 runs part 8 alone.
+#   8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
+#   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
+#   part 7 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
 set -eu
 
@@ -176,6 +185,94 @@ iozone_part() {
 	rm -f "$WORK/iozone-ext4.img"
 }
 # ---- end of part 6's definitions ----
+
+# ---- part 7: the many-files tests against a plain loop of the same calls
+# (tests/bench/files_loop.c; its own loop device and cleanup, as part 6) ----
+FILES_SIZES=${FILES_SIZES:-4K 64K 1M}
+FILES_LOOP_BIN=${FILES_LOOP_BIN:-$(dirname "$FSLAB")/tests/bench/files_loop}
+FL_MNT=""
+FL_LOOP=""
+files_cleanup() {
+	if [ -n "$FL_MNT" ] && mountpoint -q "$FL_MNT"; then umount "$FL_MNT" || true; fi
+	if [ -n "$FL_MNT" ]; then rmdir "$FL_MNT" 2>/dev/null || true; fi
+	if [ -n "$FL_LOOP" ]; then losetup -d "$FL_LOOP" 2>/dev/null || true; fi
+	FL_MNT=""
+	FL_LOOP=""
+}
+
+# One fslab round of the four files tests on files of one size (written
+# and read in one record of that size), warm, each file fsync'ed: "phase
+# seconds" lines (the timed regions).
+files_fslab_round() { # dir size
+	out="$WORK/files-fslab"
+	rm -rf "$out"
+	"$FSLAB" run --dir "x=$1" --tests files --file-sizes "$2" --record-sizes "$2" --cache warm \
+		--file-sync fsync --trials 1 --stop fixed --no-device-probe --quiet --out "$out" >/dev/null
+	awk -F, 'NR > 1 && $9 == "ok" { sub(/^files_/, "", $2); print $2, $7 }' "$out/x.csv"
+	rm -rf "$out"
+}
+
+# The same calls as a plain loop: the same lines.
+files_loop_round() { # dir size
+	bytes=$(echo "$2" | awk '{ n = $1 + 0; u = substr($1, length($1)); if (u == "K") n *= 1024;
+		if (u == "M") n *= 1048576; print n }')
+	"$FILES_LOOP_BIN" "$1" "$bytes" "$bytes" fsync | tr ' ' '\n' |
+		awk -F= '$1 ~ /_s$/ { sub(/_s$/, "", $1); print $1, $2 }'
+}
+
+files_compare() { # label dir
+	printf '%-10s %-8s %-6s %12s %12s %8s %15s\n' "$1" "phase" "size" "fslab s" "loop s" "ratio" \
+		"rounds min-max"
+	for size in $FILES_SIZES; do
+		: >"$WORK/files-ours"
+		: >"$WORK/files-theirs"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			if [ $((i % 2)) = 0 ]; then
+				files_fslab_round "$2" "$size" | sed "s/\$/ $i/" >>"$WORK/files-ours"
+				files_loop_round "$2" "$size" | sed "s/\$/ $i/" >>"$WORK/files-theirs"
+			else
+				files_loop_round "$2" "$size" | sed "s/\$/ $i/" >>"$WORK/files-theirs"
+				files_fslab_round "$2" "$size" | sed "s/\$/ $i/" >>"$WORK/files-ours"
+			fi
+			i=$((i + 1))
+		done
+		for ph in create stat read unlink; do
+			ours=$(awk -v t="$ph" '$1 == t { print $2 }' "$WORK/files-ours" | median)
+			theirs=$(awk -v t="$ph" '$1 == t { print $2 }' "$WORK/files-theirs" | median)
+			range=$(awk -v t="$ph" 'FNR == NR { if ($1 == t) a[$3] = $2; next }
+				$1 == t && ($3 in a) && $2 > 0 { r = a[$3] / $2; if (!n++ || r < lo) lo = r; if (r > hi) hi = r }
+				END { if (n) printf "%.3f-%.3f", lo, hi }' "$WORK/files-ours" "$WORK/files-theirs")
+			printf '%-10s %-8s %-6s %12.6f %12.6f %8.3f %15s\n' "$1" "$ph" "$size" "$ours" "$theirs" \
+				"$(echo "$ours $theirs" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$range"
+		done
+	done
+}
+
+files_part() {
+	echo
+	echo "== 7. the many-files tests vs a plain loop of the same calls (files_loop), warm, fsync per file,"
+	echo "   seconds of each phase (ratio > 1: fslab slower), medians of $RUNS interleaved rounds =="
+	if [ ! -x "$FILES_LOOP_BIN" ]; then
+		echo "skipped: no files_loop at $FILES_LOOP_BIN (built with the tests: cmake -DFSLAB_TESTS=ON;"
+		echo "or set FILES_LOOP_BIN)"
+		return 0
+	fi
+	files_compare tmpfs "$SHM"
+	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
+		echo "ext4-loop: skipped (needs root and mkfs.ext4 for its own loop device)"
+		return 0
+	fi
+	truncate -s 2G "$WORK/files-ext4.img"
+	FL_LOOP=$(losetup --find --show --direct-io=on "$WORK/files-ext4.img")
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$FL_LOOP"
+	FL_MNT=$(mktemp -d /tmp/fslab-bench-files-mnt.XXXXXX)
+	mount "$FL_LOOP" "$FL_MNT"
+	files_compare ext4-loop "$FL_MNT"
+	files_cleanup
+	rm -f "$WORK/files-ext4.img"
+}
+# ---- end of part 7's definitions ----
 
 # ---- part 8: the queued tests against fio's io_uring engine (its own
 # variables, loop devices and cleanup, as part 6) ----
@@ -405,6 +502,7 @@ uring_part() {
 MNT=""
 cleanup() {
 	iozone_cleanup
+	files_cleanup
 	uring_cleanup
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
@@ -473,9 +571,13 @@ compare() { # label dir
 	done
 }
 
-# IOZONE_ONLY=1 (ONLY=6): part 6 alone; ONLY=8: part 8 alone
+# IOZONE_ONLY=1 (ONLY=6): part 6 alone; ONLY=7, ONLY=8: part 7 or 8 alone
 if [ "${IOZONE_ONLY:-0}" = 1 ] || [ "${ONLY:-}" = 6 ]; then
 	iozone_part
+	exit 0
+fi
+if [ "${ONLY:-}" = 7 ]; then
+	files_part
 	exit 0
 fi
 if [ "${ONLY:-}" = 8 ]; then
@@ -560,5 +662,7 @@ if [ "${SKIP_SWEEP:-0}" != 1 ]; then
 fi
 
 iozone_part
+
+files_part
 
 uring_part
