@@ -133,24 +133,36 @@ static int files_errno(ssize_t got)
 	return got < 0 && errno ? errno : EIO;
 }
 
+/* File i in the directory dfd, opened with flags (O_DIRECT added in
+ * direct mode): the fd, or the pass's failure (op names the call; a
+ * refused O_DIRECT skips the test). */
+static int files_open(struct fslab_bench_pass *p, int dfd, uint64_t i, int flags, const char *op)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	char fname[8];
+	int fd;
+
+	files_file_name(fname, i);
+	fd = ops->open(ops->ctx, dfd, fname, flags | (p->direct ? O_DIRECT : 0), 0600);
+	if (fd >= 0)
+		return fd;
+	if (p->direct && errno == EINVAL) {
+		p->refused_direct = true;
+		return fslab_pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
+	}
+	return files_fail(p, errno, op, i);
+}
+
 /* File i: created, written in records, flushed as --file-sync says,
  * closed.  0 or the pass's failure. */
 static int files_create_one(struct fslab_bench_pass *p, int dfd, uint64_t i)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const size_t rec = p->rec;
-	char fname[8];
-	int fd, r = 0;
+	int fd = files_open(p, dfd, i, O_WRONLY | O_CREAT | O_EXCL, "create"), r = 0;
 
-	files_file_name(fname, i);
-	fd = ops->open(ops->ctx, dfd, fname, O_WRONLY | O_CREAT | O_EXCL | (p->direct ? O_DIRECT : 0), 0600);
-	if (fd < 0) {
-		if (p->direct && errno == EINVAL) {
-			p->refused_direct = true;
-			return fslab_pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
-		}
-		return files_fail(p, errno, "create", i);
-	}
+	if (fd < 0)
+		return fd;
 	for (uint64_t k = 0; k < p->n; k++) {
 		ssize_t got = ops->write(ops->ctx, fd, p->buf->io, rec);
 
@@ -245,14 +257,9 @@ static int files_walk_one(struct fslab_bench_pass *p, struct files_dirs *d, uint
 	default:
 		break;
 	}
-	fd = ops->open(ops->ctx, dfd, fname, O_RDONLY | (p->direct ? O_DIRECT : 0), 0);
-	if (fd < 0) {
-		if (p->direct && errno == EINVAL) {
-			p->refused_direct = true;
-			return fslab_pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
-		}
-		return files_fail(p, errno, "open", i);
-	}
+	fd = files_open(p, dfd, i, O_RDONLY, "open");
+	if (fd < 0)
+		return fd;
 	for (uint64_t k = 0; k < p->n; k++) {
 		ssize_t got = ops->read(ops->ctx, fd, p->buf->io, p->rec);
 
@@ -359,31 +366,31 @@ out:
 	*untimed += fslab_now() - t;
 }
 
-int fslab_files_ensure(struct fslab_bench_pass *p)
+/* A fresh tree of n files: what an earlier pass left is removed first;
+ * timed: the create pass's. */
+static int files_fresh_tree(struct fslab_bench_pass *p, uint64_t n, bool timed)
 {
-	if (p->tree->complete)
-		return 0;
 	fslab_files_remove(p->cell, p->dfd, p->tree, &p->untimed);
 	if (p->tree->exists)
 		return fslab_pass_fail(p, 0, "cannot remove what an earlier pass left of %s",
 				       FSLAB_FILES_TREE);
-	return files_write_tree(p, fslab_files_count(p->cell->file_bytes), false);
+	return files_write_tree(p, n, timed);
+}
+
+int fslab_files_ensure(struct fslab_bench_pass *p)
+{
+	if (p->tree->complete)
+		return 0;
+	return files_fresh_tree(p, fslab_files_count(p->cell->file_bytes), false);
 }
 
 int fslab_files_run(struct fslab_bench_pass *p)
 {
 	const uint64_t n = fslab_files_count(p->cell->file_bytes);
-	int r;
 
 	p->moved_ops = n;
 	p->moved_bytes = fslab_files_pass_bytes(p->test->id, p->cell->file_bytes);
 	if (p->test->id != FSLAB_TEST_FILES_CREATE)
 		return files_walk(p, n);
-	/* a fresh tree: what an earlier pass left is removed first */
-	fslab_files_remove(p->cell, p->dfd, p->tree, &p->untimed);
-	if (p->tree->exists)
-		return fslab_pass_fail(p, 0, "cannot remove what an earlier pass left of %s",
-				       FSLAB_FILES_TREE);
-	r = files_write_tree(p, n, true);
-	return r;
+	return files_fresh_tree(p, n, true);
 }

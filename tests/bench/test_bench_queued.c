@@ -172,32 +172,26 @@ static void fake_ring_teardown(void *ctx, void *ring)
 	pthread_mutex_unlock(&F.mu);
 }
 
-/* fusefat's answers: no fallocate, and an extending ftruncate refused. */
+/* Pre-sizing refused: fallocate and ftruncate fail with these errnos
+ * (fusefat: EOPNOTSUPP and EPERM). */
+static int presize_errno[2];
+
+static int fake_presize_refused(int which)
+{
+	errno = presize_errno[which];
+	return -1;
+}
+
 static int fake_no_fallocate(void *ctx, int fd, off_t len)
 {
-	(void)ctx;
-	(void)fd;
-	(void)len;
-	errno = EOPNOTSUPP;
-	return -1;
+	(void)ctx, (void)fd, (void)len;
+	return fake_presize_refused(0);
 }
 
 static int fake_no_ftruncate(void *ctx, int fd, off_t len)
 {
-	(void)ctx;
-	(void)fd;
-	(void)len;
-	errno = EPERM;
-	return -1;
-}
-
-static int fake_ftruncate_eio(void *ctx, int fd, off_t len)
-{
-	(void)ctx;
-	(void)fd;
-	(void)len;
-	errno = EIO;
-	return -1;
+	(void)ctx, (void)fd, (void)len;
+	return fake_presize_refused(1);
 }
 
 static struct fslab_io_ops fake_ops(void)
@@ -429,6 +423,8 @@ START_TEST(writer_runs_where_the_file_cannot_be_pre_sized)
 
 	ops.fallocate = fake_no_fallocate;
 	ops.ftruncate = fake_no_ftruncate;
+	presize_errno[0] = EOPNOTSUPP;
+	presize_errno[1] = EPERM;
 	run_queued(&q, T(WRITE) | T(READ));
 	ck_assert_msg(q.out[FSLAB_TEST_QUEUED_WRITE].status == FSLAB_OUTCOME_OK, "%s",
 		      q.out[FSLAB_TEST_QUEUED_WRITE].reason);
@@ -438,7 +434,7 @@ START_TEST(writer_runs_where_the_file_cannot_be_pre_sized)
 	{
 		struct qrun q2 = { .depth = 4, .jobs = 1, .cache = FSLAB_CACHE_DIRECT, .ops = &ops };
 
-		ops.ftruncate = fake_ftruncate_eio;
+		presize_errno[1] = EIO;
 		run_queued(&q2, T(WRITE));
 		ck_assert_int_eq(q2.out[FSLAB_TEST_QUEUED_WRITE].status, FSLAB_OUTCOME_FAILED);
 		ck_assert_msg(strstr(q2.out[FSLAB_TEST_QUEUED_WRITE].reason, "(ftruncate): Input/output error"),
