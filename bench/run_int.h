@@ -108,10 +108,9 @@ double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_b
 /* The drive's conditions (lib/drivetemp.h) before and after each pass of
  * fs's sweep (trial of the run's session), outside the timed cells, into
  * fs->rec.drive (the pass's own entry too); and, after each test of the pass, whether
- * the drive is hot now (its row is then flagged RUN_THERMAL_FLAG): the
+ * the drive is hot now (its row is then flagged FSLAB_FLAG_THERMAL): the
  * hwmon sensor at most once a second, smartctl at most every
  * RUN_DRIVE_SMART_EVERY_S. */
-#define RUN_THERMAL_FLAG "thermal"
 #define RUN_DRIVE_SMART_EVERY_S 30.0
 void run_drive_before(struct fslab_bench_fs *fs, unsigned trial, unsigned session);
 bool run_drive_hot(struct fslab_bench_fs *fs);

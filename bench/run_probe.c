@@ -5,6 +5,7 @@
 
 #include "io.h"
 #include "log.h"
+#include "results.h"
 #include "size.h"
 #include "stats.h"
 
@@ -146,7 +147,7 @@ bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struc
 		/* the row's own flag: page-cache alone, no fuse, buffered,
 		 * buffered-loop or memory to explain the figure */
 		run_flag(fs, c->sweep.cache, (enum fslab_test)t, out[t].throughput_kib_s, flag, sizeof(flag));
-		if (strcmp(flag, "page-cache") == 0)
+		if (strcmp(flag, FSLAB_FLAG_PAGE_CACHE) == 0)
 			hit = t;
 	}
 	if (hit < 0)

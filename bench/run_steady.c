@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "io.h"
 #include "log.h"
+#include "results.h"
 #include "size.h"
 #include "steady.h"
 
@@ -415,7 +416,7 @@ void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
 		if (!fs->rec.drive.thermal[0])
 			snprintf(fs->rec.drive.thermal, sizeof(fs->rec.drive.thermal), "after the pass: %s", why);
 		fslab_progress_note(prog, "%s: %s: the drive was hot after this pass (%s); the rows measured while it was seen hot are flagged %s, and the manifest's drive records it",
-				    fslab_log_prefix(), fs->rec.name, why, RUN_THERMAL_FLAG);
+				    fslab_log_prefix(), fs->rec.name, why, FSLAB_FLAG_THERMAL);
 	} else {
 		fslab_debug(FSLAB_DBG_BENCH, "%s: drive after the pass: %s", fs->rec.name,
 			    fslab_drive_conditions_format(&dc, line, sizeof(line)));

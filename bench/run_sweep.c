@@ -24,10 +24,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-/* The flag of a row whose test was run again because the process was
- * stopped (SIGSTOP) while the first pass was timed. */
-#define REDONE_FLAG "redone-stopped"
-
 struct run_group_ctx {
 	struct fslab_run_ctx *c;
 	struct fslab_bench_fs *fs;
@@ -54,21 +50,21 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev &&
 	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM) &&
 	    !(bt->flags & FSLAB_BT_METADATA))
-		snprintf(flag, len, "page-cache");
+		snprintf(flag, len, FSLAB_FLAG_PAGE_CACHE);
 	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
 	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
 	if ((cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO)) ||
 	    (cache == FSLAB_CACHE_WARM && (bt->flags & FSLAB_BT_QUEUED)))
-		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered", flag[0] ? ";" : "");
+		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_BUFFERED, flag[0] ? ";" : "");
 	if (fs->rec.fuse)
-		snprintf(flag + strlen(flag), len - strlen(flag), "%sfuse", flag[0] ? ";" : "");
+		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_FUSE, flag[0] ? ";" : "");
 	/* an image whose loop device reads it through the host's page cache */
 	if (strcmp(fs->rec.loop_io, "buffered") == 0)
-		snprintf(flag + strlen(flag), len - strlen(flag), "%sbuffered-loop", flag[0] ? ";" : "");
+		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_BUFFERED_LOOP, flag[0] ? ";" : "");
 	/* cold, fsync and direct promise the device; tmpfs and ramfs have
 	 * none, so what they measure there is memory */
 	if (cache != FSLAB_CACHE_WARM && (strcmp(fs->rec.type, "tmpfs") == 0 || strcmp(fs->rec.type, "ramfs") == 0))
-		snprintf(flag + strlen(flag), len - strlen(flag), "%smemory", flag[0] ? ";" : "");
+		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_MEMORY, flag[0] ? ";" : "");
 }
 
 /* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */
@@ -144,12 +140,12 @@ static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_te
 	size_t n;
 
 	if (o->status != FSLAB_OUTCOME_OK && fs->rec.fuse)
-		snprintf(row->flag, sizeof(row->flag), "fuse");
+		snprintf(row->flag, sizeof(row->flag), FSLAB_FLAG_FUSE);
 	n = strlen(row->flag);
 	if (o->redone)
-		n += (size_t)snprintf(row->flag + n, sizeof(row->flag) - n, "%s" REDONE_FLAG, n ? ";" : "");
+		n += (size_t)snprintf(row->flag + n, sizeof(row->flag) - n, "%s" FSLAB_FLAG_REDONE_STOPPED, n ? ";" : "");
 	if (o->redone_slow && n < sizeof(row->flag))
-		snprintf(row->flag + n, sizeof(row->flag) - n, "%sredone-slow", n ? ";" : "");
+		snprintf(row->flag + n, sizeof(row->flag) - n, "%s" FSLAB_FLAG_REDONE_SLOW, n ? ";" : "");
 }
 
 /* The key of test t's row in cell (resume's done set): a queued test
@@ -215,7 +211,7 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	if (o->status == FSLAB_OUTCOME_OK && run_drive_hot(fs)) {
 		size_t n = strlen(row.flag);
 
-		snprintf(row.flag + n, sizeof(row.flag) - n, "%s" RUN_THERMAL_FLAG, n ? ";" : "");
+		snprintf(row.flag + n, sizeof(row.flag) - n, "%s" FSLAB_FLAG_THERMAL, n ? ";" : "");
 	}
 	/* on the disk within the journal's window (lib/results.h) */
 	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);

@@ -7,10 +7,8 @@
  * and, when the run asked for them, the queue columns and the latency
  * columns below.
  * status is "ok", "failed: REASON" or "skipped: REASON" (throughput 0 when
- * not ok); flag is empty or a ';'-separated list of markers such as
- * "page-cache", "fuse", "memory" (a cold, fsync or direct row on tmpfs or
- * ramfs, which have no device) or "redone-stopped" (the test was run again because
- * the process was stopped while it was timed).  Fields holding ',' or '"' are quoted as RFC 4180
+ * not ok); flag is empty or a ';'-separated list of the markers below
+ * (FSLAB_FLAG_*).  Fields holding ',' or '"' are quoted as RFC 4180
  * says.  The reader accepts any extra columns after the six (by name, in any
  * order) and ignores those it does not know. */
 #ifndef FSLAB_RESULTS_H
@@ -27,6 +25,18 @@
 #define FSLAB_RESULTS_HEADER                                                          \
 	"filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s," \
 	"cache_mode,status,flag"
+/* The flag column's markers, named once: fslab run writes them and fslab
+ * report's flag table (report/load.c) gives each its letter and words.
+ * docs/run.md "Flags" says when each is set. */
+#define FSLAB_FLAG_PAGE_CACHE "page-cache"         /* faster than the device probe's bound */
+#define FSLAB_FLAG_FUSE "fuse"                     /* a FUSE filesystem (fusefat) */
+#define FSLAB_FLAG_BUFFERED_LOOP "buffered-loop"   /* on a loop device without direct I/O */
+#define FSLAB_FLAG_THERMAL "thermal"               /* measured while the drive was hot */
+#define FSLAB_FLAG_MEMORY "memory"                 /* cold, fsync or direct on tmpfs or ramfs: no device */
+#define FSLAB_FLAG_BUFFERED "buffered"             /* ran buffered where the mode promised O_DIRECT */
+#define FSLAB_FLAG_REDONE_STOPPED "redone-stopped" /* run again: the process was stopped while timed */
+#define FSLAB_FLAG_REDONE_SLOW "redone-slow"       /* run again: a pass > 10x the median of its trials */
+
 /* fslab run --latency adds three columns after flag: per-operation latency
  * of the cell in microseconds (p50 and p99 from a log-bucket histogram,
  * within 12.5%, and the maximum); empty when the row is not ok. */
