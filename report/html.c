@@ -104,44 +104,37 @@ static const char ht_style[] =
 	"dl.manifest dd{margin-left:1em}body{padding:0 6px}}\n"
 	"details>summary{cursor:pointer}\n";
 
-/* The flags' legend (the page-cache one names FSLAB_PAGE_CACHE_FACTOR). */
-static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t npc, size_t nfu,
-			   size_t nloop, size_t noth)
+/* The flags' legend, from the flag table (load.c): a paragraph for each
+ * flag some cell carries, with how many do; then the unknown ones. */
+static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t noth)
 {
-	size_t nhot = 0;
+	size_t any = noth;
 
-	for (size_t i = 0; i < d->n_all; i++)
-		nhot += d->all[i]->n_flag_thermal;
-	if (npc)
-		fprintf(out, "<p><span class=pc>&nbsp;page-cache&nbsp;</span> page cache: the cell ran "
-			     "faster than %g&times; the speed the device showed in fslab run's O_DIRECT "
-			     "probe, so it measured memory (the page cache), not the disk. (%zu cells)</p>\n",
-			FSLAB_PAGE_CACHE_FACTOR, npc);
-	if (!npc && !nfu && !noth && !nloop && !nhot)
-		fputs("<p>No cell is flagged.</p>\n", out);
-	if (nfu)
-		fprintf(out, "<p><span class=fu>&nbsp;fuse&nbsp;</span> FUSE: FAT32 mounted through "
-			     "fusefat (a user-space driver) because the kernel has no vfat; not comparable "
-			     "to kernel filesystems. (%zu cells)</p>\n",
-			nfu);
-	if (nloop)
-		fprintf(out, "<p><span class=pc>&nbsp;buffered-loop&nbsp;</span> buffered loop: the "
-			     "filesystem is on a loop device the kernel kept buffered (no direct I/O), so "
-			     "its figures may be the host's page cache. (%zu cells)</p>\n",
-			nloop);
-	if (nhot)
-		fprintf(out, "<p><span class=pc>&nbsp;thermal&nbsp;</span> hot drive: measured while "
-			     "the drive reported a temperature alarm, a temperature at or above its "
-			     "warning threshold, or time spent throttling (the manifest's "
-			     "<code>drive</code> says which). (%zu cells)</p>\n",
-			nhot);
+	for (size_t f = 0; f < rp_n_flags; f++) {
+		const struct rp_flag_info *fi = &rp_flag_table[f];
+		size_t n = 0;
+
+		for (size_t i = 0; i < d->n_all; i++)
+			for (size_t k = 0; k < d->all[i]->n_cells; k++)
+				n += !!(d->all[i]->cells[k].flags & fi->bit);
+		if (!n)
+			continue;
+		any += n;
+		fprintf(out, "<p><span%s>&nbsp;%s&nbsp;</span> %s: ",
+			fi->bit == RP_FLAG_FUSE ? " class=fu" : (fi->bit & RP_FLAGS_ASIDE) ? " class=pc" : "",
+			fi->csv, fi->words);
+		rp_html_escape(out, fi->legend);
+		fprintf(out, ". (%zu cells)</p>\n", n);
+	}
 	if (noth) {
 		char names[512];
-		fprintf(out, "<p>%zu cells carry a flag fslab report does not know, as the CSV names it: ",
+		fprintf(out, "<p>%zu cells carry a flag this fslab report does not know, as the CSV names it: ",
 			noth);
 		rp_html_escape(out, rp_other_flags_all(d, names, sizeof(names)));
 		fputs(".</p>\n", out);
 	}
+	if (!any)
+		fputs("<p>No cell is flagged.</p>\n", out);
 }
 
 /* The class attribute that colours a row or cell by its flags. */
@@ -589,16 +582,12 @@ static void ht_contents(FILE *out, const struct rp_data *d, bool claims)
  * device's probed speed. */
 static void ht_flags(FILE *out, const struct rp_data *d)
 {
-	size_t npc = 0, nfu = 0, noth = 0, nloop = 0;
+	size_t noth = 0;
 
-	for (size_t i = 0; i < d->n_all; i++) {
-		npc += d->all[i]->n_flag_pc;
-		nfu += d->all[i]->n_flag_fuse;
+	for (size_t i = 0; i < d->n_all; i++)
 		noth += d->all[i]->n_flag_other;
-		nloop += d->all[i]->n_flag_loop;
-	}
 	fputs("<section id=\"flags\"><h2>Flags</h2>\n", out);
-	ht_flag_legend(out, d, npc, nfu, nloop, noth);
+	ht_flag_legend(out, d, noth);
 	fputs("<div class=scroll><table><tr><th class=l>filesystem</th><th class=l>run</th><th>rows</th><th>cells</th>"
 	      "<th>page-cache cells</th><th>fuse cells</th><th>failed rows</th><th>skipped rows</th>"
 	      "<th>device write KiB/s (probe)</th><th>device read KiB/s (probe)</th>"

@@ -23,7 +23,8 @@ struct ld_row {
 	double iops;    /* the CSV's iops, else throughput / record */
 	char *problem; /* status when not ok */
 	unsigned trial;
-	unsigned char test, kind, flags; /* kind: 0 ok, 1 failed, 2 skipped */
+	unsigned char test, kind; /* kind: 0 ok, 1 failed, 2 skipped */
+	unsigned flags;
 	double lat[3];  /* p50, p99, max (us); NaN: none */
 };
 
@@ -57,10 +58,30 @@ static int ld_cmp_row(const void *a, const void *b)
 }
 
 const struct rp_flag_info rp_flag_table[] = {
-	{ RP_FLAG_PAGE_CACHE, "page-cache", "P", "page cache" },
-	{ RP_FLAG_FUSE, "fuse", "F", "FUSE" },
-	{ RP_FLAG_BUFFERED_LOOP, "buffered-loop", "L", "buffered loop" },
-	{ RP_FLAG_THERMAL, "thermal", "T", "hot drive" },
+	{ RP_FLAG_PAGE_CACHE, FSLAB_FLAG_PAGE_CACHE, "P", "page cache",
+	  "a plateau cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
+	  "x its probed O_DIRECT speed), so it measured memory (the page cache), not the disk" },
+	{ RP_FLAG_FUSE, FSLAB_FLAG_FUSE, "F", "FUSE",
+	  "FAT32 mounted through fusefat (a user-space driver, used where the kernel has no vfat), "
+	  "not comparable to kernel filesystems" },
+	{ RP_FLAG_BUFFERED_LOOP, FSLAB_FLAG_BUFFERED_LOOP, "L", "buffered loop",
+	  "measured on a loop device the kernel kept buffered, so its figures may be the host's "
+	  "page cache" },
+	{ RP_FLAG_THERMAL, FSLAB_FLAG_THERMAL, "T", "hot drive",
+	  "measured while the drive reported a temperature alarm, a temperature at its warning "
+	  "threshold or throttling (the manifest's drive)" },
+	{ RP_FLAG_MEMORY, FSLAB_FLAG_MEMORY, "M", "memory",
+	  "a cold, fsync or direct figure on tmpfs or ramfs, which have no device: it measured "
+	  "memory" },
+	{ RP_FLAG_BUFFERED, FSLAB_FLAG_BUFFERED, "B", "ran buffered",
+	  "the test ran buffered where the cache mode promised O_DIRECT (stdio tests in direct "
+	  "mode, queued tests in warm mode)" },
+	{ RP_FLAG_REDONE_STOPPED, FSLAB_FLAG_REDONE_STOPPED, "S", "redone after a stop",
+	  "the process was stopped while this test was timed, so the test was run again and "
+	  "the figure is the second pass (not set aside)" },
+	{ RP_FLAG_REDONE_SLOW, FSLAB_FLAG_REDONE_SLOW, "R", "redone when disturbed",
+	  "a pass took over 10x the median of the test's trials (the machine was disturbed), so "
+	  "it was run again and the figure is the new pass (not set aside)" },
 };
 const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
 
@@ -279,7 +300,6 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
 		e->n_flag_other += !!(c->flags & RP_FLAG_OTHER);
 		e->n_flag_loop += !!(c->flags & RP_FLAG_BUFFERED_LOOP);
-		e->n_flag_thermal += !!(c->flags & RP_FLAG_THERMAL);
 	}
 	free(tmp);
 	size_t k = 0;
@@ -378,7 +398,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->trial = row.trial;
 		lr->v = row.throughput_kib_s;
 		lr->iops = fslab_result_iops(&row);
-		lr->flags = (unsigned char)ld_parse_flags(e, row.flag);
+		lr->flags = ld_parse_flags(e, row.flag);
 		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
 		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
 		lr->lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;

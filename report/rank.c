@@ -488,6 +488,30 @@ static int rk_text_table(FILE *out, const struct rp_data *d, enum fslab_test t,
 	return rc;
 }
 
+void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags)
+{
+	char line[1024], names[512];
+	bool first = true;
+
+	for (size_t i = 0; i < rp_n_flags; i++) {
+		if (!(flags & rp_flag_table[i].bit))
+			continue;
+		snprintf(line, sizeof(line), "%s = %s: %s.", rp_flag_table[i].letter, rp_flag_table[i].words,
+			 rp_flag_table[i].legend);
+		if (first)
+			fputc('\n', out);
+		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
+		first = false;
+	}
+	if (flags & RP_FLAG_OTHER) {
+		snprintf(line, sizeof(line), "? = a flag this fslab report does not know, as the CSV names it: %s.",
+			 rp_other_flags_all(d, names, sizeof(names)));
+		if (first)
+			fputc('\n', out);
+		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
+	}
+}
+
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	unsigned flags = 0; /* of every ranked row */
@@ -513,29 +537,7 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			rk_problems(out, d->all[i], t);
 		rp_ranking_free(&r);
 	}
-	if (flags & RP_FLAGS_ASIDE)
-		fputs("\nflags: ", out);
-	if (flags & RP_FLAG_PAGE_CACHE)
-		fprintf(out, "P = page cache: a plateau cell ran faster than the device can (>%gx its probed\n"
-			     "  O_DIRECT speed), so it measured memory, not the disk.\n",
-			FSLAB_PAGE_CACHE_FACTOR);
-	if (flags & RP_FLAG_FUSE)
-		fprintf(out, "%sF = FUSE: FAT32 through fusefat (user space), not comparable to kernel drivers.\n",
-			flags & RP_FLAG_PAGE_CACHE ? "       " : "");
-	if (flags & RP_FLAG_BUFFERED_LOOP)
-		fprintf(out, "%sL = buffered loop: measured on a loop device the kernel kept buffered, so its\n"
-			     "  figures may be the host's page cache.\n",
-			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE) ? "       " : "");
-	if (flags & RP_FLAG_THERMAL)
-		fprintf(out, "%sT = thermal: measured while the drive reported a temperature alarm, a\n"
-			     "  temperature at its warning threshold or throttling (the manifest's drive).\n",
-			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP) ? "       " : "");
-	if (flags & RP_FLAG_OTHER) {
-		char names[512];
-		fprintf(out, "%s? = a flag fslab report does not know, as the CSV names it: %s.\n",
-			flags & (RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL) ? "       " : "",
-			rp_other_flags_all(d, names, sizeof(names)));
-	}
+	rp_text_flag_legend(out, d, flags);
 	return rc;
 }
 

@@ -29,26 +29,38 @@ enum {
 	RP_FLAG_OTHER = 1 << 2,         /* a flag this report does not know (named in rp_entry) */
 	RP_FLAG_BUFFERED_LOOP = 1 << 3, /* on a loop device the kernel kept buffered */
 	RP_FLAG_THERMAL = 1 << 4,       /* measured while the drive was hot (fslab run's drive watch) */
-	/* a figure flagged so is never the best while an unflagged one exists */
+	RP_FLAG_MEMORY = 1 << 5,        /* a device mode on tmpfs or ramfs */
+	RP_FLAG_BUFFERED = 1 << 6,      /* ran buffered where the mode promised O_DIRECT */
+	RP_FLAG_REDONE_STOPPED = 1 << 7, /* the second pass after a stop (a sound figure) */
+	RP_FLAG_REDONE_SLOW = 1 << 8,   /* the second pass after a disturbed one (a sound figure) */
+	/* a figure flagged so is never the best while an unflagged one exists;
+	 * the redone flags only say that a pass was run again */
 	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER | RP_FLAG_BUFFERED_LOOP |
-			 RP_FLAG_THERMAL,
+			 RP_FLAG_THERMAL | RP_FLAG_MEMORY | RP_FLAG_BUFFERED,
 };
 
 struct rp_data;
 
-/* The flags the report knows: the CSV's name, the letter the text tables
- * mark an entry with, and the words for people (load.c; the one table). */
+/* The flags the report knows: the CSV's name (lib/results.h), the letter
+ * the text tables mark an entry with, the words for people and the
+ * legend's sentence (load.c; the one table). */
 struct rp_flag_info {
 	unsigned bit;
-	const char *csv, *letter, *words;
+	const char *csv, *letter, *words, *legend;
 };
 extern const struct rp_flag_info rp_flag_table[];
 extern const size_t rp_n_flags;
-/* "page cache and FUSE", "buffered loop", "redone-slow" (the unknown
+/* "page cache and FUSE", "buffered loop", "future-flag" (the unknown
  * flags' names from other, ";"-joined as in rp_entry.other_flags). */
 char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
-/* Every entry's unknown flags: "redone-slow (ext4), buffered (xfs/direct)". */
+/* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
 char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
+/* text wrapped at 96 columns after first, continuation lines indented by
+ * indent (verdict.c) */
+void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
+/* The text legend of every flag in flags ("flags: P = page cache: ..."),
+ * from the flag table; the unknown ones as the CSV names them (rank.c). */
+void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
 /* The text marks: "P", "PF", "L?" (sep between them) */
 char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 
@@ -101,8 +113,7 @@ struct rp_entry {
 	struct rp_sample *samples;
 	size_t n_samples;
 	bool latency;         /* some ok row has the latency columns */
-	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop,
-	       n_flag_thermal;
+	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop;
 	char other_flags[96];  /* the unknown flags' names, ";"-joined (what fits) */
 	unsigned max_trial;
 	size_t idx;           /* position in rp_data.all */

@@ -89,7 +89,6 @@ static const char *vd_order_sentence(const struct rp_summary *s)
 /* ---- text ---- */
 
 static void vd_wrap(FILE *out, const char *first, const char *text);
-static void vd_wrap_at(FILE *out, const char *first, size_t indent, const char *text);
 
 static void vd_text_banners(FILE *out, const struct rp_data *d)
 {
@@ -109,13 +108,13 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   with the kernel filesystems.\n",
 			s->fuse_names);
 	if (s->buffered_loop)
-		vd_wrap_at(out, "!! ", 3, s->loop_text);
+		rp_text_wrap(out, "!! ", 3, s->loop_text);
 	if (s->hot) {
 		char line[1400];
 
 		snprintf(line, sizeof(line), "HOT DRIVE: %s. Figures measured while the drive was hot are "
 			 "flagged thermal (T) and set aside; the manifest's drive has the readings.", s->hot_names);
-		vd_wrap_at(out, "!! ", 3, line);
+		rp_text_wrap(out, "!! ", 3, line);
 	}
 	if (s->unsteady)
 		fprintf(out, "!! NO STEADY STATE: %s did not reach SSD steady state in %d rounds (SNIA PTS\n"
@@ -126,7 +125,7 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 		char text[1700];
 
 		snprintf(text, sizeof(text), "ORDER EFFECT: %s", vd_order_sentence(s));
-		vd_wrap_at(out, "!! ", 3, text);
+		rp_text_wrap(out, "!! ", 3, text);
 	}
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
@@ -157,8 +156,7 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
 }
 
-/* text wrapped at 96 columns, continuation lines indented by indent */
-static void vd_wrap_at(FILE *out, const char *first, size_t indent, const char *text)
+void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text)
 {
 	size_t col = (size_t)fprintf(out, "%s", first), start = col;
 	const char *p = text;
@@ -183,7 +181,7 @@ static void vd_wrap_at(FILE *out, const char *first, size_t indent, const char *
 
 static void vd_wrap(FILE *out, const char *first, const char *text)
 {
-	vd_wrap_at(out, first, 6, text);
+	rp_text_wrap(out, first, 6, text);
 }
 
 /* Columns c0 to c1 of matrix m as a table (lib/table.h): their headings,
@@ -252,12 +250,14 @@ static int vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_ma
 	return rc;
 }
 
-/* The legend of the letters beyond P and F, when a cell carries one. */
+/* The legend of the letters beyond P and F (the matrix's own legend line
+ * names those), when a cell set aside carries one: from the flag table. */
 static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
 	unsigned f = 0;
 	char names[512], line[768];
+	size_t o = 0;
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		for (size_t i = 0; i < s->n; i++) {
@@ -265,15 +265,19 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 			if (c->has && c->aside)
 				f |= c->flags;
 		}
-	if (!(f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL | RP_FLAG_OTHER)))
+	f &= RP_FLAGS_ASIDE & ~(unsigned)(RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE);
+	if (!f)
 		return;
-	snprintf(line, sizeof(line), "%s%s%s%s%s%s, set aside",
-		 f & RP_FLAG_BUFFERED_LOOP ? "L = buffered loop" : "",
-		 (f & RP_FLAG_BUFFERED_LOOP) && (f & RP_FLAG_THERMAL) ? "; " : "",
-		 f & RP_FLAG_THERMAL ? "T = thermal (the drive was hot)" : "",
-		 (f & (RP_FLAG_BUFFERED_LOOP | RP_FLAG_THERMAL)) && (f & RP_FLAG_OTHER) ? "; " : "",
-		 f & RP_FLAG_OTHER ? "? = " : "",
-		 f & RP_FLAG_OTHER ? rp_other_flags_all(d, names, sizeof(names)) : "");
+	line[0] = '\0';
+	for (size_t i = 0; i < rp_n_flags && o < sizeof(line); i++)
+		if (f & rp_flag_table[i].bit)
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s = %s", o ? "; " : "",
+					      rp_flag_table[i].letter, rp_flag_table[i].words);
+	if ((f & RP_FLAG_OTHER) && o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s? = %s", o ? "; " : "",
+				      rp_other_flags_all(d, names, sizeof(names)));
+	if (o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, ", set aside");
 	vd_wrap(out, "", line);
 }
 

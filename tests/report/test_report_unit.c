@@ -3,6 +3,7 @@
  * parser on memory buffers. */
 #include "iozone.h"
 #include "report_priv.h"
+#include "results.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -404,7 +405,7 @@ START_TEST(t_flag_words)
 	struct rp_fam_in in[] = {
 		{ "xfs", 1.0, true, 0, "" },
 		{ "ext4", 1.4, true, RP_FLAG_BUFFERED_LOOP, "" },
-		{ "btrfs", 1.2, true, RP_FLAG_OTHER, "redone-slow" },
+		{ "btrfs", 1.2, true, RP_FLAG_OTHER, "future-flag" },
 		{ "ext2", 0.9, true, 0, "" },
 	};
 	struct rp_fam_calls k = { .n_tests = 1, .slower = 1, .delta = 0.05 };
@@ -413,13 +414,36 @@ START_TEST(t_flag_words)
 	ck_assert_msg(strstr(buf, "set aside: ext4 (buffered loop, 1.40x) and 1 more flagged"), "%s", buf);
 	rp_family_verdict("sequential write", in + 1, 3, &k, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "set aside: ext4 (buffered loop"), "%s", buf);
-	ck_assert_str_eq(rp_flag_words(RP_FLAG_OTHER | RP_FLAG_PAGE_CACHE, "redone-slow;buffered", buf, sizeof(buf)),
-			 "page cache and redone-slow;buffered");
+	ck_assert_str_eq(rp_flag_words(RP_FLAG_OTHER | RP_FLAG_PAGE_CACHE, "future-flag;other", buf, sizeof(buf)),
+			 "page cache and future-flag;other");
 	ck_assert_str_eq(rp_flag_letters(RP_FLAG_PAGE_CACHE | RP_FLAG_BUFFERED_LOOP | RP_FLAG_OTHER, " ", buf,
 					 sizeof(buf)), "P L ?");
-	/* every flag the CSV can carry that the report knows has its letter */
-	for (size_t i = 0; i < rp_n_flags; i++)
+	/* every flag the report knows has its letter (one letter each), its
+	 * words and its legend */
+	for (size_t i = 0; i < rp_n_flags; i++) {
 		ck_assert(rp_flag_table[i].letter[0] && rp_flag_table[i].csv[0]);
+		ck_assert(rp_flag_table[i].words[0] && rp_flag_table[i].legend[0]);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(strcmp(rp_flag_table[i].letter, rp_flag_table[j].letter) != 0 &&
+					      rp_flag_table[i].bit != rp_flag_table[j].bit,
+				      "%s and %s share a letter or a bit", rp_flag_table[i].csv, rp_flag_table[j].csv);
+	}
+	/* and every marker fslab run writes (lib/results.h) is one it knows:
+	 * none of them reads as "a flag this report does not know" */
+	static const char *const written[] = {
+		FSLAB_FLAG_PAGE_CACHE, FSLAB_FLAG_FUSE,	  FSLAB_FLAG_BUFFERED_LOOP,  FSLAB_FLAG_THERMAL,
+		FSLAB_FLAG_MEMORY,     FSLAB_FLAG_BUFFERED, FSLAB_FLAG_REDONE_STOPPED, FSLAB_FLAG_REDONE_SLOW,
+	};
+	for (size_t w = 0; w < sizeof(written) / sizeof(written[0]); w++) {
+		size_t i = 0;
+
+		while (i < rp_n_flags && strcmp(rp_flag_table[i].csv, written[w]) != 0)
+			i++;
+		ck_assert_msg(i < rp_n_flags, "fslab run writes %s, which the report's table lacks", written[w]);
+	}
+	/* the redone flags say a pass was run again; its figure is sound */
+	ck_assert(!(RP_FLAGS_ASIDE & (RP_FLAG_REDONE_SLOW | RP_FLAG_REDONE_STOPPED)));
+	ck_assert(RP_FLAGS_ASIDE & RP_FLAG_MEMORY);
 }
 END_TEST
 
