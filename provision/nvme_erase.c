@@ -18,7 +18,6 @@
 #define NVME_CNS_NAMESPACE 0x00
 #define NVME_CNS_CONTROLLER 0x01
 #define NVME_CNS_ACTIVE_NSIDS 0x02
-#define NVME_IDENTIFY_BYTES 4096
 /* Identify Controller: OACS (bit 1: Format NVM), NN, FNA. */
 #define ID_CTRL_OACS 256
 #define ID_CTRL_NN 516
@@ -32,20 +31,28 @@
  * admin timeout (60 s) would abort it. */
 #define NVME_FORMAT_TIMEOUT_MS (4u * 3600u * 1000u)
 
-/* One Identify into buf (NVME_IDENTIFY_BYTES).  0, -errno, or a positive
- * NVMe status. */
-static int nvme_identify(int fd, unsigned cns, unsigned nsid, void *buf)
+/* One Identify into buf through the admin passthrough of the open
+ * namespace *ctx (an int fd): fslab_nvme_ask's identify. */
+static int nvme_identify_fd(void *ctx, unsigned cns, unsigned nsid, void *buf)
 {
+	int fd = *(const int *)ctx;
 	struct nvme_admin_cmd cmd;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(buf, 0, NVME_IDENTIFY_BYTES);
+	memset(buf, 0, FSLAB_NVME_IDENTIFY_BYTES);
 	cmd.opcode = NVME_ADMIN_IDENTIFY;
 	cmd.nsid = nsid;
 	cmd.addr = (uint64_t)(uintptr_t)buf;
-	cmd.data_len = NVME_IDENTIFY_BYTES;
+	cmd.data_len = FSLAB_NVME_IDENTIFY_BYTES;
 	cmd.cdw10 = cns;
 	int r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+	return r < 0 ? -errno : r;
+}
+
+static int nvme_nsid_fd(void *ctx)
+{
+	int r = ioctl(*(const int *)ctx, NVME_IOCTL_ID);
+
 	return r < 0 ? -errno : r;
 }
 
@@ -55,25 +62,25 @@ static uint32_t le32_at(const unsigned char *b, size_t off)
 	       (uint32_t)b[off + 3] << 24;
 }
 
-/* The plan from the drive's own answers on fd (an open namespace). */
-static int nvme_plan(int fd, const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, struct fslab_nvme_erase_plan *p,
+			  char *err, size_t len)
 {
 	unsigned char *id = NULL;
 	int r, nsid;
 
 	memset(p, 0, sizeof(*p));
-	nsid = ioctl(fd, NVME_IOCTL_ID);
+	nsid = a->nsid(a->ctx);
 	if (nsid <= 0) {
 		snprintf(err, len, "%s is no NVMe namespace (NVME_IOCTL_ID: %s)", disk,
-			 nsid < 0 ? strerror(errno) : "no namespace id");
-		return nsid < 0 ? -errno : -ENOTTY;
+			 nsid < 0 ? strerror(-nsid) : "no namespace id");
+		return nsid < 0 ? nsid : -ENOTTY;
 	}
 	p->nsid = (unsigned)nsid;
-	if (posix_memalign((void **)&id, 4096, NVME_IDENTIFY_BYTES)) {
+	if (posix_memalign((void **)&id, 4096, FSLAB_NVME_IDENTIFY_BYTES)) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = nvme_identify(fd, NVME_CNS_CONTROLLER, 0, id);
+	r = a->identify(a->ctx, NVME_CNS_CONTROLLER, 0, id);
 	if (r != 0) {
 		snprintf(err, len, "%s: Identify Controller failed (%s)", disk,
 			 r < 0 ? strerror(-r) : "the drive returned an error status");
@@ -93,14 +100,14 @@ static int nvme_plan(int fd, const char *disk, struct fslab_nvme_erase_plan *p, 
 	p->together = (fna & 0x3) != 0;
 	if (p->together && nn > 1) {
 		/* Which other namespaces are active: the format would erase them. */
-		r = nvme_identify(fd, NVME_CNS_ACTIVE_NSIDS, 0, id);
+		r = a->identify(a->ctx, NVME_CNS_ACTIVE_NSIDS, 0, id);
 		if (r != 0) {
 			snprintf(err, len, "%s: its controller formats all its namespaces together and the list of active ones cannot be read (%s)",
 				 disk, r < 0 ? strerror(-r) : "an error status");
 			r = r < 0 ? r : -EIO;
 			goto out;
 		}
-		for (size_t k = 0; k < NVME_IDENTIFY_BYTES / 4; k++) {
+		for (size_t k = 0; k < FSLAB_NVME_IDENTIFY_BYTES / 4; k++) {
 			uint32_t other = le32_at(id, k * 4);
 
 			if (!other)
@@ -113,7 +120,7 @@ static int nvme_plan(int fd, const char *disk, struct fslab_nvme_erase_plan *p, 
 			}
 		}
 	}
-	r = nvme_identify(fd, NVME_CNS_NAMESPACE, p->nsid, id);
+	r = a->identify(a->ctx, NVME_CNS_NAMESPACE, p->nsid, id);
 	if (r != 0) {
 		snprintf(err, len, "%s: Identify Namespace %u failed (%s)", disk, p->nsid,
 			 r < 0 ? strerror(-r) : "an error status");
@@ -132,6 +139,14 @@ out:
 	return r;
 }
 
+/* The plan from the drive's own answers on fd (an open namespace). */
+static int nvme_plan_fd(int fd, const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+{
+	const struct fslab_nvme_ask a = { nvme_nsid_fd, nvme_identify_fd, &fd };
+
+	return fslab_nvme_erase_plan(&a, disk, p, err, len);
+}
+
 int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
 {
 	int fd = open(disk, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
@@ -148,7 +163,7 @@ int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, ch
 		snprintf(err, len, "%s is not a block device: nothing is asked of it", disk);
 		return -ENOTBLK;
 	}
-	r = nvme_plan(fd, disk, p, err, len);
+	r = nvme_plan_fd(fd, disk, p, err, len);
 	close(fd);
 	return r;
 }
@@ -175,7 +190,7 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 			    disk);
 		return -ESTALE;
 	}
-	r = nvme_plan(fd, disk, &now, err, sizeof(err));
+	r = nvme_plan_fd(fd, disk, &now, err, sizeof(err));
 	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
 		close(fd);
 		fslab_error("refused: %s; nothing was erased", r < 0 ? err : "the namespace changed since setup checked it");

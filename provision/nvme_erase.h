@@ -28,6 +28,22 @@ struct fslab_nvme_erase_plan {
 	unsigned lbaf;   /* the LBA format kept */
 };
 
+/* How the plan asks the drive: its namespace id (or -errno), and one
+ * Identify of cns (and nsid) into buf of FSLAB_NVME_IDENTIFY_BYTES: 0,
+ * -errno, or a positive NVMe status.  fslab_nvme_erase_check asks through
+ * the kernel's admin passthrough; a test answers with fixed pages. */
+#define FSLAB_NVME_IDENTIFY_BYTES 4096
+struct fslab_nvme_ask {
+	int (*nsid)(void *ctx);
+	int (*identify)(void *ctx, unsigned cns, unsigned nsid, void *buf);
+	void *ctx;
+};
+
+/* The plan from the drive's answers (the refusals above), into *p: 0, or
+ * -EOPNOTSUPP / -EBUSY / -ENOTTY / -EIO / -errno with why in err. */
+int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, struct fslab_nvme_erase_plan *p,
+			  char *err, size_t len);
+
 /* Reads what a secure erase of disk (a /dev path) would be into *p.  0, or
  * -EOPNOTSUPP / -ENOTTY / -errno with why in err (a sentence that names the
  * disk; the caller adds the way out). */
