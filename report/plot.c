@@ -747,8 +747,8 @@ static int pl_add_bars(struct pl_draw *w, enum fslab_test t)
 	p->bars = true;
 	snprintf(p->name, sizeof(p->name), "rank-%s", fslab_test_to_string(t));
 	snprintf(p->title, sizeof(p->title),
-		 "%s: large-file plateau, median of trials, bars = 95%% interval",
-		 fslab_test_to_string(t));
+		 "%s: %s, median of trials, bars = 95%% interval",
+		 fslab_test_to_string(t), rp_plateau_words(t));
 	r = pl_bars(pl_script(w), p, w->d, w->id);
 	if (r == -ENODATA) {
 		memset(p, 0, sizeof(*p)); /* the slot is the next plot's */

@@ -522,7 +522,7 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 
 		if (!(d->sum->shown & (1u << t)) || !rp_rank_test(d, tests, t, &r))
 			continue;
-		fprintf(out, "\n== %s == large-file plateau (1 MiB = 1024 KiB)\n", fslab_test_to_string(t));
+		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
 		rc = rk_text_table(out, d, t, &r);
 		for (size_t i = 0; i < r.n; i++)
 			flags |= r.rows[i].s.flags;

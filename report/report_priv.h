@@ -254,6 +254,10 @@ enum rp_dir {
 	RP_DIR_INCONCLUSIVE, /* none of these: the data cannot decide */
 	RP_DIR_UNTESTED,     /* no comparison made (fewer than 2 trials on a side) */
 };
+/* What test t's score is taken over, for headings: "large-file plateau",
+ * or for the many-files tests "many files, every file size" (their
+ * plateau is every file size measured; docs/report.md) */
+const char *rp_plateau_words(enum fslab_test t);
 const char *rp_dir_word(enum rp_dir dir);  /* "slower", "inconclusive", "not tested" */
 /* The change matrix's words: "improved", "regressed", else rp_dir_word's. */
 const char *rp_change_word(enum rp_dir dir);

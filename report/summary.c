@@ -847,6 +847,11 @@ static const struct {
 	[RP_DIR_UNTESTED] = { "not tested", "nd" },
 };
 
+const char *rp_plateau_words(enum fslab_test t)
+{
+	return (FSLAB_TESTS_FILES & (1u << t)) ? "many files, every file size" : "large-file plateau";
+}
+
 const char *rp_dir_word(enum rp_dir dir)
 {
 	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].word : sm_dirs[RP_DIR_NONE].word;

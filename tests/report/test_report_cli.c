@@ -1318,7 +1318,8 @@ static char *vis_text(const char *text)
 		char w[16][128];
 		int n = 0;
 
-		if (sscanf(l, "== %31s == large-file plateau", test) == 1)
+		if (sscanf(l, "== %31s == ", test) == 1 &&
+		    (strstr(l, "== large-file plateau") || strstr(l, "== many files, every file size")))
 			continue;
 		if (!test[0])
 			continue;
@@ -1901,6 +1902,9 @@ START_TEST(t_small_files_tested)
 	has(line_of(o.out, "== summary", "files_create "), " <");
 	for (size_t k = 0; k < sizeof(files_tests) / sizeof(files_tests[0]); k++)
 		has(line_of(o.out, "== summary", files_tests[k].test), "best");
+	/* their rankings say what their score is over: not a large-file plateau */
+	has(o.out, "== files_create == many files, every file size");
+	has(o.out, "== write == large-file plateau");
 	ft_output_free(&o);
 
 	out = path("files-out");
