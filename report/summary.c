@@ -512,6 +512,25 @@ static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const st
 		 rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
 }
 
+/* ": every cell skipped: WHY" when every row of e was skipped for one
+ * reason (fat32 in direct mode: a FUSE mount does not reach the device),
+ * so the banner says why there is no data; "" otherwise. */
+static const char *sm_all_skipped_why(const struct rp_entry *e, char *why, size_t len)
+{
+	const char *p = NULL;
+
+	if (e->n_rows == 0 || e->n_skipped != e->n_rows)
+		return "";
+	for (size_t i = 0; i < e->n_cells && !p; i++)
+		p = e->cells[i].problem;
+	if (!p || !p[0])
+		return ": every cell skipped";
+	if (strncmp(p, "skipped: ", 9) == 0)
+		p += 9;
+	snprintf(why, len, ": every cell skipped: %s", p);
+	return why;
+}
+
 /* Family f between the runs: per later run, the change matrix's cells of
  * the family's tests named when they regressed or improved, the others
  * counted - "sequential write, after / before: regressed ext4 write 0.79
@@ -608,12 +627,15 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];
 		if (any_partial || e->n_cells == 0 || e->n_samples == 0) {
+			char why[400];
+
 			s->incomplete = true;
 			if (il < sizeof(s->incomplete_names) - 100)
 				il += (size_t)snprintf(s->incomplete_names + il,
-						       sizeof(s->incomplete_names) - il, "%s%s (%s)",
+						       sizeof(s->incomplete_names) - il, "%s%s (%s%s)",
 						       il ? ", " : "", e->label,
-						       e->n_samples == 0 ? "no data" : "partial data");
+						       e->n_samples == 0 ? "no data" : "partial data",
+						       sm_all_skipped_why(e, why, sizeof(why)));
 		}
 	}
 	for (size_t r = 0; r < d->n_runs; r++) {

@@ -99,10 +99,14 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   the disk can; these numbers measure memory, not the disk.  To measure the\n"
 			     "   disk: %s.\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, vd_cmd_disk);
-	if (s->incomplete || s->interrupted)
-		fprintf(out, "!! %s: %s.\n   A filesystem with missing data is never ranked first.\n",
-			s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA",
-			s->incomplete ? s->incomplete_names : "the manifest says the run did not finish");
+	if (s->incomplete || s->interrupted) {
+		char line[1200];
+
+		snprintf(line, sizeof(line), "%s: %s.", s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA",
+			 s->incomplete ? s->incomplete_names : "the manifest says the run did not finish");
+		rp_text_wrap(out, "!! ", 3, line);
+		fputs("   A filesystem with missing data is never ranked first.\n", out);
+	}
 	if (s->fuse)
 		fprintf(out, "!! FUSE: %s run through a user-space driver (fusefat): not comparable\n"
 			     "   with the kernel filesystems.\n",

@@ -1007,6 +1007,43 @@ START_TEST(t_flags_named)
 }
 END_TEST
 
+/* A filesystem whose every cell was skipped (fat32 in direct mode: FUSE
+ * does not reach the device) has no data, and the banner says why, not
+ * just "no data". */
+START_TEST(t_all_skipped_says_why)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	static const char *const flag[] = { "", "" };
+	static const double mibs[] = { 900, 500 };
+	struct ft_output o;
+	char *dir = path("skipped-run"), *p;
+	FILE *f;
+
+	flagged_run(dir, 2, fss, flag, mibs);
+	ck_assert_int_ge(asprintf(&p, "%s/fat32.csv", dir), 0);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs(HDR, f);
+	for (unsigned t = 1; t <= 3; t++)
+		fprintf(f, "fat32,write,1024,64,%u,0,,direct,skipped: direct mode on a FUSE mount does not "
+			   "reach the device,fuse\n", t);
+	ck_assert_int_eq(fclose(f), 0);
+	free(p);
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--plots", "none", "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(line_of(o.out, NULL, "!! INCOMPLETE DATA"), "fat32 (no data: every cell skipped: direct mode");
+	has(line_of(o.out, "== write ==", "1  "), "ext4");
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
+	json_object *root = json_tokener_parse(o.out);
+	ck_assert_ptr_nonnull(root);
+	has(json_object_get_string(jget(jget(root, "banners"), "incomplete")),
+	    "fat32 (no data: every cell skipped: direct mode on a FUSE mount does not reach the device)");
+	json_object_put(root);
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
 /* A test run again because a pass was disturbed (redone-slow) or the
  * process stopped (redone-stopped) keeps the second pass: a sound figure,
  * named in the legend but never set aside, so the fastest filesystem still
@@ -2004,6 +2041,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_claims_first);
 	tcase_add_test(tc, t_flags_named);
 	tcase_add_test(tc, t_redone_not_aside);
+	tcase_add_test(tc, t_all_skipped_says_why);
 	tcase_add_test(tc, t_json_pairs);
 	tcase_add_test(tc, t_claims_flagged_confirm_nothing);
 	tcase_add_test(tc, t_thermal_set_aside);
