@@ -953,6 +953,18 @@ START_TEST(t_json_pairs)
 }
 END_TEST
 
+/* Row i of write's ranking in root (report.json): that it is filesystem
+ * fs, whether it is set aside, and its first flag by the CSV's name. */
+static void json_ranked_is(json_object *root, size_t i, const char *fs, bool aside, const char *flag)
+{
+	json_object *row = json_object_array_get_idx(jget(jget(jget(root, "rankings"), "write"), "ranked"), i);
+
+	ck_assert_ptr_nonnull(row);
+	ck_assert_str_eq(json_object_get_string(jget(row, "filesystem")), fs);
+	ck_assert_int_eq(json_object_get_boolean(jget(row, "set_aside")), aside);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(jget(row, "flags"), 0)), flag);
+}
+
 /* Every flag is named: buffered-loop has its own meaning and banner and is
  * set aside like page cache; a flag the report does not know is named as
  * the CSV names it, never "another flag ... see report.html". */
@@ -989,16 +1001,11 @@ START_TEST(t_flags_named)
 	free(html);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
-	json_object *root = json_tokener_parse(o.out), *rk, *fl;
+	json_object *root = json_tokener_parse(o.out);
 	ck_assert_ptr_nonnull(root);
 	has(json_object_get_string(jget(jget(root, "banners"), "buffered_loop")), "ext4: measured on a buffered loop");
-	rk = jget(jget(jget(root, "rankings"), "write"), "ranked");
-	ck_assert_str_eq(json_object_get_string(jget(json_object_array_get_idx(rk, 1), "filesystem")), "ext4");
-	ck_assert(json_object_get_boolean(jget(json_object_array_get_idx(rk, 1), "set_aside")));
-	fl = jget(json_object_array_get_idx(rk, 1), "flags");
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(fl, 0)), "buffered-loop");
-	fl = jget(json_object_array_get_idx(rk, 2), "flags");
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(fl, 0)), "future-flag");
+	json_ranked_is(root, 1, "ext4", true, "buffered-loop");
+	json_ranked_is(root, 2, "btrfs", true, "future-flag");
 	json_object_put(root);
 	ft_output_free(&o);
 	free(dir);
@@ -1073,13 +1080,10 @@ START_TEST(t_redone_not_aside)
 	free(html);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
-	json_object *root = json_tokener_parse(o.out), *rk, *fl;
+	json_object *root = json_tokener_parse(o.out);
 	ck_assert_ptr_nonnull(root);
-	rk = jget(jget(jget(root, "rankings"), "write"), "ranked");
-	ck_assert_str_eq(json_object_get_string(jget(json_object_array_get_idx(rk, 0), "filesystem")), "ext4");
-	ck_assert(!json_object_get_boolean(jget(json_object_array_get_idx(rk, 0), "set_aside")));
-	fl = jget(json_object_array_get_idx(rk, 0), "flags");
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(fl, 0)), "redone-slow");
+	json_ranked_is(root, 0, "ext4", false, "redone-slow");
+	json_ranked_is(root, 2, "btrfs", false, "redone-stopped");
 	json_object_put(root);
 	ft_output_free(&o);
 	free(dir);
