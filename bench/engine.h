@@ -166,6 +166,11 @@ struct fslab_cell {
 	double pass_s;
 	/* the many-files tests' flush of each file */
 	enum fslab_file_sync file_sync;
+	/* The many-files tests keep the tree's directories (FSLAB_FILES_TREE
+	 * and its Dnnn), emptied, from cell to cell; the run's private
+	 * directory goes with them at the end.  Set on a FUSE mount:
+	 * bench/files.c says why (fusefat). */
+	bool keep_tree_dirs;
 	enum fslab_cache_mode cache;
 	enum fslab_io_mode io;
 	enum fslab_sync_policy sync;

@@ -23,7 +23,22 @@
  * The directories' fds are opened outside the timer (create opens each
  * new one inside it, after its mkdir).  Direct mode opens the files
  * O_DIRECT.  A pass that needs the tree and finds none complete writes it
- * first, untimed, as the IOzone tests write their file. */
+ * first, untimed, as the IOzone tests write their file.
+ *
+ * On a FUSE mount (c->keep_tree_dirs) the directories stay, emptied, from
+ * cell to cell: the files are created and removed as everywhere, a mkdir
+ * that finds its directory kept (EEXIST) goes on, and no rmdir is made;
+ * the run's private directory takes them at its end.  fusefat (0.1a, the
+ * FUSE driver for FAT32 where the kernel has no vfat) keeps lseek64's
+ * result in an int where it reads a directory entry, so it cannot read a
+ * directory whose cluster lies 2 GiB or more into the partition: a lookup
+ * there says ENOENT and a mkdir inside it fails with EPERM ("directory not
+ * found in parent").  It hands out clusters in ascending order from its
+ * next-free hint and reuses freed ones only after reaching the end of the
+ * volume, so once 2 GiB were allocated since the mount (the demo's run
+ * crossed it in its second trial, after IOzone's tests) every directory
+ * made afresh lands there.  Directories made in the run's first cell of
+ * the family, and grown there to their full size, stay readable. */
 #include "engine_int.h"
 
 #include "log.h"
@@ -69,6 +84,12 @@ static void files_dir_name(char name[8], uint64_t d)
 static void files_file_name(char name[8], uint64_t i)
 {
 	snprintf(name, 8, "F%05u", (unsigned)i);
+}
+
+/* A mkdir that failed with err: is it one of the kept directories? */
+static bool files_dir_kept(const struct fslab_cell *c, int err)
+{
+	return c->keep_tree_dirs && err == EEXIST;
 }
 
 /* The tree's directory fds while a pass walks it. */
@@ -192,7 +213,7 @@ static int files_write_tree(struct fslab_bench_pass *p, uint64_t n, bool timed)
 	char dname[8];
 	int r = 0;
 
-	if (ops->mkdir(ops->ctx, p->dfd, FSLAB_FILES_TREE, 0700) < 0)
+	if (ops->mkdir(ops->ctx, p->dfd, FSLAB_FILES_TREE, 0700) < 0 && !files_dir_kept(p->cell, errno))
 		return fslab_pass_fail(p, errno, "mkdir %s", FSLAB_FILES_TREE);
 	p->tree->exists = true;
 	r = files_open_dirs(p, n, false, &d);
@@ -208,7 +229,7 @@ static int files_write_tree(struct fslab_bench_pass *p, uint64_t n, bool timed)
 
 		if (i % FSLAB_FILES_PER_DIR == 0) {
 			files_dir_name(dname, k);
-			if (ops->mkdir(ops->ctx, d.tree, dname, 0700) < 0) {
+			if (ops->mkdir(ops->ctx, d.tree, dname, 0700) < 0 && !files_dir_kept(p->cell, errno)) {
 				r = fslab_pass_fail(p, errno, "mkdir %s/%s", FSLAB_FILES_TREE, dname);
 				break;
 			}
@@ -277,6 +298,7 @@ static int files_walk(struct fslab_bench_pass *p, uint64_t n)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const bool unlinks = p->test->id == FSLAB_TEST_FILES_UNLINK;
+	const bool rmdirs = unlinks && !p->cell->keep_tree_dirs;
 	struct fslab_lat_hist *const lat = p->lat;
 	struct files_dirs d = { .tree = -1 };
 	double t = fslab_now(), t0;
@@ -297,7 +319,7 @@ static int files_walk(struct fslab_bench_pass *p, uint64_t n)
 	for (uint64_t i = 0; i < n && r == 0; i++) {
 		r = files_walk_one(p, &d, i);
 		/* a directory goes after its last file */
-		if (r == 0 && unlinks && (i % FSLAB_FILES_PER_DIR == FSLAB_FILES_PER_DIR - 1 || i == n - 1)) {
+		if (r == 0 && rmdirs && (i % FSLAB_FILES_PER_DIR == FSLAB_FILES_PER_DIR - 1 || i == n - 1)) {
 			files_dir_name(dname, i / FSLAB_FILES_PER_DIR);
 			if (ops->rmdir(ops->ctx, d.tree, dname) < 0)
 				r = fslab_pass_fail(p, errno, "rmdir %s/%s", FSLAB_FILES_TREE, dname);
@@ -308,7 +330,9 @@ static int files_walk(struct fslab_bench_pass *p, uint64_t n)
 	p->elapsed = fslab_pass_timer_stop(p) - t0;
 	t = fslab_now();
 	files_close_dirs(ops, &d);
-	if (r == 0 && unlinks) {
+	if (r == 0 && unlinks && !rmdirs)
+		p->tree->exists = false; /* only the kept directories are left */
+	if (r == 0 && rmdirs) {
 		if (ops->rmdir(ops->ctx, p->dfd, FSLAB_FILES_TREE) < 0)
 			r = fslab_pass_fail(p, errno, "rmdir %s", FSLAB_FILES_TREE);
 		else
@@ -325,6 +349,7 @@ void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_
 	const uint64_t n = fslab_files_count(c->file_bytes);
 	double t = fslab_now();
 	char dname[8], fname[8];
+	bool left = false; /* a file that would not go */
 	int tfd;
 
 	if (!tree->exists)
@@ -349,16 +374,20 @@ void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_
 			continue; /* never made (a create that stopped early), or gone */
 		for (uint64_t i = k * FSLAB_FILES_PER_DIR; i < n && i < (k + 1) * FSLAB_FILES_PER_DIR; i++) {
 			files_file_name(fname, i);
-			if (ops->unlink(ops->ctx, fd, fname) < 0 && errno != ENOENT)
+			if (ops->unlink(ops->ctx, fd, fname) < 0 && errno != ENOENT) {
 				fslab_warn("cannot remove %s/%s/%s: %s", FSLAB_FILES_TREE, dname, fname,
 					   strerror(errno));
+				left = true;
+			}
 		}
 		ops->close(ops->ctx, fd);
-		if (ops->rmdir(ops->ctx, tfd, dname) < 0 && errno != ENOENT)
+		if (!c->keep_tree_dirs && ops->rmdir(ops->ctx, tfd, dname) < 0 && errno != ENOENT)
 			fslab_warn("cannot remove %s/%s: %s", FSLAB_FILES_TREE, dname, strerror(errno));
 	}
 	ops->close(ops->ctx, tfd);
-	if (ops->rmdir(ops->ctx, dfd, FSLAB_FILES_TREE) < 0 && errno != ENOENT)
+	if (c->keep_tree_dirs)
+		tree->exists = left;
+	else if (ops->rmdir(ops->ctx, dfd, FSLAB_FILES_TREE) < 0 && errno != ENOENT)
 		fslab_warn("cannot remove %s: %s", FSLAB_FILES_TREE, strerror(errno));
 	else
 		tree->exists = false;

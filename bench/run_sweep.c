@@ -593,6 +593,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.io = (enum fslab_io_mode)c->io_mode,
 		.sync = (enum fslab_sync_policy)c->sync_policy,
 		.file_sync = (enum fslab_file_sync)c->file_sync,
+		.keep_tree_dirs = fs->rec.fuse,
 		/* a lab partition's block device (its target); --dir: none
 		 * known, syncfs only */
 		.device = fs->t->lab ? fs->t->device : NULL,
