@@ -790,7 +790,43 @@ int ft_blkpg_del(const char *disk, int pno)
 	return ft_blkpg(disk, BLKPG_DEL_PARTITION, pno, 0, 0);
 }
 
+/* Little-endian fields of a FAT32 boot sector. */
+static uint32_t ft_le(const unsigned char *b, int off, int len)
+{
+	uint32_t v = 0;
+
+	for (int i = len - 1; i >= 0; i--)
+		v = v << 8 | b[off + i];
+	return v;
+}
+
+/* FSInfo's next-free hint (FSI_Nxt_Free, byte 492) of the FAT32 image
+ * img: the cluster that starts at byte at, or below it. */
+static void ft_fat32_next_free_at(const char *img, uint64_t at)
+{
+	unsigned char bs[512], le[4];
+	int fd = open(img, O_RDWR | O_CLOEXEC);
+
+	ck_assert_msg(fd >= 0, "cannot open %s: %s", img, strerror(errno));
+	ck_assert_int_eq(pread(fd, bs, sizeof(bs), 0), (ssize_t)sizeof(bs));
+	uint64_t bps = ft_le(bs, 11, 2), spc = bs[13], rsvd = ft_le(bs, 14, 2), nfats = bs[16];
+	uint64_t fatsz = ft_le(bs, 36, 4), fsinfo = ft_le(bs, 48, 2);
+	uint64_t data = (rsvd + nfats * fatsz) * bps, bpc = bps * spc;
+	ck_assert_msg(bpc > 0 && at > data, "%s: no FAT32 data area before byte %llu", img,
+		      (unsigned long long)at);
+	uint32_t clus = (uint32_t)(2 + (at - data) / bpc);
+	for (int i = 0; i < 4; i++)
+		le[i] = (unsigned char)(clus >> (8 * i));
+	ck_assert_int_eq(pwrite(fd, le, 4, (off_t)(fsinfo * bps + 492)), 4);
+	close(fd);
+}
+
 void ft_fusefat_mount(const char *img, const char *size, const char *mnt)
+{
+	ft_fusefat_mount_at(img, size, mnt, 0);
+}
+
+void ft_fusefat_mount_at(const char *img, const char *size, const char *mnt, uint64_t at)
 {
 	struct ft_output o;
 
@@ -800,6 +836,8 @@ void ft_fusefat_mount(const char *img, const char *size, const char *mnt)
 	ck_assert_int_eq(ft_run((const char *const[]){ "mkfs.fat", "-F", "32", img, NULL }, NULL, &o), 0);
 	ck_assert_msg(o.status == 0, "mkfs.fat: %s", o.err);
 	ft_output_free(&o);
+	if (at)
+		ft_fat32_next_free_at(img, at);
 	ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", "rw+", img, mnt, NULL }, NULL, &o), 0);
 	ck_assert_msg(o.status == 0, "fusefat: %s", o.err);
 	ft_output_free(&o);

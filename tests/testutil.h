@@ -158,6 +158,11 @@ int ft_dir_entries(const char *dir);
 /* A FAT32 image of size ("40M") at img, mounted read-write through
  * fusefat on the directory mnt (made here); asserts each step. */
 void ft_fusefat_mount(const char *img, const char *size, const char *mnt);
+/* The same, with the FSInfo sector's next-free hint set first to the
+ * cluster that starts at byte at of the image (rounded down): fusefat
+ * hands out clusters upwards from there, as after that many bytes were
+ * written since its mount.  at 0: mkfs.fat's hint. */
+void ft_fusefat_mount_at(const char *img, const char *size, const char *mnt, uint64_t at);
 /* fslab with the arguments (NULL-terminated), then the entries it left in
  * dir and the unmount of mnt (NULL: none), before anything is asserted,
  * so a failure leaves no mount behind; asserts fslab exited 0 and left
