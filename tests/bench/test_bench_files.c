@@ -38,6 +38,10 @@ struct rec {
 	/* faults: the write_fail-th write (from 1) fails with ENOSPC, once */
 	unsigned writes, write_fail;
 	bool refuse_direct;
+	/* rmdir calls of the whole cell, its end's removal included; the
+	 * first file unlinked */
+	unsigned rmdir_seen;
+	char first_unlink[16];
 	/* drops asked for, and the name of the last one */
 	unsigned drops;
 	char drop_name[64];
@@ -129,6 +133,8 @@ static int r_unlink(void *ctx, int dfd, const char *name)
 {
 	(void)ctx;
 	cnt()->unlink++;
+	if (!R.first_unlink[0])
+		snprintf(R.first_unlink, sizeof(R.first_unlink), "%s", name);
 	return unlinkat(dfd, name, 0);
 }
 
@@ -145,6 +151,7 @@ static int r_rmdir(void *ctx, int dfd, const char *name)
 {
 	(void)ctx;
 	cnt()->rmdir++;
+	R.rmdir_seen++;
 	return unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
@@ -197,6 +204,7 @@ struct frun {
 	unsigned tests;
 	enum fslab_cache_mode cache;
 	enum fslab_file_sync sync;
+	bool keep; /* the cell's keep_tree_dirs (a FUSE mount's) */
 	/* out */
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
@@ -226,6 +234,7 @@ static void run_files(struct frun *f)
 		.record_bytes = f->rec,
 		.tests = f->tests,
 		.file_sync = f->sync,
+		.keep_tree_dirs = f->keep,
 		.cache = f->cache,
 		.ops = &ops,
 		.drop_cache = r_drop,
@@ -237,7 +246,8 @@ static void run_files(struct frun *f)
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, f->out, &f->times), 0);
 	fslab_bench_buffers_free(&b);
 	ck_assert_msg(!R.in_timer, "the cell ended inside a timed region");
-	ck_assert_msg(ft_dir_entries(dir) == 0, "the cell left %d entries in its directory",
+	/* kept: FILES.TRE alone */
+	ck_assert_msg(ft_dir_entries(dir) == (f->keep ? 1 : 0), "the cell left %d entries in its directory",
 		      ft_dir_entries(dir));
 }
 
@@ -431,6 +441,41 @@ START_TEST(fat32_through_fusefat)
 }
 END_TEST
 
+/* A FUSE mount's cells keep the tree's directories: the first cell makes
+ * FILES.TRE and D000 and removes neither, its unlink going from the last
+ * file back (fusefat then marks the entries as the directory's end); the
+ * next one's mkdirs find them (EEXIST) and its four tests are ok; what
+ * stays is the two directories, empty. */
+START_TEST(kept_directories_serve_the_next_cell)
+{
+	struct frun f = { .file = 256 * 1024, .rec = 64 * 1024, .tests = ALL_FILES,
+			  .cache = FSLAB_CACHE_WARM, .sync = FSLAB_FILE_SYNC_NONE, .keep = true };
+	char path[1100];
+
+	for (int cell = 0; cell < 2; cell++) {
+		run_files(&f);
+		for (int t = FSLAB_TEST_FILES_CREATE; t <= FSLAB_TEST_FILES_UNLINK; t++)
+			assert_ok(&f, (enum fslab_test)t);
+		ck_assert_uint_eq(f.untimed[FSLAB_TEST_FILES_CREATE].mkdir, 1);
+		ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_CREATE].mkdir, 1);
+		ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_CREATE].create, 256);
+		ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_UNLINK].unlink, 256);
+		ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_UNLINK].rmdir + f.untimed[FSLAB_TEST_FILES_UNLINK].rmdir,
+				  0);
+		ck_assert_uint_eq(R.rmdir_seen, 0);
+		ck_assert_str_eq(R.first_unlink, "F00255");
+		R.first_unlink[0] = '\0';
+	}
+	snprintf(path, sizeof(path), "%s/FILES.TRE", dir);
+	ck_assert_int_eq(ft_dir_entries(path), 1);
+	snprintf(path, sizeof(path), "%s/FILES.TRE/D000", dir);
+	ck_assert_int_eq(ft_dir_entries(path), 0);
+	ck_assert_int_eq(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/FILES.TRE", dir);
+	ck_assert_int_eq(rmdir(path), 0);
+}
+END_TEST
+
 /* fusefat reads no directory that lies 2 GiB or more into its partition,
  * and hands out clusters upwards from its mount on (bench/files.c).  Its
  * allocator set 32 MiB short of 2 GiB, as after that much was written
@@ -484,6 +529,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, read_alone_writes_the_tree_untimed_and_drops_it_cold);
 	tcase_add_test(tc, failed_write_names_the_file);
 	tcase_add_test(tc, refused_direct_is_skipped);
+	tcase_add_test(tc, kept_directories_serve_the_next_cell);
 	tcase_add_test(fuse, fat32_through_fusefat);
 	tcase_add_test(fuse, fusefat_tree_past_2g);
 	return ft_suite_run(s, argc, argv);
