@@ -37,32 +37,46 @@
 #      device (direct I/O) the part makes and removes.
 #   8. uring_vs_fio: the queued tests (io_uring) against fio's io_uring
 #      engine, CrystalDiskMark's rows SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1
-#      and RND4K Q1T1, read and write: fslab's own preset (`fslab run
-#      --sweep cdm --tests T`, one call per queued test, that is its two
-#      rows; a URING_FILE file, passes of URING_TIME s after a discarded
-#      warm-up pass, O_DIRECT, cold, max(RUNS, 5) trials) against fio
-#      --ioengine=io_uring --direct=1 --fixedbufs (writers with
-#      --scramble_buffers=0: their buffers unchanged, as fslab's) at the
-#      same bs, iodepth and numjobs, time_based URING_TIME s on a file
-#      of the same size in the same filesystem (a sequential writer's new
-#      and fallocated, as fslab's; the others' written first), RUNS runs
-#      a row, half before and half after fslab's call; medians, the fslab/fio ratio per row
-#      (goal 0.95-1.05) and each side's spread (lowest and highest over
-#      its median).  Then the CPU time per I/O at RND4K Q32T1 read, one
-#      sweep of a URING_CPU_FILE file each: fslab's run of queued_write +
-#      queued_random_read less its run of queued_write alone, over the
-#      file's requests; fio's job's usr + sys over its I/Os (goal <= 1.1x
-#      fio's).  On ext4 on a loop device over a file in tmpfs
-#      (tmpfs-loop), and on ext4 on a loop device (direct I/O) over an
-#      image on the disk (ext4-image), each made and removed by the part.
-#      Needs root.
+#      and RND4K Q1T1, read and write, in URING_PAIRS pairs of fixed-size
+#      rounds a row: fslab and fio back to back, who goes first
+#      alternating (A B, B A, ...), and the ratio taken per pair.  A round
+#      does the same passes on both sides over a new URING_FILE file in
+#      the same filesystem: a SEQ row writes it (queued_write; fio
+#      rw=write on a new, fallocated file) and reads it (queued_read;
+#      rw=read), an RND row writes it in order at the row's depth, then
+#      writes and reads it in random order (queued_random_write,
+#      queued_random_read; fio randwrite, randread); each pass one sweep
+#      of the file, O_DIRECT, nothing flushed in a timer (fslab --cache
+#      direct, a grid cell of the row's record, --iodepth and --jobs;
+#      fio's jobs one after the other, --stonewall).  fio does fslab's
+#      calls: --fixedbufs, --scramble_buffers=0, --gtod_reduce=1 (no
+#      clock read per request), and (URING_FIO_BATCH=depth, the default)
+#      --iodepth_batch_submit and --iodepth_batch_complete_max at the
+#      depth: every completion there is taken at once and the requests
+#      that replace them submitted in one io_uring_enter, as fslab's
+#      engine does (URING_FIO_BATCH=1: fio's default, one completion
+#      taken and one request submitted at a time).
+#      Printed per row: the median of the pairs' fslab/fio ratios (goal
+#      0.95-1.05) and their interquartile range, each side's median and
+#      spread (lowest and highest over its median), and the loop
+#      device's requests of the first round on each side (the same count
+#      and size on both).  Then (RUNS > 0) the CPU time per I/O at RND4K
+#      Q32T1 read, one sweep of a URING_CPU_FILE file each: fslab's run
+#      of queued_write + queued_random_read less its run of queued_write
+#      alone, over the file's requests; fio's job's usr + sys over its
+#      I/Os, with the rounds' options (goal <= 1.1x fio's), medians of
+#      RUNS.  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
+#      and on ext4 on a loop device (direct I/O) over an image on the
+#      disk (ext4-image), each made and removed by the part.  Needs root.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
 #   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
 #   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
-#   part 6 alone; URING_FILE (256M), URING_TIME (5), URING_CPU_FILE (512M)
-#   and URING_BACKINGS ("tmpfs-loop ext4-image", either or both) for part
-#   8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
+#   part 6 alone; URING_FILE (256M), URING_PAIRS (10), URING_PICK (rows,
+#   e.g. "SEQ1M_Q8T1 RND4K_Q1T1"; all when empty), URING_FIO_BATCH
+#   (depth, or a number), URING_CPU_FILE (512M; RUNS=0 skips the CPU
+#   figure) and URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
+#   for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
 #   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
 #   part 7 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
@@ -277,23 +291,18 @@ files_part() {
 # ---- part 8: the queued tests against fio's io_uring engine (its own
 # variables, loop devices and cleanup, as part 6) ----
 URING_FILE=${URING_FILE:-256M}
-URING_TIME=${URING_TIME:-5}
+URING_PAIRS=${URING_PAIRS:-10}
+URING_PICK=${URING_PICK:-}
+URING_FIO_BATCH=${URING_FIO_BATCH:-depth}
 URING_CPU_FILE=${URING_CPU_FILE:-512M}
 URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
-# fslab's trials: RUNS, but --sweep cdm's minimum of 5
-URING_TRIALS=$RUNS
-[ "$URING_TRIALS" -ge 5 ] || URING_TRIALS=5
-# CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq
-# or rnd: the queued tests that run it)
+# CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq:
+# queued_write then queued_read; rnd: queued_write, then
+# queued_random_write and queued_random_read)
 URING_ROWS="SEQ1M_Q8T1:1M:8:1:seq
 SEQ1M_Q1T1:1M:1:1:seq
 RND4K_Q32T1:4K:32:1:rnd
 RND4K_Q1T1:4K:1:1:rnd"
-# fslab's queued test, fio's rw, the kind of rows, read or write
-URING_TESTS="queued_read:read:seq:read
-queued_write:write:seq:write
-queued_random_read:randread:rnd:read
-queued_random_write:randwrite:rnd:write"
 URING_MNT=""
 URING_LOOP=""
 uring_cleanup() {
@@ -311,67 +320,142 @@ uring_csv() { # csv test column
 		$c["test"] == t && $c["status"] == "ok" { print $c["iodepth"], $c["jobs"], $c[col] }' "$1"
 }
 
-# fslab's CrystalDiskMark passes of one queued test: `fslab run --sweep
-# cdm` (O_DIRECT, cold; one discarded warm-up pass per row) restricted to
-# that test, that is its two rows, on a URING_FILE file, passes of
-# URING_TIME s, URING_TRIALS trials; "iodepth jobs KiB/s" per measured
-# pass.
-uring_fslab() { # dir test
+# fio's options that make its io_uring job do fslab's calls: O_DIRECT,
+# registered buffers, buffers sent as they are (fio's default
+# scramble_buffers rewrites part of each write buffer first: 25-35% off
+# its SEQ1M Q1T1 write), no clock read per request (fslab's grid passes
+# read none; fio's default reads it for each request's latencies), and
+# with URING_FIO_BATCH=depth fslab's batches: every completion there is
+# taken at once (up to the depth) and the requests that replace them
+# submitted in one io_uring_enter.  fio's default (URING_FIO_BATCH=1)
+# takes one completion at a time and submits one request at a time:
+# about one io_uring_enter a request where fslab makes one a batch, and
+# the block layer merges none of a sequential 4K writer's requests.
+uring_fio_opts() { # iodepth
+	b=$1
+	[ "$URING_FIO_BATCH" = depth ] || b=$URING_FIO_BATCH
+	echo "--ioengine=io_uring --fixedbufs --direct=1 --scramble_buffers=0 --gtod_reduce=1" \
+		"--iodepth_batch_submit=$b --iodepth_batch_complete_max=$b"
+}
+
+# The loop device's requests so far: "reads sectors-read writes
+# sectors-written" (its stat, in 512-byte sectors).
+uring_dev_stat() {
+	awk '{ print $1, $3, $5, $7 }' "/sys/block/${URING_LOOP#/dev/}/stat"
+}
+
+# One fslab round of a row, fixed-size: one grid cell of the row's
+# record, depth and threads on a URING_FILE file, O_DIRECT (--cache
+# direct: nothing flushed in a timer), one trial; its queued_write lays
+# the file out (new, fallocated) and the row's read and write passes
+# follow in the engine's order.  "write KiB/s" and "read KiB/s" lines.
+uring_fslab_round() { # dir bs iodepth jobs kind
 	out="$WORK/uring-fslab"
 	rm -rf "$out"
-	"$FSLAB" run --dir "x=$1" --sweep cdm --tests "$2" --cdm-size "$URING_FILE" --cdm-time "$URING_TIME" \
-		--trials "$URING_TRIALS" --stop fixed --no-device-probe --steady-state off --quiet \
-		--out "$out" >/dev/null
-	uring_csv "$out/x.csv" "$2" throughput_kib_s
+	tests=queued_write,queued_read w=queued_write r=queued_read
+	[ "$5" = seq ] || tests=queued_write,queued_random_write,queued_random_read w=queued_random_write \
+		r=queued_random_read
+	"$FSLAB" run --dir "x=$1" --tests "$tests" --file-sizes "$URING_FILE" --record-sizes "$2" \
+		--iodepth "$3" --jobs "$4" --cache direct --trials 1 --stop fixed --small-records keep \
+		--no-device-probe --steady-state off --quiet --out "$out" >/dev/null || true
+	echo "write $(uring_csv "$out/x.csv" "$w" throughput_kib_s | cut -d' ' -f3)"
+	echo "read $(uring_csv "$out/x.csv" "$r" throughput_kib_s | cut -d' ' -f3)"
 	rm -rf "$out"
 }
 
-# fio's throughput (KiB/s) of one row: io_uring, O_DIRECT, registered
-# buffers, the same bs, depth and jobs (each job its own region, as
-# fslab's threads), time_based URING_TIME s over the file of fslab's
-# size.  A writer in order starts from a new file (fio fallocates it, as
-# fslab's queued_write) and fsyncs at its end (fslab's cold mode has a
-# writer's fsync in its timer; so does the random writer); the others
-# find the file written (untimed, once a filesystem).  Writers send their
-# buffers as they are (--scramble_buffers=0), as fslab's do: fio's
-# default rewrites part of each buffer before each write, which made its
-# SEQ1M Q1T1 write 25-35% slower than without on tmpfs-loop.
-uring_fio() { # dir rw bs iodepth jobs
+# The same round by fio: a new file of the same size in the same
+# filesystem (fio fallocates it, as fslab), jobs in fslab's order, each
+# after the one before (stonewall), each job its own region as fslab's
+# threads (numjobs, offset_increment).  "write KiB/s" and "read KiB/s".
+uring_fio_round() { # dir bs iodepth jobs kind
 	f="$1/fio.dat"
-	dir="read" sync=0
-	case $2 in *write) dir="write" sync=1 ;; esac
-	if [ "$2" = write ]; then
-		rm -f "$f"
-	elif [ ! -s "$f" ]; then
-		fio --name=l --filename="$f" --rw=write --bs=1M --size="$URING_FILE" --ioengine=psync \
-			--direct=1 --end_fsync=1 --output-format=json >/dev/null
+	rm -f "$f"
+	region=$(($(numfmt --from=iec "$URING_FILE") / $4))
+	if [ "$5" = seq ]; then
+		set -- "$@" --name=w --rw=write --name=r --stonewall --rw=read
+	else
+		set -- "$@" --name=l --rw=write --name=w --stonewall --rw=randwrite --name=r --stonewall --rw=randread
 	fi
-	region=$(numfmt --from=iec "$URING_FILE")
-	region=$((region / $5))
-	fio --name=u --filename="$f" --rw="$2" --bs="$3" --iodepth="$4" --numjobs="$5" \
-		--size="$region" --offset_increment="$region" --ioengine=io_uring --fixedbufs --direct=1 \
-		--scramble_buffers=0 --end_fsync="$sync" --time_based --runtime="$URING_TIME" --group_reporting \
-		--output-format=json >"$WORK/uring-fio.json"
-	jq --arg d "$dir" '.jobs[0][$d].bw' "$WORK/uring-fio.json"
-	[ "$2" != write ] || rm -f "$f"
+	d=$1 bs=$2 q=$3 t=$4
+	shift 5
+	# shellcheck disable=SC2046 # the options are words
+	fio --filename="$f" --bs="$bs" --iodepth="$q" --numjobs="$t" --size="$region" \
+		--offset_increment="$region" $(uring_fio_opts "$q") --group_reporting --output-format=json \
+		"$@" >"$WORK/uring-fio.json" 2>"$WORK/uring-fio.err" || true
+	rm -f "$f"
+	echo "write $(jq '.jobs[] | select(.jobname == "w" and .error == 0) | .write.bw' "$WORK/uring-fio.json" 2>/dev/null)"
+	echo "read $(jq '.jobs[] | select(.jobname == "r" and .error == 0) | .read.bw' "$WORK/uring-fio.json" 2>/dev/null)"
 }
 
-# fio's runs of the rows of kind, runs from .. to - 1, "row side KiB/s"
-# lines into uring-theirs.
-uring_fio_runs() { # dir rw kind side from to
-	i=$5
-	while [ "$i" -lt "$6" ]; do
-		echo "$URING_ROWS" | while IFS=: read -r row bs q t kind; do
-			[ "$kind" = "$3" ] || continue
-			echo "$row $4 $(uring_fio "$1" "$2" "$bs" "$q" "$t")" >>"$WORK/uring-theirs"
+# One side's round with the loop device's requests it made: its
+# "rw KiB/s" lines into file, "reads MiB writes MiB" into file.dev.
+uring_side() { # side file dir bs iodepth jobs kind
+	s=$1 into=$2
+	shift 2
+	a=$(uring_dev_stat)
+	"uring_${s}_round" "$@" >"$into"
+	echo "$a $(uring_dev_stat)" | awk '{ printf "%d reads (%.0f MiB), %d writes (%.0f MiB)\n",
+		$5 - $1, ($6 - $2) / 2048, $7 - $3, ($8 - $4) / 2048 }' >"$into.dev"
+}
+
+# "median q1-q3" of a list of numbers (quartiles interpolated)
+uring_quart() { sort -n | awk '{ v[NR] = $1 }
+	function q(p,  h, i) { h = (NR - 1) * p + 1; i = int(h); return i >= NR ? v[NR] : v[i] + (h - i) * (v[i + 1] - v[i]) }
+	END { if (NR) printf "%.3f %.3f-%.3f\n", q(0.5), q(0.25), q(0.75) }'; }
+
+# "lo-hi" of a list of numbers, each over their median
+uring_spread() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) exit; m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+	if (m > 0) printf "%.3f-%.3f", v[1] / m, v[NR] / m }'; }
+
+# One row, URING_PAIRS pairs of rounds, fslab and fio back to back with
+# who goes first alternating (A B, B A, A B ...): "pair rw fslab fio"
+# lines into uring-pairs; the first pair's device requests printed.
+uring_row_pairs() { # label dir row bs iodepth jobs kind
+	label=$1 dir=$2 row=$3
+	shift 3
+	: >"$WORK/uring-pairs"
+	i=0
+	while [ $i -lt "$URING_PAIRS" ]; do
+		if [ $((i % 2)) = 0 ]; then
+			uring_side fslab "$WORK/uring-a" "$dir" "$@"
+			uring_side fio "$WORK/uring-b" "$dir" "$@"
+		else
+			uring_side fio "$WORK/uring-b" "$dir" "$@"
+			uring_side fslab "$WORK/uring-a" "$dir" "$@"
+		fi
+		[ $i != 0 ] || printf '%-12s %-12s device requests of a round: fslab %s; fio %s\n' "$label" "$row" \
+			"$(cat "$WORK/uring-a.dev")" "$(cat "$WORK/uring-b.dev")"
+		for side in write read; do
+			echo "$i $side $(awk -v s="$side" '$1 == s { print $2 }' "$WORK/uring-a") $(awk -v s="$side" \
+				'$1 == s { print $2 }' "$WORK/uring-b")" >>"$WORK/uring-pairs"
 		done
 		i=$((i + 1))
 	done
 }
 
-# "lo-hi" of a list of numbers, each over their median
-uring_spread() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) exit; m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-	if (m > 0) printf "%.3f-%.3f", v[1] / m, v[NR] / m }'; }
+# The row's table lines from uring-pairs: per rw, the median of the
+# pairs' fslab/fio ratios, their interquartile range, each side's median
+# and spread; a pair where either side failed is left out and counted.
+uring_row_print() { # label row
+	for side in read write; do
+		awk -v s="$side" '$2 == s && NF == 4 && $3 > 0 && $4 > 0' "$WORK/uring-pairs" >"$WORK/uring-ok"
+		bad=$(awk -v s="$side" '$2 == s && !(NF == 4 && $3 > 0 && $4 > 0)' "$WORK/uring-pairs" | wc -l)
+		if [ ! -s "$WORK/uring-ok" ]; then
+			printf '%-12s %-12s %-6s every pair failed (fio: %s)\n' "$1" "$2" "$side" \
+				"$(tail -n 1 "$WORK/uring-fio.err" 2>/dev/null)"
+			continue
+		fi
+		set -- "$1" "$2" "$(awk '{ print $3 / $4 }' "$WORK/uring-ok" | uring_quart)"
+		[ "$bad" = 0 ] && bad="" || bad=" ($bad failed)"
+		printf '%-12s %-12s %-6s %7s %13s %12.0f %13s %12.0f %13s %5s\n' "$1" "$2" "$side" "${3% *}" \
+			"${3#* }" "$(awk '{ print $3 }' "$WORK/uring-ok" | median)" \
+			"$(awk '{ print $3 }' "$WORK/uring-ok" | uring_spread)" \
+			"$(awk '{ print $4 }' "$WORK/uring-ok" | median)" \
+			"$(awk '{ print $4 }' "$WORK/uring-ok" | uring_spread)" \
+			"$(wc -l <"$WORK/uring-ok")$bad"
+		set -- "$1" "$2"
+	done
+}
 
 # CPU seconds (user + system) of one fslab grid run at RND4K Q32T1 on a
 # URING_CPU_FILE file: the tests given, O_DIRECT, cold, one trial.
@@ -390,7 +474,8 @@ uring_cpu_fslab() { # dir tests
 # URING_CPU_FILE file each: fslab's run of queued_write + queued_random_read
 # less its run of queued_write alone (the same write, the same file; the
 # difference is the read pass), over the file's requests; fio's job's
-# usr + sys over its I/Os, one sweep (not time_based) of the same file.
+# usr + sys over its I/Os, one sweep (not time_based) of the same file,
+# with the options of the rounds (uring_fio_opts).
 uring_cpu() { # label dir
 	: >"$WORK/uring-cpu-ours"
 	: >"$WORK/uring-cpu-theirs"
@@ -403,8 +488,9 @@ uring_cpu() { # label dir
 		a=$(uring_cpu_fslab "$2" queued_write,queued_random_read)
 		b=$(uring_cpu_fslab "$2" queued_write)
 		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
+		# shellcheck disable=SC2046 # the options are words
 		fio --name=u --filename="$f" --rw=randread --bs=4K --iodepth=32 --size="$URING_CPU_FILE" \
-			--ioengine=io_uring --fixedbufs --direct=1 --output-format=json >"$WORK/uring-fio.json"
+			$(uring_fio_opts 32) --output-format=json >"$WORK/uring-fio.json"
 		jq '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
 			"$WORK/uring-fio.json" >>"$WORK/uring-cpu-theirs"
 		i=$((i + 1))
@@ -417,47 +503,19 @@ uring_cpu() { # label dir
 		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
 }
 
-# The 8 rows on one filesystem: per queued test, fio's runs of its two
-# rows split around fslab's one run of them (half before, half after,
-# the larger half first or last alternating), so a drift of the machine
-# hits both alike.
+# The rows on one filesystem (URING_PICK: only the rows named), each
+# row's pairs of rounds back to back, then (RUNS > 0) the CPU per I/O.
 uring_compare() { # label dir
-	printf '%-12s %-12s %-6s %14s %14s %8s %13s %13s\n' "$1" "row" "rw" "fslab KiB/s" "fio KiB/s" "ratio" \
-		"fslab lo-hi" "fio lo-hi"
-	: >"$WORK/uring-ours"
-	: >"$WORK/uring-theirs"
-	k=0
-	for spec in $URING_TESTS; do
-		test=$(echo "$spec" | cut -d: -f1)
-		rw=$(echo "$spec" | cut -d: -f2)
-		kind=$(echo "$spec" | cut -d: -f3)
-		side=$(echo "$spec" | cut -d: -f4)
-		h=$(((RUNS + k % 2) / 2))
-		uring_fio_runs "$2" "$rw" "$kind" "$side" 0 "$h"
-		uring_fslab "$2" "$test" | while read -r q t kib; do
-			echo "$URING_ROWS" | awk -F: -v q="$q" -v t="$t" -v k="$kind" -v v="$kib" -v s="$side" \
-				'$3 == q && $4 == t && $5 == k { print $1, s, v }'
-		done >>"$WORK/uring-ours"
-		uring_fio_runs "$2" "$rw" "$kind" "$side" "$h" "$RUNS"
-		k=$((k + 1))
-	done
+	printf '%-12s %-12s %-6s %7s %13s %12s %13s %12s %13s %5s\n' "$1" "row" "rw" "ratio" "ratio q1-q3" \
+		"fslab KiB/s" "fslab lo-hi" "fio KiB/s" "fio lo-hi" "pairs"
 	echo "$URING_ROWS" | while IFS=: read -r row bs q t kind; do
-		for side in read write; do
-			ours=$(awk -v r="$row" -v s="$side" '$1 == r && $2 == s { print $3 }' "$WORK/uring-ours")
-			theirs=$(awk -v r="$row" -v s="$side" '$1 == r && $2 == s { print $3 }' "$WORK/uring-theirs")
-			if [ -z "$ours" ] || [ -z "$theirs" ]; then
-				printf '%-12s %-12s %-6s %14s %14s %8s\n' "$1" "$row" "$side" "${ours:+-}${ours:-failed}" \
-					"${theirs:+-}${theirs:-failed}" "-"
-				continue
-			fi
-			om=$(echo "$ours" | median)
-			tm=$(echo "$theirs" | median)
-			printf '%-12s %-12s %-6s %14.0f %14.0f %8.3f %13s %13s\n' "$1" "$row" "$side" "$om" "$tm" \
-				"$(echo "$om $tm" | awk '{ print $1 / $2 }')" "$(echo "$ours" | uring_spread)" \
-				"$(echo "$theirs" | uring_spread)"
-		done
+		if [ -n "$URING_PICK" ]; then
+			case " $URING_PICK " in *" $row "*) ;; *) continue ;; esac
+		fi
+		uring_row_pairs "$1" "$2" "$row" "$bs" "$q" "$t" "$kind"
+		uring_row_print "$1" "$row"
 	done
-	rm -f "$2/fio.dat"
+	[ "$RUNS" -gt 0 ] || return 0
 	uring_cpu "$1" "$2"
 }
 
@@ -475,8 +533,8 @@ uring_mkfs() { # image size [losetup options]
 
 uring_part() {
 	echo
-	echo "== 8. uring_vs_fio: queued tests (--sweep cdm) vs fio io_uring, O_DIRECT =="
-	echo "fio: $(fio --version); fslab: --sweep cdm --cdm-size $URING_FILE --cdm-time $URING_TIME, $URING_TRIALS trials; fio: time_based ${URING_TIME} s, $RUNS runs a row; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "== 8. uring_vs_fio: queued tests vs fio io_uring, O_DIRECT, $URING_PAIRS pairs of fixed-size rounds a row =="
+	echo "fio: $(fio --version), batch $URING_FIO_BATCH; fslab: grid cell, $URING_FILE file, --cache direct; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
 		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
 		return 0
