@@ -61,12 +61,11 @@
 #      spread (lowest and highest over its median), and the loop
 #      device's requests of the first round on each side (the same count
 #      and size on both).  Then (RUNS > 0) the CPU time per I/O at RND4K
-#      Q32T1 read, one sweep of a URING_CPU_FILE file, alike on both
-#      sides: a run of an in-order writer + the random reader less a run
-#      of the writer alone (fslab: queued_write + queued_random_read,
-#      queued_write; fio: the same jobs with the rounds' options), the
-#      user + system time /usr/bin/time counts, over the file's requests
-#      (goal <= 1.1x fio's), medians of RUNS.  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
+#      Q32T1 read, one sweep of a URING_CPU_FILE file each: fslab's run
+#      of queued_write + queued_random_read less its run of queued_write
+#      alone, over the file's requests; fio's job's usr + sys over its
+#      I/Os, with the rounds' options (goal <= 1.1x fio's), medians of
+#      RUNS.  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
 #      and on ext4 on a loop device (direct I/O) over an image on the
 #      disk (ext4-image), each made and removed by the part.  Needs root.
 #
@@ -471,54 +470,37 @@ uring_cpu_fslab() { # dir tests
 	awk '{ print $1 + $2 }' "$WORK/uring-time"
 }
 
-# CPU seconds (user + system, its forked jobs and io_uring's worker
-# threads included) of one fio run of the same passes as
-# uring_cpu_fslab's on a new URING_CPU_FILE file: a writer in order at
-# 4K Q32 (job l), then (with read) a random reader (job r); the rounds'
-# options.  The job's own usr + sys of its JSON into uring-cpu-job.
-uring_cpu_fio() { # dir with-read(0|1)
-	f="$1/fio-cpu.dat"
-	rm -f "$f"
-	set -- --name=l --rw=write
-	[ "$2" = 0 ] || set -- "$@" --name=r --stonewall --rw=randread
-	# shellcheck disable=SC2046 # the options are words
-	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" fio --filename="$f" --bs=4K --iodepth=32 \
-		--size="$URING_CPU_FILE" $(uring_fio_opts 32) --output-format=json "$@" >"$WORK/uring-fio.json"
-	rm -f "$f"
-	jq '.jobs[] | select(.jobname == "r") | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
-		"$WORK/uring-fio.json" >>"$WORK/uring-cpu-job"
-	awk '{ print $1 + $2 }' "$WORK/uring-time"
-}
-
 # CPU time per I/O at RND4K Q32T1, random read, one sweep of a
-# URING_CPU_FILE file, measured alike on both sides: a whole run of the
-# writer + the random reader less a whole run of the writer alone (the
-# same write of a new file; the difference is the read pass), over the
-# file's requests, as /usr/bin/time counts a process (every thread,
-# io_uring's workers too).  fio's JSON figure, its job thread's own
-# usr + sys over its I/Os, is printed beside: it leaves out the threads
-# the thread did not run itself.
+# URING_CPU_FILE file each: fslab's run of queued_write + queued_random_read
+# less its run of queued_write alone (the same write, the same file; the
+# difference is the read pass), over the file's requests; fio's job's
+# usr + sys over its I/Os, one sweep (not time_based) of the same file,
+# with the options of the rounds (uring_fio_opts).
 uring_cpu() { # label dir
 	: >"$WORK/uring-cpu-ours"
 	: >"$WORK/uring-cpu-theirs"
-	: >"$WORK/uring-cpu-job"
 	n_ios=$(($(numfmt --from=iec "$URING_CPU_FILE") / 4096))
+	f="$2/fio-cpu.dat"
+	fio --name=l --filename="$f" --rw=write --bs=1M --size="$URING_CPU_FILE" --ioengine=psync \
+		--direct=1 --end_fsync=1 --output-format=json >/dev/null
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		a=$(uring_cpu_fslab "$2" queued_write,queued_random_read)
 		b=$(uring_cpu_fslab "$2" queued_write)
 		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
-		a=$(uring_cpu_fio "$2" 1)
-		b=$(uring_cpu_fio "$2" 0)
-		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-theirs"
+		# shellcheck disable=SC2046 # the options are words
+		fio --name=u --filename="$f" --rw=randread --bs=4K --iodepth=32 --size="$URING_CPU_FILE" \
+			$(uring_fio_opts 32) --output-format=json >"$WORK/uring-fio.json"
+		jq '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
+			"$WORK/uring-fio.json" >>"$WORK/uring-cpu-theirs"
 		i=$((i + 1))
 	done
+	rm -f "$f"
 	ours=$(median <"$WORK/uring-cpu-ours")
 	theirs=$(median <"$WORK/uring-cpu-theirs")
-	printf '%-12s CPU per I/O, RND4K Q32T1 read, %s file: fslab %.2f us (%s), fio %.2f us (%s), fslab/fio %.3f (goal <= 1.1; medians of %s; fio job thread alone %.2f us)\n' \
+	printf '%-12s CPU per I/O, RND4K Q32T1 read, %s file: fslab %.2f us (%s), fio %.2f us (%s), fslab/fio %.3f (goal <= 1.1; medians of %s)\n' \
 		"$1" "$URING_CPU_FILE" "$ours" "$(uring_spread <"$WORK/uring-cpu-ours")" "$theirs" \
-		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS" \
-		"$(median <"$WORK/uring-cpu-job")"
+		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
 }
 
 # The rows on one filesystem (URING_PICK: only the rows named), each
