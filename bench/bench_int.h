@@ -68,6 +68,11 @@ struct fslab_bench_fs;
  * remount may replace *dfd).  0 or -errno, with r's note saying why. */
 int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 		       struct fslab_cache_ctl *cache, uint64_t bytes, struct fslab_probe_result *r);
+/* Probe k (from 0) folded into the result r: its figures kept in the
+ * runs, the fastest write and read the bound, and r's note the note of
+ * the probe whose read is the bound (how that read was made).  Used by
+ * fslab_device_probe; here for its test. */
+void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k);
 
 /* Probe reuse (probe_keep.c): a probe is kept in FSLAB_RUNTIME_DIR, one
  * file per filesystem device (probe-MAJ-MIN.json, root's, 0600), with the

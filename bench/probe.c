@@ -226,7 +226,7 @@ static int probe_once(struct probe_ctx *p, uint64_t bytes, struct fslab_probe_re
 /* Folds probe k (one) into r: the fastest write and the fastest read are
  * the device's upper bound (a probe can only be slowed by noise, never
  * sped up, so the fastest is the least disturbed). */
-static void probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k)
+void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k)
 {
 	if (k == 0) {
 		snprintf(r->method, sizeof(r->method), "%s", one->method);
@@ -240,7 +240,9 @@ static void probe_fold(struct fslab_probe_result *r, const struct fslab_probe_re
 		r->write_kib_s = one->write_kib_s;
 	if (one->read_kib_s > r->read_kib_s) {
 		r->read_kib_s = one->read_kib_s;
-		if (k > 0 && one->note[0]) /* how the fastest read was made */
+		/* how the fastest read was made: an earlier probe's "readahead
+		 * beat O_DIRECT" is no longer true of it */
+		if (k > 0)
 			snprintf(r->note, sizeof(r->note), "%s", one->note);
 	}
 }
@@ -283,7 +285,7 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 			e = 0;
 			break;
 		}
-		probe_fold(r, &one, k);
+		fslab_probe_fold(r, &one, k);
 	}
 	free(p.buf);
 	snprintf(r->source, sizeof(r->source), "measured");

@@ -162,6 +162,38 @@ START_TEST(a_fault_in_the_ops_fails_the_probe)
 END_TEST
 
 /* An ops struct of another layout is refused, not called. */
+/* The bound is the fastest write and the fastest read of the probes, and
+ * the note says how that read was made: when probe 1's read came from
+ * readahead but probe 2's O_DIRECT read was faster, the note is probe
+ * 2's (none), not probe 1's "readahead beat O_DIRECT". */
+START_TEST(the_note_is_the_fastest_reads)
+{
+	struct fslab_probe_result r, one[3];
+
+	memset(&r, 0, sizeof(r));
+	memset(one, 0, sizeof(one));
+	one[0].write_kib_s = 900, one[0].read_kib_s = 1200;
+	snprintf(one[0].note, sizeof(one[0].note), "read figure from buffered reads after fadvise (readahead beat O_DIRECT)");
+	one[1].write_kib_s = 1000, one[1].read_kib_s = 1500;
+	one[2].write_kib_s = 800, one[2].read_kib_s = 1100;
+	snprintf(one[2].note, sizeof(one[2].note), "read figure from buffered reads after fadvise (readahead beat O_DIRECT)");
+	for (unsigned k = 0; k < 3; k++)
+		fslab_probe_fold(&r, &one[k], k);
+	ck_assert_uint_eq(r.runs, 3);
+	ck_assert(r.write_kib_s == 1000 && r.read_kib_s == 1500);
+	ck_assert(r.read_runs_kib_s[0] == 1200 && r.read_runs_kib_s[2] == 1100);
+	ck_assert_msg(r.note[0] == '\0', "the bound's read was O_DIRECT, yet the note says: %s", r.note);
+
+	/* and the other way round: probe 2's readahead read is the bound */
+	memset(&r, 0, sizeof(r));
+	one[1].read_kib_s = 1000, one[2].read_kib_s = 1300;
+	for (unsigned k = 0; k < 3; k++)
+		fslab_probe_fold(&r, &one[k], k);
+	ck_assert(r.read_kib_s == 1300);
+	ck_assert_msg(strstr(r.note, "readahead beat O_DIRECT"), "%s", r.note);
+}
+END_TEST
+
 START_TEST(another_ops_version_is_refused)
 {
 	struct rec r = { 0 };
@@ -186,5 +218,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, every_call_goes_through_the_ops);
 	tcase_add_test(tc, a_fault_in_the_ops_fails_the_probe);
 	tcase_add_test(tc, another_ops_version_is_refused);
+	tcase_add_test(tc, the_note_is_the_fastest_reads);
 	return ft_suite_run(s, argc, argv);
 }
