@@ -822,15 +822,24 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 	return r;
 }
 
+/* An ok pass's throughput as its row records it: a queued or many-files
+ * pass says what it moved (and its requests or files); every other pass
+ * moves the file. */
+static double pass_kib_s(const struct fslab_cell *c, const struct fslab_bench_pass *p)
+{
+	const bool counted = p->test->flags & (FSLAB_BT_QUEUED | FSLAB_BT_FILES);
+	const uint64_t bytes = counted ? p->moved_bytes : c->file_bytes;
+	double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9;
+
+	return (double)(uint64_t)((double)bytes / el / 1024.0);
+}
+
 /* The outcome of the pass that was kept (r: its result). */
 static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pass *p, int r,
 			 struct fslab_test_outcome *o)
 {
 	double el = p->elapsed > 1e-9 ? p->elapsed : 1e-9, us_per_tick;
-	/* a queued or many-files pass says what it moved (and its requests or
-	 * files); every other pass moves the file */
 	const bool counted = p->test->flags & (FSLAB_BT_QUEUED | FSLAB_BT_FILES);
-	const uint64_t bytes = counted ? p->moved_bytes : c->file_bytes;
 
 	if (r < 0) {
 		o->status = p->refused_direct ? FSLAB_OUTCOME_SKIPPED : FSLAB_OUTCOME_FAILED;
@@ -839,7 +848,7 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 	}
 	o->status = FSLAB_OUTCOME_OK;
 	o->elapsed_s = p->elapsed;
-	o->throughput_kib_s = (double)(uint64_t)((double)bytes / el / 1024.0);
+	o->throughput_kib_s = pass_kib_s(c, p);
 	if (counted)
 		o->ops_s = (double)p->moved_ops / el;
 	if (!p->lat || !p->lat->count)
@@ -898,7 +907,7 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 			continue;
 		}
 		if (r == 0 && !stopped && c->disturbed && o->redone_slow < FSLAB_STOP_REDO_MAX &&
-		    c->disturbed(c->disturbed_ctx, test->id, p->elapsed)) {
+		    p->elapsed > 0 && c->disturbed(c->disturbed_ctx, test->id, pass_kib_s(c, p))) {
 			o->redone_slow++;
 			continue;
 		}

@@ -197,14 +197,14 @@ struct fslab_cell {
 	 * it is thrown away and run again (outcome.redone counts them), up to
 	 * FSLAB_STOP_REDO_MAX times.  May be NULL. */
 	volatile sig_atomic_t *continued;
-	/* Called after each ok pass, outside the timer, with its timed
-	 * seconds: true when the pass took more than FSLAB_DISTURBED_FACTOR
-	 * (sweep_stats.h) x the median of the same test's earlier trials.  Such a
-	 * pass was disturbed (the machine, not the filesystem): it is thrown
-	 * away and run again (outcome.redone_slow counts them), up to
-	 * FSLAB_STOP_REDO_MAX times; after that the last pass is kept.  May
-	 * be NULL. */
-	bool (*disturbed)(void *ctx, enum fslab_test t, double elapsed_s);
+	/* Called after each ok pass, outside the timer, with its throughput
+	 * as its row would record it (KiB/s): true when that is under the
+	 * median of the same test's earlier trials by more than
+	 * FSLAB_DISTURBED_FACTOR (sweep_stats.h).  Such a pass was disturbed
+	 * (the machine, not the filesystem): it is thrown away and run again
+	 * (outcome.redone_slow counts them), up to FSLAB_STOP_REDO_MAX times;
+	 * after that the last pass is kept.  May be NULL. */
+	bool (*disturbed)(void *ctx, enum fslab_test t, double kib_s);
 	void *disturbed_ctx;
 };
 

@@ -246,13 +246,15 @@ static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_ou
 	run_write_row(ctx, t, o);
 }
 
-/* A pass that took more than FSLAB_DISTURBED_FACTOR x the median time of
- * the same test's earlier trials of this file x record cell was disturbed:
- * the engine runs it again.  Times compare as throughputs (same bytes). */
-static bool run_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
+/* A pass more than FSLAB_DISTURBED_FACTOR x slower than the median of the
+ * same test's earlier trials of this file x record cell was disturbed: the
+ * engine runs it again.  kib_s is counted as its row would be (a
+ * many-files pass by its files' bytes, not one file's), so it compares
+ * with the rows' samples. */
+static bool run_disturbed(void *ctx, enum fslab_test t, double kib_s)
 {
 	struct run_group_ctx *g = ctx;
-	double samples[FSLAB_TRIALS_MAX], median, tp;
+	double samples[FSLAB_TRIALS_MAX], median;
 	size_t n;
 
 	/* a pass of a fixed length (CrystalDiskMark's) takes that long
@@ -262,11 +264,10 @@ static bool run_disturbed(void *ctx, enum fslab_test t, double elapsed_s)
 	struct fslab_cell_key key = run_key(g->cell, t, 0);
 
 	n = fslab_done_samples(&g->fst->done, &key, samples, FSLAB_TRIALS_MAX);
-	if (n == 0 || elapsed_s <= 0)
+	if (n == 0 || kib_s <= 0)
 		return false;
 	median = fslab_median(samples, n);
-	tp = (double)g->cell->file_bytes / 1024.0 / elapsed_s;
-	return median > 0 && tp * FSLAB_DISTURBED_FACTOR < median;
+	return median > 0 && kib_s * FSLAB_DISTURBED_FACTOR < median;
 }
 
 /* --until-ci: has every test of this file x record cell converged? */

@@ -441,6 +441,44 @@ START_TEST(fat32_through_fusefat)
 }
 END_TEST
 
+/* A later trial's many-files pass is compared with the earlier trials as
+ * its row counts it (the files' bytes), so an ordinary pass is not taken
+ * for a disturbed one: comparing one file's bytes against the rows'
+ * figures once called every pass of trial 2 on 10x too slow and ran each
+ * again three times (flagged redone-slow).  A real disturbance may still
+ * redo one; not most. */
+START_TEST(later_trials_are_not_called_disturbed)
+{
+	char out[1100], arg[1200], csv[1200], err[256];
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	struct ft_output o;
+	unsigned later = 0, redone = 0;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(arg, sizeof(arg), "here=%s", dir);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--out", out, "--tests", "files", "--file-sizes",
+				  "64K-128K", "--cache", "warm", "--trials", "3", "--stop", "fixed",
+				  "--no-device-probe", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	snprintf(csv, sizeof(csv), "%s/here.csv", out);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
+	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+		ck_assert_msg(strcmp(row.status, "ok") == 0, "%s: %s", fslab_test_to_string(row.test), row.status);
+		if (row.trial < 2)
+			continue;
+		later++;
+		redone += strstr(row.flag, "redone-slow") != NULL;
+	}
+	fslab_results_close(rd);
+	ft_rm_rf(out); /* the directory holds only what each test makes */
+	ck_assert_uint_eq(later, 2 * 4 * 2); /* trials 2-3 x 4 tests x 64K, 128K */
+	ck_assert_msg(redone * 2 < later, "%u of %u later passes were called disturbed and redone", redone, later);
+}
+END_TEST
+
 /* A FUSE mount's cells keep the tree's directories: the first cell makes
  * FILES.TRE and D000 and removes neither, its unlink going from the last
  * file back (fusefat then marks the entries as the directory's end); the
@@ -526,6 +564,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, phases_make_their_calls_in_the_timer);
 	tcase_add_test(tc, small_files_fill_directories_of_256);
 	tcase_add_test(tc, fdatasync_flushes_each_file);
+	tcase_add_test(tc, later_trials_are_not_called_disturbed);
 	tcase_add_test(tc, read_alone_writes_the_tree_untimed_and_drops_it_cold);
 	tcase_add_test(tc, failed_write_names_the_file);
 	tcase_add_test(tc, refused_direct_is_skipped);
