@@ -1,14 +1,30 @@
 /* Cheap read-only signs of a damaged filesystem (fshealth.h). */
 #include "fshealth.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* FAT32's FSInfo sector (Microsoft's FAT specification): its three
+ * signatures, where they are, and its two hints. */
+#define FAT_FSI_LEAD_SIG 0x41615252u
+#define FAT_FSI_STRUC_OFF 484
+#define FAT_FSI_STRUC_SIG 0x61417272u
+#define FAT_FSI_FREE_OFF 488     /* free cluster count; 0xffffffff: not known */
+#define FAT_FSI_NXT_FREE_OFF 492 /* where to look for a free cluster first */
+#define FAT_FSI_TRAIL_OFF 508
+#define FAT_FSI_TRAIL_SIG 0xaa550000u
+/* The first data cluster: the next-free hint fslab writes before fusefat
+ * mounts (what mkfs.fat writes; fusefat 0.1a calls 0xffffffff, the
+ * specification's "no hint", invalid). */
+#define FAT_FIRST_CLUSTER 2u
 
 static uint16_t le16(const unsigned char *p)
 {
@@ -103,6 +119,41 @@ static int64_t hl_fat_free(int fd, const struct hl_bpb *p)
 	return free_n;
 }
 
+/* The boot sector's numbers of the FAT32 volume on fd, or -errno;
+ * -EINVAL said in what when it holds no FAT32 boot sector. */
+static int hl_fat_boot(int fd, unsigned char *b, struct hl_bpb *p, char *what, size_t len)
+{
+	int r = hl_read(fd, b, 512, 0);
+
+	if (r < 0)
+		return r;
+	if (hl_fat_bpb(b, p) < 0) {
+		snprintf(what, len, "its boot sector is not a FAT32 one");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Does the boot sector name an FSInfo sector inside the reserved area? */
+static bool hl_fsinfo_named(const struct hl_bpb *p)
+{
+	return p->fsinfo != 0 && p->fsinfo != 0xffff && p->fsinfo < p->reserved;
+}
+
+/* Reads the FSInfo sector (512 bytes at fsi) the boot sector names; 0, or
+ * -errno, or -EINVAL when its signatures are not FSInfo's. */
+static int hl_fsinfo_read(int fd, const struct hl_bpb *p, unsigned char *fsi)
+{
+	int r = hl_read(fd, fsi, 512, (uint64_t)p->fsinfo * p->bps);
+
+	if (r < 0)
+		return r;
+	if (le32(fsi) != FAT_FSI_LEAD_SIG || le32(fsi + FAT_FSI_STRUC_OFF) != FAT_FSI_STRUC_SIG ||
+	    le32(fsi + FAT_FSI_TRAIL_OFF) != FAT_FSI_TRAIL_SIG)
+		return -EINVAL;
+	return 0;
+}
+
 static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size_t len)
 {
 	unsigned char b[512], fsi[512], e1[4];
@@ -110,12 +161,8 @@ static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size
 	char line[160];
 	int r;
 
-	if ((r = hl_read(fd, b, sizeof(b), 0)) < 0)
+	if ((r = hl_fat_boot(fd, b, &p, what, len)) < 0)
 		return r;
-	if (hl_fat_bpb(b, &p) < 0) {
-		snprintf(what, len, "its boot sector is not a FAT32 one");
-		return -EINVAL;
-	}
 	if ((r = hl_read(fd, e1, sizeof(e1), (uint64_t)p.reserved * p.bps + 4)) < 0)
 		return r;
 	uint32_t fat1 = le32(e1);
@@ -127,13 +174,13 @@ static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size
 		hl_add(what, len, "dirty bit set in the FAT: not cleanly unmounted");
 	if (!(fat1 & 0x04000000))
 		hl_add(what, len, "the FAT records disk errors");
-	if (ctx->kernel_mounted || (ctx->fuse_mounted && ctx->writer) || p.fsinfo == 0 ||
-	    p.fsinfo == 0xffff || p.fsinfo >= p.reserved)
+	if (ctx->kernel_mounted || (ctx->fuse_mounted && ctx->writer) || !hl_fsinfo_named(&p))
 		return what[0] ? FSLAB_HEALTH_DAMAGED : FSLAB_HEALTH_CLEAN;
-	if ((r = hl_read(fd, fsi, sizeof(fsi), (uint64_t)p.fsinfo * p.bps)) < 0)
+	r = hl_fsinfo_read(fd, &p, fsi);
+	if (r < 0 && r != -EINVAL)
 		return what[0] ? FSLAB_HEALTH_DAMAGED : r;
-	uint32_t said = le32(fsi + 488);
-	if (le32(fsi) != 0x41615252 || le32(fsi + 484) != 0x61417272) {
+	uint32_t said = le32(fsi + FAT_FSI_FREE_OFF);
+	if (r == -EINVAL) {
 		hl_add(what, len, "its FSInfo sector is not one");
 	} else if (said != 0xffffffff) { /* 0xffffffff: not known, nothing said */
 		int64_t real = hl_fat_free(fd, &p);
@@ -209,4 +256,81 @@ int fslab_fs_health(const char *device, enum fslab_fs_type type, const struct fs
 const char *fslab_health_word(enum fslab_health h)
 {
 	return h == FSLAB_HEALTH_CLEAN ? "clean" : h == FSLAB_HEALTH_DAMAGED ? "damaged" : "not checked";
+}
+
+/* Writes v as the 4 little-endian bytes at off and syncs them. */
+static int hl_write32(int fd, uint32_t v, uint64_t off)
+{
+	unsigned char b[4] = { v & 0xff, v >> 8 & 0xff, v >> 16 & 0xff, v >> 24 & 0xff };
+	ssize_t n;
+
+	do
+		n = pwrite(fd, b, sizeof(b), (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(b))
+		return -EIO;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+static int hl_rewind(int fd, const char *device, char *what, size_t len)
+{
+	unsigned char b[512], fsi[512];
+	struct hl_bpb p;
+	int r;
+
+	if ((r = hl_fat_boot(fd, b, &p, what, len)) < 0)
+		return r;
+	if (!hl_fsinfo_named(&p)) {
+		fslab_debug(FSLAB_DBG_PROVISION, "%s: no FSInfo sector: no next-free hint to rewind",
+			    device);
+		return 0;
+	}
+	if ((r = hl_fsinfo_read(fd, &p, fsi)) == -EINVAL) {
+		snprintf(what, len, "its FSInfo sector (sector %u) does not carry FSInfo's signatures",
+			 p.fsinfo);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	uint32_t was = le32(fsi + FAT_FSI_NXT_FREE_OFF);
+	if (was == FAT_FIRST_CLUSTER)
+		return 0;
+	r = hl_write32(fd, FAT_FIRST_CLUSTER, (uint64_t)p.fsinfo * p.bps + FAT_FSI_NXT_FREE_OFF);
+	if (r < 0) {
+		snprintf(what, len, "cannot write its FSInfo sector's next-free hint: %s", strerror(-r));
+		return r;
+	}
+	fslab_debug(FSLAB_DBG_PROVISION,
+		    "%s: FSInfo next-free hint %u -> %u (fusefat allocates upwards from it and "
+		    "reads no directory past 2 GiB)",
+		    device, was, FAT_FIRST_CLUSTER);
+	return 0;
+}
+
+int fslab_fat32_rewind_next_free(const char *device, char *what, size_t len)
+{
+	struct stat st;
+	int fd, r;
+
+	what[0] = '\0';
+	/* O_EXCL: the kernel refuses while anything mounts the device */
+	fd = open(device, O_RDWR | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(what, len, "cannot open %s alone to set its FAT32 next-free hint: %s", device,
+			 strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		close(fd);
+		snprintf(what, len, "%s is not a block device: its FSInfo sector is not written", device);
+		return -ENOTBLK;
+	}
+	r = hl_rewind(fd, device, what, len);
+	close(fd);
+	if (r < 0 && !what[0])
+		snprintf(what, len, "cannot read %s's FAT32 boot sector: %s", device, strerror(-r));
+	return r;
 }

@@ -1,6 +1,7 @@
 /* Cheap read-only signs that the filesystem on a lab partition is damaged,
  * read from the block device itself (never through the mount, so a FUSE
- * daemon that stopped answering does not hang the check).
+ * daemon that stopped answering does not hang the check), and the one
+ * field fslab writes there: FAT32's next-free hint, before fusefat mounts.
  *
  * - FAT32: the boot sector's dirty flag (byte 0x41, bit 0: what the kernel's
  *   vfat sets while it has the filesystem mounted), the FAT's second entry
@@ -47,6 +48,17 @@ enum fslab_health {
  * superblock). */
 int fslab_fs_health(const char *device, enum fslab_fs_type type, const struct fslab_health_ctx *ctx,
 		    char *what, size_t len);
+
+/* The one write: sets the FSInfo sector's next-free hint (FSI_Nxt_Free) of
+ * the unmounted FAT32 volume on device to its first data cluster, after
+ * checking the boot sector and FSInfo's three signatures; fsync'd.
+ * fusefat 0.1a hands out clusters upwards from that hint, keeps it across a
+ * remount and cannot read a directory whose cluster lies 2 GiB or more into
+ * the volume; from the first cluster it finds the low clusters earlier runs
+ * freed.  The caller has proven device is the lab's.  Returns 0 (also when
+ * the volume names no FSInfo sector) or a negative errno with what said
+ * (-EBUSY: something holds or mounts the device). */
+int fslab_fat32_rewind_next_free(const char *device, char *what, size_t len);
 
 /* The word for a verdict, as status prints it: "clean", "damaged",
  * "not checked". */

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "exec.h"
 #include "fileutil.h"
+#include "fshealth.h"
 #include "log.h"
 #include "procfs.h"
 #include "prov_int.h"
@@ -316,6 +317,19 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 		fslab_error("fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
 			    "FUSE; install it with: apt-get install fusefat");
 		return -ENOENT;
+	}
+	/* fusefat starts allocating at FSInfo's next-free hint, where the last
+	 * mount left it: from past 2 GiB a new directory is one it cannot
+	 * read, so it starts from the volume's first cluster again. */
+	{
+		char why[256];
+
+		r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
+		if (r < 0) {
+			fslab_error("not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
+				    p->device, p->mountpoint, why, p->device);
+			return r;
+		}
 	}
 	/* fusefat wants rw+ for writing; fsname names the device in the
 	 * mount table, the only place FUSE records it. */
