@@ -946,22 +946,18 @@ bool fslab_lab_run_active(const struct fslab_lab *lab)
 	return strncmp(line, "fslab run,", 10) == 0 && fslab_lock_holder_alive(line);
 }
 
-int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
+/* Unmounts and mounts again the lab partition called name, proven the
+ * lab's, under the exclusive NAME.mount lock; purpose starts each message
+ * in why ("cold mode"). */
+static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, char *why,
+			  size_t whylen)
 {
-	struct fslab_lab *lab = ctx;
 	const struct fslab_state_partition *p;
 	int fd, r;
 
-	if (!lab || (lab->mode != FSLAB_LAB_RUN && lab->mode != FSLAB_LAB_EXCLUSIVE)) {
-		snprintf(why, whylen,
-			 "cold mode: a remount needs the lab alone, and this run shares it "
-			 "(--allow-concurrent); cannot drop the page cache of %s",
-			 name);
-		return -EPERM;
-	}
 	p = fslab_state_find(&lab->st, name);
 	if (!p || p->mount_method == FSLAB_MOUNT_NONE) {
-		snprintf(why, whylen, "cold mode: %s is not a mounted partition of the lab %s", name,
+		snprintf(why, whylen, "%s: %s is not a mounted partition of the lab %s", purpose, name,
 			 lab->path);
 		return -ENOENT;
 	}
@@ -976,13 +972,13 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
 		if (r == 0)
 			r = lab_prove_partition(&d, p, true, e2, sizeof(e2));
 		if (r < 0) {
-			snprintf(why, whylen, "cold mode: not remounting %s: %s", p->mountpoint, e2);
+			snprintf(why, whylen, "%s: not remounting %s: %s", purpose, p->mountpoint, e2);
 			return r;
 		}
 	}
 	fd = lab_mounts_lock(lab, LOCK_EX, "fslab run (remount)");
 	if (fd < 0) {
-		snprintf(why, whylen, "cold mode: cannot lock the lab's mounts (%s/%s.mount): %s",
+		snprintf(why, whylen, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,
 			 lab->dir, lab->name, strerror(-fd));
 		return fd;
 	}
@@ -991,7 +987,42 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
 		r = fslab_lab_mount(&lab->st, p);
 	close(fd);
 	if (r < 0)
-		snprintf(why, whylen, "cold mode: remount of %s at %s failed: %s", p->device,
+		snprintf(why, whylen, "%s: remount of %s at %s failed: %s", purpose, p->device,
 			 p->mountpoint, strerror(-r));
 	return r;
+}
+
+static bool lab_alone(const struct fslab_lab *lab)
+{
+	return lab && (lab->mode == FSLAB_LAB_RUN || lab->mode == FSLAB_LAB_EXCLUSIVE);
+}
+
+int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
+{
+	struct fslab_lab *lab = ctx;
+
+	if (!lab_alone(lab)) {
+		snprintf(why, whylen,
+			 "cold mode: a remount needs the lab alone, and this run shares it "
+			 "(--allow-concurrent); cannot drop the page cache of %s",
+			 name);
+		return -EPERM;
+	}
+	return lab_remount_as(lab, name, "cold mode", why, whylen);
+}
+
+int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, size_t whylen)
+{
+	const struct fslab_state_partition *p = fslab_state_find(&lab->st, name);
+
+	if (!p || p->mount_method != FSLAB_MOUNT_FUSE)
+		return 0;
+	if (!lab_alone(lab)) {
+		fslab_debug(FSLAB_DBG_PROVISION,
+			    "%s: not remounted before the run: the lab is shared (--allow-concurrent), "
+			    "so fusefat allocates on from where the last run left it",
+			    name);
+		return 0;
+	}
+	return lab_remount_as(lab, name, "before the run, remounting fusefat", why, whylen);
 }

@@ -122,15 +122,26 @@ const char *fslab_lab_log_path(const struct fslab_lab *lab);
  * negative errno with the reason in why. */
 int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
 
+/* A fresh fusefat for the lab partition called name before a run, so its
+ * allocator starts from the volume's first cluster (fslab_lab_mount
+ * rewinds FAT32's next-free hint; fusefat keeps the hint in memory while
+ * it runs and cannot read a directory it places 2 GiB or more into the
+ * partition): a remount as fslab_lab_remount's.  Nothing for a partition
+ * not mounted through FUSE, nor when the lab is shared (open
+ * FSLAB_LAB_RUN_CONCURRENT: said in a debug line).  Returns 0 or a
+ * negative errno with the reason in why. */
+int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, size_t whylen);
+
 /* The lab's mounted partitions as fslab run's targets (lib/target.h):
  * each one's mount point, block device, type, options and what setup did
  * (mkfs command, discard, quiet wait, the disk's preconditioning), with
- * fslab_lab_remount as its cold-cache remount.  From the state the open
+ * fslab_lab_remount as its cold-cache remount; a FUSE partition is first
+ * remounted (fslab_lab_fuse_refresh).  From the state the open
  * lab loaded (by identity, under its lock), not from the path again.
  * only (n_only names; 0: every partition) picks partitions by name.
  * Returns 0 with *targets (malloc'd) and *n set, or a negative errno with
  * the reason in err: -ENOENT (a partition asked for is not mounted, or
- * none is), -ENOMEM. */
+ * none is), -ENOMEM, or the FUSE remount's. */
 int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only,
 		      struct fslab_target **targets, size_t *n, char *err, size_t errlen);
 

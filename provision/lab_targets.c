@@ -65,6 +65,12 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 			free(out);
 			return -ENOENT;
 		}
+		int r = fslab_lab_fuse_refresh(lab, p->name, err, errlen);
+
+		if (r < 0) {
+			free(out);
+			return r;
+		}
 		lab_target_fill(lab, st, p, &out[k++]);
 	}
 	if (k == 0) {
