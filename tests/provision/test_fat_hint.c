@@ -1,10 +1,13 @@
-/* fusefat's next-free hint (provision/fshealth.h, fslab_lab_mount): a FAT32
- * lab partition whose FSInfo sector says to allocate from past 2 GiB, as an
- * earlier run leaves it, takes a new directory with files in it once fslab
- * has mounted it, and keeps them across fslab's remount.  fusefat 0.1a
- * reads no directory 2 GiB or more into its partition: without the rewind
- * the new directory is made but no file can be made in it (ENOENT), nor a
- * directory (EPERM). */
+/* fusefat's next-free hint (provision/fshealth.h, fslab_lab_mount,
+ * fslab_lab_fuse_refresh).  fusefat 0.1a hands out clusters upwards from
+ * FSInfo's hint and reads no directory 2 GiB or more into its partition.
+ * A FAT32 lab partition whose FSInfo says to allocate from past 2 GiB, as
+ * an earlier run leaves it, takes a new directory with files in it once
+ * fslab has mounted it (without the rewind the directory is made but no
+ * file in it: ENOENT); and a run on a fusefat that has allocated past
+ * 2 GiB since it started gets a working private directory (without the
+ * remount before the run every cell fails: "open testfile: No such file
+ * or directory"). */
 #include "lab_mount.h"
 #include "state.h"
 #include "testutil.h"
@@ -16,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +77,31 @@ static int make_tree(const char *mnt)
 	return 0;
 }
 
+/* Everything below dir (mounts, loop devices, files), before a test
+ * asserts and again after it. */
+static void cleanup(void)
+{
+	static const char *const mounts[] = { "mnt/fat32", "mnt" };
+	char path[PATH_MAX + 16], loops[8][64];
+	int n;
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, mounts[i]);
+		if (umount2(path, 0) < 0)
+			umount2(path, MNT_DETACH);
+	}
+	usleep(200000); /* a FUSE daemon lets go of its device */
+	n = ft_loops_list(dir, loops, 8);
+	for (int i = 0; i < n; i++) {
+		int fd = open(loops[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ioctl(fd, LOOP_CLR_FD, 0);
+			close(fd);
+		}
+	}
+	ft_rm_rf(dir);
+}
+
 START_TEST(new_directory_past_2gib_hint)
 {
 	struct fslab_state st;
@@ -106,6 +137,7 @@ START_TEST(new_directory_past_2gib_hint)
 		ck_assert_int_eq(fslab_lab_unmount(&st, &p), 0);
 	}
 	ft_loop_destroy(&l);
+	cleanup();
 	ck_assert_int_eq(mounted, 0);
 	ck_assert_msg(made == 0, "a new directory on fusefat with the hint past 2 GiB: %s",
 		      strerror(made));
@@ -114,23 +146,79 @@ START_TEST(new_directory_past_2gib_hint)
 }
 END_TEST
 
+/* A run on a lab whose fusefat has allocated past 2 GiB since it started
+ * (started here by hand on the hint past 2 GiB: fusefat keeps its hint in
+ * memory while it serves the lab): fslab run remounts it first, so the
+ * run's private directory takes files. */
+START_TEST(run_on_a_fusefat_past_2gib)
+{
+	char spec[PATH_MAX], img[PATH_MAX], state[PATH_MAX], root[PATH_MAX], out[PATH_MAX],
+		fsname[PATH_MAX + 8], csvpath[PATH_MAX + 16], err[512], *csv = NULL;
+	struct fslab_state st;
+	struct ft_output o;
+	int setup_rc, fuse_rc = -1, run_rc = -1, down_rc;
+
+	snprintf(spec, sizeof(spec), "%s/spec.ini", dir);
+	snprintf(img, sizeof(img), "%s/lab.img", dir);
+	snprintf(state, sizeof(state), "%s/state.json", dir);
+	snprintf(root, sizeof(root), "%s/mnt", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ck_assert_int_eq(ft_write_file(spec, "[fs fat32]\ntype = fat32\nsize = 3G\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "setup", "--image", img, "--spec", spec, "--state", state,
+				  "--mount-root", root, "--yes", NULL), 0);
+	setup_rc = o.status;
+	ft_output_free(&o);
+	/* fslab_lab_unmount waits for fusefat to write its own hint back and
+	 * let go of the device before the hint is set */
+	if (setup_rc == 0 && fslab_state_load(state, &st, err, sizeof(err)) == 0 &&
+	    fslab_lab_unmount(&st, &st.partitions[0]) == 0) {
+		const char *dev = st.partitions[0].device;
+
+		hint_past(dev, 5ull << 29);
+		snprintf(fsname, sizeof(fsname), "rw+,fsname=%s", dev);
+		ck_assert_int_eq(ft_run((const char *const[]){ "fusefat", "-o", fsname, dev,
+							       st.partitions[0].mountpoint, NULL },
+					NULL, &o), 0);
+		fuse_rc = o.status;
+		ft_output_free(&o);
+	}
+	if (fuse_rc == 0) {
+		ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--out", out, "--tests", "write",
+					  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+					  "--cache", "warm", "--no-device-probe", "--quiet", NULL),
+				 0);
+		run_rc = o.status;
+		ft_output_free(&o);
+		snprintf(csvpath, sizeof(csvpath), "%s/fat32.csv", out);
+		csv = access(csvpath, R_OK) == 0 ? ft_read_text(csvpath) : NULL;
+	}
+	ck_assert_int_eq(ft_fslab(&o, "teardown", "--state", state, "--yes", NULL), 0);
+	down_rc = o.status;
+	ft_output_free(&o);
+	cleanup();
+	ck_assert_int_eq(setup_rc, 0);
+	ck_assert_int_eq(fuse_rc, 0);
+	ck_assert_msg(run_rc == 0 && csv && strstr(csv, ",ok"), "fslab run exited %d: %s", run_rc,
+		      csv ? csv : "(no fat32.csv)");
+	free(csv);
+	ck_assert_int_eq(down_rc, 0);
+}
+END_TEST
+
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
-static void teardown(void)
-{
-	ft_cleanup_under(dir);
-}
 
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision fat hint");
 	TCase *tc = ft_tcase(s, "fusefat", FT_ROOT | FT_FUSE | FT_MKFS_ALL);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, cleanup);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, new_directory_past_2gib_hint);
+	tcase_add_test(tc, run_on_a_fusefat_past_2gib);
 	return ft_suite_run(s, argc, argv);
 }
