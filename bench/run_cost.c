@@ -686,8 +686,11 @@ static void eta_left(const struct run_eta *e, double *base, double *open)
 			/* the untimed write only past the minimum (before it,
 			 * the write test runs) */
 			now += eta_mask_cost(e, f, i, td, T > m, eta_pred);
+			/* a trial to come runs the cell's own tests (the
+			 * many-files tests are in one cell per file size) */
 			if (certain)
-				all += eta_mask_cost(e, f, i, c->sweep.tests, false, eta_pred);
+				all += eta_mask_cost(e, f, i, fslab_plan_cell_tests(&e->plan->cells[i], c->sweep.tests),
+						     false, eta_pred);
 			if (extra)
 				later_s += eta_mask_cost(e, f, i, lt, true, eta_pred);
 			todo |= td != 0;
@@ -712,7 +715,7 @@ static double eta_forecast_left(struct run_eta *e, unsigned past)
 	for (size_t i = 0; i < n; i++)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 			e->cell_cost[i * S + (size_t)t] = 0;
-			if (c->sweep.tests & (1u << t))
+			if (fslab_plan_cell_tests(&e->plan->cells[i], c->sweep.tests) & (1u << t))
 				for (size_t f = 0; f < c->n_fs; f++)
 					e->cell_cost[i * S + (size_t)t] += eta_pred(e, f, i, t);
 		}
