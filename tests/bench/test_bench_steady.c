@@ -389,7 +389,7 @@ START_TEST(hot_drive_flags_rows_thermal)
 	json_object_put(m);
 	ck_assert_int_eq(ft_fslab(&r, "report", out, "--format", "text", NULL), 0);
 	ck_assert_msg(r.status == 0, "report: %s", r.err);
-	ck_assert_msg(strstr(r.out, "T = thermal: measured while the drive reported"), "report: %s", r.out);
+	ck_assert_msg(strstr(r.out, "T = hot drive: measured while the drive reported"), "report: %s", r.out);
 	ck_assert_msg(strstr(r.out, "!! HOT DRIVE: e (71 C, at or above its warning threshold 70 C)."),
 		      "report: %s", r.out);
 	ft_output_free(&r);
