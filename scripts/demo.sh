@@ -6,9 +6,9 @@
 # 13 tests and the many-files tests, so the report's small-files line
 # ranks real file creation), the report, teardown.  Run as root on Debian
 # 12 after scripts/install-deps.sh.
-# Measured: 883 s in all (the run 874 s, 11340 rows, 0 failed; fat32's
-# share 624 s) on the shared 2-core VM under load; rows flagged page-cache:
-# 1.3% (fat32) to 18.1% (btrfs) per filesystem.
+# Measured: 289 s in all (11340 rows, 0 failed; fat32 about 55 s a trial,
+# the others about 9 s) on the shared 2-core VM at a load average of 2-3.5;
+# rows flagged page-cache: 1.4% (fat32) to 18.4% (ext2) per filesystem.
 #
 # Usage: scripts/demo.sh [WORK_DIR]   (default /var/tmp/fslab-demo)
 # Leaves WORK_DIR/results/ and WORK_DIR/report/; the disk image is removed.
