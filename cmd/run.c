@@ -161,6 +161,7 @@ struct run_targets {
 	size_t n;                     /* of them in use */
 	struct fslab_lab *lab;
 	bool allow_concurrent;
+	bool dry; /* --dry-run: the lab is read, nothing remounted */
 	char state_path[PATH_MAX];
 };
 
@@ -256,7 +257,7 @@ static int run_lab_targets(struct run_targets *w, const char *state_path, const 
 		return FSLAB_EXIT_FAILURE;
 	}
 	if (r == 0)
-		r = fslab_lab_targets(w->lab, only, n_only, &t, &n, err, sizeof(err));
+		r = fslab_lab_targets(w->lab, only, n_only, !w->dry, &t, &n, err, sizeof(err));
 	if (r < 0) {
 		fslab_error("%s", err);
 		return FSLAB_EXIT_FAILURE;
@@ -352,6 +353,7 @@ int cmd_run(int argc, char **argv)
 		return it.status;
 	}
 	dry = fslab_opts_given(&it, OPT_DRY_RUN);
+	w.dry = dry;
 	/* the options first, the machine second: a bad option gets its own
 	 * message whether or not there is a lab */
 	ret = fslab_run_opts_check(&o, dry);

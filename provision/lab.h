@@ -135,14 +135,15 @@ int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, s
 /* The lab's mounted partitions as fslab run's targets (lib/target.h):
  * each one's mount point, block device, type, options and what setup did
  * (mkfs command, discard, quiet wait, the disk's preconditioning), with
- * fslab_lab_remount as its cold-cache remount; a FUSE partition is first
- * remounted (fslab_lab_fuse_refresh).  From the state the open
+ * fslab_lab_remount as its cold-cache remount; with fresh_fuse (a run
+ * about to start; not a dry run, which changes nothing) a FUSE partition
+ * is first remounted (fslab_lab_fuse_refresh).  From the state the open
  * lab loaded (by identity, under its lock), not from the path again.
  * only (n_only names; 0: every partition) picks partitions by name.
  * Returns 0 with *targets (malloc'd) and *n set, or a negative errno with
  * the reason in err: -ENOENT (a partition asked for is not mounted, or
  * none is), -ENOMEM, or the FUSE remount's. */
-int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only,
+int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only, bool fresh_fuse,
 		      struct fslab_target **targets, size_t *n, char *err, size_t errlen);
 
 /* Holds NAME.mount shared while reading the lab's mounts (status): waits

@@ -41,7 +41,7 @@ static void lab_target_fill(struct fslab_lab *lab, const struct fslab_state *st,
 	t->remount_ctx = lab;
 }
 
-int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only,
+int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only, bool fresh_fuse,
 		      struct fslab_target **targets, size_t *n, char *err, size_t errlen)
 {
 	const struct fslab_state *st = fslab_lab_state(lab);
@@ -65,7 +65,7 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 			free(out);
 			return -ENOENT;
 		}
-		int r = fslab_lab_fuse_refresh(lab, p->name, err, errlen);
+		int r = fresh_fuse ? fslab_lab_fuse_refresh(lab, p->name, err, errlen) : 0;
 
 		if (r < 0) {
 			free(out);

@@ -260,7 +260,7 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 	int r;
 
 	/* the lab's partitions as the run's targets; the lab stays ours */
-	if (fslab_lab_targets(c->lab, NULL, 0, &targets, &n, err, sizeof(err)) < 0) {
+	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, err, sizeof(err)) < 0) {
 		fslab_error("%s", err);
 		return FSLAB_EXIT_FAILURE;
 	}

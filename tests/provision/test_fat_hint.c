@@ -12,6 +12,7 @@
 #include "state.h"
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,6 +152,37 @@ END_TEST
  * (started here by hand on the hint past 2 GiB: fusefat keeps its hint in
  * memory while it serves the lab): fslab run remounts it first, so the
  * run's private directory takes files. */
+/* The pid of the fusefat serving dev (0: none): a remount starts another. */
+static pid_t fusefat_pid(const char *dev)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (!found && (de = readdir(d))) {
+		char path[300], cmd[PATH_MAX + 64];
+		FILE *f;
+		size_t n;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		n = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		cmd[n] = '\0';
+		if (strcmp(cmd, "fusefat") != 0)
+			continue;
+		for (size_t i = 0; i + 1 < n; i++)
+			if (cmd[i] == '\0' && strcmp(cmd + i + 1, dev) == 0)
+				found = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
 START_TEST(run_on_a_fusefat_past_2gib)
 {
 	char spec[PATH_MAX], img[PATH_MAX], state[PATH_MAX], root[PATH_MAX], out[PATH_MAX],
@@ -182,6 +215,19 @@ START_TEST(run_on_a_fusefat_past_2gib)
 		fuse_rc = o.status;
 		ft_output_free(&o);
 	}
+	/* a dry run reads the lab and changes nothing: the hand-started
+	 * fusefat still serves it (a remount starts another) */
+	bool dry_kept = false;
+	if (fuse_rc == 0) {
+		pid_t before = fusefat_pid(st.partitions[0].device);
+
+		ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--out", out, "--tests", "write",
+					  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
+					  "--cache", "warm", "--no-device-probe", "--dry-run", NULL),
+				 0);
+		dry_kept = o.status == 0 && before > 0 && fusefat_pid(st.partitions[0].device) == before;
+		ft_output_free(&o);
+	}
 	if (fuse_rc == 0) {
 		ck_assert_int_eq(ft_fslab(&o, "run", "--state", state, "--out", out, "--tests", "write",
 					  "--file-sizes", "64K", "--record-sizes", "64K", "--trials", "1",
@@ -198,6 +244,7 @@ START_TEST(run_on_a_fusefat_past_2gib)
 	cleanup();
 	ck_assert_int_eq(setup_rc, 0);
 	ck_assert_int_eq(fuse_rc, 0);
+	ck_assert_msg(dry_kept, "fslab run --dry-run remounted the lab's fusefat");
 	ck_assert_msg(run_rc == 0 && csv && strstr(csv, ",ok"), "fslab run exited %d: %s", run_rc,
 		      csv ? csv : "(no fat32.csv)");
 	free(csv);
