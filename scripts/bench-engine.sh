@@ -63,9 +63,10 @@
 #      and size on both).  Then (RUNS > 0) the CPU time per I/O at RND4K
 #      Q32T1 read, one sweep of a URING_CPU_FILE file each: fslab's run
 #      of queued_write + queued_random_read less its run of queued_write
-#      alone, over the file's requests; fio's job's usr + sys over its
-#      I/Os, with the rounds' options (goal <= 1.1x fio's), medians of
-#      RUNS.  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
+#      alone, over the file's requests, and fio's the same way (a run
+#      of its layout and read jobs less a run of its layout job), with
+#      the rounds' options (goal <= 1.1x fio's), medians of RUNS.  Both
+#      sides run on the same CPU (URING_PIN).  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
 #      and on ext4 on a loop device (direct I/O) over an image on the
 #      disk (ext4-image), each made and removed by the part.  Needs root.
 #
@@ -75,8 +76,9 @@
 #   part 6 alone; URING_FILE (256M), URING_PAIRS (10), URING_PICK (rows,
 #   e.g. "SEQ1M_Q8T1 RND4K_Q1T1"; all when empty), URING_FIO_BATCH
 #   (depth, or a number), URING_CPU_FILE (512M; RUNS=0 skips the CPU
-#   figure) and URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
-#   for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
+#   figure), URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
+#   and URING_PIN (last: both sides on the last CPU; a taskset CPU list;
+#   off) for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
 #   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
 #   part 7 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
@@ -296,6 +298,13 @@ URING_PICK=${URING_PICK:-}
 URING_FIO_BATCH=${URING_FIO_BATCH:-depth}
 URING_CPU_FILE=${URING_CPU_FILE:-512M}
 URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
+# Both sides on the same CPUs (taskset's list; "off": wherever the
+# scheduler puts them).  On the 2-vCPU test VM the placement of the
+# submitter against the loop device's worker, not the calls, decided a
+# 1 MiB request's cost on tmpfs-loop: fio's SEQ1M Q1T1 read moved
+# 2.8-3.2 GiB/s unpinned and 6.9-7.4 GiB/s on one CPU, fslab's 4.5-5.2
+# and 6.6-7.6 (docs/tests.md).  The default is the last CPU.
+URING_PIN=${URING_PIN:-last}
 # CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq:
 # queued_write then queued_read; rnd: queued_write, then
 # queued_random_write and queued_random_read)
@@ -458,49 +467,69 @@ uring_row_print() { # label row
 }
 
 # CPU seconds (user + system) of one fslab grid run at RND4K Q32T1 on a
-# URING_CPU_FILE file: the tests given, O_DIRECT, cold, one trial.
+# URING_CPU_FILE file: the tests given, O_DIRECT (--cache direct: no
+# cache dropped, whose CPU would count), one trial.
 uring_cpu_fslab() { # dir tests
 	out="$WORK/uring-cpu-out"
 	rm -rf "$out"
 	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" "$FSLAB" run --dir "x=$1" --tests "$2" \
-		--file-sizes "$URING_CPU_FILE" --record-sizes 4K --iodepth 32 --jobs 1 --cache cold \
+		--file-sizes "$URING_CPU_FILE" --record-sizes 4K --iodepth 32 --jobs 1 --cache direct \
 		--trials 1 --stop fixed --small-records keep --no-device-probe --steady-state off --quiet \
 		--out "$out" >/dev/null
 	rm -rf "$out"
 	awk '{ print $1 + $2 }' "$WORK/uring-time"
 }
 
+# CPU seconds (user + system) of one fio run at RND4K Q32T1 on a new
+# URING_CPU_FILE file in dir, as fslab's: its layout job (fslab's
+# queued_write: a sequential 4K Q32 write of the fallocated file), then
+# with read set its random read job, both with the rounds' options; the
+# whole run, fio's job processes included (/usr/bin/time counts the
+# children it waits for).  fio's job JSON figure, its usr + sys over its
+# I/Os, into uring-cpu-json when read is set.
+uring_cpu_fio() { # dir read(0|1)
+	f="$1/fio-cpu.dat"
+	rm -f "$f"
+	set -- "$1" "$2" --name=l --rw=write
+	[ "$2" = 0 ] || set -- "$@" --name=u --stonewall --rw=randread
+	d=$1 rd=$2
+	shift 2
+	# shellcheck disable=SC2046 # the options are words
+	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" fio --filename="$f" --bs=4K --iodepth=32 \
+		--size="$URING_CPU_FILE" $(uring_fio_opts 32) --output-format=json "$@" >"$WORK/uring-fio.json"
+	rm -f "$f"
+	[ "$rd" = 0 ] || jq '.jobs[] | select(.jobname == "u") | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
+		"$WORK/uring-fio.json" >>"$WORK/uring-cpu-json"
+	awk '{ print $1 + $2 }' "$WORK/uring-time"
+}
+
 # CPU time per I/O at RND4K Q32T1, random read, one sweep of a
-# URING_CPU_FILE file each: fslab's run of queued_write + queued_random_read
-# less its run of queued_write alone (the same write, the same file; the
-# difference is the read pass), over the file's requests; fio's job's
-# usr + sys over its I/Os, one sweep (not time_based) of the same file,
-# with the options of the rounds (uring_fio_opts).
+# URING_CPU_FILE file, both sides measured alike: a whole run that lays
+# the file out and reads it at random, less a whole run that only lays
+# it out (the same write, the same file; the difference is the read
+# pass), over the file's requests.  fio's own figure for its read job
+# (its JSON's usr + sys, job process only) is printed beside it.
 uring_cpu() { # label dir
 	: >"$WORK/uring-cpu-ours"
 	: >"$WORK/uring-cpu-theirs"
+	: >"$WORK/uring-cpu-json"
 	n_ios=$(($(numfmt --from=iec "$URING_CPU_FILE") / 4096))
-	f="$2/fio-cpu.dat"
-	fio --name=l --filename="$f" --rw=write --bs=1M --size="$URING_CPU_FILE" --ioengine=psync \
-		--direct=1 --end_fsync=1 --output-format=json >/dev/null
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		a=$(uring_cpu_fslab "$2" queued_write,queued_random_read)
 		b=$(uring_cpu_fslab "$2" queued_write)
 		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-ours"
-		# shellcheck disable=SC2046 # the options are words
-		fio --name=u --filename="$f" --rw=randread --bs=4K --iodepth=32 --size="$URING_CPU_FILE" \
-			$(uring_fio_opts 32) --output-format=json >"$WORK/uring-fio.json"
-		jq '.jobs[0] | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000) / .read.total_ios * 1e6' \
-			"$WORK/uring-fio.json" >>"$WORK/uring-cpu-theirs"
+		a=$(uring_cpu_fio "$2" 1)
+		b=$(uring_cpu_fio "$2" 0)
+		echo "$a $b" | awk -v n="$n_ios" '{ print ($1 - $2) / n * 1e6 }' >>"$WORK/uring-cpu-theirs"
 		i=$((i + 1))
 	done
-	rm -f "$f"
 	ours=$(median <"$WORK/uring-cpu-ours")
 	theirs=$(median <"$WORK/uring-cpu-theirs")
-	printf '%-12s CPU per I/O, RND4K Q32T1 read, %s file: fslab %.2f us (%s), fio %.2f us (%s), fslab/fio %.3f (goal <= 1.1; medians of %s)\n' \
+	printf '%-12s CPU per I/O, RND4K Q32T1 read, %s file, two whole runs'"'"' difference each: fslab %.2f us (%s), fio %.2f us (%s), fslab/fio %.3f (goal <= 1.1; medians of %s); fio'"'"'s own job figure %.2f us (%s)\n' \
 		"$1" "$URING_CPU_FILE" "$ours" "$(uring_spread <"$WORK/uring-cpu-ours")" "$theirs" \
-		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS"
+		"$(uring_spread <"$WORK/uring-cpu-theirs")" "$(echo "$ours $theirs" | awk '{ print $1 / $2 }')" "$RUNS" \
+		"$(median <"$WORK/uring-cpu-json")" "$(uring_spread <"$WORK/uring-cpu-json")"
 }
 
 # The rows on one filesystem (URING_PICK: only the rows named), each
@@ -539,6 +568,21 @@ uring_part() {
 		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
 		return 0
 	fi
+	# pinned: this shell, and so every round it starts, on URING_PIN's
+	# CPUs; its own CPUs again at the end of the part
+	cpus_before=$(taskset -p $$ | awk '{ print $NF }')
+	case $URING_PIN in
+	off) echo "CPUs: not pinned" ;;
+	*)
+		pin=$URING_PIN
+		[ "$pin" != last ] || pin=$(($(nproc) - 1))
+		if ! taskset -p -c "$pin" $$ >/dev/null; then
+			echo "bench-engine: URING_PIN: cannot pin to CPUs '$URING_PIN' (a taskset list such as 1 or 0-3, 'last' or 'off')" >&2
+			return 2
+		fi
+		echo "CPUs: both sides pinned to CPU $pin (URING_PIN=off: unpinned)"
+		;;
+	esac
 	big=$URING_FILE
 	[ "$(numfmt --from=iec "$URING_CPU_FILE")" -le "$(numfmt --from=iec "$big")" ] || big=$URING_CPU_FILE
 	# fio's file and fslab's side by side, and room for ext4's own
@@ -553,6 +597,7 @@ uring_part() {
 		uring_cleanup
 		rm -f "$SHM/uring-ext4.img" "$WORK/uring-ext4.img"
 	done
+	taskset -p "$cpus_before" $$ >/dev/null
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 # ---- end of part 8's definitions ----
