@@ -213,6 +213,7 @@ struct fslab_run_ctx {
 	int sync_policy;            /* enum fslab_sync_policy */
 	int file_sync;              /* enum fslab_file_sync */
 	bool latency;               /* --latency: the CSVs have latency columns */
+	unsigned pass_gap_ms;       /* --pass-gap: the untimed pause before each pass */
 	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
 	unsigned max_trials;
 	bool no_device_probe;

@@ -863,6 +863,17 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 	o->lat_max_us = (double)p->lat->max_ns * us_per_tick;
 }
 
+/* --pass-gap: the untimed pause before a pass; a stop (SIGINT, SIGTERM)
+ * ends it early. */
+static void cell_pause(const struct fslab_cell *c)
+{
+	double whole = (double)(time_t)c->pass_gap_s;
+	struct timespec ts = { (time_t)whole, (long)((c->pass_gap_s - whole) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !(c->stop && *c->stop))
+		;
+}
+
 /* Runs one test: its cold-mode cache drop, then the pass; a pass timed
  * across a stop of the process, or disturbed, is thrown away and run
  * again. */
@@ -891,6 +902,8 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 			o->status = FSLAB_OUTCOME_FAILED;
 			return;
 		}
+		if (c->pass_gap_s > 0)
+			cell_pause(c);
 		if (c->continued)
 			*c->continued = 0;
 		p->elapsed = p->untimed = 0;

@@ -177,6 +177,9 @@ struct fslab_cell {
 	/* --latency: time every operation of the timed loops into a log-bucket
 	 * histogram (a clock read and a bucket increment per operation). */
 	bool latency;
+	/* --pass-gap: seconds of an untimed pause before each pass, after its
+	 * cache drop (0: none); cut short by *stop. */
+	double pass_gap_s;
 	/* The filesystem's block device, fsync'ed before the cell with
 	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
 	const char *device;

@@ -262,6 +262,7 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
 	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_file_sync_to_string(c->file_sync));
 	m->latency = c->latency;
+	m->pass_gap_ms = c->pass_gap_ms;
 	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->steady_mode));
 	m->steady_round_kib = c->steady_round_bytes / 1024;
 	mf_sweep(c, m);
@@ -362,6 +363,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->sync_policy = sync;
 	c->file_sync = fsync_w;
 	c->latency = m->latency;
+	c->pass_gap_ms = m->pass_gap_ms;
 	/* absent in runs recorded before the steady-state phase: auto then */
 	c->steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;
 	c->steady_round_bytes = m->steady_round_kib ? m->steady_round_kib * 1024 : FSLAB_STEADY_ROUND_DEFAULT;

@@ -170,16 +170,23 @@ static double cost_pass_test_s(const struct fslab_sweep_cell *cell, enum fslab_t
 	return s;
 }
 
+/* --pass-gap's pause before every pass, in seconds. */
+static double cost_gap_s(const struct fslab_run_ctx *c)
+{
+	return c->pass_gap_ms / 1000.0;
+}
+
 /* The discarded warm-up of a plan of named rows on one filesystem: one
- * pass of each row's tests (FSLAB_CDM_WARMUP_PASSES each); 0 for a grid. */
-static double cost_plan_warmup_s(const struct fslab_plan *plan, unsigned tests)
+ * pass of each row's tests (FSLAB_CDM_WARMUP_PASSES each), each after its
+ * --pass-gap; 0 for a grid. */
+static double cost_plan_warmup_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
 	double s = 0;
 
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->cells[i].pass_s > 0)
-			s += FSLAB_CDM_WARMUP_PASSES * plan->cells[i].pass_s *
-			     __builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], tests));
+			s += FSLAB_CDM_WARMUP_PASSES * (plan->cells[i].pass_s + cost_gap_s(c)) *
+			     __builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests));
 	return s;
 }
 
@@ -232,7 +239,7 @@ static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fsla
 			first = false;
 			if (e < 0)
 				return -1;
-			s += e;
+			s += e + cost_gap_s(c);
 		}
 	}
 	return s;
@@ -250,7 +257,7 @@ static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fs
 static double cost_once_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			  double write_kib_s, double read_kib_s)
 {
-	return cost_probe_s(c, write_kib_s, read_kib_s) + cost_plan_warmup_s(plan, c->sweep.tests);
+	return cost_probe_s(c, write_kib_s, read_kib_s) + cost_plan_warmup_s(c, plan);
 }
 
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
@@ -342,7 +349,7 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			return;
 		est += e;
 		/* a once-only part, as the steady-state phase */
-		steady += st + cost_plan_warmup_s(plan, c->sweep.tests);
+		steady += st + cost_plan_warmup_s(c, plan);
 	}
 	if (c->max_trials > c->sweep.trials)
 		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
@@ -564,9 +571,10 @@ static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
 	double r = fs->probe.read_kib_s > 0 ? fs->probe.read_kib_s : FSLAB_RUN_NOMINAL_KIB_S;
 
 	if (cell->pass_s > 0)
-		return cost_pass_test_s(cell, (enum fslab_test)t, false, w);
+		return cost_pass_test_s(cell, (enum fslab_test)t, false, w) + cost_gap_s(e->c);
 	return run_cost_test_s(w, r, e->c->sweep.cache, (enum fslab_test)t, cell->file_bytes,
-			       cell->record_bytes, cost_inflight(cell, (enum fslab_test)t));
+			       cell->record_bytes, cost_inflight(cell, (enum fslab_test)t)) +
+	       cost_gap_s(e->c);
 }
 
 /* What test t of cell i on filesystem f should cost now: its own mean
@@ -1016,7 +1024,7 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		printf("\n");
 		est_s += e;
 		steady_s += st;
-		warm_s += cost_plan_warmup_s(plan, c->sweep.tests);
+		warm_s += cost_plan_warmup_s(c, plan);
 	}
 	if (!estimated) {
 		printf("time: not estimated (a probe gave no rate)\n");
@@ -1032,9 +1040,12 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 	if (steady_s > 0)
 		printf(" (of which the steady-state phases, all %d rounds, %s)", FSLAB_STEADY_ROUNDS_MAX,
 		       fslab_progress_format_duration(steady_s, f3, sizeof(f3)));
-	printf(" plus the probes, %s here (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a buffered call, %g us a record that reaches the device (O_DIRECT, cold random reads), %g ms a test, %g ms a flush; page-cache reads run faster; the run re-fits this from each cell it measures)\n",
+	printf(" plus the probes, %s here (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a buffered call, %g us a record that reaches the device (O_DIRECT, cold random reads), %g ms a test, %g ms a flush",
 	       fslab_progress_format_duration(probe_s, f3, sizeof(f3)), COST_CALL_S * 1e6,
 	       COST_DEVICE_OP_S * 1e6, COST_TEST_S * 1e3, COST_FLUSH_S * 1e3);
+	if (c->pass_gap_ms)
+		printf(", --pass-gap's %u ms before each pass", c->pass_gap_ms);
+	printf("; page-cache reads run faster; the run re-fits this from each cell it measures)\n");
 	return 0;
 }
 

@@ -312,6 +312,7 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	c->sync_policy = (int)run_given(o, FSLAB_SETTING_SYNC, FSLAB_SYNC_FS);
 	c->file_sync = (int)run_given(o, FSLAB_SETTING_FILE_SYNC, FSLAB_FILE_SYNC_FSYNC);
 	c->latency = run_given(o, FSLAB_SETTING_LATENCY, 0) != 0;
+	c->pass_gap_ms = (unsigned)run_given(o, FSLAB_SETTING_PASS_GAP, 0);
 	snprintf(c->label, sizeof(c->label), "%s",
 		 fslab_settings_has(&o->given, FSLAB_SETTING_LABEL) ? o->given.v[FSLAB_SETTING_LABEL].text : "");
 	c->no_device_probe = run_given(o, FSLAB_SETTING_NO_PROBE, 0) != 0;

@@ -607,6 +607,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.continued = &run_continued,
 		.disturbed = run_disturbed,
 		.latency = c->latency,
+		.pass_gap_s = c->pass_gap_ms / 1000.0,
 		.disturbed_ctx = &g,
 		.iodepth = cell->iodepth,
 		.jobs = cell->jobs,

@@ -45,7 +45,7 @@ _fslab_options_of()
 		--precondition --purge --help" ;;
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --iodepth --jobs --file-sync --file-sizes --record-sizes --small-records
-		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --no-device-probe
+		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --pass-gap --no-device-probe
 		--probe-size --probe --steady-state --steady-state-round --allow-concurrent --resume --label
 		--quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
@@ -155,7 +155,7 @@ _fslab()
 		_fslab_comma_list "all none surface heatmap compare"
 		return ;;
 	--size | --file-sizes | --record-sizes | --trials | --seed | --until-ci | \
-	--max-trials | --probe-size | --cdm-size | --cdm-time | --iodepth | --jobs | --steady-state-round | --max-file | --record | -r | --label)
+	--max-trials | --probe-size | --cdm-size | --cdm-time | --iodepth | --jobs | --pass-gap | --steady-state-round | --max-file | --record | -r | --label)
 		return ;;
 	esac
 

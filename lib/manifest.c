@@ -430,6 +430,7 @@ static void mf_write_run(json_object *root, const struct fslab_manifest *m)
 	mf_put(root, mf_key(FSLAB_SETTING_SYNC, 0), mf_jstr(m->sync_policy));
 	mf_put(root, mf_key(FSLAB_SETTING_FILE_SYNC, 0), mf_jstr(m->file_sync));
 	mf_put(root, mf_key(FSLAB_SETTING_LATENCY, 0), json_object_new_boolean(m->latency));
+	mf_put(root, mf_key(FSLAB_SETTING_PASS_GAP, 0), json_object_new_int64(m->pass_gap_ms));
 	mf_put(root, mf_key(FSLAB_SETTING_STEADY, 0), mf_jstr(m->steady_state));
 	mf_put(root, mf_key(FSLAB_SETTING_STEADY_ROUND, 0), mf_jcount(m->steady_round_kib));
 	mf_put(root, "sweep", mf_write_sweep(m));

@@ -203,6 +203,7 @@ struct fslab_manifest {
 	 * or NULL (owned) */
 	struct json_object *stopping;
 	bool latency;
+	unsigned pass_gap_ms;          /* --pass-gap; 0 when absent (older runs) */
 	char steady_state[8];          /* auto, on, off; "": absent (auto) */
 	uint64_t steady_round_kib;     /* 0: absent */
 	struct {

@@ -753,6 +753,8 @@ static int mf_read_root_numbers(struct mf_ctx *c, json_object *root, struct fsla
 	if ((r = mf_read_uint(c, root, "", MK(STEADY_ROUND, 0), 0, FSLAB_MANIFEST_SIZE_KIB_MAX,
 			      &m->steady_round_kib)) < 0)
 		return r;
+	if ((r = mf_read_unsigned(c, root, "", MK(PASS_GAP, 0), 0, FSLAB_PASS_GAP_MS_MAX, &m->pass_gap_ms)) < 0)
+		return r;
 	if ((r = mf_read_num(c, root, "", MK(UNTIL_CI, 0), 0, 100, &m->until_ci_pct)) < 0 ||
 	    (r = mf_read_num(c, root, "", "page_cache_factor", 0, 1000, &m->page_cache_factor)) < 0 ||
 	    (r = mf_read_bool(c, root, "", "interrupted", &m->interrupted)) < 0 ||

@@ -188,6 +188,14 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 			"bucket per operation) as three more CSV columns: lat_p50_us, lat_p99_us, "
 			"lat_max_us",
 	},
+	[FSLAB_SETTING_PASS_GAP] = {
+		.flag = "pass-gap", .arg = "MS", .manifest_key = "pass_gap_ms", .type = FSLAB_STYPE_COUNT,
+		.min = 0, .max = FSLAB_PASS_GAP_MS_MAX, .default_text = "0",
+		.help = "an untimed pause of MS milliseconds before each timed pass, "
+			"after its cache drop (default 0: a pass starts as soon as the one before it is "
+			"done, as in IOzone); time for the system to finish with the last pass's writes "
+			"before the next is timed",
+	},
 	[FSLAB_SETTING_NO_PROBE] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
 		.default_text = "off", .heading = "Honesty:",
@@ -241,7 +249,7 @@ const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
 	FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_SMALL_RECORDS, FSLAB_SETTING_ORDER,
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
-	FSLAB_SETTING_LATENCY, FSLAB_SETTING_NO_PROBE, FSLAB_SETTING_PROBE_SIZE,
+	FSLAB_SETTING_LATENCY, FSLAB_SETTING_PASS_GAP, FSLAB_SETTING_NO_PROBE, FSLAB_SETTING_PROBE_SIZE,
 	FSLAB_SETTING_PROBE, FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
 };
 

@@ -3,6 +3,7 @@
  * usage errors, and (root) a full filesystem giving failed rows. */
 #include "testutil.h"
 
+#include "clock.h"
 #include "names.h"
 #include "results.h"
 #include "stop_rule.h"
@@ -501,6 +502,53 @@ START_TEST(latency_columns)
 }
 END_TEST
 
+/* --pass-gap: a pause before every pass, outside its timer.  4 passes
+ * (2 tests x 2 trials) of a 64K file take milliseconds each, so the run
+ * lasts at least 4 pauses while no row's timed region holds one; the
+ * manifest records the pause and the resume of the finished run keeps it
+ * (a --pass-gap given to --resume is refused with the rest). */
+START_TEST(pass_gap_pauses_outside_the_timer)
+{
+	char *out = out_path("gap");
+	struct ft_output o;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	char csv[1024], err[256];
+	size_t n = 0;
+	double t0, wall;
+
+	t0 = fslab_now();
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K",
+				  "--record-sizes", "64K", "--tests", "write,read", "--cache", "warm", "--trials",
+				  "2", "--stop", "fixed", "--pass-gap", "400", "--no-device-probe", "--quiet", NULL),
+			 0);
+	wall = fslab_now() - t0;
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_msg(wall >= 4 * 0.4, "4 passes with --pass-gap 400 took %.3f s", wall);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
+	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+		ck_assert_msg(fslab_result_ok(&row), "%s", row.status);
+		ck_assert_msg(row.elapsed_s >= 0 && row.elapsed_s < 0.4, "%s trial %u timed %.3f s: the pause is in it",
+			      fslab_test_to_string(row.test), row.trial, row.elapsed_s);
+		n++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(n, 4);
+	json_object *m = manifest(out);
+	ck_assert_int_eq(json_object_get_int(jget(m, "pass_gap_ms")), 400);
+	json_object_put(m);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	m = manifest(out);
+	ck_assert_int_eq(json_object_get_int(jget(m, "pass_gap_ms")), 400);
+	json_object_put(m);
+	free(out);
+}
+END_TEST
+
 START_TEST(until_ci_keeps_every_sample)
 {
 	char *out = out_path("ci");
@@ -845,6 +893,9 @@ START_TEST(usage_errors)
 		{ "run", "--resume", "/tmp", "--io", "positional", NULL },
 		{ "run", "--resume", "/tmp", "--sync", "fs", NULL },
 		{ "run", "--resume", "/tmp", "--sync", "global", NULL },
+		{ "run", "--pass-gap", "60001", "--dir", "x=/tmp", NULL },
+		{ "run", "--pass-gap", "-1", "--dir", "x=/tmp", NULL },
+		{ "run", "--resume", "/tmp", "--pass-gap", "0", NULL },
 	};
 	struct ft_output o;
 
@@ -1459,6 +1510,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, until_ci_keeps_every_sample);
 	tcase_add_test(tc, decided_rule_records_why_each_test_stopped);
 	tcase_add_test(tc, latency_columns);
+	tcase_add_test(tc, pass_gap_pauses_outside_the_timer);
 	tcase_add_test(tc, device_probe_flags);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, sweep_file_then_flags);
