@@ -40,8 +40,9 @@
 #      and RND4K Q1T1, read and write, in URING_PAIRS pairs of fixed-size
 #      rounds a row: fslab and fio back to back, who goes first
 #      alternating (A B, B A, ...), and the ratio taken per pair.  A round
-#      does the same passes on both sides over a new URING_FILE file in
-#      the same filesystem: a SEQ row writes it (queued_write; fio
+#      does the same passes on both sides over a new file in the same
+#      filesystem (URING_SEQ_FILE for a SEQ row, URING_FILE for an RND
+#      row): a SEQ row writes it (queued_write; fio
 #      rw=write on a new, fallocated file) and reads it (queued_read;
 #      rw=read), an RND row writes it in order at the row's depth, then
 #      writes and reads it in random order (queued_random_write,
@@ -66,19 +67,24 @@
 #      alone, over the file's requests, and fio's the same way (a run
 #      of its layout and read jobs less a run of its layout job), with
 #      the rounds' options (goal <= 1.1x fio's), medians of RUNS.  Both
-#      sides run on the same CPU (URING_PIN).  On ext4 on a loop device over a file in tmpfs (tmpfs-loop),
-#      and on ext4 on a loop device (direct I/O) over an image on the
-#      disk (ext4-image), each made and removed by the part.  Needs root.
+#      sides run on the same CPU (URING_PIN), fslab's passes with fio's
+#      pause between jobs (URING_GAP: --pass-gap), on an image whose
+#      tmpfs pages are all allocated before the rounds (URING_FILL).
+#      On ext4 on a loop device over a file in tmpfs (tmpfs-loop), and
+#      on ext4 on a loop device (direct I/O) over an image on the disk
+#      (ext4-image), each made and removed by the part.  Needs root.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
 #   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
 #   IOZONE_FILE (256M) and IOZONE_RECORDS ("4K 1M") for part 6, ONLY=6 runs
-#   part 6 alone; URING_FILE (256M), URING_PAIRS (10), URING_PICK (rows,
+#   part 6 alone; URING_SEQ_FILE (1G), URING_FILE (256M), URING_PAIRS (10), URING_PICK (rows,
 #   e.g. "SEQ1M_Q8T1 RND4K_Q1T1"; all when empty), URING_FIO_BATCH
 #   (depth, or a number), URING_CPU_FILE (512M; RUNS=0 skips the CPU
 #   figure), URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
-#   and URING_PIN (last: both sides on the last CPU; a taskset CPU list;
-#   off) for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
+#   URING_PIN (last: both sides on the last CPU; a taskset CPU list;
+#   off), URING_GAP (200: fslab's --pass-gap in the rounds, fio's
+#   pause between jobs) and URING_FILL (1; 0: leave the tmpfs image
+#   sparse) for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
 #   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
 #   part 7 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
@@ -293,6 +299,10 @@ files_part() {
 # ---- part 8: the queued tests against fio's io_uring engine (its own
 # variables, loop devices and cleanup, as part 6) ----
 URING_FILE=${URING_FILE:-256M}
+# the SEQ rows' file: CrystalDiskMark's 1 GiB.  On tmpfs-loop a SEQ1M
+# pass of 256M lasts 35-45 ms, which fio times in whole milliseconds and
+# which a fixed cost of a few milliseconds on either side moves by 10%
+URING_SEQ_FILE=${URING_SEQ_FILE:-1G}
 URING_PAIRS=${URING_PAIRS:-10}
 URING_PICK=${URING_PICK:-}
 URING_FIO_BATCH=${URING_FIO_BATCH:-depth}
@@ -305,6 +315,13 @@ URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
 # 2.8-3.2 GiB/s unpinned and 6.9-7.4 GiB/s on one CPU, fslab's 4.5-5.2
 # and 6.6-7.6 (docs/tests.md).  The default is the last CPU.
 URING_PIN=${URING_PIN:-last}
+# fslab's --pass-gap in the rounds, milliseconds: fio starts each job of
+# a round about 200 ms after the one before it ends (strace: a job's
+# exit_group to the next one's io_uring_setup, 190-203 ms here), fslab
+# its next pass within a millisecond; on tmpfs-loop a read pass started
+# right after a write pass ran about a fifth slower than one started a
+# second later.  0: fslab's default, no pause.
+URING_GAP=${URING_GAP:-200}
 # CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq:
 # queued_write then queued_read; rnd: queued_write, then
 # queued_random_write and queued_random_read)
@@ -353,8 +370,13 @@ uring_dev_stat() {
 	awk '{ print $1, $3, $5, $7 }' "/sys/block/${URING_LOOP#/dev/}/stat"
 }
 
+# The file of a round of a row of kind (seq or rnd).
+uring_file() { # kind
+	if [ "$1" = seq ]; then echo "$URING_SEQ_FILE"; else echo "$URING_FILE"; fi
+}
+
 # One fslab round of a row, fixed-size: one grid cell of the row's
-# record, depth and threads on a URING_FILE file, O_DIRECT (--cache
+# record, depth and threads on a file of the row's size (uring_file), O_DIRECT (--cache
 # direct: nothing flushed in a timer), one trial; its queued_write lays
 # the file out (new, fallocated) and the row's read and write passes
 # follow in the engine's order.  "write KiB/s" and "read KiB/s" lines.
@@ -364,8 +386,8 @@ uring_fslab_round() { # dir bs iodepth jobs kind
 	tests=queued_write,queued_read w=queued_write r=queued_read
 	[ "$5" = seq ] || tests=queued_write,queued_random_write,queued_random_read w=queued_random_write \
 		r=queued_random_read
-	"$FSLAB" run --dir "x=$1" --tests "$tests" --file-sizes "$URING_FILE" --record-sizes "$2" \
-		--iodepth "$3" --jobs "$4" --cache direct --trials 1 --stop fixed --small-records keep \
+	"$FSLAB" run --dir "x=$1" --tests "$tests" --file-sizes "$(uring_file "$5")" --record-sizes "$2" \
+		--iodepth "$3" --jobs "$4" --cache direct --trials 1 --stop fixed --small-records keep --pass-gap "$URING_GAP" \
 		--no-device-probe --steady-state off --quiet --out "$out" >/dev/null || true
 	echo "write $(uring_csv "$out/x.csv" "$w" throughput_kib_s | cut -d' ' -f3)"
 	echo "read $(uring_csv "$out/x.csv" "$r" throughput_kib_s | cut -d' ' -f3)"
@@ -379,7 +401,7 @@ uring_fslab_round() { # dir bs iodepth jobs kind
 uring_fio_round() { # dir bs iodepth jobs kind
 	f="$1/fio.dat"
 	rm -f "$f"
-	region=$(($(numfmt --from=iec "$URING_FILE") / $4))
+	region=$(($(numfmt --from=iec "$(uring_file "$5")") / $4))
 	if [ "$5" = seq ]; then
 		set -- "$@" --name=w --rw=write --name=r --stonewall --rw=read
 	else
@@ -556,6 +578,9 @@ uring_mkfs() { # image size [losetup options]
 	shift 2
 	URING_LOOP=$(losetup --find --show "$@" "$img")
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$URING_LOOP"
+	# every page of an image in tmpfs allocated now (mkfs discarded the
+	# device: holes), so that no round's write is the first to touch one
+	[ "${URING_FILL:-1}" = 0 ] || [ "$(stat -f -c %T "$img")" != tmpfs ] || fallocate -l "$(stat -c %s "$img")" "$img"
 	URING_MNT=$(mktemp -d /tmp/fslab-bench-uring-mnt.XXXXXX)
 	mount "$URING_LOOP" "$URING_MNT"
 }
@@ -563,7 +588,7 @@ uring_mkfs() { # image size [losetup options]
 uring_part() {
 	echo
 	echo "== 8. uring_vs_fio: queued tests vs fio io_uring, O_DIRECT, $URING_PAIRS pairs of fixed-size rounds a row =="
-	echo "fio: $(fio --version), batch $URING_FIO_BATCH; fslab: grid cell, $URING_FILE file, --cache direct; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "fio: $(fio --version), batch $URING_FIO_BATCH; fslab: grid cell, $URING_SEQ_FILE file (SEQ) or $URING_FILE (RND), --cache direct --pass-gap $URING_GAP; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
 		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
 		return 0
@@ -584,7 +609,9 @@ uring_part() {
 		;;
 	esac
 	big=$URING_FILE
-	[ "$(numfmt --from=iec "$URING_CPU_FILE")" -le "$(numfmt --from=iec "$big")" ] || big=$URING_CPU_FILE
+	for f in $URING_SEQ_FILE $URING_CPU_FILE; do
+		[ "$(numfmt --from=iec "$f")" -le "$(numfmt --from=iec "$big")" ] || big=$f
+	done
 	# fio's file and fslab's side by side, and room for ext4's own
 	size=$(($(numfmt --from=iec "$big") * 2 + 512 * 1024 * 1024))
 	for backing in $URING_BACKINGS; do
