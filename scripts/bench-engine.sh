@@ -322,6 +322,8 @@ URING_PIN=${URING_PIN:-last}
 # right after a write pass ran about a fifth slower than one started a
 # second later.  0: fslab's default, no pause.
 URING_GAP=${URING_GAP:-200}
+# 1: the tmpfs image's pages all allocated after mkfs (uring_mkfs); 0: sparse
+URING_FILL=${URING_FILL:-1}
 # CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq:
 # queued_write then queued_read; rnd: queued_write, then
 # queued_random_write and queued_random_read)
@@ -510,12 +512,10 @@ uring_cpu_fslab() { # dir tests
 # children it waits for).  fio's job JSON figure, its usr + sys over its
 # I/Os, into uring-cpu-json when read is set.
 uring_cpu_fio() { # dir read(0|1)
-	f="$1/fio-cpu.dat"
+	f="$1/fio-cpu.dat" rd=$2
 	rm -f "$f"
-	set -- "$1" "$2" --name=l --rw=write
-	[ "$2" = 0 ] || set -- "$@" --name=u --stonewall --rw=randread
-	d=$1 rd=$2
-	shift 2
+	set -- --name=l --rw=write
+	[ "$rd" = 0 ] || set -- "$@" --name=u --stonewall --rw=randread
 	# shellcheck disable=SC2046 # the options are words
 	/usr/bin/time -f '%U %S' -o "$WORK/uring-time" fio --filename="$f" --bs=4K --iodepth=32 \
 		--size="$URING_CPU_FILE" $(uring_fio_opts 32) --output-format=json "$@" >"$WORK/uring-fio.json"
@@ -580,7 +580,9 @@ uring_mkfs() { # image size [losetup options]
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$URING_LOOP"
 	# every page of an image in tmpfs allocated now (mkfs discarded the
 	# device: holes), so that no round's write is the first to touch one
-	[ "${URING_FILL:-1}" = 0 ] || [ "$(stat -f -c %T "$img")" != tmpfs ] || fallocate -l "$(stat -c %s "$img")" "$img"
+	if [ "$URING_FILL" = 1 ] && [ "$(stat -f -c %T "$img")" = tmpfs ]; then
+		fallocate -l "$(stat -c %s "$img")" "$img"
+	fi
 	URING_MNT=$(mktemp -d /tmp/fslab-bench-uring-mnt.XXXXXX)
 	mount "$URING_LOOP" "$URING_MNT"
 }
