@@ -27,20 +27,22 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: got '$2', want '$3'"; fi
 }
 # expect_rc DESCRIPTION WANT COMMAND...: runs COMMAND (output shown),
-# checks its exit status.
+# checks its exit status.  The output goes to the share as it comes
+# ($VM_CMD_OUT): when the guest hangs, the host shows how far it got.
+VM_CMD_OUT=/fslab-job/cmd.out
 expect_rc() {
 	_d=$1 _want=$2
 	shift 2
 	echo "\$ $*"
 	_rc=0
-	"$@" >/tmp/vm-cmd.out 2>&1 || _rc=$?
-	sed 's/^/    /' /tmp/vm-cmd.out
+	"$@" >"$VM_CMD_OUT" 2>&1 || _rc=$?
+	sed 's/^/    /' "$VM_CMD_OUT"
 	expect_eq "$_d: exit status" "$_rc" "$_want"
 }
 # expect_out DESCRIPTION PATTERN: the last expect_rc's output matches PATTERN
 # (grep -E).
 expect_out() {
-	if grep -q -E -- "$2" /tmp/vm-cmd.out; then ok "$1"; else bad "$1: no '$2' in the output"; fi
+	if grep -q -E -- "$2" "$VM_CMD_OUT"; then ok "$1"; else bad "$1: no '$2' in the output"; fi
 }
 vm_done() {
 	echo "guest: $VM_FAILS failed check(s), uptime $(cut -d' ' -f1 /proc/uptime) s"
@@ -140,7 +142,7 @@ vm_flow_default() {
 	${VM_HOOK_READY:-:} "$_disk"
 	expect_rc "status" 0 fslab status --state "$VM_STATE"
 	expect_rc "status --json" 0 fslab status --state "$VM_STATE" --json
-	cp /tmp/vm-cmd.out /fslab-job/status.json
+	cp "$VM_CMD_OUT" /fslab-job/status.json
 	expect_eq "status ok" "$(jq .ok /fslab-job/status.json)" true
 	expect_eq "status: device transport" "$(jq -r .device.transport /fslab-job/status.json)" \
 		"$(vm_transport "$_disk")"

@@ -6,7 +6,9 @@
 # /tmp is the host's, written in the overlay: a checkout under /tmp stays
 # visible).  There, as
 # PID 1, it runs /fslab-job/job.sh with the host's /bin/sh, writes its exit
-# status to /fslab-job/rc and powers the guest off.
+# status to /fslab-job/rc and powers the guest off.  When the job still
+# runs after VM_WATCHDOG_S seconds (/fslab-job/env), tests/vm/watchdog.sh
+# prints the guest's state to the console.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -44,6 +46,11 @@ $B ln -sf /proc/self/mounts /etc/mtab 2>/dev/null
 $B hostname fslab-vm
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 cd /
+. /fslab-job/env
+if [ -n "${VM_WATCHDOG_S:-}" ]; then
+	( $B sleep "$VM_WATCHDOG_S" && [ ! -e /fslab-job/rc ] &&
+		/bin/sh "$FSLAB_SOURCE_DIR/tests/vm/watchdog.sh" "$VM_WATCHDOG_S" ) &
+fi
 echo "fslab-vm: job start $($B cat /proc/uptime)" >/dev/console
 /bin/sh /fslab-job/job.sh >/fslab-job/log 2>&1 </dev/null
 echo $? >/fslab-job/rc.tmp && $B mv /fslab-job/rc.tmp /fslab-job/rc

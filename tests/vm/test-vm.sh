@@ -5,6 +5,7 @@
 # guest can run here (not root, no qemu, no kernel package).
 # Usage: tests/vm/test-vm.sh SCENARIO     (FSLAB_BIN, FSLAB_BUILD_DIR and
 #        FSLAB_SOURCE_DIR as ctest sets them; VM_KEEP=1 keeps the temp dir)
+# A guest that times out is booted once more (VM_RETRIED is set then).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/vm-lib.sh"
@@ -62,7 +63,7 @@ identity)
 discard)
 	vm_disk lab scsi 120G
 	vm_disk keep nvme 120G
-	vm_start "$jobs/discard.sh"
+	vm_start "$jobs/discard.sh" "$t"
 	if vm_wait_file before-teardown "$t"; then
 		before=$(vm_allocated "$VM_DIR/lab.img")
 		echo "$before" >"$VM_SHARE/measured"
@@ -78,7 +79,7 @@ discard)
 precondition)
 	vm_disk lab nvme 512M
 	vm_disk lab2 scsi 256M
-	vm_start "$jobs/precondition.sh"
+	vm_start "$jobs/precondition.sh" "$t"
 	# The host measures each disk's sparse file once the guest set it up.
 	for id in lab lab2; do
 		alloc=
@@ -100,7 +101,7 @@ precondition)
 remove)
 	vm_disk lab scsi 8G
 	vm_disk lab2 nvme 8G
-	vm_start "$jobs/remove.sh"
+	vm_start "$jobs/remove.sh" "$t"
 	if vm_wait_file remove-now "$t"; then
 		vm_log "device_del lab (the guest's run is in progress)"
 		vm_monitor "device_del lab"
@@ -111,5 +112,18 @@ remove)
 	vm_fail "unknown scenario $scenario"
 	;;
 esac
+# A guest that timed out gets one more boot, on new disks: once in CI a
+# default-nvme guest stopped during setup with no word from its kernel or
+# from fslab, and 17 boots of it here afterwards passed; a hang of
+# fslab's times out on the second boot too, and fails.  The first boot's
+# report (the command's output so far, the guest's watchdog report) is
+# above.
+if [ $rc -eq 124 ] && [ -z "${VM_RETRIED:-}" ]; then
+	vm_log "the guest timed out (above); booting it once more on new disks: a second timeout fails"
+	vm_cleanup
+	trap - EXIT INT TERM HUP PIPE
+	VM_RETRIED=1 exec sh "$here/test-vm.sh" "$scenario"
+fi
 [ $rc -eq 0 ] || vm_fail "the guest job failed (exit $rc)"
+[ -z "${VM_RETRIED:-}" ] || vm_log "passed on the second boot: the first one timed out (above)"
 vm_log "passed (guest ${VM_GUEST_S:-?} s, host $VM_WALL_S s)"

@@ -11,8 +11,10 @@
 #                             $VM_DIR/ID.img, the guest sees serial fslab-ID
 #   vm_boot JOB TIMEOUT       runs the guest script JOB (sh), waits for it;
 #                             returns its exit status (124 on timeout);
-#                             vm_start JOB + vm_wait TIMEOUT do it in two
-#                             steps, to act on the guest while it runs
+#                             vm_start JOB TIMEOUT + vm_wait TIMEOUT do it
+#                             in two steps, to act on the guest while it
+#                             runs; a job that overstays has the guest
+#                             print its state (tests/vm/watchdog.sh)
 #   vm_monitor CMD            an HMP command to the running QEMU
 #   vm_wait_file NAME SECS    waits for $VM_SHARE/NAME (the guest's
 #                             /fslab-job/NAME) while the guest runs
@@ -122,15 +124,23 @@ vm_disk() {
 
 # vm_boot JOB TIMEOUT: boots, runs JOB in the guest, returns its status.
 vm_boot() {
-	vm_start "$1"
+	vm_start "$1" "$2"
 	vm_wait "$2"
 }
 
-# vm_start JOB: boots the guest in the background to run JOB.
+# The guest prints its state (processes, kernel stacks, the kernel log)
+# this long before the host's timeout kills it: TCG takes a while to print.
+VM_WATCHDOG_LEAD_S=60
+
+# vm_start JOB TIMEOUT: boots the guest in the background to run JOB; its
+# watchdog fires VM_WATCHDOG_LEAD_S before TIMEOUT (at half of a short one).
 vm_start() {
-	_job=$1
+	_job=$1 _wd=$(($2 - VM_WATCHDOG_LEAD_S))
+	[ "$_wd" -ge $(($2 / 2)) ] || _wd=$(($2 / 2))
 	cp "$_job" "$VM_SHARE/job.sh" || vm_fail "cannot copy the job $_job"
-	rm -f "$VM_SHARE/rc" "$VM_SHARE/log"
+	rm -f "$VM_SHARE/rc" "$VM_SHARE/log" "$VM_SHARE/cmd.out"
+	sed -i '/^VM_WATCHDOG_S=/d' "$VM_ENV"
+	echo "VM_WATCHDOG_S=$_wd" >>"$VM_ENV"
 	mkfifo "$VM_DIR/mon.in" "$VM_DIR/mon.out"
 	cat "$VM_DIR/mon.out" >"$VM_DIR/monitor.log" 2>/dev/null &
 	VM_MON_PID=$!
@@ -169,8 +179,17 @@ vm_wait() {
 	echo "---- guest output ($VM_NAME, $VM_WALL_S s on the host)" >&2
 	cat "$VM_SHARE/log" >&2 2>/dev/null
 	if [ "$_status" = 124 ]; then
+		if [ -s "$VM_SHARE/cmd.out" ]; then
+			echo "---- the last command's output so far" >&2
+			sed 's/^/    /' "$VM_SHARE/cmd.out" >&2
+		fi
 		echo "---- console (timed out after $_timeout s)" >&2
-		tail -n 40 "$VM_DIR/console.log" >&2
+		# From the watchdog's report on, or the tail when there is none.
+		if grep -q '^fslab-vm: WATCHDOG' "$VM_DIR/console.log"; then
+			sed -n '/^fslab-vm: WATCHDOG/,$p' "$VM_DIR/console.log" | tr -d '\r' >&2
+		else
+			tail -n 40 "$VM_DIR/console.log" >&2
+		fi
 		vm_cleanup_qemu_only
 		vm_log "TIMEOUT after $_timeout s: QEMU killed"
 		return 124
