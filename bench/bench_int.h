@@ -34,6 +34,10 @@ struct fslab_probe_result {
 	unsigned runs;
 	char method[24];                /* o_direct, buffered+fsync, skipped, failed */
 	char note[256];
+	/* While measuring: how the bound's write and read were made when the
+	 * buffered pass beat O_DIRECT ("" when O_DIRECT was the faster);
+	 * fslab_device_probe adds them to the note, which is what is kept. */
+	char write_how[96], read_how[96];
 	uint64_t bytes;
 	/* measured (this run), reused (kept from an earlier run: probe_keep.c)
 	 * or "" (skipped, or a manifest from before reuse); and when it was
@@ -69,9 +73,9 @@ struct fslab_bench_fs;
 int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 		       struct fslab_cache_ctl *cache, uint64_t bytes, struct fslab_probe_result *r);
 /* Probe k (from 0) folded into the result r: its figures kept in the
- * runs, the fastest write and read the bound, and r's note the note of
- * the probe whose read is the bound (how that read was made).  Used by
- * fslab_device_probe; here for its test. */
+ * runs, the fastest write and read the bound, and r's write_how and
+ * read_how those of the probes whose write and read are the bound (how
+ * they were made).  Used by fslab_device_probe; here for its test. */
 void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k);
 
 /* Probe reuse (probe_keep.c): a probe is kept in FSLAB_RUNTIME_DIR, one

@@ -199,7 +199,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_NO_PROBE] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
 		.default_text = "off", .heading = "Honesty:",
-		.help = "skip the O_DIRECT probe of each device; without it no cell is flagged "
+		.help = "skip the probe of each device; without it no cell is flagged "
 			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
 	},
 	[FSLAB_SETTING_PROBE_SIZE] = {

@@ -110,9 +110,10 @@ static void teardown(void)
 	free(dir);
 }
 
-/* 4 MiB probes of 1 MiB records: 3 x 4 writes, at least 3 x 4 reads, all
- * through the ops; every timed pass inside a timer pair; every fd closed;
- * the file removed. */
+/* 4 MiB probes of 1 MiB records where O_DIRECT works: 3 x (4 O_DIRECT
+ * writes, then the file made again and 4 buffered writes with their
+ * fsync), at least 3 x 4 reads, all through the ops; every timed pass
+ * inside a timer pair; every fd closed; the file removed. */
 START_TEST(every_call_goes_through_the_ops)
 {
 	struct rec r = { 0 };
@@ -128,11 +129,12 @@ START_TEST(every_call_goes_through_the_ops)
 	ck_assert(res.write_kib_s > 0 && res.read_kib_s > 0);
 	ck_assert_str_eq(res.source, "measured");
 	ck_assert(res.measured_at > 0);
-	ck_assert_uint_eq(r.writes, 3 * 4);
+	ck_assert_str_eq(res.method, "o_direct");
+	ck_assert_uint_eq(r.writes, 3 * 2 * 4);
 	ck_assert_uint_ge(r.reads, 3 * 4);
-	ck_assert_uint_ge(r.fsyncs, 3);
-	ck_assert_uint_eq(r.unlinks, 3);
-	ck_assert_uint_ge(r.opens, 6);
+	ck_assert_uint_ge(r.fsyncs, 3 * 2);
+	ck_assert_uint_eq(r.unlinks, 3 * 2);
+	ck_assert_uint_ge(r.opens, 3 * 3);
 	ck_assert_int_eq(r.open_fds, 0);
 	ck_assert_uint_eq(r.opens, r.closes);
 	ck_assert_uint_ge(r.timer_starts, 6);
@@ -161,38 +163,64 @@ START_TEST(a_fault_in_the_ops_fails_the_probe)
 }
 END_TEST
 
-/* An ops struct of another layout is refused, not called. */
-/* The bound is the fastest write and the fastest read of the probes, and
- * the note says how that read was made: when probe 1's read came from
- * readahead but probe 2's O_DIRECT read was faster, the note is probe
- * 2's (none), not probe 1's "readahead beat O_DIRECT". */
-START_TEST(the_note_is_the_fastest_reads)
+/* The bound is the fastest write and the fastest read of the probes,
+ * each with the word on how it was made: when probe 1's read came from
+ * readahead but probe 2's O_DIRECT read was faster, the read's word is
+ * probe 2's (none), not probe 1's "readahead beat O_DIRECT"; the same for
+ * the write and writeback. */
+START_TEST(the_word_is_the_fastest_passes)
 {
+	static const char ra[] = "read figure from buffered reads after fadvise (readahead beat O_DIRECT)";
+	static const char wb[] = "write figure from buffered writes with fsync (writeback beat O_DIRECT)";
 	struct fslab_probe_result r, one[3];
 
 	memset(&r, 0, sizeof(r));
 	memset(one, 0, sizeof(one));
 	one[0].write_kib_s = 900, one[0].read_kib_s = 1200;
-	snprintf(one[0].note, sizeof(one[0].note), "read figure from buffered reads after fadvise (readahead beat O_DIRECT)");
+	snprintf(one[0].read_how, sizeof(one[0].read_how), "%s", ra);
+	snprintf(one[0].write_how, sizeof(one[0].write_how), "%s", wb);
 	one[1].write_kib_s = 1000, one[1].read_kib_s = 1500;
 	one[2].write_kib_s = 800, one[2].read_kib_s = 1100;
-	snprintf(one[2].note, sizeof(one[2].note), "read figure from buffered reads after fadvise (readahead beat O_DIRECT)");
+	snprintf(one[2].read_how, sizeof(one[2].read_how), "%s", ra);
+	snprintf(one[2].write_how, sizeof(one[2].write_how), "%s", wb);
 	for (unsigned k = 0; k < 3; k++)
 		fslab_probe_fold(&r, &one[k], k);
 	ck_assert_uint_eq(r.runs, 3);
 	ck_assert(r.write_kib_s == 1000 && r.read_kib_s == 1500);
 	ck_assert(r.read_runs_kib_s[0] == 1200 && r.read_runs_kib_s[2] == 1100);
-	ck_assert_msg(r.note[0] == '\0', "the bound's read was O_DIRECT, yet the note says: %s", r.note);
+	ck_assert_msg(r.read_how[0] == '\0', "the bound's read was O_DIRECT, yet: %s", r.read_how);
+	ck_assert_msg(r.write_how[0] == '\0', "the bound's write was O_DIRECT, yet: %s", r.write_how);
 
-	/* and the other way round: probe 2's readahead read is the bound */
+	/* and the other way round: probe 2's buffered passes are the bound */
 	memset(&r, 0, sizeof(r));
 	one[1].read_kib_s = 1000, one[2].read_kib_s = 1300;
+	one[1].write_kib_s = 700;
 	for (unsigned k = 0; k < 3; k++)
 		fslab_probe_fold(&r, &one[k], k);
-	ck_assert(r.read_kib_s == 1300);
-	ck_assert_msg(strstr(r.note, "readahead beat O_DIRECT"), "%s", r.note);
+	ck_assert(r.read_kib_s == 1300 && r.write_kib_s == 900);
+	ck_assert_str_eq(r.read_how, ra);
+	ck_assert_str_eq(r.write_how, wb);
 }
 END_TEST
+
+/* On a filesystem that takes O_DIRECT, a probe's note says which of its
+ * bounds came from the buffered pass, and only those. */
+START_TEST(the_note_names_the_buffered_bounds)
+{
+	struct fslab_cache_ctl cache;
+	struct fslab_probe_result res;
+
+	fslab_cache_ctl_init(&cache, NULL, NULL);
+	ck_assert_int_eq(fslab_device_probe(&fslab_io_posix, &dfd, dir, &cache, 4u << 20, &res), 0);
+	ck_assert_str_eq(res.method, "o_direct");
+	ck_assert_msg(!res.write_how[0] == !strstr(res.note, "writeback beat O_DIRECT"), "write '%s', note '%s'",
+		      res.write_how, res.note);
+	ck_assert_msg(!res.read_how[0] == !strstr(res.note, "readahead beat O_DIRECT"), "read '%s', note '%s'",
+		      res.read_how, res.note);
+}
+END_TEST
+
+/* An ops struct of another layout is refused, not called. */
 
 START_TEST(another_ops_version_is_refused)
 {
@@ -218,6 +246,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, every_call_goes_through_the_ops);
 	tcase_add_test(tc, a_fault_in_the_ops_fails_the_probe);
 	tcase_add_test(tc, another_ops_version_is_refused);
-	tcase_add_test(tc, the_note_is_the_fastest_reads);
+	tcase_add_test(tc, the_word_is_the_fastest_passes);
+	tcase_add_test(tc, the_note_names_the_buffered_bounds);
 	return ft_suite_run(s, argc, argv);
 }
