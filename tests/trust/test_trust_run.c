@@ -441,8 +441,11 @@ START_TEST(sigstop_cell_redone)
 	/* 16M-64M files in 4K records: tens of ms per test, almost all of it
 	 * inside the timer (warm cache: cold mode's drop_caches between tests,
 	 * on tmpfs, is untimed and can take longer than the tests themselves on
-	 * a machine with much in its page cache, so the stops would miss) */
-	ck_assert_int_eq(ft_write_file(sweep, "[sweep]\nfile_sizes = 16M-64M\nrecord_sizes = 4K-8K\nsmall_records = keep\ntests = write,rewrite,read,reread\ntrials = 2\n"),
+	 * a machine with much in its page cache, so the stops would miss);
+	 * 6 trials, so the run lasts long enough for several stops (with 2
+	 * it took 0.5 s, and CI once saw it end after 2 stops that both
+	 * missed) */
+	ck_assert_int_eq(ft_write_file(sweep, "[sweep]\nfile_sizes = 16M-64M\nrecord_sizes = 4K-8K\nsmall_records = keep\ntests = write,rewrite,read,reread\ntrials = 6\n"),
 			 0);
 	snprintf(arg, sizeof(arg), "s=%s", dir);
 	snprintf(csv, sizeof(csv), "%s/s.csv", out);
@@ -490,7 +493,7 @@ START_TEST(sigstop_cell_redone)
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 	rows = csv_rows(csv, &dups, &redone, &max_el);
 	ck_assert_uint_eq(dups, 0);
-	ck_assert_uint_eq(rows, 3 * 2 * 4 * 2);
+	ck_assert_uint_eq(rows, 3 * 2 * 4 * 6);
 	ck_assert_msg(redone > 0, "%d stops of 2 s, none redone a test", tries);
 	ck_assert_msg(max_el < 1.5, "an ok row was timed across a 2 s stop (%.2f s)", max_el);
 	free(dir);
