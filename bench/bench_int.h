@@ -34,10 +34,10 @@ struct fslab_probe_result {
 	unsigned runs;
 	char method[24];                /* o_direct, buffered+fsync, skipped, failed */
 	char note[256];
-	/* While measuring: how the bound's write and read were made when the
-	 * buffered pass beat O_DIRECT ("" when O_DIRECT was the faster);
+	/* While measuring: how the bound's write and read were made when not
+	 * by O_DIRECT ("" when they were); each follows the fastest probe, and
 	 * fslab_device_probe adds them to the note, which is what is kept. */
-	char write_how[96], read_how[96];
+	char write_how[256], read_how[256];
 	uint64_t bytes;
 	/* measured (this run), reused (kept from an earlier run: probe_keep.c)
 	 * or "" (skipped, or a manifest from before reuse); and when it was

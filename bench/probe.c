@@ -101,6 +101,17 @@ static int probe_pass(const struct probe_ctx *p, int fd, bool write_pass, double
 	return e;
 }
 
+/* A timed write pass over fd (probe_pass), then fd closed: the pass's
+ * error, else the close's.  0 or -errno. */
+static int probe_write_close(const struct probe_ctx *p, int fd, double *kib_s)
+{
+	int e = probe_pass(p, fd, true, kib_s);
+
+	if (p->io->close(p->io->ctx, fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
 /* A probe's I/O failed (e: -errno): said in the note; returns e. */
 static int probe_io_failed(struct fslab_probe_result *r, const char *dir, int e)
 {
@@ -128,17 +139,14 @@ static int probe_write(const struct probe_ctx *p, bool *direct, struct fslab_pro
 			 strerror(-e));
 		return e;
 	}
-	e = probe_pass(p, fd, true, &r->write_kib_s);
+	e = probe_write_close(p, fd, &r->write_kib_s);
 	if (e == -EINVAL && *direct) {
-		io->close(io->ctx, fd);
 		*direct = false;
 		fd = io->open(io->ctx, *p->dfd, PROBEFILE_NAME, O_WRONLY | O_TRUNC, 0);
 		if (fd < 0)
 			return probe_io_failed(r, p->dir, -errno);
-		e = probe_pass(p, fd, true, &r->write_kib_s);
+		e = probe_write_close(p, fd, &r->write_kib_s);
 	}
-	if (io->close(io->ctx, fd) < 0 && !e)
-		e = -errno;
 	return e < 0 ? probe_io_failed(r, p->dir, e) : 0;
 }
 
@@ -159,9 +167,7 @@ static int probe_write_behind(const struct probe_ctx *p, struct fslab_probe_resu
 	fd = io->open(io->ctx, *p->dfd, PROBEFILE_NAME, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return probe_io_failed(r, p->dir, -errno);
-	e = probe_pass(p, fd, true, &wb);
-	if (io->close(io->ctx, fd) < 0 && !e)
-		e = -errno;
+	e = probe_write_close(p, fd, &wb);
 	if (e < 0)
 		return probe_io_failed(r, p->dir, e);
 	if (wb > r->write_kib_s) {
@@ -213,7 +219,7 @@ static int probe_read(const struct probe_ctx *p, bool direct, struct fslab_probe
 	if (!direct) {
 		int d = probe_drop(p, why, sizeof(why));
 
-		snprintf(r->note, sizeof(r->note),
+		snprintf(r->read_how, sizeof(r->read_how),
 			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s%.120s",
 			 d < 0 ? "a failed cache drop: " : fslab_drop_method_name(p->cache->method),
 			 d < 0 ? why : fslab_cache_drop_sure(p->cache) ? "" : ", which may leave pages cached");

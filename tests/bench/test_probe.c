@@ -221,7 +221,6 @@ START_TEST(the_note_names_the_buffered_bounds)
 END_TEST
 
 /* An ops struct of another layout is refused, not called. */
-
 START_TEST(another_ops_version_is_refused)
 {
 	struct rec r = { 0 };
