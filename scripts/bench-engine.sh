@@ -67,7 +67,8 @@
 #      alone, over the file's requests, and fio's the same way (a run
 #      of its layout and read jobs less a run of its layout job), with
 #      the rounds' options (goal <= 1.1x fio's), medians of RUNS.  Both
-#      sides run on the same CPU (URING_PIN), fslab's passes with fio's
+#      sides run on the same CPU (URING_PIN), with the loop devices'
+#      workers (URING_WQ), fslab's passes with fio's
 #      pause between jobs (URING_GAP: --pass-gap), on an image whose
 #      tmpfs pages are all allocated before the rounds (URING_FILL).
 #      On ext4 on a loop device over a file in tmpfs (tmpfs-loop), and
@@ -82,7 +83,8 @@
 #   (depth, or a number), URING_CPU_FILE (512M; RUNS=0 skips the CPU
 #   figure), URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
 #   URING_PIN (last: both sides on the last CPU; a taskset CPU list;
-#   off), URING_GAP (200: fslab's --pass-gap in the rounds, fio's
+#   off), URING_WQ (pin: the kernel's unbound workqueues on those CPUs
+#   too, machine-wide for the part, put back after; off), URING_GAP (200: fslab's --pass-gap in the rounds, fio's
 #   pause between jobs) and URING_FILL (1; 0: leave the tmpfs image
 #   sparse) for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
 #   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
@@ -315,6 +317,18 @@ URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
 # 2.8-3.2 GiB/s unpinned and 6.9-7.4 GiB/s on one CPU, fslab's 4.5-5.2
 # and 6.6-7.6 (docs/tests.md).  The default is the last CPU.
 URING_PIN=${URING_PIN:-last}
+# The kernel's unbound workqueues (the loop device's worker among them:
+# it does each request's read or write of the backing file) on the same
+# CPUs as the two sides, for the part only: "pin", or "off" (wherever
+# the scheduler puts them).  Pinned but not these, RND4K Q1T1 read moved
+# 210-370 MiB/s from round to round on either side, as the worker ran
+# on the submitter's CPU or the other one; with them, 409-459 on both
+# (docs/tests.md).  Machine-wide while the part runs
+# (/sys/devices/virtual/workqueue/cpumask); the mask before is put back
+# on every exit.
+URING_WQ=${URING_WQ:-pin}
+URING_WQ_MASK=/sys/devices/virtual/workqueue/cpumask
+URING_WQ_SAVED=""
 # fslab's --pass-gap in the rounds, milliseconds: fio starts each job of
 # a round about 200 ms after the one before it ends (strace: a job's
 # exit_group to the next one's io_uring_setup, 190-203 ms here), fslab
@@ -339,6 +353,12 @@ uring_cleanup() {
 	if [ -n "$URING_LOOP" ]; then losetup -d "$URING_LOOP" 2>/dev/null || true; fi
 	URING_MNT=""
 	URING_LOOP=""
+}
+uring_wq_restore() {
+	if [ -n "$URING_WQ_SAVED" ] && ! echo "$URING_WQ_SAVED" >"$URING_WQ_MASK"; then
+		echo "bench-engine: could not put back the unbound workqueues' CPUs: echo $URING_WQ_SAVED >$URING_WQ_MASK" >&2
+	fi
+	URING_WQ_SAVED=""
 }
 
 # A column of fslab's CSV by its header's name, for the rows of test
@@ -610,6 +630,26 @@ uring_part() {
 		echo "CPUs: both sides pinned to CPU $pin (URING_PIN=off: unpinned)"
 		;;
 	esac
+	case $URING_WQ in
+	off) echo "unbound workqueues: where the scheduler puts them" ;;
+	pin)
+		if [ "$URING_PIN" = off ]; then
+			echo "unbound workqueues: where the scheduler puts them (URING_PIN=off)"
+		elif [ ! -w "$URING_WQ_MASK" ]; then
+			echo "unbound workqueues: where the scheduler puts them (no $URING_WQ_MASK to write)"
+		else
+			mask=$(taskset -p $$ | awk '{ print $NF }')
+			URING_WQ_SAVED=$(cat "$URING_WQ_MASK")
+			if ! echo "$mask" >"$URING_WQ_MASK"; then
+				URING_WQ_SAVED=""
+				echo "bench-engine: URING_WQ: the kernel refused CPU mask $mask for its unbound workqueues (URING_WQ=off: leave them)" >&2
+				return 2
+			fi
+			echo "unbound workqueues (the loop devices' workers): on the same CPUs, mask $mask (was $URING_WQ_SAVED; URING_WQ=off: left)"
+		fi
+		;;
+	*) echo "bench-engine: URING_WQ: 'pin' or 'off', not '$URING_WQ'" >&2; return 2 ;;
+	esac
 	big=$URING_FILE
 	for f in $URING_SEQ_FILE $URING_CPU_FILE; do
 		[ "$(numfmt --from=iec "$f")" -le "$(numfmt --from=iec "$big")" ] || big=$f
@@ -626,6 +666,7 @@ uring_part() {
 		uring_cleanup
 		rm -f "$SHM/uring-ext4.img" "$WORK/uring-ext4.img"
 	done
+	uring_wq_restore
 	taskset -p "$cpus_before" $$ >/dev/null
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
@@ -636,6 +677,7 @@ cleanup() {
 	iozone_cleanup
 	files_cleanup
 	uring_cleanup
+	uring_wq_restore
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
 	rm -rf "$WORK" "$SHM"
