@@ -84,9 +84,10 @@
 #   figure), URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
 #   URING_PIN (last: both sides on the last CPU; a taskset CPU list;
 #   off), URING_WQ (pin: the kernel's unbound workqueues on those CPUs
-#   too, machine-wide for the part, put back after; off), URING_GAP (200: fslab's --pass-gap in the rounds, fio's
-#   pause between jobs) and URING_FILL (1; 0: leave the tmpfs image
-#   sparse) for part 8, ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
+#   too, machine-wide for the part, put back after; off), URING_GAP
+#   (200: fslab's --pass-gap in the rounds, fio's pause between jobs)
+#   and URING_FILL (1; 0: leave the tmpfs image sparse) for part 8,
+#   ONLY=8 runs part 8 alone; FILES_SIZES ("4K 64K 1M") and FILES_LOOP_BIN
 #   (files_loop next to fslab, under tests/bench/) for part 7, ONLY=7 runs
 #   part 7 alone.
 # The ext4 parts need root (loop devices); they are skipped otherwise.
@@ -354,6 +355,9 @@ uring_cleanup() {
 	URING_MNT=""
 	URING_LOOP=""
 }
+# This shell's CPUs, as taskset prints them (a hex mask, which is also
+# what the workqueue mask takes).
+uring_affinity() { taskset -p $$ | awk '{ print $NF }'; }
 uring_wq_restore() {
 	if [ -n "$URING_WQ_SAVED" ] && ! echo "$URING_WQ_SAVED" >"$URING_WQ_MASK"; then
 		echo "bench-engine: could not put back the unbound workqueues' CPUs: echo $URING_WQ_SAVED >$URING_WQ_MASK" >&2
@@ -617,7 +621,7 @@ uring_part() {
 	fi
 	# pinned: this shell, and so every round it starts, on URING_PIN's
 	# CPUs; its own CPUs again at the end of the part
-	cpus_before=$(taskset -p $$ | awk '{ print $NF }')
+	cpus_before=$(uring_affinity)
 	case $URING_PIN in
 	off) echo "CPUs: not pinned" ;;
 	*)
@@ -638,7 +642,7 @@ uring_part() {
 		elif [ ! -w "$URING_WQ_MASK" ]; then
 			echo "unbound workqueues: where the scheduler puts them (no $URING_WQ_MASK to write)"
 		else
-			mask=$(taskset -p $$ | awk '{ print $NF }')
+			mask=$(uring_affinity)
 			URING_WQ_SAVED=$(cat "$URING_WQ_MASK")
 			if ! echo "$mask" >"$URING_WQ_MASK"; then
 				URING_WQ_SAVED=""
