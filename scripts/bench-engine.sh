@@ -71,9 +71,12 @@
 #      workers (URING_WQ), fslab's passes with fio's
 #      pause between jobs (URING_GAP: --pass-gap), on an image whose
 #      tmpfs pages are all allocated before the rounds (URING_FILL).
-#      On ext4 on a loop device over a file in tmpfs (tmpfs-loop), and
-#      on ext4 on a loop device (direct I/O) over an image on the disk
-#      (ext4-image), each made and removed by the part.  Needs root.
+#      On ext4 on a loop device over a file in tmpfs (tmpfs-loop), on
+#      ext4 on a loop device (direct I/O) over an image on the disk
+#      (ext4-image), and on tmpfs-loop paced by the block layer's throttle
+#      (paced-loop: at most URING_PACE_IOPS requests and URING_PACE_BPS
+#      bytes a second each way, a cgroup both sides run in; no CPU
+#      figure), each made and removed by the part.  Needs root.
 #
 # Usage: scripts/bench-engine.sh [FSLAB_BINARY]
 #   env: RUNS (5), FILE_SIZE (256M, part 2), SKIP_SWEEP=1 skips parts 3 and 5,
@@ -81,7 +84,8 @@
 #   part 6 alone; URING_SEQ_FILE (1G), URING_FILE (256M), URING_PAIRS (10), URING_PICK (rows,
 #   e.g. "SEQ1M_Q8T1 RND4K_Q1T1"; all when empty), URING_FIO_BATCH
 #   (depth, or a number), URING_CPU_FILE (512M; RUNS=0 skips the CPU
-#   figure), URING_BACKINGS ("tmpfs-loop ext4-image", either or both)
+#   figure), URING_BACKINGS ("tmpfs-loop ext4-image paced-loop", any of
+#   them), URING_PACE_IOPS (40000) and URING_PACE_BPS (512M) for paced-loop,
 #   URING_PIN (last: both sides on the last CPU; a taskset CPU list;
 #   off), URING_WQ (pin: the kernel's unbound workqueues on those CPUs
 #   too, machine-wide for the part, put back after; off), URING_GAP
@@ -310,7 +314,7 @@ URING_PAIRS=${URING_PAIRS:-10}
 URING_PICK=${URING_PICK:-}
 URING_FIO_BATCH=${URING_FIO_BATCH:-depth}
 URING_CPU_FILE=${URING_CPU_FILE:-512M}
-URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image}
+URING_BACKINGS=${URING_BACKINGS:-tmpfs-loop ext4-image paced-loop}
 # Both sides on the same CPUs (taskset's list; "off": wherever the
 # scheduler puts them).  On the 2-vCPU test VM the placement of the
 # submitter against the loop device's worker, not the calls, decided a
@@ -339,6 +343,18 @@ URING_WQ_SAVED=""
 URING_GAP=${URING_GAP:-200}
 # 1: the tmpfs image's pages all allocated after mkfs (uring_mkfs); 0: sparse
 URING_FILL=${URING_FILL:-1}
+# paced-loop: tmpfs-loop with the block layer's throttle on the loop
+# device (cgroup v2 io.max, or v1 blkio.throttle), at most URING_PACE_IOPS
+# requests and URING_PACE_BPS bytes a second each way, for both sides.
+# Below what either engine reaches on tmpfs-loop (about 110 thousand 4K
+# requests a second at Q1, GiB/s at 1M), so the device, not the engine's
+# CPU, sets every row's pace: a device of steady speed, which neither
+# the other backings (CPU-bound; the host's disk) nor this VM's kernel
+# (no null_blk) offer.
+URING_PACE_IOPS=${URING_PACE_IOPS:-40000}
+URING_PACE_BPS=${URING_PACE_BPS:-512M}
+URING_CG=""
+URING_CG_HOME=""
 # CrystalDiskMark's default rows: name, bs, iodepth, numjobs, kind (seq:
 # queued_write then queued_read; rnd: queued_write, then
 # queued_random_write and queued_random_read)
@@ -355,6 +371,44 @@ uring_cleanup() {
 	URING_MNT=""
 	URING_LOOP=""
 }
+# paced-loop's throttle on device: a new cgroup (v2 where its io
+# controller is on, else v1 blkio) with the device's limits, and this
+# shell, so every round it starts, in it; uring_pace_off moves the shell
+# back where it was and removes the cgroup.  Fails, saying why, where
+# the kernel has neither.
+uring_pace_on() { # device
+	majmin=$(lsblk -dno MAJ:MIN "$1" | tr -d ' ')
+	bps=$(numfmt --from=iec "$URING_PACE_BPS")
+	v2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
+	if [ -n "$v2" ] && grep -qw io "$v2/cgroup.subtree_control" 2>/dev/null; then
+		URING_CG_HOME=$v2$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+		URING_CG=$(mktemp -d "$v2/fslab-bench-pace.XXXXXX")
+		echo "$majmin riops=$URING_PACE_IOPS wiops=$URING_PACE_IOPS rbps=$bps wbps=$bps" >"$URING_CG/io.max" ||
+			return 1
+		how="cgroup v2 io.max"
+	elif [ -w /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device ]; then
+		URING_CG_HOME=/sys/fs/cgroup/blkio$(awk -F: '$2 == "blkio" { print $3 }' /proc/self/cgroup)
+		URING_CG=$(mktemp -d /sys/fs/cgroup/blkio/fslab-bench-pace.XXXXXX)
+		for rw in read write; do
+			echo "$majmin $URING_PACE_IOPS" >"$URING_CG/blkio.throttle.${rw}_iops_device" || return 1
+			echo "$majmin $bps" >"$URING_CG/blkio.throttle.${rw}_bps_device" || return 1
+		done
+		how="cgroup v1 blkio.throttle"
+	else
+		echo "bench-engine: paced-loop needs the block layer's throttle: a cgroup v2 with its io controller on, or a v1 blkio hierarchy at /sys/fs/cgroup/blkio (neither is here)" >&2
+		return 1
+	fi
+	echo $$ >"$URING_CG/cgroup.procs" || return 1
+	echo "paced-loop: $1 throttled to $URING_PACE_IOPS requests/s and $URING_PACE_BPS/s each way ($how, URING_PACE_IOPS, URING_PACE_BPS); both sides' rounds run under it"
+}
+uring_pace_off() {
+	[ -n "$URING_CG" ] || return 0
+	echo $$ >"$URING_CG_HOME/cgroup.procs" ||
+		echo "bench-engine: could not move back to cgroup $URING_CG_HOME" >&2
+	rmdir "$URING_CG" || echo "bench-engine: could not remove cgroup $URING_CG (rmdir it)" >&2
+	URING_CG=""
+}
+
 # This shell's CPUs, as taskset prints them (a hex mask, which is also
 # what the workqueue mask takes).
 uring_affinity() { taskset -p $$ | awk '{ print $NF }'; }
@@ -590,7 +644,8 @@ uring_compare() { # label dir
 		uring_row_pairs "$1" "$2" "$row" "$bs" "$q" "$t" "$kind"
 		uring_row_print "$1" "$row"
 	done
-	[ "$RUNS" -gt 0 ] || return 0
+	# under the throttle a request's CPU is not the engine's alone
+	[ "$RUNS" -gt 0 ] && [ "$1" != paced-loop ] || return 0
 	uring_cpu "$1" "$2"
 }
 
@@ -618,6 +673,16 @@ uring_part() {
 	if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
 		echo "skipped: needs root and mkfs.ext4 for its own loop devices"
 		return 0
+	fi
+	case $URING_PACE_IOPS in
+	'' | *[!0-9]* | 0 | 0*)
+		echo "bench-engine: URING_PACE_IOPS: a whole number of requests a second, such as 40000, not '$URING_PACE_IOPS'" >&2
+		return 2
+		;;
+	esac
+	if ! numfmt --from=iec "$URING_PACE_BPS" 2>/dev/null | grep -qx '[1-9][0-9]*'; then
+		echo "bench-engine: URING_PACE_BPS: bytes a second, such as 512M, not '$URING_PACE_BPS'" >&2
+		return 2
 	fi
 	# pinned: this shell, and so every round it starts, on URING_PIN's
 	# CPUs; its own CPUs again at the end of the part
@@ -664,9 +729,18 @@ uring_part() {
 		case $backing in
 		tmpfs-loop) uring_mkfs "$SHM/uring-ext4.img" "$size" ;;
 		ext4-image) uring_mkfs "$WORK/uring-ext4.img" "$size" --direct-io=on ;;
-		*) echo "bench-engine: URING_BACKINGS: no backing '$backing' (tmpfs-loop, ext4-image)" >&2; return 2 ;;
+		paced-loop)
+			uring_mkfs "$SHM/uring-ext4.img" "$size"
+			if ! uring_pace_on "$URING_LOOP"; then
+				uring_pace_off
+				uring_cleanup
+				continue
+			fi
+			;;
+		*) echo "bench-engine: URING_BACKINGS: no backing '$backing' (tmpfs-loop, ext4-image, paced-loop)" >&2; return 2 ;;
 		esac
 		uring_compare "$backing" "$URING_MNT"
+		uring_pace_off
 		uring_cleanup
 		rm -f "$SHM/uring-ext4.img" "$WORK/uring-ext4.img"
 	done
@@ -680,6 +754,7 @@ MNT=""
 cleanup() {
 	iozone_cleanup
 	files_cleanup
+	uring_pace_off
 	uring_cleanup
 	uring_wq_restore
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT"; fi
