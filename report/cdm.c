@@ -5,7 +5,10 @@
  * best-of), which rows' intervals are within 5% of their mean, and the
  * verdict of each row: every filesystem against the row's fastest, by the
  * report's inference (infer.c) on that row's cell alone, so rows of one
- * test at different depths are never mixed.  Text, HTML and JSON. */
+ * test at different depths are never mixed.  A flagged figure (the flag
+ * table, load.c) carries its letters wherever it is shown, and is set
+ * aside, never the row's best, while the row has an unflagged one, as in
+ * the rankings.  Text, HTML and JSON. */
 #include "report_priv.h"
 
 #include <errno.h>
@@ -30,6 +33,7 @@ struct cd_side {
 	double mbs, mbs_ci, iops, iops_ci; /* NaN: none */
 	bool within;
 	bool best;
+	bool aside; /* flagged (RP_FLAGS_ASIDE) while the row's best is not */
 	struct rp_cmp cmp; /* against the row's best (cmp.tested false: not compared) */
 	bool compared;
 };
@@ -178,6 +182,9 @@ static int cd_verdicts(const struct rp_data *d, struct cd_panel *p, size_t r, in
 	if (best == SIZE_MAX)
 		goto out;
 	cd_at(p, r, best, k)->best = true;
+	if (!(cd_at(p, r, best, k)->c->flags & RP_FLAGS_ASIDE))
+		for (size_t e = 0; e < p->n_entries; e++)
+			cd_at(p, r, e, k)->aside = have[e] && (cd_at(p, r, e, k)->c->flags & RP_FLAGS_ASIDE);
 	for (size_t e = 0; e < p->n_entries && n > 1; e++) {
 		struct rp_est x, y;
 		struct cd_side *s = cd_at(p, r, e, k);
@@ -289,20 +296,47 @@ static char *cd_value(const struct cd_side *s, bool iops, char *buf, size_t len)
 	return buf;
 }
 
-/* "best", "0.97 [0.95-0.99] slower", "-". */
+/* A side's marks: its flags' letters, then "aside" when it is set aside
+ * ("F aside", "P", ""). */
+static char *cd_marks(const struct cd_side *s, char *buf, size_t len)
+{
+	char fl[16];
+
+	rp_flag_letters(s->c ? s->c->flags : 0, "", fl, sizeof(fl));
+	snprintf(buf, len, "%s%s%s", fl, fl[0] && s->aside ? " " : "", s->aside ? "aside" : "");
+	return buf;
+}
+
+/* "best", "0.97 [0.95-0.99] slower", "1.20 [1.10-1.30] faster F aside",
+ * "-". */
 static char *cd_verdict(const struct cd_side *s, char *buf, size_t len)
 {
-	char r[64];
+	char r[64], m[32];
+	int n;
 
 	if (s->best)
-		snprintf(buf, len, "best");
+		n = snprintf(buf, len, "best");
 	else if (s->compared && s->cmp.tested)
-		snprintf(buf, len, "%s %s", rp_fmt_ratio_ci(&s->cmp, "-", r, sizeof(r)), rp_dir_word(s->cmp.dir));
+		n = snprintf(buf, len, "%s %s", rp_fmt_ratio_ci(&s->cmp, "-", r, sizeof(r)), rp_dir_word(s->cmp.dir));
 	else if (s->compared)
-		snprintf(buf, len, "%.2f %s", s->cmp.ratio, rp_dir_word(s->cmp.dir));
-	else
+		n = snprintf(buf, len, "%.2f %s", s->cmp.ratio, rp_dir_word(s->cmp.dir));
+	else {
 		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (cd_marks(s, m, sizeof(m))[0] && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %s", m);
 	return buf;
+}
+
+/* The flags of every side of the panel (for the legend). */
+static unsigned cd_flags(const struct cd_panel *p)
+{
+	unsigned flags = 0;
+
+	for (size_t i = 0; i < p->n_rows * p->n_entries * 2; i++)
+		flags |= p->side[i].c ? p->side[i].c->flags : 0;
+	return flags;
 }
 
 /* Why a side's interval is not within 5%: into buf; NULL when it is. */
@@ -324,7 +358,7 @@ static const char *cd_not_within(const struct cd_side *s, char *buf, size_t len)
 static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_panel *p, size_t e)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
-					     "trials", "within 5%" };
+					     "trials", "within 5%", "flags" };
 	struct fslab_table *tb = fslab_table_new(2);
 	char note[256], v[64];
 	int rc;
@@ -350,6 +384,8 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_pan
 		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
 		fslab_table_cellf(tb, 5, "%u", n);
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
+		fslab_table_cell(tb, 7, rp_flag_letters((rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0), "",
+							v, sizeof(v)));
 	}
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
@@ -398,8 +434,9 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 			rc = cd_text_entry(out, d, &p, e);
 	if (rc < 0)
 		goto out;
-	fputs("verdicts by row: each filesystem against the row's fastest (ratio of means, 95% "
-	      "simultaneous interval; equivalent within 5%)\n", out);
+	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
+	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
+	      "set aside (aside), never the best while the row has an unflagged one\n", out);
 	if ((rc = cd_text_verdicts(out, d, &p)) < 0)
 		goto out;
 	for (size_t r = 0; r < p.n_rows; r++)
@@ -423,6 +460,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 		      out);
 	if (p.truncated)
 		fprintf(out, "  (more than %d rows: the first %d shown)\n", CD_MAX_ROWS, CD_MAX_ROWS);
+	rp_text_flag_legend(out, d, cd_flags(&p));
 out:
 	cd_free(&p);
 	return rc;
@@ -470,7 +508,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests)
 			fputs("</p>\n", out);
 		}
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
-		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th></tr>\n", out);
+		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
+		      out);
 		for (size_t r = 0; r < p.n_rows; r++) {
 			const struct cd_side *rd = cd_at(&p, r, e, 0), *wr = cd_at(&p, r, e, 1);
 
@@ -483,12 +522,17 @@ void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests)
 			cd_html_side(out, rd, true);
 			cd_html_side(out, wr, false);
 			cd_html_side(out, wr, true);
-			fputs("</tr>\n", out);
+			fputs("<td class=l>", out);
+			rp_html_escape(out, rp_flag_letters((rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0),
+							    "", v, sizeof(v)));
+			fputs("</td></tr>\n", out);
 		}
 		fputs("</table></div>\n", out);
 	}
-	fputs("<h3>Verdicts by row</h3>\n<p>Each filesystem against the row's fastest: the ratio of "
-	      "the means with its 95% simultaneous interval (equivalent within 5%).</p>\n"
+	fputs("<h3>Verdicts by row</h3>\n<p>Each filesystem against the row's fastest unflagged one: "
+	      "the ratio of the means with its 95% simultaneous interval (equivalent within 5%). A "
+	      "flagged figure shows its letters (the flags' legend) and is set aside (aside), never "
+	      "the best while the row has an unflagged one.</p>\n"
 	      "<div class=scroll><table><tr><th class=l>row</th><th class=l></th>", out);
 	for (size_t e = 0; e < p.n_entries; e++) {
 		fputs("<th class=l>", out);
@@ -532,6 +576,12 @@ static json_object *cd_json_side(const struct cd_side *s)
 	json_object_object_add(o, "iops", cd_num(s->iops));
 	json_object_object_add(o, "iops_ci95", cd_num(s->iops_ci));
 	json_object_object_add(o, "within_5pct", json_object_new_boolean(s->within));
+	json_object *fl = json_object_new_array();
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (s->c->flags & rp_flag_table[i].bit)
+			json_object_array_add(fl, json_object_new_string(rp_flag_table[i].csv));
+	json_object_object_add(o, "flags", fl);
+	json_object_object_add(o, "set_aside", json_object_new_boolean(s->aside));
 	if (!s->c->n_ok)
 		json_object_object_add(o, "problem", s->c->problem ? json_object_new_string(s->c->problem) : NULL);
 	if (s->best) {

@@ -206,6 +206,57 @@ START_TEST(t_html_panel)
 }
 END_TEST
 
+/* The line of the text that starts with start ("" when there is none). */
+static char *line_of(const char *t, const char *start)
+{
+	const char *l = strstr(t, start), *end;
+
+	if (!l)
+		return strdup("");
+	end = strchr(l, '\n');
+	return strndup(l, end ? (size_t)(end - l) : strlen(l));
+}
+
+/* A flagged figure is shown with its letters and set aside: ext4's
+ * SEQ1M Q8T1 read, 1.11x xfs's, flagged page cache, is no longer the
+ * row's best; xfs is.  The same in the text (the row, the matrix, the
+ * legend), the HTML and the JSON. */
+START_TEST(t_flagged_set_aside)
+{
+	struct rp_data *d = load();
+	struct rp_cell *q8 = (struct rp_cell *)cell(entry(d, "ext4"), FSLAB_TEST_QUEUED_READ, 1024, 8);
+	size_t x = strcmp(d->all[0]->fs, "xfs") == 0 ? 0 : 1, e = 1 - x;
+	char *t, *m, *row, *h;
+	json_object *root, *fl;
+
+	q8->flags |= RP_FLAG_PAGE_CACHE;
+	t = render(d, false);
+	m = line_of(t, "SEQ1M Q8T1   read ");
+	ck_assert_msg(strstr(m, "1.11 [1.10-1.12] faster P aside") && strstr(m, "best"), "%s", t);
+	ck_assert_msg(!strstr(strstr(t, "SEQ1M Q8T1   write"), "aside"), "only the flagged side:\n%s", t);
+	row = line_of(strstr(t, "\next4 ("), "SEQ1M Q8T1");
+	ck_assert_msg(row[0] && row[strlen(row) - 1] == 'P', "ext4's row ends with its flag: '%s'\n%s", row, t);
+	ck_assert_msg(strstr(t, "flags: P = page cache: "), "the legend:\n%s", t);
+	h = render(d, true);
+	ck_assert_msg(strstr(h, "faster P aside</td>"), "%s", h);
+	root = rp_cdm_json(d, ~0u);
+	ck_assert_str_eq(str(side(root, x, 0, "read"), "verdict"), "best");
+	ck_assert_str_eq(str(side(root, e, 0, "read"), "verdict"), "faster");
+	ck_assert(json_object_object_get_ex(side(root, e, 0, "read"), "flags", &fl));
+	ck_assert_uint_eq(json_object_array_length(fl), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(fl, 0)), "page-cache");
+	ck_assert(json_object_get_boolean(json_object_object_get(side(root, e, 0, "read"), "set_aside")));
+	ck_assert(!json_object_get_boolean(json_object_object_get(side(root, x, 0, "read"), "set_aside")));
+	json_object_put(root);
+	free(h);
+	free(row);
+	free(m);
+	free(t);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_cdm");
@@ -215,5 +266,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_text_panel);
 	tcase_add_test(tc, t_json_panel);
 	tcase_add_test(tc, t_html_panel);
+	tcase_add_test(tc, t_flagged_set_aside);
 	return ft_suite_run(s, argc, argv);
 }
