@@ -389,6 +389,10 @@ struct rp_summary {
 	double delta;            /* equivalence margin */
 	struct rp_varmodel *vm;  /* every score's variance */
 	size_t best[FSLAB_TEST_MAX]; /* index of each test's best (SIZE_MAX: none) */
+	/* tests whose every ranked figure is flagged (cold mode's reread is
+	 * the page cache for every filesystem): they show their flags in the
+	 * matrix but speak for no family verdict */
+	unsigned all_flagged;
 	/* the matrix's family: every pair of testable entries in every test
 	 * (the best is chosen from the data, so each pair could be the one
 	 * compared) */

@@ -160,7 +160,9 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]) && l < len; i++) {
 		if (!part[i].n)
 			continue;
-		if (kinds == 1)
+		if (kinds == 1 && k->n_tests == 2)
+			l += (size_t)snprintf(buf + l, len - l, " %s in both tests", part[i].word);
+		else if (kinds == 1)
 			l += (size_t)snprintf(buf + l, len - l, " %s in %s%zu test%s", part[i].word,
 					      k->n_tests > 1 ? "all " : "", k->n_tests,
 					      k->n_tests > 1 ? "s" : "");
@@ -320,23 +322,62 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
 	}
 }
 
+/* "; left out: reread, freread (every figure flagged: page cache, FUSE)"
+ * for the tests in out, whose every figure is flagged, into buf ("" none);
+ * the flags are the union over those tests' figures. */
+static char *sm_left_out(const struct rp_summary *s, unsigned out, char *buf, size_t len)
+{
+	unsigned flags = 0;
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++) {
+		if (!(out & (1u << t)))
+			continue;
+		for (size_t i = 0; i < s->n; i++)
+			flags |= rp_sum_cell(s, t, i)->flags & RP_FLAGS_ASIDE;
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "; left out: ",
+				      fslab_test_to_string(t));
+	}
+	if (!l || l >= len)
+		return buf;
+	l += (size_t)snprintf(buf + l, len - l, " (every figure flagged:");
+	for (size_t i = 0, n = 0; i < rp_n_flags && l < len; i++)
+		if (flags & rp_flag_table[i].bit)
+			l += (size_t)snprintf(buf + l, len - l, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
+	if ((flags & RP_FLAG_OTHER) && l < len)
+		l += (size_t)snprintf(buf + l, len - l, ", a flag this report does not know");
+	if (l < len)
+		snprintf(buf + l, len - l, ")");
+	return buf;
+}
+
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries.
  * Inferential (each test's simultaneous intervals, sm_calls) on the
  * family's tests in the run, or descriptive (small files without its
- * many-files tests: medians of the cells with small files). */
+ * many-files tests: medians of the cells with small files).  A test
+ * whose every figure is flagged is left out, and named: it measured what
+ * no filesystem's device did (cold mode's reread: the page cache). */
 static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, struct rp_fam_in *in)
 {
 	bool descriptive;
 	unsigned ft = rp_family_tests(f, s->tests, &descriptive);
+	unsigned out = descriptive ? 0 : ft & s->all_flagged;
 	double best_small[FSLAB_TEST_MAX];
 	size_t nt = 0, wi, ri;
-	char fam[128];
+	char fam[128], left[256];
 
+	ft &= ~out;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		nt += !!(ft & (1u << t));
-	s->family_present[f] = nt > 0;
-	if (!nt)
+	s->family_present[f] = nt > 0 || out;
+	sm_left_out(s, out, left, sizeof(left));
+	if (!nt) {
+		if (out)
+			snprintf(s->verdict[f], sizeof(s->verdict[f]), "%s: no verdict%s", sm_families[f].name,
+				 left);
 		return;
+	}
 	if (descriptive)
 		sm_best_small(d, ft, best_small);
 	for (size_t i = 0; i < d->n_all; i++)
@@ -347,6 +388,8 @@ static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, stru
 		sm_calls(s, ft, wi, ri, &k);
 	rp_family_verdict(sm_family_label(f, ft, descriptive, fam, sizeof(fam)), in, d->n_all, &k,
 			  s->verdict[f], sizeof(s->verdict[f]));
+	size_t l = strlen(s->verdict[f]);
+	snprintf(s->verdict[f] + l, sizeof(s->verdict[f]) - l, "%s", left);
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -698,6 +741,11 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 		s->shown |= 1u << t;
 	if (r.n)
 		s->best[t] = r.rows[0].e->idx;
+	bool unflagged = r.n_partial > 0; /* a partial entry's flags are not known here */
+	for (size_t k = 0; k < r.n; k++)
+		unflagged |= !(r.rows[k].s.flags & RP_FLAGS_ASIDE);
+	if (r.n && !unflagged)
+		s->all_flagged |= 1u << t;
 	for (size_t k = 0; k < r.n; k++) {
 		struct rp_mcell *c = rp_sum_cell(s, t, r.rows[k].e->idx);
 

@@ -17,7 +17,9 @@ static const char vd_cmd_disk[] =
 struct vd_cell {
 	bool has, partial;
 	struct rp_cmp cmp;    /* the ratio, its interval (lo, hi NaN untested), the verdict */
-	unsigned aside;       /* flags that set it aside; 0: none */
+	unsigned flags;       /* its flags of the kind that sets a figure aside (letters) */
+	unsigned aside;       /* those flags when they set it aside (the test has an
+			       * unflagged figure); 0: not set aside */
 	const char *other;    /* the names of its unknown flags */
 	bool show_score;      /* the score on hover (the change matrix has none) */
 	bool change;          /* a change matrix cell: improved / regressed */
@@ -42,8 +44,9 @@ static struct vd_cell vd_ratio_cell(const struct rp_summary *s, int t, size_t i)
 {
 	const struct rp_mcell *c = rp_sum_cell(s, t, i);
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, c->aside ? c->flags & RP_FLAGS_ASIDE : 0,
-				 c->other ? c->other : "", true, false, c->score };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, c->flags & RP_FLAGS_ASIDE,
+				 c->aside ? c->flags & RP_FLAGS_ASIDE : 0, c->other ? c->other : "", true, false,
+				 c->score };
 }
 
 static const char *const vd_ratio_marks[] = {
@@ -62,7 +65,7 @@ static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, "", false, true, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, 0, "", false, true, 0 };
 }
 
 static const char *const vd_change_marks[] = {
@@ -141,7 +144,8 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 }
 
 /* "0.98 [0.91-1.05] ?" ("p" added for partial data, the flag letters for
- * a flagged entry set aside). */
+ * a flagged entry, set aside or not: a test whose every figure is flagged,
+ * such as cold mode's reread, still shows it is the page cache). */
 static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const char *const *marks)
 {
 	char ci[64], fl[24];
@@ -155,7 +159,7 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		return;
 	}
 	const char *mark = c->cmp.dir <= RP_DIR_UNTESTED && marks[c->cmp.dir] ? marks[c->cmp.dir] : "";
-	rp_flag_letters(c->aside, " ", fl, sizeof(fl));
+	rp_flag_letters(c->flags, " ", fl, sizeof(fl));
 	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
 }
@@ -255,7 +259,7 @@ static int vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_ma
 }
 
 /* The legend of the letters beyond P and F (the matrix's own legend line
- * names those), when a cell set aside carries one: from the flag table. */
+ * names those), when a cell carries one: from the flag table. */
 static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -266,7 +270,7 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_mcell *c = rp_sum_cell(s, t, i);
-			if (c->has && c->aside)
+			if (c->has)
 				f |= c->flags;
 		}
 	f &= RP_FLAGS_ASIDE & ~(unsigned)(RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE);
@@ -281,7 +285,7 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s? = %s", o ? "; " : "",
 				      rp_other_flags_all(d, names, sizeof(names)));
 	if (o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", set aside");
+		snprintf(line + o, sizeof(line) - o, ", set aside likewise");
 	vd_wrap(out, "", line);
 }
 
@@ -303,11 +307,13 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		fprintf(out, "best = fastest unflagged; < slower, > faster (the interval excludes 1);\n"
 			     "= equivalent (inside +-%g%%); ? inconclusive; no mark: not tested.  Intervals\n"
 			     "hold together at 95%% over the %zu pairs of the tests (docs/report.md);\n"
-			     "P/F = page cache/FUSE, set aside; p = partial data\n",
+			     "P/F = page cache/FUSE: set aside, never the best, where the test has an\n"
+			     "unflagged figure; p = partial data\n",
 			100 * s->delta, s->n_comparisons);
 	else
-		fputs("best = fastest unflagged; P/F = page cache/FUSE, set aside; p = partial data;\n"
-		      "not tested: no filesystem has 2 trials to compare\n", out);
+		fputs("best = fastest unflagged; P/F = page cache/FUSE: set aside, never the best, where\n"
+		      "the test has an unflagged figure; p = partial data; not tested: no filesystem has\n"
+		      "2 trials to compare\n", out);
 	vd_text_more_flags(out, d);
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
@@ -415,16 +421,18 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 		fprintf(out, "; adjusted p %.3g", c->cmp.p_adj);
 	if (c->cmp.dir == RP_DIR_INCONCLUSIVE && !isnan(c->cmp.resolve))
 		fprintf(out, "; resolves only differences beyond %.0f%%", ceil(100 * c->cmp.resolve));
-	if (c->aside) {
+	if (c->flags) {
 		char fw[160];
-		fputs("; set aside: ", out);
-		rp_html_escape(out, rp_flag_words(c->aside, c->other, fw, sizeof(fw)));
+		fputs(c->aside ? "; set aside: " : "; flagged (every figure of this test is): ", out);
+		rp_html_escape(out, rp_flag_words(c->flags, c->other, fw, sizeof(fw)));
 	}
 	fprintf(out, "\">%s", rp_fmt_ratio_ci(&c->cmp, "&ndash;", buf, sizeof(buf)));
 	if (c->cmp.dir != RP_DIR_BEST && c->cmp.dir != RP_DIR_NONE)
 		fprintf(out, " <small>%s</small>", word);
 	if (c->aside)
 		fputs(" <small>(set aside)</small>", out);
+	else if (c->flags)
+		fputs(" <small>(flagged)</small>", out);
 	if (c->partial)
 		fputs(" <small>(partial)</small>", out);
 	fputs("</td>", out);
@@ -475,7 +483,9 @@ static void vd_html_ratios(FILE *out, const struct rp_data *d)
 			     "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
 			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
 			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
-			     "flagged figure (page cache, FUSE) is set aside, never the best.",
+			     "flagged figure (page cache, FUSE) is set aside, never the best, where "
+			     "the test has an unflagged one; a test whose every figure is flagged is "
+			     "marked so and left out of the verdicts.",
 			s->n_comparisons, 100 * s->delta);
 	else
 		fputs(". Not tested: no filesystem has 2 trials to compare.", out);

@@ -768,6 +768,53 @@ START_TEST(t_claims_flagged_confirm_nothing)
 }
 END_TEST
 
+/* A test whose every figure is flagged (cold mode's reread: the page
+ * cache for every filesystem) shows its flag on every cell of the matrix,
+ * not only where a cell is set aside, and speaks for no family verdict:
+ * the sequential-read line is decided on read alone and names reread as
+ * left out (counted, reread's 2x would have crowned xfs); a family whose
+ * every test is so flagged has no verdict, and says why. */
+START_TEST(t_all_flagged_test_left_out)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	struct ft_output o;
+	char *dir = path("all-flagged"), *p, *l;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
+		ck_assert_ptr_nonnull(f = fopen(p, "w"));
+		fputs(HDR, f);
+		for (unsigned t = 1; t <= 3; t++)
+			for (unsigned long long file = 1024; file <= 4096; file *= 2) {
+				emit(f, fss[k], "write", file, 64, t, (k ? 6000 : 5000) + t, "cold", "page-cache");
+				emit(f, fss[k], "read", file, 64, t, (k ? 450 : 500) + t, "cold", "");
+				emit(f, fss[k], "reread", file, 64, t, (k ? 6000 : 3000) + t, "cold", "page-cache");
+			}
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
+	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
+	free(p);
+
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	l = line_of(o.out, "== summary", "reread ");
+	has(l, "] < P");
+	has(l, "best P");
+	l = block_of(o.out, "verdicts:", "  sequential read:");
+	has(l, "ext4 leads");
+	has(l, "xfs slower in 1 test");
+	has(l, "; left out: reread (every figure flagged: page cache)");
+	has(block_of(o.out, "verdicts:", "  sequential write:"),
+	    "sequential write: no verdict; left out: write (every figure flagged: page cache)");
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
 /* A reproduction's report opens with one line per 2023 claim, judged with
  * the matrix's intervals; two honest runs that decide a claim differently
  * are said to disagree, with both figures; report.json has the claims. */
@@ -2061,6 +2108,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_small_files_tested);
 	tcase_add_test(tc, t_small_files_descriptive);
 	tcase_add_test(tc, t_small_files_change);
+	tcase_add_test(tc, t_all_flagged_test_left_out);
 	return s;
 }
 
