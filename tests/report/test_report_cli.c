@@ -681,12 +681,16 @@ START_TEST(t_claims)
 }
 END_TEST
 
-/* An honest run (cache mode cache), 3 trials with little noise: btrfs
- * writes at btrfs_write MiB/s, ext4 at ext4_write; reads tie at 500. */
-static char *honest_dir(const char *name, const char *cache, double btrfs_write, double ext4_write)
+/* A results directory of two filesystems, fss[0] and fss[1] (k 0 and
+ * 1), in cache mode cache: 3 trials of files of 1, 2 and 4 MiB, the
+ * callback rows writing each k's rows (with emit) for a trial and a file
+ * size. */
+static char *two_fs_dir(const char *name, const char *const fss[2], const char *cache,
+			void (*rows)(FILE *f, const char *fs, int k, unsigned trial, unsigned long long file,
+				     const void *arg),
+			const void *arg)
 {
-	static const char *const fss[] = { "ext4", "btrfs" };
-	char *dir = path(name), *p;
+	char *dir = path(name), *p, m[64];
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	for (int k = 0; k < 2; k++) {
@@ -695,19 +699,39 @@ static char *honest_dir(const char *name, const char *cache, double btrfs_write,
 		ck_assert_ptr_nonnull(f = fopen(p, "w"));
 		fputs(HDR, f);
 		for (unsigned t = 1; t <= 3; t++)
-			for (unsigned long long file = 1024; file <= 4096; file *= 2) {
-				emit(f, fss[k], "write", file, 64, t, (k ? btrfs_write : ext4_write) + t, cache, "");
-				emit(f, fss[k], "read", file, 64, t, 500 + t, cache, "");
-			}
+			for (unsigned long long file = 1024; file <= 4096; file *= 2)
+				rows(f, fss[k], k, t, file, arg);
 		fclose(f);
 		free(p);
 	}
 	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
-	char m[64];
 	snprintf(m, sizeof(m), "{\"cache_mode\":\"%s\",\"trials\":3}\n", cache);
 	ck_assert_int_eq(ft_write_file(p, m), 0);
 	free(p);
 	return dir;
+}
+
+struct honest_arg {
+	const char *cache;
+	double btrfs_write, ext4_write;
+};
+
+static void honest_rows(FILE *f, const char *fs, int k, unsigned t, unsigned long long file, const void *arg)
+{
+	const struct honest_arg *h = arg;
+
+	emit(f, fs, "write", file, 64, t, (k ? h->btrfs_write : h->ext4_write) + t, h->cache, "");
+	emit(f, fs, "read", file, 64, t, 500 + t, h->cache, "");
+}
+
+/* An honest run (cache mode cache), 3 trials with little noise: btrfs
+ * writes at btrfs_write MiB/s, ext4 at ext4_write; reads tie at 500. */
+static char *honest_dir(const char *name, const char *cache, double btrfs_write, double ext4_write)
+{
+	static const char *const fss[] = { "ext4", "btrfs" };
+	const struct honest_arg h = { cache, btrfs_write, ext4_write };
+
+	return two_fs_dir(name, fss, cache, honest_rows, &h);
 }
 
 static json_object *jget(json_object *o, const char *key)
@@ -724,29 +748,20 @@ static json_object *jget(json_object *o, const char *key)
  * buffered loop or a priming read made them) does not say the 2023 read
  * claim holds; it cannot tell, and says why.  Its write figures, unflagged
  * and slower than ext4's, still refute the write claim. */
+static void flagged_read_rows(FILE *f, const char *fs, int k, unsigned t, unsigned long long file,
+			      const void *arg)
+{
+	(void)arg;
+	emit(f, fs, "write", file, 64, t, (k ? 300 : 500) + t, "cold", "");
+	emit(f, fs, "read", file, 64, t, (k ? 2000 : 500) + t, "cold", k ? "page-cache" : "");
+}
+
 START_TEST(t_claims_flagged_confirm_nothing)
 {
 	static const char *const fss[] = { "ext4", "btrfs" };
 	struct ft_output o;
-	char *warm = claims_dir("warm-flag", true), *dir = path("cold-flag"), *p;
-
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	for (int k = 0; k < 2; k++) {
-		FILE *f;
-		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
-		ck_assert_ptr_nonnull(f = fopen(p, "w"));
-		fputs(HDR, f);
-		for (unsigned t = 1; t <= 3; t++)
-			for (unsigned long long file = 1024; file <= 4096; file *= 2) {
-				emit(f, fss[k], "write", file, 64, t, (k ? 300 : 500) + t, "cold", "");
-				emit(f, fss[k], "read", file, 64, t, (k ? 2000 : 500) + t, "cold", k ? "page-cache" : "");
-			}
-		fclose(f);
-		free(p);
-	}
-	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
-	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
-	free(p);
+	char *warm = claims_dir("warm-flag", true);
+	char *dir = two_fs_dir("cold-flag", fss, "cold", flagged_read_rows, NULL);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", "--claims", warm, dir, "--format", "json", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -774,30 +789,20 @@ END_TEST
  * the sequential-read line is decided on read alone and names reread as
  * left out (counted, reread's 2x would have crowned xfs); a family whose
  * every test is so flagged has no verdict, and says why. */
+static void all_flagged_rows(FILE *f, const char *fs, int k, unsigned t, unsigned long long file,
+			     const void *arg)
+{
+	(void)arg;
+	emit(f, fs, "write", file, 64, t, (k ? 6000 : 5000) + t, "cold", "page-cache");
+	emit(f, fs, "read", file, 64, t, (k ? 450 : 500) + t, "cold", "");
+	emit(f, fs, "reread", file, 64, t, (k ? 6000 : 3000) + t, "cold", "page-cache");
+}
+
 START_TEST(t_all_flagged_test_left_out)
 {
 	static const char *const fss[] = { "ext4", "xfs" };
 	struct ft_output o;
-	char *dir = path("all-flagged"), *p, *l;
-
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	for (int k = 0; k < 2; k++) {
-		FILE *f;
-		ck_assert_int_ge(asprintf(&p, "%s/%s.csv", dir, fss[k]), 0);
-		ck_assert_ptr_nonnull(f = fopen(p, "w"));
-		fputs(HDR, f);
-		for (unsigned t = 1; t <= 3; t++)
-			for (unsigned long long file = 1024; file <= 4096; file *= 2) {
-				emit(f, fss[k], "write", file, 64, t, (k ? 6000 : 5000) + t, "cold", "page-cache");
-				emit(f, fss[k], "read", file, 64, t, (k ? 450 : 500) + t, "cold", "");
-				emit(f, fss[k], "reread", file, 64, t, (k ? 6000 : 3000) + t, "cold", "page-cache");
-			}
-		fclose(f);
-		free(p);
-	}
-	ck_assert_int_ge(asprintf(&p, "%s/manifest.json", dir), 0);
-	ck_assert_int_eq(ft_write_file(p, "{\"cache_mode\":\"cold\",\"trials\":3}\n"), 0);
-	free(p);
+	char *dir = two_fs_dir("all-flagged", fss, "cold", all_flagged_rows, NULL), *l;
 
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
