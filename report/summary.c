@@ -63,14 +63,14 @@ unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
 
 /* Family f's name as its lines say it, for its tests ft: "small files
  * (many files: create, stat, read, unlink)" (each test's name after its
- * family's prefix), "small files (files up to 1 MiB, all tests)" when
+ * family's prefix), "small files (files up to 1 MiB, IOzone's tests)" when
  * descriptive, else its name.  Returns buf. */
 static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *buf, size_t len)
 {
 	size_t l = (size_t)snprintf(buf, len, "%s", sm_families[f].name);
 
 	if (descriptive) {
-		snprintf(buf + l, len - l, " (files up to 1 MiB, all tests)");
+		snprintf(buf + l, len - l, " (files up to 1 MiB, IOzone's tests)");
 		return buf;
 	}
 	if (!sm_families[f].what)
@@ -223,34 +223,57 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 	}
 }
 
+/* The flags that keep a small-file cell out of the descriptive line: those
+ * that set a figure aside, but FUSE, which is the whole filesystem's (the
+ * matrix sets that entry aside). */
+#define SM_SMALL_OUT (RP_FLAGS_ASIDE & ~(unsigned)RP_FLAG_FUSE)
+
 /* Median over the cells of test t with files up to 1 MiB of the cell
- * medians; NaN without such cells. */
-static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t)
+ * medians, the flagged ones (SM_SMALL_OUT: the page cache, not the disk)
+ * left out and their flags added to *flagged; NaN without such cells. */
+static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t, unsigned *flagged)
 {
 	double *v = malloc((e->test_first[t + 1] - e->test_first[t] + 1) * sizeof(double));
 	size_t n = 0;
 
 	if (!v)
 		return NAN;
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
-		if (e->cells[k].n_ok && e->cells[k].file_kib <= 1024)
-			v[n++] = e->cells[k].median;
+	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
+		const struct rp_cell *c = &e->cells[k];
+
+		if (!c->n_ok || c->file_kib > 1024)
+			continue;
+		if (c->flags & SM_SMALL_OUT)
+			*flagged |= c->flags & SM_SMALL_OUT;
+		else
+			v[n++] = c->median;
+	}
 	double m = fslab_median_sort(v, n);
 	free(v);
 	return m;
 }
 
-/* Per test of ft the best small-file median of any entry (NaN: none). */
-static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLAB_TEST_MAX])
+/* Per test of ft the best small-file median of any entry (NaN: none);
+ * into *out the tests that have small-file cells but only flagged ones,
+ * and into *out_flags those cells' flags. */
+static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLAB_TEST_MAX],
+			  unsigned *out, unsigned *out_flags)
 {
+	*out = *out_flags = 0;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		unsigned flagged = 0;
+
 		best[t] = NAN;
 		if (!(ft & (1u << t)))
 			continue;
 		for (size_t i = 0; i < d->n_all; i++) {
-			double v = sm_small_files_median(d->all[i], t);
+			double v = sm_small_files_median(d->all[i], t, &flagged);
 			if (!isnan(v) && (isnan(best[t]) || v > best[t]))
 				best[t] = v;
+		}
+		if (isnan(best[t]) && flagged) {
+			*out |= 1u << t;
+			*out_flags |= flagged;
 		}
 	}
 }
@@ -259,7 +282,8 @@ static void sm_best_small(const struct rp_data *d, unsigned ft, double best[FSLA
  * ratios to the best (small files: its small-file median to the best
  * one's, best_small); incomplete when a test has no ratio or partial data;
  * set aside when flagged in one of them while an unflagged entry was
- * ranked. */
+ * ranked, or (small files) when all its small-file cells of a test are
+ * flagged while another entry's are not. */
 static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct rp_data *d,
 					size_t i, unsigned ft, const double *best_small)
 {
@@ -272,13 +296,18 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 		if (!(ft & (1u << t)))
 			continue;
 		const struct rp_mcell *c = rp_sum_cell(s, t, i);
-		double ratio = best_small ? sm_small_files_median(d->all[i], t) / best_small[t]
+		unsigned flagged = 0;
+		double ratio = best_small ? sm_small_files_median(d->all[i], t, &flagged) / best_small[t]
 					  : (c->has ? c->cmp.ratio : NAN);
 
 		if (c->partial)
 			in.complete = false;
 		if (c->aside)
 			in.aside |= c->flags & RP_FLAGS_ASIDE;
+		if (isnan(ratio) && flagged) { /* only flagged small files: set aside, not missing */
+			in.aside |= flagged;
+			continue;
+		}
 		if (isnan(ratio) || !(ratio > 0)) {
 			in.complete = false;
 			continue;
@@ -323,22 +352,17 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
 }
 
 /* "; left out: reread, freread (every figure flagged: page cache, FUSE)"
- * for the tests in out, whose every figure is flagged, into buf ("" none);
- * the flags are the union over those tests' figures. */
-static char *sm_left_out(const struct rp_summary *s, unsigned out, char *buf, size_t len)
+ * for the tests in out, whose every figure is flagged (flags: the union of
+ * their flags), into buf ("" none). */
+static char *sm_left_out(unsigned out, unsigned flags, char *buf, size_t len)
 {
-	unsigned flags = 0;
 	size_t l = 0;
 
 	buf[0] = '\0';
-	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++) {
-		if (!(out & (1u << t)))
-			continue;
-		for (size_t i = 0; i < s->n; i++)
-			flags |= rp_sum_cell(s, t, i)->flags & RP_FLAGS_ASIDE;
-		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "; left out: ",
-				      fslab_test_to_string(t));
-	}
+	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++)
+		if (out & (1u << t))
+			l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "; left out: ",
+					      fslab_test_to_string(t));
 	if (!l || l >= len)
 		return buf;
 	l += (size_t)snprintf(buf + l, len - l, " (every figure flagged:");
@@ -355,31 +379,38 @@ static char *sm_left_out(const struct rp_summary *s, unsigned out, char *buf, si
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries.
  * Inferential (each test's simultaneous intervals, sm_calls) on the
  * family's tests in the run, or descriptive (small files without its
- * many-files tests: medians of the cells with small files).  A test
- * whose every figure is flagged is left out, and named: it measured what
- * no filesystem's device did (cold mode's reread: the page cache). */
+ * many-files tests: medians of the unflagged cells with small files).
+ * A test whose every figure (descriptive: every small-file cell) is
+ * flagged is left out, and named: it measured what no filesystem's device
+ * did (cold mode's reread: the page cache). */
 static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, struct rp_fam_in *in)
 {
 	bool descriptive;
 	unsigned ft = rp_family_tests(f, s->tests, &descriptive);
-	unsigned out = descriptive ? 0 : ft & s->all_flagged;
+	unsigned out = 0, out_flags = 0;
 	double best_small[FSLAB_TEST_MAX];
 	size_t nt = 0, wi, ri;
 	char fam[128], left[256];
 
+	if (descriptive) {
+		sm_best_small(d, ft, best_small, &out, &out_flags);
+	} else {
+		out = ft & s->all_flagged;
+		for (int t = 0; t < FSLAB_TEST_MAX; t++)
+			for (size_t i = 0; i < s->n && (out & (1u << t)); i++)
+				out_flags |= rp_sum_cell(s, t, i)->flags & RP_FLAGS_ASIDE;
+	}
 	ft &= ~out;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		nt += !!(ft & (1u << t));
 	s->family_present[f] = nt > 0 || out;
-	sm_left_out(s, out, left, sizeof(left));
+	sm_left_out(out, out_flags, left, sizeof(left));
 	if (!nt) {
 		if (out)
 			snprintf(s->verdict[f], sizeof(s->verdict[f]), "%s: no verdict%s", sm_families[f].name,
 				 left);
 		return;
 	}
-	if (descriptive)
-		sm_best_small(d, ft, best_small);
 	for (size_t i = 0; i < d->n_all; i++)
 		in[i] = sm_family_score(s, d, i, ft, descriptive ? best_small : NULL);
 	struct rp_fam_calls k = { .n_tests = nt, .delta = s->delta, .descriptive = descriptive };

@@ -2038,9 +2038,44 @@ START_TEST(t_small_files_descriptive)
 	const char *l;
 
 	l = small_files_line(dir, &o);
-	has(l, "small files (files up to 1 MiB, all tests): ");
+	has(l, "small files (files up to 1 MiB, IOzone's tests): ");
 	has(l, "(not tested: descriptive, cell medians)");
 	ck_assert_msg(!strstr(o.out, "files_create"), "%s", o.out);
+	ft_output_free(&o);
+	free(dir);
+}
+END_TEST
+
+static void small_flagged_rows(FILE *f, const char *fs, int k, unsigned t, unsigned long long file,
+			       const void *arg)
+{
+	bool small = file <= 1024;
+
+	(void)arg;
+	emit(f, fs, "write", file, 64, t, (k ? 400 : 500) + t, "cold", "");
+	emit(f, fs, "reread", file, 64, t, (k ? 6000 : 3000) + t, "cold", "page-cache");
+	emit(f, fs, "fread", file, 64, t, (k && small ? 5000 : k ? 450 : 500) + t, "cold",
+	     k && small ? "page-cache" : "");
+}
+
+/* Without the files tests the small-files line describes IOzone's cells
+ * of files up to 1 MiB, and only the unflagged ones: reread's, the page
+ * cache for both filesystems, are left out and named; xfs, whose only
+ * small fread cell is the page cache (10x ext4's) while its plateau cells
+ * are not, is set aside, not crowned (counted, that cell and reread's
+ * would have made xfs lead, 2.5x ext4). */
+START_TEST(t_small_files_descriptive_flagged)
+{
+	static const char *const fss[] = { "ext4", "xfs" };
+	char *dir = two_fs_dir("small-flagged", fss, "cold", small_flagged_rows, NULL);
+	struct ft_output o;
+	const char *l;
+
+	l = small_files_line(dir, &o);
+	has(l, "small files (files up to 1 MiB, IOzone's tests): ");
+	has(l, "only ext4 has complete unflagged data");
+	has(l, "; left out: reread (every figure flagged: page cache)");
+	ck_assert_msg(!strstr(l, "xfs leads"), "%s", l);
 	ft_output_free(&o);
 	free(dir);
 }
@@ -2112,6 +2147,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_run_rankings_html);
 	tcase_add_test(tc, t_small_files_tested);
 	tcase_add_test(tc, t_small_files_descriptive);
+	tcase_add_test(tc, t_small_files_descriptive_flagged);
 	tcase_add_test(tc, t_small_files_change);
 	tcase_add_test(tc, t_all_flagged_test_left_out);
 	return s;
