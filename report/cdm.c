@@ -329,6 +329,12 @@ static char *cd_verdict(const struct cd_side *s, char *buf, size_t len)
 	return buf;
 }
 
+/* A row's flags on one entry: its read side's and its write side's. */
+static unsigned cd_row_flags(const struct cd_side *rd, const struct cd_side *wr)
+{
+	return (rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0);
+}
+
 /* The flags of every side of the panel (for the legend). */
 static unsigned cd_flags(const struct cd_panel *p)
 {
@@ -384,8 +390,7 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_pan
 		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
 		fslab_table_cellf(tb, 5, "%u", n);
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
-		fslab_table_cell(tb, 7, rp_flag_letters((rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0), "",
-							v, sizeof(v)));
+		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
 	}
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
@@ -523,8 +528,7 @@ void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests)
 			cd_html_side(out, wr, false);
 			cd_html_side(out, wr, true);
 			fputs("<td class=l>", out);
-			rp_html_escape(out, rp_flag_letters((rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0),
-							    "", v, sizeof(v)));
+			rp_html_escape(out, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
 			fputs("</td></tr>\n", out);
 		}
 		fputs("</table></div>\n", out);
