@@ -10,6 +10,7 @@
  * aside, never the row's best, while the row has an unflagged one, as in
  * the rankings.  Text, HTML and JSON. */
 #include "report_priv.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -361,6 +362,25 @@ static const char *cd_not_within(const struct cd_side *s, char *buf, size_t len)
 	return buf;
 }
 
+/* The run's --max-trials when it gave a row more trials while its
+ * interval was wide or its comparisons undecided (--stop ci, decided);
+ * 0 for --stop fixed or a run without those keys in its manifest. */
+static unsigned cd_trial_cap(const struct rp_run *run)
+{
+	json_object *stop, *cap;
+
+	if (!run->manifest ||
+	    !json_object_object_get_ex(run->manifest, fslab_setting_mkey(FSLAB_SETTING_STOP, 0), &stop) ||
+	    !json_object_is_type(stop, json_type_string) ||
+	    !json_object_object_get_ex(run->manifest, fslab_setting_mkey(FSLAB_SETTING_MAX_TRIALS, 0), &cap) ||
+	    !json_object_is_type(cap, json_type_int) || json_object_get_int(cap) < 2)
+		return 0;
+	/* the words' order is the stopping rules' (lib/settings.h) */
+	if (strcmp(json_object_get_string(stop), fslab_setting_word(FSLAB_SETTING_STOP, 2)) == 0)
+		return 0;
+	return (unsigned)json_object_get_int(cap);
+}
+
 static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_panel *p, size_t e)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
@@ -426,9 +446,10 @@ static int cd_text_verdicts(FILE *out, const struct rp_data *d, const struct cd_
 int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	struct cd_panel p;
-	size_t n = 0, ok = 0;
+	size_t n = 0, ok = 0, at_cap = 0;
+	unsigned cap = 0;
 	int rc = cd_build(d, tests, &p);
-	char why[320];
+	char why[320], who[48];
 
 	if (rc < 0 || !p.n_rows)
 		goto out;
@@ -455,14 +476,37 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
 	for (size_t r = 0; r < p.n_rows; r++)
 		for (size_t e = 0; e < p.n_entries; e++)
-			for (int k = 0; k < 2; k++)
-				if (cd_not_within(cd_at(&p, r, e, k), why, sizeof(why)))
-					fprintf(out, "  not within 5%%: %s %s %s: %s\n", d->all[e]->label,
-						p.rows[r].name, cd_side_names[k], why);
+			for (int k = 0; k < 2; k++) {
+				const struct cd_side *s = cd_at(&p, r, e, k);
+				unsigned c = cd_trial_cap(d->all[e]->run);
+
+				if (!cd_not_within(s, why, sizeof(why)))
+					continue;
+				fprintf(out, "  not within 5%%: %s %s %s: %s\n", d->all[e]->label,
+					p.rows[r].name, cd_side_names[k], why);
+				if (c && s->c->n_ok >= c) {
+					at_cap++;
+					cap = c > cap ? c : cap;
+				}
+			}
+	/* more trials is the advice only for a row that could have had them */
 	if (ok < n)
 		fputs("  a wider interval: the device or the filesystem varied from pass to pass (or the machine\n"
-		      "  did); run more trials of those rows (--until-ci 5 --max-trials 10) on a quieter machine\n",
-		      out);
+		      "  did)", out);
+	if (ok + at_cap < n)
+		fputs("; run more trials of those rows (--until-ci 5 --max-trials 10) on a quieter machine", out);
+	if (at_cap) {
+		if (ok + at_cap < n)
+			snprintf(who, sizeof(who), ";\n  %zu of them", at_cap);
+		else if (at_cap > 1)
+			snprintf(who, sizeof(who), ": all %zu", at_cap);
+		else
+			snprintf(who, sizeof(who), ": it");
+		fprintf(out, "%s had every trial the run allows (--max-trials %u): longer passes\n"
+			"  (--cdm-time), a quieter machine, or a larger --max-trials", who, cap);
+	}
+	if (ok < n)
+		fputc('\n', out);
 	if (p.truncated)
 		fprintf(out, "  (more than %d rows: the first %d shown)\n", CD_MAX_ROWS, CD_MAX_ROWS);
 	rp_text_flag_legend(out, d, cd_flags(&p));

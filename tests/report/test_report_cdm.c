@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,51 @@ START_TEST(t_flagged_set_aside)
 }
 END_TEST
 
+/* What the panel advises for a wide interval follows what the run could
+ * still have done: the fixture's run (5 trials, no stopping rule in its
+ * manifest) is told to run more trials; the same rows from a --stop ci
+ * run capped at 5 had every trial it allows, and are told so; a --stop
+ * fixed run of 5 could have had more. */
+static char *advice_for(const char *stop, int max_trials)
+{
+	struct rp_data *d = load();
+	json_object *m = d->runs[0].manifest;
+	char *t, *a;
+
+	ck_assert_ptr_nonnull(m);
+	if (stop) {
+		json_object_object_add(m, "stop", json_object_new_string(stop));
+		json_object_object_add(m, "max_trials", json_object_new_int(max_trials));
+	}
+	t = render(d, false);
+	a = strstr(t, "  a wider interval:");
+	ck_assert_msg(a, "%s", t);
+	a = strndup(a, (size_t)(strstr(a, "\n\n") ? strstr(a, "\n\n") - a : (ptrdiff_t)strlen(a)));
+	ck_assert_ptr_nonnull(a);
+	free(t);
+	rp_free(d);
+	free(d);
+	return a;
+}
+
+START_TEST(t_wide_interval_advice)
+{
+	char *none = advice_for(NULL, 0), *ci = advice_for("ci", 5), *fixed = advice_for("fixed", 5),
+	     *ci10 = advice_for("ci", 10);
+
+	ck_assert_msg(strstr(none, "run more trials of those rows (--until-ci 5 --max-trials 10)"), "%s", none);
+	ck_assert_msg(!strstr(none, "every trial"), "%s", none);
+	ck_assert_msg(strstr(ci, "did): it had every trial the run allows (--max-trials 5)"), "%s", ci);
+	ck_assert_msg(strstr(ci, "(--cdm-time)") && !strstr(ci, "run more trials"), "%s", ci);
+	ck_assert_msg(strstr(fixed, "run more trials") && !strstr(fixed, "every trial"), "%s", fixed);
+	ck_assert_msg(strstr(ci10, "run more trials") && !strstr(ci10, "every trial"), "%s", ci10);
+	free(none);
+	free(ci);
+	free(fixed);
+	free(ci10);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_cdm");
@@ -267,5 +313,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_json_panel);
 	tcase_add_test(tc, t_html_panel);
 	tcase_add_test(tc, t_flagged_set_aside);
+	tcase_add_test(tc, t_wide_interval_advice);
 	return ft_suite_run(s, argc, argv);
 }
