@@ -487,8 +487,10 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 		fslab_error("out of memory");
 		goto out;
 	}
-	/* the memstream's buffer is complete only after fclose */
-	if ((fslab_iozone_write(f, &rep, excel) < 0) | (fclose(f) != 0)) {
+	/* the memstream's buffer is complete only after fclose, which runs
+	 * whatever the write said */
+	r = fslab_iozone_write(f, &rep, excel);
+	if (fclose(f) != 0 || r < 0) {
 		fslab_error("out of memory");
 		goto out;
 	}
