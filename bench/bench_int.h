@@ -256,7 +256,8 @@ void fslab_manifest_take_probe(const struct fslab_manifest_fs *f, struct fslab_p
 
 /* Status prefix of the rows written for a filesystem that disappeared;
  * --resume runs those cells again. */
-#define FSLAB_VANISHED_STATUS "failed: filesystem vanished"
+#define FSLAB_VANISHED_REASON "filesystem vanished"
+#define FSLAB_VANISHED_STATUS "failed: " FSLAB_VANISHED_REASON
 
 /* Identity of a finished cell, for resume.  A queued test's depth and
  * threads are part of it (CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1

@@ -104,7 +104,7 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 			   struct fslab_result_row *row)
 {
 	struct fslab_bench_fs *fs = g->fs;
-	const char *vanished_reason = FSLAB_VANISHED_STATUS + strlen("failed: ");
+	const char *vanished_reason = FSLAB_VANISHED_REASON;
 
 	switch (o->status) {
 	case FSLAB_OUTCOME_OK:
@@ -494,7 +494,7 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 	if (run_fs_vanished(fs, g->prog, true)) {
 		if (extra)
 			return true; /* nothing to sample */
-		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_STATUS + strlen("failed: "));
+		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_REASON);
 		run_write_rows(g, mask, &o);
 		g->failed = true;
 		return true;
