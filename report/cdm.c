@@ -10,7 +10,6 @@
  * aside, never the row's best, while the row has an unflagged one, as in
  * the rankings.  Text, HTML and JSON. */
 #include "report_priv.h"
-#include "settings.h"
 
 #include <errno.h>
 #include <math.h>
@@ -362,25 +361,6 @@ static const char *cd_not_within(const struct cd_side *s, char *buf, size_t len)
 	return buf;
 }
 
-/* The run's --max-trials when it gave a row more trials while its
- * interval was wide or its comparisons undecided (--stop ci, decided);
- * 0 for --stop fixed or a run without those keys in its manifest. */
-static unsigned cd_trial_cap(const struct rp_run *run)
-{
-	json_object *stop, *cap;
-
-	if (!run->manifest ||
-	    !json_object_object_get_ex(run->manifest, fslab_setting_mkey(FSLAB_SETTING_STOP, 0), &stop) ||
-	    !json_object_is_type(stop, json_type_string) ||
-	    !json_object_object_get_ex(run->manifest, fslab_setting_mkey(FSLAB_SETTING_MAX_TRIALS, 0), &cap) ||
-	    !json_object_is_type(cap, json_type_int) || json_object_get_int(cap) < 2)
-		return 0;
-	/* the words' order is the stopping rules' (lib/settings.h) */
-	if (strcmp(json_object_get_string(stop), fslab_setting_word(FSLAB_SETTING_STOP, 2)) == 0)
-		return 0;
-	return (unsigned)json_object_get_int(cap);
-}
-
 static int cd_text_entry(FILE *out, const struct rp_data *d, const struct cd_panel *p, size_t e)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
@@ -449,7 +429,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 	size_t n = 0, ok = 0, at_cap = 0;
 	unsigned cap = 0;
 	int rc = cd_build(d, tests, &p);
-	char why[320], who[48];
+	char why[320];
 
 	if (rc < 0 || !p.n_rows)
 		goto out;
@@ -478,7 +458,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 		for (size_t e = 0; e < p.n_entries; e++)
 			for (int k = 0; k < 2; k++) {
 				const struct cd_side *s = cd_at(&p, r, e, k);
-				unsigned c = cd_trial_cap(d->all[e]->run);
+				unsigned c = d->all[e]->run->trial_cap;
 
 				if (!cd_not_within(s, why, sizeof(why)))
 					continue;
@@ -497,13 +477,13 @@ int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests)
 		fputs("; run more trials of those rows (--until-ci 5 --max-trials 10) on a quieter machine", out);
 	if (at_cap) {
 		if (ok + at_cap < n)
-			snprintf(who, sizeof(who), ";\n  %zu of them", at_cap);
+			fprintf(out, ";\n  %zu of them", at_cap);
 		else if (at_cap > 1)
-			snprintf(who, sizeof(who), ": all %zu", at_cap);
+			fprintf(out, ": all %zu", at_cap);
 		else
-			snprintf(who, sizeof(who), ": it");
-		fprintf(out, "%s had every trial the run allows (--max-trials %u): longer passes\n"
-			"  (--cdm-time), a quieter machine, or a larger --max-trials", who, cap);
+			fputs(": it", out);
+		fprintf(out, " had every trial the run allows (--max-trials %u): longer passes\n"
+			"  (--cdm-time), a quieter machine, or a larger --max-trials", cap);
 	}
 	if (ok < n)
 		fputc('\n', out);

@@ -475,6 +475,11 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 	run->page_cache_factor = (*out)->page_cache_factor;
 	/* what the run should have: its trials, whether it finished */
 	run->trials = (*out)->trials;
+	/* a run that added trials while a row was undecided or its interval
+	 * wide (--stop decided, ci; a run from before "stop" was recorded:
+	 * ci when it has until_ci_pct) gave a row at most max_trials */
+	if ((*out)->stop[0] ? strcmp((*out)->stop, "fixed") != 0 : (*out)->until_ci_pct > 0)
+		run->trial_cap = (*out)->max_trials;
 	run->order_known = (*out)->kind == FSLAB_MANIFEST_RUN && ((*out)->has & FSLAB_MF_HAS_SEED) &&
 			   (*out)->n_fs <= FSLAB_MAX_FS;
 	run->shuffle = (*out)->sweep.shuffle;

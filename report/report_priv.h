@@ -136,6 +136,7 @@ struct rp_run {
 	size_t n_entries;
 	bool interrupted;     /* manifest: interrupted, or started without finished_at */
 	unsigned trials;      /* manifest trials, else the largest trial seen */
+	unsigned trial_cap;   /* manifest max_trials of --stop decided or ci; 0: fixed trials or unknown */
 	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
 	size_t n_missing;
 	/* the order the run visited its filesystems in, trial by trial
