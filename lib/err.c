@@ -32,7 +32,14 @@ int fslab_err_prefix(struct fslab_err *e, const char *fmt, ...)
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
 	snprintf(old, sizeof(old), "%s", fslab_err_msg(e));
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", head, old);
+	size_t n = strlen(head);
+	if (n + 2 < sizeof(e->msg)) {
+		memcpy(e->msg, head, n);
+		memcpy(e->msg + n, ": ", 2);
+		snprintf(e->msg + n + 2, sizeof(e->msg) - n - 2, "%s", old);
+	} else {
+		snprintf(e->msg, sizeof(e->msg), "%s", head);
+	}
 	return e->code ? e->code : -EIO;
 }
 
