@@ -23,22 +23,25 @@ int fslab_err_set(struct fslab_err *e, int err, const char *fmt, ...)
 
 int fslab_err_prefix(struct fslab_err *e, const char *fmt, ...)
 {
-	char head[FSLAB_ERR_MSG_MAX], old[FSLAB_ERR_MSG_MAX];
+	char old[FSLAB_ERR_MSG_MAX];
+	size_t n;
 	va_list ap;
 
 	if (!e)
 		return -EIO;
-	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
-	va_end(ap);
 	snprintf(old, sizeof(old), "%s", fslab_err_msg(e));
-	size_t n = strlen(head);
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(e->msg);
 	if (n + 2 < sizeof(e->msg)) {
-		memcpy(e->msg, head, n);
+		size_t room = sizeof(e->msg) - n - 2, len = strlen(old);
+
 		memcpy(e->msg + n, ": ", 2);
-		snprintf(e->msg + n + 2, sizeof(e->msg) - n - 2, "%s", old);
-	} else {
-		snprintf(e->msg, sizeof(e->msg), "%s", head);
+		if (len >= room)
+			len = room - 1;
+		memcpy(e->msg + n + 2, old, len);
+		e->msg[n + 2 + len] = '\0';
 	}
 	return e->code ? e->code : -EIO;
 }
