@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cache.h"
+#include "engine/engine.h"
 #include "device_identity.h"
 #include "fileutil.h"
 #include "manifest.h"
 #include "names.h"
-#include "plan.h"
 #include "run.h"
 #include "spec.h"
 #include "stats.h"

@@ -6,7 +6,7 @@
 #include "bench_int.h"
 #include "run_int.h"
 #include "device_identity.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "fileutil.h"
 #include "log.h"
 #include "manifest.h"

@@ -12,7 +12,7 @@
  * probe has no I/O or cache code of its own. */
 #include "bench_int.h"
 #include "clock.h"
-#include "io.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>

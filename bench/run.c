@@ -10,7 +10,7 @@
  * checks against the manifest before it changes anything. */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "size.h"
 #include "stop_rule.h"

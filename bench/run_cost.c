@@ -14,7 +14,7 @@
  * the same test. */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "size.h"
 #include "steady.h"

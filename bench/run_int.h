@@ -10,9 +10,8 @@
 #include <stdint.h>
 
 #include "bench_int.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "clock.h"
-#include "plan.h"
 #include "progress.h"
 #include "run.h"
 

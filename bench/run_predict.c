@@ -21,7 +21,7 @@
  * its one cost model and shows their mean and 10th..90th percentile. */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "stats.h"
 #include "stop_predict.h"
 

@@ -3,7 +3,7 @@
  * again once when the run's own figures say the reused bound moved. */
 #include "run_int.h"
 
-#include "io.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "results.h"
 #include "size.h"

@@ -3,7 +3,7 @@
  * refuses (it continues with the recorded settings). */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 
 #include "log.h"
 #include "size.h"

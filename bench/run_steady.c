@@ -16,8 +16,7 @@
 #include "run_int.h"
 
 #include "drivetemp.h"
-#include "engine.h"
-#include "io.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "results.h"
 #include "size.h"

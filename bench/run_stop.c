@@ -13,7 +13,7 @@
  * writes the file they need, untimed, when the write test does not run. */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "stop_rule.h"
 

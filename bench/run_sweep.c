@@ -14,10 +14,10 @@
  * process was stopped). */
 #include "run_int.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "log.h"
 #include "results.h"
-#include "sweep_stats.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <string.h>
@@ -266,7 +266,7 @@ static bool run_disturbed(void *ctx, enum fslab_test t, double kib_s)
 	n = fslab_done_samples(&g->fst->done, &key, samples, FSLAB_TRIALS_MAX);
 	if (n == 0 || kib_s <= 0)
 		return false;
-	median = fslab_median(samples, n);
+	median = fslab_median_sort(samples, n);
 	return median > 0 && kib_s * FSLAB_DISTURBED_FACTOR < median;
 }
 

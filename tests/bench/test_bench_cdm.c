@@ -5,7 +5,7 @@
  * discarded warm-up, and whose rows are measured (io_uring, O_DIRECT in
  * cold mode: ok, with the row's depth and threads). */
 #include "testutil.h"
-#include "plan.h"
+#include "engine/engine.h"
 #include "run.h"
 #include "size.h"
 

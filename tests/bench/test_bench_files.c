@@ -8,7 +8,7 @@
  * and, as root, fslab run's files tests on FAT32 through fusefat. */
 #include "testutil.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "results.h"
 
 #include <ctype.h>

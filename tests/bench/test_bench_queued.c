@@ -7,7 +7,7 @@
  * buffered; and the real io_uring ring (liburing) on a small file. */
 #include "testutil.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "run_int.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
  * pages (valgrind), the test says so and skips. */
 #include "testutil.h"
 
-#include "cache.h"
+#include "engine/engine.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include "testutil.h"
 
 #include "bench_int.h"
-#include "io.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>

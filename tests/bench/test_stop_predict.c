@@ -6,7 +6,7 @@
  * deterministic, well under a second. */
 #include "testutil.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "run_int.h"
 #include "stats.h"
 #include "stop_predict.h"

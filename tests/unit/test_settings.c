@@ -9,7 +9,7 @@
 #include "spec.h"
 #include "steady.h"
 #include "stop_rule.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "testutil.h"
 
 #include <errno.h>

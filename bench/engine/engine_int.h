@@ -6,7 +6,7 @@
 
 #include "clock.h"
 #include "engine.h"
-#include "sweep_stats.h"
+#include "stats.h"
 
 #include <stddef.h>
 
@@ -116,6 +116,9 @@ static inline double fslab_pass_timer_stop(const struct fslab_bench_pass *p)
  * ": <strerror(err)>" when err is set); returns -err, or -EIO. */
 int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Opens the test file name of c in dfd: with O_CREAT, O_EXCL the first
+ * time in a cell, truncated once *exists (set here).  The fd or -1. */
+int fslab_cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flags);
 /* Opens the pass's test file, untimed (O_DIRECT when p->direct; O_CREAT:
  * created once per cell, truncated after): the fd, or the pass's failure
  * (p->refused_direct when the filesystem refuses O_DIRECT). */
@@ -127,6 +130,13 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
 /* The queued tests' one pass (bench/queued.c): io_uring at the cell's
  * depth and threads. */
 int fslab_queued_run(struct fslab_bench_pass *p);
+
+/* fslab_files_pass_bytes of a test with these flags (FSLAB_BT_*). */
+static inline uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
+{
+	return fslab_files_count(file_bytes) *
+	       ((flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : file_bytes);
+}
 
 /* The many-files tests' one pass (bench/files.c): create, stat, read or
  * unlink every file of the tree (p->test->id says which). */

@@ -1,4 +1,4 @@
-#include "io.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>

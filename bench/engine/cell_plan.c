@@ -1,6 +1,4 @@
-#include "plan.h"
 #include "engine.h"
-#include "run.h"
 #include "size.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "cache.h"
+#include "engine.h"
 
 #include <dirent.h>
 #include <errno.h>

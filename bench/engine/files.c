@@ -67,14 +67,6 @@ uint64_t fslab_files_count(uint64_t file_bytes)
 	return n > FSLAB_FILES_MAX ? FSLAB_FILES_MAX : n;
 }
 
-uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes)
-{
-	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
-	uint64_t n = fslab_files_count(file_bytes);
-
-	return n * ((bt && (bt->flags & FSLAB_BT_METADATA)) ? FSLAB_FILES_META_BYTES : file_bytes);
-}
-
 uint64_t fslab_files_tree_bytes(uint64_t file_bytes)
 {
 	return fslab_files_count(file_bytes) * (file_bytes + FILES_SLACK_BYTES);
@@ -425,7 +417,7 @@ int fslab_files_run(struct fslab_bench_pass *p)
 	const uint64_t n = fslab_files_count(p->cell->file_bytes);
 
 	p->moved_ops = n;
-	p->moved_bytes = fslab_files_pass_bytes(p->test->id, p->cell->file_bytes);
+	p->moved_bytes = fslab_files_bytes(p->test->flags, p->cell->file_bytes);
 	if (p->test->id != FSLAB_TEST_FILES_CREATE)
 		return files_walk(p, n);
 	return files_fresh_tree(p, n, true);

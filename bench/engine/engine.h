@@ -1,0 +1,538 @@
+/* The I/O engine's contract with the run above it (bench/engine/: a leaf
+ * that knows a cell and a target, nothing of runs): the I/O ops, cold
+ * mode's cache drop, the cell plan and the cell's tests. */
+#ifndef FSLAB_BENCH_ENGINE_H
+#define FSLAB_BENCH_ENGINE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "names.h"
+#include "spec.h"
+#include "target.h"
+
+/* The engine's I/O layer: every call fslab run makes on a file it
+ * benchmarks goes through one ops struct (fio's ioengine_ops shape): the
+ * 13 tests' test file (bench/engine.c), the queued tests' rings
+ * (bench/queued.c), the many-files tests' tree (bench/files.c), the
+ * device probe's file
+ * (bench/probe.c) and the steady-state phase's file (bench/run_steady.c).
+ * A test can swap in an ops struct that records the (operation, offset,
+ * length) sequence or injects faults.  Each function behaves like the
+ * libc call it is named after (-1 / NULL / short count with errno set on
+ * failure).
+ *
+ * Not through it, by design: the page-cache drop (bench/cache.c's
+ * fslab_cache_drop, the one drop policy: its fsync, posix_fadvise,
+ * mincore, drop_caches and remount are the policy's, reached through the
+ * cell's drop_cache and called by the probe), and calls about a
+ * filesystem rather than a file's data (fstatvfs for free space, FITRIM
+ * after a pass).
+ *
+ * Files are named relative to a directory fd (the run's private directory)
+ * and never through a symlink: open, unlink and fopen work like openat,
+ * unlinkat and an fdopen of openat, with O_NOFOLLOW always added. */
+/* The layout of struct fslab_io_ops.  Bumped whenever a member is added,
+ * removed or changes meaning; the engine refuses an ops struct of another
+ * version (every test of the cell fails saying so), so a fake built
+ * against an old layout breaks loudly instead of being called wrongly. */
+#define FSLAB_IO_OPS_VERSION 4
+
+/* One request of the queued tests for a ring: a read into or a write from
+ * buf (the ring's registered buffer buf_index) of len bytes at off of fd;
+ * tag comes back with its completion. */
+struct fslab_ring_req {
+	int fd;
+	bool write;
+	unsigned buf_index;
+	void *buf;
+	size_t len;
+	off_t off;
+	uint64_t tag;
+};
+
+/* A completion: the request's tag and its result, the bytes moved or
+ * -errno (io_uring's cqe). */
+struct fslab_ring_done {
+	uint64_t tag;
+	int res;
+};
+
+struct fslab_io_ops {
+	unsigned version; /* FSLAB_IO_OPS_VERSION */
+	const char *name;
+	void *ctx; /* passed back as the first argument */
+
+	int (*open)(void *ctx, int dfd, const char *name, int flags, mode_t mode);
+	int (*close)(void *ctx, int fd);
+	ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+	ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+	ssize_t (*pread)(void *ctx, int fd, void *buf, size_t len, off_t off);
+	ssize_t (*pwrite)(void *ctx, int fd, const void *buf, size_t len, off_t off);
+	off_t (*lseek)(void *ctx, int fd, off_t off, int whence);
+	int (*fsync)(void *ctx, int fd);
+	int (*unlink)(void *ctx, int dfd, const char *name);
+	/* Flushes the filesystem holding dfd (syncfs(2)); may be NULL. */
+	int (*syncfs)(void *ctx, int dfd);
+	/* Opens path (a block device) read-only, fsync(2)s and closes it: its
+	 * dirty buffers reach the disk even when the filesystem's own flush
+	 * does not (a FUSE daemon writing the device through the page cache).
+	 * May be NULL. */
+	int (*fsync_path)(void *ctx, const char *path);
+	/* sync(2): every filesystem of the machine, IOzone's own flush.  May
+	 * be NULL. */
+	int (*sync)(void *ctx);
+
+	/* mode "r" or "r+" (the file exists); never creates. */
+	FILE *(*fopen)(void *ctx, int dfd, const char *name, const char *mode);
+	int (*setvbuf)(void *ctx, FILE *f, char *buf, int type, size_t size);
+	size_t (*fread)(void *ctx, void *buf, size_t size, size_t n, FILE *f);
+	size_t (*fwrite)(void *ctx, const void *buf, size_t size, size_t n, FILE *f);
+	int (*fflush)(void *ctx, FILE *f);
+	int (*fclose)(void *ctx, FILE *f);
+
+	/* Called right before a timed region's first clock read (start true)
+	 * and right after its last one (start false): outside the region, so
+	 * a recorder can tell which calls were timed.  May be NULL. */
+	void (*timer)(void *ctx, bool start);
+
+	/* io_uring for the queued tests: one ring per thread, used by that
+	 * thread only (a fake must allow one ring per thread at once).
+	 * ring_setup makes a ring of depth submission entries and registers
+	 * bufs[0..nbufs), each len bytes, as its fixed buffers (where the
+	 * memlock limit refuses them, the ring does the same I/O from
+	 * unregistered buffers); *ring is its handle.  ring_submit queues
+	 * reqs[0..n) and submits them in one call: how many were submitted.
+	 * ring_reap waits until at least min completions are there (0: does
+	 * not wait) and takes up to max of them into done: how many.
+	 * ring_teardown frees the ring (requests still in flight are
+	 * cancelled).  -1 with errno set on failure, like the others. */
+	int (*ring_setup)(void *ctx, unsigned depth, void *const *bufs, unsigned nbufs, size_t len,
+			  void **ring);
+	int (*ring_submit)(void *ctx, void *ring, const struct fslab_ring_req *reqs, unsigned n);
+	int (*ring_reap)(void *ctx, void *ring, struct fslab_ring_done *done, unsigned max, unsigned min);
+	void (*ring_teardown)(void *ctx, void *ring);
+	/* The queued writer's pre-sizing of its file: fallocate(2) mode 0 of
+	 * 0..len (blocks reserved, size len; -1 EOPNOTSUPP where the
+	 * filesystem has none), else ftruncate(2). */
+	int (*fallocate)(void *ctx, int fd, off_t len);
+	int (*ftruncate)(void *ctx, int fd, off_t len);
+
+	/* The many-files tests (bench/files.c): fdatasync(2) of a file;
+	 * mkdirat(2), unlinkat(2) with AT_REMOVEDIR and fstatat(2) with
+	 * AT_SYMLINK_NOFOLLOW, each relative to the directory fd dfd. */
+	int (*fdatasync)(void *ctx, int fd);
+	int (*mkdir)(void *ctx, int dfd, const char *name, mode_t mode);
+	int (*rmdir)(void *ctx, int dfd, const char *name);
+	int (*fstatat)(void *ctx, int dfd, const char *name, struct stat *st);
+};
+
+/* The real system calls. */
+extern const struct fslab_io_ops fslab_io_posix;
+
+
+/* Cold mode's page-cache control: before each read test the test file's
+ * pages leave the page cache, disturbing as little else as it can:
+ *   fadvise      fsync, then posix_fadvise(POSIX_FADV_DONTNEED) on the
+ *                file, verified with mincore() on a mapping of the file
+ *                (outside the timed region): no page of it may stay
+ *                resident (pages found are asked for again a few times
+ *                first: a readahead's read may still hold them).  The first choice: it drops one file, not the
+ *                machine's page cache.
+ * Where that does not drop (a FUSE mount, whose daemon reads its device
+ * through the page cache fadvise on the file never reaches; tmpfs; pages
+ * found resident after the request), the filesystem falls back, for the
+ * rest of the run, to
+ *   drop_caches  fsync + syncfs, then "1" into /proc/sys/vm/drop_caches
+ *                (root, and /proc/sys writable), else
+ *   remount      unmount and mount the filesystem again (only a target
+ *                whose maker gave a remount: a lab partition).
+ * The manifest records the method per filesystem (cache_drop_method) and
+ * why (cache_drop_note). */
+/* fadvise found pages resident: it is asked again up to this many times,
+ * after 1, 4 and 16 ms (21 ms in all, outside the timer). */
+#define FSLAB_CACHE_FADVISE_RETRIES 3
+#define FSLAB_CACHE_FADVISE_WAIT_NS 1000000L
+
+enum fslab_drop_method {
+	FSLAB_DROP_CACHES,
+	FSLAB_DROP_REMOUNT,
+	FSLAB_DROP_FADVISE,
+};
+
+struct fslab_cache_ctl {
+	/* The method in use: fadvise until a drop finds it does not work
+	 * here, then fallback (when there is one). */
+	enum fslab_drop_method method;
+	enum fslab_drop_method fallback;
+	bool has_fallback;
+	bool forced; /* FSLAB_DROP_METHOD (tests): no check, no fallback */
+	bool checked; /* the filesystem type was looked at (FUSE, tmpfs) */
+	/* fadvise was found not to drop here and there is no fallback: a
+	 * drop may leave pages cached. */
+	bool leaky;
+	/* fadvise drops that found pages resident and dropped them when
+	 * asked again (counted in the note). */
+	unsigned retried;
+	/* The wait before asking again, the k-th (from 0) of ns nanoseconds;
+	 * NULL (the init's): nanosleep.  Tests set it to release what holds
+	 * the pages. */
+	void (*wait)(void *wait_ctx, unsigned k, long ns);
+	void *wait_ctx;
+	/* Why this method, for the manifest's cache_drop_note. */
+	char note[PATH_MAX + 256];
+	/* The backing file of the loop device (no direct I/O) the filesystem
+	 * is on: its pages are dropped too.  "" when none. */
+	char backing[PATH_MAX];
+	/* The target (lib/target.h) whose remount the fallback calls: its
+	 * name and mount point.  NULL: no remount. */
+	const struct fslab_target *target;
+	/* Updated with the mount point's st_dev after a remount (a FUSE
+	 * mount gets a new one), so the run still knows its filesystem. */
+	dev_t *dev;
+	/* remount: the run holds directories open inside the mount (its
+	 * private directory), which would make the unmount fail.  release
+	 * closes them before the unmount; reopen opens them again after the
+	 * mount (proving they are the same directories) and stores the new
+	 * private directory fd in *dir_fd.  Both may be NULL. */
+	void (*release)(void *hold_ctx);
+	int (*reopen)(void *hold_ctx, int *dir_fd, char *why, size_t whylen);
+	void *hold_ctx;
+};
+
+/* Picks the method for one filesystem, the target t (remount the last
+ * resort when t has one); buffered_loop_backing: the backing file of the
+ * loop device without direct I/O the filesystem is on, whose pages are
+ * dropped too; NULL or "" when there is none. */
+void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_target *t,
+			  const char *buffered_loop_backing);
+const char *fslab_drop_method_name(enum fslab_drop_method m);
+
+/* The loop device a filesystem is on, from its block device node (a loop
+ * device or a partition of one; fs_dev, the directory's st_dev, when device
+ * is no block device node): its backing file (the kernel's path, from
+ * sysfs) into backing and whether it does direct I/O (false: it reads its
+ * backing file through the host's page cache).  False when on no loop. */
+bool fslab_loop_of_device(const char *device, dev_t fs_dev, char *backing, size_t len, bool *direct);
+
+/* Pages of the open file fd resident in the page cache (mincore on a
+ * read-only mapping; the file's size from fstat): 0 or -errno. */
+int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);
+
+/* Matches struct fslab_cell's drop_cache: ctx is a struct fslab_cache_ctl;
+ * the test file is name in the directory *dir_fd (a directory: every file
+ * in it and in its directories, the many-files tests' tree).  The one cache drop of
+ * fslab run: the cold-mode tests and the device probe (bench/probe.c). */
+int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
+
+/* Does a drop by c's method (as it stands after the drops so far) leave
+ * none of the file's pages cached?  False for an unchecked fadvise
+ * (FSLAB_DROP_METHOD=fadvise) and for fadvise found not to drop with no
+ * fallback. */
+bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c);
+
+
+/* The sweep plan: sweep settings (preset < spec [sweep] < flags) and the
+ * file x record cells IOzone's auto mode visits, built before anything runs
+ * so progress, ETA and resume know the whole job. */
+/* IOzone skips records below this on files above FSLAB_SMALL_RECORD_FILE. */
+#define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
+#define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
+
+/* Fills s with a preset: "seed" (64K-2G files, 4K-16M records, all tests,
+ * 1 trial, warm, seed 1, small records skipped, shuffled order: the 2023
+ * experiment), "quick" (the same up to 64M files) or "lab" (the quick grid,
+ * cold, 3 trials).  s->set is 0.  Returns 0 or -EINVAL. */
+int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
+/* The same from the preset's enum (the settings table's PRESET row). */
+void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
+
+
+struct fslab_sweep_cell {
+	uint64_t file_bytes, record_bytes;
+	/* The queued tests' depth and threads (0 is 1) and pass length in
+	 * seconds (0: one pass over the file), as struct fslab_cell has
+	 * them; tests: the tests this cell runs, within the sweep's (0: all
+	 * the sweep's), for plans made of named rows (CrystalDiskMark's). */
+	unsigned iodepth, jobs;
+	double pass_s;
+	unsigned tests;
+};
+
+struct fslab_plan {
+	/* the grid: file size ascending, then record; named rows: in the
+	 * preset's order */
+	struct fslab_sweep_cell *cells;
+	size_t n;
+};
+
+/* The CrystalDiskMark presets (cdm, cdm-nvme): CrystalDiskMark 8's rows,
+ * each a read and a write test at its record, queue depth and threads, on
+ * one file of --cdm-size (default FSLAB_CDM_FILE_DEFAULT); passes of
+ * --cdm-time seconds (default FSLAB_CDM_PASS_S, CrystalDiskMark's); FSLAB_CDM_WARMUP_PASSES discarded pass of
+ * each row before its first measured one on each filesystem; at least
+ * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
+ * best-of. */
+#define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
+#define FSLAB_CDM_FILE_MIN (16ull * 1024 * 1024)
+#define FSLAB_CDM_PASS_S 5 /* the default of --cdm-time */
+#define FSLAB_CDM_WARMUP_PASSES 1
+#define FSLAB_CDM_TRIALS 5
+
+/* True for a preset whose plan is named rows (cdm, cdm-nvme), not the
+ * file x record grid. */
+bool fslab_preset_named_rows(enum fslab_preset p);
+
+/* The tests cell runs of the sweep's tests: its own (a named row's), or
+ * all of them. */
+static inline unsigned fslab_plan_cell_tests(const struct fslab_sweep_cell *c, unsigned tests)
+{
+	return c->tests ? c->tests & tests : tests;
+}
+/* The tests of one trial of the plan on one filesystem. */
+uint64_t fslab_plan_test_count(const struct fslab_plan *p, unsigned tests);
+/* The cell a CSV row of test t belongs to: file and record, and for a
+ * queued test its depth and threads (a cell's 0 is 1; any other test's
+ * rows say 1 and 1); p->n when none. */
+size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t file_kib,
+		       uint64_t record_kib, unsigned iodepth, unsigned jobs);
+
+/* Builds the cells.  The grid: file sizes doubling from file_min to
+ * file_max, records doubling from record_min to record_max but never
+ * above the file, and records below 64K skipped for files above 16M
+ * unless keep_small_records; the many-files tests run in one cell per
+ * file size up to FSLAB_FILES_SIZE_MAX (bench/engine.h), the one with the
+ * largest record of its row (its files are written in that record), and
+ * the other cells leave them out.  Named rows (s->named_rows cdm or cdm-nvme):
+ * the preset's rows, each on a file of file_max bytes.
+ * Returns 0, -EINVAL (no cell) or -ENOMEM. */
+int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p);
+void fslab_plan_free(struct fslab_plan *p);
+
+
+/* One file x record cell of the sweep on one filesystem: the 13 IOzone
+ * tests run in IOzone's order on one test file (docs/tests.md), each timed with
+ * CLOCK_MONOTONIC around its I/O loop and nothing else.
+ *
+ * The tests are rows of a const table (fslab_bench_test_get); all I/O goes
+ * through the fslab_io_ops given in the cell, so tests can record or fake
+ * it. */
+/* What a test needs and does. */
+enum {
+	FSLAB_BT_CREATES = 1 << 0,    /* creates the test file (write) */
+	FSLAB_BT_NEEDS_FILE = 1 << 1, /* needs the whole file written */
+	FSLAB_BT_WRITES = 1 << 2,
+	FSLAB_BT_READS = 1 << 3,
+	FSLAB_BT_STDIO = 1 << 4,      /* fopen/fread/fwrite with setvbuf(record) */
+	FSLAB_BT_SECOND_PASS = 1 << 5, /* the "re-" pass over the same file */
+	FSLAB_BT_QUEUED = 1 << 6,      /* io_uring at a depth and threads (bench/queued.c) */
+	FSLAB_BT_FILES = 1 << 7,       /* the many-files tests' tree (bench/files.c) */
+	FSLAB_BT_NEEDS_TREE = 1 << 8,  /* needs the tree's every file written whole */
+	/* moves no file data: its throughput counts FSLAB_FILES_META_BYTES a
+	 * file (stat, unlink), so no device bound applies to it */
+	FSLAB_BT_METADATA = 1 << 9,
+};
+
+struct fslab_bench_pass;
+
+struct fslab_bench_test {
+	enum fslab_test id;
+	unsigned flags;          /* FSLAB_BT_* */
+	const char *pattern;     /* one line for docs and --help */
+	int (*run)(struct fslab_bench_pass *p); /* one timed pass */
+};
+
+/* The row for a test (never NULL for a valid test). */
+const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t);
+
+/* Record buffers, sized by the record and never by the file: the I/O buffer
+ * and the stdio buffer (setvbuf), aligned for O_DIRECT. */
+struct fslab_bench_buffers {
+	void *io;
+	void *stdio;
+	uint64_t record_bytes;
+	/* IOzone's random order for order_n records (random read/write),
+	 * made by the first pass that needs it, or NULL */
+	uint32_t *order;
+	uint64_t order_n;
+};
+int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes);
+void fslab_bench_buffers_free(struct fslab_bench_buffers *b);
+
+enum fslab_outcome {
+	FSLAB_OUTCOME_NOT_RUN,
+	FSLAB_OUTCOME_OK,
+	FSLAB_OUTCOME_FAILED,
+	FSLAB_OUTCOME_SKIPPED,
+};
+
+struct fslab_test_outcome {
+	enum fslab_outcome status;
+	char reason[200];         /* for FAILED / SKIPPED */
+	double elapsed_s;         /* timed region */
+	double throughput_kib_s;  /* bytes / elapsed / 1024, truncated like IOzone */
+	unsigned redone;          /* passes thrown away: the process was stopped in them */
+	unsigned redone_slow;     /* passes thrown away: > 10x the median of the test's trials */
+	/* --latency: per-operation latency of the kept pass (microseconds;
+	 * p50/p99 are bucket upper edges, within 12.5%) */
+	bool has_latency;
+	double lat_p50_us, lat_p99_us, lat_max_us;
+	/* Operations a second of the kept pass, for the CSV's iops column:
+	 * set by the queued tests (I/O requests) and the many-files tests
+	 * (files); 0 for IOzone's, whose rate is throughput / record. */
+	double ops_s;
+};
+
+struct fslab_cell_times {
+	double timed_s;      /* sum of the timed regions */
+	double untimed_io_s; /* open, untimed fsync/close, priming read, create, delete, syncfs */
+	double cache_drop_s; /* cold mode's page-cache drops */
+};
+
+/* The many-files tests (bench/files.c, docs/tests.md): in a fresh tree
+ * FSLAB_FILES_TREE of the run's private directory, N files of the cell's
+ * file size S in directories of at most FSLAB_FILES_PER_DIR (8.3 names,
+ * so FAT needs no long-name entries), written and read in the cell's
+ * records.  N moves FSLAB_FILES_PHASE_BYTES a phase, at least
+ * FSLAB_FILES_MIN and at most FSLAB_FILES_MAX files; the plan gives the
+ * family one cell per file size up to FSLAB_FILES_SIZE_MAX. */
+#define FSLAB_FILES_TREE "FILES.TRE"
+#define FSLAB_FILES_PER_DIR 256
+#define FSLAB_FILES_PHASE_BYTES (64ull * 1024 * 1024)
+#define FSLAB_FILES_MIN 16
+#define FSLAB_FILES_MAX 16384
+#define FSLAB_FILES_SIZE_MAX (64ull * 1024 * 1024)
+#define FSLAB_FILES_META_BYTES 4096
+/* The files of a cell of file size S. */
+uint64_t fslab_files_count(uint64_t file_bytes);
+/* Bytes test t (a files test) counts per pass of a cell of file size S:
+ * N x S for create and read, N x FSLAB_FILES_META_BYTES for stat and
+ * unlink. */
+uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes);
+/* The room the tree takes on a filesystem, at most: each file with a
+ * cluster of slack (32 KiB, FAT's largest usual). */
+uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
+
+/* What the many-files tests do with each file they create before closing
+ * it (--file-sync): nothing, fsync(2) (the default: as fs_mark) or
+ * fdatasync(2). */
+enum fslab_file_sync {
+	FSLAB_FILE_SYNC_NONE,
+	FSLAB_FILE_SYNC_FSYNC,
+	FSLAB_FILE_SYNC_FDATASYNC,
+};
+const char *fslab_file_sync_to_string(enum fslab_file_sync s);
+int fslab_file_sync_from_string(const char *s);
+
+/* How the positioned tests (random read/write, backward read, record
+ * rewrite, stride read) address a record. */
+enum fslab_io_mode {
+	FSLAB_IO_SEEK,       /* lseek + read/write: IOzone's calls (the default) */
+	FSLAB_IO_POSITIONAL, /* pread/pwrite: one call per record (--io positional) */
+};
+const char *fslab_io_mode_to_string(enum fslab_io_mode m);
+/* -1 for an unknown name ("seek", "positional"). */
+int fslab_io_mode_from_string(const char *s);
+
+/* The untimed flush before each cell. */
+enum fslab_sync_policy {
+	/* syncfs(2) of the filesystem under test, then fsync(2) of its block
+	 * device (cell.device) when known: that also reaches a FUSE
+	 * filesystem whose daemon writes the device through the page cache
+	 * (the default). */
+	FSLAB_SYNC_FS,
+	/* sync(2) twice, IOzone's own flush of the whole machine (--sync
+	 * global). */
+	FSLAB_SYNC_GLOBAL,
+};
+const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
+int fslab_sync_policy_from_string(const char *s);
+
+/* Passes of one test thrown away because the process was stopped (SIGSTOP,
+ * SIGTSTP) during them, before the test is given up as failed. */
+#define FSLAB_STOP_REDO_MAX 3
+
+struct fslab_cell {
+	/* The test file: name (one component) in the directory dir_fd, the
+	 * run's private directory.  Created with O_EXCL, opened with
+	 * O_NOFOLLOW, removed here. */
+	int dir_fd;
+	const char *name;
+	uint64_t file_bytes, record_bytes;
+	unsigned tests;     /* mask of tests to measure */
+	/* The queued tests: queue depth and threads (0 is 1), and the length
+	 * of a pass in seconds (0: one pass over the file's bytes, as every
+	 * other test; CrystalDiskMark-style passes loop over the file for
+	 * this long). */
+	unsigned iodepth, jobs;
+	double pass_s;
+	/* the many-files tests' flush of each file */
+	enum fslab_file_sync file_sync;
+	/* The many-files tests keep the tree's directories (FSLAB_FILES_TREE
+	 * and its Dnnn), emptied, from cell to cell; the run's private
+	 * directory goes with them at the end.  Set on a FUSE mount:
+	 * bench/files.c says why (fusefat). */
+	bool keep_tree_dirs;
+	enum fslab_cache_mode cache;
+	enum fslab_io_mode io;
+	enum fslab_sync_policy sync;
+	/* --latency: time every operation of the timed loops into a log-bucket
+	 * histogram (a clock read and a bucket increment per operation). */
+	bool latency;
+	/* --pass-gap: seconds of an untimed pause before each pass, after its
+	 * cache drop (0: none); cut short by *stop. */
+	double pass_gap_s;
+	/* The filesystem's block device, fsync'ed before the cell with
+	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
+	const char *device;
+	/* ops->version must be FSLAB_IO_OPS_VERSION. */
+	const struct fslab_io_ops *ops;
+	/* cold mode: empties the page cache of the test file (closed); 0 or
+	 * -errno, with a reason in why.  A remount may replace *dir_fd (the
+	 * same directory, opened again). */
+	int (*drop_cache)(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
+	void *drop_ctx;
+	/* Called after each measured test (outside any timed region). */
+	void (*on_test)(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o);
+	void *on_test_ctx;
+	/* Checked between tests: set by SIGINT/SIGTERM.  May be NULL. */
+	volatile sig_atomic_t *stop;
+	/* Set by a SIGCONT handler: the process was stopped.  Cleared before
+	 * each pass; a pass that ends with it set was timed across the stop, so
+	 * it is thrown away and run again (outcome.redone counts them), up to
+	 * FSLAB_STOP_REDO_MAX times.  May be NULL. */
+	volatile sig_atomic_t *continued;
+	/* Called after each ok pass, outside the timer, with its throughput
+	 * as its row would record it (KiB/s): true when that is under the
+	 * median of the same test's earlier trials by more than
+	 * FSLAB_DISTURBED_FACTOR (lib/stats.h).  Such a pass was disturbed
+	 * (the machine, not the filesystem): it is thrown away and run again
+	 * (outcome.redone_slow counts them), up to FSLAB_STOP_REDO_MAX times;
+	 * after that the last pass is kept.  May be NULL. */
+	bool (*disturbed)(void *ctx, enum fslab_test t, double kib_s);
+	void *disturbed_ctx;
+};
+
+/* Runs the cell's tests.  out[t] gets each test's outcome (NOT_RUN for
+ * tests not asked for or not reached).  Returns 0, or -EINTR when *stop
+ * ended it early.  The test file is removed on every path. */
+int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
+		   struct fslab_test_outcome out[FSLAB_TEST_MAX], struct fslab_cell_times *times);
+
+/* IOzone's random order: order[i] is the record random read and random
+ * write visit at step i of N, the permutation of 0..N-1 IOzone 3.489 makes
+ * (the same in every run).  0, or -EOVERFLOW when N is above 2^32. */
+int fslab_random_order(uint32_t *order, uint64_t n);
+/* IOzone's stride read: the record read after `rec`, given the number of
+ * wraps so far (updated).  stride 17 records. */
+#define FSLAB_STRIDE_RECORDS 17
+uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps);
+
+
+#endif
