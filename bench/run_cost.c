@@ -495,17 +495,11 @@ struct run_eta {
 	bool passed[FSLAB_MAX_FS]; /* fs's pass of this trial is over */
 	unsigned trial;
 	double spent_s, last_update; /* the sweep's seconds so far (rows, passes) */
-	struct run_forecast *fc;     /* the decided rule's trials, forecast */
-	double *cell_cost;           /* [i * (FSLAB_TEST_MAX + 1) + t]: over the filesystems */
-	double *rep_s;               /* [reps]: each replicate's trials past the minimum */
 };
 
 #define ETA_IDX(e, f, i) ((f) * (e)->plan->n + (i))
 /* how often the progress line's range is recomputed (seconds) */
 #define ETA_UPDATE_S 0.25
-/* the range shown of the forecast's replicates: 10th..90th percentile */
-#define ETA_RANGE_LO 0.1
-#define ETA_RANGE_HI 0.9
 
 struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
@@ -520,8 +514,7 @@ struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_pl
 	e->meas_n = calloc(groups * FSLAB_TEST_MAX, sizeof(*e->meas_n));
 	e->todo = calloc(groups, sizeof(*e->todo));
 	e->later = calloc(groups, sizeof(*e->later));
-	e->cell_cost = calloc(plan->n * (FSLAB_TEST_MAX + 1), sizeof(*e->cell_cost));
-	if (!e->meas_s || !e->meas_n || !e->todo || !e->later || !e->cell_cost) {
+	if (!e->meas_s || !e->meas_n || !e->todo || !e->later) {
 		run_eta_free(e);
 		return NULL;
 	}
@@ -536,29 +529,7 @@ void run_eta_free(struct run_eta *e)
 	free(e->meas_n);
 	free(e->todo);
 	free(e->later);
-	free(e->cell_cost);
-	free(e->rep_s);
-	run_forecast_free(e->fc);
 	free(e);
-}
-
-void run_eta_forecast(struct run_eta *e, struct run_forecast *fc)
-{
-	double *rs;
-
-	if (!e) {
-		run_forecast_free(fc);
-		return;
-	}
-	rs = fc ? calloc(run_forecast_reps(fc), sizeof(*rs)) : NULL;
-	if (fc && !rs) {
-		run_forecast_free(fc);
-		fc = NULL; /* no memory: the range up to the cap */
-	}
-	run_forecast_free(e->fc);
-	free(e->rep_s);
-	e->fc = fc;
-	e->rep_s = rs;
 }
 
 /* The model's seconds for test t of cell i on filesystem f (its probe);
@@ -709,106 +680,22 @@ static void eta_left(const struct run_eta *e, double *base, double *open)
 	}
 }
 
-/* The seconds of the trials past `past` each replicate of the forecast
- * gives (into e->rep_s), priced as eta_left prices them; their mean. */
-static double eta_forecast_left(struct run_eta *e, unsigned past)
-{
-	const struct fslab_run_ctx *c = e->c;
-	const size_t n = e->plan->n, S = FSLAB_TEST_MAX + 1;
-	const unsigned R = run_forecast_reps(e->fc);
-	const bool write = c->sweep.tests & (1u << FSLAB_TEST_WRITE);
-	double ov = 0, sum = 0;
-
-	/* each cell's tests over the filesystems, once */
-	for (size_t i = 0; i < n; i++)
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-			e->cell_cost[i * S + (size_t)t] = 0;
-			if (fslab_plan_cell_tests(&e->plan->cells[i], c->sweep.tests) & (1u << t))
-				for (size_t f = 0; f < c->n_fs; f++)
-					e->cell_cost[i * S + (size_t)t] += eta_pred(e, f, i, t);
-		}
-	for (size_t f = 0; f < c->n_fs; f++)
-		ov += e->passes[f] ? e->pass_s[f] / e->passes[f] : 0;
-	for (unsigned r = 0; r < R; r++) {
-		double s = 0;
-		unsigned runs = run_forecast_passes(e->fc, r);
-
-		for (size_t i = 0; i < n; i++) {
-			unsigned any = run_forecast_trials(e->fc, r, i, FSLAB_TEST_MAX), w;
-
-			if (any <= past)
-				continue;
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				unsigned g = run_forecast_trials(e->fc, r, i, t);
-
-				if (g > past)
-					s += e->cell_cost[i * S + (size_t)t] * (g - past);
-			}
-			/* a reader of a trial whose write has stopped: the
-			 * file written untimed */
-			w = run_forecast_trials(e->fc, r, i, FSLAB_TEST_WRITE);
-			if (write)
-				s += e->cell_cost[i * S + FSLAB_TEST_WRITE] * ((any - past) - (w > past ? w - past : 0));
-		}
-		if (runs > past)
-			s += ov * (runs - past);
-		e->rep_s[r] = s;
-		sum += s;
-	}
-	return R ? sum / R : 0;
-}
-
-static int eta_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The q quantile of the n sorted values v (interpolated). */
-static double eta_quantile(const double *v, size_t n, double q)
-{
-	double pos = q * (double)(n - 1);
-	size_t k = (size_t)pos;
-
-	if (k + 1 >= n)
-		return v[n - 1];
-	return v[k] + (pos - (double)k) * (v[k + 1] - v[k]);
-}
-
 void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force)
 {
-	const struct fslab_run_ctx *c;
 	double base, open, lo, mid, hi, now = fslab_now();
 
 	if (!e || (!force && now - e->last_update < ETA_UPDATE_S))
 		return;
-	c = e->c;
 	e->last_update = now;
 	eta_left(e, &base, &open);
-	if (e->fc && run_forecast_reps(e->fc)) {
-		unsigned T = e->trial ? e->trial : 1, past = T > c->sweep.trials ? T : c->sweep.trials;
-		size_t R = run_forecast_reps(e->fc);
-		double m = eta_forecast_left(e, past);
-
-		qsort(e->rep_s, R, sizeof(*e->rep_s), eta_cmp);
-		/* the forecast never exceeds the cap (a stale one is cut) */
-		lo = base + fmin(open, eta_quantile(e->rep_s, R, ETA_RANGE_LO));
-		mid = base + fmin(open, m);
-		hi = base + fmin(open, eta_quantile(e->rep_s, R, ETA_RANGE_HI));
-	} else {
-		/* no forecast (before the first trial ends, --until-ci): the
-		 * range up to the cap, a figure only when nothing is open */
-		lo = base;
-		hi = base + open;
-		mid = base;
-	}
-	/* the share done: the seconds spent over those and the figure left
-	 * (the range's top while there is no figure: it shows the plan's
-	 * extent, never a share that then sits while the tail runs) */
-	if (!e->fc && open > 0)
-		mid = hi;
-	fslab_progress_set_left(prog, lo, e->fc || open == 0 ? mid : -1, hi,
+	/* the range up to the cap, a figure only when nothing is open; the
+	 * share done: the seconds spent over those and the figure left (the
+	 * range's top while there is no figure: it shows the plan's extent,
+	 * never a share that then sits while the tail runs) */
+	lo = base;
+	hi = base + open;
+	mid = open > 0 ? hi : base;
+	fslab_progress_set_left(prog, lo, open == 0 ? mid : -1, hi,
 				e->spent_s + mid > 0 ? e->spent_s / (e->spent_s + mid) : 1);
 }
 

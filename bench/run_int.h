@@ -80,21 +80,8 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
 /* The first test of t's group: tests of one group run while any of them
  * is open (a second pass goes with the pass before it). */
 int run_stop_group(const struct fslab_run_ctx *c, int t);
-/* What the rule and its forecast (run_predict.c) judge by: the decided
- * rule's parameters for this run; the plan cell of (file_kib,
- * record_kib), or plan->n; the table
- * tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1] of the log
- * throughputs of the ok rows of trials 1..T, NaN where there is none
- * (NULL: no memory; the caller frees it); and one test of cell i packed
- * as fslab_stop_judge takes it: the filesystems that measured it (*ne,
- * their mask *rows) row-major into y (n_fs x T at most) over the trials
- * every one of them measured, which it returns. */
-struct fslab_stop_params;
-void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p);
+/* The plan cell of (file_kib, record_kib) (a grid's), or plan->n. */
 size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib);
-double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T);
-size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i, int t,
-		     double *y, size_t *ne, uint32_t *rows);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its
@@ -169,27 +156,5 @@ void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
 /* Time of fs's pass that is no cell and comes once (a probe measured
  * again): not an overhead every pass to come pays. */
 void run_eta_once(struct run_eta *e, size_t f, double s);
-/* The forecast of the decided rule's trials made after trial T (taken
- * over; NULL keeps the range up to the cap). */
-struct run_forecast;
-void run_eta_forecast(struct run_eta *e, struct run_forecast *fc);
-
-/* run_predict.c: the forecast of how many trials the decided rule gives
- * each test of each cell, from the trials 1..T measured (fst), in
- * replicates (the spread of the forecast): run_forecast_trials(fc, r, i,
- * t) is the trials test t of cell i runs in replicate r (its group's),
- * slot FSLAB_TEST_MAX those the cell runs anything in;
- * run_forecast_passes(fc, r) those any cell does.  NULL when there is
- * nothing to forecast (not --stop decided, no trial yet, a cap above
- * FSLAB_STOP_PREDICT_TRIALS_MAX) or no memory. */
-struct run_forecast *run_forecast_make(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
-				       unsigned T);
-void run_forecast_free(struct run_forecast *fc);
-unsigned run_forecast_reps(const struct run_forecast *fc);
-unsigned run_forecast_trials(const struct run_forecast *fc, unsigned r, size_t i, int slot);
-unsigned run_forecast_passes(const struct run_forecast *fc, unsigned r);
-/* The tests a filesystem runs past trial `past` (each test of a cell in
- * each trial: a CSV row), the replicates' mean; -1 without a forecast. */
-double run_forecast_runs_past(const struct run_forecast *fc, const struct fslab_run_ctx *c, unsigned past);
 
 #endif

@@ -90,7 +90,14 @@ size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t 
 	return plan->n;
 }
 
-void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
+/* What the rule judges by: the decided rule's parameters for this run;
+ * the table tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]
+ * of the log throughputs of the ok rows of trials 1..T, NaN where there
+ * is none (NULL: no memory; the caller frees it); and one test of cell i
+ * packed as fslab_stop_judge takes it: the filesystems that measured it
+ * (*ne, their mask *rows) row-major into y (n_fs x T at most) over the
+ * trials every one of them measured, which it returns. */
+static void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
 {
 	*p = (struct fslab_stop_params){
 		.alpha = FSLAB_FAMILY_ALPHA,
@@ -101,7 +108,8 @@ void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
 	};
 }
 
-double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned T)
+static double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
+			      unsigned T)
 {
 	const struct fslab_plan *plan = c->plan;
 	size_t n = c->n_fs * plan->n * FSLAB_TEST_MAX * T;
@@ -129,8 +137,8 @@ double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state 
 	return tab;
 }
 
-size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i, int t,
-		     double *y, size_t *ne_out, uint32_t *rows_out)
+static size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t i,
+			    int t, double *y, size_t *ne_out, uint32_t *rows_out)
 {
 	const double *row[FSLAB_MAX_FS];
 	size_t ne = 0, nk = 0, col = 0;

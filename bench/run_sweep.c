@@ -450,28 +450,8 @@ struct run_sweep_state {
 	double session_start, wall_before;
 	struct fslab_progress *prog;
 	struct run_eta *eta;
-	struct run_fs_state *fst; /* every filesystem's (the forecast reads them) */
-	unsigned forecast_trial;  /* the trials the ETA's forecast was made after */
 	bool *failed;
 };
-
-/* The ETA's forecast of the decided rule's trials, made again after trial
- * T (once). */
-static void run_forecast_after(struct fslab_run_ctx *c, struct run_sweep_state *sw, unsigned T)
-{
-	if (!sw->eta || T == 0 || sw->forecast_trial == T)
-		return;
-	double t0 = fslab_now();
-	struct run_forecast *fc = run_forecast_make(c, sw->fst, T);
-	unsigned past = T > c->sweep.trials ? T : c->sweep.trials;
-
-	sw->forecast_trial = T;
-	/* scripts/bench-eta.sh compares runs_past= with the rows the run
-	 * then wrote */
-	fslab_debug(FSLAB_DBG_BENCH, "the trials forecast after trial %u in %.3f s: runs_past=%.1f rows a filesystem after trial %u",
-		    T, fslab_now() - t0, run_forecast_runs_past(fc, c, past), past);
-	run_eta_forecast(sw->eta, fc);
-}
 
 /* The same outcome as a row for each test in mask (a cell not run). */
 static void run_write_rows(struct run_group_ctx *g, unsigned mask, const struct fslab_test_outcome *o)
@@ -631,8 +611,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 /* One filesystem's cells of one trial, then the manifest brought up to
  * date (checked: --resume trusts it) and a line of progress. */
 static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
-			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial,
-			bool last)
+			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
 {
 	struct fslab_bench_fs *fs = &c->fs[fi];
 	uint64_t before_ok = fs->rec.cells_ok, before_failed = fs->rec.cells_failed;
@@ -657,9 +636,6 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	run_drive_after(fs, sw->prog);
 	run_quiet_after(c, fs, sw->prog);
 	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
-	/* the trial's last pass: its trials forecast again */
-	if (last && !run_stop)
-		run_forecast_after(c, sw, trial);
 	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
@@ -719,7 +695,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
 {
 	struct run_sweep_state sw = {
-		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog, .fst = fst,
+		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog,
 		.failed = failed,
 	};
 	size_t order[FSLAB_MAX_FS];
@@ -732,13 +708,11 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);
-		/* a resumed run: its trials so far forecast (else done after each trial's last pass) */
-		run_forecast_after(c, &sw, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
 		fslab_sweep_trial_order(c->sweep.seed, c->sweep.shuffle, trial, c->n_fs, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
-			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial, oi + 1 == c->n_fs);
+			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
 		if (!run_stop && r == 0)
 			done = trial;
 	}
