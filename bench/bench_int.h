@@ -38,9 +38,9 @@ struct fslab_probe_result {
 	 * fslab_device_probe adds them to the note, which is what is kept. */
 	char write_how[256], read_how[256];
 	uint64_t bytes;
-	/* measured (this run), reused (kept from an earlier run: probe_keep.c)
-	 * or "" (skipped, or a manifest from before reuse); and when it was
-	 * measured (Unix seconds; 0: unknown). */
+	/* measured (this run; "reused" in a manifest of a version that kept
+	 * probes) or "" (skipped); and when it was measured (Unix seconds; 0:
+	 * unknown). */
 	char source[12];
 	int64_t measured_at;
 };
@@ -76,31 +76,6 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
  * read_how those of the probes whose write and read are the bound (how
  * they were made).  Used by fslab_device_probe; here for its test. */
 void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k);
-
-/* Probe reuse (probe_keep.c): a probe is kept in FSLAB_RUNTIME_DIR, one
- * file per filesystem device (probe-MAJ-MIN.json, root's, 0600), with the
- * identity it was measured on; a later run reuses it for
- * FSLAB_PROBE_KEEP_S while that identity is unchanged.  Not root: nothing
- * is kept (the directory is root's). */
-#define FSLAB_PROBE_KEEP_S 3600
-/* A kept file larger than this is no probe of fslab's. */
-#define FSLAB_PROBE_KEEP_MAX 16384
-/* The identity a probe holds for: the filesystem's and block device's
- * numbers, the mount (its unique id), the loop's backing file (device and
- * inode), the disk's serial and WWID, the filesystem type, the mount
- * options and the probe's size, as one string. */
-#define FSLAB_PROBE_KEY_MAX 2048
-int fslab_probe_key(const struct fslab_bench_fs *fs, uint64_t bytes, char *key, size_t len);
-/* The kept probe of fs's device into r when it holds for key and is at
- * most FSLAB_PROBE_KEEP_S old at now: 0.  -ENOENT: none kept; -ESTALE:
- * kept for another identity, or too old (why says which); -EINVAL: the
- * file is not one fslab wrote (not a regular root-owned 0600 file with
- * one link, too large, or bad content: why says what, for a warning). */
-int fslab_probe_kept_load(const struct fslab_bench_fs *fs, const char *key, int64_t now,
-			  struct fslab_probe_result *r, char *why, size_t whylen);
-/* Keeps r (a finished probe with both figures) for key: 0 or -errno. */
-int fslab_probe_kept_save(const struct fslab_bench_fs *fs, const char *key,
-			  const struct fslab_probe_result *r);
 
 /* One filesystem under test: a target (lib/target.h) and what the run
  * makes of it.  rec is the filesystem's record in the manifest, and the
@@ -220,7 +195,6 @@ struct fslab_run_ctx {
 	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
 	unsigned max_trials;
 	bool no_device_probe;
-	bool probe_fresh;            /* --probe fresh: no kept probe reused */
 	uint64_t probe_bytes;
 	int steady_mode;             /* enum fslab_steady_mode */
 	uint64_t steady_round_bytes; /* each workload's bytes per round */

@@ -619,14 +619,6 @@ void run_eta_pass(struct run_eta *e, size_t f, double pass_s)
 	e->rows_s[f] = 0;
 }
 
-void run_eta_once(struct run_eta *e, size_t f, double s)
-{
-	if (!e || !(s > 0))
-		return;
-	e->rows_s[f] += s; /* out of the pass's overhead */
-	e->spent_s += s;
-}
-
 /* Cost of the tests in mask of group (f, i), with cost(): plus the file
  * the engine writes untimed when the mask reads it but does not write it. */
 static double eta_mask_cost(const struct run_eta *e, size_t f, size_t i, unsigned mask, bool prep,

@@ -102,18 +102,9 @@ void run_drive_before(struct fslab_bench_fs *fs, unsigned trial, unsigned sessio
 bool run_drive_hot(struct fslab_bench_fs *fs);
 void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
 
-/* run_probe.c: what the device under fs can do, before the sweep: the
- * probe kept from an earlier run when it still holds (not with --probe
- * fresh), else measured and kept (fs->probe; a failure costs only the
- * page-cache flag).  run_probe_recheck, after each cell: a test of the
- * cell well above a reused bound (FSLAB_PAGE_CACHE_FACTOR x) where
- * nothing else explains it (the cache mode promises the device, no fuse,
- * loop or memory flag) says the bound may have moved since it was
- * measured: the device is measured again, once per filesystem and run,
- * for the cells after it.  True when it was. */
+/* run_probe.c: what the device under fs can do, before the sweep
+ * (fs->probe; a failure costs only the page-cache flag). */
 void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
-bool run_probe_recheck(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog,
-		       const struct fslab_test_outcome out[FSLAB_TEST_MAX]);
 
 /* The cost model's price of one small I/O that reaches the device at
  * queue depth 1 (an O_DIRECT record, a random read of a dropped file):
@@ -153,8 +144,5 @@ void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsign
 void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s);
 void run_eta_pass(struct run_eta *e, size_t f, double pass_s);
 void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
-/* Time of fs's pass that is no cell and comes once (a probe measured
- * again): not an overhead every pass to come pays. */
-void run_eta_once(struct run_eta *e, size_t f, double s);
 
 #endif

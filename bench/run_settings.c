@@ -317,7 +317,6 @@ int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		 fslab_settings_has(&o->given, FSLAB_SETTING_LABEL) ? o->given.v[FSLAB_SETTING_LABEL].text : "");
 	c->no_device_probe = run_given(o, FSLAB_SETTING_NO_PROBE, 0) != 0;
 	c->probe_bytes = run_given(o, FSLAB_SETTING_PROBE_SIZE, 0);
-	c->probe_fresh = run_given(o, FSLAB_SETTING_PROBE, 0) == 1; /* "fresh" */
 	c->steady_mode = (int)run_given(o, FSLAB_SETTING_STEADY, FSLAB_STEADY_AUTO);
 	c->steady_round_bytes = run_given(o, FSLAB_SETTING_STEADY_ROUND, FSLAB_STEADY_ROUND_DEFAULT);
 	return 0;

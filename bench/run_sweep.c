@@ -595,10 +595,6 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	};
 	run_warm_up(g.fst, engine_cell, (size_t)(cell - c->plan->cells), &sw->buf, &times);
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
-	double p0 = fslab_now();
-	/* a probe measured again happens once: no overhead of later passes */
-	if (run_probe_recheck(c, fs, sw->prog, out))
-		run_eta_once(sw->eta, (size_t)(fs - c->fs), fslab_now() - p0);
 	fs->rec.timed_s += times.timed_s;
 	fs->rec.untimed_io_s += times.untimed_io_s;
 	fs->rec.cache_drop_s += times.cache_drop_s;

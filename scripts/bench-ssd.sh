@@ -5,7 +5,7 @@
 #
 #  1. A 2-filesystem image lab (ext4 and btrfs, 700M each), 3 identical cold
 #     runs (write, read, random_read; files 4M-32M; records 64K-1M; 3
-#     trials; --probe fresh: each run measures): the device probe's read
+#     trials; each run measures): the device probe's read
 #     bound of each run and its spread (at most 25% passes), and the read
 #     and random_read order the report decides (its pairs called faster or
 #     slower), which must be the same in all three.
@@ -132,7 +132,7 @@ fi
 if want 1; then
 echo "== 1. two-filesystem image lab (ext4, btrfs 700M): 3 identical cold runs"
 for i in 1 2 3; do
-	"$fslab" run --state "$state" --out "$work/cold-$i" --quiet --cache cold --trials 3 --probe fresh \
+	"$fslab" run --state "$state" --out "$work/cold-$i" --quiet --cache cold --trials 3 \
 		--tests write,read,random_read --file-sizes 4M-32M --record-sizes 64K-1M
 	echo "  run $i"
 	probe "$work/cold-$i"
@@ -161,7 +161,7 @@ fi
 if want 2; then
 echo "== 2. the same lab: 3 identical warm quick runs, cells flagged page-cache"
 for i in 1 2 3; do
-	"$fslab" run --state "$state" --out "$work/warm-$i" --quiet --sweep quick --cache warm --probe fresh
+	"$fslab" run --state "$state" --out "$work/warm-$i" --quiet --sweep quick --cache warm
 done
 python3 - "$work" <<-'PY'
 	import csv, glob, sys
