@@ -1,7 +1,7 @@
 /* What a directory under test sits on: the kernel's mount table through
  * libmount (type, source, options, FUSE or not), the target's maker for
  * what it did (a lab's setup), lib/device_identity.h for the device. */
-#include "bench_int.h"
+#include "run_int.h"
 #include "fileutil.h"
 
 #include <errno.h>

@@ -7,10 +7,10 @@
  * Figures above page_cache_factor x these are cache.
  *
  * Every call on the probe file goes through the engine's I/O layer (the
- * ops struct of bench/io.h), and its pages leave the cache by the
- * filesystem's cold-mode policy (fslab_cache_drop, bench/cache.c): the
+ * ops struct of bench/engine/engine.h), and its pages leave the cache by the
+ * filesystem's cold-mode policy (fslab_cache_drop, bench/engine/cache.c): the
  * probe has no I/O or cache code of its own. */
-#include "bench_int.h"
+#include "run_int.h"
 #include "clock.h"
 #include "engine/engine.h"
 

@@ -3,7 +3,7 @@
  * killed while writing a row leaves a last line without its newline: it is
  * cut off here (the cell is redone), every complete row is kept.  Nothing
  * is changed until every CSV, the manifest and the run id have been checked. */
-#include "bench_int.h"
+#include "run_int.h"
 #include "fileutil.h"
 #include "results.h"
 

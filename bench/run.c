@@ -15,13 +15,10 @@
 #include "size.h"
 #include "stop_rule.h"
 #include "stopsig.h"
-#include "termtext.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-volatile sig_atomic_t run_stop, run_continued;
 
 static void run_on_signal(int sig)
 {
@@ -37,158 +34,9 @@ static void run_on_continue(int sig)
 	run_continued = 1;
 }
 
-/* A user's path or name as it may reach a terminal: control bytes shown
- * as \xNN.  Four rotating buffers, so one message can hold several. */
-const char *run_esc(const char *s)
-{
-	static char bufs[4][FSLAB_ESCAPE_SIZE(PATH_MAX)];
-	static unsigned next;
-	char *b = bufs[next++ % 4];
-
-	return fslab_escape_ctrl(s, b, sizeof(bufs[0]));
-}
-
 void fslab_run_opts_init(struct fslab_run_opts *o)
 {
 	memset(o, 0, sizeof(*o)); /* given.set 0: no setting given */
-}
-
-void run_utc_now(char *buf, size_t len, bool compact)
-{
-	run_utc_format((int64_t)time(NULL), buf, len, compact);
-}
-
-void run_utc_format(int64_t when, char *buf, size_t len, bool compact)
-{
-	time_t t = (time_t)when;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* A resumed run's record of the filesystem t names, whole, from its
- * manifest: the probe figures, the accounting, the steady-state phase and
- * the quiet drive carry on; what this session finds or counts again
- * starts empty.  -ENOENT when the run had no such filesystem. */
-static int run_take_record(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, const struct fslab_target *t)
-{
-	int j = fslab_manifest_find_fs(c->resumed, t->name);
-
-	if (j < 0) {
-		fslab_error("--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
-			    run_esc(c->out_dir), run_esc(t->name));
-		return -ENOENT;
-	}
-	fs->rec = c->resumed->fs[j];
-	fs->rec.device_info = NULL; /* the read manifest's; derived again when written */
-	fs->rec.mount_options_at_end[0] = '\0';
-	fs->rec.vanished = false;
-	fs->rec.cells_ok = fs->rec.cells_failed = fs->rec.cells_skipped = 0;
-	fslab_manifest_take_probe(&fs->rec, &fs->probe);
-	return 0;
-}
-
-/* One target into the run: checked (its name, a writable directory) and
- * its record filled from it and from what it sits on (fsinfo.c). */
-static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
-{
-	struct fslab_bench_fs *fs;
-	int r;
-
-	if (!fslab_fs_name_valid(t->name)) {
-		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", run_esc(t->name));
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < c->n_fs; i++)
-		if (strcmp(c->fs[i].rec.name, t->name) == 0) {
-			fslab_error("the name '%s' is given twice; each filesystem needs its own name (it names the CSV)",
-				    run_esc(t->name));
-			return -EINVAL;
-		}
-	if (!t->path[0] || strnlen(t->path, sizeof(t->path)) >= sizeof(t->path)) {
-		fslab_error("%s: give the directory to benchmark", run_esc(t->name));
-		return -EINVAL;
-	}
-	fs = &c->fs[c->n_fs];
-	memset(fs, 0, sizeof(*fs));
-	fs->dir_fd = fs->work_fd = -1;
-	if (c->resumed && (r = run_take_record(c, fs, t)) < 0)
-		return r;
-	fs->t = t;
-	snprintf(fs->rec.name, sizeof(fs->rec.name), "%s", t->name);
-	snprintf(fs->rec.path, sizeof(fs->rec.path), "%s", t->path);
-	fs->rec.setup_discarded = -1;
-	r = fslab_fsinfo_fill(fs);
-	if (r < 0) {
-		fslab_error("%s (%s): %s; give an existing directory", t->name, run_esc(t->path), strerror(-r));
-		return r;
-	}
-	if (access(t->path, W_OK) != 0) {
-		fslab_error("%s (%s): not writable: %s", t->name, run_esc(t->path), strerror(errno));
-		return -EACCES;
-	}
-	c->n_fs++;
-	return 0;
-}
-
-void run_ctx_free(struct fslab_run_ctx *c)
-{
-	for (size_t i = 0; i < c->n_fs; i++) {
-		if (c->fs[i].csv)
-			fclose(c->fs[i].csv);
-		run_workdir_remove(&c->fs[i]);
-	}
-	if (c->out_fd >= 0)
-		close(c->out_fd);
-	run_stop_end(c);
-	free(c->spec_text);
-	fslab_manifest_free(c->resumed);
-	free(c->fs);
-	for (size_t i = 0; i < c->n_first_command; i++)
-		free(c->first_command[i]);
-	free(c->first_command);
-}
-
-/* A run context with nothing open yet. */
-struct fslab_run_ctx *run_ctx_new(void)
-{
-	struct fslab_run_ctx *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->out_fd = -1;
-	c->preset = FSLAB_PRESET_SEED;
-	return c;
-}
-
-/* The run's filesystems: the targets the caller made (--dir directories
- * or a lab's partitions, one path for both); a resumed run's take their
- * records back from its manifest.  Returns an exit status:
- * FSLAB_EXIT_OK, _USAGE or _FAILURE. */
-int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
-{
-	if (o->n_targets == 0) {
-		fslab_error("no filesystem to benchmark: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH");
-		return FSLAB_EXIT_USAGE;
-	}
-	if (o->n_targets > FSLAB_MAX_FS) {
-		fslab_error("%zu filesystems: at most %d per run", o->n_targets, FSLAB_MAX_FS);
-		return FSLAB_EXIT_USAGE;
-	}
-	c->fs = calloc(o->n_targets, sizeof(*c->fs));
-	if (!c->fs) {
-		fslab_error("out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (!o->resume_dir)
-		snprintf(c->state_path, sizeof(c->state_path), "%s", o->state_path ? o->state_path : "");
-	for (size_t i = 0; i < o->n_targets; i++)
-		if (run_add_fs(c, &o->targets[i]) < 0)
-			return c->resumed || o->targets[i].lab ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
-	fslab_manifest_free(c->resumed);
-	c->resumed = NULL;
-	return FSLAB_EXIT_OK;
 }
 
 int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)

@@ -11,7 +11,7 @@
  *   a bounded wait for its disk to go idle, so the next filesystem does
  *   not start under the last one's garbage collection.
  *
- * The phase's I/O goes through the engine's I/O layer (bench/io.h); what
+ * The phase's I/O goes through the engine's I/O layer (bench/engine/engine.h); what
  * it did is in fs->rec.steady and fs->rec.quiet, which the manifest records. */
 #include "run_int.h"
 

@@ -480,7 +480,7 @@ static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
 	{ FSLAB_TEST_FREREAD,
 	  FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
 	  "the fread pass again", run_stdio },
-	/* the queued tests (bench/queued.c, docs/tests.md) */
+	/* the queued tests (bench/engine/queued.c, docs/tests.md) */
 	{ FSLAB_TEST_QUEUED_WRITE, FSLAB_BT_CREATES | FSLAB_BT_WRITES | FSLAB_BT_QUEUED,
 	  "create and pre-size the file, io_uring writes of each thread's region in order, depth in flight",
 	  fslab_queued_run },
@@ -492,7 +492,7 @@ static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
 	{ FSLAB_TEST_QUEUED_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_QUEUED,
 	  "io_uring reads of each thread's region in IOzone's shuffle, depth in flight",
 	  fslab_queued_run },
-	/* the many-files tests (bench/files.c, docs/tests.md) */
+	/* the many-files tests (bench/engine/files.c, docs/tests.md) */
 	{ FSLAB_TEST_FILES_CREATE, FSLAB_BT_FILES | FSLAB_BT_WRITES,
 	  "in a fresh tree, per file: mkdir of its directory when it is the first, open O_CREAT|O_EXCL, "
 	  "S/record write(record), --file-sync's fsync or fdatasync, close",
@@ -786,7 +786,7 @@ static int cell_refuse_ops(const struct fslab_cell *c, struct fslab_test_outcome
 		out[ti].status = FSLAB_OUTCOME_FAILED;
 		out[ti].elapsed_s = -1;
 		snprintf(out[ti].reason, sizeof(out[ti].reason),
-			 "internal: I/O ops '%s' have layout version %u, the engine needs %u (rebuild it against bench/io.h)",
+			 "internal: I/O ops '%s' have layout version %u, the engine needs %u (rebuild it against bench/engine/engine.h)",
 			 ops && ops->name ? ops->name : "?", ops ? ops->version : 0, FSLAB_IO_OPS_VERSION);
 		cell_emit(c, (enum fslab_test)ti, &out[ti]);
 	}

@@ -19,8 +19,8 @@
 
 /* The engine's I/O layer: every call fslab run makes on a file it
  * benchmarks goes through one ops struct (fio's ioengine_ops shape): the
- * 13 tests' test file (bench/engine.c), the queued tests' rings
- * (bench/queued.c), the many-files tests' tree (bench/files.c), the
+ * 13 tests' test file (bench/engine/engine.c), the queued tests' rings
+ * (bench/engine/queued.c), the many-files tests' tree (bench/engine/files.c), the
  * device probe's file
  * (bench/probe.c) and the steady-state phase's file (bench/run_steady.c).
  * A test can swap in an ops struct that records the (operation, offset,
@@ -28,7 +28,7 @@
  * libc call it is named after (-1 / NULL / short count with errno set on
  * failure).
  *
- * Not through it, by design: the page-cache drop (bench/cache.c's
+ * Not through it, by design: the page-cache drop (bench/engine/cache.c's
  * fslab_cache_drop, the one drop policy: its fsync, posix_fadvise,
  * mincore, drop_caches and remount are the policy's, reached through the
  * cell's drop_cache and called by the probe), and calls about a
@@ -124,7 +124,7 @@ struct fslab_io_ops {
 	int (*fallocate)(void *ctx, int fd, off_t len);
 	int (*ftruncate)(void *ctx, int fd, off_t len);
 
-	/* The many-files tests (bench/files.c): fdatasync(2) of a file;
+	/* The many-files tests (bench/engine/files.c): fdatasync(2) of a file;
 	 * mkdirat(2), unlinkat(2) with AT_REMOVEDIR and fstatat(2) with
 	 * AT_SYMLINK_NOFOLLOW, each relative to the directory fd dfd. */
 	int (*fdatasync)(void *ctx, int fd);
@@ -307,7 +307,7 @@ size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t f
  * file_max, records doubling from record_min to record_max but never
  * above the file, and records below 64K skipped for files above 16M
  * unless keep_small_records; the many-files tests run in one cell per
- * file size up to FSLAB_FILES_SIZE_MAX (bench/engine.h), the one with the
+ * file size up to FSLAB_FILES_SIZE_MAX (bench/engine/engine.h), the one with the
  * largest record of its row (its files are written in that record), and
  * the other cells leave them out.  Named rows (s->named_rows cdm or cdm-nvme):
  * the preset's rows, each on a file of file_max bytes.
@@ -331,8 +331,8 @@ enum {
 	FSLAB_BT_READS = 1 << 3,
 	FSLAB_BT_STDIO = 1 << 4,      /* fopen/fread/fwrite with setvbuf(record) */
 	FSLAB_BT_SECOND_PASS = 1 << 5, /* the "re-" pass over the same file */
-	FSLAB_BT_QUEUED = 1 << 6,      /* io_uring at a depth and threads (bench/queued.c) */
-	FSLAB_BT_FILES = 1 << 7,       /* the many-files tests' tree (bench/files.c) */
+	FSLAB_BT_QUEUED = 1 << 6,      /* io_uring at a depth and threads (bench/engine/queued.c) */
+	FSLAB_BT_FILES = 1 << 7,       /* the many-files tests' tree (bench/engine/files.c) */
 	FSLAB_BT_NEEDS_TREE = 1 << 8,  /* needs the tree's every file written whole */
 	/* moves no file data: its throughput counts FSLAB_FILES_META_BYTES a
 	 * file (stat, unlink), so no device bound applies to it */
@@ -395,7 +395,7 @@ struct fslab_cell_times {
 	double cache_drop_s; /* cold mode's page-cache drops */
 };
 
-/* The many-files tests (bench/files.c, docs/tests.md): in a fresh tree
+/* The many-files tests (bench/engine/files.c, docs/tests.md): in a fresh tree
  * FSLAB_FILES_TREE of the run's private directory, N files of the cell's
  * file size S in directories of at most FSLAB_FILES_PER_DIR (8.3 names,
  * so FAT needs no long-name entries), written and read in the cell's
@@ -477,7 +477,7 @@ struct fslab_cell {
 	/* The many-files tests keep the tree's directories (FSLAB_FILES_TREE
 	 * and its Dnnn), emptied, from cell to cell; the run's private
 	 * directory goes with them at the end.  Set on a FUSE mount:
-	 * bench/files.c says why (fusefat). */
+	 * bench/engine/files.c says why (fusefat). */
 	bool keep_tree_dirs;
 	enum fslab_cache_mode cache;
 	enum fslab_io_mode io;

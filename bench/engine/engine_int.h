@@ -1,5 +1,5 @@
 /* Private to bench/: one pass of one test, as the engine's run functions
- * (bench/engine.c) and the queued tests' (bench/queued.c) see it, and the
+ * (bench/engine/engine.c) and the queued tests' (bench/engine/queued.c) see it, and the
  * helpers both use. */
 #ifndef FSLAB_BENCH_ENGINE_INT_H
 #define FSLAB_BENCH_ENGINE_INT_H
@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-/* The many-files tests' tree in the cell's directory (bench/files.c). */
+/* The many-files tests' tree in the cell's directory (bench/engine/files.c). */
 struct fslab_files_tree {
 	bool exists;   /* some of it may be on disk */
 	bool complete; /* every file is there, written whole */
@@ -127,7 +127,7 @@ int fslab_pass_open(struct fslab_bench_pass *p, int flags);
  * (4 bytes a record), untimed.  0 or the pass's failure. */
 int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
 
-/* The queued tests' one pass (bench/queued.c): io_uring at the cell's
+/* The queued tests' one pass (bench/engine/queued.c): io_uring at the cell's
  * depth and threads. */
 int fslab_queued_run(struct fslab_bench_pass *p);
 
@@ -138,7 +138,7 @@ static inline uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
 	       ((flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : file_bytes);
 }
 
-/* The many-files tests' one pass (bench/files.c): create, stat, read or
+/* The many-files tests' one pass (bench/engine/files.c): create, stat, read or
  * unlink every file of the tree (p->test->id says which). */
 int fslab_files_run(struct fslab_bench_pass *p);
 /* Before a test that needs the tree: writes it whole, untimed, unless it

@@ -17,7 +17,7 @@
  *                 untimed first)
  *   files_stat    fstatat of each file (its size checked)
  *   files_read    open, the records read, close; in cold mode the whole
- *                 tree's pages are dropped first (bench/cache.c)
+ *                 tree's pages are dropped first (bench/engine/cache.c)
  *   files_unlink  unlinkat of each file, and each directory removed after
  *                 its last file
  * The directories' fds are opened outside the timer (create opens each

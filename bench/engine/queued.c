@@ -404,7 +404,7 @@ static int queued_check(struct q_pass *q)
 
 	if (!ops->ring_setup || !ops->ring_submit || !ops->ring_reap || !ops->ring_teardown ||
 	    !ops->fallocate || !ops->ftruncate)
-		return fslab_pass_fail(p, 0, "internal: I/O ops '%s' have no io_uring ring (rebuild them against bench/io.h)",
+		return fslab_pass_fail(p, 0, "internal: I/O ops '%s' have no io_uring ring (rebuild them against bench/engine/engine.h)",
 				       ops->name ? ops->name : "?");
 	if (q->region == 0)
 		return fslab_pass_fail(p, 0, "a file of %llu records cannot be split among %u threads: give fewer --jobs or a larger file",

@@ -6,8 +6,8 @@
  *   files_loop DIR FILE_BYTES RECORD_BYTES none|fsync|fdatasync
  *
  * In DIR (which must exist and be empty of LOOP.TRE): N = 64 MiB / S files
- * (16 to 16384, as bench/engine.h), 256 a directory, made, stat'ed, read
- * and removed with the same calls in the same order as bench/files.c, each
+ * (16 to 16384, as bench/engine/engine.h), 256 a directory, made, stat'ed, read
+ * and removed with the same calls in the same order as bench/engine/files.c, each
  * phase timed with CLOCK_MONOTONIC from its first call to its last.  No
  * cache drop: compare with fslab run --cache warm.  Prints one line:
  *   create_s=... stat_s=... read_s=... unlink_s=... files=N

@@ -9,7 +9,6 @@
  * (scripts/bench-stop-replay.sh).  Replaying a rule that stops no later
  * than the run did is exact; a test the replay wants beyond the run's
  * last trial of it is counted "short" (its figures are a lower bound). */
-#include "bench_int.h"
 #include "run_int.h"
 #include "results.h"
 #include "stop_rule.h"

@@ -1,4 +1,4 @@
-/* The many-files tests (bench/files.c) through recording I/O ops on a
+/* The many-files tests (bench/engine/files.c) through recording I/O ops on a
  * temporary directory: each phase's calls, which of them the timer holds,
  * the tree's shape (8.3 names, at most 256 files a directory), the
  * --file-sync words, what a row says it moved, a read alone writing the
@@ -515,7 +515,7 @@ START_TEST(kept_directories_serve_the_next_cell)
 END_TEST
 
 /* fusefat reads no directory that lies 2 GiB or more into its partition,
- * and hands out clusters upwards from its mount on (bench/files.c).  Its
+ * and hands out clusters upwards from its mount on (bench/engine/files.c).  Its
  * allocator set 32 MiB short of 2 GiB, as after that much was written
  * since the mount: the first trial's 16 files of 4 MiB cross it, so the
  * second trial's tree, made afresh, would land past it (mkdir D000:

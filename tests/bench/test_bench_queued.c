@@ -1,4 +1,4 @@
-/* The queued tests (bench/queued.c) through a fake ring in the I/O ops:
+/* The queued tests (bench/engine/queued.c) through a fake ring in the I/O ops:
  * the queue depth is reached and never exceeded, each thread keeps to its
  * own region and together they visit every record once, a short or failed
  * completion fails the test with a message naming the call and offset, a

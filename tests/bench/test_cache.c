@@ -1,4 +1,4 @@
-/* Cold mode's drop by fadvise (bench/cache.h) on a file whose pages are
+/* Cold mode's drop by fadvise (bench/engine/engine.h) on a file whose pages are
  * held for a moment: a mapping of the file keeps its pages from being
  * invalidated, as a read still in flight does.  Released at the first wait,
  * the drop asks again and succeeds, and the filesystem keeps fadvise (the

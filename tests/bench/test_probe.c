@@ -5,7 +5,7 @@
  * leaves nothing behind. */
 #include "testutil.h"
 
-#include "bench_int.h"
+#include "run_int.h"
 #include "engine/engine.h"
 
 #include <errno.h>

@@ -3,7 +3,6 @@
  * end (finished_at).  Also the record --resume continues from.  The file
  * itself is lib/manifest's; here the run's facts fill it (the machine, each
  * filesystem's device) and a resumed run takes its settings back. */
-#include "bench_int.h"
 #include "run_int.h"
 #include "device_identity.h"
 #include "engine/engine.h"
