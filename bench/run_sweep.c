@@ -570,7 +570,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.file_bytes = cell->file_bytes,
 		.record_bytes = cell->record_bytes,
 		.tests = mask,
-		.cache = c->sweep.cache,
+		.sweep = &c->sweep,
 		.io = (enum fslab_io_mode)c->io_mode,
 		.sync = (enum fslab_sync_policy)c->sync_policy,
 		.file_sync = (enum fslab_file_sync)c->file_sync,

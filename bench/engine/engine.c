@@ -194,14 +194,15 @@ static int pass_end(struct fslab_bench_pass *p, struct pass_file *pf, double t0,
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	const enum fslab_cache_mode mode = p->cell->sweep->cache;
 	int sync_r = 0, close_r = 0;
 
 	fslab_lat_end(p);
-	if (r == 0 && writes && (p->flush_in_timer || p->fsync_in_timer)) {
+	if (r == 0 && writes && (mode == FSLAB_CACHE_FSYNC || mode == FSLAB_CACHE_COLD)) {
 		sync_r = pf_sync(ops, pf);
 		p->synced = true;
 	}
-	if (r == 0 && p->flush_in_timer)
+	if (r == 0 && mode == FSLAB_CACHE_FSYNC)
 		close_r = pf_close(ops, pf);
 	p->elapsed = fslab_pass_timer_stop(p) - t0;
 	if (sync_r < 0)
@@ -260,7 +261,7 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	uint64_t lmark;
 	ssize_t got;
 	double t0;
-	const bool prime = p->cell->cache != FSLAB_CACHE_COLD || (p->test->flags & FSLAB_BT_SECOND_PASS);
+	const bool prime = p->cell->sweep->cache != FSLAB_CACHE_COLD || (p->test->flags & FSLAB_BT_SECOND_PASS);
 	int r = pass_begin(p, O_RDONLY, true, &pf);
 
 	if (r < 0)
@@ -558,8 +559,9 @@ void fslab_bench_buffers_free(struct fslab_bench_buffers *b)
 /* Untimed: writes the whole file so a test that needs it can run even when
  * the write test was not asked for (or failed). */
 static int cell_prepare_file(const struct fslab_cell *c, int dfd, bool *exists,
-			     struct fslab_bench_buffers *b, bool direct, char *why, size_t whylen)
+			     struct fslab_bench_buffers *b, char *why, size_t whylen)
 {
+	const bool direct = c->sweep->cache == FSLAB_CACHE_DIRECT;
 	const struct fslab_io_ops *ops = c->ops;
 	uint64_t n = c->file_bytes / c->record_bytes, i;
 	int fd, r = 0;
@@ -646,7 +648,7 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 	int r;
 
 	/* the queued tests read with O_DIRECT in cold mode: nothing to drop */
-	if (c->cache != FSLAB_CACHE_COLD || !(flags & FSLAB_BT_READS) ||
+	if (c->sweep->cache != FSLAB_CACHE_COLD || !(flags & FSLAB_BT_READS) ||
 	    (flags & (FSLAB_BT_SECOND_PASS | FSLAB_BT_QUEUED)) || !c->drop_cache)
 		return 0;
 	t = fslab_now();
@@ -800,16 +802,15 @@ static int cell_need_file(const struct fslab_cell *c, int dfd, bool *exists,
 			  struct fslab_bench_buffers *b, struct fslab_test_outcome *o,
 			  struct fslab_cell_times *times)
 {
-	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
 	double t = fslab_now();
 	int r;
 
-	r = cell_prepare_file(c, dfd, exists, b, direct, o->reason, sizeof(o->reason));
+	r = cell_prepare_file(c, dfd, exists, b, o->reason, sizeof(o->reason));
 	times->untimed_io_s += fslab_now() - t;
 	if (r == 0)
 		return 0;
 	o->status = FSLAB_OUTCOME_FAILED;
-	if (direct && r == -EINVAL) {
+	if (c->sweep->cache == FSLAB_CACHE_DIRECT && r == -EINVAL) {
 		o->status = FSLAB_OUTCOME_SKIPPED;
 		snprintf(o->reason, sizeof(o->reason), "the filesystem refuses O_DIRECT (EINVAL)");
 	}
@@ -820,7 +821,6 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 		   struct fslab_test_outcome out[FSLAB_TEST_MAX], struct fslab_cell_times *times)
 {
 	const struct fslab_io_ops *ops = c->ops;
-	const bool direct = c->cache == FSLAB_CACHE_DIRECT;
 	bool file_ok = false, file_exists = false;
 	struct fslab_files_tree tree = { 0 };
 	int ret = 0, dfd = c->dir_fd;
@@ -847,12 +847,6 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.tree = &tree,
 			.n = c->file_bytes / c->record_bytes,
 			.rec = (size_t)c->record_bytes,
-			/* Direct mode runs the stdio tests buffered, as IOzone
-			 * -I does (stdio cannot do O_DIRECT); run.c flags
-			 * their rows. */
-			.direct = direct && !(test->flags & FSLAB_BT_STDIO),
-			.flush_in_timer = c->cache == FSLAB_CACHE_FSYNC,
-			.fsync_in_timer = c->cache == FSLAB_CACHE_COLD,
 			.lat = c->latency ? &lat : NULL,
 			.why = o->reason,
 			.whylen = sizeof(o->reason),

@@ -479,7 +479,11 @@ struct fslab_cell {
 	 * directory goes with them at the end.  Set on a FUSE mount:
 	 * bench/engine/files.c says why (fusefat). */
 	bool keep_tree_dirs;
-	enum fslab_cache_mode cache;
+	/* The run's typed configuration (lib/spec.h, preset < [sweep] <
+	 * flags): the engine reads the cache mode here (sweep->cache), and
+	 * nowhere else, where it acts on it: O_DIRECT at an open, the fsync
+	 * inside the timed region, cold mode's drop.  Never NULL. */
+	const struct fslab_sweep_spec *sweep;
 	enum fslab_io_mode io;
 	enum fslab_sync_policy sync;
 	/* --latency: time every operation of the timed loops into a log-bucket

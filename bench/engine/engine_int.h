@@ -26,9 +26,6 @@ struct fslab_bench_pass {
 	struct fslab_files_tree *tree; /* the many-files tests' tree */
 	uint64_t n;          /* records */
 	size_t rec;          /* record bytes */
-	bool direct;         /* O_DIRECT on the fd tests */
-	bool flush_in_timer; /* fsync mode */
-	bool fsync_in_timer; /* cold mode: a writer's fsync is timed (iozone -e) */
 	bool synced;         /* out: the timed region did the writer's fsync */
 	bool refused_direct; /* out: open refused O_DIRECT: skipped, not failed */
 	struct fslab_lat_hist *lat; /* --latency: per-operation times, or NULL */
@@ -46,6 +43,20 @@ struct fslab_bench_pass {
 	uint64_t moved_bytes, moved_ops;
 	bool covered;
 };
+
+/* Does the pass open its file(s) with O_DIRECT?  From the cache mode
+ * (cell->sweep->cache) as it reaches the open: the queued tests in every
+ * mode but warm (rows flagged buffered then); the others in direct mode,
+ * but for the stdio tests, which run buffered as IOzone -I does (stdio
+ * cannot do O_DIRECT; run_sweep.c flags their rows). */
+static inline bool fslab_pass_direct(const struct fslab_bench_pass *p)
+{
+	enum fslab_cache_mode m = p->cell->sweep->cache;
+
+	if (p->test->flags & FSLAB_BT_QUEUED)
+		return m != FSLAB_CACHE_WARM;
+	return m == FSLAB_CACHE_DIRECT && !(p->test->flags & FSLAB_BT_STDIO);
+}
 
 /* The per-operation clock of --latency: the CPU's time-stamp counter
  * where there is one (a few ns, a third of clock_gettime's cost, which is
@@ -119,7 +130,7 @@ int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 /* Opens the test file name of c in dfd: with O_CREAT, O_EXCL the first
  * time in a cell, truncated once *exists (set here).  The fd or -1. */
 int fslab_cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flags);
-/* Opens the pass's test file, untimed (O_DIRECT when p->direct; O_CREAT:
+/* Opens the pass's test file, untimed (O_DIRECT by fslab_pass_direct; O_CREAT:
  * created once per cell, truncated after): the fd, or the pass's failure
  * (p->refused_direct when the filesystem refuses O_DIRECT). */
 int fslab_pass_open(struct fslab_bench_pass *p, int flags);

@@ -161,10 +161,10 @@ static int files_open(struct fslab_bench_pass *p, int dfd, uint64_t i, int flags
 	int fd;
 
 	files_file_name(fname, i);
-	fd = ops->open(ops->ctx, dfd, fname, flags | (p->direct ? O_DIRECT : 0), 0600);
+	fd = ops->open(ops->ctx, dfd, fname, flags | (fslab_pass_direct(p) ? O_DIRECT : 0), 0600);
 	if (fd >= 0)
 		return fd;
-	if (p->direct && errno == EINVAL) {
+	if (fslab_pass_direct(p) && errno == EINVAL) {
 		p->refused_direct = true;
 		return fslab_pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
 	}

@@ -140,14 +140,15 @@ int fslab_cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flags
 int fslab_pass_open(struct fslab_bench_pass *p, int flags)
 {
 	double t = fslab_now();
+	const bool direct = fslab_pass_direct(p);
 	int fd;
 
-	if (p->direct)
+	if (direct)
 		flags |= O_DIRECT;
 	fd = fslab_cell_open(p->cell, p->dfd, p->file_exists, flags);
 	if (fd < 0) {
 		int e = errno;
-		if (p->direct && e == EINVAL) {
+		if (direct && e == EINVAL) {
 			p->refused_direct = true;
 			return fslab_pass_fail(p, 0, "the filesystem refuses O_DIRECT (open: EINVAL)");
 		}

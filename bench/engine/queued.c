@@ -474,8 +474,6 @@ int fslab_queued_run(struct fslab_bench_pass *p)
 	double t0 = 0;
 	int r, sr = 0;
 
-	/* O_DIRECT but in warm mode (the rows are then flagged buffered) */
-	p->direct = c->cache != FSLAB_CACHE_WARM;
 	q.region = p->n / q.jobs;
 	r = queued_check(&q);
 	if (r < 0)
@@ -514,7 +512,8 @@ int fslab_queued_run(struct fslab_bench_pass *p)
 		}
 		/* fsync and cold mode: a writer is timed until its data is
 		 * on the device (one fsync: every thread's fd is the file) */
-		if (q.writes && (p->flush_in_timer || p->fsync_in_timer) && !atomic_load(&q.stop)) {
+		if (q.writes && (c->sweep->cache == FSLAB_CACHE_FSYNC || c->sweep->cache == FSLAB_CACHE_COLD) &&
+		    !atomic_load(&q.stop)) {
 			sr = c->ops->fsync(c->ops->ctx, q.job[0].fd) < 0 ? (errno ? errno : EIO) : 0;
 			p->synced = true;
 		}

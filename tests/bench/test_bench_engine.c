@@ -437,7 +437,7 @@ static void run_cell(struct cell_run *cr, uint64_t file, uint64_t rec, unsigned 
 		.file_bytes = file,
 		.record_bytes = rec,
 		.tests = tests,
-		.cache = cache,
+		.sweep = &(const struct fslab_sweep_spec){ .cache = cache },
 		.io = cr->io,
 		.sync = cr->sync,
 		.device = cr->device,
@@ -1036,7 +1036,7 @@ static void run_slow_cell(struct cell_run *cr, struct slow_ctx *sc)
 	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 4 * 4096,
 				   .record_bytes = 4096,
 				   .tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
-				   .cache = FSLAB_CACHE_WARM, .ops = &ops, .on_test = rec_on_test,
+				   .sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM }, .ops = &ops, .on_test = rec_on_test,
 				   .on_test_ctx = &cr->ctx, .disturbed = fake_disturbed,
 				   .disturbed_ctx = sc };
 	cr->ret = fslab_cell_run(&cell, &b, cr->out, &cr->times);
@@ -1175,7 +1175,7 @@ START_TEST(ops_version_mismatch_fails_loudly)
 	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
 	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536,
 				   .record_bytes = 4096, .tests = FSLAB_TESTS_ALL,
-				   .cache = FSLAB_CACHE_WARM, .ops = &ops };
+				   .sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM }, .ops = &ops };
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINVAL);
 	for (int t = 0; t < FSLAB_TEST_IOZONE_COUNT; t++) {
 		ck_assert_int_eq(cr.out[t].status, FSLAB_OUTCOME_FAILED);
@@ -1360,7 +1360,7 @@ START_TEST(stop_between_tests)
 	ops = rec_ops(&cr.ctx);
 	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
 	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536, .record_bytes = 4096,
-				   .tests = FSLAB_TESTS_ALL, .cache = FSLAB_CACHE_WARM,
+				   .tests = FSLAB_TESTS_ALL, .sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM },
 				   .ops = &ops, .stop = &stop };
 	/* set before the first test: nothing runs, no file is opened */
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr.out, &cr.times), -EINTR);
@@ -1619,7 +1619,7 @@ static void run_stopped_cell(struct cell_run *cr, unsigned stops)
 	struct fslab_cell cell = { .dir_fd = dir_fd, .name = "testfile", .file_bytes = 65536,
 				   .record_bytes = 4096,
 				   .tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
-				   .cache = FSLAB_CACHE_WARM, .ops = &ops, .continued = &stop_flag };
+				   .sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM }, .ops = &ops, .continued = &stop_flag };
 	ck_assert_int_eq(fslab_cell_run(&cell, &b, cr->out, &cr->times), 0);
 	fslab_bench_buffers_free(&b);
 }

@@ -235,7 +235,7 @@ static void run_files(struct frun *f)
 		.tests = f->tests,
 		.file_sync = f->sync,
 		.keep_tree_dirs = f->keep,
-		.cache = f->cache,
+		.sweep = &(const struct fslab_sweep_spec){ .cache = f->cache },
 		.ops = &ops,
 		.drop_cache = r_drop,
 		.on_test = f_on_test,

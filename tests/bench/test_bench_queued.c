@@ -257,7 +257,7 @@ static void run_queued(struct qrun *q, unsigned tests)
 		.iodepth = q->depth,
 		.jobs = q->jobs,
 		.pass_s = q->pass_s,
-		.cache = q->cache,
+		.sweep = &(const struct fslab_sweep_spec){ .cache = q->cache },
 		.latency = q->latency,
 		.ops = q->ops ? q->ops : &ops,
 	};
@@ -401,7 +401,7 @@ START_TEST(ring_setup_refusal_says_why)
 		struct fslab_bench_buffers b;
 		struct fslab_cell cell = {
 			.dir_fd = dir_fd, .name = "testfile", .file_bytes = 32 * REC, .record_bytes = REC,
-			.tests = T(READ), .iodepth = 1, .jobs = 64, .cache = FSLAB_CACHE_DIRECT, .ops = &ops,
+			.tests = T(READ), .iodepth = 1, .jobs = 64, .sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_DIRECT }, .ops = &ops,
 		};
 
 		ck_assert_int_eq(fslab_bench_buffers_alloc(&b, REC), 0);
