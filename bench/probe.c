@@ -178,25 +178,17 @@ static int probe_write_behind(const struct probe_ctx *p, struct fslab_probe_resu
 	return 0;
 }
 
-/* The file's pages dropped by the filesystem's cold-mode policy (the file
- * closed, as fslab_cache_drop wants it).  0, or -errno with the reason in
- * why. */
-static int probe_drop(const struct probe_ctx *p, char *why, size_t len)
-{
-	return fslab_cache_drop(p->cache, p->dfd, PROBEFILE_NAME, why, len);
-}
-
 /* Buffered reads after a cache drop get the kernel's readahead (larger,
  * overlapping requests) and can beat synchronous 1 MiB O_DIRECT reads; the
  * device can do the faster of the two.  Only after a drop the policy
  * vouches for: reads from cached pages would be no device figure. */
 static void probe_read_ahead(const struct probe_ctx *p, struct fslab_probe_result *r)
 {
-	char why[256];
 	double ra;
 	int fd;
 
-	if (probe_drop(p, why, sizeof(why)) < 0 || !fslab_cache_drop_sure(p->cache))
+	/* the file's pages dropped by the filesystem's cold-mode policy */
+	if (fslab_cache_drop(p->cache, p->dfd, PROBEFILE_NAME, NULL) < 0 || !fslab_cache_drop_sure(p->cache))
 		return;
 	fd = probe_open_read(p, false);
 	if (fd < 0)
@@ -213,16 +205,16 @@ static void probe_read_ahead(const struct probe_ctx *p, struct fslab_probe_resul
  * dropped.  0 or -errno. */
 static int probe_read(const struct probe_ctx *p, bool direct, struct fslab_probe_result *r)
 {
-	char why[256] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int fd, e;
 
 	if (!direct) {
-		int d = probe_drop(p, why, sizeof(why));
+		int d = fslab_cache_drop(p->cache, p->dfd, PROBEFILE_NAME, &err);
 
 		snprintf(r->read_how, sizeof(r->read_how),
 			 "the filesystem refuses O_DIRECT: write timed with fsync, read after %s%.120s",
 			 d < 0 ? "a failed cache drop: " : fslab_drop_method_name(p->cache->method),
-			 d < 0 ? why : fslab_cache_drop_sure(p->cache) ? "" : ", which may leave pages cached");
+			 d < 0 ? err.msg : fslab_cache_drop_sure(p->cache) ? "" : ", which may leave pages cached");
 	}
 	fd = probe_open_read(p, direct);
 	if (fd < 0)

@@ -309,7 +309,7 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id);
 void run_workdir_remove(struct fslab_bench_fs *fs);
 /* cold mode's remount: close the directories, then reopen and check them */
 void run_workdir_release(void *ctx);
-int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen);
+int run_workdir_reopen(void *ctx, int *dir_fd, struct fslab_err *e);
 
 /* What the run knows of one filesystem's results. */
 struct run_fs_state {

@@ -234,7 +234,7 @@ void run_workdir_release(void *ctx)
 /* ... and after the mount they are opened again: the private directory
  * must be the same directory (inode; a FUSE mount renumbers, so there only
  * owner and mode), else the run stops using it. */
-int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen)
+int run_workdir_reopen(void *ctx, int *dir_fd, struct fslab_err *e)
 {
 	struct fslab_bench_fs *fs = ctx;
 	struct stat st;
@@ -264,9 +264,8 @@ int run_workdir_reopen(void *ctx, int *dir_fd, char *why, size_t whylen)
 	*dir_fd = fs->work_fd;
 	return 0;
 fail:
-	if (why)
-		snprintf(why, whylen, "cold mode: after the remount, the run's directory %s is not the one it made: %s",
-			 fs->work_name, strerror(-r));
+	fslab_err_set(e, r, "cold mode: after the remount, the run's directory %s is not the one it made: %s",
+		      fs->work_name, strerror(-r));
 	run_workdir_release(fs);
 	*dir_fd = -1;
 	return r;

@@ -82,19 +82,14 @@ void fslab_cache_ctl_init(struct fslab_cache_ctl *c, const struct fslab_target *
  * file's own fsync is all fadvise needs: a syncfs there cost btrfs a
  * transaction commit before every first read pass (about 5 ms each, 5 per
  * cell), and mincore still checks that nothing stayed. */
-static int cache_flush_file(int dfd, const char *path, bool whole_fs, int *fdp, char *why,
-			    size_t whylen)
+static int cache_flush_file(int dfd, const char *path, bool whole_fs, int *fdp, struct fslab_err *e)
 {
 	int fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0) {
-		int r = -errno;
-		snprintf(why, whylen, "cold mode: cannot open %s: %s", path, strerror(-r));
-		return r;
-	}
+	if (fd < 0)
+		return fslab_err_set(e, errno, "cold mode: cannot open %s: %s", path, strerror(errno));
 	if (fsync(fd) < 0 || (whole_fs && syncfs(fd) < 0)) {
-		int r = -errno;
-		snprintf(why, whylen, "cold mode: fsync %s: %s", path, strerror(-r));
+		int r = fslab_err_set(e, errno, "cold mode: fsync %s: %s", path, strerror(errno));
 		close(fd);
 		return r;
 	}
@@ -264,17 +259,14 @@ static void cache_note_retry(struct fslab_cache_ctl *c)
 
 /* One file's pages: fadvise, then mincore to see that none stayed (asked
  * again a few times first).  0, 1 when the filesystem fell back to
- * another method, or -errno (why says so). */
-static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
-			      size_t whylen)
+ * another method, or -errno (e says why). */
+static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *path, struct fslab_err *e)
 {
 	uint64_t res = 0, pages = 0;
 	int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 
-	if (r != 0) {
-		snprintf(why, whylen, "cold mode: posix_fadvise(DONTNEED) on %s: %s", path, strerror(r));
-		return -r;
-	}
+	if (r != 0)
+		return fslab_err_set(e, r, "cold mode: posix_fadvise(DONTNEED) on %s: %s", path, strerror(r));
 	if (c->forced)
 		return 0;
 	r = fslab_cache_resident(fd, &res, &pages);
@@ -319,37 +311,36 @@ static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *pat
  * is.  The same returns as cache_fadvise_file: on a fall back the walk
  * stops (the fallback drops them all at once). */
 static int cache_fadvise_tree(struct fslab_cache_ctl *c, int dfd, const char *path, unsigned depth,
-			      char *why, size_t whylen)
+			      struct fslab_err *e)
 {
 	int dup_fd = dup(dfd), r = 0;
 	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	struct dirent *e;
+	struct dirent *de;
 
 	if (!d) {
-		r = -errno;
+		r = fslab_err_set(e, errno, "cold mode: cannot read the directory %s: %s", path, strerror(errno));
 		if (dup_fd >= 0)
 			close(dup_fd);
-		snprintf(why, whylen, "cold mode: cannot read the directory %s: %s", path, strerror(-r));
 		return r;
 	}
-	while (r == 0 && (errno = 0, e = readdir(d))) {
+	while (r == 0 && (errno = 0, de = readdir(d))) {
 		struct stat st;
 		int fd;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {
-			r = -errno;
-			snprintf(why, whylen, "cold mode: cannot open %s/%s: %s", path, e->d_name, strerror(-r));
+			r = fslab_err_set(e, errno, "cold mode: cannot open %s/%s: %s", path, de->d_name,
+					  strerror(errno));
 		} else if (S_ISDIR(st.st_mode) && depth > 0) {
-			r = cache_fadvise_tree(c, fd, e->d_name, depth - 1, why, whylen);
+			r = cache_fadvise_tree(c, fd, de->d_name, depth - 1, e);
 		} else if (S_ISREG(st.st_mode)) {
 			if (fsync(fd) < 0) {
-				r = -errno;
-				snprintf(why, whylen, "cold mode: fsync %s/%s: %s", path, e->d_name, strerror(-r));
+				r = fslab_err_set(e, errno, "cold mode: fsync %s/%s: %s", path, de->d_name,
+						  strerror(errno));
 			} else {
-				r = cache_fadvise_file(c, fd, e->d_name, why, whylen);
+				r = cache_fadvise_file(c, fd, de->d_name, e);
 				/* no fallback: the rest dropped as well as fadvise can */
 				if (r == 1 && c->method == FSLAB_DROP_FADVISE)
 					r = 0;
@@ -358,10 +349,8 @@ static int cache_fadvise_tree(struct fslab_cache_ctl *c, int dfd, const char *pa
 		if (fd >= 0)
 			close(fd);
 	}
-	if (r == 0 && errno) {
-		r = -errno;
-		snprintf(why, whylen, "cold mode: cannot read the directory %s: %s", path, strerror(-r));
-	}
+	if (r == 0 && errno)
+		r = fslab_err_set(e, errno, "cold mode: cannot read the directory %s: %s", path, strerror(errno));
 	closedir(d);
 	return r;
 }
@@ -372,19 +361,15 @@ static int cache_fadvise_tree(struct fslab_cache_ctl *c, int dfd, const char *pa
 /* fadvise on the file, or on every file of the tree when fd is a
  * directory; then the loop device's backing file.  0, 1 when the
  * filesystem fell back to another method, or -errno. */
-static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, char *why,
-			 size_t whylen)
+static int cache_fadvise(struct fslab_cache_ctl *c, int fd, const char *path, struct fslab_err *e)
 {
 	struct stat st;
 	int r;
 
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(why, whylen, "cold mode: stat %s: %s", path, strerror(-r));
-		return r;
-	}
-	r = S_ISDIR(st.st_mode) ? cache_fadvise_tree(c, fd, path, CACHE_TREE_DEPTH, why, whylen)
-				: cache_fadvise_file(c, fd, path, why, whylen);
+	if (fstat(fd, &st) < 0)
+		return fslab_err_set(e, errno, "cold mode: stat %s: %s", path, strerror(errno));
+	r = S_ISDIR(st.st_mode) ? cache_fadvise_tree(c, fd, path, CACHE_TREE_DEPTH, e)
+				: cache_fadvise_file(c, fd, path, e);
 	if (r != 0 || c->forced)
 		return r;
 	if (c->backing[0] && (r = cache_drop_backing(c)) < 0) {
@@ -403,18 +388,19 @@ bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c)
 	return c->method != FSLAB_DROP_FADVISE || !(c->forced || c->leaky);
 }
 
-int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t whylen)
+int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, struct fslab_err *e)
 {
 	struct fslab_cache_ctl *c = ctx;
+	char why[FSLAB_ERR_MSG_MAX] = "";
 	int fd = -1, r;
 
-	r = cache_flush_file(*dir_fd, path, c->method == FSLAB_DROP_CACHES, &fd, why, whylen);
+	r = cache_flush_file(*dir_fd, path, c->method == FSLAB_DROP_CACHES, &fd, e);
 	if (r < 0)
 		return r;
 	if (c->method == FSLAB_DROP_FADVISE && !c->forced && !c->checked)
 		cache_check_fs(c, fd);
 	if (c->method == FSLAB_DROP_FADVISE) {
-		r = cache_fadvise(c, fd, path, why, whylen);
+		r = cache_fadvise(c, fd, path, e);
 		if (r <= 0 || c->method == FSLAB_DROP_FADVISE) {
 			close(fd);
 			return r < 0 ? r : 0;
@@ -433,7 +419,7 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 		else if (write(dfd, "1\n", 2) != 2)
 			r = errno ? -errno : -EIO;
 		if (r < 0)
-			snprintf(why, whylen, "cold mode: cannot write %s: %s", DROP_CACHES_PATH, strerror(-r));
+			fslab_err_set(e, r, "cold mode: cannot write %s: %s", DROP_CACHES_PATH, strerror(-r));
 		if (dfd >= 0)
 			close(dfd);
 		return r;
@@ -442,17 +428,20 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *path, char *why, size_t
 		close(fd);
 		if (c->release)
 			c->release(c->hold_ctx);
-		r = c->target ? c->target->remount(c->target->remount_ctx, c->target->name, why, whylen)
+		/* the target's remount (lib/target.h) says why in a buffer */
+		r = c->target ? c->target->remount(c->target->remount_ctx, c->target->name, why, sizeof(why))
 			      : -ENOTSUP;
+		if (r < 0 && c->target)
+			fslab_err_set(e, r, "%s", why);
 		if (r == 0 && c->dev) {
 			struct stat st;
 			if (stat(c->target->path, &st) == 0)
 				*c->dev = st.st_dev;
 		}
 		if (r < 0 && !c->target)
-			snprintf(why, whylen, "cold mode: no remount for this filesystem: %s", strerror(-r));
+			fslab_err_set(e, r, "cold mode: no remount for this filesystem: %s", strerror(-r));
 		if (c->reopen) {
-			int r2 = c->reopen(c->hold_ctx, dir_fd, r < 0 ? NULL : why, whylen);
+			int r2 = c->reopen(c->hold_ctx, dir_fd, r < 0 ? NULL : e);
 			if (r == 0)
 				r = r2;
 		}

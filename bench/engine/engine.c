@@ -644,6 +644,7 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 			    struct fslab_test_outcome *o, struct fslab_cell_times *times)
 {
 	const unsigned flags = p->test->flags;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	double t;
 	int r;
 
@@ -653,8 +654,9 @@ static int cell_drop_before(const struct fslab_cell *c, struct fslab_bench_pass 
 		return 0;
 	t = fslab_now();
 	/* the many-files tests: their whole tree */
-	r = c->drop_cache(c->drop_ctx, dfd, (flags & FSLAB_BT_FILES) ? FSLAB_FILES_TREE : c->name,
-			  o->reason, sizeof(o->reason));
+	r = c->drop_cache(c->drop_ctx, dfd, (flags & FSLAB_BT_FILES) ? FSLAB_FILES_TREE : c->name, &e);
+	if (r < 0)
+		snprintf(o->reason, sizeof(o->reason), "%s", e.msg);
 	times->cache_drop_s += fslab_now() - t;
 	p->dfd = *dfd;
 	return r;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 #include "target.h"
@@ -200,9 +201,10 @@ struct fslab_cache_ctl {
 	 * private directory), which would make the unmount fail.  release
 	 * closes them before the unmount; reopen opens them again after the
 	 * mount (proving they are the same directories) and stores the new
-	 * private directory fd in *dir_fd.  Both may be NULL. */
+	 * private directory fd in *dir_fd (0, or -errno said in e).  Both
+	 * may be NULL. */
 	void (*release)(void *hold_ctx);
-	int (*reopen)(void *hold_ctx, int *dir_fd, char *why, size_t whylen);
+	int (*reopen)(void *hold_ctx, int *dir_fd, struct fslab_err *e);
 	void *hold_ctx;
 };
 
@@ -229,7 +231,7 @@ int fslab_cache_resident(int fd, uint64_t *resident, uint64_t *pages);
  * the test file is name in the directory *dir_fd (a directory: every file
  * in it and in its directories, the many-files tests' tree).  The one cache drop of
  * fslab run: the cold-mode tests and the device probe (bench/probe.c). */
-int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
+int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, struct fslab_err *e);
 
 /* Does a drop by c's method (as it stands after the drops so far) leave
  * none of the file's pages cached?  False for an unchecked fadvise
@@ -498,9 +500,9 @@ struct fslab_cell {
 	/* ops->version must be FSLAB_IO_OPS_VERSION. */
 	const struct fslab_io_ops *ops;
 	/* cold mode: empties the page cache of the test file (closed); 0 or
-	 * -errno, with a reason in why.  A remount may replace *dir_fd (the
-	 * same directory, opened again). */
-	int (*drop_cache)(void *ctx, int *dir_fd, const char *name, char *why, size_t whylen);
+	 * -errno, said in e.  A remount may replace *dir_fd (the same
+	 * directory, opened again). */
+	int (*drop_cache)(void *ctx, int *dir_fd, const char *name, struct fslab_err *e);
 	void *drop_ctx;
 	/* Called after each measured test (outside any timed region). */
 	void (*on_test)(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o);

@@ -101,12 +101,11 @@ static void rec_timer(void *ctx, bool start)
 
 /* cold mode's cache drop, recorded (the file's pages stay: a test
  * checks the calls, not the cache) */
-static int rec_drop(void *ctx, int *dfd, const char *name, char *why, size_t whylen)
+static int rec_drop(void *ctx, int *dfd, const char *name, struct fslab_err *e)
 {
 	(void)dfd;
 	(void)name;
-	(void)why;
-	(void)whylen;
+	(void)e;
 	rec_call(ctx, OP_DROP, "drop");
 	return 0;
 }

@@ -169,12 +169,11 @@ static void r_timer(void *ctx, bool start)
 	R.in_timer = start;
 }
 
-static int r_drop(void *ctx, int *dfd, const char *name, char *why, size_t whylen)
+static int r_drop(void *ctx, int *dfd, const char *name, struct fslab_err *e)
 {
 	(void)ctx;
 	(void)dfd;
-	(void)why;
-	(void)whylen;
+	(void)e;
 	R.drops++;
 	snprintf(R.drop_name, sizeof(R.drop_name), "%s", name);
 	return 0;

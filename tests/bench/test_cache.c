@@ -157,7 +157,7 @@ START_TEST(pages_held_for_a_moment_are_asked_again)
 {
 	struct fslab_cache_ctl c;
 	struct hold h = { .release = true };
-	char why[256] = "";
+	struct fslab_err why = FSLAB_ERR_INIT;
 
 	if (!can_watch())
 		return;
@@ -166,14 +166,14 @@ START_TEST(pages_held_for_a_moment_are_asked_again)
 	c.wait_ctx = &h;
 	h.map = held_file();
 	ck_assert_uint_gt(resident(), 0);
-	ck_assert_msg(fslab_cache_drop(&c, &dir_fd, "f", why, sizeof(why)) == 0, "%s", why);
+	ck_assert_msg(fslab_cache_drop(&c, &dir_fd, "f", &why) == 0, "%s", why.msg);
 	ck_assert_uint_eq(h.waits, 1);
 	ck_assert_uint_eq(resident(), 0);
 	ck_assert_int_eq(c.method, FSLAB_DROP_FADVISE);
 	ck_assert_msg(strstr(c.note, "; 1 drops found pages still in flight"), "%s", c.note);
 	/* a second one is counted in the same words, not appended again */
 	h.map = held_file();
-	ck_assert_int_eq(fslab_cache_drop(&c, &dir_fd, "f", why, sizeof(why)), 0);
+	ck_assert_int_eq(fslab_cache_drop(&c, &dir_fd, "f", &why), 0);
 	ck_assert_msg(strstr(c.note, "; 2 drops found pages still in flight") &&
 			      !strstr(c.note, "; 1 drops"),
 		      "%s", c.note);
@@ -188,7 +188,7 @@ START_TEST(pages_that_stay_give_fadvise_up)
 {
 	struct fslab_cache_ctl c;
 	struct hold h = { .release = false };
-	char why[256] = "";
+	struct fslab_err why = FSLAB_ERR_INIT;
 
 	if (!can_watch())
 		return;
@@ -197,7 +197,7 @@ START_TEST(pages_that_stay_give_fadvise_up)
 	c.wait = hold_wait;
 	c.wait_ctx = &h;
 	h.map = held_file();
-	ck_assert_int_eq(fslab_cache_drop(&c, &dir_fd, "f", why, sizeof(why)), 0);
+	ck_assert_int_eq(fslab_cache_drop(&c, &dir_fd, "f", &why), 0);
 	ck_assert_uint_eq(h.waits, FSLAB_CACHE_FADVISE_RETRIES);
 	ck_assert(c.leaky);
 	ck_assert_msg(strstr(c.note, "pages of the file resident"), "%s", c.note);
@@ -212,7 +212,8 @@ START_TEST(a_tree_is_dropped_whole)
 {
 	static unsigned char buf[64 * 1024];
 	struct fslab_cache_ctl c;
-	char why[256] = "", name[64];
+	struct fslab_err why = FSLAB_ERR_INIT;
+	char name[64];
 	unsigned resident_files = 0;
 	int tfd;
 
@@ -233,7 +234,7 @@ START_TEST(a_tree_is_dropped_whole)
 		close(fd); /* dirty: the drop flushes each file first */
 	}
 	fslab_cache_ctl_init(&c, NULL, NULL);
-	ck_assert_msg(fslab_cache_drop(&c, &dir_fd, "TREE", why, sizeof(why)) == 0, "%s", why);
+	ck_assert_msg(fslab_cache_drop(&c, &dir_fd, "TREE", &why) == 0, "%s", why.msg);
 	ck_assert_msg(c.method == FSLAB_DROP_FADVISE, "fell back: %s", c.note);
 	for (int k = 0; k < 16; k++) {
 		uint64_t res = 0, pages = 0;
