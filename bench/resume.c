@@ -88,38 +88,31 @@ void fslab_resume_csv_free(struct fslab_resume_csv *rc)
 /* Opens <fs>.csv for resume: a regular file of ours with one link.
  * Returns the fd, -ENOENT (none: killed before it was made) or -errno with
  * err set. */
-static int resume_open_csv(int dfd, const char *name, char *err, size_t errlen)
+static int resume_open_csv(int dfd, const char *name, struct fslab_err *e)
 {
 	struct stat st;
-	int fd = fslab_open_regular_at(dfd, name, O_RDWR), r;
+	int fd = fslab_open_regular_at(dfd, name, O_RDWR), r = 0;
 
 	if (fd == -ENOENT)
 		return fd;
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s; fslab writes its CSVs as regular files, so this one is not the run's own: nothing was changed",
-			 name, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
-		return fd;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", name, strerror(-r));
+	if (fd < 0)
+		return fslab_err_set(e, fd, "%s: %s; fslab writes its CSVs as regular files, so this one is not the run's own: nothing was changed",
+				     name, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+	if (fstat(fd, &st) < 0)
+		r = fslab_err_set(e, errno, "%s: %s", name, strerror(errno));
+	else if (st.st_uid != geteuid() || st.st_nlink != 1)
+		r = fslab_err_set(e, -EPERM, "%s: %s, so it is not a CSV this fslab wrote: nothing was changed",
+				  name, st.st_uid != geteuid() ? "owned by another user" : "has other hard links");
+	if (r < 0)
 		close(fd);
-		return r;
-	}
-	if (st.st_uid != geteuid() || st.st_nlink != 1) {
-		snprintf(err, errlen, "%s: %s, so it is not a CSV this fslab wrote: nothing was changed",
-			 name, st.st_uid != geteuid() ? "owned by another user" : "has other hard links");
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return r < 0 ? r : fd;
 }
 
 /* The complete rows (len bytes of data) of filesystem fs: their cells into
  * d, and, when rows of a vanished filesystem must go, the rows to keep
- * into rc->kept.  Returns 0 or -errno with err set. */
+ * into rc->kept.  Returns 0 or -errno with e set (not NULL). */
 static int resume_rows(const char *name, const char *fs, const char *data, size_t len,
-		       struct fslab_resume_csv *rc, struct fslab_done_set *d, char *err, size_t errlen)
+		       struct fslab_resume_csv *rc, struct fslab_done_set *d, struct fslab_err *e)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
@@ -130,31 +123,28 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 	const char *nl = memchr(data, '\n', len);
 	int r;
 
-	if (!in) {
-		snprintf(err, errlen, "%s: out of memory", name);
-		return -ENOMEM;
-	}
-	r = fslab_results_open_stream(in, name, &rd, err, errlen);
+	if (!in)
+		return fslab_err_set(e, ENOMEM, "%s: out of memory", name);
+	/* the results reader (lib/results.h) says why in a buffer */
+	r = fslab_results_open_stream(in, name, &rd, e->msg, sizeof(e->msg));
 	if (r < 0)
-		return r;
+		return e->code = r;
 	/* Rows of a filesystem that vanished are dropped so its cells run
 	 * again once it is back; every other row stays, under the same
 	 * columns as the file's header (the queue and latency columns when
 	 * it has them). */
 	mem = open_memstream(&kept, &kept_len);
 	if (!mem) {
-		r = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", name);
+		r = fslab_err_set(e, ENOMEM, "%s: out of memory", name);
 		goto out;
 	}
 	fslab_results_write_header_ex(
 		mem, (nl && memmem(data, (size_t)(nl - data), ",iodepth,", 9) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
 			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0));
-	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
+	while ((r = fslab_results_next(rd, &row, e->msg, sizeof(e->msg))) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
-			snprintf(err, errlen, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",
-				 name, row.filesystem);
-			r = -EINVAL;
+			r = fslab_err_set(e, EINVAL, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",
+					  name, row.filesystem);
 			break;
 		}
 		if (strncmp(row.status, FSLAB_VANISHED_STATUS, strlen(FSLAB_VANISHED_STATUS)) == 0) {
@@ -172,10 +162,10 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 		if (r < 0)
 			break;
 	}
-	if (fclose(mem) != 0 && r == 0) {
-		r = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", name);
-	}
+	if (fclose(mem) != 0 && r == 0)
+		r = fslab_err_set(e, ENOMEM, "%s: out of memory", name);
+	if (r < 0)
+		e->code = r;
 	if (r == 0 && dropped) {
 		rc->kept = kept;
 		rc->kept_len = kept_len;
@@ -188,16 +178,19 @@ out:
 }
 
 int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
-		       struct fslab_done_set *d, char *err, size_t errlen)
+		       struct fslab_done_set *d, struct fslab_err *e)
 {
 	char name[FSLAB_FS_NAME_MAX + 8], *data = NULL;
+	struct fslab_err local = FSLAB_ERR_INIT;
 	size_t len = 0;
 	int r;
 
+	if (!e)
+		e = &local;
 	memset(rc, 0, sizeof(*rc));
 	rc->fd = -1;
 	snprintf(name, sizeof(name), "%s.csv", fs);
-	r = resume_open_csv(dfd, name, err, errlen);
+	r = resume_open_csv(dfd, name, e);
 	if (r == -ENOENT)
 		return 0; /* killed before the CSV was made */
 	if (r < 0)
@@ -205,7 +198,7 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 	rc->fd = r;
 	r = fslab_read_fd(rc->fd, &data, &len, (size_t)1 << 30);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", name, strerror(-r));
+		fslab_err_set(e, r, "%s: cannot read: %s", name, strerror(-r));
 		goto fail;
 	}
 	rc->size = (off_t)len;
@@ -215,7 +208,7 @@ int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
 		len--;
 	rc->keep = (off_t)len;
 	/* len 0: killed before the header was complete: start afresh */
-	r = len ? resume_rows(name, fs, data, len, rc, d, err, errlen) : 0;
+	r = len ? resume_rows(name, fs, data, len, rc, d, e) : 0;
 	if (r < 0)
 		goto fail;
 	free(data);
@@ -226,8 +219,7 @@ fail:
 	return r;
 }
 
-int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, char *err,
-		       size_t errlen)
+int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, struct fslab_err *e)
 {
 	char name[FSLAB_FS_NAME_MAX + 8];
 	int r;
@@ -237,21 +229,16 @@ int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, cha
 		return 0;
 	if (rc->kept) {
 		r = fslab_write_file_atomic_at(dfd, name, rc->kept, rc->kept_len, 0644);
-		if (r < 0) {
-			snprintf(err, errlen, "%s: cannot rewrite: %s", name, strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return fslab_err_set(e, r, "%s: cannot rewrite: %s", name, strerror(-r));
 		close(rc->fd);
 		rc->fd = fslab_open_regular_at(dfd, name, O_RDWR);
-		if (rc->fd < 0) {
-			r = rc->fd;
-			snprintf(err, errlen, "%s: cannot open after rewriting: %s", name, strerror(-r));
-			return r;
-		}
+		if (rc->fd < 0)
+			return fslab_err_set(e, rc->fd, "%s: cannot open after rewriting: %s", name,
+					     strerror(-rc->fd));
 	} else if (rc->keep != rc->size && ftruncate(rc->fd, rc->keep) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: cannot cut off the incomplete last line: %s", name, strerror(-r));
-		return r;
+		return fslab_err_set(e, errno, "%s: cannot cut off the incomplete last line: %s", name,
+				     strerror(errno));
 	}
 	return 0;
 }

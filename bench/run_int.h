@@ -264,14 +264,13 @@ struct fslab_done_set {
  * complete row well formed and of filesystem fs.  Collects its cells into d
  * and what resume must change into rc (a cut-off last line, rows of a
  * vanished filesystem).  No CSV is fine (rc->fd = -1).  Returns 0 or
- * -errno with err set. */
+ * -errno said in e. */
 int fslab_resume_check(int dfd, const char *fs, struct fslab_resume_csv *rc,
-		       struct fslab_done_set *d, char *err, size_t errlen);
+		       struct fslab_done_set *d, struct fslab_err *e);
 /* Makes the changes the check found (truncate, or atomic rewrite) and
  * returns in rc->fd the CSV ready to append to (-1: create it).  Returns 0
- * or -errno with err set. */
-int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, char *err,
-		       size_t errlen);
+ * or -errno said in e. */
+int fslab_resume_apply(int dfd, const char *fs, struct fslab_resume_csv *rc, struct fslab_err *e);
 void fslab_resume_csv_free(struct fslab_resume_csv *rc);
 /* k->trial is ignored by fslab_done_samples: the throughputs of the ok
  * samples of one test in one cell, every trial's. */

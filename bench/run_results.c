@@ -411,7 +411,7 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 			  struct run_fs_state *fst)
 {
 	struct run_marker m;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	r = run_marker_load(c, &m);
@@ -422,10 +422,9 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		struct fslab_file_id id;
 		const struct fslab_file_id *rec = NULL;
 
-		r = fslab_resume_check(c->out_fd, c->fs[i].rec.name, &fst[i].csv, &fst[i].done, err,
-				       sizeof(err));
+		r = fslab_resume_check(c->out_fd, c->fs[i].rec.name, &fst[i].csv, &fst[i].done, &err);
 		if (r < 0) {
-			fslab_error("--resume %s: %s", run_esc(c->out_dir), err);
+			fslab_error("--resume %s: %s", run_esc(c->out_dir), fslab_err_msg(&err));
 			return r;
 		}
 		snprintf(name, sizeof(name), "%s.csv", c->fs[i].rec.name);

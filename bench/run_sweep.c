@@ -365,7 +365,8 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
  * included, is refused, never written through). */
 int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 {
-	char name[FSLAB_FS_NAME_MAX + 8], err[512];
+	char name[FSLAB_FS_NAME_MAX + 8];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct stat st;
 	int r, fd;
 
@@ -373,9 +374,9 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 		struct fslab_bench_fs *fs = &c->fs[i];
 
 		snprintf(name, sizeof(name), "%s.csv", fs->rec.name);
-		r = fslab_resume_apply(c->out_fd, fs->rec.name, &fst[i].csv, err, sizeof(err));
+		r = fslab_resume_apply(c->out_fd, fs->rec.name, &fst[i].csv, &err);
 		if (r < 0) {
-			fslab_error("%s/%s", run_esc(c->out_dir), err);
+			fslab_error("%s/%s", run_esc(c->out_dir), fslab_err_msg(&err));
 			return r;
 		}
 		fd = fst[i].csv.fd;
