@@ -52,22 +52,20 @@ static int run_lock_results(struct fslab_run_ctx *c)
 /* What fslab trusts in a results directory must be the user's own: owned
  * by the user fslab runs as and writable by nobody else (no other user can
  * have replaced a file in it or written into one), and a file singly
- * linked.  0, or -EPERM with the reason and the fix in why. */
-static int run_check_ours(const struct stat *st, const char *what, char *why, size_t whylen)
+ * linked.  0, or -EPERM with the reason and the fix in e. */
+static int run_check_ours(const struct stat *st, const char *what, struct fslab_err *e)
 {
 	if (st->st_uid != geteuid())
-		snprintf(why, whylen, "%s belongs to uid %u, not to uid %u that fslab runs as (another user could have changed it); %s",
+		return fslab_err_set(e, EPERM, "%s belongs to uid %u, not to uid %u that fslab runs as (another user could have changed it); %s",
 			 what, (unsigned)st->st_uid, (unsigned)geteuid(),
 			 S_ISDIR(st->st_mode) ? "choose a directory of your own" : "it is not a file this fslab wrote");
-	else if (st->st_mode & (S_IWGRP | S_IWOTH))
-		snprintf(why, whylen, "%s is writable by %s (another user could have changed it); remove that permission (chmod go-w) or choose another directory",
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return fslab_err_set(e, EPERM, "%s is writable by %s (another user could have changed it); remove that permission (chmod go-w) or choose another directory",
 			 what, (st->st_mode & S_IWOTH) ? "other users" : "its group");
-	else if (!S_ISDIR(st->st_mode) && st->st_nlink != 1)
-		snprintf(why, whylen, "%s has %u hard links (fslab creates its files with one); it is not a file this fslab wrote",
-			 what, (unsigned)st->st_nlink);
-	else
-		return 0;
-	return -EPERM;
+	if (!S_ISDIR(st->st_mode) && st->st_nlink != 1)
+		return fslab_err_set(e, EPERM, "%s has %u hard links (fslab creates its files with one); it is not a file this fslab wrote",
+				     what, (unsigned)st->st_nlink);
+	return 0;
 }
 
 /* Something (a file, a symlink, anything) named name in dfd? */
@@ -285,7 +283,7 @@ static int run_out_drop_stale_marker(struct fslab_run_ctx *c)
  * steer a resume). */
 static int run_out_check_free(struct fslab_run_ctx *c)
 {
-	char why[256];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct stat st;
 
 	if (run_name_taken(c->out_fd, FSLAB_MANIFEST_NAME)) {
@@ -307,8 +305,8 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	}
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "cannot stat the results directory %s", run_esc(c->out_dir));
-	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0) {
-		fslab_error("--out %s: %s", run_esc(c->out_dir), why);
+	if (run_check_ours(&st, "the directory", &why) < 0) {
+		fslab_error("--out %s: %s", run_esc(c->out_dir), why.msg);
 		return -EPERM;
 	}
 	return 0;
@@ -354,7 +352,8 @@ int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
  * manifest carrying the same run id. */
 int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 {
-	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512], why[256];
+	char id[FSLAB_RUN_ID_LEN + 2] = "", err[PATH_MAX + 512];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct run_marker m;
 	struct stat st;
 	int r, fd;
@@ -373,16 +372,16 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	 * user could have put a run of their choosing in them. */
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "--resume %s", run_esc(dir));
-	if (run_check_ours(&st, "the directory", why, sizeof(why)) < 0 ||
+	if (run_check_ours(&st, "the directory", &why) < 0 ||
 	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	     run_check_ours(&st, FSLAB_MANIFEST_NAME, why, sizeof(why)) < 0)) {
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
+	     run_check_ours(&st, FSLAB_MANIFEST_NAME, &why) < 0)) {
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
 		return -EPERM;
 	}
 	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, why, sizeof(why)) < 0)) {
+	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, &why) < 0)) {
 		close(fd);
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why);
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
 		return -EPERM;
 	}
 	if (fd >= 0)
