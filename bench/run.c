@@ -13,7 +13,6 @@
 #include "engine/engine.h"
 #include "log.h"
 #include "size.h"
-#include "stop_rule.h"
 #include "stopsig.h"
 
 #include <errno.h>

@@ -19,6 +19,7 @@
 #include "names.h"
 #include "settings.h"
 #include "spec.h"
+#include "stats.h"
 #include "target.h"
 
 /* The preset of `fslab run` without --sweep: numbers a reviewer accepts.
@@ -133,5 +134,25 @@ int fslab_run(const struct fslab_run_opts *o);
  * FSLAB_EXIT_FAILURE (a filesystem too small: refused before any probe)
  * or FSLAB_EXIT_USAGE. */
 int fslab_run_dry_run(const struct fslab_run_opts *o);
+
+/* The stopping rules of --stop (the default, "decided", judged by
+ * fslab_stop_judge in lib/stats.h and applied by bench/run_stop.c; docs/run.md
+ * "When the run stops"). */
+/* --stop: how many trials a cell's test gets.  The names are what the
+ * manifest records ("stop") and --stop takes. */
+enum fslab_stop_rule {
+	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable */
+	FSLAB_STOP_RULE_CI,      /* --until-ci PCT: until each interval is narrow */
+	FSLAB_STOP_RULE_FIXED,   /* --trials N, no more */
+	FSLAB_STOP_RULE_MAX,
+	FSLAB_STOP_RULE_INVALID = -1,
+};
+const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
+/* FSLAB_STOP_RULE_INVALID for an unknown name. */
+enum fslab_stop_rule fslab_stop_rule_from_string(const char *s);
+
+/* Why a test of a cell stopped getting trials (enum fslab_stop_why,
+ * lib/stats.h): the manifest's words. */
+const char *fslab_stop_why_to_string(enum fslab_stop_why w);
 
 #endif

@@ -163,7 +163,7 @@ void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t
 
 /* Why one test of one file x record cell stopped getting trials (enum
  * fslab_stop_why) and after how many; and the decisions made so far
- * (stop_rule.h fslab_stop_judge's words) of the pairs of the filesystems
+ * (lib/stats.h fslab_stop_judge's words) of the pairs of the filesystems
  * in rows (bit f: c->fs[f]). */
 #define FSLAB_STOP_PAIRS_MAX (FSLAB_MAX_FS * (FSLAB_MAX_FS - 1) / 2)
 struct fslab_stop_record {
@@ -190,7 +190,7 @@ struct fslab_run_ctx {
 	enum fslab_preset preset;
 	struct fslab_sweep_spec sweep;
 	double until_ci_pct;        /* 0: off */
-	int stop_rule;              /* enum fslab_stop_rule (stop_rule.h) */
+	int stop_rule;              /* enum fslab_stop_rule (run.h) */
 	/* The decided rule's record (run_stop.c): stops[cell * FSLAB_TEST_MAX +
 	 * test] for the cells of plan; NULL for the other rules. */
 	const struct fslab_plan *plan;
@@ -336,7 +336,7 @@ int run_close_csvs(struct fslab_run_ctx *c);
 int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,
 	      struct fslab_progress *prog, bool *failed);
 
-/* run_stop.c: the decided rule (stop_rule.h) applied to the sweep.
+/* run_stop.c: the decided rule (lib/stats.h) applied to the sweep.
  * run_stop_begin allocates its record (-ENOMEM); run_stop_update judges
  * every open test from the trials 1..trials_done of every filesystem;
  * run_stop_mask is the tests of plan cell i a later trial still runs. */

@@ -11,7 +11,6 @@
 #include "manifest.h"
 #include "run.h"
 #include "stats.h"
-#include "stop_rule.h"
 
 #include <errno.h>
 #include <fcntl.h>

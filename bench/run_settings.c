@@ -8,7 +8,6 @@
 #include "log.h"
 #include "size.h"
 #include "steady.h"
-#include "stop_rule.h"
 
 #include <errno.h>
 #include <stdlib.h>

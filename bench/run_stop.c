@@ -1,4 +1,5 @@
-/* The decided rule (stop_rule.h) applied to the sweep.  The trial loop is
+/* The stopping rules' names, and the decided rule (fslab_stop_judge,
+ * lib/stats.h) applied to the sweep.  The trial loop is
  * outside the filesystem loop (run_sweep.c), so when a trial begins every
  * filesystem's earlier trials are known: each test of each file x record
  * cell still open is judged on them, and the next trial runs only the
@@ -15,12 +16,41 @@
 
 #include "engine/engine.h"
 #include "log.h"
-#include "stop_rule.h"
+#include "names.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const stop_rule_names[FSLAB_STOP_RULE_MAX] = {
+	[FSLAB_STOP_RULE_DECIDED] = "decided",
+	[FSLAB_STOP_RULE_CI] = "ci",
+	[FSLAB_STOP_RULE_FIXED] = "fixed",
+};
+
+static const char *const stop_why_names[FSLAB_STOP_WHY_MAX] = {
+	[FSLAB_STOP_OPEN] = "open",
+	[FSLAB_STOP_DECIDED] = "decided",
+	[FSLAB_STOP_UNDECIDABLE] = "undecidable",
+	[FSLAB_STOP_MAX_TRIALS] = "max_trials",
+	[FSLAB_STOP_NO_DATA] = "no_data",
+};
+
+const char *fslab_stop_rule_to_string(enum fslab_stop_rule r)
+{
+	return r >= 0 && r < FSLAB_STOP_RULE_MAX ? stop_rule_names[r] : "?";
+}
+
+enum fslab_stop_rule fslab_stop_rule_from_string(const char *s)
+{
+	return (enum fslab_stop_rule)fslab_name_index(stop_rule_names, FSLAB_STOP_RULE_MAX, s);
+}
+
+const char *fslab_stop_why_to_string(enum fslab_stop_why w)
+{
+	return w >= 0 && w < FSLAB_STOP_WHY_MAX ? stop_why_names[w] : "?";
+}
 
 /* the record's rows: a bit per filesystem of the run */
 _Static_assert(FSLAB_MAX_FS <= 32, "fslab_stop_record.rows has 32 bits");

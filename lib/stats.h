@@ -171,7 +171,7 @@ uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q);
  * (Lan-DeMets Pocock-type spending over the looks the cap allows,
  * Bonferroni over the test's pairs), with non-binding futility.
  *
- * Why a test of a cell stopped getting trials (bench/stop_rule.h has the
+ * Why a test of a cell stopped getting trials (bench/run.h has the
  * manifest's words). */
 enum fslab_stop_why {
 	FSLAB_STOP_OPEN,        /* "open": still getting trials */

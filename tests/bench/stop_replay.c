@@ -11,7 +11,6 @@
  * last trial of it is counted "short" (its figures are a lower bound). */
 #include "run_int.h"
 #include "results.h"
-#include "stop_rule.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "clock.h"
 #include "names.h"
 #include "results.h"
-#include "stop_rule.h"
+#include "run.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include "settings.h"
 #include "spec.h"
 #include "steady.h"
-#include "stop_rule.h"
+#include "run.h"
 #include "engine/engine.h"
 #include "testutil.h"
 
