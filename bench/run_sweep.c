@@ -241,6 +241,12 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	});
 }
 
+/* What a cell could not clean up: a warning, the run goes on. */
+static void run_cell_warn(const struct fslab_err *e)
+{
+	fslab_warn("%s", e->msg);
+}
+
 static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
 {
 	run_write_row(ctx, t, o);
@@ -582,6 +588,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.ops = &fslab_io_posix,
 		.drop_cache = fslab_cache_drop,
 		.drop_ctx = &fs->cache,
+		.warn = run_cell_warn,
 		.on_test = run_on_test,
 		.on_test_ctx = &g,
 		.stop = &run_stop,

@@ -6,7 +6,6 @@
 #include "engine.h"
 #include "engine_int.h"
 #include "clock.h"
-#include "log.h"
 #include "settings.h"
 #include "stats.h"
 
@@ -892,7 +891,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	if (file_exists) {
 		t = fslab_now();
 		if (ops->unlink(ops->ctx, dfd, c->name) < 0 && errno != ENOENT)
-			fslab_warn("cannot remove the test file %s: %s", c->name, strerror(errno));
+			fslab_cell_warn(c, errno, "cannot remove the test file %s: %s", c->name, strerror(errno));
 		times->untimed_io_s += fslab_now() - t;
 	}
 	return ret;

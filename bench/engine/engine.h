@@ -504,6 +504,10 @@ struct fslab_cell {
 	 * directory, opened again). */
 	int (*drop_cache)(void *ctx, int *dir_fd, const char *name, struct fslab_err *e);
 	void *drop_ctx;
+	/* What the cell could not clean up (the test file, the tree of
+	 * files): no failure of a test, so it is told here for the caller
+	 * to warn about.  May be NULL (dropped). */
+	void (*warn)(const struct fslab_err *e);
 	/* Called after each measured test (outside any timed region). */
 	void (*on_test)(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o);
 	void *on_test_ctx;

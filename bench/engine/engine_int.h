@@ -127,6 +127,10 @@ static inline double fslab_pass_timer_stop(const struct fslab_bench_pass *p)
  * ": <strerror(err)>" when err is set); returns -err, or -EIO. */
 int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Tells c->warn (when set) of a failure to clean up: the message of fmt,
+ * the code -err. */
+void fslab_cell_warn(const struct fslab_cell *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Opens the test file name of c in dfd: with O_CREAT, O_EXCL the first
  * time in a cell, truncated once *exists (set here).  The fd or -1. */
 int fslab_cell_open(const struct fslab_cell *c, int dfd, bool *exists, int flags);
@@ -157,7 +161,7 @@ int fslab_files_run(struct fslab_bench_pass *p);
  * pass's failure. */
 int fslab_files_ensure(struct fslab_bench_pass *p);
 /* Removes whatever of the tree exists, untimed (its seconds added to
- * *untimed); a failure is warned about, not returned. */
+ * *untimed); a failure goes to c->warn, not returned. */
 void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_tree *tree,
 			double *untimed);
 

@@ -46,7 +46,6 @@
  * the family, and grown there to their full size, stay readable. */
 #include "engine_int.h"
 
-#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -360,8 +359,8 @@ void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_
 		goto out;
 	}
 	if (tfd < 0) {
-		fslab_warn("cannot open the tree of files %s to remove it: %s", FSLAB_FILES_TREE,
-			   strerror(errno));
+		fslab_cell_warn(c, errno, "cannot open the tree of files %s to remove it: %s", FSLAB_FILES_TREE,
+				strerror(errno));
 		goto out;
 	}
 	for (uint64_t k = 0; k < files_n_dirs(n); k++) {
@@ -374,20 +373,21 @@ void fslab_files_remove(const struct fslab_cell *c, int dfd, struct fslab_files_
 		for (uint64_t i = k * FSLAB_FILES_PER_DIR; i < n && i < (k + 1) * FSLAB_FILES_PER_DIR; i++) {
 			files_file_name(fname, i);
 			if (ops->unlink(ops->ctx, fd, fname) < 0 && errno != ENOENT) {
-				fslab_warn("cannot remove %s/%s/%s: %s", FSLAB_FILES_TREE, dname, fname,
-					   strerror(errno));
+				fslab_cell_warn(c, errno, "cannot remove %s/%s/%s: %s", FSLAB_FILES_TREE, dname,
+						fname, strerror(errno));
 				left = true;
 			}
 		}
 		ops->close(ops->ctx, fd);
 		if (!c->keep_tree_dirs && ops->rmdir(ops->ctx, tfd, dname) < 0 && errno != ENOENT)
-			fslab_warn("cannot remove %s/%s: %s", FSLAB_FILES_TREE, dname, strerror(errno));
+			fslab_cell_warn(c, errno, "cannot remove %s/%s: %s", FSLAB_FILES_TREE, dname,
+					strerror(errno));
 	}
 	ops->close(ops->ctx, tfd);
 	if (c->keep_tree_dirs)
 		tree->exists = left;
 	else if (ops->rmdir(ops->ctx, dfd, FSLAB_FILES_TREE) < 0 && errno != ENOENT)
-		fslab_warn("cannot remove %s: %s", FSLAB_FILES_TREE, strerror(errno));
+		fslab_cell_warn(c, errno, "cannot remove %s: %s", FSLAB_FILES_TREE, strerror(errno));
 	else
 		tree->exists = false;
 out:

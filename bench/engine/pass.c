@@ -118,6 +118,19 @@ int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 	return err ? -err : -EIO;
 }
 
+void fslab_cell_warn(const struct fslab_cell *c, int err, const char *fmt, ...)
+{
+	struct fslab_err e = { .code = err > 0 ? -err : err };
+	va_list ap;
+
+	if (!c->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	c->warn(&e);
+}
+
 /* Opens the test file in the private directory.  With O_CREAT, the first
  * creation in a cell is O_EXCL; once the cell may have made the file (an
  * earlier pass, or an open that created it and then refused O_DIRECT), it
