@@ -169,7 +169,7 @@ static void vm_factors(const struct rp_vm_in *in, size_t n, struct rp_varmodel *
 		if (vm_usable(in[i].s) && in[i].s->lvar > 0 && in[i].pool < vm->n_pools &&
 		    in[i].key < RP_VM_MAX_KEYS) {
 			double d = (double)in[i].s->n_trials - 1;
-			psum[in[i].pool] += log(in[i].s->lvar) - fslab_digamma(d / 2) + log(d / 2);
+			psum[in[i].pool] += fslab_log_var_centred(in[i].s->lvar, d);
 			pcnt[in[i].pool]++;
 		}
 	for (size_t i = 0; i < n; i++) {
@@ -178,7 +178,7 @@ static void vm_factors(const struct rp_vm_in *in, size_t n, struct rp_varmodel *
 		    in[i].key >= RP_VM_MAX_KEYS || pcnt[in[i].pool] < 2)
 			continue;
 		double d = (double)s->n_trials - 1, np = (double)pcnt[in[i].pool];
-		double e = log(s->lvar) - fslab_digamma(d / 2) + log(d / 2);
+		double e = fslab_log_var_centred(s->lvar, d);
 
 		off[in[i].key] += e - psum[in[i].pool] / np;
 		noise[in[i].key] += fslab_trigamma(d / 2) * (1 - 1 / np);
@@ -221,13 +221,6 @@ void rp_varmodel_fit(const struct rp_vm_in *in, size_t n, size_t n_pools, struct
 	vm_moderate_pools(vm, &vm->blocked, ss);
 }
 
-/* A factor known only roughly costs degrees of freedom: a chi-square
- * variance on df degrees has log variance about 2 / df. */
-static double vm_df(double df, double fvar)
-{
-	return fvar > 0 ? 2 / (2 / df + fvar) : df;
-}
-
 void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t pool, size_t key,
 	       struct rp_est *e)
 {
@@ -244,10 +237,10 @@ void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t po
 	/* the pool's variance, in this filesystem's noise */
 	e->pool = pool;
 	e->s2 = vm->factor[key] * vm->all.v[pool];
-	e->df = vm_df(vm->all.dfm[pool], vm->fvar[key]);
+	e->df = fslab_df_scaled(vm->all.dfm[pool], vm->fvar[key]);
 	if (vm->blocked.dfm[pool] > 0) {
 		e->s2b = vm->factor[key] * vm->blocked.v[pool];
-		e->dfb = vm_df(vm->blocked.dfm[pool], vm->fvar[key]);
+		e->dfb = fslab_df_scaled(vm->blocked.dfm[pool], vm->fvar[key]);
 	}
 }
 
@@ -319,12 +312,6 @@ enum rp_dir rp_dir_of(double lo, double hi, double delta)
 	}
 }
 
-/* v * v / df, 0 when df is infinite or v is 0 */
-static double cmp_term(double v, double df)
-{
-	return v == 0 || isinf(df) ? 0 : v * v / df;
-}
-
 /* The variance of x's mean log score minus y's, and its degrees of
  * freedom.  Two entries of one pool share its estimate (counted once, not
  * as two independent ones, which would double its degrees of freedom),
@@ -342,10 +329,7 @@ static void cmp_var(const struct rp_est *x, const struct rp_est *y, double *var,
 		*df = blocked ? fmin(x->dfb, y->dfb) : fmin(x->df, y->df);
 		return;
 	}
-	double a = x->s2 / nx, b = y->s2 / ny, den = cmp_term(a, x->df) + cmp_term(b, y->df);
-
-	*var = a + b;
-	*df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
+	fslab_welch(x->s2 / nx, x->df, y->s2 / ny, y->df, var, df);
 }
 
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
@@ -365,15 +349,8 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
 	cmp_var(x, y, &var, &c->df);
 	se = sqrt(var);
 	c->tested = true;
-	if (!(se > 0)) { /* no noise at all: any difference is real */
-		c->lo = c->hi = c->ratio;
-		c->resolve = 0;
-		c->p = dl == 0 ? 1.0 : 0.0;
-	} else {
-		fslab_log_ratio_interval(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi);
-		c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
-		c->p = fslab_t_two_sided_p(fabs(dl) / se, c->df);
-	}
+	fslab_log_ratio_test(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi, &c->p);
+	c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
 	c->p_adj = fmin(1, c->p * (double)m);
 	c->dir = rp_dir_of(c->lo, c->hi, delta);
 }

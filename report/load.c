@@ -288,13 +288,11 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		c = &e->cells[i];
 		for (unsigned k = 0; k < c->n_ok; k++)
 			tmp[k] = e->samples[c->first + k].v;
-		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
-		c->ci = rp_ci95(tmp, c->n_ok);
+		fslab_mean_ci95(tmp, c->n_ok, &c->mean, &c->ci);
 		c->median = fslab_median_sort(tmp, c->n_ok);
 		for (unsigned k = 0; k < c->n_ok; k++)
 			tmp[k] = e->samples[c->first + k].iops;
-		rp_mean_sd(tmp, c->n_ok, &c->iops_mean, &(double){ 0 });
-		c->iops_ci = rp_ci95(tmp, c->n_ok);
+		fslab_mean_ci95(tmp, c->n_ok, &c->iops_mean, &c->iops_ci);
 		ld_cell_latency(e, c, tmp);
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);

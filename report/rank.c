@@ -124,8 +124,7 @@ static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struc
 		s->trial[s->n_trials++] = fslab_median_sort(tmp, m);
 		i = j;
 	}
-	rp_mean_sd(s->trial, s->n_trials, &s->mean, &sd);
-	s->ci = rp_ci95(s->trial, s->n_trials);
+	fslab_mean_ci95(s->trial, s->n_trials, &s->mean, &s->ci);
 	memcpy(tmp, s->trial, s->n_trials * sizeof(double));
 	s->median = fslab_median_sort(tmp, s->n_trials);
 	/* the score the inference compares: logs of the trial scores */
@@ -135,7 +134,7 @@ static int rk_trial_scores(struct rp_sample *pool, size_t ns, double *tmp, struc
 		tmp[i] = positive ? log(s->trial[i]) : 0;
 	}
 	if (positive) {
-		rp_mean_sd(tmp, s->n_trials, &s->lmean, &sd);
+		fslab_mean_sd(tmp, s->n_trials, &s->lmean, &sd);
 		s->lvar = sd * sd;
 		s->score = exp(s->lmean);
 	} else { /* a zero throughput has no logarithm: described, never tested */

@@ -15,13 +15,6 @@
 #include "table.h"
 #include "spec.h"
 
-/* ---- statistics (stats.c) ---- */
-/* lib/stats.h fslab_mean_sd (NaN when n == 0, sd NaN when n < 2) */
-void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
-/* Half-width of the 95% CI of the mean: lib/stats.h's fslab_mean_ci95, the
- * interval fslab run's --until-ci stops on; NaN when n < 2. */
-double rp_ci95(const double *v, size_t n);
-
 /* ---- the loaded data (load.c) ---- */
 enum {
 	RP_FLAG_PAGE_CACHE = 1 << 0,
@@ -451,9 +444,6 @@ const char *rp_family_name(int f);
  * files up to 1 MiB of the IOzone tests), never tested. */
 unsigned rp_family_tests(int f, unsigned run, bool *descriptive);
 
-/* Holm-Bonferroni: adj[i] for each p[i] (NaN stays NaN and is not counted).
- * Returns the number of tests corrected for. */
-size_t rp_holm(const double *p, size_t n, double *adj);
 /* The log-axis rule: values from lo to hi span more than 10x. */
 bool rp_log_axis(double lo, double hi);
 

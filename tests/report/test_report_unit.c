@@ -39,18 +39,20 @@ END_TEST
 START_TEST(t_median_mean_ci)
 {
 	double v[] = { 5, 1, 3, 2 };
-	double m, sd;
+	double m, sd, half;
 
 	ck_assert_double_eq(fslab_median_sort(v, 4), 2.5);
 	double w[] = { 9, 1, 5 };
 	ck_assert_double_eq(fslab_median_sort(w, 3), 5);
 	ck_assert(isnan(fslab_median_sort(w, 0)));
 	double x[] = { 2100, 2200, 2300 };
-	rp_mean_sd(x, 3, &m, &sd);
+	fslab_mean_sd(x, 3, &m, &sd);
 	ck_assert_double_eq_tol(m, 2200, 1e-9);
 	ck_assert_double_eq_tol(sd, 100, 1e-9);
-	ck_assert_double_eq_tol(rp_ci95(x, 3), T975_2 * 100 / sqrt(3), 1e-6);
-	ck_assert(isnan(rp_ci95(x, 1)));
+	fslab_mean_ci95(x, 3, NULL, &half);
+	ck_assert_double_eq_tol(half, T975_2 * 100 / sqrt(3), 1e-6);
+	fslab_mean_ci95(x, 1, NULL, &half);
+	ck_assert(isnan(half));
 	/* 32 trials, 16 at 90 and 16 at 110: mean 100, sd sqrt(100 * 32 / 31);
 	 * the half-width uses t(0.975, 31) = 2.039513 from a table (a table
 	 * that said 2.021 there let --until-ci stop on a narrower interval
@@ -58,7 +60,8 @@ START_TEST(t_median_mean_ci)
 	double y[32];
 	for (int i = 0; i < 32; i++)
 		y[i] = i % 2 ? 110 : 90;
-	ck_assert_double_eq_tol(rp_ci95(y, 32), 2.039513 * sqrt(100.0 * 32 / 31) / sqrt(32), 1e-5);
+	fslab_mean_ci95(y, 32, NULL, &half);
+	ck_assert_double_eq_tol(half, 2.039513 * sqrt(100.0 * 32 / 31) / sqrt(32), 1e-5);
 }
 END_TEST
 
@@ -246,6 +249,30 @@ static struct rp_est est(size_t n, double lm, double s2, double df)
 	return (struct rp_est){ .n = n, .lmean = lm, .s2 = s2, .df = df, .s2b = NAN, .dfb = NAN,
 				.pool = SIZE_MAX };
 }
+
+/* The log-scale comparison's pieces in lib/stats.h. */
+START_TEST(t_log_ratio_pieces)
+{
+	double var, df, lo, hi, p;
+
+	/* Welch: equal terms on 4 df each give 8 df; a known term adds none */
+	fslab_welch(1, 4, 1, 4, &var, &df);
+	ck_assert_double_eq_tol(var, 2, 1e-12);
+	ck_assert_double_eq_tol(df, 8, 1e-12);
+	fslab_welch(1, INFINITY, 0, 3, &var, &df);
+	ck_assert(isinf(df));
+	ck_assert_double_eq_tol(fslab_df_scaled(10, 0), 10, 1e-12);
+	ck_assert_double_eq_tol(fslab_df_scaled(10, 0.2), 5, 1e-12);
+	/* a centred log variance on many df is about the log variance */
+	ck_assert_double_eq_tol(fslab_log_var_centred(4, 1e6), log(4), 1e-5);
+	fslab_log_ratio_test(log(1.1), 0, 5, 0.05, &lo, &hi, &p);
+	ck_assert_double_eq_tol(lo, 1.1, 1e-12);
+	ck_assert_double_eq(p, 0);
+	fslab_log_ratio_test(0, 0.01, 1e9, 0.05, &lo, &hi, &p);
+	ck_assert_double_eq_tol(hi, exp(1.959964 * 0.01), 1e-6);
+	ck_assert_double_eq_tol(p, 1, 1e-9);
+}
+END_TEST
 
 START_TEST(t_compare)
 {
@@ -598,6 +625,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
 	tcase_add_test(tc, t_quantile_and_prior);
 	tcase_add_test(tc, t_compare);
+	tcase_add_test(tc, t_log_ratio_pieces);
 	tcase_add_test(tc, t_interval_and_verdict_agree);
 	tcase_add_test(tc, t_log_axis_rule);
 	tcase_add_test(tc, t_verdict_text);
