@@ -3,27 +3,13 @@
  * others are honest.  Each claim is judged once, in rp_claims_build, with
  * the matrix's inference (report/infer.c: the same estimates, the same
  * family, the same words); the text, HTML and JSON only render it. */
-#include "report_priv.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cl_words[] = {
-	[RP_CLAIM_UNKNOWN] = "cannot tell",
-	[RP_CLAIM_HOLDS] = "holds",
-	[RP_CLAIM_FAILS] = "does not hold",
-	[RP_CLAIM_INCONCLUSIVE] = "inconclusive",
-	[RP_CLAIM_UNTESTED] = "not tested",
-	[RP_CLAIM_DISAGREE] = "the runs disagree",
-	[RP_CLAIM_PAGE_CACHE] = "the 2023 figures are the page cache",
-};
-static const char *const cl_class[] = {
-	[RP_CLAIM_UNKNOWN] = "unknown", [RP_CLAIM_HOLDS] = "holds", [RP_CLAIM_FAILS] = "fails",
-	[RP_CLAIM_INCONCLUSIVE] = "within", [RP_CLAIM_UNTESTED] = "within",
-	[RP_CLAIM_DISAGREE] = "within", [RP_CLAIM_PAGE_CACHE] = "fails",
-};
 static const char *const cl_titles[RP_N_CLAIMS] = {
 	"btrfs is the fastest filesystem for writes",
 	"btrfs is the fastest filesystem for reads",
@@ -31,11 +17,6 @@ static const char *const cl_titles[RP_N_CLAIMS] = {
 	"btrfs writes faster than it reads",
 	"the 2023 headline, btrfs writing at 3.5e+07 KB/s and reading at 2.2e+07 KB/s",
 };
-
-const char *rp_claim_word(enum rp_claim_word w)
-{
-	return w <= RP_CLAIM_PAGE_CACHE ? cl_words[w] : "?";
-}
 
 static void cl_wrap(FILE *out, const char *first, size_t indent, const char *text);
 
@@ -524,7 +505,7 @@ static void cl_wrap(FILE *out, const char *first, size_t indent, const char *tex
  * btrfs/ext4 0.80 [0.75-0.86] slower)" */
 static void cl_line(const struct rp_claim *c, int k, char *buf, size_t len)
 {
-	snprintf(buf, len, "(%d) %s: %s (%s)", k + 1, c->title, cl_words[c->word], c->decides);
+	snprintf(buf, len, "(%d) %s: %s (%s)", k + 1, c->title, rp_claim_word(c->word), c->decides);
 }
 
 void rp_claims_text_first(FILE *out, const struct rp_data *d)
@@ -537,7 +518,7 @@ void rp_claims_text_first(FILE *out, const struct rp_data *d)
 	fprintf(out, "== the 2023 claims: warm run '%s' (the 2023 method) beside %zu honest run%s ==\n",
 		d->runs[0].tag, d->n_runs - 1, d->n_runs == 2 ? "" : "s");
 	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		snprintf(line, sizeof(line), "%s: %s (%s)", cs->c[k].title, cl_words[cs->c[k].word],
+		snprintf(line, sizeof(line), "%s: %s (%s)", cs->c[k].title, rp_claim_word(cs->c[k].word),
 			 cs->c[k].decides);
 		snprintf(first, sizeof(first), "(%d) ", k + 1);
 		cl_wrap(out, first, 6, line);
@@ -555,7 +536,7 @@ void rp_claims_html_first(FILE *out, const struct rp_data *d)
 	fputs("<section id=\"claims-first\"><h2>The 2023 claims</h2>\n<ul class=verdicts>\n", out);
 	for (int k = 0; k < RP_N_CLAIMS; k++) {
 		cl_line(&cs->c[k], k, line, sizeof(line));
-		fprintf(out, "<li class=\"claim-%s\" data-claim=%d>", cl_class[cs->c[k].word], k + 1);
+		fprintf(out, "<li class=\"claim-%s\" data-claim=%d>", rp_claim_class(cs->c[k].word), k + 1);
 		rp_html_escape(out, line);
 		fputs("</li>\n", out);
 	}
@@ -582,10 +563,10 @@ void rp_claims_text(FILE *out, const struct rp_data *d)
 		for (size_t i = 0; i < c->n; i++) {
 			char first[128];
 			snprintf(first, sizeof(first), "    %-8s %-6s %-13s ", c->runs[i].run->tag,
-				 i == 0 ? "warm" : "honest", cl_words[c->runs[i].word]);
+				 i == 0 ? "warm" : "honest", rp_claim_word(c->runs[i].word));
 			cl_wrap(out, first, 20, c->runs[i].evidence);
 		}
-		snprintf(last, sizeof(last), "%s: %s", cl_words[c->word], c->decides);
+		snprintf(last, sizeof(last), "%s: %s", rp_claim_word(c->word), c->decides);
 		cl_wrap(out, "    => ", 7, last);
 	}
 }
@@ -611,7 +592,7 @@ void rp_claims_html(FILE *out, const struct rp_data *d)
 			const struct rp_claim_run *l = &c->runs[i];
 			if (i == 0) {
 				fprintf(out, "<tr><td class=l rowspan=%zu>(%d) %s<br><b class=%s>%s</b>: ",
-					c->n, k + 1, c->title, cl_class[c->word], cl_words[c->word]);
+					c->n, k + 1, c->title, rp_claim_class(c->word), rp_claim_word(c->word));
 				rp_html_escape(out, c->decides);
 				fputs("</td>", out);
 			} else {
@@ -620,13 +601,13 @@ void rp_claims_html(FILE *out, const struct rp_data *d)
 			fputs("<td class=l>", out);
 			rp_html_escape(out, l->run->tag);
 			fprintf(out, "</td><td class=l>%s</td><td class=\"l %s\">%s</td><td class=l>",
-				i == 0 ? "warm" : "honest", cl_class[l->word], cl_words[l->word]);
+				i == 0 ? "warm" : "honest", rp_claim_class(l->word), rp_claim_word(l->word));
 			rp_html_escape(out, l->evidence);
 			fputs("</td></tr>\n", out);
 		}
 	}
 	fprintf(out, "</table>\n<h3>(5) The 2023 headline against the device</h3>\n<p><b class=%s>%s</b>: ",
-		cl_class[cs->c[4].word], cl_words[cs->c[4].word]);
+		rp_claim_class(cs->c[4].word), rp_claim_word(cs->c[4].word));
 	rp_html_escape(out, cs->c[4].decides);
 	fputs(". 2023: btrfs wrote at 3.5e+07 KB/s and read at 2.2e+07 KB/s. Compared with what each "
 	      "device did in fslab run's O_DIRECT probe:</p><ul>\n",

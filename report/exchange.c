@@ -3,9 +3,11 @@
 #include "fileutil.h"
 #include "iozone.h"
 #include "log.h"
+#include "termtext.h"
 #include "manifest.h"
 #include "procfs.h"
-#include "report_priv.h"
+#include "format.h"
+#include "outputs.h"
 #include "results.h"
 #include "state.h"
 
@@ -119,7 +121,7 @@ static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *s
 	int fd = fslab_manifest_open_at(dfd), r, i;
 
 	*out = NULL;
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fd >= 0) {
 		r = ex_manifest_load(o, fd, e1, out, err, errlen);
 		close(fd);
@@ -181,7 +183,7 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 	size_t nl = strlen(name);
 	int pid;
 
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fstat(dfd, &ds) == 0 && stat(EX_LAB_LOCK_DIR, &ls) == 0 && ds.st_dev == ls.st_dev &&
 	    ds.st_ino == ls.st_ino) {
 		fslab_error("%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
@@ -215,7 +217,7 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 		if (r == 0) {
 			char e2[NAME_MAX * 4 + 8];
 			fslab_error("%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
-				    e1, suffixes[i] + 1, rp_esc(base, e2, sizeof(e2)));
+				    e1, suffixes[i] + 1, fslab_escape_ctrl(base, e2, sizeof(e2)));
 			return -EPERM;
 		}
 	}
@@ -230,7 +232,7 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 	size_t len = 0;
 	int r;
 
-	rp_esc(o->report, e2, sizeof(e2));
+	fslab_escape_ctrl(o->report, e2, sizeof(e2));
 	r = fslab_read_file(o->report, &text, &len, 256u << 20);
 	if (r < 0) {
 		fslab_error("%s: cannot read: %s", e2, fslab_input_strerror(r));
@@ -239,7 +241,7 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 	r = fslab_iozone_parse(text, len, rep, err, sizeof(err));
 	free(text);
 	if (r < 0) {
-		fslab_error("%s: %s", e2, rp_esc(err, e1, sizeof(e1)));
+		fslab_error("%s: %s", e2, fslab_escape_ctrl(err, e1, sizeof(e1)));
 		return r;
 	}
 	*ok = *skipped = 0;
@@ -262,12 +264,12 @@ static int ex_open_out(const struct fslab_import_opts *o, const char *name, cons
 
 	r = fslab_mkdir_p(o->out, 0755);
 	if (r < 0) {
-		fslab_error("%s: cannot create: %s", rp_esc(o->out, e1, sizeof(e1)), strerror(-r));
+		fslab_error("%s: cannot create: %s", fslab_escape_ctrl(o->out, e1, sizeof(e1)), strerror(-r));
 		return r;
 	}
 	dfd = fslab_dir_open(o->out);
 	if (dfd < 0) {
-		fslab_error("%s: cannot open the directory: %s%s", rp_esc(o->out, e1, sizeof(e1)),
+		fslab_error("%s: cannot open the directory: %s%s", fslab_escape_ctrl(o->out, e1, sizeof(e1)),
 			    strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 		return dfd;
 	}
@@ -292,7 +294,7 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 
 	if (!fslab_fs_name_valid(o->fs)) {
 		fslab_error("--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -",
-			    rp_esc(o->fs, e1, sizeof(e1)));
+			    fslab_escape_ctrl(o->fs, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
 	if (ex_read_report(o, &rep, &ok, &skipped) < 0)
@@ -314,17 +316,17 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 	}
 	r = fslab_write_file_atomic_at(dfd, name, csv, csv_len, 0644);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", rp_esc(path, e1, sizeof(e1)), strerror(-r));
+		fslab_error("%s: cannot write: %s", fslab_escape_ctrl(path, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	r = fslab_manifest_write_at(dfd, m);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", rp_esc(mpath, e1, sizeof(e1)), strerror(-r));
+		fslab_error("%s: cannot write: %s", fslab_escape_ctrl(mpath, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	fprintf(stderr, "%s: %s: %zu cells measured, %zu reported as 0 (skipped rows) -> %s\n",
-		fslab_log_prefix(), rp_esc(o->report, e2, sizeof(e2)), ok, skipped,
-		rp_esc(path, e1, sizeof(e1)));
+		fslab_log_prefix(), fslab_escape_ctrl(o->report, e2, sizeof(e2)), ok, skipped,
+		fslab_escape_ctrl(path, e1, sizeof(e1)));
 	ret = FSLAB_EXIT_OK;
 out:
 	if (dfd >= 0)
@@ -365,7 +367,7 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 	int r = fslab_results_open(csv, &rd, err, sizeof(err));
 
 	if (r < 0) {
-		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
+		fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 		return r;
 	}
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
@@ -389,7 +391,7 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 		r = -ENODATA;
 	}
 	if (r < 0) {
-		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
+		fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 		free(keys);
 		return r;
 	}
@@ -419,7 +421,7 @@ static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab
 					       m ? fslab_median_sort(tmp, m) : 0, 0 };
 		if (fslab_iozone_add(rep, &c) < 0) {
 			free(tmp);
-			fslab_error("%s: too many cells", rp_esc(csv, esc, sizeof(esc)));
+			fslab_error("%s: too many cells", fslab_escape_ctrl(csv, esc, sizeof(esc)));
 			return -E2BIG;
 		}
 		i = j;
@@ -441,12 +443,12 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 	int r, dfd;
 
 	if (rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base)) < 0) {
-		fslab_error("--out %s: give a file name, not a directory", rp_esc(out_path, e1, sizeof(e1)));
+		fslab_error("--out %s: give a file name, not a directory", fslab_escape_ctrl(out_path, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
 	dfd = fslab_dir_open(dir);
 	if (dfd < 0) {
-		fslab_error("%s: cannot open the directory of --out: %s", rp_esc(dir, e1, sizeof(e1)),
+		fslab_error("%s: cannot open the directory of --out: %s", fslab_escape_ctrl(dir, e1, sizeof(e1)),
 			    strerror(-dfd));
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -456,7 +458,7 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 	if (r == 0) {
 		r = fslab_write_file_atomic_at(dfd, base, buf, len, 0644);
 		if (r < 0)
-			fslab_error("%s: cannot write: %s", rp_esc(out_path, e1, sizeof(e1)), strerror(-r));
+			fslab_error("%s: cannot write: %s", fslab_escape_ctrl(out_path, e1, sizeof(e1)), strerror(-r));
 	}
 	close(dfd);
 	return r < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
@@ -474,7 +476,7 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 
 	if (stat(csv, &cst) == 0 && S_ISDIR(cst.st_mode)) {
 		fslab_error("%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
-			    rp_esc(csv, esc, sizeof(esc)), esc);
+			    fslab_escape_ctrl(csv, esc, sizeof(esc)), esc);
 		return FSLAB_EXIT_USAGE;
 	}
 	if ((r = ex_read_rows(csv, &keys, &n)) < 0)

@@ -2,7 +2,8 @@
  * (PNG, base64); the page loads nothing from anywhere else. */
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
+#include "termtext.h"
+#include "view.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -10,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void rp_html_escape(FILE *out, const char *s)
-{
-	static const char special[] = "<>&\"'";
-	static const char *const entity[] = { "&lt;", "&gt;", "&amp;", "&quot;", "&#39;" };
-
-	for (; s && *s; s++) {
-		const char *k = strchr(special, *s);
-
-		if (k)
-			fputs(entity[k - special], out);
-		else
-			fputc(*s, out);
-	}
-}
 
 static void ht_base64(FILE *out, const unsigned char *p, size_t n)
 {
@@ -60,7 +46,7 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	r = fslab_read_file(path, &data, &len, 64u << 20);
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn",
-					 rp_esc(path, esc, sizeof(esc)));
+					 fslab_escape_ctrl(path, esc, sizeof(esc)));
 	fputs("<figure><img alt=\"", out);
 	rp_html_escape(out, p->title);
 	fputs("\" src=\"data:image/png;base64,", out);
@@ -756,11 +742,11 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
 	out = fopen(path, "we");
 	if (!out)
-		return fslab_error_errno(errno, "%s: cannot create", rp_esc(path, esc, sizeof(esc)));
+		return fslab_error_errno(errno, "%s: cannot create", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	r = ht_page(out, d, plots, pdir, tests, claims);
 	if (ferror(out) && r == 0)
-		r = fslab_error_errno(EIO, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
+		r = fslab_error_errno(EIO, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = fslab_error_errno(errno, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
+		r = fslab_error_errno(errno, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	return r;
 }

@@ -16,7 +16,7 @@
  * together, so a verdict read off any of them is a family-wise one.
  * docs/report.md, "Verdicts and their intervals", explains the choices;
  * tests/report/verdict_harness measures them. */
-#include "report_priv.h"
+#include "format.h"
 #include "stats.h"
 
 #include <math.h>
@@ -247,52 +247,6 @@ void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t po
 bool rp_est_testable(const struct rp_est *e)
 {
 	return e->n >= 2 && isfinite(e->lmean) && isfinite(e->s2);
-}
-
-/* Decimals enough that a bound on one side of a threshold (1, and the
- * equivalence margin's 1 - delta and 1 + delta) is not shown on the other
- * side of it or at it ("1.00" for 1.003 next to "faster", "0.95" for
- * 0.9496 next to "inconclusive"): 2 decimals, more only when needed, at
- * most 5. */
-static bool rb_crosses(double v, double back, double th)
-{
-	return (v > th && back <= th) || (v < th && back >= th);
-}
-
-char *rp_fmt_bound(double v, double delta, char *buf, size_t len)
-{
-	const double th[3] = { 1, 1 - delta, 1 + delta };
-	int n = delta > 0 ? 3 : 1;
-
-	for (int prec = 2; prec <= 5; prec++) {
-		bool bad = false;
-
-		snprintf(buf, len, "%.*f", prec, v);
-		double back = strtod(buf, NULL);
-		for (int i = 0; i < n; i++)
-			bad |= rb_crosses(v, back, th[i]);
-		if (!bad)
-			return buf;
-	}
-	/* within 5e-6 of a threshold: cut towards its own side */
-	double near = th[0];
-	for (int i = 1; i < n; i++)
-		if (fabs(v - th[i]) < fabs(v - near))
-			near = th[i];
-	snprintf(buf, len, "%.5f", v < near ? floor(v * 1e5) / 1e5 : ceil(v * 1e5) / 1e5);
-	return buf;
-}
-
-char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len)
-{
-	char lo[24], hi[24];
-
-	if (isnan(c->lo))
-		snprintf(buf, len, "%.2f", c->ratio);
-	else
-		snprintf(buf, len, "%.2f [%s%s%s]", c->ratio, rp_fmt_bound(c->lo, c->delta, lo, sizeof(lo)),
-			 sep, rp_fmt_bound(c->hi, c->delta, hi, sizeof(hi)));
-	return buf;
 }
 
 /* The word is lib/stats.h's, shared with fslab run's stopping rule. */

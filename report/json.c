@@ -2,7 +2,7 @@
  * matrix and banners of the text and HTML reports, for scripts and CI
  * dashboards.  Throughput in KiB/s as in the CSVs; a number that does not
  * exist (no interval with one trial, an untested p) is null. */
-#include "report_priv.h"
+#include "view.h"
 
 #include <json-c/json.h>
 #include <math.h>

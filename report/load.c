@@ -3,8 +3,9 @@
  * be missing, a value outside what fslab writes is refused by name). */
 #include "fileutil.h"
 #include "log.h"
+#include "termtext.h"
 #include "manifest.h"
-#include "report_priv.h"
+#include "format.h"
 #include "results.h"
 
 #include <dirent.h>
@@ -30,8 +31,8 @@ struct ld_row {
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
 static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
-#define E1(s) rp_esc((s), ld_e1, sizeof(ld_e1))
-#define E2(s) rp_esc((s), ld_e2, sizeof(ld_e2))
+#define E1(s) fslab_escape_ctrl((s), ld_e1, sizeof(ld_e1))
+#define E2(s) fslab_escape_ctrl((s), ld_e2, sizeof(ld_e2))
 
 /* By cell (test, file, record, depth, threads), then trial. */
 static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
@@ -55,75 +56,6 @@ static int ld_cmp_row(const void *a, const void *b)
 	int k = ld_cmp_cell(x, y);
 
 	return k ? k : (x->trial > y->trial) - (x->trial < y->trial);
-}
-
-const struct rp_flag_info rp_flag_table[] = {
-	{ RP_FLAG_PAGE_CACHE, FSLAB_FLAG_PAGE_CACHE, "P", "page cache",
-	  "a plateau cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
-	  "x its probed O_DIRECT speed), so it measured memory (the page cache), not the disk" },
-	{ RP_FLAG_FUSE, FSLAB_FLAG_FUSE, "F", "FUSE",
-	  "FAT32 mounted through fusefat (a user-space driver, used where the kernel has no vfat), "
-	  "not comparable to kernel filesystems" },
-	{ RP_FLAG_BUFFERED_LOOP, FSLAB_FLAG_BUFFERED_LOOP, "L", "buffered loop",
-	  "measured on a loop device the kernel kept buffered, so its figures may be the host's "
-	  "page cache" },
-	{ RP_FLAG_THERMAL, FSLAB_FLAG_THERMAL, "T", "hot drive",
-	  "measured while the drive reported a temperature alarm, a temperature at its warning "
-	  "threshold or throttling (the manifest's drive)" },
-	{ RP_FLAG_MEMORY, FSLAB_FLAG_MEMORY, "M", "memory",
-	  "a cold, fsync or direct figure on tmpfs or ramfs, which have no device: it measured "
-	  "memory" },
-	{ RP_FLAG_BUFFERED, FSLAB_FLAG_BUFFERED, "B", "ran buffered",
-	  "the test ran buffered where the cache mode promised O_DIRECT (stdio tests in direct "
-	  "mode, queued tests in warm mode)" },
-	{ RP_FLAG_REDONE_STOPPED, FSLAB_FLAG_REDONE_STOPPED, "S", "redone after a stop",
-	  "the process was stopped while this test was timed, so the test was run again and "
-	  "the figure is the second pass (not set aside)" },
-	{ RP_FLAG_REDONE_SLOW, FSLAB_FLAG_REDONE_SLOW, "R", "redone when disturbed",
-	  "a pass took over 10x the median of the test's trials (the machine was disturbed), so "
-	  "it was run again and the figure is the new pass (not set aside)" },
-};
-const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
-
-char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "", rp_flag_table[i].words);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "",
-				      other && other[0] ? other : "an unknown flag");
-	if (!buf[0])
-		snprintf(buf, len, "flagged");
-	return buf;
-}
-
-char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", rp_flag_table[i].letter);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		snprintf(buf + o, len - o, "%s?", o ? sep : "");
-	return buf;
-}
-
-char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < d->n_all && o < len; i++)
-		if (d->all[i]->other_flags[0])
-			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
-					      d->all[i]->other_flags, d->all[i]->label);
-	return buf;
 }
 
 /* Adds the unknown flag w to the entry's names (once; what fits). */

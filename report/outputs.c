@@ -9,7 +9,7 @@
  * so it replaces the name and never writes through it. */
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
+#include "outputs.h"
 #include "state.h"
 #include "termtext.h"
 
@@ -19,11 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *rp_esc(const char *s, char *buf, size_t len)
-{
-	return fslab_escape_ctrl(s, buf, len);
-}
 
 static bool ou_same(const struct stat *a, const struct stat *b)
 {
@@ -52,20 +47,20 @@ int rp_output_check(int dfd, const char *name, const char *shown, const char *co
 		if (errno == ENOENT)
 			return 0;
 		return fslab_error_errno(errno, "%s: cannot check the output: %m",
-					 rp_esc(shown, e1, sizeof(e1)));
+					 fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	}
 	have_st = fstatat(dfd, name, &st, 0) == 0;
 	for (size_t i = 0; i < n_inputs; i++)
 		if (ou_is(inputs[i], &lst, &st, have_st)) {
 			fslab_error("%s is the input %s: fslab never writes over what it reads, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)), rp_esc(inputs[i], e2, sizeof(e2)));
+				    fslab_escape_ctrl(shown, e1, sizeof(e1)), fslab_escape_ctrl(inputs[i], e2, sizeof(e2)));
 			return -EEXIST;
 		}
 	const char *states[] = { fslab_state_default_path(), FSLAB_STATE_DEFAULT_PATH };
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		if (ou_is(states[i], &lst, &st, have_st)) {
 			fslab_error("%s is the lab's state file %s: fslab never writes results over it, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)), rp_esc(states[i], e2, sizeof(e2)));
+				    fslab_escape_ctrl(shown, e1, sizeof(e1)), fslab_escape_ctrl(states[i], e2, sizeof(e2)));
 			return -EEXIST;
 		}
 	if (have_st && S_ISREG(st.st_mode)) {
@@ -78,18 +73,18 @@ int rp_output_check(int dfd, const char *name, const char *shown, const char *co
 		free(s);
 		if (r == 0) {
 			fslab_error("%s is an fslab state file: fslab never writes results over one, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)));
+				    fslab_escape_ctrl(shown, e1, sizeof(e1)));
 			return -EEXIST;
 		}
 	}
 	if (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)) {
 		fslab_error("%s exists and is not a regular file; choose another output file",
-			    rp_esc(shown, e1, sizeof(e1)));
+			    fslab_escape_ctrl(shown, e1, sizeof(e1)));
 		return -EEXIST;
 	}
 	if (!force) {
 		fslab_error("%s exists; use --force to replace it, or choose another output file",
-			    rp_esc(shown, e1, sizeof(e1)));
+			    fslab_escape_ctrl(shown, e1, sizeof(e1)));
 		return -EEXIST;
 	}
 	return 0;

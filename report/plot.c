@@ -12,7 +12,8 @@
  *   line per filesystem, error bars = 95% CI of the trials. */
 #include "exec.h"
 #include "log.h"
-#include "report_priv.h"
+#include "termtext.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,21 +63,6 @@ struct pl_axes {
 	uint64_t file[RP_SIZES_MAX], record[RP_SIZES_MAX];
 	size_t nf, nr;
 };
-
-void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (a[i] == v)
-			return;
-	if (*n >= RP_SIZES_MAX)
-		return;
-	for (i = *n; i > 0 && a[i - 1] > v; i--)
-		a[i] = a[i - 1];
-	a[i] = v;
-	(*n)++;
-}
 
 static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_axes *ax)
 {
@@ -683,7 +669,7 @@ static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
 		w->scripts[k] = fopen(j->script, "we");
 		if (!w->scripts[k])
 			return fslab_error_errno(errno, "%s: cannot create",
-						 rp_esc(j->script, esc, sizeof(esc)));
+						 fslab_escape_ctrl(j->script, esc, sizeof(esc)));
 		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
 		      w->scripts[k]);
 	}
@@ -701,7 +687,7 @@ static int pl_close_scripts(struct pl_draw *w)
 		w->scripts[k] = NULL;
 		if (closed != 0 || bad)
 			return fslab_error_errno(EIO, "%s: cannot write",
-						 rp_esc(w->jobs[k].script, esc, sizeof(esc)));
+						 fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)));
 	}
 	return 0;
 }
@@ -824,7 +810,7 @@ static void pl_job_failed(const struct pl_job *j)
 	}
 	tail[o] = '\0';
 	fslab_error("gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
-		    rp_esc(j->script, esc, sizeof(esc)), tail);
+		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), tail);
 }
 
 /* Runs the scripts that have plots, each gnuplot from its own thread.  A
@@ -902,4 +888,9 @@ void rp_plots_free(struct rp_plots *p)
 {
 	free(p->p);
 	memset(p, 0, sizeof(*p));
+}
+
+bool rp_log_axis(double lo, double hi)
+{
+	return lo > 0 && hi > 0 && hi / lo > 10;
 }

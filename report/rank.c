@@ -9,7 +9,8 @@
  * (CrystalDiskMark's rows) has its own plateau cells, and the per-row
  * comparisons are the CDM panel's (cdm.c). */
 #include "log.h"
-#include "report_priv.h"
+#include "format.h"
+#include "table.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -290,73 +291,6 @@ void rp_ranking_free(struct rp_ranking *r)
 	r->rows = NULL;
 }
 
-char *rp_fmt_p(double p, char *buf, size_t len)
-{
-	if (isnan(p))
-		snprintf(buf, len, "p=n/a");
-	else if (p < 0.001)
-		snprintf(buf, len, "p<0.001");
-	else if (fabs(p - 0.05) < 0.0005) /* "p=0.050" would hide which side */
-		snprintf(buf, len, "p=%.4f", p);
-	else
-		snprintf(buf, len, "p=%.3f", p);
-	return buf;
-}
-
-char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
-{
-	double v = kib_s / 1024;
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (v == 0)
-		snprintf(buf, len, "0");
-	else if (fabs(v) >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.2f", v);
-	return buf;
-}
-
-/* 3 significant digits in the unit of `like`: GiB/s from 1 GiB/s, MiB/s
- * from 1 MiB/s, else KiB/s. */
-char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len)
-{
-	static const char *const names[] = { "KiB/s", "MiB/s", "GiB/s" };
-	int u = like >= 1024.0 * 1024 ? 2 : like >= 1024 ? 1 : 0;
-	double v = kib_s / pow(1024, u);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f%s%s", v, unit ? " " : "", unit ? names[u] : "");
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f%s%s", v, unit ? " " : "", unit ? names[u] : "");
-	else
-		snprintf(buf, len, "%.2f%s%s", v, unit ? " " : "", unit ? names[u] : "");
-	return buf;
-}
-
-char *rp_fmt_rate(double kib_s, char *buf, size_t len)
-{
-	return rp_fmt_rate_in(kib_s, kib_s, true, buf, len);
-}
-
-char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
-{
-	static const char units[] = "KMGTPE";
-	int u = 0;
-
-	while (kib >= 1024 && kib % 1024 == 0 && u < 5) {
-		kib /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%llu%c", (unsigned long long)kib, units[u]);
-	return buf;
-}
-
 /* Column widths from the content: the longest label, filesystem name or
  * run tag of the report, at least min (names are never cut). */
 enum rk_col { RK_LABEL, RK_FS, RK_TAG };
@@ -485,30 +419,6 @@ static int rk_text_table(FILE *out, const struct rp_data *d, enum fslab_test t,
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
 	return rc;
-}
-
-void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags)
-{
-	char line[1024], names[512];
-	bool first = true;
-
-	for (size_t i = 0; i < rp_n_flags; i++) {
-		if (!(flags & rp_flag_table[i].bit))
-			continue;
-		snprintf(line, sizeof(line), "%s = %s: %s.", rp_flag_table[i].letter, rp_flag_table[i].words,
-			 rp_flag_table[i].legend);
-		if (first)
-			fputc('\n', out);
-		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
-		first = false;
-	}
-	if (flags & RP_FLAG_OTHER) {
-		snprintf(line, sizeof(line), "? = a flag this fslab report does not know, as the CSV names it: %s.",
-			 rp_other_flags_all(d, names, sizeof(names)));
-		if (first)
-			fputc('\n', out);
-		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
-	}
 }
 
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)

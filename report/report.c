@@ -3,7 +3,8 @@
  * when everything in it is complete. */
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
+#include "outputs.h"
+#include "view.h"
 #include "termtext.h"
 
 #include <errno.h>
@@ -219,27 +220,27 @@ static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fsl
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return RPT_OUT_NONE;
-		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return fslab_error_errno(errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	}
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
 		fslab_error("--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
-			    rp_esc(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
+			    fslab_escape_ctrl(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
 		return -EEXIST;
 	}
 	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
-		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return fslab_error_errno(errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	r = fslab_file_id_of_fd(ofd, id);
 	if (r == 0)
 		r = rpt_out_dir_kind(ofd, why, sizeof(why));
 	close(ofd);
 	if (r == -EEXIST) {
 		fslab_error("--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
-			    rp_esc(shown, e1, sizeof(e1)), why);
+			    fslab_escape_ctrl(shown, e1, sizeof(e1)), why);
 		return r;
 	}
 	if (r < 0)
-		return fslab_error_errno(r, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return fslab_error_errno(r, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	return r;
 }
 
@@ -286,7 +287,7 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 	char e1[4 * PATH_MAX + 8], old[NAME_MAX + 1];
 	int kind = rpt_out_kind(pfd, base, shown, &id), r;
 
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (kind < 0)
 		return kind;
 	if (kind == RPT_OUT_NONE) {
@@ -431,7 +432,7 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	int r, pfd = -1, tfd = -1, ret = FSLAB_EXIT_FAILURE;
 
 	snprintf(out, sizeof(out), "%s%s", o->out ? o->out : o->dirs[0], o->out ? "" : "/report");
-	rp_esc(out, e1, sizeof(e1));
+	fslab_escape_ctrl(out, e1, sizeof(e1));
 	if (rp_split_path(out, parent, sizeof(parent), base, sizeof(base)) < 0) {
 		fslab_error("--out %s: give a directory name (not / . or ..)", e1);
 		return FSLAB_EXIT_USAGE;
@@ -439,12 +440,12 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	r = fslab_mkdir_p(parent, 0755);
 	if (r < 0) {
 		fslab_error("%s: cannot create the parent of --out %s: %s",
-			    rp_esc(parent, tmp, sizeof(tmp)), e1, strerror(-r));
+			    fslab_escape_ctrl(parent, tmp, sizeof(tmp)), e1, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
 	pfd = fslab_dir_open(parent);
 	if (pfd < 0) {
-		fslab_error("%s: cannot open the parent of --out: %s%s", rp_esc(parent, tmp, sizeof(tmp)),
+		fslab_error("%s: cannot open the parent of --out: %s%s", fslab_escape_ctrl(parent, tmp, sizeof(tmp)),
 			    strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -454,7 +455,7 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	tfd = rp_tmpdir_make(pfd, parent, tname, sizeof(tname));
 	if (tfd < 0) {
 		fslab_error("%s: cannot create a temporary directory: %s",
-			    rp_esc(parent, tmp, sizeof(tmp)), strerror(-tfd));
+			    fslab_escape_ctrl(parent, tmp, sizeof(tmp)), strerror(-tfd));
 		goto done;
 	}
 	if (fslab_file_id_of_fd(tfd, &tid) < 0) {
@@ -513,7 +514,7 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
 		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
 			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
-				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
+				    fslab_escape_ctrl(d->runs[i].dir, e1, sizeof(e1)));
 			return FSLAB_EXIT_USAGE;
 		}
 	return 0;
@@ -558,9 +559,9 @@ static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_da
 				continue;
 			n++;
 			fslab_error("regression: %s %s %s/%s %s (more than %g%%)",
-				    rp_esc(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
-				    rp_esc(s->chg[i].b->run->tag, b, sizeof(b)),
-				    rp_esc(s->chg[i].a->run->tag, a, sizeof(a)),
+				    fslab_escape_ctrl(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
+				    fslab_escape_ctrl(s->chg[i].b->run->tag, b, sizeof(b)),
+				    fslab_escape_ctrl(s->chg[i].a->run->tag, a, sizeof(a)),
 				    rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
 		}
 	return n ? FSLAB_REPORT_EXIT_REGRESSION : FSLAB_EXIT_OK;

@@ -14,7 +14,7 @@
  *   IOzone cells with small files, nothing tested).
  * - The banners: page cache, missing data, FUSE, no steady state, too few
  *   trials. */
-#include "report_priv.h"
+#include "format.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -88,11 +88,6 @@ static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *b
 	if (l < len)
 		snprintf(buf + l, len - l, ")");
 	return buf;
-}
-
-bool rp_log_axis(double lo, double hi)
-{
-	return lo > 0 && hi > 0 && hi / lo > 10;
 }
 
 /* The two best complete entries of in that are not set aside (SIZE_MAX:
@@ -935,35 +930,3 @@ struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i)
 	return &s->m[(size_t)t * s->n + i];
 }
 
-/* Each verdict's words and the class that colours it in report.html. */
-static const struct {
-	const char *word, *cls;
-} sm_dirs[] = {
-	[RP_DIR_NONE] = { "no data", "nd" },
-	[RP_DIR_BEST] = { "best", "best" },
-	[RP_DIR_FASTER] = { "faster", "faster" },
-	[RP_DIR_SLOWER] = { "slower", "slower" },
-	[RP_DIR_EQUIVALENT] = { "equivalent", "same" },
-	[RP_DIR_INCONCLUSIVE] = { "inconclusive", "undecided" },
-	[RP_DIR_UNTESTED] = { "not tested", "nd" },
-};
-
-const char *rp_plateau_words(enum fslab_test t)
-{
-	return (FSLAB_TESTS_FILES & (1u << t)) ? "many files, every file size" : "large-file plateau";
-}
-
-const char *rp_dir_word(enum rp_dir dir)
-{
-	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].word : sm_dirs[RP_DIR_NONE].word;
-}
-
-const char *rp_change_word(enum rp_dir dir)
-{
-	return dir == RP_DIR_FASTER ? "improved" : dir == RP_DIR_SLOWER ? "regressed" : rp_dir_word(dir);
-}
-
-const char *rp_dir_class(enum rp_dir dir)
-{
-	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].cls : sm_dirs[RP_DIR_NONE].cls;
-}

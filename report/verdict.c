@@ -1,7 +1,7 @@
 /* The first screen as text and HTML: banners, the verdict matrix, the
  * family verdicts and the change matrix (numbers from summary.c).  Both
  * matrices are shown by the same code, through struct vd_cell. */
-#include "report_priv.h"
+#include "view.h"
 #include "stats.h"
 #include "steady.h"
 
@@ -162,29 +162,6 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 	rp_flag_letters(c->flags, " ", fl, sizeof(fl));
 	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
-}
-
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text)
-{
-	size_t col = (size_t)fprintf(out, "%s", first), start = col;
-	const char *p = text;
-
-	while (*p) {
-		size_t n = strcspn(p, " ");
-
-		if (col > start && col + 1 + n > 96) {
-			fprintf(out, "\n%*s", (int)indent, "");
-			col = start = indent;
-		} else if (col > start) {
-			fputc(' ', out);
-			col++;
-		}
-		col += fwrite(p, 1, n, out);
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', out);
 }
 
 static void vd_wrap(FILE *out, const char *first, const char *text)

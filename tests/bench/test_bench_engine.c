@@ -7,7 +7,6 @@
 #include "progress.h"
 #include "run.h"
 #include "size.h"
-#include "report_priv.h"
 #include "stats.h"
 #include "sweep_stats.h"
 

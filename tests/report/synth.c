@@ -13,7 +13,7 @@
  * summarised with rp_summary_build. */
 #include "synth.h"
 
-#include "report_priv.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>

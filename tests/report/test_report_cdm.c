@@ -4,7 +4,7 @@
  * JSON show each row's MB/s (decimal) and IOPS with the 95% interval, say
  * which row's interval is wider than 5% and why, and give each row's
  * verdict against its fastest filesystem. */
-#include "report_priv.h"
+#include "view.h"
 #include "stats.h"
 #include "testutil.h"
 

@@ -2,7 +2,7 @@
  * fixture (expected values worked out by hand below), and the IOzone
  * parser on memory buffers. */
 #include "iozone.h"
-#include "report_priv.h"
+#include "view.h"
 #include "results.h"
 #include "stats.h"
 #include "testutil.h"

@@ -1,6 +1,12 @@
-/* Internals of the report module (not a contract outside report/). */
-#ifndef FSLAB_REPORT_PRIV_H
-#define FSLAB_REPORT_PRIV_H
+/* The report's model (not a contract outside report/): what the results
+ * directories hold (load.c), each entry's plateau scores and the rankings
+ * (rank.c), the inference (infer.c), the first screen's matrix, verdicts,
+ * changes and banners (summary.c), the latency panel (latency.c), the
+ * CrystalDiskMark panel (cdm.c) and the 2023 claims (claims.c).  Built once
+ * by rp_model_build; the views (view.h) only render it.  A model file
+ * includes this header and format.h, never view.h. */
+#ifndef FSLAB_REPORT_MODEL_H
+#define FSLAB_REPORT_MODEL_H
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -12,7 +18,6 @@
 #include "names.h"
 #include "report.h"
 #include "stats.h"
-#include "table.h"
 #include "spec.h"
 
 /* ---- the loaded data (load.c) ---- */
@@ -33,29 +38,6 @@ enum {
 };
 
 struct rp_data;
-
-/* The flags the report knows: the CSV's name (lib/results.h), the letter
- * the text tables mark an entry with, the words for people and the
- * legend's sentence (load.c; the one table). */
-struct rp_flag_info {
-	unsigned bit;
-	const char *csv, *letter, *words, *legend;
-};
-extern const struct rp_flag_info rp_flag_table[];
-extern const size_t rp_n_flags;
-/* "page cache and FUSE", "buffered loop", "future-flag" (the unknown
- * flags' names from other, ";"-joined as in rp_entry.other_flags). */
-char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
-/* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
-char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
-/* text wrapped at 96 columns after first, continuation lines indented by
- * indent (verdict.c) */
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
-/* The text legend of every flag in flags ("flags: P = page cache: ..."),
- * from the flag table; the unknown ones as the CSV names them (rank.c). */
-void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
-/* The text marks: "P", "PF", "L?" (sep between them) */
-char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 
 struct rp_sample {
 	unsigned trial;
@@ -157,14 +139,6 @@ struct rp_data {
 int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
 void rp_free(struct rp_data *d);
 
-/* ---- the temporary directory beside --out (tmpdir.c) ---- */
-/* Removes what killed reports left in pfd (parent: its path, for the
- * message), then makes, locks and marks a new temporary directory: its fd
- * (the lock held until closed) and name, or -errno. */
-int rp_tmpdir_make(int pfd, const char *parent, char *name, size_t len);
-/* Removes the mark, just before the directory is renamed into place. */
-int rp_tmpdir_unmark(int tfd);
-
 /* ---- plateau scores and rankings (rank.c) ---- */
 struct rp_score {
 	size_t n_cells;       /* plateau cells */
@@ -215,28 +189,10 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
 bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r);
 void rp_ranking_free(struct rp_ranking *r);
 
-/* "p<0.001", "p=0.034", "p=n/a" */
-char *rp_fmt_p(double p, char *buf, size_t len);
-/* Compact throughput in MiB/s ("34180", "51.2"). */
-char *rp_fmt_mibs(double kib_s, char *buf, size_t len);
-char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */
-/* Throughput for people: "2.15 GiB/s", "512 MiB/s" (3 significant digits). */
-char *rp_fmt_rate(double kib_s, char *buf, size_t len);
-/* kib_s in the unit rp_fmt_rate picks for like; the unit name when unit. */
-char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len);
-
 /* The first failed or skipped cell of entry e in test t (NULL: none), and
  * the failed and skipped rows of that test. */
 const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
 				      unsigned *n_failed, unsigned *n_skipped);
-
-
-int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
-void rp_text_runs(FILE *out, const struct rp_data *d);
-int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
-/* Each run's filesystems ranked among themselves (per host, when runs are
- * labelled by host). */
-void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 
 /* ---- the first screen (summary.c) ---- */
 enum rp_dir {
@@ -248,14 +204,6 @@ enum rp_dir {
 	RP_DIR_INCONCLUSIVE, /* none of these: the data cannot decide */
 	RP_DIR_UNTESTED,     /* no comparison made (fewer than 2 trials on a side) */
 };
-/* What test t's score is taken over, for headings: "large-file plateau",
- * or for the many-files tests "many files, every file size" (their
- * plateau is every file size measured; docs/report.md) */
-const char *rp_plateau_words(enum fslab_test t);
-const char *rp_dir_word(enum rp_dir dir);  /* "slower", "inconclusive", "not tested" */
-/* The change matrix's words: "improved", "regressed", else rp_dir_word's. */
-const char *rp_change_word(enum rp_dir dir);
-const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 
 /* ---- the inference (infer.c) ---- */
 #define RP_FAMILY_ALPHA FSLAB_FAMILY_ALPHA /* family-wise error of each family of comparisons */
@@ -328,11 +276,6 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
  * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
  * without an interval. */
 enum rp_dir rp_dir_of(double lo, double hi, double delta);
-/* A bound with the decimals that keep it on its side of 1 and of the
- * margin 1 +- delta. */
-char *rp_fmt_bound(double v, double delta, char *buf, size_t len);
-/* "0.98 [0.91-1.05]" (sep between the bounds), or "0.98" untested. */
-char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len);
 
 /* "The same filesystem in two runs": entries a and b, of one filesystem
  * name in two runs, compared in one test. */
@@ -444,21 +387,6 @@ const char *rp_family_name(int f);
  * files up to 1 MiB of the IOzone tests), never tested. */
 unsigned rp_family_tests(int f, unsigned run, bool *descriptive);
 
-/* The log-axis rule: values from lo to hi span more than 10x. */
-bool rp_log_axis(double lo, double hi);
-
-/* Tic labels that do not overlap (plot.c): n labels of at most maxlen
- * characters, evenly spaced along axis_px pixels, in a font of font_px
- * pixels.  On an x axis they stay level when each fits its slot, else
- * turn 45 degrees; on a y axis (or rotated ones still too close) every
- * step-th is labelled, the largest always. */
-struct rp_tic_layout {
-	int rotate;  /* degrees: 0 or 45 */
-	size_t step; /* label every step-th tic, >= 1 */
-};
-void rp_tic_layout(size_t n, size_t maxlen, double axis_px, double font_px, bool x_axis,
-		   struct rp_tic_layout *l);
-
 struct rp_fam_in {
 	const char *label;
 	double score;    /* geometric mean of the ratios to the best; NaN: none */
@@ -480,11 +408,6 @@ struct rp_fam_calls {
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       const struct rp_fam_calls *calls, char *buf, size_t len);
 
-int rp_text_summary(FILE *out, const struct rp_data *d);
-/* The JSON report (json.c); 0 or -1 when writing failed. */
-int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
-void rp_html_summary(FILE *out, const struct rp_data *d);
-
 /* ---- the latency panel (latency.c) ---- */
 struct rp_lat_row {          /* one filesystem in one test */
 	bool has;
@@ -496,15 +419,7 @@ struct rp_lat_row {          /* one filesystem in one test */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
-int rp_latency_text(FILE *out, const struct rp_data *d);
-/* The CrystalDiskMark panel of the queued tests in tests (cdm.c): nothing
- * (NULL) without a queued cell.  Text: 0 or -ENOMEM. */
-int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests);
 bool rp_cdm_any(const struct rp_data *d); /* some entry has a queued cell */
-void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests);
-json_object *rp_cdm_json(const struct rp_data *d, unsigned tests);
-void rp_latency_html(FILE *out, const struct rp_data *d);
-json_object *rp_latency_json(const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */
 /* The 2023 report's claims, judged once (rp_claims_build) with the
@@ -543,58 +458,5 @@ struct rp_claims {
 /* Needs d->sum; 0 or -ENOMEM. */
 int rp_claims_build(struct rp_data *d);
 void rp_claims_free(struct rp_data *d);
-const char *rp_claim_word(enum rp_claim_word w);
-/* The claims' lines for the first screen, and the section with each run's
- * evidence. */
-void rp_claims_text_first(FILE *out, const struct rp_data *d);
-void rp_claims_html_first(FILE *out, const struct rp_data *d);
-void rp_claims_text(FILE *out, const struct rp_data *d);
-void rp_claims_html(FILE *out, const struct rp_data *d);
-
-/* ---- plots (plot.c) ---- */
-/* Adds size v to the ascending set a of *n sizes, holding at most
- * RP_SIZES_MAX (more are left out, as is a size already there). */
-#define RP_SIZES_MAX 64
-void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
-
-struct rp_plot {
-	char name[160];       /* file name without extension */
-	char title[200];
-	const struct rp_entry *e; /* NULL for comparison charts */
-	enum fslab_test test;
-	unsigned kind;        /* FSLAB_REPORT_PLOT_* */
-	bool bars;            /* COMPARE: the ranking's plateau bars (else by file size) */
-};
-
-struct rp_plots {
-	struct rp_plot *p;
-	size_t n;
-	uint64_t compare_record[FSLAB_TEST_MAX];
-};
-
-/* Writes the gnuplot scripts into dir and runs gnuplot; PNG and SVG files
- * land in dir.  Returns 0 or a negative errno (message printed). */
-int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out);
-void rp_plots_free(struct rp_plots *p);
-
-/* ---- html (html.c) ---- */
-int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims);
-void rp_html_escape(FILE *out, const char *s);
-
-/* ---- outputs (outputs.c) ---- */
-/* Control bytes of s shown as \xNN (lib/termtext.h), for terminal output. */
-const char *rp_esc(const char *s, char *buf, size_t len);
-/* May the output file name in dfd (shown to the user as shown) be written?
- * 0 when nothing is there, or when something is and force is set and it is
- * none of inputs[], not the state file (default path, $FSLAB_STATE) and not
- * a file the state loader accepts.  Else prints why and returns -EEXIST (or
- * another negative errno). */
-int rp_output_check(int dfd, const char *name, const char *shown, const char *const *inputs,
-		    size_t n_inputs, bool force);
-/* "a/b/c" -> "a/b" + "c"; "c" -> "." + "c".  -EISDIR when the last
- * component is empty, "." or "..". */
-int rp_split_path(const char *path, char *dir, size_t dirlen, char *base, size_t baselen);
 
 #endif
