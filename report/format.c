@@ -326,3 +326,13 @@ void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
 	a[i] = v;
 	(*n)++;
 }
+
+/* A latency in microseconds: "12.5", "1340", "-" */
+char *rp_fmt_us(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v < 100 ? "%.1f" : "%.0f", v);
+	return buf;
+}

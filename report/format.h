@@ -56,6 +56,8 @@ const char *rp_claim_word(enum rp_claim_word w);
 #define RP_SIZES_MAX 64
 void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
 void rp_html_escape(FILE *out, const char *s);
+/* A latency in microseconds: "12.5", "1340", "-" (NaN). */
+char *rp_fmt_us(double v, char *buf, size_t len);
 /* The HTML class of a claim's word (claim-holds, claim-fails ...). */
 const char *rp_claim_class(enum rp_claim_word w);
 

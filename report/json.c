@@ -326,7 +326,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "latency", rp_latency_json(d));
-	json_object_object_add(root, "cdm", rp_cdm_json(d, tests));
+	json_object_object_add(root, "cdm", rp_cdm_json(d));
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 
@@ -335,4 +335,49 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	int r = fprintf(out, "%s\n", text) < 0 ? -1 : 0;
 	json_object_put(root);
 	return r;
+}
+
+static json_object *lt_num(double v)
+{
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+json_object *rp_latency_json(const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+	json_object *o;
+
+	if (!s->lat_tests)
+		return NULL;
+	o = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		json_object *a;
+
+		if (!(s->lat_tests & (1u << t)))
+			continue;
+		a = json_object_new_array();
+		for (size_t i = 0; i < s->n; i++) {
+			const struct rp_lat_row *l = rp_lat_row(s, t, i);
+			json_object *x;
+
+			if (!l->has)
+				continue;
+			x = json_object_new_object();
+			json_object_object_add(x, "label", json_object_new_string(d->all[i]->label));
+			json_object_object_add(x, "cells", json_object_new_int((int)l->n_cells));
+			json_object_object_add(x, "p50_us_median", lt_num(l->p50));
+			json_object_object_add(x, "p99_us_worst", lt_num(l->p99));
+			if (!isnan(l->p99)) {
+				json_object *c = json_object_new_object();
+				json_object_object_add(c, "file_kib", json_object_new_int64((int64_t)l->p99_file_kib));
+				json_object_object_add(c, "record_kib",
+						       json_object_new_int64((int64_t)l->p99_record_kib));
+				json_object_object_add(x, "p99_worst_cell", c);
+			}
+			json_object_object_add(x, "max_us", lt_num(l->max));
+			json_object_array_add(a, x);
+		}
+		json_object_object_add(o, fslab_test_to_string(t), a);
+	}
+	return o;
 }

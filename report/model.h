@@ -289,6 +289,45 @@ struct rp_same_fs {
  * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
 int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
 
+/* ---- the CrystalDiskMark panel (cdm.c) ---- */
+#define RP_CDM_MAX_ROWS 32
+#define RP_CDM_WITHIN 0.05 /* the acceptance: a row's interval within 5% of its mean */
+
+/* One row: a read and a write test at one record, depth, threads and file. */
+struct rp_cdm_row {
+	char name[48];
+	bool random;
+	uint64_t file_kib, record_kib;
+	unsigned iodepth, jobs;
+};
+
+/* One side (read 0, write 1) of one row on one entry. */
+struct rp_cdm_side {
+	const struct rp_cell *c; /* NULL: the entry has no such cell */
+	double mbs, mbs_ci, iops, iops_ci; /* NaN: none */
+	bool within;
+	bool best;
+	bool aside; /* flagged (RP_FLAGS_ASIDE) while the row's best is not */
+	struct rp_cmp cmp; /* against the row's best (cmp.tested false: not compared) */
+	bool compared;
+};
+
+/* The queued tests' rows (SEQ1M Q8T1 ...) per entry, in CrystalDiskMark's
+ * order: each side's mean with its 95% interval, and its verdict against
+ * the row's best on that row's cell alone. */
+struct rp_cdm {
+	struct rp_cdm_row rows[RP_CDM_MAX_ROWS];
+	size_t n_rows, n_entries;
+	struct rp_cdm_side *side; /* [(row * n_entries + entry) * 2 + side] */
+	bool truncated;       /* more rows than RP_CDM_MAX_ROWS */
+};
+/* The panel of the queued tests in tests: 0 (p->n_rows 0: none) or
+ * -ENOMEM; p->side to free with rp_cdm_free either way. */
+int rp_cdm_build(const struct rp_data *d, unsigned tests, struct rp_cdm *p);
+void rp_cdm_free(struct rp_cdm *p);
+struct rp_cdm_side *rp_cdm_at(const struct rp_cdm *p, size_t r, size_t e, int k);
+bool rp_cdm_entry_has(const struct rp_cdm *p, size_t e); /* entry e has a cell in the panel */
+
 struct rp_mcell {        /* one filesystem in one test */
 	bool has;        /* ranked */
 	bool partial;    /* data, but incomplete: not ranked */
@@ -316,6 +355,7 @@ struct rp_change {
 enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMALL, RP_N_FAMILIES };
 
 struct rp_summary {
+	struct rp_cdm cdm;        /* the CrystalDiskMark panel (rp_cdm_build) */
 	unsigned tests;          /* tests with ranked or partial data */
 	/* tests whose ranking section exists in every output: ranked rows,
 	 * partial data or entries without an ok cell (decided once here; the

@@ -334,7 +334,7 @@ static int rpt_text_render(const struct rp_data *d,
 	if (rc == 0)
 		rc = rp_text_rankings(f, d, tests);
 	if (rc == 0)
-		rc = rp_cdm_text(f, d, tests);
+		rc = rp_cdm_text(f, d);
 	if (rc == 0)
 		rc = rp_latency_text(f, d);
 	if (rc == 0 && d->n_runs > 1)

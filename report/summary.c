@@ -906,7 +906,7 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
 	rp_order_effects(s, d);
-	if (rp_latency_build(s, d, tests) < 0) {
+	if (rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
@@ -918,6 +918,7 @@ void rp_summary_free(struct rp_summary *s)
 {
 	if (!s)
 		return;
+	rp_cdm_free(&s->cdm);
 	free(s->m);
 	free(s->lat);
 	free(s->chg);
@@ -930,3 +931,80 @@ struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i)
 	return &s->m[(size_t)t * s->n + i];
 }
 
+struct rk_rows {
+	struct rp_same_fs *v;
+	size_t n, cap;
+};
+
+/* The one verdict of b against a in test t: the change matrix's cell when
+ * the pair is one of its columns, else the matrix family's pair (every
+ * pair of a test is in it) - never a second test of the same pair. */
+static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, enum fslab_test t, struct rp_cmp *c)
+{
+	const struct rp_summary *s = d->sum;
+
+	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_chg; i++)
+		if (s->chg[i].a == a && s->chg[i].b == b && s->chg[i].t[t].has) {
+			*c = s->chg[i].t[t].cmp;
+			return;
+		}
+	rp_sum_pair(s, t, b->idx, a->idx, c);
+}
+
+/* Entries a and b (one filesystem in two runs) in each test they both
+ * have a plateau in, appended to rows.  0 or -ENOMEM. */
+static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_score sa, sb;
+
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+			rp_score_free(&sa);
+			continue;
+		}
+		if (rows->n == rows->cap) {
+			size_t cap = rows->cap ? rows->cap * 2 : 16;
+			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
+
+			if (!v) {
+				rp_score_free(&sa);
+				rp_score_free(&sb);
+				return -ENOMEM;
+			}
+			rows->v = v;
+			rows->cap = cap;
+		}
+		rows->v[rows->n] = (struct rp_same_fs){
+			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
+		};
+		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
+		rp_score_free(&sa);
+		rp_score_free(&sb);
+	}
+	return 0;
+}
+
+int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
+{
+	struct rk_rows r = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < d->n_all && rc == 0; i++)
+		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
+				rc = rk_same_fs_pair(d, a, b, tests, &r);
+		}
+	*rows = r.v;
+	*n = r.n;
+	return rc;
+}

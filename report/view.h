@@ -35,9 +35,9 @@ void rp_html_summary(FILE *out, const struct rp_data *d);
 int rp_latency_text(FILE *out, const struct rp_data *d);
 /* The CrystalDiskMark panel of the queued tests in tests (cdm.c): nothing
  * (NULL) without a queued cell.  Text: 0 or -ENOMEM. */
-int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests);
-void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests);
-json_object *rp_cdm_json(const struct rp_data *d, unsigned tests);
+int rp_cdm_text(FILE *out, const struct rp_data *d);
+void rp_cdm_html(FILE *out, const struct rp_data *d);
+json_object *rp_cdm_json(const struct rp_data *d);
 void rp_latency_html(FILE *out, const struct rp_data *d);
 json_object *rp_latency_json(const struct rp_data *d);
 /* The claims' lines for the first screen, and the section with each run's
