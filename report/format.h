@@ -23,6 +23,8 @@ char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
 /* text wrapped at 96 columns after first, continuation lines indented by
  * indent (verdict.c) */
 void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
+/* The same at width columns (the claims' lines: 100). */
+void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text);
 /* The text legend of every flag in flags ("flags: P = page cache: ..."),
  * from the flag table; the unknown ones as the CSV names them (rank.c). */
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);

@@ -494,6 +494,10 @@ struct rp_claim {
 struct rp_claims {
 	struct rp_claim c[RP_N_CLAIMS];
 	size_t m3;                 /* claim 3's family: its cell comparisons */
+	/* the 2023 headline against each page-cache-flagged or btrfs entry of
+	 * every run: its device probe, its own write and read, its flags */
+	char (*headline)[768];
+	size_t n_headline;
 };
 /* Needs d->sum; 0 or -ENOMEM. */
 int rp_claims_build(struct rp_data *d);
