@@ -220,39 +220,32 @@ static void ht_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 
 static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[t];
 
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return;
-	}
 	fputs("<div class=scroll><table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
 	      "<th>score MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
 	      "<th class=l>vs #1 (simultaneous interval, verdict, p)</th><th>plateau files</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
-	for (size_t i = 0; i < r.n; i++)
-		ht_rank_row(out, d, t, i, &r.rows[i]);
-	for (size_t i = 0; i < r.n_partial; i++)
-		ht_not_ranked(out, r.partial[i], "partial data (interrupted or incomplete run)");
-	for (size_t i = 0; i < r.n_unranked; i++)
-		ht_not_ranked(out, r.unranked[i], "no cell of this test succeeded");
+	for (size_t i = 0; i < r->n; i++)
+		ht_rank_row(out, d, t, i, &r->rows[i]);
+	for (size_t i = 0; i < r->n_partial; i++)
+		ht_not_ranked(out, r->partial[i], "partial data (interrupted or incomplete run)");
+	for (size_t i = 0; i < r->n_unranked; i++)
+		ht_not_ranked(out, r->unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
 	for (size_t i = 0; i < d->n_all; i++)
 		ht_problems(out, d->all[i], t);
-	rp_ranking_free(&r);
 }
 
-static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+static void ht_same_fs(FILE *out, const struct rp_data *d)
 {
-	struct rp_same_fs *rows;
-	size_t n;
+	const struct rp_same_fs *rows = d->sum->same_fs;
+	size_t n = d->sum->n_same_fs;
 	char ma[24], mb[24];
 
-	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
-		free(rows);
+	if (n == 0)
 		return;
-	}
 	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
 	      "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
 	      "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
@@ -277,7 +270,6 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 			rp_change_word(r->cmp.dir));
 	}
 	fputs("</table></div></section>\n", out);
-	free(rows);
 }
 
 /* Run run's row of test t in rk: its best with the plateau median, then
@@ -329,11 +321,6 @@ static void ht_run_test_row(FILE *out, const struct rp_data *d, const struct rp_
  * the matrix's).  Partial data is left out, as in the rankings. */
 static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
-	struct rp_ranking rk[FSLAB_TEST_MAX];
-	bool have[FSLAB_TEST_MAX];
-
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		have[t] = rp_rank_test(d, tests, t, &rk[t]);
 	fputs("<section id=\"run-rankings\"><h2>Each run's own ranking</h2>\n<p>Each run's "
 	      "filesystems ranked among themselves (per host when the runs are labelled by host): "
 	      "per test the run's best with its score, then the others with their ratio "
@@ -347,13 +334,11 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		rp_html_escape(out, d->runs[r].tag);
 		fputs("</h3>\n", out);
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
-			if (have[t])
-				ht_run_test_row(out, d, &rk[t], &d->runs[r], &table);
+			if (tests & (1u << t))
+				ht_run_test_row(out, d, &d->sum->rank[t], &d->runs[r], &table);
 		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
 	}
 	fputs("</section>\n", out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		rp_ranking_free(&rk[t]);
 }
 
 /* The cells of one filesystem and test as a grid: file sizes down, record
@@ -718,7 +703,7 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 		return r;
 	rp_cdm_html(out, d);
 	rp_latency_html(out, d);
-	ht_same_fs(out, d, tests);
+	ht_same_fs(out, d);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);
 	if ((r = ht_plots(out, plots, pdir)) < 0)

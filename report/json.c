@@ -89,19 +89,15 @@ static json_object *js_pairs(const struct rp_data *d, enum fslab_test t, const s
 
 static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[t];
 	json_object *o, *rows, *nr;
 
 	if (!(d->sum->shown & (1u << t)))
 		return NULL;
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return NULL;
-	}
 	o = json_object_new_object();
 	rows = json_object_new_array();
-	for (size_t i = 0; i < r.n; i++) {
-		const struct rp_rank_row *row = &r.rows[i];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rp_rank_row *row = &r->rows[i];
 		const struct rp_mcell *c = rp_sum_cell(d->sum, t, row->e->idx);
 		json_object *x = json_object_new_object();
 
@@ -126,22 +122,21 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_array_add(rows, x);
 	}
 	json_object_object_add(o, "ranked", rows);
-	json_object_object_add(o, "pairs", js_pairs(d, t, &r));
+	json_object_object_add(o, "pairs", js_pairs(d, t, r));
 	nr = json_object_new_array();
-	for (size_t i = 0; i < r.n_partial; i++) {
+	for (size_t i = 0; i < r->n_partial; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r.partial[i]->label));
+		json_object_object_add(x, "label", json_object_new_string(r->partial[i]->label));
 		json_object_object_add(x, "why", json_object_new_string("partial data"));
 		json_object_array_add(nr, x);
 	}
-	for (size_t i = 0; i < r.n_unranked; i++) {
+	for (size_t i = 0; i < r->n_unranked; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r.unranked[i]->label));
+		json_object_object_add(x, "label", json_object_new_string(r->unranked[i]->label));
 		json_object_object_add(x, "why", json_object_new_string("no ok cell"));
 		json_object_array_add(nr, x);
 	}
 	json_object_object_add(o, "not_ranked", nr);
-	rp_ranking_free(&r);
 	return o;
 }
 

@@ -184,9 +184,6 @@ struct rp_ranking {
 /* Ranks the entries of test t by score: the unflagged ones first (when
  * one with complete data exists), partial data never first. */
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
-/* rp_rank for a test of tests: true with r to free; false (nothing to
- * free) when t is not in tests or the ranking failed. */
-bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r);
 void rp_ranking_free(struct rp_ranking *r);
 
 /* The first failed or skipped cell of entry e in test t (NULL: none), and
@@ -356,6 +353,9 @@ enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMAL
 
 struct rp_summary {
 	struct rp_cdm cdm;        /* the CrystalDiskMark panel (rp_cdm_build) */
+	struct rp_ranking rank[FSLAB_TEST_MAX]; /* every test's (rp_rank) */
+	struct rp_same_fs *same_fs; /* the same filesystem in two runs (rp_same_fs_rows) */
+	size_t n_same_fs;
 	unsigned tests;          /* tests with ranked or partial data */
 	/* tests whose ranking section exists in every output: ranked rows,
 	 * partial data or entries without an ok cell (decided once here; the

@@ -517,18 +517,15 @@ static void pl_bar_tics(FILE *f, const struct rp_ranking *r)
  * span more than 10x. */
 static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, int id)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[p->test];
 	double lo = NAN, hi = 0, ymin, ymax;
 	unsigned n_cut = 0;
 	bool logy;
-	int rc = rp_rank(d, p->test, &r);
 
-	if (rc < 0 || r.n == 0) {
-		rp_ranking_free(&r);
-		return rc < 0 ? rc : -ENODATA;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		double m = r.rows[i].s.score / 1024;
+	if (r->n == 0)
+		return -ENODATA;
+	for (size_t i = 0; i < r->n; i++) {
+		double m = r->rows[i].s.score / 1024;
 		if (m > hi)
 			hi = m;
 		if (m > 0 && (isnan(lo) || m < lo))
@@ -536,8 +533,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 	}
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	fprintf(f, "$b%d << EOD\n", id);
-	for (size_t i = 0; i < r.n; i++) {
-		const struct rp_score *sc = &r.rows[i].s;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rp_score *sc = &r->rows[i].s;
 		double m = sc->score / 1024, elo = m, ehi = m;
 		int cut_hi, cut_lo;
 
@@ -552,8 +549,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		pl_begin(f, p, fmt, false, NULL);
-		pl_bar_tics(f, &r);
-		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r.n - 0.4, ymin, ymax);
+		pl_bar_tics(f, r);
+		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r->n - 0.4, ymin, ymax);
 		if (logy)
 			fputs("set logscale y\nset ylabel 'MiB/s (log scale)'\n", f);
 		else
@@ -568,7 +565,6 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 				id, id);
 		fputc('\n', f);
 	}
-	rp_ranking_free(&r);
 	return 0;
 }
 

@@ -272,17 +272,6 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 	return 0;
 }
 
-bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (!(tests & (1u << t)))
-		return false;
-	if (rp_rank(d, t, r) == 0)
-		return true;
-	rp_ranking_free(r);
-	return false;
-}
-
 void rp_ranking_free(struct rp_ranking *r)
 {
 	for (size_t i = 0; i < r->n; i++)

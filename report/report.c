@@ -338,7 +338,7 @@ static int rpt_text_render(const struct rp_data *d,
 	if (rc == 0)
 		rc = rp_latency_text(f, d);
 	if (rc == 0 && d->n_runs > 1)
-		rc = rp_text_same_fs(f, d, tests);
+		rc = rp_text_same_fs(f, d);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);

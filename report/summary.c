@@ -752,15 +752,11 @@ static void sm_trials(struct rp_summary *s, struct rp_data *d)
 
 /* Test t's column of the matrix from its ranking: rank, scores, flags;
  * the scores into sc (n_all per test) for the prior. */
-static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum fslab_test t,
+static void sm_matrix_test(struct rp_summary *s, enum fslab_test t,
 			   struct rp_score *sc)
 {
-	struct rp_ranking r;
+	const struct rp_ranking r = s->rank[t];
 
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return;
-	}
 	if (r.n || r.n_partial)
 		s->tests |= 1u << t;
 	if (r.n || r.n_partial || r.n_unranked)
@@ -784,14 +780,11 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 		c->flags = r.rows[k].s.flags;
 		c->other = r.rows[k].e->other_flags;
 		c->n_trials = r.rows[k].s.n_trials;
-		/* the score (and its trials, for the blocked variance) moves to sc */
+		/* the score (and its trials, for the blocked variance), the ranking's */
 		sc[(size_t)t * s->n + r.rows[k].e->idx] = r.rows[k].s;
-		r.rows[k].s.trial = NULL;
-		r.rows[k].s.trial_no = NULL;
 	}
 	for (size_t k = 0; k < r.n_partial; k++)
 		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
-	rp_ranking_free(&r);
 }
 
 size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
@@ -889,12 +882,14 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
 					       .dfb = NAN, .pool = SIZE_MAX };
 	}
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	int rc = 0;
+	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
+		rc = rp_rank(d, t, &s->rank[t]);
+	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
 		if (tests & (1u << t))
-			sm_matrix_test(s, d, t, sc);
-	int rc = sm_matrix_compare(s, d, sc);
-	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++)
-		rp_score_free(&sc[k]);
+			sm_matrix_test(s, t, sc);
+	if (rc == 0)
+		rc = sm_matrix_compare(s, d, sc);
 	free(sc);
 	if (rc < 0) {
 		rp_summary_free(s);
@@ -911,7 +906,7 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		return -ENOMEM;
 	}
 	d->sum = s;
-	return 0;
+	return rp_same_fs_rows(d, tests, &s->same_fs, &s->n_same_fs);
 }
 
 void rp_summary_free(struct rp_summary *s)
@@ -919,6 +914,9 @@ void rp_summary_free(struct rp_summary *s)
 	if (!s)
 		return;
 	rp_cdm_free(&s->cdm);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		rp_ranking_free(&s->rank[t]);
+	free(s->same_fs);
 	free(s->m);
 	free(s->lat);
 	free(s->chg);

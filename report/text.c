@@ -130,24 +130,23 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	int rc = 0;
 
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++) {
-		struct rp_ranking r;
+		const struct rp_ranking *r = &d->sum->rank[t];
 
-		if (!(d->sum->shown & (1u << t)) || !rp_rank_test(d, tests, t, &r))
+		if (!(d->sum->shown & (1u << t)) || !(tests & (1u << t)))
 			continue;
 		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
-		rc = rk_text_table(out, d, t, &r);
-		for (size_t i = 0; i < r.n; i++)
-			flags |= r.rows[i].s.flags;
+		rc = rk_text_table(out, d, t, r);
+		for (size_t i = 0; i < r->n; i++)
+			flags |= r->rows[i].s.flags;
 		/* the entries the ranking leaves out, after the table */
-		for (size_t i = 0; i < r.n_partial; i++)
+		for (size_t i = 0; i < r->n_partial; i++)
 			fprintf(out, "-  %s  not ranked: partial data (interrupted or incomplete run)\n",
-				r.partial[i]->label);
-		for (size_t i = 0; i < r.n_unranked; i++)
+				r->partial[i]->label);
+		for (size_t i = 0; i < r->n_unranked; i++)
 			fprintf(out, "-  %s  not ranked: no ok cell (every one failed or was skipped)\n",
-				r.unranked[i]->label);
+				r->unranked[i]->label);
 		for (size_t i = 0; i < d->n_all; i++)
 			rk_problems(out, d->all[i], t);
-		rp_ranking_free(&r);
 	}
 	rp_text_flag_legend(out, d, flags);
 	return rc;
@@ -184,27 +183,22 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 	}
 }
 
-int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+int rp_text_same_fs(FILE *out, const struct rp_data *d)
 {
 	static const char *const heads[] = { "filesystem", "test", "run A", "A",
 					     "run B", "B", "B/A [interval]", "verdict" };
-	struct rp_same_fs *rows;
+	const struct rp_same_fs *rows = d->sum->same_fs;
 	struct fslab_table *tb;
-	size_t n;
+	size_t n = d->sum->n_same_fs;
 	char ma[24], mb[24], ci[64];
 	int rc;
 
-	rc = rp_same_fs_rows(d, tests, &rows, &n);
-	if (rc < 0 || n == 0) {
-		free(rows);
-		return rc;
-	}
+	if (n == 0)
+		return 0;
 	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
 	      "   interval and verdict) ==\n", out);
-	if (!(tb = fslab_table_new(2))) {
-		free(rows);
+	if (!(tb = fslab_table_new(2)))
 		return -ENOMEM;
-	}
 	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
 		fslab_table_column(tb, heads[c], c == 3 || c == 5 ? FSLAB_TABLE_RIGHT : FSLAB_TABLE_LEFT);
 	for (size_t i = 0; i < n; i++) {
@@ -222,7 +216,6 @@ int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 	}
 	rc = fslab_table_print(tb, out);
 	fslab_table_free(tb);
-	free(rows);
 	return rc;
 }
 
@@ -241,17 +234,17 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	bool header = false;
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct rp_ranking rk;
+		const struct rp_ranking *rk = &d->sum->rank[t];
 
-		if (!rp_rank_test(d, tests, t, &rk))
+		if (!(tests & (1u << t)))
 			continue;
 		for (size_t r = 0; r < d->n_runs; r++) {
 			const struct rp_rank_row *best = NULL;
 			char rate[32], line[1024];
 			int o = 0;
 
-			for (size_t i = 0; i < rk.n && o < (int)sizeof(line) - 64; i++) {
-				const struct rp_rank_row *row = &rk.rows[i];
+			for (size_t i = 0; i < rk->n && o < (int)sizeof(line) - 64; i++) {
+				const struct rp_rank_row *row = &rk->rows[i];
 				struct rp_cmp cmp;
 
 				if (row->e->run != &d->runs[r])
@@ -279,7 +272,6 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_width(d, RK_TAG, 12),
 				d->runs[r].tag, line);
 		}
-		rp_ranking_free(&rk);
 	}
 }
 

@@ -11,7 +11,7 @@
 
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
-int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
+int rp_text_same_fs(FILE *out, const struct rp_data *d);
 /* Each run's filesystems ranked among themselves (per host, when runs are
  * labelled by host). */
 void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
