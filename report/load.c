@@ -717,6 +717,5 @@ void rp_free(struct rp_data *d)
 		free(r->entries);
 		json_object_put(r->manifest);
 	}
-	rp_summary_free(d->sum);
 	memset(d, 0, sizeof(*d));
 }

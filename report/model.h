@@ -3,7 +3,7 @@
  * (rank.c), the inference (infer.c), the first screen's matrix, verdicts,
  * changes and banners (summary.c), the latency panel (latency.c), the
  * CrystalDiskMark panel (cdm.c) and the 2023 claims (claims.c).  Built once
- * by rp_model_build; the views (view.h) only render it.  A model file
+ * by rp_summary_build; the views (view.h) only render it.  A model file
  * includes this header and format.h, never view.h. */
 #ifndef FSLAB_REPORT_MODEL_H
 #define FSLAB_REPORT_MODEL_H
@@ -137,6 +137,8 @@ struct rp_data {
 /* Loads every directory; on bad input prints the error (file:line) and
  * returns -EINVAL (or another negative errno). */
 int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
+/* Frees what rp_load loaded; the model built on it goes first
+ * (rp_claims_free, rp_summary_free). */
 void rp_free(struct rp_data *d);
 
 /* ---- plateau scores and rankings (rank.c) ---- */

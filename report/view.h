@@ -1,6 +1,6 @@
 /* The report's three views: text (text.c, verdict.c), HTML with the gnuplot
  * plots (html.c, verdict.c, plot.c) and JSON (json.c).  Each renders the
- * model (model.h) built once by rp_model_build with the shared formatting
+ * model (model.h) built once by rp_summary_build with the shared formatting
  * (format.h); no view computes a statistic, and no model file calls one. */
 #ifndef FSLAB_REPORT_VIEW_H
 #define FSLAB_REPORT_VIEW_H

@@ -74,6 +74,7 @@ START_TEST(t_depths_are_cells)
 	ck_assert_double_eq_tol(q1->mean, 1000000, 1e-6);
 	ck_assert_double_eq_tol(q8->iops_mean, 2000000 / 1024.0, 0.1);
 	ck_assert_uint_eq(cell(e, FSLAB_TEST_QUEUED_RANDOM_READ, 4, 32)->jobs, 1);
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 }
@@ -144,6 +145,7 @@ START_TEST(t_text_panel)
 	ck_assert_msg(strstr(t, "RND4K Q32T1  write  0.97 [0.96-0.98] slower  best"), "%s", t);
 	ck_assert_msg(strstr(t, "RND4K Q1T1   write  best                     0.99 [0.82-1.20] inconclusive"), "%s", t);
 	free(t);
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 }
@@ -205,6 +207,7 @@ START_TEST(t_json_panel)
 	ck_assert(json_object_get_boolean(v));
 	json_object_put(root);
 	ck_assert_ptr_null(cdm_json(d, FSLAB_TESTS_ALL));
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 }
@@ -224,6 +227,7 @@ START_TEST(t_html_panel)
 	ck_assert_msg(strstr(buf, "<td class=wide>81.92 +-14.83</td>"), "%s", buf);
 	ck_assert_msg(strstr(buf, "<td class=\"l slower\">0.90 [0.89-0.91] slower</td>"), "%s", buf);
 	free(buf);
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 }
@@ -275,6 +279,7 @@ START_TEST(t_flagged_set_aside)
 	free(row);
 	free(m);
 	free(t);
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 }
@@ -319,6 +324,7 @@ static char *advice_for(const char *stop, int max_trials)
 	t = render(d, false);
 	a = ft_text_section(t, "  a wider interval:", "\n\n");
 	free(t);
+	rp_summary_free(d->sum);
 	rp_free(d);
 	free(d);
 	ft_rm_rf(dir);
