@@ -8,7 +8,7 @@
 
 /* The flags the report knows: the CSV's name (lib/results.h), the letter
  * the text tables mark an entry with, the words for people and the
- * legend's sentence (load.c; the one table). */
+ * legend's sentence (format.c; the one table). */
 struct rp_flag_info {
 	unsigned bit;
 	const char *csv, *letter, *words, *legend;
@@ -21,12 +21,12 @@ char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
 /* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
 char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
 /* text wrapped at 96 columns after first, continuation lines indented by
- * indent (verdict.c) */
+ * indent */
 void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
 /* The same at width columns (the claims' lines: 100). */
 void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text);
 /* The text legend of every flag in flags ("flags: P = page cache: ..."),
- * from the flag table; the unknown ones as the CSV names them (rank.c). */
+ * from the flag table; the unknown ones as the CSV names them. */
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
 /* The text marks: "P", "PF", "L?" (sep between them) */
 char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);

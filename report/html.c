@@ -90,7 +90,7 @@ static const char ht_style[] =
 	"dl.manifest dd{margin-left:1em}body{padding:0 6px}}\n"
 	"details>summary{cursor:pointer}\n";
 
-/* The flags' legend, from the flag table (load.c): a paragraph for each
+/* The flags' legend, from the flag table (format.c): a paragraph for each
  * flag some cell carries, with how many do; then the unknown ones. */
 static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t noth)
 {

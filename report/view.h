@@ -33,8 +33,8 @@ int rp_text_summary(FILE *out, const struct rp_data *d);
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
 int rp_latency_text(FILE *out, const struct rp_data *d);
-/* The CrystalDiskMark panel of the queued tests in tests (cdm.c): nothing
- * (NULL) without a queued cell.  Text: 0 or -ENOMEM. */
+/* The CrystalDiskMark panel the summary holds (cdm_view.c): nothing (NULL)
+ * without a queued cell.  Text: 0 or -ENOMEM. */
 int rp_cdm_text(FILE *out, const struct rp_data *d);
 void rp_cdm_html(FILE *out, const struct rp_data *d);
 json_object *rp_cdm_json(const struct rp_data *d);
