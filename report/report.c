@@ -1,6 +1,7 @@
 /* fslab_report(): load, print the text report, then build the output
  * directory in a temporary sibling of --out and rename it into place only
  * when everything in it is complete. */
+#include "err.h"
 #include "fileutil.h"
 #include "log.h"
 #include "outputs.h"
@@ -27,29 +28,26 @@ void fslab_report_opts_init(struct fslab_report_opts *o)
 	o->fail_on_regression = -1;
 }
 
-int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen)
+int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err *e)
 {
+	static const struct {
+		const char *word;
+		unsigned bits;
+	} kinds[] = { { "all", FSLAB_REPORT_PLOT_ALL }, { "none", 0 },
+		      { "surface", FSLAB_REPORT_PLOT_SURFACE }, { "heatmap", FSLAB_REPORT_PLOT_HEATMAP },
+		      { "compare", FSLAB_REPORT_PLOT_COMPARE } };
 	char buf[256], *save = NULL;
 	unsigned m = 0;
+	size_t k;
 
 	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
-		return -EINVAL;
+		return fslab_err_set(e, EINVAL, "--plots: unknown plot kind '%.63s' (all, none, surface, heatmap, compare)", list);
 	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "all") == 0)
-			m |= FSLAB_REPORT_PLOT_ALL;
-		else if (strcmp(w, "none") == 0)
-			m |= 0;
-		else if (strcmp(w, "surface") == 0)
-			m |= FSLAB_REPORT_PLOT_SURFACE;
-		else if (strcmp(w, "heatmap") == 0)
-			m |= FSLAB_REPORT_PLOT_HEATMAP;
-		else if (strcmp(w, "compare") == 0)
-			m |= FSLAB_REPORT_PLOT_COMPARE;
-		else {
-			if (bad)
-				snprintf(bad, badlen, "%s", w);
-			return -EINVAL;
-		}
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(w, kinds[k].word) != 0; k++)
+			;
+		if (k == sizeof(kinds) / sizeof(kinds[0]))
+			return fslab_err_set(e, EINVAL, "--plots: unknown plot kind '%.63s' (all, none, surface, heatmap, compare)", w);
+		m |= kinds[k].bits;
 	}
 	*mask = m;
 	return 0;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct fslab_err;
+
 #define FSLAB_REPORT_MAX_DIRS 16
 
 enum fslab_report_format {
@@ -60,8 +62,8 @@ struct fslab_report_opts {
 void fslab_report_opts_init(struct fslab_report_opts *o);
 
 /* Parses a --plots list ("all", "none" or a comma list of surface, heatmap,
- * compare) into a mask; -EINVAL on an unknown word (named in bad). */
-int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
+ * compare) into a mask; -EINVAL on an unknown word, named in e's message. */
+int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err *e);
 
 /* Produces the report.  Returns FSLAB_EXIT_OK, FSLAB_EXIT_USAGE (bad
  * input: missing/empty directory, malformed CSV or manifest; the message
