@@ -333,21 +333,16 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	fputs("</table></div></section>\n", out);
 }
 
-static json_object *cd_num(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
 static json_object *cd_json_side(const struct rp_cdm_side *s)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "test", json_object_new_string(fslab_test_to_string(s->c->test)));
 	json_object_object_add(o, "trials", json_object_new_int((int)s->c->n_ok));
-	json_object_object_add(o, "mb_s", cd_num(s->mbs));
-	json_object_object_add(o, "mb_s_ci95", cd_num(s->mbs_ci));
-	json_object_object_add(o, "iops", cd_num(s->iops));
-	json_object_object_add(o, "iops_ci95", cd_num(s->iops_ci));
+	json_object_object_add(o, "mb_s", rp_json_num(s->mbs));
+	json_object_object_add(o, "mb_s_ci95", rp_json_num(s->mbs_ci));
+	json_object_object_add(o, "iops", rp_json_num(s->iops));
+	json_object_object_add(o, "iops_ci95", rp_json_num(s->iops_ci));
 	json_object_object_add(o, "within_5pct", json_object_new_boolean(s->within));
 	json_object *fl = json_object_new_array();
 	for (size_t i = 0; i < rp_n_flags; i++)
@@ -361,9 +356,9 @@ static json_object *cd_json_side(const struct rp_cdm_side *s)
 		json_object_object_add(o, "verdict", json_object_new_string("best"));
 	} else if (s->compared) {
 		json_object_object_add(o, "verdict", json_object_new_string(rp_dir_word(s->cmp.dir)));
-		json_object_object_add(o, "ratio_to_best", cd_num(s->cmp.ratio));
-		json_object_object_add(o, "ratio_lo", cd_num(s->cmp.lo));
-		json_object_object_add(o, "ratio_hi", cd_num(s->cmp.hi));
+		json_object_object_add(o, "ratio_to_best", rp_json_num(s->cmp.ratio));
+		json_object_object_add(o, "ratio_lo", rp_json_num(s->cmp.lo));
+		json_object_object_add(o, "ratio_hi", rp_json_num(s->cmp.hi));
 	}
 	return o;
 }

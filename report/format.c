@@ -341,3 +341,8 @@ char *rp_fmt_us(double v, char *buf, size_t len)
 		snprintf(buf, len, v < 100 ? "%.1f" : "%.0f", v);
 	return buf;
 }
+
+json_object *rp_json_num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}

@@ -60,6 +60,8 @@ void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
 void rp_html_escape(FILE *out, const char *s);
 /* A latency in microseconds: "12.5", "1340", "-" (NaN). */
 char *rp_fmt_us(double v, char *buf, size_t len);
+/* A finite number as JSON; NULL (null) for NaN or an infinity. */
+json_object *rp_json_num(double v);
 /* The HTML class of a claim's word (claim-holds, claim-fails ...). */
 const char *rp_claim_class(enum rp_claim_word w);
 

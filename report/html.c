@@ -681,6 +681,36 @@ static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
 	fputs("</section>\n", out);
 }
 
+static void rp_latency_html(FILE *out, const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+
+	if (!s->lat_tests)
+		return;
+	fputs("<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
+	      "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
+	      "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
+	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
+	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
+	      out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
+			const struct rp_lat_row *l = rp_lat_row(s, t, i);
+			char a[24], b[24], c[24], f[16], r[16];
+
+			if (!l->has)
+				continue;
+			fprintf(out, "<tr><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
+			rp_html_escape(out, d->all[i]->label);
+			fprintf(out, "</td><td>%zu</td><td>%s</td><td>%s</td><td class=l>", l->n_cells,
+				rp_fmt_us(l->p50, a, sizeof(a)), rp_fmt_us(l->p99, b, sizeof(b)));
+			if (!isnan(l->p99))
+				fprintf(out, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
+					rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
+			fprintf(out, "</td><td>%s</td></tr>\n", rp_fmt_us(l->max, c, sizeof(c)));
+		}
+	fputs("</table></div></section>\n", out);
+}
 /* The page, section by section; 0 or the error of reading a plot. */
 static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
 		   const char *pdir, unsigned tests, bool claims)
@@ -736,33 +766,3 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	return r;
 }
 
-void rp_latency_html(FILE *out, const struct rp_data *d)
-{
-	const struct rp_summary *s = d->sum;
-
-	if (!s->lat_tests)
-		return;
-	fputs("<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
-	      "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
-	      "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
-	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
-	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
-	      out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
-			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], b[24], c[24], f[16], r[16];
-
-			if (!l->has)
-				continue;
-			fprintf(out, "<tr><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
-			rp_html_escape(out, d->all[i]->label);
-			fprintf(out, "</td><td>%zu</td><td>%s</td><td>%s</td><td class=l>", l->n_cells,
-				rp_fmt_us(l->p50, a, sizeof(a)), rp_fmt_us(l->p99, b, sizeof(b)));
-			if (!isnan(l->p99))
-				fprintf(out, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-					rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fprintf(out, "</td><td>%s</td></tr>\n", rp_fmt_us(l->max, c, sizeof(c)));
-		}
-	fputs("</table></div></section>\n", out);
-}

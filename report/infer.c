@@ -250,7 +250,7 @@ bool rp_est_testable(const struct rp_est *e)
 }
 
 /* The word is lib/stats.h's, shared with fslab run's stopping rule. */
-enum rp_dir rp_dir_of(double lo, double hi, double delta)
+static enum rp_dir rp_dir_of(double lo, double hi, double delta)
 {
 	switch (fslab_ratio_word_of(lo, hi, delta)) {
 	case FSLAB_RATIO_SLOWER:

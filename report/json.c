@@ -13,11 +13,6 @@
 #define FSLAB_VERSION "0.0.0"
 #endif
 
-static json_object *js_num(double v)
-{
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(v);
-}
-
 static json_object *js_pair(double a, double b)
 {
 	json_object *arr;
@@ -36,11 +31,11 @@ static json_object *js_pair(double a, double b)
 static void js_put_cmp(json_object *o, const struct rp_cmp *c, const char *ratio_key,
 		       const char *p_key, const char *p_adj_key, const char *word)
 {
-	json_object_object_add(o, ratio_key, js_num(c->ratio));
+	json_object_object_add(o, ratio_key, rp_json_num(c->ratio));
 	json_object_object_add(o, "ratio_ci95", js_pair(c->lo, c->hi));
-	json_object_object_add(o, p_key, js_num(c->p));
-	json_object_object_add(o, p_adj_key, js_num(c->p_adj));
-	json_object_object_add(o, "resolvable_fraction", js_num(c->resolve));
+	json_object_object_add(o, p_key, rp_json_num(c->p));
+	json_object_object_add(o, p_adj_key, rp_json_num(c->p_adj));
+	json_object_object_add(o, "resolvable_fraction", rp_json_num(c->resolve));
 	json_object_object_add(o, "verdict", json_object_new_string(word));
 }
 
@@ -105,9 +100,9 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_object_add(x, "filesystem", json_object_new_string(row->e->fs));
 		json_object_object_add(x, "run", json_object_new_string(row->e->run->tag));
 		json_object_object_add(x, "label", json_object_new_string(row->e->label));
-		json_object_object_add(x, "score_kib_s", js_num(row->s.score));
-		json_object_object_add(x, "median_kib_s", js_num(row->s.median));
-		json_object_object_add(x, "mean_kib_s", js_num(row->s.mean));
+		json_object_object_add(x, "score_kib_s", rp_json_num(row->s.score));
+		json_object_object_add(x, "median_kib_s", rp_json_num(row->s.median));
+		json_object_object_add(x, "mean_kib_s", rp_json_num(row->s.mean));
 		json_object_object_add(x, "ci95_kib_s",
 				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
 		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
@@ -175,7 +170,7 @@ static json_object *js_order(const struct rp_summary *s)
 		json_object_object_add(x, "run", json_object_new_string(s->order[i].run->tag));
 		json_object_object_add(x, "test",
 				       json_object_new_string(fslab_test_to_string(s->order[i].test)));
-		json_object_object_add(x, "first_to_last_ratio", js_num(s->order[i].ratio));
+		json_object_object_add(x, "first_to_last_ratio", rp_json_num(s->order[i].ratio));
 		json_object_object_add(x, "ratio_ci", js_pair(s->order[i].lo, s->order[i].hi));
 		json_object_object_add(x, "trials", json_object_new_int((int)s->order[i].trials));
 		json_object_array_add(a, x);
@@ -248,7 +243,7 @@ static json_object *js_claims(const struct rp_data *d)
 		json_object_object_add(x, "verdict", json_object_new_string(rp_claim_word(c->word)));
 		json_object_object_add(x, "decided_by", json_object_new_string(c->decides));
 		if (k == RP_N_CLAIMS - 1)
-			json_object_object_add(x, "headline_over_probe", js_num(c->figure));
+			json_object_object_add(x, "headline_over_probe", rp_json_num(c->figure));
 		for (size_t i = 0; i < c->n; i++) {
 			const struct rp_claim_run *l = &c->runs[i];
 			json_object *y = json_object_new_object(), *z = NULL;
@@ -271,6 +266,45 @@ static json_object *js_claims(const struct rp_data *d)
 	return a;
 }
 
+static json_object *rp_latency_json(const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+	json_object *o;
+
+	if (!s->lat_tests)
+		return NULL;
+	o = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		json_object *a;
+
+		if (!(s->lat_tests & (1u << t)))
+			continue;
+		a = json_object_new_array();
+		for (size_t i = 0; i < s->n; i++) {
+			const struct rp_lat_row *l = rp_lat_row(s, t, i);
+			json_object *x;
+
+			if (!l->has)
+				continue;
+			x = json_object_new_object();
+			json_object_object_add(x, "label", json_object_new_string(d->all[i]->label));
+			json_object_object_add(x, "cells", json_object_new_int((int)l->n_cells));
+			json_object_object_add(x, "p50_us_median", rp_json_num(l->p50));
+			json_object_object_add(x, "p99_us_worst", rp_json_num(l->p99));
+			if (!isnan(l->p99)) {
+				json_object *c = json_object_new_object();
+				json_object_object_add(c, "file_kib", json_object_new_int64((int64_t)l->p99_file_kib));
+				json_object_object_add(c, "record_kib",
+						       json_object_new_int64((int64_t)l->p99_record_kib));
+				json_object_object_add(x, "p99_worst_cell", c);
+			}
+			json_object_object_add(x, "max_us", rp_json_num(l->max));
+			json_object_array_add(a, x);
+		}
+		json_object_object_add(o, fslab_test_to_string(t), a);
+	}
+	return o;
+}
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	const struct rp_summary *s = d->sum;
@@ -285,10 +319,10 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(o, "comparisons", json_object_new_int((int)s->n_comparisons));
 	json_object_object_add(o, "change_comparisons", json_object_new_int((int)s->n_chg_comparisons));
 	json_object_object_add(o, "equivalence_fraction", json_object_new_double(s->delta));
-	json_object_object_add(o, "prior_df", js_num(s->vm->all.d0));
-	json_object_object_add(o, "prior_log_variance", js_num(s->vm->all.s02));
-	json_object_object_add(o, "prior_df_blocked", js_num(s->vm->blocked.d0));
-	json_object_object_add(o, "filesystem_noise_spread", js_num(s->vm->fs_spread));
+	json_object_object_add(o, "prior_df", rp_json_num(s->vm->all.d0));
+	json_object_object_add(o, "prior_log_variance", rp_json_num(s->vm->all.s02));
+	json_object_object_add(o, "prior_df_blocked", rp_json_num(s->vm->blocked.d0));
+	json_object_object_add(o, "filesystem_noise_spread", rp_json_num(s->vm->fs_spread));
 	json_object_object_add(root, "inference", o);
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
@@ -332,47 +366,3 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	return r;
 }
 
-static json_object *lt_num(double v)
-{
-	return isnan(v) ? NULL : json_object_new_double(v);
-}
-
-json_object *rp_latency_json(const struct rp_data *d)
-{
-	const struct rp_summary *s = d->sum;
-	json_object *o;
-
-	if (!s->lat_tests)
-		return NULL;
-	o = json_object_new_object();
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		json_object *a;
-
-		if (!(s->lat_tests & (1u << t)))
-			continue;
-		a = json_object_new_array();
-		for (size_t i = 0; i < s->n; i++) {
-			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			json_object *x;
-
-			if (!l->has)
-				continue;
-			x = json_object_new_object();
-			json_object_object_add(x, "label", json_object_new_string(d->all[i]->label));
-			json_object_object_add(x, "cells", json_object_new_int((int)l->n_cells));
-			json_object_object_add(x, "p50_us_median", lt_num(l->p50));
-			json_object_object_add(x, "p99_us_worst", lt_num(l->p99));
-			if (!isnan(l->p99)) {
-				json_object *c = json_object_new_object();
-				json_object_object_add(c, "file_kib", json_object_new_int64((int64_t)l->p99_file_kib));
-				json_object_object_add(c, "record_kib",
-						       json_object_new_int64((int64_t)l->p99_record_kib));
-				json_object_object_add(x, "p99_worst_cell", c);
-			}
-			json_object_object_add(x, "max_us", lt_num(l->max));
-			json_object_array_add(a, x);
-		}
-		json_object_object_add(o, fslab_test_to_string(t), a);
-	}
-	return o;
-}

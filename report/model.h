@@ -271,10 +271,6 @@ bool rp_est_testable(const struct rp_est *e);
  * equivalence margin delta (0.05: +-5%). */
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
 		struct rp_cmp *c);
-/* The verdict an interval gives: slower when hi < 1, faster when lo > 1,
- * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
- * without an interval. */
-enum rp_dir rp_dir_of(double lo, double hi, double delta);
 
 /* "The same filesystem in two runs": entries a and b, of one filesystem
  * name in two runs, compared in one test. */
@@ -284,9 +280,6 @@ struct rp_same_fs {
 	double median_a, median_b; /* plateau scores */
 	struct rp_cmp cmp;         /* b against a: the change matrix's (or the matrix's) */
 };
-/* Every such pair (in entry order) and test of tests with a plateau on
- * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
-int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
 
 /* ---- the CrystalDiskMark panel (cdm.c) ---- */
 #define RP_CDM_MAX_ROWS 32
@@ -414,8 +407,6 @@ struct rp_summary {
  * verdicts, changes and banners into d->sum; delta is the equivalence
  * margin (RP_EQUIVALENCE_DEFAULT).  0 or -ENOMEM. */
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta);
-/* The variance pool of entry e in test t: its run's test. */
-size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t);
 /* Entry i against entry j in test t, in the matrix's family; false when
  * either has no ranked data there. */
 bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);
@@ -424,10 +415,6 @@ void rp_summary_free(struct rp_summary *s);
 void rp_order_effects(struct rp_summary *s, const struct rp_data *d);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
-/* Family f's tests in a run of tests run; *descriptive: they are only
- * described (small files without its many-files tests: the cells with
- * files up to 1 MiB of the IOzone tests), never tested. */
-unsigned rp_family_tests(int f, unsigned run, bool *descriptive);
 
 struct rp_fam_in {
 	const char *label;

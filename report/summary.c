@@ -50,7 +50,10 @@ const char *rp_family_name(int f)
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].name : "?";
 }
 
-unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
+/* Family f's tests in a run of tests run; *descriptive: they are only
+ * described (small files without its many-files tests: the cells with
+ * files up to 1 MiB of the IOzone tests), never tested. */
+static unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
 {
 	*descriptive = false;
 	if (f < 0 || f >= RP_N_FAMILIES)
@@ -429,6 +432,12 @@ static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
 	free(in);
 }
 
+/* The variance pool of entry e in test t: its run's test. */
+static size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
+{
+	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
+}
+
 /* Later entry b against a (the first run's of that filesystem) in each
  * test: their estimates into est[t][0..1] (a, b); has and partial. */
 static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigned tests,
@@ -787,11 +796,6 @@ static void sm_matrix_test(struct rp_summary *s, enum fslab_test t,
 		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
 }
 
-size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
-{
-	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
-}
-
 /* The variance model over every ranked score, each cell's estimate, the
  * family's size and each cell's comparison with its test's best.  0 or
  * -ENOMEM. */
@@ -853,6 +857,87 @@ bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct r
 		return false;
 	rp_compare(&x->est, &y->est, s->n_comparisons, s->delta, c);
 	return true;
+}
+
+struct rk_rows {
+	struct rp_same_fs *v;
+	size_t n, cap;
+};
+
+/* The one verdict of b against a in test t: the change matrix's cell when
+ * the pair is one of its columns, else the matrix family's pair (every
+ * pair of a test is in it) - never a second test of the same pair. */
+static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, enum fslab_test t, struct rp_cmp *c)
+{
+	const struct rp_summary *s = d->sum;
+
+	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_chg; i++)
+		if (s->chg[i].a == a && s->chg[i].b == b && s->chg[i].t[t].has) {
+			*c = s->chg[i].t[t].cmp;
+			return;
+		}
+	rp_sum_pair(s, t, b->idx, a->idx, c);
+}
+
+/* Entries a and b (one filesystem in two runs) in each test they both
+ * have a plateau in, appended to rows.  0 or -ENOMEM. */
+static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_score sa, sb;
+
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+			rp_score_free(&sa);
+			continue;
+		}
+		if (rows->n == rows->cap) {
+			size_t cap = rows->cap ? rows->cap * 2 : 16;
+			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
+
+			if (!v) {
+				rp_score_free(&sa);
+				rp_score_free(&sb);
+				return -ENOMEM;
+			}
+			rows->v = v;
+			rows->cap = cap;
+		}
+		rows->v[rows->n] = (struct rp_same_fs){
+			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
+		};
+		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
+		rp_score_free(&sa);
+		rp_score_free(&sb);
+	}
+	return 0;
+}
+
+/* Every pair of entries of one filesystem name in two runs (in entry
+ * order) and test of tests with a plateau on both sides; *rows is malloc'd
+ * (NULL when none).  0 or -ENOMEM. */
+static int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
+{
+	struct rk_rows r = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < d->n_all && rc == 0; i++)
+		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
+				rc = rk_same_fs_pair(d, a, b, tests, &r);
+		}
+	*rows = r.v;
+	*n = r.n;
+	return rc;
 }
 
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
@@ -927,82 +1012,4 @@ void rp_summary_free(struct rp_summary *s)
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i)
 {
 	return &s->m[(size_t)t * s->n + i];
-}
-
-struct rk_rows {
-	struct rp_same_fs *v;
-	size_t n, cap;
-};
-
-/* The one verdict of b against a in test t: the change matrix's cell when
- * the pair is one of its columns, else the matrix family's pair (every
- * pair of a test is in it) - never a second test of the same pair. */
-static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
-			   const struct rp_entry *b, enum fslab_test t, struct rp_cmp *c)
-{
-	const struct rp_summary *s = d->sum;
-
-	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
-			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->n_chg; i++)
-		if (s->chg[i].a == a && s->chg[i].b == b && s->chg[i].t[t].has) {
-			*c = s->chg[i].t[t].cmp;
-			return;
-		}
-	rp_sum_pair(s, t, b->idx, a->idx, c);
-}
-
-/* Entries a and b (one filesystem in two runs) in each test they both
- * have a plateau in, appended to rows.  0 or -ENOMEM. */
-static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
-			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
-{
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct rp_score sa, sb;
-
-		if (!(tests & (1u << t)))
-			continue;
-		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
-			rp_score_free(&sa);
-			continue;
-		}
-		if (rows->n == rows->cap) {
-			size_t cap = rows->cap ? rows->cap * 2 : 16;
-			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
-
-			if (!v) {
-				rp_score_free(&sa);
-				rp_score_free(&sb);
-				return -ENOMEM;
-			}
-			rows->v = v;
-			rows->cap = cap;
-		}
-		rows->v[rows->n] = (struct rp_same_fs){
-			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
-		};
-		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
-		rp_score_free(&sa);
-		rp_score_free(&sb);
-	}
-	return 0;
-}
-
-int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
-{
-	struct rk_rows r = { 0 };
-	int rc = 0;
-
-	for (size_t i = 0; i < d->n_all && rc == 0; i++)
-		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
-			const struct rp_entry *a = d->all[i], *b = d->all[j];
-
-			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
-				rc = rk_same_fs_pair(d, a, b, tests, &r);
-		}
-	*rows = r.v;
-	*n = r.n;
-	return rc;
 }

@@ -38,8 +38,6 @@ int rp_latency_text(FILE *out, const struct rp_data *d);
 int rp_cdm_text(FILE *out, const struct rp_data *d);
 void rp_cdm_html(FILE *out, const struct rp_data *d);
 json_object *rp_cdm_json(const struct rp_data *d);
-void rp_latency_html(FILE *out, const struct rp_data *d);
-json_object *rp_latency_json(const struct rp_data *d);
 /* The claims' lines for the first screen, and the section with each run's
  * evidence. */
 void rp_claims_text_first(FILE *out, const struct rp_data *d);
