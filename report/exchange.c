@@ -228,7 +228,8 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone_report *rep,
 			  size_t *ok, size_t *skipped)
 {
-	char *text = NULL, err[8 * PATH_MAX + 1024], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	char *text = NULL, e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t len = 0;
 	int r;
 
@@ -238,10 +239,10 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 		fslab_error("%s: cannot read: %s", e2, fslab_input_strerror(r));
 		return r;
 	}
-	r = fslab_iozone_parse(text, len, rep, err, sizeof(err));
+	r = fslab_iozone_parse(text, len, rep, &err);
 	free(text);
 	if (r < 0) {
-		fslab_error("%s: %s", e2, fslab_escape_ctrl(err, e1, sizeof(e1)));
+		fslab_error("%s: %s", e2, fslab_escape_ctrl(err.msg, e1, sizeof(e1)));
 		return r;
 	}
 	*ok = *skipped = 0;

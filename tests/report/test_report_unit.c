@@ -515,10 +515,10 @@ END_TEST
 START_TEST(t_iozone_parse)
 {
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_iozone_parse(iozone_text, strlen(iozone_text), &r, err, sizeof(err)) == 0,
-		      "%s", err);
+	ck_assert_msg(fslab_iozone_parse(iozone_text, strlen(iozone_text), &r, &err) == 0,
+		      "%s", err.msg);
 	ck_assert(r.has_text && r.has_excel);
 	ck_assert_str_eq(r.command, "iozone -a -g 32m");
 	/* 3 rows x 13 from the table + 7 zero cells only in -R's Writer report
@@ -533,7 +533,7 @@ START_TEST(t_iozone_parse)
 
 	/* not NUL-terminated: a prefix of the buffer parses on its own */
 	size_t cut = (size_t)(strstr(iozone_text, "           32768") - iozone_text);
-	ck_assert_int_eq(fslab_iozone_parse(iozone_text, cut, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_iozone_parse(iozone_text, cut, &r, &err), 0);
 	ck_assert_uint_eq(r.n, 2 * 13);
 	fslab_iozone_report_free(&r);
 }
@@ -553,16 +553,16 @@ START_TEST(t_iozone_short_rows)
 		"\"Random read report\"\n\"4\"\n\"64\" 102\n"
 		"\"Random write report\"\n\"4\"\n\"64\" 103\n";
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_iozone_parse(with_r, strlen(with_r), &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_iozone_parse(with_r, strlen(with_r), &r, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(r.n, 4);
 	ck_assert_double_eq(iz_get(&r, 64, 4, FSLAB_TEST_RANDOM_READ)->kib_s, 102);
 	ck_assert_ptr_null(iz_get(&r, 64, 4, FSLAB_TEST_READ));
 	fslab_iozone_report_free(&r);
 	/* the table alone: positional */
 	size_t cut = (size_t)(strstr(with_r, "Excel") - with_r);
-	ck_assert_int_eq(fslab_iozone_parse(with_r, cut, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_iozone_parse(with_r, cut, &r, &err), 0);
 	ck_assert_uint_eq(r.n, 4);
 	ck_assert_double_eq(iz_get(&r, 64, 4, FSLAB_TEST_READ)->kib_s, 102);
 	fslab_iozone_report_free(&r);
@@ -572,7 +572,7 @@ END_TEST
 START_TEST(t_iozone_bad)
 {
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	static const char *const bad[][2] = {
 		{ "kB reclen write\n64 4 12x\n", "line 2: column 3 ('12x')" },
 		{ "kB reclen write\n64 4\n", "line 2: expected a row" },
@@ -586,9 +586,10 @@ START_TEST(t_iozone_bad)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = fslab_iozone_parse(bad[i][0], strlen(bad[i][0]), &r, err, sizeof(err));
+		int rc = fslab_iozone_parse(bad[i][0], strlen(bad[i][0]), &r, &err);
 		ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
-		ck_assert_msg(strstr(err, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+		ck_assert_msg(strstr(err.msg, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err.msg, bad[i][1]);
+		ck_assert_int_eq(err.code, -EINVAL);
 		ck_assert_ptr_null(r.cells);
 	}
 }
@@ -599,14 +600,15 @@ START_TEST(t_iozone_write_wide_numbers)
 {
 	struct fslab_iozone_report r = { 0 }, back;
 	struct fslab_iozone_cell c = { 256, 12013776, FSLAB_TEST_READ, 123456789, 0 };
-	char *text = NULL, err[256];
+	char *text = NULL;
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_int_eq(fslab_iozone_add(&r, &c), 0);
 	ck_assert_int_eq(fslab_iozone_write(f, &r, true), 0);
 	fclose(f);
-	ck_assert_msg(fslab_iozone_parse(text, len, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_iozone_parse(text, len, &back, &err) == 0, "%s", err.msg);
 	ck_assert_ptr_nonnull(iz_get(&back, 256, 12013776, FSLAB_TEST_READ));
 	ck_assert_double_eq(iz_get(&back, 256, 12013776, FSLAB_TEST_READ)->kib_s, 123456789);
 	fslab_iozone_report_free(&back);
