@@ -256,8 +256,7 @@ static void cd_html_side(FILE *out, const struct rp_cdm_side *s, bool iops)
 	char v[64];
 
 	fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
-	rp_html_escape(out, cd_value(s, iops, v, sizeof(v)));
-	fputs("</td>", out);
+	rp_html_put(out, "", cd_value(s, iops, v, sizeof(v)), "</td>");
 }
 
 void rp_cdm_html(FILE *out, const struct rp_data *d)
@@ -275,13 +274,9 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	for (size_t e = 0; e < p->n_entries; e++) {
 		if (!rp_cdm_entry_has(p, e))
 			continue;
-		fputs("<h3>", out);
-		rp_html_escape(out, d->all[e]->label);
-		fputs("</h3>\n", out);
+		rp_html_put(out, "<h3>", d->all[e]->label, "</h3>\n");
 		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0]) {
-			fputs("<p>", out);
-			rp_html_escape(out, note);
-			fputs("</p>\n", out);
+			rp_html_put(out, "<p>", note, "</p>\n");
 		}
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
 		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
@@ -291,16 +286,13 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 
 			if (!rd->c && !wr->c)
 				continue;
-			fputs("<tr><th class=l>", out);
-			rp_html_escape(out, p->rows[r].name);
-			fputs("</th>", out);
+			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
 			cd_html_side(out, rd, false);
 			cd_html_side(out, rd, true);
 			cd_html_side(out, wr, false);
 			cd_html_side(out, wr, true);
-			fputs("<td class=l>", out);
-			rp_html_escape(out, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
-			fputs("</td></tr>\n", out);
+			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)),
+				    "</td></tr>\n");
 		}
 		fputs("</table></div>\n", out);
 	}
@@ -310,23 +302,19 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	      "the best while the row has an unflagged one.</p>\n"
 	      "<div class=scroll><table><tr><th class=l>row</th><th class=l></th>", out);
 	for (size_t e = 0; e < p->n_entries; e++) {
-		fputs("<th class=l>", out);
-		rp_html_escape(out, d->all[e]->label);
-		fputs("</th>", out);
+		rp_html_put(out, "<th class=l>", d->all[e]->label, "</th>");
 	}
 	fputs("</tr>\n", out);
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (int k = 0; k < 2; k++) {
-			fputs("<tr><td class=l>", out);
-			rp_html_escape(out, p->rows[r].name);
+			rp_html_put(out, "<tr><td class=l>", p->rows[r].name, "");
 			fprintf(out, "</td><td class=l>%s</td>", cd_side_names[k]);
 			for (size_t e = 0; e < p->n_entries; e++) {
 				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
 
 				fprintf(out, "<td class=\"l %s\">",
 					s->compared ? rp_dir_class(s->cmp.dir) : s->best ? rp_dir_class(RP_DIR_BEST) : "");
-				rp_html_escape(out, cd_verdict(s, v, sizeof(v)));
-				fputs("</td>", out);
+				rp_html_put(out, "", cd_verdict(s, v, sizeof(v)), "</td>");
 			}
 			fputs("</tr>\n", out);
 		}

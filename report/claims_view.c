@@ -42,8 +42,7 @@ void rp_claims_html_first(FILE *out, const struct rp_data *d)
 	for (int k = 0; k < RP_N_CLAIMS; k++) {
 		cl_line(&cs->c[k], k, line, sizeof(line));
 		fprintf(out, "<li class=\"claim-%s\" data-claim=%d>", rp_claim_class(cs->c[k].word), k + 1);
-		rp_html_escape(out, line);
-		fputs("</li>\n", out);
+		rp_html_put(out, "", line, "</li>\n");
 	}
 	fputs("</ul>\n<p class=legend>Judged on the honest runs with the summary's intervals; each "
 	      "run's evidence: <a href=\"#claims-2023\">the 2023 claims</a>.</p></section>\n",
@@ -99,17 +98,14 @@ void rp_claims_html(FILE *out, const struct rp_data *d)
 			if (i == 0) {
 				fprintf(out, "<tr><td class=l rowspan=%zu>(%d) %s<br><b class=%s>%s</b>: ",
 					c->n, k + 1, c->title, rp_claim_class(c->word), rp_claim_word(c->word));
-				rp_html_escape(out, c->decides);
-				fputs("</td>", out);
+				rp_html_put(out, "", c->decides, "</td>");
 			} else {
 				fputs("<tr>", out);
 			}
-			fputs("<td class=l>", out);
-			rp_html_escape(out, l->run->tag);
+			rp_html_put(out, "<td class=l>", l->run->tag, "");
 			fprintf(out, "</td><td class=l>%s</td><td class=\"l %s\">%s</td><td class=l>",
 				i == 0 ? "warm" : "honest", rp_claim_class(l->word), rp_claim_word(l->word));
-			rp_html_escape(out, l->evidence);
-			fputs("</td></tr>\n", out);
+			rp_html_put(out, "", l->evidence, "</td></tr>\n");
 		}
 	}
 	fprintf(out, "</table>\n<h3>(5) The 2023 headline against the device</h3>\n<p><b class=%s>%s</b>: ",
@@ -119,9 +115,7 @@ void rp_claims_html(FILE *out, const struct rp_data *d)
 	      "device did in fslab run's O_DIRECT probe:</p><ul>\n",
 	      out);
 	for (size_t i = 0; i < cs->n_headline; i++) {
-		fputs("<li>", out);
-		rp_html_escape(out, cs->headline[i]);
-		fputs("</li>\n", out);
+		rp_html_put(out, "<li>", cs->headline[i], "</li>\n");
 	}
 	fputs("</ul></section>\n", out);
 }

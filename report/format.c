@@ -26,6 +26,13 @@ void rp_html_escape(FILE *out, const char *s)
 	}
 }
 
+void rp_html_put(FILE *out, const char *before, const char *text, const char *after)
+{
+	fputs(before, out);
+	rp_html_escape(out, text);
+	fputs(after, out);
+}
+
 char *rp_fmt_p(double p, char *buf, size_t len)
 {
 	if (isnan(p))

@@ -58,6 +58,8 @@ const char *rp_claim_word(enum rp_claim_word w);
 #define RP_SIZES_MAX 64
 void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
 void rp_html_escape(FILE *out, const char *s);
+/* before, text escaped, after: "<td>", name, "</td>". */
+void rp_html_put(FILE *out, const char *before, const char *text, const char *after);
 /* A latency in microseconds: "12.5", "1340", "-" (NaN). */
 char *rp_fmt_us(double v, char *buf, size_t len);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */

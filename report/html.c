@@ -47,12 +47,9 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn",
 					 fslab_escape_ctrl(path, esc, sizeof(esc)));
-	fputs("<figure><img alt=\"", out);
-	rp_html_escape(out, p->title);
-	fputs("\" src=\"data:image/png;base64,", out);
+	rp_html_put(out, "<figure><img alt=\"", p->title, "\" src=\"data:image/png;base64,");
 	ht_base64(out, (const unsigned char *)data, len);
-	fputs("\"><figcaption>", out);
-	rp_html_escape(out, p->title);
+	rp_html_put(out, "\"><figcaption>", p->title, "");
 	fprintf(out, " <span class=\"files\">(plots/%s.png, .svg)</span></figcaption></figure>\n",
 		p->name);
 	free(data);
@@ -116,8 +113,7 @@ static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t noth)
 		char names[512];
 		fprintf(out, "<p>%zu cells carry a flag this fslab report does not know, as the CSV names it: ",
 			noth);
-		rp_html_escape(out, rp_other_flags_all(d, names, sizeof(names)));
-		fputs(".</p>\n", out);
+		rp_html_put(out, "", rp_other_flags_all(d, names, sizeof(names)), ".</p>\n");
 	}
 	if (!any)
 		fputs("<p>No cell is flagged.</p>\n", out);
@@ -138,8 +134,7 @@ static void ht_row_data(FILE *out, const struct rp_entry *e, const char *state, 
 {
 	char fl[24];
 
-	fputs(" data-label=\"", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, " data-label=\"", e->label, "");
 	fprintf(out, "\" data-state=%s data-aside=%d data-flags=\"%s\"", state, aside,
 		rp_flag_letters(flags, "", fl, sizeof(fl)));
 }
@@ -156,8 +151,7 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	ht_row_data(out, row->e, row->e->partial[t] ? "partial" : "ranked", row->aside, row->s.flags);
 	fprintf(out, "><td>%zu</td><td class=l>", i + 1);
 	rp_html_escape(out, row->e->fs);
-	fputs("</td><td class=l>", out);
-	rp_html_escape(out, row->e->run->tag);
+	rp_html_put(out, "</td><td class=l>", row->e->run->tag, "");
 	fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
 		fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
@@ -194,9 +188,7 @@ static void ht_not_ranked(FILE *out, const struct rp_entry *e, const char *why)
 {
 	fputs("<tr class=bad", out);
 	ht_row_data(out, e, "not-ranked", false, 0);
-	fputs("><td>-</td><td class=l>", out);
-	rp_html_escape(out, e->fs);
-	fputs("</td><td class=l>", out);
+	rp_html_put(out, "><td>-</td><td class=l>", e->fs, "</td><td class=l>");
 	rp_html_escape(out, e->run->tag);
 	fprintf(out, "</td><td colspan=8 class=l>not ranked: %s</td></tr>\n", why);
 }
@@ -210,12 +202,10 @@ static void ht_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 
 	if (!first)
 		return;
-	fputs("<p class=bad>", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, "<p class=bad>", e->label, "");
 	fprintf(out, ": %u failed, %u skipped rows; first at %s file, %s records: ", nf, ns,
 		rp_fmt_size(first->file_kib, a, sizeof(a)), rp_fmt_size(first->record_kib, b, sizeof(b)));
-	rp_html_escape(out, first->problem);
-	fputs("</p>\n", out);
+	rp_html_put(out, "", first->problem, "</p>\n");
 }
 
 static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
@@ -258,8 +248,7 @@ static void ht_same_fs(FILE *out, const struct rp_data *d)
 		const struct rp_same_fs *r = &rows[i];
 		char ci[64];
 
-		fputs("<tr><td class=l>", out);
-		rp_html_escape(out, r->a->fs);
+		rp_html_put(out, "<tr><td class=l>", r->a->fs, "");
 		fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(r->test));
 		rp_html_escape(out, r->a->run->tag);
 		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
@@ -331,8 +320,7 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		bool table = false;
 
 		fprintf(out, "<h3 id=\"run-rank-%zu\">", r + 1);
-		rp_html_escape(out, d->runs[r].tag);
-		fputs("</h3>\n", out);
+		rp_html_put(out, "", d->runs[r].tag, "</h3>\n");
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			if (tests & (1u << t))
 				ht_run_test_row(out, d, &d->sum->rank[t], &d->runs[r], &table);
@@ -350,9 +338,7 @@ static void ht_cell_td(FILE *out, const struct rp_cell *c)
 	char m[24];
 
 	if (!c->n_ok) {
-		fputs("<td class=bad title=\"", out);
-		rp_html_escape(out, c->problem);
-		fputs("\">&times;</td>", out);
+		rp_html_put(out, "<td class=bad title=\"", c->problem, "\">&times;</td>");
 		return;
 	}
 	/* the class says the flags; the title only what it does not */
@@ -383,8 +369,7 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	}
 	if (!nr)
 		return;
-	fputs("<details><summary>", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, "<details><summary>", e->label, "");
 	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
 		fslab_test_to_string(t), end - e->test_first[t], npc, nfu, nbad);
 	fputs("<div class=scroll><table class=cells><tr><th>file \\ record</th>", out);
@@ -425,8 +410,7 @@ static void ht_manifest_value(FILE *out, json_object *val)
 		json_object_object_foreach(val, k2, v2)
 		{
 			fputs(sep, out);
-			rp_html_escape(out, k2);
-			fputs(": ", out);
+			rp_html_put(out, "", k2, ": ");
 			ht_scalar(out, v2);
 			sep = "; ";
 		}
@@ -477,11 +461,8 @@ static void ht_manifest_filesystems(FILE *out, json_object *manifest)
 
 static void ht_manifest(FILE *out, const struct rp_run *r)
 {
-	fputs("<h3>", out);
-	rp_html_escape(out, r->tag);
-	fputs(": ", out);
-	rp_html_escape(out, r->dir);
-	fputs("</h3>\n", out);
+	rp_html_put(out, "<h3>", r->tag, ": ");
+	rp_html_put(out, "", r->dir, "</h3>\n");
 	if (!r->manifest) {
 		fputs("<p>No manifest.json in this directory (imported or hand-made results): machine, "
 		      "device and options are unknown.</p>\n",
@@ -493,9 +474,7 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 	{
 		if (strcmp(key, "filesystems") == 0 || strcmp(key, "spec") == 0)
 			continue;
-		fputs("<dt>", out);
-		rp_html_escape(out, key);
-		fputs("</dt><dd>", out);
+		rp_html_put(out, "<dt>", key, "</dt><dd>");
 		ht_manifest_value(out, val);
 		fputs("</dd>\n", out);
 	}
@@ -520,13 +499,9 @@ static void ht_runs(FILE *out, const struct rp_data *d)
 		     "director%s:</p><ul>\n",
 		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
 	for (size_t i = 0; i < d->n_runs; i++) {
-		fputs("<li><b>", out);
-		rp_html_escape(out, d->runs[i].tag);
-		fputs("</b>: ", out);
+		rp_html_put(out, "<li><b>", d->runs[i].tag, "</b>: ");
 		rp_html_escape(out, d->runs[i].dir);
-		fputs(" (cache mode ", out);
-		rp_html_escape(out, d->runs[i].cache);
-		fputs(")</li>\n", out);
+		rp_html_put(out, " (cache mode ", d->runs[i].cache, ")</li>\n");
 	}
 	fputs("</ul></section>\n", out);
 }
@@ -566,9 +541,7 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 	      out);
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
-		fputs("<tr><td class=l>", out);
-		rp_html_escape(out, e->fs);
-		fputs("</td><td class=l>", out);
+		rp_html_put(out, "<tr><td class=l>", e->fs, "</td><td class=l>");
 		rp_html_escape(out, e->run->tag);
 		fprintf(out, "</td><td>%zu</td><td>%zu</td><td%s>%zu</td><td%s>%zu</td><td>%zu</td><td>%zu</td>",
 			e->n_rows, e->n_cells, e->n_flag_pc ? " class=pc" : "", e->n_flag_pc,
@@ -581,9 +554,8 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 			fprintf(out, "<td>%.0f</td>", e->info.device_read_kib_s);
 		else
 			fputs("<td>unknown</td>", out);
-		fputs("<td class=l>", out);
-		rp_html_escape(out, e->info.mount_method[0] ? e->info.mount_method : "-");
-		fputs("</td></tr>\n", out);
+		rp_html_put(out, "<td class=l>", e->info.mount_method[0] ? e->info.mount_method : "-",
+			    "</td></tr>\n");
 	}
 	fputs("</table></section>\n", out);
 }
