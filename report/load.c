@@ -1,6 +1,7 @@
 /* Loading results directories: every <fs>.csv through lib/results.h's
  * reader, and manifest.json through lib/manifest.h (optional; any key may
  * be missing, a value outside what fslab writes is refused by name). */
+#include "err.h"
 #include "fileutil.h"
 #include "log.h"
 #include "termtext.h"
@@ -272,7 +273,7 @@ static const char *ld_impossible(const struct fslab_manifest *m, const struct fs
 }
 
 static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
-		  const char *path, const char *fs, const struct fslab_manifest *m)
+		  const char *path, const char *fs, const struct fslab_manifest *m, struct fslab_err *fe)
 {
 	unsigned long damaged = 0, first_damaged = 0;
 	char why[256];
@@ -288,10 +289,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	snprintf(e->csv, sizeof(e->csv), "%s", path);
 	e->run = run;
 	r = fslab_results_open_at(dfd, name, path, &rd, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("%s", E1(err));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "%s", E1(err));
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1 || r == -EILSEQ) {
 		if (r == -EILSEQ) {
 			/* a damaged line is named and counted, never ranked */
@@ -348,7 +347,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	}
 	fslab_results_close(rd);
 	if (r < 0) {
-		fslab_error("%s", E1(err));
+		fslab_err_set(fe, r, "%s", E1(err));
 		goto out;
 	}
 	e->n_damaged = damaged;
@@ -359,7 +358,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	r = ld_build_cells(e, rows, n);
 	if (r < 0)
-		fslab_error("%s: out of memory", E1(path));
+		fslab_err_set(fe, r, "%s: out of memory", E1(path));
 out:
 	for (size_t i = 0; i < n; i++)
 		free(rows[i].problem);
@@ -374,7 +373,7 @@ static int ld_cmp_str(const void *a, const void *b)
 
 /* manifest.json through lib/manifest.h: every value checked.  *out stays
  * NULL when there is none. */
-static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
+static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out, struct fslab_err *fe)
 {
 	char path[PATH_MAX + 16], err[PATH_MAX + 1024];
 	int r, fd;
@@ -386,19 +385,15 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 	fd = fslab_manifest_open_at(dfd);
 	if (fd == -ENOENT)
 		return 0;
-	if (fd < 0) {
-		fslab_error("%s: %s", E1(path),
-			    fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
-			    : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
-					    : strerror(-fd));
-		return fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd;
-	}
+	if (fd < 0)
+		return fslab_err_set(fe, fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd, "%s: %s", E1(path),
+				     fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
+				     : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
+						     : strerror(-fd));
 	r = fslab_manifest_read_fd(fd, path, out, err, sizeof(err));
 	close(fd);
-	if (r < 0) {
-		fslab_error("%s; fix or remove the manifest", E1(err));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "%s; fix or remove the manifest", E1(err));
 	run->manifest = json_object_get((*out)->json);
 	if ((*out)->cache != FSLAB_CACHE_MODE_INVALID)
 		snprintf(run->cache, sizeof(run->cache), "%s", fslab_cache_mode_to_string((*out)->cache));
@@ -420,7 +415,7 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 }
 
 /* The sorted names of the <fs>.csv files in the directory dfd. */
-static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
+static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out, struct fslab_err *fe)
 {
 	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), r = 0;
 	DIR *dh = lfd >= 0 ? fdopendir(lfd) : NULL;
@@ -432,8 +427,7 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 		r = -errno;
 		if (lfd >= 0)
 			close(lfd);
-		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	}
 	while ((de = readdir(dh))) {
 		size_t l = strlen(de->d_name);
@@ -459,7 +453,7 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 	if (r == 0 && n)
 		qsort(names, n, sizeof(*names), ld_cmp_str);
 	if (r < 0)
-		fslab_error("results directory %s: out of memory", E1(dir));
+		fslab_err_set(fe, r, "results directory %s: out of memory", E1(dir));
 	*out = names;
 	*n_out = n;
 	return r;
@@ -467,27 +461,23 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 
 /* One entry per CSV, with the manifest's facts on its filesystem. */
 static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **names, size_t n,
-		      const struct fslab_manifest *m)
+		      const struct fslab_manifest *m, struct fslab_err *fe)
 {
 	run->entries = calloc(n, sizeof(*run->entries));
-	if (!run->entries) {
-		fslab_error("%s: out of memory", E1(run->dir));
-		return -ENOMEM;
-	}
+	if (!run->entries)
+		return fslab_err_set(fe, ENOMEM, "%s: out of memory", E1(run->dir));
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
 		struct rp_entry *e = &run->entries[i];
 		size_t l = strlen(names[i]) - 4;
 		int r;
 
-		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path)) {
-			fslab_error("%s/%s: path too long", E1(run->dir), E2(names[i]));
-			return -ENAMETOOLONG;
-		}
+		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path))
+			return fslab_err_set(fe, ENAMETOOLONG, "%s/%s: path too long", E1(run->dir), E2(names[i]));
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
 			 names[i]);
 		run->n_entries++;
-		r = ld_csv(run, e, dfd, names[i], path, fs, m);
+		r = ld_csv(run, e, dfd, names[i], path, fs, m, fe);
 		if (r < 0)
 			return r;
 		ld_fsinfo(e, m);
@@ -514,25 +504,21 @@ static void ld_missing(struct rp_run *run, const struct fslab_manifest *m)
  * directory given twice, by any spelling or through a symbolic link,
  * would be compared with itself and counted twice. */
 static int ld_check_distinct(int dfd, const char *dir, const struct fslab_file_id *ids, size_t n,
-			     const char *const *dirs, struct fslab_file_id *id)
+			     const char *const *dirs, struct fslab_file_id *id, struct fslab_err *fe)
 {
 	int r = fslab_file_id_of_fd(dfd, id);
 
-	if (r < 0) {
-		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	for (size_t i = 0; i < n; i++)
-		if (fslab_file_id_equal(&ids[i], id)) {
-			fslab_error("%s is the results directory %s again (the same directory, device %llu inode %llu): give each results directory once",
-				    E1(dir), E2(dirs[i]), (unsigned long long)id->dev, (unsigned long long)id->ino);
-			return -EINVAL;
-		}
+		if (fslab_file_id_equal(&ids[i], id))
+			return fslab_err_set(fe, EINVAL, "%s is the results directory %s again (the same directory, device %llu inode %llu): give each results directory once",
+					     E1(dir), E2(dirs[i]), (unsigned long long)id->dev, (unsigned long long)id->ino);
 	return 0;
 }
 
 static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct fslab_file_id *ids,
-		  const char *const *dirs)
+		  const char *const *dirs, struct fslab_err *fe)
 {
 	struct fslab_manifest *m = NULL;
 	struct stat st;
@@ -548,27 +534,23 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct
 	if (dfd < 0) {
 		r = -errno;
 		if (r == -ENOTDIR && stat(dir, &st) == 0)
-			fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
-		else
-			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
+			return fslab_err_set(fe, r, "%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	}
-	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs]);
+	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs], fe);
 	if (r == 0)
-		r = ld_manifest(run, dfd, &m);
+		r = ld_manifest(run, dfd, &m, fe);
 	if (r == 0)
-		r = ld_csv_names(dfd, dir, &names, &n);
+		r = ld_csv_names(dfd, dir, &names, &n, fe);
 	if (r == 0 && n == 0) {
-		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
-			    E1(dir));
-		r = -ENOENT;
+		r = fslab_err_set(fe, ENOENT, "%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
+				  E1(dir));
 	} else if (r == 0 && n > FSLAB_MAX_FS * 4) {
-		fslab_error("%s: %zu CSV files; at most %d per results directory", E1(dir), n,
-			    FSLAB_MAX_FS * 4);
-		r = -E2BIG;
+		r = fslab_err_set(fe, E2BIG, "%s: %zu CSV files; at most %d per results directory", E1(dir), n,
+				  FSLAB_MAX_FS * 4);
 	}
 	if (r == 0)
-		r = ld_entries(d, run, dfd, names, n, m);
+		r = ld_entries(d, run, dfd, names, n, m, fe);
 	if (r == 0)
 		ld_missing(run, m);
 	for (size_t i = 0; i < n; i++)
@@ -685,14 +667,14 @@ static void ld_completeness(struct rp_run *run)
 	}
 }
 
-int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n, struct fslab_err *fe)
 {
 	struct fslab_file_id ids[FSLAB_REPORT_MAX_DIRS];
 
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		d->n_runs++;
-		int r = ld_dir(d, &d->runs[i], dirs[i], ids, dirs);
+		int r = ld_dir(d, &d->runs[i], dirs[i], ids, dirs, fe);
 		if (r < 0)
 			return r;
 	}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "names.h"
 #include "report.h"
 #include "stats.h"
@@ -134,9 +135,9 @@ struct rp_data {
 	struct rp_claims *claims; /* rp_claims_build (--claims); NULL: none */
 };
 
-/* Loads every directory; on bad input prints the error (file:line) and
- * returns -EINVAL (or another negative errno). */
-int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
+/* Loads every directory; on bad input returns -EINVAL (or another
+ * negative errno) with the error (file:line) in e. */
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n, struct fslab_err *e);
 /* Frees what rp_load loaded; the model built on it goes first
  * (rp_claims_free, rp_summary_free). */
 void rp_free(struct rp_data *d);

@@ -495,6 +495,7 @@ done:
  * exit code with the error printed. */
 static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
 {
+	struct fslab_err err = FSLAB_ERR_INIT;
 	char e1[4 * PATH_MAX + 8];
 	int r;
 
@@ -506,9 +507,11 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
 		fslab_error("--claims needs the warm run and at least one honest run: WARM_DIR HONEST_DIR...");
 		return FSLAB_EXIT_USAGE;
 	}
-	r = rp_load(d, o->dirs, o->n_dirs);
-	if (r < 0)
+	r = rp_load(d, o->dirs, o->n_dirs, &err);
+	if (r < 0) {
+		fslab_error("%s", fslab_err_msg(&err));
 		return (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+	}
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
 		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
 			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",

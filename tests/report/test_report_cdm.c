@@ -30,7 +30,7 @@ static struct rp_data *load(void)
 
 	load_fixture_path();
 	ck_assert_ptr_nonnull(d);
-	ck_assert_int_eq(rp_load(d, dirs, 1), 0);
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
 	ck_assert_uint_eq(d->n_all, 2);
 	return d;
 }
@@ -320,7 +320,7 @@ static char *advice_for(const char *stop, int max_trials)
 	ck_assert_int_eq(ft_write_file(path, json_object_to_json_string(m)), 0);
 	json_object_put(m);
 	free(text);
-	ck_assert_int_eq(rp_load(d, dirs, 1), 0);
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
 	t = render(d, false);
 	a = ft_text_section(t, "  a wider interval:", "\n\n");
 	free(t);

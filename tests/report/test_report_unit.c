@@ -81,7 +81,7 @@ START_TEST(t_fixture_plateau_and_ranking)
 	struct rp_score s;
 	struct rp_ranking r;
 
-	ck_assert_int_eq(rp_load(d, dirs, 1), 0);
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
 	ck_assert_uint_eq(d->n_all, 3);
 
 	/* ext4 write: the plateau is files 2M and 4M at records 64K and 128K;
