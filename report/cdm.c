@@ -9,7 +9,7 @@
  * table, load.c) carries its letters wherever it is shown, and is set
  * aside, never the row's best, while the row has an unflagged one, as in
  * the rankings.  Text, HTML and JSON. */
-#include "view.h"
+#include "format.h"
 
 #include <errno.h>
 #include <math.h>

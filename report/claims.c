@@ -3,7 +3,7 @@
  * others are honest.  Each claim is judged once, in rp_claims_build, with
  * the matrix's inference (report/infer.c: the same estimates, the same
  * family, the same words); the text, HTML and JSON only render it. */
-#include "view.h"
+#include "format.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * its ok cells: the median of the cells' p50, the worst cell's p99 (and
  * which cell) and the largest max.  Decided once here (rp_latency_build),
  * rendered by the text, HTML and JSON reports. */
-#include "view.h"
+#include "format.h"
 
 #include <errno.h>
 #include <math.h>

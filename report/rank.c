@@ -8,9 +8,7 @@
  * record sizes are (record, depth, threads): each of its configurations
  * (CrystalDiskMark's rows) has its own plateau cells, and the per-row
  * comparisons are the CDM panel's (cdm.c). */
-#include "log.h"
 #include "format.h"
-#include "table.h"
 #include "stats.h"
 
 #include <errno.h>
