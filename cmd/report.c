@@ -146,6 +146,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct fslab_report_opts o;
 	struct fslab_opts it;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_report_opts_init(&o);
@@ -171,5 +172,8 @@ int cmd_report(int argc, char **argv)
 			    o.format == FSLAB_REPORT_FORMAT_TEXT ? "text" : "json");
 		return FSLAB_EXIT_USAGE;
 	}
-	return fslab_report(&o);
+	int ret = fslab_report(&o, &e);
+	if (e.msg[0])
+		fslab_error("%s", e.msg);
+	return ret;
 }
