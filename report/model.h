@@ -4,8 +4,8 @@
  * changes and banners (summary.c), the latency panel (latency.c), the
  * CrystalDiskMark panel (cdm.c) and the 2023 claims (claims.c).  Built once
  * by rp_summary_build (and rp_claims_build for --claims); the views
- * (view.h) only render it.  A model file
- * includes this header and format.h, never view.h. */
+ * (view.h) only render it.  A model file includes format.h (which includes
+ * this header), never view.h. */
 #ifndef FSLAB_REPORT_MODEL_H
 #define FSLAB_REPORT_MODEL_H
 
