@@ -4,7 +4,6 @@
  * and HTML escaping.  Model and views call it; it calls neither. */
 #include "format.h"
 #include "results.h"
-#include "termtext.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,6 @@
 #include "log.h"
 #include "termtext.h"
 #include "view.h"
-#include "stats.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,8 +8,6 @@
  * output.  The write itself is an atomic rename relative to a directory fd,
  * so it replaces the name and never writes through it. */
 #include "err.h"
-#include "fileutil.h"
-#include "log.h"
 #include "outputs.h"
 #include "state.h"
 #include "termtext.h"
