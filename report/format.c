@@ -6,6 +6,7 @@
 #include "results.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,4 +352,17 @@ char *rp_fmt_us(double v, char *buf, size_t len)
 json_object *rp_json_num(double v)
 {
 	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...)
+{
+	char msg[FSLAB_ERR_MSG_MAX];
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fslab_err_set(e, err, "%s: %s", msg, strerror(err));
 }

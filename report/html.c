@@ -35,7 +35,7 @@ static void ht_base64(FILE *out, const unsigned char *p, size_t n)
 	fwrite(buf, 1, k, out);
 }
 
-static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
+static int ht_img(FILE *out, const char *dir, const struct rp_plot *p, struct fslab_err *e)
 {
 	char path[PATH_MAX + 200], *data, esc[4 * (PATH_MAX + 200) + 8];
 	size_t len;
@@ -44,8 +44,8 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	snprintf(path, sizeof(path), "%s/%s.png", dir, p->name);
 	r = fslab_read_file(path, &data, &len, 64u << 20);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn",
-					 fslab_escape_ctrl(path, esc, sizeof(esc)));
+		return rp_err_errno(e, r, "%s: cannot read the plot gnuplot should have drawn",
+				    fslab_escape_ctrl(path, esc, sizeof(esc)));
 	rp_html_put(out, "<figure><img alt=\"", p->title, "\" src=\"data:image/png;base64,");
 	ht_base64(out, (const unsigned char *)data, len);
 	rp_html_put(out, "\"><figcaption>", p->title, "");
@@ -562,7 +562,7 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 /* Per test its ranking table and the ranking's bars.  0 or the error of
  * reading a plot. */
 static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
-		       const char *pdir, unsigned tests)
+		       const char *pdir, unsigned tests, struct fslab_err *e)
 {
 	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
 	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
@@ -584,7 +584,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 			int r;
 
 			if (p->kind == FSLAB_REPORT_PLOT_COMPARE && p->bars && p->test == (enum fslab_test)t &&
-			    (r = ht_img(out, pdir, p)) < 0)
+			    (r = ht_img(out, pdir, p, e)) < 0)
 				return r;
 		}
 	}
@@ -595,7 +595,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 /* Test t's plots other than the ranking's bars: by size first, then the
  * heatmaps, then the surfaces. */
 static int ht_test_plots(FILE *out, const struct rp_plots *plots, const char *pdir,
-			 enum fslab_test t)
+			 enum fslab_test t, struct fslab_err *e)
 {
 	size_t cnt = 0;
 	int r;
@@ -610,14 +610,14 @@ static int ht_test_plots(FILE *out, const struct rp_plots *plots, const char *pd
 		for (size_t i = 0; i < plots->n; i++) {
 			const struct rp_plot *p = &plots->p[i];
 
-			if (!p->bars && p->test == t && p->kind == kind && (r = ht_img(out, pdir, p)) < 0)
+			if (!p->bars && p->test == t && p->kind == kind && (r = ht_img(out, pdir, p, e)) < 0)
 				return r;
 		}
 	fputs("</details>\n", out);
 	return 0;
 }
 
-static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir)
+static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir, struct fslab_err *e)
 {
 	int r;
 
@@ -630,7 +630,7 @@ static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir)
 	      "were not measured are left empty. SVG versions are in the plots folder.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((r = ht_test_plots(out, plots, pdir, t)) < 0)
+		if ((r = ht_test_plots(out, plots, pdir, t, e)) < 0)
 			return r;
 	if (!plots || plots->n == 0)
 		fputs("<p>No plots were drawn (--plots none).</p>\n", out);
@@ -684,7 +684,7 @@ static void rp_latency_html(FILE *out, const struct rp_data *d)
 }
 /* The page, section by section; 0 or the error of reading a plot. */
 static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
-		   const char *pdir, unsigned tests, bool claims)
+		   const char *pdir, unsigned tests, bool claims, struct fslab_err *e)
 {
 	int r;
 
@@ -700,14 +700,14 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	ht_flags(out, d);
 	if (claims)
 		rp_claims_html(out, d); /* nothing without d->claims */
-	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
+	if ((r = ht_rankings(out, d, plots, pdir, tests, e)) < 0)
 		return r;
 	rp_cdm_html(out, d);
 	rp_latency_html(out, d);
 	ht_same_fs(out, d);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);
-	if ((r = ht_plots(out, plots, pdir)) < 0)
+	if ((r = ht_plots(out, plots, pdir, e)) < 0)
 		return r;
 	ht_all_cells(out, d, tests);
 	fputs("<section id=\"manifests\"><h2>Manifests</h2>\n", out);
@@ -718,7 +718,7 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 }
 
 int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims)
+		  unsigned tests, bool claims, struct fslab_err *e)
 {
 	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], esc[4 * (PATH_MAX + 32) + 8];
 	FILE *out;
@@ -728,12 +728,12 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
 	out = fopen(path, "we");
 	if (!out)
-		return fslab_error_errno(errno, "%s: cannot create", fslab_escape_ctrl(path, esc, sizeof(esc)));
-	r = ht_page(out, d, plots, pdir, tests, claims);
+		return rp_err_errno(e, errno, "%s: cannot create", fslab_escape_ctrl(path, esc, sizeof(esc)));
+	r = ht_page(out, d, plots, pdir, tests, claims, e);
 	if (ferror(out) && r == 0)
-		r = fslab_error_errno(EIO, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
+		r = rp_err_errno(e, EIO, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = fslab_error_errno(errno, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
+		r = rp_err_errno(e, errno, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	return r;
 }
 

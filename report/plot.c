@@ -650,7 +650,7 @@ static void pl_written(struct pl_draw *w)
 	w->id++;
 }
 
-static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
+static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp, struct fslab_err *e)
 {
 	char esc[4 * (PATH_MAX + 32) + 8];
 
@@ -664,15 +664,15 @@ static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
 		snprintf(j->log, sizeof(j->log), "%s/gnuplot-%d.log", dir, k + 1);
 		w->scripts[k] = fopen(j->script, "we");
 		if (!w->scripts[k])
-			return fslab_error_errno(errno, "%s: cannot create",
-						 fslab_escape_ctrl(j->script, esc, sizeof(esc)));
+			return rp_err_errno(e, errno, "%s: cannot create",
+					    fslab_escape_ctrl(j->script, esc, sizeof(esc)));
 		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
 		      w->scripts[k]);
 	}
 	return 0;
 }
 
-static int pl_close_scripts(struct pl_draw *w)
+static int pl_close_scripts(struct pl_draw *w, struct fslab_err *e)
 {
 	char esc[4 * (PATH_MAX + 32) + 8];
 
@@ -682,8 +682,8 @@ static int pl_close_scripts(struct pl_draw *w)
 
 		w->scripts[k] = NULL;
 		if (closed != 0 || bad)
-			return fslab_error_errno(EIO, "%s: cannot write",
-						 fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)));
+			return rp_err_errno(e, EIO, "%s: cannot write",
+					    fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)));
 	}
 	return 0;
 }
@@ -848,7 +848,7 @@ static int pl_run_jobs(struct pl_draw *w)
 }
 
 int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out)
+		  uint64_t record_kib, struct rp_plots *out, struct fslab_err *e)
 {
 	struct pl_draw w = { .d = d, .out = out };
 	char gp[PATH_MAX];
@@ -857,19 +857,17 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 	memset(out, 0, sizeof(*out));
 	if (!kinds)
 		return 0;
-	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0) {
-		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
-		return -ENOENT;
-	}
+	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0)
+		return fslab_err_set(e, ENOENT, "gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
 	out->p = calloc((d->n_all * 2 + 2) * FSLAB_TEST_MAX, sizeof(*out->p));
 	if (!out->p)
 		return -ENOMEM;
-	if ((r = pl_open_scripts(&w, dir, gp)) < 0)
+	if ((r = pl_open_scripts(&w, dir, gp, e)) < 0)
 		goto out;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if ((tests & (1u << t)) && (r = pl_add_test(&w, kinds, t, record_kib)) < 0)
 			goto out;
-	if ((r = pl_close_scripts(&w)) < 0)
+	if ((r = pl_close_scripts(&w, e)) < 0)
 		goto out;
 	r = pl_run_jobs(&w);
 	fslab_debug(FSLAB_DBG_REPORT, "drew %zu plots", out->n);

@@ -13,29 +13,11 @@
 #include <dirent.h>
 #include <sys/random.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* e's message: what fmt says, then ": " and strerror(err); returns -err. */
-static int rpt_errno(struct fslab_err *e, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int rpt_errno(struct fslab_err *e, int err, const char *fmt, ...)
-{
-	char msg[FSLAB_ERR_MSG_MAX];
-	va_list ap;
-
-	if (err < 0)
-		err = -err;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return fslab_err_set(e, err, "%s: %s", msg, strerror(err));
-}
 
 void fslab_report_opts_init(struct fslab_report_opts *o)
 {
@@ -237,14 +219,14 @@ static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fsl
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return RPT_OUT_NONE;
-		return rpt_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	}
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
 		return fslab_err_set(e, EEXIST, "--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
 				     fslab_escape_ctrl(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
 	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
-		return rpt_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	r = fslab_file_id_of_fd(ofd, id);
 	if (r == 0)
 		r = rpt_out_dir_kind(ofd, why, sizeof(why));
@@ -253,7 +235,7 @@ static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fsl
 		return fslab_err_set(e, r, "--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
 				     fslab_escape_ctrl(shown, e1, sizeof(e1)), why);
 	if (r < 0)
-		return rpt_errno(e, r, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, r, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	return r;
 }
 
@@ -275,7 +257,7 @@ static int rpt_swap_by_renames(int pfd, const char *tname, const char *base, con
 	if (snprintf(old, oldlen, "%s.old", tname) >= (int)oldlen)
 		return -ENAMETOOLONG;
 	if (renameat2(pfd, base, pfd, old, RENAME_NOREPLACE) < 0)
-		return rpt_errno(e, errno, "cannot move the earlier report %s aside", e1);
+		return rp_err_errno(e, errno, "cannot move the earlier report %s aside", e1);
 	if (!rpt_same_dir(pfd, old, id)) {
 		renameat2(pfd, old, pfd, base, RENAME_NOREPLACE);
 		return fslab_err_set(e, ESTALE, "%s changed while the report was written; nothing replaced", e1);
@@ -286,7 +268,7 @@ static int rpt_swap_by_renames(int pfd, const char *tname, const char *base, con
 		if (renameat2(pfd, old, pfd, base, RENAME_NOREPLACE) < 0)
 			return fslab_err_set(e, err, "cannot rename the new report to %s: %s\n%s: and cannot put the earlier report back: %s",
 					     e1, strerror(err), fslab_log_prefix(), strerror(errno));
-		return rpt_errno(e, err, "cannot rename the new report to %s", e1);
+		return rp_err_errno(e, err, "cannot rename the new report to %s", e1);
 	}
 	return 0;
 }
@@ -307,7 +289,7 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 		return kind;
 	if (kind == RPT_OUT_NONE) {
 		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0)
-			return rpt_errno(e, errno, "cannot rename the new report to %s", e1);
+			return rp_err_errno(e, errno, "cannot rename the new report to %s", e1);
 		return 0;
 	}
 	if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) == 0) {
@@ -320,7 +302,7 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 		}
 		snprintf(old, sizeof(old), "%s", tname);
 	} else if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-		return rpt_errno(e, errno, "cannot replace %s with the new report", e1);
+		return rp_err_errno(e, errno, "cannot replace %s with the new report", e1);
 	} else if ((r = rpt_swap_by_renames(pfd, tname, base, e1, &id, old, sizeof(old), e)) < 0) {
 		return r;
 	}
@@ -374,35 +356,35 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 
 	snprintf(pdir, sizeof(pdir), "%s/plots", tmp);
 	if (mkdir(pdir, 0755) < 0)
-		return rpt_errno(e, errno, "%s: cannot create", pdir);
-	r = rp_plots_draw(d, pdir, o->plots, tests, o->compare_record_kib, &plots);
+		return rp_err_errno(e, errno, "%s: cannot create", pdir);
+	r = rp_plots_draw(d, pdir, o->plots, tests, o->compare_record_kib, &plots, e);
 	if (r < 0) {
 		rp_plots_free(&plots);
 		return r;
 	}
-	r = rp_html_write(d, &plots, tmp, tests, o->claims);
+	r = rp_html_write(d, &plots, tmp, tests, o->claims, e);
 	rp_plots_free(&plots);
 	if (r < 0)
 		return r;
 	snprintf(p, sizeof(p), "%s/report.txt", tmp);
 	r = fslab_write_file_atomic(p, text, text_len, 0644);
 	if (r < 0)
-		return rpt_errno(e, r, "%s: cannot write", p);
+		return rp_err_errno(e, r, "%s: cannot write", p);
 	char *js = NULL;
 	size_t js_len = 0;
 	FILE *jf = open_memstream(&js, &js_len);
 	if (!jf)
-		return rpt_errno(e, ENOMEM, "out of memory");
+		return rp_err_errno(e, ENOMEM, "out of memory");
 	r = rp_json_write(jf, d, tests);
 	if (fclose(jf) != 0 || r < 0) {
 		free(js);
-		return rpt_errno(e, ENOMEM, "out of memory");
+		return rp_err_errno(e, ENOMEM, "out of memory");
 	}
 	snprintf(p, sizeof(p), "%s/report.json", tmp);
 	r = fslab_write_file_atomic(p, js, js_len, 0644);
 	free(js);
 	if (r < 0)
-		return rpt_errno(e, r, "%s: cannot write", p);
+		return rp_err_errno(e, r, "%s: cannot write", p);
 	return 0;
 }
 

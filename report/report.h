@@ -70,8 +70,8 @@ int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err 
  * names the file and line), FSLAB_EXIT_FAILURE (gnuplot or writing
  * failed) or FSLAB_REPORT_EXIT_REGRESSION (--fail-on-regression, the
  * regressions named on stderr).  On failure e holds the message for the
- * caller to print; it is empty when the error was already printed (the
- * plots and report.html name their own files) or memory ran out.  On any
+ * caller to print; it is empty when the error was already printed
+ * (gnuplot's failures, with its stderr) or memory ran out.  On any
  * error nothing is left in (or changed at) o->out. */
 int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e);
 

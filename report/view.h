@@ -58,12 +58,15 @@ struct rp_plots {
 	uint64_t compare_record[FSLAB_TEST_MAX];
 };
 /* Writes the gnuplot scripts into dir and runs gnuplot; PNG and SVG files
- * land in dir.  Returns 0 or a negative errno (message printed). */
+ * land in dir.  Returns 0 or a negative errno with the message in e
+ * (gnuplot's own failures, with its stderr, are printed: e stays empty). */
 int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out);
+		  uint64_t record_kib, struct rp_plots *out, struct fslab_err *e);
 void rp_plots_free(struct rp_plots *p);
 /* ---- html (html.c) ---- */
+/* report.html in dir, the plots embedded; 0 or a negative errno with the
+ * message in e. */
 int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims);
+		  unsigned tests, bool claims, struct fslab_err *e);
 
 #endif
