@@ -2,6 +2,7 @@
  * layout, so existing IOzone graph scripts keep working
  * (report/exchange.c). */
 #include "commands.h"
+#include "err.h"
 #include "exchange.h"
 #include "log.h"
 #include "opts.h"
@@ -39,6 +40,7 @@ int cmd_export(int argc, char **argv)
 	const char *out = NULL;
 	bool excel = true, force = false;
 	struct fslab_opts it;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_export_cmd, argc, argv);
@@ -61,5 +63,8 @@ int cmd_export(int argc, char **argv)
 		fslab_error("--force needs --out FILE (stdout is never replaced)");
 		return FSLAB_EXIT_USAGE;
 	}
-	return fslab_export_iozone(argv[it.ind + 1], out, excel, force);
+	int ret = fslab_export_iozone(argv[it.ind + 1], out, excel, force, &e);
+	if (ret != FSLAB_EXIT_OK)
+		fslab_error("%s", fslab_err_msg(&e));
+	return ret;
 }

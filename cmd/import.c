@@ -1,6 +1,7 @@
 /* fslab import iozone REPORT.txt --fs NAME --out DIR: an IOzone auto-mode
  * report becomes an fslab results directory (report/exchange.c). */
 #include "commands.h"
+#include "err.h"
 #include "exchange.h"
 #include "log.h"
 #include "names.h"
@@ -45,6 +46,7 @@ int cmd_import(int argc, char **argv)
 	char *cmdline[66];
 	struct fslab_settings cache = { 0 };
 	char err[256];
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	/* getopt_long permutes argv: keep the command as typed for the manifest */
@@ -90,5 +92,8 @@ int cmd_import(int argc, char **argv)
 		return FSLAB_EXIT_USAGE;
 	}
 	o.report = argv[it.ind + 1];
-	return fslab_import_iozone(&o);
+	int ret = fslab_import_iozone(&o, &e);
+	if (ret != FSLAB_EXIT_OK)
+		fslab_error("%s", fslab_err_msg(&e));
+	return ret;
 }

@@ -1,6 +1,7 @@
 /* fslab report: options into struct fslab_report_opts; report/ does the
  * work (fslab reproduce calls the same function). */
 #include "commands.h"
+#include "err.h"
 #include "log.h"
 #include "names.h"
 #include "opts.h"
@@ -100,6 +101,7 @@ static int parse_pct(const char *name, const char *arg, double lo, bool lo_open,
 static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 {
 	char bad[64], why[320];
+	struct fslab_err e = FSLAB_ERR_INIT;
 	uint64_t bytes;
 
 	switch (c) {
@@ -109,9 +111,8 @@ static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 	case 'f':
 		return parse_format(arg, &o->format);
 	case 'p':
-		if (fslab_report_plots_parse(arg, &o->plots, bad, sizeof(bad)) < 0) {
-			fslab_error("--plots: unknown plot kind '%s' (all, none, surface, heatmap, compare)",
-				    bad);
+		if (fslab_report_plots_parse(arg, &o->plots, &e) < 0) {
+			fslab_error("%s", fslab_err_msg(&e));
 			return -1;
 		}
 		return 0;
@@ -145,6 +146,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct fslab_report_opts o;
 	struct fslab_opts it;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_report_opts_init(&o);
@@ -170,5 +172,8 @@ int cmd_report(int argc, char **argv)
 			    o.format == FSLAB_REPORT_FORMAT_TEXT ? "text" : "json");
 		return FSLAB_EXIT_USAGE;
 	}
-	return fslab_report(&o);
+	int ret = fslab_report(&o, &e);
+	if (e.msg[0])
+		fslab_error("%s", e.msg);
+	return ret;
 }

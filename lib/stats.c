@@ -10,6 +10,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+double fslab_log_var_centred(double s2, double df)
+{
+	return log(s2) - fslab_digamma(df / 2) + log(df / 2);
+}
+
+/* v * v / df, 0 when df is infinite or v is 0 */
+static double st_welch_term(double v, double df)
+{
+	return v == 0 || isinf(df) ? 0 : v * v / df;
+}
+
+void fslab_welch(double a, double dfa, double b, double dfb, double *var, double *df)
+{
+	double den = st_welch_term(a, dfa) + st_welch_term(b, dfb);
+
+	*var = a + b;
+	*df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
+}
+
+double fslab_df_scaled(double df, double fvar)
+{
+	return fvar > 0 ? 2 / (2 / df + fvar) : df;
+}
+
+void fslab_log_ratio_test(double dl, double se, double df, double alpha, double *lo, double *hi,
+			  double *p)
+{
+	if (!(se > 0)) {
+		*lo = *hi = exp(dl);
+		*p = dl == 0 ? 1.0 : 0.0;
+		return;
+	}
+	fslab_log_ratio_interval(dl, se, df, alpha, lo, hi);
+	*p = fslab_t_two_sided_p(fabs(dl) / se, df);
+}
+
 #define ST_TINY 1e-300
 #define ST_EPS 1e-15
 #define ST_MAX_TERMS 20000 /* enough for df ~ 1e8; convergence is ~sqrt(df) */
@@ -226,7 +262,7 @@ void fslab_var_prior(const double *s2, const double *df, size_t n, double z, dou
 	for (size_t i = 0; i < n; i++) {
 		if (!(s2[i] > 0) || !isfinite(s2[i]) || !(df[i] >= 1))
 			continue;
-		double e = log(s2[i]) - fslab_digamma(df[i] / 2) + log(df[i] / 2);
+		double e = fslab_log_var_centred(s2[i], df[i]);
 
 		sum += e;
 		sum2 += e * e;

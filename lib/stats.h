@@ -8,6 +8,33 @@
 
 #include <stddef.h>
 
+/* The comparison of two scores on the log scale (the report's verdicts,
+ * report/infer.c; docs/report.md "Verdicts and their intervals"). */
+
+/* log s2 - digamma(df/2) + log(df/2) for a variance s2 estimated on df
+ * degrees of freedom: its mean is the log of the true variance, its
+ * variance trigamma(df/2) (Smyth 2004, section 6.2). */
+double fslab_log_var_centred(double s2, double df);
+
+/* Welch-Satterthwaite: the variance a + b of the difference of two
+ * independent estimates, a on dfa and b on dfb degrees of freedom (an
+ * infinite df: a known variance), and its degrees of freedom (INFINITY
+ * when neither term carries any). */
+void fslab_welch(double a, double dfa, double b, double dfb, double *var, double *df);
+
+/* The degrees of freedom of a variance on df scaled by a factor whose log
+ * is known only to variance fvar (a chi-square variance on df has log
+ * variance about 2 / df): 2 / (2 / df + fvar); df when fvar is 0. */
+double fslab_df_scaled(double df, double fvar);
+
+/* The test of a difference dl of two mean log scores with standard error
+ * se on df degrees of freedom, at two-sided level alpha: the ratio's
+ * interval (fslab_log_ratio_interval) and the two-sided p.  With se 0 (no
+ * noise at all, so any difference is real) the point exp(dl), p 1 when dl
+ * is 0 and 0 otherwise. */
+void fslab_log_ratio_test(double dl, double se, double df, double alpha, double *lo, double *hi,
+			  double *p);
+
 /* A cell faster than this many times the device's upper bound (the fastest
  * O_DIRECT probe) is flagged page-cache: the device could not have done it.
  * The _TEXT spelling is for messages and help text (a string literal, so it

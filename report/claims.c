@@ -3,27 +3,13 @@
  * others are honest.  Each claim is judged once, in rp_claims_build, with
  * the matrix's inference (report/infer.c: the same estimates, the same
  * family, the same words); the text, HTML and JSON only render it. */
-#include "report_priv.h"
+#include "format.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cl_words[] = {
-	[RP_CLAIM_UNKNOWN] = "cannot tell",
-	[RP_CLAIM_HOLDS] = "holds",
-	[RP_CLAIM_FAILS] = "does not hold",
-	[RP_CLAIM_INCONCLUSIVE] = "inconclusive",
-	[RP_CLAIM_UNTESTED] = "not tested",
-	[RP_CLAIM_DISAGREE] = "the runs disagree",
-	[RP_CLAIM_PAGE_CACHE] = "the 2023 figures are the page cache",
-};
-static const char *const cl_class[] = {
-	[RP_CLAIM_UNKNOWN] = "unknown", [RP_CLAIM_HOLDS] = "holds", [RP_CLAIM_FAILS] = "fails",
-	[RP_CLAIM_INCONCLUSIVE] = "within", [RP_CLAIM_UNTESTED] = "within",
-	[RP_CLAIM_DISAGREE] = "within", [RP_CLAIM_PAGE_CACHE] = "fails",
-};
 static const char *const cl_titles[RP_N_CLAIMS] = {
 	"btrfs is the fastest filesystem for writes",
 	"btrfs is the fastest filesystem for reads",
@@ -31,13 +17,6 @@ static const char *const cl_titles[RP_N_CLAIMS] = {
 	"btrfs writes faster than it reads",
 	"the 2023 headline, btrfs writing at 3.5e+07 KB/s and reading at 2.2e+07 KB/s",
 };
-
-const char *rp_claim_word(enum rp_claim_word w)
-{
-	return w <= RP_CLAIM_PAGE_CACHE ? cl_words[w] : "?";
-}
-
-static void cl_wrap(FILE *out, const char *first, size_t indent, const char *text);
 
 #define CL_2023_WRITE 3.5e7 /* KB/s, the 2023 headline (btrfs write) */
 #define CL_2023_READ 2.2e7  /* KB/s (btrfs read) */
@@ -377,55 +356,9 @@ static void cl_headline_claim(const struct rp_data *d, struct rp_claim *c)
 		 rp_fmt_rate(probe, pb, sizeof(pb)));
 }
 
-int rp_claims_build(struct rp_data *d)
-{
-	struct rp_claims *cs = calloc(1, sizeof(*cs));
-
-	if (!cs)
-		return -ENOMEM;
-	cs->m3 = cl_dip_family(d);
-	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		struct rp_claim *c = &cs->c[k];
-
-		c->title = cl_titles[k];
-		c->figure = NAN;
-		if (k == 4) {
-			cl_headline_claim(d, c);
-			continue;
-		}
-		for (size_t i = 0; i < d->n_runs; i++) {
-			struct rp_claim_run *l = &c->runs[c->n++];
-
-			l->run = &d->runs[i];
-			switch (k) {
-			case 0:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_WRITE, l);
-				break;
-			case 1:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_READ, l);
-				break;
-			case 2:
-				cl_fat_dip(d, cs->m3, &d->runs[i], l);
-				break;
-			default:
-				cl_write_read(d, &d->runs[i], l);
-			}
-		}
-		cl_overall(c);
-	}
-	d->claims = cs;
-	return 0;
-}
-
-void rp_claims_free(struct rp_data *d)
-{
-	free(d->claims);
-	d->claims = NULL;
-}
-
 /* The headline against the device probe, per filesystem with page-cache
  * flags (and always btrfs). */
-static void cl_headline(const struct rp_data *d, FILE *out, bool html)
+static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 {
 	for (size_t ri = 0; ri < d->n_runs; ri++) {
 		const struct rp_run *r = &d->runs[ri];
@@ -479,158 +412,60 @@ static void cl_headline(const struct rp_data *d, FILE *out, bool html)
 				rp_score_free(&w);
 			if (hr)
 				rp_score_free(&rd);
-			if (html) {
-				fputs("<li>", out);
-				rp_html_escape(out, line);
-				fputs("</li>\n", out);
-			} else {
-				cl_wrap(out, "    ", 6, line);
+			char (*h)[768] = realloc(cs->headline, (cs->n_headline + 1) * sizeof(*h));
+			if (!h)
+				return -ENOMEM;
+			cs->headline = h;
+			memcpy(cs->headline[cs->n_headline++], line, sizeof(line));
+		}
+	}
+	return 0;
+}
+
+int rp_claims_build(struct rp_data *d)
+{
+	struct rp_claims *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return -ENOMEM;
+	cs->m3 = cl_dip_family(d);
+	for (int k = 0; k < RP_N_CLAIMS; k++) {
+		struct rp_claim *c = &cs->c[k];
+
+		c->title = cl_titles[k];
+		c->figure = NAN;
+		if (k == 4) {
+			cl_headline_claim(d, c);
+			continue;
+		}
+		for (size_t i = 0; i < d->n_runs; i++) {
+			struct rp_claim_run *l = &c->runs[c->n++];
+
+			l->run = &d->runs[i];
+			switch (k) {
+			case 0:
+				cl_fastest(d, &d->runs[i], FSLAB_TEST_WRITE, l);
+				break;
+			case 1:
+				cl_fastest(d, &d->runs[i], FSLAB_TEST_READ, l);
+				break;
+			case 2:
+				cl_fat_dip(d, cs->m3, &d->runs[i], l);
+				break;
+			default:
+				cl_write_read(d, &d->runs[i], l);
 			}
 		}
+		cl_overall(c);
 	}
+	d->claims = cs;
+	return cl_headline(d, cs);
 }
 
-/* Prints first (no newline) then text word-wrapped to 100 columns, the
- * continuation lines indented by indent spaces. */
-static void cl_wrap(FILE *out, const char *first, size_t indent, const char *text)
+void rp_claims_free(struct rp_data *d)
 {
-	size_t col = strlen(first);
-	bool line_start = true; /* nothing written after the prefix yet */
-
-	fputs(first, out);
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (!line_start && col + 1 + w > 100) {
-			fprintf(out, "\n%*s", (int)indent, "");
-			col = indent;
-			line_start = true;
-		}
-		if (!line_start) {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(text, 1, w, out);
-		col += w;
-		line_start = false;
-		text += w;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', out);
-}
-
-/* "(1) btrfs is the fastest filesystem for writes: does not hold (cold:
- * btrfs/ext4 0.80 [0.75-0.86] slower)" */
-static void cl_line(const struct rp_claim *c, int k, char *buf, size_t len)
-{
-	snprintf(buf, len, "(%d) %s: %s (%s)", k + 1, c->title, cl_words[c->word], c->decides);
-}
-
-void rp_claims_text_first(FILE *out, const struct rp_data *d)
-{
-	const struct rp_claims *cs = d->claims;
-	char line[1024], first[8];
-
-	if (!cs)
-		return;
-	fprintf(out, "== the 2023 claims: warm run '%s' (the 2023 method) beside %zu honest run%s ==\n",
-		d->runs[0].tag, d->n_runs - 1, d->n_runs == 2 ? "" : "s");
-	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		snprintf(line, sizeof(line), "%s: %s (%s)", cs->c[k].title, cl_words[cs->c[k].word],
-			 cs->c[k].decides);
-		snprintf(first, sizeof(first), "(%d) ", k + 1);
-		cl_wrap(out, first, 6, line);
-	}
-	fputs("(each run's evidence: \"2023 claims\" at the end)\n\n", out);
-}
-
-void rp_claims_html_first(FILE *out, const struct rp_data *d)
-{
-	const struct rp_claims *cs = d->claims;
-	char line[1024];
-
-	if (!cs)
-		return;
-	fputs("<section id=\"claims-first\"><h2>The 2023 claims</h2>\n<ul class=verdicts>\n", out);
-	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		cl_line(&cs->c[k], k, line, sizeof(line));
-		fprintf(out, "<li class=\"claim-%s\" data-claim=%d>", cl_class[cs->c[k].word], k + 1);
-		rp_html_escape(out, line);
-		fputs("</li>\n", out);
-	}
-	fputs("</ul>\n<p class=legend>Judged on the honest runs with the summary's intervals; each "
-	      "run's evidence: <a href=\"#claims-2023\">the 2023 claims</a>.</p></section>\n",
-	      out);
-}
-
-void rp_claims_text(FILE *out, const struct rp_data *d)
-{
-	const struct rp_claims *cs = d->claims;
-
-	if (!cs)
-		return;
-	fprintf(out, "\n== 2023 claims: warm run '%s' (the 2023 method) beside %zu honest run%s ==\n",
-		d->runs[0].tag, d->n_runs - 1, d->n_runs == 2 ? "" : "s");
-	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		const struct rp_claim *c = &cs->c[k];
-		char last[640];
-
-		fprintf(out, "(%d) %s\n", k + 1, c->title);
-		if (k == 4)
-			cl_headline(d, out, false);
-		for (size_t i = 0; i < c->n; i++) {
-			char first[128];
-			snprintf(first, sizeof(first), "    %-8s %-6s %-13s ", c->runs[i].run->tag,
-				 i == 0 ? "warm" : "honest", cl_words[c->runs[i].word]);
-			cl_wrap(out, first, 20, c->runs[i].evidence);
-		}
-		snprintf(last, sizeof(last), "%s: %s", cl_words[c->word], c->decides);
-		cl_wrap(out, "    => ", 7, last);
-	}
-}
-
-void rp_claims_html(FILE *out, const struct rp_data *d)
-{
-	const struct rp_claims *cs = d->claims;
-
-	if (!cs)
-		return;
-	fputs("<section id=\"claims-2023\"><h2>The 2023 claims, warm beside honest</h2>\n<p>The warm "
-	      "run repeats the 2023 method (buffered I/O, files that fit in RAM); the honest runs drop "
-	      "or bypass the page cache. A claim holds when the honest runs that have the data "
-	      "decide it, with the summary's simultaneous intervals (the same estimates and family "
-	      "as the matrix); two honest runs that decide it differently disagree, and both "
-	      "figures are shown.</p>\n<table><tr><th class=l>claim</th><th class=l>run</th><th class=l>kind</th>"
-	      "<th class=l>verdict</th><th class=l>evidence</th></tr>\n",
-	      out);
-	for (int k = 0; k < RP_N_CLAIMS - 1; k++) {
-		const struct rp_claim *c = &cs->c[k];
-
-		for (size_t i = 0; i < c->n; i++) {
-			const struct rp_claim_run *l = &c->runs[i];
-			if (i == 0) {
-				fprintf(out, "<tr><td class=l rowspan=%zu>(%d) %s<br><b class=%s>%s</b>: ",
-					c->n, k + 1, c->title, cl_class[c->word], cl_words[c->word]);
-				rp_html_escape(out, c->decides);
-				fputs("</td>", out);
-			} else {
-				fputs("<tr>", out);
-			}
-			fputs("<td class=l>", out);
-			rp_html_escape(out, l->run->tag);
-			fprintf(out, "</td><td class=l>%s</td><td class=\"l %s\">%s</td><td class=l>",
-				i == 0 ? "warm" : "honest", cl_class[l->word], cl_words[l->word]);
-			rp_html_escape(out, l->evidence);
-			fputs("</td></tr>\n", out);
-		}
-	}
-	fprintf(out, "</table>\n<h3>(5) The 2023 headline against the device</h3>\n<p><b class=%s>%s</b>: ",
-		cl_class[cs->c[4].word], cl_words[cs->c[4].word]);
-	rp_html_escape(out, cs->c[4].decides);
-	fputs(". 2023: btrfs wrote at 3.5e+07 KB/s and read at 2.2e+07 KB/s. Compared with what each "
-	      "device did in fslab run's O_DIRECT probe:</p><ul>\n",
-	      out);
-	cl_headline(d, out, true);
-	fputs("</ul></section>\n", out);
+	if (d->claims)
+		free(d->claims->headline);
+	free(d->claims);
+	d->claims = NULL;
 }

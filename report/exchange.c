@@ -1,11 +1,14 @@
 /* fslab import iozone / fslab export iozone. */
+#include "err.h"
 #include "exchange.h"
 #include "fileutil.h"
 #include "iozone.h"
 #include "log.h"
+#include "termtext.h"
 #include "manifest.h"
 #include "procfs.h"
-#include "report_priv.h"
+#include "format.h"
+#include "outputs.h"
 #include "results.h"
 #include "state.h"
 
@@ -119,7 +122,7 @@ static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *s
 	int fd = fslab_manifest_open_at(dfd), r, i;
 
 	*out = NULL;
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fd >= 0) {
 		r = ex_manifest_load(o, fd, e1, out, err, errlen);
 		close(fd);
@@ -173,7 +176,7 @@ static int ex_locked_by(const struct stat *st)
  * lock on (a live lock file, wherever it is); and NAME.lock, NAME.run,
  * NAME.mount and NAME.log beside a state file NAME.  (The state file itself
  * and the input are rp_output_check's.) */
-static int ex_lab_file_check(int dfd, const char *name, const char *shown)
+static int ex_lab_file_check(int dfd, const char *name, const char *shown, struct fslab_err *e)
 {
 	static const char *const suffixes[] = { ".lock", ".run", ".mount", ".log" };
 	char e1[PATH_MAX * 4 + 8];
@@ -181,22 +184,19 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 	size_t nl = strlen(name);
 	int pid;
 
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fstat(dfd, &ds) == 0 && stat(EX_LAB_LOCK_DIR, &ls) == 0 && ds.st_dev == ls.st_dev &&
-	    ds.st_ino == ls.st_ino) {
-		fslab_error("%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
-			    e1, EX_LAB_LOCK_DIR);
-		return -EPERM;
-	}
+	    ds.st_ino == ls.st_ino)
+		return fslab_err_set(e, EPERM, "%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
+				     e1, EX_LAB_LOCK_DIR);
 	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
 	if (S_ISREG(lst.st_mode) && (pid = ex_locked_by(&lst)) != 0) {
 		char who[32] = "another process";
 		if (pid > 0)
 			snprintf(who, sizeof(who), "pid %d", pid);
-		fslab_error("%s is a lock file in use (%s holds a lock on it); replacing it would silently break that lock, so fslab refuses, even with --force; choose another output",
-			    e1, who);
-		return -EBUSY;
+		return fslab_err_set(e, EBUSY, "%s is a lock file in use (%s holds a lock on it); replacing it would silently break that lock, so fslab refuses, even with --force; choose another output",
+				     e1, who);
 	}
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		size_t sl = strlen(suffixes[i]);
@@ -209,14 +209,13 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 		snprintf(base, sizeof(base), "%.*s", (int)(nl - sl), name);
 		st = malloc(sizeof(*st));
 		if (!st)
-			return fslab_error_errno(ENOMEM, "out of memory");
+			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
 		r = fslab_state_load_at(dfd, base, base, st, err, sizeof(err));
 		free(st);
 		if (r == 0) {
 			char e2[NAME_MAX * 4 + 8];
-			fslab_error("%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
-				    e1, suffixes[i] + 1, rp_esc(base, e2, sizeof(e2)));
-			return -EPERM;
+			return fslab_err_set(e, EPERM, "%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
+					     e1, suffixes[i] + 1, fslab_escape_ctrl(base, e2, sizeof(e2)));
 		}
 	}
 	return 0;
@@ -224,24 +223,21 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown)
 
 /* Reads and parses the IOzone report; counts its measured and 0 cells. */
 static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone_report *rep,
-			  size_t *ok, size_t *skipped)
+			  size_t *ok, size_t *skipped, struct fslab_err *e)
 {
-	char *text = NULL, err[8 * PATH_MAX + 1024], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	char *text = NULL, e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t len = 0;
 	int r;
 
-	rp_esc(o->report, e2, sizeof(e2));
+	fslab_escape_ctrl(o->report, e2, sizeof(e2));
 	r = fslab_read_file(o->report, &text, &len, 256u << 20);
-	if (r < 0) {
-		fslab_error("%s: cannot read: %s", e2, fslab_input_strerror(r));
-		return r;
-	}
-	r = fslab_iozone_parse(text, len, rep, err, sizeof(err));
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: cannot read: %s", e2, fslab_input_strerror(r));
+	r = fslab_iozone_parse(text, len, rep, &err);
 	free(text);
-	if (r < 0) {
-		fslab_error("%s: %s", e2, rp_esc(err, e1, sizeof(e1)));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: %s", e2, fslab_escape_ctrl(err.msg, e1, sizeof(e1)));
 	*ok = *skipped = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		*ok += rep->cells[i].kib_s > 0;
@@ -254,34 +250,30 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
  * import writes (the CSV, the manifest): no lab file, no input, the CSV
  * only with --force.  Returns the directory fd or -errno (reported). */
 static int ex_open_out(const struct fslab_import_opts *o, const char *name, const char *path,
-		       const char *mpath)
+		       const char *mpath, struct fslab_err *e)
 {
 	const char *inputs[] = { o->report };
 	char e1[4 * PATH_MAX + 8];
 	int r, dfd;
 
 	r = fslab_mkdir_p(o->out, 0755);
-	if (r < 0) {
-		fslab_error("%s: cannot create: %s", rp_esc(o->out, e1, sizeof(e1)), strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: cannot create: %s", fslab_escape_ctrl(o->out, e1, sizeof(e1)), strerror(-r));
 	dfd = fslab_dir_open(o->out);
-	if (dfd < 0) {
-		fslab_error("%s: cannot open the directory: %s%s", rp_esc(o->out, e1, sizeof(e1)),
-			    strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
-		return dfd;
-	}
+	if (dfd < 0)
+		return fslab_err_set(e, dfd, "%s: cannot open the directory: %s%s", fslab_escape_ctrl(o->out, e1, sizeof(e1)),
+				     strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 	/* the manifest too must be none of those, even before it is read */
-	if (ex_lab_file_check(dfd, name, path) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force) < 0 ||
-	    ex_lab_file_check(dfd, FSLAB_MANIFEST_NAME, mpath) < 0 ||
-	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, inputs, 1, true) < 0) {
+	if (ex_lab_file_check(dfd, name, path, e) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force, e) < 0 ||
+	    ex_lab_file_check(dfd, FSLAB_MANIFEST_NAME, mpath, e) < 0 ||
+	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, inputs, 1, true, e) < 0) {
 		close(dfd);
 		return -EPERM;
 	}
 	return dfd;
 }
 
-int fslab_import_iozone(const struct fslab_import_opts *o)
+int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e)
 {
 	struct fslab_iozone_report rep = { 0 };
 	struct fslab_manifest *m = NULL;
@@ -291,40 +283,40 @@ int fslab_import_iozone(const struct fslab_import_opts *o)
 	int r, dfd = -1, ret = FSLAB_EXIT_USAGE;
 
 	if (!fslab_fs_name_valid(o->fs)) {
-		fslab_error("--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -",
-			    rp_esc(o->fs, e1, sizeof(e1)));
+		fslab_err_set(e, EINVAL, "--fs '%s': a filesystem name is 1-31 of A-Z a-z 0-9 _ -",
+			      fslab_escape_ctrl(o->fs, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
-	if (ex_read_report(o, &rep, &ok, &skipped) < 0)
+	if (ex_read_report(o, &rep, &ok, &skipped, e) < 0)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
 	if (ex_csv_text(&rep, o->fs, o->cache, &csv, &csv_len) < 0) {
-		fslab_error("out of memory");
+		fslab_err_set(e, ENOMEM, "out of memory");
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.csv", o->fs);
 	snprintf(path, sizeof(path), "%s/%s", o->out, name);
 	snprintf(mpath, sizeof(mpath), "%s/%s", o->out, FSLAB_MANIFEST_NAME);
-	dfd = ex_open_out(o, name, path, mpath);
+	dfd = ex_open_out(o, name, path, mpath, e);
 	if (dfd < 0)
 		goto out;
-	if (ex_manifest(o, dfd, mpath, &m, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if ((r = ex_manifest(o, dfd, mpath, &m, err, sizeof(err))) < 0) {
+		fslab_err_set(e, r, "%s", err);
 		goto out;
 	}
 	r = fslab_write_file_atomic_at(dfd, name, csv, csv_len, 0644);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", rp_esc(path, e1, sizeof(e1)), strerror(-r));
+		fslab_err_set(e, r, "%s: cannot write: %s", fslab_escape_ctrl(path, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	r = fslab_manifest_write_at(dfd, m);
 	if (r < 0) {
-		fslab_error("%s: cannot write: %s", rp_esc(mpath, e1, sizeof(e1)), strerror(-r));
+		fslab_err_set(e, r, "%s: cannot write: %s", fslab_escape_ctrl(mpath, e1, sizeof(e1)), strerror(-r));
 		goto out;
 	}
 	fprintf(stderr, "%s: %s: %zu cells measured, %zu reported as 0 (skipped rows) -> %s\n",
-		fslab_log_prefix(), rp_esc(o->report, e2, sizeof(e2)), ok, skipped,
-		rp_esc(path, e1, sizeof(e1)));
+		fslab_log_prefix(), fslab_escape_ctrl(o->report, e2, sizeof(e2)), ok, skipped,
+		fslab_escape_ctrl(path, e1, sizeof(e1)));
 	ret = FSLAB_EXIT_OK;
 out:
 	if (dfd >= 0)
@@ -355,7 +347,7 @@ static int ex_cmp(const void *a, const void *b)
 
 /* The rows of a results CSV as sortable keys.  Returns 0 or -errno
  * (reported). */
-static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
+static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, struct fslab_err *e)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
@@ -364,10 +356,8 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 	size_t n = 0, cap = 0;
 	int r = fslab_results_open(csv, &rd, err, sizeof(err));
 
-	if (r < 0) {
-		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(e, r, "%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
@@ -389,9 +379,8 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 		r = -ENODATA;
 	}
 	if (r < 0) {
-		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
 		free(keys);
-		return r;
+		return fslab_err_set(e, r, "%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
 	}
 	*out = keys;
 	*n_out = n;
@@ -400,15 +389,14 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 
 /* One IOzone cell per file x record x test: the median of its ok trials,
  * 0 without one.  keys are sorted here.  Returns 0 or -errno (reported). */
-static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab_iozone_report *rep)
+static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab_iozone_report *rep,
+		    struct fslab_err *e)
 {
 	char esc[4 * PATH_MAX + 8];
 	double *tmp = malloc(n * sizeof(double));
 
-	if (!tmp) {
-		fslab_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!tmp)
+		return fslab_err_set(e, ENOMEM, "out of memory");
 	qsort(keys, n, sizeof(*keys), ex_cmp);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, m = 0;
@@ -419,8 +407,7 @@ static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab
 					       m ? fslab_median_sort(tmp, m) : 0, 0 };
 		if (fslab_iozone_add(rep, &c) < 0) {
 			free(tmp);
-			fslab_error("%s: too many cells", rp_esc(csv, esc, sizeof(esc)));
-			return -E2BIG;
+			return fslab_err_set(e, E2BIG, "%s: too many cells", fslab_escape_ctrl(csv, esc, sizeof(esc)));
 		}
 		i = j;
 	}
@@ -434,35 +421,36 @@ static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab
  * output: no lab file, not the input, an existing file only with force).
  * Returns FSLAB_EXIT_*. */
 static int ex_write_out(const char *csv, const char *out_path, const char *buf, size_t len,
-			bool force)
+			bool force, struct fslab_err *e)
 {
 	char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
 	const char *inputs[] = { csv };
 	int r, dfd;
 
 	if (rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base)) < 0) {
-		fslab_error("--out %s: give a file name, not a directory", rp_esc(out_path, e1, sizeof(e1)));
+		fslab_err_set(e, EINVAL, "--out %s: give a file name, not a directory", fslab_escape_ctrl(out_path, e1, sizeof(e1)));
 		return FSLAB_EXIT_USAGE;
 	}
 	dfd = fslab_dir_open(dir);
 	if (dfd < 0) {
-		fslab_error("%s: cannot open the directory of --out: %s", rp_esc(dir, e1, sizeof(e1)),
-			    strerror(-dfd));
+		fslab_err_set(e, dfd, "%s: cannot open the directory of --out: %s", fslab_escape_ctrl(dir, e1, sizeof(e1)),
+			      strerror(-dfd));
 		return FSLAB_EXIT_FAILURE;
 	}
-	r = ex_lab_file_check(dfd, base, out_path);
+	r = ex_lab_file_check(dfd, base, out_path, e);
 	if (r == 0)
-		r = rp_output_check(dfd, base, out_path, inputs, 1, force);
+		r = rp_output_check(dfd, base, out_path, inputs, 1, force, e);
 	if (r == 0) {
 		r = fslab_write_file_atomic_at(dfd, base, buf, len, 0644);
 		if (r < 0)
-			fslab_error("%s: cannot write: %s", rp_esc(out_path, e1, sizeof(e1)), strerror(-r));
+			fslab_err_set(e, r, "%s: cannot write: %s", fslab_escape_ctrl(out_path, e1, sizeof(e1)), strerror(-r));
 	}
 	close(dfd);
 	return r < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 }
 
-int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force)
+int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force,
+			struct fslab_err *e)
 {
 	struct fslab_iozone_report rep = { 0 };
 	struct ex_key *keys = NULL;
@@ -473,29 +461,29 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 	int r, ret = FSLAB_EXIT_USAGE;
 
 	if (stat(csv, &cst) == 0 && S_ISDIR(cst.st_mode)) {
-		fslab_error("%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
-			    rp_esc(csv, esc, sizeof(esc)), esc);
+		fslab_err_set(e, EISDIR, "%s is a directory; give one filesystem's CSV in it: %s/FS.csv",
+			      fslab_escape_ctrl(csv, esc, sizeof(esc)), esc);
 		return FSLAB_EXIT_USAGE;
 	}
-	if ((r = ex_read_rows(csv, &keys, &n)) < 0)
+	if ((r = ex_read_rows(csv, &keys, &n, e)) < 0)
 		return r == -ENOMEM ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
 	ret = FSLAB_EXIT_FAILURE;
-	if (ex_cells(csv, keys, n, &rep) < 0)
+	if (ex_cells(csv, keys, n, &rep, e) < 0)
 		goto out;
 	f = open_memstream(&buf, &blen);
 	if (!f) {
-		fslab_error("out of memory");
+		fslab_err_set(e, ENOMEM, "out of memory");
 		goto out;
 	}
 	/* the memstream's buffer is complete only after fclose, which runs
 	 * whatever the write said */
 	r = fslab_iozone_write(f, &rep, excel);
 	if (fclose(f) != 0 || r < 0) {
-		fslab_error("out of memory");
+		fslab_err_set(e, ENOMEM, "out of memory");
 		goto out;
 	}
 	if (out_path)
-		ret = ex_write_out(csv, out_path, buf, blen, force);
+		ret = ex_write_out(csv, out_path, buf, blen, force, e);
 	else {
 		/* a short write sets stdout's error flag: main reports it at exit */
 		(void)fwrite(buf, 1, blen, stdout);

@@ -1,10 +1,12 @@
 /* IOzone <-> fslab results: `fslab import iozone` and `fslab export iozone`.
- * Both return FSLAB_EXIT_* and print their own messages. */
+ * Both return FSLAB_EXIT_* with, when it is not FSLAB_EXIT_OK, the error in
+ * e for the command to print. */
 #ifndef FSLAB_EXCHANGE_H
 #define FSLAB_EXCHANGE_H
 
 #include <stdbool.h>
 
+#include "err.h"
 #include "names.h"
 
 struct fslab_import_opts {
@@ -24,13 +26,14 @@ struct fslab_import_opts {
  * Both files are written atomically; nothing is written on bad input.  A
  * manifest.json that an earlier import with the same cache mode did not
  * write is refused, never rewritten. */
-int fslab_import_iozone(const struct fslab_import_opts *o);
+int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e);
 
 /* Writes one results CSV in IOzone's text report layout (plus the -R
  * section when excel) to out_path (atomically) or stdout when NULL.  Each
  * cell is the median of its ok trials; a cell without an ok trial is 0.
  * An existing out_path is replaced only with force, and never when it is
  * the CSV read or a lab state file. */
-int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force);
+int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool force,
+			struct fslab_err *e);
 
 #endif

@@ -2,29 +2,14 @@
  * (PNG, base64); the page loads nothing from anywhere else. */
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
-#include "stats.h"
+#include "termtext.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void rp_html_escape(FILE *out, const char *s)
-{
-	static const char special[] = "<>&\"'";
-	static const char *const entity[] = { "&lt;", "&gt;", "&amp;", "&quot;", "&#39;" };
-
-	for (; s && *s; s++) {
-		const char *k = strchr(special, *s);
-
-		if (k)
-			fputs(entity[k - special], out);
-		else
-			fputc(*s, out);
-	}
-}
 
 static void ht_base64(FILE *out, const unsigned char *p, size_t n)
 {
@@ -50,7 +35,7 @@ static void ht_base64(FILE *out, const unsigned char *p, size_t n)
 	fwrite(buf, 1, k, out);
 }
 
-static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
+static int ht_img(FILE *out, const char *dir, const struct rp_plot *p, struct fslab_err *e)
 {
 	char path[PATH_MAX + 200], *data, esc[4 * (PATH_MAX + 200) + 8];
 	size_t len;
@@ -59,14 +44,11 @@ static int ht_img(FILE *out, const char *dir, const struct rp_plot *p)
 	snprintf(path, sizeof(path), "%s/%s.png", dir, p->name);
 	r = fslab_read_file(path, &data, &len, 64u << 20);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot read the plot gnuplot should have drawn",
-					 rp_esc(path, esc, sizeof(esc)));
-	fputs("<figure><img alt=\"", out);
-	rp_html_escape(out, p->title);
-	fputs("\" src=\"data:image/png;base64,", out);
+		return rp_err_errno(e, r, "%s: cannot read the plot gnuplot should have drawn",
+				    fslab_escape_ctrl(path, esc, sizeof(esc)));
+	rp_html_put(out, "<figure><img alt=\"", p->title, "\" src=\"data:image/png;base64,");
 	ht_base64(out, (const unsigned char *)data, len);
-	fputs("\"><figcaption>", out);
-	rp_html_escape(out, p->title);
+	rp_html_put(out, "\"><figcaption>", p->title, "");
 	fprintf(out, " <span class=\"files\">(plots/%s.png, .svg)</span></figcaption></figure>\n",
 		p->name);
 	free(data);
@@ -104,7 +86,7 @@ static const char ht_style[] =
 	"dl.manifest dd{margin-left:1em}body{padding:0 6px}}\n"
 	"details>summary{cursor:pointer}\n";
 
-/* The flags' legend, from the flag table (load.c): a paragraph for each
+/* The flags' legend, from the flag table (format.c): a paragraph for each
  * flag some cell carries, with how many do; then the unknown ones. */
 static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t noth)
 {
@@ -130,8 +112,7 @@ static void ht_flag_legend(FILE *out, const struct rp_data *d, size_t noth)
 		char names[512];
 		fprintf(out, "<p>%zu cells carry a flag this fslab report does not know, as the CSV names it: ",
 			noth);
-		rp_html_escape(out, rp_other_flags_all(d, names, sizeof(names)));
-		fputs(".</p>\n", out);
+		rp_html_put(out, "", rp_other_flags_all(d, names, sizeof(names)), ".</p>\n");
 	}
 	if (!any)
 		fputs("<p>No cell is flagged.</p>\n", out);
@@ -152,8 +133,7 @@ static void ht_row_data(FILE *out, const struct rp_entry *e, const char *state, 
 {
 	char fl[24];
 
-	fputs(" data-label=\"", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, " data-label=\"", e->label, "");
 	fprintf(out, "\" data-state=%s data-aside=%d data-flags=\"%s\"", state, aside,
 		rp_flag_letters(flags, "", fl, sizeof(fl)));
 }
@@ -170,8 +150,7 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	ht_row_data(out, row->e, row->e->partial[t] ? "partial" : "ranked", row->aside, row->s.flags);
 	fprintf(out, "><td>%zu</td><td class=l>", i + 1);
 	rp_html_escape(out, row->e->fs);
-	fputs("</td><td class=l>", out);
-	rp_html_escape(out, row->e->run->tag);
+	rp_html_put(out, "</td><td class=l>", row->e->run->tag, "");
 	fprintf(out, "</td><td>%s</td>", rp_fmt_mibs(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
 		fputs(d->sum->max_trials >= 2 ? "<td>(1 trial)</td>" : "<td>&ndash;</td>", out);
@@ -208,9 +187,7 @@ static void ht_not_ranked(FILE *out, const struct rp_entry *e, const char *why)
 {
 	fputs("<tr class=bad", out);
 	ht_row_data(out, e, "not-ranked", false, 0);
-	fputs("><td>-</td><td class=l>", out);
-	rp_html_escape(out, e->fs);
-	fputs("</td><td class=l>", out);
+	rp_html_put(out, "><td>-</td><td class=l>", e->fs, "</td><td class=l>");
 	rp_html_escape(out, e->run->tag);
 	fprintf(out, "</td><td colspan=8 class=l>not ranked: %s</td></tr>\n", why);
 }
@@ -224,49 +201,40 @@ static void ht_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 
 	if (!first)
 		return;
-	fputs("<p class=bad>", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, "<p class=bad>", e->label, "");
 	fprintf(out, ": %u failed, %u skipped rows; first at %s file, %s records: ", nf, ns,
 		rp_fmt_size(first->file_kib, a, sizeof(a)), rp_fmt_size(first->record_kib, b, sizeof(b)));
-	rp_html_escape(out, first->problem);
-	fputs("</p>\n", out);
+	rp_html_put(out, "", first->problem, "</p>\n");
 }
 
 static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[t];
 
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return;
-	}
 	fputs("<div class=scroll><table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
 	      "<th>score MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
 	      "<th class=l>vs #1 (simultaneous interval, verdict, p)</th><th>plateau files</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
-	for (size_t i = 0; i < r.n; i++)
-		ht_rank_row(out, d, t, i, &r.rows[i]);
-	for (size_t i = 0; i < r.n_partial; i++)
-		ht_not_ranked(out, r.partial[i], "partial data (interrupted or incomplete run)");
-	for (size_t i = 0; i < r.n_unranked; i++)
-		ht_not_ranked(out, r.unranked[i], "no cell of this test succeeded");
+	for (size_t i = 0; i < r->n; i++)
+		ht_rank_row(out, d, t, i, &r->rows[i]);
+	for (size_t i = 0; i < r->n_partial; i++)
+		ht_not_ranked(out, r->partial[i], "partial data (interrupted or incomplete run)");
+	for (size_t i = 0; i < r->n_unranked; i++)
+		ht_not_ranked(out, r->unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
 	for (size_t i = 0; i < d->n_all; i++)
 		ht_problems(out, d->all[i], t);
-	rp_ranking_free(&r);
 }
 
-static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
+static void ht_same_fs(FILE *out, const struct rp_data *d)
 {
-	struct rp_same_fs *rows;
-	size_t n;
+	const struct rp_same_fs *rows = d->sum->same_fs;
+	size_t n = d->sum->n_same_fs;
 	char ma[24], mb[24];
 
-	if (rp_same_fs_rows(d, tests, &rows, &n) < 0 || n == 0) {
-		free(rows);
+	if (n == 0)
 		return;
-	}
 	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
 	      "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
 	      "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
@@ -279,8 +247,7 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 		const struct rp_same_fs *r = &rows[i];
 		char ci[64];
 
-		fputs("<tr><td class=l>", out);
-		rp_html_escape(out, r->a->fs);
+		rp_html_put(out, "<tr><td class=l>", r->a->fs, "");
 		fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(r->test));
 		rp_html_escape(out, r->a->run->tag);
 		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
@@ -291,7 +258,6 @@ static void ht_same_fs(FILE *out, const struct rp_data *d, unsigned tests)
 			rp_change_word(r->cmp.dir));
 	}
 	fputs("</table></div></section>\n", out);
-	free(rows);
 }
 
 /* Run run's row of test t in rk: its best with the plateau median, then
@@ -343,11 +309,6 @@ static void ht_run_test_row(FILE *out, const struct rp_data *d, const struct rp_
  * the matrix's).  Partial data is left out, as in the rankings. */
 static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
-	struct rp_ranking rk[FSLAB_TEST_MAX];
-	bool have[FSLAB_TEST_MAX];
-
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		have[t] = rp_rank_test(d, tests, t, &rk[t]);
 	fputs("<section id=\"run-rankings\"><h2>Each run's own ranking</h2>\n<p>Each run's "
 	      "filesystems ranked among themselves (per host when the runs are labelled by host): "
 	      "per test the run's best with its score, then the others with their ratio "
@@ -358,16 +319,13 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		bool table = false;
 
 		fprintf(out, "<h3 id=\"run-rank-%zu\">", r + 1);
-		rp_html_escape(out, d->runs[r].tag);
-		fputs("</h3>\n", out);
+		rp_html_put(out, "", d->runs[r].tag, "</h3>\n");
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
-			if (have[t])
-				ht_run_test_row(out, d, &rk[t], &d->runs[r], &table);
+			if (tests & (1u << t))
+				ht_run_test_row(out, d, &d->sum->rank[t], &d->runs[r], &table);
 		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
 	}
 	fputs("</section>\n", out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		rp_ranking_free(&rk[t]);
 }
 
 /* The cells of one filesystem and test as a grid: file sizes down, record
@@ -379,9 +337,7 @@ static void ht_cell_td(FILE *out, const struct rp_cell *c)
 	char m[24];
 
 	if (!c->n_ok) {
-		fputs("<td class=bad title=\"", out);
-		rp_html_escape(out, c->problem);
-		fputs("\">&times;</td>", out);
+		rp_html_put(out, "<td class=bad title=\"", c->problem, "\">&times;</td>");
 		return;
 	}
 	/* the class says the flags; the title only what it does not */
@@ -412,8 +368,7 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	}
 	if (!nr)
 		return;
-	fputs("<details><summary>", out);
-	rp_html_escape(out, e->label);
+	rp_html_put(out, "<details><summary>", e->label, "");
 	fprintf(out, " &mdash; %s: %zu cells, %u flagged page-cache, %u fuse, %u failed/skipped</summary>\n",
 		fslab_test_to_string(t), end - e->test_first[t], npc, nfu, nbad);
 	fputs("<div class=scroll><table class=cells><tr><th>file \\ record</th>", out);
@@ -454,8 +409,7 @@ static void ht_manifest_value(FILE *out, json_object *val)
 		json_object_object_foreach(val, k2, v2)
 		{
 			fputs(sep, out);
-			rp_html_escape(out, k2);
-			fputs(": ", out);
+			rp_html_put(out, "", k2, ": ");
 			ht_scalar(out, v2);
 			sep = "; ";
 		}
@@ -506,11 +460,8 @@ static void ht_manifest_filesystems(FILE *out, json_object *manifest)
 
 static void ht_manifest(FILE *out, const struct rp_run *r)
 {
-	fputs("<h3>", out);
-	rp_html_escape(out, r->tag);
-	fputs(": ", out);
-	rp_html_escape(out, r->dir);
-	fputs("</h3>\n", out);
+	rp_html_put(out, "<h3>", r->tag, ": ");
+	rp_html_put(out, "", r->dir, "</h3>\n");
 	if (!r->manifest) {
 		fputs("<p>No manifest.json in this directory (imported or hand-made results): machine, "
 		      "device and options are unknown.</p>\n",
@@ -522,9 +473,7 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 	{
 		if (strcmp(key, "filesystems") == 0 || strcmp(key, "spec") == 0)
 			continue;
-		fputs("<dt>", out);
-		rp_html_escape(out, key);
-		fputs("</dt><dd>", out);
+		rp_html_put(out, "<dt>", key, "</dt><dd>");
 		ht_manifest_value(out, val);
 		fputs("</dd>\n", out);
 	}
@@ -549,13 +498,9 @@ static void ht_runs(FILE *out, const struct rp_data *d)
 		     "director%s:</p><ul>\n",
 		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
 	for (size_t i = 0; i < d->n_runs; i++) {
-		fputs("<li><b>", out);
-		rp_html_escape(out, d->runs[i].tag);
-		fputs("</b>: ", out);
+		rp_html_put(out, "<li><b>", d->runs[i].tag, "</b>: ");
 		rp_html_escape(out, d->runs[i].dir);
-		fputs(" (cache mode ", out);
-		rp_html_escape(out, d->runs[i].cache);
-		fputs(")</li>\n", out);
+		rp_html_put(out, " (cache mode ", d->runs[i].cache, ")</li>\n");
 	}
 	fputs("</ul></section>\n", out);
 }
@@ -595,9 +540,7 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 	      out);
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
-		fputs("<tr><td class=l>", out);
-		rp_html_escape(out, e->fs);
-		fputs("</td><td class=l>", out);
+		rp_html_put(out, "<tr><td class=l>", e->fs, "</td><td class=l>");
 		rp_html_escape(out, e->run->tag);
 		fprintf(out, "</td><td>%zu</td><td>%zu</td><td%s>%zu</td><td%s>%zu</td><td>%zu</td><td>%zu</td>",
 			e->n_rows, e->n_cells, e->n_flag_pc ? " class=pc" : "", e->n_flag_pc,
@@ -610,9 +553,8 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 			fprintf(out, "<td>%.0f</td>", e->info.device_read_kib_s);
 		else
 			fputs("<td>unknown</td>", out);
-		fputs("<td class=l>", out);
-		rp_html_escape(out, e->info.mount_method[0] ? e->info.mount_method : "-");
-		fputs("</td></tr>\n", out);
+		rp_html_put(out, "<td class=l>", e->info.mount_method[0] ? e->info.mount_method : "-",
+			    "</td></tr>\n");
 	}
 	fputs("</table></section>\n", out);
 }
@@ -620,7 +562,7 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 /* Per test its ranking table and the ranking's bars.  0 or the error of
  * reading a plot. */
 static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
-		       const char *pdir, unsigned tests)
+		       const char *pdir, unsigned tests, struct fslab_err *e)
 {
 	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
 	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
@@ -642,7 +584,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 			int r;
 
 			if (p->kind == FSLAB_REPORT_PLOT_COMPARE && p->bars && p->test == (enum fslab_test)t &&
-			    (r = ht_img(out, pdir, p)) < 0)
+			    (r = ht_img(out, pdir, p, e)) < 0)
 				return r;
 		}
 	}
@@ -653,7 +595,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 /* Test t's plots other than the ranking's bars: by size first, then the
  * heatmaps, then the surfaces. */
 static int ht_test_plots(FILE *out, const struct rp_plots *plots, const char *pdir,
-			 enum fslab_test t)
+			 enum fslab_test t, struct fslab_err *e)
 {
 	size_t cnt = 0;
 	int r;
@@ -668,14 +610,14 @@ static int ht_test_plots(FILE *out, const struct rp_plots *plots, const char *pd
 		for (size_t i = 0; i < plots->n; i++) {
 			const struct rp_plot *p = &plots->p[i];
 
-			if (!p->bars && p->test == t && p->kind == kind && (r = ht_img(out, pdir, p)) < 0)
+			if (!p->bars && p->test == t && p->kind == kind && (r = ht_img(out, pdir, p, e)) < 0)
 				return r;
 		}
 	fputs("</details>\n", out);
 	return 0;
 }
 
-static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir)
+static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir, struct fslab_err *e)
 {
 	int r;
 
@@ -688,7 +630,7 @@ static int ht_plots(FILE *out, const struct rp_plots *plots, const char *pdir)
 	      "were not measured are left empty. SVG versions are in the plots folder.</p>\n",
 	      out);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((r = ht_test_plots(out, plots, pdir, t)) < 0)
+		if ((r = ht_test_plots(out, plots, pdir, t, e)) < 0)
 			return r;
 	if (!plots || plots->n == 0)
 		fputs("<p>No plots were drawn (--plots none).</p>\n", out);
@@ -710,9 +652,39 @@ static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
 	fputs("</section>\n", out);
 }
 
+static void rp_latency_html(FILE *out, const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+
+	if (!s->lat_tests)
+		return;
+	fputs("<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
+	      "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
+	      "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
+	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
+	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
+	      out);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
+			const struct rp_lat_row *l = rp_lat_row(s, t, i);
+			char a[24], b[24], c[24], f[16], r[16];
+
+			if (!l->has)
+				continue;
+			fprintf(out, "<tr><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
+			rp_html_escape(out, d->all[i]->label);
+			fprintf(out, "</td><td>%zu</td><td>%s</td><td>%s</td><td class=l>", l->n_cells,
+				rp_fmt_us(l->p50, a, sizeof(a)), rp_fmt_us(l->p99, b, sizeof(b)));
+			if (!isnan(l->p99))
+				fprintf(out, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
+					rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
+			fprintf(out, "</td><td>%s</td></tr>\n", rp_fmt_us(l->max, c, sizeof(c)));
+		}
+	fputs("</table></div></section>\n", out);
+}
 /* The page, section by section; 0 or the error of reading a plot. */
 static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
-		   const char *pdir, unsigned tests, bool claims)
+		   const char *pdir, unsigned tests, bool claims, struct fslab_err *e)
 {
 	int r;
 
@@ -728,14 +700,14 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	ht_flags(out, d);
 	if (claims)
 		rp_claims_html(out, d); /* nothing without d->claims */
-	if ((r = ht_rankings(out, d, plots, pdir, tests)) < 0)
+	if ((r = ht_rankings(out, d, plots, pdir, tests, e)) < 0)
 		return r;
-	rp_cdm_html(out, d, tests);
+	rp_cdm_html(out, d);
 	rp_latency_html(out, d);
-	ht_same_fs(out, d, tests);
+	ht_same_fs(out, d);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);
-	if ((r = ht_plots(out, plots, pdir)) < 0)
+	if ((r = ht_plots(out, plots, pdir, e)) < 0)
 		return r;
 	ht_all_cells(out, d, tests);
 	fputs("<section id=\"manifests\"><h2>Manifests</h2>\n", out);
@@ -746,7 +718,7 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 }
 
 int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims)
+		  unsigned tests, bool claims, struct fslab_err *e)
 {
 	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], esc[4 * (PATH_MAX + 32) + 8];
 	FILE *out;
@@ -756,11 +728,12 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
 	out = fopen(path, "we");
 	if (!out)
-		return fslab_error_errno(errno, "%s: cannot create", rp_esc(path, esc, sizeof(esc)));
-	r = ht_page(out, d, plots, pdir, tests, claims);
+		return rp_err_errno(e, errno, "%s: cannot create", fslab_escape_ctrl(path, esc, sizeof(esc)));
+	r = ht_page(out, d, plots, pdir, tests, claims, e);
 	if (ferror(out) && r == 0)
-		r = fslab_error_errno(EIO, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
+		r = rp_err_errno(e, EIO, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = fslab_error_errno(errno, "%s: write failed", rp_esc(path, esc, sizeof(esc)));
+		r = rp_err_errno(e, errno, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	return r;
 }
+

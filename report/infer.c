@@ -16,7 +16,7 @@
  * together, so a verdict read off any of them is a family-wise one.
  * docs/report.md, "Verdicts and their intervals", explains the choices;
  * tests/report/verdict_harness measures them. */
-#include "report_priv.h"
+#include "format.h"
 #include "stats.h"
 
 #include <math.h>
@@ -169,7 +169,7 @@ static void vm_factors(const struct rp_vm_in *in, size_t n, struct rp_varmodel *
 		if (vm_usable(in[i].s) && in[i].s->lvar > 0 && in[i].pool < vm->n_pools &&
 		    in[i].key < RP_VM_MAX_KEYS) {
 			double d = (double)in[i].s->n_trials - 1;
-			psum[in[i].pool] += log(in[i].s->lvar) - fslab_digamma(d / 2) + log(d / 2);
+			psum[in[i].pool] += fslab_log_var_centred(in[i].s->lvar, d);
 			pcnt[in[i].pool]++;
 		}
 	for (size_t i = 0; i < n; i++) {
@@ -178,7 +178,7 @@ static void vm_factors(const struct rp_vm_in *in, size_t n, struct rp_varmodel *
 		    in[i].key >= RP_VM_MAX_KEYS || pcnt[in[i].pool] < 2)
 			continue;
 		double d = (double)s->n_trials - 1, np = (double)pcnt[in[i].pool];
-		double e = log(s->lvar) - fslab_digamma(d / 2) + log(d / 2);
+		double e = fslab_log_var_centred(s->lvar, d);
 
 		off[in[i].key] += e - psum[in[i].pool] / np;
 		noise[in[i].key] += fslab_trigamma(d / 2) * (1 - 1 / np);
@@ -221,13 +221,6 @@ void rp_varmodel_fit(const struct rp_vm_in *in, size_t n, size_t n_pools, struct
 	vm_moderate_pools(vm, &vm->blocked, ss);
 }
 
-/* A factor known only roughly costs degrees of freedom: a chi-square
- * variance on df degrees has log variance about 2 / df. */
-static double vm_df(double df, double fvar)
-{
-	return fvar > 0 ? 2 / (2 / df + fvar) : df;
-}
-
 void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t pool, size_t key,
 	       struct rp_est *e)
 {
@@ -244,10 +237,10 @@ void rp_est_of(const struct rp_score *s, const struct rp_varmodel *vm, size_t po
 	/* the pool's variance, in this filesystem's noise */
 	e->pool = pool;
 	e->s2 = vm->factor[key] * vm->all.v[pool];
-	e->df = vm_df(vm->all.dfm[pool], vm->fvar[key]);
+	e->df = fslab_df_scaled(vm->all.dfm[pool], vm->fvar[key]);
 	if (vm->blocked.dfm[pool] > 0) {
 		e->s2b = vm->factor[key] * vm->blocked.v[pool];
-		e->dfb = vm_df(vm->blocked.dfm[pool], vm->fvar[key]);
+		e->dfb = fslab_df_scaled(vm->blocked.dfm[pool], vm->fvar[key]);
 	}
 }
 
@@ -256,54 +249,8 @@ bool rp_est_testable(const struct rp_est *e)
 	return e->n >= 2 && isfinite(e->lmean) && isfinite(e->s2);
 }
 
-/* Decimals enough that a bound on one side of a threshold (1, and the
- * equivalence margin's 1 - delta and 1 + delta) is not shown on the other
- * side of it or at it ("1.00" for 1.003 next to "faster", "0.95" for
- * 0.9496 next to "inconclusive"): 2 decimals, more only when needed, at
- * most 5. */
-static bool rb_crosses(double v, double back, double th)
-{
-	return (v > th && back <= th) || (v < th && back >= th);
-}
-
-char *rp_fmt_bound(double v, double delta, char *buf, size_t len)
-{
-	const double th[3] = { 1, 1 - delta, 1 + delta };
-	int n = delta > 0 ? 3 : 1;
-
-	for (int prec = 2; prec <= 5; prec++) {
-		bool bad = false;
-
-		snprintf(buf, len, "%.*f", prec, v);
-		double back = strtod(buf, NULL);
-		for (int i = 0; i < n; i++)
-			bad |= rb_crosses(v, back, th[i]);
-		if (!bad)
-			return buf;
-	}
-	/* within 5e-6 of a threshold: cut towards its own side */
-	double near = th[0];
-	for (int i = 1; i < n; i++)
-		if (fabs(v - th[i]) < fabs(v - near))
-			near = th[i];
-	snprintf(buf, len, "%.5f", v < near ? floor(v * 1e5) / 1e5 : ceil(v * 1e5) / 1e5);
-	return buf;
-}
-
-char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len)
-{
-	char lo[24], hi[24];
-
-	if (isnan(c->lo))
-		snprintf(buf, len, "%.2f", c->ratio);
-	else
-		snprintf(buf, len, "%.2f [%s%s%s]", c->ratio, rp_fmt_bound(c->lo, c->delta, lo, sizeof(lo)),
-			 sep, rp_fmt_bound(c->hi, c->delta, hi, sizeof(hi)));
-	return buf;
-}
-
 /* The word is lib/stats.h's, shared with fslab run's stopping rule. */
-enum rp_dir rp_dir_of(double lo, double hi, double delta)
+static enum rp_dir rp_dir_of(double lo, double hi, double delta)
 {
 	switch (fslab_ratio_word_of(lo, hi, delta)) {
 	case FSLAB_RATIO_SLOWER:
@@ -317,12 +264,6 @@ enum rp_dir rp_dir_of(double lo, double hi, double delta)
 	default:
 		return RP_DIR_UNTESTED;
 	}
-}
-
-/* v * v / df, 0 when df is infinite or v is 0 */
-static double cmp_term(double v, double df)
-{
-	return v == 0 || isinf(df) ? 0 : v * v / df;
 }
 
 /* The variance of x's mean log score minus y's, and its degrees of
@@ -342,10 +283,7 @@ static void cmp_var(const struct rp_est *x, const struct rp_est *y, double *var,
 		*df = blocked ? fmin(x->dfb, y->dfb) : fmin(x->df, y->df);
 		return;
 	}
-	double a = x->s2 / nx, b = y->s2 / ny, den = cmp_term(a, x->df) + cmp_term(b, y->df);
-
-	*var = a + b;
-	*df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
+	fslab_welch(x->s2 / nx, x->df, y->s2 / ny, y->df, var, df);
 }
 
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
@@ -365,15 +303,8 @@ void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double
 	cmp_var(x, y, &var, &c->df);
 	se = sqrt(var);
 	c->tested = true;
-	if (!(se > 0)) { /* no noise at all: any difference is real */
-		c->lo = c->hi = c->ratio;
-		c->resolve = 0;
-		c->p = dl == 0 ? 1.0 : 0.0;
-	} else {
-		fslab_log_ratio_interval(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi);
-		c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
-		c->p = fslab_t_two_sided_p(fabs(dl) / se, c->df);
-	}
+	fslab_log_ratio_test(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi, &c->p);
+	c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
 	c->p_adj = fmin(1, c->p * (double)m);
 	c->dir = rp_dir_of(c->lo, c->hi, delta);
 }

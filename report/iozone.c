@@ -1,6 +1,7 @@
 /* IOzone auto-mode text report: parser over a memory buffer and writer.
  * See iozone.h for the accepted layout. */
 #include "iozone.h"
+#include "err.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,25 +14,22 @@
 #define IZ_TOKENS 80 /* a -R row: the file size and up to 64+ values */
 #define IZ_VALUE_MAX 1e15
 
-static void iz_err(char *err, size_t errlen, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* e's message "line N: what" (N 0: no line), its code -EINVAL; returns it. */
+static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void iz_err(char *err, size_t errlen, unsigned long line, const char *fmt, ...)
+static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 {
+	char msg[FSLAB_ERR_MSG_MAX];
 	va_list ap;
-	int n = 0;
 
-	if (!err || !errlen)
-		return;
-	if (line)
-		n = snprintf(err, errlen, "line %lu: ", line);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (line)
+		return fslab_err_set(e, EINVAL, "line %lu: %s", line, msg);
+	return fslab_err_set(e, EINVAL, "%s", msg);
 }
-
 int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_cell *c)
 {
 	/* IOzone's layout has a column for each of its 13 tests and none
@@ -162,12 +160,12 @@ static int iz_size(const struct iz_tok *t, uint64_t *kib)
 }
 
 /* Checks for a repeated cell within one part (cells sorted). */
-static int iz_dups(const struct fslab_iozone_report *p, const char *part, char *err, size_t errlen)
+static int iz_dups(const struct fslab_iozone_report *p, const char *part, struct fslab_err *e)
 {
 	for (size_t i = 1; i < p->n; i++) {
 		const struct fslab_iozone_cell *a = &p->cells[i - 1], *b = &p->cells[i];
 		if (a->file_kib == b->file_kib && a->record_kib == b->record_kib && a->test == b->test) {
-			iz_err(err, errlen, b->line,
+			iz_err(e, b->line,
 			       "%s repeats file %llu KiB, record %llu KiB, test %s (first on line %lu)",
 			       part, (unsigned long long)b->file_kib, (unsigned long long)b->record_kib,
 			       fslab_test_to_string(b->test), a->line);
@@ -209,8 +207,7 @@ struct iz_parse {
 	unsigned long lineno;
 	bool in_table, excel, want_header;
 	int cur; /* the current -R section's test, or FSLAB_TEST_INVALID */
-	char *err;
-	size_t errlen;
+	struct fslab_err *e;
 };
 
 /* The next line from *pos, without its newline (or \r\n) and its leading
@@ -260,7 +257,7 @@ static bool iz_command(struct fslab_iozone_report *rep, const char *line, size_t
 static int iz_row_tokens(struct iz_parse *ps, const char *line, size_t n, int *nt)
 {
 	if (n > IZ_LINE_MAX) {
-		iz_err(ps->err, ps->errlen, ps->lineno, "line too long for a report row");
+		iz_err(ps->e, ps->lineno, "line too long for a report row");
 		return -EINVAL;
 	}
 	*nt = iz_split(line, n, ps->tok, IZ_TOKENS);
@@ -274,7 +271,7 @@ static int iz_value_tok(struct iz_parse *ps, int i, int shown, const char *what,
 
 	if (!t->quoted && iz_number(t->s, t->n, true, v) == 0)
 		return 0;
-	iz_err(ps->err, ps->errlen, ps->lineno, "%s %d ('%.*s') is not a throughput in KiB/s", what,
+	iz_err(ps->e, ps->lineno, "%s %d ('%.*s') is not a throughput in KiB/s", what,
 	       shown, (int)(t->n > 40 ? 40 : t->n), t->s);
 	return -EINVAL;
 }
@@ -288,13 +285,13 @@ static int iz_table_row(struct iz_parse *ps, const char *line, size_t n)
 	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
 		return r;
 	if (nt < 3 || nt > 2 + FSLAB_TEST_IOZONE_COUNT) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       "expected a row of file size (KiB), record size (KiB) and 1 to 13 throughputs; found %d fields",
 		       nt < 0 ? 0 : nt);
 		return -EINVAL;
 	}
 	if (iz_size(&ps->tok[0], &c.file_kib) < 0 || iz_size(&ps->tok[1], &c.record_kib) < 0) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       "file and record size must be positive whole numbers of KiB");
 		return -EINVAL;
 	}
@@ -305,7 +302,7 @@ static int iz_table_row(struct iz_parse *ps, const char *line, size_t n)
 		/* a short row (iozone -i) has no column names to say which
 		 * tests these are: kept apart, -R wins */
 		if ((r = fslab_iozone_add(nt < 2 + FSLAB_TEST_IOZONE_COUNT ? &ps->part : ps->rep, &c)) < 0) {
-			iz_err(ps->err, ps->errlen, ps->lineno, "too many cells");
+			iz_err(ps->e, ps->lineno, "too many cells");
 			return r;
 		}
 	}
@@ -324,7 +321,7 @@ static int iz_excel_title(struct iz_parse *ps)
 			ps->cur = k;
 	}
 	if (ps->cur == FSLAB_TEST_INVALID) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       "unknown section \"%.*s\" (expected one of IOzone's 13 titles, e.g. \"Writer report\")",
 		       (int)(t->n > 40 ? 40 : t->n), t->s);
 		return -EINVAL;
@@ -339,7 +336,7 @@ static int iz_excel_header(struct iz_parse *ps, int nt)
 	ps->n_rec = 0;
 	for (int i = 0; i < nt; i++) {
 		if (!ps->tok[i].quoted || iz_size(&ps->tok[i], &ps->rec_hdr[ps->n_rec]) < 0) {
-			iz_err(ps->err, ps->errlen, ps->lineno,
+			iz_err(ps->e, ps->lineno,
 			       "expected the section's header of quoted record sizes (\"4\" \"8\" ...)");
 			return -EINVAL;
 		}
@@ -356,12 +353,12 @@ static int iz_excel_row(struct iz_parse *ps, int nt)
 	int r;
 
 	if (!ps->tok[0].quoted || iz_size(&ps->tok[0], &c.file_kib) < 0) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       "expected a quoted file size (KiB) at the start of the row");
 		return -EINVAL;
 	}
 	if ((size_t)nt - 1 > ps->n_rec) {
-		iz_err(ps->err, ps->errlen, ps->lineno, "%d values but the section's header has %zu record sizes",
+		iz_err(ps->e, ps->lineno, "%d values but the section's header has %zu record sizes",
 		       nt - 1, ps->n_rec);
 		return -EINVAL;
 	}
@@ -370,7 +367,7 @@ static int iz_excel_row(struct iz_parse *ps, int nt)
 			return r;
 		c.record_kib = ps->rec_hdr[i - 1];
 		if ((r = fslab_iozone_add(&ps->xl, &c)) < 0) {
-			iz_err(ps->err, ps->errlen, ps->lineno, "too many cells");
+			iz_err(ps->e, ps->lineno, "too many cells");
 			return r;
 		}
 	}
@@ -387,14 +384,14 @@ static int iz_excel_line(struct iz_parse *ps, const char *line, size_t n)
 	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
 		return r;
 	if (nt < 0) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       nt == -E2BIG ? "more than %d fields" : "unbalanced quote", IZ_TOKENS);
 		return -EINVAL;
 	}
 	if (nt >= 1 && ps->tok[0].n && !isdigit((unsigned char)ps->tok[0].s[0]))
 		return iz_excel_title(ps);
 	if (ps->cur == FSLAB_TEST_INVALID) {
-		iz_err(ps->err, ps->errlen, ps->lineno,
+		iz_err(ps->e, ps->lineno,
 		       "a row before any section title (\"Writer report\", ...)");
 		return -EINVAL;
 	}
@@ -436,9 +433,9 @@ static int iz_merge(struct iz_parse *ps)
 	fslab_iozone_sort(rep);
 	fslab_iozone_sort(&ps->xl);
 	fslab_iozone_sort(&ps->part);
-	if ((r = iz_dups(rep, "the table", ps->err, ps->errlen)) < 0 ||
-	    (r = iz_dups(&ps->part, "the table", ps->err, ps->errlen)) < 0 ||
-	    (r = iz_dups(&ps->xl, "the -R section", ps->err, ps->errlen)) < 0)
+	if ((r = iz_dups(rep, "the table", ps->e)) < 0 ||
+	    (r = iz_dups(&ps->part, "the table", ps->e)) < 0 ||
+	    (r = iz_dups(&ps->xl, "the -R section", ps->e)) < 0)
 		return r;
 	n_text = rep->n;
 	for (size_t i = 0; i < ps->part.n; i++) {
@@ -446,7 +443,7 @@ static int iz_merge(struct iz_parse *ps)
 		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
 
 		if (iz_find(&text_view, c)) {
-			iz_err(ps->err, ps->errlen, c->line, "the table repeats file %llu KiB, record %llu KiB",
+			iz_err(ps->e, c->line, "the table repeats file %llu KiB, record %llu KiB",
 			       (unsigned long long)c->file_kib, (unsigned long long)c->record_kib);
 			return -EINVAL;
 		}
@@ -457,13 +454,13 @@ static int iz_merge(struct iz_parse *ps)
 		if (iz_find(&text_view, &ps->xl.cells[i]))
 			continue;
 		if ((r = fslab_iozone_add(rep, &ps->xl.cells[i])) < 0) {
-			iz_err(ps->err, ps->errlen, ps->xl.cells[i].line, "too many cells");
+			iz_err(ps->e, ps->xl.cells[i].line, "too many cells");
 			return r;
 		}
 	}
 	for (size_t i = 0; i < ps->part.n && !rep->has_excel; i++) {
 		if ((r = fslab_iozone_add(rep, &ps->part.cells[i])) < 0) {
-			iz_err(ps->err, ps->errlen, ps->part.cells[i].line, "too many cells");
+			iz_err(ps->e, ps->part.cells[i].line, "too many cells");
 			return r;
 		}
 	}
@@ -471,24 +468,23 @@ static int iz_merge(struct iz_parse *ps)
 	return 0;
 }
 
-int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep, char *err,
-		       size_t errlen)
+int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep,
+		       struct fslab_err *e)
 {
-	struct iz_parse ps = { .rep = rep, .cur = FSLAB_TEST_INVALID, .err = err, .errlen = errlen };
+	struct iz_parse ps = { .rep = rep, .cur = FSLAB_TEST_INVALID, .e = e };
 	const char *line;
 	size_t pos = 0, n, measured = 0;
 	int r = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	if (err && errlen)
-		err[0] = '\0';
+	fslab_err_clear(e);
 	while (iz_next_line(text, len, &pos, &line, &n)) {
 		ps.lineno++;
 		if (n && (r = iz_line(&ps, line, n)) < 0)
 			goto out;
 	}
 	if (!rep->has_text && !rep->has_excel) {
-		iz_err(err, errlen, 0,
+		iz_err(e, 0,
 		       "no IOzone auto-mode results: expected the table headed \"kB  reclen  write ...\" or the section after \"Excel output is below:\"");
 		r = -EINVAL;
 		goto out;
@@ -498,7 +494,7 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 	for (size_t i = 0; i < rep->n; i++)
 		measured += rep->cells[i].kib_s > 0;
 	if (measured == 0) {
-		iz_err(err, errlen, 0,
+		iz_err(e, 0,
 		       rep->n ? "every value in the report is 0 (IOzone's \"not measured\"): nothing to import"
 			      : "the report has no result rows");
 		r = -EINVAL;

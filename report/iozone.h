@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "names.h"
 
 /* Refuse reports with more cells than this (a full -g 2G sweep has 1872). */
@@ -45,11 +46,11 @@ struct fslab_iozone_report {
 };
 
 /* Parses len bytes of text (need not be NUL-terminated).  Returns 0, or
- * -EINVAL with "line N: what is wrong" in err (-ENOMEM, -E2BIG too).  On
+ * -EINVAL with "line N: what is wrong" in e's message (-ENOMEM, -E2BIG too).  On
  * error rep holds nothing (no need to free); on success free it with
  * fslab_iozone_report_free. */
-int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep, char *err,
-		       size_t errlen);
+int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report *rep,
+		       struct fslab_err *e);
 void fslab_iozone_report_free(struct fslab_iozone_report *rep);
 
 /* Adds (or replaces) one cell; keeps no order until fslab_iozone_sort.

@@ -2,7 +2,7 @@
  * matrix and banners of the text and HTML reports, for scripts and CI
  * dashboards.  Throughput in KiB/s as in the CSVs; a number that does not
  * exist (no interval with one trial, an untested p) is null. */
-#include "report_priv.h"
+#include "view.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -12,11 +12,6 @@
 #ifndef FSLAB_VERSION
 #define FSLAB_VERSION "0.0.0"
 #endif
-
-static json_object *js_num(double v)
-{
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(v);
-}
 
 static json_object *js_pair(double a, double b)
 {
@@ -36,11 +31,11 @@ static json_object *js_pair(double a, double b)
 static void js_put_cmp(json_object *o, const struct rp_cmp *c, const char *ratio_key,
 		       const char *p_key, const char *p_adj_key, const char *word)
 {
-	json_object_object_add(o, ratio_key, js_num(c->ratio));
+	json_object_object_add(o, ratio_key, rp_json_num(c->ratio));
 	json_object_object_add(o, "ratio_ci95", js_pair(c->lo, c->hi));
-	json_object_object_add(o, p_key, js_num(c->p));
-	json_object_object_add(o, p_adj_key, js_num(c->p_adj));
-	json_object_object_add(o, "resolvable_fraction", js_num(c->resolve));
+	json_object_object_add(o, p_key, rp_json_num(c->p));
+	json_object_object_add(o, p_adj_key, rp_json_num(c->p_adj));
+	json_object_object_add(o, "resolvable_fraction", rp_json_num(c->resolve));
 	json_object_object_add(o, "verdict", json_object_new_string(word));
 }
 
@@ -89,19 +84,15 @@ static json_object *js_pairs(const struct rp_data *d, enum fslab_test t, const s
 
 static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[t];
 	json_object *o, *rows, *nr;
 
 	if (!(d->sum->shown & (1u << t)))
 		return NULL;
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return NULL;
-	}
 	o = json_object_new_object();
 	rows = json_object_new_array();
-	for (size_t i = 0; i < r.n; i++) {
-		const struct rp_rank_row *row = &r.rows[i];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rp_rank_row *row = &r->rows[i];
 		const struct rp_mcell *c = rp_sum_cell(d->sum, t, row->e->idx);
 		json_object *x = json_object_new_object();
 
@@ -109,9 +100,9 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_object_add(x, "filesystem", json_object_new_string(row->e->fs));
 		json_object_object_add(x, "run", json_object_new_string(row->e->run->tag));
 		json_object_object_add(x, "label", json_object_new_string(row->e->label));
-		json_object_object_add(x, "score_kib_s", js_num(row->s.score));
-		json_object_object_add(x, "median_kib_s", js_num(row->s.median));
-		json_object_object_add(x, "mean_kib_s", js_num(row->s.mean));
+		json_object_object_add(x, "score_kib_s", rp_json_num(row->s.score));
+		json_object_object_add(x, "median_kib_s", rp_json_num(row->s.median));
+		json_object_object_add(x, "mean_kib_s", rp_json_num(row->s.mean));
 		json_object_object_add(x, "ci95_kib_s",
 				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
 		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
@@ -126,22 +117,21 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 		json_object_array_add(rows, x);
 	}
 	json_object_object_add(o, "ranked", rows);
-	json_object_object_add(o, "pairs", js_pairs(d, t, &r));
+	json_object_object_add(o, "pairs", js_pairs(d, t, r));
 	nr = json_object_new_array();
-	for (size_t i = 0; i < r.n_partial; i++) {
+	for (size_t i = 0; i < r->n_partial; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r.partial[i]->label));
+		json_object_object_add(x, "label", json_object_new_string(r->partial[i]->label));
 		json_object_object_add(x, "why", json_object_new_string("partial data"));
 		json_object_array_add(nr, x);
 	}
-	for (size_t i = 0; i < r.n_unranked; i++) {
+	for (size_t i = 0; i < r->n_unranked; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r.unranked[i]->label));
+		json_object_object_add(x, "label", json_object_new_string(r->unranked[i]->label));
 		json_object_object_add(x, "why", json_object_new_string("no ok cell"));
 		json_object_array_add(nr, x);
 	}
 	json_object_object_add(o, "not_ranked", nr);
-	rp_ranking_free(&r);
 	return o;
 }
 
@@ -180,7 +170,7 @@ static json_object *js_order(const struct rp_summary *s)
 		json_object_object_add(x, "run", json_object_new_string(s->order[i].run->tag));
 		json_object_object_add(x, "test",
 				       json_object_new_string(fslab_test_to_string(s->order[i].test)));
-		json_object_object_add(x, "first_to_last_ratio", js_num(s->order[i].ratio));
+		json_object_object_add(x, "first_to_last_ratio", rp_json_num(s->order[i].ratio));
 		json_object_object_add(x, "ratio_ci", js_pair(s->order[i].lo, s->order[i].hi));
 		json_object_object_add(x, "trials", json_object_new_int((int)s->order[i].trials));
 		json_object_array_add(a, x);
@@ -253,7 +243,7 @@ static json_object *js_claims(const struct rp_data *d)
 		json_object_object_add(x, "verdict", json_object_new_string(rp_claim_word(c->word)));
 		json_object_object_add(x, "decided_by", json_object_new_string(c->decides));
 		if (k == RP_N_CLAIMS - 1)
-			json_object_object_add(x, "headline_over_probe", js_num(c->figure));
+			json_object_object_add(x, "headline_over_probe", rp_json_num(c->figure));
 		for (size_t i = 0; i < c->n; i++) {
 			const struct rp_claim_run *l = &c->runs[i];
 			json_object *y = json_object_new_object(), *z = NULL;
@@ -276,6 +266,45 @@ static json_object *js_claims(const struct rp_data *d)
 	return a;
 }
 
+static json_object *rp_latency_json(const struct rp_data *d)
+{
+	const struct rp_summary *s = d->sum;
+	json_object *o;
+
+	if (!s->lat_tests)
+		return NULL;
+	o = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		json_object *a;
+
+		if (!(s->lat_tests & (1u << t)))
+			continue;
+		a = json_object_new_array();
+		for (size_t i = 0; i < s->n; i++) {
+			const struct rp_lat_row *l = rp_lat_row(s, t, i);
+			json_object *x;
+
+			if (!l->has)
+				continue;
+			x = json_object_new_object();
+			json_object_object_add(x, "label", json_object_new_string(d->all[i]->label));
+			json_object_object_add(x, "cells", json_object_new_int((int)l->n_cells));
+			json_object_object_add(x, "p50_us_median", rp_json_num(l->p50));
+			json_object_object_add(x, "p99_us_worst", rp_json_num(l->p99));
+			if (!isnan(l->p99)) {
+				json_object *c = json_object_new_object();
+				json_object_object_add(c, "file_kib", json_object_new_int64((int64_t)l->p99_file_kib));
+				json_object_object_add(c, "record_kib",
+						       json_object_new_int64((int64_t)l->p99_record_kib));
+				json_object_object_add(x, "p99_worst_cell", c);
+			}
+			json_object_object_add(x, "max_us", rp_json_num(l->max));
+			json_object_array_add(a, x);
+		}
+		json_object_object_add(o, fslab_test_to_string(t), a);
+	}
+	return o;
+}
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	const struct rp_summary *s = d->sum;
@@ -290,10 +319,10 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(o, "comparisons", json_object_new_int((int)s->n_comparisons));
 	json_object_object_add(o, "change_comparisons", json_object_new_int((int)s->n_chg_comparisons));
 	json_object_object_add(o, "equivalence_fraction", json_object_new_double(s->delta));
-	json_object_object_add(o, "prior_df", js_num(s->vm->all.d0));
-	json_object_object_add(o, "prior_log_variance", js_num(s->vm->all.s02));
-	json_object_object_add(o, "prior_df_blocked", js_num(s->vm->blocked.d0));
-	json_object_object_add(o, "filesystem_noise_spread", js_num(s->vm->fs_spread));
+	json_object_object_add(o, "prior_df", rp_json_num(s->vm->all.d0));
+	json_object_object_add(o, "prior_log_variance", rp_json_num(s->vm->all.s02));
+	json_object_object_add(o, "prior_df_blocked", rp_json_num(s->vm->blocked.d0));
+	json_object_object_add(o, "filesystem_noise_spread", rp_json_num(s->vm->fs_spread));
 	json_object_object_add(root, "inference", o);
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
@@ -326,7 +355,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		json_object_array_add(a, js_change(&s->chg[i]));
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "latency", rp_latency_json(d));
-	json_object_object_add(root, "cdm", rp_cdm_json(d, tests));
+	json_object_object_add(root, "cdm", rp_cdm_json(d));
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 
@@ -336,3 +365,4 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_put(root);
 	return r;
 }
+

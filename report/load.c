@@ -1,10 +1,12 @@
 /* Loading results directories: every <fs>.csv through lib/results.h's
  * reader, and manifest.json through lib/manifest.h (optional; any key may
  * be missing, a value outside what fslab writes is refused by name). */
+#include "err.h"
 #include "fileutil.h"
 #include "log.h"
+#include "termtext.h"
 #include "manifest.h"
-#include "report_priv.h"
+#include "format.h"
 #include "results.h"
 
 #include <dirent.h>
@@ -30,8 +32,8 @@ struct ld_row {
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
 static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
-#define E1(s) rp_esc((s), ld_e1, sizeof(ld_e1))
-#define E2(s) rp_esc((s), ld_e2, sizeof(ld_e2))
+#define E1(s) fslab_escape_ctrl((s), ld_e1, sizeof(ld_e1))
+#define E2(s) fslab_escape_ctrl((s), ld_e2, sizeof(ld_e2))
 
 /* By cell (test, file, record, depth, threads), then trial. */
 static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
@@ -55,75 +57,6 @@ static int ld_cmp_row(const void *a, const void *b)
 	int k = ld_cmp_cell(x, y);
 
 	return k ? k : (x->trial > y->trial) - (x->trial < y->trial);
-}
-
-const struct rp_flag_info rp_flag_table[] = {
-	{ RP_FLAG_PAGE_CACHE, FSLAB_FLAG_PAGE_CACHE, "P", "page cache",
-	  "a plateau cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
-	  "x its probed O_DIRECT speed), so it measured memory (the page cache), not the disk" },
-	{ RP_FLAG_FUSE, FSLAB_FLAG_FUSE, "F", "FUSE",
-	  "FAT32 mounted through fusefat (a user-space driver, used where the kernel has no vfat), "
-	  "not comparable to kernel filesystems" },
-	{ RP_FLAG_BUFFERED_LOOP, FSLAB_FLAG_BUFFERED_LOOP, "L", "buffered loop",
-	  "measured on a loop device the kernel kept buffered, so its figures may be the host's "
-	  "page cache" },
-	{ RP_FLAG_THERMAL, FSLAB_FLAG_THERMAL, "T", "hot drive",
-	  "measured while the drive reported a temperature alarm, a temperature at its warning "
-	  "threshold or throttling (the manifest's drive)" },
-	{ RP_FLAG_MEMORY, FSLAB_FLAG_MEMORY, "M", "memory",
-	  "a cold, fsync or direct figure on tmpfs or ramfs, which have no device: it measured "
-	  "memory" },
-	{ RP_FLAG_BUFFERED, FSLAB_FLAG_BUFFERED, "B", "ran buffered",
-	  "the test ran buffered where the cache mode promised O_DIRECT (stdio tests in direct "
-	  "mode, queued tests in warm mode)" },
-	{ RP_FLAG_REDONE_STOPPED, FSLAB_FLAG_REDONE_STOPPED, "S", "redone after a stop",
-	  "the process was stopped while this test was timed, so the test was run again and "
-	  "the figure is the second pass (not set aside)" },
-	{ RP_FLAG_REDONE_SLOW, FSLAB_FLAG_REDONE_SLOW, "R", "redone when disturbed",
-	  "a pass took over 10x the median of the test's trials (the machine was disturbed), so "
-	  "it was run again and the figure is the new pass (not set aside)" },
-};
-const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
-
-char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "", rp_flag_table[i].words);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "",
-				      other && other[0] ? other : "an unknown flag");
-	if (!buf[0])
-		snprintf(buf, len, "flagged");
-	return buf;
-}
-
-char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", rp_flag_table[i].letter);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		snprintf(buf + o, len - o, "%s?", o ? sep : "");
-	return buf;
-}
-
-char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < d->n_all && o < len; i++)
-		if (d->all[i]->other_flags[0])
-			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
-					      d->all[i]->other_flags, d->all[i]->label);
-	return buf;
 }
 
 /* Adds the unknown flag w to the entry's names (once; what fits). */
@@ -288,13 +221,11 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 		c = &e->cells[i];
 		for (unsigned k = 0; k < c->n_ok; k++)
 			tmp[k] = e->samples[c->first + k].v;
-		rp_mean_sd(tmp, c->n_ok, &c->mean, &(double){ 0 });
-		c->ci = rp_ci95(tmp, c->n_ok);
+		fslab_mean_ci95(tmp, c->n_ok, &c->mean, &c->ci);
 		c->median = fslab_median_sort(tmp, c->n_ok);
 		for (unsigned k = 0; k < c->n_ok; k++)
 			tmp[k] = e->samples[c->first + k].iops;
-		rp_mean_sd(tmp, c->n_ok, &c->iops_mean, &(double){ 0 });
-		c->iops_ci = rp_ci95(tmp, c->n_ok);
+		fslab_mean_ci95(tmp, c->n_ok, &c->iops_mean, &c->iops_ci);
 		ld_cell_latency(e, c, tmp);
 		e->n_flag_pc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 		e->n_flag_fuse += !!(c->flags & RP_FLAG_FUSE);
@@ -342,7 +273,7 @@ static const char *ld_impossible(const struct fslab_manifest *m, const struct fs
 }
 
 static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
-		  const char *path, const char *fs, const struct fslab_manifest *m)
+		  const char *path, const char *fs, const struct fslab_manifest *m, struct fslab_err *fe)
 {
 	unsigned long damaged = 0, first_damaged = 0;
 	char why[256];
@@ -358,10 +289,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	snprintf(e->csv, sizeof(e->csv), "%s", path);
 	e->run = run;
 	r = fslab_results_open_at(dfd, name, path, &rd, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("%s", E1(err));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "%s", E1(err));
 	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1 || r == -EILSEQ) {
 		if (r == -EILSEQ) {
 			/* a damaged line is named and counted, never ranked */
@@ -418,7 +347,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	}
 	fslab_results_close(rd);
 	if (r < 0) {
-		fslab_error("%s", E1(err));
+		fslab_err_set(fe, r, "%s", E1(err));
 		goto out;
 	}
 	e->n_damaged = damaged;
@@ -429,7 +358,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	r = ld_build_cells(e, rows, n);
 	if (r < 0)
-		fslab_error("%s: out of memory", E1(path));
+		fslab_err_set(fe, r, "%s: out of memory", E1(path));
 out:
 	for (size_t i = 0; i < n; i++)
 		free(rows[i].problem);
@@ -444,7 +373,7 @@ static int ld_cmp_str(const void *a, const void *b)
 
 /* manifest.json through lib/manifest.h: every value checked.  *out stays
  * NULL when there is none. */
-static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
+static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out, struct fslab_err *fe)
 {
 	char path[PATH_MAX + 16], err[PATH_MAX + 1024];
 	int r, fd;
@@ -456,19 +385,15 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 	fd = fslab_manifest_open_at(dfd);
 	if (fd == -ENOENT)
 		return 0;
-	if (fd < 0) {
-		fslab_error("%s: %s", E1(path),
-			    fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
-			    : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
-					    : strerror(-fd));
-		return fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd;
-	}
+	if (fd < 0)
+		return fslab_err_set(fe, fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd, "%s: %s", E1(path),
+				     fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
+				     : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
+						     : strerror(-fd));
 	r = fslab_manifest_read_fd(fd, path, out, err, sizeof(err));
 	close(fd);
-	if (r < 0) {
-		fslab_error("%s; fix or remove the manifest", E1(err));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "%s; fix or remove the manifest", E1(err));
 	run->manifest = json_object_get((*out)->json);
 	if ((*out)->cache != FSLAB_CACHE_MODE_INVALID)
 		snprintf(run->cache, sizeof(run->cache), "%s", fslab_cache_mode_to_string((*out)->cache));
@@ -490,7 +415,7 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 }
 
 /* The sorted names of the <fs>.csv files in the directory dfd. */
-static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
+static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out, struct fslab_err *fe)
 {
 	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), r = 0;
 	DIR *dh = lfd >= 0 ? fdopendir(lfd) : NULL;
@@ -502,8 +427,7 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 		r = -errno;
 		if (lfd >= 0)
 			close(lfd);
-		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	}
 	while ((de = readdir(dh))) {
 		size_t l = strlen(de->d_name);
@@ -529,7 +453,7 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 	if (r == 0 && n)
 		qsort(names, n, sizeof(*names), ld_cmp_str);
 	if (r < 0)
-		fslab_error("results directory %s: out of memory", E1(dir));
+		fslab_err_set(fe, r, "results directory %s: out of memory", E1(dir));
 	*out = names;
 	*n_out = n;
 	return r;
@@ -537,27 +461,23 @@ static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out)
 
 /* One entry per CSV, with the manifest's facts on its filesystem. */
 static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **names, size_t n,
-		      const struct fslab_manifest *m)
+		      const struct fslab_manifest *m, struct fslab_err *fe)
 {
 	run->entries = calloc(n, sizeof(*run->entries));
-	if (!run->entries) {
-		fslab_error("%s: out of memory", E1(run->dir));
-		return -ENOMEM;
-	}
+	if (!run->entries)
+		return fslab_err_set(fe, ENOMEM, "%s: out of memory", E1(run->dir));
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
 		struct rp_entry *e = &run->entries[i];
 		size_t l = strlen(names[i]) - 4;
 		int r;
 
-		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path)) {
-			fslab_error("%s/%s: path too long", E1(run->dir), E2(names[i]));
-			return -ENAMETOOLONG;
-		}
+		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path))
+			return fslab_err_set(fe, ENAMETOOLONG, "%s/%s: path too long", E1(run->dir), E2(names[i]));
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
 			 names[i]);
 		run->n_entries++;
-		r = ld_csv(run, e, dfd, names[i], path, fs, m);
+		r = ld_csv(run, e, dfd, names[i], path, fs, m, fe);
 		if (r < 0)
 			return r;
 		ld_fsinfo(e, m);
@@ -584,25 +504,21 @@ static void ld_missing(struct rp_run *run, const struct fslab_manifest *m)
  * directory given twice, by any spelling or through a symbolic link,
  * would be compared with itself and counted twice. */
 static int ld_check_distinct(int dfd, const char *dir, const struct fslab_file_id *ids, size_t n,
-			     const char *const *dirs, struct fslab_file_id *id)
+			     const char *const *dirs, struct fslab_file_id *id, struct fslab_err *fe)
 {
 	int r = fslab_file_id_of_fd(dfd, id);
 
-	if (r < 0) {
-		fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	for (size_t i = 0; i < n; i++)
-		if (fslab_file_id_equal(&ids[i], id)) {
-			fslab_error("%s is the results directory %s again (the same directory, device %llu inode %llu): give each results directory once",
-				    E1(dir), E2(dirs[i]), (unsigned long long)id->dev, (unsigned long long)id->ino);
-			return -EINVAL;
-		}
+		if (fslab_file_id_equal(&ids[i], id))
+			return fslab_err_set(fe, EINVAL, "%s is the results directory %s again (the same directory, device %llu inode %llu): give each results directory once",
+					     E1(dir), E2(dirs[i]), (unsigned long long)id->dev, (unsigned long long)id->ino);
 	return 0;
 }
 
 static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct fslab_file_id *ids,
-		  const char *const *dirs)
+		  const char *const *dirs, struct fslab_err *fe)
 {
 	struct fslab_manifest *m = NULL;
 	struct stat st;
@@ -618,27 +534,23 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct
 	if (dfd < 0) {
 		r = -errno;
 		if (r == -ENOTDIR && stat(dir, &st) == 0)
-			fslab_error("%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
-		else
-			fslab_error("results directory %s: %s", E1(dir), strerror(-r));
-		return r;
+			return fslab_err_set(fe, r, "%s is not a directory; give a results directory (fslab run --out DIR)", E1(dir));
+		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
 	}
-	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs]);
+	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs], fe);
 	if (r == 0)
-		r = ld_manifest(run, dfd, &m);
+		r = ld_manifest(run, dfd, &m, fe);
 	if (r == 0)
-		r = ld_csv_names(dfd, dir, &names, &n);
+		r = ld_csv_names(dfd, dir, &names, &n, fe);
 	if (r == 0 && n == 0) {
-		fslab_error("%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
-			    E1(dir));
-		r = -ENOENT;
+		r = fslab_err_set(fe, ENOENT, "%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
+				  E1(dir));
 	} else if (r == 0 && n > FSLAB_MAX_FS * 4) {
-		fslab_error("%s: %zu CSV files; at most %d per results directory", E1(dir), n,
-			    FSLAB_MAX_FS * 4);
-		r = -E2BIG;
+		r = fslab_err_set(fe, E2BIG, "%s: %zu CSV files; at most %d per results directory", E1(dir), n,
+				  FSLAB_MAX_FS * 4);
 	}
 	if (r == 0)
-		r = ld_entries(d, run, dfd, names, n, m);
+		r = ld_entries(d, run, dfd, names, n, m, fe);
 	if (r == 0)
 		ld_missing(run, m);
 	for (size_t i = 0; i < n; i++)
@@ -755,14 +667,14 @@ static void ld_completeness(struct rp_run *run)
 	}
 }
 
-int rp_load(struct rp_data *d, const char *const *dirs, size_t n)
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n, struct fslab_err *fe)
 {
 	struct fslab_file_id ids[FSLAB_REPORT_MAX_DIRS];
 
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		d->n_runs++;
-		int r = ld_dir(d, &d->runs[i], dirs[i], ids, dirs);
+		int r = ld_dir(d, &d->runs[i], dirs[i], ids, dirs, fe);
 		if (r < 0)
 			return r;
 	}
@@ -787,6 +699,5 @@ void rp_free(struct rp_data *d)
 		free(r->entries);
 		json_object_put(r->manifest);
 	}
-	rp_summary_free(d->sum);
 	memset(d, 0, sizeof(*d));
 }

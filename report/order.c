@@ -15,7 +15,7 @@
  * of freedom (conservative: a residual varies less than s2), and its
  * interval is Student's t at alpha / m over the m tests checked
  * (Bonferroni).  An interval that excludes 1 is an order effect. */
-#include "report_priv.h"
+#include "format.h"
 #include "spec.h"
 #include "stats.h"
 

@@ -7,9 +7,8 @@
  * with the state file paths, and a file the state loader accepts is never an
  * output.  The write itself is an atomic rename relative to a directory fd,
  * so it replaces the name and never writes through it. */
-#include "fileutil.h"
-#include "log.h"
-#include "report_priv.h"
+#include "err.h"
+#include "outputs.h"
 #include "state.h"
 #include "termtext.h"
 
@@ -19,11 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *rp_esc(const char *s, char *buf, size_t len)
-{
-	return fslab_escape_ctrl(s, buf, len);
-}
 
 static bool ou_same(const struct stat *a, const struct stat *b)
 {
@@ -42,56 +36,48 @@ static bool ou_is(const char *path, const struct stat *lst, const struct stat *s
 }
 
 int rp_output_check(int dfd, const char *name, const char *shown, const char *const *inputs,
-		    size_t n_inputs, bool force)
+		    size_t n_inputs, bool force, struct fslab_err *e)
 {
 	char e1[PATH_MAX * 4 + 8], e2[PATH_MAX * 4 + 8];
 	struct stat lst, st;
 	bool have_st;
 
 	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT)
+		int er = errno;
+
+		if (er == ENOENT)
 			return 0;
-		return fslab_error_errno(errno, "%s: cannot check the output: %m",
-					 rp_esc(shown, e1, sizeof(e1)));
+		return fslab_err_set(e, er, "%s: cannot check the output: %s: %s",
+				     fslab_escape_ctrl(shown, e1, sizeof(e1)), strerror(er), strerror(er));
 	}
 	have_st = fstatat(dfd, name, &st, 0) == 0;
 	for (size_t i = 0; i < n_inputs; i++)
-		if (ou_is(inputs[i], &lst, &st, have_st)) {
-			fslab_error("%s is the input %s: fslab never writes over what it reads, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)), rp_esc(inputs[i], e2, sizeof(e2)));
-			return -EEXIST;
-		}
+		if (ou_is(inputs[i], &lst, &st, have_st))
+			return fslab_err_set(e, EEXIST, "%s is the input %s: fslab never writes over what it reads, not even with --force; choose another output file",
+					     fslab_escape_ctrl(shown, e1, sizeof(e1)), fslab_escape_ctrl(inputs[i], e2, sizeof(e2)));
 	const char *states[] = { fslab_state_default_path(), FSLAB_STATE_DEFAULT_PATH };
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (ou_is(states[i], &lst, &st, have_st)) {
-			fslab_error("%s is the lab's state file %s: fslab never writes results over it, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)), rp_esc(states[i], e2, sizeof(e2)));
-			return -EEXIST;
-		}
+		if (ou_is(states[i], &lst, &st, have_st))
+			return fslab_err_set(e, EEXIST, "%s is the lab's state file %s: fslab never writes results over it, not even with --force; choose another output file",
+					     fslab_escape_ctrl(shown, e1, sizeof(e1)), fslab_escape_ctrl(states[i], e2, sizeof(e2)));
 	if (have_st && S_ISREG(st.st_mode)) {
 		struct fslab_state *s = malloc(sizeof(*s));
 		char err[PATH_MAX + 256];
 
 		if (!s)
-			return fslab_error_errno(ENOMEM, "out of memory");
+			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
 		int r = fslab_state_load(shown, s, err, sizeof(err));
 		free(s);
-		if (r == 0) {
-			fslab_error("%s is an fslab state file: fslab never writes results over one, not even with --force; choose another output file",
-				    rp_esc(shown, e1, sizeof(e1)));
-			return -EEXIST;
-		}
+		if (r == 0)
+			return fslab_err_set(e, EEXIST, "%s is an fslab state file: fslab never writes results over one, not even with --force; choose another output file",
+					     fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	}
-	if (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)) {
-		fslab_error("%s exists and is not a regular file; choose another output file",
-			    rp_esc(shown, e1, sizeof(e1)));
-		return -EEXIST;
-	}
-	if (!force) {
-		fslab_error("%s exists; use --force to replace it, or choose another output file",
-			    rp_esc(shown, e1, sizeof(e1)));
-		return -EEXIST;
-	}
+	if (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode))
+		return fslab_err_set(e, EEXIST, "%s exists and is not a regular file; choose another output file",
+				     fslab_escape_ctrl(shown, e1, sizeof(e1)));
+	if (!force)
+		return fslab_err_set(e, EEXIST, "%s exists; use --force to replace it, or choose another output file",
+				     fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	return 0;
 }
 

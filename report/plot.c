@@ -12,7 +12,8 @@
  *   line per filesystem, error bars = 95% CI of the trials. */
 #include "exec.h"
 #include "log.h"
-#include "report_priv.h"
+#include "termtext.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,21 +63,6 @@ struct pl_axes {
 	uint64_t file[RP_SIZES_MAX], record[RP_SIZES_MAX];
 	size_t nf, nr;
 };
-
-void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (a[i] == v)
-			return;
-	if (*n >= RP_SIZES_MAX)
-		return;
-	for (i = *n; i > 0 && a[i - 1] > v; i--)
-		a[i] = a[i - 1];
-	a[i] = v;
-	(*n)++;
-}
 
 static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_axes *ax)
 {
@@ -531,18 +517,15 @@ static void pl_bar_tics(FILE *f, const struct rp_ranking *r)
  * span more than 10x. */
 static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, int id)
 {
-	struct rp_ranking r;
+	const struct rp_ranking *r = &d->sum->rank[p->test];
 	double lo = NAN, hi = 0, ymin, ymax;
 	unsigned n_cut = 0;
 	bool logy;
-	int rc = rp_rank(d, p->test, &r);
 
-	if (rc < 0 || r.n == 0) {
-		rp_ranking_free(&r);
-		return rc < 0 ? rc : -ENODATA;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		double m = r.rows[i].s.score / 1024;
+	if (r->n == 0)
+		return -ENODATA;
+	for (size_t i = 0; i < r->n; i++) {
+		double m = r->rows[i].s.score / 1024;
 		if (m > hi)
 			hi = m;
 		if (m > 0 && (isnan(lo) || m < lo))
@@ -550,8 +533,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 	}
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	fprintf(f, "$b%d << EOD\n", id);
-	for (size_t i = 0; i < r.n; i++) {
-		const struct rp_score *sc = &r.rows[i].s;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rp_score *sc = &r->rows[i].s;
 		double m = sc->score / 1024, elo = m, ehi = m;
 		int cut_hi, cut_lo;
 
@@ -566,8 +549,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 	fputs("EOD\n", f);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		pl_begin(f, p, fmt, false, NULL);
-		pl_bar_tics(f, &r);
-		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r.n - 0.4, ymin, ymax);
+		pl_bar_tics(f, r);
+		fprintf(f, "set xrange [-0.6:%g]\nset yrange [%.6g:%.6g]\n", (double)r->n - 0.4, ymin, ymax);
 		if (logy)
 			fputs("set logscale y\nset ylabel 'MiB/s (log scale)'\n", f);
 		else
@@ -582,7 +565,6 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 				id, id);
 		fputc('\n', f);
 	}
-	rp_ranking_free(&r);
 	return 0;
 }
 
@@ -668,7 +650,7 @@ static void pl_written(struct pl_draw *w)
 	w->id++;
 }
 
-static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
+static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp, struct fslab_err *e)
 {
 	char esc[4 * (PATH_MAX + 32) + 8];
 
@@ -682,15 +664,15 @@ static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp)
 		snprintf(j->log, sizeof(j->log), "%s/gnuplot-%d.log", dir, k + 1);
 		w->scripts[k] = fopen(j->script, "we");
 		if (!w->scripts[k])
-			return fslab_error_errno(errno, "%s: cannot create",
-						 rp_esc(j->script, esc, sizeof(esc)));
+			return rp_err_errno(e, errno, "%s: cannot create",
+					    fslab_escape_ctrl(j->script, esc, sizeof(esc)));
 		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
 		      w->scripts[k]);
 	}
 	return 0;
 }
 
-static int pl_close_scripts(struct pl_draw *w)
+static int pl_close_scripts(struct pl_draw *w, struct fslab_err *e)
 {
 	char esc[4 * (PATH_MAX + 32) + 8];
 
@@ -700,8 +682,8 @@ static int pl_close_scripts(struct pl_draw *w)
 
 		w->scripts[k] = NULL;
 		if (closed != 0 || bad)
-			return fslab_error_errno(EIO, "%s: cannot write",
-						 rp_esc(w->jobs[k].script, esc, sizeof(esc)));
+			return rp_err_errno(e, EIO, "%s: cannot write",
+					    fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)));
 	}
 	return 0;
 }
@@ -824,7 +806,7 @@ static void pl_job_failed(const struct pl_job *j)
 	}
 	tail[o] = '\0';
 	fslab_error("gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
-		    rp_esc(j->script, esc, sizeof(esc)), tail);
+		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), tail);
 }
 
 /* Runs the scripts that have plots, each gnuplot from its own thread.  A
@@ -866,7 +848,7 @@ static int pl_run_jobs(struct pl_draw *w)
 }
 
 int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out)
+		  uint64_t record_kib, struct rp_plots *out, struct fslab_err *e)
 {
 	struct pl_draw w = { .d = d, .out = out };
 	char gp[PATH_MAX];
@@ -875,19 +857,17 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 	memset(out, 0, sizeof(*out));
 	if (!kinds)
 		return 0;
-	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0) {
-		fslab_error("gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
-		return -ENOENT;
-	}
+	if (fslab_exec_find("gnuplot", gp, sizeof(gp)) < 0)
+		return fslab_err_set(e, ENOENT, "gnuplot not found: install gnuplot-nox (scripts/install-deps.sh), or use --plots none or --format text");
 	out->p = calloc((d->n_all * 2 + 2) * FSLAB_TEST_MAX, sizeof(*out->p));
 	if (!out->p)
 		return -ENOMEM;
-	if ((r = pl_open_scripts(&w, dir, gp)) < 0)
+	if ((r = pl_open_scripts(&w, dir, gp, e)) < 0)
 		goto out;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if ((tests & (1u << t)) && (r = pl_add_test(&w, kinds, t, record_kib)) < 0)
 			goto out;
-	if ((r = pl_close_scripts(&w)) < 0)
+	if ((r = pl_close_scripts(&w, e)) < 0)
 		goto out;
 	r = pl_run_jobs(&w);
 	fslab_debug(FSLAB_DBG_REPORT, "drew %zu plots", out->n);
@@ -902,4 +882,9 @@ void rp_plots_free(struct rp_plots *p)
 {
 	free(p->p);
 	memset(p, 0, sizeof(*p));
+}
+
+bool rp_log_axis(double lo, double hi)
+{
+	return lo > 0 && hi > 0 && hi / lo > 10;
 }

@@ -1,9 +1,11 @@
 /* fslab_report(): load, print the text report, then build the output
  * directory in a temporary sibling of --out and rename it into place only
  * when everything in it is complete. */
+#include "err.h"
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
+#include "outputs.h"
+#include "view.h"
 #include "termtext.h"
 
 #include <errno.h>
@@ -26,29 +28,26 @@ void fslab_report_opts_init(struct fslab_report_opts *o)
 	o->fail_on_regression = -1;
 }
 
-int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen)
+int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err *e)
 {
+	static const struct {
+		const char *word;
+		unsigned bits;
+	} kinds[] = { { "all", FSLAB_REPORT_PLOT_ALL }, { "none", 0 },
+		      { "surface", FSLAB_REPORT_PLOT_SURFACE }, { "heatmap", FSLAB_REPORT_PLOT_HEATMAP },
+		      { "compare", FSLAB_REPORT_PLOT_COMPARE } };
 	char buf[256], *save = NULL;
 	unsigned m = 0;
+	size_t k;
 
 	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
-		return -EINVAL;
+		return fslab_err_set(e, EINVAL, "--plots: unknown plot kind '%.63s' (all, none, surface, heatmap, compare)", list);
 	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "all") == 0)
-			m |= FSLAB_REPORT_PLOT_ALL;
-		else if (strcmp(w, "none") == 0)
-			m |= 0;
-		else if (strcmp(w, "surface") == 0)
-			m |= FSLAB_REPORT_PLOT_SURFACE;
-		else if (strcmp(w, "heatmap") == 0)
-			m |= FSLAB_REPORT_PLOT_HEATMAP;
-		else if (strcmp(w, "compare") == 0)
-			m |= FSLAB_REPORT_PLOT_COMPARE;
-		else {
-			if (bad)
-				snprintf(bad, badlen, "%s", w);
-			return -EINVAL;
-		}
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(w, kinds[k].word) != 0; k++)
+			;
+		if (k == sizeof(kinds) / sizeof(kinds[0]))
+			return fslab_err_set(e, EINVAL, "--plots: unknown plot kind '%.63s' (all, none, surface, heatmap, compare)", w);
+		m |= kinds[k].bits;
 	}
 	*mask = m;
 	return 0;
@@ -210,7 +209,8 @@ out:
 /* What stands at base in pfd (enum rpt_out), its identity in id; or, with
  * the error printed, a negative errno (-EEXIST: something fslab must not
  * replace). */
-static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fslab_file_id *id)
+static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fslab_file_id *id,
+			struct fslab_err *e)
 {
 	char why[256], e1[4 * PATH_MAX + 8];
 	struct stat st;
@@ -219,27 +219,23 @@ static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fsl
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return RPT_OUT_NONE;
-		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	}
-	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
-		fslab_error("--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
-			    rp_esc(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
-		return -EEXIST;
-	}
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+		return fslab_err_set(e, EEXIST, "--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
+				     fslab_escape_ctrl(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
 	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
-		return fslab_error_errno(errno, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	r = fslab_file_id_of_fd(ofd, id);
 	if (r == 0)
 		r = rpt_out_dir_kind(ofd, why, sizeof(why));
 	close(ofd);
-	if (r == -EEXIST) {
-		fslab_error("--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
-			    rp_esc(shown, e1, sizeof(e1)), why);
-		return r;
-	}
+	if (r == -EEXIST)
+		return fslab_err_set(e, r, "--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
+				     fslab_escape_ctrl(shown, e1, sizeof(e1)), why);
 	if (r < 0)
-		return fslab_error_errno(r, "--out %s", rp_esc(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, r, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
 	return r;
 }
 
@@ -256,22 +252,23 @@ static bool rpt_same_dir(int pfd, const char *name, const struct fslab_file_id *
  * aside as old, then the new one (tname) in; the old one goes back on
  * failure.  0 or a negative errno (printed). */
 static int rpt_swap_by_renames(int pfd, const char *tname, const char *base, const char *e1,
-			       const struct fslab_file_id *id, char *old, size_t oldlen)
+			       const struct fslab_file_id *id, char *old, size_t oldlen, struct fslab_err *e)
 {
 	if (snprintf(old, oldlen, "%s.old", tname) >= (int)oldlen)
 		return -ENAMETOOLONG;
 	if (renameat2(pfd, base, pfd, old, RENAME_NOREPLACE) < 0)
-		return fslab_error_errno(errno, "cannot move the earlier report %s aside", e1);
+		return rp_err_errno(e, errno, "cannot move the earlier report %s aside", e1);
 	if (!rpt_same_dir(pfd, old, id)) {
 		renameat2(pfd, old, pfd, base, RENAME_NOREPLACE);
-		fslab_error("%s changed while the report was written; nothing replaced", e1);
-		return -ESTALE;
+		return fslab_err_set(e, ESTALE, "%s changed while the report was written; nothing replaced", e1);
 	}
 	if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0) {
-		int r = fslab_error_errno(errno, "cannot rename the new report to %s", e1);
+		int err = errno;
+
 		if (renameat2(pfd, old, pfd, base, RENAME_NOREPLACE) < 0)
-			fslab_error("and cannot put the earlier report back: %m");
-		return r;
+			return fslab_err_set(e, err, "cannot rename the new report to %s: %s\n%s: and cannot put the earlier report back: %s",
+					     e1, strerror(err), fslab_log_prefix(), strerror(errno));
+		return rp_err_errno(e, err, "cannot rename the new report to %s", e1);
 	}
 	return 0;
 }
@@ -280,39 +277,40 @@ static int rpt_swap_by_renames(int pfd, const char *tname, const char *base, con
  * an earlier report or an empty directory there, and removes the old one
  * (rmdir for an empty directory, the whole tree for a report).  The old
  * one is removed only when it is still the directory that was checked. */
-static int rpt_replace(int pfd, const char *tname, const char *base, const char *shown)
+static int rpt_replace(int pfd, const char *tname, const char *base, const char *shown,
+		       struct fslab_err *e)
 {
 	struct fslab_file_id id;
 	char e1[4 * PATH_MAX + 8], old[NAME_MAX + 1];
-	int kind = rpt_out_kind(pfd, base, shown, &id), r;
+	int kind = rpt_out_kind(pfd, base, shown, &id, e), r;
 
-	rp_esc(shown, e1, sizeof(e1));
+	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (kind < 0)
 		return kind;
 	if (kind == RPT_OUT_NONE) {
 		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0)
-			return fslab_error_errno(errno, "cannot rename the new report to %s", e1);
+			return rp_err_errno(e, errno, "cannot rename the new report to %s", e1);
 		return 0;
 	}
 	if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) == 0) {
 		if (!rpt_same_dir(pfd, tname, &id)) {
 			/* something else was put at --out meanwhile: give it back */
 			if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) < 0)
-				fslab_error("and cannot swap it back: %m");
-			fslab_error("%s changed while the report was written; nothing replaced", e1);
-			return -ESTALE;
+				return fslab_err_set(e, ESTALE, "and cannot swap it back: %s\n%s: %s changed while the report was written; nothing replaced",
+						     strerror(errno), fslab_log_prefix(), e1);
+			return fslab_err_set(e, ESTALE, "%s changed while the report was written; nothing replaced", e1);
 		}
 		snprintf(old, sizeof(old), "%s", tname);
 	} else if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-		return fslab_error_errno(errno, "cannot replace %s with the new report", e1);
-	} else if ((r = rpt_swap_by_renames(pfd, tname, base, e1, &id, old, sizeof(old))) < 0) {
+		return rp_err_errno(e, errno, "cannot replace %s with the new report", e1);
+	} else if ((r = rpt_swap_by_renames(pfd, tname, base, e1, &id, old, sizeof(old), e)) < 0) {
 		return r;
 	}
 	r = kind == RPT_OUT_REPORT ? fslab_remove_tree_at(pfd, old, &id)
 				   : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
 	if (r < 0)
-		fslab_error("warning: the earlier report, moved aside as %s beside %s, was not removed: %s",
-			    old, e1, strerror(-r));
+		fslab_warn("the earlier report, moved aside as %s beside %s, was not removed: %s", old, e1,
+			   strerror(-r));
 	return 0;
 }
 
@@ -333,11 +331,11 @@ static int rpt_text_render(const struct rp_data *d,
 	if (rc == 0)
 		rc = rp_text_rankings(f, d, tests);
 	if (rc == 0)
-		rc = rp_cdm_text(f, d, tests);
+		rc = rp_cdm_text(f, d);
 	if (rc == 0)
 		rc = rp_latency_text(f, d);
 	if (rc == 0 && d->n_runs > 1)
-		rc = rp_text_same_fs(f, d, tests);
+		rc = rp_text_same_fs(f, d);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);
@@ -349,7 +347,8 @@ static int rpt_text_render(const struct rp_data *d,
 /* Everything in the report directory but its marker, into tmp: the plots,
  * report.html, report.txt (text) and report.json. */
 static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_data *d,
-			   unsigned tests, const char *text, size_t text_len, const char *tmp)
+			   unsigned tests, const char *text, size_t text_len, const char *tmp,
+			   struct fslab_err *e)
 {
 	char pdir[PATH_MAX + 128], p[PATH_MAX + 160];
 	struct rp_plots plots;
@@ -357,35 +356,35 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 
 	snprintf(pdir, sizeof(pdir), "%s/plots", tmp);
 	if (mkdir(pdir, 0755) < 0)
-		return fslab_error_errno(errno, "%s: cannot create", pdir);
-	r = rp_plots_draw(d, pdir, o->plots, tests, o->compare_record_kib, &plots);
+		return rp_err_errno(e, errno, "%s: cannot create", pdir);
+	r = rp_plots_draw(d, pdir, o->plots, tests, o->compare_record_kib, &plots, e);
 	if (r < 0) {
 		rp_plots_free(&plots);
 		return r;
 	}
-	r = rp_html_write(d, &plots, tmp, tests, o->claims);
+	r = rp_html_write(d, &plots, tmp, tests, o->claims, e);
 	rp_plots_free(&plots);
 	if (r < 0)
 		return r;
 	snprintf(p, sizeof(p), "%s/report.txt", tmp);
 	r = fslab_write_file_atomic(p, text, text_len, 0644);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot write", p);
+		return rp_err_errno(e, r, "%s: cannot write", p);
 	char *js = NULL;
 	size_t js_len = 0;
 	FILE *jf = open_memstream(&js, &js_len);
 	if (!jf)
-		return fslab_error_errno(ENOMEM, "out of memory");
+		return rp_err_errno(e, ENOMEM, "out of memory");
 	r = rp_json_write(jf, d, tests);
 	if (fclose(jf) != 0 || r < 0) {
 		free(js);
-		return fslab_error_errno(ENOMEM, "out of memory");
+		return rp_err_errno(e, ENOMEM, "out of memory");
 	}
 	snprintf(p, sizeof(p), "%s/report.json", tmp);
 	r = fslab_write_file_atomic(p, js, js_len, 0644);
 	free(js);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot write", p);
+		return rp_err_errno(e, r, "%s: cannot write", p);
 	return 0;
 }
 
@@ -423,7 +422,7 @@ static int rpt_escape_lines(char **buf, size_t *len)
  * DIR/report) and renamed into place when complete.  0, or an exit code
  * with the error printed. */
 static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
-			 const char *text, size_t text_len)
+			 const char *text, size_t text_len, struct fslab_err *e)
 {
 	char out[PATH_MAX], parent[PATH_MAX], base[NAME_MAX + 1], tname[NAME_MAX + 1],
 		tmp[PATH_MAX], e1[4 * PATH_MAX + 8];
@@ -431,52 +430,52 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	int r, pfd = -1, tfd = -1, ret = FSLAB_EXIT_FAILURE;
 
 	snprintf(out, sizeof(out), "%s%s", o->out ? o->out : o->dirs[0], o->out ? "" : "/report");
-	rp_esc(out, e1, sizeof(e1));
+	fslab_escape_ctrl(out, e1, sizeof(e1));
 	if (rp_split_path(out, parent, sizeof(parent), base, sizeof(base)) < 0) {
-		fslab_error("--out %s: give a directory name (not / . or ..)", e1);
+		fslab_err_set(e, EINVAL, "--out %s: give a directory name (not / . or ..)", e1);
 		return FSLAB_EXIT_USAGE;
 	}
 	r = fslab_mkdir_p(parent, 0755);
 	if (r < 0) {
-		fslab_error("%s: cannot create the parent of --out %s: %s",
-			    rp_esc(parent, tmp, sizeof(tmp)), e1, strerror(-r));
+		fslab_err_set(e, r, "%s: cannot create the parent of --out %s: %s",
+			      fslab_escape_ctrl(parent, tmp, sizeof(tmp)), e1, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
 	pfd = fslab_dir_open(parent);
 	if (pfd < 0) {
-		fslab_error("%s: cannot open the parent of --out: %s%s", rp_esc(parent, tmp, sizeof(tmp)),
-			    strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
+		fslab_err_set(e, pfd, "%s: cannot open the parent of --out: %s%s", fslab_escape_ctrl(parent, tmp, sizeof(tmp)),
+			      strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 		return FSLAB_EXIT_FAILURE;
 	}
 	/* refuse early, before the plots are drawn; checked again at the end */
-	if (rpt_out_kind(pfd, base, out, &oid) < 0)
+	if (rpt_out_kind(pfd, base, out, &oid, e) < 0)
 		goto done;
 	tfd = rp_tmpdir_make(pfd, parent, tname, sizeof(tname));
 	if (tfd < 0) {
-		fslab_error("%s: cannot create a temporary directory: %s",
-			    rp_esc(parent, tmp, sizeof(tmp)), strerror(-tfd));
+		fslab_err_set(e, tfd, "%s: cannot create a temporary directory: %s",
+			      fslab_escape_ctrl(parent, tmp, sizeof(tmp)), strerror(-tfd));
 		goto done;
 	}
 	if (fslab_file_id_of_fd(tfd, &tid) < 0) {
-		fslab_error("%s: cannot stat the temporary directory: %m", e1);
+		fslab_err_set(e, errno, "%s: cannot stat the temporary directory: %s", e1, strerror(errno));
 		goto done;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s/%s", parent, tname) >= (int)sizeof(tmp)) {
-		fslab_error("--out %s: path too long", e1);
+		fslab_err_set(e, ENAMETOOLONG, "--out %s: path too long", e1);
 		goto done;
 	}
-	if (rpt_write_files(o, d, tests, text, text_len, tmp) < 0)
+	if (rpt_write_files(o, d, tests, text, text_len, tmp, e) < 0)
 		goto done;
 	r = rpt_write_marker(tfd);
 	if (r < 0) {
-		fslab_error("%s: cannot write the %s marker: %s", e1, RPT_MARKER, strerror(-r));
+		fslab_err_set(e, r, "%s: cannot write the %s marker: %s", e1, RPT_MARKER, strerror(-r));
 		goto done;
 	}
 	if (rp_tmpdir_unmark(tfd) < 0 || fchmod(tfd, 0755) < 0 || fsync(tfd) < 0) {
-		fslab_error("%s: cannot finish the temporary directory: %m", e1);
+		fslab_err_set(e, errno, "%s: cannot finish the temporary directory: %s", e1, strerror(errno));
 		goto done;
 	}
-	if (rpt_replace(pfd, tname, base, out) < 0)
+	if (rpt_replace(pfd, tname, base, out, e) < 0)
 		goto done;
 	close(tfd);
 	tfd = -1;
@@ -494,26 +493,26 @@ done:
 
 /* Loads the directories and checks what --claims needs of them: 0, or an
  * exit code with the error printed. */
-static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
+static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d, struct fslab_err *e)
 {
 	char e1[4 * PATH_MAX + 8];
 	int r;
 
 	if (o->n_dirs == 0 || o->n_dirs > FSLAB_REPORT_MAX_DIRS) {
-		fslab_error("give 1 to %d results directories", FSLAB_REPORT_MAX_DIRS);
+		fslab_err_set(e, EINVAL, "give 1 to %d results directories", FSLAB_REPORT_MAX_DIRS);
 		return FSLAB_EXIT_USAGE;
 	}
 	if (o->claims && o->n_dirs < 2) {
-		fslab_error("--claims needs the warm run and at least one honest run: WARM_DIR HONEST_DIR...");
+		fslab_err_set(e, EINVAL, "--claims needs the warm run and at least one honest run: WARM_DIR HONEST_DIR...");
 		return FSLAB_EXIT_USAGE;
 	}
-	r = rp_load(d, o->dirs, o->n_dirs);
+	r = rp_load(d, o->dirs, o->n_dirs, e);
 	if (r < 0)
 		return (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
 		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
-			fslab_error("--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
-				    rp_esc(d->runs[i].dir, e1, sizeof(e1)));
+			fslab_err_set(e, EINVAL, "--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
+				    fslab_escape_ctrl(d->runs[i].dir, e1, sizeof(e1)));
 			return FSLAB_EXIT_USAGE;
 		}
 	return 0;
@@ -521,19 +520,19 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d)
 
 /* The JSON (--format json) or the text report to text_out (stdout). */
 static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d, unsigned tests,
-		     const char *text, size_t text_len)
+		     const char *text, size_t text_len, struct fslab_err *e)
 {
 	FILE *to = o->text_out ? o->text_out : stdout;
 
 	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
 		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
-			fslab_error("cannot write the JSON report: %m");
+			fslab_err_set(e, errno, "cannot write the JSON report: %s", strerror(errno));
 			return FSLAB_EXIT_FAILURE;
 		}
 		return 0;
 	}
 	if (fwrite(text, 1, text_len, to) != text_len || fflush(to) != 0) {
-		fslab_error("cannot write the text report: %m");
+		fslab_err_set(e, errno, "cannot write the text report: %s", strerror(errno));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
@@ -558,15 +557,15 @@ static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_da
 				continue;
 			n++;
 			fslab_error("regression: %s %s %s/%s %s (more than %g%%)",
-				    rp_esc(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
-				    rp_esc(s->chg[i].b->run->tag, b, sizeof(b)),
-				    rp_esc(s->chg[i].a->run->tag, a, sizeof(a)),
+				    fslab_escape_ctrl(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
+				    fslab_escape_ctrl(s->chg[i].b->run->tag, b, sizeof(b)),
+				    fslab_escape_ctrl(s->chg[i].a->run->tag, a, sizeof(a)),
 				    rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
 		}
 	return n ? FSLAB_REPORT_EXIT_REGRESSION : FSLAB_EXIT_OK;
 }
 
-int fslab_report(const struct fslab_report_opts *o)
+int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e)
 {
 	struct rp_data *d = calloc(1, sizeof(*d));
 	unsigned tests = o->tests ? o->tests : FSLAB_TESTS_EVERY;
@@ -574,23 +573,24 @@ int fslab_report(const struct fslab_report_opts *o)
 	size_t text_len = 0;
 	int ret;
 
+	fslab_err_clear(e);
 	if (!d)
 		return FSLAB_EXIT_FAILURE;
-	ret = rpt_load(o, d);
+	ret = rpt_load(o, d, e);
 	if (ret != 0)
 		goto done;
 	ret = FSLAB_EXIT_FAILURE;
 	if (rp_summary_build(d, tests, o->equivalence) < 0 || (o->claims && rp_claims_build(d) < 0) ||
 	    rpt_text_render(d, tests, &text, &text_len) < 0 ||
 	    rpt_escape_lines(&text, &text_len) < 0) {
-		fslab_error("out of memory");
+		fslab_err_set(e, ENOMEM, "out of memory");
 		goto done;
 	}
-	if (o->format != FSLAB_REPORT_FORMAT_HTML && (ret = rpt_print(o, d, tests, text, text_len)) != 0)
+	if (o->format != FSLAB_REPORT_FORMAT_HTML && (ret = rpt_print(o, d, tests, text, text_len, e)) != 0)
 		goto done;
 	if (o->format == FSLAB_REPORT_FORMAT_JSON || o->format == FSLAB_REPORT_FORMAT_TEXT)
 		goto done;
-	ret = rpt_write_dir(o, d, tests, text, text_len);
+	ret = rpt_write_dir(o, d, tests, text, text_len, e);
 done:
 	if (ret == FSLAB_EXIT_OK && d->sum)
 		ret = rpt_regressions(o, d);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct fslab_err;
+
 #define FSLAB_REPORT_MAX_DIRS 16
 
 enum fslab_report_format {
@@ -60,13 +62,17 @@ struct fslab_report_opts {
 void fslab_report_opts_init(struct fslab_report_opts *o);
 
 /* Parses a --plots list ("all", "none" or a comma list of surface, heatmap,
- * compare) into a mask; -EINVAL on an unknown word (named in bad). */
-int fslab_report_plots_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
+ * compare) into a mask; -EINVAL on an unknown word, named in e's message. */
+int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err *e);
 
 /* Produces the report.  Returns FSLAB_EXIT_OK, FSLAB_EXIT_USAGE (bad
  * input: missing/empty directory, malformed CSV or manifest; the message
  * names the file and line), FSLAB_EXIT_FAILURE (gnuplot or writing
- * failed) or FSLAB_REPORT_EXIT_REGRESSION (--fail-on-regression).  On any error nothing is left in (or changed at) o->out. */
-int fslab_report(const struct fslab_report_opts *o);
+ * failed) or FSLAB_REPORT_EXIT_REGRESSION (--fail-on-regression, the
+ * regressions named on stderr).  On failure e holds the message for the
+ * caller to print; it is empty when the error was already printed
+ * (gnuplot's failures, with its stderr) or memory ran out.  On any
+ * error nothing is left in (or changed at) o->out. */
+int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e);
 
 #endif

@@ -14,7 +14,7 @@
  *   IOzone cells with small files, nothing tested).
  * - The banners: page cache, missing data, FUSE, no steady state, too few
  *   trials. */
-#include "report_priv.h"
+#include "format.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,7 +50,10 @@ const char *rp_family_name(int f)
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].name : "?";
 }
 
-unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
+/* Family f's tests in a run of tests run; *descriptive: they are only
+ * described (small files without its many-files tests: the cells with
+ * files up to 1 MiB of the IOzone tests), never tested. */
+static unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
 {
 	*descriptive = false;
 	if (f < 0 || f >= RP_N_FAMILIES)
@@ -88,11 +91,6 @@ static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *b
 	if (l < len)
 		snprintf(buf + l, len - l, ")");
 	return buf;
-}
-
-bool rp_log_axis(double lo, double hi)
-{
-	return lo > 0 && hi > 0 && hi / lo > 10;
 }
 
 /* The two best complete entries of in that are not set aside (SIZE_MAX:
@@ -434,6 +432,12 @@ static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
 	free(in);
 }
 
+/* The variance pool of entry e in test t: its run's test. */
+static size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
+{
+	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
+}
+
 /* Later entry b against a (the first run's of that filesystem) in each
  * test: their estimates into est[t][0..1] (a, b); has and partial. */
 static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigned tests,
@@ -757,15 +761,11 @@ static void sm_trials(struct rp_summary *s, struct rp_data *d)
 
 /* Test t's column of the matrix from its ranking: rank, scores, flags;
  * the scores into sc (n_all per test) for the prior. */
-static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum fslab_test t,
+static void sm_matrix_test(struct rp_summary *s, enum fslab_test t,
 			   struct rp_score *sc)
 {
-	struct rp_ranking r;
+	const struct rp_ranking r = s->rank[t];
 
-	if (rp_rank(d, t, &r) < 0) {
-		rp_ranking_free(&r);
-		return;
-	}
 	if (r.n || r.n_partial)
 		s->tests |= 1u << t;
 	if (r.n || r.n_partial || r.n_unranked)
@@ -789,19 +789,11 @@ static void sm_matrix_test(struct rp_summary *s, const struct rp_data *d, enum f
 		c->flags = r.rows[k].s.flags;
 		c->other = r.rows[k].e->other_flags;
 		c->n_trials = r.rows[k].s.n_trials;
-		/* the score (and its trials, for the blocked variance) moves to sc */
+		/* the score (and its trials, for the blocked variance), the ranking's */
 		sc[(size_t)t * s->n + r.rows[k].e->idx] = r.rows[k].s;
-		r.rows[k].s.trial = NULL;
-		r.rows[k].s.trial_no = NULL;
 	}
 	for (size_t k = 0; k < r.n_partial; k++)
 		rp_sum_cell(s, t, r.partial[k]->idx)->partial = true;
-	rp_ranking_free(&r);
-}
-
-size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
-{
-	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
 }
 
 /* The variance model over every ranked score, each cell's estimate, the
@@ -867,6 +859,87 @@ bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct r
 	return true;
 }
 
+struct rk_rows {
+	struct rp_same_fs *v;
+	size_t n, cap;
+};
+
+/* The one verdict of b against a in test t: the change matrix's cell when
+ * the pair is one of its columns, else the matrix family's pair (every
+ * pair of a test is in it) - never a second test of the same pair. */
+static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, enum fslab_test t, struct rp_cmp *c)
+{
+	const struct rp_summary *s = d->sum;
+
+	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_chg; i++)
+		if (s->chg[i].a == a && s->chg[i].b == b && s->chg[i].t[t].has) {
+			*c = s->chg[i].t[t].cmp;
+			return;
+		}
+	rp_sum_pair(s, t, b->idx, a->idx, c);
+}
+
+/* Entries a and b (one filesystem in two runs) in each test they both
+ * have a plateau in, appended to rows.  0 or -ENOMEM. */
+static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
+{
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		struct rp_score sa, sb;
+
+		if (!(tests & (1u << t)))
+			continue;
+		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
+			rp_score_free(&sa);
+			continue;
+		}
+		if (rows->n == rows->cap) {
+			size_t cap = rows->cap ? rows->cap * 2 : 16;
+			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
+
+			if (!v) {
+				rp_score_free(&sa);
+				rp_score_free(&sb);
+				return -ENOMEM;
+			}
+			rows->v = v;
+			rows->cap = cap;
+		}
+		rows->v[rows->n] = (struct rp_same_fs){
+			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
+		};
+		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
+		rp_score_free(&sa);
+		rp_score_free(&sb);
+	}
+	return 0;
+}
+
+/* Every pair of entries of one filesystem name in two runs (in entry
+ * order) and test of tests with a plateau on both sides; *rows is malloc'd
+ * (NULL when none).  0 or -ENOMEM. */
+static int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
+{
+	struct rk_rows r = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < d->n_all && rc == 0; i++)
+		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
+			const struct rp_entry *a = d->all[i], *b = d->all[j];
+
+			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
+				rc = rk_same_fs_pair(d, a, b, tests, &r);
+		}
+	*rows = r.v;
+	*n = r.n;
+	return rc;
+}
+
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 {
 	struct rp_summary *s = calloc(1, sizeof(*s));
@@ -894,12 +967,14 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
 					       .dfb = NAN, .pool = SIZE_MAX };
 	}
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+	int rc = 0;
+	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
+		rc = rp_rank(d, t, &s->rank[t]);
+	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
 		if (tests & (1u << t))
-			sm_matrix_test(s, d, t, sc);
-	int rc = sm_matrix_compare(s, d, sc);
-	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++)
-		rp_score_free(&sc[k]);
+			sm_matrix_test(s, t, sc);
+	if (rc == 0)
+		rc = sm_matrix_compare(s, d, sc);
 	free(sc);
 	if (rc < 0) {
 		rp_summary_free(s);
@@ -911,18 +986,22 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
 	rp_order_effects(s, d);
-	if (rp_latency_build(s, d, tests) < 0) {
+	if (rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
 	d->sum = s;
-	return 0;
+	return rp_same_fs_rows(d, tests, &s->same_fs, &s->n_same_fs);
 }
 
 void rp_summary_free(struct rp_summary *s)
 {
 	if (!s)
 		return;
+	rp_cdm_free(&s->cdm);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		rp_ranking_free(&s->rank[t]);
+	free(s->same_fs);
 	free(s->m);
 	free(s->lat);
 	free(s->chg);
@@ -933,37 +1012,4 @@ void rp_summary_free(struct rp_summary *s)
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i)
 {
 	return &s->m[(size_t)t * s->n + i];
-}
-
-/* Each verdict's words and the class that colours it in report.html. */
-static const struct {
-	const char *word, *cls;
-} sm_dirs[] = {
-	[RP_DIR_NONE] = { "no data", "nd" },
-	[RP_DIR_BEST] = { "best", "best" },
-	[RP_DIR_FASTER] = { "faster", "faster" },
-	[RP_DIR_SLOWER] = { "slower", "slower" },
-	[RP_DIR_EQUIVALENT] = { "equivalent", "same" },
-	[RP_DIR_INCONCLUSIVE] = { "inconclusive", "undecided" },
-	[RP_DIR_UNTESTED] = { "not tested", "nd" },
-};
-
-const char *rp_plateau_words(enum fslab_test t)
-{
-	return (FSLAB_TESTS_FILES & (1u << t)) ? "many files, every file size" : "large-file plateau";
-}
-
-const char *rp_dir_word(enum rp_dir dir)
-{
-	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].word : sm_dirs[RP_DIR_NONE].word;
-}
-
-const char *rp_change_word(enum rp_dir dir)
-{
-	return dir == RP_DIR_FASTER ? "improved" : dir == RP_DIR_SLOWER ? "regressed" : rp_dir_word(dir);
-}
-
-const char *rp_dir_class(enum rp_dir dir)
-{
-	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].cls : sm_dirs[RP_DIR_NONE].cls;
 }

@@ -9,7 +9,8 @@
  * mark, and no live report holding its lock), and leaves anything else. */
 #include "fileutil.h"
 #include "log.h"
-#include "report_priv.h"
+#include "termtext.h"
+#include "outputs.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -81,7 +82,7 @@ static void rp_tmp_sweep(int pfd, const char *parent)
 			continue;
 		if (rp_tmp_is_leftover(fd, pst.st_dev, &id) && fslab_remove_tree_at(pfd, de->d_name, &id) == 0)
 			fprintf(stderr, "%s: removed %s/%s, left by a report that was killed\n", fslab_log_prefix(),
-				rp_esc(parent, e1, sizeof(e1)), rp_esc(de->d_name, e2, sizeof(e2)));
+				fslab_escape_ctrl(parent, e1, sizeof(e1)), fslab_escape_ctrl(de->d_name, e2, sizeof(e2)));
 		close(fd);
 	}
 	closedir(dh);

@@ -1,7 +1,7 @@
 /* The first screen as text and HTML: banners, the verdict matrix, the
  * family verdicts and the change matrix (numbers from summary.c).  Both
  * matrices are shown by the same code, through struct vd_cell. */
-#include "report_priv.h"
+#include "view.h"
 #include "stats.h"
 #include "steady.h"
 
@@ -162,29 +162,6 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 	rp_flag_letters(c->flags, " ", fl, sizeof(fl));
 	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
-}
-
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text)
-{
-	size_t col = (size_t)fprintf(out, "%s", first), start = col;
-	const char *p = text;
-
-	while (*p) {
-		size_t n = strcspn(p, " ");
-
-		if (col > start && col + 1 + n > 96) {
-			fprintf(out, "\n%*s", (int)indent, "");
-			col = start = indent;
-		} else if (col > start) {
-			fputc(' ', out);
-			col++;
-		}
-		col += fwrite(p, 1, n, out);
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', out);
 }
 
 static void vd_wrap(FILE *out, const char *first, const char *text)
@@ -360,8 +337,8 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 		fputs(". A filesystem with missing data is never ranked first.</div>\n", out);
 	}
 	if (s->fuse) {
-		fputs("<div class=\"banner info\" id=\"banner-fuse\"><b>FUSE:</b> ", out);
-		rp_html_escape(out, s->fuse_names);
+		rp_html_put(out, "<div class=\"banner info\" id=\"banner-fuse\"><b>FUSE:</b> ", s->fuse_names,
+			    "");
 		fputs(" run through a user-space driver (fusefat): not comparable with the kernel "
 		      "filesystems.</div>\n",
 		      out);
@@ -369,23 +346,21 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 	if (s->buffered_loop) {
 		fputs("<div class=\"banner warn\" id=\"banner-buffered-loop\"><b>Buffered loop "
 		      "device:</b> ", out);
-		rp_html_escape(out, s->loop_text);
-		fputs("</div>\n", out);
+		rp_html_put(out, "", s->loop_text, "</div>\n");
 	}
 	if (s->n_order) {
-		fputs("<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", out);
-		rp_html_escape(out, vd_order_sentence(s));
-		fputs("</div>\n", out);
+		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", vd_order_sentence(s),
+			    "</div>\n");
 	}
 	if (s->hot) {
-		fputs("<div class=\"banner warn\" id=\"banner-thermal\"><b>Hot drive:</b> ", out);
-		rp_html_escape(out, s->hot_names);
+		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-thermal\"><b>Hot drive:</b> ", s->hot_names,
+			    "");
 		fputs(". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
 		      "aside; the manifest's <code>drive</code> has the readings.</div>\n", out);
 	}
 	if (s->unsteady) {
-		fputs("<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", out);
-		rp_html_escape(out, s->unsteady_names);
+		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", s->unsteady_names,
+			    "");
 		fprintf(out, " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
 			     "<code>steady_state</code> has every round): their figures are the drive's "
 			     "state on the day.</div>\n",
@@ -468,9 +443,7 @@ static void vd_html_ratios(FILE *out, const struct rp_data *d)
 	fputs("<div class=scroll><table class=matrix>\n", out);
 	fputs("<tr><th class=l>test</th>", out);
 	for (size_t i = 0; i < s->n; i++) {
-		fputs("<th>", out);
-		rp_html_escape(out, d->all[i]->label);
-		fputs("</th>", out);
+		rp_html_put(out, "<th>", d->all[i]->label, "</th>");
 	}
 	fputs("</tr>\n", out);
 	vd_html_rows(out, s, &ratios, true);
@@ -498,20 +471,15 @@ static void vd_html_changes(FILE *out, const struct rp_summary *s)
 
 	fputs("<h3>Change between runs</h3>\n", out);
 	if (s->differs[0]) {
-		fputs("<p id=\"run-differences\"><b>What differs:</b> ", out);
-		rp_html_escape(out, s->differs);
-		fputs("</p>\n", out);
+		rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs,
+			    "</p>\n");
 	}
 	fputs("<div class=scroll id=\"changes\"><table class=matrix>\n", out);
 	fputs("<tr><th class=l>test</th>", out);
 	for (size_t i = 0; i < s->n_chg; i++) {
-		fputs("<th>", out);
-		rp_html_escape(out, s->chg[i].b->fs);
-		fputs("<br><small>", out);
+		rp_html_put(out, "<th>", s->chg[i].b->fs, "<br><small>");
 		rp_html_escape(out, s->chg[i].b->run->tag);
-		fputs(" / ", out);
-		rp_html_escape(out, s->chg[i].a->run->tag);
-		fputs("</small></th>", out);
+		rp_html_put(out, " / ", s->chg[i].a->run->tag, "</small></th>");
 	}
 	fputs("</tr>\n", out);
 	vd_html_rows(out, s, &changes, false);
@@ -540,15 +508,11 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	fputs("<ul class=verdicts>\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f]) {
-			fputs("<li>", out);
-			rp_html_escape(out, s->verdict[f]);
-			fputs("</li>\n", out);
+			rp_html_put(out, "<li>", s->verdict[f], "</li>\n");
 		}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++) {
-			fputs("<li class=change>", out);
-			rp_html_escape(out, s->chg_verdict[f][k]);
-			fputs("</li>\n", out);
+			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
 		}
 	fputs("</ul>\n", out);
 	vd_html_ratios(out, d);

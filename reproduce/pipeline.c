@@ -9,6 +9,7 @@
  * keeps the pipeline's progress, and makes sure a failed or interrupted
  * stage still ends with teardown. */
 #include "clock.h"
+#include "err.h"
 #include "fileutil.h"
 #include "lab.h"
 #include "log.h"
@@ -320,8 +321,12 @@ static void repro_report(struct repro_run *p)
 	snprintf(report_dir, sizeof(report_dir), "%s/report", p->out);
 	ro.out = report_dir;
 	ro.claims = p->c->honest;
-	if (fslab_report(&ro) != FSLAB_EXIT_OK)
+	struct fslab_err re = FSLAB_ERR_INIT;
+	if (fslab_report(&ro, &re) != FSLAB_EXIT_OK) {
+		if (re.msg[0])
+			fslab_error("%s", re.msg);
 		p->ret = FSLAB_EXIT_FAILURE;
+	}
 	else if (!p->c->quiet)
 		printf("report: %s/report.html\n", report_dir);
 }

@@ -6,7 +6,6 @@
 #include "progress.h"
 #include "run.h"
 #include "size.h"
-#include "report_priv.h"
 #include "stats.h"
 
 #include <dirent.h>
@@ -1439,7 +1438,7 @@ static void check_until_ci_stops_on_report_interval(void)
 	for (size_t i = 0; i < 32; i++)
 		x[i] = 1000 + (double)(i % 4) * 10 - 15 + (double)(i % 3);
 	fslab_mean_sd(x, 32, &m, &sd);
-	half = rp_ci95(x, 32);
+	fslab_mean_ci95(x, 32, NULL, &half);
 	ck_assert_double_eq_tol(half, 2.0395 * sd / sqrt(32), 1e-4 * sd);
 	pct = 100 * half / m;
 	ck_assert(fslab_ci_within(x, 32, pct * (1 + 1e-9)));

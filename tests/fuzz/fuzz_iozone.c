@@ -42,7 +42,8 @@ static void check_sane(const struct fslab_iozone_report *rep)
 static void check_round_trip(const struct fslab_iozone_report *rep, bool excel)
 {
 	struct fslab_iozone_report back = { 0 };
-	char *text = NULL, err[512];
+	char *text = NULL;
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	int r;
@@ -50,10 +51,10 @@ static void check_round_trip(const struct fslab_iozone_report *rep, bool excel)
 	FUZZ_CHECK(f != NULL);
 	FUZZ_CHECK(fslab_iozone_write(f, rep, excel) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
-	r = fslab_iozone_parse(text, len, &back, err, sizeof(err));
+	r = fslab_iozone_parse(text, len, &back, &err);
 	if (r != 0) {
 		fprintf(stderr, "written report does not parse back (excel %d): %s\n--- written:\n%s",
-			excel, err, text);
+			excel, err.msg, text);
 		abort();
 	}
 	/* Cells missing inside a row come back as 0 ("not measured"), and a
@@ -80,7 +81,7 @@ static void check_round_trip(const struct fslab_iozone_report *rep, bool excel)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fslab_iozone_report rep = { 0 };
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	/* An exact-size copy: the parser must not read a terminator that is
 	 * not there. */
 	char *text = malloc(size ? size : 1);
@@ -88,11 +89,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	FUZZ_CHECK(text != NULL);
 	memcpy(text, data, size);
-	err[0] = '\0';
-	r = fslab_iozone_parse(text, size, &rep, err, sizeof(err));
+	r = fslab_iozone_parse(text, size, &rep, &err);
 	if (r < 0) {
 		FUZZ_CHECK(r == -EINVAL || r == -ENOMEM || r == -E2BIG);
-		FUZZ_CHECK(err[0] != '\0');
+		FUZZ_CHECK(err.msg[0] != '\0');
 		FUZZ_CHECK(rep.cells == NULL && rep.n == 0);
 	} else {
 		FUZZ_CHECK(r == 0);

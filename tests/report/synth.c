@@ -13,7 +13,7 @@
  * summarised with rp_summary_build. */
 #include "synth.h"
 
-#include "report_priv.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -252,7 +252,7 @@ int synth_run(const struct synth_cfg *cfg, unsigned n, uint64_t seed, const char
 		}
 		r = sy_write(cfg, dir, &rng);
 		if (r == 0)
-			r = rp_load(d, dirs, 1);
+			r = rp_load(d, dirs, 1, NULL);
 		if (r == 0)
 			r = rp_summary_build(d, FSLAB_TESTS_ALL, RP_EQUIVALENCE_DEFAULT);
 		if (r == 0)

@@ -2,7 +2,7 @@
  * fixture (expected values worked out by hand below), and the IOzone
  * parser on memory buffers. */
 #include "iozone.h"
-#include "report_priv.h"
+#include "view.h"
 #include "results.h"
 #include "stats.h"
 #include "testutil.h"
@@ -39,18 +39,20 @@ END_TEST
 START_TEST(t_median_mean_ci)
 {
 	double v[] = { 5, 1, 3, 2 };
-	double m, sd;
+	double m, sd, half;
 
 	ck_assert_double_eq(fslab_median_sort(v, 4), 2.5);
 	double w[] = { 9, 1, 5 };
 	ck_assert_double_eq(fslab_median_sort(w, 3), 5);
 	ck_assert(isnan(fslab_median_sort(w, 0)));
 	double x[] = { 2100, 2200, 2300 };
-	rp_mean_sd(x, 3, &m, &sd);
+	fslab_mean_sd(x, 3, &m, &sd);
 	ck_assert_double_eq_tol(m, 2200, 1e-9);
 	ck_assert_double_eq_tol(sd, 100, 1e-9);
-	ck_assert_double_eq_tol(rp_ci95(x, 3), T975_2 * 100 / sqrt(3), 1e-6);
-	ck_assert(isnan(rp_ci95(x, 1)));
+	fslab_mean_ci95(x, 3, NULL, &half);
+	ck_assert_double_eq_tol(half, T975_2 * 100 / sqrt(3), 1e-6);
+	fslab_mean_ci95(x, 1, NULL, &half);
+	ck_assert(isnan(half));
 	/* 32 trials, 16 at 90 and 16 at 110: mean 100, sd sqrt(100 * 32 / 31);
 	 * the half-width uses t(0.975, 31) = 2.039513 from a table (a table
 	 * that said 2.021 there let --until-ci stop on a narrower interval
@@ -58,7 +60,8 @@ START_TEST(t_median_mean_ci)
 	double y[32];
 	for (int i = 0; i < 32; i++)
 		y[i] = i % 2 ? 110 : 90;
-	ck_assert_double_eq_tol(rp_ci95(y, 32), 2.039513 * sqrt(100.0 * 32 / 31) / sqrt(32), 1e-5);
+	fslab_mean_ci95(y, 32, NULL, &half);
+	ck_assert_double_eq_tol(half, 2.039513 * sqrt(100.0 * 32 / 31) / sqrt(32), 1e-5);
 }
 END_TEST
 
@@ -78,7 +81,7 @@ START_TEST(t_fixture_plateau_and_ranking)
 	struct rp_score s;
 	struct rp_ranking r;
 
-	ck_assert_int_eq(rp_load(d, dirs, 1), 0);
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
 	ck_assert_uint_eq(d->n_all, 3);
 
 	/* ext4 write: the plateau is files 2M and 4M at records 64K and 128K;
@@ -246,6 +249,30 @@ static struct rp_est est(size_t n, double lm, double s2, double df)
 	return (struct rp_est){ .n = n, .lmean = lm, .s2 = s2, .df = df, .s2b = NAN, .dfb = NAN,
 				.pool = SIZE_MAX };
 }
+
+/* The log-scale comparison's pieces in lib/stats.h. */
+START_TEST(t_log_ratio_pieces)
+{
+	double var, df, lo, hi, p;
+
+	/* Welch: equal terms on 4 df each give 8 df; a known term adds none */
+	fslab_welch(1, 4, 1, 4, &var, &df);
+	ck_assert_double_eq_tol(var, 2, 1e-12);
+	ck_assert_double_eq_tol(df, 8, 1e-12);
+	fslab_welch(1, INFINITY, 0, 3, &var, &df);
+	ck_assert(isinf(df));
+	ck_assert_double_eq_tol(fslab_df_scaled(10, 0), 10, 1e-12);
+	ck_assert_double_eq_tol(fslab_df_scaled(10, 0.2), 5, 1e-12);
+	/* a centred log variance on many df is about the log variance */
+	ck_assert_double_eq_tol(fslab_log_var_centred(4, 1e6), log(4), 1e-5);
+	fslab_log_ratio_test(log(1.1), 0, 5, 0.05, &lo, &hi, &p);
+	ck_assert_double_eq_tol(lo, 1.1, 1e-12);
+	ck_assert_double_eq(p, 0);
+	fslab_log_ratio_test(0, 0.01, 1e9, 0.05, &lo, &hi, &p);
+	ck_assert_double_eq_tol(hi, exp(1.959964 * 0.01), 1e-6);
+	ck_assert_double_eq_tol(p, 1, 1e-9);
+}
+END_TEST
 
 START_TEST(t_compare)
 {
@@ -488,10 +515,10 @@ END_TEST
 START_TEST(t_iozone_parse)
 {
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_iozone_parse(iozone_text, strlen(iozone_text), &r, err, sizeof(err)) == 0,
-		      "%s", err);
+	ck_assert_msg(fslab_iozone_parse(iozone_text, strlen(iozone_text), &r, &err) == 0,
+		      "%s", err.msg);
 	ck_assert(r.has_text && r.has_excel);
 	ck_assert_str_eq(r.command, "iozone -a -g 32m");
 	/* 3 rows x 13 from the table + 7 zero cells only in -R's Writer report
@@ -506,7 +533,7 @@ START_TEST(t_iozone_parse)
 
 	/* not NUL-terminated: a prefix of the buffer parses on its own */
 	size_t cut = (size_t)(strstr(iozone_text, "           32768") - iozone_text);
-	ck_assert_int_eq(fslab_iozone_parse(iozone_text, cut, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_iozone_parse(iozone_text, cut, &r, &err), 0);
 	ck_assert_uint_eq(r.n, 2 * 13);
 	fslab_iozone_report_free(&r);
 }
@@ -526,16 +553,16 @@ START_TEST(t_iozone_short_rows)
 		"\"Random read report\"\n\"4\"\n\"64\" 102\n"
 		"\"Random write report\"\n\"4\"\n\"64\" 103\n";
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_iozone_parse(with_r, strlen(with_r), &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_iozone_parse(with_r, strlen(with_r), &r, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(r.n, 4);
 	ck_assert_double_eq(iz_get(&r, 64, 4, FSLAB_TEST_RANDOM_READ)->kib_s, 102);
 	ck_assert_ptr_null(iz_get(&r, 64, 4, FSLAB_TEST_READ));
 	fslab_iozone_report_free(&r);
 	/* the table alone: positional */
 	size_t cut = (size_t)(strstr(with_r, "Excel") - with_r);
-	ck_assert_int_eq(fslab_iozone_parse(with_r, cut, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_iozone_parse(with_r, cut, &r, &err), 0);
 	ck_assert_uint_eq(r.n, 4);
 	ck_assert_double_eq(iz_get(&r, 64, 4, FSLAB_TEST_READ)->kib_s, 102);
 	fslab_iozone_report_free(&r);
@@ -545,7 +572,7 @@ END_TEST
 START_TEST(t_iozone_bad)
 {
 	struct fslab_iozone_report r;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	static const char *const bad[][2] = {
 		{ "kB reclen write\n64 4 12x\n", "line 2: column 3 ('12x')" },
 		{ "kB reclen write\n64 4\n", "line 2: expected a row" },
@@ -559,9 +586,10 @@ START_TEST(t_iozone_bad)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = fslab_iozone_parse(bad[i][0], strlen(bad[i][0]), &r, err, sizeof(err));
+		int rc = fslab_iozone_parse(bad[i][0], strlen(bad[i][0]), &r, &err);
 		ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
-		ck_assert_msg(strstr(err, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+		ck_assert_msg(strstr(err.msg, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err.msg, bad[i][1]);
+		ck_assert_int_eq(err.code, -EINVAL);
 		ck_assert_ptr_null(r.cells);
 	}
 }
@@ -572,14 +600,15 @@ START_TEST(t_iozone_write_wide_numbers)
 {
 	struct fslab_iozone_report r = { 0 }, back;
 	struct fslab_iozone_cell c = { 256, 12013776, FSLAB_TEST_READ, 123456789, 0 };
-	char *text = NULL, err[256];
+	char *text = NULL;
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_int_eq(fslab_iozone_add(&r, &c), 0);
 	ck_assert_int_eq(fslab_iozone_write(f, &r, true), 0);
 	fclose(f);
-	ck_assert_msg(fslab_iozone_parse(text, len, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_iozone_parse(text, len, &back, &err) == 0, "%s", err.msg);
 	ck_assert_ptr_nonnull(iz_get(&back, 256, 12013776, FSLAB_TEST_READ));
 	ck_assert_double_eq(iz_get(&back, 256, 12013776, FSLAB_TEST_READ)->kib_s, 123456789);
 	fslab_iozone_report_free(&back);
@@ -598,6 +627,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
 	tcase_add_test(tc, t_quantile_and_prior);
 	tcase_add_test(tc, t_compare);
+	tcase_add_test(tc, t_log_ratio_pieces);
 	tcase_add_test(tc, t_interval_and_verdict_agree);
 	tcase_add_test(tc, t_log_axis_rule);
 	tcase_add_test(tc, t_verdict_text);

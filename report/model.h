@@ -1,6 +1,13 @@
-/* Internals of the report module (not a contract outside report/). */
-#ifndef FSLAB_REPORT_PRIV_H
-#define FSLAB_REPORT_PRIV_H
+/* The report's model (not a contract outside report/): what the results
+ * directories hold (load.c), each entry's plateau scores and the rankings
+ * (rank.c), the inference (infer.c), the first screen's matrix, verdicts,
+ * changes and banners (summary.c), the latency panel (latency.c), the
+ * CrystalDiskMark panel (cdm.c) and the 2023 claims (claims.c).  Built once
+ * by rp_summary_build (and rp_claims_build for --claims); the views
+ * (view.h) only render it.  A model file includes format.h (which includes
+ * this header), never view.h. */
+#ifndef FSLAB_REPORT_MODEL_H
+#define FSLAB_REPORT_MODEL_H
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -9,18 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "names.h"
 #include "report.h"
 #include "stats.h"
-#include "table.h"
 #include "spec.h"
-
-/* ---- statistics (stats.c) ---- */
-/* lib/stats.h fslab_mean_sd (NaN when n == 0, sd NaN when n < 2) */
-void rp_mean_sd(const double *v, size_t n, double *mean, double *sd);
-/* Half-width of the 95% CI of the mean: lib/stats.h's fslab_mean_ci95, the
- * interval fslab run's --until-ci stops on; NaN when n < 2. */
-double rp_ci95(const double *v, size_t n);
 
 /* ---- the loaded data (load.c) ---- */
 enum {
@@ -40,29 +40,6 @@ enum {
 };
 
 struct rp_data;
-
-/* The flags the report knows: the CSV's name (lib/results.h), the letter
- * the text tables mark an entry with, the words for people and the
- * legend's sentence (load.c; the one table). */
-struct rp_flag_info {
-	unsigned bit;
-	const char *csv, *letter, *words, *legend;
-};
-extern const struct rp_flag_info rp_flag_table[];
-extern const size_t rp_n_flags;
-/* "page cache and FUSE", "buffered loop", "future-flag" (the unknown
- * flags' names from other, ";"-joined as in rp_entry.other_flags). */
-char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
-/* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
-char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
-/* text wrapped at 96 columns after first, continuation lines indented by
- * indent (verdict.c) */
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
-/* The text legend of every flag in flags ("flags: P = page cache: ..."),
- * from the flag table; the unknown ones as the CSV names them (rank.c). */
-void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
-/* The text marks: "P", "PF", "L?" (sep between them) */
-char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
 
 struct rp_sample {
 	unsigned trial;
@@ -159,18 +136,12 @@ struct rp_data {
 	struct rp_claims *claims; /* rp_claims_build (--claims); NULL: none */
 };
 
-/* Loads every directory; on bad input prints the error (file:line) and
- * returns -EINVAL (or another negative errno). */
-int rp_load(struct rp_data *d, const char *const *dirs, size_t n);
+/* Loads every directory; on bad input returns -EINVAL (or another
+ * negative errno) with the error (file:line) in e. */
+int rp_load(struct rp_data *d, const char *const *dirs, size_t n, struct fslab_err *e);
+/* Frees what rp_load loaded; the model built on it goes first
+ * (rp_claims_free, rp_summary_free). */
 void rp_free(struct rp_data *d);
-
-/* ---- the temporary directory beside --out (tmpdir.c) ---- */
-/* Removes what killed reports left in pfd (parent: its path, for the
- * message), then makes, locks and marks a new temporary directory: its fd
- * (the lock held until closed) and name, or -errno. */
-int rp_tmpdir_make(int pfd, const char *parent, char *name, size_t len);
-/* Removes the mark, just before the directory is renamed into place. */
-int rp_tmpdir_unmark(int tfd);
 
 /* ---- plateau scores and rankings (rank.c) ---- */
 struct rp_score {
@@ -217,33 +188,12 @@ struct rp_ranking {
 /* Ranks the entries of test t by score: the unflagged ones first (when
  * one with complete data exists), partial data never first. */
 int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r);
-/* rp_rank for a test of tests: true with r to free; false (nothing to
- * free) when t is not in tests or the ranking failed. */
-bool rp_rank_test(const struct rp_data *d, unsigned tests, enum fslab_test t, struct rp_ranking *r);
 void rp_ranking_free(struct rp_ranking *r);
-
-/* "p<0.001", "p=0.034", "p=n/a" */
-char *rp_fmt_p(double p, char *buf, size_t len);
-/* Compact throughput in MiB/s ("34180", "51.2"). */
-char *rp_fmt_mibs(double kib_s, char *buf, size_t len);
-char *rp_fmt_size(uint64_t kib, char *buf, size_t len); /* "64K", "2G" */
-/* Throughput for people: "2.15 GiB/s", "512 MiB/s" (3 significant digits). */
-char *rp_fmt_rate(double kib_s, char *buf, size_t len);
-/* kib_s in the unit rp_fmt_rate picks for like; the unit name when unit. */
-char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len);
 
 /* The first failed or skipped cell of entry e in test t (NULL: none), and
  * the failed and skipped rows of that test. */
 const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test t,
 				      unsigned *n_failed, unsigned *n_skipped);
-
-
-int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
-void rp_text_runs(FILE *out, const struct rp_data *d);
-int rp_text_same_fs(FILE *out, const struct rp_data *d, unsigned tests);
-/* Each run's filesystems ranked among themselves (per host, when runs are
- * labelled by host). */
-void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 
 /* ---- the first screen (summary.c) ---- */
 enum rp_dir {
@@ -255,14 +205,6 @@ enum rp_dir {
 	RP_DIR_INCONCLUSIVE, /* none of these: the data cannot decide */
 	RP_DIR_UNTESTED,     /* no comparison made (fewer than 2 trials on a side) */
 };
-/* What test t's score is taken over, for headings: "large-file plateau",
- * or for the many-files tests "many files, every file size" (their
- * plateau is every file size measured; docs/report.md) */
-const char *rp_plateau_words(enum fslab_test t);
-const char *rp_dir_word(enum rp_dir dir);  /* "slower", "inconclusive", "not tested" */
-/* The change matrix's words: "improved", "regressed", else rp_dir_word's. */
-const char *rp_change_word(enum rp_dir dir);
-const char *rp_dir_class(enum rp_dir dir); /* its CSS class in report.html */
 
 /* ---- the inference (infer.c) ---- */
 #define RP_FAMILY_ALPHA FSLAB_FAMILY_ALPHA /* family-wise error of each family of comparisons */
@@ -331,15 +273,6 @@ bool rp_est_testable(const struct rp_est *e);
  * equivalence margin delta (0.05: +-5%). */
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
 		struct rp_cmp *c);
-/* The verdict an interval gives: slower when hi < 1, faster when lo > 1,
- * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
- * without an interval. */
-enum rp_dir rp_dir_of(double lo, double hi, double delta);
-/* A bound with the decimals that keep it on its side of 1 and of the
- * margin 1 +- delta. */
-char *rp_fmt_bound(double v, double delta, char *buf, size_t len);
-/* "0.98 [0.91-1.05]" (sep between the bounds), or "0.98" untested. */
-char *rp_fmt_ratio_ci(const struct rp_cmp *c, const char *sep, char *buf, size_t len);
 
 /* "The same filesystem in two runs": entries a and b, of one filesystem
  * name in two runs, compared in one test. */
@@ -349,9 +282,45 @@ struct rp_same_fs {
 	double median_a, median_b; /* plateau scores */
 	struct rp_cmp cmp;         /* b against a: the change matrix's (or the matrix's) */
 };
-/* Every such pair (in entry order) and test of tests with a plateau on
- * both sides; *rows is malloc'd (NULL when none).  0 or -ENOMEM. */
-int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n);
+
+/* ---- the CrystalDiskMark panel (cdm.c) ---- */
+#define RP_CDM_MAX_ROWS 32
+#define RP_CDM_WITHIN 0.05 /* the acceptance: a row's interval within 5% of its mean */
+
+/* One row: a read and a write test at one record, depth, threads and file. */
+struct rp_cdm_row {
+	char name[48];
+	bool random;
+	uint64_t file_kib, record_kib;
+	unsigned iodepth, jobs;
+};
+
+/* One side (read 0, write 1) of one row on one entry. */
+struct rp_cdm_side {
+	const struct rp_cell *c; /* NULL: the entry has no such cell */
+	double mbs, mbs_ci, iops, iops_ci; /* NaN: none */
+	bool within;
+	bool best;
+	bool aside; /* flagged (RP_FLAGS_ASIDE) while the row's best is not */
+	struct rp_cmp cmp; /* against the row's best (cmp.tested false: not compared) */
+	bool compared;
+};
+
+/* The queued tests' rows (SEQ1M Q8T1 ...) per entry, in CrystalDiskMark's
+ * order: each side's mean with its 95% interval, and its verdict against
+ * the row's best on that row's cell alone. */
+struct rp_cdm {
+	struct rp_cdm_row rows[RP_CDM_MAX_ROWS];
+	size_t n_rows, n_entries;
+	struct rp_cdm_side *side; /* [(row * n_entries + entry) * 2 + side] */
+	bool truncated;       /* more rows than RP_CDM_MAX_ROWS */
+};
+/* The panel of the queued tests in tests: 0 (p->n_rows 0: none) or
+ * -ENOMEM; p->side to free with rp_cdm_free either way. */
+int rp_cdm_build(const struct rp_data *d, unsigned tests, struct rp_cdm *p);
+void rp_cdm_free(struct rp_cdm *p);
+struct rp_cdm_side *rp_cdm_at(const struct rp_cdm *p, size_t r, size_t e, int k);
+bool rp_cdm_entry_has(const struct rp_cdm *p, size_t e); /* entry e has a cell in the panel */
 
 struct rp_mcell {        /* one filesystem in one test */
 	bool has;        /* ranked */
@@ -380,6 +349,10 @@ struct rp_change {
 enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMALL, RP_N_FAMILIES };
 
 struct rp_summary {
+	struct rp_cdm cdm;        /* the CrystalDiskMark panel (rp_cdm_build) */
+	struct rp_ranking rank[FSLAB_TEST_MAX]; /* every test's (rp_rank) */
+	struct rp_same_fs *same_fs; /* the same filesystem in two runs (rp_same_fs_rows) */
+	size_t n_same_fs;
 	unsigned tests;          /* tests with ranked or partial data */
 	/* tests whose ranking section exists in every output: ranked rows,
 	 * partial data or entries without an ok cell (decided once here; the
@@ -436,8 +409,6 @@ struct rp_summary {
  * verdicts, changes and banners into d->sum; delta is the equivalence
  * margin (RP_EQUIVALENCE_DEFAULT).  0 or -ENOMEM. */
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta);
-/* The variance pool of entry e in test t: its run's test. */
-size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t);
 /* Entry i against entry j in test t, in the matrix's family; false when
  * either has no ranked data there. */
 bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);
@@ -446,28 +417,6 @@ void rp_summary_free(struct rp_summary *s);
 void rp_order_effects(struct rp_summary *s, const struct rp_data *d);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
-/* Family f's tests in a run of tests run; *descriptive: they are only
- * described (small files without its many-files tests: the cells with
- * files up to 1 MiB of the IOzone tests), never tested. */
-unsigned rp_family_tests(int f, unsigned run, bool *descriptive);
-
-/* Holm-Bonferroni: adj[i] for each p[i] (NaN stays NaN and is not counted).
- * Returns the number of tests corrected for. */
-size_t rp_holm(const double *p, size_t n, double *adj);
-/* The log-axis rule: values from lo to hi span more than 10x. */
-bool rp_log_axis(double lo, double hi);
-
-/* Tic labels that do not overlap (plot.c): n labels of at most maxlen
- * characters, evenly spaced along axis_px pixels, in a font of font_px
- * pixels.  On an x axis they stay level when each fits its slot, else
- * turn 45 degrees; on a y axis (or rotated ones still too close) every
- * step-th is labelled, the largest always. */
-struct rp_tic_layout {
-	int rotate;  /* degrees: 0 or 45 */
-	size_t step; /* label every step-th tic, >= 1 */
-};
-void rp_tic_layout(size_t n, size_t maxlen, double axis_px, double font_px, bool x_axis,
-		   struct rp_tic_layout *l);
 
 struct rp_fam_in {
 	const char *label;
@@ -490,11 +439,6 @@ struct rp_fam_calls {
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       const struct rp_fam_calls *calls, char *buf, size_t len);
 
-int rp_text_summary(FILE *out, const struct rp_data *d);
-/* The JSON report (json.c); 0 or -1 when writing failed. */
-int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
-void rp_html_summary(FILE *out, const struct rp_data *d);
-
 /* ---- the latency panel (latency.c) ---- */
 struct rp_lat_row {          /* one filesystem in one test */
 	bool has;
@@ -506,15 +450,7 @@ struct rp_lat_row {          /* one filesystem in one test */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
-int rp_latency_text(FILE *out, const struct rp_data *d);
-/* The CrystalDiskMark panel of the queued tests in tests (cdm.c): nothing
- * (NULL) without a queued cell.  Text: 0 or -ENOMEM. */
-int rp_cdm_text(FILE *out, const struct rp_data *d, unsigned tests);
 bool rp_cdm_any(const struct rp_data *d); /* some entry has a queued cell */
-void rp_cdm_html(FILE *out, const struct rp_data *d, unsigned tests);
-json_object *rp_cdm_json(const struct rp_data *d, unsigned tests);
-void rp_latency_html(FILE *out, const struct rp_data *d);
-json_object *rp_latency_json(const struct rp_data *d);
 
 /* ---- claims (claims.c) ---- */
 /* The 2023 report's claims, judged once (rp_claims_build) with the
@@ -549,62 +485,13 @@ struct rp_claim {
 struct rp_claims {
 	struct rp_claim c[RP_N_CLAIMS];
 	size_t m3;                 /* claim 3's family: its cell comparisons */
+	/* the 2023 headline against each page-cache-flagged or btrfs entry of
+	 * every run: its device probe, its own write and read, its flags */
+	char (*headline)[768];
+	size_t n_headline;
 };
 /* Needs d->sum; 0 or -ENOMEM. */
 int rp_claims_build(struct rp_data *d);
 void rp_claims_free(struct rp_data *d);
-const char *rp_claim_word(enum rp_claim_word w);
-/* The claims' lines for the first screen, and the section with each run's
- * evidence. */
-void rp_claims_text_first(FILE *out, const struct rp_data *d);
-void rp_claims_html_first(FILE *out, const struct rp_data *d);
-void rp_claims_text(FILE *out, const struct rp_data *d);
-void rp_claims_html(FILE *out, const struct rp_data *d);
-
-/* ---- plots (plot.c) ---- */
-/* Adds size v to the ascending set a of *n sizes, holding at most
- * RP_SIZES_MAX (more are left out, as is a size already there). */
-#define RP_SIZES_MAX 64
-void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v);
-
-struct rp_plot {
-	char name[160];       /* file name without extension */
-	char title[200];
-	const struct rp_entry *e; /* NULL for comparison charts */
-	enum fslab_test test;
-	unsigned kind;        /* FSLAB_REPORT_PLOT_* */
-	bool bars;            /* COMPARE: the ranking's plateau bars (else by file size) */
-};
-
-struct rp_plots {
-	struct rp_plot *p;
-	size_t n;
-	uint64_t compare_record[FSLAB_TEST_MAX];
-};
-
-/* Writes the gnuplot scripts into dir and runs gnuplot; PNG and SVG files
- * land in dir.  Returns 0 or a negative errno (message printed). */
-int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsigned tests,
-		  uint64_t record_kib, struct rp_plots *out);
-void rp_plots_free(struct rp_plots *p);
-
-/* ---- html (html.c) ---- */
-int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const char *dir,
-		  unsigned tests, bool claims);
-void rp_html_escape(FILE *out, const char *s);
-
-/* ---- outputs (outputs.c) ---- */
-/* Control bytes of s shown as \xNN (lib/termtext.h), for terminal output. */
-const char *rp_esc(const char *s, char *buf, size_t len);
-/* May the output file name in dfd (shown to the user as shown) be written?
- * 0 when nothing is there, or when something is and force is set and it is
- * none of inputs[], not the state file (default path, $FSLAB_STATE) and not
- * a file the state loader accepts.  Else prints why and returns -EEXIST (or
- * another negative errno). */
-int rp_output_check(int dfd, const char *name, const char *shown, const char *const *inputs,
-		    size_t n_inputs, bool force);
-/* "a/b/c" -> "a/b" + "c"; "c" -> "." + "c".  -EISDIR when the last
- * component is empty, "." or "..". */
-int rp_split_path(const char *path, char *dir, size_t dirlen, char *base, size_t baselen);
 
 #endif

@@ -1,0 +1,397 @@
+/* The CrystalDiskMark panel rendered: text, HTML and JSON of the model's
+ * panel (cdm.c builds it once, into the summary). */
+#include "view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cd_side_names[2] = { "read", "write" };
+
+/* "cdm: a 1G file, passes of 5 s, 1 warm-up pass of each row discarded"
+ * from a run's manifest; "" without those keys. */
+static char *cd_run_note(const struct rp_run *run, char *buf, size_t len)
+{
+	json_object *sw, *v;
+	const char *preset = "";
+	int pass = 0, warm = -1;
+	long long file = 0;
+
+	buf[0] = '\0';
+	if (!run->manifest || !json_object_object_get_ex(run->manifest, "sweep", &sw))
+		return buf;
+	if (json_object_object_get_ex(sw, "preset", &v) && json_object_is_type(v, json_type_string))
+		preset = json_object_get_string(v);
+	if (json_object_object_get_ex(sw, "pass_s", &v))
+		pass = json_object_get_int(v);
+	if (json_object_object_get_ex(sw, "warmup_passes_discarded", &v))
+		warm = json_object_get_int(v);
+	if (json_object_object_get_ex(sw, "file_max_kib", &v))
+		file = json_object_get_int64(v);
+	if (pass <= 0)
+		return buf;
+	snprintf(buf, len, "--sweep %s: a %s file, passes of %d s, %d warm-up pass%s of each row discarded",
+		 preset, rp_fmt_size((uint64_t)file, (char[16]){ 0 }, 16), pass, warm < 0 ? 0 : warm,
+		 warm == 1 ? "" : "es");
+	return buf;
+}
+
+/* "512.34 +-1.20", "-" (no cell), "skipped", "failed". */
+static char *cd_value(const struct rp_cdm_side *s, bool iops, char *buf, size_t len)
+{
+	double v = iops ? s->iops : s->mbs, ci = iops ? s->iops_ci : s->mbs_ci;
+
+	if (!s->c)
+		snprintf(buf, len, "-");
+	else if (!s->c->n_ok)
+		snprintf(buf, len, "%s", s->c->n_failed ? "failed" : "skipped");
+	else if (isfinite(ci))
+		snprintf(buf, len, iops ? "%.1f +-%.1f" : "%.2f +-%.2f", v, ci);
+	else
+		snprintf(buf, len, iops ? "%.1f (1 trial)" : "%.2f (1 trial)", v);
+	return buf;
+}
+
+/* A side's marks: its flags' letters, then "aside" when it is set aside
+ * ("F aside", "P", ""). */
+static char *cd_marks(const struct rp_cdm_side *s, char *buf, size_t len)
+{
+	char fl[16];
+
+	rp_flag_letters(s->c ? s->c->flags : 0, "", fl, sizeof(fl));
+	snprintf(buf, len, "%s%s%s", fl, fl[0] && s->aside ? " " : "", s->aside ? "aside" : "");
+	return buf;
+}
+
+/* "best", "0.97 [0.95-0.99] slower", "1.20 [1.10-1.30] faster F aside",
+ * "-". */
+static char *cd_verdict(const struct rp_cdm_side *s, char *buf, size_t len)
+{
+	char r[64], m[32];
+	int n;
+
+	if (s->best)
+		n = snprintf(buf, len, "best");
+	else if (s->compared && s->cmp.tested)
+		n = snprintf(buf, len, "%s %s", rp_fmt_ratio_ci(&s->cmp, "-", r, sizeof(r)), rp_dir_word(s->cmp.dir));
+	else if (s->compared)
+		n = snprintf(buf, len, "%.2f %s", s->cmp.ratio, rp_dir_word(s->cmp.dir));
+	else {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (cd_marks(s, m, sizeof(m))[0] && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %s", m);
+	return buf;
+}
+
+/* A row's flags on one entry: its read side's and its write side's. */
+static unsigned cd_row_flags(const struct rp_cdm_side *rd, const struct rp_cdm_side *wr)
+{
+	return (rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0);
+}
+
+/* The flags of every side of the panel (for the legend). */
+static unsigned cd_flags(const struct rp_cdm *p)
+{
+	unsigned flags = 0;
+
+	for (size_t i = 0; i < p->n_rows * p->n_entries * 2; i++)
+		flags |= p->side[i].c ? p->side[i].c->flags : 0;
+	return flags;
+}
+
+/* Why a side's interval is not within 5%: into buf; NULL when it is. */
+static const char *cd_not_within(const struct rp_cdm_side *s, char *buf, size_t len)
+{
+	if (!s->c)
+		return NULL;
+	if (!s->c->n_ok)
+		snprintf(buf, len, "%s", s->c->problem ? s->c->problem : "no ok trial");
+	else if (s->c->n_ok < 2)
+		snprintf(buf, len, "one trial: no interval");
+	else if (!s->within)
+		snprintf(buf, len, "+-%.1f%% over %u trials", 100 * s->c->ci / s->c->mean, s->c->n_ok);
+	else
+		return NULL;
+	return buf;
+}
+
+static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm *p, size_t e)
+{
+	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
+					     "trials", "within 5%", "flags" };
+	struct fslab_table *tb = fslab_table_new(2);
+	char note[256], v[64];
+	int rc;
+
+	if (!tb)
+		return -ENOMEM;
+	cd_run_note(d->all[e]->run, note, sizeof(note));
+	fprintf(out, "%s%s%s%s\n", d->all[e]->label, note[0] ? " (" : "", note, note[0] ? ")" : "");
+	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
+		fslab_table_column(tb, heads[c], c == 0 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
+	for (size_t r = 0; r < p->n_rows; r++) {
+		const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
+		unsigned nr = rd->c ? rd->c->n_ok : 0, nw = wr->c ? wr->c->n_ok : 0;
+		unsigned n = nr > nw ? nr : nw;
+
+		if (!rd->c && !wr->c)
+			continue;
+		fslab_table_row(tb);
+		fslab_table_cell(tb, 0, p->rows[r].name);
+		fslab_table_cell(tb, 1, cd_value(rd, false, v, sizeof(v)));
+		fslab_table_cell(tb, 2, cd_value(rd, true, v, sizeof(v)));
+		fslab_table_cell(tb, 3, cd_value(wr, false, v, sizeof(v)));
+		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
+		fslab_table_cellf(tb, 5, "%u", n);
+		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
+		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
+	}
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
+	return rc;
+}
+
+/* The verdict matrix: one line per row and side, a column per entry. */
+static int cd_text_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *p)
+{
+	struct fslab_table *tb = fslab_table_new(2);
+	char v[96];
+	int rc;
+
+	if (!tb)
+		return -ENOMEM;
+	fslab_table_column(tb, "row", FSLAB_TABLE_LEFT);
+	fslab_table_column(tb, "side", FSLAB_TABLE_LEFT);
+	for (size_t e = 0; e < p->n_entries; e++)
+		fslab_table_column(tb, d->all[e]->label, FSLAB_TABLE_LEFT);
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (int k = 0; k < 2; k++) {
+			fslab_table_row(tb);
+			fslab_table_cell(tb, 0, p->rows[r].name);
+			fslab_table_cell(tb, 1, cd_side_names[k]);
+			for (size_t e = 0; e < p->n_entries; e++)
+				fslab_table_cell(tb, 2 + e, cd_verdict(rp_cdm_at(p, r, e, k), v, sizeof(v)));
+		}
+	rc = fslab_table_print(tb, out);
+	fslab_table_free(tb);
+	return rc;
+}
+
+int rp_cdm_text(FILE *out, const struct rp_data *d)
+{
+	const struct rp_cdm *p = &d->sum->cdm;
+	size_t n = 0, ok = 0, at_cap = 0;
+	unsigned cap = 0;
+	int rc = 0;
+	char why[320];
+
+	if (!p->n_rows)
+		goto out;
+	fputs("\n== CrystalDiskMark rows (queued tests): mean over the trials +-95% interval, "
+	      "MB/s = 10^6 bytes/s ==\n", out);
+	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
+		if (rp_cdm_entry_has(p, e))
+			rc = cd_text_entry(out, d, p, e);
+	if (rc < 0)
+		goto out;
+	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
+	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
+	      "set aside (aside), never the best while the row has an unflagged one\n", out);
+	if ((rc = cd_text_verdicts(out, d, p)) < 0)
+		goto out;
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (size_t e = 0; e < p->n_entries; e++)
+			for (int k = 0; k < 2; k++) {
+				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
+
+				n += s->c != NULL;
+				ok += s->c && s->within;
+			}
+	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (size_t e = 0; e < p->n_entries; e++)
+			for (int k = 0; k < 2; k++) {
+				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
+				unsigned c = d->all[e]->run->trial_cap;
+
+				if (!cd_not_within(s, why, sizeof(why)))
+					continue;
+				fprintf(out, "  not within 5%%: %s %s %s: %s\n", d->all[e]->label,
+					p->rows[r].name, cd_side_names[k], why);
+				if (c && s->c->n_ok >= c) {
+					at_cap++;
+					cap = c > cap ? c : cap;
+				}
+			}
+	/* more trials is the advice only for a row that could have had them */
+	if (ok < n)
+		fputs("  a wider interval: the device or the filesystem varied from pass to pass (or the machine\n"
+		      "  did)", out);
+	if (ok + at_cap < n)
+		fputs("; run more trials of those rows (--until-ci 5 --max-trials 10) on a quieter machine", out);
+	if (at_cap) {
+		if (ok + at_cap < n)
+			fprintf(out, ";\n  %zu of them", at_cap);
+		else if (at_cap > 1)
+			fprintf(out, ": all %zu", at_cap);
+		else
+			fputs(": it", out);
+		fprintf(out, " had every trial the run allows (--max-trials %u): longer passes\n"
+			"  (--cdm-time), a quieter machine, or a larger --max-trials", cap);
+	}
+	if (ok < n)
+		fputc('\n', out);
+	if (p->truncated)
+		fprintf(out, "  (more than %d rows: the first %d shown)\n", RP_CDM_MAX_ROWS, RP_CDM_MAX_ROWS);
+	rp_text_flag_legend(out, d, cd_flags(p));
+out:
+	return rc;
+}
+
+static void cd_html_side(FILE *out, const struct rp_cdm_side *s, bool iops)
+{
+	char v[64];
+
+	fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
+	rp_html_put(out, "", cd_value(s, iops, v, sizeof(v)), "</td>");
+}
+
+void rp_cdm_html(FILE *out, const struct rp_data *d)
+{
+	const struct rp_cdm *p = &d->sum->cdm;
+	char note[256], v[96];
+
+	if (!p->n_rows)
+		return;
+	fputs("<section id=\"cdm\"><h2>CrystalDiskMark rows</h2>\n<p>The queued tests' rows (fslab run "
+	      "--sweep cdm or cdm-nvme): per filesystem, the mean over the trials with its 95% "
+	      "interval (never a best-of), in MB/s (10<sup>6</sup> bytes a second, as CrystalDiskMark "
+	      "shows them) and IOPS; an interval wider than 5% of its mean is marked.</p>\n",
+	      out);
+	for (size_t e = 0; e < p->n_entries; e++) {
+		if (!rp_cdm_entry_has(p, e))
+			continue;
+		rp_html_put(out, "<h3>", d->all[e]->label, "</h3>\n");
+		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0]) {
+			rp_html_put(out, "<p>", note, "</p>\n");
+		}
+		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
+		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
+		      out);
+		for (size_t r = 0; r < p->n_rows; r++) {
+			const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
+
+			if (!rd->c && !wr->c)
+				continue;
+			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
+			cd_html_side(out, rd, false);
+			cd_html_side(out, rd, true);
+			cd_html_side(out, wr, false);
+			cd_html_side(out, wr, true);
+			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)),
+				    "</td></tr>\n");
+		}
+		fputs("</table></div>\n", out);
+	}
+	fputs("<h3>Verdicts by row</h3>\n<p>Each filesystem against the row's fastest unflagged one: "
+	      "the ratio of the means with its 95% simultaneous interval (equivalent within 5%). A "
+	      "flagged figure shows its letters (the flags' legend) and is set aside (aside), never "
+	      "the best while the row has an unflagged one.</p>\n"
+	      "<div class=scroll><table><tr><th class=l>row</th><th class=l></th>", out);
+	for (size_t e = 0; e < p->n_entries; e++) {
+		rp_html_put(out, "<th class=l>", d->all[e]->label, "</th>");
+	}
+	fputs("</tr>\n", out);
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (int k = 0; k < 2; k++) {
+			rp_html_put(out, "<tr><td class=l>", p->rows[r].name, "");
+			fprintf(out, "</td><td class=l>%s</td>", cd_side_names[k]);
+			for (size_t e = 0; e < p->n_entries; e++) {
+				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
+
+				fprintf(out, "<td class=\"l %s\">",
+					s->compared ? rp_dir_class(s->cmp.dir) : s->best ? rp_dir_class(RP_DIR_BEST) : "");
+				rp_html_put(out, "", cd_verdict(s, v, sizeof(v)), "</td>");
+			}
+			fputs("</tr>\n", out);
+		}
+	fputs("</table></div></section>\n", out);
+}
+
+static json_object *cd_json_side(const struct rp_cdm_side *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "test", json_object_new_string(fslab_test_to_string(s->c->test)));
+	json_object_object_add(o, "trials", json_object_new_int((int)s->c->n_ok));
+	json_object_object_add(o, "mb_s", rp_json_num(s->mbs));
+	json_object_object_add(o, "mb_s_ci95", rp_json_num(s->mbs_ci));
+	json_object_object_add(o, "iops", rp_json_num(s->iops));
+	json_object_object_add(o, "iops_ci95", rp_json_num(s->iops_ci));
+	json_object_object_add(o, "within_5pct", json_object_new_boolean(s->within));
+	json_object *fl = json_object_new_array();
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (s->c->flags & rp_flag_table[i].bit)
+			json_object_array_add(fl, json_object_new_string(rp_flag_table[i].csv));
+	json_object_object_add(o, "flags", fl);
+	json_object_object_add(o, "set_aside", json_object_new_boolean(s->aside));
+	if (!s->c->n_ok)
+		json_object_object_add(o, "problem", s->c->problem ? json_object_new_string(s->c->problem) : NULL);
+	if (s->best) {
+		json_object_object_add(o, "verdict", json_object_new_string("best"));
+	} else if (s->compared) {
+		json_object_object_add(o, "verdict", json_object_new_string(rp_dir_word(s->cmp.dir)));
+		json_object_object_add(o, "ratio_to_best", rp_json_num(s->cmp.ratio));
+		json_object_object_add(o, "ratio_lo", rp_json_num(s->cmp.lo));
+		json_object_object_add(o, "ratio_hi", rp_json_num(s->cmp.hi));
+	}
+	return o;
+}
+
+json_object *rp_cdm_json(const struct rp_data *d)
+{
+	const struct rp_cdm *p = &d->sum->cdm;
+	json_object *root = NULL, *fss;
+
+	if (!p->n_rows)
+		goto out;
+	root = json_object_new_object();
+	fss = json_object_new_array();
+	json_object_object_add(root, "units", json_object_new_string("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials"));
+	for (size_t e = 0; e < p->n_entries; e++) {
+		json_object *fo, *rows;
+		char note[256];
+
+		if (!rp_cdm_entry_has(p, e))
+			continue;
+		fo = json_object_new_object();
+		rows = json_object_new_array();
+		json_object_object_add(fo, "label", json_object_new_string(d->all[e]->label));
+		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0])
+			json_object_object_add(fo, "plan", json_object_new_string(note));
+		for (size_t r = 0; r < p->n_rows; r++) {
+			json_object *ro;
+
+			if (!rp_cdm_at(p, r, e, 0)->c && !rp_cdm_at(p, r, e, 1)->c)
+				continue;
+			ro = json_object_new_object();
+			json_object_object_add(ro, "row", json_object_new_string(p->rows[r].name));
+			json_object_object_add(ro, "file_kib", json_object_new_int64((int64_t)p->rows[r].file_kib));
+			json_object_object_add(ro, "record_kib", json_object_new_int64((int64_t)p->rows[r].record_kib));
+			json_object_object_add(ro, "iodepth", json_object_new_int((int)p->rows[r].iodepth));
+			json_object_object_add(ro, "jobs", json_object_new_int((int)p->rows[r].jobs));
+			for (int k = 0; k < 2; k++)
+				if (rp_cdm_at(p, r, e, k)->c)
+					json_object_object_add(ro, cd_side_names[k], cd_json_side(rp_cdm_at(p, r, e, k)));
+			json_object_array_add(rows, ro);
+		}
+		json_object_object_add(fo, "rows", rows);
+		json_object_array_add(fss, fo);
+	}
+	json_object_object_add(root, "filesystems", fss);
+out:
+	return root;
+}
