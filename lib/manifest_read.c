@@ -42,6 +42,8 @@ enum mf_type {
 	T_OBJ,   /* a JSON object read by sub (offsets from the same base) */
 	T_ARR,   /* an array of objects read by sub, entry k at off + k * stride */
 	T_WORDS, /* char ** of strings, its size_t count at count */
+	T_SEED,  /* uint64_t: any 64-bit value; written as a JSON int64, so one above
+		  * INT64_MAX reads back negative and is taken modulo 2^64 */
 	T_INDEX, /* written only: the array entry's number, from 1 */
 	T_FN,    /* read and written by rd and wr */
 };
@@ -96,10 +98,6 @@ struct mf_table {
 #define HAS(st, mem) .has = offsetof(st, mem) + 1
 #define WHEN(st, mem) .when = offsetof(st, mem) + 1
 #define SK(row, n) .set = FSLAB_SETTING_##row + 1, .k = n
-#define KIB_S .lo = 0, .hi = FSLAB_MANIFEST_KIB_S_MAX
-#define SECS .lo = 0, .hi = FSLAB_MANIFEST_SECONDS_MAX
-#define BYTES .lo = 0, .hi = 0x1p60
-#define COUNT .lo = 0, .hi = FSLAB_MANIFEST_COUNT_MAX
 
 typedef struct fslab_manifest M;
 typedef struct fslab_manifest_fs FS;
@@ -253,6 +251,7 @@ static const struct {
 	[T_OBJ] = { json_type_object, "an object" },
 	[T_ARR] = { json_type_array, "an array" },
 	[T_WORDS] = { json_type_array, "an array of strings" },
+	[T_SEED] = { json_type_int, "a whole number" },
 };
 
 /* Row r of the object o: 1 read, 0 absent (its default kept), or -errno. */
@@ -309,6 +308,10 @@ static int mf_read_value(struct mf_ctx *c, const struct mf_row *r, json_object *
 			return rc;
 		if ((*(int *)p = fslab_setting_word_index(r->set - 1, text)) < 0)
 			return mf_words_of(c, r, field, text);
+		return 1;
+	case T_SEED:
+		i = json_object_get_int64(v);
+		*(uint64_t *)p = i < 0 ? (uint64_t)i : json_object_get_uint64(v);
 		return 1;
 	case T_JSON:
 		*(json_object **)p = json_object_get(v);
@@ -404,6 +407,8 @@ static json_object *mf_write_value(const struct mf_wctx *w, const struct mf_row 
 		const char *word = fslab_setting_word(r->set - 1, *(const int *)p);
 		return word ? json_object_new_string(word) : NULL;
 	}
+	case T_SEED:
+		return mf_jint(*(const uint64_t *)p);
 	case T_JSON:
 		return json_object_get(*(json_object *const *)p);
 	case T_COND: {
@@ -458,28 +463,6 @@ static json_object *mf_write_obj(const struct mf_wctx *w, const struct mf_table 
 }
 
 /* ---- the specials: read and written by their own functions ---- */
-
-/* "seed" is any 64-bit value; the writer stores it as a JSON int64, so a
- * seed above INT64_MAX reads back negative and is taken modulo 2^64. */
-static int rd_seed(struct mf_ctx *c, json_object *v, const char *field, void *base)
-{
-	M *m = base;
-	int64_t i;
-
-	if (!v)
-		return 0;
-	if (mf_is(c, v, json_type_int, "a whole number", field) < 0)
-		return -EINVAL;
-	i = json_object_get_int64(v);
-	m->seed = i < 0 ? (uint64_t)i : json_object_get_uint64(v);
-	return 1;
-}
-
-static json_object *wr_seed(const struct mf_wctx *w, const void *base)
-{
-	(void)w;
-	return mf_jint(((const M *)base)->seed);
-}
 
 static int rd_imported_from(struct mf_ctx *c, json_object *v, const char *field, void *base)
 {
@@ -611,6 +594,14 @@ static json_object *wr_spec(const struct mf_wctx *w, const void *base)
 
 /* ---- the tables ---- */
 
+#define R .only = ONLY_RUN
+#define A .wr = W_ALWAYS
+#define KIB_S .lo = 0, .hi = FSLAB_MANIFEST_KIB_S_MAX
+#define SECS .lo = 0, .hi = FSLAB_MANIFEST_SECONDS_MAX
+#define BYTES .lo = 0, .hi = 0x1p60
+#define COUNT .lo = 0, .hi = FSLAB_MANIFEST_COUNT_MAX
+#define ROUNDS .lo = 1, .hi = FSLAB_STEADY_ROUNDS_MAX
+
 static bool window_present(const void *base)
 {
 	return ((const WIN *)base)->last != 0;
@@ -629,20 +620,19 @@ static int window_check(struct mf_ctx *c, json_object *o, const char *field, voi
 /* "steady_state".window: rounds within the phase's bound, figures within
  * a device's. */
 static const struct mf_row window_rows[] = {
-	{ "first_round", T_UINT, AT(WIN, first), .wr = W_ALWAYS, .lo = 1, .hi = FSLAB_STEADY_ROUNDS_MAX },
-	{ "last_round", T_UINT, AT(WIN, last), .wr = W_ALWAYS, .lo = 1, .hi = FSLAB_STEADY_ROUNDS_MAX },
+	{ "first_round", T_UINT, AT(WIN, first), A, ROUNDS },
+	{ "last_round", T_UINT, AT(WIN, last), A, ROUNDS },
 	{ "mean_kib_s", T_DBL, AT(WIN, mean), .wr = W_ROUND, KIB_S },
 	{ "min_kib_s", T_DBL, AT(WIN, min), .wr = W_ROUND, KIB_S },
 	{ "max_kib_s", T_DBL, AT(WIN, max), .wr = W_ROUND, KIB_S },
-	{ "slope_kib_s_per_round", T_DBL, AT(WIN, slope), .wr = W_ROUND,
-	  .lo = -FSLAB_MANIFEST_KIB_S_MAX, .hi = FSLAB_MANIFEST_KIB_S_MAX },
+	{ "slope_kib_s_per_round", T_DBL, AT(WIN, slope), .wr = W_ROUND, .lo = -FSLAB_MANIFEST_KIB_S_MAX, .hi = FSLAB_MANIFEST_KIB_S_MAX },
 	{ "range_ok", T_BOOL, AT(WIN, range_ok) },
 	{ "slope_ok", T_BOOL, AT(WIN, slope_ok) },
 };
 TABLE(window_table, window_rows, window_check, window_present);
 
 static const struct mf_row round_rows[] = {
-	{ "round", T_INDEX, .wr = W_ALWAYS },
+	{ "round", T_INDEX, A },
 	{ "seq_write_kib_s", T_DBL, AT(RND, seq_write_kib_s), .wr = W_ROUND, KIB_S },
 	{ "rand_write_kib_s", T_DBL, AT(RND, rand_write_kib_s), .wr = W_ROUND, KIB_S },
 };
@@ -660,34 +650,29 @@ static int steady_check(struct mf_ctx *c, json_object *o, const char *field, voi
 
 	if (!st->result[0])
 		return mf_fail(c, field, "has no result");
-	if (!mf_get(o, "rounds"))
-		return 0;
-	if (st->reached > st->n_rounds || st->window.last > st->n_rounds)
+	if (mf_get(o, "rounds") && (st->reached > st->n_rounds || st->window.last > st->n_rounds))
 		return mf_fail(c, field, "names round %u of %u recorded",
 			       st->reached > st->n_rounds ? st->reached : st->window.last, st->n_rounds);
 	return 0;
 }
 
 static const struct mf_row steady_rows[] = {
-	{ "result", T_STR, AT(ST, result), .wr = W_ALWAYS },
+	{ "result", T_STR, AT(ST, result), A },
 	{ "reached_in_round", T_UINT, AT(ST, reached), .lo = 0, .hi = FSLAB_STEADY_ROUNDS_MAX },
 	{ "session", T_UINT, AT(ST, session), .lo = 0, .hi = FSLAB_MANIFEST_SESSIONS_MAX },
 	{ "file_bytes", T_UINT, AT(ST, file_bytes), BYTES },
 	{ "round_bytes", T_UINT, AT(ST, round_bytes), BYTES },
 	{ "free_bytes", T_UINT, AT(ST, free_bytes), BYTES },
-	{ "fill_s", T_DBL, AT(ST, fill_s), .wr = W_ALWAYS, SECS },
-	{ "elapsed_s", T_DBL, AT(ST, elapsed_s), .wr = W_ALWAYS, SECS },
-	{ "rounds", T_ARR, AT(ST, rounds), .sub = &round_table, .count = offsetof(ST, n_rounds),
-	  .stride = sizeof(RND), .max = FSLAB_STEADY_ROUNDS_MAX },
+	{ "fill_s", T_DBL, AT(ST, fill_s), A, SECS },
+	{ "elapsed_s", T_DBL, AT(ST, elapsed_s), A, SECS },
+	{ "rounds", T_ARR, AT(ST, rounds), .sub = &round_table, .count = offsetof(ST, n_rounds), .stride = sizeof(RND), .max = FSLAB_STEADY_ROUNDS_MAX },
 	{ "window", T_OBJ, AT(ST, window), .sub = &window_table },
 };
 TABLE(steady_table, steady_rows, steady_check, steady_present);
 
 static bool quiet_present(const void *base)
 {
-	const QT *q = base;
-
-	return q->skipped[0] || q->passes;
+	return ((const QT *)base)->skipped[0] || ((const QT *)base)->passes;
 }
 
 static int quiet_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
@@ -704,11 +689,11 @@ static int quiet_check(struct mf_ctx *c, json_object *o, const char *field, void
 static const struct mf_row quiet_rows[] = {
 	{ "skipped", T_STR, AT(QT, skipped) },
 	{ "trim", T_STR, AT(QT, trim) },
-	{ "trimmed_bytes", T_UINT, AT(QT, trimmed_bytes), .wr = W_ALWAYS, COUNT },
-	{ "waits", T_UINT, AT(QT, passes), .wr = W_ALWAYS, .lo = 0, .hi = UINT_MAX },
-	{ "not_idle", T_UINT, AT(QT, not_idle), .wr = W_ALWAYS, .lo = 0, .hi = UINT_MAX },
-	{ "wait_s", T_DBL, AT(QT, wait_s), .wr = W_ALWAYS, SECS },
-	{ "wait_max_s", T_DBL, AT(QT, wait_max_s), .wr = W_ALWAYS, SECS },
+	{ "trimmed_bytes", T_UINT, AT(QT, trimmed_bytes), A, COUNT },
+	{ "waits", T_UINT, AT(QT, passes), A, .lo = 0, .hi = UINT_MAX },
+	{ "not_idle", T_UINT, AT(QT, not_idle), A, .lo = 0, .hi = UINT_MAX },
+	{ "wait_s", T_DBL, AT(QT, wait_s), A, SECS },
+	{ "wait_max_s", T_DBL, AT(QT, wait_max_s), A, SECS },
 };
 TABLE(quiet_table, quiet_rows, quiet_check, quiet_present);
 
@@ -728,8 +713,8 @@ static int pass_check(struct mf_ctx *c, json_object *o, const char *field, void 
 /* "drive"."passes": each pass's trial, session and the conditions before
  * and after it. */
 static const struct mf_row pass_rows[] = {
-	{ "trial", T_UINT, AT(PASS, trial), .wr = W_ALWAYS, .lo = 1, .hi = FSLAB_TRIALS_MAX },
-	{ "session", T_UINT, AT(PASS, session), .wr = W_ALWAYS, .lo = 1, .hi = FSLAB_MANIFEST_SESSIONS_MAX },
+	{ "trial", T_UINT, AT(PASS, trial), A, .lo = 1, .hi = FSLAB_TRIALS_MAX },
+	{ "session", T_UINT, AT(PASS, session), A, .lo = 1, .hi = FSLAB_MANIFEST_SESSIONS_MAX },
 	{ "before", T_COND, AT(PASS, before), .req = true },
 	{ "after", T_COND, AT(PASS, after) },
 };
@@ -745,14 +730,12 @@ static bool drive_present(const void *base)
 static const struct mf_row drive_rows[] = {
 	{ "before", T_COND, AT(DRV, before) },
 	{ "after", T_COND, AT(DRV, after) },
-	{ "max_temperature_c", T_DBL, AT(DRV, max_temp_c), HAS(DRV, has_max), .wr = W_ALWAYS,
-	  .lo = -60, .hi = 200 },
-	{ "thermal_rows", T_UINT, AT(DRV, thermal_rows), .wr = W_ALWAYS, COUNT },
+	{ "max_temperature_c", T_DBL, AT(DRV, max_temp_c), HAS(DRV, has_max), A, .lo = -60, .hi = 200 },
+	{ "thermal_rows", T_UINT, AT(DRV, thermal_rows), A, COUNT },
 	{ "thermal", T_STR, AT(DRV, thermal) },
-	{ "passes", T_ARR, AT(DRV, passes), .sub = &pass_table, .count = offsetof(DRV, n_passes),
-	  .stride = sizeof(PASS), .max = FSLAB_MANIFEST_DRIVE_PASSES,
-	  .note = "(later passes are counted in passes_not_recorded)" },
-	{ "passes_not_recorded", T_UINT, AT(DRV, passes_unrecorded), .wr = W_ALWAYS, COUNT },
+	{ "passes", T_ARR, AT(DRV, passes), .sub = &pass_table, .count = offsetof(DRV, n_passes), .stride = sizeof(PASS),
+	  .max = FSLAB_MANIFEST_DRIVE_PASSES, .note = "(later passes are counted in passes_not_recorded)" },
+	{ "passes_not_recorded", T_UINT, AT(DRV, passes_unrecorded), A, COUNT },
 };
 TABLE(drive_table, drive_rows, NULL, drive_present);
 
@@ -762,60 +745,6 @@ static const struct mf_row probe_rows[] = {
 	{ "read_kib_s", T_DBL, AT(FS, probe_read_kib_s[0]), .wr = W_KIB, KIB_S },
 };
 TABLE(probe_table, probe_rows, NULL, NULL);
-
-/* One entry of "filesystems"; an import's holds its name, type and report. */
-static const struct mf_row fs_rows[] = {
-	{ "name", T_STR, AT(FS, name), .wr = W_ALWAYS },
-	{ "type", T_STR, AT(FS, type), .only = ONLY_RUN },
-	{ "type", T_STR, AT(FS, type), .only = ONLY_IMPORT, .wr = W_OMIT0 },
-	{ "iozone_report", T_STR, AT(FS, iozone_report), .only = ONLY_IMPORT },
-	{ "path", T_STR, AT(FS, path), .only = ONLY_RUN, .wr = W_ALWAYS },
-	{ "mountpoint", T_STR, AT(FS, mountpoint), .only = ONLY_RUN },
-	{ "device", T_STR, AT(FS, device), .only = ONLY_RUN },
-	{ "mount_method", T_STR, AT(FS, mount_method), .only = ONLY_RUN },
-	{ "mkfs_options", T_STR, AT(FS, mkfs_options), HAS(FS, has_mkfs_options), .only = ONLY_RUN,
-	  .wr = W_ALWAYS },
-	{ "mkfs_command", T_STR, AT(FS, mkfs_command), .only = ONLY_RUN },
-	{ "mount_options", T_STR, AT(FS, mount_options), .only = ONLY_RUN },
-	{ "mount_options_at_end", T_STR, AT(FS, mount_options_at_end), .only = ONLY_RUN },
-	{ "mkfs_tool_version", T_STR, AT(FS, mkfs_tool_version), .only = ONLY_RUN },
-	{ "device_model", T_STR, AT(FS, device_model), .only = ONLY_RUN },
-	{ "device_serial", T_STR, AT(FS, device_serial), .only = ONLY_RUN },
-	{ "device_info", T_JSON, AT(FS, device_info), .only = ONLY_RUN },
-	{ "setup_discarded", T_TRI, AT(FS, setup_discarded), .only = ONLY_RUN },
-	{ "device_size_bytes", T_UINT, AT(FS, device_size_bytes), .only = ONLY_RUN, BYTES },
-	{ "device_write_kib_s", T_DBL, AT(FS, device_write_kib_s), .only = ONLY_RUN, .wr = W_KIB, KIB_S },
-	{ "device_read_kib_s", T_DBL, AT(FS, device_read_kib_s), .only = ONLY_RUN, .wr = W_KIB, KIB_S },
-	{ "device_probe", T_STR, AT(FS, device_probe), .only = ONLY_RUN },
-	{ "device_probe_note", T_STR, AT(FS, device_probe_note), .only = ONLY_RUN },
-	{ "device_probe_source", T_STR, AT(FS, device_probe_source), .only = ONLY_RUN },
-	{ "device_probe_measured_at", T_STR, AT(FS, device_probe_measured_at), .only = ONLY_RUN },
-	{ "device_probe_runs", T_ARR, .off = 0, HAS(FS, has_probe_runs), .only = ONLY_RUN,
-	  .sub = &probe_table, .count = offsetof(FS, probe_runs), .stride = sizeof(double),
-	  .max = FSLAB_MANIFEST_PROBE_RUNS },
-	{ NULL, T_UINT, SK(PROBE_SIZE, 0), AT(FS, device_probe_bytes), .only = ONLY_RUN, BYTES },
-	{ "sync_device", T_STR, AT(FS, sync_device), .only = ONLY_RUN },
-	{ "sync_note", T_STR, AT(FS, sync_note), .only = ONLY_RUN },
-	{ "cache_drop_method", T_STR, AT(FS, cache_drop_method), .only = ONLY_RUN },
-	{ "cache_drop_note", T_STR, AT(FS, cache_drop_note), .only = ONLY_RUN },
-	{ "fuse", T_BOOL, AT(FS, fuse), .only = ONLY_RUN },
-	{ "loop_io", T_STR, AT(FS, loop_io), .only = ONLY_RUN },
-	{ "precondition", T_FN, .only = ONLY_RUN, .rd = rd_precondition, .wf = wr_precondition },
-	{ "quiet_after_mount", T_STR, AT(FS, mount_quiet), .only = ONLY_RUN },
-	{ "quiet_after_mount_s", T_DBL, AT(FS, mount_quiet_wait_s), WHEN(FS, mount_quiet),
-	  .only = ONLY_RUN, .wr = W_ALWAYS, SECS },
-	{ "vanished", T_BOOL, AT(FS, vanished), .only = ONLY_RUN },
-	{ "cells_ok", T_UINT, AT(FS, cells_ok), .only = ONLY_RUN, .wr = W_ALWAYS, COUNT },
-	{ "cells_failed", T_UINT, AT(FS, cells_failed), .only = ONLY_RUN, .wr = W_ALWAYS, COUNT },
-	{ "cells_skipped", T_UINT, AT(FS, cells_skipped), .only = ONLY_RUN, .wr = W_ALWAYS, COUNT },
-	{ "timed_s", T_DBL, AT(FS, timed_s), .only = ONLY_RUN, .wr = W_ALWAYS, SECS },
-	{ "untimed_io_s", T_DBL, AT(FS, untimed_io_s), .only = ONLY_RUN, .wr = W_ALWAYS, SECS },
-	{ "cache_drop_s", T_DBL, AT(FS, cache_drop_s), .only = ONLY_RUN, .wr = W_ALWAYS, SECS },
-	{ "wall_s", T_DBL, AT(FS, wall_s), .only = ONLY_RUN, .wr = W_ALWAYS, SECS },
-	{ "steady_state", T_OBJ, AT(FS, steady), .only = ONLY_RUN, .sub = &steady_table },
-	{ "between_filesystems", T_OBJ, AT(FS, quiet), .only = ONLY_RUN, .sub = &quiet_table },
-	{ "drive", T_OBJ, AT(FS, drive), .only = ONLY_RUN, .sub = &drive_table },
-};
 
 static int fs_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
@@ -828,6 +757,57 @@ static int fs_check(struct mf_ctx *c, json_object *o, const char *field, void *b
 		return mf_fail(c, field, "repeats the name %s", fs->name);
 	return 0;
 }
+
+/* One entry of "filesystems"; an import's holds its name, type and report. */
+static const struct mf_row fs_rows[] = {
+	{ "name", T_STR, AT(FS, name), A },
+	{ "type", T_STR, AT(FS, type), R },
+	{ "type", T_STR, AT(FS, type), .only = ONLY_IMPORT, .wr = W_OMIT0 },
+	{ "iozone_report", T_STR, AT(FS, iozone_report), .only = ONLY_IMPORT },
+	{ "path", T_STR, AT(FS, path), R, A },
+	{ "mountpoint", T_STR, AT(FS, mountpoint), R },
+	{ "device", T_STR, AT(FS, device), R },
+	{ "mount_method", T_STR, AT(FS, mount_method), R },
+	{ "mkfs_options", T_STR, AT(FS, mkfs_options), HAS(FS, has_mkfs_options), R, A },
+	{ "mkfs_command", T_STR, AT(FS, mkfs_command), R },
+	{ "mount_options", T_STR, AT(FS, mount_options), R },
+	{ "mount_options_at_end", T_STR, AT(FS, mount_options_at_end), R },
+	{ "mkfs_tool_version", T_STR, AT(FS, mkfs_tool_version), R },
+	{ "device_model", T_STR, AT(FS, device_model), R },
+	{ "device_serial", T_STR, AT(FS, device_serial), R },
+	{ "device_info", T_JSON, AT(FS, device_info), R },
+	{ "setup_discarded", T_TRI, AT(FS, setup_discarded), R },
+	{ "device_size_bytes", T_UINT, AT(FS, device_size_bytes), R, BYTES },
+	{ "device_write_kib_s", T_DBL, AT(FS, device_write_kib_s), R, .wr = W_KIB, KIB_S },
+	{ "device_read_kib_s", T_DBL, AT(FS, device_read_kib_s), R, .wr = W_KIB, KIB_S },
+	{ "device_probe", T_STR, AT(FS, device_probe), R },
+	{ "device_probe_note", T_STR, AT(FS, device_probe_note), R },
+	{ "device_probe_source", T_STR, AT(FS, device_probe_source), R },
+	{ "device_probe_measured_at", T_STR, AT(FS, device_probe_measured_at), R },
+	{ "device_probe_runs", T_ARR, HAS(FS, has_probe_runs), R, .sub = &probe_table, .count = offsetof(FS, probe_runs),
+	  .stride = sizeof(double), .max = FSLAB_MANIFEST_PROBE_RUNS },
+	{ NULL, T_UINT, SK(PROBE_SIZE, 0), AT(FS, device_probe_bytes), R, BYTES },
+	{ "sync_device", T_STR, AT(FS, sync_device), R },
+	{ "sync_note", T_STR, AT(FS, sync_note), R },
+	{ "cache_drop_method", T_STR, AT(FS, cache_drop_method), R },
+	{ "cache_drop_note", T_STR, AT(FS, cache_drop_note), R },
+	{ "fuse", T_BOOL, AT(FS, fuse), R },
+	{ "loop_io", T_STR, AT(FS, loop_io), R },
+	{ "precondition", T_FN, R, .rd = rd_precondition, .wf = wr_precondition },
+	{ "quiet_after_mount", T_STR, AT(FS, mount_quiet), R },
+	{ "quiet_after_mount_s", T_DBL, AT(FS, mount_quiet_wait_s), WHEN(FS, mount_quiet), R, A, SECS },
+	{ "vanished", T_BOOL, AT(FS, vanished), R },
+	{ "cells_ok", T_UINT, AT(FS, cells_ok), R, A, COUNT },
+	{ "cells_failed", T_UINT, AT(FS, cells_failed), R, A, COUNT },
+	{ "cells_skipped", T_UINT, AT(FS, cells_skipped), R, A, COUNT },
+	{ "timed_s", T_DBL, AT(FS, timed_s), R, A, SECS },
+	{ "untimed_io_s", T_DBL, AT(FS, untimed_io_s), R, A, SECS },
+	{ "cache_drop_s", T_DBL, AT(FS, cache_drop_s), R, A, SECS },
+	{ "wall_s", T_DBL, AT(FS, wall_s), R, A, SECS },
+	{ "steady_state", T_OBJ, AT(FS, steady), R, .sub = &steady_table },
+	{ "between_filesystems", T_OBJ, AT(FS, quiet), R, .sub = &quiet_table },
+	{ "drive", T_OBJ, AT(FS, drive), R, .sub = &drive_table },
+};
 TABLE(fs_table, fs_rows, fs_check, NULL);
 
 static int rd_filesystems(struct mf_ctx *c, json_object *v, const char *field, void *base)
@@ -883,16 +863,13 @@ static int sweep_check(struct mf_ctx *c, json_object *o, const char *field, void
 
 /* "sweep": sizes powers of two within what fslab's size parser accepts;
  * the queued tests' depth and threads 1 in runs recorded before them. */
+#define KIB(lo_) .pow2 = true, .lo = lo_, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX
 static const struct mf_row sweep_rows[] = {
 	{ NULL, T_STR, SK(PRESET, 0), AT(M, sweep.preset) },
-	{ NULL, T_UINT, SK(FILE_SIZES, 0), AT(M, sweep.file_min_kib), .pow2 = true, .lo = 1,
-	  .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
-	{ NULL, T_UINT, SK(FILE_SIZES, 1), AT(M, sweep.file_max_kib), .pow2 = true, .lo = 1,
-	  .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
-	{ NULL, T_UINT, SK(RECORD_SIZES, 0), AT(M, sweep.record_min_kib), .pow2 = true, .lo = 4,
-	  .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
-	{ NULL, T_UINT, SK(RECORD_SIZES, 1), AT(M, sweep.record_max_kib), .pow2 = true, .lo = 4,
-	  .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
+	{ NULL, T_UINT, SK(FILE_SIZES, 0), AT(M, sweep.file_min_kib), KIB(1) },
+	{ NULL, T_UINT, SK(FILE_SIZES, 1), AT(M, sweep.file_max_kib), KIB(1) },
+	{ NULL, T_UINT, SK(RECORD_SIZES, 0), AT(M, sweep.record_min_kib), KIB(4) },
+	{ NULL, T_UINT, SK(RECORD_SIZES, 1), AT(M, sweep.record_max_kib), KIB(4) },
 	{ NULL, T_FN, SK(TESTS, 0), .rd = rd_tests, .wf = wr_tests },
 	{ NULL, T_BOOL, SK(SMALL_RECORDS, 0), AT(M, sweep.keep_small_records), .mfhas = FSLAB_MF_HAS_KEEP_SMALL },
 	{ NULL, T_FN, SK(ORDER, 0), .rd = rd_order, .wf = wr_order },
@@ -904,7 +881,7 @@ static const struct mf_row sweep_rows[] = {
 TABLE(sweep_table, sweep_rows, sweep_check, NULL);
 
 static const struct mf_row machine_rows[] = {
-	{ "hostname", T_STR, AT(M, machine.hostname), .wr = W_ALWAYS },
+	{ "hostname", T_STR, AT(M, machine.hostname), A },
 	{ "kernel", T_STR, AT(M, machine.kernel) },
 	{ "kernel_version", T_STR, AT(M, machine.kernel_version) },
 	{ "cpu_model", T_STR, AT(M, machine.cpu_model) },
@@ -914,21 +891,20 @@ static const struct mf_row machine_rows[] = {
 TABLE(machine_table, machine_rows, NULL, NULL);
 
 static const struct mf_row time_rows[] = {
-	{ "wall_s", T_DBL, AT(M, time.wall_s), .wr = W_ALWAYS, SECS },
-	{ "timed_s", T_DBL, AT(M, time.timed_s), .wr = W_ALWAYS, SECS },
-	{ "untimed_io_s", T_DBL, AT(M, time.untimed_io_s), .wr = W_ALWAYS, SECS },
-	{ "cache_drop_s", T_DBL, AT(M, time.cache_drop_s), .wr = W_ALWAYS, SECS },
+	{ "wall_s", T_DBL, AT(M, time.wall_s), A, SECS },
+	{ "timed_s", T_DBL, AT(M, time.timed_s), A, SECS },
+	{ "untimed_io_s", T_DBL, AT(M, time.untimed_io_s), A, SECS },
+	{ "cache_drop_s", T_DBL, AT(M, time.cache_drop_s), A, SECS },
 };
 TABLE(time_table, time_rows, NULL, NULL);
 
 static int root_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
-	const M *m = base;
-
 	(void)o;
 	(void)field;
-	if (m->run_id[0] && strlen(m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
+	if (c->m->run_id[0] && strlen(c->m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
 		return mf_fail(c, "run_id", "is not a run id (%d characters)", FSLAB_MANIFEST_RUN_ID_LEN);
+	(void)base;
 	return 0;
 }
 
@@ -937,50 +913,43 @@ static int root_check(struct mf_ctx *c, json_object *o, const char *field, void 
  * cache_mode, trials, filesystems and notes. */
 static const struct mf_row root_rows[] = {
 	{ "fslab_version", T_STR, AT(M, fslab_version) },
-	{ "run_id", T_STR, AT(M, run_id), .only = ONLY_RUN },
-	{ NULL, T_STR, SK(LABEL, 0), AT(M, label), .only = ONLY_RUN },
-	{ "command", T_WORDS, AT(M, command), .count = offsetof(M, n_command), .wr = W_ALWAYS,
+	{ "run_id", T_STR, AT(M, run_id), R },
+	{ NULL, T_STR, SK(LABEL, 0), AT(M, label), R },
+	{ "command", T_WORDS, AT(M, command), .count = offsetof(M, n_command), A, .max = FSLAB_MANIFEST_WORDS_MAX },
+	{ "resumed_with", T_WORDS, AT(M, resumed_with), .count = offsetof(M, n_resumed_with), R, .wr = W_OMITNULL,
 	  .max = FSLAB_MANIFEST_WORDS_MAX },
-	{ "resumed_with", T_WORDS, AT(M, resumed_with), .count = offsetof(M, n_resumed_with),
-	  .only = ONLY_RUN, .wr = W_OMITNULL, .max = FSLAB_MANIFEST_WORDS_MAX },
 	{ "imported_at", T_STR, AT(M, imported_at), .only = ONLY_IMPORT },
 	{ "imported_from", T_FN, .only = ONLY_IMPORT, .rd = rd_imported_from, .wf = wr_imported_from },
-	{ "started_at", T_STR, AT(M, started_at), .only = ONLY_RUN },
-	{ "finished_at", T_STR, AT(M, finished_at), .only = ONLY_RUN },
-	{ "interrupted", T_BOOL, AT(M, interrupted), .only = ONLY_RUN },
-	{ "sessions", T_UINT, AT(M, sessions), .only = ONLY_RUN, .wr = W_ALWAYS, .lo = 1,
-	  .hi = FSLAB_MANIFEST_SESSIONS_MAX, .mfhas = FSLAB_MF_HAS_SESSIONS },
+	{ "started_at", T_STR, AT(M, started_at), R },
+	{ "finished_at", T_STR, AT(M, finished_at), R },
+	{ "interrupted", T_BOOL, AT(M, interrupted), R },
+	{ "sessions", T_UINT, AT(M, sessions), R, A, .lo = 1, .hi = FSLAB_MANIFEST_SESSIONS_MAX, .mfhas = FSLAB_MF_HAS_SESSIONS },
 	{ NULL, T_ENUM, SK(CACHE, 0), .off = offsetof(M, cache), .size = 16 },
-	{ NULL, T_UINT, SK(TRIALS, 0), AT(M, trials), .lo = 1, .hi = FSLAB_TRIALS_MAX,
-	  .mfhas = FSLAB_MF_HAS_TRIALS },
-	{ NULL, T_DBL, SK(UNTIL_CI, 0), AT(M, until_ci_pct), .only = ONLY_RUN, .lo = 0, .hi = 100 },
-	{ NULL, T_UINT, SK(MAX_TRIALS, 0), AT(M, max_trials), .only = ONLY_RUN, .lo = 1,
-	  .hi = FSLAB_TRIALS_MAX, .mfhas = FSLAB_MF_HAS_MAX_TRIALS },
-	{ NULL, T_STR, SK(STOP, 0), AT(M, stop), .only = ONLY_RUN },
+	{ NULL, T_UINT, SK(TRIALS, 0), AT(M, trials), .lo = 1, .hi = FSLAB_TRIALS_MAX, .mfhas = FSLAB_MF_HAS_TRIALS },
+	{ NULL, T_DBL, SK(UNTIL_CI, 0), AT(M, until_ci_pct), R, .lo = 0, .hi = 100 },
+	{ NULL, T_UINT, SK(MAX_TRIALS, 0), AT(M, max_trials), R, .lo = 1, .hi = FSLAB_TRIALS_MAX, .mfhas = FSLAB_MF_HAS_MAX_TRIALS },
+	{ NULL, T_STR, SK(STOP, 0), AT(M, stop), R },
 	/* kept as it is, so a manifest read and written again (fslab
 	 * reproduce's notes) does not lose it */
-	{ "stopping", T_JSON, AT(M, stopping), .only = ONLY_RUN },
-	{ NULL, T_FN, SK(SEED, 0), .only = ONLY_RUN, .rd = rd_seed, .wf = wr_seed, .mfhas = FSLAB_MF_HAS_SEED },
-	{ NULL, T_STR, SK(IO, 0), AT(M, io_mode), .only = ONLY_RUN },
-	{ NULL, T_STR, SK(SYNC, 0), AT(M, sync_policy), .only = ONLY_RUN },
-	{ NULL, T_STR, SK(FILE_SYNC, 0), AT(M, file_sync), .only = ONLY_RUN },
-	{ NULL, T_BOOL, SK(LATENCY, 0), AT(M, latency), .only = ONLY_RUN },
-	{ NULL, T_UINT, SK(PASS_GAP, 0), AT(M, pass_gap_ms), .only = ONLY_RUN, .wr = W_ALWAYS, .lo = 0,
-	  .hi = FSLAB_PASS_GAP_MS_MAX },
-	{ NULL, T_STR, SK(STEADY, 0), AT(M, steady_state), .only = ONLY_RUN, .words = true },
-	{ NULL, T_UINT, SK(STEADY_ROUND, 0), AT(M, steady_round_kib), .only = ONLY_RUN, .lo = 0,
-	  .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
-	{ "sweep", T_OBJ, .only = ONLY_RUN, .sub = &sweep_table, .mfhas = FSLAB_MF_HAS_SWEEP },
-	{ "machine", T_OBJ, .only = ONLY_RUN, .sub = &machine_table, .mfhas = FSLAB_MF_HAS_MACHINE },
-	{ "page_cache_factor", T_DBL, AT(M, page_cache_factor), .only = ONLY_RUN, .lo = 0, .hi = 1000 },
-	{ "page_cache_flag", T_STR, AT(M, page_cache_flag), .only = ONLY_RUN },
-	{ NULL, T_STR, SK(NO_PROBE, 0), AT(M, device_probe), .only = ONLY_RUN },
-	{ "state_path", T_STR, AT(M, state_path), .only = ONLY_RUN },
+	{ "stopping", T_JSON, AT(M, stopping), R },
+	{ NULL, T_SEED, SK(SEED, 0), AT(M, seed), R, .mfhas = FSLAB_MF_HAS_SEED },
+	{ NULL, T_STR, SK(IO, 0), AT(M, io_mode), R },
+	{ NULL, T_STR, SK(SYNC, 0), AT(M, sync_policy), R },
+	{ NULL, T_STR, SK(FILE_SYNC, 0), AT(M, file_sync), R },
+	{ NULL, T_BOOL, SK(LATENCY, 0), AT(M, latency), R },
+	{ NULL, T_UINT, SK(PASS_GAP, 0), AT(M, pass_gap_ms), R, A, .lo = 0, .hi = FSLAB_PASS_GAP_MS_MAX },
+	{ NULL, T_STR, SK(STEADY, 0), AT(M, steady_state), R, .words = true },
+	{ NULL, T_UINT, SK(STEADY_ROUND, 0), AT(M, steady_round_kib), R, .lo = 0, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
+	{ "sweep", T_OBJ, R, .sub = &sweep_table, .mfhas = FSLAB_MF_HAS_SWEEP },
+	{ "machine", T_OBJ, R, .sub = &machine_table, .mfhas = FSLAB_MF_HAS_MACHINE },
+	{ "page_cache_factor", T_DBL, AT(M, page_cache_factor), R, .lo = 0, .hi = 1000 },
+	{ "page_cache_flag", T_STR, AT(M, page_cache_flag), R },
+	{ NULL, T_STR, SK(NO_PROBE, 0), AT(M, device_probe), R },
+	{ "state_path", T_STR, AT(M, state_path), R },
 	{ "filesystems", T_FN, .rd = rd_filesystems, .wf = wr_filesystems, .mfhas = FSLAB_MF_HAS_FILESYSTEMS },
-	{ "time", T_OBJ, .only = ONLY_RUN, .sub = &time_table, .mfhas = FSLAB_MF_HAS_TIME },
-	{ "spec", T_FN, .only = ONLY_RUN, .rd = rd_spec, .wf = wr_spec },
-	{ "notes", T_WORDS, AT(M, notes), .count = offsetof(M, n_notes), .wr = W_OMIT0,
-	  .max = FSLAB_MANIFEST_NOTES_MAX },
+	{ "time", T_OBJ, R, .sub = &time_table, .mfhas = FSLAB_MF_HAS_TIME },
+	{ "spec", T_FN, R, .rd = rd_spec, .wf = wr_spec },
+	{ "notes", T_WORDS, AT(M, notes), .count = offsetof(M, n_notes), .wr = W_OMIT0, .max = FSLAB_MANIFEST_NOTES_MAX },
 };
 TABLE(root_table, root_rows, root_check, NULL);
 
