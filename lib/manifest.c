@@ -125,8 +125,8 @@ int fslab_manifest_open_at(int dfd)
 	return fslab_open_regular_at(dfd, FSLAB_MANIFEST_NAME, O_RDONLY | O_NONBLOCK);
 }
 
-int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out, char *err,
-			   size_t errlen)
+int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out,
+			   struct fslab_err *e)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -135,26 +135,22 @@ int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out
 	*out = NULL;
 	/* one byte over the limit: a larger file is refused, never cut */
 	r = fslab_read_fd(fd, &text, &len, (size_t)FSLAB_MANIFEST_MAX_BYTES + 2);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", name,
-			 r == -EFBIG ? "larger than 16 MiB; not a manifest fslab wrote" : strerror(-r));
-		return r;
-	}
-	r = fslab_manifest_parse(text, len, name, out, err, errlen);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: %s", name,
+				     r == -EFBIG ? "larger than 16 MiB; not a manifest fslab wrote" : strerror(-r));
+	r = fslab_manifest_parse(text, len, name, out, e);
 	free(text);
 	return r;
 }
 
-int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name, char *err,
-				   size_t errlen)
+int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name,
+				   struct fslab_err *e)
 {
 	const char *missing = NULL;
 
-	if (m->kind != FSLAB_MANIFEST_RUN || !m->run_id[0]) {
-		snprintf(err, errlen, "%s: no run_id: written by an fslab before run ids, or not by fslab; a run can be continued only by proving the manifest is this directory's",
-			 name);
-		return -EINVAL;
-	}
+	if (m->kind != FSLAB_MANIFEST_RUN || !m->run_id[0])
+		return fslab_err_set(e, -EINVAL, "%s: no run_id: written by an fslab before run ids, or not by fslab; a run can be continued only by proving the manifest is this directory's",
+				     name);
 	if (!(m->has & FSLAB_MF_HAS_SWEEP) || !m->sweep.file_min_kib || !m->sweep.file_max_kib ||
 	    !m->sweep.record_min_kib || !m->sweep.record_max_kib)
 		missing = "sweep (file_min_kib, file_max_kib, record_min_kib, record_max_kib)";
@@ -173,10 +169,9 @@ int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *n
 	for (size_t i = 0; !missing && i < m->n_fs; i++)
 		if (!m->fs[i].path[0])
 			missing = "a filesystem's path";
-	if (missing) {
-		snprintf(err, errlen, "%s: %s is missing; fslab run records it in every run", name, missing);
-		return -EINVAL;
-	}
+	if (missing)
+		return fslab_err_set(e, -EINVAL, "%s: %s is missing; fslab run records it in every run", name,
+				     missing);
 	return 0;
 }
 

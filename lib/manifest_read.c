@@ -21,8 +21,7 @@
 struct mf_ctx {
 	const char *name; /* the file, for messages */
 	struct fslab_manifest *m;
-	char *err;
-	size_t errlen;
+	struct fslab_err *e;
 };
 
 /* Writing: which rows (ONLY_RUN, ONLY_IMPORT) and an array entry's index. */
@@ -121,8 +120,7 @@ static int mf_fail(struct mf_ctx *c, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s: %s %s", c->name, field, why);
-	return -EINVAL;
+	return fslab_err_set(c->e, -EINVAL, "%s: %s %s", c->name, field, why);
 }
 
 /* The value of key in o; NULL when absent or null (the default then). */
@@ -963,14 +961,12 @@ static int mf_tokenize(struct mf_ctx *c, const char *text, size_t len, json_obje
 	json_object *o;
 	size_t line = 1, end;
 
-	if (len > FSLAB_MANIFEST_MAX_BYTES) {
-		snprintf(c->err, c->errlen, "%s: larger than %u MiB; not a manifest fslab wrote", c->name,
-			 FSLAB_MANIFEST_MAX_BYTES >> 20);
-		return -EINVAL;
-	}
+	if (len > FSLAB_MANIFEST_MAX_BYTES)
+		return fslab_err_set(c->e, -EINVAL, "%s: larger than %u MiB; not a manifest fslab wrote",
+				     c->name, FSLAB_MANIFEST_MAX_BYTES >> 20);
 	tok = json_tokener_new();
 	if (!tok)
-		return -ENOMEM;
+		return fslab_err_set(c->e, -ENOMEM, "%s: out of memory", c->name);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (o && jerr == json_tokener_success && json_object_is_type(o, json_type_object)) {
@@ -981,17 +977,17 @@ static int mf_tokenize(struct mf_ctx *c, const char *text, size_t len, json_obje
 	end = json_tokener_get_parse_end(tok);
 	for (size_t i = 0; i < end && i < len; i++)
 		line += text[i] == '\n';
-	snprintf(c->err, c->errlen, "%s:%zu: not a JSON object (%s)", c->name, line,
-		 o && jerr == json_tokener_success ? "not an object" : json_tokener_error_desc(jerr));
-	json_object_put(o);
 	json_tokener_free(tok);
+	fslab_err_set(c->e, -EINVAL, "%s:%zu: not a JSON object (%s)", c->name, line,
+		      o && jerr == json_tokener_success ? "not an object" : json_tokener_error_desc(jerr));
+	json_object_put(o);
 	return -EINVAL;
 }
 
 int fslab_manifest_parse(const char *text, size_t len, const char *name,
-			 struct fslab_manifest **out, char *err, size_t errlen)
+			 struct fslab_manifest **out, struct fslab_err *e)
 {
-	struct mf_ctx c = { name ? name : FSLAB_MANIFEST_NAME, NULL, err, errlen };
+	struct mf_ctx c = { name ? name : FSLAB_MANIFEST_NAME, NULL, e };
 	json_object *root = NULL;
 	int r;
 
@@ -1002,13 +998,13 @@ int fslab_manifest_parse(const char *text, size_t len, const char *name,
 	c.m = fslab_manifest_new(FSLAB_MANIFEST_RUN);
 	if (!c.m) {
 		json_object_put(root);
-		return -ENOMEM;
+		return fslab_err_set(e, -ENOMEM, "%s: out of memory", c.name);
 	}
 	c.m->json = root;
 	r = mf_read_obj(&c, root, "", &root_table, c.m);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			snprintf(err, errlen, "%s: out of memory", c.name);
+			fslab_err_set(e, r, "%s: out of memory", c.name);
 		fslab_manifest_free(c.m);
 		return r;
 	}

@@ -62,17 +62,17 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const char *e1,
 			    struct fslab_manifest **out, char *err, size_t errlen)
 {
-	char why[PATH_MAX + 1024];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct fslab_manifest *m = NULL;
-	int r = fslab_manifest_read_fd(fd, e1, &m, why, sizeof(why));
+	int r = fslab_manifest_read_fd(fd, e1, &m, &why);
 
 	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL)) {
-		snprintf(err, errlen, "%s; import into another directory", why);
+		snprintf(err, errlen, "%s; import into another directory", why.msg);
 		return r == -ENOMEM ? r : -EIO;
 	}
 	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT) {
 		snprintf(err, errlen, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
-			 e1, r < 0 ? ": " : "", r < 0 ? why : "");
+			 e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
 		fslab_manifest_free(m);
 		return -EEXIST;
 	}

@@ -446,7 +446,8 @@ static int ld_cmp_str(const void *a, const void *b)
  * NULL when there is none. */
 static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 {
-	char path[PATH_MAX + 16], err[PATH_MAX + 1024];
+	char path[PATH_MAX + 16];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r, fd;
 
 	*out = NULL;
@@ -463,10 +464,10 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out)
 					    : strerror(-fd));
 		return fd == -ELOOP || fd == -EINVAL ? -EINVAL : fd;
 	}
-	r = fslab_manifest_read_fd(fd, path, out, err, sizeof(err));
+	r = fslab_manifest_read_fd(fd, path, out, &err);
 	close(fd);
 	if (r < 0) {
-		fslab_error("%s; fix or remove the manifest", E1(err));
+		fslab_error("%s; fix or remove the manifest", E1(err.msg));
 		return r;
 	}
 	run->manifest = json_object_get((*out)->json);
