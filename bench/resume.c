@@ -128,15 +128,18 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 	bool dropped = false;
 	FILE *mem = NULL, *in = fmemopen((void *)data, len, "r");
 	const char *nl = memchr(data, '\n', len);
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int r;
 
 	if (!in) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	r = fslab_results_open_stream(in, name, &rd, err, errlen);
-	if (r < 0)
+	r = fslab_results_open_stream(in, name, &rd, &fe);
+	if (r < 0) {
+		snprintf(err, errlen, "%s", fe.msg);
 		return r;
+	}
 	/* Rows of a filesystem that vanished are dropped so its cells run
 	 * again once it is back; every other row stays, under the same
 	 * columns as the file's header (the queue and latency columns when
@@ -150,7 +153,7 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 	fslab_results_write_header_ex(
 		mem, (nl && memmem(data, (size_t)(nl - data), ",iodepth,", 9) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
 			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0));
-	while ((r = fslab_results_next(rd, &row, err, errlen)) == 1) {
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
 			snprintf(err, errlen, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",
 				 name, row.filesystem);
@@ -172,6 +175,8 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 		if (r < 0)
 			break;
 	}
+	if (fe.code)
+		snprintf(err, errlen, "%s", fe.msg);
 	if (fclose(mem) != 0 && r == 0) {
 		r = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", name);

@@ -361,14 +361,15 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 	struct fslab_result_row row;
 	struct ex_key *keys = NULL;
 	char err[PATH_MAX + 512], esc[4 * (PATH_MAX + 512) + 8];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t n = 0, cap = 0;
-	int r = fslab_results_open(csv, &rd, err, sizeof(err));
+	int r = fslab_results_open(csv, &rd, &fe);
 
 	if (r < 0) {
-		fslab_error("%s", rp_esc(err, esc, sizeof(esc)));
+		fslab_error("%s", rp_esc(fe.msg, esc, sizeof(esc)));
 		return r;
 	}
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
 			struct ex_key *nk = realloc(keys, nc * sizeof(*keys));
@@ -384,6 +385,8 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out)
 					     row.throughput_kib_s, fslab_result_ok(&row) };
 	}
 	fslab_results_close(rd);
+	if (fe.code)
+		snprintf(err, sizeof(err), "%s", fe.msg);
 	if (r == 0 && n == 0) {
 		snprintf(err, sizeof(err), "%s: no rows to export", csv);
 		r = -ENODATA;

@@ -352,20 +352,22 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	struct ld_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	char err[PATH_MAX + 512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int r;
 
 	snprintf(e->fs, sizeof(e->fs), "%s", fs);
 	snprintf(e->csv, sizeof(e->csv), "%s", path);
 	e->run = run;
-	r = fslab_results_open_at(dfd, name, path, &rd, err, sizeof(err));
+	r = fslab_results_open_at(dfd, name, path, &rd, &fe);
 	if (r < 0) {
-		fslab_error("%s", E1(err));
+		fslab_error("%s", E1(fe.msg));
 		return r;
 	}
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1 || r == -EILSEQ) {
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1 || r == -EILSEQ) {
 		if (r == -EILSEQ) {
 			/* a damaged line is named and counted, never ranked */
-			fslab_warn("%s; the line is not used", E1(err));
+			fslab_warn("%s; the line is not used", E1(fe.msg));
+			fslab_err_clear(&fe);
 			if (!damaged++)
 				first_damaged = fslab_results_line(rd);
 			continue;
@@ -417,6 +419,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 				 fslab_cache_mode_to_string(row.cache));
 	}
 	fslab_results_close(rd);
+	if (fe.code)
+		snprintf(err, sizeof(err), "%s", fe.msg);
 	if (r < 0) {
 		fslab_error("%s", E1(err));
 		goto out;
