@@ -87,12 +87,17 @@ struct mf_table {
 	size_t n;
 	/* after the rows: what binds them together (o the object read) */
 	int (*check)(struct mf_ctx *c, json_object *o, const char *field, void *base);
-	bool (*present)(const void *base); /* writing: NULL, or false for null */
+	/* unsigned at offset le[0] at most the one at le[1]: else refused with
+	 * the message order (given both) */
+	size_t le[2];
+	const char *order;
+	/* writing: null unless the string at offset when - 1 is not empty or
+	 * the unsigned at when_u - 1 is not 0 (0 and 0: always written) */
+	size_t when, when_u;
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define TABLE(name, rows, check, present) \
-	static const struct mf_table name = { rows, N(rows), check, present }
+#define TABLE(name, r, ...) static const struct mf_table name = { .rows = r, .n = N(r), __VA_ARGS__ }
 #define AT(st, mem) .off = offsetof(st, mem), .size = sizeof(((st *)0)->mem)
 #define HAS(st, mem) .has = offsetof(st, mem) + 1
 #define WHEN(st, mem) .when = offsetof(st, mem) + 1
@@ -349,6 +354,9 @@ static int mf_read_obj(struct mf_ctx *c, json_object *o, const char *prefix,
 		if (rc > 0)
 			c->m->has |= r->mfhas;
 	}
+	if (t->order && *(unsigned *)((char *)base + t->le[0]) > *(unsigned *)((char *)base + t->le[1]))
+		return mf_fail(c, prefix, t->order, *(unsigned *)((char *)base + t->le[0]),
+			       *(unsigned *)((char *)base + t->le[1]));
 	return t->check ? t->check(c, o, prefix, base) : 0;
 }
 
@@ -443,7 +451,8 @@ static json_object *mf_write_obj(const struct mf_wctx *w, const struct mf_table 
 {
 	json_object *o;
 
-	if (t->present && !t->present(base))
+	if ((t->when || t->when_u) && !(t->when && ((const char *)base)[t->when - 1]) &&
+	    !(t->when_u && *(const unsigned *)((const char *)base + t->when_u - 1)))
 		return NULL;
 	o = json_object_new_object();
 	for (size_t i = 0; o && i < t->n; i++) {
@@ -600,21 +609,6 @@ static json_object *wr_spec(const struct mf_wctx *w, const void *base)
 #define COUNT .lo = 0, .hi = FSLAB_MANIFEST_COUNT_MAX
 #define ROUNDS .lo = 1, .hi = FSLAB_STEADY_ROUNDS_MAX
 
-static bool window_present(const void *base)
-{
-	return ((const WIN *)base)->last != 0;
-}
-
-static int window_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
-{
-	const WIN *w = base;
-
-	(void)o;
-	if (w->first > w->last)
-		return mf_fail(c, field, "has first_round %u after last_round %u", w->first, w->last);
-	return 0;
-}
-
 /* "steady_state".window: rounds within the phase's bound, figures within
  * a device's. */
 static const struct mf_row window_rows[] = {
@@ -627,19 +621,15 @@ static const struct mf_row window_rows[] = {
 	{ "range_ok", T_BOOL, AT(WIN, range_ok) },
 	{ "slope_ok", T_BOOL, AT(WIN, slope_ok) },
 };
-TABLE(window_table, window_rows, window_check, window_present);
+TABLE(window_table, window_rows, .le = { offsetof(WIN, first), offsetof(WIN, last) },
+      .order = "has first_round %u after last_round %u", .when_u = offsetof(WIN, last) + 1);
 
 static const struct mf_row round_rows[] = {
 	{ "round", T_INDEX, A },
 	{ "seq_write_kib_s", T_DBL, AT(RND, seq_write_kib_s), .wr = W_ROUND, KIB_S },
 	{ "rand_write_kib_s", T_DBL, AT(RND, rand_write_kib_s), .wr = W_ROUND, KIB_S },
 };
-TABLE(round_table, round_rows, NULL, NULL);
-
-static bool steady_present(const void *base)
-{
-	return ((const ST *)base)->result[0] != '\0';
-}
+TABLE(round_table, round_rows);
 
 /* at most FSLAB_STEADY_ROUNDS_MAX rounds, and none named beyond them */
 static int steady_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
@@ -666,22 +656,7 @@ static const struct mf_row steady_rows[] = {
 	{ "rounds", T_ARR, AT(ST, rounds), .sub = &round_table, .count = offsetof(ST, n_rounds), .stride = sizeof(RND), .max = FSLAB_STEADY_ROUNDS_MAX },
 	{ "window", T_OBJ, AT(ST, window), .sub = &window_table },
 };
-TABLE(steady_table, steady_rows, steady_check, steady_present);
-
-static bool quiet_present(const void *base)
-{
-	return ((const QT *)base)->skipped[0] || ((const QT *)base)->passes;
-}
-
-static int quiet_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
-{
-	const QT *q = base;
-
-	(void)o;
-	if (q->not_idle > q->passes)
-		return mf_fail(c, field, "has more not_idle (%u) than waits (%u)", q->not_idle, q->passes);
-	return 0;
-}
+TABLE(steady_table, steady_rows, .check = steady_check, .when = offsetof(ST, result) + 1);
 
 /* "between_filesystems" of one filesystem. */
 static const struct mf_row quiet_rows[] = {
@@ -693,7 +668,9 @@ static const struct mf_row quiet_rows[] = {
 	{ "wait_s", T_DBL, AT(QT, wait_s), A, SECS },
 	{ "wait_max_s", T_DBL, AT(QT, wait_max_s), A, SECS },
 };
-TABLE(quiet_table, quiet_rows, quiet_check, quiet_present);
+TABLE(quiet_table, quiet_rows, .le = { offsetof(QT, not_idle), offsetof(QT, passes) },
+      .order = "has more not_idle (%u) than waits (%u)", .when = offsetof(QT, skipped) + 1,
+      .when_u = offsetof(QT, passes) + 1);
 
 static int pass_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
@@ -716,12 +693,7 @@ static const struct mf_row pass_rows[] = {
 	{ "before", T_COND, AT(PASS, before), .req = true },
 	{ "after", T_COND, AT(PASS, after) },
 };
-TABLE(pass_table, pass_rows, pass_check, NULL);
-
-static bool drive_present(const void *base)
-{
-	return ((const DRV *)base)->before.read_at[0] != '\0';
-}
+TABLE(pass_table, pass_rows, .check = pass_check);
 
 /* "drive" of one filesystem: the conditions in lib/drivetemp.h's one
  * encoding, bounded there. */
@@ -735,14 +707,14 @@ static const struct mf_row drive_rows[] = {
 	  .max = FSLAB_MANIFEST_DRIVE_PASSES, .note = "(later passes are counted in passes_not_recorded)" },
 	{ "passes_not_recorded", T_UINT, AT(DRV, passes_unrecorded), A, COUNT },
 };
-TABLE(drive_table, drive_rows, NULL, drive_present);
+TABLE(drive_table, drive_rows, .when = offsetof(DRV, before.read_at) + 1);
 
 /* device_probe_runs: up to FSLAB_MANIFEST_PROBE_RUNS {write_kib_s, read_kib_s}. */
 static const struct mf_row probe_rows[] = {
 	{ "write_kib_s", T_DBL, AT(FS, probe_write_kib_s[0]), .wr = W_KIB, KIB_S },
 	{ "read_kib_s", T_DBL, AT(FS, probe_read_kib_s[0]), .wr = W_KIB, KIB_S },
 };
-TABLE(probe_table, probe_rows, NULL, NULL);
+TABLE(probe_table, probe_rows);
 
 static int fs_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
@@ -806,7 +778,7 @@ static const struct mf_row fs_rows[] = {
 	{ "between_filesystems", T_OBJ, AT(FS, quiet), R, .sub = &quiet_table },
 	{ "drive", T_OBJ, AT(FS, drive), R, .sub = &drive_table },
 };
-TABLE(fs_table, fs_rows, fs_check, NULL);
+TABLE(fs_table, fs_rows, .check = fs_check);
 
 static int rd_filesystems(struct mf_ctx *c, json_object *v, const char *field, void *base)
 {
@@ -876,7 +848,7 @@ static const struct mf_row sweep_rows[] = {
 	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256, .def = 1 },
 	{ NULL, T_UINT, SK(JOBS, 0), AT(M, sweep.jobs), .lo = 1, .hi = 64, .def = 1 },
 };
-TABLE(sweep_table, sweep_rows, sweep_check, NULL);
+TABLE(sweep_table, sweep_rows, .check = sweep_check);
 
 static const struct mf_row machine_rows[] = {
 	{ "hostname", T_STR, AT(M, machine.hostname), A },
@@ -886,7 +858,7 @@ static const struct mf_row machine_rows[] = {
 	{ "cpus", T_UINT, AT(M, machine.cpus), .lo = 0, .hi = 1u << 20 },
 	{ "memory_kib", T_UINT, AT(M, machine.memory_kib), .lo = 0, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
 };
-TABLE(machine_table, machine_rows, NULL, NULL);
+TABLE(machine_table, machine_rows);
 
 static const struct mf_row time_rows[] = {
 	{ "wall_s", T_DBL, AT(M, time.wall_s), A, SECS },
@@ -894,7 +866,7 @@ static const struct mf_row time_rows[] = {
 	{ "untimed_io_s", T_DBL, AT(M, time.untimed_io_s), A, SECS },
 	{ "cache_drop_s", T_DBL, AT(M, time.cache_drop_s), A, SECS },
 };
-TABLE(time_table, time_rows, NULL, NULL);
+TABLE(time_table, time_rows);
 
 static int root_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
@@ -949,7 +921,7 @@ static const struct mf_row root_rows[] = {
 	{ "spec", T_FN, R, .rd = rd_spec, .wf = wr_spec },
 	{ "notes", T_WORDS, AT(M, notes), .count = offsetof(M, n_notes), .wr = W_OMIT0, .max = FSLAB_MANIFEST_NOTES_MAX },
 };
-TABLE(root_table, root_rows, root_check, NULL);
+TABLE(root_table, root_rows, .check = root_check);
 
 /* ---- the API ---- */
 
