@@ -179,54 +179,46 @@ static int mf_words_of(struct mf_ctx *c, const struct mf_row *r, const char *fie
 static int mf_read_obj(struct mf_ctx *c, json_object *o, const char *prefix,
 		       const struct mf_table *t, void *base);
 
-/* An array of at most r->max objects, each read by r->sub. */
+/* An array of at most r->max entries: objects, each read by r->sub, or
+ * (T_WORDS) strings, each shorter than FSLAB_MANIFEST_TEXT_MAX. */
 static int mf_read_arr(struct mf_ctx *c, const struct mf_row *r, json_object *v,
 		       const char *field, char *base)
 {
 	size_t n = json_object_array_length(v);
+	const char **w = NULL;
+	int rc;
 
 	if (n > r->max)
 		return mf_fail(c, field, "has %zu entries; at most %u%s%s", n, r->max,
 			       r->note ? " " : "", r->note ? r->note : "");
+	if (r->type == T_WORDS && !(w = calloc(n + 1, sizeof(*w))))
+		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		json_object *one = json_object_array_get_idx(v, k);
 		char p[144];
-		int rc;
 
+		if (r->type == T_WORDS) {
+			if (!one || !json_object_is_type(one, json_type_string) ||
+			    (size_t)json_object_get_string_len(one) >= FSLAB_MANIFEST_TEXT_MAX) {
+				free(w);
+				return mf_fail(c, field, "entry %zu is not a string of less than %d bytes",
+					       k, FSLAB_MANIFEST_TEXT_MAX);
+			}
+			w[k] = json_object_get_string(one);
+			continue;
+		}
 		snprintf(p, sizeof(p), "%s[%zu]", field, k);
 		if (!one || !json_object_is_type(one, json_type_object))
 			return mf_fail(c, p, "is not an object");
 		if ((rc = mf_read_obj(c, one, p, r->sub, base + r->off + k * r->stride)) < 0)
 			return rc;
 	}
-	*(unsigned *)(base + r->count) = (unsigned)n;
-	return 0;
-}
-
-/* An array of at most r->max strings, each shorter than FSLAB_MANIFEST_TEXT_MAX. */
-static int mf_read_words(struct mf_ctx *c, const struct mf_row *r, json_object *v, char *base)
-{
-	size_t n = json_object_array_length(v);
-	const char **tmp;
-	int rc;
-
-	if (n > r->max)
-		return mf_fail(c, r->key, "has %zu entries; at most %u", n, r->max);
-	tmp = calloc(n + 1, sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *w = json_object_array_get_idx(v, i);
-		if (!w || !json_object_is_type(w, json_type_string) ||
-		    (size_t)json_object_get_string_len(w) >= FSLAB_MANIFEST_TEXT_MAX) {
-			free(tmp);
-			return mf_fail(c, r->key, "entry %zu is not a string of less than %d bytes", i,
-				       FSLAB_MANIFEST_TEXT_MAX);
-		}
-		tmp[i] = json_object_get_string(w);
+	if (r->type != T_WORDS) {
+		*(unsigned *)(base + r->count) = (unsigned)n;
+		return 0;
 	}
-	rc = fslab_manifest_set_words((char ***)(base + r->off), (size_t *)(base + r->count), n, tmp);
-	free(tmp);
+	rc = fslab_manifest_set_words((char ***)(base + r->off), (size_t *)(base + r->count), n, w);
+	free(w);
 	return rc;
 }
 
@@ -326,9 +318,8 @@ static int mf_read_value(struct mf_ctx *c, const struct mf_row *r, json_object *
 	case T_OBJ:
 		return (rc = mf_read_obj(c, v, field, r->sub, base + r->off)) < 0 ? rc : 1;
 	case T_ARR:
-		return (rc = mf_read_arr(c, r, v, field, base)) < 0 ? rc : 1;
 	case T_WORDS:
-		return (rc = mf_read_words(c, r, v, base)) < 0 ? rc : 1;
+		return (rc = mf_read_arr(c, r, v, field, base)) < 0 ? rc : 1;
 	case T_INDEX:
 	case T_FN:
 		break;
