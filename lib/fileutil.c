@@ -321,17 +321,6 @@ int fslab_file_id_of_fd(int fd, struct fslab_file_id *id)
 	return 0;
 }
 
-int fslab_file_id_of_path(const char *path, struct fslab_file_id *id)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return -errno;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	return 0;
-}
-
 bool fslab_file_id_equal(const struct fslab_file_id *a, const struct fslab_file_id *b)
 {
 	return a->dev == b->dev && a->ino == b->ino;

@@ -81,10 +81,8 @@ struct fslab_file_id {
 	ino_t ino;
 };
 
-/* Fills id from an open fd / from path without following a final symlink
- * (lstat).  Return 0 or a negative errno. */
+/* Fills id from an open fd.  Returns 0 or a negative errno. */
 int fslab_file_id_of_fd(int fd, struct fslab_file_id *id);
-int fslab_file_id_of_path(const char *path, struct fslab_file_id *id);
 bool fslab_file_id_equal(const struct fslab_file_id *a, const struct fslab_file_id *b);
 
 /* Opens the directory at path (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC): a
