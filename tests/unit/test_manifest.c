@@ -295,6 +295,7 @@ static void refused(const char *path, const char *value, const char *want)
 	ck_assert_ptr_null(b);
 	ck_assert_msg(strstr(fe.msg, want), "%s = %s: '%s' does not say '%s'", path, value, fe.msg, want);
 	ck_assert_msg(strncmp(fe.msg, "m.json", 6) == 0, "message does not name the file: %s", fe.msg);
+	ck_assert_int_eq(fe.code, -EINVAL);
 	json_object_put(root);
 	free(text);
 	fslab_manifest_free(m);

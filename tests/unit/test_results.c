@@ -73,6 +73,7 @@ static void expect_error(const char *content, const char *phrase)
 			;
 	fslab_results_close(rd);
 	ck_assert_msg(r < 0, "accepted: %s", content);
+	ck_assert_int_eq(fe.code, r);
 	ck_assert_msg(strstr(fe.msg, phrase), "'%s' lacks '%s'", fe.msg, phrase);
 	ck_assert_msg(strstr(fe.msg, "bad.csv:"), "'%s' does not name the file", fe.msg);
 	free(p);
