@@ -39,7 +39,8 @@ enum mf_type {
 	T_JSON,  /* json_object *: any JSON object, kept as it is (owned) */
 	T_COND,  /* struct fslab_drive_conditions (lib/drivetemp.h's encoding) */
 	T_OBJ,   /* a JSON object read by sub (offsets from the same base) */
-	T_ARR,   /* an array of objects read by sub, entry k at off + k * stride */
+	T_ARR,   /* an array of objects read by sub, entry k at off + k * stride
+		  * (fs: in the array m->fs points to, grown as it is read) */
 	T_WORDS, /* char ** of strings, its size_t count at count */
 	T_SEED,  /* uint64_t: any 64-bit value; written as a JSON int64, so one above
 		  * INT64_MAX reads back negative and is taken modulo 2^64 */
@@ -68,6 +69,7 @@ struct mf_row {
 	bool pow2;                /* T_UINT: a power of two (the sweep doubles) */
 	bool words;               /* T_STR: "" or one of the settings row's words */
 	bool req;                 /* T_COND: written even when not read */
+	bool fs;                  /* T_ARR: the manifest's filesystems (m->fs, m->n_fs) */
 	size_t off, size;
 	size_t has;               /* offsetof + 1 of a bool: set when read, written null when false */
 	size_t when;              /* offsetof + 1 of a byte: written null when 0 */
@@ -195,7 +197,7 @@ static int mf_read_arr(struct mf_ctx *c, const struct mf_row *r, json_object *v,
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		json_object *one = json_object_array_get_idx(v, k);
-		char p[144];
+		char p[144], *el;
 
 		if (r->type == T_WORDS) {
 			if (!one || !json_object_is_type(one, json_type_string) ||
@@ -210,9 +212,14 @@ static int mf_read_arr(struct mf_ctx *c, const struct mf_row *r, json_object *v,
 		snprintf(p, sizeof(p), "%s[%zu]", field, k);
 		if (!one || !json_object_is_type(one, json_type_object))
 			return mf_fail(c, p, "is not an object");
-		if ((rc = mf_read_obj(c, one, p, r->sub, base + r->off + k * r->stride)) < 0)
+		if (r->fs && !fslab_manifest_add_fs(c->m))
+			return -ENOMEM;
+		el = r->fs ? (char *)&c->m->fs[k] : base + r->off + k * r->stride;
+		if ((rc = mf_read_obj(c, one, p, r->sub, el)) < 0)
 			return rc;
 	}
+	if (r->fs)
+		return 0;
 	if (r->type != T_WORDS) {
 		*(unsigned *)(base + r->count) = (unsigned)n;
 		return 0;
@@ -417,8 +424,11 @@ static json_object *mf_write_value(const struct mf_wctx *w, const struct mf_row 
 	case T_ARR: {
 		json_object *a = json_object_new_array();
 		struct mf_wctx one = *w;
+		size_t n = r->fs ? *(const size_t *)(base + r->count) : *(const unsigned *)(base + r->count);
 
-		for (one.k = 0; a && one.k < *(const unsigned *)(base + r->count) && one.k < r->max; one.k++)
+		if (r->fs)
+			p = *(const char *const *)p;
+		for (one.k = 0; a && one.k < n && one.k < r->max; one.k++)
 			json_object_array_add(a, mf_write_obj(&one, r->sub, p + one.k * r->stride));
 		return a;
 	}
@@ -771,44 +781,6 @@ static const struct mf_row fs_rows[] = {
 };
 TABLE(fs_table, fs_rows, .check = fs_check);
 
-static int rd_filesystems(struct mf_ctx *c, json_object *v, const char *field, void *base)
-{
-	M *m = base;
-	size_t n;
-
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_array))
-		return mf_fail(c, field, "is not an array");
-	n = json_object_array_length(v);
-	if (n > FSLAB_MANIFEST_FS_MAX)
-		return mf_fail(c, field, "has %zu entries; at most %d", n, FSLAB_MANIFEST_FS_MAX);
-	for (size_t i = 0; i < n; i++) {
-		json_object *f = json_object_array_get_idx(v, i);
-		char p[32];
-		int r;
-
-		snprintf(p, sizeof(p), "filesystems[%zu]", i);
-		if (!f || !json_object_is_type(f, json_type_object))
-			return mf_fail(c, p, "is not an object");
-		if (!fslab_manifest_add_fs(m))
-			return -ENOMEM;
-		if ((r = mf_read_obj(c, f, p, &fs_table, &m->fs[i])) < 0)
-			return r;
-	}
-	return 1;
-}
-
-static json_object *wr_filesystems(const struct mf_wctx *w, const void *base)
-{
-	const M *m = base;
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < m->n_fs; i++)
-		json_object_array_add(a, mf_write_obj(w, &fs_table, &m->fs[i]));
-	return a;
-}
-
 static int sweep_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
 {
 	const M *m = base;
@@ -907,7 +879,8 @@ static const struct mf_row root_rows[] = {
 	{ "page_cache_flag", T_STR, AT(M, page_cache_flag), R },
 	{ NULL, T_STR, SK(NO_PROBE, 0), AT(M, device_probe), R },
 	{ "state_path", T_STR, AT(M, state_path), R },
-	{ "filesystems", T_FN, .rd = rd_filesystems, .wf = wr_filesystems, .mfhas = FSLAB_MF_HAS_FILESYSTEMS },
+	{ "filesystems", T_ARR, AT(M, fs), .fs = true, .sub = &fs_table, .count = offsetof(M, n_fs), .stride = sizeof(FS),
+	  .max = FSLAB_MANIFEST_FS_MAX, .mfhas = FSLAB_MF_HAS_FILESYSTEMS },
 	{ "time", T_OBJ, R, .sub = &time_table, .mfhas = FSLAB_MF_HAS_TIME },
 	{ "spec", T_FN, R, .rd = rd_spec, .wf = wr_spec },
 	{ "notes", T_WORDS, AT(M, notes), .count = offsetof(M, n_notes), .wr = W_OMIT0, .max = FSLAB_MANIFEST_NOTES_MAX },
