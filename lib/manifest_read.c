@@ -81,7 +81,7 @@ struct mf_row {
 	const char *note;         /* T_ARR: after "at most N" */
 	/* T_FN: v is NULL when absent; rd returns 1 read, 0 absent or -errno */
 	int (*rd)(struct mf_ctx *c, json_object *v, const char *field, void *base);
-	json_object *(*wf)(const struct mf_wctx *w, const void *base);
+	json_object *(*wf)(const void *base);
 };
 
 struct mf_table {
@@ -442,7 +442,7 @@ static json_object *mf_write_value(const struct mf_wctx *w, const struct mf_row 
 	case T_INDEX:
 		return json_object_new_int64(w->k + 1);
 	case T_FN:
-		return r->wf(w, base);
+		return r->wf(base);
 	}
 	return NULL;
 }
@@ -486,9 +486,8 @@ static int rd_imported_from(struct mf_ctx *c, json_object *v, const char *field,
 	return 1;
 }
 
-static json_object *wr_imported_from(const struct mf_wctx *w, const void *base)
+static json_object *wr_imported_from(const void *base)
 {
-	(void)w;
 	(void)base;
 	return json_object_new_string("iozone");
 }
@@ -513,11 +512,10 @@ static int rd_tests(struct mf_ctx *c, json_object *v, const char *field, void *b
 	return 1;
 }
 
-static json_object *wr_tests(const struct mf_wctx *w, const void *base)
+static json_object *wr_tests(const void *base)
 {
 	json_object *tests = json_object_new_array();
 
-	(void)w;
 	for (int t = 0; tests && t < FSLAB_TEST_MAX; t++)
 		if (((const M *)base)->sweep.tests & (1u << t))
 			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
@@ -535,9 +533,8 @@ static int rd_order(struct mf_ctx *c, json_object *v, const char *field, void *b
 	return v != NULL;
 }
 
-static json_object *wr_order(const struct mf_wctx *w, const void *base)
+static json_object *wr_order(const void *base)
 {
-	(void)w;
 	return json_object_new_string(fslab_setting_word(FSLAB_SETTING_ORDER, ((const M *)base)->sweep.shuffle ? 0 : 1));
 }
 
@@ -554,9 +551,8 @@ static int rd_precondition(struct mf_ctx *c, json_object *v, const char *field, 
 	return v != NULL;
 }
 
-static json_object *wr_precondition(const struct mf_wctx *w, const void *base)
+static json_object *wr_precondition(const void *base)
 {
-	(void)w;
 	return fslab_state_precondition_to_json(&((const FS *)base)->precondition);
 }
 
@@ -586,12 +582,11 @@ static int rd_spec(struct mf_ctx *c, json_object *v, const char *field, void *ba
 	return 1;
 }
 
-static json_object *wr_spec(const struct mf_wctx *w, const void *base)
+static json_object *wr_spec(const void *base)
 {
 	const M *m = base;
 	json_object *o;
 
-	(void)w;
 	if (!m->spec_text)
 		return json_object_new_string(m->spec_source[0] ? m->spec_source : "preset");
 	o = json_object_new_object();
