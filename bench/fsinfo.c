@@ -22,10 +22,9 @@
 static void fsinfo_device(struct fslab_bench_fs *fs)
 {
 	struct fslab_devinfo *di = &fs->devinfo;
-	char err[256];
 
 	fs->have_devinfo = strncmp(fs->rec.device, "/dev/", 5) == 0 &&
-			   fslab_devinfo_read(fs->rec.device, di, err, sizeof(err)) == 0;
+			   fslab_devinfo_read(fs->rec.device, di, NULL) == 0;
 	if (!fs->have_devinfo)
 		return;
 	fs->rec.device_size_bytes = di->dev_size_bytes;

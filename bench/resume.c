@@ -125,10 +125,9 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 
 	if (!in)
 		return fslab_err_set(e, ENOMEM, "%s: out of memory", name);
-	/* the results reader (lib/results.h) says why in a buffer */
-	r = fslab_results_open_stream(in, name, &rd, e->msg, sizeof(e->msg));
+	r = fslab_results_open_stream(in, name, &rd, e);
 	if (r < 0)
-		return e->code = r;
+		return r;
 	/* Rows of a filesystem that vanished are dropped so its cells run
 	 * again once it is back; every other row stays, under the same
 	 * columns as the file's header (the queue and latency columns when
@@ -141,7 +140,7 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 	fslab_results_write_header_ex(
 		mem, (nl && memmem(data, (size_t)(nl - data), ",iodepth,", 9) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
 			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0));
-	while ((r = fslab_results_next(rd, &row, e->msg, sizeof(e->msg))) == 1) {
+	while ((r = fslab_results_next(rd, &row, e)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
 			r = fslab_err_set(e, EINVAL, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",
 					  name, row.filesystem);

@@ -420,6 +420,7 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 {
 	char path[PATH_MAX + 32];
 	struct fslab_manifest *m = NULL;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, FSLAB_MANIFEST_NAME);
@@ -429,10 +430,12 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 			 path, fd == -ELOOP ? "is a symbolic link" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
 		return fd == -ENOENT ? -ENOENT : -EINVAL;
 	}
-	r = fslab_manifest_read_fd(fd, path, &m, err, errlen);
+	r = fslab_manifest_read_fd(fd, path, &m, &fe);
 	close(fd);
 	if (r == 0)
-		r = fslab_manifest_check_resumable(m, path, err, errlen);
+		r = fslab_manifest_check_resumable(m, path, &fe);
+	if (r < 0)
+		snprintf(err, errlen, "%s", fe.msg);
 	if (r == 0)
 		r = mf_take_settings(m, c, path, err, errlen);
 	if (r == 0)

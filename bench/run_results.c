@@ -227,6 +227,7 @@ static int run_marker_load(const struct fslab_run_ctx *c, struct run_marker *m)
 static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	char ts[32];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	struct stat st;
 	bool existed;
 	int r;
@@ -236,16 +237,20 @@ static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	} else {
 		run_utc_now(ts, sizeof(ts), true);
 		snprintf(c->out_dir, sizeof(c->out_dir), "results/%s", ts);
-		r = fslab_default_results_trusted(false);
-		if (r < 0)
+		r = fslab_default_results_trusted(false, &fe);
+		if (r < 0) {
+			fslab_error("%s", fe.msg);
 			return r;
+		}
 	}
 	existed = lstat(c->out_dir, &st) == 0;
 	r = fslab_mkdir_p(c->out_dir, 0755);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot create the results directory %s", run_esc(c->out_dir));
-	if (!o->out_dir && (r = fslab_default_results_trusted(true)) < 0)
+	if (!o->out_dir && (r = fslab_default_results_trusted(true, &fe)) < 0) {
+		fslab_error("%s", fe.msg);
 		return r;
+	}
 	c->out_fd = fslab_dir_open(c->out_dir);
 	if (c->out_fd < 0)
 		return fslab_error_errno(c->out_fd, "%s: cannot open the results directory%s",

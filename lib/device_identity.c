@@ -241,30 +241,21 @@ static void di_ioctls(struct fslab_devinfo *di, const char *dev, bool scsi)
 }
 
 /* The whole disk's sysfs directory for dev (a disk or a partition).  0,
- * or -errno with the message in err. */
-static int di_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, char *err, size_t errlen)
+ * or -errno with the message in e. */
+static int di_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, struct fslab_err *e)
 {
 	uint64_t sectors;
 	char link[64], tmp[PATH_MAX], probe[PATH_MAX + 32];
 	struct stat st;
-	int r;
 
-	if (stat(dev, &st) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", dev, strerror(-r));
-		return r;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a block device", dev);
-		return -ENOTBLK;
-	}
+	if (stat(dev, &st) < 0)
+		return fslab_err_set(e, errno, "%s: %s", dev, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return fslab_err_set(e, -ENOTBLK, "%s is not a block device", dev);
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, sysdir)) {
-		r = -errno;
-		snprintf(err, errlen, "%s: the kernel has no %s (%s): the device is gone", dev, link,
-			 strerror(-r));
-		return r;
-	}
+	if (!realpath(link, sysdir))
+		return fslab_err_set(e, errno, "%s: the kernel has no %s (%s): the device is gone", dev,
+				     link, strerror(errno));
 	if (fslab_sysfs_read_u64(sysdir, "size", &sectors) == 0)
 		*dev_bytes = sectors * 512;
 	/* A partition's sysfs directory sits inside its disk's. */
@@ -276,7 +267,7 @@ static int di_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, char *e
 	return 0;
 }
 
-int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, size_t errlen)
+int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, struct fslab_err *e)
 {
 	char sysdir[PATH_MAX], tmp[PATH_MAX], devdir[PATH_MAX + 16], devreal[PATH_MAX];
 	enum di_transport t;
@@ -284,7 +275,7 @@ int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, siz
 
 	memset(di, 0, sizeof(*di));
 	di->rotational = -1;
-	r = di_sysdir(dev, sysdir, &di->dev_size_bytes, err, errlen);
+	r = di_sysdir(dev, sysdir, &di->dev_size_bytes, e);
 	if (r < 0)
 		return r;
 	snprintf(tmp, sizeof(tmp), "%s", sysdir);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
 struct json_object;
 
 struct fslab_devinfo {
@@ -33,8 +35,8 @@ struct fslab_devinfo {
 /* Fills di for dev (a /dev path of a disk or of one of its partitions: the
  * whole disk is described).  Fields the device does not report stay empty
  * or 0.  Returns 0, or -errno when dev is no block device the kernel knows
- * (message in err). */
-int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, char *err, size_t errlen);
+ * (message in e). */
+int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, struct fslab_err *e);
 
 /* True when the device takes discard requests. */
 static inline bool fslab_devinfo_can_discard(const struct fslab_devinfo *di)

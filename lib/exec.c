@@ -33,12 +33,13 @@ static int exec_find_in(const char *dirs, const char *name, char *path, size_t l
 		if (w < 0 || (size_t)w >= len)
 			continue;
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0) {
-			char real[PATH_MAX], why[PATH_MAX + 256];
+			char real[PATH_MAX];
+			struct fslab_err why = FSLAB_ERR_INIT;
 
 			/* Root runs it: another user who could swap the file
 			 * or a directory above it would run as root. */
-			if (fslab_path_trusted(path, real, sizeof(real), why, sizeof(why)) < 0) {
-				fslab_warn("not running %s: %s", path, why);
+			if (fslab_path_trusted(path, real, sizeof(real), &why) < 0) {
+				fslab_warn("not running %s: %s", path, why.msg);
 				continue;
 			}
 			/* the name as found: mkfs.ext4 is mke2fs by another name */

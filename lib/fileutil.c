@@ -1,6 +1,5 @@
 #include "fileutil.h"
 #include "clock.h"
-#include "log.h"
 #include "termtext.h"
 
 #include <errno.h>
@@ -96,17 +95,16 @@ const char *fslab_input_strerror(int r)
 	}
 }
 
-int fslab_default_results_trusted(bool made)
+int fslab_default_results_trusted(bool made, struct fslab_err *e)
 {
-	char why[PATH_MAX + 256], esc[PATH_MAX + 256];
+	char esc[PATH_MAX + 256];
 	struct stat st;
-	int r = fslab_path_trusted(made || lstat("results", &st) == 0 ? "results" : ".", NULL, 0,
-				   why, sizeof(why));
+	int r = fslab_path_trusted(made || lstat("results", &st) == 0 ? "results" : ".", NULL, 0, e);
 
 	if (r < 0)
-		fslab_error("refused: the default results directory results/ (in the working "
-			    "directory): %s; give --out DIR in a directory of yours",
-			    fslab_escape_ctrl(why, esc, sizeof(esc)));
+		fslab_err_set(e, r, "refused: the default results directory results/ (in the working "
+			      "directory): %s; give --out DIR in a directory of yours",
+			      fslab_escape_ctrl(fslab_err_msg(e), esc, sizeof(esc)));
 	return r;
 }
 
@@ -128,29 +126,25 @@ int fslab_runtime_dir_open(void)
 }
 
 /* One component of fslab_path_trusted: st of what is at p. */
-static int path_component_trusted(const char *p, const struct stat *st, bool last, char *why,
-				  size_t whylen)
+static int path_component_trusted(const char *p, const struct stat *st, bool last,
+				  struct fslab_err *e)
 {
 	bool ours = st->st_uid == 0 || st->st_uid == geteuid();
 	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && !last;
 
-	if (!ours) {
-		snprintf(why, whylen, "%s belongs to uid %u, who could replace what is there", p,
-			 (unsigned)st->st_uid);
-		return -EPERM;
-	}
-	if ((st->st_mode & 022) && !sticky_dir) {
-		snprintf(why, whylen, "%s is writable by %s (mode %04o), who could %s; "
-			 "chmod go-w it or use another place",
-			 p, (st->st_mode & 002) ? "every user" : "its group", (unsigned)(st->st_mode & 07777),
-			 (st->st_mode & S_ISVTX) ? "make a name in it first (sticky keeps only others' names from being replaced)"
-						 : "replace what is there");
-		return -EPERM;
-	}
+	if (!ours)
+		return fslab_err_set(e, -EPERM, "%s belongs to uid %u, who could replace what is there", p,
+				     (unsigned)st->st_uid);
+	if ((st->st_mode & 022) && !sticky_dir)
+		return fslab_err_set(e, -EPERM, "%s is writable by %s (mode %04o), who could %s; "
+				     "chmod go-w it or use another place",
+				     p, (st->st_mode & 002) ? "every user" : "its group", (unsigned)(st->st_mode & 07777),
+				     (st->st_mode & S_ISVTX) ? "make a name in it first (sticky keeps only others' names from being replaced)"
+							     : "replace what is there");
 	return 0;
 }
 
-int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, size_t whylen)
+int fslab_path_trusted(const char *path, char *real, size_t reallen, struct fslab_err *e)
 {
 	char rp[PATH_MAX], part[PATH_MAX];
 	struct stat st;
@@ -159,8 +153,7 @@ int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, 
 
 	if (!realpath(path, rp)) {
 		r = -errno;
-		snprintf(why, whylen, "%s: %s", path, strerror(-r));
-		return r;
+		return fslab_err_set(e, r, "%s: %s", path, strerror(-r));
 	}
 	if (real)
 		snprintf(real, reallen, "%s", rp);
@@ -183,11 +176,9 @@ int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, 
 				continue;
 			*q = '\0';
 			if (lstat(given, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 &&
-			    st.st_uid != geteuid()) {
-				snprintf(why, whylen, "the symbolic link %s belongs to uid %u, who could point it elsewhere",
-					 given, (unsigned)st.st_uid);
-				return -EPERM;
-			}
+			    st.st_uid != geteuid())
+				return fslab_err_set(e, -EPERM, "the symbolic link %s belongs to uid %u, who could point it elsewhere",
+						     given, (unsigned)st.st_uid);
 			*q = c;
 			if (c == '\0')
 				break;
@@ -206,10 +197,9 @@ int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, 
 		}
 		if (lstat(part, &st) < 0) {
 			r = -errno;
-			snprintf(why, whylen, "%s: %s", part, strerror(-r));
-			return r;
+			return fslab_err_set(e, r, "%s: %s", part, strerror(-r));
 		}
-		r = path_component_trusted(part, &st, i == n, why, whylen);
+		r = path_component_trusted(part, &st, i == n, e);
 		if (r < 0)
 			return r;
 		if (n == 1)
@@ -325,17 +315,6 @@ int fslab_file_id_of_fd(int fd, struct fslab_file_id *id)
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return -errno;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	return 0;
-}
-
-int fslab_file_id_of_path(const char *path, struct fslab_file_id *id)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
 		return -errno;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;

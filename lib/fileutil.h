@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "err.h"
+
 /* Writes data to path atomically: a temporary file in the same directory
  * (created O_EXCL, mode `mode`), fsync, rename over path, fsync of the
  * directory.  Returns 0 or a negative errno; on failure path is unchanged
@@ -51,18 +53,18 @@ int fslab_runtime_dir_open(void);
  * by root or by us, each directory writable by no one else unless it is
  * sticky (others can then add names, not rename or remove ours), and the
  * object itself owned by root or us and writable by no one else.  0, or
- * -EPERM with why naming the first place another user controls (or
+ * -EPERM with e naming the first place another user controls (or
  * another negative errno from realpath/lstat). */
-int fslab_path_trusted(const char *path, char *real, size_t reallen, char *why, size_t whylen);
+int fslab_path_trusted(const char *path, char *real, size_t reallen, struct fslab_err *e);
 
 /* The default results directory of fslab run and fslab reproduce is
  * results/<name> in the working directory, made with fslab_mkdir_p; root
  * must not make it through a `results` link or directory another user
  * controls.  Call once before making it (made false: `results` if it
  * exists, else the working directory, must be trusted) and once after
- * (made true: `results`).  0, or -EPERM (or another negative errno) after
- * one message naming the place another user controls and the fix. */
-int fslab_default_results_trusted(bool made);
+ * (made true: `results`).  0, or -EPERM (or another negative errno) with e
+ * naming the place another user controls and the fix. */
+int fslab_default_results_trusted(bool made, struct fslab_err *e);
 
 /* ---- Trust: acting only on what fslab proves is its own ----
  *
@@ -79,10 +81,8 @@ struct fslab_file_id {
 	ino_t ino;
 };
 
-/* Fills id from an open fd / from path without following a final symlink
- * (lstat).  Return 0 or a negative errno. */
+/* Fills id from an open fd.  Returns 0 or a negative errno. */
 int fslab_file_id_of_fd(int fd, struct fslab_file_id *id);
-int fslab_file_id_of_path(const char *path, struct fslab_file_id *id);
 bool fslab_file_id_equal(const struct fslab_file_id *a, const struct fslab_file_id *b);
 
 /* Opens the directory at path (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC): a

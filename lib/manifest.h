@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 #include "drivetemp.h"
@@ -267,10 +268,10 @@ int fslab_manifest_add_note(struct fslab_manifest *m, const char *note);
 
 /* Parses manifest text (len bytes; name for messages, e.g. its path).
  * Returns 0 with *out a new manifest (free with fslab_manifest_free), or
- * -EINVAL with err naming the line (invalid JSON) or the field, its value
+ * -EINVAL with e naming the line (invalid JSON) or the field, its value
  * and what is allowed, or -ENOMEM. */
 int fslab_manifest_parse(const char *text, size_t len, const char *name,
-			 struct fslab_manifest **out, char *err, size_t errlen);
+			 struct fslab_manifest **out, struct fslab_err *e);
 
 /* Opens the manifest in the results directory dfd: a regular file only,
  * never through a symlink, never blocking (a FIFO cannot hang the reader).
@@ -279,15 +280,15 @@ int fslab_manifest_parse(const char *text, size_t len, const char *name,
 int fslab_manifest_open_at(int dfd);
 /* Reads (at most FSLAB_MANIFEST_MAX_BYTES) and parses fd; does not close
  * it.  Returns as fslab_manifest_parse, or -EFBIG / a read's -errno with
- * err set. */
-int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out, char *err,
-			   size_t errlen);
+ * e set. */
+int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out,
+			   struct fslab_err *e);
 
 /* What `fslab run --resume` needs beyond the parse: a run's manifest with
  * run_id, sweep, cache_mode, trials, seed and at least one filesystem with
- * a path.  Returns 0 or -EINVAL with err naming what is missing. */
-int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name, char *err,
-				   size_t errlen);
+ * a path.  Returns 0 or -EINVAL with e naming what is missing. */
+int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name,
+				   struct fslab_err *e);
 
 /* The JSON text of m (pretty, ending in a newline): what the reader reads
  * back to the same struct.  Returns 0 (*text malloc'd) or -ENOMEM. */

@@ -1,28 +1,120 @@
-/* manifest.json: the reader (manifest.h).  Every value is checked against
- * what fslab writes before it is kept. */
+/* manifest.json's keys, one row each in one table per JSON object, and the
+ * one walker that reads a manifest by them (every value checked against
+ * what fslab writes before it is kept) and writes one (manifest.h).  A
+ * row says the key (or the settings row whose manifest key it is), the
+ * type, where the value lives (offsetof), its bounds, its default for
+ * manifests written before it and how the writer spells it; a row's
+ * position is its place in the written file. */
 #include "fileutil.h"
 #include "manifest.h"
 #include "settings.h"
 #include "size.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* A setting's manifest key name: the settings table's (lib/settings.c). */
-#define MK(row, k) fslab_setting_mkey(FSLAB_SETTING_##row, k)
 
 struct mf_ctx {
 	const char *name; /* the file, for messages */
-	char *err;
-	size_t errlen;
+	struct fslab_manifest *m;
+	struct fslab_err *e;
 };
+
+/* Writing: which rows (ONLY_RUN, ONLY_IMPORT) and an array entry's index. */
+struct mf_wctx {
+	unsigned only, k;
+};
+
+enum mf_type {
+	T_STR,   /* char[size] */
+	T_BOOL,  /* bool */
+	T_UINT,  /* unsigned or uint64_t (by size), a JSON whole number lo..hi */
+	T_DBL,   /* double, a JSON number lo..hi */
+	T_TRI,   /* int: -1 null, else a JSON boolean */
+	T_ENUM,  /* int: index of the settings row's words, -1 null; size: the longest word + 1 */
+	T_JSON,  /* json_object *: any JSON object, kept as it is (owned) */
+	T_COND,  /* struct fslab_drive_conditions (lib/drivetemp.h's encoding) */
+	T_OBJ,   /* a JSON object read by sub (offsets from the same base) */
+	T_ARR,   /* an array of objects read by sub, entry k at off + k * stride
+		  * (fs: in the array m->fs points to, grown as it is read) */
+	T_WORDS, /* char ** of strings, its size_t count at count */
+	T_SEED,  /* uint64_t: any 64-bit value; written as a JSON int64, so one above
+		  * INT64_MAX reads back negative and is taken modulo 2^64 */
+	T_INDEX, /* written only: the array entry's number, from 1 */
+	T_FN,    /* read and written by rd and wr */
+};
+
+enum mf_wr {
+	W_NULL0,   /* "" or 0 is null; a double only above 0 */
+	W_ALWAYS,  /* written as it is */
+	W_KIB,     /* a double of at least 1 as a whole number, else null */
+	W_ROUND,   /* a double rounded to a whole number */
+	W_OMIT0,   /* "" or no words: the key is left out */
+	W_OMITNULL /* words never set: the key is left out */
+};
+
+enum { ONLY_RUN = 1, ONLY_IMPORT = 2 };
+
+struct mf_table;
+
+struct mf_row {
+	const char *key;          /* NULL: the settings row's manifest key */
+	unsigned char type;       /* enum mf_type */
+	unsigned char wr, only;   /* enum mf_wr; 0 or ONLY_*: which manifests write it */
+	signed char set, k;       /* FSLAB_SETTING_x + 1 and which of its keys; 0: key */
+	bool pow2;                /* T_UINT: a power of two (the sweep doubles) */
+	bool words;               /* T_STR: "" or one of the settings row's words */
+	bool req;                 /* T_COND: written even when not read */
+	bool fs;                  /* T_ARR: the manifest's filesystems (m->fs, m->n_fs) */
+	size_t off, size;
+	size_t has;               /* offsetof + 1 of a bool: set when read, written null when false */
+	size_t when;              /* offsetof + 1 of a byte: written null when 0 */
+	double lo, hi, def;       /* bounds; def: the value when absent */
+	unsigned mfhas;           /* FSLAB_MF_HAS_* when present */
+	const struct mf_table *sub;
+	size_t count, stride;     /* T_ARR (unsigned count), T_WORDS (size_t count) */
+	unsigned max;             /* T_ARR, T_WORDS: entries */
+	const char *note;         /* T_ARR: after "at most N" */
+	/* T_FN: v is NULL when absent; rd returns 1 read, 0 absent or -errno */
+	int (*rd)(struct mf_ctx *c, json_object *v, const char *field, void *base);
+	json_object *(*wf)(const void *base);
+};
+
+struct mf_table {
+	const struct mf_row *rows;
+	size_t n;
+	/* after the rows: what binds them together (o the object read) */
+	int (*check)(struct mf_ctx *c, json_object *o, const char *field, void *base);
+	/* unsigned at offset le[0] at most the one at le[1]: else refused with
+	 * the message order (given both) */
+	size_t le[2];
+	const char *order;
+	/* writing: null unless the string at offset when - 1 is not empty or
+	 * the unsigned at when_u - 1 is not 0 (0 and 0: always written) */
+	size_t when, when_u;
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define TABLE(name, r, ...) static const struct mf_table name = { .rows = r, .n = N(r), __VA_ARGS__ }
+#define AT(st, mem) .off = offsetof(st, mem), .size = sizeof(((st *)0)->mem)
+#define HAS(st, mem) .has = offsetof(st, mem) + 1
+#define WHEN(st, mem) .when = offsetof(st, mem) + 1
+#define SK(row, n) .set = FSLAB_SETTING_##row + 1, .k = n
+
+typedef struct fslab_manifest M;
+typedef struct fslab_manifest_fs FS;
+typedef struct fslab_manifest_steady ST;
+typedef struct fslab_steady_window WIN;
+typedef struct fslab_manifest_steady_round RND;
+typedef struct fslab_manifest_quiet QT;
+typedef struct fslab_manifest_drive DRV;
+typedef struct fslab_manifest_drive_pass PASS;
+
+/* ---- reading ---- */
 
 static int mf_fail(struct mf_ctx *c, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -35,8 +127,7 @@ static int mf_fail(struct mf_ctx *c, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s: %s %s", c->name, field, why);
-	return -EINVAL;
+	return fslab_err_set(c->e, -EINVAL, "%s: %s %s", c->name, field, why);
 }
 
 /* The value of key in o; NULL when absent or null (the default then). */
@@ -49,617 +140,436 @@ static json_object *mf_get(json_object *o, const char *key)
 	return v;
 }
 
-/* field: "sweep.file_max_kib", "filesystems[2].name": the key's path. */
-static void mf_field(char *buf, size_t len, const char *prefix, const char *key)
+static const char *mf_key(const struct mf_row *r)
 {
-	snprintf(buf, len, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+	return r->key ? r->key : fslab_setting_mkey(r->set - 1, r->k);
 }
 
-/* The value of key of the given type (json_type_double: any number) in
- * v, its path in field.  Returns 1, 0 (absent or null) or -EINVAL naming
- * the field ("is not <what>"). */
-static int mf_value(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
-		    json_type type, const char *what, char field[static 96], json_object **v)
+/* v of JSON type want (json_type_double: any number), else -EINVAL
+ * naming field ("is not <what>"). */
+static int mf_is(struct mf_ctx *c, json_object *v, json_type want, const char *what,
+		 const char *field)
 {
-	mf_field(field, 96, prefix, key);
-	*v = mf_get(o, key);
-	if (!*v)
+	if (json_object_is_type(v, want) ||
+	    (want == json_type_double && json_object_is_type(v, json_type_int)))
 		return 0;
-	if (json_object_is_type(*v, type) ||
-	    (type == json_type_double && json_object_is_type(*v, json_type_int)))
-		return 1;
 	return mf_fail(c, field, "is not %s", what);
 }
 
-static int mf_read_str(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
-		       char *dst, size_t size)
+/* A string of less than size bytes into dst. */
+static int mf_str(struct mf_ctx *c, json_object *v, const char *field, char *dst, size_t size)
 {
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, o, prefix, key, json_type_string, "a string", field, &v);
 	size_t n;
 
-	if (r <= 0)
-		return r;
+	if (mf_is(c, v, json_type_string, "a string", field) < 0)
+		return -EINVAL;
 	n = (size_t)json_object_get_string_len(v);
 	if (n >= size || strlen(json_object_get_string(v)) != n)
 		return mf_fail(c, field, "is longer than %zu bytes or holds a NUL byte", size - 1);
 	memcpy(dst, json_object_get_string(v), n + 1);
-	return 1;
+	return 0;
 }
 
-static int mf_read_bool(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
-			bool *out)
+static int mf_words_of(struct mf_ctx *c, const struct mf_row *r, const char *field, const char *w)
 {
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, o, prefix, key, json_type_boolean, "true or false", field, &v);
+	char words[64];
 
-	if (r > 0)
-		*out = json_object_get_boolean(v);
-	return r;
+	return mf_fail(c, field, "is '%s'; allowed: %s", w,
+		       fslab_setting_words(r->set - 1, ", ", words, sizeof(words)));
 }
 
-/* A number within [lo, hi].  Returns 1 (set), 0 (absent) or -EINVAL. */
-static int mf_read_num(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
-		       double lo, double hi, double *out)
+static int mf_read_obj(struct mf_ctx *c, json_object *o, const char *prefix,
+		       const struct mf_table *t, void *base);
+
+/* An array of at most r->max entries: objects, each read by r->sub, or
+ * (T_WORDS) strings, each shorter than FSLAB_MANIFEST_TEXT_MAX. */
+static int mf_read_arr(struct mf_ctx *c, const struct mf_row *r, json_object *v,
+		       const char *field, char *base)
 {
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, o, prefix, key, json_type_double, "a number", field, &v);
+	size_t n = json_object_array_length(v);
+	const char **w = NULL;
+	int rc;
+
+	if (n > r->max)
+		return mf_fail(c, field, "has %zu entries; at most %u%s%s", n, r->max,
+			       r->note ? " " : "", r->note ? r->note : "");
+	if (r->type == T_WORDS && !(w = calloc(n + 1, sizeof(*w))))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		json_object *one = json_object_array_get_idx(v, k);
+		char p[144], *el;
+
+		if (r->type == T_WORDS) {
+			if (!one || !json_object_is_type(one, json_type_string) ||
+			    (size_t)json_object_get_string_len(one) >= FSLAB_MANIFEST_TEXT_MAX) {
+				free(w);
+				return mf_fail(c, field, "entry %zu is not a string of less than %d bytes",
+					       k, FSLAB_MANIFEST_TEXT_MAX);
+			}
+			w[k] = json_object_get_string(one);
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s[%zu]", field, k);
+		if (!one || !json_object_is_type(one, json_type_object))
+			return mf_fail(c, p, "is not an object");
+		if (r->fs && !fslab_manifest_add_fs(c->m))
+			return -ENOMEM;
+		el = r->fs ? (char *)&c->m->fs[k] : base + r->off + k * r->stride;
+		if ((rc = mf_read_obj(c, one, p, r->sub, el)) < 0)
+			return rc;
+	}
+	if (r->fs)
+		return 0;
+	if (r->type != T_WORDS) {
+		*(unsigned *)(base + r->count) = (unsigned)n;
+		return 0;
+	}
+	rc = fslab_manifest_set_words((char ***)(base + r->off), (size_t *)(base + r->count), n, w);
+	free(w);
+	return rc;
+}
+
+static void mf_put_uint(const struct mf_row *r, void *p, uint64_t v)
+{
+	if (r->size == sizeof(uint64_t))
+		*(uint64_t *)p = v;
+	else
+		*(unsigned *)p = (unsigned)v;
+}
+
+/* The JSON type each row type reads, and its name in a refusal. */
+static const struct {
+	json_type type;
+	const char *what;
+} mf_json[] = {
+	[T_STR] = { json_type_string, "a string" },
+	[T_BOOL] = { json_type_boolean, "true or false" },
+	[T_UINT] = { json_type_int, "a whole number" },
+	[T_DBL] = { json_type_double, "a number" },
+	[T_TRI] = { json_type_boolean, "true or false" },
+	[T_ENUM] = { json_type_string, "a string" },
+	[T_JSON] = { json_type_object, "an object" },
+	[T_COND] = { json_type_object, "an object" },
+	[T_OBJ] = { json_type_object, "an object" },
+	[T_ARR] = { json_type_array, "an array" },
+	[T_WORDS] = { json_type_array, "an array of strings" },
+	[T_SEED] = { json_type_int, "a whole number" },
+};
+
+/* Row r of the object o: 1 read, 0 absent (its default kept), or -errno. */
+static int mf_read_value(struct mf_ctx *c, const struct mf_row *r, json_object *v,
+			 const char *field, char *base)
+{
+	char *p = base + r->off, text[64];
+	double d;
+	int64_t i;
+	int rc;
+
+	if (r->type == T_COND)
+		fslab_drive_conditions_unknown((struct fslab_drive_conditions *)p);
+	if (r->def)
+		mf_put_uint(r, p, (uint64_t)r->def);
+	if (r->type == T_FN)
+		return r->rd(c, v, field, base);
+	if (!v || r->type == T_INDEX)
+		return 0;
+	if (mf_is(c, v, mf_json[r->type].type, mf_json[r->type].what, field) < 0)
+		return -EINVAL;
+	switch ((enum mf_type)r->type) {
+	case T_STR:
+		if ((rc = mf_str(c, v, field, p, r->size)) < 0)
+			return rc;
+		if (r->words && p[0] && fslab_setting_word_index(r->set - 1, p) < 0)
+			return mf_words_of(c, r, field, p);
+		return 1;
+	case T_BOOL:
+		*(bool *)p = json_object_get_boolean(v);
+		return 1;
+	case T_TRI:
+		*(int *)p = json_object_get_boolean(v);
+		return 1;
+	case T_UINT:
+		i = json_object_get_int64(v);
+		if (i < 0 || (uint64_t)i < (uint64_t)r->lo || (uint64_t)i > (uint64_t)r->hi)
+			return mf_fail(c, field, "is %s; allowed: %llu to %llu", json_object_get_string(v),
+				       (unsigned long long)r->lo, (unsigned long long)r->hi);
+		/* powers of two only: earlier fslab runs took files below 4K */
+		if (r->pow2 && !fslab_is_pow2((uint64_t)i))
+			return mf_fail(c, field, "is %llu: not a power of two (the sweep doubles)",
+				       (unsigned long long)i);
+		mf_put_uint(r, p, (uint64_t)i);
+		return 1;
+	case T_DBL:
+		d = json_object_get_double(v);
+		if (!isfinite(d) || d < r->lo || d > r->hi)
+			return mf_fail(c, field, "is %.17g; allowed: %.17g to %.17g", d, r->lo, r->hi);
+		*(double *)p = d;
+		return 1;
+	case T_ENUM:
+		if ((rc = mf_str(c, v, field, text, r->size)) < 0)
+			return rc;
+		if ((*(int *)p = fslab_setting_word_index(r->set - 1, text)) < 0)
+			return mf_words_of(c, r, field, text);
+		return 1;
+	case T_SEED:
+		i = json_object_get_int64(v);
+		*(uint64_t *)p = i < 0 ? (uint64_t)i : json_object_get_uint64(v);
+		return 1;
+	case T_JSON:
+		*(json_object **)p = json_object_get(v);
+		return 1;
+	case T_COND:
+		if (fslab_drive_conditions_from_json(v, (struct fslab_drive_conditions *)p) < 0)
+			return mf_fail(c, field, "is not a drive's conditions (temperatures -60..200 C, booleans, a count)");
+		return 1;
+	case T_OBJ:
+		return (rc = mf_read_obj(c, v, field, r->sub, base + r->off)) < 0 ? rc : 1;
+	case T_ARR:
+	case T_WORDS:
+		return (rc = mf_read_arr(c, r, v, field, base)) < 0 ? rc : 1;
+	case T_INDEX:
+	case T_FN:
+		break;
+	}
+	return 0;
+}
+
+static int mf_read_obj(struct mf_ctx *c, json_object *o, const char *prefix,
+		       const struct mf_table *t, void *base)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mf_row *r = &t->rows[i];
+		const char *key = mf_key(r);
+		char field[128];
+		int rc;
+
+		/* field: "sweep.file_max_kib", "filesystems[2].name": the key's path */
+		snprintf(field, sizeof(field), "%s%s%s", prefix, prefix[0] ? "." : "", key);
+		if ((rc = mf_read_value(c, r, mf_get(o, key), field, base)) < 0)
+			return rc;
+		if (rc > 0 && r->has)
+			*(bool *)((char *)base + r->has - 1) = true;
+		if (rc > 0)
+			c->m->has |= r->mfhas;
+	}
+	if (t->order && *(unsigned *)((char *)base + t->le[0]) > *(unsigned *)((char *)base + t->le[1]))
+		return mf_fail(c, prefix, t->order, *(unsigned *)((char *)base + t->le[0]),
+			       *(unsigned *)((char *)base + t->le[1]));
+	return t->check ? t->check(c, o, prefix, base) : 0;
+}
+
+/* ---- writing ---- */
+
+static json_object *mf_write_obj(const struct mf_wctx *w, const struct mf_table *t,
+				 const void *base);
+
+static json_object *mf_jint(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
+static json_object *mf_jwords(char *const *w, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_string(w[i]));
+	return a;
+}
+
+/* Row r's value; *omit when the key is left out. */
+static json_object *mf_write_value(const struct mf_wctx *w, const struct mf_row *r,
+				   const char *base, bool *omit)
+{
+	const char *p = base + r->off;
+	uint64_t u;
 	double d;
 
-	if (r <= 0)
-		return r;
-	d = json_object_get_double(v);
-	if (!isfinite(d) || d < lo || d > hi)
-		return mf_fail(c, field, "is %.17g; allowed: %.17g to %.17g", d, lo, hi);
-	*out = d;
-	return 1;
-}
-
-/* A whole number within [lo, hi] (hi at most 2^63). */
-static int mf_read_uint(struct mf_ctx *c, json_object *o, const char *prefix, const char *key,
-			uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, o, prefix, key, json_type_int, "a whole number", field, &v);
-	int64_t i;
-
-	if (r <= 0)
-		return r;
-	i = json_object_get_int64(v);
-	if (i < 0 || (uint64_t)i < lo || (uint64_t)i > hi)
-		return mf_fail(c, field, "is %s; allowed: %llu to %llu", json_object_get_string(v),
-			       (unsigned long long)lo, (unsigned long long)hi);
-	*out = (uint64_t)i;
-	return 1;
-}
-
-static int mf_read_unsigned(struct mf_ctx *c, json_object *o, const char *prefix,
-			    const char *key, unsigned lo, unsigned hi, unsigned *out)
-{
-	uint64_t v = 0;
-	int r = mf_read_uint(c, o, prefix, key, lo, hi, &v);
-
-	if (r > 0)
-		*out = (unsigned)v;
-	return r;
-}
-
-/* An array of at most max strings, each shorter than FSLAB_MANIFEST_TEXT_MAX. */
-static int mf_read_words(struct mf_ctx *c, json_object *o, const char *key, size_t max,
-			 char ***words, size_t *n_words)
-{
-	char field[96];
-	json_object *v;
-	const char **tmp;
-	int r = mf_value(c, o, "", key, json_type_array, "an array of strings", field, &v);
-	size_t n;
-
-	if (r <= 0)
-		return r;
-	n = json_object_array_length(v);
-	if (n > max)
-		return mf_fail(c, key, "has %zu entries; at most %zu", n, max);
-	tmp = calloc(n + 1, sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *w = json_object_array_get_idx(v, i);
-		if (!w || !json_object_is_type(w, json_type_string) ||
-		    (size_t)json_object_get_string_len(w) >= FSLAB_MANIFEST_TEXT_MAX) {
-			free(tmp);
-			return mf_fail(c, key, "entry %zu is not a string of less than %d bytes", i,
-				       FSLAB_MANIFEST_TEXT_MAX);
-		}
-		tmp[i] = json_object_get_string(w);
+	if ((r->has && !base[r->has - 1]) || (r->when && !base[r->when - 1]))
+		return NULL;
+	switch ((enum mf_type)r->type) {
+	case T_STR:
+		*omit = r->wr == W_OMIT0 && !p[0];
+		return p[0] || r->wr == W_ALWAYS ? json_object_new_string(p) : NULL;
+	case T_BOOL:
+		return json_object_new_boolean(*(const bool *)p);
+	case T_TRI:
+		return *(const int *)p < 0 ? NULL : json_object_new_boolean(*(const int *)p);
+	case T_UINT:
+		u = r->size == sizeof(uint64_t) ? *(const uint64_t *)p : *(const unsigned *)p;
+		if (!u && r->def)
+			u = (uint64_t)r->def;
+		return u || r->wr == W_ALWAYS ? mf_jint(u) : NULL;
+	case T_DBL:
+		d = *(const double *)p;
+		if (r->wr == W_KIB)
+			return d >= 1 ? mf_jint((uint64_t)d) : NULL;
+		if (r->wr == W_ROUND)
+			return json_object_new_int64(llround(d));
+		return d > 0 || r->wr == W_ALWAYS ? json_object_new_double(d) : NULL;
+	case T_ENUM: {
+		const char *word = fslab_setting_word(r->set - 1, *(const int *)p);
+		return word ? json_object_new_string(word) : NULL;
 	}
-	r = fslab_manifest_set_words(words, n_words, n, tmp);
-	free(tmp);
-	return r < 0 ? r : 1;
+	case T_SEED:
+		return mf_jint(*(const uint64_t *)p);
+	case T_JSON:
+		return json_object_get(*(json_object *const *)p);
+	case T_COND: {
+		const struct fslab_drive_conditions *dc = (const void *)p;
+		return r->req || dc->read_at[0] ? fslab_drive_conditions_to_json(dc) : NULL;
+	}
+	case T_OBJ:
+		return mf_write_obj(w, r->sub, p);
+	case T_ARR: {
+		json_object *a = json_object_new_array();
+		struct mf_wctx one = *w;
+		size_t n = r->fs ? *(const size_t *)(base + r->count) : *(const unsigned *)(base + r->count);
+
+		if (r->fs)
+			p = *(const char *const *)p;
+		for (one.k = 0; a && one.k < n && one.k < r->max; one.k++)
+			json_object_array_add(a, mf_write_obj(&one, r->sub, p + one.k * r->stride));
+		return a;
+	}
+	case T_WORDS: {
+		char *const *words = *(char *const *const *)p;
+		size_t n = *(const size_t *)(base + r->count);
+
+		*omit = (r->wr == W_OMIT0 && !n) || (r->wr == W_OMITNULL && !words);
+		return *omit ? NULL : mf_jwords(words, n);
+	}
+	case T_INDEX:
+		return json_object_new_int64(w->k + 1);
+	case T_FN:
+		return r->wf(base);
+	}
+	return NULL;
 }
 
-/* "sweep": sizes powers of two within what fslab's size parser accepts. */
-static int mf_read_sweep(struct mf_ctx *c, json_object *sw, struct fslab_manifest *m)
+static json_object *mf_write_obj(const struct mf_wctx *w, const struct mf_table *t,
+				 const void *base)
 {
-	/* the settings table's key names (lib/settings.c) */
-	const char *const keys[] = { MK(FILE_SIZES, 0), MK(FILE_SIZES, 1), MK(RECORD_SIZES, 0),
-				     MK(RECORD_SIZES, 1) };
-	uint64_t *vals[] = { &m->sweep.file_min_kib, &m->sweep.file_max_kib,
-			     &m->sweep.record_min_kib, &m->sweep.record_max_kib };
+	json_object *o;
+
+	if ((t->when || t->when_u) && !(t->when && ((const char *)base)[t->when - 1]) &&
+	    !(t->when_u && *(const unsigned *)((const char *)base + t->when_u - 1)))
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < t->n; i++) {
+		const struct mf_row *r = &t->rows[i];
+		bool omit = false;
+		json_object *v;
+
+		if (r->only && r->only != w->only)
+			continue;
+		v = mf_write_value(w, r, base, &omit);
+		if (!omit)
+			json_object_object_add(o, mf_key(r), v);
+	}
+	return o;
+}
+
+/* ---- the specials: read and written by their own functions ---- */
+
+static int rd_imported_from(struct mf_ctx *c, json_object *v, const char *field, void *base)
+{
+	char from[16];
+
+	if (!v)
+		return 0;
+	if (mf_str(c, v, field, from, sizeof(from)) < 0)
+		return -EINVAL;
+	if (strcmp(from, "iozone") != 0)
+		return mf_fail(c, field, "is '%s'; fslab imports from iozone only", from);
+	((M *)base)->kind = FSLAB_MANIFEST_IMPORT;
+	return 1;
+}
+
+static json_object *wr_imported_from(const void *base)
+{
+	(void)base;
+	return json_object_new_string("iozone");
+}
+
+static int rd_tests(struct mf_ctx *c, json_object *v, const char *field, void *base)
+{
+	M *m = base;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_array))
+		return mf_fail(c, field, "is not an array of test names");
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *t = json_object_array_get_idx(v, i);
+		enum fslab_test id = t && json_object_is_type(t, json_type_string)
+					     ? fslab_test_from_string(json_object_get_string(t))
+					     : FSLAB_TEST_INVALID;
+		if (id == FSLAB_TEST_INVALID)
+			return mf_fail(c, field, "entry %zu is not a test name (write, read, ...)", i);
+		m->sweep.tests |= 1u << id;
+	}
+	return 1;
+}
+
+static json_object *wr_tests(const void *base)
+{
+	json_object *tests = json_object_new_array();
+
+	for (int t = 0; tests && t < FSLAB_TEST_MAX; t++)
+		if (((const M *)base)->sweep.tests & (1u << t))
+			json_object_array_add(tests, json_object_new_string(fslab_test_to_string(t)));
+	return tests;
+}
+
+/* the order row's words (lib/settings.c); absent: shuffle */
+static int rd_order(struct mf_ctx *c, json_object *v, const char *field, void *base)
+{
 	char order[16] = "";
-	json_object *tests;
-	int r;
 
-	if (!json_object_is_type(sw, json_type_object))
-		return mf_fail(c, "sweep", "is not an object");
-	m->has |= FSLAB_MF_HAS_SWEEP;
-	if ((r = mf_read_str(c, sw, "sweep", MK(PRESET, 0), m->sweep.preset, sizeof(m->sweep.preset))) < 0)
-		return r;
-	for (size_t i = 0; i < 4; i++) {
-		uint64_t lo = i >= 2 ? 4 : 1;
-		char field[64];
-
-		r = mf_read_uint(c, sw, "sweep", keys[i], lo, FSLAB_MANIFEST_SIZE_KIB_MAX, vals[i]);
-		if (r < 0)
-			return r;
-		mf_field(field, sizeof(field), "sweep", keys[i]);
-		/* powers of two only: earlier fslab runs took files below 4K */
-		if (r > 0 && !fslab_is_pow2(*vals[i]))
-			return mf_fail(c, field, "is %llu: not a power of two (the sweep doubles)",
-				       (unsigned long long)*vals[i]);
-	}
-	if (m->sweep.file_max_kib && m->sweep.file_min_kib > m->sweep.file_max_kib)
-		return mf_fail(c, "sweep.file_min_kib", "is larger than sweep.file_max_kib");
-	if (m->sweep.record_max_kib && m->sweep.record_min_kib > m->sweep.record_max_kib)
-		return mf_fail(c, "sweep.record_min_kib", "is larger than sweep.record_max_kib");
-	if ((tests = mf_get(sw, MK(TESTS, 0)))) {
-		if (!json_object_is_type(tests, json_type_array))
-			return mf_fail(c, "sweep.tests", "is not an array of test names");
-		for (size_t i = 0; i < json_object_array_length(tests); i++) {
-			json_object *t = json_object_array_get_idx(tests, i);
-			enum fslab_test id = t && json_object_is_type(t, json_type_string)
-						     ? fslab_test_from_string(json_object_get_string(t))
-						     : FSLAB_TEST_INVALID;
-			if (id == FSLAB_TEST_INVALID)
-				return mf_fail(c, "sweep.tests", "entry %zu is not a test name (write, read, ...)", i);
-			m->sweep.tests |= 1u << id;
-		}
-	}
-	if ((r = mf_read_bool(c, sw, "sweep", MK(SMALL_RECORDS, 0), &m->sweep.keep_small_records)) < 0)
-		return r;
-	if (r > 0)
-		m->has |= FSLAB_MF_HAS_KEEP_SMALL;
-	if ((r = mf_read_str(c, sw, "sweep", MK(ORDER, 0), order, sizeof(order))) < 0)
-		return r;
-	/* the order row's words (lib/settings.c); absent: shuffle */
-	m->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
-	uint64_t pass = 0, warm = 0;
-
-	if ((r = mf_read_uint(c, sw, "sweep", MK(CDM_TIME, 0), 0, 3600, &pass)) < 0 ||
-	    (r = mf_read_uint(c, sw, "sweep", "warmup_passes_discarded", 0, 100, &warm)) < 0)
-		return r;
-	m->sweep.pass_s = (unsigned)pass;
-	m->sweep.warmup_passes = (unsigned)warm;
-	/* absent in runs recorded before the queued tests: 1 and 1 */
-	m->sweep.iodepth = m->sweep.jobs = 1;
-	if ((r = mf_read_unsigned(c, sw, "sweep", MK(IODEPTH, 0), 1, 256, &m->sweep.iodepth)) < 0 ||
-	    (r = mf_read_unsigned(c, sw, "sweep", MK(JOBS, 0), 1, 64, &m->sweep.jobs)) < 0)
-		return r;
-	return 0;
+	if (v && mf_str(c, v, field, order, sizeof(order)) < 0)
+		return -EINVAL;
+	((M *)base)->sweep.shuffle = fslab_setting_word_index(FSLAB_SETTING_ORDER, order) != 1;
+	return v != NULL;
 }
 
-static int mf_read_machine(struct mf_ctx *c, json_object *o, struct fslab_manifest *m)
+static json_object *wr_order(const void *base)
 {
-	uint64_t mem = 0;
-	int r;
-
-	if (!json_object_is_type(o, json_type_object))
-		return mf_fail(c, "machine", "is not an object");
-	m->has |= FSLAB_MF_HAS_MACHINE;
-	if ((r = mf_read_str(c, o, "machine", "hostname", m->machine.hostname, sizeof(m->machine.hostname))) < 0 ||
-	    (r = mf_read_str(c, o, "machine", "kernel", m->machine.kernel, sizeof(m->machine.kernel))) < 0 ||
-	    (r = mf_read_str(c, o, "machine", "kernel_version", m->machine.kernel_version,
-			     sizeof(m->machine.kernel_version))) < 0 ||
-	    (r = mf_read_str(c, o, "machine", "cpu_model", m->machine.cpu_model, sizeof(m->machine.cpu_model))) < 0 ||
-	    (r = mf_read_unsigned(c, o, "machine", "cpus", 0, 1u << 20, &m->machine.cpus)) < 0 ||
-	    (r = mf_read_uint(c, o, "machine", "memory_kib", 0, FSLAB_MANIFEST_SIZE_KIB_MAX, &mem)) < 0)
-		return r;
-	m->machine.memory_kib = mem;
-	return 0;
-}
-
-static int mf_read_time(struct mf_ctx *c, json_object *o, struct fslab_manifest *m)
-{
-	double *vals[] = { &m->time.wall_s, &m->time.timed_s, &m->time.untimed_io_s,
-			   &m->time.cache_drop_s };
-	static const char *const keys[] = { "wall_s", "timed_s", "untimed_io_s", "cache_drop_s" };
-
-	if (!json_object_is_type(o, json_type_object))
-		return mf_fail(c, "time", "is not an object");
-	m->has |= FSLAB_MF_HAS_TIME;
-	for (size_t i = 0; i < 4; i++) {
-		int r = mf_read_num(c, o, "time", keys[i], 0, FSLAB_MANIFEST_SECONDS_MAX, vals[i]);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* device_probe_runs: up to FSLAB_MANIFEST_PROBE_RUNS {write_kib_s, read_kib_s}. */
-static int mf_read_probe_runs(struct mf_ctx *c, json_object *f, const char *prefix,
-			      struct fslab_manifest_fs *fs)
-{
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, f, prefix, "device_probe_runs", json_type_array, "an array", field, &v);
-	size_t n;
-
-	if (r <= 0)
-		return r;
-	n = json_object_array_length(v);
-	if (n > FSLAB_MANIFEST_PROBE_RUNS)
-		return mf_fail(c, field, "has %zu entries; at most %d", n, FSLAB_MANIFEST_PROBE_RUNS);
-	fs->has_probe_runs = true;
-	for (size_t k = 0; k < n; k++) {
-		json_object *pr = json_object_array_get_idx(v, k);
-		char p2[112];
-
-		snprintf(p2, sizeof(p2), "%s[%zu]", field, k);
-		if (!pr || !json_object_is_type(pr, json_type_object))
-			return mf_fail(c, p2, "is not an object");
-		if ((r = mf_read_num(c, pr, p2, "write_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
-				     &fs->probe_write_kib_s[k])) < 0 ||
-		    (r = mf_read_num(c, pr, p2, "read_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
-				     &fs->probe_read_kib_s[k])) < 0)
-			return r;
-		fs->probe_runs = (unsigned)k + 1;
-	}
-	return 0;
-}
-
-/* "steady_state".window: rounds within the phase's bound, figures within
- * a device's. */
-static int mf_read_steady_window(struct mf_ctx *c, json_object *st, const char *prefix,
-				 struct fslab_steady_window *w)
-{
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, st, prefix, "window", json_type_object, "an object", field, &v);
-
-	if (r <= 0)
-		return r;
-	if ((r = mf_read_unsigned(c, v, field, "first_round", 1, FSLAB_STEADY_ROUNDS_MAX, &w->first)) < 0 ||
-	    (r = mf_read_unsigned(c, v, field, "last_round", 1, FSLAB_STEADY_ROUNDS_MAX, &w->last)) < 0 ||
-	    (r = mf_read_num(c, v, field, "mean_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->mean)) < 0 ||
-	    (r = mf_read_num(c, v, field, "min_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->min)) < 0 ||
-	    (r = mf_read_num(c, v, field, "max_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX, &w->max)) < 0 ||
-	    (r = mf_read_num(c, v, field, "slope_kib_s_per_round", -FSLAB_MANIFEST_KIB_S_MAX,
-			     FSLAB_MANIFEST_KIB_S_MAX, &w->slope)) < 0 ||
-	    (r = mf_read_bool(c, v, field, "range_ok", &w->range_ok)) < 0 ||
-	    (r = mf_read_bool(c, v, field, "slope_ok", &w->slope_ok)) < 0)
-		return r;
-	if (w->first > w->last)
-		return mf_fail(c, field, "has first_round %u after last_round %u", w->first, w->last);
-	return 0;
-}
-
-/* "steady_state" of one filesystem: at most FSLAB_STEADY_ROUNDS_MAX rounds. */
-static int mf_read_steady(struct mf_ctx *c, json_object *f, const char *prefix,
-			  struct fslab_manifest_steady *st)
-{
-	char field[96], p2[112];
-	json_object *v, *rounds;
-	int r = mf_value(c, f, prefix, "steady_state", json_type_object, "an object", field, &v);
-	size_t n;
-
-	if (r <= 0)
-		return r;
-	if ((r = mf_read_str(c, v, field, "result", st->result, sizeof(st->result))) < 0 ||
-	    (r = mf_read_unsigned(c, v, field, "reached_in_round", 0, FSLAB_STEADY_ROUNDS_MAX, &st->reached)) < 0 ||
-	    (r = mf_read_unsigned(c, v, field, "session", 0, FSLAB_MANIFEST_SESSIONS_MAX, &st->session)) < 0 ||
-	    (r = mf_read_uint(c, v, field, "file_bytes", 0, UINT64_C(1) << 60, &st->file_bytes)) < 0 ||
-	    (r = mf_read_uint(c, v, field, "round_bytes", 0, UINT64_C(1) << 60, &st->round_bytes)) < 0 ||
-	    (r = mf_read_uint(c, v, field, "free_bytes", 0, UINT64_C(1) << 60, &st->free_bytes)) < 0 ||
-	    (r = mf_read_num(c, v, field, "fill_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->fill_s)) < 0 ||
-	    (r = mf_read_num(c, v, field, "elapsed_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &st->elapsed_s)) < 0 ||
-	    (r = mf_read_steady_window(c, v, field, &st->window)) < 0)
-		return r;
-	if (!st->result[0])
-		return mf_fail(c, field, "has no result");
-	r = mf_value(c, v, field, "rounds", json_type_array, "an array", p2, &rounds);
-	if (r <= 0)
-		return r;
-	n = json_object_array_length(rounds);
-	if (n > FSLAB_STEADY_ROUNDS_MAX)
-		return mf_fail(c, p2, "has %zu entries; at most %d", n, FSLAB_STEADY_ROUNDS_MAX);
-	for (size_t k = 0; k < n; k++) {
-		json_object *one = json_object_array_get_idx(rounds, k);
-		char p3[128];
-
-		snprintf(p3, sizeof(p3), "%s[%zu]", p2, k);
-		if (!one || !json_object_is_type(one, json_type_object))
-			return mf_fail(c, p3, "is not an object");
-		if ((r = mf_read_num(c, one, p3, "seq_write_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
-				     &st->rounds[k].seq_write_kib_s)) < 0 ||
-		    (r = mf_read_num(c, one, p3, "rand_write_kib_s", 0, FSLAB_MANIFEST_KIB_S_MAX,
-				     &st->rounds[k].rand_write_kib_s)) < 0)
-			return r;
-		st->n_rounds = (unsigned)k + 1;
-	}
-	if (st->reached > st->n_rounds || st->window.last > st->n_rounds)
-		return mf_fail(c, field, "names round %u of %u recorded", st->reached > st->n_rounds ? st->reached : st->window.last,
-			       st->n_rounds);
-	return 0;
-}
-
-/* "between_filesystems" of one filesystem. */
-static int mf_read_quiet(struct mf_ctx *c, json_object *f, const char *prefix,
-			 struct fslab_manifest_quiet *q)
-{
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, f, prefix, "between_filesystems", json_type_object, "an object", field, &v);
-
-	if (r <= 0)
-		return r;
-	if ((r = mf_read_str(c, v, field, "skipped", q->skipped, sizeof(q->skipped))) < 0 ||
-	    (r = mf_read_str(c, v, field, "trim", q->trim, sizeof(q->trim))) < 0 ||
-	    (r = mf_read_uint(c, v, field, "trimmed_bytes", 0, FSLAB_MANIFEST_COUNT_MAX, &q->trimmed_bytes)) < 0 ||
-	    (r = mf_read_unsigned(c, v, field, "waits", 0, UINT_MAX, &q->passes)) < 0 ||
-	    (r = mf_read_unsigned(c, v, field, "not_idle", 0, UINT_MAX, &q->not_idle)) < 0 ||
-	    (r = mf_read_num(c, v, field, "wait_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &q->wait_s)) < 0 ||
-	    (r = mf_read_num(c, v, field, "wait_max_s", 0, FSLAB_MANIFEST_SECONDS_MAX, &q->wait_max_s)) < 0)
-		return r;
-	if (q->not_idle > q->passes)
-		return mf_fail(c, field, "has more not_idle (%u) than waits (%u)", q->not_idle, q->passes);
-	return 0;
-}
-
-/* "drive"."passes": each pass's trial, session and the conditions before
- * and after it, at most FSLAB_MANIFEST_DRIVE_PASSES. */
-static int mf_read_drive_passes(struct mf_ctx *c, json_object *v, const char *field,
-				struct fslab_manifest_drive *d)
-{
-	char p2[112];
-	json_object *a;
-	size_t n;
-	int r = mf_value(c, v, field, "passes", json_type_array, "an array", p2, &a);
-
-	d->n_passes = 0;
-	if (r <= 0)
-		return r;
-	n = json_object_array_length(a);
-	if (n > FSLAB_MANIFEST_DRIVE_PASSES)
-		return mf_fail(c, p2, "has %zu entries; at most %d (later passes are counted in passes_not_recorded)",
-			       n, FSLAB_MANIFEST_DRIVE_PASSES);
-	for (size_t k = 0; k < n; k++) {
-		struct fslab_manifest_drive_pass *p = &d->passes[k];
-		json_object *one = json_object_array_get_idx(a, k), *x;
-		char p3[128], p4[96];
-
-		snprintf(p3, sizeof(p3), "%s[%zu]", p2, k);
-		if (!one || !json_object_is_type(one, json_type_object))
-			return mf_fail(c, p3, "is not an object");
-		fslab_drive_conditions_unknown(&p->before);
-		fslab_drive_conditions_unknown(&p->after);
-		p->trial = p->session = 0;
-		if ((r = mf_read_unsigned(c, one, p3, "trial", 1, FSLAB_TRIALS_MAX, &p->trial)) < 0 ||
-		    (r = mf_read_unsigned(c, one, p3, "session", 1, FSLAB_MANIFEST_SESSIONS_MAX, &p->session)) < 0)
-			return r;
-		if (!p->trial || !p->session)
-			return mf_fail(c, p3, "has no trial or session");
-		for (int j = 0; j < 2; j++) {
-			if ((r = mf_value(c, one, p3, j ? "after" : "before", json_type_object, "an object", p4, &x)) < 0)
-				return r;
-			if (r == 0 && !j)
-				return mf_fail(c, p4, "is missing: a pass's conditions before it are always read");
-			if (r > 0 && fslab_drive_conditions_from_json(x, j ? &p->after : &p->before) < 0)
-				return mf_fail(c, p4, "is not a drive's conditions (temperatures -60..200 C, booleans, a count)");
-		}
-		d->n_passes = (unsigned)k + 1;
-	}
-	return 0;
-}
-
-/* "drive" of one filesystem: the conditions in lib/drivetemp.h's one
- * encoding, bounded there. */
-static int mf_read_drive(struct mf_ctx *c, json_object *f, const char *prefix,
-			 struct fslab_manifest_drive *d)
-{
-	char field[96], p2[112];
-	json_object *v, *x;
-	double t;
-	int r = mf_value(c, f, prefix, "drive", json_type_object, "an object", field, &v);
-
-	fslab_drive_conditions_unknown(&d->before);
-	fslab_drive_conditions_unknown(&d->after);
-	if (r <= 0)
-		return r;
-	for (int k = 0; k < 2; k++) {
-		const char *key = k ? "after" : "before";
-
-		if ((r = mf_value(c, v, field, key, json_type_object, "an object", p2, &x)) < 0)
-			return r;
-		if (r > 0 && fslab_drive_conditions_from_json(x, k ? &d->after : &d->before) < 0)
-			return mf_fail(c, p2, "is not a drive's conditions (temperatures -60..200 C, booleans, a count)");
-	}
-	if ((r = mf_read_num(c, v, field, "max_temperature_c", -60, 200, &t)) < 0)
-		return r;
-	d->has_max = r > 0;
-	d->max_temp_c = r > 0 ? t : 0;
-	if ((r = mf_read_uint(c, v, field, "thermal_rows", 0, FSLAB_MANIFEST_COUNT_MAX, &d->thermal_rows)) < 0 ||
-	    (r = mf_read_str(c, v, field, "thermal", d->thermal, sizeof(d->thermal))) < 0 ||
-	    (r = mf_read_uint(c, v, field, "passes_not_recorded", 0, FSLAB_MANIFEST_COUNT_MAX,
-			      &d->passes_unrecorded)) < 0)
-		return r;
-	return mf_read_drive_passes(c, v, field, d);
-}
-
-/* The text fields of one filesystem entry. */
-static int mf_read_fs_strings(struct mf_ctx *c, json_object *f, const char *p,
-			      struct fslab_manifest_fs *fs)
-{
-	struct {
-		const char *key;
-		char *dst;
-		size_t size;
-	} s[] = {
-		{ "type", fs->type, sizeof(fs->type) },
-		{ "path", fs->path, sizeof(fs->path) },
-		{ "mountpoint", fs->mountpoint, sizeof(fs->mountpoint) },
-		{ "device", fs->device, sizeof(fs->device) },
-		{ "mount_method", fs->mount_method, sizeof(fs->mount_method) },
-		{ "mount_options", fs->mount_options, sizeof(fs->mount_options) },
-		{ "mount_options_at_end", fs->mount_options_at_end, sizeof(fs->mount_options_at_end) },
-		{ "mkfs_tool_version", fs->mkfs_tool_version, sizeof(fs->mkfs_tool_version) },
-		{ "device_model", fs->device_model, sizeof(fs->device_model) },
-		{ "device_serial", fs->device_serial, sizeof(fs->device_serial) },
-		{ "device_probe", fs->device_probe, sizeof(fs->device_probe) },
-		{ "device_probe_note", fs->device_probe_note, sizeof(fs->device_probe_note) },
-		{ "device_probe_source", fs->device_probe_source, sizeof(fs->device_probe_source) },
-		{ "device_probe_measured_at", fs->device_probe_measured_at, sizeof(fs->device_probe_measured_at) },
-		{ "sync_device", fs->sync_device, sizeof(fs->sync_device) },
-		{ "sync_note", fs->sync_note, sizeof(fs->sync_note) },
-		{ "cache_drop_method", fs->cache_drop_method, sizeof(fs->cache_drop_method) },
-		{ "cache_drop_note", fs->cache_drop_note, sizeof(fs->cache_drop_note) },
-		{ "iozone_report", fs->iozone_report, sizeof(fs->iozone_report) },
-		{ "loop_io", fs->loop_io, sizeof(fs->loop_io) },
-		{ "mkfs_command", fs->mkfs_command, sizeof(fs->mkfs_command) },
-		{ "quiet_after_mount", fs->mount_quiet, sizeof(fs->mount_quiet) },
-	};
-	int r;
-
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		if ((r = mf_read_str(c, f, p, s[i].key, s[i].dst, s[i].size)) < 0)
-			return r;
-	r = mf_read_str(c, f, p, "mkfs_options", fs->mkfs_options, sizeof(fs->mkfs_options));
-	fs->has_mkfs_options = r > 0;
-	return r < 0 ? r : 0;
+	return json_object_new_string(fslab_setting_word(FSLAB_SETTING_ORDER, ((const M *)base)->sweep.shuffle ? 0 : 1));
 }
 
 /* The lab's precondition record, in the encoding of its one writer
- * (lib/state.c). */
-static int mf_read_conditions(struct mf_ctx *c, json_object *f, const char *p,
-			      struct fslab_manifest_fs *fs)
+ * (lib/state.c); absent, its defaults. */
+static int rd_precondition(struct mf_ctx *c, json_object *v, const char *field, void *base)
 {
-	char field[96], why[256];
-	json_object *v;
-	int r;
+	char why[256];
 
-	r = mf_value(c, f, p, "precondition", json_type_object, "an object", field, &v);
-	if (r < 0)
-		return r;
-	if (fslab_state_precondition_from_json(r > 0 ? v : NULL, &fs->precondition, why, sizeof(why)) < 0)
+	if (v && mf_is(c, v, json_type_object, "an object", field) < 0)
+		return -EINVAL;
+	if (fslab_state_precondition_from_json(v, &((FS *)base)->precondition, why, sizeof(why)) < 0)
 		return mf_fail(c, field, "%s", why);
-	return 0;
+	return v != NULL;
 }
 
-/* The numbers and flags of one filesystem entry. */
-static int mf_read_fs_numbers(struct mf_ctx *c, json_object *f, const char *p,
-			      struct fslab_manifest_fs *fs)
+static json_object *wr_precondition(const void *base)
 {
-	struct {
-		const char *key;
-		double max, *dst;
-	} d[] = {
-		{ "device_write_kib_s", FSLAB_MANIFEST_KIB_S_MAX, &fs->device_write_kib_s },
-		{ "device_read_kib_s", FSLAB_MANIFEST_KIB_S_MAX, &fs->device_read_kib_s },
-		{ "timed_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->timed_s },
-		{ "untimed_io_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->untimed_io_s },
-		{ "cache_drop_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->cache_drop_s },
-		{ "wall_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->wall_s },
-		{ "quiet_after_mount_s", FSLAB_MANIFEST_SECONDS_MAX, &fs->mount_quiet_wait_s },
-	};
-	struct {
-		const char *key;
-		uint64_t max, *dst;
-	} u[] = {
-		{ "device_size_bytes", UINT64_C(1) << 60, &fs->device_size_bytes },
-		{ MK(PROBE_SIZE, 0), UINT64_C(1) << 60, &fs->device_probe_bytes },
-		{ "cells_ok", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_ok },
-		{ "cells_failed", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_failed },
-		{ "cells_skipped", FSLAB_MANIFEST_COUNT_MAX, &fs->cells_skipped },
-	};
-	bool discarded = false;
-	char field[96];
-	json_object *info;
-	int r;
-
-	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
-		if ((r = mf_read_num(c, f, p, d[i].key, 0, d[i].max, d[i].dst)) < 0)
-			return r;
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if ((r = mf_read_uint(c, f, p, u[i].key, 0, u[i].max, u[i].dst)) < 0)
-			return r;
-	if ((r = mf_read_bool(c, f, p, "fuse", &fs->fuse)) < 0 ||
-	    (r = mf_read_bool(c, f, p, "vanished", &fs->vanished)) < 0 ||
-	    (r = mf_read_bool(c, f, p, "setup_discarded", &discarded)) < 0)
-		return r;
-	fs->setup_discarded = r > 0 ? discarded : -1;
-	if ((r = mf_value(c, f, p, "device_info", json_type_object, "an object", field, &info)) < 0)
-		return r;
-	fs->device_info = r > 0 ? json_object_get(info) : NULL;
-	if ((r = mf_read_steady(c, f, p, &fs->steady)) < 0 || (r = mf_read_quiet(c, f, p, &fs->quiet)) < 0 ||
-	    (r = mf_read_drive(c, f, p, &fs->drive)) < 0 || (r = mf_read_conditions(c, f, p, fs)) < 0)
-		return r;
-	return mf_read_probe_runs(c, f, p, fs);
-}
-
-static int mf_read_filesystems(struct mf_ctx *c, json_object *arr, struct fslab_manifest *m)
-{
-	size_t n;
-
-	if (!json_object_is_type(arr, json_type_array))
-		return mf_fail(c, "filesystems", "is not an array");
-	n = json_object_array_length(arr);
-	if (n > FSLAB_MANIFEST_FS_MAX)
-		return mf_fail(c, "filesystems", "has %zu entries; at most %d", n, FSLAB_MANIFEST_FS_MAX);
-	m->has |= FSLAB_MF_HAS_FILESYSTEMS;
-	for (size_t i = 0; i < n; i++) {
-		json_object *f = json_object_array_get_idx(arr, i);
-		struct fslab_manifest_fs *fs;
-		char p[32];
-		int r;
-
-		snprintf(p, sizeof(p), "filesystems[%zu]", i);
-		if (!f || !json_object_is_type(f, json_type_object))
-			return mf_fail(c, p, "is not an object");
-		fs = fslab_manifest_add_fs(m);
-		if (!fs)
-			return -ENOMEM;
-		if ((r = mf_read_str(c, f, p, "name", fs->name, sizeof(fs->name))) < 0)
-			return r;
-		if (!fslab_fs_name_valid(fs->name))
-			return mf_fail(c, p, "has no valid name (1-31 of A-Z a-z 0-9 _ -)");
-		if (fslab_manifest_find_fs(m, fs->name) != (int)i)
-			return mf_fail(c, p, "repeats the name %s", fs->name);
-		if ((r = mf_read_fs_strings(c, f, p, fs)) < 0 || (r = mf_read_fs_numbers(c, f, p, fs)) < 0)
-			return r;
-	}
-	return 0;
+	return fslab_state_precondition_to_json(&((const FS *)base)->precondition);
 }
 
 /* "spec": {source, text} or a string (the source). */
-static int mf_read_spec(struct mf_ctx *c, json_object *v, struct fslab_manifest *m)
+static int rd_spec(struct mf_ctx *c, json_object *v, const char *field, void *base)
 {
+	M *m = base;
 	json_object *t;
-	int r;
 
-	if (json_object_is_type(v, json_type_string)) {
-		size_t n = (size_t)json_object_get_string_len(v);
-		if (n >= sizeof(m->spec_source) || strlen(json_object_get_string(v)) != n)
-			return mf_fail(c, "spec", "is longer than %zu bytes or holds a NUL byte",
-				       sizeof(m->spec_source) - 1);
-		memcpy(m->spec_source, json_object_get_string(v), n + 1);
+	if (!v)
 		return 0;
-	}
+	if (json_object_is_type(v, json_type_string))
+		return mf_str(c, v, field, m->spec_source, sizeof(m->spec_source)) < 0 ? -EINVAL : 1;
 	if (!json_object_is_type(v, json_type_object))
-		return mf_fail(c, "spec", "is neither a string nor an object");
-	if ((r = mf_read_str(c, v, "spec", "source", m->spec_source, sizeof(m->spec_source))) < 0)
-		return r;
+		return mf_fail(c, field, "is neither a string nor an object");
+	if ((t = mf_get(v, "source")) && mf_str(c, t, "spec.source", m->spec_source, sizeof(m->spec_source)) < 0)
+		return -EINVAL;
 	if ((t = mf_get(v, "text"))) {
 		size_t n = json_object_is_type(t, json_type_string) ? (size_t)json_object_get_string_len(t) : 0;
 		if (!json_object_is_type(t, json_type_string) || n > FSLAB_MANIFEST_SPEC_MAX ||
@@ -669,130 +579,310 @@ static int mf_read_spec(struct mf_ctx *c, json_object *v, struct fslab_manifest 
 		if (!m->spec_text)
 			return -ENOMEM;
 	}
+	return 1;
+}
+
+static json_object *wr_spec(const void *base)
+{
+	const M *m = base;
+	json_object *o;
+
+	if (!m->spec_text)
+		return json_object_new_string(m->spec_source[0] ? m->spec_source : "preset");
+	o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(m->spec_source));
+	json_object_object_add(o, "text", json_object_new_string(m->spec_text));
+	return o;
+}
+
+/* ---- the tables ---- */
+
+#define R .only = ONLY_RUN
+#define A .wr = W_ALWAYS
+#define KIB_S .lo = 0, .hi = FSLAB_MANIFEST_KIB_S_MAX
+#define SECS .lo = 0, .hi = FSLAB_MANIFEST_SECONDS_MAX
+#define BYTES .lo = 0, .hi = 0x1p60
+#define COUNT .lo = 0, .hi = FSLAB_MANIFEST_COUNT_MAX
+#define ROUNDS .lo = 1, .hi = FSLAB_STEADY_ROUNDS_MAX
+
+/* "steady_state".window: rounds within the phase's bound, figures within
+ * a device's. */
+static const struct mf_row window_rows[] = {
+	{ "first_round", T_UINT, AT(WIN, first), A, ROUNDS },
+	{ "last_round", T_UINT, AT(WIN, last), A, ROUNDS },
+	{ "mean_kib_s", T_DBL, AT(WIN, mean), .wr = W_ROUND, KIB_S },
+	{ "min_kib_s", T_DBL, AT(WIN, min), .wr = W_ROUND, KIB_S },
+	{ "max_kib_s", T_DBL, AT(WIN, max), .wr = W_ROUND, KIB_S },
+	{ "slope_kib_s_per_round", T_DBL, AT(WIN, slope), .wr = W_ROUND, .lo = -FSLAB_MANIFEST_KIB_S_MAX, .hi = FSLAB_MANIFEST_KIB_S_MAX },
+	{ "range_ok", T_BOOL, AT(WIN, range_ok) },
+	{ "slope_ok", T_BOOL, AT(WIN, slope_ok) },
+};
+TABLE(window_table, window_rows, .le = { offsetof(WIN, first), offsetof(WIN, last) },
+      .order = "has first_round %u after last_round %u", .when_u = offsetof(WIN, last) + 1);
+
+static const struct mf_row round_rows[] = {
+	{ "round", T_INDEX, A },
+	{ "seq_write_kib_s", T_DBL, AT(RND, seq_write_kib_s), .wr = W_ROUND, KIB_S },
+	{ "rand_write_kib_s", T_DBL, AT(RND, rand_write_kib_s), .wr = W_ROUND, KIB_S },
+};
+TABLE(round_table, round_rows);
+
+/* at most FSLAB_STEADY_ROUNDS_MAX rounds, and none named beyond them */
+static int steady_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
+{
+	const ST *st = base;
+
+	if (!st->result[0])
+		return mf_fail(c, field, "has no result");
+	if (mf_get(o, "rounds") && (st->reached > st->n_rounds || st->window.last > st->n_rounds))
+		return mf_fail(c, field, "names round %u of %u recorded",
+			       st->reached > st->n_rounds ? st->reached : st->window.last, st->n_rounds);
 	return 0;
 }
 
-/* "seed" is any 64-bit value; the writer stores it as a JSON int64, so a
- * seed above INT64_MAX reads back negative and is taken modulo 2^64. */
-static int mf_read_seed(struct mf_ctx *c, json_object *root, struct fslab_manifest *m)
-{
-	char field[96];
-	json_object *v;
-	int r = mf_value(c, root, "", MK(SEED, 0), json_type_int, "a whole number", field, &v);
-	int64_t i;
+static const struct mf_row steady_rows[] = {
+	{ "result", T_STR, AT(ST, result), A },
+	{ "reached_in_round", T_UINT, AT(ST, reached), .lo = 0, .hi = FSLAB_STEADY_ROUNDS_MAX },
+	{ "session", T_UINT, AT(ST, session), .lo = 0, .hi = FSLAB_MANIFEST_SESSIONS_MAX },
+	{ "file_bytes", T_UINT, AT(ST, file_bytes), BYTES },
+	{ "round_bytes", T_UINT, AT(ST, round_bytes), BYTES },
+	{ "free_bytes", T_UINT, AT(ST, free_bytes), BYTES },
+	{ "fill_s", T_DBL, AT(ST, fill_s), A, SECS },
+	{ "elapsed_s", T_DBL, AT(ST, elapsed_s), A, SECS },
+	{ "rounds", T_ARR, AT(ST, rounds), .sub = &round_table, .count = offsetof(ST, n_rounds), .stride = sizeof(RND), .max = FSLAB_STEADY_ROUNDS_MAX },
+	{ "window", T_OBJ, AT(ST, window), .sub = &window_table },
+};
+TABLE(steady_table, steady_rows, .check = steady_check, .when = offsetof(ST, result) + 1);
 
-	if (r <= 0)
-		return r;
-	i = json_object_get_int64(v);
-	m->seed = i < 0 ? (uint64_t)i : json_object_get_uint64(v);
-	m->has |= FSLAB_MF_HAS_SEED;
+/* "between_filesystems" of one filesystem. */
+static const struct mf_row quiet_rows[] = {
+	{ "skipped", T_STR, AT(QT, skipped) },
+	{ "trim", T_STR, AT(QT, trim) },
+	{ "trimmed_bytes", T_UINT, AT(QT, trimmed_bytes), A, COUNT },
+	{ "waits", T_UINT, AT(QT, passes), A, .lo = 0, .hi = UINT_MAX },
+	{ "not_idle", T_UINT, AT(QT, not_idle), A, .lo = 0, .hi = UINT_MAX },
+	{ "wait_s", T_DBL, AT(QT, wait_s), A, SECS },
+	{ "wait_max_s", T_DBL, AT(QT, wait_max_s), A, SECS },
+};
+TABLE(quiet_table, quiet_rows, .le = { offsetof(QT, not_idle), offsetof(QT, passes) },
+      .order = "has more not_idle (%u) than waits (%u)", .when = offsetof(QT, skipped) + 1,
+      .when_u = offsetof(QT, passes) + 1);
+
+static int pass_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
+{
+	const PASS *p = base;
+	char before[160];
+
+	if (!p->trial || !p->session)
+		return mf_fail(c, field, "has no trial or session");
+	snprintf(before, sizeof(before), "%s.before", field);
+	if (!mf_get(o, "before"))
+		return mf_fail(c, before, "is missing: a pass's conditions before it are always read");
 	return 0;
 }
 
-/* The top-level text fields and the kind. */
-static int mf_read_root_strings(struct mf_ctx *c, json_object *root, struct fslab_manifest *m)
-{
-	struct {
-		const char *key;
-		char *dst;
-		size_t size;
-	} s[] = {
-		{ "fslab_version", m->fslab_version, sizeof(m->fslab_version) },
-		{ "run_id", m->run_id, sizeof(m->run_id) },
-		{ MK(LABEL, 0), m->label, sizeof(m->label) },
-		{ "started_at", m->started_at, sizeof(m->started_at) },
-		{ "finished_at", m->finished_at, sizeof(m->finished_at) },
-		{ "imported_at", m->imported_at, sizeof(m->imported_at) },
-		{ MK(IO, 0), m->io_mode, sizeof(m->io_mode) },
-		{ MK(SYNC, 0), m->sync_policy, sizeof(m->sync_policy) },
-		{ MK(FILE_SYNC, 0), m->file_sync, sizeof(m->file_sync) },
-		{ MK(STOP, 0), m->stop, sizeof(m->stop) },
-		{ MK(STEADY, 0), m->steady_state, sizeof(m->steady_state) },
-		{ "page_cache_flag", m->page_cache_flag, sizeof(m->page_cache_flag) },
-		{ MK(NO_PROBE, 0), m->device_probe, sizeof(m->device_probe) },
-		{ "state_path", m->state_path, sizeof(m->state_path) },
-	};
-	char from[16] = "", cache[16] = "", words[64];
-	int r;
+/* "drive"."passes": each pass's trial, session and the conditions before
+ * and after it. */
+static const struct mf_row pass_rows[] = {
+	{ "trial", T_UINT, AT(PASS, trial), A, .lo = 1, .hi = FSLAB_TRIALS_MAX },
+	{ "session", T_UINT, AT(PASS, session), A, .lo = 1, .hi = FSLAB_MANIFEST_SESSIONS_MAX },
+	{ "before", T_COND, AT(PASS, before), .req = true },
+	{ "after", T_COND, AT(PASS, after) },
+};
+TABLE(pass_table, pass_rows, .check = pass_check);
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		if ((r = mf_read_str(c, root, "", s[i].key, s[i].dst, s[i].size)) < 0)
-			return r;
-	if (m->steady_state[0] && fslab_steady_mode_from_string(m->steady_state) < 0)
-		return mf_fail(c, "steady_state", "is '%s'; allowed: %s", m->steady_state,
-			       fslab_setting_words(FSLAB_SETTING_STEADY, ", ", words, sizeof(words)));
-	if (m->run_id[0] && strlen(m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
+/* "drive" of one filesystem: the conditions in lib/drivetemp.h's one
+ * encoding, bounded there. */
+static const struct mf_row drive_rows[] = {
+	{ "before", T_COND, AT(DRV, before) },
+	{ "after", T_COND, AT(DRV, after) },
+	{ "max_temperature_c", T_DBL, AT(DRV, max_temp_c), HAS(DRV, has_max), A, .lo = -60, .hi = 200 },
+	{ "thermal_rows", T_UINT, AT(DRV, thermal_rows), A, COUNT },
+	{ "thermal", T_STR, AT(DRV, thermal) },
+	{ "passes", T_ARR, AT(DRV, passes), .sub = &pass_table, .count = offsetof(DRV, n_passes), .stride = sizeof(PASS),
+	  .max = FSLAB_MANIFEST_DRIVE_PASSES, .note = "(later passes are counted in passes_not_recorded)" },
+	{ "passes_not_recorded", T_UINT, AT(DRV, passes_unrecorded), A, COUNT },
+};
+TABLE(drive_table, drive_rows, .when = offsetof(DRV, before.read_at) + 1);
+
+/* device_probe_runs: up to FSLAB_MANIFEST_PROBE_RUNS {write_kib_s, read_kib_s}. */
+static const struct mf_row probe_rows[] = {
+	{ "write_kib_s", T_DBL, AT(FS, probe_write_kib_s[0]), .wr = W_KIB, KIB_S },
+	{ "read_kib_s", T_DBL, AT(FS, probe_read_kib_s[0]), .wr = W_KIB, KIB_S },
+};
+TABLE(probe_table, probe_rows);
+
+static int fs_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
+{
+	const FS *fs = base;
+
+	(void)o;
+	if (!fslab_fs_name_valid(fs->name))
+		return mf_fail(c, field, "has no valid name (1-31 of A-Z a-z 0-9 _ -)");
+	if (fslab_manifest_find_fs(c->m, fs->name) != (int)(fs - c->m->fs))
+		return mf_fail(c, field, "repeats the name %s", fs->name);
+	return 0;
+}
+
+/* One entry of "filesystems"; an import's holds its name, type and report. */
+static const struct mf_row fs_rows[] = {
+	{ "name", T_STR, AT(FS, name), A },
+	{ "type", T_STR, AT(FS, type), R },
+	{ "type", T_STR, AT(FS, type), .only = ONLY_IMPORT, .wr = W_OMIT0 },
+	{ "iozone_report", T_STR, AT(FS, iozone_report), .only = ONLY_IMPORT },
+	{ "path", T_STR, AT(FS, path), R, A },
+	{ "mountpoint", T_STR, AT(FS, mountpoint), R },
+	{ "device", T_STR, AT(FS, device), R },
+	{ "mount_method", T_STR, AT(FS, mount_method), R },
+	{ "mkfs_options", T_STR, AT(FS, mkfs_options), HAS(FS, has_mkfs_options), R, A },
+	{ "mkfs_command", T_STR, AT(FS, mkfs_command), R },
+	{ "mount_options", T_STR, AT(FS, mount_options), R },
+	{ "mount_options_at_end", T_STR, AT(FS, mount_options_at_end), R },
+	{ "mkfs_tool_version", T_STR, AT(FS, mkfs_tool_version), R },
+	{ "device_model", T_STR, AT(FS, device_model), R },
+	{ "device_serial", T_STR, AT(FS, device_serial), R },
+	{ "device_info", T_JSON, AT(FS, device_info), R },
+	{ "setup_discarded", T_TRI, AT(FS, setup_discarded), R },
+	{ "device_size_bytes", T_UINT, AT(FS, device_size_bytes), R, BYTES },
+	{ "device_write_kib_s", T_DBL, AT(FS, device_write_kib_s), R, .wr = W_KIB, KIB_S },
+	{ "device_read_kib_s", T_DBL, AT(FS, device_read_kib_s), R, .wr = W_KIB, KIB_S },
+	{ "device_probe", T_STR, AT(FS, device_probe), R },
+	{ "device_probe_note", T_STR, AT(FS, device_probe_note), R },
+	{ "device_probe_source", T_STR, AT(FS, device_probe_source), R },
+	{ "device_probe_measured_at", T_STR, AT(FS, device_probe_measured_at), R },
+	{ "device_probe_runs", T_ARR, HAS(FS, has_probe_runs), R, .sub = &probe_table, .count = offsetof(FS, probe_runs),
+	  .stride = sizeof(double), .max = FSLAB_MANIFEST_PROBE_RUNS },
+	{ NULL, T_UINT, SK(PROBE_SIZE, 0), AT(FS, device_probe_bytes), R, BYTES },
+	{ "sync_device", T_STR, AT(FS, sync_device), R },
+	{ "sync_note", T_STR, AT(FS, sync_note), R },
+	{ "cache_drop_method", T_STR, AT(FS, cache_drop_method), R },
+	{ "cache_drop_note", T_STR, AT(FS, cache_drop_note), R },
+	{ "fuse", T_BOOL, AT(FS, fuse), R },
+	{ "loop_io", T_STR, AT(FS, loop_io), R },
+	{ "precondition", T_FN, R, .rd = rd_precondition, .wf = wr_precondition },
+	{ "quiet_after_mount", T_STR, AT(FS, mount_quiet), R },
+	{ "quiet_after_mount_s", T_DBL, AT(FS, mount_quiet_wait_s), WHEN(FS, mount_quiet), R, A, SECS },
+	{ "vanished", T_BOOL, AT(FS, vanished), R },
+	{ "cells_ok", T_UINT, AT(FS, cells_ok), R, A, COUNT },
+	{ "cells_failed", T_UINT, AT(FS, cells_failed), R, A, COUNT },
+	{ "cells_skipped", T_UINT, AT(FS, cells_skipped), R, A, COUNT },
+	{ "timed_s", T_DBL, AT(FS, timed_s), R, A, SECS },
+	{ "untimed_io_s", T_DBL, AT(FS, untimed_io_s), R, A, SECS },
+	{ "cache_drop_s", T_DBL, AT(FS, cache_drop_s), R, A, SECS },
+	{ "wall_s", T_DBL, AT(FS, wall_s), R, A, SECS },
+	{ "steady_state", T_OBJ, AT(FS, steady), R, .sub = &steady_table },
+	{ "between_filesystems", T_OBJ, AT(FS, quiet), R, .sub = &quiet_table },
+	{ "drive", T_OBJ, AT(FS, drive), R, .sub = &drive_table },
+};
+TABLE(fs_table, fs_rows, .check = fs_check);
+
+static int sweep_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
+{
+	const M *m = base;
+
+	(void)o;
+	(void)field;
+	if (m->sweep.file_max_kib && m->sweep.file_min_kib > m->sweep.file_max_kib)
+		return mf_fail(c, "sweep.file_min_kib", "is larger than sweep.file_max_kib");
+	if (m->sweep.record_max_kib && m->sweep.record_min_kib > m->sweep.record_max_kib)
+		return mf_fail(c, "sweep.record_min_kib", "is larger than sweep.record_max_kib");
+	return 0;
+}
+
+/* "sweep": sizes powers of two within what fslab's size parser accepts;
+ * the queued tests' depth and threads 1 in runs recorded before them. */
+#define KIB(lo_) .pow2 = true, .lo = lo_, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX
+static const struct mf_row sweep_rows[] = {
+	{ NULL, T_STR, SK(PRESET, 0), AT(M, sweep.preset) },
+	{ NULL, T_UINT, SK(FILE_SIZES, 0), AT(M, sweep.file_min_kib), KIB(1) },
+	{ NULL, T_UINT, SK(FILE_SIZES, 1), AT(M, sweep.file_max_kib), KIB(1) },
+	{ NULL, T_UINT, SK(RECORD_SIZES, 0), AT(M, sweep.record_min_kib), KIB(4) },
+	{ NULL, T_UINT, SK(RECORD_SIZES, 1), AT(M, sweep.record_max_kib), KIB(4) },
+	{ NULL, T_FN, SK(TESTS, 0), .rd = rd_tests, .wf = wr_tests },
+	{ NULL, T_BOOL, SK(SMALL_RECORDS, 0), AT(M, sweep.keep_small_records), .mfhas = FSLAB_MF_HAS_KEEP_SMALL },
+	{ NULL, T_FN, SK(ORDER, 0), .rd = rd_order, .wf = wr_order },
+	{ NULL, T_UINT, SK(CDM_TIME, 0), AT(M, sweep.pass_s), .lo = 0, .hi = 3600 },
+	{ "warmup_passes_discarded", T_UINT, AT(M, sweep.warmup_passes), .lo = 0, .hi = 100 },
+	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256, .def = 1 },
+	{ NULL, T_UINT, SK(JOBS, 0), AT(M, sweep.jobs), .lo = 1, .hi = 64, .def = 1 },
+};
+TABLE(sweep_table, sweep_rows, .check = sweep_check);
+
+static const struct mf_row machine_rows[] = {
+	{ "hostname", T_STR, AT(M, machine.hostname), A },
+	{ "kernel", T_STR, AT(M, machine.kernel) },
+	{ "kernel_version", T_STR, AT(M, machine.kernel_version) },
+	{ "cpu_model", T_STR, AT(M, machine.cpu_model) },
+	{ "cpus", T_UINT, AT(M, machine.cpus), .lo = 0, .hi = 1u << 20 },
+	{ "memory_kib", T_UINT, AT(M, machine.memory_kib), .lo = 0, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
+};
+TABLE(machine_table, machine_rows);
+
+static const struct mf_row time_rows[] = {
+	{ "wall_s", T_DBL, AT(M, time.wall_s), A, SECS },
+	{ "timed_s", T_DBL, AT(M, time.timed_s), A, SECS },
+	{ "untimed_io_s", T_DBL, AT(M, time.untimed_io_s), A, SECS },
+	{ "cache_drop_s", T_DBL, AT(M, time.cache_drop_s), A, SECS },
+};
+TABLE(time_table, time_rows);
+
+static int root_check(struct mf_ctx *c, json_object *o, const char *field, void *base)
+{
+	(void)o;
+	(void)field;
+	if (c->m->run_id[0] && strlen(c->m->run_id) != FSLAB_MANIFEST_RUN_ID_LEN)
 		return mf_fail(c, "run_id", "is not a run id (%d characters)", FSLAB_MANIFEST_RUN_ID_LEN);
-	if ((r = mf_read_str(c, root, "", "imported_from", from, sizeof(from))) < 0)
-		return r;
-	if (r > 0 && strcmp(from, "iozone") != 0)
-		return mf_fail(c, "imported_from", "is '%s'; fslab imports from iozone only", from);
-	m->kind = r > 0 ? FSLAB_MANIFEST_IMPORT : FSLAB_MANIFEST_RUN;
-	if ((r = mf_read_str(c, root, "", MK(CACHE, 0), cache, sizeof(cache))) < 0)
-		return r;
-	if (r > 0 && (m->cache = fslab_cache_mode_from_string(cache)) == FSLAB_CACHE_MODE_INVALID)
-		return mf_fail(c, "cache_mode", "is '%s'; allowed: %s", cache,
-			       fslab_setting_words(FSLAB_SETTING_CACHE, ", ", words, sizeof(words)));
+	(void)base;
 	return 0;
 }
 
-/* The top-level numbers and flags. */
-static int mf_read_root_numbers(struct mf_ctx *c, json_object *root, struct fslab_manifest *m)
-{
-	int r;
-
-	if ((r = mf_read_unsigned(c, root, "", MK(TRIALS, 0), 1, FSLAB_TRIALS_MAX, &m->trials)) < 0)
-		return r;
-	m->has |= r > 0 ? FSLAB_MF_HAS_TRIALS : 0;
-	if ((r = mf_read_unsigned(c, root, "", MK(MAX_TRIALS, 0), 1, FSLAB_TRIALS_MAX, &m->max_trials)) < 0)
-		return r;
-	m->has |= r > 0 ? FSLAB_MF_HAS_MAX_TRIALS : 0;
-	if ((r = mf_read_unsigned(c, root, "", "sessions", 1, FSLAB_MANIFEST_SESSIONS_MAX, &m->sessions)) < 0)
-		return r;
-	m->has |= r > 0 ? FSLAB_MF_HAS_SESSIONS : 0;
-	if ((r = mf_read_uint(c, root, "", MK(STEADY_ROUND, 0), 0, FSLAB_MANIFEST_SIZE_KIB_MAX,
-			      &m->steady_round_kib)) < 0)
-		return r;
-	if ((r = mf_read_unsigned(c, root, "", MK(PASS_GAP, 0), 0, FSLAB_PASS_GAP_MS_MAX, &m->pass_gap_ms)) < 0)
-		return r;
-	if ((r = mf_read_num(c, root, "", MK(UNTIL_CI, 0), 0, 100, &m->until_ci_pct)) < 0 ||
-	    (r = mf_read_num(c, root, "", "page_cache_factor", 0, 1000, &m->page_cache_factor)) < 0 ||
-	    (r = mf_read_bool(c, root, "", "interrupted", &m->interrupted)) < 0 ||
-	    (r = mf_read_bool(c, root, "", MK(LATENCY, 0), &m->latency)) < 0 || (r = mf_read_seed(c, root, m)) < 0)
-		return r;
-	return 0;
-}
-
-static int mf_read_root(struct mf_ctx *c, json_object *root, struct fslab_manifest *m)
-{
-	json_object *v;
-	int r;
-
-	if ((r = mf_read_root_strings(c, root, m)) < 0 || (r = mf_read_root_numbers(c, root, m)) < 0)
-		return r;
-	if ((r = mf_read_words(c, root, "command", FSLAB_MANIFEST_WORDS_MAX, &m->command, &m->n_command)) < 0 ||
-	    (r = mf_read_words(c, root, "resumed_with", FSLAB_MANIFEST_WORDS_MAX, &m->resumed_with,
-			       &m->n_resumed_with)) < 0 ||
-	    (r = mf_read_words(c, root, "notes", FSLAB_MANIFEST_NOTES_MAX, &m->notes, &m->n_notes)) < 0)
-		return r;
-	if ((v = mf_get(root, "sweep")) && (r = mf_read_sweep(c, v, m)) < 0)
-		return r;
-	if ((v = mf_get(root, "machine")) && (r = mf_read_machine(c, v, m)) < 0)
-		return r;
-	if ((v = mf_get(root, "time")) && (r = mf_read_time(c, v, m)) < 0)
-		return r;
-	if ((v = mf_get(root, "spec")) && (r = mf_read_spec(c, v, m)) < 0)
-		return r;
-	if ((v = mf_get(root, "filesystems")) && (r = mf_read_filesystems(c, v, m)) < 0)
-		return r;
+/* The top level, in the order fslab has always written a run's keys; an
+ * import's are fslab_version, command, imported_at, imported_from,
+ * cache_mode, trials, filesystems and notes. */
+static const struct mf_row root_rows[] = {
+	{ "fslab_version", T_STR, AT(M, fslab_version) },
+	{ "run_id", T_STR, AT(M, run_id), R },
+	{ NULL, T_STR, SK(LABEL, 0), AT(M, label), R },
+	{ "command", T_WORDS, AT(M, command), .count = offsetof(M, n_command), A, .max = FSLAB_MANIFEST_WORDS_MAX },
+	{ "resumed_with", T_WORDS, AT(M, resumed_with), .count = offsetof(M, n_resumed_with), R, .wr = W_OMITNULL,
+	  .max = FSLAB_MANIFEST_WORDS_MAX },
+	{ "imported_at", T_STR, AT(M, imported_at), .only = ONLY_IMPORT },
+	{ "imported_from", T_FN, .only = ONLY_IMPORT, .rd = rd_imported_from, .wf = wr_imported_from },
+	{ "started_at", T_STR, AT(M, started_at), R },
+	{ "finished_at", T_STR, AT(M, finished_at), R },
+	{ "interrupted", T_BOOL, AT(M, interrupted), R },
+	{ "sessions", T_UINT, AT(M, sessions), R, A, .lo = 1, .hi = FSLAB_MANIFEST_SESSIONS_MAX, .mfhas = FSLAB_MF_HAS_SESSIONS },
+	{ NULL, T_ENUM, SK(CACHE, 0), .off = offsetof(M, cache), .size = 16 },
+	{ NULL, T_UINT, SK(TRIALS, 0), AT(M, trials), .lo = 1, .hi = FSLAB_TRIALS_MAX, .mfhas = FSLAB_MF_HAS_TRIALS },
+	{ NULL, T_DBL, SK(UNTIL_CI, 0), AT(M, until_ci_pct), R, .lo = 0, .hi = 100 },
+	{ NULL, T_UINT, SK(MAX_TRIALS, 0), AT(M, max_trials), R, .lo = 1, .hi = FSLAB_TRIALS_MAX, .mfhas = FSLAB_MF_HAS_MAX_TRIALS },
+	{ NULL, T_STR, SK(STOP, 0), AT(M, stop), R },
 	/* kept as it is, so a manifest read and written again (fslab
 	 * reproduce's notes) does not lose it */
-	char field[96];
-	if ((r = mf_value(c, root, "", "stopping", json_type_object, "an object", field, &v)) < 0)
-		return r;
-	m->stopping = r > 0 ? json_object_get(v) : NULL;
-	return 0;
-}
+	{ "stopping", T_JSON, AT(M, stopping), R },
+	{ NULL, T_SEED, SK(SEED, 0), AT(M, seed), R, .mfhas = FSLAB_MF_HAS_SEED },
+	{ NULL, T_STR, SK(IO, 0), AT(M, io_mode), R },
+	{ NULL, T_STR, SK(SYNC, 0), AT(M, sync_policy), R },
+	{ NULL, T_STR, SK(FILE_SYNC, 0), AT(M, file_sync), R },
+	{ NULL, T_BOOL, SK(LATENCY, 0), AT(M, latency), R },
+	{ NULL, T_UINT, SK(PASS_GAP, 0), AT(M, pass_gap_ms), R, A, .lo = 0, .hi = FSLAB_PASS_GAP_MS_MAX },
+	{ NULL, T_STR, SK(STEADY, 0), AT(M, steady_state), R, .words = true },
+	{ NULL, T_UINT, SK(STEADY_ROUND, 0), AT(M, steady_round_kib), R, .lo = 0, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX },
+	{ "sweep", T_OBJ, R, .sub = &sweep_table, .mfhas = FSLAB_MF_HAS_SWEEP },
+	{ "machine", T_OBJ, R, .sub = &machine_table, .mfhas = FSLAB_MF_HAS_MACHINE },
+	{ "page_cache_factor", T_DBL, AT(M, page_cache_factor), R, .lo = 0, .hi = 1000 },
+	{ "page_cache_flag", T_STR, AT(M, page_cache_flag), R },
+	{ NULL, T_STR, SK(NO_PROBE, 0), AT(M, device_probe), R },
+	{ "state_path", T_STR, AT(M, state_path), R },
+	{ "filesystems", T_ARR, AT(M, fs), .fs = true, .sub = &fs_table, .count = offsetof(M, n_fs), .stride = sizeof(FS),
+	  .max = FSLAB_MANIFEST_FS_MAX, .mfhas = FSLAB_MF_HAS_FILESYSTEMS },
+	{ "time", T_OBJ, R, .sub = &time_table, .mfhas = FSLAB_MF_HAS_TIME },
+	{ "spec", T_FN, R, .rd = rd_spec, .wf = wr_spec },
+	{ "notes", T_WORDS, AT(M, notes), .count = offsetof(M, n_notes), .wr = W_OMIT0, .max = FSLAB_MANIFEST_NOTES_MAX },
+};
+TABLE(root_table, root_rows, .check = root_check);
+
+/* ---- the API ---- */
 
 /* JSON text to an object, or -EINVAL naming the line where it stopped. */
 static int mf_tokenize(struct mf_ctx *c, const char *text, size_t len, json_object **out)
@@ -802,14 +892,12 @@ static int mf_tokenize(struct mf_ctx *c, const char *text, size_t len, json_obje
 	json_object *o;
 	size_t line = 1, end;
 
-	if (len > FSLAB_MANIFEST_MAX_BYTES) {
-		snprintf(c->err, c->errlen, "%s: larger than %u MiB; not a manifest fslab wrote", c->name,
-			 FSLAB_MANIFEST_MAX_BYTES >> 20);
-		return -EINVAL;
-	}
+	if (len > FSLAB_MANIFEST_MAX_BYTES)
+		return fslab_err_set(c->e, -EINVAL, "%s: larger than %u MiB; not a manifest fslab wrote",
+				     c->name, FSLAB_MANIFEST_MAX_BYTES >> 20);
 	tok = json_tokener_new();
 	if (!tok)
-		return -ENOMEM;
+		return fslab_err_set(c->e, -ENOMEM, "%s: out of memory", c->name);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (o && jerr == json_tokener_success && json_object_is_type(o, json_type_object)) {
@@ -820,18 +908,17 @@ static int mf_tokenize(struct mf_ctx *c, const char *text, size_t len, json_obje
 	end = json_tokener_get_parse_end(tok);
 	for (size_t i = 0; i < end && i < len; i++)
 		line += text[i] == '\n';
-	snprintf(c->err, c->errlen, "%s:%zu: not a JSON object (%s)", c->name, line,
-		 o && jerr == json_tokener_success ? "not an object" : json_tokener_error_desc(jerr));
-	json_object_put(o);
 	json_tokener_free(tok);
+	fslab_err_set(c->e, -EINVAL, "%s:%zu: not a JSON object (%s)", c->name, line,
+		      o && jerr == json_tokener_success ? "not an object" : json_tokener_error_desc(jerr));
+	json_object_put(o);
 	return -EINVAL;
 }
 
 int fslab_manifest_parse(const char *text, size_t len, const char *name,
-			 struct fslab_manifest **out, char *err, size_t errlen)
+			 struct fslab_manifest **out, struct fslab_err *e)
 {
-	struct mf_ctx c = { name ? name : FSLAB_MANIFEST_NAME, err, errlen };
-	struct fslab_manifest *m;
+	struct mf_ctx c = { name ? name : FSLAB_MANIFEST_NAME, NULL, e };
 	json_object *root = NULL;
 	int r;
 
@@ -839,79 +926,37 @@ int fslab_manifest_parse(const char *text, size_t len, const char *name,
 	r = mf_tokenize(&c, text, len, &root);
 	if (r < 0)
 		return r;
-	m = fslab_manifest_new(FSLAB_MANIFEST_RUN);
-	if (!m) {
+	c.m = fslab_manifest_new(FSLAB_MANIFEST_RUN);
+	if (!c.m) {
 		json_object_put(root);
-		return -ENOMEM;
+		return fslab_err_set(e, -ENOMEM, "%s: out of memory", c.name);
 	}
-	m->json = root;
-	r = mf_read_root(&c, root, m);
+	c.m->json = root;
+	r = mf_read_obj(&c, root, "", &root_table, c.m);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			snprintf(err, errlen, "%s: out of memory", c.name);
-		fslab_manifest_free(m);
+			fslab_err_set(e, r, "%s: out of memory", c.name);
+		fslab_manifest_free(c.m);
 		return r;
 	}
-	*out = m;
+	*out = c.m;
 	return 0;
 }
 
-int fslab_manifest_open_at(int dfd)
+int fslab_manifest_format(const struct fslab_manifest *m, char **text, size_t *len)
 {
-	return fslab_open_regular_at(dfd, FSLAB_MANIFEST_NAME, O_RDONLY | O_NONBLOCK);
-}
+	struct mf_wctx w = { m->kind == FSLAB_MANIFEST_IMPORT ? ONLY_IMPORT : ONLY_RUN, 0 };
+	json_object *root = mf_write_obj(&w, &root_table, m);
+	const char *js;
+	int r = 0;
 
-int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out, char *err,
-			   size_t errlen)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	*out = NULL;
-	/* one byte over the limit: a larger file is refused, never cut */
-	r = fslab_read_fd(fd, &text, &len, (size_t)FSLAB_MANIFEST_MAX_BYTES + 2);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", name,
-			 r == -EFBIG ? "larger than 16 MiB; not a manifest fslab wrote" : strerror(-r));
-		return r;
-	}
-	r = fslab_manifest_parse(text, len, name, out, err, errlen);
-	free(text);
+	if (!root)
+		return -ENOMEM;
+	js = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!js || asprintf(text, "%s\n", js) < 0)
+		r = -ENOMEM;
+	else
+		*len = strlen(*text);
+	json_object_put(root);
 	return r;
-}
-
-int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name, char *err,
-				   size_t errlen)
-{
-	const char *missing = NULL;
-
-	if (m->kind != FSLAB_MANIFEST_RUN || !m->run_id[0]) {
-		snprintf(err, errlen, "%s: no run_id: written by an fslab before run ids, or not by fslab; a run can be continued only by proving the manifest is this directory's",
-			 name);
-		return -EINVAL;
-	}
-	if (!(m->has & FSLAB_MF_HAS_SWEEP) || !m->sweep.file_min_kib || !m->sweep.file_max_kib ||
-	    !m->sweep.record_min_kib || !m->sweep.record_max_kib)
-		missing = "sweep (file_min_kib, file_max_kib, record_min_kib, record_max_kib)";
-	else if (!m->sweep.tests)
-		missing = "sweep.tests";
-	else if (!(m->has & FSLAB_MF_HAS_KEEP_SMALL))
-		missing = "sweep.keep_small_records";
-	else if (m->cache == FSLAB_CACHE_MODE_INVALID)
-		missing = "cache_mode";
-	else if (!(m->has & FSLAB_MF_HAS_TRIALS))
-		missing = "trials";
-	else if (!(m->has & FSLAB_MF_HAS_SEED))
-		missing = "seed";
-	else if (m->n_fs == 0 || m->n_fs > FSLAB_MAX_FS)
-		missing = "filesystems (1 to 16 entries)";
-	for (size_t i = 0; !missing && i < m->n_fs; i++)
-		if (!m->fs[i].path[0])
-			missing = "a filesystem's path";
-	if (missing) {
-		snprintf(err, errlen, "%s: %s is missing; fslab run records it in every run", name, missing);
-		return -EINVAL;
-	}
-	return 0;
 }

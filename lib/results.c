@@ -248,8 +248,7 @@ static int read_line(struct fslab_results_reader *rd)
 }
 
 /* The reader on fd (a regular file, opened non-blocking: cleared here). */
-static int results_open_fd(int fd, const char *path, struct fslab_results_reader **out, char *err,
-			   size_t errlen)
+static int results_open_fd(int fd, const char *path, struct fslab_results_reader **out, struct fslab_err *e)
 {
 	int fl = fcntl(fd, F_GETFL);
 	FILE *f;
@@ -260,49 +259,41 @@ static int results_open_fd(int fd, const char *path, struct fslab_results_reader
 	if (!f) {
 		int r = -errno;
 		close(fd);
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
-		return r;
+		return fslab_err_set(e, r, "%s: cannot open: %s", path, strerror(-r));
 	}
-	return fslab_results_open_stream(f, path, out, err, errlen);
+	return fslab_results_open_stream(f, path, out, e);
 }
 
-int fslab_results_open(const char *path, struct fslab_results_reader **out, char *err,
-		       size_t errlen)
+int fslab_results_open(const char *path, struct fslab_results_reader **out, struct fslab_err *e)
 {
 	/* O_NONBLOCK: a FIFO under the name must not hang the reader */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 
-	if (fd < 0) {
-		int r = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
-		return r;
-	}
+	if (fd < 0)
+		return fslab_err_set(e, errno, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		snprintf(err, errlen, "%s: not a regular file; a results CSV is one", path);
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s: not a regular file; a results CSV is one", path);
 	}
-	return results_open_fd(fd, path, out, err, errlen);
+	return results_open_fd(fd, path, out, e);
 }
 
 int fslab_results_open_at(int dfd, const char *name, const char *path,
-			  struct fslab_results_reader **out, char *err, size_t errlen)
+			  struct fslab_results_reader **out, struct fslab_err *e)
 {
 	int fd = fslab_open_regular_at(dfd, name, O_RDONLY | O_NONBLOCK);
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path,
-			 fd == -ELOOP ? "a symbolic link, which is not followed in a results directory (fslab writes its CSVs as regular files); remove it or copy its target in"
-			 : fd == -EINVAL ? "not a regular file (a FIFO, device or directory named like a CSV); remove it"
-					 : strerror(-fd));
-		return fd == -ELOOP ? -ELOOP : fd;
-	}
-	return results_open_fd(fd, path, out, err, errlen);
+	if (fd < 0)
+		return fslab_err_set(e, fd, "%s: %s", path,
+				     fd == -ELOOP ? "a symbolic link, which is not followed in a results directory (fslab writes its CSVs as regular files); remove it or copy its target in"
+				     : fd == -EINVAL ? "not a regular file (a FIFO, device or directory named like a CSV); remove it"
+						     : strerror(-fd));
+	return results_open_fd(fd, path, out, e);
 }
 
 int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **out,
-			      char *err, size_t errlen)
+			      struct fslab_err *e)
 {
 	struct fslab_results_reader *rd = calloc(1, sizeof(*rd));
 	char *fields[MAX_FIELDS];
@@ -315,33 +306,29 @@ int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_re
 	rd->f = f;
 	rd->path = strdup(path);
 	if (!rd->path) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		fslab_results_close(rd);
-		return -ENOMEM;
+		r = fslab_err_set(e, -ENOMEM, "%s: out of memory", path);
+		goto fail;
 	}
 	r = read_line(rd);
 	if (r <= 0) {
-		snprintf(err, errlen, "%s:1: %s", path,
-			 r == 0 ? "empty file; a results CSV starts with the header " FSLAB_RESULTS_HEADER
-				: "the header line is incomplete");
-		fslab_results_close(rd);
-		return -EINVAL;
+		r = fslab_err_set(e, -EINVAL, "%s:1: %s", path,
+				  r == 0 ? "empty file; a results CSV starts with the header " FSLAB_RESULTS_HEADER
+					 : "the header line is incomplete");
+		goto fail;
 	}
 	n = split_line(rd->buf, fields, MAX_FIELDS);
 	if (n < 6) {
-		snprintf(err, errlen, "%s:1: the header has %d columns; expected at least the six of " FSLAB_RESULTS_HEADER,
-			 path, n < 0 ? 0 : n);
-		fslab_results_close(rd);
-		return -EINVAL;
+		r = fslab_err_set(e, -EINVAL, "%s:1: the header has %d columns; expected at least the six of " FSLAB_RESULTS_HEADER,
+				  path, n < 0 ? 0 : n);
+		goto fail;
 	}
 	for (int i = 0; i < n; i++) {
 		rd->map[i] = -1;
 		if (i < COL_ELAPSED) {
 			if (strcmp(fields[i], col_names[i]) != 0) {
-				snprintf(err, errlen, "%s:1: column %d is '%s'; expected '%s' (header: %s)",
-					 path, i + 1, fields[i], col_names[i], FSLAB_RESULTS_HEADER);
-				fslab_results_close(rd);
-				return -EINVAL;
+				r = fslab_err_set(e, -EINVAL, "%s:1: column %d is '%s'; expected '%s' (header: %s)",
+						  path, i + 1, fields[i], col_names[i], FSLAB_RESULTS_HEADER);
+				goto fail;
 			}
 			rd->map[i] = i;
 			continue;
@@ -353,6 +340,9 @@ int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_re
 	rd->n_fields = (size_t)n;
 	*out = rd;
 	return 0;
+fail:
+	fslab_results_close(rd);
+	return r;
 }
 
 /* A file or record size column: NULL, or what is wrong with f. */
@@ -382,7 +372,7 @@ static int parse_double(const char *s, double *v)
 /* The next non-empty line, split into fields (as many as the header has).
  * Returns the number of fields, 0 at the end, or a negative errno with err
  * set. */
-static int read_fields(struct fslab_results_reader *rd, char **fields, char *err, size_t errlen)
+static int read_fields(struct fslab_results_reader *rd, char **fields, struct fslab_err *e)
 {
 	int n, r;
 
@@ -390,34 +380,24 @@ static int read_fields(struct fslab_results_reader *rd, char **fields, char *err
 		r = read_line(rd);
 		if (r == 0)
 			return 0;
-		if (r == -EINVAL) {
-			snprintf(err, errlen, "%s:%lu: the last line has no newline: the file was cut off (truncated write?)",
-				 rd->path, rd->line);
-			return r;
-		}
-		if (r < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", rd->path, rd->line + 1, strerror(-r));
-			return r;
-		}
+		if (r == -EINVAL)
+			return fslab_err_set(e, r, "%s:%lu: the last line has no newline: the file was cut off (truncated write?)",
+					     rd->path, rd->line);
+		if (r < 0)
+			return fslab_err_set(e, r, "%s:%lu: %s", rd->path, rd->line + 1, strerror(-r));
 		/* a crash can leave blocks of zeros where rows were: such a
 		 * line is damage to name, never an empty line to pass over */
-		if (rd->nul) {
-			snprintf(err, errlen, "%s:%lu: the line holds NUL bytes: damaged (a crash before the data reached the disk?)",
-				 rd->path, rd->line);
-			return -EILSEQ;
-		}
+		if (rd->nul)
+			return fslab_err_set(e, -EILSEQ, "%s:%lu: the line holds NUL bytes: damaged (a crash before the data reached the disk?)",
+					     rd->path, rd->line);
 	} while (rd->buf[0] == '\0');
 
 	n = split_line(rd->buf, fields, MAX_FIELDS);
-	if (n < 0) {
-		snprintf(err, errlen, "%s:%lu: unbalanced quotes", rd->path, rd->line);
-		return -EINVAL;
-	}
-	if ((size_t)n != rd->n_fields) {
-		snprintf(err, errlen, "%s:%lu: %d fields; the header has %zu", rd->path, rd->line, n,
-			 rd->n_fields);
-		return -EINVAL;
-	}
+	if (n < 0)
+		return fslab_err_set(e, -EINVAL, "%s:%lu: unbalanced quotes", rd->path, rd->line);
+	if ((size_t)n != rd->n_fields)
+		return fslab_err_set(e, -EINVAL, "%s:%lu: %d fields; the header has %zu", rd->path,
+				     rd->line, n, rd->n_fields);
 	return n;
 }
 
@@ -489,11 +469,11 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 	return NULL;
 }
 
-int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
-		       size_t errlen)
+int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row,
+		       struct fslab_err *e)
 {
 	char *fields[MAX_FIELDS];
-	int n = read_fields(rd, fields, err, errlen);
+	int n = read_fields(rd, fields, e);
 
 	if (n <= 0)
 		return n;
@@ -501,11 +481,10 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 	for (int i = 0; i < n; i++) {
 		const char *bad = parse_field(rd->map[i], fields[i], row);
 
-		if (bad) {
-			snprintf(err, errlen, "%s:%lu: column '%s' = '%.40s': %s", rd->path, rd->line,
-				 rd->map[i] >= 0 ? col_names[rd->map[i]] : "?", fields[i], bad);
-			return -EINVAL;
-		}
+		if (bad)
+			return fslab_err_set(e, -EINVAL, "%s:%lu: column '%s' = '%.40s': %s", rd->path,
+					     rd->line, rd->map[i] >= 0 ? col_names[rd->map[i]] : "?", fields[i],
+					     bad);
 	}
 	return 1;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -122,28 +123,27 @@ int fslab_results_append_row(FILE *out, const struct fslab_result_row *row, uint
 struct fslab_results_reader;
 
 /* Opens a results CSV and checks its header.  On error returns a negative
- * errno and err names the file and line ("ext4.csv:1: expected column ..."). */
-int fslab_results_open(const char *path, struct fslab_results_reader **rd, char *err,
-		       size_t errlen);
+ * errno and e names the file and line ("ext4.csv:1: expected column ..."). */
+int fslab_results_open(const char *path, struct fslab_results_reader **rd, struct fslab_err *e);
 /* The same for name in the directory dfd (path: how messages name it),
  * for readers of a results directory another user may write to: a symlink
  * is not followed (-ELOOP), anything but a regular file is refused
  * (-EINVAL, a FIFO without hanging). */
 int fslab_results_open_at(int dfd, const char *name, const char *path,
-			  struct fslab_results_reader **rd, char *err, size_t errlen);
+			  struct fslab_results_reader **rd, struct fslab_err *e);
 /* The same on an open stream (a file read by fd, or memory); the reader
  * owns f from here and fclose's it in fslab_results_close, also when the
  * open fails.  path names the file in messages. */
 int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_reader **rd,
-			      char *err, size_t errlen);
+			      struct fslab_err *e);
 /* Reads the next row: 1 a row, 0 end of file, negative errno on a bad row
- * (err: "file:line: what is wrong"): a figure that is not finite or above
+ * (e: "file:line: what is wrong"): a figure that is not finite or above
  * FSLAB_RESULTS_KIB_S_MAX, a line holding a NUL byte, a field that does
  * not parse.  -EILSEQ (the NUL line) leaves the reader on the next line:
  * a caller may name the damage, count it and go on.  A last line without its newline is
  * an error (a truncated write), not a row. */
-int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row, char *err,
-		       size_t errlen);
+int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row *row,
+		       struct fslab_err *e);
 /* The line the last fslab_results_next read (1: the header). */
 unsigned long fslab_results_line(const struct fslab_results_reader *rd);
 void fslab_results_close(struct fslab_results_reader *rd);

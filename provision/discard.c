@@ -15,16 +15,16 @@
 int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result)
 {
 	struct fslab_devinfo di;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	uint64_t range[2] = { 0, 0 };
 	int fd, r;
 
 	*result = FSLAB_DISCARD_SKIPPED;
 	if (!enabled)
 		return 0;
-	r = fslab_devinfo_read(dev, &di, err, sizeof(err));
+	r = fslab_devinfo_read(dev, &di, &err);
 	if (r < 0) {
-		fslab_error("cannot discard: %s", err);
+		fslab_error("cannot discard: %s", err.msg);
 		return r;
 	}
 	*result = FSLAB_DISCARD_UNSUPPORTED;
@@ -59,7 +59,7 @@ out:
 void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t len)
 {
 	struct fslab_devinfo di;
-	char err[512], g[32], m[32];
+	char g[32], m[32];
 
 	if (!enabled) {
 		snprintf(buf, len, "discard: skipped (--no-discard)");
@@ -69,7 +69,7 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 		snprintf(buf, len, "discard: each partition before mkfs, if the loop device takes it");
 		return;
 	}
-	if (fslab_devinfo_read(disk, &di, err, sizeof(err)) < 0 || !fslab_devinfo_can_discard(&di)) {
+	if (fslab_devinfo_read(disk, &di, NULL) < 0 || !fslab_devinfo_can_discard(&di)) {
 		snprintf(buf, len, "discard: no (%s takes no discard requests)", disk);
 		return;
 	}

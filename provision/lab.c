@@ -720,11 +720,10 @@ const char *fslab_lab_log_path(const struct fslab_lab *lab)
 void prov_disk_ident_record(struct fslab_state *st)
 {
 	struct fslab_devinfo di;
-	char err[256];
 
 	st->disk_serial[0] = st->disk_wwid[0] = '\0';
 	memset(&st->disk_backing_id, 0, sizeof(st->disk_backing_id));
-	if (fslab_devinfo_read(st->disk, &di, err, sizeof(err)) == 0) {
+	if (fslab_devinfo_read(st->disk, &di, NULL) == 0) {
 		snprintf(st->disk_serial, sizeof(st->disk_serial), "%s", di.serial);
 		snprintf(st->disk_wwid, sizeof(st->disk_wwid), "%s", di.wwid);
 	}
@@ -736,11 +735,11 @@ int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen
 {
 	struct fslab_devinfo di;
 	struct fslab_state_id back;
-	char err[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (st->disk_serial[0] || st->disk_wwid[0]) {
-		if (fslab_devinfo_read(st->disk, &di, err, sizeof(err)) < 0) {
-			snprintf(why, whylen, "%s: %s", st->disk, err);
+		if (fslab_devinfo_read(st->disk, &di, &err) < 0) {
+			snprintf(why, whylen, "%s: %s", st->disk, err.msg);
 			return -EINVAL;
 		}
 		if (strcmp(di.serial, st->disk_serial) != 0) {

@@ -139,13 +139,13 @@ static int lab_mounted_here(const char *dev, const char *dir)
 
 int fslab_lab_mount_root_check(const char *mount_root, const char *existing)
 {
-	char why[PATH_MAX + 256];
-	int r = fslab_path_trusted(existing, NULL, 0, why, sizeof(why));
+	struct fslab_err why = FSLAB_ERR_INIT;
+	int r = fslab_path_trusted(existing, NULL, 0, &why);
 
 	if (r < 0)
 		fslab_error("refused: mount root %s: %s; root would mount where another user chose. "
 			    "Give a --mount-root under directories only root can change (the default %s)",
-			    mount_root, why, FSLAB_MOUNT_ROOT_DEFAULT);
+			    mount_root, why.msg, FSLAB_MOUNT_ROOT_DEFAULT);
 	return r;
 }
 
@@ -375,14 +375,14 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 	/* Checked again at the mount: a directory another user made (or
 	 * could swap) between setup's checks and now is not mounted over. */
 	{
-		char why[PATH_MAX + 256];
+		struct fslab_err why = FSLAB_ERR_INIT;
 
-		r = fslab_path_trusted(p->mountpoint, NULL, 0, why, sizeof(why));
+		r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
 		if (r < 0) {
 			fslab_error("refused: not mounting %s on %s: %s; root would mount where another "
 				    "user chose (run fslab teardown, then setup with a --mount-root only root "
 				    "can change)",
-				    p->device, p->mountpoint, why);
+				    p->device, p->mountpoint, why.msg);
 			return r;
 		}
 	}

@@ -1209,9 +1209,8 @@ static int setup_decide_precondition(struct setup_run *s)
 
 	if (is_drive) {
 		struct fslab_devinfo di;
-		char err[256];
 
-		if (fslab_devinfo_read(s->disk.path, &di, err, sizeof(err)) == 0)
+		if (fslab_devinfo_read(s->disk.path, &di, NULL) == 0)
 			rotational = di.rotational;
 	}
 	fslab_precond_decide(o->precondition, o->purge_given, o->purge, is_drive, rotational,

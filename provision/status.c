@@ -313,7 +313,7 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 		v->problems++;
 	if (!v->disk_ok)
 		v->problems++;
-	v->have_di = v->disk_ok && fslab_devinfo_read(st->disk, &v->di, err, sizeof(err)) == 0;
+	v->have_di = v->disk_ok && fslab_devinfo_read(st->disk, &v->di, NULL) == 0;
 	v->loop_dio = st->image[0] && v->disk_ok ? prov_loop_direct_io(st->disk) : -1;
 	if (v->loop_dio < 0)
 		v->loop_dio = -1;

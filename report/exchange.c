@@ -65,17 +65,17 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const char *e1,
 			    struct fslab_manifest **out, char *err, size_t errlen)
 {
-	char why[PATH_MAX + 1024];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct fslab_manifest *m = NULL;
-	int r = fslab_manifest_read_fd(fd, e1, &m, why, sizeof(why));
+	int r = fslab_manifest_read_fd(fd, e1, &m, &why);
 
 	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL)) {
-		snprintf(err, errlen, "%s; import into another directory", why);
+		snprintf(err, errlen, "%s; import into another directory", why.msg);
 		return r == -ENOMEM ? r : -EIO;
 	}
 	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT) {
 		snprintf(err, errlen, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
-			 e1, r < 0 ? ": " : "", r < 0 ? why : "");
+			 e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
 		fslab_manifest_free(m);
 		return -EEXIST;
 	}
@@ -353,12 +353,13 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, str
 	struct fslab_result_row row;
 	struct ex_key *keys = NULL;
 	char err[PATH_MAX + 512], esc[4 * (PATH_MAX + 512) + 8];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t n = 0, cap = 0;
-	int r = fslab_results_open(csv, &rd, err, sizeof(err));
+	int r = fslab_results_open(csv, &rd, &fe);
 
 	if (r < 0)
-		return fslab_err_set(e, r, "%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+		return fslab_err_set(e, r, "%s", fslab_escape_ctrl(fe.msg, esc, sizeof(esc)));
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
 			struct ex_key *nk = realloc(keys, nc * sizeof(*keys));
@@ -374,6 +375,8 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, str
 					     row.throughput_kib_s, fslab_result_ok(&row) };
 	}
 	fslab_results_close(rd);
+	if (fe.code)
+		snprintf(err, sizeof(err), "%s", fe.msg);
 	if (r == 0 && n == 0) {
 		snprintf(err, sizeof(err), "%s: no rows to export", csv);
 		r = -ENODATA;

@@ -283,18 +283,20 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	struct ld_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	char err[PATH_MAX + 512];
+	struct fslab_err re = FSLAB_ERR_INIT;
 	int r;
 
 	snprintf(e->fs, sizeof(e->fs), "%s", fs);
 	snprintf(e->csv, sizeof(e->csv), "%s", path);
 	e->run = run;
-	r = fslab_results_open_at(dfd, name, path, &rd, err, sizeof(err));
+	r = fslab_results_open_at(dfd, name, path, &rd, &re);
 	if (r < 0)
-		return fslab_err_set(fe, r, "%s", E1(err));
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1 || r == -EILSEQ) {
+		return fslab_err_set(fe, r, "%s", E1(re.msg));
+	while ((r = fslab_results_next(rd, &row, &re)) == 1 || r == -EILSEQ) {
 		if (r == -EILSEQ) {
 			/* a damaged line is named and counted, never ranked */
-			fslab_warn("%s; the line is not used", E1(err));
+			fslab_warn("%s; the line is not used", E1(re.msg));
+			fslab_err_clear(&re);
 			if (!damaged++)
 				first_damaged = fslab_results_line(rd);
 			continue;
@@ -346,6 +348,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 				 fslab_cache_mode_to_string(row.cache));
 	}
 	fslab_results_close(rd);
+	if (re.code)
+		snprintf(err, sizeof(err), "%s", re.msg);
 	if (r < 0) {
 		fslab_err_set(fe, r, "%s", E1(err));
 		goto out;
@@ -375,7 +379,8 @@ static int ld_cmp_str(const void *a, const void *b)
  * NULL when there is none. */
 static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out, struct fslab_err *fe)
 {
-	char path[PATH_MAX + 16], err[PATH_MAX + 1024];
+	char path[PATH_MAX + 16];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r, fd;
 
 	*out = NULL;
@@ -390,10 +395,10 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out,
 				     fd == -ELOOP ? "a symbolic link, which is not followed in a results directory; remove it or copy its target in"
 				     : fd == -EINVAL ? "not a regular file (a FIFO, device or directory); remove it"
 						     : strerror(-fd));
-	r = fslab_manifest_read_fd(fd, path, out, err, sizeof(err));
+	r = fslab_manifest_read_fd(fd, path, out, &err);
 	close(fd);
 	if (r < 0)
-		return fslab_err_set(fe, r, "%s; fix or remove the manifest", E1(err));
+		return fslab_err_set(fe, r, "%s; fix or remove the manifest", E1(err.msg));
 	run->manifest = json_object_get((*out)->json);
 	if ((*out)->cache != FSLAB_CACHE_MODE_INVALID)
 		snprintf(run->cache, sizeof(run->cache), "%s", fslab_cache_mode_to_string((*out)->cache));

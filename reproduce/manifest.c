@@ -16,7 +16,7 @@
 static struct fslab_manifest *repro_manifest_load(const char *dir, int *dfd)
 {
 	struct fslab_manifest *m = NULL;
-	char err[PATH_MAX + 512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int fd, r;
 
 	/* a stage that stopped before its manifest has none: nothing to say */
@@ -32,11 +32,11 @@ static struct fslab_manifest *repro_manifest_load(const char *dir, int *dfd)
 			fslab_warn("%s/%s: %s", dir, FSLAB_MANIFEST_NAME, strerror(-fd));
 		goto fail;
 	}
-	r = fslab_manifest_read_fd(fd, FSLAB_MANIFEST_NAME, &m, err, sizeof(err));
+	r = fslab_manifest_read_fd(fd, FSLAB_MANIFEST_NAME, &m, &err);
 	close(fd);
 	if (r == 0)
 		return m;
-	fslab_warn("%s/%s", dir, err);
+	fslab_warn("%s/%s", dir, err.msg);
 fail:
 	close(*dfd);
 	*dfd = -1;

@@ -82,6 +82,7 @@ static int repro_prepare(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int r;
 
 	repro_out_dir(p);
@@ -102,15 +103,19 @@ static int repro_prepare(struct repro_run *p)
 		return FSLAB_EXIT_USAGE;
 	}
 	/* the default, results/reproduce-<time>: as fslab run's (lib/fileutil.h) */
-	if (!c->out && fslab_default_results_trusted(false) < 0)
+	if (!c->out && fslab_default_results_trusted(false, &fe) < 0) {
+		fslab_error("%s", fe.msg);
 		return FSLAB_EXIT_FAILURE;
+	}
 	r = fslab_mkdir_p(p->out, 0755);
 	if (r < 0) {
 		fslab_error("cannot create the output directory %s: %s", p->out, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
-	if (!c->out && fslab_default_results_trusted(true) < 0)
+	if (!c->out && fslab_default_results_trusted(true, &fe) < 0) {
+		fslab_error("%s", fe.msg);
 		return FSLAB_EXIT_FAILURE;
+	}
 	/* The lab is ours alone from here to the end (setup, runs, report,
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */

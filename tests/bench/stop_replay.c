@@ -63,17 +63,18 @@ static int rr_cmp_cell(const void *a, const void *b)
 static void rr_load(const char *dir, const char *name, struct rr_fs *fs, struct fslab_plan *plan,
 		    size_t *cells_cap, unsigned *tests)
 {
-	char path[4096], err[512];
+	char path[4096];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
 	int r;
 
 	snprintf(path, sizeof(path), "%s/%s.csv", dir, name);
-	if (fslab_results_open(path, &rd, err, sizeof(err)) < 0) {
-		fprintf(stderr, "stop_replay: %s\n", err);
+	if (fslab_results_open(path, &rd, &fe) < 0) {
+		fprintf(stderr, "stop_replay: %s\n", fe.msg);
 		exit(1);
 	}
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (fs->n == fs->cap) {
 			fs->cap = fs->cap ? 2 * fs->cap : 1024;
 			fs->rows = realloc(fs->rows, fs->cap * sizeof(*fs->rows));
@@ -97,7 +98,7 @@ static void rr_load(const char *dir, const char *name, struct rr_fs *fs, struct 
 	}
 	fslab_results_close(rd);
 	if (r < 0) {
-		fprintf(stderr, "stop_replay: %s\n", err);
+		fprintf(stderr, "stop_replay: %s\n", fe.msg);
 		exit(1);
 	}
 }

@@ -411,7 +411,7 @@ END_TEST
  * rows ok (flagged fuse), files/s in the iops column, nothing left. */
 START_TEST(fat32_through_fusefat)
 {
-	char img[1100], mnt[1100], out[1100], arg[1200], csv[1200], err[256];
+	char img[1100], mnt[1100], out[1100], arg[1200], csv[1200];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
 	unsigned rows = 0;
@@ -426,8 +426,8 @@ START_TEST(fat32_through_fusefat)
 			     "--file-sizes", "256K-4M", "--cache", "cold", "--trials", "1", "--stop", "fixed",
 			     "--no-device-probe", "--quiet", NULL);
 	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert_msg(strcmp(row.status, "ok") == 0, "%s %llu: %s", fslab_test_to_string(row.test),
 			      (unsigned long long)row.file_kib, row.status);
 		ck_assert(fslab_test_family(row.test) == FSLAB_FAMILY_FILES);
@@ -448,7 +448,7 @@ END_TEST
  * redo one; not most. */
 START_TEST(later_trials_are_not_called_disturbed)
 {
-	char out[1100], arg[1200], csv[1200], err[256];
+	char out[1100], arg[1200], csv[1200];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
 	struct ft_output o;
@@ -463,8 +463,8 @@ START_TEST(later_trials_are_not_called_disturbed)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
 	snprintf(csv, sizeof(csv), "%s/here.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert_msg(strcmp(row.status, "ok") == 0, "%s: %s", fslab_test_to_string(row.test), row.status);
 		if (row.trial < 2)
 			continue;
@@ -522,7 +522,7 @@ END_TEST
  * first trial are kept; nothing is left. */
 START_TEST(fusefat_tree_past_2g)
 {
-	char img[1100], mnt[1100], out[1100], arg[1200], csv[1200], err[256];
+	char img[1100], mnt[1100], out[1100], arg[1200], csv[1200];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
 	unsigned rows = 0;
@@ -538,8 +538,8 @@ START_TEST(fusefat_tree_past_2g)
 			     "--stop", "fixed", "--no-device-probe", "--quiet", NULL);
 	unlink(img);
 	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert_msg(strcmp(row.status, "ok") == 0, "%s trial %u: %s", fslab_test_to_string(row.test),
 			      row.trial, row.status);
 		rows++;

@@ -87,13 +87,13 @@ static void keyset_load(struct keyset *ks, const char *csv, const char *fs)
 {
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int r;
 
 	memset(ks, 0, sizeof(*ks));
-	r = fslab_results_open(csv, &rd, err, sizeof(err));
-	ck_assert_msg(r == 0, "%s", err);
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	r = fslab_results_open(csv, &rd, &fe);
+	ck_assert_msg(r == 0, "%s", fe.msg);
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		char *k;
 		ck_assert_str_eq(row.filesystem, fs);
 		ck_assert_int_ge(asprintf(&k, "%s %llu %llu %u", fslab_test_to_string(row.test),
@@ -111,7 +111,7 @@ static void keyset_load(struct keyset *ks, const char *csv, const char *fs)
 		else
 			ck_abort_msg("bad status '%s'", row.status);
 	}
-	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_msg(r == 0, "%s", fe.msg);
 	fslab_results_close(rd);
 	qsort(ks->keys, ks->n, sizeof(*ks->keys), key_cmp);
 	for (size_t i = 1; i < ks->n; i++)
@@ -424,7 +424,6 @@ START_TEST(direct_mode_runs_stdio_buffered)
 	char csv[1024];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char err[256];
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
 				  "--record-sizes", "4K-8K", "--cache", "direct", "--trials", "1", "--no-device-probe",
@@ -437,8 +436,8 @@ START_TEST(direct_mode_runs_stdio_buffered)
 	ck_assert_uint_eq(k.n, 4 * 13);
 	ck_assert_uint_eq(k.failed, 0);
 	keyset_free(&k);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		bool stdio = row.test >= FSLAB_TEST_FWRITE;
 		ck_assert_int_eq(row.cache, FSLAB_CACHE_DIRECT);
 		if (stdio) {
@@ -463,7 +462,7 @@ START_TEST(latency_columns)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char csv[1024], err[256], head[512];
+	char csv[1024], head[512];
 	size_t n = 0;
 	FILE *f;
 
@@ -479,8 +478,8 @@ START_TEST(latency_columns)
 	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
 	fclose(f);
 	ck_assert_str_eq(head, FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert(fslab_result_ok(&row));
 		ck_assert(row.latency);
 		ck_assert_msg(row.lat_p50_us > 0 && row.lat_p50_us <= row.lat_p99_us &&
@@ -513,7 +512,7 @@ START_TEST(pass_gap_pauses_outside_the_timer)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char csv[1024], err[256];
+	char csv[1024];
 	size_t n = 0;
 	double t0, wall;
 
@@ -527,8 +526,8 @@ START_TEST(pass_gap_pauses_outside_the_timer)
 	ft_output_free(&o);
 	ck_assert_msg(wall >= 4 * 0.4, "4 passes with --pass-gap 400 took %.3f s", wall);
 	snprintf(csv, sizeof(csv), "%s/a.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert_msg(fslab_result_ok(&row), "%s", row.status);
 		ck_assert_msg(row.elapsed_s >= 0 && row.elapsed_s < 0.4, "%s trial %u timed %.3f s: the pause is in it",
 			      fslab_test_to_string(row.test), row.trial, row.elapsed_s);
@@ -555,7 +554,7 @@ START_TEST(until_ci_keeps_every_sample)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char csv[1024], err[256];
+	char csv[1024];
 	unsigned max_trial[8] = { 0 }, count[8] = { 0 };
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
@@ -566,8 +565,8 @@ START_TEST(until_ci_keeps_every_sample)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ft_output_free(&o);
 	snprintf(csv, sizeof(csv), "%s/a.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		unsigned cell = (row.file_kib == 128) * 4 + (row.record_kib == 64) * 2 +
 				(row.test == FSLAB_TEST_READ);
 		ck_assert(row.test == FSLAB_TEST_WRITE || row.test == FSLAB_TEST_READ);
@@ -614,7 +613,7 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char csv[1024], err[256];
+	char csv[1024];
 	unsigned rows[2][4][FSLAB_TEST_MAX] = { { { 0 } } };
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--dir", arg_b, "--out", out,
@@ -625,8 +624,8 @@ START_TEST(decided_rule_records_why_each_test_stopped)
 	ft_output_free(&o);
 	for (int f = 0; f < 2; f++) {
 		snprintf(csv, sizeof(csv), "%s/%s.csv", out, f ? "b" : "a");
-		ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-		while (fslab_results_next(rd, &row, err, sizeof(err)) == 1)
+		ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+		while (fslab_results_next(rd, &row, NULL) == 1)
 			rows[f][(row.file_kib == 128) * 2 + (row.record_kib == 64)][row.test]++;
 		fslab_results_close(rd);
 	}
@@ -815,7 +814,7 @@ START_TEST(device_probe_flags)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char csv[1024], err[256];
+	char csv[1024];
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-256K",
 				  "--record-sizes", "64K", "--probe-size", "4M", "--cache", "warm",
@@ -847,8 +846,8 @@ START_TEST(device_probe_flags)
 	ck_assert_double_eq_tol(r, rmax, 1);
 	ck_assert_double_eq_tol(json_object_get_double(jget(m, "page_cache_factor")), 1.5, 1e-9);
 	snprintf(csv, sizeof(csv), "%s/a.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		bool writes = row.test == FSLAB_TEST_WRITE || row.test == FSLAB_TEST_REWRITE ||
 			      row.test == FSLAB_TEST_RANDOM_WRITE || row.test == FSLAB_TEST_RECORD_REWRITE ||
 			      row.test == FSLAB_TEST_FWRITE || row.test == FSLAB_TEST_FREWRITE;
@@ -1359,7 +1358,6 @@ START_TEST(fuse_directory_is_flagged)
 	struct ft_output o;
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char err[256];
 	size_t rows = 0;
 
 	ft_fusefat_mount(img, "40M", mnt);
@@ -1375,8 +1373,8 @@ START_TEST(fuse_directory_is_flagged)
 			     "--record-sizes", "64K", "--cache", "warm", "--trials", "1", "--no-device-probe",
 			     "--quiet", NULL);
 	snprintf(csv, sizeof(csv), "%s/fat.csv", out);
-	ck_assert_int_eq(fslab_results_open(csv, &rd, err, sizeof(err)), 0);
-	while (fslab_results_next(rd, &row, err, sizeof(err)) == 1) {
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert_str_eq(row.flag, "fuse");
 		rows++;
 	}

@@ -92,12 +92,13 @@ static void check_manifest(const struct fslab_manifest *m)
 static void check_round_trip(const struct fslab_manifest *m)
 {
 	struct fslab_manifest *b = NULL;
-	char *t1 = NULL, *t2 = NULL, err[1024];
+	char *t1 = NULL, *t2 = NULL;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t l1 = 0, l2 = 0;
 
 	FUZZ_CHECK(fslab_manifest_format(m, &t1, &l1) == 0);
-	if (fslab_manifest_parse(t1, l1, "written", &b, err, sizeof(err)) != 0) {
-		fprintf(stderr, "written manifest does not read back: %s\n--- written:\n%s", err, t1);
+	if (fslab_manifest_parse(t1, l1, "written", &b, &fe) != 0) {
+		fprintf(stderr, "written manifest does not read back: %s\n--- written:\n%s", fe.msg, t1);
 		abort();
 	}
 	FUZZ_CHECK(b->kind == m->kind && b->n_fs == m->n_fs && b->trials == m->trials);
@@ -118,17 +119,17 @@ static void check_round_trip(const struct fslab_manifest *m)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fslab_manifest *m = NULL;
-	char err[1024] = "";
-	int r = fslab_manifest_parse((const char *)data, size, "fuzz.json", &m, err, sizeof(err));
+	struct fslab_err fe = FSLAB_ERR_INIT;
+	int r = fslab_manifest_parse((const char *)data, size, "fuzz.json", &m, &fe);
 
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM);
 	if (r < 0) {
 		FUZZ_CHECK(m == NULL);
-		FUZZ_CHECK(strncmp(err, "fuzz.json", 9) == 0);
+		FUZZ_CHECK(strncmp(fe.msg, "fuzz.json", 9) == 0);
 		return 0;
 	}
 	check_manifest(m);
-	(void)fslab_manifest_check_resumable(m, "fuzz.json", err, sizeof(err));
+	(void)fslab_manifest_check_resumable(m, "fuzz.json", &fe);
 	check_round_trip(m);
 	fslab_manifest_free(m);
 	return 0;

@@ -76,7 +76,8 @@ static void check_round_trip(const struct fslab_result_row *row)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row back;
-	char *text = NULL, err[512];
+	char *text = NULL;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
@@ -86,9 +87,9 @@ static void check_round_trip(const struct fslab_result_row *row)
 							  (row->latency ? FSLAB_RESULTS_COLS_LATENCY : 0)) == 0);
 	FUZZ_CHECK(fslab_results_write_row(f, row) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
-	if (fslab_results_open(fuzz_file(1, text, len), &rd, err, sizeof(err)) != 0 ||
-	    fslab_results_next(rd, &back, err, sizeof(err)) != 1) {
-		fprintf(stderr, "written row does not read back: %s\n--- written:\n%s", err, text);
+	if (fslab_results_open(fuzz_file(1, text, len), &rd, &fe) != 0 ||
+	    fslab_results_next(rd, &back, &fe) != 1) {
+		fprintf(stderr, "written row does not read back: %s\n--- written:\n%s", fe.msg, text);
 		abort();
 	}
 	FUZZ_CHECK(strcmp(back.filesystem, row->filesystem) == 0);
@@ -100,7 +101,7 @@ static void check_round_trip(const struct fslab_result_row *row)
 	FUZZ_CHECK(back.cache == row->cache);
 	FUZZ_CHECK(same_text(row->status, back.status));
 	FUZZ_CHECK(same_text(row->flag, back.flag));
-	FUZZ_CHECK(fslab_results_next(rd, &back, err, sizeof(err)) == 0);
+	FUZZ_CHECK(fslab_results_next(rd, &back, &fe) == 0);
 	fslab_results_close(rd);
 	free(text);
 }
@@ -109,18 +110,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	const char *path = fuzz_file(0, data, size);
 	int r, rows = 0;
 
-	err[0] = '\0';
-	r = fslab_results_open(path, &rd, err, sizeof(err));
+	fe.msg[0] = '\0';
+	r = fslab_results_open(path, &rd, &fe);
 	if (r < 0) {
-		FUZZ_CHECK(strncmp(err, path, strlen(path)) == 0);
+		FUZZ_CHECK(strncmp(fe.msg, path, strlen(path)) == 0);
 		return 0;
 	}
 	FUZZ_CHECK(r == 0 && rd != NULL);
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		check_row(&row);
 		if (rows++ < 4)
 			check_round_trip(&row);
@@ -128,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	if (r < 0)
-		FUZZ_CHECK(strncmp(err, path, strlen(path)) == 0);
+		FUZZ_CHECK(strncmp(fe.msg, path, strlen(path)) == 0);
 	fslab_results_close(rd);
 	return 0;
 }

@@ -62,12 +62,12 @@ static void rows_load(const char *csv, struct rows *r)
 {
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int n;
 
 	memset(r, 0, sizeof(*r));
-	ck_assert_msg(fslab_results_open(csv, &rd, err, sizeof(err)) == 0, "%s", err);
-	while ((n = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	ck_assert_msg(fslab_results_open(csv, &rd, &fe) == 0, "%s", fe.msg);
+	while ((n = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (fslab_result_ok(&row)) {
 			r->ok++;
 		} else if (strncmp(row.status, "failed", 6) == 0) {
@@ -82,7 +82,7 @@ static void rows_load(const char *csv, struct rows *r)
 			r->skipped++;
 		}
 	}
-	ck_assert_msg(n == 0, "%s", err);
+	ck_assert_msg(n == 0, "%s", fe.msg);
 	fslab_results_close(rd);
 }
 

@@ -412,19 +412,20 @@ static void cells_load(const char *dir, struct cell_set *s)
 	for (size_t i = 0; i < 2; i++) {
 		struct fslab_results_reader *rd;
 		struct fslab_result_row row;
-		char path[PATH_MAX], err[512], key[128];
+		char path[PATH_MAX], key[128];
+		struct fslab_err fe = FSLAB_ERR_INIT;
 		int r;
 
 		snprintf(path, sizeof(path), "%s/%s.csv", dir, fs[i]);
-		if (fslab_results_open(path, &rd, err, sizeof(err)) < 0) {
+		if (fslab_results_open(path, &rd, &fe) < 0) {
 			s->bad_rows++;
-			snprintf(s->bad, sizeof(s->bad), "%s", err);
+			snprintf(s->bad, sizeof(s->bad), "%s", fe.msg);
 			continue;
 		}
-		while ((r = fslab_results_next(rd, &row, err, sizeof(err))) != 0) {
+		while ((r = fslab_results_next(rd, &row, &fe)) != 0) {
 			if (r < 0) {
 				s->bad_rows++;
-				snprintf(s->bad, sizeof(s->bad), "%s", err);
+				snprintf(s->bad, sizeof(s->bad), "%s", fe.msg);
 				break;
 			}
 			snprintf(key, sizeof(key), "%s,%s,%llu,%llu,%u", row.filesystem,

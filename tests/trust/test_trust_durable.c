@@ -164,7 +164,8 @@ END_TEST
  * unflagged; each row now says "memory". */
 START_TEST(cold_on_tmpfs_flagged)
 {
-	char data[] = "/dev/shm/fslab-trust-cold.XXXXXX", *out = tu_tpath("out"), *csv, err[4400];
+	char data[] = "/dev/shm/fslab-trust-cold.XXXXXX", *out = tu_tpath("out"), *csv;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	char arg[4200];
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
@@ -182,14 +183,14 @@ START_TEST(cold_on_tmpfs_flagged)
 	ck_assert_msg(o.status == 0, "run: exit %d: %s", o.status, o.err);
 	ft_output_free(&o);
 	csv = tu_join(out, "s.csv");
-	ck_assert_msg(fslab_results_open(csv, &rd, err, sizeof(err)) == 0, "%s", err);
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	ck_assert_msg(fslab_results_open(csv, &rd, &fe) == 0, "%s", fe.msg);
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		ck_assert_int_eq(row.cache, FSLAB_CACHE_COLD);
 		ck_assert_msg(strstr(row.flag, "memory"), "a cold %s row on tmpfs is flagged '%s', not memory",
 			      fslab_test_to_string(row.test), row.flag);
 		rows++;
 	}
-	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_msg(r == 0, "%s", fe.msg);
 	fslab_results_close(rd);
 	ck_assert_uint_eq(rows, 4);
 	free(csv);

@@ -98,7 +98,8 @@ static size_t csv_rows(const char *csv, size_t *dups, size_t *redone, double *ma
 {
 	struct fslab_results_reader *rd;
 	struct fslab_result_row row;
-	char err[512], (*keys)[96] = NULL;
+	char (*keys)[96] = NULL;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t n = 0;
 	int r;
 
@@ -107,9 +108,9 @@ static size_t csv_rows(const char *csv, size_t *dups, size_t *redone, double *ma
 		*redone = 0;
 	if (max_ok_elapsed)
 		*max_ok_elapsed = 0;
-	r = fslab_results_open(csv, &rd, err, sizeof(err));
-	ck_assert_msg(r == 0, "%s", err);
-	while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1) {
+	r = fslab_results_open(csv, &rd, &fe);
+	ck_assert_msg(r == 0, "%s", fe.msg);
+	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		keys = realloc(keys, (n + 1) * sizeof(*keys));
 		snprintf(keys[n], sizeof(keys[n]), "%s %llu %llu %u", fslab_test_to_string(row.test),
 			 (unsigned long long)row.file_kib, (unsigned long long)row.record_kib, row.trial);
@@ -121,7 +122,7 @@ static size_t csv_rows(const char *csv, size_t *dups, size_t *redone, double *ma
 		if (max_ok_elapsed && fslab_result_ok(&row) && row.elapsed_s > *max_ok_elapsed)
 			*max_ok_elapsed = row.elapsed_s;
 	}
-	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_msg(r == 0, "%s", fe.msg);
 	fslab_results_close(rd);
 	free(keys);
 	return n;

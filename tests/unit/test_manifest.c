@@ -149,10 +149,10 @@ static char *format(const struct fslab_manifest *m)
 static struct fslab_manifest *parse_ok(const char *text)
 {
 	struct fslab_manifest *m = NULL;
-	char err[1024] = "";
+	struct fslab_err fe = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_manifest_parse(text, strlen(text), "m.json", &m, err, sizeof(err)) == 0,
-		      "refused: %s\n%s", err, text);
+	ck_assert_msg(fslab_manifest_parse(text, strlen(text), "m.json", &m, &fe) == 0,
+		      "refused: %s\n%s", fe.msg, text);
 	return m;
 }
 
@@ -234,7 +234,7 @@ START_TEST(run_round_trip)
 	ck_assert(b->fs[0].drive.passes[1].before.temp_c == 72);
 	ck_assert_str_eq(b->fs[0].drive.passes[1].after.read_at, "");
 	ck_assert_uint_eq(b->fs[0].drive.passes_unrecorded, 3);
-	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", (char[256]){ 0 }, 256), 0);
+	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", NULL), 0);
 	same_when_written_again(m, b, t1);
 }
 END_TEST
@@ -244,7 +244,8 @@ START_TEST(import_round_trip)
 	static const char *const cmd[] = { "import", "iozone", "r.txt" };
 	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_IMPORT), *b;
 	struct fslab_manifest_fs *f;
-	char *t1, err[256];
+	char *t1;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 
 	ck_assert_int_eq(fslab_manifest_set_words(&m->command, &m->n_command, 3, cmd), 0);
 	m->cache = FSLAB_CACHE_WARM;
@@ -264,7 +265,7 @@ START_TEST(import_round_trip)
 	ck_assert_str_eq(b->fs[1].name, "fs2");
 	ck_assert_str_eq(b->fs[1].iozone_report, "r2.txt");
 	/* an import is no run to resume */
-	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(fslab_manifest_check_resumable(b, "m.json", &fe), -EINVAL);
 	same_when_written_again(m, b, t1);
 }
 END_TEST
@@ -274,7 +275,8 @@ END_TEST
 static void refused(const char *path, const char *value, const char *want)
 {
 	struct fslab_manifest *m = full_run(), *b = NULL;
-	char *text = format(m), key[64], err[1024] = "";
+	char *text = format(m), key[64];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	json_object *root = json_tokener_parse(text), *o = root, *v = json_tokener_parse(value);
 	const char *p = path, *dot, *out;
 
@@ -288,11 +290,12 @@ static void refused(const char *path, const char *value, const char *want)
 	}
 	json_object_object_add(o, p, v);
 	out = json_object_to_json_string(root);
-	ck_assert_msg(fslab_manifest_parse(out, strlen(out), "m.json", &b, err, sizeof(err)) == -EINVAL,
+	ck_assert_msg(fslab_manifest_parse(out, strlen(out), "m.json", &b, &fe) == -EINVAL,
 		      "%s = %s was accepted", path, value);
 	ck_assert_ptr_null(b);
-	ck_assert_msg(strstr(err, want), "%s = %s: '%s' does not say '%s'", path, value, err, want);
-	ck_assert_msg(strncmp(err, "m.json", 6) == 0, "message does not name the file: %s", err);
+	ck_assert_msg(strstr(fe.msg, want), "%s = %s: '%s' does not say '%s'", path, value, fe.msg, want);
+	ck_assert_msg(strncmp(fe.msg, "m.json", 6) == 0, "message does not name the file: %s", fe.msg);
+	ck_assert_int_eq(fe.code, -EINVAL);
 	json_object_put(root);
 	free(text);
 	fslab_manifest_free(m);
@@ -370,7 +373,8 @@ END_TEST
 START_TEST(too_many_and_repeated_filesystems)
 {
 	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_IMPORT), *b = NULL;
-	char *text, err[512];
+	char *text;
+	struct fslab_err fe = FSLAB_ERR_INIT;
 
 	for (int i = 0; i < FSLAB_MANIFEST_FS_MAX; i++)
 		snprintf(fslab_manifest_add_fs(m)->name, FSLAB_FS_NAME_MAX, "f%d", i);
@@ -381,12 +385,12 @@ START_TEST(too_many_and_repeated_filesystems)
 	free(text);
 	/* a run holds at most FSLAB_MAX_FS: not resumable beyond */
 	m->kind = FSLAB_MANIFEST_RUN;
-	ck_assert_int_eq(fslab_manifest_check_resumable(m, "m", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(fslab_manifest_check_resumable(m, "m", &fe), -EINVAL);
 	snprintf(m->fs[1].name, FSLAB_FS_NAME_MAX, "f0");
 	m->kind = FSLAB_MANIFEST_IMPORT;
 	text = format(m);
-	ck_assert_int_eq(fslab_manifest_parse(text, strlen(text), "m", &b, err, sizeof(err)), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "filesystems[1] repeats the name f0"));
+	ck_assert_int_eq(fslab_manifest_parse(text, strlen(text), "m", &b, &fe), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(fe.msg, "filesystems[1] repeats the name f0"));
 	free(text);
 	fslab_manifest_free(m);
 }
@@ -396,19 +400,19 @@ START_TEST(not_json_names_the_line)
 {
 	static const char bad[] = "{\n \"cache_mode\": \"warm\",\n oops\n}\n";
 	struct fslab_manifest *m = NULL;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 
-	ck_assert_int_eq(fslab_manifest_parse(bad, strlen(bad), "dir/manifest.json", &m, err, sizeof(err)),
+	ck_assert_int_eq(fslab_manifest_parse(bad, strlen(bad), "dir/manifest.json", &m, &fe),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "dir/manifest.json:3: not a JSON object"));
-	ck_assert_int_eq(fslab_manifest_parse("[1]", 3, "x", &m, err, sizeof(err)), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "not an object"));
+	ck_assert_ptr_nonnull(strstr(fe.msg, "dir/manifest.json:3: not a JSON object"));
+	ck_assert_int_eq(fslab_manifest_parse("[1]", 3, "x", &m, &fe), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(fe.msg, "not an object"));
 	/* old or foreign keys alone are fine: defaults, and not resumable */
 	m = parse_ok("{ \"name\": \"my web app\", \"trials\": null }");
 	ck_assert_uint_eq(m->trials, 0);
 	ck_assert_int_eq(m->cache, FSLAB_CACHE_MODE_INVALID);
-	ck_assert_int_eq(fslab_manifest_check_resumable(m, "x", err, sizeof(err)), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "no run_id"));
+	ck_assert_int_eq(fslab_manifest_check_resumable(m, "x", &fe), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(fe.msg, "no run_id"));
 	fslab_manifest_free(m);
 }
 END_TEST
@@ -417,13 +421,13 @@ START_TEST(read_refuses_a_huge_file)
 {
 	int fd = memfd_create("manifest", MFD_CLOEXEC);
 	struct fslab_manifest *m = NULL;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, (off_t)FSLAB_MANIFEST_MAX_BYTES + 4096), 0);
-	ck_assert_int_lt(fslab_manifest_read_fd(fd, "big.json", &m, err, sizeof(err)), 0);
+	ck_assert_int_lt(fslab_manifest_read_fd(fd, "big.json", &m, &fe), 0);
 	ck_assert_ptr_null(m);
-	ck_assert_ptr_nonnull(strstr(err, "big.json: larger than 16 MiB"));
+	ck_assert_ptr_nonnull(strstr(fe.msg, "big.json: larger than 16 MiB"));
 	close(fd);
 }
 END_TEST
@@ -432,7 +436,7 @@ START_TEST(write_reads_back)
 {
 	char *dir = ft_mkdtemp("fslab-manifest"), *t1;
 	struct fslab_manifest *m = full_run(), *b = NULL;
-	char err[512];
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	int dfd, fd;
 
 	ck_assert_ptr_nonnull(dir);
@@ -441,7 +445,7 @@ START_TEST(write_reads_back)
 	ck_assert_int_eq(fslab_manifest_write_at(dfd, m), 0);
 	fd = fslab_manifest_open_at(dfd);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fslab_manifest_read_fd(fd, "m", &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_manifest_read_fd(fd, "m", &b, &fe), 0);
 	close(fd);
 	t1 = format(b);
 	ck_assert_ptr_nonnull(b->json);

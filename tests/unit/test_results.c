@@ -40,8 +40,8 @@ START_TEST(write_then_read_back)
 	ck_assert_int_eq(fslab_results_write_header(f), 0);
 	ck_assert_int_eq(fslab_results_write_row(f, &in), 0);
 	fclose(f);
-	ck_assert_msg(fslab_results_open(p, &rd, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fslab_results_next(rd, &out, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_msg(fslab_results_open(p, &rd, NULL) == 0, "%s", err);
+	ck_assert_msg(fslab_results_next(rd, &out, NULL) == 1, "%s", err);
 	ck_assert_str_eq(out.filesystem, "ext4");
 	ck_assert_int_eq(out.test, FSLAB_TEST_RANDOM_READ);
 	ck_assert_uint_eq(out.file_kib, 65536);
@@ -52,7 +52,7 @@ START_TEST(write_then_read_back)
 	ck_assert_int_eq(out.cache, FSLAB_CACHE_COLD);
 	ck_assert_str_eq(out.status, in.status);
 	ck_assert_str_eq(out.flag, "page-cache");
-	ck_assert_int_eq(fslab_results_next(rd, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(fslab_results_next(rd, &out, NULL), 0);
 	fslab_results_close(rd);
 	free(p);
 }
@@ -60,20 +60,22 @@ END_TEST
 
 static void expect_error(const char *content, const char *phrase)
 {
-	char *p = path_in("bad.csv"), err[512] = "";
+	char *p = path_in("bad.csv");
+	struct fslab_err fe = FSLAB_ERR_INIT;
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
 	int r;
 
 	ck_assert_int_eq(ft_write_file(p, content), 0);
-	r = fslab_results_open(p, &rd, err, sizeof(err));
+	r = fslab_results_open(p, &rd, &fe);
 	if (r == 0)
-		while ((r = fslab_results_next(rd, &row, err, sizeof(err))) == 1)
+		while ((r = fslab_results_next(rd, &row, &fe)) == 1)
 			;
 	fslab_results_close(rd);
 	ck_assert_msg(r < 0, "accepted: %s", content);
-	ck_assert_msg(strstr(err, phrase), "'%s' lacks '%s'", err, phrase);
-	ck_assert_msg(strstr(err, "bad.csv:"), "'%s' does not name the file", err);
+	ck_assert_int_eq(fe.code, r);
+	ck_assert_msg(strstr(fe.msg, phrase), "'%s' lacks '%s'", fe.msg, phrase);
+	ck_assert_msg(strstr(fe.msg, "bad.csv:"), "'%s' does not name the file", fe.msg);
 	free(p);
 }
 
@@ -97,8 +99,8 @@ START_TEST(extra_columns_are_tolerated)
 
 	ck_assert_int_eq(ft_write_file(p, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,note\n"
 					  "xfs,fread,128,8,1,99,hello\n"), 0);
-	ck_assert_msg(fslab_results_open(p, &rd, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_int_eq(fslab_results_next(rd, &row, err, sizeof(err)), 1);
+	ck_assert_msg(fslab_results_open(p, &rd, NULL) == 0, "%s", err);
+	ck_assert_int_eq(fslab_results_next(rd, &row, NULL), 1);
 	ck_assert_int_eq(row.test, FSLAB_TEST_FREAD);
 	ck_assert_str_eq(row.status, "ok");
 	ck_assert(row.elapsed_s < 0);
@@ -132,8 +134,8 @@ START_TEST(queue_columns_round_trip_and_old_csvs_still_read)
 	ck_assert_int_eq(fslab_results_write_header_ex(f, FSLAB_RESULTS_COLS_QUEUE), 0);
 	ck_assert_int_eq(fslab_results_write_row(f, &in), 0);
 	fclose(f);
-	ck_assert_msg(fslab_results_open(p, &rd, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fslab_results_next(rd, &out, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_msg(fslab_results_open(p, &rd, NULL) == 0, "%s", err);
+	ck_assert_msg(fslab_results_next(rd, &out, NULL) == 1, "%s", err);
 	ck_assert_int_eq(out.test, FSLAB_TEST_QUEUED_RANDOM_READ);
 	ck_assert(out.queue);
 	ck_assert_uint_eq(out.iodepth, 32);
@@ -142,8 +144,8 @@ START_TEST(queue_columns_round_trip_and_old_csvs_still_read)
 	fslab_results_close(rd);
 
 	ck_assert_int_eq(ft_write_file(old, FSLAB_RESULTS_HEADER "\next4,read,1024,64,1,6400,0.16,cold,ok,\n"), 0);
-	ck_assert_msg(fslab_results_open(old, &rd, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fslab_results_next(rd, &out, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_msg(fslab_results_open(old, &rd, NULL) == 0, "%s", err);
+	ck_assert_msg(fslab_results_next(rd, &out, NULL) == 1, "%s", err);
 	ck_assert(!out.queue);
 	ck_assert_uint_eq(out.iodepth, 1);
 	ck_assert_uint_eq(out.jobs, 1);
