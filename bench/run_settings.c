@@ -16,7 +16,8 @@
 
 static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 {
-	char err[512], *text = NULL;
+	struct fslab_err e;
+	char *text = NULL;
 	size_t len;
 	struct fslab_spec spec;
 	int r;
@@ -26,9 +27,9 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 		fslab_error("--sweep %s: cannot read: %s", path, fslab_input_strerror(r));
 		return r;
 	}
-	r = fslab_sweep_parse_string(text, path, &spec, err, sizeof(err));
+	r = fslab_sweep_parse_string(text, path, &spec, &e);
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", e.msg);
 		free(text);
 		return r;
 	}

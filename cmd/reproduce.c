@@ -110,11 +110,12 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 static int repro_setting(enum fslab_setting id, const char *arg, uint64_t *lo, double *real)
 {
 	struct fslab_settings layer = { 0 };
-	char origin[64], err[512];
+	struct fslab_err e;
+	char origin[64];
 
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0) {
+		fslab_error("%s", e.msg);
 		return -EINVAL;
 	}
 	*lo = layer.v[id].lo;

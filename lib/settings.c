@@ -8,7 +8,6 @@
 #include "termtext.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,27 +394,16 @@ char *fslab_setting_sweep_keys(char *buf, size_t len)
 	return buf;
 }
 
-static int refuse(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* MIN-MAX: each end obeys the row's bounds and the sweep's power-of-two
  * rule; the message names the end as typed. */
 static int parse_range(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+		       const char *esc, struct fslab_setting_value *v, struct fslab_err *e)
 {
 	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M" : "64K-2G";
 	uint64_t lo, hi;
 
 	if (fslab_size_range_parse(text, &lo, &hi, &why) < 0)
-		return refuse(err, errlen, "%s '%s': %s (e.g. %s)", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': %s (e.g. %s)", origin, esc,
 			      why ? why : "not a size range", example);
 	for (int i = 0; i < 2; i++) {
 		uint64_t b = i ? hi : lo;
@@ -427,7 +415,7 @@ static int parse_range(const struct fslab_setting_row *r, const char *text, cons
 		if (!problem && (b < r->min || b > r->max))
 			problem = "is out of range";
 		if (problem)
-			return refuse(err, errlen, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
 				      problem, example);
 	}
 	v->lo = lo;
@@ -451,18 +439,18 @@ static const char *size_rule(const struct fslab_setting_row *r, char *buf, size_
 }
 
 static int parse_size(const struct fslab_setting_row *r, const char *text, const char *origin,
-		      const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+		      const char *esc, struct fslab_setting_value *v, struct fslab_err *e)
 {
 	const char *why = NULL;
 	char bounds[64];
 	uint64_t b;
 
 	if (fslab_size_parse(text, &b, &why) < 0)
-		return refuse(err, errlen, "%s '%s': %s", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 			      why ? why : "not a size (e.g. 512M, 20G)");
 	if (b < r->min || b > r->max || (r->multiple && b % r->multiple) ||
 	    (r->pow2 && !fslab_is_pow2(b)))
-		return refuse(err, errlen, "%s '%s': give %s (e.g. %s)", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': give %s (e.g. %s)", origin, esc,
 			      size_rule(r, bounds, sizeof(bounds)), r->default_text);
 	v->lo = b;
 	return 0;
@@ -470,7 +458,7 @@ static int parse_size(const struct fslab_setting_row *r, const char *text, const
 
 /* The value of a row with a value, into v (the layer is untouched here). */
 static int parse_value(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       struct fslab_setting_value *v, char *err, size_t errlen)
+		       struct fslab_setting_value *v, struct fslab_err *e)
 {
 	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64], *end;
 	uint64_t u;
@@ -482,41 +470,41 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 	case FSLAB_STYPE_ENUM:
 		i = fslab_name_index(r->words, r->n_words, text);
 		if (i < 0)
-			return refuse(err, errlen, "%s '%s': use %s", origin, esc, r->words_help);
+			return fslab_err_set(e, -EINVAL, "%s '%s': use %s", origin, esc, r->words_help);
 		v->lo = (uint64_t)i;
 		return 0;
 	case FSLAB_STYPE_RANGE:
-		return parse_range(r, text, origin, esc, v, err, errlen);
+		return parse_range(r, text, origin, esc, v, e);
 	case FSLAB_STYPE_COUNT:
 		rc = fslab_parse_uint(text, r->min, r->max, &u);
 		if (rc < 0)
-			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_uint_problem(rc, r->min, r->max, why, sizeof(why)));
 		v->lo = u;
 		return 0;
 	case FSLAB_STYPE_SIZE:
-		return parse_size(r, text, origin, esc, v, err, errlen);
+		return parse_size(r, text, origin, esc, v, e);
 	case FSLAB_STYPE_PERCENT:
 		errno = 0;
 		v->real = strtod(text, &end);
 		if (!*text || *end || errno || !(v->real > 0) || v->real > 100)
-			return refuse(err, errlen, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
+			return fslab_err_set(e, -EINVAL, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
 				      origin, esc);
 		return 0;
 	case FSLAB_STYPE_TESTS:
 		if (fslab_tests_parse(text, &mask, bad, sizeof(bad)) < 0)
-			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_tests_problem(bad, why, sizeof(why)));
 		v->lo = mask;
 		if (mask == 0)
-			return refuse(err, errlen, "%s '%s': no test named; give all or e.g. write,read",
+			return fslab_err_set(e, -EINVAL, "%s '%s': no test named; give all or e.g. write,read",
 				      origin, esc);
 		return 0;
 	case FSLAB_STYPE_NAME:
 		u = strlen(text);
 		if (u == 0 || u >= sizeof(v->text) || text[0] == '-' ||
 		    strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != u)
-			return refuse(err, errlen, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+			return fslab_err_set(e, -EINVAL, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
 				      origin, esc, sizeof(v->text) - 1);
 		snprintf(v->text, sizeof(v->text), "%s", text);
 		return 0;
@@ -524,21 +512,21 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 		v->lo = 1;
 		return 0;
 	}
-	return refuse(err, errlen, "%s: not a setting", origin);
+	return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 }
 
 int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
-			const char *origin, char *err, size_t errlen)
+			const char *origin, struct fslab_err *e)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
 	struct fslab_setting_value v;
 
 	memset(&v, 0, sizeof(v));
 	if (!r)
-		return refuse(err, errlen, "%s: not a setting", origin);
+		return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 	if (r->type != FSLAB_STYPE_BOOL && !text)
-		return refuse(err, errlen, "%s needs a value", origin);
-	if (parse_value(r, text ? text : "", origin, &v, err, errlen) < 0)
+		return fslab_err_set(e, -EINVAL, "%s needs a value", origin);
+	if (parse_value(r, text ? text : "", origin, &v, e) < 0)
 		return -EINVAL;
 	s->v[id] = v;
 	s->set |= FSLAB_SETTING_BIT(id);

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
 struct fslab_sweep_spec;
 
 /* The defaults of the stopping rule's rows (their help, the lab preset and
@@ -148,11 +150,11 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len);
 char *fslab_setting_sweep_keys(char *buf, size_t len);
 
 /* Parses text for setting id into layer s: 0, or -EINVAL with one
- * message in err naming where the value came from (origin: "--cache",
+ * message in e naming where the value came from (origin: "--cache",
  * "[sweep] cache") and what is allowed; s is then unchanged.  A BOOL row
  * takes text NULL (a flag). */
 int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
-			const char *origin, char *err, size_t errlen);
+			const char *origin, struct fslab_err *e);
 
 /* Sets a value as parsed would, for callers that have it already
  * (fslab reproduce). */

@@ -12,8 +12,7 @@
 
 struct parse_ctx {
 	struct fslab_spec *spec;
-	char *err;
-	size_t errlen;
+	char msg[512]; /* the first problem */
 	int failed;
 	bool layout_optional;                /* a sweep file: [fs NAME] may be absent */
 	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit (1 << enum fs_key): the key was given */
@@ -109,7 +108,7 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 
 	if (!c->failed) {
 		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
+		vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
 		va_end(ap);
 		c->failed = 1;
 	}
@@ -265,7 +264,8 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_settings *layer = &c->spec->sweep_given;
-	char origin[64], why[512], known[256];
+	struct fslab_err e;
+	char origin[64], known[256];
 	int id = fslab_setting_by_sweep_key(key);
 
 	if (id < 0)
@@ -274,8 +274,8 @@ static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 	if (fslab_settings_has(layer, (enum fslab_setting)id))
 		return dup_key(c, key, "sweep");
 	snprintf(origin, sizeof(origin), "[sweep] %s =", key);
-	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, why, sizeof(why)) < 0)
-		return fail(c, "%s", why);
+	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, &e) < 0)
+		return fail(c, "%s", e.msg);
 	fslab_settings_to_sweep(layer, &c->spec->sweep);
 	return 1;
 }
@@ -406,19 +406,16 @@ static int finish(struct parse_ctx *c)
 	return 1;
 }
 
-static int parse_text(const char *text, const char *name, struct fslab_spec *spec, char *err,
-		      size_t errlen, bool layout_optional)
+static int parse_text(const char *text, const char *name, struct fslab_spec *spec,
+		      struct fslab_err *e, bool layout_optional)
 {
 	struct parse_ctx c = { .spec = spec, .layout_optional = layout_optional };
-	char msg[512] = "";
 	int line = 0, r;
 
 	memset(spec, 0, sizeof(*spec));
 	snprintf(spec->disk.label, sizeof(spec->disk.label), "gpt");
 	spec->disk.alignment = FSLAB_MiB;
 	fslab_sweep_defaults(&spec->sweep);
-	c.err = msg;
-	c.errlen = sizeof(msg);
 
 	if (!check_headers(&c, text, &line))
 		goto failed;
@@ -434,44 +431,37 @@ static int parse_text(const char *text, const char *name, struct fslab_spec *spe
 	return 0;
 failed:
 	if (line > 0)
-		snprintf(err, errlen, "%s:%d: %s", name ? name : "spec", line, msg);
-	else
-		snprintf(err, errlen, "%s: %s", name ? name : "spec", msg);
-	return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s:%d: %s", name ? name : "spec", line, c.msg);
+	return fslab_err_set(e, -EINVAL, "%s: %s", name ? name : "spec", c.msg);
 }
 
 int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			    char *err, size_t errlen)
+			    struct fslab_err *e)
 {
-	return parse_text(text, name, spec, err, errlen, false);
+	return parse_text(text, name, spec, e, false);
 }
 
 int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			     char *err, size_t errlen)
+			     struct fslab_err *e)
 {
-	return parse_text(text, name, spec, err, errlen, true);
+	return parse_text(text, name, spec, e, true);
 }
 
-int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen)
+int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err *e)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	int r = fslab_read_file(path, &buf, &n, SPEC_FILE_MAX);
 
-	if (r == -EFBIG) {
-		snprintf(err, errlen, "%s: the spec is larger than 1 MiB; is this the right file?", path);
-		return r;
-	}
-	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read the spec: %s", path, fslab_input_strerror(r));
-		return r;
-	}
+	if (r == -EFBIG)
+		return fslab_err_set(e, r, "%s: the spec is larger than 1 MiB; is this the right file?", path);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: cannot read the spec: %s", path, fslab_input_strerror(r));
 	if (strlen(buf) != n) {
 		free(buf);
-		snprintf(err, errlen, "%s: the spec contains a NUL byte; it is not a text file", path);
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s: the spec contains a NUL byte; it is not a text file", path);
 	}
-	r = fslab_spec_parse_string(buf, path, spec, err, errlen);
+	r = fslab_spec_parse_string(buf, path, spec, e);
 	free(buf);
 	return r;
 }

@@ -110,21 +110,21 @@ void fslab_sweep_trial_order(uint64_t seed, bool shuffle, unsigned trial, size_t
 /* The built-in default (the 2023 layout). */
 void fslab_spec_default(struct fslab_spec *spec);
 
-/* Parses INI text.  Returns 0, or -EINVAL with a message in err such as
+/* Parses INI text.  Returns 0, or -EINVAL with a message in e such as
  * "line 12: unknown key 'foo' in [sweep] (known: ...)".  name is used in
  * messages ("spec.ini:12: ..."); may be NULL. */
 int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			    char *err, size_t errlen);
+			    struct fslab_err *e);
 
 /* The same for a sweep file (fslab run --sweep FILE): the [sweep] section is
  * what counts, and [disk] and [fs NAME] sections may be absent (a whole spec
  * is a sweep file too). */
 int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			     char *err, size_t errlen);
+			     struct fslab_err *e);
 
 /* Reads and parses a file.  Errors: -ENOENT etc. from reading, -EINVAL from
- * parsing; err holds the message with the file name. */
-int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen);
+ * parsing; e holds the message with the file name. */
+int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err *e);
 
 /* Writes the spec as an INI file that fslab_spec_parse_string reads back to
  * the same spec.  Unset [sweep] keys are written as comments showing the

@@ -19,6 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parse with its message in a buffer, as these tests print it. */
+static int t_sweep_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
+			 size_t len)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_sweep_parse_string(text, name, spec, &e);
+
+	snprintf(err, len, "%s", e.msg);
+	return r;
+}
+
 /* s with every '-' as the man page writes it, "\-". */
 static void man_escape(const char *s, char *out, size_t len)
 {
@@ -131,7 +142,7 @@ START_TEST(sweep_keys_are_the_rows)
 	ck_assert_int_eq(ft_fslab(&print, "spec", "--print", NULL), 0);
 	ck_assert_int_eq(print.status, 0);
 	fslab_setting_sweep_keys(keys, sizeof(keys));
-	ck_assert_int_eq(fslab_sweep_parse_string("[sweep]\nbogus = 1\n", "t", &spec, err, sizeof(err)),
+	ck_assert_int_eq(t_sweep_parse("[sweep]\nbogus = 1\n", "t", &spec, err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_msg(strstr(err, keys), "unknown key: '%s' does not list '%s'", err, keys);
 	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
@@ -142,11 +153,11 @@ START_TEST(sweep_keys_are_the_rows)
 			continue;
 		n_keys++;
 		snprintf(text, sizeof(text), "[sweep]\n%s = %s\n", r->sweep_key, sample((enum fslab_setting)i));
-		ck_assert_msg(fslab_sweep_parse_string(text, "t", &spec, err, sizeof(err)) == 0,
+		ck_assert_msg(t_sweep_parse(text, "t", &spec, err, sizeof(err)) == 0,
 			      "[sweep] %s = %s refused: %s", r->sweep_key, sample((enum fslab_setting)i), err);
 		ck_assert_uint_eq(spec.sweep.set, FSLAB_SETTING_BIT(i));
 		snprintf(text, sizeof(text), "[sweep]\n%s = 3Q\n", r->sweep_key);
-		ck_assert_int_eq(fslab_sweep_parse_string(text, "t", &spec, err, sizeof(err)), -EINVAL);
+		ck_assert_int_eq(t_sweep_parse(text, "t", &spec, err, sizeof(err)), -EINVAL);
 		snprintf(line, sizeof(line), "[sweep] %s = '3Q'", r->sweep_key);
 		ck_assert_msg(strstr(err, line), "[sweep] %s = 3Q: '%s' does not name it", r->sweep_key, err);
 		snprintf(line, sizeof(line), "%s = ", r->sweep_key);
