@@ -21,15 +21,8 @@
 
 #include <stddef.h>
 
-/* --stop: how many trials a cell's test gets.  The names are what the
- * manifest records ("stop") and --stop takes. */
-enum fslab_stop_rule {
-	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable */
-	FSLAB_STOP_RULE_CI,      /* --until-ci PCT: until each interval is narrow */
-	FSLAB_STOP_RULE_FIXED,   /* --trials N, no more */
-	FSLAB_STOP_RULE_MAX,
-	FSLAB_STOP_RULE_INVALID = -1,
-};
+#include "names.h"
+
 const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
 /* FSLAB_STOP_RULE_INVALID for an unknown name. */
 enum fslab_stop_rule fslab_stop_rule_from_string(const char *s);
