@@ -109,18 +109,18 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
  * *real.  0 or -EINVAL after a message. */
 static int repro_setting(enum fslab_setting id, const char *arg, uint64_t *lo, double *real)
 {
-	struct fslab_settings layer = { 0 };
+	struct fslab_setting_value v;
 	struct fslab_err e;
 	char origin[64];
 
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0) {
+	if (fslab_setting_check(id, arg, origin, &v, &e) < 0) {
 		fslab_error("%s", e.msg);
 		return -EINVAL;
 	}
-	*lo = layer.v[id].lo;
+	*lo = v.lo;
 	if (real)
-		*real = layer.v[id].real;
+		*real = v.real;
 	return 0;
 }
 

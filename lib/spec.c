@@ -264,6 +264,7 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_settings *layer = &c->spec->sweep_given;
+	struct fslab_run_config cfg = { .sweep = c->spec->sweep };
 	struct fslab_err e;
 	char origin[64], known[256];
 	int id = fslab_setting_by_sweep_key(key);
@@ -276,7 +277,8 @@ static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 	snprintf(origin, sizeof(origin), "[sweep] %s =", key);
 	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, &e) < 0)
 		return fail(c, "%s", e.msg);
-	fslab_settings_to_sweep(layer, &c->spec->sweep);
+	fslab_settings_merge(&cfg, layer, FSLAB_SETTING_BIT(id));
+	c->spec->sweep = cfg.sweep;
 	return 1;
 }
 
