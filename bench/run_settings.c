@@ -71,13 +71,13 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 			return -EINVAL;
 		}
 		/* depth and threads are the queued tests' alone */
-		if ((s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) &&
+		if ((s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) &&
 		    !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
-			const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+			const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
 			fslab_tests_format(s->tests, tests, sizeof(tests));
 			fslab_error("--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
-				    q, q, s->set & FSLAB_SWEEP_SET_IODEPTH ? "queue depth" : "threads", tests, q);
+				    q, q, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "queue depth" : "threads", tests, q);
 			return -EINVAL;
 		}
 		return 0;
@@ -91,8 +91,8 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	}
 	/* each row has its own depth and threads: --iodepth and --jobs do
 	 * not apply */
-	if (s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) {
-		const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+	if (s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) {
+		const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
 		fslab_error("--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
 			    p, q, q);
@@ -104,7 +104,7 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 			    p, tests);
 		return -EINVAL;
 	}
-	if ((s->set & FSLAB_SWEEP_SET_TRIALS) && s->trials < FSLAB_CDM_TRIALS) {
+	if ((s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS)) && s->trials < FSLAB_CDM_TRIALS) {
 		fslab_error("--sweep %s runs at least %d trials, for a 95%% interval of each row (CrystalDiskMark's 5 passes); give --trials %d or more",
 			    p, FSLAB_CDM_TRIALS, FSLAB_CDM_TRIALS);
 		return -EINVAL;
@@ -245,7 +245,7 @@ static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
 		return FSLAB_STOP_RULE_DECIDED;
 	/* the sweep's set holds the file's keys and the flags' rows: one "set" */
 	if (c->cfg.preset == FSLAB_PRESET_DEFAULT &&
-	    !(c->cfg.sweep.set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE)))
+	    !(c->cfg.sweep.set & (FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS) | FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE))))
 		return FSLAB_STOP_RULE_DECIDED;
 	return FSLAB_STOP_RULE_FIXED;
 }

@@ -296,8 +296,6 @@ const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
 	FSLAB_SETTING_PROBE, FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
 };
 
-/* A sweep_spec's set bits are the settings' (spec.h). */
-_Static_assert(FSLAB_SWEEP_SET_ORDER == FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER), "one set bit");
 _Static_assert(FSLAB_SETTING_MAX <= 32, "set bits fit an unsigned");
 /* the places put_value writes: a bool, an unsigned-sized enum or count,
  * a uint64_t or a range's two */
@@ -312,14 +310,6 @@ _Static_assert(sizeof(enum fslab_cache_mode) == sizeof(unsigned) && sizeof(enum 
 const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id)
 {
 	return id >= 0 && id < FSLAB_SETTING_MAX ? &rows[id] : NULL;
-}
-
-int fslab_setting_by_flag(const char *flag)
-{
-	for (int i = 0; flag && i < FSLAB_SETTING_MAX; i++)
-		if (rows[i].flag && strcmp(rows[i].flag, flag) == 0)
-			return i;
-	return -1;
 }
 
 int fslab_setting_by_sweep_key(const char *key)
@@ -633,6 +623,42 @@ void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_setti
 		if (rows[i].sweep_key)
 			cfg->sweep.set |= FSLAB_SETTING_BIT(i);
 	}
+}
+
+char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config *cfg, char *buf, size_t len)
+{
+	const struct fslab_setting_row *r = &rows[id];
+	const char *at = (const char *)cfg + r->offset;
+	uint64_t v[2] = { 0, 0 };
+	unsigned u;
+	bool b;
+	char lo[32], hi[32];
+
+	if (r->size == sizeof(b)) {
+		memcpy(&b, at, sizeof(b));
+		v[0] = b != r->invert;
+	} else if (r->size == sizeof(u)) {
+		memcpy(&u, at, sizeof(u));
+		v[0] = u;
+	} else if (r->type != FSLAB_STYPE_NAME) {
+		memcpy(v, at, r->size);
+	}
+	if (r->type == FSLAB_STYPE_ENUM)
+		snprintf(buf, len, "%s", v[0] < (uint64_t)r->n_words ? r->words[v[0]] : "");
+	else if (r->type == FSLAB_STYPE_RANGE)
+		snprintf(buf, len, "%s-%s", fslab_size_format(v[0], lo, sizeof(lo)),
+			 fslab_size_format(v[1], hi, sizeof(hi)));
+	else if (r->type == FSLAB_STYPE_SIZE)
+		fslab_size_format(v[0], buf, len);
+	else if (r->type == FSLAB_STYPE_TESTS)
+		fslab_tests_format((unsigned)v[0], buf, len);
+	else if (r->type == FSLAB_STYPE_PERCENT)
+		snprintf(buf, len, "%g", *(const double *)at);
+	else if (r->type == FSLAB_STYPE_NAME)
+		snprintf(buf, len, "%s", at);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v[0]);
+	return buf;
 }
 
 int fslab_settings_first_recorded(const struct fslab_settings *s)

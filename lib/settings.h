@@ -84,26 +84,14 @@ enum fslab_setting {
 
 #define FSLAB_SETTING_BIT(id) (1u << (id))
 
-/* Which [sweep] keys the file set (the rest come from the run's preset):
- * the settings' own set bits, so "set" means one thing
- * for a sweep file and for fslab run's flags. */
-enum {
-	FSLAB_SWEEP_SET_FILE_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES),
-	FSLAB_SWEEP_SET_RECORD_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES),
-	FSLAB_SWEEP_SET_TESTS = FSLAB_SETTING_BIT(FSLAB_SETTING_TESTS),
-	FSLAB_SWEEP_SET_TRIALS = FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS),
-	FSLAB_SWEEP_SET_CACHE = FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE),
-	FSLAB_SWEEP_SET_SEED = FSLAB_SETTING_BIT(FSLAB_SETTING_SEED),
-	FSLAB_SWEEP_SET_SMALL_RECORDS = FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS),
-	FSLAB_SWEEP_SET_ORDER = FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER),
-	FSLAB_SWEEP_SET_IODEPTH = FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH),
-	FSLAB_SWEEP_SET_JOBS = FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS),
-};
 
 #define FSLAB_TRIALS_MAX 1000
 
 struct fslab_sweep_spec {
-	unsigned set; /* FSLAB_SWEEP_SET_* */
+	/* which [sweep] rows were given (a sweep file's keys, fslab run's
+	 * flags; the rest are the preset's): the settings' own set bits,
+	 * FSLAB_SETTING_BIT(id) */
+	unsigned set;
 	uint64_t file_min, file_max;     /* bytes, powers of two */
 	uint64_t record_min, record_max; /* bytes, powers of two, >= 4K */
 	unsigned tests;                  /* mask of enum fslab_test bits */
@@ -202,8 +190,7 @@ extern const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX];
 
 /* The row of a setting (never NULL for a valid id). */
 const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id);
-/* The setting with this long flag or [sweep] key; -1 when none. */
-int fslab_setting_by_flag(const char *flag);
+/* The setting with this [sweep] key; -1 when none. */
 int fslab_setting_by_sweep_key(const char *key);
 
 /* The index of word among an ENUM row's words, or -1; the word of index
@@ -248,6 +235,10 @@ static inline bool fslab_settings_has(const struct fslab_settings *s, enum fslab
  * [sweep] parser and fslab run (preset < sweep file < flags) lay their
  * layers with it. */
 void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_settings *s, unsigned mask);
+
+/* The value at row id's place in cfg as its flag or [sweep] key takes it
+ * ("cold", "64K-2G", "write,read"); returns buf. */
+char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config *cfg, char *buf, size_t len);
 
 /* The rows a run records in its manifest: what --resume takes back, so a
  * flag of one of them given with --resume is refused whatever its value.

@@ -402,7 +402,7 @@ static int finish(struct parse_ctx *c)
 	}
 	if (w->record_min > w->record_max || w->file_min > w->file_max)
 		return fail(c, "[sweep] a range's minimum is larger than its maximum");
-	if ((w->set & FSLAB_SWEEP_SET_RECORD_SIZES) && (w->set & FSLAB_SWEEP_SET_FILE_SIZES) &&
+	if ((w->set & FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES)) && (w->set & FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES)) &&
 	    w->record_min > w->file_max)
 		return fail(c, "[sweep] the smallest record is larger than the largest file: no cell to run");
 	return 1;
@@ -471,7 +471,7 @@ int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err 
 int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 {
 	const struct fslab_sweep_spec *w = &spec->sweep;
-	char a[32], b[32], tests[256];
+	char a[32], value[256];
 	struct fslab_sweep_spec d;
 
 	fprintf(out, "# fslab lab spec.  Sizes take K, M, G, T (powers of 1024).\n"
@@ -490,59 +490,14 @@ int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 	fprintf(out, "# The sweep.  Keys left commented come from the run's --sweep preset\n"
 		     "# (seed: the 2023 experiment; quick: files up to 64M); flags override both.\n"
 		     "[sweep]\n");
-/* one key of the settings table's rows: "# cache = warm" when not set */
-#define SWEEP_LINE(id, fmt, ...)                                                              \
-	fprintf(out, "%s%s = " fmt "\n", (w->set & FSLAB_SETTING_BIT(id)) ? "" : "# ",          \
-		fslab_setting_row(id)->sweep_key, __VA_ARGS__)
-	{
-		const struct fslab_sweep_spec *v = w;
-		const struct fslab_sweep_spec *src;
+	/* each [sweep] row, "# cache = warm" (the seed preset's) when not set */
+	for (int id = 0; id < FSLAB_SETTING_MAX; id++) {
+		bool set = w->set & FSLAB_SETTING_BIT(id);
+		struct fslab_run_config shown = { .sweep = set ? *w : d };
 
-		src = (v->set & FSLAB_SWEEP_SET_FILE_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_FILE_SIZES, "%s-%s",
-			   fslab_size_format(src->file_min, a, sizeof(a)),
-			   fslab_size_format(src->file_max, b, sizeof(b)));
-		src = (v->set & FSLAB_SWEEP_SET_RECORD_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_RECORD_SIZES, "%s-%s",
-			   fslab_size_format(src->record_min, a, sizeof(a)),
-			   fslab_size_format(src->record_max, b, sizeof(b)));
-		src = (v->set & FSLAB_SWEEP_SET_TESTS) ? v : &d;
-		fslab_tests_format(src->tests, tests, sizeof(tests));
-		SWEEP_LINE(FSLAB_SETTING_TESTS, "%s", tests);
-		src = (v->set & FSLAB_SWEEP_SET_TRIALS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_TRIALS, "%u", src->trials);
-		src = (v->set & FSLAB_SWEEP_SET_CACHE) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_CACHE, "%s", fslab_cache_mode_to_string(src->cache));
-		src = (v->set & FSLAB_SWEEP_SET_SEED) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_SEED, "%llu", (unsigned long long)src->seed);
-		src = (v->set & FSLAB_SWEEP_SET_SMALL_RECORDS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_SMALL_RECORDS, "%s",
-			   fslab_setting_word(FSLAB_SETTING_SMALL_RECORDS, src->keep_small_records));
-		src = (v->set & FSLAB_SWEEP_SET_ORDER) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_ORDER, "%s",
-			   fslab_setting_word(FSLAB_SETTING_ORDER, !src->shuffle));
-		src = (v->set & FSLAB_SWEEP_SET_IODEPTH) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_IODEPTH, "%u", src->iodepth);
-		src = (v->set & FSLAB_SWEEP_SET_JOBS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_JOBS, "%u", src->jobs);
+		if (fslab_setting_row(id)->sweep_key)
+			fprintf(out, "%s%s = %s\n", set ? "" : "# ", fslab_setting_row(id)->sweep_key,
+				fslab_setting_format(id, &shown, value, sizeof(value)));
 	}
-#undef SWEEP_LINE
 	return ferror(out) ? -EIO : 0;
-}
-
-uint64_t fslab_spec_layout_bytes(const struct fslab_spec *spec)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < spec->n_fs; i++)
-		sum += spec->fs[i].size;
-	return sum;
-}
-
-const struct fslab_fs_spec *fslab_spec_find_fs(const struct fslab_spec *spec, const char *name)
-{
-	for (size_t i = 0; i < spec->n_fs; i++)
-		if (strcmp(spec->fs[i].name, name) == 0)
-			return &spec->fs[i];
-	return NULL;
 }

@@ -94,12 +94,6 @@ int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err 
  * `seed` preset's values. */
 int fslab_spec_write(FILE *out, const struct fslab_spec *spec);
 
-/* Sum of partition sizes (bytes). */
-uint64_t fslab_spec_layout_bytes(const struct fslab_spec *spec);
-
-/* Looks a filesystem up by name; NULL if absent. */
-const struct fslab_fs_spec *fslab_spec_find_fs(const struct fslab_spec *spec, const char *name);
-
 /* True when name is a valid [fs NAME]: 1..31 of [A-Za-z0-9_-], not "." / "..". */
 bool fslab_fs_name_valid(const char *name);
 
