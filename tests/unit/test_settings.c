@@ -7,6 +7,7 @@
 #include "names.h"
 #include "settings.h"
 #include "spec.h"
+#include "size.h"
 #include "steady.h"
 #include "stop_rule.h"
 #include "engine.h"
@@ -380,6 +381,58 @@ START_TEST(layers_merge_preset_file_flags)
 }
 END_TEST
 
+/* Each row's value lives at its place: a parse of its default's words
+ * puts there what the typed default holds (rows whose default is a
+ * preset's or a word of its own, "off", "none", are not compared), and
+ * the merge copies only the rows a layer set. */
+START_TEST(rows_place_their_values)
+{
+	static const enum fslab_setting typed[] = {
+		FSLAB_SETTING_PRESET, FSLAB_SETTING_FILE_SYNC, FSLAB_SETTING_MAX_TRIALS,
+		FSLAB_SETTING_IO, FSLAB_SETTING_SYNC, FSLAB_SETTING_PASS_GAP, FSLAB_SETTING_PROBE,
+		FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND,
+	};
+	struct fslab_err e = FSLAB_ERR_INIT;
+	struct fslab_run_config cfg = fslab_run_config_default;
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]); i++) {
+		const struct fslab_setting_row *r = fslab_setting_row(typed[i]);
+		struct fslab_settings layer = { 0 };
+
+		ck_assert_str_eq(fslab_setting_format(typed[i], &fslab_run_config_default, buf, sizeof(buf)),
+				 r->default_text);
+		ck_assert_int_eq(fslab_setting_parse(&layer, typed[i], r->default_text, "t", &e), 0);
+		ck_assert_str_eq(fslab_setting_format(typed[i], &layer.v, buf, sizeof(buf)), r->default_text);
+	}
+	{
+		struct fslab_settings layer = { 0 };
+
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_CACHE, "cold", "t", &e), 0);
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_ORDER, "fixed", "t", &e), 0);
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_FILE_SIZES, "64K-2G", "t", &e), 0);
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_LABEL, "hostA", "t", &e), 0);
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_UNTIL_CI, "2.5", "t", &e), 0);
+		ck_assert_int_eq(fslab_setting_parse(&layer, FSLAB_SETTING_LATENCY, NULL, "t", &e), 0);
+		cfg.sweep.shuffle = true;
+		fslab_settings_merge(&cfg, &layer, ~FSLAB_SETTING_BIT(FSLAB_SETTING_LABEL));
+		ck_assert_int_eq(cfg.sweep.cache, FSLAB_CACHE_COLD);
+		ck_assert(!cfg.sweep.shuffle);
+		ck_assert_uint_eq(cfg.sweep.file_min, 64 * FSLAB_KiB);
+		ck_assert_uint_eq(cfg.sweep.file_max, 2 * FSLAB_GiB);
+		ck_assert(cfg.latency);
+		ck_assert(cfg.until_ci_pct == 2.5);
+		ck_assert_str_eq(cfg.label, ""); /* not in the mask */
+		ck_assert_uint_eq(cfg.sweep.set, FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE) |
+						 FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER) |
+						 FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES));
+		ck_assert_uint_eq(cfg.io_mode, FSLAB_IO_SEEK); /* not given: the default */
+		ck_assert_str_eq(fslab_setting_format(FSLAB_SETTING_FILE_SIZES, &cfg, buf, sizeof(buf)), "64K-2G");
+		ck_assert_str_eq(fslab_setting_format(FSLAB_SETTING_ORDER, &cfg, buf, sizeof(buf)), "fixed");
+	}
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("settings");
@@ -391,5 +444,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, manifest_records_every_row);
 	tcase_add_test(tc, completion_and_man_page_name_every_row);
 	tcase_add_test(tc, layers_merge_preset_file_flags);
+	tcase_add_test(tc, rows_place_their_values);
 	return ft_suite_run(s, argc, argv);
 }
