@@ -43,7 +43,7 @@ int cmd_import(int argc, char **argv)
 	struct fslab_import_opts o = { .cache = FSLAB_CACHE_WARM };
 	struct fslab_opts it;
 	char *cmdline[66];
-	struct fslab_setting_value cache;
+	struct fslab_settings cache = { 0 };
 	struct fslab_err e;
 	int c;
 
@@ -65,11 +65,11 @@ int cmd_import(int argc, char **argv)
 			o.out = it.arg;
 			break;
 		case OPT_CACHE: /* checked by the run settings' cache row: one message */
-			if (fslab_setting_check(FSLAB_SETTING_CACHE, it.arg, "--cache", &cache, &e) < 0) {
+			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0) {
 				fslab_error("%s", e.msg);
 				return FSLAB_EXIT_USAGE;
 			}
-			o.cache = (enum fslab_cache_mode)cache.lo;
+			o.cache = cache.v.sweep.cache;
 			break;
 		case OPT_FORCE:
 			o.force = true;

@@ -437,10 +437,27 @@ char *fslab_setting_sweep_keys(char *buf, size_t len)
 	return buf;
 }
 
+/* A whole number (lo; a range's ends lo and hi) at a row's place: a bool
+ * (not 0, unless invert), an unsigned-sized enum or count, a uint64_t or
+ * two (a size given for both ends). */
+static void store(const struct fslab_setting_row *r, char *at, uint64_t lo, uint64_t hi)
+{
+	uint64_t ends[2] = { lo, r->type == FSLAB_STYPE_RANGE ? hi : lo };
+	unsigned u = (unsigned)lo;
+	bool b = (lo != 0) != r->invert;
+
+	if (r->size == sizeof(b))
+		memcpy(at, &b, sizeof(b));
+	else if (r->size == sizeof(u))
+		memcpy(at, &u, sizeof(u));
+	else
+		memcpy(at, ends, r->size);
+}
+
 /* MIN-MAX: each end obeys the row's bounds and the sweep's power-of-two
  * rule; the message names the end as typed. */
 static int parse_range(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       const char *esc, struct fslab_setting_value *v, struct fslab_err *e)
+		       const char *esc, char *at, struct fslab_err *e)
 {
 	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M" : "64K-2G";
 	uint64_t lo, hi;
@@ -461,8 +478,7 @@ static int parse_range(const struct fslab_setting_row *r, const char *text, cons
 			return fslab_err_set(e, -EINVAL, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
 				      problem, example);
 	}
-	v->lo = lo;
-	v->hi = hi;
+	store(r, at, lo, hi);
 	return 0;
 }
 
@@ -482,7 +498,7 @@ static const char *size_rule(const struct fslab_setting_row *r, char *buf, size_
 }
 
 static int parse_size(const struct fslab_setting_row *r, const char *text, const char *origin,
-		      const char *esc, struct fslab_setting_value *v, struct fslab_err *e)
+		      const char *esc, char *at, struct fslab_err *e)
 {
 	const char *why = NULL;
 	char bounds[64];
@@ -495,15 +511,16 @@ static int parse_size(const struct fslab_setting_row *r, const char *text, const
 	    (r->pow2 && !fslab_is_pow2(b)))
 		return fslab_err_set(e, -EINVAL, "%s '%s': give %s (e.g. %s)", origin, esc,
 			      size_rule(r, bounds, sizeof(bounds)), r->default_text);
-	v->lo = b;
+	store(r, at, b, b);
 	return 0;
 }
 
-/* The value of a row with a value, into v. */
+/* The value of text at its row's place at; nothing written on an error. */
 static int parse_value(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       struct fslab_setting_value *v, struct fslab_err *e)
+		       char *at, struct fslab_err *e)
 {
 	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64], *end;
+	double real;
 	uint64_t u;
 	unsigned mask;
 	int i, rc;
@@ -514,104 +531,76 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 		i = fslab_name_index(r->words, r->n_words, text);
 		if (i < 0)
 			return fslab_err_set(e, -EINVAL, "%s '%s': use %s", origin, esc, r->words_help);
-		v->lo = (uint64_t)i;
+		store(r, at, (uint64_t)i, 0);
 		return 0;
 	case FSLAB_STYPE_RANGE:
-		return parse_range(r, text, origin, esc, v, e);
+		return parse_range(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_COUNT:
 		rc = fslab_parse_uint(text, r->min, r->max, &u);
 		if (rc < 0)
 			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_uint_problem(rc, r->min, r->max, why, sizeof(why)));
-		v->lo = u;
+		store(r, at, u, 0);
 		return 0;
 	case FSLAB_STYPE_SIZE:
-		return parse_size(r, text, origin, esc, v, e);
+		return parse_size(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_PERCENT:
 		errno = 0;
-		v->real = strtod(text, &end);
-		if (!*text || *end || errno || !(v->real > 0) || v->real > 100)
+		real = strtod(text, &end);
+		if (!*text || *end || errno || !(real > 0) || real > 100)
 			return fslab_err_set(e, -EINVAL, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
 				      origin, esc);
+		memcpy(at, &real, sizeof(real));
 		return 0;
 	case FSLAB_STYPE_TESTS:
 		if (fslab_tests_parse(text, &mask, bad, sizeof(bad)) < 0)
 			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_tests_problem(bad, why, sizeof(why)));
-		v->lo = mask;
 		if (mask == 0)
 			return fslab_err_set(e, -EINVAL, "%s '%s': no test named; give all or e.g. write,read",
 				      origin, esc);
+		store(r, at, mask, 0);
 		return 0;
 	case FSLAB_STYPE_NAME:
 		u = strlen(text);
-		if (u == 0 || u >= sizeof(v->text) || text[0] == '-' ||
+		if (u == 0 || u >= r->size || text[0] == '-' ||
 		    strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != u)
 			return fslab_err_set(e, -EINVAL, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
-				      origin, esc, sizeof(v->text) - 1);
-		snprintf(v->text, sizeof(v->text), "%s", text);
+				      origin, esc, r->size - 1);
+		snprintf(at, r->size, "%s", text);
 		return 0;
 	case FSLAB_STYPE_BOOL:
-		v->lo = 1;
+		store(r, at, 1, 0);
 		return 0;
 	}
 	return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 }
 
-int fslab_setting_check(enum fslab_setting id, const char *text, const char *origin,
-			struct fslab_setting_value *v, struct fslab_err *e)
+int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
+			const char *origin, struct fslab_err *e)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
 
-	memset(v, 0, sizeof(*v));
 	if (!r)
 		return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 	if (r->type != FSLAB_STYPE_BOOL && !text)
 		return fslab_err_set(e, -EINVAL, "%s needs a value", origin);
-	return parse_value(r, text ? text : "", origin, v, e);
-}
-
-/* v at row id's place in layer s, marked given there. */
-static void put_value(struct fslab_settings *s, enum fslab_setting id, const struct fslab_setting_value *v)
-{
-	const struct fslab_setting_row *r = &rows[id];
-	char *at = (char *)&s->v + r->offset;
-	uint64_t ends[2] = { v->lo, r->type == FSLAB_STYPE_RANGE ? v->hi : v->lo };
-	unsigned u = (unsigned)v->lo;
-	bool b = (v->lo != 0) != r->invert;
-
-	if (r->type == FSLAB_STYPE_PERCENT)
-		memcpy(at, &v->real, sizeof(v->real));
-	else if (r->type == FSLAB_STYPE_NAME)
-		snprintf(at, r->size, "%s", v->text);
-	else if (r->size == sizeof(b))
-		memcpy(at, &b, sizeof(b));
-	else if (r->size == sizeof(u))
-		memcpy(at, &u, sizeof(u));
-	else
-		memcpy(at, ends, r->size);
-	s->set |= FSLAB_SETTING_BIT(id);
-}
-
-int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
-			const char *origin, struct fslab_err *e)
-{
-	struct fslab_setting_value v;
-
-	if (fslab_setting_check(id, text, origin, &v, e) < 0)
+	if (parse_value(r, text ? text : "", origin, (char *)&s->v + r->offset, e) < 0)
 		return -EINVAL;
-	put_value(s, id, &v);
+	s->set |= FSLAB_SETTING_BIT(id);
 	return 0;
 }
 
 void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi)
 {
-	put_value(s, id, &(struct fslab_setting_value){ .lo = lo, .hi = hi });
+	store(&rows[id], (char *)&s->v + rows[id].offset, lo, hi);
+	s->set |= FSLAB_SETTING_BIT(id);
 }
 
 void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v)
 {
-	put_value(s, id, &(struct fslab_setting_value){ .real = v });
+	memcpy((char *)&s->v + rows[id].offset, &v, sizeof(v));
+	s->set |= FSLAB_SETTING_BIT(id);
 }
 
 void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_settings *s, unsigned mask)

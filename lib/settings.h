@@ -172,13 +172,6 @@ struct fslab_setting_row {
 	const char *help;         /* the --help text ('\n' starts a line) */
 };
 
-/* A value as parsed, before it reaches its place. */
-struct fslab_setting_value {
-	uint64_t lo, hi; /* RANGE: the ends; ENUM: the index; COUNT, SIZE, TESTS, BOOL: lo */
-	double real;     /* PERCENT */
-	char text[FSLAB_RUN_LABEL_MAX]; /* NAME */
-};
-
 struct fslab_settings {
 	unsigned set; /* FSLAB_SETTING_BIT(id): given by this layer */
 	struct fslab_run_config v; /* each given row's value, at its place */
@@ -211,17 +204,15 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len);
 /* The [sweep] keys, "file_sizes, record_sizes, ...", into buf. */
 char *fslab_setting_sweep_keys(char *buf, size_t len);
 
-/* Checks text for setting id into v: 0, or -EINVAL with one message in e
- * naming where the value came from (origin: "--cache", "[sweep] cache")
- * and what is allowed.  A BOOL row takes text NULL (a flag). */
-int fslab_setting_check(enum fslab_setting id, const char *text, const char *origin,
-			struct fslab_setting_value *v, struct fslab_err *e);
-/* The same, the value put in layer s (unchanged on an error). */
+/* Parses text for setting id to its place in layer s, marked given: 0, or
+ * -EINVAL with one message in e naming where the value came from (origin:
+ * "--cache", "[sweep] cache") and what is allowed; s is then unchanged.
+ * A BOOL row takes text NULL (a flag). */
 int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
 			const char *origin, struct fslab_err *e);
 
-/* Sets a value as parsed would, for callers that have it already
- * (fslab reproduce). */
+/* Sets a whole number (a range: lo and hi) or a percentage as parsed
+ * would, for callers that have it already (fslab reproduce). */
 void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi);
 void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v);
 
