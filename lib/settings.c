@@ -352,37 +352,22 @@ char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, siz
 	return buf;
 }
 
-/* Word k of the row's manifest_key, without its path. */
-static char *manifest_name(enum fslab_setting id, int k, char *buf, size_t len)
-{
-	const struct fslab_setting_row *r = fslab_setting_row(id);
-	const char *p = r ? r->manifest_key : NULL;
-	size_t n;
-
-	buf[0] = '\0';
-	for (; p && k > 0; k--) {
-		p = strchr(p, ' ');
-		p = p ? p + 1 : NULL;
-	}
-	if (!p)
-		return buf;
-	n = strcspn(p, " ");
-	for (const char *dot = memchr(p, '.', n); dot; dot = memchr(p, '.', n)) {
-		n -= (size_t)(dot + 1 - p);
-		p = dot + 1;
-	}
-	snprintf(buf, len, "%.*s", (int)n, p);
-	return buf;
-}
-
 const char *fslab_setting_mkey(enum fslab_setting id, int k)
 {
 	static char names[FSLAB_SETTING_MAX][2][48];
+	const char *p = id >= 0 && id < FSLAB_SETTING_MAX && (k == 0 || k == 1) ? rows[id].manifest_key : NULL;
+	size_t n;
 
-	if (id < 0 || id >= FSLAB_SETTING_MAX || k < 0 || k > 1)
+	if (p && k && (p = strchr(p, ' ')))
+		p++;
+	if (!p)
 		return "";
+	/* word k, without its path */
+	n = strcspn(p, " ");
+	for (const char *dot; (dot = memchr(p, '.', n)); p = dot + 1)
+		n -= (size_t)(dot + 1 - p);
 	if (!names[id][k][0])
-		manifest_name(id, k, names[id][k], sizeof(names[id][k]));
+		snprintf(names[id][k], sizeof(names[id][k]), "%.*s", (int)n, p);
 	return names[id][k];
 }
 
