@@ -405,29 +405,6 @@ void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out)
 		fprintf(out, "\n%s", cmd->outro);
 }
 
-int fslab_opts_check_path(const char *opt, const char *path)
-{
-	char esc[FSLAB_ESCAPE_SIZE(256)];
-
-	if (!path)
-		return 0;
-	if (!*path) {
-		fslab_error("%s: empty path; give a path or leave the option out", opt);
-		return FSLAB_EXIT_USAGE;
-	}
-	for (const char *p = path; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			/* Paths end up in the state, the log and every message: a
-			 * control byte in one could rewrite what the terminal shows. */
-			fslab_error("refused: the path '%s' holds control characters (shown escaped); "
-				    "give one without them",
-				    fslab_escape_ctrl(path, esc, sizeof(esc)));
-			return FSLAB_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out)
 {
 	char esc[FSLAB_ESCAPE_SIZE(64)];

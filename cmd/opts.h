@@ -95,12 +95,6 @@ bool fslab_opts_given(const struct fslab_opts *it, int id);
 /* Writes the command's whole --help text. */
 void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);
 
-/* The common path checks of the lab commands (--state, --mount-root,
- * --device, --image, --spec): returns FSLAB_EXIT_USAGE after one message
- * when path is empty ("--state: empty path") or holds a control character;
- * 0 when it is fine or NULL. */
-int fslab_opts_check_path(const char *opt, const char *path);
-
 /* A size (fslab_size_parse), said once on a bad value ("--size '1.5G': fractions
  * are not accepted..."), returning -EINVAL (-ERANGE out of bounds). */
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out);
