@@ -96,11 +96,11 @@ static void synopsis_add(size_t *off, size_t *col, const char *item)
 {
 	size_t n = strlen(item) + 1;
 
-	if (*col + n > 79)
+	if (*col + n > 79) {
 		*off += (size_t)snprintf(run_synopsis + *off, sizeof(run_synopsis) - *off,
 					 "\n                ");
-	if (*col + n > 79)
 		*col = 16;
+	}
 	*off += (size_t)snprintf(run_synopsis + *off, sizeof(run_synopsis) - *off, " %s", item);
 	*col += n;
 	if (*off >= sizeof(run_synopsis))

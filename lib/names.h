@@ -174,6 +174,9 @@ enum fslab_vocab {
  * direct or cold".  Returns buf. */
 char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
 		       size_t len);
+/* The same of any n names. */
+char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
+		       char *buf, size_t len);
 
 /* The index of s in table[0..n) (NULL entries skipped), or -1: the
  * from_string of every name table, here and in other modules. */

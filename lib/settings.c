@@ -337,19 +337,9 @@ const char *fslab_setting_word(enum fslab_setting id, int i)
 char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
-	size_t off = 0;
+	bool words = r && r->type == FSLAB_STYPE_ENUM;
 
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (int i = 0; r && r->type == FSLAB_STYPE_ENUM && i < r->n_words && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%s", i ? sep : "", r->words[i]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-	return buf;
+	return fslab_names_join(words ? r->words : NULL, words ? r->n_words : 0, sep, sep, buf, len);
 }
 
 const char *fslab_setting_mkey(enum fslab_setting id, int k)
