@@ -170,12 +170,12 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			   const struct run_fs_state *fst, struct fslab_progress *prog, bool resumed)
 {
-	const uint64_t all = fslab_plan_test_count(plan, c->sweep.tests) * c->sweep.trials;
+	const uint64_t all = fslab_plan_test_count(plan, c->cfg.sweep.tests) * c->cfg.sweep.trials;
 
 	for (size_t i = 0; i < c->n_fs && !run_stop; i++) {
 		int r;
 
-		if (resumed && c->stop_rule == FSLAB_STOP_RULE_FIXED && fst[i].done.n >= all)
+		if (resumed && c->cfg.stop_rule == FSLAB_STOP_RULE_FIXED && fst[i].done.n >= all)
 			continue;
 		run_steady_phase(c, &c->fs[i], prog);
 		r = fslab_manifest_write(c);
@@ -216,7 +216,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (ret != FSLAB_EXIT_OK)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
-	r = fslab_plan_build(&c->sweep, &plan);
+	r = fslab_plan_build(&c->cfg.sweep, &plan);
 	if (r < 0) {
 		fslab_error(r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
@@ -257,17 +257,17 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)
 		goto out;
 
-	if (fslab_preset_named_rows(c->sweep.named_rows))
+	if (fslab_preset_named_rows(c->cfg.sweep.named_rows))
 		fslab_progress_note(prog, "%s: %zu filesystem(s), %s: %zu rows of %llu tests on a file of %s, passes of %u s after %d discarded warm-up pass",
-				    fslab_log_prefix(), c->n_fs, fslab_preset_to_string(c->sweep.named_rows), plan.n,
-				    (unsigned long long)fslab_plan_test_count(&plan, c->sweep.tests),
-				    fslab_size_format(c->sweep.file_max, (char[32]){ 0 }, 32), c->sweep.pass_s,
+				    fslab_log_prefix(), c->n_fs, fslab_preset_to_string(c->cfg.sweep.named_rows), plan.n,
+				    (unsigned long long)fslab_plan_test_count(&plan, c->cfg.sweep.tests),
+				    fslab_size_format(c->cfg.sweep.file_max, (char[32]){ 0 }, 32), c->cfg.sweep.pass_s,
 				    FSLAB_CDM_WARMUP_PASSES);
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
-			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->sweep.tests),
-			    fslab_cache_mode_to_string(c->sweep.cache), c->sweep.trials,
-			    c->until_ci_pct > 0 ? " (more until the CI is narrow enough)"
-			    : c->stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
+			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->cfg.sweep.tests),
+			    fslab_cache_mode_to_string(c->cfg.sweep.cache), c->cfg.sweep.trials,
+			    c->cfg.until_ci_pct > 0 ? " (more until the CI is narrow enough)"
+			    : c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    run_esc(c->out_dir));
 	run_seed_eta(c, &plan, prog);
 	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);

@@ -31,7 +31,6 @@
 #define FSLAB_PRESET_DEFAULT FSLAB_PRESET_LAB
 /* The steady-state phase's round: each workload (1 MiB sequential, 4 KiB
  * random writes) writes this many bytes (bench/run_steady.c). */
-#define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)
 #define FSLAB_STEADY_ROUND_MIN (1ull << 20)
 
 /* Context a caller running several stages (fslab reproduce) passes so the
@@ -45,8 +44,6 @@ struct fslab_run_pipeline {
 /* The cost model's device rate where none was probed (fslab reproduce
  * --dry-run, a run with --no-device-probe until cells are measured). */
 #define FSLAB_RUN_NOMINAL_KIB_S 102400.0
-
-#define FSLAB_RUN_LABEL_MAX 64 /* including the NUL */
 
 struct fslab_run_opts {
 	/* What: the targets (lib/target.h), made by the caller: --dir
@@ -138,15 +135,6 @@ int fslab_run_dry_run(const struct fslab_run_opts *o);
 /* The stopping rules of --stop (the default, "decided", judged by
  * fslab_stop_judge in lib/stats.h and applied by bench/run_stop.c; docs/run.md
  * "When the run stops"). */
-/* --stop: how many trials a cell's test gets.  The names are what the
- * manifest records ("stop") and --stop takes. */
-enum fslab_stop_rule {
-	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable */
-	FSLAB_STOP_RULE_CI,      /* --until-ci PCT: until each interval is narrow */
-	FSLAB_STOP_RULE_FIXED,   /* --trials N, no more */
-	FSLAB_STOP_RULE_MAX,
-	FSLAB_STOP_RULE_INVALID = -1,
-};
 const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
 /* FSLAB_STOP_RULE_INVALID for an unknown name. */
 enum fslab_stop_rule fslab_stop_rule_from_string(const char *s);

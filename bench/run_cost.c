@@ -117,9 +117,9 @@ double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes)
  * reads of its file (bench/probe.c); 0 when the run skips it. */
 static double cost_probe_s(const struct fslab_run_ctx *c, double write_kib_s, double read_kib_s)
 {
-	uint64_t bytes = c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
+	uint64_t bytes = c->cfg.probe_bytes ? c->cfg.probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
 
-	if (c->no_device_probe)
+	if (c->cfg.no_device_probe)
 		return 0;
 	return FSLAB_PROBE_RUNS * (run_cost_direct_s(write_kib_s, bytes, FSLAB_PROBE_RECORD) +
 				   run_cost_direct_s(read_kib_s, bytes, FSLAB_PROBE_RECORD));
@@ -173,7 +173,7 @@ static double cost_pass_test_s(const struct fslab_sweep_cell *cell, enum fslab_t
 /* --pass-gap's pause before every pass, in seconds. */
 static double cost_gap_s(const struct fslab_run_ctx *c)
 {
-	return c->pass_gap_ms / 1000.0;
+	return c->cfg.pass_gap_ms / 1000.0;
 }
 
 /* The discarded warm-up of a plan of named rows on one filesystem: one
@@ -186,7 +186,7 @@ static double cost_plan_warmup_s(const struct fslab_run_ctx *c, const struct fsl
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->cells[i].pass_s > 0)
 			s += FSLAB_CDM_WARMUP_PASSES * (plan->cells[i].pass_s + cost_gap_s(c)) *
-			     __builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests));
+			     __builtin_popcount(fslab_plan_cell_tests(&plan->cells[i], c->cfg.sweep.tests));
 	return s;
 }
 
@@ -211,7 +211,7 @@ int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t 
 
 static uint64_t run_plan_bytes(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
-	return cost_plan_bytes(plan, c->sweep.tests);
+	return cost_plan_bytes(plan, c->cfg.sweep.tests);
 }
 
 /* Seconds one trial of the plan should take at these rates, by the model;
@@ -222,7 +222,7 @@ static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fsla
 	double s = 0;
 
 	for (size_t i = 0; i < plan->n; i++) {
-		unsigned tests = fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests);
+		unsigned tests = fslab_plan_cell_tests(&plan->cells[i], c->cfg.sweep.tests);
 		bool first = true;
 
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
@@ -233,7 +233,7 @@ static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fsla
 			if (plan->cells[i].pass_s > 0)
 				e = cost_pass_test_s(&plan->cells[i], (enum fslab_test)t, first, write_kib_s);
 			else
-				e = run_cost_test_s(write_kib_s, read_kib_s, c->sweep.cache, (enum fslab_test)t,
+				e = run_cost_test_s(write_kib_s, read_kib_s, c->cfg.sweep.cache, (enum fslab_test)t,
 						    plan->cells[i].file_bytes, plan->cells[i].record_bytes,
 						    cost_inflight(&plan->cells[i], (enum fslab_test)t));
 			first = false;
@@ -270,7 +270,7 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 
 	if (!c)
 		return r;
-	r = run_settings(c, o) < 0 ? -EINVAL : fslab_plan_build(&c->sweep, &plan);
+	r = run_settings(c, o) < 0 ? -EINVAL : fslab_plan_build(&c->cfg.sweep, &plan);
 	if (r < 0)
 		goto out;
 	trial = cost_plan_trial_s(c, &plan, write_kib_s, read_kib_s) * (double)n_fs;
@@ -279,8 +279,8 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 		goto out;
 	}
 	probes = cost_once_s(c, &plan, write_kib_s, read_kib_s) * (double)n_fs;
-	*lo_s = probes + trial * c->sweep.trials;
-	*hi_s = probes + trial * (c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials);
+	*lo_s = probes + trial * c->cfg.sweep.trials;
+	*hi_s = probes + trial * (c->cfg.max_trials > c->cfg.sweep.trials ? c->cfg.max_trials : c->cfg.sweep.trials);
 out:
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
@@ -295,7 +295,7 @@ static uint64_t run_plan_files_largest(const struct fslab_run_ctx *c, const stru
 	uint64_t big = plan->cells[plan->n - 1].file_bytes;
 
 	for (size_t i = 0; i < plan->n; i++)
-		if (fslab_plan_cell_tests(&plan->cells[i], c->sweep.tests) & FSLAB_TESTS_FILES) {
+		if (fslab_plan_cell_tests(&plan->cells[i], c->cfg.sweep.tests) & FSLAB_TESTS_FILES) {
 			uint64_t tree = fslab_files_tree_bytes(plan->cells[i].file_bytes);
 			big = tree > big ? tree : big;
 		}
@@ -306,7 +306,7 @@ static uint64_t run_plan_files_largest(const struct fslab_run_ctx *c, const stru
 static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
 	uint64_t big = run_plan_files_largest(c, plan);
-	uint64_t pb = c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
+	uint64_t pb = c->cfg.probe_bytes ? c->cfg.probe_bytes : FSLAB_PROBE_DEFAULT_BYTES;
 
 	return probe && pb > big ? pb : big;
 }
@@ -351,18 +351,18 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		/* a once-only part, as the steady-state phase */
 		steady += st + cost_plan_warmup_s(c, plan);
 	}
-	if (c->max_trials > c->sweep.trials)
+	if (c->cfg.max_trials > c->cfg.sweep.trials)
 		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
 				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->sweep.trials + steady, d1, sizeof(d1)),
-				    fslab_progress_format_duration(est * c->max_trials + steady, d2, sizeof(d2)),
-				    c->sweep.trials, c->max_trials, steady > 0 ? ", steady-state phases up to " : "",
+				    fslab_progress_format_duration(est * c->cfg.sweep.trials + steady, d1, sizeof(d1)),
+				    fslab_progress_format_duration(est * c->cfg.max_trials + steady, d2, sizeof(d2)),
+				    c->cfg.sweep.trials, c->cfg.max_trials, steady > 0 ? ", steady-state phases up to " : "",
 				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
 	else
 		fslab_progress_note(prog, "%s: estimated time %s (%u trial(s)%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
 				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->sweep.trials + steady, d1, sizeof(d1)),
-				    c->sweep.trials, steady > 0 ? ", steady-state phases up to " : "",
+				    fslab_progress_format_duration(est * c->cfg.sweep.trials + steady, d1, sizeof(d1)),
+				    c->cfg.sweep.trials, steady > 0 ? ", steady-state phases up to " : "",
 				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
 }
 
@@ -543,7 +543,7 @@ static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
 
 	if (cell->pass_s > 0)
 		return cost_pass_test_s(cell, (enum fslab_test)t, false, w) + cost_gap_s(e->c);
-	return run_cost_test_s(w, r, e->c->sweep.cache, (enum fslab_test)t, cell->file_bytes,
+	return run_cost_test_s(w, r, e->c->cfg.sweep.cache, (enum fslab_test)t, cell->file_bytes,
 			       cell->record_bytes, cost_inflight(cell, (enum fslab_test)t)) +
 	       cost_gap_s(e->c);
 }
@@ -631,7 +631,7 @@ static double eta_mask_cost(const struct run_eta *e, size_t f, size_t i, unsigne
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (mask & (1u << t))
 			s += cost(e, f, i, t);
-	if (prep && !(mask & (1u << FSLAB_TEST_WRITE)) && (e->c->sweep.tests & (1u << FSLAB_TEST_WRITE)))
+	if (prep && !(mask & (1u << FSLAB_TEST_WRITE)) && (e->c->cfg.sweep.tests & (1u << FSLAB_TEST_WRITE)))
 		s += cost(e, f, i, FSLAB_TEST_WRITE);
 	return s;
 }
@@ -643,8 +643,8 @@ static double eta_mask_cost(const struct run_eta *e, size_t f, size_t i, unsigne
 static void eta_left(const struct run_eta *e, double *base, double *open)
 {
 	const struct fslab_run_ctx *c = e->c;
-	unsigned T = e->trial ? e->trial : 1, m = c->sweep.trials, past = T > m ? T : m;
-	unsigned certain = m > T ? m - T : 0, extra = c->max_trials > past ? c->max_trials - past : 0;
+	unsigned T = e->trial ? e->trial : 1, m = c->cfg.sweep.trials, past = T > m ? T : m;
+	unsigned certain = m > T ? m - T : 0, extra = c->cfg.max_trials > past ? c->cfg.max_trials - past : 0;
 
 	*base = *open = 0;
 	for (size_t f = 0; f < c->n_fs; f++) {
@@ -660,7 +660,7 @@ static void eta_left(const struct run_eta *e, double *base, double *open)
 			/* a trial to come runs the cell's own tests (the
 			 * many-files tests are in one cell per file size) */
 			if (certain)
-				all += eta_mask_cost(e, f, i, fslab_plan_cell_tests(&e->plan->cells[i], c->sweep.tests),
+				all += eta_mask_cost(e, f, i, fslab_plan_cell_tests(&e->plan->cells[i], c->cfg.sweep.tests),
 						     false, eta_pred);
 			if (extra)
 				later_s += eta_mask_cost(e, f, i, lt, true, eta_pred);
@@ -700,12 +700,12 @@ static void run_dry_print_rows(const struct fslab_run_ctx *c, const struct fslab
 
 	printf("rows: %s (CrystalDiskMark 8), %zu rows x their read and write tests on a file of %s, "
 	       "passes of %u s, %d discarded warm-up pass of each row on each filesystem first:\n",
-	       fslab_preset_to_string(c->sweep.named_rows), plan->n,
-	       fslab_size_format(c->sweep.file_max, f1, sizeof(f1)), c->sweep.pass_s,
+	       fslab_preset_to_string(c->cfg.sweep.named_rows), plan->n,
+	       fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)), c->cfg.sweep.pass_s,
 	       FSLAB_CDM_WARMUP_PASSES);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct fslab_sweep_cell *cell = &plan->cells[i];
-		unsigned tests = fslab_plan_cell_tests(cell, c->sweep.tests);
+		unsigned tests = fslab_plan_cell_tests(cell, c->cfg.sweep.tests);
 		char list[128];
 
 		if (!tests)
@@ -725,58 +725,58 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	char f1[32], f2[32], r1[32], r2[32], tests[256];
 	uint64_t bytes = run_plan_bytes(c, plan);
 
-	fslab_tests_format(c->sweep.tests, tests, sizeof(tests));
+	fslab_tests_format(c->cfg.sweep.tests, tests, sizeof(tests));
 	printf("fslab run --dry-run: the plan; nothing is run or written%s\n",
 	       probe ? " (the device probe writes its file in a private directory and removes it)" : "");
-	if (fslab_preset_named_rows(c->sweep.named_rows))
+	if (fslab_preset_named_rows(c->cfg.sweep.named_rows))
 		run_dry_print_rows(c, plan);
 	else
 		printf("grid: files %s-%s x records %s-%s%s: %zu cells x %d tests (%s)\n",
-		       fslab_size_format(c->sweep.file_min, f1, sizeof(f1)),
-		       fslab_size_format(c->sweep.file_max, f2, sizeof(f2)),
-		       fslab_size_format(c->sweep.record_min, r1, sizeof(r1)),
-		       fslab_size_format(c->sweep.record_max, r2, sizeof(r2)),
-		       c->sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
-		       __builtin_popcount(c->sweep.tests), tests);
-	if (!fslab_preset_named_rows(c->sweep.named_rows) && (c->sweep.tests & FSLAB_TESTS_QUEUED))
+		       fslab_size_format(c->cfg.sweep.file_min, f1, sizeof(f1)),
+		       fslab_size_format(c->cfg.sweep.file_max, f2, sizeof(f2)),
+		       fslab_size_format(c->cfg.sweep.record_min, r1, sizeof(r1)),
+		       fslab_size_format(c->cfg.sweep.record_max, r2, sizeof(r2)),
+		       c->cfg.sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
+		       __builtin_popcount(c->cfg.sweep.tests), tests);
+	if (!fslab_preset_named_rows(c->cfg.sweep.named_rows) && (c->cfg.sweep.tests & FSLAB_TESTS_QUEUED))
 		printf("queued tests: io_uring, %u in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
-		       c->sweep.iodepth ? c->sweep.iodepth : 1, c->sweep.jobs ? c->sweep.jobs : 1,
-		       c->sweep.jobs > 1 ? "s" : "", c->sweep.cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
-	if (c->sweep.tests & FSLAB_TESTS_FILES)
+		       c->cfg.sweep.iodepth ? c->cfg.sweep.iodepth : 1, c->cfg.sweep.jobs ? c->cfg.sweep.jobs : 1,
+		       c->cfg.sweep.jobs > 1 ? "s" : "", c->cfg.sweep.cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
+	if (c->cfg.sweep.tests & FSLAB_TESTS_FILES)
 		printf("many-files tests: files of %s-%s, %llu-%llu of them a cell (N = %s / S, %d to %d), each %s before its close (--file-sync)\n",
-		       fslab_size_format(c->sweep.file_min, f1, sizeof(f1)),
-		       fslab_size_format(c->sweep.file_max < FSLAB_FILES_SIZE_MAX ? c->sweep.file_max
+		       fslab_size_format(c->cfg.sweep.file_min, f1, sizeof(f1)),
+		       fslab_size_format(c->cfg.sweep.file_max < FSLAB_FILES_SIZE_MAX ? c->cfg.sweep.file_max
 										: FSLAB_FILES_SIZE_MAX,
 					 f2, sizeof(f2)),
-		       (unsigned long long)fslab_files_count(c->sweep.file_max < FSLAB_FILES_SIZE_MAX
-								     ? c->sweep.file_max
+		       (unsigned long long)fslab_files_count(c->cfg.sweep.file_max < FSLAB_FILES_SIZE_MAX
+								     ? c->cfg.sweep.file_max
 								     : FSLAB_FILES_SIZE_MAX),
-		       (unsigned long long)fslab_files_count(c->sweep.file_min),
+		       (unsigned long long)fslab_files_count(c->cfg.sweep.file_min),
 		       fslab_size_format(FSLAB_FILES_PHASE_BYTES, r1, sizeof(r1)), FSLAB_FILES_MIN,
-		       FSLAB_FILES_MAX, c->file_sync == FSLAB_FILE_SYNC_NONE ? "not flushed"
-		       : c->file_sync == FSLAB_FILE_SYNC_FDATASYNC ? "fdatasync'ed"
+		       FSLAB_FILES_MAX, c->cfg.file_sync == FSLAB_FILE_SYNC_NONE ? "not flushed"
+		       : c->cfg.file_sync == FSLAB_FILE_SYNC_FDATASYNC ? "fdatasync'ed"
 								   : "fsync'ed");
-	if (c->until_ci_pct > 0)
-		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->sweep.trials,
-		       c->max_trials, c->until_ci_pct);
-	else if (c->max_trials > c->sweep.trials)
+	if (c->cfg.until_ci_pct > 0)
+		printf("trials: %u..%u (until each test's 95%% CI is within %g%%)\n", c->cfg.sweep.trials,
+		       c->cfg.max_trials, c->cfg.until_ci_pct);
+	else if (c->cfg.max_trials > c->cfg.sweep.trials)
 		printf("trials: %u..%u (--stop decided: each test until its comparisons are decided or undecidable)\n",
-		       c->sweep.trials, c->max_trials);
+		       c->cfg.sweep.trials, c->cfg.max_trials);
 	else
-		printf("trials: %u\n", c->sweep.trials);
+		printf("trials: %u\n", c->cfg.sweep.trials);
 	printf("cache: %s, io: %s, sync: %s, steady state: %s (rounds of %s)\n",
-	       fslab_cache_mode_to_string(c->sweep.cache), fslab_io_mode_to_string(c->io_mode),
-	       fslab_sync_policy_to_string(c->sync_policy), fslab_steady_mode_to_string(c->steady_mode),
-	       fslab_size_format(c->steady_round_bytes, r1, sizeof(r1)));
-	if (fslab_preset_named_rows(c->sweep.named_rows)) {
+	       fslab_cache_mode_to_string(c->cfg.sweep.cache), fslab_io_mode_to_string(c->cfg.io_mode),
+	       fslab_sync_policy_to_string(c->cfg.sync_policy), fslab_steady_mode_to_string(c->cfg.steady_mode),
+	       fslab_size_format(c->cfg.steady_round_bytes, r1, sizeof(r1)));
+	if (fslab_preset_named_rows(c->cfg.sweep.named_rows)) {
 		printf("bytes to move: what each device moves in %u s a pass, the rows' files of %s written first\n",
-		       c->sweep.pass_s, fslab_size_format(c->sweep.file_max, f1, sizeof(f1)));
+		       c->cfg.sweep.pass_s, fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)));
 		return;
 	}
 	printf("bytes to move: %s per filesystem and trial; %s", fslab_size_human(bytes, f1, sizeof(f1)),
-	       fslab_size_human(bytes * c->n_fs * c->sweep.trials, f2, sizeof(f2)));
-	if (c->max_trials > c->sweep.trials)
-		printf("..%s", fslab_size_human(bytes * c->n_fs * c->max_trials, r1, sizeof(r1)));
+	       fslab_size_human(bytes * c->n_fs * c->cfg.sweep.trials, f2, sizeof(f2)));
+	if (c->cfg.max_trials > c->cfg.sweep.trials)
+		printf("..%s", fslab_size_human(bytes * c->n_fs * c->cfg.max_trials, r1, sizeof(r1)));
 	printf(" in all\n");
 }
 
@@ -832,7 +832,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 			    fslab_size_human(avail, f1, sizeof(f1)),
 			    run_probe_is_largest(c, plan, probe)
 				    ? "lower --probe-size (or --no-device-probe)"
-				    : fslab_preset_named_rows(c->sweep.named_rows) ? "lower --cdm-size"
+				    : fslab_preset_named_rows(c->cfg.sweep.named_rows) ? "lower --cdm-size"
 										 : "lower --file-sizes");
 		ret = -ENOSPC;
 	}
@@ -845,7 +845,7 @@ int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan 
 	char f1[32], f2[32], f3[32];
 	int ret = 0;
 
-	if (!fslab_preset_named_rows(c->sweep.named_rows))
+	if (!fslab_preset_named_rows(c->cfg.sweep.named_rows))
 		return 0;
 	for (size_t i = 0; i < c->n_fs; i++) {
 		const struct fslab_bench_fs *fs = &c->fs[i];
@@ -856,10 +856,10 @@ int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan 
 		if (!known || avail >= need)
 			continue;
 		fslab_error("%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
-			    fs->rec.name, run_esc(fs->rec.path), fslab_preset_to_string(c->sweep.named_rows),
-			    fslab_size_format(c->sweep.file_max, f1, sizeof(f1)),
+			    fs->rec.name, run_esc(fs->rec.path), fslab_preset_to_string(c->cfg.sweep.named_rows),
+			    fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)),
 			    fslab_size_human(need, f2, sizeof(f2)), fslab_size_human(avail, f3, sizeof(f3)),
-			    fslab_size_format(c->sweep.file_max / 4 >= 16 * FSLAB_MiB ? c->sweep.file_max / 4
+			    fslab_size_format(c->cfg.sweep.file_max / 4 >= 16 * FSLAB_MiB ? c->cfg.sweep.file_max / 4
 										 : 16 * FSLAB_MiB,
 					      f1, sizeof(f1)));
 		ret = -ENOSPC;
@@ -884,7 +884,7 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 			return r;
 		double p0 = fslab_now();
 
-		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, NULL, c->probe_bytes, &fs->probe);
+		fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, NULL, c->cfg.probe_bytes, &fs->probe);
 		probe_s += fslab_now() - p0;
 		run_workdir_remove(fs);
 		e = run_plan_estimate_s(c, plan, fs);
@@ -910,9 +910,9 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		return 0;
 	}
 	printf("time: about %s",
-	       fslab_progress_format_duration(est_s * c->sweep.trials + steady_s + warm_s, f1, sizeof(f1)));
-	if (c->max_trials > c->sweep.trials)
-		printf("..%s", fslab_progress_format_duration(est_s * c->max_trials + steady_s + warm_s, f2,
+	       fslab_progress_format_duration(est_s * c->cfg.sweep.trials + steady_s + warm_s, f1, sizeof(f1)));
+	if (c->cfg.max_trials > c->cfg.sweep.trials)
+		printf("..%s", fslab_progress_format_duration(est_s * c->cfg.max_trials + steady_s + warm_s, f2,
 							      sizeof(f2)));
 	if (warm_s > 0)
 		printf(" (the discarded warm-up passes %s)", fslab_progress_format_duration(warm_s, f3, sizeof(f3)));
@@ -922,8 +922,8 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 	printf(" plus the probes, %s here (estimated from each device probe: a writer's bytes at its write rate, a reader's at its read rate, %g us a buffered call, %g us a record that reaches the device (O_DIRECT, cold random reads), %g ms a test, %g ms a flush",
 	       fslab_progress_format_duration(probe_s, f3, sizeof(f3)), COST_CALL_S * 1e6,
 	       COST_DEVICE_OP_S * 1e6, COST_TEST_S * 1e3, COST_FLUSH_S * 1e3);
-	if (c->pass_gap_ms)
-		printf(", --pass-gap's %u ms before each pass", c->pass_gap_ms);
+	if (c->cfg.pass_gap_ms)
+		printf(", --pass-gap's %u ms before each pass", c->cfg.pass_gap_ms);
 	printf("; page-cache reads run faster; the run re-fits this from each cell it measures)\n");
 	return 0;
 }
@@ -950,11 +950,11 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 	if (ret != FSLAB_EXIT_OK)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
-	if (fslab_plan_build(&c->sweep, &plan) < 0) {
+	if (fslab_plan_build(&c->cfg.sweep, &plan) < 0) {
 		fslab_error("the sweep has no cell to run");
 		goto out;
 	}
-	probe = !c->no_device_probe;
+	probe = !c->cfg.no_device_probe;
 	run_dry_print_plan(c, &plan, probe);
 	if (run_dry_check_space(c, &plan, probe) < 0)
 		goto out;

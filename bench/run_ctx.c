@@ -102,7 +102,7 @@ struct fslab_run_ctx *run_ctx_new(void)
 	if (!c)
 		return NULL;
 	c->out_fd = -1;
-	c->preset = FSLAB_PRESET_SEED;
+	c->cfg.preset = FSLAB_PRESET_SEED;
 	return c;
 }
 

@@ -187,25 +187,13 @@ struct fslab_run_ctx {
 	struct fslab_manifest *resumed;
 	char spec_text_source[PATH_MAX];
 	char *spec_text;            /* the sweep file's text, or NULL */
-	enum fslab_preset preset;
-	struct fslab_sweep_spec sweep;
-	double until_ci_pct;        /* 0: off */
-	int stop_rule;              /* enum fslab_stop_rule (run.h) */
+	/* The run's settings (lib/settings.h), merged by run_settings.c or
+	 * read back from the manifest. */
+	struct fslab_run_config cfg;
 	/* The decided rule's record (run_stop.c): stops[cell * FSLAB_TEST_MAX +
 	 * test] for the cells of plan; NULL for the other rules. */
 	const struct fslab_plan *plan;
 	struct fslab_stop_record *stops;
-	int io_mode;                /* enum fslab_io_mode */
-	int sync_policy;            /* enum fslab_sync_policy */
-	int file_sync;              /* enum fslab_file_sync */
-	bool latency;               /* --latency: the CSVs have latency columns */
-	unsigned pass_gap_ms;       /* --pass-gap: the untimed pause before each pass */
-	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
-	unsigned max_trials;
-	bool no_device_probe;
-	uint64_t probe_bytes;
-	int steady_mode;             /* enum fslab_steady_mode */
-	uint64_t steady_round_bytes; /* each workload's bytes per round */
 
 	size_t n_fs;
 	/* The targets' filesystems, n_fs of them (at most FSLAB_MAX_FS), on

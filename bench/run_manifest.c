@@ -118,7 +118,7 @@ static void mf_options_at_end(const struct fslab_run_ctx *c, const struct fslab_
 static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
 		  struct fslab_manifest_fs *o)
 {
-	bool cold = c->sweep.cache == FSLAB_CACHE_COLD;
+	bool cold = c->cfg.sweep.cache == FSLAB_CACHE_COLD;
 
 	*o = fs->rec;
 	o->device_info = fs->have_devinfo ? fslab_devinfo_to_json(&fs->devinfo) : NULL;
@@ -128,10 +128,10 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	mf_probe(&fs->probe, o);
 	/* What the flush before each cell reaches (sync_policy fs): syncfs,
 	 * plus an fsync of the block device when the target names it. */
-	if (c->sync_policy == FSLAB_SYNC_FS && fs->t->lab)
+	if (c->cfg.sync_policy == FSLAB_SYNC_FS && fs->t->lab)
 		snprintf(o->sync_device, sizeof(o->sync_device), "%s", fs->t->device);
 	snprintf(o->sync_note, sizeof(o->sync_note), "%s",
-		 c->sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
+		 c->cfg.sync_policy == FSLAB_SYNC_GLOBAL ? "sync() twice before each cell (--sync global)"
 		 : fs->t->lab ? "syncfs of the filesystem and fsync of its block device before each cell"
 			      : "syncfs only before each cell: --dir names no block device to fsync");
 	if (cold) {
@@ -144,9 +144,9 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 
 static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 {
-	const struct fslab_sweep_spec *s = &c->sweep;
+	const struct fslab_sweep_spec *s = &c->cfg.sweep;
 
-	snprintf(m->sweep.preset, sizeof(m->sweep.preset), "%s", fslab_preset_to_string(c->preset));
+	snprintf(m->sweep.preset, sizeof(m->sweep.preset), "%s", fslab_preset_to_string(c->cfg.preset));
 	m->sweep.file_min_kib = s->file_min / 1024;
 	m->sweep.file_max_kib = s->file_max / 1024;
 	m->sweep.record_min_kib = s->record_min / 1024;
@@ -174,15 +174,15 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "rule", json_object_new_string(fslab_stop_rule_to_string(c->stop_rule)));
-	if (c->stop_rule != FSLAB_STOP_RULE_DECIDED || !c->stops || !c->plan)
+	json_object_object_add(o, "rule", json_object_new_string(fslab_stop_rule_to_string(c->cfg.stop_rule)));
+	if (c->cfg.stop_rule != FSLAB_STOP_RULE_DECIDED || !c->stops || !c->plan)
 		return o;
 	json_object_object_add(o, "alpha", json_object_new_double(FSLAB_FAMILY_ALPHA));
 	json_object_object_add(o, "equivalence", json_object_new_double(FSLAB_EQUIVALENCE_DEFAULT));
 	json_object_object_add(o, "spending", json_object_new_string("Lan-DeMets Pocock-type"));
 	json_object_object_add(o, "futility", json_object_new_double(FSLAB_STOP_FUTILITY));
-	json_object_object_add(o, "min_trials", json_object_new_int64(c->sweep.trials));
-	json_object_object_add(o, "max_trials", json_object_new_int64(c->max_trials));
+	json_object_object_add(o, "min_trials", json_object_new_int64(c->cfg.sweep.trials));
+	json_object_object_add(o, "max_trials", json_object_new_int64(c->cfg.max_trials));
 	cells = json_object_new_array();
 	sum = json_object_new_object();
 	json_object_object_add(o, "summary", sum);
@@ -200,7 +200,7 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 			const struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
 			json_object *one;
 
-			if (!(c->sweep.tests & (1u << t)))
+			if (!(c->cfg.sweep.tests & (1u << t)))
 				continue;
 			one = json_object_new_object();
 			json_object_object_add(one, "why", json_object_new_string(fslab_stop_why_to_string(rec->why)));
@@ -232,7 +232,7 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 
 	snprintf(m->fslab_version, sizeof(m->fslab_version), "%s", FSLAB_VERSION);
 	snprintf(m->run_id, sizeof(m->run_id), "%s", c->run_id);
-	snprintf(m->label, sizeof(m->label), "%s", c->label);
+	snprintf(m->label, sizeof(m->label), "%s", c->cfg.label);
 	/* resumed: "command" stays the run's own, this session's is kept
 	 * beside it */
 	r = c->first_command
@@ -249,27 +249,27 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	snprintf(m->finished_at, sizeof(m->finished_at), "%s", c->finished_at);
 	m->interrupted = c->interrupted;
 	m->sessions = c->sessions;
-	m->cache = c->sweep.cache;
-	m->trials = c->sweep.trials;
-	m->until_ci_pct = c->until_ci_pct > 0 ? c->until_ci_pct : 0;
-	m->max_trials = c->stop_rule != FSLAB_STOP_RULE_FIXED ? c->max_trials : c->sweep.trials;
-	snprintf(m->stop, sizeof(m->stop), "%s", fslab_stop_rule_to_string(c->stop_rule));
+	m->cache = c->cfg.sweep.cache;
+	m->trials = c->cfg.sweep.trials;
+	m->until_ci_pct = c->cfg.until_ci_pct > 0 ? c->cfg.until_ci_pct : 0;
+	m->max_trials = c->cfg.stop_rule != FSLAB_STOP_RULE_FIXED ? c->cfg.max_trials : c->cfg.sweep.trials;
+	snprintf(m->stop, sizeof(m->stop), "%s", fslab_stop_rule_to_string(c->cfg.stop_rule));
 	m->stopping = mf_stopping(c);
-	m->seed = c->sweep.seed;
-	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->io_mode));
-	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->sync_policy));
-	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_file_sync_to_string(c->file_sync));
-	m->latency = c->latency;
-	m->pass_gap_ms = c->pass_gap_ms;
-	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->steady_mode));
-	m->steady_round_kib = c->steady_round_bytes / 1024;
+	m->seed = c->cfg.sweep.seed;
+	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->cfg.io_mode));
+	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->cfg.sync_policy));
+	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_file_sync_to_string(c->cfg.file_sync));
+	m->latency = c->cfg.latency;
+	m->pass_gap_ms = c->cfg.pass_gap_ms;
+	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->cfg.steady_mode));
+	m->steady_round_kib = c->cfg.steady_round_bytes / 1024;
 	mf_sweep(c, m);
 	mf_machine(m);
 	m->page_cache_factor = FSLAB_PAGE_CACHE_FACTOR;
 	snprintf(m->page_cache_flag, sizeof(m->page_cache_flag), "%s",
 		 "a cell faster than page_cache_factor x the fastest of the filesystem's device_probe_runs (write figure for writing tests, read figure for reading tests)");
 	snprintf(m->device_probe, sizeof(m->device_probe), "%s",
-		 c->no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep");
+		 c->cfg.no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep");
 	snprintf(m->state_path, sizeof(m->state_path), "%s", c->state_path);
 	m->time.wall_s = c->wall_s;
 	snprintf(m->spec_source, sizeof(m->spec_source), "%s",
@@ -330,44 +330,44 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	}
 	snprintf(c->run_id, sizeof(c->run_id), "%s", m->run_id);
 	/* absent or another word in runs recorded before the lab preset: seed */
-	c->preset = fslab_preset_from_string(m->sweep.preset);
-	if (c->preset == FSLAB_PRESET_INVALID)
-		c->preset = FSLAB_PRESET_SEED;
+	c->cfg.preset = fslab_preset_from_string(m->sweep.preset);
+	if (c->cfg.preset == FSLAB_PRESET_INVALID)
+		c->cfg.preset = FSLAB_PRESET_SEED;
 	/* a CrystalDiskMark run's plan is its preset's rows */
-	c->sweep.named_rows = fslab_preset_named_rows(c->preset) ? c->preset : FSLAB_PRESET_SEED;
-	c->sweep.pass_s = m->sweep.pass_s;
-	c->sweep.file_min = m->sweep.file_min_kib * 1024;
-	c->sweep.file_max = m->sweep.file_max_kib * 1024;
-	c->sweep.record_min = m->sweep.record_min_kib * 1024;
-	c->sweep.record_max = m->sweep.record_max_kib * 1024;
-	c->sweep.tests = m->sweep.tests;
-	c->sweep.keep_small_records = m->sweep.keep_small_records;
-	c->sweep.shuffle = m->sweep.shuffle;
-	c->sweep.iodepth = m->sweep.iodepth;
-	c->sweep.jobs = m->sweep.jobs;
-	c->sweep.cache = m->cache;
-	c->sweep.trials = m->trials;
-	c->sweep.seed = m->seed;
-	c->until_ci_pct = m->until_ci_pct;
+	c->cfg.sweep.named_rows = fslab_preset_named_rows(c->cfg.preset) ? c->cfg.preset : FSLAB_PRESET_SEED;
+	c->cfg.sweep.pass_s = m->sweep.pass_s;
+	c->cfg.sweep.file_min = m->sweep.file_min_kib * 1024;
+	c->cfg.sweep.file_max = m->sweep.file_max_kib * 1024;
+	c->cfg.sweep.record_min = m->sweep.record_min_kib * 1024;
+	c->cfg.sweep.record_max = m->sweep.record_max_kib * 1024;
+	c->cfg.sweep.tests = m->sweep.tests;
+	c->cfg.sweep.keep_small_records = m->sweep.keep_small_records;
+	c->cfg.sweep.shuffle = m->sweep.shuffle;
+	c->cfg.sweep.iodepth = m->sweep.iodepth;
+	c->cfg.sweep.jobs = m->sweep.jobs;
+	c->cfg.sweep.cache = m->cache;
+	c->cfg.sweep.trials = m->trials;
+	c->cfg.sweep.seed = m->seed;
+	c->cfg.until_ci_pct = m->until_ci_pct;
 	/* absent in runs recorded before "stop": what their settings meant */
-	c->stop_rule = m->stop[0] ? fslab_stop_rule_from_string(m->stop)
+	c->cfg.stop_rule = m->stop[0] ? fslab_stop_rule_from_string(m->stop)
 		       : m->until_ci_pct > 0 ? FSLAB_STOP_RULE_CI : FSLAB_STOP_RULE_FIXED;
-	if (c->stop_rule == FSLAB_STOP_RULE_INVALID) {
+	if (c->cfg.stop_rule == FSLAB_STOP_RULE_INVALID) {
 		snprintf(err, errlen, "%s: stop is '%s'; allowed: %s", path, m->stop,
 			 fslab_setting_words(FSLAB_SETTING_STOP, ", ", words, sizeof(words)));
 		return -EINVAL;
 	}
-	c->io_mode = io;
-	c->sync_policy = sync;
-	c->file_sync = fsync_w;
-	c->latency = m->latency;
-	c->pass_gap_ms = m->pass_gap_ms;
+	c->cfg.io_mode = io;
+	c->cfg.sync_policy = sync;
+	c->cfg.file_sync = fsync_w;
+	c->cfg.latency = m->latency;
+	c->cfg.pass_gap_ms = m->pass_gap_ms;
 	/* absent in runs recorded before the steady-state phase: auto then */
-	c->steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;
-	c->steady_round_bytes = m->steady_round_kib ? m->steady_round_kib * 1024 : FSLAB_STEADY_ROUND_DEFAULT;
-	snprintf(c->label, sizeof(c->label), "%s", m->label);
-	c->max_trials = (m->has & FSLAB_MF_HAS_MAX_TRIALS) ? m->max_trials : m->trials;
-	c->no_device_probe = strncmp(m->device_probe, "skipped", 7) == 0;
+	c->cfg.steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;
+	c->cfg.steady_round_bytes = m->steady_round_kib ? m->steady_round_kib * 1024 : FSLAB_STEADY_ROUND_DEFAULT;
+	snprintf(c->cfg.label, sizeof(c->cfg.label), "%s", m->label);
+	c->cfg.max_trials = (m->has & FSLAB_MF_HAS_MAX_TRIALS) ? m->max_trials : m->trials;
+	c->cfg.no_device_probe = strncmp(m->device_probe, "skipped", 7) == 0;
 	snprintf(c->started_at, sizeof(c->started_at), "%s", m->started_at);
 	c->sessions = m->sessions;
 	if (m->has & FSLAB_MF_HAS_TIME)

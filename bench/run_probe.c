@@ -17,7 +17,7 @@ static int run_probe_measure(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 
 	for (int tries = 0; tries < FSLAB_STOP_REDO_MAX + 1; tries++) {
 		run_continued = 0;
-		r = fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, &fs->cache, c->probe_bytes,
+		r = fslab_device_probe(&fslab_io_posix, &fs->work_fd, fs->rec.path, &fs->cache, c->cfg.probe_bytes,
 				       &fs->probe);
 		if (!run_continued || run_stop)
 			break;
@@ -44,13 +44,13 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 {
 	char size[32];
 
-	if (c->no_device_probe || run_stop) {
+	if (c->cfg.no_device_probe || run_stop) {
 		snprintf(fs->probe.method, sizeof(fs->probe.method), "skipped");
 		return;
 	}
 	fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
 			    fslab_log_prefix(), run_esc(fs->rec.path), FSLAB_PROBE_RUNS,
-			    fslab_size_human(c->probe_bytes ? c->probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
+			    fslab_size_human(c->cfg.probe_bytes ? c->cfg.probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
 					     size, sizeof(size)));
 	run_probe_measure(c, fs);
 	if (fs->rec.fuse)

@@ -452,10 +452,10 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		 * sweep would be mixed into this run's. */
 		for (size_t k = 0; k < fst[i].done.n; k++) {
 			const struct fslab_cell_key *key = &fst[i].done.keys[k];
-			unsigned trials = c->max_trials > c->sweep.trials ? c->max_trials : c->sweep.trials;
+			unsigned trials = c->cfg.max_trials > c->cfg.sweep.trials ? c->cfg.max_trials : c->cfg.sweep.trials;
 			bool in_plan = fslab_plan_find(plan, key->test, key->file_kib, key->record_kib,
 						       key->iodepth, key->jobs) < plan->n;
-			if (!in_plan || !(c->sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
+			if (!in_plan || !(c->cfg.sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
 				fslab_error("--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
 					    run_esc(c->out_dir), name, fslab_test_to_string(key->test),
 					    (unsigned long long)key->file_kib, (unsigned long long)key->record_kib,

@@ -15,7 +15,8 @@
 
 static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 {
-	char err[512], *text = NULL;
+	struct fslab_err e;
+	char *text = NULL;
 	size_t len;
 	struct fslab_spec spec;
 	int r;
@@ -25,13 +26,13 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 		fslab_error("--sweep %s: cannot read: %s", path, fslab_input_strerror(r));
 		return r;
 	}
-	r = fslab_sweep_parse_string(text, path, &spec, err, sizeof(err));
+	r = fslab_sweep_parse_string(text, path, &spec, &e);
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", e.msg);
 		free(text);
 		return r;
 	}
-	fslab_settings_to_sweep(&spec.sweep_given, &c->sweep);
+	fslab_settings_merge(&c->cfg, &spec.sweep_given, ~0u);
 	c->spec_text = text;
 	snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", path);
 	return 0;
@@ -46,8 +47,8 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	const unsigned grid = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) |
 			      FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) |
 			      FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS);
-	struct fslab_sweep_spec *s = &c->sweep;
-	const char *p = fslab_preset_to_string(c->preset);
+	struct fslab_sweep_spec *s = &c->cfg.sweep;
+	const char *p = fslab_preset_to_string(c->cfg.preset);
 	char tests[256];
 
 	/* the flush of each created file is the many-files tests' alone */
@@ -69,13 +70,13 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 			return -EINVAL;
 		}
 		/* depth and threads are the queued tests' alone */
-		if ((s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) &&
+		if ((s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) &&
 		    !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
-			const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+			const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
 			fslab_tests_format(s->tests, tests, sizeof(tests));
 			fslab_error("--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
-				    q, q, s->set & FSLAB_SWEEP_SET_IODEPTH ? "queue depth" : "threads", tests, q);
+				    q, q, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "queue depth" : "threads", tests, q);
 			return -EINVAL;
 		}
 		return 0;
@@ -89,24 +90,20 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	}
 	/* each row has its own depth and threads: --iodepth and --jobs do
 	 * not apply */
-	if (s->set & (FSLAB_SWEEP_SET_IODEPTH | FSLAB_SWEEP_SET_JOBS)) {
-		const char *q = s->set & FSLAB_SWEEP_SET_IODEPTH ? "iodepth" : "jobs";
+	if (s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) {
+		const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
 		fslab_error("--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
 			    p, q, q);
 		return -EINVAL;
 	}
-	if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE))
-		s->file_min = s->file_max = g->v[FSLAB_SETTING_CDM_SIZE].lo;
-	if (fslab_settings_has(g, FSLAB_SETTING_CDM_TIME))
-		s->pass_s = (unsigned)g->v[FSLAB_SETTING_CDM_TIME].lo;
 	if (s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED)) {
 		fslab_tests_format(s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED), tests, sizeof(tests));
 		fslab_error("--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",
 			    p, tests);
 		return -EINVAL;
 	}
-	if ((s->set & FSLAB_SWEEP_SET_TRIALS) && s->trials < FSLAB_CDM_TRIALS) {
+	if ((s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS)) && s->trials < FSLAB_CDM_TRIALS) {
 		fslab_error("--sweep %s runs at least %d trials, for a 95%% interval of each row (CrystalDiskMark's 5 passes); give --trials %d or more",
 			    p, FSLAB_CDM_TRIALS, FSLAB_CDM_TRIALS);
 		return -EINVAL;
@@ -114,20 +111,19 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	return 0;
 }
 
-/* The sweep: the preset, then a sweep file, then the flags, each over
- * the one before; both layers reach the sweep through the table's one
- * merge (fslab_settings_to_sweep), row by row as their set bits say. */
-static int run_settings_sweep(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+/* The configuration: the typed defaults, the preset's sweep, then a
+ * sweep file, then the flags, each over the one before through the
+ * table's one merge (fslab_settings_merge), row by row as their set bits
+ * say.  The preset (a flag) is taken first: its values are the bottom
+ * layer. */
+static int run_settings_merge(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	const struct fslab_settings *g = &o->given;
-
-	c->preset = fslab_settings_has(g, FSLAB_SETTING_PRESET)
-			    ? (enum fslab_preset)g->v[FSLAB_SETTING_PRESET].lo
-			    : FSLAB_PRESET_DEFAULT;
-	fslab_sweep_preset_values(c->preset, &c->sweep);
+	c->cfg = fslab_run_config_default;
+	fslab_settings_merge(&c->cfg, &o->given, FSLAB_SETTING_BIT(FSLAB_SETTING_PRESET));
+	fslab_sweep_preset_values(c->cfg.preset, &c->cfg.sweep);
 	if (o->sweep_file && run_load_sweep_file(c, o->sweep_file) < 0)
 		return -EINVAL;
-	fslab_settings_to_sweep(g, &c->sweep);
+	fslab_settings_merge(&c->cfg, &o->given, ~0u);
 	return run_settings_rows(c, o);
 }
 
@@ -241,14 +237,14 @@ static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
 	const struct fslab_settings *g = &o->given;
 
 	if (fslab_settings_has(g, FSLAB_SETTING_STOP))
-		return (enum fslab_stop_rule)g->v[FSLAB_SETTING_STOP].lo;
+		return c->cfg.stop_rule;
 	if (fslab_settings_has(g, FSLAB_SETTING_UNTIL_CI))
 		return FSLAB_STOP_RULE_CI;
 	if (fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS))
 		return FSLAB_STOP_RULE_DECIDED;
-	/* c->sweep.set holds the file's keys and the flags' rows: one "set" */
-	if (c->preset == FSLAB_PRESET_DEFAULT &&
-	    !(c->sweep.set & (FSLAB_SWEEP_SET_TRIALS | FSLAB_SWEEP_SET_CACHE)))
+	/* the sweep's set holds the file's keys and the flags' rows: one "set" */
+	if (c->cfg.preset == FSLAB_PRESET_DEFAULT &&
+	    !(c->cfg.sweep.set & (FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS) | FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE))))
 		return FSLAB_STOP_RULE_DECIDED;
 	return FSLAB_STOP_RULE_FIXED;
 }
@@ -257,67 +253,49 @@ static enum fslab_stop_rule run_pick_stop_rule(const struct fslab_run_ctx *c,
  * --until-ci. */
 static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	struct fslab_sweep_spec *s = &c->sweep;
+	struct fslab_run_config *cfg = &c->cfg;
+	struct fslab_sweep_spec *s = &cfg->sweep;
 	const struct fslab_settings *g = &o->given;
-	bool trials_given = fslab_settings_has(g, FSLAB_SETTING_TRIALS);
-	bool max_given = fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS);
 
-	c->stop_rule = run_pick_stop_rule(c, o);
-	c->until_ci_pct = fslab_settings_has(g, FSLAB_SETTING_UNTIL_CI) ? g->v[FSLAB_SETTING_UNTIL_CI].real : 0;
-	if (c->until_ci_pct > 0 && c->stop_rule != FSLAB_STOP_RULE_CI) {
+	cfg->stop_rule = run_pick_stop_rule(c, o);
+	if (cfg->until_ci_pct > 0 && cfg->stop_rule != FSLAB_STOP_RULE_CI) {
 		fslab_error("--until-ci goes with --stop ci (or no --stop), not --stop %s",
-			    fslab_stop_rule_to_string(c->stop_rule));
+			    fslab_stop_rule_to_string(cfg->stop_rule));
 		return -EINVAL;
 	}
-	if (c->stop_rule == FSLAB_STOP_RULE_FIXED) {
-		if (max_given) {
+	if (cfg->stop_rule == FSLAB_STOP_RULE_FIXED) {
+		if (fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS)) {
 			fslab_error("--max-trials goes with --stop decided or --until-ci PCT; --stop fixed runs --trials N trials");
 			return -EINVAL;
 		}
-		c->max_trials = s->trials;
+		cfg->max_trials = s->trials;
 		return 0;
 	}
-	if (c->stop_rule == FSLAB_STOP_RULE_CI && c->until_ci_pct <= 0)
-		c->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
-	if (c->stop_rule == FSLAB_STOP_RULE_DECIDED && !trials_given && s->trials < FSLAB_DEFAULT_MIN_TRIALS)
+	if (cfg->stop_rule == FSLAB_STOP_RULE_CI && cfg->until_ci_pct <= 0)
+		cfg->until_ci_pct = FSLAB_DEFAULT_UNTIL_CI_PCT;
+	if (cfg->stop_rule == FSLAB_STOP_RULE_DECIDED && !fslab_settings_has(g, FSLAB_SETTING_TRIALS) &&
+	    s->trials < FSLAB_DEFAULT_MIN_TRIALS)
 		s->trials = FSLAB_DEFAULT_MIN_TRIALS; /* a preset's 1 trial: the rule's minimum */
 	if (s->trials < 2) {
-		if (c->stop_rule == FSLAB_STOP_RULE_DECIDED) {
+		if (cfg->stop_rule == FSLAB_STOP_RULE_DECIDED) {
 			fslab_error("--stop decided compares trials: give --trials 2 or more (the minimum before the first look)");
 			return -EINVAL;
 		}
 		s->trials = 2; /* a confidence interval needs two samples */
 	}
-	c->max_trials = max_given ? (unsigned)g->v[FSLAB_SETTING_MAX_TRIALS].lo : FSLAB_DEFAULT_MAX_TRIALS;
-	if (c->max_trials < s->trials || c->max_trials > FSLAB_TRIALS_MAX) {
+	if (cfg->max_trials < s->trials || cfg->max_trials > FSLAB_TRIALS_MAX) {
 		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
-			    c->max_trials, s->trials, FSLAB_TRIALS_MAX);
+			    cfg->max_trials, s->trials, FSLAB_TRIALS_MAX);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* The value of an enum or number row: the given one, else def. */
-static uint64_t run_given(const struct fslab_run_opts *o, enum fslab_setting id, uint64_t def)
-{
-	return fslab_settings_has(&o->given, id) ? o->given.v[id].lo : def;
-}
-
+/* The configuration (c->cfg) the options say, checked. */
 int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	if (run_settings_sweep(c, o) < 0 || run_check_grid(&c->sweep) < 0 || run_settings_trials(c, o) < 0)
+	if (run_settings_merge(c, o) < 0 || run_check_grid(&c->cfg.sweep) < 0 || run_settings_trials(c, o) < 0)
 		return -EINVAL;
-	c->io_mode = (int)run_given(o, FSLAB_SETTING_IO, FSLAB_IO_SEEK);
-	c->sync_policy = (int)run_given(o, FSLAB_SETTING_SYNC, FSLAB_SYNC_FS);
-	c->file_sync = (int)run_given(o, FSLAB_SETTING_FILE_SYNC, FSLAB_FILE_SYNC_FSYNC);
-	c->latency = run_given(o, FSLAB_SETTING_LATENCY, 0) != 0;
-	c->pass_gap_ms = (unsigned)run_given(o, FSLAB_SETTING_PASS_GAP, 0);
-	snprintf(c->label, sizeof(c->label), "%s",
-		 fslab_settings_has(&o->given, FSLAB_SETTING_LABEL) ? o->given.v[FSLAB_SETTING_LABEL].text : "");
-	c->no_device_probe = run_given(o, FSLAB_SETTING_NO_PROBE, 0) != 0;
-	c->probe_bytes = run_given(o, FSLAB_SETTING_PROBE_SIZE, 0);
-	c->steady_mode = (int)run_given(o, FSLAB_SETTING_STEADY, FSLAB_STEADY_AUTO);
-	c->steady_round_bytes = run_given(o, FSLAB_SETTING_STEADY_ROUND, FSLAB_STEADY_ROUND_DEFAULT);
 	return 0;
 }
 

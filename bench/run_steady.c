@@ -121,11 +121,11 @@ static bool steady_rotational(const struct fslab_bench_fs *fs)
 /* Why the phase does not run on fs (NULL: it runs). */
 static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
 {
-	if (c->steady_mode == FSLAB_STEADY_OFF)
+	if (c->cfg.steady_mode == FSLAB_STEADY_OFF)
 		return "skipped: --steady-state off";
 	if (fs->rec.fuse)
 		return "skipped: FUSE mount (O_DIRECT there does not reach the device: the daemon writes it through the page cache)";
-	if (c->steady_mode == FSLAB_STEADY_ON)
+	if (c->cfg.steady_mode == FSLAB_STEADY_ON)
 		return NULL;
 	if (!fs->t->lab)
 		return "skipped: --dir run (auto runs it on a lab's real disk; --steady-state on to run it)";
@@ -171,9 +171,9 @@ static int steady_rounds(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, str
 		/* a round timed across a stop (SIGSTOP) is no figure: run again */
 		for (int tries = 0; tries <= FSLAB_STOP_REDO_MAX; tries++) {
 			run_continued = 0;
-			r = steady_pass(s, c->steady_round_bytes, false, &rd->seq_write_kib_s);
+			r = steady_pass(s, c->cfg.steady_round_bytes, false, &rd->seq_write_kib_s);
 			if (r == 0)
-				r = steady_pass(s, c->steady_round_bytes, true, &rd->rand_write_kib_s);
+				r = steady_pass(s, c->cfg.steady_round_bytes, true, &rd->rand_write_kib_s);
 			if (r < 0 || !run_continued)
 				break;
 		}
@@ -273,14 +273,14 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 
 	memset(st, 0, sizeof(*st));
 	st->session = c->sessions;
-	st->round_bytes = c->steady_round_bytes;
+	st->round_bytes = c->cfg.steady_round_bytes;
 	if (skip) {
 		snprintf(st->result, sizeof(st->result), "%s", skip);
 		return;
 	}
 	if (run_stop || fs->rec.vanished)
 		return;
-	st->file_bytes = steady_file_size(fs->rec.path, c->steady_round_bytes, &st->free_bytes);
+	st->file_bytes = steady_file_size(fs->rec.path, c->cfg.steady_round_bytes, &st->free_bytes);
 	if (!st->file_bytes) {
 		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (%llu MiB free; the file is at least %llu MiB and at most 1/%d of the free space)",
 			 run_esc(fs->rec.path), (unsigned long long)(st->free_bytes >> 20),
@@ -290,9 +290,9 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 	}
 	fslab_progress_note(prog, "%s: steady state %s: writing a %s file, then rounds of %s of 1M sequential + %s of 4K random O_DIRECT writes until the 4K figure is steady (SNIA PTS; at most %d rounds)",
 			    fslab_log_prefix(), fs->rec.name, fslab_size_human(st->file_bytes, size, sizeof(size)),
-			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32),
-			    fslab_size_format(c->steady_round_bytes, (char[32]){ 0 }, 32), FSLAB_STEADY_ROUNDS_MAX);
-	r = steady_open(fs, &s, c->sweep.seed * UINT64_C(1000003) + (uint64_t)(fs - c->fs));
+			    fslab_size_format(c->cfg.steady_round_bytes, (char[32]){ 0 }, 32),
+			    fslab_size_format(c->cfg.steady_round_bytes, (char[32]){ 0 }, 32), FSLAB_STEADY_ROUNDS_MAX);
+	r = steady_open(fs, &s, c->cfg.sweep.seed * UINT64_C(1000003) + (uint64_t)(fs - c->fs));
 	if (r == 0) {
 		double fill_kib_s;
 
@@ -314,8 +314,8 @@ double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_b
 	if (steady_skip_reason(c, fs))
 		return 0;
 	/* a 4 KiB write's device cost from the cost model (run_cost.c) */
-	return fslab_steady_estimate_s(steady_file_size(fs->rec.path, c->steady_round_bytes, &free_bytes),
-				       c->steady_round_bytes, fs->probe.write_kib_s * 1024.0,
+	return fslab_steady_estimate_s(steady_file_size(fs->rec.path, c->cfg.steady_round_bytes, &free_bytes),
+				       c->cfg.steady_round_bytes, fs->probe.write_kib_s * 1024.0,
 				       RUN_COST_DEVICE_OP_S);
 }
 

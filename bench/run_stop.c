@@ -58,7 +58,7 @@ _Static_assert(FSLAB_MAX_FS <= 32, "fslab_stop_record.rows has 32 bits");
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 {
 	c->plan = plan;
-	if (c->stop_rule != FSLAB_STOP_RULE_DECIDED)
+	if (c->cfg.stop_rule != FSLAB_STOP_RULE_DECIDED)
 		return 0;
 	c->stops = calloc(plan->n * FSLAB_TEST_MAX, sizeof(*c->stops));
 	if (!c->stops)
@@ -77,7 +77,7 @@ void run_stop_end(struct fslab_run_ctx *c)
 static int rs_group(const struct fslab_run_ctx *c, int t)
 {
 	while (t > 0 && (fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_SECOND_PASS) &&
-	       (c->sweep.tests & (1u << (t - 1))))
+	       (c->cfg.sweep.tests & (1u << (t - 1))))
 		t--;
 	return t;
 }
@@ -92,12 +92,12 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 	unsigned open_groups = 0, mask = 0;
 
 	if (!c->stops)
-		return c->sweep.tests;
+		return c->cfg.sweep.tests;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((c->sweep.tests & (1u << t)) && c->stops[i * FSLAB_TEST_MAX + t].why == FSLAB_STOP_OPEN)
+		if ((c->cfg.sweep.tests & (1u << t)) && c->stops[i * FSLAB_TEST_MAX + t].why == FSLAB_STOP_OPEN)
 			open_groups |= 1u << rs_group(c, t);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if ((c->sweep.tests & (1u << t)) && (open_groups & (1u << rs_group(c, t))))
+		if ((c->cfg.sweep.tests & (1u << t)) && (open_groups & (1u << rs_group(c, t))))
 			mask |= 1u << t;
 	return mask;
 }
@@ -133,8 +133,8 @@ static void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_par
 		.alpha = FSLAB_FAMILY_ALPHA,
 		.delta = FSLAB_EQUIVALENCE_DEFAULT,
 		.futility = FSLAB_STOP_FUTILITY,
-		.min_trials = c->sweep.trials,
-		.max_trials = c->max_trials,
+		.min_trials = c->cfg.sweep.trials,
+		.max_trials = c->cfg.max_trials,
 	};
 }
 
@@ -239,7 +239,7 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 {
 	double *tab, *y;
 
-	if (!c->stops || trials_done < c->sweep.trials)
+	if (!c->stops || trials_done < c->cfg.sweep.trials)
 		return;
 	tab = run_stop_table(c, fst, trials_done);
 	y = malloc(c->n_fs * trials_done * sizeof(*y)); /* one test's blocks */
@@ -256,10 +256,10 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 			struct fslab_stop_tally tally;
 			enum fslab_stop_why why;
 
-			if (!(c->sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
+			if (!(c->cfg.sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
 				continue;
 			why = rs_judge(c, tab, i, t, trials_done, y, rec, &tally);
-			if (why == FSLAB_STOP_OPEN && trials_done >= c->max_trials)
+			if (why == FSLAB_STOP_OPEN && trials_done >= c->cfg.max_trials)
 				why = FSLAB_STOP_MAX_TRIALS;
 			rec->why = (unsigned char)why;
 			rec->trials = trials_done;

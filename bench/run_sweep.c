@@ -111,7 +111,7 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 		row->throughput_kib_s = o->throughput_kib_s;
 		row->elapsed_s = o->elapsed_s;
 		snprintf(row->status, sizeof(row->status), "ok");
-		run_flag(fs, g->c->sweep.cache, row->test, o->throughput_kib_s, row->flag, sizeof(row->flag));
+		run_flag(fs, g->c->cfg.sweep.cache, row->test, o->throughput_kib_s, row->flag, sizeof(row->flag));
 		fs->rec.cells_ok++;
 		return;
 	case FSLAB_OUTCOME_SKIPPED:
@@ -170,7 +170,7 @@ static struct fslab_cell_key run_key(const struct fslab_sweep_cell *cell, enum f
  * test of the queued or many-files families. */
 static bool run_queue_columns(const struct fslab_run_ctx *c)
 {
-	return (c->sweep.tests & ~FSLAB_TESTS_IOZONE) != 0;
+	return (c->cfg.sweep.tests & ~FSLAB_TESTS_IOZONE) != 0;
 }
 
 /* One test's outcome: its CSV row (appended and synced at once), the
@@ -184,9 +184,9 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 		.file_kib = g->cell->file_bytes / 1024,
 		.record_kib = g->cell->record_bytes / 1024,
 		.trial = g->trial,
-		.cache = g->c->sweep.cache,
+		.cache = g->c->cfg.sweep.cache,
 		.elapsed_s = -1,
-		.latency = g->c->latency,
+		.latency = g->c->cfg.latency,
 		.lat_p50_us = o->has_latency ? o->lat_p50_us : -1,
 		.lat_p99_us = o->has_latency ? o->lat_p99_us : -1,
 		.lat_max_us = o->has_latency ? o->lat_max_us : -1,
@@ -283,13 +283,13 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	double samples[FSLAB_TRIALS_MAX];
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(c->sweep.tests & (1u << t)) || (cell->tests && !(cell->tests & (1u << t))))
+		if (!(c->cfg.sweep.tests & (1u << t)) || (cell->tests && !(cell->tests & (1u << t))))
 			continue;
 		struct fslab_cell_key key = run_key(cell, (enum fslab_test)t, 0);
 		size_t n = fslab_done_samples(d, &key, samples, FSLAB_TRIALS_MAX);
 		if (n == 0)
 			continue; /* never ok (failed or skipped): repeating will not help */
-		if (!fslab_ci_within(samples, n, c->until_ci_pct))
+		if (!fslab_ci_within(samples, n, c->cfg.until_ci_pct))
 			return false;
 	}
 	return true;
@@ -301,12 +301,12 @@ static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fsl
 				 const struct fslab_sweep_cell *cell, unsigned trial)
 {
 	/* a named row (CrystalDiskMark's) runs its own tests of the sweep's */
-	unsigned own = cell->tests ? cell->tests & c->sweep.tests : c->sweep.tests;
+	unsigned own = cell->tests ? cell->tests & c->cfg.sweep.tests : c->cfg.sweep.tests;
 
-	if (c->until_ci_pct > 0 && trial > c->sweep.trials && run_group_converged(c, d, cell))
+	if (c->cfg.until_ci_pct > 0 && trial > c->cfg.sweep.trials && run_group_converged(c, d, cell))
 		return 0;
 	/* the decided rule: past the minimum, only the tests still open */
-	if (c->stops && trial > c->sweep.trials)
+	if (c->stops && trial > c->cfg.sweep.trials)
 		return run_stop_mask(c, (size_t)(cell - c->plan->cells)) & own;
 	return own;
 }
@@ -346,7 +346,7 @@ static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_st
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
 			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta)
 {
-	unsigned past = (trial > c->sweep.trials ? trial : c->sweep.trials) + 1;
+	unsigned past = (trial > c->cfg.sweep.trials ? trial : c->cfg.sweep.trials) + 1;
 	uint64_t n = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
@@ -358,8 +358,8 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 			 * may go on to the maximum */
 			if (eta)
 				run_eta_trial(eta, trial, f, i, todo,
-					      trial <= c->sweep.trials
-						      ? c->sweep.tests
+					      trial <= c->cfg.sweep.trials
+						      ? c->cfg.sweep.tests
 						      : run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
@@ -406,7 +406,7 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
 			r = fslab_results_write_header_ex(fs->csv,
 							  (run_queue_columns(c) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
-								  (c->latency ? FSLAB_RESULTS_COLS_LATENCY : 0));
+								  (c->cfg.latency ? FSLAB_RESULTS_COLS_LATENCY : 0));
 			if (fflush(fs->csv) != 0)
 				r = -errno;
 			if (r < 0)
@@ -475,7 +475,7 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 {
 	struct fslab_run_ctx *c = g->c;
 	struct fslab_bench_fs *fs = g->fs;
-	const bool extra = g->trial > c->sweep.trials; /* --until-ci's trials */
+	const bool extra = g->trial > c->cfg.sweep.trials; /* --until-ci's trials */
 	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
 
 	if (run_fs_vanished(fs, g->prog, true)) {
@@ -486,7 +486,7 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 		g->failed = true;
 		return true;
 	}
-	if (!fs->rec.fuse || c->sweep.cache != FSLAB_CACHE_DIRECT)
+	if (!fs->rec.fuse || c->cfg.sweep.cache != FSLAB_CACHE_DIRECT)
 		return false;
 	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
 	 * daemon (fusefat) still reads and writes the device through the page
@@ -577,10 +577,10 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.file_bytes = cell->file_bytes,
 		.record_bytes = cell->record_bytes,
 		.tests = mask,
-		.sweep = &c->sweep,
-		.io = (enum fslab_io_mode)c->io_mode,
-		.sync = (enum fslab_sync_policy)c->sync_policy,
-		.file_sync = (enum fslab_file_sync)c->file_sync,
+		.sweep = &c->cfg.sweep,
+		.io = c->cfg.io_mode,
+		.sync = c->cfg.sync_policy,
+		.file_sync = c->cfg.file_sync,
 		.keep_tree_dirs = fs->rec.fuse,
 		/* a lab partition's block device (its target); --dir: none
 		 * known, syncfs only */
@@ -594,8 +594,8 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.stop = &run_stop,
 		.continued = &run_continued,
 		.disturbed = run_disturbed,
-		.latency = c->latency,
-		.pass_gap_s = c->pass_gap_ms / 1000.0,
+		.latency = c->cfg.latency,
+		.pass_gap_s = c->cfg.pass_gap_ms / 1000.0,
 		.disturbed_ctx = &g,
 		.iodepth = cell->iodepth,
 		.jobs = cell->jobs,
@@ -657,7 +657,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 		 * -1: no figure yet, the range alone) */
 		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
 		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
-				    fslab_log_prefix(), ": ", trial, c->max_trials, fs->rec.name,
+				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, fs->rec.name,
 				    (unsigned long long)(fs->rec.cells_ok - before_ok),
 				    (unsigned long long)(fs->rec.cells_failed - before_failed),
 				    fslab_now() - fs_start, fslab_progress_shown_pct(sw->prog),
@@ -686,9 +686,9 @@ static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_stat
 {
 	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = run_count_done(c, fst);
 
-	if (todo == 0 && trial > c->sweep.trials && !run_any_wanted(c, fst, plan, trial))
+	if (todo == 0 && trial > c->cfg.sweep.trials && !run_any_wanted(c, fst, plan, trial))
 		return false;
-	for (unsigned t = trial + 1; t <= c->sweep.trials; t++)
+	for (unsigned t = trial + 1; t <= c->cfg.sweep.trials; t++)
 		later += run_count_todo(c, fst, plan, t, NULL);
 	fslab_progress_set_total(prog, done + todo + later, done);
 	run_eta_update(eta, prog, true);
@@ -709,12 +709,12 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	sw.eta = run_eta_new(c, plan);
 	if (!sw.eta && r == 0)
 		r = fslab_error_errno(-ENOMEM, "the ETA's record of the plan");
-	for (unsigned trial = 1; trial <= c->max_trials && !run_stop && r == 0; trial++) {
+	for (unsigned trial = 1; trial <= c->cfg.max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
-		fslab_sweep_trial_order(c->sweep.seed, c->sweep.shuffle, trial, c->n_fs, order);
+		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
 		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
 			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
 		if (!run_stop && r == 0)

@@ -2,19 +2,45 @@
  * same way after their options (commands.h). */
 #include "commands.h"
 #include "log.h"
-#include "opts.h"
 #include "provision.h"
 #include "state.h"
+#include "termtext.h"
+
+/* A lab command's path (--state, --mount-root, --device, --image,
+ * --spec): FSLAB_EXIT_USAGE after one message when it is empty or holds
+ * a control character; 0 when it is fine or NULL. */
+static int check_path(const char *opt, const char *path)
+{
+	char esc[FSLAB_ESCAPE_SIZE(256)];
+
+	if (!path)
+		return 0;
+	if (!*path) {
+		fslab_error("%s: empty path; give a path or leave the option out", opt);
+		return FSLAB_EXIT_USAGE;
+	}
+	for (const char *p = path; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			/* Paths end up in the state, the log and every message: a
+			 * control byte in one could rewrite what the terminal shows. */
+			fslab_error("refused: the path '%s' holds control characters (shown escaped); "
+				    "give one without them",
+				    fslab_escape_ctrl(path, esc, sizeof(esc)));
+			return FSLAB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
 
 int fslab_cli_state_path(const char *state_path)
 {
-	return fslab_opts_check_path("--state", state_path ? state_path : fslab_state_default_path());
+	return check_path("--state", state_path ? state_path : fslab_state_default_path());
 }
 
 int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int r = fslab_opts_check_path(names[i], paths[i]);
+		int r = check_path(names[i], paths[i]);
 
 		if (r)
 			return r;

@@ -33,8 +33,9 @@ extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_tear
  * (cmd/cli.c). */
 int fslab_cli_state_path(const char *state_path);
 
-/* fslab_opts_check_path on each of n paths (NULL ones skipped), names[i]
- * naming the option: 0 or FSLAB_EXIT_USAGE after the first message. */
+/* The same check of each of n paths (NULL ones skipped: empty or holding a
+ * control character is refused), names[i] naming the option: 0 or
+ * FSLAB_EXIT_USAGE after the first message. */
 int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n);
 /* --precondition WHEN (setup, reproduce): on, off or auto into *out
  * (an enum fslab_precondition_when); FSLAB_EXIT_USAGE after a message. */

@@ -45,7 +45,6 @@ int cmd_import(int argc, char **argv)
 	struct fslab_opts it;
 	char *cmdline[66];
 	struct fslab_settings cache = { 0 };
-	char err[256];
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
@@ -67,12 +66,11 @@ int cmd_import(int argc, char **argv)
 			o.out = it.arg;
 			break;
 		case OPT_CACHE: /* checked by the run settings' cache row: one message */
-			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", err,
-						sizeof(err)) < 0) {
-				fslab_error("%s", err);
+			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0) {
+				fslab_error("%s", e.msg);
 				return FSLAB_EXIT_USAGE;
 			}
-			o.cache = (enum fslab_cache_mode)cache.v[FSLAB_SETTING_CACHE].lo;
+			o.cache = cache.v.sweep.cache;
 			break;
 		case OPT_FORCE:
 			o.force = true;

@@ -105,28 +105,26 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 }
 
 /* A value the runs take as fslab run's setting id, checked by its row
- * (lib/settings.c): its whole number or size in *lo, its percentage in
- * *real.  0 or -EINVAL after a message. */
-static int repro_setting(enum fslab_setting id, const char *arg, uint64_t *lo, double *real)
+ * (lib/settings.c), at its place in *v.  0 or -EINVAL after a message. */
+static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_run_config *v)
 {
 	struct fslab_settings layer = { 0 };
-	char origin[64], err[512];
+	struct fslab_err e;
+	char origin[64];
 
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0) {
+		fslab_error("%s", e.msg);
 		return -EINVAL;
 	}
-	*lo = layer.v[id].lo;
-	if (real)
-		*real = layer.v[id].real;
+	*v = layer.v;
 	return 0;
 }
 
 /* One option's value into c; 0 or FSLAB_EXIT_USAGE after a message. */
 static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 {
-	uint64_t v;
+	struct fslab_run_config v;
 
 	switch (id) {
 	case OPT_DEVICE: c->device = arg; break;
@@ -136,13 +134,14 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	case OPT_MAX_FILE: return repro_max_file(arg, c);
 	case OPT_HONEST: c->honest = true; break;
 	case OPT_UNTIL_CI: /* fslab run's settings: their rows check them */
-		if (repro_setting(FSLAB_SETTING_UNTIL_CI, arg, &v, &c->until_ci_pct) < 0)
+		if (repro_setting(FSLAB_SETTING_UNTIL_CI, arg, &v) < 0)
 			return FSLAB_EXIT_USAGE;
+		c->until_ci_pct = v.until_ci_pct;
 		break;
 	case OPT_MAX_TRIALS:
-		if (repro_setting(FSLAB_SETTING_MAX_TRIALS, arg, &v, NULL) < 0)
+		if (repro_setting(FSLAB_SETTING_MAX_TRIALS, arg, &v) < 0)
 			return FSLAB_EXIT_USAGE;
-		c->max_trials = (unsigned)v;
+		c->max_trials = v.max_trials;
 		break;
 	case OPT_KEEP: c->keep = true; break;
 	case OPT_STATE: c->state_path = arg; break;

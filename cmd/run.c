@@ -96,11 +96,11 @@ static void synopsis_add(size_t *off, size_t *col, const char *item)
 {
 	size_t n = strlen(item) + 1;
 
-	if (*col + n > 79)
+	if (*col + n > 79) {
 		*off += (size_t)snprintf(run_synopsis + *off, sizeof(run_synopsis) - *off,
 					 "\n                ");
-	if (*col + n > 79)
 		*col = 16;
+	}
 	*off += (size_t)snprintf(run_synopsis + *off, sizeof(run_synopsis) - *off, " %s", item);
 	*col += n;
 	if (*off >= sizeof(run_synopsis))
@@ -195,15 +195,16 @@ static int parse_dir(const char *arg, struct run_targets *w)
  * preset's word or else a sweep file.  0 or -EINVAL after a message. */
 static int run_setting(enum fslab_setting id, const char *arg, struct fslab_run_opts *o)
 {
-	char origin[64], err[640];
+	struct fslab_err e;
+	char origin[64];
 
 	if (id == FSLAB_SETTING_PRESET && fslab_setting_word_index(id, arg) < 0) {
 		o->sweep_file = arg;
 		return 0;
 	}
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&o->given, id, arg, origin, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (fslab_setting_parse(&o->given, id, arg, origin, &e) < 0) {
+		fslab_error("%s", e.msg);
 		return -EINVAL;
 	}
 	return 0;

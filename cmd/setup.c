@@ -86,7 +86,7 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 {
 	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
 	const char *paths[] = { o->mount_root, o->device, o->image, spec_path };
-	char err[1024];
+	struct fslab_err e;
 	int r;
 
 	if (size_arg) {
@@ -100,10 +100,10 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 	if ((r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
 	if (spec_path) {
-		if (fslab_spec_load(spec_path, spec, err, sizeof(err)) < 0) {
-			char esc[FSLAB_ESCAPE_SIZE(sizeof(err))];
+		if (fslab_spec_load(spec_path, spec, &e) < 0) {
+			char esc[FSLAB_ESCAPE_SIZE(sizeof(e.msg))];
 
-			fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
+			fslab_error("%s", fslab_escape_ctrl(e.msg, esc, sizeof(esc)));
 			return FSLAB_EXIT_USAGE;
 		}
 		o->spec = spec;

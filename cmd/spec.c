@@ -42,12 +42,13 @@ int cmd_spec(int argc, char **argv)
 	if (c < 0)
 		return it.status;
 	if (check) {
-		char err[512];
-		if (fslab_spec_load(check, &spec, err, sizeof(err)) < 0) {
+		struct fslab_err e;
+
+		if (fslab_spec_load(check, &spec, &e) < 0) {
 			char esc[FSLAB_ESCAPE_SIZE(512)];
 
 			/* it quotes the file's own text: names, options, the path */
-			fslab_error("%s", fslab_escape_ctrl(err, esc, sizeof(esc)));
+			fslab_error("%s", fslab_escape_ctrl(e.msg, esc, sizeof(esc)));
 			return FSLAB_EXIT_USAGE;
 		}
 	} else {

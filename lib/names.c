@@ -91,23 +91,28 @@ static const struct vocab {
 	[FSLAB_VOCAB_PURGE] = { purge_names, FSLAB_PURGE_MAX },
 };
 
-char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
-		       size_t len)
+char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
+		       char *buf, size_t len)
 {
 	size_t off = 0;
 
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (int i = 0; i < vocabs[v].n && off < len; i++) {
-		const char *before = i == 0 ? "" : i == vocabs[v].n - 1 ? last : sep;
-		int w = snprintf(buf + off, len - off, "%s%s", before, vocabs[v].names[i]);
+	for (int i = 0; i < n && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
 
 		if (w < 0)
 			break;
 		off += (size_t)w;
 	}
 	return buf;
+}
+
+char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
+		       size_t len)
+{
+	return fslab_names_join(vocabs[v].names, vocabs[v].n, sep, last, buf, len);
 }
 
 int fslab_name_index(const char *const *table, int n, const char *s)

@@ -120,6 +120,46 @@ enum fslab_preset {
 	FSLAB_PRESET_INVALID = -1,
 };
 
+/* fslab run's enum settings whose words are lib/settings.c's rows (the
+ * engine's and the stopping rule's *_to_string give them back). */
+/* What the many-files tests do with each file they create before closing
+ * it (--file-sync): nothing, fsync(2) (the default: as fs_mark) or
+ * fdatasync(2). */
+enum fslab_file_sync {
+	FSLAB_FILE_SYNC_NONE,
+	FSLAB_FILE_SYNC_FSYNC,
+	FSLAB_FILE_SYNC_FDATASYNC,
+};
+
+/* How the positioned tests (random read/write, backward read, record
+ * rewrite, stride read) address a record. */
+enum fslab_io_mode {
+	FSLAB_IO_SEEK,       /* lseek + read/write: IOzone's calls (the default) */
+	FSLAB_IO_POSITIONAL, /* pread/pwrite: one call per record (--io positional) */
+};
+
+/* The untimed flush before each cell. */
+enum fslab_sync_policy {
+	/* syncfs(2) of the filesystem under test, then fsync(2) of its block
+	 * device (cell.device) when known: that also reaches a FUSE
+	 * filesystem whose daemon writes the device through the page cache
+	 * (the default). */
+	FSLAB_SYNC_FS,
+	/* sync(2) twice, IOzone's own flush of the whole machine (--sync
+	 * global). */
+	FSLAB_SYNC_GLOBAL,
+};
+
+/* --stop: how many trials a cell's test gets.  The names are what the
+ * manifest records ("stop") and --stop takes. */
+enum fslab_stop_rule {
+	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable */
+	FSLAB_STOP_RULE_CI,      /* --until-ci PCT: until each interval is narrow */
+	FSLAB_STOP_RULE_FIXED,   /* --trials N, no more */
+	FSLAB_STOP_RULE_MAX,
+	FSLAB_STOP_RULE_INVALID = -1,
+};
+
 /* The vocabularies, for messages that list what is known. */
 enum fslab_vocab {
 	FSLAB_VOCAB_FS_TYPE,
@@ -134,6 +174,9 @@ enum fslab_vocab {
  * direct or cold".  Returns buf. */
 char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, char *buf,
 		       size_t len);
+/* The same of any n names. */
+char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
+		       char *buf, size_t len);
 
 /* The index of s in table[0..n) (NULL entries skipped), or -1: the
  * from_string of every name table, here and in other modules. */

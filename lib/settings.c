@@ -8,18 +8,18 @@
 #include "termtext.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Words of the enum rows that have no other home (cache modes and presets
- * are lib/names.c's).  Their order is the C enum's: fslab_io_mode,
- * fslab_sync_policy (bench/engine.h, whose names are these), fslab_stop_rule
- * (bench/stop_rule.h keeps its own copy; tests/unit/test_settings.c holds
- * the two equal), fslab_file_sync (bench/engine.h), fslab_steady_mode
- * (lib/steady.h); small_records, order
- * and probe are indices (keep, fixed and fresh are 1). */
+ * are lib/names.c's).  Their order is the C enum's (lib/names.h):
+ * fslab_io_mode, fslab_sync_policy, fslab_file_sync (the engine's names
+ * are these), fslab_stop_rule (bench/stop_rule.c keeps its own copy;
+ * tests/unit/test_settings.c holds the two equal), fslab_steady_mode
+ * (lib/steady.h); small_records, order and probe are a bool's place
+ * (keep and fresh true; order's shuffle true: inverted). */
 static const char *const small_records_words[] = { "skip", "keep" };
 static const char *const order_words[] = { "shuffle", "fixed" };
 static const char *const stop_words[] = { "decided", "ci", "fixed" };
@@ -30,6 +30,22 @@ static const char *const steady_words[] = { "auto", "on", "off" };
 static const char *const probe_words[] = { "reuse", "fresh" };
 
 #define WORDS(a) .words = (a), .n_words = (int)(sizeof(a) / sizeof((a)[0]))
+/* A row's place in struct fslab_run_config: a field, or a range's two
+ * ends (lo, then hi right after it) */
+#define AT(f) .offset = offsetof(struct fslab_run_config, f), \
+	      .size = sizeof(((struct fslab_run_config *)0)->f)
+#define AT_ENDS(lo) .offset = offsetof(struct fslab_run_config, lo), .size = 2 * sizeof(uint64_t)
+
+const struct fslab_run_config fslab_run_config_default = {
+	.preset = FSLAB_PRESET_LAB,
+	.stop_rule = FSLAB_STOP_RULE_FIXED,
+	.max_trials = FSLAB_DEFAULT_MAX_TRIALS,
+	.io_mode = FSLAB_IO_SEEK,
+	.sync_policy = FSLAB_SYNC_FS,
+	.file_sync = FSLAB_FILE_SYNC_FSYNC,
+	.steady_mode = FSLAB_STEADY_AUTO,
+	.steady_round_bytes = FSLAB_STEADY_ROUND_DEFAULT,
+};
 
 /* The table.  Help texts are the --help column; the bounds, the words
  * and the default are the row's own fields, which --help's synopsis, the
@@ -38,6 +54,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_PRESET] = {
 		.flag = "sweep", .arg = "PRESET|FILE", .manifest_key = "sweep.preset",
 		.type = FSLAB_STYPE_ENUM, .words = fslab_preset_names, .n_words = FSLAB_PRESET_MAX,
+		AT(preset),
 		.words_help = "lab (the default), quick, seed, cdm or cdm-nvme, or a sweep file",
 		.default_text = "lab",
 		.heading = "Sweep (preset < the [sweep] section of --sweep FILE < these flags):",
@@ -57,12 +74,14 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_CDM_SIZE] = {
 		.flag = "cdm-size", .arg = "SIZE", .manifest_key = "sweep.file_min_kib sweep.file_max_kib",
 		.type = FSLAB_STYPE_SIZE, .min = 16 * FSLAB_MiB, .max = FSLAB_SIZE_MAX, .pow2 = true,
+		AT_ENDS(sweep.file_min),
 		.default_text = "1G",
 		.help = "--sweep cdm and cdm-nvme: the test file of every row (default 1G, as "
 			"CrystalDiskMark; a power of two), at most the free space of each filesystem",
 	},
 	[FSLAB_SETTING_CDM_TIME] = {
 		.flag = "cdm-time", .arg = "S", .manifest_key = "sweep.pass_s", .type = FSLAB_STYPE_COUNT,
+		AT(sweep.pass_s),
 		.min = 1, .max = 60, .default_text = "5",
 		.help = "--sweep cdm and cdm-nvme: the seconds of each pass (default 5, "
 			"CrystalDiskMark's measure time)",
@@ -70,23 +89,27 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_TESTS] = {
 		.flag = "tests", .short_name = 't', .arg = "LIST", .sweep_key = "tests",
 		.manifest_key = "sweep.tests", .type = FSLAB_STYPE_TESTS, .default_text = "all",
+		AT(sweep.tests),
 		.help = "all, or e.g. write,read,random_read",
 	},
 	[FSLAB_SETTING_IODEPTH] = {
 		.flag = "iodepth", .arg = "N", .sweep_key = "iodepth", .manifest_key = "sweep.iodepth",
 		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 256, .default_text = "1",
+		AT(sweep.iodepth),
 		.help = "the queued tests (--tests queued): io_uring requests in flight per thread "
 			"(--sweep cdm and cdm-nvme: each row's own Q)",
 	},
 	[FSLAB_SETTING_JOBS] = {
 		.flag = "jobs", .arg = "N", .sweep_key = "jobs", .manifest_key = "sweep.jobs",
 		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 64, .default_text = "1",
+		AT(sweep.jobs),
 		.help = "the queued tests: threads, each with its own fd, ring and region of the "
 			"file (--sweep cdm and cdm-nvme: each row's own T)",
 	},
 	[FSLAB_SETTING_FILE_SYNC] = {
 		.flag = "file-sync", .arg = "HOW", .manifest_key = "file_sync",
 		.type = FSLAB_STYPE_ENUM, WORDS(file_sync_words),
+		AT(file_sync),
 		.words_help = "none, fsync (the default) or fdatasync", .default_text = "fsync",
 		.help = "the many-files tests (--tests files): what each created file gets before "
 			"its close, inside the timer: fsync (the default, as fs_mark), fdatasync or none",
@@ -94,30 +117,35 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_FILE_SIZES] = {
 		.flag = "file-sizes", .arg = "R", .sweep_key = "file_sizes",
 		.manifest_key = "sweep.file_min_kib sweep.file_max_kib", .type = FSLAB_STYPE_RANGE,
+		AT_ENDS(sweep.file_min),
 		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
 		.default_text = "64K-64M", .help = "e.g. 64K-1G, or one size",
 	},
 	[FSLAB_SETTING_RECORD_SIZES] = {
 		.flag = "record-sizes", .arg = "R", .sweep_key = "record_sizes",
 		.manifest_key = "sweep.record_min_kib sweep.record_max_kib", .type = FSLAB_STYPE_RANGE,
+		AT_ENDS(sweep.record_min),
 		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
 		.default_text = "4K-16M", .help = "e.g. 4K-16M; never above the file size",
 	},
 	[FSLAB_SETTING_SMALL_RECORDS] = {
 		.flag = "small-records", .arg = "M", .sweep_key = "small_records",
 		.manifest_key = "sweep.keep_small_records", .type = FSLAB_STYPE_ENUM,
+		AT(sweep.keep_small_records),
 		WORDS(small_records_words), .words_help = "skip (IOzone's default) or keep (iozone -z)",
 		.default_text = "skip",
 		.help = "skip (IOzone's default: records < 64K on files > 16M) or keep (iozone -z)",
 	},
 	[FSLAB_SETTING_ORDER] = {
 		.sweep_key = "order", .manifest_key = "sweep.order", .type = FSLAB_STYPE_ENUM,
+		AT(sweep.shuffle), .invert = true,
 		WORDS(order_words), .words_help = "shuffle or fixed", .default_text = "shuffle",
 		.help = "the filesystems' order in each trial: shuffled by the seed, or as listed",
 	},
 	[FSLAB_SETTING_CACHE] = {
 		.flag = "cache", .arg = "MODE", .sweep_key = "cache", .manifest_key = "cache_mode",
 		.type = FSLAB_STYPE_ENUM, .words = fslab_cache_mode_names,
+		AT(sweep.cache),
 		.n_words = FSLAB_CACHE_MODE_MAX, .words_help = "warm, fsync, direct or cold",
 		.default_text = "cold",
 		.help = "warm: buffered, nothing flushed (IOzone's default)\n"
@@ -130,16 +158,19 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_TRIALS] = {
 		.flag = "trials", .arg = "N", .sweep_key = "trials", .manifest_key = "trials",
 		.type = FSLAB_STYPE_COUNT, .min = 1, .max = FSLAB_TRIALS_MAX, .default_text = "3",
+		AT(sweep.trials),
 		.help = "repeat the whole plan N times (trial loop outside the filesystem loop; "
 			"filesystem order shuffled per trial)",
 	},
 	[FSLAB_SETTING_SEED] = {
 		.flag = "seed", .arg = "N", .sweep_key = "seed", .manifest_key = "seed",
 		.type = FSLAB_STYPE_COUNT, .min = 0, .max = UINT64_MAX, .default_text = "1",
+		AT(sweep.seed),
 		.help = "seed of that shuffle (default 1)",
 	},
 	[FSLAB_SETTING_STOP] = {
 		.flag = "stop", .arg = "RULE", .manifest_key = "stop", .type = FSLAB_STYPE_ENUM,
+		AT(stop_rule),
 		WORDS(stop_words),
 		.words_help = "decided (the default), ci (as --until-ci) or fixed (--trials N exactly)",
 		.default_text = "decided",
@@ -155,6 +186,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_UNTIL_CI] = {
 		.flag = "until-ci", .arg = "PCT", .manifest_key = "until_ci_pct",
 		.type = FSLAB_STYPE_PERCENT, .default_text = FSLAB_DEFAULT_UNTIL_CI_TEXT,
+		AT(until_ci_pct),
 		.help = "--stop ci: repeat each file x record cell until the 95% confidence interval "
 			"(Student's t) of each test is within PCT percent of its mean; --trials is "
 			"then the minimum (at least 2)",
@@ -162,10 +194,12 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_MAX_TRIALS] = {
 		.flag = "max-trials", .arg = "N", .manifest_key = "max_trials",
 		.type = FSLAB_STYPE_COUNT, .min = 2, .max = FSLAB_TRIALS_MAX, .default_text = FSLAB_DEFAULT_MAX_TRIALS_TEXT,
+		AT(max_trials),
 		.help = "the cap of --stop decided and ci (default " FSLAB_DEFAULT_MAX_TRIALS_TEXT ")",
 	},
 	[FSLAB_SETTING_IO] = {
 		.flag = "io", .arg = "MODE", .manifest_key = "io_mode", .type = FSLAB_STYPE_ENUM,
+		AT(io_mode),
 		WORDS(io_words),
 		.words_help = "seek (IOzone's lseek + read/write) or positional (pread/pwrite)",
 		.default_text = "seek",
@@ -176,6 +210,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_SYNC] = {
 		.flag = "sync", .arg = "POLICY", .manifest_key = "sync_policy",
 		.type = FSLAB_STYPE_ENUM, WORDS(sync_words),
+		AT(sync_policy),
 		.words_help = "fs (syncfs + fsync of the block device) or global (sync() twice, as IOzone)",
 		.default_text = "fs",
 		.help = "before each cell, fs: syncfs + fsync of the lab's block device (the default; "
@@ -183,6 +218,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	},
 	[FSLAB_SETTING_LATENCY] = {
 		.flag = "latency", .manifest_key = "latency", .type = FSLAB_STYPE_BOOL,
+		AT(latency),
 		.default_text = "off",
 		.help = "per-cell p50/p99/max latency of one operation (a clock read and a histogram "
 			"bucket per operation) as three more CSV columns: lat_p50_us, lat_p99_us, "
@@ -190,6 +226,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	},
 	[FSLAB_SETTING_PASS_GAP] = {
 		.flag = "pass-gap", .arg = "MS", .manifest_key = "pass_gap_ms", .type = FSLAB_STYPE_COUNT,
+		AT(pass_gap_ms),
 		.min = 0, .max = FSLAB_PASS_GAP_MS_MAX, .default_text = "0",
 		.help = "an untimed pause of MS milliseconds before each timed pass, "
 			"after its cache drop (default 0: a pass starts as soon as the one before it is "
@@ -198,6 +235,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	},
 	[FSLAB_SETTING_NO_PROBE] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
+		AT(no_device_probe),
 		.default_text = "off", .heading = "Honesty:",
 		.help = "skip the probe of each device; without it no cell is flagged "
 			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
@@ -205,12 +243,14 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_PROBE_SIZE] = {
 		.flag = "probe-size", .arg = "SIZE", .manifest_key = "filesystems[].device_probe_bytes",
 		.type = FSLAB_STYPE_SIZE, .min = 4 * FSLAB_MiB, .max = FSLAB_SIZE_MAX,
+		AT(probe_bytes),
 		.default_text = "64M",
 		.help = "the probe's scratch file (default 64M, 1M records)",
 	},
 	[FSLAB_SETTING_PROBE] = {
 		.flag = "probe", .arg = "MODE", .manifest_key = "filesystems[].device_probe_source",
 		.type = FSLAB_STYPE_ENUM, WORDS(probe_words),
+		AT(probe_fresh),
 		.words_help = "reuse (a probe kept from the last hour, the default) or fresh",
 		.default_text = "reuse",
 		.help = "reuse (the default): a device probed less than an hour ago, on the same "
@@ -220,6 +260,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_STEADY] = {
 		.flag = "steady-state", .arg = "MODE", .manifest_key = "steady_state",
 		.type = FSLAB_STYPE_ENUM, WORDS(steady_words),
+		AT(steady_mode),
 		.words_help = "auto (on for a lab on a real disk), on or off", .default_text = "auto",
 		.help = "before each filesystem's sweep, write it until the drive is steady (SNIA "
 			"PTS: 4K random-write throughput of 5 rounds within 20% of their mean and its "
@@ -232,11 +273,13 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_STEADY_ROUND] = {
 		.flag = "steady-state-round", .arg = "SIZE", .manifest_key = "steady_state_round_kib",
 		.type = FSLAB_STYPE_SIZE, .min = FSLAB_MiB, .max = FSLAB_SIZE_MAX,
+		AT(steady_round_bytes),
 		.multiple = FSLAB_MiB, .default_text = "256M",
 		.help = "bytes each workload writes per round (default 256M)",
 	},
 	[FSLAB_SETTING_LABEL] = {
 		.flag = "label", .arg = "NAME", .manifest_key = "label", .type = FSLAB_STYPE_NAME,
+		AT(label),
 		.default_text = "none", .heading = "Output:",
 		.help = "name the run (e.g. the host it runs on; letters, digits, . _ -): recorded in "
 			"the manifest, fslab report tags the run with it (hostA/ext4)",
@@ -253,21 +296,20 @@ const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
 	FSLAB_SETTING_PROBE, FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
 };
 
-/* A sweep_spec's set bits are the settings' (spec.h). */
-_Static_assert(FSLAB_SWEEP_SET_ORDER == FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER), "one set bit");
 _Static_assert(FSLAB_SETTING_MAX <= 32, "set bits fit an unsigned");
+/* the places put_value writes: a bool, an unsigned-sized enum or count,
+ * a uint64_t or a range's two */
+#define ENDS(lo, hi) (offsetof(struct fslab_sweep_spec, hi) == offsetof(struct fslab_sweep_spec, lo) + sizeof(uint64_t))
+_Static_assert(ENDS(file_min, file_max) && ENDS(record_min, record_max), "a range's ends in a row");
+_Static_assert(sizeof(enum fslab_cache_mode) == sizeof(unsigned) && sizeof(enum fslab_preset) == sizeof(unsigned) &&
+	       sizeof(enum fslab_stop_rule) == sizeof(unsigned) && sizeof(enum fslab_io_mode) == sizeof(unsigned) &&
+	       sizeof(enum fslab_sync_policy) == sizeof(unsigned) && sizeof(enum fslab_file_sync) == sizeof(unsigned) &&
+	       sizeof(enum fslab_steady_mode) == sizeof(unsigned) && sizeof(bool) != sizeof(unsigned),
+	       "an enum's place is an unsigned's");
 
 const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id)
 {
 	return id >= 0 && id < FSLAB_SETTING_MAX ? &rows[id] : NULL;
-}
-
-int fslab_setting_by_flag(const char *flag)
-{
-	for (int i = 0; flag && i < FSLAB_SETTING_MAX; i++)
-		if (rows[i].flag && strcmp(rows[i].flag, flag) == 0)
-			return i;
-	return -1;
 }
 
 int fslab_setting_by_sweep_key(const char *key)
@@ -295,52 +337,27 @@ const char *fslab_setting_word(enum fslab_setting id, int i)
 char *fslab_setting_words(enum fslab_setting id, const char *sep, char *buf, size_t len)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
-	size_t off = 0;
+	bool words = r && r->type == FSLAB_STYPE_ENUM;
 
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (int i = 0; r && r->type == FSLAB_STYPE_ENUM && i < r->n_words && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%s", i ? sep : "", r->words[i]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-	return buf;
-}
-
-/* Word k of the row's manifest_key, without its path. */
-static char *manifest_name(enum fslab_setting id, int k, char *buf, size_t len)
-{
-	const struct fslab_setting_row *r = fslab_setting_row(id);
-	const char *p = r ? r->manifest_key : NULL;
-	size_t n;
-
-	buf[0] = '\0';
-	for (; p && k > 0; k--) {
-		p = strchr(p, ' ');
-		p = p ? p + 1 : NULL;
-	}
-	if (!p)
-		return buf;
-	n = strcspn(p, " ");
-	for (const char *dot = memchr(p, '.', n); dot; dot = memchr(p, '.', n)) {
-		n -= (size_t)(dot + 1 - p);
-		p = dot + 1;
-	}
-	snprintf(buf, len, "%.*s", (int)n, p);
-	return buf;
+	return fslab_names_join(words ? r->words : NULL, words ? r->n_words : 0, sep, sep, buf, len);
 }
 
 const char *fslab_setting_mkey(enum fslab_setting id, int k)
 {
 	static char names[FSLAB_SETTING_MAX][2][48];
+	const char *p = id >= 0 && id < FSLAB_SETTING_MAX && (k == 0 || k == 1) ? rows[id].manifest_key : NULL;
+	size_t n;
 
-	if (id < 0 || id >= FSLAB_SETTING_MAX || k < 0 || k > 1)
+	if (p && k && (p = strchr(p, ' ')))
+		p++;
+	if (!p)
 		return "";
+	/* word k, without its path */
+	n = strcspn(p, " ");
+	for (const char *dot; (dot = memchr(p, '.', n)); p = dot + 1)
+		n -= (size_t)(dot + 1 - p);
 	if (!names[id][k][0])
-		manifest_name(id, k, names[id][k], sizeof(names[id][k]));
+		snprintf(names[id][k], sizeof(names[id][k]), "%.*s", (int)n, p);
 	return names[id][k];
 }
 
@@ -395,27 +412,33 @@ char *fslab_setting_sweep_keys(char *buf, size_t len)
 	return buf;
 }
 
-static int refuse(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *err, size_t errlen, const char *fmt, ...)
+/* A whole number (lo; a range's ends lo and hi) at a row's place: a bool
+ * (not 0, unless invert), an unsigned-sized enum or count, a uint64_t or
+ * two (a size given for both ends). */
+static void store(const struct fslab_setting_row *r, char *at, uint64_t lo, uint64_t hi)
 {
-	va_list ap;
+	uint64_t ends[2] = { lo, r->type == FSLAB_STYPE_RANGE ? hi : lo };
+	unsigned u = (unsigned)lo;
+	bool b = (lo != 0) != r->invert;
 
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
+	if (r->size == sizeof(b))
+		memcpy(at, &b, sizeof(b));
+	else if (r->size == sizeof(u))
+		memcpy(at, &u, sizeof(u));
+	else
+		memcpy(at, ends, r->size);
 }
 
 /* MIN-MAX: each end obeys the row's bounds and the sweep's power-of-two
  * rule; the message names the end as typed. */
 static int parse_range(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+		       const char *esc, char *at, struct fslab_err *e)
 {
 	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M" : "64K-2G";
 	uint64_t lo, hi;
 
 	if (fslab_size_range_parse(text, &lo, &hi, &why) < 0)
-		return refuse(err, errlen, "%s '%s': %s (e.g. %s)", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': %s (e.g. %s)", origin, esc,
 			      why ? why : "not a size range", example);
 	for (int i = 0; i < 2; i++) {
 		uint64_t b = i ? hi : lo;
@@ -427,11 +450,10 @@ static int parse_range(const struct fslab_setting_row *r, const char *text, cons
 		if (!problem && (b < r->min || b > r->max))
 			problem = "is out of range";
 		if (problem)
-			return refuse(err, errlen, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
 				      problem, example);
 	}
-	v->lo = lo;
-	v->hi = hi;
+	store(r, at, lo, hi);
 	return 0;
 }
 
@@ -451,28 +473,29 @@ static const char *size_rule(const struct fslab_setting_row *r, char *buf, size_
 }
 
 static int parse_size(const struct fslab_setting_row *r, const char *text, const char *origin,
-		      const char *esc, struct fslab_setting_value *v, char *err, size_t errlen)
+		      const char *esc, char *at, struct fslab_err *e)
 {
 	const char *why = NULL;
 	char bounds[64];
 	uint64_t b;
 
 	if (fslab_size_parse(text, &b, &why) < 0)
-		return refuse(err, errlen, "%s '%s': %s", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 			      why ? why : "not a size (e.g. 512M, 20G)");
 	if (b < r->min || b > r->max || (r->multiple && b % r->multiple) ||
 	    (r->pow2 && !fslab_is_pow2(b)))
-		return refuse(err, errlen, "%s '%s': give %s (e.g. %s)", origin, esc,
+		return fslab_err_set(e, -EINVAL, "%s '%s': give %s (e.g. %s)", origin, esc,
 			      size_rule(r, bounds, sizeof(bounds)), r->default_text);
-	v->lo = b;
+	store(r, at, b, b);
 	return 0;
 }
 
-/* The value of a row with a value, into v (the layer is untouched here). */
+/* The value of text at its row's place at; nothing written on an error. */
 static int parse_value(const struct fslab_setting_row *r, const char *text, const char *origin,
-		       struct fslab_setting_value *v, char *err, size_t errlen)
+		       char *at, struct fslab_err *e)
 {
 	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64], *end;
+	double real;
 	uint64_t u;
 	unsigned mask;
 	int i, rc;
@@ -482,127 +505,124 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 	case FSLAB_STYPE_ENUM:
 		i = fslab_name_index(r->words, r->n_words, text);
 		if (i < 0)
-			return refuse(err, errlen, "%s '%s': use %s", origin, esc, r->words_help);
-		v->lo = (uint64_t)i;
+			return fslab_err_set(e, -EINVAL, "%s '%s': use %s", origin, esc, r->words_help);
+		store(r, at, (uint64_t)i, 0);
 		return 0;
 	case FSLAB_STYPE_RANGE:
-		return parse_range(r, text, origin, esc, v, err, errlen);
+		return parse_range(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_COUNT:
 		rc = fslab_parse_uint(text, r->min, r->max, &u);
 		if (rc < 0)
-			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_uint_problem(rc, r->min, r->max, why, sizeof(why)));
-		v->lo = u;
+		store(r, at, u, 0);
 		return 0;
 	case FSLAB_STYPE_SIZE:
-		return parse_size(r, text, origin, esc, v, err, errlen);
+		return parse_size(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_PERCENT:
 		errno = 0;
-		v->real = strtod(text, &end);
-		if (!*text || *end || errno || !(v->real > 0) || v->real > 100)
-			return refuse(err, errlen, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
+		real = strtod(text, &end);
+		if (!*text || *end || errno || !(real > 0) || real > 100)
+			return fslab_err_set(e, -EINVAL, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
 				      origin, esc);
+		memcpy(at, &real, sizeof(real));
 		return 0;
 	case FSLAB_STYPE_TESTS:
 		if (fslab_tests_parse(text, &mask, bad, sizeof(bad)) < 0)
-			return refuse(err, errlen, "%s '%s': %s", origin, esc,
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
 				      fslab_tests_problem(bad, why, sizeof(why)));
-		v->lo = mask;
 		if (mask == 0)
-			return refuse(err, errlen, "%s '%s': no test named; give all or e.g. write,read",
+			return fslab_err_set(e, -EINVAL, "%s '%s': no test named; give all or e.g. write,read",
 				      origin, esc);
+		store(r, at, mask, 0);
 		return 0;
 	case FSLAB_STYPE_NAME:
 		u = strlen(text);
-		if (u == 0 || u >= sizeof(v->text) || text[0] == '-' ||
+		if (u == 0 || u >= r->size || text[0] == '-' ||
 		    strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != u)
-			return refuse(err, errlen, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
-				      origin, esc, sizeof(v->text) - 1);
-		snprintf(v->text, sizeof(v->text), "%s", text);
+			return fslab_err_set(e, -EINVAL, "%s '%s': give 1 to %zu letters, digits, '.', '_' or '-', not starting with '-' (e.g. the host's name)",
+				      origin, esc, r->size - 1);
+		snprintf(at, r->size, "%s", text);
 		return 0;
 	case FSLAB_STYPE_BOOL:
-		v->lo = 1;
+		store(r, at, 1, 0);
 		return 0;
 	}
-	return refuse(err, errlen, "%s: not a setting", origin);
+	return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 }
 
 int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
-			const char *origin, char *err, size_t errlen)
+			const char *origin, struct fslab_err *e)
 {
 	const struct fslab_setting_row *r = fslab_setting_row(id);
-	struct fslab_setting_value v;
 
-	memset(&v, 0, sizeof(v));
 	if (!r)
-		return refuse(err, errlen, "%s: not a setting", origin);
+		return fslab_err_set(e, -EINVAL, "%s: not a setting", origin);
 	if (r->type != FSLAB_STYPE_BOOL && !text)
-		return refuse(err, errlen, "%s needs a value", origin);
-	if (parse_value(r, text ? text : "", origin, &v, err, errlen) < 0)
+		return fslab_err_set(e, -EINVAL, "%s needs a value", origin);
+	if (parse_value(r, text ? text : "", origin, (char *)&s->v + r->offset, e) < 0)
 		return -EINVAL;
-	s->v[id] = v;
 	s->set |= FSLAB_SETTING_BIT(id);
 	return 0;
 }
 
 void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi)
 {
-	s->v[id].lo = lo;
-	s->v[id].hi = hi;
+	store(&rows[id], (char *)&s->v + rows[id].offset, lo, hi);
 	s->set |= FSLAB_SETTING_BIT(id);
 }
 
 void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v)
 {
-	s->v[id].real = v;
+	memcpy((char *)&s->v + rows[id].offset, &v, sizeof(v));
 	s->set |= FSLAB_SETTING_BIT(id);
 }
 
-void fslab_settings_to_sweep(const struct fslab_settings *s, struct fslab_sweep_spec *w)
+void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_settings *s, unsigned mask)
 {
 	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
-		const struct fslab_setting_value *v = &s->v[i];
-
-		if (!rows[i].sweep_key || !(s->set & FSLAB_SETTING_BIT(i)))
+		if (!(s->set & mask & FSLAB_SETTING_BIT(i)))
 			continue;
-		switch ((enum fslab_setting)i) {
-		case FSLAB_SETTING_FILE_SIZES:
-			w->file_min = v->lo;
-			w->file_max = v->hi;
-			break;
-		case FSLAB_SETTING_RECORD_SIZES:
-			w->record_min = v->lo;
-			w->record_max = v->hi;
-			break;
-		case FSLAB_SETTING_TESTS:
-			w->tests = (unsigned)v->lo;
-			break;
-		case FSLAB_SETTING_TRIALS:
-			w->trials = (unsigned)v->lo;
-			break;
-		case FSLAB_SETTING_CACHE:
-			w->cache = (enum fslab_cache_mode)v->lo;
-			break;
-		case FSLAB_SETTING_SEED:
-			w->seed = v->lo;
-			break;
-		case FSLAB_SETTING_SMALL_RECORDS:
-			w->keep_small_records = v->lo == 1; /* "keep" */
-			break;
-		case FSLAB_SETTING_ORDER:
-			w->shuffle = v->lo == 0; /* "shuffle" */
-			break;
-		case FSLAB_SETTING_IODEPTH:
-			w->iodepth = (unsigned)v->lo;
-			break;
-		case FSLAB_SETTING_JOBS:
-			w->jobs = (unsigned)v->lo;
-			break;
-		default:
-			continue; /* a row with a [sweep] key has a case above */
-		}
-		w->set |= FSLAB_SETTING_BIT(i);
+		memcpy((char *)cfg + rows[i].offset, (const char *)&s->v + rows[i].offset, rows[i].size);
+		if (rows[i].sweep_key)
+			cfg->sweep.set |= FSLAB_SETTING_BIT(i);
 	}
+}
+
+char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config *cfg, char *buf, size_t len)
+{
+	const struct fslab_setting_row *r = &rows[id];
+	const char *at = (const char *)cfg + r->offset;
+	uint64_t v[2] = { 0, 0 };
+	unsigned u;
+	bool b;
+	char lo[32], hi[32];
+
+	if (r->size == sizeof(b)) {
+		memcpy(&b, at, sizeof(b));
+		v[0] = b != r->invert;
+	} else if (r->size == sizeof(u)) {
+		memcpy(&u, at, sizeof(u));
+		v[0] = u;
+	} else if (r->type != FSLAB_STYPE_NAME) {
+		memcpy(v, at, r->size);
+	}
+	if (r->type == FSLAB_STYPE_ENUM)
+		snprintf(buf, len, "%s", v[0] < (uint64_t)r->n_words ? r->words[v[0]] : "");
+	else if (r->type == FSLAB_STYPE_RANGE)
+		snprintf(buf, len, "%s-%s", fslab_size_format(v[0], lo, sizeof(lo)),
+			 fslab_size_format(v[1], hi, sizeof(hi)));
+	else if (r->type == FSLAB_STYPE_SIZE)
+		fslab_size_format(v[0], buf, len);
+	else if (r->type == FSLAB_STYPE_TESTS)
+		fslab_tests_format((unsigned)v[0], buf, len);
+	else if (r->type == FSLAB_STYPE_PERCENT)
+		snprintf(buf, len, "%g", *(const double *)at);
+	else if (r->type == FSLAB_STYPE_NAME)
+		snprintf(buf, len, "%s", at);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v[0]);
+	return buf;
 }
 
 int fslab_settings_first_recorded(const struct fslab_settings *s)

@@ -11,10 +11,14 @@
  * table against --help, the spec parser, the manifest, completion/fslab.bash
  * and docs/fslab.1.
  *
- * A layer (struct fslab_settings) holds the values one source gave; its
- * set bits are the one meaning of "unset": a row whose bit is clear was not
- * given there, whatever its value field holds.  struct fslab_sweep_spec's
- * set bits (spec.h) are the same bits. */
+ * Each row says where its value lives: an offset into struct
+ * fslab_run_config, the run's one typed configuration, whose typed
+ * defaults are fslab_run_config_default.  A layer (struct fslab_settings)
+ * is a configuration with set bits: the values one source gave, each at
+ * its row's place.  The set bits are the one meaning of "unset": a row
+ * whose bit is clear was not given there, whatever its place holds.
+ * fslab_settings_merge lays a layer over a configuration, row by row;
+ * struct fslab_sweep_spec's set bits are the same bits. */
 #ifndef FSLAB_SETTINGS_H
 #define FSLAB_SETTINGS_H
 
@@ -22,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct fslab_sweep_spec;
+#include "err.h"
+#include "names.h"
+#include "steady.h"
 
 /* The defaults of the stopping rule's rows (their help, the lab preset and
  * bench/run_settings.c read them here): the minimum trials, the cap, and
@@ -41,6 +47,9 @@ struct fslab_sweep_spec;
 #define FSLAB_DEFAULT_MIN_TRIALS_TEXT FSLAB_SETTING_TEXT(FSLAB_DEFAULT_MIN_TRIALS)
 #define FSLAB_DEFAULT_MAX_TRIALS_TEXT FSLAB_SETTING_TEXT(FSLAB_DEFAULT_MAX_TRIALS)
 #define FSLAB_DEFAULT_UNTIL_CI_TEXT FSLAB_SETTING_TEXT(FSLAB_DEFAULT_UNTIL_CI_PCT)
+/* --label's room, including the NUL; each steady-state round's bytes */
+#define FSLAB_RUN_LABEL_MAX 64
+#define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)
 
 enum fslab_setting {
 	FSLAB_SETTING_FILE_SIZES,
@@ -75,6 +84,57 @@ enum fslab_setting {
 
 #define FSLAB_SETTING_BIT(id) (1u << (id))
 
+
+#define FSLAB_TRIALS_MAX 1000
+
+struct fslab_sweep_spec {
+	/* which [sweep] rows were given (a sweep file's keys, fslab run's
+	 * flags; the rest are the preset's): the settings' own set bits,
+	 * FSLAB_SETTING_BIT(id) */
+	unsigned set;
+	uint64_t file_min, file_max;     /* bytes, powers of two */
+	uint64_t record_min, record_max; /* bytes, powers of two, >= 4K */
+	unsigned tests;                  /* mask of enum fslab_test bits */
+	unsigned trials;                 /* 1..FSLAB_TRIALS_MAX */
+	enum fslab_cache_mode cache;
+	uint64_t seed;
+	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
+	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
+	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
+	 * rows, on one file of file_max bytes (bench/plan.c); any other: the
+	 * file x record grid */
+	enum fslab_preset named_rows;
+	unsigned pass_s; /* named rows: the seconds of each pass */
+	/* the grid's queued tests: requests in flight per thread, threads
+	 * (named rows have their own) */
+	unsigned iodepth, jobs;
+};
+
+/* fslab run's configuration: where every row of the table puts its value
+ * (the sweep's rows in sweep), typed. */
+struct fslab_run_config {
+	struct fslab_sweep_spec sweep;
+	enum fslab_preset preset;
+	enum fslab_stop_rule stop_rule;
+	double until_ci_pct;  /* --until-ci; 0: off */
+	unsigned max_trials;  /* the stopping rule's cap; --stop fixed: the trials */
+	enum fslab_io_mode io_mode;
+	enum fslab_sync_policy sync_policy;
+	enum fslab_file_sync file_sync;
+	bool latency;         /* --latency: the CSVs have latency columns */
+	unsigned pass_gap_ms; /* --pass-gap: the untimed pause before each pass */
+	bool no_device_probe;
+	bool probe_fresh;     /* --probe fresh: no kept probe reused */
+	uint64_t probe_bytes; /* --probe-size; 0: the probe's own default */
+	enum fslab_steady_mode steady_mode;
+	uint64_t steady_round_bytes; /* each workload's bytes per round */
+	char label[FSLAB_RUN_LABEL_MAX]; /* --label, or "" */
+};
+
+/* The typed defaults: what a run has of each row nothing gave (the
+ * sweep's are the preset's, bench/plan.c). */
+extern const struct fslab_run_config fslab_run_config_default;
+
 enum fslab_setting_type {
 	FSLAB_STYPE_ENUM,    /* one of words[]; the value is its index (the C enum) */
 	FSLAB_STYPE_RANGE,   /* MIN-MAX or one size, bytes, each end min..max */
@@ -102,21 +162,19 @@ struct fslab_setting_row {
 	const char *const *words; /* ENUM: words[0..n_words) */
 	int n_words;
 	const char *words_help;   /* ENUM: the words as the refusal explains them */
+	/* where the value lives: offset and size of its place in struct
+	 * fslab_run_config (a RANGE's two uint64_t ends; a bool ENUM: the
+	 * index is not 0, unless invert) */
+	size_t offset, size;
+	bool invert;
 	const char *default_text; /* the default as --help and the man page say it */
 	const char *heading;      /* the --help heading this row starts, or NULL */
 	const char *help;         /* the --help text ('\n' starts a line) */
 };
 
-/* A value as one source gave it. */
-struct fslab_setting_value {
-	uint64_t lo, hi; /* RANGE: the ends; ENUM: the index; COUNT, SIZE, TESTS, BOOL: lo */
-	double real;     /* PERCENT */
-	char text[64];   /* NAME */
-};
-
 struct fslab_settings {
 	unsigned set; /* FSLAB_SETTING_BIT(id): given by this layer */
-	struct fslab_setting_value v[FSLAB_SETTING_MAX];
+	struct fslab_run_config v; /* each given row's value, at its place */
 };
 
 /* Every row once, in the order fslab run --help lists them (a row
@@ -125,8 +183,7 @@ extern const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX];
 
 /* The row of a setting (never NULL for a valid id). */
 const struct fslab_setting_row *fslab_setting_row(enum fslab_setting id);
-/* The setting with this long flag or [sweep] key; -1 when none. */
-int fslab_setting_by_flag(const char *flag);
+/* The setting with this [sweep] key; -1 when none. */
 int fslab_setting_by_sweep_key(const char *key);
 
 /* The index of word among an ENUM row's words, or -1; the word of index
@@ -147,15 +204,15 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len);
 /* The [sweep] keys, "file_sizes, record_sizes, ...", into buf. */
 char *fslab_setting_sweep_keys(char *buf, size_t len);
 
-/* Parses text for setting id into layer s: 0, or -EINVAL with one
- * message in err naming where the value came from (origin: "--cache",
- * "[sweep] cache") and what is allowed; s is then unchanged.  A BOOL row
- * takes text NULL (a flag). */
+/* Parses text for setting id to its place in layer s, marked given: 0, or
+ * -EINVAL with one message in e naming where the value came from (origin:
+ * "--cache", "[sweep] cache") and what is allowed; s is then unchanged.
+ * A BOOL row takes text NULL (a flag). */
 int fslab_setting_parse(struct fslab_settings *s, enum fslab_setting id, const char *text,
-			const char *origin, char *err, size_t errlen);
+			const char *origin, struct fslab_err *e);
 
-/* Sets a value as parsed would, for callers that have it already
- * (fslab reproduce). */
+/* Sets a whole number (a range: lo and hi) or a percentage as parsed
+ * would, for callers that have it already (fslab reproduce). */
 void fslab_settings_put(struct fslab_settings *s, enum fslab_setting id, uint64_t lo, uint64_t hi);
 void fslab_settings_put_real(struct fslab_settings *s, enum fslab_setting id, double v);
 
@@ -164,10 +221,15 @@ static inline bool fslab_settings_has(const struct fslab_settings *s, enum fslab
 	return (s->set & FSLAB_SETTING_BIT(id)) != 0;
 }
 
-/* The sweep's rows (those with a [sweep] key) set in layer s, written over
- * sweep and marked in sweep->set: the one place a layer reaches the sweep
- * (the [sweep] parser for each key, fslab run for its flags). */
-void fslab_settings_to_sweep(const struct fslab_settings *s, struct fslab_sweep_spec *sweep);
+/* The one merge: each row of mask set in layer s, its value copied to its
+ * place in cfg (a row with a [sweep] key marked in cfg->sweep.set).  The
+ * [sweep] parser and fslab run (preset < sweep file < flags) lay their
+ * layers with it. */
+void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_settings *s, unsigned mask);
+
+/* The value at row id's place in cfg as its flag or [sweep] key takes it
+ * ("cold", "64K-2G", "write,read"); returns buf. */
+char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config *cfg, char *buf, size_t len);
 
 /* The rows a run records in its manifest: what --resume takes back, so a
  * flag of one of them given with --resume is refused whatever its value.

@@ -12,8 +12,7 @@
 
 struct parse_ctx {
 	struct fslab_spec *spec;
-	char *err;
-	size_t errlen;
+	char msg[512]; /* the first problem */
 	int failed;
 	bool layout_optional;                /* a sweep file: [fs NAME] may be absent */
 	unsigned fs_seen_keys[FSLAB_MAX_FS]; /* bit (1 << enum fs_key): the key was given */
@@ -109,7 +108,7 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 
 	if (!c->failed) {
 		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
+		vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
 		va_end(ap);
 		c->failed = 1;
 	}
@@ -265,7 +264,9 @@ static int handle_fs(struct parse_ctx *c, const char *name, const char *key, con
 static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct fslab_settings *layer = &c->spec->sweep_given;
-	char origin[64], why[512], known[256];
+	struct fslab_run_config cfg = { .sweep = c->spec->sweep };
+	struct fslab_err e;
+	char origin[64], known[256];
 	int id = fslab_setting_by_sweep_key(key);
 
 	if (id < 0)
@@ -274,9 +275,10 @@ static int handle_sweep(struct parse_ctx *c, const char *key, const char *value)
 	if (fslab_settings_has(layer, (enum fslab_setting)id))
 		return dup_key(c, key, "sweep");
 	snprintf(origin, sizeof(origin), "[sweep] %s =", key);
-	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, why, sizeof(why)) < 0)
-		return fail(c, "%s", why);
-	fslab_settings_to_sweep(layer, &c->spec->sweep);
+	if (fslab_setting_parse(layer, (enum fslab_setting)id, value, origin, &e) < 0)
+		return fail(c, "%s", e.msg);
+	fslab_settings_merge(&cfg, layer, FSLAB_SETTING_BIT(id));
+	c->spec->sweep = cfg.sweep;
 	return 1;
 }
 
@@ -400,25 +402,22 @@ static int finish(struct parse_ctx *c)
 	}
 	if (w->record_min > w->record_max || w->file_min > w->file_max)
 		return fail(c, "[sweep] a range's minimum is larger than its maximum");
-	if ((w->set & FSLAB_SWEEP_SET_RECORD_SIZES) && (w->set & FSLAB_SWEEP_SET_FILE_SIZES) &&
+	if ((w->set & FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES)) && (w->set & FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES)) &&
 	    w->record_min > w->file_max)
 		return fail(c, "[sweep] the smallest record is larger than the largest file: no cell to run");
 	return 1;
 }
 
-static int parse_text(const char *text, const char *name, struct fslab_spec *spec, char *err,
-		      size_t errlen, bool layout_optional)
+static int parse_text(const char *text, const char *name, struct fslab_spec *spec,
+		      struct fslab_err *e, bool layout_optional)
 {
 	struct parse_ctx c = { .spec = spec, .layout_optional = layout_optional };
-	char msg[512] = "";
 	int line = 0, r;
 
 	memset(spec, 0, sizeof(*spec));
 	snprintf(spec->disk.label, sizeof(spec->disk.label), "gpt");
 	spec->disk.alignment = FSLAB_MiB;
 	fslab_sweep_defaults(&spec->sweep);
-	c.err = msg;
-	c.errlen = sizeof(msg);
 
 	if (!check_headers(&c, text, &line))
 		goto failed;
@@ -434,44 +433,37 @@ static int parse_text(const char *text, const char *name, struct fslab_spec *spe
 	return 0;
 failed:
 	if (line > 0)
-		snprintf(err, errlen, "%s:%d: %s", name ? name : "spec", line, msg);
-	else
-		snprintf(err, errlen, "%s: %s", name ? name : "spec", msg);
-	return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s:%d: %s", name ? name : "spec", line, c.msg);
+	return fslab_err_set(e, -EINVAL, "%s: %s", name ? name : "spec", c.msg);
 }
 
 int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			    char *err, size_t errlen)
+			    struct fslab_err *e)
 {
-	return parse_text(text, name, spec, err, errlen, false);
+	return parse_text(text, name, spec, e, false);
 }
 
 int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			     char *err, size_t errlen)
+			     struct fslab_err *e)
 {
-	return parse_text(text, name, spec, err, errlen, true);
+	return parse_text(text, name, spec, e, true);
 }
 
-int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen)
+int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err *e)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	int r = fslab_read_file(path, &buf, &n, SPEC_FILE_MAX);
 
-	if (r == -EFBIG) {
-		snprintf(err, errlen, "%s: the spec is larger than 1 MiB; is this the right file?", path);
-		return r;
-	}
-	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read the spec: %s", path, fslab_input_strerror(r));
-		return r;
-	}
+	if (r == -EFBIG)
+		return fslab_err_set(e, r, "%s: the spec is larger than 1 MiB; is this the right file?", path);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: cannot read the spec: %s", path, fslab_input_strerror(r));
 	if (strlen(buf) != n) {
 		free(buf);
-		snprintf(err, errlen, "%s: the spec contains a NUL byte; it is not a text file", path);
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s: the spec contains a NUL byte; it is not a text file", path);
 	}
-	r = fslab_spec_parse_string(buf, path, spec, err, errlen);
+	r = fslab_spec_parse_string(buf, path, spec, e);
 	free(buf);
 	return r;
 }
@@ -479,7 +471,7 @@ int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t
 int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 {
 	const struct fslab_sweep_spec *w = &spec->sweep;
-	char a[32], b[32], tests[256];
+	char a[32], value[256];
 	struct fslab_sweep_spec d;
 
 	fprintf(out, "# fslab lab spec.  Sizes take K, M, G, T (powers of 1024).\n"
@@ -498,59 +490,14 @@ int fslab_spec_write(FILE *out, const struct fslab_spec *spec)
 	fprintf(out, "# The sweep.  Keys left commented come from the run's --sweep preset\n"
 		     "# (seed: the 2023 experiment; quick: files up to 64M); flags override both.\n"
 		     "[sweep]\n");
-/* one key of the settings table's rows: "# cache = warm" when not set */
-#define SWEEP_LINE(id, fmt, ...)                                                              \
-	fprintf(out, "%s%s = " fmt "\n", (w->set & FSLAB_SETTING_BIT(id)) ? "" : "# ",          \
-		fslab_setting_row(id)->sweep_key, __VA_ARGS__)
-	{
-		const struct fslab_sweep_spec *v = w;
-		const struct fslab_sweep_spec *src;
+	/* each [sweep] row, "# cache = warm" (the seed preset's) when not set */
+	for (int id = 0; id < FSLAB_SETTING_MAX; id++) {
+		bool set = w->set & FSLAB_SETTING_BIT(id);
+		struct fslab_run_config shown = { .sweep = set ? *w : d };
 
-		src = (v->set & FSLAB_SWEEP_SET_FILE_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_FILE_SIZES, "%s-%s",
-			   fslab_size_format(src->file_min, a, sizeof(a)),
-			   fslab_size_format(src->file_max, b, sizeof(b)));
-		src = (v->set & FSLAB_SWEEP_SET_RECORD_SIZES) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_RECORD_SIZES, "%s-%s",
-			   fslab_size_format(src->record_min, a, sizeof(a)),
-			   fslab_size_format(src->record_max, b, sizeof(b)));
-		src = (v->set & FSLAB_SWEEP_SET_TESTS) ? v : &d;
-		fslab_tests_format(src->tests, tests, sizeof(tests));
-		SWEEP_LINE(FSLAB_SETTING_TESTS, "%s", tests);
-		src = (v->set & FSLAB_SWEEP_SET_TRIALS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_TRIALS, "%u", src->trials);
-		src = (v->set & FSLAB_SWEEP_SET_CACHE) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_CACHE, "%s", fslab_cache_mode_to_string(src->cache));
-		src = (v->set & FSLAB_SWEEP_SET_SEED) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_SEED, "%llu", (unsigned long long)src->seed);
-		src = (v->set & FSLAB_SWEEP_SET_SMALL_RECORDS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_SMALL_RECORDS, "%s",
-			   fslab_setting_word(FSLAB_SETTING_SMALL_RECORDS, src->keep_small_records));
-		src = (v->set & FSLAB_SWEEP_SET_ORDER) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_ORDER, "%s",
-			   fslab_setting_word(FSLAB_SETTING_ORDER, !src->shuffle));
-		src = (v->set & FSLAB_SWEEP_SET_IODEPTH) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_IODEPTH, "%u", src->iodepth);
-		src = (v->set & FSLAB_SWEEP_SET_JOBS) ? v : &d;
-		SWEEP_LINE(FSLAB_SETTING_JOBS, "%u", src->jobs);
+		if (fslab_setting_row(id)->sweep_key)
+			fprintf(out, "%s%s = %s\n", set ? "" : "# ", fslab_setting_row(id)->sweep_key,
+				fslab_setting_format(id, &shown, value, sizeof(value)));
 	}
-#undef SWEEP_LINE
 	return ferror(out) ? -EIO : 0;
-}
-
-uint64_t fslab_spec_layout_bytes(const struct fslab_spec *spec)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < spec->n_fs; i++)
-		sum += spec->fs[i].size;
-	return sum;
-}
-
-const struct fslab_fs_spec *fslab_spec_find_fs(const struct fslab_spec *spec, const char *name)
-{
-	for (size_t i = 0; i < spec->n_fs; i++)
-		if (strcmp(spec->fs[i].name, name) == 0)
-			return &spec->fs[i];
-	return NULL;
 }

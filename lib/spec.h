@@ -46,52 +46,15 @@ struct fslab_fs_spec {
 	char mount_options[FSLAB_OPTIONS_MAX]; /* libmount options string */
 };
 
-/* Which [sweep] keys the file set (the rest come from the run's preset):
- * the settings' own set bits (lib/settings.h), so "set" means one thing
- * for a sweep file and for fslab run's flags. */
-enum {
-	FSLAB_SWEEP_SET_FILE_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES),
-	FSLAB_SWEEP_SET_RECORD_SIZES = FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES),
-	FSLAB_SWEEP_SET_TESTS = FSLAB_SETTING_BIT(FSLAB_SETTING_TESTS),
-	FSLAB_SWEEP_SET_TRIALS = FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS),
-	FSLAB_SWEEP_SET_CACHE = FSLAB_SETTING_BIT(FSLAB_SETTING_CACHE),
-	FSLAB_SWEEP_SET_SEED = FSLAB_SETTING_BIT(FSLAB_SETTING_SEED),
-	FSLAB_SWEEP_SET_SMALL_RECORDS = FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS),
-	FSLAB_SWEEP_SET_ORDER = FSLAB_SETTING_BIT(FSLAB_SETTING_ORDER),
-	FSLAB_SWEEP_SET_IODEPTH = FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH),
-	FSLAB_SWEEP_SET_JOBS = FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS),
-};
-
-#define FSLAB_TRIALS_MAX 1000
-
-struct fslab_sweep_spec {
-	unsigned set; /* FSLAB_SWEEP_SET_* */
-	uint64_t file_min, file_max;     /* bytes, powers of two */
-	uint64_t record_min, record_max; /* bytes, powers of two, >= 4K */
-	unsigned tests;                  /* mask of enum fslab_test bits */
-	unsigned trials;                 /* 1..FSLAB_TRIALS_MAX */
-	enum fslab_cache_mode cache;
-	uint64_t seed;
-	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
-	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
-	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
-	 * rows, on one file of file_max bytes (bench/plan.c); any other: the
-	 * file x record grid */
-	enum fslab_preset named_rows;
-	unsigned pass_s; /* named rows: the seconds of each pass */
-	/* the grid's queued tests: requests in flight per thread, threads
-	 * (named rows have their own) */
-	unsigned iodepth, jobs;
-};
-
 struct fslab_spec {
 	struct fslab_disk_spec disk;
 	size_t n_fs;
 	struct fslab_fs_spec fs[FSLAB_MAX_FS];
 	struct fslab_sweep_spec sweep;
 	/* The [sweep] section as the settings layer it is (lib/settings.h):
-	 * the keys given, with their set bits; sweep above is this layer over
-	 * the seed preset's values.  fslab run lays it over its own preset. */
+	 * the keys given, with their set bits; sweep above is this layer
+	 * merged over the seed preset's values.  fslab run merges it over its
+	 * own preset. */
 	struct fslab_settings sweep_given;
 };
 
@@ -110,32 +73,26 @@ void fslab_sweep_trial_order(uint64_t seed, bool shuffle, unsigned trial, size_t
 /* The built-in default (the 2023 layout). */
 void fslab_spec_default(struct fslab_spec *spec);
 
-/* Parses INI text.  Returns 0, or -EINVAL with a message in err such as
+/* Parses INI text.  Returns 0, or -EINVAL with a message in e such as
  * "line 12: unknown key 'foo' in [sweep] (known: ...)".  name is used in
  * messages ("spec.ini:12: ..."); may be NULL. */
 int fslab_spec_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			    char *err, size_t errlen);
+			    struct fslab_err *e);
 
 /* The same for a sweep file (fslab run --sweep FILE): the [sweep] section is
  * what counts, and [disk] and [fs NAME] sections may be absent (a whole spec
  * is a sweep file too). */
 int fslab_sweep_parse_string(const char *text, const char *name, struct fslab_spec *spec,
-			     char *err, size_t errlen);
+			     struct fslab_err *e);
 
 /* Reads and parses a file.  Errors: -ENOENT etc. from reading, -EINVAL from
- * parsing; err holds the message with the file name. */
-int fslab_spec_load(const char *path, struct fslab_spec *spec, char *err, size_t errlen);
+ * parsing; e holds the message with the file name. */
+int fslab_spec_load(const char *path, struct fslab_spec *spec, struct fslab_err *e);
 
 /* Writes the spec as an INI file that fslab_spec_parse_string reads back to
  * the same spec.  Unset [sweep] keys are written as comments showing the
  * `seed` preset's values. */
 int fslab_spec_write(FILE *out, const struct fslab_spec *spec);
-
-/* Sum of partition sizes (bytes). */
-uint64_t fslab_spec_layout_bytes(const struct fslab_spec *spec);
-
-/* Looks a filesystem up by name; NULL if absent. */
-const struct fslab_fs_spec *fslab_spec_find_fs(const struct fslab_spec *spec, const char *name);
 
 /* True when name is a valid [fs NAME]: 1..31 of [A-Za-z0-9_-], not "." / "..". */
 bool fslab_fs_name_valid(const char *name);

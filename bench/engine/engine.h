@@ -421,38 +421,13 @@ uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes);
  * cluster of slack (32 KiB, FAT's largest usual). */
 uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
 
-/* What the many-files tests do with each file they create before closing
- * it (--file-sync): nothing, fsync(2) (the default: as fs_mark) or
- * fdatasync(2). */
-enum fslab_file_sync {
-	FSLAB_FILE_SYNC_NONE,
-	FSLAB_FILE_SYNC_FSYNC,
-	FSLAB_FILE_SYNC_FDATASYNC,
-};
 const char *fslab_file_sync_to_string(enum fslab_file_sync s);
 int fslab_file_sync_from_string(const char *s);
 
-/* How the positioned tests (random read/write, backward read, record
- * rewrite, stride read) address a record. */
-enum fslab_io_mode {
-	FSLAB_IO_SEEK,       /* lseek + read/write: IOzone's calls (the default) */
-	FSLAB_IO_POSITIONAL, /* pread/pwrite: one call per record (--io positional) */
-};
 const char *fslab_io_mode_to_string(enum fslab_io_mode m);
 /* -1 for an unknown name ("seek", "positional"). */
 int fslab_io_mode_from_string(const char *s);
 
-/* The untimed flush before each cell. */
-enum fslab_sync_policy {
-	/* syncfs(2) of the filesystem under test, then fsync(2) of its block
-	 * device (cell.device) when known: that also reaches a FUSE
-	 * filesystem whose daemon writes the device through the page cache
-	 * (the default). */
-	FSLAB_SYNC_FS,
-	/* sync(2) twice, IOzone's own flush of the whole machine (--sync
-	 * global). */
-	FSLAB_SYNC_GLOBAL,
-};
 const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
 int fslab_sync_policy_from_string(const char *s);
 

@@ -125,10 +125,10 @@ int main(int argc, char **argv)
 	for (size_t f = 0; f < n_fs; f++)
 		for (size_t k = 0; k < fs[f].n; k++)
 			fs[f].rows[k].cell = run_stop_cell(&plan, fs[f].rows[k].file_kib, fs[f].rows[k].record_kib);
-	c.stop_rule = FSLAB_STOP_RULE_DECIDED;
-	c.sweep.tests = tests;
-	c.sweep.trials = lo;
-	c.max_trials = hi;
+	c.cfg.stop_rule = FSLAB_STOP_RULE_DECIDED;
+	c.cfg.sweep.tests = tests;
+	c.cfg.sweep.trials = lo;
+	c.cfg.max_trials = hi;
 	c.n_fs = n_fs;
 	if (run_stop_begin(&c, &plan) < 0)
 		return 1;

@@ -34,9 +34,9 @@ static void teardown(void)
 /* One setting as the command line would give it. */
 static void put(struct fslab_run_opts *o, enum fslab_setting id, const char *text)
 {
-	char err[640];
+	struct fslab_err e = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_setting_parse(&o->given, id, text, "test", err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_setting_parse(&o->given, id, text, "test", &e) == 0, "%s", e.msg);
 }
 
 /* A small sweep of two tests on the given targets, into out. */

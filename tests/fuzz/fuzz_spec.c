@@ -22,6 +22,17 @@
 #include <stdbool.h>
 #include <strings.h>
 
+/* The parse with its message in a buffer, as these tests print it. */
+static int t_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
+			size_t len)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_spec_parse_string(text, name, spec, &e);
+
+	snprintf(err, len, "%s", e.msg);
+	return r;
+}
+
 /* The allowlist (lib/spec_options.h) seen from outside: whatever it
  * accepts never names a device by label or UUID, never holds a bare word
  * (a word mkfs would take as a device or file) and never finds the mount
@@ -95,7 +106,6 @@ static void check_sane(const struct fslab_spec *s)
 		check_options(fs);
 		for (size_t j = 0; j < i; j++)
 			FUZZ_CHECK(strcmp(s->fs[j].name, fs->name) != 0);
-		FUZZ_CHECK(fslab_spec_find_fs(s, fs->name) == fs);
 	}
 	FUZZ_CHECK(w->file_min <= w->file_max && w->record_min <= w->record_max);
 	FUZZ_CHECK(w->record_min >= 4 * FSLAB_KiB);
@@ -152,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	memset(err, 0x5a, sizeof(err));
-	r = fslab_spec_parse_string(text, "fuzz.ini", &spec, err, sizeof(err));
+	r = t_spec_parse(text, "fuzz.ini", &spec, err, sizeof(err));
 	if (r < 0) {
 		FUZZ_CHECK(r == -EINVAL);
 		FUZZ_CHECK(memchr(err, '\0', sizeof(err)) != NULL);
@@ -168,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(f != NULL);
 	FUZZ_CHECK(fslab_spec_write(f, &spec) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
-	r = fslab_spec_parse_string(out, "written.ini", &again, err2, sizeof(err2));
+	r = t_spec_parse(out, "written.ini", &again, err2, sizeof(err2));
 	if (r != 0)
 		fprintf(stderr, "re-parse of the written spec failed: %s\n--- written:\n%s", err2, out);
 	FUZZ_CHECK(r == 0);

@@ -1,4 +1,4 @@
-/* Options as data (lib/opts.h) and the one whole-number parser
+/* Options as data (cmd/opts.h) and the one whole-number parser
  * (lib/size.h): a table becomes the getopt parse, the --help text, the
  * exclusive groups and the one-line message for a mistyped option; and
  * fslab's own tables agree with the bash completion and the man page. */

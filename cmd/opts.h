@@ -95,23 +95,8 @@ bool fslab_opts_given(const struct fslab_opts *it, int id);
 /* Writes the command's whole --help text. */
 void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);
 
-/* Reports operands (after fslab_opts_next returned 0) where the command
- * takes none ("unexpected argument 'x';
- * try 'fslab CMD --help'") and returns FSLAB_EXIT_USAGE; 0 when there are
- * none. */
-int fslab_opts_no_operands(const struct fslab_opts *it);
-
-/* The common path checks of the lab commands (--state, --mount-root,
- * --device, --image, --spec): returns FSLAB_EXIT_USAGE after one message
- * when path is empty ("--state: empty path") or holds a control character;
- * 0 when it is fine or NULL. */
-int fslab_opts_check_path(const char *opt, const char *path);
-
-/* Option values: each parses, and on a bad value says ONE thing,
- * "--trials 'abc': not a whole number; give one from 1 to 1000", and
- * returns -EINVAL (-ERANGE out of bounds). */
-int fslab_opt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
-/* A size (fslab_size_parse): "--size '1.5G': fractions are not accepted..." */
+/* A size (fslab_size_parse), said once on a bad value ("--size '1.5G': fractions
+ * are not accepted..."), returning -EINVAL (-ERANGE out of bounds). */
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out);
 
 /* "did you mean": the candidate within a few edits of word (or of which

@@ -256,6 +256,17 @@ static void list_options(const struct fslab_cmd_opts *cmd)
 	printf("--help\n");
 }
 
+static int no_operands(const struct fslab_opts *it)
+{
+	char esc[FSLAB_ESCAPE_SIZE(256)];
+
+	if (it->ind >= it->argc)
+		return 0;
+	fslab_error("unexpected argument '%s'; try 'fslab %s --help'",
+		    fslab_escape_ctrl(it->argv[it->ind], esc, sizeof(esc)), it->cmd->name);
+	return FSLAB_EXIT_USAGE;
+}
+
 static int stop(struct fslab_opts *it, int status)
 {
 	it->status = status;
@@ -271,7 +282,7 @@ int fslab_opts_next(struct fslab_opts *it)
 	it->arg = NULL;
 	if (c == -1) {
 		it->ind = optind;
-		if ((!it->cmd->operands && fslab_opts_no_operands(it)) || check_required(it) < 0)
+		if ((!it->cmd->operands && no_operands(it)) || check_required(it) < 0)
 			return stop(it, FSLAB_EXIT_USAGE);
 		return 0;
 	}
@@ -392,51 +403,6 @@ void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out)
 	help_options(cmd, out);
 	if (cmd->outro)
 		fprintf(out, "\n%s", cmd->outro);
-}
-
-int fslab_opts_no_operands(const struct fslab_opts *it)
-{
-	char esc[FSLAB_ESCAPE_SIZE(256)];
-
-	if (it->ind >= it->argc)
-		return 0;
-	fslab_error("unexpected argument '%s'; try 'fslab %s --help'",
-		    fslab_escape_ctrl(it->argv[it->ind], esc, sizeof(esc)), it->cmd->name);
-	return FSLAB_EXIT_USAGE;
-}
-
-int fslab_opts_check_path(const char *opt, const char *path)
-{
-	char esc[FSLAB_ESCAPE_SIZE(256)];
-
-	if (!path)
-		return 0;
-	if (!*path) {
-		fslab_error("%s: empty path; give a path or leave the option out", opt);
-		return FSLAB_EXIT_USAGE;
-	}
-	for (const char *p = path; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			/* Paths end up in the state, the log and every message: a
-			 * control byte in one could rewrite what the terminal shows. */
-			fslab_error("refused: the path '%s' holds control characters (shown escaped); "
-				    "give one without them",
-				    fslab_escape_ctrl(path, esc, sizeof(esc)));
-			return FSLAB_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
-int fslab_opt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char why[128], esc[FSLAB_ESCAPE_SIZE(64)];
-	int r = fslab_parse_uint(arg, min, max, out);
-
-	if (r < 0)
-		fslab_error("%s '%s': %s", opt, fslab_escape_ctrl(arg, esc, sizeof(esc)),
-			    fslab_uint_problem(r, min, max, why, sizeof(why)));
-	return r;
 }
 
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out)
