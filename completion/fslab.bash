@@ -46,7 +46,7 @@ _fslab_options_of()
 	status) echo "--state --json --help" ;;
 	run) echo "--state --dir --out --sweep --cdm-size --cdm-time --tests --iodepth --jobs --file-sync --file-sizes --record-sizes --small-records
 		--cache --trials --seed --stop --until-ci --max-trials --io --sync --latency --pass-gap --no-device-probe
-		--probe-size --probe --steady-state --steady-state-round --allow-concurrent --resume --label
+		--probe-size --steady-state --steady-state-round --allow-concurrent --resume --label
 		--quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
 		--claims --help" ;;
@@ -120,9 +120,6 @@ _fslab()
 		return ;;
 	--steady-state)
 		COMPREPLY=($(compgen -W "auto on off" -- "$cur"))
-		return ;;
-	--probe)
-		COMPREPLY=($(compgen -W "reuse fresh" -- "$cur"))
 		return ;;
 	--cache)
 		COMPREPLY=($(compgen -W "$_fslab_cache_modes" -- "$cur"))

@@ -27,7 +27,6 @@ static const char *const io_words[] = { "seek", "positional" };
 static const char *const sync_words[] = { "fs", "global" };
 static const char *const file_sync_words[] = { "none", "fsync", "fdatasync" };
 static const char *const steady_words[] = { "auto", "on", "off" };
-static const char *const probe_words[] = { "reuse", "fresh" };
 
 #define WORDS(a) .words = (a), .n_words = (int)(sizeof(a) / sizeof((a)[0]))
 /* A row's place in struct fslab_run_config: a field, or a range's two
@@ -247,16 +246,6 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.default_text = "64M",
 		.help = "the probe's scratch file (default 64M, 1M records)",
 	},
-	[FSLAB_SETTING_PROBE] = {
-		.flag = "probe", .arg = "MODE", .manifest_key = "filesystems[].device_probe_source",
-		.type = FSLAB_STYPE_ENUM, WORDS(probe_words),
-		AT(probe_fresh),
-		.words_help = "reuse (a probe kept from the last hour, the default) or fresh",
-		.default_text = "reuse",
-		.help = "reuse (the default): a device probed less than an hour ago, on the same "
-			"device, mount and options, keeps that probe (kept in /run/fslab; measured "
-			"again once when a cell runs well above it); fresh: probe every device now",
-	},
 	[FSLAB_SETTING_STEADY] = {
 		.flag = "steady-state", .arg = "MODE", .manifest_key = "steady_state",
 		.type = FSLAB_STYPE_ENUM, WORDS(steady_words),
@@ -293,7 +282,7 @@ const enum fslab_setting fslab_settings_help_order[FSLAB_SETTING_MAX] = {
 	FSLAB_SETTING_CACHE, FSLAB_SETTING_TRIALS, FSLAB_SETTING_SEED, FSLAB_SETTING_STOP,
 	FSLAB_SETTING_UNTIL_CI, FSLAB_SETTING_MAX_TRIALS, FSLAB_SETTING_IO, FSLAB_SETTING_SYNC,
 	FSLAB_SETTING_LATENCY, FSLAB_SETTING_PASS_GAP, FSLAB_SETTING_NO_PROBE, FSLAB_SETTING_PROBE_SIZE,
-	FSLAB_SETTING_PROBE, FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
+	FSLAB_SETTING_STEADY, FSLAB_SETTING_STEADY_ROUND, FSLAB_SETTING_LABEL,
 };
 
 _Static_assert(FSLAB_SETTING_MAX <= 32, "set bits fit an unsigned");

@@ -70,7 +70,6 @@ enum fslab_setting {
 	FSLAB_SETTING_LATENCY,
 	FSLAB_SETTING_NO_PROBE,
 	FSLAB_SETTING_PROBE_SIZE,
-	FSLAB_SETTING_PROBE,
 	FSLAB_SETTING_STEADY,
 	FSLAB_SETTING_STEADY_ROUND,
 	FSLAB_SETTING_CDM_SIZE,
@@ -124,7 +123,6 @@ struct fslab_run_config {
 	bool latency;         /* --latency: the CSVs have latency columns */
 	unsigned pass_gap_ms; /* --pass-gap: the untimed pause before each pass */
 	bool no_device_probe;
-	bool probe_fresh;     /* --probe fresh: no kept probe reused */
 	uint64_t probe_bytes; /* --probe-size; 0: the probe's own default */
 	enum fslab_steady_mode steady_mode;
 	uint64_t steady_round_bytes; /* each workload's bytes per round */

@@ -178,10 +178,9 @@ START_TEST(planted_symlinks_in_benchmark_dir)
 	char pidtxt[32];
 	snprintf(pidtxt, sizeof(pidtxt), "%d", base);
 	ft_write_file("/proc/sys/kernel/ns_last_pid", pidtxt);
-	/* --probe fresh: the probe writes its file here, never reusing a
-	 * probe kept from an earlier run */
+	/* the probe writes its file here */
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--probe-size", "4M",
-				  "--probe", "fresh", "--out", out, "--quiet", NULL),
+				  "--out", out, "--quiet", NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "run failed (%d): %s", o.status, o.err);
 	ft_output_free(&o);
