@@ -113,3 +113,22 @@ int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t ro
 		 d->path);
 	return -EBUSY;
 }
+
+/* ---- file identity (st_dev, st_ino), kept in the state ---- */
+
+void prov_id_of_fd(int fd, struct fslab_state_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (fstat(fd, &st) == 0) {
+		id->known = true;
+		id->dev = (uint64_t)st.st_dev;
+		id->ino = (uint64_t)st.st_ino;
+	}
+}
+
+bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)
+{
+	return id->known && id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino;
+}

@@ -5,7 +5,6 @@
 #include "device_identity.h"
 #include "fileutil.h"
 #include "lab_mount.h"
-#include "lock.h"
 #include "log.h"
 #include "prov_int.h"
 #include "spec_options.h"
@@ -84,23 +83,6 @@ void prov_marker_remove(int fd)
 	if (fremovexattr(fd, PROV_MARKER_XATTR) < 0) {
 		/* absent already, or the filesystem has no xattrs: nothing to undo */
 	}
-}
-
-void prov_id_of_fd(int fd, struct fslab_state_id *id)
-{
-	struct stat st;
-
-	memset(id, 0, sizeof(*id));
-	if (fstat(fd, &st) == 0) {
-		id->known = true;
-		id->dev = (uint64_t)st.st_dev;
-		id->ino = (uint64_t)st.st_ino;
-	}
-}
-
-bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)
-{
-	return id->known && id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino;
 }
 
 int prov_resolve_parent(const char *path, char *out, size_t len)

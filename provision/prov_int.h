@@ -37,6 +37,10 @@ bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_d
  * of "/", is d or one of its partitions as sysfs at sysroot says; else 0. */
 int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, char *err,
 			size_t errlen);
+/* A file's identity (st_dev, st_ino) as the state keeps it; unknown when
+ * fstat fails. */
+void prov_id_of_fd(int fd, struct fslab_state_id *id);
+bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* inuse.c: safety rules that only read (the root disk, mounts, swap,
  * holders): returns 0 or -EBUSY with the refusal in err. */
 int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
@@ -126,6 +130,29 @@ int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_
  * signal the process exactly there.  stop may be NULL. */
 void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
 
+/* lab_lock.c: advisory locks that keep two fslab commands off one lab.
+ * flock(2) on a lock file: the kernel drops it when the holder dies, so a
+ * killed fslab never leaves a lock that blocks forever; the holder's pid and
+ * command are written into the file only to name it in the refusal. */
+/* The lock under the lab's locks (provision/lab.h): locks the file
+ * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
+ * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
+ * file with a single link, owned by the caller: anything else is refused
+ * (-EINVAL), never written.  Every holder writes "command, pid N" into it
+ * (of several shared holders, the last one's name stays).  Returns the fd;
+ * -EWOULDBLOCK with the holder's line in holder when another process has
+ * it; another negative errno otherwise. */
+int fslab_lock_at(int dfd, const char *name, int how, const char *command, char *holder,
+		  size_t holderlen);
+
+/* Does the "command, pid N" line read from a lock file name a process
+ * that still exists?  (The last of several shared holders may have gone.) */
+bool fslab_lock_holder_alive(const char *holder);
+
+/* Releases the lock (closes fd); fd < 0 is ignored.  The lock file is left
+ * in place: removing it would race with another process opening it. */
+void fslab_lock_release(int fd);
+
 /* lab.c: creation markers.  Setup stores the lab's lab_id in this
  * extended attribute of every file and directory it creates (and of a
  * reused image while the lab holds it); only root can set trusted.*
@@ -136,8 +163,6 @@ int prov_marker_set(int fd, const char *lab_id);
  * instead), or a negative errno. */
 int prov_marker_check(int fd, const char *lab_id, char *found, size_t len);
 void prov_marker_remove(int fd);
-void prov_id_of_fd(int fd, struct fslab_state_id *id);
-bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* path (absolute) with every existing directory above its last name
  * resolved (symbolic links followed); the last name is kept as given so
  * a link there is still seen as one.  "." and ".." are refused (-EINVAL)

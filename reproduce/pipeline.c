@@ -223,26 +223,6 @@ static void repro_remaining(const struct repro_run *p, size_t i, double *lo, dou
 		       fslab_progress_format_duration(all_hi, d2, sizeof(d2)), device_kib_s / 1024.0);
 }
 
-void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
-		      struct fslab_run_opts *o)
-{
-	fslab_run_opts_init(o);
-	fslab_settings_put(&o->given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
-	/* the seed preset's smallest file; a range is given whole */
-	fslab_settings_put(&o->given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
-	fslab_settings_put(&o->given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
-	o->quiet = c->quiet;
-	o->argc = c->argc;
-	o->argv = c->argv;
-	if (s->cache != FSLAB_CACHE_WARM) {
-		if (c->until_ci_pct > 0)
-			fslab_settings_put_real(&o->given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
-		if (c->max_trials)
-			fslab_settings_put(&o->given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
-	}
-	fslab_settings_put(&o->given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
-}
-
 /* One sweep, in-process: fslab run on the lab this pipeline holds. */
 static int repro_run_stage(const struct repro_run *p, const struct repro_stage *s, double after_lo,
 			   double after_hi)

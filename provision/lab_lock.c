@@ -1,6 +1,6 @@
-#include "lock.h"
 #include "fileutil.h"
 #include "procfs.h"
+#include "prov_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
