@@ -1,5 +1,6 @@
 #include "progress.h"
 #include "clock.h"
+#include "log.h"
 #include "size.h"
 
 #include <math.h>
@@ -301,4 +302,41 @@ void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', p->out);
 	fflush(p->out);
+}
+
+static fslab_note_sink_fn note_sink = fslab_note_print;
+static void *note_ctx;
+
+void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx)
+{
+	note_sink = fn ? fn : fslab_note_print;
+	note_ctx = fn ? ctx : NULL;
+}
+
+void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text)
+{
+	(void)ctx;
+	if (kind == FSLAB_NOTE_WARN) {
+		fslab_warn("%s", text);
+		return;
+	}
+	fputs(text, kind == FSLAB_NOTE_ASK ? stderr : stdout);
+	if (kind == FSLAB_NOTE_LINE)
+		fputc('\n', stdout);
+	fflush(kind == FSLAB_NOTE_ASK ? stderr : stdout);
+}
+
+void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	/* out of memory: the note is lost, as a printf's would be */
+	if (n >= 0)
+		note_sink(note_ctx, kind, text);
+	free(text);
 }

@@ -112,4 +112,24 @@ void fslab_progress_clear(struct fslab_progress *p);
 /* "1:02:03" or "4:05" into buf; returns buf. */
 char *fslab_progress_format_duration(double seconds, char *buf, size_t len);
 
+/* Notes of library code that does not print itself (provision/): the
+ * progress lines of a command, its warnings and the text of a question it
+ * asks.  The command installs the sink (fslab_note_set_sink) and decides
+ * where they go; with none, fslab_note_print: a line on stdout (flushed),
+ * a warning as fslab_warn prints it, a question's text on stderr as is
+ * (flushed, no newline added).  Errors are not notes: library code fills
+ * a struct fslab_err (lib/err.h) and the command prints it. */
+enum fslab_note_kind {
+	FSLAB_NOTE_LINE,
+	FSLAB_NOTE_WARN,
+	FSLAB_NOTE_ASK,
+};
+typedef void (*fslab_note_sink_fn)(void *ctx, enum fslab_note_kind kind, const char *text);
+/* fn NULL: back to fslab_note_print. */
+void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx);
+void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text);
+void fslab_note(enum fslab_note_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define fslab_note_line(...) fslab_note(FSLAB_NOTE_LINE, __VA_ARGS__)
+#define fslab_note_warn(...) fslab_note(FSLAB_NOTE_WARN, __VA_ARGS__)
+
 #endif

@@ -3,6 +3,7 @@
 #include "device_identity.h"
 #include "log.h"
 #include "size.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,12 +84,11 @@ int fslab_discard_wiped_disk(const char *disk)
 	enum fslab_discard_result res;
 	int r;
 
-	printf("discarding all of %s (BLKDISCARD)\n", disk);
-	fflush(stdout);
+	fslab_note_line("discarding all of %s (BLKDISCARD)", disk);
 	r = fslab_discard_device(disk, true, &res);
 	if (r < 0)
 		return r;
 	if (res == FSLAB_DISCARD_UNSUPPORTED)
-		printf("%s takes no discard requests: not discarded (the wipe stands)\n", disk);
+		fslab_note_line("%s takes no discard requests: not discarded (the wipe stands)", disk);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "exec.h"
 #include "log.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,14 +42,14 @@ static int gpt_ask(struct fdisk_context *cxt, struct fdisk_ask *ask, void *data)
 		if (type == FDISK_ASKTYPE_INFO)
 			fslab_debug(FSLAB_DBG_PROVISION, "%s: libfdisk: %s", dev, msg);
 		else if (type == FDISK_ASKTYPE_WARN)
-			fslab_warn("%s: libfdisk: %s: %s", dev, msg,
+			fslab_note_warn("%s: libfdisk: %s: %s", dev, msg,
 				   strerror(fdisk_ask_print_get_errno(ask)));
 		else
-			fslab_warn("%s: libfdisk: %s", dev, msg);
+			fslab_note_warn("%s: libfdisk: %s", dev, msg);
 		return 0;
 	}
 	if (type == FDISK_ASKTYPE_YESNO) {
-		fslab_warn("%s: libfdisk asked \"%s\"; fslab answers no", dev, query ? query : "?");
+		fslab_note_warn("%s: libfdisk asked \"%s\"; fslab answers no", dev, query ? query : "?");
 		return fdisk_ask_yesno_set_result(ask, 0);
 	}
 	fslab_error("%s: libfdisk asked \"%s\", a choice fslab leaves to a human; it answers none",

@@ -10,6 +10,7 @@
 #include "procfs.h"
 #include "prov_int.h"
 #include "provision.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -583,13 +584,13 @@ static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
 		ssize_t n = write(fd, "1", 1);
 		close(fd);
 		if (n == 1) {
-			fslab_warn("aborted the FUSE connection %u of %s (%s)", conn, p->mountpoint, path);
+			fslab_note_warn("aborted the FUSE connection %u of %s (%s)", conn, p->mountpoint, path);
 			return 0;
 		}
 	}
 	if (umount2(p->mountpoint, MNT_FORCE | UMOUNT_NOFOLLOW) < 0 && errno != EBUSY)
 		return -errno;
-	fslab_warn("aborted the FUSE connection %u of %s (umount -f: fusectl is not mounted at "
+	fslab_note_warn("aborted the FUSE connection %u of %s (umount -f: fusectl is not mounted at "
 		   "/sys/fs/fuse/connections)",
 		   conn, p->mountpoint);
 	return 0;
@@ -609,7 +610,7 @@ static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
 
 	if (r != -ETIMEDOUT && r != -ENOTCONN)
 		return 0;
-	fslab_warn("%s", why);
+	fslab_note_warn("%s", why);
 	pid = lab_fuse_daemon(p, &alive);
 	r = lab_fuse_abort(p, lab_fuse_conn_at(p->mountpoint));
 	if (r < 0)
@@ -685,7 +686,7 @@ unmounted:
 		deadline = fslab_now() + LAB_FUSE_WAIT_S;
 		while (lab_device_open_somewhere(devst.st_rdev)) {
 			if (fslab_now() > deadline) {
-				fslab_warn("%s: the FUSE daemon still holds the device %d s after the "
+				fslab_note_warn("%s: the FUSE daemon still holds the device %d s after the "
 					   "unmount",
 					   p->device, LAB_FUSE_WAIT_S);
 				return -EBUSY;

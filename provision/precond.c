@@ -158,24 +158,22 @@ static int precond_purge(const struct fslab_precond_run *r)
 		return 0;
 	}
 	if (r->d->purge == FSLAB_PURGE_SECURE_ERASE) {
-		printf("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
-		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped\n",
+		fslab_note_line("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
+		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped",
 		       r->disk, r->d->nvme.nsid);
-		fflush(stdout);
 		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme);
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "%s", e < 0 ? "failed" : "done");
 		return e;
 	}
-	printf("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)\n", r->disk);
-	fflush(stdout);
+	fslab_note_line("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)", r->disk);
 	e = fslab_discard_device(r->disk, true, &res);
 	if (e < 0) {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
 		return e;
 	}
 	if (res == FSLAB_DISCARD_UNSUPPORTED) {
-		printf("purge: not supported: %s takes no discard requests; preconditioning without a "
-		       "purge\n", r->disk);
+		fslab_note_line("purge: not supported: %s takes no discard requests; preconditioning without a "
+		       "purge", r->disk);
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "not supported");
 	} else {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "done");
@@ -188,8 +186,7 @@ static void precond_conditions(const char *disk, const char *when, struct fslab_
 	char line[128];
 
 	fslab_drive_conditions_read(disk, dc);
-	printf("drive %s preconditioning: %s\n", when, fslab_drive_conditions_format(dc, line, sizeof(line)));
-	fflush(stdout);
+	fslab_note_line("drive %s preconditioning: %s", when, fslab_drive_conditions_format(dc, line, sizeof(line)));
 }
 
 /* One line of the progress: "1.2 GiB/200 GiB  61%  512 MiB/s". */
@@ -301,7 +298,7 @@ static int precond_write(const struct fslab_precond_run *r)
 	/* Stopped: flush what was written, so the record's bytes are on the
 	 * drive; a failed flush is no reason to keep the disk busy longer. */
 	if (e == -EINTR && fdatasync(fd) < 0)
-		fslab_warn("%s: cannot flush the preconditioning writes: %s", r->disk, strerror(errno));
+		fslab_note_warn("%s: cannot flush the preconditioning writes: %s", r->disk, strerror(errno));
 out:
 	fslab_progress_free(prog);
 	free(buf);
@@ -322,7 +319,7 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 		snprintf(rec->status, sizeof(rec->status), "%s", r->d->status);
 		snprintf(rec->note, sizeof(rec->note), "%s", r->d->note);
 		if (r->d->status && strcmp(r->d->status, "skipped") == 0)
-			printf("%s\n", r->d->note);
+			fslab_note_line("%s", r->d->note);
 		e = precond_purge(r);
 		if (e == 0)
 			e = r->save(r->ctx, false);
@@ -343,16 +340,15 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 	if (e == 0 && *r->stop)
 		e = -EINTR;
 	if (e == 0) {
-		printf("preconditioning %s: writing %s (%d x its capacity) in 128 KiB sequential O_DIRECT writes\n",
+		fslab_note_line("preconditioning %s: writing %s (%d x its capacity) in 128 KiB sequential O_DIRECT writes",
 		       r->disk, fslab_size_human(rec->target_bytes, a, sizeof(a)), FSLAB_PRECOND_PASSES);
-		fflush(stdout);
 		e = precond_write(r);
 	}
 	snprintf(rec->status, sizeof(rec->status), "%s", e == 0 ? "done" : e == -EINTR ? "interrupted" : "failed");
 	if (e == 0 || e == -EINTR)
 		precond_conditions(r->disk, "after", &rec->after);
 	if (e == 0)
-		printf("preconditioned %s: %s in %.1f s (%.0f MiB/s)\n", r->disk,
+		fslab_note_line("preconditioned %s: %s in %.1f s (%.0f MiB/s)", r->disk,
 		       fslab_size_human(rec->bytes, a, sizeof(a)), rec->seconds, rec->mib_s);
 	{
 		int se = r->save(r->ctx, true);

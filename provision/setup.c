@@ -173,23 +173,45 @@ static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 	return r;
 }
 
+/* The partitions' table as one note (its lines). */
+static int setup_note_parts(const struct fslab_lab_plan *pl)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int r;
+
+	if (!mem)
+		return -errno;
+	r = setup_print_parts(pl, mem);
+	if (fclose(mem) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r == 0 && len) {
+		if (text[len - 1] == '\n')
+			text[len - 1] = '\0';
+		fslab_note_line("%s", text);
+	}
+	free(text);
+	return r;
+}
+
 /* The plan, before anything is written.  0, or -1 when it could not be
  * printed (said): setup does not write a plan its user did not see. */
-static int setup_print_plan(struct setup_run *s, FILE *out)
+static int setup_print_plan(struct setup_run *s)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
 	char a[32], b[32], c[32];
 	int r;
 
-	fprintf(out, "disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment\n",
+	fslab_note_line("disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment",
 		pl->disk[0] ? pl->disk : "(new loop device)", fslab_size_human(pl->disk_bytes, a, sizeof(a)),
 		pl->sector_size, fslab_size_human(pl->needed_bytes, b, sizeof(b)),
 		fslab_size_format(s->spec->disk.alignment ? s->spec->disk.alignment : FSLAB_MiB, c,
 				  sizeof(c)));
 	if (s->image[0])
-		fprintf(out, "image %s: %s, %s\n", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
+		fslab_note_line("image %s: %s, %s", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
 			s->image_exists ? "exists, reused" : "created sparse");
-	if ((r = setup_print_parts(pl, out)) < 0) {
+	if ((r = setup_note_parts(pl)) < 0) {
 		fslab_error_errno(r, "cannot print the plan's partitions");
 		return -1;
 	}
@@ -197,9 +219,9 @@ static int setup_print_plan(struct setup_run *s, FILE *out)
 		char line[256];
 
 		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		fslab_note_line("%s", line);
 		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		fslab_note_line("%s", line);
 	}
 	return 0;
 }
@@ -478,12 +500,12 @@ static int setup_confirm(struct setup_run *s, const char *what)
 			    what, what);
 		return FSLAB_EXIT_FAILURE;
 	}
-	fprintf(stderr, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
+	fslab_note(FSLAB_NOTE_ASK, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
 		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)));
 	if (s->precond.write) {
 		char b[32], t[32];
 
-		fprintf(stderr,
+		fslab_note(FSLAB_NOTE_ASK,
 			"First it preconditions the drive: writes %s over it (twice its capacity), about %s "
 			"at %.0f MiB/s; --precondition off skips that.\n",
 			fslab_size_human(fslab_precond_target(s->plan.disk_bytes), b, sizeof(b)),
@@ -491,8 +513,7 @@ static int setup_confirm(struct setup_run *s, const char *what)
 						       sizeof(t)),
 			FSLAB_PRECOND_PLAN_MIB_S);
 	}
-	fprintf(stderr, "Type the device name (%s) to continue: ", name);
-	fflush(stderr);
+	fslab_note(FSLAB_NOTE_ASK, "Type the device name (%s) to continue: ", name);
 	if (!fgets(line, sizeof(line), stdin)) {
 		fslab_error("refused: no confirmation given");
 		return FSLAB_EXIT_FAILURE;
@@ -665,9 +686,8 @@ static int setup_format(struct setup_run *s, size_t i)
 	struct fslab_exec_result res;
 	int r;
 
-	printf("formatting %s as %s (%zu/%zu): %s\n", p->device, fslab_fs_type_to_string(p->fs->type),
+	fslab_note_line("formatting %s as %s (%zu/%zu): %s", p->device, fslab_fs_type_to_string(p->fs->type),
 	       i + 1, s->plan.n, p->fs->name);
-	fflush(stdout);
 	r = prov_wipe_signatures(p->device);
 	if (r < 0)
 		return r;
@@ -804,11 +824,10 @@ static int setup_mount_all(struct setup_run *s)
 		r = setup_step(s, step);
 		if (r < 0)
 			return r;
-		printf("mounting %s on %s (%s%s) (%zu/%zu)\n", sp->device, sp->mountpoint,
+		fslab_note_line("mounting %s on %s (%s%s) (%zu/%zu)", sp->device, sp->mountpoint,
 		       m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel ",
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
 		       s->plan.n);
-		fflush(stdout);
 		sp->mount_method = FSLAB_MOUNT_NONE;
 		{
 			struct fslab_state_partition tmp = *sp;
@@ -855,16 +874,14 @@ static int setup_quiet_all(struct setup_run *s)
 		}
 		return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
 	}
-	printf("waiting for the filesystems' background work after mount (up to %.0f s)\n",
+	fslab_note_line("waiting for the filesystems' background work after mount (up to %.0f s)",
 	       FSLAB_QUIET_TIMEOUT_S);
-	fflush(stdout);
 	fslab_quiet_wait(s->st->partitions, s->plan.n, FSLAB_QUIET_TIMEOUT_S, &setup_stop);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct fslab_state_partition *sp = &s->st->partitions[i];
 
-		printf("%s: %s after %.1f s (%s)\n", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
+		fslab_note_line("%s: %s after %.1f s (%s)", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
 	}
-	fflush(stdout);
 	return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
 }
 
@@ -1021,9 +1038,8 @@ static int setup_image_claim(struct setup_run *s)
 	int r;
 
 	if (!s->image_exists) {
-		printf("creating sparse image %s (%s)\n", s->image,
+		fslab_note_line("creating sparse image %s (%s)", s->image,
 		       fslab_size_human(s->image_bytes, a, sizeof(a)));
-		fflush(stdout);
 		return setup_image_create(s);
 	}
 	/* A reused image carries the lab's mark while the lab holds it;
@@ -1054,10 +1070,10 @@ static int setup_image_attach(struct setup_run *s)
 		return r;
 	snprintf(s->st->loop_io, sizeof(s->st->loop_io), "%s", direct ? "direct" : "buffered");
 	if (direct)
-		printf("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)\n",
+		fslab_note_line("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)",
 		       s->image, loop);
 	else
-		fslab_warn("attached %s to %s, but the kernel kept it buffered: the filesystem holding the image "
+		fslab_note_warn("attached %s to %s, but the kernel kept it buffered: the filesystem holding the image "
 			   "cannot do direct I/O (tmpfs, a 4 KiB-sector disk, FUSE?), so reads of the lab are "
 			   "served by this machine's page cache and every figure is flagged buffered-loop; "
 			   "put the image on a disk filesystem (ext4, xfs) for figures of the disk",
@@ -1133,8 +1149,7 @@ static int setup_partition(struct setup_run *s)
 	r = setup_step(s, "partitioning");
 	if (r < 0)
 		return r;
-	printf("partitioning %s: GPT, %zu partitions\n", s->plan.disk, s->plan.n);
-	fflush(stdout);
+	fslab_note_line("partitioning %s: GPT, %zu partitions", s->plan.disk, s->plan.n);
 	r = prov_kpart_remove_all(&s->disk);
 	if (r == 0 && s->o->wipe)
 		r = prov_wipe_signatures(s->plan.disk);
@@ -1330,9 +1345,9 @@ static int setup_dry_run(struct setup_run *s)
 	}
 	if (r)
 		return r;
-	if (setup_print_plan(s, stdout) < 0)
+	if (setup_print_plan(s) < 0)
 		return FSLAB_EXIT_FAILURE;
-	printf("dry run: nothing was changed\n");
+	fslab_note_line("dry run: nothing was changed");
 	return FSLAB_EXIT_OK;
 }
 
@@ -1430,14 +1445,13 @@ static int setup_run_steps(struct setup_run *s)
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
-	r = setup_print_plan(s, stdout) < 0 ? -ENOMEM : 0;
-	fflush(stdout);
+	r = setup_print_plan(s) < 0 ? -ENOMEM : 0;
 	if (r == 0)
 		r = setup_save(s, FSLAB_PHASE_CLAIMED);
 	if (r == 0)
 		r = setup_do(s);
 	if (r == 0)
-		printf("lab ready: %zu filesystems under %s; state in %s\n", s->plan.n, s->mount_root,
+		fslab_note_line("lab ready: %zu filesystems under %s; state in %s", s->plan.n, s->mount_root,
 		       s->state_path);
 	else if (s->state_written && r != -EINTR && setup_stop)
 		fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: run "

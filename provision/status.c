@@ -8,6 +8,7 @@
 #include "provision.h"
 #include "size.h"
 #include "table.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -281,7 +282,7 @@ static void status_print_problems(const struct status_view *v)
 			fslab_error("damaged lab: [%s] %s", p->name, w->damage);
 	}
 	if (st->version < FSLAB_STATE_VERSION)
-		fslab_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
+		fslab_note_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
 			   "created and will say how to remove it by hand",
 			   v->path, st->version);
 }

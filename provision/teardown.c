@@ -13,6 +13,7 @@
 #include "procfs.h"
 #include "prov_int.h"
 #include "provision.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -80,8 +81,7 @@ static int teardown_kill_mkfs(pid_t pid, void *ctx)
 	if (fslab_proc_pgrp(pid, &pgrp) < 0 || pgrp != h->pgrp || fslab_proc_has_env(pid, h->env) != 1)
 		return 0;
 	if (!h->said) {
-		printf("stopping the mkfs setup left running (process group %s)\n", h->pgid);
-		fflush(stdout);
+		fslab_note_line("stopping the mkfs setup left running (process group %s)", h->pgid);
 		h->said = true;
 	}
 	kill(pid, SIGKILL);
@@ -368,7 +368,7 @@ static int teardown_check_identity(struct teardown_run *t)
 	 * unmounted, the loop detached, the image deleted. */
 	if (r < 0 && st->image[0] && t->image_proven &&
 	    t->st->phase > FSLAB_PHASE_PARTITIONING) {
-		fslab_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
+		fslab_note_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
 			   "%s by its %s mark and %s, so teardown goes on",
 			   t->disk, st->image, PROV_MARKER_XATTR,
 			   t->loop_attached ? "the loop device's backing inode" : "its recorded inode");
@@ -397,8 +397,8 @@ static int teardown_check_identity(struct teardown_run *t)
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
 		 * or nothing).  Do not write to the disk. */
-		printf("%s: setup stopped before writing its partition table; leaving the disk as it "
-		       "is (%s)\n",
+		fslab_note_line("%s: setup stopped before writing its partition table; leaving the disk as it "
+		       "is (%s)",
 		       t->disk, r == 0 ? "it carries another GPT" : "no GPT on it");
 		return 0;
 	}
@@ -445,7 +445,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 		if (r < 0)
 			return r;
 		if (p->mount_method != FSLAB_MOUNT_NONE) {
-			printf("unmounted %s\n", p->mountpoint);
+			fslab_note_line("unmounted %s", p->mountpoint);
 			p->mount_method = FSLAB_MOUNT_NONE;
 			r = teardown_save(t, false);
 			if (r < 0)
@@ -498,14 +498,14 @@ static int teardown_unmount_dead(const struct fslab_state_partition *p)
 	if (!ours)
 		return -EPERM;
 	if (umount2(p->mountpoint, UMOUNT_NOFOLLOW) == 0) {
-		printf("unmounted %s (%s is gone)\n", p->mountpoint, p->device);
+		fslab_note_line("unmounted %s (%s is gone)", p->mountpoint, p->device);
 		return 1;
 	}
 	if (errno != EBUSY && errno != EIO)
 		return fslab_error_errno(errno, "umount %s failed", p->mountpoint);
 	if (umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
 		return fslab_error_errno(errno, "umount -l %s failed", p->mountpoint);
-	printf("detached %s (%s is gone; umount said: busy or I/O error)\n", p->mountpoint,
+	fslab_note_line("detached %s (%s is gone; umount said: busy or I/O error)", p->mountpoint,
 	       p->device);
 	return 1;
 }
@@ -599,8 +599,7 @@ static int teardown_wipe(struct teardown_run *t)
 		p->formatted = false;
 	}
 	prov_test_pause("teardown-wiping", NULL);
-	printf("wiping the partition table and signatures on %s\n", t->disk);
-	fflush(stdout);
+	fslab_note_line("wiping the partition table and signatures on %s", t->disk);
 	r = prov_wipe_signatures(t->disk);
 	if (r < 0)
 		return r;
@@ -652,7 +651,7 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 		return;
 	}
 	if (rmdir(dir) < 0 && errno != ENOENT)
-		fslab_warn("cannot remove %s: %s (left in place)", dir, strerror(errno));
+		fslab_note_warn("cannot remove %s: %s (left in place)", dir, strerror(errno));
 }
 
 /* --keep-image: the image setup made is left blank (holes all through),
@@ -667,7 +666,7 @@ static void teardown_blank_image(struct teardown_run *t)
 	if (fstat(fd, &a) == 0 && fstat(t->image_fd, &b) == 0 && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino && a.st_size > 0 &&
 	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, a.st_size) < 0)
-		fslab_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
+		fslab_note_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
 			   t->st->image, strerror(errno));
 	close(fd);
 }
@@ -786,8 +785,7 @@ static int teardown_release(struct teardown_run *t)
 	 * is detached either way, which drops its partitions. */
 	prov_test_pause("teardown-detaching", NULL);
 	if (t->loop_attached) {
-		printf("detaching %s\n", t->disk);
-		fflush(stdout);
+		fslab_note_line("detaching %s", t->disk);
 		if (prov_loop_detach(t->disk) < 0)
 			return -1;
 	}
@@ -796,7 +794,7 @@ static int teardown_release(struct teardown_run *t)
 			fslab_error_errno(errno, "cannot delete the image %s", t->st->image);
 			return -1;
 		}
-		printf("deleted %s\n", t->st->image);
+		fslab_note_line("deleted %s", t->st->image);
 	} else if (t->image_proven) {
 		if (t->st->image_created)
 			teardown_blank_image(t);
@@ -837,7 +835,7 @@ static int teardown_finish(struct teardown_run *t)
 		fslab_error_errno(r, "cannot remove the state file %s", t->state_path);
 		return -1;
 	}
-	printf("lab torn down: state file %s removed\n", t->state_path);
+	fslab_note_line("lab torn down: state file %s removed", t->state_path);
 	return 0;
 }
 
