@@ -1,5 +1,6 @@
 #include "progress.h"
 #include "clock.h"
+#include "err.h"
 #include "log.h"
 #include "size.h"
 
@@ -316,8 +317,11 @@ void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx)
 void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text)
 {
 	(void)ctx;
-	if (kind == FSLAB_NOTE_WARN) {
-		fslab_warn("%s", text);
+	if (kind == FSLAB_NOTE_WARN || kind == FSLAB_NOTE_ERROR) {
+		if (kind == FSLAB_NOTE_WARN)
+			fslab_warn("%s", text);
+		else
+			fslab_error("%s", text);
 		return;
 	}
 	fputs(text, kind == FSLAB_NOTE_ASK ? stderr : stdout);
@@ -339,4 +343,12 @@ void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
 	if (n >= 0)
 		note_sink(note_ctx, kind, text);
 	free(text);
+}
+
+void fslab_note_err(struct fslab_err *e)
+{
+	if (e && e->code) {
+		fslab_note(FSLAB_NOTE_ERROR, "%s", fslab_err_msg(e));
+		fslab_err_clear(e);
+	}
 }

@@ -63,7 +63,7 @@ struct fslab_lab;
  *   -EINVAL       not a state file fslab wrote, or an unusable lock file;
  *   -ESTALE       the state file changed while we locked it: retry. */
 int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned flags,
-		   const char *command, struct fslab_lab **labp, char *err, size_t errlen);
+		   const char *command, struct fslab_lab **labp, struct fslab_err *e);
 
 /* Proves the lab is what setup made before it is used: the disk is the
  * lab's (an image: its creation marker, and the recorded loop device
@@ -71,7 +71,7 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
  * partition of that disk and, with mounted, is what is mounted at its
  * mount point.  fslab_lab_open does this itself for a run on a ready lab.
  * 0, or a negative errno with the refusal in err. */
-int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t errlen);
+int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, struct fslab_err *e);
 
 /* Refuses (-EPERM, reason in err) a state path another user could
  * redirect or replace: the state's directory must be ours (root's) and
@@ -79,7 +79,7 @@ int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t
  * writable by others only with the sticky bit, and no component of the
  * path as given a symbolic link another user owns.  fslab_lab_open checks
  * this itself; setup calls it before it resolves the path. */
-int fslab_lab_check_path(const char *path, char *err, size_t errlen);
+int fslab_lab_check_path(const char *path, struct fslab_err *e);
 
 /* Releases every lock and frees lab (NULL is ignored). */
 void fslab_lab_close(struct fslab_lab *lab);
@@ -97,7 +97,7 @@ bool fslab_lab_has_state(const struct fslab_lab *lab);
 int fslab_lab_save(struct fslab_lab *lab, unsigned flags);
 /* Reads the state file again (after another function saved it through
  * its own copy).  0 or a negative errno with the reason in err. */
-int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen);
+int fslab_lab_reload(struct fslab_lab *lab, struct fslab_err *e);
 /* Removes the state file, the setup log and the lab's LABID.* lock files
  * (exclusive mode only; the lab id dies with the lab); NAME.lock beside
  * the state stays (another command may be opening it). */
@@ -111,8 +111,6 @@ bool fslab_lab_can_undo(const struct fslab_lab *lab);
 /* The setup log NAME.log (appended, created 0600, no-follow), owned by the
  * lab: do not close.  Returns the fd or a negative errno. */
 int fslab_lab_log_fd(struct fslab_lab *lab);
-/* Its path, for messages. */
-const char *fslab_lab_log_path(const struct fslab_lab *lab);
 
 /* The cold-cache remount, as a callback for bench: unmounts and mounts
  * again the lab partition called name, exactly as setup mounted it, under
@@ -130,7 +128,7 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
  * not mounted through FUSE, nor when the lab is shared (open
  * FSLAB_LAB_RUN_CONCURRENT: said in a debug line).  Returns 0 or a
  * negative errno with the reason in why. */
-int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, size_t whylen);
+int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, struct fslab_err *e);
 
 /* The lab's mounted partitions as fslab run's targets (lib/target.h):
  * each one's mount point, block device, type, options and what setup did
@@ -144,7 +142,7 @@ int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, s
  * the reason in err: -ENOENT (a partition asked for is not mounted, or
  * none is), -ENOMEM, or the FUSE remount's. */
 int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only, bool fresh_fuse,
-		      struct fslab_target **targets, size_t *n, char *err, size_t errlen);
+		      struct fslab_target **targets, size_t *n, struct fslab_err *e);
 
 /* Holds NAME.mount shared while reading the lab's mounts (status): waits
  * (bounded, 30 s) for a remount in progress.  Returns an fd for

@@ -65,9 +65,3 @@ bool fslab_lock_holder_alive(const char *holder)
 	pid = strtol(p + 6, NULL, 10);
 	return pid > 0 && pid <= INT_MAX && fslab_proc_alive((pid_t)pid);
 }
-
-void fslab_lock_release(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}

@@ -518,8 +518,7 @@ static int lab_statvfs_bounded(const char *dir, int timeout_s, struct statvfs *v
 	return 0;
 }
 
-int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
-			    size_t whylen)
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, struct fslab_err *e)
 {
 	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE, alive;
 	int r = lab_statvfs_bounded(p->mountpoint, LAB_ANSWER_S, vfs);
@@ -527,30 +526,23 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
 
 	if (r == 0 || (!fuse && r != -ETIMEDOUT))
 		return r == 0 || r == -ENOSYS ? 0 : r;
-	if (!fuse) {
-		snprintf(why, whylen, "%s (%s) does not answer: a statfs got no reply in %d s", p->mountpoint,
+	if (!fuse)
+		return fslab_err_set(e, r, "%s (%s) does not answer: a statfs got no reply in %d s", p->mountpoint,
 			 p->device, LAB_ANSWER_S);
-		return r;
-	}
 	pid = lab_fuse_daemon(p, &alive);
 	if (r == -ETIMEDOUT) {
 		char state = pid > 0 ? fslab_proc_state(pid) : '?';
 
-		snprintf(why, whylen,
-			 "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
+		return fslab_err_set(e, r, "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
 			 "statfs in %d s%s; fslab teardown aborts its connection and unmounts it",
 			 p->mountpoint, (int)pid, state == 'T' || state == 't' ? ", stopped" : "", LAB_ANSWER_S,
 			 state == 'T' || state == 't' ? " (continue it with kill -CONT, or tear the lab down)" : "");
-		return r;
 	}
-	if (r == -ENOTCONN || !alive) {
-		snprintf(why, whylen,
-			 "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
+	if (r == -ENOTCONN || !alive)
+		return fslab_err_set(e, -ENOTCONN, "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
 			 "filesystem serves nothing; run fslab teardown (and setup again)",
 			 p->mountpoint, (int)pid);
-		return -ENOTCONN;
-	}
-	snprintf(why, whylen, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
+	fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
 	return r;
 }
 
@@ -603,14 +595,14 @@ static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
  * the daemon answers or was dealt with, else -errno (said). */
 static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
 {
-	char why[PATH_MAX + 512];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	bool alive;
 	pid_t pid;
-	int r = fslab_lab_mount_answers(p, NULL, why, sizeof(why));
+	int r = fslab_lab_mount_answers(p, NULL, &why);
 
 	if (r != -ETIMEDOUT && r != -ENOTCONN)
 		return 0;
-	fslab_note_warn("%s", why);
+	fslab_note_warn("%s", fslab_err_msg(&why));
 	pid = lab_fuse_daemon(p, &alive);
 	r = lab_fuse_abort(p, lab_fuse_conn_at(p->mountpoint));
 	if (r < 0)

@@ -26,8 +26,7 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
  * -ENOTCONN (a FUSE mount whose daemon is gone), or another -errno, with
  * why. */
 struct statvfs;
-int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
-			    size_t whylen);
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, struct fslab_err *e);
 
 /* Records in p the FUSE daemon serving its mount (the process holding
  * p->device) and the connection number (the mount's minor device): what

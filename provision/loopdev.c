@@ -25,17 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct)
-{
-	int img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW), r;
-
-	if (img < 0)
-		return fslab_error_errno(errno, "%s: cannot open image", image);
-	r = prov_loop_attach_fd(img, image, dev, len, direct);
-	close(img);
-	return r;
-}
-
 /* 1 when the loop device lfd does direct I/O, 0 when buffered, -errno. */
 static int loop_dio_of_fd(int lfd)
 {
@@ -178,20 +167,7 @@ int prov_loop_find_fd(int fd, char *dev, size_t len)
 	return prov_loop_find_other(&id, NULL, dev, len);
 }
 
-int prov_loop_find(const char *image, char *dev, size_t len)
-{
-	struct fslab_state_id id;
-	struct stat st;
-
-	if (stat(image, &st) < 0)
-		return -errno;
-	id.known = true;
-	id.dev = (uint64_t)st.st_dev;
-	id.ino = (uint64_t)st.st_ino;
-	return prov_loop_find_other(&id, NULL, dev, len);
-}
-
-int prov_loop_check_alias(const char *name, char *err, size_t errlen)
+int prov_loop_check_alias(const char *name, struct fslab_err *e)
 {
 	char sys[300], dev[300], back[PATH_MAX + 16], other[64];
 	struct fslab_state_id id;
@@ -226,23 +202,20 @@ int prov_loop_check_alias(const char *name, char *err, size_t errlen)
 				break;
 			mounted = prov_mount_find_device(part, where, sizeof(where)) == 1;
 		}
-		snprintf(err, errlen,
+		return fslab_err_set(e, -EBUSY,
 			 "%s is in use: its backing file %s also backs %s%s%s (rule: no second name for "
 			 "a disk in use); detach %s if the file really is spare",
 			 dev, back[0] ? back : "(unknown)", other, mounted ? ", mounted at " : "",
 			 mounted ? where : "", dev);
-		return -EBUSY;
 	}
 	/* A loop over a block device is that device: it must be spare too. */
 	if (back[0] == '/' && stat(back, &st) == 0 && S_ISBLK(st.st_mode)) {
 		struct prov_disk d;
-		char e2[512];
+		struct fslab_err e2 = FSLAB_ERR_INIT;
 
-		if (prov_disk_inspect(back, &d, e2, sizeof(e2)) == 0 &&
-		    prov_check_in_use(&d, e2, sizeof(e2)) < 0) {
-			snprintf(err, errlen, "%s is backed by %s, which is in use: %s", dev, back, e2);
-			return -EBUSY;
-		}
+		if (prov_disk_inspect(back, &d, &e2) == 0 && prov_check_in_use(&d, &e2) < 0)
+			return fslab_err_set(e, -EBUSY, "%s is backed by %s, which is in use: %s", dev, back,
+					     fslab_err_msg(&e2));
 	}
 	return 0;
 }

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "err.h"
+
 struct fslab_nvme_erase_plan {
 	unsigned nsid;   /* the namespace of the disk */
 	uint32_t cdw10;  /* Format NVM's command dword 10: its current format, SES 1 */
@@ -42,12 +44,12 @@ struct fslab_nvme_ask {
 /* The plan from the drive's answers (the refusals above), into *p: 0, or
  * -EOPNOTSUPP / -EBUSY / -ENOTTY / -EIO / -errno with why in err. */
 int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, struct fslab_nvme_erase_plan *p,
-			  char *err, size_t len);
+			  struct fslab_err *e);
 
 /* Reads what a secure erase of disk (a /dev path) would be into *p.  0, or
  * -EOPNOTSUPP / -ENOTTY / -errno with why in err (a sentence that names the
  * disk; the caller adds the way out). */
-int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len);
+int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, struct fslab_err *e);
 
 /* Formats disk as p says, after checking again on an exclusive open that
  * it is still device devno and the plan still holds, then that its

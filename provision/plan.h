@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -73,7 +74,7 @@ struct fslab_lab_plan {
  * NULL or "" disk is called "the image". */
 int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
-		       char *err, size_t errlen);
+		       struct fslab_err *e);
 
 /* The size to ask a user for when needed_bytes is the need: rounded up to
  * a whole GiB (to a MiB below 1 GiB), in --size's spelling ("101G"). */

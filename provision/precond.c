@@ -107,7 +107,7 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 		 purge, FSLAB_PRECOND_PASSES, a, b, t, FSLAB_PRECOND_PLAN_MIB_S);
 }
 
-int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
+int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e)
 {
 	const char *name = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
 	const char *why = strncmp(name, "sd", 2) == 0
@@ -117,11 +117,11 @@ int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
 		: strncmp(name, "nvme", 4) == 0 ? "fslab cannot format this NVMe namespace"
 						: "it is done only on an NVMe namespace (NVMe Format with Secure Erase)";
 
-	snprintf(err, len,
-		 "--purge secure-erase on %s: %s; use --purge trim (a TRIM purge, not a PTS purge), or "
-		 "erase the drive yourself (hdparm --security-erase) and run setup with --purge none",
-		 disk, why);
-	return -EOPNOTSUPP;
+	return fslab_err_set(e, -EOPNOTSUPP,
+			     "--purge secure-erase on %s: %s; use --purge trim (a TRIM purge, not a PTS "
+			     "purge), or erase the drive yourself (hdparm --security-erase) and run setup "
+			     "with --purge none",
+			     disk, why);
 }
 
 /* The data written: pseudo-random (xorshift64, fixed seed) so that a

@@ -65,7 +65,7 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 /* --purge secure-erase on disk where fslab does not do it (anything but
  * an NVMe namespace: an ATA/SCSI disk, an image's loop device): why, and
  * the way out (--purge trim), into err; always -EOPNOTSUPP. */
-int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len);
+int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e);
 
 struct fslab_precond_run {
 	const char *disk;          /* the whole disk (or the image's loop device) */

@@ -27,7 +27,7 @@ struct prov_disk {
 };
 
 /* diskinfo.c: facts about block devices, read-only. */
-int prov_disk_inspect(const char *path, struct prov_disk *d, char *err, size_t errlen);
+int prov_disk_inspect(const char *path, struct prov_disk *d, struct fslab_err *e);
 /* True when devno is the disk or one of its partitions. */
 bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
 /* The same with sysfs at sysroot ("/sys"; a test gives a tree of its own):
@@ -35,19 +35,18 @@ bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
 bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_disk *d);
 /* The root-disk rule: -EBUSY (refusal in err) when root_dev, the device
  * of "/", is d or one of its partitions as sysfs at sysroot says; else 0. */
-int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, char *err,
-			size_t errlen);
+int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, struct fslab_err *e);
 /* A file's identity (st_dev, st_ino) as the state keeps it; unknown when
  * fstat fails. */
 void prov_id_of_fd(int fd, struct fslab_state_id *id);
 bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* inuse.c: safety rules that only read (the root disk, mounts, swap,
  * holders): returns 0 or -EBUSY with the refusal in err. */
-int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
+int prov_check_in_use(const struct prov_disk *d, struct fslab_err *e);
 /* Refuses (-EBUSY, message in err) when a process holds the disk or one
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
-int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
+int prov_check_openers(const struct prov_disk *d, struct fslab_err *e);
 /* blkprobe.c: calls fn(type, ctx) for each signature and partition table on
  * dev ("gpt", "PMBR", "ext4" ...; "unknown" when libblkid names none), at
  * most 17; a non-zero return from fn stops the probe.  Returns how many
@@ -69,17 +68,16 @@ int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_
 int prov_gpt_guid(const char *dev, char *guid, size_t len);
 
 /* loopdev.c */
-/* Attaches image with partition scanning and direct I/O; *direct says
- * whether the kernel took direct I/O (false: the loop reads the image
- * through the host's page cache, see loopdev.c). */
-int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct);
-/* Attaches the open image img (image names it in lo_file_name). */
+/* Attaches the open image img (image names it in lo_file_name) with
+ * partition scanning and direct I/O; *direct says whether the kernel took
+ * direct I/O (false: the loop reads the image through the host's page
+ * cache, see loopdev.c). */
 int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct);
 /* 1 when loop device dev does direct I/O, 0 when buffered, or -errno (not
  * a loop device, not attached). */
 int prov_loop_direct_io(const char *dev);
-/* The loop device backed by image (matched by inode); -ENOENT if none. */
-int prov_loop_find(const char *image, char *dev, size_t len);
+/* The loop device backed by the open image fd (matched by inode); -ENOENT
+ * if none. */
 int prov_loop_find_fd(int fd, char *dev, size_t len);
 /* The first attached loop device other than except (may be NULL) whose
  * backing file is id (LOOP_GET_STATUS64 lo_device, lo_inode). */
@@ -95,11 +93,11 @@ int prov_loop_backing(const char *dev, struct fslab_state_id *id);
  * compares st->disk now with what was recorded: 0, or -EINVAL with why
  * ("serial X, the lab's is Y"). */
 void prov_disk_ident_record(struct fslab_state *st);
-int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen);
+int prov_disk_ident_check(const struct fslab_state *st, struct fslab_err *e);
 /* For a loop device name ("loop3"): -EBUSY (reason in err) when its
  * backing file also backs another loop device, or is a block device in
  * use; 0 otherwise (also for a device that is not a loop device). */
-int prov_loop_check_alias(const char *name, char *err, size_t errlen);
+int prov_loop_check_alias(const char *name, struct fslab_err *e);
 /* 1 when the file holds a byte that is not zero, 0 when it is all holes
  * and zeros, or a negative errno. */
 int prov_file_has_data(int fd);
@@ -149,9 +147,6 @@ int fslab_lock_at(int dfd, const char *name, int how, const char *command, char 
  * that still exists?  (The last of several shared holders may have gone.) */
 bool fslab_lock_holder_alive(const char *holder);
 
-/* Releases the lock (closes fd); fd < 0 is ignored.  The lock file is left
- * in place: removing it would race with another process opening it. */
-void fslab_lock_release(int fd);
 
 /* lab.c: creation markers.  Setup stores the lab's lab_id in this
  * extended attribute of every file and directory it creates (and of a

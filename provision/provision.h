@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -59,7 +60,7 @@ struct fslab_setup_opts {
 /* Checks, partitions, formats and mounts; writes the state file before the
  * first write to the disk and after every step, so fslab_teardown can undo
  * any half-finished setup.  SIGINT/SIGTERM stop it at the next safe point. */
-int fslab_setup(const struct fslab_setup_opts *o);
+int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e);
 
 struct fslab_teardown_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
@@ -75,7 +76,7 @@ struct fslab_teardown_opts {
  * kernel partitions, detaches the loop device, deletes the image setup
  * created, removes the mount points setup created and the state file.
  * Refuses a disk whose GPT disk GUID differs from the state's. */
-int fslab_teardown(const struct fslab_teardown_opts *o);
+int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e);
 
 struct fslab_status_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
@@ -84,6 +85,6 @@ struct fslab_status_opts {
 
 /* Prints the lab as it is now; FSLAB_EXIT_FAILURE (naming each problem)
  * when a partition is missing, unmounted or of the wrong type. */
-int fslab_status(const struct fslab_status_opts *o);
+int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e);
 
 #endif

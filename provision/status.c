@@ -64,8 +64,14 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	if (row->type_ok)
 		status_health(p, row, writer);
 	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
-	if (row->mounted && fslab_lab_mount_answers(p, &vfs, row->problem, sizeof(row->problem)) < 0)
-		return;
+	if (row->mounted) {
+		struct fslab_err e = FSLAB_ERR_INIT;
+
+		if (fslab_lab_mount_answers(p, &vfs, &e) < 0) {
+			snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
+			return;
+		}
+	}
 	if (row->mounted && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 		row->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -196,7 +202,7 @@ static int status_print_table(const struct status_view *v)
 	int r;
 
 	if (!t) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		return -1;
 	}
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
@@ -220,7 +226,7 @@ static int status_print_table(const struct status_view *v)
 	r = fslab_table_print(t, stdout);
 	fslab_table_free(t);
 	if (r < 0) {
-		fslab_error_errno(r, "cannot print the partitions' table");
+		fslab_note(FSLAB_NOTE_ERROR, "cannot print the partitions' table: %s", strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -261,9 +267,9 @@ static void status_print_problems(const struct status_view *v)
 	const struct fslab_state *st = v->st;
 
 	if (!v->disk_ok)
-		fslab_error("damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
+		fslab_note(FSLAB_NOTE_ERROR, "damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
 	if (st->phase != FSLAB_PHASE_READY)
-		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
+		fslab_note(FSLAB_NOTE_ERROR, "damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
 			    "--state %s",
 			    fslab_phase_to_string(st->phase), v->path);
 	for (size_t i = 0; i < st->n_partitions; i++) {
@@ -271,15 +277,15 @@ static void status_print_problems(const struct status_view *v)
 		const struct status_row *w = &v->rows[i];
 
 		if (w->problem[0])
-			fslab_error("damaged lab: [%s] %s", p->name, w->problem);
+			fslab_note(FSLAB_NOTE_ERROR, "damaged lab: [%s] %s", p->name, w->problem);
 		if (w->health == FSLAB_HEALTH_DAMAGED)
-			fslab_error("damaged filesystem: [%s] the %s on %s: %s. Its figures cannot be "
+			fslab_note(FSLAB_NOTE_ERROR, "damaged filesystem: [%s] the %s on %s: %s. Its figures cannot be "
 				    "trusted: set the lab up again (fslab teardown --state %s, then fslab "
 				    "setup), or repair it unmounted (%s)",
 				    p->name, fslab_fs_type_to_string(p->type), p->device, w->damage, v->path,
 				    p->type == FSLAB_FS_FAT32 ? "fsck.fat -a" : "e2fsck -f");
 		else if (w->health < 0)
-			fslab_error("damaged lab: [%s] %s", p->name, w->damage);
+			fslab_note(FSLAB_NOTE_ERROR, "damaged lab: [%s] %s", p->name, w->damage);
 	}
 	if (st->version < FSLAB_STATE_VERSION)
 		fslab_note_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
@@ -290,17 +296,15 @@ static void status_print_problems(const struct status_view *v)
 /* Looks at the lab as it is: the disk (proven the lab's before anything
  * about it is reported as the lab's), each partition.  0, or -1 when the
  * disk is there but not the lab's (said). */
-static int status_look(struct fslab_lab *lab, struct status_view *v)
+static int status_look(struct fslab_lab *lab, struct status_view *v, struct fslab_err *e)
 {
 	const struct fslab_state *st = v->st;
 	char err[1024];
 	struct stat sb;
 
 	v->disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
-	if (v->disk_ok && fslab_lab_prove(lab, false, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (v->disk_ok && fslab_lab_prove(lab, false, e) < 0)
 		return -1;
-	}
 	bool writer = fslab_lab_run_active(lab);
 
 	for (size_t i = 0; i < st->n_partitions; i++) {
@@ -321,23 +325,21 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 	return 0;
 }
 
-int fslab_status(const struct fslab_status_opts *o)
+int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e)
 {
 	struct fslab_lab *lab = NULL;
 	struct status_view *v = calloc(1, sizeof(*v));
-	char err[1024];
 	int mounts, r, ret = FSLAB_EXIT_FAILURE;
 
 	if (!v) {
-		fslab_error("out of memory");
+		fslab_err_set(e, -ENOMEM, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	v->path = o->state_path ? o->state_path : fslab_state_default_path();
-	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
+	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, e);
 	if (r == -ENOENT) /* no lab: said without creating the lock file or its directory */
-		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", v->path);
-	else if (r < 0)
-		fslab_error("%s", err);
+		fslab_err_set(e, r, "no lab: no state file %s (run fslab setup, or give --state FILE)",
+			      v->path);
 	if (r < 0) {
 		free(v);
 		return FSLAB_EXIT_FAILURE;
@@ -345,7 +347,7 @@ int fslab_status(const struct fslab_status_opts *o)
 	v->st = fslab_lab_state(lab);
 	/* Not in the middle of a cold-cache remount. */
 	mounts = fslab_lab_mounts_hold(lab);
-	if (status_look(lab, v) == 0) {
+	if (status_look(lab, v, e) == 0) {
 		int printed = 0;
 
 		if (o->json)

@@ -70,11 +70,10 @@ int rp_output_check(int dfd, const char *name, const char *shown, const char *co
 		}
 	if (have_st && S_ISREG(st.st_mode)) {
 		struct fslab_state *s = malloc(sizeof(*s));
-		char err[PATH_MAX + 256];
 
 		if (!s)
 			return fslab_error_errno(ENOMEM, "out of memory");
-		int r = fslab_state_load(shown, s, err, sizeof(err));
+		int r = fslab_state_load(shown, s, NULL);
 		free(s);
 		if (r == 0) {
 			fslab_error("%s is an fslab state file: fslab never writes results over one, not even with --force; choose another output file",

@@ -80,7 +80,7 @@ static void repro_out_dir(struct repro_run *p)
 static int repro_prepare(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	repro_out_dir(p);
@@ -114,12 +114,21 @@ static int repro_prepare(struct repro_run *p)
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */
 	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
-			   &c->lab, err, sizeof(err));
+			   &c->lab, &err);
 	if (r < 0) {
-		fslab_error("refused: %s", err);
+		fslab_error("refused: %s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
+}
+
+/* A stage's status, its error printed first (when it set one): the
+ * library calls print none themselves. */
+static int repro_said(int ret, const struct fslab_err *e)
+{
+	if (e->code)
+		fslab_error("%s", fslab_err_msg(e));
+	return ret;
 }
 
 /* The setup options of the command line (the built-in spec). */
@@ -143,13 +152,13 @@ static int repro_setup(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_setup_opts so = repro_setup_opts(c);
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	repro_step(p, "setup");
 	if (!c->quiet)
 		printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each\n", p->label);
-	r = fslab_setup(&so);
+	r = repro_said(fslab_setup(&so, &err), &err);
 	if (r != FSLAB_EXIT_OK) {
 		/* There was no state file before (checked): one now means
 		 * setup wrote something, which teardown undoes. */
@@ -157,8 +166,9 @@ static int repro_setup(struct repro_run *p)
 		return r;
 	}
 	p->lab_up = true;
-	if (fslab_state_load(c->state_path, &p->st, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	fslab_err_clear(&err);
+	if (fslab_state_load(c->state_path, &p->st, &err) < 0) {
+		fslab_error("%s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
@@ -235,13 +245,13 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 	};
 	struct fslab_run_opts o;
 	struct fslab_target *targets;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t n;
 	int r;
 
 	/* the lab's partitions as the run's targets; the lab stays ours */
-	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, &err) < 0) {
+		fslab_error("%s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	repro_stage_opts(c, s, &o);
@@ -311,6 +321,7 @@ static void repro_teardown(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_teardown_opts to = { .state_path = c->state_path, .yes = true, .lab = c->lab };
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (p->lab_up && c->keep) {
 		if (!c->quiet)
@@ -323,7 +334,7 @@ static void repro_teardown(struct repro_run *p)
 	snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
 	if (!c->quiet)
 		printf("%s\n", p->label);
-	if (fslab_teardown(&to) != FSLAB_EXIT_OK) {
+	if (repro_said(fslab_teardown(&to, &err), &err) != FSLAB_EXIT_OK) {
 		fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
 			    c->state_path);
 		p->ret = FSLAB_EXIT_FAILURE;
@@ -389,6 +400,7 @@ static int repro_dry_run(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_setup_opts so = repro_setup_opts(c);
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct fslab_spec spec;
 	uint64_t room;
 	double lo = 0, hi = 0, tail;
@@ -410,7 +422,7 @@ static int repro_dry_run(struct repro_run *p)
 	repro_step(p, "setup");
 	printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each (fslab setup --dry-run):\n", p->label);
 	fflush(stdout);
-	if (fslab_setup(&so) != FSLAB_EXIT_OK)
+	if (repro_said(fslab_setup(&so, &err), &err) != FSLAB_EXIT_OK)
 		ret = FSLAB_EXIT_FAILURE;
 	/* before mkfs: each partition's size less a twentieth for the
 	 * filesystem's own metadata */

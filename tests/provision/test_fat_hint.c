@@ -186,7 +186,7 @@ static pid_t fusefat_pid(const char *dev)
 START_TEST(run_on_a_fusefat_past_2gib)
 {
 	char spec[PATH_MAX], img[PATH_MAX], state[PATH_MAX], root[PATH_MAX], out[PATH_MAX],
-		fsname[PATH_MAX + 8], csvpath[PATH_MAX + 16], err[512], *csv = NULL;
+		fsname[PATH_MAX + 8], csvpath[PATH_MAX + 16], *csv = NULL;
 	struct fslab_state st;
 	struct ft_output o;
 	int setup_rc, fuse_rc = -1, run_rc = -1, down_rc;
@@ -203,7 +203,7 @@ START_TEST(run_on_a_fusefat_past_2gib)
 	ft_output_free(&o);
 	/* fslab_lab_unmount waits for fusefat to write its own hint back and
 	 * let go of the device before the hint is set */
-	if (setup_rc == 0 && fslab_state_load(state, &st, err, sizeof(err)) == 0 &&
+	if (setup_rc == 0 && fslab_state_load(state, &st, NULL) == 0 &&
 	    fslab_lab_unmount(&st, &st.partitions[0]) == 0) {
 		const char *dev = st.partitions[0].device;
 
