@@ -4,6 +4,7 @@
 #include "log.h"
 #include "size.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -351,4 +352,38 @@ void fslab_note_err(struct fslab_err *e)
 		fslab_note(FSLAB_NOTE_ERROR, "%s", fslab_err_msg(e));
 		fslab_err_clear(e);
 	}
+}
+
+int fslab_note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
+{
+	char msg[FSLAB_ERR_MSG_MAX];
+
+	code = code > 0 ? -code : code ? code : -EIO;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fslab_note_err(e);
+	if (with_errno)
+		return fslab_err_set(e, code, "%s: %s", msg, strerror(-code));
+	return fslab_err_set(e, code, "%s", msg);
+}
+
+int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = fslab_note_vfail(e, code, false, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = fslab_note_vfail(e, err, true, fmt, ap);
+	va_end(ap);
+	return r;
 }

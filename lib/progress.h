@@ -16,6 +16,7 @@
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,5 +140,16 @@ void fslab_note(enum fslab_note_kind kind, const char *fmt, ...) __attribute__((
  * cleared: before e takes the next error, so both are seen, in order. */
 struct fslab_err;
 void fslab_note_err(struct fslab_err *e);
+/* fslab_err_set after fslab_note_err: e never loses an error.  Returns the
+ * negative code (0 becomes -EIO). */
+int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same with ": " and strerror(err) after the message (err positive or
+ * negative), as fslab_error_errno says it. */
+int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Either, with a va_list. */
+int fslab_note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 #endif

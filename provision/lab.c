@@ -6,6 +6,7 @@
 #include "fileutil.h"
 #include "lab_mount.h"
 #include "log.h"
+#include "progress.h"
 #include "prov_int.h"
 #include "spec_options.h"
 
@@ -579,7 +580,7 @@ bool fslab_lab_can_undo(const struct fslab_lab *lab)
 	return lab->have_state && lab->st.version >= 2 && lab->st.lab_id[0];
 }
 
-int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
+int fslab_lab_save(struct fslab_lab *lab, unsigned flags, struct fslab_err *e)
 {
 	int r;
 
@@ -588,13 +589,10 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
 	/* Setup: the lab's own lock from its first save on, so that a copy
 	 * of the state made meanwhile cannot be used under it. */
 	if (lab->id_lock_fd < 0 && lab_id_usable(lab->st.lab_id)) {
-		struct fslab_err err = FSLAB_ERR_INIT;
-
-		r = lab_lock_id(lab, lab->path, "fslab setup", &err);
-		if (r < 0) {
-			fslab_error("%s", fslab_err_msg(&err));
+		fslab_note_err(e);
+		r = lab_lock_id(lab, lab->path, "fslab setup", e);
+		if (r < 0)
 			return r;
-		}
 	}
 	r = fslab_state_save_at(lab->dfd, lab->name, &lab->st, flags);
 	if (r == 0) {
@@ -893,12 +891,12 @@ static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *p
 	if (fd < 0)
 		return fslab_err_set(e, fd, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,
 			 lab->dir, lab->name, strerror(-fd));
-	r = fslab_lab_unmount(&lab->st, p);
+	r = fslab_lab_unmount(&lab->st, p, e);
 	if (r == 0)
-		r = fslab_lab_mount(&lab->st, p);
+		r = fslab_lab_mount(&lab->st, p, e);
 	close(fd);
 	if (r < 0)
-		fslab_err_set(e, r, "%s: remount of %s at %s failed: %s", purpose, p->device,
+		fslab_note_fail(e, r, "%s: remount of %s at %s failed: %s", purpose, p->device,
 			 p->mountpoint, strerror(-r));
 	return r;
 }

@@ -14,6 +14,7 @@
 #include "prov_int.h"
 #include "clock.h"
 #include "log.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,14 +37,14 @@ static int loop_dio_of_fd(int lfd)
 	return !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
 }
 
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct)
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct, struct fslab_err *e)
 {
 	int ctl = -1, lfd = -1, r = -EBUSY;
 
 	*direct = false;
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
-		r = fslab_error_errno(errno, "/dev/loop-control (is the loop module loaded?)");
+		r = fslab_note_fail_errno(e, errno, "/dev/loop-control (is the loop module loaded?)");
 		goto out;
 	}
 	/* Another program may grab the free device between GET_FREE and
@@ -53,7 +54,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 		long n = ioctl(ctl, LOOP_CTL_GET_FREE);
 
 		if (n < 0) {
-			r = fslab_error_errno(errno, "/dev/loop-control: no free loop device");
+			r = fslab_note_fail_errno(e, errno, "/dev/loop-control: no free loop device");
 			goto out;
 		}
 		snprintf(dev, len, "/dev/loop%ld", n);
@@ -64,7 +65,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 			usleep(10000); /* devtmpfs creates the node */
 		}
 		if (lfd < 0) {
-			r = fslab_error_errno(errno, "%s", dev);
+			r = fslab_note_fail_errno(e, errno, "%s", dev);
 			goto out;
 		}
 		memset(&cfg, 0, sizeof(cfg));
@@ -80,11 +81,11 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 		close(lfd);
 		lfd = -1;
 		if (r != -EBUSY) {
-			fslab_error_errno(r, "%s: LOOP_CONFIGURE with %s", dev, image);
+			fslab_note_fail_errno(e, r, "%s: LOOP_CONFIGURE with %s", dev, image);
 			goto out;
 		}
 	}
-	fslab_error("no free loop device after 20 attempts (others keep taking them)");
+	fslab_note_fail(e, -EIO, "no free loop device after 20 attempts (others keep taking them)");
 out:
 	if (lfd >= 0)
 		close(lfd);
@@ -257,7 +258,7 @@ int prov_file_has_data(int fd)
 	}
 }
 
-int prov_loop_detach(const char *dev)
+int prov_loop_detach(const char *dev, struct fslab_err *e)
 {
 	char sys[128];
 	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
@@ -266,7 +267,7 @@ int prov_loop_detach(const char *dev)
 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s", dev);
+		return fslab_note_fail_errno(e, errno, "%s", dev);
 	for (int i = 0; i < 50; i++) {
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 			r = 0;
@@ -277,13 +278,13 @@ int prov_loop_detach(const char *dev)
 	}
 	close(fd);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot detach the loop device", dev);
+		return fslab_note_fail_errno(e, r, "%s: cannot detach the loop device", dev);
 	/* The kernel detaches on the last close: wait for it, bounded. */
 	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", name);
 	deadline = fslab_now() + 10;
 	while (access(sys, F_OK) == 0) {
 		if (fslab_now() > deadline)
-			return fslab_error_errno(EBUSY, "%s: still attached 10 s after detaching "
+			return fslab_note_fail_errno(e, EBUSY, "%s: still attached 10 s after detaching "
 							"(something holds it open)", dev);
 		usleep(10000);
 	}

@@ -1,6 +1,7 @@
 /* NVMe Format NVM with Secure Erase for --purge secure-erase (nvme_erase.h). */
 #include "nvme_erase.h"
 #include "log.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,31 +159,31 @@ int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, st
 }
 
 int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
-			 const struct fslab_nvme_erase_plan *p)
+			 const struct fslab_nvme_erase_plan *p, struct fslab_err *e)
 {
 	struct fslab_nvme_erase_plan now;
 	struct nvme_admin_cmd cmd;
 	struct stat st;
 	uint64_t bytes = 0;
-	struct fslab_err err = FSLAB_ERR_INIT;
+	struct fslab_err why = FSLAB_ERR_INIT;
 	int fd, r;
 
 	/* O_EXCL: nothing opened the disk since the safety checks; the same
 	 * device they passed, not what the name points at now. */
 	fd = open(disk, O_RDWR | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
+		return fslab_note_fail_errno(e, errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
 					 disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
 		close(fd);
-		fslab_error("refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
+		fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
 			    disk);
 		return -ESTALE;
 	}
-	r = nvme_plan_fd(fd, disk, &now, &err);
+	r = nvme_plan_fd(fd, disk, &now, &why);
 	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
 		close(fd);
-		fslab_error("refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&err) : "the namespace changed since setup checked it");
+		fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
 		return r < 0 ? r : -ESTALE;
 	}
 	memset(&cmd, 0, sizeof(cmd));
@@ -192,20 +193,18 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 	cmd.timeout_ms = NVME_FORMAT_TIMEOUT_MS;
 	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	if (r != 0) {
-		int e = r < 0 ? errno : EIO;
+		int err = r < 0 ? errno : EIO;
 
 		close(fd);
 		if (r > 0)
-			fslab_error("%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
-				    disk, (unsigned)r);
-		else
-			fslab_error("%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
-				    disk, strerror(e));
-		return -e;
+			return fslab_note_fail(e, err, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
+					       disk, (unsigned)r);
+		return fslab_note_fail(e, err, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
+				       disk, strerror(err));
 	}
 	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {
 		close(fd);
-		fslab_error("%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
+		fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
 			    disk, (unsigned long long)bytes, (unsigned long long)capacity);
 		return -EIO;
 	}

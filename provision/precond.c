@@ -161,12 +161,12 @@ static int precond_purge(const struct fslab_precond_run *r)
 		fslab_note_line("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
 		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped",
 		       r->disk, r->d->nvme.nsid);
-		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme);
+		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme, r->e);
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "%s", e < 0 ? "failed" : "done");
 		return e;
 	}
 	fslab_note_line("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)", r->disk);
-	e = fslab_discard_device(r->disk, true, &res);
+	e = fslab_discard_device(r->disk, true, &res, r->e);
 	if (e < 0) {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
 		return e;
@@ -222,10 +222,10 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 		if (w < 0 && errno == EINTR)
 			return -EINTR;
 		if (w < 0)
-			return fslab_error_errno(errno, "%s: preconditioning write of %llu bytes at %llu failed",
+			return fslab_note_fail_errno(r->e, errno, "%s: preconditioning write of %llu bytes at %llu failed",
 						 r->disk, (unsigned long long)len, (unsigned long long)off);
 		if ((uint64_t)w != len)
-			return fslab_error_errno(EIO, "%s: preconditioning write at %llu wrote %zd of %llu bytes",
+			return fslab_note_fail_errno(r->e, EIO, "%s: preconditioning write at %llu wrote %zd of %llu bytes",
 						 r->disk, (unsigned long long)off, w, (unsigned long long)len);
 		rec->bytes += len;
 		now = fslab_now();
@@ -250,7 +250,7 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 		}
 	}
 	if (fdatasync(fd) < 0)
-		return fslab_error_errno(errno, "%s: cannot flush the preconditioning writes", r->disk);
+		return fslab_note_fail_errno(r->e, errno, "%s: cannot flush the preconditioning writes", r->disk);
 	rec->seconds = fslab_now() - t0;
 	rec->mib_s = rec->seconds > 0 ? (double)rec->bytes / 1048576.0 / rec->seconds : 0;
 	precond_draw(prog, rec->bytes, rec->target_bytes, rec->mib_s, true);
@@ -271,24 +271,24 @@ static int precond_write(const struct fslab_precond_run *r)
 	 * same device number), not whatever the name points at now. */
 	fd = open(r->disk, O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open it for the preconditioning writes "
+		return fslab_note_fail_errno(r->e, errno, "%s: cannot open it for the preconditioning writes "
 						"(O_DIRECT, exclusive); --precondition off skips them",
 					 r->disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != r->devno) {
 		close(fd);
-		fslab_error("refused: %s is no longer the disk the safety checks passed (another "
+		fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another "
 			    "device node under that name); nothing was written", r->disk);
 		return -ESTALE;
 	}
 	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
 	if (e) {
 		close(fd);
-		return fslab_error_errno(e, "no memory for the preconditioning buffer");
+		return fslab_note_fail_errno(r->e, e, "no memory for the preconditioning buffer");
 	}
 	precond_fill(buf, FSLAB_PRECOND_BLOCK / sizeof(uint64_t));
 	prog = fslab_progress_new(stdout, "precondition", false);
 	if (!prog) {
-		e = fslab_error_errno(ENOMEM, "out of memory");
+		e = fslab_note_fail_errno(r->e, ENOMEM, "out of memory");
 		goto out;
 	}
 	fslab_progress_set_work(prog, (double)rec->target_bytes, 0);

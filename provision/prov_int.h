@@ -33,7 +33,7 @@ bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
 /* The same with sysfs at sysroot ("/sys"; a test gives a tree of its own):
  * a partition is found by its sysfs directory lying inside the disk's. */
 bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_disk *d);
-/* The root-disk rule: -EBUSY (refusal in err) when root_dev, the device
+/* The root-disk rule: -EBUSY (refusal in e) when root_dev, the device
  * of "/", is d or one of its partitions as sysfs at sysroot says; else 0. */
 int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, struct fslab_err *e);
 /* A file's identity (st_dev, st_ino) as the state keeps it; unknown when
@@ -41,9 +41,9 @@ int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t ro
 void prov_id_of_fd(int fd, struct fslab_state_id *id);
 bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* inuse.c: safety rules that only read (the root disk, mounts, swap,
- * holders): returns 0 or -EBUSY with the refusal in err. */
+ * holders): returns 0 or -EBUSY with the refusal in e. */
 int prov_check_in_use(const struct prov_disk *d, struct fslab_err *e);
-/* Refuses (-EBUSY, message in err) when a process holds the disk or one
+/* Refuses (-EBUSY, message in e) when a process holds the disk or one
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
 int prov_check_openers(const struct prov_disk *d, struct fslab_err *e);
@@ -56,11 +56,11 @@ int prov_probe_signature_each(const char *dev, int (*fn)(const char *type, void 
 int prov_probe_signatures(const char *dev, char *found, size_t len);
 /* wipe.c: erases every signature libblkid finds (filesystems, RAID, partition
  * tables incl. both GPT headers and the protective MBR).  0 or -errno. */
-int prov_wipe_signatures(const char *dev);
+int prov_wipe_signatures(const char *dev, struct fslab_err *e);
 /* The same for the byte range [offset, offset + size) of dev: a partition
  * the kernel does not show (after a reboot on a kernel without a GPT
  * parser) or inside an image that is not attached. */
-int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size);
+int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size, struct fslab_err *e);
 /* blkprobe.c: TYPE and VERSION of the filesystem on dev ("" when none). */
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen);
 /* GPT disk GUID of dev (the backup header is used when the primary is
@@ -72,7 +72,7 @@ int prov_gpt_guid(const char *dev, char *guid, size_t len);
  * partition scanning and direct I/O; *direct says whether the kernel took
  * direct I/O (false: the loop reads the image through the host's page
  * cache, see loopdev.c). */
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct);
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct, struct fslab_err *e);
 /* 1 when loop device dev does direct I/O, 0 when buffered, or -errno (not
  * a loop device, not attached). */
 int prov_loop_direct_io(const char *dev);
@@ -94,27 +94,27 @@ int prov_loop_backing(const char *dev, struct fslab_state_id *id);
  * ("serial X, the lab's is Y"). */
 void prov_disk_ident_record(struct fslab_state *st);
 int prov_disk_ident_check(const struct fslab_state *st, struct fslab_err *e);
-/* For a loop device name ("loop3"): -EBUSY (reason in err) when its
+/* For a loop device name ("loop3"): -EBUSY (reason in e) when its
  * backing file also backs another loop device, or is a block device in
  * use; 0 otherwise (also for a device that is not a loop device). */
 int prov_loop_check_alias(const char *name, struct fslab_err *e);
 /* 1 when the file holds a byte that is not zero, 0 when it is all holes
  * and zeros, or a negative errno. */
 int prov_file_has_data(int fd);
-int prov_loop_detach(const char *dev);
+int prov_loop_detach(const char *dev, struct fslab_err *e);
 
 /* gpt.c: writes the plan's GPT (disk GUID and PARTUUIDs given), then makes
  * the kernel see exactly the plan's partitions and waits for their nodes. */
 int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
-		   char partuuids[][40]);
+		   char partuuids[][40], struct fslab_err *e);
 /* A libfdisk context on dev whose warnings reach fslab's log and whose
- * questions are answered no or refused (see gpt.c).  0, or -errno (said). */
+ * questions are answered no or refused (see gpt.c).  0, or -errno (the reason in e). */
 struct fdisk_context;
-int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp);
-int prov_kpart_remove_all(const struct prov_disk *d);
-int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan);
+int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp, struct fslab_err *e);
+int prov_kpart_remove_all(const struct prov_disk *d, struct fslab_err *e);
+int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan, struct fslab_err *e);
 /* Removes one kernel partition (0 when it was not there). */
-int prov_kpart_remove(const struct prov_disk *d, unsigned number);
+int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_err *e);
 
 /* mounts.c */
 /* Where dev (by devno, or by FUSE fsname) is mounted: fills the first

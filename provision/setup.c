@@ -65,38 +65,22 @@ struct setup_run {
 };
 
 /* The error that ends setup, into s->e for the command to print (one
- * already there is noted first, so both are seen in order).  ret is what
- * the caller returns: an FSLAB_EXIT_* status or a negative errno. */
+ * already there is noted first: lib/progress.h).  Returns ret, what the
+ * caller returns: an FSLAB_EXIT_* status or a negative errno. */
 static int setup_fail(struct setup_run *s, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int setup_fail(struct setup_run *s, int ret, const char *fmt, ...)
 {
-	char msg[FSLAB_ERR_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fslab_note_vfail(s->e, ret < 0 ? ret : -EPERM, false, fmt, ap);
 	va_end(ap);
-	fslab_note_err(s->e);
-	fslab_err_set(s->e, ret < 0 ? ret : ret == FSLAB_EXIT_USAGE ? -EINVAL : -EPERM, "%s", msg);
 	return ret;
 }
 
-/* The same with ": " and the error's text after the message; returns
- * -err (err given positive or negative). */
-static int setup_fail_errno(struct setup_run *s, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int setup_fail_errno(struct setup_run *s, int err, const char *fmt, ...)
-{
-	char msg[FSLAB_ERR_MSG_MAX];
-	va_list ap;
-
-	err = err > 0 ? -err : err;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return setup_fail(s, err, "%s: %s", msg, strerror(-err));
-}
+/* The same with ": " and the error's text after the message; -err. */
+#define setup_fail_errno(s, err, ...) fslab_note_fail_errno((s)->e, err, __VA_ARGS__)
 
 /* An absolute form of path (relative to the cwd), without resolving
  * symlinks: the state must name what the user named. */
@@ -136,7 +120,7 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 
 	if (phase != FSLAB_PHASE_NONE)
 		s->st->phase = phase;
-	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
 	if (r < 0)
 		return setup_fail_errno(s, r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
@@ -402,7 +386,7 @@ static int setup_check_mount_root(struct setup_run *s)
 	if (access(path, W_OK) != 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot write in the mount root %s: %s; give another --mount-root",
 			    path, strerror(errno));
-	return fslab_lab_mount_root_check(s->mount_root, path) < 0 ? FSLAB_EXIT_FAILURE : 0;
+	return fslab_lab_mount_root_check(s->mount_root, path, s->e) < 0 ? FSLAB_EXIT_FAILURE : 0;
 }
 
 /* 1 when the directory holds nothing but . and .., 0 when it holds
@@ -674,13 +658,13 @@ static int setup_format(struct setup_run *s, size_t i)
 
 	fslab_note_line("formatting %s as %s (%zu/%zu): %s", p->device, fslab_fs_type_to_string(p->fs->type),
 	       i + 1, s->plan.n, p->fs->name);
-	r = prov_wipe_signatures(p->device);
+	r = prov_wipe_signatures(p->device, s->e);
 	if (r < 0)
 		return r;
 	{
 		enum fslab_discard_result dr;
 
-		r = fslab_discard_device(p->device, !s->o->no_discard, &dr);
+		r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
 		if (r < 0)
 			return r;
 		sp->discarded = dr == FSLAB_DISCARD_DONE;
@@ -814,7 +798,7 @@ static int setup_mount_all(struct setup_run *s)
 		{
 			struct fslab_state_partition tmp = *sp;
 			tmp.mount_method = m;
-			r = fslab_lab_mount(s->st, &tmp);
+			r = fslab_lab_mount(s->st, &tmp, s->e);
 		}
 		if (r < 0)
 			return r;
@@ -1034,7 +1018,7 @@ static int setup_image_attach(struct setup_run *s)
 		return r;
 	if (setup_stopped(s))
 		return -EINTR;
-	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct);
+	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct, s->e);
 	if (r < 0)
 		return r;
 	snprintf(s->st->loop_io, sizeof(s->st->loop_io), "%s", direct ? "direct" : "buffered");
@@ -1081,7 +1065,7 @@ static int setup_precondition(struct setup_run *s)
 {
 	struct fslab_precond_run run = {
 		.disk = s->disk.path, .devno = s->disk.devno, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
-		.save = setup_precond_save, .ctx = s, .rec = &s->st->precondition,
+		.save = setup_precond_save, .ctx = s, .rec = &s->st->precondition, .e = s->e,
 	};
 	struct fslab_state_precondition *rec = &s->st->precondition;
 	char a[32], b[32];
@@ -1117,13 +1101,13 @@ static int setup_partition(struct setup_run *s)
 	if (r < 0)
 		return r;
 	fslab_note_line("partitioning %s: GPT, %zu partitions", s->plan.disk, s->plan.n);
-	r = prov_kpart_remove_all(&s->disk);
+	r = prov_kpart_remove_all(&s->disk, s->e);
 	if (r == 0 && s->o->wipe)
-		r = prov_wipe_signatures(s->plan.disk);
+		r = prov_wipe_signatures(s->plan.disk, s->e);
 	if (r == 0)
-		r = prov_gpt_write(&s->plan, guid, s->partuuids);
+		r = prov_gpt_write(&s->plan, guid, s->partuuids, s->e);
 	if (r == 0)
-		r = prov_kpart_add_plan(&s->disk, &s->plan);
+		r = prov_kpart_add_plan(&s->disk, &s->plan, s->e);
 	if (r == 0)
 		r = setup_save(s, FSLAB_PHASE_PARTITIONED);
 	return r;

@@ -56,39 +56,23 @@ struct teardown_run {
 };
 
 /* The error that stops teardown, into t->e for the command to print (one
- * already there is noted first, so both are seen in order).  A problem
- * teardown names and goes on past is a FSLAB_NOTE_ERROR note instead.
- * Returns ret. */
+ * already there is noted first: lib/progress.h).  A problem teardown
+ * names and goes on past is a FSLAB_NOTE_ERROR note instead.  Returns
+ * ret. */
 static int teardown_fail(struct teardown_run *t, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int teardown_fail(struct teardown_run *t, int ret, const char *fmt, ...)
 {
-	char msg[FSLAB_ERR_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fslab_note_vfail(t->e, ret < 0 ? ret : -EPERM, false, fmt, ap);
 	va_end(ap);
-	fslab_note_err(t->e);
-	fslab_err_set(t->e, ret < 0 ? ret : -EPERM, "%s", msg);
 	return ret;
 }
 
-/* The same with ": " and the error's text after the message; returns
- * -err (err given positive or negative). */
-static int teardown_fail_errno(struct teardown_run *t, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int teardown_fail_errno(struct teardown_run *t, int err, const char *fmt, ...)
-{
-	char msg[FSLAB_ERR_MSG_MAX];
-	va_list ap;
-
-	err = err > 0 ? -err : err;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return teardown_fail(t, err, "%s: %s", msg, strerror(-err));
-}
+/* The same with ": " and the error's text after the message; -err. */
+#define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
 
 /* Atomic always; durable (fsync) only when a machine crash would leave a
  * state that a re-run could not handle (the wiped disk). */
@@ -96,7 +80,7 @@ static int teardown_save(struct teardown_run *t, bool durable)
 {
 	int r;
 
-	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 	if (r < 0)
 		teardown_fail_errno(t, r, "cannot update the state file %s", t->state_path);
 	return r;
@@ -471,7 +455,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 		}
 		/* Also after a setup killed between mount(2) and saving the
 		 * state: the lab's device at the lab's mount point is ours. */
-		r = fslab_lab_unmount(t->st, p);
+		r = fslab_lab_unmount(t->st, p, t->e);
 		if (r < 0)
 			return r;
 		if (p->mount_method != FSLAB_MOUNT_NONE) {
@@ -621,14 +605,14 @@ static int teardown_wipe(struct teardown_run *t)
 		 * else as a range of the disk (or of the unattached image). */
 		if (t->disk_is_blk && stat(p->device, &sb) == 0 && S_ISBLK(sb.st_mode) &&
 		    prov_devno_on_disk(sb.st_rdev, &t->d))
-			r = prov_wipe_signatures(p->device);
+			r = prov_wipe_signatures(p->device, t->e);
 		else
 			r = prov_wipe_signatures_range(t->disk, p->start_sector * 512,
-						       p->size_sectors * 512);
+						       p->size_sectors * 512, t->e);
 		if (r < 0)
 			return r;
 		if (t->disk_is_blk) {
-			r = prov_kpart_remove(&t->d, p->number);
+			r = prov_kpart_remove(&t->d, p->number, t->e);
 			if (r < 0)
 				return r;
 		}
@@ -636,11 +620,11 @@ static int teardown_wipe(struct teardown_run *t)
 	}
 	prov_test_pause("teardown-wiping", NULL);
 	fslab_note_line("wiping the partition table and signatures on %s", t->disk);
-	r = prov_wipe_signatures(t->disk);
+	r = prov_wipe_signatures(t->disk, t->e);
 	if (r < 0)
 		return r;
 	if (t->o->discard && t->disk_is_blk) {
-		r = fslab_discard_wiped_disk(t->disk);
+		r = fslab_discard_wiped_disk(t->disk, t->e);
 		if (r < 0)
 			return r;
 	}
@@ -826,7 +810,7 @@ static int teardown_release(struct teardown_run *t)
 	prov_test_pause("teardown-detaching", NULL);
 	if (t->loop_attached) {
 		fslab_note_line("detaching %s", t->disk);
-		if (prov_loop_detach(t->disk) < 0)
+		if (prov_loop_detach(t->disk, t->e) < 0)
 			return -1;
 	}
 	if (t->image_proven && t->st->image_created && !t->o->keep_image) {

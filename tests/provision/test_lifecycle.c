@@ -401,11 +401,11 @@ START_TEST(lab_mount_api_remounts_kernel_and_fuse)
 		const struct fslab_state_partition *p = &st.partitions[i];
 
 		write_read_back(e.mnt, p->name);
-		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p, NULL), 0);
 		ck_assert_int_eq(ft_mounts_under(p->mountpoint), 0);
-		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0); /* not mounted: fine */
-		ck_assert_int_eq(fslab_lab_mount(&st, p), 0);
-		ck_assert_int_eq(fslab_lab_mount(&st, p), -EBUSY);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p, NULL), 0); /* not mounted: fine */
+		ck_assert_int_eq(fslab_lab_mount(&st, p, NULL), 0);
+		ck_assert_int_eq(fslab_lab_mount(&st, p, NULL), -EBUSY);
 		{
 			char path[PATH_MAX];
 			struct stat sb;
