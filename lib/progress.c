@@ -354,7 +354,7 @@ void fslab_note_err(struct fslab_err *e)
 	}
 }
 
-int fslab_note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
+static int note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
 {
 	char msg[FSLAB_ERR_MSG_MAX];
 
@@ -372,7 +372,7 @@ int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = fslab_note_vfail(e, code, false, fmt, ap);
+	r = note_vfail(e, code, false, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -383,7 +383,17 @@ int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = fslab_note_vfail(e, err, true, fmt, ap);
+	r = note_vfail(e, err, true, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+int fslab_note_fail_ret(struct fslab_err *e, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_vfail(e, ret < 0 ? ret : -EPERM, false, fmt, ap);
+	va_end(ap);
+	return ret;
 }

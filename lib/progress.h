@@ -148,8 +148,9 @@ int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
  * negative), as fslab_error_errno says it. */
 int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Either, with a va_list. */
-int fslab_note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
+/* fslab_note_fail for a caller that returns ret, an FSLAB_EXIT_* status
+ * (stored as -EPERM) or a negative errno; returns ret. */
+int fslab_note_fail_ret(struct fslab_err *e, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

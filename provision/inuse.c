@@ -1,6 +1,6 @@
 /* The safety rules that only read: is a disk in use?  The root filesystem,
  * the mount table, swap, holders (RAID, LVM, dm-crypt) and processes that
- * hold it open.  Each check returns 0, or -EBUSY with the refusal in err. */
+ * hold it open.  Each check returns 0, or -EBUSY with the refusal in e. */
 #include "prov_int.h"
 #include "procfs.h"
 

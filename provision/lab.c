@@ -180,7 +180,7 @@ int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
  * may be a symbolic link another user owns (one planted in a shared
  * directory).  For a new lab, path's directory may not exist yet: the
  * check starts at its nearest existing ancestor.  0, or -EPERM with the
- * reason in err. */
+ * reason in e. */
 int fslab_lab_check_path(const char *path, struct fslab_err *e)
 {
 	char abs[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
@@ -244,7 +244,7 @@ int fslab_lab_check_path(const char *path, struct fslab_err *e)
 }
 
 /* The state file itself: ours (or root's), one link, writable by no one
- * else.  0 or -EPERM with the reason in err. */
+ * else.  0 or -EPERM with the reason in e. */
 static int lab_check_state_file(const char *path, const struct stat *sb, struct fslab_err *e)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0)
@@ -311,7 +311,7 @@ static int lab_lock_dir(void)
 
 /* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode
  * (an old state without a lab_id keeps only the lock beside it).  0 or a
- * negative errno with the refusal in err. */
+ * negative errno with the refusal in e. */
 static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char *command,
 		       struct fslab_err *e)
 {
@@ -858,7 +858,7 @@ bool fslab_lab_run_active(const struct fslab_lab *lab)
 
 /* Unmounts and mounts again the lab partition called name, proven the
  * lab's, under the exclusive NAME.mount lock; purpose starts each message
- * in why ("cold mode"). */
+ * in e ("cold mode"). */
 static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, struct fslab_err *e)
 {
 	const struct fslab_state_partition *p;

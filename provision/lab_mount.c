@@ -201,7 +201,7 @@ static void lab_fs_log(int fsfd, char *buf, size_t len)
  * against the identity setup recorded, then fsopen/fsconfig/fsmount and
  * move_mount onto that very fd, so no name is resolved after the check.
  * -ENOSYS when the kernel lacks the new mount API (the caller falls
- * back); else 0 or -errno (said). */
+ * back); else 0 or -errno (the reason in e). */
 static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fstype, struct fslab_err *e)
 {
 	char opts[FSLAB_OPTIONS_MAX], *save = NULL, log[512] = "";
@@ -592,7 +592,7 @@ static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
  * connection is aborted first, as libmount's umount and everything else
  * would wait on it for ever; a stopped daemon (the process holding the
  * lab's device) is continued so that it sees the end and exits.  0 when
- * the daemon answers or was dealt with, else -errno (said). */
+ * the daemon answers or was dealt with, else -errno (the reason in e). */
 static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	struct fslab_err why = FSLAB_ERR_INIT;

@@ -95,7 +95,7 @@ int fslab_partition_device_name(const char *disk, unsigned number, char *buf, si
 }
 
 /* Places the next partition, for fs, at *pos and moves *pos to its end
- * (unaligned).  0, or -EINVAL with the problem in err. */
+ * (unaligned).  0, or -EINVAL with the problem in e. */
 static int plan_place(struct fslab_lab_plan *plan, const struct fslab_fs_spec *fs,
 		      unsigned sector_size, const char *mount_root, uint64_t *pos, struct fslab_err *e)
 {

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,18 +66,7 @@ struct setup_run {
 /* The error that ends setup, into s->e for the command to print (one
  * already there is noted first: lib/progress.h).  Returns ret, what the
  * caller returns: an FSLAB_EXIT_* status or a negative errno. */
-static int setup_fail(struct setup_run *s, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int setup_fail(struct setup_run *s, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fslab_note_vfail(s->e, ret < 0 ? ret : -EPERM, false, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
+#define setup_fail(s, ...) fslab_note_fail_ret((s)->e, __VA_ARGS__)
 /* The same with ": " and the error's text after the message; -err. */
 #define setup_fail_errno(s, err, ...) fslab_note_fail_errno((s)->e, err, __VA_ARGS__)
 

@@ -322,7 +322,7 @@ static void status_print_problems(const struct status_view *v)
 
 /* Looks at the lab as it is: the disk (proven the lab's before anything
  * about it is reported as the lab's), each partition.  0, or -1 when the
- * disk is there but not the lab's (said). */
+ * disk is there but not the lab's (the reason in e). */
 static int status_look(struct fslab_lab *lab, struct status_view *v, struct fslab_err *e)
 {
 	const struct fslab_state *st = v->st;

@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <libmount.h>
 #include <linux/falloc.h>
 #include <signal.h>
@@ -59,18 +58,7 @@ struct teardown_run {
  * already there is noted first: lib/progress.h).  A problem teardown
  * names and goes on past is a FSLAB_NOTE_ERROR note instead.  Returns
  * ret. */
-static int teardown_fail(struct teardown_run *t, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int teardown_fail(struct teardown_run *t, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fslab_note_vfail(t->e, ret < 0 ? ret : -EPERM, false, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
+#define teardown_fail(t, ...) fslab_note_fail_ret((t)->e, __VA_ARGS__)
 /* The same with ": " and the error's text after the message; -err. */
 #define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
 
@@ -733,7 +721,7 @@ static void teardown_refuse_old(struct teardown_run *t)
 }
 
 /* Opens the lab (the caller's, reloaded, or our own, exclusive) and takes
- * its state.  0, or -1 when refused (said). */
+ * its state.  0, or -1 when refused (the reason in t->e). */
 static int teardown_open(struct teardown_run *t)
 {
 	const struct fslab_teardown_opts *o = t->o;
