@@ -65,8 +65,5 @@ int cmd_teardown(int argc, char **argv)
 	/* provision prints its progress and warnings through the notes
 	 * (lib/progress.h) and returns its error: said here */
 	fslab_note_set_sink(fslab_note_print, NULL);
-	c = fslab_teardown(&o, &e);
-	if (e.code)
-		fslab_error("%s", fslab_err_msg(&e));
-	return c;
+	return fslab_error_said(fslab_teardown(&o, &e), &e);
 }

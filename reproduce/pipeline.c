@@ -122,15 +122,6 @@ static int repro_prepare(struct repro_run *p)
 	return 0;
 }
 
-/* A stage's status, its error printed first (when it set one): the
- * library calls print none themselves. */
-static int repro_said(int ret, const struct fslab_err *e)
-{
-	if (e->code)
-		fslab_error("%s", fslab_err_msg(e));
-	return ret;
-}
-
 /* The setup options of the command line (the built-in spec). */
 static struct fslab_setup_opts repro_setup_opts(const struct reproduce_ctl *c)
 {
@@ -158,7 +149,7 @@ static int repro_setup(struct repro_run *p)
 	repro_step(p, "setup");
 	if (!c->quiet)
 		printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each\n", p->label);
-	r = repro_said(fslab_setup(&so, &err), &err);
+	r = fslab_error_said(fslab_setup(&so, &err), &err);
 	if (r != FSLAB_EXIT_OK) {
 		/* There was no state file before (checked): one now means
 		 * setup wrote something, which teardown undoes. */
@@ -334,7 +325,7 @@ static void repro_teardown(struct repro_run *p)
 	snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
 	if (!c->quiet)
 		printf("%s\n", p->label);
-	if (repro_said(fslab_teardown(&to, &err), &err) != FSLAB_EXIT_OK) {
+	if (fslab_error_said(fslab_teardown(&to, &err), &err) != FSLAB_EXIT_OK) {
 		fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
 			    c->state_path);
 		p->ret = FSLAB_EXIT_FAILURE;
@@ -422,7 +413,7 @@ static int repro_dry_run(struct repro_run *p)
 	repro_step(p, "setup");
 	printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each (fslab setup --dry-run):\n", p->label);
 	fflush(stdout);
-	if (repro_said(fslab_setup(&so, &err), &err) != FSLAB_EXIT_OK)
+	if (fslab_error_said(fslab_setup(&so, &err), &err) != FSLAB_EXIT_OK)
 		ret = FSLAB_EXIT_FAILURE;
 	/* before mkfs: each partition's size less a twentieth for the
 	 * filesystem's own metadata */
