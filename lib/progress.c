@@ -366,17 +366,6 @@ static int note_vfail(struct fslab_err *e, int code, bool with_errno, const char
 	return fslab_err_set(e, code, "%s", msg);
 }
 
-int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = note_vfail(e, code, false, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -388,7 +377,7 @@ int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
 	return r;
 }
 
-int fslab_note_fail_ret(struct fslab_err *e, int ret, const char *fmt, ...)
+int fslab_note_fail(struct fslab_err *e, int ret, const char *fmt, ...)
 {
 	va_list ap;
 

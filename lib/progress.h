@@ -16,7 +16,6 @@
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,17 +139,14 @@ void fslab_note(enum fslab_note_kind kind, const char *fmt, ...) __attribute__((
  * cleared: before e takes the next error, so both are seen, in order. */
 struct fslab_err;
 void fslab_note_err(struct fslab_err *e);
-/* fslab_err_set after fslab_note_err: e never loses an error.  Returns the
- * negative code (0 becomes -EIO). */
-int fslab_note_fail(struct fslab_err *e, int code, const char *fmt, ...)
+/* fslab_err_set after fslab_note_err: e never loses an error.  ret is
+ * what the caller returns: a negative errno (e's code), or an FSLAB_EXIT_*
+ * status (e's code -EPERM); returns ret. */
+int fslab_note_fail(struct fslab_err *e, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The same with ": " and strerror(err) after the message (err positive or
  * negative), as fslab_error_errno says it. */
 int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* fslab_note_fail for a caller that returns ret, an FSLAB_EXIT_* status
- * (stored as -EPERM) or a negative errno; returns ret. */
-int fslab_note_fail_ret(struct fslab_err *e, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

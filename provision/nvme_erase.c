@@ -197,9 +197,9 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 
 		close(fd);
 		if (r > 0)
-			return fslab_note_fail(e, err, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
+			return fslab_note_fail(e, -err, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
 					       disk, (unsigned)r);
-		return fslab_note_fail(e, err, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
+		return fslab_note_fail(e, -err, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
 				       disk, strerror(err));
 	}
 	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {

@@ -66,7 +66,7 @@ struct setup_run {
 /* The error that ends setup, into s->e for the command to print (one
  * already there is noted first: lib/progress.h).  Returns ret, what the
  * caller returns: an FSLAB_EXIT_* status or a negative errno. */
-#define setup_fail(s, ...) fslab_note_fail_ret((s)->e, __VA_ARGS__)
+#define setup_fail(s, ...) fslab_note_fail((s)->e, __VA_ARGS__)
 /* The same with ": " and the error's text after the message; -err. */
 #define setup_fail_errno(s, err, ...) fslab_note_fail_errno((s)->e, err, __VA_ARGS__)
 

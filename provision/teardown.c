@@ -58,7 +58,7 @@ struct teardown_run {
  * already there is noted first: lib/progress.h).  A problem teardown
  * names and goes on past is a FSLAB_NOTE_ERROR note instead.  Returns
  * ret. */
-#define teardown_fail(t, ...) fslab_note_fail_ret((t)->e, __VA_ARGS__)
+#define teardown_fail(t, ...) fslab_note_fail((t)->e, __VA_ARGS__)
 /* The same with ": " and the error's text after the message; -err. */
 #define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
 
