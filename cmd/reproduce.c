@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "progress.h"
 #include "settings.h"
 #include "provision.h"
 #include "reproduce.h"
@@ -198,5 +199,7 @@ int cmd_reproduce(int argc, char **argv)
 		return it.status;
 	if ((r = repro_check(&it, &c)) != 0)
 		return r;
+	/* provision's progress and warnings, through the notes (lib/progress.h) */
+	fslab_note_set_sink(fslab_note_print, NULL);
 	return repro_pipeline(&c);
 }

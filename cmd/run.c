@@ -245,22 +245,22 @@ static int run_lab_targets(struct run_targets *w, const char *state_path, const 
 			   size_t n_only)
 {
 	struct fslab_target *t = NULL;
-	char err[1024];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t n = 0;
 	int r;
 
 	snprintf(w->state_path, sizeof(w->state_path), "%s", state_path ? state_path : fslab_state_default_path());
 	r = fslab_lab_open(w->state_path, w->allow_concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
-			   "fslab run", &w->lab, err, sizeof(err));
+			   "fslab run", &w->lab, &err);
 	if (r == -ENOENT) {
 		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
 			    w->state_path);
 		return FSLAB_EXIT_FAILURE;
 	}
 	if (r == 0)
-		r = fslab_lab_targets(w->lab, only, n_only, !w->dry, &t, &n, err, sizeof(err));
+		r = fslab_lab_targets(w->lab, only, n_only, !w->dry, &t, &n, &err);
 	if (r < 0) {
-		fslab_error("%s", err);
+		fslab_error("%s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	free(w->targets);

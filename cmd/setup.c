@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "progress.h"
 #include "provision.h"
 #include "size.h"
 #include "spec.h"
@@ -118,6 +119,7 @@ int cmd_setup(int argc, char **argv)
 	static struct fslab_spec spec;
 	const char *spec_path = NULL, *size_arg = NULL;
 	struct fslab_opts it;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_setup_cmd, argc, argv);
@@ -159,5 +161,8 @@ int cmd_setup(int argc, char **argv)
 	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
 	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
 		return c;
-	return fslab_setup(&o);
+	/* provision prints its progress and warnings through the notes
+	 * (lib/progress.h) and returns its error: said here */
+	fslab_note_set_sink(fslab_note_print, NULL);
+	return fslab_error_said(fslab_setup(&o, &e), &e);
 }

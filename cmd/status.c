@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
+#include "progress.h"
 #include "provision.h"
 #include "state.h"
 
@@ -30,6 +31,7 @@ int cmd_status(int argc, char **argv)
 {
 	struct fslab_status_opts o = { 0 };
 	struct fslab_opts it;
+	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_status_cmd, argc, argv);
@@ -43,5 +45,8 @@ int cmd_status(int argc, char **argv)
 		return it.status;
 	if ((c = fslab_cli_state_path(o.state_path)) != 0)
 		return c;
-	return fslab_status(&o);
+	/* provision prints its progress and warnings through the notes
+	 * (lib/progress.h) and returns its error: said here */
+	fslab_note_set_sink(fslab_note_print, NULL);
+	return fslab_error_said(fslab_status(&o, &e), &e);
 }

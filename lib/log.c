@@ -1,4 +1,5 @@
 #include "log.h"
+#include "err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,4 +107,11 @@ void fslab_debug(enum fslab_debug_cat cat, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+int fslab_error_said(int ret, const struct fslab_err *e)
+{
+	if (e && e->code)
+		fslab_error("%s", fslab_err_msg(e));
+	return ret;
 }

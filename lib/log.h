@@ -29,6 +29,10 @@ void fslab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fslab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* fslab_error(), then returns -err (err may be given positive or negative). */
 int fslab_error_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The command layer's end of a library call: prints e's error (lib/err.h)
+ * when one is set, as fslab_error does, and returns ret. */
+struct fslab_err;
+int fslab_error_said(int ret, const struct fslab_err *e);
 
 int fslab_debug_enabled(enum fslab_debug_cat cat);
 void fslab_debug(enum fslab_debug_cat cat, const char *fmt, ...)

@@ -1,7 +1,10 @@
 #include "progress.h"
 #include "clock.h"
+#include "err.h"
+#include "log.h"
 #include "size.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -301,4 +304,85 @@ void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', p->out);
 	fflush(p->out);
+}
+
+static fslab_note_sink_fn note_sink = fslab_note_print;
+static void *note_ctx;
+
+void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx)
+{
+	note_sink = fn ? fn : fslab_note_print;
+	note_ctx = fn ? ctx : NULL;
+}
+
+void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text)
+{
+	(void)ctx;
+	if (kind == FSLAB_NOTE_WARN || kind == FSLAB_NOTE_ERROR) {
+		if (kind == FSLAB_NOTE_WARN)
+			fslab_warn("%s", text);
+		else
+			fslab_error("%s", text);
+		return;
+	}
+	fputs(text, kind == FSLAB_NOTE_ASK ? stderr : stdout);
+	if (kind == FSLAB_NOTE_LINE)
+		fputc('\n', stdout);
+	fflush(kind == FSLAB_NOTE_ASK ? stderr : stdout);
+}
+
+void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	/* out of memory: the note is lost, as a printf's would be */
+	if (n >= 0)
+		note_sink(note_ctx, kind, text);
+	free(text);
+}
+
+void fslab_note_err(struct fslab_err *e)
+{
+	if (e && e->code) {
+		fslab_note(FSLAB_NOTE_ERROR, "%s", fslab_err_msg(e));
+		fslab_err_clear(e);
+	}
+}
+
+static int note_vfail(struct fslab_err *e, int code, bool with_errno, const char *fmt, va_list ap)
+{
+	char msg[FSLAB_ERR_MSG_MAX];
+
+	code = code > 0 ? -code : code ? code : -EIO;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fslab_note_err(e);
+	if (with_errno)
+		return fslab_err_set(e, code, "%s: %s", msg, strerror(-code));
+	return fslab_err_set(e, code, "%s", msg);
+}
+
+int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = note_vfail(e, err, true, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int fslab_note_fail(struct fslab_err *e, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_vfail(e, ret < 0 ? ret : -EPERM, false, fmt, ap);
+	va_end(ap);
+	return ret;
 }

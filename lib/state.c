@@ -55,14 +55,6 @@ enum fslab_phase fslab_phase_from_string(const char *s)
 	return (enum fslab_phase)fslab_name_index(phase_names, FSLAB_PHASE_MAX, s);
 }
 
-bool fslab_path_has_ctrl(const char *path)
-{
-	for (const unsigned char *c = (const unsigned char *)path; c && *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			return true;
-	return false;
-}
-
 const char *fslab_state_default_path(void)
 {
 	const char *env = getenv("FSLAB_STATE");
@@ -302,44 +294,37 @@ static int get_id(struct json_object *o, const char *k, struct fslab_state_id *i
 	return 0;
 }
 
-static int state_parse(const char *path, char *text, struct fslab_state *st, char *err,
-		       size_t errlen);
+static int state_parse(const char *path, char *text, struct fslab_state *st, struct fslab_err *e);
 
-int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t errlen)
+int fslab_state_load(const char *path, struct fslab_state *st, struct fslab_err *e)
 {
 	char *text = NULL;
 	int r;
 
 	memset(st, 0, sizeof(*st));
 	r = fslab_read_file(path, &text, NULL, STATE_SIZE_MAX);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, fslab_input_strerror(r));
-		return r;
-	}
-	return state_parse(path, text, st, err, errlen);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: %s", path, fslab_input_strerror(r));
+	return state_parse(path, text, st, e);
 }
 
 int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
-			char *err, size_t errlen)
+			struct fslab_err *e)
 {
 	char *text = NULL;
 	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	fd = fslab_open_regular_at(dfd, name, O_RDONLY);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", label,
-			 fd == -ELOOP ? "is a symbolic link (not followed)"
-				      : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
-		return fd;
-	}
+	if (fd < 0)
+		return fslab_err_set(e, fd, "%s: %s", label,
+				     fd == -ELOOP ? "is a symbolic link (not followed)"
+						  : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
 	r = fslab_read_fd(fd, &text, NULL, STATE_SIZE_MAX);
 	close(fd);
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", label, strerror(-r));
-		return r;
-	}
-	return state_parse(label, text, st, err, errlen);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: %s", label, strerror(-r));
+	return state_parse(label, text, st, e);
 }
 
 /* Every parse error below writes what is wrong into sub (the caller adds
@@ -538,8 +523,7 @@ static int parse_partitions(struct json_object *root, struct fslab_state *st, ch
 }
 
 /* Parses and frees text. */
-static int state_parse(const char *path, char *text, struct fslab_state *st, char *err,
-		       size_t errlen)
+static int state_parse(const char *path, char *text, struct fslab_state *st, struct fslab_err *e)
 {
 	struct json_object *root, *v;
 	char sub[256] = "";
@@ -549,27 +533,26 @@ static int state_parse(const char *path, char *text, struct fslab_state *st, cha
 	free(text);
 	if (!root || !json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
-		snprintf(err, errlen, "%s: not a JSON object; is this an fslab state file?", path);
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s: not a JSON object; is this an fslab state file?",
+				     path);
 	}
 	version = json_object_object_get_ex(root, "version", &v) && json_object_is_type(v, json_type_int)
 			  ? json_object_get_int(v)
 			  : 0;
 	if (version < FSLAB_STATE_VERSION_MIN || version > FSLAB_STATE_VERSION) {
-		snprintf(err, errlen,
-			 "%s: state version is not %d to %d; was it written by this fslab?", path,
-			 FSLAB_STATE_VERSION_MIN, FSLAB_STATE_VERSION);
 		json_object_put(root);
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL,
+				     "%s: state version is not %d to %d; was it written by this fslab?",
+				     path, FSLAB_STATE_VERSION_MIN, FSLAB_STATE_VERSION);
 	}
 	st->version = version;
 	r = parse_lab(root, st, sub, sizeof(sub));
 	if (r == 0)
 		r = parse_partitions(root, st, sub, sizeof(sub));
-	if (r < 0)
-		snprintf(err, errlen, "%s: damaged state file: %s", path, sub);
 	json_object_put(root);
-	return r;
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: damaged state file: %s", path, sub);
+	return 0;
 }
 
 const struct fslab_state_partition *fslab_state_find(const struct fslab_state *st,

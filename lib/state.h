@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "drivetemp.h"
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -165,18 +166,14 @@ struct fslab_state {
 	struct fslab_state_partition partitions[FSLAB_MAX_FS];
 };
 
-/* True when path holds a control byte (below 0x20, or 0x7f): setup,
- * status and teardown refuse such a state, image, mount root or disk
- * path (printed, it could rewrite what the terminal shows). */
-bool fslab_path_has_ctrl(const char *path);
 
 /* $FSLAB_STATE, else FSLAB_STATE_DEFAULT_PATH. */
 const char *fslab_state_default_path(void);
 
 /* Returns 0; -ENOENT when there is no state file (no lab); -EINVAL with a
- * message in err when it is not a state file fslab wrote (a version, phase,
+ * message in e when it is not a state file fslab wrote (a version, phase,
  * type or mount method fslab does not write included). */
-int fslab_state_load(const char *path, struct fslab_state *st, char *err, size_t errlen);
+int fslab_state_load(const char *path, struct fslab_state *st, struct fslab_err *e);
 
 /* Writes atomically, mode 0600, creating the parent directory (0755) when
  * missing.  Returns 0 or a negative errno. */
@@ -198,7 +195,7 @@ int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigne
 /* The same, reading the state file name in the directory dfd without
  * following a symlink (label names it in messages). */
 int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
-			char *err, size_t errlen);
+			struct fslab_err *e);
 /* fslab_state_save_opt relative to dfd (name a single component, replaced
  * atomically, never written through a symlink). */
 int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags);

@@ -3,6 +3,7 @@
 #include "device_identity.h"
 #include "log.h"
 #include "size.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result)
+int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result, struct fslab_err *e)
 {
 	struct fslab_devinfo di;
 	struct fslab_err err = FSLAB_ERR_INIT;
@@ -24,7 +25,7 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 		return 0;
 	r = fslab_devinfo_read(dev, &di, &err);
 	if (r < 0) {
-		fslab_error("cannot discard: %s", err.msg);
+		fslab_note_fail(e, r, "cannot discard: %s", err.msg);
 		return r;
 	}
 	*result = FSLAB_DISCARD_UNSUPPORTED;
@@ -33,9 +34,9 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 	/* Not O_EXCL: the caller may hold the whole disk exclusively. */
 	fd = open(dev, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open it to discard", dev);
+		return fslab_note_fail_errno(e, errno, "%s: cannot open it to discard", dev);
 	if (ioctl(fd, BLKGETSIZE64, &range[1]) < 0) {
-		r = fslab_error_errno(errno, "%s: cannot read its size (BLKGETSIZE64)", dev);
+		r = fslab_note_fail_errno(e, errno, "%s: cannot read its size (BLKGETSIZE64)", dev);
 		goto out;
 	}
 	if (ioctl(fd, BLKDISCARD, range) < 0) {
@@ -45,7 +46,7 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 			r = 0;
 			goto out;
 		}
-		fslab_error_errno(r, "%s: BLKDISCARD of %llu bytes failed; --no-discard skips it",
+		fslab_note_fail_errno(e, r, "%s: BLKDISCARD of %llu bytes failed; --no-discard skips it",
 				  dev, (unsigned long long)range[1]);
 		goto out;
 	}
@@ -78,17 +79,16 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 		 fslab_size_human(di.discard_max_bytes, m, sizeof(m)));
 }
 
-int fslab_discard_wiped_disk(const char *disk)
+int fslab_discard_wiped_disk(const char *disk, struct fslab_err *e)
 {
 	enum fslab_discard_result res;
 	int r;
 
-	printf("discarding all of %s (BLKDISCARD)\n", disk);
-	fflush(stdout);
-	r = fslab_discard_device(disk, true, &res);
+	fslab_note_line("discarding all of %s (BLKDISCARD)", disk);
+	r = fslab_discard_device(disk, true, &res, e);
 	if (r < 0)
 		return r;
 	if (res == FSLAB_DISCARD_UNSUPPORTED)
-		printf("%s takes no discard requests: not discarded (the wipe stands)\n", disk);
+		fslab_note_line("%s takes no discard requests: not discarded (the wipe stands)", disk);
 	return 0;
 }

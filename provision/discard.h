@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
+
 enum fslab_discard_result {
 	FSLAB_DISCARD_DONE,        /* the whole device range was discarded */
 	FSLAB_DISCARD_UNSUPPORTED, /* the device takes no discard requests */
@@ -19,7 +21,7 @@ enum fslab_discard_result {
  * enabled and the device supports it; *result says which.  Returns 0, or
  * -errno with the problem reported (fslab_error) when the device said yes
  * to discard but the request failed. */
-int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result);
+int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_result *result, struct fslab_err *e);
 
 /* The plan's line about discard on disk: "discard: each partition before
  * mkfs (...)", "... skipped (--no-discard)" or "... not supported".  disk
@@ -27,7 +29,7 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t len);
 
 /* teardown --discard: discards all of the (just wiped) disk and says what
- * it did on stdout.  0 or -errno (reported). */
-int fslab_discard_wiped_disk(const char *disk);
+ * it did on stdout.  0 or -errno (the reason in e). */
+int fslab_discard_wiped_disk(const char *disk, struct fslab_err *e);
 
 #endif

@@ -37,35 +37,24 @@ static void disk_read_size(struct prov_disk *d)
 	d->sector_size = (unsigned)ssz;
 }
 
-int prov_disk_inspect(const char *path, struct prov_disk *d, char *err, size_t errlen)
+int prov_disk_inspect(const char *path, struct prov_disk *d, struct fslab_err *e)
 {
 	char link[128], real[PATH_MAX], tmp[PATH_MAX], part[PATH_MAX + 16];
 	struct stat st;
 
 	memset(d, 0, sizeof(*d));
-	if (snprintf(d->path, sizeof(d->path), "%s", path) >= (int)sizeof(d->path)) {
-		snprintf(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	if (stat(path, &st) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		snprintf(err, errlen,
-			 "%s is not a block device (rule: whole disks only); give a disk such as "
+	if (snprintf(d->path, sizeof(d->path), "%s", path) >= (int)sizeof(d->path))
+		return fslab_err_set(e, -ENAMETOOLONG, "%s: path too long", path);
+	if (stat(path, &st) < 0)
+		return fslab_err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return fslab_err_set(e, -ENOTBLK, "%s is not a block device (rule: whole disks only); give a disk such as "
 			 "/dev/sdb, or use --image FILE for a disk image",
 			 path);
-		return -ENOTBLK;
-	}
 	d->devno = st.st_rdev;
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d->devno), minor(d->devno));
-	if (!realpath(link, real)) {
-		snprintf(err, errlen, "%s: no %s in sysfs: %s", path, link, strerror(errno));
-		return -ENODEV;
-	}
+	if (!realpath(link, real))
+		return fslab_err_set(e, -ENODEV, "%s: no %s in sysfs: %s", path, link, strerror(errno));
 	snprintf(d->sysdir, sizeof(d->sysdir), "%s", real);
 	snprintf(tmp, sizeof(tmp), "%s", real);
 	snprintf(d->name, sizeof(d->name), "%s", basename(tmp));
@@ -102,14 +91,30 @@ bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d)
 	return prov_devno_on_disk_at("/sys", devno, d);
 }
 
-int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, char *err,
-			size_t errlen)
+int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, struct fslab_err *e)
 {
 	if (!prov_devno_on_disk_at(sysroot, root_dev, d))
 		return 0;
-	snprintf(err, errlen,
-		 "%s holds the root filesystem (rule: never the system disk); choose a spare "
+	return fslab_err_set(e, -EBUSY, "%s holds the root filesystem (rule: never the system disk); choose a spare "
 		 "disk or use --image FILE",
 		 d->path);
-	return -EBUSY;
+}
+
+/* ---- file identity (st_dev, st_ino), kept in the state ---- */
+
+void prov_id_of_fd(int fd, struct fslab_state_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (fstat(fd, &st) == 0) {
+		id->known = true;
+		id->dev = (uint64_t)st.st_dev;
+		id->ino = (uint64_t)st.st_ino;
+	}
+}
+
+bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)
+{
+	return id->known && id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino;
 }

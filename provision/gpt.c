@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "exec.h"
 #include "log.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,34 +42,35 @@ static int gpt_ask(struct fdisk_context *cxt, struct fdisk_ask *ask, void *data)
 		if (type == FDISK_ASKTYPE_INFO)
 			fslab_debug(FSLAB_DBG_PROVISION, "%s: libfdisk: %s", dev, msg);
 		else if (type == FDISK_ASKTYPE_WARN)
-			fslab_warn("%s: libfdisk: %s: %s", dev, msg,
+			fslab_note_warn("%s: libfdisk: %s: %s", dev, msg,
 				   strerror(fdisk_ask_print_get_errno(ask)));
 		else
-			fslab_warn("%s: libfdisk: %s", dev, msg);
+			fslab_note_warn("%s: libfdisk: %s", dev, msg);
 		return 0;
 	}
 	if (type == FDISK_ASKTYPE_YESNO) {
-		fslab_warn("%s: libfdisk asked \"%s\"; fslab answers no", dev, query ? query : "?");
+		fslab_note_warn("%s: libfdisk asked \"%s\"; fslab answers no", dev, query ? query : "?");
 		return fdisk_ask_yesno_set_result(ask, 0);
 	}
-	fslab_error("%s: libfdisk asked \"%s\", a choice fslab leaves to a human; it answers none",
+	fslab_note(FSLAB_NOTE_ERROR,
+		   "%s: libfdisk asked \"%s\", a choice fslab leaves to a human; it answers none",
 		    dev, query ? query : "?");
 	return -EINVAL;
 }
 
-int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp)
+int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp, struct fslab_err *e)
 {
 	struct fdisk_context *cxt = fdisk_new_context();
 	int r;
 
 	*cxtp = NULL;
 	if (!cxt)
-		return fslab_error_errno(ENOMEM, "libfdisk");
+		return fslab_note_fail_errno(e, ENOMEM, "libfdisk");
 	/* dev outlives cxt: every caller holds it until fdisk_unref_context */
 	fdisk_set_ask(cxt, gpt_ask, (void *)dev);
 	r = fdisk_assign_device(cxt, dev, readonly);
 	if (r < 0) {
-		fslab_error_errno(r, "%s: libfdisk cannot open the disk", dev);
+		fslab_note_fail_errno(e, r, "%s: libfdisk cannot open the disk", dev);
 		fdisk_unref_context(cxt);
 		return r;
 	}
@@ -107,18 +109,18 @@ static int gpt_add(struct fdisk_context *cxt, struct fdisk_label *lb, unsigned l
 }
 
 int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
-		   char partuuids[][40])
+		   char partuuids[][40], struct fslab_err *e)
 {
 	struct fdisk_context *cxt;
 	struct fdisk_label *lb;
 	unsigned long ss;
-	int r = prov_fdisk_open(plan->disk, false, &cxt);
+	int r = prov_fdisk_open(plan->disk, false, &cxt, e);
 
 	if (r < 0)
 		return r;
 	ss = fdisk_get_sector_size(cxt);
 	if (ss != plan->sector_size) {
-		r = fslab_error_errno(EINVAL, "%s: sector size %lu, planned for %u", plan->disk, ss,
+		r = fslab_note_fail_errno(e, EINVAL, "%s: sector size %lu, planned for %u", plan->disk, ss,
 				      plan->sector_size);
 		goto out;
 	}
@@ -126,7 +128,7 @@ int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
 	if (r == 0)
 		r = fdisk_set_disklabel_id_from_string(cxt, disk_guid);
 	if (r < 0) {
-		fslab_error_errno(r, "%s: cannot create the GPT", plan->disk);
+		fslab_note_fail_errno(e, r, "%s: cannot create the GPT", plan->disk);
 		goto out;
 	}
 	lb = fdisk_get_label(cxt, "gpt");
@@ -135,19 +137,19 @@ int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
 
 		r = gpt_add(cxt, lb, ss, p, partuuids[i]);
 		if (r < 0) {
-			fslab_error_errno(r, "%s: cannot add partition %u (%s)", plan->disk, p->number,
+			fslab_note_fail_errno(e, r, "%s: cannot add partition %u (%s)", plan->disk, p->number,
 					  p->fs->name);
 			goto out;
 		}
 	}
 	r = fdisk_write_disklabel(cxt);
 	if (r < 0) {
-		fslab_error_errno(r, "%s: writing the GPT failed", plan->disk);
+		fslab_note_fail_errno(e, r, "%s: writing the GPT failed", plan->disk);
 		goto out;
 	}
 	r = fdisk_deassign_device(cxt, 0); /* fsync + close */
 	if (r < 0)
-		fslab_error_errno(r, "%s: closing after writing the GPT", plan->disk);
+		fslab_note_fail_errno(e, r, "%s: closing after writing the GPT", plan->disk);
 out:
 	fdisk_unref_context(cxt);
 	return r;
@@ -208,7 +210,7 @@ static int kpart_sysdir(const struct prov_disk *d, unsigned number, char *dir, s
 	return r;
 }
 
-int prov_kpart_remove(const struct prov_disk *d, unsigned number)
+int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_err *e)
 {
 	char dir[PATH_MAX];
 	int r;
@@ -223,11 +225,11 @@ int prov_kpart_remove(const struct prov_disk *d, unsigned number)
 		usleep(100000);
 	}
 	if (r < 0 && r != -ENXIO)
-		return fslab_error_errno(r, "%s: cannot remove kernel partition %u", d->path, number);
+		return fslab_note_fail_errno(e, r, "%s: cannot remove kernel partition %u", d->path, number);
 	return 0;
 }
 
-int prov_kpart_remove_all(const struct prov_disk *d)
+int prov_kpart_remove_all(const struct prov_disk *d, struct fslab_err *e)
 {
 	for (unsigned n = 1; n <= 256; n++) {
 		char dir[PATH_MAX];
@@ -235,7 +237,7 @@ int prov_kpart_remove_all(const struct prov_disk *d)
 
 		if (kpart_sysdir(d, n, dir, sizeof(dir)) < 0)
 			continue;
-		r = prov_kpart_remove(d, n);
+		r = prov_kpart_remove(d, n, e);
 		if (r < 0)
 			return r;
 	}
@@ -252,7 +254,7 @@ static void kpart_settle(void)
 		fslab_exec_run(argv, NULL, 15, &res);
 }
 
-int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan)
+int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan, struct fslab_err *e)
 {
 	double deadline;
 	int r;
@@ -269,13 +271,13 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 			fslab_sysfs_read_u64(dir, "size", &z);
 			if (s * 512 == p->start && z * 512 == p->size)
 				continue;
-			r = prov_kpart_remove(d, p->number);
+			r = prov_kpart_remove(d, p->number, e);
 			if (r < 0)
 				return r;
 		}
 		r = kpart_ioctl(d, BLKPG_ADD_PARTITION, p->number, p->start, p->size);
 		if (r < 0)
-			return fslab_error_errno(r, "%s: BLKPG cannot add partition %u (%s)", d->path,
+			return fslab_note_fail_errno(e, r, "%s: BLKPG cannot add partition %u (%s)", d->path,
 						 p->number, p->fs->name);
 	}
 	kpart_settle();
@@ -291,11 +293,11 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 		FILE *f;
 
 		if (kpart_sysdir(d, p->number, dir, sizeof(dir)) < 0)
-			return fslab_error_errno(ENOENT, "%s: the kernel shows no partition %u after BLKPG",
+			return fslab_note_fail_errno(e, ENOENT, "%s: the kernel shows no partition %u after BLKPG",
 						 d->path, p->number);
 		if (fslab_sysfs_read_u64(dir, "start", &s) < 0 || fslab_sysfs_read_u64(dir, "size", &z) < 0 ||
 		    s * 512 != p->start || z * 512 != p->size)
-			return fslab_error_errno(EIO,
+			return fslab_note_fail_errno(e, EIO,
 						 "%s: the kernel's partition %u (start %llu, size %llu sectors) "
 						 "does not match the plan (start %llu, size %llu)",
 						 d->path, p->number, (unsigned long long)s,
@@ -306,7 +308,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 		if (!f || fscanf(f, "%u:%u", &ma, &mi) != 2) {
 			if (f)
 				fclose(f);
-			return fslab_error_errno(EIO, "%s: cannot read", devfile);
+			return fslab_note_fail_errno(e, EIO, "%s: cannot read", devfile);
 		}
 		fclose(f);
 		for (;;) {
@@ -314,7 +316,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 			    st.st_rdev == makedev(ma, mi))
 				break;
 			if (fslab_now() > deadline)
-				return fslab_error_errno(ETIMEDOUT,
+				return fslab_note_fail_errno(e, ETIMEDOUT,
 							 "%s: no block device %u:%u appeared within 10 s "
 							 "(is /dev a devtmpfs?)",
 							 p->device, ma, mi);

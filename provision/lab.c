@@ -5,8 +5,8 @@
 #include "device_identity.h"
 #include "fileutil.h"
 #include "lab_mount.h"
-#include "lock.h"
 #include "log.h"
+#include "progress.h"
 #include "prov_int.h"
 #include "spec_options.h"
 
@@ -84,23 +84,6 @@ void prov_marker_remove(int fd)
 	if (fremovexattr(fd, PROV_MARKER_XATTR) < 0) {
 		/* absent already, or the filesystem has no xattrs: nothing to undo */
 	}
-}
-
-void prov_id_of_fd(int fd, struct fslab_state_id *id)
-{
-	struct stat st;
-
-	memset(id, 0, sizeof(*id));
-	if (fstat(fd, &st) == 0) {
-		id->known = true;
-		id->dev = (uint64_t)st.st_dev;
-		id->ino = (uint64_t)st.st_ino;
-	}
-}
-
-bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)
-{
-	return id->known && id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino;
 }
 
 int prov_resolve_parent(const char *path, char *out, size_t len)
@@ -197,8 +180,8 @@ int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
  * may be a symbolic link another user owns (one planted in a shared
  * directory).  For a new lab, path's directory may not exist yet: the
  * check starts at its nearest existing ancestor.  0, or -EPERM with the
- * reason in err. */
-int fslab_lab_check_path(const char *path, char *err, size_t errlen)
+ * reason in e. */
+int fslab_lab_check_path(const char *path, struct fslab_err *e)
 {
 	char abs[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
 	uid_t me = geteuid();
@@ -216,7 +199,7 @@ int fslab_lab_check_path(const char *path, char *err, size_t errlen)
 	for (char *slash = strchr(abs + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != me && sb.st_uid != 0) {
-			snprintf(err, errlen,
+			fslab_err_set(e, -EPERM,
 				 "refused: %s is a symbolic link owned by uid %u, so that user chooses where "
 				 "the state file of %s is; give a path without it",
 				 abs, (unsigned)sb.st_uid, path);
@@ -225,12 +208,9 @@ int fslab_lab_check_path(const char *path, char *err, size_t errlen)
 		}
 		*slash = '/';
 	}
-	if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != me && sb.st_uid != 0) {
-		snprintf(err, errlen,
-			 "refused: %s is a symbolic link owned by uid %u, not a state file fslab wrote",
+	if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != me && sb.st_uid != 0)
+		return fslab_err_set(e, -EPERM, "refused: %s is a symbolic link owned by uid %u, not a state file fslab wrote",
 			 abs, (unsigned)sb.st_uid);
-		return -EPERM;
-	}
 	snprintf(cwd, sizeof(cwd), "%s", abs);
 	snprintf(dir, sizeof(dir), "%s", dirname(cwd));
 	/* The nearest existing directory, then up to /. */
@@ -244,23 +224,17 @@ int fslab_lab_check_path(const char *path, char *err, size_t errlen)
 	for (;;) {
 		if (stat(real, &sb) < 0)
 			return 0;
-		if (sb.st_uid != me && sb.st_uid != 0) {
-			snprintf(err, errlen,
-				 "refused: %s (on the way to the state file %s) belongs to uid %u, who "
+		if (sb.st_uid != me && sb.st_uid != 0)
+			return fslab_err_set(e, -EPERM, "refused: %s (on the way to the state file %s) belongs to uid %u, who "
 				 "could replace the state file and make fslab act on any device; keep "
 				 "the state in a directory only root can change (default %s)",
 				 real, path, (unsigned)sb.st_uid, FSLAB_STATE_DEFAULT_PATH);
-			return -EPERM;
-		}
-		if ((sb.st_mode & 022) && (first || !(sb.st_mode & S_ISVTX))) {
-			snprintf(err, errlen,
-				 "refused: %s (on the way to the state file %s) is writable by %s, who "
+		if ((sb.st_mode & 022) && (first || !(sb.st_mode & S_ISVTX)))
+			return fslab_err_set(e, -EPERM, "refused: %s (on the way to the state file %s) is writable by %s, who "
 				 "could replace the state file and make fslab act on any device; keep "
 				 "the state in a directory only root can change (default %s)",
 				 real, path, (sb.st_mode & 002) ? "every user" : "its group",
 				 FSLAB_STATE_DEFAULT_PATH);
-			return -EPERM;
-		}
 		if (strcmp(real, "/") == 0)
 			return 0;
 		snprintf(cwd, sizeof(cwd), "%s", real);
@@ -270,21 +244,21 @@ int fslab_lab_check_path(const char *path, char *err, size_t errlen)
 }
 
 /* The state file itself: ours (or root's), one link, writable by no one
- * else.  0 or -EPERM with the reason in err. */
-static int lab_check_state_file(const char *path, const struct stat *sb, char *err, size_t errlen)
+ * else.  0 or -EPERM with the reason in e. */
+static int lab_check_state_file(const char *path, const struct stat *sb, struct fslab_err *e)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0)
-		snprintf(err, errlen,
+		fslab_err_set(e, -EPERM,
 			 "refused: the state file %s belongs to uid %u, not root: fslab did not write "
 			 "it, and acting on what it names could change any device; nothing was done",
 			 path, (unsigned)sb->st_uid);
 	else if (sb->st_mode & 022)
-		snprintf(err, errlen,
+		fslab_err_set(e, -EPERM,
 			 "refused: the state file %s is writable by others (mode %04o): fslab writes "
 			 "it 0600, and anyone could have changed what it names; nothing was done",
 			 path, (unsigned)(sb->st_mode & 07777));
 	else if (sb->st_nlink != 1)
-		snprintf(err, errlen,
+		fslab_err_set(e, -EPERM,
 			 "refused: the state file %s has %lu links (a hard link or copy is another "
 			 "name for the lab, and would take other locks); use the lab's one state "
 			 "file and remove the extra link",
@@ -296,21 +270,21 @@ static int lab_check_state_file(const char *path, const struct stat *sb, char *e
 
 
 static int lab_lock_error(int r, const char *what, const char *holder, const char *state_path,
-			  char *err, size_t errlen)
+			  struct fslab_err *e)
 {
 	if (r == -EWOULDBLOCK)
-		snprintf(err, errlen,
+		fslab_err_set(e, r,
 			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
 			 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab command");
 	else if (r == -EINVAL)
-		snprintf(err, errlen,
+		fslab_err_set(e, r,
 			 "%s is not a lock file of ours (a link, another owner or not a regular "
 			 "file); remove it",
 			 what);
 	else if (r == -ESTALE)
-		snprintf(err, errlen, "%s was replaced while we locked it; retry", what);
+		fslab_err_set(e, r, "%s was replaced while we locked it; retry", what);
 	else
-		snprintf(err, errlen, "cannot lock %s: %s", what, strerror(-r));
+		fslab_err_set(e, r, "cannot lock %s: %s", what, strerror(-r));
 	return r;
 }
 
@@ -337,9 +311,9 @@ static int lab_lock_dir(void)
 
 /* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode
  * (an old state without a lab_id keeps only the lock beside it).  0 or a
- * negative errno with the refusal in err. */
+ * negative errno with the refusal in e. */
 static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char *command,
-		       char *err, size_t errlen)
+		       struct fslab_err *e)
 {
 	char name[64], holder[128], what[128];
 	int fd;
@@ -351,11 +325,10 @@ static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char
 		if (fd < 0) {
 			if (geteuid() != 0)
 				return 0; /* a user's status: reads, changes nothing */
-			snprintf(err, errlen, "cannot use the lock directory %s: %s%s", LAB_LOCK_DIR,
+			return fslab_err_set(e, fd, "cannot use the lock directory %s: %s%s", LAB_LOCK_DIR,
 				 strerror(-fd),
 				 fd == -EPERM ? " (it must be root's directory, writable by no one else)"
 					      : "");
-			return fd;
 		}
 		lab->id_dfd = fd;
 	}
@@ -365,14 +338,13 @@ static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char
 			   command, holder, sizeof(holder));
 	if (fd < 0) {
 		snprintf(what, sizeof(what), "%s/%s", LAB_LOCK_DIR, name);
-		return lab_lock_error(fd, what, holder, state_path, err, errlen);
+		return lab_lock_error(fd, what, holder, state_path, e);
 	}
 	lab->id_lock_fd = fd;
 	return 0;
 }
 
-static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *command, char *err,
-		     size_t errlen)
+static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *command, struct fslab_err *e)
 {
 	char name[NAME_MAX + 8], holder[128];
 	bool alone = lab->mode == FSLAB_LAB_RUN;
@@ -384,13 +356,13 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 	fd = fslab_lock_at(dfd, name, alone ? LOCK_EX : LOCK_SH, command, holder, sizeof(holder));
 	if (fd == -EWOULDBLOCK) {
 		if (alone)
-			snprintf(err, errlen,
+			fslab_err_set(e, fd,
 				 "refused: another benchmark is running on the lab (%s): %s; two runs "
 				 "on one lab perturb each other's figures. Wait for it or stop it, or "
 				 "add --allow-concurrent to both if that is what you want",
 				 state_path, fslab_lock_holder_alive(holder) ? holder : "another fslab run");
 		else
-			snprintf(err, errlen,
+			fslab_err_set(e, fd,
 				 "refused: %s runs alone on the lab (%s) (it was started without "
 				 "--allow-concurrent); wait for it to finish",
 				 fslab_lock_holder_alive(holder) ? holder : "another fslab run", state_path);
@@ -400,7 +372,7 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 		char what[PATH_MAX + NAME_MAX + 16];
 
 		snprintf(what, sizeof(what), "%s/%s", lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name);
-		return lab_lock_error(fd, what, holder, state_path, err, errlen);
+		return lab_lock_error(fd, what, holder, state_path, e);
 	}
 	lab->lease_fd = fd;
 	return 0;
@@ -409,7 +381,7 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 /* The real path of the state file: an existing one with every link
  * resolved (-ENOENT: no lab, said without creating anything); a new one
  * (is_new) in its directory, made when missing and resolved. */
-static int lab_real_path(const char *state_path, bool is_new, char *real, char *err, size_t errlen)
+static int lab_real_path(const char *state_path, bool is_new, char *real, struct fslab_err *e)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX], base[NAME_MAX + 1];
 	struct stat st;
@@ -418,36 +390,29 @@ static int lab_real_path(const char *state_path, bool is_new, char *real, char *
 	if (!is_new) {
 		if (lstat(state_path, &st) < 0 || !realpath(state_path, real)) {
 			r = -errno;
-			snprintf(err, errlen, "%s: %s", state_path, strerror(-r));
-			return r;
+			return fslab_err_set(e, r, "%s: %s", state_path, strerror(-r));
 		}
-		return fslab_lab_check_path(real, err, errlen);
+		return fslab_lab_check_path(real, e);
 	}
 	snprintf(tmp, sizeof(tmp), "%s", state_path);
 	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
 	snprintf(tmp, sizeof(tmp), "%s", state_path);
 	snprintf(base, sizeof(base), "%s", basename(tmp));
 	r = fslab_mkdir_p(dir, 0755);
-	if (r < 0) {
-		snprintf(err, errlen, "cannot create %s for the state file: %s", dir, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return fslab_err_set(e, r, "cannot create %s for the state file: %s", dir, strerror(-r));
 	if (!realpath(dir, tmp)) {
 		r = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
-		return r;
+		return fslab_err_set(e, r, "%s: %s", dir, strerror(-r));
 	}
-	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(tmp, "/") ? tmp : "", base) >= PATH_MAX) {
-		snprintf(err, errlen, "%s: path too long", state_path);
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(tmp, "/") ? tmp : "", base) >= PATH_MAX)
+		return fslab_err_set(e, -ENAMETOOLONG, "%s: path too long", state_path);
 	return 0;
 }
 
 /* Fills the lab's path, directory, name and log path from the state
  * file's real path and opens its directory. */
-static int lab_place(struct fslab_lab *lab, const char *state_path, const char *real, char *err,
-		     size_t errlen)
+static int lab_place(struct fslab_lab *lab, const char *state_path, const char *real, struct fslab_err *e)
 {
 	char tmp[PATH_MAX];
 
@@ -455,22 +420,18 @@ static int lab_place(struct fslab_lab *lab, const char *state_path, const char *
 	snprintf(tmp, sizeof(tmp), "%s", real);
 	snprintf(lab->dir, sizeof(lab->dir), "%s", dirname(tmp));
 	snprintf(tmp, sizeof(tmp), "%s", real);
-	if (snprintf(lab->name, sizeof(lab->name), "%s", basename(tmp)) >= (int)sizeof(lab->name) - 8) {
-		snprintf(err, errlen, "%s: name too long", state_path);
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(lab->name, sizeof(lab->name), "%s", basename(tmp)) >= (int)sizeof(lab->name) - 8)
+		return fslab_err_set(e, -ENAMETOOLONG, "%s: name too long", state_path);
 	snprintf(lab->log_path, sizeof(lab->log_path), "%s.log", lab->path);
 	lab->dfd = fslab_dir_open(lab->dir);
-	if (lab->dfd < 0) {
-		snprintf(err, errlen, "%s: %s", lab->dir, strerror(-lab->dfd));
-		return lab->dfd;
-	}
+	if (lab->dfd < 0)
+		return fslab_err_set(e, lab->dfd, "%s: %s", lab->dir, strerror(-lab->dfd));
 	return 0;
 }
 
 /* NAME.lock beside the state file, in the lab's mode. */
 static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const char *command,
-			   char *err, size_t errlen)
+			   struct fslab_err *e)
 {
 	char lockname[NAME_MAX + 8], holder[128], what[PATH_MAX + NAME_MAX + 16];
 	int r;
@@ -480,7 +441,7 @@ static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const 
 			  command, holder, sizeof(holder));
 	if (r < 0) {
 		snprintf(what, sizeof(what), "%s/%s", lab->dir, lockname);
-		return lab_lock_error(r, what, holder, state_path, err, errlen);
+		return lab_lock_error(r, what, holder, state_path, e);
 	}
 	lab->lock_fd = r;
 	return 0;
@@ -490,7 +451,7 @@ static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const 
  * the file we locked for is the one the caller named, and a state file of
  * ours: loaded, then the lab's own lock taken. */
 static int lab_load(struct fslab_lab *lab, const char *state_path, bool is_new,
-		    const char *command, char *err, size_t errlen)
+		    const char *command, struct fslab_err *e)
 {
 	struct stat st, named;
 	int r;
@@ -499,42 +460,33 @@ static int lab_load(struct fslab_lab *lab, const char *state_path, bool is_new,
 		r = -errno;
 		if (r == -ENOENT && is_new)
 			return 0;
-		snprintf(err, errlen, "%s: %s", state_path, strerror(-r));
-		return r;
+		return fslab_err_set(e, r, "%s: %s", state_path, strerror(-r));
 	}
-	if (is_new) {
-		snprintf(err, errlen,
-			 "a lab is already set up (state file %s); run fslab teardown --state %s "
+	if (is_new)
+		return fslab_err_set(e, -EEXIST, "a lab is already set up (state file %s); run fslab teardown --state %s "
 			 "first, or give another --state",
 			 state_path, state_path);
-		return -EEXIST;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a regular file; not a state file fslab wrote", lab->path);
-		return -EINVAL;
-	}
-	r = lab_check_state_file(state_path, &st, err, errlen);
+	if (!S_ISREG(st.st_mode))
+		return fslab_err_set(e, -EINVAL, "%s is not a regular file; not a state file fslab wrote", lab->path);
+	r = lab_check_state_file(state_path, &st, e);
 	if (r < 0)
 		return r;
-	if (stat(state_path, &named) < 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
-		snprintf(err, errlen,
-			 "the state file %s changed while it was being locked (another command "
+	if (stat(state_path, &named) < 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino)
+		return fslab_err_set(e, -ESTALE, "the state file %s changed while it was being locked (another command "
 			 "replaced it); retry",
 			 state_path);
-		return -ESTALE;
-	}
-	r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, err, errlen);
+	r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, e);
 	if (r < 0) {
 		if (r == -ENOENT)
-			snprintf(err, errlen, "%s: %s", state_path, strerror(ENOENT));
+			fslab_err_set(e, r, "%s: %s", state_path, strerror(ENOENT));
 		return r;
 	}
 	lab->have_state = true;
-	return lab_lock_id(lab, state_path, command, err, errlen);
+	return lab_lock_id(lab, state_path, command, e);
 }
 
 int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned flags,
-		   const char *command, struct fslab_lab **labp, char *err, size_t errlen)
+		   const char *command, struct fslab_lab **labp, struct fslab_err *e)
 {
 	bool is_new = flags & FSLAB_LAB_NEW;
 	bool run = mode == FSLAB_LAB_RUN || mode == FSLAB_LAB_RUN_CONCURRENT;
@@ -545,32 +497,28 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 	*labp = NULL;
 	if (!state_path)
 		state_path = fslab_state_default_path();
-	if (strlen(state_path) >= PATH_MAX) {
-		snprintf(err, errlen, "%s: path too long", state_path);
-		return -ENAMETOOLONG;
-	}
+	if (strlen(state_path) >= PATH_MAX)
+		return fslab_err_set(e, -ENAMETOOLONG, "%s: path too long", state_path);
 	lab = calloc(1, sizeof(*lab));
-	if (!lab) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!lab)
+		return fslab_err_set(e, -ENOMEM, "out of memory");
 	lab->mode = mode;
 	lab->dfd = lab->lock_fd = lab->lease_fd = lab->log_fd = -1;
 	lab->id_dfd = lab->id_lock_fd = -1;
-	r = fslab_lab_check_path(state_path, err, errlen);
+	r = fslab_lab_check_path(state_path, e);
 	if (r == 0)
-		r = lab_real_path(state_path, is_new, real, err, errlen);
+		r = lab_real_path(state_path, is_new, real, e);
 	if (r == 0)
-		r = lab_place(lab, state_path, real, err, errlen);
+		r = lab_place(lab, state_path, real, e);
 	if (r == 0)
-		r = lab_lock_beside(lab, state_path, command, err, errlen);
+		r = lab_lock_beside(lab, state_path, command, e);
 	if (r == 0)
-		r = lab_load(lab, state_path, is_new, command, err, errlen);
+		r = lab_load(lab, state_path, is_new, command, e);
 	/* A run writes into the lab's mounts and may remount them. */
 	if (r == 0 && run && lab->have_state && lab->st.phase == FSLAB_PHASE_READY)
-		r = fslab_lab_prove(lab, true, err, errlen);
+		r = fslab_lab_prove(lab, true, e);
 	if (r == 0 && run)
-		r = lab_lease(lab, state_path, command, err, errlen);
+		r = lab_lease(lab, state_path, command, e);
 	if (r < 0) {
 		fslab_lab_close(lab);
 		return r;
@@ -632,7 +580,7 @@ bool fslab_lab_can_undo(const struct fslab_lab *lab)
 	return lab->have_state && lab->st.version >= 2 && lab->st.lab_id[0];
 }
 
-int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
+int fslab_lab_save(struct fslab_lab *lab, unsigned flags, struct fslab_err *e)
 {
 	int r;
 
@@ -641,13 +589,10 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
 	/* Setup: the lab's own lock from its first save on, so that a copy
 	 * of the state made meanwhile cannot be used under it. */
 	if (lab->id_lock_fd < 0 && lab_id_usable(lab->st.lab_id)) {
-		char err[512];
-
-		r = lab_lock_id(lab, lab->path, "fslab setup", err, sizeof(err));
-		if (r < 0) {
-			fslab_error("%s", err);
+		fslab_note_err(e);
+		r = lab_lock_id(lab, lab->path, "fslab setup", e);
+		if (r < 0)
 			return r;
-		}
 	}
 	r = fslab_state_save_at(lab->dfd, lab->name, &lab->st, flags);
 	if (r == 0) {
@@ -657,9 +602,9 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags)
 	return r;
 }
 
-int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen)
+int fslab_lab_reload(struct fslab_lab *lab, struct fslab_err *e)
 {
-	int r = fslab_state_load_at(lab->dfd, lab->name, lab->path, &lab->st, err, errlen);
+	int r = fslab_state_load_at(lab->dfd, lab->name, lab->path, &lab->st, e);
 
 	lab->have_state = r == 0;
 	return r;
@@ -712,11 +657,6 @@ int fslab_lab_log_fd(struct fslab_lab *lab)
 	return fd;
 }
 
-const char *fslab_lab_log_path(const struct fslab_lab *lab)
-{
-	return lab->log_path;
-}
-
 void prov_disk_ident_record(struct fslab_state *st)
 {
 	struct fslab_devinfo di;
@@ -731,37 +671,29 @@ void prov_disk_ident_record(struct fslab_state *st)
 		memset(&st->disk_backing_id, 0, sizeof(st->disk_backing_id));
 }
 
-int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen)
+int prov_disk_ident_check(const struct fslab_state *st, struct fslab_err *e)
 {
 	struct fslab_devinfo di;
 	struct fslab_state_id back;
 	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (st->disk_serial[0] || st->disk_wwid[0]) {
-		if (fslab_devinfo_read(st->disk, &di, &err) < 0) {
-			snprintf(why, whylen, "%s: %s", st->disk, err.msg);
-			return -EINVAL;
-		}
-		if (strcmp(di.serial, st->disk_serial) != 0) {
-			snprintf(why, whylen, "%s reports serial '%s', the lab's disk '%s'", st->disk,
+		if (fslab_devinfo_read(st->disk, &di, &err) < 0)
+			return fslab_err_set(e, -EINVAL, "%s: %s", st->disk, err.msg);
+		if (strcmp(di.serial, st->disk_serial) != 0)
+			return fslab_err_set(e, -EINVAL, "%s reports serial '%s', the lab's disk '%s'", st->disk,
 				 di.serial, st->disk_serial);
-			return -EINVAL;
-		}
-		if (strcmp(di.wwid, st->disk_wwid) != 0) {
-			snprintf(why, whylen, "%s reports WWID '%s', the lab's disk '%s'", st->disk, di.wwid,
+		if (strcmp(di.wwid, st->disk_wwid) != 0)
+			return fslab_err_set(e, -EINVAL, "%s reports WWID '%s', the lab's disk '%s'", st->disk, di.wwid,
 				 st->disk_wwid);
-			return -EINVAL;
-		}
 	}
 	if (st->disk_backing_id.known &&
 	    (prov_loop_backing(st->disk, &back) < 0 || !back.known ||
-	     back.dev != st->disk_backing_id.dev || back.ino != st->disk_backing_id.ino)) {
-		snprintf(why, whylen, "the loop device %s is backed by another file than the lab's disk "
+	     back.dev != st->disk_backing_id.dev || back.ino != st->disk_backing_id.ino))
+		return fslab_err_set(e, -EINVAL, "the loop device %s is backed by another file than the lab's disk "
 			 "(inode %llu on device %llu when setup ran)",
 			 st->disk, (unsigned long long)st->disk_backing_id.ino,
 			 (unsigned long long)st->disk_backing_id.dev);
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -769,25 +701,20 @@ int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen
  * the lab's marker (a version 1 state: none to check) and the recorded
  * loop device (its device number as setup recorded it) is backed by that
  * very file; for a disk, its GPT disk GUID is the lab's.  d is filled. */
-static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, char *err, size_t errlen)
+static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, struct fslab_err *e)
 {
 	struct stat sb;
 	char guid[40], found[128];
+	struct fslab_err ident = FSLAB_ERR_INIT;
 	int r;
 
-	if (!st->disk[0]) {
-		snprintf(err, errlen, "the state records no disk");
-		return -EINVAL;
-	}
-	if (stat(st->disk, &sb) < 0 || !S_ISBLK(sb.st_mode)) {
-		snprintf(err, errlen, "the lab's disk %s is missing or not a block device", st->disk);
-		return -ENODEV;
-	}
-	if (st->disk_rdev && (uint64_t)sb.st_rdev != st->disk_rdev) {
-		snprintf(err, errlen, "%s is not the device setup claimed (device number %u:%u, not "
+	if (!st->disk[0])
+		return fslab_err_set(e, -EINVAL, "the state records no disk");
+	if (stat(st->disk, &sb) < 0 || !S_ISBLK(sb.st_mode))
+		return fslab_err_set(e, -ENODEV, "the lab's disk %s is missing or not a block device", st->disk);
+	if (st->disk_rdev && (uint64_t)sb.st_rdev != st->disk_rdev)
+		return fslab_err_set(e, -EINVAL, "%s is not the device setup claimed (device number %u:%u, not "
 			 "the recorded one)", st->disk, major(sb.st_rdev), minor(sb.st_rdev));
-		return -EINVAL;
-	}
 	if (st->image[0]) {
 		struct fslab_state_id id, back;
 		int fd = open(st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -795,89 +722,72 @@ static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, cha
 		if (fd < 0) {
 			int r = -errno;
 
-			snprintf(err, errlen, "the lab's image %s: %s", st->image, strerror(-r));
-			return r;
+			return fslab_err_set(e, r, "the lab's image %s: %s", st->image, strerror(-r));
 		}
 		prov_id_of_fd(fd, &id);
 		r = st->version >= 2 ? prov_marker_check(fd, st->lab_id, found, sizeof(found)) : 1;
 		close(fd);
-		if (r != 1) {
-			snprintf(err, errlen, "%s is not this lab's image (%s)", st->image,
+		if (r != 1)
+			return fslab_err_set(e, -EINVAL, "%s is not this lab's image (%s)", st->image,
 				 r < 0 ? strerror(-r) : found);
-			return -EINVAL;
-		}
 		if ((st->image_id.known && (st->image_id.dev != id.dev || st->image_id.ino != id.ino)) ||
-		    prov_loop_backing(st->disk, &back) < 0 || back.dev != id.dev || back.ino != id.ino) {
-			snprintf(err, errlen, "%s is not the loop device setup attached to %s", st->disk,
+		    prov_loop_backing(st->disk, &back) < 0 || back.dev != id.dev || back.ino != id.ino)
+			return fslab_err_set(e, -EINVAL, "%s is not the loop device setup attached to %s", st->disk,
 				 st->image);
-			return -EINVAL;
-		}
 	} else {
 		r = prov_gpt_guid(st->disk, guid, sizeof(guid));
-		if (r < 0 || !st->disk_guid[0] || strcasecmp(guid, st->disk_guid) != 0) {
-			snprintf(err, errlen, "%s does not carry the lab's GPT (disk GUID %s)", st->disk,
+		if (r < 0 || !st->disk_guid[0] || strcasecmp(guid, st->disk_guid) != 0)
+			return fslab_err_set(e, -EINVAL, "%s does not carry the lab's GPT (disk GUID %s)", st->disk,
 				 st->disk_guid[0] ? st->disk_guid : "none recorded");
-			return -EINVAL;
-		}
 		/* the GUID is in the contents: a clone carries it too */
-		if (prov_disk_ident_check(st, found, sizeof(found)) < 0) {
-			snprintf(err, errlen, "%s carries the lab's GPT but is not the lab's disk: %s "
-				 "(a copy of its contents?)", st->disk, found);
-			return -EINVAL;
-		}
+		if (prov_disk_ident_check(st, &ident) < 0)
+			return fslab_err_set(e, -EINVAL, "%s carries the lab's GPT but is not the lab's disk: %s "
+				 "(a copy of its contents?)", st->disk, fslab_err_msg(&ident));
 	}
-	if (prov_disk_inspect(st->disk, d, err, errlen) < 0)
+	if (prov_disk_inspect(st->disk, d, e) < 0)
 		return -ENODEV;
-	if (d->is_partition) {
-		snprintf(err, errlen, "%s is a partition, not a whole disk", st->disk);
-		return -EINVAL;
-	}
+	if (d->is_partition)
+		return fslab_err_set(e, -EINVAL, "%s is a partition, not a whole disk", st->disk);
 	return 0;
 }
 
 /* p's device is a partition of the proven disk d; with mounted, it is
  * what is mounted at p's mount point.  0 or -EINVAL with err. */
 static int lab_prove_partition(const struct prov_disk *d, const struct fslab_state_partition *p,
-			       bool mounted, char *err, size_t errlen)
+			       bool mounted, struct fslab_err *e)
 {
 	char src[PATH_MAX], fstype[64];
 	struct stat sb, ssb;
 
 	if (stat(p->device, &sb) < 0 || !S_ISBLK(sb.st_mode) || sb.st_rdev == d->devno ||
-	    !prov_devno_on_disk(sb.st_rdev, d)) {
-		snprintf(err, errlen, "[%s] %s is not a partition of the lab's disk %s", p->name,
+	    !prov_devno_on_disk(sb.st_rdev, d))
+		return fslab_err_set(e, -EINVAL, "[%s] %s is not a partition of the lab's disk %s", p->name,
 			 p->device, d->path);
-		return -EINVAL;
-	}
 	if (!mounted)
 		return 0;
 	if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) != 1 ||
-	    stat(src, &ssb) < 0 || !S_ISBLK(ssb.st_mode) || ssb.st_rdev != sb.st_rdev) {
-		snprintf(err, errlen, "[%s] %s is not what is mounted at %s", p->name, p->device,
+	    stat(src, &ssb) < 0 || !S_ISBLK(ssb.st_mode) || ssb.st_rdev != sb.st_rdev)
+		return fslab_err_set(e, -EINVAL, "[%s] %s is not what is mounted at %s", p->name, p->device,
 			 p->mountpoint);
-		return -EINVAL;
-	}
 	/* A mount that does not answer would hang whoever uses it next. */
 	{
-		char why[PATH_MAX + 512];
-		int r = fslab_lab_mount_answers(p, NULL, why, sizeof(why));
+		struct fslab_err why = FSLAB_ERR_INIT;
+		int r = fslab_lab_mount_answers(p, NULL, &why);
 
-		if (r < 0) {
-			snprintf(err, errlen, "[%s] %s", p->name, why);
-			return r;
-		}
+		if (r < 0)
+			return fslab_err_set(e, r, "[%s] %s", p->name, fslab_err_msg(&why));
 	}
 	return 0;
 }
 
-int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t errlen)
+int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, struct fslab_err *e)
 {
 	const struct fslab_state *st = &lab->st;
 	struct prov_disk d;
-	char why[3 * PATH_MAX];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	int r;
 
-	r = lab_prove_disk(st, &d, why, sizeof(why));
+	r = lab_prove_disk(st, &d, &why);
 	for (size_t i = 0; r == 0 && i < st->n_partitions; i++) {
 		struct stat sb;
 
@@ -887,13 +797,13 @@ int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t
 		if (st->partitions[i].device[0])
 			r = lab_prove_partition(&d, &st->partitions[i],
 						mounted && st->partitions[i].mount_method != FSLAB_MOUNT_NONE,
-						why, sizeof(why));
+						&why);
 	}
 	if (r < 0)
-		snprintf(err, errlen,
+		fslab_err_set(e, r,
 			 "refused: %s is not a lab fslab set up as it stands now: %s; nothing was "
 			 "used. If the lab is damaged, run fslab teardown --state %s",
-			 lab->path, why, lab->path);
+			 lab->path, fslab_err_msg(&why), lab->path);
 	return r;
 }
 
@@ -947,46 +857,45 @@ bool fslab_lab_run_active(const struct fslab_lab *lab)
 
 /* Unmounts and mounts again the lab partition called name, proven the
  * lab's, under the exclusive NAME.mount lock; purpose starts each message
- * in why ("cold mode"). */
-static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, char *why,
-			  size_t whylen)
+ * in e ("cold mode"). */
+static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, struct fslab_err *e)
 {
 	const struct fslab_state_partition *p;
 	int fd, r;
 
 	p = fslab_state_find(&lab->st, name);
-	if (!p || p->mount_method == FSLAB_MOUNT_NONE) {
-		snprintf(why, whylen, "%s: %s is not a mounted partition of the lab %s", purpose, name,
+	if (!p || p->mount_method == FSLAB_MOUNT_NONE)
+		return fslab_err_set(e, -ENOENT, "%s: %s is not a mounted partition of the lab %s", purpose, name,
 			 lab->path);
-		return -ENOENT;
+	{
+		char why[512];
+
+		r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why,
+					     sizeof(why));
+		if (r < 0)
+			return fslab_err_set(e, r, "%s", why);
 	}
-	r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why, whylen);
-	if (r < 0)
-		return r;
 	{
 		struct prov_disk d;
-		char e2[3 * PATH_MAX];
+		struct fslab_err e2 = FSLAB_ERR_INIT;
 
-		r = lab_prove_disk(&lab->st, &d, e2, sizeof(e2));
+		r = lab_prove_disk(&lab->st, &d, &e2);
 		if (r == 0)
-			r = lab_prove_partition(&d, p, true, e2, sizeof(e2));
-		if (r < 0) {
-			snprintf(why, whylen, "%s: not remounting %s: %s", purpose, p->mountpoint, e2);
-			return r;
-		}
+			r = lab_prove_partition(&d, p, true, &e2);
+		if (r < 0)
+			return fslab_err_set(e, r, "%s: not remounting %s: %s", purpose, p->mountpoint,
+					     fslab_err_msg(&e2));
 	}
 	fd = lab_mounts_lock(lab, LOCK_EX, "fslab run (remount)");
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,
+	if (fd < 0)
+		return fslab_err_set(e, fd, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,
 			 lab->dir, lab->name, strerror(-fd));
-		return fd;
-	}
-	r = fslab_lab_unmount(&lab->st, p);
+	r = fslab_lab_unmount(&lab->st, p, e);
 	if (r == 0)
-		r = fslab_lab_mount(&lab->st, p);
+		r = fslab_lab_mount(&lab->st, p, e);
 	close(fd);
 	if (r < 0)
-		snprintf(why, whylen, "%s: remount of %s at %s failed: %s", purpose, p->device,
+		fslab_note_fail(e, r, "%s: remount of %s at %s failed: %s", purpose, p->device,
 			 p->mountpoint, strerror(-r));
 	return r;
 }
@@ -999,18 +908,22 @@ static bool lab_alone(const struct fslab_lab *lab)
 int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen)
 {
 	struct fslab_lab *lab = ctx;
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r;
 
-	if (!lab_alone(lab)) {
-		snprintf(why, whylen,
-			 "cold mode: a remount needs the lab alone, and this run shares it "
-			 "(--allow-concurrent); cannot drop the page cache of %s",
-			 name);
-		return -EPERM;
-	}
-	return lab_remount_as(lab, name, "cold mode", why, whylen);
+	if (!lab_alone(lab))
+		r = fslab_err_set(&e, -EPERM,
+				  "cold mode: a remount needs the lab alone, and this run shares it "
+				  "(--allow-concurrent); cannot drop the page cache of %s",
+				  name);
+	else
+		r = lab_remount_as(lab, name, "cold mode", &e);
+	if (r < 0 && whylen)
+		snprintf(why, whylen, "%s", fslab_err_msg(&e));
+	return r;
 }
 
-int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, size_t whylen)
+int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, struct fslab_err *e)
 {
 	const struct fslab_state_partition *p = fslab_state_find(&lab->st, name);
 
@@ -1023,5 +936,5 @@ int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, s
 			    name);
 		return 0;
 	}
-	return lab_remount_as(lab, name, "before the run, remounting fusefat", why, whylen);
+	return lab_remount_as(lab, name, "before the run, remounting fusefat", e);
 }

@@ -55,7 +55,7 @@ struct fslab_lab;
  * command naming us to others ("fslab teardown").  Without FSLAB_LAB_NEW
  * the state is loaded and checked (a version 1 state loads read-only, see
  * fslab_lab_can_undo).  Returns 0 with *labp set, or a negative errno with
- * the reason in err:
+ * the reason in e:
  *   -ENOENT       no state file (nothing was created);
  *   -EEXIST       FSLAB_LAB_NEW and a state file is there;
  *   -EWOULDBLOCK  another command holds the lab (or the run lease): err
@@ -63,23 +63,23 @@ struct fslab_lab;
  *   -EINVAL       not a state file fslab wrote, or an unusable lock file;
  *   -ESTALE       the state file changed while we locked it: retry. */
 int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned flags,
-		   const char *command, struct fslab_lab **labp, char *err, size_t errlen);
+		   const char *command, struct fslab_lab **labp, struct fslab_err *e);
 
 /* Proves the lab is what setup made before it is used: the disk is the
  * lab's (an image: its creation marker, and the recorded loop device
  * backed by it; a disk: its GPT disk GUID), each partition's device is a
  * partition of that disk and, with mounted, is what is mounted at its
  * mount point.  fslab_lab_open does this itself for a run on a ready lab.
- * 0, or a negative errno with the refusal in err. */
-int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, char *err, size_t errlen);
+ * 0, or a negative errno with the refusal in e. */
+int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, struct fslab_err *e);
 
-/* Refuses (-EPERM, reason in err) a state path another user could
+/* Refuses (-EPERM, reason in e) a state path another user could
  * redirect or replace: the state's directory must be ours (root's) and
  * writable by no one else, every directory above it ours or root's and
  * writable by others only with the sticky bit, and no component of the
  * path as given a symbolic link another user owns.  fslab_lab_open checks
  * this itself; setup calls it before it resolves the path. */
-int fslab_lab_check_path(const char *path, char *err, size_t errlen);
+int fslab_lab_check_path(const char *path, struct fslab_err *e);
 
 /* Releases every lock and frees lab (NULL is ignored). */
 void fslab_lab_close(struct fslab_lab *lab);
@@ -94,10 +94,10 @@ bool fslab_lab_has_state(const struct fslab_lab *lab);
 
 /* Writes the state (exclusive mode only): atomic, durable unless flags has
  * FSLAB_STATE_SAVE_NOSYNC.  0 or a negative errno. */
-int fslab_lab_save(struct fslab_lab *lab, unsigned flags);
+int fslab_lab_save(struct fslab_lab *lab, unsigned flags, struct fslab_err *e);
 /* Reads the state file again (after another function saved it through
- * its own copy).  0 or a negative errno with the reason in err. */
-int fslab_lab_reload(struct fslab_lab *lab, char *err, size_t errlen);
+ * its own copy).  0 or a negative errno with the reason in e. */
+int fslab_lab_reload(struct fslab_lab *lab, struct fslab_err *e);
 /* Removes the state file, the setup log and the lab's LABID.* lock files
  * (exclusive mode only; the lab id dies with the lab); NAME.lock beside
  * the state stays (another command may be opening it). */
@@ -111,15 +111,14 @@ bool fslab_lab_can_undo(const struct fslab_lab *lab);
 /* The setup log NAME.log (appended, created 0600, no-follow), owned by the
  * lab: do not close.  Returns the fd or a negative errno. */
 int fslab_lab_log_fd(struct fslab_lab *lab);
-/* Its path, for messages. */
-const char *fslab_lab_log_path(const struct fslab_lab *lab);
 
 /* The cold-cache remount, as a callback for bench: unmounts and mounts
  * again the lab partition called name, exactly as setup mounted it, under
  * the exclusive NAME.mount lock.  ctx is the struct fslab_lab; it must be
  * open FSLAB_LAB_RUN or FSLAB_LAB_EXCLUSIVE (a run that shares the lab with
  * another may not pull a filesystem from under it).  Returns 0 or a
- * negative errno with the reason in why. */
+ * negative errno with the reason in why (lib/target.h's callback shape;
+ * an earlier error of the mount itself goes out as an error note). */
 int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
 
 /* A fresh fusefat for the lab partition called name before a run, so its
@@ -129,8 +128,8 @@ int fslab_lab_remount(void *ctx, const char *name, char *why, size_t whylen);
  * partition): a remount as fslab_lab_remount's.  Nothing for a partition
  * not mounted through FUSE, nor when the lab is shared (open
  * FSLAB_LAB_RUN_CONCURRENT: said in a debug line).  Returns 0 or a
- * negative errno with the reason in why. */
-int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, size_t whylen);
+ * negative errno with the reason in e. */
+int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, struct fslab_err *e);
 
 /* The lab's mounted partitions as fslab run's targets (lib/target.h):
  * each one's mount point, block device, type, options and what setup did
@@ -141,10 +140,10 @@ int fslab_lab_fuse_refresh(struct fslab_lab *lab, const char *name, char *why, s
  * lab loaded (by identity, under its lock), not from the path again.
  * only (n_only names; 0: every partition) picks partitions by name.
  * Returns 0 with *targets (malloc'd) and *n set, or a negative errno with
- * the reason in err: -ENOENT (a partition asked for is not mounted, or
+ * the reason in e: -ENOENT (a partition asked for is not mounted, or
  * none is), -ENOMEM, or the FUSE remount's. */
 int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only, bool fresh_fuse,
-		      struct fslab_target **targets, size_t *n, char *err, size_t errlen);
+		      struct fslab_target **targets, size_t *n, struct fslab_err *e);
 
 /* Holds NAME.mount shared while reading the lab's mounts (status): waits
  * (bounded, 30 s) for a remount in progress.  Returns an fd for

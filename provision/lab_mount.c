@@ -10,6 +10,7 @@
 #include "procfs.h"
 #include "prov_int.h"
 #include "provision.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -137,31 +138,31 @@ static int lab_mounted_here(const char *dev, const char *dir)
 	return r; /* 0 nothing, 1 dev, 2 something else */
 }
 
-int fslab_lab_mount_root_check(const char *mount_root, const char *existing)
+int fslab_lab_mount_root_check(const char *mount_root, const char *existing, struct fslab_err *e)
 {
 	struct fslab_err why = FSLAB_ERR_INIT;
 	int r = fslab_path_trusted(existing, NULL, 0, &why);
 
 	if (r < 0)
-		fslab_error("refused: mount root %s: %s; root would mount where another user chose. "
+		fslab_note_fail(e, -EIO, "refused: mount root %s: %s; root would mount where another user chose. "
 			    "Give a --mount-root under directories only root can change (the default %s)",
 			    mount_root, why.msg, FSLAB_MOUNT_ROOT_DEFAULT);
 	return r;
 }
 
-static int lab_check_dir(const char *dir)
+static int lab_check_dir(const char *dir, struct fslab_err *e)
 {
 	struct stat st;
 
 	if (lstat(dir, &st) < 0)
-		return fslab_error_errno(errno, "mount point %s", dir);
+		return fslab_note_fail_errno(e, errno, "mount point %s", dir);
 	if (S_ISLNK(st.st_mode)) {
-		fslab_error("mount point %s is a symbolic link; fslab does not follow it (remove it)",
+		fslab_note_fail(e, -EIO, "mount point %s is a symbolic link; fslab does not follow it (remove it)",
 			    dir);
 		return -ELOOP;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fslab_error("mount point %s is not a directory", dir);
+		fslab_note_fail(e, -EIO, "mount point %s is not a directory", dir);
 		return -ENOTDIR;
 	}
 	return 0;
@@ -200,8 +201,8 @@ static void lab_fs_log(int fsfd, char *buf, size_t len)
  * against the identity setup recorded, then fsopen/fsconfig/fsmount and
  * move_mount onto that very fd, so no name is resolved after the check.
  * -ENOSYS when the kernel lacks the new mount API (the caller falls
- * back); else 0 or -errno (said). */
-static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fstype)
+ * back); else 0 or -errno (the reason in e). */
+static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fstype, struct fslab_err *e)
 {
 	char opts[FSLAB_OPTIONS_MAX], *save = NULL, log[512] = "";
 	unsigned attrs = 0;
@@ -210,11 +211,11 @@ static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fs
 
 	tfd = open(p->mountpoint, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (tfd < 0)
-		return fslab_error_errno(errno, "mount point %s", p->mountpoint);
+		return fslab_note_fail_errno(e, errno, "mount point %s", p->mountpoint);
 	if (fstat(tfd, &st) < 0 || !S_ISDIR(st.st_mode) ||
 	    (p->mountpoint_created && p->mountpoint_id.known &&
 	     (st.st_dev != p->mountpoint_id.dev || st.st_ino != p->mountpoint_id.ino))) {
-		fslab_error("refused: %s is not the directory setup made for %s (another inode): not "
+		fslab_note_fail(e, -EIO, "refused: %s is not the directory setup made for %s (another inode): not "
 			    "mounting there",
 			    p->mountpoint, p->name);
 		r = -ESTALE;
@@ -224,7 +225,7 @@ static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fs
 	if (fsfd < 0) {
 		r = -errno;
 		if (r != -ENOSYS)
-			fslab_error_errno(-r, "fsopen %s for %s", fstype, p->device);
+			fslab_note_fail_errno(e, -r, "fsopen %s for %s", fstype, p->device);
 		goto out;
 	}
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", p->device, 0) < 0)
@@ -251,14 +252,14 @@ static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fs
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, attrs);
 	if (mfd < 0 || move_mount(mfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
 		r = -errno;
-		fslab_error_errno(-r, "mount %s on %s (%s, options '%s')", p->device, p->mountpoint, fstype,
+		fslab_note_fail_errno(e, -r, "mount %s on %s (%s, options '%s')", p->device, p->mountpoint, fstype,
 				  p->mount_options);
 	}
 	goto out;
 fsconfig_failed:
 	r = -errno;
 	lab_fs_log(fsfd, log, sizeof(log));
-	fslab_error("mount %s on %s (%s, options '%s') failed: %s%s%s", p->device, p->mountpoint, fstype,
+	fslab_note_fail(e, -EIO, "mount %s on %s (%s, options '%s') failed: %s%s%s", p->device, p->mountpoint, fstype,
 		    p->mount_options, strerror(-r), log[0] ? ": " : "", log[0] ? log + 2 : "");
 out:
 	if (mfd >= 0)
@@ -269,7 +270,7 @@ out:
 	return r;
 }
 
-static int lab_mount_kernel(const struct fslab_state_partition *p)
+static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
 	struct libmnt_context *cxt = mnt_new_context();
@@ -280,7 +281,7 @@ static int lab_mount_kernel(const struct fslab_state_partition *p)
 		mnt_free_context(cxt);
 		return -ENOMEM;
 	}
-	r = lab_mount_by_fd(p, rc->kernel_fstype);
+	r = lab_mount_by_fd(p, rc->kernel_fstype, e);
 	if (r != -ENOSYS) {
 		mnt_free_context(cxt);
 		return r;
@@ -297,7 +298,7 @@ static int lab_mount_kernel(const struct fslab_state_partition *p)
 	if (r != 0) {
 		int sys = mnt_context_get_syscall_errno(cxt);
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_error("mount %s on %s (%s, options '%s') failed: %s", p->device, p->mountpoint,
+		fslab_note_fail(e, -EIO, "mount %s on %s (%s, options '%s') failed: %s", p->device, p->mountpoint,
 			    rc->kernel_fstype, p->mount_options, msg[0] ? msg : strerror(sys ? sys : EIO));
 		r = sys ? -sys : -EIO;
 	}
@@ -305,7 +306,7 @@ static int lab_mount_kernel(const struct fslab_state_partition *p)
 	return r;
 }
 
-static int lab_mount_fuse(const struct fslab_state_partition *p)
+static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128];
 	const char *argv[8];
@@ -314,7 +315,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 	int r;
 
 	if (fslab_exec_find_tool("fusefat", prog, sizeof(prog)) < 0) {
-		fslab_error("fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
+		fslab_note_fail(e, -EIO, "fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
 			    "FUSE; install it with: apt-get install fusefat");
 		return -ENOENT;
 	}
@@ -326,7 +327,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 
 		r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
 		if (r < 0) {
-			fslab_error("not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
+			fslab_note_fail(e, -EIO, "not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
 				    p->device, p->mountpoint, why, p->device);
 			return r;
 		}
@@ -343,16 +344,16 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 	argv[5] = NULL;
 	r = fslab_exec_run(argv, NULL, 60, &res);
 	if (r < 0)
-		return fslab_error_errno(r, "cannot run %s", prog);
+		return fslab_note_fail_errno(e, r, "cannot run %s", prog);
 	if (res.exit_status != 0) {
-		fslab_error("fusefat %s on %s failed (exit %d): %s", p->device, p->mountpoint,
+		fslab_note_fail(e, -EIO, "fusefat %s on %s failed (exit %d): %s", p->device, p->mountpoint,
 			    res.exit_status, res.stderr_tail);
 		return -EIO;
 	}
 	deadline = fslab_now() + LAB_FUSE_WAIT_S;
 	while ((r = lab_mounted_here(p->device, p->mountpoint)) != 1) {
 		if (fslab_now() > deadline) {
-			fslab_error("fusefat %s: no mount at %s after %d s", p->device, p->mountpoint,
+			fslab_note_fail(e, -EIO, "fusefat %s: no mount at %s after %d s", p->device, p->mountpoint,
 				    LAB_FUSE_WAIT_S);
 			return -ETIMEDOUT;
 		}
@@ -361,7 +362,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p)
 	return 0;
 }
 
-int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p)
+int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	enum fslab_mount_method m = p->mount_method;
 	int r;
@@ -369,7 +370,7 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 	(void)st;
 	if (m == FSLAB_MOUNT_NONE)
 		m = fslab_lab_mount_method_for(p->type);
-	r = lab_check_dir(p->mountpoint);
+	r = lab_check_dir(p->mountpoint, e);
 	if (r < 0)
 		return r;
 	/* Checked again at the mount: a directory another user made (or
@@ -379,7 +380,7 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 
 		r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
 		if (r < 0) {
-			fslab_error("refused: not mounting %s on %s: %s; root would mount where another "
+			fslab_note_fail(e, -EIO, "refused: not mounting %s on %s: %s; root would mount where another "
 				    "user chose (run fslab teardown, then setup with a --mount-root only root "
 				    "can change)",
 				    p->device, p->mountpoint, why.msg);
@@ -388,11 +389,11 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 	}
 	r = lab_mounted_here(p->device, p->mountpoint);
 	if (r > 0) {
-		fslab_error("%s: %s is already mounted there", p->mountpoint,
+		fslab_note_fail(e, -EIO, "%s: %s is already mounted there", p->mountpoint,
 			    r == 1 ? p->device : "another filesystem");
 		return -EBUSY;
 	}
-	return m == FSLAB_MOUNT_FUSE ? lab_mount_fuse(p) : lab_mount_kernel(p);
+	return m == FSLAB_MOUNT_FUSE ? lab_mount_fuse(p, e) : lab_mount_kernel(p, e);
 }
 
 struct device_open_walk {
@@ -517,8 +518,7 @@ static int lab_statvfs_bounded(const char *dir, int timeout_s, struct statvfs *v
 	return 0;
 }
 
-int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
-			    size_t whylen)
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, struct fslab_err *e)
 {
 	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE, alive;
 	int r = lab_statvfs_bounded(p->mountpoint, LAB_ANSWER_S, vfs);
@@ -526,30 +526,23 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
 
 	if (r == 0 || (!fuse && r != -ETIMEDOUT))
 		return r == 0 || r == -ENOSYS ? 0 : r;
-	if (!fuse) {
-		snprintf(why, whylen, "%s (%s) does not answer: a statfs got no reply in %d s", p->mountpoint,
+	if (!fuse)
+		return fslab_err_set(e, r, "%s (%s) does not answer: a statfs got no reply in %d s", p->mountpoint,
 			 p->device, LAB_ANSWER_S);
-		return r;
-	}
 	pid = lab_fuse_daemon(p, &alive);
 	if (r == -ETIMEDOUT) {
 		char state = pid > 0 ? fslab_proc_state(pid) : '?';
 
-		snprintf(why, whylen,
-			 "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
+		return fslab_err_set(e, r, "%s does not answer: its FUSE daemon (fusefat, pid %d%s) gave no reply to a "
 			 "statfs in %d s%s; fslab teardown aborts its connection and unmounts it",
 			 p->mountpoint, (int)pid, state == 'T' || state == 't' ? ", stopped" : "", LAB_ANSWER_S,
 			 state == 'T' || state == 't' ? " (continue it with kill -CONT, or tear the lab down)" : "");
-		return r;
 	}
-	if (r == -ENOTCONN || !alive) {
-		snprintf(why, whylen,
-			 "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
+	if (r == -ENOTCONN || !alive)
+		return fslab_err_set(e, -ENOTCONN, "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
 			 "filesystem serves nothing; run fslab teardown (and setup again)",
 			 p->mountpoint, (int)pid);
-		return -ENOTCONN;
-	}
-	snprintf(why, whylen, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
+	fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
 	return r;
 }
 
@@ -583,13 +576,13 @@ static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
 		ssize_t n = write(fd, "1", 1);
 		close(fd);
 		if (n == 1) {
-			fslab_warn("aborted the FUSE connection %u of %s (%s)", conn, p->mountpoint, path);
+			fslab_note_warn("aborted the FUSE connection %u of %s (%s)", conn, p->mountpoint, path);
 			return 0;
 		}
 	}
 	if (umount2(p->mountpoint, MNT_FORCE | UMOUNT_NOFOLLOW) < 0 && errno != EBUSY)
 		return -errno;
-	fslab_warn("aborted the FUSE connection %u of %s (umount -f: fusectl is not mounted at "
+	fslab_note_warn("aborted the FUSE connection %u of %s (umount -f: fusectl is not mounted at "
 		   "/sys/fs/fuse/connections)",
 		   conn, p->mountpoint);
 	return 0;
@@ -599,21 +592,21 @@ static int lab_fuse_abort(const struct fslab_state_partition *p, unsigned conn)
  * connection is aborted first, as libmount's umount and everything else
  * would wait on it for ever; a stopped daemon (the process holding the
  * lab's device) is continued so that it sees the end and exits.  0 when
- * the daemon answers or was dealt with, else -errno (said). */
-static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
+ * the daemon answers or was dealt with, else -errno (the reason in e). */
+static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p, struct fslab_err *e)
 {
-	char why[PATH_MAX + 512];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	bool alive;
 	pid_t pid;
-	int r = fslab_lab_mount_answers(p, NULL, why, sizeof(why));
+	int r = fslab_lab_mount_answers(p, NULL, &why);
 
 	if (r != -ETIMEDOUT && r != -ENOTCONN)
 		return 0;
-	fslab_warn("%s", why);
+	fslab_note_warn("%s", fslab_err_msg(&why));
 	pid = lab_fuse_daemon(p, &alive);
 	r = lab_fuse_abort(p, lab_fuse_conn_at(p->mountpoint));
 	if (r < 0)
-		return fslab_error_errno(r, "cannot abort the FUSE connection of %s (try: umount -f %s)",
+		return fslab_note_fail_errno(e, r, "cannot abort the FUSE connection of %s (try: umount -f %s)",
 					 p->mountpoint, p->mountpoint);
 	if (alive && pid > 0)
 		kill(pid, SIGCONT);
@@ -628,7 +621,7 @@ static int lab_unmount_unanswering_fuse(const struct fslab_state_partition *p)
 	return 0;
 }
 
-int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p)
+int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	struct libmnt_context *cxt;
 	struct stat devst;
@@ -643,17 +636,17 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		return 0;
 	if (r == 2) {
 		prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
-		fslab_error("%s: %s (%s) is mounted there, not the lab's %s; not touching it",
+		fslab_note_fail(e, -EIO, "%s: %s (%s) is mounted there, not the lab's %s; not touching it",
 			    p->mountpoint, src, fstype, p->device);
 		return -EBUSY;
 	}
 	if (r < 0)
-		return fslab_error_errno(r, "cannot read the mount table");
+		return fslab_note_fail_errno(e, r, "cannot read the mount table");
 	if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1 &&
 	    strncmp(fstype, "fuse", 4) == 0)
 		fuse = true;
 	if (fuse) {
-		r = lab_unmount_unanswering_fuse(p);
+		r = lab_unmount_unanswering_fuse(p, e);
 		if (r < 0)
 			return r;
 		if (lab_mounted_here(p->device, p->mountpoint) == 0)
@@ -671,7 +664,7 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		char msg[512] = "";
 
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_error("umount %s failed: %s%s", p->mountpoint, msg[0] ? msg : strerror(sys),
+		fslab_note_fail(e, -EIO, "umount %s failed: %s%s", p->mountpoint, msg[0] ? msg : strerror(sys),
 			    sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
 		mnt_free_context(cxt);
 		return sys ? -sys : -EIO;
@@ -685,7 +678,7 @@ unmounted:
 		deadline = fslab_now() + LAB_FUSE_WAIT_S;
 		while (lab_device_open_somewhere(devst.st_rdev)) {
 			if (fslab_now() > deadline) {
-				fslab_warn("%s: the FUSE daemon still holds the device %d s after the "
+				fslab_note_warn("%s: the FUSE daemon still holds the device %d s after the "
 					   "unmount",
 					   p->device, LAB_FUSE_WAIT_S);
 				return -EBUSY;

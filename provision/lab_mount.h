@@ -10,14 +10,14 @@
  * p->mount_method (FSLAB_MOUNT_NONE: the method setup would choose).
  * Returns 0 or a negative errno (-EBUSY when something is already mounted
  * there); the message names the device and the mount point. */
-int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p);
+int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e);
 
 /* Unmounts p->mountpoint if p->device is mounted there (0 if it is not
  * mounted).  For FUSE it waits (bounded) for the daemon to let go of the
  * device, so the device is quiet when this returns.  Returns 0 or a
  * negative errno; never unmounts anything other than p->device at
  * p->mountpoint. */
-int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p);
+int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e);
 
 /* Does the mount at p->mountpoint answer?  statvfs of it from a child
  * that is given up on after a few seconds, so a stopped FUSE daemon
@@ -26,8 +26,7 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
  * -ENOTCONN (a FUSE mount whose daemon is gone), or another -errno, with
  * why. */
 struct statvfs;
-int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, char *why,
-			    size_t whylen);
+int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvfs *vfs, struct fslab_err *e);
 
 /* Records in p the FUSE daemon serving its mount (the process holding
  * p->device) and the connection number (the mount's minor device): what
@@ -39,7 +38,7 @@ void fslab_lab_fuse_record(struct fslab_state_partition *p);
  * fslab_path_trusted, so no other user can swap it or a directory above
  * it before or after the mount.  0, or -EPERM said (naming the mount
  * root, the place and the owner). */
-int fslab_lab_mount_root_check(const char *mount_root, const char *existing);
+int fslab_lab_mount_root_check(const char *mount_root, const char *existing, struct fslab_err *e);
 
 /* The method setup uses for a type here: FUSE for fat32 when
  * /proc/filesystems lacks vfat, else KERNEL. */

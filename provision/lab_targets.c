@@ -42,7 +42,7 @@ static void lab_target_fill(struct fslab_lab *lab, const struct fslab_state *st,
 }
 
 int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_only, bool fresh_fuse,
-		      struct fslab_target **targets, size_t *n, char *err, size_t errlen)
+		      struct fslab_target **targets, size_t *n, struct fslab_err *e)
 {
 	const struct fslab_state *st = fslab_lab_state(lab);
 	struct fslab_target *out = calloc(st->n_partitions + 1, sizeof(*out));
@@ -50,22 +50,20 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 
 	*targets = NULL;
 	*n = 0;
-	if (!out) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!out)
+		return fslab_err_set(e, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		const struct fslab_state_partition *p = &st->partitions[i];
 
 		if (!lab_target_wanted(p->name, only, n_only))
 			continue;
 		if (p->mount_method == FSLAB_MOUNT_NONE || !p->mountpoint[0]) {
-			snprintf(err, errlen, "%s (%s) is not mounted by the lab; run 'fslab status' to see why",
+			fslab_err_set(e, -ENOENT, "%s (%s) is not mounted by the lab; run 'fslab status' to see why",
 				 p->name, p->device);
 			free(out);
 			return -ENOENT;
 		}
-		int r = fresh_fuse ? fslab_lab_fuse_refresh(lab, p->name, err, errlen) : 0;
+		int r = fresh_fuse ? fslab_lab_fuse_refresh(lab, p->name, e) : 0;
 
 		if (r < 0) {
 			free(out);
@@ -74,7 +72,7 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 		lab_target_fill(lab, st, p, &out[k++]);
 	}
 	if (k == 0) {
-		snprintf(err, errlen, "the lab in %s has no mounted filesystem to benchmark",
+		fslab_err_set(e, -ENOENT, "the lab in %s has no mounted filesystem to benchmark",
 			 fslab_lab_path(lab));
 		free(out);
 		return -ENOENT;

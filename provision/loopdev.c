@@ -14,6 +14,7 @@
 #include "prov_int.h"
 #include "clock.h"
 #include "log.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,17 +25,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct)
-{
-	int img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW), r;
-
-	if (img < 0)
-		return fslab_error_errno(errno, "%s: cannot open image", image);
-	r = prov_loop_attach_fd(img, image, dev, len, direct);
-	close(img);
-	return r;
-}
 
 /* 1 when the loop device lfd does direct I/O, 0 when buffered, -errno. */
 static int loop_dio_of_fd(int lfd)
@@ -47,14 +37,14 @@ static int loop_dio_of_fd(int lfd)
 	return !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
 }
 
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct)
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct, struct fslab_err *e)
 {
 	int ctl = -1, lfd = -1, r = -EBUSY;
 
 	*direct = false;
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
-		r = fslab_error_errno(errno, "/dev/loop-control (is the loop module loaded?)");
+		r = fslab_note_fail_errno(e, errno, "/dev/loop-control (is the loop module loaded?)");
 		goto out;
 	}
 	/* Another program may grab the free device between GET_FREE and
@@ -64,7 +54,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 		long n = ioctl(ctl, LOOP_CTL_GET_FREE);
 
 		if (n < 0) {
-			r = fslab_error_errno(errno, "/dev/loop-control: no free loop device");
+			r = fslab_note_fail_errno(e, errno, "/dev/loop-control: no free loop device");
 			goto out;
 		}
 		snprintf(dev, len, "/dev/loop%ld", n);
@@ -75,7 +65,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 			usleep(10000); /* devtmpfs creates the node */
 		}
 		if (lfd < 0) {
-			r = fslab_error_errno(errno, "%s", dev);
+			r = fslab_note_fail_errno(e, errno, "%s", dev);
 			goto out;
 		}
 		memset(&cfg, 0, sizeof(cfg));
@@ -91,11 +81,11 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 		close(lfd);
 		lfd = -1;
 		if (r != -EBUSY) {
-			fslab_error_errno(r, "%s: LOOP_CONFIGURE with %s", dev, image);
+			fslab_note_fail_errno(e, r, "%s: LOOP_CONFIGURE with %s", dev, image);
 			goto out;
 		}
 	}
-	fslab_error("no free loop device after 20 attempts (others keep taking them)");
+	fslab_note_fail(e, -EIO, "no free loop device after 20 attempts (others keep taking them)");
 out:
 	if (lfd >= 0)
 		close(lfd);
@@ -178,20 +168,7 @@ int prov_loop_find_fd(int fd, char *dev, size_t len)
 	return prov_loop_find_other(&id, NULL, dev, len);
 }
 
-int prov_loop_find(const char *image, char *dev, size_t len)
-{
-	struct fslab_state_id id;
-	struct stat st;
-
-	if (stat(image, &st) < 0)
-		return -errno;
-	id.known = true;
-	id.dev = (uint64_t)st.st_dev;
-	id.ino = (uint64_t)st.st_ino;
-	return prov_loop_find_other(&id, NULL, dev, len);
-}
-
-int prov_loop_check_alias(const char *name, char *err, size_t errlen)
+int prov_loop_check_alias(const char *name, struct fslab_err *e)
 {
 	char sys[300], dev[300], back[PATH_MAX + 16], other[64];
 	struct fslab_state_id id;
@@ -226,23 +203,20 @@ int prov_loop_check_alias(const char *name, char *err, size_t errlen)
 				break;
 			mounted = prov_mount_find_device(part, where, sizeof(where)) == 1;
 		}
-		snprintf(err, errlen,
+		return fslab_err_set(e, -EBUSY,
 			 "%s is in use: its backing file %s also backs %s%s%s (rule: no second name for "
 			 "a disk in use); detach %s if the file really is spare",
 			 dev, back[0] ? back : "(unknown)", other, mounted ? ", mounted at " : "",
 			 mounted ? where : "", dev);
-		return -EBUSY;
 	}
 	/* A loop over a block device is that device: it must be spare too. */
 	if (back[0] == '/' && stat(back, &st) == 0 && S_ISBLK(st.st_mode)) {
 		struct prov_disk d;
-		char e2[512];
+		struct fslab_err e2 = FSLAB_ERR_INIT;
 
-		if (prov_disk_inspect(back, &d, e2, sizeof(e2)) == 0 &&
-		    prov_check_in_use(&d, e2, sizeof(e2)) < 0) {
-			snprintf(err, errlen, "%s is backed by %s, which is in use: %s", dev, back, e2);
-			return -EBUSY;
-		}
+		if (prov_disk_inspect(back, &d, &e2) == 0 && prov_check_in_use(&d, &e2) < 0)
+			return fslab_err_set(e, -EBUSY, "%s is backed by %s, which is in use: %s", dev, back,
+					     fslab_err_msg(&e2));
 	}
 	return 0;
 }
@@ -284,7 +258,7 @@ int prov_file_has_data(int fd)
 	}
 }
 
-int prov_loop_detach(const char *dev)
+int prov_loop_detach(const char *dev, struct fslab_err *e)
 {
 	char sys[128];
 	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
@@ -293,7 +267,7 @@ int prov_loop_detach(const char *dev)
 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s", dev);
+		return fslab_note_fail_errno(e, errno, "%s", dev);
 	for (int i = 0; i < 50; i++) {
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 			r = 0;
@@ -304,13 +278,13 @@ int prov_loop_detach(const char *dev)
 	}
 	close(fd);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot detach the loop device", dev);
+		return fslab_note_fail_errno(e, r, "%s: cannot detach the loop device", dev);
 	/* The kernel detaches on the last close: wait for it, bounded. */
 	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", name);
 	deadline = fslab_now() + 10;
 	while (access(sys, F_OK) == 0) {
 		if (fslab_now() > deadline)
-			return fslab_error_errno(EBUSY, "%s: still attached 10 s after detaching "
+			return fslab_note_fail_errno(e, EBUSY, "%s: still attached 10 s after detaching "
 							"(something holds it open)", dev);
 		usleep(10000);
 	}

@@ -1,6 +1,7 @@
 /* NVMe Format NVM with Secure Erase for --purge secure-erase (nvme_erase.h). */
 #include "nvme_erase.h"
 #include "log.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,28 +64,23 @@ static uint32_t le32_at(const unsigned char *b, size_t off)
 }
 
 int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, struct fslab_nvme_erase_plan *p,
-			  char *err, size_t len)
+			  struct fslab_err *e)
 {
 	unsigned char *id = NULL;
 	int r, nsid;
 
 	memset(p, 0, sizeof(*p));
 	nsid = a->nsid(a->ctx);
-	if (nsid <= 0) {
-		snprintf(err, len, "%s is no NVMe namespace (NVME_IOCTL_ID: %s)", disk,
+	if (nsid <= 0)
+		return fslab_err_set(e, nsid < 0 ? nsid : -ENOTTY, "%s is no NVMe namespace (NVME_IOCTL_ID: %s)", disk,
 			 nsid < 0 ? strerror(-nsid) : "no namespace id");
-		return nsid < 0 ? nsid : -ENOTTY;
-	}
 	p->nsid = (unsigned)nsid;
-	if (posix_memalign((void **)&id, 4096, FSLAB_NVME_IDENTIFY_BYTES)) {
-		snprintf(err, len, "out of memory");
-		return -ENOMEM;
-	}
+	if (posix_memalign((void **)&id, 4096, FSLAB_NVME_IDENTIFY_BYTES))
+		return fslab_err_set(e, -ENOMEM, "out of memory");
 	r = a->identify(a->ctx, NVME_CNS_CONTROLLER, 0, id);
 	if (r != 0) {
-		snprintf(err, len, "%s: Identify Controller failed (%s)", disk,
+		r = fslab_err_set(e, r < 0 ? r : -EIO, "%s: Identify Controller failed (%s)", disk,
 			 r < 0 ? strerror(-r) : "the drive returned an error status");
-		r = r < 0 ? r : -EIO;
 		goto out;
 	}
 	unsigned oacs = (unsigned)id[ID_CTRL_OACS] | (unsigned)id[ID_CTRL_OACS + 1] << 8;
@@ -92,9 +88,8 @@ int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, stru
 	uint32_t nn = le32_at(id, ID_CTRL_NN);
 
 	if (!(oacs & 0x2)) {
-		snprintf(err, len, "%s: its controller does not support Format NVM (Identify Controller OACS bit 1 is clear)",
+		r = fslab_err_set(e, -EOPNOTSUPP, "%s: its controller does not support Format NVM (Identify Controller OACS bit 1 is clear)",
 			 disk);
-		r = -EOPNOTSUPP;
 		goto out;
 	}
 	p->together = (fna & 0x3) != 0;
@@ -102,9 +97,8 @@ int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, stru
 		/* Which other namespaces are active: the format would erase them. */
 		r = a->identify(a->ctx, NVME_CNS_ACTIVE_NSIDS, 0, id);
 		if (r != 0) {
-			snprintf(err, len, "%s: its controller formats all its namespaces together and the list of active ones cannot be read (%s)",
+			r = fslab_err_set(e, r < 0 ? r : -EIO, "%s: its controller formats all its namespaces together and the list of active ones cannot be read (%s)",
 				 disk, r < 0 ? strerror(-r) : "an error status");
-			r = r < 0 ? r : -EIO;
 			goto out;
 		}
 		for (size_t k = 0; k < FSLAB_NVME_IDENTIFY_BYTES / 4; k++) {
@@ -113,18 +107,16 @@ int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, stru
 			if (!other)
 				break;
 			if (other != p->nsid) {
-				snprintf(err, len, "%s: its controller formats all its namespaces together (Identify Controller FNA %#x) and it has namespace %u besides this one (%u), which no safety check looked at",
+				r = fslab_err_set(e, -EBUSY, "%s: its controller formats all its namespaces together (Identify Controller FNA %#x) and it has namespace %u besides this one (%u), which no safety check looked at",
 					 disk, fna, other, p->nsid);
-				r = -EBUSY;
 				goto out;
 			}
 		}
 	}
 	r = a->identify(a->ctx, NVME_CNS_NAMESPACE, p->nsid, id);
 	if (r != 0) {
-		snprintf(err, len, "%s: Identify Namespace %u failed (%s)", disk, p->nsid,
+		r = fslab_err_set(e, r < 0 ? r : -EIO, "%s: Identify Namespace %u failed (%s)", disk, p->nsid,
 			 r < 0 ? strerror(-r) : "an error status");
-		r = r < 0 ? r : -EIO;
 		goto out;
 	}
 	unsigned flbas = id[ID_NS_FLBAS], dps = id[ID_NS_DPS];
@@ -140,60 +132,58 @@ out:
 }
 
 /* The plan from the drive's own answers on fd (an open namespace). */
-static int nvme_plan_fd(int fd, const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+static int nvme_plan_fd(int fd, const char *disk, struct fslab_nvme_erase_plan *p, struct fslab_err *e)
 {
 	const struct fslab_nvme_ask a = { nvme_nsid_fd, nvme_identify_fd, &fd };
 
-	return fslab_nvme_erase_plan(&a, disk, p, err, len);
+	return fslab_nvme_erase_plan(&a, disk, p, e);
 }
 
-int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len)
+int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, struct fslab_err *e)
 {
 	int fd = open(disk, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
 	struct stat st;
 
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err, len, "cannot open %s to ask it (%s)", disk, strerror(-r));
-		return r;
+		return fslab_err_set(e, r, "cannot open %s to ask it (%s)", disk, strerror(-r));
 	}
 	/* admin commands go only to a block device, whatever the name is now */
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
 		close(fd);
-		snprintf(err, len, "%s is not a block device: nothing is asked of it", disk);
-		return -ENOTBLK;
+		return fslab_err_set(e, -ENOTBLK, "%s is not a block device: nothing is asked of it", disk);
 	}
-	r = nvme_plan_fd(fd, disk, p, err, len);
+	r = nvme_plan_fd(fd, disk, p, e);
 	close(fd);
 	return r;
 }
 
 int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
-			 const struct fslab_nvme_erase_plan *p)
+			 const struct fslab_nvme_erase_plan *p, struct fslab_err *e)
 {
 	struct fslab_nvme_erase_plan now;
 	struct nvme_admin_cmd cmd;
 	struct stat st;
 	uint64_t bytes = 0;
-	char err[512];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	int fd, r;
 
 	/* O_EXCL: nothing opened the disk since the safety checks; the same
 	 * device they passed, not what the name points at now. */
 	fd = open(disk, O_RDWR | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
+		return fslab_note_fail_errno(e, errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
 					 disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
 		close(fd);
-		fslab_error("refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
+		fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
 			    disk);
 		return -ESTALE;
 	}
-	r = nvme_plan_fd(fd, disk, &now, err, sizeof(err));
+	r = nvme_plan_fd(fd, disk, &now, &why);
 	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
 		close(fd);
-		fslab_error("refused: %s; nothing was erased", r < 0 ? err : "the namespace changed since setup checked it");
+		fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
 		return r < 0 ? r : -ESTALE;
 	}
 	memset(&cmd, 0, sizeof(cmd));
@@ -203,20 +193,18 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 	cmd.timeout_ms = NVME_FORMAT_TIMEOUT_MS;
 	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	if (r != 0) {
-		int e = r < 0 ? errno : EIO;
+		int err = r < 0 ? errno : EIO;
 
 		close(fd);
 		if (r > 0)
-			fslab_error("%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
-				    disk, (unsigned)r);
-		else
-			fslab_error("%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
-				    disk, strerror(e));
-		return -e;
+			return fslab_note_fail(e, -err, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
+					       disk, (unsigned)r);
+		return fslab_note_fail(e, -err, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
+				       disk, strerror(err));
 	}
 	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {
 		close(fd);
-		fslab_error("%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
+		fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
 			    disk, (unsigned long long)bytes, (unsigned long long)capacity);
 		return -EIO;
 	}

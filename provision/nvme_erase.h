@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "err.h"
+
 struct fslab_nvme_erase_plan {
 	unsigned nsid;   /* the namespace of the disk */
 	uint32_t cdw10;  /* Format NVM's command dword 10: its current format, SES 1 */
@@ -40,20 +42,20 @@ struct fslab_nvme_ask {
 };
 
 /* The plan from the drive's answers (the refusals above), into *p: 0, or
- * -EOPNOTSUPP / -EBUSY / -ENOTTY / -EIO / -errno with why in err. */
+ * -EOPNOTSUPP / -EBUSY / -ENOTTY / -EIO / -errno with why in e. */
 int fslab_nvme_erase_plan(const struct fslab_nvme_ask *a, const char *disk, struct fslab_nvme_erase_plan *p,
-			  char *err, size_t len);
+			  struct fslab_err *e);
 
 /* Reads what a secure erase of disk (a /dev path) would be into *p.  0, or
- * -EOPNOTSUPP / -ENOTTY / -errno with why in err (a sentence that names the
+ * -EOPNOTSUPP / -ENOTTY / -errno with why in e (a sentence that names the
  * disk; the caller adds the way out). */
-int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, char *err, size_t len);
+int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, struct fslab_err *e);
 
 /* Formats disk as p says, after checking again on an exclusive open that
  * it is still device devno and the plan still holds, then that its
  * capacity is still capacity bytes.  Blocks until the drive is done (a
  * large drive takes minutes).  0 or -errno, reported (fslab_error). */
 int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
-			 const struct fslab_nvme_erase_plan *p);
+			 const struct fslab_nvme_erase_plan *p, struct fslab_err *e);
 
 #endif

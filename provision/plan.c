@@ -95,43 +95,32 @@ int fslab_partition_device_name(const char *disk, unsigned number, char *buf, si
 }
 
 /* Places the next partition, for fs, at *pos and moves *pos to its end
- * (unaligned).  0, or -EINVAL with the problem in err. */
+ * (unaligned).  0, or -EINVAL with the problem in e. */
 static int plan_place(struct fslab_lab_plan *plan, const struct fslab_fs_spec *fs,
-		      unsigned sector_size, const char *mount_root, uint64_t *pos, char *err,
-		      size_t errlen)
+		      unsigned sector_size, const char *mount_root, uint64_t *pos, struct fslab_err *e)
 {
 	struct fslab_partition_plan *p = &plan->parts[plan->n];
 	char a[32];
 
 	p->recipe = fslab_fs_recipe(fs->type);
-	if (!p->recipe) {
-		snprintf(err, errlen, "[fs %s]: unknown filesystem type", fs->name);
-		return -EINVAL;
-	}
-	if (fs->size == 0 || fs->size % sector_size) {
-		snprintf(err, errlen, "[fs %s] size = %s is not a multiple of the %u-byte sector",
+	if (!p->recipe)
+		return fslab_err_set(e, -EINVAL, "[fs %s]: unknown filesystem type", fs->name);
+	if (fs->size == 0 || fs->size % sector_size)
+		return fslab_err_set(e, -EINVAL, "[fs %s] size = %s is not a multiple of the %u-byte sector",
 			 fs->name, fslab_size_format(fs->size, a, sizeof(a)), sector_size);
-		return -EINVAL;
-	}
-	if (fs->size > FSLAB_SIZE_MAX || *pos > FSLAB_SIZE_MAX) {
-		snprintf(err, errlen, "the layout is larger than fslab supports");
-		return -EINVAL;
-	}
+	if (fs->size > FSLAB_SIZE_MAX || *pos > FSLAB_SIZE_MAX)
+		return fslab_err_set(e, -EINVAL, "the layout is larger than fslab supports");
 	p->number = (unsigned)plan->n + 1;
 	p->fs = fs;
 	p->start = *pos;
 	p->size = fs->size;
 	if (plan->disk[0] &&
-	    fslab_partition_device_name(plan->disk, p->number, p->device, sizeof(p->device)) < 0) {
-		snprintf(err, errlen, "%s: device name too long", plan->disk);
-		return -EINVAL;
-	}
+	    fslab_partition_device_name(plan->disk, p->number, p->device, sizeof(p->device)) < 0)
+		return fslab_err_set(e, -EINVAL, "%s: device name too long", plan->disk);
 	if (mount_root &&
 	    snprintf(p->mountpoint, sizeof(p->mountpoint), "%s/%s", mount_root, fs->name) >=
-		    (int)sizeof(p->mountpoint)) {
-		snprintf(err, errlen, "%s: mount root path too long", mount_root);
-		return -EINVAL;
-	}
+		    (int)sizeof(p->mountpoint))
+		return fslab_err_set(e, -EINVAL, "%s: mount root path too long", mount_root);
 	*pos += fs->size;
 	plan->n++;
 	return 0;
@@ -139,34 +128,28 @@ static int plan_place(struct fslab_lab_plan *plan, const struct fslab_fs_spec *f
 
 int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
-		       char *err, size_t errlen)
+		       struct fslab_err *e)
 {
 	uint64_t align = spec->disk.alignment ? spec->disk.alignment : FSLAB_MiB;
 	uint64_t pos;
 	char a[32], b[32];
 
 	memset(plan, 0, sizeof(*plan));
-	if (sector_size != 512 && sector_size != 4096) {
-		snprintf(err, errlen, "%s: logical sector size %u is not supported (512 or 4096)",
+	if (sector_size != 512 && sector_size != 4096)
+		return fslab_err_set(e, -EINVAL, "%s: logical sector size %u is not supported (512 or 4096)",
 			 disk && *disk ? disk : "the disk", sector_size);
-		return -EINVAL;
-	}
-	if (align < sector_size || (align & (align - 1))) {
-		snprintf(err, errlen, "[disk] alignment %llu is not a power of two >= the sector size %u",
+	if (align < sector_size || (align & (align - 1)))
+		return fslab_err_set(e, -EINVAL, "[disk] alignment %llu is not a power of two >= the sector size %u",
 			 (unsigned long long)align, sector_size);
-		return -EINVAL;
-	}
-	if (spec->n_fs == 0 || spec->n_fs > FSLAB_MAX_FS) {
-		snprintf(err, errlen, "the spec has %zu filesystems; give 1 to %d [fs NAME] sections",
+	if (spec->n_fs == 0 || spec->n_fs > FSLAB_MAX_FS)
+		return fslab_err_set(e, -EINVAL, "the spec has %zu filesystems; give 1 to %d [fs NAME] sections",
 			 spec->n_fs, FSLAB_MAX_FS);
-		return -EINVAL;
-	}
 	snprintf(plan->disk, sizeof(plan->disk), "%s", disk ? disk : "");
 	plan->disk_bytes = disk_bytes;
 	plan->sector_size = sector_size;
 	pos = plan_align_up(plan_gpt_head(sector_size), align);
 	for (size_t i = 0; i < spec->n_fs; i++) {
-		int r = plan_place(plan, &spec->fs[i], sector_size, mount_root, &pos, err, errlen);
+		int r = plan_place(plan, &spec->fs[i], sector_size, mount_root, &pos, e);
 
 		if (r < 0)
 			return r;
@@ -187,14 +170,12 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 			parts += plan->parts[i].size;
 		/* Both parts of the need, each as it is, and the total in the
 		 * spelling --size takes: "100.0 GiB" alone hides the 2 MiB. */
-		snprintf(err, errlen,
-			 "%s is too small: %s, the layout needs %s of partitions + %s for the GPT "
+		return fslab_err_set(e, -ENOSPC, "%s is too small: %s, the layout needs %s of partitions + %s for the GPT "
 			 "and alignment (%s in all)",
 			 disk && *disk ? disk : "the image", plan_size_words(disk_bytes, a, sizeof(a)),
 			 plan_size_words(parts, b, sizeof(b)),
 			 plan_size_words(plan->needed_bytes - parts, c, sizeof(c)),
 			 fslab_size_format(plan->needed_bytes, d, sizeof(d)));
-		return -ENOSPC;
 	}
 	return 0;
 }
@@ -209,9 +190,8 @@ char *fslab_plan_size_to_ask(uint64_t needed, char *buf, size_t len)
 uint64_t fslab_plan_image_size(const struct fslab_spec *spec)
 {
 	struct fslab_lab_plan plan;
-	char err[256];
 
-	if (fslab_plan_compute(spec, NULL, 0, 512, NULL, &plan, err, sizeof(err)) < 0)
+	if (fslab_plan_compute(spec, NULL, 0, 512, NULL, &plan, NULL) < 0)
 		return 0;
 	return plan.needed_bytes;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -66,14 +67,14 @@ struct fslab_lab_plan {
  * first aligned offset after the primary GPT, each following one at the
  * next aligned offset, the backup GPT after the last.  disk_bytes = 0 only
  * computes needed_bytes (no size check).  Returns 0, -ENOSPC when the disk
- * is too small, -EINVAL for a spec it cannot lay out; err says which.  On
- * -ENOSPC err says what the layout needs and why (the partitions, the GPT
+ * is too small, -EINVAL for a spec it cannot lay out; e says which.  On
+ * -ENOSPC e says what the layout needs and why (the partitions, the GPT
  * and alignment) but not the fix, which depends on whether the caller has
  * a disk or an image (fslab_plan_size_to_ask gives the size to name); a
  * NULL or "" disk is called "the image". */
 int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 		       unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
-		       char *err, size_t errlen);
+		       struct fslab_err *e);
 
 /* The size to ask a user for when needed_bytes is the need: rounded up to
  * a whole GiB (to a MiB below 1 GiB), in --size's spelling ("101G"). */

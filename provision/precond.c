@@ -107,7 +107,7 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 		 purge, FSLAB_PRECOND_PASSES, a, b, t, FSLAB_PRECOND_PLAN_MIB_S);
 }
 
-int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
+int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e)
 {
 	const char *name = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
 	const char *why = strncmp(name, "sd", 2) == 0
@@ -117,11 +117,11 @@ int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len)
 		: strncmp(name, "nvme", 4) == 0 ? "fslab cannot format this NVMe namespace"
 						: "it is done only on an NVMe namespace (NVMe Format with Secure Erase)";
 
-	snprintf(err, len,
-		 "--purge secure-erase on %s: %s; use --purge trim (a TRIM purge, not a PTS purge), or "
-		 "erase the drive yourself (hdparm --security-erase) and run setup with --purge none",
-		 disk, why);
-	return -EOPNOTSUPP;
+	return fslab_err_set(e, -EOPNOTSUPP,
+			     "--purge secure-erase on %s: %s; use --purge trim (a TRIM purge, not a PTS "
+			     "purge), or erase the drive yourself (hdparm --security-erase) and run setup "
+			     "with --purge none",
+			     disk, why);
 }
 
 /* The data written: pseudo-random (xorshift64, fixed seed) so that a
@@ -158,24 +158,22 @@ static int precond_purge(const struct fslab_precond_run *r)
 		return 0;
 	}
 	if (r->d->purge == FSLAB_PURGE_SECURE_ERASE) {
-		printf("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
-		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped\n",
+		fslab_note_line("purging %s: NVMe Format NVM of namespace %u with Secure Erase Settings 1 (user data "
+		       "erase, a PTS purge); the drive may take minutes and the command cannot be stopped",
 		       r->disk, r->d->nvme.nsid);
-		fflush(stdout);
-		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme);
+		e = fslab_nvme_erase_run(r->disk, r->devno, r->capacity, &r->d->nvme, r->e);
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "%s", e < 0 ? "failed" : "done");
 		return e;
 	}
-	printf("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)\n", r->disk);
-	fflush(stdout);
-	e = fslab_discard_device(r->disk, true, &res);
+	fslab_note_line("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)", r->disk);
+	e = fslab_discard_device(r->disk, true, &res, r->e);
 	if (e < 0) {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
 		return e;
 	}
 	if (res == FSLAB_DISCARD_UNSUPPORTED) {
-		printf("purge: not supported: %s takes no discard requests; preconditioning without a "
-		       "purge\n", r->disk);
+		fslab_note_line("purge: not supported: %s takes no discard requests; preconditioning without a "
+		       "purge", r->disk);
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "not supported");
 	} else {
 		snprintf(rec->purge_result, sizeof(rec->purge_result), "done");
@@ -188,8 +186,7 @@ static void precond_conditions(const char *disk, const char *when, struct fslab_
 	char line[128];
 
 	fslab_drive_conditions_read(disk, dc);
-	printf("drive %s preconditioning: %s\n", when, fslab_drive_conditions_format(dc, line, sizeof(line)));
-	fflush(stdout);
+	fslab_note_line("drive %s preconditioning: %s", when, fslab_drive_conditions_format(dc, line, sizeof(line)));
 }
 
 /* One line of the progress: "1.2 GiB/200 GiB  61%  512 MiB/s". */
@@ -225,10 +222,10 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 		if (w < 0 && errno == EINTR)
 			return -EINTR;
 		if (w < 0)
-			return fslab_error_errno(errno, "%s: preconditioning write of %llu bytes at %llu failed",
+			return fslab_note_fail_errno(r->e, errno, "%s: preconditioning write of %llu bytes at %llu failed",
 						 r->disk, (unsigned long long)len, (unsigned long long)off);
 		if ((uint64_t)w != len)
-			return fslab_error_errno(EIO, "%s: preconditioning write at %llu wrote %zd of %llu bytes",
+			return fslab_note_fail_errno(r->e, EIO, "%s: preconditioning write at %llu wrote %zd of %llu bytes",
 						 r->disk, (unsigned long long)off, w, (unsigned long long)len);
 		rec->bytes += len;
 		now = fslab_now();
@@ -253,7 +250,7 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 		}
 	}
 	if (fdatasync(fd) < 0)
-		return fslab_error_errno(errno, "%s: cannot flush the preconditioning writes", r->disk);
+		return fslab_note_fail_errno(r->e, errno, "%s: cannot flush the preconditioning writes", r->disk);
 	rec->seconds = fslab_now() - t0;
 	rec->mib_s = rec->seconds > 0 ? (double)rec->bytes / 1048576.0 / rec->seconds : 0;
 	precond_draw(prog, rec->bytes, rec->target_bytes, rec->mib_s, true);
@@ -274,24 +271,24 @@ static int precond_write(const struct fslab_precond_run *r)
 	 * same device number), not whatever the name points at now. */
 	fd = open(r->disk, O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open it for the preconditioning writes "
+		return fslab_note_fail_errno(r->e, errno, "%s: cannot open it for the preconditioning writes "
 						"(O_DIRECT, exclusive); --precondition off skips them",
 					 r->disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != r->devno) {
 		close(fd);
-		fslab_error("refused: %s is no longer the disk the safety checks passed (another "
+		fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another "
 			    "device node under that name); nothing was written", r->disk);
 		return -ESTALE;
 	}
 	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
 	if (e) {
 		close(fd);
-		return fslab_error_errno(e, "no memory for the preconditioning buffer");
+		return fslab_note_fail_errno(r->e, e, "no memory for the preconditioning buffer");
 	}
 	precond_fill(buf, FSLAB_PRECOND_BLOCK / sizeof(uint64_t));
 	prog = fslab_progress_new(stdout, "precondition", false);
 	if (!prog) {
-		e = fslab_error_errno(ENOMEM, "out of memory");
+		e = fslab_note_fail_errno(r->e, ENOMEM, "out of memory");
 		goto out;
 	}
 	fslab_progress_set_work(prog, (double)rec->target_bytes, 0);
@@ -301,7 +298,7 @@ static int precond_write(const struct fslab_precond_run *r)
 	/* Stopped: flush what was written, so the record's bytes are on the
 	 * drive; a failed flush is no reason to keep the disk busy longer. */
 	if (e == -EINTR && fdatasync(fd) < 0)
-		fslab_warn("%s: cannot flush the preconditioning writes: %s", r->disk, strerror(errno));
+		fslab_note_warn("%s: cannot flush the preconditioning writes: %s", r->disk, strerror(errno));
 out:
 	fslab_progress_free(prog);
 	free(buf);
@@ -322,7 +319,7 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 		snprintf(rec->status, sizeof(rec->status), "%s", r->d->status);
 		snprintf(rec->note, sizeof(rec->note), "%s", r->d->note);
 		if (r->d->status && strcmp(r->d->status, "skipped") == 0)
-			printf("%s\n", r->d->note);
+			fslab_note_line("%s", r->d->note);
 		e = precond_purge(r);
 		if (e == 0)
 			e = r->save(r->ctx, false);
@@ -343,16 +340,15 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 	if (e == 0 && *r->stop)
 		e = -EINTR;
 	if (e == 0) {
-		printf("preconditioning %s: writing %s (%d x its capacity) in 128 KiB sequential O_DIRECT writes\n",
+		fslab_note_line("preconditioning %s: writing %s (%d x its capacity) in 128 KiB sequential O_DIRECT writes",
 		       r->disk, fslab_size_human(rec->target_bytes, a, sizeof(a)), FSLAB_PRECOND_PASSES);
-		fflush(stdout);
 		e = precond_write(r);
 	}
 	snprintf(rec->status, sizeof(rec->status), "%s", e == 0 ? "done" : e == -EINTR ? "interrupted" : "failed");
 	if (e == 0 || e == -EINTR)
 		precond_conditions(r->disk, "after", &rec->after);
 	if (e == 0)
-		printf("preconditioned %s: %s in %.1f s (%.0f MiB/s)\n", r->disk,
+		fslab_note_line("preconditioned %s: %s in %.1f s (%.0f MiB/s)", r->disk,
 		       fslab_size_human(rec->bytes, a, sizeof(a)), rec->seconds, rec->mib_s);
 	{
 		int se = r->save(r->ctx, true);

@@ -65,7 +65,7 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 /* --purge secure-erase on disk where fslab does not do it (anything but
  * an NVMe namespace: an ATA/SCSI disk, an image's loop device): why, and
  * the way out (--purge trim), into err; always -EOPNOTSUPP. */
-int fslab_precond_secure_erase_refusal(const char *disk, char *err, size_t len);
+int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e);
 
 struct fslab_precond_run {
 	const char *disk;          /* the whole disk (or the image's loop device) */
@@ -74,16 +74,17 @@ struct fslab_precond_run {
 	const struct fslab_precond_decision *d;
 	volatile sig_atomic_t *stop; /* a signal arrived: stop after this write */
 	/* Saves the state (rec is in it): before the first write (durable),
-	 * every few seconds and at the end.  0 or -errno (reported). */
+	 * every few seconds and at the end.  0 or -errno (the reason in e). */
 	int (*save)(void *ctx, bool durable);
 	void *ctx;
 	struct fslab_state_precondition *rec;
+	struct fslab_err *e;       /* what stopped it */
 };
 
 /* Purges and writes as d says, recording each step in rec.  0 (done, or
  * a purge the disk does not support: said so), -EINTR when stopped by a
  * signal (rec->status "interrupted", nothing partitioned), or -errno
- * (reported). */
+ * (the reason in r->e). */
 int fslab_precond_run(const struct fslab_precond_run *r);
 
 #endif

@@ -27,23 +27,26 @@ struct prov_disk {
 };
 
 /* diskinfo.c: facts about block devices, read-only. */
-int prov_disk_inspect(const char *path, struct prov_disk *d, char *err, size_t errlen);
+int prov_disk_inspect(const char *path, struct prov_disk *d, struct fslab_err *e);
 /* True when devno is the disk or one of its partitions. */
 bool prov_devno_on_disk(dev_t devno, const struct prov_disk *d);
 /* The same with sysfs at sysroot ("/sys"; a test gives a tree of its own):
  * a partition is found by its sysfs directory lying inside the disk's. */
 bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_disk *d);
-/* The root-disk rule: -EBUSY (refusal in err) when root_dev, the device
+/* The root-disk rule: -EBUSY (refusal in e) when root_dev, the device
  * of "/", is d or one of its partitions as sysfs at sysroot says; else 0. */
-int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, char *err,
-			size_t errlen);
+int prov_check_not_root(const struct prov_disk *d, const char *sysroot, dev_t root_dev, struct fslab_err *e);
+/* A file's identity (st_dev, st_ino) as the state keeps it; unknown when
+ * fstat fails. */
+void prov_id_of_fd(int fd, struct fslab_state_id *id);
+bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* inuse.c: safety rules that only read (the root disk, mounts, swap,
- * holders): returns 0 or -EBUSY with the refusal in err. */
-int prov_check_in_use(const struct prov_disk *d, char *err, size_t errlen);
-/* Refuses (-EBUSY, message in err) when a process holds the disk or one
+ * holders): returns 0 or -EBUSY with the refusal in e. */
+int prov_check_in_use(const struct prov_disk *d, struct fslab_err *e);
+/* Refuses (-EBUSY, message in e) when a process holds the disk or one
  * of its partitions open: catches FUSE daemons, which neither open O_EXCL
  * nor always name the device in the mount table. */
-int prov_check_openers(const struct prov_disk *d, char *err, size_t errlen);
+int prov_check_openers(const struct prov_disk *d, struct fslab_err *e);
 /* blkprobe.c: calls fn(type, ctx) for each signature and partition table on
  * dev ("gpt", "PMBR", "ext4" ...; "unknown" when libblkid names none), at
  * most 17; a non-zero return from fn stops the probe.  Returns how many
@@ -53,11 +56,11 @@ int prov_probe_signature_each(const char *dev, int (*fn)(const char *type, void 
 int prov_probe_signatures(const char *dev, char *found, size_t len);
 /* wipe.c: erases every signature libblkid finds (filesystems, RAID, partition
  * tables incl. both GPT headers and the protective MBR).  0 or -errno. */
-int prov_wipe_signatures(const char *dev);
+int prov_wipe_signatures(const char *dev, struct fslab_err *e);
 /* The same for the byte range [offset, offset + size) of dev: a partition
  * the kernel does not show (after a reboot on a kernel without a GPT
  * parser) or inside an image that is not attached. */
-int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size);
+int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size, struct fslab_err *e);
 /* blkprobe.c: TYPE and VERSION of the filesystem on dev ("" when none). */
 int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_t vlen);
 /* GPT disk GUID of dev (the backup header is used when the primary is
@@ -65,17 +68,16 @@ int prov_probe_fs(const char *dev, char *type, size_t tlen, char *version, size_
 int prov_gpt_guid(const char *dev, char *guid, size_t len);
 
 /* loopdev.c */
-/* Attaches image with partition scanning and direct I/O; *direct says
- * whether the kernel took direct I/O (false: the loop reads the image
- * through the host's page cache, see loopdev.c). */
-int prov_loop_attach(const char *image, char *dev, size_t len, bool *direct);
-/* Attaches the open image img (image names it in lo_file_name). */
-int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct);
+/* Attaches the open image img (image names it in lo_file_name) with
+ * partition scanning and direct I/O; *direct says whether the kernel took
+ * direct I/O (false: the loop reads the image through the host's page
+ * cache, see loopdev.c). */
+int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool *direct, struct fslab_err *e);
 /* 1 when loop device dev does direct I/O, 0 when buffered, or -errno (not
  * a loop device, not attached). */
 int prov_loop_direct_io(const char *dev);
-/* The loop device backed by image (matched by inode); -ENOENT if none. */
-int prov_loop_find(const char *image, char *dev, size_t len);
+/* The loop device backed by the open image fd (matched by inode); -ENOENT
+ * if none. */
 int prov_loop_find_fd(int fd, char *dev, size_t len);
 /* The first attached loop device other than except (may be NULL) whose
  * backing file is id (LOOP_GET_STATUS64 lo_device, lo_inode). */
@@ -91,28 +93,28 @@ int prov_loop_backing(const char *dev, struct fslab_state_id *id);
  * compares st->disk now with what was recorded: 0, or -EINVAL with why
  * ("serial X, the lab's is Y"). */
 void prov_disk_ident_record(struct fslab_state *st);
-int prov_disk_ident_check(const struct fslab_state *st, char *why, size_t whylen);
-/* For a loop device name ("loop3"): -EBUSY (reason in err) when its
+int prov_disk_ident_check(const struct fslab_state *st, struct fslab_err *e);
+/* For a loop device name ("loop3"): -EBUSY (reason in e) when its
  * backing file also backs another loop device, or is a block device in
  * use; 0 otherwise (also for a device that is not a loop device). */
-int prov_loop_check_alias(const char *name, char *err, size_t errlen);
+int prov_loop_check_alias(const char *name, struct fslab_err *e);
 /* 1 when the file holds a byte that is not zero, 0 when it is all holes
  * and zeros, or a negative errno. */
 int prov_file_has_data(int fd);
-int prov_loop_detach(const char *dev);
+int prov_loop_detach(const char *dev, struct fslab_err *e);
 
 /* gpt.c: writes the plan's GPT (disk GUID and PARTUUIDs given), then makes
  * the kernel see exactly the plan's partitions and waits for their nodes. */
 int prov_gpt_write(const struct fslab_lab_plan *plan, const char *disk_guid,
-		   char partuuids[][40]);
+		   char partuuids[][40], struct fslab_err *e);
 /* A libfdisk context on dev whose warnings reach fslab's log and whose
- * questions are answered no or refused (see gpt.c).  0, or -errno (said). */
+ * questions are answered no or refused (see gpt.c).  0, or -errno (the reason in e). */
 struct fdisk_context;
-int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp);
-int prov_kpart_remove_all(const struct prov_disk *d);
-int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan);
+int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp, struct fslab_err *e);
+int prov_kpart_remove_all(const struct prov_disk *d, struct fslab_err *e);
+int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan, struct fslab_err *e);
 /* Removes one kernel partition (0 when it was not there). */
-int prov_kpart_remove(const struct prov_disk *d, unsigned number);
+int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_err *e);
 
 /* mounts.c */
 /* Where dev (by devno, or by FUSE fsname) is mounted: fills the first
@@ -126,6 +128,26 @@ int prov_mount_at(const char *dir, char *source, size_t len, char *fstype, size_
  * signal the process exactly there.  stop may be NULL. */
 void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
 
+/* lab_lock.c: advisory locks that keep two fslab commands off one lab.
+ * flock(2) on a lock file: the kernel drops it when the holder dies, so a
+ * killed fslab never leaves a lock that blocks forever; the holder's pid and
+ * command are written into the file only to name it in the refusal. */
+/* The lock under the lab's locks (provision/lab.h): locks the file
+ * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
+ * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
+ * file with a single link, owned by the caller: anything else is refused
+ * (-EINVAL), never written.  Every holder writes "command, pid N" into it
+ * (of several shared holders, the last one's name stays).  Returns the fd;
+ * -EWOULDBLOCK with the holder's line in holder when another process has
+ * it; another negative errno otherwise. */
+int fslab_lock_at(int dfd, const char *name, int how, const char *command, char *holder,
+		  size_t holderlen);
+
+/* Does the "command, pid N" line read from a lock file name a process
+ * that still exists?  (The last of several shared holders may have gone.) */
+bool fslab_lock_holder_alive(const char *holder);
+
+
 /* lab.c: creation markers.  Setup stores the lab's lab_id in this
  * extended attribute of every file and directory it creates (and of a
  * reused image while the lab holds it); only root can set trusted.*
@@ -136,8 +158,6 @@ int prov_marker_set(int fd, const char *lab_id);
  * instead), or a negative errno. */
 int prov_marker_check(int fd, const char *lab_id, char *found, size_t len);
 void prov_marker_remove(int fd);
-void prov_id_of_fd(int fd, struct fslab_state_id *id);
-bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st);
 /* path (absolute) with every existing directory above its last name
  * resolved (symbolic links followed); the last name is kept as given so
  * a link there is still seen as one.  "." and ".." are refused (-EINVAL)

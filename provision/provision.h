@@ -2,15 +2,17 @@
  * and back.  fslab setup / teardown / status are thin wrappers around these;
  * fslab reproduce calls them in-process.
  *
- * Every function prints its own messages (progress on stdout, errors on
- * stderr) and returns an FSLAB_EXIT_* status: 0 done, 1 failed or refused,
- * 2 bad usage or bad input (nothing changed). */
+ * Progress lines and warnings go through lib/progress.h's notes (the sink
+ * the command installs); errors are not printed here.  Every function
+ * returns an FSLAB_EXIT_* status: 0 done, 1 failed or refused, 2 bad usage
+ * or bad input (nothing changed). */
 #ifndef FSLAB_PROVISION_H
 #define FSLAB_PROVISION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "names.h"
 #include "spec.h"
 
@@ -58,7 +60,7 @@ struct fslab_setup_opts {
 /* Checks, partitions, formats and mounts; writes the state file before the
  * first write to the disk and after every step, so fslab_teardown can undo
  * any half-finished setup.  SIGINT/SIGTERM stop it at the next safe point. */
-int fslab_setup(const struct fslab_setup_opts *o);
+int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e);
 
 struct fslab_teardown_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
@@ -74,7 +76,7 @@ struct fslab_teardown_opts {
  * kernel partitions, detaches the loop device, deletes the image setup
  * created, removes the mount points setup created and the state file.
  * Refuses a disk whose GPT disk GUID differs from the state's. */
-int fslab_teardown(const struct fslab_teardown_opts *o);
+int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e);
 
 struct fslab_status_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
@@ -83,6 +85,6 @@ struct fslab_status_opts {
 
 /* Prints the lab as it is now; FSLAB_EXIT_FAILURE (naming each problem)
  * when a partition is missing, unmounted or of the wrong type. */
-int fslab_status(const struct fslab_status_opts *o);
+int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e);
 
 #endif

@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "log.h"
 #include "procfs.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -141,7 +142,7 @@ static void quiet_record(struct quiet_fs *f, double waited)
 		 : f->btrfs_dir[0] ? "; no btrfs exclusive operation or queued discard"
 				   : "; btrfs sysfs directory not found");
 	if (!f->quiet)
-		fslab_warn("%s (%s) was still busy %.0f s after mount (%s%s%s); the first tests may "
+		fslab_note_warn("%s (%s) was still busy %.0f s after mount (%s%s%s); the first tests may "
 			   "overlap its background work",
 			   sp->name, sp->device, waited,
 			   f->cur.lazyinit ? "the ext4lazyinit thread runs" : "",

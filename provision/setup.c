@@ -59,7 +59,16 @@ struct setup_run {
 	bool state_written;
 	char env_lab_id[64];     /* FSLAB_LAB_ID=... for mkfs */
 	struct fslab_precond_decision precond; /* what --precondition/--purge mean here */
+	struct fslab_err *e;     /* the caller's, or err_own */
+	struct fslab_err err_own;
 };
+
+/* The error that ends setup, into s->e for the command to print (one
+ * already there is noted first: lib/progress.h).  Returns ret, what the
+ * caller returns: an FSLAB_EXIT_* status or a negative errno. */
+#define setup_fail(s, ...) fslab_note_fail((s)->e, __VA_ARGS__)
+/* The same with ": " and the error's text after the message; -err. */
+#define setup_fail_errno(s, err, ...) fslab_note_fail_errno((s)->e, err, __VA_ARGS__)
 
 /* An absolute form of path (relative to the cwd), without resolving
  * symlinks: the state must name what the user named. */
@@ -99,9 +108,9 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 
 	if (phase != FSLAB_PHASE_NONE)
 		s->st->phase = phase;
-	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
 	if (r < 0)
-		return fslab_error_errno(r, "cannot write the state file %s", s->state_path);
+		return setup_fail_errno(s, r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
 	return 0;
 }
@@ -116,9 +125,10 @@ static bool setup_stopped(struct setup_run *s)
 {
 	if (!setup_stop)
 		return false;
-	fslab_error("interrupted by signal %d after step '%s'; the lab is half set up: "
-		    "run fslab teardown --state %s to undo",
-		    (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
+	setup_fail(s, -EINTR,
+		   "interrupted by signal %d after step '%s'; the lab is half set up: run fslab "
+		   "teardown --state %s to undo",
+		   (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
 	return true;
 }
 
@@ -173,33 +183,55 @@ static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 	return r;
 }
 
+/* The partitions' table as one note (its lines). */
+static int setup_note_parts(const struct fslab_lab_plan *pl)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int r;
+
+	if (!mem)
+		return -errno;
+	r = setup_print_parts(pl, mem);
+	if (fclose(mem) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r == 0 && len) {
+		if (text[len - 1] == '\n')
+			text[len - 1] = '\0';
+		fslab_note_line("%s", text);
+	}
+	free(text);
+	return r;
+}
+
 /* The plan, before anything is written.  0, or -1 when it could not be
  * printed (said): setup does not write a plan its user did not see. */
-static int setup_print_plan(struct setup_run *s, FILE *out)
+static int setup_print_plan(struct setup_run *s)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
 	char a[32], b[32], c[32];
 	int r;
 
-	fprintf(out, "disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment\n",
+	fslab_note_line("disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment",
 		pl->disk[0] ? pl->disk : "(new loop device)", fslab_size_human(pl->disk_bytes, a, sizeof(a)),
 		pl->sector_size, fslab_size_human(pl->needed_bytes, b, sizeof(b)),
 		fslab_size_format(s->spec->disk.alignment ? s->spec->disk.alignment : FSLAB_MiB, c,
 				  sizeof(c)));
 	if (s->image[0])
-		fprintf(out, "image %s: %s, %s\n", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
+		fslab_note_line("image %s: %s, %s", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
 			s->image_exists ? "exists, reused" : "created sparse");
-	if ((r = setup_print_parts(pl, out)) < 0) {
-		fslab_error_errno(r, "cannot print the plan's partitions");
+	if ((r = setup_note_parts(pl)) < 0) {
+		setup_fail_errno(s, r, "cannot print the plan's partitions");
 		return -1;
 	}
 	{
 		char line[256];
 
 		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		fslab_note_line("%s", line);
 		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		fslab_note_line("%s", line);
 	}
 	return 0;
 }
@@ -214,8 +246,9 @@ static void setup_placeholder_devices(struct setup_run *s)
 
 static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t bytes, unsigned ss)
 {
-	char err[512];
-	int r = fslab_plan_compute(s->spec, disk, bytes, ss, s->mount_root, &s->plan, err, sizeof(err));
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_plan_compute(s->spec, disk, bytes, ss, s->mount_root, &s->plan, &e);
+	const char *err = fslab_err_msg(&e);
 
 	if (r == -ENOSPC) {
 		char ask[32];
@@ -224,23 +257,22 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 		 * image is given a --size, an existing image is made again. */
 		fslab_plan_size_to_ask(s->plan.needed_bytes, ask, sizeof(ask));
 		if (disk)
-			fslab_error("refused: %s; use a disk of %s or more, or shrink a partition in "
-				    "the spec (rule: the disk must hold the layout)",
-				    err, ask);
-		else if (s->image_exists)
-			fslab_error("refused: %s; remove %s and run again with --size %s or more, or "
-				    "shrink a partition in the spec (rule: the disk must hold the layout)",
-				    err, s->image, ask);
-		else
-			fslab_error("refused: %s; give --size %s or more, or shrink a partition in the "
-				    "spec (rule: the disk must hold the layout)",
-				    err, ask);
-		return FSLAB_EXIT_FAILURE;
+			return setup_fail(s, FSLAB_EXIT_FAILURE,
+					  "refused: %s; use a disk of %s or more, or shrink a partition in "
+					  "the spec (rule: the disk must hold the layout)",
+					  err, ask);
+		if (s->image_exists)
+			return setup_fail(s, FSLAB_EXIT_FAILURE,
+					  "refused: %s; remove %s and run again with --size %s or more, or "
+					  "shrink a partition in the spec (rule: the disk must hold the layout)",
+					  err, s->image, ask);
+		return setup_fail(s, FSLAB_EXIT_FAILURE,
+				  "refused: %s; give --size %s or more, or shrink a partition in the "
+				  "spec (rule: the disk must hold the layout)",
+				  err, ask);
 	}
-	if (r < 0) {
-		fslab_error("%s", err);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_USAGE, "%s", err);
 	return 0;
 }
 
@@ -252,18 +284,14 @@ static int setup_check_tools(struct setup_run *s)
 	for (size_t i = 0; i < s->spec->n_fs; i++) {
 		const struct fslab_fs_recipe *rc = fslab_fs_recipe(s->spec->fs[i].type);
 
-		if (fslab_exec_find_tool(rc->mkfs, path, sizeof(path)) < 0) {
-			fslab_error("%s not found (needed for [fs %s]); install it with: apt-get install %s",
+		if (fslab_exec_find_tool(rc->mkfs, path, sizeof(path)) < 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "%s not found (needed for [fs %s]); install it with: apt-get install %s",
 				    rc->mkfs, s->spec->fs[i].name, rc->package);
-			return FSLAB_EXIT_FAILURE;
-		}
 		if (fslab_lab_mount_method_for(rc->type) == FSLAB_MOUNT_FUSE &&
-		    fslab_exec_find_tool("fusefat", path, sizeof(path)) < 0) {
-			fslab_error("fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
+		    fslab_exec_find_tool("fusefat", path, sizeof(path)) < 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
 				    "through FUSE); install it with: apt-get install fusefat",
 				    s->spec->fs[i].name);
-			return FSLAB_EXIT_FAILURE;
-		}
 	}
 	return 0;
 }
@@ -299,24 +327,20 @@ static int setup_check_places(struct setup_run *s)
 		const char *d = i == 0 ? s->mount_root : s->plan.parts[i - 1].mountpoint;
 		const char *sys = setup_system_dir(d);
 
-		if (sys) {
-			fslab_error("refused: %s %s is the system directory %s; mounting the lab there "
+		if (sys)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s is the system directory %s; mounting the lab there "
 				    "would hide what the system (and teardown) needs; give a "
 				    "--mount-root of its own, such as %s",
 				    i == 0 ? "mount root" : "mount point", d, sys, FSLAB_MOUNT_ROOT_DEFAULT);
-			return FSLAB_EXIT_FAILURE;
-		}
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *what = i == 0 ? s->mount_root : s->image;
 
-		if (what[0] && prov_path_on_lab_mount(what, dev, sizeof(dev)) > 0) {
-			fslab_error("refused: %s %s would be on %s, a filesystem of another fslab lab (it "
+		if (what[0] && prov_path_on_lab_mount(what, dev, sizeof(dev)) > 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s would be on %s, a filesystem of another fslab lab (it "
 				    "would keep that lab busy, and its teardown would fail); give a path "
 				    "outside every lab",
 				    i == 0 ? "the mount root" : "the image", what, dev);
-			return FSLAB_EXIT_FAILURE;
-		}
 	}
 	return 0;
 }
@@ -332,33 +356,25 @@ static int setup_check_mount_root(struct setup_run *s)
 	while (lstat(path, &st) < 0) {
 		char *slash;
 
-		if (errno != ENOENT) {
-			fslab_error("refused: cannot create the mount root %s (%s: %s); give another "
+		if (errno != ENOENT)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the mount root %s (%s: %s); give another "
 				    "--mount-root",
 				    s->mount_root, path, strerror(errno));
-			return FSLAB_EXIT_FAILURE;
-		}
 		slash = strrchr(path, '/');
 		if (!slash || slash == path)
 			return 0;
 		*slash = '\0';
 	}
-	if (S_ISLNK(st.st_mode)) {
-		fslab_error("refused: mount root %s is a symbolic link; fslab does not follow links "
+	if (S_ISLNK(st.st_mode))
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is a symbolic link; fslab does not follow links "
 			    "there (give a real directory with --mount-root)",
 			    path);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fslab_error("refused: mount root %s is not a directory; give another --mount-root", path);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (access(path, W_OK) != 0) {
-		fslab_error("refused: cannot write in the mount root %s: %s; give another --mount-root",
+	if (!S_ISDIR(st.st_mode))
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is not a directory; give another --mount-root", path);
+	if (access(path, W_OK) != 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot write in the mount root %s: %s; give another --mount-root",
 			    path, strerror(errno));
-		return FSLAB_EXIT_FAILURE;
-	}
-	return fslab_lab_mount_root_check(s->mount_root, path) < 0 ? FSLAB_EXIT_FAILURE : 0;
+	return fslab_lab_mount_root_check(s->mount_root, path, s->e) < 0 ? FSLAB_EXIT_FAILURE : 0;
 }
 
 /* 1 when the directory holds nothing but . and .., 0 when it holds
@@ -389,25 +405,19 @@ static int setup_check_mount_points(struct setup_run *s)
 
 		if (lstat(mp, &st) < 0)
 			continue;
-		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
-			fslab_error("refused: mount point %s is %s; fslab does not follow or replace it (remove it "
+		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is %s; fslab does not follow or replace it (remove it "
 				    "or give another --mount-root)",
 				    mp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
-			return FSLAB_EXIT_FAILURE;
-		}
-		if (prov_mount_at(mp, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-			fslab_error("refused: mount point %s already has %s (%s) mounted; unmount it or give "
+		if (prov_mount_at(mp, src, sizeof(src), fstype, sizeof(fstype)) == 1)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s already has %s (%s) mounted; unmount it or give "
 				    "another --mount-root",
 				    mp, src, fstype);
-			return FSLAB_EXIT_FAILURE;
-		}
-		if (setup_dir_is_empty(mp) == 0) {
-			fslab_error("refused: mount point %s is not empty; the lab would be mounted "
+		if (setup_dir_is_empty(mp) == 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is not empty; the lab would be mounted "
 				    "over its files and hide them; give another --mount-root or "
 				    "move them",
 				    mp);
-			return FSLAB_EXIT_FAILURE;
-		}
 	}
 	return 0;
 }
@@ -424,32 +434,24 @@ static int setup_check_files(struct setup_run *s)
 
 	if (s->image[0] && !s->image_exists) {
 		r = fslab_check_parent_writable(s->image, dir, sizeof(dir));
-		if (r < 0) {
-			fslab_error("refused: cannot create the image %s: %s: %s; give another path",
+		if (r < 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the image %s: %s: %s; give another path",
 				    s->image, dir, strerror(-r));
-			return FSLAB_EXIT_FAILURE;
-		}
 	}
 	if (strncmp(s->state_path, s->mount_root, n) == 0 &&
-	    (s->state_path[n] == '/' || s->state_path[n] == '\0')) {
-		fslab_error("refused: the state file %s is inside the mount root %s, where the lab's "
+	    (s->state_path[n] == '/' || s->state_path[n] == '\0'))
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s is inside the mount root %s, where the lab's "
 			    "filesystems are mounted (they would hide it from teardown); give a "
 			    "--state outside %s",
 			    s->state_path, s->mount_root, s->mount_root);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0) {
-		fslab_error("refused: the state file %s would be on %s, a filesystem of another fslab "
+	if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s would be on %s, a filesystem of another fslab "
 			    "lab (its teardown unmounts and wipes it); give a --state outside every lab",
 			    s->state_path, dir);
-		return FSLAB_EXIT_FAILURE;
-	}
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
-	if (r < 0 && r != -ENOENT) {
-		fslab_error("refused: state file %s: cannot write in %s: %s; give another --state",
+	if (r < 0 && r != -ENOENT)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: state file %s: cannot write in %s: %s; give another --state",
 			    s->state_path, dir, strerror(-r));
-		return FSLAB_EXIT_FAILURE;
-	}
 	return 0;
 }
 
@@ -472,18 +474,16 @@ static int setup_confirm(struct setup_run *s, const char *what)
 
 	if (s->o->yes)
 		return 0;
-	if (!isatty(STDIN_FILENO)) {
-		fslab_error("refused: setup erases everything on %s and there is no --yes and no "
+	if (!isatty(STDIN_FILENO))
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: setup erases everything on %s and there is no --yes and no "
 			    "terminal to ask on (rule: confirm first); add --yes if %s may be erased",
 			    what, what);
-		return FSLAB_EXIT_FAILURE;
-	}
-	fprintf(stderr, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
+	fslab_note(FSLAB_NOTE_ASK, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
 		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)));
 	if (s->precond.write) {
 		char b[32], t[32];
 
-		fprintf(stderr,
+		fslab_note(FSLAB_NOTE_ASK,
 			"First it preconditions the drive: writes %s over it (twice its capacity), about %s "
 			"at %.0f MiB/s; --precondition off skips that.\n",
 			fslab_size_human(fslab_precond_target(s->plan.disk_bytes), b, sizeof(b)),
@@ -491,17 +491,12 @@ static int setup_confirm(struct setup_run *s, const char *what)
 						       sizeof(t)),
 			FSLAB_PRECOND_PLAN_MIB_S);
 	}
-	fprintf(stderr, "Type the device name (%s) to continue: ", name);
-	fflush(stderr);
-	if (!fgets(line, sizeof(line), stdin)) {
-		fslab_error("refused: no confirmation given");
-		return FSLAB_EXIT_FAILURE;
-	}
+	fslab_note(FSLAB_NOTE_ASK, "Type the device name (%s) to continue: ", name);
+	if (!fgets(line, sizeof(line), stdin))
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: no confirmation given");
 	line[strcspn(line, "\r\n")] = '\0';
-	if (strcmp(line, what) != 0 && strcmp(line, name) != 0) {
-		fslab_error("refused: '%s' is not %s; nothing was changed", line, name);
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (strcmp(line, what) != 0 && strcmp(line, name) != 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: '%s' is not %s; nothing was changed", line, name);
 	return 0;
 }
 
@@ -517,26 +512,21 @@ static int setup_lock_disk(struct setup_run *s)
 	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	e = errno;
-	fslab_error("refused: %s is locked by another program (%s)", s->disk.path, strerror(e));
-	return FSLAB_EXIT_FAILURE;
+	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path, strerror(e));
 }
 
 /* What the path names: a whole disk (not a partition, not a file).  Reads
  * the device node and sysfs only: an argument check. */
 static int setup_inspect_disk(struct setup_run *s, const char *path)
 {
-	char err[1024];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	if (prov_disk_inspect(path, &s->disk, err, sizeof(err)) < 0) {
-		fslab_error("refused: %s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (s->disk.is_partition) {
-		fslab_error("refused: %s is a partition of /dev/%s (rule: whole disks only); give the "
+	if (prov_disk_inspect(path, &s->disk, &err) < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+	if (s->disk.is_partition)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is a partition of /dev/%s (rule: whole disks only); give the "
 			    "whole disk /dev/%s if all of it may be erased",
 			    path, s->disk.parent, s->disk.parent);
-		return FSLAB_EXIT_FAILURE;
-	}
 	return 0;
 }
 
@@ -547,34 +537,27 @@ static int setup_inspect_disk(struct setup_run *s, const char *path)
 static int setup_check_disk(struct setup_run *s, bool confirm)
 {
 	const char *path = s->disk.path;
-	char err[1024], found[256];
+	struct fslab_err err = FSLAB_ERR_INIT;
+	char found[256];
 	int fd, r;
 
-	r = prov_check_in_use(&s->disk, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("refused: %s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
+	r = prov_check_in_use(&s->disk, &err);
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	/* A loop device is only as spare as its backing file: another loop
 	 * device on the same file, or that file mounted, is the same disk. */
-	r = prov_loop_check_alias(s->disk.name, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("refused: %s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
+	r = prov_loop_check_alias(s->disk.name, &err);
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		fslab_error("refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
+	if (fd < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
 			    "the disk); something (a mount, RAID, LVM, another program) holds it",
 			    path, strerror(errno));
-		return FSLAB_EXIT_FAILURE;
-	}
 	close(fd);
-	r = prov_check_openers(&s->disk, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("refused: %s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
+	r = prov_check_openers(&s->disk, &err);
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	r = setup_lock_disk(s);
 	if (r)
 		return r;
@@ -582,16 +565,12 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	if (r)
 		return r;
 	r = prov_probe_signatures(path, found, sizeof(found));
-	if (r < 0) {
-		fslab_error("%s: cannot probe for signatures: %s", path, strerror(-r));
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (r > 0 && !s->o->wipe) {
-		fslab_error("refused: %s carries %s (rule: never overwrite a partition table or "
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "%s: cannot probe for signatures: %s", path, strerror(-r));
+	if (r > 0 && !s->o->wipe)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s carries %s (rule: never overwrite a partition table or "
 			    "filesystem unasked); add --wipe if it may be destroyed",
 			    path, found);
-		return FSLAB_EXIT_FAILURE;
-	}
 	if (confirm)
 		return setup_confirm(s, path);
 	return 0;
@@ -665,27 +644,24 @@ static int setup_format(struct setup_run *s, size_t i)
 	struct fslab_exec_result res;
 	int r;
 
-	printf("formatting %s as %s (%zu/%zu): %s\n", p->device, fslab_fs_type_to_string(p->fs->type),
+	fslab_note_line("formatting %s as %s (%zu/%zu): %s", p->device, fslab_fs_type_to_string(p->fs->type),
 	       i + 1, s->plan.n, p->fs->name);
-	fflush(stdout);
-	r = prov_wipe_signatures(p->device);
+	r = prov_wipe_signatures(p->device, s->e);
 	if (r < 0)
 		return r;
 	{
 		enum fslab_discard_result dr;
 
-		r = fslab_discard_device(p->device, !s->o->no_discard, &dr);
+		r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
 		if (r < 0)
 			return r;
 		sp->discarded = dr == FSLAB_DISCARD_DONE;
 	}
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
-		return fslab_error_errno(E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
-	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0) {
-		fslab_error("%s not found; install it with: apt-get install %s", p->recipe->mkfs,
+		return setup_fail_errno(s, E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
+	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0)
+		return setup_fail(s, -ENOENT, "%s not found; install it with: apt-get install %s", p->recipe->mkfs,
 			    p->recipe->package);
-		return -ENOENT;
-	}
 	argv[0] = prog;
 	fslab_exec_format(argv, cmd, sizeof(cmd));
 	fslab_debug(FSLAB_DBG_PROVISION, "%s", cmd);
@@ -703,27 +679,27 @@ static int setup_format(struct setup_run *s, size_t i)
 		};
 
 		if (logfd < 0)
-			return fslab_error_errno(logfd, "cannot open the setup log %s (it must be a "
+			return setup_fail_errno(s, logfd, "cannot open the setup log %s (it must be a "
 							"regular file of ours, not a link)",
 						 s->log_path);
 		r = fslab_exec_run_opts(argv, &eo, &res);
 		s->st->mkfs_pid = 0;
 	}
 	if (r < 0)
-		return fslab_error_errno(r, "cannot run %s", cmd);
+		return setup_fail_errno(s, r, "cannot run %s", cmd);
 	if (res.exit_status != 0) {
-		fslab_error("%s failed (exit %d); its output is in %s; it said:\n%s", cmd, res.exit_status,
-			    s->log_path, res.stderr_tail);
+		/* a note: mkfs's words may be longer than a struct fslab_err holds */
+		fslab_note_err(s->e);
+		fslab_note(FSLAB_NOTE_ERROR, "%s failed (exit %d); its output is in %s; it said:\n%s",
+			   cmd, res.exit_status, s->log_path, res.stderr_tail);
 		return -EIO;
 	}
 	r = prov_probe_fs(p->device, type, sizeof(type), version, sizeof(version));
-	if (r < 0 || !fslab_fs_recipe_probed(p->recipe, type, version)) {
-		fslab_error("%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
+	if (r < 0 || !fslab_fs_recipe_probed(p->recipe, type, version))
+		return setup_fail(s, -EIO, "%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
 			    p->device, cmd, type, version, p->recipe->blkid_type,
 			    p->recipe->blkid_version ? " " : "",
 			    p->recipe->blkid_version ? p->recipe->blkid_version : "");
-		return -EIO;
-	}
 	sp->formatted = true;
 	/* The version of the mkfs that made it, for the run's manifest. */
 	fslab_exec_version(prog, p->recipe->mkfs_version_arg, sp->mkfs_version, sizeof(sp->mkfs_version));
@@ -737,12 +713,12 @@ static int setup_mark_dir(struct setup_run *s, const char *path, struct fslab_st
 	int fd = fslab_dir_open(path), r;
 
 	if (fd < 0)
-		return fslab_error_errno(fd, "%s: cannot open the directory setup made", path);
+		return setup_fail_errno(s, fd, "%s: cannot open the directory setup made", path);
 	prov_id_of_fd(fd, id);
 	r = prov_marker_set(fd, s->st->lab_id);
 	close(fd);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot mark it as the lab's (%s attribute)", path,
+		return setup_fail_errno(s, r, "%s: cannot mark it as the lab's (%s attribute)", path,
 					 PROV_MARKER_XATTR);
 	return 0;
 }
@@ -758,11 +734,9 @@ static int setup_mount_prepare(struct setup_run *s)
 
 	if (lstat(s->mount_root, &st) < 0)
 		s->st->mount_root_created = true;
-	else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
-		fslab_error("mount root %s is not a directory (or is a link); not following it",
+	else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+		return setup_fail(s, -ENOTDIR, "mount root %s is not a directory (or is a link); not following it",
 			    s->mount_root);
-		return -ENOTDIR;
-	}
 	for (size_t i = 0; i < s->plan.n; i++)
 		if (lstat(s->st->partitions[i].mountpoint, &st) < 0)
 			s->st->partitions[i].mountpoint_created = true;
@@ -772,7 +746,7 @@ static int setup_mount_prepare(struct setup_run *s)
 	if (s->st->mount_root_created) {
 		r = fslab_mkdir_p(s->mount_root, 0755);
 		if (r < 0)
-			return fslab_error_errno(r, "cannot create the mount root %s", s->mount_root);
+			return setup_fail_errno(s, r, "cannot create the mount root %s", s->mount_root);
 		r = setup_mark_dir(s, s->mount_root, &s->st->mount_root_id);
 		if (r < 0)
 			return r;
@@ -783,7 +757,7 @@ static int setup_mount_prepare(struct setup_run *s)
 		if (!sp->mountpoint_created)
 			continue;
 		if (mkdir(sp->mountpoint, 0755) < 0)
-			return fslab_error_errno(errno, "cannot create the mount point %s", sp->mountpoint);
+			return setup_fail_errno(s, errno, "cannot create the mount point %s", sp->mountpoint);
 		r = setup_mark_dir(s, sp->mountpoint, &sp->mountpoint_id);
 		if (r < 0)
 			return r;
@@ -804,16 +778,15 @@ static int setup_mount_all(struct setup_run *s)
 		r = setup_step(s, step);
 		if (r < 0)
 			return r;
-		printf("mounting %s on %s (%s%s) (%zu/%zu)\n", sp->device, sp->mountpoint,
+		fslab_note_line("mounting %s on %s (%s%s) (%zu/%zu)", sp->device, sp->mountpoint,
 		       m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel ",
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
 		       s->plan.n);
-		fflush(stdout);
 		sp->mount_method = FSLAB_MOUNT_NONE;
 		{
 			struct fslab_state_partition tmp = *sp;
 			tmp.mount_method = m;
-			r = fslab_lab_mount(s->st, &tmp);
+			r = fslab_lab_mount(s->st, &tmp, s->e);
 		}
 		if (r < 0)
 			return r;
@@ -855,16 +828,14 @@ static int setup_quiet_all(struct setup_run *s)
 		}
 		return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
 	}
-	printf("waiting for the filesystems' background work after mount (up to %.0f s)\n",
+	fslab_note_line("waiting for the filesystems' background work after mount (up to %.0f s)",
 	       FSLAB_QUIET_TIMEOUT_S);
-	fflush(stdout);
 	fslab_quiet_wait(s->st->partitions, s->plan.n, FSLAB_QUIET_TIMEOUT_S, &setup_stop);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct fslab_state_partition *sp = &s->st->partitions[i];
 
-		printf("%s: %s after %.1f s (%s)\n", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
+		fslab_note_line("%s: %s after %.1f s (%s)", sp->name, sp->quiet, sp->quiet_wait_s, sp->quiet_note);
 	}
-	fflush(stdout);
 	return setup_save(s, FSLAB_PHASE_NONE) < 0 ? -EIO : 0;
 }
 
@@ -874,13 +845,11 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 {
 	int fd = open(s->image, (s->o->dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
-	if (fd < 0) {
-		fslab_error("refused: image %s: %s%s", s->image, strerror(errno),
+	if (fd < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s: %s%s", s->image, strerror(errno),
 			    errno == ELOOP ? " (a symbolic link is not followed)" : "");
-		return FSLAB_EXIT_FAILURE;
-	}
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		fslab_error("refused: image %s exists and is not a regular file", s->image);
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file", s->image);
 		close(fd);
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -889,23 +858,23 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 	 * other name (a hard link to someone's file). */
 	if (st->st_uid != geteuid() || (st->st_mode & 022) || st->st_nlink != 1) {
 		if (st->st_uid != geteuid())
-			fslab_error("refused: image %s belongs to uid %u, who could rewrite the disk "
+			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
 				    "under the mounted lab; use an image of root's (or a new file), even "
 				    "with --wipe",
 				    s->image, (unsigned)st->st_uid);
 		else if (st->st_mode & 022)
-			fslab_error("refused: image %s is writable by others (mode %04o), who could "
+			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
 				    "rewrite the disk under the mounted lab; chmod go-w it first",
 				    s->image, (unsigned)(st->st_mode & 07777));
 		else
-			fslab_error("refused: image %s has %lu links (a hard link: its other name may "
+			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
 				    "be someone's file); give a file with one name, even with --wipe",
 				    s->image, (unsigned long)st->st_nlink);
 		close(fd);
 		return FSLAB_EXIT_FAILURE;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		fslab_error("refused: image %s is locked by another program (another fslab setup on "
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
 			    s->image);
 		close(fd);
@@ -923,50 +892,41 @@ static int setup_image_prepare(struct setup_run *s)
 		char found[256], loop[64];
 		int r;
 
-		if (!S_ISREG(st.st_mode)) {
-			fslab_error("refused: image %s exists and is not a regular file%s", s->image,
+		if (!S_ISREG(st.st_mode))
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file%s", s->image,
 				    S_ISLNK(st.st_mode) ? " (a symbolic link is not followed)" : "");
-			return FSLAB_EXIT_FAILURE;
-		}
 		r = setup_image_open(s, &st);
 		if (r)
 			return r;
 		if (s->o->image_size && (uint64_t)st.st_size != s->o->image_size) {
 			char a[32], b[32];
-			fslab_error("image %s exists with size %s, not --size %s; remove it or drop --size",
+			return setup_fail(s, FSLAB_EXIT_USAGE, "image %s exists with size %s, not --size %s; remove it or drop --size",
 				    s->image, fslab_size_format((uint64_t)st.st_size, a, sizeof(a)),
 				    fslab_size_format(s->o->image_size, b, sizeof(b)));
-			return FSLAB_EXIT_USAGE;
 		}
 		s->image_exists = true;
 		s->image_bytes = (uint64_t)st.st_size;
-		if (prov_loop_find_fd(s->image_fd, loop, sizeof(loop)) == 0) {
-			fslab_error("refused: image %s is in use: attached to %s (rule: nothing else may "
+		if (prov_loop_find_fd(s->image_fd, loop, sizeof(loop)) == 0)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is in use: attached to %s (rule: nothing else may "
 				    "use the disk); detach it first",
 				    s->image, loop);
-			return FSLAB_EXIT_FAILURE;
-		}
 		r = setup_compute_plan(s, NULL, s->image_bytes, 512);
 		if (r)
 			return r;
 		r = prov_probe_signatures(s->image, found, sizeof(found));
-		if (r > 0 && !s->o->wipe) {
-			fslab_error("refused: image %s carries %s (rule: never overwrite a partition table "
+		if (r > 0 && !s->o->wipe)
+			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s carries %s (rule: never overwrite a partition table "
 				    "or filesystem unasked); add --wipe if it may be destroyed",
 				    s->image, found);
-			return FSLAB_EXIT_FAILURE;
-		}
 		/* No signature is not "empty": a file with any data in it is
 		 * someone's, whatever --yes says. */
 		if (r == 0 && !s->o->wipe) {
 			r = prov_file_has_data(s->image_fd);
-			if (r != 0) {
-				fslab_error("refused: image %s exists and is not empty (%s) (rule: never "
+			if (r != 0)
+				return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not empty (%s) (rule: never "
 					    "overwrite a file unasked); add --wipe if its contents may be "
 					    "destroyed, or give a new file",
 					    s->image, r > 0 ? "it holds data" : strerror(-r));
-				return FSLAB_EXIT_FAILURE;
-			}
 		}
 		if (!s->o->dry_run) {
 			r = setup_confirm(s, s->image);
@@ -975,10 +935,8 @@ static int setup_image_prepare(struct setup_run *s)
 		}
 		return 0;
 	}
-	if (errno != ENOENT) {
-		fslab_error("image %s: %s", s->image, strerror(errno));
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (errno != ENOENT)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "image %s: %s", s->image, strerror(errno));
 	s->image_bytes = s->o->image_size ? s->o->image_size : fslab_plan_image_size(s->spec);
 	return setup_compute_plan(s, NULL, s->image_bytes, 512);
 }
@@ -994,22 +952,22 @@ static int setup_image_create(struct setup_run *s)
 		return r;
 	fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return fslab_error_errno(errno, "cannot create the image %s", s->image);
+		return setup_fail_errno(s, errno, "cannot create the image %s", s->image);
 	s->image_fd = fd;
 	r = prov_marker_set(fd, s->st->lab_id);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute; "
+		return setup_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute; "
 					    "the filesystem must support trusted extended attributes, "
 					    "or teardown could not prove it made the file)",
 					 s->image, PROV_MARKER_XATTR);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return fslab_error_errno(errno, "%s: cannot lock the new image", s->image);
+		return setup_fail_errno(s, errno, "%s: cannot lock the new image", s->image);
 	prov_id_of_fd(fd, &s->st->image_id);
 	r = setup_save(s, FSLAB_PHASE_NONE);
 	if (r < 0)
 		return r;
 	if (ftruncate(fd, (off_t)s->image_bytes) < 0)
-		return fslab_error_errno(errno, "%s: cannot size the image", s->image);
+		return setup_fail_errno(s, errno, "%s: cannot size the image", s->image);
 	return 0;
 }
 
@@ -1021,16 +979,15 @@ static int setup_image_claim(struct setup_run *s)
 	int r;
 
 	if (!s->image_exists) {
-		printf("creating sparse image %s (%s)\n", s->image,
+		fslab_note_line("creating sparse image %s (%s)", s->image,
 		       fslab_size_human(s->image_bytes, a, sizeof(a)));
-		fflush(stdout);
 		return setup_image_create(s);
 	}
 	/* A reused image carries the lab's mark while the lab holds it;
 	 * teardown takes it off again. */
 	r = prov_marker_set(s->image_fd, s->st->lab_id);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot mark the image as this lab's (%s attribute)",
+		return setup_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute)",
 					 s->image, PROV_MARKER_XATTR);
 	return 0;
 }
@@ -1049,15 +1006,15 @@ static int setup_image_attach(struct setup_run *s)
 		return r;
 	if (setup_stopped(s))
 		return -EINTR;
-	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct);
+	r = prov_loop_attach_fd(s->image_fd, s->image, loop, sizeof(loop), &direct, s->e);
 	if (r < 0)
 		return r;
 	snprintf(s->st->loop_io, sizeof(s->st->loop_io), "%s", direct ? "direct" : "buffered");
 	if (direct)
-		printf("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)\n",
+		fslab_note_line("attached %s to %s (direct I/O: the lab's figures are the disk's under the image)",
 		       s->image, loop);
 	else
-		fslab_warn("attached %s to %s, but the kernel kept it buffered: the filesystem holding the image "
+		fslab_note_warn("attached %s to %s, but the kernel kept it buffered: the filesystem holding the image "
 			   "cannot do direct I/O (tmpfs, a 4 KiB-sector disk, FUSE?), so reads of the lab are "
 			   "served by this machine's page cache and every figure is flagged buffered-loop; "
 			   "put the image on a disk filesystem (ext4, xfs) for figures of the disk",
@@ -1075,12 +1032,10 @@ static int setup_image_attach(struct setup_run *s)
 		return r;
 	/* One image, one loop device: another one on it (a setup that raced
 	 * us) would be the same disk under a second name. */
-	if (prov_loop_find_other(&s->st->image_id, loop, other, sizeof(other)) == 0) {
-		fslab_error("refused: image %s is also attached to %s (rule: nothing else may use the "
+	if (prov_loop_find_other(&s->st->image_id, loop, other, sizeof(other)) == 0)
+		return setup_fail(s, -EBUSY, "refused: image %s is also attached to %s (rule: nothing else may use the "
 			    "disk); detach it, then run fslab teardown --state %s",
 			    s->image, other, s->state_path);
-		return -EBUSY;
-	}
 	if (setup_inspect_disk(s, loop) || setup_check_disk(s, false))
 		return -EBUSY;
 	return setup_step(s, "attached");
@@ -1098,7 +1053,7 @@ static int setup_precondition(struct setup_run *s)
 {
 	struct fslab_precond_run run = {
 		.disk = s->disk.path, .devno = s->disk.devno, .capacity = s->disk.bytes, .d = &s->precond, .stop = &setup_stop,
-		.save = setup_precond_save, .ctx = s, .rec = &s->st->precondition,
+		.save = setup_precond_save, .ctx = s, .rec = &s->st->precondition, .e = s->e,
 	};
 	struct fslab_state_precondition *rec = &s->st->precondition;
 	char a[32], b[32];
@@ -1106,7 +1061,7 @@ static int setup_precondition(struct setup_run *s)
 
 	r = fslab_precond_run(&run);
 	if (r == -EINTR)
-		fslab_error("interrupted by signal %d while preconditioning %s (%s of %s written): the "
+		setup_fail(s, r, "interrupted by signal %d while preconditioning %s (%s of %s written): the "
 			    "disk was left unpartitioned; run fslab teardown --state %s to forget the lab",
 			    (int)setup_stop, s->disk.path, fslab_size_human(rec->bytes, a, sizeof(a)),
 			    fslab_size_human(rec->target_bytes, b, sizeof(b)), s->state_path);
@@ -1133,15 +1088,14 @@ static int setup_partition(struct setup_run *s)
 	r = setup_step(s, "partitioning");
 	if (r < 0)
 		return r;
-	printf("partitioning %s: GPT, %zu partitions\n", s->plan.disk, s->plan.n);
-	fflush(stdout);
-	r = prov_kpart_remove_all(&s->disk);
+	fslab_note_line("partitioning %s: GPT, %zu partitions", s->plan.disk, s->plan.n);
+	r = prov_kpart_remove_all(&s->disk, s->e);
 	if (r == 0 && s->o->wipe)
-		r = prov_wipe_signatures(s->plan.disk);
+		r = prov_wipe_signatures(s->plan.disk, s->e);
 	if (r == 0)
-		r = prov_gpt_write(&s->plan, guid, s->partuuids);
+		r = prov_gpt_write(&s->plan, guid, s->partuuids, s->e);
 	if (r == 0)
-		r = prov_kpart_add_plan(&s->disk, &s->plan);
+		r = prov_kpart_add_plan(&s->disk, &s->plan, s->e);
 	if (r == 0)
 		r = setup_save(s, FSLAB_PHASE_PARTITIONED);
 	return r;
@@ -1216,24 +1170,23 @@ static int setup_decide_precondition(struct setup_run *s)
 	fslab_precond_decide(o->precondition, o->purge_given, o->purge, is_drive, rotational,
 			     &s->precond);
 	if (s->precond.purge == FSLAB_PURGE_SECURE_ERASE) {
-		char err[512];
+		struct fslab_err err = FSLAB_ERR_INIT;
 
 		/* Only an NVMe namespace whose controller says it can (read-only
 		 * Identify commands); the erase itself comes after every safety
 		 * check and the confirmation, as the writes do. */
 		if (is_drive && strncmp(s->disk.name, "nvme", 4) == 0) {
-			char why[400];
-
-			if (fslab_nvme_erase_check(s->disk.path, &s->precond.nvme, why, sizeof(why)) == 0)
+			if (fslab_nvme_erase_check(s->disk.path, &s->precond.nvme, &err) == 0)
 				return 0;
-			snprintf(err, sizeof(err),
-				 "--purge secure-erase: %s; use --purge trim (a TRIM purge, not a PTS purge)", why);
-		} else {
-			fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
-							   err, sizeof(err));
+			return setup_fail(s, FSLAB_EXIT_FAILURE,
+					  "refused: --purge secure-erase: %s; use --purge trim (a TRIM purge, "
+					  "not a PTS purge); nothing was changed",
+					  fslab_err_msg(&err));
 		}
-		fslab_error("refused: %s; nothing was changed", err);
-		return FSLAB_EXIT_FAILURE;
+		fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
+						   &err);
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s; nothing was changed",
+				  fslab_err_msg(&err));
 	}
 	return 0;
 }
@@ -1246,14 +1199,10 @@ static int setup_check_args(struct setup_run *s)
 {
 	const struct fslab_setup_opts *o = s->o;
 
-	if (!o->device == !o->image) {
-		fslab_error("give exactly one of --device DISK or --image FILE");
-		return FSLAB_EXIT_USAGE;
-	}
-	if (o->device && o->image_size) {
-		fslab_error("--size is for --image only (a disk has its own size)");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (!o->device == !o->image)
+		return setup_fail(s, FSLAB_EXIT_USAGE, "give exactly one of --device DISK or --image FILE");
+	if (o->device && o->image_size)
+		return setup_fail(s, FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
 	if (o->spec) {
 		s->spec = o->spec;
 	} else {
@@ -1264,10 +1213,8 @@ static int setup_check_args(struct setup_run *s)
 			  sizeof(s->state_path)) < 0 ||
 	    setup_abspath(o->mount_root ? o->mount_root : FSLAB_MOUNT_ROOT_DEFAULT, s->mount_root,
 			  sizeof(s->mount_root)) < 0 ||
-	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0)) {
-		fslab_error("a path is too long or the current directory is gone");
-		return FSLAB_EXIT_USAGE;
-	}
+	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0))
+		return setup_fail(s, FSLAB_EXIT_USAGE, "a path is too long or the current directory is gone");
 	if (o->device) {
 		int r = setup_inspect_disk(s, o->device);
 
@@ -1292,22 +1239,19 @@ static int setup_check_args(struct setup_run *s)
  * other user can redirect. */
 static int setup_resolve_paths(struct setup_run *s)
 {
-	char real[PATH_MAX], err[PATH_MAX + 512];
+	char real[PATH_MAX];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	r = prov_resolve_parent(s->mount_root, real, sizeof(real));
-	if (r < 0) {
-		fslab_error("mount root %s: %s; give a plain absolute path", s->mount_root,
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_USAGE, "mount root %s: %s; give a plain absolute path", s->mount_root,
 			    r == -EINVAL ? "'.' or '..' below a directory that does not exist"
 					 : strerror(-r));
-		return FSLAB_EXIT_USAGE;
-	}
 	snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
-	r = fslab_lab_check_path(s->state_path, err, sizeof(err));
-	if (r < 0) {
-		fslab_error("%s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
+	r = fslab_lab_check_path(s->state_path, &err);
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	if (prov_resolve_parent(s->state_path, real, sizeof(real)) == 0)
 		snprintf(s->state_path, sizeof(s->state_path), "%s", real);
 	snprintf(s->log_path, sizeof(s->log_path), "%s.log", s->state_path);
@@ -1329,9 +1273,9 @@ static int setup_dry_run(struct setup_run *s)
 	}
 	if (r)
 		return r;
-	if (setup_print_plan(s, stdout) < 0)
+	if (setup_print_plan(s) < 0)
 		return FSLAB_EXIT_FAILURE;
-	printf("dry run: nothing was changed\n");
+	fslab_note_line("dry run: nothing was changed");
 	return FSLAB_EXIT_OK;
 }
 
@@ -1342,7 +1286,7 @@ static int setup_dry_run(struct setup_run *s)
 static int setup_refuse_existing(struct setup_run *s)
 {
 	struct fslab_state *other;
-	char err[PATH_MAX + 512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct stat sb;
 	int r;
 
@@ -1350,43 +1294,40 @@ static int setup_refuse_existing(struct setup_run *s)
 		return 0;
 	other = malloc(sizeof(*other));
 	r = !other ? -ENOMEM
-		   : S_ISREG(sb.st_mode) ? fslab_state_load(s->state_path, other, err, sizeof(err))
+		   : S_ISREG(sb.st_mode) ? fslab_state_load(s->state_path, other, NULL)
 					 : -EINVAL;
 	free(other);
-	if (r < 0) {
-		fslab_error("refused: %s exists and is not an fslab state file (%s); setup does not "
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s exists and is not an fslab state file (%s); setup does not "
 			    "overwrite it: give a --state that does not exist yet. Nothing was created",
 			    s->state_path,
 			    S_ISREG(sb.st_mode) ? "it does not parse as one" : "not a regular file");
-		return FSLAB_EXIT_FAILURE;
-	}
 	/* A lab exists: if another command is busy with it, name that
 	 * command (its lock file is already there). */
 	r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup", &s->lab,
-			   err, sizeof(err));
-	fslab_error("refused: %s", r < 0 ? err : "a lab is already set up");
-	return FSLAB_EXIT_FAILURE;
+			   &err);
+	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s",
+			  r < 0 ? fslab_err_msg(&err) : "a lab is already set up");
 }
 
 /* The lab, held exclusive from here to the end: the caller's (which must
  * hold no state yet) or our own, new. */
 static int setup_take_lab(struct setup_run *s)
 {
-	char err[PATH_MAX + 512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	if (s->o->lab) {
 		s->lab = s->o->lab; /* the caller's, held exclusive since before we looked */
-		r = fslab_lab_has_state(s->lab) ? -EEXIST : 0;
-		snprintf(err, sizeof(err), "a lab is already set up (state file %s)", s->state_path);
+		r = !fslab_lab_has_state(s->lab) ? 0
+			: fslab_err_set(&err, -EEXIST, "a lab is already set up (state file %s)",
+					s->state_path);
 	} else {
 		r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup",
-				   &s->lab, err, sizeof(err));
+				   &s->lab, &err);
 	}
-	if (r < 0) {
-		fslab_error("refused: %s", err);
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	s->st = fslab_lab_state(s->lab);
 	return 0;
 }
@@ -1429,44 +1370,44 @@ static int setup_run_steps(struct setup_run *s)
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
-	r = setup_print_plan(s, stdout) < 0 ? -ENOMEM : 0;
-	fflush(stdout);
+	r = setup_print_plan(s) < 0 ? -ENOMEM : 0;
 	if (r == 0)
 		r = setup_save(s, FSLAB_PHASE_CLAIMED);
 	if (r == 0)
 		r = setup_do(s);
 	if (r == 0)
-		printf("lab ready: %zu filesystems under %s; state in %s\n", s->plan.n, s->mount_root,
+		fslab_note_line("lab ready: %zu filesystems under %s; state in %s", s->plan.n, s->mount_root,
 		       s->state_path);
 	else if (s->state_written && r != -EINTR && setup_stop)
-		fslab_error("interrupted by signal %d during step '%s'; the lab is half set up: run "
+		setup_fail(s, FSLAB_EXIT_FAILURE, "interrupted by signal %d during step '%s'; the lab is half set up: run "
 			    "fslab teardown --state %s to undo",
 			    (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
 	else if (s->state_written && r != -EINTR)
-		fslab_error("setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
+		setup_fail(s, FSLAB_EXIT_FAILURE, "setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
 			    "did",
 			    fslab_phase_to_string(s->st->phase), s->state_path);
 	fslab_stopsig_restore(&saved);
 	return r == 0 ? FSLAB_EXIT_OK : FSLAB_EXIT_FAILURE;
 }
 
-int fslab_setup(const struct fslab_setup_opts *o)
+int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 {
 	struct setup_run *s = calloc(1, sizeof(*s));
 	int ret;
 
 	if (!s) {
-		fslab_error("out of memory");
+		fslab_err_set(e, -ENOMEM, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	s->o = o;
+	s->e = e ? e : &s->err_own;
 	s->image_fd = -1;
 	s->disk_lock_fd = -1;
 	ret = setup_check_args(s);
 	/* Before anything on the machine is looked at or created: setup
 	 * needs root. */
 	if (ret == 0 && !o->dry_run && geteuid() != 0) {
-		fslab_error("refused: fslab setup must run as root (it attaches loop devices, "
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop devices, "
 			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
 			    "or add --dry-run to see the plan");
 		ret = FSLAB_EXIT_FAILURE;

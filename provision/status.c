@@ -8,6 +8,7 @@
 #include "provision.h"
 #include "size.h"
 #include "table.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -63,8 +64,14 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	if (row->type_ok)
 		status_health(p, row, writer);
 	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
-	if (row->mounted && fslab_lab_mount_answers(p, &vfs, row->problem, sizeof(row->problem)) < 0)
-		return;
+	if (row->mounted) {
+		struct fslab_err e = FSLAB_ERR_INIT;
+
+		if (fslab_lab_mount_answers(p, &vfs, &e) < 0) {
+			snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
+			return;
+		}
+	}
 	if (row->mounted && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 		row->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -121,7 +128,7 @@ static struct json_object *status_partition_json(const struct fslab_state_partit
 	return j;
 }
 
-static void status_print_json(const struct status_view *v)
+static void status_print_json(const struct status_view *v, FILE *out)
 {
 	const struct fslab_state *st = v->st;
 	struct json_object *root = json_object_new_object(), *parts = json_object_new_array();
@@ -141,7 +148,7 @@ static void status_print_json(const struct status_view *v)
 		json_object_array_add(parts, status_partition_json(&st->partitions[i], &v->rows[i]));
 	json_object_object_add(root, "partitions", parts);
 	json_object_object_add(root, "ok", json_object_new_boolean(v->problems == 0));
-	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
 }
@@ -154,30 +161,30 @@ static const char *status_loop_words(int dio)
 
 /* "precondition: done, 800.0 MiB (2 x the disk) in 3.0 s, 271 MiB/s;
  * purge trim (a TRIM purge, not a PTS purge): done; drive before: ...". */
-static void status_print_precondition(const struct fslab_state_precondition *pc)
+static void status_print_precondition(const struct fslab_state_precondition *pc, FILE *out)
 {
 	char a[32], b[32], c1[128], c2[128];
 
 	if (!pc->status[0])
 		return;
-	printf("precondition: %s", pc->status);
+	fprintf(out, "precondition: %s", pc->status);
 	if (pc->target_bytes)
-		printf(", %s of %s written in %.1f s, %.0f MiB/s", fslab_size_human(pc->bytes, a, sizeof(a)),
+		fprintf(out, ", %s of %s written in %.1f s, %.0f MiB/s", fslab_size_human(pc->bytes, a, sizeof(a)),
 		       fslab_size_human(pc->target_bytes, b, sizeof(b)), pc->seconds, pc->mib_s);
 	else if (pc->note[0])
-		printf(" (%s)", pc->note);
-	printf("; purge %s%s: %s\n", fslab_purge_to_string(pc->purge),
+		fprintf(out, " (%s)", pc->note);
+	fprintf(out, "; purge %s%s: %s\n", fslab_purge_to_string(pc->purge),
 	       pc->purge == FSLAB_PURGE_TRIM ? " (a TRIM purge, not a PTS purge)"
 	       : pc->purge == FSLAB_PURGE_SECURE_ERASE ? " (NVMe Format with Secure Erase, a PTS purge)" : "",
 	       pc->purge_result[0] ? pc->purge_result : "-");
 	if (pc->before.read_at[0])
-		printf("drive before preconditioning: %s; after: %s\n",
+		fprintf(out, "drive before preconditioning: %s; after: %s\n",
 		       fslab_drive_conditions_format(&pc->before, c1, sizeof(c1)),
 		       pc->after.read_at[0] ? fslab_drive_conditions_format(&pc->after, c2, sizeof(c2)) : "-");
 }
 
 /* The partitions' table.  0 or -1 (said). */
-static int status_print_table(const struct status_view *v)
+static int status_print_table(const struct status_view *v, FILE *out)
 {
 	static const struct {
 		const char *heading;
@@ -195,7 +202,7 @@ static int status_print_table(const struct status_view *v)
 	int r;
 
 	if (!t) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		return -1;
 	}
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
@@ -216,42 +223,69 @@ static int status_print_table(const struct status_view *v)
 		fslab_table_cell(t, 7, w->free_known ? fslab_size_human(w->free, a, sizeof(a)) : "-");
 		fslab_table_cell(t, 8, w->health < 0 ? "failed" : fslab_health_word(w->health));
 	}
-	r = fslab_table_print(t, stdout);
+	r = fslab_table_print(t, out);
 	fslab_table_free(t);
 	if (r < 0) {
-		fslab_error_errno(r, "cannot print the partitions' table");
+		fslab_note(FSLAB_NOTE_ERROR, "cannot print the partitions' table: %s", strerror(-r));
 		return -1;
 	}
 	return 0;
 }
 
 /* The text report; -1 when it could not be printed (said). */
-static int status_print_text(const struct status_view *v)
+static int status_print_text(const struct status_view *v, FILE *out)
 {
 	const struct fslab_state *st = v->st;
 
-	printf("lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
+	fprintf(out, "lab: %s%s%s (state %s, phase %s, set up %s)\n", st->disk[0] ? st->disk : "(no disk)",
 	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
 	       st->created_at);
 	if (v->loop_dio >= 0)
-		printf("loop device: %s\n", status_loop_words(v->loop_dio));
+		fprintf(out, "loop device: %s\n", status_loop_words(v->loop_dio));
 	if (v->have_di) {
 		char line[512];
 
 		fslab_devinfo_describe(&v->di, line, sizeof(line));
-		printf("device: %s\n", line);
+		fprintf(out, "device: %s\n", line);
 	}
-	status_print_precondition(&st->precondition);
-	if (status_print_table(v) < 0)
+	status_print_precondition(&st->precondition, out);
+	if (status_print_table(v, out) < 0)
 		return -1;
 	for (size_t i = 0; i < st->n_partitions; i++) {
 		const struct fslab_state_partition *p = &st->partitions[i];
 
 		if (p->quiet[0])
-			printf("%s after mount: %s in %.1f s (%s)\n", p->name, p->quiet, p->quiet_wait_s,
+			fprintf(out, "%s after mount: %s in %.1f s (%s)\n", p->name, p->quiet, p->quiet_wait_s,
 			       p->quiet_note);
 	}
 	return 0;
+}
+
+/* The report, as one note (its lines); -1 when it could not be made
+ * (said). */
+static int status_print(const struct status_view *v, bool json)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int r = 0;
+
+	if (!out) {
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
+		return -1;
+	}
+	if (json)
+		status_print_json(v, out);
+	else
+		r = status_print_text(v, out);
+	if (fclose(out) != 0)
+		r = -1;
+	if (len && text[len - 1] == '\n')
+		text[len - 1] = '\0';
+	if (len)
+		fslab_note_line("%s", text);
+	free(text);
+	return r;
 }
 
 /* Each problem on stderr, after the report. */
@@ -260,9 +294,9 @@ static void status_print_problems(const struct status_view *v)
 	const struct fslab_state *st = v->st;
 
 	if (!v->disk_ok)
-		fslab_error("damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
+		fslab_note(FSLAB_NOTE_ERROR, "damaged lab: the disk %s is missing", st->disk[0] ? st->disk : "(none recorded)");
 	if (st->phase != FSLAB_PHASE_READY)
-		fslab_error("damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
+		fslab_note(FSLAB_NOTE_ERROR, "damaged lab: setup did not finish (stopped at '%s'); run fslab teardown "
 			    "--state %s",
 			    fslab_phase_to_string(st->phase), v->path);
 	for (size_t i = 0; i < st->n_partitions; i++) {
@@ -270,36 +304,33 @@ static void status_print_problems(const struct status_view *v)
 		const struct status_row *w = &v->rows[i];
 
 		if (w->problem[0])
-			fslab_error("damaged lab: [%s] %s", p->name, w->problem);
+			fslab_note(FSLAB_NOTE_ERROR, "damaged lab: [%s] %s", p->name, w->problem);
 		if (w->health == FSLAB_HEALTH_DAMAGED)
-			fslab_error("damaged filesystem: [%s] the %s on %s: %s. Its figures cannot be "
+			fslab_note(FSLAB_NOTE_ERROR, "damaged filesystem: [%s] the %s on %s: %s. Its figures cannot be "
 				    "trusted: set the lab up again (fslab teardown --state %s, then fslab "
 				    "setup), or repair it unmounted (%s)",
 				    p->name, fslab_fs_type_to_string(p->type), p->device, w->damage, v->path,
 				    p->type == FSLAB_FS_FAT32 ? "fsck.fat -a" : "e2fsck -f");
 		else if (w->health < 0)
-			fslab_error("damaged lab: [%s] %s", p->name, w->damage);
+			fslab_note(FSLAB_NOTE_ERROR, "damaged lab: [%s] %s", p->name, w->damage);
 	}
 	if (st->version < FSLAB_STATE_VERSION)
-		fslab_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
+		fslab_note_warn("%s is an old state file (version %d): teardown cannot prove what this lab "
 			   "created and will say how to remove it by hand",
 			   v->path, st->version);
 }
 
 /* Looks at the lab as it is: the disk (proven the lab's before anything
  * about it is reported as the lab's), each partition.  0, or -1 when the
- * disk is there but not the lab's (said). */
-static int status_look(struct fslab_lab *lab, struct status_view *v)
+ * disk is there but not the lab's (the reason in e). */
+static int status_look(struct fslab_lab *lab, struct status_view *v, struct fslab_err *e)
 {
 	const struct fslab_state *st = v->st;
-	char err[1024];
 	struct stat sb;
 
 	v->disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
-	if (v->disk_ok && fslab_lab_prove(lab, false, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (v->disk_ok && fslab_lab_prove(lab, false, e) < 0)
 		return -1;
-	}
 	bool writer = fslab_lab_run_active(lab);
 
 	for (size_t i = 0; i < st->n_partitions; i++) {
@@ -320,23 +351,21 @@ static int status_look(struct fslab_lab *lab, struct status_view *v)
 	return 0;
 }
 
-int fslab_status(const struct fslab_status_opts *o)
+int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e)
 {
 	struct fslab_lab *lab = NULL;
 	struct status_view *v = calloc(1, sizeof(*v));
-	char err[1024];
 	int mounts, r, ret = FSLAB_EXIT_FAILURE;
 
 	if (!v) {
-		fslab_error("out of memory");
+		fslab_err_set(e, -ENOMEM, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	v->path = o->state_path ? o->state_path : fslab_state_default_path();
-	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, err, sizeof(err));
+	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, e);
 	if (r == -ENOENT) /* no lab: said without creating the lock file or its directory */
-		fslab_error("no lab: no state file %s (run fslab setup, or give --state FILE)", v->path);
-	else if (r < 0)
-		fslab_error("%s", err);
+		fslab_err_set(e, r, "no lab: no state file %s (run fslab setup, or give --state FILE)",
+			      v->path);
 	if (r < 0) {
 		free(v);
 		return FSLAB_EXIT_FAILURE;
@@ -344,14 +373,9 @@ int fslab_status(const struct fslab_status_opts *o)
 	v->st = fslab_lab_state(lab);
 	/* Not in the middle of a cold-cache remount. */
 	mounts = fslab_lab_mounts_hold(lab);
-	if (status_look(lab, v) == 0) {
-		int printed = 0;
+	if (status_look(lab, v, e) == 0) {
+		int printed = status_print(v, o->json);
 
-		if (o->json)
-			status_print_json(v);
-		else
-			printed = status_print_text(v);
-		fflush(stdout);
 		status_print_problems(v);
 		ret = v->problems || printed < 0 ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 	}

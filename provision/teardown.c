@@ -13,6 +13,7 @@
 #include "procfs.h"
 #include "prov_int.h"
 #include "provision.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -49,7 +50,17 @@ struct teardown_run {
 	bool loaded;          /* the state was loaded (the lab is open) */
 	int disk_lock;        /* the whole disk, flock'ed while it is wiped */
 	struct prov_disk d;
+	struct fslab_err *e;  /* the caller's, or err_own */
+	struct fslab_err err_own;
 };
+
+/* The error that stops teardown, into t->e for the command to print (one
+ * already there is noted first: lib/progress.h).  A problem teardown
+ * names and goes on past is a FSLAB_NOTE_ERROR note instead.  Returns
+ * ret. */
+#define teardown_fail(t, ...) fslab_note_fail((t)->e, __VA_ARGS__)
+/* The same with ": " and the error's text after the message; -err. */
+#define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
 
 /* Atomic always; durable (fsync) only when a machine crash would leave a
  * state that a re-run could not handle (the wiped disk). */
@@ -57,9 +68,9 @@ static int teardown_save(struct teardown_run *t, bool durable)
 {
 	int r;
 
-	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC);
+	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 	if (r < 0)
-		fslab_error_errno(r, "cannot update the state file %s", t->state_path);
+		teardown_fail_errno(t, r, "cannot update the state file %s", t->state_path);
 	return r;
 }
 
@@ -80,8 +91,7 @@ static int teardown_kill_mkfs(pid_t pid, void *ctx)
 	if (fslab_proc_pgrp(pid, &pgrp) < 0 || pgrp != h->pgrp || fslab_proc_has_env(pid, h->env) != 1)
 		return 0;
 	if (!h->said) {
-		printf("stopping the mkfs setup left running (process group %s)\n", h->pgid);
-		fflush(stdout);
+		fslab_note_line("stopping the mkfs setup left running (process group %s)", h->pgid);
 		h->said = true;
 	}
 	kill(pid, SIGKILL);
@@ -109,13 +119,11 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 			break; /* no /proc: nothing can be found to stop */
 		if (!h.left)
 			break;
-		if (fslab_now() > deadline) {
-			fslab_error("refused: the mkfs setup started (process group %s) is still running "
+		if (fslab_now() > deadline)
+			return teardown_fail(t, -EBUSY, "refused: the mkfs setup started (process group %s) is still running "
 				    "%d s after SIGKILL; it writes to the lab's disk, so teardown stops "
 				    "here. Find it with ps -g %s and run teardown again",
 				    pgid, TEARDOWN_MKFS_WAIT_S, pgid);
-			return -EBUSY;
-		}
 		usleep(20000);
 	}
 	if (h.said) {
@@ -138,7 +146,7 @@ static void teardown_prove_image(struct teardown_run *t)
 	fd = open(t->st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno != ENOENT) {
-			fslab_error("refused: image %s: %s; it is not the lab's image as setup left it "
+			fslab_note(FSLAB_NOTE_ERROR, "refused: image %s: %s; it is not the lab's image as setup left it "
 				    "(a symbolic link is not followed); left alone",
 				    t->st->image, strerror(errno));
 			t->refused = true;
@@ -147,7 +155,7 @@ static void teardown_prove_image(struct teardown_run *t)
 	}
 	t->image_fd = fd;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		fslab_error("refused: %s is not a regular file, so not the image setup made; left alone",
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not a regular file, so not the image setup made; left alone",
 			    t->st->image);
 		t->refused = true;
 		return;
@@ -161,7 +169,7 @@ static void teardown_prove_image(struct teardown_run *t)
 		t->image_proven = true;
 		return;
 	}
-	fslab_error("refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
+	fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
 		    "it, and any loop device on it, alone. If the lab is gone, remove the state file "
 		    "%s by hand",
 		    t->st->image, r < 0 ? strerror(-r) : found, t->st->lab_id, t->state_path);
@@ -197,7 +205,7 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 
 	if (teardown_loop_is_recorded(st, id)) {
 		if (prov_loop_find_other(id, st->disk, other, sizeof(other)) == 0) {
-			fslab_error("refused: the lab's image %s is also attached to %s, which setup did "
+			fslab_note(FSLAB_NOTE_ERROR, "refused: the lab's image %s is also attached to %s, which setup did "
 				    "not attach (the lab's loop device is %s); teardown changes nothing "
 				    "while a second loop device can reach the lab's disk. Detach it "
 				    "(losetup -d %s) and run fslab teardown --state %s again",
@@ -217,7 +225,7 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 		snprintf(loop, len, "%s", first);
 		return 1;
 	}
-	fslab_error("refused: the lab's image %s is attached to %s, which is not the loop device "
+	fslab_note(FSLAB_NOTE_ERROR, "refused: the lab's image %s is attached to %s, which is not the loop device "
 		    "setup attached (%s: %s); teardown works only through the lab's own loop device "
 		    "and changes nothing. If %s is yours, detach it (losetup -d %s) and run fslab "
 		    "teardown --state %s again",
@@ -259,7 +267,8 @@ static bool teardown_disk_gone(const struct fslab_state *st)
 static int teardown_find_disk(struct teardown_run *t)
 {
 	const struct fslab_state *st = t->st;
-	char loop[64], err[512];
+	char loop[64];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	if (st->image[0]) {
@@ -304,14 +313,10 @@ static int teardown_find_disk(struct teardown_run *t)
 		snprintf(t->disk, sizeof(t->disk), "%s", st->disk);
 		t->disk_is_blk = true;
 	}
-	if (prov_disk_inspect(t->disk, &t->d, err, sizeof(err)) < 0) {
-		fslab_error("the lab's disk: %s", err);
-		return -ENODEV;
-	}
-	if (t->d.is_partition) {
-		fslab_error("%s is now a partition, not the lab's whole disk; refusing", t->disk);
-		return -EINVAL;
-	}
+	if (prov_disk_inspect(t->disk, &t->d, &err) < 0)
+		return teardown_fail(t, -ENODEV, "the lab's disk: %s", fslab_err_msg(&err));
+	if (t->d.is_partition)
+		return teardown_fail(t, -EINVAL, "%s is now a partition, not the lab's whole disk; refusing", t->disk);
 	return 0;
 }
 
@@ -347,18 +352,16 @@ static int teardown_check_identity(struct teardown_run *t)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0) {
-		char why[512];
+		struct fslab_err why = FSLAB_ERR_INIT;
 
 		/* A disk is proven by its GUID AND its own identity (serial,
 		 * WWID; a loop: its backing inode): the GUID is in the
 		 * contents, and a clone of the lab's disk carries it too. */
-		if (!st->image[0] && prov_disk_ident_check(st, why, sizeof(why)) < 0) {
-			fslab_error("refused: %s carries the lab's GPT disk GUID %s but is not the lab's "
+		if (!st->image[0] && prov_disk_ident_check(st, &why) < 0)
+			return teardown_fail(t, -EINVAL, "refused: %s carries the lab's GPT disk GUID %s but is not the lab's "
 				    "disk: %s; a copy of the lab's contents is not wiped as the lab. Nothing "
 				    "was changed; if the lab's disk is gone, remove %s by hand",
-				    t->disk, guid, why, t->state_path);
-			return -EINVAL;
-		}
+				    t->disk, guid, fslab_err_msg(&why), t->state_path);
 		return 1;
 	}
 	/* An image is proven by more than its table: its trusted.fslab.lab
@@ -368,7 +371,7 @@ static int teardown_check_identity(struct teardown_run *t)
 	 * unmounted, the loop detached, the image deleted. */
 	if (r < 0 && st->image[0] && t->image_proven &&
 	    t->st->phase > FSLAB_PHASE_PARTITIONING) {
-		fslab_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
+		fslab_note_warn("%s carries no GPT any more (its contents were lost); it is the lab's image "
 			   "%s by its %s mark and %s, so teardown goes on",
 			   t->disk, st->image, PROV_MARKER_XATTR,
 			   t->loop_attached ? "the loop device's backing inode" : "its recorded inode");
@@ -386,29 +389,28 @@ static int teardown_check_identity(struct teardown_run *t)
 		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno &&
 		    teardown_only_gpt_remnants(t->disk))
 			return 1;
-		fslab_error("refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
+		return teardown_fail(t, -EINVAL, "refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
 			    "proves it is the lab's disk; if an earlier teardown was interrupted "
 			    "while wiping, the disk is mostly blank: check it with wipefs %s, then "
 			    "remove %s by hand",
 			    t->disk, st->disk_guid, t->disk, t->state_path);
-		return -EINVAL;
 	}
 	if (t->st->phase == FSLAB_PHASE_PARTITIONING) {
 		/* Setup stopped before its GPT was complete: whatever is there
 		 * is not fslab's table (an old one it was about to replace,
 		 * or nothing).  Do not write to the disk. */
-		printf("%s: setup stopped before writing its partition table; leaving the disk as it "
-		       "is (%s)\n",
+		fslab_note_line("%s: setup stopped before writing its partition table; leaving the disk as it "
+		       "is (%s)",
 		       t->disk, r == 0 ? "it carries another GPT" : "no GPT on it");
 		return 0;
 	}
 	if (r == 0)
-		fslab_error("refused: %s carries GPT disk GUID %s, but the lab's is %s: it is not the "
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s carries GPT disk GUID %s, but the lab's is %s: it is not the "
 			    "lab's disk (re-partitioned, or another disk got its name); nothing was "
 			    "changed. If the lab is gone, remove %s by hand",
 			    t->disk, guid, st->disk_guid, t->state_path);
 	else
-		fslab_error("refused: %s carries no GPT, but the lab's (GUID %s) should be there: it "
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s carries no GPT, but the lab's (GUID %s) should be there: it "
 			    "is not the lab's disk or its table was destroyed; nothing was changed. If "
 			    "the lab is gone, remove %s by hand",
 			    t->disk, st->disk_guid, t->state_path);
@@ -432,7 +434,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 			char src[PATH_MAX], fstype[64];
 
 			if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-				fslab_error("refused: %s is mounted at %s, but %s is not a partition of "
+				fslab_note(FSLAB_NOTE_ERROR, "refused: %s is mounted at %s, but %s is not a partition of "
 					    "the lab's disk %s: not unmounting it",
 					    src, p->mountpoint, p->device, t->disk);
 				t->refused = true;
@@ -441,22 +443,20 @@ static int teardown_unmount_all(struct teardown_run *t)
 		}
 		/* Also after a setup killed between mount(2) and saving the
 		 * state: the lab's device at the lab's mount point is ours. */
-		r = fslab_lab_unmount(t->st, p);
+		r = fslab_lab_unmount(t->st, p, t->e);
 		if (r < 0)
 			return r;
 		if (p->mount_method != FSLAB_MOUNT_NONE) {
-			printf("unmounted %s\n", p->mountpoint);
+			fslab_note_line("unmounted %s", p->mountpoint);
 			p->mount_method = FSLAB_MOUNT_NONE;
 			r = teardown_save(t, false);
 			if (r < 0)
 				return r;
 		}
-		if (prov_mount_find_device(p->device, where, sizeof(where)) == 1) {
-			fslab_error("refused: %s is still mounted at %s, which fslab did not mount; "
+		if (prov_mount_find_device(p->device, where, sizeof(where)) == 1)
+			return teardown_fail(t, -EBUSY, "refused: %s is still mounted at %s, which fslab did not mount; "
 				    "unmount it and run teardown again",
 				    p->device, where);
-			return -EBUSY;
-		}
 	}
 	return 0;
 }
@@ -498,14 +498,22 @@ static int teardown_unmount_dead(const struct fslab_state_partition *p)
 	if (!ours)
 		return -EPERM;
 	if (umount2(p->mountpoint, UMOUNT_NOFOLLOW) == 0) {
-		printf("unmounted %s (%s is gone)\n", p->mountpoint, p->device);
+		fslab_note_line("unmounted %s (%s is gone)", p->mountpoint, p->device);
 		return 1;
 	}
-	if (errno != EBUSY && errno != EIO)
-		return fslab_error_errno(errno, "umount %s failed", p->mountpoint);
-	if (umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
-		return fslab_error_errno(errno, "umount -l %s failed", p->mountpoint);
-	printf("detached %s (%s is gone; umount said: busy or I/O error)\n", p->mountpoint,
+	if (errno != EBUSY && errno != EIO) {
+		int r = -errno;
+
+		fslab_note(FSLAB_NOTE_ERROR, "umount %s failed: %s", p->mountpoint, strerror(-r));
+		return r;
+	}
+	if (umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
+		int r = -errno;
+
+		fslab_note(FSLAB_NOTE_ERROR, "umount -l %s failed: %s", p->mountpoint, strerror(-r));
+		return r;
+	}
+	fslab_note_line("detached %s (%s is gone; umount said: busy or I/O error)", p->mountpoint,
 	       p->device);
 	return 1;
 }
@@ -523,7 +531,7 @@ static int teardown_unmount_gone(struct teardown_run *t)
 							  sizeof(fstype)) == 1)) {
 			if (r == -EPERM)
 				prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
-			fslab_error("refused: %s (%s) is mounted at %s, which the state names as the "
+			fslab_note(FSLAB_NOTE_ERROR, "refused: %s (%s) is mounted at %s, which the state names as the "
 				    "lab's, but nothing proves it is the lab's filesystem on the removed "
 				    "disk: not unmounting it",
 				    src, fstype, p->mountpoint);
@@ -552,7 +560,7 @@ static void teardown_foreign_mounts(struct teardown_run *t)
 
 		if (p->mountpoint[0] &&
 		    prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-			fslab_error("refused: %s (%s) is mounted at %s, which the state names as the "
+			fslab_note(FSLAB_NOTE_ERROR, "refused: %s (%s) is mounted at %s, which the state names as the "
 				    "lab's, but nothing proves it is the lab's filesystem: not unmounting it",
 				    src, fstype, p->mountpoint);
 			t->refused = true;
@@ -585,27 +593,26 @@ static int teardown_wipe(struct teardown_run *t)
 		 * else as a range of the disk (or of the unattached image). */
 		if (t->disk_is_blk && stat(p->device, &sb) == 0 && S_ISBLK(sb.st_mode) &&
 		    prov_devno_on_disk(sb.st_rdev, &t->d))
-			r = prov_wipe_signatures(p->device);
+			r = prov_wipe_signatures(p->device, t->e);
 		else
 			r = prov_wipe_signatures_range(t->disk, p->start_sector * 512,
-						       p->size_sectors * 512);
+						       p->size_sectors * 512, t->e);
 		if (r < 0)
 			return r;
 		if (t->disk_is_blk) {
-			r = prov_kpart_remove(&t->d, p->number);
+			r = prov_kpart_remove(&t->d, p->number, t->e);
 			if (r < 0)
 				return r;
 		}
 		p->formatted = false;
 	}
 	prov_test_pause("teardown-wiping", NULL);
-	printf("wiping the partition table and signatures on %s\n", t->disk);
-	fflush(stdout);
-	r = prov_wipe_signatures(t->disk);
+	fslab_note_line("wiping the partition table and signatures on %s", t->disk);
+	r = prov_wipe_signatures(t->disk, t->e);
 	if (r < 0)
 		return r;
 	if (t->o->discard && t->disk_is_blk) {
-		r = fslab_discard_wiped_disk(t->disk);
+		r = fslab_discard_wiped_disk(t->disk, t->e);
 		if (r < 0)
 			return r;
 	}
@@ -628,14 +635,14 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 	/* First: a mount point shows the mounted root's inode, not the
 	 * directory's, so "another inode" would be the wrong reason. */
 	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-		fslab_error("refused: %s is still a mount point (%s, %s) that teardown did not prove "
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is still a mount point (%s, %s) that teardown did not prove "
 			    "the lab's; left in place: unmount it and run teardown again",
 			    dir, src, fstype);
 		t->refused = true;
 		return;
 	}
 	if (!S_ISDIR(sb.st_mode) || (id->known && !prov_id_matches(id, &sb))) {
-		fslab_error("refused: %s is not the directory setup made (%s); left in place", dir,
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not the directory setup made (%s); left in place", dir,
 			    S_ISDIR(sb.st_mode) ? "another inode" : "not a directory");
 		t->refused = true;
 		return;
@@ -646,13 +653,13 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 	r = prov_marker_check(fd, t->st->lab_id, found, sizeof(found));
 	close(fd);
 	if (r != 1) {
-		fslab_error("refused: %s does not carry this lab's marker (%s); left in place", dir,
+		fslab_note(FSLAB_NOTE_ERROR, "refused: %s does not carry this lab's marker (%s); left in place", dir,
 			    r < 0 ? strerror(-r) : found);
 		t->refused = true;
 		return;
 	}
 	if (rmdir(dir) < 0 && errno != ENOENT)
-		fslab_warn("cannot remove %s: %s (left in place)", dir, strerror(errno));
+		fslab_note_warn("cannot remove %s: %s (left in place)", dir, strerror(errno));
 }
 
 /* --keep-image: the image setup made is left blank (holes all through),
@@ -667,7 +674,7 @@ static void teardown_blank_image(struct teardown_run *t)
 	if (fstat(fd, &a) == 0 && fstat(t->image_fd, &b) == 0 && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino && a.st_size > 0 &&
 	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, a.st_size) < 0)
-		fslab_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
+		fslab_note_warn("%s: cannot punch out its blocks (%s); reusing it will need --wipe",
 			   t->st->image, strerror(errno));
 	close(fd);
 }
@@ -675,7 +682,7 @@ static void teardown_blank_image(struct teardown_run *t)
 /* Something was refused: stop before changing anything more. */
 static void teardown_stopped(struct teardown_run *t)
 {
-	fslab_error("teardown stopped there: it wipes, detaches and deletes nothing while part of "
+	teardown_fail(t, -EBUSY, "teardown stopped there: it wipes, detaches and deletes nothing while part of "
 		    "the lab cannot be proven or is still in use, so the lab is left as it is (state "
 		    "file %s kept). Fix what is named above and run fslab teardown --state %s again",
 		    t->state_path, t->state_path);
@@ -685,56 +692,61 @@ static void teardown_stopped(struct teardown_run *t)
 static void teardown_refuse_old(struct teardown_run *t)
 {
 	const struct fslab_state *st = t->st;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
 
-	fslab_error("refused: %s was written by an older fslab (state version %d) and does not "
-		    "record what setup created, so teardown cannot prove any of it is the lab's; "
-		    "nothing was changed. Clean up by hand:",
-		    t->state_path, st->version);
+	if (!m) {
+		teardown_fail(t, -ENOMEM, "out of memory");
+		return;
+	}
+	fprintf(m,
+		"refused: %s was written by an older fslab (state version %d) and does not "
+		"record what setup created, so teardown cannot prove any of it is the lab's; "
+		"nothing was changed. Clean up by hand:",
+		t->state_path, st->version);
 	for (size_t i = st->n_partitions; i-- > 0;)
 		if (st->partitions[i].mount_method != FSLAB_MOUNT_NONE)
-			fprintf(stderr, "  umount %s\n", st->partitions[i].mountpoint);
+			fprintf(m, "\n  umount %s", st->partitions[i].mountpoint);
 	if (st->disk[0])
-		fprintf(stderr, "  wipefs -a %s   (check first that it is the lab's disk)\n", st->disk);
+		fprintf(m, "\n  wipefs -a %s   (check first that it is the lab's disk)", st->disk);
 	if (st->image[0] && st->disk[0])
-		fprintf(stderr, "  losetup -d %s\n", st->disk);
+		fprintf(m, "\n  losetup -d %s", st->disk);
 	if (st->image[0] && st->image_created)
-		fprintf(stderr, "  rm %s   (if it is the lab's image)\n", st->image);
-	fprintf(stderr, "  rm %s\n", t->state_path);
+		fprintf(m, "\n  rm %s   (if it is the lab's image)", st->image);
+	fprintf(m, "\n  rm %s", t->state_path);
+	if (fclose(m) == 0)
+		fslab_note(FSLAB_NOTE_ERROR, "%s", text);
+	free(text);
 }
 
 /* Opens the lab (the caller's, reloaded, or our own, exclusive) and takes
- * its state.  0, or -1 when refused (said). */
+ * its state.  0, or -1 when refused (the reason in t->e). */
 static int teardown_open(struct teardown_run *t)
 {
 	const struct fslab_teardown_opts *o = t->o;
 	const char *path = o->state_path ? o->state_path : fslab_state_default_path();
-	char err[1024];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
-	if (geteuid() != 0) {
-		fslab_error("refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
+	if (geteuid() != 0)
+		return teardown_fail(t, -1, "refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
 			    "nothing was changed. Run it with sudo");
-		return -1;
-	}
 	if (o->lab) {
 		t->lab = o->lab;
 		snprintf(t->state_path, sizeof(t->state_path), "%s", fslab_lab_path(t->lab));
-		r = fslab_lab_reload(t->lab, err, sizeof(err));
+		r = fslab_lab_reload(t->lab, &err);
 	} else {
-		r = fslab_lab_open(path, FSLAB_LAB_EXCLUSIVE, 0, "fslab teardown", &t->lab, err,
-				   sizeof(err));
+		r = fslab_lab_open(path, FSLAB_LAB_EXCLUSIVE, 0, "fslab teardown", &t->lab, &err);
 	}
 	if (r == -ENOENT) {
 		/* No lab: said without creating the lock file or its directory. */
-		fslab_error("no lab to tear down: no state file %s (give --state FILE if the lab was "
+		return teardown_fail(t, -1, "no lab to tear down: no state file %s (give --state FILE if the lab was "
 			    "set up with one)",
 			    path);
-		return -1;
 	}
-	if (r < 0) {
-		fslab_error("%s", err);
-		return -1;
-	}
+	if (r < 0)
+		return teardown_fail(t, -1, "%s", fslab_err_msg(&err));
 	t->loaded = true;
 	t->st = fslab_lab_state(t->lab);
 	if (!fslab_lab_can_undo(t->lab)) {
@@ -753,9 +765,8 @@ static int teardown_lock_disk(struct teardown_run *t)
 	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	e = errno;
-	fslab_error("refused: %s is locked by another program (%s); nothing was wiped", t->disk,
+	return teardown_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
 		    strerror(e));
-	return -1;
 }
 
 /* The mounts: only a disk proven the lab's (its GPT, proven == 1) has lab
@@ -786,17 +797,16 @@ static int teardown_release(struct teardown_run *t)
 	 * is detached either way, which drops its partitions. */
 	prov_test_pause("teardown-detaching", NULL);
 	if (t->loop_attached) {
-		printf("detaching %s\n", t->disk);
-		fflush(stdout);
-		if (prov_loop_detach(t->disk) < 0)
+		fslab_note_line("detaching %s", t->disk);
+		if (prov_loop_detach(t->disk, t->e) < 0)
 			return -1;
 	}
 	if (t->image_proven && t->st->image_created && !t->o->keep_image) {
 		if (unlink(t->st->image) < 0 && errno != ENOENT) {
-			fslab_error_errno(errno, "cannot delete the image %s", t->st->image);
+			teardown_fail_errno(t, errno, "cannot delete the image %s", t->st->image);
 			return -1;
 		}
-		printf("deleted %s\n", t->st->image);
+		fslab_note_line("deleted %s", t->st->image);
 	} else if (t->image_proven) {
 		if (t->st->image_created)
 			teardown_blank_image(t);
@@ -815,15 +825,13 @@ static int teardown_finish(struct teardown_run *t)
 {
 	int r;
 
-	if (t->refused) {
-		fslab_error("teardown left alone what it could not prove the lab's (above); the state "
+	if (t->refused)
+		return teardown_fail(t, -1, "teardown left alone what it could not prove the lab's (above); the state "
 			    "file %s is kept",
 			    t->state_path);
-		return -1;
-	}
 	if (t->disk_gone && t->st->phase >= FSLAB_PHASE_PARTITIONING && t->st->phase != FSLAB_PHASE_WIPED) {
 		/* Its GPT and filesystems are still on the disk, wherever it is. */
-		fslab_error("the lab's disk %s is gone (removed from the machine): its mounts and "
+		teardown_fail(t, -ENODEV, "the lab's disk %s is gone (removed from the machine): its mounts and "
 			    "directories are cleaned up, but its partition table and filesystems "
 			    "could not be wiped. The state file %s is kept: attach the disk again "
 			    "and run fslab teardown --state %s to wipe it, or, if the disk is not "
@@ -834,10 +842,10 @@ static int teardown_finish(struct teardown_run *t)
 	}
 	r = fslab_lab_remove_state(t->lab);
 	if (r < 0) {
-		fslab_error_errno(r, "cannot remove the state file %s", t->state_path);
+		teardown_fail_errno(t, r, "cannot remove the state file %s", t->state_path);
 		return -1;
 	}
-	printf("lab torn down: state file %s removed\n", t->state_path);
+	fslab_note_line("lab torn down: state file %s removed", t->state_path);
 	return 0;
 }
 
@@ -873,16 +881,17 @@ static int teardown_steps(struct teardown_run *t)
 	return teardown_finish(t);
 }
 
-int fslab_teardown(const struct fslab_teardown_opts *o)
+int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e)
 {
 	struct teardown_run *t = calloc(1, sizeof(*t));
 	int ret = FSLAB_EXIT_FAILURE;
 
 	if (!t) {
-		fslab_error("out of memory");
+		fslab_err_set(e, -ENOMEM, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	t->o = o;
+	t->e = e ? e : &t->err_own;
 	t->image_fd = -1;
 	t->disk_lock = -1;
 	snprintf(t->state_path, sizeof(t->state_path), "%s",
@@ -890,7 +899,7 @@ int fslab_teardown(const struct fslab_teardown_opts *o)
 	if (teardown_open(t) == 0 && teardown_steps(t) == 0)
 		ret = FSLAB_EXIT_OK;
 	if (ret != FSLAB_EXIT_OK && t->loaded && fslab_lab_can_undo(t->lab) && !t->refused)
-		fslab_error("teardown did not finish; fix the problem above and run it again");
+		teardown_fail(t, -EIO, "teardown did not finish; fix the problem above and run it again");
 	if (t->disk_lock >= 0)
 		close(t->disk_lock);
 	if (t->image_fd >= 0)

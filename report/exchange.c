@@ -200,7 +200,7 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown, struc
 	}
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		size_t sl = strlen(suffixes[i]);
-		char base[NAME_MAX + 1], err[PATH_MAX + 256];
+		char base[NAME_MAX + 1];
 		struct fslab_state *st;
 		int r;
 
@@ -210,7 +210,7 @@ static int ex_lab_file_check(int dfd, const char *name, const char *shown, struc
 		st = malloc(sizeof(*st));
 		if (!st)
 			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
-		r = fslab_state_load_at(dfd, base, base, st, err, sizeof(err));
+		r = fslab_state_load_at(dfd, base, base, st, NULL);
 		free(st);
 		if (r == 0) {
 			char e2[NAME_MAX * 4 + 8];

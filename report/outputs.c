@@ -62,11 +62,10 @@ int rp_output_check(int dfd, const char *name, const char *shown, const char *co
 					     fslab_escape_ctrl(shown, e1, sizeof(e1)), fslab_escape_ctrl(states[i], e2, sizeof(e2)));
 	if (have_st && S_ISREG(st.st_mode)) {
 		struct fslab_state *s = malloc(sizeof(*s));
-		char err[PATH_MAX + 256];
 
 		if (!s)
 			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
-		int r = fslab_state_load(shown, s, err, sizeof(err));
+		int r = fslab_state_load(shown, s, NULL);
 		free(s);
 		if (r == 0)
 			return fslab_err_set(e, EEXIST, "%s is an fslab state file: fslab never writes results over one, not even with --force; choose another output file",

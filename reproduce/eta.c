@@ -10,6 +10,26 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
+		      struct fslab_run_opts *o)
+{
+	fslab_run_opts_init(o);
+	fslab_settings_put(&o->given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
+	/* the seed preset's smallest file; a range is given whole */
+	fslab_settings_put(&o->given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
+	fslab_settings_put(&o->given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
+	o->quiet = c->quiet;
+	o->argc = c->argc;
+	o->argv = c->argv;
+	if (s->cache != FSLAB_CACHE_WARM) {
+		if (c->until_ci_pct > 0)
+			fslab_settings_put_real(&o->given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
+		if (c->max_trials)
+			fslab_settings_put(&o->given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
+	}
+	fslab_settings_put(&o->given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
+}
+
 uint64_t repro_min_free(const struct fslab_state *st)
 {
 	uint64_t room = UINT64_MAX;

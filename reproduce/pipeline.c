@@ -81,8 +81,7 @@ static void repro_out_dir(struct repro_run *p)
 static int repro_prepare(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	char err[512];
-	struct fslab_err fe = FSLAB_ERR_INIT;
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	repro_out_dir(p);
@@ -103,8 +102,8 @@ static int repro_prepare(struct repro_run *p)
 		return FSLAB_EXIT_USAGE;
 	}
 	/* the default, results/reproduce-<time>: as fslab run's (lib/fileutil.h) */
-	if (!c->out && fslab_default_results_trusted(false, &fe) < 0) {
-		fslab_error("%s", fe.msg);
+	if (!c->out && fslab_default_results_trusted(false, &err) < 0) {
+		fslab_error("%s", err.msg);
 		return FSLAB_EXIT_FAILURE;
 	}
 	r = fslab_mkdir_p(p->out, 0755);
@@ -112,17 +111,17 @@ static int repro_prepare(struct repro_run *p)
 		fslab_error("cannot create the output directory %s: %s", p->out, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
-	if (!c->out && fslab_default_results_trusted(true, &fe) < 0) {
-		fslab_error("%s", fe.msg);
+	if (!c->out && fslab_default_results_trusted(true, &err) < 0) {
+		fslab_error("%s", err.msg);
 		return FSLAB_EXIT_FAILURE;
 	}
 	/* The lab is ours alone from here to the end (setup, runs, report,
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */
 	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
-			   &c->lab, err, sizeof(err));
+			   &c->lab, &err);
 	if (r < 0) {
-		fslab_error("refused: %s", err);
+		fslab_error("refused: %s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
@@ -149,13 +148,13 @@ static int repro_setup(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_setup_opts so = repro_setup_opts(c);
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	repro_step(p, "setup");
 	if (!c->quiet)
 		printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each\n", p->label);
-	r = fslab_setup(&so);
+	r = fslab_error_said(fslab_setup(&so, &err), &err);
 	if (r != FSLAB_EXIT_OK) {
 		/* There was no state file before (checked): one now means
 		 * setup wrote something, which teardown undoes. */
@@ -163,8 +162,9 @@ static int repro_setup(struct repro_run *p)
 		return r;
 	}
 	p->lab_up = true;
-	if (fslab_state_load(c->state_path, &p->st, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	fslab_err_clear(&err);
+	if (fslab_state_load(c->state_path, &p->st, &err) < 0) {
+		fslab_error("%s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
@@ -229,26 +229,6 @@ static void repro_remaining(const struct repro_run *p, size_t i, double *lo, dou
 		       fslab_progress_format_duration(all_hi, d2, sizeof(d2)), device_kib_s / 1024.0);
 }
 
-void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
-		      struct fslab_run_opts *o)
-{
-	fslab_run_opts_init(o);
-	fslab_settings_put(&o->given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
-	/* the seed preset's smallest file; a range is given whole */
-	fslab_settings_put(&o->given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
-	fslab_settings_put(&o->given, FSLAB_SETTING_CACHE, (uint64_t)s->cache, 0);
-	o->quiet = c->quiet;
-	o->argc = c->argc;
-	o->argv = c->argv;
-	if (s->cache != FSLAB_CACHE_WARM) {
-		if (c->until_ci_pct > 0)
-			fslab_settings_put_real(&o->given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
-		if (c->max_trials)
-			fslab_settings_put(&o->given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
-	}
-	fslab_settings_put(&o->given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
-}
-
 /* One sweep, in-process: fslab run on the lab this pipeline holds. */
 static int repro_run_stage(const struct repro_run *p, const struct repro_stage *s, double after_lo,
 			   double after_hi)
@@ -261,13 +241,13 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 	};
 	struct fslab_run_opts o;
 	struct fslab_target *targets;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 	size_t n;
 	int r;
 
 	/* the lab's partitions as the run's targets; the lab stays ours */
-	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, err, sizeof(err)) < 0) {
-		fslab_error("%s", err);
+	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, &err) < 0) {
+		fslab_error("%s", fslab_err_msg(&err));
 		return FSLAB_EXIT_FAILURE;
 	}
 	repro_stage_opts(c, s, &o);
@@ -341,6 +321,7 @@ static void repro_teardown(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_teardown_opts to = { .state_path = c->state_path, .yes = true, .lab = c->lab };
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (p->lab_up && c->keep) {
 		if (!c->quiet)
@@ -353,7 +334,7 @@ static void repro_teardown(struct repro_run *p)
 	snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
 	if (!c->quiet)
 		printf("%s\n", p->label);
-	if (fslab_teardown(&to) != FSLAB_EXIT_OK) {
+	if (fslab_error_said(fslab_teardown(&to, &err), &err) != FSLAB_EXIT_OK) {
 		fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
 			    c->state_path);
 		p->ret = FSLAB_EXIT_FAILURE;
@@ -419,6 +400,7 @@ static int repro_dry_run(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
 	struct fslab_setup_opts so = repro_setup_opts(c);
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct fslab_spec spec;
 	uint64_t room;
 	double lo = 0, hi = 0, tail;
@@ -440,7 +422,7 @@ static int repro_dry_run(struct repro_run *p)
 	repro_step(p, "setup");
 	printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each (fslab setup --dry-run):\n", p->label);
 	fflush(stdout);
-	if (fslab_setup(&so) != FSLAB_EXIT_OK)
+	if (fslab_error_said(fslab_setup(&so, &err), &err) != FSLAB_EXIT_OK)
 		ret = FSLAB_EXIT_FAILURE;
 	/* before mkfs: each partition's size less a twentieth for the
 	 * filesystem's own metadata */

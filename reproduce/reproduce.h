@@ -1,7 +1,7 @@
 /* fslab reproduce, the module: cmd/reproduce.c turns the options into a
  * reproduce_ctl and calls the pipeline (pipeline.c), which chains setup,
  * the runs, the report and teardown, reads and annotates each stage's
- * manifest (manifest.c) and estimates what is left (eta.c). */
+ * manifest (stage_manifest.c) and estimates what is left (eta.c). */
 #ifndef FSLAB_REPRODUCE_H
 #define FSLAB_REPRODUCE_H
 
@@ -54,7 +54,7 @@ struct fslab_run_opts;
 /* The whole pipeline: setup, the sweeps, the report, teardown (with
  * c->dry_run: its plan, printed; nothing touched).  Returns FSLAB_EXIT_*. */
 int repro_pipeline(struct reproduce_ctl *c);
-/* The options of stage s's fslab run (no lab, progress or output
+/* eta.c: the options of stage s's fslab run (no lab, progress or output
  * directory filled in). */
 void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s,
 		      struct fslab_run_opts *o);
@@ -75,7 +75,7 @@ int repro_stage_estimate(const struct reproduce_ctl *c, const struct repro_stage
 #define REPRO_REPORT_S_PER_SWEEP 10.0
 #define REPRO_TEARDOWN_S 10.0
 
-/* manifest.c: what a finished stage recorded (interrupted, the
+/* stage_manifest.c: what a finished stage recorded (interrupted, the
  * slowest device probe figure in KiB/s, 0 when not probed), and a note
  * added to its manifest for the report to show. */
 void repro_read_manifest(const char *dir, bool *interrupted, double *device_kib_s);

@@ -143,12 +143,12 @@ static bool setup_ok(void)
 static bool state_whole(const char *what)
 {
 	static struct fslab_state st;
-	char err[512];
-	int r = fslab_state_load(lab.state, &st, err, sizeof(err));
+	struct fslab_err err = FSLAB_ERR_INIT;
+	int r = fslab_state_load(lab.state, &st, &err);
 
 	if (r == 0 || r == -ENOENT)
 		return true;
-	record_failure("%s: state file unreadable after the fault: %s", what, err);
+	record_failure("%s: state file unreadable after the fault: %s", what, err.msg);
 	return false;
 }
 

@@ -312,7 +312,8 @@ static bool state_at_rename(long k)
 	const char *argv[] = { ft_fslab_bin(), "setup", "--device", lab.loop.device, "--spec",
 			       lab.spec, "--mount-root", lab.mnt, "--state", lab.state, "--yes", NULL };
 	static struct fslab_state st;
-	char log[700], name[256] = "", err[512];
+	char log[700], name[256] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct stat ts;
 	bool publish;
 	pid_t pid;
@@ -321,10 +322,10 @@ static bool state_at_rename(long k)
 	snprintf(log, sizeof(log), "%s/setup-held.log", lab.dir);
 	pid = hu_trace_hold_call(argv, NULL, log, hu_publish_calls, k);
 	ck_assert_msg(pid > 0, "setup did not reach rename %ld (%d)", k, (int)pid);
-	r = fslab_state_load(lab.state, &st, err, sizeof(err));
+	r = fslab_state_load(lab.state, &st, &err);
 	publish = temps_in(lab.dir, "state.json", name, sizeof(name), &ts) > 0;
 	ck_assert_int_eq(hu_trace_release(pid), 0);
-	ck_assert_msg(r == 0 || r == -ENOENT, "at rename %ld the state file is torn: %s", k, err);
+	ck_assert_msg(r == 0 || r == -ENOENT, "at rename %ld the state file is torn: %s", k, err.msg);
 	if (publish) {
 		ck_assert_msg(S_ISREG(ts.st_mode) && ts.st_nlink == 1,
 			      "at rename %ld the temporary %s is not a plain file", k, name);

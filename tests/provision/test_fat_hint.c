@@ -128,15 +128,15 @@ START_TEST(new_directory_past_2gib_hint)
 	snprintf(p.mountpoint, sizeof(p.mountpoint), "%s/mnt", dir);
 	ck_assert_int_eq(mkdir(p.mountpoint, 0755), 0);
 	/* everything before an assertion, so a failure leaves no mount */
-	mounted = fslab_lab_mount(&st, &p);
+	mounted = fslab_lab_mount(&st, &p, NULL);
 	if (mounted == 0) {
 		made = make_tree(p.mountpoint);
-		remounted = fslab_lab_unmount(&st, &p);
+		remounted = fslab_lab_unmount(&st, &p, NULL);
 		if (remounted == 0)
-			remounted = fslab_lab_mount(&st, &p);
+			remounted = fslab_lab_mount(&st, &p, NULL);
 		snprintf(path, sizeof(path), "%s/run/tree/f0", p.mountpoint);
 		after = stat(path, &sb) == 0 ? (int)sb.st_size : -errno;
-		ck_assert_int_eq(fslab_lab_unmount(&st, &p), 0);
+		ck_assert_int_eq(fslab_lab_unmount(&st, &p, NULL), 0);
 	}
 	ft_loop_destroy(&l);
 	cleanup();
@@ -186,7 +186,7 @@ static pid_t fusefat_pid(const char *dev)
 START_TEST(run_on_a_fusefat_past_2gib)
 {
 	char spec[PATH_MAX], img[PATH_MAX], state[PATH_MAX], root[PATH_MAX], out[PATH_MAX],
-		fsname[PATH_MAX + 8], csvpath[PATH_MAX + 16], err[512], *csv = NULL;
+		fsname[PATH_MAX + 8], csvpath[PATH_MAX + 16], *csv = NULL;
 	struct fslab_state st;
 	struct ft_output o;
 	int setup_rc, fuse_rc = -1, run_rc = -1, down_rc;
@@ -203,8 +203,8 @@ START_TEST(run_on_a_fusefat_past_2gib)
 	ft_output_free(&o);
 	/* fslab_lab_unmount waits for fusefat to write its own hint back and
 	 * let go of the device before the hint is set */
-	if (setup_rc == 0 && fslab_state_load(state, &st, err, sizeof(err)) == 0 &&
-	    fslab_lab_unmount(&st, &st.partitions[0]) == 0) {
+	if (setup_rc == 0 && fslab_state_load(state, &st, NULL) == 0 &&
+	    fslab_lab_unmount(&st, &st.partitions[0], NULL) == 0) {
 		const char *dev = st.partitions[0].device;
 
 		hint_past(dev, 5ull << 29);

@@ -54,7 +54,7 @@ static char *open_capturing_stderr(int *ret)
 	saved = dup(STDERR_FILENO);
 	ck_assert_int_ge(saved, 0);
 	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
-	*ret = prov_fdisk_open(image, true, &cxt);
+	*ret = prov_fdisk_open(image, true, &cxt, NULL);
 	fflush(stderr);
 	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
 	close(saved);
@@ -78,7 +78,7 @@ static void write_gpt(void)
 {
 	struct fdisk_context *cxt;
 
-	ck_assert_int_eq(prov_fdisk_open(image, false, &cxt), 0);
+	ck_assert_int_eq(prov_fdisk_open(image, false, &cxt, NULL), 0);
 	ck_assert_int_eq(fdisk_create_disklabel(cxt, "gpt"), 0);
 	ck_assert_int_eq(fdisk_write_disklabel(cxt), 0);
 	ck_assert_int_eq(fdisk_deassign_device(cxt, 0), 0);

@@ -96,7 +96,7 @@ START_TEST(image_setup_status_use_teardown)
 	struct ft_output o;
 	struct fslab_state st;
 	struct stat sb;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	pt_env_init(&e);
 	ck_assert_int_eq(pt_setup_image(&e, &o, NULL), 0);
@@ -110,7 +110,7 @@ START_TEST(image_setup_status_use_teardown)
 
 	ck_assert_int_eq(stat(e.state, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
-	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(e.state, &st, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(st.phase, FSLAB_PHASE_READY);
 	ck_assert_str_eq(st.image, e.image);
 	ck_assert(st.image_created);
@@ -171,14 +171,14 @@ START_TEST(device_setup_teardown_leaves_blank_disk)
 	struct ft_loop l;
 	struct ft_output o;
 	struct fslab_state st;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	pt_env_init(&e);
 	ck_assert_int_eq(ft_loop_create(&l, e.dir, 600ull << 20), 0);
 	ck_assert_int_eq(pt_setup_device(&e, l.device, &o, "--yes", NULL), 0);
 	pt_assert_result(&o, 0, NULL);
 	ft_output_free(&o);
-	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(e.state, &st, &err) == 0, "%s", err.msg);
 	ck_assert_str_eq(st.disk, l.device);
 	ck_assert_str_eq(st.image, "");
 	{
@@ -258,8 +258,8 @@ START_TEST(status_names_damage)
 	/* the wrong filesystem (here: none) on a partition */
 	{
 		struct fslab_state st;
-		char err2[512];
-		ck_assert_msg(fslab_state_load(e.state, &st, err2, sizeof(err2)) == 0, "%s", err2);
+		struct fslab_err err2 = FSLAB_ERR_INIT;
+		ck_assert_msg(fslab_state_load(e.state, &st, &err2) == 0, "%s", err2.msg);
 		const char *argv[] = { "/usr/sbin/wipefs", "--all", "--quiet", st.partitions[1].device,
 				       NULL };
 		ck_assert_int_eq(ft_run(argv, NULL, &o), 0);
@@ -321,12 +321,13 @@ START_TEST(status_names_damaged_filesystems)
 	struct pt_env e;
 	struct ft_output o;
 	struct fslab_state st;
-	char err[512], mp[PATH_MAX];
+	struct fslab_err err = FSLAB_ERR_INIT;
+	char mp[PATH_MAX];
 	const struct fslab_state_partition *fat = NULL, *ext2 = NULL;
 
 	pt_env_init(&e);
 	pt_setup_image_ok(&e);
-	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(e.state, &st, &err) == 0, "%s", err.msg);
 	for (size_t i = 0; i < st.n_partitions; i++) {
 		if (st.partitions[i].type == FSLAB_FS_FAT32)
 			fat = &st.partitions[i];
@@ -391,20 +392,20 @@ START_TEST(lab_mount_api_remounts_kernel_and_fuse)
 {
 	struct pt_env e;
 	struct fslab_state st;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	pt_env_init(&e);
 	pt_setup_image_ok(&e);
-	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(e.state, &st, &err) == 0, "%s", err.msg);
 	for (int i = 0; i < 5; i++) {
 		const struct fslab_state_partition *p = &st.partitions[i];
 
 		write_read_back(e.mnt, p->name);
-		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p, NULL), 0);
 		ck_assert_int_eq(ft_mounts_under(p->mountpoint), 0);
-		ck_assert_int_eq(fslab_lab_unmount(&st, p), 0); /* not mounted: fine */
-		ck_assert_int_eq(fslab_lab_mount(&st, p), 0);
-		ck_assert_int_eq(fslab_lab_mount(&st, p), -EBUSY);
+		ck_assert_int_eq(fslab_lab_unmount(&st, p, NULL), 0); /* not mounted: fine */
+		ck_assert_int_eq(fslab_lab_mount(&st, p, NULL), 0);
+		ck_assert_int_eq(fslab_lab_mount(&st, p, NULL), -EBUSY);
 		{
 			char path[PATH_MAX];
 			struct stat sb;
@@ -503,11 +504,11 @@ START_TEST(image_lab_after_a_reboot)
 	struct pt_env e;
 	struct ft_output o;
 	struct fslab_state st;
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	pt_env_init(&e);
 	pt_setup_image_ok(&e);
-	ck_assert_msg(fslab_state_load(e.state, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(e.state, &st, &err) == 0, "%s", err.msg);
 	/* "reboot": everything below the test dir unmounted and detached */
 	ft_cleanup_under_keep(e.dir);
 	ck_assert_int_eq(ft_mounts_under(e.dir), 0);

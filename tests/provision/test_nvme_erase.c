@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Identify offsets (NVMe base specification 2.0: Identify Controller and
@@ -75,8 +76,11 @@ static int plan(struct drive *d, struct fslab_nvme_erase_plan *p, char *err, siz
 {
 	const struct fslab_nvme_ask a = { drive_nsid, drive_identify, d };
 
-	err[0] = '\0';
-	return fslab_nvme_erase_plan(&a, "/dev/nvme0n1", p, err, len);
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_nvme_erase_plan(&a, "/dev/nvme0n1", p, &e);
+
+	snprintf(err, len, "%s", e.msg);
+	return r;
 }
 
 /* One namespace, Format NVM supported: the plan keeps the current LBA

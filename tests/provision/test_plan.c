@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The parse with its message in a buffer, as these tests print it. */
@@ -16,6 +17,18 @@ static int t_spec_parse(const char *text, const char *name, struct fslab_spec *s
 	int r = fslab_spec_parse_string(text, name, spec, &e);
 
 	snprintf(err, len, "%s", e.msg);
+	return r;
+}
+
+/* fslab_plan_compute with its message in a buffer, as the tests read it. */
+static int plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
+			unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
+			char *err, size_t errlen)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_plan_compute(spec, disk, disk_bytes, sector_size, mount_root, plan, &e);
+
+	snprintf(err, errlen, "%s", e.msg);
 	return r;
 }
 
@@ -35,7 +48,7 @@ START_TEST(default_plan_is_the_2023_layout)
 	static const char *const names[] = { "ext4", "ext2", "xfs", "fat32", "btrfs" };
 
 	fslab_spec_default(&spec);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 120 * FSLAB_GiB, 512, "/mnt/fslab",
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 120 * FSLAB_GiB, 512, "/mnt/fslab",
 					    &plan, err, sizeof(err)),
 			 0);
 	ck_assert_uint_eq(plan.n, 5);
@@ -78,7 +91,7 @@ START_TEST(small_plan_starts_sizes_types_names)
 	static const uint64_t sizes_mib[] = { 32, 32, 300, 40, 120 };
 
 	ck_assert_int_eq(t_spec_parse(small_spec, "small", &spec, err, sizeof(err)), 0);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/loop7", 600 * FSLAB_MiB, 512, "/tmp/m",
+	ck_assert_int_eq(plan_compute(&spec, "/dev/loop7", 600 * FSLAB_MiB, 512, "/tmp/m",
 					    &plan, err, sizeof(err)),
 			 0);
 	ck_assert_uint_eq(plan.n, 5);
@@ -108,7 +121,7 @@ START_TEST(alignment_4k_and_4k_sectors)
 						 "[fs c]\ntype = xfs\nsize = 300M\n",
 						 "a", &spec, err, sizeof(err)),
 			 0);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdc", 0, 512, NULL, &plan, err, sizeof(err)),
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdc", 0, 512, NULL, &plan, err, sizeof(err)),
 			 0);
 	/* GPT takes 34 sectors (17408 bytes): first 4K-aligned start is 20K */
 	ck_assert_uint_eq(plan.parts[0].start, 20 * FSLAB_KiB);
@@ -117,7 +130,7 @@ START_TEST(alignment_4k_and_4k_sectors)
 	for (unsigned i = 0; i < 3; i++)
 		ck_assert_uint_eq(plan.parts[i].start % (4 * FSLAB_KiB), 0);
 	/* 4096-byte sectors: header + entries = 6 sectors = 24K */
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdc", 0, 4096, NULL, &plan, err,
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdc", 0, 4096, NULL, &plan, err,
 					    sizeof(err)),
 			 0);
 	ck_assert_uint_eq(plan.parts[0].start, 24 * FSLAB_KiB);
@@ -131,11 +144,11 @@ START_TEST(too_small_disk_is_enospc_and_named)
 	char err[256];
 
 	fslab_spec_default(&spec);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + FSLAB_MiB, 512,
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + FSLAB_MiB, 512,
 					    "/m", &plan, err, sizeof(err)),
 			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(err, "/dev/sdb is too small"));
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + 2 * FSLAB_MiB, 512,
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + 2 * FSLAB_MiB, 512,
 					    "/m", &plan, err, sizeof(err)),
 			 0);
 	/* a size that is not whole sectors */
@@ -143,9 +156,9 @@ START_TEST(too_small_disk_is_enospc_and_named)
 						 err, sizeof(err)),
 			 0);
 	spec.fs[0].size = 1000;
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 0, 512, NULL, &plan, err, sizeof(err)),
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 0, 512, NULL, &plan, err, sizeof(err)),
 			 -EINVAL);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 0, 1000, NULL, &plan, err, sizeof(err)),
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 0, 1000, NULL, &plan, err, sizeof(err)),
 			 -EINVAL);
 }
 END_TEST
@@ -160,7 +173,7 @@ START_TEST(too_small_says_what_the_layout_needs_and_why)
 	char err[512], ask[32];
 
 	fslab_spec_default(&spec);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + FSLAB_MiB, 512,
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdb", 100 * FSLAB_GiB + FSLAB_MiB, 512,
 					    "/m", &plan, err, sizeof(err)),
 			 -ENOSPC);
 	ck_assert_str_eq(err, "/dev/sdb is too small: 100.0 GiB (102401M), the layout needs "
@@ -168,7 +181,7 @@ START_TEST(too_small_says_what_the_layout_needs_and_why)
 			      "(102402M in all)");
 	ck_assert_str_eq(fslab_plan_size_to_ask(plan.needed_bytes, ask, sizeof(ask)), "101G");
 	/* no disk named: a new image */
-	ck_assert_int_eq(fslab_plan_compute(&spec, NULL, 100 * FSLAB_GiB, 512, NULL, &plan, err,
+	ck_assert_int_eq(plan_compute(&spec, NULL, 100 * FSLAB_GiB, 512, NULL, &plan, err,
 					    sizeof(err)),
 			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(err, "the image is too small: 100.0 GiB, the layout needs"));
@@ -182,7 +195,7 @@ START_TEST(too_small_says_what_the_layout_needs_and_why)
 						 "[fs b]\ntype = xfs\nsize = 300M\n",
 						 "a", &spec, err, sizeof(err)),
 			 0);
-	ck_assert_int_eq(fslab_plan_compute(&spec, "/dev/sdc", 300 * FSLAB_MiB, 512, NULL, &plan,
+	ck_assert_int_eq(plan_compute(&spec, "/dev/sdc", 300 * FSLAB_MiB, 512, NULL, &plan,
 					    err, sizeof(err)),
 			 -ENOSPC);
 	ck_assert_uint_eq(plan.needed_bytes, 4 * FSLAB_MiB + 32 * FSLAB_MiB + 300 * FSLAB_MiB +

@@ -28,9 +28,9 @@ static void pc_env(struct pt_env *e)
 
 static void pc_load(const struct pt_env *e, struct fslab_state *st)
 {
-	char err[512];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_msg(fslab_state_load(e->state, st, err, sizeof(err)) == 0, "state: %s", err);
+	ck_assert_msg(fslab_state_load(e->state, st, &err) == 0, "state: %s", err.msg);
 }
 
 /* Bytes the image occupies on its filesystem. */

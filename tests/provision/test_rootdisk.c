@@ -68,34 +68,34 @@ static void fx_teardown(void)
 
 START_TEST(root_on_a_partition_refuses_the_disk)
 {
-	char err[512] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 2), err, sizeof(err)),
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 2), &err),
 			 -EBUSY);
-	ck_assert_msg(strstr(err, "/dev/sdz holds the root filesystem"), "%s", err);
+	ck_assert_msg(strstr(err.msg, "/dev/sdz holds the root filesystem"), "%s", err.msg);
 }
 END_TEST
 
 START_TEST(root_on_the_disk_itself_refuses_it)
 {
-	char err[512] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 0), err, sizeof(err)),
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 0), &err),
 			 -EBUSY);
-	ck_assert_msg(strstr(err, "root filesystem"), "%s", err);
+	ck_assert_msg(strstr(err.msg, "root filesystem"), "%s", err.msg);
 }
 END_TEST
 
 /* sdzz1 lies in a directory whose name starts with "sdz": not on sdz. */
 START_TEST(root_on_a_disk_with_a_longer_name_is_not_this_disk)
 {
-	char err[512] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 17), err, sizeof(err)),
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 17), &err),
 			 0);
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 16), err, sizeof(err)),
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 16), &err),
 			 0);
-	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(err.msg, "");
 }
 END_TEST
 
@@ -103,11 +103,11 @@ END_TEST
  * device (major 0), are on no disk. */
 START_TEST(root_on_no_listed_device_is_not_this_disk)
 {
-	char err[512] = "";
+	struct fslab_err err = FSLAB_ERR_INIT;
 
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 99), err, sizeof(err)),
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(FAKE_MAJOR, 99), &err),
 			 0);
-	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(0, 35), err, sizeof(err)), 0);
+	ck_assert_int_eq(prov_check_not_root(&disk, root, makedev(0, 35), &err), 0);
 	ck_assert_int_eq(prov_devno_on_disk_at(root, makedev(FAKE_MAJOR, 1), &disk), true);
 }
 END_TEST

@@ -359,7 +359,8 @@ START_TEST(root_filesystem_device_of_this_machine)
 {
 	struct prov_disk d;
 	struct stat root;
-	char link[64], err[512];
+	char link[64];
+	struct fslab_err err = FSLAB_ERR_INIT;
 
 	ck_assert_int_eq(stat("/", &root), 0);
 	if (major(root.st_dev) == 0)
@@ -369,8 +370,8 @@ START_TEST(root_filesystem_device_of_this_machine)
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(root.st_dev), minor(root.st_dev));
 	ck_assert_msg(realpath(link, d.sysdir) != NULL, "%s: %s", link, strerror(errno));
 	snprintf(d.path, sizeof(d.path), "(root disk)");
-	ck_assert_int_eq(prov_check_in_use(&d, err, sizeof(err)), -EBUSY);
-	ck_assert_msg(strstr(err, "root filesystem"), "%s", err);
+	ck_assert_int_eq(prov_check_in_use(&d, &err), -EBUSY);
+	ck_assert_msg(strstr(err.msg, "root filesystem"), "%s", err.msg);
 }
 END_TEST
 

@@ -9,7 +9,8 @@
 
 START_TEST(save_load_round_trip_mode_0600)
 {
-	char *dir = ft_mkdtemp("fslab-state"), *path, err[512];
+	char *dir = ft_mkdtemp("fslab-state"), *path;
+	struct fslab_err err = FSLAB_ERR_INIT;
 	struct fslab_state st = { 0 }, back;
 	struct stat sb;
 
@@ -28,7 +29,7 @@ START_TEST(save_load_round_trip_mode_0600)
 	ck_assert_int_eq(fslab_state_save(path, &st), 0);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
-	ck_assert_msg(fslab_state_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(path, &back, &err) == 0, "%s", err.msg);
 	ck_assert_str_eq(back.disk, st.disk);
 	ck_assert_str_eq(back.disk_guid, st.disk_guid);
 	ck_assert_int_eq(back.phase, FSLAB_PHASE_READY);
@@ -51,20 +52,20 @@ START_TEST(save_load_round_trip_mode_0600)
 		free(text);
 	}
 	ck_assert_int_eq(ft_write_file(path, "{\"version\": 2, \"phase\": \"mounted\", \"disk\": \"/dev/loop7\"}"), 0);
-	ck_assert_int_eq(fslab_state_load(path, &back, err, sizeof(err)), -EINVAL);
-	ck_assert_msg(strstr(err, "unknown phase 'mounted'") && strstr(err, "ready"), "%s", err);
+	ck_assert_int_eq(fslab_state_load(path, &back, &err), -EINVAL);
+	ck_assert_msg(strstr(err.msg, "unknown phase 'mounted'") && strstr(err.msg, "ready"), "%s", err.msg);
 
 	/* A fast (not fsync'd) save is the same file, atomically replaced. */
 	st.phase = FSLAB_PHASE_WIPING;
 	ck_assert_int_eq(fslab_state_save_opt(path, &st, FSLAB_STATE_SAVE_NOSYNC), 0);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
-	ck_assert_msg(fslab_state_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fslab_state_load(path, &back, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(back.phase, FSLAB_PHASE_WIPING);
 
 	ck_assert_int_eq(ft_write_file(path, "{\"version\": 99}"), 0);
-	ck_assert_int_lt(fslab_state_load(path, &back, err, sizeof(err)), 0);
-	ck_assert_ptr_nonnull(strstr(err, "version"));
+	ck_assert_int_lt(fslab_state_load(path, &back, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "version"));
 	ft_rm_rf(dir);
 	free(path);
 	free(dir);

@@ -1,6 +1,6 @@
-#include "lock.h"
 #include "fileutil.h"
 #include "procfs.h"
+#include "prov_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,10 +64,4 @@ bool fslab_lock_holder_alive(const char *holder)
 		return false;
 	pid = strtol(p + 6, NULL, 10);
 	return pid > 0 && pid <= INT_MAX && fslab_proc_alive((pid_t)pid);
-}
-
-void fslab_lock_release(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
