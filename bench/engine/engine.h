@@ -430,7 +430,6 @@ enum fslab_file_sync {
 	FSLAB_FILE_SYNC_FDATASYNC,
 };
 const char *fslab_file_sync_to_string(enum fslab_file_sync s);
-int fslab_file_sync_from_string(const char *s);
 
 /* How the positioned tests (random read/write, backward read, record
  * rewrite, stride read) address a record. */
@@ -439,8 +438,6 @@ enum fslab_io_mode {
 	FSLAB_IO_POSITIONAL, /* pread/pwrite: one call per record (--io positional) */
 };
 const char *fslab_io_mode_to_string(enum fslab_io_mode m);
-/* -1 for an unknown name ("seek", "positional"). */
-int fslab_io_mode_from_string(const char *s);
 
 /* The untimed flush before each cell. */
 enum fslab_sync_policy {
@@ -454,7 +451,6 @@ enum fslab_sync_policy {
 	FSLAB_SYNC_GLOBAL,
 };
 const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
-int fslab_sync_policy_from_string(const char *s);
 
 /* Passes of one test thrown away because the process was stopped (SIGSTOP,
  * SIGTSTP) during them, before the test is given up as failed. */
