@@ -247,12 +247,11 @@ bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c);
 #define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
 #define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
 
-/* Fills s with a preset: "seed" (64K-2G files, 4K-16M records, all tests,
- * 1 trial, warm, seed 1, small records skipped, shuffled order: the 2023
- * experiment), "quick" (the same up to 64M files) or "lab" (the quick grid,
- * cold, 3 trials).  s->set is 0.  Returns 0 or -EINVAL. */
-int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
-/* The same from the preset's enum (the settings table's PRESET row). */
+/* Fills s with a preset (the settings table's PRESET row): seed (64K-2G
+ * files, 4K-16M records, all tests, 1 trial, warm, seed 1, small records
+ * skipped, shuffled order: the 2023 experiment), quick (the same up to 64M
+ * files), lab (the quick grid, cold, 3 trials), or the named rows of cdm
+ * and cdm-nvme.  s->set is 0. */
 void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
 
@@ -346,7 +345,6 @@ struct fslab_bench_pass;
 struct fslab_bench_test {
 	enum fslab_test id;
 	unsigned flags;          /* FSLAB_BT_* */
-	const char *pattern;     /* one line for docs and --help */
 	int (*run)(struct fslab_bench_pass *p); /* one timed pass */
 };
 
