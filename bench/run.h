@@ -132,7 +132,7 @@ int fslab_run(const struct fslab_run_opts *o);
  * estimate from a device probe in a private directory it removes (none
  * with --no-device-probe).  Writes no results.  Returns FSLAB_EXIT_OK,
  * FSLAB_EXIT_FAILURE (a filesystem too small: refused before any probe)
- * or FSLAB_EXIT_USAGE. */
+ * or FSLAB_EXIT_USAGE.  o has passed fslab_run_opts_check(o, true). */
 int fslab_run_dry_run(const struct fslab_run_opts *o);
 
 /* The stopping rules of --stop (the default, "decided", judged by

@@ -377,20 +377,17 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	 * user could have put a run of their choosing in them. */
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "--resume %s", run_esc(dir));
-	if (run_check_ours(&st, "the directory", &why) < 0 ||
-	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	     run_check_ours(&st, FSLAB_MANIFEST_NAME, &why) < 0)) {
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
-		return -EPERM;
-	}
 	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, &why) < 0)) {
-		close(fd);
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
-		return -EPERM;
-	}
+	r = run_check_ours(&st, "the directory", &why) < 0 ||
+	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	     run_check_ours(&st, FSLAB_MANIFEST_NAME, &why) < 0) ||
+	    (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, &why) < 0));
 	if (fd >= 0)
 		close(fd);
+	if (r) {
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
+		return -EPERM;
+	}
 	/* the run id, recorded for this very directory */
 	r = run_marker_load(c, &m);
 	if (r < 0)
@@ -503,6 +500,5 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 	ret = FSLAB_EXIT_OK;
 out:
 	run_ctx_free(c);
-	free(c);
 	return ret;
 }

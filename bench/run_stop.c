@@ -73,18 +73,14 @@ void run_stop_end(struct fslab_run_ctx *c)
 	c->plan = NULL;
 }
 
-/* The first test of t's group: a second pass goes with the pass before. */
+/* The first test of t's group: tests of one group run while any of them
+ * is open (a second pass goes with the pass before it). */
 static int rs_group(const struct fslab_run_ctx *c, int t)
 {
 	while (t > 0 && (fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_SECOND_PASS) &&
 	       (c->sweep.tests & (1u << (t - 1))))
 		t--;
 	return t;
-}
-
-int run_stop_group(const struct fslab_run_ctx *c, int t)
-{
-	return rs_group(c, t);
 }
 
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
@@ -100,24 +96,6 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 		if ((c->sweep.tests & (1u << t)) && (open_groups & (1u << rs_group(c, t))))
 			mask |= 1u << t;
 	return mask;
-}
-
-size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
-{
-	size_t lo = 0, hi = plan->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t f = plan->cells[mid].file_bytes / 1024, r = plan->cells[mid].record_bytes / 1024;
-
-		if (f == file_kib && r == record_kib)
-			return mid;
-		if (f < file_kib || (f == file_kib && r < record_kib))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return plan->n;
 }
 
 /* What the rule judges by: the decided rule's parameters for this run;
