@@ -32,7 +32,6 @@
 /* The steady-state phase's round: each workload (1 MiB sequential, 4 KiB
  * random writes) writes this many bytes (bench/run_steady.c). */
 #define FSLAB_STEADY_ROUND_DEFAULT (256ull << 20)
-#define FSLAB_STEADY_ROUND_MIN (1ull << 20)
 
 /* Context a caller running several stages (fslab reproduce) passes so the
  * progress line shows where the whole pipeline stands.  All optional. */

@@ -350,7 +350,7 @@ void run_stop_end(struct fslab_run_ctx *c);
  * sweep (FITRIM, a bounded wait for an idle disk: fs->rec.quiet); and the
  * phase's time at most, from fs's device probe (negative: no estimate). */
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
-void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
+void run_quiet_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
 /* The drive's conditions (lib/drivetemp.h) before and after each pass of
  * fs's sweep (trial of the run's session), outside the timed cells, into

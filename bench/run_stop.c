@@ -98,24 +98,12 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 	return mask;
 }
 
-/* What the rule judges by: the decided rule's parameters for this run;
- * the table tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]
- * of the log throughputs of the ok rows of trials 1..T, NaN where there
+/* What the rule judges by: the table
+ * tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1] of the log throughputs of the ok rows of trials 1..T, NaN where there
  * is none (NULL: no memory; the caller frees it); and one test of cell i
  * packed as fslab_stop_judge takes it: the filesystems that measured it
  * (*ne, their mask *rows) row-major into y (n_fs x T at most) over the
  * trials every one of them measured, which it returns. */
-static void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
-{
-	*p = (struct fslab_stop_params){
-		.alpha = FSLAB_FAMILY_ALPHA,
-		.delta = FSLAB_EQUIVALENCE_DEFAULT,
-		.futility = FSLAB_STOP_FUTILITY,
-		.min_trials = c->sweep.trials,
-		.max_trials = c->max_trials,
-	};
-}
-
 static double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
 			      unsigned T)
 {
@@ -197,11 +185,17 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 				    unsigned T, double *y, struct fslab_stop_record *rec,
 				    struct fslab_stop_tally *tally)
 {
-	struct fslab_stop_params p;
+	/* the decided rule's parameters for this run */
+	const struct fslab_stop_params p = {
+		.alpha = FSLAB_FAMILY_ALPHA,
+		.delta = FSLAB_EQUIVALENCE_DEFAULT,
+		.futility = FSLAB_STOP_FUTILITY,
+		.min_trials = c->sweep.trials,
+		.max_trials = c->max_trials,
+	};
 	size_t ne, nk;
 	uint32_t rows;
 
-	run_stop_params(c, &p);
 	nk = run_stop_pack(c, tab, T, i, t, y, &ne, &rows);
 	if (rows != rec->rows) {
 		memset(rec->words, 0, sizeof(rec->words));

@@ -626,7 +626,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	if (!ran)
 		return 0;
 	run_drive_after(fs, sw->prog);
-	run_quiet_after(c, fs, sw->prog);
+	run_quiet_after(fs, sw->prog);
 	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
 	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
@@ -655,15 +655,6 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	return 0;
 }
 
-static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_fs_state *fst)
-{
-	uint64_t done = 0;
-
-	for (size_t f = 0; f < c->n_fs; f++)
-		done += fst[f].done.n;
-	return done;
-}
-
 /* The progress totals at the start of a trial: this trial's cells and the
  * minimum trials' still to come, and the ETA's view of the trial.  False
  * when the stopping rule has nothing left (every test decided or given
@@ -672,8 +663,10 @@ static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_stat
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
 			       struct run_eta *eta)
 {
-	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = run_count_done(c, fst);
+	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = 0;
 
+	for (size_t f = 0; f < c->n_fs; f++)
+		done += fst[f].done.n;
 	if (todo == 0 && trial > c->sweep.trials && !run_any_wanted(c, fst, plan, trial))
 		return false;
 	for (unsigned t = trial + 1; t <= c->sweep.trials; t++)

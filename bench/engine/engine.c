@@ -448,13 +448,6 @@ const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t)
 
 /* ---- buffers ---- */
 
-uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes)
-{
-	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
-
-	return fslab_files_bytes(bt ? bt->flags : 0, file_bytes);
-}
-
 int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes)
 {
 	unsigned char *io;

@@ -281,7 +281,6 @@ struct fslab_plan {
  * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
  * best-of. */
 #define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
-#define FSLAB_CDM_FILE_MIN (16ull * 1024 * 1024)
 #define FSLAB_CDM_PASS_S 5 /* the default of --cdm-time */
 #define FSLAB_CDM_WARMUP_PASSES 1
 #define FSLAB_CDM_TRIALS 5
@@ -411,10 +410,6 @@ struct fslab_cell_times {
 #define FSLAB_FILES_META_BYTES 4096
 /* The files of a cell of file size S. */
 uint64_t fslab_files_count(uint64_t file_bytes);
-/* Bytes test t (a files test) counts per pass of a cell of file size S:
- * N x S for create and read, N x FSLAB_FILES_META_BYTES for stat and
- * unlink. */
-uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes);
 /* The room the tree takes on a filesystem, at most: each file with a
  * cluster of slack (32 KiB, FAT's largest usual). */
 uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
