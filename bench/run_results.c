@@ -169,22 +169,30 @@ static int run_csvs_durable(const struct fslab_run_ctx *c)
 	return 0;
 }
 
-/* Once every CSV is open (made or resumed): on the disk, and the marker
- * records their identities, replacing the marker atomically. */
-int run_marker_record_csvs(const struct fslab_run_ctx *c)
+/* The marker written whole or not at all (temporary file + rename,
+ * fsync'ed), with the CSVs open in c when csvs.  0 or -errno, said. */
+static int run_marker_write(const struct fslab_run_ctx *c, bool csvs)
 {
 	char text[RUN_MARKER_MAX];
-	int n = run_marker_text(c, true, text, sizeof(text)), r;
+	int n = run_marker_text(c, csvs, text, sizeof(text)), r;
 
-	r = run_csvs_durable(c);
-	if (r < 0)
-		return r;
 	if (n < 0)
-		return fslab_error_errno(n, "cannot record the CSVs in %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+		return fslab_error_errno(n, csvs ? "cannot record the CSVs in %s/" FSLAB_RUN_MARKER
+						 : "cannot write %s/" FSLAB_RUN_MARKER,
+					 run_esc(c->out_dir));
 	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, text, (size_t)n, 0644);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	return 0;
+}
+
+/* Once every CSV is open (made or resumed): on the disk, and the marker
+ * records their identities, replacing the marker atomically. */
+int run_marker_record_csvs(const struct fslab_run_ctx *c)
+{
+	int r = run_csvs_durable(c);
+
+	return r < 0 ? r : run_marker_write(c, true);
 }
 
 /* The marker of the results directory held in c (checked as ours by the
@@ -324,19 +332,11 @@ static int run_out_check_free(struct fslab_run_ctx *c)
  * there is no marker, and the results lock is held. */
 static int run_marker_create(struct fslab_run_ctx *c)
 {
-	char line[FSLAB_RUN_ID_LEN + 128];
 	uuid_t uu;
-	int n, r;
 
 	uuid_generate(uu);
 	uuid_unparse_lower(uu, c->run_id);
-	n = run_marker_text(c, false, line, sizeof(line));
-	if (n < 0)
-		return fslab_error_errno(n, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, line, (size_t)n, 0644);
-	if (r < 0)
-		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	return 0;
+	return run_marker_write(c, false);
 }
 
 /* A new run's results directory: made 0755 (or an existing one holding no
