@@ -56,7 +56,6 @@ int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)
 	}
 	r = run_settings(c, o);
 	run_ctx_free(c);
-	free(c);
 	return r < 0 ? FSLAB_EXIT_USAGE : FSLAB_EXIT_OK;
 }
 
@@ -279,6 +278,5 @@ out:
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	free(c);
 	return ret;
 }

@@ -29,9 +29,6 @@
  * run_settings.c).  --stop ci without --until-ci: FSLAB_DEFAULT_UNTIL_CI_PCT.
  * The three defaults live with their settings rows (lib/settings.h). */
 #define FSLAB_PRESET_DEFAULT FSLAB_PRESET_LAB
-/* The steady-state phase's round: each workload (1 MiB sequential, 4 KiB
- * random writes) writes this many bytes (bench/run_steady.c). */
-#define FSLAB_STEADY_ROUND_MIN (1ull << 20)
 
 /* Context a caller running several stages (fslab reproduce) passes so the
  * progress line shows where the whole pipeline stands.  All optional. */
@@ -129,7 +126,7 @@ int fslab_run(const struct fslab_run_opts *o);
  * estimate from a device probe in a private directory it removes (none
  * with --no-device-probe).  Writes no results.  Returns FSLAB_EXIT_OK,
  * FSLAB_EXIT_FAILURE (a filesystem too small: refused before any probe)
- * or FSLAB_EXIT_USAGE. */
+ * or FSLAB_EXIT_USAGE.  o has passed fslab_run_opts_check(o, true). */
 int fslab_run_dry_run(const struct fslab_run_opts *o);
 
 /* The stopping rules of --stop (the default, "decided", judged by

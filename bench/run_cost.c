@@ -140,7 +140,7 @@ static uint64_t cost_plan_bytes(const struct fslab_plan *plan, unsigned tests)
 		b += f * (uint64_t)__builtin_popcount(ct & ~FSLAB_TESTS_FILES);
 		for (int t = FSLAB_TEST_FILES_CREATE; t <= FSLAB_TEST_FILES_UNLINK; t++)
 			if ((ct & (1u << t)) && !(fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_METADATA))
-				b += fslab_files_pass_bytes((enum fslab_test)t, f);
+				b += fslab_files_count(f) * f;
 	}
 	return b;
 }
@@ -209,11 +209,6 @@ int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t 
 	return 0;
 }
 
-static uint64_t run_plan_bytes(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
-{
-	return cost_plan_bytes(plan, c->cfg.sweep.tests);
-}
-
 /* Seconds one trial of the plan should take at these rates, by the model;
  * negative without a rate. */
 static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
@@ -252,14 +247,6 @@ static double run_plan_estimate_s(const struct fslab_run_ctx *c, const struct fs
 	return cost_plan_trial_s(c, plan, fs->probe.write_kib_s, fs->probe.read_kib_s);
 }
 
-/* Seconds of the run beyond its trials on one filesystem: the probe
- * (when run) and a named rows plan's warm-up. */
-static double cost_once_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
-			  double write_kib_s, double read_kib_s)
-{
-	return cost_probe_s(c, write_kib_s, read_kib_s) + cost_plan_warmup_s(c, plan);
-}
-
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
 		       double read_kib_s, double *lo_s, double *hi_s)
 {
@@ -278,13 +265,13 @@ int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write
 		r = -EINVAL;
 		goto out;
 	}
-	probes = cost_once_s(c, &plan, write_kib_s, read_kib_s) * (double)n_fs;
+	/* beyond the trials: the probe (when run) and a named rows plan's warm-up */
+	probes = (cost_probe_s(c, write_kib_s, read_kib_s) + cost_plan_warmup_s(c, &plan)) * (double)n_fs;
 	*lo_s = probes + trial * c->cfg.sweep.trials;
 	*hi_s = probes + trial * (c->cfg.max_trials > c->cfg.sweep.trials ? c->cfg.max_trials : c->cfg.sweep.trials);
 out:
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	free(c);
 	return r;
 }
 
@@ -723,7 +710,7 @@ static void run_dry_print_rows(const struct fslab_run_ctx *c, const struct fslab
 static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
 	char f1[32], f2[32], r1[32], r2[32], tests[256];
-	uint64_t bytes = run_plan_bytes(c, plan);
+	uint64_t bytes = cost_plan_bytes(plan, c->cfg.sweep.tests);
 
 	fslab_tests_format(c->cfg.sweep.tests, tests, sizeof(tests));
 	printf("fslab run --dry-run: the plan; nothing is run or written%s\n",
@@ -937,11 +924,6 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 
 	if (!c)
 		return FSLAB_EXIT_FAILURE;
-	if (o->resume_dir) {
-		fslab_error("--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
-		ret = FSLAB_EXIT_USAGE;
-		goto out;
-	}
 	if (run_settings(c, o) < 0) {
 		ret = FSLAB_EXIT_USAGE;
 		goto out;
@@ -966,6 +948,5 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 out:
 	fslab_plan_free(&plan);
 	run_ctx_free(c);
-	free(c);
 	return ret;
 }

@@ -92,6 +92,7 @@ void run_ctx_free(struct fslab_run_ctx *c)
 	for (size_t i = 0; i < c->n_first_command; i++)
 		free(c->first_command[i]);
 	free(c->first_command);
+	free(c);
 }
 
 /* A run context with nothing open yet. */

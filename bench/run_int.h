@@ -281,7 +281,7 @@ void run_utc_now(char *buf, size_t len, bool compact);
 /* The same of a time in Unix seconds. */
 void run_utc_format(int64_t when, char *buf, size_t len, bool compact);
 
-/* A run context with nothing open yet, and its release. */
+/* A run context with nothing open yet, and its release (c freed too). */
 struct fslab_run_ctx *run_ctx_new(void);
 void run_ctx_free(struct fslab_run_ctx *c);
 /* The targets of o (o->targets); returns an exit status (FSLAB_EXIT_*). */
@@ -331,11 +331,6 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan);
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done);
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
-/* The first test of t's group: tests of one group run while any of them
- * is open (a second pass goes with the pass before it). */
-int run_stop_group(const struct fslab_run_ctx *c, int t);
-/* The plan cell of (file_kib, record_kib) (a grid's), or plan->n. */
-size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its
@@ -343,7 +338,7 @@ void run_stop_end(struct fslab_run_ctx *c);
  * sweep (FITRIM, a bounded wait for an idle disk: fs->rec.quiet); and the
  * phase's time at most, from fs's device probe (negative: no estimate). */
 void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
-void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
+void run_quiet_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
 double run_steady_estimate_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs);
 /* The drive's conditions (lib/drivetemp.h) before and after each pass of
  * fs's sweep (trial of the run's session), outside the timed cells, into

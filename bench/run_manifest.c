@@ -309,9 +309,9 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx *c,
 			    const char *path, char *err, size_t errlen)
 {
-	int io = m->io_mode[0] ? fslab_io_mode_from_string(m->io_mode) : FSLAB_IO_SEEK;
-	int sync = m->sync_policy[0] ? fslab_sync_policy_from_string(m->sync_policy) : FSLAB_SYNC_FS;
-	int fsync_w = m->file_sync[0] ? fslab_file_sync_from_string(m->file_sync) : FSLAB_FILE_SYNC_FSYNC;
+	int io = m->io_mode[0] ? fslab_setting_word_index(FSLAB_SETTING_IO, m->io_mode) : FSLAB_IO_SEEK;
+	int sync = m->sync_policy[0] ? fslab_setting_word_index(FSLAB_SETTING_SYNC, m->sync_policy) : FSLAB_SYNC_FS;
+	int fsync_w = m->file_sync[0] ? fslab_setting_word_index(FSLAB_SETTING_FILE_SYNC, m->file_sync) : FSLAB_FILE_SYNC_FSYNC;
 
 	char words[64];
 

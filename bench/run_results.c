@@ -169,22 +169,30 @@ static int run_csvs_durable(const struct fslab_run_ctx *c)
 	return 0;
 }
 
-/* Once every CSV is open (made or resumed): on the disk, and the marker
- * records their identities, replacing the marker atomically. */
-int run_marker_record_csvs(const struct fslab_run_ctx *c)
+/* The marker written whole or not at all (temporary file + rename,
+ * fsync'ed), with the CSVs open in c when csvs.  0 or -errno, said. */
+static int run_marker_write(const struct fslab_run_ctx *c, bool csvs)
 {
 	char text[RUN_MARKER_MAX];
-	int n = run_marker_text(c, true, text, sizeof(text)), r;
+	int n = run_marker_text(c, csvs, text, sizeof(text)), r;
 
-	r = run_csvs_durable(c);
-	if (r < 0)
-		return r;
 	if (n < 0)
-		return fslab_error_errno(n, "cannot record the CSVs in %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
+		return fslab_error_errno(n, csvs ? "cannot record the CSVs in %s/" FSLAB_RUN_MARKER
+						 : "cannot write %s/" FSLAB_RUN_MARKER,
+					 run_esc(c->out_dir));
 	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, text, (size_t)n, 0644);
 	if (r < 0)
 		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
 	return 0;
+}
+
+/* Once every CSV is open (made or resumed): on the disk, and the marker
+ * records their identities, replacing the marker atomically. */
+int run_marker_record_csvs(const struct fslab_run_ctx *c)
+{
+	int r = run_csvs_durable(c);
+
+	return r < 0 ? r : run_marker_write(c, true);
 }
 
 /* The marker of the results directory held in c (checked as ours by the
@@ -324,19 +332,11 @@ static int run_out_check_free(struct fslab_run_ctx *c)
  * there is no marker, and the results lock is held. */
 static int run_marker_create(struct fslab_run_ctx *c)
 {
-	char line[FSLAB_RUN_ID_LEN + 128];
 	uuid_t uu;
-	int n, r;
 
 	uuid_generate(uu);
 	uuid_unparse_lower(uu, c->run_id);
-	n = run_marker_text(c, false, line, sizeof(line));
-	if (n < 0)
-		return fslab_error_errno(n, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, line, (size_t)n, 0644);
-	if (r < 0)
-		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, run_esc(c->out_dir));
-	return 0;
+	return run_marker_write(c, false);
 }
 
 /* A new run's results directory: made 0755 (or an existing one holding no
@@ -377,20 +377,17 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	 * user could have put a run of their choosing in them. */
 	if (fstat(c->out_fd, &st) < 0)
 		return fslab_error_errno(errno, "--resume %s", run_esc(dir));
-	if (run_check_ours(&st, "the directory", &why) < 0 ||
-	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	     run_check_ours(&st, FSLAB_MANIFEST_NAME, &why) < 0)) {
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
-		return -EPERM;
-	}
 	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, &why) < 0)) {
-		close(fd);
-		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
-		return -EPERM;
-	}
+	r = run_check_ours(&st, "the directory", &why) < 0 ||
+	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	     run_check_ours(&st, FSLAB_MANIFEST_NAME, &why) < 0) ||
+	    (fd >= 0 && (fstat(fd, &st) < 0 || run_check_ours(&st, FSLAB_RUN_MARKER, &why) < 0));
 	if (fd >= 0)
 		close(fd);
+	if (r) {
+		fslab_error("--resume %s: %s; nothing was changed", run_esc(dir), why.msg);
+		return -EPERM;
+	}
 	/* the run id, recorded for this very directory */
 	r = run_marker_load(c, &m);
 	if (r < 0)
@@ -503,6 +500,5 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 	ret = FSLAB_EXIT_OK;
 out:
 	run_ctx_free(c);
-	free(c);
 	return ret;
 }

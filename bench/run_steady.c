@@ -109,15 +109,6 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
 	return 0;
 }
 
-/* A disk that says it spins (/sys/block/<disk>/queue/rotational): 4 KiB
- * random writes there run at a few hundred a second, hours for the
- * phase, and it has no flash translation layer to bring to a steady
- * state. */
-static bool steady_rotational(const struct fslab_bench_fs *fs)
-{
-	return fs->have_devinfo && fs->devinfo.rotational == 1;
-}
-
 /* Why the phase does not run on fs (NULL: it runs). */
 static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs)
 {
@@ -131,7 +122,11 @@ static const char *steady_skip_reason(const struct fslab_run_ctx *c, const struc
 		return "skipped: --dir run (auto runs it on a lab's real disk; --steady-state on to run it)";
 	if (fs->t->image)
 		return "skipped: image lab";
-	if (steady_rotational(fs))
+	/* a disk that says it spins (/sys/block/<disk>/queue/rotational): 4 KiB
+	 * random writes there run at a few hundred a second, hours for the
+	 * phase, and it has no flash translation layer to bring to a steady
+	 * state */
+	if (fs->have_devinfo && fs->devinfo.rotational == 1)
 		return "skipped: rotational disk (steady state is an SSD's; --steady-state on to run it)";
 	return NULL;
 }
@@ -492,7 +487,7 @@ static void quiet_trim(struct fslab_bench_fs *fs, struct fslab_manifest_quiet *q
 		snprintf(q->trim, sizeof(q->trim), "FITRIM failed: %s", strerror(errno));
 }
 
-void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog)
+void run_quiet_after(struct fslab_bench_fs *fs, struct fslab_progress *prog)
 {
 	struct fslab_manifest_quiet *q = &fs->rec.quiet;
 	uint64_t inflight, sectors, prev;
@@ -500,7 +495,6 @@ void run_quiet_after(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct 
 	double t0, waited;
 	bool idle = false;
 
-	(void)c; /* what the wait needs is the target's (fs->t) */
 	if (run_stop || fs->rec.vanished)
 		return;
 	/* FSLAB_TEST_QUIET_LOOP=1: a loop device counts as a lab's disk (and

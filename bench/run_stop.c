@@ -73,18 +73,14 @@ void run_stop_end(struct fslab_run_ctx *c)
 	c->plan = NULL;
 }
 
-/* The first test of t's group: a second pass goes with the pass before. */
+/* The first test of t's group: tests of one group run while any of them
+ * is open (a second pass goes with the pass before it). */
 static int rs_group(const struct fslab_run_ctx *c, int t)
 {
 	while (t > 0 && (fslab_bench_test_get((enum fslab_test)t)->flags & FSLAB_BT_SECOND_PASS) &&
 	       (c->cfg.sweep.tests & (1u << (t - 1))))
 		t--;
 	return t;
-}
-
-int run_stop_group(const struct fslab_run_ctx *c, int t)
-{
-	return rs_group(c, t);
 }
 
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
@@ -102,42 +98,12 @@ unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i)
 	return mask;
 }
 
-size_t run_stop_cell(const struct fslab_plan *plan, uint64_t file_kib, uint64_t record_kib)
-{
-	size_t lo = 0, hi = plan->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t f = plan->cells[mid].file_bytes / 1024, r = plan->cells[mid].record_bytes / 1024;
-
-		if (f == file_kib && r == record_kib)
-			return mid;
-		if (f < file_kib || (f == file_kib && r < record_kib))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return plan->n;
-}
-
-/* What the rule judges by: the decided rule's parameters for this run;
- * the table tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1]
- * of the log throughputs of the ok rows of trials 1..T, NaN where there
+/* What the rule judges by: the table
+ * tab[((f * cells + i) * FSLAB_TEST_MAX + t) * T + trial - 1] of the log throughputs of the ok rows of trials 1..T, NaN where there
  * is none (NULL: no memory; the caller frees it); and one test of cell i
  * packed as fslab_stop_judge takes it: the filesystems that measured it
  * (*ne, their mask *rows) row-major into y (n_fs x T at most) over the
  * trials every one of them measured, which it returns. */
-static void run_stop_params(const struct fslab_run_ctx *c, struct fslab_stop_params *p)
-{
-	*p = (struct fslab_stop_params){
-		.alpha = FSLAB_FAMILY_ALPHA,
-		.delta = FSLAB_EQUIVALENCE_DEFAULT,
-		.futility = FSLAB_STOP_FUTILITY,
-		.min_trials = c->cfg.sweep.trials,
-		.max_trials = c->cfg.max_trials,
-	};
-}
-
 static double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
 			      unsigned T)
 {
@@ -219,11 +185,17 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 				    unsigned T, double *y, struct fslab_stop_record *rec,
 				    struct fslab_stop_tally *tally)
 {
-	struct fslab_stop_params p;
+	/* the decided rule's parameters for this run */
+	const struct fslab_stop_params p = {
+		.alpha = FSLAB_FAMILY_ALPHA,
+		.delta = FSLAB_EQUIVALENCE_DEFAULT,
+		.futility = FSLAB_STOP_FUTILITY,
+		.min_trials = c->cfg.sweep.trials,
+		.max_trials = c->cfg.max_trials,
+	};
 	size_t ne, nk;
 	uint32_t rows;
 
-	run_stop_params(c, &p);
 	nk = run_stop_pack(c, tab, T, i, t, y, &ne, &rows);
 	if (rows != rec->rows) {
 		memset(rec->words, 0, sizeof(rec->words));

@@ -36,6 +36,14 @@ struct run_group_ctx {
 	bool failed;
 };
 
+/* Appends word to a row's flags, ';' between two. */
+static void run_flag_add(char *flag, size_t len, const char *word)
+{
+	size_t n = strlen(flag);
+
+	snprintf(flag + n, len - n, "%s%s", n ? ";" : "", word);
+}
+
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
 	      double tp, char *flag, size_t len)
 {
@@ -50,21 +58,21 @@ void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum
 	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev &&
 	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM) &&
 	    !(bt->flags & FSLAB_BT_METADATA))
-		snprintf(flag, len, FSLAB_FLAG_PAGE_CACHE);
+		run_flag_add(flag, len, FSLAB_FLAG_PAGE_CACHE);
 	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
 	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
 	if ((cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO)) ||
 	    (cache == FSLAB_CACHE_WARM && (bt->flags & FSLAB_BT_QUEUED)))
-		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_BUFFERED, flag[0] ? ";" : "");
+		run_flag_add(flag, len, FSLAB_FLAG_BUFFERED);
 	if (fs->rec.fuse)
-		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_FUSE, flag[0] ? ";" : "");
+		run_flag_add(flag, len, FSLAB_FLAG_FUSE);
 	/* an image whose loop device reads it through the host's page cache */
 	if (strcmp(fs->rec.loop_io, "buffered") == 0)
-		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_BUFFERED_LOOP, flag[0] ? ";" : "");
+		run_flag_add(flag, len, FSLAB_FLAG_BUFFERED_LOOP);
 	/* cold, fsync and direct promise the device; tmpfs and ramfs have
 	 * none, so what they measure there is memory */
 	if (cache != FSLAB_CACHE_WARM && (strcmp(fs->rec.type, "tmpfs") == 0 || strcmp(fs->rec.type, "ramfs") == 0))
-		snprintf(flag + strlen(flag), len - strlen(flag), "%s" FSLAB_FLAG_MEMORY, flag[0] ? ";" : "");
+		run_flag_add(flag, len, FSLAB_FLAG_MEMORY);
 }
 
 /* Why fslab_fsinfo_check() says a filesystem is gone, for the message. */
@@ -137,15 +145,12 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 static void run_row_flags(const struct fslab_bench_fs *fs, const struct fslab_test_outcome *o,
 			  struct fslab_result_row *row)
 {
-	size_t n;
-
 	if (o->status != FSLAB_OUTCOME_OK && fs->rec.fuse)
-		snprintf(row->flag, sizeof(row->flag), FSLAB_FLAG_FUSE);
-	n = strlen(row->flag);
+		run_flag_add(row->flag, sizeof(row->flag), FSLAB_FLAG_FUSE);
 	if (o->redone)
-		n += (size_t)snprintf(row->flag + n, sizeof(row->flag) - n, "%s" FSLAB_FLAG_REDONE_STOPPED, n ? ";" : "");
-	if (o->redone_slow && n < sizeof(row->flag))
-		snprintf(row->flag + n, sizeof(row->flag) - n, "%s" FSLAB_FLAG_REDONE_SLOW, n ? ";" : "");
+		run_flag_add(row->flag, sizeof(row->flag), FSLAB_FLAG_REDONE_STOPPED);
+	if (o->redone_slow)
+		run_flag_add(row->flag, sizeof(row->flag), FSLAB_FLAG_REDONE_SLOW);
 }
 
 /* The key of test t's row in cell (resume's done set): a queued test
@@ -174,10 +179,10 @@ static bool run_queue_columns(const struct fslab_run_ctx *c)
 }
 
 /* One test's outcome: its CSV row (appended and synced at once), the
- * done set, and a step of progress. */
-static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
-			  const struct fslab_test_outcome *o)
+ * done set, and a step of progress (the cell's on_test; ctx: the group). */
+static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
 {
+	struct run_group_ctx *g = ctx;
 	struct fslab_bench_fs *fs = g->fs;
 	struct fslab_result_row row = {
 		.test = t,
@@ -208,11 +213,8 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 	run_row_status(g, o, &row);
 	run_row_flags(fs, o, &row);
 	/* measured while the drive was hot (run_steady.c watches it) */
-	if (o->status == FSLAB_OUTCOME_OK && run_drive_hot(fs)) {
-		size_t n = strlen(row.flag);
-
-		snprintf(row.flag + n, sizeof(row.flag) - n, "%s" FSLAB_FLAG_THERMAL, n ? ";" : "");
-	}
+	if (o->status == FSLAB_OUTCOME_OK && run_drive_hot(fs))
+		run_flag_add(row.flag, sizeof(row.flag), FSLAB_FLAG_THERMAL);
 	/* on the disk within the journal's window (lib/results.h) */
 	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);
 	if (r < 0) {
@@ -245,11 +247,6 @@ static void run_write_row(struct run_group_ctx *g, enum fslab_test t,
 static void run_cell_warn(const struct fslab_err *e)
 {
 	fslab_warn("%s", e->msg);
-}
-
-static void run_on_test(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
-{
-	run_write_row(ctx, t, o);
 }
 
 /* A pass more than FSLAB_DISTURBED_FACTOR x slower than the median of the
@@ -516,14 +513,6 @@ static int run_buffers_for(struct run_sweep_state *sw, uint64_t record_bytes)
 	return 0;
 }
 
-/* A warm-up's outcome is discarded: no row, no sample. */
-static void run_warm_up_outcome(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
-{
-	(void)ctx;
-	(void)t;
-	(void)o;
-}
-
 /* CrystalDiskMark's discarded warm-up: a named row with passes of a fixed
  * length (plan cell i) runs its tests once before its first measured pass
  * on each filesystem (once a session: a resumed run warms up again), the
@@ -538,8 +527,7 @@ static void run_warm_up(struct run_fs_state *fs_st, struct fslab_cell cell, size
 	if (cell.pass_s <= 0 || i >= 64 || (fs_st->warmed & (UINT64_C(1) << i)))
 		return;
 	fs_st->warmed |= UINT64_C(1) << i;
-	cell.on_test = run_warm_up_outcome;
-	cell.on_test_ctx = NULL;
+	cell.on_test = NULL; /* the outcomes are discarded: no row, no sample */
 	cell.disturbed = NULL;
 	for (int k = 0; k < FSLAB_CDM_WARMUP_PASSES && !run_stop; k++)
 		fslab_cell_run(&cell, buf, out, times);
@@ -589,7 +577,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.drop_cache = fslab_cache_drop,
 		.drop_ctx = &fs->cache,
 		.warn = run_cell_warn,
-		.on_test = run_on_test,
+		.on_test = run_write_row,
 		.on_test_ctx = &g,
 		.stop = &run_stop,
 		.continued = &run_continued,
@@ -638,7 +626,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	if (!ran)
 		return 0;
 	run_drive_after(fs, sw->prog);
-	run_quiet_after(c, fs, sw->prog);
+	run_quiet_after(fs, sw->prog);
 	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
 	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
@@ -667,15 +655,6 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	return 0;
 }
 
-static uint64_t run_count_done(const struct fslab_run_ctx *c, const struct run_fs_state *fst)
-{
-	uint64_t done = 0;
-
-	for (size_t f = 0; f < c->n_fs; f++)
-		done += fst[f].done.n;
-	return done;
-}
-
 /* The progress totals at the start of a trial: this trial's cells and the
  * minimum trials' still to come, and the ETA's view of the trial.  False
  * when the stopping rule has nothing left (every test decided or given
@@ -684,8 +663,10 @@ static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_stat
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
 			       struct run_eta *eta)
 {
-	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = run_count_done(c, fst);
+	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = 0;
 
+	for (size_t f = 0; f < c->n_fs; f++)
+		done += fst[f].done.n;
 	if (todo == 0 && trial > c->cfg.sweep.trials && !run_any_wanted(c, fst, plan, trial))
 		return false;
 	for (unsigned t = trial + 1; t <= c->cfg.sweep.trials; t++)

@@ -119,6 +119,7 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 	while ((e = readdir(d))) {
 		struct fslab_file_id id;
 		struct stat st;
+		bool no_xattrs;
 		int fd, r;
 
 		if (strncmp(e->d_name, FSLAB_WORKDIR_PREFIX, strlen(FSLAB_WORKDIR_PREFIX)) != 0)
@@ -134,16 +135,11 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 			close(fd);
 			continue;
 		}
-		{
-			bool no_xattrs;
-
-			if (!run_workdir_marked(fd, &no_xattrs) &&
-			    !(no_xattrs && run_registry_has(e->d_name, false))) {
-				fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
-					    run_esc(fs->rec.path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
-				close(fd);
-				continue;
-			}
+		if (!run_workdir_marked(fd, &no_xattrs) && !(no_xattrs && run_registry_has(e->d_name, false))) {
+			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
+				    run_esc(fs->rec.path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
+			close(fd);
+			continue;
 		}
 		r = fslab_remove_tree_at(fs->dir_fd, e->d_name, &id);
 		if (r == 0)
@@ -212,11 +208,7 @@ void run_workdir_remove(struct fslab_bench_fs *fs)
 			run_registry_has(fs->work_name, true);
 		fs->work_registered = false;
 	}
-	if (fs->work_fd >= 0)
-		close(fs->work_fd);
-	if (fs->dir_fd >= 0)
-		close(fs->dir_fd);
-	fs->work_fd = fs->dir_fd = -1;
+	run_workdir_release(fs);
 }
 
 /* Cold mode's remount: the unmount needs the run's directories closed ... */
@@ -241,16 +233,9 @@ int run_workdir_reopen(void *ctx, int *dir_fd, struct fslab_err *e)
 	int r;
 
 	fs->dir_fd = open(fs->rec.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fs->dir_fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	fs->work_fd = openat(fs->dir_fd, fs->work_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fs->work_fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (fstat(fs->work_fd, &st) < 0) {
+	fs->work_fd = fs->dir_fd < 0 ? -1
+				     : openat(fs->dir_fd, fs->work_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fs->work_fd < 0 || fstat(fs->work_fd, &st) < 0) {
 		r = -errno;
 		goto fail;
 	}

@@ -263,6 +263,7 @@ static void cache_note_retry(struct fslab_cache_ctl *c)
 static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *path, struct fslab_err *e)
 {
 	uint64_t res = 0, pages = 0;
+	char reason[160];
 	int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 
 	if (r != 0)
@@ -288,22 +289,17 @@ static int cache_fadvise_file(struct fslab_cache_ctl *c, int fd, const char *pat
 		if (r == 0 && res == 0)
 			cache_note_retry(c);
 	}
-	if (r < 0) {
-		char reason[160];
+	if (r == 0 && res == 0)
+		return 0;
+	if (r < 0)
 		snprintf(reason, sizeof(reason), "cannot check that fadvise dropped the file (mmap/mincore: %s)",
 			 strerror(-r));
-		cache_fall_back(c, reason);
-		return 1;
-	}
-	if (res > 0) {
-		char reason[160];
+	else
 		snprintf(reason, sizeof(reason),
 			 "posix_fadvise(DONTNEED) left %llu of %llu pages of the file resident",
 			 (unsigned long long)res, (unsigned long long)pages);
-		cache_fall_back(c, reason);
-		return 1;
-	}
-	return 0;
+	cache_fall_back(c, reason);
+	return 1;
 }
 
 /* A tree of files (the many-files tests'): each regular file in dfd and

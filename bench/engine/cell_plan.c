@@ -64,16 +64,6 @@ void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 	}
 }
 
-int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s)
-{
-	int p = name ? fslab_setting_word_index(FSLAB_SETTING_PRESET, name) : FSLAB_PRESET_SEED;
-
-	if (p < 0)
-		return -EINVAL;
-	fslab_sweep_preset_values((enum fslab_preset)p, s);
-	return 0;
-}
-
 static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t rec)
 {
 	if (rec > file)
@@ -203,29 +193,22 @@ size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t f
 
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p)
 {
+	const bool rows = fslab_preset_named_rows(s->named_rows);
+	size_t (*walk)(const struct fslab_sweep_spec *, struct fslab_sweep_cell *) =
+		rows ? plan_rows : plan_walk;
 	size_t n;
 
 	memset(p, 0, sizeof(*p));
-	if (fslab_preset_named_rows(s->named_rows)) {
-		n = s->file_max ? plan_rows(s, NULL) : 0;
-		if (n == 0)
-			return -EINVAL;
-		p->cells = calloc(n, sizeof(*p->cells));
-		if (!p->cells)
-			return -ENOMEM;
-		p->n = plan_rows(s, p->cells);
-		return 0;
-	}
-	if (!s->file_min || !s->record_min || s->file_min > s->file_max ||
-	    s->record_min > s->record_max)
+	if (rows ? !s->file_max
+		 : !s->file_min || !s->record_min || s->file_min > s->file_max || s->record_min > s->record_max)
 		return -EINVAL;
-	n = plan_walk(s, NULL);
+	n = walk(s, NULL);
 	if (n == 0)
 		return -EINVAL;
 	p->cells = calloc(n, sizeof(*p->cells));
 	if (!p->cells)
 		return -ENOMEM;
-	p->n = plan_walk(s, p->cells);
+	p->n = walk(s, p->cells);
 	return 0;
 }
 

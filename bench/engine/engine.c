@@ -25,11 +25,6 @@ const char *fslab_io_mode_to_string(enum fslab_io_mode m)
 	return w ? w : "seek";
 }
 
-int fslab_io_mode_from_string(const char *s)
-{
-	return fslab_setting_word_index(FSLAB_SETTING_IO, s);
-}
-
 const char *fslab_sync_policy_to_string(enum fslab_sync_policy p)
 {
 	const char *w = fslab_setting_word(FSLAB_SETTING_SYNC, (int)p);
@@ -37,21 +32,11 @@ const char *fslab_sync_policy_to_string(enum fslab_sync_policy p)
 	return w ? w : "fs";
 }
 
-int fslab_sync_policy_from_string(const char *s)
-{
-	return fslab_setting_word_index(FSLAB_SETTING_SYNC, s);
-}
-
 const char *fslab_file_sync_to_string(enum fslab_file_sync f)
 {
 	const char *w = fslab_setting_word(FSLAB_SETTING_FILE_SYNC, (int)f);
 
 	return w ? w : "fsync";
-}
-
-int fslab_file_sync_from_string(const char *s)
-{
-	return fslab_setting_word_index(FSLAB_SETTING_FILE_SYNC, s);
 }
 
 uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps)
@@ -213,45 +198,18 @@ static int pass_end(struct fslab_bench_pass *p, struct pass_file *pf, double t0,
 
 /* ---- the run functions: one per access pattern ---- */
 
-/* write (creates), rewrite: N sequential writes. */
-static int run_seq_write(struct fslab_bench_pass *p)
+/* write (creates), rewrite: N sequential writes.  read, reread: untimed
+ * priming read of record 0 and seek back (IOzone's, to warm the
+ * instruction cache and TLB), then N sequential reads.  Not in cold
+ * mode's read pass: the priming read and the readahead it starts would
+ * bring back the pages the drop just removed (the whole file when the
+ * record is a quarter of it or more), and the timed loop would read
+ * memory.  Two timed loops: no per-record branch on the kind. */
+static int run_seq(struct fslab_bench_pass *p)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
-	int flags = O_WRONLY | ((p->test->flags & FSLAB_BT_CREATES) ? O_CREAT : 0);
-	const void *buf = p->buf->io;
-	const size_t rec = p->rec;
-	const uint64_t n = p->n;
-	struct pass_file pf;
-	struct fslab_lat_hist *const lat = p->lat;
-	uint64_t lmark;
-	double t0;
-	int r = pass_begin(p, flags, true, &pf);
-
-	if (r < 0)
-		return r;
-	t0 = fslab_pass_timer_start(p);
-	lmark = fslab_lat_begin(p);
-	for (uint64_t i = 0; i < n; i++) {
-		ssize_t got = ops->write(ops->ctx, pf.fd, buf, rec);
-
-		if (got != (ssize_t)rec) {
-			r = io_fail(p, "write", i, got);
-			break;
-		}
-		FSLAB_LAT_MARK(lat, lmark);
-	}
-	return pass_end(p, &pf, t0, r);
-}
-
-/* read, reread: untimed priming read of record 0 and seek back (IOzone's,
- * to warm the instruction cache and TLB), then N sequential reads.  Not
- * in cold mode's read pass: the priming read and the readahead it starts
- * would bring back the pages the drop just removed (the whole file when
- * the record is a quarter of it or more), and the timed loop would read
- * memory. */
-static int run_seq_read(struct fslab_bench_pass *p)
-{
-	const struct fslab_io_ops *ops = p->cell->ops;
+	const bool writes = p->test->flags & FSLAB_BT_WRITES;
+	int flags = writes ? O_WRONLY | ((p->test->flags & FSLAB_BT_CREATES) ? O_CREAT : 0) : O_RDONLY;
 	void *buf = p->buf->io;
 	const size_t rec = p->rec;
 	const uint64_t n = p->n;
@@ -260,8 +218,9 @@ static int run_seq_read(struct fslab_bench_pass *p)
 	uint64_t lmark;
 	ssize_t got;
 	double t0;
-	const bool prime = p->cell->sweep->cache != FSLAB_CACHE_COLD || (p->test->flags & FSLAB_BT_SECOND_PASS);
-	int r = pass_begin(p, O_RDONLY, true, &pf);
+	const bool prime = !writes && (p->cell->sweep->cache != FSLAB_CACHE_COLD ||
+				       (p->test->flags & FSLAB_BT_SECOND_PASS));
+	int r = pass_begin(p, flags, true, &pf);
 
 	if (r < 0)
 		return r;
@@ -277,6 +236,17 @@ static int run_seq_read(struct fslab_bench_pass *p)
 
 	t0 = fslab_pass_timer_start(p);
 	lmark = fslab_lat_begin(p);
+	if (writes) {
+		for (uint64_t i = 0; i < n; i++) {
+			got = ops->write(ops->ctx, pf.fd, buf, rec);
+			if (got != (ssize_t)rec) {
+				r = io_fail(p, "write", i, got);
+				break;
+			}
+			FSLAB_LAT_MARK(lat, lmark);
+		}
+		return pass_end(p, &pf, t0, r);
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		got = ops->read(ops->ctx, pf.fd, buf, rec);
 		if (got != (ssize_t)rec) {
@@ -349,8 +319,16 @@ static int pos_io(struct fslab_bench_pass *p, int fd, enum pos_order order, uint
 	return 0;
 }
 
-static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
+/* random read, random write (IOzone's random order), backward read
+ * (records N-1 down to 0), record rewrite (record 0 written N times),
+ * stride read (17 records a jump, IOzone's wrap rule). */
+static int run_positioned(struct fslab_bench_pass *p)
 {
+	const enum fslab_test id = p->test->id;
+	const enum pos_order order = id == FSLAB_TEST_BACKWARD_READ    ? POS_BACKWARD
+				     : id == FSLAB_TEST_RECORD_REWRITE ? POS_ZERO
+				     : id == FSLAB_TEST_STRIDE_READ    ? POS_STRIDE
+								       : POS_RANDOM;
 	const bool writes = p->test->flags & FSLAB_BT_WRITES;
 	const uint64_t n = p->n;
 	uint64_t which = 0, wraps = 0;
@@ -378,30 +356,6 @@ static int run_positioned(struct fslab_bench_pass *p, enum pos_order order)
 		FSLAB_LAT_MARK(lat, lmark);
 	}
 	return pass_end(p, &pf, t0, r);
-}
-
-/* random read, random write: records in IOzone's random order. */
-static int run_random(struct fslab_bench_pass *p)
-{
-	return run_positioned(p, POS_RANDOM);
-}
-
-/* backward read: records N-1 down to 0. */
-static int run_backward(struct fslab_bench_pass *p)
-{
-	return run_positioned(p, POS_BACKWARD);
-}
-
-/* record rewrite: the record at offset 0 written N times. */
-static int run_record_rewrite(struct fslab_bench_pass *p)
-{
-	return run_positioned(p, POS_ZERO);
-}
-
-/* stride read: N reads, jumping 17 records with IOzone's wrap rule. */
-static int run_stride(struct fslab_bench_pass *p)
-{
-	return run_positioned(p, POS_STRIDE);
 }
 
 /* fwrite, frewrite, fread, freread: stdio with setvbuf(record). */
@@ -446,65 +400,43 @@ static int run_stdio(struct fslab_bench_pass *p)
 	return pass_end(p, &pf, t0, r);
 }
 
-/* ---- the test table: IOzone's order ---- */
+/* ---- the test table: IOzone's order (docs/tests.md: each test's calls) ---- */
 
 static const struct fslab_bench_test bench_tests[FSLAB_TEST_MAX] = {
-	{ FSLAB_TEST_WRITE, FSLAB_BT_CREATES | FSLAB_BT_WRITES,
-	  "create the file, N sequential write(record)", run_seq_write },
+	{ FSLAB_TEST_WRITE, FSLAB_BT_CREATES | FSLAB_BT_WRITES, run_seq },
 	{ FSLAB_TEST_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
-	  "reopen without truncating, N sequential write(record)", run_seq_write },
-	{ FSLAB_TEST_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "untimed priming read of record 0 + lseek 0 (not in cold mode), then N sequential read(record)",
-	  run_seq_read },
-	{ FSLAB_TEST_REREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_SECOND_PASS,
-	  "the read pass again", run_seq_read },
-	{ FSLAB_TEST_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "lseek + read per record in the fixed shuffle of 0..N-1", run_random },
+	  run_seq },
+	{ FSLAB_TEST_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS, run_seq },
+	{ FSLAB_TEST_REREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_SECOND_PASS, run_seq },
+	{ FSLAB_TEST_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS, run_positioned },
 	{ FSLAB_TEST_RANDOM_WRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_SECOND_PASS,
-	  "lseek + write per record in the same shuffle", run_random },
-	{ FSLAB_TEST_BACKWARD_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "records N-1 down to 0: lseek(-record, SEEK_END), then read + lseek(-2 records, SEEK_CUR)",
-	  run_backward },
-	{ FSLAB_TEST_RECORD_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES,
-	  "lseek(0) + write(record), N times", run_record_rewrite },
-	{ FSLAB_TEST_STRIDE_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS,
-	  "lseek + read at records 0, 17, 34, ... with IOzone's wrap rule, N reads",
-	  run_stride },
-	{ FSLAB_TEST_FWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO,
-	  "fopen r+, setvbuf(record), N fwrite(record)", run_stdio },
-	{ FSLAB_TEST_FREWRITE,
-	  FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
-	  "the fwrite pass again", run_stdio },
-	{ FSLAB_TEST_FREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO,
-	  "fopen r, setvbuf(record), N fread(record)", run_stdio },
-	{ FSLAB_TEST_FREREAD,
-	  FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
-	  "the fread pass again", run_stdio },
+	  run_positioned },
+	{ FSLAB_TEST_BACKWARD_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS, run_positioned },
+	{ FSLAB_TEST_RECORD_REWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES, run_positioned },
+	{ FSLAB_TEST_STRIDE_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS, run_positioned },
+	{ FSLAB_TEST_FWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO, run_stdio },
+	{ FSLAB_TEST_FREWRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
+	  run_stdio },
+	{ FSLAB_TEST_FREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO, run_stdio },
+	{ FSLAB_TEST_FREREAD, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_STDIO | FSLAB_BT_SECOND_PASS,
+	  run_stdio },
 	/* the queued tests (bench/engine/queued.c, docs/tests.md) */
 	{ FSLAB_TEST_QUEUED_WRITE, FSLAB_BT_CREATES | FSLAB_BT_WRITES | FSLAB_BT_QUEUED,
-	  "create and pre-size the file, io_uring writes of each thread's region in order, depth in flight",
 	  fslab_queued_run },
 	{ FSLAB_TEST_QUEUED_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_QUEUED,
-	  "io_uring reads of each thread's region in order, depth in flight", fslab_queued_run },
+	  fslab_queued_run },
 	{ FSLAB_TEST_QUEUED_RANDOM_WRITE, FSLAB_BT_NEEDS_FILE | FSLAB_BT_WRITES | FSLAB_BT_QUEUED,
-	  "io_uring writes of each thread's region in IOzone's shuffle, depth in flight",
 	  fslab_queued_run },
 	{ FSLAB_TEST_QUEUED_RANDOM_READ, FSLAB_BT_NEEDS_FILE | FSLAB_BT_READS | FSLAB_BT_QUEUED,
-	  "io_uring reads of each thread's region in IOzone's shuffle, depth in flight",
 	  fslab_queued_run },
 	/* the many-files tests (bench/engine/files.c, docs/tests.md) */
-	{ FSLAB_TEST_FILES_CREATE, FSLAB_BT_FILES | FSLAB_BT_WRITES,
-	  "in a fresh tree, per file: mkdir of its directory when it is the first, open O_CREAT|O_EXCL, "
-	  "S/record write(record), --file-sync's fsync or fdatasync, close",
-	  fslab_files_run },
+	{ FSLAB_TEST_FILES_CREATE, FSLAB_BT_FILES | FSLAB_BT_WRITES, fslab_files_run },
 	{ FSLAB_TEST_FILES_STAT, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_METADATA,
-	  "fstatat of every file", fslab_files_run },
-	{ FSLAB_TEST_FILES_READ, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_READS,
-	  "per file: open, S/record read(record), close (cold: the tree's pages dropped first)",
 	  fslab_files_run },
-	{ FSLAB_TEST_FILES_UNLINK,
-	  FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_WRITES | FSLAB_BT_METADATA,
-	  "unlinkat of every file, rmdir of each directory after its last file", fslab_files_run },
+	{ FSLAB_TEST_FILES_READ, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_READS,
+	  fslab_files_run },
+	{ FSLAB_TEST_FILES_UNLINK, FSLAB_BT_FILES | FSLAB_BT_NEEDS_TREE | FSLAB_BT_WRITES | FSLAB_BT_METADATA,
+	  fslab_files_run },
 };
 
 const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t)
@@ -515,13 +447,6 @@ const struct fslab_bench_test *fslab_bench_test_get(enum fslab_test t)
 }
 
 /* ---- buffers ---- */
-
-uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes)
-{
-	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
-
-	return fslab_files_bytes(bt ? bt->flags : 0, file_bytes);
-}
 
 int fslab_bench_buffers_alloc(struct fslab_bench_buffers *b, uint64_t record_bytes)
 {

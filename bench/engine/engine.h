@@ -247,12 +247,11 @@ bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c);
 #define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
 #define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
 
-/* Fills s with a preset: "seed" (64K-2G files, 4K-16M records, all tests,
- * 1 trial, warm, seed 1, small records skipped, shuffled order: the 2023
- * experiment), "quick" (the same up to 64M files) or "lab" (the quick grid,
- * cold, 3 trials).  s->set is 0.  Returns 0 or -EINVAL. */
-int fslab_sweep_preset(const char *name, struct fslab_sweep_spec *s);
-/* The same from the preset's enum (the settings table's PRESET row). */
+/* Fills s with a preset (the settings table's PRESET row): seed (64K-2G
+ * files, 4K-16M records, all tests, 1 trial, warm, seed 1, small records
+ * skipped, shuffled order: the 2023 experiment), quick (the same up to 64M
+ * files), lab (the quick grid, cold, 3 trials), or the named rows of cdm
+ * and cdm-nvme.  s->set is 0. */
 void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
 
@@ -282,7 +281,6 @@ struct fslab_plan {
  * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
  * best-of. */
 #define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
-#define FSLAB_CDM_FILE_MIN (16ull * 1024 * 1024)
 #define FSLAB_CDM_PASS_S 5 /* the default of --cdm-time */
 #define FSLAB_CDM_WARMUP_PASSES 1
 #define FSLAB_CDM_TRIALS 5
@@ -346,7 +344,6 @@ struct fslab_bench_pass;
 struct fslab_bench_test {
 	enum fslab_test id;
 	unsigned flags;          /* FSLAB_BT_* */
-	const char *pattern;     /* one line for docs and --help */
 	int (*run)(struct fslab_bench_pass *p); /* one timed pass */
 };
 
@@ -413,23 +410,15 @@ struct fslab_cell_times {
 #define FSLAB_FILES_META_BYTES 4096
 /* The files of a cell of file size S. */
 uint64_t fslab_files_count(uint64_t file_bytes);
-/* Bytes test t (a files test) counts per pass of a cell of file size S:
- * N x S for create and read, N x FSLAB_FILES_META_BYTES for stat and
- * unlink. */
-uint64_t fslab_files_pass_bytes(enum fslab_test t, uint64_t file_bytes);
 /* The room the tree takes on a filesystem, at most: each file with a
  * cluster of slack (32 KiB, FAT's largest usual). */
 uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
 
 const char *fslab_file_sync_to_string(enum fslab_file_sync s);
-int fslab_file_sync_from_string(const char *s);
 
 const char *fslab_io_mode_to_string(enum fslab_io_mode m);
-/* -1 for an unknown name ("seek", "positional"). */
-int fslab_io_mode_from_string(const char *s);
 
 const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
-int fslab_sync_policy_from_string(const char *s);
 
 /* Passes of one test thrown away because the process was stopped (SIGSTOP,
  * SIGTSTP) during them, before the test is given up as failed. */

@@ -146,7 +146,9 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
  * depth and threads. */
 int fslab_queued_run(struct fslab_bench_pass *p);
 
-/* fslab_files_pass_bytes of a test with these flags (FSLAB_BT_*). */
+/* Bytes a many-files test with these flags (FSLAB_BT_*) counts per pass
+ * of a cell of file size S: N x S for create and read, N x
+ * FSLAB_FILES_META_BYTES for stat and unlink. */
 static inline uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
 {
 	return fslab_files_count(file_bytes) *

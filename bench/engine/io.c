@@ -8,65 +8,26 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static int posix_open(void *ctx, int dfd, const char *name, int flags, mode_t mode)
-{
-	(void)ctx;
-	return openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-}
+/* The ops that are one libc call each (ctx unused). */
+#define POSIX_OP(RET, OP, PARAMS, CALL) \
+	static RET posix_##OP PARAMS     \
+	{                                \
+		(void)ctx;               \
+		return CALL;             \
+	}
 
-static int posix_close(void *ctx, int fd)
-{
-	(void)ctx;
-	return close(fd);
-}
-
-static ssize_t posix_read(void *ctx, int fd, void *buf, size_t len)
-{
-	(void)ctx;
-	return read(fd, buf, len);
-}
-
-static ssize_t posix_write(void *ctx, int fd, const void *buf, size_t len)
-{
-	(void)ctx;
-	return write(fd, buf, len);
-}
-
-static ssize_t posix_pread(void *ctx, int fd, void *buf, size_t len, off_t off)
-{
-	(void)ctx;
-	return pread(fd, buf, len, off);
-}
-
-static ssize_t posix_pwrite(void *ctx, int fd, const void *buf, size_t len, off_t off)
-{
-	(void)ctx;
-	return pwrite(fd, buf, len, off);
-}
-
-static off_t posix_lseek(void *ctx, int fd, off_t off, int whence)
-{
-	(void)ctx;
-	return lseek(fd, off, whence);
-}
-
-static int posix_fsync(void *ctx, int fd)
-{
-	(void)ctx;
-	return fsync(fd);
-}
-
-static int posix_unlink(void *ctx, int dfd, const char *name)
-{
-	(void)ctx;
-	return unlinkat(dfd, name, 0);
-}
-
-static int posix_syncfs(void *ctx, int dfd)
-{
-	(void)ctx;
-	return syncfs(dfd);
-}
+POSIX_OP(int, open, (void *ctx, int dfd, const char *name, int flags, mode_t mode),
+	 openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode))
+POSIX_OP(int, close, (void *ctx, int fd), close(fd))
+POSIX_OP(ssize_t, read, (void *ctx, int fd, void *buf, size_t len), read(fd, buf, len))
+POSIX_OP(ssize_t, write, (void *ctx, int fd, const void *buf, size_t len), write(fd, buf, len))
+POSIX_OP(ssize_t, pread, (void *ctx, int fd, void *buf, size_t len, off_t off), pread(fd, buf, len, off))
+POSIX_OP(ssize_t, pwrite, (void *ctx, int fd, const void *buf, size_t len, off_t off),
+	 pwrite(fd, buf, len, off))
+POSIX_OP(off_t, lseek, (void *ctx, int fd, off_t off, int whence), lseek(fd, off, whence))
+POSIX_OP(int, fsync, (void *ctx, int fd), fsync(fd))
+POSIX_OP(int, unlink, (void *ctx, int dfd, const char *name), unlinkat(dfd, name, 0))
+POSIX_OP(int, syncfs, (void *ctx, int dfd), syncfs(dfd))
 
 static int posix_fsync_path(void *ctx, const char *path)
 {
@@ -108,35 +69,12 @@ static FILE *posix_fopen(void *ctx, int dfd, const char *name, const char *mode)
 	return f;
 }
 
-static int posix_setvbuf(void *ctx, FILE *f, char *buf, int type, size_t size)
-{
-	(void)ctx;
-	return setvbuf(f, buf, type, size);
-}
-
-static size_t posix_fread(void *ctx, void *buf, size_t size, size_t n, FILE *f)
-{
-	(void)ctx;
-	return fread(buf, size, n, f);
-}
-
-static size_t posix_fwrite(void *ctx, const void *buf, size_t size, size_t n, FILE *f)
-{
-	(void)ctx;
-	return fwrite(buf, size, n, f);
-}
-
-static int posix_fflush(void *ctx, FILE *f)
-{
-	(void)ctx;
-	return fflush(f);
-}
-
-static int posix_fclose(void *ctx, FILE *f)
-{
-	(void)ctx;
-	return fclose(f);
-}
+POSIX_OP(int, setvbuf, (void *ctx, FILE *f, char *buf, int type, size_t size), setvbuf(f, buf, type, size))
+POSIX_OP(size_t, fread, (void *ctx, void *buf, size_t size, size_t n, FILE *f), fread(buf, size, n, f))
+POSIX_OP(size_t, fwrite, (void *ctx, const void *buf, size_t size, size_t n, FILE *f),
+	 fwrite(buf, size, n, f))
+POSIX_OP(int, fflush, (void *ctx, FILE *f), fflush(f))
+POSIX_OP(int, fclose, (void *ctx, FILE *f), fclose(f))
 
 /* A queued test's ring: liburing's, and whether its buffers are
  * registered (fixed-buffer reads and writes) or not (the memlock limit
@@ -264,42 +202,13 @@ static void posix_ring_teardown(void *ctx, void *ring)
 	free(r);
 }
 
-static int posix_fallocate_ops(void *ctx, int fd, off_t len)
-{
-	(void)ctx;
-	return fallocate(fd, 0, 0, len);
-}
-
-static int posix_ftruncate(void *ctx, int fd, off_t len)
-{
-	(void)ctx;
-	return ftruncate(fd, len);
-}
-
-static int posix_fdatasync(void *ctx, int fd)
-{
-	(void)ctx;
-	return fdatasync(fd);
-}
-
-static int posix_mkdir(void *ctx, int dfd, const char *name, mode_t mode)
-{
-	(void)ctx;
-	return mkdirat(dfd, name, mode);
-}
-
-static int posix_rmdir(void *ctx, int dfd, const char *name)
-{
-	(void)ctx;
-	return unlinkat(dfd, name, AT_REMOVEDIR);
-}
-
-static int posix_fstatat(void *ctx, int dfd, const char *name, struct stat *st)
-{
-	(void)ctx;
-	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
-}
-
+POSIX_OP(int, fallocate_ops, (void *ctx, int fd, off_t len), fallocate(fd, 0, 0, len))
+POSIX_OP(int, ftruncate, (void *ctx, int fd, off_t len), ftruncate(fd, len))
+POSIX_OP(int, fdatasync, (void *ctx, int fd), fdatasync(fd))
+POSIX_OP(int, mkdir, (void *ctx, int dfd, const char *name, mode_t mode), mkdirat(dfd, name, mode))
+POSIX_OP(int, rmdir, (void *ctx, int dfd, const char *name), unlinkat(dfd, name, AT_REMOVEDIR))
+POSIX_OP(int, fstatat, (void *ctx, int dfd, const char *name, struct stat *st),
+	 fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW))
 const struct fslab_io_ops fslab_io_posix = {
 	.version = FSLAB_IO_OPS_VERSION,
 	.name = "posix",

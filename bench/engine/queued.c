@@ -145,7 +145,6 @@ static void job_free(struct q_job *j)
 {
 	if (j->ring)
 		j->q->ops->ring_teardown(j->q->ops->ctx, j->ring);
-	j->ring = NULL;
 	for (unsigned i = 0; j->bufs && i < j->q->depth; i++)
 		free(j->bufs[i]);
 	free(j->bufs);
@@ -154,12 +153,6 @@ static void job_free(struct q_job *j)
 	free(j->slot_tick);
 	free(j->reqs);
 	free(j->dones);
-	j->bufs = NULL;
-	j->free_slot = NULL;
-	j->slot_off = NULL;
-	j->slot_tick = NULL;
-	j->reqs = NULL;
-	j->dones = NULL;
 }
 
 /* The offset of the job's request number k: its region in order or in
@@ -496,20 +489,14 @@ int fslab_queued_run(struct fslab_bench_pass *p)
 		r = queued_collect(&q);
 	} else if (r == 0) {
 		t0 = fslab_pass_timer_start(p);
-		if (p->lat) {
-			p->lat_ns0 = fslab_now_ns();
-			p->lat_tk0 = fslab_lat_clock();
-		}
+		fslab_lat_begin(p);
 		q.deadline_ns = fslab_now_ns() + (uint64_t)(c->pass_s * 1e9);
 		queued_gate(&q, false);
 		job_loop(&q.job[0]);
 		for (unsigned i = 1; i <= started; i++)
 			pthread_join(tid[i], NULL);
 		started = 0;
-		if (p->lat) {
-			p->lat_tk1 = fslab_lat_clock();
-			p->lat_ns1 = fslab_now_ns();
-		}
+		fslab_lat_end(p);
 		/* fsync and cold mode: a writer is timed until its data is
 		 * on the device (one fsync: every thread's fd is the file) */
 		if (q.writes && (c->sweep->cache == FSLAB_CACHE_FSYNC || c->sweep->cache == FSLAB_CACHE_COLD) &&

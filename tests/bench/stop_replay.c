@@ -49,8 +49,7 @@ static size_t rr_cell(struct fslab_plan *plan, size_t *cap, uint64_t file_kib, u
 	return plan->n++;
 }
 
-/* The plan's order (file size ascending, then record), which
- * run_stop_cell's search needs. */
+/* The plan's order (file size ascending, then record). */
 static int rr_cmp_cell(const void *a, const void *b)
 {
 	const struct fslab_sweep_cell *x = a, *y = b;
@@ -124,7 +123,8 @@ int main(int argc, char **argv)
 	qsort(plan.cells, plan.n, sizeof(*plan.cells), rr_cmp_cell);
 	for (size_t f = 0; f < n_fs; f++)
 		for (size_t k = 0; k < fs[f].n; k++)
-			fs[f].rows[k].cell = run_stop_cell(&plan, fs[f].rows[k].file_kib, fs[f].rows[k].record_kib);
+			fs[f].rows[k].cell = fslab_plan_find(&plan, FSLAB_TEST_WRITE, fs[f].rows[k].file_kib,
+							       fs[f].rows[k].record_kib, 1, 1);
 	c.cfg.stop_rule = FSLAB_STOP_RULE_DECIDED;
 	c.cfg.sweep.tests = tests;
 	c.cfg.sweep.trials = lo;

@@ -25,13 +25,13 @@ struct want_row {
 };
 
 /* The preset's plan is exactly these rows, in this order. */
-static void check_rows(const char *preset, const struct want_row *want, size_t n)
+static void check_rows(enum fslab_preset preset, const struct want_row *want, size_t n)
 {
 	struct fslab_sweep_spec s;
 	struct fslab_plan p;
 	char name[48];
 
-	ck_assert_int_eq(fslab_sweep_preset(preset, &s), 0);
+	fslab_sweep_preset_values(preset, &s);
 	ck_assert_uint_eq(s.file_min, FSLAB_GiB);
 	ck_assert_uint_eq(s.file_max, FSLAB_GiB);
 	ck_assert_uint_ge(s.trials, 5);
@@ -44,8 +44,8 @@ static void check_rows(const char *preset, const struct want_row *want, size_t n
 
 		ck_assert_msg(c->record_bytes == want[i].record && c->iodepth == want[i].depth &&
 				      c->jobs == want[i].jobs && c->tests == want[i].tests,
-			      "%s row %zu: record %llu depth %u jobs %u tests %#x, want %s", preset, i,
-			      (unsigned long long)c->record_bytes, c->iodepth, c->jobs, c->tests,
+			      "%s row %zu: record %llu depth %u jobs %u tests %#x, want %s",
+			      fslab_preset_to_string(preset), i, (unsigned long long)c->record_bytes, c->iodepth, c->jobs, c->tests,
 			      want[i].name);
 		ck_assert_uint_eq(c->file_bytes, FSLAB_GiB);
 		ck_assert(c->pass_s == 5.0);
@@ -77,8 +77,8 @@ START_TEST(cdm_rows)
 		{ "RND4K Q1T1", 4 * FSLAB_KiB, 1, 1, RND },
 	};
 
-	check_rows("cdm", cdm, 4);
-	check_rows("cdm-nvme", nvme, 4);
+	check_rows(FSLAB_PRESET_CDM, cdm, 4);
+	check_rows(FSLAB_PRESET_CDM_NVME, nvme, 4);
 }
 END_TEST
 
@@ -90,7 +90,7 @@ START_TEST(cdm_rows_follow_tests)
 	struct fslab_sweep_spec s;
 	struct fslab_plan p;
 
-	ck_assert_int_eq(fslab_sweep_preset("cdm", &s), 0);
+	fslab_sweep_preset_values(FSLAB_PRESET_CDM, &s);
 	s.tests = 1u << FSLAB_TEST_QUEUED_RANDOM_READ;
 	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
 	ck_assert_uint_eq(p.n, 2);
@@ -98,7 +98,7 @@ START_TEST(cdm_rows_follow_tests)
 	ck_assert_uint_eq(fslab_plan_test_count(&p, s.tests), 2);
 	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_QUEUED_READ, FSLAB_GiB / 1024, 4, 32, 1), p.n);
 	fslab_plan_free(&p);
-	ck_assert_int_eq(fslab_sweep_preset("cdm", &s), 0);
+	fslab_sweep_preset_values(FSLAB_PRESET_CDM, &s);
 	s.file_max = s.file_min = 64 * FSLAB_MiB;
 	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
 	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_QUEUED_READ, 65536, 1024, 1, 1), 1);
