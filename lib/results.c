@@ -93,11 +93,6 @@ void fslab_result_row_init(struct fslab_result_row *row)
 	snprintf(row->status, sizeof(row->status), "ok");
 }
 
-int fslab_results_write_header(FILE *out)
-{
-	return fslab_results_write_header_ex(out, 0);
-}
-
 int fslab_results_write_header_ex(FILE *out, unsigned cols)
 {
 	fputs(FSLAB_RESULTS_HEADER, out);

@@ -94,8 +94,8 @@ void fslab_result_row_init(struct fslab_result_row *row);
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
 
-int fslab_results_write_header(FILE *out);
-/* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*). */
+/* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*;
+ * 0: the ten columns). */
 int fslab_results_write_header_ex(FILE *out, unsigned cols);
 /* Writes one row (no flush: for streams that are not a run's journal). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);

@@ -37,7 +37,7 @@ START_TEST(write_then_read_back)
 	}, out;
 	struct fslab_results_reader *rd;
 
-	ck_assert_int_eq(fslab_results_write_header(f), 0);
+	ck_assert_int_eq(fslab_results_write_header_ex(f, 0), 0);
 	ck_assert_int_eq(fslab_results_write_row(f, &in), 0);
 	fclose(f);
 	ck_assert_msg(fslab_results_open(p, &rd, NULL) == 0, "%s", err);
