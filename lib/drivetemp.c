@@ -139,8 +139,9 @@ static bool dc_json_num(json_object *o, const char *key, double *v)
 int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_conditions *dc)
 {
 	struct json_tokener *tok;
-	struct json_object *root, *o, *v;
+	struct json_object *root, *o, *v, *temp = NULL;
 	const char *start = memchr(text, '{', len);
+	double t, n;
 
 	if (!start)
 		return -EINVAL;
@@ -153,36 +154,26 @@ int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_
 		json_object_put(root);
 		return -EINVAL;
 	}
-	if (json_object_object_get_ex(root, "temperature", &o) &&
-	    json_object_object_get_ex(o, "current", &v) &&
-	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
-		double t = json_object_get_double(v);
-
-		if (t >= TEMP_MIN_C && t <= TEMP_MAX_C) {
-			dc->has_temp = true;
-			dc->temp_c = t;
-			snprintf(dc->temp_source, sizeof(dc->temp_source), "smartctl");
-		}
+	json_object_object_get_ex(root, "temperature", &temp);
+	if (dc_json_num(temp, "current", &t) && t >= TEMP_MIN_C && t <= TEMP_MAX_C) {
+		dc->has_temp = true;
+		dc->temp_c = t;
+		snprintf(dc->temp_source, sizeof(dc->temp_source), "smartctl");
 	}
 	if (json_object_object_get_ex(root, "smart_status", &o) &&
 	    json_object_object_get_ex(o, "passed", &v) && json_object_is_type(v, json_type_boolean))
 		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
-	{
-		double t, n;
-
-		/* ATA's SCT limit: the recommended operating maximum */
-		if (json_object_object_get_ex(root, "temperature", &o) && dc_json_num(o, "op_limit_max", &t) &&
-		    t > TEMP_MIN_C && t <= TEMP_MAX_C) {
-			dc->has_warn = true;
-			dc->warn_c = t;
-		}
-		if (json_object_object_get_ex(root, "nvme_smart_health_information_log", &o)) {
-			/* critical_warning bit 1: temperature out of range */
-			if (dc_json_num(o, "critical_warning", &n) && n >= 0 && n < 256)
-				dc->alarm = ((unsigned)n & 2u) != 0;
-			if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
-				dc->warn_minutes = (long long)n;
-		}
+	/* ATA's SCT limit: the recommended operating maximum */
+	if (dc_json_num(temp, "op_limit_max", &t) && t > TEMP_MIN_C && t <= TEMP_MAX_C) {
+		dc->has_warn = true;
+		dc->warn_c = t;
+	}
+	if (json_object_object_get_ex(root, "nvme_smart_health_information_log", &o)) {
+		/* critical_warning bit 1: temperature out of range */
+		if (dc_json_num(o, "critical_warning", &n) && n >= 0 && n < 256)
+			dc->alarm = ((unsigned)n & 2u) != 0;
+		if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
+			dc->warn_minutes = (long long)n;
 	}
 	json_object_put(root);
 	return 0;
