@@ -87,9 +87,6 @@ struct fslab_result_row {
 /* Operations a second of an ok row: its iops column, or else (a CSV
  * without it) throughput / record size; 0 for a row that is not ok. */
 double fslab_result_iops(const struct fslab_result_row *row);
-/* A row's defaults before its fields are set: depth 1, one thread, iops
- * and latencies unknown, elapsed unknown, cache unknown, status ok. */
-void fslab_result_row_init(struct fslab_result_row *row);
 
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
