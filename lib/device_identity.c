@@ -240,9 +240,7 @@ static void di_ioctls(struct fslab_devinfo *di, const char *dev, bool scsi)
 	close(fd);
 }
 
-/* The whole disk's sysfs directory for dev (a disk or a partition).  0,
- * or -errno with the message in e. */
-static int di_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, struct fslab_err *e)
+int fslab_devinfo_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, struct fslab_err *e)
 {
 	uint64_t sectors;
 	char link[64], tmp[PATH_MAX], probe[PATH_MAX + 32];
@@ -275,7 +273,7 @@ int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, struct fslab_e
 
 	memset(di, 0, sizeof(*di));
 	di->rotational = -1;
-	r = di_sysdir(dev, sysdir, &di->dev_size_bytes, e);
+	r = fslab_devinfo_sysdir(dev, sysdir, &di->dev_size_bytes, e);
 	if (r < 0)
 		return r;
 	snprintf(tmp, sizeof(tmp), "%s", sysdir);

@@ -38,6 +38,12 @@ struct fslab_devinfo {
  * (message in e). */
 int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, struct fslab_err *e);
 
+/* The sysfs directory (PATH_MAX bytes) of the whole disk holding dev (a
+ * disk or one of its partitions, found by its device number):
+ * /sys/devices/.../sdb; *dev_bytes gets dev's own size when sysfs says
+ * it.  0, or -errno with the message in e (-ENOTBLK: no block device). */
+int fslab_devinfo_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, struct fslab_err *e);
+
 /* True when the device takes discard requests. */
 static inline bool fslab_devinfo_can_discard(const struct fslab_devinfo *di)
 {

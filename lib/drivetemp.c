@@ -1,5 +1,6 @@
 /* A drive's temperature and SMART verdict (see drivetemp.h). */
 #include "drivetemp.h"
+#include "device_identity.h"
 #include "exec.h"
 #include "procfs.h"
 
@@ -31,34 +32,6 @@ void fslab_drive_conditions_unknown(struct fslab_drive_conditions *dc)
 	dc->warn_minutes = -1;
 }
 
-
-/* The sysfs directory of the whole disk holding dev (a disk or one of its
- * partitions): /sys/devices/.../sdb. */
-static int dc_disk_sysdir(const char *dev, char *out, size_t len)
-{
-	char link[PATH_MAX + 16], real[PATH_MAX];
-	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	struct stat st;
-
-	if (stat(dev, &st) < 0)
-		return -errno;
-	if (!S_ISBLK(st.st_mode))
-		return -ENOENT;
-	snprintf(link, sizeof(link), "/sys/class/block/%s", name);
-	if (!realpath(link, real))
-		return -errno;
-	if (snprintf(link, sizeof(link), "%s/partition", real) >= (int)sizeof(link))
-		return -ENAMETOOLONG;
-	if (access(link, F_OK) == 0) {
-		char *slash = strrchr(real, '/');
-
-		if (slash)
-			*slash = '\0';
-	}
-	if (snprintf(out, len, "%s", real) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
 
 /* A millidegree reading of the sensor in sub, in C; false when absent or
  * out of range (a sensor below 0 C reads as a negative number, which
@@ -139,8 +112,9 @@ static bool dc_json_num(json_object *o, const char *key, double *v)
 int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_conditions *dc)
 {
 	struct json_tokener *tok;
-	struct json_object *root, *o, *v;
+	struct json_object *root, *o, *v, *temp = NULL;
 	const char *start = memchr(text, '{', len);
+	double t, n;
 
 	if (!start)
 		return -EINVAL;
@@ -153,36 +127,26 @@ int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_
 		json_object_put(root);
 		return -EINVAL;
 	}
-	if (json_object_object_get_ex(root, "temperature", &o) &&
-	    json_object_object_get_ex(o, "current", &v) &&
-	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
-		double t = json_object_get_double(v);
-
-		if (t >= TEMP_MIN_C && t <= TEMP_MAX_C) {
-			dc->has_temp = true;
-			dc->temp_c = t;
-			snprintf(dc->temp_source, sizeof(dc->temp_source), "smartctl");
-		}
+	json_object_object_get_ex(root, "temperature", &temp);
+	if (dc_json_num(temp, "current", &t) && t >= TEMP_MIN_C && t <= TEMP_MAX_C) {
+		dc->has_temp = true;
+		dc->temp_c = t;
+		snprintf(dc->temp_source, sizeof(dc->temp_source), "smartctl");
 	}
 	if (json_object_object_get_ex(root, "smart_status", &o) &&
 	    json_object_object_get_ex(o, "passed", &v) && json_object_is_type(v, json_type_boolean))
 		dc->smart_passed = json_object_get_boolean(v) ? 1 : 0;
-	{
-		double t, n;
-
-		/* ATA's SCT limit: the recommended operating maximum */
-		if (json_object_object_get_ex(root, "temperature", &o) && dc_json_num(o, "op_limit_max", &t) &&
-		    t > TEMP_MIN_C && t <= TEMP_MAX_C) {
-			dc->has_warn = true;
-			dc->warn_c = t;
-		}
-		if (json_object_object_get_ex(root, "nvme_smart_health_information_log", &o)) {
-			/* critical_warning bit 1: temperature out of range */
-			if (dc_json_num(o, "critical_warning", &n) && n >= 0 && n < 256)
-				dc->alarm = ((unsigned)n & 2u) != 0;
-			if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
-				dc->warn_minutes = (long long)n;
-		}
+	/* ATA's SCT limit: the recommended operating maximum */
+	if (dc_json_num(temp, "op_limit_max", &t) && t > TEMP_MIN_C && t <= TEMP_MAX_C) {
+		dc->has_warn = true;
+		dc->warn_c = t;
+	}
+	if (json_object_object_get_ex(root, "nvme_smart_health_information_log", &o)) {
+		/* critical_warning bit 1: temperature out of range */
+		if (dc_json_num(o, "critical_warning", &n) && n >= 0 && n < 256)
+			dc->alarm = ((unsigned)n & 2u) != 0;
+		if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
+			dc->warn_minutes = (long long)n;
 	}
 	json_object_put(root);
 	return 0;
@@ -226,19 +190,20 @@ static void dc_smartctl(const char *dev, struct fslab_drive_conditions *dc)
  * sensor of the disk holding disk.  1 with the disk's sysfs directory in
  * sysdir when smartctl may be asked next, 0 when not (a loop device: a
  * file, not a drive; the test hook), or -ENOENT (no block device). */
-static int dc_read_start(const char *disk, struct fslab_drive_conditions *dc, char *sysdir, size_t len)
+static int dc_read_start(const char *disk, struct fslab_drive_conditions *dc, char *sysdir)
 {
 	const char *hook = getenv(TEST_SYSDIR_ENV);
 	time_t now = time(NULL);
+	uint64_t bytes;
 	struct tm tm;
 	int r;
 
 	fslab_drive_conditions_unknown(dc);
 	gmtime_r(&now, &tm);
 	strftime(dc->read_at, sizeof(dc->read_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	r = dc_disk_sysdir(disk, sysdir, len);
+	r = fslab_devinfo_sysdir(disk, sysdir, &bytes, NULL);
 	if (r < 0)
-		return r == -ENOENT ? -ENOENT : 0;
+		return r == -ENOENT || r == -ENOTBLK ? -ENOENT : 0;
 	if (hook && hook[0]) {
 		dc_hwmon(hook, dc);
 		return 0;
@@ -252,7 +217,7 @@ static int dc_read_start(const char *disk, struct fslab_drive_conditions *dc, ch
 int fslab_drive_conditions_read_hwmon(const char *disk, struct fslab_drive_conditions *dc)
 {
 	char sysdir[PATH_MAX];
-	int r = dc_read_start(disk, dc, sysdir, sizeof(sysdir));
+	int r = dc_read_start(disk, dc, sysdir);
 
 	return r < 0 ? r : 0;
 }
@@ -262,7 +227,7 @@ int fslab_drive_conditions_read(const char *disk, struct fslab_drive_conditions 
 	char sysdir[PATH_MAX];
 	int r;
 
-	r = dc_read_start(disk, dc, sysdir, sizeof(sysdir));
+	r = dc_read_start(disk, dc, sysdir);
 	if (r <= 0)
 		return r;
 	{

@@ -92,12 +92,6 @@ static void keep_tail(char *tail, size_t cap, const char *buf, size_t n)
 	tail[have + n] = '\0';
 }
 
-int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
-		   struct fslab_exec_result *res)
-{
-	return fslab_exec_run_in(argv, NULL, log_path, timeout_s, res);
-}
-
 int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
 		      int timeout_s, struct fslab_exec_result *res)
 {

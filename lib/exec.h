@@ -30,16 +30,13 @@ int fslab_exec_find_tool(const char *name, char *path, size_t len);
 
 /* Runs argv[0] (a full path, or a name looked up with fslab_exec_find) with
  * argv, stdin from /dev/null, stdout+stderr appended to log_path (NULL: not
- * logged; a symbolic link there is refused, not followed).  timeout_s > 0 kills the child (SIGKILL) after that many seconds.
- * Returns 0 when the child ran (whatever its exit status, see res), or a
- * negative errno when it could not be started. */
-int fslab_exec_run(const char *const argv[], const char *log_path, int timeout_s,
-		   struct fslab_exec_result *res);
-
-/* fslab_exec_run with the child's working directory set to cwd (NULL:
- * inherited).  mkfs runs in "/", so that no word of its argv can name a
- * device relative to the directory fslab was started from (a bare "loop4"
- * given while in /dev). */
+ * logged; a symbolic link there is refused, not followed), in the working
+ * directory cwd (NULL: inherited; mkfs runs in "/", so that no word of its
+ * argv can name a device relative to the directory fslab was started from,
+ * a bare "loop4" given while in /dev).  timeout_s > 0 kills the child
+ * (SIGKILL) after that many seconds.  Returns 0 when the child ran
+ * (whatever its exit status, see res), or a negative errno when it could
+ * not be started. */
 int fslab_exec_run_in(const char *const argv[], const char *cwd, const char *log_path,
 		      int timeout_s, struct fslab_exec_result *res);
 
@@ -57,7 +54,7 @@ struct fslab_exec_opts {
 	void *ctx;
 };
 
-/* Runs argv as o says.  Returns as fslab_exec_run. */
+/* Runs argv as o says.  Returns as fslab_exec_run_in. */
 int fslab_exec_run_opts(const char *const argv[], const struct fslab_exec_opts *o,
 			struct fslab_exec_result *res);
 

@@ -74,13 +74,6 @@ fail:
 	return r;
 }
 
-int fslab_input_open(const char *path)
-{
-	/* O_NONBLOCK: opening a FIFO for reading blocks until a writer
-	 * comes, and a FIFO given as a spec would hang fslab there. */
-	return regular_or_close(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), false);
-}
-
 const char *fslab_input_strerror(int r)
 {
 	switch (r) {
@@ -212,7 +205,9 @@ int fslab_read_file(const char *path, char **data, size_t *len, size_t limit)
 {
 	int fd, r;
 
-	fd = fslab_input_open(path);
+	/* O_NONBLOCK: opening a FIFO for reading blocks until a writer
+	 * comes, and a FIFO given as a spec would hang fslab there. */
+	fd = regular_or_close(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), false);
 	if (fd < 0)
 		return fd;
 	r = fslab_read_fd(fd, data, len, limit);

@@ -14,20 +14,16 @@
  * and no temporary file is left. */
 int fslab_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
-/* The one opener of a file fslab reads by a name it was given (a spec, a
- * sweep file, an IOzone report, the state, a /proc or /sys file): opened
- * read-only without blocking (a FIFO cannot hang the open), refused unless
- * fstat says it is a regular file (-EINVAL; a directory -EISDIR), then
- * returned blocking.  Returns the fd or a negative errno. */
-int fslab_input_open(const char *path);
-
-/* The words for an error of fslab_input_open or fslab_read_file (a FIFO,
- * a directory, the size cap), strerror for the rest. */
+/* The words for an error of fslab_read_file (a FIFO, a directory, the
+ * size cap), strerror for the rest. */
 const char *fslab_input_strerror(int r);
 
-/* Reads a whole (small) file, opened by fslab_input_open, into a
- * NUL-terminated malloc'd buffer.  Returns 0 or a negative errno; more
- * than limit bytes give -EFBIG (the size cap). */
+/* The one reader of a file fslab reads by a name it was given (a spec, a
+ * sweep file, an IOzone report, the state, a /proc or /sys file): opened
+ * read-only without blocking (a FIFO cannot hang the open), refused unless
+ * fstat says it is a regular file (-EINVAL; a directory -EISDIR), read
+ * whole into a NUL-terminated malloc'd buffer.  Returns 0 or a negative
+ * errno; more than limit bytes give -EFBIG (the size cap). */
 int fslab_read_file(const char *path, char **data, size_t *len, size_t limit);
 
 /* mkdir -p with mode for the directories it creates.  Returns 0 or a

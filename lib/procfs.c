@@ -47,7 +47,8 @@ int fslab_proc_each_pid(int (*fn)(pid_t pid, void *ctx), void *ctx)
 	return r;
 }
 
-int fslab_proc_each_fd(pid_t pid, fslab_proc_fd_fn fn, void *ctx)
+/* fn for every open fd of pid. */
+static int proc_each_fd(pid_t pid, fslab_proc_fd_fn fn, void *ctx)
 {
 	char dir[64], fdpath[64 + 256];
 	struct dirent *e;
@@ -79,7 +80,7 @@ static int proc_open_fd_step(pid_t pid, void *ctx)
 {
 	struct proc_open_fd_walk *w = ctx;
 
-	return fslab_proc_each_fd(pid, w->fn, w->ctx);
+	return proc_each_fd(pid, w->fn, w->ctx);
 }
 
 int fslab_proc_each_open_fd(fslab_proc_fd_fn fn, void *ctx)

@@ -19,13 +19,9 @@ int fslab_proc_each_pid(int (*fn)(pid_t pid, void *ctx), void *ctx);
 /* Called for one open file descriptor: fdpath is "/proc/PID/fd/N". */
 typedef int (*fslab_proc_fd_fn)(pid_t pid, int fd, const char *fdpath, void *ctx);
 
-/* Calls fn for every open fd of pid; a process that is gone or whose fds
- * we may not read has none.  A non-zero return from fn stops and is
- * returned; else 0. */
-int fslab_proc_each_fd(pid_t pid, fslab_proc_fd_fn fn, void *ctx);
-
-/* fslab_proc_each_fd over every process: 0, fn's non-zero return, or
- * -errno when /proc cannot be read. */
+/* Calls fn for every open fd of every process (a process that is gone or
+ * whose fds we may not read has none): 0, fn's non-zero return (which
+ * stops the walk), or -errno when /proc cannot be read. */
 int fslab_proc_each_open_fd(fslab_proc_fd_fn fn, void *ctx);
 
 /* Is the file behind fdpath (a /proc/PID/fd/N) a block device?  rdev is

@@ -82,7 +82,7 @@ double fslab_result_iops(const struct fslab_result_row *row)
 	return row->record_kib ? row->throughput_kib_s / (double)row->record_kib : 0;
 }
 
-void fslab_result_row_init(struct fslab_result_row *row)
+static void result_row_init(struct fslab_result_row *row)
 {
 	memset(row, 0, sizeof(*row));
 	row->elapsed_s = -1;
@@ -91,11 +91,6 @@ void fslab_result_row_init(struct fslab_result_row *row)
 	row->iops = -1;
 	row->cache = FSLAB_CACHE_MODE_INVALID;
 	snprintf(row->status, sizeof(row->status), "ok");
-}
-
-int fslab_results_write_header(FILE *out)
-{
-	return fslab_results_write_header_ex(out, 0);
 }
 
 int fslab_results_write_header_ex(FILE *out, unsigned cols)
@@ -477,7 +472,7 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 
 	if (n <= 0)
 		return n;
-	fslab_result_row_init(row);
+	result_row_init(row);
 	for (int i = 0; i < n; i++) {
 		const char *bad = parse_field(rd->map[i], fields[i], row);
 

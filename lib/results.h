@@ -87,15 +87,12 @@ struct fslab_result_row {
 /* Operations a second of an ok row: its iops column, or else (a CSV
  * without it) throughput / record size; 0 for a row that is not ok. */
 double fslab_result_iops(const struct fslab_result_row *row);
-/* A row's defaults before its fields are set: depth 1, one thread, iops
- * and latencies unknown, elapsed unknown, cache unknown, status ok. */
-void fslab_result_row_init(struct fslab_result_row *row);
 
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
 
-int fslab_results_write_header(FILE *out);
-/* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*). */
+/* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*;
+ * 0: the ten columns). */
 int fslab_results_write_header_ex(FILE *out, unsigned cols);
 /* Writes one row (no flush: for streams that are not a run's journal). */
 int fslab_results_write_row(FILE *out, const struct fslab_result_row *row);

@@ -115,49 +115,12 @@ static double st_abs_t_density(double t, double df)
 	return 2 * exp(logc - (df + 1) / 2 * log1p(t * t / df));
 }
 
-/* The quantiles last asked, by (alpha, df): the stopping rule asks the
- * same few at every look of every test, and the ETA's forecast of it
- * (bench/stop_predict.c) thousands of times a trial; one costs a few
- * microseconds, a remembered one a hash.  Per thread (report/plot.c has
- * threads); alpha 0 marks an empty slot (never a valid alpha). */
-#define ST_TQ_MEMO 128
-struct st_tq_slot {
-	double alpha, df, t;
-};
-static _Thread_local struct st_tq_slot st_tq_memo[ST_TQ_MEMO];
-
-static struct st_tq_slot *st_tq_slot(double alpha, double df)
-{
-	uint64_t a, d;
-
-	memcpy(&a, &alpha, sizeof(a));
-	memcpy(&d, &df, sizeof(d));
-	a ^= d * UINT64_C(0x9E3779B97F4A7C15);
-	a ^= a >> 29;
-	return &st_tq_memo[(a * UINT64_C(0xBF58476D1CE4E5B9)) >> 57];
-}
-
-static double st_t_quantile(double alpha, double df);
-
 double fslab_t_quantile(double alpha, double df)
-{
-	struct st_tq_slot *s;
-
-	if (!(df > 0) || !(alpha > 0) || !(alpha < 1))
-		return NAN;
-	s = st_tq_slot(alpha, df);
-	if (s->alpha != alpha || s->df != df) {
-		s->t = st_t_quantile(alpha, df);
-		s->alpha = alpha;
-		s->df = df;
-	}
-	return s->t;
-}
-
-static double st_t_quantile(double alpha, double df)
 {
 	double lo = 0, hi = 2, t;
 
+	if (!(df > 0) || !(alpha > 0) || !(alpha < 1))
+		return NAN;
 	/* bracket: the tail falls as t grows; df = 1 needs hi = 16 */
 	while (fslab_t_two_sided_p(hi, df) > alpha && hi < 1e12) {
 		lo = hi;
@@ -179,11 +142,6 @@ static double st_t_quantile(double alpha, double df)
 		t = next;
 	}
 	return t;
-}
-
-double fslab_t975(double df)
-{
-	return fslab_t_quantile(0.05, df);
 }
 
 /* Recurrence up to x >= 8, then the asymptotic series (error < 1e-12). */
@@ -229,7 +187,7 @@ static double st_tetragamma(double x)
 
 /* The x with trigamma(x) = y > 0: Newton's method from 0.5 + 1/y, which
  * approaches the root from below for every y (Smyth 2004). */
-double fslab_trigamma_inverse(double y)
+static double st_trigamma_inverse(double y)
 {
 	double x;
 
@@ -276,7 +234,7 @@ void fslab_var_prior(const double *s2, const double *df, size_t n, double z, dou
 	/* the sample variance's standard error is about var sqrt(2 / (m - 1)) */
 	double excess = var * (1 + z * sqrt(2.0 / (double)(m - 1))) - tri / (double)m;
 	if (excess > 0) {
-		*d0 = 2 * fslab_trigamma_inverse(excess);
+		*d0 = 2 * st_trigamma_inverse(excess);
 		*s02 = exp(mean + fslab_digamma(*d0 / 2) - log(*d0 / 2));
 	} else {
 		*d0 = INFINITY;
@@ -305,7 +263,7 @@ void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half)
 	if (mean)
 		*mean = m;
 	if (half)
-		*half = n >= 2 ? fslab_t975((double)(n - 1)) * sd / sqrt((double)n) : NAN;
+		*half = n >= 2 ? fslab_t_quantile(0.05, (double)(n - 1)) * sd / sqrt((double)n) : NAN;
 }
 
 static int stats_cmp_double(const void *a, const void *b)
@@ -385,7 +343,10 @@ double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk, double *row_
 	return ss;
 }
 
-double fslab_spend_pocock(double alpha, double t)
+/* Lan and DeMets's Pocock-type alpha-spending function (Lan & DeMets
+ * 1983, Biometrika 70(3):659-663): the error spent by information
+ * fraction t, alpha ln(1 + (e - 1) t). */
+static double st_spend_pocock(double alpha, double t)
 {
 	if (!(t > 0))
 		return 0;
@@ -460,8 +421,8 @@ double fslab_stop_look_alpha(const struct fslab_stop_params *p, unsigned n)
 	if (n < p->min_trials || n > p->max_trials || p->max_trials == 0)
 		return 0;
 	if (n == p->min_trials)
-		return fslab_spend_pocock(p->alpha, n / nmax);
-	return fslab_spend_pocock(p->alpha, n / nmax) - fslab_spend_pocock(p->alpha, (n - 1) / nmax);
+		return st_spend_pocock(p->alpha, n / nmax);
+	return st_spend_pocock(p->alpha, n / nmax) - st_spend_pocock(p->alpha, (n - 1) / nmax);
 }
 
 /* The mean of n > 0 log scores (fslab_mean_sd's). */

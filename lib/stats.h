@@ -46,22 +46,16 @@ void fslab_log_ratio_test(double dl, double se, double df, double alpha, double 
  * necessarily whole: Welch's test uses fractional df).  NaN when df <= 0. */
 double fslab_t_two_sided_p(double t, double df);
 
-/* The two-sided 95% quantile t(0.975, df): the x with P(|T| >= x) = 0.05.
- * Accurate to better than 1e-6 for any df > 0; NaN when df <= 0. */
-double fslab_t975(double df);
-
 /* The two-sided quantile of Student's t: the x >= 0 with
  * P(|T| >= x) = p, for 0 < p < 1 and df > 0 (df = INFINITY: the normal
- * distribution).  NaN outside those ranges.  fslab_t975(df) is
- * fslab_t_quantile(0.05, df). */
+ * distribution).  NaN outside those ranges.  Accurate to better than
+ * 1e-6; p = 0.05 is the 95% quantile. */
 double fslab_t_quantile(double p, double df);
 
 /* The digamma and trigamma functions (the first and second derivatives of
  * lgamma), x > 0; NaN otherwise. */
 double fslab_digamma(double x);
 double fslab_trigamma(double x);
-/* The x > 0 with fslab_trigamma(x) = y, for y > 0. */
-double fslab_trigamma_inverse(double y);
 
 /* An empirical-Bayes prior for n variances: s2[i] estimated with df[i]
  * degrees of freedom, each drawn from a scaled inverse chi-square with
@@ -121,12 +115,6 @@ void fslab_log_ratio_interval(double dl, double se, double df, double p, double 
  * the same residuals).  row_ss (may be NULL) gets each entry's share.
  * NaN when ne < 2 or nk < 2. */
 double fslab_twoway_resid_ss(const double *y, size_t ne, size_t nk, double *row_ss);
-
-/* Lan and DeMets's Pocock-type alpha-spending function (Lan & DeMets
- * 1983, "Discrete sequential boundaries for clinical trials", Biometrika
- * 70(3):659-663): the error spent by information fraction t (0..1),
- * alpha ln(1 + (e - 1) t).  0 for t <= 0, alpha for t >= 1. */
-double fslab_spend_pocock(double alpha, double t);
 
 /* The median of n samples (the mean of the middle two when n is even);
  * sorts v in place.  NaN when n == 0. */

@@ -49,17 +49,6 @@ bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w
 	return w->mean > 0 && w->range_ok && w->slope_ok;
 }
 
-unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_window *w)
-{
-	if (n > FSLAB_STEADY_ROUNDS_MAX)
-		n = FSLAB_STEADY_ROUNDS_MAX;
-	memset(w, 0, sizeof(*w));
-	for (size_t end = FSLAB_STEADY_WINDOW; end <= n; end++)
-		if (fslab_steady_check(v, end, w))
-			return (unsigned)end;
-	return 0;
-}
-
 double fslab_steady_estimate_s(unsigned long long file_bytes, unsigned long long round_bytes,
 			       double write_bytes_s, double op_s)
 {

@@ -80,9 +80,4 @@ struct fslab_steady_window {
  * Fewer values than a window: false, w->first = w->last = 0. */
 bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w);
 
-/* The first round (1-based) whose window ending there is steady, looking
- * at no more than FSLAB_STEADY_ROUNDS_MAX values of v; 0 when none is.
- * *w gets that window, or the last one looked at. */
-unsigned fslab_steady_reached(const double *v, size_t n, struct fslab_steady_window *w);
-
 #endif

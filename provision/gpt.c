@@ -251,7 +251,7 @@ static void kpart_settle(void)
 	char path[PATH_MAX];
 
 	if (fslab_exec_find("udevadm", path, sizeof(path)) == 0 && access("/run/udev/control", F_OK) == 0)
-		fslab_exec_run(argv, NULL, 15, &res);
+		fslab_exec_run_in(argv, NULL, NULL, 15, &res);
 }
 
 int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *plan, struct fslab_err *e)

@@ -342,7 +342,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_er
 	argv[3] = p->device;
 	argv[4] = p->mountpoint;
 	argv[5] = NULL;
-	r = fslab_exec_run(argv, NULL, 60, &res);
+	r = fslab_exec_run_in(argv, NULL, NULL, 60, &res);
 	if (r < 0)
 		return fslab_note_fail_errno(e, r, "cannot run %s", prog);
 	if (res.exit_status != 0) {

@@ -36,7 +36,7 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 
 	if (!f)
 		return -ENOMEM;
-	r = fslab_results_write_header(f);
+	r = fslab_results_write_header_ex(f, 0);
 	for (size_t i = 0; i < rep->n && r == 0; i++) {
 		const struct fslab_iozone_cell *c = &rep->cells[i];
 		struct fslab_result_row row = {

@@ -1473,10 +1473,10 @@ START_TEST(confidence_interval)
 	double five[] = { 100, 102, 98, 101, 99 };
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		ck_assert_msg(fabs(fslab_t975(table[i].df) - table[i].t) < 1e-4,
+		ck_assert_msg(fabs(fslab_t_quantile(0.05, table[i].df) - table[i].t) < 1e-4,
 			      "t975(%g) = %.6f, tables say %.4f", table[i].df,
-			      fslab_t975(table[i].df), table[i].t);
-	ck_assert(isnan(fslab_t975(0)));
+			      fslab_t_quantile(0.05, table[i].df), table[i].t);
+	ck_assert(isnan(fslab_t_quantile(0.05, 0)));
 	/* df = 1 is Cauchy: P(|T| >= 1) = 1/2; df = 2: 1 - t / sqrt(2 + t^2) */
 	ck_assert_double_eq_tol(fslab_t_two_sided_p(1, 1), 0.5, 1e-9);
 	ck_assert_double_eq_tol(fslab_t_two_sided_p(2, 2), 1 - 2 / sqrt(6), 1e-9);

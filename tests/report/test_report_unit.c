@@ -28,11 +28,11 @@ static void fixture_path(void)
 START_TEST(t_quantiles_match_tables)
 {
 	/* t(0.975) from any statistics table */
-	ck_assert_double_eq_tol(fslab_t975(1), 12.7062, 1e-3);
-	ck_assert_double_eq_tol(fslab_t975(2), T975_2, 1e-6);
-	ck_assert_double_eq_tol(fslab_t975(4), 2.7764, 1e-4);
-	ck_assert_double_eq_tol(fslab_t975(10), 2.2281, 1e-4);
-	ck_assert_double_eq_tol(fslab_t975(1000), 1.9623, 1e-3);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, 1), 12.7062, 1e-3);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, 2), T975_2, 1e-6);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, 4), 2.7764, 1e-4);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, 10), 2.2281, 1e-4);
+	ck_assert_double_eq_tol(fslab_t_quantile(0.05, 1000), 1.9623, 1e-3);
 }
 END_TEST
 

@@ -49,7 +49,7 @@ START_TEST(exit_status_is_reported)
 	const char *argv[] = { "/bin/sh", "-c", "exit 3", NULL };
 	struct fslab_exec_result res;
 
-	ck_assert_int_eq(fslab_exec_run(argv, NULL, 0, &res), 0);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, NULL, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 3);
 }
 END_TEST
@@ -69,7 +69,7 @@ START_TEST(child_inherits_only_stdio)
 	moved = fcntl(fd, F_DUPFD, 37); /* not 3: a high one, as a shell's is */
 	ck_assert_int_ge(moved, 37);
 	close(fd);
-	ck_assert_int_eq(fslab_exec_run(argv, NULL, 0, &res), 0);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, NULL, 0, &res), 0);
 	close(moved);
 	ck_assert_int_eq(res.exit_status, 0);
 	/* the shell's own descriptors: 0, 1, 2, and the one its glob reads
@@ -88,7 +88,7 @@ START_TEST(signal_is_128_plus_number_and_default_in_child)
 	struct fslab_exec_result res;
 
 	ck_assert_ptr_ne(signal(SIGTERM, SIG_IGN), SIG_ERR);
-	ck_assert_int_eq(fslab_exec_run(argv, NULL, 0, &res), 0);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, NULL, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 128 + SIGTERM);
 }
 END_TEST
@@ -128,7 +128,7 @@ START_TEST(missing_program_is_enoent_before_anything_runs)
 	struct fslab_exec_result res;
 
 	snprintf(log, sizeof(log), "%s/log", tmpdir);
-	ck_assert_int_eq(fslab_exec_run(argv, log, 0, &res), -ENOENT);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, log, 0, &res), -ENOENT);
 	ck_assert_int_eq(access(log, F_OK), -1); /* nothing was started, nothing logged */
 }
 END_TEST
@@ -160,7 +160,7 @@ START_TEST(unexecutable_file_is_exit_127_with_reason)
 	snprintf(log, sizeof(log), "%s/log", tmpdir);
 	ck_assert_int_eq(ft_write_file(prog, "\x01\x02 not an ELF, no #!\n"), 0);
 	ck_assert_int_eq(chmod(prog, 0755), 0);
-	ck_assert_int_eq(fslab_exec_run(argv, log, 0, &res), 0);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, log, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 127);
 	if (!spawn_reports_exec_errors())
 		return;
@@ -213,7 +213,7 @@ START_TEST(log_and_stderr_tail_are_captured)
 
 	snprintf(log, sizeof(log), "%s/log", tmpdir);
 	ck_assert_int_eq(ft_write_file(log, "before\n"), 0);
-	ck_assert_int_eq(fslab_exec_run(argv, log, 0, &res), 0);
+	ck_assert_int_eq(fslab_exec_run_in(argv, NULL, log, 0, &res), 0);
 	ck_assert_int_eq(res.exit_status, 0);
 	ck_assert_str_eq(res.stderr_tail, "err\n");
 	text = read_text(log);
@@ -233,7 +233,7 @@ START_TEST(log_symlink_is_refused)
 	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
 	ck_assert_int_eq(ft_write_file(victim, "precious\n"), 0);
 	ck_assert_int_eq(symlink(victim, log), 0);
-	ck_assert_int_lt(fslab_exec_run(argv, log, 0, &res), 0);
+	ck_assert_int_lt(fslab_exec_run_in(argv, NULL, log, 0, &res), 0);
 	text = read_text(victim);
 	ck_assert_str_eq(text, "precious\n");
 	free(text);
@@ -279,7 +279,7 @@ static void *thread_runs(void *arg)
 		snprintf(name, sizeof(name), "job%d.%d", j->id, k);
 		snprintf(code, sizeof(code), "%d", (j->id * 7 + k) % 50);
 		snprintf(want, sizeof(want), "%s\n", name);
-		r = fslab_exec_run(argv, NULL, 60, &res);
+		r = fslab_exec_run_in(argv, NULL, NULL, 60, &res);
 		if (r != 0 || res.exit_status != (j->id * 7 + k) % 50 || strcmp(res.stderr_tail, want)) {
 			snprintf(j->why, sizeof(j->why), "%s: r=%d status=%d tail=%s", name, r,
 				 res.exit_status, res.stderr_tail);

@@ -37,7 +37,7 @@ START_TEST(write_then_read_back)
 	}, out;
 	struct fslab_results_reader *rd;
 
-	ck_assert_int_eq(fslab_results_write_header(f), 0);
+	ck_assert_int_eq(fslab_results_write_header_ex(f, 0), 0);
 	ck_assert_int_eq(fslab_results_write_row(f, &in), 0);
 	fclose(f);
 	ck_assert_msg(fslab_results_open(p, &rd, NULL) == 0, "%s", err);
@@ -116,10 +116,11 @@ START_TEST(queue_columns_round_trip_and_old_csvs_still_read)
 {
 	char *p = path_in("q.csv"), *old = path_in("old.csv"), err[512];
 	FILE *f = fopen(p, "w");
-	struct fslab_result_row in, out;
+	struct fslab_result_row in = { .elapsed_s = -1, .lat_p50_us = -1, .lat_p99_us = -1,
+				       .lat_max_us = -1, .cache = FSLAB_CACHE_MODE_INVALID,
+				       .status = "ok" }, out;
 	struct fslab_results_reader *rd;
 
-	fslab_result_row_init(&in);
 	snprintf(in.filesystem, sizeof(in.filesystem), "xfs");
 	in.test = FSLAB_TEST_QUEUED_RANDOM_READ;
 	in.file_kib = 1048576;
