@@ -1,5 +1,6 @@
-/* manifest.json: building one in memory, opening, reading and writing the
- * file (manifest.h); its keys, their reader and writer are manifest_read.c. */
+/* manifest.json in memory (manifest.h): building one, and whether a run
+ * can be continued from it; its keys, their reader and writer, and the
+ * file's reading and writing are manifest_read.c, which builds on this. */
 #include "manifest.h"
 #include "fileutil.h"
 #include <errno.h>
@@ -118,31 +119,6 @@ int fslab_manifest_add_note(struct fslab_manifest *m, const char *note)
 	return 0;
 }
 
-/* ---- reading and writing the file (the keys: manifest_read.c) ---- */
-
-int fslab_manifest_open_at(int dfd)
-{
-	return fslab_open_regular_at(dfd, FSLAB_MANIFEST_NAME, O_RDONLY | O_NONBLOCK);
-}
-
-int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out,
-			   struct fslab_err *e)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	*out = NULL;
-	/* one byte over the limit: a larger file is refused, never cut */
-	r = fslab_read_fd(fd, &text, &len, (size_t)FSLAB_MANIFEST_MAX_BYTES + 2);
-	if (r < 0)
-		return fslab_err_set(e, r, "%s: %s", name,
-				     r == -EFBIG ? "larger than 16 MiB; not a manifest fslab wrote" : strerror(-r));
-	r = fslab_manifest_parse(text, len, name, out, e);
-	free(text);
-	return r;
-}
-
 int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *name,
 				   struct fslab_err *e)
 {
@@ -173,17 +149,4 @@ int fslab_manifest_check_resumable(const struct fslab_manifest *m, const char *n
 		return fslab_err_set(e, -EINVAL, "%s: %s is missing; fslab run records it in every run", name,
 				     missing);
 	return 0;
-}
-
-int fslab_manifest_write_at(int dfd, const struct fslab_manifest *m)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int r = fslab_manifest_format(m, &text, &len);
-
-	if (r < 0)
-		return r;
-	r = fslab_write_file_atomic_at(dfd, FSLAB_MANIFEST_NAME, text, len, 0644);
-	free(text);
-	return r;
 }

@@ -11,6 +11,7 @@
 #include "size.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
@@ -958,5 +959,43 @@ int fslab_manifest_format(const struct fslab_manifest *m, char **text, size_t *l
 	else
 		*len = strlen(*text);
 	json_object_put(root);
+	return r;
+}
+
+/* ---- reading and writing the file ---- */
+
+int fslab_manifest_open_at(int dfd)
+{
+	return fslab_open_regular_at(dfd, FSLAB_MANIFEST_NAME, O_RDONLY | O_NONBLOCK);
+}
+
+int fslab_manifest_read_fd(int fd, const char *name, struct fslab_manifest **out,
+			   struct fslab_err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	/* one byte over the limit: a larger file is refused, never cut */
+	r = fslab_read_fd(fd, &text, &len, (size_t)FSLAB_MANIFEST_MAX_BYTES + 2);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: %s", name,
+				     r == -EFBIG ? "larger than 16 MiB; not a manifest fslab wrote" : strerror(-r));
+	r = fslab_manifest_parse(text, len, name, out, e);
+	free(text);
+	return r;
+}
+
+int fslab_manifest_write_at(int dfd, const struct fslab_manifest *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = fslab_manifest_format(m, &text, &len);
+
+	if (r < 0)
+		return r;
+	r = fslab_write_file_atomic_at(dfd, FSLAB_MANIFEST_NAME, text, len, 0644);
+	free(text);
 	return r;
 }
