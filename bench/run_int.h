@@ -22,7 +22,7 @@
 #include "manifest.h"
 #include "names.h"
 #include "progress.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "spec.h"
 #include "stats.h"
 #include "target.h"

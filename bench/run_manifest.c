@@ -9,7 +9,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "manifest.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "stats.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * same way after their options (commands.h). */
 #include "commands.h"
 #include "log.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "state.h"
 #include "termtext.h"
 

@@ -5,7 +5,7 @@
 #include "log.h"
 #include "names.h"
 #include "opts.h"
-#include "report.h"
+#include "fslab/report.h"
 #include "size.h"
 
 #include <stdbool.h>

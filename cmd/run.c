@@ -6,10 +6,10 @@
  * getopt entries, --help lines, synopsis and checks come from it; only
  * where to run and how to talk are this file's. */
 #include "commands.h"
-#include "lab.h"
+#include "fslab/lab.h"
 #include "log.h"
 #include "opts.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "settings.h"
 #include "spec.h"
 #include "termtext.h"

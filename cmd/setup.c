@@ -3,7 +3,7 @@
 #include "log.h"
 #include "opts.h"
 #include "progress.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "size.h"
 #include "spec.h"
 #include "state.h"

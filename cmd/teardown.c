@@ -3,7 +3,7 @@
 #include "log.h"
 #include "opts.h"
 #include "progress.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "state.h"
 
 enum { OPT_STATE = FSLAB_OPT_ID, OPT_YES, OPT_KEEP_IMAGE, OPT_DISCARD };

@@ -9,7 +9,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "prov_int.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "progress.h"
 
 #include <errno.h>

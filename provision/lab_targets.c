@@ -1,5 +1,5 @@
 /* A lab's mounted partitions as fslab run's targets (provision/lab.h). */
-#include "lab.h"
+#include "fslab/lab.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 #include "nvme_erase.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "state.h"
 
 #define FSLAB_PRECOND_BLOCK (128u * 1024u) /* bytes of each write */

@@ -3,7 +3,7 @@
  * fslab teardown can undo whatever part of it happened. */
 #include "exec.h"
 #include "fileutil.h"
-#include "lab.h"
+#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"
@@ -12,7 +12,7 @@
 #include "quiet.h"
 #include "progress.h"
 #include "prov_int.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "size.h"
 #include "stopsig.h"
 #include "table.h"

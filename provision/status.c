@@ -1,11 +1,11 @@
 /* fslab status: the lab as it is now, checked against the state. */
 #include "device_identity.h"
 #include "fshealth.h"
-#include "lab.h"
+#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "prov_int.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "size.h"
 #include "table.h"
 #include "progress.h"

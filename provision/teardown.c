@@ -6,13 +6,13 @@
  * alone. */
 #include "clock.h"
 #include "fileutil.h"
-#include "lab.h"
+#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"
 #include "procfs.h"
 #include "prov_int.h"
-#include "provision.h"
+#include "fslab/provision.h"
 #include "progress.h"
 
 #include <dirent.h>

@@ -18,7 +18,7 @@
 
 #include "err.h"
 #include "names.h"
-#include "report.h"
+#include "fslab/report.h"
 #include "stats.h"
 #include "spec.h"
 

@@ -1,8 +1,8 @@
 /* fslab reproduce: how large the honest sweeps' files are, and how long
  * each stage takes (the sweeps by fslab run's cost model, one home for
  * it: bench/run_cost.c). */
-#include "reproduce.h"
-#include "run.h"
+#include "fslab/reproduce.h"
+#include "fslab/run.h"
 #include "size.h"
 #include "state.h"
 

@@ -3,7 +3,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "manifest.h"
-#include "reproduce.h"
+#include "fslab/reproduce.h"
 
 #include <errno.h>
 #include <math.h>

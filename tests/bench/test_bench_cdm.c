@@ -6,7 +6,7 @@
  * cold mode: ok, with the row's depth and threads). */
 #include "testutil.h"
 #include "engine/engine.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "size.h"
 
 #include <json-c/json.h>

@@ -4,7 +4,7 @@
 
 #include "engine/engine.h"
 #include "progress.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "settings.h"
 #include "size.h"
 #include "stats.h"

@@ -6,7 +6,7 @@
 #include "clock.h"
 #include "names.h"
 #include "results.h"
-#include "run.h"
+#include "fslab/run.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * remount has them recorded and its remount called by cold mode. */
 #include "testutil.h"
 
-#include "run.h"
+#include "fslab/run.h"
 #include "settings.h"
 #include "target.h"
 

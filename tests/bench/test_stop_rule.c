@@ -5,7 +5,7 @@
 #include "testutil.h"
 
 #include "stats.h"
-#include "run.h"
+#include "fslab/run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "spec.h"
 #include "size.h"
 #include "steady.h"
-#include "run.h"
+#include "fslab/run.h"
 #include "engine/engine.h"
 #include "testutil.h"
 
