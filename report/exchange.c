@@ -60,31 +60,26 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 /* An earlier import's manifest in dfd, to extend: it must be one (an
  * "imported_from": "iozone" manifest, read through lib/manifest) with the
  * same cache mode.  Anything else (a run's manifest, someone's
- * manifest.json) is refused, never rewritten.  Returns 0, or -errno with
- * err set. */
+ * manifest.json) is refused, never rewritten.  Returns 0 or the error. */
 static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const char *e1,
-			    struct fslab_manifest **out, char *err, size_t errlen)
+			    struct fslab_manifest **out, struct fslab_err *e)
 {
 	struct fslab_err why = FSLAB_ERR_INIT;
 	struct fslab_manifest *m = NULL;
 	int r = fslab_manifest_read_fd(fd, e1, &m, &why);
 
-	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL)) {
-		snprintf(err, errlen, "%s; import into another directory", why.msg);
-		return r == -ENOMEM ? r : -EIO;
-	}
-	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT) {
-		snprintf(err, errlen, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
-			 e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
+	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL))
+		return fslab_err_set(e, r == -ENOMEM ? r : -EIO, "%s; import into another directory", why.msg);
+	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT)
+		r = fslab_err_set(e, EEXIST, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
+				  e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
+	else if (m->cache != o->cache)
+		r = fslab_err_set(e, EEXIST, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
+				  e1, m->cache == FSLAB_CACHE_MODE_INVALID ? "(none)" : fslab_cache_mode_to_string(m->cache),
+				  fslab_cache_mode_to_string(o->cache));
+	if (r < 0) {
 		fslab_manifest_free(m);
-		return -EEXIST;
-	}
-	if (m->cache != o->cache) {
-		snprintf(err, errlen, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
-			 e1, m->cache == FSLAB_CACHE_MODE_INVALID ? "(none)" : fslab_cache_mode_to_string(m->cache),
-			 fslab_cache_mode_to_string(o->cache));
-		fslab_manifest_free(m);
-		return -EEXIST;
+		return r;
 	}
 	*out = m;
 	return 0;
@@ -113,9 +108,9 @@ static int ex_manifest_new(const struct fslab_import_opts *o, struct fslab_manif
 }
 
 /* The manifest this import writes: the existing one (or a new one) with
- * the filesystem's entry replaced.  Returns 0 or -errno with err set. */
+ * the filesystem's entry replaced.  Returns 0 or the error. */
 static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *shown,
-		       struct fslab_manifest **out, char *err, size_t errlen)
+		       struct fslab_manifest **out, struct fslab_err *e)
 {
 	char e1[4 * PATH_MAX + 8];
 	struct fslab_manifest_fs *f;
@@ -124,28 +119,26 @@ static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *s
 	*out = NULL;
 	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fd >= 0) {
-		r = ex_manifest_load(o, fd, e1, out, err, errlen);
+		r = ex_manifest_load(o, fd, e1, out, e);
 		close(fd);
 	} else if (fd == -ENOENT) {
-		r = ex_manifest_new(o, out);
-		if (r < 0)
-			snprintf(err, errlen, "out of memory");
+		if ((r = ex_manifest_new(o, out)) < 0)
+			return fslab_err_set(e, r, "out of memory");
 	} else {
-		snprintf(err, errlen, "%s: %s; import into another directory", e1,
-			 fd == -ELOOP ? "a symlink, not fslab's manifest"
-			 : fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		r = fd == -ELOOP || fd == -EINVAL ? -EEXIST : fd;
+		return fslab_err_set(e, fd == -ELOOP || fd == -EINVAL ? -EEXIST : fd,
+				     "%s: %s; import into another directory", e1,
+				     fd == -ELOOP ? "a symlink, not fslab's manifest"
+				     : fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	}
 	if (r < 0)
 		return r;
 	if ((i = fslab_manifest_find_fs(*out, o->fs)) >= 0)
 		fslab_manifest_remove_fs(*out, (size_t)i);
 	if (!(f = fslab_manifest_add_fs(*out))) {
-		snprintf(err, errlen, "%s records %d imports already, the most one directory holds; import into another directory",
-			 e1, FSLAB_MANIFEST_FS_MAX);
 		fslab_manifest_free(*out);
 		*out = NULL;
-		return -E2BIG;
+		return fslab_err_set(e, E2BIG, "%s records %d imports already, the most one directory holds; import into another directory",
+				     e1, FSLAB_MANIFEST_FS_MAX);
 	}
 	snprintf(f->name, sizeof(f->name), "%s", o->fs);
 	if (fslab_fs_type_from_string(o->fs) != FSLAB_FS_TYPE_INVALID)
@@ -277,7 +270,7 @@ int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e)
 {
 	struct fslab_iozone_report rep = { 0 };
 	struct fslab_manifest *m = NULL;
-	char *csv = NULL, err[8 * PATH_MAX + 1024], path[PATH_MAX + 64], mpath[PATH_MAX + 32],
+	char *csv = NULL, path[PATH_MAX + 64], mpath[PATH_MAX + 32],
 	     name[FSLAB_FS_NAME_MAX + 8], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
 	size_t csv_len = 0, ok = 0, skipped = 0;
 	int r, dfd = -1, ret = FSLAB_EXIT_USAGE;
@@ -300,10 +293,8 @@ int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e)
 	dfd = ex_open_out(o, name, path, mpath, e);
 	if (dfd < 0)
 		goto out;
-	if ((r = ex_manifest(o, dfd, mpath, &m, err, sizeof(err))) < 0) {
-		fslab_err_set(e, r, "%s", err);
+	if (ex_manifest(o, dfd, mpath, &m, e) < 0)
 		goto out;
-	}
 	r = fslab_write_file_atomic_at(dfd, name, csv, csv_len, 0644);
 	if (r < 0) {
 		fslab_err_set(e, r, "%s: cannot write: %s", fslab_escape_ctrl(path, e1, sizeof(e1)), strerror(-r));
