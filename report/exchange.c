@@ -6,11 +6,9 @@
 #include "log.h"
 #include "termtext.h"
 #include "manifest.h"
-#include "procfs.h"
 #include "format.h"
 #include "outputs.h"
 #include "results.h"
-#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,73 +145,6 @@ static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *s
 	return 0;
 }
 
-/* The directory of the lab locks (provision/lab.c: LABID.lock, .run,
- * .mount). */
-#define EX_LAB_LOCK_DIR "/run/fslab"
-
-/* Some process holds a lock (flock, POSIX or OFD) on the file st: its pid,
- * -1 when the kernel names none, else 0. */
-static int ex_locked_by(const struct stat *st)
-{
-	pid_t pid = 0;
-
-	if (fslab_proc_lock_holder(st->st_dev, st->st_ino, FSLAB_PROC_LOCK_ANY, 0, &pid) != 1)
-		return 0;
-	return pid > 0 ? pid : -1;
-}
-
-/* A lab's lock, lease and log files are no output, not even with --force:
- * the atomic replacement renames a new file over the name, and a lock
- * whose inode is swapped silently stops protecting the lab.  Refused: any
- * name in the lab lock directory /run/fslab; any file a process holds a
- * lock on (a live lock file, wherever it is); and NAME.lock, NAME.run,
- * NAME.mount and NAME.log beside a state file NAME.  (The state file itself
- * and the input are rp_output_check's.) */
-static int ex_lab_file_check(int dfd, const char *name, const char *shown, struct fslab_err *e)
-{
-	static const char *const suffixes[] = { ".lock", ".run", ".mount", ".log" };
-	char e1[PATH_MAX * 4 + 8];
-	struct stat lst, ds, ls;
-	size_t nl = strlen(name);
-	int pid;
-
-	fslab_escape_ctrl(shown, e1, sizeof(e1));
-	if (fstat(dfd, &ds) == 0 && stat(EX_LAB_LOCK_DIR, &ls) == 0 && ds.st_dev == ls.st_dev &&
-	    ds.st_ino == ls.st_ino)
-		return fslab_err_set(e, EPERM, "%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
-				     e1, EX_LAB_LOCK_DIR);
-	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
-		return 0;
-	if (S_ISREG(lst.st_mode) && (pid = ex_locked_by(&lst)) != 0) {
-		char who[32] = "another process";
-		if (pid > 0)
-			snprintf(who, sizeof(who), "pid %d", pid);
-		return fslab_err_set(e, EBUSY, "%s is a lock file in use (%s holds a lock on it); replacing it would silently break that lock, so fslab refuses, even with --force; choose another output",
-				     e1, who);
-	}
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t sl = strlen(suffixes[i]);
-		char base[NAME_MAX + 1], err[PATH_MAX + 256];
-		struct fslab_state *st;
-		int r;
-
-		if (nl <= sl || strcmp(name + nl - sl, suffixes[i]) != 0 || nl - sl >= sizeof(base))
-			continue;
-		snprintf(base, sizeof(base), "%.*s", (int)(nl - sl), name);
-		st = malloc(sizeof(*st));
-		if (!st)
-			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
-		r = fslab_state_load_at(dfd, base, base, st, err, sizeof(err));
-		free(st);
-		if (r == 0) {
-			char e2[NAME_MAX * 4 + 8];
-			return fslab_err_set(e, EPERM, "%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
-					     e1, suffixes[i] + 1, fslab_escape_ctrl(base, e2, sizeof(e2)));
-		}
-	}
-	return 0;
-}
-
 /* Reads and parses the IOzone report; counts its measured and 0 cells. */
 static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone_report *rep,
 			  size_t *ok, size_t *skipped, struct fslab_err *e)
@@ -245,7 +176,6 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 static int ex_open_out(const struct fslab_import_opts *o, const char *name, const char *path,
 		       const char *mpath, struct fslab_err *e)
 {
-	const char *inputs[] = { o->report };
 	char e1[4 * PATH_MAX + 8];
 	int r, dfd;
 
@@ -257,9 +187,8 @@ static int ex_open_out(const struct fslab_import_opts *o, const char *name, cons
 		return fslab_err_set(e, dfd, "%s: cannot open the directory: %s%s", fslab_escape_ctrl(o->out, e1, sizeof(e1)),
 				     strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 	/* the manifest too must be none of those, even before it is read */
-	if (ex_lab_file_check(dfd, name, path, e) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force, e) < 0 ||
-	    ex_lab_file_check(dfd, FSLAB_MANIFEST_NAME, mpath, e) < 0 ||
-	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, inputs, 1, true, e) < 0) {
+	if (rp_output_check(dfd, name, path, o->report, o->force, e) < 0 ||
+	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, o->report, true, e) < 0) {
 		close(dfd);
 		return -EPERM;
 	}
@@ -418,7 +347,6 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 			bool force, struct fslab_err *e)
 {
 	char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
-	const char *inputs[] = { csv };
 	int r, dfd;
 
 	if (rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base)) < 0) {
@@ -431,9 +359,7 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 			      strerror(-dfd));
 		return FSLAB_EXIT_FAILURE;
 	}
-	r = ex_lab_file_check(dfd, base, out_path, e);
-	if (r == 0)
-		r = rp_output_check(dfd, base, out_path, inputs, 1, force, e);
+	r = rp_output_check(dfd, base, out_path, csv, force, e);
 	if (r == 0) {
 		r = fslab_write_file_atomic_at(dfd, base, buf, len, 0644);
 		if (r < 0)
