@@ -93,15 +93,6 @@ static unsigned ld_parse_flags(struct rp_entry *e, const char *s)
 	return f;
 }
 
-static const char *ld_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* Copies what fits (the report's columns are narrower than the fields). */
 static void ld_copy(char *dst, size_t len, const char *src)
 {
@@ -576,9 +567,12 @@ static const char *ld_basename(const char *p, char *buf, size_t len)
  * NULL. */
 static const char *ld_run_label(const struct rp_run *r)
 {
-	const char *s = ld_str(r->manifest, "label");
+	json_object *v;
 
-	return s && s[0] ? s : NULL;
+	if (!r->manifest || !json_object_object_get_ex(r->manifest, "label", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v)[0] ? json_object_get_string(v) : NULL;
 }
 
 /* Short tags that tell the runs apart: the runs' labels when every run has

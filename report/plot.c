@@ -173,19 +173,6 @@ static const char *const pl_term[2][2] = {
 };
 static const char *const pl_ext[2] = { "png", "svg" };
 
-/* Output names are relative: gnuplot runs in the plots directory, so the
- * scripts can be rerun there after the report is renamed into place. */
-static void pl_output(FILE *f, const char *name, int fmt, bool small)
-{
-	char path[256];
-
-	fputs(pl_term[small][fmt], f);
-	snprintf(path, sizeof(path), "%s.%s", name, pl_ext[fmt]);
-	fputs("set output ", f);
-	pl_quote(f, path);
-	fputc('\n', f);
-}
-
 /* 24 steps: readable, and the PNGs compress far better than with 256 */
 static const char pl_palette[] =
 	"set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725') maxcolors 24\n";
@@ -203,8 +190,14 @@ static const char pl_lines[] =
  * file, the settings in before (may be NULL), the title. */
 static void pl_begin(FILE *f, const struct rp_plot *p, int fmt, bool small, const char *before)
 {
-	fputs("reset\n", f);
-	pl_output(f, p->name, fmt, small);
+	char path[256];
+
+	/* the output name relative: gnuplot runs in the plots directory, so
+	 * the scripts can be rerun there after the report is renamed into place */
+	snprintf(path, sizeof(path), "%s.%s", p->name, pl_ext[fmt]);
+	fprintf(f, "reset\n%sset output ", pl_term[small][fmt]);
+	pl_quote(f, path);
+	fputc('\n', f);
 	if (before)
 		fputs(before, f);
 	fputs("set title ", f);

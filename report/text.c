@@ -30,11 +30,6 @@ static int rk_width(const struct rp_data *d, enum rk_col col, int min)
 	return (int)w;
 }
 
-static void rk_flags(const struct rp_score *s, char *buf, size_t len)
-{
-	rp_flag_letters(s->flags, "", buf, len);
-}
-
 static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
 	unsigned nf, nsk;
@@ -91,7 +86,7 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 				  rp_fmt_size(row->s.file_hi, b, sizeof(b)));
 	/* the marks as the summary's model has them (report.json reads the
 	 * same cell), not decided again here */
-	rk_flags(&row->s, fl, sizeof(fl));
+	rp_flag_letters(row->s.flags, "", fl, sizeof(fl));
 	snprintf(marks, sizeof(marks), "%s%s%s", fl, (mc ? mc->partial : row->e->partial[t]) ? " partial" : "",
 		 (mc ? mc->aside : row->aside) ? " aside" : "");
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));

@@ -91,8 +91,6 @@ static const char *vd_order_sentence(const struct rp_summary *s)
 
 /* ---- text ---- */
 
-static void vd_wrap(FILE *out, const char *first, const char *text);
-
 static void vd_text_banners(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -162,11 +160,6 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 	rp_flag_letters(c->flags, " ", fl, sizeof(fl));
 	snprintf(buf, len, "%s%s%s%s%s", rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), mark,
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
-}
-
-static void vd_wrap(FILE *out, const char *first, const char *text)
-{
-	rp_text_wrap(out, first, 6, text);
 }
 
 /* Columns c0 to c1 of matrix m as a table (lib/table.h): their headings,
@@ -263,7 +256,7 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 				      rp_other_flags_all(d, names, sizeof(names)));
 	if (o < sizeof(line))
 		snprintf(line + o, sizeof(line) - o, ", set aside likewise");
-	vd_wrap(out, "", line);
+	rp_text_wrap(out, "", 6, line);
 }
 
 int rp_text_summary(FILE *out, const struct rp_data *d)
@@ -295,16 +288,16 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
-			vd_wrap(out, "  ", s->verdict[f]);
+			rp_text_wrap(out, "  ", 6, s->verdict[f]);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
-			vd_wrap(out, "  ", s->chg_verdict[f][k]);
+			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
 		return 0;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
-		vd_wrap(out, "differs: ", s->differs);
+		rp_text_wrap(out, "differs: ", 6, s->differs);
 	if ((rc = vd_text_matrix(out, d, &changes, w)) < 0)
 		return rc;
 	if (s->n_chg_comparisons)
