@@ -328,10 +328,8 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	fputs("</section>\n", out);
 }
 
-/* The cells of one filesystem and test as a grid: file sizes down, record
- * sizes across, each the median of its trials. */
-/* One cell of that grid: its median, coloured by its flags; failed ones a
- * cross with the reason on hover. */
+/* One cell of ht_cells' grid: its median, coloured by its flags; failed
+ * ones a cross with the reason on hover. */
 static void ht_cell_td(FILE *out, const struct rp_cell *c)
 {
 	char m[24];
@@ -351,6 +349,8 @@ static void ht_cell_td(FILE *out, const struct rp_cell *c)
 	fprintf(out, ">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
 }
 
+/* The cells of one filesystem and test as a grid: file sizes down, record
+ * sizes across, each the median of its trials. */
 static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
 	uint64_t recs[RP_SIZES_MAX];

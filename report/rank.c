@@ -1,4 +1,4 @@
-/* Large-file plateau scores, rankings and their text tables.
+/* Large-file plateau scores and rankings.
  *
  * Plateau (docs/report.md): for one filesystem and test, at every record
  * size take the cells at the two largest file sizes measured ok with that
