@@ -274,11 +274,9 @@ static json_object *rp_latency_json(const struct rp_data *d)
 	if (!s->lat_tests)
 		return NULL;
 	o = json_object_new_object();
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, s->lat_tests) {
 		json_object *a;
 
-		if (!(s->lat_tests & (1u << t)))
-			continue;
 		a = json_object_new_array();
 		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);

@@ -22,6 +22,11 @@
 #include "stats.h"
 #include "spec.h"
 
+/* The tests of mask in their order: RP_FOR_TESTS(t, mask) { ... } */
+#define RP_FOR_TESTS(t, mask)                    \
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) \
+		if ((mask) & (1u << t))
+
 /* ---- the loaded data (load.c) ---- */
 enum {
 	RP_FLAG_PAGE_CACHE = 1 << 0,

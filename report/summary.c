@@ -290,9 +290,7 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 	double lsum = 0;
 	size_t k = 0;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(ft & (1u << t)))
-			continue;
+	RP_FOR_TESTS(t, ft) {
 		const struct rp_mcell *c = rp_sum_cell(s, t, i);
 		unsigned flagged = 0;
 		double ratio = best_small ? sm_small_files_median(d->all[i], t, &flagged) / best_small[t]
@@ -322,11 +320,9 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t ri,
 		     struct rp_fam_calls *k)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, ft) {
 		struct rp_cmp c;
 
-		if (!(ft & (1u << t)))
-			continue;
 		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested) {
 			k->untested++;
 			continue;
@@ -889,11 +885,9 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
 			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, tests) {
 		struct rp_score sa, sb;
 
-		if (!(tests & (1u << t)))
-			continue;
 		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
 			rp_score_free(&sa);
 			continue;

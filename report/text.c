@@ -228,11 +228,9 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	};
 	bool header = false;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, tests) {
 		const struct rp_ranking *rk = &d->sum->rank[t];
 
-		if (!(tests & (1u << t)))
-			continue;
 		for (size_t r = 0; r < d->n_runs; r++) {
 			const struct rp_rank_row *best = NULL;
 			char rate[32], line[1024];
@@ -285,8 +283,8 @@ int rp_latency_text(FILE *out, const struct rp_data *d)
 		return -ENOMEM;
 	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
 		fslab_table_column(tb, heads[c], c < 2 || c == 5 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
+	RP_FOR_TESTS(t, s->lat_tests)
+		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
 			char a[24], f[16], r[16];
 

@@ -179,9 +179,7 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 		m->label(d, i, label, sizeof(label));
 		fslab_table_column(tb, label, FSLAB_TABLE_LEFT);
 	}
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(s->tests & (1u << t)))
-			continue;
+	RP_FOR_TESTS(t, s->tests) {
 		fslab_table_row(tb);
 		fslab_table_cell(tb, 0, fslab_test_to_string(t));
 		for (size_t i = c0; i < c1; i++) {
@@ -210,8 +208,8 @@ static int vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_ma
 			w = (int)strlen(label);
 	}
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; i < m->n && (d->sum->tests & (1u << t)); i++) {
+	RP_FOR_TESTS(t, d->sum->tests)
+		for (size_t i = 0; i < m->n; i++) {
 			struct vd_cell c = m->cell(d->sum, t, i);
 
 			vd_text_cell(cell, sizeof(cell), &c, m->marks);
@@ -410,11 +408,9 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 static void vd_html_rows(FILE *out, const struct rp_summary *s, const struct vd_matrix *m,
 			 bool link)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, s->tests) {
 		const char *name = fslab_test_to_string(t);
 
-		if (!(s->tests & (1u << t)))
-			continue;
 		if (link)
 			fprintf(out, "<tr><th class=l><a href=\"#rank-%s\">%s</a></th>", name, name);
 		else
