@@ -72,9 +72,7 @@ static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
-		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-			const struct rp_cell *c = &e->cells[k];
-
+		RP_FOR_CELLS(c, e, t) {
 			rp_sizes_add(ax->file, &ax->nf, c->file_kib);
 			rp_sizes_add(ax->record, &ax->nr, c->record_kib);
 			if (c->n_ok) {
@@ -246,8 +244,7 @@ static bool pl_regular(const struct pl_axes *ax)
 static void pl_median_range(const struct rp_entry *e, enum fslab_test t, double *lo, double *hi)
 {
 	*lo = *hi = NAN;
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
+	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || !(c->median > 0))
 			continue;
 		if (isnan(*lo) || c->median / 1024 < *lo)

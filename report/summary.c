@@ -236,9 +236,7 @@ static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t,
 
 	if (!v)
 		return NAN;
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
-
+	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || c->file_kib > 1024)
 			continue;
 		if (c->flags & SM_SMALL_OUT)
