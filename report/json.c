@@ -119,16 +119,13 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 	json_object_object_add(o, "ranked", rows);
 	json_object_object_add(o, "pairs", js_pairs(d, t, r));
 	nr = json_object_new_array();
-	for (size_t i = 0; i < r->n_partial; i++) {
+	for (size_t i = 0; i < r->n_partial + r->n_unranked; i++) { /* the partial ones first */
+		bool partial = i < r->n_partial;
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r->partial[i]->label));
-		json_object_object_add(x, "why", json_object_new_string("partial data"));
-		json_object_array_add(nr, x);
-	}
-	for (size_t i = 0; i < r->n_unranked; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r->unranked[i]->label));
-		json_object_object_add(x, "why", json_object_new_string("no ok cell"));
+
+		json_object_object_add(x, "label", json_object_new_string(
+			partial ? r->partial[i]->label : r->unranked[i - r->n_partial]->label));
+		json_object_object_add(x, "why", json_object_new_string(partial ? "partial data" : "no ok cell"));
 		json_object_array_add(nr, x);
 	}
 	json_object_object_add(o, "not_ranked", nr);

@@ -151,11 +151,8 @@ static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool
 		bool label = (n - 1 - i) % l.step == 0; /* always label the largest */
 
 		rp_fmt_size(v[i], b, sizeof(b));
-		if (log2axis)
-			fprintf(f, "%s'%s' %d %d", i ? ", " : "", label ? b : "", pl_log2(v[i]), !label);
-		else
-			fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
-				(unsigned long long)v[i], !label);
+		fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
+			log2axis ? (unsigned long long)pl_log2(v[i]) : (unsigned long long)v[i], !label);
 	}
 	fputs(")\n", f);
 }
