@@ -1,14 +1,10 @@
-/* The CrystalDiskMark panel: the queued tests' rows (SEQ1M Q8T1 ... as
- * fslab run --sweep cdm and cdm-nvme measure them) per filesystem, read
- * and write, in MB/s (10^6 bytes a second, as CrystalDiskMark shows them)
- * and IOPS, each a mean over the trials with its 95% interval (never a
- * best-of), which rows' intervals are within 5% of their mean, and the
- * verdict of each row: every filesystem against the row's fastest, by the
- * report's inference (infer.c) on that row's cell alone, so rows of one
- * test at different depths are never mixed.  A flagged figure (the flag
- * table, load.c) carries its letters wherever it is shown, and is set
- * aside, never the row's best, while the row has an unflagged one, as in
- * the rankings.  Text, HTML and JSON. */
+/* The CrystalDiskMark panel's model: the queued tests' rows (SEQ1M Q8T1
+ * ...) per filesystem, read and write, each a mean over the trials with
+ * its 95% interval (never a best-of), and each row's verdicts by the
+ * report's inference on that row's cell alone, so rows of one test at
+ * different depths are never mixed.  A flagged figure is set aside, never
+ * the row's best, while the row has an unflagged one, as in the rankings.
+ * Rendered by cdm_view.c. */
 #include "format.h"
 
 #include <errno.h>

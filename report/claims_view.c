@@ -6,13 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "(1) btrfs is the fastest filesystem for writes: does not hold (cold:
- * btrfs/ext4 0.80 [0.75-0.86] slower)" */
-static void cl_line(const struct rp_claim *c, int k, char *buf, size_t len)
-{
-	snprintf(buf, len, "(%d) %s: %s (%s)", k + 1, c->title, rp_claim_word(c->word), c->decides);
-}
-
 void rp_claims_text_first(FILE *out, const struct rp_data *d)
 {
 	const struct rp_claims *cs = d->claims;
@@ -40,7 +33,9 @@ void rp_claims_html_first(FILE *out, const struct rp_data *d)
 		return;
 	fputs("<section id=\"claims-first\"><h2>The 2023 claims</h2>\n<ul class=verdicts>\n", out);
 	for (int k = 0; k < RP_N_CLAIMS; k++) {
-		cl_line(&cs->c[k], k, line, sizeof(line));
+		/* "(1) btrfs is the fastest filesystem for writes: does not hold (...)" */
+		snprintf(line, sizeof(line), "(%d) %s: %s (%s)", k + 1, cs->c[k].title,
+			 rp_claim_word(cs->c[k].word), cs->c[k].decides);
 		fprintf(out, "<li class=\"claim-%s\" data-claim=%d>", rp_claim_class(cs->c[k].word), k + 1);
 		rp_html_put(out, "", line, "</li>\n");
 	}

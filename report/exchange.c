@@ -6,11 +6,9 @@
 #include "log.h"
 #include "termtext.h"
 #include "manifest.h"
-#include "procfs.h"
 #include "format.h"
 #include "outputs.h"
 #include "results.h"
-#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,31 +58,26 @@ static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,
 /* An earlier import's manifest in dfd, to extend: it must be one (an
  * "imported_from": "iozone" manifest, read through lib/manifest) with the
  * same cache mode.  Anything else (a run's manifest, someone's
- * manifest.json) is refused, never rewritten.  Returns 0, or -errno with
- * err set. */
+ * manifest.json) is refused, never rewritten.  Returns 0 or the error. */
 static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const char *e1,
-			    struct fslab_manifest **out, char *err, size_t errlen)
+			    struct fslab_manifest **out, struct fslab_err *e)
 {
 	struct fslab_err why = FSLAB_ERR_INIT;
 	struct fslab_manifest *m = NULL;
 	int r = fslab_manifest_read_fd(fd, e1, &m, &why);
 
-	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL)) {
-		snprintf(err, errlen, "%s; import into another directory", why.msg);
-		return r == -ENOMEM ? r : -EIO;
-	}
-	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT) {
-		snprintf(err, errlen, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
-			 e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
+	if (r == -ENOMEM || r == -EFBIG || (r < 0 && r != -EINVAL))
+		return fslab_err_set(e, r == -ENOMEM ? r : -EIO, "%s; import into another directory", why.msg);
+	if (r < 0 || m->kind != FSLAB_MANIFEST_IMPORT)
+		r = fslab_err_set(e, EEXIST, "%s was not written by fslab import%s%s; it is left as it is: import into another (new or empty) directory",
+				  e1, r < 0 ? ": " : "", r < 0 ? why.msg : "");
+	else if (m->cache != o->cache)
+		r = fslab_err_set(e, EEXIST, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
+				  e1, m->cache == FSLAB_CACHE_MODE_INVALID ? "(none)" : fslab_cache_mode_to_string(m->cache),
+				  fslab_cache_mode_to_string(o->cache));
+	if (r < 0) {
 		fslab_manifest_free(m);
-		return -EEXIST;
-	}
-	if (m->cache != o->cache) {
-		snprintf(err, errlen, "%s records imports with cache mode %s, this one is %s: one results directory holds one cache mode; import into another directory",
-			 e1, m->cache == FSLAB_CACHE_MODE_INVALID ? "(none)" : fslab_cache_mode_to_string(m->cache),
-			 fslab_cache_mode_to_string(o->cache));
-		fslab_manifest_free(m);
-		return -EEXIST;
+		return r;
 	}
 	*out = m;
 	return 0;
@@ -113,9 +106,9 @@ static int ex_manifest_new(const struct fslab_import_opts *o, struct fslab_manif
 }
 
 /* The manifest this import writes: the existing one (or a new one) with
- * the filesystem's entry replaced.  Returns 0 or -errno with err set. */
+ * the filesystem's entry replaced.  Returns 0 or the error. */
 static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *shown,
-		       struct fslab_manifest **out, char *err, size_t errlen)
+		       struct fslab_manifest **out, struct fslab_err *e)
 {
 	char e1[4 * PATH_MAX + 8];
 	struct fslab_manifest_fs *f;
@@ -124,100 +117,31 @@ static int ex_manifest(const struct fslab_import_opts *o, int dfd, const char *s
 	*out = NULL;
 	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (fd >= 0) {
-		r = ex_manifest_load(o, fd, e1, out, err, errlen);
+		r = ex_manifest_load(o, fd, e1, out, e);
 		close(fd);
 	} else if (fd == -ENOENT) {
-		r = ex_manifest_new(o, out);
-		if (r < 0)
-			snprintf(err, errlen, "out of memory");
+		if ((r = ex_manifest_new(o, out)) < 0)
+			return fslab_err_set(e, r, "out of memory");
 	} else {
-		snprintf(err, errlen, "%s: %s; import into another directory", e1,
-			 fd == -ELOOP ? "a symlink, not fslab's manifest"
-			 : fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		r = fd == -ELOOP || fd == -EINVAL ? -EEXIST : fd;
+		return fslab_err_set(e, fd == -ELOOP || fd == -EINVAL ? -EEXIST : fd,
+				     "%s: %s; import into another directory", e1,
+				     fd == -ELOOP ? "a symlink, not fslab's manifest"
+				     : fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	}
 	if (r < 0)
 		return r;
 	if ((i = fslab_manifest_find_fs(*out, o->fs)) >= 0)
 		fslab_manifest_remove_fs(*out, (size_t)i);
 	if (!(f = fslab_manifest_add_fs(*out))) {
-		snprintf(err, errlen, "%s records %d imports already, the most one directory holds; import into another directory",
-			 e1, FSLAB_MANIFEST_FS_MAX);
 		fslab_manifest_free(*out);
 		*out = NULL;
-		return -E2BIG;
+		return fslab_err_set(e, E2BIG, "%s records %d imports already, the most one directory holds; import into another directory",
+				     e1, FSLAB_MANIFEST_FS_MAX);
 	}
 	snprintf(f->name, sizeof(f->name), "%s", o->fs);
 	if (fslab_fs_type_from_string(o->fs) != FSLAB_FS_TYPE_INVALID)
 		snprintf(f->type, sizeof(f->type), "%s", o->fs);
 	snprintf(f->iozone_report, sizeof(f->iozone_report), "%s", o->report);
-	return 0;
-}
-
-/* The directory of the lab locks (provision/lab.c: LABID.lock, .run,
- * .mount). */
-#define EX_LAB_LOCK_DIR "/run/fslab"
-
-/* Some process holds a lock (flock, POSIX or OFD) on the file st: its pid,
- * -1 when the kernel names none, else 0. */
-static int ex_locked_by(const struct stat *st)
-{
-	pid_t pid = 0;
-
-	if (fslab_proc_lock_holder(st->st_dev, st->st_ino, FSLAB_PROC_LOCK_ANY, 0, &pid) != 1)
-		return 0;
-	return pid > 0 ? pid : -1;
-}
-
-/* A lab's lock, lease and log files are no output, not even with --force:
- * the atomic replacement renames a new file over the name, and a lock
- * whose inode is swapped silently stops protecting the lab.  Refused: any
- * name in the lab lock directory /run/fslab; any file a process holds a
- * lock on (a live lock file, wherever it is); and NAME.lock, NAME.run,
- * NAME.mount and NAME.log beside a state file NAME.  (The state file itself
- * and the input are rp_output_check's.) */
-static int ex_lab_file_check(int dfd, const char *name, const char *shown, struct fslab_err *e)
-{
-	static const char *const suffixes[] = { ".lock", ".run", ".mount", ".log" };
-	char e1[PATH_MAX * 4 + 8];
-	struct stat lst, ds, ls;
-	size_t nl = strlen(name);
-	int pid;
-
-	fslab_escape_ctrl(shown, e1, sizeof(e1));
-	if (fstat(dfd, &ds) == 0 && stat(EX_LAB_LOCK_DIR, &ls) == 0 && ds.st_dev == ls.st_dev &&
-	    ds.st_ino == ls.st_ino)
-		return fslab_err_set(e, EPERM, "%s is in %s, where the labs' lock files live; fslab never writes an output there, not even with --force; choose another output",
-				     e1, EX_LAB_LOCK_DIR);
-	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
-		return 0;
-	if (S_ISREG(lst.st_mode) && (pid = ex_locked_by(&lst)) != 0) {
-		char who[32] = "another process";
-		if (pid > 0)
-			snprintf(who, sizeof(who), "pid %d", pid);
-		return fslab_err_set(e, EBUSY, "%s is a lock file in use (%s holds a lock on it); replacing it would silently break that lock, so fslab refuses, even with --force; choose another output",
-				     e1, who);
-	}
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t sl = strlen(suffixes[i]);
-		char base[NAME_MAX + 1];
-		struct fslab_state *st;
-		int r;
-
-		if (nl <= sl || strcmp(name + nl - sl, suffixes[i]) != 0 || nl - sl >= sizeof(base))
-			continue;
-		snprintf(base, sizeof(base), "%.*s", (int)(nl - sl), name);
-		st = malloc(sizeof(*st));
-		if (!st)
-			return fslab_err_set(e, ENOMEM, "out of memory: %s", strerror(ENOMEM));
-		r = fslab_state_load_at(dfd, base, base, st, NULL);
-		free(st);
-		if (r == 0) {
-			char e2[NAME_MAX * 4 + 8];
-			return fslab_err_set(e, EPERM, "%s is the %s file of the lab whose state file is %s beside it; fslab never writes an output over a lab's lock, lease or log, not even with --force; choose another output",
-					     e1, suffixes[i] + 1, fslab_escape_ctrl(base, e2, sizeof(e2)));
-		}
-	}
 	return 0;
 }
 
@@ -252,7 +176,6 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 static int ex_open_out(const struct fslab_import_opts *o, const char *name, const char *path,
 		       const char *mpath, struct fslab_err *e)
 {
-	const char *inputs[] = { o->report };
 	char e1[4 * PATH_MAX + 8];
 	int r, dfd;
 
@@ -264,9 +187,8 @@ static int ex_open_out(const struct fslab_import_opts *o, const char *name, cons
 		return fslab_err_set(e, dfd, "%s: cannot open the directory: %s%s", fslab_escape_ctrl(o->out, e1, sizeof(e1)),
 				     strerror(-dfd), dfd == -ELOOP || dfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 	/* the manifest too must be none of those, even before it is read */
-	if (ex_lab_file_check(dfd, name, path, e) < 0 || rp_output_check(dfd, name, path, inputs, 1, o->force, e) < 0 ||
-	    ex_lab_file_check(dfd, FSLAB_MANIFEST_NAME, mpath, e) < 0 ||
-	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, inputs, 1, true, e) < 0) {
+	if (rp_output_check(dfd, name, path, o->report, o->force, e) < 0 ||
+	    rp_output_check(dfd, FSLAB_MANIFEST_NAME, mpath, o->report, true, e) < 0) {
 		close(dfd);
 		return -EPERM;
 	}
@@ -277,7 +199,7 @@ int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e)
 {
 	struct fslab_iozone_report rep = { 0 };
 	struct fslab_manifest *m = NULL;
-	char *csv = NULL, err[8 * PATH_MAX + 1024], path[PATH_MAX + 64], mpath[PATH_MAX + 32],
+	char *csv = NULL, path[PATH_MAX + 64], mpath[PATH_MAX + 32],
 	     name[FSLAB_FS_NAME_MAX + 8], e1[4 * PATH_MAX + 8], e2[4 * PATH_MAX + 8];
 	size_t csv_len = 0, ok = 0, skipped = 0;
 	int r, dfd = -1, ret = FSLAB_EXIT_USAGE;
@@ -300,10 +222,8 @@ int fslab_import_iozone(const struct fslab_import_opts *o, struct fslab_err *e)
 	dfd = ex_open_out(o, name, path, mpath, e);
 	if (dfd < 0)
 		goto out;
-	if ((r = ex_manifest(o, dfd, mpath, &m, err, sizeof(err))) < 0) {
-		fslab_err_set(e, r, "%s", err);
+	if (ex_manifest(o, dfd, mpath, &m, e) < 0)
 		goto out;
-	}
 	r = fslab_write_file_atomic_at(dfd, name, csv, csv_len, 0644);
 	if (r < 0) {
 		fslab_err_set(e, r, "%s: cannot write: %s", fslab_escape_ctrl(path, e1, sizeof(e1)), strerror(-r));
@@ -427,7 +347,6 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 			bool force, struct fslab_err *e)
 {
 	char dir[PATH_MAX], base[NAME_MAX + 1], e1[4 * PATH_MAX + 8];
-	const char *inputs[] = { csv };
 	int r, dfd;
 
 	if (rp_split_path(out_path, dir, sizeof(dir), base, sizeof(base)) < 0) {
@@ -440,9 +359,7 @@ static int ex_write_out(const char *csv, const char *out_path, const char *buf, 
 			      strerror(-dfd));
 		return FSLAB_EXIT_FAILURE;
 	}
-	r = ex_lab_file_check(dfd, base, out_path, e);
-	if (r == 0)
-		r = rp_output_check(dfd, base, out_path, inputs, 1, force, e);
+	r = rp_output_check(dfd, base, out_path, csv, force, e);
 	if (r == 0) {
 		r = fslab_write_file_atomic_at(dfd, base, buf, len, 0644);
 		if (r < 0)

@@ -305,22 +305,19 @@ void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags)
 	char line[1024], names[512];
 	bool first = true;
 
-	for (size_t i = 0; i < rp_n_flags; i++) {
-		if (!(flags & rp_flag_table[i].bit))
+	for (size_t i = 0; i <= rp_n_flags; i++) { /* the table's flags, then the unknown ones */
+		if (i < rp_n_flags && (flags & rp_flag_table[i].bit))
+			snprintf(line, sizeof(line), "%s = %s: %s.", rp_flag_table[i].letter,
+				 rp_flag_table[i].words, rp_flag_table[i].legend);
+		else if (i == rp_n_flags && (flags & RP_FLAG_OTHER))
+			snprintf(line, sizeof(line), "? = a flag this fslab report does not know, as the CSV names it: %s.",
+				 rp_other_flags_all(d, names, sizeof(names)));
+		else
 			continue;
-		snprintf(line, sizeof(line), "%s = %s: %s.", rp_flag_table[i].letter, rp_flag_table[i].words,
-			 rp_flag_table[i].legend);
 		if (first)
 			fputc('\n', out);
 		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
 		first = false;
-	}
-	if (flags & RP_FLAG_OTHER) {
-		snprintf(line, sizeof(line), "? = a flag this fslab report does not know, as the CSV names it: %s.",
-			 rp_other_flags_all(d, names, sizeof(names)));
-		if (first)
-			fputc('\n', out);
-		rp_text_wrap(out, first ? "flags: " : "       ", 9, line);
 	}
 }
 

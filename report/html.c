@@ -320,18 +320,15 @@ static void ht_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 
 		fprintf(out, "<h3 id=\"run-rank-%zu\">", r + 1);
 		rp_html_put(out, "", d->runs[r].tag, "</h3>\n");
-		for (int t = 0; t < FSLAB_TEST_MAX; t++)
-			if (tests & (1u << t))
-				ht_run_test_row(out, d, &d->sum->rank[t], &d->runs[r], &table);
+		RP_FOR_TESTS(t, tests)
+			ht_run_test_row(out, d, &d->sum->rank[t], &d->runs[r], &table);
 		fputs(table ? "</table></div>\n" : "<p>No test of this run has data to rank.</p>\n", out);
 	}
 	fputs("</section>\n", out);
 }
 
-/* The cells of one filesystem and test as a grid: file sizes down, record
- * sizes across, each the median of its trials. */
-/* One cell of that grid: its median, coloured by its flags; failed ones a
- * cross with the reason on hover. */
+/* One cell of ht_cells' grid: its median, coloured by its flags; failed
+ * ones a cross with the reason on hover. */
 static void ht_cell_td(FILE *out, const struct rp_cell *c)
 {
 	char m[24];
@@ -351,6 +348,8 @@ static void ht_cell_td(FILE *out, const struct rp_cell *c)
 	fprintf(out, ">%s</td>", rp_fmt_mibs(c->median, m, sizeof(m)));
 }
 
+/* The cells of one filesystem and test as a grid: file sizes down, record
+ * sizes across, each the median of its trials. */
 static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
 	uint64_t recs[RP_SIZES_MAX];
@@ -573,9 +572,7 @@ static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots
 	      "simultaneous interval and the verdict read off it, as in the summary. "
 	      "1 MiB/s = 1024 KiB/s.</p>\n",
 	      out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(tests & (1u << t)) || !(d->sum->shown & (1u << t)))
-			continue;
+	RP_FOR_TESTS(t, tests & d->sum->shown) {
 		fprintf(out, "<h3 id=\"rank-%s\">%s</h3>\n", fslab_test_to_string(t),
 			fslab_test_to_string(t));
 		ht_ranking(out, d, t);
@@ -645,10 +642,9 @@ static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
 	      "page-cache, <span class=fu>&nbsp;blue&nbsp;</span> fuse, "
 	      "<span class=bad>&nbsp;&times;&nbsp;</span> failed or skipped.</p>\n",
 	      out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		if (tests & (1u << t))
-			for (size_t i = 0; i < d->n_all; i++)
-				ht_cells(out, d->all[i], t);
+	RP_FOR_TESTS(t, tests)
+		for (size_t i = 0; i < d->n_all; i++)
+			ht_cells(out, d->all[i], t);
 	fputs("</section>\n", out);
 }
 
@@ -664,8 +660,8 @@ static void rp_latency_html(FILE *out, const struct rp_data *d)
 	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
 	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
 	      out);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
+	RP_FOR_TESTS(t, s->lat_tests)
+		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
 			char a[24], b[24], c[24], f[16], r[16];
 

@@ -164,13 +164,11 @@ static int iz_dups(const struct fslab_iozone_report *p, const char *part, struct
 {
 	for (size_t i = 1; i < p->n; i++) {
 		const struct fslab_iozone_cell *a = &p->cells[i - 1], *b = &p->cells[i];
-		if (a->file_kib == b->file_kib && a->record_kib == b->record_kib && a->test == b->test) {
-			iz_err(e, b->line,
-			       "%s repeats file %llu KiB, record %llu KiB, test %s (first on line %lu)",
-			       part, (unsigned long long)b->file_kib, (unsigned long long)b->record_kib,
-			       fslab_test_to_string(b->test), a->line);
-			return -EINVAL;
-		}
+		if (a->file_kib == b->file_kib && a->record_kib == b->record_kib && a->test == b->test)
+			return iz_err(e, b->line,
+				      "%s repeats file %llu KiB, record %llu KiB, test %s (first on line %lu)",
+				      part, (unsigned long long)b->file_kib, (unsigned long long)b->record_kib,
+				      fslab_test_to_string(b->test), a->line);
 	}
 	return 0;
 }
@@ -256,10 +254,8 @@ static bool iz_command(struct fslab_iozone_report *rep, const char *line, size_t
  * (or split's negative errno) in *nt, or -EINVAL for a line too long. */
 static int iz_row_tokens(struct iz_parse *ps, const char *line, size_t n, int *nt)
 {
-	if (n > IZ_LINE_MAX) {
-		iz_err(ps->e, ps->lineno, "line too long for a report row");
-		return -EINVAL;
-	}
+	if (n > IZ_LINE_MAX)
+		return iz_err(ps->e, ps->lineno, "line too long for a report row");
 	*nt = iz_split(line, n, ps->tok, IZ_TOKENS);
 	return 0;
 }
@@ -271,30 +267,25 @@ static int iz_value_tok(struct iz_parse *ps, int i, int shown, const char *what,
 
 	if (!t->quoted && iz_number(t->s, t->n, true, v) == 0)
 		return 0;
-	iz_err(ps->e, ps->lineno, "%s %d ('%.*s') is not a throughput in KiB/s", what,
-	       shown, (int)(t->n > 40 ? 40 : t->n), t->s);
-	return -EINVAL;
+	return iz_err(ps->e, ps->lineno, "%s %d ('%.*s') is not a throughput in KiB/s", what,
+		      shown, (int)(t->n > 40 ? 40 : t->n), t->s);
 }
 
 /* One row of the text table: "FILE RECORD V1 .. Vn". */
 static int iz_table_row(struct iz_parse *ps, const char *line, size_t n)
 {
 	struct fslab_iozone_cell c = { .line = ps->lineno };
-	int nt, r;
+	int nt = 0, r;
 
 	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
 		return r;
-	if (nt < 3 || nt > 2 + FSLAB_TEST_IOZONE_COUNT) {
-		iz_err(ps->e, ps->lineno,
-		       "expected a row of file size (KiB), record size (KiB) and 1 to 13 throughputs; found %d fields",
-		       nt < 0 ? 0 : nt);
-		return -EINVAL;
-	}
-	if (iz_size(&ps->tok[0], &c.file_kib) < 0 || iz_size(&ps->tok[1], &c.record_kib) < 0) {
-		iz_err(ps->e, ps->lineno,
-		       "file and record size must be positive whole numbers of KiB");
-		return -EINVAL;
-	}
+	if (nt < 3 || nt > 2 + FSLAB_TEST_IOZONE_COUNT)
+		return iz_err(ps->e, ps->lineno,
+			      "expected a row of file size (KiB), record size (KiB) and 1 to 13 throughputs; found %d fields",
+			      nt < 0 ? 0 : nt);
+	if (iz_size(&ps->tok[0], &c.file_kib) < 0 || iz_size(&ps->tok[1], &c.record_kib) < 0)
+		return iz_err(ps->e, ps->lineno,
+			      "file and record size must be positive whole numbers of KiB");
 	for (int i = 2; i < nt; i++) {
 		if ((r = iz_value_tok(ps, i, i + 1, "column", &c.kib_s)) < 0)
 			return r;
@@ -320,12 +311,10 @@ static int iz_excel_title(struct iz_parse *ps)
 		if (strlen(title) == t->n && memcmp(title, t->s, t->n) == 0)
 			ps->cur = k;
 	}
-	if (ps->cur == FSLAB_TEST_INVALID) {
-		iz_err(ps->e, ps->lineno,
-		       "unknown section \"%.*s\" (expected one of IOzone's 13 titles, e.g. \"Writer report\")",
-		       (int)(t->n > 40 ? 40 : t->n), t->s);
-		return -EINVAL;
-	}
+	if (ps->cur == FSLAB_TEST_INVALID)
+		return iz_err(ps->e, ps->lineno,
+			      "unknown section \"%.*s\" (expected one of IOzone's 13 titles, e.g. \"Writer report\")",
+			      (int)(t->n > 40 ? 40 : t->n), t->s);
 	ps->want_header = true;
 	return 0;
 }
@@ -335,11 +324,9 @@ static int iz_excel_header(struct iz_parse *ps, int nt)
 {
 	ps->n_rec = 0;
 	for (int i = 0; i < nt; i++) {
-		if (!ps->tok[i].quoted || iz_size(&ps->tok[i], &ps->rec_hdr[ps->n_rec]) < 0) {
-			iz_err(ps->e, ps->lineno,
-			       "expected the section's header of quoted record sizes (\"4\" \"8\" ...)");
-			return -EINVAL;
-		}
+		if (!ps->tok[i].quoted || iz_size(&ps->tok[i], &ps->rec_hdr[ps->n_rec]) < 0)
+			return iz_err(ps->e, ps->lineno,
+				      "expected the section's header of quoted record sizes (\"4\" \"8\" ...)");
 		ps->n_rec++;
 	}
 	ps->want_header = false;
@@ -352,16 +339,12 @@ static int iz_excel_row(struct iz_parse *ps, int nt)
 	struct fslab_iozone_cell c = { .line = ps->lineno, .test = (enum fslab_test)ps->cur };
 	int r;
 
-	if (!ps->tok[0].quoted || iz_size(&ps->tok[0], &c.file_kib) < 0) {
-		iz_err(ps->e, ps->lineno,
-		       "expected a quoted file size (KiB) at the start of the row");
-		return -EINVAL;
-	}
-	if ((size_t)nt - 1 > ps->n_rec) {
-		iz_err(ps->e, ps->lineno, "%d values but the section's header has %zu record sizes",
-		       nt - 1, ps->n_rec);
-		return -EINVAL;
-	}
+	if (!ps->tok[0].quoted || iz_size(&ps->tok[0], &c.file_kib) < 0)
+		return iz_err(ps->e, ps->lineno,
+			      "expected a quoted file size (KiB) at the start of the row");
+	if ((size_t)nt - 1 > ps->n_rec)
+		return iz_err(ps->e, ps->lineno, "%d values but the section's header has %zu record sizes",
+			      nt - 1, ps->n_rec);
 	for (int i = 1; i < nt; i++) {
 		if ((r = iz_value_tok(ps, i, i, "value", &c.kib_s)) < 0)
 			return r;
@@ -377,24 +360,20 @@ static int iz_excel_row(struct iz_parse *ps, int nt)
 /* A line of the -R section: a title, a header or a row (others skipped). */
 static int iz_excel_line(struct iz_parse *ps, const char *line, size_t n)
 {
-	int nt, r;
+	int nt = 0, r;
 
 	if (line[0] != '"')
 		return 0;
 	if ((r = iz_row_tokens(ps, line, n, &nt)) < 0)
 		return r;
-	if (nt < 0) {
-		iz_err(ps->e, ps->lineno,
-		       nt == -E2BIG ? "more than %d fields" : "unbalanced quote", IZ_TOKENS);
-		return -EINVAL;
-	}
+	if (nt < 0)
+		return iz_err(ps->e, ps->lineno,
+			      nt == -E2BIG ? "more than %d fields" : "unbalanced quote", IZ_TOKENS);
 	if (nt >= 1 && ps->tok[0].n && !isdigit((unsigned char)ps->tok[0].s[0]))
 		return iz_excel_title(ps);
-	if (ps->cur == FSLAB_TEST_INVALID) {
-		iz_err(ps->e, ps->lineno,
-		       "a row before any section title (\"Writer report\", ...)");
-		return -EINVAL;
-	}
+	if (ps->cur == FSLAB_TEST_INVALID)
+		return iz_err(ps->e, ps->lineno,
+			      "a row before any section title (\"Writer report\", ...)");
 	if (ps->want_header)
 		return iz_excel_header(ps, nt);
 	return iz_excel_row(ps, nt);
@@ -442,11 +421,9 @@ static int iz_merge(struct iz_parse *ps)
 		const struct fslab_iozone_cell *c = &ps->part.cells[i];
 		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
 
-		if (iz_find(&text_view, c)) {
-			iz_err(ps->e, c->line, "the table repeats file %llu KiB, record %llu KiB",
-			       (unsigned long long)c->file_kib, (unsigned long long)c->record_kib);
-			return -EINVAL;
-		}
+		if (iz_find(&text_view, c))
+			return iz_err(ps->e, c->line, "the table repeats file %llu KiB, record %llu KiB",
+				      (unsigned long long)c->file_kib, (unsigned long long)c->record_kib);
 	}
 	for (size_t i = 0; i < ps->xl.n; i++) {
 		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
@@ -484,9 +461,8 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 			goto out;
 	}
 	if (!rep->has_text && !rep->has_excel) {
-		iz_err(e, 0,
-		       "no IOzone auto-mode results: expected the table headed \"kB  reclen  write ...\" or the section after \"Excel output is below:\"");
-		r = -EINVAL;
+		r = iz_err(e, 0,
+			   "no IOzone auto-mode results: expected the table headed \"kB  reclen  write ...\" or the section after \"Excel output is below:\"");
 		goto out;
 	}
 	if ((r = iz_merge(&ps)) < 0)
@@ -494,10 +470,9 @@ int fslab_iozone_parse(const char *text, size_t len, struct fslab_iozone_report 
 	for (size_t i = 0; i < rep->n; i++)
 		measured += rep->cells[i].kib_s > 0;
 	if (measured == 0) {
-		iz_err(e, 0,
-		       rep->n ? "every value in the report is 0 (IOzone's \"not measured\"): nothing to import"
-			      : "the report has no result rows");
-		r = -EINVAL;
+		r = iz_err(e, 0,
+			   rep->n ? "every value in the report is 0 (IOzone's \"not measured\"): nothing to import"
+				  : "the report has no result rows");
 		goto out;
 	}
 out:

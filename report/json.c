@@ -119,16 +119,13 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 	json_object_object_add(o, "ranked", rows);
 	json_object_object_add(o, "pairs", js_pairs(d, t, r));
 	nr = json_object_new_array();
-	for (size_t i = 0; i < r->n_partial; i++) {
+	for (size_t i = 0; i < r->n_partial + r->n_unranked; i++) { /* the partial ones first */
+		bool partial = i < r->n_partial;
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r->partial[i]->label));
-		json_object_object_add(x, "why", json_object_new_string("partial data"));
-		json_object_array_add(nr, x);
-	}
-	for (size_t i = 0; i < r->n_unranked; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "label", json_object_new_string(r->unranked[i]->label));
-		json_object_object_add(x, "why", json_object_new_string("no ok cell"));
+
+		json_object_object_add(x, "label", json_object_new_string(
+			partial ? r->partial[i]->label : r->unranked[i - r->n_partial]->label));
+		json_object_object_add(x, "why", json_object_new_string(partial ? "partial data" : "no ok cell"));
 		json_object_array_add(nr, x);
 	}
 	json_object_object_add(o, "not_ranked", nr);
@@ -274,11 +271,9 @@ static json_object *rp_latency_json(const struct rp_data *d)
 	if (!s->lat_tests)
 		return NULL;
 	o = json_object_new_object();
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, s->lat_tests) {
 		json_object *a;
 
-		if (!(s->lat_tests & (1u << t)))
-			continue;
 		a = json_object_new_array();
 		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);

@@ -23,9 +23,7 @@ static void lt_row(const struct rp_entry *e, enum fslab_test t, double *tmp, str
 	size_t m = 0;
 
 	*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
-
+	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || (isnan(c->lat_p50) && isnan(c->lat_p99) && isnan(c->lat_max)))
 			continue;
 		l->n_cells++;

@@ -35,7 +35,8 @@ static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
 #define E1(s) fslab_escape_ctrl((s), ld_e1, sizeof(ld_e1))
 #define E2(s) fslab_escape_ctrl((s), ld_e2, sizeof(ld_e2))
 
-/* By cell (test, file, record, depth, threads), then trial. */
+/* By cell (test, file, record, and a queued test's depth and threads:
+ * CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells), then trial. */
 static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
 {
 	if (x->test != y->test)
@@ -90,15 +91,6 @@ static unsigned ld_parse_flags(struct rp_entry *e, const char *s)
 		}
 	}
 	return f;
-}
-
-static const char *ld_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 /* Copies what fits (the report's columns are narrower than the fields). */
@@ -160,14 +152,6 @@ static void ld_cell_latency(struct rp_entry *e, struct rp_cell *c, double *tmp)
 		e->latency = true;
 }
 
-/* Rows of one cell: test, file, record, and a queued test's depth and
- * threads (CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells). */
-static bool ld_same_cell(const struct ld_row *r, const struct rp_cell *c)
-{
-	return r->test == c->test && r->file_kib == c->file_kib && r->record_kib == c->record_kib &&
-	       r->iodepth == c->iodepth && r->jobs == c->jobs;
-}
-
 /* Groups sorted rows into cells and samples. */
 static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 {
@@ -189,7 +173,7 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct ld_row *r = &rows[i];
 
-		if (!c || !ld_same_cell(r, c)) {
+		if (!c || ld_cmp_cell(r, r - 1) != 0) {
 			c = &e->cells[e->n_cells++];
 			c->test = r->test;
 			c->file_kib = r->file_kib;
@@ -583,9 +567,12 @@ static const char *ld_basename(const char *p, char *buf, size_t len)
  * NULL. */
 static const char *ld_run_label(const struct rp_run *r)
 {
-	const char *s = ld_str(r->manifest, "label");
+	json_object *v;
 
-	return s && s[0] ? s : NULL;
+	if (!r->manifest || !json_object_object_get_ex(r->manifest, "label", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v)[0] ? json_object_get_string(v) : NULL;
 }
 
 /* Short tags that tell the runs apart: the runs' labels when every run has

@@ -22,6 +22,15 @@
 #include "stats.h"
 #include "spec.h"
 
+/* The tests of mask in their order: RP_FOR_TESTS(t, mask) { ... } */
+#define RP_FOR_TESTS(t, mask)                    \
+	for (int t = 0; t < FSLAB_TEST_MAX; t++) \
+		if ((mask) & (1u << t))
+/* The cells of entry e in test t: RP_FOR_CELLS(c, e, t) { ... } */
+#define RP_FOR_CELLS(c, e, t)                                           \
+	for (const struct rp_cell *c = &(e)->cells[(e)->test_first[t]]; \
+	     c < &(e)->cells[(e)->test_first[(t) + 1]]; c++)
+
 /* ---- the loaded data (load.c) ---- */
 enum {
 	RP_FLAG_PAGE_CACHE = 1 << 0,

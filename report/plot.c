@@ -72,9 +72,7 @@ static double pl_axes_for(const struct rp_data *d, enum fslab_test t, struct pl_
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
-		for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-			const struct rp_cell *c = &e->cells[k];
-
+		RP_FOR_CELLS(c, e, t) {
 			rp_sizes_add(ax->file, &ax->nf, c->file_kib);
 			rp_sizes_add(ax->record, &ax->nr, c->record_kib);
 			if (c->n_ok) {
@@ -153,11 +151,8 @@ static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool
 		bool label = (n - 1 - i) % l.step == 0; /* always label the largest */
 
 		rp_fmt_size(v[i], b, sizeof(b));
-		if (log2axis)
-			fprintf(f, "%s'%s' %d %d", i ? ", " : "", label ? b : "", pl_log2(v[i]), !label);
-		else
-			fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
-				(unsigned long long)v[i], !label);
+		fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
+			log2axis ? (unsigned long long)pl_log2(v[i]) : (unsigned long long)v[i], !label);
 	}
 	fputs(")\n", f);
 }
@@ -172,19 +167,6 @@ static const char *const pl_term[2][2] = {
 	  "set terminal svg size 420,300 noenhanced font 'DejaVu Sans,8' background '#ffffff'\n" },
 };
 static const char *const pl_ext[2] = { "png", "svg" };
-
-/* Output names are relative: gnuplot runs in the plots directory, so the
- * scripts can be rerun there after the report is renamed into place. */
-static void pl_output(FILE *f, const char *name, int fmt, bool small)
-{
-	char path[256];
-
-	fputs(pl_term[small][fmt], f);
-	snprintf(path, sizeof(path), "%s.%s", name, pl_ext[fmt]);
-	fputs("set output ", f);
-	pl_quote(f, path);
-	fputc('\n', f);
-}
 
 /* 24 steps: readable, and the PNGs compress far better than with 256 */
 static const char pl_palette[] =
@@ -203,8 +185,14 @@ static const char pl_lines[] =
  * file, the settings in before (may be NULL), the title. */
 static void pl_begin(FILE *f, const struct rp_plot *p, int fmt, bool small, const char *before)
 {
-	fputs("reset\n", f);
-	pl_output(f, p->name, fmt, small);
+	char path[256];
+
+	/* the output name relative: gnuplot runs in the plots directory, so
+	 * the scripts can be rerun there after the report is renamed into place */
+	snprintf(path, sizeof(path), "%s.%s", p->name, pl_ext[fmt]);
+	fprintf(f, "reset\n%sset output ", pl_term[small][fmt]);
+	pl_quote(f, path);
+	fputc('\n', f);
 	if (before)
 		fputs(before, f);
 	fputs("set title ", f);
@@ -253,8 +241,7 @@ static bool pl_regular(const struct pl_axes *ax)
 static void pl_median_range(const struct rp_entry *e, enum fslab_test t, double *lo, double *hi)
 {
 	*lo = *hi = NAN;
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
+	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || !(c->median > 0))
 			continue;
 		if (isnan(*lo) || c->median / 1024 < *lo)

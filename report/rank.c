@@ -1,4 +1,4 @@
-/* Large-file plateau scores, rankings and their text tables.
+/* Large-file plateau scores and rankings.
  *
  * Plateau (docs/report.md): for one filesystem and test, at every record
  * size take the cells at the two largest file sizes measured ok with that
@@ -78,8 +78,7 @@ static size_t rk_plateau_samples(const struct rp_entry *e, enum fslab_test t,
 	size_t ns = 0;
 
 	s->file_lo = UINT64_MAX;
-	for (size_t i = e->test_first[t]; i < e->test_first[t + 1]; i++) {
-		const struct rp_cell *c = &e->cells[i];
+	RP_FOR_CELLS(c, e, t) {
 		size_t k;
 
 		if (!c->n_ok)
@@ -284,8 +283,7 @@ const struct rp_cell *rp_first_problem(const struct rp_entry *e, enum fslab_test
 	const struct rp_cell *first = NULL;
 
 	*n_failed = *n_skipped = 0;
-	for (size_t i = e->test_first[t]; i < e->test_first[t + 1]; i++) {
-		const struct rp_cell *c = &e->cells[i];
+	RP_FOR_CELLS(c, e, t) {
 		*n_failed += c->n_failed;
 		*n_skipped += c->n_skipped;
 		if (c->problem && !first)

@@ -236,9 +236,7 @@ static double sm_small_files_median(const struct rp_entry *e, enum fslab_test t,
 
 	if (!v)
 		return NAN;
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++) {
-		const struct rp_cell *c = &e->cells[k];
-
+	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || c->file_kib > 1024)
 			continue;
 		if (c->flags & SM_SMALL_OUT)
@@ -290,9 +288,7 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 	double lsum = 0;
 	size_t k = 0;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(ft & (1u << t)))
-			continue;
+	RP_FOR_TESTS(t, ft) {
 		const struct rp_mcell *c = rp_sum_cell(s, t, i);
 		unsigned flagged = 0;
 		double ratio = best_small ? sm_small_files_median(d->all[i], t, &flagged) / best_small[t]
@@ -322,11 +318,9 @@ static struct rp_fam_in sm_family_score(const struct rp_summary *s, const struct
 static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t ri,
 		     struct rp_fam_calls *k)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, ft) {
 		struct rp_cmp c;
 
-		if (!(ft & (1u << t)))
-			continue;
 		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested) {
 			k->untested++;
 			continue;
@@ -889,11 +883,9 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
 			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, tests) {
 		struct rp_score sa, sb;
 
-		if (!(tests & (1u << t)))
-			continue;
 		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
 			rp_score_free(&sa);
 			continue;

@@ -30,11 +30,6 @@ static int rk_width(const struct rp_data *d, enum rk_col col, int min)
 	return (int)w;
 }
 
-static void rk_flags(const struct rp_score *s, char *buf, size_t len)
-{
-	rp_flag_letters(s->flags, "", buf, len);
-}
-
 static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
 	unsigned nf, nsk;
@@ -91,7 +86,7 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 				  rp_fmt_size(row->s.file_hi, b, sizeof(b)));
 	/* the marks as the summary's model has them (report.json reads the
 	 * same cell), not decided again here */
-	rk_flags(&row->s, fl, sizeof(fl));
+	rp_flag_letters(row->s.flags, "", fl, sizeof(fl));
 	snprintf(marks, sizeof(marks), "%s%s%s", fl, (mc ? mc->partial : row->e->partial[t]) ? " partial" : "",
 		 (mc ? mc->aside : row->aside) ? " aside" : "");
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
@@ -233,11 +228,9 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	};
 	bool header = false;
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, tests) {
 		const struct rp_ranking *rk = &d->sum->rank[t];
 
-		if (!(tests & (1u << t)))
-			continue;
 		for (size_t r = 0; r < d->n_runs; r++) {
 			const struct rp_rank_row *best = NULL;
 			char rate[32], line[1024];
@@ -290,8 +283,8 @@ int rp_latency_text(FILE *out, const struct rp_data *d)
 		return -ENOMEM;
 	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
 		fslab_table_column(tb, heads[c], c < 2 || c == 5 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; (s->lat_tests & (1u << t)) && i < s->n; i++) {
+	RP_FOR_TESTS(t, s->lat_tests)
+		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
 			char a[24], f[16], r[16];
 

@@ -91,8 +91,6 @@ static const char *vd_order_sentence(const struct rp_summary *s)
 
 /* ---- text ---- */
 
-static void vd_wrap(FILE *out, const char *first, const char *text);
-
 static void vd_text_banners(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -164,11 +162,6 @@ static void vd_text_cell(char *buf, size_t len, const struct vd_cell *c, const c
 		 fl[0] ? " " : "", fl, c->partial ? " p" : "");
 }
 
-static void vd_wrap(FILE *out, const char *first, const char *text)
-{
-	rp_text_wrap(out, first, 6, text);
-}
-
 /* Columns c0 to c1 of matrix m as a table (lib/table.h): their headings,
  * then a row per test.  0 or -errno. */
 static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_matrix *m, size_t c0,
@@ -186,9 +179,7 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 		m->label(d, i, label, sizeof(label));
 		fslab_table_column(tb, label, FSLAB_TABLE_LEFT);
 	}
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		if (!(s->tests & (1u << t)))
-			continue;
+	RP_FOR_TESTS(t, s->tests) {
 		fslab_table_row(tb);
 		fslab_table_cell(tb, 0, fslab_test_to_string(t));
 		for (size_t i = c0; i < c1; i++) {
@@ -217,8 +208,8 @@ static int vd_text_matrix(FILE *out, const struct rp_data *d, const struct vd_ma
 			w = (int)strlen(label);
 	}
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; i < m->n && (d->sum->tests & (1u << t)); i++) {
+	RP_FOR_TESTS(t, d->sum->tests)
+		for (size_t i = 0; i < m->n; i++) {
 			struct vd_cell c = m->cell(d->sum, t, i);
 
 			vd_text_cell(cell, sizeof(cell), &c, m->marks);
@@ -263,7 +254,7 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 				      rp_other_flags_all(d, names, sizeof(names)));
 	if (o < sizeof(line))
 		snprintf(line + o, sizeof(line) - o, ", set aside likewise");
-	vd_wrap(out, "", line);
+	rp_text_wrap(out, "", 6, line);
 }
 
 int rp_text_summary(FILE *out, const struct rp_data *d)
@@ -295,16 +286,16 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
-			vd_wrap(out, "  ", s->verdict[f]);
+			rp_text_wrap(out, "  ", 6, s->verdict[f]);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
-			vd_wrap(out, "  ", s->chg_verdict[f][k]);
+			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
 		return 0;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
-		vd_wrap(out, "differs: ", s->differs);
+		rp_text_wrap(out, "differs: ", 6, s->differs);
 	if ((rc = vd_text_matrix(out, d, &changes, w)) < 0)
 		return rc;
 	if (s->n_chg_comparisons)
@@ -417,11 +408,9 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 static void vd_html_rows(FILE *out, const struct rp_summary *s, const struct vd_matrix *m,
 			 bool link)
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+	RP_FOR_TESTS(t, s->tests) {
 		const char *name = fslab_test_to_string(t);
 
-		if (!(s->tests & (1u << t)))
-			continue;
 		if (link)
 			fprintf(out, "<tr><th class=l><a href=\"#rank-%s\">%s</a></th>", name, name);
 		else
