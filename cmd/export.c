@@ -3,7 +3,7 @@
  * (report/exchange.c). */
 #include "commands.h"
 #include "err.h"
-#include "fslab/exchange.h"
+#include "fslab/report.h"
 #include "log.h"
 #include "opts.h"
 

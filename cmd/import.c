@@ -2,7 +2,7 @@
  * report becomes an fslab results directory (report/exchange.c). */
 #include "commands.h"
 #include "err.h"
-#include "fslab/exchange.h"
+#include "fslab/report.h"
 #include "log.h"
 #include "names.h"
 #include "opts.h"

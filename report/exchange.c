@@ -1,6 +1,6 @@
 /* fslab import iozone / fslab export iozone. */
 #include "err.h"
-#include "fslab/exchange.h"
+#include "fslab/report.h"
 #include "fileutil.h"
 #include "iozone.h"
 #include "log.h"

@@ -29,7 +29,7 @@ ROOMS = [
     # object has its own); the module's folder is private to it
     ("provision-api", r"include/fslab/(provision|lab)\.h$", ["lib"], []),
     ("bench-api", r"include/fslab/run\.h$", ["lib"], []),
-    ("report-api", r"include/fslab/(report|exchange)\.h$", ["lib"], []),
+    ("report-api", r"include/fslab/report\.h$", ["lib"], []),
     ("reproduce-api", r"include/fslab/reproduce\.h$", ["lib"], []),
     ("engine", r"bench/engine/", ["lib"], ["lib"]),
     ("bench", r"bench/", ["engine", "bench-api", "lib"], ["engine", "lib"]),
