@@ -138,14 +138,14 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	if (run_stop) {
 		c->interrupted = true;
 		fslab_error("interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
-			    run_esc(c->out_dir), run_esc(c->out_dir));
+			    fslab_esc(c->out_dir), fslab_esc(c->out_dir));
 		failed = true;
 	} else {
 		run_utc_now(c->finished_at, sizeof(c->finished_at), false);
 	}
 	e = fslab_manifest_write(c);
 	if (e < 0) {
-		fslab_error("cannot write %s/manifest.json: %s", run_esc(c->out_dir), strerror(-e));
+		fslab_error("cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-e));
 		failed = true;
 	}
 	if (run_close_csvs(c) < 0)
@@ -154,11 +154,11 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 		n_failed += c->fs[i].rec.cells_failed;
 	if (n_failed)
 		fslab_error("%llu cell(s) failed; their rows in %s say why",
-			    (unsigned long long)n_failed, run_esc(c->out_dir));
+			    (unsigned long long)n_failed, fslab_esc(c->out_dir));
 	/* An interrupted run is not done: its last word stays the --resume
 	 * line above. */
 	if (!c->interrupted)
-		fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), run_esc(c->out_dir));
+		fslab_progress_note(prog, "%s: done: %s", fslab_log_prefix(), fslab_esc(c->out_dir));
 	return (r < 0 || failed) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_OK;
 }
 
@@ -179,7 +179,7 @@ static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *pla
 		run_steady_phase(c, &c->fs[i], prog);
 		r = fslab_manifest_write(c);
 		if (r < 0)
-			fslab_warn("cannot update %s/manifest.json: %s", run_esc(c->out_dir), strerror(-r));
+			fslab_warn("cannot update %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
 	}
 }
 
@@ -250,7 +250,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	 * once it exists --resume knows everything. */
 	r = fslab_manifest_write(c);
 	if (r < 0) {
-		fslab_error("cannot write %s/manifest.json: %s", run_esc(c->out_dir), strerror(-r));
+		fslab_error("cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
 		goto out;
 	}
 	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)
@@ -267,7 +267,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			    fslab_cache_mode_to_string(c->cfg.sweep.cache), c->cfg.sweep.trials,
 			    c->cfg.until_ci_pct > 0 ? " (more until the CI is narrow enough)"
 			    : c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
-			    run_esc(c->out_dir));
+			    fslab_esc(c->out_dir));
 	run_seed_eta(c, &plan, prog);
 	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);
 	r = run_sweep(c, &plan, fst, prog, &failed);

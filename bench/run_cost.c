@@ -776,7 +776,7 @@ static int cost_fs_avail(const struct fslab_bench_fs *fs, uint64_t *avail)
 
 	if (statvfs(fs->rec.path, &sv) < 0)
 		return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
-					 run_esc(fs->rec.path));
+					 fslab_esc(fs->rec.path));
 	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	return sv.f_blocks != 0;
 }
@@ -798,11 +798,11 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 			return known;
 		if (!known) {
 			printf("  %-12s %-8s %s  free unknown (the filesystem does not say), needs %s\n",
-			       fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
+			       fs->rec.name, fs->rec.type, fslab_esc(fs->rec.path),
 			       fslab_size_human(need, f2, sizeof(f2)));
 			continue;
 		}
-		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->rec.name, fs->rec.type, run_esc(fs->rec.path),
+		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->rec.name, fs->rec.type, fslab_esc(fs->rec.path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
 		       avail >= need ? "ok" : "DOES NOT FIT");
 		if (avail >= need)
@@ -811,7 +811,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		/* Name the file that sets the need: the device probe's scratch
 		 * file can be larger than every file of the plan. */
 		fslab_error("%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
-			    fs->rec.name, run_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
+			    fs->rec.name, fslab_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
 			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
 			    : run_tree_is_largest(c, plan)	 ? "the many-files tests' largest tree"
 								 : "its largest file",
@@ -843,7 +843,7 @@ int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan 
 		if (!known || avail >= need)
 			continue;
 		fslab_error("%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
-			    fs->rec.name, run_esc(fs->rec.path), fslab_preset_to_string(c->cfg.sweep.named_rows),
+			    fs->rec.name, fslab_esc(fs->rec.path), fslab_preset_to_string(c->cfg.sweep.named_rows),
 			    fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)),
 			    fslab_size_human(need, f2, sizeof(f2)), fslab_size_human(avail, f3, sizeof(f3)),
 			    fslab_size_format(c->cfg.sweep.file_max / 4 >= 16 * FSLAB_MiB ? c->cfg.sweep.file_max / 4

@@ -26,6 +26,7 @@
 #include "spec.h"
 #include "stats.h"
 #include "target.h"
+#include "termtext.h"
 
 /* The device is probed this many times; the fastest figure is the upper
  * bound a cell is compared with (one probe is noisy: the flag flipped on
@@ -272,10 +273,6 @@ void fslab_done_free(struct fslab_done_set *d);
 /* Set by SIGINT/SIGTERM: stop after the test in flight.  Set by SIGCONT:
  * the process was stopped (the pass in flight is redone). */
 extern volatile sig_atomic_t run_stop, run_continued;
-
-/* A user's path or name as it may reach a terminal: control bytes shown
- * as \xNN.  Four rotating buffers, so one message can hold several. */
-const char *run_esc(const char *s);
 /* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
 void run_utc_now(char *buf, size_t len, bool compact);
 /* The same of a time in Unix seconds. */

@@ -34,9 +34,9 @@ static int run_probe_measure(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 	}
 	if (r < 0)
 		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->rec.name,
-			   run_esc(fs->probe.note));
+			   fslab_esc(fs->probe.note));
 	else if (strcmp(fs->probe.method, "o_direct") != 0)
-		fslab_warn("%s: %s", fs->rec.name, run_esc(fs->probe.note));
+		fslab_warn("%s: %s", fs->rec.name, fslab_esc(fs->probe.note));
 	return r;
 }
 
@@ -49,7 +49,7 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 		return;
 	}
 	fslab_progress_note(prog, "%s: probing what the device under %s can do (%u x %s sequential O_DIRECT write and read; the fastest is the bound)",
-			    fslab_log_prefix(), run_esc(fs->rec.path), FSLAB_PROBE_RUNS,
+			    fslab_log_prefix(), fslab_esc(fs->rec.path), FSLAB_PROBE_RUNS,
 			    fslab_size_human(c->cfg.probe_bytes ? c->cfg.probe_bytes : FSLAB_PROBE_DEFAULT_BYTES,
 					     size, sizeof(size)));
 	run_probe_measure(c, fs);

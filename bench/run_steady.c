@@ -278,7 +278,7 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 	st->file_bytes = steady_file_size(fs->rec.path, c->cfg.steady_round_bytes, &st->free_bytes);
 	if (!st->file_bytes) {
 		snprintf(s.why, sizeof(s.why), "too little free space in %s for its file (%llu MiB free; the file is at least %llu MiB and at most 1/%d of the free space)",
-			 run_esc(fs->rec.path), (unsigned long long)(st->free_bytes >> 20),
+			 fslab_esc(fs->rec.path), (unsigned long long)(st->free_bytes >> 20),
 			 FSLAB_STEADY_FILE_MIN >> 20, FSLAB_STEADY_FILE_FREE_DIVISOR);
 		steady_result(fs, -ENOSPC, &s, prog);
 		return;

@@ -12,15 +12,6 @@ volatile sig_atomic_t run_stop, run_continued;
 
 /* A user's path or name as it may reach a terminal: control bytes shown
  * as \xNN.  Four rotating buffers, so one message can hold several. */
-const char *run_esc(const char *s)
-{
-	static char bufs[4][FSLAB_ESCAPE_SIZE(PATH_MAX)];
-	static unsigned next;
-	char *b = bufs[next++ % 4];
-
-	return fslab_escape_ctrl(s, b, sizeof(bufs[0]));
-}
-
 void run_utc_now(char *buf, size_t len, bool compact)
 {
 	run_utc_format((int64_t)time(NULL), buf, len, compact);

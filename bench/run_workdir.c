@@ -131,13 +131,13 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		    (st.st_mode & 07777) != 0700 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
 		    fslab_file_id_of_fd(fd, &id) < 0) {
 			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: not a leftover of a killed run (owner, mode or a live run's lock): left alone",
-				    run_esc(fs->rec.path), run_esc(e->d_name));
+				    fslab_esc(fs->rec.path), fslab_esc(e->d_name));
 			close(fd);
 			continue;
 		}
 		if (!run_workdir_marked(fd, &no_xattrs) && !(no_xattrs && run_registry_has(e->d_name, false))) {
 			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
-				    run_esc(fs->rec.path), run_esc(e->d_name), FSLAB_WORKDIR_MARK);
+				    fslab_esc(fs->rec.path), fslab_esc(e->d_name), FSLAB_WORKDIR_MARK);
 			close(fd);
 			continue;
 		}
@@ -145,11 +145,11 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		if (r == 0)
 			run_registry_has(e->d_name, true);
 		if (r < 0)
-			fslab_warn("%s/%s: cannot remove what a killed run left: %s", run_esc(fs->rec.path),
-				   run_esc(e->d_name), strerror(-r));
+			fslab_warn("%s/%s: cannot remove what a killed run left: %s", fslab_esc(fs->rec.path),
+				   fslab_esc(e->d_name), strerror(-r));
 		else
 			fslab_debug(FSLAB_DBG_BENCH, "removed %s/%s, left by a killed run",
-				    run_esc(fs->rec.path), e->d_name);
+				    fslab_esc(fs->rec.path), e->d_name);
 		close(fd);
 	}
 	closedir(d);
@@ -164,33 +164,33 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 
 	fs->dir_fd = open(fs->rec.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->dir_fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open %s", fs->rec.name, run_esc(fs->rec.path));
+		return fslab_error_errno(errno, "%s: cannot open %s", fs->rec.name, fslab_esc(fs->rec.path));
 	if (fstat(fs->dir_fd, &st) < 0 || st.st_dev != fs->dev) {
 		fslab_error("%s: %s changed while the run started (another filesystem is there now)",
-			    fs->rec.name, run_esc(fs->rec.path));
+			    fs->rec.name, fslab_esc(fs->rec.path));
 		return -ESTALE;
 	}
 	run_remove_stale_workdirs(fs);
 	r = fslab_mkdtemp_at(fs->dir_fd, FSLAB_WORKDIR_PREFIX, fs->work_name, sizeof(fs->work_name));
 	if (r < 0)
 		return fslab_error_errno(r, "%s: cannot make a private directory for the test files in %s",
-					 fs->rec.name, run_esc(fs->rec.path));
+					 fs->rec.name, fslab_esc(fs->rec.path));
 	fs->work_fd = r;
 	r = fslab_file_id_of_fd(fs->work_fd, &fs->work_id);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: %s/%s", fs->rec.name, run_esc(fs->rec.path), fs->work_name);
+		return fslab_error_errno(r, "%s: %s/%s", fs->rec.name, fslab_esc(fs->rec.path), fs->work_name);
 	r = run_workdir_mark(fs, run_id);
 	if (r < 0) {
 		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		return fslab_error_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
-					 fs->rec.name, run_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
+					 fs->rec.name, fslab_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
 					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
 	}
 	/* The lock only tells another run's leftover sweep that this
 	 * directory is alive; where the filesystem has no flock, that sweep
 	 * cannot take it either and leaves it alone. */
 	if (flock(fs->work_fd, LOCK_EX | LOCK_NB) < 0)
-		fslab_debug(FSLAB_DBG_BENCH, "%s: no flock on %s/%s: %s", fs->rec.name, run_esc(fs->rec.path),
+		fslab_debug(FSLAB_DBG_BENCH, "%s: no flock on %s/%s: %s", fs->rec.name, fslab_esc(fs->rec.path),
 			    fs->work_name, strerror(errno));
 	return 0;
 }
@@ -203,7 +203,7 @@ void run_workdir_remove(struct fslab_bench_fs *fs)
 		int r = fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		if (r < 0 && r != -ENOENT && !fs->rec.vanished)
 			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->rec.name,
-				   run_esc(fs->rec.path), fs->work_name, strerror(-r));
+				   fslab_esc(fs->rec.path), fs->work_name, strerror(-r));
 		if (r == 0 && fs->work_registered)
 			run_registry_has(fs->work_name, true);
 		fs->work_registered = false;

@@ -1,5 +1,6 @@
 #include "termtext.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -44,4 +45,13 @@ char *fslab_escape_ctrl(const char *in, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+const char *fslab_esc(const char *s)
+{
+	static char bufs[4][FSLAB_ESCAPE_SIZE(PATH_MAX)];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+
+	return fslab_escape_ctrl(s, b, sizeof(bufs[0]));
 }

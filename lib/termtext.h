@@ -21,4 +21,9 @@ char *fslab_escape_ctrl(const char *in, char *out, size_t outlen);
 /* A buffer of this size holds the escape of any string of n bytes. */
 #define FSLAB_ESCAPE_SIZE(n) (4 * (n) + 1)
 
+/* fslab_escape_ctrl of s (up to PATH_MAX bytes) into one of four
+ * rotating static buffers: for up to four strings in one message.  Not
+ * thread-safe. */
+const char *fslab_esc(const char *s);
+
 #endif
