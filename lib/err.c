@@ -21,31 +21,6 @@ int fslab_err_set(struct fslab_err *e, int err, const char *fmt, ...)
 	return code;
 }
 
-int fslab_err_prefix(struct fslab_err *e, const char *fmt, ...)
-{
-	char old[FSLAB_ERR_MSG_MAX];
-	size_t n;
-	va_list ap;
-
-	if (!e)
-		return -EIO;
-	snprintf(old, sizeof(old), "%s", fslab_err_msg(e));
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	n = strlen(e->msg);
-	if (n + 2 < sizeof(e->msg)) {
-		size_t room = sizeof(e->msg) - n - 2, len = strlen(old);
-
-		memcpy(e->msg + n, ": ", 2);
-		if (len >= room)
-			len = room - 1;
-		memcpy(e->msg + n + 2, old, len);
-		e->msg[n + 2 + len] = '\0';
-	}
-	return e->code ? e->code : -EIO;
-}
-
 void fslab_err_clear(struct fslab_err *e)
 {
 	if (e) {

@@ -22,9 +22,6 @@ struct fslab_err {
  * message; returns the negative code, so `return fslab_err_set(e, ...)`. */
 int fslab_err_set(struct fslab_err *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Puts "what: " before e's message (keeps the code); returns e's code. */
-int fslab_err_prefix(struct fslab_err *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 void fslab_err_clear(struct fslab_err *e);
 /* The message, or strerror of the code when no message was set. */
 const char *fslab_err_msg(const struct fslab_err *e);
