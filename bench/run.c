@@ -44,14 +44,14 @@ int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)
 	int r;
 
 	if (o->resume_dir && dry_run) {
-		fslab_error("--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
+		fslab_note(FSLAB_NOTE_ERROR, "--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
 		return FSLAB_EXIT_USAGE;
 	}
 	if (o->resume_dir)
 		return run_check_resume_opts(o) < 0 ? FSLAB_EXIT_USAGE : FSLAB_EXIT_OK;
 	c = run_ctx_new();
 	if (!c) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	r = run_settings(c, o);
@@ -137,7 +137,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	fslab_progress_clear(prog);
 	if (run_stop) {
 		c->interrupted = true;
-		fslab_error("interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
+		fslab_note(FSLAB_NOTE_ERROR, "interrupted: the finished cells are in %s; continue with: fslab run --resume %s",
 			    fslab_esc(c->out_dir), fslab_esc(c->out_dir));
 		failed = true;
 	} else {
@@ -145,7 +145,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	}
 	e = fslab_manifest_write(c);
 	if (e < 0) {
-		fslab_error("cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-e));
+		fslab_note(FSLAB_NOTE_ERROR, "cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-e));
 		failed = true;
 	}
 	if (run_close_csvs(c) < 0)
@@ -153,7 +153,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 	for (size_t i = 0; i < c->n_fs; i++)
 		n_failed += c->fs[i].rec.cells_failed;
 	if (n_failed)
-		fslab_error("%llu cell(s) failed; their rows in %s say why",
+		fslab_note(FSLAB_NOTE_ERROR, "%llu cell(s) failed; their rows in %s say why",
 			    (unsigned long long)n_failed, fslab_esc(c->out_dir));
 	/* An interrupted run is not done: its last word stays the --resume
 	 * line above. */
@@ -179,7 +179,7 @@ static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *pla
 		run_steady_phase(c, &c->fs[i], prog);
 		r = fslab_manifest_write(c);
 		if (r < 0)
-			fslab_warn("cannot update %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
+			fslab_note_warn("cannot update %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
 	}
 }
 
@@ -217,7 +217,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	ret = FSLAB_EXIT_FAILURE;
 	r = fslab_plan_build(&c->cfg.sweep, &plan);
 	if (r < 0) {
-		fslab_error(r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
+		fslab_note(FSLAB_NOTE_ERROR, r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
 	}
 	if (run_check_rows_space(c, &plan) < 0)
@@ -250,7 +250,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	 * once it exists --resume knows everything. */
 	r = fslab_manifest_write(c);
 	if (r < 0) {
-		fslab_error("cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
+		fslab_note(FSLAB_NOTE_ERROR, "cannot write %s/manifest.json: %s", fslab_esc(c->out_dir), strerror(-r));
 		goto out;
 	}
 	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)

@@ -775,7 +775,7 @@ static int cost_fs_avail(const struct fslab_bench_fs *fs, uint64_t *avail)
 	struct statvfs sv;
 
 	if (statvfs(fs->rec.path, &sv) < 0)
-		return fslab_error_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
+		return run_note_errno(errno, "%s (%s): cannot read its free space", fs->rec.name,
 					 fslab_esc(fs->rec.path));
 	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	return sv.f_blocks != 0;
@@ -810,7 +810,7 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		fflush(stdout);
 		/* Name the file that sets the need: the device probe's scratch
 		 * file can be larger than every file of the plan. */
-		fslab_error("%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
+		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
 			    fs->rec.name, fslab_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
 			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
 			    : run_tree_is_largest(c, plan)	 ? "the many-files tests' largest tree"
@@ -842,7 +842,7 @@ int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan 
 			return known;
 		if (!known || avail >= need)
 			continue;
-		fslab_error("%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
+		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
 			    fs->rec.name, fslab_esc(fs->rec.path), fslab_preset_to_string(c->cfg.sweep.named_rows),
 			    fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)),
 			    fslab_size_human(need, f2, sizeof(f2)), fslab_size_human(avail, f3, sizeof(f3)),
@@ -933,7 +933,7 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 		goto out;
 	ret = FSLAB_EXIT_FAILURE;
 	if (fslab_plan_build(&c->cfg.sweep, &plan) < 0) {
-		fslab_error("the sweep has no cell to run");
+		fslab_note(FSLAB_NOTE_ERROR, "the sweep has no cell to run");
 		goto out;
 	}
 	probe = !c->cfg.no_device_probe;

@@ -20,7 +20,7 @@ static int run_take_record(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, c
 	int j = fslab_manifest_find_fs(c->resumed, t->name);
 
 	if (j < 0) {
-		fslab_error("--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
 			    fslab_esc(c->out_dir), fslab_esc(t->name));
 		return -ENOENT;
 	}
@@ -41,17 +41,17 @@ static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 	int r;
 
 	if (!fslab_fs_name_valid(t->name)) {
-		fslab_error("'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", fslab_esc(t->name));
+		fslab_note(FSLAB_NOTE_ERROR, "'%s' is not a valid filesystem name: use 1 to 31 of A-Z a-z 0-9 _ -", fslab_esc(t->name));
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (strcmp(c->fs[i].rec.name, t->name) == 0) {
-			fslab_error("the name '%s' is given twice; each filesystem needs its own name (it names the CSV)",
+			fslab_note(FSLAB_NOTE_ERROR, "the name '%s' is given twice; each filesystem needs its own name (it names the CSV)",
 				    fslab_esc(t->name));
 			return -EINVAL;
 		}
 	if (!t->path[0] || strnlen(t->path, sizeof(t->path)) >= sizeof(t->path)) {
-		fslab_error("%s: give the directory to benchmark", fslab_esc(t->name));
+		fslab_note(FSLAB_NOTE_ERROR, "%s: give the directory to benchmark", fslab_esc(t->name));
 		return -EINVAL;
 	}
 	fs = &c->fs[c->n_fs];
@@ -65,11 +65,11 @@ static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 	fs->rec.setup_discarded = -1;
 	r = fslab_fsinfo_fill(fs);
 	if (r < 0) {
-		fslab_error("%s (%s): %s; give an existing directory", t->name, fslab_esc(t->path), strerror(-r));
+		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): %s; give an existing directory", t->name, fslab_esc(t->path), strerror(-r));
 		return r;
 	}
 	if (access(t->path, W_OK) != 0) {
-		fslab_error("%s (%s): not writable: %s", t->name, fslab_esc(t->path), strerror(errno));
+		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): not writable: %s", t->name, fslab_esc(t->path), strerror(errno));
 		return -EACCES;
 	}
 	c->n_fs++;
@@ -114,16 +114,16 @@ struct fslab_run_ctx *run_ctx_new(void)
 int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	if (o->n_targets == 0) {
-		fslab_error("no filesystem to benchmark: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH");
+		fslab_note(FSLAB_NOTE_ERROR, "no filesystem to benchmark: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH");
 		return FSLAB_EXIT_USAGE;
 	}
 	if (o->n_targets > FSLAB_MAX_FS) {
-		fslab_error("%zu filesystems: at most %d per run", o->n_targets, FSLAB_MAX_FS);
+		fslab_note(FSLAB_NOTE_ERROR, "%zu filesystems: at most %d per run", o->n_targets, FSLAB_MAX_FS);
 		return FSLAB_EXIT_USAGE;
 	}
 	c->fs = calloc(o->n_targets, sizeof(*c->fs));
 	if (!c->fs) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	if (!o->resume_dir)

@@ -108,7 +108,7 @@ static void mf_options_at_end(const struct fslab_run_ctx *c, const struct fslab_
 	if (!now[0] || strcmp(now, fs->mount_vfs_options) == 0)
 		return;
 	snprintf(o->mount_options_at_end, sizeof(o->mount_options_at_end), "%s", now);
-	fslab_warn("%s: the mount options changed during the run (%s at the start, %s at the end): its figures may mix two configurations; manifest.json records both (mount_options_at_end)",
+	fslab_note_warn("%s: the mount options changed during the run (%s at the start, %s at the end): its figures may mix two configurations; manifest.json records both (mount_options_at_end)",
 		   fs->rec.name, fs->mount_vfs_options, now);
 }
 

@@ -25,7 +25,7 @@ static int run_probe_measure(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 			    fs->rec.name);
 	}
 	if (run_continued) {
-		fslab_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
+		fslab_note_warn("%s: the process was stopped during every device probe; its cells get no page-cache flag",
 			   fs->rec.name);
 		fs->probe.write_kib_s = fs->probe.read_kib_s = 0;
 		snprintf(fs->probe.method, sizeof(fs->probe.method), "failed");
@@ -33,10 +33,10 @@ static int run_probe_measure(struct fslab_run_ctx *c, struct fslab_bench_fs *fs)
 		return -EINTR;
 	}
 	if (r < 0)
-		fslab_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->rec.name,
+		fslab_note_warn("%s: device probe failed (%s); its cells get no page-cache flag", fs->rec.name,
 			   fslab_esc(fs->probe.note));
 	else if (strcmp(fs->probe.method, "o_direct") != 0)
-		fslab_warn("%s: %s", fs->rec.name, fslab_esc(fs->probe.note));
+		fslab_note_warn("%s: %s", fs->rec.name, fslab_esc(fs->probe.note));
 	return r;
 }
 
@@ -54,6 +54,6 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 					     size, sizeof(size)));
 	run_probe_measure(c, fs);
 	if (fs->rec.fuse)
-		fslab_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
+		fslab_note_warn("%s is mounted through FUSE (%s): its figures are flagged 'fuse' and are not comparable to kernel drivers",
 			   fs->rec.name, fs->rec.type);
 }

@@ -42,9 +42,9 @@ static int run_lock_results(struct fslab_run_ctx *c)
 	if (flock(c->out_fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	if (errno != EWOULDBLOCK)
-		return fslab_error_errno(errno, "cannot lock the results directory %s", fslab_esc(c->out_dir));
+		return run_note_errno(errno, "cannot lock the results directory %s", fslab_esc(c->out_dir));
 	run_flock_holder(c->out_fd, holder, sizeof(holder));
-	fslab_error("%s is in use by another fslab run (%s); wait for it to finish: two runs in one results directory would write the same cells twice",
+	fslab_note(FSLAB_NOTE_ERROR, "%s is in use by another fslab run (%s); wait for it to finish: two runs in one results directory would write the same cells twice",
 		    fslab_esc(c->out_dir), holder[0] ? holder : "holder unknown");
 	return -EBUSY;
 }
@@ -161,10 +161,10 @@ static int run_csvs_durable(const struct fslab_run_ctx *c)
 {
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (c->fs[i].csv && (fflush(c->fs[i].csv) != 0 || fdatasync(fileno(c->fs[i].csv)) < 0))
-			return fslab_error_errno(errno, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir),
+			return run_note_errno(errno, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir),
 						 c->fs[i].rec.name);
 	if (fsync(c->out_fd) < 0 && errno != EINVAL)
-		return fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
+		return run_note_errno(errno, "cannot flush the results directory %s to the disk",
 					 fslab_esc(c->out_dir));
 	return 0;
 }
@@ -177,12 +177,12 @@ static int run_marker_write(const struct fslab_run_ctx *c, bool csvs)
 	int n = run_marker_text(c, csvs, text, sizeof(text)), r;
 
 	if (n < 0)
-		return fslab_error_errno(n, csvs ? "cannot record the CSVs in %s/" FSLAB_RUN_MARKER
+		return run_note_errno(n, csvs ? "cannot record the CSVs in %s/" FSLAB_RUN_MARKER
 						 : "cannot write %s/" FSLAB_RUN_MARKER,
 					 fslab_esc(c->out_dir));
 	r = fslab_write_file_atomic_at(c->out_fd, FSLAB_RUN_MARKER, text, (size_t)n, 0644);
 	if (r < 0)
-		return fslab_error_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, fslab_esc(c->out_dir));
+		return run_note_errno(r, "cannot write %s/" FSLAB_RUN_MARKER, fslab_esc(c->out_dir));
 	return 0;
 }
 
@@ -203,26 +203,26 @@ static int run_marker_load(const struct fslab_run_ctx *c, struct run_marker *m)
 	int fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK), r;
 
 	if (fd < 0) {
-		fslab_error("--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: no run id (" FSLAB_RUN_MARKER ": %s): not a results directory this fslab wrote, so its manifest cannot be proved to be its own; nothing was changed",
 			    fslab_esc(c->out_dir), fd == -ELOOP ? "a symbolic link" : fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		return -EINVAL;
 	}
 	r = run_marker_read(fd, m);
 	close(fd);
 	if (r < 0) {
-		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not hold a run id; nothing was changed", fslab_esc(c->out_dir));
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: " FSLAB_RUN_MARKER " does not hold a run id; nothing was changed", fslab_esc(c->out_dir));
 		return r;
 	}
 	r = fslab_file_id_of_fd(c->out_fd, &dir);
 	if (r < 0)
-		return fslab_error_errno(r, "--resume %s", fslab_esc(c->out_dir));
+		return run_note_errno(r, "--resume %s", fslab_esc(c->out_dir));
 	if (!m->has_dir) {
-		fslab_error("--resume %s: " FSLAB_RUN_MARKER " does not record its directory (written by an earlier fslab): the run cannot be proved to be this directory's; report it, or start a new run; nothing was changed",
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: " FSLAB_RUN_MARKER " does not record its directory (written by an earlier fslab): the run cannot be proved to be this directory's; report it, or start a new run; nothing was changed",
 			    fslab_esc(c->out_dir));
 		return -EINVAL;
 	}
 	if (!fslab_file_id_equal(&dir, &m->dir)) {
-		fslab_error("--resume %s: " FSLAB_RUN_MARKER " was written for another directory (device %llu inode %llu, this one is %llu/%llu): the marker and its manifest were copied in from another run (or the directory was copied); refusing to resume, nothing was changed",
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: " FSLAB_RUN_MARKER " was written for another directory (device %llu inode %llu, this one is %llu/%llu): the marker and its manifest were copied in from another run (or the directory was copied); refusing to resume, nothing was changed",
 			    fslab_esc(c->out_dir), (unsigned long long)m->dir.dev, (unsigned long long)m->dir.ino,
 			    (unsigned long long)dir.dev, (unsigned long long)dir.ino);
 		return -EINVAL;
@@ -247,25 +247,25 @@ static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		snprintf(c->out_dir, sizeof(c->out_dir), "results/%s", ts);
 		r = fslab_default_results_trusted(false, &fe);
 		if (r < 0) {
-			fslab_error("%s", fe.msg);
+			fslab_note(FSLAB_NOTE_ERROR, "%s", fe.msg);
 			return r;
 		}
 	}
 	existed = lstat(c->out_dir, &st) == 0;
 	r = fslab_mkdir_p(c->out_dir, 0755);
 	if (r < 0)
-		return fslab_error_errno(r, "cannot create the results directory %s", fslab_esc(c->out_dir));
+		return run_note_errno(r, "cannot create the results directory %s", fslab_esc(c->out_dir));
 	if (!o->out_dir && (r = fslab_default_results_trusted(true, &fe)) < 0) {
-		fslab_error("%s", fe.msg);
+		fslab_note(FSLAB_NOTE_ERROR, "%s", fe.msg);
 		return r;
 	}
 	c->out_fd = fslab_dir_open(c->out_dir);
 	if (c->out_fd < 0)
-		return fslab_error_errno(c->out_fd, "%s: cannot open the results directory%s",
+		return run_note_errno(c->out_fd, "%s: cannot open the results directory%s",
 					 fslab_esc(c->out_dir),
 					 c->out_fd == -ELOOP || c->out_fd == -ENOTDIR ? " (a symbolic link is not followed; give the directory itself)" : "");
 	if (!existed && fchmod(c->out_fd, 0755) < 0)
-		return fslab_error_errno(errno, "cannot set the mode of %s", fslab_esc(c->out_dir));
+		return run_note_errno(errno, "cannot set the mode of %s", fslab_esc(c->out_dir));
 	return run_lock_results(c);
 }
 
@@ -283,7 +283,7 @@ static int run_out_drop_stale_marker(struct fslab_run_ctx *c)
 	if (fd >= 0)
 		close(fd);
 	if (!ours || unlinkat(c->out_fd, FSLAB_RUN_MARKER, 0) < 0) {
-		fslab_error("%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
+		fslab_note(FSLAB_NOTE_ERROR, "%s/" FSLAB_RUN_MARKER " exists but is not a run marker fslab left; choose another --out",
 			    fslab_esc(c->out_dir));
 		return -EEXIST;
 	}
@@ -300,7 +300,7 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	struct stat st;
 
 	if (run_name_taken(c->out_fd, FSLAB_MANIFEST_NAME)) {
-		fslab_error("%s already holds a run (manifest.json); continue it with --resume %s, or choose another --out",
+		fslab_note(FSLAB_NOTE_ERROR, "%s already holds a run (manifest.json); continue it with --resume %s, or choose another --out",
 			    fslab_esc(c->out_dir), fslab_esc(c->out_dir));
 		return -EEXIST;
 	}
@@ -311,15 +311,15 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 
 		snprintf(csv, sizeof(csv), "%s.csv", c->fs[i].rec.name);
 		if (run_name_taken(c->out_fd, csv)) {
-			fslab_error("%s/%s already exists; choose another --out (results of two runs are never mixed, and fslab never writes through a file it did not create)",
+			fslab_note(FSLAB_NOTE_ERROR, "%s/%s already exists; choose another --out (results of two runs are never mixed, and fslab never writes through a file it did not create)",
 				    fslab_esc(c->out_dir), csv);
 			return -EEXIST;
 		}
 	}
 	if (fstat(c->out_fd, &st) < 0)
-		return fslab_error_errno(errno, "cannot stat the results directory %s", fslab_esc(c->out_dir));
+		return run_note_errno(errno, "cannot stat the results directory %s", fslab_esc(c->out_dir));
 	if (run_check_ours(&st, "the directory", &why) < 0) {
-		fslab_error("--out %s: %s", fslab_esc(c->out_dir), why.msg);
+		fslab_note(FSLAB_NOTE_ERROR, "--out %s: %s", fslab_esc(c->out_dir), why.msg);
 		return -EPERM;
 	}
 	return 0;
@@ -366,7 +366,7 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	snprintf(c->out_dir, sizeof(c->out_dir), "%s", dir);
 	c->out_fd = fslab_dir_open(dir);
 	if (c->out_fd < 0) {
-		fslab_error("--resume %s: %s%s", fslab_esc(dir), strerror(-c->out_fd),
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s%s", fslab_esc(dir), strerror(-c->out_fd),
 			    c->out_fd == -ELOOP || c->out_fd == -ENOTDIR ? " (a symbolic link is not followed; give the results directory itself)" : "");
 		return c->out_fd;
 	}
@@ -376,7 +376,7 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	/* The directory, its marker and its manifest: ours alone, or another
 	 * user could have put a run of their choosing in them. */
 	if (fstat(c->out_fd, &st) < 0)
-		return fslab_error_errno(errno, "--resume %s", fslab_esc(dir));
+		return run_note_errno(errno, "--resume %s", fslab_esc(dir));
 	fd = fslab_open_regular_at(c->out_fd, FSLAB_RUN_MARKER, O_RDONLY | O_NONBLOCK);
 	r = run_check_ours(&st, "the directory", &why) < 0 ||
 	    (fstatat(c->out_fd, FSLAB_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
@@ -385,7 +385,7 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	if (fd >= 0)
 		close(fd);
 	if (r) {
-		fslab_error("--resume %s: %s; nothing was changed", fslab_esc(dir), why.msg);
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s; nothing was changed", fslab_esc(dir), why.msg);
 		return -EPERM;
 	}
 	/* the run id, recorded for this very directory */
@@ -395,11 +395,11 @@ int run_open_resume_dir(struct fslab_run_ctx *c, const char *dir)
 	snprintf(id, sizeof(id), "%s", m.id);
 	r = fslab_manifest_read(c->out_fd, c->out_dir, c, err, sizeof(err));
 	if (r < 0) {
-		fslab_error("%s", fslab_esc(err));
+		fslab_note(FSLAB_NOTE_ERROR, "%s", fslab_esc(err));
 		return r;
 	}
 	if (strcmp(c->run_id, id) != 0) {
-		fslab_error("--resume %s: manifest.json belongs to run %s, but this directory is run %s (" FSLAB_RUN_MARKER "): the manifest is not this directory's own (copied from another run?); refusing to resume, nothing was changed",
+		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: manifest.json belongs to run %s, but this directory is run %s (" FSLAB_RUN_MARKER "): the manifest is not this directory's own (copied from another run?); refusing to resume, nothing was changed",
 			    fslab_esc(dir), fslab_esc(c->run_id), id);
 		return -EINVAL;
 	}
@@ -425,7 +425,7 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 
 		r = fslab_resume_check(c->out_fd, c->fs[i].rec.name, &fst[i].csv, &fst[i].done, &err);
 		if (r < 0) {
-			fslab_error("--resume %s: %s", fslab_esc(c->out_dir), fslab_err_msg(&err));
+			fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s", fslab_esc(c->out_dir), fslab_err_msg(&err));
 			return r;
 		}
 		snprintf(name, sizeof(name), "%s.csv", c->fs[i].rec.name);
@@ -437,9 +437,9 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		if (fst[i].csv.fd >= 0) {
 			r = fslab_file_id_of_fd(fst[i].csv.fd, &id);
 			if (r < 0)
-				return fslab_error_errno(r, "--resume %s/%s", fslab_esc(c->out_dir), name);
+				return run_note_errno(r, "--resume %s/%s", fslab_esc(c->out_dir), name);
 			if (rec ? !fslab_file_id_equal(rec, &id) : fst[i].done.n > 0) {
-				fslab_error("--resume %s: %s is not the file this run created (%s): copied in from another run?; refusing to resume, nothing was changed",
+				fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s is not the file this run created (%s): copied in from another run?; refusing to resume, nothing was changed",
 					    fslab_esc(c->out_dir), name,
 					    rec ? "another inode than " FSLAB_RUN_MARKER " records" : FSLAB_RUN_MARKER " records no such CSV");
 				return -EINVAL;
@@ -453,7 +453,7 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 			bool in_plan = fslab_plan_find(plan, key->test, key->file_kib, key->record_kib,
 						       key->iodepth, key->jobs) < plan->n;
 			if (!in_plan || !(c->cfg.sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
-				fslab_error("--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
+				fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
 					    fslab_esc(c->out_dir), name, fslab_test_to_string(key->test),
 					    (unsigned long long)key->file_kib, (unsigned long long)key->record_kib,
 					    key->trial);
@@ -477,7 +477,7 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 	*targets = NULL;
 	*n = 0;
 	if (!c) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		return FSLAB_EXIT_FAILURE;
 	}
 	/* every check --resume makes before it reads the manifest, said as
@@ -486,7 +486,7 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 		goto out;
 	t = calloc(c->resumed->n_fs, sizeof(*t));
 	if (!t) {
-		fslab_error("out of memory");
+		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < c->resumed->n_fs; i++) {

@@ -23,12 +23,12 @@ static int run_load_sweep_file(struct fslab_run_ctx *c, const char *path)
 
 	r = fslab_read_file(path, &text, &len, 1 << 20);
 	if (r < 0) {
-		fslab_error("--sweep %s: cannot read: %s", path, fslab_input_strerror(r));
+		fslab_note(FSLAB_NOTE_ERROR, "--sweep %s: cannot read: %s", path, fslab_input_strerror(r));
 		return r;
 	}
 	r = fslab_sweep_parse_string(text, path, &spec, &e);
 	if (r < 0) {
-		fslab_error("%s", e.msg);
+		fslab_note(FSLAB_NOTE_ERROR, "%s", e.msg);
 		free(text);
 		return r;
 	}
@@ -54,18 +54,18 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	/* the flush of each created file is the many-files tests' alone */
 	if (fslab_settings_has(g, FSLAB_SETTING_FILE_SYNC) && !(s->tests & FSLAB_TESTS_FILES)) {
 		fslab_tests_format(s->tests, tests, sizeof(tests));
-		fslab_error("--file-sync sets what the many-files tests do with each file they create; --tests %s names none of them: add files (or files_create), or drop --file-sync",
+		fslab_note(FSLAB_NOTE_ERROR, "--file-sync sets what the many-files tests do with each file they create; --tests %s names none of them: add files (or files_create), or drop --file-sync",
 			    tests);
 		return -EINVAL;
 	}
 	if (!fslab_preset_named_rows(s->named_rows)) {
 		if (fslab_settings_has(g, FSLAB_SETTING_CDM_SIZE)) {
-			fslab_error("--cdm-size sizes the file of --sweep cdm or cdm-nvme; give one of them, or --file-sizes for the %s grid",
+			fslab_note(FSLAB_NOTE_ERROR, "--cdm-size sizes the file of --sweep cdm or cdm-nvme; give one of them, or --file-sizes for the %s grid",
 				    p);
 			return -EINVAL;
 		}
 		if (fslab_settings_has(g, FSLAB_SETTING_CDM_TIME)) {
-			fslab_error("--cdm-time times the passes of --sweep cdm or cdm-nvme; give one of them (the %s grid's passes are one pass over each file)",
+			fslab_note(FSLAB_NOTE_ERROR, "--cdm-time times the passes of --sweep cdm or cdm-nvme; give one of them (the %s grid's passes are one pass over each file)",
 				    p);
 			return -EINVAL;
 		}
@@ -75,14 +75,14 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 			const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
 			fslab_tests_format(s->tests, tests, sizeof(tests));
-			fslab_error("--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
+			fslab_note(FSLAB_NOTE_ERROR, "--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
 				    q, q, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "queue depth" : "threads", tests, q);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (s->set & grid) {
-		fslab_error("--sweep %s runs CrystalDiskMark's rows on one file, not a file x record grid: drop %s and give the file's size with --cdm-size",
+		fslab_note(FSLAB_NOTE_ERROR, "--sweep %s runs CrystalDiskMark's rows on one file, not a file x record grid: drop %s and give the file's size with --cdm-size",
 			    p, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) ? "--file-sizes ([sweep] file_sizes)"
 			       : s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) ? "--record-sizes ([sweep] record_sizes)"
 											 : "--small-records ([sweep] small_records)");
@@ -93,18 +93,18 @@ static int run_settings_rows(struct fslab_run_ctx *c, const struct fslab_run_opt
 	if (s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) {
 		const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
 
-		fslab_error("--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
+		fslab_note(FSLAB_NOTE_ERROR, "--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
 			    p, q, q);
 		return -EINVAL;
 	}
 	if (s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED)) {
 		fslab_tests_format(s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED), tests, sizeof(tests));
-		fslab_error("--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",
+		fslab_note(FSLAB_NOTE_ERROR, "--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",
 			    p, tests);
 		return -EINVAL;
 	}
 	if ((s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_TRIALS)) && s->trials < FSLAB_CDM_TRIALS) {
-		fslab_error("--sweep %s runs at least %d trials, for a 95%% interval of each row (CrystalDiskMark's 5 passes); give --trials %d or more",
+		fslab_note(FSLAB_NOTE_ERROR, "--sweep %s runs at least %d trials, for a 95%% interval of each row (CrystalDiskMark's 5 passes); give --trials %d or more",
 			    p, FSLAB_CDM_TRIALS, FSLAB_CDM_TRIALS);
 		return -EINVAL;
 	}
@@ -164,7 +164,7 @@ static int run_check_small_records(const struct fslab_sweep_spec *s)
 		return 0;
 	fslab_size_format(FSLAB_SMALL_RECORD_LIMIT, lim, sizeof(lim));
 	fslab_size_format(FSLAB_SMALL_RECORD_FILE, file, sizeof(file));
-	fslab_error("the sweep has no cell to run: IOzone's auto-mode rule skips records below %s on "
+	fslab_note(FSLAB_NOTE_ERROR, "the sweep has no cell to run: IOzone's auto-mode rule skips records below %s on "
 		    "files above %s, and that is every cell of records %s on files of %s; add "
 		    "--small-records keep to run them (iozone -z), or give records of %s or more, "
 		    "or files of %s or less",
@@ -183,7 +183,7 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 	/* named rows: their sizes are the preset's and --cdm-size's */
 	for (size_t i = 0; fslab_preset_named_rows(s->named_rows) && i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		if (fslab_sweep_size_problem(sizes[i]) || s->record_max > s->file_max) {
-			fslab_error("--cdm-size %s: give a power of two of at least 16M",
+			fslab_note(FSLAB_NOTE_ERROR, "--cdm-size %s: give a power of two of at least 16M",
 				    fslab_size_format(s->file_max, a, sizeof(a)));
 			return -EINVAL;
 		}
@@ -191,7 +191,7 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 		const char *problem = fslab_sweep_size_problem(sizes[i]);
 
 		if (problem) {
-			fslab_error("files %s-%s, records %s-%s: %s %s",
+			fslab_note(FSLAB_NOTE_ERROR, "files %s-%s, records %s-%s: %s %s",
 				    fslab_size_format(s->file_min, a, sizeof(a)),
 				    fslab_size_format(s->file_max, b, sizeof(b)),
 				    fslab_size_format(s->record_min, x, sizeof(x)),
@@ -201,7 +201,7 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 		}
 	}
 	if (s->record_min > s->file_max) {
-		fslab_error("the smallest record (%s) is larger than the largest file (%s): no cell to run",
+		fslab_note(FSLAB_NOTE_ERROR, "the smallest record (%s) is larger than the largest file (%s): no cell to run",
 			    fslab_size_format(s->record_min, a, sizeof(a)),
 			    fslab_size_format(s->file_max, b, sizeof(b)));
 		return -EINVAL;
@@ -209,18 +209,18 @@ static int run_check_grid(const struct fslab_sweep_spec *s)
 	if (run_check_small_records(s) < 0)
 		return -EINVAL;
 	if ((s->tests & FSLAB_TESTS_FILES) && s->file_min > FSLAB_FILES_SIZE_MAX) {
-		fslab_error("the many-files tests (--tests files) run on files of at most %s; --file-sizes starts at %s: give a range that starts at %s or below (e.g. 4K-%s), or leave out the files tests",
+		fslab_note(FSLAB_NOTE_ERROR, "the many-files tests (--tests files) run on files of at most %s; --file-sizes starts at %s: give a range that starts at %s or below (e.g. 4K-%s), or leave out the files tests",
 			    fslab_size_format(FSLAB_FILES_SIZE_MAX, a, sizeof(a)),
 			    fslab_size_format(s->file_min, b, sizeof(b)), a,
 			    fslab_size_format(s->file_max, x, sizeof(x)));
 		return -EINVAL;
 	}
 	if (s->tests == 0) {
-		fslab_error("no test selected");
+		fslab_note(FSLAB_NOTE_ERROR, "no test selected");
 		return -EINVAL;
 	}
 	if (s->trials < 1 || s->trials > FSLAB_TRIALS_MAX) {
-		fslab_error("--trials must be 1 to %d", FSLAB_TRIALS_MAX);
+		fslab_note(FSLAB_NOTE_ERROR, "--trials must be 1 to %d", FSLAB_TRIALS_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -259,13 +259,13 @@ static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_o
 
 	cfg->stop_rule = run_pick_stop_rule(c, o);
 	if (cfg->until_ci_pct > 0 && cfg->stop_rule != FSLAB_STOP_RULE_CI) {
-		fslab_error("--until-ci goes with --stop ci (or no --stop), not --stop %s",
+		fslab_note(FSLAB_NOTE_ERROR, "--until-ci goes with --stop ci (or no --stop), not --stop %s",
 			    fslab_stop_rule_to_string(cfg->stop_rule));
 		return -EINVAL;
 	}
 	if (cfg->stop_rule == FSLAB_STOP_RULE_FIXED) {
 		if (fslab_settings_has(g, FSLAB_SETTING_MAX_TRIALS)) {
-			fslab_error("--max-trials goes with --stop decided or --until-ci PCT; --stop fixed runs --trials N trials");
+			fslab_note(FSLAB_NOTE_ERROR, "--max-trials goes with --stop decided or --until-ci PCT; --stop fixed runs --trials N trials");
 			return -EINVAL;
 		}
 		cfg->max_trials = s->trials;
@@ -278,13 +278,13 @@ static int run_settings_trials(struct fslab_run_ctx *c, const struct fslab_run_o
 		s->trials = FSLAB_DEFAULT_MIN_TRIALS; /* a preset's 1 trial: the rule's minimum */
 	if (s->trials < 2) {
 		if (cfg->stop_rule == FSLAB_STOP_RULE_DECIDED) {
-			fslab_error("--stop decided compares trials: give --trials 2 or more (the minimum before the first look)");
+			fslab_note(FSLAB_NOTE_ERROR, "--stop decided compares trials: give --trials 2 or more (the minimum before the first look)");
 			return -EINVAL;
 		}
 		s->trials = 2; /* a confidence interval needs two samples */
 	}
 	if (cfg->max_trials < s->trials || cfg->max_trials > FSLAB_TRIALS_MAX) {
-		fslab_error("--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
+		fslab_note(FSLAB_NOTE_ERROR, "--max-trials %u: give at least the minimum number of trials (%u) and at most %d",
 			    cfg->max_trials, s->trials, FSLAB_TRIALS_MAX);
 		return -EINVAL;
 	}
@@ -315,7 +315,7 @@ int run_check_resume_opts(const struct fslab_run_opts *o)
 		if (r->flag && r->manifest_key)
 			off += (size_t)snprintf(list + off, sizeof(list) - off, ", --%s", r->flag);
 	}
-	fslab_error("--resume continues with the settings recorded in that run's manifest; drop %s%s "
+	fslab_note(FSLAB_NOTE_ERROR, "--resume continues with the settings recorded in that run's manifest; drop %s%s "
 		    "and any other setting option (--dir, --out%s)",
 		    id >= 0 ? "--" : "", id >= 0 ? fslab_setting_row((enum fslab_setting)id)->flag
 						 : o->sweep_file ? "--sweep" : "--out",

@@ -239,7 +239,7 @@ static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_
 	if (r < 0) {
 		snprintf(st->result, sizeof(st->result), "failed: %s", s->why);
 		fslab_progress_clear(prog);
-		fslab_warn("%s: the steady-state phase failed (%s); the sweep runs on the drive as it is",
+		fslab_note_warn("%s: the steady-state phase failed (%s); the sweep runs on the drive as it is",
 			   fs->rec.name, s->why);
 		return;
 	}
@@ -253,7 +253,7 @@ static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_
 	}
 	snprintf(st->result, sizeof(st->result), "not reached after %u rounds", st->n_rounds);
 	fslab_progress_clear(prog);
-	fslab_warn("%s: steady state not reached after %u rounds (the last 5 rounds' 4K random writes ranged %.0f-%.0f KiB/s); the sweep runs anyway and fslab report says so",
+	fslab_note_warn("%s: steady state not reached after %u rounds (the last 5 rounds' 4K random writes ranged %.0f-%.0f KiB/s); the sweep runs anyway and fslab report says so",
 		   fs->rec.name, st->n_rounds, w->min, w->max);
 }
 

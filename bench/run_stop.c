@@ -62,7 +62,7 @@ int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan)
 		return 0;
 	c->stops = calloc(plan->n * FSLAB_TEST_MAX, sizeof(*c->stops));
 	if (!c->stops)
-		return fslab_error_errno(-ENOMEM, "the stopping rule's record");
+		return run_note_errno(-ENOMEM, "the stopping rule's record");
 	return 0;
 }
 
@@ -219,7 +219,7 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 		free(tab);
 		free(y);
 		/* no decision is no harm: the tests run on to the cap */
-		fslab_warn("out of memory judging the trials; the open tests run on");
+		fslab_note_warn("out of memory judging the trials; the open tests run on");
 		return;
 	}
 	for (size_t i = 0; i < c->plan->n; i++)

@@ -100,7 +100,7 @@ static bool run_fs_vanished(struct fslab_bench_fs *fs, struct fslab_progress *pr
 		return false;
 	fs->rec.vanished = true;
 	fslab_progress_clear(prog);
-	fslab_error("%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
+	fslab_note(FSLAB_NOTE_ERROR, "%s: %s is no longer the filesystem this run started on (%s); its remaining cells are recorded as failed, and --resume runs them once it is back",
 		    fs->rec.name, fslab_esc(fs->rec.path), run_vanished_why(vr));
 	return true;
 }
@@ -218,7 +218,7 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 	/* on the disk within the journal's window (lib/results.h) */
 	r = fslab_results_append_row(fs->csv, &row, &fs->csv_synced_ns);
 	if (r < 0) {
-		fslab_error("cannot append to %s/%s.csv: %s", fslab_esc(g->c->out_dir), fs->rec.name, strerror(-r));
+		fslab_note(FSLAB_NOTE_ERROR, "cannot append to %s/%s.csv: %s", fslab_esc(g->c->out_dir), fs->rec.name, strerror(-r));
 		g->failed = true;
 		run_stop = 1;
 	}
@@ -246,7 +246,7 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 /* What a cell could not clean up: a warning, the run goes on. */
 static void run_cell_warn(const struct fslab_err *e)
 {
-	fslab_warn("%s", e->msg);
+	fslab_note_warn("%s", e->msg);
 }
 
 /* A pass more than FSLAB_DISTURBED_FACTOR x slower than the median of the
@@ -379,7 +379,7 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 		snprintf(name, sizeof(name), "%s.csv", fs->rec.name);
 		r = fslab_resume_apply(c->out_fd, fs->rec.name, &fst[i].csv, &err);
 		if (r < 0) {
-			fslab_error("%s/%s", fslab_esc(c->out_dir), fslab_err_msg(&err));
+			fslab_note(FSLAB_NOTE_ERROR, "%s/%s", fslab_esc(c->out_dir), fslab_err_msg(&err));
 			return r;
 		}
 		fd = fst[i].csv.fd;
@@ -387,18 +387,18 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 		if (fd < 0) {
 			fd = fslab_create_at(c->out_fd, name, O_WRONLY | O_APPEND, 0644);
 			if (fd < 0)
-				return fslab_error_errno(fd, "cannot create %s/%s%s", fslab_esc(c->out_dir), name,
+				return run_note_errno(fd, "cannot create %s/%s%s", fslab_esc(c->out_dir), name,
 							 fd == -EEXIST ? " (something took that name since the run checked)" : "");
 		} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND) < 0) {
 			r = -errno;
 			close(fd);
-			return fslab_error_errno(r, "%s/%s", fslab_esc(c->out_dir), name);
+			return run_note_errno(r, "%s/%s", fslab_esc(c->out_dir), name);
 		}
 		fs->csv = fdopen(fd, "a");
 		if (!fs->csv) {
 			r = -errno;
 			close(fd);
-			return fslab_error_errno(r, "cannot open %s/%s", fslab_esc(c->out_dir), name);
+			return run_note_errno(r, "cannot open %s/%s", fslab_esc(c->out_dir), name);
 		}
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
 			r = fslab_results_write_header_ex(fs->csv,
@@ -407,7 +407,7 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			if (fflush(fs->csv) != 0)
 				r = -errno;
 			if (r < 0)
-				return fslab_error_errno(r, "cannot write %s/%s", fslab_esc(c->out_dir), name);
+				return run_note_errno(r, "cannot write %s/%s", fslab_esc(c->out_dir), name);
 		}
 	}
 	return 0;
@@ -435,11 +435,11 @@ int run_close_csvs(struct fslab_run_ctx *c)
 		if (r < 0 && ret == 0)
 			ret = r;
 		if (r < 0)
-			fslab_error_errno(r, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir), fs->rec.name);
+			run_note_errno(r, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir), fs->rec.name);
 	}
 	/* EINVAL: a filesystem that cannot sync a directory (nothing to wait for) */
 	if (c->out_fd >= 0 && fsync(c->out_fd) < 0 && errno != EINVAL) {
-		r = fslab_error_errno(errno, "cannot flush the results directory %s to the disk",
+		r = run_note_errno(errno, "cannot flush the results directory %s to the disk",
 				      fslab_esc(c->out_dir));
 		if (ret == 0)
 			ret = r;
@@ -507,7 +507,7 @@ static int run_buffers_for(struct run_sweep_state *sw, uint64_t record_bytes)
 	fslab_bench_buffers_free(&sw->buf);
 	sw->cur_record = 0;
 	if (fslab_bench_buffers_alloc(&sw->buf, record_bytes) < 0)
-		return fslab_error_errno(ENOMEM, "cannot allocate %llu bytes of record buffers",
+		return run_note_errno(ENOMEM, "cannot allocate %llu bytes of record buffers",
 					 (unsigned long long)record_bytes * 2);
 	sw->cur_record = record_bytes;
 	return 0;
@@ -633,7 +633,7 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 	r = fslab_manifest_write(c);
 	if (r < 0) {
 		fslab_progress_clear(sw->prog);
-		fslab_error("cannot update %s/manifest.json: %s; the run goes on, but --resume may redo cells",
+		fslab_note(FSLAB_NOTE_ERROR, "cannot update %s/manifest.json: %s; the run goes on, but --resume may redo cells",
 			    fslab_esc(c->out_dir), strerror(-r));
 		*sw->failed = true;
 	}
@@ -689,7 +689,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 
 	sw.eta = run_eta_new(c, plan);
 	if (!sw.eta && r == 0)
-		r = fslab_error_errno(-ENOMEM, "the ETA's record of the plan");
+		r = run_note_errno(-ENOMEM, "the ETA's record of the plan");
 	for (unsigned trial = 1; trial <= c->cfg.max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);

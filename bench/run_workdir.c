@@ -145,7 +145,7 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		if (r == 0)
 			run_registry_has(e->d_name, true);
 		if (r < 0)
-			fslab_warn("%s/%s: cannot remove what a killed run left: %s", fslab_esc(fs->rec.path),
+			fslab_note_warn("%s/%s: cannot remove what a killed run left: %s", fslab_esc(fs->rec.path),
 				   fslab_esc(e->d_name), strerror(-r));
 		else
 			fslab_debug(FSLAB_DBG_BENCH, "removed %s/%s, left by a killed run",
@@ -164,25 +164,25 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 
 	fs->dir_fd = open(fs->rec.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->dir_fd < 0)
-		return fslab_error_errno(errno, "%s: cannot open %s", fs->rec.name, fslab_esc(fs->rec.path));
+		return run_note_errno(errno, "%s: cannot open %s", fs->rec.name, fslab_esc(fs->rec.path));
 	if (fstat(fs->dir_fd, &st) < 0 || st.st_dev != fs->dev) {
-		fslab_error("%s: %s changed while the run started (another filesystem is there now)",
+		fslab_note(FSLAB_NOTE_ERROR, "%s: %s changed while the run started (another filesystem is there now)",
 			    fs->rec.name, fslab_esc(fs->rec.path));
 		return -ESTALE;
 	}
 	run_remove_stale_workdirs(fs);
 	r = fslab_mkdtemp_at(fs->dir_fd, FSLAB_WORKDIR_PREFIX, fs->work_name, sizeof(fs->work_name));
 	if (r < 0)
-		return fslab_error_errno(r, "%s: cannot make a private directory for the test files in %s",
+		return run_note_errno(r, "%s: cannot make a private directory for the test files in %s",
 					 fs->rec.name, fslab_esc(fs->rec.path));
 	fs->work_fd = r;
 	r = fslab_file_id_of_fd(fs->work_fd, &fs->work_id);
 	if (r < 0)
-		return fslab_error_errno(r, "%s: %s/%s", fs->rec.name, fslab_esc(fs->rec.path), fs->work_name);
+		return run_note_errno(r, "%s: %s/%s", fs->rec.name, fslab_esc(fs->rec.path), fs->work_name);
 	r = run_workdir_mark(fs, run_id);
 	if (r < 0) {
 		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
-		return fslab_error_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
+		return run_note_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
 					 fs->rec.name, fslab_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
 					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
 	}
@@ -202,7 +202,7 @@ void run_workdir_remove(struct fslab_bench_fs *fs)
 	if (fs->dir_fd >= 0 && fs->work_name[0] && fs->work_fd >= 0) {
 		int r = fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		if (r < 0 && r != -ENOENT && !fs->rec.vanished)
-			fslab_warn("%s: cannot remove the run's directory %s/%s: %s", fs->rec.name,
+			fslab_note_warn("%s: cannot remove the run's directory %s/%s: %s", fs->rec.name,
 				   fslab_esc(fs->rec.path), fs->work_name, strerror(-r));
 		if (r == 0 && fs->work_registered)
 			run_registry_has(fs->work_name, true);

@@ -2,6 +2,7 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "log.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +40,7 @@ static int exec_find_in(const char *dirs, const char *name, char *path, size_t l
 			/* Root runs it: another user who could swap the file
 			 * or a directory above it would run as root. */
 			if (fslab_path_trusted(path, real, sizeof(real), &why) < 0) {
-				fslab_warn("not running %s: %s", path, why.msg);
+				fslab_note_warn("not running %s: %s", path, why.msg);
 				continue;
 			}
 			/* the name as found: mkfs.ext4 is mke2fs by another name */

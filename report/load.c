@@ -8,6 +8,7 @@
 #include "manifest.h"
 #include "format.h"
 #include "results.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,7 +118,7 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 	ld_copy(e->info.mkfs_options, sizeof(e->info.mkfs_options), f->mkfs_options);
 	ld_copy(e->info.mount_options, sizeof(e->info.mount_options), f->mount_options);
 	if (f->mount_options_at_end[0])
-		fslab_warn("%s: %s was remounted during the run (mount options %s at the end; manifest: mount_options_at_end): its figures may mix two configurations",
+		fslab_note_warn("%s: %s was remounted during the run (mount options %s at the end; manifest: mount_options_at_end): its figures may mix two configurations",
 			   E1(e->run->dir), E2(e->fs), f->mount_options_at_end);
 	e->info.device_write_kib_s = f->device_write_kib_s;
 	e->info.device_read_kib_s = f->device_read_kib_s;
@@ -279,7 +280,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	while ((r = fslab_results_next(rd, &row, &re)) == 1 || r == -EILSEQ) {
 		if (r == -EILSEQ) {
 			/* a damaged line is named and counted, never ranked */
-			fslab_warn("%s; the line is not used", E1(re.msg));
+			fslab_note_warn("%s; the line is not used", E1(re.msg));
 			fslab_err_clear(&re);
 			if (!damaged++)
 				first_damaged = fslab_results_line(rd);
@@ -340,7 +341,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	}
 	e->n_damaged = damaged;
 	if (damaged)
-		fslab_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report; its data is partial",
+		fslab_note_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report; its data is partial",
 			   E1(path), damaged, damaged == 1 ? "" : "s", first_damaged);
 	e->n_rows = n;
 	qsort(rows, n, sizeof(*rows), ld_cmp_row);

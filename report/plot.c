@@ -14,6 +14,7 @@
 #include "log.h"
 #include "termtext.h"
 #include "view.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -742,7 +743,7 @@ static void pl_add_bysize(struct pl_draw *w, enum fslab_test t, uint64_t record_
 		pts += pl_bysize_points(w->d->all[i], t, rec);
 	if (!pts) {
 		if (record_kib)
-			fslab_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
+			fslab_note_warn("%s: no cell measured with %s records; no comparison chart (see --record)",
 				   fslab_test_to_string(t), rp_fmt_size(rec, b, sizeof(b)));
 		return;
 	}
@@ -792,7 +793,7 @@ static void pl_job_failed(const struct pl_job *j)
 			o += (size_t)snprintf(tail + o, sizeof(tail) - o, "\\x%02x", (unsigned char)*q);
 	}
 	tail[o] = '\0';
-	fslab_error("gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
+	fslab_note(FSLAB_NOTE_ERROR, "gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
 		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), tail);
 }
 
@@ -825,7 +826,8 @@ static int pl_run_jobs(struct pl_draw *w)
 		if (!w->jobs[k].n_plots)
 			continue;
 		if (w->jobs[k].rc < 0) {
-			r = fslab_error_errno(w->jobs[k].rc, "cannot run gnuplot");
+			r = w->jobs[k].rc;
+			fslab_note(FSLAB_NOTE_ERROR, "cannot run gnuplot: %s", strerror(-r));
 		} else if (w->jobs[k].res.exit_status != 0) {
 			pl_job_failed(&w->jobs[k]);
 			r = -EIO;

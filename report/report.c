@@ -7,6 +7,7 @@
 #include "outputs.h"
 #include "view.h"
 #include "termtext.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -309,7 +310,7 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 	r = kind == RPT_OUT_REPORT ? fslab_remove_tree_at(pfd, old, &id)
 				   : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
 	if (r < 0)
-		fslab_warn("the earlier report, moved aside as %s beside %s, was not removed: %s", old, e1,
+		fslab_note_warn("the earlier report, moved aside as %s beside %s, was not removed: %s", old, e1,
 			   strerror(-r));
 	return 0;
 }
@@ -556,7 +557,7 @@ static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_da
 			if (!c->has || c->cmp.dir != RP_DIR_SLOWER || !(c->cmp.ratio < 1 - o->fail_on_regression))
 				continue;
 			n++;
-			fslab_error("regression: %s %s %s/%s %s (more than %g%%)",
+			fslab_note(FSLAB_NOTE_ERROR, "regression: %s %s %s/%s %s (more than %g%%)",
 				    fslab_escape_ctrl(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
 				    fslab_escape_ctrl(s->chg[i].b->run->tag, b, sizeof(b)),
 				    fslab_escape_ctrl(s->chg[i].a->run->tag, a, sizeof(a)),
