@@ -186,10 +186,9 @@ static enum fs_key fs_key_of(const char *key)
 		[FS_KEY_MOUNT_OPTIONS] = "mount_options",
 	};
 
-	for (int i = 0; i < FS_KEY_MAX; i++)
-		if (strcmp(key, names[i]) == 0)
-			return (enum fs_key)i;
-	return FS_KEY_MAX;
+	int i = fslab_name_index(names, FS_KEY_MAX, key);
+
+	return i < 0 ? FS_KEY_MAX : (enum fs_key)i;
 }
 
 /* mkfs_options or mount_options (kind says which) of fs. */
