@@ -188,8 +188,7 @@ int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st,
 
 	if (!buf)
 		return -ENOMEM;
-	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600,
-					     (flags & FSLAB_STATE_SAVE_NOSYNC) ? FSLAB_WRITE_NOSYNC : 0);
+	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600, flags);
 	free(buf);
 	return r;
 }
