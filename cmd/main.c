@@ -69,13 +69,6 @@ static int finish_stdout(int rc)
 	return FSLAB_EXIT_FAILURE;
 }
 
-static int dispatch(int argc, char **argv);
-
-int main(int argc, char **argv)
-{
-	return finish_stdout(dispatch(argc, argv));
-}
-
 static int dispatch(int argc, char **argv)
 {
 	char prefix[64];
@@ -115,4 +108,9 @@ static int dispatch(int argc, char **argv)
 	else
 		fslab_error("unknown command '%s'; see 'fslab --help' for the list", esc);
 	return FSLAB_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return finish_stdout(dispatch(argc, argv));
 }

@@ -5,25 +5,9 @@
  * message for a mistyped option ("did you mean") and the hidden
  * `fslab CMD --list-options` that the completion and man page tests read.
  *
- *	static const struct fslab_opt opts[] = {
- *		FSLAB_OPT_HEADING("Output:"),
- *		{ "out", 'o', 'o', "DIR", "results directory", 0, 0 },
- *		{ "quiet", OPT_QUIET, 0, NULL, "no progress", 0, 0 },
- *		{ 0 },
- *	};
- *	static const struct fslab_cmd_opts cmd = {
- *		.name = "run", .synopsis = "Usage: fslab run [--out DIR] [--quiet]", .opts = opts,
- *	};
- *	struct fslab_opts it;
- *	int c;
- *
- *	fslab_opts_begin(&it, &cmd, argc, argv);
- *	while ((c = fslab_opts_next(&it)) > 0)
- *		switch (c) { case 'o': out = it.arg; break; ... }
- *	if (c < 0)
- *		return it.status;   (help printed: 0; a bad option reported: 2)
- *	operands are argv[it.ind .. argc - 1]
- *
+ * A command begins with fslab_opts_begin, takes ids from fslab_opts_next
+ * while it returns > 0, returns it.status when it returns -1, and finds
+ * its operands at argv[it.ind ..] (cmd/spec.c is the shortest example).
  * -h/--help and the hidden --list-options are built in: never list them. */
 #ifndef FSLAB_OPTS_H
 #define FSLAB_OPTS_H

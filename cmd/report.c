@@ -62,23 +62,16 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 
 static int parse_format(const char *arg, enum fslab_report_format *format)
 {
-	static const struct {
-		const char *name;
-		enum fslab_report_format format;
-	} formats[] = {
-		{ "all", FSLAB_REPORT_FORMAT_ALL },
-		{ "text", FSLAB_REPORT_FORMAT_TEXT },
-		{ "html", FSLAB_REPORT_FORMAT_HTML },
-		{ "json", FSLAB_REPORT_FORMAT_JSON },
-	};
+	/* in the enum's order */
+	static const char *const formats[] = { "all", "text", "html", "json" };
+	int i = fslab_name_index(formats, 4, arg);
 
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (strcmp(arg, formats[i].name) == 0) {
-			*format = formats[i].format;
-			return 0;
-		}
-	fslab_error("--format '%s': use all, text, html or json", arg);
-	return -1;
+	if (i < 0) {
+		fslab_error("--format '%s': use all, text, html or json", arg);
+		return -1;
+	}
+	*format = (enum fslab_report_format)i;
+	return 0;
 }
 
 /* A percentage for option name: lo <= PCT < 100 (lo_open: lo < PCT), as a

@@ -44,7 +44,7 @@ struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool qui
 	p->quiet = quiet;
 	p->tty = !quiet && out && isatty(fileno(out));
 	p->start = fslab_now();
-	fslab_progress_set_stage(p, stage);
+	snprintf(p->stage, sizeof(p->stage), "%s", stage ? stage : "");
 	return p;
 }
 
@@ -59,11 +59,6 @@ void fslab_progress_free(struct fslab_progress *p)
 bool fslab_progress_is_tty(const struct fslab_progress *p)
 {
 	return p && p->tty;
-}
-
-void fslab_progress_set_stage(struct fslab_progress *p, const char *stage)
-{
-	snprintf(p->stage, sizeof(p->stage), "%s", stage ? stage : "");
 }
 
 void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done)
@@ -240,56 +235,58 @@ void fslab_progress_clear(struct fslab_progress *p)
 	p->drawn = false;
 }
 
-void fslab_progress_step(struct fslab_progress *p, uint64_t units,
-			 const struct fslab_progress_item *it)
-{
-	char el[32], eta[72], fsz[32], rsz[32], tp[48] = "";
+/* Redraws the line: the stage, then what (printf-style), then the clock;
+ * at most 10 times a second (small cells finish by the thousand) unless
+ * force. */
+static void redraw(struct fslab_progress *p, bool force, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	p->done += units;
-	if (!p->tty)
-		return;
-	/* at most 10 redraws a second: small cells finish by the thousand */
-	double now = fslab_now();
-	if (p->drawn && now - p->last_draw < 0.1 && p->done < p->total)
-		return;
-	p->last_draw = now;
-	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
-	fslab_progress_format_eta(p, eta, sizeof(eta));
-	if (it && it->throughput_kib_s >= 0)
-		snprintf(tp, sizeof(tp), "  %.0f KiB/s", it->throughput_kib_s);
-	else if (it)
-		snprintf(tp, sizeof(tp), "  -");
-	fprintf(p->out, "\r\033[K%s%s%llu/%llu cells", p->stage, p->stage[0] ? "  " : "",
-		(unsigned long long)p->done, (unsigned long long)p->total);
-	if (p->left_set)
-		fprintf(p->out, "  %.0f%%", fslab_progress_shown_pct(p));
-	if (it)
-		fprintf(p->out, "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
-			it->test ? it->test : "",
-			fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
-			fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
-	fprintf(p->out, "  elapsed %s  ETA %s", el, eta);
-	fflush(p->out);
-	p->drawn = true;
-}
-
-void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
+static void redraw(struct fslab_progress *p, bool force, const char *fmt, ...)
 {
 	char el[32], eta[72];
-	double now;
+	double now = fslab_now();
+	va_list ap;
 
-	if (!p || !p->tty)
-		return;
-	now = fslab_now();
 	if (p->drawn && !force && now - p->last_draw < 0.1)
 		return;
 	p->last_draw = now;
 	fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el));
 	fslab_progress_format_eta(p, eta, sizeof(eta));
-	fprintf(p->out, "\r\033[K%s%s%s  elapsed %s  ETA %s", p->stage, p->stage[0] ? "  " : "",
-		what ? what : "", el, eta);
+	fprintf(p->out, "\r\033[K%s%s", p->stage, p->stage[0] ? "  " : "");
+	va_start(ap, fmt);
+	vfprintf(p->out, fmt, ap);
+	va_end(ap);
+	fprintf(p->out, "  elapsed %s  ETA %s", el, eta);
 	fflush(p->out);
 	p->drawn = true;
+}
+
+void fslab_progress_step(struct fslab_progress *p, uint64_t units,
+			 const struct fslab_progress_item *it)
+{
+	char fsz[32], rsz[32], tp[48] = "", pct[16] = "", item[192] = "";
+
+	p->done += units;
+	if (!p->tty)
+		return;
+	if (it && it->throughput_kib_s >= 0)
+		snprintf(tp, sizeof(tp), "  %.0f KiB/s", it->throughput_kib_s);
+	else if (it)
+		snprintf(tp, sizeof(tp), "  -");
+	if (p->left_set)
+		snprintf(pct, sizeof(pct), "  %.0f%%", fslab_progress_shown_pct(p));
+	if (it)
+		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
+			 it->test ? it->test : "", fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
+			 fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
+	redraw(p, p->done >= p->total, "%llu/%llu cells%s%s", (unsigned long long)p->done,
+	       (unsigned long long)p->total, pct, item);
+}
+
+void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
+{
+	if (p && p->tty)
+		redraw(p, force, "%s", what ? what : "");
 }
 
 void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)

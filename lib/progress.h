@@ -30,7 +30,6 @@ void fslab_progress_free(struct fslab_progress *p);
 /* True when out is a terminal (redrawn line) and not quiet. */
 bool fslab_progress_is_tty(const struct fslab_progress *p);
 
-void fslab_progress_set_stage(struct fslab_progress *p, const char *stage);
 /* Units (cells) of the whole job and how many are already done (resume). */
 void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done);
 /* Pipeline context: seconds spent before this job, and at least

@@ -383,22 +383,13 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len)
 
 char *fslab_setting_sweep_keys(char *buf, size_t len)
 {
-	size_t off = 0;
+	const char *keys[FSLAB_SETTING_MAX];
+	int n = 0;
 
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (int i = 0; i < FSLAB_SETTING_MAX && off < len; i++) {
-		int w;
-
-		if (!rows[i].sweep_key)
-			continue;
-		w = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", rows[i].sweep_key);
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-	return buf;
+	for (int i = 0; i < FSLAB_SETTING_MAX; i++)
+		if (rows[i].sweep_key)
+			keys[n++] = rows[i].sweep_key;
+	return fslab_names_join(keys, n, ", ", ", ", buf, len);
 }
 
 /* A whole number (lo; a range's ends lo and hi) at a row's place: a bool

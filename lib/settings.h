@@ -1,24 +1,12 @@
 /* fslab run's settings, each said once: one row per setting in one table
- * (lib/settings.c) with its long flag, its [sweep] key (when a sweep file
- * may set it), its manifest key, its type, bounds, the power-of-two rule
- * where it applies, the words of an enum, its default and its help.
- *
- * From the table come: the setting options of `fslab run` (getopt and
- * --help, cmd/run.c), the [sweep] keys the spec parser knows (lib/spec.c),
- * the check of every value (one parser for a flag and a sweep key, so one
- * message), the merge of a layer into the sweep (preset < sweep file <
- * flags) and what --resume refuses.  tests/unit/test_settings.c walks the
- * table against --help, the spec parser, the manifest, completion/fslab.bash
- * and docs/fslab.1.
- *
- * Each row says where its value lives: an offset into struct
- * fslab_run_config, the run's one typed configuration, whose typed
- * defaults are fslab_run_config_default.  A layer (struct fslab_settings)
- * is a configuration with set bits: the values one source gave, each at
- * its row's place.  The set bits are the one meaning of "unset": a row
- * whose bit is clear was not given there, whatever its place holds.
- * fslab_settings_merge lays a layer over a configuration, row by row;
- * struct fslab_sweep_spec's set bits are the same bits. */
+ * (lib/settings.c) with its flag, [sweep] key, manifest key, type, bounds,
+ * words, default, help and its place (an offset into struct
+ * fslab_run_config).  fslab run's options and --help, the [sweep] keys,
+ * the one check of every value and the merge of layers (preset < sweep
+ * file < flags) all come from the table.  A layer's set bits (struct
+ * fslab_settings) are the one meaning of "given": a row whose bit is clear
+ * was not given there, whatever its place holds.  tests/unit/test_settings.c
+ * holds the table to --help, the manifest, completion and docs/fslab.1. */
 #ifndef FSLAB_SETTINGS_H
 #define FSLAB_SETTINGS_H
 

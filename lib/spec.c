@@ -186,10 +186,9 @@ static enum fs_key fs_key_of(const char *key)
 		[FS_KEY_MOUNT_OPTIONS] = "mount_options",
 	};
 
-	for (int i = 0; i < FS_KEY_MAX; i++)
-		if (strcmp(key, names[i]) == 0)
-			return (enum fs_key)i;
-	return FS_KEY_MAX;
+	int i = fslab_name_index(names, FS_KEY_MAX, key);
+
+	return i < 0 ? FS_KEY_MAX : (enum fs_key)i;
 }
 
 /* mkfs_options or mount_options (kind says which) of fs. */
@@ -414,11 +413,9 @@ static int parse_text(const char *text, const char *name, struct fslab_spec *spe
 	struct parse_ctx c = { .spec = spec, .layout_optional = layout_optional };
 	int line = 0, r;
 
-	memset(spec, 0, sizeof(*spec));
-	snprintf(spec->disk.label, sizeof(spec->disk.label), "gpt");
-	spec->disk.alignment = FSLAB_MiB;
-	fslab_sweep_defaults(&spec->sweep);
-
+	fslab_spec_default(spec); /* [disk]'s and [sweep]'s defaults, no [fs] yet */
+	spec->n_fs = 0;
+	memset(spec->fs, 0, sizeof(spec->fs));
 	if (!check_headers(&c, text, &line))
 		goto failed;
 	r = ini_parse_string(text, handler, &c);

@@ -567,14 +567,11 @@ static bool in_words(const char *const *words, const char *s, size_t n)
 
 static void words_text(const char *const *words, char *buf, size_t len)
 {
-	size_t at = 0;
+	int n = 0;
 
-	buf[0] = '\0';
-	for (size_t i = 0; words[i]; i++) {
-		if (i)
-			at = list_append(buf, len, at, words[i + 1] ? ", " : " or ");
-		at = list_append(buf, len, at, words[i]);
-	}
+	while (words[n])
+		n++;
+	fslab_names_join(words, n, ", ", " or ", buf, len);
 }
 
 static int check_list(struct check *c, const struct opt_table *t, bool features, const char *opt,

@@ -28,11 +28,6 @@ const char *fslab_mount_method_to_string(enum fslab_mount_method m)
 	return (m >= 0 && m < FSLAB_MOUNT_METHOD_MAX) ? mount_method_names[m] : NULL;
 }
 
-enum fslab_mount_method fslab_mount_method_from_string(const char *s)
-{
-	return (enum fslab_mount_method)fslab_name_index(mount_method_names, FSLAB_MOUNT_METHOD_MAX, s);
-}
-
 static const char *const phase_names[FSLAB_PHASE_MAX] = {
 	[FSLAB_PHASE_NONE] = "",
 	[FSLAB_PHASE_CLAIMED] = "claimed",
@@ -48,11 +43,6 @@ static const char *const phase_names[FSLAB_PHASE_MAX] = {
 const char *fslab_phase_to_string(enum fslab_phase p)
 {
 	return (p >= 0 && p < FSLAB_PHASE_MAX) ? phase_names[p] : NULL;
-}
-
-enum fslab_phase fslab_phase_from_string(const char *s)
-{
-	return (enum fslab_phase)fslab_name_index(phase_names, FSLAB_PHASE_MAX, s);
 }
 
 const char *fslab_state_default_path(void)
@@ -87,11 +77,6 @@ static void add_id(struct json_object *o, const char *k, const struct fslab_stat
 	add_u64(v, "dev", id->dev);
 	add_u64(v, "ino", id->ino);
 	json_object_object_add(o, k, v);
-}
-
-int fslab_state_save(const char *path, const struct fslab_state *st)
-{
-	return fslab_state_save_opt(path, st, 0);
 }
 
 struct json_object *fslab_state_precondition_to_json(const struct fslab_state_precondition *pc)
@@ -203,31 +188,28 @@ int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st,
 
 	if (!buf)
 		return -ENOMEM;
-	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600,
-					     (flags & FSLAB_STATE_SAVE_NOSYNC) ? FSLAB_WRITE_NOSYNC : 0);
+	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600, flags);
 	free(buf);
 	return r;
 }
 
-int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags)
+int fslab_state_save(const char *path, const struct fslab_state *st)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX], base[NAME_MAX + 1];
-	int dfd, r;
+	char dir[PATH_MAX];
+	size_t len = 0;
+	char *buf;
+	int r;
 
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	if (snprintf(base, sizeof(base), "%s", basename(tmp)) >= (int)sizeof(base))
-		return -ENAMETOOLONG;
-	r = fslab_mkdir_p(dir, 0755);
+	r = fslab_mkdir_p(dirname(dir), 0755);
 	if (r < 0)
 		return r;
-	dfd = fslab_dir_open(dir);
-	if (dfd < 0)
-		return dfd;
-	r = fslab_state_save_at(dfd, base, st, flags);
-	close(dfd);
+	buf = state_to_text(st, &len);
+	if (!buf)
+		return -ENOMEM;
+	r = fslab_write_file_atomic(path, buf, len, 0600);
+	free(buf);
 	return r;
 }
 
@@ -350,7 +332,7 @@ static int parse_phase(struct json_object *root, struct fslab_state *st, char *s
 
 	if (r < 0)
 		return r;
-	st->phase = fslab_phase_from_string(name);
+	st->phase = (enum fslab_phase)fslab_name_index(phase_names, FSLAB_PHASE_MAX, name);
 	if (st->phase == FSLAB_PHASE_INVALID)
 		return bad(sub, sublen, "unknown phase '%s' (fslab writes claimed, attached, "
 				       "partitioning, partitioned, formatted, ready, wiping or wiped)",
@@ -476,7 +458,9 @@ static int parse_partition(struct json_object *o, size_t i, struct fslab_state_p
 	    (r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, sub,
 					  sublen)))
 		return r;
-	p->mount_method = method[0] ? fslab_mount_method_from_string(method) : FSLAB_MOUNT_NONE;
+	p->mount_method = method[0] ? (enum fslab_mount_method)fslab_name_index(
+					      mount_method_names, FSLAB_MOUNT_METHOD_MAX, method)
+				    : FSLAB_MOUNT_NONE;
 	if (p->mount_method == FSLAB_MOUNT_METHOD_INVALID)
 		return bad(sub, sublen, "partition '%s' has unknown mount_method '%s'", p->name, method);
 	p->number = (unsigned)get_u64(o, "number");

@@ -17,6 +17,7 @@
 
 #include "drivetemp.h"
 #include "err.h"
+#include "fileutil.h"
 #include "names.h"
 #include "spec.h"
 
@@ -39,7 +40,6 @@ enum fslab_mount_method {
 };
 
 const char *fslab_mount_method_to_string(enum fslab_mount_method m);
-enum fslab_mount_method fslab_mount_method_from_string(const char *s);
 
 /* Setup's progress markers, in order, then teardown's.  The state file
  * keeps the name (fslab_phase_to_string); loading a state turns it into
@@ -59,8 +59,6 @@ enum fslab_phase {
 };
 
 const char *fslab_phase_to_string(enum fslab_phase p);
-/* FSLAB_PHASE_INVALID for a name fslab does not write. */
-enum fslab_phase fslab_phase_from_string(const char *s);
 
 /* The identity of something setup created, recorded when it made it:
  * (st_dev, st_ino) of a file or directory.  known is false until then
@@ -166,7 +164,6 @@ struct fslab_state {
 	struct fslab_state_partition partitions[FSLAB_MAX_FS];
 };
 
-
 /* $FSLAB_STATE, else FSLAB_STATE_DEFAULT_PATH. */
 const char *fslab_state_default_path(void);
 
@@ -179,25 +176,16 @@ int fslab_state_load(const char *path, struct fslab_state *st, struct fslab_err 
  * missing.  Returns 0 or a negative errno. */
 int fslab_state_save(const char *path, const struct fslab_state *st);
 
-/* fslab_state_save_opt flags. */
-enum {
-	/* Atomic (temporary file + rename, never a torn file) but without
-	 * fsync: for the many intermediate saves during setup and teardown,
-	 * where surviving a crash of fslab (not of the machine) is what
-	 * matters.  The saves before the first write to a disk and at the
-	 * end are durable. */
-	FSLAB_STATE_SAVE_NOSYNC = 1 << 0,
-};
-
-/* fslab_state_save with flags. */
-int fslab_state_save_opt(const char *path, const struct fslab_state *st, unsigned flags);
-
-/* The same, reading the state file name in the directory dfd without
- * following a symlink (label names it in messages). */
+/* fslab_state_load reading the state file name in the directory dfd
+ * without following a symlink (label names it in messages). */
 int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
 			struct fslab_err *e);
-/* fslab_state_save_opt relative to dfd (name a single component, replaced
- * atomically, never written through a symlink). */
+/* fslab_state_save relative to dfd (name a single component, replaced
+ * atomically, never written through a symlink).  flags 0, or
+ * FSLAB_STATE_SAVE_NOSYNC: without the fsyncs, for the many intermediate
+ * saves of setup and teardown (those before the first write to a disk and
+ * at the end are durable). */
+#define FSLAB_STATE_SAVE_NOSYNC FSLAB_WRITE_NOSYNC
 int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st, unsigned flags);
 
 /* The precondition record as JSON (null when status is ""), and back:
