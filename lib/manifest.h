@@ -193,9 +193,9 @@ struct fslab_manifest {
 	double until_ci_pct;           /* (0, 100]; 0: null */
 	unsigned max_trials;           /* 1..FSLAB_TRIALS_MAX; 0: absent */
 	uint64_t seed;
-	char io_mode[16], sync_policy[16]; /* names bench/engine.h knows; "": absent */
+	char io_mode[16], sync_policy[16]; /* names lib/names.h knows; "": absent */
 	char file_sync[16];                /* the same */
-	/* "stop": the stopping rule (decided, ci, fixed: bench/stop_rule.h
+	/* "stop": the stopping rule (decided, ci, fixed: bench/run_stop.c
 	 * names them); "": absent (older runs: ci when until_ci_pct is set,
 	 * else fixed) */
 	char stop[16];

@@ -88,7 +88,7 @@ struct fslab_sweep_spec {
 	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
 	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
 	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
-	 * rows, on one file of file_max bytes (bench/plan.c); any other: the
+	 * rows, on one file of file_max bytes (bench/engine/cell_plan.c); any other: the
 	 * file x record grid */
 	enum fslab_preset named_rows;
 	unsigned pass_s; /* named rows: the seconds of each pass */
@@ -118,7 +118,7 @@ struct fslab_run_config {
 };
 
 /* The typed defaults: what a run has of each row nothing gave (the
- * sweep's are the preset's, bench/plan.c). */
+ * sweep's are the preset's, bench/engine/cell_plan.c). */
 extern const struct fslab_run_config fslab_run_config_default;
 
 enum fslab_setting_type {

@@ -85,7 +85,7 @@ void fslab_mean_ci95(const double *x, size_t n, double *mean, double *half);
  * margin delta (0.05: +-5%): slower when it lies below 1, faster above 1,
  * equivalent inside [1 - delta, 1 + delta], else inconclusive; untested
  * when either bound is NaN.  The report's words (report/infer.c) and fslab
- * run's stopping rule (bench/stop_rule.c) both read intervals with it. */
+ * run's stopping rule (bench/run_stop.c) both read intervals with it. */
 enum fslab_ratio_word {
 	FSLAB_RATIO_UNTESTED,
 	FSLAB_RATIO_SLOWER,
@@ -186,7 +186,7 @@ uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q);
  * (Lan-DeMets Pocock-type spending over the looks the cap allows,
  * Bonferroni over the test's pairs), with non-binding futility.
  *
- * Why a test of a cell stopped getting trials (bench/run.h has the
+ * Why a test of a cell stopped getting trials (include/fslab/run.h has the
  * manifest's words). */
 enum fslab_stop_why {
 	FSLAB_STOP_OPEN,        /* "open": still getting trials */

@@ -1,4 +1,4 @@
-/* A lab's mounted partitions as fslab run's targets (provision/lab.h). */
+/* A lab's mounted partitions as fslab run's targets (include/fslab/lab.h). */
 #include "fslab/lab.h"
 
 #include <errno.h>
