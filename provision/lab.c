@@ -269,9 +269,17 @@ static int lab_check_state_file(const char *path, const struct stat *sb, struct 
 }
 
 
-static int lab_lock_error(int r, const char *what, const char *holder, const char *state_path,
-			  struct fslab_err *e)
+/* Locks name in dfd (the directory dir) with how (LOCK_SH, LOCK_EX): the
+ * fd, or a negative errno with the refusal in e (holder: who has it). */
+static int lab_lock(int dfd, const char *dir, const char *name, int how, const char *state_path,
+		    const char *command, char holder[128], struct fslab_err *e)
 {
+	char what[PATH_MAX + NAME_MAX + 16];
+	int r = fslab_lock_at(dfd, name, how, command, holder, 128);
+
+	if (r >= 0)
+		return r;
+	snprintf(what, sizeof(what), "%s/%s", dir, name);
 	if (r == -EWOULDBLOCK)
 		fslab_err_set(e, r,
 			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
@@ -302,26 +310,20 @@ static bool lab_id_usable(const char *id)
 	return true;
 }
 
-/* LAB_LOCK_DIR, made 0700 when missing: a directory of ours that no one
- * else can write.  The fd or a negative errno. */
-static int lab_lock_dir(void)
-{
-	return fslab_runtime_dir_open();
-}
-
 /* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode
  * (an old state without a lab_id keeps only the lock beside it).  0 or a
  * negative errno with the refusal in e. */
 static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char *command,
 		       struct fslab_err *e)
 {
-	char name[64], holder[128], what[128];
+	char name[64], holder[128];
 	int fd;
 
 	if (lab->id_lock_fd >= 0 || !lab_id_usable(lab->st.lab_id))
 		return 0;
 	if (lab->id_dfd < 0) {
-		fd = lab_lock_dir();
+		/* LAB_LOCK_DIR, made 0700 when missing: ours, no one else can write */
+		fd = fslab_runtime_dir_open();
 		if (fd < 0) {
 			if (geteuid() != 0)
 				return 0; /* a user's status: reads, changes nothing */
@@ -334,12 +336,10 @@ static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char
 	}
 	snprintf(lab->id, sizeof(lab->id), "%s", lab->st.lab_id);
 	snprintf(name, sizeof(name), "%s.lock", lab->id);
-	fd = fslab_lock_at(lab->id_dfd, name, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
-			   command, holder, sizeof(holder));
-	if (fd < 0) {
-		snprintf(what, sizeof(what), "%s/%s", LAB_LOCK_DIR, name);
-		return lab_lock_error(fd, what, holder, state_path, e);
-	}
+	fd = lab_lock(lab->id_dfd, LAB_LOCK_DIR, name, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+		      state_path, command, holder, e);
+	if (fd < 0)
+		return fd;
 	lab->id_lock_fd = fd;
 	return 0;
 }
@@ -353,7 +353,8 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
 
 	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
-	fd = fslab_lock_at(dfd, name, alone ? LOCK_EX : LOCK_SH, command, holder, sizeof(holder));
+	fd = lab_lock(dfd, lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name, alone ? LOCK_EX : LOCK_SH,
+		      state_path, command, holder, e);
 	if (fd == -EWOULDBLOCK) {
 		if (alone)
 			fslab_err_set(e, fd,
@@ -366,14 +367,9 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 				 "refused: %s runs alone on the lab (%s) (it was started without "
 				 "--allow-concurrent); wait for it to finish",
 				 fslab_lock_holder_alive(holder) ? holder : "another fslab run", state_path);
+	}
+	if (fd < 0)
 		return fd;
-	}
-	if (fd < 0) {
-		char what[PATH_MAX + NAME_MAX + 16];
-
-		snprintf(what, sizeof(what), "%s/%s", lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name);
-		return lab_lock_error(fd, what, holder, state_path, e);
-	}
 	lab->lease_fd = fd;
 	return 0;
 }
@@ -433,16 +429,14 @@ static int lab_place(struct fslab_lab *lab, const char *state_path, const char *
 static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const char *command,
 			   struct fslab_err *e)
 {
-	char lockname[NAME_MAX + 8], holder[128], what[PATH_MAX + NAME_MAX + 16];
+	char lockname[NAME_MAX + 8], holder[128];
 	int r;
 
 	snprintf(lockname, sizeof(lockname), "%s.lock", lab->name);
-	r = fslab_lock_at(lab->dfd, lockname, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
-			  command, holder, sizeof(holder));
-	if (r < 0) {
-		snprintf(what, sizeof(what), "%s/%s", lab->dir, lockname);
-		return lab_lock_error(r, what, holder, state_path, e);
-	}
+	r = lab_lock(lab->dfd, lab->dir, lockname, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+		     state_path, command, holder, e);
+	if (r < 0)
+		return r;
 	lab->lock_fd = r;
 	return 0;
 }
@@ -527,30 +521,26 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 	return 0;
 }
 
+/* The holder's name in a lock file is stale once we let go (clear: we
+ * held it alone); a later shared holder writes its own only into an
+ * empty file. */
+static void lab_unlock(int fd, bool clear)
+{
+	if (fd < 0)
+		return;
+	if (clear && ftruncate(fd, 0) < 0) {
+		/* only a name for messages */
+	}
+	close(fd);
+}
+
 void fslab_lab_close(struct fslab_lab *lab)
 {
 	if (!lab)
 		return;
-	/* The holder's name in a lock file is stale once we let go; a later
-	 * shared holder writes its own only into an empty file. */
-	if (lab->lease_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_RUN && ftruncate(lab->lease_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->lease_fd);
-	}
-	if (lab->lock_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_EXCLUSIVE && ftruncate(lab->lock_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->lock_fd);
-	}
-	if (lab->id_lock_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_EXCLUSIVE && ftruncate(lab->id_lock_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->id_lock_fd);
-	}
+	lab_unlock(lab->lease_fd, lab->mode == FSLAB_LAB_RUN);
+	lab_unlock(lab->lock_fd, lab->mode == FSLAB_LAB_EXCLUSIVE);
+	lab_unlock(lab->id_lock_fd, lab->mode == FSLAB_LAB_EXCLUSIVE);
 	if (lab->id_dfd >= 0)
 		close(lab->id_dfd);
 	if (lab->log_fd >= 0)

@@ -31,17 +31,6 @@ struct status_row {
 	char damage[PATH_MAX + 512]; /* what the check found, or why it could not */
 };
 
-/* The filesystem's own signs of damage (fshealth.h), read from the device
- * whether or not its mount answers; writer: a run may be writing. */
-static void status_health(const struct fslab_state_partition *p, struct status_row *row, bool writer)
-{
-	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
-	struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
-					.fuse_mounted = row->mounted && fuse, .writer = writer };
-
-	row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
-}
-
 static void status_check(const struct fslab_state_partition *p, struct status_row *row, bool writer)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
@@ -61,8 +50,16 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
-	if (row->type_ok)
-		status_health(p, row, writer);
+	/* The filesystem's own signs of damage (fshealth.h), read from the
+	 * device whether or not its mount answers; writer: a run may be
+	 * writing. */
+	if (row->type_ok) {
+		bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
+		struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
+						.fuse_mounted = row->mounted && fuse, .writer = writer };
+
+		row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
+	}
 	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
 	if (row->mounted) {
 		struct fslab_err e = FSLAB_ERR_INIT;
@@ -153,12 +150,6 @@ static void status_print_json(const struct status_view *v, FILE *out)
 	json_object_put(root);
 }
 
-/* The loop's mode as the kernel has it now, in words. */
-static const char *status_loop_words(int dio)
-{
-	return dio == 1 ? "direct I/O" : "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop";
-}
-
 /* "precondition: done, 800.0 MiB (2 x the disk) in 3.0 s, 271 MiB/s;
  * purge trim (a TRIM purge, not a PTS purge): done; drive before: ...". */
 static void status_print_precondition(const struct fslab_state_precondition *pc, FILE *out)
@@ -241,7 +232,8 @@ static int status_print_text(const struct status_view *v, FILE *out)
 	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
 	       st->created_at);
 	if (v->loop_dio >= 0)
-		fprintf(out, "loop device: %s\n", status_loop_words(v->loop_dio));
+		fprintf(out, "loop device: %s\n", v->loop_dio == 1 ? "direct I/O"
+			: "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop");
 	if (v->have_di) {
 		char line[512];
 
