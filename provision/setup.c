@@ -91,11 +91,6 @@ static int setup_abspath(const char *path, char *out, size_t len)
 	return 0;
 }
 
-static void setup_pause_at(const char *step)
-{
-	prov_test_pause(step, &setup_stop);
-}
-
 /* Durable (fsync'd) saves where a machine crash matters: before the first
  * write to the disk, and at the end.  The others are atomic renames only,
  * which is what surviving a killed fslab needs, and much cheaper. */
@@ -138,7 +133,7 @@ static int setup_step(struct setup_run *s, const char *step)
 {
 	if (setup_stopped(s))
 		return -EINTR;
-	setup_pause_at(step);
+	prov_test_pause(step, &setup_stop);
 	return setup_stopped(s) ? -EINTR : 0;
 }
 
@@ -251,25 +246,21 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 	const char *err = fslab_err_msg(&e);
 
 	if (r == -ENOSPC) {
-		char ask[32];
+		char ask[32], fix[PATH_MAX + 96];
 
 		/* The fix depends on what is too small: a disk is replaced, a new
 		 * image is given a --size, an existing image is made again. */
 		fslab_plan_size_to_ask(s->plan.needed_bytes, ask, sizeof(ask));
 		if (disk)
-			return setup_fail(s, FSLAB_EXIT_FAILURE,
-					  "refused: %s; use a disk of %s or more, or shrink a partition in "
-					  "the spec (rule: the disk must hold the layout)",
-					  err, ask);
-		if (s->image_exists)
-			return setup_fail(s, FSLAB_EXIT_FAILURE,
-					  "refused: %s; remove %s and run again with --size %s or more, or "
-					  "shrink a partition in the spec (rule: the disk must hold the layout)",
-					  err, s->image, ask);
+			snprintf(fix, sizeof(fix), "use a disk of %s or more", ask);
+		else if (s->image_exists)
+			snprintf(fix, sizeof(fix), "remove %s and run again with --size %s or more", s->image, ask);
+		else
+			snprintf(fix, sizeof(fix), "give --size %s or more", ask);
 		return setup_fail(s, FSLAB_EXIT_FAILURE,
-				  "refused: %s; give --size %s or more, or shrink a partition in the "
-				  "spec (rule: the disk must hold the layout)",
-				  err, ask);
+				  "refused: %s; %s, or shrink a partition in the spec (rule: the disk must "
+				  "hold the layout)",
+				  err, fix);
 	}
 	if (r < 0)
 		return setup_fail(s, FSLAB_EXIT_USAGE, "%s", err);
@@ -455,18 +446,6 @@ static int setup_check_files(struct setup_run *s)
 	return 0;
 }
 
-/* Everything on the machine that needs no disk: tools, paths. */
-static int setup_check_environment(struct setup_run *s)
-{
-	int r;
-
-	if ((r = setup_check_tools(s)) || (r = setup_check_places(s)) ||
-	    (r = setup_check_mount_root(s)) || (r = setup_check_mount_points(s)) ||
-	    (r = setup_check_files(s)))
-		return r;
-	return 0;
-}
-
 static int setup_confirm(struct setup_run *s, const char *what)
 {
 	char line[256], a[32];
@@ -504,15 +483,13 @@ static int setup_confirm(struct setup_run *s, const char *what)
  * advisory lock on the whole disk keeps other well-behaved tools away. */
 static int setup_lock_disk(struct setup_run *s)
 {
-	int e;
-
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
 	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
 	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	e = errno;
-	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path, strerror(e));
+	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
+			  strerror(errno));
 }
 
 /* What the path names: a whole disk (not a partition, not a file).  Reads
@@ -541,13 +518,11 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	char found[256];
 	int fd, r;
 
-	r = prov_check_in_use(&s->disk, &err);
-	if (r < 0)
+	if (prov_check_in_use(&s->disk, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	/* A loop device is only as spare as its backing file: another loop
 	 * device on the same file, or that file mounted, is the same disk. */
-	r = prov_loop_check_alias(s->disk.name, &err);
-	if (r < 0)
+	if (prov_loop_check_alias(s->disk.name, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
@@ -555,8 +530,7 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 			    "the disk); something (a mount, RAID, LVM, another program) holds it",
 			    path, strerror(errno));
 	close(fd);
-	r = prov_check_openers(&s->disk, &err);
-	if (r < 0)
+	if (prov_check_openers(&s->disk, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	r = setup_lock_disk(s);
 	if (r)
@@ -848,40 +822,34 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 	if (fd < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s: %s%s", s->image, strerror(errno),
 			    errno == ELOOP ? " (a symbolic link is not followed)" : "");
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))
 		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file", s->image);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
-	}
 	/* The kernel will mount what is in this file: no one but root may be
 	 * able to write it underneath (owner, mode), and it must have no
 	 * other name (a hard link to someone's file). */
-	if (st->st_uid != geteuid() || (st->st_mode & 022) || st->st_nlink != 1) {
-		if (st->st_uid != geteuid())
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
-				    "under the mounted lab; use an image of root's (or a new file), even "
-				    "with --wipe",
-				    s->image, (unsigned)st->st_uid);
-		else if (st->st_mode & 022)
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
-				    "rewrite the disk under the mounted lab; chmod go-w it first",
-				    s->image, (unsigned)(st->st_mode & 07777));
-		else
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
-				    "be someone's file); give a file with one name, even with --wipe",
-				    s->image, (unsigned long)st->st_nlink);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	else if (st->st_uid != geteuid())
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
+			    "under the mounted lab; use an image of root's (or a new file), even "
+			    "with --wipe",
+			    s->image, (unsigned)st->st_uid);
+	else if (st->st_mode & 022)
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
+			    "rewrite the disk under the mounted lab; chmod go-w it first",
+			    s->image, (unsigned)(st->st_mode & 07777));
+	else if (st->st_nlink != 1)
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
+			    "be someone's file); give a file with one name, even with --wipe",
+			    s->image, (unsigned long)st->st_nlink);
+	else if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
 			    s->image);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
+	else {
+		s->image_fd = fd;
+		return 0;
 	}
-	s->image_fd = fd;
-	return 0;
+	close(fd);
+	return FSLAB_EXIT_FAILURE;
 }
 
 static int setup_image_prepare(struct setup_run *s)
@@ -1105,7 +1073,7 @@ static int setup_format_all(struct setup_run *s)
 {
 	int r;
 
-	setup_pause_at("partitioned");
+	prov_test_pause("partitioned", &setup_stop);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		char step[64];
 
@@ -1198,6 +1166,7 @@ static int setup_decide_precondition(struct setup_run *s)
 static int setup_check_args(struct setup_run *s)
 {
 	const struct fslab_setup_opts *o = s->o;
+	int r;
 
 	if (!o->device == !o->image)
 		return setup_fail(s, FSLAB_EXIT_USAGE, "give exactly one of --device DISK or --image FILE");
@@ -1215,21 +1184,12 @@ static int setup_check_args(struct setup_run *s)
 			  sizeof(s->mount_root)) < 0 ||
 	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0))
 		return setup_fail(s, FSLAB_EXIT_USAGE, "a path is too long or the current directory is gone");
-	if (o->device) {
-		int r = setup_inspect_disk(s, o->device);
-
-		if (r == 0)
-			r = setup_decide_precondition(s);
-		if (r)
-			return r;
+	if (o->device && (r = setup_inspect_disk(s, o->device)))
+		return r;
+	if ((r = setup_decide_precondition(s)))
+		return r;
+	if (o->device)
 		return setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
-	}
-	{
-		int r = setup_decide_precondition(s);
-
-		if (r)
-			return r;
-	}
 	return setup_compute_plan(s, NULL, o->image_size, 512);
 }
 
@@ -1345,8 +1305,11 @@ static int setup_check_machine(struct setup_run *s)
 		r = setup_image_prepare(s);
 	else
 		r = setup_compute_plan(s, s->o->device, 0, 512);
-	if (r == 0)
-		r = setup_check_environment(s);
+	/* Everything on the machine that needs no disk: tools, paths. */
+	if (r == 0 && ((r = setup_check_tools(s)) || (r = setup_check_places(s)) ||
+		       (r = setup_check_mount_root(s)) || (r = setup_check_mount_points(s)) ||
+		       (r = setup_check_files(s))))
+		return r;
 	/* The disk's rules (they only read, and flock the disk) before the
 	 * lab's lock file and the state's directory exist: a refused disk
 	 * leaves nothing behind. */
