@@ -24,10 +24,8 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 	if (!enabled)
 		return 0;
 	r = fslab_devinfo_read(dev, &di, &err);
-	if (r < 0) {
-		fslab_note_fail(e, r, "cannot discard: %s", err.msg);
-		return r;
-	}
+	if (r < 0)
+		return fslab_note_fail(e, r, "cannot discard: %s", err.msg);
 	*result = FSLAB_DISCARD_UNSUPPORTED;
 	if (!fslab_devinfo_can_discard(&di))
 		return 0;

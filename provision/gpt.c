@@ -232,12 +232,8 @@ int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_e
 int prov_kpart_remove_all(const struct prov_disk *d, struct fslab_err *e)
 {
 	for (unsigned n = 1; n <= 256; n++) {
-		char dir[PATH_MAX];
-		int r;
+		int r = prov_kpart_remove(d, n, e); /* 0 when the kernel has no partition n */
 
-		if (kpart_sysdir(d, n, dir, sizeof(dir)) < 0)
-			continue;
-		r = prov_kpart_remove(d, n, e);
 		if (r < 0)
 			return r;
 	}

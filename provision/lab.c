@@ -384,10 +384,8 @@ static int lab_real_path(const char *state_path, bool is_new, char *real, struct
 	int r;
 
 	if (!is_new) {
-		if (lstat(state_path, &st) < 0 || !realpath(state_path, real)) {
-			r = -errno;
-			return fslab_err_set(e, r, "%s: %s", state_path, strerror(-r));
-		}
+		if (lstat(state_path, &st) < 0 || !realpath(state_path, real))
+			return fslab_err_set(e, -errno, "%s: %s", state_path, strerror(errno));
 		return fslab_lab_check_path(real, e);
 	}
 	snprintf(tmp, sizeof(tmp), "%s", state_path);
@@ -397,10 +395,8 @@ static int lab_real_path(const char *state_path, bool is_new, char *real, struct
 	r = fslab_mkdir_p(dir, 0755);
 	if (r < 0)
 		return fslab_err_set(e, r, "cannot create %s for the state file: %s", dir, strerror(-r));
-	if (!realpath(dir, tmp)) {
-		r = -errno;
-		return fslab_err_set(e, r, "%s: %s", dir, strerror(-r));
-	}
+	if (!realpath(dir, tmp))
+		return fslab_err_set(e, -errno, "%s: %s", dir, strerror(errno));
 	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(tmp, "/") ? tmp : "", base) >= PATH_MAX)
 		return fslab_err_set(e, -ENAMETOOLONG, "%s: path too long", state_path);
 	return 0;
@@ -709,11 +705,8 @@ static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, str
 		struct fslab_state_id id, back;
 		int fd = open(st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
-		if (fd < 0) {
-			int r = -errno;
-
-			return fslab_err_set(e, r, "the lab's image %s: %s", st->image, strerror(-r));
-		}
+		if (fd < 0)
+			return fslab_err_set(e, -errno, "the lab's image %s: %s", st->image, strerror(errno));
 		prov_id_of_fd(fd, &id);
 		r = st->version >= 2 ? prov_marker_check(fd, st->lab_id, found, sizeof(found)) : 1;
 		close(fd);

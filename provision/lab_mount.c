@@ -514,8 +514,7 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
 		return fslab_err_set(e, -ENOTCONN, "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
 			 "filesystem serves nothing; run fslab teardown (and setup again)",
 			 p->mountpoint, (int)pid);
-	fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
-	return r;
+	return fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
 }
 
 void fslab_lab_fuse_record(struct fslab_state_partition *p)

@@ -116,13 +116,10 @@ int prov_loop_backing(const char *dev, struct fslab_state_id *id)
 	if (fd < 0)
 		return -errno;
 	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0) {
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
 		r = -errno;
-	} else {
-		id->known = true;
-		id->dev = info.lo_device;
-		id->ino = info.lo_inode;
-	}
+	else
+		*id = (struct fslab_state_id){ .known = true, .dev = info.lo_device, .ino = info.lo_inode };
 	close(fd);
 	return r;
 }

@@ -167,18 +167,12 @@ static int precond_purge(const struct fslab_precond_run *r)
 	}
 	fslab_note_line("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)", r->disk);
 	e = fslab_discard_device(r->disk, true, &res, r->e);
-	if (e < 0) {
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
-		return e;
-	}
-	if (res == FSLAB_DISCARD_UNSUPPORTED) {
+	if (e == 0 && res == FSLAB_DISCARD_UNSUPPORTED)
 		fslab_note_line("purge: not supported: %s takes no discard requests; preconditioning without a "
 		       "purge", r->disk);
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "not supported");
-	} else {
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "done");
-	}
-	return 0;
+	snprintf(rec->purge_result, sizeof(rec->purge_result), "%s",
+		 e < 0 ? "failed" : res == FSLAB_DISCARD_UNSUPPORTED ? "not supported" : "done");
+	return e;
 }
 
 static void precond_conditions(const char *disk, const char *when, struct fslab_drive_conditions *dc)
@@ -276,9 +270,8 @@ static int precond_write(const struct fslab_precond_run *r)
 					 r->disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != r->devno) {
 		close(fd);
-		fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another "
-			    "device node under that name); nothing was written", r->disk);
-		return -ESTALE;
+		return fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed "
+				       "(another device node under that name); nothing was written", r->disk);
 	}
 	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
 	if (e) {
