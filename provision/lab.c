@@ -81,9 +81,8 @@ int prov_marker_check(int fd, const char *lab_id, char *found, size_t len)
 
 void prov_marker_remove(int fd)
 {
-	if (fremovexattr(fd, PROV_MARKER_XATTR) < 0) {
-		/* absent already, or the filesystem has no xattrs: nothing to undo */
-	}
+	/* absent already, or the filesystem has no xattrs: nothing to undo */
+	fremovexattr(fd, PROV_MARKER_XATTR);
 }
 
 int prov_resolve_parent(const char *path, char *out, size_t len)
@@ -603,9 +602,7 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 	if (lab->mode != FSLAB_LAB_EXCLUSIVE)
 		return -EPERM;
 	snprintf(log, sizeof(log), "%s.log", lab->name);
-	if (unlinkat(lab->dfd, log, 0) < 0 && errno != ENOENT) {
-		/* the log is a convenience: a stale one is harmless */
-	}
+	unlinkat(lab->dfd, log, 0); /* the log is a convenience: a stale one is harmless */
 	if (unlinkat(lab->dfd, lab->name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	lab->have_state = false;
@@ -620,9 +617,7 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s.%s", lab->id, ext[i]);
-			if (unlinkat(lab->id_dfd, name, 0) < 0 && errno != ENOENT) {
-				/* a stale lock file of a dead lab is harmless */
-			}
+			unlinkat(lab->id_dfd, name, 0); /* a stale lock file of a dead lab is harmless */
 		}
 	}
 	return 0;

@@ -94,16 +94,14 @@ static int setup_abspath(const char *path, char *out, size_t len)
 /* Durable (fsync'd) saves where a machine crash matters: before the first
  * write to the disk, and at the end.  The others are atomic renames only,
  * which is what surviving a killed fslab needs, and much cheaper. */
-enum { SETUP_SAVE_FAST, SETUP_SAVE_DURABLE };
-
 /* phase FSLAB_PHASE_NONE: the phase stays as it is. */
-static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
+static int setup_save_how(struct setup_run *s, enum fslab_phase phase, bool durable)
 {
 	int r;
 
 	if (phase != FSLAB_PHASE_NONE)
 		s->st->phase = phase;
-	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
+	r = fslab_lab_save(s->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
 	if (r < 0)
 		return setup_fail_errno(s, r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
@@ -112,7 +110,7 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 
 static int setup_save(struct setup_run *s, enum fslab_phase phase)
 {
-	return setup_save_how(s, phase, SETUP_SAVE_FAST);
+	return setup_save_how(s, phase, false);
 }
 
 /* Between steps: has the user asked us to stop? */
@@ -603,9 +601,7 @@ static void setup_mkfs_started(void *ctx, pid_t pid)
 	struct setup_run *s = ctx;
 
 	s->st->mkfs_pid = pid;
-	if (setup_save(s, FSLAB_PHASE_NONE) < 0) {
-		/* named by setup_save; teardown still finds it by the lab id */
-	}
+	setup_save(s, FSLAB_PHASE_NONE); /* a failure is named; teardown still finds it by the lab id */
 	prov_test_pause("mkfs-running", &setup_stop);
 }
 
@@ -1011,7 +1007,7 @@ static int setup_image_attach(struct setup_run *s)
 
 static int setup_precond_save(void *ctx, bool durable)
 {
-	return setup_save_how(ctx, FSLAB_PHASE_NONE, durable ? SETUP_SAVE_DURABLE : SETUP_SAVE_FAST);
+	return setup_save_how(ctx, FSLAB_PHASE_NONE, durable);
 }
 
 /* Purge and precondition (precond.h) the disk every rule accepted, before
@@ -1050,7 +1046,7 @@ static int setup_partition(struct setup_run *s)
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st->disk_guid, sizeof(s->st->disk_guid), "%s", guid);
 	prov_disk_ident_record(s->st);
-	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
+	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, true);
 	if (r < 0)
 		return r;
 	r = setup_step(s, "partitioning");
@@ -1116,7 +1112,7 @@ static int setup_do(struct setup_run *s)
 	if (r == 0)
 		r = setup_step(s, "mounted");
 	if (r == 0)
-		r = setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
+		r = setup_save_how(s, FSLAB_PHASE_READY, true);
 	return r;
 }
 
