@@ -107,11 +107,8 @@ void prov_id_of_fd(int fd, struct fslab_state_id *id)
 	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (fstat(fd, &st) == 0) {
-		id->known = true;
-		id->dev = (uint64_t)st.st_dev;
-		id->ino = (uint64_t)st.st_ino;
-	}
+	if (fstat(fd, &st) == 0)
+		*id = (struct fslab_state_id){ .known = true, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino };
 }
 
 bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)

@@ -135,13 +135,16 @@ static int setup_step(struct setup_run *s, const char *step)
 	return setup_stopped(s) ? -EINTR : 0;
 }
 
-/* The partitions of the plan as a table (lib/table.h).  0 or -errno. */
-static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
+/* The partitions of the plan as a table (lib/table.h), as one note (its
+ * lines).  0 or -errno. */
+static int setup_note_parts(const struct fslab_lab_plan *pl)
 {
 	static const char *const heads[] = { "#", "name", "type", "start", "size",
 					     "GPT type", "mkfs", "mount point" };
 	struct fslab_table *t = fslab_table_new(1);
-	char a[32];
+	char a[32], *text = NULL;
+	size_t len = 0;
+	FILE *mem;
 	int r;
 
 	if (!t)
@@ -171,22 +174,11 @@ static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 				  m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
 				  p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
 	}
-	r = fslab_table_print(t, out);
+	mem = open_memstream(&text, &len);
+	r = mem ? fslab_table_print(t, mem) : -errno;
 	fslab_table_free(t);
-	return r;
-}
-
-/* The partitions' table as one note (its lines). */
-static int setup_note_parts(const struct fslab_lab_plan *pl)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int r;
-
 	if (!mem)
-		return -errno;
-	r = setup_print_parts(pl, mem);
+		return r;
 	if (fclose(mem) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r == 0 && len) {
