@@ -247,24 +247,22 @@ int fslab_lab_check_path(const char *path, struct fslab_err *e)
 static int lab_check_state_file(const char *path, const struct stat *sb, struct fslab_err *e)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0)
-		fslab_err_set(e, -EPERM,
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s belongs to uid %u, not root: fslab did not write "
 			 "it, and acting on what it names could change any device; nothing was done",
 			 path, (unsigned)sb->st_uid);
-	else if (sb->st_mode & 022)
-		fslab_err_set(e, -EPERM,
+	if (sb->st_mode & 022)
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s is writable by others (mode %04o): fslab writes "
 			 "it 0600, and anyone could have changed what it names; nothing was done",
 			 path, (unsigned)(sb->st_mode & 07777));
-	else if (sb->st_nlink != 1)
-		fslab_err_set(e, -EPERM,
+	if (sb->st_nlink != 1)
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s has %lu links (a hard link or copy is another "
 			 "name for the lab, and would take other locks); use the lab's one state "
 			 "file and remove the extra link",
 			 path, (unsigned long)sb->st_nlink);
-	else
-		return 0;
-	return -EPERM;
+	return 0;
 }
 
 
@@ -735,7 +733,9 @@ static int lab_prove_partition(const struct prov_disk *d, const struct fslab_sta
 			       bool mounted, struct fslab_err *e)
 {
 	char src[PATH_MAX], fstype[64];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct stat sb, ssb;
+	int r;
 
 	if (stat(p->device, &sb) < 0 || !S_ISBLK(sb.st_mode) || sb.st_rdev == d->devno ||
 	    !prov_devno_on_disk(sb.st_rdev, d))
@@ -748,13 +748,9 @@ static int lab_prove_partition(const struct prov_disk *d, const struct fslab_sta
 		return fslab_err_set(e, -EINVAL, "[%s] %s is not what is mounted at %s", p->name, p->device,
 			 p->mountpoint);
 	/* A mount that does not answer would hang whoever uses it next. */
-	{
-		struct fslab_err why = FSLAB_ERR_INIT;
-		int r = fslab_lab_mount_answers(p, NULL, &why);
-
-		if (r < 0)
-			return fslab_err_set(e, r, "[%s] %s", p->name, fslab_err_msg(&why));
-	}
+	r = fslab_lab_mount_answers(p, NULL, &why);
+	if (r < 0)
+		return fslab_err_set(e, r, "[%s] %s", p->name, fslab_err_msg(&why));
 	return 0;
 }
 
@@ -839,31 +835,24 @@ bool fslab_lab_run_active(const struct fslab_lab *lab)
 static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, struct fslab_err *e)
 {
 	const struct fslab_state_partition *p;
+	struct fslab_err e2 = FSLAB_ERR_INIT;
+	struct prov_disk d;
+	char why[512];
 	int fd, r;
 
 	p = fslab_state_find(&lab->st, name);
 	if (!p || p->mount_method == FSLAB_MOUNT_NONE)
 		return fslab_err_set(e, -ENOENT, "%s: %s is not a mounted partition of the lab %s", purpose, name,
 			 lab->path);
-	{
-		char why[512];
-
-		r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why,
-					     sizeof(why));
-		if (r < 0)
-			return fslab_err_set(e, r, "%s", why);
-	}
-	{
-		struct prov_disk d;
-		struct fslab_err e2 = FSLAB_ERR_INIT;
-
-		r = lab_prove_disk(&lab->st, &d, &e2);
-		if (r == 0)
-			r = lab_prove_partition(&d, p, true, &e2);
-		if (r < 0)
-			return fslab_err_set(e, r, "%s: not remounting %s: %s", purpose, p->mountpoint,
-					     fslab_err_msg(&e2));
-	}
+	r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why, sizeof(why));
+	if (r < 0)
+		return fslab_err_set(e, r, "%s", why);
+	r = lab_prove_disk(&lab->st, &d, &e2);
+	if (r == 0)
+		r = lab_prove_partition(&d, p, true, &e2);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: not remounting %s: %s", purpose, p->mountpoint,
+				     fslab_err_msg(&e2));
 	fd = lab_mounts_lock(lab, LOCK_EX, "fslab run (remount)");
 	if (fd < 0)
 		return fslab_err_set(e, fd, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,

@@ -303,7 +303,7 @@ static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_
 
 static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_err *e)
 {
-	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128];
+	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128], why[256];
 	const char *argv[] = { prog, "-o", opts, p->device, p->mountpoint, NULL };
 	struct fslab_exec_result res;
 	double deadline;
@@ -315,14 +315,10 @@ static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_er
 	/* fusefat starts allocating at FSInfo's next-free hint, where the last
 	 * mount left it: from past 2 GiB a new directory is one it cannot
 	 * read, so it starts from the volume's first cluster again. */
-	{
-		char why[256];
-
-		r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
-		if (r < 0)
-			return fslab_note_fail(e, r, "not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
-					       p->device, p->mountpoint, why, p->device);
-	}
+	r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
+	if (r < 0)
+		return fslab_note_fail(e, r, "not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
+				       p->device, p->mountpoint, why, p->device);
 	/* fusefat wants rw+ for writing; fsname names the device in the
 	 * mount table, the only place FUSE records it. */
 	snprintf(opts, sizeof(opts), "rw+,fsname=%s%s%s", p->device, p->mount_options[0] ? "," : "",
@@ -346,6 +342,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_er
 int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	enum fslab_mount_method m = p->mount_method;
+	struct fslab_err why = FSLAB_ERR_INIT;
 	int r;
 
 	(void)st;
@@ -356,16 +353,12 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 		return r;
 	/* Checked again at the mount: a directory another user made (or
 	 * could swap) between setup's checks and now is not mounted over. */
-	{
-		struct fslab_err why = FSLAB_ERR_INIT;
-
-		r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
-		if (r < 0)
-			return fslab_note_fail(e, r, "refused: not mounting %s on %s: %s; root would mount where another "
-					       "user chose (run fslab teardown, then setup with a --mount-root only "
-					       "root can change)",
-					       p->device, p->mountpoint, why.msg);
-	}
+	r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
+	if (r < 0)
+		return fslab_note_fail(e, r, "refused: not mounting %s on %s: %s; root would mount where another "
+				       "user chose (run fslab teardown, then setup with a --mount-root only "
+				       "root can change)",
+				       p->device, p->mountpoint, why.msg);
 	r = lab_mounted_here(p->device, p->mountpoint);
 	if (r > 0)
 		return fslab_note_fail(e, -EBUSY, "%s: %s is already mounted there", p->mountpoint,

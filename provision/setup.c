@@ -195,7 +195,7 @@ static int setup_note_parts(const struct fslab_lab_plan *pl)
 static int setup_print_plan(struct setup_run *s)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], line[256];
 	int r;
 
 	fslab_note_line("disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment",
@@ -210,14 +210,10 @@ static int setup_print_plan(struct setup_run *s)
 		setup_fail_errno(s, r, "cannot print the plan's partitions");
 		return -1;
 	}
-	{
-		char line[256];
-
-		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
-		fslab_note_line("%s", line);
-		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
-		fslab_note_line("%s", line);
-	}
+	fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
+	fslab_note_line("%s", line);
+	fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
+	fslab_note_line("%s", line);
 	return 0;
 }
 
@@ -604,6 +600,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	const char *argv[FSLAB_MKFS_ARGV_MAX];
 	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[FSLAB_MKFS_COMMAND_MAX], type[32], version[32];
 	struct fslab_exec_result res;
+	enum fslab_discard_result dr;
 	int r;
 
 	fslab_note_line("formatting %s as %s (%zu/%zu): %s", p->device, fslab_fs_type_to_string(p->fs->type),
@@ -611,14 +608,10 @@ static int setup_format(struct setup_run *s, size_t i)
 	r = prov_wipe_signatures(p->device, s->e);
 	if (r < 0)
 		return r;
-	{
-		enum fslab_discard_result dr;
-
-		r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
-		if (r < 0)
-			return r;
-		sp->discarded = dr == FSLAB_DISCARD_DONE;
-	}
+	r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
+	if (r < 0)
+		return r;
+	sp->discarded = dr == FSLAB_DISCARD_DONE;
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
 		return setup_fail_errno(s, E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
 	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0)

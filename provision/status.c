@@ -35,6 +35,7 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
 	char where[PATH_MAX];
+	struct fslab_err e = FSLAB_ERR_INIT;
 	struct stat sb;
 	struct statvfs vfs;
 
@@ -61,13 +62,9 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 		row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
 	}
 	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
-	if (row->mounted) {
-		struct fslab_err e = FSLAB_ERR_INIT;
-
-		if (fslab_lab_mount_answers(p, &vfs, &e) < 0) {
-			snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
-			return;
-		}
+	if (row->mounted && fslab_lab_mount_answers(p, &vfs, &e) < 0) {
+		snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
+		return;
 	}
 	if (row->mounted && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;

@@ -342,6 +342,7 @@ static int teardown_check_identity(struct teardown_run *t)
 {
 	const struct fslab_state *st = t->st;
 	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING;
+	struct fslab_err why = FSLAB_ERR_INIT;
 	char guid[40];
 	int r;
 
@@ -349,8 +350,6 @@ static int teardown_check_identity(struct teardown_run *t)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0) {
-		struct fslab_err why = FSLAB_ERR_INIT;
-
 		/* A disk is proven by its GUID AND its own identity (serial,
 		 * WWID; a loop: its backing inode): the GUID is in the
 		 * contents, and a clone of the lab's disk carries it too. */
