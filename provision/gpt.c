@@ -158,19 +158,13 @@ out:
 static int kpart_ioctl(const struct prov_disk *d, int op, unsigned number, uint64_t start,
 		       uint64_t size)
 {
-	struct blkpg_partition part = { 0 };
-	struct blkpg_ioctl_arg arg = { 0 };
+	struct blkpg_partition part = { .pno = (int)number, .start = (long long)start, .length = (long long)size };
+	struct blkpg_ioctl_arg arg = { .op = op, .datalen = sizeof(part), .data = &part };
 	int fd, r = 0;
 
 	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	part.pno = (int)number;
-	part.start = (long long)start;
-	part.length = (long long)size;
-	arg.op = op;
-	arg.datalen = sizeof(part);
-	arg.data = &part;
 	if (ioctl(fd, BLKPG, &arg) < 0)
 		r = -errno;
 	close(fd);

@@ -37,15 +37,10 @@
 static int nvme_identify_fd(void *ctx, unsigned cns, unsigned nsid, void *buf)
 {
 	int fd = *(const int *)ctx;
-	struct nvme_admin_cmd cmd;
+	struct nvme_admin_cmd cmd = { .opcode = NVME_ADMIN_IDENTIFY, .nsid = nsid, .addr = (uint64_t)(uintptr_t)buf,
+				      .data_len = FSLAB_NVME_IDENTIFY_BYTES, .cdw10 = cns };
 
-	memset(&cmd, 0, sizeof(cmd));
 	memset(buf, 0, FSLAB_NVME_IDENTIFY_BYTES);
-	cmd.opcode = NVME_ADMIN_IDENTIFY;
-	cmd.nsid = nsid;
-	cmd.addr = (uint64_t)(uintptr_t)buf;
-	cmd.data_len = FSLAB_NVME_IDENTIFY_BYTES;
-	cmd.cdw10 = cns;
 	int r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	return r < 0 ? -errno : r;
 }
@@ -182,11 +177,8 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 		close(fd);
 		return fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
 	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = NVME_ADMIN_FORMAT_NVM;
-	cmd.nsid = p->nsid;
-	cmd.cdw10 = p->cdw10;
-	cmd.timeout_ms = NVME_FORMAT_TIMEOUT_MS;
+	cmd = (struct nvme_admin_cmd){ .opcode = NVME_ADMIN_FORMAT_NVM, .nsid = p->nsid, .cdw10 = p->cdw10,
+				       .timeout_ms = NVME_FORMAT_TIMEOUT_MS };
 	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	if (r != 0) {
 		int err = r < 0 ? errno : EIO;

@@ -303,7 +303,7 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 {
 	struct fslab_state_precondition *rec = r->rec;
 	char a[32];
-	int e;
+	int e, se;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->before.smart_passed = rec->after.smart_passed = -1;
@@ -343,11 +343,8 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 	if (e == 0)
 		fslab_note_line("preconditioned %s: %s in %.1f s (%.0f MiB/s)", r->disk,
 		       fslab_size_human(rec->bytes, a, sizeof(a)), rec->seconds, rec->mib_s);
-	{
-		int se = r->save(r->ctx, true);
-
-		if (e == 0)
-			e = se;
-	}
+	se = r->save(r->ctx, true);
+	if (e == 0)
+		e = se;
 	return e;
 }

@@ -727,6 +727,7 @@ static int setup_mount_all(struct setup_run *s)
 	for (size_t i = 0; i < s->plan.n; i++) {
 		struct fslab_state_partition *sp = &s->st->partitions[i];
 		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
+		struct fslab_state_partition tmp;
 		char step[64];
 
 		snprintf(step, sizeof(step), "mount-%s", sp->name);
@@ -738,11 +739,9 @@ static int setup_mount_all(struct setup_run *s)
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
 		       s->plan.n);
 		sp->mount_method = FSLAB_MOUNT_NONE;
-		{
-			struct fslab_state_partition tmp = *sp;
-			tmp.mount_method = m;
-			r = fslab_lab_mount(s->st, &tmp, s->e);
-		}
+		tmp = *sp;
+		tmp.mount_method = m;
+		r = fslab_lab_mount(s->st, &tmp, s->e);
 		if (r < 0)
 			return r;
 		sp->mount_method = m;

@@ -69,9 +69,8 @@ struct teardown_run {
  * state that a re-run could not handle (the wiped disk). */
 static int teardown_save(struct teardown_run *t, bool durable)
 {
-	int r;
+	int r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 
-	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 	if (r < 0)
 		teardown_fail_errno(t, r, "cannot update the state file %s", t->state_path);
 	return r;
