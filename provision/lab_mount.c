@@ -293,9 +293,9 @@ static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_
 	if (r != 0) {
 		int sys = mnt_context_get_syscall_errno(cxt);
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_note_fail(e, -EIO, "mount %s on %s (%s, options '%s') failed: %s", p->device, p->mountpoint,
-			    rc->kernel_fstype, p->mount_options, msg[0] ? msg : strerror(sys ? sys : EIO));
-		r = sys ? -sys : -EIO;
+		r = fslab_note_fail(e, sys ? -sys : -EIO, "mount %s on %s (%s, options '%s') failed: %s", p->device,
+				    p->mountpoint, rc->kernel_fstype, p->mount_options,
+				    msg[0] ? msg : strerror(sys ? sys : EIO));
 	}
 	mnt_free_context(cxt);
 	return r;
@@ -627,10 +627,9 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		char msg[512] = "";
 
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_note_fail(e, -EIO, "umount %s failed: %s%s", p->mountpoint, msg[0] ? msg : strerror(sys),
-			    sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
 		mnt_free_context(cxt);
-		return sys ? -sys : -EIO;
+		return fslab_note_fail(e, sys ? -sys : -EIO, "umount %s failed: %s%s", p->mountpoint,
+				       msg[0] ? msg : strerror(sys), sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
 	}
 	mnt_free_context(cxt);
 unmounted:

@@ -326,21 +326,12 @@ static int teardown_not_gpt(const char *type, void *other)
 	return 1;
 }
 
-/* True when every signature libblkid finds on dev is a remnant of a GPT,
- * or there is none. */
-static bool teardown_only_gpt_remnants(const char *dev)
-{
-	bool other = false;
-
-	return prov_probe_signature_each(dev, teardown_not_gpt, &other) >= 0 && !other;
-}
-
 /* GPT disk GUID check.  Returns 1 when the disk is ours to wipe, 0 when
  * setup never wrote to it (leave it alone), negative to refuse. */
 static int teardown_check_identity(struct teardown_run *t)
 {
 	const struct fslab_state *st = t->st;
-	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING;
+	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING, other = false;
 	struct fslab_err why = FSLAB_ERR_INIT;
 	char guid[40];
 	int r;
@@ -382,7 +373,7 @@ static int teardown_check_identity(struct teardown_run *t)
 		 * GPT being wiped (a protective MBR, a header libfdisk cannot
 		 * read), is our half-wiped one: finishing cannot hurt it. */
 		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno &&
-		    teardown_only_gpt_remnants(t->disk))
+		    prov_probe_signature_each(t->disk, teardown_not_gpt, &other) >= 0 && !other)
 			return 1;
 		return teardown_fail(t, -EINVAL, "refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
 			    "proves it is the lab's disk; if an earlier teardown was interrupted "
