@@ -70,9 +70,8 @@ int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp,
 	fdisk_set_ask(cxt, gpt_ask, (void *)dev);
 	r = fdisk_assign_device(cxt, dev, readonly);
 	if (r < 0) {
-		fslab_note_fail_errno(e, r, "%s: libfdisk cannot open the disk", dev);
 		fdisk_unref_context(cxt);
-		return r;
+		return fslab_note_fail_errno(e, r, "%s: libfdisk cannot open the disk", dev);
 	}
 	*cxtp = cxt;
 	return 0;

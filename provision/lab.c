@@ -265,7 +265,6 @@ static int lab_check_state_file(const char *path, const struct stat *sb, struct 
 	return 0;
 }
 
-
 /* Locks name in dfd (the directory dir) with how (LOCK_SH, LOCK_EX): the
  * fd, or a negative errno with the refusal in e (holder: who has it). */
 static int lab_lock(int dfd, const char *dir, const char *name, int how, const char *state_path,
@@ -345,9 +344,7 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 {
 	char name[NAME_MAX + 8], holder[128];
 	bool alone = lab->mode == FSLAB_LAB_RUN;
-	int fd;
-
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+	int fd, dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
 
 	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
 	fd = lab_lock(dfd, lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name, alone ? LOCK_EX : LOCK_SH,
@@ -786,9 +783,7 @@ static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 {
 	char name[NAME_MAX + 8], holder[128];
 	double deadline = fslab_now() + LAB_MOUNT_WAIT_S;
-	int fd;
-
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+	int fd, dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
 
 	snprintf(name, sizeof(name), "%s.mount", lab->id_dfd >= 0 ? lab->id : lab->name);
 	for (;;) {

@@ -211,10 +211,8 @@ static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fs
 	if (fstat(tfd, &st) < 0 || !S_ISDIR(st.st_mode) ||
 	    (p->mountpoint_created && p->mountpoint_id.known &&
 	     (st.st_dev != p->mountpoint_id.dev || st.st_ino != p->mountpoint_id.ino))) {
-		fslab_note_fail(e, -EIO, "refused: %s is not the directory setup made for %s (another inode): not "
-			    "mounting there",
-			    p->mountpoint, p->name);
-		r = -ESTALE;
+		r = fslab_note_fail(e, -ESTALE, "refused: %s is not the directory setup made for %s (another inode): "
+				    "not mounting there", p->mountpoint, p->name);
 		goto out;
 	}
 	fsfd = fsopen(fstype, FSOPEN_CLOEXEC);

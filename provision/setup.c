@@ -1338,10 +1338,8 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 	struct setup_run *s = calloc(1, sizeof(*s));
 	int ret;
 
-	if (!s) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!s)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	s->o = o;
 	s->e = e ? e : &s->err_own;
 	s->image_fd = -1;
@@ -1349,12 +1347,10 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 	ret = setup_check_args(s);
 	/* Before anything on the machine is looked at or created: setup
 	 * needs root. */
-	if (ret == 0 && !o->dry_run && geteuid() != 0) {
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop devices, "
-			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
-			    "or add --dry-run to see the plan");
-		ret = FSLAB_EXIT_FAILURE;
-	}
+	if (ret == 0 && !o->dry_run && geteuid() != 0)
+		ret = setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop "
+				 "devices, partitions, formats and mounts); nothing was created. Run it with "
+				 "sudo, or add --dry-run to see the plan");
 	if (ret == 0)
 		ret = setup_resolve_paths(s);
 	if (ret == 0 && o->dry_run)

@@ -346,10 +346,8 @@ int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e)
 	struct status_view *v = calloc(1, sizeof(*v));
 	int mounts, r, ret = FSLAB_EXIT_FAILURE;
 
-	if (!v) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!v)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	v->path = o->state_path ? o->state_path : fslab_state_default_path();
 	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, e);
 	if (r == -ENOENT) /* no lab: said without creating the lock file or its directory */

@@ -408,9 +408,8 @@ static int teardown_unmount_all(struct teardown_run *t)
 	for (size_t i = t->st->n_partitions; i-- > 0;) {
 		struct fslab_state_partition *p = &t->st->partitions[i];
 		char where[PATH_MAX];
-		int r;
-
 		struct stat sb;
+		int r;
 
 		if (!p->device[0])
 			continue;
@@ -733,14 +732,11 @@ static int teardown_open(struct teardown_run *t)
 /* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
 static int teardown_lock_disk(struct teardown_run *t)
 {
-	int e;
-
 	t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	e = errno;
 	return teardown_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
-		    strerror(e));
+			     strerror(errno));
 }
 
 /* The mounts: only a disk proven the lab's (its GPT, proven == 1) has lab
@@ -852,10 +848,8 @@ int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e)
 	struct teardown_run *t = calloc(1, sizeof(*t));
 	int ret = FSLAB_EXIT_FAILURE;
 
-	if (!t) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!t)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	t->o = o;
 	t->e = e ? e : &t->err_own;
 	t->image_fd = -1;
