@@ -78,9 +78,7 @@ bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_d
 	if (major(devno) == 0)
 		return false;
 	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysroot, major(devno),
-		     minor(devno)) >= (int)sizeof(link))
-		return false;
-	if (!realpath(link, real))
+		     minor(devno)) >= (int)sizeof(link) || !realpath(link, real))
 		return false;
 	/* A partition's sysfs directory sits inside its disk's. */
 	return strncmp(real, d->sysdir, n) == 0 && real[n] == '/';

@@ -47,9 +47,7 @@ struct fslab_lab {
 
 int prov_marker_set(int fd, const char *lab_id)
 {
-	if (fsetxattr(fd, PROV_MARKER_XATTR, lab_id, strlen(lab_id), 0) < 0)
-		return -errno;
-	return 0;
+	return fsetxattr(fd, PROV_MARKER_XATTR, lab_id, strlen(lab_id), 0) < 0 ? -errno : 0;
 }
 
 /* The lab id fd is marked with: 1 (in buf), 0 no marker, or -errno. */
@@ -627,9 +625,8 @@ int fslab_lab_log_fd(struct fslab_lab *lab)
 		return lab->log_fd;
 	snprintf(name, sizeof(name), "%s.log", lab->name);
 	fd = fslab_open_own_at(lab->dfd, name, O_WRONLY | O_APPEND, 0600);
-	if (fd < 0)
-		return fd;
-	lab->log_fd = fd;
+	if (fd >= 0)
+		lab->log_fd = fd;
 	return fd;
 }
 

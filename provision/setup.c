@@ -540,15 +540,14 @@ static void setup_fill_state(struct setup_run *s)
 {
 	struct fslab_state *st = s->st;
 	time_t now = time(NULL);
-	/* a disk's device number (setup_check_disk); an image's loop is
-	 * recorded when it is attached */
-	uint64_t rdev = s->image[0] ? 0 : (uint64_t)s->disk.devno;
 	struct tm tm;
 	uuid_t lab;
 
 	memset(st, 0, sizeof(*st));
 	st->version = FSLAB_STATE_VERSION;
-	st->disk_rdev = rdev;
+	/* a disk's device number (setup_check_disk); an image's loop is
+	 * recorded when it is attached */
+	st->disk_rdev = s->image[0] ? 0 : (uint64_t)s->disk.devno;
 	uuid_generate_random(lab);
 	uuid_unparse_lower(lab, st->lab_id);
 	snprintf(s->env_lab_id, sizeof(s->env_lab_id), "FSLAB_LAB_ID=%s", st->lab_id);
@@ -824,10 +823,10 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
 			    s->image);
-	else {
+	else
 		s->image_fd = fd;
+	if (s->image_fd == fd)
 		return 0;
-	}
 	close(fd);
 	return FSLAB_EXIT_FAILURE;
 }

@@ -213,11 +213,9 @@ static int status_print_table(const struct status_view *v, FILE *out)
 	}
 	r = fslab_table_print(t, out);
 	fslab_table_free(t);
-	if (r < 0) {
+	if (r < 0)
 		fslab_note(FSLAB_NOTE_ERROR, "cannot print the partitions' table: %s", strerror(-r));
-		return -1;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 /* The text report; -1 when it could not be printed (said). */

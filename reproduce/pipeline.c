@@ -334,9 +334,9 @@ static int repro_stages(struct repro_run *p)
 
 	fslab_stopsig_catch(&saved, repro_on_signal);
 	r = repro_setup(p);
-	if (r != 0)
+	if (r != 0) {
 		p->ret = r;
-	else {
+	} else {
 		repro_plan(p, repro_min_free(&p->st));
 		repro_sweeps(p);
 		if (repro_interrupted) {
