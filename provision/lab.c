@@ -458,11 +458,10 @@ static int lab_load(struct fslab_lab *lab, const char *state_path, bool is_new,
 			 "replaced it); retry",
 			 state_path);
 	r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, e);
-	if (r < 0) {
-		if (r == -ENOENT)
-			fslab_err_set(e, r, "%s: %s", state_path, strerror(ENOENT));
+	if (r == -ENOENT)
+		return fslab_err_set(e, r, "%s: %s", state_path, strerror(ENOENT));
+	if (r < 0)
 		return r;
-	}
 	lab->have_state = true;
 	return lab_lock_id(lab, state_path, command, e);
 }

@@ -126,8 +126,8 @@ int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e)
 
 /* The data written: pseudo-random (xorshift64, fixed seed) so that a
  * drive that compresses or deduplicates cannot skip it, with each 4 KiB
- * stamped with its disk offset before each write so no two blocks are
- * alike. */
+ * stamped with its disk offset (and pass) before each write so no two
+ * blocks are alike. */
 static void precond_fill(uint64_t *buf, size_t words)
 {
 	uint64_t x = PRECOND_SEED;
@@ -138,12 +138,6 @@ static void precond_fill(uint64_t *buf, size_t words)
 		x ^= x << 17;
 		buf[i] = x;
 	}
-}
-
-static void precond_stamp(uint64_t *buf, uint64_t len, uint64_t off, uint64_t pass)
-{
-	for (uint64_t k = 0; k < len / 4096; k++)
-		buf[k * 512] = (off + k * 4096) ^ (pass << 56) ^ PRECOND_SEED;
 }
 
 static int precond_purge(const struct fslab_precond_run *r)
@@ -211,7 +205,8 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 
 		if (*r->stop)
 			return -EINTR;
-		precond_stamp(buf, len, off, i / per_pass);
+		for (uint64_t k = 0; k < len / 4096; k++)
+			buf[k * 512] = (off + k * 4096) ^ ((i / per_pass) << 56) ^ PRECOND_SEED;
 		w = pwrite(fd, buf, (size_t)len, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			return -EINTR;
