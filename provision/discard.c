@@ -24,10 +24,8 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 	if (!enabled)
 		return 0;
 	r = fslab_devinfo_read(dev, &di, &err);
-	if (r < 0) {
-		fslab_note_fail(e, r, "cannot discard: %s", err.msg);
-		return r;
-	}
+	if (r < 0)
+		return fslab_note_fail(e, r, "cannot discard: %s", err.msg);
 	*result = FSLAB_DISCARD_UNSUPPORTED;
 	if (!fslab_devinfo_can_discard(&di))
 		return 0;
@@ -35,24 +33,15 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 	fd = open(dev, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fslab_note_fail_errno(e, errno, "%s: cannot open it to discard", dev);
-	if (ioctl(fd, BLKGETSIZE64, &range[1]) < 0) {
-		r = fslab_note_fail_errno(e, errno, "%s: cannot read its size (BLKGETSIZE64)", dev);
-		goto out;
-	}
-	if (ioctl(fd, BLKDISCARD, range) < 0) {
-		r = -errno;
-		if (r == -EOPNOTSUPP) {
-			/* sysfs said yes, the driver says no (some USB bridges) */
-			r = 0;
-			goto out;
-		}
-		fslab_note_fail_errno(e, r, "%s: BLKDISCARD of %llu bytes failed; --no-discard skips it",
-				  dev, (unsigned long long)range[1]);
-		goto out;
-	}
-	*result = FSLAB_DISCARD_DONE;
 	r = 0;
-out:
+	if (ioctl(fd, BLKGETSIZE64, &range[1]) < 0)
+		r = fslab_note_fail_errno(e, errno, "%s: cannot read its size (BLKGETSIZE64)", dev);
+	else if (ioctl(fd, BLKDISCARD, range) == 0)
+		*result = FSLAB_DISCARD_DONE;
+	/* EOPNOTSUPP: sysfs said yes, the driver says no (some USB bridges) */
+	else if (errno != EOPNOTSUPP)
+		r = fslab_note_fail_errno(e, errno, "%s: BLKDISCARD of %llu bytes failed; --no-discard skips it",
+					  dev, (unsigned long long)range[1]);
 	close(fd);
 	return r;
 }
@@ -62,21 +51,16 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 	struct fslab_devinfo di;
 	char g[32], m[32];
 
-	if (!enabled) {
+	if (!enabled)
 		snprintf(buf, len, "discard: skipped (--no-discard)");
-		return;
-	}
-	if (!disk || !disk[0]) {
+	else if (!disk || !disk[0])
 		snprintf(buf, len, "discard: each partition before mkfs, if the loop device takes it");
-		return;
-	}
-	if (fslab_devinfo_read(disk, &di, NULL) < 0 || !fslab_devinfo_can_discard(&di)) {
+	else if (fslab_devinfo_read(disk, &di, NULL) < 0 || !fslab_devinfo_can_discard(&di))
 		snprintf(buf, len, "discard: no (%s takes no discard requests)", disk);
-		return;
-	}
-	snprintf(buf, len, "discard: each partition before mkfs (BLKDISCARD; %s granularity, up to %s a request)",
-		 fslab_size_human(di.discard_granularity, g, sizeof(g)),
-		 fslab_size_human(di.discard_max_bytes, m, sizeof(m)));
+	else
+		snprintf(buf, len, "discard: each partition before mkfs (BLKDISCARD; %s granularity, up to %s a "
+			 "request)", fslab_size_human(di.discard_granularity, g, sizeof(g)),
+			 fslab_size_human(di.discard_max_bytes, m, sizeof(m)));
 }
 
 int fslab_discard_wiped_disk(const char *disk, struct fslab_err *e)

@@ -78,9 +78,7 @@ bool prov_devno_on_disk_at(const char *sysroot, dev_t devno, const struct prov_d
 	if (major(devno) == 0)
 		return false;
 	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysroot, major(devno),
-		     minor(devno)) >= (int)sizeof(link))
-		return false;
-	if (!realpath(link, real))
+		     minor(devno)) >= (int)sizeof(link) || !realpath(link, real))
 		return false;
 	/* A partition's sysfs directory sits inside its disk's. */
 	return strncmp(real, d->sysdir, n) == 0 && real[n] == '/';
@@ -107,11 +105,8 @@ void prov_id_of_fd(int fd, struct fslab_state_id *id)
 	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (fstat(fd, &st) == 0) {
-		id->known = true;
-		id->dev = (uint64_t)st.st_dev;
-		id->ino = (uint64_t)st.st_ino;
-	}
+	if (fstat(fd, &st) == 0)
+		*id = (struct fslab_state_id){ .known = true, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino };
 }
 
 bool prov_id_matches(const struct fslab_state_id *id, const struct stat *st)

@@ -70,9 +70,8 @@ int prov_fdisk_open(const char *dev, bool readonly, struct fdisk_context **cxtp,
 	fdisk_set_ask(cxt, gpt_ask, (void *)dev);
 	r = fdisk_assign_device(cxt, dev, readonly);
 	if (r < 0) {
-		fslab_note_fail_errno(e, r, "%s: libfdisk cannot open the disk", dev);
 		fdisk_unref_context(cxt);
-		return r;
+		return fslab_note_fail_errno(e, r, "%s: libfdisk cannot open the disk", dev);
 	}
 	*cxtp = cxt;
 	return 0;
@@ -158,19 +157,13 @@ out:
 static int kpart_ioctl(const struct prov_disk *d, int op, unsigned number, uint64_t start,
 		       uint64_t size)
 {
-	struct blkpg_partition part = { 0 };
-	struct blkpg_ioctl_arg arg = { 0 };
+	struct blkpg_partition part = { .pno = (int)number, .start = (long long)start, .length = (long long)size };
+	struct blkpg_ioctl_arg arg = { .op = op, .datalen = sizeof(part), .data = &part };
 	int fd, r = 0;
 
 	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	part.pno = (int)number;
-	part.start = (long long)start;
-	part.length = (long long)size;
-	arg.op = op;
-	arg.datalen = sizeof(part);
-	arg.data = &part;
 	if (ioctl(fd, BLKPG, &arg) < 0)
 		r = -errno;
 	close(fd);
@@ -232,12 +225,8 @@ int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_e
 int prov_kpart_remove_all(const struct prov_disk *d, struct fslab_err *e)
 {
 	for (unsigned n = 1; n <= 256; n++) {
-		char dir[PATH_MAX];
-		int r;
+		int r = prov_kpart_remove(d, n, e); /* 0 when the kernel has no partition n */
 
-		if (kpart_sysdir(d, n, dir, sizeof(dir)) < 0)
-			continue;
-		r = prov_kpart_remove(d, n, e);
 		if (r < 0)
 			return r;
 	}

@@ -19,9 +19,7 @@ static bool disk_path_on_disk(const char *path, const struct prov_disk *d)
 {
 	struct stat st;
 
-	if (!path || path[0] != '/')
-		return false;
-	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+	if (!path || path[0] != '/' || stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
 		return false;
 	return prov_devno_on_disk(st.st_rdev, d);
 }
@@ -33,9 +31,8 @@ static int disk_check_mounts(const struct prov_disk *d, struct fslab_err *e)
 	struct libmnt_fs *fs;
 	int r = 0;
 
-	if (!tb || !it) {
+	if (!tb || !it)
 		r = fslab_err_set(e, -EIO, "cannot read /proc/self/mountinfo");
-	}
 	while (!r && mnt_table_next_fs(tb, it, &fs) == 0) {
 		const char *src = mnt_fs_get_source(fs);
 		dev_t dev = mnt_fs_get_devno(fs);

@@ -47,9 +47,7 @@ struct fslab_lab {
 
 int prov_marker_set(int fd, const char *lab_id)
 {
-	if (fsetxattr(fd, PROV_MARKER_XATTR, lab_id, strlen(lab_id), 0) < 0)
-		return -errno;
-	return 0;
+	return fsetxattr(fd, PROV_MARKER_XATTR, lab_id, strlen(lab_id), 0) < 0 ? -errno : 0;
 }
 
 /* The lab id fd is marked with: 1 (in buf), 0 no marker, or -errno. */
@@ -81,9 +79,8 @@ int prov_marker_check(int fd, const char *lab_id, char *found, size_t len)
 
 void prov_marker_remove(int fd)
 {
-	if (fremovexattr(fd, PROV_MARKER_XATTR) < 0) {
-		/* absent already, or the filesystem has no xattrs: nothing to undo */
-	}
+	/* absent already, or the filesystem has no xattrs: nothing to undo */
+	fremovexattr(fd, PROV_MARKER_XATTR);
 }
 
 int prov_resolve_parent(const char *path, char *out, size_t len)
@@ -248,30 +245,35 @@ int fslab_lab_check_path(const char *path, struct fslab_err *e)
 static int lab_check_state_file(const char *path, const struct stat *sb, struct fslab_err *e)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0)
-		fslab_err_set(e, -EPERM,
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s belongs to uid %u, not root: fslab did not write "
 			 "it, and acting on what it names could change any device; nothing was done",
 			 path, (unsigned)sb->st_uid);
-	else if (sb->st_mode & 022)
-		fslab_err_set(e, -EPERM,
+	if (sb->st_mode & 022)
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s is writable by others (mode %04o): fslab writes "
 			 "it 0600, and anyone could have changed what it names; nothing was done",
 			 path, (unsigned)(sb->st_mode & 07777));
-	else if (sb->st_nlink != 1)
-		fslab_err_set(e, -EPERM,
+	if (sb->st_nlink != 1)
+		return fslab_err_set(e, -EPERM,
 			 "refused: the state file %s has %lu links (a hard link or copy is another "
 			 "name for the lab, and would take other locks); use the lab's one state "
 			 "file and remove the extra link",
 			 path, (unsigned long)sb->st_nlink);
-	else
-		return 0;
-	return -EPERM;
+	return 0;
 }
 
-
-static int lab_lock_error(int r, const char *what, const char *holder, const char *state_path,
-			  struct fslab_err *e)
+/* Locks name in dfd (the directory dir) with how (LOCK_SH, LOCK_EX): the
+ * fd, or a negative errno with the refusal in e (holder: who has it). */
+static int lab_lock(int dfd, const char *dir, const char *name, int how, const char *state_path,
+		    const char *command, char holder[128], struct fslab_err *e)
 {
+	char what[PATH_MAX + NAME_MAX + 16];
+	int r = fslab_lock_at(dfd, name, how, command, holder, 128);
+
+	if (r >= 0)
+		return r;
+	snprintf(what, sizeof(what), "%s/%s", dir, name);
 	if (r == -EWOULDBLOCK)
 		fslab_err_set(e, r,
 			 "the lab (%s) is in use by %s; wait for it to finish, or stop it, then retry",
@@ -302,26 +304,20 @@ static bool lab_id_usable(const char *id)
 	return true;
 }
 
-/* LAB_LOCK_DIR, made 0700 when missing: a directory of ours that no one
- * else can write.  The fd or a negative errno. */
-static int lab_lock_dir(void)
-{
-	return fslab_runtime_dir_open();
-}
-
 /* Takes the lab's own lock, LAB_LOCK_DIR/<lab_id>.lock, in the lab's mode
  * (an old state without a lab_id keeps only the lock beside it).  0 or a
  * negative errno with the refusal in e. */
 static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char *command,
 		       struct fslab_err *e)
 {
-	char name[64], holder[128], what[128];
+	char name[64], holder[128];
 	int fd;
 
 	if (lab->id_lock_fd >= 0 || !lab_id_usable(lab->st.lab_id))
 		return 0;
 	if (lab->id_dfd < 0) {
-		fd = lab_lock_dir();
+		/* LAB_LOCK_DIR, made 0700 when missing: ours, no one else can write */
+		fd = fslab_runtime_dir_open();
 		if (fd < 0) {
 			if (geteuid() != 0)
 				return 0; /* a user's status: reads, changes nothing */
@@ -334,12 +330,10 @@ static int lab_lock_id(struct fslab_lab *lab, const char *state_path, const char
 	}
 	snprintf(lab->id, sizeof(lab->id), "%s", lab->st.lab_id);
 	snprintf(name, sizeof(name), "%s.lock", lab->id);
-	fd = fslab_lock_at(lab->id_dfd, name, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
-			   command, holder, sizeof(holder));
-	if (fd < 0) {
-		snprintf(what, sizeof(what), "%s/%s", LAB_LOCK_DIR, name);
-		return lab_lock_error(fd, what, holder, state_path, e);
-	}
+	fd = lab_lock(lab->id_dfd, LAB_LOCK_DIR, name, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+		      state_path, command, holder, e);
+	if (fd < 0)
+		return fd;
 	lab->id_lock_fd = fd;
 	return 0;
 }
@@ -348,12 +342,11 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 {
 	char name[NAME_MAX + 8], holder[128];
 	bool alone = lab->mode == FSLAB_LAB_RUN;
-	int fd;
-
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+	int fd, dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
 
 	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
-	fd = fslab_lock_at(dfd, name, alone ? LOCK_EX : LOCK_SH, command, holder, sizeof(holder));
+	fd = lab_lock(dfd, lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name, alone ? LOCK_EX : LOCK_SH,
+		      state_path, command, holder, e);
 	if (fd == -EWOULDBLOCK) {
 		if (alone)
 			fslab_err_set(e, fd,
@@ -366,14 +359,9 @@ static int lab_lease(struct fslab_lab *lab, const char *state_path, const char *
 				 "refused: %s runs alone on the lab (%s) (it was started without "
 				 "--allow-concurrent); wait for it to finish",
 				 fslab_lock_holder_alive(holder) ? holder : "another fslab run", state_path);
+	}
+	if (fd < 0)
 		return fd;
-	}
-	if (fd < 0) {
-		char what[PATH_MAX + NAME_MAX + 16];
-
-		snprintf(what, sizeof(what), "%s/%s", lab->id_dfd >= 0 ? LAB_LOCK_DIR : lab->dir, name);
-		return lab_lock_error(fd, what, holder, state_path, e);
-	}
 	lab->lease_fd = fd;
 	return 0;
 }
@@ -388,10 +376,8 @@ static int lab_real_path(const char *state_path, bool is_new, char *real, struct
 	int r;
 
 	if (!is_new) {
-		if (lstat(state_path, &st) < 0 || !realpath(state_path, real)) {
-			r = -errno;
-			return fslab_err_set(e, r, "%s: %s", state_path, strerror(-r));
-		}
+		if (lstat(state_path, &st) < 0 || !realpath(state_path, real))
+			return fslab_err_set(e, -errno, "%s: %s", state_path, strerror(errno));
 		return fslab_lab_check_path(real, e);
 	}
 	snprintf(tmp, sizeof(tmp), "%s", state_path);
@@ -401,10 +387,8 @@ static int lab_real_path(const char *state_path, bool is_new, char *real, struct
 	r = fslab_mkdir_p(dir, 0755);
 	if (r < 0)
 		return fslab_err_set(e, r, "cannot create %s for the state file: %s", dir, strerror(-r));
-	if (!realpath(dir, tmp)) {
-		r = -errno;
-		return fslab_err_set(e, r, "%s: %s", dir, strerror(-r));
-	}
+	if (!realpath(dir, tmp))
+		return fslab_err_set(e, -errno, "%s: %s", dir, strerror(errno));
 	if (snprintf(real, PATH_MAX, "%s/%s", strcmp(tmp, "/") ? tmp : "", base) >= PATH_MAX)
 		return fslab_err_set(e, -ENAMETOOLONG, "%s: path too long", state_path);
 	return 0;
@@ -433,16 +417,14 @@ static int lab_place(struct fslab_lab *lab, const char *state_path, const char *
 static int lab_lock_beside(struct fslab_lab *lab, const char *state_path, const char *command,
 			   struct fslab_err *e)
 {
-	char lockname[NAME_MAX + 8], holder[128], what[PATH_MAX + NAME_MAX + 16];
+	char lockname[NAME_MAX + 8], holder[128];
 	int r;
 
 	snprintf(lockname, sizeof(lockname), "%s.lock", lab->name);
-	r = fslab_lock_at(lab->dfd, lockname, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
-			  command, holder, sizeof(holder));
-	if (r < 0) {
-		snprintf(what, sizeof(what), "%s/%s", lab->dir, lockname);
-		return lab_lock_error(r, what, holder, state_path, e);
-	}
+	r = lab_lock(lab->dfd, lab->dir, lockname, lab->mode == FSLAB_LAB_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+		     state_path, command, holder, e);
+	if (r < 0)
+		return r;
 	lab->lock_fd = r;
 	return 0;
 }
@@ -476,11 +458,10 @@ static int lab_load(struct fslab_lab *lab, const char *state_path, bool is_new,
 			 "replaced it); retry",
 			 state_path);
 	r = fslab_state_load_at(lab->dfd, lab->name, state_path, &lab->st, e);
-	if (r < 0) {
-		if (r == -ENOENT)
-			fslab_err_set(e, r, "%s: %s", state_path, strerror(ENOENT));
+	if (r == -ENOENT)
+		return fslab_err_set(e, r, "%s: %s", state_path, strerror(ENOENT));
+	if (r < 0)
 		return r;
-	}
 	lab->have_state = true;
 	return lab_lock_id(lab, state_path, command, e);
 }
@@ -527,30 +508,26 @@ int fslab_lab_open(const char *state_path, enum fslab_lab_mode mode, unsigned fl
 	return 0;
 }
 
+/* The holder's name in a lock file is stale once we let go (clear: we
+ * held it alone); a later shared holder writes its own only into an
+ * empty file. */
+static void lab_unlock(int fd, bool clear)
+{
+	if (fd < 0)
+		return;
+	if (clear && ftruncate(fd, 0) < 0) {
+		/* only a name for messages */
+	}
+	close(fd);
+}
+
 void fslab_lab_close(struct fslab_lab *lab)
 {
 	if (!lab)
 		return;
-	/* The holder's name in a lock file is stale once we let go; a later
-	 * shared holder writes its own only into an empty file. */
-	if (lab->lease_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_RUN && ftruncate(lab->lease_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->lease_fd);
-	}
-	if (lab->lock_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_EXCLUSIVE && ftruncate(lab->lock_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->lock_fd);
-	}
-	if (lab->id_lock_fd >= 0) {
-		if (lab->mode == FSLAB_LAB_EXCLUSIVE && ftruncate(lab->id_lock_fd, 0) < 0) {
-			/* only a name for messages */
-		}
-		close(lab->id_lock_fd);
-	}
+	lab_unlock(lab->lease_fd, lab->mode == FSLAB_LAB_RUN);
+	lab_unlock(lab->lock_fd, lab->mode == FSLAB_LAB_EXCLUSIVE);
+	lab_unlock(lab->id_lock_fd, lab->mode == FSLAB_LAB_EXCLUSIVE);
 	if (lab->id_dfd >= 0)
 		close(lab->id_dfd);
 	if (lab->log_fd >= 0)
@@ -617,9 +594,7 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 	if (lab->mode != FSLAB_LAB_EXCLUSIVE)
 		return -EPERM;
 	snprintf(log, sizeof(log), "%s.log", lab->name);
-	if (unlinkat(lab->dfd, log, 0) < 0 && errno != ENOENT) {
-		/* the log is a convenience: a stale one is harmless */
-	}
+	unlinkat(lab->dfd, log, 0); /* the log is a convenience: a stale one is harmless */
 	if (unlinkat(lab->dfd, lab->name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	lab->have_state = false;
@@ -634,9 +609,7 @@ int fslab_lab_remove_state(struct fslab_lab *lab)
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s.%s", lab->id, ext[i]);
-			if (unlinkat(lab->id_dfd, name, 0) < 0 && errno != ENOENT) {
-				/* a stale lock file of a dead lab is harmless */
-			}
+			unlinkat(lab->id_dfd, name, 0); /* a stale lock file of a dead lab is harmless */
 		}
 	}
 	return 0;
@@ -651,9 +624,8 @@ int fslab_lab_log_fd(struct fslab_lab *lab)
 		return lab->log_fd;
 	snprintf(name, sizeof(name), "%s.log", lab->name);
 	fd = fslab_open_own_at(lab->dfd, name, O_WRONLY | O_APPEND, 0600);
-	if (fd < 0)
-		return fd;
-	lab->log_fd = fd;
+	if (fd >= 0)
+		lab->log_fd = fd;
 	return fd;
 }
 
@@ -719,11 +691,8 @@ static int lab_prove_disk(const struct fslab_state *st, struct prov_disk *d, str
 		struct fslab_state_id id, back;
 		int fd = open(st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
-		if (fd < 0) {
-			int r = -errno;
-
-			return fslab_err_set(e, r, "the lab's image %s: %s", st->image, strerror(-r));
-		}
+		if (fd < 0)
+			return fslab_err_set(e, -errno, "the lab's image %s: %s", st->image, strerror(errno));
 		prov_id_of_fd(fd, &id);
 		r = st->version >= 2 ? prov_marker_check(fd, st->lab_id, found, sizeof(found)) : 1;
 		close(fd);
@@ -757,7 +726,9 @@ static int lab_prove_partition(const struct prov_disk *d, const struct fslab_sta
 			       bool mounted, struct fslab_err *e)
 {
 	char src[PATH_MAX], fstype[64];
+	struct fslab_err why = FSLAB_ERR_INIT;
 	struct stat sb, ssb;
+	int r;
 
 	if (stat(p->device, &sb) < 0 || !S_ISBLK(sb.st_mode) || sb.st_rdev == d->devno ||
 	    !prov_devno_on_disk(sb.st_rdev, d))
@@ -770,13 +741,9 @@ static int lab_prove_partition(const struct prov_disk *d, const struct fslab_sta
 		return fslab_err_set(e, -EINVAL, "[%s] %s is not what is mounted at %s", p->name, p->device,
 			 p->mountpoint);
 	/* A mount that does not answer would hang whoever uses it next. */
-	{
-		struct fslab_err why = FSLAB_ERR_INIT;
-		int r = fslab_lab_mount_answers(p, NULL, &why);
-
-		if (r < 0)
-			return fslab_err_set(e, r, "[%s] %s", p->name, fslab_err_msg(&why));
-	}
+	r = fslab_lab_mount_answers(p, NULL, &why);
+	if (r < 0)
+		return fslab_err_set(e, r, "[%s] %s", p->name, fslab_err_msg(&why));
 	return 0;
 }
 
@@ -812,9 +779,7 @@ static int lab_mounts_lock(struct fslab_lab *lab, int how, const char *command)
 {
 	char name[NAME_MAX + 8], holder[128];
 	double deadline = fslab_now() + LAB_MOUNT_WAIT_S;
-	int fd;
-
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
+	int fd, dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd;
 
 	snprintf(name, sizeof(name), "%s.mount", lab->id_dfd >= 0 ? lab->id : lab->name);
 	for (;;) {
@@ -861,31 +826,24 @@ bool fslab_lab_run_active(const struct fslab_lab *lab)
 static int lab_remount_as(struct fslab_lab *lab, const char *name, const char *purpose, struct fslab_err *e)
 {
 	const struct fslab_state_partition *p;
+	struct fslab_err e2 = FSLAB_ERR_INIT;
+	struct prov_disk d;
+	char why[512];
 	int fd, r;
 
 	p = fslab_state_find(&lab->st, name);
 	if (!p || p->mount_method == FSLAB_MOUNT_NONE)
 		return fslab_err_set(e, -ENOENT, "%s: %s is not a mounted partition of the lab %s", purpose, name,
 			 lab->path);
-	{
-		char why[512];
-
-		r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why,
-					     sizeof(why));
-		if (r < 0)
-			return fslab_err_set(e, r, "%s", why);
-	}
-	{
-		struct prov_disk d;
-		struct fslab_err e2 = FSLAB_ERR_INIT;
-
-		r = lab_prove_disk(&lab->st, &d, &e2);
-		if (r == 0)
-			r = lab_prove_partition(&d, p, true, &e2);
-		if (r < 0)
-			return fslab_err_set(e, r, "%s: not remounting %s: %s", purpose, p->mountpoint,
-					     fslab_err_msg(&e2));
-	}
+	r = fslab_spec_options_check(p->type, FSLAB_SPEC_MOUNT_OPTIONS, p->mount_options, why, sizeof(why));
+	if (r < 0)
+		return fslab_err_set(e, r, "%s", why);
+	r = lab_prove_disk(&lab->st, &d, &e2);
+	if (r == 0)
+		r = lab_prove_partition(&d, p, true, &e2);
+	if (r < 0)
+		return fslab_err_set(e, r, "%s: not remounting %s: %s", purpose, p->mountpoint,
+				     fslab_err_msg(&e2));
 	fd = lab_mounts_lock(lab, LOCK_EX, "fslab run (remount)");
 	if (fd < 0)
 		return fslab_err_set(e, fd, "%s: cannot lock the lab's mounts (%s/%s.mount): %s", purpose,

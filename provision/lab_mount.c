@@ -156,15 +156,11 @@ static int lab_check_dir(const char *dir, struct fslab_err *e)
 
 	if (lstat(dir, &st) < 0)
 		return fslab_note_fail_errno(e, errno, "mount point %s", dir);
-	if (S_ISLNK(st.st_mode)) {
-		fslab_note_fail(e, -EIO, "mount point %s is a symbolic link; fslab does not follow it (remove it)",
-			    dir);
-		return -ELOOP;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fslab_note_fail(e, -EIO, "mount point %s is not a directory", dir);
-		return -ENOTDIR;
-	}
+	if (S_ISLNK(st.st_mode))
+		return fslab_note_fail(e, -ELOOP, "mount point %s is a symbolic link; fslab does not follow it (remove it)",
+				       dir);
+	if (!S_ISDIR(st.st_mode))
+		return fslab_note_fail(e, -ENOTDIR, "mount point %s is not a directory", dir);
 	return 0;
 }
 
@@ -215,10 +211,8 @@ static int lab_mount_by_fd(const struct fslab_state_partition *p, const char *fs
 	if (fstat(tfd, &st) < 0 || !S_ISDIR(st.st_mode) ||
 	    (p->mountpoint_created && p->mountpoint_id.known &&
 	     (st.st_dev != p->mountpoint_id.dev || st.st_ino != p->mountpoint_id.ino))) {
-		fslab_note_fail(e, -EIO, "refused: %s is not the directory setup made for %s (another inode): not "
-			    "mounting there",
-			    p->mountpoint, p->name);
-		r = -ESTALE;
+		r = fslab_note_fail(e, -ESTALE, "refused: %s is not the directory setup made for %s (another inode): "
+				    "not mounting there", p->mountpoint, p->name);
 		goto out;
 	}
 	fsfd = fsopen(fstype, FSOPEN_CLOEXEC);
@@ -273,20 +267,19 @@ out:
 static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
-	struct libmnt_context *cxt = mnt_new_context();
+	struct libmnt_context *cxt;
 	char msg[512] = "";
 	int r;
 
-	if (!cxt || !rc) {
-		mnt_free_context(cxt);
+	if (!rc)
 		return -ENOMEM;
-	}
 	r = lab_mount_by_fd(p, rc->kernel_fstype, e);
-	if (r != -ENOSYS) {
-		mnt_free_context(cxt);
+	if (r != -ENOSYS)
 		return r;
-	}
 	/* a kernel before 5.2: by name, through libmount */
+	cxt = mnt_new_context();
+	if (!cxt)
+		return -ENOMEM;
 	mnt_context_disable_helpers(cxt, 1);
 	mnt_context_disable_mtab(cxt, 1);
 	mnt_context_set_source(cxt, p->device);
@@ -298,9 +291,9 @@ static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_
 	if (r != 0) {
 		int sys = mnt_context_get_syscall_errno(cxt);
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_note_fail(e, -EIO, "mount %s on %s (%s, options '%s') failed: %s", p->device, p->mountpoint,
-			    rc->kernel_fstype, p->mount_options, msg[0] ? msg : strerror(sys ? sys : EIO));
-		r = sys ? -sys : -EIO;
+		r = fslab_note_fail(e, sys ? -sys : -EIO, "mount %s on %s (%s, options '%s') failed: %s", p->device,
+				    p->mountpoint, rc->kernel_fstype, p->mount_options,
+				    msg[0] ? msg : strerror(sys ? sys : EIO));
 	}
 	mnt_free_context(cxt);
 	return r;
@@ -308,55 +301,37 @@ static int lab_mount_kernel(const struct fslab_state_partition *p, struct fslab_
 
 static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_err *e)
 {
-	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128];
-	const char *argv[8];
+	char prog[PATH_MAX], opts[FSLAB_OPTIONS_MAX + 128], why[256];
+	const char *argv[] = { prog, "-o", opts, p->device, p->mountpoint, NULL };
 	struct fslab_exec_result res;
 	double deadline;
 	int r;
 
-	if (fslab_exec_find_tool("fusefat", prog, sizeof(prog)) < 0) {
-		fslab_note_fail(e, -EIO, "fusefat not found: this kernel has no vfat, so FAT32 is mounted through "
-			    "FUSE; install it with: apt-get install fusefat");
-		return -ENOENT;
-	}
+	if (fslab_exec_find_tool("fusefat", prog, sizeof(prog)) < 0)
+		return fslab_note_fail(e, -ENOENT, "fusefat not found: this kernel has no vfat, so FAT32 is mounted "
+				       "through FUSE; install it with: apt-get install fusefat");
 	/* fusefat starts allocating at FSInfo's next-free hint, where the last
 	 * mount left it: from past 2 GiB a new directory is one it cannot
 	 * read, so it starts from the volume's first cluster again. */
-	{
-		char why[256];
-
-		r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
-		if (r < 0) {
-			fslab_note_fail(e, -EIO, "not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
-				    p->device, p->mountpoint, why, p->device);
-			return r;
-		}
-	}
+	r = fslab_fat32_rewind_next_free(p->device, why, sizeof(why));
+	if (r < 0)
+		return fslab_note_fail(e, r, "not mounting %s on %s through fusefat: %s; check it with: fsck.fat -n %s",
+				       p->device, p->mountpoint, why, p->device);
 	/* fusefat wants rw+ for writing; fsname names the device in the
 	 * mount table, the only place FUSE records it. */
 	snprintf(opts, sizeof(opts), "rw+,fsname=%s%s%s", p->device, p->mount_options[0] ? "," : "",
 		 p->mount_options);
-	argv[0] = prog;
-	argv[1] = "-o";
-	argv[2] = opts;
-	argv[3] = p->device;
-	argv[4] = p->mountpoint;
-	argv[5] = NULL;
 	r = fslab_exec_run_in(argv, NULL, NULL, 60, &res);
 	if (r < 0)
 		return fslab_note_fail_errno(e, r, "cannot run %s", prog);
-	if (res.exit_status != 0) {
-		fslab_note_fail(e, -EIO, "fusefat %s on %s failed (exit %d): %s", p->device, p->mountpoint,
-			    res.exit_status, res.stderr_tail);
-		return -EIO;
-	}
+	if (res.exit_status != 0)
+		return fslab_note_fail(e, -EIO, "fusefat %s on %s failed (exit %d): %s", p->device, p->mountpoint,
+				       res.exit_status, res.stderr_tail);
 	deadline = fslab_now() + LAB_FUSE_WAIT_S;
 	while ((r = lab_mounted_here(p->device, p->mountpoint)) != 1) {
-		if (fslab_now() > deadline) {
-			fslab_note_fail(e, -EIO, "fusefat %s: no mount at %s after %d s", p->device, p->mountpoint,
-				    LAB_FUSE_WAIT_S);
-			return -ETIMEDOUT;
-		}
+		if (fslab_now() > deadline)
+			return fslab_note_fail(e, -ETIMEDOUT, "fusefat %s: no mount at %s after %d s", p->device,
+					       p->mountpoint, LAB_FUSE_WAIT_S);
 		usleep(10000);
 	}
 	return 0;
@@ -365,6 +340,7 @@ static int lab_mount_fuse(const struct fslab_state_partition *p, struct fslab_er
 int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_partition *p, struct fslab_err *e)
 {
 	enum fslab_mount_method m = p->mount_method;
+	struct fslab_err why = FSLAB_ERR_INIT;
 	int r;
 
 	(void)st;
@@ -375,24 +351,16 @@ int fslab_lab_mount(const struct fslab_state *st, const struct fslab_state_parti
 		return r;
 	/* Checked again at the mount: a directory another user made (or
 	 * could swap) between setup's checks and now is not mounted over. */
-	{
-		struct fslab_err why = FSLAB_ERR_INIT;
-
-		r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
-		if (r < 0) {
-			fslab_note_fail(e, -EIO, "refused: not mounting %s on %s: %s; root would mount where another "
-				    "user chose (run fslab teardown, then setup with a --mount-root only root "
-				    "can change)",
-				    p->device, p->mountpoint, why.msg);
-			return r;
-		}
-	}
+	r = fslab_path_trusted(p->mountpoint, NULL, 0, &why);
+	if (r < 0)
+		return fslab_note_fail(e, r, "refused: not mounting %s on %s: %s; root would mount where another "
+				       "user chose (run fslab teardown, then setup with a --mount-root only "
+				       "root can change)",
+				       p->device, p->mountpoint, why.msg);
 	r = lab_mounted_here(p->device, p->mountpoint);
-	if (r > 0) {
-		fslab_note_fail(e, -EIO, "%s: %s is already mounted there", p->mountpoint,
-			    r == 1 ? p->device : "another filesystem");
-		return -EBUSY;
-	}
+	if (r > 0)
+		return fslab_note_fail(e, -EBUSY, "%s: %s is already mounted there", p->mountpoint,
+				       r == 1 ? p->device : "another filesystem");
 	return m == FSLAB_MOUNT_FUSE ? lab_mount_fuse(p, e) : lab_mount_kernel(p, e);
 }
 
@@ -421,11 +389,6 @@ static pid_t lab_device_holder(dev_t rdev)
 	struct device_open_walk w = { .rdev = rdev };
 
 	return fslab_proc_each_open_fd(lab_device_open_step, &w) == 1 ? w.pid : 0;
-}
-
-static bool lab_device_open_somewhere(dev_t rdev)
-{
-	return lab_device_holder(rdev) != 0;
 }
 
 /* The FUSE connection number of the mount at dir: its minor device
@@ -542,8 +505,7 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
 		return fslab_err_set(e, -ENOTCONN, "%s is a dead FUSE mount: its FUSE daemon (fusefat, pid %d) is gone, so the "
 			 "filesystem serves nothing; run fslab teardown (and setup again)",
 			 p->mountpoint, (int)pid);
-	fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
-	return r;
+	return fslab_err_set(e, r, "%s: statfs failed: %s", p->mountpoint, strerror(-r));
 }
 
 void fslab_lab_fuse_record(struct fslab_state_partition *p)
@@ -636,9 +598,8 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		return 0;
 	if (r == 2) {
 		prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
-		fslab_note_fail(e, -EIO, "%s: %s (%s) is mounted there, not the lab's %s; not touching it",
-			    p->mountpoint, src, fstype, p->device);
-		return -EBUSY;
+		return fslab_note_fail(e, -EBUSY, "%s: %s (%s) is mounted there, not the lab's %s; not touching it",
+				       p->mountpoint, src, fstype, p->device);
 	}
 	if (r < 0)
 		return fslab_note_fail_errno(e, r, "cannot read the mount table");
@@ -664,10 +625,9 @@ int fslab_lab_unmount(const struct fslab_state *st, const struct fslab_state_par
 		char msg[512] = "";
 
 		mnt_context_get_excode(cxt, r, msg, sizeof(msg));
-		fslab_note_fail(e, -EIO, "umount %s failed: %s%s", p->mountpoint, msg[0] ? msg : strerror(sys),
-			    sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
 		mnt_free_context(cxt);
-		return sys ? -sys : -EIO;
+		return fslab_note_fail(e, sys ? -sys : -EIO, "umount %s failed: %s%s", p->mountpoint,
+				       msg[0] ? msg : strerror(sys), sys == EBUSY ? " (a program still uses it: see fuser -vm)" : "");
 	}
 	mnt_free_context(cxt);
 unmounted:
@@ -676,7 +636,7 @@ unmounted:
 		 * it lets go of the device so that what follows sees all of
 		 * its writes. */
 		deadline = fslab_now() + LAB_FUSE_WAIT_S;
-		while (lab_device_open_somewhere(devst.st_rdev)) {
+		while (lab_device_holder(devst.st_rdev) != 0) {
 			if (fslab_now() > deadline) {
 				fslab_note_warn("%s: the FUSE daemon still holds the device %d s after the "
 					   "unmount",

@@ -58,10 +58,9 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 		if (!lab_target_wanted(p->name, only, n_only))
 			continue;
 		if (p->mount_method == FSLAB_MOUNT_NONE || !p->mountpoint[0]) {
-			fslab_err_set(e, -ENOENT, "%s (%s) is not mounted by the lab; run 'fslab status' to see why",
-				 p->name, p->device);
 			free(out);
-			return -ENOENT;
+			return fslab_err_set(e, -ENOENT, "%s (%s) is not mounted by the lab; run 'fslab status' "
+					     "to see why", p->name, p->device);
 		}
 		int r = fresh_fuse ? fslab_lab_fuse_refresh(lab, p->name, e) : 0;
 
@@ -72,10 +71,9 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 		lab_target_fill(lab, st, p, &out[k++]);
 	}
 	if (k == 0) {
-		fslab_err_set(e, -ENOENT, "the lab in %s has no mounted filesystem to benchmark",
-			 fslab_lab_path(lab));
 		free(out);
-		return -ENOENT;
+		return fslab_err_set(e, -ENOENT, "the lab in %s has no mounted filesystem to benchmark",
+				     fslab_lab_path(lab));
 	}
 	*targets = out;
 	*n = k;

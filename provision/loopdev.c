@@ -29,9 +29,8 @@
 /* 1 when the loop device lfd does direct I/O, 0 when buffered, -errno. */
 static int loop_dio_of_fd(int lfd)
 {
-	struct loop_info64 info;
+	struct loop_info64 info = { 0 };
 
-	memset(&info, 0, sizeof(info));
 	if (ioctl(lfd, LOOP_GET_STATUS64, &info) < 0)
 		return -errno;
 	return !!(info.lo_flags & LO_FLAGS_DIRECT_IO);
@@ -68,9 +67,7 @@ int prov_loop_attach_fd(int img, const char *image, char *dev, size_t len, bool 
 			r = fslab_note_fail_errno(e, errno, "%s", dev);
 			goto out;
 		}
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.fd = (unsigned)img;
-		cfg.info.lo_flags = LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO;
+		cfg = (struct loop_config){ .fd = (unsigned)img, .info.lo_flags = LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO };
 		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", image);
 		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
 			*direct = loop_dio_of_fd(lfd) == 1;
@@ -109,20 +106,16 @@ int prov_loop_direct_io(const char *dev)
 
 int prov_loop_backing(const char *dev, struct fslab_state_id *id)
 {
-	struct loop_info64 info;
+	struct loop_info64 info = { 0 };
 	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = 0;
 
 	memset(id, 0, sizeof(*id));
 	if (fd < 0)
 		return -errno;
-	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0) {
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
 		r = -errno;
-	} else {
-		id->known = true;
-		id->dev = info.lo_device;
-		id->ino = info.lo_inode;
-	}
+	else
+		*id = (struct fslab_state_id){ .known = true, .dev = info.lo_device, .ino = info.lo_inode };
 	close(fd);
 	return r;
 }

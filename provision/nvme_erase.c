@@ -37,15 +37,10 @@
 static int nvme_identify_fd(void *ctx, unsigned cns, unsigned nsid, void *buf)
 {
 	int fd = *(const int *)ctx;
-	struct nvme_admin_cmd cmd;
+	struct nvme_admin_cmd cmd = { .opcode = NVME_ADMIN_IDENTIFY, .nsid = nsid, .addr = (uint64_t)(uintptr_t)buf,
+				      .data_len = FSLAB_NVME_IDENTIFY_BYTES, .cdw10 = cns };
 
-	memset(&cmd, 0, sizeof(cmd));
 	memset(buf, 0, FSLAB_NVME_IDENTIFY_BYTES);
-	cmd.opcode = NVME_ADMIN_IDENTIFY;
-	cmd.nsid = nsid;
-	cmd.addr = (uint64_t)(uintptr_t)buf;
-	cmd.data_len = FSLAB_NVME_IDENTIFY_BYTES;
-	cmd.cdw10 = cns;
 	int r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	return r < 0 ? -errno : r;
 }
@@ -144,10 +139,8 @@ int fslab_nvme_erase_check(const char *disk, struct fslab_nvme_erase_plan *p, st
 	int fd = open(disk, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
 	struct stat st;
 
-	if (fd < 0) {
-		r = -errno;
-		return fslab_err_set(e, r, "cannot open %s to ask it (%s)", disk, strerror(-r));
-	}
+	if (fd < 0)
+		return fslab_err_set(e, -errno, "cannot open %s to ask it (%s)", disk, strerror(errno));
 	/* admin commands go only to a block device, whatever the name is now */
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
 		close(fd);
@@ -176,21 +169,16 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 					 disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
 		close(fd);
-		fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
-			    disk);
-		return -ESTALE;
+		return fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
+				       disk);
 	}
 	r = nvme_plan_fd(fd, disk, &now, &why);
 	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
 		close(fd);
-		fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
-		return r < 0 ? r : -ESTALE;
+		return fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
 	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = NVME_ADMIN_FORMAT_NVM;
-	cmd.nsid = p->nsid;
-	cmd.cdw10 = p->cdw10;
-	cmd.timeout_ms = NVME_FORMAT_TIMEOUT_MS;
+	cmd = (struct nvme_admin_cmd){ .opcode = NVME_ADMIN_FORMAT_NVM, .nsid = p->nsid, .cdw10 = p->cdw10,
+				       .timeout_ms = NVME_FORMAT_TIMEOUT_MS };
 	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 	if (r != 0) {
 		int err = r < 0 ? errno : EIO;
@@ -204,9 +192,8 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 	}
 	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {
 		close(fd);
-		fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
-			    disk, (unsigned long long)bytes, (unsigned long long)capacity);
-		return -EIO;
+		return fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
+				       disk, (unsigned long long)bytes, (unsigned long long)capacity);
 	}
 	close(fd);
 	return 0;

@@ -52,8 +52,6 @@ static uint64_t plan_align_up(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
-/* Bytes before the first usable sector: protective MBR, GPT header,
- * entries. */
 /* A size as people read it ("100.0 GiB"), with the exact figure after it
  * when the one decimal rounds ("100.0 GiB (102401M)"). */
 static char *plan_size_words(uint64_t bytes, char *buf, size_t len)
@@ -73,15 +71,11 @@ static char *plan_size_words(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* Bytes before the first usable sector: protective MBR, GPT header,
+ * entries. */
 static uint64_t plan_gpt_head(unsigned sector)
 {
 	return 2ull * sector + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector);
-}
-
-/* Bytes after the last usable sector: entries and backup header. */
-static uint64_t plan_gpt_tail(unsigned sector)
-{
-	return plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector) + sector;
 }
 
 int fslab_partition_device_name(const char *disk, unsigned number, char *buf, size_t len)
@@ -155,11 +149,12 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 			return r;
 		pos = plan_align_up(pos, align);
 	}
-	/* pos is the aligned end of the last partition; the backup GPT must
-	 * fit after the last partition's real end. */
+	/* pos is the aligned end of the last partition; the backup GPT (its
+	 * entries and header) must fit after the last partition's real end. */
 	{
 		const struct fslab_partition_plan *last = &plan->parts[plan->n - 1];
-		uint64_t end = last->start + last->size + plan_gpt_tail(sector_size);
+		uint64_t end = last->start + last->size + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector_size) +
+			       sector_size;
 		plan->needed_bytes = plan_align_up(end, align);
 	}
 	if (disk_bytes && disk_bytes < plan->needed_bytes) {

@@ -126,8 +126,8 @@ int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e)
 
 /* The data written: pseudo-random (xorshift64, fixed seed) so that a
  * drive that compresses or deduplicates cannot skip it, with each 4 KiB
- * stamped with its disk offset before each write so no two blocks are
- * alike. */
+ * stamped with its disk offset (and pass) before each write so no two
+ * blocks are alike. */
 static void precond_fill(uint64_t *buf, size_t words)
 {
 	uint64_t x = PRECOND_SEED;
@@ -138,12 +138,6 @@ static void precond_fill(uint64_t *buf, size_t words)
 		x ^= x << 17;
 		buf[i] = x;
 	}
-}
-
-static void precond_stamp(uint64_t *buf, uint64_t len, uint64_t off, uint64_t pass)
-{
-	for (uint64_t k = 0; k < len / 4096; k++)
-		buf[k * 512] = (off + k * 4096) ^ (pass << 56) ^ PRECOND_SEED;
 }
 
 static int precond_purge(const struct fslab_precond_run *r)
@@ -167,18 +161,12 @@ static int precond_purge(const struct fslab_precond_run *r)
 	}
 	fslab_note_line("purging %s: BLKDISCARD of the whole disk (a TRIM purge, not a PTS purge)", r->disk);
 	e = fslab_discard_device(r->disk, true, &res, r->e);
-	if (e < 0) {
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "failed");
-		return e;
-	}
-	if (res == FSLAB_DISCARD_UNSUPPORTED) {
+	if (e == 0 && res == FSLAB_DISCARD_UNSUPPORTED)
 		fslab_note_line("purge: not supported: %s takes no discard requests; preconditioning without a "
 		       "purge", r->disk);
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "not supported");
-	} else {
-		snprintf(rec->purge_result, sizeof(rec->purge_result), "done");
-	}
-	return 0;
+	snprintf(rec->purge_result, sizeof(rec->purge_result), "%s",
+		 e < 0 ? "failed" : res == FSLAB_DISCARD_UNSUPPORTED ? "not supported" : "done");
+	return e;
 }
 
 static void precond_conditions(const char *disk, const char *when, struct fslab_drive_conditions *dc)
@@ -217,7 +205,8 @@ static int precond_write_loop(const struct fslab_precond_run *r, int fd, uint64_
 
 		if (*r->stop)
 			return -EINTR;
-		precond_stamp(buf, len, off, i / per_pass);
+		for (uint64_t k = 0; k < len / 4096; k++)
+			buf[k * 512] = (off + k * 4096) ^ ((i / per_pass) << 56) ^ PRECOND_SEED;
 		w = pwrite(fd, buf, (size_t)len, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			return -EINTR;
@@ -276,9 +265,8 @@ static int precond_write(const struct fslab_precond_run *r)
 					 r->disk);
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != r->devno) {
 		close(fd);
-		fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another "
-			    "device node under that name); nothing was written", r->disk);
-		return -ESTALE;
+		return fslab_note_fail(r->e, -ESTALE, "refused: %s is no longer the disk the safety checks passed "
+				       "(another device node under that name); nothing was written", r->disk);
 	}
 	e = posix_memalign(&buf, 4096, FSLAB_PRECOND_BLOCK);
 	if (e) {
@@ -310,7 +298,7 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 {
 	struct fslab_state_precondition *rec = r->rec;
 	char a[32];
-	int e;
+	int e, se;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->before.smart_passed = rec->after.smart_passed = -1;
@@ -350,11 +338,8 @@ int fslab_precond_run(const struct fslab_precond_run *r)
 	if (e == 0)
 		fslab_note_line("preconditioned %s: %s in %.1f s (%.0f MiB/s)", r->disk,
 		       fslab_size_human(rec->bytes, a, sizeof(a)), rec->seconds, rec->mib_s);
-	{
-		int se = r->save(r->ctx, true);
-
-		if (e == 0)
-			e = se;
-	}
+	se = r->save(r->ctx, true);
+	if (e == 0)
+		e = se;
 	return e;
 }

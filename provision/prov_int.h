@@ -116,7 +116,7 @@ int prov_kpart_add_plan(const struct prov_disk *d, const struct fslab_lab_plan *
 /* Removes one kernel partition (0 when it was not there). */
 int prov_kpart_remove(const struct prov_disk *d, unsigned number, struct fslab_err *e);
 
-/* mounts.c */
+/* lab_mount.c */
 /* Where dev (by devno, or by FUSE fsname) is mounted: fills the first
  * target into where; returns 1 mounted, 0 not, or -errno. */
 int prov_mount_find_device(const char *dev, char *where, size_t len);
@@ -146,7 +146,6 @@ int fslab_lock_at(int dfd, const char *name, int how, const char *command, char 
 /* Does the "command, pid N" line read from a lock file name a process
  * that still exists?  (The last of several shared holders may have gone.) */
 bool fslab_lock_holder_alive(const char *holder);
-
 
 /* lab.c: creation markers.  Setup stores the lab's lab_id in this
  * extended attribute of every file and directory it creates (and of a

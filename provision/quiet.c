@@ -109,16 +109,6 @@ static void quiet_sample(const struct fslab_state_partition *sp, const char *nam
 		q->btrfs_busy = quiet_btrfs_busy(btrfs_dir);
 }
 
-static bool quiet_same(const struct quiet_sample *a, const struct quiet_sample *b)
-{
-	return a->sectors_written == b->sectors_written && a->discards == b->discards;
-}
-
-static bool quiet_now(const struct quiet_sample *q)
-{
-	return (!q->have_stat || q->in_flight == 0) && !q->lazyinit && !q->btrfs_busy;
-}
-
 struct quiet_fs {
 	struct fslab_state_partition *sp;
 	const char *name;
@@ -183,7 +173,10 @@ void fslab_quiet_wait(struct fslab_state_partition *parts, size_t n, double time
 			if (f->quiet)
 				continue;
 			quiet_sample(f->sp, f->name, f->btrfs_dir, &f->cur);
-			if (!quiet_now(&f->cur) || !quiet_same(&f->ref, &f->cur)) {
+			/* busy now (a request in flight, ext4lazyinit, btrfs work), or
+			 * written or discarded since the reference sample */
+			if ((f->cur.have_stat && f->cur.in_flight) || f->cur.lazyinit || f->cur.btrfs_busy ||
+			    f->cur.sectors_written != f->ref.sectors_written || f->cur.discards != f->ref.discards) {
 				f->ref = f->cur;
 				f->since = now;
 			} else if (now - f->since >= FSLAB_QUIET_WINDOW_S) {

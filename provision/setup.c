@@ -91,24 +91,17 @@ static int setup_abspath(const char *path, char *out, size_t len)
 	return 0;
 }
 
-static void setup_pause_at(const char *step)
-{
-	prov_test_pause(step, &setup_stop);
-}
-
 /* Durable (fsync'd) saves where a machine crash matters: before the first
  * write to the disk, and at the end.  The others are atomic renames only,
  * which is what surviving a killed fslab needs, and much cheaper. */
-enum { SETUP_SAVE_FAST, SETUP_SAVE_DURABLE };
-
 /* phase FSLAB_PHASE_NONE: the phase stays as it is. */
-static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
+static int setup_save_how(struct setup_run *s, enum fslab_phase phase, bool durable)
 {
 	int r;
 
 	if (phase != FSLAB_PHASE_NONE)
 		s->st->phase = phase;
-	r = fslab_lab_save(s->lab, how == SETUP_SAVE_DURABLE ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
+	r = fslab_lab_save(s->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
 	if (r < 0)
 		return setup_fail_errno(s, r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
@@ -117,7 +110,7 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, int how)
 
 static int setup_save(struct setup_run *s, enum fslab_phase phase)
 {
-	return setup_save_how(s, phase, SETUP_SAVE_FAST);
+	return setup_save_how(s, phase, false);
 }
 
 /* Between steps: has the user asked us to stop? */
@@ -138,17 +131,20 @@ static int setup_step(struct setup_run *s, const char *step)
 {
 	if (setup_stopped(s))
 		return -EINTR;
-	setup_pause_at(step);
+	prov_test_pause(step, &setup_stop);
 	return setup_stopped(s) ? -EINTR : 0;
 }
 
-/* The partitions of the plan as a table (lib/table.h).  0 or -errno. */
-static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
+/* The partitions of the plan as a table (lib/table.h), as one note (its
+ * lines).  0 or -errno. */
+static int setup_note_parts(const struct fslab_lab_plan *pl)
 {
 	static const char *const heads[] = { "#", "name", "type", "start", "size",
 					     "GPT type", "mkfs", "mount point" };
 	struct fslab_table *t = fslab_table_new(1);
-	char a[32];
+	char a[32], *text = NULL;
+	size_t len = 0;
+	FILE *mem;
 	int r;
 
 	if (!t)
@@ -178,22 +174,11 @@ static int setup_print_parts(const struct fslab_lab_plan *pl, FILE *out)
 				  m == FSLAB_MOUNT_FUSE ? "fusefat" : "kernel",
 				  p->fs->mount_options[0] ? ", " : "", p->fs->mount_options);
 	}
-	r = fslab_table_print(t, out);
+	mem = open_memstream(&text, &len);
+	r = mem ? fslab_table_print(t, mem) : -errno;
 	fslab_table_free(t);
-	return r;
-}
-
-/* The partitions' table as one note (its lines). */
-static int setup_note_parts(const struct fslab_lab_plan *pl)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int r;
-
 	if (!mem)
-		return -errno;
-	r = setup_print_parts(pl, mem);
+		return r;
 	if (fclose(mem) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r == 0 && len) {
@@ -210,7 +195,7 @@ static int setup_note_parts(const struct fslab_lab_plan *pl)
 static int setup_print_plan(struct setup_run *s)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], line[256];
 	int r;
 
 	fslab_note_line("disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment",
@@ -225,14 +210,10 @@ static int setup_print_plan(struct setup_run *s)
 		setup_fail_errno(s, r, "cannot print the plan's partitions");
 		return -1;
 	}
-	{
-		char line[256];
-
-		fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
-		fslab_note_line("%s", line);
-		fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
-		fslab_note_line("%s", line);
-	}
+	fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
+	fslab_note_line("%s", line);
+	fslab_precond_plan_line(&s->precond, pl->disk, pl->disk_bytes, line, sizeof(line));
+	fslab_note_line("%s", line);
 	return 0;
 }
 
@@ -251,25 +232,21 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 	const char *err = fslab_err_msg(&e);
 
 	if (r == -ENOSPC) {
-		char ask[32];
+		char ask[32], fix[PATH_MAX + 96];
 
 		/* The fix depends on what is too small: a disk is replaced, a new
 		 * image is given a --size, an existing image is made again. */
 		fslab_plan_size_to_ask(s->plan.needed_bytes, ask, sizeof(ask));
 		if (disk)
-			return setup_fail(s, FSLAB_EXIT_FAILURE,
-					  "refused: %s; use a disk of %s or more, or shrink a partition in "
-					  "the spec (rule: the disk must hold the layout)",
-					  err, ask);
-		if (s->image_exists)
-			return setup_fail(s, FSLAB_EXIT_FAILURE,
-					  "refused: %s; remove %s and run again with --size %s or more, or "
-					  "shrink a partition in the spec (rule: the disk must hold the layout)",
-					  err, s->image, ask);
+			snprintf(fix, sizeof(fix), "use a disk of %s or more", ask);
+		else if (s->image_exists)
+			snprintf(fix, sizeof(fix), "remove %s and run again with --size %s or more", s->image, ask);
+		else
+			snprintf(fix, sizeof(fix), "give --size %s or more", ask);
 		return setup_fail(s, FSLAB_EXIT_FAILURE,
-				  "refused: %s; give --size %s or more, or shrink a partition in the "
-				  "spec (rule: the disk must hold the layout)",
-				  err, ask);
+				  "refused: %s; %s, or shrink a partition in the spec (rule: the disk must "
+				  "hold the layout)",
+				  err, fix);
 	}
 	if (r < 0)
 		return setup_fail(s, FSLAB_EXIT_USAGE, "%s", err);
@@ -455,18 +432,6 @@ static int setup_check_files(struct setup_run *s)
 	return 0;
 }
 
-/* Everything on the machine that needs no disk: tools, paths. */
-static int setup_check_environment(struct setup_run *s)
-{
-	int r;
-
-	if ((r = setup_check_tools(s)) || (r = setup_check_places(s)) ||
-	    (r = setup_check_mount_root(s)) || (r = setup_check_mount_points(s)) ||
-	    (r = setup_check_files(s)))
-		return r;
-	return 0;
-}
-
 static int setup_confirm(struct setup_run *s, const char *what)
 {
 	char line[256], a[32];
@@ -504,15 +469,13 @@ static int setup_confirm(struct setup_run *s, const char *what)
  * advisory lock on the whole disk keeps other well-behaved tools away. */
 static int setup_lock_disk(struct setup_run *s)
 {
-	int e;
-
 	if (s->disk_lock_fd >= 0)
 		close(s->disk_lock_fd);
 	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
 	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	e = errno;
-	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path, strerror(e));
+	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
+			  strerror(errno));
 }
 
 /* What the path names: a whole disk (not a partition, not a file).  Reads
@@ -541,13 +504,11 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	char found[256];
 	int fd, r;
 
-	r = prov_check_in_use(&s->disk, &err);
-	if (r < 0)
+	if (prov_check_in_use(&s->disk, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	/* A loop device is only as spare as its backing file: another loop
 	 * device on the same file, or that file mounted, is the same disk. */
-	r = prov_loop_check_alias(s->disk.name, &err);
-	if (r < 0)
+	if (prov_loop_check_alias(s->disk.name, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
@@ -555,8 +516,7 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 			    "the disk); something (a mount, RAID, LVM, another program) holds it",
 			    path, strerror(errno));
 	close(fd);
-	r = prov_check_openers(&s->disk, &err);
-	if (r < 0)
+	if (prov_check_openers(&s->disk, &err) < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	r = setup_lock_disk(s);
 	if (r)
@@ -580,15 +540,14 @@ static void setup_fill_state(struct setup_run *s)
 {
 	struct fslab_state *st = s->st;
 	time_t now = time(NULL);
-	/* a disk's device number (setup_check_disk); an image's loop is
-	 * recorded when it is attached */
-	uint64_t rdev = s->image[0] ? 0 : (uint64_t)s->disk.devno;
 	struct tm tm;
 	uuid_t lab;
 
 	memset(st, 0, sizeof(*st));
 	st->version = FSLAB_STATE_VERSION;
-	st->disk_rdev = rdev;
+	/* a disk's device number (setup_check_disk); an image's loop is
+	 * recorded when it is attached */
+	st->disk_rdev = s->image[0] ? 0 : (uint64_t)s->disk.devno;
 	uuid_generate_random(lab);
 	uuid_unparse_lower(lab, st->lab_id);
 	snprintf(s->env_lab_id, sizeof(s->env_lab_id), "FSLAB_LAB_ID=%s", st->lab_id);
@@ -629,9 +588,7 @@ static void setup_mkfs_started(void *ctx, pid_t pid)
 	struct setup_run *s = ctx;
 
 	s->st->mkfs_pid = pid;
-	if (setup_save(s, FSLAB_PHASE_NONE) < 0) {
-		/* named by setup_save; teardown still finds it by the lab id */
-	}
+	setup_save(s, FSLAB_PHASE_NONE); /* a failure is named; teardown still finds it by the lab id */
 	prov_test_pause("mkfs-running", &setup_stop);
 }
 
@@ -642,6 +599,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	const char *argv[FSLAB_MKFS_ARGV_MAX];
 	char words[FSLAB_OPTIONS_MAX + 8], prog[PATH_MAX], cmd[FSLAB_MKFS_COMMAND_MAX], type[32], version[32];
 	struct fslab_exec_result res;
+	enum fslab_discard_result dr;
 	int r;
 
 	fslab_note_line("formatting %s as %s (%zu/%zu): %s", p->device, fslab_fs_type_to_string(p->fs->type),
@@ -649,14 +607,10 @@ static int setup_format(struct setup_run *s, size_t i)
 	r = prov_wipe_signatures(p->device, s->e);
 	if (r < 0)
 		return r;
-	{
-		enum fslab_discard_result dr;
-
-		r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
-		if (r < 0)
-			return r;
-		sp->discarded = dr == FSLAB_DISCARD_DONE;
-	}
+	r = fslab_discard_device(p->device, !s->o->no_discard, &dr, s->e);
+	if (r < 0)
+		return r;
+	sp->discarded = dr == FSLAB_DISCARD_DONE;
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
 		return setup_fail_errno(s, E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
 	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0)
@@ -772,6 +726,7 @@ static int setup_mount_all(struct setup_run *s)
 	for (size_t i = 0; i < s->plan.n; i++) {
 		struct fslab_state_partition *sp = &s->st->partitions[i];
 		enum fslab_mount_method m = fslab_lab_mount_method_for(sp->type);
+		struct fslab_state_partition tmp;
 		char step[64];
 
 		snprintf(step, sizeof(step), "mount-%s", sp->name);
@@ -783,11 +738,9 @@ static int setup_mount_all(struct setup_run *s)
 		       m == FSLAB_MOUNT_FUSE ? "" : fslab_fs_recipe(sp->type)->kernel_fstype, i + 1,
 		       s->plan.n);
 		sp->mount_method = FSLAB_MOUNT_NONE;
-		{
-			struct fslab_state_partition tmp = *sp;
-			tmp.mount_method = m;
-			r = fslab_lab_mount(s->st, &tmp, s->e);
-		}
+		tmp = *sp;
+		tmp.mount_method = m;
+		r = fslab_lab_mount(s->st, &tmp, s->e);
 		if (r < 0)
 			return r;
 		sp->mount_method = m;
@@ -848,40 +801,34 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 	if (fd < 0)
 		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s: %s%s", s->image, strerror(errno),
 			    errno == ELOOP ? " (a symbolic link is not followed)" : "");
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))
 		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file", s->image);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
-	}
 	/* The kernel will mount what is in this file: no one but root may be
 	 * able to write it underneath (owner, mode), and it must have no
 	 * other name (a hard link to someone's file). */
-	if (st->st_uid != geteuid() || (st->st_mode & 022) || st->st_nlink != 1) {
-		if (st->st_uid != geteuid())
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
-				    "under the mounted lab; use an image of root's (or a new file), even "
-				    "with --wipe",
-				    s->image, (unsigned)st->st_uid);
-		else if (st->st_mode & 022)
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
-				    "rewrite the disk under the mounted lab; chmod go-w it first",
-				    s->image, (unsigned)(st->st_mode & 07777));
-		else
-			setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
-				    "be someone's file); give a file with one name, even with --wipe",
-				    s->image, (unsigned long)st->st_nlink);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	else if (st->st_uid != geteuid())
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
+			    "under the mounted lab; use an image of root's (or a new file), even "
+			    "with --wipe",
+			    s->image, (unsigned)st->st_uid);
+	else if (st->st_mode & 022)
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
+			    "rewrite the disk under the mounted lab; chmod go-w it first",
+			    s->image, (unsigned)(st->st_mode & 07777));
+	else if (st->st_nlink != 1)
+		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
+			    "be someone's file); give a file with one name, even with --wipe",
+			    s->image, (unsigned long)st->st_nlink);
+	else if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
 			    s->image);
-		close(fd);
-		return FSLAB_EXIT_FAILURE;
-	}
-	s->image_fd = fd;
-	return 0;
+	else
+		s->image_fd = fd;
+	if (s->image_fd == fd)
+		return 0;
+	close(fd);
+	return FSLAB_EXIT_FAILURE;
 }
 
 static int setup_image_prepare(struct setup_run *s)
@@ -1043,7 +990,7 @@ static int setup_image_attach(struct setup_run *s)
 
 static int setup_precond_save(void *ctx, bool durable)
 {
-	return setup_save_how(ctx, FSLAB_PHASE_NONE, durable ? SETUP_SAVE_DURABLE : SETUP_SAVE_FAST);
+	return setup_save_how(ctx, FSLAB_PHASE_NONE, durable);
 }
 
 /* Purge and precondition (precond.h) the disk every rule accepted, before
@@ -1082,7 +1029,7 @@ static int setup_partition(struct setup_run *s)
 	uuid_unparse_upper(u, guid);
 	snprintf(s->st->disk_guid, sizeof(s->st->disk_guid), "%s", guid);
 	prov_disk_ident_record(s->st);
-	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, SETUP_SAVE_DURABLE);
+	r = setup_save_how(s, FSLAB_PHASE_PARTITIONING, true);
 	if (r < 0)
 		return r;
 	r = setup_step(s, "partitioning");
@@ -1105,7 +1052,7 @@ static int setup_format_all(struct setup_run *s)
 {
 	int r;
 
-	setup_pause_at("partitioned");
+	prov_test_pause("partitioned", &setup_stop);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		char step[64];
 
@@ -1148,7 +1095,7 @@ static int setup_do(struct setup_run *s)
 	if (r == 0)
 		r = setup_step(s, "mounted");
 	if (r == 0)
-		r = setup_save_how(s, FSLAB_PHASE_READY, SETUP_SAVE_DURABLE);
+		r = setup_save_how(s, FSLAB_PHASE_READY, true);
 	return r;
 }
 
@@ -1198,6 +1145,7 @@ static int setup_decide_precondition(struct setup_run *s)
 static int setup_check_args(struct setup_run *s)
 {
 	const struct fslab_setup_opts *o = s->o;
+	int r;
 
 	if (!o->device == !o->image)
 		return setup_fail(s, FSLAB_EXIT_USAGE, "give exactly one of --device DISK or --image FILE");
@@ -1215,21 +1163,12 @@ static int setup_check_args(struct setup_run *s)
 			  sizeof(s->mount_root)) < 0 ||
 	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0))
 		return setup_fail(s, FSLAB_EXIT_USAGE, "a path is too long or the current directory is gone");
-	if (o->device) {
-		int r = setup_inspect_disk(s, o->device);
-
-		if (r == 0)
-			r = setup_decide_precondition(s);
-		if (r)
-			return r;
+	if (o->device && (r = setup_inspect_disk(s, o->device)))
+		return r;
+	if ((r = setup_decide_precondition(s)))
+		return r;
+	if (o->device)
 		return setup_compute_plan(s, o->device, s->disk.bytes, s->disk.sector_size);
-	}
-	{
-		int r = setup_decide_precondition(s);
-
-		if (r)
-			return r;
-	}
 	return setup_compute_plan(s, NULL, o->image_size, 512);
 }
 
@@ -1345,8 +1284,11 @@ static int setup_check_machine(struct setup_run *s)
 		r = setup_image_prepare(s);
 	else
 		r = setup_compute_plan(s, s->o->device, 0, 512);
-	if (r == 0)
-		r = setup_check_environment(s);
+	/* Everything on the machine that needs no disk: tools, paths. */
+	if (r == 0 && ((r = setup_check_tools(s)) || (r = setup_check_places(s)) ||
+		       (r = setup_check_mount_root(s)) || (r = setup_check_mount_points(s)) ||
+		       (r = setup_check_files(s))))
+		return r;
 	/* The disk's rules (they only read, and flock the disk) before the
 	 * lab's lock file and the state's directory exist: a refused disk
 	 * leaves nothing behind. */
@@ -1395,10 +1337,8 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 	struct setup_run *s = calloc(1, sizeof(*s));
 	int ret;
 
-	if (!s) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!s)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	s->o = o;
 	s->e = e ? e : &s->err_own;
 	s->image_fd = -1;
@@ -1406,12 +1346,10 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 	ret = setup_check_args(s);
 	/* Before anything on the machine is looked at or created: setup
 	 * needs root. */
-	if (ret == 0 && !o->dry_run && geteuid() != 0) {
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop devices, "
-			    "partitions, formats and mounts); nothing was created. Run it with sudo, "
-			    "or add --dry-run to see the plan");
-		ret = FSLAB_EXIT_FAILURE;
-	}
+	if (ret == 0 && !o->dry_run && geteuid() != 0)
+		ret = setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop "
+				 "devices, partitions, formats and mounts); nothing was created. Run it with "
+				 "sudo, or add --dry-run to see the plan");
 	if (ret == 0)
 		ret = setup_resolve_paths(s);
 	if (ret == 0 && o->dry_run)

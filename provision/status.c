@@ -31,21 +31,11 @@ struct status_row {
 	char damage[PATH_MAX + 512]; /* what the check found, or why it could not */
 };
 
-/* The filesystem's own signs of damage (fshealth.h), read from the device
- * whether or not its mount answers; writer: a run may be writing. */
-static void status_health(const struct fslab_state_partition *p, struct status_row *row, bool writer)
-{
-	bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
-	struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
-					.fuse_mounted = row->mounted && fuse, .writer = writer };
-
-	row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
-}
-
 static void status_check(const struct fslab_state_partition *p, struct status_row *row, bool writer)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
 	char where[PATH_MAX];
+	struct fslab_err e = FSLAB_ERR_INIT;
 	struct stat sb;
 	struct statvfs vfs;
 
@@ -61,16 +51,20 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
 		       strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
-	if (row->type_ok)
-		status_health(p, row, writer);
-	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
-	if (row->mounted) {
-		struct fslab_err e = FSLAB_ERR_INIT;
+	/* The filesystem's own signs of damage (fshealth.h), read from the
+	 * device whether or not its mount answers; writer: a run may be
+	 * writing. */
+	if (row->type_ok) {
+		bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
+		struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
+						.fuse_mounted = row->mounted && fuse, .writer = writer };
 
-		if (fslab_lab_mount_answers(p, &vfs, &e) < 0) {
-			snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
-			return;
-		}
+		row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
+	}
+	/* bounded: a stopped FUSE daemon would hang a plain statvfs */
+	if (row->mounted && fslab_lab_mount_answers(p, &vfs, &e) < 0) {
+		snprintf(row->problem, sizeof(row->problem), "%s", fslab_err_msg(&e));
+		return;
 	}
 	if (row->mounted && vfs.f_blocks > 0) {
 		row->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
@@ -153,12 +147,6 @@ static void status_print_json(const struct status_view *v, FILE *out)
 	json_object_put(root);
 }
 
-/* The loop's mode as the kernel has it now, in words. */
-static const char *status_loop_words(int dio)
-{
-	return dio == 1 ? "direct I/O" : "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop";
-}
-
 /* "precondition: done, 800.0 MiB (2 x the disk) in 3.0 s, 271 MiB/s;
  * purge trim (a TRIM purge, not a PTS purge): done; drive before: ...". */
 static void status_print_precondition(const struct fslab_state_precondition *pc, FILE *out)
@@ -225,11 +213,9 @@ static int status_print_table(const struct status_view *v, FILE *out)
 	}
 	r = fslab_table_print(t, out);
 	fslab_table_free(t);
-	if (r < 0) {
+	if (r < 0)
 		fslab_note(FSLAB_NOTE_ERROR, "cannot print the partitions' table: %s", strerror(-r));
-		return -1;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 /* The text report; -1 when it could not be printed (said). */
@@ -241,7 +227,8 @@ static int status_print_text(const struct status_view *v, FILE *out)
 	       st->image[0] ? " backed by " : "", st->image, v->path, fslab_phase_to_string(st->phase),
 	       st->created_at);
 	if (v->loop_dio >= 0)
-		fprintf(out, "loop device: %s\n", status_loop_words(v->loop_dio));
+		fprintf(out, "loop device: %s\n", v->loop_dio == 1 ? "direct I/O"
+			: "buffered: reads of the lab come from this machine's page cache; figures are flagged buffered-loop");
 	if (v->have_di) {
 		char line[512];
 
@@ -357,10 +344,8 @@ int fslab_status(const struct fslab_status_opts *o, struct fslab_err *e)
 	struct status_view *v = calloc(1, sizeof(*v));
 	int mounts, r, ret = FSLAB_EXIT_FAILURE;
 
-	if (!v) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!v)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	v->path = o->state_path ? o->state_path : fslab_state_default_path();
 	r = fslab_lab_open(v->path, FSLAB_LAB_SHARED, 0, "fslab status", &lab, e);
 	if (r == -ENOENT) /* no lab: said without creating the lock file or its directory */

@@ -61,14 +61,16 @@ struct teardown_run {
 #define teardown_fail(t, ...) fslab_note_fail((t)->e, __VA_ARGS__)
 /* The same with ": " and the error's text after the message; -err. */
 #define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
+/* A part of the lab that teardown names (an error note) and leaves alone:
+ * the lab cannot be finished, and nothing more is changed. */
+#define teardown_refuse(t, ...) ((t)->refused = true, fslab_note(FSLAB_NOTE_ERROR, __VA_ARGS__))
 
 /* Atomic always; durable (fsync) only when a machine crash would leave a
  * state that a re-run could not handle (the wiped disk). */
 static int teardown_save(struct teardown_run *t, bool durable)
 {
-	int r;
+	int r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 
-	r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 	if (r < 0)
 		teardown_fail_errno(t, r, "cannot update the state file %s", t->state_path);
 	return r;
@@ -145,19 +147,16 @@ static void teardown_prove_image(struct teardown_run *t)
 	t->image_fd = -1;
 	fd = open(t->st->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
-		if (errno != ENOENT) {
-			fslab_note(FSLAB_NOTE_ERROR, "refused: image %s: %s; it is not the lab's image as setup left it "
+		if (errno != ENOENT)
+			teardown_refuse(t, "refused: image %s: %s; it is not the lab's image as setup left it "
 				    "(a symbolic link is not followed); left alone",
 				    t->st->image, strerror(errno));
-			t->refused = true;
-		}
 		return;
 	}
 	t->image_fd = fd;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not a regular file, so not the image setup made; left alone",
+		teardown_refuse(t, "refused: %s is not a regular file, so not the image setup made; left alone",
 			    t->st->image);
-		t->refused = true;
 		return;
 	}
 	r = prov_marker_check(fd, t->st->lab_id, found, sizeof(found));
@@ -169,11 +168,10 @@ static void teardown_prove_image(struct teardown_run *t)
 		t->image_proven = true;
 		return;
 	}
-	fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
+	teardown_refuse(t, "refused: %s is not this lab's image (%s; the lab's id is %s): teardown leaves "
 		    "it, and any loop device on it, alone. If the lab is gone, remove the state file "
 		    "%s by hand",
 		    t->st->image, r < 0 ? strerror(-r) : found, t->st->lab_id, t->state_path);
-	t->refused = true;
 }
 
 /* Is the recorded loop device still the one setup attached: a block
@@ -205,12 +203,11 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 
 	if (teardown_loop_is_recorded(st, id)) {
 		if (prov_loop_find_other(id, st->disk, other, sizeof(other)) == 0) {
-			fslab_note(FSLAB_NOTE_ERROR, "refused: the lab's image %s is also attached to %s, which setup did "
+			teardown_refuse(t, "refused: the lab's image %s is also attached to %s, which setup did "
 				    "not attach (the lab's loop device is %s); teardown changes nothing "
 				    "while a second loop device can reach the lab's disk. Detach it "
 				    "(losetup -d %s) and run fslab teardown --state %s again",
 				    st->image, other, st->disk, other, t->state_path);
-			t->refused = true;
 			return -EBUSY;
 		}
 		snprintf(loop, len, "%s", st->disk);
@@ -225,14 +222,13 @@ static int teardown_recorded_loop(struct teardown_run *t, const struct fslab_sta
 		snprintf(loop, len, "%s", first);
 		return 1;
 	}
-	fslab_note(FSLAB_NOTE_ERROR, "refused: the lab's image %s is attached to %s, which is not the loop device "
+	teardown_refuse(t, "refused: the lab's image %s is attached to %s, which is not the loop device "
 		    "setup attached (%s: %s); teardown works only through the lab's own loop device "
 		    "and changes nothing. If %s is yours, detach it (losetup -d %s) and run fslab "
 		    "teardown --state %s again",
 		    st->image, first, st->disk[0] ? st->disk : "none recorded",
 		    st->disk[0] ? "gone, or no longer the same device on this image" : "setup stopped first",
 		    first, first, t->state_path);
-	t->refused = true;
 	return -EBUSY;
 }
 
@@ -330,21 +326,13 @@ static int teardown_not_gpt(const char *type, void *other)
 	return 1;
 }
 
-/* True when every signature libblkid finds on dev is a remnant of a GPT,
- * or there is none. */
-static bool teardown_only_gpt_remnants(const char *dev)
-{
-	bool other = false;
-
-	return prov_probe_signature_each(dev, teardown_not_gpt, &other) >= 0 && !other;
-}
-
 /* GPT disk GUID check.  Returns 1 when the disk is ours to wipe, 0 when
  * setup never wrote to it (leave it alone), negative to refuse. */
 static int teardown_check_identity(struct teardown_run *t)
 {
 	const struct fslab_state *st = t->st;
-	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING;
+	bool wrote = t->st->phase >= FSLAB_PHASE_PARTITIONING, other = false;
+	struct fslab_err why = FSLAB_ERR_INIT;
 	char guid[40];
 	int r;
 
@@ -352,8 +340,6 @@ static int teardown_check_identity(struct teardown_run *t)
 		return 0;
 	r = prov_gpt_guid(t->disk, guid, sizeof(guid));
 	if (r == 0 && st->disk_guid[0] && strcasecmp(guid, st->disk_guid) == 0) {
-		struct fslab_err why = FSLAB_ERR_INIT;
-
 		/* A disk is proven by its GUID AND its own identity (serial,
 		 * WWID; a loop: its backing inode): the GUID is in the
 		 * contents, and a clone of the lab's disk carries it too. */
@@ -387,7 +373,7 @@ static int teardown_check_identity(struct teardown_run *t)
 		 * GPT being wiped (a protective MBR, a header libfdisk cannot
 		 * read), is our half-wiped one: finishing cannot hurt it. */
 		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno &&
-		    teardown_only_gpt_remnants(t->disk))
+		    prov_probe_signature_each(t->disk, teardown_not_gpt, &other) >= 0 && !other)
 			return 1;
 		return teardown_fail(t, -EINVAL, "refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
 			    "proves it is the lab's disk; if an earlier teardown was interrupted "
@@ -422,9 +408,8 @@ static int teardown_unmount_all(struct teardown_run *t)
 	for (size_t i = t->st->n_partitions; i-- > 0;) {
 		struct fslab_state_partition *p = &t->st->partitions[i];
 		char where[PATH_MAX];
-		int r;
-
 		struct stat sb;
+		int r;
 
 		if (!p->device[0])
 			continue;
@@ -433,12 +418,10 @@ static int teardown_unmount_all(struct teardown_run *t)
 		    !prov_devno_on_disk(sb.st_rdev, &t->d)) {
 			char src[PATH_MAX], fstype[64];
 
-			if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-				fslab_note(FSLAB_NOTE_ERROR, "refused: %s is mounted at %s, but %s is not a partition of "
+			if (prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1)
+				teardown_refuse(t, "refused: %s is mounted at %s, but %s is not a partition of "
 					    "the lab's disk %s: not unmounting it",
 					    src, p->mountpoint, p->device, t->disk);
-				t->refused = true;
-			}
 			continue;
 		}
 		/* Also after a setup killed between mount(2) and saving the
@@ -474,7 +457,7 @@ static int teardown_unmount_dead(const struct fslab_state_partition *p)
 	struct libmnt_table *tb;
 	struct libmnt_fs *fs;
 	struct stat sb;
-	bool ours = false, found = false;
+	bool ours = false, found = false, lazy;
 	dev_t devno = 0;
 
 	if (!p->mountpoint[0])
@@ -501,16 +484,12 @@ static int teardown_unmount_dead(const struct fslab_state_partition *p)
 		fslab_note_line("unmounted %s (%s is gone)", p->mountpoint, p->device);
 		return 1;
 	}
-	if (errno != EBUSY && errno != EIO) {
+	lazy = errno == EBUSY || errno == EIO;
+	if (!lazy || umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
 		int r = -errno;
 
-		fslab_note(FSLAB_NOTE_ERROR, "umount %s failed: %s", p->mountpoint, strerror(-r));
-		return r;
-	}
-	if (umount2(p->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
-		int r = -errno;
-
-		fslab_note(FSLAB_NOTE_ERROR, "umount -l %s failed: %s", p->mountpoint, strerror(-r));
+		fslab_note(FSLAB_NOTE_ERROR, "umount%s %s failed: %s", lazy ? " -l" : "", p->mountpoint,
+			   strerror(-r));
 		return r;
 	}
 	fslab_note_line("detached %s (%s is gone; umount said: busy or I/O error)", p->mountpoint,
@@ -531,11 +510,10 @@ static int teardown_unmount_gone(struct teardown_run *t)
 							  sizeof(fstype)) == 1)) {
 			if (r == -EPERM)
 				prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype));
-			fslab_note(FSLAB_NOTE_ERROR, "refused: %s (%s) is mounted at %s, which the state names as the "
+			teardown_refuse(t, "refused: %s (%s) is mounted at %s, which the state names as the "
 				    "lab's, but nothing proves it is the lab's filesystem on the removed "
 				    "disk: not unmounting it",
 				    src, fstype, p->mountpoint);
-			t->refused = true;
 			continue;
 		}
 		if (r < 0)
@@ -559,12 +537,10 @@ static void teardown_foreign_mounts(struct teardown_run *t)
 		char src[PATH_MAX], fstype[64];
 
 		if (p->mountpoint[0] &&
-		    prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-			fslab_note(FSLAB_NOTE_ERROR, "refused: %s (%s) is mounted at %s, which the state names as the "
+		    prov_mount_at(p->mountpoint, src, sizeof(src), fstype, sizeof(fstype)) == 1)
+			teardown_refuse(t, "refused: %s (%s) is mounted at %s, which the state names as the "
 				    "lab's, but nothing proves it is the lab's filesystem: not unmounting it",
 				    src, fstype, p->mountpoint);
-			t->refused = true;
-		}
 	}
 }
 
@@ -635,16 +611,14 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 	/* First: a mount point shows the mounted root's inode, not the
 	 * directory's, so "another inode" would be the wrong reason. */
 	if (prov_mount_at(dir, src, sizeof(src), fstype, sizeof(fstype)) == 1) {
-		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is still a mount point (%s, %s) that teardown did not prove "
+		teardown_refuse(t, "refused: %s is still a mount point (%s, %s) that teardown did not prove "
 			    "the lab's; left in place: unmount it and run teardown again",
 			    dir, src, fstype);
-		t->refused = true;
 		return;
 	}
 	if (!S_ISDIR(sb.st_mode) || (id->known && !prov_id_matches(id, &sb))) {
-		fslab_note(FSLAB_NOTE_ERROR, "refused: %s is not the directory setup made (%s); left in place", dir,
+		teardown_refuse(t, "refused: %s is not the directory setup made (%s); left in place", dir,
 			    S_ISDIR(sb.st_mode) ? "another inode" : "not a directory");
-		t->refused = true;
 		return;
 	}
 	fd = fslab_dir_open(dir);
@@ -653,9 +627,8 @@ static void teardown_rmdir(struct teardown_run *t, const char *dir, const struct
 	r = prov_marker_check(fd, t->st->lab_id, found, sizeof(found));
 	close(fd);
 	if (r != 1) {
-		fslab_note(FSLAB_NOTE_ERROR, "refused: %s does not carry this lab's marker (%s); left in place", dir,
+		teardown_refuse(t, "refused: %s does not carry this lab's marker (%s); left in place", dir,
 			    r < 0 ? strerror(-r) : found);
-		t->refused = true;
 		return;
 	}
 	if (rmdir(dir) < 0 && errno != ENOENT)
@@ -679,10 +652,10 @@ static void teardown_blank_image(struct teardown_run *t)
 	close(fd);
 }
 
-/* Something was refused: stop before changing anything more. */
-static void teardown_stopped(struct teardown_run *t)
+/* Something was refused: stop before changing anything more.  -EBUSY. */
+static int teardown_stopped(struct teardown_run *t)
 {
-	teardown_fail(t, -EBUSY, "teardown stopped there: it wipes, detaches and deletes nothing while part of "
+	return teardown_fail(t, -EBUSY, "teardown stopped there: it wipes, detaches and deletes nothing while part of "
 		    "the lab cannot be proven or is still in use, so the lab is left as it is (state "
 		    "file %s kept). Fix what is named above and run fslab teardown --state %s again",
 		    t->state_path, t->state_path);
@@ -759,14 +732,11 @@ static int teardown_open(struct teardown_run *t)
 /* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
 static int teardown_lock_disk(struct teardown_run *t)
 {
-	int e;
-
 	t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	e = errno;
 	return teardown_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
-		    strerror(e));
+			     strerror(errno));
 }
 
 /* The mounts: only a disk proven the lab's (its GPT, proven == 1) has lab
@@ -782,10 +752,8 @@ static int teardown_mounts(struct teardown_run *t, int proven)
 		return -1;
 	if (proven != 1 && !t->disk_gone)
 		teardown_foreign_mounts(t);
-	if (t->refused) {
-		teardown_stopped(t);
-		return -1;
-	}
+	if (t->refused)
+		return teardown_stopped(t);
 	return 0;
 }
 
@@ -802,10 +770,8 @@ static int teardown_release(struct teardown_run *t)
 			return -1;
 	}
 	if (t->image_proven && t->st->image_created && !t->o->keep_image) {
-		if (unlink(t->st->image) < 0 && errno != ENOENT) {
-			teardown_fail_errno(t, errno, "cannot delete the image %s", t->st->image);
-			return -1;
-		}
+		if (unlink(t->st->image) < 0 && errno != ENOENT)
+			return teardown_fail_errno(t, errno, "cannot delete the image %s", t->st->image);
 		fslab_note_line("deleted %s", t->st->image);
 	} else if (t->image_proven) {
 		if (t->st->image_created)
@@ -841,10 +807,8 @@ static int teardown_finish(struct teardown_run *t)
 		return -1;
 	}
 	r = fslab_lab_remove_state(t->lab);
-	if (r < 0) {
-		teardown_fail_errno(t, r, "cannot remove the state file %s", t->state_path);
-		return -1;
-	}
+	if (r < 0)
+		return teardown_fail_errno(t, r, "cannot remove the state file %s", t->state_path);
 	fslab_note_line("lab torn down: state file %s removed", t->state_path);
 	return 0;
 }
@@ -858,10 +822,8 @@ static int teardown_steps(struct teardown_run *t)
 	/* First stop a mkfs a killed setup left writing to the disk. */
 	if (teardown_stop_mkfs(t) < 0 || teardown_find_disk(t) < 0)
 		return -1;
-	if (t->refused) {
-		teardown_stopped(t);
-		return -1;
-	}
+	if (t->refused)
+		return teardown_stopped(t);
 	proven = teardown_check_identity(t);
 	if (proven < 0)
 		return -1;
@@ -886,10 +848,8 @@ int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e)
 	struct teardown_run *t = calloc(1, sizeof(*t));
 	int ret = FSLAB_EXIT_FAILURE;
 
-	if (!t) {
-		fslab_err_set(e, -ENOMEM, "out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!t)
+		return fslab_note_fail(e, FSLAB_EXIT_FAILURE, "out of memory");
 	t->o = o;
 	t->e = e ? e : &t->err_own;
 	t->image_fd = -1;

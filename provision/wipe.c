@@ -17,12 +17,9 @@ int prov_wipe_signatures_range(const char *dev, uint64_t offset, uint64_t size, 
 	pr = prov_blkid_open(dev, O_RDWR, offset, size, &fd);
 	if (!pr)
 		return fslab_note_fail_errno(e, errno, "%s: cannot open to wipe signatures", dev);
-	while (blkid_do_probe(pr) == 0 && guard++ < 64) {
-		if (blkid_do_wipe(pr, 0) != 0) {
+	while (r == 0 && blkid_do_probe(pr) == 0 && guard++ < 64)
+		if (blkid_do_wipe(pr, 0) != 0)
 			r = fslab_note_fail_errno(e, errno ? errno : EIO, "%s: wiping a signature failed", dev);
-			break;
-		}
-	}
 	if (fsync(fd) < 0 && r == 0)
 		r = fslab_note_fail_errno(e, errno, "%s: fsync after wipe", dev);
 	blkid_free_probe(pr);
