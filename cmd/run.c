@@ -1,12 +1,12 @@
 /* fslab run: parses options into struct fslab_run_opts and makes the
  * run's targets (lib/target.h): the --dir directories, or the lab's
- * mounted partitions (include/fslab/lab.h), the lab held as a run holds it
+ * mounted partitions (include/fslab/provision.h), the lab held as a run holds it
  * until the run ends; the engine is bench/ (fslab_run).  The setting
  * options are the rows of the settings table (lib/settings.h): their
  * getopt entries, --help lines, synopsis and checks come from it; only
  * where to run and how to talk are this file's. */
 #include "commands.h"
-#include "fslab/lab.h"
+#include "fslab/provision.h"
 #include "log.h"
 #include "opts.h"
 #include "fslab/run.h"

@@ -2,7 +2,7 @@
  * of it.  bench/ takes nothing else: it never opens a lab.  The command
  * layer makes the targets: a --dir NAME=PATH is a target with a name and a
  * path only (the mount says the rest); a lab's mounted partitions become
- * targets through provision's fslab_lab_targets (include/fslab/lab.h), which
+ * targets through provision's fslab_lab_targets (include/fslab/provision.h), which
  * fills in what setup did and the lab's cold-cache remount. */
 #ifndef FSLAB_TARGET_H
 #define FSLAB_TARGET_H

@@ -1,7 +1,7 @@
 /* The lab object: the state file reached by identity, its locks, its log;
  * and the creation markers provision uses to prove what it made. */
 #include "clock.h"
-#include "fslab/lab.h"
+#include "fslab/provision.h"
 #include "device_identity.h"
 #include "fileutil.h"
 #include "lab_mount.h"

@@ -1,5 +1,5 @@
-/* A lab's mounted partitions as fslab run's targets (include/fslab/lab.h). */
-#include "fslab/lab.h"
+/* A lab's mounted partitions as fslab run's targets (include/fslab/provision.h). */
+#include "fslab/provision.h"
 
 #include <errno.h>
 #include <stdio.h>

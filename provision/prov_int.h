@@ -132,7 +132,7 @@ void prov_test_pause(const char *step, volatile sig_atomic_t *stop);
  * flock(2) on a lock file: the kernel drops it when the holder dies, so a
  * killed fslab never leaves a lock that blocks forever; the holder's pid and
  * command are written into the file only to name it in the refusal. */
-/* The lock under the lab's locks (include/fslab/lab.h): locks the file
+/* The lock under the lab's locks (include/fslab/provision.h): locks the file
  * name in the directory dfd with flock(how | LOCK_NB), how LOCK_SH or
  * LOCK_EX.  The file is created 0600 (no-follow) and must be a regular
  * file with a single link, owned by the caller: anything else is refused

@@ -3,7 +3,6 @@
  * fslab teardown can undo whatever part of it happened. */
 #include "exec.h"
 #include "fileutil.h"
-#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"

@@ -1,7 +1,6 @@
 /* fslab status: the lab as it is now, checked against the state. */
 #include "device_identity.h"
 #include "fshealth.h"
-#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "prov_int.h"

@@ -6,7 +6,6 @@
  * alone. */
 #include "clock.h"
 #include "fileutil.h"
-#include "fslab/lab.h"
 #include "lab_mount.h"
 #include "log.h"
 #include "discard.h"

@@ -11,7 +11,6 @@
 #include "clock.h"
 #include "err.h"
 #include "fileutil.h"
-#include "fslab/lab.h"
 #include "log.h"
 #include "progress.h"
 #include "fslab/provision.h"

@@ -25,9 +25,9 @@ import sys
 # but calls nothing above it.
 ROOMS = [
     ("lib", r"lib/", ["lib"], ["lib"]),
-    # the modules' contracts, one public header each (provision's lab
-    # object has its own); the module's folder is private to it
-    ("provision-api", r"include/fslab/(provision|lab)\.h$", ["lib"], []),
+    # the modules' contracts, one public header each; the module's folder
+    # is private to it
+    ("provision-api", r"include/fslab/provision\.h$", ["lib"], []),
     ("bench-api", r"include/fslab/run\.h$", ["lib"], []),
     ("report-api", r"include/fslab/report\.h$", ["lib"], []),
     ("reproduce-api", r"include/fslab/reproduce\.h$", ["lib"], []),

@@ -1,5 +1,5 @@
 /* Concurrency: two fslab commands on one lab.  The second is refused with a
- * message naming the first (include/fslab/lab.h: setup and teardown take the lab
+ * message naming the first (include/fslab/provision.h: setup and teardown take the lab
  * lock exclusive, run and status shared), nothing is changed by it, and a
  * lock left by a SIGKILLed command does not block the next one.
  *
