@@ -276,7 +276,7 @@ extern volatile sig_atomic_t run_stop, run_continued;
 /* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
 /* The run names its errors and warnings as notes (lib/progress.h): the
  * command's sink prints them.  This one notes "MSG: strerror(err)" and
- * returns -err, as fslab_error_errno printed it. */
+ * returns -err. */
 int run_note_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void run_utc_now(char *buf, size_t len, bool compact);
 /* The same of a time in Unix seconds. */

@@ -47,21 +47,6 @@ void fslab_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-int fslab_error_errno(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err < 0)
-		err = -err;
-	va_start(ap, fmt);
-	fflush(stdout);
-	fprintf(stderr, "%s: ", log_prefix);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, ": %s\n", strerror(err));
-	va_end(ap);
-	return -err;
-}
-
 static int parse_debug_env(void)
 {
 	static const struct {

@@ -27,8 +27,6 @@ const char *fslab_log_prefix(void);
 
 void fslab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fslab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* fslab_error(), then returns -err (err may be given positive or negative). */
-int fslab_error_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The command layer's end of a library call: prints e's error (lib/err.h)
  * when one is set, as fslab_error does, and returns ret. */
 struct fslab_err;

@@ -144,7 +144,7 @@ void fslab_note_err(struct fslab_err *e);
 int fslab_note_fail(struct fslab_err *e, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The same with ": " and strerror(err) after the message (err positive or
- * negative), as fslab_error_errno says it. */
+ * negative): "MSG: strerror(err)". */
 int fslab_note_fail_errno(struct fslab_err *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -64,8 +64,8 @@ void rp_html_put(FILE *out, const char *before, const char *text, const char *af
 char *rp_fmt_us(double v, char *buf, size_t len);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */
 json_object *rp_json_num(double v);
-/* e's message: what fmt says, then ": " and strerror(err), as
- * fslab_error_errno prints it; returns -err. */
+/* e's message: what fmt says, then ": " and strerror(err); returns
+ * -err. */
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The HTML class of a claim's word (claim-holds, claim-fails ...). */
 const char *rp_claim_class(enum rp_claim_word w);
