@@ -205,8 +205,8 @@ def check_calls(build, problems):
 
 def main():
     if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
-        print("usage: check-layers.py SOURCE_DIR BUILD_DIR", file=sys.stderr)
+        print("usage: check-layers.py SOURCE_DIR BUILD_DIR (a build tree with its objects)",
+              file=sys.stderr)
         return 2
     top, build = sys.argv[1], sys.argv[2]
     problems = []
