@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "exec.h"
+#include "spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -876,4 +877,14 @@ int ft_dir_entries(const char *dir)
 		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
 	closedir(d);
 	return n;
+}
+
+int ft_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
+		  size_t len)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = fslab_spec_parse_string(text, name, spec, &e);
+
+	snprintf(err, len, "%s", e.msg);
+	return r;
 }

@@ -169,4 +169,10 @@ void ft_fusefat_mount_at(const char *img, const char *size, const char *mnt, uin
  * nothing in dir. */
 void ft_fslab_then_umount(const char *dir, const char *mnt, ...) __attribute__((sentinel));
 
+/* fslab_spec_parse_string with its message in a buffer, as the spec
+ * and plan tests print it. */
+struct fslab_spec;
+int ft_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
+		  size_t len);
+
 #endif

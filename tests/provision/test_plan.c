@@ -9,17 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The parse with its message in a buffer, as these tests print it. */
-static int t_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
-			size_t len)
-{
-	struct fslab_err e = FSLAB_ERR_INIT;
-	int r = fslab_spec_parse_string(text, name, spec, &e);
-
-	snprintf(err, len, "%s", e.msg);
-	return r;
-}
-
 /* fslab_plan_compute with its message in a buffer, as the tests read it. */
 static int plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t disk_bytes,
 			unsigned sector_size, const char *mount_root, struct fslab_lab_plan *plan,
@@ -90,7 +79,7 @@ START_TEST(small_plan_starts_sizes_types_names)
 	static const uint64_t starts_mib[] = { 1, 33, 65, 365, 405 };
 	static const uint64_t sizes_mib[] = { 32, 32, 300, 40, 120 };
 
-	ck_assert_int_eq(t_spec_parse(small_spec, "small", &spec, err, sizeof(err)), 0);
+	ck_assert_int_eq(ft_spec_parse(small_spec, "small", &spec, err, sizeof(err)), 0);
 	ck_assert_int_eq(plan_compute(&spec, "/dev/loop7", 600 * FSLAB_MiB, 512, "/tmp/m",
 					    &plan, err, sizeof(err)),
 			 0);
@@ -116,7 +105,7 @@ START_TEST(alignment_4k_and_4k_sectors)
 	struct fslab_lab_plan plan;
 	char err[256];
 
-	ck_assert_int_eq(t_spec_parse("[disk]\nalignment = 4K\n[fs a]\ntype = ext4\n"
+	ck_assert_int_eq(ft_spec_parse("[disk]\nalignment = 4K\n[fs a]\ntype = ext4\n"
 						 "size = 16M\n[fs b]\ntype = ext2\nsize = 20K\n"
 						 "[fs c]\ntype = xfs\nsize = 300M\n",
 						 "a", &spec, err, sizeof(err)),
@@ -152,7 +141,7 @@ START_TEST(too_small_disk_is_enospc_and_named)
 					    "/m", &plan, err, sizeof(err)),
 			 0);
 	/* a size that is not whole sectors */
-	ck_assert_int_eq(t_spec_parse("[fs a]\ntype = ext4\nsize = 1M\n", "a", &spec,
+	ck_assert_int_eq(ft_spec_parse("[fs a]\ntype = ext4\nsize = 1M\n", "a", &spec,
 						 err, sizeof(err)),
 			 0);
 	spec.fs[0].size = 1000;
@@ -190,7 +179,7 @@ START_TEST(too_small_says_what_the_layout_needs_and_why)
 	ck_assert_str_eq(fslab_plan_size_to_ask(526 * FSLAB_MiB + 1, ask, sizeof(ask)), "527M");
 	ck_assert_str_eq(fslab_plan_size_to_ask(2 * FSLAB_GiB, ask, sizeof(ask)), "2G");
 	/* 4 MiB alignment: the GPT at each end takes a whole 4 MiB */
-	ck_assert_int_eq(t_spec_parse("[disk]\nalignment = 4M\n"
+	ck_assert_int_eq(ft_spec_parse("[disk]\nalignment = 4M\n"
 						 "[fs a]\ntype = ext4\nsize = 32M\n"
 						 "[fs b]\ntype = xfs\nsize = 300M\n",
 						 "a", &spec, err, sizeof(err)),

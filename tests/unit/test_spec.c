@@ -7,17 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The parse with its message in a buffer, as these tests print it. */
-static int t_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
-			size_t len)
-{
-	struct fslab_err e = FSLAB_ERR_INIT;
-	int r = fslab_spec_parse_string(text, name, spec, &e);
-
-	snprintf(err, len, "%s", e.msg);
-	return r;
-}
-
 START_TEST(default_is_the_2023_layout)
 {
 	struct fslab_spec s;
@@ -44,7 +33,7 @@ START_TEST(print_then_parse_round_trips)
 	fslab_spec_default(&s);
 	ck_assert_int_eq(fslab_spec_write(f, &s), 0);
 	fclose(f);
-	ck_assert_msg(t_spec_parse(text, "printed", &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ft_spec_parse(text, "printed", &back, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(back.n_fs, s.n_fs);
 	for (size_t i = 0; i < s.n_fs; i++) {
 		ck_assert_str_eq(back.fs[i].name, s.fs[i].name);
@@ -64,7 +53,7 @@ START_TEST(parses_a_small_spec_with_sweep)
 			   "[fs fat32]\nsize = 40M\n"
 			   "[sweep]\nfile_sizes = 64K-4M\ntests = write,read\ntrials = 3\ncache = cold\n";
 
-	ck_assert_msg(t_spec_parse(text, "t", &s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ft_spec_parse(text, "t", &s, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(s.n_fs, 2);
 	ck_assert_int_eq(s.fs[1].type, FSLAB_FS_FAT32); /* type defaults to the name */
 	ck_assert_str_eq(s.fs[0].mount_options, "noatime");
@@ -103,7 +92,7 @@ START_TEST(bad_specs_name_the_problem)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct fslab_spec s;
 		char err[512] = "";
-		ck_assert_msg(t_spec_parse(bad[i].text, "t.ini", &s, err, sizeof(err)) < 0,
+		ck_assert_msg(ft_spec_parse(bad[i].text, "t.ini", &s, err, sizeof(err)) < 0,
 			      "case %zu accepted", i);
 		ck_assert_msg(strstr(err, bad[i].phrase), "case %zu: '%s' lacks '%s'", i, err,
 			      bad[i].phrase);
@@ -258,21 +247,21 @@ START_TEST(spec_options_checked_against_the_type)
 	struct fslab_spec s;
 	char err[512] = "";
 
-	ck_assert_int_eq(t_spec_parse("[fs a]\nmkfs_options = -b 4096 -J device=LABEL=x\ntype = ext4\nsize = 1G\n",
+	ck_assert_int_eq(ft_spec_parse("[fs a]\nmkfs_options = -b 4096 -J device=LABEL=x\ntype = ext4\nsize = 1G\n",
 						 "t.ini", &s, err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_msg(strncmp(err, "t.ini: [fs a] mkfs_options: '-J device=LABEL=x' is not allowed (it names another device); allowed for ext4: -b SIZE",
 			      95) == 0, "%s", err);
 	/* -j is fine for ext4, not for ext2 (the type from the name) */
-	ck_assert_int_eq(t_spec_parse("[fs ext2]\nsize = 1G\nmkfs_options = -j\n", "t.ini", &s,
+	ck_assert_int_eq(ft_spec_parse("[fs ext2]\nsize = 1G\nmkfs_options = -j\n", "t.ini", &s,
 						 err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_msg(strstr(err, "[fs ext2] mkfs_options: '-j' is not allowed"), "%s", err);
-	ck_assert_int_eq(t_spec_parse("[fs b]\nmount_options = compress=zstd:3\nsize = 1G\ntype = xfs\n",
+	ck_assert_int_eq(ft_spec_parse("[fs b]\nmount_options = compress=zstd:3\nsize = 1G\ntype = xfs\n",
 						 "t.ini", &s, err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_msg(strstr(err, "[fs b] mount_options: 'compress=zstd:3' is not allowed"), "%s", err);
-	ck_assert_msg(t_spec_parse("[fs b]\nmount_options = compress=zstd:3\nsize = 1G\ntype = btrfs\n"
+	ck_assert_msg(ft_spec_parse("[fs b]\nmount_options = compress=zstd:3\nsize = 1G\ntype = btrfs\n"
 					      "[fs ext4]\nsize = 1G\nmkfs_options = -j -O ^has_journal -b 4096\n",
 					      "t.ini", &s, err, sizeof(err)) == 0,
 		      "%s", err);
@@ -288,7 +277,7 @@ START_TEST(printed_options_parse_back)
 	size_t len = 0;
 	FILE *f;
 
-	ck_assert_msg(t_spec_parse("[fs x]\ntype = xfs\nsize = 1G\nmkfs_options = -m reflink=1 -L lab\n"
+	ck_assert_msg(ft_spec_parse("[fs x]\ntype = xfs\nsize = 1G\nmkfs_options = -m reflink=1 -L lab\n"
 					      "mount_options = noatime,inode64\n"
 					      "[fs b]\ntype = btrfs\nsize = 1G\nmount_options = compress=zstd:3\n",
 					      "t.ini", &s, err, sizeof(err)) == 0,
@@ -296,7 +285,7 @@ START_TEST(printed_options_parse_back)
 	f = open_memstream(&text, &len);
 	ck_assert_int_eq(fslab_spec_write(f, &s), 0);
 	fclose(f);
-	ck_assert_msg(t_spec_parse(text, "printed", &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ft_spec_parse(text, "printed", &back, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(back.fs[0].mkfs_options, "-m reflink=1 -L lab");
 	ck_assert_str_eq(back.fs[0].mount_options, "noatime,inode64");
 	ck_assert_str_eq(back.fs[1].mount_options, "compress=zstd:3");
