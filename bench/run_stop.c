@@ -23,12 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stop_rule_names[FSLAB_STOP_RULE_MAX] = {
-	[FSLAB_STOP_RULE_DECIDED] = "decided",
-	[FSLAB_STOP_RULE_CI] = "ci",
-	[FSLAB_STOP_RULE_FIXED] = "fixed",
-};
-
 static const char *const stop_why_names[FSLAB_STOP_WHY_MAX] = {
 	[FSLAB_STOP_OPEN] = "open",
 	[FSLAB_STOP_DECIDED] = "decided",
@@ -37,14 +31,19 @@ static const char *const stop_why_names[FSLAB_STOP_WHY_MAX] = {
 	[FSLAB_STOP_NO_DATA] = "no_data",
 };
 
+/* The words are the --stop row's (lib/settings.c), in the enum's order. */
 const char *fslab_stop_rule_to_string(enum fslab_stop_rule r)
 {
-	return r >= 0 && r < FSLAB_STOP_RULE_MAX ? stop_rule_names[r] : "?";
+	const char *w = fslab_setting_word(FSLAB_SETTING_STOP, (int)r);
+
+	return w ? w : "?";
 }
 
 enum fslab_stop_rule fslab_stop_rule_from_string(const char *s)
 {
-	return (enum fslab_stop_rule)fslab_name_index(stop_rule_names, FSLAB_STOP_RULE_MAX, s);
+	int i = fslab_setting_word_index(FSLAB_SETTING_STOP, s);
+
+	return i < 0 ? FSLAB_STOP_RULE_INVALID : (enum fslab_stop_rule)i;
 }
 
 const char *fslab_stop_why_to_string(enum fslab_stop_why w)

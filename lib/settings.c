@@ -16,8 +16,7 @@
 /* Words of the enum rows that have no other home (cache modes and presets
  * are lib/names.c's).  Their order is the C enum's (lib/names.h):
  * fslab_io_mode, fslab_sync_policy, fslab_file_sync (the engine's names
- * are these), fslab_stop_rule (bench/run_stop.c keeps its own copy;
- * tests/unit/test_settings.c holds the two equal), fslab_steady_mode
+ * are these), fslab_stop_rule (the run's), fslab_steady_mode
  * (lib/steady.h); small_records and order are a bool's place
  * (keep true; order's shuffle true: inverted). */
 static const char *const small_records_words[] = { "skip", "keep" };
