@@ -29,6 +29,10 @@ enum col {
 	COL_LAT_P50,
 	COL_LAT_P99,
 	COL_LAT_MAX,
+	COL_IO_BYTES,
+	COL_DEV_READ,
+	COL_DEV_WRITE,
+	COL_DEV_WRITE_TIMED,
 	COL_MAX,
 };
 
@@ -36,6 +40,7 @@ static const char *const col_names[COL_MAX] = {
 	"filesystem", "test",      "file_size_kib", "record_size_kib", "trial",
 	"throughput_kib_s", "elapsed_s", "cache_mode", "status", "flag",
 	"iodepth", "jobs", "iops", "lat_p50_us", "lat_p99_us", "lat_max_us",
+	"io_bytes", "dev_read_bytes", "dev_write_bytes", "dev_write_timed_bytes",
 };
 
 #define MAX_FIELDS 64
@@ -89,6 +94,7 @@ static void result_row_init(struct fslab_result_row *row)
 	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
 	row->iodepth = row->jobs = 1;
 	row->iops = -1;
+	row->io_bytes = row->dev_read_bytes = row->dev_write_bytes = row->dev_write_timed_bytes = -1;
 	row->cache = FSLAB_CACHE_MODE_INVALID;
 	snprintf(row->status, sizeof(row->status), "ok");
 }
@@ -100,6 +106,8 @@ int fslab_results_write_header_ex(FILE *out, unsigned cols)
 		fputs(FSLAB_RESULTS_QUEUE_COLUMNS, out);
 	if (cols & FSLAB_RESULTS_COLS_LATENCY)
 		fputs(FSLAB_RESULTS_LATENCY_COLUMNS, out);
+	if (cols & FSLAB_RESULTS_COLS_DEVICE)
+		fputs(FSLAB_RESULTS_DEVICE_COLUMNS, out);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -127,6 +135,14 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 			fputc(',', out);
 			if (v[i] >= 0)
 				fprintf(out, "%.3f", v[i]);
+		}
+	}
+	if (r->device) {
+		const int64_t v[4] = { r->io_bytes, r->dev_read_bytes, r->dev_write_bytes, r->dev_write_timed_bytes };
+		for (int i = 0; i < 4; i++) {
+			fputc(',', out);
+			if (v[i] >= 0)
+				fprintf(out, "%lld", (long long)v[i]);
 		}
 	}
 	fputc('\n', out);
@@ -460,6 +476,18 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 		      col == COL_LAT_P99 ? &row->lat_p99_us : &row->lat_max_us;
 		row->latency = true;
 		return *f && parse_double(f, lat) < 0 ? "not a non-negative number" : NULL;
+	case COL_IO_BYTES:
+	case COL_DEV_READ:
+	case COL_DEV_WRITE:
+	case COL_DEV_WRITE_TIMED:
+		row->device = true;
+		if (!*f)
+			return NULL;
+		if (fslab_parse_uint(f, 0, INT64_MAX, &u) < 0)
+			return "not a whole number of bytes";
+		*(col == COL_IO_BYTES ? &row->io_bytes : col == COL_DEV_READ ? &row->dev_read_bytes :
+		  col == COL_DEV_WRITE ? &row->dev_write_bytes : &row->dev_write_timed_bytes) = (int64_t)u;
+		return NULL;
 	}
 	return NULL;
 }

@@ -29,7 +29,8 @@
 /* The flag column's markers, named once: fslab run writes them and fslab
  * report's flag table (report/load.c) gives each its letter and words.
  * docs/run.md "Flags" says when each is set. */
-#define FSLAB_FLAG_PAGE_CACHE "page-cache"         /* faster than the device probe's bound */
+#define FSLAB_FLAG_PAGE_CACHE "page-cache"         /* served from memory: the device counters say so, or (without them) faster than the probe's bound */
+#define FSLAB_FLAG_BEYOND_DEVICE "beyond-device"   /* with device counters: also faster than the device probe's bound */
 #define FSLAB_FLAG_FUSE "fuse"                     /* a FUSE filesystem (fusefat) */
 #define FSLAB_FLAG_BUFFERED_LOOP "buffered-loop"   /* on a loop device without direct I/O */
 #define FSLAB_FLAG_THERMAL "thermal"               /* measured while the drive was hot */
@@ -49,6 +50,16 @@
  * many-files tests).  A CSV without them reads as depth 1, one thread
  * and the operations a second its throughput and record size give. */
 #define FSLAB_RESULTS_QUEUE_COLUMNS ",iodepth,jobs,iops"
+/* The device columns, last: what the pass's partition did, from the block
+ * layer's counters (/sys/class/block/PART/stat) read outside the timed
+ * region (docs/run.md "Device bytes" gives the counting window).
+ * io_bytes: what the pass read or wrote as the program saw it;
+ * dev_read_bytes, dev_write_bytes: what the partition read and wrote in
+ * the window, which ends after a sync of the filesystem that follows the
+ * pass; dev_write_timed_bytes: of those written, the ones that reached
+ * the device by the end of the timed region.  Empty when unknown (no
+ * counters for the target, or a row that is not ok). */
+#define FSLAB_RESULTS_DEVICE_COLUMNS ",io_bytes,dev_read_bytes,dev_write_bytes,dev_write_timed_bytes"
 
 /* The bounds of the queue columns, which are also the bounds of
  * fslab run --iodepth and --jobs (lib/settings.c's rows use these). */
@@ -59,6 +70,7 @@
 enum {
 	FSLAB_RESULTS_COLS_QUEUE = 1 << 0,   /* FSLAB_RESULTS_QUEUE_COLUMNS */
 	FSLAB_RESULTS_COLS_LATENCY = 1 << 1, /* FSLAB_RESULTS_LATENCY_COLUMNS */
+	FSLAB_RESULTS_COLS_DEVICE = 1 << 2,  /* FSLAB_RESULTS_DEVICE_COLUMNS */
 };
 
 struct fslab_result_row {
@@ -82,6 +94,10 @@ struct fslab_result_row {
 	bool queue;
 	unsigned iodepth, jobs;
 	double iops;
+	/* The device columns: device true when the CSV has them (the writer
+	 * writes them when it is set); a value below 0 is unknown. */
+	bool device;
+	int64_t io_bytes, dev_read_bytes, dev_write_bytes, dev_write_timed_bytes;
 };
 
 /* Operations a second of an ok row: its iops column, or else (a CSV
