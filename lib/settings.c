@@ -603,11 +603,3 @@ char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config 
 		snprintf(buf, len, "%llu", (unsigned long long)v[0]);
 	return buf;
 }
-
-int fslab_settings_first_recorded(const struct fslab_settings *s)
-{
-	for (int i = 0; i < FSLAB_SETTING_MAX; i++)
-		if (rows[i].manifest_key && (s->set & FSLAB_SETTING_BIT(i)))
-			return i;
-	return -1;
-}
