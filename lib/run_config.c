@@ -37,8 +37,11 @@ static int check_rows(const struct fslab_run_config *cfg, const struct fslab_set
 	const unsigned grid = FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) |
 			      FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) |
 			      FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS);
+	const unsigned queued = FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS);
 	const struct fslab_sweep_spec *s = &cfg->sweep;
 	const char *p = fslab_preset_to_string(cfg->preset);
+	const bool depth = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH);
+	const char *q = depth ? "iodepth" : "jobs";
 	char tests[256];
 
 	/* the flush of each created file is the many-files tests' alone */
@@ -55,13 +58,10 @@ static int check_rows(const struct fslab_run_config *cfg, const struct fslab_set
 			return fslab_err_set(e, -EINVAL, "--cdm-time times the passes of --sweep cdm or cdm-nvme; give one of them (the %s grid's passes are one pass over each file)",
 				    p);
 		/* depth and threads are the queued tests' alone */
-		if ((s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) &&
-		    !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
-			const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
-
+		if ((s->set & queued) && !(s->tests & fslab_test_family_mask(FSLAB_FAMILY_QUEUED))) {
 			fslab_tests_format(s->tests, tests, sizeof(tests));
 			return fslab_err_set(e, -EINVAL, "--%s ([sweep] %s) sets the queued tests' %s; --tests %s names none of them: add queued (or queued_write, queued_read, queued_random_write, queued_random_read), or drop --%s",
-				    q, q, s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "queue depth" : "threads", tests, q);
+				    q, q, depth ? "queue depth" : "threads", tests, q);
 		}
 		return 0;
 	}
@@ -72,12 +72,9 @@ static int check_rows(const struct fslab_run_config *cfg, const struct fslab_set
 											 : "--small-records ([sweep] small_records)");
 	/* each row has its own depth and threads: --iodepth and --jobs do
 	 * not apply */
-	if (s->set & (FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) | FSLAB_SETTING_BIT(FSLAB_SETTING_JOBS))) {
-		const char *q = s->set & FSLAB_SETTING_BIT(FSLAB_SETTING_IODEPTH) ? "iodepth" : "jobs";
-
+	if (s->set & queued)
 		return fslab_err_set(e, -EINVAL, "--sweep %s: each row has its own queue depth and threads (Q and T in its name); drop --%s ([sweep] %s)",
 			    p, q, q);
-	}
 	if (s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED)) {
 		fslab_tests_format(s->tests & ~fslab_test_family_mask(FSLAB_FAMILY_QUEUED), tests, sizeof(tests));
 		return fslab_err_set(e, -EINVAL, "--sweep %s runs the queued tests (queued_write, queued_read, queued_random_write, queued_random_read); --tests names %s: give queued or some of those",

@@ -35,7 +35,7 @@ static const char *const steady_words[] = { "auto", "on", "off" };
 #define AT_ENDS(lo) .offset = offsetof(struct fslab_run_config, lo), .size = 2 * sizeof(uint64_t)
 
 const struct fslab_run_config fslab_run_config_default = {
-	.preset = FSLAB_PRESET_LAB,
+	.preset = FSLAB_PRESET_LAB, /* without --sweep: numbers a reviewer accepts (its row's help) */
 	.stop_rule = FSLAB_STOP_RULE_FIXED,
 	.max_trials = FSLAB_DEFAULT_MAX_TRIALS,
 	.io_mode = FSLAB_IO_SEEK,
