@@ -1,5 +1,5 @@
 /* fslab run's private header: the context and every file of the run
- * (run.c, run_ctx.c, run_util.c, run_settings.c, run_workdir.c,
+ * (run.c, run_ctx.c, run_util.c, run_workdir.c,
  * run_results.c, run_sweep.c, run_cost.c, run_stop.c, run_steady.c,
  * run_probe.c, run_manifest.c, fsinfo.c, probe.c, resume.c).  Not a
  * contract: other modules use run.h; the engine below knows none of it
@@ -288,9 +288,9 @@ void run_ctx_free(struct fslab_run_ctx *c);
 /* The targets of o (o->targets); returns an exit status (FSLAB_EXIT_*). */
 int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
 
-/* run_settings.c: 0 or -EINVAL, said. */
+/* The configuration the options say (lib/run_config.c), or with
+ * --resume none of it given; 0 or -EINVAL, said. */
 int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
-int run_check_resume_opts(const struct fslab_run_opts *o);
 
 /* run_workdir.c: the private directory (fs->work_fd) in fs->rec.path. */
 int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id);

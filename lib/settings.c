@@ -35,7 +35,7 @@ static const char *const steady_words[] = { "auto", "on", "off" };
 #define AT_ENDS(lo) .offset = offsetof(struct fslab_run_config, lo), .size = 2 * sizeof(uint64_t)
 
 const struct fslab_run_config fslab_run_config_default = {
-	.preset = FSLAB_PRESET_LAB,
+	.preset = FSLAB_PRESET_LAB, /* without --sweep: numbers a reviewer accepts (its row's help) */
 	.stop_rule = FSLAB_STOP_RULE_FIXED,
 	.max_trials = FSLAB_DEFAULT_MAX_TRIALS,
 	.io_mode = FSLAB_IO_SEEK,
@@ -602,12 +602,4 @@ char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config 
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)v[0]);
 	return buf;
-}
-
-int fslab_settings_first_recorded(const struct fslab_settings *s)
-{
-	for (int i = 0; i < FSLAB_SETTING_MAX; i++)
-		if (rows[i].manifest_key && (s->set & FSLAB_SETTING_BIT(i)))
-			return i;
-	return -1;
 }

@@ -1,4 +1,5 @@
-#include "engine.h"
+#include "cell_plan.h"
+#include "spec.h"
 #include "size.h"
 
 #include <errno.h>
