@@ -146,6 +146,9 @@ struct fslab_manifest_fs {
 	char cache_drop_note[256];
 	bool fuse, vanished;
 	char loop_io[16];                /* "direct", "buffered"; "": not a loop (null) */
+	/* The block layer's counters of the partition the run counted the
+	 * device bytes of each pass on (sysfs stat file); "": none (null). */
+	char device_counters[160];
 	/* A lab's: setup's purge and preconditioning of the disk (status ""
 	 * : null), and setup's wait for the filesystem to go quiet after
 	 * mount ("quiet_after_mount": quiet, timeout; "": null). */

@@ -760,6 +760,7 @@ static const struct mf_row fs_rows[] = {
 	{ "cache_drop_note", T_STR, AT(FS, cache_drop_note), R },
 	{ "fuse", T_BOOL, AT(FS, fuse), R },
 	{ "loop_io", T_STR, AT(FS, loop_io), R },
+	{ "device_counters", T_STR, AT(FS, device_counters), R },
 	{ "precondition", T_FN, R, .rd = rd_precondition, .wf = wr_precondition },
 	{ "quiet_after_mount", T_STR, AT(FS, mount_quiet), R },
 	{ "quiet_after_mount_s", T_DBL, AT(FS, mount_quiet_wait_s), WHEN(FS, mount_quiet), R, A, SECS },
