@@ -233,6 +233,7 @@ struct fslab_manifest {
 	} machine;
 	double page_cache_factor;  /* 0: absent */
 	char page_cache_flag[256]; /* what the flag means, in words */
+	char device_bytes[256];    /* the device columns' counting window, in words */
 	char device_probe[96];     /* whether the devices were probed, in words */
 	char state_path[PATH_MAX];
 	size_t n_fs;

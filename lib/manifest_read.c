@@ -874,6 +874,7 @@ static const struct mf_row root_rows[] = {
 	{ "machine", T_OBJ, R, .sub = &machine_table, .mfhas = FSLAB_MF_HAS_MACHINE },
 	{ "page_cache_factor", T_DBL, AT(M, page_cache_factor), R, .lo = 0, .hi = 1000 },
 	{ "page_cache_flag", T_STR, AT(M, page_cache_flag), R },
+	{ "device_bytes", T_STR, AT(M, device_bytes), R },
 	{ NULL, T_STR, SK(NO_PROBE, 0), AT(M, device_probe), R },
 	{ "state_path", T_STR, AT(M, state_path), R },
 	{ "filesystems", T_ARR, AT(M, fs), .fs = true, .sub = &fs_table, .count = offsetof(M, n_fs), .stride = sizeof(FS),
