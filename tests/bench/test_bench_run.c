@@ -373,6 +373,61 @@ START_TEST(resume_after_sigkill)
 }
 END_TEST
 
+/* A CSV written before the device columns (its header without them)
+ * resumes: the rows the resumed run adds have its header's columns, and
+ * the whole file reads. */
+START_TEST(resume_keeps_an_old_csvs_columns)
+{
+	char *out = out_path("old"), csv[1024], *text, *p;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	struct ft_output o;
+	size_t rows = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
+				  "--record-sizes", "64K", "--tests", "write,read", "--trials", "1", "--stop",
+				  "fixed", "--no-device-probe", "--steady-state", "off", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	/* the older CSV: the ten columns, the 64K cell's two rows */
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	text = ft_read_text(csv);
+	f = fopen(csv, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ftruncate(fileno(f), 0), 0);
+	p = text;
+	for (int line = 0; line < 3; line++) {
+		char *nl = strchr(p, '\n'), *c = p;
+
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		for (int k = 0; k < 9 && c; k++)
+			c = strchr(c + 1, ',');
+		ck_assert_ptr_nonnull(c);
+		if ((c = strchr(c + 1, ',')))
+			*c = '\0'; /* the columns after flag */
+		fprintf(f, "%s\n", p);
+		p = nl + 1;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
+		ck_assert(fslab_result_ok(&row));
+		ck_assert(!row.device);
+		rows++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(rows, 4);
+	free(out);
+}
+END_TEST
+
 START_TEST(sigint_stops_after_the_cell)
 {
 	char *out = out_path("int");
@@ -1512,6 +1567,7 @@ int main(int argc, char **argv)
 	}
 	tcase_add_test(tc, csv_and_manifest);
 	tcase_add_test(tc, resume_after_sigkill);
+	tcase_add_test(tc, resume_keeps_an_old_csvs_columns);
 	tcase_add_test(tc, sigint_stops_after_the_cell);
 	tcase_add_test(tc, direct_mode_runs_stdio_buffered);
 	tcase_add_test(tc, until_ci_keeps_every_sample);
