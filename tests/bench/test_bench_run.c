@@ -1297,6 +1297,19 @@ START_TEST(lab_run_cold_remount)
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "type")), "ext4");
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "kernel");
 	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
+	/* the device bytes come from the lab's own partition */
+	const char *dev = json_object_get_string(jget(fs0, "device")), *cnt = json_object_get_string(jget(fs0, "device_counters"));
+	char want[128];
+	ck_assert_ptr_nonnull(dev);
+	snprintf(want, sizeof(want), "/%s/stat", strrchr(dev, '/') + 1);
+	ck_assert_msg(cnt && strstr(cnt, want), "device_counters %s is not %s's", cnt ? cnt : "null", dev);
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1)
+		ck_assert_msg(row.device && row.dev_read_bytes >= 0 && row.io_bytes == (int64_t)row.file_kib * 1024,
+			      "%s: no device bytes", fslab_test_to_string(row.test));
+	fslab_results_close(rd);
 	/* the version setup recorded of the mkfs that made it, not a fresh
 	 * exec of whatever mkfs is installed at run time */
 	ck_assert(json_object_is_type(jget(fs0, "mkfs_tool_version"), json_type_string));
