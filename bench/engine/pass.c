@@ -197,7 +197,6 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n)
 	return 0;
 }
 
-
 /* The stat file's third and seventh fields (Documentation/block/stat.rst):
  * sectors read and written, 512 bytes each.  pread at 0 reads it afresh. */
 void fslab_pass_dev_read(struct fslab_bench_pass *p, unsigned k)
