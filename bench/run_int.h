@@ -122,6 +122,7 @@ struct fslab_bench_fs {
 
 	FILE *csv;
 	uint64_t csv_synced_ns; /* fslab_results_append_row's last sync */
+	bool csv_device;        /* its header has the device columns */
 
 	/* The directory under test (held open) and fslab's private directory
 	 * in it, where the test and probe files live: its name, fd (flock'ed
@@ -139,6 +140,7 @@ struct fslab_resume_csv {
 	off_t size, keep; /* keep: up to the end of the last complete line */
 	char *kept;       /* the rows to keep when some must go (vanished); else NULL */
 	size_t kept_len;
+	bool device;      /* its header has the device columns */
 };
 
 /* Fills fs->rec's facts from fs->t and the mount holding fs->rec.path
@@ -317,9 +319,10 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 int run_marker_record_csvs(const struct fslab_run_ctx *c);
 
 /* run_sweep.c */
-/* The flag column of an ok row of test t at tp KiB/s on fs. */
+/* The flag column of an ok row of test t on fs: o's throughput and,
+ * when it has them, the device's bytes (docs/run.md "Flags"). */
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
-	      double tp, char *flag, size_t len);
+	      const struct fslab_test_outcome *o, char *flag, size_t len);
 int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst);
 int run_close_csvs(struct fslab_run_ctx *c);
 int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,

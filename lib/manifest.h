@@ -146,6 +146,9 @@ struct fslab_manifest_fs {
 	char cache_drop_note[256];
 	bool fuse, vanished;
 	char loop_io[16];                /* "direct", "buffered"; "": not a loop (null) */
+	/* The block layer's counters of the partition the run counted the
+	 * device bytes of each pass on (sysfs stat file); "": none (null). */
+	char device_counters[160];
 	/* A lab's: setup's purge and preconditioning of the disk (status ""
 	 * : null), and setup's wait for the filesystem to go quiet after
 	 * mount ("quiet_after_mount": quiet, timeout; "": null). */
@@ -230,6 +233,7 @@ struct fslab_manifest {
 	} machine;
 	double page_cache_factor;  /* 0: absent */
 	char page_cache_flag[256]; /* what the flag means, in words */
+	char device_bytes[256];    /* the device columns' counting window, in words */
 	char device_probe[96];     /* whether the devices were probed, in words */
 	char state_path[PATH_MAX];
 	size_t n_fs;

@@ -235,8 +235,9 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
 		AT(no_device_probe),
 		.default_text = "off", .heading = "Honesty:",
-		.help = "skip the probe of each device; without it no cell is flagged "
-			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
+		.help = "skip the probe of each device; without it no cell is flagged as faster than "
+			FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device (beyond-device, or page-cache where "
+			"the device has no counters)",
 	},
 	[FSLAB_SETTING_PROBE_SIZE] = {
 		.flag = "probe-size", .arg = "SIZE", .manifest_key = "filesystems[].device_probe_bytes",

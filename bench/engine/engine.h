@@ -314,6 +314,15 @@ struct fslab_test_outcome {
 	 * set by the queued tests (I/O requests) and the many-files tests
 	 * (files); 0 for IOzone's, whose rate is throughput / record. */
 	double ops_s;
+	/* The kept pass's bytes (docs/run.md "Device bytes"): io_bytes, the
+	 * file data it read or wrote as the program saw it (0 for stat and
+	 * unlink); with the cell's dev_stat (has_dev), what the partition
+	 * read and wrote from the timer's start to after a syncfs that
+	 * follows the pass, and of those written, the ones written by the
+	 * timer's stop. */
+	uint64_t io_bytes;
+	bool has_dev;
+	uint64_t dev_read_bytes, dev_write_bytes, dev_write_timed_bytes;
 };
 
 struct fslab_cell_times {
@@ -388,6 +397,12 @@ struct fslab_cell {
 	/* The filesystem's block device, fsync'ed before the cell with
 	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
 	const char *device;
+	/* The block layer's counters of the partition the filesystem reads
+	 * and writes (/sys/class/block/PART/stat); NULL or "": none.  Read
+	 * right before each timed region, right after it, and after a
+	 * syncfs (+ the fsync of device) that follows the pass, all
+	 * outside the timer. */
+	const char *dev_stat;
 	/* ops->version must be FSLAB_IO_OPS_VERSION. */
 	const struct fslab_io_ops *ops;
 	/* cold mode: empties the page cache of the test file (closed); 0 or

@@ -1684,6 +1684,100 @@ START_TEST(planted_symlink_is_not_followed)
 }
 END_TEST
 
+/* The device counting window, on a fake stat file the ops rewrite as the
+ * pass goes: the pass's I/O between the timer's marks, the flush's after
+ * its syncfs.  The first reading must come before the timer's start, the
+ * second after its stop, the third after the syncfs that follows the
+ * pass; without counters no syncfs is added. */
+struct fake_dev {
+	int fd; /* an unlinked file, named /proc/self/fd/FD: nothing left behind */
+	char path[64];
+	unsigned long long rd, wr;
+	unsigned syncfs;
+};
+
+static void fake_dev_write(struct fake_dev *d)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "    1 0 %llu 0 2 0 %llu 0 0 0 0 0 0 0 0 0 0\n", d->rd, d->wr);
+
+	ck_assert_int_eq(ftruncate(d->fd, 0), 0);
+	ck_assert_int_eq(pwrite(d->fd, line, (size_t)n, 0), n);
+}
+
+static void fake_dev_timer(void *ctx, bool start)
+{
+	struct fake_dev *d = ctx;
+
+	if (!start)
+		return;
+	d->rd += 1000; /* what the timed loop moves */
+	d->wr += 2000;
+	fake_dev_write(d);
+}
+
+static int fake_dev_syncfs(void *ctx, int dfd)
+{
+	struct fake_dev *d = ctx;
+
+	(void)dfd;
+	d->syncfs++;
+	d->rd += 5; /* what the flush after the pass writes (and reads) */
+	d->wr += 7;
+	fake_dev_write(d);
+	return 0;
+}
+
+START_TEST(device_counting_window)
+{
+	static struct fake_dev d;
+	struct fslab_io_ops ops = fslab_io_posix;
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+	struct fslab_cell_times times;
+	struct fslab_bench_buffers b;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	ck_assert_int_ge(d.fd, 0);
+	snprintf(d.path, sizeof(d.path), "/proc/self/fd/%d", d.fd);
+	d.rd = 10;
+	d.wr = 20;
+	fake_dev_write(&d);
+	ops.ctx = &d;
+	ops.timer = fake_dev_timer;
+	ops.syncfs = fake_dev_syncfs;
+	ops.fsync_path = NULL;
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	for (int with = 1; with >= 0; with--) {
+		struct fslab_cell cell = {
+			.dir_fd = dir_fd, .name = "testfile", .file_bytes = 16 * 4096, .record_bytes = 4096,
+			.tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
+			.sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM },
+			.ops = &ops, .dev_stat = with ? d.path : NULL,
+		};
+
+		d.syncfs = 0;
+		ck_assert_int_eq(fslab_cell_run(&cell, &b, out, &times), 0);
+		for (int k = 0; k < 2; k++) {
+			const struct fslab_test_outcome *o = &out[k ? FSLAB_TEST_READ : FSLAB_TEST_WRITE];
+
+			ck_assert_int_eq(o->status, FSLAB_OUTCOME_OK);
+			ck_assert_uint_eq(o->io_bytes, 16 * 4096);
+			ck_assert(o->has_dev == (bool)with);
+			if (!with)
+				continue;
+			ck_assert_uint_eq(o->dev_read_bytes, 1005 * 512);
+			ck_assert_uint_eq(o->dev_write_bytes, 2007 * 512);
+			ck_assert_uint_eq(o->dev_write_timed_bytes, 2000 * 512);
+		}
+		/* the cell's flush, then one a pass with counters only */
+		ck_assert_uint_eq(d.syncfs, with ? 3 : 1);
+	}
+	fslab_bench_buffers_free(&b);
+	close(d.fd);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("bench_engine");
@@ -1694,6 +1788,7 @@ int main(int argc, char **argv)
 	 * even when a test fails (a failing forked test skips checked teardown) */
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, patterns_small_file);
+	tcase_add_test(tc, device_counting_window);
 	tcase_add_test(tc, patterns_17_records);
 	tcase_add_test(tc, patterns_many_records);
 	tcase_add_test(tc, random_order_fixed);

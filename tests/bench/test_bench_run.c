@@ -235,9 +235,12 @@ START_TEST(csv_and_manifest)
 	f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
 	fclose(f);
-	ck_assert_str_eq(line, FSLAB_RESULTS_HEADER "\n");
-	ck_assert_str_eq(line, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
-			       "elapsed_s,cache_mode,status,flag\n");
+	/* the device columns where the directory's device has counters */
+	if (strstr(line, "dev_read_bytes"))
+		ck_assert_str_eq(line, FSLAB_RESULTS_HEADER FSLAB_RESULTS_DEVICE_COLUMNS "\n");
+	else
+		ck_assert_str_eq(line, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
+				       "elapsed_s,cache_mode,status,flag\n");
 	keyset_load(&ka, csv, "a");
 	snprintf(csv, sizeof(csv), "%s/b.csv", out);
 	keyset_load(&kb, csv, "b");
@@ -370,6 +373,61 @@ START_TEST(resume_after_sigkill)
 }
 END_TEST
 
+/* A CSV written before the device columns (its header without them)
+ * resumes: the rows the resumed run adds have its header's columns, and
+ * the whole file reads. */
+START_TEST(resume_keeps_an_old_csvs_columns)
+{
+	char *out = out_path("old"), csv[1024], *text, *p;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	struct ft_output o;
+	size_t rows = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
+				  "--record-sizes", "64K", "--tests", "write,read", "--trials", "1", "--stop",
+				  "fixed", "--no-device-probe", "--steady-state", "off", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	/* the older CSV: the ten columns, the 64K cell's two rows */
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	text = ft_read_text(csv);
+	f = fopen(csv, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ftruncate(fileno(f), 0), 0);
+	p = text;
+	for (int line = 0; line < 3; line++) {
+		char *nl = strchr(p, '\n'), *c = p;
+
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		for (int k = 0; k < 9 && c; k++)
+			c = strchr(c + 1, ',');
+		ck_assert_ptr_nonnull(c);
+		if ((c = strchr(c + 1, ',')))
+			*c = '\0'; /* the columns after flag */
+		fprintf(f, "%s\n", p);
+		p = nl + 1;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
+		ck_assert(fslab_result_ok(&row));
+		ck_assert(!row.device);
+		rows++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(rows, 4);
+	free(out);
+}
+END_TEST
+
 START_TEST(sigint_stops_after_the_cell)
 {
 	char *out = out_path("int");
@@ -477,7 +535,9 @@ START_TEST(latency_columns)
 	f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
 	fclose(f);
-	ck_assert_str_eq(head, FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
+	ck_assert_str_eq(head, strstr(head, "dev_read_bytes")
+				       ? FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS FSLAB_RESULTS_DEVICE_COLUMNS "\n"
+				       : FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
 	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
 	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert(fslab_result_ok(&row));
@@ -852,10 +912,15 @@ START_TEST(device_probe_flags)
 			      row.test == FSLAB_TEST_RANDOM_WRITE || row.test == FSLAB_TEST_RECORD_REWRITE ||
 			      row.test == FSLAB_TEST_FWRITE || row.test == FSLAB_TEST_FREWRITE;
 		double dev = writes ? w : r;
+		/* with the device's counters, page-cache is their fact
+		 * and the probe's bound says beyond-device */
+		bool has = row.device && row.dev_read_bytes >= 0;
+		bool cached = has && (double)(writes ? row.dev_write_timed_bytes : row.dev_read_bytes) <
+					     0.9 * (double)row.io_bytes;
 		if (row.throughput_kib_s > 1.5 * dev + 1)
-			ck_assert_str_eq(row.flag, "page-cache");
+			ck_assert_str_eq(row.flag, !has ? "page-cache" : cached ? "page-cache;beyond-device" : "beyond-device");
 		else if (row.throughput_kib_s < 1.5 * dev - 1)
-			ck_assert_str_eq(row.flag, "");
+			ck_assert_str_eq(row.flag, cached ? "page-cache" : "");
 	}
 	fslab_results_close(rd);
 	json_object_put(m);
@@ -1232,6 +1297,19 @@ START_TEST(lab_run_cold_remount)
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "type")), "ext4");
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "kernel");
 	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
+	/* the device bytes come from the lab's own partition */
+	const char *dev = json_object_get_string(jget(fs0, "device")), *cnt = json_object_get_string(jget(fs0, "device_counters"));
+	char want[128];
+	ck_assert_ptr_nonnull(dev);
+	snprintf(want, sizeof(want), "/%s/stat", strrchr(dev, '/') + 1);
+	ck_assert_msg(cnt && strstr(cnt, want), "device_counters %s is not %s's", cnt ? cnt : "null", dev);
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1)
+		ck_assert_msg(row.device && row.dev_read_bytes >= 0 && row.io_bytes == (int64_t)row.file_kib * 1024,
+			      "%s: no device bytes", fslab_test_to_string(row.test));
+	fslab_results_close(rd);
 	/* the version setup recorded of the mkfs that made it, not a fresh
 	 * exec of whatever mkfs is installed at run time */
 	ck_assert(json_object_is_type(jget(fs0, "mkfs_tool_version"), json_type_string));
@@ -1342,6 +1420,8 @@ START_TEST(cold_btrfs_on_buffered_loop_drops_the_backing_file)
 	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
 	snprintf(method, sizeof(method), "%s", json_object_get_string(jget(fs0, "cache_drop_method")));
 	snprintf(note, sizeof(note), "%s", json_object_get_string(jget(fs0, "cache_drop_note")));
+	/* an anonymous st_dev names no partition: no device bytes for --dir */
+	ck_assert(json_object_is_type(jget(fs0, "device_counters"), json_type_null));
 	json_object_put(m);
 	ck_assert_str_eq(method, "fadvise");
 	ck_assert_msg(strstr(note, "backing file of its loop device") && strstr(note, image),
@@ -1502,6 +1582,7 @@ int main(int argc, char **argv)
 	}
 	tcase_add_test(tc, csv_and_manifest);
 	tcase_add_test(tc, resume_after_sigkill);
+	tcase_add_test(tc, resume_keeps_an_old_csvs_columns);
 	tcase_add_test(tc, sigint_stops_after_the_cell);
 	tcase_add_test(tc, direct_mode_runs_stdio_buffered);
 	tcase_add_test(tc, until_ci_keeps_every_sample);
