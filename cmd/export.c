@@ -38,21 +38,13 @@ const struct fslab_cmd_opts fslab_export_cmd = {
 int cmd_export(int argc, char **argv)
 {
 	const char *out = NULL;
-	bool excel = true, force = false;
+	bool no_excel = false, force = false;
+	void *const bind[] = { &out, &force, &no_excel };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
-	int c;
 
 	fslab_opts_begin(&it, &fslab_export_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		if (c == 'o')
-			out = it.arg;
-		else if (c == OPT_NO_EXCEL)
-			excel = false;
-		else if (c == OPT_FORCE)
-			force = true;
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if (it.ind + 2 != argc || strcmp(argv[it.ind], "iozone") != 0) {
 		fslab_error("expected: fslab export iozone RESULTS_DIR/FS.csv [--out FILE]");
@@ -63,7 +55,7 @@ int cmd_export(int argc, char **argv)
 		fslab_error("--force needs --out FILE (stdout is never replaced)");
 		return FSLAB_EXIT_USAGE;
 	}
-	int ret = fslab_export_iozone(argv[it.ind + 1], out, excel, force, &e);
+	int ret = fslab_export_iozone(argv[it.ind + 1], out, !no_excel, force, &e);
 	if (ret != FSLAB_EXIT_OK)
 		fslab_error("%s", fslab_err_msg(&e));
 	return ret;

@@ -306,6 +306,21 @@ int fslab_opts_next(struct fslab_opts *it)
 	return o->id;
 }
 
+int fslab_opts_bind(struct fslab_opts *it, void *const *bind)
+{
+	int c;
+
+	while ((c = fslab_opts_next(it)) > 0)
+		for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
+			if (is_option(&it->cmd->opts[i]) && it->cmd->opts[i].id == c) {
+				if (it->cmd->opts[i].arg)
+					*(const char **)bind[i] = it->arg;
+				else
+					*(bool *)bind[i] = true;
+			}
+	return c;
+}
+
 bool fslab_opts_given(const struct fslab_opts *it, int id)
 {
 	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)

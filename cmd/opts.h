@@ -73,6 +73,12 @@ void fslab_opts_begin(struct fslab_opts *it, const struct fslab_cmd_opts *cmd, i
  * where the command takes none, no option of a required group. */
 int fslab_opts_next(struct fslab_opts *it);
 
+/* All the options of a command whose options are flags and values:
+ * bind[i] is where opts[i] goes, a bool * (set true) for an option without
+ * a value, a const char ** (its value) for one with.  Returns what
+ * fslab_opts_next returned last: 0, or -1 with it->status. */
+int fslab_opts_bind(struct fslab_opts *it, void *const *bind);
+
 /* True when the option with this id was given. */
 bool fslab_opts_given(const struct fslab_opts *it, int id);
 

@@ -4,7 +4,6 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "settings.h"
 #include "fslab/provision.h"
 #include "fslab/reproduce.h"
@@ -199,7 +198,5 @@ int cmd_reproduce(int argc, char **argv)
 		return it.status;
 	if ((r = repro_check(&it, &c)) != 0)
 		return r;
-	/* provision's progress and warnings, through the notes (lib/progress.h) */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return repro_pipeline(&c);
 }

@@ -2,7 +2,6 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "fslab/provision.h"
 #include "size.h"
 #include "spec.h"
@@ -161,8 +160,5 @@ int cmd_setup(int argc, char **argv)
 	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
 	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
 		return c;
-	/* provision prints its progress and warnings through the notes
-	 * (lib/progress.h) and returns its error: said here */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return fslab_error_said(fslab_setup(&o, &e), &e);
 }

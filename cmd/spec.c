@@ -7,6 +7,7 @@
 #include "spec.h"
 #include "termtext.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum { OPT_PRINT = FSLAB_OPT_ID, OPT_CHECK };
@@ -31,15 +32,13 @@ const struct fslab_cmd_opts fslab_spec_cmd = {
 int cmd_spec(int argc, char **argv)
 {
 	const char *check = NULL;
+	bool print = false;
+	void *const bind[] = { &print, &check };
 	struct fslab_spec spec;
 	struct fslab_opts it;
-	int c;
 
 	fslab_opts_begin(&it, &fslab_spec_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0)
-		if (c == OPT_CHECK)
-			check = it.arg;
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if (check) {
 		struct fslab_err e;

@@ -2,7 +2,6 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "fslab/provision.h"
 #include "state.h"
 
@@ -30,23 +29,15 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 int cmd_status(int argc, char **argv)
 {
 	struct fslab_status_opts o = { 0 };
+	void *const bind[] = { &o.state_path, &o.json };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_status_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		if (c == OPT_STATE)
-			o.state_path = it.arg;
-		else if (c == OPT_JSON)
-			o.json = true;
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if ((c = fslab_cli_state_path(o.state_path)) != 0)
 		return c;
-	/* provision prints its progress and warnings through the notes
-	 * (lib/progress.h) and returns its error: said here */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return fslab_error_said(fslab_status(&o, &e), &e);
 }
