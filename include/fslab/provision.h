@@ -2,8 +2,8 @@
  * and back.  fslab setup / teardown / status are thin wrappers around these;
  * fslab reproduce calls them in-process.
  *
- * Progress lines and warnings go through lib/progress.h's notes (the sink
- * the command installs); errors are not printed here.  Every function
+ * Progress lines and warnings go through lib/progress.h's notes; errors
+ * are not printed here.  Every function
  * returns an FSLAB_EXIT_* status: 0 done, 1 failed or refused, 2 bad usage
  * or bad input (nothing changed). */
 #ifndef FSLAB_PROVISION_H
