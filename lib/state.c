@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -189,26 +188,6 @@ int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st,
 	if (!buf)
 		return -ENOMEM;
 	r = fslab_write_file_atomic_flags_at(dfd, name, buf, len, 0600, flags);
-	free(buf);
-	return r;
-}
-
-int fslab_state_save(const char *path, const struct fslab_state *st)
-{
-	char dir[PATH_MAX];
-	size_t len = 0;
-	char *buf;
-	int r;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	r = fslab_mkdir_p(dirname(dir), 0755);
-	if (r < 0)
-		return r;
-	buf = state_to_text(st, &len);
-	if (!buf)
-		return -ENOMEM;
-	r = fslab_write_file_atomic(path, buf, len, 0600);
 	free(buf);
 	return r;
 }
