@@ -160,8 +160,10 @@ int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, struct fslab_err 
  * redirect or replace: the state's directory must be ours (root's) and
  * writable by no one else, every directory above it ours or root's and
  * writable by others only with the sticky bit, and no component of the
- * path as given a symbolic link another user owns.  fslab_lab_open checks
- * this itself; setup calls it before it resolves the path. */
+ * path as given a symbolic link another user owns.  For a new lab, path's
+ * directory may not exist yet: the check starts at its nearest existing
+ * ancestor.  fslab_lab_open checks this itself; setup calls it before it
+ * resolves the path. */
 int fslab_lab_check_path(const char *path, struct fslab_err *e);
 
 /* Releases every lock and frees lab (NULL is ignored). */
