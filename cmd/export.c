@@ -13,16 +13,6 @@
 
 enum { OPT_NO_EXCEL = FSLAB_OPT_ID, OPT_FORCE };
 
-static const struct fslab_opt export_opts[] = {
-	{ "out", 'o', 'o', "FILE",
-	  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0, 0 },
-	{ "force", OPT_FORCE, 0, NULL,
-	  "replace an existing FILE (never the CSV read, a lab state file or a lab's lock, lease or "
-	  "log: those are refused even with --force)", 0, 0 },
-	{ "no-excel", OPT_NO_EXCEL, 0, NULL, "omit the -R section", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_export_cmd = {
 	.name = "export",
 	.synopsis = "Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]",
@@ -30,7 +20,13 @@ const struct fslab_cmd_opts fslab_export_cmd = {
 		 "table (file KiB, record KiB, 13 tests in IOzone's order) and the \"Excel output\"\n"
 		 "section.  Each cell is the median of its ok trials; a cell with no ok trial is\n"
 		 "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n",
-	.opts = export_opts,
+	.opts = FSLAB_OPTS(
+		{ "out", 'o', 'o', "FILE",
+		  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0, 0 },
+		{ "force", OPT_FORCE, 0, NULL,
+		  "replace an existing FILE (never the CSV read, a lab state file or a lab's lock, lease or "
+		  "log: those are refused even with --force)", 0, 0 },
+		{ "no-excel", OPT_NO_EXCEL, 0, NULL, "omit the -R section", 0, 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
 };

@@ -37,6 +37,8 @@ struct fslab_opt {
 };
 
 #define FSLAB_OPT_HEADING(text) { .help = (text) }
+/* A command's table of options, given row by row; the end row is added. */
+#define FSLAB_OPTS(...) ((const struct fslab_opt[]){ __VA_ARGS__, { 0 } })
 
 struct fslab_cmd_opts {
 	const char *name;     /* the command: "run" (messages say 'fslab run') */

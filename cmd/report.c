@@ -15,32 +15,6 @@
 
 enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION };
 
-static const struct fslab_opt report_opts[] = {
-	{ "out", 'o', 'o', "DIR",
-	  "output directory (default: the first RESULTS_DIR/report); built beside DIR and renamed "
-	  "into place when complete; an existing DIR is replaced only when empty or an earlier "
-	  "fslab report (its .fslab-report marker), else refused", 0, 0 },
-	{ "format", 'f', 'f', "F",
-	  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
-	  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
-	{ "plots", 'p', 'p', "LIST",
-	  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
-	{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
-	{ "record", 'r', 'r', "SIZE",
-	  "record size of the by-file-size charts (default: the record size measured at the most "
-	  "file sizes)", 0, 0 },
-	{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
-	  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
-	  "1 +- PCT% (default 5)", 0, 0 },
-	{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
-	  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
-	  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
-	{ "claims", OPT_CLAIMS, 0, NULL,
-	  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
-	  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
 	.synopsis = "Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html|json]\n"
@@ -54,7 +28,29 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		 "trial).  Starts with the verdict: banners, a test x filesystem matrix, one line\n"
 		 "per workload family, and the change between runs.  Draws plots with gnuplot and\n"
 		 "writes one self-contained report.html (and report.json).  See docs/report.md.\n",
-	.opts = report_opts,
+	.opts = FSLAB_OPTS(
+		{ "out", 'o', 'o', "DIR",
+		  "output directory (default: the first RESULTS_DIR/report); built beside DIR and renamed "
+		  "into place when complete; an existing DIR is replaced only when empty or an earlier "
+		  "fslab report (its .fslab-report marker), else refused", 0, 0 },
+		{ "format", 'f', 'f', "F",
+		  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
+		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
+		{ "plots", 'p', 'p', "LIST",
+		  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
+		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
+		{ "record", 'r', 'r', "SIZE",
+		  "record size of the by-file-size charts (default: the record size measured at the most "
+		  "file sizes)", 0, 0 },
+		{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
+		  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
+		  "1 +- PCT% (default 5)", 0, 0 },
+		{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
+		  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
+		  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
+		{ "claims", OPT_CLAIMS, 0, NULL,
+		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
+		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input,\n"
 		 "3 a regression beyond --fail-on-regression (the report is still written).\n",

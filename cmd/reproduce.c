@@ -35,42 +35,6 @@ enum {
 
 #define DISK_GROUP 1 /* --device or --image: exactly one */
 
-static const struct fslab_opt reproduce_opts[] = {
-	{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
-	  DISK_GROUP },
-	{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
-	  0, DISK_GROUP },
-	{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
-	{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
-	{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
-	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-	  "as for setup: on, off or auto (the default: an SSD is "
-	  "purged and written twice over first; an image is not)", 0, 0 },
-	{ "out", OPT_OUT, 0, "DIR",
-	  "results and report (default results/reproduce-<UTC time>/): "
-	  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
-	{ "max-file", OPT_MAX_FILE, 0, "SIZE",
-	  "largest file of the sweep (default 2G, the report's text; "
-	  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
-	{ "honest", OPT_HONEST, 0, NULL,
-	  "add sweeps that measure the disk rather than the page cache: "
-	  "cold and direct cache modes with adaptive trials, files larger "
-	  "than RAM where the partitions allow; the report then states "
-	  "which of the 2023 conclusions survive", 0, 0 },
-	{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
-	  "honest sweeps: repeat each cell until its 95% confidence "
-	  "interval is within PCT percent of the mean (default 5)", 0, 0 },
-	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
-	{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-	{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
-	{ "dry-run", OPT_DRY_RUN, 0, NULL,
-	  "print the whole plan (setup, each run with its estimated time, "
-	  "the report, teardown) and touch nothing", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--yes] [--wipe]\n"
@@ -80,7 +44,39 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.intro = "The 2023 experiment in one command: setup with its layout (ext4, ext2, xfs, fat32,\n"
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
-	.opts = reproduce_opts,
+	.opts = FSLAB_OPTS(
+		{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
+		  DISK_GROUP },
+		{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
+		  0, DISK_GROUP },
+		{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
+		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
+		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
+		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		  "as for setup: on, off or auto (the default: an SSD is "
+		  "purged and written twice over first; an image is not)", 0, 0 },
+		{ "out", OPT_OUT, 0, "DIR",
+		  "results and report (default results/reproduce-<UTC time>/): "
+		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
+		{ "max-file", OPT_MAX_FILE, 0, "SIZE",
+		  "largest file of the sweep (default 2G, the report's text; "
+		  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
+		{ "honest", OPT_HONEST, 0, NULL,
+		  "add sweeps that measure the disk rather than the page cache: "
+		  "cold and direct cache modes with adaptive trials, files larger "
+		  "than RAM where the partitions allow; the report then states "
+		  "which of the 2023 conclusions survive", 0, 0 },
+		{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
+		  "honest sweeps: repeat each cell until its 95% confidence "
+		  "interval is within PCT percent of the mean (default 5)", 0, 0 },
+		{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
+		{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
+		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
+		{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
+		{ "dry-run", OPT_DRY_RUN, 0, NULL,
+		  "print the whole plan (setup, each run with its estimated time, "
+		  "the report, teardown) and touch nothing", 0, 0 }),
 	.outro = "A failed or interrupted stage still ends with teardown (unless --keep); finished\n"
 		 "results are kept.  docs/reproduce.md explains the experiment and how long it takes.\n"
 		 "Exit status: 0 success, 1 a stage failed, 2 bad usage.\n",

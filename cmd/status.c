@@ -7,12 +7,6 @@
 
 enum { OPT_STATE = FSLAB_OPT_ID, OPT_JSON };
 
-static const struct fslab_opt status_opts[] = {
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "json", OPT_JSON, 0, NULL, "print JSON instead of a table", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_status_cmd = {
 	.name = "status",
 	.synopsis = "Usage: fslab status [--state FILE] [--json]",
@@ -23,7 +17,9 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 		 "Exit status 1, naming each problem, when the lab is damaged (a partition missing,\n"
 		 "unmounted or of the wrong type, a mount that does not answer within 5 s or whose\n"
 		 "FUSE daemon is gone, a filesystem the check finds damaged, or setup unfinished).\n",
-	.opts = status_opts,
+	.opts = FSLAB_OPTS(
+		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "json", OPT_JSON, 0, NULL, "print JSON instead of a table", 0, 0 }),
 };
 
 int cmd_status(int argc, char **argv)
