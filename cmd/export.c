@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_NO_EXCEL = FSLAB_OPT_ID, OPT_FORCE };
-
 const struct fslab_cmd_opts fslab_export_cmd = {
 	.name = "export",
 	.synopsis = "Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]",
@@ -23,10 +21,10 @@ const struct fslab_cmd_opts fslab_export_cmd = {
 	.opts = FSLAB_OPTS(
 		{ "out", 'o', 'o', "FILE",
 		  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0, 0 },
-		{ "force", OPT_FORCE, 0, NULL,
+		{ "force", 0, 0, NULL,
 		  "replace an existing FILE (never the CSV read, a lab state file or a lab's lock, lease or "
 		  "log: those are refused even with --force)", 0, 0 },
-		{ "no-excel", OPT_NO_EXCEL, 0, NULL, "omit the -R section", 0, 0 }),
+		{ "no-excel", 0, 0, NULL, "omit the -R section", 0, 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
 };

@@ -303,21 +303,20 @@ int fslab_opts_next(struct fslab_opts *it)
 		return stop(it, FSLAB_EXIT_USAGE);
 	it->given |= UINT64_C(1) << idx;
 	it->arg = optarg;
-	return o->id;
+	it->row = idx;
+	return o->id ? o->id : FSLAB_OPT_ID + (int)idx;
 }
 
 int fslab_opts_bind(struct fslab_opts *it, void *const *bind)
 {
 	int c;
 
-	while ((c = fslab_opts_next(it)) > 0)
-		for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
-			if (is_option(&it->cmd->opts[i]) && it->cmd->opts[i].id == c) {
-				if (it->cmd->opts[i].arg)
-					*(const char **)bind[i] = it->arg;
-				else
-					*(bool *)bind[i] = true;
-			}
+	while ((c = fslab_opts_next(it)) > 0) {
+		if (it->cmd->opts[it->row].arg)
+			*(const char **)bind[it->row] = it->arg;
+		else
+			*(bool *)bind[it->row] = true;
+	}
 	return c;
 }
 

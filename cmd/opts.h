@@ -28,7 +28,8 @@ enum {
 
 struct fslab_opt {
 	const char *name;  /* long name without "--"; NULL: a heading (help set) or the end */
-	int id;            /* what fslab_opts_next returns; > 0, unique in the table */
+	int id;            /* what fslab_opts_next returns; > 0, unique in the table;
+			      0 in a table read by fslab_opts_bind: FSLAB_OPT_ID + its row */
 	char short_name;   /* the -x form, or 0 */
 	const char *arg;   /* the value's name in --help ("DIR"); NULL: takes no value */
 	const char *help;  /* the help column; '\n' starts a new line, long lines wrap */
@@ -56,6 +57,7 @@ struct fslab_opts {
 	int argc;
 	char **argv;
 	const char *arg;   /* the value of the option fslab_opts_next returned */
+	size_t row;        /* and its row in the table */
 	int ind;           /* when it returned 0: argv[ind] is the first operand */
 	int status;        /* when it returned -1: the exit status (FSLAB_EXIT_*) */
 	uint64_t given;    /* bit i: opts[i] was given */

@@ -14,26 +14,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-enum {
-	OPT_DEVICE = FSLAB_OPT_ID,
-	OPT_IMAGE,
-	OPT_SIZE,
-	OPT_OUT,
-	OPT_MAX_FILE,
-	OPT_HONEST,
-	OPT_UNTIL_CI,
-	OPT_MAX_TRIALS,
-	OPT_KEEP,
-	OPT_STATE,
-	OPT_MOUNT_ROOT,
-	OPT_WIPE,
-	OPT_YES,
-	OPT_QUIET,
-	OPT_PRECONDITION,
-	OPT_DRY_RUN,
-};
-
-#define DISK_GROUP 1 /* --device or --image: exactly one */
+enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_OUT, OPT_MAX_FILE, OPT_HONEST, OPT_UNTIL_CI,
+       OPT_MAX_TRIALS, OPT_KEEP, OPT_STATE, OPT_MOUNT_ROOT, OPT_WIPE, OPT_YES, OPT_QUIET,
+       OPT_PRECONDITION, OPT_DRY_RUN };
 
 const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",

@@ -10,22 +10,8 @@
 
 #include <stdio.h>
 
-enum {
-	OPT_DEVICE = FSLAB_OPT_ID,
-	OPT_IMAGE,
-	OPT_SIZE,
-	OPT_SPEC,
-	OPT_MOUNT_ROOT,
-	OPT_STATE,
-	OPT_WIPE,
-	OPT_YES,
-	OPT_DRY_RUN,
-	OPT_NO_DISCARD,
-	OPT_PRECONDITION,
-	OPT_PURGE,
-};
-
-#define DISK_GROUP 1 /* --device or --image: exactly one */
+enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
+       OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };
 
 const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",

@@ -10,17 +10,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { OPT_PRINT = FSLAB_OPT_ID, OPT_CHECK };
-
 const struct fslab_cmd_opts fslab_spec_cmd = {
 	.name = "spec",
 	.synopsis = "Usage: fslab spec --print\n"
 		    "       fslab spec --check FILE",
 	.opts = FSLAB_OPTS(
-		{ "print", OPT_PRINT, 0, NULL,
+		{ "print", 0, 0, NULL,
 		  "write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each) to "
 		  "stdout, ready to edit", 0, 1 },
-		{ "check", OPT_CHECK, 0, "FILE", "parse FILE and report the first problem, or print it back",
+		{ "check", 0, 0, "FILE", "parse FILE and report the first problem, or print it back",
 		  0, 1 }),
 	.required = 1u << 1,
 };

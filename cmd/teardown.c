@@ -5,8 +5,6 @@
 #include "fslab/provision.h"
 #include "state.h"
 
-enum { OPT_STATE = FSLAB_OPT_ID, OPT_YES, OPT_KEEP_IMAGE, OPT_DISCARD };
-
 const struct fslab_cmd_opts fslab_teardown_cmd = {
 	.name = "teardown",
 	.synopsis = "Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]",
@@ -19,12 +17,12 @@ const struct fslab_cmd_opts fslab_teardown_cmd = {
 		 "GPT disk GUID); anything else the state names is reported and left alone\n"
 		 "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n",
 	.opts = FSLAB_OPTS(
-		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "yes", OPT_YES, 0, NULL,
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "yes", 0, 0, NULL,
 		  "accepted for scripts; teardown only undoes what setup did and does not ask", 0, 0 },
-		{ "keep-image", OPT_KEEP_IMAGE, 0, NULL,
+		{ "keep-image", 0, 0, NULL,
 		  "keep the image file setup created (left blank: blocks punched out)", 0, 0 },
-		{ "discard", OPT_DISCARD, 0, NULL,
+		{ "discard", 0, 0, NULL,
 		  "after the wipe, discard (TRIM) the whole disk where it supports it, so the next lab "
 		  "starts from a fresh SSD", 0, 0 }),
 };
