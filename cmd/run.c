@@ -19,15 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	OPT_STATE = FSLAB_OPT_ID,
-	OPT_DIR,
-	OPT_RESUME,
-	OPT_ALLOW_CONCURRENT,
-	OPT_QUIET,
-	OPT_DRY_RUN,
-	OPT_SETTING, /* OPT_SETTING + id: the settings table's row id */
-};
+/* OPT_SETTING + id: the settings table's row id */
+enum { OPT_STATE = FSLAB_OPT_ID, OPT_DIR, OPT_RESUME, OPT_ALLOW_CONCURRENT, OPT_QUIET, OPT_DRY_RUN, OPT_SETTING };
 
 #define LAB_GROUP 1 /* a lab (--state) or directories (--dir), not both */
 
@@ -331,7 +324,6 @@ int cmd_run(int argc, char **argv)
 	struct fslab_run_opts o;
 	struct run_targets w = { 0 };
 	struct fslab_opts it;
-	bool dry;
 	int c, ret;
 
 	build_run_cmd();
@@ -344,20 +336,16 @@ int cmd_run(int argc, char **argv)
 		return FSLAB_EXIT_FAILURE;
 	}
 	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0)
-		if (c != OPT_DRY_RUN && run_option(c, it.arg, &o, &w) < 0) {
-			free(w.targets);
-			return FSLAB_EXIT_USAGE;
-		}
-	if (c < 0) {
+	while ((c = fslab_opts_next(&it)) > 0 && (c == OPT_DRY_RUN || run_option(c, it.arg, &o, &w) == 0))
+		;
+	if (c != 0) { /* stopped by fslab_opts_next (-1), or a bad value (said) */
 		free(w.targets);
-		return it.status;
+		return c < 0 ? it.status : FSLAB_EXIT_USAGE;
 	}
-	dry = fslab_opts_given(&it, OPT_DRY_RUN);
-	w.dry = dry;
+	w.dry = fslab_opts_given(&it, OPT_DRY_RUN);
 	/* the options first, the machine second: a bad option gets its own
 	 * message whether or not there is a lab */
-	ret = fslab_run_opts_check(&o, dry);
+	ret = fslab_run_opts_check(&o, w.dry);
 	if (ret == FSLAB_EXIT_OK)
 		ret = run_pick(&o, &w);
 	if (ret == FSLAB_EXIT_OK) {
@@ -365,7 +353,7 @@ int cmd_run(int argc, char **argv)
 		o.n_targets = w.n;
 		if (w.lab)
 			o.state_path = w.state_path;
-		ret = dry ? fslab_run_dry_run(&o) : fslab_run(&o);
+		ret = w.dry ? fslab_run_dry_run(&o) : fslab_run(&o);
 	}
 	fslab_lab_close(w.lab);
 	free(w.targets);
