@@ -605,9 +605,7 @@ static int check_value(struct check *c, const struct opt_rule *r, const char *sh
 		return refuse(c, shown, shown_len, why);
 	}
 	case V_SIZE:
-		if (n > 1 && strchr("kKmMgGtT", v[n - 1]) && all_digits(v, n - 1))
-			return 0;
-		if (all_digits(v, n))
+		if (all_digits(v, n) || (n > 1 && strchr("kKmMgGtT", v[n - 1]) && all_digits(v, n - 1)))
 			return 0;
 		snprintf(why, sizeof(why), "%s takes a size: a whole number with an optional K, M, G or T",
 			 r->name);
@@ -674,12 +672,11 @@ static int check_list(struct check *c, const struct opt_table *t, bool features,
 		size_t name_len;
 		const struct opt_rule *r = NULL;
 		const char *item_shown = opt ? shown : item;
-		size_t item_shown_len = opt ? shown_len : len;
+		size_t item_shown_len;
 
 		if (i + len > n)
 			len = n - i;
-		if (!opt)
-			item_shown_len = len;
+		item_shown_len = opt ? shown_len : len;
 		if (len == 0)
 			return refuse(c, opt ? shown : v, opt ? shown_len : n,
 				      "an empty item: separate options with one comma, without blanks");
