@@ -45,10 +45,8 @@ int cmd_export(int argc, char **argv)
 		fslab_opts_help(&fslab_export_cmd, stderr);
 		return FSLAB_EXIT_USAGE;
 	}
-	if (force && !out) {
-		fslab_error("--force needs --out FILE (stdout is never replaced)");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (force && !out)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--force needs --out FILE (stdout is never replaced)");
 	int ret = fslab_export_iozone(argv[it.ind + 1], out, !no_excel, force, &e);
 	if (ret != FSLAB_EXIT_OK)
 		fslab_error("%s", fslab_err_msg(&e));

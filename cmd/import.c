@@ -62,10 +62,8 @@ int cmd_import(int argc, char **argv)
 			o.out = it.arg;
 			break;
 		case OPT_CACHE: /* checked by the run settings' cache row: one message */
-			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0) {
-				fslab_error("%s", e.msg);
-				return FSLAB_EXIT_USAGE;
-			}
+			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0)
+				return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
 			o.cache = cache.v.sweep.cache;
 			break;
 		case OPT_FORCE:

@@ -73,11 +73,9 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 
 	if (fslab_opt_size("--max-file", arg, &v) < 0)
 		return FSLAB_EXIT_USAGE;
-	if (v & (v - 1) || v < 64 * FSLAB_KiB) {
-		fslab_error("--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
-			    "the sweep doubles file sizes from 64K", arg);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (v & (v - 1) || v < 64 * FSLAB_KiB)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
+				  "the sweep doubles file sizes from 64K", arg);
 	c->max_file = v;
 	c->max_file_set = true;
 	return 0;
@@ -92,10 +90,8 @@ static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_ru
 	char origin[64];
 
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0) {
-		fslab_error("%s", e.msg);
-		return -EINVAL;
-	}
+	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0)
+		return fslab_fail(-EINVAL, "%s", e.msg);
 	*v = layer.v;
 	return 0;
 }
@@ -142,14 +138,10 @@ static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
 	const char *paths[] = { c->mount_root, c->device, c->image };
 	int r;
 
-	if (c->image_size && !c->image) {
-		fslab_error("--size applies to --image only (a disk has the size it has)");
-		return FSLAB_EXIT_USAGE;
-	}
-	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest) {
-		fslab_error("--until-ci and --max-trials shape the honest sweeps: add --honest");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (c->image_size && !c->image)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
+	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
 	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 3)) != 0)
 		return r;
 	if (!c->state_path)

@@ -72,10 +72,8 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 	int r;
 
 	if (size_arg) {
-		if (!o->image) {
-			fslab_error("--size is for --image only (a disk has its own size)");
-			return FSLAB_EXIT_USAGE;
-		}
+		if (!o->image)
+			return fslab_fail(FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
 		if (fslab_opt_size("--size", size_arg, &o->image_size) < 0)
 			return FSLAB_EXIT_USAGE;
 	}
