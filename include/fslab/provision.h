@@ -19,7 +19,7 @@
 #include "state.h"
 #include "target.h"
 
-struct fslab_lab; /* lab.h */
+struct fslab_lab; /* the lab: below */
 
 #define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
 
@@ -131,8 +131,6 @@ enum {
 	 * directory is created (0755) when missing. */
 	FSLAB_LAB_NEW = 1 << 0,
 };
-
-struct fslab_lab;
 
 /* Opens the lab of state_path (NULL: fslab_state_default_path()) in mode,
  * command naming us to others ("fslab teardown").  Without FSLAB_LAB_NEW
