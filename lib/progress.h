@@ -116,9 +116,9 @@ char *fslab_progress_format_duration(double seconds, char *buf, size_t len);
  * asks, and an error that did not end the work (teardown names each
  * problem, then stops; an error followed by another): a line on stdout
  * (flushed), a warning as fslab_warn and an error as fslab_error print
- * them, a question's text on stderr as is (flushed, no newline added).  The error that ends the work
- * is no note: library code fills a struct fslab_err (lib/err.h), returns,
- * and the command prints it, last. */
+ * them, a question's text on stderr as is (flushed, no newline added).
+ * The error that ends the work is no note: library code fills a struct
+ * fslab_err (lib/err.h), returns, and the command prints it, last. */
 enum fslab_note_kind {
 	FSLAB_NOTE_LINE,
 	FSLAB_NOTE_WARN,
