@@ -49,8 +49,9 @@
 #   --quick   (CI) R = 8 MiB/s; planted 2x and A/A; write,read of a 16M
 #             file in 1M records, 3 trials, no device probe: about a minute
 #   default   R = 16 MiB/s; planted 2x, 1.5x and A/A; 16M-64M files in 1M
-#             records, 5 trials, the device probe (16M) checked too:
-#             about 8 minutes
+#             records, 5 trials, the device probe (16M) printed (not
+#             checked: the fastest of 3 short probes is a ceiling, 1-21%
+#             over the throttle here): about 8 minutes
 #   FSLAB=path/to/fslab (default build/fslab); TMPDIR for the images
 #   (default /var/tmp; sparse, 512M each).
 # Run as root.  Everything it made (mounts, loop devices, the cgroup, the
@@ -191,6 +192,9 @@ else
 	cg=$v1root/fslab-truth.$$
 fi
 mkdir "$cg"
+if [ $cg_kind = v2 ] && [ ! -e "$cg/io.max" ]; then
+	cannot_run "no io.max in $cg (a kernel without CONFIG_BLK_DEV_THROTTLING)"
+fi
 echo "$name: $fs on $dev_a ($majmin_a) and $dev_b ($majmin_b), direct I/O loop devices;" \
 	"cgroup $cg_kind $cg; R = $rate_mib MiB/s"
 
@@ -275,26 +279,23 @@ experiment() {
 		sys.exit(0 if ok else 1)
 	PY
 	if [ $quick = 0 ]; then
-		# the device probe's figures, per filesystem, against the throttle
-		python3 - "$1" "$bps_a" "$bps_b" "$out/manifest.json" >>"$root/table" <<-'PY' || failed=1
+		# the device probe's figures, printed, not checked: each is the
+		# fastest of 3 short probes, O_DIRECT or buffered, a ceiling that
+		# the throttle's first slice and (cgroup v1) writeback by the
+		# flusher threads, outside the cgroup, lift above the throttle
+		python3 - "$1" "$bps_a" "$bps_b" "$out/manifest.json" >>"$root/table" <<-'PY'
 			import json, sys
 			exp, bps = sys.argv[1], {"a": int(sys.argv[2]), "b": int(sys.argv[3])}
-			m = json.load(open(sys.argv[4]))
-			fss = m.get("filesystems") or []
-			ok = True
-			for f in fss:
-			    n = f.get("name") or f.get("label")
+			for f in json.load(open(sys.argv[4])).get("filesystems") or []:
+			    n = f.get("name")
 			    if n not in bps:
 			        continue
 			    want = bps[n] / 1024.0
 			    for key in ("device_write_kib_s", "device_read_kib_s"):
 			        got = f.get(key)
-			        good = got is not None and abs(got / want - 1) <= 0.10
-			        ok &= good
-			        print("probe %-12s %-5s %s  throttle %7.0f KiB/s  measured %7s  %s  %s" % (
+			        print("probe %-12s %-5s %s  throttle %7.0f KiB/s  measured %7s  %s  (not checked)" % (
 			            exp, key.split("_")[1], n, want, "%.0f" % got if got else "none",
-			            "%+.1f%%" % (100 * (got / want - 1)) if got else "", "ok" if good else "FAIL"))
-			sys.exit(0 if ok else 1)
+			            "%+.1f%%" % (100 * (got / want - 1)) if got else ""))
 		PY
 	fi
 }
