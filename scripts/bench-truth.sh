@@ -53,7 +53,8 @@
 #             checked: the fastest of 3 short probes is a ceiling, 1-21%
 #             over the throttle here): about 8 minutes
 #   FSLAB=path/to/fslab (default build/fslab); TMPDIR for the images
-#   (default /var/tmp; sparse, 512M each).
+#   (default /var/tmp; sparse, 512M each); FSLAB_TRUTH_KEEP=DIR keeps each
+#   experiment's results (the CSVs, manifest, report JSON) in DIR.
 # Run as root.  Everything it made (mounts, loop devices, the cgroup, the
 # images) is removed when it ends, also on failure and Ctrl-C.
 set -eu
@@ -134,6 +135,12 @@ cleanup() {
 	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
 		kill "$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
+	fi
+	if [ -n "${FSLAB_TRUTH_KEEP:-}" ] && [ -n "$root" ]; then
+		mkdir -p "$FSLAB_TRUTH_KEEP" &&
+			for r in "$root"/results-*; do
+				[ -e "$r" ] && cp -r "$r" "$FSLAB_TRUTH_KEEP/"
+			done
 	fi
 	left=
 	for n in a b; do
