@@ -105,42 +105,23 @@ if [ ! -x "$fslab" ]; then
 	exit 2
 fi
 
-# The controller: cgroup v2's io when it is (or can be) enabled in the
-# v2 root's subtree_control, else cgroup v1's blkio.
-cg_kind=
-cg_enabled_io=0
-v2root=$(findmnt -rn -t cgroup2 -o TARGET | head -n 1)
-if [ -n "$v2root" ] && grep -qw io "$v2root/cgroup.controllers" 2>/dev/null; then
-	if grep -qw io "$v2root/cgroup.subtree_control"; then
-		cg_kind=v2
-	elif echo +io >"$v2root/cgroup.subtree_control" 2>/dev/null; then
-		cg_kind=v2
-		cg_enabled_io=1
-	fi
-fi
-if [ -z "$cg_kind" ]; then
-	v1root=$(findmnt -rn -t cgroup -o TARGET,OPTIONS |
-		awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
-	[ -n "$v1root" ] && [ -e "$v1root/blkio.throttle.read_bps_device" ] && cg_kind=v1
-fi
-[ -n "$cg_kind" ] || cannot_run "no cgroup v2 io controller (cgroup.controllers) and no cgroup v1 blkio mount"
-
+# Everything made from here on is undone when the script ends, however
+# it ends.
 root=
 cg=
+cg_enabled_io=0
 loops=
 child=
 cleanup() {
 	status=$?
 	trap - EXIT INT TERM
+	set +e
 	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
 		kill "$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
 	fi
 	if [ -n "${FSLAB_TRUTH_KEEP:-}" ] && [ -n "$root" ]; then
-		mkdir -p "$FSLAB_TRUTH_KEEP" &&
-			for r in "$root"/results-*; do
-				[ -e "$r" ] && cp -r "$r" "$FSLAB_TRUTH_KEEP/"
-			done
+		mkdir -p "$FSLAB_TRUTH_KEEP" && cp -r "$root"/results-* "$FSLAB_TRUTH_KEEP/"
 	fi
 	left=
 	for n in a b; do
@@ -176,6 +157,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# The controller: cgroup v2's io when it is (or can be) enabled in the
+# v2 root's subtree_control, else cgroup v1's blkio.
+cg_kind=
+v2root=$(findmnt -rn -t cgroup2 -o TARGET | head -n 1)
+if [ -n "$v2root" ] && grep -qw io "$v2root/cgroup.controllers" 2>/dev/null; then
+	if grep -qw io "$v2root/cgroup.subtree_control"; then
+		cg_kind=v2
+	elif echo +io >"$v2root/cgroup.subtree_control" 2>/dev/null; then
+		cg_kind=v2
+		cg_enabled_io=1
+	fi
+fi
+if [ -z "$cg_kind" ]; then
+	v1root=$(findmnt -rn -t cgroup -o TARGET,OPTIONS |
+		awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
+	[ -n "$v1root" ] && [ -e "$v1root/blkio.throttle.read_bps_device" ] && cg_kind=v1
+fi
+[ -n "$cg_kind" ] || cannot_run "no cgroup v2 io controller (cgroup.controllers) and no cgroup v1 blkio mount"
 
 # attach NAME: $root/NAME.img, its loop device (dev, majmin), a filesystem
 # on it, mounted at $root/NAME.
