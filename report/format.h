@@ -30,6 +30,15 @@ void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, 
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
 /* The text marks: "P", "PF", "L?" (sep between them) */
 char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
+/* A device figure with its interval: "1.05 [1.02-1.08]" (write
+ * amplification), "98% [96-100%]" (read from the device), "8.0 KiB/file
+ * [7.5-8.5]"; "1.05" without an interval, "-" none. */
+char *rp_fmt_dev(const struct rp_dev_fig *f, char *buf, size_t len);
+/* Test t's device figures beside its ranking, "" when none: "write
+ * amplification (device counters): ext4 1.05 [1.04-1.06], xfs 1.02". */
+char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, size_t len);
+/* What the device panel's figures are, in one sentence. */
+extern const char rp_dev_words[];
 /* "p<0.001", "p=0.034", "p=n/a" */
 char *rp_fmt_p(double p, char *buf, size_t len);
 /* Compact throughput in MiB/s ("34180", "51.2"). */

@@ -300,6 +300,66 @@ static json_object *rp_latency_json(const struct rp_data *d)
 	}
 	return o;
 }
+/* The device panel (rp_dev): per family and per test each entry's figure;
+ * NULL (no key) when no CSV has the device columns. */
+static json_object *js_figs(const struct rp_data *d, const struct rp_dev_fig *figs)
+{
+	static const char *const kind[] = { NULL, "write_amplification", "read_from_device",
+					    "device_bytes_per_file" };
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_dev_fig *f = &figs[i];
+		json_object *x = json_object_new_object();
+
+		if (f->kind == RP_DEVK_NONE) {
+			json_object_put(x);
+			continue;
+		}
+		json_object_object_add(x, "measure", json_object_new_string(kind[f->kind]));
+		json_object_object_add(x, "mean", rp_json_num(f->mean));
+		json_object_object_add(x, "ci95", js_pair(f->mean - f->ci, f->mean + f->ci));
+		json_object_object_add(x, "trials", json_object_new_int((int)f->n_trials));
+		json_object_object_add(x, "passes", json_object_new_int((int)f->n_rows));
+		json_object_object_add(x, "passes_from_memory", json_object_new_int((int)f->n_memory));
+		json_object_object_add(o, d->all[i]->label, x);
+	}
+	return o;
+}
+
+static void js_device(json_object *root, const struct rp_data *d)
+{
+	const struct rp_dev *v = &d->sum->dev;
+	json_object *o, *x;
+
+	if (!v->n_rows && !v->empty)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "passes_with_counters", json_object_new_int((int)v->n_rows));
+	json_object_object_add(o, "page_cache_within_probe_bound", json_object_new_int((int)v->n_pc_only));
+	json_object_object_add(o, "beyond_probe_bound_on_device", json_object_new_int((int)v->n_beyond_only));
+	x = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES && v->n_rows; f++)
+		json_object_object_add(x, rp_family_name(f), js_figs(d, &v->fam[(size_t)f * d->n_all]));
+	json_object_object_add(o, "families", x);
+	x = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX && v->n_rows; t++) {
+		json_object *y = js_figs(d, &v->test[(size_t)t * d->n_all]);
+
+		if (json_object_object_length(y))
+			json_object_object_add(x, fslab_test_to_string(t), y);
+		else
+			json_object_put(y);
+	}
+	json_object_object_add(o, "tests", x);
+	x = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0])
+			json_object_object_add(x, rp_family_name(f), json_object_new_string(v->memory[f]));
+	json_object_object_add(o, "not_on_device", x);
+	json_object_object_add(root, "device", o);
+}
+
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	const struct rp_summary *s = d->sum;
@@ -351,6 +411,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "latency", rp_latency_json(d));
 	json_object_object_add(root, "cdm", rp_cdm_json(d));
+	js_device(root, d);
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 

@@ -29,6 +29,7 @@ struct ld_row {
 	unsigned char test, kind; /* kind: 0 ok, 1 failed, 2 skipped */
 	unsigned flags;
 	double lat[3];  /* p50, p99, max (us); NaN: none */
+	double dev[RP_DEV_FIELDS];
 };
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
@@ -189,6 +190,8 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 			e->samples[e->n_samples].v = r->v;
 			e->samples[e->n_samples].iops = r->iops;
 			memcpy(e->samples[e->n_samples].lat, r->lat, sizeof(r->lat));
+			memcpy(e->samples[e->n_samples].dev, r->dev, sizeof(r->dev));
+			e->samples[e->n_samples].flags = r->flags;
 			e->n_samples++;
 			c->n_ok++;
 		} else {
@@ -318,6 +321,13 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
 		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
 		lr->lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
+		int64_t dv[RP_DEV_FIELDS] = { row.io_bytes, row.dev_read_bytes, row.dev_write_bytes,
+					      row.dev_write_timed_bytes, -1 };
+		for (int k = 0; k < RP_DEV_FILES; k++)
+			lr->dev[k] = row.device && dv[k] >= 0 ? (double)dv[k] : NAN;
+		/* files: the many-files tests' operations are files */
+		lr->dev[RP_DEV_FILES] = row.elapsed_s > 0 ? round(lr->iops * row.elapsed_s) : NAN;
+		e->device |= row.device;
 		if (!fslab_result_ok(&row)) {
 			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
 			lr->problem = strdup(row.status);

@@ -978,7 +978,10 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
 	rp_order_effects(s, d);
-	if (rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
+	unsigned fam[RP_N_FAMILIES];
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		fam[f] = sm_families[f].tests;
+	if (rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
@@ -994,6 +997,8 @@ void rp_summary_free(struct rp_summary *s)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		rp_ranking_free(&s->rank[t]);
 	free(s->same_fs);
+	free(s->dev.test);
+	free(s->dev.fam);
 	free(s->m);
 	free(s->lat);
 	free(s->chg);

@@ -131,6 +131,9 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			continue;
 		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
 		rc = rk_text_table(out, d, t, r);
+		char dl[1024];
+		if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
+			rp_text_wrap(out, "", 2, dl);
 		for (size_t i = 0; i < r->n; i++)
 			flags |= r->rows[i].s.flags;
 		/* the entries the ranking leaves out, after the table */

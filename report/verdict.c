@@ -257,6 +257,50 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 	rp_text_wrap(out, "", 6, line);
 }
 
+/* The device panel: a row per family with a figure, a column per entry
+ * (docs/report.md "What each filesystem makes the drive write"). */
+static int vd_text_device(FILE *out, const struct rp_data *d)
+{
+	const struct rp_dev *v = &d->sum->dev;
+	struct fslab_table *tb;
+	char b[96];
+	int rc;
+
+	if (v->empty)
+		fputs("\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
+		      "the probe's bound, as before\n", out);
+	if (!v->n_rows)
+		return 0;
+	fputs("\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
+	if (!(tb = fslab_table_new(2)))
+		return -ENOMEM;
+	fslab_table_column(tb, "family", FSLAB_TABLE_LEFT);
+	for (size_t i = 0; i < d->n_all; i++) {
+		snprintf(b, sizeof(b), "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		fslab_table_column(tb, b, FSLAB_TABLE_RIGHT);
+	}
+	for (int f = 0; f < RP_N_FAMILIES; f++) {
+		fslab_table_row(tb);
+		fslab_table_cell(tb, 0, rp_family_name(f));
+		for (size_t i = 0; i < d->n_all; i++)
+			fslab_table_cell(tb, i + 1, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
+	}
+	if ((rc = fslab_table_print(tb, out)) < 0)
+		goto out;
+	fprintf(out, "%s\n", rp_dev_words);
+	fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
+		     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
+		v->n_rows, v->n_pc_only, v->n_beyond_only);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0]) {
+			snprintf(b, sizeof(b), "%s: ", rp_family_name(f));
+			rp_text_wrap(out, b, 2, v->memory[f]);
+		}
+out:
+	fslab_table_free(tb);
+	return rc;
+}
+
 int rp_text_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -290,8 +334,8 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
-	if (!s->n_chg)
-		return 0;
+	if ((rc = vd_text_device(out, d)) < 0 || !s->n_chg)
+		return rc;
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
@@ -484,6 +528,39 @@ static void vd_html_changes(FILE *out, const struct rp_summary *s)
 	fputs("</p>\n", out);
 }
 
+static void vd_html_device(FILE *out, const struct rp_data *d)
+{
+	const struct rp_dev *v = &d->sum->dev;
+	char b[96];
+
+	if (v->empty)
+		fputs("<p id=\"device-none\">No device counters in these CSVs' device columns: the "
+		      "page-cache flags come from the probe's bound, as before.</p>\n", out);
+	if (!v->n_rows)
+		return;
+	fputs("<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
+	      "<div class=scroll><table><tr><th class=l>family</th>", out);
+	for (size_t i = 0; i < d->n_all; i++) {
+		rp_html_put(out, "<th>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</th>" : "</th>");
+	}
+	fputs("</tr>\n", out);
+	for (int f = 0; f < RP_N_FAMILIES; f++) {
+		rp_html_put(out, "<tr><td class=l>", rp_family_name(f), "</td>");
+		for (size_t i = 0; i < d->n_all; i++)
+			rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
+		fputs("</tr>\n", out);
+	}
+	fprintf(out, "</table></div>\n<p class=legend>Mean [95%% interval] over trials. %s %zu passes "
+		     "with device counters; page cache by the counters but within the probe's bound: %zu; "
+		     "beyond the probe's bound though the device did the work: %zu.</p>\n",
+		rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0]) {
+			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
+			rp_html_put(out, "", v->memory[f], "</p>\n");
+		}
+}
+
 void rp_html_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -505,6 +582,7 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		}
 	fputs("</ul>\n", out);
 	vd_html_ratios(out, d);
+	vd_html_device(out, d);
 	if (s->n_chg)
 		vd_html_changes(out, s);
 	fputs("</section>\n", out);
