@@ -449,83 +449,75 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 }
 
 /* The rows of matrix m, a test each (linked to its ranking when link). */
-static void vd_html_rows(FILE *out, const struct rp_summary *s, const struct vd_matrix *m,
-			 bool link)
+/* Matrix m as an HTML table: the change matrix (chg), or the ratios with
+ * each test's name a link to its ranking. */
+static void vd_html_table(FILE *out, const struct rp_data *d, const struct vd_matrix *m, bool chg)
 {
-	RP_FOR_TESTS(t, s->tests) {
+	fprintf(out, "<div class=scroll%s><table class=matrix>\n<tr><th class=l>test</th>",
+		chg ? " id=\"changes\"" : "");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rp_change *c = chg ? &d->sum->chg[i] : NULL;
+
+		rp_html_put(out, "<th>", chg ? c->b->fs : d->all[i]->label, chg ? "<br><small>" : "</th>");
+		if (chg) {
+			rp_html_escape(out, c->b->run->tag);
+			rp_html_put(out, " / ", c->a->run->tag, "</small></th>");
+		}
+	}
+	fputs("</tr>\n", out);
+	RP_FOR_TESTS(t, d->sum->tests) {
 		const char *name = fslab_test_to_string(t);
 
-		if (link)
+		if (!chg)
 			fprintf(out, "<tr><th class=l><a href=\"#rank-%s\">%s</a></th>", name, name);
 		else
 			fprintf(out, "<tr><th class=l>%s</th>", name);
 		for (size_t i = 0; i < m->n; i++) {
-			struct vd_cell c = m->cell(s, t, i);
+			struct vd_cell c = m->cell(d->sum, t, i);
 
 			vd_html_cell(out, &c);
 		}
 		fputs("</tr>\n", out);
 	}
+	fputs("</table></div>\n", out);
 }
 
-static void vd_html_ratios(FILE *out, const struct rp_data *d)
+/* The ratio matrix, or the change matrix (chg), as an HTML table with its
+ * legend (a caption would be squeezed to the table's width). */
+static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 {
 	const struct rp_summary *s = d->sum;
-	const struct vd_matrix ratios = { s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
+	const struct vd_matrix m = chg ? (struct vd_matrix){ s->n_chg, vd_change_label, vd_change_cell, vd_change_marks }
+				       : (struct vd_matrix){ s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
+	size_t n = chg ? s->n_chg_comparisons : s->n_comparisons;
 
-	fputs("<div class=scroll><table class=matrix>\n", out);
-	fputs("<tr><th class=l>test</th>", out);
-	for (size_t i = 0; i < s->n; i++) {
-		rp_html_put(out, "<th>", d->all[i]->label, "</th>");
+	if (chg) {
+		fputs("<h3>Change between runs</h3>\n", out);
+		if (s->differs[0]) {
+			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
+		}
 	}
-	fputs("</tr>\n", out);
-	vd_html_rows(out, s, &ratios, true);
-	fputs("</table></div>\n", out);
-	/* the legend (a caption would be squeezed to the table's width) */
-	fputs("<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
-	if (s->n_comparisons)
-		fprintf(out, " with its interval; the intervals hold together at 95%% over the %zu "
-			     "pairs of the tests. Colour: <span class=best>best</span> (fastest "
-			     "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
-			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
-			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
-			     "flagged figure (page cache, FUSE) is set aside, never the best, where "
-			     "the test has an unflagged one; a test whose every figure is flagged is "
-			     "marked so and left out of the verdicts.",
-			s->n_comparisons, 100 * s->delta);
+	vd_html_table(out, d, &m, chg);
+	fputs(chg ? "<p class=legend>Later run / first run, plateau scores"
+		  : "<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
+	if (n)
+		fprintf(out, chg ? " with the interval; the intervals hold together at 95%% over %zu "
+				   "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"
+				   "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+				   "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>."
+				 : " with its interval; the intervals hold together at 95%% over the %zu "
+				   "pairs of the tests. Colour: <span class=best>best</span> (fastest "
+				   "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
+				   "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+				   "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
+				   "flagged figure (page cache, FUSE) is set aside, never the best, where "
+				   "the test has an unflagged one; a test whose every figure is flagged is "
+				   "marked so and left out of the verdicts.",
+			n, 100 * s->delta);
 	else
-		fputs(". Not tested: no filesystem has 2 trials to compare.", out);
-	fputs(" Click a test for its ranking.</p>\n", out);
-}
-
-static void vd_html_changes(FILE *out, const struct rp_summary *s)
-{
-	const struct vd_matrix changes = { s->n_chg, vd_change_label, vd_change_cell, vd_change_marks };
-
-	fputs("<h3>Change between runs</h3>\n", out);
-	if (s->differs[0]) {
-		rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs,
-			    "</p>\n");
-	}
-	fputs("<div class=scroll id=\"changes\"><table class=matrix>\n", out);
-	fputs("<tr><th class=l>test</th>", out);
-	for (size_t i = 0; i < s->n_chg; i++) {
-		rp_html_put(out, "<th>", s->chg[i].b->fs, "<br><small>");
-		rp_html_escape(out, s->chg[i].b->run->tag);
-		rp_html_put(out, " / ", s->chg[i].a->run->tag, "</small></th>");
-	}
-	fputs("</tr>\n", out);
-	vd_html_rows(out, s, &changes, false);
-	fputs("</table></div>\n<p class=legend>Later run / first run, plateau scores", out);
-	if (s->n_chg_comparisons)
-		fprintf(out, " with the interval; the intervals hold together at 95%% over %zu "
-			     "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"
-			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
-			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>.",
-			s->n_chg_comparisons, 100 * s->delta);
-	else
-		fputs(". Not tested: no filesystem has 2 trials in both runs.", out);
-	fputs("</p>\n", out);
+		fputs(chg ? ". Not tested: no filesystem has 2 trials in both runs."
+			  : ". Not tested: no filesystem has 2 trials to compare.", out);
+	fputs(chg ? "</p>\n" : " Click a test for its ranking.</p>\n", out);
 }
 
 static void vd_html_device(FILE *out, const struct rp_data *d)
@@ -581,9 +573,9 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
 		}
 	fputs("</ul>\n", out);
-	vd_html_ratios(out, d);
+	vd_html_matrix(out, d, false);
 	vd_html_device(out, d);
 	if (s->n_chg)
-		vd_html_changes(out, s);
+		vd_html_matrix(out, d, true);
 	fputs("</section>\n", out);
 }
