@@ -12,15 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DV_WRITES                                                                                  \
-	(1u << FSLAB_TEST_WRITE | 1u << FSLAB_TEST_REWRITE | 1u << FSLAB_TEST_RANDOM_WRITE |        \
-	 1u << FSLAB_TEST_RECORD_REWRITE | 1u << FSLAB_TEST_FWRITE | 1u << FSLAB_TEST_FREWRITE |   \
-	 1u << FSLAB_TEST_QUEUED_WRITE | 1u << FSLAB_TEST_QUEUED_RANDOM_WRITE)
-#define DV_READS                                                                                   \
-	(1u << FSLAB_TEST_READ | 1u << FSLAB_TEST_REREAD | 1u << FSLAB_TEST_RANDOM_READ |           \
-	 1u << FSLAB_TEST_BACKWARD_READ | 1u << FSLAB_TEST_STRIDE_READ | 1u << FSLAB_TEST_FREAD |  \
-	 1u << FSLAB_TEST_FREREAD | 1u << FSLAB_TEST_QUEUED_READ |                                  \
-	 1u << FSLAB_TEST_QUEUED_RANDOM_READ | 1u << FSLAB_TEST_FILES_READ)
+/* The tests of a kind, by their names: "...write" and "...rewrite" write,
+ * "...read" reads, files_create creates files. */
+static unsigned dv_tests(const char *kind)
+{
+	unsigned m = 0;
+
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		m |= strstr(fslab_test_to_string(t), kind) ? 1u << t : 0;
+	return m;
+}
+#define DV_WRITES dv_tests("write")
+#define DV_READS dv_tests("read")
 #define DV_CREATE (1u << FSLAB_TEST_FILES_CREATE)
 
 /* Entry e's figure over the tests ft: files created, else writes, else

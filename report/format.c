@@ -400,6 +400,32 @@ json_object *rp_json_num(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
+json_object *rp_json_put(json_object *o, ...)
+{
+	va_list ap;
+	const char *k;
+
+	va_start(ap, o);
+	while ((k = va_arg(ap, const char *)))
+		json_object_object_add(o, k, va_arg(ap, json_object *));
+	va_end(ap);
+	return o;
+}
+
+json_object *rp_json_flags(unsigned f, const char *other)
+{
+	json_object *a = json_object_new_array();
+	char buf[sizeof(((struct rp_entry *)0)->other_flags)], *save = NULL;
+
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (f & rp_flag_table[i].bit)
+			json_object_array_add(a, RP_JSTR(rp_flag_table[i].csv));
+	snprintf(buf, sizeof(buf), "%s", f & RP_FLAG_OTHER ? other : "");
+	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
+		json_object_array_add(a, RP_JSTR(w));
+	return a;
+}
+
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...)
 {
 	char msg[FSLAB_ERR_MSG_MAX];

@@ -73,6 +73,15 @@ void rp_html_put(FILE *out, const char *before, const char *text, const char *af
 char *rp_fmt_us(double v, char *buf, size_t len);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */
 json_object *rp_json_num(double v);
+/* Adds the (key, value) pairs that follow to o, up to a NULL key (a NULL
+ * value is null); returns o.  RP_JOBJ(k, v, ...): a new object of them. */
+json_object *rp_json_put(json_object *o, ...);
+#define RP_JOBJ(...) rp_json_put(json_object_new_object(), __VA_ARGS__, (const char *)NULL)
+#define RP_JSTR(s) json_object_new_string(s)
+#define RP_JINT(n) json_object_new_int((int)(n))
+#define RP_JBOOL(b) json_object_new_boolean(b)
+/* The flags by their CSV names, then the unknown ones (other, ";"-joined). */
+json_object *rp_json_flags(unsigned f, const char *other);
 /* e's message: what fmt says, then ": " and strerror(err); returns
  * -err. */
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

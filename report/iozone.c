@@ -141,12 +141,7 @@ static int iz_split(const char *line, size_t len, struct iz_tok *t, size_t max)
 
 static bool iz_contains(const char *s, size_t n, const char *needle)
 {
-	size_t k = strlen(needle);
-
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(s + i, needle, k) == 0)
-			return true;
-	return false;
+	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
 static int iz_size(const struct iz_tok *t, uint64_t *kib)
