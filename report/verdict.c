@@ -334,8 +334,8 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
-	if ((rc = vd_text_device(out, d)) < 0 || !s->n_chg)
-		return rc;
+	if (!s->n_chg)
+		return vd_text_device(out, d);
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
@@ -349,7 +349,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 			100 * s->delta, s->n_chg_comparisons);
 	else
 		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
-	return 0;
+	return vd_text_device(out, d);
 }
 
 /* ---- HTML ---- */
@@ -574,8 +574,8 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		}
 	fputs("</ul>\n", out);
 	vd_html_matrix(out, d, false);
-	vd_html_device(out, d);
 	if (s->n_chg)
 		vd_html_matrix(out, d, true);
+	vd_html_device(out, d);
 	fputs("</section>\n", out);
 }
