@@ -109,8 +109,10 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 			rows[t] += f->n_rows;
 			mem[t] += f->n_memory;
 		}
-		for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (int f = 0; f < RP_N_FAMILIES; f++) {
 			dv_figure(e, fam[f], sum, &v->fam[(size_t)f * s->n + i]);
+			v->fam_any[f] |= v->fam[(size_t)f * s->n + i].kind != RP_DEVK_NONE;
+		}
 		free(sum);
 	}
 	v->empty = cols && !v->n_rows;

@@ -390,6 +390,7 @@ struct rp_dev {
 	bool empty;               /* the device columns exist, no row has counters */
 	struct rp_dev_fig *test;  /* [t * n + i]: t's reads, writes or files created */
 	struct rp_dev_fig *fam;   /* [f * n + i]: the family's writes (reads for sequential read) */
+	bool fam_any[RP_N_FAMILIES]; /* some entry has a figure of the family */
 	/* per family, the passes with counters that had not reached the
 	 * device ("3 of 36 rewrite passes had not reached ..."; "" none) */
 	char memory[RP_N_FAMILIES][512];

@@ -274,20 +274,22 @@ static int vd_text_device(FILE *out, const struct rp_data *d)
 	fputs("\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
 	if (!(tb = fslab_table_new(2)))
 		return -ENOMEM;
-	fslab_table_column(tb, "family", FSLAB_TABLE_LEFT);
+	fslab_table_column(tb, "filesystem", FSLAB_TABLE_LEFT);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->fam_any[f])
+			fslab_table_column(tb, rp_family_name(f), FSLAB_TABLE_RIGHT);
 	for (size_t i = 0; i < d->n_all; i++) {
-		snprintf(b, sizeof(b), "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
-		fslab_table_column(tb, b, FSLAB_TABLE_RIGHT);
-	}
-	for (int f = 0; f < RP_N_FAMILIES; f++) {
+		size_t c = 0;
+
 		fslab_table_row(tb);
-		fslab_table_cell(tb, 0, rp_family_name(f));
-		for (size_t i = 0; i < d->n_all; i++)
-			fslab_table_cell(tb, i + 1, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
+		fslab_table_cellf(tb, c++, "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		for (int f = 0; f < RP_N_FAMILIES; f++)
+			if (v->fam_any[f])
+				fslab_table_cell(tb, c++, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
 	}
 	if ((rc = fslab_table_print(tb, out)) < 0)
 		goto out;
-	fprintf(out, "%s\n", rp_dev_words);
+	rp_text_wrap(out, "", 0, rp_dev_words);
 	fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
 		     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
 		v->n_rows, v->n_pc_only, v->n_beyond_only);
@@ -531,15 +533,16 @@ static void vd_html_device(FILE *out, const struct rp_data *d)
 	if (!v->n_rows)
 		return;
 	fputs("<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
-	      "<div class=scroll><table><tr><th class=l>family</th>", out);
-	for (size_t i = 0; i < d->n_all; i++) {
-		rp_html_put(out, "<th>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</th>" : "</th>");
-	}
+	      "<div class=scroll><table><tr><th class=l>filesystem</th>", out);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->fam_any[f])
+			fprintf(out, "<th>%s</th>", rp_family_name(f));
 	fputs("</tr>\n", out);
-	for (int f = 0; f < RP_N_FAMILIES; f++) {
-		rp_html_put(out, "<tr><td class=l>", rp_family_name(f), "</td>");
-		for (size_t i = 0; i < d->n_all; i++)
-			rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
+	for (size_t i = 0; i < d->n_all; i++) {
+		rp_html_put(out, "<tr><td class=l>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</td>" : "</td>");
+		for (int f = 0; f < RP_N_FAMILIES; f++)
+			if (v->fam_any[f])
+				rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
 		fputs("</tr>\n", out);
 	}
 	fprintf(out, "</table></div>\n<p class=legend>Mean [95%% interval] over trials. %s %zu passes "

@@ -150,7 +150,7 @@ START_TEST(t_text_panel)
 	ck_assert_msg(strstr(p, "bound: 1; beyond the probe's bound though the device did the work: 1"), "%s", p);
 	ck_assert_msg(strstr(p, "sequential write: 3 of 30 rewrite passes"), "%s", p);
 	ck_assert_msg(strstr(h, "<h3 id=\"device\">What each filesystem makes the drive write</h3>"), "%s", h);
-	ck_assert_msg(strstr(h, "fat32 (FUSE)</th>"), "%s", h);
+	ck_assert_msg(strstr(h, "<td class=l>fat32 (FUSE)</td>"), "%s", h);
 	rp_dev_test_line(d, FSLAB_TEST_WRITE, line, sizeof(line));
 	ck_assert_str_eq(line, "write amplification (device counters): btrfs 1.40 [1.15-1.65], ext2 1.00 "
 			       "[1.00-1.00], ext4 1.05 [1.03-1.07], fat32 1.01 [0.99-1.03], xfs 1.02 [1.00-1.04]");
