@@ -323,75 +323,56 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 
 static json_object *cd_json_side(const struct rp_cdm_side *s)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = RP_JOBJ("test", RP_JSTR(fslab_test_to_string(s->c->test)), "trials", RP_JINT(s->c->n_ok),
+				 "mb_s", rp_json_num(s->mbs), "mb_s_ci95", rp_json_num(s->mbs_ci), "iops",
+				 rp_json_num(s->iops), "iops_ci95", rp_json_num(s->iops_ci), "within_5pct",
+				 RP_JBOOL(s->within), "flags", rp_json_flags(s->c->flags & ~(unsigned)RP_FLAG_OTHER, ""),
+				 "set_aside", RP_JBOOL(s->aside));
 
-	json_object_object_add(o, "test", json_object_new_string(fslab_test_to_string(s->c->test)));
-	json_object_object_add(o, "trials", json_object_new_int((int)s->c->n_ok));
-	json_object_object_add(o, "mb_s", rp_json_num(s->mbs));
-	json_object_object_add(o, "mb_s_ci95", rp_json_num(s->mbs_ci));
-	json_object_object_add(o, "iops", rp_json_num(s->iops));
-	json_object_object_add(o, "iops_ci95", rp_json_num(s->iops_ci));
-	json_object_object_add(o, "within_5pct", json_object_new_boolean(s->within));
-	json_object *fl = json_object_new_array();
-	for (size_t i = 0; i < rp_n_flags; i++)
-		if (s->c->flags & rp_flag_table[i].bit)
-			json_object_array_add(fl, json_object_new_string(rp_flag_table[i].csv));
-	json_object_object_add(o, "flags", fl);
-	json_object_object_add(o, "set_aside", json_object_new_boolean(s->aside));
 	if (!s->c->n_ok)
-		json_object_object_add(o, "problem", s->c->problem ? json_object_new_string(s->c->problem) : NULL);
-	if (s->best) {
-		json_object_object_add(o, "verdict", json_object_new_string("best"));
-	} else if (s->compared) {
-		json_object_object_add(o, "verdict", json_object_new_string(rp_dir_word(s->cmp.dir)));
-		json_object_object_add(o, "ratio_to_best", rp_json_num(s->cmp.ratio));
-		json_object_object_add(o, "ratio_lo", rp_json_num(s->cmp.lo));
-		json_object_object_add(o, "ratio_hi", rp_json_num(s->cmp.hi));
-	}
+		rp_json_put(o, "problem", s->c->problem ? RP_JSTR(s->c->problem) : NULL, NULL);
+	if (s->best)
+		rp_json_put(o, "verdict", RP_JSTR("best"), NULL);
+	else if (s->compared)
+		rp_json_put(o, "verdict", RP_JSTR(rp_dir_word(s->cmp.dir)), "ratio_to_best", rp_json_num(s->cmp.ratio),
+			    "ratio_lo", rp_json_num(s->cmp.lo), "ratio_hi", rp_json_num(s->cmp.hi), NULL);
 	return o;
 }
 
 json_object *rp_cdm_json(const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
-	json_object *root = NULL, *fss;
+	json_object *fss;
 
 	if (!p->n_rows)
-		goto out;
-	root = json_object_new_object();
+		return NULL;
 	fss = json_object_new_array();
-	json_object_object_add(root, "units", json_object_new_string("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials"));
 	for (size_t e = 0; e < p->n_entries; e++) {
 		json_object *fo, *rows;
 		char note[256];
 
 		if (!rp_cdm_entry_has(p, e))
 			continue;
-		fo = json_object_new_object();
+		fo = RP_JOBJ("label", RP_JSTR(d->all[e]->label));
 		rows = json_object_new_array();
-		json_object_object_add(fo, "label", json_object_new_string(d->all[e]->label));
 		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0])
-			json_object_object_add(fo, "plan", json_object_new_string(note));
+			rp_json_put(fo, "plan", RP_JSTR(note), NULL);
 		for (size_t r = 0; r < p->n_rows; r++) {
+			const struct rp_cdm_row *w = &p->rows[r];
 			json_object *ro;
 
 			if (!rp_cdm_at(p, r, e, 0)->c && !rp_cdm_at(p, r, e, 1)->c)
 				continue;
-			ro = json_object_new_object();
-			json_object_object_add(ro, "row", json_object_new_string(p->rows[r].name));
-			json_object_object_add(ro, "file_kib", json_object_new_int64((int64_t)p->rows[r].file_kib));
-			json_object_object_add(ro, "record_kib", json_object_new_int64((int64_t)p->rows[r].record_kib));
-			json_object_object_add(ro, "iodepth", json_object_new_int((int)p->rows[r].iodepth));
-			json_object_object_add(ro, "jobs", json_object_new_int((int)p->rows[r].jobs));
+			ro = RP_JOBJ("row", RP_JSTR(w->name), "file_kib", json_object_new_int64((int64_t)w->file_kib),
+				     "record_kib", json_object_new_int64((int64_t)w->record_kib), "iodepth",
+				     RP_JINT(w->iodepth), "jobs", RP_JINT(w->jobs));
 			for (int k = 0; k < 2; k++)
 				if (rp_cdm_at(p, r, e, k)->c)
-					json_object_object_add(ro, cd_side_names[k], cd_json_side(rp_cdm_at(p, r, e, k)));
+					rp_json_put(ro, cd_side_names[k], cd_json_side(rp_cdm_at(p, r, e, k)), NULL);
 			json_object_array_add(rows, ro);
 		}
-		json_object_object_add(fo, "rows", rows);
-		json_object_array_add(fss, fo);
+		json_object_array_add(fss, rp_json_put(fo, "rows", rows, NULL));
 	}
-	json_object_object_add(root, "filesystems", fss);
-out:
-	return root;
+	return RP_JOBJ("units", RP_JSTR("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials"),
+		       "filesystems", fss);
 }

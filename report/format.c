@@ -179,6 +179,52 @@ const char *rp_dir_class(enum rp_dir dir)
 	return dir <= RP_DIR_UNTESTED ? sm_dirs[dir].cls : sm_dirs[RP_DIR_NONE].cls;
 }
 
+const char rp_dev_words[] =
+	"Write tests: device bytes written / bytes the tests wrote (write amplification); sequential "
+	"read: the share of the bytes read that the device read; small files: device bytes written "
+	"per file created.";
+
+char *rp_fmt_dev(const struct rp_dev_fig *f, char *buf, size_t len)
+{
+	static const char *const fmt[][2] = {
+		[RP_DEVK_WAF] = { "%.2f", "%.2f [%.2f-%.2f]" },
+		[RP_DEVK_READ] = { "%.0f%%", "%.0f%% [%.0f-%.0f%%]" },
+		[RP_DEVK_PER_FILE] = { "%.1f KiB", "%.1f KiB [%.1f-%.1f]" },
+	};
+	double k = f->kind == RP_DEVK_READ ? 100 : f->kind == RP_DEVK_PER_FILE ? 1.0 / 1024 : 1;
+
+	if (f->kind == RP_DEVK_NONE)
+		snprintf(buf, len, "-");
+	else if (isnan(f->ci))
+		snprintf(buf, len, fmt[f->kind][0], k * f->mean);
+	else
+		snprintf(buf, len, fmt[f->kind][1], k * f->mean, k * fmax(0, f->mean - f->ci),
+			 k * (f->mean + f->ci));
+	return buf;
+}
+
+char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, size_t len)
+{
+	static const char *const what[] = { "", "write amplification", "read from the device",
+					    "device bytes written per file created" };
+	size_t l = 0;
+	char f[64];
+
+	buf[0] = '\0';
+	for (size_t i = 0; d->sum->dev.n_rows && i < d->n_all && l + 1 < len; i++) {
+		const struct rp_dev_fig *x = &d->sum->dev.test[(size_t)t * d->n_all + i];
+
+		if (x->kind == RP_DEVK_NONE)
+			continue;
+		if (!l)
+			l = (size_t)snprintf(buf, len, "%s (device counters):", what[x->kind]);
+		else
+			buf[l++] = ',';
+		l += (size_t)snprintf(buf + l, len - l, " %s %s", d->all[i]->label, rp_fmt_dev(x, f, sizeof(f)));
+	}
+	return buf;
+}
+
 const struct rp_flag_info rp_flag_table[] = {
 	{ RP_FLAG_PAGE_CACHE, FSLAB_FLAG_PAGE_CACHE, "P", "page cache",
 	  "a plateau cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
@@ -204,6 +250,9 @@ const struct rp_flag_info rp_flag_table[] = {
 	{ RP_FLAG_REDONE_SLOW, FSLAB_FLAG_REDONE_SLOW, "R", "redone when disturbed",
 	  "a pass took over 10x the median of the test's trials (the machine was disturbed), so "
 	  "it was run again and the figure is the new pass (not set aside)" },
+	{ RP_FLAG_BEYOND_DEVICE, FSLAB_FLAG_BEYOND_DEVICE, "D", "beyond the probe",
+	  "faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device's probed speed: the probe's "
+	  "check, beside the device counters that decide P (not set aside)" },
 };
 const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
 
@@ -349,6 +398,32 @@ char *rp_fmt_us(double v, char *buf, size_t len)
 json_object *rp_json_num(double v)
 {
 	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+json_object *rp_json_put(json_object *o, ...)
+{
+	va_list ap;
+	const char *k;
+
+	va_start(ap, o);
+	while ((k = va_arg(ap, const char *)))
+		json_object_object_add(o, k, va_arg(ap, json_object *));
+	va_end(ap);
+	return o;
+}
+
+json_object *rp_json_flags(unsigned f, const char *other)
+{
+	json_object *a = json_object_new_array();
+	char buf[sizeof(((struct rp_entry *)0)->other_flags)], *save = NULL;
+
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (f & rp_flag_table[i].bit)
+			json_object_array_add(a, RP_JSTR(rp_flag_table[i].csv));
+	snprintf(buf, sizeof(buf), "%s", f & RP_FLAG_OTHER ? other : "");
+	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
+		json_object_array_add(a, RP_JSTR(w));
+	return a;
 }
 
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...)

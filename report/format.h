@@ -30,6 +30,15 @@ void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, 
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
 /* The text marks: "P", "PF", "L?" (sep between them) */
 char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len);
+/* A device figure with its interval: "1.05 [1.02-1.08]" (write
+ * amplification), "98% [96-100%]" (read from the device), "8.0 KiB/file
+ * [7.5-8.5]"; "1.05" without an interval, "-" none. */
+char *rp_fmt_dev(const struct rp_dev_fig *f, char *buf, size_t len);
+/* Test t's device figures beside its ranking, "" when none: "write
+ * amplification (device counters): ext4 1.05 [1.04-1.06], xfs 1.02". */
+char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, size_t len);
+/* What the device panel's figures are, in one sentence. */
+extern const char rp_dev_words[];
 /* "p<0.001", "p=0.034", "p=n/a" */
 char *rp_fmt_p(double p, char *buf, size_t len);
 /* Compact throughput in MiB/s ("34180", "51.2"). */
@@ -64,6 +73,15 @@ void rp_html_put(FILE *out, const char *before, const char *text, const char *af
 char *rp_fmt_us(double v, char *buf, size_t len);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */
 json_object *rp_json_num(double v);
+/* Adds the (key, value) pairs that follow to o, up to a NULL key (a NULL
+ * value is null); returns o.  RP_JOBJ(k, v, ...): a new object of them. */
+json_object *rp_json_put(json_object *o, ...);
+#define RP_JOBJ(...) rp_json_put(json_object_new_object(), __VA_ARGS__, (const char *)NULL)
+#define RP_JSTR(s) json_object_new_string(s)
+#define RP_JINT(n) json_object_new_int((int)(n))
+#define RP_JBOOL(b) json_object_new_boolean(b)
+/* The flags by their CSV names, then the unknown ones (other, ";"-joined). */
+json_object *rp_json_flags(unsigned f, const char *other);
 /* e's message: what fmt says, then ": " and strerror(err); returns
  * -err. */
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

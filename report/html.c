@@ -223,6 +223,10 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 	for (size_t i = 0; i < r->n_unranked; i++)
 		ht_not_ranked(out, r->unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
+	char dl[1024];
+	if (rp_dev_test_line(d, t, dl, sizeof(dl))[0]) {
+		rp_html_put(out, "<p class=legend>", dl, "</p>\n");
+	}
 	for (size_t i = 0; i < d->n_all; i++)
 		ht_problems(out, d->all[i], t);
 }

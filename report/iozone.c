@@ -52,7 +52,8 @@ int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_
 	return 0;
 }
 
-static int iz_cmp(const void *a, const void *b)
+/* By file, record, test (a cell); iz_cmp then by line. */
+static int iz_cmp_cell(const void *a, const void *b)
 {
 	const struct fslab_iozone_cell *x = a, *y = b;
 
@@ -60,9 +61,14 @@ static int iz_cmp(const void *a, const void *b)
 		return x->file_kib < y->file_kib ? -1 : 1;
 	if (x->record_kib != y->record_kib)
 		return x->record_kib < y->record_kib ? -1 : 1;
-	if (x->test != y->test)
-		return x->test < y->test ? -1 : 1;
-	return (x->line > y->line) - (x->line < y->line);
+	return (x->test > y->test) - (x->test < y->test);
+}
+
+static int iz_cmp(const void *a, const void *b)
+{
+	const struct fslab_iozone_cell *x = a, *y = b;
+
+	return iz_cmp_cell(a, b) ? iz_cmp_cell(a, b) : (x->line > y->line) - (x->line < y->line);
 }
 
 void fslab_iozone_sort(struct fslab_iozone_report *rep)
@@ -141,12 +147,7 @@ static int iz_split(const char *line, size_t len, struct iz_tok *t, size_t max)
 
 static bool iz_contains(const char *s, size_t n, const char *needle)
 {
-	size_t k = strlen(needle);
-
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(s + i, needle, k) == 0)
-			return true;
-	return false;
+	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
 static int iz_size(const struct iz_tok *t, uint64_t *kib)
@@ -164,7 +165,7 @@ static int iz_dups(const struct fslab_iozone_report *p, const char *part, struct
 {
 	for (size_t i = 1; i < p->n; i++) {
 		const struct fslab_iozone_cell *a = &p->cells[i - 1], *b = &p->cells[i];
-		if (a->file_kib == b->file_kib && a->record_kib == b->record_kib && a->test == b->test)
+		if (iz_cmp_cell(a, b) == 0)
 			return iz_err(e, b->line,
 				      "%s repeats file %llu KiB, record %llu KiB, test %s (first on line %lu)",
 				      part, (unsigned long long)b->file_kib, (unsigned long long)b->record_kib,
@@ -175,23 +176,7 @@ static int iz_dups(const struct fslab_iozone_report *p, const char *part, struct
 
 static bool iz_find(const struct fslab_iozone_report *p, const struct fslab_iozone_cell *c)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct fslab_iozone_cell key = *c;
-		int r;
-
-		key.line = p->cells[mid].line;
-		r = iz_cmp(&p->cells[mid], &key);
-		if (r == 0)
-			return true;
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return p->n && bsearch(c, p->cells, p->n, sizeof(*p->cells), iz_cmp_cell);
 }
 
 /* The parser's state between lines. */

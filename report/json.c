@@ -31,29 +31,9 @@ static json_object *js_pair(double a, double b)
 static void js_put_cmp(json_object *o, const struct rp_cmp *c, const char *ratio_key,
 		       const char *p_key, const char *p_adj_key, const char *word)
 {
-	json_object_object_add(o, ratio_key, rp_json_num(c->ratio));
-	json_object_object_add(o, "ratio_ci95", js_pair(c->lo, c->hi));
-	json_object_object_add(o, p_key, rp_json_num(c->p));
-	json_object_object_add(o, p_adj_key, rp_json_num(c->p_adj));
-	json_object_object_add(o, "resolvable_fraction", rp_json_num(c->resolve));
-	json_object_object_add(o, "verdict", json_object_new_string(word));
-}
-
-/* The flags by their CSV names (an unknown one as the CSV names it). */
-static json_object *js_flags(unsigned f, const char *other)
-{
-	json_object *a = json_object_new_array();
-	char buf[sizeof(((struct rp_entry *)0)->other_flags)], *save = NULL;
-
-	for (size_t i = 0; i < rp_n_flags; i++)
-		if (f & rp_flag_table[i].bit)
-			json_object_array_add(a, json_object_new_string(rp_flag_table[i].csv));
-	if (!(f & RP_FLAG_OTHER))
-		return a;
-	snprintf(buf, sizeof(buf), "%s", other);
-	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
-		json_object_array_add(a, json_object_new_string(w));
-	return a;
+	rp_json_put(o, ratio_key, rp_json_num(c->ratio), "ratio_ci95", js_pair(c->lo, c->hi), p_key,
+		    rp_json_num(c->p), p_adj_key, rp_json_num(c->p_adj), "resolvable_fraction",
+		    rp_json_num(c->resolve), "verdict", RP_JSTR(word), NULL);
 }
 
 /* Every pair of ranked rows, the higher ranked first: a over b with the
@@ -73,9 +53,7 @@ static json_object *js_pairs(const struct rp_data *d, enum fslab_test t, const s
 
 			if (!rp_sum_pair(d->sum, t, x->idx, y->idx, &c))
 				continue;
-			o = json_object_new_object();
-			json_object_object_add(o, "a", json_object_new_string(x->label));
-			json_object_object_add(o, "b", json_object_new_string(y->label));
+			o = RP_JOBJ("a", RP_JSTR(x->label), "b", RP_JSTR(y->label));
 			js_put_cmp(o, &c, "ratio", "p", "p_adjusted", rp_dir_word(c.dir));
 			json_object_array_add(a, o);
 		}
@@ -94,42 +72,30 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rp_rank_row *row = &r->rows[i];
 		const struct rp_mcell *c = rp_sum_cell(d->sum, t, row->e->idx);
-		json_object *x = json_object_new_object();
+		json_object *x = RP_JOBJ(
+			"rank", RP_JINT(i + 1), "filesystem", RP_JSTR(row->e->fs), "run", RP_JSTR(row->e->run->tag),
+			"label", RP_JSTR(row->e->label), "score_kib_s", rp_json_num(row->s.score),
+			"median_kib_s", rp_json_num(row->s.median), "mean_kib_s", rp_json_num(row->s.mean),
+			"ci95_kib_s", js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci),
+			"trials", RP_JINT(row->s.n_trials));
 
-		json_object_object_add(x, "rank", json_object_new_int((int)i + 1));
-		json_object_object_add(x, "filesystem", json_object_new_string(row->e->fs));
-		json_object_object_add(x, "run", json_object_new_string(row->e->run->tag));
-		json_object_object_add(x, "label", json_object_new_string(row->e->label));
-		json_object_object_add(x, "score_kib_s", rp_json_num(row->s.score));
-		json_object_object_add(x, "median_kib_s", rp_json_num(row->s.median));
-		json_object_object_add(x, "mean_kib_s", rp_json_num(row->s.mean));
-		json_object_object_add(x, "ci95_kib_s",
-				       js_pair(fmax(0, row->s.mean - row->s.ci), row->s.mean + row->s.ci));
-		json_object_object_add(x, "trials", json_object_new_int((int)row->s.n_trials));
 		js_put_cmp(x, &c->cmp, "ratio_to_best", "p_vs_best", "p_vs_best_adjusted",
 			   rp_dir_word(c->cmp.dir));
-		json_object_object_add(x, "set_aside", json_object_new_boolean(c->aside));
-		json_object_object_add(x, "plateau_file_kib",
-				       js_pair((double)row->s.file_lo, (double)row->s.file_hi));
-		json_object_object_add(x, "plateau_cells", json_object_new_int((int)row->s.n_cells));
-		json_object_object_add(x, "flags", js_flags(row->s.flags, row->e->other_flags));
-		json_object_object_add(x, "partial", json_object_new_boolean(row->e->partial[t]));
-		json_object_array_add(rows, x);
+		json_object_array_add(rows, rp_json_put(
+			x, "set_aside", RP_JBOOL(c->aside), "plateau_file_kib",
+			js_pair((double)row->s.file_lo, (double)row->s.file_hi), "plateau_cells",
+			RP_JINT(row->s.n_cells), "flags", rp_json_flags(row->s.flags, row->e->other_flags),
+			"partial", RP_JBOOL(row->e->partial[t]), NULL));
 	}
-	json_object_object_add(o, "ranked", rows);
-	json_object_object_add(o, "pairs", js_pairs(d, t, r));
 	nr = json_object_new_array();
 	for (size_t i = 0; i < r->n_partial + r->n_unranked; i++) { /* the partial ones first */
 		bool partial = i < r->n_partial;
-		json_object *x = json_object_new_object();
 
-		json_object_object_add(x, "label", json_object_new_string(
-			partial ? r->partial[i]->label : r->unranked[i - r->n_partial]->label));
-		json_object_object_add(x, "why", json_object_new_string(partial ? "partial data" : "no ok cell"));
-		json_object_array_add(nr, x);
+		json_object_array_add(nr, RP_JOBJ("label", RP_JSTR(partial ? r->partial[i]->label
+									  : r->unranked[i - r->n_partial]->label),
+						  "why", RP_JSTR(partial ? "partial data" : "no ok cell")));
 	}
-	json_object_object_add(o, "not_ranked", nr);
-	return o;
+	return rp_json_put(o, "ranked", rows, "pairs", js_pairs(d, t, r), "not_ranked", nr, NULL);
 }
 
 static json_object *js_runs(const struct rp_data *d)
@@ -138,14 +104,10 @@ static json_object *js_runs(const struct rp_data *d)
 
 	for (size_t i = 0; i < d->n_runs; i++) {
 		const struct rp_run *r = &d->runs[i];
-		json_object *x = json_object_new_object();
 
-		json_object_object_add(x, "dir", json_object_new_string(r->dir));
-		json_object_object_add(x, "tag", json_object_new_string(r->tag));
-		json_object_object_add(x, "cache_mode", json_object_new_string(r->cache));
-		json_object_object_add(x, "trials", json_object_new_int((int)r->trials));
-		json_object_object_add(x, "interrupted", json_object_new_boolean(r->interrupted));
-		json_object_array_add(a, x);
+		json_object_array_add(a, RP_JOBJ("dir", RP_JSTR(r->dir), "tag", RP_JSTR(r->tag), "cache_mode",
+						 RP_JSTR(r->cache), "trials", RP_JINT(r->trials), "interrupted",
+						 RP_JBOOL(r->interrupted)));
 	}
 	return a;
 }
@@ -158,54 +120,35 @@ static json_object *js_order(const struct rp_summary *s)
 
 	if (!s->order_tested)
 		return NULL;
-	o = json_object_new_object();
+	o = RP_JOBJ("tests_checked", RP_JINT(s->order_tested));
 	a = json_object_new_array();
-	json_object_object_add(o, "tests_checked", json_object_new_int((int)s->order_tested));
-	for (size_t i = 0; i < s->n_order; i++) {
-		json_object *x = json_object_new_object();
-
-		json_object_object_add(x, "run", json_object_new_string(s->order[i].run->tag));
-		json_object_object_add(x, "test",
-				       json_object_new_string(fslab_test_to_string(s->order[i].test)));
-		json_object_object_add(x, "first_to_last_ratio", rp_json_num(s->order[i].ratio));
-		json_object_object_add(x, "ratio_ci", js_pair(s->order[i].lo, s->order[i].hi));
-		json_object_object_add(x, "trials", json_object_new_int((int)s->order[i].trials));
-		json_object_array_add(a, x);
-	}
-	json_object_object_add(o, "effects", a);
-	return o;
+	for (size_t i = 0; i < s->n_order; i++)
+		json_object_array_add(a, RP_JOBJ("run", RP_JSTR(s->order[i].run->tag), "test",
+						 RP_JSTR(fslab_test_to_string(s->order[i].test)),
+						 "first_to_last_ratio", rp_json_num(s->order[i].ratio), "ratio_ci",
+						 js_pair(s->order[i].lo, s->order[i].hi), "trials",
+						 RP_JINT(s->order[i].trials)));
+	return rp_json_put(o, "effects", a, NULL);
 }
 
 static json_object *js_banners(const struct rp_summary *s)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "page_cache_fraction", json_object_new_double(s->pc_frac));
-	json_object_object_add(o, "mostly_page_cache", json_object_new_boolean(s->pc_cells && s->pc_frac >= 0.5));
-	json_object_object_add(o, "incomplete",
-			       s->incomplete ? json_object_new_string(s->incomplete_names) : NULL);
-	json_object_object_add(o, "interrupted", json_object_new_boolean(s->interrupted));
-	json_object_object_add(o, "fuse", s->fuse ? json_object_new_string(s->fuse_names) : NULL);
-	json_object_object_add(o, "buffered_loop",
-			       s->buffered_loop ? json_object_new_string(s->loop_text) : NULL);
-	json_object_object_add(o, "order_effect", js_order(s));
-	json_object_object_add(o, "hot_drive", s->hot ? json_object_new_string(s->hot_names) : NULL);
-	json_object_object_add(o, "no_steady_state",
-			       s->unsteady ? json_object_new_string(s->unsteady_names) : NULL);
-	json_object_object_add(o, "max_trials", json_object_new_int((int)s->max_trials));
-	json_object_object_add(o, "min_trials", json_object_new_int((int)s->min_trials));
-	return o;
+	return RP_JOBJ("page_cache_fraction", json_object_new_double(s->pc_frac), "mostly_page_cache",
+		       RP_JBOOL(s->pc_cells && s->pc_frac >= 0.5), "incomplete",
+		       s->incomplete ? RP_JSTR(s->incomplete_names) : NULL, "interrupted",
+		       RP_JBOOL(s->interrupted), "fuse", s->fuse ? RP_JSTR(s->fuse_names) : NULL,
+		       "buffered_loop", s->buffered_loop ? RP_JSTR(s->loop_text) : NULL, "order_effect",
+		       js_order(s), "hot_drive", s->hot ? RP_JSTR(s->hot_names) : NULL, "no_steady_state",
+		       s->unsteady ? RP_JSTR(s->unsteady_names) : NULL, "max_trials", RP_JINT(s->max_trials),
+		       "min_trials", RP_JINT(s->min_trials));
 }
 
 /* One column of the change matrix: a filesystem's later run against its
  * first, per test with data. */
 static json_object *js_change(const struct rp_change *c)
 {
-	json_object *x = json_object_new_object(), *tt = json_object_new_object();
+	json_object *tt = json_object_new_object();
 
-	json_object_object_add(x, "filesystem", json_object_new_string(c->b->fs));
-	json_object_object_add(x, "first_run", json_object_new_string(c->a->run->tag));
-	json_object_object_add(x, "later_run", json_object_new_string(c->b->run->tag));
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		const struct rp_change_cell *cc = &c->t[t];
 		json_object *y;
@@ -214,11 +157,10 @@ static json_object *js_change(const struct rp_change *c)
 			continue;
 		y = json_object_new_object();
 		js_put_cmp(y, &cc->cmp, "ratio", "p", "p_adjusted", rp_change_word(cc->cmp.dir));
-		json_object_object_add(y, "partial", json_object_new_boolean(cc->partial));
-		json_object_object_add(tt, fslab_test_to_string(t), y);
+		rp_json_put(tt, fslab_test_to_string(t), rp_json_put(y, "partial", RP_JBOOL(cc->partial), NULL), NULL);
 	}
-	json_object_object_add(x, "tests", tt);
-	return x;
+	return RP_JOBJ("filesystem", RP_JSTR(c->b->fs), "first_run", RP_JSTR(c->a->run->tag), "later_run",
+		       RP_JSTR(c->b->run->tag), "tests", tt);
 }
 
 /* The 2023 claims (--claims): each claim's word and deciding figure, and
@@ -233,29 +175,25 @@ static json_object *js_claims(const struct rp_data *d)
 	a = json_object_new_array();
 	for (int k = 0; k < RP_N_CLAIMS; k++) {
 		const struct rp_claim *c = &cs->c[k];
-		json_object *x = json_object_new_object(), *runs = json_object_new_array();
+		json_object *x = RP_JOBJ("claim", RP_JINT(k + 1), "title", RP_JSTR(c->title), "verdict",
+					 RP_JSTR(rp_claim_word(c->word)), "decided_by", RP_JSTR(c->decides));
+		json_object *runs = json_object_new_array();
 
-		json_object_object_add(x, "claim", json_object_new_int(k + 1));
-		json_object_object_add(x, "title", json_object_new_string(c->title));
-		json_object_object_add(x, "verdict", json_object_new_string(rp_claim_word(c->word)));
-		json_object_object_add(x, "decided_by", json_object_new_string(c->decides));
 		if (k == RP_N_CLAIMS - 1)
-			json_object_object_add(x, "headline_over_probe", rp_json_num(c->figure));
+			rp_json_put(x, "headline_over_probe", rp_json_num(c->figure), NULL);
 		for (size_t i = 0; i < c->n; i++) {
 			const struct rp_claim_run *l = &c->runs[i];
-			json_object *y = json_object_new_object(), *z = NULL;
+			json_object *z = NULL;
 
-			json_object_object_add(y, "run", json_object_new_string(l->run->tag));
-			json_object_object_add(y, "kind", json_object_new_string(i == 0 ? "warm" : "honest"));
-			json_object_object_add(y, "verdict", json_object_new_string(rp_claim_word(l->word)));
 			if (l->has_cmp) {
 				z = json_object_new_object();
 				js_put_cmp(z, &l->cmp, "ratio", "p", "p_adjusted", rp_dir_word(l->cmp.dir));
-				json_object_object_add(z, "shown", json_object_new_string(l->fig));
+				rp_json_put(z, "shown", RP_JSTR(l->fig), NULL);
 			}
-			json_object_object_add(y, "comparison", z);
-			json_object_object_add(y, "evidence", json_object_new_string(l->evidence));
-			json_object_array_add(runs, y);
+			json_object_array_add(runs, RP_JOBJ("run", RP_JSTR(l->run->tag), "kind",
+							    RP_JSTR(i == 0 ? "warm" : "honest"), "verdict",
+							    RP_JSTR(rp_claim_word(l->word)), "comparison", z,
+							    "evidence", RP_JSTR(l->evidence)));
 		}
 		json_object_object_add(x, "runs", runs);
 		json_object_array_add(a, x);
@@ -281,44 +219,85 @@ static json_object *rp_latency_json(const struct rp_data *d)
 
 			if (!l->has)
 				continue;
-			x = json_object_new_object();
-			json_object_object_add(x, "label", json_object_new_string(d->all[i]->label));
-			json_object_object_add(x, "cells", json_object_new_int((int)l->n_cells));
-			json_object_object_add(x, "p50_us_median", rp_json_num(l->p50));
-			json_object_object_add(x, "p99_us_worst", rp_json_num(l->p99));
-			if (!isnan(l->p99)) {
-				json_object *c = json_object_new_object();
-				json_object_object_add(c, "file_kib", json_object_new_int64((int64_t)l->p99_file_kib));
-				json_object_object_add(c, "record_kib",
-						       json_object_new_int64((int64_t)l->p99_record_kib));
-				json_object_object_add(x, "p99_worst_cell", c);
-			}
-			json_object_object_add(x, "max_us", rp_json_num(l->max));
-			json_object_array_add(a, x);
+			x = RP_JOBJ("label", RP_JSTR(d->all[i]->label), "cells", RP_JINT(l->n_cells),
+				    "p50_us_median", rp_json_num(l->p50), "p99_us_worst", rp_json_num(l->p99));
+			if (!isnan(l->p99))
+				rp_json_put(x, "p99_worst_cell",
+					    RP_JOBJ("file_kib", json_object_new_int64((int64_t)l->p99_file_kib),
+						    "record_kib", json_object_new_int64((int64_t)l->p99_record_kib)),
+					    NULL);
+			json_object_array_add(a, rp_json_put(x, "max_us", rp_json_num(l->max), NULL));
 		}
 		json_object_object_add(o, fslab_test_to_string(t), a);
 	}
 	return o;
 }
+/* The device panel (rp_dev): per family and per test each entry's figure;
+ * NULL (no key) when no CSV has the device columns. */
+static json_object *js_figs(const struct rp_data *d, const struct rp_dev_fig *figs)
+{
+	static const char *const kind[] = { NULL, "write_amplification", "read_from_device",
+					    "device_bytes_per_file" };
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < d->n_all; i++) {
+		const struct rp_dev_fig *f = &figs[i];
+
+		if (f->kind != RP_DEVK_NONE)
+			rp_json_put(o, d->all[i]->label,
+				    RP_JOBJ("measure", RP_JSTR(kind[f->kind]), "mean", rp_json_num(f->mean), "ci95",
+					    js_pair(f->mean - f->ci, f->mean + f->ci), "trials", RP_JINT(f->n_trials),
+					    "passes", RP_JINT(f->n_rows), "passes_from_memory", RP_JINT(f->n_memory)),
+				    NULL);
+	}
+	return o;
+}
+
+static void js_device(json_object *root, const struct rp_data *d)
+{
+	const struct rp_dev *v = &d->sum->dev;
+	json_object *o, *x;
+
+	if (!v->n_rows && !v->empty)
+		return;
+	o = RP_JOBJ("passes_with_counters", RP_JINT(v->n_rows), "page_cache_within_probe_bound",
+		    RP_JINT(v->n_pc_only), "beyond_probe_bound_on_device", RP_JINT(v->n_beyond_only));
+	x = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES && v->n_rows; f++)
+		json_object_object_add(x, rp_family_name(f), js_figs(d, &v->fam[(size_t)f * d->n_all]));
+	json_object_object_add(o, "families", x);
+	x = json_object_new_object();
+	for (int t = 0; t < FSLAB_TEST_MAX && v->n_rows; t++) {
+		json_object *y = js_figs(d, &v->test[(size_t)t * d->n_all]);
+
+		if (json_object_object_length(y))
+			json_object_object_add(x, fslab_test_to_string(t), y);
+		else
+			json_object_put(y);
+	}
+	json_object_object_add(o, "tests", x);
+	x = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0])
+			json_object_object_add(x, rp_family_name(f), json_object_new_string(v->memory[f]));
+	json_object_object_add(o, "not_on_device", x);
+	json_object_object_add(root, "device", o);
+}
+
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	const struct rp_summary *s = d->sum;
 	json_object *root = json_object_new_object(), *a, *o;
 
-	json_object_object_add(root, "fslab_version", json_object_new_string(FSLAB_VERSION));
-	json_object_object_add(root, "runs", js_runs(d));
-	json_object_object_add(root, "claims", js_claims(d));
-	json_object_object_add(root, "banners", js_banners(s));
-	o = json_object_new_object();
-	json_object_object_add(o, "family_alpha", json_object_new_double(RP_FAMILY_ALPHA));
-	json_object_object_add(o, "comparisons", json_object_new_int((int)s->n_comparisons));
-	json_object_object_add(o, "change_comparisons", json_object_new_int((int)s->n_chg_comparisons));
-	json_object_object_add(o, "equivalence_fraction", json_object_new_double(s->delta));
-	json_object_object_add(o, "prior_df", rp_json_num(s->vm->all.d0));
-	json_object_object_add(o, "prior_log_variance", rp_json_num(s->vm->all.s02));
-	json_object_object_add(o, "prior_df_blocked", rp_json_num(s->vm->blocked.d0));
-	json_object_object_add(o, "filesystem_noise_spread", rp_json_num(s->vm->fs_spread));
-	json_object_object_add(root, "inference", o);
+	rp_json_put(root, "fslab_version", RP_JSTR(FSLAB_VERSION), "runs", js_runs(d), "claims", js_claims(d),
+		    "banners", js_banners(s), NULL);
+	json_object_object_add(root, "inference",
+			       RP_JOBJ("family_alpha", json_object_new_double(RP_FAMILY_ALPHA), "comparisons",
+				       RP_JINT(s->n_comparisons), "change_comparisons", RP_JINT(s->n_chg_comparisons),
+				       "equivalence_fraction", json_object_new_double(s->delta), "prior_df",
+				       rp_json_num(s->vm->all.d0), "prior_log_variance", rp_json_num(s->vm->all.s02),
+				       "prior_df_blocked", rp_json_num(s->vm->blocked.d0), "filesystem_noise_spread",
+				       rp_json_num(s->vm->fs_spread)));
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
@@ -351,6 +330,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "changes", a);
 	json_object_object_add(root, "latency", rp_latency_json(d));
 	json_object_object_add(root, "cdm", rp_cdm_json(d));
+	js_device(root, d);
 	json_object_object_add(root, "run_differences",
 			       s->differs[0] ? json_object_new_string(s->differs) : NULL);
 

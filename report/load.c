@@ -29,6 +29,7 @@ struct ld_row {
 	unsigned char test, kind; /* kind: 0 ok, 1 failed, 2 skipped */
 	unsigned flags;
 	double lat[3];  /* p50, p99, max (us); NaN: none */
+	double dev[RP_DEV_FIELDS];
 };
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
@@ -189,6 +190,8 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 			e->samples[e->n_samples].v = r->v;
 			e->samples[e->n_samples].iops = r->iops;
 			memcpy(e->samples[e->n_samples].lat, r->lat, sizeof(r->lat));
+			memcpy(e->samples[e->n_samples].dev, r->dev, sizeof(r->dev));
+			e->samples[e->n_samples].flags = r->flags;
 			e->n_samples++;
 			c->n_ok++;
 		} else {
@@ -318,6 +321,13 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
 		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
 		lr->lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
+		int64_t dv[RP_DEV_FIELDS] = { row.io_bytes, row.dev_read_bytes, row.dev_write_bytes,
+					      row.dev_write_timed_bytes, -1 };
+		for (int k = 0; k < RP_DEV_FILES; k++)
+			lr->dev[k] = row.device && dv[k] >= 0 ? (double)dv[k] : NAN;
+		/* files: the many-files tests' operations are files */
+		lr->dev[RP_DEV_FILES] = row.elapsed_s > 0 ? round(lr->iops * row.elapsed_s) : NAN;
+		e->device |= row.device;
 		if (!fslab_result_ok(&row)) {
 			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
 			lr->problem = strdup(row.status);
@@ -355,9 +365,17 @@ out:
 	return r;
 }
 
-static int ld_cmp_str(const void *a, const void *b)
+static int ld_cmp_name(const struct dirent **a, const struct dirent **b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* The results directory's <fs>.csv files (not the hidden ones). */
+static int ld_is_csv(const struct dirent *de)
+{
+	size_t l = strlen(de->d_name);
+
+	return l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0 && de->d_name[0] != '.';
 }
 
 /* manifest.json through lib/manifest.h: every value checked.  *out stays
@@ -404,53 +422,8 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out,
 	return 0;
 }
 
-/* The sorted names of the <fs>.csv files in the directory dfd. */
-static int ld_csv_names(int dfd, const char *dir, char ***out, size_t *n_out, struct fslab_err *fe)
-{
-	int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0), r = 0;
-	DIR *dh = lfd >= 0 ? fdopendir(lfd) : NULL;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-
-	if (!dh) {
-		r = -errno;
-		if (lfd >= 0)
-			close(lfd);
-		return fslab_err_set(fe, r, "results directory %s: %s", E1(dir), strerror(-r));
-	}
-	while ((de = readdir(dh))) {
-		size_t l = strlen(de->d_name);
-
-		if (l <= 4 || strcmp(de->d_name + l - 4, ".csv") != 0 || de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			char **nn = realloc(names, cap * sizeof(*names));
-			if (!nn) {
-				r = -ENOMEM;
-				break;
-			}
-			names = nn;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			r = -ENOMEM;
-			break;
-		}
-		n++;
-	}
-	closedir(dh);
-	if (r == 0 && n)
-		qsort(names, n, sizeof(*names), ld_cmp_str);
-	if (r < 0)
-		fslab_err_set(fe, r, "results directory %s: out of memory", E1(dir));
-	*out = names;
-	*n_out = n;
-	return r;
-}
-
 /* One entry per CSV, with the manifest's facts on its filesystem. */
-static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **names, size_t n,
+static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, struct dirent **de, size_t n,
 		      const struct fslab_manifest *m, struct fslab_err *fe)
 {
 	run->entries = calloc(n, sizeof(*run->entries));
@@ -459,15 +432,15 @@ static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, char **nam
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
 		struct rp_entry *e = &run->entries[i];
-		size_t l = strlen(names[i]) - 4;
+		const char *name = de[i]->d_name;
+		size_t l = strlen(name) - 4;
 		int r;
 
-		if (snprintf(path, sizeof(path), "%s/%s", run->dir, names[i]) >= (int)sizeof(path))
-			return fslab_err_set(fe, ENAMETOOLONG, "%s/%s: path too long", E1(run->dir), E2(names[i]));
-		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1),
-			 names[i]);
+		if (snprintf(path, sizeof(path), "%s/%s", run->dir, name) >= (int)sizeof(path))
+			return fslab_err_set(fe, ENAMETOOLONG, "%s/%s: path too long", E1(run->dir), E2(name));
+		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1), name);
 		run->n_entries++;
-		r = ld_csv(run, e, dfd, names[i], path, fs, m, fe);
+		r = ld_csv(run, e, dfd, name, path, fs, m, fe);
 		if (r < 0)
 			return r;
 		ld_fsinfo(e, m);
@@ -512,9 +485,9 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct
 {
 	struct fslab_manifest *m = NULL;
 	struct stat st;
-	char **names = NULL;
+	struct dirent **names = NULL;
 	size_t n = 0;
-	int r = 0, dfd;
+	int r = 0, dfd, k;
 
 	snprintf(run->dir, sizeof(run->dir), "%s", dir);
 	snprintf(run->cache, sizeof(run->cache), "?");
@@ -530,8 +503,12 @@ static int ld_dir(struct rp_data *d, struct rp_run *run, const char *dir, struct
 	r = ld_check_distinct(dfd, dir, ids, (size_t)(run - d->runs), dirs, &ids[run - d->runs], fe);
 	if (r == 0)
 		r = ld_manifest(run, dfd, &m, fe);
-	if (r == 0)
-		r = ld_csv_names(dfd, dir, &names, &n, fe);
+	/* the sorted names of its <fs>.csv files */
+	if (r == 0 && (k = scandirat(dfd, ".", &names, ld_is_csv, ld_cmp_name)) < 0) {
+		k = errno;
+		r = fslab_err_set(fe, k, "results directory %s: %s", E1(dir), strerror(k));
+	}
+	n = r == 0 ? (size_t)k : 0;
 	if (r == 0 && n == 0) {
 		r = fslab_err_set(fe, ENOENT, "%s: no <filesystem>.csv files; a results directory is written by 'fslab run' or 'fslab import iozone'",
 				  E1(dir));

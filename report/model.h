@@ -42,6 +42,7 @@ enum {
 	RP_FLAG_BUFFERED = 1 << 6,      /* ran buffered where the mode promised O_DIRECT */
 	RP_FLAG_REDONE_STOPPED = 1 << 7, /* the second pass after a stop (a sound figure) */
 	RP_FLAG_REDONE_SLOW = 1 << 8,   /* the second pass after a disturbed one (a sound figure) */
+	RP_FLAG_BEYOND_DEVICE = 1 << 9, /* with device counters: also beyond the probe's bound */
 	/* a figure flagged so is never the best while an unflagged one exists;
 	 * the redone flags only say that a pass was run again */
 	RP_FLAGS_ASIDE = RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE | RP_FLAG_OTHER | RP_FLAG_BUFFERED_LOOP |
@@ -50,11 +51,19 @@ enum {
 
 struct rp_data;
 
+/* A row's device columns (lib/results.h), NaN unknown: the bytes the pass
+ * read or wrote, the partition's reads and writes in the window, those
+ * written by the end of the timed region; and files, the files a pass of
+ * the many-files tests handled (its iops, files a second, x elapsed). */
+enum { RP_DEV_IO, RP_DEV_READ, RP_DEV_WRITE, RP_DEV_TIMED, RP_DEV_FILES, RP_DEV_FIELDS };
+
 struct rp_sample {
 	unsigned trial;
 	double v;
 	double iops;          /* operations a second (the CSV's iops, else v / record) */
 	double lat[3];        /* fslab run --latency: p50, p99, max in us (NaN: none) */
+	double dev[RP_DEV_FIELDS]; /* RP_DEV_* */
+	unsigned flags;       /* the row's RP_FLAG_* */
 };
 
 struct rp_cell {
@@ -99,6 +108,7 @@ struct rp_entry {
 	struct rp_sample *samples;
 	size_t n_samples;
 	bool latency;         /* some ok row has the latency columns */
+	bool device;          /* its CSV has the device columns */
 	size_t n_rows, n_failed, n_skipped, n_flag_pc, n_flag_fuse, n_flag_other, n_flag_loop;
 	char other_flags[96];  /* the unknown flags' names, ";"-joined (what fits) */
 	unsigned max_trial;
@@ -357,6 +367,37 @@ struct rp_change {
 
 enum { RP_FAMILY_SEQ_WRITE, RP_FAMILY_SEQ_READ, RP_FAMILY_RANDOM, RP_FAMILY_SMALL, RP_N_FAMILIES };
 
+/* ---- what each filesystem makes the drive do (device.c) ---- */
+/* A figure of one filesystem over some tests, from the ok rows with
+ * device counters: per trial the ratio of the sums (bytes-weighted), then
+ * the mean of the trials' ratios and its 95% interval. */
+enum rp_dev_kind {
+	RP_DEVK_NONE,     /* no row with counters */
+	RP_DEVK_WAF,      /* write amplification: device bytes written / bytes the tests wrote */
+	RP_DEVK_READ,     /* device bytes read / bytes the tests read */
+	RP_DEVK_PER_FILE, /* device bytes written per file created */
+};
+struct rp_dev_fig {
+	enum rp_dev_kind kind;
+	size_t n_trials, n_rows, n_memory; /* n_memory: rows flagged page-cache */
+	double mean, ci;  /* ci NaN with < 2 trials */
+};
+struct rp_dev {
+	size_t n_rows;            /* ok rows with counters */
+	/* of them: page-cache (the counters) without beyond-device (the
+	 * probe's bound), and beyond-device without page-cache */
+	size_t n_pc_only, n_beyond_only;
+	bool empty;               /* the device columns exist, no row has counters */
+	struct rp_dev_fig *test;  /* [t * n + i]: t's reads, writes or files created */
+	struct rp_dev_fig *fam;   /* [f * n + i]: the family's writes (reads for sequential read) */
+	bool fam_any[RP_N_FAMILIES]; /* some entry has a figure of the family */
+	/* per family, the passes with counters that had not reached the
+	 * device ("3 of 36 rewrite passes had not reached ..."; "" none) */
+	char memory[RP_N_FAMILIES][512];
+};
+/* The panel into s->dev: fam[f] is family f's tests.  0 or -ENOMEM. */
+int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES]);
+
 struct rp_summary {
 	struct rp_cdm cdm;        /* the CrystalDiskMark panel (rp_cdm_build) */
 	struct rp_ranking rank[FSLAB_TEST_MAX]; /* every test's (rp_rank) */
@@ -409,6 +450,7 @@ struct rp_summary {
 		size_t trials;
 	} order[FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX];
 	char order_text[1024];   /* the banner's sentence, "" when none */
+	struct rp_dev dev;       /* the device panel (device.c) */
 	/* the latency panel (latency.c): NULL when no row has latency */
 	struct rp_lat_row *lat;  /* rp_lat_row() */
 	unsigned lat_tests;      /* tests with a latency row */

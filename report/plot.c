@@ -50,13 +50,7 @@ static void pl_sanitize(char *dst, size_t len, const char *src)
 
 static int pl_log2(uint64_t v)
 {
-	int l = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		l++;
-	}
-	return l;
+	return v > 1 ? 63 - __builtin_clzll(v) : 0;
 }
 
 /* Distinct sizes of one test over all entries (sorted). */

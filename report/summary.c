@@ -438,26 +438,20 @@ static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigne
 			   const struct rp_varmodel *vm, struct rp_est est[FSLAB_TEST_MAX][2])
 {
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct rp_score sa, sb;
+		struct rp_score sa = { 0 }, sb = { 0 };
 
 		c->t[t].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 					       .p_adj = NAN, .resolve = NAN, .df = NAN,
 					       .dir = RP_DIR_NONE };
 		if (!(tests & (1u << t)))
 			continue;
-		if (rp_plateau(c->a, t, &sa) < 0) {
-			rp_score_free(&sa);
-			continue;
+		/* a score not filled stays zero: both are freed either way */
+		c->t[t].has = rp_plateau(c->a, t, &sa) == 0 && rp_plateau(c->b, t, &sb) == 0;
+		if (c->t[t].has) {
+			c->t[t].partial = c->a->partial[t] || c->b->partial[t];
+			rp_est_of(&sa, vm, rp_pool(d, c->a, t), c->a->idx, &est[t][0]);
+			rp_est_of(&sb, vm, rp_pool(d, c->b, t), c->b->idx, &est[t][1]);
 		}
-		if (rp_plateau(c->b, t, &sb) < 0) {
-			rp_score_free(&sa);
-			rp_score_free(&sb);
-			continue;
-		}
-		c->t[t].has = true;
-		c->t[t].partial = c->a->partial[t] || c->b->partial[t];
-		rp_est_of(&sa, vm, rp_pool(d, c->a, t), c->a->idx, &est[t][0]);
-		rp_est_of(&sb, vm, rp_pool(d, c->b, t), c->b->idx, &est[t][1]);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
@@ -978,7 +972,10 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		sm_change_family(s, d, f);
 	sm_banners(s, d);
 	rp_order_effects(s, d);
-	if (rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
+	unsigned fam[RP_N_FAMILIES];
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		fam[f] = sm_families[f].tests;
+	if (rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
@@ -994,6 +991,8 @@ void rp_summary_free(struct rp_summary *s)
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		rp_ranking_free(&s->rank[t]);
 	free(s->same_fs);
+	free(s->dev.test);
+	free(s->dev.fam);
 	free(s->m);
 	free(s->lat);
 	free(s->chg);

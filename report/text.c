@@ -12,22 +12,13 @@
 /* The ranking tables' columns. */
 enum { RK_C_RANK, RK_C_LABEL, RK_C_SCORE, RK_C_CI, RK_C_RATIO, RK_C_VS, RK_C_PLATEAU, RK_C_FLAGS };
 
-/* Column widths from the content: the longest label, filesystem name or
- * run tag of the report, at least min (names are never cut). */
-enum rk_col { RK_LABEL, RK_FS, RK_TAG };
-
-static int rk_width(const struct rp_data *d, enum rk_col col, int min)
+/* The longest run tag of the report, at least min (names are never cut). */
+static int rk_tag_width(const struct rp_data *d, size_t min)
 {
-	size_t w = (size_t)min;
-
-	for (size_t i = 0; i < d->n_all; i++) {
-		const struct rp_entry *e = d->all[i];
-		size_t n = strlen(col == RK_LABEL ? e->label : col == RK_FS ? e->fs : e->run->tag);
-
-		if (n > w)
-			w = n;
-	}
-	return (int)w;
+	for (size_t i = 0; i < d->n_runs; i++)
+		if (strlen(d->runs[i].tag) > min)
+			min = strlen(d->runs[i].tag);
+	return (int)min;
 }
 
 static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
@@ -131,6 +122,9 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 			continue;
 		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
 		rc = rk_text_table(out, d, t, r);
+		char dl[1024];
+		if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
+			rp_text_wrap(out, "", 2, dl);
 		for (size_t i = 0; i < r->n; i++)
 			flags |= r->rows[i].s.flags;
 		/* the entries the ranking leaves out, after the table */
@@ -262,7 +256,7 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				      out);
 				header = true;
 			}
-			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_width(d, RK_TAG, 12),
+			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_tag_width(d, 12),
 				d->runs[r].tag, line);
 		}
 	}

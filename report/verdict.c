@@ -257,6 +257,52 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 	rp_text_wrap(out, "", 6, line);
 }
 
+/* The device panel: a row per family with a figure, a column per entry
+ * (docs/report.md "What each filesystem makes the drive write"). */
+static int vd_text_device(FILE *out, const struct rp_data *d)
+{
+	const struct rp_dev *v = &d->sum->dev;
+	struct fslab_table *tb;
+	char b[96];
+	int rc;
+
+	if (v->empty)
+		fputs("\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
+		      "the probe's bound, as before\n", out);
+	if (!v->n_rows)
+		return 0;
+	fputs("\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
+	if (!(tb = fslab_table_new(2)))
+		return -ENOMEM;
+	fslab_table_column(tb, "filesystem", FSLAB_TABLE_LEFT);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->fam_any[f])
+			fslab_table_column(tb, rp_family_name(f), FSLAB_TABLE_RIGHT);
+	for (size_t i = 0; i < d->n_all; i++) {
+		size_t c = 0;
+
+		fslab_table_row(tb);
+		fslab_table_cellf(tb, c++, "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		for (int f = 0; f < RP_N_FAMILIES; f++)
+			if (v->fam_any[f])
+				fslab_table_cell(tb, c++, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
+	}
+	if ((rc = fslab_table_print(tb, out)) < 0)
+		goto out;
+	rp_text_wrap(out, "", 0, rp_dev_words);
+	fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
+		     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
+		v->n_rows, v->n_pc_only, v->n_beyond_only);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0]) {
+			snprintf(b, sizeof(b), "%s: ", rp_family_name(f));
+			rp_text_wrap(out, b, 2, v->memory[f]);
+		}
+out:
+	fslab_table_free(tb);
+	return rc;
+}
+
 int rp_text_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -291,7 +337,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
-		return 0;
+		return vd_text_device(out, d);
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
@@ -305,7 +351,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 			100 * s->delta, s->n_chg_comparisons);
 	else
 		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
-	return 0;
+	return vd_text_device(out, d);
 }
 
 /* ---- HTML ---- */
@@ -405,83 +451,109 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 }
 
 /* The rows of matrix m, a test each (linked to its ranking when link). */
-static void vd_html_rows(FILE *out, const struct rp_summary *s, const struct vd_matrix *m,
-			 bool link)
+/* Matrix m as an HTML table: the change matrix (chg), or the ratios with
+ * each test's name a link to its ranking. */
+static void vd_html_table(FILE *out, const struct rp_data *d, const struct vd_matrix *m, bool chg)
 {
-	RP_FOR_TESTS(t, s->tests) {
+	fprintf(out, "<div class=scroll%s><table class=matrix>\n<tr><th class=l>test</th>",
+		chg ? " id=\"changes\"" : "");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rp_change *c = chg ? &d->sum->chg[i] : NULL;
+
+		rp_html_put(out, "<th>", chg ? c->b->fs : d->all[i]->label, chg ? "<br><small>" : "</th>");
+		if (chg) {
+			rp_html_escape(out, c->b->run->tag);
+			rp_html_put(out, " / ", c->a->run->tag, "</small></th>");
+		}
+	}
+	fputs("</tr>\n", out);
+	RP_FOR_TESTS(t, d->sum->tests) {
 		const char *name = fslab_test_to_string(t);
 
-		if (link)
+		if (!chg)
 			fprintf(out, "<tr><th class=l><a href=\"#rank-%s\">%s</a></th>", name, name);
 		else
 			fprintf(out, "<tr><th class=l>%s</th>", name);
 		for (size_t i = 0; i < m->n; i++) {
-			struct vd_cell c = m->cell(s, t, i);
+			struct vd_cell c = m->cell(d->sum, t, i);
 
 			vd_html_cell(out, &c);
 		}
 		fputs("</tr>\n", out);
 	}
+	fputs("</table></div>\n", out);
 }
 
-static void vd_html_ratios(FILE *out, const struct rp_data *d)
+/* The ratio matrix, or the change matrix (chg), as an HTML table with its
+ * legend (a caption would be squeezed to the table's width). */
+static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 {
 	const struct rp_summary *s = d->sum;
-	const struct vd_matrix ratios = { s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
+	const struct vd_matrix m = chg ? (struct vd_matrix){ s->n_chg, vd_change_label, vd_change_cell, vd_change_marks }
+				       : (struct vd_matrix){ s->n, vd_ratio_label, vd_ratio_cell, vd_ratio_marks };
+	size_t n = chg ? s->n_chg_comparisons : s->n_comparisons;
 
-	fputs("<div class=scroll><table class=matrix>\n", out);
-	fputs("<tr><th class=l>test</th>", out);
-	for (size_t i = 0; i < s->n; i++) {
-		rp_html_put(out, "<th>", d->all[i]->label, "</th>");
+	if (chg) {
+		fputs("<h3>Change between runs</h3>\n", out);
+		if (s->differs[0]) {
+			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
+		}
 	}
-	fputs("</tr>\n", out);
-	vd_html_rows(out, s, &ratios, true);
-	fputs("</table></div>\n", out);
-	/* the legend (a caption would be squeezed to the table's width) */
-	fputs("<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
-	if (s->n_comparisons)
-		fprintf(out, " with its interval; the intervals hold together at 95%% over the %zu "
-			     "pairs of the tests. Colour: <span class=best>best</span> (fastest "
-			     "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
-			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
-			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
-			     "flagged figure (page cache, FUSE) is set aside, never the best, where "
-			     "the test has an unflagged one; a test whose every figure is flagged is "
-			     "marked so and left out of the verdicts.",
-			s->n_comparisons, 100 * s->delta);
+	vd_html_table(out, d, &m, chg);
+	fputs(chg ? "<p class=legend>Later run / first run, plateau scores"
+		  : "<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
+	if (n)
+		fprintf(out, chg ? " with the interval; the intervals hold together at 95%% over %zu "
+				   "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"
+				   "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+				   "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>."
+				 : " with its interval; the intervals hold together at 95%% over the %zu "
+				   "pairs of the tests. Colour: <span class=best>best</span> (fastest "
+				   "unflagged), <span class=slower>slower</span> or <span class=faster>faster"
+				   "</span> (the interval excludes 1), <span class=same>equivalent</span> "
+				   "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>. A "
+				   "flagged figure (page cache, FUSE) is set aside, never the best, where "
+				   "the test has an unflagged one; a test whose every figure is flagged is "
+				   "marked so and left out of the verdicts.",
+			n, 100 * s->delta);
 	else
-		fputs(". Not tested: no filesystem has 2 trials to compare.", out);
-	fputs(" Click a test for its ranking.</p>\n", out);
+		fputs(chg ? ". Not tested: no filesystem has 2 trials in both runs."
+			  : ". Not tested: no filesystem has 2 trials to compare.", out);
+	fputs(chg ? "</p>\n" : " Click a test for its ranking.</p>\n", out);
 }
 
-static void vd_html_changes(FILE *out, const struct rp_summary *s)
+static void vd_html_device(FILE *out, const struct rp_data *d)
 {
-	const struct vd_matrix changes = { s->n_chg, vd_change_label, vd_change_cell, vd_change_marks };
+	const struct rp_dev *v = &d->sum->dev;
+	char b[96];
 
-	fputs("<h3>Change between runs</h3>\n", out);
-	if (s->differs[0]) {
-		rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs,
-			    "</p>\n");
-	}
-	fputs("<div class=scroll id=\"changes\"><table class=matrix>\n", out);
-	fputs("<tr><th class=l>test</th>", out);
-	for (size_t i = 0; i < s->n_chg; i++) {
-		rp_html_put(out, "<th>", s->chg[i].b->fs, "<br><small>");
-		rp_html_escape(out, s->chg[i].b->run->tag);
-		rp_html_put(out, " / ", s->chg[i].a->run->tag, "</small></th>");
-	}
+	if (v->empty)
+		fputs("<p id=\"device-none\">No device counters in these CSVs' device columns: the "
+		      "page-cache flags come from the probe's bound, as before.</p>\n", out);
+	if (!v->n_rows)
+		return;
+	fputs("<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
+	      "<div class=scroll><table><tr><th class=l>filesystem</th>", out);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->fam_any[f])
+			fprintf(out, "<th>%s</th>", rp_family_name(f));
 	fputs("</tr>\n", out);
-	vd_html_rows(out, s, &changes, false);
-	fputs("</table></div>\n<p class=legend>Later run / first run, plateau scores", out);
-	if (s->n_chg_comparisons)
-		fprintf(out, " with the interval; the intervals hold together at 95%% over %zu "
-			     "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"
-			     "</span> (the interval excludes 1), <span class=same>equivalent</span> "
-			     "(inside &plusmn;%g%%), <span class=undecided>inconclusive</span>.",
-			s->n_chg_comparisons, 100 * s->delta);
-	else
-		fputs(". Not tested: no filesystem has 2 trials in both runs.", out);
-	fputs("</p>\n", out);
+	for (size_t i = 0; i < d->n_all; i++) {
+		rp_html_put(out, "<tr><td class=l>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</td>" : "</td>");
+		for (int f = 0; f < RP_N_FAMILIES; f++)
+			if (v->fam_any[f])
+				rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
+		fputs("</tr>\n", out);
+	}
+	fprintf(out, "</table></div>\n<p class=legend>Mean [95%% interval] over trials. %s %zu passes "
+		     "with device counters; page cache by the counters but within the probe's bound: %zu; "
+		     "beyond the probe's bound though the device did the work: %zu.</p>\n",
+		rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		if (v->memory[f][0]) {
+			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
+			rp_html_put(out, "", v->memory[f], "</p>\n");
+		}
 }
 
 void rp_html_summary(FILE *out, const struct rp_data *d)
@@ -504,8 +576,9 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
 		}
 	fputs("</ul>\n", out);
-	vd_html_ratios(out, d);
+	vd_html_matrix(out, d, false);
 	if (s->n_chg)
-		vd_html_changes(out, s);
+		vd_html_matrix(out, d, true);
+	vd_html_device(out, d);
 	fputs("</section>\n", out);
 }

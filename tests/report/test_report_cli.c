@@ -1399,7 +1399,7 @@ static char *vis_sorted(char *set)
 
 static bool vis_flag_word(const char *w)
 {
-	return w[0] && strspn(w, "PFL?") == strlen(w);
+	return w[0] && strspn(w, "PFLD?") == strlen(w);
 }
 
 /* The ranking sections of the text report. */
@@ -1457,7 +1457,8 @@ static char *vis_json(json_object *root)
 			for (size_t k = 0; k < json_object_array_length(fl); k++) {
 				const char *f = json_object_get_string(json_object_array_get_idx(fl, k));
 				strcat(letters, strcmp(f, "page-cache") == 0 ? "P" : strcmp(f, "fuse") == 0 ? "F"
-						: strcmp(f, "buffered-loop") == 0 ? "L" : "?");
+						: strcmp(f, "buffered-loop") == 0 ? "L"
+						: strcmp(f, "beyond-device") == 0 ? "D" : "?");
 			}
 			vis_add(&set, test, json_object_get_string(jget(row, "label")),
 				json_object_get_boolean(jget(row, "partial")) ? "partial" : "ranked",
