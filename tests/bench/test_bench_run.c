@@ -1188,6 +1188,37 @@ START_TEST(dry_run_refuses_a_plan_too_big)
 }
 END_TEST
 
+/* The default (the lab preset: files 64K-2G) on a 40 MiB filesystem: its
+ * files halved until the largest fits (16M: 18 MiB + 8 MiB, where 32M
+ * would need 44 MiB), said, and the plan that fits printed and checked;
+ * the seed preset's bytes (docs/reproduce.md's table: 469.2 GiB a
+ * filesystem and trial) refused, not capped: its sizes are the 2023
+ * experiment's. */
+START_TEST(dry_run_caps_the_default_files)
+{
+	char *mnt, *out = out_path("dry-cap-out"), arg[1100];
+	struct ft_output o, seed;
+
+	mnt = tmpfs_dir("dry-cap", "40m", "small", arg, sizeof(arg));
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--probe-size", "4M", NULL);
+	ft_fslab(&seed, "run", "--dry-run", "--dir", arg, "--out", out, "--sweep", "seed", "--no-device-probe", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "files up to 16M, not 2G: the largest that fits the fullest filesystem"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "grid: files 64K-16M x records 4K-16M (coarse, below)") &&
+			      strstr(o.out, "records (the lab preset's): records 4K, 64K, 1M and 16M") &&
+			      strstr(o.out, ": 24 cells x 13 tests") && strstr(o.out, "needs 26.0 MiB: ok"),
+		      "%s", o.out);
+	ck_assert_msg(seed.status == 1 && strstr(seed.out, "bytes to move: 469.2 GiB per filesystem and trial") &&
+			      strstr(seed.err, "lower --file-sizes"),
+		      "%d: %s%s", seed.status, seed.out, seed.err);
+	ft_output_free(&o);
+	ft_output_free(&seed);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 /* When the device probe's scratch file is what does not fit, the refusal
  * says so and names --probe-size, not --file-sizes (which cannot help). */
 START_TEST(dry_run_names_the_probe_when_it_is_the_largest_file)
@@ -1595,6 +1626,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
 	tcase_add_test(root, dry_run_refuses_a_plan_too_big);
+	tcase_add_test(root, dry_run_caps_the_default_files);
 	tcase_add_test(root, dry_run_names_the_probe_when_it_is_the_largest_file);
 	tcase_add_test(root, cold_tmpfs_falls_back);
 	tcase_add_test(root, full_filesystem_gives_failed_rows);
