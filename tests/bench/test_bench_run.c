@@ -1206,7 +1206,7 @@ START_TEST(dry_run_caps_the_default_files)
 	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
 	ck_assert_msg(strstr(o.out, "files up to 16M, not 2G: the largest that fits the fullest filesystem"), "%s", o.out);
 	ck_assert_msg(strstr(o.out, "grid: files 64K-16M x records 4K-16M (coarse, below)") &&
-			      strstr(o.out, "records (the lab preset's): records 4K, 64K, 1M and 16M") &&
+			      strstr(o.out, "records (the lab preset's): records 4K, 64K, 1M, 16M (up to the file") &&
 			      strstr(o.out, ": 24 cells x 13 tests") && strstr(o.out, "needs 26.0 MiB: ok"),
 		      "%s", o.out);
 	ck_assert_msg(seed.status == 1 && strstr(seed.out, "bytes to move: 469.2 GiB per filesystem and trial") &&
