@@ -5,10 +5,11 @@
  *
  * The whole default plan (the lab preset's coarse records on files from
  * 64K up to the largest that fits the 320M filesystem, adaptive up to 8
- * trials) takes many minutes here, so by default the run gets a sweep
- * file that only narrows the file sizes to 64K-1M (sizes given: every
- * record, 35 cells): it sets neither cache nor trials, so everything else
- * is the default (the lab preset, cold, 3 trials, --stop decided
+ * trials; files up to 128M) took 58 s here (1203 rows, 24 of 562
+ * flagged), the narrowed one 10 s, so by default the run gets a sweep file
+ * that only narrows the file sizes to 64K-1M (sizes given: every record,
+ * 35 cells): it sets neither cache nor trials, so everything else is the
+ * default (the lab preset, cold, 3 trials, --stop decided
  * --max-trials 8).  FSLAB_TEST_FULL_DEFAULT=1 runs `fslab run` with no
  * option at all: its plan is the lab preset's, capped. */
 #include "testutil.h"
