@@ -218,7 +218,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_note(FSLAB_NOTE_ERROR, r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
 	}
-	if (run_check_rows_space(c, &plan) < 0)
+	if (run_fit_plan(c, &plan) < 0)
 		goto out;
 	fst = calloc(c->n_fs, sizeof(*fst));
 	if (!fst)

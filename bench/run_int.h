@@ -375,11 +375,13 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
 		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight);
 double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
-/* A plan of named rows (--sweep cdm, cdm-nvme) on filesystems without
- * room for its file (--cdm-size): refused before anything is written,
- * naming each filesystem, its free space and the fix.  0 or -ENOSPC
- * (-errno when free space cannot be read); 0 for a grid. */
-int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
+/* The plan fitted to the filesystems' free space, before anything is
+ * written: a plan of named rows (--sweep cdm, cdm-nvme) without room for
+ * its file (--cdm-size) refused, naming each filesystem, its free space
+ * and the fix; the lab preset's coarse grid (not resumed) rebuilt with
+ * its largest file halved until it fits the fullest filesystem.  0 or
+ * -ENOSPC (-errno when free space cannot be read, -EINVAL no cell). */
+int run_fit_plan(struct fslab_run_ctx *c, struct fslab_plan *plan);
 /* The estimate printed as the sweep starts (the model, as --dry-run). */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);

@@ -154,6 +154,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.tests = s->tests;
 	m->sweep.keep_small_records = s->keep_small_records;
 	m->sweep.shuffle = s->shuffle;
+	snprintf(m->sweep.records_rule, sizeof(m->sweep.records_rule), "%s", s->coarse ? FSLAB_PLAN_COARSE_RULE : "");
 	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
 	m->sweep.jobs = s->jobs ? s->jobs : 1;
 	if (fslab_preset_named_rows(s->named_rows)) {
@@ -345,6 +346,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->cfg.sweep.tests = m->sweep.tests;
 	c->cfg.sweep.keep_small_records = m->sweep.keep_small_records;
 	c->cfg.sweep.shuffle = m->sweep.shuffle;
+	c->cfg.sweep.coarse = m->sweep.records_rule[0] != 0;
 	c->cfg.sweep.iodepth = m->sweep.iodepth;
 	c->cfg.sweep.jobs = m->sweep.jobs;
 	c->cfg.sweep.cache = m->cache;

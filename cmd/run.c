@@ -68,7 +68,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 	.synopsis = run_synopsis,
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
-		 "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
+		 "With no sweep option it runs the lab preset: files 64K-2G (capped to fit) on\n"
+		 "coarse records (see --sweep; --file-sizes: every record), cold cache, at least\n"
 		 FSLAB_DEFAULT_MIN_TRIALS_TEXT " trials, and more (up to " FSLAB_DEFAULT_MAX_TRIALS_TEXT
 		 ") of each test while a comparison between the\n"
 		 "filesystems is not decided yet and still can be.  IOzone's own single warm\n"

@@ -18,12 +18,21 @@
 /* IOzone skips records below this on files above FSLAB_SMALL_RECORD_FILE. */
 #define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
 #define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
+/* The lab preset's coarse grid (s->coarse): its rule, as the manifest's
+ * sweep.records_rule and --dry-run say it, and its large files. */
+#define FSLAB_PLAN_LARGE_FILE (128ull * 1024 * 1024)
+#define FSLAB_TESTS_STDIO FSLAB_TESTS_RANGE(FSLAB_TEST_FWRITE, FSLAB_TEST_FREREAD)
+#define FSLAB_PLAN_COARSE_RULE                                                                \
+	"records 4K, 64K, 1M, 16M (up to the file, none below 64K above 16M) on files below 128M, " \
+	"from 128M the 1M record and no stdio test (libc hands such records to write and read): "  \
+	"the question is the file size, records matter most on small files; the other records "    \
+	"were not measured (--file-sizes or --record-sizes: every record)"
 
 /* Fills s with a preset (the settings table's PRESET row): seed (64K-2G
  * files, 4K-16M records, all tests, 1 trial, warm, seed 1, small records
  * skipped, shuffled order: the 2023 experiment), quick (the same up to 64M
- * files), lab (the quick grid, cold, 3 trials), or the named rows of cdm
- * and cdm-nvme.  s->set is 0. */
+ * files), lab (the seed files, coarse records, cold, 3 trials), or the
+ * named rows of cdm and cdm-nvme.  s->set is 0. */
 void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
 
 struct fslab_sweep_cell {
@@ -76,11 +85,12 @@ size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t f
 /* Builds the cells.  The grid: file sizes doubling from file_min to
  * file_max, records doubling from record_min to record_max but never
  * above the file, and records below 64K skipped for files above 16M
- * unless keep_small_records; the many-files tests run in one cell per
- * file size up to FSLAB_FILES_SIZE_MAX (above), the one with the
- * largest record of its row (its files are written in that record), and
- * the other cells leave them out.  Named rows (s->named_rows cdm or cdm-nvme):
- * the preset's rows, each on a file of file_max bytes.
+ * unless keep_small_records; coarse: FSLAB_PLAN_COARSE_RULE's records
+ * and tests.  The many-files tests run in one cell per file size up to
+ * FSLAB_FILES_SIZE_MAX, the one with the largest record of its row (its
+ * files are written in that record), and the other cells leave them out.
+ * Named rows (s->named_rows cdm or cdm-nvme): the preset's rows, each on
+ * a file of file_max bytes.
  * Returns 0, -EINVAL (no cell) or -ENOMEM. */
 int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p);
 void fslab_plan_free(struct fslab_plan *p);

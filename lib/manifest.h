@@ -218,6 +218,7 @@ struct fslab_manifest {
 		unsigned tests;       /* mask of enum fslab_test bits */
 		bool keep_small_records;
 		bool shuffle;         /* "order": shuffle (default) or fixed */
+		char records_rule[512]; /* the lab's coarse records (lib/cell_plan.h); "": every record */
 		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
 		 * and "warmup_passes_discarded", the passes of each row run
 		 * before its first measured one and left out of the results;

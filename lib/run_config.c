@@ -238,6 +238,10 @@ int fslab_run_config_resolve(struct fslab_run_config *cfg, const struct fslab_se
 	if (sweep_file && load_sweep_file(cfg, sweep_file, sweep_text, e) < 0)
 		return -EINVAL;
 	fslab_settings_merge(cfg, given, ~0u);
+	/* sizes or the small-records rule given: the whole grid they name */
+	if (cfg->sweep.set & (FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) | FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) |
+			      FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS)))
+		cfg->sweep.coarse = false;
 	if (check_rows(cfg, given, e) < 0 || check_grid(&cfg->sweep, e) < 0 || check_trials(cfg, given, e) < 0)
 		return -EINVAL;
 	return 0;

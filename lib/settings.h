@@ -87,6 +87,7 @@ struct fslab_sweep_spec {
 	uint64_t seed;
 	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
 	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
+	bool coarse;             /* the lab preset's records (FSLAB_PLAN_COARSE_RULE) */
 	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
 	 * rows, on one file of file_max bytes (lib/cell_plan.c); any other: the
 	 * file x record grid */

@@ -86,11 +86,6 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 /* Fills o with "not set" everywhere (no setting given: the lab preset). */
 void fslab_run_opts_init(struct fslab_run_opts *o);
 
-/* Bytes one trial of a preset's sweep (file sizes capped at file_max when
- * non-zero) moves per filesystem: every test of a cell reads or writes the
- * whole file once.  Returns 0, -EINVAL (unknown preset, no cell) or
- * -ENOMEM. */
-int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes);
 /* Seconds the run o describes should take on n_fs filesystems whose
  * devices write and read at these rates, by the cost model of --dry-run
  * (bench/run_cost.c): the device probes, then *lo_s with the minimum of

@@ -1535,14 +1535,69 @@ START_TEST(plan_counts)
 	ck_assert_uint_eq(s.trials, 1);
 	ck_assert_int_eq(s.cache, FSLAB_CACHE_WARM);
 
-	/* Bytes per filesystem and trial (docs/reproduce.md's table): each of
-	 * the 13 tests moves the whole file once. */
-	uint64_t bytes = 0;
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 0, &bytes), 0);
-	ck_assert_uint_eq(bytes, UINT64_C(503817240576));
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 64 * FSLAB_MiB, &bytes), 0);
-	ck_assert_uint_eq(bytes, UINT64_C(17009541120));
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_INVALID, 0, &bytes), -EINVAL);
+}
+END_TEST
+
+/* The default plan (the lab preset): every file size of the question,
+ * 64K-2G, on the coarse records of FSLAB_PLAN_COARSE_RULE: 4K, 64K, 1M,
+ * 16M up to the file (no 4K above 16M) below 128M, 1M alone and no stdio
+ * test from 128M on; cold, 3..8 trials.  Sizes given: the whole grid. */
+START_TEST(lab_plan_is_coarse)
+{
+	static const uint64_t recs[] = { 4 * FSLAB_KiB, 64 * FSLAB_KiB, FSLAB_MiB, 16 * FSLAB_MiB };
+	struct fslab_sweep_spec s;
+	struct fslab_plan p;
+	size_t n = 0;
+
+	ck_assert_int_eq(sweep_preset("lab", &s), 0);
+	ck_assert_uint_eq(s.file_min, 64 * FSLAB_KiB);
+	ck_assert_uint_eq(s.file_max, 2 * FSLAB_GiB);
+	ck_assert_int_eq(s.cache, FSLAB_CACHE_COLD);
+	ck_assert_uint_eq(s.trials, 3);
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	for (uint64_t f = 64 * FSLAB_KiB; f <= 2 * FSLAB_GiB; f *= 2) {
+		for (size_t k = 0; k < 4; k++) {
+			bool want = f >= FSLAB_PLAN_LARGE_FILE ? recs[k] == FSLAB_MiB
+							       : recs[k] <= f && !(f > 16 * FSLAB_MiB && k == 0);
+			size_t i = fslab_plan_find(&p, FSLAB_TEST_WRITE, f / 1024, recs[k] / 1024, 1, 1);
+
+			ck_assert_msg((i < p.n) == want, "file %llu KiB record %llu KiB: %s", (unsigned long long)(f / 1024),
+				      (unsigned long long)(recs[k] / 1024), want ? "missing" : "planned");
+			n += want;
+			if (!want)
+				continue;
+			/* a large file: no stdio test; a small one: all 13 */
+			ck_assert_uint_eq(fslab_plan_cell_tests(&p.cells[i], s.tests),
+					  f >= FSLAB_PLAN_LARGE_FILE ? FSLAB_TESTS_IOZONE & ~FSLAB_TESTS_STDIO : FSLAB_TESTS_IOZONE);
+		}
+		/* records between the coarse ones are not in the plan */
+		ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_READ, f / 1024, 8, 1, 1), p.n);
+	}
+	ck_assert_uint_eq(p.n, n);
+	ck_assert_uint_eq(p.n, 35);
+	ck_assert_uint_eq(fslab_plan_test_count(&p, s.tests), 30 * 13 + 5 * 9);
+	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_FREAD, 2 * FSLAB_GiB / 1024, 1024, 1, 1), p.n);
+	fslab_plan_free(&p);
+}
+END_TEST
+
+/* The default run's estimate on a fake lab of the four kernel filesystems
+ * (FAT32 through FUSE has a plan of its own that costs minutes) at an
+ * assumed SATA SSD's 500 MB/s: at most an hour up to the stopping rule's
+ * cap of 8 trials, with the device probes; at least 20 minutes (3 trials
+ * of 64K-2G are real work, not an empty plan). */
+START_TEST(lab_estimate_within_an_hour)
+{
+	struct fslab_run_opts o;
+	const double kib_s = 500e6 / 1024;
+	double lo, hi;
+
+	fslab_run_opts_init(&o);
+	ck_assert_int_eq(fslab_run_estimate(&o, 4, kib_s, kib_s, &lo, &hi), 0);
+	fprintf(stderr, "default plan, 4 filesystems at 500 MB/s: %.0f..%.0f s\n", lo, hi);
+	ck_assert_double_le(hi, 3600);
+	ck_assert_double_gt(lo, 0.3 * hi);
+	ck_assert_double_ge(lo, 600);
 }
 END_TEST
 
@@ -1812,6 +1867,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, stopped_pass_is_redone);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
 	tcase_add_test(tp, plan_counts);
+	tcase_add_test(tp, lab_plan_is_coarse);
+	tcase_add_test(tp, lab_estimate_within_an_hour);
 	tcase_add_test(tp, plan_bounds);
 	tcase_add_test(tp, confidence_interval);
 	tcase_add_test(tp, progress_eta_starts_from_the_estimate);

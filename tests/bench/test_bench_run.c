@@ -1188,6 +1188,70 @@ START_TEST(dry_run_refuses_a_plan_too_big)
 }
 END_TEST
 
+/* The default (the lab preset: files 64K-2G) on a 40 MiB filesystem: its
+ * files halved until the largest fits (16M: 18 MiB + 8 MiB, where 32M
+ * would need 44 MiB), said, and the plan that fits printed and checked;
+ * the seed preset's bytes (docs/reproduce.md's table: 469.2 GiB a
+ * filesystem and trial) refused, not capped: its sizes are the 2023
+ * experiment's. */
+START_TEST(dry_run_caps_the_default_files)
+{
+	char *mnt, *out = out_path("dry-cap-out"), arg[1100];
+	struct ft_output o, seed;
+
+	mnt = tmpfs_dir("dry-cap", "40m", "small", arg, sizeof(arg));
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--probe-size", "4M", NULL);
+	ft_fslab(&seed, "run", "--dry-run", "--dir", arg, "--out", out, "--sweep", "seed", "--no-device-probe", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "files up to 16M, not 2G: the largest that fits the fullest filesystem"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "grid: files 64K-16M x records 4K-16M (coarse, below)") &&
+			      strstr(o.out, "records (the lab preset's): records 4K, 64K, 1M, 16M (up to the file") &&
+			      strstr(o.out, ": 24 cells x 13 tests") && strstr(o.out, "needs 26.0 MiB: ok"),
+		      "%s", o.out);
+	ck_assert_msg(seed.status == 1 && strstr(seed.out, "bytes to move: 469.2 GiB per filesystem and trial") &&
+			      strstr(seed.err, "lower --file-sizes"),
+		      "%d: %s%s", seed.status, seed.out, seed.err);
+	ft_output_free(&o);
+	ft_output_free(&seed);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
+/* The default plan run, then resumed: on a 40 MiB tmpfs its files stop at
+ * 16M (24 coarse cells, each a write row), the manifest names the records
+ * rule and the capped size, and --resume rebuilds the same plan from them
+ * (a row outside it would be refused) and finds nothing left to run. */
+START_TEST(default_run_records_its_rule_and_resumes)
+{
+	char *mnt, *out = out_path("cap-run-out"), arg[1100], csv[1200];
+	struct ft_output o, res;
+	struct keyset k;
+
+	mnt = tmpfs_dir("cap-run", "40m", "t", arg, sizeof(arg));
+	ft_fslab(&o, "run", "--dir", arg, "--out", out, "--tests", "write", "--cache", "warm", "--trials", "1",
+		 "--no-device-probe", "--quiet", NULL);
+	ft_fslab(&res, "run", "--resume", out, "--quiet", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
+	ck_assert_msg(res.status == 0, "--resume: %d: %s", res.status, res.err);
+	ft_output_free(&o);
+	ft_output_free(&res);
+	snprintf(csv, sizeof(csv), "%s/t.csv", out);
+	keyset_load(&k, csv, "t");
+	ck_assert_uint_eq(k.ok, 24);
+	ck_assert_uint_eq(k.n, 24);
+	keyset_free(&k);
+	json_object *m = manifest(out), *sw = jget(m, "sweep");
+	ck_assert_int_eq(json_object_get_int64(jget(sw, "file_max_kib")), 16384);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(sw, "records_rule")), "from 128M the 1M record"));
+	json_object_put(m);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 /* When the device probe's scratch file is what does not fit, the refusal
  * says so and names --probe-size, not --file-sizes (which cannot help). */
 START_TEST(dry_run_names_the_probe_when_it_is_the_largest_file)
@@ -1595,6 +1659,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
 	tcase_add_test(root, dry_run_refuses_a_plan_too_big);
+	tcase_add_test(root, dry_run_caps_the_default_files);
+	tcase_add_test(root, default_run_records_its_rule_and_resumes);
 	tcase_add_test(root, dry_run_names_the_probe_when_it_is_the_largest_file);
 	tcase_add_test(root, cold_tmpfs_falls_back);
 	tcase_add_test(root, full_filesystem_gives_failed_rows);

@@ -441,7 +441,7 @@ START_TEST(resolve_in_one_call)
 {
 	char *dir = ft_mkdtemp("fslab-settings"), file[512], *text = NULL;
 	static const char ini[] = "[sweep]\ncache = warm\ntrials = 2\n";
-	struct fslab_settings given = { 0 }, none = { 0 };
+	struct fslab_settings given = { 0 }, none = { 0 }, sizes = { 0 };
 	struct fslab_err e = FSLAB_ERR_INIT;
 	struct fslab_run_config cfg;
 
@@ -452,7 +452,8 @@ START_TEST(resolve_in_one_call)
 	ck_assert_str_eq(text, ini);
 	ck_assert_int_eq(cfg.sweep.cache, FSLAB_CACHE_DIRECT); /* the flag over the file */
 	ck_assert_uint_eq(cfg.sweep.trials, 2);                /* the file over the preset */
-	ck_assert_uint_eq(cfg.sweep.file_max, 64 * FSLAB_MiB); /* the lab preset */
+	ck_assert_uint_eq(cfg.sweep.file_max, 2 * FSLAB_GiB);  /* the lab preset */
+	ck_assert(cfg.sweep.coarse);                           /* its coarse records */
 	ck_assert_int_eq(cfg.stop_rule, FSLAB_STOP_RULE_FIXED); /* trials chosen */
 	ck_assert_uint_eq(cfg.max_trials, 2);
 	free(text);
@@ -463,6 +464,11 @@ START_TEST(resolve_in_one_call)
 	ck_assert_int_eq(cfg.stop_rule, FSLAB_STOP_RULE_DECIDED);
 	ck_assert_uint_eq(cfg.sweep.trials, FSLAB_DEFAULT_MIN_TRIALS);
 	ck_assert_uint_eq(cfg.max_trials, FSLAB_DEFAULT_MAX_TRIALS);
+	/* file sizes given (a flag or a sweep file's key): their whole grid */
+	ck_assert_int_eq(fslab_setting_parse(&sizes, FSLAB_SETTING_FILE_SIZES, "64K-64M", "--file-sizes", &e), 0);
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &sizes, NULL, &text, &e), 0);
+	ck_assert(!cfg.sweep.coarse);
+	ck_assert_uint_eq(cfg.sweep.file_max, 64 * FSLAB_MiB);
 	/* a rule between rows, and a sweep file that is not there */
 	ck_assert_int_eq(fslab_setting_parse(&given, FSLAB_SETTING_STOP, "fixed", "--stop", &e), 0);
 	ck_assert_int_eq(fslab_setting_parse(&given, FSLAB_SETTING_MAX_TRIALS, "4", "--max-trials", &e), 0);
