@@ -109,6 +109,12 @@ static bool dc_json_num(json_object *o, const char *key, double *v)
 	return true;
 }
 
+static void dc_host_written(struct fslab_drive_conditions *dc, double bytes)
+{
+	dc->has_host_written = true;
+	dc->host_written_bytes = (uint64_t)bytes;
+}
+
 int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_conditions *dc)
 {
 	struct json_tokener *tok;
@@ -147,6 +153,21 @@ int fslab_drive_smartctl_parse(const char *text, size_t len, struct fslab_drive_
 			dc->alarm = ((unsigned)n & 2u) != 0;
 		if (dc_json_num(o, "warning_temp_time", &n) && n >= 0 && n < 9e15)
 			dc->warn_minutes = (long long)n;
+		if (dc_json_num(o, "data_units_written", &n) && n >= 0 && n < 9e15 / 512000)
+			dc_host_written(dc, n * 512000);
+	}
+	if (json_object_object_get_ex(root, "ata_smart_attributes", &o) &&
+	    json_object_object_get_ex(o, "table", &o) && json_object_is_type(o, json_type_array)) {
+		double lbs = 512;
+
+		dc_json_num(root, "logical_block_size", &lbs);
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			json_object *a = json_object_array_get_idx(o, i), *raw = NULL;
+
+			if (dc_json_num(a, "id", &n) && n == 241 && json_object_object_get_ex(a, "raw", &raw) &&
+			    dc_json_num(raw, "value", &n) && n >= 0 && lbs >= 512 && n < 9e15 / lbs)
+				dc_host_written(dc, n * lbs);
+		}
 	}
 	json_object_put(root);
 	return 0;
@@ -308,6 +329,8 @@ struct json_object *fslab_drive_conditions_to_json(const struct fslab_drive_cond
 	json_object_object_add(o, "temperature_alarm", dc->alarm < 0 ? NULL : json_object_new_boolean(dc->alarm));
 	json_object_object_add(o, "warning_temp_minutes",
 			       dc->warn_minutes < 0 ? NULL : json_object_new_int64(dc->warn_minutes));
+	json_object_object_add(o, "host_written_bytes",
+			       dc->has_host_written ? json_object_new_int64((int64_t)dc->host_written_bytes) : NULL);
 	return o;
 }
 
@@ -380,6 +403,12 @@ int fslab_drive_conditions_from_json(struct json_object *o, struct fslab_drive_c
 		if (n < 0 || n > (INT64_C(1) << 53))
 			return -EINVAL;
 		dc->warn_minutes = n;
+	}
+	if (json_object_object_get_ex(o, "host_written_bytes", &v) && v) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return -EINVAL;
+		dc->has_host_written = true;
+		dc->host_written_bytes = (uint64_t)json_object_get_int64(v);
 	}
 	if (dc_get_str(o, "temperature_source", dc->temp_source, sizeof(dc->temp_source)) < 0 ||
 	    dc_get_str(o, "read_at", dc->read_at, sizeof(dc->read_at)) < 0)

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_object;
 
@@ -41,6 +42,13 @@ struct fslab_drive_conditions {
 	double warn_c;          /* the warning threshold, when has_warn */
 	int alarm;              /* the drive's temperature alarm: 1 on, 0 off, -1 unknown */
 	long long warn_minutes; /* NVMe warning_temp_time; -1 unknown */
+	/* The drive's own count of what the host wrote to it, in bytes:
+	 * NVMe's Data Units Written (x 512,000), or ATA attribute 241
+	 * (Total_LBAs_Written, x the logical block size; a few vendors count
+	 * it in other units, so it is a fact to compare with the block
+	 * layer's, never a figure of its own).  Only from smartctl. */
+	bool has_host_written;
+	uint64_t host_written_bytes;
 };
 
 /* Conditions with nothing known (smart_passed, alarm, warn_minutes -1). */
@@ -75,7 +83,7 @@ char *fslab_drive_conditions_format(const struct fslab_drive_conditions *dc, cha
 /* As JSON ({"temperature_c": 41.0 | null, "temperature_source": ...,
  * "smart_passed": true | false | null, "read_at": ...,
  * "warning_threshold_c": 70.0 | null, "temperature_alarm": bool | null,
- * "warning_temp_minutes": N | null}), and back; the
+ * "warning_temp_minutes": N | null, "host_written_bytes": N | null}), and back; the
  * one encoding the state and the manifest share.  from_json: 0, or
  * -EINVAL (a temperature outside -60..200 C, a wrong type). */
 struct json_object *fslab_drive_conditions_to_json(const struct fslab_drive_conditions *dc);

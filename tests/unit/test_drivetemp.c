@@ -94,6 +94,36 @@ START_TEST(unknowns_stay_unknown)
 }
 END_TEST
 
+/* The drive's own count of host writes: NVMe's data units (512,000
+ * bytes each), ATA's attribute 241 in logical blocks; kept through the
+ * JSON the manifest records, unknown where smartctl says nothing. */
+START_TEST(host_written_counter)
+{
+	const char nvme[] = "{\"nvme_smart_health_information_log\":{\"data_units_written\":1000}}";
+	const char ata[] = "{\"logical_block_size\":4096,\"ata_smart_attributes\":{\"table\":["
+			   "{\"id\":9,\"raw\":{\"value\":77}},{\"id\":241,\"raw\":{\"value\":2000}}]}}";
+	struct fslab_drive_conditions dc, back;
+	struct json_object *o;
+
+	fslab_drive_conditions_unknown(&dc);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(open_failed_sample, strlen(open_failed_sample), &dc), 0);
+	ck_assert(!dc.has_host_written);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(nvme, strlen(nvme), &dc), 0);
+	ck_assert(dc.has_host_written);
+	ck_assert_uint_eq(dc.host_written_bytes, 512000000u);
+	fslab_drive_conditions_unknown(&dc);
+	ck_assert_int_eq(fslab_drive_smartctl_parse(ata, strlen(ata), &dc), 0);
+	ck_assert_uint_eq(dc.host_written_bytes, 2000u * 4096u);
+	o = fslab_drive_conditions_to_json(&dc);
+	ck_assert_int_eq(fslab_drive_conditions_from_json(o, &back), 0);
+	ck_assert(back.has_host_written);
+	ck_assert_uint_eq(back.host_written_bytes, 2000u * 4096u);
+	json_object_object_add(o, "host_written_bytes", json_object_new_string("lots"));
+	ck_assert_int_eq(fslab_drive_conditions_from_json(o, &back), -EINVAL);
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(json_round_trip_and_bounds)
 {
 	struct fslab_drive_conditions dc = { .has_temp = true, .temp_c = 38.5, .smart_passed = 0 },
@@ -331,6 +361,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, parses_failing_sata_sample_after_a_banner);
 	tcase_add_test(tc, unknowns_stay_unknown);
 	tcase_add_test(tc, json_round_trip_and_bounds);
+	tcase_add_test(tc, host_written_counter);
 	tcase_add_test(tc, precondition_record_round_trip);
 	tcase_add_test(tc, a_file_is_no_drive);
 	tcase_add_test(tc, smartctl_heat_fields);
