@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,22 @@ static const struct {
 const char *rp_family_name(int f)
 {
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].name : "?";
+}
+
+/* Appends ", " (not first) and what fmt says to the list in buf of size
+ * len, while room is left for a name of room bytes. */
+static void __attribute__((format(printf, 4, 5)))
+sm_name(char *buf, size_t len, size_t room, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l >= len - room)
+		return;
+	l += (size_t)snprintf(buf + l, len - l, "%s", l ? ", " : "");
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
 }
 
 /* Family f's tests in a run of tests run; *descriptive: they are only
@@ -182,13 +199,12 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       const struct rp_fam_calls *calls, char *buf, size_t len)
 {
 	char skipped[200] = "", tail[260] = "", aside[400], said[400];
-	size_t sl = 0, wi, ri;
+	size_t wi, ri;
 
 	for (size_t i = 0; i < n; i++)
-		if ((!in[i].complete || isnan(in[i].score)) && sl < sizeof(skipped) - 40)
-			sl += (size_t)snprintf(skipped + sl, sizeof(skipped) - sl, "%s%s",
-					       sl ? ", " : "", in[i].label);
-	if (sl)
+		if (!in[i].complete || isnan(in[i].score))
+			sm_name(skipped, sizeof(skipped), 40, "%s", in[i].label);
+	if (skipped[0])
 		snprintf(tail, sizeof(tail), "; not judged (missing or partial data): %s", skipped);
 	sm_top_two(in, n, &wi, &ri);
 	if (wi == SIZE_MAX) {
@@ -220,6 +236,10 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 			 margin, r->label, said, tail, aside);
 	}
 }
+
+/* A comparison not made: every figure NaN (dir RP_DIR_NONE). */
+static const struct rp_cmp sm_no_cmp = { .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+					 .resolve = NAN, .df = NAN };
 
 /* The flags that keep a small-file cell out of the descriptive line: those
  * that set a figure aside, but FUSE, which is the whole filesystem's (the
@@ -321,24 +341,17 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
 	RP_FOR_TESTS(t, ft) {
 		struct rp_cmp c;
 
-		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested) {
+		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested)
 			k->untested++;
-			continue;
-		}
-		switch (c.dir) {
-		case RP_DIR_SLOWER:
+		else if (c.dir == RP_DIR_SLOWER)
 			k->slower++;
-			break;
-		case RP_DIR_FASTER:
+		else if (c.dir == RP_DIR_FASTER)
 			k->faster++;
-			break;
-		case RP_DIR_EQUIVALENT:
+		else if (c.dir == RP_DIR_EQUIVALENT)
 			k->equivalent++;
-			break;
-		default:
+		else {
 			k->inconclusive++;
 			k->resolve = fmax(k->resolve, c.resolve);
-			break;
 		}
 	}
 }
@@ -440,9 +453,7 @@ static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigne
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_score sa = { 0 }, sb = { 0 };
 
-		c->t[t].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
-					       .p_adj = NAN, .resolve = NAN, .df = NAN,
-					       .dir = RP_DIR_NONE };
+		c->t[t].cmp = sm_no_cmp;
 		if (!(tests & (1u << t)))
 			continue;
 		/* a score not filled stays zero: both are freed either way */
@@ -656,7 +667,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0, ul = 0, hl = 0;
+	size_t ok = 0, pc = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -668,27 +679,19 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 		}
 		if (e->n_flag_fuse || e->type == FSLAB_FS_FAT32) {
 			s->fuse = true;
-			if (fl < sizeof(s->fuse_names) - 80)
-				fl += (size_t)snprintf(s->fuse_names + fl, sizeof(s->fuse_names) - fl,
-						       "%s%s", fl ? ", " : "", e->label);
+			sm_name(s->fuse_names, sizeof(s->fuse_names), 80, "%s", e->label);
 		}
 		if (e->n_flag_loop) {
 			s->buffered_loop = true;
-			if (ll < sizeof(s->loop_names) - 80)
-				ll += (size_t)snprintf(s->loop_names + ll, sizeof(s->loop_names) - ll,
-						       "%s%s", ll ? ", " : "", e->label);
+			sm_name(s->loop_names, sizeof(s->loop_names), 80, "%s", e->label);
 		}
 		if (e->has_info && e->info.steady_not_reached) {
 			s->unsteady = true;
-			if (ul < sizeof(s->unsteady_names) - 80)
-				ul += (size_t)snprintf(s->unsteady_names + ul, sizeof(s->unsteady_names) - ul,
-						       "%s%s", ul ? ", " : "", e->label);
+			sm_name(s->unsteady_names, sizeof(s->unsteady_names), 80, "%s", e->label);
 		}
 		if (e->has_info && e->info.drive_hot[0]) {
 			s->hot = true;
-			if (hl < sizeof(s->hot_names) - 300)
-				hl += (size_t)snprintf(s->hot_names + hl, sizeof(s->hot_names) - hl, "%s%s (%s)",
-						       hl ? ", " : "", e->label, e->info.drive_hot);
+			sm_name(s->hot_names, sizeof(s->hot_names), 300, "%s (%s)", e->label, e->info.drive_hot);
 		}
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];
@@ -696,12 +699,8 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			char why[400];
 
 			s->incomplete = true;
-			if (il < sizeof(s->incomplete_names) - 100)
-				il += (size_t)snprintf(s->incomplete_names + il,
-						       sizeof(s->incomplete_names) - il, "%s%s (%s%s)",
-						       il ? ", " : "", e->label,
-						       e->n_samples == 0 ? "no data" : "partial data",
-						       sm_all_skipped_why(e, why, sizeof(why)));
+			sm_name(s->incomplete_names, sizeof(s->incomplete_names), 100, "%s (%s%s)", e->label,
+				e->n_samples == 0 ? "no data" : "partial data", sm_all_skipped_why(e, why, sizeof(why)));
 		}
 	}
 	for (size_t r = 0; r < d->n_runs; r++) {
@@ -711,10 +710,7 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			s->interrupted = true;
 		for (size_t k = 0; k < run->n_missing; k++) {
 			s->incomplete = true;
-			if (il < sizeof(s->incomplete_names) - 100)
-				il += (size_t)snprintf(s->incomplete_names + il,
-						       sizeof(s->incomplete_names) - il,
-						       "%s%s (no data)", il ? ", " : "", run->missing[k]);
+			sm_name(s->incomplete_names, sizeof(s->incomplete_names), 100, "%s (no data)", run->missing[k]);
 		}
 	}
 	if (s->buffered_loop) {
@@ -821,16 +817,12 @@ static int sm_matrix_compare(struct rp_summary *s, const struct rp_data *d, cons
 		for (size_t i = 0; i < s->n; i++) {
 			struct rp_mcell *c = rp_sum_cell(s, t, i);
 
-			if (!c->has) {
-				c->cmp.dir = RP_DIR_NONE;
-				continue;
-			}
-			if (c->rank == 1) /* no interval of the best against itself */
-				c->cmp = (struct rp_cmp){ .ratio = 1, .lo = NAN, .hi = NAN, .p = NAN,
-							  .p_adj = NAN, .resolve = NAN, .df = NAN,
-							  .dir = RP_DIR_BEST };
-			else
+			if (c->has && c->rank == 1) { /* no interval of the best against itself */
+				c->cmp.ratio = 1;
+				c->cmp.dir = RP_DIR_BEST;
+			} else if (c->has) {
 				rp_sum_pair(s, t, i, s->best[t], &c->cmp);
+			}
 		}
 	return 0;
 }
@@ -860,8 +852,8 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 {
 	const struct rp_summary *s = d->sum;
 
-	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
-			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	*c = sm_no_cmp;
+	c->dir = RP_DIR_UNTESTED;
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_chg; i++)
@@ -948,8 +940,7 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->best[t] = SIZE_MAX;
 	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
 		s->m[k].median = s->m[k].score = NAN;
-		s->m[k].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
-					       .p_adj = NAN, .resolve = NAN, .df = NAN };
+		s->m[k].cmp = sm_no_cmp;
 		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
 					       .dfb = NAN, .pool = SIZE_MAX };
 	}
