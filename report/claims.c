@@ -33,17 +33,9 @@ static const struct rp_entry *cl_find(const struct rp_run *r, enum fslab_fs_type
  * or equivalent refutes it, else the interval cannot decide. */
 static enum rp_claim_word cl_word_of(const struct rp_cmp *c)
 {
-	switch (c->dir) {
-	case RP_DIR_FASTER:
-		return RP_CLAIM_HOLDS;
-	case RP_DIR_SLOWER:
-	case RP_DIR_EQUIVALENT:
-		return RP_CLAIM_FAILS;
-	case RP_DIR_INCONCLUSIVE:
-		return RP_CLAIM_INCONCLUSIVE;
-	default:
-		return RP_CLAIM_UNTESTED;
-	}
+	return c->dir == RP_DIR_FASTER ? RP_CLAIM_HOLDS
+	       : c->dir == RP_DIR_SLOWER || c->dir == RP_DIR_EQUIVALENT ? RP_CLAIM_FAILS
+	       : c->dir == RP_DIR_INCONCLUSIVE ? RP_CLAIM_INCONCLUSIVE : RP_CLAIM_UNTESTED;
 }
 
 /* "btrfs/ext4 0.80 [0.75-0.86] slower" */
@@ -367,20 +359,17 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 			const struct rp_entry *e = &r->entries[i];
 			struct rp_score w, rd;
 			char ra[24], pa[24], pb[24];
-			size_t wpc = 0, wn = 0, rpc = 0, rn = 0;
+			size_t wpc = 0, rpc = 0, wn = e->test_first[FSLAB_TEST_WRITE + 1] - e->test_first[FSLAB_TEST_WRITE],
+			       rn = e->test_first[FSLAB_TEST_READ + 1] - e->test_first[FSLAB_TEST_READ];
 			char line[768];
 			int o = 0;
 
 			if (!e->n_flag_pc && e->type != FSLAB_FS_BTRFS)
 				continue;
-			for (size_t k = e->test_first[FSLAB_TEST_WRITE]; k < e->test_first[FSLAB_TEST_WRITE + 1]; k++) {
-				wn++;
-				wpc += !!(e->cells[k].flags & RP_FLAG_PAGE_CACHE);
-			}
-			for (size_t k = e->test_first[FSLAB_TEST_READ]; k < e->test_first[FSLAB_TEST_READ + 1]; k++) {
-				rn++;
-				rpc += !!(e->cells[k].flags & RP_FLAG_PAGE_CACHE);
-			}
+			RP_FOR_CELLS(c, e, FSLAB_TEST_WRITE)
+				wpc += !!(c->flags & RP_FLAG_PAGE_CACHE);
+			RP_FOR_CELLS(c, e, FSLAB_TEST_READ)
+				rpc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 			bool hw = rp_plateau(e, FSLAB_TEST_WRITE, &w) == 0;
 			bool hr = rp_plateau(e, FSLAB_TEST_READ, &rd) == 0;
 			double pw = e->info.device_write_kib_s, pr = e->info.device_read_kib_s;
@@ -442,19 +431,12 @@ int rp_claims_build(struct rp_data *d)
 			struct rp_claim_run *l = &c->runs[c->n++];
 
 			l->run = &d->runs[i];
-			switch (k) {
-			case 0:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_WRITE, l);
-				break;
-			case 1:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_READ, l);
-				break;
-			case 2:
+			if (k < 2)
+				cl_fastest(d, &d->runs[i], k == 0 ? FSLAB_TEST_WRITE : FSLAB_TEST_READ, l);
+			else if (k == 2)
 				cl_fat_dip(d, cs->m3, &d->runs[i], l);
-				break;
-			default:
+			else
 				cl_write_read(d, &d->runs[i], l);
-			}
 		}
 		cl_overall(c);
 	}

@@ -50,16 +50,10 @@ char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
 {
 	double v = kib_s / 1024;
 
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (v == 0)
-		snprintf(buf, len, "0");
-	else if (fabs(v) >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f", v);
+	if (isnan(v) || v == 0)
+		snprintf(buf, len, "%s", v == 0 ? "0" : "-");
 	else
-		snprintf(buf, len, "%.2f", v);
+		snprintf(buf, len, "%.*f", fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 2, v);
 	return buf;
 }
 
@@ -73,12 +67,9 @@ char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f%s%s", v, unit ? " " : "", unit ? names[u] : "");
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f%s%s", v, unit ? " " : "", unit ? names[u] : "");
 	else
-		snprintf(buf, len, "%.2f%s%s", v, unit ? " " : "", unit ? names[u] : "");
+		snprintf(buf, len, "%.*f%s%s", fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2, v, unit ? " " : "",
+			 unit ? names[u] : "");
 	return buf;
 }
 
@@ -372,17 +363,14 @@ void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags)
 
 void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < *n; i++)
-		if (a[i] == v)
-			return;
-	if (*n >= RP_SIZES_MAX)
+	while (i < *n && a[i] < v)
+		i++;
+	if ((i < *n && a[i] == v) || *n >= RP_SIZES_MAX)
 		return;
-	for (i = *n; i > 0 && a[i - 1] > v; i--)
-		a[i] = a[i - 1];
+	memmove(a + i + 1, a + i, ((*n)++ - i) * sizeof(*a));
 	a[i] = v;
-	(*n)++;
 }
 
 /* A latency in microseconds: "12.5", "1340", "-" */
