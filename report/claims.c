@@ -362,7 +362,6 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 			size_t wpc = 0, rpc = 0, wn = e->test_first[FSLAB_TEST_WRITE + 1] - e->test_first[FSLAB_TEST_WRITE],
 			       rn = e->test_first[FSLAB_TEST_READ + 1] - e->test_first[FSLAB_TEST_READ];
 			char line[768];
-			int o = 0;
 
 			if (!e->n_flag_pc && e->type != FSLAB_FS_BTRFS)
 				continue;
@@ -374,33 +373,27 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 			bool hr = rp_plateau(e, FSLAB_TEST_READ, &rd) == 0;
 			double pw = e->info.device_write_kib_s, pr = e->info.device_read_kib_s;
 
-			o += snprintf(line + o, sizeof(line) - (size_t)o, "%s: ", e->label);
+			snprintf(line, sizeof(line), "%s: ", e->label);
 			if (pw > 0 && pr > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o,
-					      "device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
-					      rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
-					      CL_2023_WRITE / pw, CL_2023_READ / pr);
+				rp_catf(line, sizeof(line),
+					"device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
+					rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
+					CL_2023_WRITE / pw, CL_2023_READ / pr);
 			else
-				o += snprintf(line + o, sizeof(line) - (size_t)o,
-					      "cannot tell how the headline compares (no device probe in the manifest); ");
+				rp_catf(line, sizeof(line),
+					"cannot tell how the headline compares (no device probe in the manifest); ");
 			if (hw)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, "this run's write %s",
-					      rp_fmt_rate(w.median, ra, sizeof(ra)));
+				rp_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
 			if (hw && pw > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f the probe)", w.median / pw);
+				rp_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
 			if (hr)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, ", read %s",
-					      rp_fmt_rate(rd.median, ra, sizeof(ra)));
+				rp_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
 			if (hr && pr > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f)", rd.median / pr);
-			if (o < (int)sizeof(line))
-				snprintf(line + o, sizeof(line) - (size_t)o,
-					 "; page-cache flags on %zu of %zu write and %zu of %zu read cells", wpc,
-					 wn, rpc, rn);
-			if (hw)
-				rp_score_free(&w);
-			if (hr)
-				rp_score_free(&rd);
+				rp_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
+			rp_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
+				wpc, wn, rpc, rn);
+			rp_score_free(&w); /* NULL when the plateau had none */
+			rp_score_free(&rd);
 			char (*h)[768] = realloc(cs->headline, (cs->n_headline + 1) * sizeof(*h));
 			if (!h)
 				return -ENOMEM;

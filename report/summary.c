@@ -87,27 +87,21 @@ static unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
  * descriptive, else its name.  Returns buf. */
 static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *buf, size_t len)
 {
-	size_t l = (size_t)snprintf(buf, len, "%s", sm_families[f].name);
+	char sep = ':';
 
-	if (descriptive) {
-		snprintf(buf + l, len - l, " (files up to 1 MiB, IOzone's tests)");
-		return buf;
-	}
+	snprintf(buf, len, "%s", sm_families[f].name);
+	if (descriptive)
+		return rp_catf(buf, len, " (files up to 1 MiB, IOzone's tests)");
 	if (!sm_families[f].what)
 		return buf;
-	char sep = ':';
-	l += (size_t)snprintf(buf + l, len - l, " (%s", sm_families[f].what);
-	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++) {
+	rp_catf(buf, len, " (%s", sm_families[f].what);
+	RP_FOR_TESTS(t, ft) {
 		const char *name = fslab_test_to_string(t), *us = strchr(name, '_');
 
-		if (!(ft & (1u << t)))
-			continue;
-		l += (size_t)snprintf(buf + l, len - l, "%c %s", sep, us ? us + 1 : name);
+		rp_catf(buf, len, "%c %s", sep, us ? us + 1 : name);
 		sep = ',';
 	}
-	if (l < len)
-		snprintf(buf + l, len - l, ")");
-	return buf;
+	return rp_catf(buf, len, ")");
 }
 
 /* The two best complete entries of in that are not set aside (SIZE_MAX:
@@ -148,13 +142,12 @@ static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_
 	if (top == SIZE_MAX)
 		return;
 	char fw[160];
-	int l = snprintf(buf, len, "; set aside: %s (%s", in[top].label,
-			 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
-	if (l > 0 && (size_t)l < len && w && w->score > 0)
-		l += snprintf(buf + l, len - (size_t)l, ", %.2fx", in[top].score / w->score);
-	if (l > 0 && (size_t)l < len)
-		snprintf(buf + l, len - (size_t)l, ")%s%.0zu%s - never the best while an unflagged figure exists",
-			 more ? " and " : "", more, more ? " more flagged" : "");
+	snprintf(buf, len, "; set aside: %s (%s", in[top].label,
+		 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
+	if (w && w->score > 0)
+		rp_catf(buf, len, ", %.2fx", in[top].score / w->score);
+	rp_catf(buf, len, ")%s%.0zu%s - never the best while an unflagged figure exists",
+		more ? " and " : "", more, more ? " more flagged" : "");
 }
 
 /* "ext2 slower in 3, inconclusive in 1 of 4 tests (...)" */
@@ -168,31 +161,29 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 		{ k->equivalent, "equivalent" }, { k->inconclusive, "inconclusive" },
 		{ k->untested, "not tested" },
 	};
-	size_t l = (size_t)snprintf(buf, len, "%s", runner), kinds = 0;
+	size_t kinds = 0;
 
+	snprintf(buf, len, "%s", runner);
 	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
 		kinds += part[i].n > 0;
-	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]) && l < len; i++) {
+	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]); i++) {
 		if (!part[i].n)
 			continue;
 		if (kinds == 1 && k->n_tests == 2)
-			l += (size_t)snprintf(buf + l, len - l, " %s in both tests", part[i].word);
+			rp_catf(buf, len, " %s in both tests", part[i].word);
 		else if (kinds == 1)
-			l += (size_t)snprintf(buf + l, len - l, " %s in %s%zu test%s", part[i].word,
-					      k->n_tests > 1 ? "all " : "", k->n_tests,
-					      k->n_tests > 1 ? "s" : "");
+			rp_catf(buf, len, " %s in %s%zu test%s", part[i].word, k->n_tests > 1 ? "all " : "",
+				k->n_tests, k->n_tests > 1 ? "s" : "");
 		else
-			l += (size_t)snprintf(buf + l, len - l, "%s %s in %u", done ? "," : "",
-					      part[i].word, part[i].n);
-		if (l < len && part[i].word[0] == 'e')
-			l += (size_t)snprintf(buf + l, len - l, " (within %g%%)", 100 * k->delta);
+			rp_catf(buf, len, "%s %s in %u", done ? "," : "", part[i].word, part[i].n);
+		if (part[i].word[0] == 'e')
+			rp_catf(buf, len, " (within %g%%)", 100 * k->delta);
 		done++;
 	}
-	if (kinds > 1 && l < len)
-		l += (size_t)snprintf(buf + l, len - l, " of %zu tests", k->n_tests);
-	if (k->inconclusive && l < len)
-		snprintf(buf + l, len - l, "; these trials resolve only differences beyond %.0f%%",
-			 ceil(100 * k->resolve));
+	if (kinds > 1)
+		rp_catf(buf, len, " of %zu tests", k->n_tests);
+	if (k->inconclusive)
+		rp_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
 }
 
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
@@ -361,24 +352,18 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
  * their flags), into buf ("" none). */
 static char *sm_left_out(unsigned out, unsigned flags, char *buf, size_t len)
 {
-	size_t l = 0;
-
 	buf[0] = '\0';
-	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++)
-		if (out & (1u << t))
-			l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "; left out: ",
-					      fslab_test_to_string(t));
-	if (!l || l >= len)
+	RP_FOR_TESTS(t, out)
+		rp_catf(buf, len, "%s%s", buf[0] ? ", " : "; left out: ", fslab_test_to_string(t));
+	if (!buf[0] || strlen(buf) + 1 >= len)
 		return buf;
-	l += (size_t)snprintf(buf + l, len - l, " (every figure flagged:");
-	for (size_t i = 0, n = 0; i < rp_n_flags && l < len; i++)
+	rp_catf(buf, len, " (every figure flagged:");
+	for (size_t i = 0, n = 0; i < rp_n_flags; i++)
 		if (flags & rp_flag_table[i].bit)
-			l += (size_t)snprintf(buf + l, len - l, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
-	if ((flags & RP_FLAG_OTHER) && l < len)
-		l += (size_t)snprintf(buf + l, len - l, ", a flag this report does not know");
-	if (l < len)
-		snprintf(buf + l, len - l, ")");
-	return buf;
+			rp_catf(buf, len, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
+	if (flags & RP_FLAG_OTHER)
+		rp_catf(buf, len, ", a flag this report does not know");
+	return rp_catf(buf, len, ")");
 }
 
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries.
@@ -424,8 +409,7 @@ static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, stru
 		sm_calls(s, ft, wi, ri, &k);
 	rp_family_verdict(sm_family_label(f, ft, descriptive, fam, sizeof(fam)), in, d->n_all, &k,
 			  s->verdict[f], sizeof(s->verdict[f]));
-	size_t l = strlen(s->verdict[f]);
-	snprintf(s->verdict[f] + l, sizeof(s->verdict[f]) - l, "%s", left);
+	rp_catf(s->verdict[f], sizeof(s->verdict[f]), "%s", left);
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -500,14 +484,11 @@ static const char *sm_kernel(const struct rp_run *r)
 /* Appends "what: 'a' -> 'b'" to s->differs when a and b differ. */
 static void sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
 {
-	size_t l = strlen(s->differs);
-
 	/* a value one manifest does not record is not a difference it shows */
 	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0 ||
-	    l + 40 >= sizeof(s->differs))
+	    strlen(s->differs) + 40 >= sizeof(s->differs))
 		return;
-	snprintf(s->differs + l, sizeof(s->differs) - l, "%s%s '%s' -> '%s'", l ? "; " : "", what,
-		 a, b);
+	rp_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
 }
 
 /* What differs between the first run and each later one: the kernel, the
@@ -579,14 +560,13 @@ static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const st
 			int t)
 {
 	char ci[64];
-	size_t l = strlen(buf);
 
 	if ((*n)++ >= 4) {
 		(*more)++;
 		return;
 	}
-	snprintf(buf + l, len - l, "%s%s %s %s", l ? ", " : "", c->b->fs, fslab_test_to_string(t),
-		 rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
+	rp_catf(buf, len, "%s%s %s %s", buf[0] ? ", " : "", c->b->fs, fslab_test_to_string(t),
+		rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
 }
 
 /* ": every cell skipped: WHY" when every row of e was skipped for one

@@ -232,29 +232,20 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
 	unsigned f = 0;
-	char names[512], line[768];
-	size_t o = 0;
+	char names[512], line[768] = "";
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; i < s->n; i++) {
-			const struct rp_mcell *c = rp_sum_cell(s, t, i);
-			if (c->has)
-				f |= c->flags;
-		}
+	for (size_t k = 0; k < s->n * FSLAB_TEST_MAX; k++)
+		f |= s->m[k].has ? s->m[k].flags : 0;
 	f &= RP_FLAGS_ASIDE & ~(unsigned)(RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE);
 	if (!f)
 		return;
-	line[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < sizeof(line); i++)
+	for (size_t i = 0; i < rp_n_flags; i++)
 		if (f & rp_flag_table[i].bit)
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s = %s", o ? "; " : "",
-					      rp_flag_table[i].letter, rp_flag_table[i].words);
-	if ((f & RP_FLAG_OTHER) && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s? = %s", o ? "; " : "",
-				      rp_other_flags_all(d, names, sizeof(names)));
-	if (o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", set aside likewise");
-	rp_text_wrap(out, "", 6, line);
+			rp_catf(line, sizeof(line), "%s%s = %s", line[0] ? "; " : "", rp_flag_table[i].letter,
+				rp_flag_table[i].words);
+	if (f & RP_FLAG_OTHER)
+		rp_catf(line, sizeof(line), "%s? = %s", line[0] ? "; " : "", rp_other_flags_all(d, names, sizeof(names)));
+	rp_text_wrap(out, "", 6, rp_catf(line, sizeof(line), ", set aside likewise"));
 }
 
 /* The device panel: a row per family with a figure, a column per entry
