@@ -154,30 +154,32 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 	return rc;
 }
 
-/* The verdict matrix: one line per row and side, a column per entry. */
-static int cd_text_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *p)
+/* The verdict matrix: one line per row and side, a column per entry
+ * (text or HTML). */
+static int cd_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *p, bool html)
 {
-	struct fslab_table *tb = fslab_table_new(2);
+	const char *heads[2 + FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4] = { "row", "side|" };
+	struct rp_tab tb;
 	char v[96];
 	int rc;
 
-	if (!tb)
-		return -ENOMEM;
-	fslab_table_column(tb, "row", FSLAB_TABLE_LEFT);
-	fslab_table_column(tb, "side", FSLAB_TABLE_LEFT);
 	for (size_t e = 0; e < p->n_entries; e++)
-		fslab_table_column(tb, d->all[e]->label, FSLAB_TABLE_LEFT);
+		heads[2 + e] = d->all[e]->label;
+	if ((rc = rp_tab_open(&tb, out, html, heads, 2 + p->n_entries, ~0u, ~0u)) < 0)
+		return rc;
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (int k = 0; k < 2; k++) {
-			fslab_table_row(tb);
-			fslab_table_cell(tb, 0, p->rows[r].name);
-			fslab_table_cell(tb, 1, cd_side_names[k]);
-			for (size_t e = 0; e < p->n_entries; e++)
-				fslab_table_cell(tb, 2 + e, cd_verdict(rp_cdm_at(p, r, e, k), v, sizeof(v)));
+			rp_tab_row(&tb);
+			rp_tab_cell(&tb, p->rows[r].name, NULL, false);
+			rp_tab_cell(&tb, cd_side_names[k], NULL, false);
+			for (size_t e = 0; e < p->n_entries; e++) {
+				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
+
+				rp_tab_cell(&tb, cd_verdict(s, v, sizeof(v)), !html ? NULL : s->compared ? rp_dir_class(s->cmp.dir)
+									     : s->best ? rp_dir_class(RP_DIR_BEST) : "", false);
+			}
 		}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "</section>\n");
 }
 
 int rp_cdm_text(FILE *out, const struct rp_data *d)
@@ -200,7 +202,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
 	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
 	      "set aside (aside), never the best while the row has an unflagged one\n", out);
-	if ((rc = cd_text_verdicts(out, d, p)) < 0)
+	if ((rc = cd_verdicts(out, d, p, false)) < 0)
 		goto out;
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (size_t e = 0; e < p->n_entries; e++)
@@ -299,26 +301,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	fputs("<h3>Verdicts by row</h3>\n<p>Each filesystem against the row's fastest unflagged one: "
 	      "the ratio of the means with its 95% simultaneous interval (equivalent within 5%). A "
 	      "flagged figure shows its letters (the flags' legend) and is set aside (aside), never "
-	      "the best while the row has an unflagged one.</p>\n"
-	      "<div class=scroll><table><tr><th class=l>row</th><th class=l></th>", out);
-	for (size_t e = 0; e < p->n_entries; e++) {
-		rp_html_put(out, "<th class=l>", d->all[e]->label, "</th>");
-	}
-	fputs("</tr>\n", out);
-	for (size_t r = 0; r < p->n_rows; r++)
-		for (int k = 0; k < 2; k++) {
-			rp_html_put(out, "<tr><td class=l>", p->rows[r].name, "");
-			fprintf(out, "</td><td class=l>%s</td>", cd_side_names[k]);
-			for (size_t e = 0; e < p->n_entries; e++) {
-				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
-
-				fprintf(out, "<td class=\"l %s\">",
-					s->compared ? rp_dir_class(s->cmp.dir) : s->best ? rp_dir_class(RP_DIR_BEST) : "");
-				rp_html_put(out, "", cd_verdict(s, v, sizeof(v)), "</td>");
-			}
-			fputs("</tr>\n", out);
-		}
-	fputs("</table></div></section>\n", out);
+	      "the best while the row has an unflagged one.</p>\n", out);
+	cd_verdicts(out, d, p, true);
 }
 
 static json_object *cd_json_side(const struct rp_cdm_side *s)

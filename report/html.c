@@ -231,39 +231,6 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		ht_problems(out, d->all[i], t);
 }
 
-static void ht_same_fs(FILE *out, const struct rp_data *d)
-{
-	const struct rp_same_fs *rows = d->sum->same_fs;
-	size_t n = d->sum->n_same_fs;
-	char ma[24], mb[24];
-
-	if (n == 0)
-		return;
-	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
-	      "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
-	      "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
-	      "has one verdict only.</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
-	      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
-	      "<th class=l>run B</th><th>B MiB/s</th><th>B/A [interval]</th>"
-	      "<th class=l>verdict</th></tr>\n",
-	      out);
-	for (size_t i = 0; i < n; i++) {
-		const struct rp_same_fs *r = &rows[i];
-		char ci[64];
-
-		rp_html_put(out, "<tr><td class=l>", r->a->fs, "");
-		fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(r->test));
-		rp_html_escape(out, r->a->run->tag);
-		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
-		rp_html_escape(out, r->b->run->tag);
-		fprintf(out, "</td><td>%s</td><td>%s</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
-			rp_fmt_ratio_ci(&r->cmp, "&ndash;", ci, sizeof(ci)));
-		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n", rp_dir_class(r->cmp.dir),
-			rp_change_word(r->cmp.dir));
-	}
-	fputs("</table></div></section>\n", out);
-}
-
 /* Run run's row of test t in rk: its best with the plateau median, then
  * the others' ratios to it.  Opens the table first when *table is false. */
 static void ht_run_test_row(FILE *out, const struct rp_data *d, const struct rp_ranking *rk,
@@ -652,36 +619,6 @@ static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
 	fputs("</section>\n", out);
 }
 
-static void rp_latency_html(FILE *out, const struct rp_data *d)
-{
-	const struct rp_summary *s = d->sum;
-
-	if (!s->lat_tests)
-		return;
-	fputs("<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
-	      "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
-	      "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
-	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
-	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
-	      out);
-	RP_FOR_TESTS(t, s->lat_tests)
-		for (size_t i = 0; i < s->n; i++) {
-			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], b[24], c[24], f[16], r[16];
-
-			if (!l->has)
-				continue;
-			fprintf(out, "<tr><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
-			rp_html_escape(out, d->all[i]->label);
-			fprintf(out, "</td><td>%zu</td><td>%s</td><td>%s</td><td class=l>", l->n_cells,
-				rp_fmt_us(l->p50, a, sizeof(a)), rp_fmt_us(l->p99, b, sizeof(b)));
-			if (!isnan(l->p99))
-				fprintf(out, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-					rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fprintf(out, "</td><td>%s</td></tr>\n", rp_fmt_us(l->max, c, sizeof(c)));
-		}
-	fputs("</table></div></section>\n", out);
-}
 /* The page, section by section; 0 or the error of reading a plot. */
 static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
 		   const char *pdir, unsigned tests, bool claims, struct fslab_err *e)
@@ -703,8 +640,8 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	if ((r = ht_rankings(out, d, plots, pdir, tests, e)) < 0)
 		return r;
 	rp_cdm_html(out, d);
-	rp_latency_html(out, d);
-	ht_same_fs(out, d);
+	rp_latency_table(out, d, true);
+	rp_same_fs_table(out, d, true);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);
 	if ((r = ht_plots(out, plots, pdir, e)) < 0)

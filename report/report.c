@@ -334,9 +334,9 @@ static int rpt_text_render(const struct rp_data *d,
 	if (rc == 0)
 		rc = rp_cdm_text(f, d);
 	if (rc == 0)
-		rc = rp_latency_text(f, d);
+		rc = rp_latency_table(f, d, false);
 	if (rc == 0 && d->n_runs > 1)
-		rc = rp_text_same_fs(f, d);
+		rc = rp_same_fs_table(f, d, false);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);

@@ -9,6 +9,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+int rp_tab_open(struct rp_tab *t, FILE *out, bool html, const char *const *heads, size_t n,
+		unsigned text_left, unsigned html_left)
+{
+	*t = (struct rp_tab){ .out = out, .html_left = html_left };
+	if (html)
+		fputs("<div class=scroll><table><tr>", out);
+	else if (!(t->tb = fslab_table_new(2)))
+		return -ENOMEM;
+	for (size_t c = 0; c < n; c++) {
+		const char *bar = strchr(heads[c], '|');
+		char h[32];
+
+		if (html)
+			rp_html_put(out, (html_left >> (c < 31 ? c : 31)) & 1 ? "<th class=l>" : "<th>", bar ? bar + 1 : heads[c], "</th>");
+		else
+			fslab_table_column(t->tb, bar ? (snprintf(h, sizeof(h), "%.*s", (int)(bar - heads[c]), heads[c]), h)
+						      : heads[c], (text_left >> (c < 31 ? c : 31)) & 1 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
+	}
+	if (html)
+		fputs("</tr>\n", out);
+	return 0;
+}
+
+void rp_tab_row(struct rp_tab *t)
+{
+	if (t->tb)
+		fslab_table_row(t->tb);
+	else
+		fputs(t->col ? "</tr>\n<tr>" : "<tr>", t->out);
+	t->col = 0;
+}
+
+void rp_tab_cell(struct rp_tab *t, const char *text, const char *cls, bool raw)
+{
+	size_t c = t->col++;
+
+	if (t->tb) {
+		fslab_table_cell(t->tb, c, text);
+		return;
+	}
+	if (cls)
+		fprintf(t->out, "<td class=\"l %s\">", cls);
+	else
+		fputs((t->html_left >> (c < 31 ? c : 31)) & 1 ? "<td class=l>" : "<td>", t->out);
+	if (raw)
+		fputs(text, t->out);
+	else
+		rp_html_escape(t->out, text);
+	fputs("</td>", t->out);
+}
+
+int rp_tab_close(struct rp_tab *t, const char *html_after)
+{
+	int rc = 0;
+
+	if (t->tb) {
+		rc = fslab_table_print(t->tb, t->out);
+		fslab_table_free(t->tb);
+	} else {
+		fprintf(t->out, "%s</table></div>%s", t->col ? "</tr>\n" : "", html_after);
+	}
+	return rc;
+}
+
 /* The ranking tables' columns. */
 enum { RK_C_RANK, RK_C_LABEL, RK_C_SCORE, RK_C_CI, RK_C_RATIO, RK_C_VS, RK_C_PLATEAU, RK_C_FLAGS };
 
@@ -172,40 +236,39 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 	}
 }
 
-int rp_text_same_fs(FILE *out, const struct rp_data *d)
+int rp_same_fs_table(FILE *out, const struct rp_data *d, bool html)
 {
-	static const char *const heads[] = { "filesystem", "test", "run A", "A",
-					     "run B", "B", "B/A [interval]", "verdict" };
+	static const char *const heads[] = { "filesystem", "test", "run A", "A|A MiB/s", "run B",
+					     "B|B MiB/s", "B/A [interval]", "verdict" };
 	const struct rp_same_fs *rows = d->sum->same_fs;
-	struct fslab_table *tb;
-	size_t n = d->sum->n_same_fs;
-	char ma[24], mb[24], ci[64];
+	struct rp_tab tb;
+	char m[24], ci[64];
 	int rc;
 
-	if (n == 0)
+	if (d->sum->n_same_fs == 0)
 		return 0;
-	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
-	      "   interval and verdict) ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c == 3 || c == 5 ? FSLAB_TABLE_RIGHT : FSLAB_TABLE_LEFT);
-	for (size_t i = 0; i < n; i++) {
+	fputs(html ? "<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
+		     "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
+		     "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
+		     "has one verdict only.</p>\n"
+		   : "\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
+		     "   interval and verdict) ==\n", out);
+	if ((rc = rp_tab_open(&tb, out, html, heads, 8, 0xd7, 0x97)) < 0)
+		return rc;
+	for (size_t i = 0; i < d->sum->n_same_fs; i++) {
 		const struct rp_same_fs *r = &rows[i];
 
-		fslab_table_row(tb);
-		fslab_table_cell(tb, 0, r->a->fs);
-		fslab_table_cell(tb, 1, fslab_test_to_string(r->test));
-		fslab_table_cell(tb, 2, r->a->run->tag);
-		fslab_table_cell(tb, 3, rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
-		fslab_table_cell(tb, 4, r->b->run->tag);
-		fslab_table_cell(tb, 5, rp_fmt_mibs(r->median_b, mb, sizeof(mb)));
-		fslab_table_cell(tb, 6, rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)));
-		fslab_table_cell(tb, 7, rp_change_word(r->cmp.dir));
+		rp_tab_row(&tb);
+		rp_tab_cell(&tb, r->a->fs, NULL, false);
+		rp_tab_cell(&tb, fslab_test_to_string(r->test), NULL, false);
+		rp_tab_cell(&tb, r->a->run->tag, NULL, false);
+		rp_tab_cell(&tb, rp_fmt_mibs(r->median_a, m, sizeof(m)), NULL, false);
+		rp_tab_cell(&tb, r->b->run->tag, NULL, false);
+		rp_tab_cell(&tb, rp_fmt_mibs(r->median_b, m, sizeof(m)), NULL, false);
+		rp_tab_cell(&tb, rp_fmt_ratio_ci(&r->cmp, html ? "&ndash;" : "-", ci, sizeof(ci)), NULL, true);
+		rp_tab_cell(&tb, rp_change_word(r->cmp.dir), html ? rp_dir_class(r->cmp.dir) : NULL, false);
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "</section>\n");
 }
 
 /* Each run's filesystems ranked among themselves - with runs labelled by
@@ -262,45 +325,45 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 	}
 }
 
-int rp_latency_text(FILE *out, const struct rp_data *d)
+int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 {
 	static const char *const heads[] = { "test", "filesystem", "cells", "p50 median",
-					     "p99 worst", "(cell)", "max" };
+					     "p99 worst", "(cell)|cell", "max" };
 	const struct rp_summary *s = d->sum;
-	struct fslab_table *tb;
+	struct rp_tab tb;
 	int rc;
 
 	if (!s->lat_tests)
 		return 0;
-	fputs("\n== latency per operation (fslab run --latency), microseconds ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c < 2 || c == 5 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
+	fputs(html ? "<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
+		     "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
+		     "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
+		   : "\n== latency per operation (fslab run --latency), microseconds ==\n", out);
+	if ((rc = rp_tab_open(&tb, out, html, heads, 7, 0x23, 0x23)) < 0)
+		return rc;
 	RP_FOR_TESTS(t, s->lat_tests)
 		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], f[16], r[16];
+			char a[24], f[16], r[16], cell[40] = "";
 
 			if (!l->has)
 				continue;
-			fslab_table_row(tb);
-			fslab_table_cell(tb, 0, fslab_test_to_string(t));
-			fslab_table_cell(tb, 1, d->all[i]->label);
-			fslab_table_cellf(tb, 2, "%zu", l->n_cells);
-			fslab_table_cell(tb, 3, rp_fmt_us(l->p50, a, sizeof(a)));
-			fslab_table_cell(tb, 4, rp_fmt_us(l->p99, a, sizeof(a)));
 			if (!isnan(l->p99))
-				fslab_table_cellf(tb, 5, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-						  rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fslab_table_cell(tb, 6, rp_fmt_us(l->max, a, sizeof(a)));
+				snprintf(cell, sizeof(cell), "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
+					 rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
+			rp_tab_row(&tb);
+			rp_tab_cell(&tb, fslab_test_to_string(t), NULL, false);
+			rp_tab_cell(&tb, d->all[i]->label, NULL, false);
+			snprintf(a, sizeof(a), "%zu", l->n_cells);
+			rp_tab_cell(&tb, a, NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->p50, a, sizeof(a)), NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->p99, a, sizeof(a)), NULL, false);
+			rp_tab_cell(&tb, cell, NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->max, a, sizeof(a)), NULL, false);
 		}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	if (rc < 0)
+	if ((rc = rp_tab_close(&tb, "</section>\n")) < 0 || html)
 		return rc;
 	fputs("p50 median: the median of the cells' p50 (each the median over its trials); p99\n"
-	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n",
-	      out);
+	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n", out);
 	return 0;
 }

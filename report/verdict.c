@@ -248,50 +248,61 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 	rp_text_wrap(out, "", 6, rp_catf(line, sizeof(line), ", set aside likewise"));
 }
 
-/* The device panel: a row per family with a figure, a column per entry
+/* The device panel: a row per entry, a column per family with a figure
  * (docs/report.md "What each filesystem makes the drive write"). */
-static int vd_text_device(FILE *out, const struct rp_data *d)
+static int vd_device(FILE *out, const struct rp_data *d, bool html)
 {
 	const struct rp_dev *v = &d->sum->dev;
-	struct fslab_table *tb;
+	const char *heads[1 + RP_N_FAMILIES] = { "filesystem" };
+	struct rp_tab tb;
+	size_t n = 1;
 	char b[96];
 	int rc;
 
 	if (v->empty)
-		fputs("\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
-		      "the probe's bound, as before\n", out);
+		fputs(html ? "<p id=\"device-none\">No device counters in these CSVs' device columns: the "
+			     "page-cache flags come from the probe's bound, as before.</p>\n"
+			   : "\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
+			     "the probe's bound, as before\n", out);
 	if (!v->n_rows)
 		return 0;
-	fputs("\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	fslab_table_column(tb, "filesystem", FSLAB_TABLE_LEFT);
+	fputs(html ? "<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
+		   : "\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (v->fam_any[f])
-			fslab_table_column(tb, rp_family_name(f), FSLAB_TABLE_RIGHT);
+			heads[n++] = rp_family_name(f);
+	if ((rc = rp_tab_open(&tb, out, html, heads, n, 1, 1)) < 0)
+		return rc;
 	for (size_t i = 0; i < d->n_all; i++) {
-		size_t c = 0;
-
-		fslab_table_row(tb);
-		fslab_table_cellf(tb, c++, "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		rp_tab_row(&tb);
+		snprintf(b, sizeof(b), "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		rp_tab_cell(&tb, b, NULL, false);
 		for (int f = 0; f < RP_N_FAMILIES; f++)
 			if (v->fam_any[f])
-				fslab_table_cell(tb, c++, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
+				rp_tab_cell(&tb, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), NULL, false);
 	}
-	if ((rc = fslab_table_print(tb, out)) < 0)
-		goto out;
-	rp_text_wrap(out, "", 0, rp_dev_words);
-	fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
-		     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
-		v->n_rows, v->n_pc_only, v->n_beyond_only);
+	if ((rc = rp_tab_close(&tb, "\n")) < 0)
+		return rc;
+	if (html)
+		fprintf(out, "<p class=legend>Mean [95%% interval] over trials. %s %zu passes with device "
+			     "counters; page cache by the counters but within the probe's bound: %zu; beyond "
+			     "the probe's bound though the device did the work: %zu.</p>\n",
+			rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
+	else {
+		rp_text_wrap(out, "", 0, rp_dev_words);
+		fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
+			     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
+			v->n_rows, v->n_pc_only, v->n_beyond_only);
+	}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->memory[f][0]) {
+		if (v->memory[f][0] && html) {
+			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
+			rp_html_put(out, "", v->memory[f], "</p>\n");
+		} else if (v->memory[f][0]) {
 			snprintf(b, sizeof(b), "%s: ", rp_family_name(f));
 			rp_text_wrap(out, b, 2, v->memory[f]);
 		}
-out:
-	fslab_table_free(tb);
-	return rc;
+	return 0;
 }
 
 int rp_text_summary(FILE *out, const struct rp_data *d)
@@ -328,7 +339,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
-		return vd_text_device(out, d);
+		return vd_device(out, d, false);
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
@@ -342,7 +353,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 			100 * s->delta, s->n_chg_comparisons);
 	else
 		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
-	return vd_text_device(out, d);
+	return vd_device(out, d, false);
 }
 
 /* ---- HTML ---- */
@@ -513,40 +524,6 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 	fputs(chg ? "</p>\n" : " Click a test for its ranking.</p>\n", out);
 }
 
-static void vd_html_device(FILE *out, const struct rp_data *d)
-{
-	const struct rp_dev *v = &d->sum->dev;
-	char b[96];
-
-	if (v->empty)
-		fputs("<p id=\"device-none\">No device counters in these CSVs' device columns: the "
-		      "page-cache flags come from the probe's bound, as before.</p>\n", out);
-	if (!v->n_rows)
-		return;
-	fputs("<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
-	      "<div class=scroll><table><tr><th class=l>filesystem</th>", out);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->fam_any[f])
-			fprintf(out, "<th>%s</th>", rp_family_name(f));
-	fputs("</tr>\n", out);
-	for (size_t i = 0; i < d->n_all; i++) {
-		rp_html_put(out, "<tr><td class=l>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</td>" : "</td>");
-		for (int f = 0; f < RP_N_FAMILIES; f++)
-			if (v->fam_any[f])
-				rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
-		fputs("</tr>\n", out);
-	}
-	fprintf(out, "</table></div>\n<p class=legend>Mean [95%% interval] over trials. %s %zu passes "
-		     "with device counters; page cache by the counters but within the probe's bound: %zu; "
-		     "beyond the probe's bound though the device did the work: %zu.</p>\n",
-		rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->memory[f][0]) {
-			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
-			rp_html_put(out, "", v->memory[f], "</p>\n");
-		}
-}
-
 void rp_html_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -570,6 +547,6 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	vd_html_matrix(out, d, false);
 	if (s->n_chg)
 		vd_html_matrix(out, d, true);
-	vd_html_device(out, d);
+	vd_device(out, d, true);
 	fputs("</section>\n", out);
 }
