@@ -20,10 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FSLAB_VERSION
-#define FSLAB_VERSION "0.0.0"
-#endif
-
 #define EX_SKIP_STATUS "skipped: IOzone reported 0 (not measured)"
 
 static int ex_csv_text(const struct fslab_iozone_report *rep, const char *fs,

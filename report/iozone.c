@@ -15,10 +15,8 @@
 #define IZ_VALUE_MAX 1e15
 
 /* e's message "line N: what" (N 0: no line), its code -EINVAL; returns it. */
-static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 {
 	char msg[FSLAB_ERR_MSG_MAX];
 	va_list ap;
@@ -26,10 +24,9 @@ static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (line)
-		return fslab_err_set(e, EINVAL, "line %lu: %s", line, msg);
-	return fslab_err_set(e, EINVAL, "%s", msg);
+	return line ? fslab_err_set(e, EINVAL, "line %lu: %s", line, msg) : fslab_err_set(e, EINVAL, "%s", msg);
 }
+
 
 int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_cell *c)
 {

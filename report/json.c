@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef FSLAB_VERSION
-#define FSLAB_VERSION "0.0.0"
-#endif
-
 static json_object *js_pair(double a, double b)
 {
 	json_object *arr;

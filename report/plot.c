@@ -296,6 +296,17 @@ static void pl_cbrange(FILE *f, const struct rp_plot *p, double zmax, double cmi
 		fprintf(f, "set cblabel 'MiB/s (this plot%s)'\n", clog ? ", log scale" : "");
 }
 
+/* The end of a chart's plot line: triangles where an interval was cut
+ * (n_cut ends; columns 5 and 6 of data block $<block><id>). */
+static void pl_cut_marks(FILE *f, unsigned n_cut, char block, int id, const char *ps, const char *title)
+{
+	if (n_cut)
+		fprintf(f, ", \\\n     $%c%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps %s lc rgb '#c00000' title '%s', \\\n"
+			   "     $%c%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps %s lc rgb '#c00000' notitle",
+			block, id, ps, title, block, id, ps);
+	fputc('\n', f);
+}
+
 static void pl_surface_plot(FILE *f, const struct pl_axes *ax, double zmax, int id)
 {
 	/* a single file or record size: pad the range, draw impulses (pm3d
@@ -381,13 +392,14 @@ static void pl_surface_or_heatmap(FILE *f, const struct rp_plot *p, const struct
 	}
 }
 
-/* Points of entry e in the comparison chart of test t at record size rec. */
+/* Points of entry e in the comparison chart of test t at record size rec
+ * (0: the ok cells of every record size). */
 static size_t pl_bysize_points(const struct rp_entry *e, enum fslab_test t, uint64_t rec)
 {
 	size_t n = 0;
 
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
-		n += e->cells[k].record_kib == rec && e->cells[k].n_ok;
+	RP_FOR_CELLS(c, e, t)
+		n += (!rec || c->record_kib == rec) && c->n_ok;
 	return n;
 }
 
@@ -465,11 +477,7 @@ static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 				i ? ", \\\n     " : "", id, i);
 			pl_quote(f, shown[i]->label);
 		}
-		if (n_cut)
-			fprintf(f, ", \\\n     $c%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.4 lc rgb '#c00000' title 'interval cut', \\\n"
-				   "     $c%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.4 lc rgb '#c00000' notitle",
-				id, id);
-		fputc('\n', f);
+		pl_cut_marks(f, n_cut, 'c', id, "1.4", "interval cut");
 	}
 }
 
@@ -541,21 +549,9 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 		fprintf(f, "plot $b%d using 1:2:($1-0.3):($1+0.3):(%.6g):2 with boxxyerror lc rgb '#7fa7d0' title 'plateau median', \\\n"
 			   "     $b%d using 1:2:3:4 with yerrorbars pt -1 lw 1.5 lc rgb '#000000' title '95%% interval'",
 			id, ymin, id);
-		if (n_cut)
-			fprintf(f, ", \\\n     $b%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.6 lc rgb '#c00000' title 'interval cut at the plot edge', \\\n"
-				   "     $b%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.6 lc rgb '#c00000' notitle",
-				id, id);
-		fputc('\n', f);
+		pl_cut_marks(f, n_cut, 'b', id, "1.6", "interval cut at the plot edge");
 	}
 	return 0;
-}
-
-static bool pl_any_ok(const struct rp_entry *e, enum fslab_test t)
-{
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
-		if (e->cells[k].n_ok)
-			return true;
-	return false;
 }
 
 /* Is cell (file, record) of test t measured ok in any entry? */
@@ -684,7 +680,7 @@ static void pl_add_grids(struct pl_draw *w, unsigned kinds, enum fslab_test t, s
 
 		if (!(kinds & kind))
 			continue;
-		if (surface && !pl_any_ok(e, t))
+		if (surface && !pl_bysize_points(e, t, 0))
 			continue; /* nothing to draw; the heatmap shows the failures */
 		p = &w->out->p[w->out->n++];
 		p->e = e;

@@ -114,8 +114,7 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	fslab_table_cell(tb, RK_C_LABEL, row->e->label);
 	fslab_table_cell(tb, RK_C_SCORE, rp_fmt_rate(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
-		fslab_table_cell(tb, RK_C_CI, row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
-							? "(1 trial)" : "-");
+		fslab_table_cell(tb, RK_C_CI, row->s.n_trials < 2 && d->sum->max_trials >= 2 ? "(1 trial)" : "-");
 	else
 		fslab_table_cellf(tb, RK_C_CI, "%s..%s", /* in the median's unit */
 				  rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false,
@@ -123,8 +122,8 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 				  rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
 						 sizeof(hi)));
 	fslab_table_cellf(tb, RK_C_RATIO, "%5.3f", row->ratio);
-	const struct rp_mcell *mc = d->sum ? rp_sum_cell(d->sum, t, row->e->idx) : NULL;
-	if (i == 0 || !mc || (d->sum->max_trials < 2)) /* 1 trial: said once, on top */
+	const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
+	if (i == 0 || d->sum->max_trials < 2) /* 1 trial: said once, on top */
 		snprintf(vs, sizeof(vs), "%s", i == 0 ? "best" : "-");
 	else if (!mc->cmp.tested)
 		snprintf(vs, sizeof(vs), "not tested");
@@ -142,8 +141,7 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	/* the marks as the summary's model has them (report.json reads the
 	 * same cell), not decided again here */
 	rp_flag_letters(row->s.flags, "", fl, sizeof(fl));
-	snprintf(marks, sizeof(marks), "%s%s%s", fl, (mc ? mc->partial : row->e->partial[t]) ? " partial" : "",
-		 (mc ? mc->aside : row->aside) ? " aside" : "");
+	snprintf(marks, sizeof(marks), "%s%s%s", fl, mc->partial ? " partial" : "", mc->aside ? " aside" : "");
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
 }
 
@@ -305,7 +303,7 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 						      rp_fmt_rate(row->s.score, rate, sizeof(rate)));
 					continue;
 				}
-				if (!d->sum || !rp_sum_pair(d->sum, t, row->e->idx, best->e->idx, &cmp))
+				if (!rp_sum_pair(d->sum, t, row->e->idx, best->e->idx, &cmp))
 					continue;
 				o += snprintf(line + o, sizeof(line) - (size_t)o, ", %s %.2fx%s", row->e->fs,
 					      cmp.ratio,
