@@ -277,9 +277,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 		if (!rp_cdm_entry_has(p, e))
 			continue;
 		rp_html_put(out, "<h3>", d->all[e]->label, "</h3>\n");
-		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0]) {
+		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0])
 			rp_html_put(out, "<p>", note, "</p>\n");
-		}
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
 		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
 		      out);

@@ -224,9 +224,8 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		ht_not_ranked(out, r->unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
 	char dl[1024];
-	if (rp_dev_test_line(d, t, dl, sizeof(dl))[0]) {
+	if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
 		rp_html_put(out, "<p class=legend>", dl, "</p>\n");
-	}
 	for (size_t i = 0; i < d->n_all; i++)
 		ht_problems(out, d->all[i], t);
 }
@@ -362,12 +361,11 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	fputs("</table></div></details>\n", out);
 }
 
-static void ht_scalar(FILE *out, json_object *v)
+/* A manifest's scalar as shown: a string as it is, else its JSON. */
+static const char *ht_scalar_text(json_object *v)
 {
-	if (json_object_is_type(v, json_type_string))
-		rp_html_escape(out, json_object_get_string(v));
-	else
-		rp_html_escape(out, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+							: json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
 }
 
 /* A manifest value: an object as "key: value; ...", an array as its
@@ -380,17 +378,17 @@ static void ht_manifest_value(FILE *out, json_object *val)
 		{
 			fputs(sep, out);
 			rp_html_put(out, "", k2, ": ");
-			ht_scalar(out, v2);
+			rp_html_escape(out, ht_scalar_text(v2));
 			sep = "; ";
 		}
 	} else if (json_object_is_type(val, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(val); i++) {
 			if (i)
 				fputc(' ', out);
-			ht_scalar(out, json_object_array_get_idx(val, i));
+			rp_html_escape(out, ht_scalar_text(json_object_array_get_idx(val, i)));
 		}
 	} else {
-		ht_scalar(out, val);
+		rp_html_escape(out, ht_scalar_text(val));
 	}
 }
 
@@ -405,27 +403,20 @@ static void ht_manifest_filesystems(FILE *out, json_object *manifest)
 		"cache_drop_method",
 	};
 	json_object *fss;
+	struct rp_tab tb;
 
 	if (!json_object_object_get_ex(manifest, "filesystems", &fss) ||
 	    !json_object_is_type(fss, json_type_array) || json_object_array_length(fss) == 0)
 		return;
-	fputs("<div class=scroll><table><tr>", out);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		fprintf(out, "<th class=l>%s</th>", keys[k]);
-	fputs("</tr>\n", out);
+	rp_tab_open(&tb, out, true, keys, sizeof(keys) / sizeof(keys[0]), ~0u, ~0u);
 	for (size_t i = 0; i < json_object_array_length(fss); i++) {
 		json_object *f = json_object_array_get_idx(fss, i), *v;
 
-		fputs("<tr>", out);
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			fputs("<td class=l>", out);
-			if (json_object_object_get_ex(f, keys[k], &v) && v)
-				ht_scalar(out, v);
-			fputs("</td>", out);
-		}
-		fputs("</tr>\n", out);
+		rp_tab_row(&tb);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			rp_tab_cell(&tb, json_object_object_get_ex(f, keys[k], &v) && v ? ht_scalar_text(v) : "", NULL, false);
 	}
-	fputs("</table></div>\n", out);
+	rp_tab_close(&tb, "\n");
 }
 
 static void ht_manifest(FILE *out, const struct rp_run *r)
@@ -515,14 +506,12 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 		fprintf(out, "</td><td>%zu</td><td>%zu</td><td%s>%zu</td><td%s>%zu</td><td>%zu</td><td>%zu</td>",
 			e->n_rows, e->n_cells, e->n_flag_pc ? " class=pc" : "", e->n_flag_pc,
 			e->n_flag_fuse ? " class=fu" : "", e->n_flag_fuse, e->n_failed, e->n_skipped);
-		if (e->info.device_write_kib_s > 0)
-			fprintf(out, "<td>%.0f</td>", e->info.device_write_kib_s);
-		else
-			fputs("<td>unknown</td>", out);
-		if (e->info.device_read_kib_s > 0)
-			fprintf(out, "<td>%.0f</td>", e->info.device_read_kib_s);
-		else
-			fputs("<td>unknown</td>", out);
+		for (int k = 0; k < 2; k++) {
+			double v = k ? e->info.device_read_kib_s : e->info.device_write_kib_s;
+			char b[32] = "unknown";
+
+			fprintf(out, "<td>%s</td>", v > 0 ? (snprintf(b, sizeof(b), "%.0f", v), b) : b);
+		}
 		rp_html_put(out, "<td class=l>", e->info.mount_method[0] ? e->info.mount_method : "-",
 			    "</td></tr>\n");
 	}

@@ -497,9 +497,8 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 
 	if (chg) {
 		fputs("<h3>Change between runs</h3>\n", out);
-		if (s->differs[0]) {
+		if (s->differs[0])
 			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
-		}
 	}
 	vd_html_table(out, d, &m, chg);
 	fputs(chg ? "<p class=legend>Later run / first run, plateau scores"
@@ -536,13 +535,11 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	}
 	fputs("<ul class=verdicts>\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (s->family_present[f]) {
+		if (s->family_present[f])
 			rp_html_put(out, "<li>", s->verdict[f], "</li>\n");
-		}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (size_t k = 0; k < s->n_chg_verdict[f]; k++) {
+		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
-		}
 	fputs("</ul>\n", out);
 	vd_html_matrix(out, d, false);
 	if (s->n_chg)
