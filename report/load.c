@@ -204,12 +204,11 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	}
 	free(tmp);
 	size_t k = 0;
-	for (int t = 0; t <= FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t <= FSLAB_TEST_MAX; t++) { /* t = FSLAB_TEST_MAX: past every cell */
 		while (k < e->n_cells && (int)e->cells[k].test < t)
 			k++;
 		e->test_first[t] = k;
 	}
-	e->test_first[FSLAB_TEST_MAX] = e->n_cells;
 	return 0;
 }
 

@@ -358,6 +358,15 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 
 /* ---- HTML ---- */
 
+/* One banner: its title, the text escaped, then tail (HTML). */
+static void vd_html_banner(FILE *out, const char *cls, const char *id, const char *title, const char *text,
+			   const char *tail)
+{
+	fprintf(out, "<div class=\"banner %s\" id=\"banner-%s\"><b>%s:</b> ", cls, id, title);
+	rp_html_put(out, "", text, tail);
+	fputs("</div>\n", out);
+}
+
 static void vd_html_banners(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -368,43 +377,28 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 			     "(%g&times; its O_DIRECT probe). These numbers measure memory, not the "
 			     "disk. To measure the disk: <code>%s</code>.</div>\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, FSLAB_PAGE_CACHE_FACTOR, vd_cmd_disk);
-	if (s->incomplete || s->interrupted) {
-		fprintf(out, "<div class=\"banner warn\" id=\"banner-incomplete\"><b>%s:</b> ",
-			s->interrupted ? "Interrupted run" : "Incomplete data");
-		rp_html_escape(out, s->incomplete ? s->incomplete_names
-						  : "the manifest says the run did not finish");
-		fputs(". A filesystem with missing data is never ranked first.</div>\n", out);
-	}
-	if (s->fuse) {
-		rp_html_put(out, "<div class=\"banner info\" id=\"banner-fuse\"><b>FUSE:</b> ", s->fuse_names,
-			    "");
-		fputs(" run through a user-space driver (fusefat): not comparable with the kernel "
-		      "filesystems.</div>\n",
-		      out);
-	}
-	if (s->buffered_loop) {
-		fputs("<div class=\"banner warn\" id=\"banner-buffered-loop\"><b>Buffered loop "
-		      "device:</b> ", out);
-		rp_html_put(out, "", s->loop_text, "</div>\n");
-	}
-	if (s->n_order) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", vd_order_sentence(s),
-			    "</div>\n");
-	}
-	if (s->hot) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-thermal\"><b>Hot drive:</b> ", s->hot_names,
-			    "");
-		fputs(". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
-		      "aside; the manifest's <code>drive</code> has the readings.</div>\n", out);
-	}
-	if (s->unsteady) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", s->unsteady_names,
-			    "");
-		fprintf(out, " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
-			     "<code>steady_state</code> has every round): their figures are the drive's "
-			     "state on the day.</div>\n",
-			FSLAB_STEADY_ROUNDS_MAX);
-	}
+	char tail[256];
+
+	if (s->incomplete || s->interrupted)
+		vd_html_banner(out, "warn", "incomplete", s->interrupted ? "Interrupted run" : "Incomplete data",
+			       s->incomplete ? s->incomplete_names : "the manifest says the run did not finish",
+			       ". A filesystem with missing data is never ranked first.");
+	if (s->fuse)
+		vd_html_banner(out, "info", "fuse", "FUSE", s->fuse_names,
+			       " run through a user-space driver (fusefat): not comparable with the kernel filesystems.");
+	if (s->buffered_loop)
+		vd_html_banner(out, "warn", "buffered-loop", "Buffered loop device", s->loop_text, "");
+	if (s->n_order)
+		vd_html_banner(out, "warn", "order", "Order effect", vd_order_sentence(s), "");
+	if (s->hot)
+		vd_html_banner(out, "warn", "thermal", "Hot drive", s->hot_names,
+			       ". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
+			       "aside; the manifest's <code>drive</code> has the readings.");
+	snprintf(tail, sizeof(tail), " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
+		 "<code>steady_state</code> has every round): their figures are the drive's state on the day.",
+		 FSLAB_STEADY_ROUNDS_MAX);
+	if (s->unsteady)
+		vd_html_banner(out, "warn", "steady", "No steady state", s->unsteady_names, tail);
 	if (s->max_trials < 2)
 		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
 		      "no significance tests in this report. Run with <code>--trials 3</code> or more "
