@@ -122,16 +122,15 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
 					     "trials", "within 5%", "flags" };
-	struct fslab_table *tb = fslab_table_new(2);
+	struct rp_tab t;
+	struct fslab_table *tb;
 	char note[256], v[64];
-	int rc;
 
-	if (!tb)
+	if (rp_tab_open(&t, out, false, heads, sizeof(heads) / sizeof(heads[0]), 1, 0) < 0)
 		return -ENOMEM;
+	tb = t.tb;
 	cd_run_note(d->all[e]->run, note, sizeof(note));
 	fprintf(out, "%s%s%s%s\n", d->all[e]->label, note[0] ? " (" : "", note, note[0] ? ")" : "");
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c == 0 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
 	for (size_t r = 0; r < p->n_rows; r++) {
 		const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
 		unsigned nr = rd->c ? rd->c->n_ok : 0, nw = wr->c ? wr->c->n_ok : 0;
@@ -149,9 +148,7 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
 		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&t, "");
 }
 
 /* The verdict matrix: one line per row and side, a column per entry

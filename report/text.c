@@ -145,36 +145,13 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
 }
 
-/* Test t's ranked rows as a table (lib/table.h).  0 or -errno. */
-static int rk_text_table(FILE *out, const struct rp_data *d, enum fslab_test t,
-			 const struct rp_ranking *r)
-{
-	static const struct {
-		const char *heading;
-		enum fslab_table_align align;
-	} cols[] = {
-		[RK_C_RANK] = { "#", FSLAB_TABLE_RIGHT },	     [RK_C_LABEL] = { "filesystem", FSLAB_TABLE_LEFT },
-		[RK_C_SCORE] = { "score", FSLAB_TABLE_RIGHT },	     [RK_C_CI] = { "95% CI", FSLAB_TABLE_LEFT },
-		[RK_C_RATIO] = { "ratio", FSLAB_TABLE_RIGHT },	     [RK_C_VS] = { "vs #1 (adj. p)", FSLAB_TABLE_LEFT },
-		[RK_C_PLATEAU] = { "plateau", FSLAB_TABLE_LEFT },    [RK_C_FLAGS] = { "flags", FSLAB_TABLE_LEFT },
-	};
-	struct fslab_table *tb = fslab_table_new(2);
-	int rc;
-
-	if (!tb)
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		fslab_table_column(tb, cols[c].heading, cols[c].align);
-	for (size_t i = 0; i < r->n; i++)
-		rk_text_row(tb, d, t, i, &r->rows[i]);
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
-}
-
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
+	static const char *const heads[] = { [RK_C_RANK] = "#", [RK_C_LABEL] = "filesystem", [RK_C_SCORE] = "score",
+					     [RK_C_CI] = "95% CI", [RK_C_RATIO] = "ratio", [RK_C_VS] = "vs #1 (adj. p)",
+					     [RK_C_PLATEAU] = "plateau", [RK_C_FLAGS] = "flags" };
 	unsigned flags = 0; /* of every ranked row */
+	struct rp_tab tb;
 	int rc = 0;
 
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++) {
@@ -183,7 +160,11 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		if (!(d->sum->shown & (1u << t)) || !(tests & (1u << t)))
 			continue;
 		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
-		rc = rk_text_table(out, d, t, r);
+		if ((rc = rp_tab_open(&tb, out, false, heads, 8, 0xea, 0)) < 0)
+			break;
+		for (size_t i = 0; i < r->n; i++)
+			rk_text_row(tb.tb, d, t, i, &r->rows[i]);
+		rc = rp_tab_close(&tb, "");
 		char dl[1024];
 		if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
 			rp_text_wrap(out, "", 2, dl);
