@@ -158,11 +158,10 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 	free(text);
 	if (r < 0)
 		return fslab_err_set(e, r, "%s: %s", e2, fslab_escape_ctrl(err.msg, e1, sizeof(e1)));
-	*ok = *skipped = 0;
-	for (size_t i = 0; i < rep->n; i++) {
+	*ok = 0;
+	for (size_t i = 0; i < rep->n; i++)
 		*ok += rep->cells[i].kib_s > 0;
-		*skipped += !(rep->cells[i].kib_s > 0);
-	}
+	*skipped = rep->n - *ok;
 	return 0;
 }
 

@@ -819,11 +819,6 @@ bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct r
 	return true;
 }
 
-struct rk_rows {
-	struct rp_same_fs *v;
-	size_t n, cap;
-};
-
 /* The one verdict of b against a in test t: the change matrix's cell when
  * the pair is one of its columns, else the matrix family's pair (every
  * pair of a test is in it) - never a second test of the same pair. */
@@ -845,57 +840,47 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 }
 
 /* Entries a and b (one filesystem in two runs) in each test they both
- * have a plateau in, appended to rows.  0 or -ENOMEM. */
-static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
-			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
+ * have a plateau in, appended to rows (*n of them). */
+static void rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			    const struct rp_entry *b, unsigned tests, struct rp_same_fs *rows, size_t *n)
 {
 	RP_FOR_TESTS(t, tests) {
-		struct rp_score sa, sb;
+		struct rp_score sa = { 0 }, sb = { 0 };
 
-		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
-			rp_score_free(&sa);
-			continue;
+		if (rp_plateau(a, t, &sa) == 0 && rp_plateau(b, t, &sb) == 0) {
+			rows[*n] = (struct rp_same_fs){
+				.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
+			};
+			rk_same_fs_cmp(d, a, b, t, &rows[(*n)++].cmp);
 		}
-		if (rows->n == rows->cap) {
-			size_t cap = rows->cap ? rows->cap * 2 : 16;
-			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
-
-			if (!v) {
-				rp_score_free(&sa);
-				rp_score_free(&sb);
-				return -ENOMEM;
-			}
-			rows->v = v;
-			rows->cap = cap;
-		}
-		rows->v[rows->n] = (struct rp_same_fs){
-			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
-		};
-		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
-	return 0;
 }
 
 /* Every pair of entries of one filesystem name in two runs (in entry
- * order) and test of tests with a plateau on both sides; *rows is malloc'd
- * (NULL when none).  0 or -ENOMEM. */
+ * order) and test of tests with a plateau on both sides: counted, then
+ * filled into *rows (malloc'd).  0 or -ENOMEM. */
 static int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
 {
-	struct rk_rows r = { 0 };
-	int rc = 0;
+	size_t cap = 0;
 
-	for (size_t i = 0; i < d->n_all && rc == 0; i++)
-		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
-			const struct rp_entry *a = d->all[i], *b = d->all[j];
+	for (int fill = 0; fill < 2; fill++) {
+		if (fill && !(*rows = calloc(cap ? cap : 1, sizeof(**rows))))
+			return -ENOMEM;
+		for (size_t i = 0; i < d->n_all; i++)
+			for (size_t j = i + 1; j < d->n_all; j++) {
+				const struct rp_entry *a = d->all[i], *b = d->all[j];
 
-			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
-				rc = rk_same_fs_pair(d, a, b, tests, &r);
-		}
-	*rows = r.v;
-	*n = r.n;
-	return rc;
+				if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
+					continue;
+				if (fill)
+					rk_same_fs_pair(d, a, b, tests, *rows, n);
+				else
+					cap += (size_t)__builtin_popcount(tests);
+			}
+	}
+	return 0;
 }
 
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
