@@ -231,19 +231,23 @@ static bool pl_regular(const struct pl_axes *ax)
 	return true;
 }
 
+/* Widens [*lo, *hi] (NaN: empty) to a positive v. */
+static void pl_span(double v, double *lo, double *hi)
+{
+	if (!(v > 0))
+		return;
+	*lo = isnan(*lo) ? v : fmin(*lo, v);
+	*hi = isnan(*hi) ? v : fmax(*hi, v);
+}
+
 /* The smallest and largest median of the measured cells of one
  * filesystem and test (MiB/s); NaN when none was measured. */
 static void pl_median_range(const struct rp_entry *e, enum fslab_test t, double *lo, double *hi)
 {
 	*lo = *hi = NAN;
-	RP_FOR_CELLS(c, e, t) {
-		if (!c->n_ok || !(c->median > 0))
-			continue;
-		if (isnan(*lo) || c->median / 1024 < *lo)
-			*lo = c->median / 1024;
-		if (isnan(*hi) || c->median / 1024 > *hi)
-			*hi = c->median / 1024;
-	}
+	RP_FOR_CELLS(c, e, t)
+		if (c->n_ok)
+			pl_span(c->median / 1024, lo, hi);
 }
 
 /* What a heatmap's data block holds: cells ringed, crossed, present. */
@@ -453,10 +457,8 @@ static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 	for (size_t i = 0; i < d->n_all; i++)
 		for (size_t k = 0; k < ax.nf; k++) {
 			const struct rp_cell *c = pl_find(d->all[i], p->test, ax.file[k], record);
-			if (!c || !c->n_ok || !(c->mean > 0))
-				continue;
-			hi = fmax(hi, c->mean / 1024);
-			lo = isnan(lo) ? c->mean / 1024 : fmin(lo, c->mean / 1024);
+			if (c && c->n_ok)
+				pl_span(c->mean / 1024, &lo, &hi);
 		}
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	unsigned n_cut = pl_bysize_data(f, p, d, &ax, record, ymin, ymax, logy, id, shown, &n);
@@ -514,13 +516,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 
 	if (r->n == 0)
 		return -ENODATA;
-	for (size_t i = 0; i < r->n; i++) {
-		double m = r->rows[i].s.score / 1024;
-		if (m > hi)
-			hi = m;
-		if (m > 0 && (isnan(lo) || m < lo))
-			lo = m;
-	}
+	for (size_t i = 0; i < r->n; i++)
+		pl_span(r->rows[i].s.score / 1024, &lo, &hi);
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	fprintf(f, "$b%d << EOD\n", id);
 	for (size_t i = 0; i < r->n; i++) {
