@@ -554,17 +554,11 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 	free(est);
 }
 
-/* Appends "ext4 write 0.79 [0.78-0.81]" to the list in buf (the first 4;
- * the others counted in *more). */
-static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const struct rp_change *c,
-			int t)
+/* Appends "ext4 write 0.79 [0.78-0.81]" to the list in buf. */
+static void sm_chg_name(char *buf, size_t len, const struct rp_change *c, int t)
 {
 	char ci[64];
 
-	if ((*n)++ >= 4) {
-		(*more)++;
-		return;
-	}
 	rp_catf(buf, len, "%s%s %s %s", buf[0] ? ", " : "", c->b->fs, fslab_test_to_string(t),
 		rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
 }
@@ -605,7 +599,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 	sm_family_label(f, ft, false, fam, sizeof(fam));
 	for (size_t r = 1; r < d->n_runs; r++) {
 		char down[256] = "", up[256] = "", first[64] = "";
-		size_t nd = 0, nu = 0, md = 0, mu = 0, eq = 0, open = 0, untested = 0, cells = 0;
+		size_t k[RP_DIR_UNTESTED + 1] = { 0 }, cells = 0; /* the cells by verdict */
 
 		for (size_t i = 0; i < s->n_chg; i++) {
 			const struct rp_change *c = &s->chg[i];
@@ -613,24 +607,18 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 			if (c->b->run != &d->runs[r])
 				continue;
 			snprintf(first, sizeof(first), "%s", c->a->run->tag);
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				const struct rp_change_cell *cc = &c->t[t];
+			RP_FOR_TESTS(t, ft) if (c->t[t].has) {
+				enum rp_dir dir = c->t[t].cmp.dir;
 
-				if (!(ft & (1u << t)) || !cc->has)
-					continue;
 				cells++;
-				if (cc->cmp.dir == RP_DIR_SLOWER)
-					sm_chg_name(down, sizeof(down), &nd, &md, c, t);
-				else if (cc->cmp.dir == RP_DIR_FASTER)
-					sm_chg_name(up, sizeof(up), &nu, &mu, c, t);
-				else if (cc->cmp.dir == RP_DIR_EQUIVALENT)
-					eq++;
-				else if (cc->cmp.dir == RP_DIR_INCONCLUSIVE)
-					open++;
-				else
-					untested++;
+				/* the first 4 named, the others counted */
+				if (k[dir]++ < 4 && (dir == RP_DIR_SLOWER || dir == RP_DIR_FASTER))
+					sm_chg_name(dir == RP_DIR_SLOWER ? down : up, sizeof(down), c, t);
 			}
 		}
+		size_t nd = k[RP_DIR_SLOWER], nu = k[RP_DIR_FASTER], eq = k[RP_DIR_EQUIVALENT],
+		       open = k[RP_DIR_INCONCLUSIVE], untested = cells - nd - nu - eq - open;
+		size_t md = nd > 4 ? nd - 4 : 0, mu = nu > 4 ? nu - 4 : 0;
 		if (!cells)
 			continue;
 		char tail[96] = "";
