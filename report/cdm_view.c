@@ -14,15 +14,13 @@ static const char *const cd_side_names[2] = { "read", "write" };
 static char *cd_run_note(const struct rp_run *run, char *buf, size_t len)
 {
 	json_object *sw, *v;
-	const char *preset = "";
+	const char *preset = rp_json_str(run->manifest, "sweep", "preset", "");
 	int pass = 0, warm = -1;
 	long long file = 0;
 
 	buf[0] = '\0';
 	if (!run->manifest || !json_object_object_get_ex(run->manifest, "sweep", &sw))
 		return buf;
-	if (json_object_object_get_ex(sw, "preset", &v) && json_object_is_type(v, json_type_string))
-		preset = json_object_get_string(v);
 	if (json_object_object_get_ex(sw, "pass_s", &v))
 		pass = json_object_get_int(v);
 	if (json_object_object_get_ex(sw, "warmup_passes_discarded", &v))

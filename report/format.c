@@ -377,6 +377,16 @@ char *rp_fmt_us(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *rp_json_str(json_object *o, const char *k1, const char *k2, const char *none)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, k1, &v) || (k2 && !json_object_object_get_ex(v, k2, &v)) ||
+	    !json_object_is_type(v, json_type_string))
+		return none;
+	return json_object_get_string(v);
+}
+
 json_object *rp_json_num(double v)
 {
 	return isfinite(v) ? json_object_new_double(v) : NULL;

@@ -71,6 +71,9 @@ void rp_html_escape(FILE *out, const char *s);
 void rp_html_put(FILE *out, const char *before, const char *text, const char *after);
 /* A latency in microseconds: "12.5", "1340", "-" (NaN). */
 char *rp_fmt_us(double v, char *buf, size_t len);
+/* The string at key k1 of o (k2 NULL), or at k2 of the object there;
+ * otherwise (o NULL, missing, not a string) none. */
+const char *rp_json_str(json_object *o, const char *k1, const char *k2, const char *none);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */
 json_object *rp_json_num(double v);
 /* Adds the (key, value) pairs that follow to o, up to a NULL key (a NULL

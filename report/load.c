@@ -523,12 +523,9 @@ static const char *ld_basename(const char *p, char *buf, size_t len)
  * NULL. */
 static const char *ld_run_label(const struct rp_run *r)
 {
-	json_object *v;
+	const char *l = rp_json_str(r->manifest, "label", NULL, "");
 
-	if (!r->manifest || !json_object_object_get_ex(r->manifest, "label", &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v)[0] ? json_object_get_string(v) : NULL;
+	return l[0] ? l : NULL;
 }
 
 /* Short tags that tell the runs apart: the runs' labels when every run has

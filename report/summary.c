@@ -470,17 +470,6 @@ static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_
 					   &s->chg[i].t[t].cmp);
 }
 
-/* The manifest's machine.kernel of run r, or "unknown". */
-static const char *sm_kernel(const struct rp_run *r)
-{
-	json_object *m, *v;
-
-	if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
-	    json_object_object_get_ex(m, "kernel", &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "unknown";
-}
-
 /* Appends "what: 'a' -> 'b'" to s->differs when a and b differ. */
 static void sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
 {
@@ -504,7 +493,8 @@ static void sm_differences(struct rp_summary *s, const struct rp_data *d)
 		char what[160];
 
 		snprintf(what, sizeof(what), "%s/%s kernel", b->tag, a->tag);
-		sm_differ(s, what, sm_kernel(a), sm_kernel(b));
+		sm_differ(s, what, rp_json_str(a->manifest, "machine", "kernel", "unknown"),
+			  rp_json_str(b->manifest, "machine", "kernel", "unknown"));
 		snprintf(what, sizeof(what), "%s/%s cache mode", b->tag, a->tag);
 		sm_differ(s, what, a->cache, b->cache);
 		for (size_t i = 0; i < b->n_entries; i++)

@@ -190,8 +190,7 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 		const struct rp_run *r = &d->runs[i];
 		size_t rows = 0, failed = 0, skipped = 0, pc = 0, fuse = 0;
 		unsigned trials = 0;
-		json_object *m = NULL, *v;
-		const char *host = "?";
+		const char *host = rp_json_str(r->manifest, "machine", "hostname", "?");
 
 		for (size_t k = 0; k < r->n_entries; k++) {
 			rows += r->entries[k].n_rows;
@@ -202,10 +201,6 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 			if (r->entries[k].max_trial > trials)
 				trials = r->entries[k].max_trial;
 		}
-		if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
-		    json_object_object_get_ex(m, "hostname", &v) &&
-		    json_object_is_type(v, json_type_string))
-			host = json_object_get_string(v);
 		fprintf(out, "run %-8s %s\n", r->tag, r->dir);
 		fprintf(out, "    cache mode %s, up to %u trial%s, %zu filesystem%s, %zu rows (%zu failed, %zu skipped),\n"
 			     "    host %s, cells flagged: %zu page-cache, %zu fuse%s\n",
