@@ -116,7 +116,9 @@ static const char *cd_not_within(const struct rp_cdm_side *s, char *buf, size_t 
 	return buf;
 }
 
-static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm *p, size_t e)
+/* Entry e's rows; adds its row sides to *n, those within 5% to *ok. */
+static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm *p, size_t e, size_t *n_sides,
+			 size_t *ok)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
 					     "trials", "within 5%", "flags" };
@@ -136,6 +138,8 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 
 		if (!rd->c && !wr->c)
 			continue;
+		*n_sides += (rd->c != NULL) + (wr->c != NULL);
+		*ok += (rd->c && rd->within) + (wr->c && wr->within);
 		fslab_table_row(tb);
 		fslab_table_cell(tb, 0, p->rows[r].name);
 		fslab_table_cell(tb, 1, cd_value(rd, false, v, sizeof(v)));
@@ -191,7 +195,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	      "MB/s = 10^6 bytes/s ==\n", out);
 	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
 		if (rp_cdm_entry_has(p, e))
-			rc = cd_text_entry(out, d, p, e);
+			rc = cd_text_entry(out, d, p, e, &n, &ok);
 	if (rc < 0)
 		goto out;
 	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
@@ -199,14 +203,6 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	      "set aside (aside), never the best while the row has an unflagged one\n", out);
 	if ((rc = cd_verdicts(out, d, p, false)) < 0)
 		goto out;
-	for (size_t r = 0; r < p->n_rows; r++)
-		for (size_t e = 0; e < p->n_entries; e++)
-			for (int k = 0; k < 2; k++) {
-				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
-
-				n += s->c != NULL;
-				ok += s->c && s->within;
-			}
 	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (size_t e = 0; e < p->n_entries; e++)

@@ -865,19 +865,17 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 {
 	struct rp_summary *s = calloc(1, sizeof(*s));
 	size_t n = d->n_all;
-	struct rp_score *sc = NULL;
+	struct rp_score *sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
+	unsigned fam[RP_N_FAMILIES];
+	int rc = 0;
 
-	if (!s)
-		return -ENOMEM;
-	s->n = n;
-	s->delta = delta;
-	s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m));
-	sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
-	if (!s->m || !sc) {
+	if (!s || !sc || !(s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m)))) {
 		free(sc);
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
+	s->n = n;
+	s->delta = delta;
 	sm_trials(s, d);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		s->best[t] = SIZE_MAX;
@@ -887,7 +885,6 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
 					       .dfb = NAN, .pool = SIZE_MAX };
 	}
-	int rc = 0;
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
 		rc = rp_rank(d, t, &s->rank[t]);
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
@@ -896,20 +893,18 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 	if (rc == 0)
 		rc = sm_matrix_compare(s, d, sc);
 	free(sc);
-	if (rc < 0) {
-		rp_summary_free(s);
-		return -ENOMEM;
+	if (rc == 0) {
+		sm_verdicts(s, d);
+		sm_changes(s, d);
+		for (int f = 0; f < RP_N_FAMILIES; f++) {
+			sm_change_family(s, d, f);
+			fam[f] = sm_families[f].tests;
+		}
+		sm_banners(s, d);
+		rp_order_effects(s, d);
 	}
-	sm_verdicts(s, d);
-	sm_changes(s, d);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		sm_change_family(s, d, f);
-	sm_banners(s, d);
-	rp_order_effects(s, d);
-	unsigned fam[RP_N_FAMILIES];
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		fam[f] = sm_families[f].tests;
-	if (rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
+	if (rc < 0 || rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 ||
+	    rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
