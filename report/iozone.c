@@ -574,14 +574,10 @@ int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool ex
 	uint64_t recs[64];
 	size_t nr = 0;
 
-	fputs("\tIozone: Performance Test of File I/O\n"
-	      "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
-	      "\tAuto Mode\n",
-	      out);
-	fprintf(out, "\tCommand line used: %s\n", rep->command[0] ? rep->command : "iozone -a");
-	fputs("\tOutput is in kBytes/sec\n\n", out);
-	fputs(iz_head1, out);
-	fputs(iz_head2, out);
+	fprintf(out, "\tIozone: Performance Test of File I/O\n"
+		     "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
+		     "\tAuto Mode\n\tCommand line used: %s\n\tOutput is in kBytes/sec\n\n%s%s",
+		rep->command[0] ? rep->command : "iozone -a", iz_head1, iz_head2);
 	iz_write_table(out, rep, recs, &nr);
 	fputs("\niozone test complete.\n", out);
 	if (excel)

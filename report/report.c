@@ -367,10 +367,6 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 	rp_plots_free(&plots);
 	if (r < 0)
 		return r;
-	snprintf(p, sizeof(p), "%s/report.txt", tmp);
-	r = fslab_write_file_atomic(p, text, text_len, 0644);
-	if (r < 0)
-		return rp_err_errno(e, r, "%s: cannot write", p);
 	char *js = NULL;
 	size_t js_len = 0;
 	FILE *jf = open_memstream(&js, &js_len);
@@ -381,12 +377,12 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 		free(js);
 		return rp_err_errno(e, ENOMEM, "out of memory");
 	}
-	snprintf(p, sizeof(p), "%s/report.json", tmp);
-	r = fslab_write_file_atomic(p, js, js_len, 0644);
+	for (int k = 0; k < 2 && r >= 0; k++) { /* report.txt, report.json */
+		snprintf(p, sizeof(p), "%s/report.%s", tmp, k ? "json" : "txt");
+		r = fslab_write_file_atomic(p, k ? js : text, k ? js_len : text_len, 0644);
+	}
 	free(js);
-	if (r < 0)
-		return rp_err_errno(e, r, "%s: cannot write", p);
-	return 0;
+	return r < 0 ? rp_err_errno(e, r, "%s: cannot write", p) : 0;
 }
 
 /* The text report as it reaches a terminal or report.txt: every line with
