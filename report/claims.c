@@ -317,19 +317,16 @@ static void cl_headline_claim(const struct rp_data *d, struct rp_claim *c)
 	for (size_t ri = 0; ri < d->n_runs; ri++)
 		for (size_t i = 0; i < d->runs[ri].n_entries; i++) {
 			const struct rp_entry *e = &d->runs[ri].entries[i];
-			double pw = e->info.device_write_kib_s, pr = e->info.device_read_kib_s;
 
-			if (e->type != FSLAB_FS_BTRFS)
-				continue;
-			if (pw > 0 && !(CL_2023_WRITE / pw <= best)) {
-				best = CL_2023_WRITE / pw;
-				at = e;
-				what = "write";
-			}
-			if (pr > 0 && !(CL_2023_READ / pr <= best)) {
-				best = CL_2023_READ / pr;
-				at = e;
-				what = "read";
+			for (int k = 0; k < 2 && e->type == FSLAB_FS_BTRFS; k++) {
+				double probe = k ? e->info.device_read_kib_s : e->info.device_write_kib_s,
+				       f = (k ? CL_2023_READ : CL_2023_WRITE) / probe;
+
+				if (probe > 0 && !(f <= best)) {
+					best = f;
+					at = e;
+					what = k ? "read" : "write";
+				}
 			}
 		}
 	c->figure = best;
