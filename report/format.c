@@ -282,11 +282,6 @@ char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
 	return buf;
 }
 
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text)
-{
-	rp_text_wrap_at(out, first, indent, 96, text);
-}
-
 void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text)
 {
 	size_t col = (size_t)fprintf(out, "%s", first), start = col;

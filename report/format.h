@@ -20,11 +20,10 @@ extern const size_t rp_n_flags;
 char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
 /* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
 char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
-/* text wrapped at 96 columns after first, continuation lines indented by
- * indent */
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
-/* The same at width columns (the claims' lines: 100). */
+/* text wrapped at width columns (rp_text_wrap: 96; the claims' lines: 100)
+ * after first, continuation lines indented by indent */
 void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text);
+#define rp_text_wrap(out, first, indent, text) rp_text_wrap_at(out, first, indent, 96, text)
 /* The text legend of every flag in flags ("flags: P = page cache: ..."),
  * from the flag table; the unknown ones as the CSV names them. */
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
