@@ -142,10 +142,8 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 		*ok += (rd->c && rd->within) + (wr->c && wr->within);
 		fslab_table_row(tb);
 		fslab_table_cell(tb, 0, p->rows[r].name);
-		fslab_table_cell(tb, 1, cd_value(rd, false, v, sizeof(v)));
-		fslab_table_cell(tb, 2, cd_value(rd, true, v, sizeof(v)));
-		fslab_table_cell(tb, 3, cd_value(wr, false, v, sizeof(v)));
-		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
+		for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
+			fslab_table_cell(tb, 1 + (size_t)k, cd_value(k < 2 ? rd : wr, k & 1, v, sizeof(v)));
 		fslab_table_cellf(tb, 5, "%u", n);
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
 		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
@@ -279,10 +277,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 			if (!rd->c && !wr->c)
 				continue;
 			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
-			cd_html_side(out, rd, false);
-			cd_html_side(out, rd, true);
-			cd_html_side(out, wr, false);
-			cd_html_side(out, wr, true);
+			for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
+				cd_html_side(out, k < 2 ? rd : wr, k & 1);
 			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)),
 				    "</td></tr>\n");
 		}
