@@ -168,30 +168,25 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 			 size_t c1)
 {
 	const struct rp_summary *s = d->sum;
-	struct fslab_table *tb = fslab_table_new(2);
+	static const char *const test[] = { "test" };
+	struct rp_tab tb;
 	char label[200], cell[64];
-	int rc;
 
-	if (!tb)
+	if (rp_tab_open(&tb, out, false, test, 1, 1, 0) < 0)
 		return -ENOMEM;
-	fslab_table_column(tb, "test", FSLAB_TABLE_LEFT);
-	for (size_t i = c0; i < c1; i++) {
-		m->label(d, i, label, sizeof(label));
-		fslab_table_column(tb, label, FSLAB_TABLE_LEFT);
-	}
+	for (size_t i = c0; i < c1; i++)
+		fslab_table_column(tb.tb, (m->label(d, i, label, sizeof(label)), label), FSLAB_TABLE_LEFT);
 	RP_FOR_TESTS(t, s->tests) {
-		fslab_table_row(tb);
-		fslab_table_cell(tb, 0, fslab_test_to_string(t));
+		rp_tab_row(&tb);
+		rp_tab_cell(&tb, fslab_test_to_string(t), NULL, false);
 		for (size_t i = c0; i < c1; i++) {
 			struct vd_cell c = m->cell(s, t, i);
 
 			vd_text_cell(cell, sizeof(cell), &c, m->marks);
-			fslab_table_cell(tb, 1 + i - c0, cell);
+			rp_tab_cell(&tb, cell, NULL, false);
 		}
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "");
 }
 
 /* Matrix m in blocks of as many columns as fit in 100, each column as
