@@ -76,15 +76,6 @@ int rp_tab_close(struct rp_tab *t, const char *html_after)
 /* The ranking tables' columns. */
 enum { RK_C_RANK, RK_C_LABEL, RK_C_SCORE, RK_C_CI, RK_C_RATIO, RK_C_VS, RK_C_PLATEAU, RK_C_FLAGS };
 
-/* The longest run tag of the report, at least min (names are never cut). */
-static int rk_tag_width(const struct rp_data *d, size_t min)
-{
-	for (size_t i = 0; i < d->n_runs; i++)
-		if (strlen(d->runs[i].tag) > min)
-			min = strlen(d->runs[i].tag);
-	return (int)min;
-}
-
 static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
 	unsigned nf, nsk;
@@ -258,7 +249,10 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		[RP_DIR_INCONCLUSIVE] = " ?",
 	};
 	bool header = false;
+	size_t w = 12; /* the longest run tag, at least 12 (names are never cut) */
 
+	for (size_t i = 0; i < d->n_runs; i++)
+		w = strlen(d->runs[i].tag) > w ? strlen(d->runs[i].tag) : w;
 	RP_FOR_TESTS(t, tests) {
 		const struct rp_ranking *rk = &d->sum->rank[t];
 
@@ -293,8 +287,7 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				      out);
 				header = true;
 			}
-			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_tag_width(d, 12),
-				d->runs[r].tag, line);
+			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), (int)w, d->runs[r].tag, line);
 		}
 	}
 }
