@@ -520,16 +520,10 @@ static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d,
 		     const char *text, size_t text_len, struct fslab_err *e)
 {
 	FILE *to = o->text_out ? o->text_out : stdout;
+	bool json = o->format == FSLAB_REPORT_FORMAT_JSON;
 
-	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
-		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
-			fslab_err_set(e, errno, "cannot write the JSON report: %s", strerror(errno));
-			return FSLAB_EXIT_FAILURE;
-		}
-		return 0;
-	}
-	if (fwrite(text, 1, text_len, to) != text_len || fflush(to) != 0) {
-		fslab_err_set(e, errno, "cannot write the text report: %s", strerror(errno));
+	if ((json ? rp_json_write(to, d, tests) < 0 : fwrite(text, 1, text_len, to) != text_len) || fflush(to) != 0) {
+		fslab_err_set(e, errno, "cannot write the %s report: %s", json ? "JSON" : "text", strerror(errno));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;
