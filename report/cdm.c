@@ -170,8 +170,6 @@ out:
 	return ret;
 }
 
-/* The panel of the queued tests in tests: 0 (p->n_rows 0: none), or
- * -ENOMEM.  p->side to free with cd_free. */
 int rp_cdm_build(const struct rp_data *d, unsigned tests, struct rp_cdm *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -209,7 +207,6 @@ void rp_cdm_free(struct rp_cdm *p)
 	p->side = NULL;
 }
 
-/* Does entry e have any cell in the panel? */
 bool rp_cdm_entry_has(const struct rp_cdm *p, size_t e)
 {
 	for (size_t r = 0; r < p->n_rows; r++)

@@ -14,15 +14,13 @@ static const char *const cd_side_names[2] = { "read", "write" };
 static char *cd_run_note(const struct rp_run *run, char *buf, size_t len)
 {
 	json_object *sw, *v;
-	const char *preset = "";
+	const char *preset = rp_json_str(run->manifest, "sweep", "preset", "");
 	int pass = 0, warm = -1;
 	long long file = 0;
 
 	buf[0] = '\0';
 	if (!run->manifest || !json_object_object_get_ex(run->manifest, "sweep", &sw))
 		return buf;
-	if (json_object_object_get_ex(sw, "preset", &v) && json_object_is_type(v, json_type_string))
-		preset = json_object_get_string(v);
 	if (json_object_object_get_ex(sw, "pass_s", &v))
 		pass = json_object_get_int(v);
 	if (json_object_object_get_ex(sw, "warmup_passes_discarded", &v))
@@ -118,20 +116,21 @@ static const char *cd_not_within(const struct rp_cdm_side *s, char *buf, size_t 
 	return buf;
 }
 
-static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm *p, size_t e)
+/* Entry e's rows; adds its row sides to *n, those within 5% to *ok. */
+static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm *p, size_t e, size_t *n_sides,
+			 size_t *ok)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
 					     "trials", "within 5%", "flags" };
-	struct fslab_table *tb = fslab_table_new(2);
+	struct rp_tab t;
+	struct fslab_table *tb;
 	char note[256], v[64];
-	int rc;
 
-	if (!tb)
+	if (rp_tab_open(&t, out, false, heads, sizeof(heads) / sizeof(heads[0]), 1, 0) < 0)
 		return -ENOMEM;
+	tb = t.tb;
 	cd_run_note(d->all[e]->run, note, sizeof(note));
 	fprintf(out, "%s%s%s%s\n", d->all[e]->label, note[0] ? " (" : "", note, note[0] ? ")" : "");
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c == 0 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
 	for (size_t r = 0; r < p->n_rows; r++) {
 		const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
 		unsigned nr = rd->c ? rd->c->n_ok : 0, nw = wr->c ? wr->c->n_ok : 0;
@@ -139,45 +138,45 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 
 		if (!rd->c && !wr->c)
 			continue;
+		*n_sides += (rd->c != NULL) + (wr->c != NULL);
+		*ok += (rd->c && rd->within) + (wr->c && wr->within);
 		fslab_table_row(tb);
 		fslab_table_cell(tb, 0, p->rows[r].name);
-		fslab_table_cell(tb, 1, cd_value(rd, false, v, sizeof(v)));
-		fslab_table_cell(tb, 2, cd_value(rd, true, v, sizeof(v)));
-		fslab_table_cell(tb, 3, cd_value(wr, false, v, sizeof(v)));
-		fslab_table_cell(tb, 4, cd_value(wr, true, v, sizeof(v)));
+		for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
+			fslab_table_cell(tb, 1 + (size_t)k, cd_value(k < 2 ? rd : wr, k & 1, v, sizeof(v)));
 		fslab_table_cellf(tb, 5, "%u", n);
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
 		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&t, "");
 }
 
-/* The verdict matrix: one line per row and side, a column per entry. */
-static int cd_text_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *p)
+/* The verdict matrix: one line per row and side, a column per entry
+ * (text or HTML). */
+static int cd_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *p, bool html)
 {
-	struct fslab_table *tb = fslab_table_new(2);
+	const char *heads[2 + FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4] = { "row", "side|" };
+	struct rp_tab tb;
 	char v[96];
 	int rc;
 
-	if (!tb)
-		return -ENOMEM;
-	fslab_table_column(tb, "row", FSLAB_TABLE_LEFT);
-	fslab_table_column(tb, "side", FSLAB_TABLE_LEFT);
 	for (size_t e = 0; e < p->n_entries; e++)
-		fslab_table_column(tb, d->all[e]->label, FSLAB_TABLE_LEFT);
+		heads[2 + e] = d->all[e]->label;
+	if ((rc = rp_tab_open(&tb, out, html, heads, 2 + p->n_entries, ~0u, ~0u)) < 0)
+		return rc;
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (int k = 0; k < 2; k++) {
-			fslab_table_row(tb);
-			fslab_table_cell(tb, 0, p->rows[r].name);
-			fslab_table_cell(tb, 1, cd_side_names[k]);
-			for (size_t e = 0; e < p->n_entries; e++)
-				fslab_table_cell(tb, 2 + e, cd_verdict(rp_cdm_at(p, r, e, k), v, sizeof(v)));
+			rp_tab_row(&tb);
+			rp_tab_cell(&tb, p->rows[r].name, NULL, false);
+			rp_tab_cell(&tb, cd_side_names[k], NULL, false);
+			for (size_t e = 0; e < p->n_entries; e++) {
+				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
+
+				rp_tab_cell(&tb, cd_verdict(s, v, sizeof(v)), !html ? NULL : s->compared ? rp_dir_class(s->cmp.dir)
+									     : s->best ? rp_dir_class(RP_DIR_BEST) : "", false);
+			}
 		}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "</section>\n");
 }
 
 int rp_cdm_text(FILE *out, const struct rp_data *d)
@@ -194,22 +193,14 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	      "MB/s = 10^6 bytes/s ==\n", out);
 	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
 		if (rp_cdm_entry_has(p, e))
-			rc = cd_text_entry(out, d, p, e);
+			rc = cd_text_entry(out, d, p, e, &n, &ok);
 	if (rc < 0)
 		goto out;
 	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
 	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
 	      "set aside (aside), never the best while the row has an unflagged one\n", out);
-	if ((rc = cd_text_verdicts(out, d, p)) < 0)
+	if ((rc = cd_verdicts(out, d, p, false)) < 0)
 		goto out;
-	for (size_t r = 0; r < p->n_rows; r++)
-		for (size_t e = 0; e < p->n_entries; e++)
-			for (int k = 0; k < 2; k++) {
-				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
-
-				n += s->c != NULL;
-				ok += s->c && s->within;
-			}
 	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
 	for (size_t r = 0; r < p->n_rows; r++)
 		for (size_t e = 0; e < p->n_entries; e++)
@@ -275,9 +266,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 		if (!rp_cdm_entry_has(p, e))
 			continue;
 		rp_html_put(out, "<h3>", d->all[e]->label, "</h3>\n");
-		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0]) {
+		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0])
 			rp_html_put(out, "<p>", note, "</p>\n");
-		}
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
 		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
 		      out);
@@ -287,10 +277,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 			if (!rd->c && !wr->c)
 				continue;
 			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
-			cd_html_side(out, rd, false);
-			cd_html_side(out, rd, true);
-			cd_html_side(out, wr, false);
-			cd_html_side(out, wr, true);
+			for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
+				cd_html_side(out, k < 2 ? rd : wr, k & 1);
 			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)),
 				    "</td></tr>\n");
 		}
@@ -299,26 +287,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	fputs("<h3>Verdicts by row</h3>\n<p>Each filesystem against the row's fastest unflagged one: "
 	      "the ratio of the means with its 95% simultaneous interval (equivalent within 5%). A "
 	      "flagged figure shows its letters (the flags' legend) and is set aside (aside), never "
-	      "the best while the row has an unflagged one.</p>\n"
-	      "<div class=scroll><table><tr><th class=l>row</th><th class=l></th>", out);
-	for (size_t e = 0; e < p->n_entries; e++) {
-		rp_html_put(out, "<th class=l>", d->all[e]->label, "</th>");
-	}
-	fputs("</tr>\n", out);
-	for (size_t r = 0; r < p->n_rows; r++)
-		for (int k = 0; k < 2; k++) {
-			rp_html_put(out, "<tr><td class=l>", p->rows[r].name, "");
-			fprintf(out, "</td><td class=l>%s</td>", cd_side_names[k]);
-			for (size_t e = 0; e < p->n_entries; e++) {
-				const struct rp_cdm_side *s = rp_cdm_at(p, r, e, k);
-
-				fprintf(out, "<td class=\"l %s\">",
-					s->compared ? rp_dir_class(s->cmp.dir) : s->best ? rp_dir_class(RP_DIR_BEST) : "");
-				rp_html_put(out, "", cd_verdict(s, v, sizeof(v)), "</td>");
-			}
-			fputs("</tr>\n", out);
-		}
-	fputs("</table></div></section>\n", out);
+	      "the best while the row has an unflagged one.</p>\n", out);
+	cd_verdicts(out, d, p, true);
 }
 
 static json_object *cd_json_side(const struct rp_cdm_side *s)

@@ -33,17 +33,9 @@ static const struct rp_entry *cl_find(const struct rp_run *r, enum fslab_fs_type
  * or equivalent refutes it, else the interval cannot decide. */
 static enum rp_claim_word cl_word_of(const struct rp_cmp *c)
 {
-	switch (c->dir) {
-	case RP_DIR_FASTER:
-		return RP_CLAIM_HOLDS;
-	case RP_DIR_SLOWER:
-	case RP_DIR_EQUIVALENT:
-		return RP_CLAIM_FAILS;
-	case RP_DIR_INCONCLUSIVE:
-		return RP_CLAIM_INCONCLUSIVE;
-	default:
-		return RP_CLAIM_UNTESTED;
-	}
+	return c->dir == RP_DIR_FASTER ? RP_CLAIM_HOLDS
+	       : c->dir == RP_DIR_SLOWER || c->dir == RP_DIR_EQUIVALENT ? RP_CLAIM_FAILS
+	       : c->dir == RP_DIR_INCONCLUSIVE ? RP_CLAIM_INCONCLUSIVE : RP_CLAIM_UNTESTED;
 }
 
 /* "btrfs/ext4 0.80 [0.75-0.86] slower" */
@@ -325,19 +317,16 @@ static void cl_headline_claim(const struct rp_data *d, struct rp_claim *c)
 	for (size_t ri = 0; ri < d->n_runs; ri++)
 		for (size_t i = 0; i < d->runs[ri].n_entries; i++) {
 			const struct rp_entry *e = &d->runs[ri].entries[i];
-			double pw = e->info.device_write_kib_s, pr = e->info.device_read_kib_s;
 
-			if (e->type != FSLAB_FS_BTRFS)
-				continue;
-			if (pw > 0 && !(CL_2023_WRITE / pw <= best)) {
-				best = CL_2023_WRITE / pw;
-				at = e;
-				what = "write";
-			}
-			if (pr > 0 && !(CL_2023_READ / pr <= best)) {
-				best = CL_2023_READ / pr;
-				at = e;
-				what = "read";
+			for (int k = 0; k < 2 && e->type == FSLAB_FS_BTRFS; k++) {
+				double probe = k ? e->info.device_read_kib_s : e->info.device_write_kib_s,
+				       f = (k ? CL_2023_READ : CL_2023_WRITE) / probe;
+
+				if (probe > 0 && !(f <= best)) {
+					best = f;
+					at = e;
+					what = k ? "read" : "write";
+				}
 			}
 		}
 	c->figure = best;
@@ -367,51 +356,41 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 			const struct rp_entry *e = &r->entries[i];
 			struct rp_score w, rd;
 			char ra[24], pa[24], pb[24];
-			size_t wpc = 0, wn = 0, rpc = 0, rn = 0;
+			size_t wpc = 0, rpc = 0, wn = e->test_first[FSLAB_TEST_WRITE + 1] - e->test_first[FSLAB_TEST_WRITE],
+			       rn = e->test_first[FSLAB_TEST_READ + 1] - e->test_first[FSLAB_TEST_READ];
 			char line[768];
-			int o = 0;
 
 			if (!e->n_flag_pc && e->type != FSLAB_FS_BTRFS)
 				continue;
-			for (size_t k = e->test_first[FSLAB_TEST_WRITE]; k < e->test_first[FSLAB_TEST_WRITE + 1]; k++) {
-				wn++;
-				wpc += !!(e->cells[k].flags & RP_FLAG_PAGE_CACHE);
-			}
-			for (size_t k = e->test_first[FSLAB_TEST_READ]; k < e->test_first[FSLAB_TEST_READ + 1]; k++) {
-				rn++;
-				rpc += !!(e->cells[k].flags & RP_FLAG_PAGE_CACHE);
-			}
+			RP_FOR_CELLS(c, e, FSLAB_TEST_WRITE)
+				wpc += !!(c->flags & RP_FLAG_PAGE_CACHE);
+			RP_FOR_CELLS(c, e, FSLAB_TEST_READ)
+				rpc += !!(c->flags & RP_FLAG_PAGE_CACHE);
 			bool hw = rp_plateau(e, FSLAB_TEST_WRITE, &w) == 0;
 			bool hr = rp_plateau(e, FSLAB_TEST_READ, &rd) == 0;
 			double pw = e->info.device_write_kib_s, pr = e->info.device_read_kib_s;
 
-			o += snprintf(line + o, sizeof(line) - (size_t)o, "%s: ", e->label);
+			snprintf(line, sizeof(line), "%s: ", e->label);
 			if (pw > 0 && pr > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o,
-					      "device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
-					      rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
-					      CL_2023_WRITE / pw, CL_2023_READ / pr);
+				rp_catf(line, sizeof(line),
+					"device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
+					rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
+					CL_2023_WRITE / pw, CL_2023_READ / pr);
 			else
-				o += snprintf(line + o, sizeof(line) - (size_t)o,
-					      "cannot tell how the headline compares (no device probe in the manifest); ");
+				rp_catf(line, sizeof(line),
+					"cannot tell how the headline compares (no device probe in the manifest); ");
 			if (hw)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, "this run's write %s",
-					      rp_fmt_rate(w.median, ra, sizeof(ra)));
+				rp_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
 			if (hw && pw > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f the probe)", w.median / pw);
+				rp_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
 			if (hr)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, ", read %s",
-					      rp_fmt_rate(rd.median, ra, sizeof(ra)));
+				rp_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
 			if (hr && pr > 0)
-				o += snprintf(line + o, sizeof(line) - (size_t)o, " (x%.1f)", rd.median / pr);
-			if (o < (int)sizeof(line))
-				snprintf(line + o, sizeof(line) - (size_t)o,
-					 "; page-cache flags on %zu of %zu write and %zu of %zu read cells", wpc,
-					 wn, rpc, rn);
-			if (hw)
-				rp_score_free(&w);
-			if (hr)
-				rp_score_free(&rd);
+				rp_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
+			rp_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
+				wpc, wn, rpc, rn);
+			rp_score_free(&w); /* NULL when the plateau had none */
+			rp_score_free(&rd);
 			char (*h)[768] = realloc(cs->headline, (cs->n_headline + 1) * sizeof(*h));
 			if (!h)
 				return -ENOMEM;
@@ -442,19 +421,12 @@ int rp_claims_build(struct rp_data *d)
 			struct rp_claim_run *l = &c->runs[c->n++];
 
 			l->run = &d->runs[i];
-			switch (k) {
-			case 0:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_WRITE, l);
-				break;
-			case 1:
-				cl_fastest(d, &d->runs[i], FSLAB_TEST_READ, l);
-				break;
-			case 2:
+			if (k < 2)
+				cl_fastest(d, &d->runs[i], k == 0 ? FSLAB_TEST_WRITE : FSLAB_TEST_READ, l);
+			else if (k == 2)
 				cl_fat_dip(d, cs->m3, &d->runs[i], l);
-				break;
-			default:
+			else
 				cl_write_read(d, &d->runs[i], l);
-			}
 		}
 		cl_overall(c);
 	}

@@ -109,8 +109,7 @@ void rp_claims_html(FILE *out, const struct rp_data *d)
 	fputs(". 2023: btrfs wrote at 3.5e+07 KB/s and read at 2.2e+07 KB/s. Compared with what each "
 	      "device did in fslab run's O_DIRECT probe:</p><ul>\n",
 	      out);
-	for (size_t i = 0; i < cs->n_headline; i++) {
+	for (size_t i = 0; i < cs->n_headline; i++)
 		rp_html_put(out, "<li>", cs->headline[i], "</li>\n");
-	}
 	fputs("</ul></section>\n", out);
 }

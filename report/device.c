@@ -59,20 +59,18 @@ static void dv_figure(const struct rp_entry *e, unsigned ft, double *sum, struct
 static void dv_memory_line(struct rp_dev *v, int f, unsigned ft, const size_t *rows, const size_t *mem)
 {
 	char *b = v->memory[f];
-	size_t len = sizeof(v->memory[f]), l = 0;
+	size_t len = sizeof(v->memory[f]);
 
 	for (int w = 1; w >= 0; w--) {
-		const char *sep = l ? "; " : "";
+		const char *sep = b[0] ? "; " : "";
 
-		RP_FOR_TESTS(t, ft & (w ? DV_WRITES | DV_CREATE : DV_READS)) if (mem[t] && l < len) {
-			l += (size_t)snprintf(b + l, len - l, "%s%zu of %zu %s passes", sep, mem[t], rows[t],
-					      fslab_test_to_string(t));
+		RP_FOR_TESTS(t, ft & (w ? DV_WRITES | DV_CREATE : DV_READS)) if (mem[t]) {
+			rp_catf(b, len, "%s%zu of %zu %s passes", sep, mem[t], rows[t], fslab_test_to_string(t));
 			sep = ", ";
 		}
-		if (*sep == ',' && l < len)
-			l += (size_t)snprintf(b + l, len - l, "%s",
-					      w ? " had not reached the device by the end of their timed region"
-						: " were served from memory (the device read under 90% of what they returned)");
+		if (*sep == ',')
+			rp_catf(b, len, "%s", w ? " had not reached the device by the end of their timed region"
+					      : " were served from memory (the device read under 90% of what they returned)");
 	}
 }
 

@@ -13,16 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef FSLAB_VERSION
-#define FSLAB_VERSION "0.0.0"
-#endif
 
 #define EX_SKIP_STATUS "skipped: IOzone reported 0 (not measured)"
 
@@ -162,11 +159,10 @@ static int ex_read_report(const struct fslab_import_opts *o, struct fslab_iozone
 	free(text);
 	if (r < 0)
 		return fslab_err_set(e, r, "%s: %s", e2, fslab_escape_ctrl(err.msg, e1, sizeof(e1)));
-	*ok = *skipped = 0;
-	for (size_t i = 0; i < rep->n; i++) {
+	*ok = 0;
+	for (size_t i = 0; i < rep->n; i++)
 		*ok += rep->cells[i].kib_s > 0;
-		*skipped += !(rep->cells[i].kib_s > 0);
-	}
+	*skipped = rep->n - *ok;
 	return 0;
 }
 
@@ -247,31 +243,13 @@ out:
 	return ret;
 }
 
-struct ex_key {
-	uint64_t file_kib, record_kib;
-	enum fslab_test test;
-	double v;
-	bool ok;
-};
-
-static int ex_cmp(const void *a, const void *b)
-{
-	const struct ex_key *x = a, *y = b;
-
-	if (x->file_kib != y->file_kib)
-		return x->file_kib < y->file_kib ? -1 : 1;
-	if (x->record_kib != y->record_kib)
-		return x->record_kib < y->record_kib ? -1 : 1;
-	return (x->test > y->test) - (x->test < y->test);
-}
-
-/* The rows of a results CSV as sortable keys.  Returns 0 or -errno
- * (reported). */
-static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, struct fslab_err *e)
+/* The rows of a results CSV as cells (kib_s NaN: a row not ok).  Returns
+ * 0 or -errno (reported). */
+static int ex_read_rows(const char *csv, struct fslab_iozone_cell **out, size_t *n_out, struct fslab_err *e)
 {
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
-	struct ex_key *keys = NULL;
+	struct fslab_iozone_cell *keys = NULL;
 	char err[PATH_MAX + 512], esc[4 * (PATH_MAX + 512) + 8];
 	struct fslab_err fe = FSLAB_ERR_INIT;
 	size_t n = 0, cap = 0;
@@ -282,7 +260,7 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, str
 	while ((r = fslab_results_next(rd, &row, &fe)) == 1) {
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
-			struct ex_key *nk = realloc(keys, nc * sizeof(*keys));
+			struct fslab_iozone_cell *nk = realloc(keys, nc * sizeof(*keys));
 			if (!nk) {
 				r = -ENOMEM;
 				snprintf(err, sizeof(err), "out of memory");
@@ -291,8 +269,8 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, str
 			keys = nk;
 			cap = nc;
 		}
-		keys[n++] = (struct ex_key){ row.file_kib, row.record_kib, row.test,
-					     row.throughput_kib_s, fslab_result_ok(&row) };
+		keys[n++] = (struct fslab_iozone_cell){ row.file_kib, row.record_kib, row.test,
+							fslab_result_ok(&row) ? row.throughput_kib_s : NAN, 0 };
 	}
 	fslab_results_close(rd);
 	if (fe.code)
@@ -312,7 +290,7 @@ static int ex_read_rows(const char *csv, struct ex_key **out, size_t *n_out, str
 
 /* One IOzone cell per file x record x test: the median of its ok trials,
  * 0 without one.  keys are sorted here.  Returns 0 or -errno (reported). */
-static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab_iozone_report *rep,
+static int ex_cells(const char *csv, struct fslab_iozone_cell *keys, size_t n, struct fslab_iozone_report *rep,
 		    struct fslab_err *e)
 {
 	char esc[4 * PATH_MAX + 8];
@@ -320,12 +298,13 @@ static int ex_cells(const char *csv, struct ex_key *keys, size_t n, struct fslab
 
 	if (!tmp)
 		return fslab_err_set(e, ENOMEM, "out of memory");
-	qsort(keys, n, sizeof(*keys), ex_cmp);
+	fslab_iozone_sort(&(struct fslab_iozone_report){ .cells = keys, .n = n });
 	for (size_t i = 0; i < n;) {
 		size_t j = i, m = 0;
-		for (; j < n && ex_cmp(&keys[i], &keys[j]) == 0; j++)
-			if (keys[j].ok)
-				tmp[m++] = keys[j].v;
+		for (; j < n && keys[j].file_kib == keys[i].file_kib && keys[j].record_kib == keys[i].record_kib &&
+		       keys[j].test == keys[i].test; j++)
+			if (!isnan(keys[j].kib_s))
+				tmp[m++] = keys[j].kib_s;
 		struct fslab_iozone_cell c = { keys[i].file_kib, keys[i].record_kib, keys[i].test,
 					       m ? fslab_median_sort(tmp, m) : 0, 0 };
 		if (fslab_iozone_add(rep, &c) < 0) {
@@ -373,7 +352,7 @@ int fslab_export_iozone(const char *csv, const char *out_path, bool excel, bool 
 			struct fslab_err *e)
 {
 	struct fslab_iozone_report rep = { 0 };
-	struct ex_key *keys = NULL;
+	struct fslab_iozone_cell *keys = NULL;
 	char *buf = NULL, esc[4 * PATH_MAX + 8];
 	size_t n = 0, blen = 0;
 	struct stat cst;

@@ -50,16 +50,10 @@ char *rp_fmt_mibs(double kib_s, char *buf, size_t len)
 {
 	double v = kib_s / 1024;
 
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (v == 0)
-		snprintf(buf, len, "0");
-	else if (fabs(v) >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f", v);
+	if (isnan(v) || v == 0)
+		snprintf(buf, len, "%s", v == 0 ? "0" : "-");
 	else
-		snprintf(buf, len, "%.2f", v);
+		snprintf(buf, len, "%.*f", fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 2, v);
 	return buf;
 }
 
@@ -73,12 +67,9 @@ char *rp_fmt_rate_in(double kib_s, double like, bool unit, char *buf, size_t len
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f%s%s", v, unit ? " " : "", unit ? names[u] : "");
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f%s%s", v, unit ? " " : "", unit ? names[u] : "");
 	else
-		snprintf(buf, len, "%.2f%s%s", v, unit ? " " : "", unit ? names[u] : "");
+		snprintf(buf, len, "%.*f%s%s", fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2, v, unit ? " " : "",
+			 unit ? names[u] : "");
 	return buf;
 }
 
@@ -207,20 +198,19 @@ char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, si
 {
 	static const char *const what[] = { "", "write amplification", "read from the device",
 					    "device bytes written per file created" };
-	size_t l = 0;
 	char f[64];
 
 	buf[0] = '\0';
-	for (size_t i = 0; d->sum->dev.n_rows && i < d->n_all && l + 1 < len; i++) {
+	for (size_t i = 0; d->sum->dev.n_rows && i < d->n_all; i++) {
 		const struct rp_dev_fig *x = &d->sum->dev.test[(size_t)t * d->n_all + i];
 
 		if (x->kind == RP_DEVK_NONE)
 			continue;
-		if (!l)
-			l = (size_t)snprintf(buf, len, "%s (device counters):", what[x->kind]);
+		if (!buf[0])
+			rp_catf(buf, len, "%s (device counters):", what[x->kind]);
 		else
-			buf[l++] = ',';
-		l += (size_t)snprintf(buf + l, len - l, " %s %s", d->all[i]->label, rp_fmt_dev(x, f, sizeof(f)));
+			rp_catf(buf, len, ",");
+		rp_catf(buf, len, " %s %s", d->all[i]->label, rp_fmt_dev(x, f, sizeof(f)));
 	}
 	return buf;
 }
@@ -256,50 +246,40 @@ const struct rp_flag_info rp_flag_table[] = {
 };
 const size_t rp_n_flags = sizeof(rp_flag_table) / sizeof(rp_flag_table[0]);
 
+/* The flags' words (words) or letters, sep between them; an unknown flag
+ * as unknown says. */
+static char *rp_flag_join(unsigned flags, bool words, const char *sep, const char *unknown, char *buf,
+			  size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < rp_n_flags; i++)
+		if (flags & rp_flag_table[i].bit)
+			rp_catf(buf, len, "%s%s", buf[0] ? sep : "",
+				words ? rp_flag_table[i].words : rp_flag_table[i].letter);
+	if (flags & RP_FLAG_OTHER)
+		rp_catf(buf, len, "%s%s", buf[0] ? sep : "", unknown);
+	return buf;
+}
+
 char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len)
 {
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "", rp_flag_table[i].words);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " and " : "",
-				      other && other[0] ? other : "an unknown flag");
-	if (!buf[0])
+	if (!rp_flag_join(flags, true, " and ", other && other[0] ? other : "an unknown flag", buf, len)[0])
 		snprintf(buf, len, "flagged");
 	return buf;
 }
 
 char *rp_flag_letters(unsigned flags, const char *sep, char *buf, size_t len)
 {
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < len; i++)
-		if (flags & rp_flag_table[i].bit)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? sep : "", rp_flag_table[i].letter);
-	if ((flags & RP_FLAG_OTHER) && o < len)
-		snprintf(buf + o, len - o, "%s?", o ? sep : "");
-	return buf;
+	return rp_flag_join(flags, false, sep, "?", buf, len);
 }
 
 char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
 {
-	size_t o = 0;
-
 	buf[0] = '\0';
-	for (size_t i = 0; i < d->n_all && o < len; i++)
+	for (size_t i = 0; i < d->n_all; i++)
 		if (d->all[i]->other_flags[0])
-			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
-					      d->all[i]->other_flags, d->all[i]->label);
+			rp_catf(buf, len, "%s%s (%s)", buf[0] ? ", " : "", d->all[i]->other_flags, d->all[i]->label);
 	return buf;
-}
-
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text)
-{
-	rp_text_wrap_at(out, first, indent, 96, text);
 }
 
 void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text)
@@ -372,17 +352,14 @@ void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags)
 
 void rp_sizes_add(uint64_t *a, size_t *n, uint64_t v)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < *n; i++)
-		if (a[i] == v)
-			return;
-	if (*n >= RP_SIZES_MAX)
+	while (i < *n && a[i] < v)
+		i++;
+	if ((i < *n && a[i] == v) || *n >= RP_SIZES_MAX)
 		return;
-	for (i = *n; i > 0 && a[i - 1] > v; i--)
-		a[i] = a[i - 1];
+	memmove(a + i + 1, a + i, ((*n)++ - i) * sizeof(*a));
 	a[i] = v;
-	(*n)++;
 }
 
 /* A latency in microseconds: "12.5", "1340", "-" */
@@ -393,6 +370,16 @@ char *rp_fmt_us(double v, char *buf, size_t len)
 	else
 		snprintf(buf, len, v < 100 ? "%.1f" : "%.0f", v);
 	return buf;
+}
+
+const char *rp_json_str(json_object *o, const char *k1, const char *k2, const char *none)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, k1, &v) || (k2 && !json_object_object_get_ex(v, k2, &v)) ||
+	    !json_object_is_type(v, json_type_string))
+		return none;
+	return json_object_get_string(v);
 }
 
 json_object *rp_json_num(double v)
@@ -424,6 +411,18 @@ json_object *rp_json_flags(unsigned f, const char *other)
 	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
 		json_object_array_add(a, RP_JSTR(w));
 	return a;
+}
+
+char *rp_catf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strnlen(buf, len);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (l + 1 < len)
+		vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+	return buf;
 }
 
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...)

@@ -20,11 +20,10 @@ extern const size_t rp_n_flags;
 char *rp_flag_words(unsigned flags, const char *other, char *buf, size_t len);
 /* Every entry's unknown flags: "future-flag (ext4), other (xfs/direct)". */
 char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len);
-/* text wrapped at 96 columns after first, continuation lines indented by
- * indent */
-void rp_text_wrap(FILE *out, const char *first, size_t indent, const char *text);
-/* The same at width columns (the claims' lines: 100). */
+/* text wrapped at width columns (rp_text_wrap: 96; the claims' lines: 100)
+ * after first, continuation lines indented by indent */
 void rp_text_wrap_at(FILE *out, const char *first, size_t indent, size_t width, const char *text);
+#define rp_text_wrap(out, first, indent, text) rp_text_wrap_at(out, first, indent, 96, text)
 /* The text legend of every flag in flags ("flags: P = page cache: ..."),
  * from the flag table; the unknown ones as the CSV names them. */
 void rp_text_flag_legend(FILE *out, const struct rp_data *d, unsigned flags);
@@ -71,6 +70,9 @@ void rp_html_escape(FILE *out, const char *s);
 void rp_html_put(FILE *out, const char *before, const char *text, const char *after);
 /* A latency in microseconds: "12.5", "1340", "-" (NaN). */
 char *rp_fmt_us(double v, char *buf, size_t len);
+/* The string at key k1 of o (k2 NULL), or at k2 of the object there;
+ * otherwise (o NULL, missing, not a string) none. */
+const char *rp_json_str(json_object *o, const char *k1, const char *k2, const char *none);
 /* A finite number as JSON; NULL (null) for NaN or an infinity. */
 json_object *rp_json_num(double v);
 /* Adds the (key, value) pairs that follow to o, up to a NULL key (a NULL
@@ -82,6 +84,9 @@ json_object *rp_json_put(json_object *o, ...);
 #define RP_JBOOL(b) json_object_new_boolean(b)
 /* The flags by their CSV names, then the unknown ones (other, ";"-joined). */
 json_object *rp_json_flags(unsigned f, const char *other);
+/* Appends what fmt says to the string in buf (len bytes), what fits;
+ * returns buf. */
+char *rp_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* e's message: what fmt says, then ": " and strerror(err); returns
  * -err. */
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

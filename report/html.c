@@ -224,44 +224,10 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 		ht_not_ranked(out, r->unranked[i], "no cell of this test succeeded");
 	fputs("</table></div>\n", out);
 	char dl[1024];
-	if (rp_dev_test_line(d, t, dl, sizeof(dl))[0]) {
+	if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
 		rp_html_put(out, "<p class=legend>", dl, "</p>\n");
-	}
 	for (size_t i = 0; i < d->n_all; i++)
 		ht_problems(out, d->all[i], t);
-}
-
-static void ht_same_fs(FILE *out, const struct rp_data *d)
-{
-	const struct rp_same_fs *rows = d->sum->same_fs;
-	size_t n = d->sum->n_same_fs;
-	char ma[24], mb[24];
-
-	if (n == 0)
-		return;
-	fputs("<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
-	      "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
-	      "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
-	      "has one verdict only.</p>\n<div class=scroll><table><tr><th class=l>filesystem</th>"
-	      "<th class=l>test</th><th class=l>run A</th><th>A MiB/s</th>"
-	      "<th class=l>run B</th><th>B MiB/s</th><th>B/A [interval]</th>"
-	      "<th class=l>verdict</th></tr>\n",
-	      out);
-	for (size_t i = 0; i < n; i++) {
-		const struct rp_same_fs *r = &rows[i];
-		char ci[64];
-
-		rp_html_put(out, "<tr><td class=l>", r->a->fs, "");
-		fprintf(out, "</td><td class=l>%s</td><td class=l>", fslab_test_to_string(r->test));
-		rp_html_escape(out, r->a->run->tag);
-		fprintf(out, "</td><td>%s</td><td class=l>", rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
-		rp_html_escape(out, r->b->run->tag);
-		fprintf(out, "</td><td>%s</td><td>%s</td>", rp_fmt_mibs(r->median_b, mb, sizeof(mb)),
-			rp_fmt_ratio_ci(&r->cmp, "&ndash;", ci, sizeof(ci)));
-		fprintf(out, "<td class=\"l %s\">%s</td></tr>\n", rp_dir_class(r->cmp.dir),
-			rp_change_word(r->cmp.dir));
-	}
-	fputs("</table></div></section>\n", out);
 }
 
 /* Run run's row of test t in rk: its best with the plateau median, then
@@ -395,12 +361,11 @@ static void ht_cells(FILE *out, const struct rp_entry *e, enum fslab_test t)
 	fputs("</table></div></details>\n", out);
 }
 
-static void ht_scalar(FILE *out, json_object *v)
+/* A manifest's scalar as shown: a string as it is, else its JSON. */
+static const char *ht_scalar_text(json_object *v)
 {
-	if (json_object_is_type(v, json_type_string))
-		rp_html_escape(out, json_object_get_string(v));
-	else
-		rp_html_escape(out, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+							: json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
 }
 
 /* A manifest value: an object as "key: value; ...", an array as its
@@ -413,17 +378,17 @@ static void ht_manifest_value(FILE *out, json_object *val)
 		{
 			fputs(sep, out);
 			rp_html_put(out, "", k2, ": ");
-			ht_scalar(out, v2);
+			rp_html_escape(out, ht_scalar_text(v2));
 			sep = "; ";
 		}
 	} else if (json_object_is_type(val, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(val); i++) {
 			if (i)
 				fputc(' ', out);
-			ht_scalar(out, json_object_array_get_idx(val, i));
+			rp_html_escape(out, ht_scalar_text(json_object_array_get_idx(val, i)));
 		}
 	} else {
-		ht_scalar(out, val);
+		rp_html_escape(out, ht_scalar_text(val));
 	}
 }
 
@@ -438,27 +403,20 @@ static void ht_manifest_filesystems(FILE *out, json_object *manifest)
 		"cache_drop_method",
 	};
 	json_object *fss;
+	struct rp_tab tb;
 
 	if (!json_object_object_get_ex(manifest, "filesystems", &fss) ||
 	    !json_object_is_type(fss, json_type_array) || json_object_array_length(fss) == 0)
 		return;
-	fputs("<div class=scroll><table><tr>", out);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		fprintf(out, "<th class=l>%s</th>", keys[k]);
-	fputs("</tr>\n", out);
+	rp_tab_open(&tb, out, true, keys, sizeof(keys) / sizeof(keys[0]), ~0u, ~0u);
 	for (size_t i = 0; i < json_object_array_length(fss); i++) {
 		json_object *f = json_object_array_get_idx(fss, i), *v;
 
-		fputs("<tr>", out);
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			fputs("<td class=l>", out);
-			if (json_object_object_get_ex(f, keys[k], &v) && v)
-				ht_scalar(out, v);
-			fputs("</td>", out);
-		}
-		fputs("</tr>\n", out);
+		rp_tab_row(&tb);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			rp_tab_cell(&tb, json_object_object_get_ex(f, keys[k], &v) && v ? ht_scalar_text(v) : "", NULL, false);
 	}
-	fputs("</table></div>\n", out);
+	rp_tab_close(&tb, "\n");
 }
 
 static void ht_manifest(FILE *out, const struct rp_run *r)
@@ -548,14 +506,12 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 		fprintf(out, "</td><td>%zu</td><td>%zu</td><td%s>%zu</td><td%s>%zu</td><td>%zu</td><td>%zu</td>",
 			e->n_rows, e->n_cells, e->n_flag_pc ? " class=pc" : "", e->n_flag_pc,
 			e->n_flag_fuse ? " class=fu" : "", e->n_flag_fuse, e->n_failed, e->n_skipped);
-		if (e->info.device_write_kib_s > 0)
-			fprintf(out, "<td>%.0f</td>", e->info.device_write_kib_s);
-		else
-			fputs("<td>unknown</td>", out);
-		if (e->info.device_read_kib_s > 0)
-			fprintf(out, "<td>%.0f</td>", e->info.device_read_kib_s);
-		else
-			fputs("<td>unknown</td>", out);
+		for (int k = 0; k < 2; k++) {
+			double v = k ? e->info.device_read_kib_s : e->info.device_write_kib_s;
+			char b[32] = "unknown";
+
+			fprintf(out, "<td>%s</td>", v > 0 ? (snprintf(b, sizeof(b), "%.0f", v), b) : b);
+		}
 		rp_html_put(out, "<td class=l>", e->info.mount_method[0] ? e->info.mount_method : "-",
 			    "</td></tr>\n");
 	}
@@ -652,36 +608,6 @@ static void ht_all_cells(FILE *out, const struct rp_data *d, unsigned tests)
 	fputs("</section>\n", out);
 }
 
-static void rp_latency_html(FILE *out, const struct rp_data *d)
-{
-	const struct rp_summary *s = d->sum;
-
-	if (!s->lat_tests)
-		return;
-	fputs("<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
-	      "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
-	      "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
-	      "<div class=scroll><table><tr><th class=l>test</th><th class=l>filesystem</th>"
-	      "<th>cells</th><th>p50 median</th><th>p99 worst</th><th class=l>cell</th><th>max</th></tr>\n",
-	      out);
-	RP_FOR_TESTS(t, s->lat_tests)
-		for (size_t i = 0; i < s->n; i++) {
-			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], b[24], c[24], f[16], r[16];
-
-			if (!l->has)
-				continue;
-			fprintf(out, "<tr><td class=l>%s</td><td class=l>", fslab_test_to_string(t));
-			rp_html_escape(out, d->all[i]->label);
-			fprintf(out, "</td><td>%zu</td><td>%s</td><td>%s</td><td class=l>", l->n_cells,
-				rp_fmt_us(l->p50, a, sizeof(a)), rp_fmt_us(l->p99, b, sizeof(b)));
-			if (!isnan(l->p99))
-				fprintf(out, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-					rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fprintf(out, "</td><td>%s</td></tr>\n", rp_fmt_us(l->max, c, sizeof(c)));
-		}
-	fputs("</table></div></section>\n", out);
-}
 /* The page, section by section; 0 or the error of reading a plot. */
 static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
 		   const char *pdir, unsigned tests, bool claims, struct fslab_err *e)
@@ -703,8 +629,8 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	if ((r = ht_rankings(out, d, plots, pdir, tests, e)) < 0)
 		return r;
 	rp_cdm_html(out, d);
-	rp_latency_html(out, d);
-	ht_same_fs(out, d);
+	rp_latency_table(out, d, true);
+	rp_same_fs_table(out, d, true);
 	if (d->n_runs > 1)
 		ht_run_rankings(out, d, tests);
 	if ((r = ht_plots(out, plots, pdir, e)) < 0)

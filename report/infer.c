@@ -91,23 +91,20 @@ static void vm_pools_blocked(const struct rp_vm_in *in, size_t n, const struct r
 		 * no memory: the pool keeps only its unblocked variance */
 		double *y = malloc(ne * nk * sizeof(*y)), *row = malloc(ne * sizeof(*row));
 		size_t *key = malloc(ne * sizeof(*key));
-		if (!y || !row || !key) {
-			free(y);
-			free(row);
-			free(key);
-			continue;
-		}
-		for (size_t i = 0; i < n; i++) {
+
+		for (size_t i = 0; i < n && y && row && key; i++) {
 			if (in[i].pool != p || !vm_usable(in[i].s))
 				continue;
 			for (size_t k = 0; k < nk; k++)
 				y[e * nk + k] = log(in[i].s->trial[k]);
 			key[e++] = in[i].key;
 		}
-		fslab_twoway_resid_ss(y, ne, nk, row);
-		for (e = 0; e < ne; e++)
-			ss[p] += row[e] / vm->factor[key[e]];
-		l->dfp[p] = (double)(ne - 1) * (double)(nk - 1);
+		if (y && row && key) {
+			fslab_twoway_resid_ss(y, ne, nk, row);
+			for (e = 0; e < ne; e++)
+				ss[p] += row[e] / vm->factor[key[e]];
+			l->dfp[p] = (double)(ne - 1) * (double)(nk - 1);
+		}
 		free(y);
 		free(row);
 		free(key);
@@ -252,18 +249,14 @@ bool rp_est_testable(const struct rp_est *e)
 /* The word is lib/stats.h's, shared with fslab run's stopping rule. */
 static enum rp_dir rp_dir_of(double lo, double hi, double delta)
 {
-	switch (fslab_ratio_word_of(lo, hi, delta)) {
-	case FSLAB_RATIO_SLOWER:
-		return RP_DIR_SLOWER;
-	case FSLAB_RATIO_FASTER:
-		return RP_DIR_FASTER;
-	case FSLAB_RATIO_EQUIVALENT:
-		return RP_DIR_EQUIVALENT;
-	case FSLAB_RATIO_INCONCLUSIVE:
-		return RP_DIR_INCONCLUSIVE;
-	default:
-		return RP_DIR_UNTESTED;
-	}
+	static const enum rp_dir dir[] = {
+		[FSLAB_RATIO_UNTESTED] = RP_DIR_UNTESTED, [FSLAB_RATIO_SLOWER] = RP_DIR_SLOWER,
+		[FSLAB_RATIO_FASTER] = RP_DIR_FASTER, [FSLAB_RATIO_EQUIVALENT] = RP_DIR_EQUIVALENT,
+		[FSLAB_RATIO_INCONCLUSIVE] = RP_DIR_INCONCLUSIVE,
+	};
+	unsigned w = (unsigned)fslab_ratio_word_of(lo, hi, delta);
+
+	return w < sizeof(dir) / sizeof(dir[0]) ? dir[w] : RP_DIR_UNTESTED;
 }
 
 /* The variance of x's mean log score minus y's, and its degrees of

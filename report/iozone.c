@@ -15,10 +15,8 @@
 #define IZ_VALUE_MAX 1e15
 
 /* e's message "line N: what" (N 0: no line), its code -EINVAL; returns it. */
-static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 {
 	char msg[FSLAB_ERR_MSG_MAX];
 	va_list ap;
@@ -26,10 +24,10 @@ static int iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (line)
-		return fslab_err_set(e, EINVAL, "line %lu: %s", line, msg);
-	return fslab_err_set(e, EINVAL, "%s", msg);
+	return line ? fslab_err_set(e, EINVAL, "line %lu: %s", line, msg) : fslab_err_set(e, EINVAL, "%s", msg);
 }
+
+
 int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_cell *c)
 {
 	/* IOzone's layout has a column for each of its 13 tests and none
@@ -50,6 +48,16 @@ int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_
 	}
 	rep->cells[rep->n++] = *c;
 	return 0;
+}
+
+/* fslab_iozone_add, the error "too many cells" on c's line. */
+static int iz_add_cell(struct fslab_iozone_report *rep, const struct fslab_iozone_cell *c, struct fslab_err *e)
+{
+	int r = fslab_iozone_add(rep, c);
+
+	if (r < 0)
+		iz_err(e, c->line, "too many cells");
+	return r;
 }
 
 /* By file, record, test (a cell); iz_cmp then by line. */
@@ -277,10 +285,8 @@ static int iz_table_row(struct iz_parse *ps, const char *line, size_t n)
 		c.test = (enum fslab_test)(i - 2);
 		/* a short row (iozone -i) has no column names to say which
 		 * tests these are: kept apart, -R wins */
-		if ((r = fslab_iozone_add(nt < 2 + FSLAB_TEST_IOZONE_COUNT ? &ps->part : ps->rep, &c)) < 0) {
-			iz_err(ps->e, ps->lineno, "too many cells");
+		if ((r = iz_add_cell(nt < 2 + FSLAB_TEST_IOZONE_COUNT ? &ps->part : ps->rep, &c, ps->e)) < 0)
 			return r;
-		}
 	}
 	return 0;
 }
@@ -334,10 +340,8 @@ static int iz_excel_row(struct iz_parse *ps, int nt)
 		if ((r = iz_value_tok(ps, i, i, "value", &c.kib_s)) < 0)
 			return r;
 		c.record_kib = ps->rec_hdr[i - 1];
-		if ((r = fslab_iozone_add(&ps->xl, &c)) < 0) {
-			iz_err(ps->e, ps->lineno, "too many cells");
+		if ((r = iz_add_cell(&ps->xl, &c, ps->e)) < 0)
 			return r;
-		}
 	}
 	return 0;
 }
@@ -413,19 +417,12 @@ static int iz_merge(struct iz_parse *ps)
 	for (size_t i = 0; i < ps->xl.n; i++) {
 		struct fslab_iozone_report text_view = { .cells = rep->cells, .n = n_text };
 
-		if (iz_find(&text_view, &ps->xl.cells[i]))
-			continue;
-		if ((r = fslab_iozone_add(rep, &ps->xl.cells[i])) < 0) {
-			iz_err(ps->e, ps->xl.cells[i].line, "too many cells");
+		if (!iz_find(&text_view, &ps->xl.cells[i]) && (r = iz_add_cell(rep, &ps->xl.cells[i], ps->e)) < 0)
 			return r;
-		}
 	}
-	for (size_t i = 0; i < ps->part.n && !rep->has_excel; i++) {
-		if ((r = fslab_iozone_add(rep, &ps->part.cells[i])) < 0) {
-			iz_err(ps->e, ps->part.cells[i].line, "too many cells");
+	for (size_t i = 0; i < ps->part.n && !rep->has_excel; i++)
+		if ((r = iz_add_cell(rep, &ps->part.cells[i], ps->e)) < 0)
 			return r;
-		}
-	}
 	fslab_iozone_sort(rep);
 	return 0;
 }
@@ -481,18 +478,14 @@ static void iz_value(FILE *out, double v)
 /* Adds v to the sorted set recs (at most 64). */
 static void iz_add_record(uint64_t *recs, size_t *nr, uint64_t v)
 {
-	size_t k, m;
+	size_t k = 0;
 
-	for (k = 0; k < *nr && recs[k] != v; k++)
-		;
-	if (k < *nr || *nr >= 64)
+	while (k < *nr && recs[k] < v)
+		k++;
+	if ((k < *nr && recs[k] == v) || *nr >= 64)
 		return;
-	m = (*nr)++;
-	while (m > 0 && recs[m - 1] > v) {
-		recs[m] = recs[m - 1];
-		m--;
-	}
-	recs[m] = v;
+	memmove(recs + k + 1, recs + k, ((*nr)++ - k) * sizeof(*recs));
+	recs[k] = v;
 }
 
 /* The text table: a row per file and record size with every test's value
@@ -581,14 +574,10 @@ int fslab_iozone_write(FILE *out, const struct fslab_iozone_report *rep, bool ex
 	uint64_t recs[64];
 	size_t nr = 0;
 
-	fputs("\tIozone: Performance Test of File I/O\n"
-	      "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
-	      "\tAuto Mode\n",
-	      out);
-	fprintf(out, "\tCommand line used: %s\n", rep->command[0] ? rep->command : "iozone -a");
-	fputs("\tOutput is in kBytes/sec\n\n", out);
-	fputs(iz_head1, out);
-	fputs(iz_head2, out);
+	fprintf(out, "\tIozone: Performance Test of File I/O\n"
+		     "\t        (report layout of IOzone 3.508, written by fslab export iozone)\n\n"
+		     "\tAuto Mode\n\tCommand line used: %s\n\tOutput is in kBytes/sec\n\n%s%s",
+		rep->command[0] ? rep->command : "iozone -a", iz_head1, iz_head2);
 	iz_write_table(out, rep, recs, &nr);
 	fputs("\niozone test complete.\n", out);
 	if (excel)

@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef FSLAB_VERSION
-#define FSLAB_VERSION "0.0.0"
-#endif
-
 static json_object *js_pair(double a, double b)
 {
 	json_object *arr;
@@ -315,13 +311,9 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "change_verdicts", o);
 
 	o = json_object_new_object();
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		json_object *x;
-
-		if (!(tests & (1u << t)) || !(x = js_ranking(d, t)))
-			continue;
-		json_object_object_add(o, fslab_test_to_string(t), x);
-	}
+	RP_FOR_TESTS(t, tests)
+		if ((a = js_ranking(d, t)))
+			json_object_object_add(o, fslab_test_to_string(t), a);
 	json_object_object_add(root, "rankings", o);
 
 	a = json_object_new_array();

@@ -17,12 +17,11 @@ struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i)
 	return &s->lat[(size_t)t * s->n + i];
 }
 
-/* Entry e in test t into l (l->has false without latency). */
+/* Entry e in test t into l (NaN figures: l->has false without latency). */
 static void lt_row(const struct rp_entry *e, enum fslab_test t, double *tmp, struct rp_lat_row *l)
 {
 	size_t m = 0;
 
-	*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
 	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || (isnan(c->lat_p50) && isnan(c->lat_p99) && isnan(c->lat_max)))
 			continue;
@@ -65,13 +64,10 @@ int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tes
 		for (size_t i = 0; i < s->n; i++) {
 			struct rp_lat_row *l = rp_lat_row(s, t, i);
 
-			if (!(tests & (1u << t)) || !d->all[i]->latency) {
-				*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
-				continue;
-			}
-			lt_row(d->all[i], t, tmp, l);
-			if (l->has)
-				s->lat_tests |= 1u << t;
+			*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
+			if ((tests & (1u << t)) && d->all[i]->latency)
+				lt_row(d->all[i], t, tmp, l);
+			s->lat_tests |= l->has ? 1u << t : 0;
 		}
 	free(tmp);
 	return 0;

@@ -22,14 +22,9 @@
 struct ld_row {
 	uint64_t file_kib, record_kib;
 	unsigned iodepth, jobs; /* 1 and 1 but for the queued tests */
-	double v;
-	double iops;    /* the CSV's iops, else throughput / record */
 	char *problem; /* status when not ok */
-	unsigned trial;
 	unsigned char test, kind; /* kind: 0 ok, 1 failed, 2 skipped */
-	unsigned flags;
-	double lat[3];  /* p50, p99, max (us); NaN: none */
-	double dev[RP_DEV_FIELDS];
+	struct rp_sample s; /* the sample an ok row is */
 };
 
 /* Paths and CSV text in messages reach a terminal: control bytes escaped. */
@@ -39,18 +34,14 @@ static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
 
 /* By cell (test, file, record, and a queued test's depth and threads:
  * CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells), then trial. */
+#define LD_CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
 static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
 {
-	if (x->test != y->test)
-		return x->test < y->test ? -1 : 1;
-	if (x->file_kib != y->file_kib)
-		return x->file_kib < y->file_kib ? -1 : 1;
-	if (x->record_kib != y->record_kib)
-		return x->record_kib < y->record_kib ? -1 : 1;
-	if (x->iodepth != y->iodepth)
-		return x->iodepth < y->iodepth ? -1 : 1;
-	if (x->jobs != y->jobs)
-		return x->jobs < y->jobs ? -1 : 1;
+	LD_CMP(test);
+	LD_CMP(file_kib);
+	LD_CMP(record_kib);
+	LD_CMP(iodepth);
+	LD_CMP(jobs);
 	return 0;
 }
 
@@ -59,7 +50,7 @@ static int ld_cmp_row(const void *a, const void *b)
 	const struct ld_row *x = a, *y = b;
 	int k = ld_cmp_cell(x, y);
 
-	return k ? k : (x->trial > y->trial) - (x->trial < y->trial);
+	return k ? k : (x->s.trial > y->s.trial) - (x->s.trial < y->s.trial);
 }
 
 /* Adds the unknown flag w to the entry's names (once; what fits). */
@@ -184,21 +175,12 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 			c->jobs = r->jobs;
 			c->first = e->n_samples;
 		}
-		c->flags |= r->flags;
+		c->flags |= r->s.flags;
 		if (r->kind == 0) {
-			e->samples[e->n_samples].trial = r->trial;
-			e->samples[e->n_samples].v = r->v;
-			e->samples[e->n_samples].iops = r->iops;
-			memcpy(e->samples[e->n_samples].lat, r->lat, sizeof(r->lat));
-			memcpy(e->samples[e->n_samples].dev, r->dev, sizeof(r->dev));
-			e->samples[e->n_samples].flags = r->flags;
-			e->n_samples++;
+			e->samples[e->n_samples++] = r->s;
 			c->n_ok++;
 		} else {
-			if (r->kind == 1)
-				c->n_failed++;
-			else
-				c->n_skipped++;
+			(*(r->kind == 1 ? &c->n_failed : &c->n_skipped))++;
 			if (!c->problem) {
 				c->problem = r->problem;
 				r->problem = NULL;
@@ -222,12 +204,11 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 	}
 	free(tmp);
 	size_t k = 0;
-	for (int t = 0; t <= FSLAB_TEST_MAX; t++) {
+	for (int t = 0; t <= FSLAB_TEST_MAX; t++) { /* t = FSLAB_TEST_MAX: past every cell */
 		while (k < e->n_cells && (int)e->cells[k].test < t)
 			k++;
 		e->test_first[t] = k;
 	}
-	e->test_first[FSLAB_TEST_MAX] = e->n_cells;
 	return 0;
 }
 
@@ -314,27 +295,24 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->record_kib = row.record_kib;
 		lr->iodepth = row.iodepth ? row.iodepth : 1;
 		lr->jobs = row.jobs ? row.jobs : 1;
-		lr->trial = row.trial;
-		lr->v = row.throughput_kib_s;
-		lr->iops = fslab_result_iops(&row);
-		lr->flags = ld_parse_flags(e, row.flag);
-		lr->lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
-		lr->lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
-		lr->lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
+		lr->s.trial = row.trial;
+		lr->s.v = row.throughput_kib_s;
+		lr->s.iops = fslab_result_iops(&row);
+		lr->s.flags = ld_parse_flags(e, row.flag);
+		lr->s.lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
+		lr->s.lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
+		lr->s.lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
 		int64_t dv[RP_DEV_FIELDS] = { row.io_bytes, row.dev_read_bytes, row.dev_write_bytes,
 					      row.dev_write_timed_bytes, -1 };
 		for (int k = 0; k < RP_DEV_FILES; k++)
-			lr->dev[k] = row.device && dv[k] >= 0 ? (double)dv[k] : NAN;
+			lr->s.dev[k] = row.device && dv[k] >= 0 ? (double)dv[k] : NAN;
 		/* files: the many-files tests' operations are files */
-		lr->dev[RP_DEV_FILES] = row.elapsed_s > 0 ? round(lr->iops * row.elapsed_s) : NAN;
+		lr->s.dev[RP_DEV_FILES] = row.elapsed_s > 0 ? round(lr->s.iops * row.elapsed_s) : NAN;
 		e->device |= row.device;
 		if (!fslab_result_ok(&row)) {
 			lr->kind = strncmp(row.status, "skipped", 7) == 0 ? 2 : 1;
 			lr->problem = strdup(row.status);
-			if (lr->kind == 1)
-				e->n_failed++;
-			else
-				e->n_skipped++;
+			(*(lr->kind == 1 ? &e->n_failed : &e->n_skipped))++;
 		}
 		if (row.trial > e->max_trial)
 			e->max_trial = row.trial;
@@ -545,12 +523,9 @@ static const char *ld_basename(const char *p, char *buf, size_t len)
  * NULL. */
 static const char *ld_run_label(const struct rp_run *r)
 {
-	json_object *v;
+	const char *l = rp_json_str(r->manifest, "label", NULL, "");
 
-	if (!r->manifest || !json_object_object_get_ex(r->manifest, "label", &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v)[0] ? json_object_get_string(v) : NULL;
+	return l[0] ? l : NULL;
 }
 
 /* Short tags that tell the runs apart: the runs' labels when every run has

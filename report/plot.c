@@ -231,19 +231,23 @@ static bool pl_regular(const struct pl_axes *ax)
 	return true;
 }
 
+/* Widens [*lo, *hi] (NaN: empty) to a positive v. */
+static void pl_span(double v, double *lo, double *hi)
+{
+	if (!(v > 0))
+		return;
+	*lo = isnan(*lo) ? v : fmin(*lo, v);
+	*hi = isnan(*hi) ? v : fmax(*hi, v);
+}
+
 /* The smallest and largest median of the measured cells of one
  * filesystem and test (MiB/s); NaN when none was measured. */
 static void pl_median_range(const struct rp_entry *e, enum fslab_test t, double *lo, double *hi)
 {
 	*lo = *hi = NAN;
-	RP_FOR_CELLS(c, e, t) {
-		if (!c->n_ok || !(c->median > 0))
-			continue;
-		if (isnan(*lo) || c->median / 1024 < *lo)
-			*lo = c->median / 1024;
-		if (isnan(*hi) || c->median / 1024 > *hi)
-			*hi = c->median / 1024;
-	}
+	RP_FOR_CELLS(c, e, t)
+		if (c->n_ok)
+			pl_span(c->median / 1024, lo, hi);
 }
 
 /* What a heatmap's data block holds: cells ringed, crossed, present. */
@@ -294,6 +298,17 @@ static void pl_cbrange(FILE *f, const struct rp_plot *p, double zmax, double cmi
 	}
 	if (p->kind != FSLAB_REPORT_PLOT_SURFACE) /* the surface's z label says it */
 		fprintf(f, "set cblabel 'MiB/s (this plot%s)'\n", clog ? ", log scale" : "");
+}
+
+/* The end of a chart's plot line: triangles where an interval was cut
+ * (n_cut ends; columns 5 and 6 of data block $<block><id>). */
+static void pl_cut_marks(FILE *f, unsigned n_cut, char block, int id, const char *ps, const char *title)
+{
+	if (n_cut)
+		fprintf(f, ", \\\n     $%c%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps %s lc rgb '#c00000' title '%s', \\\n"
+			   "     $%c%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps %s lc rgb '#c00000' notitle",
+			block, id, ps, title, block, id, ps);
+	fputc('\n', f);
 }
 
 static void pl_surface_plot(FILE *f, const struct pl_axes *ax, double zmax, int id)
@@ -381,13 +396,14 @@ static void pl_surface_or_heatmap(FILE *f, const struct rp_plot *p, const struct
 	}
 }
 
-/* Points of entry e in the comparison chart of test t at record size rec. */
+/* Points of entry e in the comparison chart of test t at record size rec
+ * (0: the ok cells of every record size). */
 static size_t pl_bysize_points(const struct rp_entry *e, enum fslab_test t, uint64_t rec)
 {
 	size_t n = 0;
 
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
-		n += e->cells[k].record_kib == rec && e->cells[k].n_ok;
+	RP_FOR_CELLS(c, e, t)
+		n += (!rec || c->record_kib == rec) && c->n_ok;
 	return n;
 }
 
@@ -441,10 +457,8 @@ static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 	for (size_t i = 0; i < d->n_all; i++)
 		for (size_t k = 0; k < ax.nf; k++) {
 			const struct rp_cell *c = pl_find(d->all[i], p->test, ax.file[k], record);
-			if (!c || !c->n_ok || !(c->mean > 0))
-				continue;
-			hi = fmax(hi, c->mean / 1024);
-			lo = isnan(lo) ? c->mean / 1024 : fmin(lo, c->mean / 1024);
+			if (c && c->n_ok)
+				pl_span(c->mean / 1024, &lo, &hi);
 		}
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	unsigned n_cut = pl_bysize_data(f, p, d, &ax, record, ymin, ymax, logy, id, shown, &n);
@@ -465,11 +479,7 @@ static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 				i ? ", \\\n     " : "", id, i);
 			pl_quote(f, shown[i]->label);
 		}
-		if (n_cut)
-			fprintf(f, ", \\\n     $c%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.4 lc rgb '#c00000' title 'interval cut', \\\n"
-				   "     $c%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.4 lc rgb '#c00000' notitle",
-				id, id);
-		fputc('\n', f);
+		pl_cut_marks(f, n_cut, 'c', id, "1.4", "interval cut");
 	}
 }
 
@@ -506,13 +516,8 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 
 	if (r->n == 0)
 		return -ENODATA;
-	for (size_t i = 0; i < r->n; i++) {
-		double m = r->rows[i].s.score / 1024;
-		if (m > hi)
-			hi = m;
-		if (m > 0 && (isnan(lo) || m < lo))
-			lo = m;
-	}
+	for (size_t i = 0; i < r->n; i++)
+		pl_span(r->rows[i].s.score / 1024, &lo, &hi);
 	pl_yrange(lo, hi, &logy, &ymin, &ymax);
 	fprintf(f, "$b%d << EOD\n", id);
 	for (size_t i = 0; i < r->n; i++) {
@@ -541,21 +546,9 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 		fprintf(f, "plot $b%d using 1:2:($1-0.3):($1+0.3):(%.6g):2 with boxxyerror lc rgb '#7fa7d0' title 'plateau median', \\\n"
 			   "     $b%d using 1:2:3:4 with yerrorbars pt -1 lw 1.5 lc rgb '#000000' title '95%% interval'",
 			id, ymin, id);
-		if (n_cut)
-			fprintf(f, ", \\\n     $b%d using 1:($5 > 0 ? $4 : NaN) with points pt 9 ps 1.6 lc rgb '#c00000' title 'interval cut at the plot edge', \\\n"
-				   "     $b%d using 1:($6 > 0 ? $3 : NaN) with points pt 11 ps 1.6 lc rgb '#c00000' notitle",
-				id, id);
-		fputc('\n', f);
+		pl_cut_marks(f, n_cut, 'b', id, "1.6", "interval cut at the plot edge");
 	}
 	return 0;
-}
-
-static bool pl_any_ok(const struct rp_entry *e, enum fslab_test t)
-{
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
-		if (e->cells[k].n_ok)
-			return true;
-	return false;
 }
 
 /* Is cell (file, record) of test t measured ok in any entry? */
@@ -684,7 +677,7 @@ static void pl_add_grids(struct pl_draw *w, unsigned kinds, enum fslab_test t, s
 
 		if (!(kinds & kind))
 			continue;
-		if (surface && !pl_any_ok(e, t))
+		if (surface && !pl_bysize_points(e, t, 0))
 			continue; /* nothing to draw; the heatmap shows the failures */
 		p = &w->out->p[w->out->n++];
 		p->e = e;

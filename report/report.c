@@ -334,9 +334,9 @@ static int rpt_text_render(const struct rp_data *d,
 	if (rc == 0)
 		rc = rp_cdm_text(f, d);
 	if (rc == 0)
-		rc = rp_latency_text(f, d);
+		rc = rp_latency_table(f, d, false);
 	if (rc == 0 && d->n_runs > 1)
-		rc = rp_text_same_fs(f, d);
+		rc = rp_same_fs_table(f, d, false);
 	if (d->n_runs > 1)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);
@@ -367,10 +367,6 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 	rp_plots_free(&plots);
 	if (r < 0)
 		return r;
-	snprintf(p, sizeof(p), "%s/report.txt", tmp);
-	r = fslab_write_file_atomic(p, text, text_len, 0644);
-	if (r < 0)
-		return rp_err_errno(e, r, "%s: cannot write", p);
 	char *js = NULL;
 	size_t js_len = 0;
 	FILE *jf = open_memstream(&js, &js_len);
@@ -381,12 +377,12 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 		free(js);
 		return rp_err_errno(e, ENOMEM, "out of memory");
 	}
-	snprintf(p, sizeof(p), "%s/report.json", tmp);
-	r = fslab_write_file_atomic(p, js, js_len, 0644);
+	for (int k = 0; k < 2 && r >= 0; k++) { /* report.txt, report.json */
+		snprintf(p, sizeof(p), "%s/report.%s", tmp, k ? "json" : "txt");
+		r = fslab_write_file_atomic(p, k ? js : text, k ? js_len : text_len, 0644);
+	}
 	free(js);
-	if (r < 0)
-		return rp_err_errno(e, r, "%s: cannot write", p);
-	return 0;
+	return r < 0 ? rp_err_errno(e, r, "%s: cannot write", p) : 0;
 }
 
 /* The text report as it reaches a terminal or report.txt: every line with
@@ -524,16 +520,10 @@ static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d,
 		     const char *text, size_t text_len, struct fslab_err *e)
 {
 	FILE *to = o->text_out ? o->text_out : stdout;
+	bool json = o->format == FSLAB_REPORT_FORMAT_JSON;
 
-	if (o->format == FSLAB_REPORT_FORMAT_JSON) {
-		if (rp_json_write(to, d, tests) < 0 || fflush(to) != 0) {
-			fslab_err_set(e, errno, "cannot write the JSON report: %s", strerror(errno));
-			return FSLAB_EXIT_FAILURE;
-		}
-		return 0;
-	}
-	if (fwrite(text, 1, text_len, to) != text_len || fflush(to) != 0) {
-		fslab_err_set(e, errno, "cannot write the text report: %s", strerror(errno));
+	if ((json ? rp_json_write(to, d, tests) < 0 : fwrite(text, 1, text_len, to) != text_len) || fflush(to) != 0) {
+		fslab_err_set(e, errno, "cannot write the %s report: %s", json ? "JSON" : "text", strerror(errno));
 		return FSLAB_EXIT_FAILURE;
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,22 @@ const char *rp_family_name(int f)
 	return f >= 0 && f < RP_N_FAMILIES ? sm_families[f].name : "?";
 }
 
+/* Appends ", " (not first) and what fmt says to the list in buf of size
+ * len, while room is left for a name of room bytes. */
+static void __attribute__((format(printf, 4, 5)))
+sm_name(char *buf, size_t len, size_t room, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l >= len - room)
+		return;
+	l += (size_t)snprintf(buf + l, len - l, "%s", l ? ", " : "");
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
 /* Family f's tests in a run of tests run; *descriptive: they are only
  * described (small files without its many-files tests: the cells with
  * files up to 1 MiB of the IOzone tests), never tested. */
@@ -70,27 +87,21 @@ static unsigned rp_family_tests(int f, unsigned run, bool *descriptive)
  * descriptive, else its name.  Returns buf. */
 static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *buf, size_t len)
 {
-	size_t l = (size_t)snprintf(buf, len, "%s", sm_families[f].name);
+	char sep = ':';
 
-	if (descriptive) {
-		snprintf(buf + l, len - l, " (files up to 1 MiB, IOzone's tests)");
-		return buf;
-	}
+	snprintf(buf, len, "%s", sm_families[f].name);
+	if (descriptive)
+		return rp_catf(buf, len, " (files up to 1 MiB, IOzone's tests)");
 	if (!sm_families[f].what)
 		return buf;
-	char sep = ':';
-	l += (size_t)snprintf(buf + l, len - l, " (%s", sm_families[f].what);
-	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++) {
+	rp_catf(buf, len, " (%s", sm_families[f].what);
+	RP_FOR_TESTS(t, ft) {
 		const char *name = fslab_test_to_string(t), *us = strchr(name, '_');
 
-		if (!(ft & (1u << t)))
-			continue;
-		l += (size_t)snprintf(buf + l, len - l, "%c %s", sep, us ? us + 1 : name);
+		rp_catf(buf, len, "%c %s", sep, us ? us + 1 : name);
 		sep = ',';
 	}
-	if (l < len)
-		snprintf(buf + l, len - l, ")");
-	return buf;
+	return rp_catf(buf, len, ")");
 }
 
 /* The two best complete entries of in that are not set aside (SIZE_MAX:
@@ -131,13 +142,12 @@ static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_
 	if (top == SIZE_MAX)
 		return;
 	char fw[160];
-	int l = snprintf(buf, len, "; set aside: %s (%s", in[top].label,
-			 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
-	if (l > 0 && (size_t)l < len && w && w->score > 0)
-		l += snprintf(buf + l, len - (size_t)l, ", %.2fx", in[top].score / w->score);
-	if (l > 0 && (size_t)l < len)
-		snprintf(buf + l, len - (size_t)l, ")%s%.0zu%s - never the best while an unflagged figure exists",
-			 more ? " and " : "", more, more ? " more flagged" : "");
+	snprintf(buf, len, "; set aside: %s (%s", in[top].label,
+		 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
+	if (w && w->score > 0)
+		rp_catf(buf, len, ", %.2fx", in[top].score / w->score);
+	rp_catf(buf, len, ")%s%.0zu%s - never the best while an unflagged figure exists",
+		more ? " and " : "", more, more ? " more flagged" : "");
 }
 
 /* "ext2 slower in 3, inconclusive in 1 of 4 tests (...)" */
@@ -151,44 +161,41 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 		{ k->equivalent, "equivalent" }, { k->inconclusive, "inconclusive" },
 		{ k->untested, "not tested" },
 	};
-	size_t l = (size_t)snprintf(buf, len, "%s", runner), kinds = 0;
+	size_t kinds = 0;
 
+	snprintf(buf, len, "%s", runner);
 	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
 		kinds += part[i].n > 0;
-	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]) && l < len; i++) {
+	for (size_t i = 0, done = 0; i < sizeof(part) / sizeof(part[0]); i++) {
 		if (!part[i].n)
 			continue;
 		if (kinds == 1 && k->n_tests == 2)
-			l += (size_t)snprintf(buf + l, len - l, " %s in both tests", part[i].word);
+			rp_catf(buf, len, " %s in both tests", part[i].word);
 		else if (kinds == 1)
-			l += (size_t)snprintf(buf + l, len - l, " %s in %s%zu test%s", part[i].word,
-					      k->n_tests > 1 ? "all " : "", k->n_tests,
-					      k->n_tests > 1 ? "s" : "");
+			rp_catf(buf, len, " %s in %s%zu test%s", part[i].word, k->n_tests > 1 ? "all " : "",
+				k->n_tests, k->n_tests > 1 ? "s" : "");
 		else
-			l += (size_t)snprintf(buf + l, len - l, "%s %s in %u", done ? "," : "",
-					      part[i].word, part[i].n);
-		if (l < len && part[i].word[0] == 'e')
-			l += (size_t)snprintf(buf + l, len - l, " (within %g%%)", 100 * k->delta);
+			rp_catf(buf, len, "%s %s in %u", done ? "," : "", part[i].word, part[i].n);
+		if (part[i].word[0] == 'e')
+			rp_catf(buf, len, " (within %g%%)", 100 * k->delta);
 		done++;
 	}
-	if (kinds > 1 && l < len)
-		l += (size_t)snprintf(buf + l, len - l, " of %zu tests", k->n_tests);
-	if (k->inconclusive && l < len)
-		snprintf(buf + l, len - l, "; these trials resolve only differences beyond %.0f%%",
-			 ceil(100 * k->resolve));
+	if (kinds > 1)
+		rp_catf(buf, len, " of %zu tests", k->n_tests);
+	if (k->inconclusive)
+		rp_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
 }
 
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 		       const struct rp_fam_calls *calls, char *buf, size_t len)
 {
 	char skipped[200] = "", tail[260] = "", aside[400], said[400];
-	size_t sl = 0, wi, ri;
+	size_t wi, ri;
 
 	for (size_t i = 0; i < n; i++)
-		if ((!in[i].complete || isnan(in[i].score)) && sl < sizeof(skipped) - 40)
-			sl += (size_t)snprintf(skipped + sl, sizeof(skipped) - sl, "%s%s",
-					       sl ? ", " : "", in[i].label);
-	if (sl)
+		if (!in[i].complete || isnan(in[i].score))
+			sm_name(skipped, sizeof(skipped), 40, "%s", in[i].label);
+	if (skipped[0])
 		snprintf(tail, sizeof(tail), "; not judged (missing or partial data): %s", skipped);
 	sm_top_two(in, n, &wi, &ri);
 	if (wi == SIZE_MAX) {
@@ -220,6 +227,10 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 			 margin, r->label, said, tail, aside);
 	}
 }
+
+/* A comparison not made: every figure NaN (dir RP_DIR_NONE). */
+static const struct rp_cmp sm_no_cmp = { .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
+					 .resolve = NAN, .df = NAN };
 
 /* The flags that keep a small-file cell out of the descriptive line: those
  * that set a figure aside, but FUSE, which is the whole filesystem's (the
@@ -321,24 +332,17 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
 	RP_FOR_TESTS(t, ft) {
 		struct rp_cmp c;
 
-		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested) {
+		if (!rp_sum_pair(s, t, ri, wi, &c) || !c.tested)
 			k->untested++;
-			continue;
-		}
-		switch (c.dir) {
-		case RP_DIR_SLOWER:
+		else if (c.dir == RP_DIR_SLOWER)
 			k->slower++;
-			break;
-		case RP_DIR_FASTER:
+		else if (c.dir == RP_DIR_FASTER)
 			k->faster++;
-			break;
-		case RP_DIR_EQUIVALENT:
+		else if (c.dir == RP_DIR_EQUIVALENT)
 			k->equivalent++;
-			break;
-		default:
+		else {
 			k->inconclusive++;
 			k->resolve = fmax(k->resolve, c.resolve);
-			break;
 		}
 	}
 }
@@ -348,24 +352,18 @@ static void sm_calls(const struct rp_summary *s, unsigned ft, size_t wi, size_t 
  * their flags), into buf ("" none). */
 static char *sm_left_out(unsigned out, unsigned flags, char *buf, size_t len)
 {
-	size_t l = 0;
-
 	buf[0] = '\0';
-	for (int t = 0; t < FSLAB_TEST_MAX && l < len; t++)
-		if (out & (1u << t))
-			l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "; left out: ",
-					      fslab_test_to_string(t));
-	if (!l || l >= len)
+	RP_FOR_TESTS(t, out)
+		rp_catf(buf, len, "%s%s", buf[0] ? ", " : "; left out: ", fslab_test_to_string(t));
+	if (!buf[0] || strlen(buf) + 1 >= len)
 		return buf;
-	l += (size_t)snprintf(buf + l, len - l, " (every figure flagged:");
-	for (size_t i = 0, n = 0; i < rp_n_flags && l < len; i++)
+	rp_catf(buf, len, " (every figure flagged:");
+	for (size_t i = 0, n = 0; i < rp_n_flags; i++)
 		if (flags & rp_flag_table[i].bit)
-			l += (size_t)snprintf(buf + l, len - l, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
-	if ((flags & RP_FLAG_OTHER) && l < len)
-		l += (size_t)snprintf(buf + l, len - l, ", a flag this report does not know");
-	if (l < len)
-		snprintf(buf + l, len - l, ")");
-	return buf;
+			rp_catf(buf, len, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
+	if (flags & RP_FLAG_OTHER)
+		rp_catf(buf, len, ", a flag this report does not know");
+	return rp_catf(buf, len, ")");
 }
 
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries.
@@ -411,8 +409,7 @@ static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, stru
 		sm_calls(s, ft, wi, ri, &k);
 	rp_family_verdict(sm_family_label(f, ft, descriptive, fam, sizeof(fam)), in, d->n_all, &k,
 			  s->verdict[f], sizeof(s->verdict[f]));
-	size_t l = strlen(s->verdict[f]);
-	snprintf(s->verdict[f] + l, sizeof(s->verdict[f]) - l, "%s", left);
+	rp_catf(s->verdict[f], sizeof(s->verdict[f]), "%s", left);
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -440,9 +437,7 @@ static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigne
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 		struct rp_score sa = { 0 }, sb = { 0 };
 
-		c->t[t].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
-					       .p_adj = NAN, .resolve = NAN, .df = NAN,
-					       .dir = RP_DIR_NONE };
+		c->t[t].cmp = sm_no_cmp;
 		if (!(tests & (1u << t)))
 			continue;
 		/* a score not filled stays zero: both are freed either way */
@@ -475,28 +470,14 @@ static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_
 					   &s->chg[i].t[t].cmp);
 }
 
-/* The manifest's machine.kernel of run r, or "unknown". */
-static const char *sm_kernel(const struct rp_run *r)
-{
-	json_object *m, *v;
-
-	if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
-	    json_object_object_get_ex(m, "kernel", &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "unknown";
-}
-
 /* Appends "what: 'a' -> 'b'" to s->differs when a and b differ. */
 static void sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
 {
-	size_t l = strlen(s->differs);
-
 	/* a value one manifest does not record is not a difference it shows */
 	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0 ||
-	    l + 40 >= sizeof(s->differs))
+	    strlen(s->differs) + 40 >= sizeof(s->differs))
 		return;
-	snprintf(s->differs + l, sizeof(s->differs) - l, "%s%s '%s' -> '%s'", l ? "; " : "", what,
-		 a, b);
+	rp_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
 }
 
 /* What differs between the first run and each later one: the kernel, the
@@ -512,7 +493,8 @@ static void sm_differences(struct rp_summary *s, const struct rp_data *d)
 		char what[160];
 
 		snprintf(what, sizeof(what), "%s/%s kernel", b->tag, a->tag);
-		sm_differ(s, what, sm_kernel(a), sm_kernel(b));
+		sm_differ(s, what, rp_json_str(a->manifest, "machine", "kernel", "unknown"),
+			  rp_json_str(b->manifest, "machine", "kernel", "unknown"));
 		snprintf(what, sizeof(what), "%s/%s cache mode", b->tag, a->tag);
 		sm_differ(s, what, a->cache, b->cache);
 		for (size_t i = 0; i < b->n_entries; i++)
@@ -562,20 +544,13 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 	free(est);
 }
 
-/* Appends "ext4 write 0.79 [0.78-0.81]" to the list in buf (the first 4;
- * the others counted in *more). */
-static void sm_chg_name(char *buf, size_t len, size_t *n, size_t *more, const struct rp_change *c,
-			int t)
+/* Appends "ext4 write 0.79 [0.78-0.81]" to the list in buf. */
+static void sm_chg_name(char *buf, size_t len, const struct rp_change *c, int t)
 {
 	char ci[64];
-	size_t l = strlen(buf);
 
-	if ((*n)++ >= 4) {
-		(*more)++;
-		return;
-	}
-	snprintf(buf + l, len - l, "%s%s %s %s", l ? ", " : "", c->b->fs, fslab_test_to_string(t),
-		 rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
+	rp_catf(buf, len, "%s%s %s %s", buf[0] ? ", " : "", c->b->fs, fslab_test_to_string(t),
+		rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
 }
 
 /* ": every cell skipped: WHY" when every row of e was skipped for one
@@ -614,7 +589,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 	sm_family_label(f, ft, false, fam, sizeof(fam));
 	for (size_t r = 1; r < d->n_runs; r++) {
 		char down[256] = "", up[256] = "", first[64] = "";
-		size_t nd = 0, nu = 0, md = 0, mu = 0, eq = 0, open = 0, untested = 0, cells = 0;
+		size_t k[RP_DIR_UNTESTED + 1] = { 0 }, cells = 0; /* the cells by verdict */
 
 		for (size_t i = 0; i < s->n_chg; i++) {
 			const struct rp_change *c = &s->chg[i];
@@ -622,24 +597,18 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 			if (c->b->run != &d->runs[r])
 				continue;
 			snprintf(first, sizeof(first), "%s", c->a->run->tag);
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				const struct rp_change_cell *cc = &c->t[t];
+			RP_FOR_TESTS(t, ft) if (c->t[t].has) {
+				enum rp_dir dir = c->t[t].cmp.dir;
 
-				if (!(ft & (1u << t)) || !cc->has)
-					continue;
 				cells++;
-				if (cc->cmp.dir == RP_DIR_SLOWER)
-					sm_chg_name(down, sizeof(down), &nd, &md, c, t);
-				else if (cc->cmp.dir == RP_DIR_FASTER)
-					sm_chg_name(up, sizeof(up), &nu, &mu, c, t);
-				else if (cc->cmp.dir == RP_DIR_EQUIVALENT)
-					eq++;
-				else if (cc->cmp.dir == RP_DIR_INCONCLUSIVE)
-					open++;
-				else
-					untested++;
+				/* the first 4 named, the others counted */
+				if (k[dir]++ < 4 && (dir == RP_DIR_SLOWER || dir == RP_DIR_FASTER))
+					sm_chg_name(dir == RP_DIR_SLOWER ? down : up, sizeof(down), c, t);
 			}
 		}
+		size_t nd = k[RP_DIR_SLOWER], nu = k[RP_DIR_FASTER], eq = k[RP_DIR_EQUIVALENT],
+		       open = k[RP_DIR_INCONCLUSIVE], untested = cells - nd - nu - eq - open;
+		size_t md = nd > 4 ? nd - 4 : 0, mu = nu > 4 ? nu - 4 : 0;
 		if (!cells)
 			continue;
 		char tail[96] = "";
@@ -656,7 +625,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 
 static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 {
-	size_t ok = 0, pc = 0, fl = 0, il = 0, ll = 0, ul = 0, hl = 0;
+	size_t ok = 0, pc = 0;
 
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
@@ -668,27 +637,19 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 		}
 		if (e->n_flag_fuse || e->type == FSLAB_FS_FAT32) {
 			s->fuse = true;
-			if (fl < sizeof(s->fuse_names) - 80)
-				fl += (size_t)snprintf(s->fuse_names + fl, sizeof(s->fuse_names) - fl,
-						       "%s%s", fl ? ", " : "", e->label);
+			sm_name(s->fuse_names, sizeof(s->fuse_names), 80, "%s", e->label);
 		}
 		if (e->n_flag_loop) {
 			s->buffered_loop = true;
-			if (ll < sizeof(s->loop_names) - 80)
-				ll += (size_t)snprintf(s->loop_names + ll, sizeof(s->loop_names) - ll,
-						       "%s%s", ll ? ", " : "", e->label);
+			sm_name(s->loop_names, sizeof(s->loop_names), 80, "%s", e->label);
 		}
 		if (e->has_info && e->info.steady_not_reached) {
 			s->unsteady = true;
-			if (ul < sizeof(s->unsteady_names) - 80)
-				ul += (size_t)snprintf(s->unsteady_names + ul, sizeof(s->unsteady_names) - ul,
-						       "%s%s", ul ? ", " : "", e->label);
+			sm_name(s->unsteady_names, sizeof(s->unsteady_names), 80, "%s", e->label);
 		}
 		if (e->has_info && e->info.drive_hot[0]) {
 			s->hot = true;
-			if (hl < sizeof(s->hot_names) - 300)
-				hl += (size_t)snprintf(s->hot_names + hl, sizeof(s->hot_names) - hl, "%s%s (%s)",
-						       hl ? ", " : "", e->label, e->info.drive_hot);
+			sm_name(s->hot_names, sizeof(s->hot_names), 300, "%s (%s)", e->label, e->info.drive_hot);
 		}
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			any_partial |= e->partial[t];
@@ -696,12 +657,8 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			char why[400];
 
 			s->incomplete = true;
-			if (il < sizeof(s->incomplete_names) - 100)
-				il += (size_t)snprintf(s->incomplete_names + il,
-						       sizeof(s->incomplete_names) - il, "%s%s (%s%s)",
-						       il ? ", " : "", e->label,
-						       e->n_samples == 0 ? "no data" : "partial data",
-						       sm_all_skipped_why(e, why, sizeof(why)));
+			sm_name(s->incomplete_names, sizeof(s->incomplete_names), 100, "%s (%s%s)", e->label,
+				e->n_samples == 0 ? "no data" : "partial data", sm_all_skipped_why(e, why, sizeof(why)));
 		}
 	}
 	for (size_t r = 0; r < d->n_runs; r++) {
@@ -711,10 +668,7 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 			s->interrupted = true;
 		for (size_t k = 0; k < run->n_missing; k++) {
 			s->incomplete = true;
-			if (il < sizeof(s->incomplete_names) - 100)
-				il += (size_t)snprintf(s->incomplete_names + il,
-						       sizeof(s->incomplete_names) - il,
-						       "%s%s (no data)", il ? ", " : "", run->missing[k]);
+			sm_name(s->incomplete_names, sizeof(s->incomplete_names), 100, "%s (no data)", run->missing[k]);
 		}
 	}
 	if (s->buffered_loop) {
@@ -821,16 +775,12 @@ static int sm_matrix_compare(struct rp_summary *s, const struct rp_data *d, cons
 		for (size_t i = 0; i < s->n; i++) {
 			struct rp_mcell *c = rp_sum_cell(s, t, i);
 
-			if (!c->has) {
-				c->cmp.dir = RP_DIR_NONE;
-				continue;
-			}
-			if (c->rank == 1) /* no interval of the best against itself */
-				c->cmp = (struct rp_cmp){ .ratio = 1, .lo = NAN, .hi = NAN, .p = NAN,
-							  .p_adj = NAN, .resolve = NAN, .df = NAN,
-							  .dir = RP_DIR_BEST };
-			else
+			if (c->has && c->rank == 1) { /* no interval of the best against itself */
+				c->cmp.ratio = 1;
+				c->cmp.dir = RP_DIR_BEST;
+			} else if (c->has) {
 				rp_sum_pair(s, t, i, s->best[t], &c->cmp);
+			}
 		}
 	return 0;
 }
@@ -847,11 +797,6 @@ bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct r
 	return true;
 }
 
-struct rk_rows {
-	struct rp_same_fs *v;
-	size_t n, cap;
-};
-
 /* The one verdict of b against a in test t: the change matrix's cell when
  * the pair is one of its columns, else the matrix family's pair (every
  * pair of a test is in it) - never a second test of the same pair. */
@@ -860,8 +805,8 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 {
 	const struct rp_summary *s = d->sum;
 
-	*c = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_adj = NAN,
-			      .resolve = NAN, .df = NAN, .dir = RP_DIR_UNTESTED };
+	*c = sm_no_cmp;
+	c->dir = RP_DIR_UNTESTED;
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_chg; i++)
@@ -873,87 +818,73 @@ static void rk_same_fs_cmp(const struct rp_data *d, const struct rp_entry *a,
 }
 
 /* Entries a and b (one filesystem in two runs) in each test they both
- * have a plateau in, appended to rows.  0 or -ENOMEM. */
-static int rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
-			   const struct rp_entry *b, unsigned tests, struct rk_rows *rows)
+ * have a plateau in, appended to rows (*n of them). */
+static void rk_same_fs_pair(const struct rp_data *d, const struct rp_entry *a,
+			    const struct rp_entry *b, unsigned tests, struct rp_same_fs *rows, size_t *n)
 {
 	RP_FOR_TESTS(t, tests) {
-		struct rp_score sa, sb;
+		struct rp_score sa = { 0 }, sb = { 0 };
 
-		if (rp_plateau(a, t, &sa) < 0 || rp_plateau(b, t, &sb) < 0) {
-			rp_score_free(&sa);
-			continue;
+		if (rp_plateau(a, t, &sa) == 0 && rp_plateau(b, t, &sb) == 0) {
+			rows[*n] = (struct rp_same_fs){
+				.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
+			};
+			rk_same_fs_cmp(d, a, b, t, &rows[(*n)++].cmp);
 		}
-		if (rows->n == rows->cap) {
-			size_t cap = rows->cap ? rows->cap * 2 : 16;
-			struct rp_same_fs *v = realloc(rows->v, cap * sizeof(*v));
-
-			if (!v) {
-				rp_score_free(&sa);
-				rp_score_free(&sb);
-				return -ENOMEM;
-			}
-			rows->v = v;
-			rows->cap = cap;
-		}
-		rows->v[rows->n] = (struct rp_same_fs){
-			.a = a, .b = b, .test = t, .median_a = sa.score, .median_b = sb.score,
-		};
-		rk_same_fs_cmp(d, a, b, t, &rows->v[rows->n++].cmp);
 		rp_score_free(&sa);
 		rp_score_free(&sb);
 	}
-	return 0;
 }
 
 /* Every pair of entries of one filesystem name in two runs (in entry
- * order) and test of tests with a plateau on both sides; *rows is malloc'd
- * (NULL when none).  0 or -ENOMEM. */
+ * order) and test of tests with a plateau on both sides: counted, then
+ * filled into *rows (malloc'd).  0 or -ENOMEM. */
 static int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_same_fs **rows, size_t *n)
 {
-	struct rk_rows r = { 0 };
-	int rc = 0;
+	size_t cap = 0;
 
-	for (size_t i = 0; i < d->n_all && rc == 0; i++)
-		for (size_t j = i + 1; j < d->n_all && rc == 0; j++) {
-			const struct rp_entry *a = d->all[i], *b = d->all[j];
+	for (int fill = 0; fill < 2; fill++) {
+		if (fill && !(*rows = calloc(cap ? cap : 1, sizeof(**rows))))
+			return -ENOMEM;
+		for (size_t i = 0; i < d->n_all; i++)
+			for (size_t j = i + 1; j < d->n_all; j++) {
+				const struct rp_entry *a = d->all[i], *b = d->all[j];
 
-			if (a->run != b->run && strcmp(a->fs, b->fs) == 0)
-				rc = rk_same_fs_pair(d, a, b, tests, &r);
-		}
-	*rows = r.v;
-	*n = r.n;
-	return rc;
+				if (a->run == b->run || strcmp(a->fs, b->fs) != 0)
+					continue;
+				if (fill)
+					rk_same_fs_pair(d, a, b, tests, *rows, n);
+				else
+					cap += (size_t)__builtin_popcount(tests);
+			}
+	}
+	return 0;
 }
 
 int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 {
 	struct rp_summary *s = calloc(1, sizeof(*s));
 	size_t n = d->n_all;
-	struct rp_score *sc = NULL;
+	struct rp_score *sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
+	unsigned fam[RP_N_FAMILIES];
+	int rc = 0;
 
-	if (!s)
-		return -ENOMEM;
-	s->n = n;
-	s->delta = delta;
-	s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m));
-	sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
-	if (!s->m || !sc) {
+	if (!s || !sc || !(s->m = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*s->m)))) {
 		free(sc);
 		rp_summary_free(s);
 		return -ENOMEM;
 	}
+	s->n = n;
+	s->delta = delta;
 	sm_trials(s, d);
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		s->best[t] = SIZE_MAX;
 	for (size_t k = 0; k < n * FSLAB_TEST_MAX; k++) {
 		s->m[k].median = s->m[k].score = NAN;
-		s->m[k].cmp = (struct rp_cmp){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
-					       .p_adj = NAN, .resolve = NAN, .df = NAN };
+		s->m[k].cmp = sm_no_cmp;
 		s->m[k].est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .df = NAN, .s2b = NAN,
 					       .dfb = NAN, .pool = SIZE_MAX };
 	}
-	int rc = 0;
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
 		rc = rp_rank(d, t, &s->rank[t]);
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++)
@@ -962,20 +893,18 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 	if (rc == 0)
 		rc = sm_matrix_compare(s, d, sc);
 	free(sc);
-	if (rc < 0) {
-		rp_summary_free(s);
-		return -ENOMEM;
+	if (rc == 0) {
+		sm_verdicts(s, d);
+		sm_changes(s, d);
+		for (int f = 0; f < RP_N_FAMILIES; f++) {
+			sm_change_family(s, d, f);
+			fam[f] = sm_families[f].tests;
+		}
+		sm_banners(s, d);
+		rp_order_effects(s, d);
 	}
-	sm_verdicts(s, d);
-	sm_changes(s, d);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		sm_change_family(s, d, f);
-	sm_banners(s, d);
-	rp_order_effects(s, d);
-	unsigned fam[RP_N_FAMILIES];
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		fam[f] = sm_families[f].tests;
-	if (rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 || rp_cdm_build(d, tests, &s->cdm) < 0) {
+	if (rc < 0 || rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 ||
+	    rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;
 	}

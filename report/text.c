@@ -9,17 +9,72 @@
 #include <stdlib.h>
 #include <string.h>
 
+int rp_tab_open(struct rp_tab *t, FILE *out, bool html, const char *const *heads, size_t n,
+		unsigned text_left, unsigned html_left)
+{
+	*t = (struct rp_tab){ .out = out, .html_left = html_left };
+	if (html)
+		fputs("<div class=scroll><table><tr>", out);
+	else if (!(t->tb = fslab_table_new(2)))
+		return -ENOMEM;
+	for (size_t c = 0; c < n; c++) {
+		const char *bar = strchr(heads[c], '|');
+		char h[32];
+
+		if (html)
+			rp_html_put(out, (html_left >> (c < 31 ? c : 31)) & 1 ? "<th class=l>" : "<th>", bar ? bar + 1 : heads[c], "</th>");
+		else
+			fslab_table_column(t->tb, bar ? (snprintf(h, sizeof(h), "%.*s", (int)(bar - heads[c]), heads[c]), h)
+						      : heads[c], (text_left >> (c < 31 ? c : 31)) & 1 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
+	}
+	if (html)
+		fputs("</tr>\n", out);
+	return 0;
+}
+
+void rp_tab_row(struct rp_tab *t)
+{
+	if (t->tb)
+		fslab_table_row(t->tb);
+	else
+		fputs(t->col ? "</tr>\n<tr>" : "<tr>", t->out);
+	t->col = 0;
+}
+
+void rp_tab_cell(struct rp_tab *t, const char *text, const char *cls, bool raw)
+{
+	size_t c = t->col++;
+
+	if (t->tb) {
+		fslab_table_cell(t->tb, c, text);
+		return;
+	}
+	if (cls)
+		fprintf(t->out, "<td class=\"l %s\">", cls);
+	else
+		fputs((t->html_left >> (c < 31 ? c : 31)) & 1 ? "<td class=l>" : "<td>", t->out);
+	if (raw)
+		fputs(text, t->out);
+	else
+		rp_html_escape(t->out, text);
+	fputs("</td>", t->out);
+}
+
+int rp_tab_close(struct rp_tab *t, const char *html_after)
+{
+	int rc = 0;
+
+	if (t->tb) {
+		rc = fslab_table_print(t->tb, t->out);
+		fslab_table_free(t->tb);
+	} else {
+		fprintf(t->out, "%s</table></div>%s", t->col ? "</tr>\n" : "", html_after);
+	}
+	return rc;
+}
+
 /* The ranking tables' columns. */
 enum { RK_C_RANK, RK_C_LABEL, RK_C_SCORE, RK_C_CI, RK_C_RATIO, RK_C_VS, RK_C_PLATEAU, RK_C_FLAGS };
-
-/* The longest run tag of the report, at least min (names are never cut). */
-static int rk_tag_width(const struct rp_data *d, size_t min)
-{
-	for (size_t i = 0; i < d->n_runs; i++)
-		if (strlen(d->runs[i].tag) > min)
-			min = strlen(d->runs[i].tag);
-	return (int)min;
-}
 
 static void rk_problems(FILE *out, const struct rp_entry *e, enum fslab_test t)
 {
@@ -50,8 +105,7 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	fslab_table_cell(tb, RK_C_LABEL, row->e->label);
 	fslab_table_cell(tb, RK_C_SCORE, rp_fmt_rate(row->s.score, m, sizeof(m)));
 	if (isnan(row->s.ci))
-		fslab_table_cell(tb, RK_C_CI, row->s.n_trials < 2 && d->sum && d->sum->max_trials >= 2
-							? "(1 trial)" : "-");
+		fslab_table_cell(tb, RK_C_CI, row->s.n_trials < 2 && d->sum->max_trials >= 2 ? "(1 trial)" : "-");
 	else
 		fslab_table_cellf(tb, RK_C_CI, "%s..%s", /* in the median's unit */
 				  rp_fmt_rate_in(fmax(0, row->s.mean - row->s.ci), row->s.median, false,
@@ -59,8 +113,8 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 				  rp_fmt_rate_in(row->s.mean + row->s.ci, row->s.median, true, hi,
 						 sizeof(hi)));
 	fslab_table_cellf(tb, RK_C_RATIO, "%5.3f", row->ratio);
-	const struct rp_mcell *mc = d->sum ? rp_sum_cell(d->sum, t, row->e->idx) : NULL;
-	if (i == 0 || !mc || (d->sum->max_trials < 2)) /* 1 trial: said once, on top */
+	const struct rp_mcell *mc = rp_sum_cell(d->sum, t, row->e->idx);
+	if (i == 0 || d->sum->max_trials < 2) /* 1 trial: said once, on top */
 		snprintf(vs, sizeof(vs), "%s", i == 0 ? "best" : "-");
 	else if (!mc->cmp.tested)
 		snprintf(vs, sizeof(vs), "not tested");
@@ -78,41 +132,17 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 	/* the marks as the summary's model has them (report.json reads the
 	 * same cell), not decided again here */
 	rp_flag_letters(row->s.flags, "", fl, sizeof(fl));
-	snprintf(marks, sizeof(marks), "%s%s%s", fl, (mc ? mc->partial : row->e->partial[t]) ? " partial" : "",
-		 (mc ? mc->aside : row->aside) ? " aside" : "");
+	snprintf(marks, sizeof(marks), "%s%s%s", fl, mc->partial ? " partial" : "", mc->aside ? " aside" : "");
 	fslab_table_cell(tb, RK_C_FLAGS, marks + (marks[0] == ' '));
-}
-
-/* Test t's ranked rows as a table (lib/table.h).  0 or -errno. */
-static int rk_text_table(FILE *out, const struct rp_data *d, enum fslab_test t,
-			 const struct rp_ranking *r)
-{
-	static const struct {
-		const char *heading;
-		enum fslab_table_align align;
-	} cols[] = {
-		[RK_C_RANK] = { "#", FSLAB_TABLE_RIGHT },	     [RK_C_LABEL] = { "filesystem", FSLAB_TABLE_LEFT },
-		[RK_C_SCORE] = { "score", FSLAB_TABLE_RIGHT },	     [RK_C_CI] = { "95% CI", FSLAB_TABLE_LEFT },
-		[RK_C_RATIO] = { "ratio", FSLAB_TABLE_RIGHT },	     [RK_C_VS] = { "vs #1 (adj. p)", FSLAB_TABLE_LEFT },
-		[RK_C_PLATEAU] = { "plateau", FSLAB_TABLE_LEFT },    [RK_C_FLAGS] = { "flags", FSLAB_TABLE_LEFT },
-	};
-	struct fslab_table *tb = fslab_table_new(2);
-	int rc;
-
-	if (!tb)
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		fslab_table_column(tb, cols[c].heading, cols[c].align);
-	for (size_t i = 0; i < r->n; i++)
-		rk_text_row(tb, d, t, i, &r->rows[i]);
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
 }
 
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
+	static const char *const heads[] = { [RK_C_RANK] = "#", [RK_C_LABEL] = "filesystem", [RK_C_SCORE] = "score",
+					     [RK_C_CI] = "95% CI", [RK_C_RATIO] = "ratio", [RK_C_VS] = "vs #1 (adj. p)",
+					     [RK_C_PLATEAU] = "plateau", [RK_C_FLAGS] = "flags" };
 	unsigned flags = 0; /* of every ranked row */
+	struct rp_tab tb;
 	int rc = 0;
 
 	for (int t = 0; t < FSLAB_TEST_MAX && rc == 0; t++) {
@@ -121,7 +151,11 @@ int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		if (!(d->sum->shown & (1u << t)) || !(tests & (1u << t)))
 			continue;
 		fprintf(out, "\n== %s == %s (1 MiB = 1024 KiB)\n", fslab_test_to_string(t), rp_plateau_words(t));
-		rc = rk_text_table(out, d, t, r);
+		if ((rc = rp_tab_open(&tb, out, false, heads, 8, 0xea, 0)) < 0)
+			break;
+		for (size_t i = 0; i < r->n; i++)
+			rk_text_row(tb.tb, d, t, i, &r->rows[i]);
+		rc = rp_tab_close(&tb, "");
 		char dl[1024];
 		if (rp_dev_test_line(d, t, dl, sizeof(dl))[0])
 			rp_text_wrap(out, "", 2, dl);
@@ -147,8 +181,7 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 		const struct rp_run *r = &d->runs[i];
 		size_t rows = 0, failed = 0, skipped = 0, pc = 0, fuse = 0;
 		unsigned trials = 0;
-		json_object *m = NULL, *v;
-		const char *host = "?";
+		const char *host = rp_json_str(r->manifest, "machine", "hostname", "?");
 
 		for (size_t k = 0; k < r->n_entries; k++) {
 			rows += r->entries[k].n_rows;
@@ -159,10 +192,6 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 			if (r->entries[k].max_trial > trials)
 				trials = r->entries[k].max_trial;
 		}
-		if (r->manifest && json_object_object_get_ex(r->manifest, "machine", &m) &&
-		    json_object_object_get_ex(m, "hostname", &v) &&
-		    json_object_is_type(v, json_type_string))
-			host = json_object_get_string(v);
 		fprintf(out, "run %-8s %s\n", r->tag, r->dir);
 		fprintf(out, "    cache mode %s, up to %u trial%s, %zu filesystem%s, %zu rows (%zu failed, %zu skipped),\n"
 			     "    host %s, cells flagged: %zu page-cache, %zu fuse%s\n",
@@ -172,40 +201,39 @@ void rp_text_runs(FILE *out, const struct rp_data *d)
 	}
 }
 
-int rp_text_same_fs(FILE *out, const struct rp_data *d)
+int rp_same_fs_table(FILE *out, const struct rp_data *d, bool html)
 {
-	static const char *const heads[] = { "filesystem", "test", "run A", "A",
-					     "run B", "B", "B/A [interval]", "verdict" };
+	static const char *const heads[] = { "filesystem", "test", "run A", "A|A MiB/s", "run B",
+					     "B|B MiB/s", "B/A [interval]", "verdict" };
 	const struct rp_same_fs *rows = d->sum->same_fs;
-	struct fslab_table *tb;
-	size_t n = d->sum->n_same_fs;
-	char ma[24], mb[24], ci[64];
+	struct rp_tab tb;
+	char m[24], ci[64];
 	int rc;
 
-	if (n == 0)
+	if (d->sum->n_same_fs == 0)
 		return 0;
-	fputs("\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
-	      "   interval and verdict) ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c == 3 || c == 5 ? FSLAB_TABLE_RIGHT : FSLAB_TABLE_LEFT);
-	for (size_t i = 0; i < n; i++) {
+	fputs(html ? "<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
+		     "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
+		     "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
+		     "has one verdict only.</p>\n"
+		   : "\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
+		     "   interval and verdict) ==\n", out);
+	if ((rc = rp_tab_open(&tb, out, html, heads, 8, 0xd7, 0x97)) < 0)
+		return rc;
+	for (size_t i = 0; i < d->sum->n_same_fs; i++) {
 		const struct rp_same_fs *r = &rows[i];
 
-		fslab_table_row(tb);
-		fslab_table_cell(tb, 0, r->a->fs);
-		fslab_table_cell(tb, 1, fslab_test_to_string(r->test));
-		fslab_table_cell(tb, 2, r->a->run->tag);
-		fslab_table_cell(tb, 3, rp_fmt_mibs(r->median_a, ma, sizeof(ma)));
-		fslab_table_cell(tb, 4, r->b->run->tag);
-		fslab_table_cell(tb, 5, rp_fmt_mibs(r->median_b, mb, sizeof(mb)));
-		fslab_table_cell(tb, 6, rp_fmt_ratio_ci(&r->cmp, "-", ci, sizeof(ci)));
-		fslab_table_cell(tb, 7, rp_change_word(r->cmp.dir));
+		rp_tab_row(&tb);
+		rp_tab_cell(&tb, r->a->fs, NULL, false);
+		rp_tab_cell(&tb, fslab_test_to_string(r->test), NULL, false);
+		rp_tab_cell(&tb, r->a->run->tag, NULL, false);
+		rp_tab_cell(&tb, rp_fmt_mibs(r->median_a, m, sizeof(m)), NULL, false);
+		rp_tab_cell(&tb, r->b->run->tag, NULL, false);
+		rp_tab_cell(&tb, rp_fmt_mibs(r->median_b, m, sizeof(m)), NULL, false);
+		rp_tab_cell(&tb, rp_fmt_ratio_ci(&r->cmp, html ? "&ndash;" : "-", ci, sizeof(ci)), NULL, true);
+		rp_tab_cell(&tb, rp_change_word(r->cmp.dir), html ? rp_dir_class(r->cmp.dir) : NULL, false);
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "</section>\n");
 }
 
 /* Each run's filesystems ranked among themselves - with runs labelled by
@@ -221,7 +249,10 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 		[RP_DIR_INCONCLUSIVE] = " ?",
 	};
 	bool header = false;
+	size_t w = 12; /* the longest run tag, at least 12 (names are never cut) */
 
+	for (size_t i = 0; i < d->n_runs; i++)
+		w = strlen(d->runs[i].tag) > w ? strlen(d->runs[i].tag) : w;
 	RP_FOR_TESTS(t, tests) {
 		const struct rp_ranking *rk = &d->sum->rank[t];
 
@@ -242,7 +273,7 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 						      rp_fmt_rate(row->s.score, rate, sizeof(rate)));
 					continue;
 				}
-				if (!d->sum || !rp_sum_pair(d->sum, t, row->e->idx, best->e->idx, &cmp))
+				if (!rp_sum_pair(d->sum, t, row->e->idx, best->e->idx, &cmp))
 					continue;
 				o += snprintf(line + o, sizeof(line) - (size_t)o, ", %s %.2fx%s", row->e->fs,
 					      cmp.ratio,
@@ -256,51 +287,50 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 				      out);
 				header = true;
 			}
-			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), rk_tag_width(d, 12),
-				d->runs[r].tag, line);
+			fprintf(out, "%-14s %-*s %s\n", fslab_test_to_string(t), (int)w, d->runs[r].tag, line);
 		}
 	}
 }
 
-int rp_latency_text(FILE *out, const struct rp_data *d)
+int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 {
 	static const char *const heads[] = { "test", "filesystem", "cells", "p50 median",
-					     "p99 worst", "(cell)", "max" };
+					     "p99 worst", "(cell)|cell", "max" };
 	const struct rp_summary *s = d->sum;
-	struct fslab_table *tb;
+	struct rp_tab tb;
 	int rc;
 
 	if (!s->lat_tests)
 		return 0;
-	fputs("\n== latency per operation (fslab run --latency), microseconds ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++)
-		fslab_table_column(tb, heads[c], c < 2 || c == 5 ? FSLAB_TABLE_LEFT : FSLAB_TABLE_RIGHT);
+	fputs(html ? "<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
+		     "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
+		     "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
+		   : "\n== latency per operation (fslab run --latency), microseconds ==\n", out);
+	if ((rc = rp_tab_open(&tb, out, html, heads, 7, 0x23, 0x23)) < 0)
+		return rc;
 	RP_FOR_TESTS(t, s->lat_tests)
 		for (size_t i = 0; i < s->n; i++) {
 			const struct rp_lat_row *l = rp_lat_row(s, t, i);
-			char a[24], f[16], r[16];
+			char a[24], f[16], r[16], cell[40] = "";
 
 			if (!l->has)
 				continue;
-			fslab_table_row(tb);
-			fslab_table_cell(tb, 0, fslab_test_to_string(t));
-			fslab_table_cell(tb, 1, d->all[i]->label);
-			fslab_table_cellf(tb, 2, "%zu", l->n_cells);
-			fslab_table_cell(tb, 3, rp_fmt_us(l->p50, a, sizeof(a)));
-			fslab_table_cell(tb, 4, rp_fmt_us(l->p99, a, sizeof(a)));
 			if (!isnan(l->p99))
-				fslab_table_cellf(tb, 5, "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
-						  rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
-			fslab_table_cell(tb, 6, rp_fmt_us(l->max, a, sizeof(a)));
+				snprintf(cell, sizeof(cell), "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
+					 rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
+			rp_tab_row(&tb);
+			rp_tab_cell(&tb, fslab_test_to_string(t), NULL, false);
+			rp_tab_cell(&tb, d->all[i]->label, NULL, false);
+			snprintf(a, sizeof(a), "%zu", l->n_cells);
+			rp_tab_cell(&tb, a, NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->p50, a, sizeof(a)), NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->p99, a, sizeof(a)), NULL, false);
+			rp_tab_cell(&tb, cell, NULL, false);
+			rp_tab_cell(&tb, rp_fmt_us(l->max, a, sizeof(a)), NULL, false);
 		}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	if (rc < 0)
+	if ((rc = rp_tab_close(&tb, "</section>\n")) < 0 || html)
 		return rc;
 	fputs("p50 median: the median of the cells' p50 (each the median over its trials); p99\n"
-	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n",
-	      out);
+	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n", out);
 	return 0;
 }

@@ -168,30 +168,25 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 			 size_t c1)
 {
 	const struct rp_summary *s = d->sum;
-	struct fslab_table *tb = fslab_table_new(2);
+	static const char *const test[] = { "test" };
+	struct rp_tab tb;
 	char label[200], cell[64];
-	int rc;
 
-	if (!tb)
+	if (rp_tab_open(&tb, out, false, test, 1, 1, 0) < 0)
 		return -ENOMEM;
-	fslab_table_column(tb, "test", FSLAB_TABLE_LEFT);
-	for (size_t i = c0; i < c1; i++) {
-		m->label(d, i, label, sizeof(label));
-		fslab_table_column(tb, label, FSLAB_TABLE_LEFT);
-	}
+	for (size_t i = c0; i < c1; i++)
+		fslab_table_column(tb.tb, (m->label(d, i, label, sizeof(label)), label), FSLAB_TABLE_LEFT);
 	RP_FOR_TESTS(t, s->tests) {
-		fslab_table_row(tb);
-		fslab_table_cell(tb, 0, fslab_test_to_string(t));
+		rp_tab_row(&tb);
+		rp_tab_cell(&tb, fslab_test_to_string(t), NULL, false);
 		for (size_t i = c0; i < c1; i++) {
 			struct vd_cell c = m->cell(s, t, i);
 
 			vd_text_cell(cell, sizeof(cell), &c, m->marks);
-			fslab_table_cell(tb, 1 + i - c0, cell);
+			rp_tab_cell(&tb, cell, NULL, false);
 		}
 	}
-	rc = fslab_table_print(tb, out);
-	fslab_table_free(tb);
-	return rc;
+	return rp_tab_close(&tb, "");
 }
 
 /* Matrix m in blocks of as many columns as fit in 100, each column as
@@ -232,75 +227,77 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
 	unsigned f = 0;
-	char names[512], line[768];
-	size_t o = 0;
+	char names[512], line[768] = "";
 
-	for (int t = 0; t < FSLAB_TEST_MAX; t++)
-		for (size_t i = 0; i < s->n; i++) {
-			const struct rp_mcell *c = rp_sum_cell(s, t, i);
-			if (c->has)
-				f |= c->flags;
-		}
+	for (size_t k = 0; k < s->n * FSLAB_TEST_MAX; k++)
+		f |= s->m[k].has ? s->m[k].flags : 0;
 	f &= RP_FLAGS_ASIDE & ~(unsigned)(RP_FLAG_PAGE_CACHE | RP_FLAG_FUSE);
 	if (!f)
 		return;
-	line[0] = '\0';
-	for (size_t i = 0; i < rp_n_flags && o < sizeof(line); i++)
+	for (size_t i = 0; i < rp_n_flags; i++)
 		if (f & rp_flag_table[i].bit)
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s = %s", o ? "; " : "",
-					      rp_flag_table[i].letter, rp_flag_table[i].words);
-	if ((f & RP_FLAG_OTHER) && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s? = %s", o ? "; " : "",
-				      rp_other_flags_all(d, names, sizeof(names)));
-	if (o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", set aside likewise");
-	rp_text_wrap(out, "", 6, line);
+			rp_catf(line, sizeof(line), "%s%s = %s", line[0] ? "; " : "", rp_flag_table[i].letter,
+				rp_flag_table[i].words);
+	if (f & RP_FLAG_OTHER)
+		rp_catf(line, sizeof(line), "%s? = %s", line[0] ? "; " : "", rp_other_flags_all(d, names, sizeof(names)));
+	rp_text_wrap(out, "", 6, rp_catf(line, sizeof(line), ", set aside likewise"));
 }
 
-/* The device panel: a row per family with a figure, a column per entry
+/* The device panel: a row per entry, a column per family with a figure
  * (docs/report.md "What each filesystem makes the drive write"). */
-static int vd_text_device(FILE *out, const struct rp_data *d)
+static int vd_device(FILE *out, const struct rp_data *d, bool html)
 {
 	const struct rp_dev *v = &d->sum->dev;
-	struct fslab_table *tb;
+	const char *heads[1 + RP_N_FAMILIES] = { "filesystem" };
+	struct rp_tab tb;
+	size_t n = 1;
 	char b[96];
 	int rc;
 
 	if (v->empty)
-		fputs("\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
-		      "the probe's bound, as before\n", out);
+		fputs(html ? "<p id=\"device-none\">No device counters in these CSVs' device columns: the "
+			     "page-cache flags come from the probe's bound, as before.</p>\n"
+			   : "\nno device counters in these CSVs' device columns: the page-cache flags come from\n"
+			     "the probe's bound, as before\n", out);
 	if (!v->n_rows)
 		return 0;
-	fputs("\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
-	if (!(tb = fslab_table_new(2)))
-		return -ENOMEM;
-	fslab_table_column(tb, "filesystem", FSLAB_TABLE_LEFT);
+	fputs(html ? "<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
+		   : "\n== what each filesystem makes the drive write (device counters; mean [95%] over trials) ==\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (v->fam_any[f])
-			fslab_table_column(tb, rp_family_name(f), FSLAB_TABLE_RIGHT);
+			heads[n++] = rp_family_name(f);
+	if ((rc = rp_tab_open(&tb, out, html, heads, n, 1, 1)) < 0)
+		return rc;
 	for (size_t i = 0; i < d->n_all; i++) {
-		size_t c = 0;
-
-		fslab_table_row(tb);
-		fslab_table_cellf(tb, c++, "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		rp_tab_row(&tb);
+		snprintf(b, sizeof(b), "%s%s", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)" : "");
+		rp_tab_cell(&tb, b, NULL, false);
 		for (int f = 0; f < RP_N_FAMILIES; f++)
 			if (v->fam_any[f])
-				fslab_table_cell(tb, c++, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)));
+				rp_tab_cell(&tb, rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), NULL, false);
 	}
-	if ((rc = fslab_table_print(tb, out)) < 0)
-		goto out;
-	rp_text_wrap(out, "", 0, rp_dev_words);
-	fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
-		     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
-		v->n_rows, v->n_pc_only, v->n_beyond_only);
+	if ((rc = rp_tab_close(&tb, "\n")) < 0)
+		return rc;
+	if (html)
+		fprintf(out, "<p class=legend>Mean [95%% interval] over trials. %s %zu passes with device "
+			     "counters; page cache by the counters but within the probe's bound: %zu; beyond "
+			     "the probe's bound though the device did the work: %zu.</p>\n",
+			rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
+	else {
+		rp_text_wrap(out, "", 0, rp_dev_words);
+		fprintf(out, "%zu passes with device counters; page cache by the counters but within the probe's\n"
+			     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
+			v->n_rows, v->n_pc_only, v->n_beyond_only);
+	}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->memory[f][0]) {
+		if (v->memory[f][0] && html) {
+			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
+			rp_html_put(out, "", v->memory[f], "</p>\n");
+		} else if (v->memory[f][0]) {
 			snprintf(b, sizeof(b), "%s: ", rp_family_name(f));
 			rp_text_wrap(out, b, 2, v->memory[f]);
 		}
-out:
-	fslab_table_free(tb);
-	return rc;
+	return 0;
 }
 
 int rp_text_summary(FILE *out, const struct rp_data *d)
@@ -337,7 +334,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
-		return vd_text_device(out, d);
+		return vd_device(out, d, false);
 	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
@@ -351,10 +348,19 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 			100 * s->delta, s->n_chg_comparisons);
 	else
 		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
-	return vd_text_device(out, d);
+	return vd_device(out, d, false);
 }
 
 /* ---- HTML ---- */
+
+/* One banner: its title, the text escaped, then tail (HTML). */
+static void vd_html_banner(FILE *out, const char *cls, const char *id, const char *title, const char *text,
+			   const char *tail)
+{
+	fprintf(out, "<div class=\"banner %s\" id=\"banner-%s\"><b>%s:</b> ", cls, id, title);
+	rp_html_put(out, "", text, tail);
+	fputs("</div>\n", out);
+}
 
 static void vd_html_banners(FILE *out, const struct rp_data *d)
 {
@@ -366,43 +372,28 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 			     "(%g&times; its O_DIRECT probe). These numbers measure memory, not the "
 			     "disk. To measure the disk: <code>%s</code>.</div>\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, FSLAB_PAGE_CACHE_FACTOR, vd_cmd_disk);
-	if (s->incomplete || s->interrupted) {
-		fprintf(out, "<div class=\"banner warn\" id=\"banner-incomplete\"><b>%s:</b> ",
-			s->interrupted ? "Interrupted run" : "Incomplete data");
-		rp_html_escape(out, s->incomplete ? s->incomplete_names
-						  : "the manifest says the run did not finish");
-		fputs(". A filesystem with missing data is never ranked first.</div>\n", out);
-	}
-	if (s->fuse) {
-		rp_html_put(out, "<div class=\"banner info\" id=\"banner-fuse\"><b>FUSE:</b> ", s->fuse_names,
-			    "");
-		fputs(" run through a user-space driver (fusefat): not comparable with the kernel "
-		      "filesystems.</div>\n",
-		      out);
-	}
-	if (s->buffered_loop) {
-		fputs("<div class=\"banner warn\" id=\"banner-buffered-loop\"><b>Buffered loop "
-		      "device:</b> ", out);
-		rp_html_put(out, "", s->loop_text, "</div>\n");
-	}
-	if (s->n_order) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-order\"><b>Order effect:</b> ", vd_order_sentence(s),
-			    "</div>\n");
-	}
-	if (s->hot) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-thermal\"><b>Hot drive:</b> ", s->hot_names,
-			    "");
-		fputs(". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
-		      "aside; the manifest's <code>drive</code> has the readings.</div>\n", out);
-	}
-	if (s->unsteady) {
-		rp_html_put(out, "<div class=\"banner warn\" id=\"banner-steady\"><b>No steady state:</b> ", s->unsteady_names,
-			    "");
-		fprintf(out, " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
-			     "<code>steady_state</code> has every round): their figures are the drive's "
-			     "state on the day.</div>\n",
-			FSLAB_STEADY_ROUNDS_MAX);
-	}
+	char tail[256];
+
+	if (s->incomplete || s->interrupted)
+		vd_html_banner(out, "warn", "incomplete", s->interrupted ? "Interrupted run" : "Incomplete data",
+			       s->incomplete ? s->incomplete_names : "the manifest says the run did not finish",
+			       ". A filesystem with missing data is never ranked first.");
+	if (s->fuse)
+		vd_html_banner(out, "info", "fuse", "FUSE", s->fuse_names,
+			       " run through a user-space driver (fusefat): not comparable with the kernel filesystems.");
+	if (s->buffered_loop)
+		vd_html_banner(out, "warn", "buffered-loop", "Buffered loop device", s->loop_text, "");
+	if (s->n_order)
+		vd_html_banner(out, "warn", "order", "Order effect", vd_order_sentence(s), "");
+	if (s->hot)
+		vd_html_banner(out, "warn", "thermal", "Hot drive", s->hot_names,
+			       ". Figures measured while the drive was hot are flagged <code>thermal</code> and set "
+			       "aside; the manifest's <code>drive</code> has the readings.");
+	snprintf(tail, sizeof(tail), " did not reach SSD steady state in %d rounds (SNIA PTS rule; the manifest's "
+		 "<code>steady_state</code> has every round): their figures are the drive's state on the day.",
+		 FSLAB_STEADY_ROUNDS_MAX);
+	if (s->unsteady)
+		vd_html_banner(out, "warn", "steady", "No steady state", s->unsteady_names, tail);
 	if (s->max_trials < 2)
 		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
 		      "no significance tests in this report. Run with <code>--trials 3</code> or more "
@@ -495,9 +486,8 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 
 	if (chg) {
 		fputs("<h3>Change between runs</h3>\n", out);
-		if (s->differs[0]) {
+		if (s->differs[0])
 			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
-		}
 	}
 	vd_html_table(out, d, &m, chg);
 	fputs(chg ? "<p class=legend>Later run / first run, plateau scores"
@@ -522,40 +512,6 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 	fputs(chg ? "</p>\n" : " Click a test for its ranking.</p>\n", out);
 }
 
-static void vd_html_device(FILE *out, const struct rp_data *d)
-{
-	const struct rp_dev *v = &d->sum->dev;
-	char b[96];
-
-	if (v->empty)
-		fputs("<p id=\"device-none\">No device counters in these CSVs' device columns: the "
-		      "page-cache flags come from the probe's bound, as before.</p>\n", out);
-	if (!v->n_rows)
-		return;
-	fputs("<h3 id=\"device\">What each filesystem makes the drive write</h3>\n"
-	      "<div class=scroll><table><tr><th class=l>filesystem</th>", out);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->fam_any[f])
-			fprintf(out, "<th>%s</th>", rp_family_name(f));
-	fputs("</tr>\n", out);
-	for (size_t i = 0; i < d->n_all; i++) {
-		rp_html_put(out, "<tr><td class=l>", d->all[i]->label, d->all[i]->n_flag_fuse ? " (FUSE)</td>" : "</td>");
-		for (int f = 0; f < RP_N_FAMILIES; f++)
-			if (v->fam_any[f])
-				rp_html_put(out, "<td>", rp_fmt_dev(&v->fam[(size_t)f * d->n_all + i], b, sizeof(b)), "</td>");
-		fputs("</tr>\n", out);
-	}
-	fprintf(out, "</table></div>\n<p class=legend>Mean [95%% interval] over trials. %s %zu passes "
-		     "with device counters; page cache by the counters but within the probe's bound: %zu; "
-		     "beyond the probe's bound though the device did the work: %zu.</p>\n",
-		rp_dev_words, v->n_rows, v->n_pc_only, v->n_beyond_only);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (v->memory[f][0]) {
-			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");
-			rp_html_put(out, "", v->memory[f], "</p>\n");
-		}
-}
-
 void rp_html_summary(FILE *out, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
@@ -568,17 +524,15 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	}
 	fputs("<ul class=verdicts>\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		if (s->family_present[f]) {
+		if (s->family_present[f])
 			rp_html_put(out, "<li>", s->verdict[f], "</li>\n");
-		}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (size_t k = 0; k < s->n_chg_verdict[f]; k++) {
+		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
-		}
 	fputs("</ul>\n", out);
 	vd_html_matrix(out, d, false);
 	if (s->n_chg)
 		vd_html_matrix(out, d, true);
-	vd_html_device(out, d);
+	vd_device(out, d, true);
 	fputs("</section>\n", out);
 }

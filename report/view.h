@@ -9,9 +9,30 @@
 #include "model.h"
 #include "table.h"
 
+/* One table for the text view (lib/table.h) or HTML: heads' columns
+ * ("text|html" where the two differ), left-aligned where text_left (text)
+ * or html_left (HTML, class=l) has their bit (bit 31: every column from
+ * 31 on); then rows of cells in
+ * column order, each escaped (HTML), or raw; cls: the HTML cell's class
+ * after "l ", else NULL.  rp_tab_close prints it (HTML: html_after
+ * after it): 0 or -errno. */
+struct rp_tab {
+	FILE *out;
+	struct fslab_table *tb; /* text; NULL: HTML */
+	unsigned html_left;
+	size_t col;
+};
+int rp_tab_open(struct rp_tab *t, FILE *out, bool html, const char *const *heads, size_t n,
+		unsigned text_left, unsigned html_left);
+void rp_tab_row(struct rp_tab *t);
+void rp_tab_cell(struct rp_tab *t, const char *text, const char *cls, bool raw);
+int rp_tab_close(struct rp_tab *t, const char *html_after);
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_text_runs(FILE *out, const struct rp_data *d);
-int rp_text_same_fs(FILE *out, const struct rp_data *d);
+/* The same filesystem in two runs, and the latency panel: text or HTML
+ * (0 or -ENOMEM). */
+int rp_same_fs_table(FILE *out, const struct rp_data *d, bool html);
+int rp_latency_table(FILE *out, const struct rp_data *d, bool html);
 /* Each run's filesystems ranked among themselves (per host, when runs are
  * labelled by host). */
 void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests);
@@ -32,7 +53,6 @@ int rp_text_summary(FILE *out, const struct rp_data *d);
 /* The JSON report (json.c); 0 or -1 when writing failed. */
 int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests);
 void rp_html_summary(FILE *out, const struct rp_data *d);
-int rp_latency_text(FILE *out, const struct rp_data *d);
 /* The CrystalDiskMark panel the summary holds (cdm_view.c): nothing (NULL)
  * without a queued cell.  Text: 0 or -ENOMEM. */
 int rp_cdm_text(FILE *out, const struct rp_data *d);
