@@ -140,6 +140,24 @@ static void fsinfo_loop(struct fslab_bench_fs *fs)
 		fs->loop_backing[0] = '\0';
 }
 
+/* The block layer's counters of the partition the filesystem is on: the
+ * lab's device (a FUSE daemon's too), else the directory's st_dev where
+ * /sys knows it (btrfs and FUSE have an anonymous one: none). */
+static void fsinfo_counters(struct fslab_bench_fs *fs)
+{
+	char *out = fs->rec.device_counters, sys[64], real[PATH_MAX];
+	const size_t len = sizeof(fs->rec.device_counters);
+	struct stat st;
+	dev_t d = fs->dev;
+
+	out[0] = '\0';
+	if (fs->t->lab && stat(fs->t->device, &st) == 0 && S_ISBLK(st.st_mode))
+		d = st.st_rdev;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/stat", major(d), minor(d));
+	if (major(d) != 0 && realpath(sys, real) && strlen(real) < len && access(real, R_OK) == 0)
+		snprintf(out, len, "%s", real);
+}
+
 /* A lab's target: its own record wins for what setup did. */
 static void fsinfo_lab(struct fslab_bench_fs *fs)
 {
@@ -181,6 +199,7 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 	snprintf(fs->rec.mount_method, sizeof(fs->rec.mount_method), "%s",
 		 fs->rec.fuse ? "fuse" : (found || fs->t->lab) ? "kernel" : "unknown");
 	fsinfo_device(fs);
+	fsinfo_counters(fs);
 	fsinfo_loop(fs);
 	return 0;
 }

@@ -137,9 +137,11 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 		r = fslab_err_set(e, ENOMEM, "%s: out of memory", name);
 		goto out;
 	}
+	rc->device = nl && memmem(data, (size_t)(nl - data), ",dev_read_bytes,", 16);
 	fslab_results_write_header_ex(
 		mem, (nl && memmem(data, (size_t)(nl - data), ",iodepth,", 9) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
-			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0));
+			     (nl && memmem(data, (size_t)(nl - data), "lat_p50_us", 10) ? FSLAB_RESULTS_COLS_LATENCY : 0) |
+			     (rc->device ? FSLAB_RESULTS_COLS_DEVICE : 0));
 	while ((r = fslab_results_next(rd, &row, e)) == 1) {
 		if (strcmp(row.filesystem, fs) != 0) {
 			r = fslab_err_set(e, EINVAL, "%s: holds rows of filesystem '%s': not this run's CSV; nothing was changed",

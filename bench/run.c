@@ -1,4 +1,4 @@
-/* fslab_run(): the settings (run_settings.c), the filesystems, each one's
+/* fslab_run(): the settings (lib/run_config.c), the filesystems, each one's
  * private directory (run_workdir.c) and device probe, the results
  * directory (run_results.c), then the sweep (run_sweep.c); --dry-run and
  * the plan's cost are run_cost.c.
@@ -47,8 +47,6 @@ int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)
 		fslab_note(FSLAB_NOTE_ERROR, "--dry-run plans a new run; --resume continues one with its recorded plan (see its manifest)");
 		return FSLAB_EXIT_USAGE;
 	}
-	if (o->resume_dir)
-		return run_check_resume_opts(o) < 0 ? FSLAB_EXIT_USAGE : FSLAB_EXIT_OK;
 	c = run_ctx_new();
 	if (!c) {
 		fslab_note(FSLAB_NOTE_ERROR, "out of memory");
@@ -63,18 +61,18 @@ int fslab_run_opts_check(const struct fslab_run_opts *o, bool dry_run)
  * resumed run's from its manifest.  Returns an exit status. */
 static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
-	if (o->resume_dir) {
-		if (run_check_resume_opts(o) < 0)
-			return FSLAB_EXIT_USAGE;
-		if (run_open_resume_dir(c, o->resume_dir) < 0)
-			return FSLAB_EXIT_FAILURE;
-		c->sessions++;
-		return run_pick_filesystems(c, o) == FSLAB_EXIT_OK ? FSLAB_EXIT_OK : FSLAB_EXIT_FAILURE;
-	}
+	int r;
+
 	if (run_settings(c, o) < 0)
 		return FSLAB_EXIT_USAGE;
-	run_utc_now(c->started_at, sizeof(c->started_at), false);
-	return run_pick_filesystems(c, o);
+	if (o->resume_dir && run_open_resume_dir(c, o->resume_dir) < 0)
+		return FSLAB_EXIT_FAILURE;
+	if (o->resume_dir)
+		c->sessions++;
+	else
+		run_utc_now(c->started_at, sizeof(c->started_at), false);
+	r = run_pick_filesystems(c, o);
+	return o->resume_dir && r != FSLAB_EXIT_OK ? FSLAB_EXIT_FAILURE : r;
 }
 
 /* From the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
@@ -165,16 +163,16 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 /* The steady-state phase of each filesystem, in turn, before the sweep;
  * the manifest brought up to date after each.  A resumed run runs it
  * again (the drive idled since), except on a filesystem whose fixed
- * trials (--stop fixed) are all done. */
+ * trials (--stop fixed) are all done (a new run has none done). */
 static void run_steady_all(struct fslab_run_ctx *c, const struct fslab_plan *plan,
-			   const struct run_fs_state *fst, struct fslab_progress *prog, bool resumed)
+			   const struct run_fs_state *fst, struct fslab_progress *prog)
 {
 	const uint64_t all = fslab_plan_test_count(plan, c->cfg.sweep.tests) * c->cfg.sweep.trials;
 
 	for (size_t i = 0; i < c->n_fs && !run_stop; i++) {
 		int r;
 
-		if (resumed && c->cfg.stop_rule == FSLAB_STOP_RULE_FIXED && fst[i].done.n >= all)
+		if (c->cfg.stop_rule == FSLAB_STOP_RULE_FIXED && fst[i].done.n >= all)
 			continue;
 		run_steady_phase(c, &c->fs[i], prog);
 		r = fslab_manifest_write(c);
@@ -220,7 +218,7 @@ int fslab_run(const struct fslab_run_opts *o)
 		fslab_note(FSLAB_NOTE_ERROR, r == -ENOMEM ? "out of memory" : "the sweep has no cell to run");
 		goto out;
 	}
-	if (run_check_rows_space(c, &plan) < 0)
+	if (run_fit_plan(c, &plan) < 0)
 		goto out;
 	fst = calloc(c->n_fs, sizeof(*fst));
 	if (!fst)
@@ -269,7 +267,7 @@ int fslab_run(const struct fslab_run_opts *o)
 			    : c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    fslab_esc(c->out_dir));
 	run_seed_eta(c, &plan, prog);
-	run_steady_all(c, &plan, fst, prog, o->resume_dir != NULL);
+	run_steady_all(c, &plan, fst, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	ret = run_end(c, prog, r, failed);
 out:

@@ -190,25 +190,6 @@ static double cost_plan_warmup_s(const struct fslab_run_ctx *c, const struct fsl
 	return s;
 }
 
-int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes)
-{
-	struct fslab_sweep_spec sweep;
-	struct fslab_plan plan;
-	int r;
-
-	if (preset < 0 || preset >= FSLAB_PRESET_MAX)
-		return -EINVAL;
-	fslab_sweep_preset_values(preset, &sweep);
-	if (file_max)
-		sweep.file_max = file_max;
-	r = fslab_plan_build(&sweep, &plan);
-	if (r < 0)
-		return r;
-	*bytes = cost_plan_bytes(&plan, sweep.tests);
-	fslab_plan_free(&plan);
-	return 0;
-}
-
 /* Seconds one trial of the plan should take at these rates, by the model;
  * negative without a rate. */
 static double cost_plan_trial_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
@@ -298,16 +279,15 @@ static uint64_t run_plan_largest(const struct fslab_run_ctx *c, const struct fsl
 	return probe && pb > big ? pb : big;
 }
 
-static bool run_probe_is_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
-				 bool probe)
+/* What sets the plan's need: the probe's file, a many-files tree or the
+ * largest file. */
+static const char *run_largest_what(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
-	return run_plan_largest(c, plan, probe) > run_plan_files_largest(c, plan);
-}
+	uint64_t files = run_plan_files_largest(c, plan);
 
-/* The largest is a tree of the many-files tests. */
-static bool run_tree_is_largest(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
-{
-	return run_plan_files_largest(c, plan) > plan->cells[plan->n - 1].file_bytes;
+	return run_plan_largest(c, plan, probe) > files			 ? "the device probe's file"
+	       : files > plan->cells[plan->n - 1].file_bytes ? "the many-files tests' largest tree"
+							     : "its largest file";
 }
 
 /* Free space fs needs for the plan: its largest file, plus an eighth and
@@ -326,7 +306,7 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog)
 {
 	double est = 0, steady = 0;
-	char d1[32], d2[32], d3[32];
+	char d1[32], d2[40] = "", d3[32], n[16] = "";
 
 	for (size_t i = 0; i < c->n_fs; i++) {
 		double e = run_plan_estimate_s(c, plan, &c->fs[i]);
@@ -338,19 +318,15 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		/* a once-only part, as the steady-state phase */
 		steady += st + cost_plan_warmup_s(c, plan);
 	}
-	if (c->cfg.max_trials > c->cfg.sweep.trials)
-		fslab_progress_note(prog, "%s: estimated time %s..%s (%u..%u trials%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
-				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->cfg.sweep.trials + steady, d1, sizeof(d1)),
-				    fslab_progress_format_duration(est * c->cfg.max_trials + steady, d2, sizeof(d2)),
-				    c->cfg.sweep.trials, c->cfg.max_trials, steady > 0 ? ", steady-state phases up to " : "",
-				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
-	else
-		fslab_progress_note(prog, "%s: estimated time %s (%u trial(s)%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
-				    fslab_log_prefix(),
-				    fslab_progress_format_duration(est * c->cfg.sweep.trials + steady, d1, sizeof(d1)),
-				    c->cfg.sweep.trials, steady > 0 ? ", steady-state phases up to " : "",
-				    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
+	if (c->cfg.max_trials > c->cfg.sweep.trials) {
+		snprintf(n, sizeof(n), "..%u", c->cfg.max_trials);
+		memcpy(d2, "..", 2);
+		fslab_progress_format_duration(est * c->cfg.max_trials + steady, d2 + 2, sizeof(d2) - 2);
+	}
+	fslab_progress_note(prog, "%s: estimated time %s%s (%u%s trial(s)%s%s; from the device probes, as --dry-run; re-fitted from each cell measured)",
+			    fslab_log_prefix(), fslab_progress_format_duration(est * c->cfg.sweep.trials + steady, d1, sizeof(d1)),
+			    d2, c->cfg.sweep.trials, n, steady > 0 ? ", steady-state phases up to " : "",
+			    steady > 0 ? fslab_progress_format_duration(steady, d3, sizeof(d3)) : "");
 }
 
 /* ---- the live ETA ---- */
@@ -723,8 +699,11 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 		       fslab_size_format(c->cfg.sweep.file_max, f2, sizeof(f2)),
 		       fslab_size_format(c->cfg.sweep.record_min, r1, sizeof(r1)),
 		       fslab_size_format(c->cfg.sweep.record_max, r2, sizeof(r2)),
-		       c->cfg.sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
+		       c->cfg.sweep.coarse ? " (coarse, below)"
+		       : c->cfg.sweep.keep_small_records ? "" : " (records < 64K skipped on files > 16M)", plan->n,
 		       __builtin_popcount(c->cfg.sweep.tests), tests);
+	if (c->cfg.sweep.coarse)
+		printf("records (the lab preset's): %s\n", FSLAB_PLAN_COARSE_RULE);
 	if (!fslab_preset_named_rows(c->cfg.sweep.named_rows) && (c->cfg.sweep.tests & FSLAB_TESTS_QUEUED))
 		printf("queued tests: io_uring, %u in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
 		       c->cfg.sweep.iodepth ? c->cfg.sweep.iodepth : 1, c->cfg.sweep.jobs ? c->cfg.sweep.jobs : 1,
@@ -812,12 +791,10 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 		 * file can be larger than every file of the plan. */
 		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): the plan needs %s free (%s, %s, plus an eighth and 8 MiB), the filesystem has %s; %s or use a bigger filesystem",
 			    fs->rec.name, fslab_esc(fs->rec.path), fslab_size_human(need, f2, sizeof(f2)),
-			    run_probe_is_largest(c, plan, probe) ? "the device probe's file"
-			    : run_tree_is_largest(c, plan)	 ? "the many-files tests' largest tree"
-								 : "its largest file",
+			    run_largest_what(c, plan, probe),
 			    fslab_size_human(run_plan_largest(c, plan, probe), f3, sizeof(f3)),
 			    fslab_size_human(avail, f1, sizeof(f1)),
-			    run_probe_is_largest(c, plan, probe)
+			    run_plan_largest(c, plan, probe) > run_plan_files_largest(c, plan)
 				    ? "lower --probe-size (or --no-device-probe)"
 				    : fslab_preset_named_rows(c->cfg.sweep.named_rows) ? "lower --cdm-size"
 										 : "lower --file-sizes");
@@ -826,31 +803,42 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 	return ret;
 }
 
-int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan)
+int run_fit_plan(struct fslab_run_ctx *c, struct fslab_plan *plan)
 {
-	uint64_t need = run_plan_need(c, plan, false), avail;
+	struct fslab_sweep_spec *s = &c->cfg.sweep;
+	uint64_t need = run_plan_need(c, plan, false), avail, room = UINT64_MAX, was = s->file_max;
 	char f1[32], f2[32], f3[32];
 	int ret = 0;
 
-	if (!fslab_preset_named_rows(c->cfg.sweep.named_rows))
-		return 0;
 	for (size_t i = 0; i < c->n_fs; i++) {
 		const struct fslab_bench_fs *fs = &c->fs[i];
 		int known = cost_fs_avail(fs, &avail);
 
 		if (known < 0)
 			return known;
-		if (!known || avail >= need)
+		room = known && avail < room ? avail : room;
+		if (!fslab_preset_named_rows(s->named_rows) || !known || avail >= need)
 			continue;
 		fslab_note(FSLAB_NOTE_ERROR, "%s (%s): --sweep %s's file of %s needs %s free (plus an eighth and 8 MiB), the filesystem has %s; give a smaller --cdm-size (a power of two, e.g. %s) or free some space",
-			    fs->rec.name, fslab_esc(fs->rec.path), fslab_preset_to_string(c->cfg.sweep.named_rows),
-			    fslab_size_format(c->cfg.sweep.file_max, f1, sizeof(f1)),
+			    fs->rec.name, fslab_esc(fs->rec.path), fslab_preset_to_string(s->named_rows),
+			    fslab_size_format(s->file_max, f1, sizeof(f1)),
 			    fslab_size_human(need, f2, sizeof(f2)), fslab_size_human(avail, f3, sizeof(f3)),
-			    fslab_size_format(c->cfg.sweep.file_max / 4 >= 16 * FSLAB_MiB ? c->cfg.sweep.file_max / 4
-										 : 16 * FSLAB_MiB,
+			    fslab_size_format(s->file_max / 4 >= 16 * FSLAB_MiB ? s->file_max / 4 : 16 * FSLAB_MiB,
 					      f1, sizeof(f1)));
 		ret = -ENOSPC;
 	}
+	/* the lab preset's files: halved until the largest fits (a resumed
+	 * run keeps its recorded plan) */
+	while (s->coarse && !c->resumed && s->file_max > s->file_min && run_plan_need(c, plan, false) > room) {
+		s->file_max /= 2;
+		fslab_plan_free(plan);
+		if (fslab_plan_build(s, plan) < 0)
+			return -EINVAL;
+	}
+	if (s->file_max < was)
+		fslab_note_line("%s: files up to %s, not %s: the largest that fits the fullest filesystem (%s free)",
+				fslab_log_prefix(), fslab_size_format(s->file_max, f1, sizeof(f1)),
+				fslab_size_format(was, f2, sizeof(f2)), fslab_size_human(room, f3, sizeof(f3)));
 	return ret;
 }
 
@@ -936,6 +924,8 @@ int fslab_run_dry_run(const struct fslab_run_opts *o)
 		fslab_note(FSLAB_NOTE_ERROR, "the sweep has no cell to run");
 		goto out;
 	}
+	if (run_fit_plan(c, &plan) < 0)
+		goto out;
 	probe = !c->cfg.no_device_probe;
 	run_dry_print_plan(c, &plan, probe);
 	if (run_dry_check_space(c, &plan, probe) < 0)

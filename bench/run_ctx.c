@@ -1,5 +1,6 @@
-/* The run's context: made, filled with the filesystems the caller gave
- * (their records taken back from the manifest when resumed), released.
+/* The run's context: made, filled with the settings (lib/run_config.c)
+ * and the filesystems the caller gave (their records taken back from the
+ * manifest when resumed), released.
  * Under every file of the run that makes one (run.c, run_cost.c's
  * --dry-run, run_results.c's resume check). */
 #include "run_int.h"
@@ -11,30 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A resumed run's record of the filesystem t names, whole, from its
- * manifest: the probe figures, the accounting, the steady-state phase and
- * the quiet drive carry on; what this session finds or counts again
- * starts empty.  -ENOENT when the run had no such filesystem. */
-static int run_take_record(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, const struct fslab_target *t)
-{
-	int j = fslab_manifest_find_fs(c->resumed, t->name);
-
-	if (j < 0) {
-		fslab_note(FSLAB_NOTE_ERROR, "--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
-			    fslab_esc(c->out_dir), fslab_esc(t->name));
-		return -ENOENT;
-	}
-	fs->rec = c->resumed->fs[j];
-	fs->rec.device_info = NULL; /* the read manifest's; derived again when written */
-	fs->rec.mount_options_at_end[0] = '\0';
-	fs->rec.vanished = false;
-	fs->rec.cells_ok = fs->rec.cells_failed = fs->rec.cells_skipped = 0;
-	fslab_manifest_take_probe(&fs->rec, &fs->probe);
-	return 0;
-}
-
 /* One target into the run: checked (its name, a writable directory) and
- * its record filled from it and from what it sits on (fsinfo.c). */
+ * its record filled from it and from what it sits on (fsinfo.c).  A
+ * resumed run's record is taken back whole from its manifest first: the
+ * probe figures, the accounting, the steady-state phase and the quiet
+ * drive carry on; what this session finds or counts again starts empty. */
 static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 {
 	struct fslab_bench_fs *fs;
@@ -57,8 +39,21 @@ static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 	fs = &c->fs[c->n_fs];
 	memset(fs, 0, sizeof(*fs));
 	fs->dir_fd = fs->work_fd = -1;
-	if (c->resumed && (r = run_take_record(c, fs, t)) < 0)
-		return r;
+	if (c->resumed) {
+		int j = fslab_manifest_find_fs(c->resumed, t->name);
+
+		if (j < 0) {
+			fslab_note(FSLAB_NOTE_ERROR, "--resume %s: the run has no filesystem '%s' (its manifest names the filesystems it continues); nothing was changed",
+				    fslab_esc(c->out_dir), fslab_esc(t->name));
+			return -ENOENT;
+		}
+		fs->rec = c->resumed->fs[j];
+		fs->rec.device_info = NULL; /* the read manifest's; derived again when written */
+		fs->rec.mount_options_at_end[0] = '\0';
+		fs->rec.vanished = false;
+		fs->rec.cells_ok = fs->rec.cells_failed = fs->rec.cells_skipped = 0;
+		fslab_manifest_take_probe(&fs->rec, &fs->probe);
+	}
 	fs->t = t;
 	snprintf(fs->rec.name, sizeof(fs->rec.name), "%s", t->name);
 	snprintf(fs->rec.path, sizeof(fs->rec.path), "%s", t->path);
@@ -105,6 +100,21 @@ struct fslab_run_ctx *run_ctx_new(void)
 	c->out_fd = -1;
 	c->cfg.preset = FSLAB_PRESET_SEED;
 	return c;
+}
+
+int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	int r = o->resume_dir ? fslab_run_config_resume_check(&o->given, o->sweep_file != NULL, o->out_dir != NULL, &e)
+			      : fslab_run_config_resolve(&c->cfg, &o->given, o->sweep_file, &c->spec_text, &e);
+
+	if (r < 0) {
+		fslab_note(FSLAB_NOTE_ERROR, "%s", e.msg);
+		return r;
+	}
+	if (c->spec_text)
+		snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", o->sweep_file);
+	return 0;
 }
 
 /* The run's filesystems: the targets the caller made (--dir directories

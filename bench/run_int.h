@@ -1,5 +1,5 @@
 /* fslab run's private header: the context and every file of the run
- * (run.c, run_ctx.c, run_util.c, run_settings.c, run_workdir.c,
+ * (run.c, run_ctx.c, run_util.c, run_workdir.c,
  * run_results.c, run_sweep.c, run_cost.c, run_stop.c, run_steady.c,
  * run_probe.c, run_manifest.c, fsinfo.c, probe.c, resume.c).  Not a
  * contract: other modules use run.h; the engine below knows none of it
@@ -122,6 +122,7 @@ struct fslab_bench_fs {
 
 	FILE *csv;
 	uint64_t csv_synced_ns; /* fslab_results_append_row's last sync */
+	bool csv_device;        /* its header has the device columns */
 
 	/* The directory under test (held open) and fslab's private directory
 	 * in it, where the test and probe files live: its name, fd (flock'ed
@@ -139,6 +140,7 @@ struct fslab_resume_csv {
 	off_t size, keep; /* keep: up to the end of the last complete line */
 	char *kept;       /* the rows to keep when some must go (vanished); else NULL */
 	size_t kept_len;
+	bool device;      /* its header has the device columns */
 };
 
 /* Fills fs->rec's facts from fs->t and the mount holding fs->rec.path
@@ -288,9 +290,9 @@ void run_ctx_free(struct fslab_run_ctx *c);
 /* The targets of o (o->targets); returns an exit status (FSLAB_EXIT_*). */
 int run_pick_filesystems(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
 
-/* run_settings.c: 0 or -EINVAL, said. */
+/* The configuration the options say (lib/run_config.c), or with
+ * --resume none of it given; 0 or -EINVAL, said. */
 int run_settings(struct fslab_run_ctx *c, const struct fslab_run_opts *o);
-int run_check_resume_opts(const struct fslab_run_opts *o);
 
 /* run_workdir.c: the private directory (fs->work_fd) in fs->rec.path. */
 int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id);
@@ -317,9 +319,10 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 int run_marker_record_csvs(const struct fslab_run_ctx *c);
 
 /* run_sweep.c */
-/* The flag column of an ok row of test t at tp KiB/s on fs. */
+/* The flag column of an ok row of test t on fs: o's throughput and,
+ * when it has them, the device's bytes (docs/run.md "Flags"). */
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
-	      double tp, char *flag, size_t len);
+	      const struct fslab_test_outcome *o, char *flag, size_t len);
 int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst);
 int run_close_csvs(struct fslab_run_ctx *c);
 int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run_fs_state *fst,
@@ -372,11 +375,13 @@ void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fsl
 double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
 		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight);
 double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
-/* A plan of named rows (--sweep cdm, cdm-nvme) on filesystems without
- * room for its file (--cdm-size): refused before anything is written,
- * naming each filesystem, its free space and the fix.  0 or -ENOSPC
- * (-errno when free space cannot be read); 0 for a grid. */
-int run_check_rows_space(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
+/* The plan fitted to the filesystems' free space, before anything is
+ * written: a plan of named rows (--sweep cdm, cdm-nvme) without room for
+ * its file (--cdm-size) refused, naming each filesystem, its free space
+ * and the fix; the lab preset's coarse grid (not resumed) rebuilt with
+ * its largest file halved until it fits the fullest filesystem.  0 or
+ * -ENOSPC (-errno when free space cannot be read, -EINVAL no cell). */
+int run_fit_plan(struct fslab_run_ctx *c, struct fslab_plan *plan);
 /* The estimate printed as the sweep starts (the model, as --dry-run). */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);

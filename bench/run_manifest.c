@@ -154,6 +154,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.tests = s->tests;
 	m->sweep.keep_small_records = s->keep_small_records;
 	m->sweep.shuffle = s->shuffle;
+	snprintf(m->sweep.records_rule, sizeof(m->sweep.records_rule), "%s", s->coarse ? FSLAB_PLAN_COARSE_RULE : "");
 	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
 	m->sweep.jobs = s->jobs ? s->jobs : 1;
 	if (fslab_preset_named_rows(s->named_rows)) {
@@ -267,9 +268,11 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	mf_machine(m);
 	m->page_cache_factor = FSLAB_PAGE_CACHE_FACTOR;
 	snprintf(m->page_cache_flag, sizeof(m->page_cache_flag), "%s",
-		 "a cell faster than page_cache_factor x the fastest of the filesystem's device_probe_runs (write figure for writing tests, read figure for reading tests)");
+		 "with device_counters: a read whose device read under 90% of its bytes, a write under 90% of whose bytes were written by its timer's stop; else a cell faster than page_cache_factor x the fastest device_probe_runs");
+	snprintf(m->device_bytes, sizeof(m->device_bytes), "%s",
+		 "the partition's sectors read and written from right before each timed region to after a syncfs following the pass (dev_write_timed_bytes: to the timer's stop); beyond-device: faster than page_cache_factor x the probe");
 	snprintf(m->device_probe, sizeof(m->device_probe), "%s",
-		 c->cfg.no_device_probe ? "skipped (--no-device-probe): no page-cache flags" : "per filesystem, before the sweep");
+		 c->cfg.no_device_probe ? "skipped (--no-device-probe): page-cache flags from device_counters only" : "per filesystem, before the sweep");
 	snprintf(m->state_path, sizeof(m->state_path), "%s", c->state_path);
 	m->time.wall_s = c->wall_s;
 	snprintf(m->spec_source, sizeof(m->spec_source), "%s",
@@ -343,6 +346,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->cfg.sweep.tests = m->sweep.tests;
 	c->cfg.sweep.keep_small_records = m->sweep.keep_small_records;
 	c->cfg.sweep.shuffle = m->sweep.shuffle;
+	c->cfg.sweep.coarse = m->sweep.records_rule[0] != 0;
 	c->cfg.sweep.iodepth = m->sweep.iodepth;
 	c->cfg.sweep.jobs = m->sweep.jobs;
 	c->cfg.sweep.cache = m->cache;

@@ -44,21 +44,34 @@ static void run_flag_add(char *flag, size_t len, const char *word)
 	snprintf(flag + n, len - n, "%s%s", n ? ";" : "", word);
 }
 
+/* Under FSLAB_DEVICE_SHARE of the pass's bytes reached the device: the
+ * page cache served (a read) or held (a write by its timer's stop) the
+ * rest. */
+#define FSLAB_DEVICE_SHARE 0.9
+
 void run_flag(const struct fslab_bench_fs *fs, enum fslab_cache_mode cache, enum fslab_test t,
-	      double tp, char *flag, size_t len)
+	      const struct fslab_test_outcome *o, char *flag, size_t len)
 {
 	const struct fslab_bench_test *bt = fslab_bench_test_get(t);
 	double dev = (bt->flags & FSLAB_BT_WRITES) ? fs->probe.write_kib_s : fs->probe.read_kib_s;
-
-	flag[0] = '\0';
+	const double io = (double)o->io_bytes * FSLAB_DEVICE_SHARE;
 	/* dev: the fastest of the probes, an upper bound on the device one
 	 * request at a time; not on a queued test's O_DIRECT requests, which
 	 * overlap at the device and bypass the page cache; nor on a
 	 * many-files test that moves no data (stat, unlink) */
-	if (dev > 0 && tp > FSLAB_PAGE_CACHE_FACTOR * dev &&
-	    !((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM) &&
-	    !(bt->flags & FSLAB_BT_METADATA))
+	const bool exempt = ((bt->flags & FSLAB_BT_QUEUED) && cache != FSLAB_CACHE_WARM) ||
+			    (bt->flags & FSLAB_BT_METADATA);
+	const bool beyond = !exempt && dev > 0 && o->throughput_kib_s > FSLAB_PAGE_CACHE_FACTOR * dev;
+
+	flag[0] = '\0';
+	/* with the device's counters the facts say it; the probe's bound is
+	 * then a second, independent check */
+	if (!exempt && o->has_dev &&
+	    (((bt->flags & FSLAB_BT_READS) && (double)o->dev_read_bytes < io) ||
+	     ((bt->flags & FSLAB_BT_WRITES) && (double)o->dev_write_timed_bytes < io)))
 		run_flag_add(flag, len, FSLAB_FLAG_PAGE_CACHE);
+	if (beyond)
+		run_flag_add(flag, len, o->has_dev ? FSLAB_FLAG_BEYOND_DEVICE : FSLAB_FLAG_PAGE_CACHE);
 	/* direct mode: the stdio tests ran buffered (IOzone -I does the same);
 	 * warm mode: the queued tests ran buffered, not with their O_DIRECT */
 	if ((cache == FSLAB_CACHE_DIRECT && (bt->flags & FSLAB_BT_STDIO)) ||
@@ -119,7 +132,13 @@ static void run_row_status(struct run_group_ctx *g, const struct fslab_test_outc
 		row->throughput_kib_s = o->throughput_kib_s;
 		row->elapsed_s = o->elapsed_s;
 		snprintf(row->status, sizeof(row->status), "ok");
-		run_flag(fs, g->c->cfg.sweep.cache, row->test, o->throughput_kib_s, row->flag, sizeof(row->flag));
+		run_flag(fs, g->c->cfg.sweep.cache, row->test, o, row->flag, sizeof(row->flag));
+		row->io_bytes = (int64_t)o->io_bytes;
+		if (o->has_dev) {
+			row->dev_read_bytes = (int64_t)o->dev_read_bytes;
+			row->dev_write_bytes = (int64_t)o->dev_write_bytes;
+			row->dev_write_timed_bytes = (int64_t)o->dev_write_timed_bytes;
+		}
 		fs->rec.cells_ok++;
 		return;
 	case FSLAB_OUTCOME_SKIPPED:
@@ -199,6 +218,8 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		.iodepth = 1,
 		.jobs = 1,
 		.iops = o->status == FSLAB_OUTCOME_OK && o->ops_s > 0 ? o->ops_s : -1,
+		.device = fs->csv_device,
+		.io_bytes = -1, .dev_read_bytes = -1, .dev_write_bytes = -1, .dev_write_timed_bytes = -1,
 	};
 	int r;
 
@@ -371,8 +392,11 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 	char name[FSLAB_FS_NAME_MAX + 8];
 	struct fslab_err err = FSLAB_ERR_INIT;
 	struct stat st;
+	bool device = false; /* the device columns: a filesystem has counters */
 	int r, fd;
 
+	for (size_t i = 0; i < c->n_fs; i++)
+		device |= c->fs[i].rec.device_counters[0] != '\0';
 	for (size_t i = 0; i < c->n_fs; i++) {
 		struct fslab_bench_fs *fs = &c->fs[i];
 
@@ -400,10 +424,14 @@ int run_open_csvs(struct fslab_run_ctx *c, struct run_fs_state *fst)
 			close(fd);
 			return run_note_errno(r, "cannot open %s/%s", fslab_esc(c->out_dir), name);
 		}
+		/* a resumed CSV keeps its columns */
+		fs->csv_device = fst[i].csv.device;
 		if (fstat(fileno(fs->csv), &st) == 0 && st.st_size == 0) {
+			fs->csv_device = device;
 			r = fslab_results_write_header_ex(fs->csv,
 							  (run_queue_columns(c) ? FSLAB_RESULTS_COLS_QUEUE : 0) |
-								  (c->cfg.latency ? FSLAB_RESULTS_COLS_LATENCY : 0));
+								  (c->cfg.latency ? FSLAB_RESULTS_COLS_LATENCY : 0) |
+								  (device ? FSLAB_RESULTS_COLS_DEVICE : 0));
 			if (fflush(fs->csv) != 0)
 				r = -errno;
 			if (r < 0)
@@ -573,6 +601,7 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		/* a lab partition's block device (its target); --dir: none
 		 * known, syncfs only */
 		.device = fs->t->lab ? fs->t->device : NULL,
+		.dev_stat = fs->rec.device_counters,
 		.ops = &fslab_io_posix,
 		.drop_cache = fslab_cache_drop,
 		.drop_ctx = &fs->cache,

@@ -15,10 +15,8 @@ static int check_path(const char *opt, const char *path)
 
 	if (!path)
 		return 0;
-	if (!*path) {
-		fslab_error("%s: empty path; give a path or leave the option out", opt);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (!*path)
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s: empty path; give a path or leave the option out", opt);
 	for (const char *p = path; *p; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
 			/* Paths end up in the state, the log and every message: a
@@ -51,9 +49,7 @@ int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n
 int fslab_cli_precondition(const char *arg, int *out)
 {
 	*out = fslab_precondition_when_from_string(arg);
-	if (*out == FSLAB_PRECONDITION_INVALID) {
-		fslab_error("--precondition '%s': use on, off or auto", arg);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (*out == FSLAB_PRECONDITION_INVALID)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--precondition '%s': use on, off or auto", arg);
 	return 0;
 }

@@ -21,6 +21,10 @@ extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_tear
 	fslab_spec_cmd, fslab_run_cmd, fslab_report_cmd, fslab_import_cmd, fslab_export_cmd,
 	fslab_reproduce_cmd;
 
+/* The option group of setup's and reproduce's --device and --image:
+ * exactly one. */
+#define DISK_GROUP 1
+
 /* The --state and --mount-root help, the same in every lab command (where
  * used, state.h and provision.h give the defaults). */
 #define FSLAB_OPT_STATE_HELP "state file (default $FSLAB_STATE or " FSLAB_STATE_DEFAULT_PATH ")"

@@ -13,18 +13,6 @@
 
 enum { OPT_FS = FSLAB_OPT_ID, OPT_CACHE, OPT_FORCE };
 
-static const struct fslab_opt import_opts[] = {
-	{ "fs", OPT_FS, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0, 0 },
-	{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0, 0 },
-	{ "cache", OPT_CACHE, 0, "MODE",
-	  "cache mode the IOzone run used: warm (default, plain iozone -a), fsync (-e -c), "
-	  "direct (-I), cold", 0, 0 },
-	{ "force", OPT_FORCE, 0, NULL,
-	  "replace an existing DIR/NAME.csv (never REPORT.txt itself, a lab state file, or a lab's "
-	  "lock, lease or log)", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_import_cmd = {
 	.name = "import",
 	.synopsis = "Usage: fslab import iozone REPORT.txt --fs NAME --out DIR [--cache MODE] [--force]",
@@ -34,7 +22,15 @@ const struct fslab_cmd_opts fslab_import_cmd = {
 		 "trial; a value IOzone printed as 0 (not measured) becomes a \"skipped\" row; a cell\n"
 		 "absent from the report gets no row.  Several imports (with one cache mode) may\n"
 		 "share one DIR; a manifest.json that fslab import did not write is refused.\n",
-	.opts = import_opts,
+	.opts = FSLAB_OPTS(
+		{ "fs", OPT_FS, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0, 0 },
+		{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0, 0 },
+		{ "cache", OPT_CACHE, 0, "MODE",
+		  "cache mode the IOzone run used: warm (default, plain iozone -a), fsync (-e -c), "
+		  "direct (-I), cold", 0, 0 },
+		{ "force", OPT_FORCE, 0, NULL,
+		  "replace an existing DIR/NAME.csv (never REPORT.txt itself, a lab state file, or a lab's "
+		  "lock, lease or log)", 0, 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 };
@@ -66,10 +62,8 @@ int cmd_import(int argc, char **argv)
 			o.out = it.arg;
 			break;
 		case OPT_CACHE: /* checked by the run settings' cache row: one message */
-			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0) {
-				fslab_error("%s", e.msg);
-				return FSLAB_EXIT_USAGE;
-			}
+			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0)
+				return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
 			o.cache = cache.v.sweep.cache;
 			break;
 		case OPT_FORCE:

@@ -60,18 +60,15 @@ static int finish_stdout(int rc)
 		failed = 1;
 	if (!failed || errno == EPIPE || rc != FSLAB_EXIT_OK)
 		return rc; /* a command that failed has said why */
-	if (errno)
-		fslab_error("cannot write to standard output: %s; check the disk or "
-			    "pipe it is redirected to", strerror(errno));
-	else
-		fslab_error("cannot write to standard output; check the disk or pipe "
-			    "it is redirected to");
+	fslab_error("cannot write to standard output%s%s; check the disk or pipe it is redirected to",
+		    errno ? ": " : "", errno ? strerror(errno) : "");
 	return FSLAB_EXIT_FAILURE;
 }
 
 static int dispatch(int argc, char **argv)
 {
-	char prefix[64];
+	const char *names[sizeof(subcommands) / sizeof(subcommands[0])], *guess;
+	char prefix[64], esc[256];
 
 	/* Whatever the caller's umask, results and reports are world-readable
 	 * and never world-writable; private files (state) set 0600 themselves. */
@@ -91,17 +88,14 @@ static int dispatch(int argc, char **argv)
 		return FSLAB_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		names[i] = subcommands[i].name;
 		if (strcmp(argv[1], subcommands[i].name) == 0) {
 			snprintf(prefix, sizeof(prefix), "fslab %s", subcommands[i].name);
 			fslab_log_set_prefix(prefix);
 			return subcommands[i].fn(argc - 1, argv + 1);
 		}
 	}
-	const char *names[sizeof(subcommands) / sizeof(subcommands[0])];
-	char esc[256];
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		names[i] = subcommands[i].name;
-	const char *guess = fslab_closest_word(argv[1], names, sizeof(names) / sizeof(names[0]));
+	guess = fslab_closest_word(argv[1], names, sizeof(names) / sizeof(names[0]));
 	fslab_escape_ctrl(argv[1], esc, sizeof(esc));
 	if (guess)
 		fslab_error("unknown command '%s'; did you mean '%s'? See 'fslab --help'", esc, guess);

@@ -303,7 +303,21 @@ int fslab_opts_next(struct fslab_opts *it)
 		return stop(it, FSLAB_EXIT_USAGE);
 	it->given |= UINT64_C(1) << idx;
 	it->arg = optarg;
-	return o->id;
+	it->row = idx;
+	return o->id ? o->id : FSLAB_OPT_ID + (int)idx;
+}
+
+int fslab_opts_bind(struct fslab_opts *it, void *const *bind)
+{
+	int c;
+
+	while ((c = fslab_opts_next(it)) > 0) {
+		if (it->cmd->opts[it->row].arg)
+			*(const char **)bind[it->row] = it->arg;
+		else
+			*(bool *)bind[it->row] = true;
+	}
+	return c;
 }
 
 bool fslab_opts_given(const struct fslab_opts *it, int id)

@@ -28,7 +28,8 @@ enum {
 
 struct fslab_opt {
 	const char *name;  /* long name without "--"; NULL: a heading (help set) or the end */
-	int id;            /* what fslab_opts_next returns; > 0, unique in the table */
+	int id;            /* what fslab_opts_next returns; > 0, unique in the table;
+			      0 in a table read by fslab_opts_bind: FSLAB_OPT_ID + its row */
 	char short_name;   /* the -x form, or 0 */
 	const char *arg;   /* the value's name in --help ("DIR"); NULL: takes no value */
 	const char *help;  /* the help column; '\n' starts a new line, long lines wrap */
@@ -37,6 +38,8 @@ struct fslab_opt {
 };
 
 #define FSLAB_OPT_HEADING(text) { .help = (text) }
+/* A command's table of options, given row by row; the end row is added. */
+#define FSLAB_OPTS(...) ((const struct fslab_opt[]){ __VA_ARGS__, { 0 } })
 
 struct fslab_cmd_opts {
 	const char *name;     /* the command: "run" (messages say 'fslab run') */
@@ -54,6 +57,7 @@ struct fslab_opts {
 	int argc;
 	char **argv;
 	const char *arg;   /* the value of the option fslab_opts_next returned */
+	size_t row;        /* and its row in the table */
 	int ind;           /* when it returned 0: argv[ind] is the first operand */
 	int status;        /* when it returned -1: the exit status (FSLAB_EXIT_*) */
 	uint64_t given;    /* bit i: opts[i] was given */
@@ -72,6 +76,12 @@ void fslab_opts_begin(struct fslab_opts *it, const struct fslab_cmd_opts *cmd, i
  * closest known one, a missing value, two options of one group, an operand
  * where the command takes none, no option of a required group. */
 int fslab_opts_next(struct fslab_opts *it);
+
+/* All the options of a command whose options are flags and values:
+ * bind[i] is where opts[i] goes, a bool * (set true) for an option without
+ * a value, a const char ** (its value) for one with.  Returns what
+ * fslab_opts_next returned last: 0, or -1 with it->status. */
+int fslab_opts_bind(struct fslab_opts *it, void *const *bind);
 
 /* True when the option with this id was given. */
 bool fslab_opts_given(const struct fslab_opts *it, int id);

@@ -15,32 +15,6 @@
 
 enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION };
 
-static const struct fslab_opt report_opts[] = {
-	{ "out", 'o', 'o', "DIR",
-	  "output directory (default: the first RESULTS_DIR/report); built beside DIR and renamed "
-	  "into place when complete; an existing DIR is replaced only when empty or an earlier "
-	  "fslab report (its .fslab-report marker), else refused", 0, 0 },
-	{ "format", 'f', 'f', "F",
-	  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
-	  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
-	{ "plots", 'p', 'p', "LIST",
-	  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
-	{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
-	{ "record", 'r', 'r', "SIZE",
-	  "record size of the by-file-size charts (default: the record size measured at the most "
-	  "file sizes)", 0, 0 },
-	{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
-	  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
-	  "1 +- PCT% (default 5)", 0, 0 },
-	{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
-	  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
-	  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
-	{ "claims", OPT_CLAIMS, 0, NULL,
-	  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
-	  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 },
-	{ 0 },
-};
-
 const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
 	.synopsis = "Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html|json]\n"
@@ -54,7 +28,29 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		 "trial).  Starts with the verdict: banners, a test x filesystem matrix, one line\n"
 		 "per workload family, and the change between runs.  Draws plots with gnuplot and\n"
 		 "writes one self-contained report.html (and report.json).  See docs/report.md.\n",
-	.opts = report_opts,
+	.opts = FSLAB_OPTS(
+		{ "out", 'o', 'o', "DIR",
+		  "output directory (default: the first RESULTS_DIR/report); built beside DIR and renamed "
+		  "into place when complete; an existing DIR is replaced only when empty or an earlier "
+		  "fslab report (its .fslab-report marker), else refused", 0, 0 },
+		{ "format", 'f', 'f', "F",
+		  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
+		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
+		{ "plots", 'p', 'p', "LIST",
+		  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
+		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
+		{ "record", 'r', 'r', "SIZE",
+		  "record size of the by-file-size charts (default: the record size measured at the most "
+		  "file sizes)", 0, 0 },
+		{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
+		  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
+		  "1 +- PCT% (default 5)", 0, 0 },
+		{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
+		  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
+		  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
+		{ "claims", OPT_CLAIMS, 0, NULL,
+		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
+		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input,\n"
 		 "3 a regression beyond --fail-on-regression (the report is still written).\n",
@@ -66,10 +62,8 @@ static int parse_format(const char *arg, enum fslab_report_format *format)
 	static const char *const formats[] = { "all", "text", "html", "json" };
 	int i = fslab_name_index(formats, 4, arg);
 
-	if (i < 0) {
-		fslab_error("--format '%s': use all, text, html or json", arg);
-		return -1;
-	}
+	if (i < 0)
+		return fslab_fail(-1, "--format '%s': use all, text, html or json", arg);
 	*format = (enum fslab_report_format)i;
 	return 0;
 }
@@ -81,11 +75,9 @@ static int parse_pct(const char *name, const char *arg, double lo, bool lo_open,
 	char *end;
 	double v = strtod(arg, &end);
 
-	if (end == arg || *end != '\0' || !(v < 100) || (lo_open ? !(v > lo) : !(v >= lo))) {
-		fslab_error("%s '%s': give a percentage %s %g and below 100 (e.g. 5)", name, arg,
-			    lo_open ? "above" : "from", lo);
-		return -1;
-	}
+	if (end == arg || *end != '\0' || !(v < 100) || (lo_open ? !(v > lo) : !(v >= lo)))
+		return fslab_fail(-1, "%s '%s': give a percentage %s %g and below 100 (e.g. 5)", name, arg,
+				  lo_open ? "above" : "from", lo);
 	*frac = v / 100;
 	return 0;
 }
@@ -104,24 +96,18 @@ static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 	case 'f':
 		return parse_format(arg, &o->format);
 	case 'p':
-		if (fslab_report_plots_parse(arg, &o->plots, &e) < 0) {
-			fslab_error("%s", fslab_err_msg(&e));
-			return -1;
-		}
+		if (fslab_report_plots_parse(arg, &o->plots, &e) < 0)
+			return fslab_fail(-1, "%s", fslab_err_msg(&e));
 		return 0;
 	case 't':
-		if (fslab_tests_parse(arg, &o->tests, bad, sizeof(bad)) < 0 || !o->tests) {
-			fslab_error("--tests '%s': %s", arg, fslab_tests_problem(bad, why, sizeof(why)));
-			return -1;
-		}
+		if (fslab_tests_parse(arg, &o->tests, bad, sizeof(bad)) < 0 || !o->tests)
+			return fslab_fail(-1, "--tests '%s': %s", arg, fslab_tests_problem(bad, why, sizeof(why)));
 		return 0;
 	case 'r':
 		if (fslab_opt_size("--record", arg, &bytes) < 0)
 			return -1;
-		if (bytes % 1024) {
-			fslab_error("--record '%s': not a whole number of KiB", arg);
-			return -1;
-		}
+		if (bytes % 1024)
+			return fslab_fail(-1, "--record '%s': not a whole number of KiB", arg);
 		o->compare_record_kib = bytes / 1024;
 		return 0;
 	case OPT_CLAIMS:
@@ -154,17 +140,13 @@ int cmd_report(int argc, char **argv)
 		fslab_opts_help(&fslab_report_cmd, stderr);
 		return FSLAB_EXIT_USAGE;
 	}
-	if (argc - it.ind > FSLAB_REPORT_MAX_DIRS) {
-		fslab_error("at most %d results directories", FSLAB_REPORT_MAX_DIRS);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (argc - it.ind > FSLAB_REPORT_MAX_DIRS)
+		return fslab_fail(FSLAB_EXIT_USAGE, "at most %d results directories", FSLAB_REPORT_MAX_DIRS);
 	for (int i = it.ind; i < argc; i++)
 		o.dirs[o.n_dirs++] = argv[i];
-	if (o.out && (o.format == FSLAB_REPORT_FORMAT_TEXT || o.format == FSLAB_REPORT_FORMAT_JSON)) {
-		fslab_error("--out is unused with --format %s (it goes to stdout)",
-			    o.format == FSLAB_REPORT_FORMAT_TEXT ? "text" : "json");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (o.out && (o.format == FSLAB_REPORT_FORMAT_TEXT || o.format == FSLAB_REPORT_FORMAT_JSON))
+		return fslab_fail(FSLAB_EXIT_USAGE, "--out is unused with --format %s (it goes to stdout)",
+				  o.format == FSLAB_REPORT_FORMAT_TEXT ? "text" : "json");
 	int ret = fslab_report(&o, &e);
 	if (e.msg[0])
 		fslab_error("%s", e.msg);

@@ -4,7 +4,6 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "settings.h"
 #include "fslab/provision.h"
 #include "fslab/reproduce.h"
@@ -15,62 +14,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-enum {
-	OPT_DEVICE = FSLAB_OPT_ID,
-	OPT_IMAGE,
-	OPT_SIZE,
-	OPT_OUT,
-	OPT_MAX_FILE,
-	OPT_HONEST,
-	OPT_UNTIL_CI,
-	OPT_MAX_TRIALS,
-	OPT_KEEP,
-	OPT_STATE,
-	OPT_MOUNT_ROOT,
-	OPT_WIPE,
-	OPT_YES,
-	OPT_QUIET,
-	OPT_PRECONDITION,
-	OPT_DRY_RUN,
-};
-
-#define DISK_GROUP 1 /* --device or --image: exactly one */
-
-static const struct fslab_opt reproduce_opts[] = {
-	{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
-	  DISK_GROUP },
-	{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
-	  0, DISK_GROUP },
-	{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
-	{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
-	{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
-	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-	  "as for setup: on, off or auto (the default: an SSD is "
-	  "purged and written twice over first; an image is not)", 0, 0 },
-	{ "out", OPT_OUT, 0, "DIR",
-	  "results and report (default results/reproduce-<UTC time>/): "
-	  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
-	{ "max-file", OPT_MAX_FILE, 0, "SIZE",
-	  "largest file of the sweep (default 2G, the report's text; "
-	  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
-	{ "honest", OPT_HONEST, 0, NULL,
-	  "add sweeps that measure the disk rather than the page cache: "
-	  "cold and direct cache modes with adaptive trials, files larger "
-	  "than RAM where the partitions allow; the report then states "
-	  "which of the 2023 conclusions survive", 0, 0 },
-	{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
-	  "honest sweeps: repeat each cell until its 95% confidence "
-	  "interval is within PCT percent of the mean (default 5)", 0, 0 },
-	{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
-	{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-	{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
-	{ "dry-run", OPT_DRY_RUN, 0, NULL,
-	  "print the whole plan (setup, each run with its estimated time, "
-	  "the report, teardown) and touch nothing", 0, 0 },
-	{ 0 },
-};
+enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_OUT, OPT_MAX_FILE, OPT_HONEST, OPT_UNTIL_CI,
+       OPT_MAX_TRIALS, OPT_KEEP, OPT_STATE, OPT_MOUNT_ROOT, OPT_WIPE, OPT_YES, OPT_QUIET,
+       OPT_PRECONDITION, OPT_DRY_RUN };
 
 const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
@@ -81,7 +27,39 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.intro = "The 2023 experiment in one command: setup with its layout (ext4, ext2, xfs, fat32,\n"
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
-	.opts = reproduce_opts,
+	.opts = FSLAB_OPTS(
+		{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
+		  DISK_GROUP },
+		{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
+		  0, DISK_GROUP },
+		{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
+		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
+		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
+		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		  "as for setup: on, off or auto (the default: an SSD is "
+		  "purged and written twice over first; an image is not)", 0, 0 },
+		{ "out", OPT_OUT, 0, "DIR",
+		  "results and report (default results/reproduce-<UTC time>/): "
+		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
+		{ "max-file", OPT_MAX_FILE, 0, "SIZE",
+		  "largest file of the sweep (default 2G, the report's text; "
+		  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
+		{ "honest", OPT_HONEST, 0, NULL,
+		  "add sweeps that measure the disk rather than the page cache: "
+		  "cold and direct cache modes with adaptive trials, files larger "
+		  "than RAM where the partitions allow; the report then states "
+		  "which of the 2023 conclusions survive", 0, 0 },
+		{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
+		  "honest sweeps: repeat each cell until its 95% confidence "
+		  "interval is within PCT percent of the mean (default 5)", 0, 0 },
+		{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
+		{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
+		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
+		{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
+		{ "dry-run", OPT_DRY_RUN, 0, NULL,
+		  "print the whole plan (setup, each run with its estimated time, "
+		  "the report, teardown) and touch nothing", 0, 0 }),
 	.outro = "A failed or interrupted stage still ends with teardown (unless --keep); finished\n"
 		 "results are kept.  docs/reproduce.md explains the experiment and how long it takes.\n"
 		 "Exit status: 0 success, 1 a stage failed, 2 bad usage.\n",
@@ -95,11 +73,9 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 
 	if (fslab_opt_size("--max-file", arg, &v) < 0)
 		return FSLAB_EXIT_USAGE;
-	if (v & (v - 1) || v < 64 * FSLAB_KiB) {
-		fslab_error("--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
-			    "the sweep doubles file sizes from 64K", arg);
-		return FSLAB_EXIT_USAGE;
-	}
+	if (v & (v - 1) || v < 64 * FSLAB_KiB)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
+				  "the sweep doubles file sizes from 64K", arg);
 	c->max_file = v;
 	c->max_file_set = true;
 	return 0;
@@ -114,10 +90,8 @@ static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_ru
 	char origin[64];
 
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0) {
-		fslab_error("%s", e.msg);
-		return -EINVAL;
-	}
+	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0)
+		return fslab_fail(-EINVAL, "%s", e.msg);
 	*v = layer.v;
 	return 0;
 }
@@ -164,14 +138,10 @@ static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
 	const char *paths[] = { c->mount_root, c->device, c->image };
 	int r;
 
-	if (c->image_size && !c->image) {
-		fslab_error("--size applies to --image only (a disk has the size it has)");
-		return FSLAB_EXIT_USAGE;
-	}
-	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest) {
-		fslab_error("--until-ci and --max-trials shape the honest sweeps: add --honest");
-		return FSLAB_EXIT_USAGE;
-	}
+	if (c->image_size && !c->image)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
+	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest)
+		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
 	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 3)) != 0)
 		return r;
 	if (!c->state_path)
@@ -199,7 +169,5 @@ int cmd_reproduce(int argc, char **argv)
 		return it.status;
 	if ((r = repro_check(&it, &c)) != 0)
 		return r;
-	/* provision's progress and warnings, through the notes (lib/progress.h) */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return repro_pipeline(&c);
 }

@@ -19,15 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	OPT_STATE = FSLAB_OPT_ID,
-	OPT_DIR,
-	OPT_RESUME,
-	OPT_ALLOW_CONCURRENT,
-	OPT_QUIET,
-	OPT_DRY_RUN,
-	OPT_SETTING, /* OPT_SETTING + id: the settings table's row id */
-};
+/* OPT_SETTING + id: the settings table's row id */
+enum { OPT_STATE = FSLAB_OPT_ID, OPT_DIR, OPT_RESUME, OPT_ALLOW_CONCURRENT, OPT_QUIET, OPT_DRY_RUN, OPT_SETTING };
 
 #define LAB_GROUP 1 /* a lab (--state) or directories (--dir), not both */
 
@@ -75,7 +68,8 @@ const struct fslab_cmd_opts fslab_run_cmd = {
 	.synopsis = run_synopsis,
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
 		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
-		 "With no sweep option it runs the lab preset: files 64K-64M, cold cache, at least\n"
+		 "With no sweep option it runs the lab preset: files 64K-2G (capped to fit) on\n"
+		 "coarse records (see --sweep; --file-sizes: every record), cold cache, at least\n"
 		 FSLAB_DEFAULT_MIN_TRIALS_TEXT " trials, and more (up to " FSLAB_DEFAULT_MAX_TRIALS_TEXT
 		 ") of each test while a comparison between the\n"
 		 "filesystems is not decided yet and still can be.  IOzone's own single warm\n"
@@ -176,14 +170,10 @@ static int parse_dir(const char *arg, struct run_targets *w)
 			    fslab_escape_ctrl(arg, e, sizeof(e)));
 		return -EINVAL;
 	}
-	if (w->n >= FSLAB_MAX_FS) {
-		fslab_error("at most %d --dir options", FSLAB_MAX_FS);
-		return -EINVAL;
-	}
-	if (strlen(eq + 1) >= sizeof(w->targets[0].path)) {
-		fslab_error("--dir %.*s: the path is too long", (int)(eq - arg), arg);
-		return -EINVAL;
-	}
+	if (w->n >= FSLAB_MAX_FS)
+		return fslab_fail(-EINVAL, "at most %d --dir options", FSLAB_MAX_FS);
+	if (strlen(eq + 1) >= sizeof(w->targets[0].path))
+		return fslab_fail(-EINVAL, "--dir %.*s: the path is too long", (int)(eq - arg), arg);
 	snprintf(w->targets[w->n].name, sizeof(w->targets[0].name), "%.*s", (int)(eq - arg), arg);
 	snprintf(w->targets[w->n].path, sizeof(w->targets[0].path), "%s", eq + 1);
 	w->targets[w->n].discarded = -1;
@@ -203,10 +193,8 @@ static int run_setting(enum fslab_setting id, const char *arg, struct fslab_run_
 		return 0;
 	}
 	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&o->given, id, arg, origin, &e) < 0) {
-		fslab_error("%s", e.msg);
-		return -EINVAL;
-	}
+	if (fslab_setting_parse(&o->given, id, arg, origin, &e) < 0)
+		return fslab_fail(-EINVAL, "%s", e.msg);
 	return 0;
 }
 
@@ -252,17 +240,13 @@ static int run_lab_targets(struct run_targets *w, const char *state_path, const 
 	snprintf(w->state_path, sizeof(w->state_path), "%s", state_path ? state_path : fslab_state_default_path());
 	r = fslab_lab_open(w->state_path, w->allow_concurrent ? FSLAB_LAB_RUN_CONCURRENT : FSLAB_LAB_RUN, 0,
 			   "fslab run", &w->lab, &err);
-	if (r == -ENOENT) {
-		fslab_error("no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
-			    w->state_path);
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (r == -ENOENT)
+		return fslab_fail(FSLAB_EXIT_FAILURE, "no lab at %s: run 'fslab setup' first, or benchmark directories with --dir NAME=PATH",
+				  w->state_path);
 	if (r == 0)
 		r = fslab_lab_targets(w->lab, only, n_only, !w->dry, &t, &n, &err);
-	if (r < 0) {
-		fslab_error("%s", fslab_err_msg(&err));
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	free(w->targets);
 	w->targets = t;
 	w->n = n;
@@ -310,17 +294,13 @@ static int run_resume_targets(struct run_targets *w, const char *resume_dir,
 static int run_pick(struct fslab_run_opts *o, struct run_targets *w)
 {
 	if (o->resume_dir) {
-		if (w->n) {
-			fslab_error("--resume continues on the filesystems recorded in that run's manifest; drop --dir");
-			return FSLAB_EXIT_USAGE;
-		}
+		if (w->n)
+			return fslab_fail(FSLAB_EXIT_USAGE, "--resume continues on the filesystems recorded in that run's manifest; drop --dir");
 		return run_resume_targets(w, o->resume_dir, o->state_path);
 	}
 	if (w->n) {
-		if (o->state_path) {
-			fslab_error("give either --state or --dir, not both");
-			return FSLAB_EXIT_USAGE;
-		}
+		if (o->state_path)
+			return fslab_fail(FSLAB_EXIT_USAGE, "give either --state or --dir, not both");
 		return FSLAB_EXIT_OK;
 	}
 	return run_lab_targets(w, o->state_path, NULL, 0);
@@ -331,7 +311,6 @@ int cmd_run(int argc, char **argv)
 	struct fslab_run_opts o;
 	struct run_targets w = { 0 };
 	struct fslab_opts it;
-	bool dry;
 	int c, ret;
 
 	build_run_cmd();
@@ -339,25 +318,19 @@ int cmd_run(int argc, char **argv)
 	o.argc = argc;
 	o.argv = argv;
 	w.targets = calloc(FSLAB_MAX_FS, sizeof(*w.targets));
-	if (!w.targets) {
-		fslab_error("out of memory");
-		return FSLAB_EXIT_FAILURE;
-	}
+	if (!w.targets)
+		return fslab_fail(FSLAB_EXIT_FAILURE, "out of memory");
 	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0)
-		if (c != OPT_DRY_RUN && run_option(c, it.arg, &o, &w) < 0) {
-			free(w.targets);
-			return FSLAB_EXIT_USAGE;
-		}
-	if (c < 0) {
+	while ((c = fslab_opts_next(&it)) > 0 && (c == OPT_DRY_RUN || run_option(c, it.arg, &o, &w) == 0))
+		;
+	if (c != 0) { /* stopped by fslab_opts_next (-1), or a bad value (said) */
 		free(w.targets);
-		return it.status;
+		return c < 0 ? it.status : FSLAB_EXIT_USAGE;
 	}
-	dry = fslab_opts_given(&it, OPT_DRY_RUN);
-	w.dry = dry;
+	w.dry = fslab_opts_given(&it, OPT_DRY_RUN);
 	/* the options first, the machine second: a bad option gets its own
 	 * message whether or not there is a lab */
-	ret = fslab_run_opts_check(&o, dry);
+	ret = fslab_run_opts_check(&o, w.dry);
 	if (ret == FSLAB_EXIT_OK)
 		ret = run_pick(&o, &w);
 	if (ret == FSLAB_EXIT_OK) {
@@ -365,7 +338,7 @@ int cmd_run(int argc, char **argv)
 		o.n_targets = w.n;
 		if (w.lab)
 			o.state_path = w.state_path;
-		ret = dry ? fslab_run_dry_run(&o) : fslab_run(&o);
+		ret = w.dry ? fslab_run_dry_run(&o) : fslab_run(&o);
 	}
 	fslab_lab_close(w.lab);
 	free(w.targets);

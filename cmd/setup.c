@@ -2,7 +2,6 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "fslab/provision.h"
 #include "size.h"
 #include "spec.h"
@@ -11,54 +10,8 @@
 
 #include <stdio.h>
 
-enum {
-	OPT_DEVICE = FSLAB_OPT_ID,
-	OPT_IMAGE,
-	OPT_SIZE,
-	OPT_SPEC,
-	OPT_MOUNT_ROOT,
-	OPT_STATE,
-	OPT_WIPE,
-	OPT_YES,
-	OPT_DRY_RUN,
-	OPT_NO_DISCARD,
-	OPT_PRECONDITION,
-	OPT_PURGE,
-};
-
-#define DISK_GROUP 1 /* --device or --image: exactly one */
-
-static const struct fslab_opt setup_opts[] = {
-	{ "device", OPT_DEVICE, 0, "DISK",
-	  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", 0, DISK_GROUP },
-	{ "image", OPT_IMAGE, 0, "FILE",
-	  "a disk image instead: created sparse (or reused: a file with data in it needs --wipe) "
-	  "and attached to a free loop device", 0, DISK_GROUP },
-	{ "size", OPT_SIZE, 0, "SIZE",
-	  "size of a new image (K/M/G/T); default: what the spec needs plus GPT overhead "
-	  "(100G + 2M for the built-in spec)", 0, 0 },
-	{ "spec", OPT_SPEC, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
-	{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "wipe", OPT_WIPE, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
-	{ "yes", OPT_YES, 0, NULL,
-	  "do not ask; without it the device name must be typed at a terminal (a new image needs "
-	  "no confirmation)", 0, 0 },
-	{ "dry-run", OPT_DRY_RUN, 0, NULL, "print the plan and change nothing", 0, 0 },
-	{ "no-discard", OPT_NO_DISCARD, 0, NULL,
-	  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
-	  "device supports it", 0, 0 },
-	{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-	  "on, off or auto (the default): before partitioning, write the whole disk twice over in "
-	  "128 KiB sequential O_DIRECT writes, as SNIA's SSD test specification asks, so the "
-	  "figures are those of a used drive; auto does it on a non-rotational disk and skips an "
-	  "image or loop device (on forces it there)", 0, 0 },
-	{ "purge", OPT_PURGE, 0, "METHOD",
-	  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
-	  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
-	  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 },
-	{ 0 },
-};
+enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
+       OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };
 
 const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
@@ -68,7 +21,35 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 		    "                   [--purge trim|none|secure-erase]",
 	.intro = "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
-	.opts = setup_opts,
+	.opts = FSLAB_OPTS(
+		{ "device", OPT_DEVICE, 0, "DISK",
+		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", 0, DISK_GROUP },
+		{ "image", OPT_IMAGE, 0, "FILE",
+		  "a disk image instead: created sparse (or reused: a file with data in it needs --wipe) "
+		  "and attached to a free loop device", 0, DISK_GROUP },
+		{ "size", OPT_SIZE, 0, "SIZE",
+		  "size of a new image (K/M/G/T); default: what the spec needs plus GPT overhead "
+		  "(100G + 2M for the built-in spec)", 0, 0 },
+		{ "spec", OPT_SPEC, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
+		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
+		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "wipe", OPT_WIPE, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
+		{ "yes", OPT_YES, 0, NULL,
+		  "do not ask; without it the device name must be typed at a terminal (a new image needs "
+		  "no confirmation)", 0, 0 },
+		{ "dry-run", OPT_DRY_RUN, 0, NULL, "print the plan and change nothing", 0, 0 },
+		{ "no-discard", OPT_NO_DISCARD, 0, NULL,
+		  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
+		  "device supports it", 0, 0 },
+		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		  "on, off or auto (the default): before partitioning, write the whole disk twice over in "
+		  "128 KiB sequential O_DIRECT writes, as SNIA's SSD test specification asks, so the "
+		  "figures are those of a used drive; auto does it on a non-rotational disk and skips an "
+		  "image or loop device (on forces it there)", 0, 0 },
+		{ "purge", OPT_PURGE, 0, "METHOD",
+		  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
+		  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
+		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 }),
 	.outro = "Refuses (exit 1, nothing written) to run as non-root; a path that is not a block\n"
 		 "device, a partition, a disk with the root filesystem, a mounted filesystem, swap\n"
 		 "or holders, a loop device whose backing file another loop device also uses, one\n"
@@ -91,10 +72,8 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 	int r;
 
 	if (size_arg) {
-		if (!o->image) {
-			fslab_error("--size is for --image only (a disk has its own size)");
-			return FSLAB_EXIT_USAGE;
-		}
+		if (!o->image)
+			return fslab_fail(FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
 		if (fslab_opt_size("--size", size_arg, &o->image_size) < 0)
 			return FSLAB_EXIT_USAGE;
 	}
@@ -161,8 +140,5 @@ int cmd_setup(int argc, char **argv)
 	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
 	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
 		return c;
-	/* provision prints its progress and warnings through the notes
-	 * (lib/progress.h) and returns its error: said here */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return fslab_error_said(fslab_setup(&o, &e), &e);
 }

@@ -7,39 +7,32 @@
 #include "spec.h"
 #include "termtext.h"
 
+#include <stdbool.h>
 #include <stdio.h>
-
-enum { OPT_PRINT = FSLAB_OPT_ID, OPT_CHECK };
-
-static const struct fslab_opt spec_opts[] = {
-	{ "print", OPT_PRINT, 0, NULL,
-	  "write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each) to "
-	  "stdout, ready to edit", 0, 1 },
-	{ "check", OPT_CHECK, 0, "FILE", "parse FILE and report the first problem, or print it back",
-	  0, 1 },
-	{ 0 },
-};
 
 const struct fslab_cmd_opts fslab_spec_cmd = {
 	.name = "spec",
 	.synopsis = "Usage: fslab spec --print\n"
 		    "       fslab spec --check FILE",
-	.opts = spec_opts,
+	.opts = FSLAB_OPTS(
+		{ "print", 0, 0, NULL,
+		  "write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each) to "
+		  "stdout, ready to edit", 0, 1 },
+		{ "check", 0, 0, "FILE", "parse FILE and report the first problem, or print it back",
+		  0, 1 }),
 	.required = 1u << 1,
 };
 
 int cmd_spec(int argc, char **argv)
 {
 	const char *check = NULL;
+	bool print = false;
+	void *const bind[] = { &print, &check };
 	struct fslab_spec spec;
 	struct fslab_opts it;
-	int c;
 
 	fslab_opts_begin(&it, &fslab_spec_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0)
-		if (c == OPT_CHECK)
-			check = it.arg;
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if (check) {
 		struct fslab_err e;

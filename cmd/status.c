@@ -2,17 +2,8 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "fslab/provision.h"
 #include "state.h"
-
-enum { OPT_STATE = FSLAB_OPT_ID, OPT_JSON };
-
-static const struct fslab_opt status_opts[] = {
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "json", OPT_JSON, 0, NULL, "print JSON instead of a table", 0, 0 },
-	{ 0 },
-};
 
 const struct fslab_cmd_opts fslab_status_cmd = {
 	.name = "status",
@@ -24,29 +15,23 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 		 "Exit status 1, naming each problem, when the lab is damaged (a partition missing,\n"
 		 "unmounted or of the wrong type, a mount that does not answer within 5 s or whose\n"
 		 "FUSE daemon is gone, a filesystem the check finds damaged, or setup unfinished).\n",
-	.opts = status_opts,
+	.opts = FSLAB_OPTS(
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "json", 0, 0, NULL, "print JSON instead of a table", 0, 0 }),
 };
 
 int cmd_status(int argc, char **argv)
 {
 	struct fslab_status_opts o = { 0 };
+	void *const bind[] = { &o.state_path, &o.json };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_status_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		if (c == OPT_STATE)
-			o.state_path = it.arg;
-		else if (c == OPT_JSON)
-			o.json = true;
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if ((c = fslab_cli_state_path(o.state_path)) != 0)
 		return c;
-	/* provision prints its progress and warnings through the notes
-	 * (lib/progress.h) and returns its error: said here */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return fslab_error_said(fslab_status(&o, &e), &e);
 }

@@ -2,23 +2,8 @@
 #include "commands.h"
 #include "log.h"
 #include "opts.h"
-#include "progress.h"
 #include "fslab/provision.h"
 #include "state.h"
-
-enum { OPT_STATE = FSLAB_OPT_ID, OPT_YES, OPT_KEEP_IMAGE, OPT_DISCARD };
-
-static const struct fslab_opt teardown_opts[] = {
-	{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-	{ "yes", OPT_YES, 0, NULL,
-	  "accepted for scripts; teardown only undoes what setup did and does not ask", 0, 0 },
-	{ "keep-image", OPT_KEEP_IMAGE, 0, NULL,
-	  "keep the image file setup created (left blank: blocks punched out)", 0, 0 },
-	{ "discard", OPT_DISCARD, 0, NULL,
-	  "after the wipe, discard (TRIM) the whole disk where it supports it, so the next lab "
-	  "starts from a fresh SSD", 0, 0 },
-	{ 0 },
-};
 
 const struct fslab_cmd_opts fslab_teardown_cmd = {
 	.name = "teardown",
@@ -31,39 +16,29 @@ const struct fslab_cmd_opts fslab_teardown_cmd = {
 		 "fslab marker and inode, the loop device by its backing file, the disk by its\n"
 		 "GPT disk GUID); anything else the state names is reported and left alone\n"
 		 "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n",
-	.opts = teardown_opts,
+	.opts = FSLAB_OPTS(
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "yes", 0, 0, NULL,
+		  "accepted for scripts; teardown only undoes what setup did and does not ask", 0, 0 },
+		{ "keep-image", 0, 0, NULL,
+		  "keep the image file setup created (left blank: blocks punched out)", 0, 0 },
+		{ "discard", 0, 0, NULL,
+		  "after the wipe, discard (TRIM) the whole disk where it supports it, so the next lab "
+		  "starts from a fresh SSD", 0, 0 }),
 };
 
 int cmd_teardown(int argc, char **argv)
 {
 	struct fslab_teardown_opts o = { 0 };
+	void *const bind[] = { &o.state_path, &o.yes, &o.keep_image, &o.discard };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_teardown_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		switch (c) {
-		case OPT_STATE:
-			o.state_path = it.arg;
-			break;
-		case OPT_YES:
-			o.yes = true;
-			break;
-		case OPT_KEEP_IMAGE:
-			o.keep_image = true;
-			break;
-		case OPT_DISCARD:
-			o.discard = true;
-			break;
-		}
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
 	if ((c = fslab_cli_state_path(o.state_path)) != 0)
 		return c;
-	/* provision prints its progress and warnings through the notes
-	 * (lib/progress.h) and returns its error: said here */
-	fslab_note_set_sink(fslab_note_print, NULL);
 	return fslab_error_said(fslab_teardown(&o, &e), &e);
 }

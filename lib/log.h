@@ -27,6 +27,8 @@ const char *fslab_log_prefix(void);
 
 void fslab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fslab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* fslab_error, then ret: the command layer's `return fslab_fail(FSLAB_EXIT_USAGE, "...")`. */
+#define fslab_fail(ret, ...) (fslab_error(__VA_ARGS__), (ret))
 /* The command layer's end of a library call: prints e's error (lib/err.h)
  * when one is set, as fslab_error does, and returns ret. */
 struct fslab_err;

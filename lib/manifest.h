@@ -146,6 +146,9 @@ struct fslab_manifest_fs {
 	char cache_drop_note[256];
 	bool fuse, vanished;
 	char loop_io[16];                /* "direct", "buffered"; "": not a loop (null) */
+	/* The block layer's counters of the partition the run counted the
+	 * device bytes of each pass on (sysfs stat file); "": none (null). */
+	char device_counters[160];
 	/* A lab's: setup's purge and preconditioning of the disk (status ""
 	 * : null), and setup's wait for the filesystem to go quiet after
 	 * mount ("quiet_after_mount": quiet, timeout; "": null). */
@@ -215,6 +218,7 @@ struct fslab_manifest {
 		unsigned tests;       /* mask of enum fslab_test bits */
 		bool keep_small_records;
 		bool shuffle;         /* "order": shuffle (default) or fixed */
+		char records_rule[512]; /* the lab's coarse records (lib/cell_plan.h); "": every record */
 		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
 		 * and "warmup_passes_discarded", the passes of each row run
 		 * before its first measured one and left out of the results;
@@ -230,6 +234,7 @@ struct fslab_manifest {
 	} machine;
 	double page_cache_factor;  /* 0: absent */
 	char page_cache_flag[256]; /* what the flag means, in words */
+	char device_bytes[256];    /* the device columns' counting window, in words */
 	char device_probe[96];     /* whether the devices were probed, in words */
 	char state_path[PATH_MAX];
 	size_t n_fs;

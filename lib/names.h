@@ -107,13 +107,13 @@ enum fslab_purge {
 	FSLAB_PURGE_INVALID = -1,
 };
 
-/* The sweep presets of fslab run --sweep (bench/engine/cell_plan.c gives their values). */
+/* The sweep presets of fslab run --sweep (lib/cell_plan.c gives their values). */
 enum fslab_preset {
 	FSLAB_PRESET_LAB,   /* the default: quick grid, cold, adaptive trials */
 	FSLAB_PRESET_QUICK, /* the seed sweep with files up to 64M */
 	FSLAB_PRESET_SEED,  /* the 2023 experiment */
 	/* CrystalDiskMark 8's profiles: named rows of queued tests, not a
-	 * file x record grid (bench/engine/cell_plan.c) */
+	 * file x record grid (lib/cell_plan.c) */
 	FSLAB_PRESET_CDM,      /* its default profile */
 	FSLAB_PRESET_CDM_NVME, /* its NVMe SSD profile */
 	FSLAB_PRESET_MAX,

@@ -2,7 +2,6 @@
 #include "fileutil.h"
 #include "size.h"
 
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

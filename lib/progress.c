@@ -303,33 +303,9 @@ void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 	fflush(p->out);
 }
 
-static fslab_note_sink_fn note_sink = fslab_note_print;
-static void *note_ctx;
-
-void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx)
-{
-	note_sink = fn ? fn : fslab_note_print;
-	note_ctx = fn ? ctx : NULL;
-}
-
-void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text)
-{
-	(void)ctx;
-	if (kind == FSLAB_NOTE_WARN || kind == FSLAB_NOTE_ERROR) {
-		if (kind == FSLAB_NOTE_WARN)
-			fslab_warn("%s", text);
-		else
-			fslab_error("%s", text);
-		return;
-	}
-	fputs(text, kind == FSLAB_NOTE_ASK ? stderr : stdout);
-	if (kind == FSLAB_NOTE_LINE)
-		fputc('\n', stdout);
-	fflush(kind == FSLAB_NOTE_ASK ? stderr : stdout);
-}
-
 void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
 {
+	FILE *out = kind == FSLAB_NOTE_ASK ? stderr : stdout;
 	char *text = NULL;
 	va_list ap;
 	int n;
@@ -338,8 +314,15 @@ void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
 	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
 	/* out of memory: the note is lost, as a printf's would be */
-	if (n >= 0)
-		note_sink(note_ctx, kind, text);
+	if (n < 0)
+		return;
+	if (kind == FSLAB_NOTE_WARN)
+		fslab_warn("%s", text);
+	else if (kind == FSLAB_NOTE_ERROR)
+		fslab_error("%s", text);
+	else
+		fprintf(out, kind == FSLAB_NOTE_LINE ? "%s\n" : "%s", text);
+	fflush(out);
 	free(text);
 }
 

@@ -114,23 +114,17 @@ char *fslab_progress_format_duration(double seconds, char *buf, size_t len);
 /* Notes of library code that does not print itself (provision/): the
  * progress lines of a command, its warnings, the text of a question it
  * asks, and an error that did not end the work (teardown names each
- * problem, then stops; an error followed by another).  The command
- * installs the sink (fslab_note_set_sink) and decides where they go; with
- * none, fslab_note_print: a line on stdout (flushed), a warning as
- * fslab_warn and an error as fslab_error print them, a question's text on
- * stderr as is (flushed, no newline added).  The error that ends the work
- * is no note: library code fills a struct fslab_err (lib/err.h), returns,
- * and the command prints it, last. */
+ * problem, then stops; an error followed by another): a line on stdout
+ * (flushed), a warning as fslab_warn and an error as fslab_error print
+ * them, a question's text on stderr as is (flushed, no newline added).
+ * The error that ends the work is no note: library code fills a struct
+ * fslab_err (lib/err.h), returns, and the command prints it, last. */
 enum fslab_note_kind {
 	FSLAB_NOTE_LINE,
 	FSLAB_NOTE_WARN,
 	FSLAB_NOTE_ASK,
 	FSLAB_NOTE_ERROR,
 };
-typedef void (*fslab_note_sink_fn)(void *ctx, enum fslab_note_kind kind, const char *text);
-/* fn NULL: back to fslab_note_print. */
-void fslab_note_set_sink(fslab_note_sink_fn fn, void *ctx);
-void fslab_note_print(void *ctx, enum fslab_note_kind kind, const char *text);
 void fslab_note(enum fslab_note_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define fslab_note_line(...) fslab_note(FSLAB_NOTE_LINE, __VA_ARGS__)
 #define fslab_note_warn(...) fslab_note(FSLAB_NOTE_WARN, __VA_ARGS__)

@@ -35,7 +35,7 @@ static const char *const steady_words[] = { "auto", "on", "off" };
 #define AT_ENDS(lo) .offset = offsetof(struct fslab_run_config, lo), .size = 2 * sizeof(uint64_t)
 
 const struct fslab_run_config fslab_run_config_default = {
-	.preset = FSLAB_PRESET_LAB,
+	.preset = FSLAB_PRESET_LAB, /* without --sweep: numbers a reviewer accepts (its row's help) */
 	.stop_rule = FSLAB_STOP_RULE_FIXED,
 	.max_trials = FSLAB_DEFAULT_MAX_TRIALS,
 	.io_mode = FSLAB_IO_SEEK,
@@ -56,9 +56,11 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.words_help = "lab (the default), quick, seed, cdm or cdm-nvme, or a sweep file",
 		.default_text = "lab",
 		.heading = "Sweep (preset < the [sweep] section of --sweep FILE < these flags):",
-		.help = "lab (the default): files 64K-64M, records 4K-16M, all 13 tests, records < 64K "
-			"skipped for files > 16M, cold, 3 trials, and (unless --cache or --trials is "
-			"given) --stop decided --max-trials " FSLAB_DEFAULT_MAX_TRIALS_TEXT "\n"
+		.help = "lab (the default): files 64K-2G (halved until the largest fits every "
+			"filesystem), all 13 tests, cold, 3 trials, and (unless --cache or --trials is "
+			"given) --stop decided --max-trials " FSLAB_DEFAULT_MAX_TRIALS_TEXT "; records "
+			"4K, 64K, 1M, 16M on files < 128M (none < 64K on files > 16M), 1M and no stdio "
+			"test on larger ones; --file-sizes or --record-sizes: their whole grid\n"
 			"seed: the 2023 experiment: files 64K-2G, 1 trial, warm\n"
 			"quick: the seed sweep with files up to 64M (1 trial, warm)\n"
 			"cdm: CrystalDiskMark 8's rows, each a read and a write test: SEQ1M Q8T1, "
@@ -117,7 +119,7 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.manifest_key = "sweep.file_min_kib sweep.file_max_kib", .type = FSLAB_STYPE_RANGE,
 		AT_ENDS(sweep.file_min),
 		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
-		.default_text = "64K-64M", .help = "e.g. 64K-1G, or one size",
+		.default_text = "64K-2G", .help = "e.g. 64K-1G, or one size",
 	},
 	[FSLAB_SETTING_RECORD_SIZES] = {
 		.flag = "record-sizes", .arg = "R", .sweep_key = "record_sizes",
@@ -235,8 +237,9 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.flag = "no-device-probe", .manifest_key = "device_probe", .type = FSLAB_STYPE_BOOL,
 		AT(no_device_probe),
 		.default_text = "off", .heading = "Honesty:",
-		.help = "skip the probe of each device; without it no cell is flagged "
-			"page-cache (faster than " FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device)",
+		.help = "skip the probe of each device; without it no cell is flagged as faster than "
+			FSLAB_PAGE_CACHE_FACTOR_TEXT "x the device (beyond-device, or page-cache where "
+			"the device has no counters)",
 	},
 	[FSLAB_SETTING_PROBE_SIZE] = {
 		.flag = "probe-size", .arg = "SIZE", .manifest_key = "filesystems[].device_probe_bytes",
@@ -602,12 +605,4 @@ char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config 
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)v[0]);
 	return buf;
-}
-
-int fslab_settings_first_recorded(const struct fslab_settings *s)
-{
-	for (int i = 0; i < FSLAB_SETTING_MAX; i++)
-		if (rows[i].manifest_key && (s->set & FSLAB_SETTING_BIT(i)))
-			return i;
-	return -1;
 }

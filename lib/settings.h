@@ -19,7 +19,7 @@
 #include "steady.h"
 
 /* The defaults of the stopping rule's rows (their help, the lab preset and
- * bench/run_settings.c read them here): the minimum trials, the cap, and
+ * lib/run_config.c read them here): the minimum trials, the cap, and
  * --until-ci's percentage.  The cap of 8 (10 before) keeps the default run
  * on a 3-filesystem image lab under 120 s per filesystem; on that run the
  * rule's replay (scripts/bench-stop-replay.sh) decided 95% of the
@@ -87,8 +87,9 @@ struct fslab_sweep_spec {
 	uint64_t seed;
 	bool keep_small_records; /* IOzone -z; default: skip records < 64K on files > 16M */
 	bool shuffle;            /* shuffle filesystem order within a trial (default true) */
+	bool coarse;             /* the lab preset's records (FSLAB_PLAN_COARSE_RULE) */
 	/* FSLAB_PRESET_CDM or _CDM_NVME: the plan is that preset's named
-	 * rows, on one file of file_max bytes (bench/engine/cell_plan.c); any other: the
+	 * rows, on one file of file_max bytes (lib/cell_plan.c); any other: the
 	 * file x record grid */
 	enum fslab_preset named_rows;
 	unsigned pass_s; /* named rows: the seconds of each pass */
@@ -118,7 +119,7 @@ struct fslab_run_config {
 };
 
 /* The typed defaults: what a run has of each row nothing gave (the
- * sweep's are the preset's, bench/engine/cell_plan.c). */
+ * sweep's are the preset's, lib/cell_plan.c). */
 extern const struct fslab_run_config fslab_run_config_default;
 
 enum fslab_setting_type {
@@ -217,9 +218,19 @@ void fslab_settings_merge(struct fslab_run_config *cfg, const struct fslab_setti
  * ("cold", "64K-2G", "write,read"); returns buf. */
 char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config *cfg, char *buf, size_t len);
 
-/* The rows a run records in its manifest: what --resume takes back, so a
- * flag of one of them given with --resume is refused whatever its value.
- * Returns the first such row set in s (its id), or -1. */
-int fslab_settings_first_recorded(const struct fslab_settings *s);
+/* fslab run's configuration from its options (lib/run_config.c), in one
+ * call: the typed defaults, the preset's values (given's PRESET row; not
+ * given: lab), the [sweep] section of sweep_file (NULL: none; its text,
+ * malloc'd, into *sweep_text for the manifest), then every row given,
+ * and the rules between rows (a named-rows preset's, the grid's, the
+ * stopping rule and its trials).  0, or -EINVAL with the message in e. */
+int fslab_run_config_resolve(struct fslab_run_config *cfg, const struct fslab_settings *given,
+			     const char *sweep_file, char **sweep_text, struct fslab_err *e);
+/* --resume takes every row a run records in its manifest back from it: a
+ * flag of one of them given with it is refused whatever its value, as
+ * are a sweep file and an output directory.  0, or -EINVAL with the
+ * message in e. */
+int fslab_run_config_resume_check(const struct fslab_settings *given, bool sweep_given, bool out_given,
+				  struct fslab_err *e);
 
 #endif

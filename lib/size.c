@@ -49,6 +49,14 @@ static int scan_digits(const char *s, uint64_t max, uint64_t *v, const char **en
 	return 0;
 }
 
+/* A refusal of fslab_size_parse or fslab_size_range_parse: the reason in
+ * *why, err returned. */
+static int size_bad(const char **why, const char *text, int err)
+{
+	*why = text;
+	return err;
+}
+
 int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	const char *end;
@@ -88,39 +96,25 @@ int fslab_size_parse(const char *s, uint64_t *bytes, const char **why)
 
 	if (!why)
 		why = &dummy;
-	if (!s || !*s) {
-		*why = "empty size";
-		return -EINVAL;
-	}
+	if (!s || !*s)
+		return size_bad(why, "empty size", -EINVAL);
 	p = s;
-	if (*p == '-') {
-		*why = "sizes cannot be negative";
-		return -EINVAL;
-	}
+	if (*p == '-')
+		return size_bad(why, "sizes cannot be negative", -EINVAL);
 	switch (scan_digits(p, FSLAB_SIZE_MAX, &v, &p)) {
 	case -EINVAL:
-		*why = "a size starts with a digit (e.g. 20G)";
-		return -EINVAL;
+		return size_bad(why, "a size starts with a digit (e.g. 20G)", -EINVAL);
 	case -ERANGE:
-		*why = "too large (the limit is 1 EiB)";
-		return -ERANGE;
+		return size_bad(why, "too large (the limit is 1 EiB)", -ERANGE);
 	}
-	if (*p == '.' || *p == ',') {
-		*why = "fractions are not accepted; use a smaller unit (1536M, not 1.5G)";
-		return -EINVAL;
-	}
-	if (suffix_shift(p, &shift) < 0) {
-		*why = "unknown unit; use K, M, G or T (powers of 1024)";
-		return -EINVAL;
-	}
-	if (v == 0) {
-		*why = "a size must be greater than zero";
-		return -ERANGE;
-	}
-	if (v > (FSLAB_SIZE_MAX >> shift)) {
-		*why = "too large (the limit is 1 EiB)";
-		return -ERANGE;
-	}
+	if (*p == '.' || *p == ',')
+		return size_bad(why, "fractions are not accepted; use a smaller unit (1536M, not 1.5G)", -EINVAL);
+	if (suffix_shift(p, &shift) < 0)
+		return size_bad(why, "unknown unit; use K, M, G or T (powers of 1024)", -EINVAL);
+	if (v == 0)
+		return size_bad(why, "a size must be greater than zero", -ERANGE);
+	if (v > (FSLAB_SIZE_MAX >> shift))
+		return size_bad(why, "too large (the limit is 1 EiB)", -ERANGE);
 	*bytes = v << shift;
 	return 0;
 }
@@ -134,10 +128,8 @@ int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const ch
 
 	if (!why)
 		why = &dummy;
-	if (!s || !*s) {
-		*why = "empty range";
-		return -EINVAL;
-	}
+	if (!s || !*s)
+		return size_bad(why, "empty range", -EINVAL);
 	dash = strchr(s, '-');
 	if (!dash) {
 		r = fslab_size_parse(s, min, why);
@@ -145,14 +137,10 @@ int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const ch
 			*max = *min;
 		return r;
 	}
-	if (dash == s) {
-		*why = "a range is MIN-MAX, e.g. 64K-64M (sizes cannot be negative)";
-		return -EINVAL;
-	}
-	if ((size_t)(dash - s) >= sizeof(lo)) {
-		*why = "range bound too long";
-		return -EINVAL;
-	}
+	if (dash == s)
+		return size_bad(why, "a range is MIN-MAX, e.g. 64K-64M (sizes cannot be negative)", -EINVAL);
+	if ((size_t)(dash - s) >= sizeof(lo))
+		return size_bad(why, "range bound too long", -EINVAL);
 	memcpy(lo, s, (size_t)(dash - s));
 	lo[dash - s] = '\0';
 	r = fslab_size_parse(lo, min, why);
@@ -161,10 +149,8 @@ int fslab_size_range_parse(const char *s, uint64_t *min, uint64_t *max, const ch
 	r = fslab_size_parse(dash + 1, max, why);
 	if (r < 0)
 		return r;
-	if (*min > *max) {
-		*why = "the range's minimum is larger than its maximum";
-		return -EINVAL;
-	}
+	if (*min > *max)
+		return size_bad(why, "the range's minimum is larger than its maximum", -EINVAL);
 	return 0;
 }
 

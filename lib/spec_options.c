@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -522,12 +523,21 @@ static const char *danger(const char *s, size_t n)
 	return NULL;
 }
 
-/* The refusal: the option as the user wrote it, why, what is allowed. */
-static int refuse(struct check *c, const char *shown, size_t shown_len, const char *why)
+/* The refusal: the option as the user wrote it, why (a printf format),
+ * what is allowed. */
+static int refuse(struct check *c, const char *shown, size_t shown_len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int refuse(struct check *c, const char *shown, size_t shown_len, const char *fmt, ...)
 {
-	char list[232], safe[72];
+	char list[232], safe[72], why[200];
 	size_t n = 0;
+	va_list ap;
 	int need;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
 
 	for (size_t i = 0; i < shown_len && n < sizeof(safe) - 4; i++)
 		safe[n++] = iscntrl((unsigned char)shown[i]) ? '?' : shown[i];
@@ -581,12 +591,12 @@ static int check_list(struct check *c, const struct opt_table *t, bool features,
 static int check_value(struct check *c, const struct opt_rule *r, const char *shown,
 		       size_t shown_len, const char *v, size_t n)
 {
-	char why[200], words[120];
+	char words[120];
 	const char *bad;
 
 	/* A list's items are checked one by one, with their own reasons. */
 	if (r->value != V_SUB && r->value != V_FEATURES && (bad = danger(v, n)))
-		return refuse(c, shown, shown_len, bad);
+		return refuse(c, shown, shown_len, "%s", bad);
 	switch (r->value) {
 	case V_NONE:
 	case V_REFUSED:
@@ -594,39 +604,32 @@ static int check_value(struct check *c, const struct opt_rule *r, const char *sh
 	case V_NUM:
 		if (all_digits(v, n))
 			return 0;
-		snprintf(why, sizeof(why), "%s takes a whole number", r->name);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len, "%s takes a whole number", r->name);
 	case V_DEC: {
 		const char *dot = memchr(v, '.', n);
 		if (dot ? all_digits(v, (size_t)(dot - v)) && all_digits(dot + 1, n - (size_t)(dot - v) - 1)
 			: all_digits(v, n))
 			return 0;
-		snprintf(why, sizeof(why), "%s takes a number such as 5 or 0.5", r->name);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len, "%s takes a number such as 5 or 0.5", r->name);
 	}
 	case V_SIZE:
-		if (n > 1 && strchr("kKmMgGtT", v[n - 1]) && all_digits(v, n - 1))
+		if (all_digits(v, n) || (n > 1 && strchr("kKmMgGtT", v[n - 1]) && all_digits(v, n - 1)))
 			return 0;
-		if (all_digits(v, n))
-			return 0;
-		snprintf(why, sizeof(why), "%s takes a size: a whole number with an optional K, M, G or T",
-			 r->name);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len,
+			      "%s takes a size: a whole number with an optional K, M, G or T", r->name);
 	case V_WORD:
 		if (in_words(r->arg, v, n))
 			return 0;
 		words_text(r->arg, words, sizeof(words));
-		snprintf(why, sizeof(why), "%s takes %s", r->name, words);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len, "%s takes %s", r->name, words);
 	case V_LABEL: {
 		bool ok = n >= 1 && n <= r->max && v[0] != '-';
 		for (size_t i = 0; ok && i < n; i++)
 			ok = isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '.' || v[i] == '-';
 		if (ok)
 			return 0;
-		snprintf(why, sizeof(why), "a label here is 1 to %u letters, digits, '_', '.' or '-', not starting with '-'",
-			 r->max);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len,
+			      "a label here is 1 to %u letters, digits, '_', '.' or '-', not starting with '-'", r->max);
 	}
 	case V_COMPRESS: {
 		const char *colon = memchr(v, ':', n);
@@ -635,9 +638,8 @@ static int check_value(struct check *c, const struct opt_rule *r, const char *sh
 		    (!colon || (all_digits(colon + 1, n - alg - 1) && n - alg - 1 <= 2 &&
 				(strncmp(v, "zlib", alg) == 0 || strncmp(v, "zstd", alg) == 0))))
 			return 0;
-		snprintf(why, sizeof(why), "%s takes zlib, lzo, zstd or no; zlib and zstd may add :LEVEL",
-			 r->name);
-		return refuse(c, shown, shown_len, why);
+		return refuse(c, shown, shown_len,
+			      "%s takes zlib, lzo, zstd or no; zlib and zstd may add :LEVEL", r->name);
 	}
 	case V_SUB:
 		return check_list(c, r->arg, false, r->name, shown, shown_len, v, n);
@@ -660,13 +662,10 @@ static const char *unknown_why(const char *s, size_t n)
 static int check_list(struct check *c, const struct opt_table *t, bool features, const char *opt,
 		      const char *shown, size_t shown_len, const char *v, size_t n)
 {
-	char why[160];
 	size_t i = 0;
 
-	if (n == 0) {
-		snprintf(why, sizeof(why), "%s needs a value", opt ? opt : "the option");
-		return refuse(c, shown, shown_len, why);
-	}
+	if (n == 0)
+		return refuse(c, shown, shown_len, "%s needs a value", opt ? opt : "the option");
 	while (i <= n) {
 		const char *item = v + i;
 		size_t len = strcspn(item, ",");
@@ -674,12 +673,11 @@ static int check_list(struct check *c, const struct opt_table *t, bool features,
 		size_t name_len;
 		const struct opt_rule *r = NULL;
 		const char *item_shown = opt ? shown : item;
-		size_t item_shown_len = opt ? shown_len : len;
+		size_t item_shown_len;
 
 		if (i + len > n)
 			len = n - i;
-		if (!opt)
-			item_shown_len = len;
+		item_shown_len = opt ? shown_len : len;
 		if (len == 0)
 			return refuse(c, opt ? shown : v, opt ? shown_len : n,
 				      "an empty item: separate options with one comma, without blanks");
@@ -689,10 +687,8 @@ static int check_list(struct check *c, const struct opt_table *t, bool features,
 			name++;
 			name_len--;
 		}
-		if (features && eq) {
-			snprintf(why, sizeof(why), "%s takes feature names, without '='", opt);
-			return refuse(c, item_shown, item_shown_len, why);
-		}
+		if (features && eq)
+			return refuse(c, item_shown, item_shown_len, "%s takes feature names, without '='", opt);
 		if (!opt) { /* mount options: the type's table, then the common one */
 			r = table_find(t, name, name_len);
 			if (!r)
@@ -705,20 +701,16 @@ static int check_list(struct check *c, const struct opt_table *t, bool features,
 			r = table_find(t, name, name_len);
 		}
 		if (!r)
-			return refuse(c, item_shown, item_shown_len, unknown_why(item, len));
+			return refuse(c, item_shown, item_shown_len, "%s", unknown_why(item, len));
 		if (r->value == V_REFUSED)
-			return refuse(c, item_shown, item_shown_len, r->why);
+			return refuse(c, item_shown, item_shown_len, "%s", r->why);
 		if (r->value == V_NONE || features) {
-			if (eq) {
-				snprintf(why, sizeof(why), "%s takes no value", r->name);
-				return refuse(c, item_shown, item_shown_len, why);
-			}
+			if (eq)
+				return refuse(c, item_shown, item_shown_len, "%s takes no value", r->name);
 		} else if (!eq) {
-			if (r->why != VALUE_OPTIONAL) {
-				snprintf(why, sizeof(why), "%s needs a value: %s=%s", r->name, r->name,
-					 r->meta);
-				return refuse(c, item_shown, item_shown_len, why);
-			}
+			if (r->why != VALUE_OPTIONAL)
+				return refuse(c, item_shown, item_shown_len, "%s needs a value: %s=%s", r->name,
+					      r->name, r->meta);
 		} else {
 			int e = check_value(c, r, item_shown, item_shown_len, eq + 1,
 					    len - name_len - 1);
@@ -741,7 +733,6 @@ static bool blank(char ch)
 static int check_mkfs(struct check *c, const char *s)
 {
 	const struct opt_table *t = &tables[c->type].mkfs;
-	char why[160];
 
 	while (*s) {
 		const char *w, *v = NULL, *end;
@@ -756,7 +747,7 @@ static int check_mkfs(struct check *c, const char *s)
 		wl = strcspn(w, " \t");
 		end = w + wl;
 		if (w[0] != '-' || wl == 1)
-			return refuse(c, w, wl,
+			return refuse(c, w, wl, "%s",
 				      danger(w, wl) ? danger(w, wl)
 						    : "not an option: mkfs would take a bare word as a device or file; fslab passes the partition itself");
 		if (wl == 2 && w[1] == '-')
@@ -777,29 +768,24 @@ static int check_mkfs(struct check *c, const char *s)
 		}
 		r = table_find(t, w, nl);
 		if (!r)
-			return refuse(c, w, wl, unknown_why(w, wl));
+			return refuse(c, w, wl, "%s", unknown_why(w, wl));
 		if (r->value == V_NONE) {
-			if (v) {
-				snprintf(why, sizeof(why), w[1] == '-' ? "%.*s takes no value"
-								       : "%.*s takes no value; give each option as a word of its own",
-					 (int)nl, w);
-				return refuse(c, w, wl, why);
-			}
+			if (v)
+				return refuse(c, w, wl, w[1] == '-' ? "%.*s takes no value"
+					      : "%.*s takes no value; give each option as a word of its own", (int)nl, w);
 		} else if (!v && (r->value != V_REFUSED || r->meta)) {
 			/* the value is the next word, whatever it looks like */
 			const char *n = end;
 			while (blank(*n))
 				n++;
-			if (!*n && r->value != V_REFUSED) {
-				snprintf(why, sizeof(why), "%.*s needs a value (%s)", (int)nl, w, r->meta);
-				return refuse(c, w, wl, why);
-			}
+			if (!*n && r->value != V_REFUSED)
+				return refuse(c, w, wl, "%.*s needs a value (%s)", (int)nl, w, r->meta);
 			v = n;
 			vl = strcspn(n, " \t");
 			end = v + vl;
 		}
 		if (r->value == V_REFUSED)
-			return refuse(c, w, (size_t)(end - w), r->why);
+			return refuse(c, w, (size_t)(end - w), "%s", r->why);
 		if (r->value != V_NONE) {
 			int e = check_value(c, r, w, (size_t)(end - w), v, vl);
 			if (e < 0)

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -193,25 +192,10 @@ int fslab_state_save_at(int dfd, const char *name, const struct fslab_state *st,
 	return r;
 }
 
-int fslab_state_save(const char *path, const struct fslab_state *st)
-{
-	char dir[PATH_MAX];
-	size_t len = 0;
-	char *buf;
-	int r;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	r = fslab_mkdir_p(dirname(dir), 0755);
-	if (r < 0)
-		return r;
-	buf = state_to_text(st, &len);
-	if (!buf)
-		return -ENOMEM;
-	r = fslab_write_file_atomic(path, buf, len, 0600);
-	free(buf);
-	return r;
-}
+/* Every parse error below writes what is wrong into sub (the caller adds
+ * the path) and returns -EINVAL. */
+static int bad(char *sub, size_t sublen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int get_str(struct json_object *o, const char *k, char *dst, size_t len, bool required,
 		   char *err, size_t errlen)
@@ -219,22 +203,16 @@ static int get_str(struct json_object *o, const char *k, char *dst, size_t len, 
 	struct json_object *v;
 
 	if (!json_object_object_get_ex(o, k, &v)) {
-		if (required) {
-			snprintf(err, errlen, "missing \"%s\"", k);
-			return -EINVAL;
-		}
+		if (required)
+			return bad(err, errlen, "missing \"%s\"", k);
 		dst[0] = '\0';
 		return 0;
 	}
-	if (!json_object_is_type(v, json_type_string)) {
-		snprintf(err, errlen, "\"%s\" is not a string", k);
-		return -EINVAL;
-	}
+	if (!json_object_is_type(v, json_type_string))
+		return bad(err, errlen, "\"%s\" is not a string", k);
 	const char *s = json_object_get_string(v);
-	if (strlen(s) >= len) {
-		snprintf(err, errlen, "\"%s\" is too long", k);
-		return -EINVAL;
-	}
+	if (strlen(s) >= len)
+		return bad(err, errlen, "\"%s\" is too long", k);
 	snprintf(dst, len, "%s", s);
 	return 0;
 }
@@ -266,10 +244,8 @@ static int get_id(struct json_object *o, const char *k, struct fslab_state_id *i
 		return 0;
 	if (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, "dev", &d) ||
 	    !json_object_object_get_ex(v, "ino", &i) || !json_object_is_type(d, json_type_int) ||
-	    !json_object_is_type(i, json_type_int)) {
-		snprintf(err, errlen, "\"%s\" is not an identity {\"dev\": N, \"ino\": N}", k);
-		return -EINVAL;
-	}
+	    !json_object_is_type(i, json_type_int))
+		return bad(err, errlen, "\"%s\" is not an identity {\"dev\": N, \"ino\": N}", k);
 	id->known = true;
 	id->dev = (uint64_t)json_object_get_int64(d);
 	id->ino = (uint64_t)json_object_get_int64(i);
@@ -308,11 +284,6 @@ int fslab_state_load_at(int dfd, const char *name, const char *label, struct fsl
 		return fslab_err_set(e, r, "%s: %s", label, strerror(-r));
 	return state_parse(label, text, st, e);
 }
-
-/* Every parse error below writes what is wrong into sub (the caller adds
- * the path) and returns -EINVAL. */
-static int bad(char *sub, size_t sublen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 static int bad(char *sub, size_t sublen, const char *fmt, ...)
 {

@@ -172,16 +172,12 @@ const char *fslab_state_default_path(void);
  * type or mount method fslab does not write included). */
 int fslab_state_load(const char *path, struct fslab_state *st, struct fslab_err *e);
 
-/* Writes atomically, mode 0600, creating the parent directory (0755) when
- * missing.  Returns 0 or a negative errno. */
-int fslab_state_save(const char *path, const struct fslab_state *st);
-
 /* fslab_state_load reading the state file name in the directory dfd
  * without following a symlink (label names it in messages). */
 int fslab_state_load_at(int dfd, const char *name, const char *label, struct fslab_state *st,
 			struct fslab_err *e);
-/* fslab_state_save relative to dfd (name a single component, replaced
- * atomically, never written through a symlink).  flags 0, or
+/* Writes the state as name in dfd (a single component, replaced
+ * atomically, never written through a symlink), mode 0600.  flags 0, or
  * FSLAB_STATE_SAVE_NOSYNC: without the fsyncs, for the many intermediate
  * saves of setup and teardown (those before the first write to a disk and
  * at the end are durable). */

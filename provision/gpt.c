@@ -41,11 +41,9 @@ static int gpt_ask(struct fdisk_context *cxt, struct fdisk_ask *ask, void *data)
 			msg = "(no message)";
 		if (type == FDISK_ASKTYPE_INFO)
 			fslab_debug(FSLAB_DBG_PROVISION, "%s: libfdisk: %s", dev, msg);
-		else if (type == FDISK_ASKTYPE_WARN)
-			fslab_note_warn("%s: libfdisk: %s: %s", dev, msg,
-				   strerror(fdisk_ask_print_get_errno(ask)));
-		else
-			fslab_note_warn("%s: libfdisk: %s", dev, msg);
+		else /* WARN: with the error's text, as WARNX is without it */
+			fslab_note_warn("%s: libfdisk: %s%s%s", dev, msg, type == FDISK_ASKTYPE_WARN ? ": " : "",
+					type == FDISK_ASKTYPE_WARN ? strerror(fdisk_ask_print_get_errno(ask)) : "");
 		return 0;
 	}
 	if (type == FDISK_ASKTYPE_YESNO) {
@@ -181,19 +179,12 @@ static int kpart_sysdir(const struct prov_disk *d, unsigned number, char *dir, s
 		return -errno;
 	while ((e = readdir(dh))) {
 		char path[PATH_MAX + 300];
-		FILE *f;
-		unsigned n = 0;
+		uint64_t n;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/partition", d->sysdir, e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fscanf(f, "%u", &n) != 1)
-			n = 0;
-		fclose(f);
-		if (n == number) {
+		snprintf(path, sizeof(path), "%s/%s", d->sysdir, e->d_name);
+		if (fslab_sysfs_read_u64(path, "partition", &n) == 0 && n == number) {
 			int w = snprintf(dir, len, "%s/%s", d->sysdir, e->d_name);
 			r = (w < 0 || (size_t)w >= len) ? -ENAMETOOLONG : 0;
 			break;

@@ -168,16 +168,8 @@ int prov_path_on_lab_mount(const char *path, char *dev, size_t len)
 
 /* ---- the lab ---- */
 
-/* Who may have put the state file there.  A state file tells root which
- * devices to mount, unmount and wipe: only a file root (our euid) wrote,
- * in a directory only root can change, is one.  The state's directory must
- * be ours and writable by no one else; every directory above it ours or
- * root's, and writable by others only with the sticky bit (as /tmp: others
- * cannot rename what is ours there); and no component of the path as given
- * may be a symbolic link another user owns (one planted in a shared
- * directory).  For a new lab, path's directory may not exist yet: the
- * check starts at its nearest existing ancestor.  0, or -EPERM with the
- * reason in e. */
+/* A state file tells root which devices to mount, unmount and wipe: only a
+ * file root (our euid) wrote, in a directory only root can change, is one. */
 int fslab_lab_check_path(const char *path, struct fslab_err *e)
 {
 	char abs[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
@@ -219,19 +211,21 @@ int fslab_lab_check_path(const char *path, struct fslab_err *e)
 		first = false;
 	}
 	for (;;) {
+		char who[64];
+
 		if (stat(real, &sb) < 0)
 			return 0;
 		if (sb.st_uid != me && sb.st_uid != 0)
-			return fslab_err_set(e, -EPERM, "refused: %s (on the way to the state file %s) belongs to uid %u, who "
+			snprintf(who, sizeof(who), "belongs to uid %u", (unsigned)sb.st_uid);
+		else if ((sb.st_mode & 022) && (first || !(sb.st_mode & S_ISVTX)))
+			snprintf(who, sizeof(who), "is writable by %s", (sb.st_mode & 002) ? "every user" : "its group");
+		else
+			who[0] = '\0';
+		if (who[0])
+			return fslab_err_set(e, -EPERM, "refused: %s (on the way to the state file %s) %s, who "
 				 "could replace the state file and make fslab act on any device; keep "
 				 "the state in a directory only root can change (default %s)",
-				 real, path, (unsigned)sb.st_uid, FSLAB_STATE_DEFAULT_PATH);
-		if ((sb.st_mode & 022) && (first || !(sb.st_mode & S_ISVTX)))
-			return fslab_err_set(e, -EPERM, "refused: %s (on the way to the state file %s) is writable by %s, who "
-				 "could replace the state file and make fslab act on any device; keep "
-				 "the state in a directory only root can change (default %s)",
-				 real, path, (sb.st_mode & 002) ? "every user" : "its group",
-				 FSLAB_STATE_DEFAULT_PATH);
+				 real, path, who, FSLAB_STATE_DEFAULT_PATH);
 		if (strcmp(real, "/") == 0)
 			return 0;
 		snprintf(cwd, sizeof(cwd), "%s", real);

@@ -167,34 +167,22 @@ int fslab_nvme_erase_run(const char *disk, dev_t devno, uint64_t capacity,
 	if (fd < 0)
 		return fslab_note_fail_errno(e, errno, "%s: cannot open it for the secure erase (exclusive); nothing was erased",
 					 disk);
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
-		close(fd);
-		return fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
-				       disk);
-	}
-	r = nvme_plan_fd(fd, disk, &now, &why);
-	if (r < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10) {
-		close(fd);
-		return fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
-	}
 	cmd = (struct nvme_admin_cmd){ .opcode = NVME_ADMIN_FORMAT_NVM, .nsid = p->nsid, .cdw10 = p->cdw10,
 				       .timeout_ms = NVME_FORMAT_TIMEOUT_MS };
-	r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
-	if (r != 0) {
-		int err = r < 0 ? errno : EIO;
-
-		close(fd);
-		if (r > 0)
-			return fslab_note_fail(e, -err, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
-					       disk, (unsigned)r);
-		return fslab_note_fail(e, -err, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
-				       disk, strerror(err));
-	}
-	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity) {
-		close(fd);
-		return fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
-				       disk, (unsigned long long)bytes, (unsigned long long)capacity);
-	}
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno)
+		r = fslab_note_fail(e, -ESTALE, "refused: %s is no longer the disk the safety checks passed (another device node under that name); nothing was erased",
+				    disk);
+	else if ((r = nvme_plan_fd(fd, disk, &now, &why)) < 0 || now.nsid != p->nsid || now.cdw10 != p->cdw10)
+		r = fslab_note_fail(e, r < 0 ? r : -ESTALE, "refused: %s; nothing was erased", r < 0 ? fslab_err_msg(&why) : "the namespace changed since setup checked it");
+	else if ((r = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd)) > 0)
+		r = fslab_note_fail(e, -EIO, "%s: the drive refused Format NVM with Secure Erase (NVMe status %#x); nothing was partitioned: use --purge trim",
+				    disk, (unsigned)r);
+	else if (r < 0)
+		r = fslab_note_fail(e, -errno, "%s: Format NVM with Secure Erase failed: %s; nothing was partitioned: use --purge trim",
+				    disk, strerror(errno));
+	else if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes != capacity)
+		r = fslab_note_fail(e, -EIO, "%s: after the secure erase its capacity is %llu bytes, not %llu; nothing was partitioned",
+				    disk, (unsigned long long)bytes, (unsigned long long)capacity);
 	close(fd);
-	return 0;
+	return r;
 }

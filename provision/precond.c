@@ -41,17 +41,11 @@ void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
 		d->write = false;
 		d->status = "off";
 		snprintf(d->note, sizeof(d->note), "--precondition off");
-	} else if (when == FSLAB_PRECONDITION_AUTO && !is_drive) {
+	} else if (when == FSLAB_PRECONDITION_AUTO && (!is_drive || rotational == 1)) {
 		d->write = false;
 		d->status = "skipped";
-		snprintf(d->note, sizeof(d->note),
-			 "preconditioning skipped: an image is not a drive (--precondition on forces it)");
-	} else if (when == FSLAB_PRECONDITION_AUTO && rotational == 1) {
-		d->write = false;
-		d->status = "skipped";
-		snprintf(d->note, sizeof(d->note),
-			 "preconditioning skipped: a rotational disk has no flash to precondition "
-			 "(--precondition on forces it)");
+		snprintf(d->note, sizeof(d->note), "preconditioning skipped: %s (--precondition on forces it)",
+			 !is_drive ? "an image is not a drive" : "a rotational disk has no flash to precondition");
 	}
 	d->purge = purge_given ? purge : d->write ? FSLAB_PURGE_TRIM : FSLAB_PURGE_NONE;
 }

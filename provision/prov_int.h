@@ -14,6 +14,12 @@
 #include "plan.h"
 #include "state.h"
 
+/* The error that ends setup or teardown (a run x with its struct fslab_err
+ * *e): fslab_note_fail or fslab_note_fail_errno into x->e (one already
+ * there is noted first: lib/progress.h), for the command to print last. */
+#define prov_fail(x, ...) fslab_note_fail((x)->e, __VA_ARGS__)
+#define prov_fail_errno(x, err, ...) fslab_note_fail_errno((x)->e, err, __VA_ARGS__)
+
 /* A whole disk as sysfs describes it. */
 struct prov_disk {
 	char path[64];        /* /dev/loop0 */

@@ -62,12 +62,6 @@ struct setup_run {
 	struct fslab_err err_own;
 };
 
-/* The error that ends setup, into s->e for the command to print (one
- * already there is noted first: lib/progress.h).  Returns ret, what the
- * caller returns: an FSLAB_EXIT_* status or a negative errno. */
-#define setup_fail(s, ...) fslab_note_fail((s)->e, __VA_ARGS__)
-/* The same with ": " and the error's text after the message; -err. */
-#define setup_fail_errno(s, err, ...) fslab_note_fail_errno((s)->e, err, __VA_ARGS__)
 
 /* An absolute form of path (relative to the cwd), without resolving
  * symlinks: the state must name what the user named. */
@@ -102,7 +96,7 @@ static int setup_save_how(struct setup_run *s, enum fslab_phase phase, bool dura
 		s->st->phase = phase;
 	r = fslab_lab_save(s->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, s->e);
 	if (r < 0)
-		return setup_fail_errno(s, r, "cannot write the state file %s", s->state_path);
+		return prov_fail_errno(s, r, "cannot write the state file %s", s->state_path);
 	s->state_written = true;
 	return 0;
 }
@@ -117,7 +111,7 @@ static bool setup_stopped(struct setup_run *s)
 {
 	if (!setup_stop)
 		return false;
-	setup_fail(s, -EINTR,
+	prov_fail(s, -EINTR,
 		   "interrupted by signal %d after step '%s'; the lab is half set up: run fslab "
 		   "teardown --state %s to undo",
 		   (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
@@ -206,7 +200,7 @@ static int setup_print_plan(struct setup_run *s)
 		fslab_note_line("image %s: %s, %s", s->image, fslab_size_human(s->image_bytes, a, sizeof(a)),
 			s->image_exists ? "exists, reused" : "created sparse");
 	if ((r = setup_note_parts(pl)) < 0) {
-		setup_fail_errno(s, r, "cannot print the plan's partitions");
+		prov_fail_errno(s, r, "cannot print the plan's partitions");
 		return -1;
 	}
 	fslab_discard_plan_line(pl->disk, !s->o->no_discard, line, sizeof(line));
@@ -242,13 +236,13 @@ static int setup_compute_plan(struct setup_run *s, const char *disk, uint64_t by
 			snprintf(fix, sizeof(fix), "remove %s and run again with --size %s or more", s->image, ask);
 		else
 			snprintf(fix, sizeof(fix), "give --size %s or more", ask);
-		return setup_fail(s, FSLAB_EXIT_FAILURE,
+		return prov_fail(s, FSLAB_EXIT_FAILURE,
 				  "refused: %s; %s, or shrink a partition in the spec (rule: the disk must "
 				  "hold the layout)",
 				  err, fix);
 	}
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_USAGE, "%s", err);
+		return prov_fail(s, FSLAB_EXIT_USAGE, "%s", err);
 	return 0;
 }
 
@@ -261,11 +255,11 @@ static int setup_check_tools(struct setup_run *s)
 		const struct fslab_fs_recipe *rc = fslab_fs_recipe(s->spec->fs[i].type);
 
 		if (fslab_exec_find_tool(rc->mkfs, path, sizeof(path)) < 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "%s not found (needed for [fs %s]); install it with: apt-get install %s",
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "%s not found (needed for [fs %s]); install it with: apt-get install %s",
 				    rc->mkfs, s->spec->fs[i].name, rc->package);
 		if (fslab_lab_mount_method_for(rc->type) == FSLAB_MOUNT_FUSE &&
 		    fslab_exec_find_tool("fusefat", path, sizeof(path)) < 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "fusefat not found (this kernel has no vfat, so [fs %s] is mounted "
 				    "through FUSE); install it with: apt-get install fusefat",
 				    s->spec->fs[i].name);
 	}
@@ -304,7 +298,7 @@ static int setup_check_places(struct setup_run *s)
 		const char *sys = setup_system_dir(d);
 
 		if (sys)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s is the system directory %s; mounting the lab there "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s is the system directory %s; mounting the lab there "
 				    "would hide what the system (and teardown) needs; give a "
 				    "--mount-root of its own, such as %s",
 				    i == 0 ? "mount root" : "mount point", d, sys, FSLAB_MOUNT_ROOT_DEFAULT);
@@ -313,7 +307,7 @@ static int setup_check_places(struct setup_run *s)
 		const char *what = i == 0 ? s->mount_root : s->image;
 
 		if (what[0] && prov_path_on_lab_mount(what, dev, sizeof(dev)) > 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s would be on %s, a filesystem of another fslab lab (it "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s %s would be on %s, a filesystem of another fslab lab (it "
 				    "would keep that lab busy, and its teardown would fail); give a path "
 				    "outside every lab",
 				    i == 0 ? "the mount root" : "the image", what, dev);
@@ -333,7 +327,7 @@ static int setup_check_mount_root(struct setup_run *s)
 		char *slash;
 
 		if (errno != ENOENT)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the mount root %s (%s: %s); give another "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the mount root %s (%s: %s); give another "
 				    "--mount-root",
 				    s->mount_root, path, strerror(errno));
 		slash = strrchr(path, '/');
@@ -342,13 +336,13 @@ static int setup_check_mount_root(struct setup_run *s)
 		*slash = '\0';
 	}
 	if (S_ISLNK(st.st_mode))
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is a symbolic link; fslab does not follow links "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is a symbolic link; fslab does not follow links "
 			    "there (give a real directory with --mount-root)",
 			    path);
 	if (!S_ISDIR(st.st_mode))
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is not a directory; give another --mount-root", path);
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: mount root %s is not a directory; give another --mount-root", path);
 	if (access(path, W_OK) != 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot write in the mount root %s: %s; give another --mount-root",
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot write in the mount root %s: %s; give another --mount-root",
 			    path, strerror(errno));
 	return fslab_lab_mount_root_check(s->mount_root, path, s->e) < 0 ? FSLAB_EXIT_FAILURE : 0;
 }
@@ -382,15 +376,15 @@ static int setup_check_mount_points(struct setup_run *s)
 		if (lstat(mp, &st) < 0)
 			continue;
 		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is %s; fslab does not follow or replace it (remove it "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is %s; fslab does not follow or replace it (remove it "
 				    "or give another --mount-root)",
 				    mp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
 		if (prov_mount_at(mp, src, sizeof(src), fstype, sizeof(fstype)) == 1)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s already has %s (%s) mounted; unmount it or give "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s already has %s (%s) mounted; unmount it or give "
 				    "another --mount-root",
 				    mp, src, fstype);
 		if (setup_dir_is_empty(mp) == 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is not empty; the lab would be mounted "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: mount point %s is not empty; the lab would be mounted "
 				    "over its files and hide them; give another --mount-root or "
 				    "move them",
 				    mp);
@@ -411,22 +405,22 @@ static int setup_check_files(struct setup_run *s)
 	if (s->image[0] && !s->image_exists) {
 		r = fslab_check_parent_writable(s->image, dir, sizeof(dir));
 		if (r < 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the image %s: %s: %s; give another path",
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: cannot create the image %s: %s: %s; give another path",
 				    s->image, dir, strerror(-r));
 	}
 	if (strncmp(s->state_path, s->mount_root, n) == 0 &&
 	    (s->state_path[n] == '/' || s->state_path[n] == '\0'))
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s is inside the mount root %s, where the lab's "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s is inside the mount root %s, where the lab's "
 			    "filesystems are mounted (they would hide it from teardown); give a "
 			    "--state outside %s",
 			    s->state_path, s->mount_root, s->mount_root);
 	if (prov_path_on_lab_mount(s->state_path, dir, sizeof(dir)) > 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s would be on %s, a filesystem of another fslab "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: the state file %s would be on %s, a filesystem of another fslab "
 			    "lab (its teardown unmounts and wipes it); give a --state outside every lab",
 			    s->state_path, dir);
 	r = fslab_check_parent_writable(s->state_path, dir, sizeof(dir));
 	if (r < 0 && r != -ENOENT)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: state file %s: cannot write in %s: %s; give another --state",
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: state file %s: cannot write in %s: %s; give another --state",
 			    s->state_path, dir, strerror(-r));
 	return 0;
 }
@@ -439,7 +433,7 @@ static int setup_confirm(struct setup_run *s, const char *what)
 	if (s->o->yes)
 		return 0;
 	if (!isatty(STDIN_FILENO))
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: setup erases everything on %s and there is no --yes and no "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: setup erases everything on %s and there is no --yes and no "
 			    "terminal to ask on (rule: confirm first); add --yes if %s may be erased",
 			    what, what);
 	fslab_note(FSLAB_NOTE_ASK, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
@@ -457,10 +451,10 @@ static int setup_confirm(struct setup_run *s, const char *what)
 	}
 	fslab_note(FSLAB_NOTE_ASK, "Type the device name (%s) to continue: ", name);
 	if (!fgets(line, sizeof(line), stdin))
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: no confirmation given");
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: no confirmation given");
 	line[strcspn(line, "\r\n")] = '\0';
 	if (strcmp(line, what) != 0 && strcmp(line, name) != 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: '%s' is not %s; nothing was changed", line, name);
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: '%s' is not %s; nothing was changed", line, name);
 	return 0;
 }
 
@@ -473,7 +467,7 @@ static int setup_lock_disk(struct setup_run *s)
 	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
 	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
+	return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
 			  strerror(errno));
 }
 
@@ -484,9 +478,9 @@ static int setup_inspect_disk(struct setup_run *s, const char *path)
 	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (prov_disk_inspect(path, &s->disk, &err) < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	if (s->disk.is_partition)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is a partition of /dev/%s (rule: whole disks only); give the "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is a partition of /dev/%s (rule: whole disks only); give the "
 			    "whole disk /dev/%s if all of it may be erased",
 			    path, s->disk.parent, s->disk.parent);
 	return 0;
@@ -504,19 +498,19 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	int fd, r;
 
 	if (prov_check_in_use(&s->disk, &err) < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	/* A loop device is only as spare as its backing file: another loop
 	 * device on the same file, or that file mounted, is the same disk. */
 	if (prov_loop_check_alias(s->disk.name, &err) < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s cannot be opened exclusively (%s) (rule: nothing else may use "
 			    "the disk); something (a mount, RAID, LVM, another program) holds it",
 			    path, strerror(errno));
 	close(fd);
 	if (prov_check_openers(&s->disk, &err) < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	r = setup_lock_disk(s);
 	if (r)
 		return r;
@@ -525,9 +519,9 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 		return r;
 	r = prov_probe_signatures(path, found, sizeof(found));
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "%s: cannot probe for signatures: %s", path, strerror(-r));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "%s: cannot probe for signatures: %s", path, strerror(-r));
 	if (r > 0 && !s->o->wipe)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s carries %s (rule: never overwrite a partition table or "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s carries %s (rule: never overwrite a partition table or "
 			    "filesystem unasked); add --wipe if it may be destroyed",
 			    path, found);
 	if (confirm)
@@ -611,9 +605,9 @@ static int setup_format(struct setup_run *s, size_t i)
 		return r;
 	sp->discarded = dr == FSLAB_DISCARD_DONE;
 	if (fslab_mkfs_argv(p->recipe, p->fs->mkfs_options, p->device, words, sizeof(words), argv) < 0)
-		return setup_fail_errno(s, E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
+		return prov_fail_errno(s, E2BIG, "[fs %s] mkfs_options has too many words", p->fs->name);
 	if (fslab_exec_find_tool(p->recipe->mkfs, prog, sizeof(prog)) < 0)
-		return setup_fail(s, -ENOENT, "%s not found; install it with: apt-get install %s", p->recipe->mkfs,
+		return prov_fail(s, -ENOENT, "%s not found; install it with: apt-get install %s", p->recipe->mkfs,
 			    p->recipe->package);
 	argv[0] = prog;
 	fslab_exec_format(argv, cmd, sizeof(cmd));
@@ -632,14 +626,14 @@ static int setup_format(struct setup_run *s, size_t i)
 		};
 
 		if (logfd < 0)
-			return setup_fail_errno(s, logfd, "cannot open the setup log %s (it must be a "
+			return prov_fail_errno(s, logfd, "cannot open the setup log %s (it must be a "
 							"regular file of ours, not a link)",
 						 s->log_path);
 		r = fslab_exec_run_opts(argv, &eo, &res);
 		s->st->mkfs_pid = 0;
 	}
 	if (r < 0)
-		return setup_fail_errno(s, r, "cannot run %s", cmd);
+		return prov_fail_errno(s, r, "cannot run %s", cmd);
 	if (res.exit_status != 0) {
 		/* a note: mkfs's words may be longer than a struct fslab_err holds */
 		fslab_note_err(s->e);
@@ -649,7 +643,7 @@ static int setup_format(struct setup_run *s, size_t i)
 	}
 	r = prov_probe_fs(p->device, type, sizeof(type), version, sizeof(version));
 	if (r < 0 || !fslab_fs_recipe_probed(p->recipe, type, version))
-		return setup_fail(s, -EIO, "%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
+		return prov_fail(s, -EIO, "%s: after %s, libblkid sees TYPE='%s' VERSION='%s', expected '%s'%s%s",
 			    p->device, cmd, type, version, p->recipe->blkid_type,
 			    p->recipe->blkid_version ? " " : "",
 			    p->recipe->blkid_version ? p->recipe->blkid_version : "");
@@ -666,12 +660,12 @@ static int setup_mark_dir(struct setup_run *s, const char *path, struct fslab_st
 	int fd = fslab_dir_open(path), r;
 
 	if (fd < 0)
-		return setup_fail_errno(s, fd, "%s: cannot open the directory setup made", path);
+		return prov_fail_errno(s, fd, "%s: cannot open the directory setup made", path);
 	prov_id_of_fd(fd, id);
 	r = prov_marker_set(fd, s->st->lab_id);
 	close(fd);
 	if (r < 0)
-		return setup_fail_errno(s, r, "%s: cannot mark it as the lab's (%s attribute)", path,
+		return prov_fail_errno(s, r, "%s: cannot mark it as the lab's (%s attribute)", path,
 					 PROV_MARKER_XATTR);
 	return 0;
 }
@@ -688,7 +682,7 @@ static int setup_mount_prepare(struct setup_run *s)
 	if (lstat(s->mount_root, &st) < 0)
 		s->st->mount_root_created = true;
 	else if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-		return setup_fail(s, -ENOTDIR, "mount root %s is not a directory (or is a link); not following it",
+		return prov_fail(s, -ENOTDIR, "mount root %s is not a directory (or is a link); not following it",
 			    s->mount_root);
 	for (size_t i = 0; i < s->plan.n; i++)
 		if (lstat(s->st->partitions[i].mountpoint, &st) < 0)
@@ -699,7 +693,7 @@ static int setup_mount_prepare(struct setup_run *s)
 	if (s->st->mount_root_created) {
 		r = fslab_mkdir_p(s->mount_root, 0755);
 		if (r < 0)
-			return setup_fail_errno(s, r, "cannot create the mount root %s", s->mount_root);
+			return prov_fail_errno(s, r, "cannot create the mount root %s", s->mount_root);
 		r = setup_mark_dir(s, s->mount_root, &s->st->mount_root_id);
 		if (r < 0)
 			return r;
@@ -710,7 +704,7 @@ static int setup_mount_prepare(struct setup_run *s)
 		if (!sp->mountpoint_created)
 			continue;
 		if (mkdir(sp->mountpoint, 0755) < 0)
-			return setup_fail_errno(s, errno, "cannot create the mount point %s", sp->mountpoint);
+			return prov_fail_errno(s, errno, "cannot create the mount point %s", sp->mountpoint);
 		r = setup_mark_dir(s, sp->mountpoint, &sp->mountpoint_id);
 		if (r < 0)
 			return r;
@@ -798,28 +792,28 @@ static int setup_image_open(struct setup_run *s, struct stat *st)
 	int fd = open(s->image, (s->o->dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s: %s%s", s->image, strerror(errno),
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s: %s%s", s->image, strerror(errno),
 			    errno == ELOOP ? " (a symbolic link is not followed)" : "");
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file", s->image);
+		prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file", s->image);
 	/* The kernel will mount what is in this file: no one but root may be
 	 * able to write it underneath (owner, mode), and it must have no
 	 * other name (a hard link to someone's file). */
 	else if (st->st_uid != geteuid())
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s belongs to uid %u, who could rewrite the disk "
 			    "under the mounted lab; use an image of root's (or a new file), even "
 			    "with --wipe",
 			    s->image, (unsigned)st->st_uid);
 	else if (st->st_mode & 022)
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is writable by others (mode %04o), who could "
 			    "rewrite the disk under the mounted lab; chmod go-w it first",
 			    s->image, (unsigned)(st->st_mode & 07777));
 	else if (st->st_nlink != 1)
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s has %lu links (a hard link: its other name may "
 			    "be someone's file); give a file with one name, even with --wipe",
 			    s->image, (unsigned long)st->st_nlink);
 	else if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is locked by another program (another fslab setup on "
 			    "it?) (rule: nothing else may use the disk); wait for it and retry",
 			    s->image);
 	else
@@ -839,21 +833,21 @@ static int setup_image_prepare(struct setup_run *s)
 		int r;
 
 		if (!S_ISREG(st.st_mode))
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file%s", s->image,
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not a regular file%s", s->image,
 				    S_ISLNK(st.st_mode) ? " (a symbolic link is not followed)" : "");
 		r = setup_image_open(s, &st);
 		if (r)
 			return r;
 		if (s->o->image_size && (uint64_t)st.st_size != s->o->image_size) {
 			char a[32], b[32];
-			return setup_fail(s, FSLAB_EXIT_USAGE, "image %s exists with size %s, not --size %s; remove it or drop --size",
+			return prov_fail(s, FSLAB_EXIT_USAGE, "image %s exists with size %s, not --size %s; remove it or drop --size",
 				    s->image, fslab_size_format((uint64_t)st.st_size, a, sizeof(a)),
 				    fslab_size_format(s->o->image_size, b, sizeof(b)));
 		}
 		s->image_exists = true;
 		s->image_bytes = (uint64_t)st.st_size;
 		if (prov_loop_find_fd(s->image_fd, loop, sizeof(loop)) == 0)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is in use: attached to %s (rule: nothing else may "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s is in use: attached to %s (rule: nothing else may "
 				    "use the disk); detach it first",
 				    s->image, loop);
 		r = setup_compute_plan(s, NULL, s->image_bytes, 512);
@@ -861,7 +855,7 @@ static int setup_image_prepare(struct setup_run *s)
 			return r;
 		r = prov_probe_signatures(s->image, found, sizeof(found));
 		if (r > 0 && !s->o->wipe)
-			return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s carries %s (rule: never overwrite a partition table "
+			return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s carries %s (rule: never overwrite a partition table "
 				    "or filesystem unasked); add --wipe if it may be destroyed",
 				    s->image, found);
 		/* No signature is not "empty": a file with any data in it is
@@ -869,7 +863,7 @@ static int setup_image_prepare(struct setup_run *s)
 		if (r == 0 && !s->o->wipe) {
 			r = prov_file_has_data(s->image_fd);
 			if (r != 0)
-				return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not empty (%s) (rule: never "
+				return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: image %s exists and is not empty (%s) (rule: never "
 					    "overwrite a file unasked); add --wipe if its contents may be "
 					    "destroyed, or give a new file",
 					    s->image, r > 0 ? "it holds data" : strerror(-r));
@@ -882,7 +876,7 @@ static int setup_image_prepare(struct setup_run *s)
 		return 0;
 	}
 	if (errno != ENOENT)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "image %s: %s", s->image, strerror(errno));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "image %s: %s", s->image, strerror(errno));
 	s->image_bytes = s->o->image_size ? s->o->image_size : fslab_plan_image_size(s->spec);
 	return setup_compute_plan(s, NULL, s->image_bytes, 512);
 }
@@ -898,22 +892,22 @@ static int setup_image_create(struct setup_run *s)
 		return r;
 	fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return setup_fail_errno(s, errno, "cannot create the image %s", s->image);
+		return prov_fail_errno(s, errno, "cannot create the image %s", s->image);
 	s->image_fd = fd;
 	r = prov_marker_set(fd, s->st->lab_id);
 	if (r < 0)
-		return setup_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute; "
+		return prov_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute; "
 					    "the filesystem must support trusted extended attributes, "
 					    "or teardown could not prove it made the file)",
 					 s->image, PROV_MARKER_XATTR);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return setup_fail_errno(s, errno, "%s: cannot lock the new image", s->image);
+		return prov_fail_errno(s, errno, "%s: cannot lock the new image", s->image);
 	prov_id_of_fd(fd, &s->st->image_id);
 	r = setup_save(s, FSLAB_PHASE_NONE);
 	if (r < 0)
 		return r;
 	if (ftruncate(fd, (off_t)s->image_bytes) < 0)
-		return setup_fail_errno(s, errno, "%s: cannot size the image", s->image);
+		return prov_fail_errno(s, errno, "%s: cannot size the image", s->image);
 	return 0;
 }
 
@@ -933,7 +927,7 @@ static int setup_image_claim(struct setup_run *s)
 	 * teardown takes it off again. */
 	r = prov_marker_set(s->image_fd, s->st->lab_id);
 	if (r < 0)
-		return setup_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute)",
+		return prov_fail_errno(s, r, "%s: cannot mark the image as this lab's (%s attribute)",
 					 s->image, PROV_MARKER_XATTR);
 	return 0;
 }
@@ -979,7 +973,7 @@ static int setup_image_attach(struct setup_run *s)
 	/* One image, one loop device: another one on it (a setup that raced
 	 * us) would be the same disk under a second name. */
 	if (prov_loop_find_other(&s->st->image_id, loop, other, sizeof(other)) == 0)
-		return setup_fail(s, -EBUSY, "refused: image %s is also attached to %s (rule: nothing else may use the "
+		return prov_fail(s, -EBUSY, "refused: image %s is also attached to %s (rule: nothing else may use the "
 			    "disk); detach it, then run fslab teardown --state %s",
 			    s->image, other, s->state_path);
 	if (setup_inspect_disk(s, loop) || setup_check_disk(s, false))
@@ -1007,7 +1001,7 @@ static int setup_precondition(struct setup_run *s)
 
 	r = fslab_precond_run(&run);
 	if (r == -EINTR)
-		setup_fail(s, r, "interrupted by signal %d while preconditioning %s (%s of %s written): the "
+		prov_fail(s, r, "interrupted by signal %d while preconditioning %s (%s of %s written): the "
 			    "disk was left unpartitioned; run fslab teardown --state %s to forget the lab",
 			    (int)setup_stop, s->disk.path, fslab_size_human(rec->bytes, a, sizeof(a)),
 			    fslab_size_human(rec->target_bytes, b, sizeof(b)), s->state_path);
@@ -1124,14 +1118,14 @@ static int setup_decide_precondition(struct setup_run *s)
 		if (is_drive && strncmp(s->disk.name, "nvme", 4) == 0) {
 			if (fslab_nvme_erase_check(s->disk.path, &s->precond.nvme, &err) == 0)
 				return 0;
-			return setup_fail(s, FSLAB_EXIT_FAILURE,
+			return prov_fail(s, FSLAB_EXIT_FAILURE,
 					  "refused: --purge secure-erase: %s; use --purge trim (a TRIM purge, "
 					  "not a PTS purge); nothing was changed",
 					  fslab_err_msg(&err));
 		}
 		fslab_precond_secure_erase_refusal(o->device ? s->disk.path : "an image's loop device",
 						   &err);
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s; nothing was changed",
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s; nothing was changed",
 				  fslab_err_msg(&err));
 	}
 	return 0;
@@ -1147,9 +1141,9 @@ static int setup_check_args(struct setup_run *s)
 	int r;
 
 	if (!o->device == !o->image)
-		return setup_fail(s, FSLAB_EXIT_USAGE, "give exactly one of --device DISK or --image FILE");
+		return prov_fail(s, FSLAB_EXIT_USAGE, "give exactly one of --device DISK or --image FILE");
 	if (o->device && o->image_size)
-		return setup_fail(s, FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
+		return prov_fail(s, FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
 	if (o->spec) {
 		s->spec = o->spec;
 	} else {
@@ -1161,7 +1155,7 @@ static int setup_check_args(struct setup_run *s)
 	    setup_abspath(o->mount_root ? o->mount_root : FSLAB_MOUNT_ROOT_DEFAULT, s->mount_root,
 			  sizeof(s->mount_root)) < 0 ||
 	    (o->image && setup_abspath(o->image, s->image, sizeof(s->image)) < 0))
-		return setup_fail(s, FSLAB_EXIT_USAGE, "a path is too long or the current directory is gone");
+		return prov_fail(s, FSLAB_EXIT_USAGE, "a path is too long or the current directory is gone");
 	if (o->device && (r = setup_inspect_disk(s, o->device)))
 		return r;
 	if ((r = setup_decide_precondition(s)))
@@ -1183,13 +1177,13 @@ static int setup_resolve_paths(struct setup_run *s)
 
 	r = prov_resolve_parent(s->mount_root, real, sizeof(real));
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_USAGE, "mount root %s: %s; give a plain absolute path", s->mount_root,
+		return prov_fail(s, FSLAB_EXIT_USAGE, "mount root %s: %s; give a plain absolute path", s->mount_root,
 			    r == -EINVAL ? "'.' or '..' below a directory that does not exist"
 					 : strerror(-r));
 	snprintf(s->mount_root, sizeof(s->mount_root), "%s", real);
 	r = fslab_lab_check_path(s->state_path, &err);
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	if (prov_resolve_parent(s->state_path, real, sizeof(real)) == 0)
 		snprintf(s->state_path, sizeof(s->state_path), "%s", real);
 	snprintf(s->log_path, sizeof(s->log_path), "%s.log", s->state_path);
@@ -1236,7 +1230,7 @@ static int setup_refuse_existing(struct setup_run *s)
 					 : -EINVAL;
 	free(other);
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s exists and is not an fslab state file (%s); setup does not "
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s exists and is not an fslab state file (%s); setup does not "
 			    "overwrite it: give a --state that does not exist yet. Nothing was created",
 			    s->state_path,
 			    S_ISREG(sb.st_mode) ? "it does not parse as one" : "not a regular file");
@@ -1244,7 +1238,7 @@ static int setup_refuse_existing(struct setup_run *s)
 	 * command (its lock file is already there). */
 	r = fslab_lab_open(s->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab setup", &s->lab,
 			   &err);
-	return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s",
+	return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s",
 			  r < 0 ? fslab_err_msg(&err) : "a lab is already set up");
 }
 
@@ -1265,7 +1259,7 @@ static int setup_take_lab(struct setup_run *s)
 				   &s->lab, &err);
 	}
 	if (r < 0)
-		return setup_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	s->st = fslab_lab_state(s->lab);
 	return 0;
 }
@@ -1320,11 +1314,11 @@ static int setup_run_steps(struct setup_run *s)
 		fslab_note_line("lab ready: %zu filesystems under %s; state in %s", s->plan.n, s->mount_root,
 		       s->state_path);
 	else if (s->state_written && r != -EINTR && setup_stop)
-		setup_fail(s, FSLAB_EXIT_FAILURE, "interrupted by signal %d during step '%s'; the lab is half set up: run "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "interrupted by signal %d during step '%s'; the lab is half set up: run "
 			    "fslab teardown --state %s to undo",
 			    (int)setup_stop, fslab_phase_to_string(s->st->phase), s->state_path);
 	else if (s->state_written && r != -EINTR)
-		setup_fail(s, FSLAB_EXIT_FAILURE, "setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
+		prov_fail(s, FSLAB_EXIT_FAILURE, "setup stopped at step '%s'; run fslab teardown --state %s to undo what it "
 			    "did",
 			    fslab_phase_to_string(s->st->phase), s->state_path);
 	fslab_stopsig_restore(&saved);
@@ -1346,7 +1340,7 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e)
 	/* Before anything on the machine is looked at or created: setup
 	 * needs root. */
 	if (ret == 0 && !o->dry_run && geteuid() != 0)
-		ret = setup_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop "
+		ret = prov_fail(s, FSLAB_EXIT_FAILURE, "refused: fslab setup must run as root (it attaches loop "
 				 "devices, partitions, formats and mounts); nothing was created. Run it with "
 				 "sudo, or add --dry-run to see the plan");
 	if (ret == 0)

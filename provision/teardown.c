@@ -53,15 +53,9 @@ struct teardown_run {
 	struct fslab_err err_own;
 };
 
-/* The error that stops teardown, into t->e for the command to print (one
- * already there is noted first: lib/progress.h).  A problem teardown
- * names and goes on past is a FSLAB_NOTE_ERROR note instead.  Returns
- * ret. */
-#define teardown_fail(t, ...) fslab_note_fail((t)->e, __VA_ARGS__)
-/* The same with ": " and the error's text after the message; -err. */
-#define teardown_fail_errno(t, err, ...) fslab_note_fail_errno((t)->e, err, __VA_ARGS__)
-/* A part of the lab that teardown names (an error note) and leaves alone:
- * the lab cannot be finished, and nothing more is changed. */
+/* A part of the lab that teardown names (an error note) and leaves alone
+ * (prov_fail is the error that stops it): the lab cannot be finished, and
+ * nothing more is changed. */
 #define teardown_refuse(t, ...) ((t)->refused = true, fslab_note(FSLAB_NOTE_ERROR, __VA_ARGS__))
 
 /* Atomic always; durable (fsync) only when a machine crash would leave a
@@ -71,7 +65,7 @@ static int teardown_save(struct teardown_run *t, bool durable)
 	int r = fslab_lab_save(t->lab, durable ? 0 : FSLAB_STATE_SAVE_NOSYNC, t->e);
 
 	if (r < 0)
-		teardown_fail_errno(t, r, "cannot update the state file %s", t->state_path);
+		prov_fail_errno(t, r, "cannot update the state file %s", t->state_path);
 	return r;
 }
 
@@ -121,7 +115,7 @@ static int teardown_stop_mkfs(struct teardown_run *t)
 		if (!h.left)
 			break;
 		if (fslab_now() > deadline)
-			return teardown_fail(t, -EBUSY, "refused: the mkfs setup started (process group %s) is still running "
+			return prov_fail(t, -EBUSY, "refused: the mkfs setup started (process group %s) is still running "
 				    "%d s after SIGKILL; it writes to the lab's disk, so teardown stops "
 				    "here. Find it with ps -g %s and run teardown again",
 				    pgid, TEARDOWN_MKFS_WAIT_S, pgid);
@@ -309,9 +303,9 @@ static int teardown_find_disk(struct teardown_run *t)
 		t->disk_is_blk = true;
 	}
 	if (prov_disk_inspect(t->disk, &t->d, &err) < 0)
-		return teardown_fail(t, -ENODEV, "the lab's disk: %s", fslab_err_msg(&err));
+		return prov_fail(t, -ENODEV, "the lab's disk: %s", fslab_err_msg(&err));
 	if (t->d.is_partition)
-		return teardown_fail(t, -EINVAL, "%s is now a partition, not the lab's whole disk; refusing", t->disk);
+		return prov_fail(t, -EINVAL, "%s is now a partition, not the lab's whole disk; refusing", t->disk);
 	return 0;
 }
 
@@ -343,7 +337,7 @@ static int teardown_check_identity(struct teardown_run *t)
 		 * WWID; a loop: its backing inode): the GUID is in the
 		 * contents, and a clone of the lab's disk carries it too. */
 		if (!st->image[0] && prov_disk_ident_check(st, &why) < 0)
-			return teardown_fail(t, -EINVAL, "refused: %s carries the lab's GPT disk GUID %s but is not the lab's "
+			return prov_fail(t, -EINVAL, "refused: %s carries the lab's GPT disk GUID %s but is not the lab's "
 				    "disk: %s; a copy of the lab's contents is not wiped as the lab. Nothing "
 				    "was changed; if the lab's disk is gone, remove %s by hand",
 				    t->disk, guid, fslab_err_msg(&why), t->state_path);
@@ -374,7 +368,7 @@ static int teardown_check_identity(struct teardown_run *t)
 		if (!st->image[0] && st->disk_rdev && st->disk_rdev == (uint64_t)t->d.devno &&
 		    prov_probe_signature_each(t->disk, teardown_not_gpt, &other) >= 0 && !other)
 			return 1;
-		return teardown_fail(t, -EINVAL, "refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
+		return prov_fail(t, -EINVAL, "refused: %s carries no GPT, and without the lab's (GUID %s) nothing "
 			    "proves it is the lab's disk; if an earlier teardown was interrupted "
 			    "while wiping, the disk is mostly blank: check it with wipefs %s, then "
 			    "remove %s by hand",
@@ -436,7 +430,7 @@ static int teardown_unmount_all(struct teardown_run *t)
 				return r;
 		}
 		if (prov_mount_find_device(p->device, where, sizeof(where)) == 1)
-			return teardown_fail(t, -EBUSY, "refused: %s is still mounted at %s, which fslab did not mount; "
+			return prov_fail(t, -EBUSY, "refused: %s is still mounted at %s, which fslab did not mount; "
 				    "unmount it and run teardown again",
 				    p->device, where);
 	}
@@ -654,7 +648,7 @@ static void teardown_blank_image(struct teardown_run *t)
 /* Something was refused: stop before changing anything more.  -EBUSY. */
 static int teardown_stopped(struct teardown_run *t)
 {
-	return teardown_fail(t, -EBUSY, "teardown stopped there: it wipes, detaches and deletes nothing while part of "
+	return prov_fail(t, -EBUSY, "teardown stopped there: it wipes, detaches and deletes nothing while part of "
 		    "the lab cannot be proven or is still in use, so the lab is left as it is (state "
 		    "file %s kept). Fix what is named above and run fslab teardown --state %s again",
 		    t->state_path, t->state_path);
@@ -669,7 +663,7 @@ static void teardown_refuse_old(struct teardown_run *t)
 	FILE *m = open_memstream(&text, &len);
 
 	if (!m) {
-		teardown_fail(t, -ENOMEM, "out of memory");
+		prov_fail(t, -ENOMEM, "out of memory");
 		return;
 	}
 	fprintf(m,
@@ -702,7 +696,7 @@ static int teardown_open(struct teardown_run *t)
 	int r;
 
 	if (geteuid() != 0)
-		return teardown_fail(t, -1, "refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
+		return prov_fail(t, -1, "refused: fslab teardown must run as root (it unmounts, wipes and detaches); "
 			    "nothing was changed. Run it with sudo");
 	if (o->lab) {
 		t->lab = o->lab;
@@ -713,12 +707,12 @@ static int teardown_open(struct teardown_run *t)
 	}
 	if (r == -ENOENT) {
 		/* No lab: said without creating the lock file or its directory. */
-		return teardown_fail(t, -1, "no lab to tear down: no state file %s (give --state FILE if the lab was "
+		return prov_fail(t, -1, "no lab to tear down: no state file %s (give --state FILE if the lab was "
 			    "set up with one)",
 			    path);
 	}
 	if (r < 0)
-		return teardown_fail(t, -1, "%s", fslab_err_msg(&err));
+		return prov_fail(t, -1, "%s", fslab_err_msg(&err));
 	t->loaded = true;
 	t->st = fslab_lab_state(t->lab);
 	if (!fslab_lab_can_undo(t->lab)) {
@@ -734,7 +728,7 @@ static int teardown_lock_disk(struct teardown_run *t)
 	t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
 		return 0;
-	return teardown_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
+	return prov_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
 			     strerror(errno));
 }
 
@@ -770,7 +764,7 @@ static int teardown_release(struct teardown_run *t)
 	}
 	if (t->image_proven && t->st->image_created && !t->o->keep_image) {
 		if (unlink(t->st->image) < 0 && errno != ENOENT)
-			return teardown_fail_errno(t, errno, "cannot delete the image %s", t->st->image);
+			return prov_fail_errno(t, errno, "cannot delete the image %s", t->st->image);
 		fslab_note_line("deleted %s", t->st->image);
 	} else if (t->image_proven) {
 		if (t->st->image_created)
@@ -791,12 +785,12 @@ static int teardown_finish(struct teardown_run *t)
 	int r;
 
 	if (t->refused)
-		return teardown_fail(t, -1, "teardown left alone what it could not prove the lab's (above); the state "
+		return prov_fail(t, -1, "teardown left alone what it could not prove the lab's (above); the state "
 			    "file %s is kept",
 			    t->state_path);
 	if (t->disk_gone && t->st->phase >= FSLAB_PHASE_PARTITIONING && t->st->phase != FSLAB_PHASE_WIPED) {
 		/* Its GPT and filesystems are still on the disk, wherever it is. */
-		teardown_fail(t, -ENODEV, "the lab's disk %s is gone (removed from the machine): its mounts and "
+		prov_fail(t, -ENODEV, "the lab's disk %s is gone (removed from the machine): its mounts and "
 			    "directories are cleaned up, but its partition table and filesystems "
 			    "could not be wiped. The state file %s is kept: attach the disk again "
 			    "and run fslab teardown --state %s to wipe it, or, if the disk is not "
@@ -807,7 +801,7 @@ static int teardown_finish(struct teardown_run *t)
 	}
 	r = fslab_lab_remove_state(t->lab);
 	if (r < 0)
-		return teardown_fail_errno(t, r, "cannot remove the state file %s", t->state_path);
+		return prov_fail_errno(t, r, "cannot remove the state file %s", t->state_path);
 	fslab_note_line("lab torn down: state file %s removed", t->state_path);
 	return 0;
 }
@@ -858,7 +852,7 @@ int fslab_teardown(const struct fslab_teardown_opts *o, struct fslab_err *e)
 	if (teardown_open(t) == 0 && teardown_steps(t) == 0)
 		ret = FSLAB_EXIT_OK;
 	if (ret != FSLAB_EXIT_OK && t->loaded && fslab_lab_can_undo(t->lab) && !t->refused)
-		teardown_fail(t, -EIO, "teardown did not finish; fix the problem above and run it again");
+		prov_fail(t, -EIO, "teardown did not finish; fix the problem above and run it again");
 	if (t->disk_lock >= 0)
 		close(t->disk_lock);
 	if (t->image_fd >= 0)

@@ -53,9 +53,6 @@ struct repro_run {
 	int ret;
 };
 
-/* An error that ends the pipeline (or a stage of it), said; gives ret. */
-#define repro_fail(ret, ...) (fslab_error(__VA_ARGS__), (ret))
-
 static void repro_step(struct repro_run *p, const char *what)
 {
 	snprintf(p->label, sizeof(p->label), "[%u/%u %s]", ++p->step, p->total_steps, what);
@@ -88,31 +85,31 @@ static int repro_prepare(struct repro_run *p)
 
 	repro_out_dir(p);
 	if (access(c->state_path, F_OK) == 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "a lab is already set up (state file %s); reproduce sets up "
+		return fslab_fail(FSLAB_EXIT_FAILURE, "a lab is already set up (state file %s); reproduce sets up "
 				  "its own: remove that one with fslab teardown --state %s, or give another --state",
 				  c->state_path, c->state_path);
 	if (geteuid() != 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "refused: fslab reproduce sets up a lab and must run as root; "
+		return fslab_fail(FSLAB_EXIT_FAILURE, "refused: fslab reproduce sets up a lab and must run as root; "
 				  "nothing was created. Run it with sudo");
 	if (access(p->out, F_OK) == 0)
-		return repro_fail(FSLAB_EXIT_USAGE, "%s already exists; give a new --out directory (reproduce never "
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s already exists; give a new --out directory (reproduce never "
 				  "overwrites results)", p->out);
 	/* the default, results/reproduce-<time>: as fslab run's (lib/fileutil.h) */
 	if (!c->out && fslab_default_results_trusted(false, &err) < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "%s", err.msg);
+		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", err.msg);
 	r = fslab_mkdir_p(p->out, 0755);
 	if (r < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "cannot create the output directory %s: %s", p->out,
+		return fslab_fail(FSLAB_EXIT_FAILURE, "cannot create the output directory %s: %s", p->out,
 				  strerror(-r));
 	if (!c->out && fslab_default_results_trusted(true, &err) < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "%s", err.msg);
+		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", err.msg);
 	/* The lab is ours alone from here to the end (setup, runs, report,
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */
 	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
 			   &c->lab, &err);
 	if (r < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
+		return fslab_fail(FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	return 0;
 }
 
@@ -153,7 +150,7 @@ static int repro_setup(struct repro_run *p)
 	p->lab_up = true;
 	fslab_err_clear(&err);
 	if (fslab_state_load(c->state_path, &p->st, &err) < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
+		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	return 0;
 }
 
@@ -234,7 +231,7 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 
 	/* the lab's partitions as the run's targets; the lab stays ours */
 	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, &err) < 0)
-		return repro_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
+		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	repro_stage_opts(c, s, &o);
 	o.targets = targets;
 	o.n_targets = n;
@@ -445,7 +442,7 @@ int repro_pipeline(struct reproduce_ctl *c)
 	int ret;
 
 	if (!p)
-		return repro_fail(FSLAB_EXIT_FAILURE, "out of memory");
+		return fslab_fail(FSLAB_EXIT_FAILURE, "out of memory");
 	p->c = c;
 	p->ret = FSLAB_EXIT_OK;
 	p->started = fslab_now();

@@ -1,10 +1,13 @@
 #include "testutil.h"
 
 #include "exec.h"
+#include "fileutil.h"
 #include "spec.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <ftw.h>
 #include <linux/loop.h>
 #include <poll.h>
@@ -886,5 +889,23 @@ int ft_spec_parse(const char *text, const char *name, struct fslab_spec *spec, c
 	int r = fslab_spec_parse_string(text, name, spec, &e);
 
 	snprintf(err, len, "%s", e.msg);
+	return r;
+}
+
+int ft_state_save(const char *path, const struct fslab_state *st)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	int dfd, r;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	r = fslab_mkdir_p(dirname(dir), 0755);
+	if (r < 0)
+		return r;
+	dfd = fslab_dir_open(dir);
+	if (dfd < 0)
+		return dfd;
+	r = fslab_state_save_at(dfd, basename(base), st, 0);
+	close(dfd);
 	return r;
 }

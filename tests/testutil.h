@@ -171,6 +171,11 @@ void ft_fslab_then_umount(const char *dir, const char *mnt, ...) __attribute__((
 
 /* fslab_spec_parse_string with its message in a buffer, as the spec
  * and plan tests print it. */
+struct fslab_state;
+/* Writes st at path as setup does (fslab_state_save_at), creating the
+ * parent directory (0755) when missing: 0 or a negative errno. */
+int ft_state_save(const char *path, const struct fslab_state *st);
+
 struct fslab_spec;
 int ft_spec_parse(const char *text, const char *name, struct fslab_spec *spec, char *err,
 		  size_t len);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The words are fslab run's settings table's (lib/settings.c), in the
  * enums' order. */
@@ -521,6 +522,18 @@ static int cell_prepare_file(const struct fslab_cell *c, int dfd, bool *exists,
 	return r;
 }
 
+/* syncfs of the filesystem, then an fsync of its block device when the
+ * cell names it (a FUSE daemon's writes sit in the device's cache). */
+static void cell_flush_fs(const struct fslab_cell *c, int dfd)
+{
+	const struct fslab_io_ops *ops = c->ops;
+
+	if (ops->syncfs)
+		ops->syncfs(ops->ctx, dfd);
+	if (c->device && c->device[0] && ops->fsync_path)
+		ops->fsync_path(ops->ctx, c->device);
+}
+
 /* The untimed flush before a cell (IOzone: sync() twice).  Failures only
  * leave more dirty pages behind; they do not stop the cell. */
 static void cell_sync(const struct fslab_cell *c, int dfd)
@@ -534,10 +547,7 @@ static void cell_sync(const struct fslab_cell *c, int dfd)
 		}
 		return;
 	}
-	if (ops->syncfs)
-		ops->syncfs(ops->ctx, dfd);
-	if (c->device && c->device[0] && ops->fsync_path)
-		ops->fsync_path(ops->ctx, c->device);
+	cell_flush_fs(c, dfd);
 }
 
 static void cell_emit(const struct fslab_cell *c, enum fslab_test t,
@@ -613,6 +623,15 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 	o->status = FSLAB_OUTCOME_OK;
 	o->elapsed_s = p->elapsed;
 	o->throughput_kib_s = pass_kib_s(c, p);
+	o->io_bytes = (p->test->flags & FSLAB_BT_METADATA) ? 0 : counted ? p->moved_bytes : c->file_bytes;
+	/* the window: all three readings, none going backwards */
+	o->has_dev = p->dev_ok == 7 && p->dev[2][0] >= p->dev[0][0] && p->dev[2][1] >= p->dev[1][1] &&
+		     p->dev[1][1] >= p->dev[0][1];
+	if (o->has_dev) {
+		o->dev_read_bytes = (p->dev[2][0] - p->dev[0][0]) * 512;
+		o->dev_write_bytes = (p->dev[2][1] - p->dev[0][1]) * 512;
+		o->dev_write_timed_bytes = (p->dev[1][1] - p->dev[0][1]) * 512;
+	}
 	if (counted)
 		o->ops_s = (double)p->moved_ops / el;
 	if (!p->lat || !p->lat->count)
@@ -675,9 +694,19 @@ static void cell_run_test(const struct fslab_cell *c, struct fslab_bench_pass *p
 		p->moved_bytes = p->moved_ops = 0;
 		if (p->lat)
 			memset(p->lat, 0, sizeof(*p->lat));
+		p->dev_ok = 0;
 		r = test->run(p);
 		times->timed_s += p->elapsed;
 		times->untimed_io_s += p->untimed;
+		/* the counting window ends after what the pass left to write
+		 * (its data, the journal's commit) reached the device */
+		if (r == 0 && p->stat_fd >= 0) {
+			double t = fslab_now();
+
+			cell_flush_fs(c, *dfd);
+			fslab_pass_dev_read(p, 2);
+			times->untimed_io_s += fslab_now() - t;
+		}
 		stopped = c->continued && *c->continued;
 		if (r == 0 && stopped && o->redone < FSLAB_STOP_REDO_MAX) {
 			o->redone++;
@@ -749,7 +778,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	const struct fslab_io_ops *ops = c->ops;
 	bool file_ok = false, file_exists = false;
 	struct fslab_files_tree tree = { 0 };
-	int ret = 0, dfd = c->dir_fd;
+	int ret = 0, dfd = c->dir_fd, stat_fd = -1;
 	double t;
 	struct fslab_lat_hist lat; /* --latency: one pass's, reset before each */
 
@@ -760,6 +789,8 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	t = fslab_now();
 	cell_sync(c, dfd);
 	times->untimed_io_s += fslab_now() - t;
+	if (c->dev_stat && c->dev_stat[0])
+		stat_fd = open(c->dev_stat, O_RDONLY | O_CLOEXEC);
 
 	for (int ti = 0; ti < FSLAB_TEST_MAX; ti++) {
 		const struct fslab_bench_test *test = &bench_tests[ti];
@@ -776,6 +807,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			.lat = c->latency ? &lat : NULL,
 			.why = o->reason,
 			.whylen = sizeof(o->reason),
+			.stat_fd = stat_fd,
 		};
 
 		if (!(c->tests & (1u << ti)))
@@ -819,5 +851,7 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 			fslab_cell_warn(c, errno, "cannot remove the test file %s: %s", c->name, strerror(errno));
 		times->untimed_io_s += fslab_now() - t;
 	}
+	if (stat_fd >= 0)
+		close(stat_fd);
 	return ret;
 }

@@ -15,6 +15,7 @@
 
 #include "err.h"
 #include "names.h"
+#include "cell_plan.h"
 #include "spec.h"
 #include "target.h"
 
@@ -239,82 +240,9 @@ int fslab_cache_drop(void *ctx, int *dir_fd, const char *name, struct fslab_err 
  * fallback. */
 bool fslab_cache_drop_sure(const struct fslab_cache_ctl *c);
 
-
-/* The sweep plan: sweep settings (preset < spec [sweep] < flags) and the
- * file x record cells IOzone's auto mode visits, built before anything runs
- * so progress, ETA and resume know the whole job. */
-/* IOzone skips records below this on files above FSLAB_SMALL_RECORD_FILE. */
-#define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
-#define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
-
-/* Fills s with a preset (the settings table's PRESET row): seed (64K-2G
- * files, 4K-16M records, all tests, 1 trial, warm, seed 1, small records
- * skipped, shuffled order: the 2023 experiment), quick (the same up to 64M
- * files), lab (the quick grid, cold, 3 trials), or the named rows of cdm
- * and cdm-nvme.  s->set is 0. */
-void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s);
-
-
-struct fslab_sweep_cell {
-	uint64_t file_bytes, record_bytes;
-	/* The queued tests' depth and threads (0 is 1) and pass length in
-	 * seconds (0: one pass over the file), as struct fslab_cell has
-	 * them; tests: the tests this cell runs, within the sweep's (0: all
-	 * the sweep's), for plans made of named rows (CrystalDiskMark's). */
-	unsigned iodepth, jobs;
-	double pass_s;
-	unsigned tests;
-};
-
-struct fslab_plan {
-	/* the grid: file size ascending, then record; named rows: in the
-	 * preset's order */
-	struct fslab_sweep_cell *cells;
-	size_t n;
-};
-
-/* The CrystalDiskMark presets (cdm, cdm-nvme): CrystalDiskMark 8's rows,
- * each a read and a write test at its record, queue depth and threads, on
- * one file of --cdm-size (default FSLAB_CDM_FILE_DEFAULT); passes of
- * --cdm-time seconds (default FSLAB_CDM_PASS_S, CrystalDiskMark's); FSLAB_CDM_WARMUP_PASSES discarded pass of
- * each row before its first measured one on each filesystem; at least
- * FSLAB_CDM_TRIALS trials, each row's 95% interval reported, never a
- * best-of. */
-#define FSLAB_CDM_FILE_DEFAULT (1024ull * 1024 * 1024)
-#define FSLAB_CDM_PASS_S 5 /* the default of --cdm-time */
+/* The CrystalDiskMark presets' discarded warm-up pass of each row before
+ * its first measured one on each filesystem (lib/cell_plan.h). */
 #define FSLAB_CDM_WARMUP_PASSES 1
-#define FSLAB_CDM_TRIALS 5
-
-/* True for a preset whose plan is named rows (cdm, cdm-nvme), not the
- * file x record grid. */
-bool fslab_preset_named_rows(enum fslab_preset p);
-
-/* The tests cell runs of the sweep's tests: its own (a named row's), or
- * all of them. */
-static inline unsigned fslab_plan_cell_tests(const struct fslab_sweep_cell *c, unsigned tests)
-{
-	return c->tests ? c->tests & tests : tests;
-}
-/* The tests of one trial of the plan on one filesystem. */
-uint64_t fslab_plan_test_count(const struct fslab_plan *p, unsigned tests);
-/* The cell a CSV row of test t belongs to: file and record, and for a
- * queued test its depth and threads (a cell's 0 is 1; any other test's
- * rows say 1 and 1); p->n when none. */
-size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t file_kib,
-		       uint64_t record_kib, unsigned iodepth, unsigned jobs);
-
-/* Builds the cells.  The grid: file sizes doubling from file_min to
- * file_max, records doubling from record_min to record_max but never
- * above the file, and records below 64K skipped for files above 16M
- * unless keep_small_records; the many-files tests run in one cell per
- * file size up to FSLAB_FILES_SIZE_MAX (bench/engine/engine.h), the one with the
- * largest record of its row (its files are written in that record), and
- * the other cells leave them out.  Named rows (s->named_rows cdm or cdm-nvme):
- * the preset's rows, each on a file of file_max bytes.
- * Returns 0, -EINVAL (no cell) or -ENOMEM. */
-int fslab_plan_build(const struct fslab_sweep_spec *s, struct fslab_plan *p);
-void fslab_plan_free(struct fslab_plan *p);
-
 
 /* One file x record cell of the sweep on one filesystem: the 13 IOzone
  * tests run in IOzone's order on one test file (docs/tests.md), each timed with
@@ -386,6 +314,15 @@ struct fslab_test_outcome {
 	 * set by the queued tests (I/O requests) and the many-files tests
 	 * (files); 0 for IOzone's, whose rate is throughput / record. */
 	double ops_s;
+	/* The kept pass's bytes (docs/run.md "Device bytes"): io_bytes, the
+	 * file data it read or wrote as the program saw it (0 for stat and
+	 * unlink); with the cell's dev_stat (has_dev), what the partition
+	 * read and wrote from the timer's start to after a syncfs that
+	 * follows the pass, and of those written, the ones written by the
+	 * timer's stop. */
+	uint64_t io_bytes;
+	bool has_dev;
+	uint64_t dev_read_bytes, dev_write_bytes, dev_write_timed_bytes;
 };
 
 struct fslab_cell_times {
@@ -406,7 +343,6 @@ struct fslab_cell_times {
 #define FSLAB_FILES_PHASE_BYTES (64ull * 1024 * 1024)
 #define FSLAB_FILES_MIN 16
 #define FSLAB_FILES_MAX 16384
-#define FSLAB_FILES_SIZE_MAX (64ull * 1024 * 1024)
 #define FSLAB_FILES_META_BYTES 4096
 /* The files of a cell of file size S. */
 uint64_t fslab_files_count(uint64_t file_bytes);
@@ -461,6 +397,12 @@ struct fslab_cell {
 	/* The filesystem's block device, fsync'ed before the cell with
 	 * FSLAB_SYNC_FS; NULL or "" when unknown (--dir without a lab). */
 	const char *device;
+	/* The block layer's counters of the partition the filesystem reads
+	 * and writes (/sys/class/block/PART/stat); NULL or "": none.  Read
+	 * right before each timed region, right after it, and after a
+	 * syncfs (+ the fsync of device) that follows the pass, all
+	 * outside the timer. */
+	const char *dev_stat;
 	/* ops->version must be FSLAB_IO_OPS_VERSION. */
 	const struct fslab_io_ops *ops;
 	/* cold mode: empties the page cache of the test file (closed); 0 or

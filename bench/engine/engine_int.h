@@ -42,7 +42,17 @@ struct fslab_bench_pass {
 	 * the file leaves it for the next test to write whole) */
 	uint64_t moved_bytes, moved_ops;
 	bool covered;
+	/* the partition's counters (cell->dev_stat open; -1: none), sectors
+	 * read and written: [0] at the timer's start, [1] at its stop, [2]
+	 * after the syncfs; bit k of dev_ok: reading k worked */
+	int stat_fd;
+	uint64_t dev[3][2];
+	unsigned dev_ok;
 };
+
+/* Reads the partition's counters (fd: its stat file) into p->dev[k],
+ * outside any timed region. */
+void fslab_pass_dev_read(struct fslab_bench_pass *p, unsigned k);
 
 /* Does the pass open its file(s) with O_DIRECT?  From the cache mode
  * (cell->sweep->cache) as it reaches the open: the queued tests in every
@@ -104,22 +114,24 @@ static inline void fslab_lat_end(struct fslab_bench_pass *p)
 
 /* The clock reads that open and close a timed region.  ops->timer (a
  * recorder's mark) runs just outside them. */
-static inline double fslab_pass_timer_start(const struct fslab_bench_pass *p)
+static inline double fslab_pass_timer_start(struct fslab_bench_pass *p)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 
+	fslab_pass_dev_read(p, 0);
 	if (ops->timer)
 		ops->timer(ops->ctx, true);
 	return fslab_now();
 }
 
-static inline double fslab_pass_timer_stop(const struct fslab_bench_pass *p)
+static inline double fslab_pass_timer_stop(struct fslab_bench_pass *p)
 {
 	const struct fslab_io_ops *ops = p->cell->ops;
 	double t = fslab_now();
 
 	if (ops->timer)
 		ops->timer(ops->ctx, false);
+	fslab_pass_dev_read(p, 1);
 	return t;
 }
 

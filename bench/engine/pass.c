@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- access patterns ---- */
 
@@ -196,3 +197,23 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n)
 	return 0;
 }
 
+/* The stat file's third and seventh fields (Documentation/block/stat.rst):
+ * sectors read and written, 512 bytes each.  pread at 0 reads it afresh. */
+void fslab_pass_dev_read(struct fslab_bench_pass *p, unsigned k)
+{
+	char buf[256];
+	unsigned long long rd, wr;
+	ssize_t n;
+
+	if (p->stat_fd < 0)
+		return;
+	n = pread(p->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%*u %*u %llu %*u %*u %*u %llu", &rd, &wr) != 2)
+		return;
+	p->dev[k][0] = rd;
+	p->dev[k][1] = wr;
+	p->dev_ok |= 1u << k;
+}

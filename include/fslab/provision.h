@@ -2,8 +2,8 @@
  * and back.  fslab setup / teardown / status are thin wrappers around these;
  * fslab reproduce calls them in-process.
  *
- * Progress lines and warnings go through lib/progress.h's notes (the sink
- * the command installs); errors are not printed here.  Every function
+ * Progress lines and warnings go through lib/progress.h's notes; errors
+ * are not printed here.  Every function
  * returns an FSLAB_EXIT_* status: 0 done, 1 failed or refused, 2 bad usage
  * or bad input (nothing changed). */
 #ifndef FSLAB_PROVISION_H
@@ -19,7 +19,7 @@
 #include "state.h"
 #include "target.h"
 
-struct fslab_lab; /* lab.h */
+struct fslab_lab; /* the lab: below */
 
 #define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
 
@@ -132,8 +132,6 @@ enum {
 	FSLAB_LAB_NEW = 1 << 0,
 };
 
-struct fslab_lab;
-
 /* Opens the lab of state_path (NULL: fslab_state_default_path()) in mode,
  * command naming us to others ("fslab teardown").  Without FSLAB_LAB_NEW
  * the state is loaded and checked (a version 1 state loads read-only, see
@@ -160,8 +158,10 @@ int fslab_lab_prove(const struct fslab_lab *lab, bool mounted, struct fslab_err 
  * redirect or replace: the state's directory must be ours (root's) and
  * writable by no one else, every directory above it ours or root's and
  * writable by others only with the sticky bit, and no component of the
- * path as given a symbolic link another user owns.  fslab_lab_open checks
- * this itself; setup calls it before it resolves the path. */
+ * path as given a symbolic link another user owns.  For a new lab, path's
+ * directory may not exist yet: the check starts at its nearest existing
+ * ancestor.  fslab_lab_open checks this itself; setup calls it before it
+ * resolves the path. */
 int fslab_lab_check_path(const char *path, struct fslab_err *e);
 
 /* Releases every lock and frees lab (NULL is ignored). */

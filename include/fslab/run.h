@@ -22,14 +22,6 @@
 #include "stats.h"
 #include "target.h"
 
-/* The preset of `fslab run` without --sweep: numbers a reviewer accepts.
- * The quick grid, cold cache, at least FSLAB_DEFAULT_MIN_TRIALS trials and,
- * unless trials are given, more (up to FSLAB_DEFAULT_MAX_TRIALS) of each
- * test whose comparisons are not decided yet (--stop decided,
- * run_settings.c).  --stop ci without --until-ci: FSLAB_DEFAULT_UNTIL_CI_PCT.
- * The three defaults live with their settings rows (lib/settings.h). */
-#define FSLAB_PRESET_DEFAULT FSLAB_PRESET_LAB
-
 /* Context a caller running several stages (fslab reproduce) passes so the
  * progress line shows where the whole pipeline stands.  All optional. */
 struct fslab_run_pipeline {
@@ -63,7 +55,7 @@ struct fslab_run_opts {
 	 * each row whose bit is set in given.set, over the [sweep] section
 	 * of sweep_file, over the preset (given's FSLAB_SETTING_PRESET; not
 	 * set: lab).  Bounds and words are checked where they were parsed;
-	 * run_settings.c adds the rules between rows. */
+	 * lib/run_config.c adds the rules between rows. */
 	struct fslab_settings given;
 	const char *sweep_file;   /* spec file whose [sweep] applies; NULL none */
 
@@ -94,11 +86,6 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 /* Fills o with "not set" everywhere (no setting given: the lab preset). */
 void fslab_run_opts_init(struct fslab_run_opts *o);
 
-/* Bytes one trial of a preset's sweep (file sizes capped at file_max when
- * non-zero) moves per filesystem: every test of a cell reads or writes the
- * whole file once.  Returns 0, -EINVAL (unknown preset, no cell) or
- * -ENOMEM. */
-int fslab_run_sweep_bytes(enum fslab_preset preset, uint64_t file_max, uint64_t *bytes);
 /* Seconds the run o describes should take on n_fs filesystems whose
  * devices write and read at these rates, by the cost model of --dry-run
  * (bench/run_cost.c): the device probes, then *lo_s with the minimum of

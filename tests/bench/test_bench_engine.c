@@ -1535,14 +1535,69 @@ START_TEST(plan_counts)
 	ck_assert_uint_eq(s.trials, 1);
 	ck_assert_int_eq(s.cache, FSLAB_CACHE_WARM);
 
-	/* Bytes per filesystem and trial (docs/reproduce.md's table): each of
-	 * the 13 tests moves the whole file once. */
-	uint64_t bytes = 0;
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 0, &bytes), 0);
-	ck_assert_uint_eq(bytes, UINT64_C(503817240576));
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_SEED, 64 * FSLAB_MiB, &bytes), 0);
-	ck_assert_uint_eq(bytes, UINT64_C(17009541120));
-	ck_assert_int_eq(fslab_run_sweep_bytes(FSLAB_PRESET_INVALID, 0, &bytes), -EINVAL);
+}
+END_TEST
+
+/* The default plan (the lab preset): every file size of the question,
+ * 64K-2G, on the coarse records of FSLAB_PLAN_COARSE_RULE: 4K, 64K, 1M,
+ * 16M up to the file (no 4K above 16M) below 128M, 1M alone and no stdio
+ * test from 128M on; cold, 3..8 trials.  Sizes given: the whole grid. */
+START_TEST(lab_plan_is_coarse)
+{
+	static const uint64_t recs[] = { 4 * FSLAB_KiB, 64 * FSLAB_KiB, FSLAB_MiB, 16 * FSLAB_MiB };
+	struct fslab_sweep_spec s;
+	struct fslab_plan p;
+	size_t n = 0;
+
+	ck_assert_int_eq(sweep_preset("lab", &s), 0);
+	ck_assert_uint_eq(s.file_min, 64 * FSLAB_KiB);
+	ck_assert_uint_eq(s.file_max, 2 * FSLAB_GiB);
+	ck_assert_int_eq(s.cache, FSLAB_CACHE_COLD);
+	ck_assert_uint_eq(s.trials, 3);
+	ck_assert_int_eq(fslab_plan_build(&s, &p), 0);
+	for (uint64_t f = 64 * FSLAB_KiB; f <= 2 * FSLAB_GiB; f *= 2) {
+		for (size_t k = 0; k < 4; k++) {
+			bool want = f >= FSLAB_PLAN_LARGE_FILE ? recs[k] == FSLAB_MiB
+							       : recs[k] <= f && !(f > 16 * FSLAB_MiB && k == 0);
+			size_t i = fslab_plan_find(&p, FSLAB_TEST_WRITE, f / 1024, recs[k] / 1024, 1, 1);
+
+			ck_assert_msg((i < p.n) == want, "file %llu KiB record %llu KiB: %s", (unsigned long long)(f / 1024),
+				      (unsigned long long)(recs[k] / 1024), want ? "missing" : "planned");
+			n += want;
+			if (!want)
+				continue;
+			/* a large file: no stdio test; a small one: all 13 */
+			ck_assert_uint_eq(fslab_plan_cell_tests(&p.cells[i], s.tests),
+					  f >= FSLAB_PLAN_LARGE_FILE ? FSLAB_TESTS_IOZONE & ~FSLAB_TESTS_STDIO : FSLAB_TESTS_IOZONE);
+		}
+		/* records between the coarse ones are not in the plan */
+		ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_READ, f / 1024, 8, 1, 1), p.n);
+	}
+	ck_assert_uint_eq(p.n, n);
+	ck_assert_uint_eq(p.n, 35);
+	ck_assert_uint_eq(fslab_plan_test_count(&p, s.tests), 30 * 13 + 5 * 9);
+	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_FREAD, 2 * FSLAB_GiB / 1024, 1024, 1, 1), p.n);
+	fslab_plan_free(&p);
+}
+END_TEST
+
+/* The default run's estimate on a fake lab of the four kernel filesystems
+ * (FAT32 through FUSE has a plan of its own that costs minutes) at an
+ * assumed SATA SSD's 500 MB/s: at most an hour up to the stopping rule's
+ * cap of 8 trials, with the device probes; at least 20 minutes (3 trials
+ * of 64K-2G are real work, not an empty plan). */
+START_TEST(lab_estimate_within_an_hour)
+{
+	struct fslab_run_opts o;
+	const double kib_s = 500e6 / 1024;
+	double lo, hi;
+
+	fslab_run_opts_init(&o);
+	ck_assert_int_eq(fslab_run_estimate(&o, 4, kib_s, kib_s, &lo, &hi), 0);
+	fprintf(stderr, "default plan, 4 filesystems at 500 MB/s: %.0f..%.0f s\n", lo, hi);
+	ck_assert_double_le(hi, 3600);
+	ck_assert_double_gt(lo, 0.3 * hi);
+	ck_assert_double_ge(lo, 600);
 }
 END_TEST
 
@@ -1684,6 +1739,100 @@ START_TEST(planted_symlink_is_not_followed)
 }
 END_TEST
 
+/* The device counting window, on a fake stat file the ops rewrite as the
+ * pass goes: the pass's I/O between the timer's marks, the flush's after
+ * its syncfs.  The first reading must come before the timer's start, the
+ * second after its stop, the third after the syncfs that follows the
+ * pass; without counters no syncfs is added. */
+struct fake_dev {
+	int fd; /* an unlinked file, named /proc/self/fd/FD: nothing left behind */
+	char path[64];
+	unsigned long long rd, wr;
+	unsigned syncfs;
+};
+
+static void fake_dev_write(struct fake_dev *d)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "    1 0 %llu 0 2 0 %llu 0 0 0 0 0 0 0 0 0 0\n", d->rd, d->wr);
+
+	ck_assert_int_eq(ftruncate(d->fd, 0), 0);
+	ck_assert_int_eq(pwrite(d->fd, line, (size_t)n, 0), n);
+}
+
+static void fake_dev_timer(void *ctx, bool start)
+{
+	struct fake_dev *d = ctx;
+
+	if (!start)
+		return;
+	d->rd += 1000; /* what the timed loop moves */
+	d->wr += 2000;
+	fake_dev_write(d);
+}
+
+static int fake_dev_syncfs(void *ctx, int dfd)
+{
+	struct fake_dev *d = ctx;
+
+	(void)dfd;
+	d->syncfs++;
+	d->rd += 5; /* what the flush after the pass writes (and reads) */
+	d->wr += 7;
+	fake_dev_write(d);
+	return 0;
+}
+
+START_TEST(device_counting_window)
+{
+	static struct fake_dev d;
+	struct fslab_io_ops ops = fslab_io_posix;
+	struct fslab_test_outcome out[FSLAB_TEST_MAX];
+	struct fslab_cell_times times;
+	struct fslab_bench_buffers b;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	ck_assert_int_ge(d.fd, 0);
+	snprintf(d.path, sizeof(d.path), "/proc/self/fd/%d", d.fd);
+	d.rd = 10;
+	d.wr = 20;
+	fake_dev_write(&d);
+	ops.ctx = &d;
+	ops.timer = fake_dev_timer;
+	ops.syncfs = fake_dev_syncfs;
+	ops.fsync_path = NULL;
+	ck_assert_int_eq(fslab_bench_buffers_alloc(&b, 4096), 0);
+	for (int with = 1; with >= 0; with--) {
+		struct fslab_cell cell = {
+			.dir_fd = dir_fd, .name = "testfile", .file_bytes = 16 * 4096, .record_bytes = 4096,
+			.tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_READ),
+			.sweep = &(const struct fslab_sweep_spec){ .cache = FSLAB_CACHE_WARM },
+			.ops = &ops, .dev_stat = with ? d.path : NULL,
+		};
+
+		d.syncfs = 0;
+		ck_assert_int_eq(fslab_cell_run(&cell, &b, out, &times), 0);
+		for (int k = 0; k < 2; k++) {
+			const struct fslab_test_outcome *o = &out[k ? FSLAB_TEST_READ : FSLAB_TEST_WRITE];
+
+			ck_assert_int_eq(o->status, FSLAB_OUTCOME_OK);
+			ck_assert_uint_eq(o->io_bytes, 16 * 4096);
+			ck_assert(o->has_dev == (bool)with);
+			if (!with)
+				continue;
+			ck_assert_uint_eq(o->dev_read_bytes, 1005 * 512);
+			ck_assert_uint_eq(o->dev_write_bytes, 2007 * 512);
+			ck_assert_uint_eq(o->dev_write_timed_bytes, 2000 * 512);
+		}
+		/* the cell's flush, then one a pass with counters only */
+		ck_assert_uint_eq(d.syncfs, with ? 3 : 1);
+	}
+	fslab_bench_buffers_free(&b);
+	close(d.fd);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("bench_engine");
@@ -1694,6 +1843,7 @@ int main(int argc, char **argv)
 	 * even when a test fails (a failing forked test skips checked teardown) */
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, patterns_small_file);
+	tcase_add_test(tc, device_counting_window);
 	tcase_add_test(tc, patterns_17_records);
 	tcase_add_test(tc, patterns_many_records);
 	tcase_add_test(tc, random_order_fixed);
@@ -1717,6 +1867,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, stopped_pass_is_redone);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
 	tcase_add_test(tp, plan_counts);
+	tcase_add_test(tp, lab_plan_is_coarse);
+	tcase_add_test(tp, lab_estimate_within_an_hour);
 	tcase_add_test(tp, plan_bounds);
 	tcase_add_test(tp, confidence_interval);
 	tcase_add_test(tp, progress_eta_starts_from_the_estimate);

@@ -489,7 +489,11 @@ START_TEST(warm_is_buffered_and_flagged)
 		snprintf(path, sizeof(path), "%s/a.csv", out);
 		csv = ft_read_text(path);
 		if (k == 0)
-			ck_assert_msg(strstr(csv, "a,queued_read,64,16,1,") && strstr(csv, ",warm,ok,buffered,2,1,"),
+			/* page-cache too where the directory's device has
+			 * counters: the read came from memory */
+			ck_assert_msg(strstr(csv, "a,queued_read,64,16,1,") &&
+					      (strstr(csv, ",warm,ok,buffered,2,1,") ||
+					       strstr(csv, ",warm,ok,page-cache;buffered,2,1,")),
 				      "%s", csv);
 		else
 			ck_assert_msg(strstr(csv, ",direct,ok,,2,1,") || strstr(csv, "refuses O_DIRECT"), "%s", csv);
@@ -504,18 +508,72 @@ END_TEST
 START_TEST(page_cache_flag_spares_direct_queued_rows)
 {
 	static struct fslab_bench_fs fs; /* large: not on the stack */
+	const struct fslab_test_outcome fast = { .throughput_kib_s = 1e6 };
 	char flag[128];
 
 	memset(&fs, 0, sizeof(fs));
 	snprintf(fs.rec.type, sizeof(fs.rec.type), "ext4");
 	fs.probe.read_kib_s = fs.probe.write_kib_s = 1000;
-	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_QUEUED_READ, 1e6, flag, sizeof(flag));
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_QUEUED_READ, &fast, flag, sizeof(flag));
 	ck_assert_str_eq(flag, "");
-	run_flag(&fs, FSLAB_CACHE_DIRECT, FSLAB_TEST_QUEUED_RANDOM_WRITE, 1e6, flag, sizeof(flag));
+	run_flag(&fs, FSLAB_CACHE_DIRECT, FSLAB_TEST_QUEUED_RANDOM_WRITE, &fast, flag, sizeof(flag));
 	ck_assert_str_eq(flag, "");
-	run_flag(&fs, FSLAB_CACHE_WARM, FSLAB_TEST_QUEUED_READ, 1e6, flag, sizeof(flag));
+	run_flag(&fs, FSLAB_CACHE_WARM, FSLAB_TEST_QUEUED_READ, &fast, flag, sizeof(flag));
 	ck_assert_str_eq(flag, "page-cache;buffered");
-	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, 1e6, flag, sizeof(flag));
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, &fast, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "page-cache");
+}
+END_TEST
+
+/* With the device's counters the page-cache flag is a fact: a read whose
+ * device read under 90% of what it returned, a write whose bytes had not
+ * reached the device by its timer's stop; the probe's bound then says
+ * beyond-device.  A pass that moves no data, and a queued O_DIRECT one,
+ * are not judged by their bytes. */
+START_TEST(page_cache_flag_from_device_bytes)
+{
+	static struct fslab_bench_fs fs;
+	const uint64_t mib64 = 64ull << 20;
+	struct fslab_test_outcome o = { .throughput_kib_s = 500, .io_bytes = mib64, .has_dev = true };
+	char flag[128];
+
+	memset(&fs, 0, sizeof(fs));
+	snprintf(fs.rec.type, sizeof(fs.rec.type), "ext4");
+	fs.probe.read_kib_s = fs.probe.write_kib_s = 1000;
+	/* a read from the device, at the device's pace: no flag */
+	o.dev_read_bytes = mib64;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	/* 89% of it from the device: the cache served the rest */
+	o.dev_read_bytes = mib64 / 100 * 89;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "page-cache");
+	/* all from the device but faster than its probe: beyond-device */
+	o.dev_read_bytes = mib64;
+	o.throughput_kib_s = 1e6;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "beyond-device");
+	/* a write: written in the window, but half of it after the timer */
+	o.throughput_kib_s = 500;
+	o.dev_write_bytes = mib64;
+	o.dev_write_timed_bytes = mib64 / 2;
+	run_flag(&fs, FSLAB_CACHE_WARM, FSLAB_TEST_WRITE, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "page-cache");
+	o.dev_write_timed_bytes = mib64;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_WRITE, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	/* stat moves no file data; a queued O_DIRECT read bypasses the cache */
+	o.io_bytes = 0;
+	o.dev_read_bytes = 0;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_FILES_STAT, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	o.io_bytes = mib64;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_QUEUED_READ, &o, flag, sizeof(flag));
+	ck_assert_str_eq(flag, "");
+	/* without counters, the probe's rule as before */
+	o.has_dev = false;
+	o.throughput_kib_s = 1e6;
+	run_flag(&fs, FSLAB_CACHE_COLD, FSLAB_TEST_READ, &o, flag, sizeof(flag));
 	ck_assert_str_eq(flag, "page-cache");
 }
 END_TEST
@@ -576,6 +634,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, timed_pass_wraps_over_the_region);
 	tcase_add_test(tc, warm_is_buffered_and_flagged);
 	tcase_add_test(tc, page_cache_flag_spares_direct_queued_rows);
+	tcase_add_test(tc, page_cache_flag_from_device_bytes);
 	tcase_add_test(tc, dry_run_names_depth_and_threads);
 	tcase_add_test(tc, real_ring_moves_the_file);
 	tcase_add_test(tc, writer_runs_where_the_file_cannot_be_pre_sized);

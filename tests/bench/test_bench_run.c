@@ -235,9 +235,12 @@ START_TEST(csv_and_manifest)
 	f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
 	fclose(f);
-	ck_assert_str_eq(line, FSLAB_RESULTS_HEADER "\n");
-	ck_assert_str_eq(line, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
-			       "elapsed_s,cache_mode,status,flag\n");
+	/* the device columns where the directory's device has counters */
+	if (strstr(line, "dev_read_bytes"))
+		ck_assert_str_eq(line, FSLAB_RESULTS_HEADER FSLAB_RESULTS_DEVICE_COLUMNS "\n");
+	else
+		ck_assert_str_eq(line, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
+				       "elapsed_s,cache_mode,status,flag\n");
 	keyset_load(&ka, csv, "a");
 	snprintf(csv, sizeof(csv), "%s/b.csv", out);
 	keyset_load(&kb, csv, "b");
@@ -370,6 +373,61 @@ START_TEST(resume_after_sigkill)
 }
 END_TEST
 
+/* A CSV written before the device columns (its header without them)
+ * resumes: the rows the resumed run adds have its header's columns, and
+ * the whole file reads. */
+START_TEST(resume_keeps_an_old_csvs_columns)
+{
+	char *out = out_path("old"), csv[1024], *text, *p;
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	struct ft_output o;
+	size_t rows = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "64K-128K",
+				  "--record-sizes", "64K", "--tests", "write,read", "--trials", "1", "--stop",
+				  "fixed", "--no-device-probe", "--steady-state", "off", "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	/* the older CSV: the ten columns, the 64K cell's two rows */
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	text = ft_read_text(csv);
+	f = fopen(csv, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ftruncate(fileno(f), 0), 0);
+	p = text;
+	for (int line = 0; line < 3; line++) {
+		char *nl = strchr(p, '\n'), *c = p;
+
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		for (int k = 0; k < 9 && c; k++)
+			c = strchr(c + 1, ',');
+		ck_assert_ptr_nonnull(c);
+		if ((c = strchr(c + 1, ',')))
+			*c = '\0'; /* the columns after flag */
+		fprintf(f, "%s\n", p);
+		p = nl + 1;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1) {
+		ck_assert(fslab_result_ok(&row));
+		ck_assert(!row.device);
+		rows++;
+	}
+	fslab_results_close(rd);
+	ck_assert_uint_eq(rows, 4);
+	free(out);
+}
+END_TEST
+
 START_TEST(sigint_stops_after_the_cell)
 {
 	char *out = out_path("int");
@@ -477,7 +535,9 @@ START_TEST(latency_columns)
 	f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
 	fclose(f);
-	ck_assert_str_eq(head, FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
+	ck_assert_str_eq(head, strstr(head, "dev_read_bytes")
+				       ? FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS FSLAB_RESULTS_DEVICE_COLUMNS "\n"
+				       : FSLAB_RESULTS_HEADER FSLAB_RESULTS_LATENCY_COLUMNS "\n");
 	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
 	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert(fslab_result_ok(&row));
@@ -852,10 +912,15 @@ START_TEST(device_probe_flags)
 			      row.test == FSLAB_TEST_RANDOM_WRITE || row.test == FSLAB_TEST_RECORD_REWRITE ||
 			      row.test == FSLAB_TEST_FWRITE || row.test == FSLAB_TEST_FREWRITE;
 		double dev = writes ? w : r;
+		/* with the device's counters, page-cache is their fact
+		 * and the probe's bound says beyond-device */
+		bool has = row.device && row.dev_read_bytes >= 0;
+		bool cached = has && (double)(writes ? row.dev_write_timed_bytes : row.dev_read_bytes) <
+					     0.9 * (double)row.io_bytes;
 		if (row.throughput_kib_s > 1.5 * dev + 1)
-			ck_assert_str_eq(row.flag, "page-cache");
+			ck_assert_str_eq(row.flag, !has ? "page-cache" : cached ? "page-cache;beyond-device" : "beyond-device");
 		else if (row.throughput_kib_s < 1.5 * dev - 1)
-			ck_assert_str_eq(row.flag, "");
+			ck_assert_str_eq(row.flag, cached ? "page-cache" : "");
 	}
 	fslab_results_close(rd);
 	json_object_put(m);
@@ -1123,6 +1188,70 @@ START_TEST(dry_run_refuses_a_plan_too_big)
 }
 END_TEST
 
+/* The default (the lab preset: files 64K-2G) on a 40 MiB filesystem: its
+ * files halved until the largest fits (16M: 18 MiB + 8 MiB, where 32M
+ * would need 44 MiB), said, and the plan that fits printed and checked;
+ * the seed preset's bytes (docs/reproduce.md's table: 469.2 GiB a
+ * filesystem and trial) refused, not capped: its sizes are the 2023
+ * experiment's. */
+START_TEST(dry_run_caps_the_default_files)
+{
+	char *mnt, *out = out_path("dry-cap-out"), arg[1100];
+	struct ft_output o, seed;
+
+	mnt = tmpfs_dir("dry-cap", "40m", "small", arg, sizeof(arg));
+	ft_fslab(&o, "run", "--dry-run", "--dir", arg, "--out", out, "--probe-size", "4M", NULL);
+	ft_fslab(&seed, "run", "--dry-run", "--dir", arg, "--out", out, "--sweep", "seed", "--no-device-probe", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "files up to 16M, not 2G: the largest that fits the fullest filesystem"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "grid: files 64K-16M x records 4K-16M (coarse, below)") &&
+			      strstr(o.out, "records (the lab preset's): records 4K, 64K, 1M, 16M (up to the file") &&
+			      strstr(o.out, ": 24 cells x 13 tests") && strstr(o.out, "needs 26.0 MiB: ok"),
+		      "%s", o.out);
+	ck_assert_msg(seed.status == 1 && strstr(seed.out, "bytes to move: 469.2 GiB per filesystem and trial") &&
+			      strstr(seed.err, "lower --file-sizes"),
+		      "%d: %s%s", seed.status, seed.out, seed.err);
+	ft_output_free(&o);
+	ft_output_free(&seed);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
+/* The default plan run, then resumed: on a 40 MiB tmpfs its files stop at
+ * 16M (24 coarse cells, each a write row), the manifest names the records
+ * rule and the capped size, and --resume rebuilds the same plan from them
+ * (a row outside it would be refused) and finds nothing left to run. */
+START_TEST(default_run_records_its_rule_and_resumes)
+{
+	char *mnt, *out = out_path("cap-run-out"), arg[1100], csv[1200];
+	struct ft_output o, res;
+	struct keyset k;
+
+	mnt = tmpfs_dir("cap-run", "40m", "t", arg, sizeof(arg));
+	ft_fslab(&o, "run", "--dir", arg, "--out", out, "--tests", "write", "--cache", "warm", "--trials", "1",
+		 "--no-device-probe", "--quiet", NULL);
+	ft_fslab(&res, "run", "--resume", out, "--quiet", NULL);
+	umount2(mnt, MNT_DETACH);
+	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
+	ck_assert_msg(res.status == 0, "--resume: %d: %s", res.status, res.err);
+	ft_output_free(&o);
+	ft_output_free(&res);
+	snprintf(csv, sizeof(csv), "%s/t.csv", out);
+	keyset_load(&k, csv, "t");
+	ck_assert_uint_eq(k.ok, 24);
+	ck_assert_uint_eq(k.n, 24);
+	keyset_free(&k);
+	json_object *m = manifest(out), *sw = jget(m, "sweep");
+	ck_assert_int_eq(json_object_get_int64(jget(sw, "file_max_kib")), 16384);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(jget(sw, "records_rule")), "from 128M the 1M record"));
+	json_object_put(m);
+	free(mnt);
+	free(out);
+}
+END_TEST
+
 /* When the device probe's scratch file is what does not fit, the refusal
  * says so and names --probe-size, not --file-sizes (which cannot help). */
 START_TEST(dry_run_names_the_probe_when_it_is_the_largest_file)
@@ -1232,6 +1361,19 @@ START_TEST(lab_run_cold_remount)
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "type")), "ext4");
 	ck_assert_str_eq(json_object_get_string(jget(fs0, "mount_method")), "kernel");
 	ck_assert_str_eq(json_object_get_string(jget(m, "cache_mode")), "cold");
+	/* the device bytes come from the lab's own partition */
+	const char *dev = json_object_get_string(jget(fs0, "device")), *cnt = json_object_get_string(jget(fs0, "device_counters"));
+	char want[128];
+	ck_assert_ptr_nonnull(dev);
+	snprintf(want, sizeof(want), "/%s/stat", strrchr(dev, '/') + 1);
+	ck_assert_msg(cnt && strstr(cnt, want), "device_counters %s is not %s's", cnt ? cnt : "null", dev);
+	struct fslab_results_reader *rd;
+	struct fslab_result_row row;
+	ck_assert_int_eq(fslab_results_open(csv, &rd, NULL), 0);
+	while (fslab_results_next(rd, &row, NULL) == 1)
+		ck_assert_msg(row.device && row.dev_read_bytes >= 0 && row.io_bytes == (int64_t)row.file_kib * 1024,
+			      "%s: no device bytes", fslab_test_to_string(row.test));
+	fslab_results_close(rd);
 	/* the version setup recorded of the mkfs that made it, not a fresh
 	 * exec of whatever mkfs is installed at run time */
 	ck_assert(json_object_is_type(jget(fs0, "mkfs_tool_version"), json_type_string));
@@ -1342,6 +1484,8 @@ START_TEST(cold_btrfs_on_buffered_loop_drops_the_backing_file)
 	json_object *fs0 = json_object_array_get_idx(jget(m, "filesystems"), 0);
 	snprintf(method, sizeof(method), "%s", json_object_get_string(jget(fs0, "cache_drop_method")));
 	snprintf(note, sizeof(note), "%s", json_object_get_string(jget(fs0, "cache_drop_note")));
+	/* an anonymous st_dev names no partition: no device bytes for --dir */
+	ck_assert(json_object_is_type(jget(fs0, "device_counters"), json_type_null));
 	json_object_put(m);
 	ck_assert_str_eq(method, "fadvise");
 	ck_assert_msg(strstr(note, "backing file of its loop device") && strstr(note, image),
@@ -1502,6 +1646,7 @@ int main(int argc, char **argv)
 	}
 	tcase_add_test(tc, csv_and_manifest);
 	tcase_add_test(tc, resume_after_sigkill);
+	tcase_add_test(tc, resume_keeps_an_old_csvs_columns);
 	tcase_add_test(tc, sigint_stops_after_the_cell);
 	tcase_add_test(tc, direct_mode_runs_stdio_buffered);
 	tcase_add_test(tc, until_ci_keeps_every_sample);
@@ -1514,6 +1659,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, cold_drops_the_file_by_fadvise);
 	tcase_add_test(tc, dry_run_prints_the_plan_and_writes_nothing);
 	tcase_add_test(root, dry_run_refuses_a_plan_too_big);
+	tcase_add_test(root, dry_run_caps_the_default_files);
+	tcase_add_test(root, default_run_records_its_rule_and_resumes);
 	tcase_add_test(root, dry_run_names_the_probe_when_it_is_the_largest_file);
 	tcase_add_test(root, cold_tmpfs_falls_back);
 	tcase_add_test(root, full_filesystem_gives_failed_rows);

@@ -232,7 +232,7 @@ static void make_state_other(void)
 	st.partitions[0].start_sector = 2048;
 	st.partitions[0].size_sectors = 32768;
 	snprintf(path, sizeof(path), "%s/state-other.json", fdir);
-	if (fslab_state_save(path, &st) < 0) {
+	if (ft_state_save(path, &st) < 0) {
 		fprintf(stderr, "cannot write %s\n", path);
 		exit(1);
 	}

@@ -148,7 +148,7 @@ void tu_write_mounted_state(const char *p)
 	st.phase = FSLAB_PHASE_READY;
 	snprintf(st.disk, sizeof(st.disk), "/dev/loop99");
 	snprintf(st.mount_root, sizeof(st.mount_root), "/nonexistent/fslab");
-	ck_assert_int_eq(fslab_state_save(p, &st), 0);
+	ck_assert_int_eq(ft_state_save(p, &st), 0);
 }
 
 void tu_run_ok(const char *const argv[], char *out, size_t len)

@@ -5,6 +5,8 @@
 #include "manifest.h"
 #include "testutil.h"
 
+#include "cell_plan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,6 +55,7 @@ static struct fslab_manifest *full_run(void)
 	m->sweep.tests = (1u << FSLAB_TEST_WRITE) | (1u << FSLAB_TEST_FREREAD);
 	m->sweep.keep_small_records = true;
 	m->sweep.shuffle = false;
+	snprintf(m->sweep.records_rule, sizeof(m->sweep.records_rule), "%s", FSLAB_PLAN_COARSE_RULE);
 	snprintf(m->machine.hostname, sizeof(m->machine.hostname), "vm");
 	snprintf(m->machine.cpu_model, sizeof(m->machine.cpu_model), "CPU <model> & co");
 	m->machine.cpus = 2;
@@ -197,6 +200,7 @@ START_TEST(run_round_trip)
 	ck_assert_uint_eq(b->sweep.file_max_kib, FSLAB_MANIFEST_SIZE_KIB_MAX);
 	ck_assert_uint_eq(b->sweep.tests, m->sweep.tests);
 	ck_assert(b->sweep.keep_small_records && !b->sweep.shuffle);
+	ck_assert_str_eq(b->sweep.records_rule, FSLAB_PLAN_COARSE_RULE); /* what the plan left out */
 	ck_assert_str_eq(b->machine.cpu_model, "CPU <model> & co");
 	ck_assert_str_eq(b->spec_text, m->spec_text);
 	ck_assert_uint_eq(b->n_notes, 1);

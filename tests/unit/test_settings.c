@@ -433,6 +433,62 @@ START_TEST(rows_place_their_values)
 }
 END_TEST
 
+/* The one call from a run's options to its configuration
+ * (lib/run_config.c): the sweep file read and layered between the preset
+ * and the flags, the stopping rule the options imply, a refusal's words
+ * in e; and --resume's refusal of any recorded row. */
+START_TEST(resolve_in_one_call)
+{
+	char *dir = ft_mkdtemp("fslab-settings"), file[512], *text = NULL;
+	static const char ini[] = "[sweep]\ncache = warm\ntrials = 2\n";
+	struct fslab_settings given = { 0 }, none = { 0 }, sizes = { 0 };
+	struct fslab_err e = FSLAB_ERR_INIT;
+	struct fslab_run_config cfg;
+
+	snprintf(file, sizeof(file), "%s/sweep.ini", dir);
+	ck_assert_int_eq(ft_write_file(file, ini), 0);
+	ck_assert_int_eq(fslab_setting_parse(&given, FSLAB_SETTING_CACHE, "direct", "--cache", &e), 0);
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &given, file, &text, &e), 0);
+	ck_assert_str_eq(text, ini);
+	ck_assert_int_eq(cfg.sweep.cache, FSLAB_CACHE_DIRECT); /* the flag over the file */
+	ck_assert_uint_eq(cfg.sweep.trials, 2);                /* the file over the preset */
+	ck_assert_uint_eq(cfg.sweep.file_max, 2 * FSLAB_GiB);  /* the lab preset */
+	ck_assert(cfg.sweep.coarse);                           /* its coarse records */
+	ck_assert_int_eq(cfg.stop_rule, FSLAB_STOP_RULE_FIXED); /* trials chosen */
+	ck_assert_uint_eq(cfg.max_trials, 2);
+	free(text);
+	text = NULL;
+	/* nothing given: the lab preset's decided rule */
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &none, NULL, &text, &e), 0);
+	ck_assert_ptr_null(text);
+	ck_assert_int_eq(cfg.stop_rule, FSLAB_STOP_RULE_DECIDED);
+	ck_assert_uint_eq(cfg.sweep.trials, FSLAB_DEFAULT_MIN_TRIALS);
+	ck_assert_uint_eq(cfg.max_trials, FSLAB_DEFAULT_MAX_TRIALS);
+	/* file sizes given (a flag or a sweep file's key): their whole grid */
+	ck_assert_int_eq(fslab_setting_parse(&sizes, FSLAB_SETTING_FILE_SIZES, "64K-64M", "--file-sizes", &e), 0);
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &sizes, NULL, &text, &e), 0);
+	ck_assert(!cfg.sweep.coarse);
+	ck_assert_uint_eq(cfg.sweep.file_max, 64 * FSLAB_MiB);
+	/* a rule between rows, and a sweep file that is not there */
+	ck_assert_int_eq(fslab_setting_parse(&given, FSLAB_SETTING_STOP, "fixed", "--stop", &e), 0);
+	ck_assert_int_eq(fslab_setting_parse(&given, FSLAB_SETTING_MAX_TRIALS, "4", "--max-trials", &e), 0);
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &given, NULL, &text, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "--max-trials goes with --stop decided"), "%s", e.msg);
+	snprintf(file, sizeof(file), "%s/none.ini", dir);
+	ck_assert_int_eq(fslab_run_config_resolve(&cfg, &none, file, &text, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "none.ini: cannot read: No such file"), "%s", e.msg);
+	/* --resume: nothing recorded may be given, nor --sweep or --out */
+	ck_assert_int_eq(fslab_run_config_resume_check(&none, false, false, &e), 0);
+	ck_assert_int_eq(fslab_run_config_resume_check(&given, false, false, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "drop --cache and any other setting option (--dir, --out, --file-sizes"), "%s", e.msg);
+	ck_assert_int_eq(fslab_run_config_resume_check(&none, false, true, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "drop --out and"), "%s", e.msg);
+	free(text);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("settings");
@@ -445,5 +501,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, completion_and_man_page_name_every_row);
 	tcase_add_test(tc, layers_merge_preset_file_flags);
 	tcase_add_test(tc, rows_place_their_values);
+	tcase_add_test(tc, resolve_in_one_call);
 	return ft_suite_run(s, argc, argv);
 }

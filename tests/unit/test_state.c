@@ -27,7 +27,7 @@ START_TEST(save_load_round_trip_mode_0600)
 	st.partitions[0].start_sector = 2048;
 	snprintf(st.partitions[0].mountpoint, sizeof(st.partitions[0].mountpoint), "/tmp/x/fat32");
 
-	ck_assert_int_eq(fslab_state_save(path, &st), 0);
+	ck_assert_int_eq(ft_state_save(path, &st), 0);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
 	ck_assert_msg(fslab_state_load(path, &back, &err) == 0, "%s", err.msg);

@@ -1,4 +1,5 @@
-#include "engine.h"
+#include "cell_plan.h"
+#include "spec.h"
 #include "size.h"
 
 #include <errno.h>
@@ -38,29 +39,23 @@ void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 {
 	fslab_sweep_defaults(s); /* the seed preset */
 	if (fslab_preset_named_rows(p)) {
-		uint64_t rec_min = UINT64_MAX, rec_max = 0;
-
-		for (size_t i = 0; i < N_NAMED_ROWS; i++) {
-			if (named_rows[i].preset != p)
-				continue;
-			rec_min = named_rows[i].record < rec_min ? named_rows[i].record : rec_min;
-			rec_max = named_rows[i].record > rec_max ? named_rows[i].record : rec_max;
-		}
+		/* both presets' rows: RND4K up to SEQ1M */
 		s->named_rows = p;
 		s->file_min = s->file_max = FSLAB_CDM_FILE_DEFAULT;
-		s->record_min = rec_min;
-		s->record_max = rec_max;
+		s->record_min = 4 * 1024;
+		s->record_max = 1024 * 1024;
 		s->tests = SEQ_TESTS | RND_TESTS;
 		s->trials = FSLAB_CDM_TRIALS;
 		s->cache = FSLAB_CACHE_COLD;
 		s->pass_s = FSLAB_CDM_PASS_S;
 		return;
 	}
-	if (p == FSLAB_PRESET_QUICK || p == FSLAB_PRESET_LAB)
+	if (p == FSLAB_PRESET_QUICK)
 		s->file_max = 64 * FSLAB_MiB;
 	if (p == FSLAB_PRESET_LAB) {
 		s->cache = FSLAB_CACHE_COLD;
 		s->trials = FSLAB_DEFAULT_MIN_TRIALS;
+		s->coarse = true;
 	}
 }
 
@@ -71,6 +66,10 @@ static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t 
 	if (!s->keep_small_records && file > FSLAB_SMALL_RECORD_FILE &&
 	    rec < FSLAB_SMALL_RECORD_LIMIT)
 		return false;
+	/* the lab's coarse records: 4K, 64K, 1M, 16M (every 16th); 1M alone
+	 * on a large file */
+	if (s->coarse)
+		return file >= FSLAB_PLAN_LARGE_FILE ? rec == FSLAB_MiB : __builtin_ctzll(rec) % 4 == 0;
 	return true;
 }
 
@@ -100,19 +99,19 @@ static uint64_t plan_row_last_record(const struct fslab_sweep_spec *s, uint64_t 
 
 /* The tests of the grid's cell (f, r): the sweep's, where the many-files
  * tests have one cell per file size up to FSLAB_FILES_SIZE_MAX, its row's
- * largest record (0: all the sweep's, as a cell's tests say). */
+ * largest record, and a coarse grid's large files no stdio test. */
 static unsigned plan_grid_tests(const struct fslab_sweep_spec *s, uint64_t f, uint64_t r)
 {
-	if (!(s->tests & FSLAB_TESTS_FILES))
-		return 0;
+	unsigned t = s->tests & ~(s->coarse && f >= FSLAB_PLAN_LARGE_FILE ? FSLAB_TESTS_STDIO : 0);
+
 	if (f <= FSLAB_FILES_SIZE_MAX && r == plan_row_last_record(s, f))
-		return s->tests;
-	return s->tests & ~FSLAB_TESTS_FILES;
+		return t;
+	return t & ~FSLAB_TESTS_FILES;
 }
 
 /* Walks the grid in plan order; stores the cells in cells (when not NULL)
  * and returns how many there are.  A cell left with no test (only
- * many-files tests asked for, and not their cell) is no cell. */
+ * many-files or stdio tests asked for, and not their cell) is no cell. */
 static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells)
 {
 	size_t n = 0;
@@ -124,7 +123,7 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 		do {
 			unsigned tests = plan_grid_tests(s, f, r);
 
-			if (!plan_keep(s, f, r) || ((s->tests & FSLAB_TESTS_FILES) && !tests))
+			if (!plan_keep(s, f, r) || !tests)
 				continue;
 			if (cells)
 				cells[n] = (struct fslab_sweep_cell){
@@ -132,7 +131,7 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 					.record_bytes = r,
 					.iodepth = s->iodepth,
 					.jobs = s->jobs,
-					.tests = tests,
+					.tests = tests == s->tests ? 0 : tests,
 				};
 			n++;
 		} while (plan_double(&r, s->record_max));
