@@ -87,101 +87,116 @@ static bool bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 	return true;
 }
 
-/* One band: every entry's scores in the tests of fams, the variance model
- * on them, and each family's leader and next best; with cmp false only
- * the candidates are counted into bs->m. */
-static int bd_band(struct rp_summary *s, const struct rp_data *d, const unsigned *fam, int b, bool cmp)
+/* The variance pool of entry e in test t and band b (RP_VM_MAX_POOLS and
+ * beyond: none, its own variance; only with more than 5 runs). */
+static size_t bd_pool(const struct rp_data *d, const struct rp_entry *e, int t, int b)
 {
-	struct rp_bands *bs = &s->bands;
-	size_t n = d->n_all, nv = 0;
-	struct rp_score *sc = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*sc));
-	bool *has = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*has));
-	struct rp_vm_in *in = calloc((n ? n : 1) * FSLAB_TEST_MAX, sizeof(*in));
+	return ((size_t)(e->run - d->runs) * RP_N_BANDS + (size_t)b) * FSLAB_TEST_MAX + (size_t)t;
+}
+
+/* Family f in band b: the leader and the next best over the tests ft of
+ * the scores sc (has: present); with cmp false only the candidates are
+ * counted into s->bands.m. */
+static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int b, unsigned ft,
+		      const struct rp_score *sc, const bool *has, const struct rp_varmodel *vm, bool cmp)
+{
+	struct rp_band_verdict *v = &s->bands.v[f][b];
+	double best[2] = { -INFINITY, -INFINITY }, se = 0, df = INFINITY, var, dfi;
+	size_t top[2] = { SIZE_MAX, SIZE_MAX }, nc = 0, nt = 0, n = d->n_all;
+
+	RP_FOR_TESTS(t, ft)
+		nt++;
+	for (size_t i = 0; i < n && nt; i++) {
+		double l = 0;
+		bool ok = true;
+
+		RP_FOR_TESTS(t, ft) {
+			size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
+
+			ok &= has[k] && !(sc[k].flags & RP_FLAGS_ASIDE) && !d->all[i]->partial[t];
+			l += ok ? sc[k].lmean / (double)nt : 0;
+		}
+		if (!ok)
+			continue;
+		nc++;
+		int r = l > best[0] ? 0 : l > best[1] ? 1 : 2;
+		if (r == 0) {
+			best[1] = best[0];
+			top[1] = top[0];
+		}
+		if (r < 2) {
+			best[r] = l;
+			top[r] = i;
+		}
+	}
+	if (!cmp) {
+		s->bands.m += nc * (nc - 1) / 2;
+		return;
+	}
+	if (top[0] == SIZE_MAX)
+		return;
+	v->lead = d->all[top[0]];
+	v->n_tests = nt;
+	if (top[1] == SIZE_MAX)
+		return;
+	v->next = d->all[top[1]];
+	RP_FOR_TESTS(t, ft) {
+		struct rp_est x, y;
+
+		rp_est_of(&sc[(b * n + top[0]) * FSLAB_TEST_MAX + (size_t)t], vm, bd_pool(d, v->lead, t, b),
+			  top[0], &x);
+		rp_est_of(&sc[(b * n + top[1]) * FSLAB_TEST_MAX + (size_t)t], vm, bd_pool(d, v->next, t, b),
+			  top[1], &y);
+		if (!rp_est_testable(&x) || !rp_est_testable(&y)) {
+			se = NAN;
+			break;
+		}
+		rp_cmp_var(&x, &y, &var, &dfi);
+		se += sqrt(var) / (double)nt;
+		df = fmin(df, dfi);
+	}
+	rp_compare_log(best[0] - best[1], se, df, s->bands.m, s->delta, &v->cmp);
+	v->within = v->cmp.dir == RP_DIR_EQUIVALENT ? fmax(1, ceil(100 * fmax(v->cmp.hi - 1, 1 - v->cmp.lo))) / 100
+						    : NAN;
+}
+
+/* Every entry's band scores in the tests of fam, one variance model over
+ * every band and test (the more pools, the better their prior), then each
+ * family and band. */
+static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned *fam)
+{
+	size_t n = d->n_all, nv = 0, nk = (n ? n : 1) * RP_N_BANDS * FSLAB_TEST_MAX;
+	struct rp_score *sc = calloc(nk, sizeof(*sc));
+	bool *has = calloc(nk, sizeof(*has));
+	struct rp_vm_in *in = calloc(nk, sizeof(*in));
 	struct rp_varmodel *vm = calloc(1, sizeof(*vm));
-	unsigned clean = 0, tests = 0;
+	unsigned clean[RP_N_BANDS] = { 0 }, tests = 0;
 	int rc = -ENOMEM;
 
 	if (!sc || !has || !in || !vm)
 		goto out;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		tests |= fam[f];
-	for (size_t i = 0; i < n; i++)
-		RP_FOR_TESTS(t, tests) {
-			size_t k = i * FSLAB_TEST_MAX + (size_t)t;
-			const struct rp_entry *e = d->all[i];
+	for (int b = 0; b < RP_N_BANDS; b++)
+		for (size_t i = 0; i < n; i++)
+			RP_FOR_TESTS(t, tests) {
+				size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
+				const struct rp_entry *e = d->all[i];
 
-			if (!(has[k] = bd_score(e, t, b, &sc[k])))
-				continue;
-			clean |= (sc[k].flags & RP_FLAGS_ASIDE) || e->partial[t] ? 0 : 1u << t;
-			in[nv++] = (struct rp_vm_in){ &sc[k], (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t, i };
-		}
-	rp_varmodel_fit(in, nv, FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX, vm);
-	for (int f = 0; f < RP_N_FAMILIES; f++) {
-		struct rp_band_verdict *v = &bs->v[f][b];
-		unsigned ft = fam[f] & clean; /* a test no entry has clean: left out */
-		double best[2] = { -INFINITY, -INFINITY };
-		size_t top[2] = { SIZE_MAX, SIZE_MAX }, nc = 0, nt = 0;
-
-		RP_FOR_TESTS(t, ft)
-			nt++;
-		for (size_t i = 0; i < n && nt; i++) {
-			double l = 0;
-			bool ok = true;
-
-			RP_FOR_TESTS(t, ft) {
-				const struct rp_score *x = &sc[i * FSLAB_TEST_MAX + (size_t)t];
-
-				ok &= has[i * FSLAB_TEST_MAX + (size_t)t] && !(x->flags & RP_FLAGS_ASIDE) &&
-				      !d->all[i]->partial[t];
-				l += ok ? x->lmean / (double)nt : 0;
+				if (!(has[k] = bd_score(e, t, b, &sc[k])))
+					continue;
+				clean[b] |= (sc[k].flags & RP_FLAGS_ASIDE) || e->partial[t] ? 0 : 1u << t;
+				in[nv++] = (struct rp_vm_in){ &sc[k], bd_pool(d, e, t, b), i };
 			}
-			if (!ok)
-				continue;
-			nc++;
-			int r = l > best[0] ? 0 : l > best[1] ? 1 : 2;
-			if (r == 0) {
-				best[1] = best[0];
-				top[1] = top[0];
-			}
-			if (r < 2) {
-				best[r] = l;
-				top[r] = i;
-			}
-		}
-		if (!cmp) {
-			bs->m += nc * (nc - 1) / 2;
-			continue;
-		}
-		if (top[0] == SIZE_MAX)
-			continue;
-		v->lead = d->all[top[0]];
-		v->n_tests = nt;
-		if (top[1] == SIZE_MAX)
-			continue;
-		v->next = d->all[top[1]];
-		double se = 0, df = INFINITY, var, dfi;
-		RP_FOR_TESTS(t, ft) {
-			struct rp_est x, y;
-
-			rp_est_of(&sc[top[0] * FSLAB_TEST_MAX + (size_t)t], vm,
-				  (size_t)(v->lead->run - d->runs) * FSLAB_TEST_MAX + (size_t)t, top[0], &x);
-			rp_est_of(&sc[top[1] * FSLAB_TEST_MAX + (size_t)t], vm,
-				  (size_t)(v->next->run - d->runs) * FSLAB_TEST_MAX + (size_t)t, top[1], &y);
-			if (!rp_est_testable(&x) || !rp_est_testable(&y)) {
-				se = NAN;
-				break;
-			}
-			rp_cmp_var(&x, &y, &var, &dfi);
-			se += sqrt(var) / (double)nt;
-			df = fmin(df, dfi);
-		}
-		rp_compare_log(best[0] - best[1], se, df, bs->m, s->delta, &v->cmp);
-		v->within = v->cmp.dir == RP_DIR_EQUIVALENT ? fmax(1, ceil(100 * fmax(v->cmp.hi - 1, 1 - v->cmp.lo))) / 100
-							    : NAN;
-	}
+	rp_varmodel_fit(in, nv, RP_VM_MAX_POOLS, vm);
+	/* a test no entry has clean in a band is left out of it */
+	for (int pass = 0; pass < 2; pass++)
+		for (int f = 0; f < RP_N_FAMILIES; f++)
+			for (int b = 0; b < RP_N_BANDS; b++)
+				bd_family(s, d, f, b, fam[f] & clean[b], sc, has, vm, pass == 1);
 	rc = 0;
 out:
-	for (size_t k = 0; sc && k < n * FSLAB_TEST_MAX; k++)
+	for (size_t k = 0; sc && k < nk; k++)
 		rp_score_free(&sc[k]);
 	free(sc);
 	free(has);
@@ -222,9 +237,7 @@ int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned
 	memset(&s->bands, 0, sizeof(s->bands));
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		ft[f] = fam[f] & s->tests;
-	for (int pass = 0; pass < 2; pass++)
-		for (int b = 0; b < RP_N_BANDS && rc == 0; b++)
-			rc = bd_band(s, d, ft, b, pass == 1);
+	rc = bd_all(s, d, ft);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (int b = 0; b < RP_N_BANDS; b++) {
 			bd_line(&s->bands.v[f][b]);
