@@ -42,9 +42,9 @@ int rp_band_of(uint64_t file_kib)
 	return b;
 }
 
-/* Entry e's score in test t and band b into s (rp_score_free it); false:
- * no positive ok sample there. */
-static bool bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
+/* Entry e's score in test t and band b into s (rp_score_free it);
+ * s->n_trials 0: no positive ok sample there. */
+static void bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 {
 	size_t nt = (size_t)e->max_trial + 1;
 	double *sum = calloc(2 * nt, sizeof(*sum)), sd;
@@ -55,7 +55,7 @@ static bool bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 	s->trial_no = malloc(nt * sizeof(*s->trial_no));
 	if (!sum || !s->trial || !s->trial_no) {
 		free(sum);
-		return false;
+		return;
 	}
 	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || rp_band_of(c->file_kib) != b)
@@ -78,13 +78,12 @@ static bool bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 		}
 	free(sum);
 	if (!s->n_trials)
-		return false;
+		return;
 	fslab_mean_sd(s->trial, s->n_trials, &s->lmean, &sd);
 	s->lvar = s->n_trials > 1 ? sd * sd : NAN;
 	for (size_t k = 0; k < s->n_trials; k++)
 		s->trial[k] = exp(s->trial[k]);
 	s->score = exp(s->lmean);
-	return true;
 }
 
 /* The variance pool of entry e in test t and band b (RP_VM_MAX_POOLS and
@@ -95,10 +94,10 @@ static size_t bd_pool(const struct rp_data *d, const struct rp_entry *e, int t, 
 }
 
 /* Family f in band b: the leader and the next best over the tests ft of
- * the scores sc (has: present); with cmp false only the candidates are
+ * the scores sc; with cmp false only the candidates are
  * counted into s->bands.m. */
 static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int b, unsigned ft,
-		      const struct rp_score *sc, const bool *has, const struct rp_varmodel *vm, bool cmp)
+		      const struct rp_score *sc, const struct rp_varmodel *vm, bool cmp)
 {
 	struct rp_band_verdict *v = &s->bands.v[f][b];
 	double best[2] = { -INFINITY, -INFINITY }, se = 0, df = INFINITY, var, dfi;
@@ -113,7 +112,7 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
 		RP_FOR_TESTS(t, ft) {
 			size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
 
-			ok &= has[k] && !(sc[k].flags & RP_FLAGS_ASIDE) && !d->all[i]->partial[t];
+			ok &= sc[k].n_trials && !(sc[k].flags & RP_FLAGS_ASIDE) && !d->all[i]->partial[t];
 			l += ok ? sc[k].lmean / (double)nt : 0;
 		}
 		if (!ok)
@@ -167,13 +166,12 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 {
 	size_t n = d->n_all, nv = 0, nk = (n ? n : 1) * RP_N_BANDS * FSLAB_TEST_MAX;
 	struct rp_score *sc = calloc(nk, sizeof(*sc));
-	bool *has = calloc(nk, sizeof(*has));
 	struct rp_vm_in *in = calloc(nk, sizeof(*in));
 	struct rp_varmodel *vm = calloc(1, sizeof(*vm));
 	unsigned clean[RP_N_BANDS] = { 0 }, tests = 0;
 	int rc = -ENOMEM;
 
-	if (!sc || !has || !in || !vm)
+	if (!sc || !in || !vm)
 		goto out;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		tests |= fam[f];
@@ -183,7 +181,8 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 				size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
 				const struct rp_entry *e = d->all[i];
 
-				if (!(has[k] = bd_score(e, t, b, &sc[k])))
+				bd_score(e, t, b, &sc[k]);
+				if (!sc[k].n_trials)
 					continue;
 				clean[b] |= (sc[k].flags & RP_FLAGS_ASIDE) || e->partial[t] ? 0 : 1u << t;
 				in[nv++] = (struct rp_vm_in){ &sc[k], bd_pool(d, e, t, b), i };
@@ -193,13 +192,12 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 	for (int pass = 0; pass < 2; pass++)
 		for (int f = 0; f < RP_N_FAMILIES; f++)
 			for (int b = 0; b < RP_N_BANDS; b++)
-				bd_family(s, d, f, b, fam[f] & clean[b], sc, has, vm, pass == 1);
+				bd_family(s, d, f, b, fam[f] & clean[b], sc, vm, pass == 1);
 	rc = 0;
 out:
 	for (size_t k = 0; sc && k < nk; k++)
 		rp_score_free(&sc[k]);
 	free(sc);
-	free(has);
 	free(in);
 	free(vm);
 	return rc;
