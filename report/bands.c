@@ -105,17 +105,25 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
 
 	RP_FOR_TESTS(t, ft)
 		nt++;
+	double aside = -INFINITY;
 	for (size_t i = 0; i < n && nt; i++) {
 		double l = 0;
 		bool ok = true;
+		unsigned fl = 0;
 
 		RP_FOR_TESTS(t, ft) {
 			size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
 
-			ok &= sc[k].n_trials && !(sc[k].flags & RP_FLAGS_ASIDE) && !d->all[i]->partial[t];
+			ok &= sc[k].n_trials && !d->all[i]->partial[t];
+			fl |= sc[k].flags & RP_FLAGS_ASIDE;
 			l += ok ? sc[k].lmean / (double)nt : 0;
 		}
-		if (!ok)
+		if (ok && fl && l > aside) { /* flagged: set aside, the fastest named */
+			aside = l;
+			v->aside = d->all[i];
+			v->aside_flags = fl;
+		}
+		if (!ok || fl)
 			continue;
 		nc++;
 		int r = l > best[0] ? 0 : l > best[1] ? 1 : 2;
@@ -134,6 +142,9 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
 	}
 	if (top[0] == SIZE_MAX)
 		return;
+	v->aside_ratio = exp(aside - best[0]);
+	if (!(v->aside_ratio > 1))
+		v->aside = NULL; /* named only when it would have led */
 	v->lead = d->all[top[0]];
 	v->n_tests = nt;
 	if (top[1] == SIZE_MAX)
@@ -225,6 +236,9 @@ static void bd_line(struct rp_band_verdict *v)
 			 "inconclusive" : "not tested (1 trial)");
 	if (c->dir == RP_DIR_INCONCLUSIVE)
 		rp_catf(v->line, sizeof(v->line), ", resolves only differences beyond %.0f%%", 100 * c->resolve);
+	if (v->aside)
+		rp_catf(v->line, sizeof(v->line), "; set aside: %s (%s, %.2fx)", v->aside->label,
+			rp_flag_words(v->aside_flags, v->aside->other_flags, ci, sizeof(ci)), v->aside_ratio);
 }
 
 int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES])

@@ -414,6 +414,9 @@ struct rp_band_verdict {
 	size_t n_tests;
 	struct rp_cmp cmp;   /* lead against next; the screen's family of b->m */
 	double within;       /* equivalent: the interval lies inside +-within */
+	const struct rp_entry *aside; /* the fastest flagged one, when above the leader */
+	unsigned aside_flags;
+	double aside_ratio;  /* its margin over the leader */
 	char line[400];      /* as the text and HTML say it ("" none) */
 };
 struct rp_bands {

@@ -140,6 +140,8 @@ START_TEST(t_planted)
 		ck_assert_msg(l->cmp.lo < 1.2 && l->cmp.hi > 1.2 && l->cmp.lo > 1.15, "[%g, %g]", l->cmp.lo,
 			      l->cmp.hi);
 		ck_assert_msg(strstr(l->line, "xfs leads, 1.2") && strstr(l->line, "faster"), "%s", l->line);
+		/* fat32 would have led: named as set aside, with its flag */
+		ck_assert_msg(l->aside && strstr(l->line, "; set aside: fat32 (FUSE"), "%s", l->line);
 		/* small: ext4 and ext2 alike within 3% (the interval inside +-3%) */
 		ck_assert_int_eq(s->cmp.dir, RP_DIR_EQUIVALENT);
 		ck_assert(strcmp(s->lead->fs, "xfs") != 0 && strcmp(s->next->fs, "xfs") != 0);
@@ -161,6 +163,17 @@ START_TEST(t_planted)
 	char *sec = strstr(text, "by file size");
 	ck_assert_msg(sec && strstr(sec, "\nverdicts:") && strstr(sec, "sequential read, large (128M-2G): xfs leads"),
 		      "%s", text);
+	free(text);
+	/* report.json: bands, by family then band */
+	o = open_memstream(&text, &len);
+	ck_assert_int_eq(rp_json_write(o, d, FSLAB_TESTS_EVERY), 0);
+	fclose(o);
+	json_object *j = json_tokener_parse(text), *x;
+	ck_assert(json_object_object_get_ex(j, "bands", &x) &&
+		  json_object_object_get_ex(x, "sequential write", &x) && json_object_object_get_ex(x, "large", &x));
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(x, "leader")), "xfs");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(x, "verdict")), "faster");
+	json_object_put(j);
 	free(text);
 	bt_unload(d, dir, fs, 4);
 	rmdir(dir);
