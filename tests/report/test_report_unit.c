@@ -359,6 +359,8 @@ START_TEST(t_blocked_unequal_factors)
 	ck_assert_double_le(c.lo, exp(dm - T975_2 * dsd / sqrt(3)) + 1e-9);
 	ck_assert_double_ge(c.hi, exp(dm + T975_2 * dsd / sqrt(3)) - 1e-9);
 	ck_assert_msg(c.lo > 1.5 && c.hi < 2.6, "[%g, %g]", c.lo, c.hi);
+	if (getenv("FSLAB_TEST_VERBOSE"))
+		fprintf(stderr, "blocked, unequal factors: %.3f [%.3f, %.3f]\n", c.ratio, c.lo, c.hi);
 	ck_assert_int_eq(c.dir, RP_DIR_FASTER);
 }
 END_TEST
