@@ -100,12 +100,11 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
 		      const struct rp_score *sc, const struct rp_varmodel *vm, bool cmp)
 {
 	struct rp_band_verdict *v = &s->bands.v[f][b];
-	double best[2] = { -INFINITY, -INFINITY }, se = 0, df = INFINITY, var, dfi;
+	double best[2] = { -INFINITY, -INFINITY }, aside = -INFINITY, se = 0, df = INFINITY, var, dfi;
 	size_t top[2] = { SIZE_MAX, SIZE_MAX }, nc = 0, nt = 0, n = d->n_all;
 
 	RP_FOR_TESTS(t, ft)
 		nt++;
-	double aside = -INFINITY;
 	for (size_t i = 0; i < n && nt; i++) {
 		double l = 0;
 		bool ok = true;
@@ -126,15 +125,11 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
 		if (!ok || fl)
 			continue;
 		nc++;
-		int r = l > best[0] ? 0 : l > best[1] ? 1 : 2;
-		if (r == 0) {
-			best[1] = best[0];
-			top[1] = top[0];
-		}
-		if (r < 2) {
-			best[r] = l;
-			top[r] = i;
-		}
+		size_t r = l > best[0] ? 0 : l > best[1] ? 1 : 2;
+		if (r == 0)
+			best[1] = best[0], top[1] = top[0];
+		if (r < 2)
+			best[r] = l, top[r] = i;
 	}
 	if (!cmp) {
 		s->bands.m += nc * (nc - 1) / 2;
@@ -185,7 +180,7 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 	if (!sc || !in || !vm)
 		goto out;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		tests |= fam[f];
+		tests |= fam[f] & s->tests;
 	for (int b = 0; b < RP_N_BANDS; b++)
 		for (size_t i = 0; i < n; i++)
 			RP_FOR_TESTS(t, tests) {
@@ -203,7 +198,7 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 	for (int pass = 0; pass < 2; pass++)
 		for (int f = 0; f < RP_N_FAMILIES; f++)
 			for (int b = 0; b < RP_N_BANDS; b++)
-				bd_family(s, d, f, b, fam[f] & clean[b], sc, vm, pass == 1);
+				bd_family(s, d, f, b, fam[f] & s->tests & clean[b], sc, vm, pass == 1);
 	rc = 0;
 out:
 	for (size_t k = 0; sc && k < nk; k++)
@@ -243,13 +238,9 @@ static void bd_line(struct rp_band_verdict *v)
 
 int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES])
 {
-	unsigned ft[RP_N_FAMILIES];
-	int rc = 0;
-
 	memset(&s->bands, 0, sizeof(s->bands));
-	for (int f = 0; f < RP_N_FAMILIES; f++)
-		ft[f] = fam[f] & s->tests;
-	rc = bd_all(s, d, ft);
+	int rc = bd_all(s, d, fam);
+
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (int b = 0; b < RP_N_BANDS; b++) {
 			bd_line(&s->bands.v[f][b]);
