@@ -55,8 +55,10 @@ static void dv_figure(const struct rp_entry *e, unsigned ft, double *sum, struct
 	f->kind = !m ? RP_DEVK_NONE : ft & DV_CREATE ? RP_DEVK_PER_FILE : ft & DV_WRITES ? RP_DEVK_WAF : RP_DEVK_READ;
 }
 
-/* Family f's passes that had not reached the device ("" none). */
-static void dv_memory_line(struct rp_dev *v, int f, unsigned ft, const size_t *rows, const size_t *mem)
+/* Family f's passes that had not reached the device ("" none), and the
+ * filesystems they were on. */
+static void dv_memory_line(struct rp_dev *v, const struct rp_data *d, int f, unsigned ft, const size_t *rows,
+			   const size_t *mem)
 {
 	char *b = v->memory[f];
 	size_t len = sizeof(v->memory[f]);
@@ -68,9 +70,22 @@ static void dv_memory_line(struct rp_dev *v, int f, unsigned ft, const size_t *r
 			rp_catf(b, len, "%s%zu of %zu %s passes", sep, mem[t], rows[t], fslab_test_to_string(t));
 			sep = ", ";
 		}
-		if (*sep == ',')
-			rp_catf(b, len, "%s", w ? " had not reached the device by the end of their timed region"
-					      : " were served from memory (the device read under 90% of what they returned)");
+		if (*sep != ',')
+			continue;
+		rp_catf(b, len, "%s", w ? " had not reached the device by the end of their timed region"
+				      : " were served from memory (the device read under 90% of what they returned)");
+		sep = " (on ";
+		for (size_t i = 0; i < d->n_all; i++) {
+			bool on = false;
+
+			RP_FOR_TESTS(t, ft & (w ? DV_WRITES | DV_CREATE : DV_READS))
+				on |= v->test[(size_t)t * d->n_all + i].n_memory > 0;
+			if (on) {
+				rp_catf(b, len, "%s%s", sep, d->all[i]->label);
+				sep = ", ";
+			}
+		}
+		rp_catf(b, len, "%s", *sep == ',' ? ")" : "");
 	}
 }
 
@@ -108,13 +123,15 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 			mem[t] += f->n_memory;
 		}
 		for (int f = 0; f < RP_N_FAMILIES; f++) {
-			dv_figure(e, fam[f], sum, &v->fam[(size_t)f * s->n + i]);
+			/* reread and freread read from memory by design: the
+			 * share read from the device is the first reads' */
+			dv_figure(e, fam[f] & ~dv_tests("reread"), sum, &v->fam[(size_t)f * s->n + i]);
 			v->fam_any[f] |= v->fam[(size_t)f * s->n + i].kind != RP_DEVK_NONE;
 		}
 		free(sum);
 	}
 	v->empty = cols && !v->n_rows;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		dv_memory_line(v, f, fam[f], rows, mem);
+		dv_memory_line(v, d, f, fam[f], rows, mem);
 	return 0;
 }

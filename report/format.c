@@ -172,7 +172,8 @@ const char *rp_dir_class(enum rp_dir dir)
 
 const char rp_dev_words[] =
 	"Write tests: device bytes written / bytes the tests wrote (write amplification); sequential "
-	"read: the share of the bytes read that the device read; small files: device bytes written "
+	"read: the share of the bytes the first reads (read, fread) read that the device read (reread "
+	"and freread read from memory by design); small files: device bytes written "
 	"per file created.";
 
 char *rp_fmt_dev(const struct rp_dev_fig *f, char *buf, size_t len)

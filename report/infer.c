@@ -100,9 +100,20 @@ static void vm_pools_blocked(const struct rp_vm_in *in, size_t n, const struct r
 			key[e++] = in[i].key;
 		}
 		if (y && row && key) {
+			/* a residual mixes every entry's noise (with two entries
+			 * both rows are halves of the paired differences): the
+			 * residuals sum to (E - 1)(K - 1) x the mean factor x the
+			 * pool's variance, so the sum is divided by the mean factor
+			 * (each row by its own factor inflated a quiet entry against
+			 * a noisy one by (2 + r + 1/r) / 4) */
+			double fsum = 0;
+
 			fslab_twoway_resid_ss(y, ne, nk, row);
-			for (e = 0; e < ne; e++)
-				ss[p] += row[e] / vm->factor[key[e]];
+			for (e = 0; e < ne; e++) {
+				ss[p] += row[e];
+				fsum += vm->factor[key[e]];
+			}
+			ss[p] *= (double)ne / fsum;
 			l->dfp[p] = (double)(ne - 1) * (double)(nk - 1);
 		}
 		free(y);
@@ -260,12 +271,12 @@ static enum rp_dir rp_dir_of(double lo, double hi, double delta)
 }
 
 /* The variance of x's mean log score minus y's, and its degrees of
- * freedom.  Two entries of one pool share its estimate (counted once, not
+ * freedom (model.h).  Two entries of one pool share its estimate (counted once, not
  * as two independent ones, which would double its degrees of freedom),
  * and the trials' common effect cancels between them: the blocked
  * variance when there is one.  Else Welch-Satterthwaite on two
  * independent estimates. */
-static void cmp_var(const struct rp_est *x, const struct rp_est *y, double *var, double *df)
+void rp_cmp_var(const struct rp_est *x, const struct rp_est *y, double *var, double *df)
 {
 	double nx = (double)x->n, ny = (double)y->n;
 
@@ -279,25 +290,29 @@ static void cmp_var(const struct rp_est *x, const struct rp_est *y, double *var,
 	fslab_welch(x->s2 / nx, x->df, y->s2 / ny, y->df, var, df);
 }
 
-void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
-		struct rp_cmp *c)
+void rp_compare_log(double dl, double se, double df, size_t m, double delta, struct rp_cmp *c)
 {
-	double dl = x->lmean - y->lmean;
-
 	c->ratio = exp(dl);
 	c->lo = c->hi = c->p = c->p_adj = c->resolve = c->df = NAN;
 	c->tested = false;
 	c->delta = delta;
 	c->dir = RP_DIR_UNTESTED;
-	if (!rp_est_testable(x) || !rp_est_testable(y) || m == 0)
+	if (!(se >= 0) || !isfinite(se) || m == 0)
 		return;
-	double var, se;
-
-	cmp_var(x, y, &var, &c->df);
-	se = sqrt(var);
+	c->df = df;
 	c->tested = true;
-	fslab_log_ratio_test(dl, se, c->df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi, &c->p);
+	fslab_log_ratio_test(dl, se, df, RP_FAMILY_ALPHA / (double)m, &c->lo, &c->hi, &c->p);
 	c->resolve = sqrt(c->hi / c->lo) - 1; /* exp(crit se) - 1 */
 	c->p_adj = fmin(1, c->p * (double)m);
 	c->dir = rp_dir_of(c->lo, c->hi, delta);
+}
+
+void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
+		struct rp_cmp *c)
+{
+	double var = NAN, df = NAN;
+
+	if (rp_est_testable(x) && rp_est_testable(y))
+		rp_cmp_var(x, y, &var, &df);
+	rp_compare_log(x->lmean - y->lmean, sqrt(var), df, m, delta, c);
 }

@@ -300,6 +300,26 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 			json_object_object_add(o, rp_family_name(f), json_object_new_string(s->verdict[f]));
 	json_object_object_add(root, "verdicts", o);
 	o = json_object_new_object();
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (int b = 0; b < RP_N_BANDS; b++) {
+			const struct rp_band_verdict *v = &s->bands.v[f][b];
+			json_object *fo = NULL;
+
+			if (!v->lead)
+				continue;
+			if (!json_object_object_get_ex(o, rp_family_name(f), &fo))
+				json_object_object_add(o, rp_family_name(f), fo = json_object_new_object());
+			char key[16]; /* "small" */
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(rp_band_name(b), " "), rp_band_name(b));
+			json_object_object_add(fo, key, RP_JOBJ("leader", RP_JSTR(v->lead->label),
+				"next", v->next ? RP_JSTR(v->next->label) : NULL, "ratio", rp_json_num(v->cmp.ratio),
+				"lo", rp_json_num(v->cmp.lo), "hi", rp_json_num(v->cmp.hi),
+				"verdict", RP_JSTR(v->next ? rp_dir_word(v->cmp.dir) : "alone"),
+				"alike_within", rp_json_num(v->within), "resolves", rp_json_num(v->cmp.resolve),
+				"text", RP_JSTR(v->line)));
+		}
+	json_object_object_add(root, "bands", o);
+	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++) {
 		if (!s->n_chg_verdict[f])
 			continue;

@@ -292,6 +292,11 @@ bool rp_est_testable(const struct rp_est *e);
  * equivalence margin delta (0.05: +-5%). */
 void rp_compare(const struct rp_est *x, const struct rp_est *y, size_t m, double delta,
 		struct rp_cmp *c);
+/* The same from the difference of mean log scores dl, its standard error
+ * and degrees of freedom (se NaN: not tested). */
+void rp_compare_log(double dl, double se, double df, size_t m, double delta, struct rp_cmp *c);
+/* The variance of x's mean log score minus y's and its df (both testable). */
+void rp_cmp_var(const struct rp_est *x, const struct rp_est *y, double *var, double *df);
 
 /* "The same filesystem in two runs": entries a and b, of one filesystem
  * name in two runs, compared in one test. */
@@ -398,6 +403,33 @@ struct rp_dev {
 /* The panel into s->dev: fam[f] is family f's tests.  0 or -ENOMEM. */
 int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES]);
 
+/* ---- per band of file sizes (bands.c) ---- */
+enum { RP_BAND_SMALL, RP_BAND_MEDIUM, RP_BAND_LARGE, RP_N_BANDS };
+/* One family in one band: the leader against the next best over the
+ * family's tests, each entry's band score the geometric mean over the
+ * band's cells of each trial (so the paired log-ratios of a cell and trial
+ * are averaged), compared in the trials-as-blocks model. */
+struct rp_band_verdict {
+	const struct rp_entry *lead, *next; /* NULL: no leader; next NULL: none */
+	size_t n_tests;
+	struct rp_cmp cmp;   /* lead against next; the screen's family of b->m */
+	double within;       /* equivalent: the interval lies inside +-within */
+	const struct rp_entry *aside; /* the fastest flagged one, when above the leader */
+	unsigned aside_flags;
+	double aside_ratio;  /* its margin over the leader */
+	char line[400];      /* as the text and HTML say it ("" none) */
+};
+struct rp_bands {
+	struct rp_band_verdict v[RP_N_FAMILIES][RP_N_BANDS];
+	size_t m;            /* pairs of candidates over every family and band */
+	bool any;
+};
+const char *rp_band_name(int b); /* "small (64K-1M)" */
+/* The band of a file size (RP_N_BANDS: none). */
+int rp_band_of(uint64_t file_kib);
+/* s->bands from family f's judged tests fam[f] (no flagged-only test). */
+int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES]);
+
 struct rp_summary {
 	struct rp_cdm cdm;        /* the CrystalDiskMark panel (rp_cdm_build) */
 	struct rp_ranking rank[FSLAB_TEST_MAX]; /* every test's (rp_rank) */
@@ -451,6 +483,7 @@ struct rp_summary {
 	} order[FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX];
 	char order_text[1024];   /* the banner's sentence, "" when none */
 	struct rp_dev dev;       /* the device panel (device.c) */
+	struct rp_bands bands;   /* per band of file sizes (bands.c) */
 	/* the latency panel (latency.c): NULL when no row has latency */
 	struct rp_lat_row *lat;  /* rp_lat_row() */
 	unsigned lat_tests;      /* tests with a latency row */

@@ -903,7 +903,8 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 		sm_banners(s, d);
 		rp_order_effects(s, d);
 	}
-	if (rc < 0 || rp_dev_build(s, d, fam) < 0 || rp_latency_build(s, d, tests) < 0 ||
+	if (rc < 0 || rp_dev_build(s, d, fam) < 0 || rp_bands_build(s, d, fam) < 0 ||
+	    rp_latency_build(s, d, tests) < 0 ||
 	    rp_cdm_build(d, tests, &s->cdm) < 0) {
 		rp_summary_free(s);
 		return -ENOMEM;

@@ -189,6 +189,34 @@ static int vd_text_block(FILE *out, const struct rp_data *d, const struct vd_mat
 	return rp_tab_close(&tb, "");
 }
 
+/* Per band of file sizes (bands.c): each family's leader, its margin over
+ * the next best and how sure, before the verdicts. */
+static void vd_bands(FILE *out, const struct rp_data *d, bool html)
+{
+	const struct rp_bands *b = &d->sum->bands;
+	char line[512];
+
+	if (!b->any)
+		return;
+	fprintf(out, html ? "<p>By file size: the leader against the next best over the family's tests,\n"
+			    "paired by cell and trial; intervals hold together at 95%% over %zu pairs.</p>\n<ul class=bands>\n"
+			  : "\nby file size (the leader against the next best over the family's tests, paired\n"
+			    "by cell and trial; intervals hold together at 95%% over %zu pairs):\n",
+		b->m);
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (int k = 0; k < RP_N_BANDS; k++) {
+			if (!b->v[f][k].line[0])
+				continue;
+			snprintf(line, sizeof(line), "%s, %s: %s", rp_family_name(f), rp_band_name(k), b->v[f][k].line);
+			if (html)
+				rp_html_put(out, "<li>", line, "</li>\n");
+			else
+				rp_text_wrap(out, "  ", 6, line);
+		}
+	if (html)
+		fputs("</ul>\n", out);
+}
+
 /* Matrix m in blocks of as many columns as fit in 100, each column as
  * wide as its widest cell or heading (a name is never cut), counted here
  * at the widest of any column (at least w) to choose the blocks.  0 or
@@ -326,6 +354,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		      "the test has an unflagged figure; p = partial data; not tested: no filesystem has\n"
 		      "2 trials to compare\n", out);
 	vd_text_more_flags(out, d);
+	vd_bands(out, d, false);
 	fputs("\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
@@ -522,6 +551,7 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		fputs("<p>No test has data to rank.</p></section>\n", out);
 		return;
 	}
+	vd_bands(out, d, true);
 	fputs("<ul class=verdicts>\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])

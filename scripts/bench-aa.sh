@@ -3,8 +3,9 @@
 # ext4 partitions of 400M, "a" and "b", made and mounted alike), the
 # default `fslab run` (the lab preset, its default stopping rule), then
 # `fslab report`: every comparison of a with b must read "equivalent" or
-# "inconclusive", never "slower" or "faster" (the report's family-wise
-# error is 5%, so a false call here is either that 5% or a defect).
+# "inconclusive", never "slower" or "faster", in the matrix and on the
+# by-file-size screen (the report's family-wise error is 5%, so a false
+# call here is either that 5% or a defect).
 # Prints, per test, the ratio, its simultaneous interval and the word, and
 # the count of each word; exits 1 when any comparison is slower or faster.
 # The lab is torn down on every path.
@@ -41,7 +42,8 @@ start=$(date +%s)
 echo "fslab run $*: $(($(date +%s) - start)) s"
 "$fslab" report "$work/results" --format json | python3 -c '
 import json, sys
-r = json.load(sys.stdin)["rankings"]
+doc = json.load(sys.stdin)
+r = doc["rankings"]
 words = {}
 for t, v in r.items():
     rows = v.get("ranked") or []
@@ -55,5 +57,10 @@ for t, v in r.items():
     print("  %-15s %s/%s %.3f [%.3f-%.3f] %s" % (t, x["filesystem"], rows[0]["filesystem"],
           x.get("ratio_to_best") or float("nan"), lo, hi, w))
 print("A/A: " + ", ".join("%s %d" % kv for kv in sorted(words.items())))
+for fam, bands in (doc.get("bands") or {}).items():
+    for band, v in bands.items():
+        w = v.get("verdict") or "not tested"
+        words[w] = words.get(w, 0) + 1
+        print("  %s, %s: %s" % (fam, band, v.get("text")))
 sys.exit(1 if words.get("slower", 0) + words.get("faster", 0) else 0)
 '

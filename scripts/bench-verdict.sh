@@ -3,7 +3,8 @@
 # with a known truth (5 filesystems x 13 tests; equal filesystems, known
 # slowdowns, trial CVs 1-10%, heavy tails, hiccups, drift, one noisier
 # filesystem) run through the real report code by tests/report/verdict_harness.
-# Prints the family-wise false alarm rate of A/A experiments (goal <= 5%),
+# Prints the family-wise false alarm rate of A/A experiments (goal <= 5%; the
+# matrix's, and the by-file-size screen's in column "bands"),
 # the power for a 10% slowdown at 2% trial CV with 3 trials (goal >= 80%),
 # the power curve for 5/10/20% at CV 1/2/5%, and the count of ranked cells
 # whose shown interval and verdict disagree (goal 0; exit 1 otherwise).

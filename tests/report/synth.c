@@ -223,6 +223,27 @@ static void sy_score(const struct synth_cfg *c, const struct rp_data *d, struct 
 			}
 		}
 	}
+	/* the by-file-size screen: the leader called faster than an equal
+	 * next best, or a slower one called faster than an equal one */
+	bool band_false = false;
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		for (int b = 0; b < RP_N_BANDS; b++) {
+			const struct rp_band_verdict *v = &s->bands.v[f][b];
+			size_t fl = 0, fn = 0;
+
+			if (!v->next)
+				continue;
+			while (fl < c->n_fs && strcmp(sy_names[fl], v->lead->fs) != 0)
+				fl++;
+			while (fn < c->n_fs && strcmp(sy_names[fn], v->next->fs) != 0)
+				fn++;
+			bool slow_l = fl >= c->n_fs - c->n_slow, slow_n = fn >= c->n_fs - c->n_slow;
+			t->band_verdicts++;
+			t->band_calls += v->cmp.dir == RP_DIR_FASTER;
+			band_false |= v->cmp.dir == RP_DIR_FASTER && (slow_l || !slow_n);
+			t->disagree += !sy_agrees(v->cmp.dir, v->cmp.lo, v->cmp.hi, s->delta);
+		}
+	t->band_false += band_false;
 	t->disagree += sy_text_disagreements(d, &text_cells);
 	t->fw_false += any_false;
 	t->experiments++;

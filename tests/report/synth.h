@@ -41,6 +41,9 @@ struct synth_tally {
 	unsigned long disagree;     /* cells whose shown interval and verdict disagree */
 	double resolve_sum;         /* sum of the tested cells' resolvable fraction */
 	unsigned long resolve_n;
+	unsigned long band_false;   /* experiments with a false call on the by-file-size screen */
+	unsigned long band_calls;   /* its verdicts called faster, and ... */
+	unsigned long band_verdicts; /* ... all its leader-against-next verdicts */
 };
 
 /* Runs n experiments of cfg in fresh directories under tmp, seeded with

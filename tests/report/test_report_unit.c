@@ -320,6 +320,51 @@ START_TEST(t_compare)
 }
 END_TEST
 
+/* The blocked variance of a pair with unequal noise factors (the
+ * known-truth harness's case: a quiet throttled device against one with a
+ * hiccup): the pool's residual is the pair's paired differences, whatever
+ * the factors, so the interval is the paired one, not (2 + r + 1/r)/4
+ * times wider.  3 trials in write and read alike. */
+START_TEST(t_blocked_unequal_factors)
+{
+	double ta[] = { 8178, 8192, 8192 }, tb[] = { 15437, 16308, 16349 };
+	unsigned no[] = { 1, 2, 3 };
+	struct rp_score sa = { .n_trials = 3, .trial = ta, .trial_no = no };
+	struct rp_score sb = { .n_trials = 3, .trial = tb, .trial_no = no };
+	struct rp_score *sc[] = { &sa, &sb };
+	struct rp_varmodel vm;
+	struct rp_est ea, eb;
+	struct rp_cmp c;
+	double d[3], dm, dsd;
+
+	for (int i = 0; i < 2; i++) {
+		double l[3], sd;
+
+		for (int k = 0; k < 3; k++)
+			l[k] = log(sc[i]->trial[k]);
+		fslab_mean_sd(l, 3, &sc[i]->lmean, &sd);
+		sc[i]->lvar = sd * sd;
+	}
+	struct rp_vm_in in[] = { { &sa, 0, 0 }, { &sb, 0, 1 }, { &sa, 1, 0 }, { &sb, 1, 1 } };
+	rp_varmodel_fit(in, 4, 2, &vm);
+	ck_assert(vm.factor[1] / vm.factor[0] > 100); /* the factors do differ */
+	rp_est_of(&sb, &vm, 0, 1, &eb);
+	rp_est_of(&sa, &vm, 0, 0, &ea);
+	rp_compare(&eb, &ea, 1, 0.05, &c);
+	for (int k = 0; k < 3; k++)
+		d[k] = log(tb[k] / ta[k]);
+	fslab_mean_sd(d, 3, &dm, &dsd);
+	/* never narrower than the paired interval (moderation only widens),
+	 * and far from the defect's [0.159, 24.1] */
+	ck_assert_double_le(c.lo, exp(dm - T975_2 * dsd / sqrt(3)) + 1e-9);
+	ck_assert_double_ge(c.hi, exp(dm + T975_2 * dsd / sqrt(3)) - 1e-9);
+	ck_assert_msg(c.lo > 1.5 && c.hi < 2.6, "[%g, %g]", c.lo, c.hi);
+	if (getenv("FSLAB_TEST_VERBOSE"))
+		fprintf(stderr, "blocked, unequal factors: %.3f [%.3f, %.3f]\n", c.ratio, c.lo, c.hi);
+	ck_assert_int_eq(c.dir, RP_DIR_FASTER);
+}
+END_TEST
+
 /* The verdict is read off the interval, so they never disagree; the
  * adjusted p agrees with both; the interval holds the ratio; the printed
  * bounds stay on their side of 1. */
@@ -627,6 +672,7 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_fixture_plateau_and_ranking);
 	tcase_add_test(tc, t_quantile_and_prior);
 	tcase_add_test(tc, t_compare);
+	tcase_add_test(tc, t_blocked_unequal_factors);
 	tcase_add_test(tc, t_log_ratio_pieces);
 	tcase_add_test(tc, t_interval_and_verdict_agree);
 	tcase_add_test(tc, t_log_axis_rule);

@@ -32,11 +32,12 @@ static int h_run(const char *name, const struct synth_cfg *c, unsigned n, uint64
 
 static void h_null_line(const char *name, const struct synth_tally *t)
 {
-	printf("  %-44s %5lu  %6.2f%%  %7.3f%%  %5.1f%%  %5.1f%%\n", name, t->experiments,
+	printf("  %-44s %5lu  %6.2f%%  %7.3f%%  %5.1f%%  %5.1f%%  %6.2f%%\n", name, t->experiments,
 	       100.0 * (double)t->fw_false / (double)t->experiments,
 	       100.0 * (double)t->false_calls / (double)(t->null_cmp ? t->null_cmp : 1),
 	       100.0 * (double)t->equivalent / (double)(t->null_cmp ? t->null_cmp : 1),
-	       100.0 * t->resolve_sum / (double)(t->resolve_n ? t->resolve_n : 1));
+	       100.0 * t->resolve_sum / (double)(t->resolve_n ? t->resolve_n : 1),
+	       100.0 * (double)t->band_false / (double)t->experiments);
 }
 
 /* One straight list of scenarios and their printed lines; longer than 80
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
 	printf("fslab verdict harness: 5 filesystems x 13 tests, 4 plateau cells, seed %llu\n\n",
 	       (unsigned long long)seed);
 	printf("A/A (all five equal): experiments with any false slower/faster call (goal <= 5%%)\n");
-	printf("  %-44s %5s  %7s  %8s  %6s  %6s\n", "scenario", "runs", "FWER", "per cmp", "equiv", "resolv");
+	printf("  %-44s %5s  %7s  %8s  %6s  %6s  %7s\n", "scenario", "runs", "FWER", "per cmp", "equiv", "resolv",
+	       "bands");
 	static const struct {
 		const char *name;
 		struct synth_cfg c;
@@ -95,7 +97,8 @@ int main(int argc, char **argv)
 		h_null_line(nulls[i].name, &t);
 	}
 	printf("  (FWER: experiments with a false call; per cmp: of the comparisons with the best;\n"
-	       "   equiv: called equivalent within 5%%; resolv: mean half-width of the intervals)\n\n");
+	       "   equiv: called equivalent within 5%%; resolv: mean half-width of the intervals;\n"
+	       "   bands: experiments with a false call on the by-file-size screen)\n\n");
 
 	printf("Power: one filesystem slower in every test, its 13 comparisons with the best\n");
 	printf("  %-12s %-10s %6s  %8s  %6s\n", "slowdown", "trial CV", "runs", "called", "FWER");
@@ -112,6 +115,12 @@ int main(int argc, char **argv)
 	printf("  %-12s %-10s %6lu  %7.1f%%  %5.2f%%   (plus a 3%% drift shared by all in a trial)\n",
 	       "10%", "2%", t.experiments, 100.0 * (double)t.slow_hits / (double)(t.slow_cmp ? t.slow_cmp : 1),
 	       100.0 * (double)t.fw_false / (double)t.experiments);
+	struct synth_cfg pb = { .n_fs = 2, .n_tests = 13, .trials = 3, .cv = 0.02, .n_slow = 1, .slowdown = 0.10 };
+	if (h_run("bands power", &pb, n, seed + 102, tmp, &t) < 0)
+		return 1;
+	printf("  %-12s %-10s %6lu  %7.1f%%  %5.2f%%   (by file size: the leader of 2 called faster)\n",
+	       "10%", "2%", t.experiments, 100.0 * (double)t.band_calls / (double)(t.band_verdicts ? t.band_verdicts : 1),
+	       100.0 * (double)t.band_false / (double)t.experiments);
 	static const double slows[] = { 0.05, 0.10, 0.20 }, cvs[] = { 0.01, 0.02, 0.05 };
 	unsigned nc = n / 3 ? n / 3 : 1;
 	printf("\nPower curve (3 trials, %u experiments each): share of the slower filesystem's\n"
