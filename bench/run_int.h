@@ -69,6 +69,8 @@ struct fslab_probe_result {
 #define FSLAB_WORKDIR_MARK "trusted.fslab.run"
 #define FSLAB_WORKDIR_REGISTRY "workdirs"
 #define TESTFILE_NAME "testfile"
+/* The FUSE plan (run_sweep.c): a FUSE filesystem's largest file measured */
+#define RUN_FUSE_FILE_MAX (16ull << 20)
 #define PROBEFILE_NAME "probe"
 
 struct fslab_io_ops;

@@ -1,22 +1,28 @@
-/* The sweep:
+/* The sweep, in randomized blocks (a block: one cell of one trial):
  *
- *   for trial in 1..T                       (outside the filesystem loop)
- *     for fs in shuffle(filesystems, seed, trial)
- *       for (file, record) in plan          (IOzone's order)
- *         fslab_cell_run(): the 13 tests, one CSV row appended and
+ *   for trial in 1..T
+ *     for (file, record) in plan              (IOzone's order; cell i)
+ *       for fs in shuffle(filesystems, seed, trial) rotated left by i
+ *         fslab_cell_run(): the cell's tests, one CSV row appended and
  *         flushed after each
  *
- * A cell (fs, test, file, record, trial) already in the CSV is skipped
- * (--resume); past the minimum, the decided rule (run_stop.c) runs only
- * the tests still open, and --until-ci runs a cell until every test's
- * interval is narrow enough.  SIGINT/SIGTERM stop after the test in
- * flight; a test timed across a SIGSTOP is run again (SIGCONT says the
- * process was stopped). */
+ * So a cell's filesystems run back to back, and the machine's drift
+ * falls on all of them alike; the rotation gives each filesystem each
+ * place in the block equally often within a trial.  The manifest is
+ * brought up to date after each block.  A cell (fs, test, file, record,
+ * trial) already in the CSV is skipped (--resume); past the minimum, the
+ * decided rule (run_stop.c) runs only the tests still open, and
+ * --until-ci runs a cell until every test's interval is narrow enough.
+ * A FUSE filesystem runs the FUSE plan: files up to RUN_FUSE_FILE_MAX,
+ * the minimum trials.  SIGINT/SIGTERM stop after the test in flight; a
+ * test timed across a SIGSTOP is run again (SIGCONT says the process was
+ * stopped). */
 #include "run_int.h"
 
 #include "engine/engine.h"
 #include "log.h"
 #include "results.h"
+#include "size.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -313,14 +319,26 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	return true;
 }
 
-/* Tests of one file x record cell a trial runs by the stopping rule
- * (whether or not they ran already: --resume). */
-static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
-				 const struct fslab_sweep_cell *cell, unsigned trial)
+/* Does the FUSE plan leave this cell out on fs?  FUSE (fusefat) costs
+ * several times a kernel filesystem's time, and the report sets its
+ * figures aside: only its files up to RUN_FUSE_FILE_MAX are measured. */
+static bool run_fuse_skips(const struct fslab_bench_fs *fs, const struct fslab_sweep_cell *cell)
+{
+	return fs->rec.fuse && cell->file_bytes > RUN_FUSE_FILE_MAX;
+}
+
+/* Tests of one file x record cell a trial runs on fs by the stopping rule
+ * (whether or not they ran already: --resume).  A FUSE filesystem runs
+ * the minimum trials only. */
+static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+				 const struct fslab_done_set *d, const struct fslab_sweep_cell *cell,
+				 unsigned trial)
 {
 	/* a named row (CrystalDiskMark's) runs its own tests of the sweep's */
 	unsigned own = cell->tests ? cell->tests & c->cfg.sweep.tests : c->cfg.sweep.tests;
 
+	if (fs->rec.fuse && trial > c->cfg.sweep.trials)
+		return 0;
 	if (c->cfg.until_ci_pct > 0 && trial > c->cfg.sweep.trials && run_group_converged(c, d, cell))
 		return 0;
 	/* the decided rule: past the minimum, only the tests still open */
@@ -330,10 +348,11 @@ static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fsl
 }
 
 /* Tests of one file x record cell still to run in a trial. */
-static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
-			       const struct fslab_sweep_cell *cell, unsigned trial)
+static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+			       const struct fslab_done_set *d, const struct fslab_sweep_cell *cell,
+			       unsigned trial)
 {
-	unsigned mask = 0, wanted = run_group_wanted(c, d, cell, trial);
+	unsigned mask = 0, wanted = run_group_wanted(c, fs, d, cell, trial);
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (wanted & (1u << t)) {
@@ -353,7 +372,7 @@ static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_st
 {
 	for (size_t f = 0; f < c->n_fs; f++)
 		for (size_t i = 0; i < plan->n; i++)
-			if (run_group_wanted(c, &fst[f].done, &plan->cells[i], trial))
+			if (run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial))
 				return true;
 	return false;
 }
@@ -369,16 +388,18 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		for (size_t i = 0; i < plan->n; i++) {
-			unsigned todo = run_group_todo(c, &fst[f].done, &plan->cells[i], trial);
+			unsigned todo = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
+			bool fuse = c->fs[f].rec.fuse;
 
 			n += (unsigned)__builtin_popcount(todo);
 			/* up to the minimum nothing is judged yet: every test
-			 * may go on to the maximum */
+			 * may go on to the maximum (FUSE's never); a cell the
+			 * FUSE plan skips costs nothing */
 			if (eta)
-				run_eta_trial(eta, trial, f, i, todo,
-					      trial <= c->cfg.sweep.trials
+				run_eta_trial(eta, trial, f, i, run_fuse_skips(&c->fs[f], &plan->cells[i]) ? 0 : todo,
+					      trial <= c->cfg.sweep.trials && !fuse
 						      ? c->cfg.sweep.tests
-						      : run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
+						      : run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
 }
@@ -511,6 +532,13 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 		g->failed = true;
 		return true;
 	}
+	if (run_fuse_skips(fs, g->cell)) {
+		o.status = FSLAB_OUTCOME_SKIPPED;
+		snprintf(o.reason, sizeof(o.reason), "FUSE plan (files up to %llu MiB on a FUSE mount: it costs several times a kernel filesystem's time)",
+			 (unsigned long long)(RUN_FUSE_FILE_MAX >> 20));
+		run_write_rows(g, mask, &o);
+		return true;
+	}
 	if (!fs->rec.fuse || c->cfg.sweep.cache != FSLAB_CACHE_DIRECT)
 		return false;
 	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
@@ -629,35 +657,11 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	return 0;
 }
 
-/* One filesystem's cells of one trial, then the manifest brought up to
- * date (checked: --resume trusts it) and a line of progress. */
-static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
-			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
+/* The manifest brought up to date (checked: --resume trusts it). */
+static void run_manifest_now(struct fslab_run_ctx *c, struct run_sweep_state *sw)
 {
-	struct fslab_bench_fs *fs = &c->fs[fi];
-	uint64_t before_ok = fs->rec.cells_ok, before_failed = fs->rec.cells_failed;
-	double fs_start = fslab_now();
-	bool ran = false;
 	int r;
 
-	for (size_t i = 0; i < plan->n && !run_stop; i++) {
-		unsigned mask = run_group_todo(c, &fs_st->done, &plan->cells[i], trial);
-
-		if (!mask)
-			continue;
-		if (!ran)
-			run_drive_before(fs, trial, c->sessions);
-		ran = true;
-		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
-		if (r < 0)
-			return r;
-	}
-	if (!ran)
-		return 0;
-	run_drive_after(fs, sw->prog);
-	run_quiet_after(fs, sw->prog);
-	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
-	run_eta_update(sw->eta, sw->prog, true);
 	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {
@@ -666,22 +670,89 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 			    fslab_esc(c->out_dir), strerror(-r));
 		*sw->failed = true;
 	}
+}
+
+/* One block: cell i of one trial on each filesystem, in the trial's order
+ * rotated left by i (the drive's watch begins at a filesystem's first
+ * block of the trial: ran, its time in spent); then the manifest and,
+ * off a terminal, a line of progress. */
+static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
+		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order,
+		     bool *ran, double *spent)
+{
+	uint64_t ok = 0, failed = 0;
+	double t0 = fslab_now();
+	bool any = false;
+
+	for (size_t f = 0; f < c->n_fs; f++)
+		ok -= c->fs[f].rec.cells_ok, failed -= c->fs[f].rec.cells_failed;
+	for (size_t k = 0; k < c->n_fs && !run_stop; k++) {
+		size_t f = order[(k + i) % c->n_fs];
+		unsigned mask = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
+		double g0 = fslab_now();
+		int r;
+
+		if (!mask)
+			continue;
+		if (!ran[f])
+			run_drive_before(&c->fs[f], trial, c->sessions);
+		ran[f] = any = true;
+		fslab_debug(FSLAB_DBG_BENCH, "block: trial %u cell %zu %s", trial, i + 1, c->fs[f].rec.name);
+		r = run_group(c, sw, &c->fs[f], &fst[f], &plan->cells[i], mask, trial);
+		spent[f] += fslab_now() - g0;
+		if (r < 0)
+			return r;
+	}
+	if (!any)
+		return 0;
+	run_eta_update(sw->eta, sw->prog, true);
+	run_manifest_now(c, sw);
 	if (!fslab_progress_is_tty(sw->prog)) {
-		char eta[80];
+		char eta[80], fb[32], rb[32];
 		double lo = -1, hi = -1, point = -1;
 
+		for (size_t f = 0; f < c->n_fs; f++)
+			ok += c->fs[f].rec.cells_ok, failed += c->fs[f].rec.cells_failed;
 		/* machine-readable too (scripts/bench-eta.sh reads eta_s=;
 		 * -1: no figure yet, the range alone) */
 		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
-				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, fs->rec.name,
-				    (unsigned long long)(fs->rec.cells_ok - before_ok),
-				    (unsigned long long)(fs->rec.cells_failed - before_failed),
-				    fslab_now() - fs_start, fslab_progress_shown_pct(sw->prog),
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  cell %zu/%zu (%s x %s): %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
+				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, i + 1, plan->n,
+				    fslab_size_human(plan->cells[i].file_bytes, fb, sizeof(fb)),
+				    fslab_size_human(plan->cells[i].record_bytes, rb, sizeof(rb)),
+				    (unsigned long long)ok, (unsigned long long)failed, fslab_now() - t0,
+				    fslab_progress_shown_pct(sw->prog),
 				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), point, lo, hi,
 				    fslab_progress_done_pct(sw->prog));
 	}
 	return 0;
+}
+
+/* One trial: its blocks, then each filesystem that ran its drive's
+ * reading, its quiet wait and its pass's overhead for the ETA. */
+static int run_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
+		     const struct fslab_plan *plan, unsigned trial)
+{
+	size_t order[FSLAB_MAX_FS];
+	bool ran[FSLAB_MAX_FS] = { false };
+	double spent[FSLAB_MAX_FS] = { 0 };
+	int r = 0;
+
+	fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
+	for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
+		r = run_block(c, sw, fst, plan, i, trial, order, ran, spent);
+	for (size_t f = 0; f < c->n_fs && r == 0; f++) {
+		double q0 = fslab_now();
+
+		if (!ran[f])
+			continue;
+		run_drive_after(&c->fs[f], sw->prog);
+		run_quiet_after(&c->fs[f], sw->prog);
+		run_eta_pass(sw->eta, f, spent[f] + fslab_now() - q0);
+	}
+	if (r == 0)
+		run_manifest_now(c, sw);
+	return r;
 }
 
 /* The progress totals at the start of a trial: this trial's cells and the
@@ -712,7 +783,6 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog,
 		.failed = failed,
 	};
-	size_t order[FSLAB_MAX_FS];
 	unsigned done = 0;
 	int r = run_stop_begin(c, plan);
 
@@ -724,9 +794,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
-		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
-		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
-			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+		r = run_trial(c, &sw, fst, plan, trial);
 		if (!run_stop && r == 0)
 			done = trial;
 	}
