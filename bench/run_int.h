@@ -71,6 +71,7 @@ struct fslab_probe_result {
 #define TESTFILE_NAME "testfile"
 /* The FUSE plan (run_sweep.c): a FUSE filesystem's largest file measured */
 #define RUN_FUSE_FILE_MAX (16ull << 20)
+#define RUN_FUSE_FILE_MAX_TEXT "16M"
 #define PROBEFILE_NAME "probe"
 
 struct fslab_io_ops;

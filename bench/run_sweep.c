@@ -22,7 +22,6 @@
 #include "engine/engine.h"
 #include "log.h"
 #include "results.h"
-#include "size.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -249,7 +248,6 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		g->failed = true;
 		run_stop = 1;
 	}
-	key.trial = row.trial;
 	fslab_done_add(&g->fst->done, &key, o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
 	if (o->status == FSLAB_OUTCOME_FAILED)
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
@@ -521,37 +519,27 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 {
 	struct fslab_run_ctx *c = g->c;
 	struct fslab_bench_fs *fs = g->fs;
-	const bool extra = g->trial > c->cfg.sweep.trials; /* --until-ci's trials */
 	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
 
 	if (run_fs_vanished(fs, g->prog, true)) {
-		if (extra)
-			return true; /* nothing to sample */
+		if (g->trial > c->cfg.sweep.trials)
+			return true; /* --until-ci's trials: nothing to sample */
 		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_REASON);
 		run_write_rows(g, mask, &o);
 		g->failed = true;
 		return true;
 	}
-	if (run_fuse_skips(fs, g->cell)) {
-		o.status = FSLAB_OUTCOME_SKIPPED;
-		snprintf(o.reason, sizeof(o.reason), "FUSE plan (files up to %llu MiB on a FUSE mount: it costs several times a kernel filesystem's time)",
-			 (unsigned long long)(RUN_FUSE_FILE_MAX >> 20));
-		run_write_rows(g, mask, &o);
-		return true;
-	}
-	if (!fs->rec.fuse || c->cfg.sweep.cache != FSLAB_CACHE_DIRECT)
+	if (!fs->rec.fuse || (c->cfg.sweep.cache != FSLAB_CACHE_DIRECT && !run_fuse_skips(fs, g->cell)))
 		return false;
 	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
 	 * daemon (fusefat) still reads and writes the device through the page
-	 * cache, so the figures would not be the device's.  fusefat also fails
-	 * O_DIRECT reads inside a file's last cluster with EPERM.  Say so
-	 * rather than measure it. */
-	if (!extra) {
-		o.status = FSLAB_OUTCOME_SKIPPED;
-		snprintf(o.reason, sizeof(o.reason),
-			 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
-		run_write_rows(g, mask, &o);
-	}
+	 * cache, so the figures would not be the device's (and fusefat fails
+	 * O_DIRECT reads inside a file's last cluster with EPERM) */
+	o.status = FSLAB_OUTCOME_SKIPPED;
+	snprintf(o.reason, sizeof(o.reason), "%s", run_fuse_skips(fs, g->cell)
+		 ? "FUSE plan (files up to " RUN_FUSE_FILE_MAX_TEXT " on a FUSE mount, which costs several times a kernel filesystem's time)"
+		 : "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
+	run_write_rows(g, mask, &o);
 	return true;
 }
 
@@ -680,12 +668,9 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order,
 		     bool *ran, double *spent)
 {
-	uint64_t ok = 0, failed = 0;
 	double t0 = fslab_now();
 	bool any = false;
 
-	for (size_t f = 0; f < c->n_fs; f++)
-		ok -= c->fs[f].rec.cells_ok, failed -= c->fs[f].rec.cells_failed;
 	for (size_t k = 0; k < c->n_fs && !run_stop; k++) {
 		size_t f = order[(k + i) % c->n_fs];
 		unsigned mask = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
@@ -708,20 +693,15 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	run_eta_update(sw->eta, sw->prog, true);
 	run_manifest_now(c, sw);
 	if (!fslab_progress_is_tty(sw->prog)) {
-		char eta[80], fb[32], rb[32];
+		char eta[80];
 		double lo = -1, hi = -1, point = -1;
 
-		for (size_t f = 0; f < c->n_fs; f++)
-			ok += c->fs[f].rec.cells_ok, failed += c->fs[f].rec.cells_failed;
 		/* machine-readable too (scripts/bench-eta.sh reads eta_s=;
 		 * -1: no figure yet, the range alone) */
 		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  cell %zu/%zu (%s x %s): %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  cell %zu/%zu in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
 				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, i + 1, plan->n,
-				    fslab_size_human(plan->cells[i].file_bytes, fb, sizeof(fb)),
-				    fslab_size_human(plan->cells[i].record_bytes, rb, sizeof(rb)),
-				    (unsigned long long)ok, (unsigned long long)failed, fslab_now() - t0,
-				    fslab_progress_shown_pct(sw->prog),
+				    fslab_now() - t0, fslab_progress_shown_pct(sw->prog),
 				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), point, lo, hi,
 				    fslab_progress_done_pct(sw->prog));
 	}

@@ -218,10 +218,8 @@ struct fslab_manifest {
 		unsigned tests;       /* mask of enum fslab_test bits */
 		bool keep_small_records;
 		bool shuffle;         /* "order": shuffle (default) or fixed */
-		/* "blocks": "cell": each trial runs cell by cell, a cell's
-		 * filesystems back to back in the trial's order rotated left
-		 * by the cell's index (bench/run_sweep.c); "": absent (older
-		 * runs: each filesystem's whole trial in the trial's order) */
+		/* "blocks": "cell" (bench/run_sweep.c); "": absent (older runs:
+		 * each filesystem's whole trial in the trial's order) */
 		char blocks[8];
 		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
 		 * and "warmup_passes_discarded", the passes of each row run
