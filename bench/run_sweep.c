@@ -6,10 +6,8 @@
  *         fslab_cell_run(): the cell's tests, one CSV row appended and
  *         flushed after each
  *
- * So a cell's filesystems run back to back, and the machine's drift
- * falls on all of them alike; the rotation gives each filesystem each
- * place in the block equally often within a trial.  The manifest is
- * brought up to date after each block.  A cell (fs, test, file, record,
+ * So a cell's filesystems run back to back and the machine's drift falls
+ * on them alike (docs/run.md, "The order of the cells").  A cell (fs, test, file, record,
  * trial) already in the CSV is skipped (--resume); past the minimum, the
  * decided rule (run_stop.c) runs only the tests still open, and
  * --until-ci runs a cell until every test's interval is narrow enough.
@@ -662,11 +660,10 @@ static void run_manifest_now(struct fslab_run_ctx *c, struct run_sweep_state *sw
 
 /* One block: cell i of one trial on each filesystem, in the trial's order
  * rotated left by i (the drive's watch begins at a filesystem's first
- * block of the trial: ran, its time in spent); then the manifest and,
- * off a terminal, a line of progress. */
+ * block of the trial: ran); then the manifest and, off a terminal, a line
+ * of progress. */
 static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
-		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order,
-		     bool *ran, double *spent)
+		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order, bool *ran)
 {
 	double t0 = fslab_now();
 	bool any = false;
@@ -674,7 +671,6 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	for (size_t k = 0; k < c->n_fs && !run_stop; k++) {
 		size_t f = order[(k + i) % c->n_fs];
 		unsigned mask = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
-		double g0 = fslab_now();
 		int r;
 
 		if (!mask)
@@ -684,7 +680,6 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		ran[f] = any = true;
 		fslab_debug(FSLAB_DBG_BENCH, "block: trial %u cell %zu %s", trial, i + 1, c->fs[f].rec.name);
 		r = run_group(c, sw, &c->fs[f], &fst[f], &plan->cells[i], mask, trial);
-		spent[f] += fslab_now() - g0;
 		if (r < 0)
 			return r;
 	}
@@ -709,18 +704,18 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 }
 
 /* One trial: its blocks, then each filesystem that ran its drive's
- * reading, its quiet wait and its pass's overhead for the ETA. */
+ * reading and its quiet wait (for the ETA, the pass's overhead: the rows
+ * time the rest). */
 static int run_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
 		     const struct fslab_plan *plan, unsigned trial)
 {
 	size_t order[FSLAB_MAX_FS];
 	bool ran[FSLAB_MAX_FS] = { false };
-	double spent[FSLAB_MAX_FS] = { 0 };
 	int r = 0;
 
 	fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
 	for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
-		r = run_block(c, sw, fst, plan, i, trial, order, ran, spent);
+		r = run_block(c, sw, fst, plan, i, trial, order, ran);
 	for (size_t f = 0; f < c->n_fs && r == 0; f++) {
 		double q0 = fslab_now();
 
@@ -728,7 +723,7 @@ static int run_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 			continue;
 		run_drive_after(&c->fs[f], sw->prog);
 		run_quiet_after(&c->fs[f], sw->prog);
-		run_eta_pass(sw->eta, f, spent[f] + fslab_now() - q0);
+		run_eta_pass(sw->eta, f, fslab_now() - q0);
 	}
 	if (r == 0)
 		run_manifest_now(c, sw);
