@@ -72,6 +72,8 @@ struct fslab_probe_result {
 /* The FUSE plan (run_sweep.c): a FUSE filesystem's largest file measured */
 #define RUN_FUSE_FILE_MAX (16ull << 20)
 #define RUN_FUSE_FILE_MAX_TEXT "16M"
+/* The manifest's update within a trial: after a block, this long after the last */
+#define RUN_MANIFEST_EVERY_S 30
 #define PROBEFILE_NAME "probe"
 
 struct fslab_io_ops;

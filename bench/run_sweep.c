@@ -496,7 +496,7 @@ int run_close_csvs(struct fslab_run_ctx *c)
 struct run_sweep_state {
 	struct fslab_bench_buffers buf; /* sized for cur_record */
 	uint64_t cur_record;
-	double session_start, wall_before;
+	double session_start, wall_before, manifest_at;
 	struct fslab_progress *prog;
 	struct run_eta *eta;
 	bool *failed;
@@ -648,7 +648,8 @@ static void run_manifest_now(struct fslab_run_ctx *c, struct run_sweep_state *sw
 {
 	int r;
 
-	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
+	sw->manifest_at = fslab_now();
+	c->wall_s = sw->wall_before + (sw->manifest_at - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {
 		fslab_progress_clear(sw->prog);
@@ -660,8 +661,9 @@ static void run_manifest_now(struct fslab_run_ctx *c, struct run_sweep_state *sw
 
 /* One block: cell i of one trial on each filesystem, in the trial's order
  * rotated left by i (the drive's watch begins at a filesystem's first
- * block of the trial: ran); then the manifest and, off a terminal, a line
- * of progress. */
+ * block of the trial: ran); then the manifest, if RUN_MANIFEST_EVERY_S
+ * passed (its fsync, on the disk under test or beside it, would disturb
+ * the next block), and, off a terminal, a line of progress. */
 static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
 		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order, bool *ran)
 {
@@ -686,7 +688,8 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	if (!any)
 		return 0;
 	run_eta_update(sw->eta, sw->prog, true);
-	run_manifest_now(c, sw);
+	if (fslab_now() - sw->manifest_at >= RUN_MANIFEST_EVERY_S)
+		run_manifest_now(c, sw);
 	if (!fslab_progress_is_tty(sw->prog)) {
 		char eta[80];
 		double lo = -1, hi = -1, point = -1;
@@ -755,7 +758,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
 {
 	struct run_sweep_state sw = {
-		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog,
+		.session_start = fslab_now(), .wall_before = c->wall_s, .manifest_at = fslab_now(), .prog = prog,
 		.failed = failed,
 	};
 	unsigned done = 0;
