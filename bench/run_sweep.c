@@ -315,9 +315,7 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	return true;
 }
 
-/* Does the FUSE plan leave this cell out on fs?  FUSE (fusefat) costs
- * several times a kernel filesystem's time, and the report sets its
- * figures aside: only its files up to RUN_FUSE_FILE_MAX are measured. */
+/* Does the FUSE plan leave this cell out on fs (docs/run.md)? */
 static bool run_fuse_skips(const struct fslab_bench_fs *fs, const struct fslab_sweep_cell *cell)
 {
 	return fs->rec.fuse && cell->file_bytes > RUN_FUSE_FILE_MAX;
@@ -360,24 +358,12 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 	return mask;
 }
 
-/* Does any filesystem's cell still want a test in this trial?  A trial
- * whose wanted tests all ran already (a resumed run) is not the end: the
- * trials after it may still be wanted. */
-static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
-			   const struct fslab_plan *plan, unsigned trial)
-{
-	for (size_t f = 0; f < c->n_fs; f++)
-		for (size_t i = 0; i < plan->n; i++)
-			if (run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial))
-				return true;
-	return false;
-}
-
 /* Tests still to run in a trial, over every filesystem; with eta set,
  * each group's tests of this trial and of a trial past the minimum go to
- * the ETA. */
+ * the ETA; with wanted set, whether any test is wanted (run or not). */
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta)
+			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta,
+			       bool *wanted)
 {
 	unsigned past = (trial > c->cfg.sweep.trials ? trial : c->cfg.sweep.trials) + 1;
 	uint64_t n = 0;
@@ -388,6 +374,8 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 			bool fuse = c->fs[f].rec.fuse;
 
 			n += (unsigned)__builtin_popcount(todo);
+			if (wanted)
+				*wanted |= run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial) != 0;
 			/* up to the minimum nothing is judged yet: every test
 			 * may go on to the maximum (FUSE's never); a cell the
 			 * FUSE plan skips costs nothing */
@@ -741,14 +729,17 @@ static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_stat
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
 			       struct run_eta *eta)
 {
-	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = 0;
+	bool wanted = false;
+	uint64_t todo = run_count_todo(c, fst, plan, trial, eta, &wanted), later = 0, done = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		done += fst[f].done.n;
-	if (todo == 0 && trial > c->cfg.sweep.trials && !run_any_wanted(c, fst, plan, trial))
+	/* a trial whose wanted tests all ran already (a resumed run) is not
+	 * the end: the trials after it may still be wanted */
+	if (todo == 0 && trial > c->cfg.sweep.trials && !wanted)
 		return false;
 	for (unsigned t = trial + 1; t <= c->cfg.sweep.trials; t++)
-		later += run_count_todo(c, fst, plan, t, NULL);
+		later += run_count_todo(c, fst, plan, t, NULL, NULL);
 	fslab_progress_set_total(prog, done + todo + later, done);
 	run_eta_update(eta, prog, true);
 	return true;
