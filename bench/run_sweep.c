@@ -694,33 +694,6 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	return 0;
 }
 
-/* One trial: its blocks, then each filesystem that ran its drive's
- * reading and its quiet wait (for the ETA, the pass's overhead: the rows
- * time the rest). */
-static int run_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
-		     const struct fslab_plan *plan, unsigned trial)
-{
-	size_t order[FSLAB_MAX_FS];
-	bool ran[FSLAB_MAX_FS] = { false };
-	int r = 0;
-
-	fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
-	for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
-		r = run_block(c, sw, fst, plan, i, trial, order, ran);
-	for (size_t f = 0; f < c->n_fs && r == 0; f++) {
-		double q0 = fslab_now();
-
-		if (!ran[f])
-			continue;
-		run_drive_after(&c->fs[f], sw->prog);
-		run_quiet_after(&c->fs[f], sw->prog);
-		run_eta_pass(sw->eta, f, fslab_now() - q0);
-	}
-	if (r == 0)
-		run_manifest_now(c, sw);
-	return r;
-}
-
 /* The progress totals at the start of a trial: this trial's cells and the
  * minimum trials' still to come, and the ETA's view of the trial.  False
  * when the stopping rule has nothing left (every test decided or given
@@ -752,6 +725,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		.session_start = fslab_now(), .wall_before = c->wall_s, .manifest_at = fslab_now(), .prog = prog,
 		.failed = failed,
 	};
+	size_t order[FSLAB_MAX_FS];
 	unsigned done = 0;
 	int r = run_stop_begin(c, plan);
 
@@ -763,7 +737,24 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
-		r = run_trial(c, &sw, fst, plan, trial);
+		bool ran[FSLAB_MAX_FS] = { false };
+
+		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
+		for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
+			r = run_block(c, &sw, fst, plan, i, trial, order, ran);
+		/* each filesystem that ran: its drive's reading, its quiet wait
+		 * (for the ETA, the pass's overhead: the rows time the rest) */
+		for (size_t f = 0; f < c->n_fs && r == 0; f++) {
+			double q0 = fslab_now();
+
+			if (!ran[f])
+				continue;
+			run_drive_after(&c->fs[f], prog);
+			run_quiet_after(&c->fs[f], prog);
+			run_eta_pass(sw.eta, f, fslab_now() - q0);
+		}
+		if (r == 0)
+			run_manifest_now(c, &sw);
 		if (!run_stop && r == 0)
 			done = trial;
 	}
