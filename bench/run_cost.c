@@ -453,7 +453,7 @@ struct run_eta {
 	unsigned *later;    /* [f * cells + i]: tests a trial past the minimum runs */
 	struct eta_fit fit[FSLAB_MAX_FS][FSLAB_TEST_MAX];
 	struct eta_fit fs_all[FSLAB_MAX_FS], all; /* over the tests; over everything */
-	double pass_s[FSLAB_MAX_FS], rows_s[FSLAB_MAX_FS]; /* overhead of the passes; rows of this pass */
+	double pass_s[FSLAB_MAX_FS]; /* overhead of the passes */
 	unsigned passes[FSLAB_MAX_FS];
 	bool passed[FSLAB_MAX_FS]; /* fs's pass of this trial is over */
 	unsigned trial;
@@ -542,7 +542,6 @@ void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsign
 	e->todo[ETA_IDX(e, f, i)] = todo;
 	e->later[ETA_IDX(e, f, i)] = later;
 	e->passed[f] = false;
-	e->rows_s[f] = 0;
 }
 
 void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s)
@@ -559,7 +558,6 @@ void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, doubl
 	e->spent_s += wall_s;
 	e->meas_s[k] += wall_s;
 	e->meas_n[k]++;
-	e->rows_s[f] += wall_s;
 	/* a cell measured again adds no shape: only first measurements fit */
 	if (e->meas_n[k] == 1) {
 		eta_fit_add(&e->fit[f][t], x, wall_s, m);
@@ -569,17 +567,14 @@ void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, doubl
 	eta_fit_add(&e->all, x, wall_s, m);
 }
 
-void run_eta_pass(struct run_eta *e, size_t f, double pass_s)
+void run_eta_pass(struct run_eta *e, size_t f, double overhead_s)
 {
 	if (!e)
 		return;
 	e->passed[f] = true;
-	if (pass_s > e->rows_s[f]) {
-		e->pass_s[f] += pass_s - e->rows_s[f];
-		e->spent_s += pass_s - e->rows_s[f];
-		e->passes[f]++;
-	}
-	e->rows_s[f] = 0;
+	e->pass_s[f] += overhead_s;
+	e->spent_s += overhead_s;
+	e->passes[f]++;
 }
 
 /* Cost of the tests in mask of group (f, i), with cost(): plus the file

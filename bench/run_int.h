@@ -69,6 +69,11 @@ struct fslab_probe_result {
 #define FSLAB_WORKDIR_MARK "trusted.fslab.run"
 #define FSLAB_WORKDIR_REGISTRY "workdirs"
 #define TESTFILE_NAME "testfile"
+/* The FUSE plan (run_sweep.c): a FUSE filesystem's largest file measured */
+#define RUN_FUSE_FILE_MAX (16ull << 20)
+#define RUN_FUSE_FILE_MAX_TEXT "16M"
+/* The manifest's update within a trial: after a block, this long after the last */
+#define RUN_MANIFEST_EVERY_S 30
 #define PROBEFILE_NAME "probe"
 
 struct fslab_io_ops;
@@ -390,14 +395,15 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
  * it, at each trial's start, each file x record group's tests still to
  * run in the trial (todo) and those a trial past the minimum would run
  * (later: the tests still open); then each row's wall seconds and each
- * pass's; run_eta_update sets the progress range and share (at most 4
+ * filesystem's seconds after its trial's rows (drive, quiet wait);
+ * run_eta_update sets the progress range and share (at most 4
  * times a second unless force).  run_eta_new: NULL when out of memory. */
 struct run_eta;
 struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
 void run_eta_free(struct run_eta *e);
 void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsigned todo, unsigned later);
 void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s);
-void run_eta_pass(struct run_eta *e, size_t f, double pass_s);
+void run_eta_pass(struct run_eta *e, size_t f, double overhead_s);
 void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
 
 #endif

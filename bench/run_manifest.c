@@ -155,6 +155,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.keep_small_records = s->keep_small_records;
 	m->sweep.shuffle = s->shuffle;
 	snprintf(m->sweep.records_rule, sizeof(m->sweep.records_rule), "%s", s->coarse ? FSLAB_PLAN_COARSE_RULE : "");
+	snprintf(m->sweep.blocks, sizeof(m->sweep.blocks), "cell");
 	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
 	m->sweep.jobs = s->jobs ? s->jobs : 1;
 	if (fslab_preset_named_rows(s->named_rows)) {

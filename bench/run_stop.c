@@ -1,6 +1,6 @@
 /* The stopping rules' names, and the decided rule (fslab_stop_judge,
- * lib/stats.h) applied to the sweep.  The trial loop is
- * outside the filesystem loop (run_sweep.c), so when a trial begins every
+ * lib/stats.h) applied to the sweep.  The trial loop is outside the cell
+ * and filesystem loops (run_sweep.c), so when a trial begins every
  * filesystem's earlier trials are known: each test of each file x record
  * cell still open is judged on them, and the next trial runs only the
  * tests still open.  A decision is kept once made (a stopping time: judging
@@ -117,7 +117,8 @@ static double *run_stop_table(const struct fslab_run_ctx *c, const struct run_fs
 	for (size_t f = 0; f < c->n_fs; f++) {
 		const struct fslab_done_set *d = &fst[f].done;
 
-		for (size_t k = 0; k < d->n; k++) {
+		/* FUSE runs the minimum trials (run_sweep.c): not judged */
+		for (size_t k = 0; k < d->n && !c->fs[f].rec.fuse; k++) {
 			const struct fslab_cell_key *key = &d->keys[k];
 			size_t i;
 

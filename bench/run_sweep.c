@@ -1,17 +1,20 @@
-/* The sweep:
+/* The sweep, in randomized blocks (a block: one cell of one trial):
  *
- *   for trial in 1..T                       (outside the filesystem loop)
- *     for fs in shuffle(filesystems, seed, trial)
- *       for (file, record) in plan          (IOzone's order)
- *         fslab_cell_run(): the 13 tests, one CSV row appended and
+ *   for trial in 1..T
+ *     for (file, record) in plan              (IOzone's order; cell i)
+ *       for fs in shuffle(filesystems, seed, trial) rotated left by i
+ *         fslab_cell_run(): the cell's tests, one CSV row appended and
  *         flushed after each
  *
- * A cell (fs, test, file, record, trial) already in the CSV is skipped
- * (--resume); past the minimum, the decided rule (run_stop.c) runs only
- * the tests still open, and --until-ci runs a cell until every test's
- * interval is narrow enough.  SIGINT/SIGTERM stop after the test in
- * flight; a test timed across a SIGSTOP is run again (SIGCONT says the
- * process was stopped). */
+ * So a cell's filesystems run back to back and the machine's drift falls
+ * on them alike (docs/run.md, "The order of the cells").  A cell (fs, test, file, record,
+ * trial) already in the CSV is skipped (--resume); past the minimum, the
+ * decided rule (run_stop.c) runs only the tests still open, and
+ * --until-ci runs a cell until every test's interval is narrow enough.
+ * A FUSE filesystem runs the FUSE plan: files up to RUN_FUSE_FILE_MAX,
+ * the minimum trials.  SIGINT/SIGTERM stop after the test in flight; a
+ * test timed across a SIGSTOP is run again (SIGCONT says the process was
+ * stopped). */
 #include "run_int.h"
 
 #include "engine/engine.h"
@@ -243,7 +246,6 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		g->failed = true;
 		run_stop = 1;
 	}
-	key.trial = row.trial;
 	fslab_done_add(&g->fst->done, &key, o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
 	if (o->status == FSLAB_OUTCOME_FAILED)
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
@@ -313,14 +315,24 @@ static bool run_group_converged(const struct fslab_run_ctx *c, const struct fsla
 	return true;
 }
 
-/* Tests of one file x record cell a trial runs by the stopping rule
- * (whether or not they ran already: --resume). */
-static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
-				 const struct fslab_sweep_cell *cell, unsigned trial)
+/* Does the FUSE plan leave this cell out on fs (docs/run.md)? */
+static bool run_fuse_skips(const struct fslab_bench_fs *fs, const struct fslab_sweep_cell *cell)
+{
+	return fs->rec.fuse && cell->file_bytes > RUN_FUSE_FILE_MAX;
+}
+
+/* Tests of one file x record cell a trial runs on fs by the stopping rule
+ * (whether or not they ran already: --resume).  A FUSE filesystem runs
+ * the minimum trials only. */
+static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+				 const struct fslab_done_set *d, const struct fslab_sweep_cell *cell,
+				 unsigned trial)
 {
 	/* a named row (CrystalDiskMark's) runs its own tests of the sweep's */
 	unsigned own = cell->tests ? cell->tests & c->cfg.sweep.tests : c->cfg.sweep.tests;
 
+	if (fs->rec.fuse && trial > c->cfg.sweep.trials)
+		return 0;
 	if (c->cfg.until_ci_pct > 0 && trial > c->cfg.sweep.trials && run_group_converged(c, d, cell))
 		return 0;
 	/* the decided rule: past the minimum, only the tests still open */
@@ -330,10 +342,11 @@ static unsigned run_group_wanted(const struct fslab_run_ctx *c, const struct fsl
 }
 
 /* Tests of one file x record cell still to run in a trial. */
-static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_done_set *d,
-			       const struct fslab_sweep_cell *cell, unsigned trial)
+static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+			       const struct fslab_done_set *d, const struct fslab_sweep_cell *cell,
+			       unsigned trial)
 {
-	unsigned mask = 0, wanted = run_group_wanted(c, d, cell, trial);
+	unsigned mask = 0, wanted = run_group_wanted(c, fs, d, cell, trial);
 
 	for (int t = 0; t < FSLAB_TEST_MAX; t++)
 		if (wanted & (1u << t)) {
@@ -345,40 +358,32 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 	return mask;
 }
 
-/* Does any filesystem's cell still want a test in this trial?  A trial
- * whose wanted tests all ran already (a resumed run) is not the end: the
- * trials after it may still be wanted. */
-static bool run_any_wanted(const struct fslab_run_ctx *c, const struct run_fs_state *fst,
-			   const struct fslab_plan *plan, unsigned trial)
-{
-	for (size_t f = 0; f < c->n_fs; f++)
-		for (size_t i = 0; i < plan->n; i++)
-			if (run_group_wanted(c, &fst[f].done, &plan->cells[i], trial))
-				return true;
-	return false;
-}
-
 /* Tests still to run in a trial, over every filesystem; with eta set,
  * each group's tests of this trial and of a trial past the minimum go to
- * the ETA. */
+ * the ETA; with wanted set, whether any test is wanted (run or not). */
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta)
+			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta,
+			       bool *wanted)
 {
 	unsigned past = (trial > c->cfg.sweep.trials ? trial : c->cfg.sweep.trials) + 1;
 	uint64_t n = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		for (size_t i = 0; i < plan->n; i++) {
-			unsigned todo = run_group_todo(c, &fst[f].done, &plan->cells[i], trial);
+			unsigned todo = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
+			bool fuse = c->fs[f].rec.fuse;
 
 			n += (unsigned)__builtin_popcount(todo);
+			if (wanted)
+				*wanted |= run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial) != 0;
 			/* up to the minimum nothing is judged yet: every test
-			 * may go on to the maximum */
+			 * may go on to the maximum (FUSE's never); a cell the
+			 * FUSE plan skips costs nothing */
 			if (eta)
-				run_eta_trial(eta, trial, f, i, todo,
-					      trial <= c->cfg.sweep.trials
+				run_eta_trial(eta, trial, f, i, run_fuse_skips(&c->fs[f], &plan->cells[i]) ? 0 : todo,
+					      trial <= c->cfg.sweep.trials && !fuse
 						      ? c->cfg.sweep.tests
-						      : run_group_wanted(c, &fst[f].done, &plan->cells[i], past));
+						      : run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
 }
@@ -479,7 +484,7 @@ int run_close_csvs(struct fslab_run_ctx *c)
 struct run_sweep_state {
 	struct fslab_bench_buffers buf; /* sized for cur_record */
 	uint64_t cur_record;
-	double session_start, wall_before;
+	double session_start, wall_before, manifest_at;
 	struct fslab_progress *prog;
 	struct run_eta *eta;
 	bool *failed;
@@ -500,30 +505,27 @@ static bool run_group_not_run(struct run_group_ctx *g, unsigned mask)
 {
 	struct fslab_run_ctx *c = g->c;
 	struct fslab_bench_fs *fs = g->fs;
-	const bool extra = g->trial > c->cfg.sweep.trials; /* --until-ci's trials */
 	struct fslab_test_outcome o = { .status = FSLAB_OUTCOME_FAILED };
 
 	if (run_fs_vanished(fs, g->prog, true)) {
-		if (extra)
-			return true; /* nothing to sample */
+		if (g->trial > c->cfg.sweep.trials)
+			return true; /* --until-ci's trials: nothing to sample */
 		snprintf(o.reason, sizeof(o.reason), "%s", FSLAB_VANISHED_REASON);
 		run_write_rows(g, mask, &o);
 		g->failed = true;
 		return true;
 	}
-	if (!fs->rec.fuse || c->cfg.sweep.cache != FSLAB_CACHE_DIRECT)
+	if (!fs->rec.fuse || (c->cfg.sweep.cache != FSLAB_CACHE_DIRECT && !run_fuse_skips(fs, g->cell)))
 		return false;
 	/* O_DIRECT on a FUSE mount bypasses only the FUSE file's cache: the
 	 * daemon (fusefat) still reads and writes the device through the page
-	 * cache, so the figures would not be the device's.  fusefat also fails
-	 * O_DIRECT reads inside a file's last cluster with EPERM.  Say so
-	 * rather than measure it. */
-	if (!extra) {
-		o.status = FSLAB_OUTCOME_SKIPPED;
-		snprintf(o.reason, sizeof(o.reason),
-			 "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
-		run_write_rows(g, mask, &o);
-	}
+	 * cache, so the figures would not be the device's (and fusefat fails
+	 * O_DIRECT reads inside a file's last cluster with EPERM) */
+	o.status = FSLAB_OUTCOME_SKIPPED;
+	snprintf(o.reason, sizeof(o.reason), "%s", run_fuse_skips(fs, g->cell)
+		 ? "FUSE plan (files up to " RUN_FUSE_FILE_MAX_TEXT " on a FUSE mount, which costs several times a kernel filesystem's time)"
+		 : "direct mode on a FUSE mount does not reach the device (the FUSE daemon reads it through the page cache)");
+	run_write_rows(g, mask, &o);
 	return true;
 }
 
@@ -629,36 +631,13 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	return 0;
 }
 
-/* One filesystem's cells of one trial, then the manifest brought up to
- * date (checked: --resume trusts it) and a line of progress. */
-static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, size_t fi,
-			struct run_fs_state *fs_st, const struct fslab_plan *plan, unsigned trial)
+/* The manifest brought up to date (checked: --resume trusts it). */
+static void run_manifest_now(struct fslab_run_ctx *c, struct run_sweep_state *sw)
 {
-	struct fslab_bench_fs *fs = &c->fs[fi];
-	uint64_t before_ok = fs->rec.cells_ok, before_failed = fs->rec.cells_failed;
-	double fs_start = fslab_now();
-	bool ran = false;
 	int r;
 
-	for (size_t i = 0; i < plan->n && !run_stop; i++) {
-		unsigned mask = run_group_todo(c, &fs_st->done, &plan->cells[i], trial);
-
-		if (!mask)
-			continue;
-		if (!ran)
-			run_drive_before(fs, trial, c->sessions);
-		ran = true;
-		r = run_group(c, sw, fs, fs_st, &plan->cells[i], mask, trial);
-		if (r < 0)
-			return r;
-	}
-	if (!ran)
-		return 0;
-	run_drive_after(fs, sw->prog);
-	run_quiet_after(fs, sw->prog);
-	run_eta_pass(sw->eta, fi, fslab_now() - fs_start);
-	run_eta_update(sw->eta, sw->prog, true);
-	c->wall_s = sw->wall_before + (fslab_now() - sw->session_start);
+	sw->manifest_at = fslab_now();
+	c->wall_s = sw->wall_before + (sw->manifest_at - sw->session_start);
 	r = fslab_manifest_write(c);
 	if (r < 0) {
 		fslab_progress_clear(sw->prog);
@@ -666,6 +645,39 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 			    fslab_esc(c->out_dir), strerror(-r));
 		*sw->failed = true;
 	}
+}
+
+/* One block: cell i of one trial on each filesystem, in the trial's order
+ * rotated left by i (the drive's watch begins at a filesystem's first
+ * block of the trial: ran); then the manifest, if RUN_MANIFEST_EVERY_S
+ * passed (its fsync, on the disk under test or beside it, would disturb
+ * the next block), and, off a terminal, a line of progress. */
+static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct run_fs_state *fst,
+		     const struct fslab_plan *plan, size_t i, unsigned trial, const size_t *order, bool *ran)
+{
+	double t0 = fslab_now();
+	bool any = false;
+
+	for (size_t k = 0; k < c->n_fs && !run_stop; k++) {
+		size_t f = order[(k + i) % c->n_fs];
+		unsigned mask = run_group_todo(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial);
+		int r;
+
+		if (!mask)
+			continue;
+		if (!ran[f])
+			run_drive_before(&c->fs[f], trial, c->sessions);
+		ran[f] = any = true;
+		fslab_debug(FSLAB_DBG_BENCH, "block: trial %u cell %zu %s", trial, i + 1, c->fs[f].rec.name);
+		r = run_group(c, sw, &c->fs[f], &fst[f], &plan->cells[i], mask, trial);
+		if (r < 0)
+			return r;
+	}
+	if (!any)
+		return 0;
+	run_eta_update(sw->eta, sw->prog, true);
+	if (fslab_now() - sw->manifest_at >= RUN_MANIFEST_EVERY_S)
+		run_manifest_now(c, sw);
 	if (!fslab_progress_is_tty(sw->prog)) {
 		char eta[80];
 		double lo = -1, hi = -1, point = -1;
@@ -673,11 +685,9 @@ static int run_fs_trial(struct fslab_run_ctx *c, struct run_sweep_state *sw, siz
 		/* machine-readable too (scripts/bench-eta.sh reads eta_s=;
 		 * -1: no figure yet, the range alone) */
 		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
-		fslab_progress_note(sw->prog, "%s%strial %u/%u  %s: %llu cells ok, %llu failed in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
-				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, fs->rec.name,
-				    (unsigned long long)(fs->rec.cells_ok - before_ok),
-				    (unsigned long long)(fs->rec.cells_failed - before_failed),
-				    fslab_now() - fs_start, fslab_progress_shown_pct(sw->prog),
+		fslab_progress_note(sw->prog, "%s%strial %u/%u  cell %zu/%zu in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
+				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, i + 1, plan->n,
+				    fslab_now() - t0, fslab_progress_shown_pct(sw->prog),
 				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), point, lo, hi,
 				    fslab_progress_done_pct(sw->prog));
 	}
@@ -692,14 +702,17 @@ static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_stat
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
 			       struct run_eta *eta)
 {
-	uint64_t todo = run_count_todo(c, fst, plan, trial, eta), later = 0, done = 0;
+	bool wanted = false;
+	uint64_t todo = run_count_todo(c, fst, plan, trial, eta, &wanted), later = 0, done = 0;
 
 	for (size_t f = 0; f < c->n_fs; f++)
 		done += fst[f].done.n;
-	if (todo == 0 && trial > c->cfg.sweep.trials && !run_any_wanted(c, fst, plan, trial))
+	/* a trial whose wanted tests all ran already (a resumed run) is not
+	 * the end: the trials after it may still be wanted */
+	if (todo == 0 && trial > c->cfg.sweep.trials && !wanted)
 		return false;
 	for (unsigned t = trial + 1; t <= c->cfg.sweep.trials; t++)
-		later += run_count_todo(c, fst, plan, t, NULL);
+		later += run_count_todo(c, fst, plan, t, NULL, NULL);
 	fslab_progress_set_total(prog, done + todo + later, done);
 	run_eta_update(eta, prog, true);
 	return true;
@@ -709,7 +722,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	      struct run_fs_state *fst, struct fslab_progress *prog, bool *failed)
 {
 	struct run_sweep_state sw = {
-		.session_start = fslab_now(), .wall_before = c->wall_s, .prog = prog,
+		.session_start = fslab_now(), .wall_before = c->wall_s, .manifest_at = fslab_now(), .prog = prog,
 		.failed = failed,
 	};
 	size_t order[FSLAB_MAX_FS];
@@ -724,9 +737,24 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		run_stop_update(c, fst, trial - 1);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
 			break; /* --until-ci or decided: nothing left open */
+		bool ran[FSLAB_MAX_FS] = { false };
+
 		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
-		for (size_t oi = 0; oi < c->n_fs && !run_stop && r == 0; oi++)
-			r = run_fs_trial(c, &sw, order[oi], &fst[order[oi]], plan, trial);
+		for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
+			r = run_block(c, &sw, fst, plan, i, trial, order, ran);
+		/* each filesystem that ran: its drive's reading, its quiet wait
+		 * (for the ETA, the pass's overhead: the rows time the rest) */
+		for (size_t f = 0; f < c->n_fs && r == 0; f++) {
+			double q0 = fslab_now();
+
+			if (!ran[f])
+				continue;
+			run_drive_after(&c->fs[f], prog);
+			run_quiet_after(&c->fs[f], prog);
+			run_eta_pass(sw.eta, f, fslab_now() - q0);
+		}
+		if (r == 0)
+			run_manifest_now(c, &sw);
 		if (!run_stop && r == 0)
 			done = trial;
 	}

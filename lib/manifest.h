@@ -219,6 +219,9 @@ struct fslab_manifest {
 		bool keep_small_records;
 		bool shuffle;         /* "order": shuffle (default) or fixed */
 		char records_rule[512]; /* the lab's coarse records (lib/cell_plan.h); "": every record */
+		/* "blocks": "cell" (bench/run_sweep.c); "": absent (older runs:
+		 * each filesystem's whole trial in the trial's order) */
+		char blocks[8];
 		/* named rows (cdm, cdm-nvme): "pass_s", the seconds of a pass,
 		 * and "warmup_passes_discarded", the passes of each row run
 		 * before its first measured one and left out of the results;

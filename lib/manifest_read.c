@@ -804,6 +804,7 @@ static const struct mf_row sweep_rows[] = {
 	{ NULL, T_BOOL, SK(SMALL_RECORDS, 0), AT(M, sweep.keep_small_records), .mfhas = FSLAB_MF_HAS_KEEP_SMALL },
 	{ NULL, T_FN, SK(ORDER, 0), .rd = rd_order, .wf = wr_order },
 	{ "records_rule", T_STR, AT(M, sweep.records_rule), .wr = W_OMIT0 },
+	{ "blocks", T_STR, AT(M, sweep.blocks), .wr = W_OMIT0 },
 	{ NULL, T_UINT, SK(CDM_TIME, 0), AT(M, sweep.pass_s), .lo = 0, .hi = 3600 },
 	{ "warmup_passes_discarded", T_UINT, AT(M, sweep.warmup_passes), .lo = 0, .hi = 100 },
 	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256, .def = 1 },

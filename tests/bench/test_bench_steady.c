@@ -375,8 +375,9 @@ START_TEST(hot_drive_flags_rows_thermal)
 	snprintf(csv, sizeof(csv), "%s/e.csv", out);
 	text = slurp_file(csv);
 	ck_assert_ptr_nonnull(text);
-	/* the flag column, after whatever else the loop device earned */
-	ck_assert_msg(strstr(text, ",ok,thermal\n") || strstr(text, ";thermal\n"), "csv: %s", text);
+	/* the flag column, after whatever else the loop device earned (the
+	 * device columns, a loop device's counters, may follow it) */
+	ck_assert_msg(strstr(text, ",ok,thermal") || strstr(text, ";thermal"), "csv: %s", text);
 	free(text);
 	m = manifest_of(out);
 	drive = jget(json_object_array_get_idx(jget(m, "filesystems"), 0), "drive");
