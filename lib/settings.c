@@ -140,7 +140,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.sweep_key = "order", .manifest_key = "sweep.order", .type = FSLAB_STYPE_ENUM,
 		AT(sweep.shuffle), .invert = true,
 		WORDS(order_words), .words_help = "shuffle or fixed", .default_text = "shuffle",
-		.help = "the filesystems' order in each trial: shuffled by the seed, or as listed",
+		.help = "the filesystems' order in each trial: shuffled by the seed, or as listed; "
+			"rotated by one place per cell",
 	},
 	[FSLAB_SETTING_CACHE] = {
 		.flag = "cache", .arg = "MODE", .sweep_key = "cache", .manifest_key = "cache_mode",
@@ -159,8 +160,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.flag = "trials", .arg = "N", .sweep_key = "trials", .manifest_key = "trials",
 		.type = FSLAB_STYPE_COUNT, .min = 1, .max = FSLAB_TRIALS_MAX, .default_text = "3",
 		AT(sweep.trials),
-		.help = "repeat the whole plan N times (trial loop outside the filesystem loop; "
-			"filesystem order shuffled per trial)",
+		.help = "repeat the whole plan N times (each cell's filesystems back to back, "
+			"their order shuffled per trial and rotated per cell)",
 	},
 	[FSLAB_SETTING_SEED] = {
 		.flag = "seed", .arg = "N", .sweep_key = "seed", .manifest_key = "seed",
