@@ -108,33 +108,13 @@ static json_object *js_runs(const struct rp_data *d)
 	return a;
 }
 
-/* The order effect: null when no test was checked, else the tests checked
- * and those whose first/last interval excludes 1. */
-static json_object *js_order(const struct rp_summary *s)
-{
-	json_object *o, *a;
-
-	if (!s->order_tested)
-		return NULL;
-	o = RP_JOBJ("tests_checked", RP_JINT(s->order_tested));
-	a = json_object_new_array();
-	for (size_t i = 0; i < s->n_order; i++)
-		json_object_array_add(a, RP_JOBJ("run", RP_JSTR(s->order[i].run->tag), "test",
-						 RP_JSTR(fslab_test_to_string(s->order[i].test)),
-						 "first_to_last_ratio", rp_json_num(s->order[i].ratio), "ratio_ci",
-						 js_pair(s->order[i].lo, s->order[i].hi), "trials",
-						 RP_JINT(s->order[i].trials)));
-	return rp_json_put(o, "effects", a, NULL);
-}
-
 static json_object *js_banners(const struct rp_summary *s)
 {
 	return RP_JOBJ("page_cache_fraction", json_object_new_double(s->pc_frac), "mostly_page_cache",
 		       RP_JBOOL(s->pc_cells && s->pc_frac >= 0.5), "incomplete",
 		       s->incomplete ? RP_JSTR(s->incomplete_names) : NULL, "interrupted",
 		       RP_JBOOL(s->interrupted), "fuse", s->fuse ? RP_JSTR(s->fuse_names) : NULL,
-		       "buffered_loop", s->buffered_loop ? RP_JSTR(s->loop_text) : NULL, "order_effect",
-		       js_order(s), "hot_drive", s->hot ? RP_JSTR(s->hot_names) : NULL, "no_steady_state",
+		       "buffered_loop", s->buffered_loop ? RP_JSTR(s->loop_text) : NULL, "hot_drive", s->hot ? RP_JSTR(s->hot_names) : NULL, "no_steady_state",
 		       s->unsteady ? RP_JSTR(s->unsteady_names) : NULL, "max_trials", RP_JINT(s->max_trials),
 		       "min_trials", RP_JINT(s->min_trials));
 }

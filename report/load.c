@@ -391,11 +391,6 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out,
 	 * ci when it has until_ci_pct) gave a row at most max_trials */
 	if ((*out)->stop[0] ? strcmp((*out)->stop, "fixed") != 0 : (*out)->until_ci_pct > 0)
 		run->trial_cap = (*out)->max_trials;
-	run->order_known = (*out)->kind == FSLAB_MANIFEST_RUN && ((*out)->has & FSLAB_MF_HAS_SEED) &&
-			   (*out)->n_fs <= FSLAB_MAX_FS;
-	run->shuffle = (*out)->sweep.shuffle;
-	run->seed = (*out)->seed;
-	run->n_fs = (*out)->n_fs;
 	run->interrupted = (*out)->interrupted || ((*out)->started_at[0] && !(*out)->finished_at[0]);
 	return 0;
 }

@@ -135,12 +135,6 @@ struct rp_run {
 	unsigned trial_cap;   /* manifest max_trials of --stop decided or ci; 0: fixed trials or unknown */
 	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
 	size_t n_missing;
-	/* the order the run visited its filesystems in, trial by trial
-	 * (lib/spec.h fslab_sweep_trial_order): known for a manifest of
-	 * fslab run that records its seed */
-	bool order_known, shuffle;
-	uint64_t seed;
-	size_t n_fs;
 };
 
 struct rp_summary;
@@ -471,17 +465,6 @@ struct rp_summary {
 	char fuse_names[512], incomplete_names[1024], loop_names[512], unsteady_names[512];
 	char hot_names[1024];    /* "ext4 (71 C, at or above ...), xfs (...)" */
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
-	/* the order effect (order.c): the tests in which a filesystem measured
-	 * first in its trial scored differently from when it was measured
-	 * last, beyond noise; order_tested: how many tests were checked */
-	size_t order_tested, n_order;
-	struct rp_order_effect {
-		const struct rp_run *run;
-		enum fslab_test test;
-		double ratio, lo, hi; /* first / last, simultaneous interval */
-		size_t trials;
-	} order[FSLAB_REPORT_MAX_DIRS * FSLAB_TEST_MAX];
-	char order_text[1024];   /* the banner's sentence, "" when none */
 	struct rp_dev dev;       /* the device panel (device.c) */
 	struct rp_bands bands;   /* per band of file sizes (bands.c) */
 	/* the latency panel (latency.c): NULL when no row has latency */
@@ -497,8 +480,6 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta);
  * either has no ranked data there. */
 bool rp_sum_pair(const struct rp_summary *s, int t, size_t i, size_t j, struct rp_cmp *c);
 void rp_summary_free(struct rp_summary *s);
-/* order.c: the order effect of each run whose order is known, into s */
-void rp_order_effects(struct rp_summary *s, const struct rp_data *d);
 struct rp_mcell *rp_sum_cell(const struct rp_summary *s, int t, size_t i);
 const char *rp_family_name(int f);
 

@@ -901,7 +901,6 @@ int rp_summary_build(struct rp_data *d, unsigned tests, double delta)
 			fam[f] = sm_families[f].tests;
 		}
 		sm_banners(s, d);
-		rp_order_effects(s, d);
 	}
 	if (rc < 0 || rp_dev_build(s, d, fam) < 0 || rp_bands_build(s, d, fam) < 0 ||
 	    rp_latency_build(s, d, tests) < 0 ||

@@ -73,22 +73,6 @@ static const char *const vd_change_marks[] = {
 	[RP_DIR_INCONCLUSIVE] = " ?", [RP_DIR_UNTESTED] = NULL,
 };
 
-/* The order effect's sentence (order.c found one), the same in text and
- * HTML. */
-static const char *vd_order_sentence(const struct rp_summary *s)
-{
-	static char buf[1600];
-
-	snprintf(buf, sizeof(buf),
-		 "a filesystem measured first in its trial scored differently from when it was "
-		 "measured last, beyond noise (first/last, interval simultaneous over the %zu tests "
-		 "checked): %s. The order is shuffled per trial, so no filesystem is favoured, but "
-		 "one filesystem's work changes the next one's figures (the drive's or the machine's "
-		 "state; docs/ssd.md).",
-		 s->order_tested, s->order_text);
-	return buf;
-}
-
 /* ---- text ---- */
 
 static void vd_text_banners(FILE *out, const struct rp_data *d)
@@ -126,12 +110,6 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   rule; the manifest's steady_state has every round): their figures are the\n"
 			     "   drive's state on the day.\n",
 			s->unsteady_names, FSLAB_STEADY_ROUNDS_MAX);
-	if (s->n_order) {
-		char text[1700];
-
-		snprintf(text, sizeof(text), "ORDER EFFECT: %s", vd_order_sentence(s));
-		rp_text_wrap(out, "!! ", 3, text);
-	}
 	if (s->max_trials < 2)
 		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
 		      "   --trials 3 or more to tell differences from noise.\n",
@@ -412,8 +390,6 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 			       " run through a user-space driver (fusefat): not comparable with the kernel filesystems.");
 	if (s->buffered_loop)
 		vd_html_banner(out, "warn", "buffered-loop", "Buffered loop device", s->loop_text, "");
-	if (s->n_order)
-		vd_html_banner(out, "warn", "order", "Order effect", vd_order_sentence(s), "");
 	if (s->hot)
 		vd_html_banner(out, "warn", "thermal", "Hot drive", s->hot_names,
 			       ". Figures measured while the drive was hot are flagged <code>thermal</code> and set "

@@ -1274,92 +1274,6 @@ START_TEST(t_latency_panel)
 }
 END_TEST
 
-/* The order effect: a run whose filesystem measured first in each trial
- * wrote 25% faster than when it ran later (the order replayed from the
- * manifest's seed) is bannered, in text and JSON, for write only; the same
- * run without the effect is checked and shows none. */
-static void order_dir(const char *dir, double first_gain)
-{
-	static const char *const fs[] = { "a", "b", "c", "d" };
-	char p[4200];
-	FILE *f;
-
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	snprintf(p, sizeof(p), "%s/manifest.json", dir);
-	ck_assert_int_eq(ft_write_file(p,
-		"{ \"fslab_version\": \"0.1.0\", \"command\": [\"fslab\", \"run\"],\n"
-		"  \"started_at\": \"2026-11-29T10:00:00Z\", \"finished_at\": \"2026-11-29T10:05:00Z\",\n"
-		"  \"cache_mode\": \"cold\", \"trials\": 12, \"seed\": 42,\n"
-		"  \"sweep\": { \"preset\": \"lab\", \"file_min_kib\": 1024, \"file_max_kib\": 1024,\n"
-		"    \"record_min_kib\": 64, \"record_max_kib\": 64, \"tests\": [\"write\", \"read\"],\n"
-		"    \"keep_small_records\": false, \"order\": \"shuffle\" },\n"
-		"  \"filesystems\": [ { \"name\": \"a\", \"type\": \"ext4\" }, { \"name\": \"b\", \"type\": \"ext4\" },\n"
-		"    { \"name\": \"c\", \"type\": \"ext4\" }, { \"name\": \"d\", \"type\": \"ext4\" } ] }\n"), 0);
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(p, sizeof(p), "%s/%s.csv", dir, fs[i]);
-		f = fopen(p, "w");
-		ck_assert_ptr_nonnull(f);
-		fprintf(f, "filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,"
-			   "elapsed_s,cache_mode,status,flag\n");
-		for (unsigned t = 1; t <= 12; t++) {
-			size_t order[4];
-			double noise = 1 + 0.01 * (double)((i * 7 + t * 13) % 5) - 0.02;
-
-			fslab_sweep_trial_order(42, true, t, 4, order);
-			fprintf(f, "%s,write,1024,64,%u,%.1f,0.01,cold,ok,\n", fs[i], t,
-				100000 * noise * (order[0] == i ? first_gain : 1.0));
-			fprintf(f, "%s,read,1024,64,%u,%.1f,0.01,cold,ok,\n", fs[i], t, 200000 * noise);
-		}
-		fclose(f);
-	}
-}
-
-START_TEST(t_order_effect)
-{
-	char *with = path("order-effect"), *without = path("order-none");
-	struct ft_output o;
-	json_object *j, *oe, *eff;
-
-	order_dir(with, 1.25);
-	order_dir(without, 1.0);
-	ck_assert_int_eq(ft_fslab(&o, "report", with, "--format", "json", NULL), 0);
-	ck_assert_msg(o.status == 0, "%s", o.err);
-	j = json_tokener_parse(o.out);
-	ck_assert_ptr_nonnull(j);
-	ck_assert(json_object_object_get_ex(j, "banners", &oe));
-	ck_assert(json_object_object_get_ex(oe, "order_effect", &oe));
-	ck_assert_ptr_nonnull(oe);
-	ck_assert_int_eq(json_object_get_int(json_object_object_get(oe, "tests_checked")), 2);
-	eff = json_object_object_get(oe, "effects");
-	ck_assert_uint_eq(json_object_array_length(eff), 1);
-	ck_assert_str_eq(json_object_get_string(
-		json_object_object_get(json_object_array_get_idx(eff, 0), "test")), "write");
-	ck_assert_double_gt(json_object_get_double(json_object_object_get(
-		json_object_array_get_idx(eff, 0), "first_to_last_ratio")), 1.15);
-	json_object_put(j);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "report", with, "--format", "text", NULL), 0);
-	ck_assert_ptr_nonnull(strstr(o.out, "ORDER EFFECT"));
-	ck_assert_ptr_nonnull(strstr(o.out, "write 1.2"));
-	ft_output_free(&o);
-
-	ck_assert_int_eq(ft_fslab(&o, "report", without, "--format", "json", NULL), 0);
-	j = json_tokener_parse(o.out);
-	ck_assert_ptr_nonnull(j);
-	json_object_object_get_ex(j, "banners", &oe);
-	oe = json_object_object_get(oe, "order_effect");
-	ck_assert_ptr_nonnull(oe);
-	ck_assert_uint_eq(json_object_array_length(json_object_object_get(oe, "effects")), 0);
-	json_object_put(j);
-	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "report", without, "--format", "text", NULL), 0);
-	ck_assert_ptr_null(strstr(o.out, "ORDER EFFECT"));
-	ft_output_free(&o);
-	free(with);
-	free(without);
-}
-END_TEST
-
 /* ---- every fixture: text, HTML and JSON agree on what is ranked ---- */
 
 /* Adds "test|label|state|aside|flags" to the set (a newline-joined list). */
@@ -2144,7 +2058,6 @@ static struct ft_suite *suite(void)
 	tcase_add_test(tc, t_fixtures_agree);
 	tcase_add_test(tc, t_tiny_results);
 	tcase_add_test(tc, t_json_and_cli);
-	tcase_add_test(tc, t_order_effect);
 	tcase_add_test(tc, t_before_after);
 	tcase_add_test(tc, t_run_rankings_html);
 	tcase_add_test(tc, t_small_files_tested);
