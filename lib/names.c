@@ -89,7 +89,18 @@ static const struct vocab {
 	[FSLAB_VOCAB_CACHE_MODE] = { fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX },
 	[FSLAB_VOCAB_PRESET] = { fslab_preset_names, FSLAB_PRESET_MAX },
 	[FSLAB_VOCAB_PURGE] = { purge_names, FSLAB_PURGE_MAX },
+	[FSLAB_VOCAB_FAMILY] = { family_names, FSLAB_FAMILY_MAX },
 };
+
+const char *fslab_vocab_name(enum fslab_vocab v, int i)
+{
+	return i >= 0 && i < vocabs[v].n ? vocabs[v].names[i] : NULL;
+}
+
+int fslab_vocab_index(enum fslab_vocab v, const char *s)
+{
+	return fslab_name_index(vocabs[v].names, vocabs[v].n, s);
+}
 
 char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
 		       char *buf, size_t len)
@@ -125,26 +136,6 @@ int fslab_name_index(const char *const *table, int n, const char *s)
 	return -1;
 }
 
-const char *fslab_fs_type_to_string(enum fslab_fs_type t)
-{
-	return (t >= 0 && t < FSLAB_FS_TYPE_MAX) ? fs_type_names[t] : NULL;
-}
-
-enum fslab_fs_type fslab_fs_type_from_string(const char *s)
-{
-	return (enum fslab_fs_type)fslab_name_index(fs_type_names, FSLAB_FS_TYPE_MAX, s);
-}
-
-const char *fslab_test_to_string(enum fslab_test t)
-{
-	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_names[t] : NULL;
-}
-
-enum fslab_test fslab_test_from_string(const char *s)
-{
-	return (enum fslab_test)fslab_name_index(test_names, FSLAB_TEST_MAX, s);
-}
-
 const char *fslab_test_iozone_title(enum fslab_test t)
 {
 	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_iozone_titles[t] : NULL;
@@ -159,11 +150,6 @@ enum fslab_test_family fslab_test_family(enum fslab_test t)
 	if (bit & FSLAB_TESTS_FILES)
 		return FSLAB_FAMILY_FILES;
 	return FSLAB_FAMILY_IOZONE;
-}
-
-const char *fslab_test_family_to_string(enum fslab_test_family f)
-{
-	return (f >= 0 && f < FSLAB_FAMILY_MAX) ? family_names[f] : NULL;
 }
 
 unsigned fslab_test_family_mask(enum fslab_test_family f)
@@ -192,7 +178,7 @@ static unsigned tests_word_mask(const char *name)
 		return FSLAB_TEST_BIT(t);
 	if (strcmp(name, "all") == 0)
 		return FSLAB_TESTS_ALL;
-	f = fslab_name_index(family_names, FSLAB_FAMILY_MAX, name);
+	f = fslab_vocab_index(FSLAB_VOCAB_FAMILY, name);
 	return f < 0 ? 0 : fslab_test_family_mask((enum fslab_test_family)f);
 }
 
@@ -281,26 +267,6 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len)
 	}
 }
 
-const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
-{
-	return (m >= 0 && m < FSLAB_CACHE_MODE_MAX) ? fslab_cache_mode_names[m] : NULL;
-}
-
-enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
-{
-	return (enum fslab_cache_mode)fslab_name_index(fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
-}
-
-const char *fslab_preset_to_string(enum fslab_preset p)
-{
-	return (p >= 0 && p < FSLAB_PRESET_MAX) ? fslab_preset_names[p] : NULL;
-}
-
-enum fslab_preset fslab_preset_from_string(const char *s)
-{
-	return (enum fslab_preset)fslab_name_index(fslab_preset_names, FSLAB_PRESET_MAX, s);
-}
-
 char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, unsigned iodepth,
 			   unsigned jobs, char *buf, size_t len)
 {
@@ -321,14 +287,4 @@ char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, uns
 		snprintf(buf, len, "%s%lluK Q%uT%u", kind, record_kib, iodepth ? iodepth : 1,
 			 jobs ? jobs : 1);
 	return buf;
-}
-
-const char *fslab_purge_to_string(enum fslab_purge p)
-{
-	return (p >= 0 && p < FSLAB_PURGE_MAX) ? purge_names[p] : NULL;
-}
-
-enum fslab_purge fslab_purge_from_string(const char *s)
-{
-	return (enum fslab_purge)fslab_name_index(purge_names, FSLAB_PURGE_MAX, s);
 }
