@@ -187,46 +187,27 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 	unsigned m = 0;
 	const char *p = list;
 
-	if (!list || !*list) {
-		if (bad && badlen)
-			snprintf(bad, badlen, "(empty list)");
-		return -EINVAL;
-	}
-	while (*p) {
+	snprintf(bad, badlen, "(empty list)");
+	while (p && *p) {
 		char name[64];
-		size_t n = strcspn(p, ",");
+		size_t b = strspn(p, " \t"), n = strcspn(p, ",") - b, k; /* blanks are no commas */
 
-		while (n && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		size_t k = n;
-		while (k && (p[k - 1] == ' ' || p[k - 1] == '\t'))
-			k--;
-		if (k == 0 || k >= sizeof(name)) {
-			if (bad && badlen)
-				snprintf(bad, badlen, "%.*s", (int)(k < 60 ? k : 60), p);
+		p += b;
+		for (k = n; k && (p[k - 1] == ' ' || p[k - 1] == '\t'); k--)
+			;
+		snprintf(bad, badlen, "%.*s", (int)(k < 60 ? k : 60), p);
+		if (k == 0 || k >= sizeof(name))
 			return -EINVAL;
-		}
-		memcpy(name, p, k);
-		name[k] = '\0';
+		snprintf(name, sizeof(name), "%.*s", (int)k, p);
 		unsigned w = tests_word_mask(name);
-		if (!w) {
-			if (bad && badlen)
-				snprintf(bad, badlen, "%s", name);
+		snprintf(bad, badlen, "%s", w ? "(trailing comma)" : name);
+		if (!w || (p[n] == ',' && !p[n + 1]))
 			return -EINVAL;
-		}
 		m |= w;
-		p += n;
-		if (*p == ',') {
-			p++;
-			if (!*p) {
-				if (bad && badlen)
-					snprintf(bad, badlen, "(trailing comma)");
-				return -EINVAL;
-			}
-		}
+		p += n + (p[n] == ',');
 	}
+	if (!m)
+		return -EINVAL;
 	*mask = m;
 	return 0;
 }
@@ -280,11 +261,9 @@ char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, uns
 	buf[0] = '\0';
 	if (!kind)
 		return buf;
-	if (record_kib >= 1024 && record_kib % 1024 == 0)
-		snprintf(buf, len, "%s%lluM Q%uT%u", kind, record_kib / 1024, iodepth ? iodepth : 1,
-			 jobs ? jobs : 1);
-	else
-		snprintf(buf, len, "%s%lluK Q%uT%u", kind, record_kib, iodepth ? iodepth : 1,
-			 jobs ? jobs : 1);
+	const int mib = record_kib >= 1024 && record_kib % 1024 == 0;
+
+	snprintf(buf, len, "%s%llu%s Q%uT%u", kind, mib ? record_kib / 1024 : record_kib, mib ? "M" : "K",
+		 iodepth ? iodepth : 1, jobs ? jobs : 1);
 	return buf;
 }

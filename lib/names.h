@@ -197,8 +197,8 @@ const char *fslab_test_iozone_title(enum fslab_test t);
 
 /* Parses a comma-separated list of test names and family words into a bit
  * mask (bit i = enum fslab_test i): "all" and "iozone" are IOzone's 13,
- * "queued" and "files" the other families' tests.  On an unknown name returns -EINVAL and, when
- * bad is not NULL, copies the offending name into it. */
+ * "queued" and "files" the other families' tests.  On an unknown name returns -EINVAL and
+ * copies the offending name into bad. */
 int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
 /* The message for a list fslab_tests_parse refused: "unknown test 'sing'
  * (known: all, write, rewrite, ...)".  Returns buf. */
