@@ -1,6 +1,7 @@
 #include "names.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,21 +103,24 @@ int fslab_vocab_index(enum fslab_vocab v, const char *s)
 	return fslab_name_index(vocabs[v].names, vocabs[v].n, s);
 }
 
+char *fslab_catf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strnlen(buf, len);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (l + 1 < len)
+		vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
 char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
 		       char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (!len)
-		return buf;
 	buf[0] = '\0';
-	for (int i = 0; i < n && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	for (int i = 0; i < n; i++)
+		fslab_catf(buf, len, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
 	return buf;
 }
 
@@ -223,10 +227,6 @@ char *fslab_tests_problem(const char *bad, char *buf, size_t len)
 
 void fslab_tests_format(unsigned mask, char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (!len)
-		return;
 	buf[0] = '\0';
 	for (int i = 0; i < FSLAB_TEST_MAX; i++) {
 		enum fslab_test_family f = fslab_test_family((enum fslab_test)i);
@@ -241,10 +241,7 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len)
 				continue;
 			word = f == FSLAB_FAMILY_IOZONE ? "all" : family_names[f];
 		}
-		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", word);
-		if (w < 0 || (size_t)w >= len - off)
-			return;
-		off += (size_t)w;
+		fslab_catf(buf, len, "%s%s", buf[0] ? "," : "", word);
 	}
 }
 

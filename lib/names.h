@@ -178,6 +178,9 @@ char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, ch
 /* The same of any n names. */
 char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
 		       char *buf, size_t len);
+/* Appends what fmt says to the string in buf (len bytes), what fits;
+ * returns buf. */
+char *fslab_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The index of s in table[0..n) (NULL entries skipped), or -1: the
  * from_string of every name table, here and in other modules. */

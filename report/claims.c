@@ -372,22 +372,22 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 
 			snprintf(line, sizeof(line), "%s: ", e->label);
 			if (pw > 0 && pr > 0)
-				rp_catf(line, sizeof(line),
+				fslab_catf(line, sizeof(line),
 					"device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
 					rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
 					CL_2023_WRITE / pw, CL_2023_READ / pr);
 			else
-				rp_catf(line, sizeof(line),
+				fslab_catf(line, sizeof(line),
 					"cannot tell how the headline compares (no device probe in the manifest); ");
 			if (hw)
-				rp_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
+				fslab_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
 			if (hw && pw > 0)
-				rp_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
+				fslab_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
 			if (hr)
-				rp_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
+				fslab_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
 			if (hr && pr > 0)
-				rp_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
-			rp_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
+				fslab_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
+			fslab_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
 				wpc, wn, rpc, rn);
 			rp_score_free(&w); /* NULL when the plateau had none */
 			rp_score_free(&rd);
