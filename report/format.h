@@ -4,6 +4,7 @@
 #ifndef FSLAB_REPORT_FORMAT_H
 #define FSLAB_REPORT_FORMAT_H
 
+#include "clock.h"
 #include "model.h"
 
 /* The flags the report knows: the CSV's name (lib/results.h), the letter
