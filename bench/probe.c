@@ -287,12 +287,9 @@ static void probe_note_hows(struct fslab_probe_result *r)
 {
 	const char *how[] = { r->write_how, r->read_how };
 
-	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
-		size_t n = strlen(r->note);
-
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++)
 		if (how[i][0])
-			snprintf(r->note + n, sizeof(r->note) - n, "%s%s", n ? "; " : "", how[i]);
-	}
+			fslab_catf(r->note, sizeof(r->note), "%s%s", r->note[0] ? "; " : "", how[i]);
 }
 
 /* FSLAB_PROBE_RUNS probes; every probe is kept for the manifest.  A
@@ -327,9 +324,8 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 			break;
 		}
 		if (e < 0) {
-			size_t n = strlen(r->note);
-			snprintf(r->note + n, sizeof(r->note) - n, "%sprobe %u of %u failed (%.120s); the bound is from %u",
-				 n ? "; " : "", k + 1, FSLAB_PROBE_RUNS, one.note, k);
+			fslab_catf(r->note, sizeof(r->note), "%sprobe %u of %u failed (%.120s); the bound is from %u",
+				   r->note[0] ? "; " : "", k + 1, FSLAB_PROBE_RUNS, one.note, k);
 			e = 0;
 			break;
 		}

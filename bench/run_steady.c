@@ -47,15 +47,6 @@ struct steady_io {
 	char why[200];       /* the failed call, for the record */
 };
 
-static uint64_t steady_next(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
 /* One write at off, whole or the reason in s->why.  0 or -errno. */
 static int steady_write(struct steady_io *s, const void *buf, size_t len, uint64_t off)
 {
@@ -87,7 +78,7 @@ static int steady_pass(struct steady_io *s, uint64_t bytes, bool random, double 
 		if (run_stop)
 			return -EINTR;
 		if (random) {
-			off = steady_next(&s->rng) % slots * FSLAB_STEADY_RAND_RECORD;
+			off = fslab_splitmix64(&s->rng) % slots * FSLAB_STEADY_RAND_RECORD;
 		} else {
 			if (s->seq_pos + rec > s->file_bytes)
 				s->seq_pos = 0;
@@ -208,7 +199,7 @@ static int steady_open(struct fslab_bench_fs *fs, struct steady_io *s, uint64_t 
 	}
 	s->rng = seed;
 	for (size_t i = 0; i < FSLAB_STEADY_SEQ_RECORD; i += 8) {
-		uint64_t v = steady_next(&s->rng);
+		uint64_t v = fslab_splitmix64(&s->rng);
 		memcpy(s->buf + i, &v, 8);
 	}
 	return 0;

@@ -129,7 +129,7 @@ static void unknown_long(const struct fslab_opts *it, const char *bad)
 {
 	const char *cmd = it->cmd->name, *cands[FSLAB_OPTS_MAX + 1], *guess;
 	char word[64], esc[FSLAB_ESCAPE_SIZE(64)], which[256] = "";
-	size_t n = 0, n_prefixed = 0, off = 0;
+	size_t n = 0, n_prefixed = 0;
 
 	snprintf(word, sizeof(word), "%s", strncmp(bad, "--", 2) == 0 ? bad + 2 : bad);
 	word[strcspn(word, "=")] = '\0';
@@ -138,13 +138,9 @@ static void unknown_long(const struct fslab_opts *it, const char *bad)
 		if (is_option(&it->cmd->opts[i]) && !(it->cmd->opts[i].flags & FSLAB_OPT_HIDDEN))
 			cands[n++] = it->cmd->opts[i].name;
 	cands[n++] = "help";
-	for (size_t i = 0; i < n && *word && off < sizeof(which); i++) {
-		if (strncmp(cands[i], word, strlen(word)) != 0)
-			continue;
-		off += (size_t)snprintf(which + off, sizeof(which) - off, "%s--%s",
-					n_prefixed ? ", " : "", cands[i]);
-		n_prefixed++;
-	}
+	for (size_t i = 0; i < n && *word; i++)
+		if (strncmp(cands[i], word, strlen(word)) == 0)
+			fslab_catf(which, sizeof(which), "%s--%s", n_prefixed++ ? ", " : "", cands[i]);
 	if (n_prefixed > 1) {
 		fslab_error("option '%s' is ambiguous (%s); try 'fslab %s --help'", esc, which, cmd);
 		return;
@@ -188,19 +184,15 @@ static void bad_option(struct fslab_opts *it, int c)
 static void group_text(const struct fslab_cmd_opts *cmd, unsigned g, char *buf, size_t len)
 {
 	const struct fslab_opt *opts = cmd->opts;
-	size_t total = 0, k = 0, off = 0;
+	size_t total = 0, k = 0;
 
 	for (size_t i = 0; !at_end(&opts[i]); i++)
 		total += is_option(&opts[i]) && opts[i].group == g;
 	buf[0] = '\0';
-	for (size_t i = 0; !at_end(&opts[i]) && off < len; i++) {
-		if (!is_option(&opts[i]) || opts[i].group != g)
-			continue;
-		k++;
-		off += (size_t)snprintf(buf + off, len - off, "%s--%s%s%s",
-					k == 1 ? "" : k == total ? " or " : ", ", opts[i].name,
-					opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-	}
+	for (size_t i = 0; !at_end(&opts[i]); i++)
+		if (is_option(&opts[i]) && opts[i].group == g && ++k)
+			fslab_catf(buf, len, "%s--%s%s%s", k == 1 ? "" : k == total ? " or " : ", ", opts[i].name,
+				   opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
 }
 
 /* Option idx of a group was just given: refuses a second of its group. */

@@ -1,5 +1,5 @@
 /* The one monotonic clock of fslab (CLOCK_MONOTONIC): for deadlines, ETAs
- * and measured spans, never for dates. */
+ * and measured spans, never for dates; and the date now, in UTC. */
 #ifndef FSLAB_CLOCK_H
 #define FSLAB_CLOCK_H
 
@@ -20,5 +20,8 @@ static inline uint64_t fslab_now_ns(void)
 
 /* The same clock in seconds (ns resolution): deadlines, rates, ETAs. */
 double fslab_now(void);
+
+/* The wall clock's time now in UTC, as strftime's fmt puts it; returns buf. */
+char *fslab_utc_now(const char *fmt, char *buf, size_t len);
 
 #endif

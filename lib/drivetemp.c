@@ -1,5 +1,6 @@
 /* A drive's temperature and SMART verdict (see drivetemp.h). */
 #include "drivetemp.h"
+#include "clock.h"
 #include "device_identity.h"
 #include "exec.h"
 #include "procfs.h"
@@ -214,14 +215,11 @@ static void dc_smartctl(const char *dev, struct fslab_drive_conditions *dc)
 static int dc_read_start(const char *disk, struct fslab_drive_conditions *dc, char *sysdir)
 {
 	const char *hook = getenv(TEST_SYSDIR_ENV);
-	time_t now = time(NULL);
 	uint64_t bytes;
-	struct tm tm;
 	int r;
 
 	fslab_drive_conditions_unknown(dc);
-	gmtime_r(&now, &tm);
-	strftime(dc->read_at, sizeof(dc->read_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", dc->read_at, sizeof(dc->read_at));
 	r = fslab_devinfo_sysdir(disk, sysdir, &bytes, NULL);
 	if (r < 0)
 		return r == -ENOENT || r == -ENOTBLK ? -ENOENT : 0;

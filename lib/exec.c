@@ -2,6 +2,7 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "log.h"
+#include "names.h"
 #include "progress.h"
 
 #include <errno.h>
@@ -389,19 +390,12 @@ out:
 
 char *fslab_exec_format(const char *const argv[], char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (!len)
-		return buf;
 	buf[0] = '\0';
 	for (size_t i = 0; argv[i]; i++) {
 		const char *a = argv[i];
 		int quote = a[0] == '\0' || strpbrk(a, " \t'\"\\$`;&|<>()*?") != NULL;
-		int w = snprintf(buf + off, len - off, quote ? "%s'%s'" : "%s%s", i ? " " : "", a);
 
-		if (w < 0 || (size_t)w >= len - off)
-			break;
-		off += (size_t)w;
+		fslab_catf(buf, len, quote ? "%s'%s'" : "%s%s", i ? " " : "", a);
 	}
 	return buf;
 }

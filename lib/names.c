@@ -1,6 +1,7 @@
 #include "names.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,23 +90,37 @@ static const struct vocab {
 	[FSLAB_VOCAB_CACHE_MODE] = { fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX },
 	[FSLAB_VOCAB_PRESET] = { fslab_preset_names, FSLAB_PRESET_MAX },
 	[FSLAB_VOCAB_PURGE] = { purge_names, FSLAB_PURGE_MAX },
+	[FSLAB_VOCAB_FAMILY] = { family_names, FSLAB_FAMILY_MAX },
 };
+
+const char *fslab_vocab_name(enum fslab_vocab v, int i)
+{
+	return i >= 0 && i < vocabs[v].n ? vocabs[v].names[i] : NULL;
+}
+
+int fslab_vocab_index(enum fslab_vocab v, const char *s)
+{
+	return fslab_name_index(vocabs[v].names, vocabs[v].n, s);
+}
+
+char *fslab_catf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strnlen(buf, len);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (l + 1 < len)
+		vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
 		       char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (!len)
-		return buf;
 	buf[0] = '\0';
-	for (int i = 0; i < n && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	for (int i = 0; i < n; i++)
+		fslab_catf(buf, len, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, names[i]);
 	return buf;
 }
 
@@ -125,26 +140,6 @@ int fslab_name_index(const char *const *table, int n, const char *s)
 	return -1;
 }
 
-const char *fslab_fs_type_to_string(enum fslab_fs_type t)
-{
-	return (t >= 0 && t < FSLAB_FS_TYPE_MAX) ? fs_type_names[t] : NULL;
-}
-
-enum fslab_fs_type fslab_fs_type_from_string(const char *s)
-{
-	return (enum fslab_fs_type)fslab_name_index(fs_type_names, FSLAB_FS_TYPE_MAX, s);
-}
-
-const char *fslab_test_to_string(enum fslab_test t)
-{
-	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_names[t] : NULL;
-}
-
-enum fslab_test fslab_test_from_string(const char *s)
-{
-	return (enum fslab_test)fslab_name_index(test_names, FSLAB_TEST_MAX, s);
-}
-
 const char *fslab_test_iozone_title(enum fslab_test t)
 {
 	return (t >= 0 && t < FSLAB_TEST_MAX) ? test_iozone_titles[t] : NULL;
@@ -159,11 +154,6 @@ enum fslab_test_family fslab_test_family(enum fslab_test t)
 	if (bit & FSLAB_TESTS_FILES)
 		return FSLAB_FAMILY_FILES;
 	return FSLAB_FAMILY_IOZONE;
-}
-
-const char *fslab_test_family_to_string(enum fslab_test_family f)
-{
-	return (f >= 0 && f < FSLAB_FAMILY_MAX) ? family_names[f] : NULL;
 }
 
 unsigned fslab_test_family_mask(enum fslab_test_family f)
@@ -192,7 +182,7 @@ static unsigned tests_word_mask(const char *name)
 		return FSLAB_TEST_BIT(t);
 	if (strcmp(name, "all") == 0)
 		return FSLAB_TESTS_ALL;
-	f = fslab_name_index(family_names, FSLAB_FAMILY_MAX, name);
+	f = fslab_vocab_index(FSLAB_VOCAB_FAMILY, name);
 	return f < 0 ? 0 : fslab_test_family_mask((enum fslab_test_family)f);
 }
 
@@ -201,46 +191,27 @@ int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen
 	unsigned m = 0;
 	const char *p = list;
 
-	if (!list || !*list) {
-		if (bad && badlen)
-			snprintf(bad, badlen, "(empty list)");
-		return -EINVAL;
-	}
-	while (*p) {
+	snprintf(bad, badlen, "(empty list)");
+	while (p && *p) {
 		char name[64];
-		size_t n = strcspn(p, ",");
+		size_t b = strspn(p, " \t"), n = strcspn(p, ",") - b, k; /* blanks are no commas */
 
-		while (n && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		size_t k = n;
-		while (k && (p[k - 1] == ' ' || p[k - 1] == '\t'))
-			k--;
-		if (k == 0 || k >= sizeof(name)) {
-			if (bad && badlen)
-				snprintf(bad, badlen, "%.*s", (int)(k < 60 ? k : 60), p);
+		p += b;
+		for (k = n; k && (p[k - 1] == ' ' || p[k - 1] == '\t'); k--)
+			;
+		snprintf(bad, badlen, "%.*s", (int)(k < 60 ? k : 60), p);
+		if (k == 0 || k >= sizeof(name))
 			return -EINVAL;
-		}
-		memcpy(name, p, k);
-		name[k] = '\0';
+		snprintf(name, sizeof(name), "%.*s", (int)k, p);
 		unsigned w = tests_word_mask(name);
-		if (!w) {
-			if (bad && badlen)
-				snprintf(bad, badlen, "%s", name);
+		snprintf(bad, badlen, "%s", w ? "(trailing comma)" : name);
+		if (!w || (p[n] == ',' && !p[n + 1]))
 			return -EINVAL;
-		}
 		m |= w;
-		p += n;
-		if (*p == ',') {
-			p++;
-			if (!*p) {
-				if (bad && badlen)
-					snprintf(bad, badlen, "(trailing comma)");
-				return -EINVAL;
-			}
-		}
+		p += n + (p[n] == ',');
 	}
+	if (!m)
+		return -EINVAL;
 	*mask = m;
 	return 0;
 }
@@ -256,10 +227,6 @@ char *fslab_tests_problem(const char *bad, char *buf, size_t len)
 
 void fslab_tests_format(unsigned mask, char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (!len)
-		return;
 	buf[0] = '\0';
 	for (int i = 0; i < FSLAB_TEST_MAX; i++) {
 		enum fslab_test_family f = fslab_test_family((enum fslab_test)i);
@@ -274,31 +241,8 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len)
 				continue;
 			word = f == FSLAB_FAMILY_IOZONE ? "all" : family_names[f];
 		}
-		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", word);
-		if (w < 0 || (size_t)w >= len - off)
-			return;
-		off += (size_t)w;
+		fslab_catf(buf, len, "%s%s", buf[0] ? "," : "", word);
 	}
-}
-
-const char *fslab_cache_mode_to_string(enum fslab_cache_mode m)
-{
-	return (m >= 0 && m < FSLAB_CACHE_MODE_MAX) ? fslab_cache_mode_names[m] : NULL;
-}
-
-enum fslab_cache_mode fslab_cache_mode_from_string(const char *s)
-{
-	return (enum fslab_cache_mode)fslab_name_index(fslab_cache_mode_names, FSLAB_CACHE_MODE_MAX, s);
-}
-
-const char *fslab_preset_to_string(enum fslab_preset p)
-{
-	return (p >= 0 && p < FSLAB_PRESET_MAX) ? fslab_preset_names[p] : NULL;
-}
-
-enum fslab_preset fslab_preset_from_string(const char *s)
-{
-	return (enum fslab_preset)fslab_name_index(fslab_preset_names, FSLAB_PRESET_MAX, s);
 }
 
 char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, unsigned iodepth,
@@ -314,21 +258,9 @@ char *fslab_queue_row_name(enum fslab_test t, unsigned long long record_kib, uns
 	buf[0] = '\0';
 	if (!kind)
 		return buf;
-	if (record_kib >= 1024 && record_kib % 1024 == 0)
-		snprintf(buf, len, "%s%lluM Q%uT%u", kind, record_kib / 1024, iodepth ? iodepth : 1,
-			 jobs ? jobs : 1);
-	else
-		snprintf(buf, len, "%s%lluK Q%uT%u", kind, record_kib, iodepth ? iodepth : 1,
-			 jobs ? jobs : 1);
+	const int mib = record_kib >= 1024 && record_kib % 1024 == 0;
+
+	snprintf(buf, len, "%s%llu%s Q%uT%u", kind, mib ? record_kib / 1024 : record_kib, mib ? "M" : "K",
+		 iodepth ? iodepth : 1, jobs ? jobs : 1);
 	return buf;
-}
-
-const char *fslab_purge_to_string(enum fslab_purge p)
-{
-	return (p >= 0 && p < FSLAB_PURGE_MAX) ? purge_names[p] : NULL;
-}
-
-enum fslab_purge fslab_purge_from_string(const char *s)
-{
-	return (enum fslab_purge)fslab_name_index(purge_names, FSLAB_PURGE_MAX, s);
 }

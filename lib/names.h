@@ -83,7 +83,7 @@ enum fslab_test_family {
 /* The family of a test; its word ("iozone", "queued", "files"), which
  * --tests accepts for the whole family. */
 enum fslab_test_family fslab_test_family(enum fslab_test t);
-const char *fslab_test_family_to_string(enum fslab_test_family f);
+#define fslab_test_family_to_string(f) fslab_vocab_name(FSLAB_VOCAB_FAMILY, (int)(f))
 /* The mask of a family's tests. */
 unsigned fslab_test_family_mask(enum fslab_test_family f);
 
@@ -167,6 +167,7 @@ enum fslab_vocab {
 	FSLAB_VOCAB_CACHE_MODE,
 	FSLAB_VOCAB_PRESET,
 	FSLAB_VOCAB_PURGE,
+	FSLAB_VOCAB_FAMILY,
 };
 
 /* Every name of a vocabulary in table order, separated by sep and the last
@@ -177,23 +178,30 @@ char *fslab_vocab_join(enum fslab_vocab v, const char *sep, const char *last, ch
 /* The same of any n names. */
 char *fslab_names_join(const char *const *names, int n, const char *sep, const char *last,
 		       char *buf, size_t len);
+/* Appends what fmt says to the string in buf (len bytes), what fits;
+ * returns buf. */
+char *fslab_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The index of s in table[0..n) (NULL entries skipped), or -1: the
  * from_string of every name table, here and in other modules. */
 int fslab_name_index(const char *const *table, int n, const char *s);
+/* The name of value i of a vocabulary (NULL out of range), and the index
+ * of a name in it (-1: none): every *_to_string and *_from_string. */
+const char *fslab_vocab_name(enum fslab_vocab v, int i);
+int fslab_vocab_index(enum fslab_vocab v, const char *s);
 
-const char *fslab_fs_type_to_string(enum fslab_fs_type t);
-enum fslab_fs_type fslab_fs_type_from_string(const char *s);
+#define fslab_fs_type_to_string(x) fslab_vocab_name(FSLAB_VOCAB_FS_TYPE, (int)(x))
+#define fslab_fs_type_from_string(s) ((enum fslab_fs_type)fslab_vocab_index(FSLAB_VOCAB_FS_TYPE, s))
 
-const char *fslab_test_to_string(enum fslab_test t);
-enum fslab_test fslab_test_from_string(const char *s);
+#define fslab_test_to_string(x) fslab_vocab_name(FSLAB_VOCAB_TEST, (int)(x))
+#define fslab_test_from_string(s) ((enum fslab_test)fslab_vocab_index(FSLAB_VOCAB_TEST, s))
 /* IOzone's section title for the test ("Writer report", ...). */
 const char *fslab_test_iozone_title(enum fslab_test t);
 
 /* Parses a comma-separated list of test names and family words into a bit
  * mask (bit i = enum fslab_test i): "all" and "iozone" are IOzone's 13,
- * "queued" and "files" the other families' tests.  On an unknown name returns -EINVAL and, when
- * bad is not NULL, copies the offending name into it. */
+ * "queued" and "files" the other families' tests.  On an unknown name returns -EINVAL and
+ * copies the offending name into bad. */
 int fslab_tests_parse(const char *list, unsigned *mask, char *bad, size_t badlen);
 /* The message for a list fslab_tests_parse refused: "unknown test 'sing'
  * (known: all, write, rewrite, ...)".  Returns buf. */
@@ -206,14 +214,14 @@ void fslab_tests_format(unsigned mask, char *buf, size_t len);
 extern const char *const fslab_cache_mode_names[FSLAB_CACHE_MODE_MAX];
 extern const char *const fslab_preset_names[FSLAB_PRESET_MAX];
 
-const char *fslab_cache_mode_to_string(enum fslab_cache_mode m);
-enum fslab_cache_mode fslab_cache_mode_from_string(const char *s);
+#define fslab_cache_mode_to_string(x) fslab_vocab_name(FSLAB_VOCAB_CACHE_MODE, (int)(x))
+#define fslab_cache_mode_from_string(s) ((enum fslab_cache_mode)fslab_vocab_index(FSLAB_VOCAB_CACHE_MODE, s))
 
-const char *fslab_purge_to_string(enum fslab_purge p);
-enum fslab_purge fslab_purge_from_string(const char *s);
+#define fslab_purge_to_string(x) fslab_vocab_name(FSLAB_VOCAB_PURGE, (int)(x))
+#define fslab_purge_from_string(s) ((enum fslab_purge)fslab_vocab_index(FSLAB_VOCAB_PURGE, s))
 
-const char *fslab_preset_to_string(enum fslab_preset p);
-enum fslab_preset fslab_preset_from_string(const char *s);
+#define fslab_preset_to_string(x) fslab_vocab_name(FSLAB_VOCAB_PRESET, (int)(x))
+#define fslab_preset_from_string(s) ((enum fslab_preset)fslab_vocab_index(FSLAB_VOCAB_PRESET, s))
 
 /* A queued test's row as CrystalDiskMark names it: "SEQ" (queued_write,
  * queued_read) or "RND" (the random ones), the record ("1M", "128K",

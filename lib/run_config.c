@@ -251,7 +251,6 @@ int fslab_run_config_resume_check(const struct fslab_settings *given, bool sweep
 				  struct fslab_err *e)
 {
 	char list[512] = "";
-	size_t off = 0;
 	int id = -1;
 
 	for (int i = 0; i < FSLAB_SETTING_MAX; i++) {
@@ -259,8 +258,8 @@ int fslab_run_config_resume_check(const struct fslab_settings *given, bool sweep
 
 		if (r->manifest_key && id < 0 && fslab_settings_has(given, (enum fslab_setting)i))
 			id = i;
-		if (r->flag && r->manifest_key && off < sizeof(list))
-			off += (size_t)snprintf(list + off, sizeof(list) - off, ", --%s", r->flag);
+		if (r->flag && r->manifest_key)
+			fslab_catf(list, sizeof(list), ", --%s", r->flag);
 	}
 	if (id < 0 && !sweep_given && !out_given)
 		return 0;

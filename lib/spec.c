@@ -40,8 +40,7 @@ bool fslab_fs_name_valid(const char *name)
 	return true;
 }
 
-
-static uint64_t splitmix64(uint64_t *s)
+uint64_t fslab_splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
 
@@ -59,7 +58,7 @@ void fslab_sweep_trial_order(uint64_t seed, bool shuffle, unsigned trial, size_t
 	if (!shuffle)
 		return;
 	for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
-		size_t j = (size_t)(splitmix64(&s) % i), t = order[i - 1];
+		size_t j = (size_t)(fslab_splitmix64(&s) % i), t = order[i - 1];
 
 		order[i - 1] = order[j];
 		order[j] = t;

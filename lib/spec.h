@@ -63,6 +63,8 @@ struct fslab_spec {
  * skipped, shuffled order), nothing marked set.  The presets start here. */
 void fslab_sweep_defaults(struct fslab_sweep_spec *s);
 
+/* SplitMix64: the next of the sequence whose state is *s. */
+uint64_t fslab_splitmix64(uint64_t *s);
 /* The order in which a run visits its n filesystems (indices 0..n-1 of the
  * run's list, into order[]) in one trial (1-based): a function of (seed,
  * trial) only, so a resumed run visits them in the same order and a report

@@ -532,8 +532,6 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 static void setup_fill_state(struct setup_run *s)
 {
 	struct fslab_state *st = s->st;
-	time_t now = time(NULL);
-	struct tm tm;
 	uuid_t lab;
 
 	memset(st, 0, sizeof(*st));
@@ -552,8 +550,7 @@ static void setup_fill_state(struct setup_run *s)
 	snprintf(st->mount_root, sizeof(st->mount_root), "%s", s->mount_root);
 	snprintf(st->spec_source, sizeof(st->spec_source), "%s",
 		 s->o->spec_source ? s->o->spec_source : "built-in");
-	gmtime_r(&now, &tm);
-	strftime(st->created_at, sizeof(st->created_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", st->created_at, sizeof(st->created_at));
 	st->n_partitions = s->plan.n;
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct fslab_partition_plan *p = &s->plan.parts[i];

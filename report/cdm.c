@@ -85,14 +85,11 @@ static void cd_collect_rows(const struct rp_data *d, unsigned tests, struct rp_c
 	qsort(p->rows, p->n_rows, sizeof(p->rows[0]), cd_cmp_row);
 	for (size_t r = 0; r < p->n_rows; r++) {
 		struct rp_cdm_row *w = &p->rows[r];
-		size_t n;
 
 		fslab_queue_row_name(cd_tests[w->random][0], w->record_kib, w->iodepth, w->jobs, w->name,
 				     sizeof(w->name));
-		n = strlen(w->name);
 		if (files_differ) /* rows of several file sizes: say which */
-			snprintf(w->name + n, sizeof(w->name) - n, " %s",
-				 rp_fmt_size(w->file_kib, (char[16]){ 0 }, 16));
+			fslab_catf(w->name, sizeof(w->name), " %s", rp_fmt_size(w->file_kib, (char[16]){ 0 }, 16));
 	}
 }
 

@@ -267,28 +267,25 @@ static void cl_write_read(const struct rp_data *d, const struct rp_run *r, struc
  * decide it differently disagree, and that is said with both figures. */
 static void cl_overall(struct rp_claim *c)
 {
-	const struct rp_claim_run *hold = NULL, *fail = NULL, *open = NULL, *untested = NULL, *unk = NULL;
-	for (size_t i = 1; i < c->n; i++) {
-		const struct rp_claim_run *l = &c->runs[i];
+	/* the first run of each word; an unknown one only when compared,
+	 * its figure flagged (cl_fastest) */
+	static const enum rp_claim_word decide[] = { RP_CLAIM_FAILS, RP_CLAIM_INCONCLUSIVE, RP_CLAIM_UNTESTED,
+						     RP_CLAIM_HOLDS };
+	const struct rp_claim_run *first[RP_CLAIM_PAGE_CACHE + 1] = { 0 }, *l = NULL, *hold, *fail, *unk;
 
-		if (l->word == RP_CLAIM_UNKNOWN && l->has_cmp && !unk)
-			unk = l; /* compared, but its figure is flagged (cl_fastest) */
-		else if (l->word == RP_CLAIM_HOLDS && !hold)
-			hold = l;
-		else if (l->word == RP_CLAIM_FAILS && !fail)
-			fail = l;
-		else if (l->word == RP_CLAIM_INCONCLUSIVE && !open)
-			open = l;
-		else if (l->word == RP_CLAIM_UNTESTED && !untested)
-			untested = l;
-	}
+	for (size_t i = 1; i < c->n; i++)
+		if (!first[c->runs[i].word] && (c->runs[i].word != RP_CLAIM_UNKNOWN || c->runs[i].has_cmp))
+			first[c->runs[i].word] = &c->runs[i];
+	hold = first[RP_CLAIM_HOLDS], fail = first[RP_CLAIM_FAILS], unk = first[RP_CLAIM_UNKNOWN];
 	if (hold && fail) {
 		c->word = RP_CLAIM_DISAGREE;
 		snprintf(c->decides, sizeof(c->decides), "holds in %s (%s), not in %s (%s)",
 			 hold->run->tag, hold->fig, fail->run->tag, fail->fig);
 		return;
 	}
-	const struct rp_claim_run *l = fail ? fail : open ? open : untested ? untested : hold;
+	for (size_t k = 0; k < sizeof(decide) / sizeof(decide[0]) && !l; k++)
+		if ((l = first[decide[k]]))
+			c->word = decide[k];
 	if (!l) {
 		c->word = RP_CLAIM_UNKNOWN;
 		if (unk)
@@ -297,8 +294,6 @@ static void cl_overall(struct rp_claim *c)
 			snprintf(c->decides, sizeof(c->decides), "no honest run has the data");
 		return;
 	}
-	c->word = fail ? RP_CLAIM_FAILS : open ? RP_CLAIM_INCONCLUSIVE
-			: untested ? RP_CLAIM_UNTESTED : RP_CLAIM_HOLDS;
 	char warm[sizeof(c->decides)] = "";
 	if (c->word == RP_CLAIM_FAILS && c->runs[0].word == RP_CLAIM_HOLDS)
 		snprintf(warm, sizeof(warm), "; it holds only in the warm run (%s), the 2023 method",
@@ -372,22 +367,22 @@ static int cl_headline(const struct rp_data *d, struct rp_claims *cs)
 
 			snprintf(line, sizeof(line), "%s: ", e->label);
 			if (pw > 0 && pr > 0)
-				rp_catf(line, sizeof(line),
+				fslab_catf(line, sizeof(line),
 					"device probe (O_DIRECT) write %s, read %s; 2023 headline (its own unit, KB/s) write 3.5e+07 = x%.0f, read 2.2e+07 = x%.0f the probe; ",
 					rp_fmt_rate(pw, pa, sizeof(pa)), rp_fmt_rate(pr, pb, sizeof(pb)),
 					CL_2023_WRITE / pw, CL_2023_READ / pr);
 			else
-				rp_catf(line, sizeof(line),
+				fslab_catf(line, sizeof(line),
 					"cannot tell how the headline compares (no device probe in the manifest); ");
 			if (hw)
-				rp_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
+				fslab_catf(line, sizeof(line), "this run's write %s", rp_fmt_rate(w.median, ra, sizeof(ra)));
 			if (hw && pw > 0)
-				rp_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
+				fslab_catf(line, sizeof(line), " (x%.1f the probe)", w.median / pw);
 			if (hr)
-				rp_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
+				fslab_catf(line, sizeof(line), ", read %s", rp_fmt_rate(rd.median, ra, sizeof(ra)));
 			if (hr && pr > 0)
-				rp_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
-			rp_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
+				fslab_catf(line, sizeof(line), " (x%.1f)", rd.median / pr);
+			fslab_catf(line, sizeof(line), "; page-cache flags on %zu of %zu write and %zu of %zu read cells",
 				wpc, wn, rpc, rn);
 			rp_score_free(&w); /* NULL when the plateau had none */
 			rp_score_free(&rd);

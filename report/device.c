@@ -67,12 +67,12 @@ static void dv_memory_line(struct rp_dev *v, const struct rp_data *d, int f, uns
 		const char *sep = b[0] ? "; " : "";
 
 		RP_FOR_TESTS(t, ft & (w ? DV_WRITES | DV_CREATE : DV_READS)) if (mem[t]) {
-			rp_catf(b, len, "%s%zu of %zu %s passes", sep, mem[t], rows[t], fslab_test_to_string(t));
+			fslab_catf(b, len, "%s%zu of %zu %s passes", sep, mem[t], rows[t], fslab_test_to_string(t));
 			sep = ", ";
 		}
 		if (*sep != ',')
 			continue;
-		rp_catf(b, len, "%s", w ? " had not reached the device by the end of their timed region"
+		fslab_catf(b, len, "%s", w ? " had not reached the device by the end of their timed region"
 				      : " were served from memory (the device read under 90% of what they returned)");
 		sep = " (on ";
 		for (size_t i = 0; i < d->n_all; i++) {
@@ -81,11 +81,11 @@ static void dv_memory_line(struct rp_dev *v, const struct rp_data *d, int f, uns
 			RP_FOR_TESTS(t, ft & (w ? DV_WRITES | DV_CREATE : DV_READS))
 				on |= v->test[(size_t)t * d->n_all + i].n_memory > 0;
 			if (on) {
-				rp_catf(b, len, "%s%s", sep, d->all[i]->label);
+				fslab_catf(b, len, "%s%s", sep, d->all[i]->label);
 				sep = ", ";
 			}
 		}
-		rp_catf(b, len, "%s", *sep == ',' ? ")" : "");
+		fslab_catf(b, len, "%s", *sep == ',' ? ")" : "");
 	}
 }
 

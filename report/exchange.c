@@ -85,8 +85,6 @@ static int ex_manifest_load(const struct fslab_import_opts *o, int fd, const cha
 static int ex_manifest_new(const struct fslab_import_opts *o, struct fslab_manifest **out)
 {
 	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_IMPORT);
-	time_t now = time(NULL);
-	struct tm tm;
 
 	if (!m || fslab_manifest_set_words(&m->command, &m->n_command, (size_t)o->argc,
 					   (const char *const *)o->argv) < 0) {
@@ -94,8 +92,7 @@ static int ex_manifest_new(const struct fslab_import_opts *o, struct fslab_manif
 		return -ENOMEM;
 	}
 	snprintf(m->fslab_version, sizeof(m->fslab_version), "%s", FSLAB_VERSION);
-	gmtime_r(&now, &tm);
-	strftime(m->imported_at, sizeof(m->imported_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", m->imported_at, sizeof(m->imported_at));
 	m->cache = o->cache;
 	m->trials = 1;
 	*out = m;

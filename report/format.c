@@ -208,10 +208,10 @@ char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, si
 		if (x->kind == RP_DEVK_NONE)
 			continue;
 		if (!buf[0])
-			rp_catf(buf, len, "%s (device counters):", what[x->kind]);
+			fslab_catf(buf, len, "%s (device counters):", what[x->kind]);
 		else
-			rp_catf(buf, len, ",");
-		rp_catf(buf, len, " %s %s", d->all[i]->label, rp_fmt_dev(x, f, sizeof(f)));
+			fslab_catf(buf, len, ",");
+		fslab_catf(buf, len, " %s %s", d->all[i]->label, rp_fmt_dev(x, f, sizeof(f)));
 	}
 	return buf;
 }
@@ -255,10 +255,10 @@ static char *rp_flag_join(unsigned flags, bool words, const char *sep, const cha
 	buf[0] = '\0';
 	for (size_t i = 0; i < rp_n_flags; i++)
 		if (flags & rp_flag_table[i].bit)
-			rp_catf(buf, len, "%s%s", buf[0] ? sep : "",
+			fslab_catf(buf, len, "%s%s", buf[0] ? sep : "",
 				words ? rp_flag_table[i].words : rp_flag_table[i].letter);
 	if (flags & RP_FLAG_OTHER)
-		rp_catf(buf, len, "%s%s", buf[0] ? sep : "", unknown);
+		fslab_catf(buf, len, "%s%s", buf[0] ? sep : "", unknown);
 	return buf;
 }
 
@@ -279,7 +279,7 @@ char *rp_other_flags_all(const struct rp_data *d, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < d->n_all; i++)
 		if (d->all[i]->other_flags[0])
-			rp_catf(buf, len, "%s%s (%s)", buf[0] ? ", " : "", d->all[i]->other_flags, d->all[i]->label);
+			fslab_catf(buf, len, "%s%s (%s)", buf[0] ? ", " : "", d->all[i]->other_flags, d->all[i]->label);
 	return buf;
 }
 
@@ -412,18 +412,6 @@ json_object *rp_json_flags(unsigned f, const char *other)
 	for (char *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
 		json_object_array_add(a, RP_JSTR(w));
 	return a;
-}
-
-char *rp_catf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t l = strnlen(buf, len);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (l + 1 < len)
-		vsnprintf(buf + l, len - l, fmt, ap);
-	va_end(ap);
-	return buf;
 }
 
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #ifndef FSLAB_REPORT_FORMAT_H
 #define FSLAB_REPORT_FORMAT_H
 
+#include "clock.h"
 #include "model.h"
 
 /* The flags the report knows: the CSV's name (lib/results.h), the letter
@@ -84,9 +85,6 @@ json_object *rp_json_put(json_object *o, ...);
 #define RP_JBOOL(b) json_object_new_boolean(b)
 /* The flags by their CSV names, then the unknown ones (other, ";"-joined). */
 json_object *rp_json_flags(unsigned f, const char *other);
-/* Appends what fmt says to the string in buf (len bytes), what fits;
- * returns buf. */
-char *rp_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* e's message: what fmt says, then ": " and strerror(err); returns
  * -err. */
 int rp_err_errno(struct fslab_err *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -450,14 +450,10 @@ static void ht_manifest(FILE *out, const struct rp_run *r)
 static void ht_runs(FILE *out, const struct rp_data *d)
 {
 	char stamp[64];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
 	fprintf(out, "<section id=\"runs\"><h2>Runs</h2><p>Written %s from %zu results "
 		     "director%s:</p><ul>\n",
-		stamp, d->n_runs, d->n_runs == 1 ? "y" : "ies");
+		fslab_utc_now("%Y-%m-%d %H:%M UTC", stamp, sizeof(stamp)), d->n_runs, d->n_runs == 1 ? "y" : "ies");
 	for (size_t i = 0; i < d->n_runs; i++) {
 		rp_html_put(out, "<li><b>", d->runs[i].tag, "</b>: ");
 		rp_html_escape(out, d->runs[i].dir);

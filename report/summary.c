@@ -91,17 +91,17 @@ static const char *sm_family_label(int f, unsigned ft, bool descriptive, char *b
 
 	snprintf(buf, len, "%s", sm_families[f].name);
 	if (descriptive)
-		return rp_catf(buf, len, " (files up to 1 MiB, IOzone's tests)");
+		return fslab_catf(buf, len, " (files up to 1 MiB, IOzone's tests)");
 	if (!sm_families[f].what)
 		return buf;
-	rp_catf(buf, len, " (%s", sm_families[f].what);
+	fslab_catf(buf, len, " (%s", sm_families[f].what);
 	RP_FOR_TESTS(t, ft) {
 		const char *name = fslab_test_to_string(t), *us = strchr(name, '_');
 
-		rp_catf(buf, len, "%c %s", sep, us ? us + 1 : name);
+		fslab_catf(buf, len, "%c %s", sep, us ? us + 1 : name);
 		sep = ',';
 	}
-	return rp_catf(buf, len, ")");
+	return fslab_catf(buf, len, ")");
 }
 
 /* The two best complete entries of in that are not set aside (SIZE_MAX:
@@ -145,8 +145,8 @@ static void sm_aside_tail(const struct rp_fam_in *in, size_t n, const struct rp_
 	snprintf(buf, len, "; set aside: %s (%s", in[top].label,
 		 rp_flag_words(in[top].aside, in[top].other, fw, sizeof(fw)));
 	if (w && w->score > 0)
-		rp_catf(buf, len, ", %.2fx", in[top].score / w->score);
-	rp_catf(buf, len, ")%s%.0zu%s - never the best while an unflagged figure exists",
+		fslab_catf(buf, len, ", %.2fx", in[top].score / w->score);
+	fslab_catf(buf, len, ")%s%.0zu%s - never the best while an unflagged figure exists",
 		more ? " and " : "", more, more ? " more flagged" : "");
 }
 
@@ -170,20 +170,20 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 		if (!part[i].n)
 			continue;
 		if (kinds == 1 && k->n_tests == 2)
-			rp_catf(buf, len, " %s in both tests", part[i].word);
+			fslab_catf(buf, len, " %s in both tests", part[i].word);
 		else if (kinds == 1)
-			rp_catf(buf, len, " %s in %s%zu test%s", part[i].word, k->n_tests > 1 ? "all " : "",
+			fslab_catf(buf, len, " %s in %s%zu test%s", part[i].word, k->n_tests > 1 ? "all " : "",
 				k->n_tests, k->n_tests > 1 ? "s" : "");
 		else
-			rp_catf(buf, len, "%s %s in %u", done ? "," : "", part[i].word, part[i].n);
+			fslab_catf(buf, len, "%s %s in %u", done ? "," : "", part[i].word, part[i].n);
 		if (part[i].word[0] == 'e')
-			rp_catf(buf, len, " (within %g%%)", 100 * k->delta);
+			fslab_catf(buf, len, " (within %g%%)", 100 * k->delta);
 		done++;
 	}
 	if (kinds > 1)
-		rp_catf(buf, len, " of %zu tests", k->n_tests);
+		fslab_catf(buf, len, " of %zu tests", k->n_tests);
 	if (k->inconclusive)
-		rp_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
+		fslab_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
 }
 
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
@@ -354,16 +354,16 @@ static char *sm_left_out(unsigned out, unsigned flags, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	RP_FOR_TESTS(t, out)
-		rp_catf(buf, len, "%s%s", buf[0] ? ", " : "; left out: ", fslab_test_to_string(t));
+		fslab_catf(buf, len, "%s%s", buf[0] ? ", " : "; left out: ", fslab_test_to_string(t));
 	if (!buf[0] || strlen(buf) + 1 >= len)
 		return buf;
-	rp_catf(buf, len, " (every figure flagged:");
+	fslab_catf(buf, len, " (every figure flagged:");
 	for (size_t i = 0, n = 0; i < rp_n_flags; i++)
 		if (flags & rp_flag_table[i].bit)
-			rp_catf(buf, len, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
+			fslab_catf(buf, len, "%s %s", n++ ? "," : "", rp_flag_table[i].words);
 	if (flags & RP_FLAG_OTHER)
-		rp_catf(buf, len, ", a flag this report does not know");
-	return rp_catf(buf, len, ")");
+		fslab_catf(buf, len, ", a flag this report does not know");
+	return fslab_catf(buf, len, ")");
 }
 
 /* Family f's verdict line into s->verdict[f]; in holds n_all entries.
@@ -409,7 +409,7 @@ static void sm_family(struct rp_summary *s, const struct rp_data *d, int f, stru
 		sm_calls(s, ft, wi, ri, &k);
 	rp_family_verdict(sm_family_label(f, ft, descriptive, fam, sizeof(fam)), in, d->n_all, &k,
 			  s->verdict[f], sizeof(s->verdict[f]));
-	rp_catf(s->verdict[f], sizeof(s->verdict[f]), "%s", left);
+	fslab_catf(s->verdict[f], sizeof(s->verdict[f]), "%s", left);
 }
 
 static void sm_verdicts(struct rp_summary *s, const struct rp_data *d)
@@ -477,7 +477,7 @@ static void sm_differ(struct rp_summary *s, const char *what, const char *a, con
 	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0 ||
 	    strlen(s->differs) + 40 >= sizeof(s->differs))
 		return;
-	rp_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
+	fslab_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
 }
 
 /* What differs between the first run and each later one: the kernel, the
@@ -549,7 +549,7 @@ static void sm_chg_name(char *buf, size_t len, const struct rp_change *c, int t)
 {
 	char ci[64];
 
-	rp_catf(buf, len, "%s%s %s %s", buf[0] ? ", " : "", c->b->fs, fslab_test_to_string(t),
+	fslab_catf(buf, len, "%s%s %s %s", buf[0] ? ", " : "", c->b->fs, fslab_test_to_string(t),
 		rp_fmt_ratio_ci(&c->t[t].cmp, "-", ci, sizeof(ci)));
 }
 

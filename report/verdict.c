@@ -242,11 +242,11 @@ static void vd_text_more_flags(FILE *out, const struct rp_data *d)
 		return;
 	for (size_t i = 0; i < rp_n_flags; i++)
 		if (f & rp_flag_table[i].bit)
-			rp_catf(line, sizeof(line), "%s%s = %s", line[0] ? "; " : "", rp_flag_table[i].letter,
+			fslab_catf(line, sizeof(line), "%s%s = %s", line[0] ? "; " : "", rp_flag_table[i].letter,
 				rp_flag_table[i].words);
 	if (f & RP_FLAG_OTHER)
-		rp_catf(line, sizeof(line), "%s? = %s", line[0] ? "; " : "", rp_other_flags_all(d, names, sizeof(names)));
-	rp_text_wrap(out, "", 6, rp_catf(line, sizeof(line), ", set aside likewise"));
+		fslab_catf(line, sizeof(line), "%s? = %s", line[0] ? "; " : "", rp_other_flags_all(d, names, sizeof(names)));
+	rp_text_wrap(out, "", 6, fslab_catf(line, sizeof(line), ", set aside likewise"));
 }
 
 /* The device panel: a row per entry, a column per family with a figure

@@ -63,16 +63,11 @@ static void repro_out_dir(struct repro_run *p)
 {
 	char stamp[32];
 
-	if (p->c->out) {
+	if (p->c->out)
 		snprintf(p->out, sizeof(p->out), "%s", p->c->out);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-		snprintf(p->out, sizeof(p->out), "results/reproduce-%s", stamp);
-	}
+	else
+		snprintf(p->out, sizeof(p->out), "results/reproduce-%s",
+			 fslab_utc_now("%Y%m%dT%H%M%SZ", stamp, sizeof(stamp)));
 }
 
 /* The output directory (new) and the lab (none at the state path yet,

@@ -254,7 +254,7 @@ static void cache_note_retry(struct fslab_cache_ctl *c)
 			at--;
 		*(at - c->note >= 2 ? at - 2 : at) = '\0';
 	}
-	snprintf(c->note + strlen(c->note), sizeof(c->note) - strlen(c->note), "; %u%s", c->retried, tail);
+	fslab_catf(c->note, sizeof(c->note), "; %u%s", c->retried, tail);
 }
 
 /* One file's pages: fadvise, then mincore to see that none stayed (asked

@@ -80,14 +80,10 @@ static int neg_errno(void)
 	return errno ? -errno : -EIO;
 }
 
-static const char *pf_sync_name(const struct pass_file *pf)
+/* The calls that flush (sync) or close the file, for a message. */
+static const char *pf_call(const struct pass_file *pf, bool sync)
 {
-	return pf->f ? "fflush/fsync" : "fsync";
-}
-
-static const char *pf_close_name(const struct pass_file *pf)
-{
-	return pf->f ? "fclose" : "close";
+	return sync ? (pf->f ? "fflush/fsync" : "fsync") : pf->f ? "fclose" : "close";
 }
 
 /* A writer's flush: fflush (stdio), then fsync.  0 or -errno. */
@@ -129,11 +125,11 @@ static int pass_finish(struct fslab_bench_pass *p, struct pass_file *pf, int r)
 	if (r == 0 && (p->test->flags & FSLAB_BT_WRITES) && !p->synced) {
 		e = pf_sync(ops, pf);
 		if (e < 0)
-			r = fslab_pass_fail(p, -e, "%s %s", pf_sync_name(pf), p->cell->name);
+			r = fslab_pass_fail(p, -e, "%s %s", pf_call(pf, true), p->cell->name);
 	}
 	e = pf_close(ops, pf);
 	if (e < 0 && r == 0)
-		r = fslab_pass_fail(p, -e, "%s %s", pf_close_name(pf), p->cell->name);
+		r = fslab_pass_fail(p, -e, "%s %s", pf_call(pf, false), p->cell->name);
 	p->untimed += fslab_now() - t;
 	return r;
 }
@@ -191,9 +187,9 @@ static int pass_end(struct fslab_bench_pass *p, struct pass_file *pf, double t0,
 		close_r = pf_close(ops, pf);
 	p->elapsed = fslab_pass_timer_stop(p) - t0;
 	if (sync_r < 0)
-		r = fslab_pass_fail(p, -sync_r, "%s %s", pf_sync_name(pf), p->cell->name);
+		r = fslab_pass_fail(p, -sync_r, "%s %s", pf_call(pf, true), p->cell->name);
 	else if (close_r < 0)
-		r = fslab_pass_fail(p, -close_r, "%s %s", pf_close_name(pf), p->cell->name);
+		r = fslab_pass_fail(p, -close_r, "%s %s", pf_call(pf, false), p->cell->name);
 	return pass_finish(p, pf, r);
 }
 

@@ -108,14 +108,12 @@ int fslab_random_order(uint32_t *order, uint64_t n)
 int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n;
 
 	va_start(ap, fmt);
 	vsnprintf(p->why, p->whylen, fmt, ap);
 	va_end(ap);
-	n = strlen(p->why);
 	if (err)
-		snprintf(p->why + n, p->whylen - n, ": %s", strerror(err));
+		fslab_catf(p->why, p->whylen, ": %s", strerror(err));
 	return err ? -err : -EIO;
 }
 

@@ -75,16 +75,14 @@ static int job_fail(struct q_job *j, int err, const char *fmt, ...) __attribute_
 static int job_fail(struct q_job *j, int err, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n;
 
 	if (j->err)
 		return j->err;
 	va_start(ap, fmt);
 	vsnprintf(j->why, sizeof(j->why), fmt, ap);
 	va_end(ap);
-	n = strlen(j->why);
 	if (err)
-		snprintf(j->why + n, sizeof(j->why) - n, ": %s", strerror(err));
+		fslab_catf(j->why, sizeof(j->why), ": %s", strerror(err));
 	j->err = err ? -err : -EIO;
 	atomic_store(&j->q->stop, true);
 	return j->err;
@@ -135,7 +133,7 @@ static int job_setup(struct q_job *j)
 
 		j->ring = NULL;
 		job_fail(j, e, "io_uring setup (depth %u)", d);
-		snprintf(j->why + strlen(j->why), sizeof(j->why) - strlen(j->why), "%s", ring_setup_hint(e));
+		fslab_catf(j->why, sizeof(j->why), "%s", ring_setup_hint(e));
 		return j->err;
 	}
 	return 0;
