@@ -70,7 +70,7 @@ static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	if (o->resume_dir)
 		c->sessions++;
 	else
-		run_utc_now(c->started_at, sizeof(c->started_at), false);
+		fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", c->started_at, sizeof(c->started_at));
 	r = run_pick_filesystems(c, o);
 	return o->resume_dir && r != FSLAB_EXIT_OK ? FSLAB_EXIT_FAILURE : r;
 }
@@ -139,7 +139,7 @@ static int run_end(struct fslab_run_ctx *c, struct fslab_progress *prog, int r, 
 			    fslab_esc(c->out_dir), fslab_esc(c->out_dir));
 		failed = true;
 	} else {
-		run_utc_now(c->finished_at, sizeof(c->finished_at), false);
+		fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", c->finished_at, sizeof(c->finished_at));
 	}
 	e = fslab_manifest_write(c);
 	if (e < 0) {

@@ -280,13 +280,11 @@ void fslab_done_free(struct fslab_done_set *d);
 /* Set by SIGINT/SIGTERM: stop after the test in flight.  Set by SIGCONT:
  * the process was stopped (the pass in flight is redone). */
 extern volatile sig_atomic_t run_stop, run_continued;
-/* UTC now, ISO 8601 ("2026-01-02T03:04:05Z"; compact: "20260102T030405Z"). */
 /* The run names its errors and warnings as notes (lib/progress.h): the
- * command's sink prints them.  This one notes "MSG: strerror(err)" and
+ * command prints them.  This one notes "MSG: strerror(err)" and
  * returns -err. */
 int run_note_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void run_utc_now(char *buf, size_t len, bool compact);
-/* The same of a time in Unix seconds. */
+/* A time in Unix seconds in UTC: ISO 8601, or compact (20261206T120000Z). */
 void run_utc_format(int64_t when, char *buf, size_t len, bool compact);
 
 /* A run context with nothing open yet, and its release (c freed too). */

@@ -243,7 +243,7 @@ static int run_out_open(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 	if (o->out_dir) {
 		snprintf(c->out_dir, sizeof(c->out_dir), "%s", o->out_dir);
 	} else {
-		run_utc_now(ts, sizeof(ts), true);
+		fslab_utc_now("%Y%m%dT%H%M%SZ", ts, sizeof(ts));
 		snprintf(c->out_dir, sizeof(c->out_dir), "results/%s", ts);
 		r = fslab_default_results_trusted(false, &fe);
 		if (r < 0) {

@@ -12,13 +12,6 @@
 
 volatile sig_atomic_t run_stop, run_continued;
 
-/* A user's path or name as it may reach a terminal: control bytes shown
- * as \xNN.  Four rotating buffers, so one message can hold several. */
-void run_utc_now(char *buf, size_t len, bool compact)
-{
-	run_utc_format((int64_t)time(NULL), buf, len, compact);
-}
-
 void run_utc_format(int64_t when, char *buf, size_t len, bool compact)
 {
 	time_t t = (time_t)when;
