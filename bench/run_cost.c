@@ -331,118 +331,12 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 
 /* ---- the live ETA ---- */
 
-/* Least-squares sums of one filesystem's measured cells of one test:
- * wall seconds w against the features x = (1, MiB moved, thousands of
- * calls) (scaled so the normal equations stay well conditioned), the fit
- * coef (seconds per test, per MiB, per thousand calls, each >= 0), and
- * the model's seconds. */
-#define ETA_FEATURES 3
+/* One filesystem's measured cells of one test (or of all its tests, or of
+ * everything): their wall seconds and the model's seconds for them. */
 struct eta_fit {
-	double xx[ETA_FEATURES][ETA_FEATURES], xw[ETA_FEATURES], ww;
-	double coef[ETA_FEATURES];
-	bool fitted;        /* coef holds a fit (two shapes of cell at least) */
-	double wall, model; /* sums of measured and modelled seconds */
+	double wall, model;
 	unsigned n;
 };
-
-/* The least squares over the features in use (a bit mask) into coef (the
- * others 0); false when they are not independent over the cells. */
-static bool eta_fit_subset(const struct eta_fit *x, unsigned use, double coef[ETA_FEATURES])
-{
-	double m[ETA_FEATURES][ETA_FEATURES + 1];
-	int idx[ETA_FEATURES], n = 0;
-
-	for (int j = 0; j < ETA_FEATURES; j++) {
-		coef[j] = 0;
-		if (use & (1u << j))
-			idx[n++] = j;
-	}
-	for (int r = 0; r < n; r++) {
-		for (int k = 0; k < n; k++)
-			m[r][k] = x->xx[idx[r]][idx[k]];
-		m[r][n] = x->xw[idx[r]];
-	}
-	/* Gauss-Jordan with partial pivoting: at most 3 x 3 */
-	for (int col = 0; col < n; col++) {
-		int piv = col;
-
-		for (int r = col + 1; r < n; r++)
-			if (fabs(m[r][col]) > fabs(m[piv][col]))
-				piv = r;
-		if (!(fabs(m[piv][col]) > 1e-9 * (fabs(x->xx[idx[col]][idx[col]]) + 1e-300)))
-			return false;
-		for (int k = 0; k <= n; k++) {
-			double t = m[col][k];
-
-			m[col][k] = m[piv][k];
-			m[piv][k] = t;
-		}
-		for (int r = 0; r < n; r++) {
-			double f = m[r][col] / m[col][col];
-
-			if (r == col)
-				continue;
-			for (int k = col; k <= n; k++)
-				m[r][k] -= f * m[col][k];
-		}
-	}
-	for (int r = 0; r < n; r++)
-		coef[idx[r]] = m[r][n] / m[r][r];
-	return true;
-}
-
-/* The fit of x: of the least-squares fits over each subset of the
- * features whose coefficients are all >= 0, the one with the least
- * residual (a non-negative least squares small enough to enumerate).
- * Needs cells of two shapes at least: else not fitted. */
-static void eta_fit_solve(struct eta_fit *x)
-{
-	double best = INFINITY, c[ETA_FEATURES];
-
-	x->fitted = false;
-	if (x->n < 2)
-		return;
-	for (unsigned use = 1; use < 1u << ETA_FEATURES; use++) {
-		double rss = x->ww;
-		bool ok = eta_fit_subset(x, use, c);
-
-		for (int j = 0; ok && j < ETA_FEATURES; j++)
-			ok = c[j] >= 0;
-		if (!ok || __builtin_popcount(use) > (int)x->n - 1)
-			continue; /* a fit of n points needs fewer than n features */
-		for (int j = 0; j < ETA_FEATURES; j++) {
-			rss -= 2 * c[j] * x->xw[j];
-			for (int k = 0; k < ETA_FEATURES; k++)
-				rss += c[j] * c[k] * x->xx[j][k];
-		}
-		if (rss < best - 1e-12) {
-			best = rss;
-			memcpy(x->coef, c, sizeof(c));
-			x->fitted = true;
-		}
-	}
-}
-
-static void eta_fit_add(struct eta_fit *x, const double f[ETA_FEATURES], double w, double m)
-{
-	for (int j = 0; j < ETA_FEATURES; j++) {
-		for (int k = 0; k < ETA_FEATURES; k++)
-			x->xx[j][k] += f[j] * f[k];
-		x->xw[j] += f[j] * w;
-	}
-	x->ww += w * w;
-	x->wall += w;
-	x->model += m;
-	x->n++;
-}
-
-/* A cell's features: (1, MiB, thousands of calls). */
-static void eta_features(const struct fslab_sweep_cell *cell, double f[ETA_FEATURES])
-{
-	f[0] = 1;
-	f[1] = (double)cell->file_bytes / FSLAB_MiB;
-	f[2] = (double)(cell->file_bytes / cell->record_bytes) / 1e3;
-}
 
 struct run_eta {
 	const struct fslab_run_ctx *c;
@@ -512,23 +406,16 @@ static double eta_model(const struct run_eta *e, size_t f, size_t i, int t)
 }
 
 /* What test t of cell i on filesystem f should cost now: its own mean
- * when measured; else the fit of (f, t); else the model scaled as the
- * measured cells of (f, t), of f, of any filesystem ran against it. */
+ * when measured; else the model scaled as the measured cells of (f, t),
+ * of f, of any filesystem ran against it. */
 static double eta_pred(const struct run_eta *e, size_t f, size_t i, int t)
 {
 	size_t k = ETA_IDX(e, f, i) * FSLAB_TEST_MAX + (size_t)t;
-	const struct fslab_sweep_cell *cell = &e->plan->cells[i];
 	const struct eta_fit *scale[] = { &e->fit[f][t], &e->fs_all[f], &e->all };
-	double x[ETA_FEATURES], m, s = 0;
+	double m;
 
 	if (e->meas_n[k])
 		return e->meas_s[k] / e->meas_n[k];
-	if (e->fit[f][t].fitted) {
-		eta_features(cell, x);
-		for (int j = 0; j < ETA_FEATURES; j++)
-			s += e->fit[f][t].coef[j] * x[j];
-		return s;
-	}
 	m = eta_model(e, f, i, t);
 	for (size_t j = 0; j < sizeof(scale) / sizeof(scale[0]); j++)
 		if (scale[j]->n && scale[j]->model > 0)
@@ -544,27 +431,31 @@ void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsign
 	e->passed[f] = false;
 }
 
+static void eta_fit_add(struct eta_fit *x, double w, double m)
+{
+	x->wall += w;
+	x->model += m;
+	x->n++;
+}
+
 void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s)
 {
 	size_t k;
-	double m, x[ETA_FEATURES];
+	double m;
 
 	if (!e || !(wall_s >= 0))
 		return;
 	k = ETA_IDX(e, f, i) * FSLAB_TEST_MAX + (size_t)t;
 	m = eta_model(e, f, i, t);
-	eta_features(&e->plan->cells[i], x);
 	e->todo[ETA_IDX(e, f, i)] &= ~(1u << t);
 	e->spent_s += wall_s;
 	e->meas_s[k] += wall_s;
 	e->meas_n[k]++;
-	/* a cell measured again adds no shape: only first measurements fit */
-	if (e->meas_n[k] == 1) {
-		eta_fit_add(&e->fit[f][t], x, wall_s, m);
-		eta_fit_solve(&e->fit[f][t]);
-	}
-	eta_fit_add(&e->fs_all[f], x, wall_s, m);
-	eta_fit_add(&e->all, x, wall_s, m);
+	/* a cell measured again scales nothing new: first measurements only */
+	if (e->meas_n[k] == 1)
+		eta_fit_add(&e->fit[f][t], wall_s, m);
+	eta_fit_add(&e->fs_all[f], wall_s, m);
+	eta_fit_add(&e->all, wall_s, m);
 }
 
 void run_eta_pass(struct run_eta *e, size_t f, double overhead_s)
