@@ -112,28 +112,11 @@ static inline void fslab_lat_end(struct fslab_bench_pass *p)
 		}                                                 \
 	} while (0)
 
-/* The clock reads that open and close a timed region.  ops->timer (a
- * recorder's mark) runs just outside them. */
-static inline double fslab_pass_timer_start(struct fslab_bench_pass *p)
-{
-	const struct fslab_io_ops *ops = p->cell->ops;
-
-	fslab_pass_dev_read(p, 0);
-	if (ops->timer)
-		ops->timer(ops->ctx, true);
-	return fslab_now();
-}
-
-static inline double fslab_pass_timer_stop(struct fslab_bench_pass *p)
-{
-	const struct fslab_io_ops *ops = p->cell->ops;
-	double t = fslab_now();
-
-	if (ops->timer)
-		ops->timer(ops->ctx, false);
-	fslab_pass_dev_read(p, 1);
-	return t;
-}
+/* The clock reads that open and close a timed region (pass.c): each
+ * reads the partition's counters outside the region, and ops->timer (a
+ * recorder's mark) runs just outside it. */
+double fslab_pass_timer_start(struct fslab_bench_pass *p);
+double fslab_pass_timer_stop(struct fslab_bench_pass *p);
 
 /* Explains a pass's failure in p->why ("write at offset 4096", then
  * ": <strerror(err)>" when err is set); returns -err, or -EIO. */
@@ -157,15 +140,6 @@ int fslab_pass_shuffle(struct fslab_bench_pass *p, uint64_t n);
 /* The queued tests' one pass (bench/engine/queued.c): io_uring at the cell's
  * depth and threads. */
 int fslab_queued_run(struct fslab_bench_pass *p);
-
-/* Bytes a many-files test with these flags (FSLAB_BT_*) counts per pass
- * of a cell of file size S: N x S for create and read, N x
- * FSLAB_FILES_META_BYTES for stat and unlink. */
-static inline uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
-{
-	return fslab_files_count(file_bytes) *
-	       ((flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : file_bytes);
-}
 
 /* The many-files tests' one pass (bench/engine/files.c): create, stat, read or
  * unlink every file of the tree (p->test->id says which). */

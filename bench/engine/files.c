@@ -412,6 +412,15 @@ int fslab_files_ensure(struct fslab_bench_pass *p)
 	return files_fresh_tree(p, fslab_files_count(p->cell->file_bytes), false);
 }
 
+/* Bytes a many-files test with these flags (FSLAB_BT_*) counts per pass
+ * of a cell of file size S: N x S for create and read, N x
+ * FSLAB_FILES_META_BYTES for stat and unlink. */
+static uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
+{
+	return fslab_files_count(file_bytes) *
+	       ((flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : file_bytes);
+}
+
 int fslab_files_run(struct fslab_bench_pass *p)
 {
 	const uint64_t n = fslab_files_count(p->cell->file_bytes);

@@ -105,6 +105,27 @@ int fslab_random_order(uint32_t *order, uint64_t n)
 	return 0;
 }
 
+double fslab_pass_timer_start(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+
+	fslab_pass_dev_read(p, 0);
+	if (ops->timer)
+		ops->timer(ops->ctx, true);
+	return fslab_now();
+}
+
+double fslab_pass_timer_stop(struct fslab_bench_pass *p)
+{
+	const struct fslab_io_ops *ops = p->cell->ops;
+	double t = fslab_now();
+
+	if (ops->timer)
+		ops->timer(ops->ctx, false);
+	fslab_pass_dev_read(p, 1);
+	return t;
+}
+
 int fslab_pass_fail(struct fslab_bench_pass *p, int err, const char *fmt, ...)
 {
 	va_list ap;
