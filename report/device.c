@@ -112,6 +112,8 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 			if (isnan(e->samples[k].dev[RP_DEV_IO]))
 				continue;
 			v->n_rows++;
+			if (!isnan(e->run->drive_written) && !isnan(e->samples[k].dev[RP_DEV_WRITE]))
+				v->block_bytes += e->samples[k].dev[RP_DEV_WRITE];
 			v->n_pc_only += (fl & RP_FLAG_PAGE_CACHE) && !(fl & RP_FLAG_BEYOND_DEVICE);
 			v->n_beyond_only += (fl & RP_FLAG_BEYOND_DEVICE) && !(fl & RP_FLAG_PAGE_CACHE);
 		}
@@ -131,6 +133,9 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 		free(sum);
 	}
 	v->empty = cols && !v->n_rows;
+	for (size_t r = 0; r < d->n_runs; r++)
+		if (!isnan(d->runs[r].drive_written))
+			v->drive_bytes += d->runs[r].drive_written;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		dv_memory_line(v, d, f, fam[f], rows, mem);
 	return 0;

@@ -257,6 +257,9 @@ static void js_device(json_object *root, const struct rp_data *d)
 		if (v->memory[f][0])
 			json_object_object_add(x, rp_family_name(f), json_object_new_string(v->memory[f]));
 	json_object_object_add(o, "not_on_device", x);
+	if (v->drive_bytes > 0)
+		rp_json_put(o, "drive_host_written_bytes", json_object_new_double(v->drive_bytes),
+			    "block_layer_written_bytes", json_object_new_double(v->block_bytes), NULL);
 	json_object_object_add(root, "device", o);
 }
 

@@ -365,6 +365,7 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out,
 	int r, fd;
 
 	*out = NULL;
+	run->drive_written = NAN;
 	snprintf(path, sizeof(path), "%s/%s", run->dir, FSLAB_MANIFEST_NAME);
 	/* no symlink followed, a regular file only (a FIFO cannot hang the
 	 * report): the results directory may be writable by others */
@@ -392,6 +393,19 @@ static int ld_manifest(struct rp_run *run, int dfd, struct fslab_manifest **out,
 	if ((*out)->stop[0] ? strcmp((*out)->stop, "fixed") != 0 : (*out)->until_ci_pct > 0)
 		run->trial_cap = (*out)->max_trials;
 	run->interrupted = (*out)->interrupted || ((*out)->started_at[0] && !(*out)->finished_at[0]);
+	/* the drive's count from the earliest reading before a filesystem's
+	 * sweep to the latest after one: the filesystems share the time */
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < (*out)->n_fs; i++) {
+		const struct fslab_manifest_drive *dr = &(*out)->fs[i].drive;
+
+		if (dr->before.has_host_written && dr->after.has_host_written) {
+			lo = fmin(lo, (double)dr->before.host_written_bytes);
+			hi = fmax(hi, (double)dr->after.host_written_bytes);
+		}
+	}
+	if (hi >= lo)
+		run->drive_written = hi - lo;
 	return 0;
 }
 

@@ -135,6 +135,9 @@ struct rp_run {
 	unsigned trial_cap;   /* manifest max_trials of --stop decided or ci; 0: fixed trials or unknown */
 	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
 	size_t n_missing;
+	/* the drive's own count of host writes over the run (the manifest's
+	 * drive readings: SMART); NAN unknown */
+	double drive_written;
 };
 
 struct rp_summary;
@@ -393,6 +396,9 @@ struct rp_dev {
 	/* per family, the passes with counters that had not reached the
 	 * device ("3 of 36 rewrite passes had not reached ..."; "" none) */
 	char memory[RP_N_FAMILIES][512];
+	/* over the runs whose drive counted its host writes: the drive's
+	 * bytes, and the bytes the device columns saw written (0 0: none) */
+	double drive_bytes, block_bytes;
 };
 /* The panel into s->dev: fam[f] is family f's tests.  0 or -ENOMEM. */
 int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES]);

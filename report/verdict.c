@@ -295,6 +295,17 @@ static int vd_device(FILE *out, const struct rp_data *d, bool html)
 			     "bound: %zu; beyond the probe's bound though the device did the work: %zu\n",
 			v->n_rows, v->n_pc_only, v->n_beyond_only);
 	}
+	if (v->drive_bytes > 0) {
+		const double gib = 1024.0 * 1024 * 1024;
+
+		fprintf(out, html ? "<p class=legend>The drive's own count of host writes (SMART) over the run: "
+				    "%.2f GiB; the device columns' writes of the timed passes: %.2f GiB (the drive's "
+				    "also holds the run's untimed writes: test files laid down, the probe).</p>\n"
+				  : "the drive's own count of host writes (SMART) over the run: %.2f GiB; the device\n"
+				    "columns' writes of the timed passes: %.2f GiB (the drive's also holds the run's\n"
+				    "untimed writes: test files laid down, the probe)\n",
+			v->drive_bytes / gib, v->block_bytes / gib);
+	}
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (v->memory[f][0] && html) {
 			rp_html_put(out, "<p class=legend>", rp_family_name(f), ": ");

@@ -7,13 +7,16 @@
  * what the test did in that trial, the figure their mean with Student's
  * 95% interval (t(0.975, 2) = 4.302653). */
 #include "view.h"
+#include "manifest.h"
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define T2 4.302653
 
@@ -202,6 +205,66 @@ static json_object *json_of(const struct rp_data *d)
 
 /* report.json: the same figures under "device", no key without the
  * columns. */
+/* The drive's own count of host writes (the manifest's drive readings,
+ * SMART) beside the device columns': the count over the run is the
+ * earliest reading before a filesystem's sweep to the latest after one. */
+START_TEST(t_drive_count)
+{
+	const char *fss[] = { "btrfs", "ext2", "ext4", "fat32", "xfs" };
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	char *dir = ft_mkdtemp("fslab-device"), from[4096], to[4096], *text;
+	const char *dirs[] = { dir };
+	struct fslab_manifest *m = fslab_manifest_new(FSLAB_MANIFEST_RUN);
+	struct rp_data *d = calloc(1, sizeof(*d));
+	struct fslab_err fe = FSLAB_ERR_INIT;
+	double block = 0;
+	int dfd;
+
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_ptr_nonnull(m);
+	/* a sweep that holds every row of the fixture */
+	m->sweep.tests = FSLAB_TESTS_EVERY;
+	m->sweep.file_min_kib = m->sweep.record_min_kib = 4;
+	m->sweep.file_max_kib = m->sweep.record_max_kib = UINT64_C(1) << 30;
+	for (size_t i = 0; i < 5; i++) {
+		struct fslab_manifest_fs *f = fslab_manifest_add_fs(m);
+
+		snprintf(f->name, sizeof(f->name), "%s", fss[i]);
+		fslab_drive_conditions_unknown(&f->drive.before);
+		fslab_drive_conditions_unknown(&f->drive.after);
+		snprintf(f->drive.before.read_at, sizeof(f->drive.before.read_at), "2026-12-06T10:00:00Z");
+		snprintf(f->drive.after.read_at, sizeof(f->drive.after.read_at), "2026-12-06T10:30:00Z");
+		f->drive.before.has_host_written = f->drive.after.has_host_written = true;
+		f->drive.before.host_written_bytes = (uint64_t)(1000 + i) << 20;
+		f->drive.after.host_written_bytes = (uint64_t)(3000 + i) << 20;
+		snprintf(from, sizeof(from), "%s/tests/report/fixtures/device/%s.csv", src ? src : "../..", fss[i]);
+		snprintf(to, sizeof(to), "%s/%s.csv", dir, fss[i]);
+		text = ft_read_text(from);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_int_eq(ft_write_file(to, text), 0);
+		free(text);
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(fslab_manifest_write_at(dfd, m), 0);
+	close(dfd);
+	fslab_manifest_free(m);
+	ck_assert_msg(rp_load(d, dirs, 1, &fe) == 0, "%s", fe.msg);
+	ck_assert_int_eq(rp_summary_build(d, FSLAB_TESTS_EVERY, RP_EQUIVALENCE_DEFAULT), 0);
+	/* from 1000 MiB (the first before) to 3004 MiB (the last after) */
+	ck_assert(fabs(d->sum->dev.drive_bytes - 2004.0 * 1048576) < 1);
+	for (size_t i = 0; i < d->n_all; i++)
+		for (size_t k = 0; k < d->all[i]->n_samples; k++)
+			if (!isnan(d->all[i]->samples[k].dev[RP_DEV_WRITE]))
+				block += d->all[i]->samples[k].dev[RP_DEV_WRITE];
+	ck_assert(block > 0);
+	ck_assert(fabs(d->sum->dev.block_bytes - block) < 1);
+	unload(d);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(t_json)
 {
 	struct rp_data *d = load("device");
@@ -246,5 +309,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_text_panel);
 	tcase_add_test(tc, t_no_counters);
 	tcase_add_test(tc, t_json);
+	tcase_add_test(tc, t_drive_count);
 	return ft_suite_run(s, argc, argv);
 }
