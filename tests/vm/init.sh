@@ -15,8 +15,14 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 echo "fslab-vm: init" >/dev/console
+# insmod reads no /proc/cmdline: module options go here.  NVMe's command
+# timeout is 30 s; an emulator under load can take that long to answer.
 for m in /mods/*.ko; do
-	insmod "$m" 2>/dev/null || echo "fslab-vm: insmod $m failed" >/dev/console
+	case $m in
+	*-nvme-core.ko) opt=io_timeout=90 ;;
+	*) opt= ;;
+	esac
+	insmod "$m" $opt 2>/dev/null || echo "fslab-vm: insmod $m failed" >/dev/console
 done
 fail() {
 	echo "fslab-vm: FATAL: $*" >/dev/console

@@ -128,6 +128,10 @@ vm_boot() {
 	vm_wait "$2"
 }
 
+# What the guest kernel logs when an emulated disk does not answer in
+# time (NVMe's and SCSI's command timeouts and the resets after them).
+VM_STALL_RE='I/O [0-9]+ (\(|QID).*timeout|timeout, (abort|reset)|resetting controller|Removing after probe failure|rejecting I/O to offline device'
+
 # The guest prints its state (processes, kernel stacks, the kernel log)
 # this long before the host's timeout kills it: TCG takes a while to print.
 VM_WATCHDOG_LEAD_S=60
@@ -203,7 +207,18 @@ vm_wait() {
 	fi
 	VM_GUEST_S=$(sed -n 's/^fslab-vm: job done \([0-9.]*\).*/\1/p' "$VM_DIR/console.log" | tr -d '\r')
 	vm_log "guest uptime at the end: ${VM_GUEST_S:-?} s, host wall: $VM_WALL_S s"
-	return "$(cat "$VM_SHARE/rc")"
+	_rc=$(cat "$VM_SHARE/rc")
+	if [ "$_rc" != 0 ]; then
+		# The kernel's warnings (loglevel=4) say whether an emulated
+		# disk stalled: a timed-out command, a controller reset.
+		echo "---- the guest kernel's warnings and errors" >&2
+		grep -v '^fslab-vm:' "$VM_DIR/console.log" | tr -d '\r' | tail -n 30 >&2
+		if grep -q -E "$VM_STALL_RE" "$VM_DIR/console.log"; then
+			vm_log "an emulated disk stalled (the kernel log above): the emulator's, not fslab's"
+			return 75
+		fi
+	fi
+	return "$_rc"
 }
 
 vm_cleanup_qemu_only() {
