@@ -795,25 +795,6 @@ void fslab_lab_mounts_release(int fd)
 		close(fd);
 }
 
-bool fslab_lab_run_active(const struct fslab_lab *lab)
-{
-	char name[NAME_MAX + 8], line[160];
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd, fd;
-	struct stat sb;
-	ssize_t n;
-
-	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, line, sizeof(line) - 1) : -1;
-	close(fd);
-	if (n <= 0)
-		return false;
-	line[n] = '\0';
-	return strncmp(line, "fslab run,", 10) == 0 && fslab_lock_holder_alive(line);
-}
-
 /* Unmounts and mounts again the lab partition called name, proven the
  * lab's, under the exclusive NAME.mount lock; purpose starts each message
  * in e ("cold mode"). */

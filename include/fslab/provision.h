@@ -234,9 +234,4 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
 int fslab_lab_mounts_hold(struct fslab_lab *lab);
 void fslab_lab_mounts_release(int fd);
 
-/* True when a benchmark run holds the lab's run lease now (its lease file
- * names a live "fslab run" process): something may be writing to the
- * lab's filesystems.  Reads the lease file only; takes no lock. */
-bool fslab_lab_run_active(const struct fslab_lab *lab);
-
 #endif
