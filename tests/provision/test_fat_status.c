@@ -1,14 +1,17 @@
-/* fslab status on a FAT32 lab (provision/fshealth.h).
+/* fslab status on a FAT32 lab (provision/fshealth.h), and what teardown
+ * leaves of a lab's lock files.
  *
  * vfat and fusefat write FSInfo's free cluster count when they unmount or
  * sync, not as they free clusters: a lab whose files a run wrote and
  * removed through the mount is healthy, and status must say so (exit 0),
  * not tell the user to set it up again.  What is damage is still named:
  * a count wrong on the unmounted volume, FSInfo's signatures gone, the
- * dirty bit a killed fusefat leaves. */
+ * dirty bit a killed fusefat leaves.  Teardown removes the lab's lock
+ * files: NAME.lock beside the state, LABID.* in the runtime directory. */
 #include "provtest.h"
 #include "state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -175,6 +178,46 @@ START_TEST(damaged_fat32_is_named)
 }
 END_TEST
 
+/* How many entries of dir start with prefix. */
+static int entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_msg(d != NULL, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d)))
+		n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Teardown leaves no lock file of the lab, beside the state or by its id;
+ * a status afterwards says there is no lab and makes none. */
+START_TEST(teardown_leaves_no_lock_files)
+{
+	struct pt_env e;
+	struct fslab_state st;
+	struct ft_output o;
+	char id[64];
+
+	fat_lab(&e, &st);
+	snprintf(id, sizeof(id), "%s.", st.lab_id);
+	ck_assert_int_eq(status(&e, &o, false), 0);
+	ft_output_free(&o);
+	ck_assert_int_ge(entries("/run/fslab", id), 1);
+	ck_assert_int_eq(entries(e.dir, "state.json.lock"), 1);
+	pt_teardown_ok(&e);
+	pt_assert_nothing_left(&e, NULL);
+	ck_assert_int_eq(entries(e.dir, "state.json"), 0);
+	ck_assert_int_eq(entries("/run/fslab", id), 0);
+	ck_assert_int_eq(status(&e, &o, false), 1);
+	ck_assert_msg(strstr(o.err, "no lab"), "%s", o.err);
+	ft_output_free(&o);
+	ck_assert_int_eq(entries(e.dir, "state.json"), 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("fat_status");
@@ -182,5 +225,6 @@ int main(int argc, char **argv)
 
 	tcase_add_test(tc, used_fat32_is_clean);
 	tcase_add_test(tc, damaged_fat32_is_named);
+	tcase_add_test(tc, teardown_leaves_no_lock_files);
 	return ft_suite_run(s, argc, argv);
 }
