@@ -156,7 +156,7 @@ static int hl_fsinfo_read(int fd, const struct hl_bpb *p, unsigned char *fsi)
 
 static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size_t len)
 {
-	unsigned char b[512], fsi[512], e1[4];
+	unsigned char b[512], fsi[512] = { 0 }, e1[4];
 	struct hl_bpb p;
 	char line[160];
 	int r;
@@ -174,19 +174,18 @@ static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size
 		hl_add(what, len, "dirty bit set in the FAT: not cleanly unmounted");
 	if (!(fat1 & 0x04000000))
 		hl_add(what, len, "the FAT records disk errors");
-	if (ctx->kernel_mounted || (ctx->fuse_mounted && ctx->writer) || !hl_fsinfo_named(&p))
-		return what[0] ? FSLAB_HEALTH_DAMAGED : FSLAB_HEALTH_CLEAN;
-	r = hl_fsinfo_read(fd, &p, fsi);
-	if (r < 0 && r != -EINVAL)
-		return what[0] ? FSLAB_HEALTH_DAMAGED : r;
-	uint32_t said = le32(fsi + FAT_FSI_FREE_OFF);
-	if (r == -EINVAL) {
+	r = hl_fsinfo_named(&p) ? hl_fsinfo_read(fd, &p, fsi) : -ENOENT;
+	if (r == -EINVAL)
 		hl_add(what, len, "its FSInfo sector is not one");
-	} else if (said != 0xffffffff) { /* 0xffffffff: not known, nothing said */
+	uint32_t said = le32(fsi + FAT_FSI_FREE_OFF);
+	/* FSInfo's free count is a hint the driver writes as it unmounts or
+	 * syncs: true only on a volume that nothing mounts, cleanly unmounted
+	 * (0xffffffff: not known, nothing said) */
+	if (r == 0 && !what[0] && !ctx->kernel_mounted && !ctx->fuse_mounted && said != 0xffffffff) {
 		int64_t real = hl_fat_free(fd, &p);
 
 		if (real < 0)
-			return what[0] ? FSLAB_HEALTH_DAMAGED : (int)real;
+			return (int)real;
 		if (real != (int64_t)said) {
 			snprintf(line, sizeof(line),
 				 "free cluster count wrong (FSInfo says %u, the FAT has %lld free)",
@@ -194,7 +193,7 @@ static int hl_fat32(int fd, const struct fslab_health_ctx *ctx, char *what, size
 			hl_add(what, len, line);
 		}
 	}
-	return what[0] ? FSLAB_HEALTH_DAMAGED : FSLAB_HEALTH_CLEAN;
+	return what[0] ? FSLAB_HEALTH_DAMAGED : r < 0 && r != -EINVAL && r != -ENOENT ? r : FSLAB_HEALTH_CLEAN;
 }
 
 static int hl_ext(int fd, const struct fslab_health_ctx *ctx, char *what, size_t len)

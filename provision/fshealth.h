@@ -5,21 +5,20 @@
  *
  * - FAT32: the boot sector's dirty flag (byte 0x41, bit 0: what the kernel's
  *   vfat sets while it has the filesystem mounted), the FAT's second entry
- *   (bit 27 clear: not cleanly unmounted, what fusefat clears while it has
- *   it mounted; bit 26 clear: the driver met disk errors) and the FSInfo
- *   sector's free cluster count against the free entries of the first FAT.
- *   A fusefat killed in the middle of a write leaves the dirty bit and a
- *   wrong free count (fsck.fat -n: "Free cluster summary wrong"), and a
- *   clean mount and unmount afterwards clears the dirty bit but not the
- *   count.
+ *   (bit 27 clear: not cleanly unmounted, what fusefat clears while it
+ *   serves it; bit 26 clear: the driver met disk errors), the FSInfo
+ *   sector's signatures and, only when nothing mounts the volume and both
+ *   dirty bits are clear, FSInfo's free cluster count against the first
+ *   FAT: vfat and fusefat write that count when they unmount or sync, so
+ *   on a live volume it is an old hint, not damage.  A fusefat killed in
+ *   a write leaves its dirty bit (and a wrong count a later clean mount
+ *   and unmount keeps: fsck.fat -n "Free cluster summary wrong").
  * - ext2/ext4: the superblock's state (the errors bit) and its count of
  *   errors the kernel met; unmounted, the valid bit.
  * - xfs, btrfs: nothing cheap to read; not checked.
  *
- * Each flag the driver that has the filesystem mounted sets while it is
- * mounted is not read then, and the FAT's free count is not compared while
- * something may be writing (a file being extended has its clusters in the
- * FAT before fusefat updates FSInfo, when the file is closed). */
+ * A flag the driver that has the filesystem sets while it has it is not
+ * read then. */
 #ifndef FSLAB_FSHEALTH_H
 #define FSLAB_FSHEALTH_H
 
@@ -30,9 +29,8 @@
 
 /* How the filesystem is in use while it is checked. */
 struct fslab_health_ctx {
-	bool kernel_mounted;  /* mounted by a kernel driver */
-	bool fuse_mounted;    /* mounted through FUSE (fusefat) */
-	bool writer;          /* something may be writing to it now (a run) */
+	bool kernel_mounted;  /* mounted by a kernel driver (anywhere) */
+	bool fuse_mounted;    /* a FUSE daemon (fusefat) holds the device */
 };
 
 enum fslab_health {

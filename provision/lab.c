@@ -263,8 +263,11 @@ static int lab_lock(int dfd, const char *dir, const char *name, int how, const c
 		    const char *command, char holder[128], struct fslab_err *e)
 {
 	char what[PATH_MAX + NAME_MAX + 16];
-	int r = fslab_lock_at(dfd, name, how, command, holder, 128);
+	int r, tries = 0;
 
+	/* -ESTALE: unlinked under us (a teardown's last act): the new one */
+	while ((r = fslab_lock_at(dfd, name, how, command, holder, 128)) == -ESTALE && ++tries < 3)
+		;
 	if (r >= 0)
 		return r;
 	snprintf(what, sizeof(what), "%s/%s", dir, name);
@@ -583,28 +586,25 @@ int fslab_lab_reload(struct fslab_lab *lab, struct fslab_err *e)
 
 int fslab_lab_remove_state(struct fslab_lab *lab)
 {
-	char log[NAME_MAX + 8];
+	static const char *const ext[] = { "log", "run", "mount", "lock" };
+	char name[NAME_MAX + 8];
 
 	if (lab->mode != FSLAB_LAB_EXCLUSIVE)
 		return -EPERM;
-	snprintf(log, sizeof(log), "%s.log", lab->name);
-	unlinkat(lab->dfd, log, 0); /* the log is a convenience: a stale one is harmless */
 	if (unlinkat(lab->dfd, lab->name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	lab->have_state = false;
-	/* The lab's id dies with it: a later command with a copy of the state
-	 * is refused on its own (the copy names a lab that is gone), so its
-	 * id lock files can go; the lock beside the state stays (another
-	 * command may be opening it to be told there is no lab). */
-	if (lab->id_dfd >= 0) {
-		static const char *const ext[] = { "run", "mount", "lock" };
-
-		for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%s.%s", lab->id, ext[i]);
-			unlinkat(lab->id_dfd, name, 0); /* a stale lock file of a dead lab is harmless */
-		}
+	/* Then its files, stale ones harmless: the log, the lock files by its
+	 * id (a copy of the state names a lab that is gone, refused on its
+	 * own) and beside it, NAME.lock last, still held alone.  Whoever
+	 * opened NAME.lock before it went finds it replaced once locked
+	 * (fslab_lock_at) and takes the new one, under which no state is. */
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(name, sizeof(name), "%s.%s", lab->id, ext[i]);
+		if (lab->id_dfd >= 0)
+			unlinkat(lab->id_dfd, name, 0);
+		snprintf(name, sizeof(name), "%s.%s", lab->name, ext[i]);
+		unlinkat(lab->dfd, name, 0);
 	}
 	return 0;
 }
@@ -793,25 +793,6 @@ void fslab_lab_mounts_release(int fd)
 {
 	if (fd >= 0)
 		close(fd);
-}
-
-bool fslab_lab_run_active(const struct fslab_lab *lab)
-{
-	char name[NAME_MAX + 8], line[160];
-	int dfd = lab->id_dfd >= 0 ? lab->id_dfd : lab->dfd, fd;
-	struct stat sb;
-	ssize_t n;
-
-	snprintf(name, sizeof(name), "%s.run", lab->id_dfd >= 0 ? lab->id : lab->name);
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, line, sizeof(line) - 1) : -1;
-	close(fd);
-	if (n <= 0)
-		return false;
-	line[n] = '\0';
-	return strncmp(line, "fslab run,", 10) == 0 && fslab_lock_holder_alive(line);
 }
 
 /* Unmounts and mounts again the lab partition called name, proven the

@@ -381,10 +381,7 @@ static int lab_device_open_step(pid_t pid, int fd, const char *fdpath, void *ctx
 	return 1;
 }
 
-/* The process that holds dev open, or 0.  (How we see the FUSE daemon:
- * fusefat keeps its device open while it serves it.)  Reads only /proc's
- * links, never the mount. */
-static pid_t lab_device_holder(dev_t rdev)
+pid_t fslab_lab_device_holder(dev_t rdev)
 {
 	struct device_open_walk w = { .rdev = rdev };
 
@@ -417,7 +414,7 @@ static pid_t lab_fuse_daemon(const struct fslab_state_partition *p, bool *alive)
 	pid_t pid = 0;
 
 	if (stat(p->device, &devst) == 0 && S_ISBLK(devst.st_mode))
-		pid = lab_device_holder(devst.st_rdev);
+		pid = fslab_lab_device_holder(devst.st_rdev);
 	*alive = pid > 0;
 	if (!pid && p->fuse_pid > 0)
 		pid = (pid_t)p->fuse_pid;
@@ -636,7 +633,7 @@ unmounted:
 		 * it lets go of the device so that what follows sees all of
 		 * its writes. */
 		deadline = fslab_now() + LAB_FUSE_WAIT_S;
-		while (lab_device_holder(devst.st_rdev) != 0) {
+		while (fslab_lab_device_holder(devst.st_rdev) != 0) {
 			if (fslab_now() > deadline) {
 				fslab_note_warn("%s: the FUSE daemon still holds the device %d s after the "
 					   "unmount",

@@ -33,6 +33,11 @@ int fslab_lab_mount_answers(const struct fslab_state_partition *p, struct statvf
  * names a stopped daemon later.  Clears both for a kernel mount. */
 void fslab_lab_fuse_record(struct fslab_state_partition *p);
 
+/* The process that holds rdev open, or 0: how a FUSE daemon is seen
+ * (fusefat keeps its device open while it serves it, and while it
+ * flushes after the unmount).  Reads only /proc's links, never the mount. */
+pid_t fslab_lab_device_holder(dev_t rdev);
+
 /* The mount root is a place only root controls: existing (the nearest
  * existing ancestor of it, when it is still to be made) passes
  * fslab_path_trusted, so no other user can swap it or a directory above

@@ -30,7 +30,7 @@ struct status_row {
 	char damage[PATH_MAX + 512]; /* what the check found, or why it could not */
 };
 
-static void status_check(const struct fslab_state_partition *p, struct status_row *row, bool writer)
+static void status_check(const struct fslab_state_partition *p, struct status_row *row)
 {
 	const struct fslab_fs_recipe *rc = fslab_fs_recipe(p->type);
 	char where[PATH_MAX];
@@ -47,16 +47,16 @@ static void status_check(const struct fslab_state_partition *p, struct status_ro
 	prov_probe_fs(p->device, row->fs_type, sizeof(row->fs_type), row->fs_version,
 		      sizeof(row->fs_version));
 	row->type_ok = fslab_fs_recipe_probed(rc, row->fs_type, row->fs_version);
-	row->mounted = prov_mount_find_device(p->device, where, sizeof(where)) == 1 &&
-		       strcmp(where, p->mountpoint) == 0;
+	int found = prov_mount_find_device(p->device, where, sizeof(where));
+	row->mounted = found == 1 && strcmp(where, p->mountpoint) == 0;
 	row->size = p->size_sectors * 512;
 	/* The filesystem's own signs of damage (fshealth.h), read from the
-	 * device whether or not its mount answers; writer: a run may be
-	 * writing. */
+	 * device whether or not its mount answers; a fusefat that holds the
+	 * device serves it (or still flushes it after an unmount). */
 	if (row->type_ok) {
 		bool fuse = p->mount_method == FSLAB_MOUNT_FUSE;
-		struct fslab_health_ctx ctx = { .kernel_mounted = row->mounted && !fuse,
-						.fuse_mounted = row->mounted && fuse, .writer = writer };
+		struct fslab_health_ctx ctx = { .kernel_mounted = found == 1 && !fuse,
+						.fuse_mounted = fuse && fslab_lab_device_holder(sb.st_rdev) > 0 };
 
 		row->health = fslab_fs_health(p->device, p->type, &ctx, row->damage, sizeof(row->damage));
 	}
@@ -317,10 +317,8 @@ static int status_look(struct fslab_lab *lab, struct status_view *v, struct fsla
 	v->disk_ok = st->disk[0] && stat(st->disk, &sb) == 0 && S_ISBLK(sb.st_mode);
 	if (v->disk_ok && fslab_lab_prove(lab, false, e) < 0)
 		return -1;
-	bool writer = fslab_lab_run_active(lab);
-
 	for (size_t i = 0; i < st->n_partitions; i++) {
-		status_check(&st->partitions[i], &v->rows[i], writer);
+		status_check(&st->partitions[i], &v->rows[i]);
 		if (v->rows[i].problem[0])
 			v->problems++;
 		if (v->rows[i].health < 0 || v->rows[i].health == FSLAB_HEALTH_DAMAGED)

@@ -181,9 +181,9 @@ int fslab_lab_save(struct fslab_lab *lab, unsigned flags, struct fslab_err *e);
 /* Reads the state file again (after another function saved it through
  * its own copy).  0 or a negative errno with the reason in e. */
 int fslab_lab_reload(struct fslab_lab *lab, struct fslab_err *e);
-/* Removes the state file, the setup log and the lab's LABID.* lock files
- * (exclusive mode only; the lab id dies with the lab); NAME.lock beside
- * the state stays (another command may be opening it). */
+/* Removes the state file, then the setup log and the lab's lock files,
+ * LABID.* and NAME.* beside the state (exclusive mode only; the lab id
+ * dies with the lab). */
 int fslab_lab_remove_state(struct fslab_lab *lab);
 
 /* True when the state records the identities teardown needs to prove
@@ -233,10 +233,5 @@ int fslab_lab_targets(struct fslab_lab *lab, const char *const *only, size_t n_o
  * fslab_lab_mounts_release, or a negative errno. */
 int fslab_lab_mounts_hold(struct fslab_lab *lab);
 void fslab_lab_mounts_release(int fd);
-
-/* True when a benchmark run holds the lab's run lease now (its lease file
- * names a live "fslab run" process): something may be writing to the
- * lab's filesystems.  Reads the lease file only; takes no lock. */
-bool fslab_lab_run_active(const struct fslab_lab *lab);
 
 #endif

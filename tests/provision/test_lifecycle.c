@@ -312,10 +312,11 @@ static uint16_t peek16(const char *dev, uint64_t off)
 	return v;
 }
 
-/* What a fusefat killed in the middle of a write leaves (issue 24: the
- * FSInfo sector's free cluster count wrong, the FAT's clean bit clear)
- * and an ext2 the kernel met errors in: status names the filesystem, what
- * is wrong and the fix, and exits 1 - mounted and unmounted. */
+/* What a fusefat killed in the middle of a write leaves (the FAT's clean
+ * bit clear) and an ext2 the kernel met errors in: status names the
+ * filesystem, what is wrong and the fix, and exits 1; FSInfo's free count
+ * on a mounted FAT32 is a hint, not damage (test_fat_status: the count on
+ * the unmounted one). */
 START_TEST(status_names_damaged_filesystems)
 {
 	struct pt_env e;
@@ -345,19 +346,12 @@ START_TEST(status_names_damaged_filesystems)
 	uint64_t bps = peek16(fat->device, 0x0b), reserved = peek16(fat->device, 0x0e),
 		 fsinfo = peek16(fat->device, 0x30);
 	if (fat->mount_method == FSLAB_MOUNT_FUSE) {
-		/* mounted, through fusefat: one cluster more free than there is */
+		/* mounted, through fusefat: FSInfo's free count is a hint it
+		 * writes at unmount; one cluster off is not damage */
 		uint32_t said = poke32(fat->device, fsinfo * bps + 488, 0xffffffff, 0);
 		poke32(fat->device, fsinfo * bps + 488, 0, said + 1);
 		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, NULL), 0);
-		pt_assert_result(&o, 1, "free cluster count wrong");
-		ck_assert_msg(strstr(o.err, "damaged filesystem: [fat32]") &&
-				      strstr(o.err, "fslab teardown") && strstr(o.err, "fsck.fat"),
-			      "%s", o.err);
-		ft_output_free(&o);
-		ck_assert_int_eq(ft_fslab(&o, "status", "--state", e.state, "--json", NULL), 0);
-		ck_assert_int_eq(o.status, 1);
-		ck_assert_msg(strstr(o.out, "\"fs_check\":\"damaged\"") && strstr(o.out, "\"ok\":false"),
-			      "%s", o.out);
+		pt_assert_result(&o, 0, NULL);
 		ft_output_free(&o);
 		poke32(fat->device, fsinfo * bps + 488, 0, said);
 	}

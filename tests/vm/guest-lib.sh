@@ -155,6 +155,10 @@ vm_flow_default() {
 		--no-device-probe --steady-state off --quiet
 	timer_end run
 	cp "$VM_OUT/manifest.json" /fslab-job/manifest.json 2>/dev/null
+	# the lab as the run left it, still mounted (kernel vfat here): healthy,
+	# whatever FSInfo's free count says before vfat syncs it
+	expect_rc "status after the run" 0 fslab status --state "$VM_STATE"
+	check "status after the run names no damage" sh -c "! grep -q damaged '$VM_CMD_OUT'"
 	for _nm in ext4 ext2 xfs fat32 btrfs; do
 		expect_eq "$_nm.csv rows" "$(csv_rows "$VM_OUT/$_nm.csv")" "$VM_ROWS_PER_FS"
 		expect_eq "$_nm: rows not ok" "$(tail -n +2 "$VM_OUT/$_nm.csv" | grep -c -v ',ok,')" 0
