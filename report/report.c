@@ -385,33 +385,23 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 	return r < 0 ? rp_err_errno(e, r, "%s: cannot write", p) : 0;
 }
 
-/* The text report as it reaches a terminal or report.txt: every line with
- * its control bytes shown as \xNN, so a name cannot drive the terminal. */
+/* The text report as it reaches a terminal or report.txt, through the
+ * terminal filter (lib/termtext.h), so a name cannot drive the terminal. */
 static int rpt_escape_lines(char **buf, size_t *len)
 {
-	size_t cap = FSLAB_ESCAPE_SIZE(*len) + 1, o = 0;
-	char *out = malloc(cap), *p = *buf;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	int r;
 
-	if (!out)
+	if (!f)
 		return -ENOMEM;
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char save = p[n];
-
-		p[n] = '\0';
-		fslab_escape_ctrl(p, out + o, cap - o);
-		o += strlen(out + o);
-		p[n] = save;
-		p += n;
-		if (*p == '\n') {
-			out[o++] = '\n';
-			p++;
-		}
+	r = fslab_put_text(*buf, f);
+	if (fclose(f) != 0 || r != 0) {
+		free(out);
+		return -ENOMEM;
 	}
-	out[o] = '\0';
 	free(*buf);
 	*buf = out;
-	*len = o;
 	return 0;
 }
 

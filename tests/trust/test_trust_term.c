@@ -1,0 +1,141 @@
+/* Trust: what fslab prints of foreign data, what it says when the report
+ * cannot be written, and how strictly it reads numbers.
+ *
+ * - A results directory from another machine (its name, its manifest's
+ *   strings, its CSV fields) carrying ESC/CSI/OSC sequences, C1 controls
+ *   (as UTF-8 and as stray bytes) and bidirectional overrides: no such
+ *   byte or code point reaches stdout, stderr or report.txt raw.
+ * - An --out on a full filesystem: the message names ENOSPC and the --out
+ *   path, the status is 1, nothing half-written is left (root: a small
+ *   tmpfs; skipped otherwise).
+ * - Every number option and setting refuses hex, blanks, exponents, inf,
+ *   nan, a sign, underflow and the empty string. */
+#include "trust_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The evil string: OSC title, CSI, U+009B (8-bit CSI as UTF-8), a stray
+ * 0x9b byte, U+202E, U+2066, U+061C, U+200F, U+200E, U+202A. */
+#define EVIL_JSON "\\u001b]0;owned\\u0007\\u001b[2J\xc2\x9b" "31m\x9b" "1m\xe2\x80\xae" "cba\xe2\x81\xa6\xd8\x9c\xe2\x80\x8f\xe2\x80\x8e\xe2\x80\xaa"
+#define EVIL_RAW "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b" "1m\xe2\x80\xae" "cba\xe2\x81\xa6\xd8\x9c\xe2\x80\x8f\xe2\x80\x8e\xe2\x80\xaa"
+
+/* NULL when text is valid UTF-8 holding no control but a newline, no C1
+ * control and no bidirectional mark; else where the first one is. */
+static const char *dirty(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	while (*p) {
+		unsigned cp = *p;
+		int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p < 0xe0 ? 2 : *p >= 0xe0 && *p < 0xf0 ? 3 :
+			*p >= 0xf0 && *p < 0xf5 ? 4 : 0;
+
+		if (n == 0)
+			return (const char *)p;
+		if (n > 1)
+			cp &= 0x3fu >> (n - 1);
+		for (int i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return (const char *)p;
+			cp = cp << 6 | (p[i] & 0x3fu);
+		}
+		if ((cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c ||
+		    cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069))
+			return (const char *)p;
+		p += n;
+	}
+	return NULL;
+}
+
+static void assert_clean(const char *what, const char *text)
+{
+	const char *bad = dirty(text);
+
+	ck_assert_msg(bad == NULL, "%s: raw control or bidi byte at offset %td (0x%02x): ...%.80s", what,
+		      bad - text, bad ? (unsigned char)*bad : 0, bad ? (bad - text > 40 ? bad - 40 : text) : "");
+}
+
+/* A copy of the report fixture as dir, its manifest's strings and a CSV
+ * status field carrying EVIL, the ext4 mount remounted under the run. */
+static void evil_results(const char *dir)
+{
+	char *text = ft_source_file("tests/report/fixtures/basic/ext4.csv"), *csv = tu_join(dir, "ext4.csv");
+	char *man = tu_join(dir, "manifest.json"), *bad;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_ge(asprintf(&bad, "%sext4,read,2048,64,9,0,0.1,warm,failed: " EVIL_RAW ",\n", text), 0);
+	ck_assert_int_eq(ft_write_file(csv, bad), 0);
+	ck_assert_int_eq(ft_write_file(man,
+		"{ \"fslab_version\": \"0.1.0\", \"command\": [\"fslab\", \"run\"],\n"
+		"  \"started_at\": \"2026-11-29T10:00:00Z\", \"finished_at\": \"2026-11-29T10:05:00Z\",\n"
+		"  \"cache_mode\": \"warm\", \"trials\": 3, \"seed\": 1,\n"
+		"  \"machine\": { \"hostname\": \"h" EVIL_JSON "\", \"kernel\": \"k" EVIL_JSON "\",\n"
+		"    \"cpu_model\": \"c" EVIL_JSON "\", \"cpus\": 2, \"memory_kib\": 24000000 },\n"
+		"  \"filesystems\": [ { \"name\": \"ext4\", \"type\": \"ext4\", \"device\": \"/dev/d" EVIL_JSON "\",\n"
+		"    \"device_model\": \"m" EVIL_JSON "\", \"mount_method\": \"kernel\",\n"
+		"    \"mkfs_options\": \"-O " EVIL_JSON "\", \"mount_options\": \"noatime" EVIL_JSON "\",\n"
+		"    \"mount_options_at_end\": \"ro" EVIL_JSON "\" } ] }\n"), 0);
+	free(bad);
+	free(text);
+	free(man);
+	free(csv);
+}
+
+START_TEST(foreign_text_is_escaped_everywhere)
+{
+	char *dir = tu_tpath("res" EVIL_RAW), *out = tu_tpath("out"), *txt = tu_join(out, "report.txt");
+	char *csv = tu_join(dir, "xfs.csv"), *t;
+	struct ft_output o;
+
+	evil_results(dir);
+	/* the text report on stdout, the remounted warning on stderr */
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "text", NULL), 0);
+	ck_assert_msg(o.status == 0, "report: exit %d: %s", o.status, o.err);
+	tu_has(o.err, "remounted during the run");
+	tu_has(o.err, "ro\\x1b]0;owned\\x07");
+	tu_has(o.err, "\\u009b31m\\x9b1m\\u202ecba\\u2066\\u061c\\u200f\\u200e\\u202a");
+	tu_has(o.out, "res\\x1b]0;owned");
+	assert_clean("text report, stdout", o.out);
+	assert_clean("text report, stderr", o.err);
+	ft_output_free(&o);
+	/* the full report: its terminal lines and report.txt */
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "report --out: exit %d: %s", o.status, o.err);
+	assert_clean("report --out, stdout", o.out);
+	assert_clean("report --out, stderr", o.err);
+	ft_output_free(&o);
+	t = tu_slurp(txt);
+	assert_clean("report.txt", t);
+	free(t);
+	/* an error naming a foreign CSV's path */
+	ck_assert_int_eq(ft_write_file(csv, "nonsense\n"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "text", NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	tu_has(o.err, "\\u202e");
+	assert_clean("bad CSV, stderr", o.err);
+	assert_clean("bad CSV, stdout", o.out);
+	ft_output_free(&o);
+	free(csv);
+	free(txt);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	struct ft_suite *s = ft_suite_new("trust-term");
+	TCase *tc = ft_tcase(s, "user", 0);
+
+	tu_dir_fixtures(tc, "fslab-trust-term");
+	tcase_add_test(tc, foreign_text_is_escaped_everywhere);
+	return ft_suite_run(s, argc, argv);
+}
