@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -70,6 +71,23 @@ int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -EINVAL; /* "", "abc", "-1", "+1", " 1", "1.5", "12abc" */
 	if (r < 0 || v < min || v > max)
 		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int fslab_parse_decimal(const char *s, double *out)
+{
+	size_t n = s ? strspn(s, "0123456789") : 0, f = 0;
+	double v;
+
+	if (n && s[n] == '.')
+		f = 1 + strspn(s + n + 1, "0123456789");
+	if (n == 0 || f == 1 || s[n + f])
+		return -EINVAL; /* "", " 5", "5 ", "-0", "0x10", "1e3", "inf", "nan", "5." */
+	errno = 0;
+	v = strtod(s, NULL);
+	if (errno)
+		return -ERANGE; /* too many digits either side: overflow or underflow */
 	*out = v;
 	return 0;
 }

@@ -10,6 +10,7 @@
  *   tmpfs; skipped otherwise).
  * - Every number option and setting refuses hex, blanks, exponents, inf,
  *   nan, a sign, underflow and the empty string. */
+#include "settings.h"
 #include "trust_util.h"
 
 #include <dirent.h>
@@ -130,6 +131,70 @@ START_TEST(foreign_text_is_escaped_everywhere)
 }
 END_TEST
 
+/* Values no number option or setting may accept. */
+static const char *const bad_numbers[] = { "0x10", " 5", "5 ", "1e-400", "1e3", "inf", "nan",
+					   "-0", "", "+5", "5.", ".5", "1.2.3", "0x1p3", "5%",
+					   "0.0000000000000000000000000000000000000000000000000000000000000000"
+					   "0000000000000000000000000000000000000000000000000000000000000000"
+					   "0000000000000000000000000000000000000000000000000000000000000000"
+					   "0000000000000000000000000000000000000000000000000000000000000000"
+					   "0000000000000000000000000000000000000000000000000000000000000000"
+					   "0000000000000000000000000000000000000000000000000000000000000000"
+					   "00000000000000000000000000000000000000000000000000000000000001" };
+
+START_TEST(numbers_are_read_strictly)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	struct ft_output o;
+	int n = 0;
+
+	/* every setting that takes a number (the command line and the sweep file) */
+	for (int id = 0; id < FSLAB_SETTING_MAX; id++) {
+		const struct fslab_setting_row *r = fslab_setting_row(id);
+
+		if (r->type != FSLAB_STYPE_COUNT && r->type != FSLAB_STYPE_PERCENT &&
+		    r->type != FSLAB_STYPE_SIZE && r->type != FSLAB_STYPE_RANGE)
+			continue;
+		n++;
+		for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++) {
+			struct fslab_settings s;
+
+			memset(&s, 0, sizeof(s));
+			fslab_err_clear(&e);
+			ck_assert_msg(fslab_setting_parse(&s, id, bad_numbers[i], "--x", &e) < 0,
+				      "setting %s accepted '%s'", r->flag ? r->flag : "?", bad_numbers[i]);
+			tu_has(fslab_err_msg(&e), "--x '");
+		}
+	}
+	ck_assert_int_ge(n, 5);
+	/* fslab report's percentages: the option, the value and an example */
+	const char *const opts[] = { "--equivalence", "--fail-on-regression" };
+	char *fixture;
+
+	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", getenv("FSLAB_SOURCE_DIR")), 0);
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++) {
+			char want[80];
+
+			ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", opts[k],
+						  bad_numbers[i], NULL), 0);
+			ck_assert_msg(o.status == 2, "report %s '%s': exit %d", opts[k], bad_numbers[i],
+				      o.status);
+			snprintf(want, sizeof(want), "%s '", opts[k]);
+			tu_has(o.err, want);
+			tu_has(o.err, "e.g. 5");
+			ft_output_free(&o);
+		}
+	/* and what they do accept */
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--format", "text", "--equivalence", "2.5",
+				  "--fail-on-regression", "0", NULL), 0);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	ft_output_free(&o);
+	free(fixture);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust-term");
@@ -137,5 +202,6 @@ int main(int argc, char **argv)
 
 	tu_dir_fixtures(tc, "fslab-trust-term");
 	tcase_add_test(tc, foreign_text_is_escaped_everywhere);
+	tcase_add_test(tc, numbers_are_read_strictly);
 	return ft_suite_run(s, argc, argv);
 }
