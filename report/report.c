@@ -75,7 +75,7 @@ static int rpt_write_marker(int tfd)
 	unsigned char rnd[16];
 	char id[33], text[320];
 	struct stat ds;
-	int fd, n, r = 0;
+	int n;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return -errno;
@@ -88,14 +88,7 @@ static int rpt_write_marker(int tfd)
 				     "This directory was written by fslab report, which replaces it as a whole.\n"
 				     "dir %llu %llu\n",
 		     id, FSLAB_VERSION, (unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino);
-	fd = fslab_create_at(tfd, RPT_MARKER, O_WRONLY, 0644);
-	if (fd < 0)
-		return fd;
-	if (write(fd, text, (size_t)n) != n)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	return fslab_write_file_atomic_flags_at(tfd, RPT_MARKER, text, (size_t)n, 0644, FSLAB_WRITE_NOSYNC);
 }
 
 /* 1: the directory open as dfd is empty; 0: it is not; or -errno. */
@@ -470,6 +463,12 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	fprintf(stderr, "%s: wrote %s/report.html\n", fslab_log_prefix(), e1);
 	ret = FSLAB_EXIT_OK;
 done:
+	/* a write that failed under the temporary directory: the user's path,
+	 * the cause, the fix (the step's message named a temporary name) */
+	r = -e->code;
+	if (ret != FSLAB_EXIT_OK && (r == ENOSPC || r == EDQUOT || r == EIO || r == EROFS || r == EFBIG))
+		fslab_err_set(e, r, "cannot write the report to %s: %s; %s; nothing was replaced, and no part of the report is left", e1,
+			      strerror(r), r == ENOSPC || r == EDQUOT ? "make room on its filesystem or give --out on another one" : "give --out on another filesystem");
 	if (tfd >= 0) {
 		close(tfd);
 		fslab_remove_tree_at(pfd, tname, &tid);

@@ -195,6 +195,99 @@ START_TEST(numbers_are_read_strictly)
 }
 END_TEST
 
+/* Entries of dir but . and .. (asserts it can be read). */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* fslab report --out on the tmpfs mnt (size KiB) failed as it should: 1,
+ * ENOSPC and the --out path named, no temporary name; or it succeeded. */
+static bool full_refused(const struct ft_output *o, const char *out)
+{
+	if (o->status == 0)
+		return false;
+	ck_assert_msg(o->status == 1, "exit %d: %s", o->status, o->err);
+	tu_has(o->err, "No space left on device");
+	tu_has(o->err, out);
+	tu_has(o->err, "make room");
+	ck_assert_msg(!strstr(o->err, ".fslab-report.tmp") && !strstr(o->err, "Input/output error"),
+		      "the message names a temporary file or the wrong cause: %s", o->err);
+	return true;
+}
+
+START_TEST(full_output_filesystem)
+{
+	static const char *const sizes[] = { "8k", "16k", "64k", "200k", "400k", "560k", "600k", "4m" };
+	char *mnt = tu_tpath("mnt"), *out = tu_join(mnt, "rep"), *txt = tu_join(out, "report.txt");
+	char *fill = tu_join(mnt, "filler"), *fixture, *before;
+	struct ft_output o;
+	int refused = 0;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&fixture, "%s/tests/report/fixtures/basic", getenv("FSLAB_SOURCE_DIR")), 0);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	/* an empty filesystem too small for the report, at each step of it */
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char opt[32];
+
+		snprintf(opt, sizeof(opt), "size=%s", sizes[i]);
+		ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, opt), 0);
+		for (int plots = 0; plots < 2; plots++) {
+			ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--plots",
+						  plots ? "all" : "none", NULL), 0);
+			if (full_refused(&o, out)) {
+				refused++;
+				ck_assert_msg(entries(mnt) == 0, "size %s: something left after the failure", sizes[i]);
+			} else {
+				ck_assert_msg(i > 0, "a report fitted in %s", sizes[i]);
+				ck_assert(entries(mnt) == 1);
+				ft_rm_rf(out);
+			}
+			ft_output_free(&o);
+		}
+		ck_assert_int_eq(umount(mnt), 0);
+	}
+	ck_assert_int_ge(refused, 8);
+	/* an earlier report in place, the filesystem then filled: it stays whole */
+	ck_assert_int_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=1m"), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	before = tu_slurp(txt);
+	f = fopen(fill, "w");
+	ck_assert_ptr_nonnull(f);
+	while (fputs("fill fill fill fill fill fill fill fill fill fill fill fill fill\n", f) >= 0 && !ferror(f))
+		;
+	fclose(f);
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, "--plots", "none", NULL), 0);
+	ck_assert(full_refused(&o, out));
+	ft_output_free(&o);
+	ck_assert_int_eq(entries(mnt), 2);
+	{
+		char *after = tu_slurp(txt);
+
+		ck_assert_str_eq(after, before);
+		free(after);
+	}
+	ck_assert_int_eq(umount(mnt), 0);
+	free(before);
+	free(fixture);
+	free(fill);
+	free(txt);
+	free(out);
+	free(mnt);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("trust-term");
@@ -203,5 +296,8 @@ int main(int argc, char **argv)
 	tu_dir_fixtures(tc, "fslab-trust-term");
 	tcase_add_test(tc, foreign_text_is_escaped_everywhere);
 	tcase_add_test(tc, numbers_are_read_strictly);
+	tc = ft_tcase(s, "root", FT_ROOT);
+	tu_dir_fixtures(tc, "fslab-trust-term-root");
+	tcase_add_test(tc, full_output_filesystem);
 	return ft_suite_run(s, argc, argv);
 }
