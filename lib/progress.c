@@ -277,7 +277,7 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	if (p->left_set)
 		snprintf(pct, sizeof(pct), "  %.0f%%", fslab_progress_shown_pct(p));
 	if (it)
-		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
+		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", fslab_esc(it->filesystem ? it->filesystem : ""),
 			 it->test ? it->test : "", fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
 			 fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
 	redraw(p, p->done >= p->total, "%llu/%llu cells%s%s", (unsigned long long)p->done,

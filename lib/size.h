@@ -23,11 +23,9 @@
  * below min or above max (overflow included). */
 int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-/* The one parser of numbers with a fraction (percentages): decimal digits
- * with at most one '.' followed by digits ("5", "2.5"); no sign, blank,
- * exponent, hex, inf or nan.  0 and *out set; -EINVAL when s is no such
- * number, -ERANGE when it overflows or underflows a double.  The caller
- * checks the range and names the option, the value and an example. */
+/* The one parser of numbers with a fraction: digits, optionally '.' and
+ * digits ("5", "2.5"); no sign, blank, exponent, hex, inf or nan (-EINVAL),
+ * no overflow or underflow (-ERANGE).  The caller checks the range. */
 int fslab_parse_decimal(const char *s, double *out);
 
 /* The one message for what fslab_parse_uint returned (err < 0):

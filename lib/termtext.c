@@ -29,36 +29,26 @@ static bool hidden(unsigned cp)
 	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* The character at p as shown (at most 6 bytes into out, no NUL): itself,
- * "\xNN" for a control byte or a byte of no valid UTF-8, "\uNNNN" for a
- * hidden character beyond ASCII.  Returns its length, the bytes of p it
- * covers in *used. */
+/* The character at p as shown into out (char[12]): itself, "\xNN" for a
+ * control byte or a byte of no valid UTF-8, "\uNNNN" for a hidden
+ * character beyond ASCII.  Returns its length, the bytes of p it covers in
+ * *used. */
 static size_t shown(const unsigned char *p, char *out, size_t *used)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned cp = *p;
 	size_t n = *p < 0x80 ? 1 : utf8_decode(p, &cp);
 
 	*used = n ? n : 1;
-	if (n && !hidden(cp)) {
-		memcpy(out, p, n);
-		return n;
-	}
-	if (n <= 1)
-		cp = *p;
-	out[0] = '\\';
-	out[1] = n > 1 ? 'u' : 'x';
-	n = n > 1 ? 4 : 2;
-	for (size_t i = 0; i < n; i++)
-		out[2 + i] = hex[(cp >> (4 * (n - 1 - i))) & 0xf];
-	return 2 + n;
+	if (n && !hidden(cp))
+		return (size_t)snprintf(out, 12, "%.*s", (int)n, (const char *)p);
+	return (size_t)snprintf(out, 12, n > 1 ? "\\u%04x" : "\\x%02x", n > 1 ? cp : *p);
 }
 
 char *fslab_escape_ctrl(const char *in, char *out, size_t outlen)
 {
 	const unsigned char *p;
 	size_t need = 0, room, o = 0, used, n;
-	char c[8];
+	char c[12];
 
 	if (!out || outlen == 0)
 		return out;
@@ -87,7 +77,7 @@ char *fslab_escape_ctrl(const char *in, char *out, size_t outlen)
 
 int fslab_put_text(const char *s, FILE *f)
 {
-	char c[8];
+	char c[12];
 	size_t used;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p += used) {

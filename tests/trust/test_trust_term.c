@@ -124,6 +124,12 @@ START_TEST(foreign_text_is_escaped_everywhere)
 	assert_clean("bad CSV, stderr", o.err);
 	assert_clean("bad CSV, stdout", o.out);
 	ft_output_free(&o);
+	/* a lab command's path: refused, shown escaped */
+	ck_assert_int_eq(ft_fslab(&o, "status", "--state", dir, NULL), 0);
+	ck_assert_int_eq(o.status, 2);
+	tu_has(o.err, "\\u202ecba");
+	assert_clean("status --state, stderr", o.err);
+	ft_output_free(&o);
 	free(csv);
 	free(txt);
 	free(out);
