@@ -663,11 +663,11 @@ static int run_dry_check_space(const struct fslab_run_ctx *c, const struct fslab
 			return known;
 		if (!known) {
 			printf("  %-12s %-8s %s  free unknown (the filesystem does not say), needs %s\n",
-			       fs->rec.name, fs->rec.type, fslab_esc(fs->rec.path),
+			       fslab_esc(fs->rec.name), fs->rec.type, fslab_esc(fs->rec.path),
 			       fslab_size_human(need, f2, sizeof(f2)));
 			continue;
 		}
-		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fs->rec.name, fs->rec.type, fslab_esc(fs->rec.path),
+		printf("  %-12s %-8s %s  free %s, needs %s: %s\n", fslab_esc(fs->rec.name), fs->rec.type, fslab_esc(fs->rec.path),
 		       fslab_size_human(avail, f1, sizeof(f1)), fslab_size_human(need, f2, sizeof(f2)),
 		       avail >= need ? "ok" : "DOES NOT FIT");
 		if (avail >= need)
@@ -751,11 +751,12 @@ static int run_dry_estimate(struct fslab_run_ctx *c, const struct fslab_plan *pl
 		e = run_plan_estimate_s(c, plan, fs);
 		st = run_steady_estimate_s(c, fs);
 		if (e < 0 || st < 0) {
-			printf("  %s: probe %s (%s): no estimate\n", fs->rec.name, fs->probe.method, fs->probe.note);
+			printf("  %s: probe %s (%s): no estimate\n", fslab_esc(fs->rec.name), fs->probe.method,
+			       fslab_esc(fs->probe.note));
 			estimated = false;
 			continue;
 		}
-		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial", fs->rec.name,
+		printf("  %s: probe %s: write %.0f KiB/s, read %.0f KiB/s: %s per trial", fslab_esc(fs->rec.name),
 		       fs->probe.method, fs->probe.write_kib_s, fs->probe.read_kib_s,
 		       fslab_progress_format_duration(e, f1, sizeof(f1)));
 		if (st > 0)

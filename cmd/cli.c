@@ -6,27 +6,22 @@
 #include "state.h"
 #include "termtext.h"
 
+#include <string.h>
+
 /* A lab command's path (--state, --mount-root, --device, --image,
  * --spec): FSLAB_EXIT_USAGE after one message when it is empty or holds
  * a control character; 0 when it is fine or NULL. */
 static int check_path(const char *opt, const char *path)
 {
-	char esc[FSLAB_ESCAPE_SIZE(256)];
-
 	if (!path)
 		return 0;
 	if (!*path)
 		return fslab_fail(FSLAB_EXIT_USAGE, "%s: empty path; give a path or leave the option out", opt);
-	for (const char *p = path; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			/* Paths end up in the state, the log and every message: a
-			 * control byte in one could rewrite what the terminal shows. */
-			fslab_error("refused: the path '%s' holds control characters (shown escaped); "
-				    "give one without them",
-				    fslab_escape_ctrl(path, esc, sizeof(esc)));
-			return FSLAB_EXIT_USAGE;
-		}
-	}
+	/* Paths end up in the state, the log and every message: the terminal
+	 * filter would have to show this one otherwise than it is. */
+	if (strcmp(fslab_esc(path), path) != 0)
+		return fslab_fail(FSLAB_EXIT_USAGE, "refused: the path '%s' holds control characters, bidirectional marks or bytes of no valid UTF-8 (shown escaped); give one without them",
+				  fslab_esc(path));
 	return 0;
 }
 

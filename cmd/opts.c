@@ -4,7 +4,6 @@
 #include "log.h"
 #include "names.h"
 #include "size.h"
-#include "termtext.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,12 +127,11 @@ static const struct fslab_opt *entry_of(const struct fslab_opts *it, int c, size
 static void unknown_long(const struct fslab_opts *it, const char *bad)
 {
 	const char *cmd = it->cmd->name, *cands[FSLAB_OPTS_MAX + 1], *guess;
-	char word[64], esc[FSLAB_ESCAPE_SIZE(64)], which[256] = "";
+	char word[64], which[256] = "";
 	size_t n = 0, n_prefixed = 0;
 
 	snprintf(word, sizeof(word), "%s", strncmp(bad, "--", 2) == 0 ? bad + 2 : bad);
 	word[strcspn(word, "=")] = '\0';
-	fslab_escape_ctrl(bad, esc, sizeof(esc));
 	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
 		if (is_option(&it->cmd->opts[i]) && !(it->cmd->opts[i].flags & FSLAB_OPT_HIDDEN))
 			cands[n++] = it->cmd->opts[i].name;
@@ -142,15 +140,15 @@ static void unknown_long(const struct fslab_opts *it, const char *bad)
 		if (strncmp(cands[i], word, strlen(word)) == 0)
 			fslab_catf(which, sizeof(which), "%s--%s", n_prefixed++ ? ", " : "", cands[i]);
 	if (n_prefixed > 1) {
-		fslab_error("option '%s' is ambiguous (%s); try 'fslab %s --help'", esc, which, cmd);
+		fslab_error("option '%s' is ambiguous (%s); try 'fslab %s --help'", bad, which, cmd);
 		return;
 	}
 	guess = fslab_closest_word(word, cands, n);
 	if (guess)
-		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'", esc,
+		fslab_error("unknown option '%s'; did you mean '--%s'? Try 'fslab %s --help'", bad,
 			    guess, cmd);
 	else
-		fslab_error("unknown option '%s'; try 'fslab %s --help'", esc, cmd);
+		fslab_error("unknown option '%s'; try 'fslab %s --help'", bad, cmd);
 }
 
 /* One line for what getopt_long refused (c is '?' or ':'). */
@@ -250,12 +248,9 @@ static void list_options(const struct fslab_cmd_opts *cmd)
 
 static int no_operands(const struct fslab_opts *it)
 {
-	char esc[FSLAB_ESCAPE_SIZE(256)];
-
 	if (it->ind >= it->argc)
 		return 0;
-	fslab_error("unexpected argument '%s'; try 'fslab %s --help'",
-		    fslab_escape_ctrl(it->argv[it->ind], esc, sizeof(esc)), it->cmd->name);
+	fslab_error("unexpected argument '%s'; try 'fslab %s --help'", it->argv[it->ind], it->cmd->name);
 	return FSLAB_EXIT_USAGE;
 }
 
@@ -413,12 +408,10 @@ void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out)
 
 int fslab_opt_size(const char *opt, const char *arg, uint64_t *out)
 {
-	char esc[FSLAB_ESCAPE_SIZE(64)];
 	const char *why = NULL;
 	int r = fslab_size_parse(arg, out, &why);
 
 	if (r < 0)
-		fslab_error("%s '%s': %s", opt, fslab_escape_ctrl(arg, esc, sizeof(esc)),
-			    why ? why : "not a size (e.g. 512M, 20G)");
+		fslab_error("%s '%s': %s", opt, arg, why ? why : "not a size (e.g. 512M, 20G)");
 	return r;
 }

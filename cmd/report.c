@@ -72,10 +72,9 @@ static int parse_format(const char *arg, enum fslab_report_format *format)
  * fraction into *frac; 0 or -1 after a message. */
 static int parse_pct(const char *name, const char *arg, double lo, bool lo_open, double *frac)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
-	if (end == arg || *end != '\0' || !(v < 100) || (lo_open ? !(v > lo) : !(v >= lo)))
+	if (fslab_parse_decimal(arg, &v) < 0 || !(v < 100) || (lo_open ? !(v > lo) : !(v >= lo)))
 		return fslab_fail(-1, "%s '%s': give a percentage %s %g and below 100 (e.g. 5)", name, arg,
 				  lo_open ? "above" : "from", lo);
 	*frac = v / 100;

@@ -6,7 +6,6 @@
 #include "size.h"
 #include "spec.h"
 #include "state.h"
-#include "termtext.h"
 
 #include <stdio.h>
 
@@ -80,12 +79,8 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 	if ((r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
 	if (spec_path) {
-		if (fslab_spec_load(spec_path, spec, &e) < 0) {
-			char esc[FSLAB_ESCAPE_SIZE(sizeof(e.msg))];
-
-			fslab_error("%s", fslab_escape_ctrl(e.msg, esc, sizeof(esc)));
-			return FSLAB_EXIT_USAGE;
-		}
+		if (fslab_spec_load(spec_path, spec, &e) < 0)
+			return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
 		o->spec = spec;
 		o->spec_source = spec_path;
 	}

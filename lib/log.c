@@ -1,5 +1,6 @@
 #include "log.h"
 #include "err.h"
+#include "termtext.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,17 @@ const char *fslab_log_prefix(void)
 	return log_prefix;
 }
 
+/* One message on stderr, through the terminal filter (lib/termtext.h):
+ * names and strings read from files are in it. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+
 	fflush(stdout);
 	fprintf(stderr, "%s: %s", log_prefix, kind);
-	vfprintf(stderr, fmt, ap);
+	fslab_put_text(vasprintf(&text, fmt, ap) < 0 ? fmt : text, stderr);
 	fputc('\n', stderr);
+	free(text);
 }
 
 void fslab_error(const char *fmt, ...)
@@ -88,9 +94,7 @@ void fslab_debug(enum fslab_debug_cat cat, const char *fmt, ...)
 	if (!fslab_debug_enabled(cat))
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: debug: ", log_prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vmsg("debug: ", fmt, ap);
 	va_end(ap);
 }
 

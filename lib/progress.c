@@ -3,6 +3,7 @@
 #include "err.h"
 #include "log.h"
 #include "size.h"
+#include "termtext.h"
 
 #include <errno.h>
 #include <math.h>
@@ -276,7 +277,7 @@ void fslab_progress_step(struct fslab_progress *p, uint64_t units,
 	if (p->left_set)
 		snprintf(pct, sizeof(pct), "  %.0f%%", fslab_progress_shown_pct(p));
 	if (it)
-		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", it->filesystem ? it->filesystem : "",
+		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", fslab_esc(it->filesystem ? it->filesystem : ""),
 			 it->test ? it->test : "", fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
 			 fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
 	redraw(p, p->done >= p->total, "%llu/%llu cells%s%s", (unsigned long long)p->done,
@@ -291,16 +292,18 @@ void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
 
 void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 {
+	char *text = NULL;
 	va_list ap;
 
 	if (!p || p->quiet)
 		return;
 	fslab_progress_clear(p);
 	va_start(ap, fmt);
-	vfprintf(p->out, fmt, ap);
+	fslab_put_text(vasprintf(&text, fmt, ap) < 0 ? fmt : text, p->out);
 	va_end(ap);
 	fputc('\n', p->out);
 	fflush(p->out);
+	free(text);
 }
 
 void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
@@ -320,8 +323,8 @@ void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)
 		fslab_warn("%s", text);
 	else if (kind == FSLAB_NOTE_ERROR)
 		fslab_error("%s", text);
-	else
-		fprintf(out, kind == FSLAB_NOTE_LINE ? "%s\n" : "%s", text);
+	else if (fslab_put_text(text, out) == 0 && kind == FSLAB_NOTE_LINE)
+		putc('\n', out);
 	fflush(out);
 	free(text);
 }

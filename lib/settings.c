@@ -477,7 +477,7 @@ static int parse_size(const struct fslab_setting_row *r, const char *text, const
 static int parse_value(const struct fslab_setting_row *r, const char *text, const char *origin,
 		       char *at, struct fslab_err *e)
 {
-	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64], *end;
+	char esc[FSLAB_ESCAPE_SIZE(64)], why[320], bad[64];
 	double real;
 	uint64_t u;
 	unsigned mask;
@@ -503,9 +503,7 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 	case FSLAB_STYPE_SIZE:
 		return parse_size(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_PERCENT:
-		errno = 0;
-		real = strtod(text, &end);
-		if (!*text || *end || errno || !(real > 0) || real > 100)
+		if (fslab_parse_decimal(text, &real) < 0 || !(real > 0) || real > 100)
 			return fslab_err_set(e, -EINVAL, "%s '%s': give a percentage above 0 and at most 100, e.g. 5",
 				      origin, esc);
 		memcpy(at, &real, sizeof(real));

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -72,6 +73,18 @@ int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int fslab_parse_decimal(const char *s, double *out)
+{
+	size_t n = s ? strspn(s, "0123456789") : 0;
+	size_t f = n && s[n] == '.' ? 1 + strspn(s + n + 1, "0123456789") : 0;
+
+	if (n == 0 || f == 1 || s[n + f])
+		return -EINVAL; /* "", " 5", "5 ", "-0", "0x10", "1e3", "inf", "nan", "5." */
+	errno = 0;
+	*out = strtod(s, NULL);
+	return errno ? -ERANGE : 0; /* overflow or underflow */
 }
 
 char *fslab_uint_problem(int err, uint64_t min, uint64_t max, char *buf, size_t len)

@@ -23,6 +23,11 @@
  * below min or above max (overflow included). */
 int fslab_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* The one parser of numbers with a fraction: digits, optionally '.' and
+ * digits ("5", "2.5"); no sign, blank, exponent, hex, inf or nan (-EINVAL),
+ * no overflow or underflow (-ERANGE).  The caller checks the range. */
+int fslab_parse_decimal(const char *s, double *out);
+
 /* The one message for what fslab_parse_uint returned (err < 0):
  * "not a whole number; give one from 1 to 1000" or "out of range; give a
  * whole number from 1 to 1000".  Returns buf. */

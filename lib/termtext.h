@@ -9,14 +9,23 @@
 #define FSLAB_TERMTEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
-/* Copies in to out, replacing every control byte (below 0x20, and 0x7f) by
- * the four characters "\xNN" (lower-case hex).  Other bytes, UTF-8
- * included, are copied unchanged.  out is always NUL-terminated when
+/* Copies in to out, replacing every control byte (below 0x20, and 0x7f) and
+ * every byte of no valid UTF-8 by the four characters "\xNN" (lower-case
+ * hex), and every C1 control (U+0080-U+009F), bidirectional mark, embedding,
+ * override or isolate (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069) and line or paragraph separator by "\uNNNN".  Other
+ * UTF-8 is copied unchanged.  out is always NUL-terminated when
  * outlen > 0; a result that does not fit is cut before a whole escape and
  * ends in "...".  Returns out, so the call can sit in a printf argument
  * list.  in == NULL gives "(null)". */
 char *fslab_escape_ctrl(const char *in, char *out, size_t outlen);
+
+/* The sink's form: s to f escaped as above but for its newlines, kept.
+ * Messages on stderr, notes and the text report are written through it.
+ * 0, or EOF on a write error. */
+int fslab_put_text(const char *s, FILE *f);
 
 /* A buffer of this size holds the escape of any string of n bytes. */
 #define FSLAB_ESCAPE_SIZE(n) (4 * (n) + 1)

@@ -643,19 +643,22 @@ int rp_html_write(const struct rp_data *d, const struct rp_plots *plots, const c
 		  unsigned tests, bool claims, struct fslab_err *e)
 {
 	char path[PATH_MAX + 32], pdir[PATH_MAX + 16], esc[4 * (PATH_MAX + 32) + 8];
-	FILE *out;
+	char *page = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&page, &len);
 	int r;
 
+	if (!out)
+		return rp_err_errno(e, ENOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/report.html", dir);
 	snprintf(pdir, sizeof(pdir), "%s/plots", dir);
-	out = fopen(path, "we");
-	if (!out)
-		return rp_err_errno(e, errno, "%s: cannot create", fslab_escape_ctrl(path, esc, sizeof(esc)));
+	/* built in memory, written in one call: its errno is the cause */
 	r = ht_page(out, d, plots, pdir, tests, claims, e);
-	if (ferror(out) && r == 0)
-		r = rp_err_errno(e, EIO, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
 	if (fclose(out) != 0 && r == 0)
-		r = rp_err_errno(e, errno, "%s: write failed", fslab_escape_ctrl(path, esc, sizeof(esc)));
+		r = rp_err_errno(e, ENOMEM, "out of memory");
+	if (r == 0 && (r = fslab_write_file_atomic(path, page, len, 0644)) < 0)
+		rp_err_errno(e, r, "%s: cannot write", fslab_escape_ctrl(path, esc, sizeof(esc)));
+	free(page);
 	return r;
 }
 

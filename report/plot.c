@@ -10,6 +10,7 @@
  *   cells get a marker, failed cells a cross.
  * - compare: per test, throughput against file size at one record size, a
  *   line per filesystem, error bars = 95% CI of the trials. */
+#include "fileutil.h"
 #include "exec.h"
 #include "log.h"
 #include "termtext.h"
@@ -610,7 +611,9 @@ struct pl_draw {
 	const struct rp_data *d;
 	struct rp_plots *out;
 	struct pl_job jobs[PL_JOBS];
-	FILE *scripts[PL_JOBS];
+	FILE *scripts[PL_JOBS]; /* in memory until written whole (pl_close_scripts) */
+	char *text[PL_JOBS];
+	size_t len[PL_JOBS];
 	int id; /* plots written so far: names their data blocks */
 };
 
@@ -627,8 +630,6 @@ static void pl_written(struct pl_draw *w)
 
 static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp, struct fslab_err *e)
 {
-	char esc[4 * (PATH_MAX + 32) + 8];
-
 	for (int k = 0; k < PL_JOBS; k++) {
 		struct pl_job *j = &w->jobs[k];
 
@@ -637,10 +638,9 @@ static int pl_open_scripts(struct pl_draw *w, const char *dir, const char *gp, s
 		j->dir = dir;
 		j->gp = gp;
 		snprintf(j->log, sizeof(j->log), "%s/gnuplot-%d.log", dir, k + 1);
-		w->scripts[k] = fopen(j->script, "we");
+		w->scripts[k] = open_memstream(&w->text[k], &w->len[k]);
 		if (!w->scripts[k])
-			return rp_err_errno(e, errno, "%s: cannot create",
-					    fslab_escape_ctrl(j->script, esc, sizeof(esc)));
+			return rp_err_errno(e, ENOMEM, "out of memory");
 		fputs("# fslab report: gnuplot script, data inline; rerun inside this directory: gnuplot THIS_FILE\n",
 		      w->scripts[k]);
 	}
@@ -652,12 +652,13 @@ static int pl_close_scripts(struct pl_draw *w, struct fslab_err *e)
 	char esc[4 * (PATH_MAX + 32) + 8];
 
 	for (int k = 0; k < PL_JOBS; k++) {
-		int bad = ferror(w->scripts[k]);
-		int closed = fclose(w->scripts[k]);
+		int r = fclose(w->scripts[k]) != 0 ? -ENOMEM : 0;
 
 		w->scripts[k] = NULL;
-		if (closed != 0 || bad)
-			return rp_err_errno(e, EIO, "%s: cannot write",
+		if (r == 0)
+			r = fslab_write_file_atomic(w->jobs[k].script, w->text[k], w->len[k], 0644);
+		if (r < 0)
+			return rp_err_errno(e, r, "%s: cannot write",
 					    fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)));
 	}
 	return 0;
@@ -766,22 +767,14 @@ static int pl_add_test(struct pl_draw *w, unsigned kinds, enum fslab_test t, uin
 	return 0;
 }
 
-/* gnuplot failed: its exit status and the tail of what it said, its lines
- * kept, other control bytes shown as \xNN. */
+/* gnuplot failed: its exit status and the tail of what it said (escaped
+ * by the message sink, lib/termtext.h, its lines kept). */
 static void pl_job_failed(const struct pl_job *j)
 {
-	char tail[4 * sizeof(j->res.stderr_tail) + 8], esc[4 * (PATH_MAX + 32) + 8];
-	size_t o = 0;
+	char esc[4 * (PATH_MAX + 32) + 8];
 
-	for (const char *q = j->res.stderr_tail; *q && o + 5 < sizeof(tail); q++) {
-		if (*q == '\n' || (unsigned char)*q >= 0x20)
-			tail[o++] = *q;
-		else
-			o += (size_t)snprintf(tail + o, sizeof(tail) - o, "\\x%02x", (unsigned char)*q);
-	}
-	tail[o] = '\0';
 	fslab_note(FSLAB_NOTE_ERROR, "gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
-		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), tail);
+		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), j->res.stderr_tail);
 }
 
 /* Runs the scripts that have plots, each gnuplot from its own thread.  A
@@ -848,9 +841,11 @@ int rp_plots_draw(const struct rp_data *d, const char *dir, unsigned kinds, unsi
 	r = pl_run_jobs(&w);
 	fslab_debug(FSLAB_DBG_REPORT, "drew %zu plots", out->n);
 out:
-	for (int k = 0; k < PL_JOBS; k++)
+	for (int k = 0; k < PL_JOBS; k++) {
 		if (w.scripts[k])
 			fclose(w.scripts[k]);
+		free(w.text[k]);
+	}
 	return r;
 }
 

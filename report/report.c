@@ -75,7 +75,7 @@ static int rpt_write_marker(int tfd)
 	unsigned char rnd[16];
 	char id[33], text[320];
 	struct stat ds;
-	int fd, n, r = 0;
+	int n;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return -errno;
@@ -88,14 +88,7 @@ static int rpt_write_marker(int tfd)
 				     "This directory was written by fslab report, which replaces it as a whole.\n"
 				     "dir %llu %llu\n",
 		     id, FSLAB_VERSION, (unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino);
-	fd = fslab_create_at(tfd, RPT_MARKER, O_WRONLY, 0644);
-	if (fd < 0)
-		return fd;
-	if (write(fd, text, (size_t)n) != n)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	return fslab_write_file_atomic_flags_at(tfd, RPT_MARKER, text, (size_t)n, 0644, FSLAB_WRITE_NOSYNC);
 }
 
 /* 1: the directory open as dfd is empty; 0: it is not; or -errno. */
@@ -213,30 +206,30 @@ out:
 static int rpt_out_kind(int pfd, const char *base, const char *shown, struct fslab_file_id *id,
 			struct fslab_err *e)
 {
-	char why[256], e1[4 * PATH_MAX + 8];
+	char why[256];
 	struct stat st;
 	int ofd, r;
 
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return RPT_OUT_NONE;
-		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", shown);
 	}
 	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
 		return fslab_err_set(e, EEXIST, "--out %s exists and is %s, not a report directory fslab wrote; remove it or choose another --out",
-				     fslab_escape_ctrl(shown, e1, sizeof(e1)), S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
+				     shown, S_ISLNK(st.st_mode) ? "a symlink" : "no directory");
 	ofd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
-		return rp_err_errno(e, errno, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, errno, "--out %s", shown);
 	r = fslab_file_id_of_fd(ofd, id);
 	if (r == 0)
 		r = rpt_out_dir_kind(ofd, why, sizeof(why));
 	close(ofd);
 	if (r == -EEXIST)
 		return fslab_err_set(e, r, "--out %s is not an earlier fslab report (%s); fslab replaces only a directory it wrote: remove it or choose another --out",
-				     fslab_escape_ctrl(shown, e1, sizeof(e1)), why);
+				     shown, why);
 	if (r < 0)
-		return rp_err_errno(e, r, "--out %s", fslab_escape_ctrl(shown, e1, sizeof(e1)));
+		return rp_err_errno(e, r, "--out %s", shown);
 	return r;
 }
 
@@ -282,15 +275,14 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 		       struct fslab_err *e)
 {
 	struct fslab_file_id id;
-	char e1[4 * PATH_MAX + 8], old[NAME_MAX + 1];
+	char old[NAME_MAX + 1];
 	int kind = rpt_out_kind(pfd, base, shown, &id, e), r;
 
-	fslab_escape_ctrl(shown, e1, sizeof(e1));
 	if (kind < 0)
 		return kind;
 	if (kind == RPT_OUT_NONE) {
 		if (renameat2(pfd, tname, pfd, base, RENAME_NOREPLACE) < 0)
-			return rp_err_errno(e, errno, "cannot rename the new report to %s", e1);
+			return rp_err_errno(e, errno, "cannot rename the new report to %s", shown);
 		return 0;
 	}
 	if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) == 0) {
@@ -298,19 +290,19 @@ static int rpt_replace(int pfd, const char *tname, const char *base, const char 
 			/* something else was put at --out meanwhile: give it back */
 			if (renameat2(pfd, tname, pfd, base, RENAME_EXCHANGE) < 0)
 				return fslab_err_set(e, ESTALE, "and cannot swap it back: %s\n%s: %s changed while the report was written; nothing replaced",
-						     strerror(errno), fslab_log_prefix(), e1);
-			return fslab_err_set(e, ESTALE, "%s changed while the report was written; nothing replaced", e1);
+						     strerror(errno), fslab_log_prefix(), shown);
+			return fslab_err_set(e, ESTALE, "%s changed while the report was written; nothing replaced", shown);
 		}
 		snprintf(old, sizeof(old), "%s", tname);
 	} else if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-		return rp_err_errno(e, errno, "cannot replace %s with the new report", e1);
-	} else if ((r = rpt_swap_by_renames(pfd, tname, base, e1, &id, old, sizeof(old), e)) < 0) {
+		return rp_err_errno(e, errno, "cannot replace %s with the new report", shown);
+	} else if ((r = rpt_swap_by_renames(pfd, tname, base, shown, &id, old, sizeof(old), e)) < 0) {
 		return r;
 	}
 	r = kind == RPT_OUT_REPORT ? fslab_remove_tree_at(pfd, old, &id)
 				   : (unlinkat(pfd, old, AT_REMOVEDIR) < 0 ? -errno : 0);
 	if (r < 0)
-		fslab_note_warn("the earlier report, moved aside as %s beside %s, was not removed: %s", old, e1,
+		fslab_note_warn("the earlier report, moved aside as %s beside %s, was not removed: %s", old, shown,
 			   strerror(-r));
 	return 0;
 }
@@ -385,33 +377,20 @@ static int rpt_write_files(const struct fslab_report_opts *o, const struct rp_da
 	return r < 0 ? rp_err_errno(e, r, "%s: cannot write", p) : 0;
 }
 
-/* The text report as it reaches a terminal or report.txt: every line with
- * its control bytes shown as \xNN, so a name cannot drive the terminal. */
+/* The text report as it reaches a terminal or report.txt, through the
+ * terminal filter (lib/termtext.h), so a name cannot drive the terminal. */
 static int rpt_escape_lines(char **buf, size_t *len)
 {
-	size_t cap = FSLAB_ESCAPE_SIZE(*len) + 1, o = 0;
-	char *out = malloc(cap), *p = *buf;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	int r = f ? fslab_put_text(*buf, f) : EOF;
 
-	if (!out)
+	if (!f || fclose(f) != 0 || r != 0) {
+		free(out);
 		return -ENOMEM;
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char save = p[n];
-
-		p[n] = '\0';
-		fslab_escape_ctrl(p, out + o, cap - o);
-		o += strlen(out + o);
-		p[n] = save;
-		p += n;
-		if (*p == '\n') {
-			out[o++] = '\n';
-			p++;
-		}
 	}
-	out[o] = '\0';
 	free(*buf);
 	*buf = out;
-	*len = o;
 	return 0;
 }
 
@@ -422,25 +401,24 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 			 const char *text, size_t text_len, struct fslab_err *e)
 {
 	char out[PATH_MAX], parent[PATH_MAX], base[NAME_MAX + 1], tname[NAME_MAX + 1],
-		tmp[PATH_MAX], e1[4 * PATH_MAX + 8];
+		tmp[PATH_MAX];
 	struct fslab_file_id tid, oid;
 	int r, pfd = -1, tfd = -1, ret = FSLAB_EXIT_FAILURE;
 
 	snprintf(out, sizeof(out), "%s%s", o->out ? o->out : o->dirs[0], o->out ? "" : "/report");
-	fslab_escape_ctrl(out, e1, sizeof(e1));
 	if (rp_split_path(out, parent, sizeof(parent), base, sizeof(base)) < 0) {
-		fslab_err_set(e, EINVAL, "--out %s: give a directory name (not / . or ..)", e1);
+		fslab_err_set(e, EINVAL, "--out %s: give a directory name (not / . or ..)", out);
 		return FSLAB_EXIT_USAGE;
 	}
 	r = fslab_mkdir_p(parent, 0755);
 	if (r < 0) {
 		fslab_err_set(e, r, "%s: cannot create the parent of --out %s: %s",
-			      fslab_escape_ctrl(parent, tmp, sizeof(tmp)), e1, strerror(-r));
+			      parent, out, strerror(-r));
 		return FSLAB_EXIT_FAILURE;
 	}
 	pfd = fslab_dir_open(parent);
 	if (pfd < 0) {
-		fslab_err_set(e, pfd, "%s: cannot open the parent of --out: %s%s", fslab_escape_ctrl(parent, tmp, sizeof(tmp)),
+		fslab_err_set(e, pfd, "%s: cannot open the parent of --out: %s%s", parent,
 			      strerror(-pfd), pfd == -ELOOP || pfd == -ENOTDIR ? " (a symlink is not followed)" : "");
 		return FSLAB_EXIT_FAILURE;
 	}
@@ -450,26 +428,26 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	tfd = rp_tmpdir_make(pfd, parent, tname, sizeof(tname));
 	if (tfd < 0) {
 		fslab_err_set(e, tfd, "%s: cannot create a temporary directory: %s",
-			      fslab_escape_ctrl(parent, tmp, sizeof(tmp)), strerror(-tfd));
+			      parent, strerror(-tfd));
 		goto done;
 	}
 	if (fslab_file_id_of_fd(tfd, &tid) < 0) {
-		fslab_err_set(e, errno, "%s: cannot stat the temporary directory: %s", e1, strerror(errno));
+		fslab_err_set(e, errno, "%s: cannot stat the temporary directory: %s", out, strerror(errno));
 		goto done;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s/%s", parent, tname) >= (int)sizeof(tmp)) {
-		fslab_err_set(e, ENAMETOOLONG, "--out %s: path too long", e1);
+		fslab_err_set(e, ENAMETOOLONG, "--out %s: path too long", out);
 		goto done;
 	}
 	if (rpt_write_files(o, d, tests, text, text_len, tmp, e) < 0)
 		goto done;
 	r = rpt_write_marker(tfd);
 	if (r < 0) {
-		fslab_err_set(e, r, "%s: cannot write the %s marker: %s", e1, RPT_MARKER, strerror(-r));
+		fslab_err_set(e, r, "%s: cannot write the %s marker: %s", out, RPT_MARKER, strerror(-r));
 		goto done;
 	}
 	if (rp_tmpdir_unmark(tfd) < 0 || fchmod(tfd, 0755) < 0 || fsync(tfd) < 0) {
-		fslab_err_set(e, errno, "%s: cannot finish the temporary directory: %s", e1, strerror(errno));
+		fslab_err_set(e, errno, "%s: cannot finish the temporary directory: %s", out, strerror(errno));
 		goto done;
 	}
 	if (rpt_replace(pfd, tname, base, out, e) < 0)
@@ -477,9 +455,15 @@ static int rpt_write_dir(const struct fslab_report_opts *o, const struct rp_data
 	close(tfd);
 	tfd = -1;
 	fsync(pfd);
-	fprintf(stderr, "%s: wrote %s/report.html\n", fslab_log_prefix(), e1);
+	fprintf(stderr, "%s: wrote %s/report.html\n", fslab_log_prefix(), fslab_esc(out));
 	ret = FSLAB_EXIT_OK;
 done:
+	/* a write that failed under the temporary directory: the user's path,
+	 * the cause, the fix (the step's message named a temporary name) */
+	r = -e->code;
+	if (ret != FSLAB_EXIT_OK && (r == ENOSPC || r == EDQUOT || r == EIO || r == EROFS || r == EFBIG))
+		fslab_err_set(e, r, "cannot write the report to %s: %s; %s; nothing was replaced, and no part of the report is left", out,
+			      strerror(r), r == ENOSPC || r == EDQUOT ? "make room on its filesystem or give --out on another one" : "give --out on another filesystem");
 	if (tfd >= 0) {
 		close(tfd);
 		fslab_remove_tree_at(pfd, tname, &tid);
@@ -492,7 +476,6 @@ done:
  * exit code with the error printed. */
 static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d, struct fslab_err *e)
 {
-	char e1[4 * PATH_MAX + 8];
 	int r;
 
 	if (o->n_dirs == 0 || o->n_dirs > FSLAB_REPORT_MAX_DIRS) {
@@ -509,7 +492,7 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d, struct
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
 		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
 			fslab_err_set(e, EINVAL, "--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
-				    fslab_escape_ctrl(d->runs[i].dir, e1, sizeof(e1)));
+				    d->runs[i].dir);
 			return FSLAB_EXIT_USAGE;
 		}
 	return 0;
@@ -542,16 +525,14 @@ static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_da
 	for (size_t i = 0; i < s->n_chg; i++)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
 			const struct rp_change_cell *c = &s->chg[i].t[t];
-			char ci[64], name[FSLAB_FS_NAME_MAX * 4 + 8], a[80], b[80];
+			char ci[64];
 
 			if (!c->has || c->cmp.dir != RP_DIR_SLOWER || !(c->cmp.ratio < 1 - o->fail_on_regression))
 				continue;
 			n++;
 			fslab_note(FSLAB_NOTE_ERROR, "regression: %s %s %s/%s %s (more than %g%%)",
-				    fslab_escape_ctrl(s->chg[i].b->fs, name, sizeof(name)), fslab_test_to_string(t),
-				    fslab_escape_ctrl(s->chg[i].b->run->tag, b, sizeof(b)),
-				    fslab_escape_ctrl(s->chg[i].a->run->tag, a, sizeof(a)),
-				    rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
+				    s->chg[i].b->fs, fslab_test_to_string(t), s->chg[i].b->run->tag,
+				    s->chg[i].a->run->tag, rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
 		}
 	return n ? FSLAB_REPORT_EXIT_REGRESSION : FSLAB_EXIT_OK;
 }

@@ -90,30 +90,21 @@ static void rp_tmp_sweep(int pfd, const char *parent)
 
 int rp_tmpdir_make(int pfd, const char *parent, char *name, size_t len)
 {
-	int tfd, mfd, r;
+	int tfd, r;
 
 	rp_tmp_sweep(pfd, parent);
 	tfd = fslab_mkdtemp_at(pfd, RP_TMP_PREFIX, name, len);
 	if (tfd < 0)
 		return tfd;
 	/* the lock before the mark: a sweeper that finds the mark finds the
-	 * lock held */
-	if (flock(tfd, LOCK_EX) < 0)
-		goto fail;
-	mfd = fslab_create_at(tfd, RP_TMP_MARK, O_WRONLY, 0600);
-	if (mfd < 0) {
-		errno = -mfd;
-		goto fail;
-	}
-	r = write(mfd, RP_TMP_MARK_TEXT, strlen(RP_TMP_MARK_TEXT)) == (ssize_t)strlen(RP_TMP_MARK_TEXT);
-	if (close(mfd) < 0 || !r) {
-		errno = r ? errno : EIO;
-		goto fail;
-	}
-	return tfd;
-fail:
-	r = -errno;
-	unlinkat(tfd, RP_TMP_MARK, 0);
+	 * lock held; the mark whole or not at all, with the errno of the call
+	 * that failed */
+	r = flock(tfd, LOCK_EX) < 0 ? -errno
+				    : fslab_write_file_atomic_flags_at(tfd, RP_TMP_MARK, RP_TMP_MARK_TEXT,
+								       strlen(RP_TMP_MARK_TEXT), 0600,
+								       FSLAB_WRITE_NOSYNC);
+	if (r == 0)
+		return tfd;
 	close(tfd);
 	unlinkat(pfd, name, AT_REMOVEDIR); /* made here, empty now */
 	return r;
