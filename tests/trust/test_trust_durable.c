@@ -237,7 +237,9 @@ START_TEST(killed_report_leftover_removed)
 	ck_assert_int_eq(mkdir(bin, 0755), 0);
 	ck_assert_int_eq(mkdir(fake, 0700), 0);
 	gp = tu_join(bin, "gnuplot");
-	snprintf(path, sizeof(path), "#!/bin/sh\necho $$ > %s\nexec sleep 60\n", pidf);
+	/* written aside and renamed: the file exists only with its pid in it */
+	snprintf(path, sizeof(path), "#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 60\n", pidf, pidf,
+		 pidf);
 	ck_assert_int_eq(ft_write_file(gp, path), 0);
 	ck_assert_int_eq(chmod(gp, 0755), 0);
 	snprintf(path, sizeof(path), "PATH=%s:%s", bin, getenv("PATH"));
@@ -249,6 +251,7 @@ START_TEST(killed_report_leftover_removed)
 	ck_assert_int_eq(ft_proc_finish(&p, &o), 0);
 	ft_output_free(&o);
 	txt = tu_slurp(pidf);
+	ck_assert_msg(atoi(txt) > 1, "gnuplot's pid file holds '%s'", txt);
 	kill(atoi(txt), SIGKILL);
 	free(txt);
 	ck_assert_uint_eq(count_prefixed(tu_tmp, ".fslab-report.tmp-"), 2); /* the leftover, the look-alike */
