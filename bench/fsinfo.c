@@ -4,6 +4,8 @@
 #include "run_int.h"
 #include "fileutil.h"
 
+#include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
@@ -14,6 +16,7 @@
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The device's identity through lib/device_identity.h, the one reader:
@@ -36,21 +39,23 @@ static void fsinfo_device(struct fslab_bench_fs *fs)
 			 di->backing_file);
 }
 
-/* The mount the directory is on, from the kernel's mount table through
+/* The mount the directory is on, from the kernel's mount table read into tb through
  * libmount: by the mount ID statx gives for the directory, which names the
  * one mount holding it exactly (bind mounts and btrfs included: a btrfs
  * subvolume's st_dev is an anonymous number that is not the mount's);
  * without STATX_MNT_ID (kernels before 5.8), the mount whose target is the
- * longest prefix of the directory's real path. */
-static struct libmnt_fs *fsinfo_find_mount(struct libmnt_table *tb, const char *path,
-					   const char *real)
+ * longest prefix of the directory's real path.  NULL: the table unread or no such mount. */
+static struct libmnt_fs *fsinfo_find_mount(struct libmnt_table *tb, const char *path)
 {
 	struct libmnt_iter *it;
 	struct libmnt_fs *m, *hit = NULL;
+	char real[PATH_MAX];
 	struct statx sx;
 
+	if (!tb || mnt_table_parse_file(tb, "/proc/self/mountinfo") != 0)
+		return NULL;
 	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
-		return mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
+		return mnt_table_find_mountpoint(tb, realpath(path, real) ? real : path, MNT_ITER_BACKWARD);
 	it = mnt_new_iter(MNT_ITER_FORWARD);
 	if (!it)
 		return NULL;
@@ -85,47 +90,62 @@ static const char *fsinfo_statfs_type(const char *path)
 	return "";
 }
 
-static void fsinfo_mount(struct fslab_bench_fs *fs, const char *real, bool *found)
+/* Superblock features: ext2/3/4's and xfs v5's compat, incompat and
+ * ro_compat words (the superblock at 1024, little-endian; at 0, big-endian),
+ * the names sysfs lists for a btrfs. */
+static void fsinfo_features(struct fslab_live *l, const char *dev)
 {
-	struct libmnt_table *tb = mnt_new_table();
-	struct libmnt_fs *m;
-	const char *v;
+	static const unsigned at[2][3] = { { 0x5c / 4, 0x60 / 4, 0x64 / 4 }, { 208 / 4, 216 / 4, 212 / 4 } };
+	const char *type = l->v[FSLAB_LIVE_TYPE];
+	char *out = l->v[FSLAB_LIVE_FEATURES], p[128];
+	const size_t len = sizeof(l->v[0]);
+	bool xfs = strcmp(type, "xfs") == 0;
+	int fd = xfs || strncmp(type, "ext", 3) == 0 ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
+	uint32_t sb[256], w[3];
+	DIR *d;
 
-	*found = false;
-	if (!tb)
-		return;
-	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 &&
-	    (m = fsinfo_find_mount(tb, fs->rec.path, real))) {
-		*found = true;
-		snprintf(fs->rec.mountpoint, sizeof(fs->rec.mountpoint), "%s", (v = mnt_fs_get_target(m)) ? v : "");
-		snprintf(fs->rec.type, sizeof(fs->rec.type), "%s", (v = mnt_fs_get_fstype(m)) ? v : "");
-		snprintf(fs->rec.device, sizeof(fs->rec.device), "%s", (v = mnt_fs_get_source(m)) ? v : "");
-		/* the per-mount options (rw,relatime,...), as findmnt's VFS-OPTIONS */
-		snprintf(fs->rec.mount_options, sizeof(fs->rec.mount_options), "%s",
-			 (v = mnt_fs_get_vfs_options(m)) ? v : "");
-		snprintf(fs->mount_vfs_options, sizeof(fs->mount_vfs_options), "%s", fs->rec.mount_options);
-		fs->rec.fuse = strncmp(fs->rec.type, "fuse", 4) == 0;
+	snprintf(p, sizeof(p), "/sys/fs/btrfs/%.64s/features", l->v[FSLAB_LIVE_UUID]);
+	if (strcmp(type, "btrfs") == 0 && (d = opendir(p))) {
+		for (struct dirent *e; (e = readdir(d));)
+			if (e->d_name[0] != '.')
+				fslab_catf(out, len, "%s%s", out[0] ? "," : "", e->d_name);
+		closedir(d);
 	}
-	mnt_unref_table(tb);
-	if (!*found && !fs->rec.type[0])
-		snprintf(fs->rec.type, sizeof(fs->rec.type), "%s", fsinfo_statfs_type(fs->rec.path));
+	if (fd >= 0 && pread(fd, sb, sizeof(sb), xfs ? 0 : 1024) == (ssize_t)sizeof(sb)) {
+		for (int i = 0; i < 3; i++)
+			w[i] = xfs ? be32toh(sb[at[1][i]]) : le32toh(sb[at[0][i]]);
+		snprintf(out, len, "compat=0x%x incompat=0x%x ro_compat=0x%x", w[0], w[1], w[2]);
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
-void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len)
+bool fslab_fsinfo_live(const char *path, struct fslab_live *l, struct fslab_manifest_fs *rec)
 {
 	struct libmnt_table *tb = mnt_new_table();
-	char real[PATH_MAX];
-	struct libmnt_fs *m;
-	const char *v;
+	struct libmnt_cache *mc = mnt_new_cache();
+	struct libmnt_fs *m = fsinfo_find_mount(tb, path);
+	const char *src = m ? mnt_fs_get_source(m) : NULL, *t;
+	struct utsname u;
+	/* the options: per-mount and the filesystem's own (super) ones */
+	const char *v[FSLAB_LIVE_N] = { m ? mnt_fs_get_fstype(m) : NULL,
+					src && src[0] == '/' && mc ? mnt_cache_find_tag_value(mc, src, "UUID") : NULL,
+					m ? mnt_fs_get_options(m) : NULL, NULL, uname(&u) == 0 ? u.release : NULL };
 
-	buf[0] = '\0';
-	if (!tb)
-		return;
-	if (!realpath(fs->rec.path, real))
-		snprintf(real, sizeof(real), "%s", fs->rec.path);
-	if (mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0 && (m = fsinfo_find_mount(tb, fs->rec.path, real)))
-		snprintf(buf, len, "%s", (v = mnt_fs_get_vfs_options(m)) ? v : "");
+	for (int k = 0; k < FSLAB_LIVE_N; k++)
+		snprintf(l->v[k], sizeof(l->v[k]), "%s", v[k] ? v[k] : "");
+	fsinfo_features(l, src ? src : "");
+	if (m && rec) {
+		snprintf(rec->mountpoint, sizeof(rec->mountpoint), "%s", (t = mnt_fs_get_target(m)) ? t : "");
+		snprintf(rec->type, sizeof(rec->type), "%.63s", l->v[FSLAB_LIVE_TYPE]);
+		snprintf(rec->device, sizeof(rec->device), "%s", src ? src : "");
+		/* the per-mount options (rw,relatime,...), as findmnt's VFS-OPTIONS */
+		snprintf(rec->mount_options, sizeof(rec->mount_options), "%s", (t = mnt_fs_get_vfs_options(m)) ? t : "");
+		rec->fuse = strncmp(rec->type, "fuse", 4) == 0;
+	}
+	mnt_unref_cache(mc);
 	mnt_unref_table(tb);
+	return m != NULL;
 }
 
 /* Whether the filesystem's device is a loop device, and in which mode. */
@@ -182,7 +202,6 @@ static void fsinfo_lab(struct fslab_bench_fs *fs)
 
 int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 {
-	char real[PATH_MAX];
 	struct stat st;
 	bool found;
 
@@ -191,9 +210,9 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs)
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	fs->dev = st.st_dev;
-	if (!realpath(fs->rec.path, real))
-		snprintf(real, sizeof(real), "%s", fs->rec.path);
-	fsinfo_mount(fs, real, &found);
+	found = fslab_fsinfo_live(fs->rec.path, &fs->live, &fs->rec);
+	if (!found && !fs->rec.type[0])
+		snprintf(fs->rec.type, sizeof(fs->rec.type), "%s", fsinfo_statfs_type(fs->rec.path));
 	if (fs->t->lab)
 		fsinfo_lab(fs);
 	snprintf(fs->rec.mount_method, sizeof(fs->rec.mount_method), "%s",

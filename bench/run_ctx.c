@@ -48,7 +48,7 @@ static int run_add_fs(struct fslab_run_ctx *c, const struct fslab_target *t)
 			return -ENOENT;
 		}
 		fs->rec = c->resumed->fs[j];
-		fs->rec.device_info = NULL; /* the read manifest's; derived again when written */
+		fs->rec.device_info = fs->rec.live = NULL; /* the read manifest's; derived again when written */
 		fs->rec.mount_options_at_end[0] = '\0';
 		fs->rec.vanished = false;
 		fs->rec.cells_ok = fs->rec.cells_failed = fs->rec.cells_skipped = 0;

@@ -91,6 +91,11 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
  * they were made).  Used by fslab_device_probe; here for its test. */
 void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_result *one, unsigned k);
 
+/* What the kernel shows of a filesystem now: its type, UUID, mount options
+ * (per-mount and super), superblock features and the kernel's release. */
+enum { FSLAB_LIVE_TYPE, FSLAB_LIVE_UUID, FSLAB_LIVE_OPTIONS, FSLAB_LIVE_FEATURES, FSLAB_LIVE_KERNEL, FSLAB_LIVE_N };
+struct fslab_live { char v[FSLAB_LIVE_N][512]; /* "": unknown */ };
+
 /* One filesystem under test: a target (lib/target.h) and what the run
  * makes of it.  rec is the filesystem's record in the manifest, and the
  * run's own: the facts fsinfo.c finds (type, device, mount, identity), the
@@ -100,9 +105,7 @@ struct fslab_bench_fs {
 	struct fslab_manifest_fs rec; /* .device_info stays NULL: see devinfo */
 	const struct fslab_target *t; /* the caller's, for the run's life */
 	dev_t dev;                    /* st_dev of path at the start */
-	/* The kernel's option list at the start (rw,relatime,...): the
-	 * manifest's mount_options_at_end is set when it changed by the end. */
-	char mount_vfs_options[512];
+	struct fslab_live live; /* at the session's start (the manifest's live.start) */
 	/* The device's identity (lib/device_identity.h), read once at the start;
 	 * have_devinfo false when the directory is on no block device. */
 	struct fslab_devinfo devinfo;
@@ -158,9 +161,10 @@ int fslab_fsinfo_fill(struct fslab_bench_fs *fs);
  * gone from /sys/dev/block: a pulled disk) or -EROFS (the mount went
  * read-only, as ext4 does when its disk fails). */
 int fslab_fsinfo_check(const struct fslab_bench_fs *fs);
-/* The kernel's options of the mount holding fs->rec.path now, into buf
- * ("" when it cannot tell). */
-void fslab_fsinfo_vfs_options(const struct fslab_bench_fs *fs, char *buf, size_t len);
+/* What the kernel shows now of the filesystem holding path, into l, and
+ * (rec not NULL) its mountpoint, type, device, per-mount options and fuse
+ * into rec.  Returns whether the mount table shows the mount. */
+bool fslab_fsinfo_live(const char *path, struct fslab_live *l, struct fslab_manifest_fs *rec);
 
 /* The whole run. */
 /* The results directory's run marker: a hidden file holding the run id,

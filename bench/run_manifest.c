@@ -94,22 +94,39 @@ static void mf_probe(const struct fslab_probe_result *p, struct fslab_manifest_f
 		run_utc_format(p->measured_at, o->device_probe_measured_at, sizeof(o->device_probe_measured_at), false);
 }
 
-/* The session's last manifest (finished or interrupted): the mount's options read
- * again; a mount remounted under the run (other options now) is recorded
- * and said, since its figures may mix two configurations. */
-static void mf_options_at_end(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
-			      struct fslab_manifest_fs *o)
+/* "live": what the kernel showed of the filesystem at the session's start
+ * and, in its last manifest (finished or interrupted), at its end; a change
+ * is said, and changed mount options kept in mount_options_at_end too. */
+static json_object *mf_live(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+			    struct fslab_manifest_fs *o)
 {
-	char now[sizeof(o->mount_options_at_end)];
+	static const char *const key[FSLAB_LIVE_N] = { "type", "uuid", "options", "features", "kernel" };
+	static const char *const word[FSLAB_LIVE_N] = { "type", "UUID", "mount options", "superblock features", "kernel" };
+	bool ended = (c->finished_at[0] || c->interrupted) && !fs->rec.vanished;
+	json_object *live = json_object_new_object();
+	struct fslab_live end;
+	char changed[128] = "";
 
-	if (!(c->finished_at[0] || c->interrupted) || !fs->mount_vfs_options[0])
-		return;
-	fslab_fsinfo_vfs_options(fs, now, sizeof(now));
-	if (!now[0] || strcmp(now, fs->mount_vfs_options) == 0)
-		return;
-	snprintf(o->mount_options_at_end, sizeof(o->mount_options_at_end), "%s", now);
-	fslab_note_warn("%s: the mount options changed during the run (%s at the start, %s at the end): its figures may mix two configurations; manifest.json records both (mount_options_at_end)",
-		   fs->rec.name, fs->mount_vfs_options, now);
+	if (ended)
+		fslab_fsinfo_live(fs->rec.path, &end, NULL);
+	for (int w = 0; live && w <= ended; w++) {
+		json_object *one = json_object_new_object();
+
+		for (int k = 0; one && k < FSLAB_LIVE_N; k++) {
+			const char *v = (w ? &end : &fs->live)->v[k];
+
+			json_object_object_add(one, key[k], v[0] ? json_object_new_string(v) : NULL);
+			if (w && strcmp(v, fs->live.v[k]) != 0)
+				fslab_catf(changed, sizeof(changed), "%s%s", changed[0] ? ", " : "", word[k]);
+		}
+		json_object_object_add(live, w ? "end" : "start", one);
+	}
+	if (ended && strcmp(end.v[FSLAB_LIVE_OPTIONS], fs->live.v[FSLAB_LIVE_OPTIONS]) != 0)
+		snprintf(o->mount_options_at_end, sizeof(o->mount_options_at_end), "%s", end.v[FSLAB_LIVE_OPTIONS]);
+	if (changed[0])
+		fslab_note_warn("%s: the %s changed during the run: its figures may mix two configurations; manifest.json records both (live.start, live.end)",
+				fs->rec.name, changed);
+	return live;
 }
 
 /* The filesystem's entry: its record, and what is derived from the run
@@ -124,7 +141,7 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 	o->device_info = fs->have_devinfo ? fslab_devinfo_to_json(&fs->devinfo) : NULL;
 	if (!o->mount_method[0])
 		snprintf(o->mount_method, sizeof(o->mount_method), "unknown");
-	mf_options_at_end(c, fs, o);
+	o->live = mf_live(c, fs, o);
 	mf_probe(&fs->probe, o);
 	/* What the flush before each cell reaches (sync_policy fs): syncfs,
 	 * plus an fsync of the block device when the target names it. */
@@ -185,10 +202,8 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 	json_object_object_add(o, "futility", json_object_new_double(FSLAB_STOP_FUTILITY));
 	json_object_object_add(o, "min_trials", json_object_new_int64(c->cfg.sweep.trials));
 	json_object_object_add(o, "max_trials", json_object_new_int64(c->cfg.max_trials));
-	cells = json_object_new_array();
-	sum = json_object_new_object();
-	json_object_object_add(o, "summary", sum);
-	json_object_object_add(o, "cells", cells);
+	json_object_object_add(o, "summary", sum = json_object_new_object());
+	json_object_object_add(o, "cells", cells = json_object_new_array());
 	if (!cells || !sum)
 		return o;
 	for (size_t i = 0; i < c->plan->n; i++) {
@@ -313,25 +328,20 @@ int fslab_manifest_write(const struct fslab_run_ctx *c)
 static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx *c,
 			    const char *path, char *err, size_t errlen)
 {
-	int io = m->io_mode[0] ? fslab_setting_word_index(FSLAB_SETTING_IO, m->io_mode) : FSLAB_IO_SEEK;
-	int sync = m->sync_policy[0] ? fslab_setting_word_index(FSLAB_SETTING_SYNC, m->sync_policy) : FSLAB_SYNC_FS;
-	int fsync_w = m->file_sync[0] ? fslab_setting_word_index(FSLAB_SETTING_FILE_SYNC, m->file_sync) : FSLAB_FILE_SYNC_FSYNC;
-
+	static const int row[4] = { FSLAB_SETTING_IO, FSLAB_SETTING_SYNC, FSLAB_SETTING_FILE_SYNC, FSLAB_SETTING_STOP };
+	const char *val[4] = { m->io_mode, m->sync_policy, m->file_sync, m->stop };
+	/* absent in runs recorded before these keys: their defaults then (before
+	 * "stop": what their settings meant) */
+	int v[4] = { FSLAB_IO_SEEK, FSLAB_SYNC_FS, FSLAB_FILE_SYNC_FSYNC,
+		     m->until_ci_pct > 0 ? FSLAB_STOP_RULE_CI : FSLAB_STOP_RULE_FIXED };
 	char words[64];
 
-	/* absent in runs recorded before these keys: their defaults then */
-	if (fsync_w < 0) {
-		snprintf(err, errlen, "%s: file_sync is '%s'; allowed: %s", path, m->file_sync,
-			 fslab_setting_words(FSLAB_SETTING_FILE_SYNC, ", ", words, sizeof(words)));
-		return -EINVAL;
-	}
-	if (io < 0 || sync < 0) {
-		snprintf(err, errlen, "%s: %s is '%s'; allowed: %s", path, io < 0 ? "io_mode" : "sync_policy",
-			 io < 0 ? m->io_mode : m->sync_policy,
-			 fslab_setting_words(io < 0 ? FSLAB_SETTING_IO : FSLAB_SETTING_SYNC, ", ", words,
-					     sizeof(words)));
-		return -EINVAL;
-	}
+	for (int i = 0; i < 4; i++)
+		if (val[i][0] && (v[i] = fslab_setting_word_index(row[i], val[i])) < 0) {
+			snprintf(err, errlen, "%s: %s is '%s'; allowed: %s", path, fslab_setting_mkey(row[i], 0),
+				 val[i], fslab_setting_words(row[i], ", ", words, sizeof(words)));
+			return -EINVAL;
+		}
 	snprintf(c->run_id, sizeof(c->run_id), "%s", m->run_id);
 	/* absent or another word in runs recorded before the lab preset: seed */
 	c->cfg.preset = fslab_preset_from_string(m->sweep.preset);
@@ -354,17 +364,10 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->cfg.sweep.trials = m->trials;
 	c->cfg.sweep.seed = m->seed;
 	c->cfg.until_ci_pct = m->until_ci_pct;
-	/* absent in runs recorded before "stop": what their settings meant */
-	c->cfg.stop_rule = m->stop[0] ? fslab_stop_rule_from_string(m->stop)
-		       : m->until_ci_pct > 0 ? FSLAB_STOP_RULE_CI : FSLAB_STOP_RULE_FIXED;
-	if (c->cfg.stop_rule == FSLAB_STOP_RULE_INVALID) {
-		snprintf(err, errlen, "%s: stop is '%s'; allowed: %s", path, m->stop,
-			 fslab_setting_words(FSLAB_SETTING_STOP, ", ", words, sizeof(words)));
-		return -EINVAL;
-	}
-	c->cfg.io_mode = io;
-	c->cfg.sync_policy = sync;
-	c->cfg.file_sync = fsync_w;
+	c->cfg.stop_rule = v[3];
+	c->cfg.io_mode = v[0];
+	c->cfg.sync_policy = v[1];
+	c->cfg.file_sync = v[2];
 	c->cfg.latency = m->latency;
 	c->cfg.pass_gap_ms = m->pass_gap_ms;
 	/* absent in runs recorded before the steady-state phase: auto then */
@@ -382,23 +385,6 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 		snprintf(c->spec_text_source, sizeof(c->spec_text_source), "%s", m->spec_source);
 		if (!(c->spec_text = strdup(m->spec_text)))
 			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* The first session's command. */
-static int mf_take_command(const struct fslab_manifest *m, struct fslab_run_ctx *c)
-{
-	if (m->command) {
-		c->first_command = calloc(m->n_command + 1, sizeof(char *));
-		if (!c->first_command)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->n_command; i++) {
-		c->first_command[i] = strdup(m->command[i]);
-		if (!c->first_command[i])
-			return -ENOMEM;
-		c->n_first_command++;
 	}
 	return 0;
 }
@@ -443,8 +429,9 @@ int fslab_manifest_read(int dfd, const char *dir, struct fslab_run_ctx *c, char 
 		snprintf(err, errlen, "%s", fe.msg);
 	if (r == 0)
 		r = mf_take_settings(m, c, path, err, errlen);
-	if (r == 0)
-		r = mf_take_command(m, c);
+	if (r == 0 && m->command) /* the first session's command */
+		r = fslab_manifest_set_words(&c->first_command, &c->n_first_command, m->n_command,
+					     (const char *const *)m->command);
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	if (r == 0)

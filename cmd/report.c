@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION };
+enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION, OPT_COMPARE_DIFFERENT };
 
 const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
@@ -48,6 +48,8 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
 		  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
 		  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
+		{ "compare-different", OPT_COMPARE_DIFFERENT, 0, NULL,
+		  "compare a filesystem with a later run's of the same name on another type or device", 0, 0 },
 		{ "claims", OPT_CLAIMS, 0, NULL,
 		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
 		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
@@ -110,7 +112,8 @@ static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 		o->compare_record_kib = bytes / 1024;
 		return 0;
 	case OPT_CLAIMS:
-		o->claims = true;
+	case OPT_COMPARE_DIFFERENT:
+		*(c == OPT_CLAIMS ? &o->claims : &o->compare_different) = true;
 		return 0;
 	case OPT_EQUIVALENCE:
 		return parse_pct("--equivalence", arg, 0, true, &o->equivalence);

@@ -49,7 +49,7 @@ _fslab_options_of()
 		--probe-size --steady-state --steady-state-round --allow-concurrent --resume --label
 		--quiet --dry-run --help" ;;
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
-		--claims --help" ;;
+		--compare-different --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
 	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
 		--max-trials --keep --state --mount-root --precondition --quiet --dry-run --help" ;;

@@ -40,7 +40,7 @@ void fslab_manifest_free(struct fslab_manifest *m)
 	mf_free_words(m->resumed_with, m->n_resumed_with);
 	mf_free_words(m->notes, m->n_notes);
 	for (size_t i = 0; i < m->n_fs; i++)
-		json_object_put(m->fs[i].device_info);
+		json_object_put(m->fs[i].device_info), json_object_put(m->fs[i].live);
 	free(m->fs);
 	free(m->spec_text);
 	json_object_put(m->stopping);
@@ -78,7 +78,7 @@ void fslab_manifest_remove_fs(struct fslab_manifest *m, size_t i)
 {
 	if (i >= m->n_fs)
 		return;
-	json_object_put(m->fs[i].device_info);
+	json_object_put(m->fs[i].device_info), json_object_put(m->fs[i].live);
 	memmove(&m->fs[i], &m->fs[i + 1], (m->n_fs - i - 1) * sizeof(m->fs[0]));
 	m->n_fs--;
 }

@@ -121,6 +121,7 @@ struct fslab_manifest_fs {
 	 * they differ from the start (remounted under the run: its figures may
 	 * mix two configurations); "": unchanged or unknown (null). */
 	char mount_options_at_end[512];
+	struct json_object *live; /* the kernel's view at the start and end (bench/run_manifest.c), or NULL (owned) */
 	char mkfs_tool_version[128];
 	char device_model[128];
 	char device_serial[128];

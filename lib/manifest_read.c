@@ -739,6 +739,7 @@ static const struct mf_row fs_rows[] = {
 	{ "mkfs_command", T_STR, AT(FS, mkfs_command), R },
 	{ "mount_options", T_STR, AT(FS, mount_options), R },
 	{ "mount_options_at_end", T_STR, AT(FS, mount_options_at_end), R },
+	{ "live", T_JSON, AT(FS, live), R },
 	{ "mkfs_tool_version", T_STR, AT(FS, mkfs_tool_version), R },
 	{ "device_model", T_STR, AT(FS, device_model), R },
 	{ "device_serial", T_STR, AT(FS, device_serial), R },

@@ -456,6 +456,7 @@ struct rp_summary {
 	struct rp_change *chg;
 	size_t n_chg, n_chg_comparisons;
 	char differs[2048];      /* what differs between the runs' manifests ("" none) */
+	char unlike[1024];       /* a filesystem of another type or device in a later run ("" none) */
 	bool family_present[RP_N_FAMILIES];
 	char verdict[RP_N_FAMILIES][512];
 	/* with two or more runs of the same filesystems: per family and later

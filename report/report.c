@@ -558,6 +558,11 @@ int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e)
 		fslab_err_set(e, ENOMEM, "out of memory");
 		goto done;
 	}
+	if (d->sum->unlike[0] && !o->compare_different) {
+		fslab_err_set(e, EINVAL, "%s", d->sum->unlike);
+		ret = FSLAB_EXIT_USAGE;
+		goto done;
+	}
 	if (o->format != FSLAB_REPORT_FORMAT_HTML && (ret = rpt_print(o, d, tests, text, text_len, e)) != 0)
 		goto done;
 	if (o->format == FSLAB_REPORT_FORMAT_JSON || o->format == FSLAB_REPORT_FORMAT_TEXT)

@@ -470,45 +470,82 @@ static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_
 					   &s->chg[i].t[t].cmp);
 }
 
-/* Appends "what: 'a' -> 'b'" to s->differs when a and b differ. */
-static void sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
+/* Appends "what 'a' -> 'b'" to s->differs when a and b differ; whether
+ * they do (a value one manifest does not record is no difference). */
+static bool sm_differ(struct rp_summary *s, const char *what, const char *a, const char *b)
 {
-	/* a value one manifest does not record is not a difference it shows */
-	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0 ||
-	    strlen(s->differs) + 40 >= sizeof(s->differs))
-		return;
-	fslab_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
+	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0)
+		return false;
+	if (strlen(s->differs) + 40 < sizeof(s->differs))
+		fslab_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
+	return true;
 }
 
-/* What differs between the first run and each later one: the kernel, the
- * cache mode and, per filesystem in both, its mkfs and mount options and
- * device model (what a before/after reader wants to see next to the
- * change matrix). */
+/* Entry e's record in its manifest (live: its live.start, what the kernel
+ * showed), or NULL; has_info: the parsed manifest has it, in an array. */
+static json_object *sm_fs_rec(const struct rp_entry *e, bool live)
+{
+	json_object *v, *f = json_object_array_get_idx(json_object_object_get(e->run->manifest, "filesystems"),
+						      (size_t)e->info.run_index);
+
+	return !live ? f : json_object_object_get_ex(f, "live", &v) && json_object_object_get_ex(v, "start", &v) ? v : NULL;
+}
+
+/* The text of key in o, a number as written; "unknown": absent. */
+static const char *sm_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "unknown";
+}
+
+/* What differs between the first run and each later one: the host, kernel
+ * and cache mode and, per filesystem in both, its record's and the kernel's
+ * facts; in s->unlike the first filesystem whose type or device is not the
+ * same (not one filesystem measured twice). */
 static void sm_differences(struct rp_summary *s, const struct rp_data *d)
 {
+	static const struct { const char *what, *key; bool live, unlike; } row[] = {
+		{ "type", "type", true, true }, { "device", "device_model", false, true },
+		{ "device serial", "device_serial", false, true }, { "device size", "device_size_bytes", false, false },
+		{ "mkfs options", "mkfs_options", false, false }, { "mount options", "mount_options", false, false },
+		{ "live mount options", "options", true, false }, { "superblock features", "features", true, false },
+		{ "filesystem UUID", "uuid", true, false },
+	};
+	static const char *const machine[] = { "hostname", "kernel" };
 	const struct rp_run *a = &d->runs[0];
 
 	for (size_t r = 1; r < d->n_runs; r++) {
 		const struct rp_run *b = &d->runs[r];
 		char what[160];
 
-		snprintf(what, sizeof(what), "%s/%s kernel", b->tag, a->tag);
-		sm_differ(s, what, rp_json_str(a->manifest, "machine", "kernel", "unknown"),
-			  rp_json_str(b->manifest, "machine", "kernel", "unknown"));
+		for (int k = 0; k < 2; k++) {
+			snprintf(what, sizeof(what), "%s/%s %s", b->tag, a->tag, machine[k]);
+			sm_differ(s, what, rp_json_str(a->manifest, "machine", machine[k], "unknown"),
+				  rp_json_str(b->manifest, "machine", machine[k], "unknown"));
+		}
 		snprintf(what, sizeof(what), "%s/%s cache mode", b->tag, a->tag);
 		sm_differ(s, what, a->cache, b->cache);
 		for (size_t i = 0; i < b->n_entries; i++)
 			for (size_t j = 0; j < a->n_entries; j++) {
 				const struct rp_entry *eb = &b->entries[i], *ea = &a->entries[j];
+				bool unlike = false;
 
 				if (strcmp(ea->fs, eb->fs) != 0 || !ea->has_info || !eb->has_info)
 					continue;
-				snprintf(what, sizeof(what), "%s mkfs options", eb->fs);
-				sm_differ(s, what, ea->info.mkfs_options, eb->info.mkfs_options);
-				snprintf(what, sizeof(what), "%s mount options", eb->fs);
-				sm_differ(s, what, ea->info.mount_options, eb->info.mount_options);
-				snprintf(what, sizeof(what), "%s device", eb->fs);
-				sm_differ(s, what, ea->info.device_model, eb->info.device_model);
+				json_object *ra = sm_fs_rec(ea, false), *rb = sm_fs_rec(eb, false);
+				json_object *la = sm_fs_rec(ea, true), *lb = sm_fs_rec(eb, true);
+				if (!la || !lb) /* the kernel's view where both runs recorded it */
+					la = ra, lb = rb;
+				for (size_t k = 0; k < sizeof(row) / sizeof(row[0]); k++) {
+					snprintf(what, sizeof(what), "%s %s", eb->fs, row[k].what);
+					unlike |= sm_differ(s, what, sm_str(row[k].live ? la : ra, row[k].key),
+							    sm_str(row[k].live ? lb : rb, row[k].key)) && row[k].unlike;
+				}
+				if (unlike && !s->unlike[0])
+					snprintf(s->unlike, sizeof(s->unlike), "%s is %s on '%s' in %s but %s on '%s' in %s: not the same filesystem on the same device; compare runs of one filesystem and device, give the other its own name, or give --compare-different to compare them anyway",
+						 eb->fs, sm_str(la, "type"), sm_str(ra, "device_model"), a->tag,
+						 sm_str(lb, "type"), sm_str(rb, "device_model"), b->tag);
 			}
 	}
 }

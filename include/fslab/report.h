@@ -55,6 +55,7 @@ struct fslab_report_opts {
 	 * the change matrix regressed (its interval below 1) by more than this
 	 * fraction (its ratio below 1 - it); negative: off (the default) */
 	double fail_on_regression;
+	bool compare_different; /* --compare-different: a name of another type or device in a later run */
 };
 
 /* fslab report's exit status when --fail-on-regression found a regression
