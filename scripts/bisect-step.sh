@@ -11,11 +11,13 @@
 #                                            DIR (DIR/before-1 ...): the BEFORE set
 #        scripts/bisect-step.sh DIR [PCT]     N runs compared with DIR's (PCT default 5)
 #
-# e.g., bisecting a filesystem module between v6.8 (good) and HEAD (bad):
-#   git checkout v6.8 && make modules && ... && scripts/bisect-step.sh --save /var/tmp/before
+# e.g., bisecting the xfs module between v6.8 (good) and HEAD (bad):
+#   printf '[fs xfs]\ntype = xfs\nsize = 512M\n' >/var/tmp/xfs.ini
+#   export N=5 FSLAB_BISECT_SPEC=/var/tmp/xfs.ini
+#   export FSLAB_BISECT_BUILD='make -j8 M=fs/xfs && rmmod xfs && insmod fs/xfs/xfs.ko'
+#   git checkout v6.8 && /path/to/fslab/scripts/bisect-step.sh --save /var/tmp/before
 #   git bisect start HEAD v6.8
-#   FSLAB_BISECT_BUILD='make -j8 M=fs/ext4 && rmmod ext4 && insmod fs/ext4/ext4.ko' \
-#     git bisect run /path/to/fslab/scripts/bisect-step.sh /var/tmp/before 5
+#   git bisect run /path/to/fslab/scripts/bisect-step.sh /var/tmp/before 10
 #
 # Environment:
 #   FSLAB               the fslab binary (default: the tree's build/fslab, else fslab on PATH)
