@@ -17,10 +17,9 @@ enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION };
 
 const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
-	.synopsis = "Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html|json]\n"
+	.synopsis = "Usage: fslab report RESULTS_DIR[,DIR...] [--out DIR] [--format all|text|html|json]\n"
+		    "                    [--plots LIST] [--tests LIST] [--record SIZE] [--equivalence PCT]\n"
 		    "       fslab report BEFORE_DIR[,DIR...] AFTER_DIR[,DIR...] [--fail-on-regression PCT]\n"
-		    "                    [--plots LIST] [--tests LIST] [--record SIZE]\n"
-		    "                    [--equivalence PCT] [--fail-on-regression PCT]\n"
 		    "       fslab report --claims WARM_DIR HONEST_DIR... [--out DIR]",
 	.intro = "Ranks the filesystems of one or more results directories (fslab run or fslab\n"
 		 "import iozone) per test on the large-file plateau; each comparison has one\n"

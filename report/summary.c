@@ -429,45 +429,38 @@ static size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
 	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
 }
 
-/* One side of a change in test t: the runs of side `side` that have
- * filesystem fs, each one score (its plateau's mean log trial score), as
- * one estimate whose variance is the runs' spread - the noise between
- * fresh setups, trials' noise included (NaN with one run); the union of
- * their flags and partial into cell. */
-static void sm_side_est(const struct rp_data *d, unsigned side, const char *fs, int t,
-			struct rp_change_cell *cell, struct rp_est *est)
-{
-	double sum = 0, sq = 0;
-
-	*est = (struct rp_est){ .lmean = NAN, .s2 = NAN, .s2b = NAN, .pool = SIZE_MAX };
-	for (size_t i = 0; i < d->n_all; i++) {
-		const struct rp_entry *e = d->all[i];
-		struct rp_score sc = { 0 };
-
-		if (e->run->side == side && strcmp(e->fs, fs) == 0 && rp_plateau(e, t, &sc) == 0 &&
-		    isfinite(sc.lmean)) {
-			est->n++;
-			sum += sc.lmean;
-			sq += sc.lmean * sc.lmean;
-			cell->flags |= sc.flags & RP_FLAGS_ASIDE;
-			cell->partial |= e->partial[t];
-		}
-		rp_score_free(&sc);
-	}
-	est->lmean = est->n ? sum / (double)est->n : NAN;
-	est->df = (double)est->n - 1;
-	if (est->n >= 2)
-		est->s2 = fmax(0, (sq - sum * est->lmean) / est->df);
-}
-
-/* Change c (a's side against b's) in each test: both sides' estimates
- * into est[t][0..1] (a, b); has when each side has a score. */
+/* Change c in each test: per side (0 a's, 1 b's) its runs' scores (each
+ * its plateau's mean log trial score) as one estimate whose variance is
+ * their spread - the noise between fresh setups, the trials' included
+ * (NaN with one run) - into est[t][0..1]; the flags, partial, has. */
 static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigned tests,
 			   struct rp_est est[FSLAB_TEST_MAX][2])
 {
 	RP_FOR_TESTS(t, tests) {
-		sm_side_est(d, c->a->run->side, c->a->fs, t, &c->t[t], &est[t][0]);
-		sm_side_est(d, c->b->run->side, c->b->fs, t, &c->t[t], &est[t][1]);
+		for (int k = 0; k < 2; k++) {
+			const struct rp_entry *x = k ? c->b : c->a;
+			struct rp_est *es = &est[t][k];
+			double sum = 0, sq = 0;
+
+			*es = (struct rp_est){ .s2b = NAN, .pool = SIZE_MAX };
+			for (size_t i = 0; i < d->n_all; i++) {
+				const struct rp_entry *e = d->all[i];
+				struct rp_score sc = { 0 };
+
+				if (e->run->side == x->run->side && strcmp(e->fs, x->fs) == 0 &&
+				    rp_plateau(e, t, &sc) == 0 && isfinite(sc.lmean)) {
+					es->n++;
+					sum += sc.lmean;
+					sq += sc.lmean * sc.lmean;
+					c->t[t].flags |= sc.flags & RP_FLAGS_ASIDE;
+					c->t[t].partial |= e->partial[t];
+				}
+				rp_score_free(&sc);
+			}
+			es->lmean = sum / (double)es->n; /* NaN without a run */
+			es->df = (double)es->n - 1;
+			es->s2 = es->n >= 2 ? fmax(0, (sq - sum * es->lmean) / es->df) : NAN;
+		}
 		c->t[t].has = est[t][0].n && est[t][1].n;
 	}
 }
