@@ -476,8 +476,8 @@ static void vd_html_table(FILE *out, const struct rp_data *d, const struct vd_ma
 
 		rp_html_put(out, "<th>", chg ? c->b->fs : d->all[i]->label, chg ? "<br><small>" : "</th>");
 		if (chg) {
-			rp_html_escape(out, c->b->run->tag);
-			rp_html_put(out, " / ", c->a->run->tag, "</small></th>");
+			rp_html_escape(out, c->tag_b);
+			rp_html_put(out, " / ", c->tag_a, "</small></th>");
 		}
 	}
 	fputs("</tr>\n", out);
