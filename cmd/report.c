@@ -17,20 +17,23 @@ enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION, OPT_C
 
 const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
-	.synopsis = "Usage: fslab report RESULTS_DIR... [--out DIR] [--format all|text|html|json]\n"
-		    "                    [--plots LIST] [--tests LIST] [--record SIZE]\n"
-		    "                    [--equivalence PCT] [--fail-on-regression PCT]\n"
+	.synopsis = "Usage: fslab report RESULTS_DIR[,DIR...] [--out DIR] [--format all|text|html|json]\n"
+		    "                    [--plots LIST] [--tests LIST] [--record SIZE] [--equivalence PCT]\n"
+		    "       fslab report BEFORE_DIR[,DIR...] AFTER_DIR[,DIR...] [--fail-on-regression PCT]\n"
 		    "       fslab report --claims WARM_DIR HONEST_DIR... [--out DIR]",
 	.intro = "Ranks the filesystems of one or more results directories (fslab run or fslab\n"
 		 "import iozone) per test on the large-file plateau; each comparison has one\n"
 		 "interval of the ratio, simultaneous over the report's comparisons, and the word\n"
 		 "read off it: slower, faster, equivalent or inconclusive (not tested with one\n"
 		 "trial).  Starts with the verdict: banners, a test x filesystem matrix, one line\n"
-		 "per workload family, and the change between runs.  Draws plots with gnuplot and\n"
-		 "writes one self-contained report.html (and report.json).  See docs/report.md.\n",
+		 "per workload family.  Draws plots with gnuplot and writes one self-contained\n"
+		 "report.html (and report.json).  Several operands are sides (BEFORE AFTER), each a\n"
+		 "comma list of runs (fresh setups): the report is then the change per test, its\n"
+		 "interval from the spread between runs, and writes nothing without --out.\n"
+		 "See docs/report.md.\n",
 	.opts = FSLAB_OPTS(
 		{ "out", 'o', 'o', "DIR",
-		  "output directory (default: the first RESULTS_DIR/report); built beside DIR and renamed "
+		  "output directory (default: the first RESULTS_DIR/report; none when comparing sides); built beside DIR and renamed "
 		  "into place when complete; an existing DIR is replaced only when empty or an earlier "
 		  "fslab report (its .fslab-report marker), else refused", 0, 0 },
 		{ "format", 'f', 'f', "F",
@@ -46,16 +49,18 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
 		  "1 +- PCT% (default 5)", 0, 0 },
 		{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
-		  "exit 3 when a test of a later run regressed against the first run by more than PCT% "
-		  "beyond noise (its interval below 1, its ratio below 1 - PCT%): for git bisect run", 0, 0 },
+		  "for git bisect run: exit 1 when a test of AFTER is slower than BEFORE by more than PCT% "
+		  "(its interval below 1 - PCT%), 0 when no test's interval reaches below 1 - PCT%, else "
+		  "125 (cannot tell; also 1 run per side and every error)", 0, 0 },
 		{ "compare-different", OPT_COMPARE_DIFFERENT, 0, NULL,
 		  "compare a filesystem with a later run's of the same name on another type or device", 0, 0 },
 		{ "claims", OPT_CLAIMS, 0, NULL,
 		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
 		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
 	.operands = true,
-	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input,\n"
-		 "3 a regression beyond --fail-on-regression (the report is still written).\n",
+	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n"
+		 "With --fail-on-regression (git bisect run): 0 not regressed, 1 regressed, 125\n"
+		 "cannot tell (inconclusive, 1 run per side, flagged-only tests, any error).\n",
 };
 
 static int parse_format(const char *arg, enum fslab_report_format *format)
@@ -130,24 +135,35 @@ int cmd_report(int argc, char **argv)
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
+	/* git bisect run takes 1 and 2 for "bad": with --fail-on-regression
+	 * every usage error is 125, "cannot tell" */
+	int bad = FSLAB_EXIT_USAGE;
+	char *save = NULL;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		bad = strncmp(argv[i], "--fail-on-regression", 20) ? bad : FSLAB_REPORT_EXIT_CANNOT_TELL;
 	fslab_report_opts_init(&o);
 	fslab_opts_begin(&it, &fslab_report_cmd, argc, argv);
 	while ((c = fslab_opts_next(&it)) > 0)
 		if (report_option(c, it.arg, &o) < 0)
-			return FSLAB_EXIT_USAGE;
+			return bad;
 	if (c < 0)
-		return it.status;
+		return it.status ? bad : 0;
 	if (it.ind >= argc) {
 		fslab_error("give at least one results directory");
 		fslab_opts_help(&fslab_report_cmd, stderr);
-		return FSLAB_EXIT_USAGE;
+		return bad;
 	}
-	if (argc - it.ind > FSLAB_REPORT_MAX_DIRS)
-		return fslab_fail(FSLAB_EXIT_USAGE, "at most %d results directories", FSLAB_REPORT_MAX_DIRS);
+	/* each operand a side, its runs comma-separated (--claims: one side) */
 	for (int i = it.ind; i < argc; i++)
-		o.dirs[o.n_dirs++] = argv[i];
+		for (char *dir = strtok_r(argv[i], ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
+			if (o.n_dirs == FSLAB_REPORT_MAX_DIRS)
+				return fslab_fail(bad, "at most %d results directories", FSLAB_REPORT_MAX_DIRS);
+			o.side[o.n_dirs] = o.claims ? 0 : (unsigned)(i - it.ind);
+			o.dirs[o.n_dirs++] = dir;
+		}
 	if (o.out && (o.format == FSLAB_REPORT_FORMAT_TEXT || o.format == FSLAB_REPORT_FORMAT_JSON))
-		return fslab_fail(FSLAB_EXIT_USAGE, "--out is unused with --format %s (it goes to stdout)",
+		return fslab_fail(bad, "--out is unused with --format %s (it goes to stdout)",
 				  o.format == FSLAB_REPORT_FORMAT_TEXT ? "text" : "json");
 	int ret = fslab_report(&o, &e);
 	if (e.msg[0])

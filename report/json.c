@@ -135,8 +135,8 @@ static json_object *js_change(const struct rp_change *c)
 		js_put_cmp(y, &cc->cmp, "ratio", "p", "p_adjusted", rp_change_word(cc->cmp.dir));
 		rp_json_put(tt, fslab_test_to_string(t), rp_json_put(y, "partial", RP_JBOOL(cc->partial), NULL), NULL);
 	}
-	return RP_JOBJ("filesystem", RP_JSTR(c->b->fs), "first_run", RP_JSTR(c->a->run->tag), "later_run",
-		       RP_JSTR(c->b->run->tag), "tests", tt);
+	return RP_JOBJ("filesystem", RP_JSTR(c->b->fs), "first_run", RP_JSTR(c->tag_a), "later_run",
+		       RP_JSTR(c->tag_b), "tests", tt);
 }
 
 /* The 2023 claims (--claims): each claim's word and deciding figure, and

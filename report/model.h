@@ -138,6 +138,7 @@ struct rp_run {
 	/* the drive's own count of host writes over the run (the manifest's
 	 * drive readings: SMART); NAN unknown */
 	double drive_written;
+	unsigned side;        /* the side of a comparison it is one run of (opts.side) */
 };
 
 struct rp_summary;
@@ -146,6 +147,7 @@ struct rp_claims;
 struct rp_data {
 	struct rp_run runs[FSLAB_REPORT_MAX_DIRS];
 	size_t n_runs;
+	unsigned n_sides;     /* sides (BEFORE AFTER ...), each one or more runs */
 	struct rp_entry *all[FSLAB_REPORT_MAX_DIRS * FSLAB_MAX_FS * 4];
 	size_t n_all;
 	struct rp_summary *sum; /* rp_summary_build */
@@ -359,11 +361,13 @@ struct rp_mcell {        /* one filesystem in one test */
 
 struct rp_change_cell {
 	bool has, partial;
-	struct rp_cmp cmp; /* later / first run */
+	unsigned flags;    /* RP_FLAGS_ASIDE over both sides' plateaus: decides no exit code */
+	struct rp_cmp cmp; /* later / first side, Welch on the runs' log scores */
 };
 
 struct rp_change {
-	const struct rp_entry *a, *b; /* first run, later run */
+	const struct rp_entry *a, *b; /* the first run of the first side, of the later side */
+	char tag_a[72], tag_b[72];    /* the sides: "b1+2" (b1 and 2 more runs) */
 	struct rp_change_cell t[FSLAB_TEST_MAX];
 };
 
@@ -455,6 +459,7 @@ struct rp_summary {
 	size_t n_comparisons;
 	struct rp_change *chg;
 	size_t n_chg, n_chg_comparisons;
+	bool comparison; /* sides of the same filesystems: the change, not a winner, first */
 	char differs[2048];      /* what differs between the runs' manifests ("" none) */
 	char unlike[1024];       /* a filesystem of another type or device in a later run ("" none) */
 	bool family_present[RP_N_FAMILIES];

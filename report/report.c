@@ -329,7 +329,7 @@ static int rpt_text_render(const struct rp_data *d,
 		rc = rp_latency_table(f, d, false);
 	if (rc == 0 && d->n_runs > 1)
 		rc = rp_same_fs_table(f, d, false);
-	if (d->n_runs > 1)
+	if (d->n_runs > 1 && !d->sum->comparison)
 		rp_text_run_rankings(f, d, tests);
 	rp_claims_text(f, d);
 	if (fclose(f) != 0 || rc < 0) /* a table: only memory can fail it */
@@ -489,6 +489,14 @@ static int rpt_load(const struct fslab_report_opts *o, struct rp_data *d, struct
 	r = rp_load(d, o->dirs, o->n_dirs, e);
 	if (r < 0)
 		return (r == -ENOMEM || r == -EIO) ? FSLAB_EXIT_FAILURE : FSLAB_EXIT_USAGE;
+	for (size_t i = 0; i < d->n_runs; i++) {
+		d->runs[i].side = o->side[i];
+		d->n_sides = o->side[i] >= d->n_sides ? o->side[i] + 1 : d->n_sides;
+	}
+	if (o->fail_on_regression >= 0 && d->n_sides < 2) {
+		fslab_err_set(e, EINVAL, "--fail-on-regression compares two sides: give BEFORE AFTER, each a comma list of runs");
+		return FSLAB_EXIT_USAGE;
+	}
 	for (size_t i = 1; o->claims && i < d->n_runs; i++)
 		if (fslab_cache_mode_from_string(d->runs[i].cache) == FSLAB_CACHE_WARM) {
 			fslab_err_set(e, EINVAL, "--claims: %s is a warm run, and a warm run cannot be the honest one: give runs made with --cache cold, direct or fsync after the warm one",
@@ -512,29 +520,41 @@ static int rpt_print(const struct fslab_report_opts *o, const struct rp_data *d,
 	return 0;
 }
 
-/* --fail-on-regression: the change matrix's cells that regressed by more
- * than the threshold, named on stderr; FSLAB_REPORT_EXIT_REGRESSION when
- * there is one, else FSLAB_EXIT_OK. */
+/* --fail-on-regression, for git bisect run: 1 when a change cell's
+ * interval lies below 1 - PCT (each named on stderr), else 125 when one
+ * reaches below it (or none decides), else 0.  A cell with a flagged
+ * figure (page cache, FUSE, ...) decides nothing. */
 static int rpt_regressions(const struct fslab_report_opts *o, const struct rp_data *d)
 {
 	const struct rp_summary *s = d->sum;
-	size_t n = 0;
+	size_t bad = 0, open = 0, ok = 0, aside = 0;
+	double bar = 1 - o->fail_on_regression;
 
-	if (!(o->fail_on_regression >= 0))
-		return FSLAB_EXIT_OK;
 	for (size_t i = 0; i < s->n_chg; i++)
-		for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+		RP_FOR_TESTS(t, s->tests) {
 			const struct rp_change_cell *c = &s->chg[i].t[t];
 			char ci[64];
 
-			if (!c->has || c->cmp.dir != RP_DIR_SLOWER || !(c->cmp.ratio < 1 - o->fail_on_regression))
+			aside += c->has && c->flags;
+			if (!c->has || c->flags || !(c->cmp.hi < bar)) {
+				open += c->has && !c->flags && !(c->cmp.lo >= bar);
+				ok += c->has && !c->flags && c->cmp.lo >= bar;
 				continue;
-			n++;
-			fslab_note(FSLAB_NOTE_ERROR, "regression: %s %s %s/%s %s (more than %g%%)",
-				    s->chg[i].b->fs, fslab_test_to_string(t), s->chg[i].b->run->tag,
-				    s->chg[i].a->run->tag, rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)), 100 * o->fail_on_regression);
+			}
+			bad++;
+			fslab_note(FSLAB_NOTE_ERROR, "regressed: %s %s %s/%s %s (slower by more than %g%%)",
+				   s->chg[i].b->fs, fslab_test_to_string(t),
+				   s->chg[i].tag_b, s->chg[i].tag_a, rp_fmt_ratio_ci(&c->cmp, "-", ci, sizeof(ci)),
+				   100 * o->fail_on_regression);
 		}
-	return n ? FSLAB_REPORT_EXIT_REGRESSION : FSLAB_EXIT_OK;
+	if (bad)
+		return FSLAB_EXIT_FAILURE;
+	fprintf(stderr, "%s: %s: %zu test%s within %g%%, %zu reaching below%s, %zu flagged (page cache, "
+		"FUSE, ...: they decide nothing)\n", fslab_log_prefix(),
+		open || !ok ? "cannot tell (exit 125)" : "not regressed", ok, ok == 1 ? "" : "s",
+		100 * o->fail_on_regression, open, !open ? "" : s->n_chg_comparisons
+		? " (more runs per side narrow them)" : " (1 run per side: between-run noise unknown)", aside);
+	return open || !ok ? FSLAB_REPORT_EXIT_CANNOT_TELL : FSLAB_EXIT_OK;
 }
 
 int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e)
@@ -565,12 +585,17 @@ int fslab_report(const struct fslab_report_opts *o, struct fslab_err *e)
 	}
 	if (o->format != FSLAB_REPORT_FORMAT_HTML && (ret = rpt_print(o, d, tests, text, text_len, e)) != 0)
 		goto done;
-	if (o->format == FSLAB_REPORT_FORMAT_JSON || o->format == FSLAB_REPORT_FORMAT_TEXT)
-		goto done;
-	ret = rpt_write_dir(o, d, tests, text, text_len, e);
+	if (o->format == FSLAB_REPORT_FORMAT_JSON || o->format == FSLAB_REPORT_FORMAT_TEXT ||
+	    (d->n_sides > 1 && !o->out && o->format == FSLAB_REPORT_FORMAT_ALL))
+		goto done; /* a comparison writes nothing unless asked (--out) */
+	if (d->n_sides > 1 && !o->out) {
+		fslab_err_set(e, EINVAL, "--format html compares sides: give --out DIR (nothing is written into a results directory)");
+		ret = FSLAB_EXIT_USAGE;
+	} else
+		ret = rpt_write_dir(o, d, tests, text, text_len, e);
 done:
-	if (ret == FSLAB_EXIT_OK && d->sum)
-		ret = rpt_regressions(o, d);
+	if (o->fail_on_regression >= 0)
+		ret = ret == FSLAB_EXIT_OK ? rpt_regressions(o, d) : FSLAB_REPORT_EXIT_CANNOT_TELL;
 	free(text);
 	rp_claims_free(d);
 	rp_summary_free(d->sum);

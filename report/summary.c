@@ -7,8 +7,8 @@
  *   error stays at 5% across the 13 tests whichever entry the data make the
  *   best.  A flagged entry (page cache, FUSE, ...) is never the best while
  *   an unflagged one exists.
- * - The change matrix: the same filesystem in two runs (each later run
- *   against the first), a family of its own.
+ * - The change matrix: the same filesystem on two sides (each later side
+ *   against the first; a side is one or more runs), a family of its own.
  * - One verdict line per workload family (small files: its
  *   many-files tests when the run has one, else a description of the
  *   IOzone cells with small files, nothing tested).
@@ -429,27 +429,50 @@ static size_t rp_pool(const struct rp_data *d, const struct rp_entry *e, int t)
 	return (size_t)(e->run - d->runs) * FSLAB_TEST_MAX + (size_t)t;
 }
 
-/* Later entry b against a (the first run's of that filesystem) in each
- * test: their estimates into est[t][0..1] (a, b); has and partial. */
+/* Change c in each test: per side (0 a's, 1 b's) its runs' scores (each
+ * its plateau's mean log trial score) as one estimate whose variance is
+ * their spread - the noise between fresh setups, the trials' included
+ * (NaN with one run) - into est[t][0..1]; the flags, partial, has. */
 static void sm_change_pair(const struct rp_data *d, struct rp_change *c, unsigned tests,
-			   const struct rp_varmodel *vm, struct rp_est est[FSLAB_TEST_MAX][2])
+			   struct rp_est est[FSLAB_TEST_MAX][2])
 {
-	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-		struct rp_score sa = { 0 }, sb = { 0 };
+	RP_FOR_TESTS(t, tests) {
+		for (int k = 0; k < 2; k++) {
+			const struct rp_entry *x = k ? c->b : c->a;
+			struct rp_est *es = &est[t][k];
+			double sum = 0, sq = 0;
 
-		c->t[t].cmp = sm_no_cmp;
-		if (!(tests & (1u << t)))
-			continue;
-		/* a score not filled stays zero: both are freed either way */
-		c->t[t].has = rp_plateau(c->a, t, &sa) == 0 && rp_plateau(c->b, t, &sb) == 0;
-		if (c->t[t].has) {
-			c->t[t].partial = c->a->partial[t] || c->b->partial[t];
-			rp_est_of(&sa, vm, rp_pool(d, c->a, t), c->a->idx, &est[t][0]);
-			rp_est_of(&sb, vm, rp_pool(d, c->b, t), c->b->idx, &est[t][1]);
+			*es = (struct rp_est){ .s2b = NAN, .pool = SIZE_MAX };
+			for (size_t i = 0; i < d->n_all; i++) {
+				const struct rp_entry *e = d->all[i];
+				struct rp_score sc = { 0 };
+
+				if (e->run->side == x->run->side && strcmp(e->fs, x->fs) == 0 &&
+				    rp_plateau(e, t, &sc) == 0 && isfinite(sc.lmean)) {
+					es->n++;
+					sum += sc.lmean;
+					sq += sc.lmean * sc.lmean;
+					c->t[t].flags |= sc.flags & RP_FLAGS_ASIDE;
+					c->t[t].partial |= e->partial[t];
+				}
+				rp_score_free(&sc);
+			}
+			es->lmean = sum / (double)es->n; /* NaN without a run */
+			es->df = (double)es->n - 1;
+			es->s2 = es->n >= 2 ? fmax(0, (sq - sum * es->lmean) / es->df) : NAN;
 		}
-		rp_score_free(&sa);
-		rp_score_free(&sb);
+		c->t[t].has = est[t][0].n && est[t][1].n;
 	}
+}
+
+/* "b1" for a side of one run, "b1+2" for b1 and two more. */
+static void sm_side_tag(const struct rp_data *d, const struct rp_entry *e, char *buf, size_t len)
+{
+	unsigned more = 0;
+
+	for (size_t r = 0; r < d->n_runs; r++)
+		more += d->runs[r].side == e->run->side && &d->runs[r] != e->run;
+	snprintf(buf, len, more ? "%s+%u" : "%s", e->run->tag, more);
 }
 
 /* The change matrix's family: every cell with a testable pair; then each
@@ -468,6 +491,8 @@ static void sm_changes_compare(struct rp_summary *s, struct rp_est (*est)[FSLAB_
 			if (s->chg[i].t[t].has)
 				rp_compare(&est[i][t][1], &est[i][t][0], m, s->delta,
 					   &s->chg[i].t[t].cmp);
+			else
+				s->chg[i].t[t].cmp = sm_no_cmp;
 }
 
 /* Appends "what 'a' -> 'b'" to s->differs when a and b differ; whether
@@ -550,9 +575,11 @@ static void sm_differences(struct rp_summary *s, const struct rp_data *d)
 	}
 }
 
+/* Each later side's filesystems against the same names in the first side;
+ * a comparison when every entry has its name on every side. */
 static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 {
-	if (d->n_runs < 2)
+	if (d->n_sides < 2)
 		return;
 	sm_differences(s, d);
 	struct rp_est (*est)[FSLAB_TEST_MAX][2] = calloc(d->n_all ? d->n_all : 1, sizeof(*est));
@@ -562,20 +589,26 @@ static void sm_changes(struct rp_summary *s, const struct rp_data *d)
 		free(est);
 		return;
 	}
-	/* each later run's filesystem against the same name in the first run
-	 * that has it */
+	s->comparison = true;
 	for (size_t j = 0; j < d->n_all; j++) {
-		const struct rp_entry *b = d->all[j], *a = NULL;
+		const struct rp_entry *b = d->all[j], *a = NULL, *first = NULL;
+		unsigned on = 0; /* the sides that have b's filesystem */
 
-		for (size_t i = 0; i < j && !a; i++)
-			if (d->all[i]->run != b->run && strcmp(d->all[i]->fs, b->fs) == 0)
-				a = d->all[i];
-		if (!a)
+		for (size_t i = 0; i < d->n_all; i++)
+			if (strcmp(d->all[i]->fs, b->fs) == 0) {
+				on |= 1u << d->all[i]->run->side;
+				a = !a && d->all[i]->run->side == 0 ? d->all[i] : a;
+				first = !first && d->all[i]->run->side == b->run->side ? d->all[i] : first;
+			}
+		s->comparison &= on == (1u << d->n_sides) - 1;
+		if (!a || b->run->side == 0 || first != b)
 			continue;
 		struct rp_change *c = &s->chg[s->n_chg++];
 		c->a = a;
 		c->b = b;
-		sm_change_pair(d, c, s->tests, s->vm, est[s->n_chg - 1]);
+		sm_side_tag(d, a, c->tag_a, sizeof(c->tag_a));
+		sm_side_tag(d, b, c->tag_b, sizeof(c->tag_b));
+		sm_change_pair(d, c, s->tests, est[s->n_chg - 1]);
 	}
 	sm_changes_compare(s, est);
 	free(est);
@@ -624,16 +657,17 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 	if (descriptive || !ft) /* a description compares nothing between runs */
 		return;
 	sm_family_label(f, ft, false, fam, sizeof(fam));
-	for (size_t r = 1; r < d->n_runs; r++) {
-		char down[256] = "", up[256] = "", first[64] = "";
+	for (unsigned r = 1; r < d->n_sides; r++) {
+		char down[256] = "", up[256] = "", first[72] = "", later[72] = "";
 		size_t k[RP_DIR_UNTESTED + 1] = { 0 }, cells = 0; /* the cells by verdict */
 
 		for (size_t i = 0; i < s->n_chg; i++) {
 			const struct rp_change *c = &s->chg[i];
 
-			if (c->b->run != &d->runs[r])
+			if (c->b->run->side != r)
 				continue;
-			snprintf(first, sizeof(first), "%s", c->a->run->tag);
+			snprintf(first, sizeof(first), "%s", c->tag_a);
+			snprintf(later, sizeof(later), "%s", c->tag_b);
 			RP_FOR_TESTS(t, ft) if (c->t[t].has) {
 				enum rp_dir dir = c->t[t].cmp.dir;
 
@@ -654,7 +688,7 @@ static void sm_change_family(struct rp_summary *s, const struct rp_data *d, int 
 		snprintf(s->chg_verdict[f][s->n_chg_verdict[f]++], sizeof(s->chg_verdict[f][0]),
 			 "%s, %s / %s: regressed %s%s%.0zu%s; improved %s%s%.0zu%s; equivalent %zu, "
 			 "inconclusive %zu%s of %zu cell%s",
-			 fam, d->runs[r].tag, first, nd ? down : "nothing",
+			 fam, later, first, nd ? down : "nothing",
 			 md ? " and " : "", md, md ? " more" : "", nu ? up : "nothing", mu ? " and " : "",
 			 mu, mu ? " more" : "", eq, open, tail, cells, cells == 1 ? "" : "s");
 	}
@@ -880,6 +914,8 @@ static int rp_same_fs_rows(const struct rp_data *d, unsigned tests, struct rp_sa
 {
 	size_t cap = 0;
 
+	if (d->n_sides > 1 && d->n_sides < d->n_runs) /* sides of several runs: the change matrix */
+		return 0;
 	for (int fill = 0; fill < 2; fill++) {
 		if (fill && !(*rows = calloc(cap ? cap : 1, sizeof(**rows))))
 			return -ENOMEM;

@@ -58,14 +58,14 @@ static void vd_change_label(const struct rp_data *d, size_t i, char *buf, size_t
 {
 	const struct rp_change *c = &d->sum->chg[i];
 
-	snprintf(buf, len, "%s %s/%s", c->b->fs, c->b->run->tag, c->a->run->tag);
+	snprintf(buf, len, "%s %s/%s", c->b->fs, c->tag_b, c->tag_a);
 }
 
 static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i)
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, 0, 0, "", false, true, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, c->flags, 0, "", false, true, 0 };
 }
 
 static const char *const vd_change_marks[] = {
@@ -327,6 +327,8 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	vd_text_banners(out, d);
 	if (!s->tests)
 		return 0;
+	if (s->comparison)
+		goto changes;
 	fprintf(out, "\n== summary: ratio to the best per test (large-file plateau%s) ==\n",
 		s->n_comparisons ? ", [simultaneous 95%]" : "");
 	if ((rc = vd_text_matrix(out, d, &ratios, w)) < 0)
@@ -348,12 +350,15 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
 			rp_text_wrap(out, "  ", 6, s->verdict[f]);
+changes:
+	if (s->comparison)
+		fputs("\nchange per test:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
 		return vd_device(out, d, false);
-	fprintf(out, "\n== change between runs: later / first run, plateau score%s ==\n",
+	fprintf(out, "\n== change between runs: later / first side, plateau score of each run%s ==\n",
 		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
 	if (s->differs[0])
 		rp_text_wrap(out, "differs: ", 6, s->differs);
@@ -361,11 +366,13 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		return rc;
 	if (s->n_chg_comparisons)
 		fprintf(out, "+ improved, - regressed (the interval excludes 1), = equivalent (inside +-%g%%),\n"
-			     "? inconclusive; intervals hold together at 95%% over the %zu comparisons;\n"
-			     "p = partial data\n",
+			     "? inconclusive; intervals (Welch on the runs' scores) hold together at 95%%\n"
+			     "over the %zu comparisons; no mark: not tested (1 run on a side);\n"
+			     "P/F = page cache/FUSE; p = partial data\n",
 			100 * s->delta, s->n_chg_comparisons);
 	else
-		fputs("not tested: no filesystem has 2 trials in both runs; p = partial data\n", out);
+		fputs("not tested: between-run noise unknown (1 run per side): give each side 2 or more\n"
+		      "runs (fslab report B1,B2,B3 A1,A2,A3); P/F = page cache/FUSE; p = partial data\n", out);
 	return vd_device(out, d, false);
 }
 
@@ -469,8 +476,8 @@ static void vd_html_table(FILE *out, const struct rp_data *d, const struct vd_ma
 
 		rp_html_put(out, "<th>", chg ? c->b->fs : d->all[i]->label, chg ? "<br><small>" : "</th>");
 		if (chg) {
-			rp_html_escape(out, c->b->run->tag);
-			rp_html_put(out, " / ", c->a->run->tag, "</small></th>");
+			rp_html_escape(out, c->tag_b);
+			rp_html_put(out, " / ", c->tag_a, "</small></th>");
 		}
 	}
 	fputs("</tr>\n", out);
@@ -506,7 +513,7 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
 	}
 	vd_html_table(out, d, &m, chg);
-	fputs(chg ? "<p class=legend>Later run / first run, plateau scores"
+	fputs(chg ? "<p class=legend>Later side / first side, each run one plateau score"
 		  : "<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
 	if (n)
 		fprintf(out, chg ? " with the interval; the intervals hold together at 95%% over %zu "
@@ -523,7 +530,7 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 				   "marked so and left out of the verdicts.",
 			n, 100 * s->delta);
 	else
-		fputs(chg ? ". Not tested: no filesystem has 2 trials in both runs."
+		fputs(chg ? ". Not tested: between-run noise unknown (1 run per side)."
 			  : ". Not tested: no filesystem has 2 trials to compare.", out);
 	fputs(chg ? "</p>\n" : " Click a test for its ranking.</p>\n", out);
 }
@@ -538,16 +545,18 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 		fputs("<p>No test has data to rank.</p></section>\n", out);
 		return;
 	}
-	vd_bands(out, d, true);
+	if (!s->comparison)
+		vd_bands(out, d, true);
 	fputs("<ul class=verdicts>\n", out);
-	for (int f = 0; f < RP_N_FAMILIES; f++)
+	for (int f = 0; f < RP_N_FAMILIES && !s->comparison; f++)
 		if (s->family_present[f])
 			rp_html_put(out, "<li>", s->verdict[f], "</li>\n");
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (size_t k = 0; k < s->n_chg_verdict[f]; k++)
 			rp_html_put(out, "<li class=change>", s->chg_verdict[f][k], "</li>\n");
 	fputs("</ul>\n", out);
-	vd_html_matrix(out, d, false);
+	if (!s->comparison)
+		vd_html_matrix(out, d, false);
 	if (s->n_chg)
 		vd_html_matrix(out, d, true);
 	vd_device(out, d, true);

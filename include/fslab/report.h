@@ -51,16 +51,22 @@ struct fslab_report_opts {
 	/* --equivalence: two filesystems whose ratio's interval lies inside
 	 * 1 +- equivalence are "equivalent" (a fraction; default 0.05) */
 	double equivalence;
-	/* --fail-on-regression: exit FSLAB_REPORT_EXIT_REGRESSION when a cell of
-	 * the change matrix regressed (its interval below 1) by more than this
-	 * fraction (its ratio below 1 - it); negative: off (the default) */
+	/* --fail-on-regression, for git bisect run: exit 1 when a test of the
+	 * later side is slower by more than this fraction (its interval below
+	 * 1 - it), 0 when no interval reaches below 1 - it, else 125 (cannot
+	 * tell; also every error and a single side); negative: off (default) */
 	double fail_on_regression;
 	bool compare_different; /* --compare-different: a name of another type or device in a later run */
+	/* The side of each of dirs (0 BEFORE, 1 AFTER, ...): a side's runs are
+	 * fresh setups of one spec, their spread the between-run noise; the
+	 * change matrix compares each later side with side 0.  Init: all 0 (a
+	 * ranking, no change).  With two sides or more and no out, nothing is
+	 * written (text on stdout). */
+	unsigned side[FSLAB_REPORT_MAX_DIRS];
 };
 
-/* fslab report's exit status when --fail-on-regression found a regression
- * (everything else was written). */
-#define FSLAB_REPORT_EXIT_REGRESSION 3
+/* fslab report --fail-on-regression's exit status when it cannot tell */
+#define FSLAB_REPORT_EXIT_CANNOT_TELL 125
 
 /* Defaults: all formats, all plots, all tests, automatic record size. */
 void fslab_report_opts_init(struct fslab_report_opts *o);
@@ -72,8 +78,8 @@ int fslab_report_plots_parse(const char *list, unsigned *mask, struct fslab_err 
 /* Produces the report.  Returns FSLAB_EXIT_OK, FSLAB_EXIT_USAGE (bad
  * input: missing/empty directory, malformed CSV or manifest; the message
  * names the file and line), FSLAB_EXIT_FAILURE (gnuplot or writing
- * failed) or FSLAB_REPORT_EXIT_REGRESSION (--fail-on-regression, the
- * regressions named on stderr).  On failure e holds the message for the
+ * failed); with --fail-on-regression 0, 1 or FSLAB_REPORT_EXIT_CANNOT_TELL
+ * instead (the regressions named on stderr).  On failure e holds the message for the
  * caller to print; it is empty when the error was already printed
  * (gnuplot's failures, with its stderr) or memory ran out.  On any
  * error nothing is left in (or changed at) o->out. */

@@ -407,7 +407,18 @@ START_TEST(t_before_after)
 		free(p);
 		free(q);
 	}
-	html_p = make_report("out-ba", fixture, after);
+	/* each side two runs (copies: no spread between them), so the change
+	 * has an interval */
+	char *sides[2], *cmd;
+	ck_assert_int_ge(asprintf(&cmd, "mkdir %s/before2 %s/after2 && cp %s/* %s/before2/ && cp %s/* %s/after2/",
+				  tmp, tmp, fixture, tmp, after, tmp), 0);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_ge(asprintf(&sides[0], "%s,%s/before2", fixture, tmp), 0);
+	ck_assert_int_ge(asprintf(&sides[1], "%s,%s/after2", after, tmp), 0);
+	html_p = make_report("out-ba", sides[0], sides[1]);
+	free(cmd);
+	free(sides[0]);
+	free(sides[1]);
 	check_fits(html_p, "before-after", -1, &c);
 	ck_assert_int_eq(c.changes, 1);
 	char *html = slurp(html_p);
@@ -486,7 +497,11 @@ START_TEST(t_five_filesystems_two_runs)
 		fclose(f);
 		free(p);
 	}
-	html_p = make_report("out-five", dirs[0], dirs[1]);
+	/* one side of two runs: ranked together, not a before and an after */
+	char *both;
+	ck_assert_int_ge(asprintf(&both, "%s,%s", dirs[0], dirs[1]), 0);
+	html_p = make_report("out-five", both, NULL);
+	free(both);
 	html = slurp(html_p);
 	ck_assert_msg(strstr(html, "fat32/direct"), "the entries are not labelled by cache mode");
 	free(html);

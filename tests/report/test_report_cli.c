@@ -645,19 +645,13 @@ START_TEST(t_claims)
 		ck_assert_msg(n <= 100, "line longer than 100 columns: %.*s", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
-	/* the same filesystem in the two runs, with the change matrix's own
-	 * interval and verdict: cold btrfs writes at 0.13x its warm figure */
-	{
-		char same[512], *cell, *end;
-		snprintf(same, sizeof(same), "%s",
-			 line_of(o.out, "== the same filesystem in two runs", "btrfs       write"));
-		has(same, "regressed");
-		/* one pair, one interval: the table shows the change matrix's */
-		cell = strstr(same, "0.14 [");
-		ck_assert_msg(cell && (end = strchr(cell, ']')), "%s", same);
-		end[1] = '\0';
-		has(line_of(o.out, "== change between runs", "write "), cell);
-	}
+	/* the same filesystem in the two runs, with the matrix's interval and
+	 * verdict of that pair: cold btrfs writes at 0.14x its warm figure;
+	 * --claims is one side (two methods, not a before and an after): no
+	 * change matrix */
+	has(line_of(o.out, "== the same filesystem in two runs", "btrfs       write"), "regressed");
+	has(line_of(o.out, "== the same filesystem in two runs", "btrfs       write"), "0.14 [");
+	ck_assert_msg(!strstr(o.out, "== change between runs"), "%s", o.out);
 	ft_output_free(&o);
 	char *html = slurp(html_p, NULL);
 	has(html, "<section id=\"claims-2023\">");
@@ -1173,11 +1167,22 @@ START_TEST(t_names_not_cut)
 	ck_assert_int_eq(ft_fslab(&o, "report", dirs[0], dirs[1], "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	const char *label = "ext4-imported-long/before-the-upgrade";
-	has(line_of(o.out, "== summary", "test "), label);
+	has(line_of(o.out, "== change between runs", "test "),
+	    "ext4-imported-long after-the-upgrade/before-the-upgrade");
 	has(line_of(o.out, "== write ==", "4  "), label);
 	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "before-the-upgrade");
 	has(line_of(o.out, "== the same filesystem in two runs", "ext4-imported-long "), "after-the-upgrade");
+	/* one run a side: no interval between the runs, no winner */
+	has(o.out, "between-run noise unknown (1 run per side)");
+	ck_assert_msg(!strstr(o.out, "== each run's own ranking"), "%s", o.out);
+	ft_output_free(&o);
+	/* the same two as one side: a ranking of four entries */
+	char *both;
+	ck_assert_int_ge(asprintf(&both, "%s,%s", dirs[0], dirs[1]), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", both, "--format", "text", NULL), 0);
+	has(line_of(o.out, "== summary", "test "), label);
 	has(line_of(o.out, "== each run's own ranking", "write "), "before-the-upgrade");
+	free(both);
 	ck_assert_msg(!strstr(o.out, "ext4-impor ") && !strstr(o.out, "ext4-imported-lo "), "%s", o.out);
 	ft_output_free(&o);
 	free(dirs[0]);
@@ -1190,18 +1195,22 @@ END_TEST
 START_TEST(t_summary_between_runs)
 {
 	struct ft_output o;
-	char *a = honest_dir("before", "cold", 600, 400), *b = honest_dir("after", "cold", 400, 401);
+	char *a1 = honest_dir("before", "cold", 600, 400), *b1 = honest_dir("after", "cold", 400, 401);
+	char *a2 = honest_dir("before2", "cold", 603, 402), *b2 = honest_dir("after2", "cold", 402, 400);
+	char *a, *b;
 	json_object *root, *cv;
 
+	ck_assert_int_ge(asprintf(&a, "%s,%s", a1, a2), 0);
+	ck_assert_int_ge(asprintf(&b, "%s,%s", b1, b2), 0);
 	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	const char *w = block_of(o.out, "verdicts:", "  sequential write, after / before: ");
+	const char *w = block_of(o.out, "change per test:", "  sequential write, after+1 / before+1: ");
 	has(w, "regressed btrfs write 0.67 [");
 	has(w, "improved nothing; equivalent 1, inconclusive 0 of 2 cells");
-	has(block_of(o.out, "verdicts:", "  sequential read, after / before: "),
+	has(block_of(o.out, "change per test:", "  sequential read, after+1 / before+1: "),
 	    "regressed nothing; improved nothing; equivalent 2, inconclusive 0 of 2 cells");
 	/* the change lines come before the change matrix, on the first screen */
-	ck_assert_msg(strstr(o.out, "sequential write, after / before") < strstr(o.out, "== change between runs"),
+	ck_assert_msg(strstr(o.out, "sequential write, after+1 / before+1") < strstr(o.out, "== change between runs"),
 		      "%s", o.out);
 	ft_output_free(&o);
 	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "json", NULL), 0);
@@ -1214,6 +1223,10 @@ START_TEST(t_summary_between_runs)
 	ft_output_free(&o);
 	free(a);
 	free(b);
+	free(a1);
+	free(a2);
+	free(b1);
+	free(b2);
 }
 END_TEST
 
@@ -1565,13 +1578,15 @@ START_TEST(t_run_rankings_html)
 }
 END_TEST
 
-/* A before/after pair (issue 21): ext4 and xfs, 3 trials; after, ext4 is
- * remounted data=journal and writes at 0.30x, xfs unchanged (the same
- * noise, 1 MiB/s apart).  AFTER's manifest names the new mount option. */
-static char *before_after_dir(const char *name, bool after)
+/* One run of a before/after pair: ext4 and xfs, 3 trials; after, ext4
+ * is remounted data=journal and writes at 0.30x, xfs unchanged (the same
+ * noise, 1 MiB/s apart); run (0-5) picks the fresh setup's own noise.
+ * AFTER's manifest names the new mount option. */
+static char *before_after_dir(const char *name, bool after, unsigned run)
 {
 	static const char *const fss[] = { "ext4", "xfs" };
 	static const double jitter[3] = { -4, 0, 4 };
+	static const double run_noise[6] = { 0, 2, -2, 3, -3, 1 }; /* a fresh setup's: 400ths */
 	char *dir = path(name), *p;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -1585,7 +1600,8 @@ static char *before_after_dir(const char *name, bool after)
 			for (int fi = 0; fi < 3; fi++)
 				for (unsigned rec = 64; rec <= 128; rec *= 2) {
 					double w = k == 0 ? (after ? 300 : 1000) : 800 + (after ? 1 : 0);
-					double noise = jitter[(t + (unsigned)k + (after ? 1u : 0u)) % 3];
+					double noise = jitter[(t + (unsigned)k + (after ? 1u : 0u)) % 3] +
+						       run_noise[(run + 2 * (unsigned)k) % 6]; /* the run's own */
 					emit(f, fss[k], "write", 1024ull << fi, rec, t, w * (1 + noise / 400), "cold", "");
 					emit(f, fss[k], "read", 1024ull << fi, rec, t, 600 * (1 + noise / 400), "cold", "");
 				}
@@ -1609,13 +1625,34 @@ static char *before_after_dir(const char *name, bool after)
 START_TEST(t_before_after)
 {
 	struct ft_output o;
-	char *a = before_after_dir("before", false), *b = before_after_dir("after", true);
+	char *b[3], *a[3], *bs, *as;
 	const char *chg;
 
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
+	for (unsigned r = 0; r < 3; r++) {
+		char name[32];
+		snprintf(name, sizeof(name), "before%u", r + 1);
+		b[r] = before_after_dir(name, false, r);
+		snprintf(name, sizeof(name), "after%u", r + 1);
+		a[r] = before_after_dir(name, true, r);
+	}
+	ck_assert_int_ge(asprintf(&bs, "%s,%s,%s", b[0], b[1], b[2]), 0);
+	ck_assert_int_ge(asprintf(&as, "%s,%s,%s", a[0], a[1], a[2]), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
+	/* a comparison writes nothing into a results directory */
+	ck_assert_msg(!strstr(o.err, "wrote"), "%s", o.err);
+	{
+		char *rep;
+		ck_assert_int_ge(asprintf(&rep, "%s/report", b[0]), 0);
+		ck_assert(!exists(rep));
+		free(rep);
+	}
+	/* the first screen is the change, not a winner */
+	ck_assert_msg(!strstr(o.out, "== summary: ratio to the best") && !strstr(o.out, " leads"), "%s", o.out);
 	chg = strstr(o.out, "== change between runs");
 	ck_assert_msg(chg, "no change matrix in:\n%s", o.out);
+	/* each side is its three runs */
+	has(line_of(chg, NULL, "test "), "ext4 after1+2/before1+2");
 	/* what differs is listed above the matrix */
 	has(block_of(chg, NULL, "differs: "), "ext4 mount options 'noatime' -> 'noatime,data=journal'");
 	/* ext4's write regressed: 0.30 with an interval below 1; xfs's write
@@ -1623,37 +1660,75 @@ START_TEST(t_before_after)
 	has(line_of(chg, NULL, "write "), "0.30 [");
 	has(line_of(chg, NULL, "write "), "] -");
 	ck_assert_msg(!strstr(line_of(chg, NULL, "read "), " -"), "%s", line_of(chg, NULL, "read "));
-	/* the same-filesystem table gives that pair the same interval and word */
-	has(line_of(o.out, "== the same filesystem in two runs", "ext4        write"), "regressed");
-	has(line_of(o.out, "== the same filesystem in two runs", "xfs         write"), "equivalent");
+	/* xfs's write (ext4's column, then xfs's) is equivalent; sides of
+	 * several runs have no same-filesystem table of run pairs */
+	has(line_of(chg, NULL, "write "), "] =");
+	ck_assert_msg(!strstr(o.out, "== the same filesystem in two runs"), "%s", o.out);
 	ft_output_free(&o);
 
-	/* --fail-on-regression: exit 3 past 5%, naming the cell; 0 past 80% */
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--fail-on-regression", "5", NULL), 0);
-	ck_assert_int_eq(o.status, 3);
-	has(o.err, "regression: ext4 write after/before 0.30 [");
+	/* --fail-on-regression: exit 1 past 5%, naming the test; 0 past 80% */
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, "--fail-on-regression", "5", NULL), 0);
+	ck_assert_int_eq(o.status, 1);
+	has(o.err, "regressed: ext4 write after1+2/before1+2 0.30 [");
 	has(o.out, "== change between runs"); /* the report is still printed */
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--fail-on-regression", "80", NULL), 0);
-	ck_assert_int_eq(o.status, 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, "--fail-on-regression", "80", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	has(o.err, "not regressed");
 	ft_output_free(&o);
 	/* and in JSON: the change verdicts and what differs */
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "json", NULL), 0);
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, "--format", "json", NULL), 0);
 	ck_assert_int_eq(o.status, 0);
 	has(o.out, "\"verdict\":\"regressed\"");
 	has(o.out, "\"run_differences\":\"ext4 mount options");
 	ft_output_free(&o);
-	/* --equivalence: a 1% margin cannot call the xfs pair equivalent */
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", "--equivalence", "0.1", NULL), 0);
+	/* --equivalence: a 0.1% margin cannot call the xfs pair equivalent */
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, "--format", "text", "--equivalence", "0.1", NULL), 0);
 	ck_assert_int_eq(o.status, 0);
-	has(line_of(o.out, "== the same filesystem in two runs", "xfs         write"), "inconclusive");
+	has(line_of(o.out, "== change between runs", "write "), "] ?");
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--equivalence", "0", NULL), 0);
-	ck_assert_int_eq(o.status, 2);
-	has(o.err, "--equivalence '0': give a percentage above 0");
+	/* one run per side: the between-run noise is unknown, never a
+	 * confident verdict and never exit 1 however large the change */
+	ck_assert_int_eq(ft_fslab(&o, "report", b[0], a[0], "--fail-on-regression", "5", NULL), 0);
+	ck_assert_int_eq(o.status, 125);
+	has(o.err, "1 run per side: between-run noise unknown");
+	has(o.out, "between-run noise unknown (1 run per side)");
+	ck_assert_msg(!strstr(o.err, "regressed:"), "%s", o.err);
 	ft_output_free(&o);
-	free(a);
-	free(b);
+	/* one side only, and every error, is "cannot tell" for git bisect */
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, "--fail-on-regression", "5", NULL), 0);
+	ck_assert_int_eq(o.status, 125);
+	has(o.err, "--fail-on-regression compares two sides");
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, "/nonexistent", "--fail-on-regression", "5", NULL), 0);
+	ck_assert_int_eq(o.status, 125);
+	ft_output_free(&o);
+	ck_assert_int_eq(ft_fslab(&o, "report", bs, as, "--fail-on-regression", "x", NULL), 0);
+	ck_assert_int_eq(o.status, 125);
+	ft_output_free(&o);
+	/* A/A: before against three more fresh befores, each with its own
+	 * between-run noise - never regressed */
+	{
+		char *aa[3], *aas;
+		for (unsigned r = 0; r < 3; r++) {
+			char name[32];
+			snprintf(name, sizeof(name), "again%u", r + 1);
+			aa[r] = before_after_dir(name, false, r + 3);
+		}
+		ck_assert_int_ge(asprintf(&aas, "%s,%s,%s", aa[0], aa[1], aa[2]), 0);
+		ck_assert_int_eq(ft_fslab(&o, "report", bs, aas, "--fail-on-regression", "5", NULL), 0);
+		ck_assert_msg(o.status == 0 || o.status == 125, "A/A exit %d: %s", o.status, o.err);
+		ft_output_free(&o);
+		for (unsigned r = 0; r < 3; r++)
+			free(aa[r]);
+		free(aas);
+	}
+	for (unsigned r = 0; r < 3; r++) {
+		free(a[r]);
+		free(b[r]);
+	}
+	free(as);
+	free(bs);
 }
 END_TEST
 
@@ -2002,9 +2077,14 @@ END_TEST
  * regression; xfs, unchanged, is not named. */
 START_TEST(t_small_files_change)
 {
-	char *a = files_dir("files-before", true, 1.0), *b = files_dir("files-after", true, 0.70);
+	char *a1 = files_dir("files-before", true, 1.0), *b1 = files_dir("files-after", true, 0.70);
+	char *a2 = files_dir("files-before2", true, 1.01), *b2 = files_dir("files-after2", true, 0.707);
+	char *a, *b;
 	struct ft_output o;
 	const char *chg, *l;
+
+	ck_assert_int_ge(asprintf(&a, "%s,%s", a1, a2), 0);
+	ck_assert_int_ge(asprintf(&b, "%s,%s", b1, b2), 0);
 
 	ck_assert_int_eq(ft_fslab(&o, "report", a, b, "--format", "text", NULL), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -2012,8 +2092,8 @@ START_TEST(t_small_files_change)
 	ck_assert_msg(chg, "no change matrix in:\n%s", o.out);
 	has(line_of(chg, NULL, "files_create "), "0.70 [");
 	has(line_of(chg, NULL, "files_create "), "] -");
-	l = block_of(o.out, "\nverdicts:", "  small files (many files: create, stat, read, unlink), "
-					     "files-after / files-before:");
+	l = block_of(o.out, "\nchange per test:", "  small files (many files: create, stat, read, unlink), "
+						    "files-after+1 / files-before+1:");
 	has(l, "regressed ext4 files_create 0.70 [");
 	ck_assert_msg(!strstr(l, "xfs files_create"), "%s", l);
 	ft_output_free(&o);
@@ -2030,6 +2110,10 @@ START_TEST(t_small_files_change)
 	ft_output_free(&o);
 	free(a);
 	free(b);
+	free(a1);
+	free(a2);
+	free(b1);
+	free(b2);
 }
 END_TEST
 
