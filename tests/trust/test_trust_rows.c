@@ -180,7 +180,9 @@ START_TEST(rows_outside_the_plan_refused)
 		{ "s,write,64,4,1,0,,direct,skipped: x,", "cache mode direct in a warm run", true },
 		{ "s,rewrite,64,4,1,2048,0.001,warm,ok,", "test rewrite, which the manifest's sweep does not run", true },
 	};
-	char *out, *csv = small_run(&out);
+	char *out, *csv = small_run(&out), *before, *after;
+	struct ft_output o;
+	unsigned line;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char name[16];
@@ -192,6 +194,17 @@ START_TEST(rows_outside_the_plan_refused)
 		free(c);
 		free(dir);
 	}
+	/* the report and fslab run --resume agree on the trials a run has */
+	line = append_rows(csv, cases[0].row, 1);
+	before = tu_slurp(csv);
+	refused_at(out, csv, line, cases[0].what);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	tu_assert_refused(&o, "holds a row outside this run's plan (write, file 64 KiB, record 4 KiB, trial 99;");
+	ft_output_free(&o);
+	after = tu_slurp(csv);
+	ck_assert_msg(strcmp(after, before) == 0, "--resume changed the CSV it refused");
+	free(after);
+	free(before);
 	free(csv);
 	free(out);
 }
