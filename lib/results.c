@@ -445,9 +445,9 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 			return "status must be ok, failed: ... or skipped: ...";
 		snprintf(row->status, sizeof(row->status), "%s", f);
 		return NULL;
-	case COL_FLAG:
-		snprintf(row->flag, sizeof(row->flag), "%s", f);
-		return NULL;
+	case COL_FLAG: /* cut short, its last flags (page-cache) would be lost */
+		return snprintf(row->flag, sizeof(row->flag), "%s", f) >= (int)sizeof(row->flag)
+			       ? "longer than the 63 bytes a run writes: not a flag list of fslab's" : NULL;
 	case COL_IODEPTH:
 	case COL_JOBS:
 		if (fslab_parse_uint(f, 1, col == COL_IODEPTH ? FSLAB_RESULTS_IODEPTH_MAX

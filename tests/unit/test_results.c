@@ -125,6 +125,11 @@ START_TEST(line_and_field_bounds_name_the_cause)
 	expect_error(text, "bad.csv:1: the header has more than 64 fields; a results CSV has 6 to 64 columns");
 	expect_error("filesystem,\"test,file_size_kib\n", "bad.csv:1: the header has unbalanced quotes");
 	expect_error(FSLAB_RESULTS_HEADER "\next4,\"write,64,4,1,100,0.1,warm,ok,\n", "bad.csv:2: unbalanced quotes");
+	/* a flag list longer than the row holds: its last flag was dropped */
+	expect_error(FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,fuse;thermal;memory;buffered;buffered-loop;"
+		     "redone-slow;page-cache\n", ":2: column 'flag' = 'fuse;thermal;");
+	expect_error(FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,fuse;thermal;memory;buffered;buffered-loop;"
+		     "redone-slow;page-cache\n", "': longer than the 63 bytes a run writes");
 	/* a cut-off header is a cut-off file, as a cut-off row is */
 	expect_error("filesystem,test,file_size_kib", "bad.csv:1: the last line has no newline: the file was cut off");
 	free(text);
