@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "procfs.h"
+#include "results.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -449,10 +450,9 @@ int run_check_resume_csvs(struct fslab_run_ctx *c, const struct fslab_plan *plan
 		 * sweep would be mixed into this run's. */
 		for (size_t k = 0; k < fst[i].done.n; k++) {
 			const struct fslab_cell_key *key = &fst[i].done.keys[k];
-			unsigned trials = c->cfg.max_trials > c->cfg.sweep.trials ? c->cfg.max_trials : c->cfg.sweep.trials;
 			bool in_plan = fslab_plan_find(plan, key->test, key->file_kib, key->record_kib,
 						       key->iodepth, key->jobs) < plan->n;
-			if (!in_plan || !(c->cfg.sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > trials) {
+			if (!in_plan || !(c->cfg.sweep.tests & (1u << key->test)) || key->trial < 1 || key->trial > FSLAB_RESULTS_LAST_TRIAL(c->cfg.sweep.trials, c->cfg.max_trials)) {
 				fslab_note(FSLAB_NOTE_ERROR, "--resume %s: %s holds a row outside this run's plan (%s, file %llu KiB, record %llu KiB, trial %u; manifest.json says otherwise): the CSV and the manifest are not of one run; refusing to resume, nothing was changed",
 					    fslab_esc(c->out_dir), name, fslab_test_to_string(key->test),
 					    (unsigned long long)key->file_kib, (unsigned long long)key->record_kib,

@@ -44,6 +44,7 @@ static const char *const col_names[COL_MAX] = {
 };
 
 #define MAX_FIELDS 64
+#define MAX_LINE (1u << 20) /* bytes, with the newline */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -82,32 +83,18 @@ double fslab_result_iops(const struct fslab_result_row *row)
 {
 	if (!fslab_result_ok(row))
 		return 0;
-	if (row->iops >= 0)
-		return row->iops;
-	return row->record_kib ? row->throughput_kib_s / (double)row->record_kib : 0;
-}
-
-static void result_row_init(struct fslab_result_row *row)
-{
-	memset(row, 0, sizeof(*row));
-	row->elapsed_s = -1;
-	row->lat_p50_us = row->lat_p99_us = row->lat_max_us = -1;
-	row->iodepth = row->jobs = 1;
-	row->iops = -1;
-	row->io_bytes = row->dev_read_bytes = row->dev_write_bytes = row->dev_write_timed_bytes = -1;
-	row->cache = FSLAB_CACHE_MODE_INVALID;
-	snprintf(row->status, sizeof(row->status), "ok");
+	return row->iops >= 0 ? row->iops : row->record_kib ? row->throughput_kib_s / (double)row->record_kib : 0;
 }
 
 int fslab_results_write_header_ex(FILE *out, unsigned cols)
 {
+	static const char *const groups[] = { FSLAB_RESULTS_QUEUE_COLUMNS, FSLAB_RESULTS_LATENCY_COLUMNS,
+					      FSLAB_RESULTS_DEVICE_COLUMNS }; /* FSLAB_RESULTS_COLS_*'s order */
+
 	fputs(FSLAB_RESULTS_HEADER, out);
-	if (cols & FSLAB_RESULTS_COLS_QUEUE)
-		fputs(FSLAB_RESULTS_QUEUE_COLUMNS, out);
-	if (cols & FSLAB_RESULTS_COLS_LATENCY)
-		fputs(FSLAB_RESULTS_LATENCY_COLUMNS, out);
-	if (cols & FSLAB_RESULTS_COLS_DEVICE)
-		fputs(FSLAB_RESULTS_DEVICE_COLUMNS, out);
+	for (int i = 0; i < 3; i++)
+		if (cols & (1u << i))
+			fputs(groups[i], out);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -173,7 +160,8 @@ int fslab_results_append_row(FILE *out, const struct fslab_result_row *row, uint
 }
 
 /* Splits one CSV line in place (RFC 4180 quoting, no embedded newlines).
- * Returns the number of fields or -1 on a malformed quote. */
+ * Returns the number of fields, -EINVAL on a malformed quote or -E2BIG
+ * past max fields. */
 static int split_line(char *line, char **fields, size_t max)
 {
 	size_t n = 0;
@@ -183,12 +171,12 @@ static int split_line(char *line, char **fields, size_t max)
 		char *out, *start;
 
 		if (n >= max)
-			return -1;
+			return -E2BIG;
 		if (*p == '"') {
 			start = out = ++p;
 			for (;;) {
 				if (*p == '\0')
-					return -1;
+					return -EINVAL;
 				if (*p == '"') {
 					if (p[1] == '"') {
 						*out++ = '"';
@@ -201,7 +189,7 @@ static int split_line(char *line, char **fields, size_t max)
 				*out++ = *p++;
 			}
 			if (*p != ',' && *p != '\0')
-				return -1;
+				return -EINVAL;
 			fields[n++] = start;
 			char sep = *p;
 			*out = '\0';
@@ -220,9 +208,18 @@ static int split_line(char *line, char **fields, size_t max)
 	}
 }
 
-/* Reads one line; returns 1, 0 at EOF, -EINVAL when the last line has no
- * newline (truncated). */
-static int read_line(struct fslab_results_reader *rd)
+/* What split_line's n says: unbalanced quotes, or how many fields. */
+static const char *fields_said(int n, char *buf, size_t len)
+{
+	if (n == -EINVAL)
+		return "unbalanced quotes";
+	snprintf(buf, len, n < 0 ? "more than %d fields" : "%d fields", n < 0 ? MAX_FIELDS : n);
+	return buf;
+}
+
+/* Reads one line; returns 1, 0 at EOF, or -errno with e set: a line over
+ * MAX_LINE, or a last line without its newline (cut off). */
+static int read_line(struct fslab_results_reader *rd, struct fslab_err *e)
 {
 	size_t n = 0;
 	int c;
@@ -234,11 +231,12 @@ static int read_line(struct fslab_results_reader *rd)
 			break;
 		if (n + 2 > rd->cap) {
 			size_t nc = rd->cap ? rd->cap * 2 : 512;
-			if (nc > (1u << 20))
-				return -E2BIG;
+			if (nc > MAX_LINE)
+				return fslab_err_set(e, -E2BIG, "%s:%lu: the line is 1 MiB or longer; a row fslab writes is under 1 KiB: the file is damaged or not a results CSV (fix or remove the line)",
+						     rd->path, rd->line + 1);
 			char *nb = realloc(rd->buf, nc);
 			if (!nb)
-				return -ENOMEM;
+				return fslab_err_set(e, -ENOMEM, "%s: out of memory", rd->path);
 			rd->buf = nb;
 			rd->cap = nc;
 		}
@@ -248,10 +246,11 @@ static int read_line(struct fslab_results_reader *rd)
 		rd->buf[n++] = (char)c;
 	}
 	if (c == EOF && n == 0)
-		return ferror(rd->f) ? -EIO : 0;
+		return ferror(rd->f) ? fslab_err_set(e, -EIO, "%s:%lu: cannot read: I/O error", rd->path, rd->line + 1) : 0;
 	rd->line++;
 	if (c == EOF)
-		return -EINVAL;
+		return fslab_err_set(e, -EINVAL, "%s:%lu: the last line has no newline: the file was cut off (truncated write?)",
+				     rd->path, rd->line);
 	if (n && rd->buf[n - 1] == '\r')
 		n--;
 	rd->buf[n] = '\0';
@@ -307,7 +306,7 @@ int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_re
 			      struct fslab_err *e)
 {
 	struct fslab_results_reader *rd = calloc(1, sizeof(*rd));
-	char *fields[MAX_FIELDS];
+	char *fields[MAX_FIELDS], why[32];
 	int n, r;
 
 	if (!rd) {
@@ -320,17 +319,15 @@ int fslab_results_open_stream(FILE *f, const char *path, struct fslab_results_re
 		r = fslab_err_set(e, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	r = read_line(rd);
-	if (r <= 0) {
-		r = fslab_err_set(e, -EINVAL, "%s:1: %s", path,
-				  r == 0 ? "empty file; a results CSV starts with the header " FSLAB_RESULTS_HEADER
-					 : "the header line is incomplete");
+	r = read_line(rd, e);
+	if (r == 0)
+		r = fslab_err_set(e, -EINVAL, "%s:1: empty file; a results CSV starts with the header " FSLAB_RESULTS_HEADER, path);
+	if (r <= 0)
 		goto fail;
-	}
 	n = split_line(rd->buf, fields, MAX_FIELDS);
 	if (n < 6) {
-		r = fslab_err_set(e, -EINVAL, "%s:1: the header has %d columns; expected at least the six of " FSLAB_RESULTS_HEADER,
-				  path, n < 0 ? 0 : n);
+		r = fslab_err_set(e, -EINVAL, "%s:1: the header has %s; a results CSV has 6 to " STR(MAX_FIELDS) " columns, from " FSLAB_RESULTS_HEADER,
+				  path, fields_said(n, why, sizeof(why)));
 		goto fail;
 	}
 	for (int i = 0; i < n; i++) {
@@ -385,17 +382,13 @@ static int parse_double(const char *s, double *v)
  * set. */
 static int read_fields(struct fslab_results_reader *rd, char **fields, struct fslab_err *e)
 {
+	char why[32];
 	int n, r;
 
 	do {
-		r = read_line(rd);
-		if (r == 0)
-			return 0;
-		if (r == -EINVAL)
-			return fslab_err_set(e, r, "%s:%lu: the last line has no newline: the file was cut off (truncated write?)",
-					     rd->path, rd->line);
-		if (r < 0)
-			return fslab_err_set(e, r, "%s:%lu: %s", rd->path, rd->line + 1, strerror(-r));
+		r = read_line(rd, e);
+		if (r <= 0)
+			return r;
 		/* a crash can leave blocks of zeros where rows were: such a
 		 * line is damage to name, never an empty line to pass over */
 		if (rd->nul)
@@ -404,11 +397,9 @@ static int read_fields(struct fslab_results_reader *rd, char **fields, struct fs
 	} while (rd->buf[0] == '\0');
 
 	n = split_line(rd->buf, fields, MAX_FIELDS);
-	if (n < 0)
-		return fslab_err_set(e, -EINVAL, "%s:%lu: unbalanced quotes", rd->path, rd->line);
 	if ((size_t)n != rd->n_fields)
-		return fslab_err_set(e, -EINVAL, "%s:%lu: %d fields; the header has %zu", rd->path,
-				     rd->line, n, rd->n_fields);
+		return fslab_err_set(e, -EINVAL, "%s:%lu: %s; the header has %zu (fix or remove the line)", rd->path, rd->line,
+				     fields_said(n, why, sizeof(why)), rd->n_fields);
 	return n;
 }
 
@@ -454,9 +445,9 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 			return "status must be ok, failed: ... or skipped: ...";
 		snprintf(row->status, sizeof(row->status), "%s", f);
 		return NULL;
-	case COL_FLAG:
-		snprintf(row->flag, sizeof(row->flag), "%s", f);
-		return NULL;
+	case COL_FLAG: /* cut short, its last flags (page-cache) would be lost */
+		return snprintf(row->flag, sizeof(row->flag), "%s", f) >= (int)sizeof(row->flag)
+			       ? "longer than the 63 bytes a run writes: not a flag list of fslab's" : NULL;
 	case COL_IODEPTH:
 	case COL_JOBS:
 		if (fslab_parse_uint(f, 1, col == COL_IODEPTH ? FSLAB_RESULTS_IODEPTH_MAX
@@ -500,7 +491,10 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 
 	if (n <= 0)
 		return n;
-	result_row_init(row);
+	*row = (struct fslab_result_row){ .elapsed_s = -1, .lat_p50_us = -1, .lat_p99_us = -1, .lat_max_us = -1,
+					  .iodepth = 1, .jobs = 1, .iops = -1, .io_bytes = -1, .dev_read_bytes = -1,
+					  .dev_write_bytes = -1, .dev_write_timed_bytes = -1,
+					  .cache = FSLAB_CACHE_MODE_INVALID, .status = "ok" };
 	for (int i = 0; i < n; i++) {
 		const char *bad = parse_field(rd->map[i], fields[i], row);
 

@@ -104,6 +104,11 @@ struct fslab_result_row {
  * without it) throughput / record size; 0 for a row that is not ok. */
 double fslab_result_iops(const struct fslab_result_row *row);
 
+/* The last trial a run of trials trials, its stopping rule's cap max_trials
+ * (0: none), can have written: fslab run --resume and fslab report refuse
+ * a row past it. */
+#define FSLAB_RESULTS_LAST_TRIAL(trials, max_trials) ((max_trials) > (trials) ? (max_trials) : (trials))
+
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
 

@@ -23,6 +23,7 @@ struct ld_row {
 	uint64_t file_kib, record_kib;
 	unsigned iodepth, jobs; /* 1 and 1 but for the queued tests */
 	char *problem; /* status when not ok */
+	unsigned long line; /* in its CSV */
 	unsigned char test, kind; /* kind: 0 ok, 1 failed, 2 skipped */
 	struct rp_sample s; /* the sample an ok row is */
 };
@@ -33,7 +34,8 @@ static char ld_e1[4 * (PATH_MAX + 512) + 8], ld_e2[4 * PATH_MAX + 8];
 #define E2(s) fslab_escape_ctrl((s), ld_e2, sizeof(ld_e2))
 
 /* By cell (test, file, record, and a queued test's depth and threads:
- * CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells), then trial. */
+ * CrystalDiskMark's SEQ1M Q8T1 and SEQ1M Q1T1 are two cells), then trial,
+ * then line. */
 #define LD_CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
 static int ld_cmp_cell(const struct ld_row *x, const struct ld_row *y)
 {
@@ -50,7 +52,9 @@ static int ld_cmp_row(const void *a, const void *b)
 	const struct ld_row *x = a, *y = b;
 	int k = ld_cmp_cell(x, y);
 
-	return k ? k : (x->s.trial > y->s.trial) - (x->s.trial < y->s.trial);
+	if (!k && x->s.trial != y->s.trial)
+		return x->s.trial < y->s.trial ? -1 : 1;
+	return k ? k : (x->line > y->line) - (x->line < y->line);
 }
 
 /* Adds the unknown flag w to the entry's names (once; what fits). */
@@ -96,11 +100,10 @@ static void ld_copy(char *dst, size_t len, const char *src)
 static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
 {
 	int i = m ? fslab_manifest_find_fs(m, e->fs) : -1;
-	const struct fslab_manifest_fs *f;
+	const struct fslab_manifest_fs *f = i < 0 ? NULL : &m->fs[i];
 
-	if (i < 0)
+	if (!f)
 		return;
-	f = &m->fs[i];
 	e->has_info = true;
 	e->info.run_index = i;
 	ld_copy(e->info.type, sizeof(e->info.type), f->type);
@@ -213,20 +216,27 @@ static int ld_build_cells(struct rp_entry *e, struct ld_row *rows, size_t n)
 }
 
 /* What makes row impossible for the run its manifest m describes (NULL:
- * nothing): the reader already bounded every figure (finite, at most
- * FSLAB_RESULTS_KIB_S_MAX); here a finished test that moved nothing, a
- * record larger than its file, and a cell outside the recorded plan (a
- * run's sweep: its tests, file and record sizes; an import records none). */
-static const char *ld_impossible(const struct fslab_manifest *m, const struct fslab_result_row *row,
-				 char *why, size_t len)
+ * nothing; the reader bounded every figure): a finished test that moved
+ * nothing, a record larger than its file, a cache mode not the run's
+ * (cache: "?", the manifest's, else the first row's), a trial past the
+ * run's last (as fslab run --resume checks), a cell outside the recorded
+ * plan (a run's sweep: its tests, file and record sizes; imports: none). */
+static const char *ld_impossible(const struct fslab_manifest *m, const char *cache,
+				 const struct fslab_result_row *row, char *why, size_t len)
 {
 	if (fslab_result_ok(row) && !(row->throughput_kib_s > 0))
 		return "an ok row of 0 KiB/s (a finished test moved bytes)";
 	if (row->record_kib > row->file_kib)
 		return "a record larger than its file";
-	if (!m || m->kind != FSLAB_MANIFEST_RUN || !(m->has & FSLAB_MF_HAS_SWEEP))
+	if (row->cache != FSLAB_CACHE_MODE_INVALID && cache[0] != '?' &&
+	    strcmp(cache, fslab_cache_mode_to_string(row->cache)) != 0)
+		snprintf(why, len, "cache mode %s in a %s run", fslab_cache_mode_to_string(row->cache), cache);
+	else if (m && m->trials && row->trial > FSLAB_RESULTS_LAST_TRIAL(m->trials, m->max_trials))
+		snprintf(why, len, "trial %u of a run of at most %u (manifest: trials, max_trials)", row->trial,
+			 FSLAB_RESULTS_LAST_TRIAL(m->trials, m->max_trials));
+	else if (!m || m->kind != FSLAB_MANIFEST_RUN || !(m->has & FSLAB_MF_HAS_SWEEP))
 		return NULL;
-	if (!(m->sweep.tests & (1u << row->test)))
+	else if (!(m->sweep.tests & (1u << row->test)))
 		snprintf(why, len, "test %s, which the manifest's sweep does not run", fslab_test_to_string(row->test));
 	else if (row->file_kib < m->sweep.file_min_kib || row->file_kib > m->sweep.file_max_kib)
 		snprintf(why, len, "file size %llu KiB, outside the manifest's sweep (%llu-%llu KiB)",
@@ -241,8 +251,18 @@ static const char *ld_impossible(const struct fslab_manifest *m, const struct fs
 	return why;
 }
 
-static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name,
-		  const char *path, const char *fs, const struct fslab_manifest *m, struct fslab_err *fe)
+/* Rows in all CSVs of a report: above the biggest real sweep, the seed
+ * sweep's every test (2,492 cells a trial: 144 file x record cells for each
+ * IOzone and queued test, 11 for each many-files test) at the stopping
+ * rule's default cap, 8 trials, on 16 filesystems: 318,976.  A CSV of a
+ * plan: at most one row per cell and trial (tests x files x records x trials). */
+#define LD_ROWS_MAX ((size_t)1 << 19)
+#define LD_ROWS_TEXT "524,288"
+#define LD_SIZES(lo, hi) (size_t)(64 - __builtin_clzll((hi) / ((lo) + !(lo)) | 1))
+#define LD_NOT_RUN ": not a figure this run can have measured; the results were changed after the run (fix or remove the row)"
+
+static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name, const char *path,
+		  const char *fs, const struct fslab_manifest *m, size_t room, struct fslab_err *fe)
 {
 	unsigned long damaged = 0, first_damaged = 0;
 	char why[256];
@@ -250,7 +270,10 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	struct fslab_results_reader *rd = NULL;
 	struct fslab_result_row row;
 	struct ld_row *rows = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, plan = !m || m->kind != FSLAB_MANIFEST_RUN || !(m->has & FSLAB_MF_HAS_SWEEP) || !m->trials ? SIZE_MAX
+		: (size_t)__builtin_popcount(m->sweep.tests) * FSLAB_RESULTS_LAST_TRIAL(m->trials, m->max_trials) *
+		  LD_SIZES(m->sweep.file_min_kib, m->sweep.file_max_kib) * LD_SIZES(m->sweep.record_min_kib, m->sweep.record_max_kib);
+	size_t most = plan < room ? plan : room;
 	char err[PATH_MAX + 512];
 	struct fslab_err re = FSLAB_ERR_INIT;
 	int r;
@@ -270,10 +293,9 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 				first_damaged = fslab_results_line(rd);
 			continue;
 		}
-		bad = ld_impossible(m, &row, why, sizeof(why));
+		bad = ld_impossible(m, run->cache, &row, why, sizeof(why));
 		if (bad) {
-			snprintf(err, sizeof(err), "%s:%lu: %s: not a figure this run can have measured; the results were changed after the run (fix or remove the row)",
-				 path, fslab_results_line(rd), bad);
+			snprintf(err, sizeof(err), "%s:%lu: %s" LD_NOT_RUN, path, fslab_results_line(rd), bad);
 			r = -EINVAL;
 			break;
 		}
@@ -291,6 +313,7 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		struct ld_row *lr = &rows[n++];
 		memset(lr, 0, sizeof(*lr));
 		lr->test = (unsigned char)row.test;
+		lr->line = fslab_results_line(rd);
 		lr->file_kib = row.file_kib;
 		lr->record_kib = row.record_kib;
 		lr->iodepth = row.iodepth ? row.iodepth : 1;
@@ -314,6 +337,14 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 			lr->problem = strdup(row.status);
 			(*(lr->kind == 1 ? &e->n_failed : &e->n_skipped))++;
 		}
+		/* one past the most: its duplicate, if any, is named below */
+		if (n > most) {
+			snprintf(err, sizeof(err), "%s:%lu: more than %zu rows%s (fix or remove the rows past it)", path, lr->line, most,
+				 most == plan ? ", one per cell and trial of the plan in manifest.json"
+					      : ": a report reads at most " LD_ROWS_TEXT " in all, with the CSVs before it");
+			r = -EFBIG;
+			break;
+		}
 		if (row.trial > e->max_trial)
 			e->max_trial = row.trial;
 		if (run->cache[0] == '?' && row.cache != FSLAB_CACHE_MODE_INVALID)
@@ -323,6 +354,15 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	fslab_results_close(rd);
 	if (re.code)
 		snprintf(err, sizeof(err), "%s", re.msg);
+	qsort(rows, n, sizeof(*rows), ld_cmp_row);
+	/* the plan has one row per cell and trial: a second is no sample */
+	for (size_t i = 1; i < n && (r == 0 || r == -EFBIG); i++)
+		if (ld_cmp_cell(&rows[i - 1], &rows[i]) == 0 && rows[i - 1].s.trial == rows[i].s.trial) {
+			snprintf(err, sizeof(err), "%s:%lu: %s, file %llu KiB, record %llu KiB, trial %u again (also at line %lu; a run writes one row per cell and trial)" LD_NOT_RUN,
+				 path, rows[i].line, fslab_test_to_string(rows[i].test), (unsigned long long)rows[i].file_kib,
+				 (unsigned long long)rows[i].record_kib, rows[i].s.trial, rows[i - 1].line);
+			r = -EINVAL;
+		}
 	if (r < 0) {
 		fslab_err_set(fe, r, "%s", E1(err));
 		goto out;
@@ -332,7 +372,6 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		fslab_note_warn("%s: %lu damaged line%s (NUL bytes; the first at line %lu) left out of the report; its data is partial",
 			   E1(path), damaged, damaged == 1 ? "" : "s", first_damaged);
 	e->n_rows = n;
-	qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	r = ld_build_cells(e, rows, n);
 	if (r < 0)
 		fslab_err_set(fe, r, "%s: out of memory", E1(path));
@@ -420,14 +459,16 @@ static int ld_entries(struct rp_data *d, struct rp_run *run, int dfd, struct dir
 		char path[PATH_MAX], fs[FSLAB_FS_NAME_MAX];
 		struct rp_entry *e = &run->entries[i];
 		const char *name = de[i]->d_name;
-		size_t l = strlen(name) - 4;
+		size_t l = strlen(name) - 4, room = LD_ROWS_MAX;
 		int r;
 
+		for (size_t k = 0; k < d->n_all; k++)
+			room -= d->all[k]->n_rows;
 		if (snprintf(path, sizeof(path), "%s/%s", run->dir, name) >= (int)sizeof(path))
 			return fslab_err_set(fe, ENAMETOOLONG, "%s/%s: path too long", E1(run->dir), E2(name));
 		snprintf(fs, sizeof(fs), "%.*s", (int)(l < sizeof(fs) - 1 ? l : sizeof(fs) - 1), name);
 		run->n_entries++;
-		r = ld_csv(run, e, dfd, name, path, fs, m, fe);
+		r = ld_csv(run, e, dfd, name, path, fs, m, room, fe);
 		if (r < 0)
 			return r;
 		ld_fsinfo(e, m);

@@ -1061,8 +1061,9 @@ START_TEST(t_flags_named)
 }
 END_TEST
 
-/* A filesystem whose every cell was skipped (fat32 in direct mode: FUSE
- * does not reach the device) has no data, and the banner says why, not
+/* A filesystem whose every cell was skipped (fat32 with direct mode's
+ * reason: FUSE does not reach the device; its rows in the run's cache
+ * mode, as a run writes them) has no data, and the banner says why, not
  * just "no data". */
 START_TEST(t_all_skipped_says_why)
 {
@@ -1078,7 +1079,7 @@ START_TEST(t_all_skipped_says_why)
 	ck_assert_ptr_nonnull(f = fopen(p, "w"));
 	fputs(HDR, f);
 	for (unsigned t = 1; t <= 3; t++)
-		fprintf(f, "fat32,write,1024,64,%u,0,,direct,skipped: direct mode on a FUSE mount does not "
+		fprintf(f, "fat32,write,1024,64,%u,0,,cold,skipped: direct mode on a FUSE mount does not "
 			   "reach the device,fuse\n", t);
 	ck_assert_int_eq(fclose(f), 0);
 	free(p);

@@ -91,6 +91,51 @@ START_TEST(bad_files_name_file_and_line)
 }
 END_TEST
 
+/* Class 3: a line too long, too many fields, a header that is either,
+ * were named by the errno they surfaced as ("Argument list too long") or
+ * as another cause (unbalanced quotes, an incomplete header, 0 columns);
+ * each now says what is wrong with which line, and the fix. */
+START_TEST(line_and_field_bounds_name_the_cause)
+{
+	size_t big = 2u << 20;
+	char *text = malloc(big + 512), *p;
+
+	ck_assert_ptr_nonnull(text);
+	/* a row of 2 MiB */
+	p = text + sprintf(text, FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,\next4,write,64,4,2,");
+	memset(p, '1', big);
+	strcpy(p + big, ",0.1,warm,ok,\n");
+	expect_error(text, "bad.csv:3: the line is 1 MiB or longer");
+	expect_error(text, "(fix or remove the line)");
+	/* a header of 2 MiB */
+	p = text + sprintf(text, FSLAB_RESULTS_HEADER ",");
+	memset(p, 'x', big);
+	strcpy(p + big, "\next4,write,64,4,1,100,0.1,warm,ok,\n");
+	expect_error(text, "bad.csv:1: the line is 1 MiB or longer");
+	/* 70 fields: a row, then the header */
+	p = text + sprintf(text, FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,");
+	for (int i = 0; i < 60; i++)
+		p += sprintf(p, ",");
+	strcpy(p, "\n");
+	expect_error(text, "bad.csv:2: more than 64 fields; the header has 10 (fix or remove the line)");
+	p = text + sprintf(text, FSLAB_RESULTS_HEADER);
+	for (int i = 0; i < 60; i++)
+		p += sprintf(p, ",x%d", i);
+	strcpy(p, "\n");
+	expect_error(text, "bad.csv:1: the header has more than 64 fields; a results CSV has 6 to 64 columns");
+	expect_error("filesystem,\"test,file_size_kib\n", "bad.csv:1: the header has unbalanced quotes");
+	expect_error(FSLAB_RESULTS_HEADER "\next4,\"write,64,4,1,100,0.1,warm,ok,\n", "bad.csv:2: unbalanced quotes");
+	/* a flag list longer than the row holds: its last flag was dropped */
+	expect_error(FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,fuse;thermal;memory;buffered;buffered-loop;"
+		     "redone-slow;page-cache\n", ":2: column 'flag' = 'fuse;thermal;");
+	expect_error(FSLAB_RESULTS_HEADER "\next4,write,64,4,1,100,0.1,warm,ok,fuse;thermal;memory;buffered;buffered-loop;"
+		     "redone-slow;page-cache\n", "': longer than the 63 bytes a run writes");
+	/* a cut-off header is a cut-off file, as a cut-off row is */
+	expect_error("filesystem,test,file_size_kib", "bad.csv:1: the last line has no newline: the file was cut off");
+	free(text);
+}
+END_TEST
+
 START_TEST(extra_columns_are_tolerated)
 {
 	char *p = path_in("x.csv"), err[512];
@@ -201,6 +246,7 @@ int main(int argc, char **argv)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, write_then_read_back);
 	tcase_add_test(tc, bad_files_name_file_and_line);
+	tcase_add_test(tc, line_and_field_bounds_name_the_cause);
 	tcase_add_test(tc, extra_columns_are_tolerated);
 	tcase_add_test(tc, queue_columns_round_trip_and_old_csvs_still_read);
 	tcase_add_test(tc, test_families_parse_and_format);
