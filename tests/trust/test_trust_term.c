@@ -72,7 +72,7 @@ static void evil_results(const char *dir)
 	char *man = tu_join(dir, "manifest.json"), *bad;
 
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	ck_assert_int_ge(asprintf(&bad, "%sext4,read,2048,64,9,0,0.1,warm,failed: " EVIL_RAW ",\n", text), 0);
+	ck_assert_int_ge(asprintf(&bad, "%sext4,read,8192,64,1,0,0.1,warm,failed: " EVIL_RAW ",\n", text), 0);
 	ck_assert_int_eq(ft_write_file(csv, bad), 0);
 	ck_assert_int_eq(ft_write_file(man,
 		"{ \"fslab_version\": \"0.1.0\", \"command\": [\"fslab\", \"run\"],\n"
