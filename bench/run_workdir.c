@@ -8,16 +8,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-/* FSLAB_RUNTIME_DIR/workdirs (root's, 0700): the fd, or a negative errno. */
+/* The registry (the user's own, 0700): the fd, or a negative errno. */
 static int run_registry_open(bool create)
 {
+	const char *t = FSLAB_WORKDIR_REGISTRY_TOP;
 	struct stat sb;
-	int top = fslab_runtime_dir_open(), fd;
+	int top = !geteuid() ? fslab_runtime_dir_open() : t ? fslab_dir_open(t) : -ENOENT, fd;
 
 	if (top < 0)
 		return top;
@@ -184,7 +186,8 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		return run_note_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
 					 fs->rec.name, fslab_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
-					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
+					 FSLAB_WORKDIR_REGISTRY_TOP ? FSLAB_WORKDIR_REGISTRY_TOP : "$XDG_RUNTIME_DIR (unset)",
+					 FSLAB_WORKDIR_REGISTRY);
 	}
 	/* The lock only tells another run's leftover sweep that this
 	 * directory is alive; where the filesystem has no flock, that sweep
