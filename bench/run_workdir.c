@@ -39,18 +39,6 @@ static int run_registry_open(bool create)
 	return fd;
 }
 
-/* Does the scratch directory fd (named name) carry fslab's mark?  1 yes;
- * 0 no; *no_xattrs set when the filesystem has none, where the registry
- * decides. */
-static int run_workdir_marked(int fd, bool *no_xattrs)
-{
-	char buf[FSLAB_RUN_ID_LEN + 8];
-	ssize_t n = fgetxattr(fd, FSLAB_WORKDIR_MARK, buf, sizeof(buf) - 1);
-
-	*no_xattrs = n < 0 && (errno == ENOTSUP || errno == ENOSYS);
-	return n > 0;
-}
-
 /* Is name in the registry (a regular file of ours there)?  Unregistered
  * with unlink when it is and drop. */
 static bool run_registry_has(const char *name, bool drop)
@@ -119,9 +107,10 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		return;
 	}
 	while ((e = readdir(d))) {
+		char mark[FSLAB_RUN_ID_LEN + 8];
 		struct fslab_file_id id;
 		struct stat st;
-		bool no_xattrs;
+		ssize_t n;
 		int fd, r;
 
 		if (strncmp(e->d_name, FSLAB_WORKDIR_PREFIX, strlen(FSLAB_WORKDIR_PREFIX)) != 0)
@@ -137,7 +126,9 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 			close(fd);
 			continue;
 		}
-		if (!run_workdir_marked(fd, &no_xattrs) && !(no_xattrs && run_registry_has(e->d_name, false))) {
+		/* fslab's mark, or where the filesystem has no xattrs the registry */
+		n = fgetxattr(fd, FSLAB_WORKDIR_MARK, mark, sizeof(mark) - 1);
+		if (n <= 0 && !(n < 0 && (errno == ENOTSUP || errno == ENOSYS) && run_registry_has(e->d_name, false))) {
 			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
 				    fslab_esc(fs->rec.path), fslab_esc(e->d_name), FSLAB_WORKDIR_MARK);
 			close(fd);
