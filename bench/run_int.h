@@ -62,12 +62,14 @@ struct fslab_probe_result {
  * users' files. */
 #define FSLAB_WORKDIR_PREFIX "fslab-run."
 /* The mark on every scratch directory a run makes: an extended attribute
- * only root can set, holding the run id.  A directory without it (renamed
- * to fslab's name by someone who can rename entries there) is never
- * removed.  Where the filesystem has no extended attributes (fusefat) the
- * directory's name is registered instead, in FSLAB_RUNTIME_DIR/workdirs. */
-#define FSLAB_WORKDIR_MARK "trusted.fslab.run"
-#define FSLAB_WORKDIR_REGISTRY "workdirs"
+ * only its maker can set (root's trusted.*, a user's user.* on a 0700
+ * directory), holding the run id.  A directory without it (renamed to
+ * fslab's name by someone who can rename entries there) is never removed.
+ * Where the filesystem has no extended attributes (fusefat) the directory's
+ * name is registered instead, in the user's own folder below. */
+#define FSLAB_WORKDIR_MARK (geteuid() ? "user.fslab.run" : "trusted.fslab.run")
+#define FSLAB_WORKDIR_REGISTRY_TOP (geteuid() ? getenv("XDG_RUNTIME_DIR") : FSLAB_RUNTIME_DIR)
+#define FSLAB_WORKDIR_REGISTRY (geteuid() ? "fslab-workdirs" : "workdirs")
 #define TESTFILE_NAME "testfile"
 /* The FUSE plan (run_sweep.c): a FUSE filesystem's largest file measured */
 #define RUN_FUSE_FILE_MAX (16ull << 20)

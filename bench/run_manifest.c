@@ -156,6 +156,9 @@ static void mf_fs(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 			 fslab_drop_method_name(fs->cache.method));
 		snprintf(o->cache_drop_note, sizeof(o->cache_drop_note), "%.*s",
 			 (int)sizeof(o->cache_drop_note) - 1, fs->cache.note);
+		if (fs->cache.leaky && (c->finished_at[0] || c->interrupted))
+			fslab_note_warn("%s: cold mode: %s; %s", fs->rec.name, fs->cache.note, geteuid() ? "run fslab as root "
+					"(it falls back to drop_caches) or use --cache direct" : "use --cache direct");
 	}
 }
 

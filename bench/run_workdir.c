@@ -8,16 +8,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-/* FSLAB_RUNTIME_DIR/workdirs (root's, 0700): the fd, or a negative errno. */
+/* The registry (the user's own, 0700): the fd, or a negative errno. */
 static int run_registry_open(bool create)
 {
+	const char *t = FSLAB_WORKDIR_REGISTRY_TOP;
 	struct stat sb;
-	int top = fslab_runtime_dir_open(), fd;
+	int top = !geteuid() ? fslab_runtime_dir_open() : t ? fslab_dir_open(t) : -ENOENT, fd;
 
 	if (top < 0)
 		return top;
@@ -35,18 +37,6 @@ static int run_registry_open(bool create)
 		return -EPERM;
 	}
 	return fd;
-}
-
-/* Does the scratch directory fd (named name) carry fslab's mark?  1 yes;
- * 0 no; *no_xattrs set when the filesystem has none, where the registry
- * decides. */
-static int run_workdir_marked(int fd, bool *no_xattrs)
-{
-	char buf[FSLAB_RUN_ID_LEN + 8];
-	ssize_t n = fgetxattr(fd, FSLAB_WORKDIR_MARK, buf, sizeof(buf) - 1);
-
-	*no_xattrs = n < 0 && (errno == ENOTSUP || errno == ENOSYS);
-	return n > 0;
 }
 
 /* Is name in the registry (a regular file of ours there)?  Unregistered
@@ -117,9 +107,10 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 		return;
 	}
 	while ((e = readdir(d))) {
+		char mark[FSLAB_RUN_ID_LEN + 8];
 		struct fslab_file_id id;
 		struct stat st;
-		bool no_xattrs;
+		ssize_t n;
 		int fd, r;
 
 		if (strncmp(e->d_name, FSLAB_WORKDIR_PREFIX, strlen(FSLAB_WORKDIR_PREFIX)) != 0)
@@ -135,7 +126,9 @@ static void run_remove_stale_workdirs(struct fslab_bench_fs *fs)
 			close(fd);
 			continue;
 		}
-		if (!run_workdir_marked(fd, &no_xattrs) && !(no_xattrs && run_registry_has(e->d_name, false))) {
+		/* fslab's mark, or where the filesystem has no xattrs the registry */
+		n = fgetxattr(fd, FSLAB_WORKDIR_MARK, mark, sizeof(mark) - 1);
+		if (n <= 0 && !(n < 0 && (errno == ENOTSUP || errno == ENOSYS) && run_registry_has(e->d_name, false))) {
 			fslab_debug(FSLAB_DBG_BENCH, "%s/%s: has fslab's name but not its mark (%s): left alone",
 				    fslab_esc(fs->rec.path), fslab_esc(e->d_name), FSLAB_WORKDIR_MARK);
 			close(fd);
@@ -184,7 +177,8 @@ int run_workdir_create(struct fslab_bench_fs *fs, const char *run_id)
 		fslab_remove_tree_at(fs->dir_fd, fs->work_name, &fs->work_id);
 		return run_note_errno(r, "%s: cannot mark %s/%s as fslab's (%s, or the registry %s/%s)",
 					 fs->rec.name, fslab_esc(fs->rec.path), fs->work_name, FSLAB_WORKDIR_MARK,
-					 FSLAB_RUNTIME_DIR, FSLAB_WORKDIR_REGISTRY);
+					 FSLAB_WORKDIR_REGISTRY_TOP ? FSLAB_WORKDIR_REGISTRY_TOP : "$XDG_RUNTIME_DIR (unset)",
+					 FSLAB_WORKDIR_REGISTRY);
 	}
 	/* The lock only tells another run's leftover sweep that this
 	 * directory is alive; where the filesystem has no flock, that sweep

@@ -16,11 +16,11 @@
 
 enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_OUT, OPT_MAX_FILE, OPT_HONEST, OPT_UNTIL_CI,
        OPT_MAX_TRIALS, OPT_KEEP, OPT_STATE, OPT_MOUNT_ROOT, OPT_WIPE, OPT_YES, OPT_QUIET,
-       OPT_PRECONDITION, OPT_DRY_RUN };
+       OPT_PRECONDITION, OPT_DRY_RUN, OPT_SPEC };
 
 const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
-	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--yes] [--wipe]\n"
+	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--spec FILE] [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"
 		    "                       [--max-trials N]] [--keep] [--state FILE] [--mount-root DIR]\n"
 		    "                       [--precondition on|off|auto] [--quiet] [--dry-run]",
@@ -33,6 +33,7 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
 		  0, DISK_GROUP },
 		{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
+		{ "spec", OPT_SPEC, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0, 0 },
 		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
 		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
 		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
@@ -42,8 +43,8 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		  "results and report (default results/reproduce-<UTC time>/): "
 		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
 		{ "max-file", OPT_MAX_FILE, 0, "SIZE",
-		  "largest file of the sweep (default 2G, the report's text; "
-		  "1G is the command it printed, iozone -a -g 1G)", 0, 0 },
+		  "largest file of the sweep (default 2G, the report's text, or what "
+		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0, 0 },
 		{ "honest", OPT_HONEST, 0, NULL,
 		  "add sweeps that measure the disk rather than the page cache: "
 		  "cold and direct cache modes with adaptive trials, files larger "
@@ -104,6 +105,7 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
 	switch (id) {
 	case OPT_DEVICE: c->device = arg; break;
 	case OPT_IMAGE: c->image = arg; break;
+	case OPT_SPEC: c->spec_path = arg; break;
 	case OPT_SIZE: return fslab_opt_size("--size", arg, &c->image_size) < 0 ? FSLAB_EXIT_USAGE : 0;
 	case OPT_OUT: c->out = arg; break;
 	case OPT_MAX_FILE: return repro_max_file(arg, c);
@@ -134,16 +136,26 @@ static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
  * --max-trials with --honest only, the paths. */
 static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
 {
-	const char *names[] = { "--mount-root", "--device", "--image" };
-	const char *paths[] = { c->mount_root, c->device, c->image };
+	static struct fslab_spec spec;
+	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
+	const char *paths[] = { c->mount_root, c->device, c->image, c->spec_path };
+	struct fslab_err e;
 	int r;
 
 	if (c->image_size && !c->image)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
 	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
-	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 3)) != 0)
+	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
+	fslab_spec_default(&spec);
+	if (c->spec_path && fslab_spec_load(c->spec_path, &spec, &e) < 0)
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s", fslab_err_msg(&e));
+	c->spec = &spec;
+	/* --spec without --max-file: files as large as its smallest partition holds */
+	for (size_t i = 0; c->spec_path && !c->max_file_set && i < spec.n_fs; i++)
+		while (c->max_file > 64 * FSLAB_KiB && c->max_file > spec.fs[i].size - spec.fs[i].size / 20)
+			c->max_file /= 2;
 	if (!c->state_path)
 		c->state_path = fslab_state_default_path();
 	return 0;

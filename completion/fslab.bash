@@ -51,7 +51,7 @@ _fslab_options_of()
 	report) echo "--out --format --plots --tests --record --equivalence --fail-on-regression
 		--compare-different --claims --help" ;;
 	teardown) echo "--state --yes --keep-image --discard --help" ;;
-	reproduce) echo "--device --image --size --yes --wipe --out --max-file --honest --until-ci
+	reproduce) echo "--device --image --size --spec --yes --wipe --out --max-file --honest --until-ci
 		--max-trials --keep --state --mount-root --precondition --quiet --dry-run --help" ;;
 	spec) echo "--print --check --help" ;;
 	import) echo "--fs --out --cache --force --help" ;;

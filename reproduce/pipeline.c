@@ -108,13 +108,15 @@ static int repro_prepare(struct repro_run *p)
 	return 0;
 }
 
-/* The setup options of the command line (the built-in spec). */
+/* The setup options of the command line. */
 static struct fslab_setup_opts repro_setup_opts(const struct reproduce_ctl *c)
 {
 	return (struct fslab_setup_opts){
 		.device = c->device,
 		.image = c->image,
 		.image_size = c->image_size,
+		.spec = c->spec,
+		.spec_source = c->spec_path,
 		.mount_root = c->mount_root,
 		.state_path = c->state_path,
 		.wipe = c->wipe,
@@ -124,7 +126,10 @@ static struct fslab_setup_opts repro_setup_opts(const struct reproduce_ctl *c)
 	};
 }
 
-/* 1. setup: the 2023 layout (the built-in spec).  0 or the exit status. */
+/* The layout setup makes, in words: --spec's, else 2023's (the built-in spec). */
+#define REPRO_LAYOUT(c) (c)->spec_path ? "the layout of " : "the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each", \
+			(c)->spec_path ? (c)->spec_path : ""
+/* 1. setup: REPRO_LAYOUT.  0 or the exit status. */
 static int repro_setup(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
@@ -134,7 +139,7 @@ static int repro_setup(struct repro_run *p)
 
 	repro_step(p, "setup");
 	if (!c->quiet)
-		printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each\n", p->label);
+		printf("%s %s%s\n", p->label, REPRO_LAYOUT(c));
 	r = fslab_error_said(fslab_setup(&so, &err), &err);
 	if (r != FSLAB_EXIT_OK) {
 		/* There was no state file before (checked): one now means
@@ -378,7 +383,7 @@ static int repro_dry_run(struct repro_run *p)
 	struct reproduce_ctl *c = p->c;
 	struct fslab_setup_opts so = repro_setup_opts(c);
 	struct fslab_err err = FSLAB_ERR_INIT;
-	struct fslab_spec spec;
+	const struct fslab_spec *spec = c->spec;
 	uint64_t room;
 	double lo = 0, hi = 0, tail;
 	char d1[32], d2[32];
@@ -388,8 +393,7 @@ static int repro_dry_run(struct repro_run *p)
 	so.dry_run = true;
 	so.lab = NULL;
 	repro_out_dir(p);
-	fslab_spec_default(&spec);
-	p->st.n_partitions = spec.n_fs; /* none mounted: the honest files go by RAM */
+	p->st.n_partitions = spec->n_fs; /* none mounted: the honest files go by RAM */
 	printf("fslab reproduce --dry-run: the plan; nothing is created, written, mounted or run\n");
 	if (access(c->state_path, F_OK) == 0)
 		printf("note: a lab is already set up (state file %s): reproduce would refuse; fslab teardown --state %s removes it\n",
@@ -397,16 +401,16 @@ static int repro_dry_run(struct repro_run *p)
 	if (access(p->out, F_OK) == 0)
 		printf("note: %s already exists: reproduce would refuse; give a new --out\n", p->out);
 	repro_step(p, "setup");
-	printf("%s the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each (fslab setup --dry-run):\n", p->label);
+	printf("%s %s%s (fslab setup --dry-run):\n", p->label, REPRO_LAYOUT(c));
 	fflush(stdout);
 	if (fslab_error_said(fslab_setup(&so, &err), &err) != FSLAB_EXIT_OK)
 		ret = FSLAB_EXIT_FAILURE;
 	/* before mkfs: each partition's size less a twentieth for the
 	 * filesystem's own metadata */
 	room = UINT64_MAX;
-	for (size_t i = 0; i < spec.n_fs; i++)
-		if (spec.fs[i].size - spec.fs[i].size / 20 < room)
-			room = spec.fs[i].size - spec.fs[i].size / 20;
+	for (size_t i = 0; i < spec->n_fs; i++)
+		if (spec->fs[i].size - spec->fs[i].size / 20 < room)
+			room = spec->fs[i].size - spec->fs[i].size / 20;
 	repro_plan(p, room);
 	for (size_t i = 0; i < p->n_stages; i++)
 		repro_dry_stage(p, &p->stages[i], &lo, &hi);

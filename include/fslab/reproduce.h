@@ -13,6 +13,7 @@
 #include "names.h"
 
 struct fslab_lab;
+struct fslab_spec;
 struct fslab_state;
 
 /* What the command line asked for. */
@@ -20,6 +21,8 @@ struct reproduce_ctl {
 	const char *device;
 	const char *image;
 	uint64_t image_size;
+	const char *spec_path;         /* --spec; NULL: the 2023 layout */
+	const struct fslab_spec *spec; /* its layout, or the built-in one */
 	const char *out;
 	const char *state_path;
 	const char *mount_root;

@@ -21,7 +21,7 @@ fail() {
 }
 tmp=$(mktemp -d /tmp/fslab-ansible-names.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-export ANSIBLE_HOME=$tmp/home ANSIBLE_LOCAL_TEMP=$tmp/home/tmp ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
+export ANSIBLE_HOME=$tmp/home ANSIBLE_LOCAL_TEMP=$tmp/home/tmp ANSIBLE_REMOTE_TEMP=$tmp/home/remote ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
 
 # The controller: results in ctl/results, the victim beside them.
 mkdir -p "$tmp/ctl/results/good" "$tmp/ctl/victim" "$tmp/bin"

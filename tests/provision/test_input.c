@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 	tcase_add_test(root, unwritable_mount_root_or_state_path);
 	tcase_add_test(root, missing_mkfs_names_the_package);
 	tcase_add_test(tc, dry_run_changes_nothing);
-	tcase_add_test(tc, default_layout_on_100G_names_the_need_and_the_size);
+	tcase_add_test(root, default_layout_on_100G_names_the_need_and_the_size);
 	tcase_add_test(root, status_and_teardown_without_a_lab);
 	return ft_suite_run(s, argc, argv);
 }

@@ -262,6 +262,40 @@ START_TEST(reproduce_dry_run_lists_every_stage_and_touches_nothing)
 }
 END_TEST
 
+/* A small lab: --size 2G refuses the 2023 layout naming the spec, and
+ * --spec with smaller partitions is the fix; without --max-file the files
+ * stop at what the smallest partition holds. */
+START_TEST(reproduce_spec_makes_a_small_lab)
+{
+	static const char *const fs[] = { "ext4", "ext2", "xfs", "fat32", "btrfs" };
+	char spec[PATH_MAX + 16], text[1024] = "[disk]\nlabel = gpt\n";
+	struct ft_output o;
+
+	ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", image, "--size", "2G", "--state", state,
+				  "--mount-root", mnt, "--out", out, "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 1 && strstr(o.err, "shrink a partition in the spec"), "exit %d: %s", o.status,
+		      o.err);
+	ft_output_free(&o);
+	for (size_t i = 0; i < 5; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "[fs %s]\ntype = %s\nsize = 400M\n", fs[i],
+			 fs[i]);
+	snprintf(spec, sizeof(spec), "%s/small.ini", dir);
+	ck_assert_int_eq(ft_write_file(spec, text), 0);
+	ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", image, "--size", "2G", "--spec", spec, "--state",
+				  state, "--mount-root", mnt, "--out", out, "--dry-run", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "the layout of ") && strstr(o.out, " 400M ") &&
+		      strstr(o.out, "[2/4 run warm] the seed sweep, files 64K-256M,"), "%s", o.out);
+	ft_output_free(&o);
+	ck_assert_msg(access(image, F_OK) != 0 && access(out, F_OK) != 0, "--dry-run made files");
+	ck_assert_int_eq(ft_fslab(&o, "reproduce", "--image", image, "--spec", "/nonexistent/spec.ini", NULL), 0);
+	ck_assert_msg(o.status == 2 && strstr(o.err, "/nonexistent/spec.ini"), "exit %d: %s", o.status, o.err);
+	ft_output_free(&o);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("reproduce");
@@ -270,6 +304,7 @@ int main(int argc, char **argv)
 
 	tcase_add_checked_fixture(dry, setup, teardown);
 	tcase_add_test(dry, reproduce_dry_run_lists_every_stage_and_touches_nothing);
+	tcase_add_test(dry, reproduce_spec_makes_a_small_lab);
 
 	tcase_set_timeout(tc, 1400);
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,53 @@ START_TEST(stale_private_dir_removed)
 	ck_assert_int_eq(count_prefix(dir, "fslab-run."), 0);
 	free(dir);
 	free(out);
+	free(sweep);
+}
+END_TEST
+
+/* A normal user benchmarks a directory of their own (the run as root
+ * drops to nobody first): every cache mode finishes, nothing of the run's
+ * is left, a killed run's directory carrying the user's mark
+ * (user.fslab.run: only its owner or root can set it on a 0700 directory)
+ * is removed, and one of fslab's name without it stays. */
+START_TEST(user_runs_own_dir)
+{
+	static const char *const modes[] = { "cold", "warm", "fsync", "direct" };
+	char *dir, *sweep, arg[4200], p[4200], out[4200];
+	struct ft_output o;
+
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(tu_tmp, NOBODY, NOBODY), 0);
+		ck_assert_int_eq(setgroups(0, NULL), 0);
+		ck_assert_int_eq(setresgid(NOBODY, NOBODY, NOBODY), 0);
+		ck_assert_int_eq(setresuid(NOBODY, NOBODY, NOBODY), 0);
+	}
+	dir = tu_tpath("d");
+	sweep = tiny_sweep();
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(p, sizeof(p), "%s/fslab-run.Kk1Kk1", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	ck_assert_int_eq(chmod(p, 0700), 0);
+	ck_assert_int_eq(setxattr(p, "user.fslab.run", "0b0e8f1c-5a2d-4c3e-9f10-1a2b3c4d5e6f", 36, 0), 0);
+	snprintf(p, sizeof(p), "%s/fslab-run.Kk1Kk1/testfile", dir);
+	ck_assert_int_eq(ft_write_file(p, "left by a killed run"), 0);
+	snprintf(p, sizeof(p), "%s/fslab-run.Uu2Uu2", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0); /* the user's own, unmarked */
+	ck_assert_int_eq(chmod(p, 0700), 0);
+	snprintf(arg, sizeof(arg), "s=%s", dir);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(out, sizeof(out), "%s/out-%s", tu_tmp, modes[i]);
+		ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", sweep, "--cache", modes[i],
+					  "--probe-size", "4M", "--out", out, "--quiet", NULL),
+				 0);
+		ck_assert_msg(o.status == 0, "--cache %s as uid %u failed (%d): %s", modes[i], (unsigned)geteuid(),
+			      o.status, o.err);
+		ft_output_free(&o);
+		ck_assert_int_eq(count_prefix(dir, "fslab-run."), 1);
+		ck_assert(tu_exists(p));
+		ck_assert_int_eq(count_prefix(dir, ""), 3); /* ., .. and the unmarked one */
+	}
+	free(dir);
 	free(sweep);
 }
 END_TEST
@@ -578,5 +626,9 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, sigstop_cell_redone);
 	tcase_add_test(tc, results_modes_under_umask_000);
 	tcase_add_test(tc, escape_sequences_in_names);
+	tc = ft_tcase(s, "run_user", 0);
+	tu_dir_fixtures(tc, "fslab-trust-run-user");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, user_runs_own_dir);
 	return ft_suite_run(s, argc, argv);
 }
