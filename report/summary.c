@@ -501,8 +501,11 @@ static bool sm_differ(struct rp_summary *s, const char *what, const char *a, con
 {
 	if (strcmp(a, b) == 0 || strcmp(a, "unknown") == 0 || strcmp(b, "unknown") == 0)
 		return false;
-	if (strlen(s->differs) + 40 < sizeof(s->differs))
-		fslab_catf(s->differs, sizeof(s->differs), "%s%s '%s' -> '%s'", s->differs[0] ? "; " : "", what, a, b);
+	char item[512]; /* once, though several runs of a side differ alike */
+
+	snprintf(item, sizeof(item), "%s '%s' -> '%s'", what, a, b);
+	if (!strstr(s->differs, item) && strlen(s->differs) + 40 < sizeof(s->differs))
+		fslab_catf(s->differs, sizeof(s->differs), "%s%s", s->differs[0] ? "; " : "", item);
 	return true;
 }
 
