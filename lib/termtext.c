@@ -75,17 +75,32 @@ char *fslab_escape_ctrl(const char *in, char *out, size_t outlen)
 	return out;
 }
 
-int fslab_put_text(const char *s, FILE *f)
+/* s to f as shown, its newlines kept; in JSON "\xNN" is "\u00NN" (a
+ * JSON escape), so the text stays JSON. */
+static int put_shown(const char *s, FILE *f, bool json)
 {
 	char c[12];
-	size_t used;
+	size_t used, n;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p += used) {
 		used = 1;
-		if (*p == '\n' ? putc('\n', f) == EOF : fwrite(c, shown(p, c, &used), 1, f) != 1)
+		n = *p == '\n' ? 0 : shown(p, c, &used);
+		bool x = json && n && c[0] == '\\' && c[1] == 'x';
+
+		if (!n ? putc('\n', f) == EOF : fprintf(f, "%s%s", x ? "\\u00" : "", x ? c + 2 : c) < 0)
 			return EOF;
 	}
 	return 0;
+}
+
+int fslab_put_text(const char *s, FILE *f)
+{
+	return put_shown(s, f, false);
+}
+
+int fslab_put_json(const char *s, FILE *f)
+{
+	return put_shown(s, f, true);
 }
 
 const char *fslab_esc(const char *s)

@@ -27,6 +27,11 @@ char *fslab_escape_ctrl(const char *in, char *out, size_t outlen);
  * 0, or EOF on a write error. */
 int fslab_put_text(const char *s, FILE *f);
 
+/* fslab_put_text for JSON text (--format json, status --json): a byte of
+ * no valid UTF-8 or DEL as "\u00NN", so the output stays JSON and shows
+ * no hidden character. */
+int fslab_put_json(const char *s, FILE *f);
+
 /* A buffer of this size holds the escape of any string of n bytes. */
 #define FSLAB_ESCAPE_SIZE(n) (4 * (n) + 1)
 

@@ -7,6 +7,7 @@
 #include "fslab/provision.h"
 #include "size.h"
 #include "table.h"
+#include "termtext.h"
 #include "progress.h"
 
 #include <errno.h>
@@ -141,8 +142,8 @@ static void status_print_json(const struct status_view *v, FILE *out)
 		json_object_array_add(parts, status_partition_json(&st->partitions[i], &v->rows[i]));
 	json_object_object_add(root, "partitions", parts);
 	json_object_object_add(root, "ok", json_object_new_boolean(v->problems == 0));
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fslab_put_json(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), out);
+	putc('\n', out);
 	json_object_put(root);
 }
 

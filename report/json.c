@@ -2,6 +2,7 @@
  * matrix and banners of the text and HTML reports, for scripts and CI
  * dashboards.  Throughput in KiB/s as in the CSVs; a number that does not
  * exist (no interval with one trial, an untested p) is null. */
+#include "termtext.h"
 #include "view.h"
 
 #include <json-c/json.h>
@@ -331,7 +332,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE);
-	int r = fprintf(out, "%s\n", text) < 0 ? -1 : 0;
+	int r = fslab_put_json(text, out) == EOF || putc('\n', out) == EOF ? -1 : 0;
 	json_object_put(root);
 	return r;
 }

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,15 @@ START_TEST(foreign_text_is_escaped_everywhere)
 	tu_has(o.out, "res\\x1b]0;owned");
 	assert_clean("text report, stdout", o.out);
 	assert_clean("text report, stderr", o.err);
+	ft_output_free(&o);
+	/* JSON on stdout: the hidden characters as JSON escapes, still JSON */
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--format", "json", NULL), 0);
+	ck_assert_msg(o.status == 0, "report --format json: exit %d: %s", o.status, o.err);
+	assert_clean("json report, stdout", o.out);
+	tu_has(o.out, "\\u202e");
+	json_object *js = json_tokener_parse(o.out);
+	ck_assert_msg(js != NULL, "the JSON report is no longer JSON: %.200s", o.out);
+	json_object_put(js);
 	ft_output_free(&o);
 	/* the full report: its terminal lines and report.txt */
 	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, "--plots", "none", NULL), 0);
