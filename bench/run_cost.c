@@ -13,6 +13,7 @@
 #include "steady.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -78,9 +79,8 @@ static double cost_test_s(const struct fslab_run_ctx *c, const struct fslab_benc
 	return fixed + units * unit + bytes / 1024.0 / rate + c->cfg.pass_gap_ms / 1000.0;
 }
 
-/* One trial of plan on fs at the rates (negative without one); with
- * warmup, a plan of named rows' discarded warm-up and each row's file
- * written before its first test too. */
+/* One trial of plan on fs at the rates (negative without one); warmup: a
+ * plan of named rows' warm-up and rows' files written first too. */
 static double cost_plan_s(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			  const struct fslab_bench_fs *fs, double w, double r, bool warmup)
 {
@@ -104,9 +104,8 @@ static double cost_plan_s(const struct fslab_run_ctx *c, const struct fslab_plan
 	return s;
 }
 
-/* The whole run's time from one trial's (per filesystem, summed) and the
- * once-only part: the minimum trials in *lo_s, and the stopping rule's
- * likely and most trials (RUN_COST_PAST_MIN) in *mid_s, *hi_s. */
+/* The run's time from one trial's and the once-only part: the minimum
+ * trials, the likely (RUN_COST_PAST_MIN) and the most (the cap). */
 static void cost_trials(const struct fslab_run_ctx *c, double trial, double once, double *lo_s, double *mid_s,
 			double *hi_s)
 {
@@ -202,9 +201,8 @@ static int cost_run(const struct fslab_run_ctx *c, const struct fslab_plan *plan
 	return 0;
 }
 
-/* The first estimate, after the probes and the calibration: a figure and
- * a range as wide as the model's error (measured: within 25%) and the
- * stopping rule's trials past the minimum, at most twice its low end. */
+/* The first estimate (probes, calibration): a figure and a range for the
+ * model's error (25%) and the trials past the minimum, at most 2x wide. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog)
 {
@@ -222,21 +220,22 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 }
 
 /* A calibration cell's row: test t took wall_s in all (its untimed part
- * too); fixed: a one-record cell (its fixed part), else what is left
- * per record or file after the fixed part and the bytes. */
+ * too), less its bytes the rest.  A one-record cell's rest is the fixed
+ * part; a larger one's, less the fixed part, is per record or file, and
+ * the fixed part the least of the two (a first create on a FUSE mount
+ * took 50 times what the next did). */
 void run_cost_calibrated(struct fslab_bench_fs *fs, const struct fslab_run_ctx *c,
 			 const struct fslab_sweep_cell *cell, enum fslab_test t, double wall_s)
 {
-	double fixed, unit, units = cost_units(cell, t), s;
+	const bool one = cell->file_bytes == cell->record_bytes && !(fslab_bench_test_get(t)->flags & FSLAB_BT_FILES);
+	double fixed, unit, units = cost_units(cell, t), s, rest;
 
 	cost_prices(c, fs, t, &fixed, &unit);
 	s = cost_test_s(c, fs, cell, t, fs->probe.write_kib_s, fs->probe.read_kib_s);
-	if (s < 0)
-		return;
-	if (cell->file_bytes == cell->record_bytes && !(fslab_bench_test_get(t)->flags & FSLAB_BT_FILES))
-		fs->cal_fixed_s[t] = wall_s - (s - fixed) > 1e-4 ? wall_s - (s - fixed) : 1e-4;
-	else
-		fs->cal_unit_s[t] = wall_s > s - unit * units ? (wall_s - (s - unit * units)) / units : 1e-7;
+	rest = fmax(wall_s - (s - fixed - unit * units), 1e-4);
+	fs->cal_fixed_s[t] = s < 0 ? 0 : one ? rest : fmin(fixed, rest);
+	if (!one && s >= 0)
+		fs->cal_unit_s[t] = fmax((rest - fs->cal_fixed_s[t]) / units, 1e-7);
 }
 
 double run_cost_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
