@@ -15,6 +15,8 @@
 
 /* The share of the work after which the ETA is the measured rate alone. */
 #define PROGRESS_MEASURED_FRACTION 0.2
+/* Work is left (beyond rounding): the share shows 100 only when none is. */
+#define PROGRESS_LEFT(p) ((p)->work_total - (p)->work_done > 1e-9 * (p)->work_total)
 
 struct fslab_progress {
 	FILE *out;
@@ -140,8 +142,7 @@ void fslab_progress_add_work(struct fslab_progress *p, double work)
 {
 	p->work_done += work;
 	p->meas_work += work;
-	/* 100 only at the end: 99.96 shows 99.9 */
-	p->pct = fmax(p->pct, fmin(100.0 * p->work_done / p->work_total, p->work_done < p->work_total ? 99.9 : 100));
+	p->pct = fmax(p->pct, fmin(100.0 * p->work_done / p->work_total, PROGRESS_LEFT(p) ? 99.9 : 100));
 }
 
 void fslab_progress_set_work_range(struct fslab_progress *p, double lo, double hi)
@@ -163,7 +164,7 @@ static double progress_left(const struct fslab_progress *p, double total)
 	m = p->est_rate > 0 && left > 0 ? fmin(w / (w + left) / PROGRESS_MEASURED_FRACTION, 1) : 1;
 	/* from when the work began (not from before the device probes) */
 	s = (w > 0 ? m * (fslab_now() - p->meas_t0) / w : 0) * left + (1 - m) * p->est_rate * left;
-	return p->work_done < p->work_total && s < FSLAB_PROGRESS_MIN_LEFT_S ? FSLAB_PROGRESS_MIN_LEFT_S : s;
+	return PROGRESS_LEFT(p) && s < FSLAB_PROGRESS_MIN_LEFT_S ? FSLAB_PROGRESS_MIN_LEFT_S : s;
 }
 
 bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *point_s, double *hi_s)
