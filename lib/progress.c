@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,11 @@ struct fslab_progress {
 	FILE *out;
 	bool quiet, tty, drawn;
 	char stage[64];
-	double start;
-	double before_s, after_s, after_hi_s;
+	double start, last_draw, before_s, after_s, after_hi_s;
 	double work_total, work_done;
 	/* the measured rate: work finished since the first set_work (across
 	 * its calls, one a trial) and when that was; the estimated rate */
 	double meas_work, meas_t0, est_rate;
-	bool meas_started;
-	double last_draw;
 	double work_lo, work_hi; /* the work total may be as low, as high */
 	double pct;              /* the share done (never back) */
 	/* off a terminal, a thread's line after beat_s without one; mu
@@ -81,10 +79,8 @@ static void *progress_beat(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->ending) {
-		struct timespec ts;
+		struct timespec ts = { time(NULL) + 1, 0 };
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		if (p->ending || fslab_now() - p->last_line < p->beat_s)
 			continue;
@@ -100,9 +96,15 @@ static void *progress_beat(void *arg)
 
 void fslab_progress_beat(struct fslab_progress *p, double every_s)
 {
+	sigset_t all, was;
+
 	p->beat_s = every_s;
-	if (!p->beating && !p->tty && !p->quiet && p->out)
-		p->beating = pthread_create(&p->beat, NULL, progress_beat, p) == 0;
+	if (p->beating || p->tty || p->quiet || !p->out)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was); /* signals: the main thread's (its sleeps end) */
+	p->beating = pthread_create(&p->beat, NULL, progress_beat, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
 bool fslab_progress_is_tty(const struct fslab_progress *p)
@@ -127,10 +129,8 @@ void fslab_progress_set_work(struct fslab_progress *p, double total, double done
 {
 	p->work_total = total;
 	p->work_done = done;
-	if (!p->meas_started) {
-		p->meas_started = true;
+	if (!p->meas_t0)
 		p->meas_t0 = fslab_now();
-	}
 }
 
 void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work)

