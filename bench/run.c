@@ -233,6 +233,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	prog = fslab_progress_new(stderr, o->stage, o->quiet);
 	if (!prog)
 		goto out;
+	fslab_progress_beat(prog, 60); /* off a terminal, a line a minute at least */
 	if (o->pipeline)
 		fslab_progress_set_pipeline(prog, o->pipeline->elapsed_before_s,
 					    o->pipeline->remaining_after_s, o->pipeline->remaining_after_hi_s);
@@ -254,18 +255,13 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (run_open_csvs(c, fst) < 0 || run_marker_record_csvs(c) < 0)
 		goto out;
 
-	if (fslab_preset_named_rows(c->cfg.sweep.named_rows))
-		fslab_progress_note(prog, "%s: %zu filesystem(s), %s: %zu rows of %llu tests on a file of %s, passes of %u s after %d discarded warm-up pass",
-				    fslab_log_prefix(), c->n_fs, fslab_preset_to_string(c->cfg.sweep.named_rows), plan.n,
-				    (unsigned long long)fslab_plan_test_count(&plan, c->cfg.sweep.tests),
-				    fslab_size_format(c->cfg.sweep.file_max, (char[32]){ 0 }, 32), c->cfg.sweep.pass_s,
-				    FSLAB_CDM_WARMUP_PASSES);
 	fslab_progress_note(prog, "%s: %zu filesystem(s), %zu file x record cells x %d tests, %s cache, %u trial(s)%s; results in %s",
 			    fslab_log_prefix(), c->n_fs, plan.n, __builtin_popcount(c->cfg.sweep.tests),
 			    fslab_cache_mode_to_string(c->cfg.sweep.cache), c->cfg.sweep.trials,
 			    c->cfg.until_ci_pct > 0 ? " (more until the CI is narrow enough)"
 			    : c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED ? " (more until each test's comparisons are decided)" : "",
 			    fslab_esc(c->out_dir));
+	run_calibrate(c);
 	run_seed_eta(c, &plan, prog);
 	run_steady_all(c, &plan, fst, prog);
 	r = run_sweep(c, &plan, fst, prog, &failed);

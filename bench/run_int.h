@@ -118,6 +118,8 @@ struct fslab_bench_fs {
 
 	struct fslab_probe_result probe;
 	struct fslab_cache_ctl cache;
+	/* run_calibrate's prices per test: fixed, per record (or file); 0: none */
+	double cal_fixed_s[FSLAB_TEST_MAX], cal_unit_s[FSLAB_TEST_MAX];
 
 	/* The drive watch during the pass in flight (run_steady.c); what it
 	 * found is the record's (rec.drive). */
@@ -368,22 +370,16 @@ void run_drive_after(struct fslab_bench_fs *fs, struct fslab_progress *prog);
  * (fs->probe; a failure costs only the page-cache flag). */
 void run_fs_probe(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct fslab_progress *prog);
 
-/* The cost model's price of one small I/O that reaches the device at
- * queue depth 1 (an O_DIRECT record, a random read of a dropped file):
- * about 200 us for a 4 KiB O_DIRECT write on a loop device over an SSD's
- * filesystem (issue 24: the 50 us assumed before was 4x low).  The
+/* The cost model's default price of a small I/O at the device, queue
+ * depth 1 (a 4 KiB O_DIRECT write on a loop device over an SSD); the
  * steady-state phase's estimate passes it to lib/steady.c. */
 #define RUN_COST_DEVICE_OP_S 200e-6
 
-/* run_cost.c: the cost model (the one home of what a test costs): the
- * seconds test t of a file x record cell should take at the probed rates
- * in cache mode cache (inflight: the requests a queued test keeps at the
- * device, depth x threads; 1 for the others), and those of O_DIRECT I/O
- * of bytes in records at a rate (the device probe); negative without a
- * rate. */
-double run_cost_test_s(double write_kib_s, double read_kib_s, enum fslab_cache_mode cache,
-		       enum fslab_test t, uint64_t file_bytes, uint64_t record_bytes, unsigned inflight);
-double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
+/* run_cost.c: test t of a calibration cell took wall_s on fs: its price. */
+void run_cost_calibrated(struct fslab_bench_fs *fs, const struct fslab_run_ctx *c,
+			 const struct fslab_sweep_cell *cell, enum fslab_test t, double wall_s);
+/* run_sweep.c: each filesystem's prices, on three small cells (no rows). */
+void run_calibrate(struct fslab_run_ctx *c);
 /* The plan fitted to the filesystems' free space, before anything is
  * written: a plan of named rows (--sweep cdm, cdm-nvme) without room for
  * its file (--cdm-size) refused, naming each filesystem, its free space
@@ -391,23 +387,14 @@ double run_cost_direct_s(double kib_s, uint64_t bytes, uint64_t record_bytes);
  * its largest file halved until it fits the fullest filesystem.  0 or
  * -ENOSPC (-errno when free space cannot be read, -EINVAL no cell). */
 int run_fit_plan(struct fslab_run_ctx *c, struct fslab_plan *plan);
-/* The estimate printed as the sweep starts (the model, as --dry-run). */
+/* The estimate printed as the sweep starts (the model, calibrated). */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog);
-/* The live ETA over the whole plan (every trial up to the stopping
- * rule's maximum), re-fitted from each measured cell.  run_sweep.c tells
- * it, at each trial's start, each file x record group's tests still to
- * run in the trial (todo) and those a trial past the minimum would run
- * (later: the tests still open); then each row's wall seconds and each
- * filesystem's seconds after its trial's rows (drive, quiet wait);
- * run_eta_update sets the progress range and share (at most 4
- * times a second unless force).  run_eta_new: NULL when out of memory. */
-struct run_eta;
-struct run_eta *run_eta_new(const struct fslab_run_ctx *c, const struct fslab_plan *plan);
-void run_eta_free(struct run_eta *e);
-void run_eta_trial(struct run_eta *e, unsigned trial, size_t f, size_t i, unsigned todo, unsigned later);
-void run_eta_row(struct run_eta *e, size_t f, size_t i, enum fslab_test t, double wall_s);
-void run_eta_pass(struct run_eta *e, size_t f, double overhead_s);
-void run_eta_update(struct run_eta *e, struct fslab_progress *prog, bool force);
+/* The model's seconds of the tests in mask of cell on fs (the ETA's work).
+ * A test open past the minimum runs again in one trial in RUN_COST_PAST_MIN
+ * (the default plan on 2 filesystems: 0.39-0.47 trial past its 3, 5 runs). */
+double run_cost_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs,
+		  const struct fslab_sweep_cell *cell, unsigned mask);
+#define RUN_COST_PAST_MIN 12.0
 
 #endif

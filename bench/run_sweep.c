@@ -20,9 +20,11 @@
 #include "engine/engine.h"
 #include "log.h"
 #include "results.h"
+#include "size.h"
 #include "stats.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -33,7 +35,7 @@ struct run_group_ctx {
 	struct run_fs_state *fst;
 	struct fslab_progress *prog;
 	const struct fslab_sweep_cell *cell;
-	struct run_eta *eta;
+	double *work; /* the sweep's work done (the model's seconds) */
 	double t_last; /* when the last row of this group was written (or the group began) */
 	unsigned trial;
 	bool failed;
@@ -251,13 +253,12 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,
 			    (unsigned long long)row.record_kib, g->trial, row.status);
-	/* the row's wall time (its untimed part too) re-fits the ETA */
-	double now = fslab_now();
+	/* the row's share of the plan, in the cost model's seconds */
+	double w = o->status == FSLAB_OUTCOME_SKIPPED ? 0 : run_cost_s(g->c, fs, g->cell, 1u << t);
 
-	run_eta_row(g->eta, (size_t)(fs - g->c->fs), (size_t)(g->cell - g->c->plan->cells), t, now - g->t_last);
-	g->t_last = now;
-	run_eta_update(g->eta, g->prog, false);
-	fslab_progress_step(g->prog, 1, &(struct fslab_progress_item){
+	*g->work += w;
+	fslab_progress_add_work(g->prog, w);
+	fslab_progress_step(g->prog, &(struct fslab_progress_item){
 		.filesystem = fs->rec.name,
 		.test = fslab_test_to_string(t),
 		.file_bytes = g->cell->file_bytes,
@@ -358,11 +359,12 @@ static unsigned run_group_todo(const struct fslab_run_ctx *c, const struct fslab
 	return mask;
 }
 
-/* Tests still to run in a trial, over every filesystem; with eta set,
- * each group's tests of this trial and of a trial past the minimum go to
- * the ETA; with wanted set, whether any test is wanted (run or not). */
+/* Tests still to run in a trial, over every filesystem, their cost (the
+ * model's seconds) added to *work; with open, a trial past the minimum of
+ * the tests still open (before it: all but FUSE's) added to it, and
+ * whether any test is wanted (run or not) in *wanted. */
 static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_state *fst,
-			       const struct fslab_plan *plan, unsigned trial, struct run_eta *eta,
+			       const struct fslab_plan *plan, unsigned trial, double *work, double *open,
 			       bool *wanted)
 {
 	unsigned past = (trial > c->cfg.sweep.trials ? trial : c->cfg.sweep.trials) + 1;
@@ -374,16 +376,15 @@ static uint64_t run_count_todo(const struct fslab_run_ctx *c, struct run_fs_stat
 			bool fuse = c->fs[f].rec.fuse;
 
 			n += (unsigned)__builtin_popcount(todo);
-			if (wanted)
+			if (open)
 				*wanted |= run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], trial) != 0;
-			/* up to the minimum nothing is judged yet: every test
-			 * may go on to the maximum (FUSE's never); a cell the
-			 * FUSE plan skips costs nothing */
-			if (eta)
-				run_eta_trial(eta, trial, f, i, run_fuse_skips(&c->fs[f], &plan->cells[i]) ? 0 : todo,
-					      trial <= c->cfg.sweep.trials && !fuse
-						      ? c->cfg.sweep.tests
-						      : run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], past));
+			if (run_fuse_skips(&c->fs[f], &plan->cells[i]))
+				continue; /* costs nothing */
+			*work += run_cost_s(c, &c->fs[f], &plan->cells[i], todo);
+			if (open)
+				*open += run_cost_s(c, &c->fs[f], &plan->cells[i],
+					    trial <= c->cfg.sweep.trials && !fuse ? c->cfg.sweep.tests
+					    : run_group_wanted(c, &c->fs[f], &fst[f].done, &plan->cells[i], past));
 		}
 	return n;
 }
@@ -486,7 +487,7 @@ struct run_sweep_state {
 	uint64_t cur_record;
 	double session_start, wall_before, manifest_at;
 	struct fslab_progress *prog;
-	struct run_eta *eta;
+	double work; /* the rows' work so far (the model's seconds) */
 	bool *failed;
 };
 
@@ -564,15 +565,27 @@ static void run_warm_up(struct run_fs_state *fs_st, struct fslab_cell cell, size
 	memset(times, 0, sizeof(*times));
 }
 
+/* A calibration cell's test (trial 0): its wall time prices it. */
+static void run_calibrated_row(void *ctx, enum fslab_test t, const struct fslab_test_outcome *o)
+{
+	struct run_group_ctx *g = ctx;
+	double now = fslab_now();
+
+	if (o->status == FSLAB_OUTCOME_OK)
+		run_cost_calibrated(g->fs, g->c, g->cell, t, now - g->t_last);
+	g->t_last = now;
+}
+
 /* One file x record cell of one trial on fs: the tests in mask, one row
- * each.  0, or -ENOMEM (the sweep stops). */
+ * each (trial 0: a calibration cell, no row).  0, or -ENOMEM (the sweep
+ * stops). */
 static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct fslab_bench_fs *fs,
 		     struct run_fs_state *fs_st, const struct fslab_sweep_cell *cell, unsigned mask,
 		     unsigned trial)
 {
 	struct run_group_ctx g = {
 		.c = c, .fs = fs, .fst = fs_st, .prog = sw->prog, .cell = cell, .trial = trial,
-		.eta = sw->eta, .t_last = fslab_now(),
+		.work = &sw->work, .t_last = fslab_now(),
 	};
 	struct fslab_test_outcome out[FSLAB_TEST_MAX];
 	struct fslab_cell_times times;
@@ -608,11 +621,11 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.drop_cache = fslab_cache_drop,
 		.drop_ctx = &fs->cache,
 		.warn = run_cell_warn,
-		.on_test = run_write_row,
+		.on_test = trial ? run_write_row : run_calibrated_row,
 		.on_test_ctx = &g,
 		.stop = &run_stop,
 		.continued = &run_continued,
-		.disturbed = run_disturbed,
+		.disturbed = trial ? run_disturbed : NULL,
 		.latency = c->cfg.latency,
 		.pass_gap_s = c->cfg.pass_gap_ms / 1000.0,
 		.disturbed_ctx = &g,
@@ -620,7 +633,8 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 		.jobs = cell->jobs,
 		.pass_s = cell->pass_s,
 	};
-	run_warm_up(g.fst, engine_cell, (size_t)(cell - c->plan->cells), &sw->buf, &times);
+	if (trial)
+		run_warm_up(g.fst, engine_cell, (size_t)(cell - c->plan->cells), &sw->buf, &times);
 	fslab_cell_run(&engine_cell, &sw->buf, out, &times);
 	fs->rec.timed_s += times.timed_s;
 	fs->rec.untimed_io_s += times.untimed_io_s;
@@ -629,6 +643,28 @@ static int run_group(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	if (g.failed)
 		*sw->failed = true;
 	return 0;
+}
+
+void run_calibrate(struct fslab_run_ctx *c)
+{
+	const struct fslab_sweep_spec *s = &c->cfg.sweep;
+	const uint64_t f4 = s->file_max < 4 * FSLAB_MiB ? s->file_max : 4 * FSLAB_MiB;
+	const unsigned io = s->tests & ~FSLAB_TESTS_FILES;
+	/* a test's fixed part; per record; per file of a tree */
+	const struct fslab_sweep_cell cells[] = {
+		{ .file_bytes = 64 * FSLAB_KiB, .record_bytes = 64 * FSLAB_KiB, .tests = io, .iodepth = s->iodepth, .jobs = s->jobs },
+		{ .file_bytes = f4, .record_bytes = s->record_min < f4 ? s->record_min : f4, .tests = io, .iodepth = s->iodepth, .jobs = s->jobs },
+		{ .file_bytes = f4, .record_bytes = s->record_max < f4 ? s->record_max : f4, .tests = s->tests & FSLAB_TESTS_FILES },
+	};
+	bool failed = false;
+	struct run_sweep_state sw = { .failed = &failed };
+
+	for (size_t f = 0; f < c->n_fs && !fslab_preset_named_rows(s->named_rows); f++)
+		for (size_t k = 0; k < 3 && !run_stop; k++)
+			if (cells[k].tests && !(c->fs[f].rec.fuse && s->cache == FSLAB_CACHE_DIRECT) &&
+			    !run_fs_vanished(&c->fs[f], NULL, true))
+				run_group(c, &sw, &c->fs[f], NULL, &cells[k], cells[k].tests, 0);
+	fslab_bench_buffers_free(&sw.buf);
 }
 
 /* The manifest brought up to date (checked: --resume trusts it). */
@@ -675,46 +711,46 @@ static int run_block(struct fslab_run_ctx *c, struct run_sweep_state *sw, struct
 	}
 	if (!any)
 		return 0;
-	run_eta_update(sw->eta, sw->prog, true);
 	if (fslab_now() - sw->manifest_at >= RUN_MANIFEST_EVERY_S)
 		run_manifest_now(c, sw);
 	if (!fslab_progress_is_tty(sw->prog)) {
 		char eta[80];
 		double lo = -1, hi = -1, point = -1;
 
-		/* machine-readable too (scripts/bench-eta.sh reads eta_s=;
-		 * -1: no figure yet, the range alone) */
+		/* machine-readable too (scripts/bench-eta.sh reads eta_s=) */
 		fslab_progress_eta_range(sw->prog, &lo, &point, &hi);
 		fslab_progress_note(sw->prog, "%s%strial %u/%u  cell %zu/%zu in %.1f s; %.0f%% of the plan done, ETA %s (eta_s=%.1f eta_lo_s=%.1f eta_hi_s=%.1f done_pct=%.1f)",
 				    fslab_log_prefix(), ": ", trial, c->cfg.max_trials, i + 1, plan->n,
-				    fslab_now() - t0, fslab_progress_shown_pct(sw->prog),
+				    fslab_now() - t0, floor(fslab_progress_done_pct(sw->prog)),
 				    fslab_progress_format_eta(sw->prog, eta, sizeof(eta)), point, lo, hi,
 				    fslab_progress_done_pct(sw->prog));
 	}
 	return 0;
 }
 
-/* The progress totals at the start of a trial: this trial's cells and the
- * minimum trials' still to come, and the ETA's view of the trial.  False
- * when the stopping rule has nothing left (every test decided or given
- * up, every cell converged). */
+/* The progress at the start of a trial: the work left (the model's
+ * seconds) of this trial and the minimum trials still to come, and of
+ * the trials past the minimum up to the cap as the first estimate counts
+ * them (RUN_COST_PAST_MIN), none of them, all of them.  False when the stopping rule has nothing left (every test decided or
+ * given up, every cell converged). */
 static bool run_trial_progress(const struct fslab_run_ctx *c, struct run_fs_state *fst,
 			       const struct fslab_plan *plan, unsigned trial, struct fslab_progress *prog,
-			       struct run_eta *eta)
+			       double work)
 {
+	unsigned past = trial > c->cfg.sweep.trials ? trial : c->cfg.sweep.trials;
+	double left = 0, open = 0;
 	bool wanted = false;
-	uint64_t todo = run_count_todo(c, fst, plan, trial, eta, &wanted), later = 0, done = 0;
+	uint64_t todo = run_count_todo(c, fst, plan, trial, &left, &open, &wanted);
 
-	for (size_t f = 0; f < c->n_fs; f++)
-		done += fst[f].done.n;
 	/* a trial whose wanted tests all ran already (a resumed run) is not
 	 * the end: the trials after it may still be wanted */
 	if (todo == 0 && trial > c->cfg.sweep.trials && !wanted)
 		return false;
 	for (unsigned t = trial + 1; t <= c->cfg.sweep.trials; t++)
-		later += run_count_todo(c, fst, plan, t, NULL, NULL);
-	fslab_progress_set_total(prog, done + todo + later, done);
-	run_eta_update(eta, prog, true);
+		run_count_todo(c, fst, plan, t, &left, NULL, NULL);
+	open *= c->cfg.max_trials > past ? c->cfg.max_trials - past : 0;
+	fslab_progress_set_work(prog, work + left + open / RUN_COST_PAST_MIN, work);
+	fslab_progress_set_work_range(prog, work + left, work + left + open);
 	return true;
 }
 
@@ -729,30 +765,22 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	unsigned done = 0;
 	int r = run_stop_begin(c, plan);
 
-	sw.eta = run_eta_new(c, plan);
-	if (!sw.eta && r == 0)
-		r = run_note_errno(-ENOMEM, "the ETA's record of the plan");
 	for (unsigned trial = 1; trial <= c->cfg.max_trials && !run_stop && r == 0; trial++) {
 		/* every filesystem's trials so far are known: judge them */
 		run_stop_update(c, fst, trial - 1);
-		if (!run_trial_progress(c, fst, plan, trial, prog, sw.eta))
+		if (!run_trial_progress(c, fst, plan, trial, prog, sw.work))
 			break; /* --until-ci or decided: nothing left open */
 		bool ran[FSLAB_MAX_FS] = { false };
 
 		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
 		for (size_t i = 0; i < plan->n && !run_stop && r == 0; i++)
 			r = run_block(c, &sw, fst, plan, i, trial, order, ran);
-		/* each filesystem that ran: its drive's reading, its quiet wait
-		 * (for the ETA, the pass's overhead: the rows time the rest) */
-		for (size_t f = 0; f < c->n_fs && r == 0; f++) {
-			double q0 = fslab_now();
-
-			if (!ran[f])
-				continue;
-			run_drive_after(&c->fs[f], prog);
-			run_quiet_after(&c->fs[f], prog);
-			run_eta_pass(sw.eta, f, fslab_now() - q0);
-		}
+		/* each filesystem that ran: its drive's reading, its quiet wait */
+		for (size_t f = 0; f < c->n_fs && r == 0; f++)
+			if (ran[f]) {
+				run_drive_after(&c->fs[f], prog);
+				run_quiet_after(&c->fs[f], prog);
+			}
 		if (r == 0)
 			run_manifest_now(c, &sw);
 		if (!run_stop && r == 0)
@@ -760,7 +788,6 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	}
 	if (!run_stop && r == 0)
 		run_stop_update(c, fst, done); /* the last trial's verdicts, and the cap's */
-	run_eta_free(sw.eta);
 	fslab_bench_buffers_free(&sw.buf);
 	c->wall_s = sw.wall_before + (fslab_now() - sw.session_start);
 	return r;

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +17,27 @@
 
 /* The share of the work after which the ETA is the measured rate alone. */
 #define PROGRESS_MEASURED_FRACTION 0.2
+/* Work is left (beyond rounding): the share shows 100 only when none is. */
+#define PROGRESS_LEFT(p) ((p)->work_total - (p)->work_done > 1e-9 * (p)->work_total)
 
 struct fslab_progress {
 	FILE *out;
 	bool quiet, tty, drawn;
 	char stage[64];
-	uint64_t total, done, done_at_start;
-	double start;
-	double before_s, after_s, after_hi_s;
-	double work_total, work_done, work_at_start;
+	double start, last_draw, before_s, after_s, after_hi_s;
+	double work_total, work_done;
 	/* the measured rate: work finished since the first set_work (across
 	 * its calls, one a trial) and when that was; the estimated rate */
 	double meas_work, meas_t0, est_rate;
-	bool meas_started;
-	double last_draw;
-	/* set_left: the range of seconds left when it was set, and the
-	 * share of the plan done (the largest given: it never goes back) */
-	bool left_set;
-	double left_lo, left_hi, left_point, left_t, done_frac; /* left_point < 0: none */
+	double work_lo, work_hi; /* the work total may be as low, as high */
+	double pct;              /* the share done (never back) */
+	/* off a terminal, a thread's line after beat_s without one; mu
+	 * orders the lines (the figures it reads are single words) */
+	pthread_t beat;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool beating, ending;
+	double beat_s, last_line;
 };
 
 struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool quiet)
@@ -44,7 +49,9 @@ struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool qui
 	p->out = out;
 	p->quiet = quiet;
 	p->tty = !quiet && out && isatty(fileno(out));
-	p->start = fslab_now();
+	p->start = p->last_line = fslab_now();
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
 	snprintf(p->stage, sizeof(p->stage), "%s", stage ? stage : "");
 	return p;
 }
@@ -53,20 +60,57 @@ void fslab_progress_free(struct fslab_progress *p)
 {
 	if (!p)
 		return;
+	if (p->beating) {
+		pthread_mutex_lock(&p->mu);
+		p->ending = true;
+		pthread_cond_signal(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->beat, NULL);
+	}
 	fslab_progress_clear(p);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
 	free(p);
+}
+
+static void *progress_beat(void *arg)
+{
+	struct fslab_progress *p = arg;
+	char el[32], eta[72];
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->ending) {
+		struct timespec ts = { time(NULL) + 1, 0 };
+
+		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+		if (p->ending || fslab_now() - p->last_line < p->beat_s)
+			continue;
+		fprintf(p->out, "%s: %s%selapsed %s, ETA %s\n", fslab_log_prefix(), p->stage, p->stage[0] ? ": " : "",
+			fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el)),
+			fslab_progress_format_eta(p, eta, sizeof(eta)));
+		fflush(p->out);
+		p->last_line = fslab_now();
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+void fslab_progress_beat(struct fslab_progress *p, double every_s)
+{
+	sigset_t all, was;
+
+	p->beat_s = every_s;
+	if (p->beating || p->tty || p->quiet || !p->out)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was); /* signals: the main thread's (its sleeps end) */
+	p->beating = pthread_create(&p->beat, NULL, progress_beat, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
 bool fslab_progress_is_tty(const struct fslab_progress *p)
 {
 	return p && p->tty;
-}
-
-void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done)
-{
-	p->total = total;
-	p->done = done;
-	p->done_at_start = done;
 }
 
 void fslab_progress_set_pipeline(struct fslab_progress *p, double elapsed_before_s,
@@ -86,11 +130,8 @@ void fslab_progress_set_work(struct fslab_progress *p, double total, double done
 {
 	p->work_total = total;
 	p->work_done = done;
-	p->work_at_start = done;
-	if (!p->meas_started) {
-		p->meas_started = true;
+	if (!p->meas_t0)
 		p->meas_t0 = fslab_now();
-	}
 }
 
 void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work)
@@ -102,64 +143,44 @@ void fslab_progress_add_work(struct fslab_progress *p, double work)
 {
 	p->work_done += work;
 	p->meas_work += work;
+	p->pct = fmax(p->pct, fmin(100.0 * p->work_done / p->work_total, PROGRESS_LEFT(p) ? 99.9 : 100));
 }
 
-void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double point_s, double hi_s,
-			     double done_frac)
+void fslab_progress_set_work_range(struct fslab_progress *p, double lo, double hi)
 {
-	if (!p)
-		return;
-	if (!(lo_s >= 0)) {
-		p->left_set = false;
-		return;
-	}
-	p->left_set = true;
-	p->left_lo = lo_s;
-	p->left_hi = hi_s > lo_s ? hi_s : lo_s;
-	p->left_point = point_s >= 0 ? fmin(fmax(point_s, p->left_lo), p->left_hi) : -1;
-	p->left_t = fslab_now();
-	if (done_frac > 1)
-		done_frac = 1;
-	if (done_frac > p->done_frac)
-		p->done_frac = done_frac;
+	p->work_lo = lo;
+	p->work_hi = hi;
 }
 
-/* One end of the range now: counted down since it was set, never below
- * the floor while work is left. */
-static double progress_left_now(const struct fslab_progress *p, double s, double after)
+/* Seconds the work from done to total takes: at the estimated rate before
+ * anything is measured, moving over to the measured one, wholly once a
+ * fifth of the work ahead is done; never under the floor while work is
+ * left.  Negative with nothing to go on. */
+static double progress_left(const struct fslab_progress *p, double total)
 {
-	s -= fslab_now() - p->left_t;
-	if (p->done_frac < 1 && s < FSLAB_PROGRESS_MIN_LEFT_S)
-		s = FSLAB_PROGRESS_MIN_LEFT_S;
-	if (s < 0)
-		s = 0;
-	return s + after;
+	double left = total > p->work_done ? total - p->work_done : 0, w = p->meas_work, m, s;
+
+	if (w <= 0 && !(p->est_rate > 0))
+		return -1;
+	m = p->est_rate > 0 && left > 0 ? fmin(w / (w + left) / PROGRESS_MEASURED_FRACTION, 1) : 1;
+	/* from when the work began (not from before the device probes) */
+	s = (w > 0 ? m * (fslab_now() - p->meas_t0) / w : 0) * left + (1 - m) * p->est_rate * left;
+	return PROGRESS_LEFT(p) && s < FSLAB_PROGRESS_MIN_LEFT_S ? FSLAB_PROGRESS_MIN_LEFT_S : s;
 }
 
 bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *point_s, double *hi_s)
 {
-	if (!p || !p->left_set)
+	if (!p || !(p->work_total > 0) || (*point_s = progress_left(p, p->work_total)) < 0)
 		return false;
-	*lo_s = progress_left_now(p, p->left_lo, p->after_s);
-	*hi_s = progress_left_now(p, p->left_hi, p->after_hi_s);
-	/* the pipeline's rest: its middle */
-	*point_s = p->left_point >= 0
-			   ? progress_left_now(p, p->left_point, (p->after_s + p->after_hi_s) / 2)
-			   : -1;
+	*lo_s = progress_left(p, p->work_lo > 0 && p->work_lo < p->work_total ? p->work_lo : p->work_total) + p->after_s;
+	*hi_s = progress_left(p, p->work_hi > p->work_total ? p->work_hi : p->work_total) + p->after_hi_s;
+	*point_s += (p->after_s + p->after_hi_s) / 2;
 	return true;
 }
 
 double fslab_progress_done_pct(const struct fslab_progress *p)
 {
-	return p && p->left_set ? 100.0 * p->done_frac : -1;
-}
-
-double fslab_progress_shown_pct(const struct fslab_progress *p)
-{
-	double pct = fslab_progress_done_pct(p);
-
-	/* "100%" only at the end: 99.7 shows 99 */
-	return pct < 100 ? floor(pct) : pct;
+	return p && p->work_total > 0 ? p->pct : -1;
 }
 
 char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len)
@@ -173,44 +194,17 @@ char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_
 	fslab_progress_format_duration(hi, b, sizeof(b));
 	fslab_progress_format_duration(point, m, sizeof(m));
 	if (strcmp(a, b) == 0)
-		snprintf(buf, len, "%s", a);
-	else if (point >= 0)
-		snprintf(buf, len, "%s (%s..%s)", m, a, b);
+		snprintf(buf, len, "%s", m);
 	else
-		snprintf(buf, len, "%s..%s", a, b);
+		snprintf(buf, len, "%s (%s..%s)", m, a, b);
 	return buf;
 }
 
 double fslab_progress_eta(const struct fslab_progress *p)
 {
-	uint64_t ran = p->done - p->done_at_start;
 	double lo, hi, point;
 
-	if (fslab_progress_eta_range(p, &lo, &point, &hi))
-		return point >= 0 ? point : lo;
-
-	if (p->work_total > 0) {
-		double left = p->work_total > p->work_done ? p->work_total - p->work_done : 0;
-		double w = p->meas_work, measured, est, m;
-
-		if (w <= 0)
-			return p->est_rate > 0 ? p->est_rate * left + p->after_s : -1;
-		/* from when the work began (not from before the device probes) */
-		measured = (fslab_now() - p->meas_t0) / w * left;
-		if (!(p->est_rate > 0))
-			return measured + p->after_s;
-		est = p->est_rate * left;
-		m = w / (w + left) / PROGRESS_MEASURED_FRACTION;
-		if (m > 1)
-			m = 1;
-		return m * measured + (1 - m) * est + p->after_s;
-	}
-
-	if (ran == 0)
-		return -1;
-	double per = fslab_progress_elapsed(p) / (double)ran;
-	uint64_t left = p->total > p->done ? p->total - p->done : 0;
-	return per * (double)left + p->after_s;
+	return fslab_progress_eta_range(p, &lo, &point, &hi) ? point : -1;
 }
 
 char *fslab_progress_format_duration(double s, char *buf, size_t len)
@@ -262,26 +256,23 @@ static void redraw(struct fslab_progress *p, bool force, const char *fmt, ...)
 	p->drawn = true;
 }
 
-void fslab_progress_step(struct fslab_progress *p, uint64_t units,
-			 const struct fslab_progress_item *it)
+void fslab_progress_step(struct fslab_progress *p, const struct fslab_progress_item *it)
 {
 	char fsz[32], rsz[32], tp[48] = "", pct[16] = "", item[192] = "";
 
-	p->done += units;
 	if (!p->tty)
 		return;
 	if (it && it->throughput_kib_s >= 0)
 		snprintf(tp, sizeof(tp), "  %.0f KiB/s", it->throughput_kib_s);
 	else if (it)
 		snprintf(tp, sizeof(tp), "  -");
-	if (p->left_set)
-		snprintf(pct, sizeof(pct), "  %.0f%%", fslab_progress_shown_pct(p));
+	if (p->work_total > 0)
+		snprintf(pct, sizeof(pct), "%.0f%%", floor(fslab_progress_done_pct(p)));
 	if (it)
 		snprintf(item, sizeof(item), "  %s  %s  %s/%s%s", fslab_esc(it->filesystem ? it->filesystem : ""),
 			 it->test ? it->test : "", fslab_size_format(it->file_bytes, fsz, sizeof(fsz)),
 			 fslab_size_format(it->record_bytes, rsz, sizeof(rsz)), tp);
-	redraw(p, p->done >= p->total, "%llu/%llu cells%s%s", (unsigned long long)p->done,
-	       (unsigned long long)p->total, pct, item);
+	redraw(p, p->work_done >= p->work_total, "%s%s", pct, item);
 }
 
 void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force)
@@ -298,12 +289,15 @@ void fslab_progress_note(struct fslab_progress *p, const char *fmt, ...)
 	if (!p || p->quiet)
 		return;
 	fslab_progress_clear(p);
+	pthread_mutex_lock(&p->mu);
 	va_start(ap, fmt);
 	fslab_put_text(vasprintf(&text, fmt, ap) < 0 ? fmt : text, p->out);
 	va_end(ap);
 	fputc('\n', p->out);
 	fflush(p->out);
 	free(text);
+	p->last_line = fslab_now();
+	pthread_mutex_unlock(&p->mu);
 }
 
 void fslab_note(enum fslab_note_kind kind, const char *fmt, ...)

@@ -1,18 +1,16 @@
 /* The progress line of long commands (fslab run, fslab reproduce).
  *
  * On a terminal one line is redrawn in place:
- *   STAGE  123/2000 cells  ext4  read  64M/1M  812345 KiB/s  elapsed 1:02  ETA 14:10
+ *   STAGE  42%  ext4  read  64M/1M  812345 KiB/s  elapsed 1:02  ETA 14:10
  * Off a terminal nothing is redrawn; callers print a line per milestone
  * with fslab_progress_note().  quiet silences both.  Drawing never happens
  * inside a timed region: callers update after a cell finished.
  *
- * The ETA is the mean time per finished unit (or work: see
- * fslab_progress_set_work) times the units left, plus the
- * remaining_after_s the caller set (the rest of a pipeline); with an
- * estimate set it starts from the estimate instead.  A caller that knows
- * its whole plan (fslab run: bench/run_cost.c) sets the seconds left as a
- * range, a figure within it and the share of the plan done
- * (fslab_progress_set_left); the line then shows "42%  ETA 2:10 (1:50..2:40)". */
+ * The ETA is the work left (fslab_progress_set_work) at the rate
+ * measured, plus the remaining_after_s the caller set (the rest of a
+ * pipeline); with an estimate set it starts from the estimate instead.
+ * fslab run's work is its cost model's seconds (bench/run_cost.c), with
+ * the range a stopping rule leaves open: "42%  ETA 2:10 (1:50..2:40)". */
 #ifndef FSLAB_PROGRESS_H
 #define FSLAB_PROGRESS_H
 
@@ -30,8 +28,6 @@ void fslab_progress_free(struct fslab_progress *p);
 /* True when out is a terminal (redrawn line) and not quiet. */
 bool fslab_progress_is_tty(const struct fslab_progress *p);
 
-/* Units (cells) of the whole job and how many are already done (resume). */
-void fslab_progress_set_total(struct fslab_progress *p, uint64_t total, uint64_t done);
 /* Pipeline context: seconds spent before this job, and at least
  * remaining_after_s, at most remaining_after_hi_s (less: the same)
  * expected after it. */
@@ -45,53 +41,39 @@ struct fslab_progress_item {
 	double throughput_kib_s; /* negative: none (failed or skipped) */
 };
 
-/* One unit finished (done += units); redraws on a terminal. */
-void fslab_progress_step(struct fslab_progress *p, uint64_t units,
-			 const struct fslab_progress_item *item);
+/* A cell finished: redraws on a terminal. */
+void fslab_progress_step(struct fslab_progress *p, const struct fslab_progress_item *item);
 
-/* Optional: units differ in cost (a 2 GiB cell takes longer than a 64 KiB
- * one).  With a work total set, the ETA comes from work done per second
- * instead of units; fslab_progress_add_work reports work finished (call
- * it before the matching fslab_progress_step). */
+/* The work of the job and how much is done (a cell costs by its size;
+ * fslab_progress_add_work before the matching fslab_progress_step): the
+ * ETA is the work left at the rate measured. */
 void fslab_progress_set_work(struct fslab_progress *p, double total, double done);
 void fslab_progress_add_work(struct fslab_progress *p, double work);
-/* An estimate of seconds per unit of work (e.g. from a device probe):
- * the ETA starts from it (work left x rate) before anything finished, and
- * moves over to the measured rate as work finishes, wholly once a fifth
- * of the work ahead (done + left) is done.  0 clears it. */
+/* An estimate of seconds per unit of work: the ETA starts from it before
+ * anything finished and moves over to the measured rate, wholly once a
+ * fifth of the work ahead (done + left) is done.  0 clears it. */
 void fslab_progress_set_estimate(struct fslab_progress *p, double seconds_per_work);
 /* Seconds since fslab_progress_new, and the estimate of seconds left
- * (negative while nothing is done yet; with set_left, its point, or
- * the range's low end without one). */
+ * (negative while nothing is done yet). */
 double fslab_progress_elapsed(const struct fslab_progress *p);
 double fslab_progress_eta(const struct fslab_progress *p);
 
-/* The least ETA shown while work is left: an estimate never says 0:00
- * before the end. */
+/* The least ETA shown while work is left (never 0:00 before the end). */
 #define FSLAB_PROGRESS_MIN_LEFT_S 1.0
 
-/* What is left of a planned job, from the caller's cost model: at least
- * lo_s and at most hi_s seconds (equal once nothing is adaptive), point_s
- * the figure expected (within them; negative: none, the range alone is
- * shown), and the share done of the planned work (0..1; 1 only when
- * nothing is left).  Between two calls they count down with the clock,
- * never below FSLAB_PROGRESS_MIN_LEFT_S while done_frac < 1; the share
- * shown never goes back.  The pipeline's rest (set_pipeline) is added to
- * each end (its middle to the point).  lo_s < 0 clears it (the work-rate
- * ETA applies again). */
-void fslab_progress_set_left(struct fslab_progress *p, double lo_s, double point_s, double hi_s,
-			     double done_frac);
-/* The seconds left now as lo..hi and the point (negative: none; the
- * pipeline's rest included).  False when no range is set (set_left). */
+/* The work total may turn out as low as lo and as high as hi (a stopping
+ * rule decides): the ETA's range. */
+void fslab_progress_set_work_range(struct fslab_progress *p, double lo, double hi);
+/* The seconds left now: the figure (fslab_progress_eta) and its range by
+ * set_work_range (the pipeline's rest included).  False when no work is
+ * set or nothing is known yet. */
 bool fslab_progress_eta_range(const struct fslab_progress *p, double *lo_s, double *point_s,
 			      double *hi_s);
-/* The share of the planned work done, in percent (never less than an
- * earlier answer); negative when no plan is set. */
+/* The share of the work done, in percent (never less than an earlier
+ * answer); negative when no work is set. */
 double fslab_progress_done_pct(const struct fslab_progress *p);
-/* ... as a whole percent to show: rounded down, so 100 only at the end. */
-double fslab_progress_shown_pct(const struct fslab_progress *p);
 /* The ETA as shown: "2:10 (1:50..2:40)" (a figure and its range),
- * "1:02..4:05" (a range alone), "1:02" or "?".  Returns buf. */
+ * "1:02" or "?".  Returns buf. */
 char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_t len);
 
 /* A job that is not cells (setup's preconditioning, measured in bytes
@@ -100,6 +82,10 @@ char *fslab_progress_format_eta(const struct fslab_progress *p, char *buf, size_
  * at most 10 times a second (force: now, e.g. at the end).  Nothing off a
  * terminal. */
 void fslab_progress_draw(struct fslab_progress *p, const char *what, bool force);
+
+/* Off a terminal (not quiet): a thread prints "STAGE: elapsed 1:02, ETA
+ * 14:10" whenever no line came for every_s (a long cell), until _free. */
+void fslab_progress_beat(struct fslab_progress *p, double every_s);
 
 /* Prints a whole line (clearing the redrawn line first on a terminal);
  * silent when quiet. */

@@ -538,8 +538,7 @@ static void sm_differences(struct rp_summary *s, const struct rp_data *d)
 		{ "device serial", "device_serial", false, true }, { "device size", "device_size_bytes", false, false },
 		{ "mkfs options", "mkfs_options", false, false }, { "mount options", "mount_options", false, false },
 		{ "live mount options", "options", true, false }, { "superblock features", "features", true, false },
-		{ "filesystem UUID", "uuid", true, false },
-	};
+	}; /* not the UUID: each fresh mkfs has its own, and a side is fresh setups */
 	static const char *const machine[] = { "hostname", "kernel" };
 	const struct rp_run *a = &d->runs[0];
 

@@ -186,31 +186,21 @@ static double repro_tail_s(const struct repro_run *p)
 
 /* Seconds of work after sweep i, lo..hi: the later sweeps by the run's
  * cost model, the report and teardown.  Before the warm run the device is
- * not probed yet (the nominal rate); after it, its slowest probed figure.
- * The first honest stage prints the honest sweeps' estimate. */
+ * not probed yet (the nominal rate); after it, its slowest probed figure
+ * (each run prints its own first estimate, measured on its lab). */
 static void repro_remaining(const struct repro_run *p, size_t i, double *lo, double *hi)
 {
-	double device_kib_s = 0, l, h, all_lo = 0, all_hi = 0;
+	double device_kib_s = 0, l, h;
 	bool interrupted;
-	char d1[32], d2[32];
 
 	*lo = *hi = repro_tail_s(p);
 	if (i > 0)
 		repro_read_manifest(p->stages[0].dir, &interrupted, &device_kib_s);
-	for (size_t k = i; k < p->n_stages; k++) {
-		if (repro_stage_estimate(p->c, &p->stages[k], p->st.n_partitions, device_kib_s, &l, &h) < 0)
-			continue;
-		all_lo += l;
-		all_hi += h;
-		if (k > i) {
+	for (size_t k = i + 1; k < p->n_stages; k++)
+		if (repro_stage_estimate(p->c, &p->stages[k], p->st.n_partitions, device_kib_s, &l, &h) == 0) {
 			*lo += l;
 			*hi += h;
 		}
-	}
-	if (i == 1 && device_kib_s > 0 && !p->c->quiet)
-		printf("estimate: the honest sweeps take %s..%s at the slowest probed device speed (%.0f MiB/s), by the run's cost model; each run re-fits it from the cells it measures\n",
-		       fslab_progress_format_duration(all_lo, d1, sizeof(d1)),
-		       fslab_progress_format_duration(all_hi, d2, sizeof(d2)), device_kib_s / 1024.0);
 }
 
 /* One sweep, in-process: fslab run on the lab this pipeline holds. */
@@ -429,7 +419,7 @@ static int repro_dry_run(struct repro_run *p)
 	printf("time: about %s", fslab_progress_format_duration(lo + tail, d1, sizeof(d1)));
 	if (hi > lo)
 		printf("..%s", fslab_progress_format_duration(hi + tail, d2, sizeof(d2)));
-	printf(" plus setup%s (the sweeps and their device probes by fslab run's cost model at an assumed %.0f MiB/s: --dry-run probes no device; each run re-fits the estimate from the cells it measures)\n",
+	printf(" plus setup%s (the sweeps by fslab run's cost model at an assumed %.0f MiB/s, the warm sweep's files that fit in memory at the page cache's 2 GiB/s: --dry-run probes no device; each run measures its own prices and re-fits the estimate from the cells it measures)\n",
 	       c->device ? " and, on an SSD, each run's steady-state phase" : "", FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
 	return ret;
 }

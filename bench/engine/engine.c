@@ -234,7 +234,7 @@ static int run_seq(struct fslab_bench_pass *p)
 	t0 = fslab_pass_timer_start(p);
 	lmark = fslab_lat_begin(p);
 	if (writes) {
-		for (uint64_t i = 0; i < n; i++) {
+		for (uint64_t i = 0; i < n && !PASS_STOP(p); i++) {
 			got = ops->write(ops->ctx, pf.fd, buf, rec);
 			if (got != (ssize_t)rec) {
 				r = io_fail(p, "write", i, got);
@@ -244,7 +244,7 @@ static int run_seq(struct fslab_bench_pass *p)
 		}
 		return pass_end(p, &pf, t0, r);
 	}
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n && !PASS_STOP(p); i++) {
 		got = ops->read(ops->ctx, pf.fd, buf, rec);
 		if (got != (ssize_t)rec) {
 			r = io_fail(p, "read", i, got);
@@ -345,7 +345,7 @@ static int run_positioned(struct fslab_bench_pass *p)
 		return r;
 	t0 = fslab_pass_timer_start(p);
 	lmark = fslab_lat_begin(p);
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n && !PASS_STOP(p); i++) {
 		which = pos_next(order, i, n, which, &wraps, shuffle);
 		r = pos_io(p, pf.fd, order, i, which);
 		if (r < 0)
@@ -382,7 +382,7 @@ static int run_stdio(struct fslab_bench_pass *p)
 	t0 = fslab_pass_timer_start(p);
 	lmark = fslab_lat_begin(p);
 	errno = 0; /* stdio's short count: errno set means an error */
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n && !PASS_STOP(p); i++) {
 		size_t got = writes ? ops->fwrite(ops->ctx, buf, rec, 1, pf.f)
 				    : ops->fread(ops->ctx, buf, rec, 1, pf.f);
 
@@ -494,7 +494,7 @@ static int cell_prepare_file(const struct fslab_cell *c, int dfd, bool *exists,
 		snprintf(why, whylen, "cannot create the test file %s: %s", c->name, strerror(-r));
 		return r;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !(c->stop && *c->stop); i++) {
 		got = ops->write(ops->ctx, fd, b->io, c->record_bytes);
 		if (got != (ssize_t)c->record_bytes)
 			break;
@@ -549,7 +549,7 @@ static void cell_sync(const struct fslab_cell *c, int dfd)
 static void cell_emit(const struct fslab_cell *c, enum fslab_test t,
 		      const struct fslab_test_outcome *o)
 {
-	if (c->on_test)
+	if (c->on_test && !(c->stop && *c->stop)) /* a stopped pass: no row */
 		c->on_test(c->on_test_ctx, t, o);
 }
 
@@ -849,5 +849,5 @@ int fslab_cell_run(const struct fslab_cell *c, struct fslab_bench_buffers *b,
 	}
 	if (stat_fd >= 0)
 		close(stat_fd);
-	return ret;
+	return c->stop && *c->stop ? -EINTR : ret;
 }

@@ -50,6 +50,10 @@ struct fslab_bench_pass {
 	unsigned dev_ok;
 };
 
+/* A stop asked (SIGINT, SIGTERM): every loop of a pass ends at its next
+ * record or file; the cell runner drops the pass (no row). */
+#define PASS_STOP(p) ((p)->cell->stop && *(p)->cell->stop)
+
 /* Reads the partition's counters (fd: its stat file) into p->dev[k],
  * outside any timed region. */
 void fslab_pass_dev_read(struct fslab_bench_pass *p, unsigned k);

@@ -220,7 +220,7 @@ static int files_write_tree(struct fslab_bench_pass *p, uint64_t n, bool timed)
 		t0 = fslab_pass_timer_start(p);
 		lmark = fslab_lat_begin(p);
 	}
-	for (uint64_t i = 0; i < n && r == 0; i++) {
+	for (uint64_t i = 0; i < n && r == 0 && !PASS_STOP(p); i++) {
 		uint64_t k = i / FSLAB_FILES_PER_DIR;
 
 		if (i % FSLAB_FILES_PER_DIR == 0) {
@@ -314,7 +314,7 @@ static int files_walk(struct fslab_bench_pass *p, uint64_t n)
 		p->tree->complete = false;
 	t0 = fslab_pass_timer_start(p);
 	lmark = fslab_lat_begin(p);
-	for (uint64_t i = 0; i < n && r == 0; i++) {
+	for (uint64_t i = 0; i < n && r == 0 && !PASS_STOP(p); i++) {
 		r = files_walk_one(p, &d, backwards ? n - 1 - i : i);
 		/* a directory goes after its last file */
 		if (r == 0 && rmdirs && (i % FSLAB_FILES_PER_DIR == FSLAB_FILES_PER_DIR - 1 || i == n - 1)) {

@@ -171,7 +171,7 @@ static inline bool job_more(const struct q_job *j, uint64_t now_ns)
 {
 	const struct q_pass *q = j->q;
 
-	if (j->err || atomic_load_explicit(&q->stop, memory_order_relaxed))
+	if (j->err || atomic_load_explicit(&q->stop, memory_order_relaxed) || PASS_STOP(q->p))
 		return false;
 	return q->timed ? now_ns < q->deadline_ns : j->next < q->region;
 }

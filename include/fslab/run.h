@@ -87,11 +87,9 @@ int fslab_run_resume_where(const char *resume_dir, char *state_path, size_t len,
 void fslab_run_opts_init(struct fslab_run_opts *o);
 
 /* Seconds the run o describes should take on n_fs filesystems whose
- * devices write and read at these rates, by the cost model of --dry-run
- * (bench/run_cost.c): the device probes, then *lo_s with the minimum of
- * trials, *hi_s with every test run to the stopping rule's maximum.  The
- * steady-state phase is not counted (whether it runs depends on the
- * disk).  0, -EINVAL (bad settings, said) or -ENOMEM. */
+ * devices write and read at these rates, by --dry-run's cost model
+ * (bench/run_cost.c): *lo_s the minimum trials, *hi_s every test to the
+ * cap; no steady-state phase.  0, -EINVAL (bad settings, said) or -ENOMEM. */
 int fslab_run_estimate(const struct fslab_run_opts *o, size_t n_fs, double write_kib_s,
 		       double read_kib_s, double *lo_s, double *hi_s);
 

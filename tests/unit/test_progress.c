@@ -1,14 +1,16 @@
 /* lib/progress: the ETA arithmetic setup's preconditioning relies on
  * (work in bytes, an estimated rate before anything is measured), the
- * planned job's range and share fslab run sets (set_left: never 0:00
- * with work left, the range shown as lo..hi, a share that never goes
- * back) and the duration format its progress line and plan print. */
+ * range and share fslab run sets (never 0:00 with work left, the range
+ * shown as lo..hi, a share that never goes back), the line off a terminal
+ * at least every beat, and the duration format its progress line and plan
+ * print. */
 #include "progress.h"
 #include "testutil.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(eta_from_the_estimate_before_any_work)
 {
@@ -64,15 +66,16 @@ START_TEST(draw_is_silent_off_a_terminal)
 }
 END_TEST
 
-/* A planned job whose estimate says "nothing left" while its work is not
- * done still shows time left; at the end it shows none. */
+/* A job whose estimate says "nothing left" while its work is not done
+ * still shows time left; at the end it shows none. */
 START_TEST(eta_never_zero_with_work_left)
 {
 	struct fslab_progress *p = fslab_progress_new(NULL, "run", true);
 	double lo, hi, pt;
 	char b[64];
 
-	fslab_progress_set_left(p, 0, 0, 0, 0.9);
+	fslab_progress_set_work(p, 100, 0);
+	fslab_progress_set_estimate(p, 1e-4); /* 0.01 s of work left */
 	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
 	ck_assert_double_ge(pt, FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_double_ge(lo, FSLAB_PROGRESS_MIN_LEFT_S);
@@ -84,7 +87,7 @@ START_TEST(eta_never_zero_with_work_left)
 	ck_assert_double_ge(lo, 30 + FSLAB_PROGRESS_MIN_LEFT_S);
 	ck_assert_double_ge(hi, 90 + FSLAB_PROGRESS_MIN_LEFT_S);
 	fslab_progress_set_pipeline(p, 0, 0, 0);
-	fslab_progress_set_left(p, 0, 0, 0, 1);
+	fslab_progress_add_work(p, 100);
 	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
 	ck_assert_double_eq(lo, 0);
 	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "0:00");
@@ -92,54 +95,74 @@ START_TEST(eta_never_zero_with_work_left)
 }
 END_TEST
 
-/* The range is shown as lo..hi while it is one (with the figure expected
- * first when the caller has one), and narrows to one figure as the
- * caller narrows it. */
+/* The figure comes with the range the work total may end in (a stopping
+ * rule's trials), one figure when there is none. */
 START_TEST(range_shown_and_narrowed)
 {
 	struct fslab_progress *p = fslab_progress_new(NULL, "run", true);
-	double lo, hi, pt, w0, w1;
+	double lo, hi, pt;
 	char b[64];
 
-	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi)); /* no plan yet */
-	fslab_progress_set_left(p, 600, -1, 2400, 0.1);
-	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "10:00..40:00");
+	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi)); /* no work yet */
+	fslab_progress_set_work(p, 1000, 0);
+	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi)); /* no rate yet */
+	fslab_progress_set_estimate(p, 1);
+	fslab_progress_set_work_range(p, 800, 2000);
+	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "16:40 (13:20..33:20)");
 	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
-	ck_assert_double_lt(pt, 0); /* no figure: the range alone */
-	w0 = hi - lo;
-	fslab_progress_set_left(p, 500, 700, 900, 0.3);
-	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "11:40 (8:20..15:00)");
-	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
-	ck_assert_double_eq_tol(fslab_progress_eta(p), pt, 0.5); /* the clock moved */
-	w1 = hi - lo;
-	ck_assert_double_lt(w1, w0);
-	/* a figure outside its range is brought inside it */
-	fslab_progress_set_left(p, 500, 1000, 900, 0.3);
-	ck_assert(fslab_progress_eta_range(p, &lo, &pt, &hi));
-	ck_assert_double_le(pt, hi);
-	fslab_progress_set_left(p, 400, 400, 400, 0.5);
-	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "6:40");
-	fslab_progress_set_left(p, -1, -1, 0, 0); /* cleared: the work-rate ETA again */
-	ck_assert(!fslab_progress_eta_range(p, &lo, &pt, &hi));
+	ck_assert_double_eq_tol(fslab_progress_eta(p), pt, 1e-9);
+	fslab_progress_set_work_range(p, 1000, 1000);
+	ck_assert_str_eq(fslab_progress_format_eta(p, b, sizeof(b)), "16:40");
 	fslab_progress_free(p);
 }
 END_TEST
 
-/* The share of the plan done never goes back, whatever the caller says. */
+/* The share of the work done never goes back, even when the work ahead
+ * grows (a trial past the minimum), and stops at 100. */
 START_TEST(percentage_is_monotonic)
 {
 	struct fslab_progress *p = fslab_progress_new(NULL, "run", true);
-	const double said[] = { 0.1, 0.25, 0.2, 0.6, 0.59, 1.2 };
-	double last = 0;
 
-	ck_assert_double_lt(fslab_progress_done_pct(p), 0); /* no plan yet */
-	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
-		fslab_progress_set_left(p, 10, 15, 20, said[i]);
-		ck_assert_double_ge(fslab_progress_done_pct(p), last);
-		last = fslab_progress_done_pct(p);
-	}
-	ck_assert_double_eq(last, 100);
+	ck_assert_double_lt(fslab_progress_done_pct(p), 0); /* no work yet */
+	fslab_progress_set_work(p, 100, 0);
+	fslab_progress_add_work(p, 30);
+	ck_assert_double_eq_tol(fslab_progress_done_pct(p), 30, 1e-9);
+	fslab_progress_set_work(p, 300, 30);
+	fslab_progress_add_work(p, 10);
+	ck_assert_double_eq_tol(fslab_progress_done_pct(p), 30, 1e-9);
+	fslab_progress_add_work(p, 500);
+	ck_assert_double_eq(fslab_progress_done_pct(p), 100);
 	fslab_progress_free(p);
+}
+END_TEST
+
+/* Off a terminal a line comes at least every beat, also while the caller
+ * prints nothing (a long cell), and none while it does. */
+START_TEST(beat_prints_off_a_terminal)
+{
+	char buf[1024] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct fslab_progress *p = fslab_progress_new(f, "run", false);
+
+	fslab_progress_set_work(p, 100, 0);
+	fslab_progress_set_estimate(p, 1);
+	fslab_progress_beat(p, 1);
+	ck_assert_int_eq(usleep(3600000), 0);
+	fslab_progress_free(p);
+	fclose(f);
+	/* a beat each second, give or take the second it wakes on */
+	ck_assert_msg(strstr(buf, "run: elapsed 0:0") && strstr(strstr(buf, "run: elapsed 0:0") + 1, "run: elapsed 0:0"),
+		      "%s", buf);
+	f = fmemopen(buf, sizeof(buf), "w");
+	p = fslab_progress_new(f, "run", false);
+	fslab_progress_beat(p, 2);
+	for (int i = 0; i < 6; i++) {
+		fslab_progress_note(p, "note %d", i);
+		ck_assert_int_eq(usleep(400000), 0);
+	}
+	fslab_progress_free(p);
+	fclose(f);
+	ck_assert_msg(!strstr(buf, "elapsed"), "%s", buf);
 }
 END_TEST
 
@@ -148,6 +171,8 @@ int main(int argc, char **argv)
 	struct ft_suite *s = ft_suite_new("progress");
 	TCase *tc = ft_tcase(s, "progress", 0);
 
+	tcase_set_timeout(tc, 30); /* the beat's test waits for it */
+
 	tcase_add_test(tc, eta_from_the_estimate_before_any_work);
 	tcase_add_test(tc, eta_none_left_once_all_work_is_done);
 	tcase_add_test(tc, durations);
@@ -155,5 +180,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, eta_never_zero_with_work_left);
 	tcase_add_test(tc, range_shown_and_narrowed);
 	tcase_add_test(tc, percentage_is_monotonic);
+	tcase_add_test(tc, beat_prints_off_a_terminal);
 	return ft_suite_run(s, argc, argv);
 }
