@@ -56,11 +56,6 @@ uint64_t fslab_precond_target(uint64_t capacity)
 	return capacity * FSLAB_PRECOND_PASSES;
 }
 
-double fslab_precond_estimate_s(uint64_t capacity)
-{
-	return (double)fslab_precond_target(capacity) / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0);
-}
-
 bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64_t *len)
 {
 	uint64_t per_pass, k;
@@ -95,7 +90,8 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 	}
 	fslab_size_human(capacity, a, sizeof(a));
 	fslab_size_human(fslab_precond_target(capacity), b, sizeof(b));
-	fslab_progress_format_duration(fslab_precond_estimate_s(capacity), t, sizeof(t));
+	fslab_progress_format_duration((double)fslab_precond_target(capacity) / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0),
+				       t, sizeof(t));
 	snprintf(buf, len,
 		 "precondition: %s, then write %d x %s = %s (%d drive-writes of wear) in 128 KiB "
 		 "sequential O_DIRECT writes, about %s at %.0f MiB/s (--precondition off skips it)",
