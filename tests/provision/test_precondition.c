@@ -8,11 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PC_IMAGE_BYTES (400ull << 20)
@@ -228,6 +230,54 @@ START_TEST(dry_run_states_bytes_wear_and_time)
 }
 END_TEST
 
+/* Asked at a terminal, setup says what preconditioning costs (the bytes,
+ * the wear in drive-writes, the time) before it asks for the name; a
+ * wrong answer changes nothing. */
+START_TEST(confirmation_states_the_cost)
+{
+	struct pt_env e;
+	char out[8192];
+	size_t n = 0;
+	ssize_t r;
+	int master, slave, status, fd;
+	pid_t pid;
+
+	pc_env(&e);
+	fd = open(e.image, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)PC_IMAGE_BYTES), 0);
+	close(fd);
+	const char *argv[] = { ft_fslab_bin(), "setup", "--image", e.image, "--spec", e.spec, "--state", e.state,
+			       "--mount-root", e.mnt, "--precondition", "on", NULL };
+	ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setsid();
+		dup2(slave, 0);
+		dup2(slave, 1);
+		dup2(slave, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(slave);
+	ck_assert_int_eq(write(master, "nope\n", 5), 5);
+	while (n < sizeof(out) - 1 && (r = read(master, out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(master);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, out);
+	ck_assert_msg(strstr(out, "write 2 x 400.0 MiB = 800.0 MiB (2 drive-writes of wear)") &&
+			      strstr(out, " at 500 MiB/s") && strstr(out, "Type the device name"),
+		      "the prompt lacks the cost: %s", out);
+	ck_assert_ptr_nonnull(strstr(out, "'nope' is not disk.img; nothing was changed"));
+	ck_assert_uint_eq(pc_allocated(e.image), 0);
+	ck_assert_int_eq(unlink(e.image), 0);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
 /* Refusals before anything is made: secure-erase on an image (only an
  * NVMe namespace is erased) and words setup does not know. */
 START_TEST(refusals_before_anything_is_made)
@@ -340,6 +390,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, refusals_before_anything_is_made);
 	tcase_add_test(plan, dry_run_states_bytes_wear_and_time);
 	tcase_add_test(tc, off_by_default);
+	tcase_add_test(tc, confirmation_states_the_cost);
 	tcase_add_test(tc, purge_discards_then_sigint_leaves_it_unpartitioned);
 	tcase_add_test(tc, precondition_writes_twice_the_capacity);
 	tcase_add_test(tc, forced_on_an_image_lab_then_status);
