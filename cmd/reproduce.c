@@ -23,7 +23,7 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--spec FILE] [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"
 		    "                       [--max-trials N]] [--keep] [--state FILE] [--mount-root DIR]\n"
-		    "                       [--precondition on|off|auto] [--quiet] [--dry-run]",
+		    "                       [--precondition off|on|auto] [--quiet] [--dry-run]",
 	.intro = "The 2023 experiment in one command: setup with its layout (ext4, ext2, xfs, fat32,\n"
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
@@ -37,7 +37,7 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
 		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
 		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-		  "as for setup: on, off or auto (the default: an SSD is "
+		  "as for setup: off (the default), on or auto (an SSD is "
 		  "purged and written twice over first; an image is not)", 0, 0 },
 		{ "out", OPT_OUT, 0, "DIR",
 		  "results and report (default results/reproduce-<UTC time>/): "

@@ -16,7 +16,7 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
 	.synopsis = "Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
 		    "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n"
-		    "                   [--no-discard] [--precondition on|off|auto]\n"
+		    "                   [--no-discard] [--precondition off|on|auto]\n"
 		    "                   [--purge trim|none|secure-erase]",
 	.intro = "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
@@ -41,10 +41,10 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 		  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
 		  "device supports it", 0, 0 },
 		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
-		  "on, off or auto (the default): before partitioning, write the whole disk twice over in "
-		  "128 KiB sequential O_DIRECT writes, as SNIA's SSD test specification asks, so the "
-		  "figures are those of a used drive; auto does it on a non-rotational disk and skips an "
-		  "image or loop device (on forces it there)", 0, 0 },
+		  "off (the default), on or auto: before partitioning, write the whole disk twice over "
+		  "(2 drive-writes of wear) in 128 KiB sequential O_DIRECT writes, as SNIA's SSD test "
+		  "specification asks; auto does it on a non-rotational disk and skips an image or loop "
+		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0, 0 },
 		{ "purge", OPT_PURGE, 0, "METHOD",
 		  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
 		  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "

@@ -40,7 +40,8 @@ void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
 	if (when == FSLAB_PRECONDITION_OFF) {
 		d->write = false;
 		d->status = "off";
-		snprintf(d->note, sizeof(d->note), "--precondition off");
+		snprintf(d->note, sizeof(d->note), "--precondition off, the default; on writes the disk twice over "
+			 "first: %d drive-writes", FSLAB_PRECOND_PASSES);
 	} else if (when == FSLAB_PRECONDITION_AUTO && (!is_drive || rotational == 1)) {
 		d->write = false;
 		d->status = "skipped";
@@ -53,11 +54,6 @@ void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
 uint64_t fslab_precond_target(uint64_t capacity)
 {
 	return capacity * FSLAB_PRECOND_PASSES;
-}
-
-double fslab_precond_estimate_s(uint64_t capacity)
-{
-	return (double)fslab_precond_target(capacity) / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0);
 }
 
 bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64_t *len)
@@ -94,11 +90,12 @@ void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char 
 	}
 	fslab_size_human(capacity, a, sizeof(a));
 	fslab_size_human(fslab_precond_target(capacity), b, sizeof(b));
-	fslab_progress_format_duration(fslab_precond_estimate_s(capacity), t, sizeof(t));
+	fslab_progress_format_duration((double)fslab_precond_target(capacity) / (FSLAB_PRECOND_PLAN_MIB_S * 1048576.0),
+				       t, sizeof(t));
 	snprintf(buf, len,
-		 "precondition: %s, then write %d x %s = %s, 128 KiB sequential O_DIRECT writes "
-		 "(about %s at %.0f MiB/s; --precondition off skips it)",
-		 purge, FSLAB_PRECOND_PASSES, a, b, t, FSLAB_PRECOND_PLAN_MIB_S);
+		 "precondition: %s, then write %d x %s = %s (%d drive-writes of wear) in 128 KiB "
+		 "sequential O_DIRECT writes, about %s at %.0f MiB/s (--precondition off skips it)",
+		 purge, FSLAB_PRECOND_PASSES, a, b, FSLAB_PRECOND_PASSES, t, FSLAB_PRECOND_PLAN_MIB_S);
 }
 
 int fslab_precond_secure_erase_refusal(const char *disk, struct fslab_err *e)

@@ -47,18 +47,15 @@ void fslab_precond_decide(enum fslab_precondition_when when, bool purge_given,
 /* Bytes the preconditioning writes on a disk of capacity bytes. */
 uint64_t fslab_precond_target(uint64_t capacity);
 
-/* Seconds the writes take on a disk of capacity bytes at
- * FSLAB_PRECOND_PLAN_MIB_S: the plan's and the confirmation's estimate. */
-double fslab_precond_estimate_s(uint64_t capacity);
-
 /* The write number i (0-based) of the preconditioning: its offset on the
  * disk and its length (FSLAB_PRECOND_BLOCK, less at the end of each pass
  * when the capacity is no multiple of it).  False when i is past the
  * end.  capacity must be a multiple of the disk's logical sector. */
 bool fslab_precond_write_at(uint64_t capacity, uint64_t i, uint64_t *off, uint64_t *len);
 
-/* The plan's lines: what will be purged and written and how long that
- * takes at FSLAB_PRECOND_PLAN_MIB_S. */
+/* The plan's and the confirmation's line: what will be purged and
+ * written, the wear in drive-writes and how long that takes at
+ * FSLAB_PRECOND_PLAN_MIB_S. */
 void fslab_precond_plan_line(const struct fslab_precond_decision *d, const char *disk,
 			     uint64_t capacity, char *buf, size_t len);
 

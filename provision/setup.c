@@ -188,7 +188,7 @@ static int setup_note_parts(const struct fslab_lab_plan *pl)
 static int setup_print_plan(struct setup_run *s)
 {
 	const struct fslab_lab_plan *pl = &s->plan;
-	char a[32], b[32], c[32], line[256];
+	char a[32], b[32], c[32], line[320];
 	int r;
 
 	fslab_note_line("disk %s: %s, %u-byte sectors; layout needs %s; GPT, %s alignment",
@@ -427,7 +427,7 @@ static int setup_check_files(struct setup_run *s)
 
 static int setup_confirm(struct setup_run *s, const char *what)
 {
-	char line[256], a[32];
+	char line[320], a[32];
 	const char *name = strrchr(what, '/') ? strrchr(what, '/') + 1 : what;
 
 	if (s->o->yes)
@@ -438,16 +438,9 @@ static int setup_confirm(struct setup_run *s, const char *what)
 			    what, what);
 	fslab_note(FSLAB_NOTE_ASK, "fslab setup will ERASE everything on %s (%s) and partition it for the lab.\n",
 		what, fslab_size_human(s->plan.disk_bytes, a, sizeof(a)));
-	if (s->precond.write) {
-		char b[32], t[32];
-
-		fslab_note(FSLAB_NOTE_ASK,
-			"First it preconditions the drive: writes %s over it (twice its capacity), about %s "
-			"at %.0f MiB/s; --precondition off skips that.\n",
-			fslab_size_human(fslab_precond_target(s->plan.disk_bytes), b, sizeof(b)),
-			fslab_progress_format_duration(fslab_precond_estimate_s(s->plan.disk_bytes), t,
-						       sizeof(t)),
-			FSLAB_PRECOND_PLAN_MIB_S);
+	if (s->precond.write) { /* the bytes, the wear and the time, before anything is asked */
+		fslab_precond_plan_line(&s->precond, s->plan.disk, s->plan.disk_bytes, line, sizeof(line));
+		fslab_note(FSLAB_NOTE_ASK, "%s\n", line);
 	}
 	fslab_note(FSLAB_NOTE_ASK, "Type the device name (%s) to continue: ", name);
 	if (!fgets(line, sizeof(line), stdin))

@@ -24,12 +24,11 @@ struct fslab_lab; /* the lab: below */
 #define FSLAB_MOUNT_ROOT_DEFAULT "/mnt/fslab"
 
 /* setup --precondition: whether setup writes the disk over twice before
- * partitioning it (provision/precond.c). */
+ * partitioning it (provision/precond.c; docs/ssd.md says why not by default). */
 enum fslab_precondition_when {
-	FSLAB_PRECONDITION_AUTO, /* the default: a non-rotational disk yes; an image, a loop
-				    device or a rotational disk no */
+	FSLAB_PRECONDITION_OFF,  /* the default (0): each partition's discard and run's steady state */
+	FSLAB_PRECONDITION_AUTO, /* a non-rotational disk yes; an image, a loop device or a hard disk no */
 	FSLAB_PRECONDITION_ON,   /* also an image's loop device (tests) and a rotational disk */
-	FSLAB_PRECONDITION_OFF,
 	FSLAB_PRECONDITION_MAX,
 	FSLAB_PRECONDITION_INVALID = -1,
 };

@@ -8,11 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PC_IMAGE_BYTES (400ull << 20)
@@ -181,8 +183,9 @@ START_TEST(forced_on_an_image_lab_then_status)
 }
 END_TEST
 
-/* By default an image is not preconditioned, and says why. */
-START_TEST(image_skipped_by_default)
+/* By default nothing is preconditioned, and the plan says so and what
+ * --precondition on would cost. */
+START_TEST(off_by_default)
 {
 	struct pt_env e;
 	struct ft_output o;
@@ -191,13 +194,86 @@ START_TEST(image_skipped_by_default)
 	pc_env(&e);
 	ck_assert_int_eq(pt_setup_image(&e, &o, "--size", "400M", NULL), 0);
 	pt_assert_result(&o, 0, NULL);
-	ck_assert_ptr_nonnull(strstr(o.out, "preconditioning skipped: an image is not a drive"));
+	ck_assert_ptr_nonnull(strstr(o.out, "precondition: no (--precondition off, the default; on writes "
+					    "the disk twice over first: 2 drive-writes); no purge"));
 	ft_output_free(&o);
 	pc_load(&e, &st);
-	ck_assert_str_eq(st.precondition.status, "skipped");
+	ck_assert_str_eq(st.precondition.status, "off");
 	ck_assert_uint_eq(st.precondition.bytes, 0);
 	ck_assert_int_eq(st.precondition.purge, FSLAB_PURGE_NONE);
 	pt_teardown_ok(&e);
+	pt_assert_nothing_left(&e, NULL);
+}
+END_TEST
+
+/* Asked for, --dry-run states the bytes, the wear in drive-writes and the
+ * time (500 GiB at 500 MiB/s: 1024 s), and creates nothing; auto still
+ * skips an image. */
+START_TEST(dry_run_states_bytes_wear_and_time)
+{
+	struct pt_env e;
+	struct ft_output o;
+	struct stat sb;
+
+	pc_env(&e);
+	ck_assert_int_eq(pt_setup_image(&e, &o, "--size", "250G", "--precondition", "on", "--dry-run", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ck_assert_ptr_nonnull(strstr(o.out, "write 2 x 250.0 GiB = 500.0 GiB (2 drive-writes of wear)"));
+	ck_assert_ptr_nonnull(strstr(o.out, "about 17:04 at 500 MiB/s"));
+	ft_output_free(&o);
+	ck_assert_int_eq(pt_setup_image(&e, &o, "--precondition", "auto", "--dry-run", NULL), 0);
+	pt_assert_result(&o, 0, NULL);
+	ck_assert_ptr_nonnull(strstr(o.out, "preconditioning skipped: an image is not a drive"));
+	ft_output_free(&o);
+	ck_assert_int_ne(stat(e.image, &sb), 0);
+	ck_assert_int_ne(stat(e.state, &sb), 0);
+}
+END_TEST
+
+/* Asked at a terminal, setup says what preconditioning costs (the bytes,
+ * the wear in drive-writes, the time) before it asks for the name; a
+ * wrong answer changes nothing. */
+START_TEST(confirmation_states_the_cost)
+{
+	struct pt_env e;
+	char out[8192];
+	size_t n = 0;
+	ssize_t r;
+	int master, slave, status, fd;
+	pid_t pid;
+
+	pc_env(&e);
+	fd = open(e.image, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)PC_IMAGE_BYTES), 0);
+	close(fd);
+	const char *argv[] = { ft_fslab_bin(), "setup", "--image", e.image, "--spec", e.spec, "--state", e.state,
+			       "--mount-root", e.mnt, "--precondition", "on", NULL };
+	ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setsid();
+		dup2(slave, 0);
+		dup2(slave, 1);
+		dup2(slave, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(slave);
+	ck_assert_int_eq(write(master, "nope\n", 5), 5);
+	while (n < sizeof(out) - 1 && (r = read(master, out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(master);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, out);
+	ck_assert_msg(strstr(out, "write 2 x 400.0 MiB = 800.0 MiB (2 drive-writes of wear)") &&
+			      strstr(out, " at 500 MiB/s") && strstr(out, "Type the device name"),
+		      "the prompt lacks the cost: %s", out);
+	ck_assert_ptr_nonnull(strstr(out, "'nope' is not disk.img; nothing was changed"));
+	ck_assert_uint_eq(pc_allocated(e.image), 0);
+	ck_assert_int_eq(unlink(e.image), 0);
 	pt_assert_nothing_left(&e, NULL);
 }
 END_TEST
@@ -226,12 +302,17 @@ START_TEST(refusals_before_anything_is_made)
 }
 END_TEST
 
-/* The decision: a drive by default, an image or rotational disk only
- * when forced; the purge follows the writes unless given. */
+/* The decision: setup's options at their defaults write nothing and
+ * purge nothing, even on an SSD; auto: a drive, an image or rotational
+ * disk only when forced; the purge follows the writes unless given. */
 START_TEST(decision_table)
 {
 	struct fslab_precond_decision d;
+	struct fslab_setup_opts dflt = { 0 }; /* what fslab setup starts from */
 
+	fslab_precond_decide(dflt.precondition, dflt.purge_given, dflt.purge, true, 0, &d);
+	ck_assert(!d.write);
+	ck_assert_int_eq(d.purge, FSLAB_PURGE_NONE);
 	fslab_precond_decide(FSLAB_PRECONDITION_AUTO, false, 0, true, 0, &d);
 	ck_assert(d.write);
 	ck_assert_int_eq(d.purge, FSLAB_PURGE_TRIM);
@@ -289,7 +370,7 @@ START_TEST(plan_line_estimate)
 
 	fslab_precond_decide(FSLAB_PRECONDITION_AUTO, false, 0, true, 0, &d);
 	fslab_precond_plan_line(&d, "/dev/sdz", 1ull << 40, line, sizeof(line));
-	ck_assert_ptr_nonnull(strstr(line, "write 2 x 1.0 TiB = 2.0 TiB"));
+	ck_assert_ptr_nonnull(strstr(line, "write 2 x 1.0 TiB = 2.0 TiB (2 drive-writes of wear)"));
 	ck_assert_ptr_nonnull(strstr(line, "about 1:09:54 at 500 MiB/s"));
 	ck_assert_ptr_nonnull(strstr(line, "--precondition off"));
 	ck_assert_ptr_nonnull(strstr(line, "a TRIM purge, not a PTS purge"));
@@ -300,13 +381,16 @@ int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("provision precondition");
 	TCase *pure = ft_tcase(s, "pure", 0);
+	TCase *plan = pt_tcase(s, "plan", 0, 60); /* --dry-run: no root */
 	TCase *tc = pt_tcase(s, "image", FT_ROOT | FT_MKFS_EXT | FT_MKFS_ALL, 180);
 
 	tcase_add_test(pure, decision_table);
 	tcase_add_test(pure, writes_cover_the_disk_twice);
 	tcase_add_test(pure, plan_line_estimate);
 	tcase_add_test(tc, refusals_before_anything_is_made);
-	tcase_add_test(tc, image_skipped_by_default);
+	tcase_add_test(plan, dry_run_states_bytes_wear_and_time);
+	tcase_add_test(tc, off_by_default);
+	tcase_add_test(tc, confirmation_states_the_cost);
 	tcase_add_test(tc, purge_discards_then_sigint_leaves_it_unpartitioned);
 	tcase_add_test(tc, precondition_writes_twice_the_capacity);
 	tcase_add_test(tc, forced_on_an_image_lab_then_status);

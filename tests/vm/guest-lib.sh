@@ -115,17 +115,18 @@ csv_rows() {
 }
 
 # The whole default flow on DISK: setup, checks, run, report, teardown,
-# clean disk.  Extra setup options in $VM_SETUP_OPTS.  Without
-# preconditioning: the guests' disks are SSDs (rotation_rate=1) of 120 GiB,
-# which setup would otherwise write twice over (jobs/precondition.sh
+# clean disk.  Extra setup options in $VM_SETUP_OPTS.  The default does
+# not precondition: the guests' disks are SSDs (rotation_rate=1) of 120 GiB,
+# which --precondition on would write twice over (jobs/precondition.sh
 # checks it on a small one).
 vm_flow_default() {
 	_disk=$1
 	_name=${_disk#/dev/}
 	timer_start
 	expect_rc "setup $_disk" 0 fslab setup --device "$_disk" --yes --state "$VM_STATE" \
-		--mount-root "$VM_MNT" --precondition off ${VM_SETUP_OPTS:-}
+		--mount-root "$VM_MNT" ${VM_SETUP_OPTS:-}
 	timer_end setup
+	expect_eq "not preconditioned by default" "$(jq -r .precondition.status "$VM_STATE")" off
 	expect_eq "partitions in the state" "$(jq '.partitions | length' "$VM_STATE")" 5
 	_n=0
 	for _fs in ext4:ext4 ext2:ext2 xfs:xfs fat32:vfat btrfs:btrfs; do

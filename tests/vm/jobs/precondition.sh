@@ -1,4 +1,4 @@
-# setup preconditions an SSD by default, on both kinds of guest SSD with
+# setup --precondition auto preconditions an SSD, on both kinds of guest SSD with
 # discard: the NVMe disk "lab" (512 MiB, ext4 and btrfs) and the SCSI disk
 # "lab2" (256 MiB, ext4 only, to keep the job's time near one disk's;
 # discard=unmap on the host, rotation_rate=1 for SCSI).  On each: the
@@ -9,8 +9,9 @@
 # again before mkfs).  Then a one-cell run with --steady-state on and 1M
 # rounds records each filesystem's steady state (rounds, outcome, window,
 # the 16M file) and the drive's conditions around its sweep and its pass.
-# Last, --purge secure-erase: an NVMe Format with Secure Erase on the NVMe
-# disk (old data gone, the size kept), refused on the SCSI one.
+# Then the default's --dry-run: no preconditioning.  Last, --purge
+# secure-erase: an NVMe Format with Secure Erase on the NVMe disk (old
+# data gone, the size kept), refused on the SCSI one.
 . /fslab-job/env
 . "$FSLAB_SOURCE_DIR/tests/vm/guest-lib.sh"
 cat >"$VM_LAB/spec.ini" <<'SPEC'
@@ -42,9 +43,9 @@ precondition_disk() {
 	half=$(numfmt --to=iec-i --suffix=B --format=%.1f "$cap" | sed 's/\([0-9.]*\)\([KMG]\)iB/\1 \2iB/')
 	full=$(numfmt --to=iec-i --suffix=B --format=%.1f $((2 * cap)) | sed 's/\([0-9.]*\)\([KMG]\)iB/\1 \2iB/')
 	expect_eq "$id: rotational (the guest's $kind disk is an SSD)" "$(cat "/sys/block/${disk#/dev/}/queue/rotational")" 0
-	expect_rc "$id: setup $disk (preconditioned by default)" 0 fslab setup --device "$disk" --spec "$spec" \
-		--yes --state "$VM_STATE" --mount-root "$VM_MNT"
-	expect_out "$id: the plan gives the amount and the escape" "then write 2 x $half = $full"
+	expect_rc "$id: setup $disk (--precondition auto: an SSD is preconditioned)" 0 fslab setup --device "$disk" \
+		--spec "$spec" --precondition auto --yes --state "$VM_STATE" --mount-root "$VM_MNT"
+	expect_out "$id: the plan gives the amount and the wear" "then write 2 x $half = $full \\(2 drive-writes of wear\\)"
 	expect_out "$id: the purge is labelled for what it is" "a TRIM purge, not a PTS purge"
 	cp "$VM_STATE" "/fslab-job/state-$id.json"
 	pc() { jq -r ".precondition.$1" "$VM_STATE"; }
@@ -100,9 +101,9 @@ precondition_disk lab NVMe "$VM_LAB/spec.ini" ext4 btrfs
 precondition_disk lab2 SCSI "$VM_LAB/spec-ext4.ini" ext4
 
 disk=$(vm_dev lab) || exit 1
-expect_rc "setup --dry-run --precondition off" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" \
-	--dry-run --precondition off --state "$VM_STATE" --mount-root "$VM_MNT"
-expect_out "the plan says it is off" "precondition: no \\(--precondition off\\)"
+expect_rc "setup --dry-run (the default)" 0 fslab setup --device "$disk" --spec "$VM_LAB/spec.ini" \
+	--dry-run --state "$VM_STATE" --mount-root "$VM_MNT"
+expect_out "the plan says it is off by default" "precondition: no \\(--precondition off, the default"
 
 # --purge secure-erase on the NVMe disk: QEMU's controller supports Format
 # NVM, so setup formats the namespace with Secure Erase (user data erase)
