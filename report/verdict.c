@@ -85,12 +85,12 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   disk: %s.\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, vd_cmd_disk);
 	if (s->incomplete || s->interrupted) {
-		char line[1200];
+		char line[2400];
 
-		snprintf(line, sizeof(line), "%s: %s.", s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA",
-			 s->incomplete ? s->incomplete_names : "the manifest says the run did not finish");
+		snprintf(line, sizeof(line), "%s: %s%s%s. A filesystem with missing data is never ranked first.",
+			 s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA", s->stop_text,
+			 s->incomplete && s->interrupted ? ". Not measured in full: " : "", s->incomplete ? s->incomplete_names : "");
 		rp_text_wrap(out, "!! ", 3, line);
-		fputs("   A filesystem with missing data is never ranked first.\n", out);
 	}
 	if (s->fuse)
 		fprintf(out, "!! FUSE: %s run through a user-space driver (fusefat): not comparable\n"
@@ -111,9 +111,9 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   drive's state on the day.\n",
 			s->unsteady_names, FSLAB_STEADY_ROUNDS_MAX);
 	if (s->max_trials < 2)
-		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
-		      "   --trials 3 or more to tell differences from noise.\n",
-		      out);
+		fprintf(out, "!! 1 TRIAL: no intervals and no significance tests in this report; %s\n"
+			     "   to tell differences from noise.\n",
+			s->interrupted ? "finish the run (above)" : "run with\n   --trials 3 or more");
 	else if (s->min_trials < 3)
 		fprintf(out, "!! FEW TRIALS: some filesystems have %u; intervals are wide and tests weak.\n",
 			s->min_trials);
@@ -397,12 +397,13 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 			     "(%g&times; its O_DIRECT probe). These numbers measure memory, not the "
 			     "disk. To measure the disk: <code>%s</code>.</div>\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, FSLAB_PAGE_CACHE_FACTOR, vd_cmd_disk);
-	char tail[256];
+	char tail[256], line[2400];
 
+	snprintf(line, sizeof(line), "%s%s%s", s->stop_text, s->incomplete && s->interrupted ? ". Not measured in full: " : "",
+		 s->incomplete ? s->incomplete_names : "");
 	if (s->incomplete || s->interrupted)
 		vd_html_banner(out, "warn", "incomplete", s->interrupted ? "Interrupted run" : "Incomplete data",
-			       s->incomplete ? s->incomplete_names : "the manifest says the run did not finish",
-			       ". A filesystem with missing data is never ranked first.");
+			       line, ". A filesystem with missing data is never ranked first.");
 	if (s->fuse)
 		vd_html_banner(out, "info", "fuse", "FUSE", s->fuse_names,
 			       " run through a user-space driver (fusefat): not comparable with the kernel filesystems.");
@@ -418,10 +419,9 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 	if (s->unsteady)
 		vd_html_banner(out, "warn", "steady", "No steady state", s->unsteady_names, tail);
 	if (s->max_trials < 2)
-		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
-		      "no significance tests in this report. Run with <code>--trials 3</code> or more "
-		      "to tell differences from noise.</div>\n",
-		      out);
+		fprintf(out, "<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
+			     "no significance tests in this report. %s to tell differences from noise.</div>\n",
+			s->interrupted ? "Finish the run (above)" : "Run with <code>--trials 3</code> or more");
 	else if (s->min_trials < 3)
 		fprintf(out, "<div class=\"banner info\" id=\"banner-trials\"><b>Few trials:</b> some "
 			     "filesystems have %u; intervals are wide and tests weak.</div>\n",

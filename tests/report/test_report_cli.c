@@ -217,6 +217,64 @@ static void check_svg(const char *p)
 	free(b);
 }
 
+/* text with its line wraps and runs of blanks as single spaces (wrapped
+ * banners and verdicts searched as the sentences they are) */
+static char *flat(const char *text)
+{
+	static char buf[1 << 16];
+	size_t n = 0;
+
+	for (const char *p = text; *p && n + 1 < sizeof(buf); p++)
+		if (!(*p == ' ' || *p == '\n') || (n && buf[n - 1] != ' '))
+			buf[n++] = *p == '\n' ? ' ' : *p;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* fixtures/interrupted: fslab run --trials 3 (the decided rule, cap 10)
+ * stopped with Ctrl-C in trial 1, while ext4 had its 4 MiB cell to go:
+ * btrfs and xfs measured every cell once.  What was measured is ranked,
+ * ext4 marked, and the banner says how far the run got and how to finish
+ * it - not to run with --trials 3, which it was started with. */
+START_TEST(t_interrupted_ranks_measured)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	struct ft_output o;
+	char dir[4096], want[4200], *out = path("int-out"), *html;
+
+	snprintf(dir, sizeof(dir), "%s/tests/report/fixtures/interrupted", src ? src : "../..");
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	const char *f = flat(o.out);
+	has(f, "INTERRUPTED RUN: ");
+	has(f, "was interrupted after 1 complete trial of the 3 it was started with (more where a "
+	       "comparison was undecided): the tables rank the trials measured.");
+	snprintf(want, sizeof(want), "To finish it: fslab run --resume %s.", dir);
+	has(f, want);
+	has(f, "Not measured in full: ext4 (partial data).");
+	ck_assert_msg(!strstr(f, "--trials 3 or more"), "told to rerun with the trials it had:\n%s", o.out);
+	has(f, "finish the run (above) to tell differences from noise");
+	/* write: btrfs 500 MiB/s, xfs 400, first on its complete trials;
+	 * ext4 shown on what it has (1M-2M), marked partial; read: xfs first */
+	has(line_of(o.out, "== write ==", "1  btrfs"), "1.000  best");
+	has(line_of(o.out, "== write ==", "3  xfs"), "0.800");
+	has(line_of(o.out, "== write ==", "2  ext4"), " 1M-2M ");
+	has(line_of(o.out, "== write ==", "2  ext4"), " partial");
+	has(line_of(o.out, "== read ==", "1  xfs"), "1.000  best");
+	has(line_of(o.out, "== summary", "write "), "1.00 best");
+	has(line_of(o.out, "== summary", "read "), "1.00 best");
+	ft_output_free(&o);
+	ck_assert_int_ge(asprintf(&html, "%s/report.html", out), 0);
+	char *h = slurp(html, NULL);
+	has(h, "<b>Interrupted run:</b> ");
+	has(flat(h), "was interrupted after 1 complete trial of the 3 it was started with");
+	has(h, "id=\"rank-write\"");
+	free(h);
+	free(html);
+	free(out);
+}
+END_TEST
+
 START_TEST(t_fixture_html_and_plots)
 {
 	struct ft_output o;
@@ -2127,6 +2185,7 @@ static struct ft_suite *suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, t_fixture_text_ranking);
 	tcase_add_test(tc, t_fixture_html_and_plots);
+	tcase_add_test(tc, t_interrupted_ranks_measured);
 	tcase_add_test(tc, t_bad_input);
 	tcase_add_test(tc, t_iozone_round_trip);
 	tcase_add_test(tc, t_claims);
