@@ -228,6 +228,8 @@ enum rp_dir {
 /* ---- the inference (infer.c) ---- */
 #define RP_FAMILY_ALPHA FSLAB_FAMILY_ALPHA /* family-wise error of each family of comparisons */
 #define RP_EQUIVALENCE_DEFAULT FSLAB_EQUIVALENCE_DEFAULT
+/* what narrows an inconclusive comparison's interval */
+#define RP_MORE_TRIALS "more trials narrow it (a new fslab run with a higher --max-trials)"
 
 /* The variance model (infer.c): entries are grouped in pools (one test of
  * one run: the filesystems measured together, in the same trials); a

@@ -183,7 +183,8 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 	if (kinds > 1)
 		fslab_catf(buf, len, " of %zu tests", k->n_tests);
 	if (k->inconclusive)
-		fslab_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
+		fslab_catf(buf, len, "; no difference larger than %.0f%% could be detected; " RP_MORE_TRIALS,
+			   ceil(100 * k->resolve));
 }
 
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
