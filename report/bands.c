@@ -230,7 +230,7 @@ static void bd_line(struct rp_band_verdict *v)
 			 v->next->label, c->dir == RP_DIR_FASTER ? "faster" : c->dir == RP_DIR_INCONCLUSIVE ?
 			 "inconclusive" : "not tested (1 trial)");
 	if (c->dir == RP_DIR_INCONCLUSIVE)
-		fslab_catf(v->line, sizeof(v->line), ", resolves only differences beyond %.0f%%", 100 * c->resolve);
+		fslab_catf(v->line, sizeof(v->line), ": no difference larger than %.0f%% could be detected", 100 * c->resolve);
 	if (v->aside)
 		fslab_catf(v->line, sizeof(v->line), "; set aside: %s (%s, %.2fx)", v->aside->label,
 			rp_flag_words(v->aside_flags, v->aside->other_flags, ci, sizeof(ci)), v->aside_ratio);

@@ -152,7 +152,7 @@ static const struct {
 
 const char *rp_plateau_words(enum fslab_test t)
 {
-	return (FSLAB_TESTS_FILES & (1u << t)) ? "many files, every file size" : "large-file plateau";
+	return (FSLAB_TESTS_FILES & (1u << t)) ? "many files, every file size" : "large files (the two largest per record size)";
 }
 
 const char *rp_dir_word(enum rp_dir dir)
@@ -218,7 +218,7 @@ char *rp_dev_test_line(const struct rp_data *d, enum fslab_test t, char *buf, si
 
 const struct rp_flag_info rp_flag_table[] = {
 	{ RP_FLAG_PAGE_CACHE, FSLAB_FLAG_PAGE_CACHE, "P", "page cache",
-	  "a plateau cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
+	  "a large-file cell ran faster than the device can (>" FSLAB_PAGE_CACHE_FACTOR_TEXT
 	  "x its probed O_DIRECT speed), so it measured memory (the page cache), not the disk" },
 	{ RP_FLAG_FUSE, FSLAB_FLAG_FUSE, "F", "FUSE",
 	  "FAT32 mounted through fusefat (a user-space driver, used where the kernel has no vfat), "

@@ -166,7 +166,7 @@ static void ht_rank_row(FILE *out, const struct rp_data *d, enum fslab_test t, s
 	else {
 		char ci[64];
 
-		fprintf(out, "<td class=\"l %s\">%s, %s (adjusted ", rp_dir_class(mc->cmp.dir),
+		fprintf(out, "<td class=\"l %s\">%s, %s (corrected ", rp_dir_class(mc->cmp.dir),
 			rp_fmt_ratio_ci(&mc->cmp, "&ndash;", ci, sizeof(ci)), rp_dir_word(mc->cmp.dir));
 		rp_html_escape(out, rp_fmt_p(mc->cmp.p_adj, lo, sizeof(lo)));
 		fprintf(out, ")%s</td>", mc->aside ? ", set aside" : "");
@@ -213,7 +213,7 @@ static void ht_ranking(FILE *out, const struct rp_data *d, enum fslab_test t)
 
 	fputs("<div class=scroll><table><tr><th>#</th><th class=l>filesystem</th><th class=l>run</th>"
 	      "<th>score MiB/s</th><th>95% CI (MiB/s)</th><th>trials</th><th>ratio to best</th>"
-	      "<th class=l>vs #1 (simultaneous interval, verdict, p)</th><th>plateau files</th><th>cells</th>"
+	      "<th class=l>vs #1 (95% interval over all comparisons, verdict, p)</th><th>files used</th><th>cells</th>"
 	      "<th class=l>flags</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < r->n; i++)
@@ -519,13 +519,13 @@ static void ht_flags(FILE *out, const struct rp_data *d)
 static int ht_rankings(FILE *out, const struct rp_data *d, const struct rp_plots *plots,
 		       const char *pdir, unsigned tests, struct fslab_err *e)
 {
-	fputs("<section id=\"rankings\"><h2>Rankings on the large-file plateau</h2>\n"
-	      "<p>Per test, each filesystem's throughput on the large-file plateau: at every record "
+	fputs("<section id=\"rankings\"><h2>Rankings on the large files</h2>\n"
+	      "<p>Per test, each filesystem's large-file score: at every record "
 	      "size the cells at the two largest file sizes measured; a trial's score is the median "
 	      "over those cells, the filesystem's score the geometric mean over trials. The 95% "
 	      "interval is Student's t on the per-trial scores (shown with 2 or more trials); "
 	      "&ldquo;vs #1&rdquo; is the ratio to the best unflagged filesystem with its "
-	      "simultaneous interval and the verdict read off it, as in the summary. "
+	      "interval (holding together over all the summary's comparisons) and the verdict read off it. "
 	      "1 MiB/s = 1024 KiB/s.</p>\n",
 	      out);
 	RP_FOR_TESTS(t, tests & d->sum->shown) {

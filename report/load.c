@@ -624,17 +624,24 @@ static void ld_tags(struct rp_data *d)
 	}
 }
 
-/* What each run should have: its trials (manifest, else the most seen)
- * and the cells per test (the most any of its filesystems has); an entry
- * short of that, or with damaged lines, is partial.  (The filesystems its manifest names without a
- * CSV: ld_missing.) */
+/* What each run should have: its trials (manifest, else the most seen;
+ * an interrupted run's: the trials every cell finished, run->done, so the
+ * complete trials are ranked) and the cells per test (the most any of its
+ * filesystems has); an entry short of that, or with damaged lines, is
+ * partial.  (The filesystems its manifest names without a CSV: ld_missing.) */
 static void ld_completeness(struct rp_run *run)
 {
-	unsigned most = 0;
+	unsigned most = 0, done = UINT_MAX;
 
-	for (size_t k = 0; k < run->n_entries; k++)
-		if (run->entries[k].max_trial > most)
-			most = run->entries[k].max_trial;
+	for (size_t k = 0; k < run->n_entries; k++) {
+		most = run->entries[k].max_trial > most ? run->entries[k].max_trial : most;
+		for (size_t c = 0; c < run->entries[k].n_cells; c++) {
+			const struct rp_cell *cell = &run->entries[k].cells[c];
+			unsigned rows = cell->n_ok + cell->n_failed + cell->n_skipped;
+			done = rows < done ? rows : done;
+		}
+	}
+	run->done = done == UINT_MAX ? 0 : done;
 	if (!run->trials) /* none in the manifest */
 		run->trials = most;
 	for (int t = 0; t < FSLAB_TEST_MAX; t++) {
@@ -655,7 +662,7 @@ static void ld_completeness(struct rp_run *run)
 				e->partial[t] = true;
 			for (size_t c = e->test_first[t]; c < e->test_first[t + 1] && !e->partial[t]; c++) {
 				const struct rp_cell *cell = &e->cells[c];
-				if (cell->n_ok + cell->n_failed + cell->n_skipped < run->trials)
+				if (cell->n_ok + cell->n_failed + cell->n_skipped < (run->interrupted ? run->done : run->trials))
 					e->partial[t] = true;
 			}
 		}

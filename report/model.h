@@ -132,6 +132,7 @@ struct rp_run {
 	size_t n_entries;
 	bool interrupted;     /* manifest: interrupted, or started without finished_at */
 	unsigned trials;      /* manifest trials, else the largest trial seen */
+	unsigned done;        /* the trials every cell of the run finished (the complete ones) */
 	unsigned trial_cap;   /* manifest max_trials of --stop decided or ci; 0: fixed trials or unknown */
 	char missing[FSLAB_MAX_FS][FSLAB_FS_NAME_MAX]; /* in the manifest, no CSV */
 	size_t n_missing;
@@ -227,6 +228,8 @@ enum rp_dir {
 /* ---- the inference (infer.c) ---- */
 #define RP_FAMILY_ALPHA FSLAB_FAMILY_ALPHA /* family-wise error of each family of comparisons */
 #define RP_EQUIVALENCE_DEFAULT FSLAB_EQUIVALENCE_DEFAULT
+/* what narrows an inconclusive comparison's interval */
+#define RP_MORE_TRIALS "more trials narrow it (a new fslab run with a higher --max-trials)"
 
 /* The variance model (infer.c): entries are grouped in pools (one test of
  * one run: the filesystems measured together, in the same trials); a
@@ -477,6 +480,7 @@ struct rp_summary {
 	char fuse_names[512], incomplete_names[1024], loop_names[512], unsteady_names[512];
 	char hot_names[1024];    /* "ext4 (71 C, at or above ...), xfs (...)" */
 	char loop_text[1024];    /* the buffered-loop banner's sentence */
+	char stop_text[1024];    /* the interrupted-run banner's sentence */
 	struct rp_dev dev;       /* the device panel (device.c) */
 	struct rp_bands bands;   /* per band of file sizes (bands.c) */
 	/* the latency panel (latency.c): NULL when no row has latency */

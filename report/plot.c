@@ -504,7 +504,7 @@ static void pl_bar_tics(FILE *f, const struct rp_ranking *r)
 	fputs(")\n", f);
 }
 
-/* The ranking as bars: the plateau medians the table ranks, best first,
+/* The ranking as bars: the large-file scores the table ranks, best first,
  * with their 95% intervals.  An interval running past the plot is cut at
  * its edge and the cut marked with a triangle.  Log y when the medians
  * span more than 10x. */
@@ -544,7 +544,7 @@ static int pl_bars(FILE *f, const struct rp_plot *p, const struct rp_data *d, in
 		else
 			fputs("set ylabel 'MiB/s'\n", f);
 		fputs("set grid ytics\nset key top right\nset style fill solid 0.8 border rgb '#333333'\n", f);
-		fprintf(f, "plot $b%d using 1:2:($1-0.3):($1+0.3):(%.6g):2 with boxxyerror lc rgb '#7fa7d0' title 'plateau median', \\\n"
+		fprintf(f, "plot $b%d using 1:2:($1-0.3):($1+0.3):(%.6g):2 with boxxyerror lc rgb '#7fa7d0' title 'large-file score (geometric mean of trials)', \\\n"
 			   "     $b%d using 1:2:3:4 with yerrorbars pt -1 lw 1.5 lc rgb '#000000' title '95%% interval'",
 			id, ymin, id);
 		pl_cut_marks(f, n_cut, 'b', id, "1.6", "interval cut at the plot edge");

@@ -183,7 +183,8 @@ static void sm_calls_text(const char *runner, const struct rp_fam_calls *k, char
 	if (kinds > 1)
 		fslab_catf(buf, len, " of %zu tests", k->n_tests);
 	if (k->inconclusive)
-		fslab_catf(buf, len, "; these trials resolve only differences beyond %.0f%%", ceil(100 * k->resolve));
+		fslab_catf(buf, len, "; no difference larger than %.0f%% could be detected; " RP_MORE_TRIALS,
+			   ceil(100 * k->resolve));
 }
 
 void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
@@ -737,8 +738,14 @@ static void sm_banners(struct rp_summary *s, const struct rp_data *d)
 	for (size_t r = 0; r < d->n_runs; r++) {
 		const struct rp_run *run = &d->runs[r];
 
-		if (run->interrupted)
+		if (run->interrupted) {
 			s->interrupted = true;
+			fslab_catf(s->stop_text, sizeof(s->stop_text), "%s%s was interrupted after %u complete trial%s of the "
+				   "%u it was started with%s: the tables rank the trials measured. To finish it: fslab run --resume %s",
+				   s->stop_text[0] ? "; " : "", run->dir, run->done, run->done == 1 ? "" : "s", run->trials,
+				   run->trial_cap > run->trials ? " (more where a comparison was undecided)" : "",
+				   run->dir);
+		}
 		for (size_t k = 0; k < run->n_missing; k++) {
 			s->incomplete = true;
 			sm_name(s->incomplete_names, sizeof(s->incomplete_names), 100, "%s (no data)", run->missing[k]);

@@ -139,8 +139,8 @@ static void rk_text_row(struct fslab_table *tb, const struct rp_data *d, enum fs
 int rp_text_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 {
 	static const char *const heads[] = { [RK_C_RANK] = "#", [RK_C_LABEL] = "filesystem", [RK_C_SCORE] = "score",
-					     [RK_C_CI] = "95% CI", [RK_C_RATIO] = "ratio", [RK_C_VS] = "vs #1 (adj. p)",
-					     [RK_C_PLATEAU] = "plateau", [RK_C_FLAGS] = "flags" };
+					     [RK_C_CI] = "95% CI", [RK_C_RATIO] = "ratio", [RK_C_VS] = "vs #1 (corrected p)",
+					     [RK_C_PLATEAU] = "files used", [RK_C_FLAGS] = "flags" };
 	unsigned flags = 0; /* of every ranked row */
 	struct rp_tab tb;
 	int rc = 0;
@@ -213,10 +213,10 @@ int rp_same_fs_table(FILE *out, const struct rp_data *d, bool html)
 	if (d->sum->n_same_fs == 0)
 		return 0;
 	fputs(html ? "<section id=\"same-fs\"><h2>The same filesystem in two runs</h2>\n"
-		     "<p>Plateau scores; B/A with the interval and verdict of the change matrix in the "
+		     "<p>Large-file scores; B/A with the interval and verdict of the change matrix in the "
 		     "summary (a pair that is not one of its columns: of the summary's matrix), so a pair "
 		     "has one verdict only.</p>\n"
-		   : "\n== the same filesystem in two runs (plateau score MiB/s; B/A with the change matrix's\n"
+		   : "\n== the same filesystem in two runs (large-file score MiB/s; B/A with the change matrix's\n"
 		     "   interval and verdict) ==\n", out);
 	if ((rc = rp_tab_open(&tb, out, html, heads, 8, 0xd7, 0x97)) < 0)
 		return rc;

@@ -24,6 +24,7 @@ struct vd_cell {
 	bool show_score;      /* the score on hover (the change matrix has none) */
 	bool change;          /* a change matrix cell: improved / regressed */
 	double score;         /* KiB/s */
+	size_t n_cmp;         /* the comparisons its p is corrected for */
 };
 
 /* One of the two matrices: its columns, their cells, the text marks. */
@@ -46,7 +47,7 @@ static struct vd_cell vd_ratio_cell(const struct rp_summary *s, int t, size_t i)
 
 	return (struct vd_cell){ c->has, c->partial, c->cmp, c->flags & RP_FLAGS_ASIDE,
 				 c->aside ? c->flags & RP_FLAGS_ASIDE : 0, c->other ? c->other : "", true, false,
-				 c->score };
+				 c->score, s->n_comparisons };
 }
 
 static const char *const vd_ratio_marks[] = {
@@ -65,7 +66,7 @@ static struct vd_cell vd_change_cell(const struct rp_summary *s, int t, size_t i
 {
 	const struct rp_change_cell *c = &s->chg[i].t[t];
 
-	return (struct vd_cell){ c->has, c->partial, c->cmp, c->flags, 0, "", false, true, 0 };
+	return (struct vd_cell){ c->has, c->partial, c->cmp, c->flags, 0, "", false, true, 0, s->n_chg_comparisons };
 }
 
 static const char *const vd_change_marks[] = {
@@ -85,12 +86,12 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   disk: %s.\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, vd_cmd_disk);
 	if (s->incomplete || s->interrupted) {
-		char line[1200];
+		char line[2400];
 
-		snprintf(line, sizeof(line), "%s: %s.", s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA",
-			 s->incomplete ? s->incomplete_names : "the manifest says the run did not finish");
+		snprintf(line, sizeof(line), "%s: %s%s%s. A filesystem with missing data is never ranked first.",
+			 s->interrupted ? "INTERRUPTED RUN" : "INCOMPLETE DATA", s->stop_text,
+			 s->incomplete && s->interrupted ? ". Not measured in full: " : "", s->incomplete ? s->incomplete_names : "");
 		rp_text_wrap(out, "!! ", 3, line);
-		fputs("   A filesystem with missing data is never ranked first.\n", out);
 	}
 	if (s->fuse)
 		fprintf(out, "!! FUSE: %s run through a user-space driver (fusefat): not comparable\n"
@@ -111,9 +112,9 @@ static void vd_text_banners(FILE *out, const struct rp_data *d)
 			     "   drive's state on the day.\n",
 			s->unsteady_names, FSLAB_STEADY_ROUNDS_MAX);
 	if (s->max_trials < 2)
-		fputs("!! 1 TRIAL: no intervals and no significance tests in this report; run with\n"
-		      "   --trials 3 or more to tell differences from noise.\n",
-		      out);
+		fprintf(out, "!! 1 TRIAL: no intervals and no significance tests in this report; %s\n"
+			     "   to tell differences from noise.\n",
+			s->interrupted ? "finish the run (above)" : "run with\n   --trials 3 or more");
 	else if (s->min_trials < 3)
 		fprintf(out, "!! FEW TRIALS: some filesystems have %u; intervals are wide and tests weak.\n",
 			s->min_trials);
@@ -329,8 +330,8 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		return 0;
 	if (s->comparison)
 		goto changes;
-	fprintf(out, "\n== summary: ratio to the best per test (large-file plateau%s) ==\n",
-		s->n_comparisons ? ", [simultaneous 95%]" : "");
+	fprintf(out, "\n== summary: ratio to the best per test (large-file score%s) ==\n",
+		s->n_comparisons ? ", [95% interval]" : "");
 	if ((rc = vd_text_matrix(out, d, &ratios, w)) < 0)
 		return rc;
 	if (s->n_comparisons)
@@ -358,8 +359,8 @@ changes:
 			rp_text_wrap(out, "  ", 6, s->chg_verdict[f][k]);
 	if (!s->n_chg)
 		return vd_device(out, d, false);
-	fprintf(out, "\n== change between runs: later / first side, plateau score of each run%s ==\n",
-		s->n_chg_comparisons ? " [simultaneous 95%]" : "");
+	fprintf(out, "\n== change between runs: later / first side, large-file score of each run%s ==\n",
+		s->n_chg_comparisons ? " [95% interval]" : "");
 	if (s->differs[0])
 		rp_text_wrap(out, "differs: ", 6, s->differs);
 	if ((rc = vd_text_matrix(out, d, &changes, w)) < 0)
@@ -397,12 +398,13 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 			     "(%g&times; its O_DIRECT probe). These numbers measure memory, not the "
 			     "disk. To measure the disk: <code>%s</code>.</div>\n",
 			100 * s->pc_frac, s->pc_cells, s->ok_cells, FSLAB_PAGE_CACHE_FACTOR, vd_cmd_disk);
-	char tail[256];
+	char tail[256], line[2400];
 
+	snprintf(line, sizeof(line), "%s%s%s", s->stop_text, s->incomplete && s->interrupted ? ". Not measured in full: " : "",
+		 s->incomplete ? s->incomplete_names : "");
 	if (s->incomplete || s->interrupted)
 		vd_html_banner(out, "warn", "incomplete", s->interrupted ? "Interrupted run" : "Incomplete data",
-			       s->incomplete ? s->incomplete_names : "the manifest says the run did not finish",
-			       ". A filesystem with missing data is never ranked first.");
+			       line, ". A filesystem with missing data is never ranked first.");
 	if (s->fuse)
 		vd_html_banner(out, "info", "fuse", "FUSE", s->fuse_names,
 			       " run through a user-space driver (fusefat): not comparable with the kernel filesystems.");
@@ -418,10 +420,9 @@ static void vd_html_banners(FILE *out, const struct rp_data *d)
 	if (s->unsteady)
 		vd_html_banner(out, "warn", "steady", "No steady state", s->unsteady_names, tail);
 	if (s->max_trials < 2)
-		fputs("<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
-		      "no significance tests in this report. Run with <code>--trials 3</code> or more "
-		      "to tell differences from noise.</div>\n",
-		      out);
+		fprintf(out, "<div class=\"banner warn\" id=\"banner-trials\"><b>1 trial:</b> no intervals and "
+			     "no significance tests in this report. %s to tell differences from noise.</div>\n",
+			s->interrupted ? "Finish the run (above)" : "Run with <code>--trials 3</code> or more");
 	else if (s->min_trials < 3)
 		fprintf(out, "<div class=\"banner info\" id=\"banner-trials\"><b>Few trials:</b> some "
 			     "filesystems have %u; intervals are wide and tests weak.</div>\n",
@@ -444,9 +445,10 @@ static void vd_html_cell(FILE *out, const struct vd_cell *c)
 	if (c->show_score)
 		fprintf(out, "; %s MiB/s", rp_fmt_mibs(c->score, buf, sizeof(buf)));
 	if (!isnan(c->cmp.p_adj))
-		fprintf(out, "; adjusted p %.3g", c->cmp.p_adj);
+		fprintf(out, "; p %.3g after correcting for %zu comparisons", c->cmp.p_adj, c->n_cmp);
 	if (c->cmp.dir == RP_DIR_INCONCLUSIVE && !isnan(c->cmp.resolve))
-		fprintf(out, "; resolves only differences beyond %.0f%%", ceil(100 * c->cmp.resolve));
+		fprintf(out, "; no difference larger than %.0f%% could be detected; %s", ceil(100 * c->cmp.resolve),
+			c->change ? "more runs per side narrow it" : RP_MORE_TRIALS);
 	if (c->flags) {
 		char fw[160];
 		fputs(c->aside ? "; set aside: " : "; flagged (every figure of this test is): ", out);
@@ -513,8 +515,8 @@ static void vd_html_matrix(FILE *out, const struct rp_data *d, bool chg)
 			rp_html_put(out, "<p id=\"run-differences\"><b>What differs:</b> ", s->differs, "</p>\n");
 	}
 	vd_html_table(out, d, &m, chg);
-	fputs(chg ? "<p class=legend>Later side / first side, each run one plateau score"
-		  : "<p class=legend>Ratio to the best filesystem per test on the large-file plateau", out);
+	fputs(chg ? "<p class=legend>Later side / first side, each run one large-file score"
+		  : "<p class=legend>Ratio to the best filesystem per test on its large-file score", out);
 	if (n)
 		fprintf(out, chg ? " with the interval; the intervals hold together at 95%% over %zu "
 				   "comparisons. <span class=faster>improved</span>, <span class=slower>regressed"

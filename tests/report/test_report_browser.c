@@ -317,8 +317,9 @@ START_TEST(t_interrupted_run)
 
 	need_browser();
 	/* the fixture cut short: ext4 (the best reader) lost its third read
-	 * trial, xfs is in the manifest but has no CSV, and the manifest says
-	 * the run was interrupted */
+	 * trial, fat32 has 1, xfs is in the manifest but has no CSV, and the
+	 * manifest says the run was interrupted: what every cell finished
+	 * (1 trial) is ranked, with each cell's complete trials */
 	ck_assert_int_ge(asprintf(&dir, "%s/interrupted", tmp), 0);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	static const char *const fss[] = { "btrfs", "fat32" };
@@ -348,11 +349,14 @@ START_TEST(t_interrupted_run)
 	check_fits(html_p, "interrupted", -1, &c);
 	ck_assert_int_eq(c.incomplete, 1);
 	html = slurp(html_p);
-	/* the banner names who has no or partial data */
-	ck_assert_msg(strstr(html, "xfs (no data)"), "xfs not named in the banner");
-	ck_assert_msg(strstr(html, "ext4 (partial data)"), "ext4 not named in the banner");
-	/* xfs ranked nowhere; ext4 (the complete run's best reader) not first
-	 * in read on its partial data */
+	/* the banner: how far the run got, how to finish it, who has no data */
+	ck_assert_msg(strstr(html, "was interrupted after 1 complete trial of the 3 it was started with"),
+		      "the banner does not say how far the run got");
+	ck_assert_msg(strstr(html, "To finish it: fslab run --resume "), "the banner does not say how to finish");
+	ck_assert_msg(strstr(html, "Not measured in full: xfs (no data)"), "xfs not named in the banner");
+	ck_assert_msg(!strstr(html, "ext4 (partial data)"), "ext4's complete trials not ranked");
+	/* xfs ranked nowhere; ext4 (the complete run's best reader) ranked on
+	 * its 2 complete read trials, second to btrfs on them */
 	char *rd = strstr(html, "id=\"rank-read\"");
 	ck_assert_ptr_nonnull(rd);
 	char *end = strstr(rd, "</table>");
@@ -363,7 +367,7 @@ START_TEST(t_interrupted_run)
 	ck_assert_ptr_nonnull(first);
 	ck_assert_msg(strncmp(first + strlen("<td>1</td><td class=l>"), "btrfs", 5) == 0,
 		      "read's #1 is not btrfs: %.80s", first);
-	ck_assert_msg(strstr(rd, "partial data"), "ext4 not shown as partial");
+	ck_assert_msg(strstr(rd, "<td class=l>ext4</td>") && !strstr(rd, "partial data"), "ext4 not ranked in read");
 	free(html);
 	free(html_p);
 	free(dir);

@@ -217,6 +217,104 @@ static void check_svg(const char *p)
 	free(b);
 }
 
+/* text with its line wraps and runs of blanks as single spaces (wrapped
+ * banners and verdicts searched as the sentences they are) */
+static char *flat(const char *text)
+{
+	static char buf[1 << 16];
+	size_t n = 0;
+
+	for (const char *p = text; *p && n + 1 < sizeof(buf); p++)
+		if (!(*p == ' ' || *p == '\n') || (n && buf[n - 1] != ' '))
+			buf[n++] = *p == '\n' ? ' ' : *p;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* fixtures/interrupted: fslab run --trials 3 (the decided rule, cap 10)
+ * stopped with Ctrl-C in trial 1, while ext4 had its 4 MiB cell to go:
+ * btrfs and xfs measured every cell once.  What was measured is ranked,
+ * ext4 marked, and the banner says how far the run got and how to finish
+ * it - not to run with --trials 3, which it was started with. */
+START_TEST(t_interrupted_ranks_measured)
+{
+	const char *src = getenv("FSLAB_SOURCE_DIR");
+	struct ft_output o;
+	char dir[4096], want[4200], *out = path("int-out"), *html;
+
+	snprintf(dir, sizeof(dir), "%s/tests/report/fixtures/interrupted", src ? src : "../..");
+	ck_assert_int_eq(ft_fslab(&o, "report", dir, "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	const char *f = flat(o.out);
+	has(f, "INTERRUPTED RUN: ");
+	has(f, "was interrupted after 1 complete trial of the 3 it was started with (more where a "
+	       "comparison was undecided): the tables rank the trials measured.");
+	snprintf(want, sizeof(want), "To finish it: fslab run --resume %s.", dir);
+	has(f, want);
+	has(f, "Not measured in full: ext4 (partial data).");
+	ck_assert_msg(!strstr(f, "--trials 3 or more"), "told to rerun with the trials it had:\n%s", o.out);
+	has(f, "finish the run (above) to tell differences from noise");
+	/* write: btrfs 500 MiB/s, xfs 400, first on its complete trials;
+	 * ext4 shown on what it has (1M-2M), marked partial; read: xfs first */
+	has(line_of(o.out, "== write ==", "1  btrfs"), "1.000  best");
+	has(line_of(o.out, "== write ==", "3  xfs"), "0.800");
+	has(line_of(o.out, "== write ==", "2  ext4"), " 1M-2M ");
+	has(line_of(o.out, "== write ==", "2  ext4"), " partial");
+	has(line_of(o.out, "== read ==", "1  xfs"), "1.000  best");
+	has(line_of(o.out, "== summary", "write "), "1.00 best");
+	has(line_of(o.out, "== summary", "read "), "1.00 best");
+	ft_output_free(&o);
+	ck_assert_int_ge(asprintf(&html, "%s/report.html", out), 0);
+	char *h = slurp(html, NULL);
+	has(h, "<b>Interrupted run:</b> ");
+	has(flat(h), "was interrupted after 1 complete trial of the 3 it was started with");
+	has(h, "id=\"rank-write\"");
+	free(h);
+	free(html);
+	free(out);
+}
+END_TEST
+
+/* The first screen (text up to the run's description) and the HTML's
+ * hovers in words a student reads: no "plateau", "simultaneous" or
+ * "adjusted p"; an inconclusive comparison says the difference it could
+ * have seen and what to run; the bar chart names its figure. */
+START_TEST(t_plain_words)
+{
+	struct ft_output o;
+	char *out = path("words-out"), *html_p = path("words-out/report.html"), *gp = path("words-out/plots/plots-1.gp");
+	static const char *const jargon[] = { "plateau", "simultaneous", "adjusted p", "adj. p" };
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", out, NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	char *first = strdup(o.out), *end = strstr(first, "\nrun ");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	char *html = slurp(html_p, NULL), *plots = slurp(gp, NULL);
+	for (size_t k = 0; k < sizeof(jargon) / sizeof(jargon[0]); k++) {
+		ck_assert_msg(!strstr(first, jargon[k]), "'%s' on the first screen:\n%s", jargon[k], first);
+		ck_assert_msg(!strstr(html, jargon[k]), "'%s' in report.html", jargon[k]);
+		ck_assert_msg(!strstr(plots, jargon[k]), "'%s' in the plots", jargon[k]);
+	}
+	/* read: ext4 1.03x btrfs, inconclusive: what 3 trials could see, and what to run */
+	has(flat(first), "btrfs inconclusive in 1 test; no difference larger than 35% could be detected; "
+			 "more trials narrow it (a new fslab run with a higher --max-trials)");
+	has(first, "== summary: ratio to the best per test (large-file score, [95% interval]) ==");
+	/* the hover of the matrix: the corrected p with the count of comparisons */
+	has(html, "title=\"faster; 2198 MiB/s; p 0.00221 after correcting for 2 comparisons; set aside: page cache\"");
+	has(html, "; no difference larger than 35% could be detected; more trials narrow it");
+	/* the bars are the table's score, a geometric mean over the trials */
+	has(plots, "title 'large-file score (geometric mean of trials)'");
+	ft_output_free(&o);
+	free(first);
+	free(html);
+	free(plots);
+	free(out);
+	free(html_p);
+	free(gp);
+}
+END_TEST
+
 START_TEST(t_fixture_html_and_plots)
 {
 	struct ft_output o;
@@ -285,7 +383,7 @@ START_TEST(t_fixture_html_and_plots)
 	has(html, "Test CPU &lt;model&gt; &amp; co"); /* escaped manifest text */
 	has(html, "noatime");
 	has(html, "device_write_kib_s");
-	has(html, "faster (adjusted p=0.002), set aside");
+	has(html, "faster (corrected p=0.002), set aside");
 	has(html, "id=\"summary\"");
 	has(html, "not ranked");
 	free(html);
@@ -1341,7 +1439,7 @@ static char *vis_text(const char *text)
 		int n = 0;
 
 		if (sscanf(l, "== %31s == ", test) == 1 &&
-		    (strstr(l, "== large-file plateau") || strstr(l, "== many files, every file size")))
+		    (strstr(l, "== large files (the two largest per record size)") || strstr(l, "== many files, every file size")))
 			continue;
 		if (!test[0])
 			continue;
@@ -1987,9 +2085,9 @@ START_TEST(t_small_files_tested)
 	has(line_of(o.out, "== summary", "files_create "), " <");
 	for (size_t k = 0; k < sizeof(files_tests) / sizeof(files_tests[0]); k++)
 		has(line_of(o.out, "== summary", files_tests[k].test), "best");
-	/* their rankings say what their score is over: not a large-file plateau */
+	/* their rankings say what their score is over: not the large files */
 	has(o.out, "== files_create == many files, every file size");
-	has(o.out, "== write == large-file plateau");
+	has(o.out, "== write == large files (the two largest per record size)");
 	ft_output_free(&o);
 
 	out = path("files-out");
@@ -2127,6 +2225,8 @@ static struct ft_suite *suite(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, t_fixture_text_ranking);
 	tcase_add_test(tc, t_fixture_html_and_plots);
+	tcase_add_test(tc, t_interrupted_ranks_measured);
+	tcase_add_test(tc, t_plain_words);
 	tcase_add_test(tc, t_bad_input);
 	tcase_add_test(tc, t_iozone_round_trip);
 	tcase_add_test(tc, t_claims);

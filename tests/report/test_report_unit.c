@@ -535,7 +535,8 @@ START_TEST(t_verdict_text)
 	k = (struct rp_fam_calls){ .n_tests = 4, .slower = 2, .inconclusive = 2, .resolve = 0.071, .delta = 0.05 };
 	rp_family_verdict("sequential read", in, 3, &k, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sequential read: xfs leads, 1.12x ext4 (next best): ext4 slower in 2, "
-			      "inconclusive in 2 of 4 tests; these trials resolve only differences beyond 8%");
+			      "inconclusive in 2 of 4 tests; no difference larger than 8% could be detected; "
+			      "more trials narrow it (a new fslab run with a higher --max-trials)");
 	k = (struct rp_fam_calls){ .n_tests = 5, .equivalent = 5, .delta = 0.05 };
 	rp_family_verdict("random", in, 3, &k, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "random: xfs and ext4 are equivalent (within 5%) in all 5 tests (1.12x)");
