@@ -136,7 +136,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		AT(sweep.keep_small_records),
 		WORDS(small_records_words), .words_help = "skip (IOzone's default) or keep (iozone -z)",
 		.default_text = "skip",
-		.help = "skip (IOzone's default: records < 64K on files > 16M) or keep (iozone -z)",
+		.help = "skip (IOzone's default: records < 64K on files > 16M, for IOzone's 13 tests "
+			"only) or keep (iozone -z)",
 	},
 	[FSLAB_SETTING_ORDER] = {
 		.sweep_key = "order", .manifest_key = "sweep.order", .type = FSLAB_STYPE_ENUM,
