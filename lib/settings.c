@@ -455,10 +455,8 @@ static int parse_range(const struct fslab_setting_row *r, const char *text, cons
 	if (!n && fslab_size_range_parse(text, &v[0], &v[1], &why) < 0)
 		return fslab_err_set(e, -EINVAL, "%s '%s': %s (e.g. %s)", origin, esc,
 			      why ? why : "not a size range", example);
-	if (n) {
-		v[0] = v[2];
-		v[1] = v[n + 1];
-	}
+	v[0] = n ? v[2] : v[0]; /* a list's ends */
+	v[1] = n ? v[n + 1] : v[1];
 	for (int i = 0; i < 2 + n; i++) {
 		const char *problem = r->pow2 ? fslab_sweep_size_problem(v[i]) : NULL;
 
