@@ -257,7 +257,7 @@ double run_cost_s(const struct fslab_run_ctx *c, const struct fslab_bench_fs *fs
 static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab_plan *plan, bool probe)
 {
 	const struct fslab_sweep_spec *s = &c->cfg.sweep;
-	char f1[32], f2[32], r1[32], r2[32], tests[256];
+	char f1[400], f2[32], r1[400], r2[80], tests[256];
 	uint64_t bytes = 0;
 
 	for (size_t i = 0; i < plan->n; i++) {
@@ -286,17 +286,17 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 								    cell->iodepth, cell->jobs, name, sizeof(name)), list);
 		}
 	} else {
-		printf("grid: files %s-%s x records %s-%s%s: %zu cells x %d tests (%s)\n",
-		       fslab_size_format(s->file_min, f1, sizeof(f1)), fslab_size_format(s->file_max, f2, sizeof(f2)),
-		       fslab_size_format(s->record_min, r1, sizeof(r1)), fslab_size_format(s->record_max, r2, sizeof(r2)),
-		       s->coarse ? " (coarse, below)" : s->keep_small_records ? "" : " (records < 64K skipped on files > 16M)",
+		printf("grid: files %s x records %s%s: %zu cells x %d tests (%s)\n",
+		       fslab_setting_format(FSLAB_SETTING_FILE_SIZES, &c->cfg, f1, sizeof(f1)),
+		       fslab_setting_format(FSLAB_SETTING_RECORD_SIZES, &c->cfg, r1, sizeof(r1)), s->coarse ? " (coarse, below)"
+		       : s->keep_small_records ? "" : " (IOzone's tests: records < 64K skipped on files > 16M)",
 		       plan->n, __builtin_popcount(s->tests), tests);
 	}
 	if (s->coarse)
 		printf("records (the lab preset's): %s\n", FSLAB_PLAN_COARSE_RULE);
 	if (!fslab_preset_named_rows(s->named_rows) && (s->tests & FSLAB_TESTS_QUEUED))
-		printf("queued tests: io_uring, %u in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
-		       s->iodepth ? s->iodepth : 1, s->jobs ? s->jobs : 1, s->jobs > 1 ? "s" : "",
+		printf("queued tests: io_uring, %s in flight per thread, %u thread%s (--iodepth, --jobs), %s\n",
+		       fslab_setting_format(FSLAB_SETTING_IODEPTH, &c->cfg, r2, sizeof(r2)), s->jobs ? s->jobs : 1, s->jobs > 1 ? "s" : "",
 		       s->cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
 	printf(c->cfg.max_trials > s->trials ? "trials: %u..%u (%s)\n" : "trials: %u\n", s->trials, c->cfg.max_trials,
 	       c->cfg.until_ci_pct > 0 ? "until each test's 95% CI is narrow enough (--until-ci)"

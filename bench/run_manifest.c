@@ -178,6 +178,12 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	snprintf(m->sweep.blocks, sizeof(m->sweep.blocks), "cell");
 	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
 	m->sweep.jobs = s->jobs ? s->jobs : 1;
+	if (s->files[0])
+		fslab_setting_format(FSLAB_SETTING_FILE_SIZES, &c->cfg, m->sweep.file_sizes, sizeof(m->sweep.file_sizes));
+	if (s->records[0])
+		fslab_setting_format(FSLAB_SETTING_RECORD_SIZES, &c->cfg, m->sweep.record_sizes, sizeof(m->sweep.record_sizes));
+	if (s->depths[0])
+		fslab_setting_format(FSLAB_SETTING_IODEPTH, &c->cfg, m->sweep.iodepths, sizeof(m->sweep.iodepths));
 	if (fslab_preset_named_rows(s->named_rows)) {
 		m->sweep.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S;
 		m->sweep.warmup_passes = FSLAB_CDM_WARMUP_PASSES;
@@ -332,7 +338,11 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 			    const char *path, char *err, size_t errlen)
 {
 	static const int row[4] = { FSLAB_SETTING_IO, FSLAB_SETTING_SYNC, FSLAB_SETTING_FILE_SYNC, FSLAB_SETTING_STOP };
+	static const int lists[3] = { FSLAB_SETTING_FILE_SIZES, FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_IODEPTH };
 	const char *val[4] = { m->io_mode, m->sync_policy, m->file_sync, m->stop };
+	const char *list[3] = { m->sweep.file_sizes, m->sweep.record_sizes, m->sweep.iodepths };
+	struct fslab_settings l = { 0 };
+	struct fslab_err le = FSLAB_ERR_INIT;
 	/* absent in runs recorded before these keys: their defaults then (before
 	 * "stop": what their settings meant) */
 	int v[4] = { FSLAB_IO_SEEK, FSLAB_SYNC_FS, FSLAB_FILE_SYNC_FSYNC,
@@ -363,6 +373,13 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->cfg.sweep.coarse = m->sweep.records_rule[0] != 0;
 	c->cfg.sweep.iodepth = m->sweep.iodepth;
 	c->cfg.sweep.jobs = m->sweep.jobs;
+	/* the lists (absent: the ranges and the depth above) */
+	for (int i = 0; i < 3; i++)
+		if (list[i][0] && fslab_setting_parse(&l, lists[i], list[i], "sweep", &le) < 0) {
+			snprintf(err, errlen, "%s: %s", path, le.msg);
+			return -EINVAL;
+		}
+	fslab_settings_merge(&c->cfg, &l, ~0u);
 	c->cfg.sweep.cache = m->cache;
 	c->cfg.sweep.trials = m->trials;
 	c->cfg.sweep.seed = m->seed;

@@ -61,10 +61,7 @@ void fslab_sweep_preset_values(enum fslab_preset p, struct fslab_sweep_spec *s)
 
 static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t rec)
 {
-	if (rec > file)
-		return false;
-	if (!s->keep_small_records && file > FSLAB_SMALL_RECORD_FILE &&
-	    rec < FSLAB_SMALL_RECORD_LIMIT)
+	if (file % rec) /* above the file, or not dividing it */
 		return false;
 	/* the lab's coarse records: 4K, 64K, 1M, 16M (every 16th); 1M alone
 	 * on a large file */
@@ -73,12 +70,15 @@ static bool plan_keep(const struct fslab_sweep_spec *s, uint64_t file, uint64_t 
 	return true;
 }
 
-/* The next size of a doubling sequence up to max: false once doubling
- * would pass max (or wrap: a max near 2^64, read from a damaged manifest,
- * must end the walk, not spin on a value that overflowed to 0). */
-static bool plan_double(uint64_t *v, uint64_t max)
+/* The next size of an axis: its list's next, else doubling up to max:
+ * false at the end (or on a wrap: a max near 2^64, read from a damaged
+ * manifest, must end the walk, not spin on a value that overflowed to 0). */
+static bool plan_next(const uint64_t *list, uint64_t *v, uint64_t max)
 {
-	if (*v > max / 2)
+	for (size_t i = 0; list[0] && i < FSLAB_SIZE_LIST_MAX && list[i]; i++)
+		if (list[i] > *v)
+			return *v = list[i], true;
+	if (list[0] || *v > max / 2)
 		return false;
 	*v *= 2;
 	return true;
@@ -93,25 +93,42 @@ static uint64_t plan_row_last_record(const struct fslab_sweep_spec *s, uint64_t 
 	do {
 		if (plan_keep(s, f, r))
 			last = r;
-	} while (plan_double(&r, s->record_max));
+	} while (plan_next(s->records, &r, s->record_max));
 	return last;
 }
 
 /* The tests of the grid's cell (f, r): the sweep's, where the many-files
  * tests have one cell per file size up to FSLAB_FILES_SIZE_MAX, its row's
- * largest record, and a coarse grid's large files no stdio test. */
+ * largest record, a coarse grid's large files no stdio test, and IOzone's
+ * auto-mode rule drops its 13 tests (only) from small records on large
+ * files. */
 static unsigned plan_grid_tests(const struct fslab_sweep_spec *s, uint64_t f, uint64_t r)
 {
 	unsigned t = s->tests & ~(s->coarse && f >= FSLAB_PLAN_LARGE_FILE ? FSLAB_TESTS_STDIO : 0);
+
+	if (!s->keep_small_records && f > FSLAB_SMALL_RECORD_FILE && r < FSLAB_SMALL_RECORD_LIMIT)
+		t &= ~FSLAB_TESTS_IOZONE;
 
 	if (f <= FSLAB_FILES_SIZE_MAX && r == plan_row_last_record(s, f))
 		return t;
 	return t & ~FSLAB_TESTS_FILES;
 }
 
+/* Puts a cell of tests (none: no cell) at cells[n] (when not NULL);
+ * returns the cells' number after it. */
+static size_t plan_put(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells, size_t n, uint64_t f,
+		       uint64_t r, unsigned tests, unsigned depth)
+{
+	if (cells && tests)
+		cells[n] = (struct fslab_sweep_cell){ .file_bytes = f, .record_bytes = r, .iodepth = depth,
+						      .jobs = s->jobs, .tests = tests == s->tests ? 0 : tests };
+	return n + (tests != 0);
+}
+
 /* Walks the grid in plan order; stores the cells in cells (when not NULL)
  * and returns how many there are.  A cell left with no test (only
- * many-files or stdio tests asked for, and not their cell) is no cell. */
+ * many-files or stdio tests asked for, and not their cell) is no cell;
+ * with a list of depths, the queued tests have a cell per depth. */
 static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cell *cells)
 {
 	size_t n = 0;
@@ -121,21 +138,15 @@ static size_t plan_walk(const struct fslab_sweep_spec *s, struct fslab_sweep_cel
 		uint64_t r = s->record_min;
 
 		do {
-			unsigned tests = plan_grid_tests(s, f, r);
+			unsigned tests = plan_grid_tests(s, f, r), q = s->depths[0] ? tests & FSLAB_TESTS_QUEUED : 0;
 
-			if (!plan_keep(s, f, r) || !tests)
+			if (!plan_keep(s, f, r))
 				continue;
-			if (cells)
-				cells[n] = (struct fslab_sweep_cell){
-					.file_bytes = f,
-					.record_bytes = r,
-					.iodepth = s->iodepth,
-					.jobs = s->jobs,
-					.tests = tests == s->tests ? 0 : tests,
-				};
-			n++;
-		} while (plan_double(&r, s->record_max));
-	} while (plan_double(&f, s->file_max));
+			n = plan_put(s, cells, n, f, r, tests & ~q, s->iodepth);
+			for (size_t i = 0; q && i < FSLAB_SIZE_LIST_MAX && s->depths[i]; i++)
+				n = plan_put(s, cells, n, f, r, q, s->depths[i]);
+		} while (plan_next(s->records, &r, s->record_max));
+	} while (plan_next(s->files, &f, s->file_max));
 	return n;
 }
 

@@ -15,7 +15,8 @@
 /* The many-files tests (bench/engine/files.c) get one cell per file size
  * up to this. */
 #define FSLAB_FILES_SIZE_MAX (64ull * 1024 * 1024)
-/* IOzone skips records below this on files above FSLAB_SMALL_RECORD_FILE. */
+/* IOzone skips records below this on files above FSLAB_SMALL_RECORD_FILE
+ * (its 13 tests: the rule is its auto mode's). */
 #define FSLAB_SMALL_RECORD_LIMIT (64 * 1024)
 #define FSLAB_SMALL_RECORD_FILE (16 * 1024 * 1024)
 /* The lab preset's coarse grid (s->coarse): its rule, as the manifest's
@@ -82,11 +83,11 @@ uint64_t fslab_plan_test_count(const struct fslab_plan *p, unsigned tests);
 size_t fslab_plan_find(const struct fslab_plan *p, enum fslab_test t, uint64_t file_kib,
 		       uint64_t record_kib, unsigned iodepth, unsigned jobs);
 
-/* Builds the cells.  The grid: file sizes doubling from file_min to
- * file_max, records doubling from record_min to record_max but never
- * above the file, and records below 64K skipped for files above 16M
- * unless keep_small_records; coarse: FSLAB_PLAN_COARSE_RULE's records
- * and tests.  The many-files tests run in one cell per file size up to
+/* Builds the cells.  The grid: files and records of the lists, else
+ * doubling from min to max, a record only on a file it divides, IOzone's
+ * tests off records below 64K on files above 16M unless keep_small_records,
+ * the queued tests a cell per depth of s->depths; coarse:
+ * FSLAB_PLAN_COARSE_RULE's.  The many-files tests run in one cell per file size up to
  * FSLAB_FILES_SIZE_MAX, the one with the largest record of its row (its
  * files are written in that record), and the other cells leave them out.
  * Named rows (s->named_rows cdm or cdm-nvme): the preset's rows, each on

@@ -213,7 +213,7 @@ struct fslab_manifest {
 	uint64_t steady_round_kib;     /* 0: absent */
 	struct {
 		char preset[16];      /* lab, quick, seed, cdm, cdm-nvme */
-		/* powers of two, 1..FSLAB_MANIFEST_SIZE_KIB_MAX, min <= max;
+		/* 1..FSLAB_MANIFEST_SIZE_KIB_MAX, min <= max (a list's ends);
 		 * records at least 4 KiB */
 		uint64_t file_min_kib, file_max_kib, record_min_kib, record_max_kib;
 		unsigned tests;       /* mask of enum fslab_test bits */
@@ -230,6 +230,9 @@ struct fslab_manifest {
 		unsigned pass_s, warmup_passes;
 		/* the grid's queued tests: depth and threads (absent: 1) */
 		unsigned iodepth, jobs;
+		/* lists of sizes and depths as the flags take them ("4K,16K";
+		 * "": absent, the ranges and iodepth above) */
+		char file_sizes[400], record_sizes[400], iodepths[80];
 	} sweep;
 	struct {
 		char hostname[256], kernel[640], kernel_version[256], cpu_model[256];

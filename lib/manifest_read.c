@@ -67,7 +67,6 @@ struct mf_row {
 	unsigned char type;       /* enum mf_type */
 	unsigned char wr, only;   /* enum mf_wr; 0 or ONLY_*: which manifests write it */
 	signed char set, k;       /* FSLAB_SETTING_x + 1 and which of its keys; 0: key */
-	bool pow2;                /* T_UINT: a power of two (the sweep doubles) */
 	bool words;               /* T_STR: "" or one of the settings row's words */
 	bool req;                 /* T_COND: written even when not read */
 	bool fs;                  /* T_ARR: the manifest's filesystems (m->fs, m->n_fs) */
@@ -294,10 +293,6 @@ static int mf_read_value(struct mf_ctx *c, const struct mf_row *r, json_object *
 		if (i < 0 || (uint64_t)i < (uint64_t)r->lo || (uint64_t)i > (uint64_t)r->hi)
 			return mf_fail(c, field, "is %s; allowed: %llu to %llu", json_object_get_string(v),
 				       (unsigned long long)r->lo, (unsigned long long)r->hi);
-		/* powers of two only: earlier fslab runs took files below 4K */
-		if (r->pow2 && !fslab_is_pow2((uint64_t)i))
-			return mf_fail(c, field, "is %llu: not a power of two (the sweep doubles)",
-				       (unsigned long long)i);
 		mf_put_uint(r, p, (uint64_t)i);
 		return 1;
 	case T_DBL:
@@ -794,7 +789,7 @@ static int sweep_check(struct mf_ctx *c, json_object *o, const char *field, void
 
 /* "sweep": sizes powers of two within what fslab's size parser accepts;
  * the queued tests' depth and threads 1 in runs recorded before them. */
-#define KIB(lo_) .pow2 = true, .lo = lo_, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX
+#define KIB(lo_) .lo = lo_, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX
 static const struct mf_row sweep_rows[] = {
 	{ NULL, T_STR, SK(PRESET, 0), AT(M, sweep.preset) },
 	{ NULL, T_UINT, SK(FILE_SIZES, 0), AT(M, sweep.file_min_kib), KIB(1) },
@@ -810,6 +805,9 @@ static const struct mf_row sweep_rows[] = {
 	{ "warmup_passes_discarded", T_UINT, AT(M, sweep.warmup_passes), .lo = 0, .hi = 100 },
 	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256, .def = 1 },
 	{ NULL, T_UINT, SK(JOBS, 0), AT(M, sweep.jobs), .lo = 1, .hi = 64, .def = 1 },
+	{ "file_sizes", T_STR, AT(M, sweep.file_sizes), .wr = W_OMIT0 },
+	{ "record_sizes", T_STR, AT(M, sweep.record_sizes), .wr = W_OMIT0 },
+	{ "iodepths", T_STR, AT(M, sweep.iodepths), .wr = W_OMIT0 },
 };
 TABLE(sweep_table, sweep_rows, .check = sweep_check);
 

@@ -86,28 +86,16 @@ static int check_rows(const struct fslab_run_config *cfg, const struct fslab_set
 	return 0;
 }
 
-/* "4K-32K", or "4K" for a range of one size. */
-static char *size_range(uint64_t min, uint64_t max, char *buf, size_t len)
-{
-	char a[32], b[32];
-
-	fslab_size_format(min, a, sizeof(a));
-	if (min == max)
-		snprintf(buf, len, "%s", a);
-	else
-		snprintf(buf, len, "%s-%s", a, fslab_size_format(max, b, sizeof(b)));
-	return buf;
-}
-
 /* A grid whose every cell is a small record on a large file is emptied by
  * IOzone's auto-mode rule: the refusal names the rule and the option that
  * keeps those cells.  The plan itself decides (the same builder the run
  * uses), with and without the rule. */
-static int check_small_records(const struct fslab_sweep_spec *s, struct fslab_err *e)
+static int check_small_records(const struct fslab_run_config *cfg, struct fslab_err *e)
 {
+	const struct fslab_sweep_spec *s = &cfg->sweep;
 	struct fslab_sweep_spec keep = *s;
 	struct fslab_plan plan;
-	char recs[80], files[80], lim[32], file[32];
+	char recs[400], files[400], lim[32], file[32];
 	int r;
 
 	if (s->keep_small_records)
@@ -124,41 +112,25 @@ static int check_small_records(const struct fslab_sweep_spec *s, struct fslab_er
 	fslab_size_format(FSLAB_SMALL_RECORD_LIMIT, lim, sizeof(lim));
 	fslab_size_format(FSLAB_SMALL_RECORD_FILE, file, sizeof(file));
 	return fslab_err_set(e, -EINVAL, "the sweep has no cell to run: IOzone's auto-mode rule skips records below %s on "
-		    "files above %s, and that is every cell of records %s on files of %s; add "
+		    "files above %s (in IOzone's 13 tests), and that is every cell of records %s on files of %s; add "
 		    "--small-records keep to run them (iozone -z), or give records of %s or more, "
 		    "or files of %s or less",
-		    lim, file, size_range(s->record_min, s->record_max, recs, sizeof(recs)),
-		    size_range(s->file_min, s->file_max, files, sizeof(files)), lim, file);
+		    lim, file, fslab_setting_format(FSLAB_SETTING_RECORD_SIZES, cfg, recs, sizeof(recs)),
+		    fslab_setting_format(FSLAB_SETTING_FILE_SIZES, cfg, files, sizeof(files)), lim, file);
 }
 
-/* The grid must have cells: sizes that double from a power of two, a
- * record no smaller than 4K and no larger than the largest file. */
-static int check_grid(const struct fslab_sweep_spec *s, struct fslab_err *e)
+/* The grid must have cells: sizes of whole 4K pages, a record no larger
+ * than the largest file. */
+static int check_grid(const struct fslab_run_config *cfg, struct fslab_err *e)
 {
-	char a[32], b[32], x[32], y[32], z[32];
-	const uint64_t sizes[] = { s->file_min, s->file_max, s->record_min, s->record_max };
+	const struct fslab_sweep_spec *s = &cfg->sweep;
+	char a[32], b[32], x[32];
 
-	/* named rows: their sizes are the preset's and --cdm-size's */
-	for (size_t i = 0; fslab_preset_named_rows(s->named_rows) && i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (fslab_sweep_size_problem(sizes[i]) || s->record_max > s->file_max)
-			return fslab_err_set(e, -EINVAL, "--cdm-size %s: give a power of two of at least 16M",
-				    fslab_size_format(s->file_max, a, sizeof(a)));
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		const char *problem = fslab_sweep_size_problem(sizes[i]);
-
-		if (problem)
-			return fslab_err_set(e, -EINVAL, "files %s-%s, records %s-%s: %s %s",
-				    fslab_size_format(s->file_min, a, sizeof(a)),
-				    fslab_size_format(s->file_max, b, sizeof(b)),
-				    fslab_size_format(s->record_min, x, sizeof(x)),
-				    fslab_size_format(s->record_max, y, sizeof(y)),
-				    fslab_size_format(sizes[i], z, sizeof(z)), problem);
-	}
 	if (s->record_min > s->file_max)
 		return fslab_err_set(e, -EINVAL, "the smallest record (%s) is larger than the largest file (%s): no cell to run",
 			    fslab_size_format(s->record_min, a, sizeof(a)),
 			    fslab_size_format(s->file_max, b, sizeof(b)));
-	if (check_small_records(s, e) < 0)
+	if (check_small_records(cfg, e) < 0)
 		return -EINVAL;
 	if ((s->tests & FSLAB_TESTS_FILES) && s->file_min > FSLAB_FILES_SIZE_MAX)
 		return fslab_err_set(e, -EINVAL, "the many-files tests (--tests files) run on files of at most %s; --file-sizes starts at %s: give a range that starts at %s or below (e.g. 4K-%s), or leave out the files tests",
@@ -242,7 +214,7 @@ int fslab_run_config_resolve(struct fslab_run_config *cfg, const struct fslab_se
 	if (cfg->sweep.set & (FSLAB_SETTING_BIT(FSLAB_SETTING_FILE_SIZES) | FSLAB_SETTING_BIT(FSLAB_SETTING_RECORD_SIZES) |
 			      FSLAB_SETTING_BIT(FSLAB_SETTING_SMALL_RECORDS)))
 		cfg->sweep.coarse = false;
-	if (check_rows(cfg, given, e) < 0 || check_grid(&cfg->sweep, e) < 0 || check_trials(cfg, given, e) < 0)
+	if (check_rows(cfg, given, e) < 0 || check_grid(cfg, e) < 0 || check_trials(cfg, given, e) < 0)
 		return -EINVAL;
 	return 0;
 }

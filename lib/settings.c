@@ -33,6 +33,7 @@ static const char *const steady_words[] = { "auto", "on", "off" };
 #define AT(f) .offset = offsetof(struct fslab_run_config, f), \
 	      .size = sizeof(((struct fslab_run_config *)0)->f)
 #define AT_ENDS(lo) .offset = offsetof(struct fslab_run_config, lo), .size = 2 * sizeof(uint64_t)
+#define AT_SIZES(lo) .offset = offsetof(struct fslab_run_config, lo), .size = (2 + FSLAB_SIZE_LIST_MAX) * sizeof(uint64_t)
 
 const struct fslab_run_config fslab_run_config_default = {
 	.preset = FSLAB_PRESET_LAB, /* without --sweep: numbers a reviewer accepts (its row's help) */
@@ -94,10 +95,10 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	},
 	[FSLAB_SETTING_IODEPTH] = {
 		.flag = "iodepth", .arg = "N", .sweep_key = "iodepth", .manifest_key = "sweep.iodepth",
-		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 256, .default_text = "1",
-		AT(sweep.iodepth),
-		.help = "the queued tests (--tests queued): io_uring requests in flight per thread "
-			"(--sweep cdm and cdm-nvme: each row's own Q)",
+		.type = FSLAB_STYPE_COUNT, .min = 1, .max = 256, .default_text = "1", .list = true,
+		.offset = offsetof(struct fslab_run_config, sweep.iodepth), .size = sizeof(unsigned) * (1 + FSLAB_SIZE_LIST_MAX),
+		.help = "the queued tests (--tests queued): io_uring requests in flight per thread; "
+			"a list (1,32): one cell per depth (--sweep cdm and cdm-nvme: each row's own Q)",
 	},
 	[FSLAB_SETTING_JOBS] = {
 		.flag = "jobs", .arg = "N", .sweep_key = "jobs", .manifest_key = "sweep.jobs",
@@ -117,16 +118,17 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 	[FSLAB_SETTING_FILE_SIZES] = {
 		.flag = "file-sizes", .arg = "R", .sweep_key = "file_sizes",
 		.manifest_key = "sweep.file_min_kib sweep.file_max_kib", .type = FSLAB_STYPE_RANGE,
-		AT_ENDS(sweep.file_min),
+		AT_SIZES(sweep.file_min),
 		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
-		.default_text = "64K-2G", .help = "e.g. 64K-1G, or one size",
+		.default_text = "64K-2G", .help = "MIN-MAX doubling from MIN (64K-1G), or a list (48M,1G)",
 	},
 	[FSLAB_SETTING_RECORD_SIZES] = {
 		.flag = "record-sizes", .arg = "R", .sweep_key = "record_sizes",
 		.manifest_key = "sweep.record_min_kib sweep.record_max_kib", .type = FSLAB_STYPE_RANGE,
-		AT_ENDS(sweep.record_min),
+		AT_SIZES(sweep.record_min),
 		.min = FSLAB_SWEEP_SIZE_MIN, .max = FSLAB_SIZE_MAX, .pow2 = true,
-		.default_text = "4K-16M", .help = "e.g. 4K-16M; never above the file size",
+		.default_text = "4K-16M",
+		.help = "4K-16M, or a list (4K,16K,1M); a record that does not divide a file is skipped on it",
 	},
 	[FSLAB_SETTING_SMALL_RECORDS] = {
 		.flag = "small-records", .arg = "M", .sweep_key = "small_records",
@@ -134,7 +136,8 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		AT(sweep.keep_small_records),
 		WORDS(small_records_words), .words_help = "skip (IOzone's default) or keep (iozone -z)",
 		.default_text = "skip",
-		.help = "skip (IOzone's default: records < 64K on files > 16M) or keep (iozone -z)",
+		.help = "skip (IOzone's default: records < 64K on files > 16M, for IOzone's 13 tests "
+			"only) or keep (iozone -z)",
 	},
 	[FSLAB_SETTING_ORDER] = {
 		.sweep_key = "order", .manifest_key = "sweep.order", .type = FSLAB_STYPE_ENUM,
@@ -292,7 +295,9 @@ _Static_assert(FSLAB_SETTING_MAX <= 32, "set bits fit an unsigned");
 /* the places put_value writes: a bool, an unsigned-sized enum or count,
  * a uint64_t or a range's two */
 #define ENDS(lo, hi) (offsetof(struct fslab_sweep_spec, hi) == offsetof(struct fslab_sweep_spec, lo) + sizeof(uint64_t))
-_Static_assert(ENDS(file_min, file_max) && ENDS(record_min, record_max), "a range's ends in a row");
+_Static_assert(ENDS(file_min, file_max) && ENDS(file_max, files) && ENDS(record_min, record_max) &&
+	       ENDS(record_max, records) && offsetof(struct fslab_sweep_spec, depths) ==
+	       offsetof(struct fslab_sweep_spec, iodepth) + sizeof(unsigned), "a range's ends and list in a row");
 _Static_assert(sizeof(enum fslab_cache_mode) == sizeof(unsigned) && sizeof(enum fslab_preset) == sizeof(unsigned) &&
 	       sizeof(enum fslab_stop_rule) == sizeof(unsigned) && sizeof(enum fslab_io_mode) == sizeof(unsigned) &&
 	       sizeof(enum fslab_sync_policy) == sizeof(unsigned) && sizeof(enum fslab_file_sync) == sizeof(unsigned) &&
@@ -373,7 +378,7 @@ char *fslab_setting_bounds(enum fslab_setting id, char *buf, size_t len)
 			 r->multiple == FSLAB_MiB ? ", whole MiB" : r->pow2 ? ", a power of two" : "");
 		break;
 	case FSLAB_STYPE_RANGE:
-		snprintf(buf, len, "powers of two from %s", fslab_size_format(r->min, a, sizeof(a)));
+		snprintf(buf, len, "multiples of 4K from %s", fslab_size_format(r->min, a, sizeof(a)));
 		break;
 	case FSLAB_STYPE_PERCENT:
 		snprintf(buf, len, "above 0, at most 100");
@@ -404,39 +409,64 @@ static void store(const struct fslab_setting_row *r, char *at, uint64_t lo, uint
 	unsigned u = (unsigned)lo;
 	bool b = (lo != 0) != r->invert;
 
+	memset(at, 0, r->size); /* a list's: none */
 	if (r->size == sizeof(b))
 		memcpy(at, &b, sizeof(b));
-	else if (r->size == sizeof(u))
+	else if (r->size == sizeof(u) || r->list)
 		memcpy(at, &u, sizeof(u));
 	else
-		memcpy(at, ends, r->size);
+		memcpy(at, ends, r->size < sizeof(ends) ? r->size : sizeof(ends));
 }
 
-/* MIN-MAX: each end obeys the row's bounds and the sweep's power-of-two
- * rule; the message names the end as typed. */
+/* A list "4K,16K,1M" (sizes) or "1,32" (whole numbers of r's bounds)
+ * into v[0..n): n, or -EINVAL naming the value and the rule. */
+static int parse_list(const struct fslab_setting_row *r, const char *text, const char *origin,
+		      const char *esc, bool sizes, uint64_t *v, struct fslab_err *e)
+{
+	char copy[256], *save = NULL, why[96];
+	const char *size_why = NULL;
+	int n = 0, rc;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+		rc = n == FSLAB_SIZE_LIST_MAX ? -E2BIG : sizes ? fslab_size_parse(t, &v[n], &size_why)
+			: fslab_parse_uint(t, r->min, r->max, &v[n]);
+		if (rc < 0 || (n && v[n] <= v[n - 1]))
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s: %s", origin, esc, t, rc == -E2BIG ? "more than "
+					     FSLAB_SETTING_TEXT(FSLAB_SIZE_LIST_MAX) " values" : rc == 0
+					     ? "give the values in ascending order, each once (e.g. 4K,16K,1M or 1,32)"
+					     : sizes ? size_why : fslab_uint_problem(rc, r->min, r->max, why, sizeof(why)));
+	}
+	return n;
+}
+
+/* MIN-MAX or a list: each size obeys the row's bounds and the sweep's
+ * size rule; the message names the size, the rule and an example. */
 static int parse_range(const struct fslab_setting_row *r, const char *text, const char *origin,
 		       const char *esc, char *at, struct fslab_err *e)
 {
-	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M" : "64K-2G";
-	uint64_t lo, hi;
+	const char *why = NULL, *example = r == &rows[FSLAB_SETTING_RECORD_SIZES] ? "4K-2M or 4K,16K,1M" : "64K-2G or 48M,1G";
+	uint64_t v[2 + FSLAB_SIZE_LIST_MAX] = { 0 };
+	int n = 0;
+	char z[32];
 
-	if (fslab_size_range_parse(text, &lo, &hi, &why) < 0)
+	if (strchr(text, ',') && (n = parse_list(r, text, origin, esc, true, v + 2, e)) < 0)
+		return -EINVAL;
+	if (!n && fslab_size_range_parse(text, &v[0], &v[1], &why) < 0)
 		return fslab_err_set(e, -EINVAL, "%s '%s': %s (e.g. %s)", origin, esc,
 			      why ? why : "not a size range", example);
-	for (int i = 0; i < 2; i++) {
-		uint64_t b = i ? hi : lo;
-		const char *dash = strchr(text, '-');
-		const char *end = i && dash ? dash + 1 : text;
-		int n = !i && dash ? (int)(dash - text) : (int)strlen(end);
-		const char *problem = r->pow2 ? fslab_sweep_size_problem(b) : NULL;
+	v[0] = n ? v[2] : v[0]; /* a list's ends */
+	v[1] = n ? v[n + 1] : v[1];
+	for (int i = 0; i < 2 + n; i++) {
+		const char *problem = r->pow2 ? fslab_sweep_size_problem(v[i]) : NULL;
 
-		if (!problem && (b < r->min || b > r->max))
+		if (!problem && (v[i] < r->min || v[i] > r->max))
 			problem = "is out of range";
 		if (problem)
-			return fslab_err_set(e, -EINVAL, "%s '%s': %.*s %s (e.g. %s)", origin, esc, n, end,
-				      problem, example);
+			return fslab_err_set(e, -EINVAL, "%s '%s': %s %s (e.g. %s)", origin, esc,
+				      fslab_size_format(v[i], z, sizeof(z)), problem, example);
 	}
-	store(r, at, lo, hi);
+	memcpy(at, v, r->size);
 	return 0;
 }
 
@@ -494,6 +524,18 @@ static int parse_value(const struct fslab_setting_row *r, const char *text, cons
 	case FSLAB_STYPE_RANGE:
 		return parse_range(r, text, origin, esc, at, e);
 	case FSLAB_STYPE_COUNT:
+		if (r->list && strchr(text, ',')) {
+			uint64_t v[FSLAB_SIZE_LIST_MAX];
+			unsigned d[1 + FSLAB_SIZE_LIST_MAX] = { 0 };
+
+			if ((rc = parse_list(r, text, origin, esc, false, v, e)) < 0)
+				return -EINVAL;
+			for (i = 0; i < rc; i++)
+				d[i + 1] = (unsigned)v[i];
+			d[0] = d[1];
+			memcpy(at, d, sizeof(d));
+			return 0;
+		}
 		rc = fslab_parse_uint(text, r->min, r->max, &u);
 		if (rc < 0)
 			return fslab_err_set(e, -EINVAL, "%s '%s': %s", origin, esc,
@@ -574,25 +616,33 @@ char *fslab_setting_format(enum fslab_setting id, const struct fslab_run_config 
 {
 	const struct fslab_setting_row *r = &rows[id];
 	const char *at = (const char *)cfg + r->offset;
-	uint64_t v[2] = { 0, 0 };
-	unsigned u;
+	uint64_t v[2 + FSLAB_SIZE_LIST_MAX] = { 0 };
+	unsigned u[1 + FSLAB_SIZE_LIST_MAX];
 	bool b;
 	char lo[32], hi[32];
 
 	if (r->size == sizeof(b)) {
 		memcpy(&b, at, sizeof(b));
 		v[0] = b != r->invert;
-	} else if (r->size == sizeof(u)) {
-		memcpy(&u, at, sizeof(u));
-		v[0] = u;
+	} else if (r->size == sizeof(u[0]) || r->list) {
+		memcpy(u, at, r->size);
+		for (size_t i = 0; i < r->size / sizeof(u[0]); i++)
+			v[i ? i + 1 : 0] = u[i];
 	} else if (r->type != FSLAB_STYPE_NAME) {
 		memcpy(v, at, r->size);
 	}
-	if (r->type == FSLAB_STYPE_ENUM)
+	if (v[2]) { /* a list */
+		buf[0] = '\0';
+		for (size_t i = 2; i < sizeof(v) / sizeof(v[0]) && v[i]; i++) {
+			snprintf(lo, sizeof(lo), "%llu", (unsigned long long)v[i]);
+			fslab_catf(buf, len, "%s%s", i > 2 ? "," : "", r->type == FSLAB_STYPE_RANGE ?
+				   fslab_size_format(v[i], lo, sizeof(lo)) : lo);
+		}
+	} else if (r->type == FSLAB_STYPE_ENUM)
 		snprintf(buf, len, "%s", v[0] < (uint64_t)r->n_words ? r->words[v[0]] : "");
 	else if (r->type == FSLAB_STYPE_RANGE)
-		snprintf(buf, len, "%s-%s", fslab_size_format(v[0], lo, sizeof(lo)),
-			 fslab_size_format(v[1], hi, sizeof(hi)));
+		snprintf(buf, len, "%s%s%s", fslab_size_format(v[0], lo, sizeof(lo)), v[1] == v[0] ? "" : "-",
+			 v[1] == v[0] ? "" : fslab_size_format(v[1], hi, sizeof(hi)));
 	else if (r->type == FSLAB_STYPE_SIZE)
 		fslab_size_format(v[0], buf, len);
 	else if (r->type == FSLAB_STYPE_TESTS)

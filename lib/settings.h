@@ -73,14 +73,18 @@ enum fslab_setting {
 
 
 #define FSLAB_TRIALS_MAX 1000
+/* --file-sizes, --record-sizes, --iodepth: the most values of a list */
+#define FSLAB_SIZE_LIST_MAX 16
 
 struct fslab_sweep_spec {
 	/* which [sweep] rows were given (a sweep file's keys, fslab run's
 	 * flags; the rest are the preset's): the settings' own set bits,
 	 * FSLAB_SETTING_BIT(id) */
 	unsigned set;
-	uint64_t file_min, file_max;     /* bytes, powers of two */
-	uint64_t record_min, record_max; /* bytes, powers of two, >= 4K */
+	/* bytes, multiples of 4K: a range doubling from min up to max, or a
+	 * list (files[0] not 0: ascending, 0-ended; min and max its ends) */
+	uint64_t file_min, file_max, files[FSLAB_SIZE_LIST_MAX];
+	uint64_t record_min, record_max, records[FSLAB_SIZE_LIST_MAX];
 	unsigned tests;                  /* mask of enum fslab_test bits */
 	unsigned trials;                 /* 1..FSLAB_TRIALS_MAX */
 	enum fslab_cache_mode cache;
@@ -93,9 +97,10 @@ struct fslab_sweep_spec {
 	 * file x record grid */
 	enum fslab_preset named_rows;
 	unsigned pass_s; /* named rows: the seconds of each pass */
-	/* the grid's queued tests: requests in flight per thread, threads
-	 * (named rows have their own) */
-	unsigned iodepth, jobs;
+	/* the grid's queued tests: requests in flight per thread (a list:
+	 * one cell per depth; depths[0] 0: iodepth alone), threads (named
+	 * rows have their own) */
+	unsigned iodepth, depths[FSLAB_SIZE_LIST_MAX], jobs;
 };
 
 /* fslab run's configuration: where every row of the table puts its value
@@ -124,8 +129,8 @@ extern const struct fslab_run_config fslab_run_config_default;
 
 enum fslab_setting_type {
 	FSLAB_STYPE_ENUM,    /* one of words[]; the value is its index (the C enum) */
-	FSLAB_STYPE_RANGE,   /* MIN-MAX or one size, bytes, each end min..max */
-	FSLAB_STYPE_COUNT,   /* a whole number min..max */
+	FSLAB_STYPE_RANGE,   /* MIN-MAX or a list of sizes, bytes, each min..max */
+	FSLAB_STYPE_COUNT,   /* a whole number min..max (a list if list) */
 	FSLAB_STYPE_SIZE,    /* a size, bytes, min..max, a multiple of `multiple` */
 	FSLAB_STYPE_PERCENT, /* above 0 and at most 100 */
 	FSLAB_STYPE_TESTS,   /* all or a list of test names: a mask */
@@ -144,7 +149,8 @@ struct fslab_setting_row {
 	const char *manifest_key;
 	enum fslab_setting_type type;
 	uint64_t min, max;        /* COUNT, SIZE, RANGE (each end) */
-	bool pow2;                /* RANGE (each end), SIZE: a power of two (fslab_sweep_size_problem) */
+	bool pow2;                /* RANGE (each size): fslab_sweep_size_problem; SIZE: a power of two */
+	bool list;                /* COUNT: "1,32" too: the first at the place, all after it */
 	uint64_t multiple;        /* SIZE: 0 or what the value is a multiple of */
 	const char *const *words; /* ENUM: words[0..n_words) */
 	int n_words;

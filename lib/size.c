@@ -208,9 +208,9 @@ bool fslab_is_pow2(uint64_t v)
 
 const char *fslab_sweep_size_problem(uint64_t bytes)
 {
-	if (!fslab_is_pow2(bytes))
-		return "is not a power of two (the sweep doubles)";
 	if (bytes < FSLAB_SWEEP_SIZE_MIN)
 		return "is below 4K, the smallest file or record";
+	if (bytes % FSLAB_SWEEP_SIZE_MIN)
+		return "is not a multiple of 4K (records are whole pages, aligned for --cache direct)";
 	return NULL;
 }

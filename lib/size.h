@@ -48,13 +48,14 @@ char *fslab_size_format(uint64_t bytes, char *buf, size_t len);
 
 /* The sweep's size rule, said once for the command line, the sweep file,
  * the run's own check and the manifest reader: every file and record size is
- * a power of two (the sweep doubles) and at least FSLAB_SWEEP_SIZE_MIN (a
- * record is at least one page; a smaller file could hold no record). */
+ * a multiple of FSLAB_SWEEP_SIZE_MIN (a record is whole pages, aligned for
+ * O_DIRECT on any device of 4K sectors or less; a smaller file could hold
+ * no record). */
 #define FSLAB_SWEEP_SIZE_MIN (4 * FSLAB_KiB)
 bool fslab_is_pow2(uint64_t v);
-/* NULL when bytes obeys the rule, else why not ("is not a power of two (the
- * sweep doubles)", "is below 4K, the smallest file or record"), to follow
- * the size in a message. */
+/* NULL when bytes obeys the rule, else why not ("is not a multiple of 4K
+ * ...", "is below 4K, the smallest file or record"), to follow the size in
+ * a message. */
 const char *fslab_sweep_size_problem(uint64_t bytes);
 
 /* Human form for messages: "20.0 GiB", "512 B". */

@@ -1697,6 +1697,85 @@ END_TEST
 /* A sweep that IOzone's auto-mode rule empties (4K records on a 1G file)
  * is refused before anything is written, with the rule and the option that
  * keeps its cells; with that option the same kind of sweep has its cell. */
+/* The rows of a CSV as "test,file_kib,record_kib,iodepth", sorted and
+ * joined by blanks, into buf. */
+static char *csv_cells(const char *path, char *buf, size_t len)
+{
+	char *text = ft_read_text(path), *save = NULL, *rows[64];
+	size_t n = 0;
+	int depth = -1;
+
+	buf[0] = '\0';
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[40], *fs = NULL;
+		int k = 0;
+
+		for (char *t = strtok_r(line, ",", &fs); t && k < 40; t = strtok_r(NULL, ",", &fs))
+			f[k++] = t;
+		for (int i = 0; depth < 0 && i < k; i++)
+			if (strcmp(f[i], "iodepth") == 0)
+				depth = i;
+		if (strcmp(f[0], "filesystem") != 0 && depth > 0 && depth < k && n < 64 &&
+		    asprintf(&rows[n], "%s,%s,%s,%s", f[1], f[2], f[3], f[depth]) > 0)
+			n++;
+	}
+	qsort(rows, n, sizeof(rows[0]), key_cmp);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? " " : "", rows[i]);
+		free(rows[i]);
+	}
+	free(text);
+	return buf;
+}
+
+/* An engineer's grid: a 48M file (no power of two), records 4K and 16K
+ * (a list), IOzone's write kept on them by --small-records keep, the
+ * queued test (the auto-mode rule is not its) at depths 1 and 4.  The
+ * CSV has one row per cell; the manifest records the lists; --resume
+ * after two rows are lost runs exactly them again, and the report reads
+ * the run. */
+START_TEST(lists_of_sizes_and_depths_run_and_resume)
+{
+	char *out = out_path("lists"), *rep = out_path("lists-report"), csv[1200], cells[2048];
+	const char *want = "queued_read,49152,16,1 queued_read,49152,16,4 queued_read,49152,4,1 "
+			   "queued_read,49152,4,4 write,49152,16,1 write,49152,4,1";
+	struct ft_output o;
+	char *text;
+
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "48M", "--record-sizes",
+				  "4K,16K", "--tests", "write,queued_read", "--small-records", "keep", "--iodepth",
+				  "1,4", "--cache", "warm", "--stop", "fixed", "--trials", "1", "--no-device-probe",
+				  "--quiet", NULL),
+			 0);
+	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
+	ft_output_free(&o);
+	snprintf(csv, sizeof(csv), "%s/a.csv", out);
+	ck_assert_str_eq(csv_cells(csv, cells, sizeof(cells)), want);
+	json_object *m = manifest(out), *sw = jget(m, "sweep");
+	ck_assert_str_eq(json_object_get_string(jget(sw, "record_sizes")), "4K,16K");
+	ck_assert_str_eq(json_object_get_string(jget(sw, "iodepths")), "1,4");
+	ck_assert_int_eq(json_object_get_int64(jget(sw, "file_min_kib")), 49152);
+	json_object_put(m);
+	/* two rows lost: --resume runs those two cells, from the manifest's plan */
+	text = ft_read_text(csv);
+	for (int i = 0; i < 2; i++) {
+		*strrchr(text, '\n') = '\0';
+		strrchr(text, '\n')[1] = '\0';
+	}
+	ck_assert_int_eq(ft_write_file(csv, text), 0);
+	free(text);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--resume", out, "--quiet", NULL), 0);
+	ck_assert_msg(o.status == 0, "--resume: %d: %s", o.status, o.err);
+	ft_output_free(&o);
+	ck_assert_str_eq(csv_cells(csv, cells, sizeof(cells)), want);
+	ck_assert_int_eq(ft_fslab(&o, "report", out, "--out", rep, NULL), 0);
+	ck_assert_msg(o.status == 0, "report: %d: %s", o.status, o.err);
+	ft_output_free(&o);
+	free(out);
+	free(rep);
+}
+END_TEST
+
 START_TEST(empty_sweep_names_small_records_keep)
 {
 	char *out = out_path("no-cell");
@@ -1832,6 +1911,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, blocks_interleave_the_filesystems_per_cell);
 	tcase_add_test(fuse, cold_btrfs_on_buffered_loop_drops_the_backing_file);
 	tcase_add_test(tc, empty_sweep_names_small_records_keep);
+	tcase_add_test(tc, lists_of_sizes_and_depths_run_and_resume);
 	tcase_add_test(tc, interrupted_run_does_not_say_done);
 	tcase_add_test(tc, eta_covers_the_whole_plan);
 	tcase_add_test(tc, eta_prices_each_cells_own_tests);

@@ -56,6 +56,8 @@ static struct fslab_manifest *full_run(void)
 	m->sweep.keep_small_records = true;
 	m->sweep.shuffle = false;
 	snprintf(m->sweep.records_rule, sizeof(m->sweep.records_rule), "%s", FSLAB_PLAN_COARSE_RULE);
+	snprintf(m->sweep.record_sizes, sizeof(m->sweep.record_sizes), "4K,12K,16M");
+	snprintf(m->sweep.iodepths, sizeof(m->sweep.iodepths), "1,32");
 	snprintf(m->machine.hostname, sizeof(m->machine.hostname), "vm");
 	snprintf(m->machine.cpu_model, sizeof(m->machine.cpu_model), "CPU <model> & co");
 	m->machine.cpus = 2;
@@ -201,6 +203,10 @@ START_TEST(run_round_trip)
 	ck_assert_uint_eq(b->sweep.tests, m->sweep.tests);
 	ck_assert(b->sweep.keep_small_records && !b->sweep.shuffle);
 	ck_assert_str_eq(b->sweep.records_rule, FSLAB_PLAN_COARSE_RULE); /* what the plan left out */
+	/* the lists a run was given, for --resume; none: absent */
+	ck_assert_str_eq(b->sweep.record_sizes, "4K,12K,16M");
+	ck_assert_str_eq(b->sweep.iodepths, "1,32");
+	ck_assert_str_eq(b->sweep.file_sizes, "");
 	ck_assert_str_eq(b->machine.cpu_model, "CPU <model> & co");
 	ck_assert_str_eq(b->spec_text, m->spec_text);
 	ck_assert_uint_eq(b->n_notes, 1);
@@ -312,7 +318,7 @@ START_TEST(bounds)
 		"sweep.file_max_kib is 9007199254740992; allowed: 1 to 1125899906842624");
 	refused("sweep.file_max_kib", "0", "allowed: 1 to");
 	refused("sweep.file_max_kib", "-64", "allowed: 1 to");
-	refused("sweep.file_max_kib", "96", "not a power of two");
+	refused("sweep.file_max_kib", "1", "sweep.file_min_kib is larger than sweep.file_max_kib");
 	refused("sweep.file_max_kib", "64.5", "sweep.file_max_kib is not a whole number");
 	refused("sweep.file_max_kib", "32", "sweep.file_min_kib is larger than sweep.file_max_kib");
 	refused("sweep.record_min_kib", "2", "sweep.record_min_kib is 2; allowed: 4 to");

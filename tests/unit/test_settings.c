@@ -4,6 +4,7 @@
  * --print` writes, the manifest a run writes, --resume's refusal, the bash
  * completion and docs/fslab.1.  A row added to the table without the
  * others fails here. */
+#include "cell_plan.h"
 #include "names.h"
 #include "settings.h"
 #include "spec.h"
@@ -362,19 +363,19 @@ START_TEST(layers_merge_preset_file_flags)
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", file, "--cache", "direct",
 				  "--record-sizes", "64K", "--no-device-probe", "--dry-run", NULL), 0);
 	ck_assert_msg(o.status == 0, "dry run: %s", o.err);
-	ck_assert_msg(strstr(o.out, "files 64K-128K x records 64K-64K"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "files 64K-128K x records 64K (IOzone's tests: records < 64K skipped"), "%s", o.out);
 	ck_assert_msg(strstr(o.out, "trials: 2\n"), "%s", o.out);
 	ck_assert_msg(strstr(o.out, "cache: direct, io: seek, sync: fs, steady state: auto"), "%s", o.out);
 	ft_output_free(&o);
 	/* the same bad value, from the file or the flag: the same words */
-	ck_assert_int_eq(ft_write_file(file, "[sweep]\nrecord_sizes = 3K-8K\n"), 0);
+	ck_assert_int_eq(ft_write_file(file, "[sweep]\nrecord_sizes = 6K-8K\n"), 0);
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--sweep", file, "--dry-run", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
-	ck_assert_msg(strstr(o.err, "[sweep] record_sizes = '3K-8K': 3K is not a power of two"), "%s", o.err);
+	ck_assert_msg(strstr(o.err, "[sweep] record_sizes = '6K-8K': 6K is not a multiple of 4K"), "%s", o.err);
 	ft_output_free(&o);
-	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--record-sizes", "3K-8K", "--dry-run", NULL), 0);
+	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg, "--record-sizes", "6K-8K", "--dry-run", NULL), 0);
 	ck_assert_int_eq(o.status, 2);
-	ck_assert_msg(strstr(o.err, "--record-sizes '3K-8K': 3K is not a power of two"), "%s", o.err);
+	ck_assert_msg(strstr(o.err, "--record-sizes '6K-8K': 6K is not a multiple of 4K"), "%s", o.err);
 	ft_output_free(&o);
 	ft_rm_rf(dir);
 	free(dir);
@@ -489,6 +490,85 @@ START_TEST(resolve_in_one_call)
 }
 END_TEST
 
+/* The grid an engineer asks for: lists of sizes (any multiple of 4K),
+ * IOzone's auto-mode rule on IOzone's tests only, a cell per queue depth. */
+static int t_resolve(const char *files, const char *records, const char *tests, const char *depth,
+		     struct fslab_run_config *cfg, struct fslab_plan *plan, struct fslab_err *e)
+{
+	struct fslab_settings g = { 0 };
+	const char *text[] = { files, records, tests, depth };
+	const enum fslab_setting id[] = { FSLAB_SETTING_FILE_SIZES, FSLAB_SETTING_RECORD_SIZES, FSLAB_SETTING_TESTS,
+					  FSLAB_SETTING_IODEPTH };
+
+	memset(plan, 0, sizeof(*plan));
+	for (int i = 0; i < 4; i++)
+		if (text[i] && fslab_setting_parse(&g, id[i], text[i], fslab_setting_row(id[i])->flag, e) < 0)
+			return -EINVAL;
+	if (fslab_run_config_resolve(cfg, &g, NULL, NULL, e) < 0)
+		return -EINVAL;
+	return fslab_plan_build(&cfg->sweep, plan);
+}
+
+START_TEST(lists_of_sizes_and_depths)
+{
+	struct fslab_err e = FSLAB_ERR_INIT;
+	struct fslab_run_config cfg;
+	struct fslab_plan p;
+	unsigned rr = 1u << FSLAB_TEST_QUEUED_RANDOM_READ;
+	char buf[128];
+
+	/* 48M files, records 4K and 16K: both records on the file, as given */
+	ck_assert_msg(t_resolve("48M", "4K,16K", "queued", NULL, &cfg, &p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_uint_eq(p.cells[0].file_bytes, 48 * FSLAB_MiB);
+	ck_assert_uint_eq(p.cells[0].record_bytes, 4 * FSLAB_KiB);
+	ck_assert_uint_eq(p.cells[1].record_bytes, 16 * FSLAB_KiB);
+	ck_assert_str_eq(fslab_setting_format(FSLAB_SETTING_RECORD_SIZES, &cfg, buf, sizeof(buf)), "4K,16K");
+	ck_assert_str_eq(fslab_setting_format(FSLAB_SETTING_FILE_SIZES, &cfg, buf, sizeof(buf)), "48M");
+	fslab_plan_free(&p);
+	/* a list of files: a record that does not divide a file is skipped there */
+	ck_assert_msg(t_resolve("12K,48K", "8K,12K", "write", NULL, &cfg, &p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 3); /* 12K x 12K, 48K x 8K, 48K x 12K */
+	ck_assert_uint_eq(p.cells[0].file_bytes, 12 * FSLAB_KiB);
+	ck_assert_uint_eq(p.cells[0].record_bytes, 12 * FSLAB_KiB);
+	ck_assert_uint_eq(p.cells[2].file_bytes, 48 * FSLAB_KiB);
+	fslab_plan_free(&p);
+	/* the auto-mode rule is IOzone's: a queued test keeps 8K on 64M */
+	ck_assert_msg(t_resolve("64M", "8K", "queued_random_read", NULL, &cfg, &p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_uint_eq(fslab_plan_test_count(&p, cfg.sweep.tests), 1);
+	fslab_plan_free(&p);
+	/* ... and drops only IOzone's tests from a cell that has both */
+	ck_assert_msg(t_resolve("64M", "8K", "write,queued_read", NULL, &cfg, &p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_uint_eq(fslab_plan_cell_tests(&p.cells[0], cfg.sweep.tests), 1u << FSLAB_TEST_QUEUED_READ);
+	fslab_plan_free(&p);
+	ck_assert_int_eq(t_resolve("64M", "8K", "write", NULL, &cfg, &p, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "auto-mode rule") && strstr(e.msg, "records 8K on files of 64M"), "%s", e.msg);
+	/* --iodepth 1,32: each queued test a cell per depth, the others one */
+	ck_assert_msg(t_resolve("64K", "64K", "write,queued_random_read", "1,32", &cfg, &p, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_uint_eq(fslab_plan_cell_tests(&p.cells[0], cfg.sweep.tests), 1u << FSLAB_TEST_WRITE);
+	ck_assert_uint_eq(fslab_plan_cell_tests(&p.cells[1], cfg.sweep.tests), rr);
+	ck_assert_uint_eq(p.cells[1].iodepth, 1);
+	ck_assert_uint_eq(p.cells[2].iodepth, 32);
+	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_QUEUED_RANDOM_READ, 64, 64, 32, 1), 2);
+	ck_assert_uint_eq(fslab_plan_find(&p, FSLAB_TEST_WRITE, 64, 64, 1, 1), 0);
+	ck_assert_str_eq(fslab_setting_format(FSLAB_SETTING_IODEPTH, &cfg, buf, sizeof(buf)), "1,32");
+	fslab_plan_free(&p);
+	/* refusals name the value, the rule and an example */
+	ck_assert_int_eq(t_resolve(NULL, "4K,6K", NULL, NULL, &cfg, &p, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "record-sizes '4K,6K': 6K is not a multiple of 4K") && strstr(e.msg, "e.g. 4K-2M or 4K,16K,1M"),
+		      "%s", e.msg);
+	ck_assert_int_eq(t_resolve(NULL, "16K,4K", NULL, NULL, &cfg, &p, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "'16K,4K': 4K: give the values in ascending order"), "%s", e.msg);
+	ck_assert_int_eq(t_resolve("1M,2Q", NULL, NULL, NULL, &cfg, &p, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "'1M,2Q': 2Q: unknown unit"), "%s", e.msg);
+	ck_assert_int_eq(t_resolve(NULL, NULL, "queued", "1,300", &cfg, &p, &e), -EINVAL);
+	ck_assert_msg(strstr(e.msg, "iodepth '1,300': 300: out of range; give a whole number from 1 to 256"), "%s", e.msg);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("settings");
@@ -502,5 +582,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, layers_merge_preset_file_flags);
 	tcase_add_test(tc, rows_place_their_values);
 	tcase_add_test(tc, resolve_in_one_call);
+	tcase_add_test(tc, lists_of_sizes_and_depths);
 	return ft_suite_run(s, argc, argv);
 }

@@ -83,7 +83,7 @@ START_TEST(bad_specs_name_the_problem)
 		{ "[sweep]\ntrials = 1\n", "no [fs NAME] section" },
 		{ "[fs a/b]\ntype = ext4\nsize = 1G\n", "filesystem name" },
 		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\ntests = write,nope\n", "unknown test 'nope'" },
-		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\nfile_sizes = 64K-3M\n", "3M is not a power of two" },
+		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\nfile_sizes = 64K-3001K\n", "3001K is not a multiple of 4K" },
 		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\ncache = lukewarm\n", "warm, fsync, direct or cold" },
 		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\ntrials = 0\n", "from 1 to" },
 		{ "[fs a]\ntype=ext4\nsize=1G\n[sweep]\ndevice = /dev/sda\n", "unknown key 'device'" },
