@@ -259,6 +259,15 @@ static const char *ld_impossible(const struct fslab_manifest *m, const char *cac
 #define LD_ROWS_MAX ((size_t)1 << 19)
 #define LD_ROWS_TEXT "524,288"
 #define LD_SIZES(lo, hi) (size_t)(64 - __builtin_clzll((hi) / ((lo) + !(lo)) | 1))
+
+/* The entries of a manifest's list (sizes, depths), else n. */
+static size_t ld_listed(const char *list, size_t n)
+{
+	for (size_t i = 0, k = 1; list[0]; k += list[i++] == ',')
+		if (!list[i])
+			return k;
+	return n;
+}
 #define LD_NOT_RUN ": not a figure this run can have measured; the results were changed after the run (fix or remove the row)"
 
 static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *name, const char *path,
@@ -272,7 +281,9 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	struct ld_row *rows = NULL;
 	size_t n = 0, cap = 0, plan = !m || m->kind != FSLAB_MANIFEST_RUN || !(m->has & FSLAB_MF_HAS_SWEEP) || !m->trials ? SIZE_MAX
 		: (size_t)__builtin_popcount(m->sweep.tests) * FSLAB_RESULTS_LAST_TRIAL(m->trials, m->max_trials) *
-		  LD_SIZES(m->sweep.file_min_kib, m->sweep.file_max_kib) * LD_SIZES(m->sweep.record_min_kib, m->sweep.record_max_kib);
+		  ld_listed(m->sweep.file_sizes, LD_SIZES(m->sweep.file_min_kib, m->sweep.file_max_kib)) *
+		  ld_listed(m->sweep.record_sizes, LD_SIZES(m->sweep.record_min_kib, m->sweep.record_max_kib)) *
+		  ld_listed(m->sweep.iodepths, 1);
 	size_t most = plan < room ? plan : room;
 	char err[PATH_MAX + 512];
 	struct fslab_err re = FSLAB_ERR_INIT;

@@ -1730,21 +1730,23 @@ static char *csv_cells(const char *path, char *buf, size_t len)
 
 /* An engineer's grid: a 48M file (no power of two), records 4K and 16K
  * (a list), IOzone's write kept on them by --small-records keep, the
- * queued test (the auto-mode rule is not its) at depths 1 and 4.  The
- * CSV has one row per cell; the manifest records the lists; --resume
+ * queued test (the auto-mode rule is not its) at depths 1, 2 and 4.
+ * The CSV has one row per cell; the manifest records the lists; --resume
  * after two rows are lost runs exactly them again, and the report reads
- * the run. */
+ * the run (its 8 rows more than the 6 the records' doubling range and one
+ * depth would allow). */
 START_TEST(lists_of_sizes_and_depths_run_and_resume)
 {
 	char *out = out_path("lists"), *rep = out_path("lists-report"), csv[1200], cells[2048];
-	const char *want = "queued_read,49152,16,1 queued_read,49152,16,4 queued_read,49152,4,1 "
-			   "queued_read,49152,4,4 write,49152,16,1 write,49152,4,1";
+	const char *want = "queued_read,49152,16,1 queued_read,49152,16,2 queued_read,49152,16,4 "
+			   "queued_read,49152,4,1 queued_read,49152,4,2 queued_read,49152,4,4 "
+			   "write,49152,16,1 write,49152,4,1";
 	struct ft_output o;
 	char *text;
 
 	ck_assert_int_eq(ft_fslab(&o, "run", "--dir", arg_a, "--out", out, "--file-sizes", "48M", "--record-sizes",
 				  "4K,16K", "--tests", "write,queued_read", "--small-records", "keep", "--iodepth",
-				  "1,4", "--cache", "warm", "--stop", "fixed", "--trials", "1", "--no-device-probe",
+				  "1,2,4", "--cache", "warm", "--stop", "fixed", "--trials", "1", "--no-device-probe",
 				  "--quiet", NULL),
 			 0);
 	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
@@ -1753,7 +1755,7 @@ START_TEST(lists_of_sizes_and_depths_run_and_resume)
 	ck_assert_str_eq(csv_cells(csv, cells, sizeof(cells)), want);
 	json_object *m = manifest(out), *sw = jget(m, "sweep");
 	ck_assert_str_eq(json_object_get_string(jget(sw, "record_sizes")), "4K,16K");
-	ck_assert_str_eq(json_object_get_string(jget(sw, "iodepths")), "1,4");
+	ck_assert_str_eq(json_object_get_string(jget(sw, "iodepths")), "1,2,4");
 	ck_assert_int_eq(json_object_get_int64(jget(sw, "file_min_kib")), 49152);
 	json_object_put(m);
 	/* two rows lost: --resume runs those two cells, from the manifest's plan */
