@@ -57,14 +57,17 @@ static void cd_collect_rows(const struct rp_data *d, unsigned tests, struct rp_c
 	uint64_t file = 0;
 	bool files_differ = false;
 
+	p->first = true;
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
 		for (size_t k = 0; k < e->n_cells; k++) {
 			const struct rp_cell *c = &e->cells[k];
+			bool queued = fslab_test_family(c->test) == FSLAB_FAMILY_QUEUED;
 			size_t r;
 
-			if (fslab_test_family(c->test) != FSLAB_FAMILY_QUEUED || !(tests & (1u << c->test)))
+			p->first &= queued || !(tests & (1u << c->test));
+			if (!queued || !(tests & (1u << c->test)))
 				continue;
 			for (r = 0; r < p->n_rows && !cd_row_of(&p->rows[r], c); r++)
 				;

@@ -179,6 +179,26 @@ static int cd_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *
 	return rp_tab_close(&tb, "</section>\n");
 }
 
+int rp_cdm_verdicts_text(FILE *out, const struct rp_data *d, bool head)
+{
+	const struct rp_cdm *p = &d->sum->cdm;
+	char line[1024], v[96];
+
+	if (p->n_rows && head)
+		fputs("\nverdicts:\n", out);
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (int k = 0; k < 2; k++) {
+			int o = snprintf(line, sizeof(line), "%s %s:", p->rows[r].name, cd_side_names[k]);
+
+			for (size_t e = 0; e < p->n_entries && o < (int)sizeof(line); e++)
+				if (rp_cdm_at(p, r, e, k)->c)
+					o += snprintf(line + o, sizeof(line) - (size_t)o, "%s %s %s", line[o - 1] == ':' ? "" : ";",
+						      d->all[e]->label, cd_verdict(rp_cdm_at(p, r, e, k), v, sizeof(v)));
+			rp_text_wrap(out, "  ", 6, line);
+		}
+	return 0;
+}
+
 int rp_cdm_text(FILE *out, const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
@@ -190,7 +210,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	if (!p->n_rows)
 		goto out;
 	fputs("\n== CrystalDiskMark rows (queued tests): mean over the trials +-95% interval, "
-	      "MB/s = 10^6 bytes/s ==\n", out);
+	      "MB/s (10^6 B/s, as CrystalDiskMark) ==\n", out);
 	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
 		if (rp_cdm_entry_has(p, e))
 			rc = cd_text_entry(out, d, p, e, &n, &ok);

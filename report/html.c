@@ -622,9 +622,12 @@ static int ht_page(FILE *out, const struct rp_data *d, const struct rp_plots *pl
 	ht_flags(out, d);
 	if (claims)
 		rp_claims_html(out, d); /* nothing without d->claims */
+	if (d->sum->cdm.first) /* a CDM run's headline: its rows, first */
+		rp_cdm_html(out, d);
 	if ((r = ht_rankings(out, d, plots, pdir, tests, e)) < 0)
 		return r;
-	rp_cdm_html(out, d);
+	if (!d->sum->cdm.first)
+		rp_cdm_html(out, d);
 	rp_latency_table(out, d, true);
 	rp_same_fs_table(out, d, true);
 	if (d->n_runs > 1)

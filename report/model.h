@@ -176,8 +176,8 @@ struct rp_score {
 	size_t n_flag_pc, n_flag_fuse; /* plateau cells flagged */
 };
 
-/* Plateau score of one entry for one test; 0, or -ENODATA when the entry
- * has no ok cell of that test. */
+/* Plateau score of one entry for one test; 0, -ENODATA when the entry
+ * has no ok cell of that test, -EDOM for a queued test of several rows. */
 int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s);
 void rp_score_free(struct rp_score *s);
 /* The same score from one cell's samples alone (a CrystalDiskMark row):
@@ -337,6 +337,7 @@ struct rp_cdm {
 	size_t n_rows, n_entries;
 	struct rp_cdm_side *side; /* [(row * n_entries + entry) * 2 + side] */
 	bool truncated;       /* more rows than RP_CDM_MAX_ROWS */
+	bool first;           /* only queued tests: the panel is the run's headline, first */
 };
 /* The panel of the queued tests in tests: 0 (p->n_rows 0: none) or
  * -ENOMEM; p->side to free with rp_cdm_free either way. */

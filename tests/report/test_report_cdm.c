@@ -350,6 +350,58 @@ START_TEST(t_wide_interval_advice)
 }
 END_TEST
 
+/* A CDM run's headline is its panel, row by row: no plateau ranking mixes
+ * the depths of a queued test (RND4K Q32T1 and Q1T1 averaged would be
+ * neither), the summary's verdicts are the rows', and the panel comes
+ * first in the text and the HTML. */
+static char *report_of(const char *dir, const char *name)
+{
+	struct ft_output o;
+	char path[4200];
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", dir, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return ft_read_text(path);
+}
+
+START_TEST(t_rows_are_the_headline)
+{
+	struct rp_data *d = load();
+	char *dir = ft_mkdtemp("fslab-cdm-report"), out[4200];
+
+	model(d, ~0u);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (fslab_test_family((enum fslab_test)t) == FSLAB_FAMILY_QUEUED) {
+			ck_assert_msg(d->sum->rank[t].n == 0 && d->sum->rank[t].n_unranked == 0,
+				      "%s ranked over its rows", fslab_test_to_string((enum fslab_test)t));
+			ck_assert(!(d->sum->tests & (1u << t)));
+		}
+	ck_assert(d->sum->cdm.first);
+	snprintf(out, sizeof(out), "%s/r", dir);
+	char *t = report_of(out, "report.txt"), *h = report_of(out, "report.html");
+	const char *panel = strstr(t, "== CrystalDiskMark rows"), *run = strstr(t, "\nrun ");
+
+	ck_assert_msg(strstr(t, "\nverdicts:\n  SEQ1M Q8T1 read: ext4 best; xfs 0.90 [0.89-0.91] slower\n"), "%s", t);
+	ck_assert_msg(strstr(t, "\n  RND4K Q32T1 read: ext4 best; xfs 0.95 [0.94-0.96] slower\n"), "%s", t);
+	ck_assert_msg(strstr(t, "\n  RND4K Q1T1 read: ext4 best; xfs 1.00 [0.99-1.01] equivalent\n"), "%s", t);
+	ck_assert_msg(panel && run && panel < run, "%s", t);
+	ck_assert_msg(strstr(t, "MB/s (10^6 B/s, as CrystalDiskMark)"), "%s", t);
+	ck_assert_msg(!strstr(t, "== queued_random_read =="), "%s", t);
+	ck_assert_msg(strstr(h, "<section id=\"cdm\">") && strstr(h, "<section id=\"rankings\">") &&
+		      strstr(h, "<section id=\"cdm\">") < strstr(h, "<section id=\"rankings\">"), "%s", h);
+	ck_assert_msg(!strstr(h, "No test has data to rank"), "%s", h);
+	free(t);
+	free(h);
+	ft_rm_rf(dir);
+	free(dir);
+	rp_summary_free(d->sum);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_cdm");
@@ -361,5 +413,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_html_panel);
 	tcase_add_test(tc, t_flagged_set_aside);
 	tcase_add_test(tc, t_wide_interval_advice);
+	tcase_add_test(tc, t_rows_are_the_headline);
 	return ft_suite_run(s, argc, argv);
 }
