@@ -392,6 +392,31 @@ START_TEST(t_rows_are_the_headline)
 	ck_assert_msg(strstr(h, "<section id=\"cdm\">") && strstr(h, "<section id=\"rankings\">") &&
 		      strstr(h, "<section id=\"cdm\">") < strstr(h, "<section id=\"rankings\">"), "%s", h);
 	ck_assert_msg(!strstr(h, "No test has data to rank"), "%s", h);
+	/* JSON: the verdicts' structure, one per row and side; no queued ranking */
+	char *js = report_of(out, "report.json");
+	json_object *root = json_tokener_parse(js), *v, *rk;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(root);
+	ck_assert(json_object_object_get_ex(root, "verdicts_by_test", &v));
+	ck_assert_uint_eq(json_object_array_length(v), 8);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *x = json_object_array_get_idx(v, i);
+
+		if (strcmp(str(x, "row"), "RND4K Q32T1") || strcmp(str(x, "test"), "queued_random_read"))
+			continue;
+		found = true;
+		ck_assert_str_eq(str(x, "leader"), "ext4");
+		ck_assert_str_eq(str(x, "next"), "xfs");
+		ck_assert_str_eq(str(x, "word"), "slower");
+		ck_assert_double_eq_tol(num(x, "ratio"), 0.95, 1e-9);
+		ck_assert(num(x, "ci_lo") < 0.95 && num(x, "ci_hi") > 0.95 && num(x, "resolvable_pct") > 0);
+	}
+	ck_assert(found);
+	ck_assert(json_object_object_get_ex(root, "rankings", &rk));
+	ck_assert_uint_eq(json_object_object_length(rk), 0);
+	json_object_put(root);
+	free(js);
 	free(t);
 	free(h);
 	ft_rm_rf(dir);
