@@ -1,6 +1,6 @@
 /* The latency panel: rows of fslab run --latency carry per-operation
- * latency (p50, p99, max in microseconds); per test and filesystem, over
- * its ok cells: the median of the cells' p50, the worst cell's p99 (and
+ * latency (p50, p99, max in microseconds); per test (but the queued ones,
+ * per row in the CDM panel) and filesystem, over its ok cells: the median of the cells' p50, the worst cell's p99 (and
  * which cell) and the largest max.  Decided once here (rp_latency_build),
  * rendered by the text, HTML and JSON reports. */
 #include "format.h"
@@ -22,6 +22,8 @@ static void lt_row(const struct rp_entry *e, enum fslab_test t, double *tmp, str
 {
 	size_t m = 0;
 
+	if (fslab_test_family(t) == FSLAB_FAMILY_QUEUED)
+		return; /* per row (depth) in the CDM panel, never merged */
 	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || (isnan(c->lat_p50) && isnan(c->lat_p99) && isnan(c->lat_max)))
 			continue;

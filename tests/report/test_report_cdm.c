@@ -427,6 +427,71 @@ START_TEST(t_rows_are_the_headline)
 }
 END_TEST
 
+/* Latency per row: the fixture with --latency's columns, each depth its
+ * own figures (Q32: p99 4000 us, Q1: 100 us).  The CDM panel shows them
+ * per row with their error bound; the merged latency panel leaves the
+ * queued tests out (it would name no depth). */
+START_TEST(t_latency_per_row)
+{
+	char *dir = ft_mkdtemp("fslab-cdm-lat"), path[sizeof(fixture) + 64];
+	const char *dirs[] = { dir };
+	struct rp_data *d = calloc(1, sizeof(*d));
+
+	ck_assert_ptr_nonnull(d);
+	load_fixture_path();
+	for (int i = 0; i < 3; i++) {
+		const char *name = i == 0 ? "ext4.csv" : i == 1 ? "xfs.csv" : "manifest.json";
+		char *text, *out = NULL, *save = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		snprintf(path, sizeof(path), "%s/%s", fixture, name);
+		text = ft_read_text(path);
+		if (i == 2)
+			fputs(text, f);
+		for (char *l = i < 2 ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+			const char *q = l;
+			for (int k = 0; k < 10 && q; k++) /* the 11th field: iodepth */
+				q = strchr(q, ',') ? strchr(q, ',') + 1 : NULL;
+			if (l[0] == 'f')
+				fprintf(f, "%s,lat_p50_us,lat_p99_us,lat_max_us\n", l);
+			else
+				fprintf(f, "%s,%d,%d,%d\n", l, atoi(q) > 1 ? 500 : 50, atoi(q) > 1 ? 4000 : 100,
+					atoi(q) > 1 ? 9000 : 300);
+		}
+		ck_assert_int_eq(fclose(f), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		ck_assert_int_eq(ft_write_file(path, out), 0);
+		free(out);
+		free(text);
+	}
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
+	char *t = render(d, false), *r32 = line_of(t, "RND4K Q32T1"), *r1 = line_of(t, "RND4K Q1T1");
+
+	ck_assert_msg(strstr(r32, "500/4000/9000") && strstr(r1, "50.0/100/300"), "%s", t);
+	ck_assert_msg(strstr(t, "read p50/p99/max us") && strstr(t, "up to 6.25% high"), "%s", t);
+	for (int k = 0; k < FSLAB_TEST_MAX; k++)
+		ck_assert_msg(!(d->sum->lat_tests & (1u << k)) ||
+			      fslab_test_family((enum fslab_test)k) != FSLAB_FAMILY_QUEUED, "%s merged over depths",
+			      fslab_test_to_string((enum fslab_test)k));
+	json_object *root = rp_cdm_json(d), *fss, *rows, *rd;
+
+	ck_assert(json_object_object_get_ex(root, "filesystems", &fss));
+	ck_assert(json_object_object_get_ex(json_object_array_get_idx(fss, 0), "rows", &rows));
+	ck_assert(json_object_object_get_ex(json_object_array_get_idx(rows, 2), "read", &rd));
+	ck_assert_double_eq_tol(num(rd, "lat_p99_us"), 4000, 1e-9);
+	json_object_put(root);
+	free(r32);
+	free(r1);
+	free(t);
+	rp_summary_free(d->sum);
+	rp_free(d);
+	free(d);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_cdm");
@@ -439,5 +504,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_flagged_set_aside);
 	tcase_add_test(tc, t_wide_interval_advice);
 	tcase_add_test(tc, t_rows_are_the_headline);
+	tcase_add_test(tc, t_latency_per_row);
 	return ft_suite_run(s, argc, argv);
 }
