@@ -209,22 +209,14 @@ static int cd_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *
 
 int rp_cdm_verdicts_text(FILE *out, const struct rp_data *d, bool head)
 {
-	const struct rp_cdm *p = &d->sum->cdm;
-	char line[1024], v[96];
-
-	if (p->n_rows && head)
-		fputs("\nverdicts:\n", out);
-	for (size_t r = 0; r < p->n_rows; r++)
-		for (int k = 0; k < 2; k++) {
-			int o = snprintf(line, sizeof(line), "%s %s:", p->rows[r].name, cd_side_names[k]);
-
-			for (size_t e = 0; e < p->n_entries && o < (int)sizeof(line); e++)
-				if (rp_cdm_at(p, r, e, k)->c)
-					o += snprintf(line + o, sizeof(line) - (size_t)o, "%s %s %s", line[o - 1] == ':' ? "" : ";",
-						      d->all[e]->label, cd_verdict(rp_cdm_at(p, r, e, k), v, sizeof(v)));
-			rp_text_wrap(out, "  ", 6, line);
-		}
-	return 0;
+	if (!d->sum->cdm.n_rows)
+		return 0;
+	fputs(head ? "\nverdicts:\n" : "", out);
+	rp_text_wrap(out, "  ", 2, "per CrystalDiskMark row, never across depths: each filesystem against the "
+		     "row's fastest unflagged one (ratio of means, 95% simultaneous interval; equivalent within "
+		     "5%); a flagged figure shows its letters and is set aside (aside), never the best while the "
+		     "row has an unflagged one");
+	return cd_verdicts(out, d, &d->sum->cdm, false);
 }
 
 int rp_cdm_text(FILE *out, const struct rp_data *d)
@@ -245,11 +237,6 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 		if (rp_cdm_entry_has(p, e))
 			rc = cd_text_entry(out, d, p, e, &n, &ok);
 	if (rc < 0)
-		goto out;
-	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
-	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
-	      "set aside (aside), never the best while the row has an unflagged one\n", out);
-	if ((rc = cd_verdicts(out, d, p, false)) < 0)
 		goto out;
 	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
 	for (size_t r = 0; r < p->n_rows; r++)
