@@ -57,17 +57,14 @@ static void cd_collect_rows(const struct rp_data *d, unsigned tests, struct rp_c
 	uint64_t file = 0;
 	bool files_differ = false;
 
-	p->first = true;
 	for (size_t i = 0; i < d->n_all; i++) {
 		const struct rp_entry *e = d->all[i];
 
 		for (size_t k = 0; k < e->n_cells; k++) {
 			const struct rp_cell *c = &e->cells[k];
-			bool queued = fslab_test_family(c->test) == FSLAB_FAMILY_QUEUED;
 			size_t r;
 
-			p->first &= queued || !(tests & (1u << c->test));
-			if (!queued || !(tests & (1u << c->test)))
+			if (fslab_test_family(c->test) != FSLAB_FAMILY_QUEUED || !(tests & (1u << c->test)))
 				continue;
 			for (r = 0; r < p->n_rows && !cd_row_of(&p->rows[r], c); r++)
 				;
@@ -212,14 +209,5 @@ bool rp_cdm_entry_has(const struct rp_cdm *p, size_t e)
 	for (size_t r = 0; r < p->n_rows; r++)
 		if (rp_cdm_at(p, r, e, 0)->c || rp_cdm_at(p, r, e, 1)->c)
 			return true;
-	return false;
-}
-
-bool rp_cdm_any(const struct rp_data *d)
-{
-	for (size_t i = 0; i < d->n_all; i++)
-		for (size_t k = 0; k < d->all[i]->n_cells; k++)
-			if (fslab_test_family(d->all[i]->cells[k].test) == FSLAB_FAMILY_QUEUED)
-				return true;
 	return false;
 }

@@ -13,15 +13,6 @@ static const char *const cd_side_names[2] = { "read", "write" };
 	"microseconds; p50 and p99 are their histogram bucket's upper edge, up to 6.25% high (12.5% " \
 	"in runs of an fslab with 8 buckets per power of two)"
 
-/* Some entry of the panel has latency. */
-static bool rp_cdm_lat(const struct rp_data *d)
-{
-	for (size_t e = 0; e < d->sum->cdm.n_entries; e++)
-		if (d->all[e]->latency && rp_cdm_entry_has(&d->sum->cdm, e))
-			return true;
-	return false;
-}
-
 /* "cdm: a 1G file, passes of 5 s, 1 warm-up pass of each row discarded"
  * from a run's manifest; "" without those keys. */
 static char *cd_run_note(const struct rp_run *run, char *buf, size_t len)
@@ -231,7 +222,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 		goto out;
 	fputs("\n== CrystalDiskMark rows (queued tests): mean over the trials +-95% interval, "
 	      "MB/s (10^6 B/s, as CrystalDiskMark) ==\n", out);
-	if (rp_cdm_lat(d))
+	if (d->sum->lat) /* some entry has latency */
 		rp_text_wrap(out, "", 0, RP_CDM_LAT_NOTE);
 	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
 		if (rp_cdm_entry_has(p, e))
@@ -279,14 +270,6 @@ out:
 	return rc;
 }
 
-static void cd_html_side(FILE *out, const struct rp_cdm_side *s, bool iops)
-{
-	char v[64];
-
-	fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
-	rp_html_put(out, "", cd_value(s, iops, v, sizeof(v)), "</td>");
-}
-
 void rp_cdm_html(FILE *out, const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
@@ -299,7 +282,7 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	      "interval (never a best-of), in MB/s (10<sup>6</sup> bytes a second, as CrystalDiskMark "
 	      "shows them) and IOPS; an interval wider than 5% of its mean is marked.</p>\n",
 	      out);
-	if (rp_cdm_lat(d))
+	if (d->sum->lat) /* some entry has latency */
 		rp_html_put(out, "<p>", RP_CDM_LAT_NOTE, "</p>\n");
 	for (size_t e = 0; e < p->n_entries; e++) {
 		if (!rp_cdm_entry_has(p, e))
@@ -316,8 +299,11 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 			if (!rd->c && !wr->c)
 				continue;
 			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
-			for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
-				cd_html_side(out, k < 2 ? rd : wr, k & 1);
+			for (int k = 0; k < 4; k++) { /* read MB/s, IOPS, write MB/s, IOPS; a wide interval marked */
+				const struct rp_cdm_side *s = k < 2 ? rd : wr;
+				fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
+				rp_html_put(out, "", cd_value(s, k & 1, v, sizeof(v)), "</td>");
+			}
 			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)), "</td>");
 			for (int k = 0; k < 2 && d->all[e]->latency; k++)
 				rp_html_put(out, "<td>", cd_lat(k ? wr : rd, v, sizeof(v)), "</td>");

@@ -22,8 +22,6 @@ static void lt_row(const struct rp_entry *e, enum fslab_test t, double *tmp, str
 {
 	size_t m = 0;
 
-	if (fslab_test_family(t) == FSLAB_FAMILY_QUEUED)
-		return; /* per row (depth) in the CDM panel, never merged */
 	RP_FOR_CELLS(c, e, t) {
 		if (!c->n_ok || (isnan(c->lat_p50) && isnan(c->lat_p99) && isnan(c->lat_max)))
 			continue;
@@ -67,7 +65,7 @@ int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tes
 			struct rp_lat_row *l = rp_lat_row(s, t, i);
 
 			*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
-			if ((tests & (1u << t)) && d->all[i]->latency)
+			if ((tests & (1u << t)) && d->all[i]->latency && fslab_test_family(t) != FSLAB_FAMILY_QUEUED)
 				lt_row(d->all[i], t, tmp, l);
 			s->lat_tests |= l->has ? 1u << t : 0;
 		}

@@ -337,7 +337,6 @@ struct rp_cdm {
 	size_t n_rows, n_entries;
 	struct rp_cdm_side *side; /* [(row * n_entries + entry) * 2 + side] */
 	bool truncated;       /* more rows than RP_CDM_MAX_ROWS */
-	bool first;           /* only queued tests: the panel is the run's headline, first */
 };
 /* The panel of the queued tests in tests: 0 (p->n_rows 0: none) or
  * -ENOMEM; p->side to free with rp_cdm_free either way. */
@@ -528,7 +527,6 @@ struct rp_lat_row {          /* one filesystem in one test */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
-bool rp_cdm_any(const struct rp_data *d); /* some entry has a queued cell */
 
 /* ---- claims (claims.c) ---- */
 /* The 2023 report's claims, judged once (rp_claims_build) with the

@@ -543,7 +543,7 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	vd_html_banners(out, d);
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
 	if (!s->tests) {
-		fputs(s->cdm.first ? "<p>Queued tests: ranked row by row (depth, threads) in the CrystalDiskMark "
+		fputs(s->cdm.n_rows ? "<p>Queued tests: ranked row by row (depth, threads) in the CrystalDiskMark "
 				     "rows below.</p></section>\n" : "<p>No test has data to rank.</p></section>\n", out);
 		return;
 	}
