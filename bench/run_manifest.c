@@ -179,6 +179,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->sweep.iodepth = s->iodepth ? s->iodepth : 1;
 	m->sweep.jobs = s->jobs ? s->jobs : 1;
 	if (fslab_preset_named_rows(s->named_rows)) {
+		m->sweep.iodepth = m->sweep.jobs = 0; /* each row's own (the CSV's columns): no one value */
 		m->sweep.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S;
 		m->sweep.warmup_passes = FSLAB_CDM_WARMUP_PASSES;
 	}
