@@ -185,6 +185,7 @@ static void mf_sweep(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	if (s->depths[0])
 		fslab_setting_format(FSLAB_SETTING_IODEPTH, &c->cfg, m->sweep.iodepths, sizeof(m->sweep.iodepths));
 	if (fslab_preset_named_rows(s->named_rows)) {
+		m->sweep.iodepth = m->sweep.jobs = 0; /* each row's own (the CSV's columns): no one value */
 		m->sweep.pass_s = s->pass_s ? s->pass_s : FSLAB_CDM_PASS_S;
 		m->sweep.warmup_passes = FSLAB_CDM_WARMUP_PASSES;
 	}

@@ -787,8 +787,9 @@ static int sweep_check(struct mf_ctx *c, json_object *o, const char *field, void
 	return 0;
 }
 
-/* "sweep": sizes powers of two within what fslab's size parser accepts;
- * the queued tests' depth and threads 1 in runs recorded before them. */
+/* "sweep": sizes within what fslab's size parser accepts (lists in the strings);
+ * the queued tests' depth and threads 0 (unset: 1) when absent - runs
+ * recorded before them, and CDM sweeps, whose rows each have their own. */
 #define KIB(lo_) .lo = lo_, .hi = FSLAB_MANIFEST_SIZE_KIB_MAX
 static const struct mf_row sweep_rows[] = {
 	{ NULL, T_STR, SK(PRESET, 0), AT(M, sweep.preset) },
@@ -803,8 +804,8 @@ static const struct mf_row sweep_rows[] = {
 	{ "blocks", T_STR, AT(M, sweep.blocks), .wr = W_OMIT0 },
 	{ NULL, T_UINT, SK(CDM_TIME, 0), AT(M, sweep.pass_s), .lo = 0, .hi = 3600 },
 	{ "warmup_passes_discarded", T_UINT, AT(M, sweep.warmup_passes), .lo = 0, .hi = 100 },
-	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256, .def = 1 },
-	{ NULL, T_UINT, SK(JOBS, 0), AT(M, sweep.jobs), .lo = 1, .hi = 64, .def = 1 },
+	{ NULL, T_UINT, SK(IODEPTH, 0), AT(M, sweep.iodepth), .lo = 1, .hi = 256 },
+	{ NULL, T_UINT, SK(JOBS, 0), AT(M, sweep.jobs), .lo = 1, .hi = 64 },
 	{ "file_sizes", T_STR, AT(M, sweep.file_sizes), .wr = W_OMIT0 },
 	{ "record_sizes", T_STR, AT(M, sweep.record_sizes), .wr = W_OMIT0 },
 	{ "iodepths", T_STR, AT(M, sweep.iodepths), .wr = W_OMIT0 },

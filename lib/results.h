@@ -41,7 +41,7 @@
 
 /* fslab run --latency adds three columns after flag: per-operation latency
  * of the cell in microseconds (p50 and p99 from a log-bucket histogram,
- * within 12.5%, and the maximum); empty when the row is not ok. */
+ * within 6.25%, and the maximum); empty when the row is not ok. */
 #define FSLAB_RESULTS_LATENCY_COLUMNS ",lat_p50_us,lat_p99_us,lat_max_us"
 /* A run holding queued or many-files tests adds three columns after flag
  * (before the latency columns): the queue depth and the number of

@@ -135,12 +135,12 @@ bool fslab_ci_within(const double *x, size_t n, double pct);
  * redone rather than kept. */
 #define FSLAB_DISTURBED_FACTOR 10.0
 
-/* Latency histogram of one timed pass: log-linear buckets (8 per power of
- * two, so a bucket is at most 12.5% wide), fixed size, no allocation.  The
+/* Latency histogram of one timed pass: log-linear buckets (16 per power
+ * of two, so a bucket is at most 6.25% wide), fixed size, no allocation.  The
  * timed loop only reads the clock and increments a bucket.  Values are in
  * the caller's clock units (the engine uses time-stamp counter ticks and
  * converts the quantiles to time once, after the pass). */
-#define FSLAB_LAT_SUB_BITS 3
+#define FSLAB_LAT_SUB_BITS 4
 #define FSLAB_LAT_BUCKETS (64 << FSLAB_LAT_SUB_BITS)
 
 struct fslab_lat_hist {
@@ -149,8 +149,9 @@ struct fslab_lat_hist {
 	uint32_t bucket[FSLAB_LAT_BUCKETS];
 };
 
-/* Bucket of a latency in nanoseconds: values below 8 ns have their own
- * bucket each; above, the power of two and the 3 bits below the top one. */
+/* Bucket of a latency in nanoseconds: values below 16 ns have their own
+ * bucket each; above, the power of two and the 4 bits below the top one
+ * (a bucket's upper edge at most 6.25% above its values). */
 static inline unsigned fslab_lat_bucket(uint64_t ns)
 {
 	unsigned top;

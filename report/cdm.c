@@ -211,12 +211,3 @@ bool rp_cdm_entry_has(const struct rp_cdm *p, size_t e)
 			return true;
 	return false;
 }
-
-bool rp_cdm_any(const struct rp_data *d)
-{
-	for (size_t i = 0; i < d->n_all; i++)
-		for (size_t k = 0; k < d->all[i]->n_cells; k++)
-			if (fslab_test_family(d->all[i]->cells[k].test) == FSLAB_FAMILY_QUEUED)
-				return true;
-	return false;
-}

@@ -8,6 +8,10 @@
 #include <string.h>
 
 static const char *const cd_side_names[2] = { "read", "write" };
+#define RP_CDM_LAT_NOTE                                                                            \
+	"latency per row (fslab run --latency), each at its own depth: p50/p99/max of one operation, " \
+	"microseconds; p50 and p99 are their histogram bucket's upper edge, up to 6.25% high (12.5% " \
+	"in runs of an fslab with 8 buckets per power of two)"
 
 /* "cdm: a 1G file, passes of 5 s, 1 warm-up pass of each row discarded"
  * from a run's manifest; "" without those keys. */
@@ -48,6 +52,19 @@ static char *cd_value(const struct rp_cdm_side *s, bool iops, char *buf, size_t 
 		snprintf(buf, len, iops ? "%.1f +-%.1f" : "%.2f +-%.2f", v, ci);
 	else
 		snprintf(buf, len, iops ? "%.1f (1 trial)" : "%.2f (1 trial)", v);
+	return buf;
+}
+
+/* A side's latency, "p50/p99/max" in us ("-": none). */
+static char *cd_lat(const struct rp_cdm_side *s, char *buf, size_t len)
+{
+	char a[24], b[24], c[24];
+
+	if (!s->c || isnan(s->c->lat_p99))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s/%s/%s", rp_fmt_us(s->c->lat_p50, a, 24), rp_fmt_us(s->c->lat_p99, b, 24),
+			 rp_fmt_us(s->c->lat_max, c, 24));
 	return buf;
 }
 
@@ -121,12 +138,12 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 			 size_t *ok)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
-					     "trials", "within 5%", "flags" };
+					     "trials", "within 5%", "flags", "read p50/p99/max us", "write p50/p99/max us" };
 	struct rp_tab t;
 	struct fslab_table *tb;
 	char note[256], v[64];
 
-	if (rp_tab_open(&t, out, false, heads, sizeof(heads) / sizeof(heads[0]), 1, 0) < 0)
+	if (rp_tab_open(&t, out, false, heads, d->all[e]->latency ? 10 : 8, 1, 0) < 0)
 		return -ENOMEM;
 	tb = t.tb;
 	cd_run_note(d->all[e]->run, note, sizeof(note));
@@ -147,6 +164,8 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 		fslab_table_cellf(tb, 5, "%u", n);
 		fslab_table_cell(tb, 6, !n ? "-" : (!rd->c || rd->within) && (!wr->c || wr->within) ? "yes" : "no");
 		fslab_table_cell(tb, 7, rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)));
+		for (int k = 0; k < 2 && d->all[e]->latency; k++)
+			fslab_table_cell(tb, 8 + (size_t)k, cd_lat(k ? wr : rd, v, sizeof(v)));
 	}
 	return rp_tab_close(&t, "");
 }
@@ -179,6 +198,18 @@ static int cd_verdicts(FILE *out, const struct rp_data *d, const struct rp_cdm *
 	return rp_tab_close(&tb, "</section>\n");
 }
 
+int rp_cdm_verdicts_text(FILE *out, const struct rp_data *d, bool head)
+{
+	if (!d->sum->cdm.n_rows)
+		return 0;
+	fputs(head ? "\nverdicts:\n" : "", out);
+	rp_text_wrap(out, "  ", 2, "per CrystalDiskMark row, never across depths: each filesystem against the "
+		     "row's fastest unflagged one (ratio of means, 95% simultaneous interval; equivalent within "
+		     "5%); a flagged figure shows its letters and is set aside (aside), never the best while the "
+		     "row has an unflagged one");
+	return cd_verdicts(out, d, &d->sum->cdm, false);
+}
+
 int rp_cdm_text(FILE *out, const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
@@ -190,16 +221,13 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 	if (!p->n_rows)
 		goto out;
 	fputs("\n== CrystalDiskMark rows (queued tests): mean over the trials +-95% interval, "
-	      "MB/s = 10^6 bytes/s ==\n", out);
+	      "MB/s (10^6 B/s, as CrystalDiskMark) ==\n", out);
+	if (d->sum->lat) /* some entry has latency */
+		rp_text_wrap(out, "", 0, RP_CDM_LAT_NOTE);
 	for (size_t e = 0; e < p->n_entries && rc == 0; e++)
 		if (rp_cdm_entry_has(p, e))
 			rc = cd_text_entry(out, d, p, e, &n, &ok);
 	if (rc < 0)
-		goto out;
-	fputs("verdicts by row: each filesystem against the row's fastest unflagged one (ratio of means,\n"
-	      "95% simultaneous interval; equivalent within 5%); a flagged figure shows its letters and is\n"
-	      "set aside (aside), never the best while the row has an unflagged one\n", out);
-	if ((rc = cd_verdicts(out, d, p, false)) < 0)
 		goto out;
 	fprintf(out, "95%% interval within 5%% of the mean: %zu of %zu row sides\n", ok, n);
 	for (size_t r = 0; r < p->n_rows; r++)
@@ -242,14 +270,6 @@ out:
 	return rc;
 }
 
-static void cd_html_side(FILE *out, const struct rp_cdm_side *s, bool iops)
-{
-	char v[64];
-
-	fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
-	rp_html_put(out, "", cd_value(s, iops, v, sizeof(v)), "</td>");
-}
-
 void rp_cdm_html(FILE *out, const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
@@ -262,6 +282,8 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 	      "interval (never a best-of), in MB/s (10<sup>6</sup> bytes a second, as CrystalDiskMark "
 	      "shows them) and IOPS; an interval wider than 5% of its mean is marked.</p>\n",
 	      out);
+	if (d->sum->lat) /* some entry has latency */
+		rp_html_put(out, "<p>", RP_CDM_LAT_NOTE, "</p>\n");
 	for (size_t e = 0; e < p->n_entries; e++) {
 		if (!rp_cdm_entry_has(p, e))
 			continue;
@@ -269,18 +291,23 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 		if (cd_run_note(d->all[e]->run, note, sizeof(note))[0])
 			rp_html_put(out, "<p>", note, "</p>\n");
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
-		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th></tr>\n",
-		      out);
+		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th>", out);
+		fputs(d->all[e]->latency ? "<th>read p50/p99/max &micro;s</th><th>write p50/p99/max &micro;s</th></tr>\n" : "</tr>\n", out);
 		for (size_t r = 0; r < p->n_rows; r++) {
 			const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
 
 			if (!rd->c && !wr->c)
 				continue;
 			rp_html_put(out, "<tr><th class=l>", p->rows[r].name, "</th>");
-			for (int k = 0; k < 4; k++) /* read MB/s, IOPS, write MB/s, IOPS */
-				cd_html_side(out, k < 2 ? rd : wr, k & 1);
-			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)),
-				    "</td></tr>\n");
+			for (int k = 0; k < 4; k++) { /* read MB/s, IOPS, write MB/s, IOPS; a wide interval marked */
+				const struct rp_cdm_side *s = k < 2 ? rd : wr;
+				fputs(s->c && s->c->n_ok && !s->within ? "<td class=wide>" : "<td>", out);
+				rp_html_put(out, "", cd_value(s, k & 1, v, sizeof(v)), "</td>");
+			}
+			rp_html_put(out, "<td class=l>", rp_flag_letters(cd_row_flags(rd, wr), "", v, sizeof(v)), "</td>");
+			for (int k = 0; k < 2 && d->all[e]->latency; k++)
+				rp_html_put(out, "<td>", cd_lat(k ? wr : rd, v, sizeof(v)), "</td>");
+			fputs("</tr>\n", out);
 		}
 		fputs("</table></div>\n", out);
 	}
@@ -297,7 +324,8 @@ static json_object *cd_json_side(const struct rp_cdm_side *s)
 				 "mb_s", rp_json_num(s->mbs), "mb_s_ci95", rp_json_num(s->mbs_ci), "iops",
 				 rp_json_num(s->iops), "iops_ci95", rp_json_num(s->iops_ci), "within_5pct",
 				 RP_JBOOL(s->within), "flags", rp_json_flags(s->c->flags & ~(unsigned)RP_FLAG_OTHER, ""),
-				 "set_aside", RP_JBOOL(s->aside));
+				 "set_aside", RP_JBOOL(s->aside), "lat_p50_us", rp_json_num(s->c->lat_p50),
+				 "lat_p99_us", rp_json_num(s->c->lat_p99), "lat_max_us", rp_json_num(s->c->lat_max));
 
 	if (!s->c->n_ok)
 		rp_json_put(o, "problem", s->c->problem ? RP_JSTR(s->c->problem) : NULL, NULL);
@@ -343,6 +371,6 @@ json_object *rp_cdm_json(const struct rp_data *d)
 		}
 		json_object_array_add(fss, rp_json_put(fo, "rows", rows, NULL));
 	}
-	return RP_JOBJ("units", RP_JSTR("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials"),
+	return RP_JOBJ("units", RP_JSTR("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials; lat_*_us: microseconds, p50 and p99 up to 6.25% high"),
 		       "filesystems", fss);
 }

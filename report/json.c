@@ -1,6 +1,7 @@
 /* fslab report --format json: the rankings, intervals, verdicts, change
  * matrix and banners of the text and HTML reports, for scripts and CI
- * dashboards.  Throughput in KiB/s as in the CSVs; a number that does not
+ * dashboards.  Throughput in KiB/s as in the CSVs (each key says its
+ * unit: *_kib_s; the CDM panel's mb_s, 10^6 B/s); a number that does not
  * exist (no interval with one trial, an untested p) is null. */
 #include "termtext.h"
 #include "view.h"
@@ -93,6 +94,49 @@ static json_object *js_ranking(const struct rp_data *d, enum fslab_test t)
 						  "why", RP_JSTR(partial ? "partial data" : "no ok cell")));
 	}
 	return rp_json_put(o, "ranked", rows, "pairs", js_pairs(d, t, r), "not_ranked", nr, NULL);
+}
+
+/* A verdict's structure beside its sentence: the leader of a test (or of
+ * a CDM row's side), the next, the next's ratio to it with the
+ * simultaneous interval, the word, the smallest difference resolvable. */
+static void js_verdict(json_object *a, enum fslab_test t, const char *row, const char *lead, const char *next,
+		       const struct rp_cmp *c)
+{
+	json_object_array_add(a, RP_JOBJ("test", RP_JSTR(fslab_test_to_string(t)), "row", row ? RP_JSTR(row) : NULL,
+					  "leader", RP_JSTR(lead), "next", RP_JSTR(next), "ratio", rp_json_num(c->ratio),
+					  "ci_lo", rp_json_num(c->lo), "ci_hi", rp_json_num(c->hi), "word",
+					  RP_JSTR(rp_dir_word(c->dir)), "resolvable_pct", rp_json_num(100 * c->resolve)));
+}
+
+static json_object *js_verdicts(const struct rp_data *d, unsigned tests)
+{
+	const struct rp_summary *s = d->sum;
+	const struct rp_cdm *p = &s->cdm;
+	json_object *a = json_object_new_array();
+
+	RP_FOR_TESTS(t, tests & s->tests) /* the next: the best unflagged after the leader */
+		for (size_t i = 1; i < s->rank[t].n; i++)
+			if (!s->rank[t].rows[i].aside) {
+				js_verdict(a, t, NULL, s->rank[t].rows[0].e->label, s->rank[t].rows[i].e->label,
+					   &rp_sum_cell(s, t, s->rank[t].rows[i].e->idx)->cmp);
+				break;
+			}
+	for (size_t r = 0; r < p->n_rows; r++)
+		for (int k = 0; k < 2; k++) {
+			size_t lead = SIZE_MAX, next = SIZE_MAX;
+
+			for (size_t e = 0; e < p->n_entries; e++) {
+				const struct rp_cdm_side *x = rp_cdm_at(p, r, e, k);
+
+				lead = x->best ? e : lead;
+				if (x->compared && (next == SIZE_MAX || x->cmp.ratio > rp_cdm_at(p, r, next, k)->cmp.ratio))
+					next = e;
+			}
+			if (lead != SIZE_MAX && next != SIZE_MAX)
+				js_verdict(a, rp_cdm_at(p, r, lead, k)->c->test, p->rows[r].name, d->all[lead]->label,
+					   d->all[next]->label, &rp_cdm_at(p, r, next, k)->cmp);
+		}
+	return a;
 }
 
 static json_object *js_runs(const struct rp_data *d)
@@ -283,6 +327,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 		if (s->family_present[f])
 			json_object_object_add(o, rp_family_name(f), json_object_new_string(s->verdict[f]));
 	json_object_object_add(root, "verdicts", o);
+	json_object_object_add(root, "verdicts_by_test", js_verdicts(d, tests));
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		for (int b = 0; b < RP_N_BANDS; b++) {

@@ -1,6 +1,6 @@
 /* The latency panel: rows of fslab run --latency carry per-operation
- * latency (p50, p99, max in microseconds); per test and filesystem, over
- * its ok cells: the median of the cells' p50, the worst cell's p99 (and
+ * latency (p50, p99, max in microseconds); per test (but the queued ones,
+ * per row in the CDM panel) and filesystem, over its ok cells: the median of the cells' p50, the worst cell's p99 (and
  * which cell) and the largest max.  Decided once here (rp_latency_build),
  * rendered by the text, HTML and JSON reports. */
 #include "format.h"
@@ -65,7 +65,7 @@ int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tes
 			struct rp_lat_row *l = rp_lat_row(s, t, i);
 
 			*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
-			if ((tests & (1u << t)) && d->all[i]->latency)
+			if ((tests & (1u << t)) && d->all[i]->latency && fslab_test_family(t) != FSLAB_FAMILY_QUEUED)
 				lt_row(d->all[i], t, tmp, l);
 			s->lat_tests |= l->has ? 1u << t : 0;
 		}

@@ -177,8 +177,8 @@ struct rp_score {
 	size_t n_flag_pc, n_flag_fuse; /* plateau cells flagged */
 };
 
-/* Plateau score of one entry for one test; 0, or -ENODATA when the entry
- * has no ok cell of that test. */
+/* Plateau score of one entry for one test; 0, -ENODATA when the entry
+ * has no ok cell of that test, -EDOM for a queued test of several rows. */
 int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s);
 void rp_score_free(struct rp_score *s);
 /* The same score from one cell's samples alone (a CrystalDiskMark row):
@@ -531,7 +531,6 @@ struct rp_lat_row {          /* one filesystem in one test */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);
-bool rp_cdm_any(const struct rp_data *d); /* some entry has a queued cell */
 
 /* ---- claims (claims.c) ---- */
 /* The 2023 report's claims, judged once (rp_claims_build) with the

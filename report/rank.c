@@ -6,8 +6,9 @@
  * cells; the filesystem's score is the median of its trial scores, and the
  * 95% interval is Student's t over the trial scores.  A queued test's
  * record sizes are (record, depth, threads): each of its configurations
- * (CrystalDiskMark's rows) has its own plateau cells, and the per-row
- * comparisons are the CDM panel's (cdm.c). */
+ * (CrystalDiskMark's rows): a test of several rows has no plateau score
+ * (rows of different depths are never averaged) and is ranked row by row
+ * in the CDM panel (cdm.c). */
 #include "format.h"
 #include "stats.h"
 
@@ -157,6 +158,8 @@ int rp_plateau(const struct rp_entry *e, enum fslab_test t, struct rp_score *s)
 	r = rk_tops(e, t, &top);
 	if (r == 0)
 		r = -ENODATA;
+	else if (r > 1 && fslab_test_family(t) == FSLAB_FAMILY_QUEUED)
+		r = -EDOM; /* rows of several depths or records: never one score */
 	if (r < 0)
 		goto out;
 	pool = malloc(room * sizeof(*pool));
@@ -231,7 +234,8 @@ int rp_rank(const struct rp_data *d, enum fslab_test t, struct rp_ranking *r)
 		int rc;
 
 		rc = rp_plateau(d->all[i], t, &row->s);
-
+		if (rc == -EDOM) /* the CDM panel ranks it row by row */
+			continue;
 		if (rc == -ENODATA) {
 			if (d->all[i]->test_first[t] != d->all[i]->test_first[t + 1])
 				r->unranked[r->n_unranked++] = d->all[i];

@@ -319,11 +319,13 @@ static int rpt_text_render(const struct rp_data *d,
 	fputs("fslab report\n", f);
 	rp_claims_text_first(f, d);
 	rc = rp_text_summary(f, d);
+	if (rc == 0 && !d->sum->tests) /* a CDM run's headline: its rows */
+		rc = rp_cdm_text(f, d);
 	fputc('\n', f);
 	rp_text_runs(f, d);
 	if (rc == 0)
 		rc = rp_text_rankings(f, d, tests);
-	if (rc == 0)
+	if (rc == 0 && d->sum->tests)
 		rc = rp_cdm_text(f, d);
 	if (rc == 0)
 		rc = rp_latency_table(f, d, false);

@@ -327,7 +327,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 
 	vd_text_banners(out, d);
 	if (!s->tests)
-		return 0;
+		return rp_cdm_verdicts_text(out, d, true);
 	if (s->comparison)
 		goto changes;
 	fprintf(out, "\n== summary: ratio to the best per test (large-file score%s) ==\n",
@@ -351,6 +351,7 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
 			rp_text_wrap(out, "  ", 6, s->verdict[f]);
+	rp_cdm_verdicts_text(out, d, false);
 changes:
 	if (s->comparison)
 		fputs("\nchange per test:\n", out);
@@ -544,7 +545,8 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 	vd_html_banners(out, d);
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
 	if (!s->tests) {
-		fputs("<p>No test has data to rank.</p></section>\n", out);
+		fputs(s->cdm.n_rows ? "<p>Queued tests: ranked row by row (depth, threads) in the CrystalDiskMark "
+				     "rows below.</p></section>\n" : "<p>No test has data to rank.</p></section>\n", out);
 		return;
 	}
 	if (!s->comparison)

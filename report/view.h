@@ -56,6 +56,8 @@ void rp_html_summary(FILE *out, const struct rp_data *d);
 /* The CrystalDiskMark panel the summary holds (cdm_view.c): nothing (NULL)
  * without a queued cell.  Text: 0 or -ENOMEM. */
 int rp_cdm_text(FILE *out, const struct rp_data *d);
+/* The summary's verdicts by CDM row (after "verdicts:" when head); 0 or -ENOMEM. */
+int rp_cdm_verdicts_text(FILE *out, const struct rp_data *d, bool head);
 void rp_cdm_html(FILE *out, const struct rp_data *d);
 json_object *rp_cdm_json(const struct rp_data *d);
 /* The claims' lines for the first screen, and the section with each run's

@@ -307,7 +307,7 @@ struct fslab_test_outcome {
 	unsigned redone;          /* passes thrown away: the process was stopped in them */
 	unsigned redone_slow;     /* passes thrown away: > 10x the median of the test's trials */
 	/* --latency: per-operation latency of the kept pass (microseconds;
-	 * p50/p99 are bucket upper edges, within 12.5%) */
+	 * p50/p99 are bucket upper edges, within 6.25%) */
 	bool has_latency;
 	double lat_p50_us, lat_p99_us, lat_max_us;
 	/* Operations a second of the kept pass, for the CSV's iops column:

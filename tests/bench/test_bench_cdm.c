@@ -181,7 +181,7 @@ static size_t count_lines(const char *path, const char *needle)
  * share test, file and record but not depth, and are two rows each trial
  * (a key without the depth would take the second for done); a resume of
  * the finished run adds nothing; the manifest says the warm-up pass was
- * discarded and how long a pass is.  One test and passes of 1 s keep it
+ * discarded and how long a pass is, and records no single depth.  One test and passes of 1 s keep it
  * short where the queued tests run (2 rows x (5 trials + a warm-up)). */
 START_TEST(cdm_run_keeps_depths_apart)
 {
@@ -223,6 +223,9 @@ START_TEST(cdm_run_keeps_depths_apart)
 	ck_assert_int_eq(json_object_get_int(v), 1);
 	ck_assert(json_object_object_get_ex(sweep, "file_max_kib", &v));
 	ck_assert_int_eq(json_object_get_int(v), 16384);
+	/* no one depth or thread count (null or absent): each row has its own (Q8T1, Q1T1) */
+	ck_assert_msg(!json_object_object_get(sweep, "iodepth") && !json_object_object_get(sweep, "jobs"), "%s",
+		      json_object_to_json_string(sweep));
 	json_object_put(root);
 	ft_rm_rf(dir);
 	free(dir);

@@ -1147,16 +1147,16 @@ START_TEST(median_and_latency_histogram)
 		big[i] = 100 - i;
 	ck_assert_double_eq(fslab_median_sort(big, 100), 50.5);
 
-	/* buckets: exact below 8 ns, then 8 per power of two; every value
-	 * lies in its bucket's range and a bucket is at most 12.5% wide */
+	/* buckets: exact below 16 ns, then 16 per power of two; every value
+	 * lies in its bucket's range and a bucket is at most 6.25% wide */
 	for (uint64_t v = 0; v < 5000000; v = v < 64 ? v + 1 : v + v / 7 + 1) {
 		unsigned b = fslab_lat_bucket(v);
 		ck_assert_uint_lt(b, FSLAB_LAT_BUCKETS);
 		fslab_lat_bucket_range(b, &lo, &hi);
 		ck_assert_msg(lo <= v && v <= hi, "%llu in bucket %u [%llu, %llu]",
 			      (unsigned long long)v, b, (unsigned long long)lo, (unsigned long long)hi);
-		if (lo >= 8)
-			ck_assert_uint_le((hi - lo + 1) * 8, lo);
+		if (lo >= 16)
+			ck_assert_uint_le((hi - lo + 1) * 16, lo);
 	}
 	ck_assert_uint_lt(fslab_lat_bucket(UINT64_MAX), FSLAB_LAT_BUCKETS);
 

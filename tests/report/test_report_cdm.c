@@ -107,8 +107,8 @@ static char *render(struct rp_data *d, bool html)
 	model(d, ~0u);
 	if (html)
 		rp_cdm_html(f, d);
-	else
-		ck_assert_int_eq(rp_cdm_text(f, d), 0);
+	else /* as the text report shows them: the summary's verdicts by row, the panel */
+		ck_assert_int_eq(rp_cdm_verdicts_text(f, d, true) | rp_cdm_text(f, d), 0);
 	ck_assert_int_eq(fclose(f), 0);
 	/* a copy: what open_memstream wrote through &buf, as its own string */
 	copy = strdup(buf);
@@ -350,6 +350,152 @@ START_TEST(t_wide_interval_advice)
 }
 END_TEST
 
+/* A CDM run's headline is its panel, row by row: no plateau ranking mixes
+ * the depths of a queued test (RND4K Q32T1 and Q1T1 averaged would be
+ * neither), the summary's verdicts are the rows', and the panel comes
+ * first in the text and the HTML. */
+static char *report_of(const char *dir, const char *name)
+{
+	struct ft_output o;
+	char path[4200];
+
+	ck_assert_int_eq(ft_fslab(&o, "report", fixture, "--out", dir, "--plots", "none", NULL), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ft_output_free(&o);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return ft_read_text(path);
+}
+
+START_TEST(t_rows_are_the_headline)
+{
+	struct rp_data *d = load();
+	char *dir = ft_mkdtemp("fslab-cdm-report"), out[4200];
+
+	model(d, ~0u);
+	for (int t = 0; t < FSLAB_TEST_MAX; t++)
+		if (fslab_test_family((enum fslab_test)t) == FSLAB_FAMILY_QUEUED) {
+			ck_assert_msg(d->sum->rank[t].n == 0 && d->sum->rank[t].n_unranked == 0,
+				      "%s ranked over its rows", fslab_test_to_string((enum fslab_test)t));
+			ck_assert(!(d->sum->tests & (1u << t)));
+		}
+	ck_assert(!d->sum->tests && d->sum->cdm.n_rows == 4);
+	snprintf(out, sizeof(out), "%s/r", dir);
+	char *t = report_of(out, "report.txt"), *h = report_of(out, "report.html");
+	const char *panel = strstr(t, "== CrystalDiskMark rows"), *run = strstr(t, "\nrun ");
+
+	ck_assert_msg(strstr(t, "\nverdicts:\n  per CrystalDiskMark row, never across depths:"), "%s", t);
+	ck_assert_msg(strstr(t, "\nRND4K Q32T1  read   best                     0.95 [0.94-0.96] slower\n"), "%s", t);
+	ck_assert_msg(strstr(t, "\nRND4K Q1T1   read   best                     1.00 [0.99-1.01] equivalent\n"), "%s", t);
+	ck_assert_msg(strstr(t, "verdicts:") < strstr(t, "SEQ1M Q8T1   read   best"), "%s", t);
+	ck_assert_msg(panel && run && panel < run, "%s", t);
+	ck_assert_msg(strstr(t, "MB/s (10^6 B/s, as CrystalDiskMark)"), "%s", t);
+	ck_assert_msg(!strstr(t, "== queued_random_read =="), "%s", t);
+	ck_assert_msg(strstr(h, "<section id=\"cdm\">") && strstr(h, "<section id=\"rankings\">") &&
+		      strstr(h, "<section id=\"cdm\">") < strstr(h, "<section id=\"rankings\">"), "%s", h);
+	ck_assert_msg(!strstr(h, "No test has data to rank"), "%s", h);
+	/* JSON: the verdicts' structure, one per row and side; no queued ranking */
+	char *js = report_of(out, "report.json");
+	json_object *root = json_tokener_parse(js), *v, *rk;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(root);
+	ck_assert(json_object_object_get_ex(root, "verdicts_by_test", &v));
+	ck_assert_uint_eq(json_object_array_length(v), 8);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *x = json_object_array_get_idx(v, i);
+
+		if (strcmp(str(x, "row"), "RND4K Q32T1") || strcmp(str(x, "test"), "queued_random_read"))
+			continue;
+		found = true;
+		ck_assert_str_eq(str(x, "leader"), "ext4");
+		ck_assert_str_eq(str(x, "next"), "xfs");
+		ck_assert_str_eq(str(x, "word"), "slower");
+		ck_assert_double_eq_tol(num(x, "ratio"), 0.95, 1e-9);
+		ck_assert(num(x, "ci_lo") < 0.95 && num(x, "ci_hi") > 0.95 && num(x, "resolvable_pct") > 0);
+	}
+	ck_assert(found);
+	ck_assert(json_object_object_get_ex(root, "rankings", &rk));
+	ck_assert_uint_eq(json_object_object_length(rk), 0);
+	json_object_put(root);
+	free(js);
+	free(t);
+	free(h);
+	ft_rm_rf(dir);
+	free(dir);
+	rp_summary_free(d->sum);
+	rp_free(d);
+	free(d);
+}
+END_TEST
+
+/* Latency per row: the fixture with --latency's columns, each depth its
+ * own figures (Q32: p99 4000 us, Q1: 100 us).  The CDM panel shows them
+ * per row with their error bound; the merged latency panel leaves the
+ * queued tests out (it would name no depth). */
+START_TEST(t_latency_per_row)
+{
+	char *dir = ft_mkdtemp("fslab-cdm-lat"), path[sizeof(fixture) + 64];
+	const char *dirs[] = { dir };
+	struct rp_data *d = calloc(1, sizeof(*d));
+
+	ck_assert_ptr_nonnull(d);
+	load_fixture_path();
+	for (int i = 0; i < 3; i++) {
+		const char *name = i == 0 ? "ext4.csv" : i == 1 ? "xfs.csv" : "manifest.json";
+		char *text, *out = NULL, *save = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		snprintf(path, sizeof(path), "%s/%s", fixture, name);
+		text = ft_read_text(path);
+		if (i == 2)
+			fputs(text, f);
+		for (char *l = i < 2 ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+			const char *q = l;
+			for (int k = 0; k < 10 && q; k++) /* the 11th field: iodepth */
+				q = strchr(q, ',') ? strchr(q, ',') + 1 : NULL;
+			if (l[0] == 'f')
+				fprintf(f, "%s,lat_p50_us,lat_p99_us,lat_max_us\n", l);
+			else
+				fprintf(f, "%s,%d,%d,%d\n", l, atoi(q) > 1 ? 500 : 50, atoi(q) > 1 ? 4000 : 100,
+					atoi(q) > 1 ? 9000 : 300);
+		}
+		ck_assert_int_eq(fclose(f), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		ck_assert_int_eq(ft_write_file(path, out), 0);
+		free(out);
+		free(text);
+	}
+	ck_assert_int_eq(rp_load(d, dirs, 1, NULL), 0);
+	char *t = render(d, false), *panel = strstr(t, "== CrystalDiskMark rows");
+
+	ck_assert_ptr_nonnull(panel);
+	char *r32 = line_of(panel, "RND4K Q32T1"), *r1 = line_of(panel, "RND4K Q1T1");
+
+	ck_assert_msg(strstr(r32, "500/4000/9000") && strstr(r1, "50.0/100/300"), "%s", t);
+	ck_assert_msg(strstr(t, "read p50/p99/max us") && strstr(t, "up to 6.25% high"), "%s", t);
+	for (int k = 0; k < FSLAB_TEST_MAX; k++)
+		ck_assert_msg(!(d->sum->lat_tests & (1u << k)) ||
+			      fslab_test_family((enum fslab_test)k) != FSLAB_FAMILY_QUEUED, "%s merged over depths",
+			      fslab_test_to_string((enum fslab_test)k));
+	json_object *root = rp_cdm_json(d), *fss, *rows, *rd;
+
+	ck_assert(json_object_object_get_ex(root, "filesystems", &fss));
+	ck_assert(json_object_object_get_ex(json_object_array_get_idx(fss, 0), "rows", &rows));
+	ck_assert(json_object_object_get_ex(json_object_array_get_idx(rows, 2), "read", &rd));
+	ck_assert_double_eq_tol(num(rd, "lat_p99_us"), 4000, 1e-9);
+	json_object_put(root);
+	free(r32);
+	free(r1);
+	free(t);
+	rp_summary_free(d->sum);
+	rp_free(d);
+	free(d);
+	ft_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("report_cdm");
@@ -361,5 +507,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, t_html_panel);
 	tcase_add_test(tc, t_flagged_set_aside);
 	tcase_add_test(tc, t_wide_interval_advice);
+	tcase_add_test(tc, t_rows_are_the_headline);
+	tcase_add_test(tc, t_latency_per_row);
 	return ft_suite_run(s, argc, argv);
 }
