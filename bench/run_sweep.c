@@ -216,9 +216,6 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		.cache = g->c->cfg.sweep.cache,
 		.elapsed_s = -1,
 		.latency = g->c->cfg.latency,
-		.lat_p50_us = o->has_latency ? o->lat_p50_us : -1,
-		.lat_p99_us = o->has_latency ? o->lat_p99_us : -1,
-		.lat_max_us = o->has_latency ? o->lat_max_us : -1,
 		.queue = run_queue_columns(g->c),
 		.iodepth = 1,
 		.jobs = 1,
@@ -232,6 +229,8 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 
 	row.iodepth = key.iodepth;
 	row.jobs = key.jobs;
+	for (int i = 0; i < FSLAB_LAT_N; i++)
+		row.lat_us[i] = o->has_latency ? o->lat_us[i] : -1;
 	if (row.iops < 0 && o->status == FSLAB_OUTCOME_OK && row.record_kib && o->throughput_kib_s > 0)
 		row.iops = o->throughput_kib_s / (double)row.record_kib;
 

@@ -28,6 +28,8 @@ enum col {
 	COL_IOPS,
 	COL_LAT_P50,
 	COL_LAT_P99,
+	COL_LAT_P999,
+	COL_LAT_P9999,
 	COL_LAT_MAX,
 	COL_IO_BYTES,
 	COL_DEV_READ,
@@ -39,7 +41,8 @@ enum col {
 static const char *const col_names[COL_MAX] = {
 	"filesystem", "test",      "file_size_kib", "record_size_kib", "trial",
 	"throughput_kib_s", "elapsed_s", "cache_mode", "status", "flag",
-	"iodepth", "jobs", "iops", "lat_p50_us", "lat_p99_us", "lat_max_us",
+	"iodepth", "jobs", "iops", "lat_p50_us", "lat_p99_us", "lat_p999_us",
+	"lat_p9999_us", "lat_max_us",
 	"io_bytes", "dev_read_bytes", "dev_write_bytes", "dev_write_timed_bytes",
 };
 
@@ -116,13 +119,10 @@ int fslab_results_write_row(FILE *out, const struct fslab_result_row *r)
 		if (r->iops >= 0)
 			fprintf(out, "%.1f", r->iops);
 	}
-	if (r->latency) {
-		const double v[3] = { r->lat_p50_us, r->lat_p99_us, r->lat_max_us };
-		for (int i = 0; i < 3; i++) {
-			fputc(',', out);
-			if (v[i] >= 0)
-				fprintf(out, "%.3f", v[i]);
-		}
+	for (int i = 0; r->latency && i < FSLAB_LAT_N; i++) {
+		fputc(',', out);
+		if (r->lat_us[i] >= 0)
+			fprintf(out, "%.3f", r->lat_us[i]);
 	}
 	if (r->device) {
 		const int64_t v[4] = { r->io_bytes, r->dev_read_bytes, r->dev_write_bytes, r->dev_write_timed_bytes };
@@ -407,7 +407,6 @@ static int read_fields(struct fslab_results_reader *rd, char **fields, struct fs
 static const char *parse_field(int col, const char *f, struct fslab_result_row *row)
 {
 	uint64_t u;
-	double *lat;
 
 	switch (col) {
 	case COL_FILESYSTEM:
@@ -462,11 +461,11 @@ static const char *parse_field(int col, const char *f, struct fslab_result_row *
 		return *f && parse_double(f, &row->iops) < 0 ? "not a non-negative number" : NULL;
 	case COL_LAT_P50:
 	case COL_LAT_P99:
+	case COL_LAT_P999:
+	case COL_LAT_P9999:
 	case COL_LAT_MAX:
-		lat = col == COL_LAT_P50 ? &row->lat_p50_us :
-		      col == COL_LAT_P99 ? &row->lat_p99_us : &row->lat_max_us;
 		row->latency = true;
-		return *f && parse_double(f, lat) < 0 ? "not a non-negative number" : NULL;
+		return *f && parse_double(f, &row->lat_us[col - COL_LAT_P50]) < 0 ? "not a non-negative number" : NULL;
 	case COL_IO_BYTES:
 	case COL_DEV_READ:
 	case COL_DEV_WRITE:
@@ -491,7 +490,7 @@ int fslab_results_next(struct fslab_results_reader *rd, struct fslab_result_row 
 
 	if (n <= 0)
 		return n;
-	*row = (struct fslab_result_row){ .elapsed_s = -1, .lat_p50_us = -1, .lat_p99_us = -1, .lat_max_us = -1,
+	*row = (struct fslab_result_row){ .elapsed_s = -1, .lat_us = { -1, -1, -1, -1, -1 },
 					  .iodepth = 1, .jobs = 1, .iops = -1, .io_bytes = -1, .dev_read_bytes = -1,
 					  .dev_write_bytes = -1, .dev_write_timed_bytes = -1,
 					  .cache = FSLAB_CACHE_MODE_INVALID, .status = "ok" };

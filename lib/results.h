@@ -22,6 +22,7 @@
 #include "err.h"
 #include "names.h"
 #include "spec.h"
+#include "stats.h"
 
 #define FSLAB_RESULTS_HEADER                                                          \
 	"filesystem,test,file_size_kib,record_size_kib,trial,throughput_kib_s,elapsed_s," \
@@ -39,10 +40,12 @@
 #define FSLAB_FLAG_REDONE_STOPPED "redone-stopped" /* run again: the process was stopped while timed */
 #define FSLAB_FLAG_REDONE_SLOW "redone-slow"       /* run again: a pass > 10x the median of its trials */
 
-/* fslab run --latency adds three columns after flag: per-operation latency
- * of the cell in microseconds (p50 and p99 from a log-bucket histogram,
- * within 6.25%, and the maximum); empty when the row is not ok. */
-#define FSLAB_RESULTS_LATENCY_COLUMNS ",lat_p50_us,lat_p99_us,lat_max_us"
+/* fslab run --latency adds five columns after flag: per-operation latency
+ * of the cell in microseconds (p50, p99, p99.9, p99.99 from a log-bucket
+ * histogram, within 6.25%, and the maximum; lib/stats.h FSLAB_LAT_*);
+ * empty when the row is not ok or the pass too short for the quantile.
+ * A CSV without lat_p999_us/lat_p9999_us reads them as empty. */
+#define FSLAB_RESULTS_LATENCY_COLUMNS ",lat_p50_us,lat_p99_us,lat_p999_us,lat_p9999_us,lat_max_us"
 /* A run holding queued or many-files tests adds three columns after flag
  * (before the latency columns): the queue depth and the number of
  * threads of the row (1 and 1 for a synchronous test), and operations a
@@ -87,7 +90,7 @@ struct fslab_result_row {
 	/* The latency columns: latency true when the CSV has them; a value
 	 * below 0 is empty. */
 	bool latency;
-	double lat_p50_us, lat_p99_us, lat_max_us;
+	double lat_us[FSLAB_LAT_N];
 	/* The queue columns: queue true when the CSV has them (the writer
 	 * writes them when it is set).  iodepth and jobs are 1 without them;
 	 * iops is below 0 when unknown (fslab_result_iops derives it). */

@@ -224,9 +224,9 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 		.flag = "latency", .manifest_key = "latency", .type = FSLAB_STYPE_BOOL,
 		AT(latency),
 		.default_text = "off",
-		.help = "per-cell p50/p99/max latency of one operation (a clock read and a histogram "
-			"bucket per operation) as three more CSV columns: lat_p50_us, lat_p99_us, "
-			"lat_max_us",
+		.help = "per-cell p50/p99/p99.9/p99.99/max latency of one operation (a clock read and a "
+			"histogram bucket per operation) as five more CSV columns: lat_p50_us, lat_p99_us, "
+			"lat_p999_us, lat_p9999_us, lat_max_us",
 	},
 	[FSLAB_SETTING_PASS_GAP] = {
 		.flag = "pass-gap", .arg = "MS", .manifest_key = "pass_gap_ms", .type = FSLAB_STYPE_COUNT,

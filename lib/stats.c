@@ -403,6 +403,16 @@ uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q)
 	return h->max_ns;
 }
 
+void fslab_lat_quantiles(const struct fslab_lat_hist *h, double out[FSLAB_LAT_N])
+{
+	static const double q[FSLAB_LAT_MAX] = { 0.50, 0.99, 0.999, 0.9999 };
+	static const uint64_t need[FSLAB_LAT_MAX] = { 1, 1, 1000, 10000 };
+
+	for (int i = 0; i < FSLAB_LAT_MAX; i++)
+		out[i] = h->count >= need[i] ? (double)fslab_lat_quantile(h, q[i]) : -1;
+	out[FSLAB_LAT_MAX] = (double)h->max_ns;
+}
+
 /* The decided stopping rule's judgement of a test (fslab run --stop
  * decided): it is the report's inference on one cell's trials: log scores, the trials as
  * blocks (lib/stats.h fslab_twoway_resid_ss), one pooled variance for the

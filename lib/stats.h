@@ -179,6 +179,12 @@ void fslab_lat_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
  * one bucket (12.5%).  0 when the histogram is empty. */
 uint64_t fslab_lat_quantile(const struct fslab_lat_hist *h, double q);
 
+/* A pass's latency figures, the CSV's order (lib/results.h): p50, p99,
+ * p99.9, p99.99 (fslab_lat_quantile) and max, in the values' units.
+ * p99.9 needs 1,000 values and p99.99 10,000: with fewer they are -1. */
+enum { FSLAB_LAT_P50, FSLAB_LAT_P99, FSLAB_LAT_P999, FSLAB_LAT_P9999, FSLAB_LAT_MAX, FSLAB_LAT_N };
+void fslab_lat_quantiles(const struct fslab_lat_hist *h, double out[FSLAB_LAT_N]);
+
 /* The decided stopping rule's judgement of one test from its trials
  * (fslab run --stop decided, docs/run.md "When the run stops"): pure
  * functions of the numbers given, the report's inference on one cell

@@ -8,10 +8,12 @@
 #include <string.h>
 
 static const char *const cd_side_names[2] = { "read", "write" };
+#define RP_CDM_LAT "p50/p99/p99.9/p99.99/max"
 #define RP_CDM_LAT_NOTE                                                                            \
-	"latency per row (fslab run --latency), each at its own depth: p50/p99/max of one operation, " \
-	"microseconds; p50 and p99 are their histogram bucket's upper edge, up to 6.25% high (12.5% " \
-	"in runs of an fslab with 8 buckets per power of two)"
+	"latency per row (fslab run --latency), each at its own depth: " RP_CDM_LAT " of one operation, " \
+	"microseconds; the quantiles are their histogram bucket's upper edge, up to 6.25% high (12.5% " \
+	"in runs of an fslab with 8 buckets per power of two); p99.9 needs passes of 1,000 operations, " \
+	"p99.99 of 10,000 (else -)"
 
 /* "cdm: a 1G file, passes of 5 s, 1 warm-up pass of each row discarded"
  * from a run's manifest; "" without those keys. */
@@ -55,16 +57,16 @@ static char *cd_value(const struct rp_cdm_side *s, bool iops, char *buf, size_t 
 	return buf;
 }
 
-/* A side's latency, "p50/p99/max" in us ("-": none). */
+/* A side's latency, RP_CDM_LAT in us ("-": none, or a quantile the passes
+ * were too short for). */
 static char *cd_lat(const struct rp_cdm_side *s, char *buf, size_t len)
 {
-	char a[24], b[24], c[24];
+	char a[24];
+	size_t n = 0;
 
-	if (!s->c || isnan(s->c->lat_p99))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%s/%s/%s", rp_fmt_us(s->c->lat_p50, a, 24), rp_fmt_us(s->c->lat_p99, b, 24),
-			 rp_fmt_us(s->c->lat_max, c, 24));
+	snprintf(buf, len, "-");
+	for (int q = 0; s->c && !isnan(s->c->lat[FSLAB_LAT_MAX]) && q < FSLAB_LAT_N && n < len; q++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", q ? "/" : "", rp_fmt_us(s->c->lat[q], a, sizeof(a)));
 	return buf;
 }
 
@@ -138,7 +140,7 @@ static int cd_text_entry(FILE *out, const struct rp_data *d, const struct rp_cdm
 			 size_t *ok)
 {
 	static const char *const heads[] = { "row", "read MB/s", "read IOPS", "write MB/s", "write IOPS",
-					     "trials", "within 5%", "flags", "read p50/p99/max us", "write p50/p99/max us" };
+					     "trials", "within 5%", "flags", "read " RP_CDM_LAT " us", "write " RP_CDM_LAT " us" };
 	struct rp_tab t;
 	struct fslab_table *tb;
 	char note[256], v[64];
@@ -292,7 +294,7 @@ void rp_cdm_html(FILE *out, const struct rp_data *d)
 			rp_html_put(out, "<p>", note, "</p>\n");
 		fputs("<div class=scroll><table class=cdm><tr><th class=l>row</th><th>read MB/s</th>"
 		      "<th>read IOPS</th><th>write MB/s</th><th>write IOPS</th><th class=l>flags</th>", out);
-		fputs(d->all[e]->latency ? "<th>read p50/p99/max &micro;s</th><th>write p50/p99/max &micro;s</th></tr>\n" : "</tr>\n", out);
+		fputs(d->all[e]->latency ? "<th>read " RP_CDM_LAT " &micro;s</th><th>write " RP_CDM_LAT " &micro;s</th></tr>\n" : "</tr>\n", out);
 		for (size_t r = 0; r < p->n_rows; r++) {
 			const struct rp_cdm_side *rd = rp_cdm_at(p, r, e, 0), *wr = rp_cdm_at(p, r, e, 1);
 
@@ -324,8 +326,12 @@ static json_object *cd_json_side(const struct rp_cdm_side *s)
 				 "mb_s", rp_json_num(s->mbs), "mb_s_ci95", rp_json_num(s->mbs_ci), "iops",
 				 rp_json_num(s->iops), "iops_ci95", rp_json_num(s->iops_ci), "within_5pct",
 				 RP_JBOOL(s->within), "flags", rp_json_flags(s->c->flags & ~(unsigned)RP_FLAG_OTHER, ""),
-				 "set_aside", RP_JBOOL(s->aside), "lat_p50_us", rp_json_num(s->c->lat_p50),
-				 "lat_p99_us", rp_json_num(s->c->lat_p99), "lat_max_us", rp_json_num(s->c->lat_max));
+				 "set_aside", RP_JBOOL(s->aside));
+	static const char *const lat_keys[FSLAB_LAT_N] = { "lat_p50_us", "lat_p99_us", "lat_p999_us",
+							   "lat_p9999_us", "lat_max_us" };
+
+	for (int q = 0; q < FSLAB_LAT_N; q++)
+		rp_json_put(o, lat_keys[q], rp_json_num(s->c->lat[q]), NULL);
 
 	if (!s->c->n_ok)
 		rp_json_put(o, "problem", s->c->problem ? RP_JSTR(s->c->problem) : NULL, NULL);
@@ -371,6 +377,6 @@ json_object *rp_cdm_json(const struct rp_data *d)
 		}
 		json_object_array_add(fss, rp_json_put(fo, "rows", rows, NULL));
 	}
-	return RP_JOBJ("units", RP_JSTR("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials; lat_*_us: microseconds, p50 and p99 up to 6.25% high"),
+	return RP_JOBJ("units", RP_JSTR("mb_s: 10^6 bytes a second; iops: operations a second; *_ci95: half-width of the 95% interval of the mean over the trials; lat_*_us: microseconds, quantiles up to 6.25% high, null when the passes were too short (p99.9 needs 1,000 operations, p99.99 10,000)"),
 		       "filesystems", fss);
 }

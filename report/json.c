@@ -241,13 +241,15 @@ static json_object *rp_latency_json(const struct rp_data *d)
 			if (!l->has)
 				continue;
 			x = RP_JOBJ("label", RP_JSTR(d->all[i]->label), "cells", RP_JINT(l->n_cells),
-				    "p50_us_median", rp_json_num(l->p50), "p99_us_worst", rp_json_num(l->p99));
-			if (!isnan(l->p99))
+				    "p50_us_median", rp_json_num(l->lat[FSLAB_LAT_P50]), "p99_us_worst",
+				    rp_json_num(l->lat[FSLAB_LAT_P99]), "p999_us_worst", rp_json_num(l->lat[FSLAB_LAT_P999]),
+				    "p9999_us_worst", rp_json_num(l->lat[FSLAB_LAT_P9999]));
+			if (!isnan(l->lat[FSLAB_LAT_P99]))
 				rp_json_put(x, "p99_worst_cell",
 					    RP_JOBJ("file_kib", json_object_new_int64((int64_t)l->p99_file_kib),
 						    "record_kib", json_object_new_int64((int64_t)l->p99_record_kib)),
 					    NULL);
-			json_object_array_add(a, rp_json_put(x, "max_us", rp_json_num(l->max), NULL));
+			json_object_array_add(a, rp_json_put(x, "max_us", rp_json_num(l->lat[FSLAB_LAT_MAX]), NULL));
 		}
 		json_object_object_add(o, fslab_test_to_string(t), a);
 	}

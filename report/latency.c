@@ -1,7 +1,7 @@
 /* The latency panel: rows of fslab run --latency carry per-operation
  * latency (p50, p99, max in microseconds); per test (but the queued ones,
  * per row in the CDM panel) and filesystem, over its ok cells: the median of the cells' p50, the worst cell's p99 (and
- * which cell) and the largest max.  Decided once here (rp_latency_build),
+ * which cell), p99.9 and p99.99, and the largest max.  Decided once here (rp_latency_build),
  * rendered by the text, HTML and JSON reports. */
 #include "format.h"
 
@@ -23,21 +23,21 @@ static void lt_row(const struct rp_entry *e, enum fslab_test t, double *tmp, str
 	size_t m = 0;
 
 	RP_FOR_CELLS(c, e, t) {
-		if (!c->n_ok || (isnan(c->lat_p50) && isnan(c->lat_p99) && isnan(c->lat_max)))
+		if (!c->n_ok || isnan(c->lat[FSLAB_LAT_MAX]))
 			continue;
 		l->n_cells++;
-		if (!isnan(c->lat_p50))
-			tmp[m++] = c->lat_p50;
-		if (!isnan(c->lat_p99) && !(c->lat_p99 <= l->p99)) {
-			l->p99 = c->lat_p99;
+		if (!isnan(c->lat[FSLAB_LAT_P50]))
+			tmp[m++] = c->lat[FSLAB_LAT_P50];
+		if (!isnan(c->lat[FSLAB_LAT_P99]) && !(c->lat[FSLAB_LAT_P99] <= l->lat[FSLAB_LAT_P99])) {
 			l->p99_file_kib = c->file_kib;
 			l->p99_record_kib = c->record_kib;
 		}
-		if (!isnan(c->lat_max) && !(c->lat_max <= l->max))
-			l->max = c->lat_max;
+		for (int q = FSLAB_LAT_P99; q < FSLAB_LAT_N; q++)
+			if (!isnan(c->lat[q]) && !(c->lat[q] <= l->lat[q]))
+				l->lat[q] = c->lat[q];
 	}
 	l->has = l->n_cells > 0;
-	l->p50 = m ? fslab_median_sort(tmp, m) : NAN;
+	l->lat[FSLAB_LAT_P50] = m ? fslab_median_sort(tmp, m) : NAN;
 }
 
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests)
@@ -64,7 +64,7 @@ int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tes
 		for (size_t i = 0; i < s->n; i++) {
 			struct rp_lat_row *l = rp_lat_row(s, t, i);
 
-			*l = (struct rp_lat_row){ .p50 = NAN, .p99 = NAN, .max = NAN };
+			*l = (struct rp_lat_row){ .lat = { NAN, NAN, NAN, NAN, NAN } };
 			if ((tests & (1u << t)) && d->all[i]->latency && fslab_test_family(t) != FSLAB_FAMILY_QUEUED)
 				lt_row(d->all[i], t, tmp, l);
 			s->lat_tests |= l->has ? 1u << t : 0;

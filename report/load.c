@@ -128,24 +128,17 @@ static void ld_fsinfo(struct rp_entry *e, const struct fslab_manifest *m)
  * n_ok values). */
 static void ld_cell_latency(struct rp_entry *e, struct rp_cell *c, double *tmp)
 {
-	double *out[2] = { &c->lat_p50, &c->lat_p99 };
-
-	c->lat_max = NAN;
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < FSLAB_LAT_N; q++) {
 		size_t m = 0;
 
 		for (unsigned k = 0; k < c->n_ok; k++)
 			if (!isnan(e->samples[c->first + k].lat[q]))
 				tmp[m++] = e->samples[c->first + k].lat[q];
-		*out[q] = m ? fslab_median_sort(tmp, m) : NAN;
+		c->lat[q] = m ? fslab_median_sort(tmp, m) : NAN; /* sorted: the max is the last */
+		if (m && q == FSLAB_LAT_MAX)
+			c->lat[q] = tmp[m - 1];
+		e->latency |= m > 0;
 	}
-	for (unsigned k = 0; k < c->n_ok; k++) {
-		double v = e->samples[c->first + k].lat[2];
-		if (!isnan(v) && !(v <= c->lat_max))
-			c->lat_max = v;
-	}
-	if (!isnan(c->lat_p50) || !isnan(c->lat_p99) || !isnan(c->lat_max))
-		e->latency = true;
 }
 
 /* Groups sorted rows into cells and samples. */
@@ -333,9 +326,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 		lr->s.v = row.throughput_kib_s;
 		lr->s.iops = fslab_result_iops(&row);
 		lr->s.flags = ld_parse_flags(e, row.flag);
-		lr->s.lat[0] = row.latency && row.lat_p50_us >= 0 ? row.lat_p50_us : NAN;
-		lr->s.lat[1] = row.latency && row.lat_p99_us >= 0 ? row.lat_p99_us : NAN;
-		lr->s.lat[2] = row.latency && row.lat_max_us >= 0 ? row.lat_max_us : NAN;
+		for (int k = 0; k < FSLAB_LAT_N; k++)
+			lr->s.lat[k] = row.latency && row.lat_us[k] >= 0 ? row.lat_us[k] : NAN;
 		int64_t dv[RP_DEV_FIELDS] = { row.io_bytes, row.dev_read_bytes, row.dev_write_bytes,
 					      row.dev_write_timed_bytes, -1 };
 		for (int k = 0; k < RP_DEV_FILES; k++)

@@ -61,7 +61,7 @@ struct rp_sample {
 	unsigned trial;
 	double v;
 	double iops;          /* operations a second (the CSV's iops, else v / record) */
-	double lat[3];        /* fslab run --latency: p50, p99, max in us (NaN: none) */
+	double lat[FSLAB_LAT_N]; /* fslab run --latency: FSLAB_LAT_* in us (NaN: none) */
 	double dev[RP_DEV_FIELDS]; /* RP_DEV_* */
 	unsigned flags;       /* the row's RP_FLAG_* */
 };
@@ -77,9 +77,9 @@ struct rp_cell {
 	unsigned n_ok, n_failed, n_skipped;
 	unsigned flags;       /* RP_FLAG_* over all trials */
 	double median, mean, ci; /* of the ok samples; ci NaN with < 2 */
-	/* latency (us): the median over the ok trials of p50 and of p99, and
-	 * the largest max; NaN without the latency columns */
-	double lat_p50, lat_p99, lat_max;
+	/* latency (us, FSLAB_LAT_*): the median over the ok trials of each
+	 * quantile, and 	 * the largest max; NaN without the latency columns */
+	double lat[FSLAB_LAT_N];
 	char *problem;        /* first failed/skipped status, or NULL */
 };
 
@@ -524,10 +524,10 @@ void rp_family_verdict(const char *family, const struct rp_fam_in *in, size_t n,
 struct rp_lat_row {          /* one filesystem in one test */
 	bool has;
 	size_t n_cells;          /* ok cells with latency */
-	double p50;              /* median of the cells' p50 (us) */
-	double p99;              /* the largest cell p99, at that cell */
+	/* FSLAB_LAT_* (us): P50 the median of the cells' p50, the others
+	 * the largest cell figure (p99's cell kept) */
+	double lat[FSLAB_LAT_N];
 	uint64_t p99_file_kib, p99_record_kib;
-	double max;              /* the largest max */
 };
 int rp_latency_build(struct rp_summary *s, const struct rp_data *d, unsigned tests);
 struct rp_lat_row *rp_lat_row(const struct rp_summary *s, int t, size_t i);

@@ -295,7 +295,7 @@ void rp_text_run_rankings(FILE *out, const struct rp_data *d, unsigned tests)
 int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 {
 	static const char *const heads[] = { "test", "filesystem", "cells", "p50 median",
-					     "p99 worst", "(cell)|cell", "max" };
+					     "p99 worst", "(cell)|cell", "p99.9 worst", "p99.99 worst", "max" };
 	const struct rp_summary *s = d->sum;
 	struct rp_tab tb;
 	int rc;
@@ -304,9 +304,11 @@ int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 		return 0;
 	fputs(html ? "<section id=\"latency\"><h2>Latency per operation</h2>\n<p>From <code>fslab run "
 		     "--latency</code>, in microseconds: per test and filesystem, the median of its cells' "
-		     "p50, the largest cell p99 (at that file/record size) and the largest maximum.</p>\n"
+		     "p50, the largest cell p99 (at that file/record size), p99.9 and p99.99 (- when the passes "
+		     "were too short: 1,000 operations for p99.9, 10,000 for p99.99) and the largest "
+		     "maximum.</p>\n"
 		   : "\n== latency per operation (fslab run --latency), microseconds ==\n", out);
-	if ((rc = rp_tab_open(&tb, out, html, heads, 7, 0x23, 0x23)) < 0)
+	if ((rc = rp_tab_open(&tb, out, html, heads, 9, 0x23, 0x23)) < 0)
 		return rc;
 	RP_FOR_TESTS(t, s->lat_tests)
 		for (size_t i = 0; i < s->n; i++) {
@@ -315,7 +317,7 @@ int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 
 			if (!l->has)
 				continue;
-			if (!isnan(l->p99))
+			if (!isnan(l->lat[FSLAB_LAT_P99]))
 				snprintf(cell, sizeof(cell), "%s/%s", rp_fmt_size(l->p99_file_kib, f, sizeof(f)),
 					 rp_fmt_size(l->p99_record_kib, r, sizeof(r)));
 			rp_tab_row(&tb);
@@ -323,14 +325,16 @@ int rp_latency_table(FILE *out, const struct rp_data *d, bool html)
 			rp_tab_cell(&tb, d->all[i]->label, NULL, false);
 			snprintf(a, sizeof(a), "%zu", l->n_cells);
 			rp_tab_cell(&tb, a, NULL, false);
-			rp_tab_cell(&tb, rp_fmt_us(l->p50, a, sizeof(a)), NULL, false);
-			rp_tab_cell(&tb, rp_fmt_us(l->p99, a, sizeof(a)), NULL, false);
-			rp_tab_cell(&tb, cell, NULL, false);
-			rp_tab_cell(&tb, rp_fmt_us(l->max, a, sizeof(a)), NULL, false);
+			for (int q = 0; q < FSLAB_LAT_N; q++) {
+				rp_tab_cell(&tb, rp_fmt_us(l->lat[q], a, sizeof(a)), NULL, false);
+				if (q == FSLAB_LAT_P99)
+					rp_tab_cell(&tb, cell, NULL, false);
+			}
 		}
 	if ((rc = rp_tab_close(&tb, "</section>\n")) < 0 || html)
 		return rc;
 	fputs("p50 median: the median of the cells' p50 (each the median over its trials); p99\n"
-	      "worst: the largest cell p99, at that file/record size; max: the largest seen.\n", out);
+	      "worst: the largest cell p99, at that file/record size; p99.9 and p99.99 worst: the\n"
+	      "largest cell figure (-: passes under 1,000 or 10,000 operations); max: the largest seen.\n", out);
 	return 0;
 }

@@ -637,9 +637,9 @@ static void cell_outcome(const struct fslab_cell *c, const struct fslab_bench_pa
 							(double)(p->lat_tk1 - p->lat_tk0)
 					      : 1e-3;
 	o->has_latency = true;
-	o->lat_p50_us = (double)fslab_lat_quantile(p->lat, 0.50) * us_per_tick;
-	o->lat_p99_us = (double)fslab_lat_quantile(p->lat, 0.99) * us_per_tick;
-	o->lat_max_us = (double)p->lat->max_ns * us_per_tick;
+	fslab_lat_quantiles(p->lat, o->lat_us);
+	for (int i = 0; i < FSLAB_LAT_N; i++)
+		o->lat_us[i] = o->lat_us[i] < 0 ? -1 : o->lat_us[i] * us_per_tick;
 }
 
 /* --pass-gap: the untimed pause before a pass; a stop (SIGINT, SIGTERM)

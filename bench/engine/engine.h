@@ -17,6 +17,7 @@
 #include "names.h"
 #include "cell_plan.h"
 #include "spec.h"
+#include "stats.h"
 #include "target.h"
 
 /* The engine's I/O layer: every call fslab run makes on a file it
@@ -306,10 +307,11 @@ struct fslab_test_outcome {
 	double throughput_kib_s;  /* bytes / elapsed / 1024, truncated like IOzone */
 	unsigned redone;          /* passes thrown away: the process was stopped in them */
 	unsigned redone_slow;     /* passes thrown away: > 10x the median of the test's trials */
-	/* --latency: per-operation latency of the kept pass (microseconds;
-	 * p50/p99 are bucket upper edges, within 6.25%) */
+	/* --latency: per-operation latency of the kept pass (microseconds,
+	 * lib/stats.h FSLAB_LAT_*: quantiles are bucket upper edges, within
+	 * 6.25%; below 0 when the pass is too short for it) */
 	bool has_latency;
-	double lat_p50_us, lat_p99_us, lat_max_us;
+	double lat_us[FSLAB_LAT_N];
 	/* Operations a second of the kept pass, for the CSV's iops column:
 	 * set by the queued tests (I/O requests) and the many-files tests
 	 * (files); 0 for IOzone's, whose rate is throughput / record. */

@@ -1108,12 +1108,14 @@ START_TEST(latency_per_operation)
 		const struct fslab_test_outcome *o = &cr.out[t];
 		ck_assert_msg(o->status == FSLAB_OUTCOME_OK, "%s", o->reason);
 		ck_assert_msg(o->has_latency, "%s: no latency", fslab_test_to_string(t));
-		ck_assert_msg(o->lat_p50_us > 0 && o->lat_p50_us <= o->lat_p99_us &&
-				      o->lat_p99_us <= o->lat_max_us,
-			      "%s: p50 %g p99 %g max %g", fslab_test_to_string(t), o->lat_p50_us,
-			      o->lat_p99_us, o->lat_max_us);
+		ck_assert_msg(o->lat_us[FSLAB_LAT_P50] > 0 && o->lat_us[FSLAB_LAT_P50] <= o->lat_us[FSLAB_LAT_P99] &&
+				      o->lat_us[FSLAB_LAT_P99] <= o->lat_us[FSLAB_LAT_MAX],
+			      "%s: p50 %g p99 %g max %g", fslab_test_to_string(t), o->lat_us[FSLAB_LAT_P50],
+			      o->lat_us[FSLAB_LAT_P99], o->lat_us[FSLAB_LAT_MAX]);
+		/* 16 operations a pass: too few for p99.9 and p99.99, unknown */
+		ck_assert(o->lat_us[FSLAB_LAT_P999] < 0 && o->lat_us[FSLAB_LAT_P9999] < 0);
 		/* no operation took longer than the whole timed pass */
-		ck_assert(o->lat_max_us <= o->elapsed_s * 1e6 + 1);
+		ck_assert(o->lat_us[FSLAB_LAT_MAX] <= o->elapsed_s * 1e6 + 1);
 	}
 	/* the clock reads are not calls: the sequence is the same as without */
 	segment(&cr, FSLAB_TEST_BACKWARD_READ, &a, &b);
@@ -1171,6 +1173,30 @@ START_TEST(median_and_latency_histogram)
 	ck_assert_msg(p50 >= 500000 && p50 <= 500000 * 9 / 8, "p50 %llu", (unsigned long long)p50);
 	ck_assert_msg(p99 >= 990000 && p99 <= 1000000, "p99 %llu", (unsigned long long)p99);
 	ck_assert_uint_eq(fslab_lat_quantile(&h, 1.0), 1000000);
+	/* 1,000 values: p99.9 is a figure (the largest, 1000 us), p99.99 is not */
+	double q[FSLAB_LAT_N];
+	fslab_lat_quantiles(&h, q);
+	ck_assert_double_eq(q[FSLAB_LAT_P50], (double)p50);
+	ck_assert_double_eq(q[FSLAB_LAT_P99], (double)p99);
+	ck_assert_double_eq(q[FSLAB_LAT_P999], 1000000);
+	ck_assert_double_eq(q[FSLAB_LAT_P9999], -1);
+	ck_assert_double_eq(q[FSLAB_LAT_MAX], 1000000);
+	h.count = 999; /* 999 values: p99.9 is not a figure either */
+	fslab_lat_quantiles(&h, q);
+	ck_assert_double_eq(q[FSLAB_LAT_P999], -1);
+
+	/* 10,000 values: 9,990 of 100 us, 9 of 5 ms, one of 1 s: p99.9 is the
+	 * 9,990th (100 us), p99.99 the 9,999th (5 ms), each within its bucket
+	 * (6.25%), and the max the 1 s */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 10000; i++)
+		fslab_lat_add(&h, i < 9990 ? 100000 : i < 9999 ? 5000000 : 1000000000);
+	fslab_lat_quantiles(&h, q);
+	ck_assert_msg(q[FSLAB_LAT_P99] >= 100000 && q[FSLAB_LAT_P99] <= 106250, "p99 %g", q[FSLAB_LAT_P99]);
+	ck_assert_msg(q[FSLAB_LAT_P999] >= 100000 && q[FSLAB_LAT_P999] <= 106250, "p99.9 %g", q[FSLAB_LAT_P999]);
+	ck_assert_msg(q[FSLAB_LAT_P9999] >= 5000000 && q[FSLAB_LAT_P9999] <= 5312500, "p99.99 %g",
+		      q[FSLAB_LAT_P9999]);
+	ck_assert_double_eq(q[FSLAB_LAT_MAX], 1000000000);
 }
 END_TEST
 

@@ -458,7 +458,7 @@ START_TEST(timed_pass_wraps_over_the_region)
 		ck_assert_uint_gt(F.rings[i]->submitted, N_REC / 2); /* wrapped */
 	assert_depth(4);
 	ck_assert(o->has_latency);
-	ck_assert(o->lat_max_us >= o->lat_p50_us);
+	ck_assert(o->lat_us[FSLAB_LAT_MAX] >= o->lat_us[FSLAB_LAT_P50]);
 }
 END_TEST
 

@@ -580,9 +580,10 @@ START_TEST(latency_columns)
 	while (fslab_results_next(rd, &row, NULL) == 1) {
 		ck_assert(fslab_result_ok(&row));
 		ck_assert(row.latency);
-		ck_assert_msg(row.lat_p50_us > 0 && row.lat_p50_us <= row.lat_p99_us &&
-				      row.lat_p99_us <= row.lat_max_us,
-			      "p50 %g p99 %g max %g", row.lat_p50_us, row.lat_p99_us, row.lat_max_us);
+		ck_assert_msg(row.lat_us[FSLAB_LAT_P50] > 0 && row.lat_us[FSLAB_LAT_P50] <= row.lat_us[FSLAB_LAT_P99] &&
+				      row.lat_us[FSLAB_LAT_P99] <= row.lat_us[FSLAB_LAT_MAX],
+			      "p50 %g p99 %g max %g", row.lat_us[FSLAB_LAT_P50], row.lat_us[FSLAB_LAT_P99],
+			      row.lat_us[FSLAB_LAT_MAX]);
 		n++;
 	}
 	fslab_results_close(rd);
