@@ -22,8 +22,8 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		    "       fslab report BEFORE_DIR[,DIR...] AFTER_DIR[,DIR...] [--fail-on-regression PCT]\n"
 		    "       fslab report --claims WARM_DIR HONEST_DIR... [--out DIR]",
 	.intro = "Ranks the filesystems of one or more results directories (fslab run or fslab\n"
-		 "import iozone) per test on the large-file plateau; each comparison has one\n"
-		 "interval of the ratio, simultaneous over the report's comparisons, and the word\n"
+		 "import iozone) per test by its large-file score; each comparison has one 95%\n"
+		 "interval of the ratio, holding over all the report's comparisons, and the word\n"
 		 "read off it: slower, faster, equivalent or inconclusive (not tested with one\n"
 		 "trial).  Starts with the verdict: banners, a test x filesystem matrix, one line\n"
 		 "per workload family.  Draws plots with gnuplot and writes one self-contained\n"
