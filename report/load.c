@@ -357,7 +357,8 @@ static int ld_csv(struct rp_run *run, struct rp_entry *e, int dfd, const char *n
 	fslab_results_close(rd);
 	if (re.code)
 		snprintf(err, sizeof(err), "%s", re.msg);
-	qsort(rows, n, sizeof(*rows), ld_cmp_row);
+	if (n) /* qsort of no rows: NULL, which it may not be given */
+		qsort(rows, n, sizeof(*rows), ld_cmp_row);
 	/* the plan has one row per cell and trial: a second is no sample */
 	for (size_t i = 1; i < n && (r == 0 || r == -EFBIG); i++)
 		if (ld_cmp_cell(&rows[i - 1], &rows[i]) == 0 && rows[i - 1].s.trial == rows[i].s.trial) {
