@@ -82,9 +82,10 @@ static void check_round_trip(const struct fslab_result_row *row)
 	FILE *f = open_memstream(&text, &len);
 
 	FUZZ_CHECK(f != NULL);
-	/* a row read from a --latency CSV carries its three columns */
+	/* a row read from a CSV with the optional groups carries them */
 	FUZZ_CHECK(fslab_results_write_header_ex(f, (row->queue ? FSLAB_RESULTS_COLS_QUEUE : 0) |
-							  (row->latency ? FSLAB_RESULTS_COLS_LATENCY : 0)) == 0);
+							  (row->latency ? FSLAB_RESULTS_COLS_LATENCY : 0) |
+							  (row->device ? FSLAB_RESULTS_COLS_DEVICE : 0)) == 0);
 	FUZZ_CHECK(fslab_results_write_row(f, row) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
 	if (fslab_results_open(fuzz_file(1, text, len), &rd, &fe) != 0 ||
