@@ -93,7 +93,7 @@ static const char *fsinfo_statfs_type(const char *path)
 /* Superblock features: ext2/3/4's and xfs v5's compat, incompat and
  * ro_compat words (the superblock at 1024, little-endian; at 0, big-endian),
  * the names sysfs lists for a btrfs. */
-static void fsinfo_features(struct fslab_live *l, const char *dev)
+static void fsinfo_features(struct fslab_live *l, const char *dev, const char *path)
 {
 	static const unsigned at[2][3] = { { 0x5c / 4, 0x60 / 4, 0x64 / 4 }, { 208 / 4, 216 / 4, 212 / 4 } };
 	const char *type = l->v[FSLAB_LIVE_TYPE];
@@ -102,7 +102,15 @@ static void fsinfo_features(struct fslab_live *l, const char *dev)
 	bool xfs = strcmp(type, "xfs") == 0;
 	int fd = xfs || strncmp(type, "ext", 3) == 0 ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
 	uint32_t sb[256], w[3];
+	struct stat ds, ps;
 	DIR *d;
+
+	/* only the block device the filesystem at path is on: not a file or
+	 * another device a mount source names */
+	if (fd >= 0 && (fstat(fd, &ds) < 0 || !S_ISBLK(ds.st_mode) || stat(path, &ps) < 0 || ds.st_rdev != ps.st_dev)) {
+		close(fd);
+		fd = -1;
+	}
 
 	snprintf(p, sizeof(p), "/sys/fs/btrfs/%.64s/features", l->v[FSLAB_LIVE_UUID]);
 	if (strcmp(type, "btrfs") == 0 && (d = opendir(p))) {
@@ -134,7 +142,7 @@ bool fslab_fsinfo_live(const char *path, struct fslab_live *l, struct fslab_mani
 
 	for (int k = 0; k < FSLAB_LIVE_N; k++)
 		snprintf(l->v[k], sizeof(l->v[k]), "%s", v[k] ? v[k] : "");
-	fsinfo_features(l, src ? src : "");
+	fsinfo_features(l, src ? src : "", path);
 	if (m && rec) {
 		snprintf(rec->mountpoint, sizeof(rec->mountpoint), "%s", (t = mnt_fs_get_target(m)) ? t : "");
 		snprintf(rec->type, sizeof(rec->type), "%.63s", l->v[FSLAB_LIVE_TYPE]);
