@@ -51,7 +51,11 @@ struct fslab_progress *fslab_progress_new(FILE *out, const char *stage, bool qui
 	p->tty = !quiet && out && isatty(fileno(out));
 	p->start = p->last_line = fslab_now();
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* fslab_now's clock */
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	snprintf(p->stage, sizeof(p->stage), "%s", stage ? stage : "");
 	return p;
 }
@@ -80,10 +84,12 @@ static void *progress_beat(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->ending) {
-		struct timespec ts = { time(NULL) + 1, 0 };
+		/* wake one beat after the last line, whoever wrote it */
+		double due = p->last_line + p->beat_s;
+		struct timespec ts = { (time_t)due, (long)((due - (double)(time_t)due) * 1e9) };
 
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
-		if (p->ending || fslab_now() - p->last_line < p->beat_s)
+		if (p->ending || fslab_now() < p->last_line + p->beat_s - 0.01)
 			continue;
 		fprintf(p->out, "%s: %s%selapsed %s, ETA %s\n", fslab_log_prefix(), p->stage, p->stage[0] ? ": " : "",
 			fslab_progress_format_duration(fslab_progress_elapsed(p) + p->before_s, el, sizeof(el)),
