@@ -185,11 +185,11 @@ static bool bd_paired(const struct rp_entry *x, const struct rp_entry *y, int b,
 			double z[BD_TRIALS], m = 0, s2 = 0, w = 0, n = 0;
 
 			for (h = g; h < nu && !bd_key_cmp(&u[g], &u[h]); h++)
-				w += pass ? 1 / ct[u[h].t] : 0;
+				w += pass && ct[u[h].t] > 0 ? 1 / ct[u[h].t] : 0;
 			for (size_t k = 0; k < BD_TRIALS; k++) {
 				z[k] = 0;
 				for (size_t i = g; i < h; i++)
-					z[k] += u[i].d[k] / (pass ? ct[u[i].t] : 1);
+					z[k] += !pass ? u[i].d[k] : ct[u[i].t] > 0 ? u[i].d[k] / ct[u[i].t] : NAN;
 				n += isfinite(z[k]), m += isfinite(z[k]) ? z[k] : 0;
 			}
 			if (n < 2)
