@@ -12,7 +12,6 @@
 
 #include "engine/engine.h"
 #include "log.h"
-#include "size.h"
 #include "stopsig.h"
 
 #include <errno.h>

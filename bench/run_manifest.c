@@ -7,7 +7,6 @@
 #include "device_identity.h"
 #include "engine/engine.h"
 #include "fileutil.h"
-#include "log.h"
 #include "manifest.h"
 #include "fslab/run.h"
 #include "stats.h"

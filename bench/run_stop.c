@@ -15,7 +15,6 @@
 #include "run_int.h"
 
 #include "engine/engine.h"
-#include "log.h"
 #include "names.h"
 
 #include <errno.h>

@@ -3,7 +3,6 @@
 #include "log.h"
 #include "opts.h"
 #include "fslab/provision.h"
-#include "size.h"
 #include "spec.h"
 #include "state.h"
 

@@ -6,7 +6,6 @@
 #include "exec.h"
 #include "fileutil.h"
 #include "fshealth.h"
-#include "log.h"
 #include "procfs.h"
 #include "prov_int.h"
 #include "fslab/provision.h"

@@ -1,6 +1,5 @@
 /* NVMe Format NVM with Secure Erase for --purge secure-erase (nvme_erase.h). */
 #include "nvme_erase.h"
-#include "log.h"
 #include "progress.h"
 
 #include <errno.h>
