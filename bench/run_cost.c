@@ -14,8 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 

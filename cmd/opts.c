@@ -6,7 +6,6 @@
 #include "size.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define LONG_BASE 0x10000  /* getopt's value for opts[i]: LONG_BASE + i */

@@ -6,7 +6,6 @@
 #include "spec.h"
 #include "state.h"
 
-#include <stdio.h>
 
 enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
        OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };

@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 static const char *const cd_side_names[2] = { "read", "write" };
 #define RP_CDM_LAT "p50/p99/p99.9/p99.99/max"
