@@ -38,13 +38,6 @@ const char *fslab_stop_rule_to_string(enum fslab_stop_rule r)
 	return w ? w : "?";
 }
 
-enum fslab_stop_rule fslab_stop_rule_from_string(const char *s)
-{
-	int i = fslab_setting_word_index(FSLAB_SETTING_STOP, s);
-
-	return i < 0 ? FSLAB_STOP_RULE_INVALID : (enum fslab_stop_rule)i;
-}
-
 const char *fslab_stop_why_to_string(enum fslab_stop_why w)
 {
 	return w >= 0 && w < FSLAB_STOP_WHY_MAX ? stop_why_names[w] : "?";

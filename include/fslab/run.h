@@ -118,8 +118,6 @@ int fslab_run_dry_run(const struct fslab_run_opts *o);
  * fslab_stop_judge in lib/stats.h and applied by bench/run_stop.c; docs/run.md
  * "When the run stops"). */
 const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
-/* FSLAB_STOP_RULE_INVALID for an unknown name. */
-enum fslab_stop_rule fslab_stop_rule_from_string(const char *s);
 
 /* Why a test of a cell stopped getting trials (enum fslab_stop_why,
  * lib/stats.h): the manifest's words. */
