@@ -1291,7 +1291,7 @@ static int setup_run_steps(struct setup_run *s)
 	int r;
 
 	setup_stop = 0;
-	fslab_stopsig_catch(&saved, setup_on_signal);
+	fslab_stopsig_catch(&saved, setup_on_signal, NULL);
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */
