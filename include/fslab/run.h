@@ -14,7 +14,6 @@
 #define FSLAB_BENCH_RUN_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "names.h"
 #include "settings.h"
