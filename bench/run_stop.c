@@ -30,14 +30,6 @@ static const char *const stop_why_names[FSLAB_STOP_WHY_MAX] = {
 	[FSLAB_STOP_NO_DATA] = "no_data",
 };
 
-/* The words are the --stop row's (lib/settings.c), in the enum's order. */
-const char *fslab_stop_rule_to_string(enum fslab_stop_rule r)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_STOP, (int)r);
-
-	return w ? w : "?";
-}
-
 const char *fslab_stop_why_to_string(enum fslab_stop_why w)
 {
 	return w >= 0 && w < FSLAB_STOP_WHY_MAX ? stop_why_names[w] : "?";

@@ -113,11 +113,6 @@ int fslab_run(const struct fslab_run_opts *o);
  * or FSLAB_EXIT_USAGE.  o has passed fslab_run_opts_check(o, true). */
 int fslab_run_dry_run(const struct fslab_run_opts *o);
 
-/* The stopping rules of --stop (the default, "decided", judged by
- * fslab_stop_judge in lib/stats.h and applied by bench/run_stop.c; docs/run.md
- * "When the run stops"). */
-const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
-
 /* Why a test of a cell stopped getting trials (enum fslab_stop_why,
  * lib/stats.h): the manifest's words. */
 const char *fslab_stop_why_to_string(enum fslab_stop_why w);
