@@ -326,31 +326,23 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	return 0;
 }
 
-/* A new run id, written to the marker whole or not at all (temporary file
- * + rename, fsync'ed): a run killed while it marks its directory leaves
- * either no marker or a complete one, never an empty file that the same
- * command could not tell from a stranger's.  run_out_check_free proved
- * there is no marker, and the results lock is held. */
-static int run_marker_create(struct fslab_run_ctx *c)
-{
-	uuid_t uu;
-
-	uuid_generate(uu);
-	uuid_unparse_lower(uu, c->run_id);
-	return run_marker_write(c, false);
-}
-
 /* A new run's results directory: made 0755 (or an existing one holding no
- * run), locked, and marked with a new run id in .fslab-run. */
+ * run), locked, and marked with a new run id in .fslab-run, written whole
+ * or not at all (temporary file + rename, fsync'ed): a run killed while it
+ * marks its directory leaves either no marker or a complete one, never an
+ * empty file that the same command could not tell from a stranger's. */
 int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	int r = run_out_open(c, o);
+	uuid_t uu;
 
 	if (r == 0)
 		r = run_out_check_free(c);
-	if (r == 0)
-		r = run_marker_create(c);
-	return r;
+	if (r < 0)
+		return r;
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, c->run_id);
+	return run_marker_write(c, false);
 }
 
 /* --resume DIR, before anything in DIR changes: the directory itself (not
