@@ -282,16 +282,6 @@ void fslab_probe_fold(struct fslab_probe_result *r, const struct fslab_probe_res
 	}
 }
 
-/* The bound's write_how and read_how appended to r's note. */
-static void probe_note_hows(struct fslab_probe_result *r)
-{
-	const char *how[] = { r->write_how, r->read_how };
-
-	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++)
-		if (how[i][0])
-			fslab_catf(r->note, sizeof(r->note), "%s%s", r->note[0] ? "; " : "", how[i]);
-}
-
 /* FSLAB_PROBE_RUNS probes; every probe is kept for the manifest.  A
  * failure after the first probe keeps the probes done. */
 int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
@@ -332,7 +322,12 @@ int fslab_device_probe(const struct fslab_io_ops *io, int *dfd, const char *dir,
 		fslab_probe_fold(r, &one, k);
 	}
 	free(p.buf);
-	probe_note_hows(r);
+	for (int i = 0; i < 2; i++) { /* the bound's write_how and read_how, after the note */
+		const char *how = i ? r->read_how : r->write_how;
+
+		if (how[0])
+			fslab_catf(r->note, sizeof(r->note), "%s%s", r->note[0] ? "; " : "", how);
+	}
 	snprintf(r->source, sizeof(r->source), "measured");
 	r->measured_at = (int64_t)time(NULL);
 	return e;

@@ -12,7 +12,6 @@
 
 #include "engine/engine.h"
 #include "log.h"
-#include "size.h"
 #include "stopsig.h"
 
 #include <errno.h>
@@ -73,37 +72,6 @@ static int run_begin(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 		fslab_utc_now("%Y-%m-%dT%H:%M:%SZ", c->started_at, sizeof(c->started_at));
 	r = run_pick_filesystems(c, o);
 	return o->resume_dir && r != FSLAB_EXIT_OK ? FSLAB_EXIT_FAILURE : r;
-}
-
-/* From the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
- * and the test in flight finish and clean up first.  SIGCONT says the
- * process was stopped. */
-struct run_signals {
-	struct fslab_stopsig stop;
-	struct sigaction old_cont;
-	bool installed;
-};
-
-static void run_signals_install(struct run_signals *rs)
-{
-	struct sigaction sa;
-
-	fslab_stopsig_catch(&rs->stop, run_on_signal);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = run_on_continue;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCONT, &sa, &rs->old_cont);
-	rs->installed = true;
-}
-
-static void run_signals_restore(struct run_signals *rs)
-{
-	if (!rs->installed)
-		return;
-	fslab_stopsig_restore(&rs->stop);
-	sigaction(SIGCONT, &rs->old_cont, NULL);
-	rs->installed = false;
 }
 
 /* A filesystem made ready for the sweep: its private directory and cold
@@ -198,7 +166,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	struct run_fs_state *fst = NULL;
 	struct fslab_progress *prog = NULL;
 	struct fslab_plan plan = { 0 };
-	struct run_signals sig = { 0 };
+	struct fslab_stopsig sig = { 0 };
 	bool failed = false;
 	int ret = FSLAB_EXIT_FAILURE, r;
 
@@ -237,7 +205,10 @@ int fslab_run(const struct fslab_run_opts *o)
 	if (o->pipeline)
 		fslab_progress_set_pipeline(prog, o->pipeline->elapsed_before_s,
 					    o->pipeline->remaining_after_s, o->pipeline->remaining_after_hi_s);
-	run_signals_install(&sig);
+	/* from the probe on, SIGINT/SIGTERM only ask the run to stop: the probe
+	 * and the test in flight finish and clean up first; SIGCONT says the
+	 * process was stopped */
+	fslab_stopsig_catch(&sig, run_on_signal, run_on_continue);
 	for (size_t i = 0; i < c->n_fs; i++) {
 		if (run_fs_ready(c, &c->fs[i]) < 0)
 			goto out;
@@ -267,7 +238,7 @@ int fslab_run(const struct fslab_run_opts *o)
 	r = run_sweep(c, &plan, fst, prog, &failed);
 	ret = run_end(c, prog, r, failed);
 out:
-	run_signals_restore(&sig);
+	fslab_stopsig_restore(&sig);
 	run_fs_state_free(fst, c->n_fs);
 	fslab_progress_free(prog);
 	fslab_plan_free(&plan);

@@ -14,8 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -302,8 +300,8 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 	       c->cfg.until_ci_pct > 0 ? "until each test's 95% CI is narrow enough (--until-ci)"
 				       : "--stop decided: each test until its comparisons are decided or undecidable");
 	printf("cache: %s, io: %s, sync: %s, steady state: %s (rounds of %s)\n", fslab_cache_mode_to_string(s->cache),
-	       fslab_io_mode_to_string(c->cfg.io_mode), fslab_sync_policy_to_string(c->cfg.sync_policy),
-	       fslab_steady_mode_to_string(c->cfg.steady_mode), fslab_size_format(c->cfg.steady_round_bytes, r1, sizeof(r1)));
+	       fslab_setting_word(FSLAB_SETTING_IO, c->cfg.io_mode), fslab_setting_word(FSLAB_SETTING_SYNC, c->cfg.sync_policy),
+	       fslab_setting_word(FSLAB_SETTING_STEADY, c->cfg.steady_mode), fslab_size_format(c->cfg.steady_round_bytes, r1, sizeof(r1)));
 	if (fslab_preset_named_rows(s->named_rows))
 		printf("bytes to move: what each device moves in %u s a pass, the rows' files of %s written first\n", s->pass_s,
 		       fslab_size_format(s->file_max, f1, sizeof(f1)));

@@ -7,7 +7,6 @@
 #include "device_identity.h"
 #include "engine/engine.h"
 #include "fileutil.h"
-#include "log.h"
 #include "manifest.h"
 #include "fslab/run.h"
 #include "stats.h"
@@ -203,7 +202,7 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "rule", json_object_new_string(fslab_stop_rule_to_string(c->cfg.stop_rule)));
+	json_object_object_add(o, "rule", json_object_new_string(fslab_setting_word(FSLAB_SETTING_STOP, c->cfg.stop_rule)));
 	if (c->cfg.stop_rule != FSLAB_STOP_RULE_DECIDED || !c->stops || !c->plan)
 		return o;
 	json_object_object_add(o, "alpha", json_object_new_double(FSLAB_FAMILY_ALPHA));
@@ -280,15 +279,15 @@ static int mf_settings(const struct fslab_run_ctx *c, struct fslab_manifest *m)
 	m->trials = c->cfg.sweep.trials;
 	m->until_ci_pct = c->cfg.until_ci_pct > 0 ? c->cfg.until_ci_pct : 0;
 	m->max_trials = c->cfg.stop_rule != FSLAB_STOP_RULE_FIXED ? c->cfg.max_trials : c->cfg.sweep.trials;
-	snprintf(m->stop, sizeof(m->stop), "%s", fslab_stop_rule_to_string(c->cfg.stop_rule));
+	snprintf(m->stop, sizeof(m->stop), "%s", fslab_setting_word(FSLAB_SETTING_STOP, c->cfg.stop_rule));
 	m->stopping = mf_stopping(c);
 	m->seed = c->cfg.sweep.seed;
-	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_io_mode_to_string(c->cfg.io_mode));
-	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_sync_policy_to_string(c->cfg.sync_policy));
-	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_file_sync_to_string(c->cfg.file_sync));
+	snprintf(m->io_mode, sizeof(m->io_mode), "%s", fslab_setting_word(FSLAB_SETTING_IO, c->cfg.io_mode));
+	snprintf(m->sync_policy, sizeof(m->sync_policy), "%s", fslab_setting_word(FSLAB_SETTING_SYNC, c->cfg.sync_policy));
+	snprintf(m->file_sync, sizeof(m->file_sync), "%s", fslab_setting_word(FSLAB_SETTING_FILE_SYNC, c->cfg.file_sync));
 	m->latency = c->cfg.latency;
 	m->pass_gap_ms = c->cfg.pass_gap_ms;
-	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_steady_mode_to_string(c->cfg.steady_mode));
+	snprintf(m->steady_state, sizeof(m->steady_state), "%s", fslab_setting_word(FSLAB_SETTING_STEADY, c->cfg.steady_mode));
 	m->steady_round_kib = c->cfg.steady_round_bytes / 1024;
 	mf_sweep(c, m);
 	mf_machine(m);
@@ -392,7 +391,7 @@ static int mf_take_settings(const struct fslab_manifest *m, struct fslab_run_ctx
 	c->cfg.latency = m->latency;
 	c->cfg.pass_gap_ms = m->pass_gap_ms;
 	/* absent in runs recorded before the steady-state phase: auto then */
-	c->cfg.steady_mode = m->steady_state[0] ? fslab_steady_mode_from_string(m->steady_state) : FSLAB_STEADY_AUTO;
+	c->cfg.steady_mode = m->steady_state[0] ? fslab_setting_word_index(FSLAB_SETTING_STEADY, m->steady_state) : FSLAB_STEADY_AUTO;
 	c->cfg.steady_round_bytes = m->steady_round_kib ? m->steady_round_kib * 1024 : FSLAB_STEADY_ROUND_DEFAULT;
 	snprintf(c->cfg.label, sizeof(c->cfg.label), "%s", m->label);
 	c->cfg.max_trials = (m->has & FSLAB_MF_HAS_MAX_TRIALS) ? m->max_trials : m->trials;

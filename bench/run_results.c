@@ -154,22 +154,6 @@ static int run_marker_text(const struct fslab_run_ctx *c, bool csvs, char *text,
 	return o < len ? (int)o : -ENAMETOOLONG;
 }
 
-/* The CSVs' headers and names on the disk before the first cell; the
- * rows are then synced within the journal's window as they are appended
- * (fslab_results_append_row), so a crash leaves them findable.  EINVAL from the directory: a
- * filesystem that cannot sync one (nothing to wait for). */
-static int run_csvs_durable(const struct fslab_run_ctx *c)
-{
-	for (size_t i = 0; i < c->n_fs; i++)
-		if (c->fs[i].csv && (fflush(c->fs[i].csv) != 0 || fdatasync(fileno(c->fs[i].csv)) < 0))
-			return run_note_errno(errno, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir),
-						 c->fs[i].rec.name);
-	if (fsync(c->out_fd) < 0 && errno != EINVAL)
-		return run_note_errno(errno, "cannot flush the results directory %s to the disk",
-					 fslab_esc(c->out_dir));
-	return 0;
-}
-
 /* The marker written whole or not at all (temporary file + rename,
  * fsync'ed), with the CSVs open in c when csvs.  0 or -errno, said. */
 static int run_marker_write(const struct fslab_run_ctx *c, bool csvs)
@@ -187,13 +171,22 @@ static int run_marker_write(const struct fslab_run_ctx *c, bool csvs)
 	return 0;
 }
 
-/* Once every CSV is open (made or resumed): on the disk, and the marker
- * records their identities, replacing the marker atomically. */
+/* Once every CSV is open (made or resumed): their headers and names on
+ * the disk before the first cell (the rows are then synced within the
+ * journal's window as they are appended, fslab_results_append_row, so a
+ * crash leaves them findable), then the marker records their identities,
+ * replacing the marker atomically.  EINVAL from the directory: a
+ * filesystem that cannot sync one (nothing to wait for). */
 int run_marker_record_csvs(const struct fslab_run_ctx *c)
 {
-	int r = run_csvs_durable(c);
-
-	return r < 0 ? r : run_marker_write(c, true);
+	for (size_t i = 0; i < c->n_fs; i++)
+		if (c->fs[i].csv && (fflush(c->fs[i].csv) != 0 || fdatasync(fileno(c->fs[i].csv)) < 0))
+			return run_note_errno(errno, "cannot write %s/%s.csv to the disk", fslab_esc(c->out_dir),
+						 c->fs[i].rec.name);
+	if (fsync(c->out_fd) < 0 && errno != EINVAL)
+		return run_note_errno(errno, "cannot flush the results directory %s to the disk",
+					 fslab_esc(c->out_dir));
+	return run_marker_write(c, true);
 }
 
 /* The marker of the results directory held in c (checked as ours by the
@@ -326,31 +319,23 @@ static int run_out_check_free(struct fslab_run_ctx *c)
 	return 0;
 }
 
-/* A new run id, written to the marker whole or not at all (temporary file
- * + rename, fsync'ed): a run killed while it marks its directory leaves
- * either no marker or a complete one, never an empty file that the same
- * command could not tell from a stranger's.  run_out_check_free proved
- * there is no marker, and the results lock is held. */
-static int run_marker_create(struct fslab_run_ctx *c)
-{
-	uuid_t uu;
-
-	uuid_generate(uu);
-	uuid_unparse_lower(uu, c->run_id);
-	return run_marker_write(c, false);
-}
-
 /* A new run's results directory: made 0755 (or an existing one holding no
- * run), locked, and marked with a new run id in .fslab-run. */
+ * run), locked, and marked with a new run id in .fslab-run (written whole
+ * or not at all: a run killed while it marks its directory leaves no
+ * marker or a complete one, never an empty file the same command could
+ * not tell from a stranger's). */
 int run_prepare_out(struct fslab_run_ctx *c, const struct fslab_run_opts *o)
 {
 	int r = run_out_open(c, o);
+	uuid_t uu;
 
 	if (r == 0)
 		r = run_out_check_free(c);
-	if (r == 0)
-		r = run_marker_create(c);
-	return r;
+	if (r < 0)
+		return r;
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, c->run_id);
+	return run_marker_write(c, false);
 }
 
 /* --resume DIR, before anything in DIR changes: the directory itself (not

@@ -205,17 +205,6 @@ static int steady_open(struct fslab_bench_fs *fs, struct steady_io *s, uint64_t 
 	return 0;
 }
 
-/* Closes and removes the file (an open that refused O_DIRECT may have
- * created it all the same). */
-static void steady_close(struct fslab_bench_fs *fs, struct steady_io *s)
-{
-	if (s->fd >= 0)
-		s->ops->close(s->ops->ctx, s->fd);
-	if (s->ops)
-		s->ops->unlink(s->ops->ctx, fs->work_fd, STEADY_FILE_NAME);
-	free(s->buf);
-}
-
 /* The phase's outcome in words, and said. */
 static void steady_result(struct fslab_bench_fs *fs, int r, const struct steady_io *s,
 			  struct fslab_progress *prog)
@@ -288,7 +277,12 @@ void run_steady_phase(struct fslab_run_ctx *c, struct fslab_bench_fs *fs, struct
 	}
 	if (r == 0)
 		r = steady_rounds(c, fs, &s, prog);
-	steady_close(fs, &s);
+	/* the file closed and removed (an open that refused O_DIRECT may have created it all the same) */
+	if (s.fd >= 0)
+		s.ops->close(s.ops->ctx, s.fd);
+	if (s.ops)
+		s.ops->unlink(s.ops->ctx, fs->work_fd, STEADY_FILE_NAME);
+	free(s.buf);
 	st->elapsed_s = fslab_now() - t0;
 	steady_result(fs, r, &s, prog);
 }

@@ -15,7 +15,6 @@
 #include "run_int.h"
 
 #include "engine/engine.h"
-#include "log.h"
 #include "names.h"
 
 #include <errno.h>
@@ -30,21 +29,6 @@ static const char *const stop_why_names[FSLAB_STOP_WHY_MAX] = {
 	[FSLAB_STOP_MAX_TRIALS] = "max_trials",
 	[FSLAB_STOP_NO_DATA] = "no_data",
 };
-
-/* The words are the --stop row's (lib/settings.c), in the enum's order. */
-const char *fslab_stop_rule_to_string(enum fslab_stop_rule r)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_STOP, (int)r);
-
-	return w ? w : "?";
-}
-
-enum fslab_stop_rule fslab_stop_rule_from_string(const char *s)
-{
-	int i = fslab_setting_word_index(FSLAB_SETTING_STOP, s);
-
-	return i < 0 ? FSLAB_STOP_RULE_INVALID : (enum fslab_stop_rule)i;
-}
 
 const char *fslab_stop_why_to_string(enum fslab_stop_why w)
 {

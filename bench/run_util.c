@@ -3,7 +3,6 @@
  * times, an error noted with its errno. */
 #include "run_int.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

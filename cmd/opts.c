@@ -6,7 +6,6 @@
 #include "size.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define LONG_BASE 0x10000  /* getopt's value for opts[i]: LONG_BASE + i */
@@ -238,22 +237,6 @@ static int check_required(const struct fslab_opts *it)
 	return 0;
 }
 
-static void list_options(const struct fslab_cmd_opts *cmd)
-{
-	for (size_t i = 0; !at_end(&cmd->opts[i]); i++)
-		if (is_option(&cmd->opts[i]))
-			printf("--%s\n", cmd->opts[i].name);
-	printf("--help\n");
-}
-
-static int no_operands(const struct fslab_opts *it)
-{
-	if (it->ind >= it->argc)
-		return 0;
-	fslab_error("unexpected argument '%s'; try 'fslab %s --help'", it->argv[it->ind], it->cmd->name);
-	return FSLAB_EXIT_USAGE;
-}
-
 static int stop(struct fslab_opts *it, int status)
 {
 	it->status = status;
@@ -269,16 +252,21 @@ int fslab_opts_next(struct fslab_opts *it)
 	it->arg = NULL;
 	if (c == -1) {
 		it->ind = optind;
-		if ((!it->cmd->operands && no_operands(it)) || check_required(it) < 0)
+		if (!it->cmd->operands && it->ind < it->argc) {
+			fslab_error("unexpected argument '%s'; try 'fslab %s --help'", it->argv[it->ind], it->cmd->name);
 			return stop(it, FSLAB_EXIT_USAGE);
-		return 0;
+		}
+		return check_required(it) < 0 ? stop(it, FSLAB_EXIT_USAGE) : 0;
 	}
 	if (c == 'h') {
 		fslab_opts_help(it->cmd, stdout);
 		return stop(it, FSLAB_EXIT_OK);
 	}
-	if (c == LIST_OPTIONS) {
-		list_options(it->cmd);
+	if (c == LIST_OPTIONS) { /* the completion scripts' list */
+		for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
+			if (is_option(&it->cmd->opts[i]))
+				printf("--%s\n", it->cmd->opts[i].name);
+		puts("--help");
 		return stop(it, FSLAB_EXIT_OK);
 	}
 	o = entry_of(it, c, &idx);

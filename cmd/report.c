@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION, OPT_COMPARE_DIFFERENT };
@@ -63,18 +62,6 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		 "cannot tell (inconclusive, 1 run per side, flagged-only tests, any error).\n",
 };
 
-static int parse_format(const char *arg, enum fslab_report_format *format)
-{
-	/* in the enum's order */
-	static const char *const formats[] = { "all", "text", "html", "json" };
-	int i = fslab_name_index(formats, 4, arg);
-
-	if (i < 0)
-		return fslab_fail(-1, "--format '%s': use all, text, html or json", arg);
-	*format = (enum fslab_report_format)i;
-	return 0;
-}
-
 /* A percentage for option name: lo <= PCT < 100 (lo_open: lo < PCT), as a
  * fraction into *frac; 0 or -1 after a message. */
 static int parse_pct(const char *name, const char *arg, double lo, bool lo_open, double *frac)
@@ -99,8 +86,15 @@ static int report_option(int c, const char *arg, struct fslab_report_opts *o)
 	case 'o':
 		o->out = arg;
 		return 0;
-	case 'f':
-		return parse_format(arg, &o->format);
+	case 'f': { /* the words in the enum's order */
+		static const char *const formats[] = { "all", "text", "html", "json" };
+		int i = fslab_name_index(formats, 4, arg);
+
+		if (i < 0)
+			return fslab_fail(-1, "--format '%s': use all, text, html or json", arg);
+		o->format = (enum fslab_report_format)i;
+		return 0;
+	}
 	case 'p':
 		if (fslab_report_plots_parse(arg, &o->plots, &e) < 0)
 			return fslab_fail(-1, "%s", fslab_err_msg(&e));

@@ -3,11 +3,9 @@
 #include "log.h"
 #include "opts.h"
 #include "fslab/provision.h"
-#include "size.h"
 #include "spec.h"
 #include "state.h"
 
-#include <stdio.h>
 
 enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
        OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };

@@ -2,11 +2,9 @@
  * can be continued from it; its keys, their reader and writer, and the
  * file's reading and writing are manifest_read.c, which builds on this. */
 #include "manifest.h"
-#include "fileutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

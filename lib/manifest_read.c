@@ -8,7 +8,6 @@
 #include "fileutil.h"
 #include "manifest.h"
 #include "settings.h"
-#include "size.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -120,8 +120,8 @@ enum fslab_preset {
 	FSLAB_PRESET_INVALID = -1,
 };
 
-/* fslab run's enum settings whose words are lib/settings.c's rows (the
- * engine's and the stopping rule's *_to_string give them back). */
+/* fslab run's enum settings whose words are lib/settings.c's rows, in the
+ * enums' order (fslab_setting_word gives them back). */
 /* What the many-files tests do with each file they create before closing
  * it (--file-sync): nothing, fsync(2) (the default: as fs_mark) or
  * fdatasync(2). */

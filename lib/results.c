@@ -3,7 +3,6 @@
 #include "fileutil.h"
 #include "size.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

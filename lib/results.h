@@ -15,7 +15,6 @@
 #define FSLAB_RESULTS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 

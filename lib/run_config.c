@@ -9,9 +9,6 @@
 #include "spec.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static int load_sweep_file(struct fslab_run_config *cfg, const char *path, char **text, struct fslab_err *e)
 {

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Words of the enum rows that have no other home (cache modes and presets

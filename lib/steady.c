@@ -1,22 +1,8 @@
 /* The PTS steady-state rule (steady.h). */
 #include "steady.h"
-#include "settings.h"
 
 #include <math.h>
 #include <string.h>
-
-/* The words are fslab run's settings table's (lib/settings.c). */
-int fslab_steady_mode_from_string(const char *s)
-{
-	return fslab_setting_word_index(FSLAB_SETTING_STEADY, s);
-}
-
-const char *fslab_steady_mode_to_string(int mode)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_STEADY, mode);
-
-	return w ? w : "?";
-}
 
 bool fslab_steady_check(const double *v, size_t n, struct fslab_steady_window *w)
 {

@@ -63,9 +63,6 @@ enum fslab_steady_mode {
 	FSLAB_STEADY_ON,
 	FSLAB_STEADY_OFF,
 };
-/* "auto", "on", "off"; -1 for another word. */
-int fslab_steady_mode_from_string(const char *s);
-const char *fslab_steady_mode_to_string(int mode);
 
 /* One window of the series, as the rule sees it. */
 struct fslab_steady_window {

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-void fslab_stopsig_catch(struct fslab_stopsig *saved, void (*handler)(int))
+void fslab_stopsig_catch(struct fslab_stopsig *saved, void (*handler)(int), void (*on_cont)(int))
 {
 	struct sigaction sa;
 
@@ -13,10 +13,19 @@ void fslab_stopsig_catch(struct fslab_stopsig *saved, void (*handler)(int))
 	/* sigaction fails only for a bad signal number or handler */
 	sigaction(SIGINT, &sa, &saved->old_int);
 	sigaction(SIGTERM, &sa, &saved->old_term);
+	sa.sa_handler = on_cont;
+	if (on_cont)
+		sigaction(SIGCONT, &sa, &saved->old_cont);
+	saved->cont = on_cont != NULL;
+	saved->caught = true;
 }
 
 void fslab_stopsig_restore(const struct fslab_stopsig *saved)
 {
+	if (!saved->caught)
+		return;
 	sigaction(SIGINT, &saved->old_int, NULL);
 	sigaction(SIGTERM, &saved->old_term, NULL);
+	if (saved->cont)
+		sigaction(SIGCONT, &saved->old_cont, NULL);
 }

@@ -13,7 +13,6 @@
 #ifndef FSLAB_TABLE_H
 #define FSLAB_TABLE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "names.h"
 #include "spec.h"
 #include "state.h"
 

@@ -1,7 +1,6 @@
 /* BLKDISCARD of a whole block device (see discard.h). */
 #include "discard.h"
 #include "device_identity.h"
-#include "log.h"
 #include "size.h"
 #include "progress.h"
 

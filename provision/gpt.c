@@ -15,7 +15,6 @@
 #include <libfdisk.h>
 #include <linux/blkpg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>

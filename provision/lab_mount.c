@@ -6,7 +6,6 @@
 #include "exec.h"
 #include "fileutil.h"
 #include "fshealth.h"
-#include "log.h"
 #include "procfs.h"
 #include "prov_int.h"
 #include "fslab/provision.h"
@@ -18,7 +17,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>

@@ -13,7 +13,6 @@
  * told. */
 #include "prov_int.h"
 #include "clock.h"
-#include "log.h"
 #include "progress.h"
 
 #include <dirent.h>

@@ -1,13 +1,11 @@
 /* NVMe Format NVM with Secure Erase for --purge secure-erase (nvme_erase.h). */
 #include "nvme_erase.h"
-#include "log.h"
 #include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>

@@ -17,7 +17,6 @@
 #define FSLAB_NVME_ERASE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 

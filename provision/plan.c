@@ -71,13 +71,6 @@ static char *plan_size_words(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* Bytes before the first usable sector: protective MBR, GPT header,
- * entries. */
-static uint64_t plan_gpt_head(unsigned sector)
-{
-	return 2ull * sector + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector);
-}
-
 int fslab_partition_device_name(const char *disk, unsigned number, char *buf, size_t len)
 {
 	size_t n = strlen(disk);
@@ -141,7 +134,8 @@ int fslab_plan_compute(const struct fslab_spec *spec, const char *disk, uint64_t
 	snprintf(plan->disk, sizeof(plan->disk), "%s", disk ? disk : "");
 	plan->disk_bytes = disk_bytes;
 	plan->sector_size = sector_size;
-	pos = plan_align_up(plan_gpt_head(sector_size), align);
+	/* the first usable byte: after the protective MBR, the GPT header and its entries */
+	pos = plan_align_up(2ull * sector_size + plan_align_up(FSLAB_GPT_ENTRIES_BYTES, sector_size), align);
 	for (size_t i = 0; i < spec->n_fs; i++) {
 		int r = plan_place(plan, &spec->fs[i], sector_size, mount_root, &pos, e);
 

@@ -3,7 +3,6 @@
 #include "clock.h"
 #include "discard.h"
 #include "drivetemp.h"
-#include "log.h"
 #include "progress.h"
 #include "prov_int.h"
 #include "size.h"

@@ -1,7 +1,6 @@
 /* Waiting for a freshly mounted filesystem to go quiet (quiet.h). */
 #include "quiet.h"
 #include "clock.h"
-#include "log.h"
 #include "procfs.h"
 #include "progress.h"
 

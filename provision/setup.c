@@ -451,19 +451,6 @@ static int setup_confirm(struct setup_run *s, const char *what)
 	return 0;
 }
 
-/* Not O_EXCL across mkfs and mount (they open the partitions O_EXCL): an
- * advisory lock on the whole disk keeps other well-behaved tools away. */
-static int setup_lock_disk(struct setup_run *s)
-{
-	if (s->disk_lock_fd >= 0)
-		close(s->disk_lock_fd);
-	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
-	if (s->disk_lock_fd >= 0 && flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
-			  strerror(errno));
-}
-
 /* What the path names: a whole disk (not a partition, not a file).  Reads
  * the device node and sysfs only: an argument check. */
 static int setup_inspect_disk(struct setup_run *s, const char *path)
@@ -504,9 +491,14 @@ static int setup_check_disk(struct setup_run *s, bool confirm)
 	close(fd);
 	if (prov_check_openers(&s->disk, &err) < 0)
 		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
-	r = setup_lock_disk(s);
-	if (r)
-		return r;
+	/* not O_EXCL across mkfs and mount (they open the partitions O_EXCL): an
+	 * advisory lock on the whole disk keeps other well-behaved tools away */
+	if (s->disk_lock_fd >= 0)
+		close(s->disk_lock_fd);
+	s->disk_lock_fd = open(s->disk.path, O_RDONLY | O_CLOEXEC);
+	if (s->disk_lock_fd < 0 || flock(s->disk_lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return prov_fail(s, FSLAB_EXIT_FAILURE, "refused: %s is locked by another program (%s)", s->disk.path,
+				 strerror(errno));
 	r = setup_compute_plan(s, path, s->disk.bytes, s->disk.sector_size);
 	if (r)
 		return r;
@@ -1291,7 +1283,7 @@ static int setup_run_steps(struct setup_run *s)
 	int r;
 
 	setup_stop = 0;
-	fslab_stopsig_catch(&saved, setup_on_signal);
+	fslab_stopsig_catch(&saved, setup_on_signal, NULL);
 	setup_fill_state(s);
 	if (s->image[0])
 		setup_placeholder_devices(s); /* for the plan only; the state gets the real names */

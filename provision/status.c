@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 struct status_row {
 	bool present;       /* block device there */

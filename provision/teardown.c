@@ -722,16 +722,6 @@ static int teardown_open(struct teardown_run *t)
 	return 0;
 }
 
-/* As sfdisk and wipefs do: the whole disk flock'ed while we change it. */
-static int teardown_lock_disk(struct teardown_run *t)
-{
-	t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (t->disk_lock >= 0 && flock(t->disk_lock, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	return prov_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped", t->disk,
-			     strerror(errno));
-}
-
 /* The mounts: only a disk proven the lab's (its GPT, proven == 1) has lab
  * mounts on it; whatever else is mounted where the state says is
  * someone's.  A mount left in place (refused) means the disk is still in
@@ -820,8 +810,12 @@ static int teardown_steps(struct teardown_run *t)
 	proven = teardown_check_identity(t);
 	if (proven < 0)
 		return -1;
-	if (proven == 1 && t->disk_is_blk && teardown_lock_disk(t) < 0)
-		return -1;
+	if (proven == 1 && t->disk_is_blk) { /* as sfdisk and wipefs do: the whole disk flock'ed while we change it */
+		t->disk_lock = open(t->disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (t->disk_lock < 0 || flock(t->disk_lock, LOCK_EX | LOCK_NB) < 0)
+			return prov_fail(t, -1, "refused: %s is locked by another program (%s); nothing was wiped",
+					 t->disk, strerror(errno));
+	}
 	if (teardown_mounts(t, proven) < 0)
 		return -1;
 	prov_test_pause("teardown-unmounted", NULL);

@@ -2,7 +2,6 @@
  * tables (both GPT headers and the protective MBR). */
 #include "prov_int.h"
 #include "blkprobe.h"
-#include "log.h"
 #include "progress.h"
 
 #include <errno.h>

@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 static const char *const cd_side_names[2] = { "read", "write" };
 #define RP_CDM_LAT "p50/p99/p99.9/p99.99/max"
@@ -109,16 +107,6 @@ static unsigned cd_row_flags(const struct rp_cdm_side *rd, const struct rp_cdm_s
 	return (rd->c ? rd->c->flags : 0) | (wr->c ? wr->c->flags : 0);
 }
 
-/* The flags of every side of the panel (for the legend). */
-static unsigned cd_flags(const struct rp_cdm *p)
-{
-	unsigned flags = 0;
-
-	for (size_t i = 0; i < p->n_rows * p->n_entries * 2; i++)
-		flags |= p->side[i].c ? p->side[i].c->flags : 0;
-	return flags;
-}
-
 /* Why a side's interval is not within 5%: into buf; NULL when it is. */
 static const char *cd_not_within(const struct rp_cdm_side *s, char *buf, size_t len)
 {
@@ -216,7 +204,7 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 {
 	const struct rp_cdm *p = &d->sum->cdm;
 	size_t n = 0, ok = 0, at_cap = 0;
-	unsigned cap = 0;
+	unsigned cap = 0, flags = 0;
 	int rc = 0;
 	char why[320];
 
@@ -267,7 +255,9 @@ int rp_cdm_text(FILE *out, const struct rp_data *d)
 		fputc('\n', out);
 	if (p->truncated)
 		fprintf(out, "  (more than %d rows: the first %d shown)\n", RP_CDM_MAX_ROWS, RP_CDM_MAX_ROWS);
-	rp_text_flag_legend(out, d, cd_flags(p));
+	for (size_t i = 0; i < p->n_rows * p->n_entries * 2; i++) /* every side's, for the legend */
+		flags |= p->side[i].c ? p->side[i].c->flags : 0;
+	rp_text_flag_legend(out, d, flags);
 out:
 	return rc;
 }

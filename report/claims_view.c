@@ -4,7 +4,6 @@
 #include "view.h"
 
 #include <stdio.h>
-#include <string.h>
 
 void rp_claims_text_first(FILE *out, const struct rp_data *d)
 {

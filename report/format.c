@@ -96,11 +96,6 @@ char *rp_fmt_size(uint64_t kib, char *buf, size_t len)
  * side of it or at it ("1.00" for 1.003 next to "faster", "0.95" for
  * 0.9496 next to "inconclusive"): 2 decimals, more only when needed, at
  * most 5. */
-static bool rb_crosses(double v, double back, double th)
-{
-	return (v > th && back <= th) || (v < th && back >= th);
-}
-
 char *rp_fmt_bound(double v, double delta, char *buf, size_t len)
 {
 	const double th[3] = { 1, 1 - delta, 1 + delta };
@@ -112,7 +107,7 @@ char *rp_fmt_bound(double v, double delta, char *buf, size_t len)
 		snprintf(buf, len, "%.*f", prec, v);
 		double back = strtod(buf, NULL);
 		for (int i = 0; i < n; i++)
-			bad |= rb_crosses(v, back, th[i]);
+			bad |= (v > th[i] && back <= th[i]) || (v < th[i] && back >= th[i]);
 		if (!bad)
 			return buf;
 	}

@@ -1,7 +1,6 @@
 /* report.html: one self-contained page.  Images are embedded as data: URIs
  * (PNG, base64); the page loads nothing from anywhere else. */
 #include "fileutil.h"
-#include "log.h"
 #include "termtext.h"
 #include "view.h"
 

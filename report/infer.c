@@ -22,7 +22,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 /* An entry's own variance usable for the fit: 2 trials or more, finite. */

@@ -8,7 +8,6 @@
 
 #include <json-c/json.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static json_object *js_pair(double a, double b)

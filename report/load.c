@@ -3,7 +3,6 @@
  * be missing, a value outside what fslab writes is refused by name). */
 #include "err.h"
 #include "fileutil.h"
-#include "log.h"
 #include "termtext.h"
 #include "manifest.h"
 #include "format.h"

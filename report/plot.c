@@ -737,7 +737,6 @@ static void pl_add_bysize(struct pl_draw *w, enum fslab_test t, uint64_t record_
 	}
 	struct rp_plot *p = &w->out->p[w->out->n++];
 
-	w->out->compare_record[t] = rec;
 	p->test = t;
 	p->kind = FSLAB_REPORT_PLOT_COMPARE;
 	snprintf(p->name, sizeof(p->name), "bysize-%s", fslab_test_to_string(t));
@@ -765,16 +764,6 @@ static int pl_add_test(struct pl_draw *w, unsigned kinds, enum fslab_test t, uin
 		return r;
 	pl_add_bysize(w, t, record_kib);
 	return 0;
-}
-
-/* gnuplot failed: its exit status and the tail of what it said (escaped
- * by the message sink, lib/termtext.h, its lines kept). */
-static void pl_job_failed(const struct pl_job *j)
-{
-	char esc[4 * (PATH_MAX + 32) + 8];
-
-	fslab_note(FSLAB_NOTE_ERROR, "gnuplot failed (exit %d) on %s:\n%s", j->res.exit_status,
-		    fslab_escape_ctrl(j->script, esc, sizeof(esc)), j->res.stderr_tail);
 }
 
 /* Runs the scripts that have plots, each gnuplot from its own thread.  A
@@ -809,7 +798,11 @@ static int pl_run_jobs(struct pl_draw *w)
 			r = w->jobs[k].rc;
 			fslab_note(FSLAB_NOTE_ERROR, "cannot run gnuplot: %s", strerror(-r));
 		} else if (w->jobs[k].res.exit_status != 0) {
-			pl_job_failed(&w->jobs[k]);
+			/* the tail of what gnuplot said: escaped by the sink, its lines kept */
+			char esc[4 * (PATH_MAX + 32) + 8];
+
+			fslab_note(FSLAB_NOTE_ERROR, "gnuplot failed (exit %d) on %s:\n%s", w->jobs[k].res.exit_status,
+				   fslab_escape_ctrl(w->jobs[k].script, esc, sizeof(esc)), w->jobs[k].res.stderr_tail);
 			r = -EIO;
 		}
 	}

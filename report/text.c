@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 int rp_tab_open(struct rp_tab *t, FILE *out, bool html, const char *const *heads, size_t n,

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char vd_cmd_disk[] =

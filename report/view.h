@@ -77,7 +77,6 @@ struct rp_plot {
 struct rp_plots {
 	struct rp_plot *p;
 	size_t n;
-	uint64_t compare_record[FSLAB_TEST_MAX];
 };
 /* Writes the gnuplot scripts into dir and runs gnuplot; PNG and SVG files
  * land in dir.  Returns 0 or a negative errno with the message in e

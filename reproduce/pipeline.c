@@ -318,7 +318,7 @@ static int repro_stages(struct repro_run *p)
 	struct fslab_stopsig saved;
 	int r;
 
-	fslab_stopsig_catch(&saved, repro_on_signal);
+	fslab_stopsig_catch(&saved, repro_on_signal, NULL);
 	r = repro_setup(p);
 	if (r != 0) {
 		p->ret = r;

@@ -6,39 +6,14 @@
 #include "engine.h"
 #include "engine_int.h"
 #include "clock.h"
-#include "settings.h"
 #include "stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The words are fslab run's settings table's (lib/settings.c), in the
- * enums' order. */
-const char *fslab_io_mode_to_string(enum fslab_io_mode m)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_IO, (int)m);
-
-	return w ? w : "seek";
-}
-
-const char *fslab_sync_policy_to_string(enum fslab_sync_policy p)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_SYNC, (int)p);
-
-	return w ? w : "fs";
-}
-
-const char *fslab_file_sync_to_string(enum fslab_file_sync f)
-{
-	const char *w = fslab_setting_word(FSLAB_SETTING_FILE_SYNC, (int)f);
-
-	return w ? w : "fsync";
-}
 
 uint64_t fslab_stride_next(uint64_t rec, uint64_t n, uint64_t *wraps)
 {

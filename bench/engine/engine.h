@@ -352,12 +352,6 @@ uint64_t fslab_files_count(uint64_t file_bytes);
  * cluster of slack (32 KiB, FAT's largest usual). */
 uint64_t fslab_files_tree_bytes(uint64_t file_bytes);
 
-const char *fslab_file_sync_to_string(enum fslab_file_sync s);
-
-const char *fslab_io_mode_to_string(enum fslab_io_mode m);
-
-const char *fslab_sync_policy_to_string(enum fslab_sync_policy s);
-
 /* Passes of one test thrown away because the process was stopped (SIGSTOP,
  * SIGTSTP) during them, before the test is given up as failed. */
 #define FSLAB_STOP_REDO_MAX 3

@@ -412,21 +412,13 @@ int fslab_files_ensure(struct fslab_bench_pass *p)
 	return files_fresh_tree(p, fslab_files_count(p->cell->file_bytes), false);
 }
 
-/* Bytes a many-files test with these flags (FSLAB_BT_*) counts per pass
- * of a cell of file size S: N x S for create and read, N x
- * FSLAB_FILES_META_BYTES for stat and unlink. */
-static uint64_t fslab_files_bytes(unsigned flags, uint64_t file_bytes)
-{
-	return fslab_files_count(file_bytes) *
-	       ((flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : file_bytes);
-}
-
 int fslab_files_run(struct fslab_bench_pass *p)
 {
 	const uint64_t n = fslab_files_count(p->cell->file_bytes);
 
 	p->moved_ops = n;
-	p->moved_bytes = fslab_files_bytes(p->test->flags, p->cell->file_bytes);
+	/* N x S for create and read, N x FSLAB_FILES_META_BYTES for stat and unlink */
+	p->moved_bytes = n * ((p->test->flags & FSLAB_BT_METADATA) ? FSLAB_FILES_META_BYTES : p->cell->file_bytes);
 	if (p->test->id != FSLAB_TEST_FILES_CREATE)
 		return files_walk(p, n);
 	return files_fresh_tree(p, n, true);

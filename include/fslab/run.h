@@ -14,7 +14,6 @@
 #define FSLAB_BENCH_RUN_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "names.h"
 #include "settings.h"
@@ -113,13 +112,6 @@ int fslab_run(const struct fslab_run_opts *o);
  * FSLAB_EXIT_FAILURE (a filesystem too small: refused before any probe)
  * or FSLAB_EXIT_USAGE.  o has passed fslab_run_opts_check(o, true). */
 int fslab_run_dry_run(const struct fslab_run_opts *o);
-
-/* The stopping rules of --stop (the default, "decided", judged by
- * fslab_stop_judge in lib/stats.h and applied by bench/run_stop.c; docs/run.md
- * "When the run stops"). */
-const char *fslab_stop_rule_to_string(enum fslab_stop_rule r);
-/* FSLAB_STOP_RULE_INVALID for an unknown name. */
-enum fslab_stop_rule fslab_stop_rule_from_string(const char *s);
 
 /* Why a test of a cell stopped getting trials (enum fslab_stop_why,
  * lib/stats.h): the manifest's words. */

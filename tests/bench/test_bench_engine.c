@@ -842,7 +842,7 @@ static void expect_calls(const struct cell_run *cr, enum fslab_test t, size_t re
 	segment(cr, t, &a, &b);
 	got = render(cr, a, b, rec);
 	ck_assert_msg(strcmp(got, want) == 0, "%s (%s mode):\n got: %s\nwant: %s",
-		      fslab_test_to_string(t), fslab_io_mode_to_string(cr->io), got, want);
+		      fslab_test_to_string(t), fslab_setting_word(FSLAB_SETTING_IO, cr->io), got, want);
 	free(got);
 }
 

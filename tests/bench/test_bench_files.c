@@ -351,7 +351,7 @@ START_TEST(fdatasync_flushes_each_file)
 	assert_ok(&f, FSLAB_TEST_FILES_CREATE);
 	ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_CREATE].fdatasync, 64);
 	ck_assert_uint_eq(f.timed[FSLAB_TEST_FILES_CREATE].fsync, 0);
-	ck_assert_str_eq(fslab_file_sync_to_string(FSLAB_FILE_SYNC_FDATASYNC), "fdatasync");
+	ck_assert_str_eq(fslab_setting_word(FSLAB_SETTING_FILE_SYNC, FSLAB_FILE_SYNC_FDATASYNC), "fdatasync");
 }
 END_TEST
 

@@ -4,6 +4,7 @@
  * fixed-seed generator (deterministic, well under a second). */
 #include "testutil.h"
 
+#include "settings.h"
 #include "stats.h"
 #include "fslab/run.h"
 
@@ -192,8 +193,9 @@ START_TEST(spending_adds_up_and_one_filesystem)
 	ck_assert_int_eq(fslab_stop_judge(&sim_params, y, 1, 3, NULL, NULL), FSLAB_STOP_UNDECIDABLE);
 	ck_assert_int_eq(fslab_stop_judge(&sim_params, y, 0, 0, NULL, NULL), FSLAB_STOP_NO_DATA);
 	ck_assert_int_eq(fslab_stop_judge(&sim_params, y, 1, 2, NULL, NULL), FSLAB_STOP_OPEN);
-	ck_assert_int_eq(fslab_stop_rule_from_string("decided"), FSLAB_STOP_RULE_DECIDED);
-	ck_assert_int_eq(fslab_stop_rule_from_string("until"), FSLAB_STOP_RULE_INVALID);
+	/* the rules' names are the --stop row's words, in the enum's order */
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STOP, "decided"), FSLAB_STOP_RULE_DECIDED);
+	ck_assert_int_lt(fslab_setting_word_index(FSLAB_SETTING_STOP, "until"), 0);
 }
 END_TEST
 

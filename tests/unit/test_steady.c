@@ -5,6 +5,7 @@
  * mean. */
 #include "testutil.h"
 
+#include "settings.h"
 #include "steady.h"
 
 #include <math.h>
@@ -129,11 +130,11 @@ END_TEST
 
 START_TEST(mode_names)
 {
-	ck_assert_int_eq(fslab_steady_mode_from_string("auto"), FSLAB_STEADY_AUTO);
-	ck_assert_int_eq(fslab_steady_mode_from_string("on"), FSLAB_STEADY_ON);
-	ck_assert_int_eq(fslab_steady_mode_from_string("off"), FSLAB_STEADY_OFF);
-	ck_assert_int_eq(fslab_steady_mode_from_string("yes"), -1);
-	ck_assert_str_eq(fslab_steady_mode_to_string(FSLAB_STEADY_ON), "on");
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STEADY, "auto"), FSLAB_STEADY_AUTO);
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STEADY, "on"), FSLAB_STEADY_ON);
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STEADY, "off"), FSLAB_STEADY_OFF);
+	ck_assert_int_eq(fslab_setting_word_index(FSLAB_SETTING_STEADY, "yes"), -1);
+	ck_assert_str_eq(fslab_setting_word(FSLAB_SETTING_STEADY, FSLAB_STEADY_ON), "on");
 }
 END_TEST
 
