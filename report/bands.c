@@ -239,7 +239,10 @@ static bool bd_paired_cmp(const struct rp_entry *x, const struct rp_entry *y, co
 	struct bd_pair p, q;
 	double num = 0, den = 0;
 
-	if (x->run != y->run || !bd_paired(x, y, b, ft[f][b], &p))
+	/* trials beyond BD_TRIALS would be left out here: such a run keeps
+	 * the per-trial band scores, which see every trial */
+	if (x->run != y->run || x->max_trial >= BD_TRIALS || y->max_trial >= BD_TRIALS ||
+	    !bd_paired(x, y, b, ft[f][b], &p))
 		return false;
 	for (int g = 0; g < RP_N_FAMILIES; g++)
 		for (int c = 0; c < RP_N_BANDS; c++)
