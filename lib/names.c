@@ -156,6 +156,16 @@ enum fslab_test_family fslab_test_family(enum fslab_test t)
 	return FSLAB_FAMILY_IOZONE;
 }
 
+int fslab_band_of(uint64_t file_kib)
+{
+	static const uint64_t lo[FSLAB_N_BANDS] = { 64, 2048, 131072 }, hi[FSLAB_N_BANDS] = { 1024, 65536, 2097152 };
+	int b = 0;
+
+	while (b < FSLAB_N_BANDS && !(file_kib >= lo[b] && file_kib <= hi[b]))
+		b++;
+	return b;
+}
+
 unsigned fslab_test_family_mask(enum fslab_test_family f)
 {
 	switch (f) {

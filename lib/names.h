@@ -9,6 +9,7 @@
 #define FSLAB_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum fslab_fs_type {
 	FSLAB_FS_EXT4,
@@ -79,6 +80,25 @@ enum fslab_test_family {
 #define FSLAB_TESTS_ALL FSLAB_TESTS_IOZONE
 /* Every test of every family. */
 #define FSLAB_TESTS_EVERY ((1u << FSLAB_TEST_MAX) - 1)
+/* The workloads the first screen answers by, as masks of the IOzone tests
+ * each is judged on (report/summary.c names them; its fourth, small
+ * files, is FSLAB_TESTS_FILES). */
+#define FSLAB_TESTS_SEQ_WRITE                                                                  \
+	(FSLAB_TEST_BIT(FSLAB_TEST_WRITE) | FSLAB_TEST_BIT(FSLAB_TEST_REWRITE) |               \
+	 FSLAB_TEST_BIT(FSLAB_TEST_FWRITE) | FSLAB_TEST_BIT(FSLAB_TEST_FREWRITE))
+#define FSLAB_TESTS_SEQ_READ                                                                   \
+	(FSLAB_TEST_BIT(FSLAB_TEST_READ) | FSLAB_TEST_BIT(FSLAB_TEST_REREAD) |                 \
+	 FSLAB_TEST_BIT(FSLAB_TEST_FREAD) | FSLAB_TEST_BIT(FSLAB_TEST_FREREAD))
+#define FSLAB_TESTS_RANDOM                                                                     \
+	(FSLAB_TEST_BIT(FSLAB_TEST_RANDOM_READ) | FSLAB_TEST_BIT(FSLAB_TEST_RANDOM_WRITE) |    \
+	 FSLAB_TEST_BIT(FSLAB_TEST_RECORD_REWRITE) | FSLAB_TEST_BIT(FSLAB_TEST_STRIDE_READ) | \
+	 FSLAB_TEST_BIT(FSLAB_TEST_BACKWARD_READ))
+
+/* The bands of file sizes the first screen answers by: small 64K-1M,
+ * medium 2M-64M, large 128M-2G.  The band of a file size (FSLAB_N_BANDS:
+ * none). */
+enum { FSLAB_BAND_SMALL, FSLAB_BAND_MEDIUM, FSLAB_BAND_LARGE, FSLAB_N_BANDS };
+int fslab_band_of(uint64_t file_kib);
 
 /* The family of a test; its word ("iozone", "queued", "files"), which
  * --tests accepts for the whole family. */

@@ -18,27 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	uint64_t lo, hi; /* KiB */
-} bd_bands[RP_N_BANDS] = {
-	{ "small (64K-1M)", 64, 1024 },
-	{ "medium (2M-64M)", 2048, 65536 },
-	{ "large (128M-2G)", 131072, 2097152 },
-};
+static const char *const bd_bands[RP_N_BANDS] = { "small (64K-1M)", "medium (2M-64M)", "large (128M-2G)" };
+_Static_assert((int)RP_N_BANDS == (int)FSLAB_N_BANDS, "the report's bands are lib/names.h's");
 
 const char *rp_band_name(int b)
 {
-	return b >= 0 && b < RP_N_BANDS ? bd_bands[b].name : "?";
-}
-
-int rp_band_of(uint64_t file_kib)
-{
-	int b = 0;
-
-	while (b < RP_N_BANDS && !(file_kib >= bd_bands[b].lo && file_kib <= bd_bands[b].hi))
-		b++;
-	return b;
+	return b >= 0 && b < RP_N_BANDS ? bd_bands[b] : "?";
 }
 
 /* Entry e's score in test t and band b into s (rp_score_free it);
@@ -57,7 +42,7 @@ static void bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 		return;
 	}
 	RP_FOR_CELLS(c, e, t) {
-		if (!c->n_ok || rp_band_of(c->file_kib) != b)
+		if (!c->n_ok || fslab_band_of(c->file_kib) != b)
 			continue;
 		s->n_cells++;
 		s->flags |= c->flags;
@@ -155,7 +140,7 @@ static bool bd_paired(const struct rp_entry *x, const struct rp_entry *y, int b,
 			uint64_t kx[4] = { cx->file_kib, cx->record_kib, cx->iodepth, cx->jobs };
 			int c = 1;
 
-			if (rp_band_of(cx->file_kib) != b || !cx->n_ok)
+			if (fslab_band_of(cx->file_kib) != b || !cx->n_ok)
 				continue;
 			while (cy < ey &&
 			       (c = bd_key_cmp((uint64_t[4]){ cy->file_kib, cy->record_kib, cy->iodepth, cy->jobs }, kx)) < 0)

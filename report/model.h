@@ -431,8 +431,6 @@ struct rp_bands {
 	bool any;
 };
 const char *rp_band_name(int b); /* "small (64K-1M)" */
-/* The band of a file size (RP_N_BANDS: none). */
-int rp_band_of(uint64_t file_kib);
 /* s->bands from family f's judged tests fam[f] (no flagged-only test). */
 int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned fam[RP_N_FAMILIES]);
 

@@ -35,14 +35,9 @@ static const struct {
 	unsigned described; /* without any of tests in the run: described on these */
 	const char *what;   /* the tests' common name in the line ("many files"), or NULL */
 } sm_families[RP_N_FAMILIES] = {
-	{ "sequential write", 1u << FSLAB_TEST_WRITE | 1u << FSLAB_TEST_REWRITE |
-				      1u << FSLAB_TEST_FWRITE | 1u << FSLAB_TEST_FREWRITE, 0, NULL },
-	{ "sequential read", 1u << FSLAB_TEST_READ | 1u << FSLAB_TEST_REREAD |
-				     1u << FSLAB_TEST_FREAD | 1u << FSLAB_TEST_FREREAD, 0, NULL },
-	{ "random and strided", 1u << FSLAB_TEST_RANDOM_READ | 1u << FSLAB_TEST_RANDOM_WRITE |
-					1u << FSLAB_TEST_RECORD_REWRITE |
-					1u << FSLAB_TEST_STRIDE_READ | 1u << FSLAB_TEST_BACKWARD_READ,
-	  0, NULL },
+	{ "sequential write", FSLAB_TESTS_SEQ_WRITE, 0, NULL },
+	{ "sequential read", FSLAB_TESTS_SEQ_READ, 0, NULL },
+	{ "random and strided", FSLAB_TESTS_RANDOM, 0, NULL },
 	{ "small files", FSLAB_TESTS_FILES, FSLAB_TESTS_ALL, "many files" },
 };
 

@@ -120,14 +120,14 @@ static char *bt_dir(char *buf, size_t len)
 
 START_TEST(t_band_of)
 {
-	ck_assert_int_eq(rp_band_of(32), RP_N_BANDS);
-	ck_assert_int_eq(rp_band_of(64), RP_BAND_SMALL);
-	ck_assert_int_eq(rp_band_of(1024), RP_BAND_SMALL);
-	ck_assert_int_eq(rp_band_of(2048), RP_BAND_MEDIUM);
-	ck_assert_int_eq(rp_band_of(65536), RP_BAND_MEDIUM);
-	ck_assert_int_eq(rp_band_of(131072), RP_BAND_LARGE);
-	ck_assert_int_eq(rp_band_of(2097152), RP_BAND_LARGE);
-	ck_assert_int_eq(rp_band_of(4194304), RP_N_BANDS);
+	ck_assert_int_eq(fslab_band_of(32), RP_N_BANDS);
+	ck_assert_int_eq(fslab_band_of(64), RP_BAND_SMALL);
+	ck_assert_int_eq(fslab_band_of(1024), RP_BAND_SMALL);
+	ck_assert_int_eq(fslab_band_of(2048), RP_BAND_MEDIUM);
+	ck_assert_int_eq(fslab_band_of(65536), RP_BAND_MEDIUM);
+	ck_assert_int_eq(fslab_band_of(131072), RP_BAND_LARGE);
+	ck_assert_int_eq(fslab_band_of(2097152), RP_BAND_LARGE);
+	ck_assert_int_eq(fslab_band_of(4194304), RP_N_BANDS);
 	ck_assert_str_eq(rp_band_name(RP_BAND_MEDIUM), "medium (2M-64M)");
 }
 END_TEST
