@@ -191,6 +191,100 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 	return fslab_stop_judge(&p, y, ne, nk, rec->words, tally);
 }
 
+/* The band look, the rule's second level.  The first screen compares two
+ * filesystems per workload and band of file sizes over the band's cells
+ * (report/bands.c); a cell's own judgement above stops it once its pairs
+ * are decided or cannot be, which at the minimum trials is most cells,
+ * while their band's comparison is still wide.  So each look also judges
+ * every pair of judged filesystems per workload and band as the report
+ * will: the mean over the band's cells of a cell's mean log-ratio (its
+ * tests averaged in each trial), its variance from each cell's trials,
+ * the cells independent.  While its interval at the screen's level
+ * (FSLAB_FAMILY_ALPHA over every pair, workload and band) would resolve
+ * only differences beyond RS_BAND_RESOLVE, the band's cells of the
+ * workload's tests stay open, up to the cap.  Only the interval's width
+ * is weighed, never its direction, so where a band stops says nothing of
+ * its verdict (no optional stopping). */
+#define RS_BAND_RESOLVE 0.10
+
+static double rs_band_resolve(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t x,
+			      size_t y, int b, unsigned ft, double m)
+{
+	double var = 0, v2 = 0, nc = 0;
+
+	for (size_t i = 0; i < c->plan->n; i++) {
+		double z[T], mean = 0, s2 = 0, n = 0;
+
+		if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
+			continue;
+		for (unsigned k = 0; k < T; k++) {
+			double sum = 0, cnt = 0;
+
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				const double *a = tab + ((x * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+				const double *o = tab + ((y * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+
+				if ((ft & (1u << t)) && !isnan(a[k]) && !isnan(o[k]))
+					sum += a[k] - o[k], cnt++;
+			}
+			z[k] = cnt ? sum / cnt : NAN;
+			n += cnt > 0, mean += cnt ? z[k] : 0;
+		}
+		if (n < 2)
+			continue;
+		mean /= n;
+		for (unsigned k = 0; k < T; k++)
+			s2 += isnan(z[k]) ? 0 : (z[k] - mean) * (z[k] - mean) / (n - 1);
+		var += s2 / n, v2 += s2 * s2 / (n * n * (n - 1)), nc++;
+	}
+	if (!nc)
+		return 0; /* nothing to compare: nothing to wait for */
+	if (!(var > 0))
+		return 0;
+	return expm1(fslab_t_quantile(FSLAB_FAMILY_ALPHA / m, var * var / v2) * sqrt(var) / nc);
+}
+
+static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
+{
+	const unsigned fam[] = { FSLAB_TESTS_SEQ_WRITE, FSLAB_TESTS_SEQ_READ, FSLAB_TESTS_RANDOM, FSLAB_TESTS_FILES };
+	enum { NF = sizeof(fam) / sizeof(fam[0]) };
+	size_t judged[FSLAB_MAX_FS], ne = 0;
+	double m = 0;
+	bool any[NF][FSLAB_N_BANDS] = { { false } };
+
+	if (T >= c->cfg.max_trials)
+		return;
+	for (size_t f = 0; f < c->n_fs; f++)
+		if (!c->fs[f].rec.fuse) /* FUSE runs the minimum trials: not judged */
+			judged[ne++] = f;
+	for (size_t i = 0; i < c->plan->n; i++)
+		for (int w = 0; w < NF; w++) {
+			int b = fslab_band_of(c->plan->cells[i].file_bytes / 1024);
+
+			if (b < FSLAB_N_BANDS && (fam[w] & c->cfg.sweep.tests) && !any[w][b])
+				any[w][b] = true, m += (double)ne * (double)(ne - 1) / 2;
+		}
+	for (int w = 0; w < NF; w++)
+		for (int b = 0; b < FSLAB_N_BANDS; b++) {
+			unsigned ft = fam[w] & c->cfg.sweep.tests;
+			bool open = false;
+
+			for (size_t x = 0; x < ne && any[w][b] && !open; x++)
+				for (size_t y = x + 1; y < ne && !open; y++)
+					open = rs_band_resolve(c, tab, T, judged[x], judged[y], b, ft, m) > RS_BAND_RESOLVE;
+			for (size_t i = 0; i < c->plan->n && open; i++) {
+				if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
+					continue;
+				for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+					struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
+
+					if ((ft & (1u << t)) && (rec->why == FSLAB_STOP_DECIDED || rec->why == FSLAB_STOP_UNDECIDABLE))
+						rec->why = FSLAB_STOP_OPEN;
+				}
+			}
+		}
+}
+
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
 {
 	double *tab, *y;
@@ -223,6 +317,7 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 			rec->decided = tally.decided;
 			rec->undecidable = tally.undecidable;
 		}
+	rs_band_look(c, tab, trials_done);
 	free(tab);
 	free(y);
 }

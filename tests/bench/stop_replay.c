@@ -106,6 +106,7 @@ int main(int argc, char **argv)
 {
 	static struct fslab_run_ctx c;
 	static struct rr_fs fs[FSLAB_MAX_FS];
+	static struct fslab_bench_fs bfs[FSLAB_MAX_FS]; /* none FUSE */
 	static struct run_fs_state fst[FSLAB_MAX_FS];
 	struct fslab_plan plan = { 0 };
 	size_t cells_cap = 0, n_fs = (size_t)argc - 4, wanted = 0, short_rows = 0;
@@ -130,6 +131,7 @@ int main(int argc, char **argv)
 	c.cfg.sweep.trials = lo;
 	c.cfg.max_trials = hi;
 	c.n_fs = n_fs;
+	c.fs = bfs;
 	if (run_stop_begin(&c, &plan) < 0)
 		return 1;
 	/* the run's last trial of each test of each cell, and whether the

@@ -7,6 +7,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "fslab/run.h"
+#include "run_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -286,6 +287,63 @@ START_TEST(a_pair_decided_stays_decided)
 }
 END_TEST
 
+/* The band look (bench/run_stop.c): two filesystems, one test, BL_CELLS
+ * cells of the medium band; fs 1 is ratio times fs 0, each sample with
+ * log-normal noise of coefficient cv (the same deviates for every ratio).
+ * After the minimum 3 trials, how many cells still run the test. */
+#define BL_CELLS 12
+static size_t band_look_open(double cv, double ratio)
+{
+	static struct fslab_run_ctx c;
+	static struct fslab_bench_fs fs[2];
+	struct run_fs_state fst[2];
+	struct fslab_sweep_cell cells[BL_CELLS];
+	struct fslab_plan plan = { cells, BL_CELLS };
+	uint64_t s = 20261207;
+	size_t open = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(fst, 0, sizeof(fst));
+	for (size_t i = 0; i < BL_CELLS; i++)
+		cells[i] = (struct fslab_sweep_cell){ .file_bytes = 4096ull << 10, .record_bytes = (4ull << i) << 10 };
+	c.cfg.stop_rule = FSLAB_STOP_RULE_DECIDED;
+	c.cfg.sweep.tests = 1u << FSLAB_TEST_WRITE;
+	c.cfg.sweep.trials = 3;
+	c.cfg.max_trials = 8;
+	c.n_fs = 2;
+	c.fs = fs;
+	ck_assert_int_eq(run_stop_begin(&c, &plan), 0);
+	for (unsigned k = 1; k <= 3; k++)
+		for (size_t i = 0; i < BL_CELLS; i++)
+			for (size_t f = 0; f < 2; f++) {
+				struct fslab_cell_key key = { .test = FSLAB_TEST_WRITE, .file_kib = 4096,
+							      .record_kib = 4ull << i, .iodepth = 1, .jobs = 1, .trial = k };
+
+				ck_assert_int_eq(fslab_done_add(&fst[f].done, &key, true,
+								1000 * (f ? ratio : 1) * exp(cv * sim_normal(&s))), 0);
+			}
+	run_stop_update(&c, fst, 3);
+	for (size_t i = 0; i < BL_CELLS; i++)
+		open += (run_stop_mask(&c, i) & (1u << FSLAB_TEST_WRITE)) != 0;
+	run_stop_end(&c);
+	for (size_t f = 0; f < 2; f++)
+		fslab_done_free(&fst[f].done);
+	return open;
+}
+
+/* A cell's own rule gives up on a noisy cell at 3 trials, but while its
+ * band's interval is wider than the screen wants, every cell of the band
+ * runs on, whichever way the difference goes; a band resolved as closely
+ * as the screen wants lets its cells stop. */
+START_TEST(an_open_band_keeps_its_cells_running)
+{
+	ck_assert_uint_eq(band_look_open(0.3, 1.0), BL_CELLS);
+	ck_assert_uint_eq(band_look_open(0.3, 1.3), BL_CELLS);
+	ck_assert_uint_eq(band_look_open(0.3, 1 / 1.3), BL_CELLS);
+	ck_assert_uint_eq(band_look_open(0.01, 1.5), 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	struct ft_suite *s = ft_suite_new("stop_rule");
@@ -298,5 +356,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, spending_adds_up_and_one_filesystem);
 	tcase_add_test(tc, futility_closes_what_the_cap_cannot_decide);
 	tcase_add_test(tc, a_pair_decided_stays_decided);
+	tcase_add_test(tc, an_open_band_keeps_its_cells_running);
 	return ft_suite_run(s, argc, argv);
 }
