@@ -298,7 +298,8 @@ static void run_dry_print_plan(const struct fslab_run_ctx *c, const struct fslab
 		       s->cache == FSLAB_CACHE_WARM ? "buffered" : "O_DIRECT");
 	printf(c->cfg.max_trials > s->trials ? "trials: %u..%u (%s)\n" : "trials: %u\n", s->trials, c->cfg.max_trials,
 	       c->cfg.until_ci_pct > 0 ? "until each test's 95% CI is narrow enough (--until-ci)"
-				       : "--stop decided: each test until its comparisons are decided or undecidable");
+				       : "--stop decided: each test until its comparisons are decided or undecidable, "
+					 "and its band of file sizes resolved within 10%");
 	printf("cache: %s, io: %s, sync: %s, steady state: %s (rounds of %s)\n", fslab_cache_mode_to_string(s->cache),
 	       fslab_setting_word(FSLAB_SETTING_IO, c->cfg.io_mode), fslab_setting_word(FSLAB_SETTING_SYNC, c->cfg.sync_policy),
 	       fslab_setting_word(FSLAB_SETTING_STEADY, c->cfg.steady_mode), fslab_size_format(c->cfg.steady_round_bytes, r1, sizeof(r1)));

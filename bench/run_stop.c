@@ -201,11 +201,10 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
  * tests averaged in each trial), its variance from each cell's trials,
  * the cells independent.  While its interval at the screen's level
  * (FSLAB_FAMILY_ALPHA over every pair, workload and band) would resolve
- * only differences beyond RS_BAND_RESOLVE, the band's cells of the
+ * only differences beyond FSLAB_STOP_BAND_RESOLVE (10%), the band's cells of the
  * workload's tests stay open, up to the cap.  Only the interval's width
  * is weighed, never its direction, so where a band stops says nothing of
  * its verdict (no optional stopping). */
-#define RS_BAND_RESOLVE 0.10
 
 static double rs_band_resolve(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t x,
 			      size_t y, int b, unsigned ft, double m)
@@ -271,7 +270,7 @@ static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
 
 			for (size_t x = 0; x < ne && any[w][b] && !open; x++)
 				for (size_t y = x + 1; y < ne && !open; y++)
-					open = rs_band_resolve(c, tab, T, judged[x], judged[y], b, ft, m) > RS_BAND_RESOLVE;
+					open = rs_band_resolve(c, tab, T, judged[x], judged[y], b, ft, m) > FSLAB_STOP_BAND_RESOLVE;
 			for (size_t i = 0; i < c->plan->n && open; i++) {
 				if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
 					continue;

@@ -173,7 +173,7 @@ enum fslab_sync_policy {
 /* --stop: how many trials a cell's test gets.  The names are what the
  * manifest records ("stop") and --stop takes. */
 enum fslab_stop_rule {
-	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable */
+	FSLAB_STOP_RULE_DECIDED, /* until its comparisons are decided or undecidable, its band resolved */
 	FSLAB_STOP_RULE_CI,      /* --until-ci PCT: until each interval is narrow */
 	FSLAB_STOP_RULE_FIXED,   /* --trials N, no more */
 	FSLAB_STOP_RULE_MAX,

@@ -208,6 +208,10 @@ enum fslab_stop_why {
  * of being decided at a look still to come (its conditional power on the
  * present estimate) is below this is undecidable. */
 #define FSLAB_STOP_FUTILITY 0.2
+/* The band look's target (bench/run_stop.c): a band of file sizes stays
+ * open while a pair's interval over it, at the first screen's level,
+ * would resolve only differences beyond this. */
+#define FSLAB_STOP_BAND_RESOLVE 0.10
 /* Looks the futility judgement weighs at most (evenly spaced up to the
  * cap when more are left). */
 #define FSLAB_STOP_LOOKS_MAX 32
