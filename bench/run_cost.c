@@ -200,7 +200,7 @@ static int cost_run(const struct fslab_run_ctx *c, const struct fslab_plan *plan
 }
 
 /* The first estimate (probes, calibration): a figure and a range for the
- * model's error (25%) and the trials past the minimum, at most 2x wide. */
+ * model's error (25%) and the trials past the minimum, up to the cap. */
 void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		  struct fslab_progress *prog)
 {
@@ -210,7 +210,7 @@ void run_seed_eta(const struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	fslab_progress_set_estimate(prog, 1); /* the work is the model's seconds */
 	if (cost_run(c, plan, &lo, &mid, &hi) < 0)
 		return;
-	hi = hi * 1.25 < lo * 0.8 * 2 ? hi * 1.25 : lo * 0.8 * 2;
+	hi *= 1.25;
 	fslab_progress_note(prog, "%s: estimated time %s (%s..%s; %u..%u trial(s), from the device probes and each filesystem's measured costs; re-fitted from each cell measured)",
 			    fslab_log_prefix(), fslab_progress_format_duration(mid, d1, sizeof(d1)),
 			    fslab_progress_format_duration(lo * 0.8, d2, sizeof(d2)),
