@@ -18,12 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const bd_bands[RP_N_BANDS] = { "small (64K-1M)", "medium (2M-64M)", "large (128M-2G)" };
+static const char *const bd_bands[RP_N_BAND_LINES] = { "small (64K-1M)", "medium (2M-64M)", "large (128M-2G)",
+							 "all sizes (64K-2G)" };
 _Static_assert((int)RP_N_BANDS == (int)FSLAB_N_BANDS, "the report's bands are lib/names.h's");
 
 const char *rp_band_name(int b)
 {
-	return b >= 0 && b < RP_N_BANDS ? bd_bands[b] : "?";
+	return b >= 0 && b < RP_N_BAND_LINES ? bd_bands[b] : "?";
+}
+
+/* Is a file size in band line b? */
+static bool bd_in(uint64_t file_kib, int b)
+{
+	int k = fslab_band_of(file_kib);
+
+	return b == RP_BAND_ALL ? k < RP_N_BANDS : k == b;
 }
 
 /* Entry e's score in test t and band b into s (rp_score_free it);
@@ -42,7 +51,7 @@ static void bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 		return;
 	}
 	RP_FOR_CELLS(c, e, t) {
-		if (!c->n_ok || fslab_band_of(c->file_kib) != b)
+		if (!c->n_ok || !bd_in(c->file_kib, b))
 			continue;
 		s->n_cells++;
 		s->flags |= c->flags;
@@ -74,7 +83,7 @@ static void bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
  * beyond: none, its own variance; only with more than 5 runs). */
 static size_t bd_pool(const struct rp_data *d, const struct rp_entry *e, int t, int b)
 {
-	return ((size_t)(e->run - d->runs) * RP_N_BANDS + (size_t)b) * FSLAB_TEST_MAX + (size_t)t;
+	return ((size_t)(e->run - d->runs) * RP_N_BAND_LINES + (size_t)b) * FSLAB_TEST_MAX + (size_t)t;
 }
 
 /* One cell two entries share in test t: its key and per-trial log-ratio
@@ -140,7 +149,7 @@ static bool bd_paired(const struct rp_entry *x, const struct rp_entry *y, int b,
 			uint64_t kx[4] = { cx->file_kib, cx->record_kib, cx->iodepth, cx->jobs };
 			int c = 1;
 
-			if (fslab_band_of(cx->file_kib) != b || !cx->n_ok)
+			if (!bd_in(cx->file_kib, b) || !cx->n_ok)
 				continue;
 			while (cy < ey &&
 			       (c = bd_key_cmp((uint64_t[4]){ cy->file_kib, cy->record_kib, cy->iodepth, cy->jobs }, kx)) < 0)
@@ -218,7 +227,7 @@ out:
  * noise), truncated at 0, on the trials' df; the df of the sum as if
  * its two parts were fully correlated (they share the trials), which the
  * A/A tests found holds the 5% where Satterthwaite's did not quite. */
-static bool bd_paired_cmp(const struct rp_entry *x, const struct rp_entry *y, const unsigned ft[][RP_N_BANDS],
+static bool bd_paired_cmp(const struct rp_entry *x, const struct rp_entry *y, const unsigned ft[][RP_N_BAND_LINES],
 			  int f, int b, double *dl, double *se, double *df)
 {
 	struct bd_pair p, q;
@@ -244,7 +253,7 @@ static bool bd_paired_cmp(const struct rp_entry *x, const struct rp_entry *y, co
 /* Family f in band b: the leader and the next best over the tests ft of
  * the scores sc; with cmp false only the candidates are
  * counted into s->bands.m. */
-static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int b, const unsigned fts[][RP_N_BANDS],
+static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int b, const unsigned fts[][RP_N_BAND_LINES],
 		      const struct rp_score *sc, const struct rp_varmodel *vm, bool cmp)
 {
 	unsigned ft = fts[f][b];
@@ -328,18 +337,18 @@ static void bd_family(struct rp_summary *s, const struct rp_data *d, int f, int 
  * family and band. */
 static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned *fam)
 {
-	size_t n = d->n_all, nv = 0, nk = (n ? n : 1) * RP_N_BANDS * FSLAB_TEST_MAX;
+	size_t n = d->n_all, nv = 0, nk = (n ? n : 1) * RP_N_BAND_LINES * FSLAB_TEST_MAX;
 	struct rp_score *sc = calloc(nk, sizeof(*sc));
 	struct rp_vm_in *in = calloc(nk, sizeof(*in));
 	struct rp_varmodel *vm = calloc(1, sizeof(*vm));
-	unsigned clean[RP_N_BANDS] = { 0 }, tests = 0, ft[RP_N_FAMILIES][RP_N_BANDS];
+	unsigned clean[RP_N_BAND_LINES] = { 0 }, tests = 0, ft[RP_N_FAMILIES][RP_N_BAND_LINES];
 	int rc = -ENOMEM;
 
 	if (!sc || !in || !vm)
 		goto out;
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		tests |= fam[f] & s->tests;
-	for (int b = 0; b < RP_N_BANDS; b++)
+	for (int b = 0; b < RP_N_BAND_LINES; b++)
 		for (size_t i = 0; i < n; i++)
 			RP_FOR_TESTS(t, tests) {
 				size_t k = (b * n + i) * FSLAB_TEST_MAX + (size_t)t;
@@ -354,11 +363,11 @@ static int bd_all(struct rp_summary *s, const struct rp_data *d, const unsigned 
 	rp_varmodel_fit(in, nv, RP_VM_MAX_POOLS, vm);
 	/* a test no entry has clean in a band is left out of it */
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (int b = 0; b < RP_N_BANDS; b++)
+		for (int b = 0; b < RP_N_BAND_LINES; b++)
 			ft[f][b] = fam[f] & s->tests & clean[b];
 	for (int pass = 0; pass < 2; pass++)
 		for (int f = 0; f < RP_N_FAMILIES; f++)
-			for (int b = 0; b < RP_N_BANDS; b++)
+			for (int b = 0; b < RP_N_BAND_LINES; b++)
 				bd_family(s, d, f, b, ft, sc, vm, pass == 1);
 	rc = 0;
 out:
@@ -403,7 +412,7 @@ int rp_bands_build(struct rp_summary *s, const struct rp_data *d, const unsigned
 	int rc = bd_all(s, d, fam);
 
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (int b = 0; b < RP_N_BANDS; b++) {
+		for (int b = 0; b < RP_N_BAND_LINES; b++) {
 			bd_line(&s->bands.v[f][b]);
 			s->bands.any |= s->bands.v[f][b].lead != NULL;
 		}

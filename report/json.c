@@ -331,7 +331,7 @@ int rp_json_write(FILE *out, const struct rp_data *d, unsigned tests)
 	json_object_object_add(root, "verdicts_by_test", js_verdicts(d, tests));
 	o = json_object_new_object();
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (int b = 0; b < RP_N_BANDS; b++) {
+		for (int b = 0; b < RP_N_BAND_LINES; b++) { /* "small" .. "all" */
 			const struct rp_band_verdict *v = &s->bands.v[f][b];
 			json_object *fo = NULL;
 

@@ -411,6 +411,10 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 
 /* ---- per band of file sizes (bands.c) ---- */
 enum { RP_BAND_SMALL, RP_BAND_MEDIUM, RP_BAND_LARGE, RP_N_BANDS };
+/* The line of a family over every file size (its band lines' sum), after
+ * the bands; the lines are RP_N_BAND_LINES. */
+#define RP_BAND_ALL RP_N_BANDS
+#define RP_N_BAND_LINES (RP_N_BANDS + 1)
 /* One family in one band: the leader against the next best over the
  * family's tests, each entry's band score the geometric mean over the
  * band's cells of each trial (so the paired log-ratios of a cell and trial
@@ -426,7 +430,7 @@ struct rp_band_verdict {
 	char line[400];      /* as the text and HTML say it ("" none) */
 };
 struct rp_bands {
-	struct rp_band_verdict v[RP_N_FAMILIES][RP_N_BANDS];
+	struct rp_band_verdict v[RP_N_FAMILIES][RP_N_BAND_LINES];
 	size_t m;            /* pairs of candidates over every family and band */
 	bool any;
 };

@@ -182,7 +182,9 @@ static void vd_bands(FILE *out, const struct rp_data *d, bool html)
 			    "by cell and trial; intervals hold together at 95%% over %zu pairs):\n",
 		b->m);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
-		for (int k = 0; k < RP_N_BANDS; k++) {
+		for (int j = 0; j < RP_N_BAND_LINES; j++) {
+			int k = (j + RP_BAND_ALL) % RP_N_BAND_LINES; /* all sizes first */
+
 			if (!b->v[f][k].line[0])
 				continue;
 			snprintf(line, sizeof(line), "%s, %s: %s", rp_family_name(f), rp_band_name(k), b->v[f][k].line);
@@ -346,7 +348,12 @@ int rp_text_summary(FILE *out, const struct rp_data *d)
 		      "2 trials to compare\n", out);
 	vd_text_more_flags(out, d);
 	vd_bands(out, d, false);
-	fputs("\nverdicts:\n", out);
+	/* the families' lines judge each test's large-file score, as the
+	 * matrix does; the band lines above judge every file size */
+	bool fams = false;
+	for (int f = 0; f < RP_N_FAMILIES; f++)
+		fams |= s->family_present[f];
+	fputs(fams ? "\nverdicts on the large files (each test's two largest file sizes):\n" : "\nverdicts:\n", out);
 	for (int f = 0; f < RP_N_FAMILIES; f++)
 		if (s->family_present[f])
 			rp_text_wrap(out, "  ", 6, s->verdict[f]);
@@ -548,8 +555,10 @@ void rp_html_summary(FILE *out, const struct rp_data *d)
 				     "rows below.</p></section>\n" : "<p>No test has data to rank.</p></section>\n", out);
 		return;
 	}
-	if (!s->comparison)
+	if (!s->comparison) {
 		vd_bands(out, d, true);
+		fputs("<p>On the large files (each test's two largest file sizes):</p>\n", out);
+	}
 	fputs("<ul class=verdicts>\n", out);
 	for (int f = 0; f < RP_N_FAMILIES && !s->comparison; f++)
 		if (s->family_present[f])

@@ -149,8 +149,8 @@ START_TEST(t_planted)
 	bt_write(bt_dir(dir, sizeof(dir)), fs, 4, bt_planted, fuse, 42);
 	d = bt_load(dir);
 	const struct rp_bands *b = &d->sum->bands;
-	/* 2 families x 3 bands, 3 candidates each (fat32 set aside) */
-	ck_assert_uint_eq(b->m, 2 * 3 * 3);
+	/* 2 families x (3 bands and all sizes), 3 candidates each (fat32 set aside) */
+	ck_assert_uint_eq(b->m, 2 * 4 * 3);
 	for (int f = RP_FAMILY_SEQ_WRITE; f <= RP_FAMILY_SEQ_READ; f++) {
 		const struct rp_band_verdict *s = &b->v[f][RP_BAND_SMALL], *m = &b->v[f][RP_BAND_MEDIUM],
 					     *l = &b->v[f][RP_BAND_LARGE];
@@ -170,6 +170,10 @@ START_TEST(t_planted)
 		ck_assert_msg(strstr(s->line, "alike within"), "%s", s->line);
 		/* medium: all three equal, never called faster */
 		ck_assert_int_ne(m->cmp.dir, RP_DIR_FASTER);
+		/* all sizes: xfs's 0.8 and 1.2 bands against 1 and 1, never fat32 */
+		const struct rp_band_verdict *a = &b->v[f][RP_BAND_ALL];
+		ck_assert_msg(a->lead && strcmp(a->lead->fs, "fat32") && a->cmp.ratio >= 1 && a->cmp.ratio < 1.2,
+			      "%s", a->line);
 		for (int k = 0; k < RP_N_BANDS; k++)
 			ck_assert_str_ne(b->v[f][k].lead->fs, "fat32");
 	}
@@ -181,7 +185,11 @@ START_TEST(t_planted)
 	ck_assert_int_eq(rp_text_summary(o, d), 0);
 	fclose(o);
 	char *sec = strstr(text, "by file size");
-	ck_assert_msg(sec && strstr(sec, "\nverdicts:") && strstr(sec, "sequential read, large (128M-2G): xfs leads"),
+	ck_assert_msg(sec && strstr(sec, "\nverdicts on the large files") && strstr(sec, "sequential read, large (128M-2G): xfs leads"),
+		      "%s", text);
+	/* each family's line over every size comes first */
+	ck_assert_msg(strstr(sec, "sequential read, all sizes (64K-2G): ") &&
+			      strstr(sec, "sequential read, all sizes") < strstr(sec, "sequential read, small"),
 		      "%s", text);
 	free(text);
 	/* report.json: bands, by family then band */

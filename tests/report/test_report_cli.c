@@ -154,7 +154,7 @@ START_TEST(t_fixture_text_ranking)
 	has(l, "1.90 [");
 	has(l, "] > P"); /* faster: its interval is above 1 - and it is set aside */
 	has(l, "1.00 best");
-	has(block_of(o.out, "verdicts:", "  sequential write:"), "set aside: btrfs (page cache, 1.90x)");
+	has(block_of(o.out, "verdicts on the large files", "  sequential write:"), "set aside: btrfs (page cache, 1.90x)");
 	ck_assert_msg(!strstr(o.out, "within noise") && !strstr(o.out, "not distinguishable"),
 		      "words for a test never made:\n%s", o.out);
 	/* read: ext4 1100 (851.6..1348) MiB/s, btrfs 1070: 3 trials cannot
@@ -902,11 +902,11 @@ START_TEST(t_all_flagged_test_left_out)
 	l = line_of(o.out, "== summary", "reread ");
 	has(l, "] < P");
 	has(l, "best P");
-	l = block_of(o.out, "verdicts:", "  sequential read:");
+	l = block_of(o.out, "verdicts on the large files", "  sequential read:");
 	has(l, "ext4 leads");
 	has(l, "xfs slower in 1 test");
 	has(l, "; left out: reread (every figure flagged: page cache)");
-	has(block_of(o.out, "verdicts:", "  sequential write:"),
+	has(block_of(o.out, "verdicts on the large files", "  sequential write:"),
 	    "sequential write: no verdict; left out: write (every figure flagged: page cache)");
 	ft_output_free(&o);
 	free(dir);
@@ -2065,7 +2065,7 @@ static const char *small_files_line(const char *dir, struct ft_output *o)
 {
 	ck_assert_int_eq(ft_fslab(o, "report", dir, "--format", "text", NULL), 0);
 	ck_assert_msg(o->status == 0, "%s", o->err);
-	return block_of(o->out, "\nverdicts:", "  small files");
+	return block_of(o->out, "\nverdicts on the large files", "  small files");
 }
 
 /* With the files tests: the small-files line is tested (ext4 leads, xfs
@@ -2082,7 +2082,7 @@ START_TEST(t_small_files_tested)
 	has(l, "x xfs (next best): xfs slower in 1, equivalent in 3 (within 5%) of 4 tests");
 	ck_assert_msg(!strstr(l, "descriptive"), "%s", l);
 	/* the IOzone families are unchanged beside it */
-	has(block_of(o.out, "\nverdicts:", "  sequential write"), "sequential write: ");
+	has(block_of(o.out, "\nverdicts on the large files", "  sequential write"), "sequential write: ");
 	/* the matrix: a row per files test, xfs marked slower in files_create */
 	has(line_of(o.out, "== summary", "files_create "), " <");
 	for (size_t k = 0; k < sizeof(files_tests) / sizeof(files_tests[0]); k++)
