@@ -68,6 +68,17 @@ python3 - "$work/results/manifest.json" <<-'PY'
 PY
 
 "$fslab" report "$work/results" --format text 2>/dev/null | sed -n '/^by file size/,/^$/p'
+# how decisive: the band lines (all sizes too) decided, and what the rest resolve
+"$fslab" report "$work/results" --format json 2>/dev/null | python3 -c '
+import json, sys
+b = json.load(sys.stdin).get("bands") or {}
+lines = [v for fam in b.values() for v in fam.values() if v.get("next")]
+dec = [v for v in lines if v["verdict"] in ("faster", "equivalent")]
+res = sorted(100 * v["resolves"] for v in lines if v not in dec and v.get("resolves") is not None)
+med = (res[(len(res) - 1) // 2] + res[len(res) // 2]) / 2 if res else 0
+print("band lines: %d of %d decided; the rest resolve %s (median %.0f%%)" % (len(dec), len(lines),
+      ", ".join("%.0f%%" % r for r in res) or "-", med))
+'
 
 if ! command -v iozone >/dev/null; then
 	echo "iozone: not on PATH (it is not in Debian main: non-free, or build it from iozone.org); skipped"
