@@ -6,10 +6,6 @@
 #include "spec.h"
 #include "state.h"
 
-
-enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
-       OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };
-
 const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
 	.synopsis = "Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
@@ -19,31 +15,31 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 	.intro = "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
 	.opts = FSLAB_OPTS(
-		{ "device", OPT_DEVICE, 0, "DISK",
+		{ "device", 0, 0, "DISK",
 		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", 0, DISK_GROUP },
-		{ "image", OPT_IMAGE, 0, "FILE",
+		{ "image", 0, 0, "FILE",
 		  "a disk image instead: created sparse (or reused: a file with data in it needs --wipe) "
 		  "and attached to a free loop device", 0, DISK_GROUP },
-		{ "size", OPT_SIZE, 0, "SIZE",
+		{ "size", 0, 0, "SIZE",
 		  "size of a new image (K/M/G/T); default: what the spec needs plus GPT overhead "
 		  "(100G + 2M for the built-in spec)", 0, 0 },
-		{ "spec", OPT_SPEC, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
-		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "wipe", OPT_WIPE, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
-		{ "yes", OPT_YES, 0, NULL,
+		{ "spec", 0, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "wipe", 0, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
+		{ "yes", 0, 0, NULL,
 		  "do not ask; without it the device name must be typed at a terminal (a new image needs "
 		  "no confirmation)", 0, 0 },
-		{ "dry-run", OPT_DRY_RUN, 0, NULL, "print the plan and change nothing", 0, 0 },
-		{ "no-discard", OPT_NO_DISCARD, 0, NULL,
+		{ "dry-run", 0, 0, NULL, "print the plan and change nothing", 0, 0 },
+		{ "no-discard", 0, 0, NULL,
 		  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
 		  "device supports it", 0, 0 },
-		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		{ "precondition", 0, 0, "WHEN",
 		  "off (the default), on or auto: before partitioning, write the whole disk twice over "
 		  "(2 drive-writes of wear) in 128 KiB sequential O_DIRECT writes, as SNIA's SSD test "
 		  "specification asks; auto does it on a non-rotational disk and skips an image or loop "
 		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0, 0 },
-		{ "purge", OPT_PURGE, 0, "METHOD",
+		{ "purge", 0, 0, "METHOD",
 		  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
 		  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
 		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 }),
@@ -89,47 +85,28 @@ int cmd_setup(int argc, char **argv)
 {
 	struct fslab_setup_opts o = { 0 };
 	static struct fslab_spec spec;
-	const char *spec_path = NULL, *size_arg = NULL;
+	const char *spec_path = NULL, *size_arg = NULL, *when = NULL, *purge = NULL;
+	void *const bind[] = { &o.device, &o.image, &size_arg, &spec_path, &o.mount_root, &o.state_path,
+			       &o.wipe, &o.yes, &o.dry_run, &o.no_discard, &when, &purge };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_setup_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		switch (c) {
-		case OPT_DEVICE: o.device = it.arg; break;
-		case OPT_IMAGE: o.image = it.arg; break;
-		case OPT_SIZE: size_arg = it.arg; break;
-		case OPT_SPEC: spec_path = it.arg; break;
-		case OPT_MOUNT_ROOT: o.mount_root = it.arg; break;
-		case OPT_STATE: o.state_path = it.arg; break;
-		case OPT_WIPE: o.wipe = true; break;
-		case OPT_YES: o.yes = true; break;
-		case OPT_DRY_RUN: o.dry_run = true; break;
-		case OPT_NO_DISCARD: o.no_discard = true; break;
-		case OPT_PRECONDITION: {
-			int when;
-
-			if (fslab_cli_precondition(it.arg, &when))
-				return FSLAB_EXIT_USAGE;
-			o.precondition = (enum fslab_precondition_when)when;
-			break;
-		}
-		case OPT_PURGE:
-			o.purge_given = true;
-			o.purge = fslab_purge_from_string(it.arg);
-			if (o.purge == FSLAB_PURGE_INVALID) {
-				char names[64];
-
-				fslab_error("--purge '%s': use %s", it.arg,
-					    fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		}
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
+	if (when) {
+		if (fslab_cli_precondition(when, &c))
+			return FSLAB_EXIT_USAGE;
+		o.precondition = (enum fslab_precondition_when)c;
+	}
+	o.purge_given = purge != NULL;
+	if (purge && (o.purge = fslab_purge_from_string(purge)) == FSLAB_PURGE_INVALID) {
+		char names[64];
+
+		return fslab_fail(FSLAB_EXIT_USAGE, "--purge '%s': use %s", purge,
+				  fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
+	}
 	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
 	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
 		return c;
