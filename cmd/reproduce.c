@@ -14,10 +14,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_OUT, OPT_MAX_FILE, OPT_HONEST, OPT_UNTIL_CI,
-       OPT_MAX_TRIALS, OPT_KEEP, OPT_STATE, OPT_MOUNT_ROOT, OPT_WIPE, OPT_YES, OPT_QUIET,
-       OPT_PRECONDITION, OPT_DRY_RUN, OPT_SPEC };
-
 const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--spec FILE] [--yes] [--wipe]\n"
@@ -28,37 +24,37 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
 	.opts = FSLAB_OPTS(
-		{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
+		{ "device", 0, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
 		  DISK_GROUP },
-		{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
+		{ "image", 0, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
 		  0, DISK_GROUP },
-		{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
-		{ "spec", OPT_SPEC, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0, 0 },
-		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
-		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
-		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		{ "size", 0, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
+		{ "spec", 0, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0, 0 },
+		{ "yes", 0, 'y', NULL, "do not ask before writing the disk", 0, 0 },
+		{ "wipe", 0, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
+		{ "precondition", 0, 0, "WHEN",
 		  "as for setup: off (the default), on or auto (an SSD is "
 		  "purged and written twice over first; an image is not)", 0, 0 },
-		{ "out", OPT_OUT, 0, "DIR",
+		{ "out", 0, 0, "DIR",
 		  "results and report (default results/reproduce-<UTC time>/): "
 		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
-		{ "max-file", OPT_MAX_FILE, 0, "SIZE",
+		{ "max-file", 0, 0, "SIZE",
 		  "largest file of the sweep (default 2G, the report's text, or what "
 		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0, 0 },
-		{ "honest", OPT_HONEST, 0, NULL,
+		{ "honest", 0, 0, NULL,
 		  "add sweeps that measure the disk rather than the page cache: "
 		  "cold and direct cache modes with adaptive trials, files larger "
 		  "than RAM where the partitions allow; the report then states "
 		  "which of the 2023 conclusions survive", 0, 0 },
-		{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
+		{ "until-ci", 0, 0, "PCT",
 		  "honest sweeps: repeat each cell until its 95% confidence "
 		  "interval is within PCT percent of the mean (default 5)", 0, 0 },
-		{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
-		{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
-		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
-		{ "dry-run", OPT_DRY_RUN, 0, NULL,
+		{ "max-trials", 0, 0, "N", "... or N trials (default 5)", 0, 0 },
+		{ "keep", 0, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
+		{ "quiet", 0, 'q', NULL, "no progress line", 0, 0 },
+		{ "dry-run", 0, 0, NULL,
 		  "print the whole plan (setup, each run with its estimated time, "
 		  "the report, teardown) and touch nothing", 0, 0 }),
 	.outro = "A failed or interrupted stage still ends with teardown (unless --keep); finished\n"
@@ -97,54 +93,33 @@ static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_ru
 	return 0;
 }
 
-/* One option's value into c; 0 or FSLAB_EXIT_USAGE after a message. */
-static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
-{
-	struct fslab_run_config v;
-
-	switch (id) {
-	case OPT_DEVICE: c->device = arg; break;
-	case OPT_IMAGE: c->image = arg; break;
-	case OPT_SPEC: c->spec_path = arg; break;
-	case OPT_SIZE: return fslab_opt_size("--size", arg, &c->image_size) < 0 ? FSLAB_EXIT_USAGE : 0;
-	case OPT_OUT: c->out = arg; break;
-	case OPT_MAX_FILE: return repro_max_file(arg, c);
-	case OPT_HONEST: c->honest = true; break;
-	case OPT_UNTIL_CI: /* fslab run's settings: their rows check them */
-		if (repro_setting(FSLAB_SETTING_UNTIL_CI, arg, &v) < 0)
-			return FSLAB_EXIT_USAGE;
-		c->until_ci_pct = v.until_ci_pct;
-		break;
-	case OPT_MAX_TRIALS:
-		if (repro_setting(FSLAB_SETTING_MAX_TRIALS, arg, &v) < 0)
-			return FSLAB_EXIT_USAGE;
-		c->max_trials = v.max_trials;
-		break;
-	case OPT_KEEP: c->keep = true; break;
-	case OPT_STATE: c->state_path = arg; break;
-	case OPT_MOUNT_ROOT: c->mount_root = arg; break;
-	case OPT_WIPE: c->wipe = true; break;
-	case OPT_YES: c->yes = true; break;
-	case OPT_QUIET: c->quiet = true; break;
-	case OPT_DRY_RUN: c->dry_run = true; break;
-	case OPT_PRECONDITION: return fslab_cli_precondition(arg, &c->precondition);
-	}
-	return 0;
-}
-
-/* What the table cannot say: --size with --image only, --until-ci and
- * --max-trials with --honest only, the paths. */
-static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
+/* What the table cannot say: the values, --size with --image only,
+ * --until-ci and --max-trials with --honest only, the paths. */
+static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 {
 	static struct fslab_spec spec;
 	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
 	const char *paths[] = { c->mount_root, c->device, c->image, c->spec_path };
+	struct fslab_run_config v;
 	struct fslab_err e;
 	int r;
 
+	if ((arg[0] && fslab_opt_size("--size", arg[0], &c->image_size) < 0) ||
+	    (arg[1] && fslab_cli_precondition(arg[1], &c->precondition)) ||
+	    (arg[2] && repro_max_file(arg[2], c)))
+		return FSLAB_EXIT_USAGE;
+	/* fslab run's settings: their rows check them */
+	if (arg[3] && repro_setting(FSLAB_SETTING_UNTIL_CI, arg[3], &v) < 0)
+		return FSLAB_EXIT_USAGE;
+	if (arg[3])
+		c->until_ci_pct = v.until_ci_pct;
+	if (arg[4] && repro_setting(FSLAB_SETTING_MAX_TRIALS, arg[4], &v) < 0)
+		return FSLAB_EXIT_USAGE;
+	if (arg[4])
+		c->max_trials = v.max_trials;
 	if (c->image_size && !c->image)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
-	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest)
+	if ((arg[3] || arg[4]) && !c->honest)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
 	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
@@ -170,16 +145,18 @@ int cmd_reproduce(int argc, char **argv)
 		.argc = argc,
 		.argv = argv,
 	};
+	/* --size, --precondition, --max-file, --until-ci, --max-trials */
+	const char *arg[5] = { NULL };
+	void *const bind[] = { &c.device, &c.image, &arg[0], &c.spec_path, &c.yes, &c.wipe, &arg[1], &c.out,
+			       &arg[2], &c.honest, &arg[3], &arg[4], &c.keep, &c.state_path, &c.mount_root,
+			       &c.quiet, &c.dry_run };
 	struct fslab_opts it;
-	int id, r;
+	int r;
 
 	fslab_opts_begin(&it, &fslab_reproduce_cmd, argc, argv);
-	while ((id = fslab_opts_next(&it)) > 0)
-		if ((r = repro_option(id, it.arg, &c)) != 0)
-			return r;
-	if (id < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
-	if ((r = repro_check(&it, &c)) != 0)
+	if ((r = repro_check(arg, &c)) != 0)
 		return r;
 	return repro_pipeline(&c);
 }
