@@ -295,14 +295,6 @@ int fslab_opts_bind(struct fslab_opts *it, void *const *bind)
 	return c;
 }
 
-bool fslab_opts_given(const struct fslab_opts *it, int id)
-{
-	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
-		if (is_option(&it->cmd->opts[i]) && it->cmd->opts[i].id == id)
-			return (it->given & (UINT64_C(1) << i)) != 0;
-	return false;
-}
-
 /* "  -o, --out DIR" (or "      --state FILE" beside short options). */
 static int left_column(const struct fslab_opt *o, bool shorts, char *buf, size_t len)
 {

@@ -83,9 +83,6 @@ int fslab_opts_next(struct fslab_opts *it);
  * fslab_opts_next returned last: 0, or -1 with it->status. */
 int fslab_opts_bind(struct fslab_opts *it, void *const *bind);
 
-/* True when the option with this id was given. */
-bool fslab_opts_given(const struct fslab_opts *it, int id);
-
 /* Writes the command's whole --help text. */
 void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);
 

@@ -219,6 +219,9 @@ static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct r
 	case OPT_ALLOW_CONCURRENT:
 		w->allow_concurrent = true;
 		return 0;
+	case OPT_DRY_RUN:
+		w->dry = true;
+		return 0;
 	}
 	if (c >= OPT_SETTING && c < OPT_SETTING + FSLAB_SETTING_MAX)
 		return run_setting((enum fslab_setting)(c - OPT_SETTING), arg, o);
@@ -321,13 +324,12 @@ int cmd_run(int argc, char **argv)
 	if (!w.targets)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "out of memory");
 	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0 && (c == OPT_DRY_RUN || run_option(c, it.arg, &o, &w) == 0))
+	while ((c = fslab_opts_next(&it)) > 0 && run_option(c, it.arg, &o, &w) == 0)
 		;
 	if (c != 0) { /* stopped by fslab_opts_next (-1), or a bad value (said) */
 		free(w.targets);
 		return c < 0 ? it.status : FSLAB_EXIT_USAGE;
 	}
-	w.dry = fslab_opts_given(&it, OPT_DRY_RUN);
 	/* the options first, the machine second: a bad option gets its own
 	 * message whether or not there is a lab */
 	ret = fslab_run_opts_check(&o, w.dry);
