@@ -15,12 +15,6 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 
-/* Each command's options (opts.h), for --help and the tests that hold the
- * completion and the man page to them. */
-extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_teardown_cmd,
-	fslab_spec_cmd, fslab_run_cmd, fslab_report_cmd, fslab_import_cmd, fslab_export_cmd,
-	fslab_reproduce_cmd;
-
 /* The option group of setup's and reproduce's --device and --image:
  * exactly one. */
 #define DISK_GROUP 1

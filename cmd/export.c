@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct fslab_cmd_opts fslab_export_cmd = {
+static const struct fslab_cmd_opts fslab_export_cmd = {
 	.name = "export",
 	.synopsis = "Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]",
 	.intro = "Writes one filesystem's results in the layout of `iozone -a -R` output: the text\n"

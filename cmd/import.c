@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct fslab_cmd_opts fslab_import_cmd = {
+static const struct fslab_cmd_opts fslab_import_cmd = {
 	.name = "import",
 	.synopsis = "Usage: fslab import iozone REPORT.txt --fs NAME --out DIR [--cache MODE] [--force]",
 	.intro = "Turns the output of `iozone -a` (its text report, with or without the -R\n"

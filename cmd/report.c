@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct fslab_cmd_opts fslab_report_cmd = {
+static const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
 	.synopsis = "Usage: fslab report RESULTS_DIR[,DIR...] [--out DIR] [--format all|text|html|json]\n"
 		    "                    [--plots LIST] [--tests LIST] [--record SIZE] [--equivalence PCT]\n"

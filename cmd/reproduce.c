@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-const struct fslab_cmd_opts fslab_reproduce_cmd = {
+static const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--spec FILE] [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"

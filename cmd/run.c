@@ -63,7 +63,7 @@ static struct fslab_opt run_opts[N_LOCAL + 2 * FSLAB_SETTING_MAX + 1];
 static char run_help[FSLAB_SETTING_MAX][1400];
 static char run_synopsis[1400];
 
-const struct fslab_cmd_opts fslab_run_cmd = {
+static const struct fslab_cmd_opts fslab_run_cmd = {
 	.name = "run",
 	.synopsis = run_synopsis,
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"

@@ -6,7 +6,7 @@
 #include "spec.h"
 #include "state.h"
 
-const struct fslab_cmd_opts fslab_setup_cmd = {
+static const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
 	.synopsis = "Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
 		    "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n"

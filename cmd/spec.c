@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-const struct fslab_cmd_opts fslab_spec_cmd = {
+static const struct fslab_cmd_opts fslab_spec_cmd = {
 	.name = "spec",
 	.synopsis = "Usage: fslab spec --print\n"
 		    "       fslab spec --check FILE",

@@ -5,7 +5,7 @@
 #include "fslab/provision.h"
 #include "state.h"
 
-const struct fslab_cmd_opts fslab_status_cmd = {
+static const struct fslab_cmd_opts fslab_status_cmd = {
 	.name = "status",
 	.synopsis = "Usage: fslab status [--state FILE] [--json]",
 	.intro = "Shows the lab as it is now: the disk or image, and for each partition its device,\n"

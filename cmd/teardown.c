@@ -5,7 +5,7 @@
 #include "fslab/provision.h"
 #include "state.h"
 
-const struct fslab_cmd_opts fslab_teardown_cmd = {
+static const struct fslab_cmd_opts fslab_teardown_cmd = {
 	.name = "teardown",
 	.synopsis = "Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]",
 	.intro = "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
