@@ -41,7 +41,7 @@ int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n
 	return 0;
 }
 
-int fslab_cli_precondition(const char *arg, int *out)
+int fslab_cli_precondition(const char *arg, enum fslab_precondition_when *out)
 {
 	*out = fslab_precondition_when_from_string(arg);
 	if (*out == FSLAB_PRECONDITION_INVALID)

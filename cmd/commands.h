@@ -3,6 +3,8 @@
 #ifndef FSLAB_COMMANDS_H
 #define FSLAB_COMMANDS_H
 
+#include "fslab/provision.h"
+
 #include <stddef.h>
 
 int cmd_setup(int argc, char **argv);
@@ -35,8 +37,8 @@ int fslab_cli_state_path(const char *state_path);
  * control character is refused), names[i] naming the option: 0 or
  * FSLAB_EXIT_USAGE after the first message. */
 int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n);
-/* --precondition WHEN (setup, reproduce): on, off or auto into *out
- * (an enum fslab_precondition_when); FSLAB_EXIT_USAGE after a message. */
-int fslab_cli_precondition(const char *arg, int *out);
+/* --precondition WHEN (setup, reproduce): on, off or auto into *out;
+ * FSLAB_EXIT_USAGE after a message. */
+int fslab_cli_precondition(const char *arg, enum fslab_precondition_when *out);
 
 #endif

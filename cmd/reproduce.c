@@ -99,13 +99,13 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 {
 	static struct fslab_spec spec;
 	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
-	const char *paths[] = { c->mount_root, c->device, c->image, c->spec_path };
+	const char *paths[] = { c->setup->mount_root, c->setup->device, c->setup->image, c->setup->spec_source };
 	struct fslab_run_config v;
 	struct fslab_err e;
 	int r;
 
-	if ((arg[0] && fslab_opt_size("--size", arg[0], &c->image_size) < 0) ||
-	    (arg[1] && fslab_cli_precondition(arg[1], &c->precondition)) ||
+	if ((arg[0] && fslab_opt_size("--size", arg[0], &c->setup->image_size) < 0) ||
+	    (arg[1] && fslab_cli_precondition(arg[1], &c->setup->precondition)) ||
 	    (arg[2] && repro_max_file(arg[2], c)))
 		return FSLAB_EXIT_USAGE;
 	/* fslab run's settings: their rows check them */
@@ -117,28 +117,30 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 		return FSLAB_EXIT_USAGE;
 	if (arg[4])
 		c->max_trials = v.max_trials;
-	if (c->image_size && !c->image)
+	if (c->setup->image_size && !c->setup->image)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
 	if ((arg[3] || arg[4]) && !c->honest)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
-	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
+	if ((r = fslab_cli_state_path(c->setup->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
 	fslab_spec_default(&spec);
-	if (c->spec_path && fslab_spec_load(c->spec_path, &spec, &e) < 0)
+	if (c->setup->spec_source && fslab_spec_load(c->setup->spec_source, &spec, &e) < 0)
 		return fslab_fail(FSLAB_EXIT_USAGE, "%s", fslab_err_msg(&e));
-	c->spec = &spec;
+	c->setup->spec = &spec;
 	/* --spec without --max-file: files as large as its smallest partition holds */
-	for (size_t i = 0; c->spec_path && !c->max_file_set && i < spec.n_fs; i++)
+	for (size_t i = 0; c->setup->spec_source && !c->max_file_set && i < spec.n_fs; i++)
 		while (c->max_file > 64 * FSLAB_KiB && c->max_file > spec.fs[i].size - spec.fs[i].size / 20)
 			c->max_file /= 2;
-	if (!c->state_path)
-		c->state_path = fslab_state_default_path();
+	if (!c->setup->state_path)
+		c->setup->state_path = fslab_state_default_path();
 	return 0;
 }
 
 int cmd_reproduce(int argc, char **argv)
 {
+	struct fslab_setup_opts so = { 0 };
 	struct reproduce_ctl c = {
+		.setup = &so,
 		.max_file = 2 * FSLAB_GiB,
 		.until_ci_pct = 5.0,
 		.max_trials = 5,
@@ -147,9 +149,9 @@ int cmd_reproduce(int argc, char **argv)
 	};
 	/* --size, --precondition, --max-file, --until-ci, --max-trials */
 	const char *arg[5] = { NULL };
-	void *const bind[] = { &c.device, &c.image, &arg[0], &c.spec_path, &c.yes, &c.wipe, &arg[1], &c.out,
-			       &arg[2], &c.honest, &arg[3], &arg[4], &c.keep, &c.state_path, &c.mount_root,
-			       &c.quiet, &c.dry_run };
+	void *const bind[] = { &so.device, &so.image, &arg[0], &so.spec_source, &so.yes,
+			       &so.wipe, &arg[1], &c.out, &arg[2], &c.honest, &arg[3], &arg[4], &c.keep,
+			       &so.state_path, &so.mount_root, &c.quiet, &c.dry_run };
 	struct fslab_opts it;
 	int r;
 

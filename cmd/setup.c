@@ -95,11 +95,8 @@ int cmd_setup(int argc, char **argv)
 	fslab_opts_begin(&it, &fslab_setup_cmd, argc, argv);
 	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
-	if (when) {
-		if (fslab_cli_precondition(when, &c))
-			return FSLAB_EXIT_USAGE;
-		o.precondition = (enum fslab_precondition_when)c;
-	}
+	if (when && fslab_cli_precondition(when, &o.precondition))
+		return FSLAB_EXIT_USAGE;
 	o.purge_given = purge != NULL;
 	if (purge && (o.purge = fslab_purge_from_string(purge)) == FSLAB_PURGE_INVALID) {
 		char names[64];
