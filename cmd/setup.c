@@ -53,9 +53,9 @@ static const struct fslab_cmd_opts fslab_setup_cmd = {
 	.required = 1u << DISK_GROUP,
 };
 
-/* What the options say beyond their table: --size with --image, the
- * paths, the spec file (loaded into spec).  0 or FSLAB_EXIT_USAGE after a
- * message. */
+/* What the options say beyond their table: --size's value, the paths,
+ * the spec file (loaded into spec); fslab_setup refuses --size with
+ * --device.  0 or FSLAB_EXIT_USAGE after a message. */
 static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const char *size_arg,
 		       struct fslab_spec *spec)
 {
@@ -64,12 +64,8 @@ static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const 
 	struct fslab_err e;
 	int r;
 
-	if (size_arg) {
-		if (!o->image)
-			return fslab_fail(FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
-		if (fslab_opt_size("--size", size_arg, &o->image_size) < 0)
-			return FSLAB_EXIT_USAGE;
-	}
+	if (size_arg && fslab_opt_size("--size", size_arg, &o->image_size) < 0)
+		return FSLAB_EXIT_USAGE;
 	if ((r = fslab_cli_paths(names, paths, 4)) != 0)
 		return r;
 	if (spec_path) {
