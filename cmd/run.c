@@ -301,12 +301,8 @@ static int run_pick(struct fslab_run_opts *o, struct run_targets *w)
 			return fslab_fail(FSLAB_EXIT_USAGE, "--resume continues on the filesystems recorded in that run's manifest; drop --dir");
 		return run_resume_targets(w, o->resume_dir, o->state_path);
 	}
-	if (w->n) {
-		if (o->state_path)
-			return fslab_fail(FSLAB_EXIT_USAGE, "give either --state or --dir, not both");
-		return FSLAB_EXIT_OK;
-	}
-	return run_lab_targets(w, o->state_path, NULL, 0);
+	/* --dir's directories, or the lab's (LAB_GROUP: never both) */
+	return w->n ? FSLAB_EXIT_OK : run_lab_targets(w, o->state_path, NULL, 0);
 }
 
 int cmd_run(int argc, char **argv)
