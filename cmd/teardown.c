@@ -30,7 +30,8 @@ static const struct fslab_cmd_opts fslab_teardown_cmd = {
 int cmd_teardown(int argc, char **argv)
 {
 	struct fslab_teardown_opts o = { 0 };
-	void *const bind[] = { &o.state_path, &o.yes, &o.keep_image, &o.discard };
+	bool yes; /* accepted for scripts: teardown does not ask */
+	void *const bind[] = { &o.state_path, &yes, &o.keep_image, &o.discard };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;

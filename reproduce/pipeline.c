@@ -273,7 +273,7 @@ static void repro_report(struct repro_run *p)
 static void repro_teardown(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	struct fslab_teardown_opts to = { .state_path = c->setup->state_path, .yes = true, .lab = c->setup->lab };
+	struct fslab_teardown_opts to = { .state_path = c->setup->state_path, .lab = c->setup->lab };
 	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (p->lab_up && c->keep) {
