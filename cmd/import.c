@@ -21,14 +21,14 @@ static const struct fslab_cmd_opts fslab_import_cmd = {
 		 "absent from the report gets no row.  Several imports (with one cache mode) may\n"
 		 "share one DIR; a manifest.json that fslab import did not write is refused.\n",
 	.opts = FSLAB_OPTS(
-		{ "fs", 0, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0, 0 },
-		{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0, 0 },
+		{ "fs", 0, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0 },
+		{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0 },
 		{ "cache", 0, 0, "MODE",
 		  "cache mode the IOzone run used: warm (default, plain iozone -a), fsync (-e -c), "
-		  "direct (-I), cold", 0, 0 },
+		  "direct (-I), cold", 0 },
 		{ "force", 0, 0, NULL,
 		  "replace an existing DIR/NAME.csv (never REPORT.txt itself, a lab state file, or a lab's "
-		  "lock, lease or log)", 0, 0 }),
+		  "lock, lease or log)", 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 };

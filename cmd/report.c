@@ -32,28 +32,28 @@ static const struct fslab_cmd_opts fslab_report_cmd = {
 		{ "out", 'o', 'o', "DIR",
 		  "output directory (default: the first RESULTS_DIR/report; none when comparing sides); built beside DIR and renamed "
 		  "into place when complete; an existing DIR is replaced only when empty or an earlier "
-		  "fslab report (its .fslab-report marker), else refused", 0, 0 },
+		  "fslab report (its .fslab-report marker), else refused", 0 },
 		{ "format", 'f', 'f', "F",
 		  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
-		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
+		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0 },
 		{ "plots", 'p', 'p', "LIST",
-		  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
-		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
+		  "all (default), none, or a comma list of surface, heatmap, compare", 0 },
+		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0 },
 		{ "record", 'r', 'r', "SIZE",
 		  "record size of the by-file-size charts (default: the record size measured at the most "
-		  "file sizes)", 0, 0 },
+		  "file sizes)", 0 },
 		{ "equivalence", 0, 0, "PCT",
 		  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
-		  "1 +- PCT% (default 5)", 0, 0 },
+		  "1 +- PCT% (default 5)", 0 },
 		{ "fail-on-regression", 0, 0, "PCT",
 		  "for git bisect run: exit 1 when a test of AFTER is slower than BEFORE by more than PCT% "
 		  "(its interval below 1 - PCT%), 0 when no test's interval reaches below 1 - PCT%, else "
-		  "125 (cannot tell; also 1 run per side and every error)", 0, 0 },
+		  "125 (cannot tell; also 1 run per side and every error)", 0 },
 		{ "compare-different", 0, 0, NULL,
-		  "compare a filesystem with a later run's of the same name on another type or device", 0, 0 },
+		  "compare a filesystem with a later run's of the same name on another type or device", 0 },
 		{ "claims", 0, 0, NULL,
 		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
-		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
+		  "not warm): add the section that checks the 2023 report's claims one by one", 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n"
 		 "With --fail-on-regression (git bisect run): 0 not regressed, 1 regressed, 125\n"

@@ -24,39 +24,38 @@ static const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
 	.opts = FSLAB_OPTS(
-		{ "device", 0, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
+		{ "device", 0, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)",
 		  DISK_GROUP },
-		{ "image", 0, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
-		  0, DISK_GROUP },
-		{ "size", 0, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
-		{ "spec", 0, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0, 0 },
-		{ "yes", 0, 'y', NULL, "do not ask before writing the disk", 0, 0 },
-		{ "wipe", 0, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
+		{ "image", 0, 0, "FILE", "a sparse image file on a loop device instead (created if missing)", DISK_GROUP },
+		{ "size", 0, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0 },
+		{ "spec", 0, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0 },
+		{ "yes", 0, 'y', NULL, "do not ask before writing the disk", 0 },
+		{ "wipe", 0, 0, NULL, "allow a disk that holds a partition table or filesystem", 0 },
 		{ "precondition", 0, 0, "WHEN",
 		  "as for setup: off (the default), on or auto (an SSD is "
-		  "purged and written twice over first; an image is not)", 0, 0 },
+		  "purged and written twice over first; an image is not)", 0 },
 		{ "out", 0, 0, "DIR",
 		  "results and report (default results/reproduce-<UTC time>/): "
-		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
+		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0 },
 		{ "max-file", 0, 0, "SIZE",
 		  "largest file of the sweep (default 2G, the report's text, or what "
-		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0, 0 },
+		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0 },
 		{ "honest", 0, 0, NULL,
 		  "add sweeps that measure the disk rather than the page cache: "
 		  "cold and direct cache modes with adaptive trials, files larger "
 		  "than RAM where the partitions allow; the report then states "
-		  "which of the 2023 conclusions survive", 0, 0 },
+		  "which of the 2023 conclusions survive", 0 },
 		{ "until-ci", 0, 0, "PCT",
 		  "honest sweeps: repeat each cell until its 95% confidence "
-		  "interval is within PCT percent of the mean (default 5)", 0, 0 },
-		{ "max-trials", 0, 0, "N", "... or N trials (default 5)", 0, 0 },
-		{ "keep", 0, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
-		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "quiet", 0, 'q', NULL, "no progress line", 0, 0 },
+		  "interval is within PCT percent of the mean (default 5)", 0 },
+		{ "max-trials", 0, 0, "N", "... or N trials (default 5)", 0 },
+		{ "keep", 0, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0 },
+		{ "quiet", 0, 'q', NULL, "no progress line", 0 },
 		{ "dry-run", 0, 0, NULL,
 		  "print the whole plan (setup, each run with its estimated time, "
-		  "the report, teardown) and touch nothing", 0, 0 }),
+		  "the report, teardown) and touch nothing", 0 }),
 	.outro = "A failed or interrupted stage still ends with teardown (unless --keep); finished\n"
 		 "results are kept.  docs/reproduce.md explains the experiment and how long it takes.\n"
 		 "Exit status: 0 success, 1 a stage failed, 2 bad usage.\n",

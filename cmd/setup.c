@@ -16,33 +16,33 @@ static const struct fslab_cmd_opts fslab_setup_cmd = {
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
 	.opts = FSLAB_OPTS(
 		{ "device", 0, 0, "DISK",
-		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", 0, DISK_GROUP },
+		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", DISK_GROUP },
 		{ "image", 0, 0, "FILE",
 		  "a disk image instead: created sparse (or reused: a file with data in it needs --wipe) "
-		  "and attached to a free loop device", 0, DISK_GROUP },
+		  "and attached to a free loop device", DISK_GROUP },
 		{ "size", 0, 0, "SIZE",
 		  "size of a new image (K/M/G/T); default: what the spec needs plus GPT overhead "
-		  "(100G + 2M for the built-in spec)", 0, 0 },
-		{ "spec", 0, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
-		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "wipe", 0, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
+		  "(100G + 2M for the built-in spec)", 0 },
+		{ "spec", 0, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
+		{ "wipe", 0, 0, NULL, "allow erasing an existing partition table or filesystem", 0 },
 		{ "yes", 0, 0, NULL,
 		  "do not ask; without it the device name must be typed at a terminal (a new image needs "
-		  "no confirmation)", 0, 0 },
-		{ "dry-run", 0, 0, NULL, "print the plan and change nothing", 0, 0 },
+		  "no confirmation)", 0 },
+		{ "dry-run", 0, 0, NULL, "print the plan and change nothing", 0 },
 		{ "no-discard", 0, 0, NULL,
 		  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
-		  "device supports it", 0, 0 },
+		  "device supports it", 0 },
 		{ "precondition", 0, 0, "WHEN",
 		  "off (the default), on or auto: before partitioning, write the whole disk twice over "
 		  "(2 drive-writes of wear) in 128 KiB sequential O_DIRECT writes, as SNIA's SSD test "
 		  "specification asks; auto does it on a non-rotational disk and skips an image or loop "
-		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0, 0 },
+		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0 },
 		{ "purge", 0, 0, "METHOD",
 		  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
 		  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
-		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 }),
+		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0 }),
 	.outro = "Refuses (exit 1, nothing written) to run as non-root; a path that is not a block\n"
 		 "device, a partition, a disk with the root filesystem, a mounted filesystem, swap\n"
 		 "or holders, a loop device whose backing file another loop device also uses, one\n"
