@@ -11,7 +11,6 @@
 #include "spec.h"
 #include "state.h"
 
-#include <errno.h>
 #include <stdio.h>
 
 static const struct fslab_cmd_opts fslab_reproduce_cmd = {
@@ -77,21 +76,6 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 	return 0;
 }
 
-/* A value the runs take as fslab run's setting id, checked by its row
- * (lib/settings.c), at its place in *v.  0 or -EINVAL after a message. */
-static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_run_config *v)
-{
-	struct fslab_settings layer = { 0 };
-	struct fslab_err e;
-	char origin[64];
-
-	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0)
-		return fslab_fail(-EINVAL, "%s", e.msg);
-	*v = layer.v;
-	return 0;
-}
-
 /* What the table cannot say: the values, --size with --image only,
  * --until-ci and --max-trials with --honest only, the paths. */
 static int repro_check(const char *const *arg, struct reproduce_ctl *c)
@@ -99,7 +83,6 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 	static struct fslab_spec spec;
 	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
 	const char *paths[] = { c->setup->mount_root, c->setup->device, c->setup->image, c->setup->spec_source };
-	struct fslab_run_config v;
 	struct fslab_err e;
 	int r;
 
@@ -108,14 +91,9 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 	    (arg[2] && repro_max_file(arg[2], c)))
 		return FSLAB_EXIT_USAGE;
 	/* fslab run's settings: their rows check them */
-	if (arg[3] && repro_setting(FSLAB_SETTING_UNTIL_CI, arg[3], &v) < 0)
-		return FSLAB_EXIT_USAGE;
-	if (arg[3])
-		c->until_ci_pct = v.until_ci_pct;
-	if (arg[4] && repro_setting(FSLAB_SETTING_MAX_TRIALS, arg[4], &v) < 0)
-		return FSLAB_EXIT_USAGE;
-	if (arg[4])
-		c->max_trials = v.max_trials;
+	if ((arg[3] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_UNTIL_CI, arg[3], "--until-ci", &e) < 0) ||
+	    (arg[4] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_MAX_TRIALS, arg[4], "--max-trials", &e) < 0))
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
 	if (c->setup->image_size && !c->setup->image)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
 	if ((arg[3] || arg[4]) && !c->honest)
@@ -141,8 +119,6 @@ int cmd_reproduce(int argc, char **argv)
 	struct reproduce_ctl c = {
 		.setup = &so,
 		.max_file = 2 * FSLAB_GiB,
-		.until_ci_pct = 5.0,
-		.max_trials = 5,
 		.argc = argc,
 		.argv = argv,
 	};
@@ -154,6 +130,8 @@ int cmd_reproduce(int argc, char **argv)
 	struct fslab_opts it;
 	int r;
 
+	fslab_settings_put_real(&c.honest_given, FSLAB_SETTING_UNTIL_CI, 5.0);
+	fslab_settings_put(&c.honest_given, FSLAB_SETTING_MAX_TRIALS, 5, 0);
 	fslab_opts_begin(&it, &fslab_reproduce_cmd, argc, argv);
 	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;

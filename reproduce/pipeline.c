@@ -332,7 +332,7 @@ static void repro_dry_stage(struct repro_run *p, const struct repro_stage *s, do
 	if (s->cache == FSLAB_CACHE_WARM)
 		printf("1 trial");
 	else
-		printf("2..%u trials (until each 95%% CI is within %g%%)", c->max_trials, c->until_ci_pct);
+		printf("2..%u trials (until each 95%% CI is within %g%%)", c->honest_given.v.max_trials, c->honest_given.v.until_ci_pct);
 	printf(", on %zu filesystems; results in %s", p->st.n_partitions, s->dir);
 	if (repro_stage_estimate(c, s, p->st.n_partitions, 0, &l, &h) < 0) {
 		printf("; no estimate\n");

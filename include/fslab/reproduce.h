@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "names.h"
+#include "settings.h"
 
 struct fslab_setup_opts;
 struct fslab_state;
@@ -30,8 +31,9 @@ struct reproduce_ctl {
 	bool keep;
 	bool quiet;
 	bool dry_run;          /* print the plan, touch nothing */
-	double until_ci_pct;   /* honest runs: adaptive trials */
-	unsigned max_trials;
+	/* The honest runs' --until-ci and --max-trials (5 and 5 unless given),
+	 * as fslab run's settings take them. */
+	struct fslab_settings honest_given;
 	int argc;
 	char **argv;
 };
