@@ -33,10 +33,12 @@ int cmd_reproduce(int argc, char **argv);
  * (cmd/cli.c). */
 int fslab_cli_state_path(const char *state_path);
 
-/* The same check of each of n paths (NULL ones skipped: empty or holding a
- * control character is refused), names[i] naming the option: 0 or
- * FSLAB_EXIT_USAGE after the first message. */
-int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n);
+/* Setup's (and reproduce's) options o: the same check of the state path
+ * and of --mount-root, --device, --image and --spec (spec_source), then
+ * the spec file loaded into spec (the built-in one without --spec), which
+ * o->spec points to.  0 or FSLAB_EXIT_USAGE after one message. */
+struct fslab_spec;
+int fslab_cli_setup_paths(struct fslab_setup_opts *o, struct fslab_spec *spec);
 /* --precondition WHEN (setup, reproduce): on, off or auto into *out;
  * FSLAB_EXIT_USAGE after a message. */
 int fslab_cli_precondition(const char *arg, enum fslab_precondition_when *out);

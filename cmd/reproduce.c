@@ -81,8 +81,6 @@ static int repro_max_file(const char *arg, struct reproduce_ctl *c)
 static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 {
 	static struct fslab_spec spec;
-	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
-	const char *paths[] = { c->setup->mount_root, c->setup->device, c->setup->image, c->setup->spec_source };
 	struct fslab_err e;
 	int r;
 
@@ -98,12 +96,8 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
 	if ((arg[3] || arg[4]) && !c->honest)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
-	if ((r = fslab_cli_state_path(c->setup->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
+	if ((r = fslab_cli_setup_paths(c->setup, &spec)) != 0)
 		return r;
-	fslab_spec_default(&spec);
-	if (c->setup->spec_source && fslab_spec_load(c->setup->spec_source, &spec, &e) < 0)
-		return fslab_fail(FSLAB_EXIT_USAGE, "%s", fslab_err_msg(&e));
-	c->setup->spec = &spec;
 	/* --spec without --max-file: files as large as its smallest partition holds */
 	for (size_t i = 0; c->setup->spec_source && !c->max_file_set && i < spec.n_fs; i++)
 		while (c->max_file > 64 * FSLAB_KiB && c->max_file > spec.fs[i].size - spec.fs[i].size / 20)

@@ -53,36 +53,12 @@ static const struct fslab_cmd_opts fslab_setup_cmd = {
 	.required = 1u << DISK_GROUP,
 };
 
-/* What the options say beyond their table: --size's value, the paths,
- * the spec file (loaded into spec); fslab_setup refuses --size with
- * --device.  0 or FSLAB_EXIT_USAGE after a message. */
-static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const char *size_arg,
-		       struct fslab_spec *spec)
-{
-	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
-	const char *paths[] = { o->mount_root, o->device, o->image, spec_path };
-	struct fslab_err e;
-	int r;
-
-	if (size_arg && fslab_opt_size("--size", size_arg, &o->image_size) < 0)
-		return FSLAB_EXIT_USAGE;
-	if ((r = fslab_cli_paths(names, paths, 4)) != 0)
-		return r;
-	if (spec_path) {
-		if (fslab_spec_load(spec_path, spec, &e) < 0)
-			return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
-		o->spec = spec;
-		o->spec_source = spec_path;
-	}
-	return 0;
-}
-
 int cmd_setup(int argc, char **argv)
 {
 	struct fslab_setup_opts o = { 0 };
 	static struct fslab_spec spec;
-	const char *spec_path = NULL, *size_arg = NULL, *when = NULL, *purge = NULL;
-	void *const bind[] = { &o.device, &o.image, &size_arg, &spec_path, &o.mount_root, &o.state_path,
+	const char *size_arg = NULL, *when = NULL, *purge = NULL;
+	void *const bind[] = { &o.device, &o.image, &size_arg, &o.spec_source, &o.mount_root, &o.state_path,
 			       &o.wipe, &o.yes, &o.dry_run, &o.no_discard, &when, &purge };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
@@ -100,8 +76,10 @@ int cmd_setup(int argc, char **argv)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--purge '%s': use %s", purge,
 				  fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
 	}
-	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
-	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
+	if (size_arg && fslab_opt_size("--size", size_arg, &o.image_size) < 0)
+		return FSLAB_EXIT_USAGE;
+	/* --size with --device: fslab_setup refuses it (one message) */
+	if ((c = fslab_cli_setup_paths(&o, &spec)) != 0)
 		return c;
 	return fslab_error_said(fslab_setup(&o, &e), &e);
 }
