@@ -61,21 +61,6 @@ static const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.required = 1u << DISK_GROUP,
 };
 
-/* --max-file: a power of two from 64K up (the sweep doubles from 64K). */
-static int repro_max_file(const char *arg, struct reproduce_ctl *c)
-{
-	uint64_t v;
-
-	if (fslab_opt_size("--max-file", arg, &v) < 0)
-		return FSLAB_EXIT_USAGE;
-	if (v & (v - 1) || v < 64 * FSLAB_KiB)
-		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
-				  "the sweep doubles file sizes from 64K", arg);
-	c->max_file = v;
-	c->max_file_set = true;
-	return 0;
-}
-
 /* What the table cannot say: the values, --size with --image only,
  * --until-ci and --max-trials with --honest only, the paths. */
 static int repro_check(const char *const *arg, struct reproduce_ctl *c)
@@ -86,8 +71,13 @@ static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 
 	if ((arg[0] && fslab_opt_size("--size", arg[0], &c->setup->image_size) < 0) ||
 	    (arg[1] && fslab_cli_precondition(arg[1], &c->setup->precondition)) ||
-	    (arg[2] && repro_max_file(arg[2], c)))
+	    (arg[2] && fslab_opt_size("--max-file", arg[2], &c->max_file) < 0))
 		return FSLAB_EXIT_USAGE;
+	/* --max-file: a power of two from 64K up (the sweep doubles from 64K) */
+	c->max_file_set = arg[2] != NULL;
+	if (arg[2] && (c->max_file & (c->max_file - 1) || c->max_file < 64 * FSLAB_KiB))
+		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
+				  "the sweep doubles file sizes from 64K", arg[2]);
 	/* fslab run's settings: their rows check them */
 	if ((arg[3] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_UNTIL_CI, arg[3], "--until-ci", &e) < 0) ||
 	    (arg[4] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_MAX_TRIALS, arg[4], "--max-trials", &e) < 0))
