@@ -361,8 +361,7 @@ static int repro_dry_run(struct repro_run *p)
 	int ret = FSLAB_EXIT_OK;
 
 	so.yes = true; /* nothing to confirm: it changes nothing */
-	so.dry_run = true;
-	so.lab = NULL;
+	so.dry_run = true; /* and no lab: a dry run opens none */
 	repro_out_dir(p);
 	p->st.n_partitions = spec->n_fs; /* none mounted: the honest files go by RAM */
 	printf("fslab reproduce --dry-run: the plan; nothing is created, written, mounted or run\n");
