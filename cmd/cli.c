@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "log.h"
 #include "fslab/provision.h"
+#include "spec.h"
 #include "state.h"
 #include "termtext.h"
 
@@ -30,18 +31,25 @@ int fslab_cli_state_path(const char *state_path)
 	return check_path("--state", state_path ? state_path : fslab_state_default_path());
 }
 
-int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n)
+int fslab_cli_setup_paths(struct fslab_setup_opts *o, struct fslab_spec *spec)
 {
-	for (size_t i = 0; i < n; i++) {
-		int r = check_path(names[i], paths[i]);
+	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
+	const char *paths[] = { o->mount_root, o->device, o->image, o->spec_source };
+	struct fslab_err e;
+	int r = fslab_cli_state_path(o->state_path);
 
-		if (r)
-			return r;
-	}
+	for (size_t i = 0; r == 0 && i < 4; i++)
+		r = check_path(names[i], paths[i]);
+	if (r)
+		return r;
+	fslab_spec_default(spec);
+	if (o->spec_source && fslab_spec_load(o->spec_source, spec, &e) < 0)
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s", fslab_err_msg(&e));
+	o->spec = spec;
 	return 0;
 }
 
-int fslab_cli_precondition(const char *arg, int *out)
+int fslab_cli_precondition(const char *arg, enum fslab_precondition_when *out)
 {
 	*out = fslab_precondition_when_from_string(arg);
 	if (*out == FSLAB_PRECONDITION_INVALID)

@@ -3,6 +3,8 @@
 #ifndef FSLAB_COMMANDS_H
 #define FSLAB_COMMANDS_H
 
+#include "fslab/provision.h"
+
 #include <stddef.h>
 
 int cmd_setup(int argc, char **argv);
@@ -14,12 +16,6 @@ int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
-
-/* Each command's options (opts.h), for --help and the tests that hold the
- * completion and the man page to them. */
-extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_teardown_cmd,
-	fslab_spec_cmd, fslab_run_cmd, fslab_report_cmd, fslab_import_cmd, fslab_export_cmd,
-	fslab_reproduce_cmd;
 
 /* The option group of setup's and reproduce's --device and --image:
  * exactly one. */
@@ -37,12 +33,14 @@ extern const struct fslab_cmd_opts fslab_setup_cmd, fslab_status_cmd, fslab_tear
  * (cmd/cli.c). */
 int fslab_cli_state_path(const char *state_path);
 
-/* The same check of each of n paths (NULL ones skipped: empty or holding a
- * control character is refused), names[i] naming the option: 0 or
- * FSLAB_EXIT_USAGE after the first message. */
-int fslab_cli_paths(const char *const *names, const char *const *paths, size_t n);
-/* --precondition WHEN (setup, reproduce): on, off or auto into *out
- * (an enum fslab_precondition_when); FSLAB_EXIT_USAGE after a message. */
-int fslab_cli_precondition(const char *arg, int *out);
+/* Setup's (and reproduce's) options o: the same check of the state path
+ * and of --mount-root, --device, --image and --spec (spec_source), then
+ * the spec file loaded into spec (the built-in one without --spec), which
+ * o->spec points to.  0 or FSLAB_EXIT_USAGE after one message. */
+struct fslab_spec;
+int fslab_cli_setup_paths(struct fslab_setup_opts *o, struct fslab_spec *spec);
+/* --precondition WHEN (setup, reproduce): on, off or auto into *out;
+ * FSLAB_EXIT_USAGE after a message. */
+int fslab_cli_precondition(const char *arg, enum fslab_precondition_when *out);
 
 #endif

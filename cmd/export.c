@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct fslab_cmd_opts fslab_export_cmd = {
+static const struct fslab_cmd_opts fslab_export_cmd = {
 	.name = "export",
 	.synopsis = "Usage: fslab export iozone RESULTS_DIR/FS.csv [--out FILE [--force]] [--no-excel]",
 	.intro = "Writes one filesystem's results in the layout of `iozone -a -R` output: the text\n"
@@ -20,11 +20,11 @@ const struct fslab_cmd_opts fslab_export_cmd = {
 		 "written as 0, as IOzone writes cells it did not measure.  Values are KiB/s.\n",
 	.opts = FSLAB_OPTS(
 		{ "out", 'o', 'o', "FILE",
-		  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0, 0 },
+		  "write FILE (atomically) instead of stdout; an existing FILE is refused without --force", 0 },
 		{ "force", 0, 0, NULL,
 		  "replace an existing FILE (never the CSV read, a lab state file or a lab's lock, lease or "
-		  "log: those are refused even with --force)", 0, 0 },
-		{ "no-excel", 0, 0, NULL, "omit the -R section", 0, 0 }),
+		  "log: those are refused even with --force)", 0 },
+		{ "no-excel", 0, 0, NULL, "omit the -R section", 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure, 2 bad usage or a malformed CSV.\n",
 };

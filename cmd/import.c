@@ -11,9 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_FS = FSLAB_OPT_ID, OPT_CACHE, OPT_FORCE };
-
-const struct fslab_cmd_opts fslab_import_cmd = {
+static const struct fslab_cmd_opts fslab_import_cmd = {
 	.name = "import",
 	.synopsis = "Usage: fslab import iozone REPORT.txt --fs NAME --out DIR [--cache MODE] [--force]",
 	.intro = "Turns the output of `iozone -a` (its text report, with or without the -R\n"
@@ -23,14 +21,14 @@ const struct fslab_cmd_opts fslab_import_cmd = {
 		 "absent from the report gets no row.  Several imports (with one cache mode) may\n"
 		 "share one DIR; a manifest.json that fslab import did not write is refused.\n",
 	.opts = FSLAB_OPTS(
-		{ "fs", OPT_FS, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0, 0 },
-		{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0, 0 },
-		{ "cache", OPT_CACHE, 0, "MODE",
+		{ "fs", 0, 0, "NAME", "filesystem name (1-31 of A-Z a-z 0-9 _ -), e.g. btrfs", 0 },
+		{ "out", 'o', 'o', "DIR", "results directory (created if missing)", 0 },
+		{ "cache", 0, 0, "MODE",
 		  "cache mode the IOzone run used: warm (default, plain iozone -a), fsync (-e -c), "
-		  "direct (-I), cold", 0, 0 },
-		{ "force", OPT_FORCE, 0, NULL,
+		  "direct (-I), cold", 0 },
+		{ "force", 0, 0, NULL,
 		  "replace an existing DIR/NAME.csv (never REPORT.txt itself, a lab state file, or a lab's "
-		  "lock, lease or log)", 0, 0 }),
+		  "lock, lease or log)", 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 refused or failed, 2 bad usage or a malformed report.\n",
 };
@@ -38,6 +36,8 @@ const struct fslab_cmd_opts fslab_import_cmd = {
 int cmd_import(int argc, char **argv)
 {
 	struct fslab_import_opts o = { .cache = FSLAB_CACHE_WARM };
+	const char *cache_arg = NULL;
+	void *const bind[] = { &o.fs, &o.out, &cache_arg, &o.force };
 	struct fslab_opts it;
 	char *cmdline[66];
 	struct fslab_settings cache = { 0 };
@@ -53,26 +53,14 @@ int cmd_import(int argc, char **argv)
 	o.argv = cmdline;
 
 	fslab_opts_begin(&it, &fslab_import_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		switch (c) {
-		case OPT_FS:
-			o.fs = it.arg;
-			break;
-		case 'o':
-			o.out = it.arg;
-			break;
-		case OPT_CACHE: /* checked by the run settings' cache row: one message */
-			if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, it.arg, "--cache", &e) < 0)
-				return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
-			o.cache = cache.v.sweep.cache;
-			break;
-		case OPT_FORCE:
-			o.force = true;
-			break;
-		}
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
+	/* checked by the run settings' cache row: one message */
+	if (cache_arg) {
+		if (fslab_setting_parse(&cache, FSLAB_SETTING_CACHE, cache_arg, "--cache", &e) < 0)
+			return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
+		o.cache = cache.v.sweep.cache;
+	}
 	if (it.ind + 2 != argc || strcmp(argv[it.ind], "iozone") != 0) {
 		fslab_error("expected: fslab import iozone REPORT.txt --fs NAME --out DIR");
 		fslab_opts_help(&fslab_import_cmd, stderr);

@@ -132,7 +132,7 @@ static void unknown_long(const struct fslab_opts *it, const char *bad)
 	snprintf(word, sizeof(word), "%s", strncmp(bad, "--", 2) == 0 ? bad + 2 : bad);
 	word[strcspn(word, "=")] = '\0';
 	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
-		if (is_option(&it->cmd->opts[i]) && !(it->cmd->opts[i].flags & FSLAB_OPT_HIDDEN))
+		if (is_option(&it->cmd->opts[i]))
 			cands[n++] = it->cmd->opts[i].name;
 	cands[n++] = "help";
 	for (size_t i = 0; i < n && *word; i++)
@@ -295,14 +295,6 @@ int fslab_opts_bind(struct fslab_opts *it, void *const *bind)
 	return c;
 }
 
-bool fslab_opts_given(const struct fslab_opts *it, int id)
-{
-	for (size_t i = 0; !at_end(&it->cmd->opts[i]); i++)
-		if (is_option(&it->cmd->opts[i]) && it->cmd->opts[i].id == id)
-			return (it->given & (UINT64_C(1) << i)) != 0;
-	return false;
-}
-
 /* "  -o, --out DIR" (or "      --state FILE" beside short options). */
 static int left_column(const struct fslab_opt *o, bool shorts, char *buf, size_t len)
 {
@@ -348,14 +340,14 @@ static void wrap(FILE *out, const char *text, int col)
 
 static void help_options(const struct fslab_cmd_opts *cmd, FILE *out)
 {
-	static const struct fslab_opt help_opt = { "help", 'h', 'h', NULL, "this help", 0, 0 };
+	static const struct fslab_opt help_opt = { "help", 'h', 'h', NULL, "this help", 0 };
 	const struct fslab_opt *opts = cmd->opts;
 	bool shorts = false;
 	int col = 0;
 	char left[128];
 
 	for (size_t i = 0; !at_end(&opts[i]); i++)
-		if (is_option(&opts[i]) && opts[i].short_name && !(opts[i].flags & FSLAB_OPT_HIDDEN))
+		if (is_option(&opts[i]) && opts[i].short_name)
 			shorts = true;
 	for (size_t i = 0; !at_end(&opts[i]); i++) {
 		int w = is_option(&opts[i]) ? left_column(&opts[i], shorts, left, sizeof(left)) : 0;
@@ -370,8 +362,6 @@ static void help_options(const struct fslab_cmd_opts *cmd, FILE *out)
 			fprintf(out, "%s%s\n", i ? "\n" : "", o->help);
 			continue;
 		}
-		if (o->flags & FSLAB_OPT_HIDDEN)
-			continue;
 		w = left_column(o, shorts, left, sizeof(left));
 		if (w + 2 > col)
 			fprintf(out, "%s\n%*s", left, col, "");

@@ -22,10 +22,6 @@
 /* Option ids above every char: use them for options without a short letter. */
 #define FSLAB_OPT_ID 256
 
-enum {
-	FSLAB_OPT_HIDDEN = 1 << 0, /* accepted, listed by --list-options, not in --help */
-};
-
 struct fslab_opt {
 	const char *name;  /* long name without "--"; NULL: a heading (help set) or the end */
 	int id;            /* what fslab_opts_next returns; > 0, unique in the table;
@@ -33,7 +29,6 @@ struct fslab_opt {
 	char short_name;   /* the -x form, or 0 */
 	const char *arg;   /* the value's name in --help ("DIR"); NULL: takes no value */
 	const char *help;  /* the help column; '\n' starts a new line, long lines wrap */
-	unsigned flags;    /* FSLAB_OPT_* */
 	unsigned group;    /* 0, or 1..31: at most one option of a group may be given */
 };
 
@@ -82,9 +77,6 @@ int fslab_opts_next(struct fslab_opts *it);
  * a value, a const char ** (its value) for one with.  Returns what
  * fslab_opts_next returned last: 0, or -1 with it->status. */
 int fslab_opts_bind(struct fslab_opts *it, void *const *bind);
-
-/* True when the option with this id was given. */
-bool fslab_opts_given(const struct fslab_opts *it, int id);
 
 /* Writes the command's whole --help text. */
 void fslab_opts_help(const struct fslab_cmd_opts *cmd, FILE *out);

@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_CLAIMS = FSLAB_OPT_ID, OPT_EQUIVALENCE, OPT_FAIL_ON_REGRESSION, OPT_COMPARE_DIFFERENT };
-
-const struct fslab_cmd_opts fslab_report_cmd = {
+static const struct fslab_cmd_opts fslab_report_cmd = {
 	.name = "report",
 	.synopsis = "Usage: fslab report RESULTS_DIR[,DIR...] [--out DIR] [--format all|text|html|json]\n"
 		    "                    [--plots LIST] [--tests LIST] [--record SIZE] [--equivalence PCT]\n"
@@ -34,28 +32,28 @@ const struct fslab_cmd_opts fslab_report_cmd = {
 		{ "out", 'o', 'o', "DIR",
 		  "output directory (default: the first RESULTS_DIR/report; none when comparing sides); built beside DIR and renamed "
 		  "into place when complete; an existing DIR is replaced only when empty or an earlier "
-		  "fslab report (its .fslab-report marker), else refused", 0, 0 },
+		  "fslab report (its .fslab-report marker), else refused", 0 },
 		{ "format", 'f', 'f', "F",
 		  "all (default: text on stdout and DIR), text (stdout only, writes nothing), html (DIR "
-		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0, 0 },
+		  "only), json (rankings, intervals, verdicts and changes on stdout; writes nothing)", 0 },
 		{ "plots", 'p', 'p', "LIST",
-		  "all (default), none, or a comma list of surface, heatmap, compare", 0, 0 },
-		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0, 0 },
+		  "all (default), none, or a comma list of surface, heatmap, compare", 0 },
+		{ "tests", 't', 't', "LIST", "all (default) or a comma list of tests (write,read,...)", 0 },
 		{ "record", 'r', 'r', "SIZE",
 		  "record size of the by-file-size charts (default: the record size measured at the most "
-		  "file sizes)", 0, 0 },
-		{ "equivalence", OPT_EQUIVALENCE, 0, "PCT",
+		  "file sizes)", 0 },
+		{ "equivalence", 0, 0, "PCT",
 		  "call two filesystems equivalent when their ratio's simultaneous interval lies inside "
-		  "1 +- PCT% (default 5)", 0, 0 },
-		{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, 0, "PCT",
+		  "1 +- PCT% (default 5)", 0 },
+		{ "fail-on-regression", 0, 0, "PCT",
 		  "for git bisect run: exit 1 when a test of AFTER is slower than BEFORE by more than PCT% "
 		  "(its interval below 1 - PCT%), 0 when no test's interval reaches below 1 - PCT%, else "
-		  "125 (cannot tell; also 1 run per side and every error)", 0, 0 },
-		{ "compare-different", OPT_COMPARE_DIFFERENT, 0, NULL,
-		  "compare a filesystem with a later run's of the same name on another type or device", 0, 0 },
-		{ "claims", OPT_CLAIMS, 0, NULL,
+		  "125 (cannot tell; also 1 run per side and every error)", 0 },
+		{ "compare-different", 0, 0, NULL,
+		  "compare a filesystem with a later run's of the same name on another type or device", 0 },
+		{ "claims", 0, 0, NULL,
 		  "the first directory is a warm (2023-style) run, the others honest runs (cold/direct, "
-		  "not warm): add the section that checks the 2023 report's claims one by one", 0, 0 }),
+		  "not warm): add the section that checks the 2023 report's claims one by one", 0 }),
 	.operands = true,
 	.outro = "Exit status: 0 done, 1 failure (gnuplot, writing), 2 bad usage or bad input.\n"
 		 "With --fail-on-regression (git bisect run): 0 not regressed, 1 regressed, 125\n"
@@ -75,59 +73,45 @@ static int parse_pct(const char *name, const char *arg, double lo, bool lo_open,
 	return 0;
 }
 
-/* One option into o; 0 or -1 after a message. */
-static int report_option(int c, const char *arg, struct fslab_report_opts *o)
+/* The values the table cannot check into o: arg holds --format, --plots,
+ * --tests, --record, --equivalence and --fail-on-regression (NULL: not
+ * given).  0 or -1 after a message. */
+static int report_values(const char *const *arg, struct fslab_report_opts *o)
 {
+	static const char *const formats[] = { "all", "text", "html", "json" }; /* the enum's order */
 	char bad[64], why[320];
 	struct fslab_err e = FSLAB_ERR_INIT;
 	uint64_t bytes;
+	int i = arg[0] ? fslab_name_index(formats, 4, arg[0]) : (int)o->format;
 
-	switch (c) {
-	case 'o':
-		o->out = arg;
-		return 0;
-	case 'f': { /* the words in the enum's order */
-		static const char *const formats[] = { "all", "text", "html", "json" };
-		int i = fslab_name_index(formats, 4, arg);
-
-		if (i < 0)
-			return fslab_fail(-1, "--format '%s': use all, text, html or json", arg);
-		o->format = (enum fslab_report_format)i;
-		return 0;
-	}
-	case 'p':
-		if (fslab_report_plots_parse(arg, &o->plots, &e) < 0)
-			return fslab_fail(-1, "%s", fslab_err_msg(&e));
-		return 0;
-	case 't':
-		if (fslab_tests_parse(arg, &o->tests, bad, sizeof(bad)) < 0 || !o->tests)
-			return fslab_fail(-1, "--tests '%s': %s", arg, fslab_tests_problem(bad, why, sizeof(why)));
-		return 0;
-	case 'r':
-		if (fslab_opt_size("--record", arg, &bytes) < 0)
+	if (i < 0)
+		return fslab_fail(-1, "--format '%s': use all, text, html or json", arg[0]);
+	o->format = (enum fslab_report_format)i;
+	if (arg[1] && fslab_report_plots_parse(arg[1], &o->plots, &e) < 0)
+		return fslab_fail(-1, "%s", fslab_err_msg(&e));
+	if (arg[2] && (fslab_tests_parse(arg[2], &o->tests, bad, sizeof(bad)) < 0 || !o->tests))
+		return fslab_fail(-1, "--tests '%s': %s", arg[2], fslab_tests_problem(bad, why, sizeof(why)));
+	if (arg[3]) {
+		if (fslab_opt_size("--record", arg[3], &bytes) < 0)
 			return -1;
 		if (bytes % 1024)
-			return fslab_fail(-1, "--record '%s': not a whole number of KiB", arg);
+			return fslab_fail(-1, "--record '%s': not a whole number of KiB", arg[3]);
 		o->compare_record_kib = bytes / 1024;
-		return 0;
-	case OPT_CLAIMS:
-	case OPT_COMPARE_DIFFERENT:
-		*(c == OPT_CLAIMS ? &o->claims : &o->compare_different) = true;
-		return 0;
-	case OPT_EQUIVALENCE:
-		return parse_pct("--equivalence", arg, 0, true, &o->equivalence);
-	case OPT_FAIL_ON_REGRESSION:
-		return parse_pct("--fail-on-regression", arg, 0, false, &o->fail_on_regression);
 	}
+	if ((arg[4] && parse_pct("--equivalence", arg[4], 0, true, &o->equivalence) < 0) ||
+	    (arg[5] && parse_pct("--fail-on-regression", arg[5], 0, false, &o->fail_on_regression) < 0))
+		return -1;
 	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct fslab_report_opts o;
+	const char *arg[6] = { NULL };
+	void *const bind[] = { &o.out, &arg[0], &arg[1], &arg[2], &arg[3], &arg[4], &arg[5],
+			       &o.compare_different, &o.claims };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
-	int c;
 
 	/* git bisect run takes 1 and 2 for "bad": with --fail-on-regression
 	 * every usage error is 125, "cannot tell" */
@@ -138,11 +122,10 @@ int cmd_report(int argc, char **argv)
 		bad = strncmp(argv[i], "--fail-on-regression", 20) ? bad : FSLAB_REPORT_EXIT_CANNOT_TELL;
 	fslab_report_opts_init(&o);
 	fslab_opts_begin(&it, &fslab_report_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0)
-		if (report_option(c, it.arg, &o) < 0)
-			return bad;
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status ? bad : 0;
+	if (report_values(arg, &o) < 0)
+		return bad;
 	if (it.ind >= argc) {
 		fslab_error("give at least one results directory");
 		fslab_opts_help(&fslab_report_cmd, stderr);

@@ -11,14 +11,9 @@
 #include "spec.h"
 #include "state.h"
 
-#include <errno.h>
 #include <stdio.h>
 
-enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_OUT, OPT_MAX_FILE, OPT_HONEST, OPT_UNTIL_CI,
-       OPT_MAX_TRIALS, OPT_KEEP, OPT_STATE, OPT_MOUNT_ROOT, OPT_WIPE, OPT_YES, OPT_QUIET,
-       OPT_PRECONDITION, OPT_DRY_RUN, OPT_SPEC };
-
-const struct fslab_cmd_opts fslab_reproduce_cmd = {
+static const struct fslab_cmd_opts fslab_reproduce_cmd = {
 	.name = "reproduce",
 	.synopsis = "Usage: fslab reproduce (--device DISK | --image FILE [--size SIZE]) [--spec FILE] [--yes] [--wipe]\n"
 		    "                       [--out DIR] [--max-file SIZE] [--honest [--until-ci PCT]\n"
@@ -28,158 +23,103 @@ const struct fslab_cmd_opts fslab_reproduce_cmd = {
 		 "btrfs; 20G each, in that order), the `seed` sweep in warm mode as `iozone -a` ran\n"
 		 "it, the report, then teardown.  Results and report go to --out.\n",
 	.opts = FSLAB_OPTS(
-		{ "device", OPT_DEVICE, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)", 0,
+		{ "device", 0, 0, "DISK", "a dedicated whole disk (everything on it is destroyed)",
 		  DISK_GROUP },
-		{ "image", OPT_IMAGE, 0, "FILE", "a sparse image file on a loop device instead (created if missing)",
-		  0, DISK_GROUP },
-		{ "size", OPT_SIZE, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0, 0 },
-		{ "spec", OPT_SPEC, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0, 0 },
-		{ "yes", OPT_YES, 'y', NULL, "do not ask before writing the disk", 0, 0 },
-		{ "wipe", OPT_WIPE, 0, NULL, "allow a disk that holds a partition table or filesystem", 0, 0 },
-		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		{ "image", 0, 0, "FILE", "a sparse image file on a loop device instead (created if missing)", DISK_GROUP },
+		{ "size", 0, 0, "SIZE", "size of a new image (default: what the layout needs, 100G+2M)", 0 },
+		{ "spec", 0, 0, "FILE", "another layout (fslab spec --print; smaller partitions: a small lab)", 0 },
+		{ "yes", 0, 'y', NULL, "do not ask before writing the disk", 0 },
+		{ "wipe", 0, 0, NULL, "allow a disk that holds a partition table or filesystem", 0 },
+		{ "precondition", 0, 0, "WHEN",
 		  "as for setup: off (the default), on or auto (an SSD is "
-		  "purged and written twice over first; an image is not)", 0, 0 },
-		{ "out", OPT_OUT, 0, "DIR",
+		  "purged and written twice over first; an image is not)", 0 },
+		{ "out", 0, 0, "DIR",
 		  "results and report (default results/reproduce-<UTC time>/): "
-		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0, 0 },
-		{ "max-file", OPT_MAX_FILE, 0, "SIZE",
+		  "DIR/warm, [DIR/cold, DIR/direct,] DIR/report", 0 },
+		{ "max-file", 0, 0, "SIZE",
 		  "largest file of the sweep (default 2G, the report's text, or what "
-		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0, 0 },
-		{ "honest", OPT_HONEST, 0, NULL,
+		  "--spec's smallest partition holds; 1G is the command it printed, iozone -a -g 1G)", 0 },
+		{ "honest", 0, 0, NULL,
 		  "add sweeps that measure the disk rather than the page cache: "
 		  "cold and direct cache modes with adaptive trials, files larger "
 		  "than RAM where the partitions allow; the report then states "
-		  "which of the 2023 conclusions survive", 0, 0 },
-		{ "until-ci", OPT_UNTIL_CI, 0, "PCT",
+		  "which of the 2023 conclusions survive", 0 },
+		{ "until-ci", 0, 0, "PCT",
 		  "honest sweeps: repeat each cell until its 95% confidence "
-		  "interval is within PCT percent of the mean (default 5)", 0, 0 },
-		{ "max-trials", OPT_MAX_TRIALS, 0, "N", "... or N trials (default 5)", 0, 0 },
-		{ "keep", OPT_KEEP, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0, 0 },
-		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "quiet", OPT_QUIET, 'q', NULL, "no progress line", 0, 0 },
-		{ "dry-run", OPT_DRY_RUN, 0, NULL,
+		  "interval is within PCT percent of the mean (default 5)", 0 },
+		{ "max-trials", 0, 0, "N", "... or N trials (default 5)", 0 },
+		{ "keep", 0, 0, NULL, "leave the lab set up afterwards (fslab teardown removes it)", 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0 },
+		{ "quiet", 0, 'q', NULL, "no progress line", 0 },
+		{ "dry-run", 0, 0, NULL,
 		  "print the whole plan (setup, each run with its estimated time, "
-		  "the report, teardown) and touch nothing", 0, 0 }),
+		  "the report, teardown) and touch nothing", 0 }),
 	.outro = "A failed or interrupted stage still ends with teardown (unless --keep); finished\n"
 		 "results are kept.  docs/reproduce.md explains the experiment and how long it takes.\n"
 		 "Exit status: 0 success, 1 a stage failed, 2 bad usage.\n",
 	.required = 1u << DISK_GROUP,
 };
 
-/* --max-file: a power of two from 64K up (the sweep doubles from 64K). */
-static int repro_max_file(const char *arg, struct reproduce_ctl *c)
-{
-	uint64_t v;
-
-	if (fslab_opt_size("--max-file", arg, &v) < 0)
-		return FSLAB_EXIT_USAGE;
-	if (v & (v - 1) || v < 64 * FSLAB_KiB)
-		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
-				  "the sweep doubles file sizes from 64K", arg);
-	c->max_file = v;
-	c->max_file_set = true;
-	return 0;
-}
-
-/* A value the runs take as fslab run's setting id, checked by its row
- * (lib/settings.c), at its place in *v.  0 or -EINVAL after a message. */
-static int repro_setting(enum fslab_setting id, const char *arg, struct fslab_run_config *v)
-{
-	struct fslab_settings layer = { 0 };
-	struct fslab_err e;
-	char origin[64];
-
-	snprintf(origin, sizeof(origin), "--%s", fslab_setting_row(id)->flag);
-	if (fslab_setting_parse(&layer, id, arg, origin, &e) < 0)
-		return fslab_fail(-EINVAL, "%s", e.msg);
-	*v = layer.v;
-	return 0;
-}
-
-/* One option's value into c; 0 or FSLAB_EXIT_USAGE after a message. */
-static int repro_option(int id, const char *arg, struct reproduce_ctl *c)
-{
-	struct fslab_run_config v;
-
-	switch (id) {
-	case OPT_DEVICE: c->device = arg; break;
-	case OPT_IMAGE: c->image = arg; break;
-	case OPT_SPEC: c->spec_path = arg; break;
-	case OPT_SIZE: return fslab_opt_size("--size", arg, &c->image_size) < 0 ? FSLAB_EXIT_USAGE : 0;
-	case OPT_OUT: c->out = arg; break;
-	case OPT_MAX_FILE: return repro_max_file(arg, c);
-	case OPT_HONEST: c->honest = true; break;
-	case OPT_UNTIL_CI: /* fslab run's settings: their rows check them */
-		if (repro_setting(FSLAB_SETTING_UNTIL_CI, arg, &v) < 0)
-			return FSLAB_EXIT_USAGE;
-		c->until_ci_pct = v.until_ci_pct;
-		break;
-	case OPT_MAX_TRIALS:
-		if (repro_setting(FSLAB_SETTING_MAX_TRIALS, arg, &v) < 0)
-			return FSLAB_EXIT_USAGE;
-		c->max_trials = v.max_trials;
-		break;
-	case OPT_KEEP: c->keep = true; break;
-	case OPT_STATE: c->state_path = arg; break;
-	case OPT_MOUNT_ROOT: c->mount_root = arg; break;
-	case OPT_WIPE: c->wipe = true; break;
-	case OPT_YES: c->yes = true; break;
-	case OPT_QUIET: c->quiet = true; break;
-	case OPT_DRY_RUN: c->dry_run = true; break;
-	case OPT_PRECONDITION: return fslab_cli_precondition(arg, &c->precondition);
-	}
-	return 0;
-}
-
-/* What the table cannot say: --size with --image only, --until-ci and
- * --max-trials with --honest only, the paths. */
-static int repro_check(const struct fslab_opts *it, struct reproduce_ctl *c)
+/* What the table cannot say: the values, --size with --image only,
+ * --until-ci and --max-trials with --honest only, the paths. */
+static int repro_check(const char *const *arg, struct reproduce_ctl *c)
 {
 	static struct fslab_spec spec;
-	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
-	const char *paths[] = { c->mount_root, c->device, c->image, c->spec_path };
 	struct fslab_err e;
 	int r;
 
-	if (c->image_size && !c->image)
+	if ((arg[0] && fslab_opt_size("--size", arg[0], &c->setup->image_size) < 0) ||
+	    (arg[1] && fslab_cli_precondition(arg[1], &c->setup->precondition)) ||
+	    (arg[2] && fslab_opt_size("--max-file", arg[2], &c->max_file) < 0))
+		return FSLAB_EXIT_USAGE;
+	/* --max-file: a power of two from 64K up (the sweep doubles from 64K) */
+	c->max_file_set = arg[2] != NULL;
+	if (arg[2] && (c->max_file & (c->max_file - 1) || c->max_file < 64 * FSLAB_KiB))
+		return fslab_fail(FSLAB_EXIT_USAGE, "--max-file '%s': give a power of two from 64K up (e.g. 1G, 2G, 4M); "
+				  "the sweep doubles file sizes from 64K", arg[2]);
+	/* fslab run's settings: their rows check them */
+	if ((arg[3] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_UNTIL_CI, arg[3], "--until-ci", &e) < 0) ||
+	    (arg[4] && fslab_setting_parse(&c->honest_given, FSLAB_SETTING_MAX_TRIALS, arg[4], "--max-trials", &e) < 0))
+		return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
+	if (c->setup->image_size && !c->setup->image)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--size applies to --image only (a disk has the size it has)");
-	if ((fslab_opts_given(it, OPT_UNTIL_CI) || fslab_opts_given(it, OPT_MAX_TRIALS)) && !c->honest)
+	if ((arg[3] || arg[4]) && !c->honest)
 		return fslab_fail(FSLAB_EXIT_USAGE, "--until-ci and --max-trials shape the honest sweeps: add --honest");
-	if ((r = fslab_cli_state_path(c->state_path)) != 0 || (r = fslab_cli_paths(names, paths, 4)) != 0)
+	if ((r = fslab_cli_setup_paths(c->setup, &spec)) != 0)
 		return r;
-	fslab_spec_default(&spec);
-	if (c->spec_path && fslab_spec_load(c->spec_path, &spec, &e) < 0)
-		return fslab_fail(FSLAB_EXIT_USAGE, "%s", fslab_err_msg(&e));
-	c->spec = &spec;
 	/* --spec without --max-file: files as large as its smallest partition holds */
-	for (size_t i = 0; c->spec_path && !c->max_file_set && i < spec.n_fs; i++)
+	for (size_t i = 0; c->setup->spec_source && !c->max_file_set && i < spec.n_fs; i++)
 		while (c->max_file > 64 * FSLAB_KiB && c->max_file > spec.fs[i].size - spec.fs[i].size / 20)
 			c->max_file /= 2;
-	if (!c->state_path)
-		c->state_path = fslab_state_default_path();
+	if (!c->setup->state_path)
+		c->setup->state_path = fslab_state_default_path();
 	return 0;
 }
 
 int cmd_reproduce(int argc, char **argv)
 {
+	struct fslab_setup_opts so = { 0 };
 	struct reproduce_ctl c = {
+		.setup = &so,
 		.max_file = 2 * FSLAB_GiB,
-		.until_ci_pct = 5.0,
-		.max_trials = 5,
 		.argc = argc,
 		.argv = argv,
 	};
+	/* --size, --precondition, --max-file, --until-ci, --max-trials */
+	const char *arg[5] = { NULL };
+	void *const bind[] = { &so.device, &so.image, &arg[0], &so.spec_source, &so.yes,
+			       &so.wipe, &arg[1], &c.out, &arg[2], &c.honest, &arg[3], &arg[4], &c.keep,
+			       &so.state_path, &so.mount_root, &c.quiet, &c.dry_run };
 	struct fslab_opts it;
-	int id, r;
+	int r;
 
+	fslab_settings_put_real(&c.honest_given, FSLAB_SETTING_UNTIL_CI, 5.0);
+	fslab_settings_put(&c.honest_given, FSLAB_SETTING_MAX_TRIALS, 5, 0);
 	fslab_opts_begin(&it, &fslab_reproduce_cmd, argc, argv);
-	while ((id = fslab_opts_next(&it)) > 0)
-		if ((r = repro_option(id, it.arg, &c)) != 0)
-			return r;
-	if (id < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
-	if ((r = repro_check(&it, &c)) != 0)
+	if ((r = repro_check(arg, &c)) != 0)
 		return r;
 	return repro_pipeline(&c);
 }

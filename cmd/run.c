@@ -29,21 +29,21 @@ static const struct fslab_opt run_where[] = {
 	FSLAB_OPT_HEADING("Where:"),
 	{ "state", OPT_STATE, 0, "FILE",
 	  "the lab's state file (default: $FSLAB_STATE or /var/lib/fslab/state.json); every "
-	  "mounted filesystem in it", 0, LAB_GROUP },
+	  "mounted filesystem in it", LAB_GROUP },
 	{ "dir", OPT_DIR, 0, "NAME=PATH",
-	  "benchmark the directory PATH as NAME, without a lab (repeatable; NAME names the CSV)", 0,
+	  "benchmark the directory PATH as NAME, without a lab (repeatable; NAME names the CSV)",
 	  LAB_GROUP },
 	/* short options as fslab report's */
-	{ "out", 'o', 'o', "DIR", "results directory (default: results/<UTC timestamp>/)", 0, 0 },
+	{ "out", 'o', 'o', "DIR", "results directory (default: results/<UTC timestamp>/)", 0 },
 	{ "resume", OPT_RESUME, 0, "DIR",
 	  "continue an interrupted run in DIR with its recorded settings: finished cells are "
 	  "kept, the rest run; refused, with nothing changed, when DIR's manifest or CSVs are not "
 	  "its own (run id and identities in DIR/.fslab-run), DIR or its files are another "
 	  "user's, or another run holds DIR, or a setting option is given (each is recorded), or a "
-	  "--state other than the recorded lab's", 0, 0 },
+	  "--state other than the recorded lab's", 0 },
 	{ "allow-concurrent", OPT_ALLOW_CONCURRENT, 0, NULL,
 	  "run beside other runs on the same lab that also give it (their figures perturb each "
-	  "other); without it a second run on a lab is refused, naming the running one's pid", 0, 0 },
+	  "other); without it a second run on a lab is refused, naming the running one's pid", 0 },
 };
 
 static const struct fslab_opt run_output[] = {
@@ -51,9 +51,9 @@ static const struct fslab_opt run_output[] = {
 	  "print the plan and write nothing: filesystems, grid, cells, trials, tests, bytes to "
 	  "move, each filesystem's free space against its need (exit 1, before anything runs, "
 	  "when the largest file does not fit) and a time estimate from a device probe in a "
-	  "private directory it removes", 0, 0 },
+	  "private directory it removes", 0 },
 	{ "quiet", OPT_QUIET, 0, NULL,
-	  "no progress (a redrawn line on a terminal, else a line per filesystem and trial)", 0, 0 },
+	  "no progress (a redrawn line on a terminal, else a line per filesystem and trial)", 0 },
 };
 
 #define N_LOCAL (sizeof(run_where) / sizeof(run_where[0]) + sizeof(run_output) / sizeof(run_output[0]))
@@ -63,7 +63,7 @@ static struct fslab_opt run_opts[N_LOCAL + 2 * FSLAB_SETTING_MAX + 1];
 static char run_help[FSLAB_SETTING_MAX][1400];
 static char run_synopsis[1400];
 
-const struct fslab_cmd_opts fslab_run_cmd = {
+static const struct fslab_cmd_opts fslab_run_cmd = {
 	.name = "run",
 	.synopsis = run_synopsis,
 	.intro = "Sweeps every filesystem of the lab (or the given directories) with the 13 IOzone\n"
@@ -115,7 +115,7 @@ static void build_setting(enum fslab_setting id, size_t *n, size_t *off, size_t 
 	fslab_setting_bounds(id, bounds, sizeof(bounds));
 	snprintf(run_help[id], sizeof(run_help[id]), "%s%s%s", r->help, *bounds ? "; " : "", bounds);
 	run_opts[(*n)++] = (struct fslab_opt){ r->flag, OPT_SETTING + (int)id, r->short_name, r->arg,
-					       run_help[id], 0, 0 };
+					       run_help[id], 0 };
 	if (r->type == FSLAB_STYPE_ENUM)
 		snprintf(item, sizeof(item), "[--%s %s%s]", r->flag,
 			 fslab_setting_words(id, "|", words, sizeof(words)),
@@ -219,6 +219,9 @@ static int run_option(int c, const char *arg, struct fslab_run_opts *o, struct r
 	case OPT_ALLOW_CONCURRENT:
 		w->allow_concurrent = true;
 		return 0;
+	case OPT_DRY_RUN:
+		w->dry = true;
+		return 0;
 	}
 	if (c >= OPT_SETTING && c < OPT_SETTING + FSLAB_SETTING_MAX)
 		return run_setting((enum fslab_setting)(c - OPT_SETTING), arg, o);
@@ -298,12 +301,8 @@ static int run_pick(struct fslab_run_opts *o, struct run_targets *w)
 			return fslab_fail(FSLAB_EXIT_USAGE, "--resume continues on the filesystems recorded in that run's manifest; drop --dir");
 		return run_resume_targets(w, o->resume_dir, o->state_path);
 	}
-	if (w->n) {
-		if (o->state_path)
-			return fslab_fail(FSLAB_EXIT_USAGE, "give either --state or --dir, not both");
-		return FSLAB_EXIT_OK;
-	}
-	return run_lab_targets(w, o->state_path, NULL, 0);
+	/* --dir's directories, or the lab's (LAB_GROUP: never both) */
+	return w->n ? FSLAB_EXIT_OK : run_lab_targets(w, o->state_path, NULL, 0);
 }
 
 int cmd_run(int argc, char **argv)
@@ -321,13 +320,12 @@ int cmd_run(int argc, char **argv)
 	if (!w.targets)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "out of memory");
 	fslab_opts_begin(&it, &fslab_run_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0 && (c == OPT_DRY_RUN || run_option(c, it.arg, &o, &w) == 0))
+	while ((c = fslab_opts_next(&it)) > 0 && run_option(c, it.arg, &o, &w) == 0)
 		;
 	if (c != 0) { /* stopped by fslab_opts_next (-1), or a bad value (said) */
 		free(w.targets);
 		return c < 0 ? it.status : FSLAB_EXIT_USAGE;
 	}
-	w.dry = fslab_opts_given(&it, OPT_DRY_RUN);
 	/* the options first, the machine second: a bad option gets its own
 	 * message whether or not there is a lab */
 	ret = fslab_run_opts_check(&o, w.dry);

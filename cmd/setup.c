@@ -6,11 +6,7 @@
 #include "spec.h"
 #include "state.h"
 
-
-enum { OPT_DEVICE = FSLAB_OPT_ID, OPT_IMAGE, OPT_SIZE, OPT_SPEC, OPT_MOUNT_ROOT, OPT_STATE, OPT_WIPE,
-       OPT_YES, OPT_DRY_RUN, OPT_NO_DISCARD, OPT_PRECONDITION, OPT_PURGE };
-
-const struct fslab_cmd_opts fslab_setup_cmd = {
+static const struct fslab_cmd_opts fslab_setup_cmd = {
 	.name = "setup",
 	.synopsis = "Usage: fslab setup (--device DISK | --image FILE [--size SIZE]) [--spec FILE]\n"
 		    "                   [--mount-root DIR] [--state FILE] [--wipe] [--yes] [--dry-run]\n"
@@ -19,34 +15,34 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 	.intro = "Partitions a whole disk (GPT, one partition per [fs NAME] of the spec), formats\n"
 		 "each partition, mounts it under MOUNT-ROOT/NAME and writes the state file.\n",
 	.opts = FSLAB_OPTS(
-		{ "device", OPT_DEVICE, 0, "DISK",
-		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", 0, DISK_GROUP },
-		{ "image", OPT_IMAGE, 0, "FILE",
+		{ "device", 0, 0, "DISK",
+		  "a whole, unused disk (e.g. /dev/sdb); everything on it is erased", DISK_GROUP },
+		{ "image", 0, 0, "FILE",
 		  "a disk image instead: created sparse (or reused: a file with data in it needs --wipe) "
-		  "and attached to a free loop device", 0, DISK_GROUP },
-		{ "size", OPT_SIZE, 0, "SIZE",
+		  "and attached to a free loop device", DISK_GROUP },
+		{ "size", 0, 0, "SIZE",
 		  "size of a new image (K/M/G/T); default: what the spec needs plus GPT overhead "
-		  "(100G + 2M for the built-in spec)", 0, 0 },
-		{ "spec", OPT_SPEC, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0, 0 },
-		{ "mount-root", OPT_MOUNT_ROOT, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0, 0 },
-		{ "state", OPT_STATE, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "wipe", OPT_WIPE, 0, NULL, "allow erasing an existing partition table or filesystem", 0, 0 },
-		{ "yes", OPT_YES, 0, NULL,
+		  "(100G + 2M for the built-in spec)", 0 },
+		{ "spec", 0, 0, "FILE", "lab spec (default: built in, see fslab spec --print)", 0 },
+		{ "mount-root", 0, 0, "DIR", FSLAB_OPT_MOUNT_ROOT_HELP, 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
+		{ "wipe", 0, 0, NULL, "allow erasing an existing partition table or filesystem", 0 },
+		{ "yes", 0, 0, NULL,
 		  "do not ask; without it the device name must be typed at a terminal (a new image needs "
-		  "no confirmation)", 0, 0 },
-		{ "dry-run", OPT_DRY_RUN, 0, NULL, "print the plan and change nothing", 0, 0 },
-		{ "no-discard", OPT_NO_DISCARD, 0, NULL,
+		  "no confirmation)", 0 },
+		{ "dry-run", 0, 0, NULL, "print the plan and change nothing", 0 },
+		{ "no-discard", 0, 0, NULL,
 		  "do not discard (TRIM) each partition before mkfs; by default setup discards where the "
-		  "device supports it", 0, 0 },
-		{ "precondition", OPT_PRECONDITION, 0, "WHEN",
+		  "device supports it", 0 },
+		{ "precondition", 0, 0, "WHEN",
 		  "off (the default), on or auto: before partitioning, write the whole disk twice over "
 		  "(2 drive-writes of wear) in 128 KiB sequential O_DIRECT writes, as SNIA's SSD test "
 		  "specification asks; auto does it on a non-rotational disk and skips an image or loop "
-		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0, 0 },
-		{ "purge", OPT_PURGE, 0, "METHOD",
+		  "device, on forces it there (docs/ssd.md says why it is off by default)", 0 },
+		{ "purge", 0, 0, "METHOD",
 		  "trim (the default when preconditioning: BLKDISCARD of the whole disk, a TRIM purge, not "
 		  "a PTS purge), none, or secure-erase (an NVMe disk whose controller supports it: NVMe "
-		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0, 0 }),
+		  "Format with Secure Erase, a PTS purge; refused elsewhere)", 0 }),
 	.outro = "Refuses (exit 1, nothing written) to run as non-root; a path that is not a block\n"
 		 "device, a partition, a disk with the root filesystem, a mounted filesystem, swap\n"
 		 "or holders, a loop device whose backing file another loop device also uses, one\n"
@@ -57,81 +53,33 @@ const struct fslab_cmd_opts fslab_setup_cmd = {
 	.required = 1u << DISK_GROUP,
 };
 
-/* What the options say beyond their table: --size with --image, the
- * paths, the spec file (loaded into spec).  0 or FSLAB_EXIT_USAGE after a
- * message. */
-static int setup_check(struct fslab_setup_opts *o, const char *spec_path, const char *size_arg,
-		       struct fslab_spec *spec)
-{
-	const char *names[] = { "--mount-root", "--device", "--image", "--spec" };
-	const char *paths[] = { o->mount_root, o->device, o->image, spec_path };
-	struct fslab_err e;
-	int r;
-
-	if (size_arg) {
-		if (!o->image)
-			return fslab_fail(FSLAB_EXIT_USAGE, "--size is for --image only (a disk has its own size)");
-		if (fslab_opt_size("--size", size_arg, &o->image_size) < 0)
-			return FSLAB_EXIT_USAGE;
-	}
-	if ((r = fslab_cli_paths(names, paths, 4)) != 0)
-		return r;
-	if (spec_path) {
-		if (fslab_spec_load(spec_path, spec, &e) < 0)
-			return fslab_fail(FSLAB_EXIT_USAGE, "%s", e.msg);
-		o->spec = spec;
-		o->spec_source = spec_path;
-	}
-	return 0;
-}
-
 int cmd_setup(int argc, char **argv)
 {
 	struct fslab_setup_opts o = { 0 };
 	static struct fslab_spec spec;
-	const char *spec_path = NULL, *size_arg = NULL;
+	const char *size_arg = NULL, *when = NULL, *purge = NULL;
+	void *const bind[] = { &o.device, &o.image, &size_arg, &o.spec_source, &o.mount_root, &o.state_path,
+			       &o.wipe, &o.yes, &o.dry_run, &o.no_discard, &when, &purge };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;
 
 	fslab_opts_begin(&it, &fslab_setup_cmd, argc, argv);
-	while ((c = fslab_opts_next(&it)) > 0) {
-		switch (c) {
-		case OPT_DEVICE: o.device = it.arg; break;
-		case OPT_IMAGE: o.image = it.arg; break;
-		case OPT_SIZE: size_arg = it.arg; break;
-		case OPT_SPEC: spec_path = it.arg; break;
-		case OPT_MOUNT_ROOT: o.mount_root = it.arg; break;
-		case OPT_STATE: o.state_path = it.arg; break;
-		case OPT_WIPE: o.wipe = true; break;
-		case OPT_YES: o.yes = true; break;
-		case OPT_DRY_RUN: o.dry_run = true; break;
-		case OPT_NO_DISCARD: o.no_discard = true; break;
-		case OPT_PRECONDITION: {
-			int when;
-
-			if (fslab_cli_precondition(it.arg, &when))
-				return FSLAB_EXIT_USAGE;
-			o.precondition = (enum fslab_precondition_when)when;
-			break;
-		}
-		case OPT_PURGE:
-			o.purge_given = true;
-			o.purge = fslab_purge_from_string(it.arg);
-			if (o.purge == FSLAB_PURGE_INVALID) {
-				char names[64];
-
-				fslab_error("--purge '%s': use %s", it.arg,
-					    fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
-				return FSLAB_EXIT_USAGE;
-			}
-			break;
-		}
-	}
-	if (c < 0)
+	if (fslab_opts_bind(&it, bind) < 0)
 		return it.status;
-	if ((c = fslab_cli_state_path(o.state_path)) != 0 ||
-	    (c = setup_check(&o, spec_path, size_arg, &spec)) != 0)
+	if (when && fslab_cli_precondition(when, &o.precondition))
+		return FSLAB_EXIT_USAGE;
+	o.purge_given = purge != NULL;
+	if (purge && (o.purge = fslab_purge_from_string(purge)) == FSLAB_PURGE_INVALID) {
+		char names[64];
+
+		return fslab_fail(FSLAB_EXIT_USAGE, "--purge '%s': use %s", purge,
+				  fslab_vocab_join(FSLAB_VOCAB_PURGE, ", ", " or ", names, sizeof(names)));
+	}
+	if (size_arg && fslab_opt_size("--size", size_arg, &o.image_size) < 0)
+		return FSLAB_EXIT_USAGE;
+	/* --size with --device: fslab_setup refuses it (one message) */
+	if ((c = fslab_cli_setup_paths(&o, &spec)) != 0)
 		return c;
 	return fslab_error_said(fslab_setup(&o, &e), &e);
 }

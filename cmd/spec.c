@@ -10,16 +10,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-const struct fslab_cmd_opts fslab_spec_cmd = {
+static const struct fslab_cmd_opts fslab_spec_cmd = {
 	.name = "spec",
 	.synopsis = "Usage: fslab spec --print\n"
 		    "       fslab spec --check FILE",
 	.opts = FSLAB_OPTS(
 		{ "print", 0, 0, NULL,
 		  "write the built-in spec (the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each) to "
-		  "stdout, ready to edit", 0, 1 },
-		{ "check", 0, 0, "FILE", "parse FILE and report the first problem, or print it back",
-		  0, 1 }),
+		  "stdout, ready to edit", 1 },
+		{ "check", 0, 0, "FILE", "parse FILE and report the first problem, or print it back", 1 }),
 	.required = 1u << 1,
 };
 

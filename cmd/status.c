@@ -5,7 +5,7 @@
 #include "fslab/provision.h"
 #include "state.h"
 
-const struct fslab_cmd_opts fslab_status_cmd = {
+static const struct fslab_cmd_opts fslab_status_cmd = {
 	.name = "status",
 	.synopsis = "Usage: fslab status [--state FILE] [--json]",
 	.intro = "Shows the lab as it is now: the disk or image, and for each partition its device,\n"
@@ -16,8 +16,8 @@ const struct fslab_cmd_opts fslab_status_cmd = {
 		 "unmounted or of the wrong type, a mount that does not answer within 5 s or whose\n"
 		 "FUSE daemon is gone, a filesystem the check finds damaged, or setup unfinished).\n",
 	.opts = FSLAB_OPTS(
-		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
-		{ "json", 0, 0, NULL, "print JSON instead of a table", 0, 0 }),
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
+		{ "json", 0, 0, NULL, "print JSON instead of a table", 0 }),
 };
 
 int cmd_status(int argc, char **argv)

@@ -5,7 +5,7 @@
 #include "fslab/provision.h"
 #include "state.h"
 
-const struct fslab_cmd_opts fslab_teardown_cmd = {
+static const struct fslab_cmd_opts fslab_teardown_cmd = {
 	.name = "teardown",
 	.synopsis = "Usage: fslab teardown [--state FILE] [--yes] [--keep-image] [--discard]",
 	.intro = "Undoes fslab setup (also a half-finished one): unmounts what setup mounted, wipes\n"
@@ -17,20 +17,21 @@ const struct fslab_cmd_opts fslab_teardown_cmd = {
 		 "GPT disk GUID); anything else the state names is reported and left alone\n"
 		 "(exit 1).  It first stops an mkfs a killed setup left running.  Root only.\n",
 	.opts = FSLAB_OPTS(
-		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0, 0 },
+		{ "state", 0, 0, "FILE", FSLAB_OPT_STATE_HELP, 0 },
 		{ "yes", 0, 0, NULL,
-		  "accepted for scripts; teardown only undoes what setup did and does not ask", 0, 0 },
+		  "accepted for scripts; teardown only undoes what setup did and does not ask", 0 },
 		{ "keep-image", 0, 0, NULL,
-		  "keep the image file setup created (left blank: blocks punched out)", 0, 0 },
+		  "keep the image file setup created (left blank: blocks punched out)", 0 },
 		{ "discard", 0, 0, NULL,
 		  "after the wipe, discard (TRIM) the whole disk where it supports it, so the next lab "
-		  "starts from a fresh SSD", 0, 0 }),
+		  "starts from a fresh SSD", 0 }),
 };
 
 int cmd_teardown(int argc, char **argv)
 {
 	struct fslab_teardown_opts o = { 0 };
-	void *const bind[] = { &o.state_path, &o.yes, &o.keep_image, &o.discard };
+	bool yes; /* accepted for scripts: teardown does not ask */
+	void *const bind[] = { &o.state_path, &yes, &o.keep_image, &o.discard };
 	struct fslab_opts it;
 	struct fslab_err e = FSLAB_ERR_INIT;
 	int c;

@@ -132,11 +132,10 @@ static enum di_transport di_transport_of(const char *disk, const char *devreal)
 	return DI_SCSI;
 }
 
-/* A serial read from dir/file, noting where it came from. */
-static void di_serial_from(struct fslab_devinfo *di, const char *dir, const char *file,
-			   const char *source)
+/* A serial read from dir/serial, noting where it came from. */
+static void di_serial_from(struct fslab_devinfo *di, const char *dir, const char *source)
 {
-	di_read(dir, file, di->serial, sizeof(di->serial));
+	di_read(dir, "serial", di->serial, sizeof(di->serial));
 	if (di->serial[0])
 		snprintf(di->serial_source, sizeof(di->serial_source), "%s", source);
 }
@@ -173,16 +172,16 @@ static void di_identity(struct fslab_devinfo *di, enum di_transport t, const cha
 		break;
 	case DI_NVME:
 		di_read(devdir, "model", di->model, sizeof(di->model));
-		di_serial_from(di, devdir, "serial", "device/serial");
+		di_serial_from(di, devdir, "device/serial");
 		di_read(devdir, "firmware_rev", di->firmware, sizeof(di->firmware));
 		di_read(sysdir, "wwid", di->wwid, sizeof(di->wwid));
 		break;
 	case DI_VIRTIO:
-		di_serial_from(di, sysdir, "serial", "serial");
+		di_serial_from(di, sysdir, "serial");
 		break;
 	case DI_MMC:
 		di_read(devdir, "name", di->model, sizeof(di->model));
-		di_serial_from(di, devdir, "serial", "device/serial");
+		di_serial_from(di, devdir, "device/serial");
 		di_read(devdir, "fwrev", di->firmware, sizeof(di->firmware));
 		break;
 	case DI_SCSI:

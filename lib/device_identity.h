@@ -44,12 +44,6 @@ int fslab_devinfo_read(const char *dev, struct fslab_devinfo *di, struct fslab_e
  * it.  0, or -errno with the message in e (-ENOTBLK: no block device). */
 int fslab_devinfo_sysdir(const char *dev, char *sysdir, uint64_t *dev_bytes, struct fslab_err *e);
 
-/* True when the device takes discard requests. */
-static inline bool fslab_devinfo_can_discard(const struct fslab_devinfo *di)
-{
-	return di->discard_max_bytes > 0;
-}
-
 /* One line for people: "nvme QEMU NVMe Ctrl, serial X, firmware Y;
  * 512/4096-byte sectors; non-rotational; discard 4 KiB granularity, up to
  * 2 GiB per request". */

@@ -33,7 +33,6 @@ void fslab_drive_conditions_unknown(struct fslab_drive_conditions *dc)
 	dc->warn_minutes = -1;
 }
 
-
 /* A millidegree reading of the sensor in sub, in C; false when absent or
  * out of range (a sensor below 0 C reads as a negative number, which
  * fslab_sysfs_read_u64 refuses: not a drive's condition). */

@@ -7,7 +7,6 @@
 #ifndef FSLAB_ERR_H
 #define FSLAB_ERR_H
 
-
 #define FSLAB_ERR_MSG_MAX 1024
 
 struct fslab_err {

@@ -26,7 +26,7 @@ int fslab_discard_device(const char *dev, bool enabled, enum fslab_discard_resul
 	if (r < 0)
 		return fslab_note_fail(e, r, "cannot discard: %s", err.msg);
 	*result = FSLAB_DISCARD_UNSUPPORTED;
-	if (!fslab_devinfo_can_discard(&di))
+	if (!di.discard_max_bytes)
 		return 0;
 	/* Not O_EXCL: the caller may hold the whole disk exclusively. */
 	fd = open(dev, O_WRONLY | O_CLOEXEC);
@@ -54,7 +54,7 @@ void fslab_discard_plan_line(const char *disk, bool enabled, char *buf, size_t l
 		snprintf(buf, len, "discard: skipped (--no-discard)");
 	else if (!disk || !disk[0])
 		snprintf(buf, len, "discard: each partition before mkfs, if the loop device takes it");
-	else if (fslab_devinfo_read(disk, &di, NULL) < 0 || !fslab_devinfo_can_discard(&di))
+	else if (fslab_devinfo_read(disk, &di, NULL) < 0 || !di.discard_max_bytes)
 		snprintf(buf, len, "discard: no (%s takes no discard requests)", disk);
 	else
 		snprintf(buf, len, "discard: each partition before mkfs (BLKDISCARD; %s granularity, up to %s a "

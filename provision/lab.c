@@ -66,14 +66,12 @@ int prov_marker_check(int fd, const char *lab_id, char *found, size_t len)
 	char buf[64];
 	int r = prov_marker_get(fd, buf, sizeof(buf));
 
-	if (len)
-		snprintf(found, len, "%s", "no fslab marker");
+	snprintf(found, len, "%s", "no fslab marker"); /* len 0: nothing written */
 	if (r <= 0)
 		return r;
 	if (lab_id[0] && strcmp(buf, lab_id) == 0)
 		return 1;
-	if (len)
-		snprintf(found, len, "the marker of another lab (%s)", buf);
+	snprintf(found, len, "the marker of another lab (%s)", buf);
 	return 0;
 }
 

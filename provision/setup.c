@@ -62,7 +62,6 @@ struct setup_run {
 	struct fslab_err err_own;
 };
 
-
 /* An absolute form of path (relative to the cwd), without resolving
  * symlinks: the state must name what the user named. */
 static int setup_abspath(const char *path, char *out, size_t len)

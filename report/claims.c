@@ -105,10 +105,9 @@ static void cl_fastest(const struct rp_data *d, const struct rp_run *r, enum fsl
 	}
 }
 
-static const struct rp_cell *cl_cell(const struct rp_entry *e, enum fslab_test t, uint64_t f,
-				     uint64_t rec)
+static const struct rp_cell *cl_cell(const struct rp_entry *e, uint64_t f, uint64_t rec)
 {
-	for (size_t k = e->test_first[t]; k < e->test_first[t + 1]; k++)
+	for (size_t k = e->test_first[FSLAB_TEST_READ]; k < e->test_first[FSLAB_TEST_READ + 1]; k++)
 		if (e->cells[k].file_kib == f && e->cells[k].record_kib == rec && e->cells[k].n_ok)
 			return &e->cells[k];
 	return NULL;
@@ -147,8 +146,8 @@ static bool cl_dip_cells(const struct rp_entry *e, size_t k, const struct rp_cel
 	*c = &e->cells[k];
 	if ((*c)->file_kib != CL_F128 || !(*c)->n_ok)
 		return false;
-	*a = cl_cell(e, FSLAB_TEST_READ, CL_F64, (*c)->record_kib);
-	*b = cl_cell(e, FSLAB_TEST_READ, CL_F256, (*c)->record_kib);
+	*a = cl_cell(e, CL_F64, (*c)->record_kib);
+	*b = cl_cell(e, CL_F256, (*c)->record_kib);
 	return *a && *b;
 }
 

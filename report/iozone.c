@@ -27,7 +27,6 @@ iz_err(struct fslab_err *e, unsigned long line, const char *fmt, ...)
 	return line ? fslab_err_set(e, EINVAL, "line %lu: %s", line, msg) : fslab_err_set(e, EINVAL, "%s", msg);
 }
 
-
 int fslab_iozone_add(struct fslab_iozone_report *rep, const struct fslab_iozone_cell *c)
 {
 	/* IOzone's layout has a column for each of its 13 tests and none

@@ -125,13 +125,12 @@ void rp_tic_layout(size_t n, size_t maxlen, double axis_px, double font_px, bool
 		l->step = (size_t)ceil(need - 1e-9);
 }
 
-/* Tic marks at every size, labelled so that none overlap (rp_tic_layout
- * for an axis of axis_px pixels in a font of font_pt points): turned 45
+/* Tic marks at every size, placed at its log2, labelled so that none
+ * overlap (rp_tic_layout for an axis of axis_px pixels in 8 points): turned 45
  * degrees on x when they do not fit level, and where even that is too
  * close only every step-th labelled (the rest minor tics, the largest
  * always labelled). */
-static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool log2axis,
-		    double axis_px, int font_pt)
+static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, double axis_px)
 {
 	struct rp_tic_layout l;
 	size_t maxlen = 0;
@@ -140,15 +139,14 @@ static void pl_tics(FILE *f, const char *axis, const uint64_t *v, size_t n, bool
 	for (size_t i = 0; i < n; i++)
 		if (strlen(rp_fmt_size(v[i], b, sizeof(b))) > maxlen)
 			maxlen = strlen(b);
-	rp_tic_layout(n, maxlen, axis_px, font_pt * 96.0 / 72, axis[0] == 'x', &l);
-	fprintf(f, "set %stics %s font ',%d' (", axis, l.rotate ? "rotate by 45 right" : "norotate",
-		font_pt);
+	rp_tic_layout(n, maxlen, axis_px, 8 * 96.0 / 72, axis[0] == 'x', &l);
+	fprintf(f, "set %stics %s font ',8' (", axis, l.rotate ? "rotate by 45 right" : "norotate");
 	for (size_t i = 0; i < n; i++) {
 		bool label = (n - 1 - i) % l.step == 0; /* always label the largest */
 
 		rp_fmt_size(v[i], b, sizeof(b));
-		fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "",
-			log2axis ? (unsigned long long)pl_log2(v[i]) : (unsigned long long)v[i], !label);
+		fprintf(f, "%s'%s' %llu %d", i ? ", " : "", label ? b : "", (unsigned long long)pl_log2(v[i]),
+			!label);
 	}
 	fputs(")\n", f);
 }
@@ -386,8 +384,8 @@ static void pl_surface_or_heatmap(FILE *f, const struct rp_plot *p, const struct
 	for (int fmt = 0; fmt < 2; fmt++) {
 		pl_begin(f, p, fmt, true, pl_palette);
 		/* the small plots' axes: about 260 px across, 200 px up */
-		pl_tics(f, "x", ax->file, ax->nf, true, 260, 8);
-		pl_tics(f, "y", ax->record, ax->nr, true, 200, 8);
+		pl_tics(f, "x", ax->file, ax->nf, 260);
+		pl_tics(f, "y", ax->record, ax->nr, 200);
 		pl_cbrange(f, p, zmax, cmin, cmax, clog);
 		fputs("set xlabel 'file size'\nset ylabel 'record size'\n", f);
 		if (p->kind == FSLAB_REPORT_PLOT_SURFACE)
@@ -466,7 +464,7 @@ static void pl_bysize(FILE *f, const struct rp_plot *p, const struct rp_data *d,
 
 	for (int fmt = 0; fmt < 2; fmt++) {
 		pl_begin(f, p, fmt, false, NULL);
-		pl_tics(f, "x", ax.file, ax.nf, true, 430, 8); /* left of the key */
+		pl_tics(f, "x", ax.file, ax.nf, 430); /* left of the key */
 		fprintf(f, "set xlabel 'file size (record size %s)'\nset ylabel 'MiB/s%s'\n",
 			rp_fmt_size(record, b, sizeof(b)), logy ? " (log scale)" : "");
 		fputs(pl_lines, f);

@@ -14,6 +14,8 @@ void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s
 		      struct fslab_run_opts *o)
 {
 	fslab_run_opts_init(o);
+	if (s->cache != FSLAB_CACHE_WARM)
+		o->given = c->honest_given; /* --until-ci, --max-trials */
 	fslab_settings_put(&o->given, FSLAB_SETTING_PRESET, FSLAB_PRESET_SEED, 0);
 	/* the seed preset's smallest file; a range is given whole */
 	fslab_settings_put(&o->given, FSLAB_SETTING_FILE_SIZES, 64 * FSLAB_KiB, s->file_max);
@@ -21,12 +23,6 @@ void repro_stage_opts(const struct reproduce_ctl *c, const struct repro_stage *s
 	o->quiet = c->quiet;
 	o->argc = c->argc;
 	o->argv = c->argv;
-	if (s->cache != FSLAB_CACHE_WARM) {
-		if (c->until_ci_pct > 0)
-			fslab_settings_put_real(&o->given, FSLAB_SETTING_UNTIL_CI, c->until_ci_pct);
-		if (c->max_trials)
-			fslab_settings_put(&o->given, FSLAB_SETTING_MAX_TRIALS, c->max_trials, 0);
-	}
 	fslab_settings_put(&o->given, FSLAB_SETTING_TRIALS, s->cache != FSLAB_CACHE_WARM ? 2 : 1, 0);
 }
 

@@ -79,10 +79,10 @@ static int repro_prepare(struct repro_run *p)
 	int r;
 
 	repro_out_dir(p);
-	if (access(c->state_path, F_OK) == 0)
+	if (access(c->setup->state_path, F_OK) == 0)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "a lab is already set up (state file %s); reproduce sets up "
 				  "its own: remove that one with fslab teardown --state %s, or give another --state",
-				  c->state_path, c->state_path);
+				  c->setup->state_path, c->setup->state_path);
 	if (geteuid() != 0)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "refused: fslab reproduce sets up a lab and must run as root; "
 				  "nothing was created. Run it with sudo");
@@ -101,55 +101,36 @@ static int repro_prepare(struct repro_run *p)
 	/* The lab is ours alone from here to the end (setup, runs, report,
 	 * teardown), through the lab object: no teardown or second run can
 	 * come in between the stages. */
-	r = fslab_lab_open(c->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
-			   &c->lab, &err);
+	r = fslab_lab_open(c->setup->state_path, FSLAB_LAB_EXCLUSIVE, FSLAB_LAB_NEW, "fslab reproduce",
+			   &c->setup->lab, &err);
 	if (r < 0)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "refused: %s", fslab_err_msg(&err));
 	return 0;
 }
 
-/* The setup options of the command line. */
-static struct fslab_setup_opts repro_setup_opts(const struct reproduce_ctl *c)
-{
-	return (struct fslab_setup_opts){
-		.device = c->device,
-		.image = c->image,
-		.image_size = c->image_size,
-		.spec = c->spec,
-		.spec_source = c->spec_path,
-		.mount_root = c->mount_root,
-		.state_path = c->state_path,
-		.wipe = c->wipe,
-		.yes = c->yes,
-		.precondition = (enum fslab_precondition_when)c->precondition,
-		.lab = c->lab,
-	};
-}
-
 /* The layout setup makes, in words: --spec's, else 2023's (the built-in spec). */
-#define REPRO_LAYOUT(c) (c)->spec_path ? "the layout of " : "the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each", \
-			(c)->spec_path ? (c)->spec_path : ""
+#define REPRO_LAYOUT(c) (c)->setup->spec_source ? "the layout of " : "the 2023 layout: ext4, ext2, xfs, fat32, btrfs, 20G each", \
+			(c)->setup->spec_source ? (c)->setup->spec_source : ""
 /* 1. setup: REPRO_LAYOUT.  0 or the exit status. */
 static int repro_setup(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	struct fslab_setup_opts so = repro_setup_opts(c);
 	struct fslab_err err = FSLAB_ERR_INIT;
 	int r;
 
 	repro_step(p, "setup");
 	if (!c->quiet)
 		printf("%s %s%s\n", p->label, REPRO_LAYOUT(c));
-	r = fslab_error_said(fslab_setup(&so, &err), &err);
+	r = fslab_error_said(fslab_setup(c->setup, &err), &err);
 	if (r != FSLAB_EXIT_OK) {
 		/* There was no state file before (checked): one now means
 		 * setup wrote something, which teardown undoes. */
-		p->lab_up = access(c->state_path, F_OK) == 0;
+		p->lab_up = access(c->setup->state_path, F_OK) == 0;
 		return r;
 	}
 	p->lab_up = true;
 	fslab_err_clear(&err);
-	if (fslab_state_load(c->state_path, &p->st, &err) < 0)
+	if (fslab_state_load(c->setup->state_path, &p->st, &err) < 0)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	return 0;
 }
@@ -220,12 +201,12 @@ static int repro_run_stage(const struct repro_run *p, const struct repro_stage *
 	int r;
 
 	/* the lab's partitions as the run's targets; the lab stays ours */
-	if (fslab_lab_targets(c->lab, NULL, 0, true, &targets, &n, &err) < 0)
+	if (fslab_lab_targets(c->setup->lab, NULL, 0, true, &targets, &n, &err) < 0)
 		return fslab_fail(FSLAB_EXIT_FAILURE, "%s", fslab_err_msg(&err));
 	repro_stage_opts(c, s, &o);
 	o.targets = targets;
 	o.n_targets = n;
-	o.state_path = c->state_path;
+	o.state_path = c->setup->state_path;
 	o.out_dir = s->dir;
 	o.stage = p->label;
 	o.pipeline = &pipe;
@@ -292,13 +273,13 @@ static void repro_report(struct repro_run *p)
 static void repro_teardown(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	struct fslab_teardown_opts to = { .state_path = c->state_path, .yes = true, .lab = c->lab };
+	struct fslab_teardown_opts to = { .state_path = c->setup->state_path, .lab = c->setup->lab };
 	struct fslab_err err = FSLAB_ERR_INIT;
 
 	if (p->lab_up && c->keep) {
 		if (!c->quiet)
 			printf("the lab stays set up (--keep); remove it with: fslab teardown --state %s\n",
-			       c->state_path);
+			       c->setup->state_path);
 		return;
 	}
 	if (!p->lab_up)
@@ -308,7 +289,7 @@ static void repro_teardown(struct repro_run *p)
 		printf("%s\n", p->label);
 	if (fslab_error_said(fslab_teardown(&to, &err), &err) != FSLAB_EXIT_OK) {
 		fslab_error("teardown failed; the lab is still set up: run fslab teardown --state %s",
-			    c->state_path);
+			    c->setup->state_path);
 		p->ret = FSLAB_EXIT_FAILURE;
 	}
 }
@@ -351,7 +332,7 @@ static void repro_dry_stage(struct repro_run *p, const struct repro_stage *s, do
 	if (s->cache == FSLAB_CACHE_WARM)
 		printf("1 trial");
 	else
-		printf("2..%u trials (until each 95%% CI is within %g%%)", c->max_trials, c->until_ci_pct);
+		printf("2..%u trials (until each 95%% CI is within %g%%)", c->honest_given.v.max_trials, c->honest_given.v.until_ci_pct);
 	printf(", on %zu filesystems; results in %s", p->st.n_partitions, s->dir);
 	if (repro_stage_estimate(c, s, p->st.n_partitions, 0, &l, &h) < 0) {
 		printf("; no estimate\n");
@@ -371,23 +352,22 @@ static void repro_dry_stage(struct repro_run *p, const struct repro_stage *s, do
 static int repro_dry_run(struct repro_run *p)
 {
 	struct reproduce_ctl *c = p->c;
-	struct fslab_setup_opts so = repro_setup_opts(c);
+	struct fslab_setup_opts so = *c->setup;
 	struct fslab_err err = FSLAB_ERR_INIT;
-	const struct fslab_spec *spec = c->spec;
+	const struct fslab_spec *spec = c->setup->spec;
 	uint64_t room;
 	double lo = 0, hi = 0, tail;
 	char d1[32], d2[32];
 	int ret = FSLAB_EXIT_OK;
 
 	so.yes = true; /* nothing to confirm: it changes nothing */
-	so.dry_run = true;
-	so.lab = NULL;
+	so.dry_run = true; /* and no lab: a dry run opens none */
 	repro_out_dir(p);
 	p->st.n_partitions = spec->n_fs; /* none mounted: the honest files go by RAM */
 	printf("fslab reproduce --dry-run: the plan; nothing is created, written, mounted or run\n");
-	if (access(c->state_path, F_OK) == 0)
+	if (access(c->setup->state_path, F_OK) == 0)
 		printf("note: a lab is already set up (state file %s): reproduce would refuse; fslab teardown --state %s removes it\n",
-		       c->state_path, c->state_path);
+		       c->setup->state_path, c->setup->state_path);
 	if (access(p->out, F_OK) == 0)
 		printf("note: %s already exists: reproduce would refuse; give a new --out\n", p->out);
 	repro_step(p, "setup");
@@ -409,7 +389,7 @@ static int repro_dry_run(struct repro_run *p)
 	       c->honest ? ", with which of the 2023 conclusions survive" : "", p->out,
 	       fslab_progress_format_duration(REPRO_REPORT_S_PER_SWEEP * (double)p->n_stages, d1, sizeof(d1)));
 	if (c->keep) {
-		printf("(--keep: no teardown; the lab stays set up for fslab teardown --state %s)\n", c->state_path);
+		printf("(--keep: no teardown; the lab stays set up for fslab teardown --state %s)\n", c->setup->state_path);
 	} else {
 		snprintf(p->label, sizeof(p->label), "[%u/%u teardown]", p->total_steps, p->total_steps);
 		printf("%s unmount, wipe the signatures and the table, detach the loop device, remove the state file; about %s\n",
@@ -420,7 +400,7 @@ static int repro_dry_run(struct repro_run *p)
 	if (hi > lo)
 		printf("..%s", fslab_progress_format_duration(hi + tail, d2, sizeof(d2)));
 	printf(" plus setup%s (the sweeps by fslab run's cost model at an assumed %.0f MiB/s, the warm sweep's files that fit in memory at the page cache's 2 GiB/s: --dry-run probes no device; each run measures its own prices and re-fits the estimate from the cells it measures)\n",
-	       c->device ? " and, on an SSD, each run's steady-state phase" : "", FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
+	       c->setup->device ? " and, on an SSD, each run's steady-state phase" : "", FSLAB_RUN_NOMINAL_KIB_S / 1024.0);
 	return ret;
 }
 
@@ -444,8 +424,8 @@ int repro_pipeline(struct reproduce_ctl *c)
 	ret = repro_prepare(p);
 	if (ret == 0) {
 		ret = repro_stages(p);
-		fslab_lab_close(c->lab);
-		c->lab = NULL;
+		fslab_lab_close(c->setup->lab);
+		c->setup->lab = NULL;
 		if (!c->quiet)
 			printf("reproduce %s after %s; results in %s\n",
 			       ret == FSLAB_EXIT_OK ? "finished" : "ended with errors",

@@ -66,7 +66,6 @@ int fslab_setup(const struct fslab_setup_opts *o, struct fslab_err *e);
 
 struct fslab_teardown_opts {
 	const char *state_path;  /* NULL = fslab_state_default_path() */
-	bool yes;                /* reserved: teardown only undoes what setup did */
 	bool keep_image;         /* keep (blank) an image setup created */
 	bool discard;            /* BLKDISCARD the whole disk after the wipe */
 	/* A lab the caller holds exclusive (state_path is then ignored); NULL:

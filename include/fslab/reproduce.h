@@ -11,37 +11,31 @@
 #include <stdint.h>
 
 #include "names.h"
+#include "settings.h"
 
-struct fslab_lab;
-struct fslab_spec;
+struct fslab_setup_opts;
 struct fslab_state;
 
 /* What the command line asked for. */
 struct reproduce_ctl {
-	const char *device;
-	const char *image;
-	uint64_t image_size;
-	const char *spec_path;         /* --spec; NULL: the 2023 layout */
-	const struct fslab_spec *spec; /* its layout, or the built-in one */
+	/* The setup stage's options: --device or --image [--size], --spec
+	 * (spec_source; spec its layout, or the built-in one), --state,
+	 * --mount-root, --wipe, --yes, --precondition; lab, held exclusive
+	 * from before setup until after teardown: no other fslab command can
+	 * act on it in between. */
+	struct fslab_setup_opts *setup;
 	const char *out;
-	const char *state_path;
-	const char *mount_root;
 	uint64_t max_file;     /* 2 GiB (the report's text) unless --max-file */
 	bool max_file_set;
 	bool honest;
 	bool keep;
-	bool yes;
-	bool wipe;
 	bool quiet;
 	bool dry_run;          /* print the plan, touch nothing */
-	int precondition;      /* enum fslab_precondition_when for setup */
-	double until_ci_pct;   /* honest runs: adaptive trials */
-	unsigned max_trials;
+	/* The honest runs' --until-ci and --max-trials (5 and 5 unless given),
+	 * as fslab run's settings take them. */
+	struct fslab_settings honest_given;
 	int argc;
 	char **argv;
-	/* The lab, held exclusive from before setup until after teardown:
-	 * no other fslab command can act on it in between. */
-	struct fslab_lab *lab;
 };
 
 /* One sweep of the pipeline: warm, and with --honest cold and direct. */
