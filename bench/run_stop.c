@@ -199,48 +199,98 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
  * every pair of judged filesystems per workload and band as the report
  * will: the mean over the band's cells of a cell's mean log-ratio (its
  * tests averaged in each trial), its variance from each cell's trials,
- * the cells independent.  While its interval at the screen's level
+ * the cells independent but for a trial effect they share.  While its interval at the screen's level
  * (FSLAB_FAMILY_ALPHA over every pair, workload and band) would resolve
  * only differences beyond FSLAB_STOP_BAND_RESOLVE (10%), the band's cells of the
  * workload's tests stay open, up to the cap.  Only the interval's width
  * is weighed, never its direction, so where a band stops says nothing of
  * its verdict (no optional stopping). */
 
-static double rs_band_resolve(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t x,
-			      size_t y, int b, unsigned ft, double m)
+/* One pair in one workload and band: the variance of its mean log-ratio
+ * with the cells independent, the sum of each cell's variance^2 / df,
+ * and the shared trial effect's moment estimate num / den with its
+ * weight w1 (report/bands.c's bd_paired, each cell's tests averaged). */
+struct rs_band {
+	double var, v2, num, den, w1, kt;
+};
+
+static void rs_band_pair(const struct fslab_run_ctx *c, const double *tab, unsigned T, size_t x, size_t y, int b,
+			 unsigned ft, struct rs_band *r)
 {
-	double var = 0, v2 = 0, nc = 0;
+	double q[T], rr = 0, nc = 0;
+	bool seen[T];
 
-	for (size_t i = 0; i < c->plan->n; i++) {
-		double z[T], mean = 0, s2 = 0, n = 0;
+	memset(r, 0, sizeof(*r));
+	for (unsigned k = 0; k < T; k++)
+		q[k] = 0, seen[k] = false;
+	for (int pass = 0; pass < 2; pass++) /* count the cells, then weigh each 1 / nc */
+		for (size_t i = 0; i < c->plan->n; i++) {
+			double z[T], mean = 0, s2 = 0, n = 0, w = pass ? 1 / nc : 0;
 
-		if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
-			continue;
-		for (unsigned k = 0; k < T; k++) {
-			double sum = 0, cnt = 0;
+			if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
+				continue;
+			for (unsigned k = 0; k < T; k++) {
+				double sum = 0, cnt = 0;
 
-			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-				const double *a = tab + ((x * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
-				const double *o = tab + ((y * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+				for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+					const double *a = tab + ((x * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+					const double *o = tab + ((y * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
 
-				if ((ft & (1u << t)) && !isnan(a[k]) && !isnan(o[k]))
-					sum += a[k] - o[k], cnt++;
+					if ((ft & (1u << t)) && !isnan(a[k]) && !isnan(o[k]))
+						sum += a[k] - o[k], cnt++;
+				}
+				z[k] = cnt ? sum / cnt : NAN;
+				n += cnt > 0, mean += cnt ? z[k] : 0;
 			}
-			z[k] = cnt ? sum / cnt : NAN;
-			n += cnt > 0, mean += cnt ? z[k] : 0;
+			if (n < 2 || !pass) {
+				nc += n >= 2;
+				continue;
+			}
+			mean /= n;
+			for (unsigned k = 0; k < T; k++)
+				s2 += isnan(z[k]) ? 0 : (z[k] - mean) * (z[k] - mean) / (n - 1);
+			r->var += w * w * s2 / n, r->v2 += pow(w * w * s2 / n, 2) / (n - 1);
+			for (unsigned k = 0; k < T; k++)
+				if (!isnan(z[k]))
+					q[k] += w * (z[k] - mean), rr += pow(w * (z[k] - mean), 2), seen[k] = true;
 		}
-		if (n < 2)
-			continue;
-		mean /= n;
-		for (unsigned k = 0; k < T; k++)
-			s2 += isnan(z[k]) ? 0 : (z[k] - mean) * (z[k] - mean) / (n - 1);
-		var += s2 / n, v2 += s2 * s2 / (n * n * (n - 1)), nc++;
+	for (unsigned k = 0; k < T; k++)
+		r->num += q[k] * q[k], r->kt += seen[k];
+	if (nc) {
+		r->num -= rr;
+		r->den = (r->kt - 1) * (1 - 1 / nc);
+		r->w1 = (1 - 1 / nc) / r->kt;
 	}
-	if (!nc)
-		return 0; /* nothing to compare: nothing to wait for */
-	if (!(var > 0))
-		return 0;
-	return expm1(fslab_t_quantile(FSLAB_FAMILY_ALPHA / m, var * var / v2) * sqrt(var) / nc);
+}
+
+/* Does some pair leave workload w's band b wider than the screen wants?
+ * The trial effect is pooled over the pair's workloads and bands, as the
+ * report pools it. */
+static void rs_band_open(const struct fslab_run_ctx *c, const double *tab, unsigned T, const size_t *judged,
+			 size_t ne, const unsigned *ft, size_t nf, double m, bool (*open)[FSLAB_N_BANDS])
+{
+	struct rs_band r[nf][FSLAB_N_BANDS];
+
+	for (size_t x = 0; x < ne; x++)
+		for (size_t y = x + 1; y < ne; y++) {
+			double num = 0, den = 0;
+
+			for (size_t w = 0; w < nf; w++)
+				for (int b = 0; b < FSLAB_N_BANDS; b++) {
+					rs_band_pair(c, tab, T, judged[x], judged[y], b, ft[w], &r[w][b]);
+					num += r[w][b].den > 0 ? r[w][b].num : 0, den += fmax(r[w][b].den, 0);
+				}
+			for (size_t w = 0; w < nf; w++)
+				for (int b = 0; b < FSLAB_N_BANDS; b++) {
+					const struct rs_band *p = &r[w][b];
+					double vu = den > 0 ? fmax(0, num / den) * p->w1 : 0, v = p->var + vu;
+					double df = v * v / pow(sqrt(p->v2) + (p->kt > 1 ? vu / sqrt(p->kt - 1) : 0), 2);
+
+					/* no cell with two trials: nothing to wait for */
+					open[w][b] |= v > 0 && expm1(fslab_t_quantile(FSLAB_FAMILY_ALPHA / m, df) * sqrt(v)) >
+								       FSLAB_STOP_BAND_RESOLVE;
+				}
+		}
 }
 
 static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
@@ -249,39 +299,40 @@ static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
 	enum { NF = sizeof(fam) / sizeof(fam[0]) };
 	size_t judged[FSLAB_MAX_FS], ne = 0;
 	double m = 0;
-	bool any[NF][FSLAB_N_BANDS] = { { false } };
+	bool any[NF][FSLAB_N_BANDS] = { { false } }, open[NF][FSLAB_N_BANDS] = { { false } };
+	unsigned ft[NF];
 
 	if (T >= c->cfg.max_trials)
 		return;
 	for (size_t f = 0; f < c->n_fs; f++)
 		if (!c->fs[f].rec.fuse) /* FUSE runs the minimum trials: not judged */
 			judged[ne++] = f;
+	for (int w = 0; w < NF; w++)
+		ft[w] = fam[w] & c->cfg.sweep.tests;
 	for (size_t i = 0; i < c->plan->n; i++)
 		for (int w = 0; w < NF; w++) {
 			int b = fslab_band_of(c->plan->cells[i].file_bytes / 1024);
 
-			if (b < FSLAB_N_BANDS && (fam[w] & c->cfg.sweep.tests) && !any[w][b])
+			if (b < FSLAB_N_BANDS && ft[w] && !any[w][b])
 				any[w][b] = true, m += (double)ne * (double)(ne - 1) / 2;
 		}
-	for (int w = 0; w < NF; w++)
-		for (int b = 0; b < FSLAB_N_BANDS; b++) {
-			unsigned ft = fam[w] & c->cfg.sweep.tests;
-			bool open = false;
+	for (int w = 0; w < NF; w++) /* and the screen's line over every size */
+		m += any[w][0] || any[w][1] || any[w][2] ? (double)ne * (double)(ne - 1) / 2 : 0;
+	if (m == 0)
+		return;
+	rs_band_open(c, tab, T, judged, ne, ft, NF, m, open);
+	for (size_t i = 0; i < c->plan->n; i++) {
+		int b = fslab_band_of(c->plan->cells[i].file_bytes / 1024);
 
-			for (size_t x = 0; x < ne && any[w][b] && !open; x++)
-				for (size_t y = x + 1; y < ne && !open; y++)
-					open = rs_band_resolve(c, tab, T, judged[x], judged[y], b, ft, m) > FSLAB_STOP_BAND_RESOLVE;
-			for (size_t i = 0; i < c->plan->n && open; i++) {
-				if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
-					continue;
-				for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-					struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
+		for (int t = 0; t < FSLAB_TEST_MAX && b < FSLAB_N_BANDS; t++) {
+			struct fslab_stop_record *rec = &c->stops[i * FSLAB_TEST_MAX + t];
 
-					if ((ft & (1u << t)) && (rec->why == FSLAB_STOP_DECIDED || rec->why == FSLAB_STOP_UNDECIDABLE))
-						rec->why = FSLAB_STOP_OPEN;
-				}
-			}
+			for (int w = 0; w < NF; w++)
+				if (open[w][b] && (ft[w] & (1u << t)) &&
+				    (rec->why == FSLAB_STOP_DECIDED || rec->why == FSLAB_STOP_UNDECIDABLE))
+					rec->why = FSLAB_STOP_OPEN;
 		}
+	}
 }
 
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
