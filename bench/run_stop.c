@@ -199,12 +199,13 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
  * every pair of judged filesystems per workload and band as the report
  * will: the mean over the band's cells of a cell's mean log-ratio (its
  * tests averaged in each trial), its variance from each cell's trials,
- * the cells independent but for a trial effect they share.  While its interval at the screen's level
- * (FSLAB_FAMILY_ALPHA over every pair, workload and band) would resolve
- * only differences beyond FSLAB_STOP_BAND_RESOLVE (10%), the band's cells of the
- * workload's tests stay open, up to the cap.  Only the interval's width
- * is weighed, never its direction, so where a band stops says nothing of
- * its verdict (no optional stopping). */
+ * the cells independent but for a trial effect they share.  While its
+ * interval at the screen's level (FSLAB_FAMILY_ALPHA over every pair,
+ * workload and band, and each workload's line over every size) would
+ * resolve only differences beyond FSLAB_STOP_BAND_RESOLVE (10%), the
+ * band's cells of the workload's tests stay open, up to the cap.  Only
+ * the interval's width is weighed, never its direction, so where a band
+ * stops says nothing of its verdict (no optional stopping). */
 
 /* One pair in one workload and band: the variance of its mean log-ratio
  * with the cells independent, the sum of each cell's variance^2 / df,
