@@ -15,10 +15,12 @@
 # Usage: scripts/bench-time-to-answer.sh [WORK_DIR] [-- fslab run options]
 #        (default /var/tmp/fslab-bench-answer; FSLAB=path/to/fslab;
 #        TTA_FS="ext4 xfs", TTA_SIZE=1G, TTA_IOZONE_MAX=512M)
-# Measured (the shared 2-core VM, load 2-4 beside a valgrind run): the
-# default rule 120.8 s (ext4 62.6, xfs 56.7 s; 3.3 trials per test of a
-# cell; 21 of 417 comparisons decided, 394 undecidable) against iozone -a
-# -g 512M's 49.1 + 36.4 = 85.6 s: fslab / iozone 1.41.
+# Measured (the shared 2-core VM, load 2.5 beside a helper's builds): the
+# default rule 130.8 s (ext4 68.7, xfs 60.7 s; 4.7 trials per test of a
+# cell, the large band's cells to the cap 8) against iozone -a -g 512M's
+# 37.8 + 36.6 = 74.3 s: fslab / iozone 1.76.  Band lines: 7 of 12 decided
+# (xfs faster at sequential write in every band, at random small and
+# medium); the rest resolve 6-28%, median 12%.
 # Run as root after scripts/install-deps.sh.  It takes minutes per
 # filesystem; do not run it on a shared machine at a busy time.
 set -eu
