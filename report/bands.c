@@ -80,7 +80,7 @@ static void bd_score(const struct rp_entry *e, int t, int b, struct rp_score *s)
 }
 
 /* The variance pool of entry e in test t and band b (RP_VM_MAX_POOLS and
- * beyond: none, its own variance; only with more than 5 runs). */
+ * beyond: none, its own variance; only with more than 4 runs). */
 static size_t bd_pool(const struct rp_data *d, const struct rp_entry *e, int t, int b)
 {
 	return ((size_t)(e->run - d->runs) * RP_N_BAND_LINES + (size_t)b) * FSLAB_TEST_MAX + (size_t)t;

@@ -411,8 +411,8 @@ int rp_dev_build(struct rp_summary *s, const struct rp_data *d, const unsigned f
 
 /* ---- per band of file sizes (bands.c) ---- */
 enum { RP_BAND_SMALL, RP_BAND_MEDIUM, RP_BAND_LARGE, RP_N_BANDS };
-/* The line of a family over every file size (its band lines' sum), after
- * the bands; the lines are RP_N_BAND_LINES. */
+/* The line of a family over every file size (every band's cells
+ * together), after the bands; the lines are RP_N_BAND_LINES. */
 #define RP_BAND_ALL RP_N_BANDS
 #define RP_N_BAND_LINES (RP_N_BANDS + 1)
 /* One family in one band: the leader against the next best over the
