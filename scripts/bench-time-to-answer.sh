@@ -15,7 +15,7 @@
 # Usage: scripts/bench-time-to-answer.sh [WORK_DIR] [-- fslab run options]
 #        (default /var/tmp/fslab-bench-answer; FSLAB=path/to/fslab;
 #        TTA_FS="ext4 xfs", TTA_SIZE=1G, TTA_IOZONE_MAX=512M)
-# Measured (the shared 2-core VM, load 2.5 beside a helper's builds): the
+# Measured (the shared 2-core VM, load 2.5 beside another build): the
 # default rule 130.8 s (ext4 68.7, xfs 60.7 s; 4.7 trials per test of a
 # cell, the large band's cells to the cap 8) against iozone -a -g 512M's
 # 37.8 + 36.6 = 74.3 s: fslab / iozone 1.76.  Band lines: 7 of 12 decided
