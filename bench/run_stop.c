@@ -224,41 +224,40 @@ static void rs_band_pair(const struct fslab_run_ctx *c, const double *tab, unsig
 	memset(r, 0, sizeof(*r));
 	for (unsigned k = 0; k < T; k++)
 		q[k] = 0, seen[k] = false;
-	for (int pass = 0; pass < 2; pass++) /* count the cells, then weigh each 1 / nc */
-		for (size_t i = 0; i < c->plan->n; i++) {
-			double z[T], mean = 0, s2 = 0, n = 0, w = pass ? 1 / nc : 0;
+	/* summed with weight 1 per cell, scaled by 1 / nc at the end */
+	for (size_t i = 0; i < c->plan->n; i++) {
+		double z[T], mean = 0, s2 = 0, n = 0;
 
-			if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
-				continue;
-			for (unsigned k = 0; k < T; k++) {
-				double sum = 0, cnt = 0;
+		if (fslab_band_of(c->plan->cells[i].file_bytes / 1024) != b)
+			continue;
+		for (unsigned k = 0; k < T; k++) {
+			double sum = 0, cnt = 0;
 
-				for (int t = 0; t < FSLAB_TEST_MAX; t++) {
-					const double *a = tab + ((x * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
-					const double *o = tab + ((y * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+			for (int t = 0; t < FSLAB_TEST_MAX; t++) {
+				const double *a = tab + ((x * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
+				const double *o = tab + ((y * c->plan->n + i) * FSLAB_TEST_MAX + t) * T;
 
-					if ((ft & (1u << t)) && !isnan(a[k]) && !isnan(o[k]))
-						sum += a[k] - o[k], cnt++;
-				}
-				z[k] = cnt ? sum / cnt : NAN;
-				n += cnt > 0, mean += cnt ? z[k] : 0;
+				if ((ft & (1u << t)) && !isnan(a[k]) && !isnan(o[k]))
+					sum += a[k] - o[k], cnt++;
 			}
-			if (n < 2 || !pass) {
-				nc += n >= 2;
-				continue;
-			}
-			mean /= n;
-			for (unsigned k = 0; k < T; k++)
-				s2 += isnan(z[k]) ? 0 : (z[k] - mean) * (z[k] - mean) / (n - 1);
-			r->var += w * w * s2 / n, r->v2 += pow(w * w * s2 / n, 2) / (n - 1);
-			for (unsigned k = 0; k < T; k++)
-				if (!isnan(z[k]))
-					q[k] += w * (z[k] - mean), rr += pow(w * (z[k] - mean), 2), seen[k] = true;
+			z[k] = cnt ? sum / cnt : NAN;
+			n += cnt > 0, mean += cnt ? z[k] : 0;
 		}
+		if (n < 2)
+			continue;
+		nc++;
+		mean /= n;
+		for (unsigned k = 0; k < T; k++)
+			s2 += isnan(z[k]) ? 0 : (z[k] - mean) * (z[k] - mean) / (n - 1);
+		r->var += s2 / n, r->v2 += pow(s2 / n, 2) / (n - 1);
+		for (unsigned k = 0; k < T; k++)
+			if (!isnan(z[k]))
+				q[k] += z[k] - mean, rr += pow(z[k] - mean, 2), seen[k] = true;
+	}
 	for (unsigned k = 0; k < T; k++)
 		r->num += q[k] * q[k], r->kt += seen[k];
 	if (nc) {
-		r->num -= rr;
+		r->var /= nc * nc, r->v2 /= pow(nc, 4), r->num = (r->num - rr) / (nc * nc);
 		r->den = (r->kt - 1) * (1 - 1 / nc);
 		r->w1 = (1 - 1 / nc) / r->kt;
 	}
@@ -317,8 +316,13 @@ static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
 			if (b < FSLAB_N_BANDS && ft[w] && !any[w][b])
 				any[w][b] = true, m += (double)ne * (double)(ne - 1) / 2;
 		}
-	for (int w = 0; w < NF; w++) /* and the screen's line over every size */
-		m += any[w][0] || any[w][1] || any[w][2] ? (double)ne * (double)(ne - 1) / 2 : 0;
+	for (int w = 0; w < NF; w++) { /* and the screen's line over every size */
+		bool some = false;
+
+		for (int b = 0; b < FSLAB_N_BANDS; b++)
+			some |= any[w][b];
+		m += some ? (double)ne * (double)(ne - 1) / 2 : 0;
+	}
 	if (m == 0)
 		return;
 	rs_band_open(c, tab, T, judged, ne, ft, NF, m, open);
