@@ -341,10 +341,11 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run
 
 /* run_stop.c: the decided rule (lib/stats.h) applied to the sweep.
  * run_stop_begin allocates its record (-ENOMEM); run_stop_update judges
- * every open test from the trials 1..trials_done of every filesystem;
+ * every open test from the trials 1..trials_done of every filesystem
+ * (last: no trial follows, so the band look reopens nothing);
  * run_stop_mask is the tests of plan cell i a later trial still runs. */
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan);
-void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done);
+void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done, bool last);
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
 void run_stop_end(struct fslab_run_ctx *c);
 

@@ -210,6 +210,8 @@ static json_object *mf_stopping(const struct fslab_run_ctx *c)
 	json_object_object_add(o, "spending", json_object_new_string("Lan-DeMets Pocock-type"));
 	json_object_object_add(o, "futility", json_object_new_double(FSLAB_STOP_FUTILITY));
 	json_object_object_add(o, "band_resolve", json_object_new_double(FSLAB_STOP_BAND_RESOLVE));
+	json_object_object_add(o, "cell_cap", json_object_new_int64(FSLAB_STOP_CELL_CAP));
+	json_object_object_add(o, "band_budget_s", json_object_new_int64(FSLAB_STOP_BAND_BUDGET_S));
 	json_object_object_add(o, "min_trials", json_object_new_int64(c->cfg.sweep.trials));
 	json_object_object_add(o, "max_trials", json_object_new_int64(c->cfg.max_trials));
 	json_object_object_add(o, "summary", sum = json_object_new_object());

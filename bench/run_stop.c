@@ -175,7 +175,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 		.delta = FSLAB_EQUIVALENCE_DEFAULT,
 		.futility = FSLAB_STOP_FUTILITY,
 		.min_trials = c->cfg.sweep.trials,
-		.max_trials = c->cfg.max_trials,
+		.max_trials = c->cfg.max_trials < FSLAB_STOP_CELL_CAP ? c->cfg.max_trials : FSLAB_STOP_CELL_CAP,
 	};
 	size_t ne, nk;
 	uint32_t rows;
@@ -203,7 +203,8 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
  * interval at the screen's level (FSLAB_FAMILY_ALPHA over every pair,
  * workload and band, and each workload's line over every size) would
  * resolve only differences beyond FSLAB_STOP_BAND_RESOLVE (10%), the
- * band's cells of the workload's tests stay open, up to the cap.  Only
+ * band's cells of the workload's tests stay open, up to the cap (past the
+ * tests' own FSLAB_STOP_CELL_CAP, where only this look decides).  Only
  * the interval's width is weighed, never its direction, so where a band
  * stops says nothing of its verdict (no optional stopping). */
 
@@ -293,7 +294,7 @@ static void rs_band_open(const struct fslab_run_ctx *c, const double *tab, unsig
 		}
 }
 
-static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
+static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T, bool last)
 {
 	const unsigned fam[] = { FSLAB_TESTS_SEQ_WRITE, FSLAB_TESTS_SEQ_READ, FSLAB_TESTS_RANDOM, FSLAB_TESTS_FILES };
 	enum { NF = sizeof(fam) / sizeof(fam[0]) };
@@ -302,7 +303,7 @@ static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
 	bool any[NF][FSLAB_N_BANDS] = { { false } }, open[NF][FSLAB_N_BANDS] = { { false } };
 	unsigned ft[NF];
 
-	if (T >= c->cfg.max_trials)
+	if (T >= c->cfg.max_trials || last)
 		return;
 	for (size_t f = 0; f < c->n_fs; f++)
 		if (!c->fs[f].rec.fuse) /* FUSE runs the minimum trials: not judged */
@@ -334,13 +335,14 @@ static void rs_band_look(struct fslab_run_ctx *c, const double *tab, unsigned T)
 
 			for (int w = 0; w < NF; w++)
 				if (open[w][b] && (ft[w] & (1u << t)) &&
-				    (rec->why == FSLAB_STOP_DECIDED || rec->why == FSLAB_STOP_UNDECIDABLE))
+				    (rec->why == FSLAB_STOP_DECIDED || rec->why == FSLAB_STOP_UNDECIDABLE ||
+				     rec->why == FSLAB_STOP_MAX_TRIALS))
 					rec->why = FSLAB_STOP_OPEN;
 		}
 	}
 }
 
-void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done)
+void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done, bool last)
 {
 	double *tab, *y;
 
@@ -363,16 +365,20 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 
 			if (!(c->cfg.sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
 				continue;
+			rec->trials = trials_done;
+			if (trials_done > FSLAB_STOP_CELL_CAP) { /* the band look's trials: not judged again */
+				rec->why = FSLAB_STOP_MAX_TRIALS;
+				continue;
+			}
 			why = rs_judge(c, tab, i, t, trials_done, y, rec, &tally);
 			if (why == FSLAB_STOP_OPEN && trials_done >= c->cfg.max_trials)
 				why = FSLAB_STOP_MAX_TRIALS;
 			rec->why = (unsigned char)why;
-			rec->trials = trials_done;
 			rec->pairs = tally.pairs;
 			rec->decided = tally.decided;
 			rec->undecidable = tally.undecidable;
 		}
-	rs_band_look(c, tab, trials_done);
+	rs_band_look(c, tab, trials_done, last);
 	free(tab);
 	free(y);
 }

@@ -763,12 +763,22 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 	size_t order[FSLAB_MAX_FS];
 	unsigned done = 0;
 	int r = run_stop_begin(c, plan);
+	double t0 = fslab_now();
 
 	for (unsigned trial = 1; trial <= c->cfg.max_trials && !run_stop && r == 0; trial++) {
+		double now = fslab_now(), took = now - t0, so_far = sw.wall_before + (now - sw.session_start);
+
 		/* every filesystem's trials so far are known: judge them */
-		run_stop_update(c, fst, trial - 1);
+		run_stop_update(c, fst, trial - 1, false);
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.work))
 			break; /* --until-ci or decided: nothing left open */
+		/* the band look's trials, within its budget */
+		if (c->stops && trial > FSLAB_STOP_CELL_CAP && so_far + took > FSLAB_STOP_BAND_BUDGET_S) {
+			fslab_progress_note(prog, "%s: trial %u not started: the run took %.0f min and a trial %.0f min, and the band look's budget is %d min",
+					    fslab_log_prefix(), trial, so_far / 60, took / 60, FSLAB_STOP_BAND_BUDGET_S / 60);
+			break;
+		}
+		t0 = now;
 		bool ran[FSLAB_MAX_FS] = { false };
 
 		fslab_sweep_trial_order(c->cfg.sweep.seed, c->cfg.sweep.shuffle, trial, c->n_fs, order);
@@ -786,7 +796,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 			done = trial;
 	}
 	if (!run_stop && r == 0)
-		run_stop_update(c, fst, done); /* the last trial's verdicts, and the cap's */
+		run_stop_update(c, fst, done, true); /* the last trial's verdicts, and the cap's */
 	fslab_bench_buffers_free(&sw.buf);
 	c->wall_s = sw.wall_before + (fslab_now() - sw.session_start);
 	return r;

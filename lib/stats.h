@@ -212,6 +212,13 @@ enum fslab_stop_why {
  * open while a pair's interval over it, at the first screen's level,
  * would resolve only differences beyond this. */
 #define FSLAB_STOP_BAND_RESOLVE 0.10
+/* The tests' own rule looks up to this many trials (or up to the cap when
+ * it is lower: --max-trials).  Past it only the band look keeps a test
+ * going, up to the cap, and a trial past it starts only while the run so
+ * far and the trial before it fit in FSLAB_STOP_BAND_BUDGET_S (the help
+ * texts and docs say 45 minutes). */
+#define FSLAB_STOP_CELL_CAP 8
+#define FSLAB_STOP_BAND_BUDGET_S (45 * 60)
 /* Looks the futility judgement weighs at most (evenly spaced up to the
  * cap when more are left). */
 #define FSLAB_STOP_LOOKS_MAX 32

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 				*l = fs[f].rows[k].trial;
 		}
 	for (unsigned trial = 1; trial <= hi; trial++) {
-		run_stop_update(&c, fst, trial - 1);
+		run_stop_update(&c, fst, trial - 1, false);
 		for (size_t i = 0; i < plan.n; i++) {
 			unsigned mask = trial > lo ? run_stop_mask(&c, i) : tests;
 
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 				fs[f].replay_s += w->elapsed;
 			}
 	}
-	run_stop_update(&c, fst, hi);
+	run_stop_update(&c, fst, hi, true);
 	for (size_t i = 0; i < plan.n; i++)
 		for (int t = 0; t < FSLAB_TEST_MAX; t++)
 			if (tests & (1u << t)) {

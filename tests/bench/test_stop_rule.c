@@ -291,10 +291,10 @@ END_TEST
  * cells of the medium band; fs 1 is ratio times fs 0, each sample with
  * log-normal noise of coefficient cv (the same deviates for every ratio)
  * and, on fs 1, a log-normal effect of coefficient trial that every cell
- * of a trial shares.  After the minimum 3 trials, how many cells still
- * run the test. */
+ * of a trial shares.  After n trials (the last: no trial follows), how
+ * many cells still run the test; band_look_open: after the minimum 3. */
 #define BL_CELLS 12
-static size_t band_look_open(double cv, double ratio, double trial)
+static size_t band_look_trials(double cv, double ratio, double trial, unsigned n, bool last)
 {
 	static struct fslab_run_ctx c;
 	static struct fslab_bench_fs fs[2];
@@ -311,11 +311,11 @@ static size_t band_look_open(double cv, double ratio, double trial)
 	c.cfg.stop_rule = FSLAB_STOP_RULE_DECIDED;
 	c.cfg.sweep.tests = 1u << FSLAB_TEST_WRITE;
 	c.cfg.sweep.trials = 3;
-	c.cfg.max_trials = 8;
+	c.cfg.max_trials = FSLAB_DEFAULT_MAX_TRIALS;
 	c.n_fs = 2;
 	c.fs = fs;
 	ck_assert_int_eq(run_stop_begin(&c, &plan), 0);
-	for (unsigned k = 1; k <= 3; k++) {
+	for (unsigned k = 1; k <= n; k++) {
 		double shared = exp(trial * sim_normal(&s));
 
 		for (size_t i = 0; i < BL_CELLS; i++)
@@ -328,13 +328,18 @@ static size_t band_look_open(double cv, double ratio, double trial)
 						 0);
 			}
 	}
-	run_stop_update(&c, fst, 3);
+	run_stop_update(&c, fst, n, last);
 	for (size_t i = 0; i < BL_CELLS; i++)
 		open += (run_stop_mask(&c, i) & (1u << FSLAB_TEST_WRITE)) != 0;
 	run_stop_end(&c);
 	for (size_t f = 0; f < 2; f++)
 		fslab_done_free(&fst[f].done);
 	return open;
+}
+
+static size_t band_look_open(double cv, double ratio, double trial)
+{
+	return band_look_trials(cv, ratio, trial, 3, false);
 }
 
 /* A cell's own rule gives up on a noisy cell at 3 trials, but while its
@@ -351,6 +356,12 @@ START_TEST(an_open_band_keeps_its_cells_running)
 	 * trial at once: the cells' agreement within a trial shows it, and
 	 * more cells would not narrow it, so the band stays open */
 	ck_assert_uint_eq(band_look_open(0.01, 1.0, 0.15), BL_CELLS);
+	/* past the cells' own cap only the band look keeps them going, up to
+	 * the cap; never after the last trial (a spent budget) */
+	ck_assert_uint_eq(band_look_trials(0.5, 1.0, 0, FSLAB_STOP_CELL_CAP, false), BL_CELLS);
+	ck_assert_uint_eq(band_look_trials(0.5, 1.0, 0, FSLAB_STOP_CELL_CAP + 1, false), BL_CELLS);
+	ck_assert_uint_eq(band_look_trials(0.5, 1.0, 0, FSLAB_STOP_CELL_CAP + 1, true), 0);
+	ck_assert_uint_eq(band_look_trials(0.5, 1.0, 0, FSLAB_DEFAULT_MAX_TRIALS, false), 0);
 }
 END_TEST
 
