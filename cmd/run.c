@@ -70,10 +70,11 @@ static const struct fslab_cmd_opts fslab_run_cmd = {
 		 "tests and writes <out>/<fs>.csv per filesystem plus <out>/manifest.json.\n"
 		 "With no sweep option it runs the lab preset: files 64K-2G (capped to fit) on\n"
 		 "coarse records (see --sweep; --file-sizes: every record), cold cache, at least\n"
-		 FSLAB_DEFAULT_MIN_TRIALS_TEXT " trials, and more (up to " FSLAB_DEFAULT_MAX_TRIALS_TEXT
-		 ") of each test while a comparison between the\n"
-		 "filesystems is not decided yet and still can be.  IOzone's own single warm\n"
-		 "pass is --cache warm --trials 1.\n",
+		 FSLAB_DEFAULT_MIN_TRIALS_TEXT " trials, and more of each test while a comparison between the\n"
+		 "filesystems is not decided yet and still can be (up to 8), or while its band\n"
+		 "of file sizes is resolved only beyond 10% (up to " FSLAB_DEFAULT_MAX_TRIALS_TEXT
+		 ", within 45 minutes).\n"
+		 "IOzone's own single warm pass is --cache warm --trials 1.\n",
 	.opts = run_opts,
 	.outro = "CSV columns: filesystem,test,file_size_kib,record_size_kib,trial,\n"
 		 "throughput_kib_s,elapsed_s,cache_mode,status,flag.  status is ok, failed: WHY or\n"

@@ -181,8 +181,9 @@ static const struct fslab_setting_row rows[FSLAB_SETTING_MAX] = {
 			FSLAB_DEFAULT_MIN_TRIALS_TEXT "), "
 			"run a test of a cell again only while a comparison between the filesystems "
 			"is neither decided (slower, faster or equivalent within 5%, on intervals "
-			"corrected for looking after every trial) nor undecidable by --max-trials; "
-			"tests sharing the test file run together\n"
+			"corrected for looking after every trial) nor undecidable by the 8th trial, "
+			"or, up to --max-trials within 45 minutes, while its band of file sizes is "
+			"resolved only beyond 10%; tests sharing the test file run together\n"
 			"ci: as --until-ci (" FSLAB_DEFAULT_UNTIL_CI_TEXT " when not given)\n"
 			"fixed: exactly --trials trials",
 	},

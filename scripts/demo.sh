@@ -3,7 +3,7 @@
 # default 2023 layout: five 20 GiB partitions on a sparse 100 GiB image),
 # status, a short but honest benchmark run (the default run's cold cache
 # and stopping rule: at least 3 trials, more of a test, up to 8, until its
-# comparisons are decided; the sweep is smaller, files 64K-4M instead of
+# comparisons are decided, and up to 24 while its band is wide; the sweep is smaller, files 64K-4M instead of
 # 64K-2G (every record of the grid on them), so the demo takes minutes;
 # IOzone's 13 tests and the many-files tests, so the report's small-files
 # line ranks real file creation), the
@@ -59,7 +59,7 @@ echo "== setup"
 "$fslab" setup --image "$work/lab.img" --state "$state" --mount-root "$work/mnt" --yes
 echo "== status"
 "$fslab" status --state "$state"
-echo "== run (the default rule: cold cache, 3 to 8 trials until decided; files 64K-4M, IOzone's tests and the many-files tests)"
+echo "== run (the default rule: cold cache, 3 to 24 trials until decided and resolved; files 64K-4M, IOzone's tests and the many-files tests)"
 "$fslab" run --state "$state" --file-sizes 64K-4M --tests all,files --out "$work/results"
 echo "== report"
 "$fslab" report "$work/results" --out "$work/report"

@@ -17,6 +17,7 @@
 #include "cell_plan.h"
 #include "names.h"
 #include "results.h"
+#include "settings.h"
 #include "size.h"
 
 #include <json-c/json.h>
@@ -116,7 +117,7 @@ START_TEST(default_run_is_cold_repeated_and_rarely_flagged)
 	ck_assert_int_ge(json_object_get_int(jget(m, "trials")), 3);
 	ck_assert_str_eq(json_object_get_string(jget(m, "stop")), "decided");
 	ck_assert(json_object_is_type(jget(m, "until_ci_pct"), json_type_null));
-	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), 8);
+	ck_assert_int_eq(json_object_get_int(jget(m, "max_trials")), FSLAB_DEFAULT_MAX_TRIALS);
 	/* the whole default: the coarse plan, its rule named, its files capped */
 	if (whole) {
 		struct fslab_sweep_spec sw;
