@@ -88,6 +88,9 @@ static double cost_plan_s(const struct fslab_run_ctx *c, const struct fslab_plan
 		const struct fslab_sweep_cell *cell = &plan->cells[i];
 		unsigned tests = fslab_plan_cell_tests(cell, c->cfg.sweep.tests);
 
+		if (fs && fs->rec.fuse && cell->file_bytes > RUN_FUSE_FILE_MAX)
+			continue; /* the FUSE plan leaves it out */
+
 		if (warmup && cell->pass_s > 0)
 			s += (FSLAB_CDM_WARMUP_PASSES * (cell->pass_s + c->cfg.pass_gap_ms / 1000.0)) *
 				     __builtin_popcount(tests) + (double)cell->file_bytes / 1024.0 / w;
@@ -199,8 +202,9 @@ static int cost_run(const struct fslab_run_ctx *c, const struct fslab_plan *plan
 
 		if (e < 0 || st < 0)
 			return -1;
-		trial += e;
-		once += st + cost_plan_s(c, plan, fs, fs->probe.write_kib_s, fs->probe.read_kib_s, true) - e;
+		/* the FUSE plan runs the minimum trials, never more */
+		trial += fs->rec.fuse ? 0 : e;
+		once += (fs->rec.fuse ? e * c->cfg.sweep.trials : 0) + st + cost_plan_s(c, plan, fs, fs->probe.write_kib_s, fs->probe.read_kib_s, true) - e;
 	}
 	cost_trials(c, trial, once, lo, mid, hi);
 	return 0;

@@ -10,7 +10,7 @@
  * that only narrows the file sizes to 64K-1M (sizes given: every record,
  * 35 cells): it sets neither cache nor trials, so everything else is the
  * default (the lab preset, cold, 3 trials, --stop decided
- * --max-trials 8).  FSLAB_TEST_FULL_DEFAULT=1 runs `fslab run` with no
+ * --max-trials 24).  FSLAB_TEST_FULL_DEFAULT=1 runs `fslab run` with no
  * option at all: its plan is the lab preset's, capped. */
 #include "testutil.h"
 
