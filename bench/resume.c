@@ -23,7 +23,7 @@ static bool done_same_cell(const struct fslab_cell_key *a, const struct fslab_ce
 	       a->iodepth == b->iodepth && a->jobs == b->jobs;
 }
 
-int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *key, bool ok,
+int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *key, enum fslab_row_use use,
 		   double throughput)
 {
 	if (d->n == d->cap) {
@@ -36,7 +36,7 @@ int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *key, b
 		if (!tp)
 			return -ENOMEM;
 		d->throughput = tp;
-		bool *o = realloc(d->ok, nc * sizeof(*o));
+		unsigned char *o = realloc(d->ok, nc * sizeof(*o));
 		if (!o)
 			return -ENOMEM;
 		d->ok = o;
@@ -44,7 +44,7 @@ int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *key, b
 	}
 	d->keys[d->n] = *key;
 	d->throughput[d->n] = throughput;
-	d->ok[d->n] = ok;
+	d->ok[d->n] = (unsigned char)use;
 	d->n++;
 	return 0;
 }
@@ -159,7 +159,7 @@ static int resume_rows(const char *name, const char *fs, const char *data, size_
 							     .iodepth = row.iodepth ? row.iodepth : 1,
 							     .jobs = row.jobs ? row.jobs : 1,
 							     .trial = row.trial },
-				   fslab_result_ok(&row), row.throughput_kib_s);
+				   fslab_result_use(&row), row.throughput_kib_s);
 		if (r < 0)
 			break;
 	}

@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "names.h"
 #include "progress.h"
+#include "results.h"
 #include "fslab/run.h"
 #include "spec.h"
 #include "stats.h"
@@ -258,9 +259,10 @@ struct fslab_cell_key {
 struct fslab_done_set {
 	struct fslab_cell_key *keys;
 	size_t n, cap;
-	/* samples of ok rows, for --until-ci, parallel to keys */
+	/* samples of ok rows, for --until-ci, parallel to keys; each row's
+	 * enum fslab_row_use */
 	double *throughput;
-	bool *ok;
+	unsigned char *ok;
 };
 
 /* Checks <fs>.csv in the results directory dfd without changing it: a
@@ -279,7 +281,7 @@ void fslab_resume_csv_free(struct fslab_resume_csv *rc);
 /* k->trial is ignored by fslab_done_samples: the throughputs of the ok
  * samples of one test in one cell, every trial's. */
 bool fslab_done_has(const struct fslab_done_set *d, const struct fslab_cell_key *k);
-int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *k, bool ok,
+int fslab_done_add(struct fslab_done_set *d, const struct fslab_cell_key *k, enum fslab_row_use use,
 		   double throughput);
 size_t fslab_done_samples(const struct fslab_done_set *d, const struct fslab_cell_key *k,
 			  double *out, size_t max);

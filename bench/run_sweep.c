@@ -247,7 +247,7 @@ static void run_write_row(void *ctx, enum fslab_test t, const struct fslab_test_
 		g->failed = true;
 		run_stop = 1;
 	}
-	fslab_done_add(&g->fst->done, &key, o->status == FSLAB_OUTCOME_OK, row.throughput_kib_s);
+	fslab_done_add(&g->fst->done, &key, fslab_result_use(&row), row.throughput_kib_s);
 	if (o->status == FSLAB_OUTCOME_FAILED)
 		fslab_debug(FSLAB_DBG_BENCH, "%s %s %lluK/%lluK trial %u: %s", fs->rec.name,
 			    fslab_test_to_string(t), (unsigned long long)row.file_kib,

@@ -66,6 +66,20 @@ bool fslab_result_ok(const struct fslab_result_row *row)
 	return strcmp(row->status, "ok") == 0;
 }
 
+enum fslab_row_use fslab_result_use(const struct fslab_result_row *row)
+{
+	if (!fslab_result_ok(row))
+		return FSLAB_ROW_FAILED;
+	for (const char *p = row->flag; *p; p += strcspn(p, ";") + (p[strcspn(p, ";")] == ';')) {
+		size_t n = strcspn(p, ";");
+
+		if (!(n == strlen(FSLAB_FLAG_BEYOND_DEVICE) && !strncmp(p, FSLAB_FLAG_BEYOND_DEVICE, n)) &&
+		    strncmp(p, "redone-", 7) != 0)
+			return FSLAB_ROW_ASIDE;
+	}
+	return FSLAB_ROW_OK;
+}
+
 static void put_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {

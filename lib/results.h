@@ -113,6 +113,11 @@ double fslab_result_iops(const struct fslab_result_row *row);
 
 /* True when status is "ok". */
 bool fslab_result_ok(const struct fslab_result_row *row);
+/* What a row gives the stopping rule (bench/run_stop.c): not ok, ok, or
+ * ok with a flag the report sets its figure aside by (any but
+ * beyond-device and the redone ones). */
+enum fslab_row_use { FSLAB_ROW_FAILED, FSLAB_ROW_OK, FSLAB_ROW_ASIDE };
+enum fslab_row_use fslab_result_use(const struct fslab_result_row *row);
 
 /* The header with the optional column groups cols (FSLAB_RESULTS_COLS_*;
  * 0: the ten columns). */

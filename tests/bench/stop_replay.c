@@ -21,7 +21,7 @@ struct rr_row {
 	size_t cell; /* in the plan, once it is sorted */
 	int test;
 	unsigned trial;
-	bool ok;
+	enum fslab_row_use use;
 	double tp, elapsed;
 };
 
@@ -88,7 +88,7 @@ static void rr_load(const char *dir, const char *name, struct rr_fs *fs, struct 
 			.record_kib = row.record_kib,
 			.test = row.test,
 			.trial = row.trial,
-			.ok = fslab_result_ok(&row),
+			.use = fslab_result_use(&row),
 			.tp = row.throughput_kib_s,
 			.elapsed = row.elapsed_s > 0 ? row.elapsed_s : 0,
 		};
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 									 .file_kib = cell->file_bytes / 1024,
 									 .record_kib = cell->record_bytes / 1024,
 									 .iodepth = 1, .jobs = 1, .trial = trial },
-					       w->ok, w->tp);
+					       w->use, w->tp);
 				fs[f].replay_s += w->elapsed;
 			}
 	}

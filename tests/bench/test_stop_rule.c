@@ -323,7 +323,7 @@ static size_t band_look_trials(double cv, double ratio, double trial, unsigned n
 				struct fslab_cell_key key = { .test = FSLAB_TEST_WRITE, .file_kib = 4096,
 							      .record_kib = 4ull << i, .iodepth = 1, .jobs = 1, .trial = k };
 
-				ck_assert_int_eq(fslab_done_add(&fst[f].done, &key, true,
+				ck_assert_int_eq(fslab_done_add(&fst[f].done, &key, FSLAB_ROW_OK,
 								1000 * (f ? ratio * shared : 1) * exp(cv * sim_normal(&s))),
 						 0);
 			}

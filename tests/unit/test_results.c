@@ -256,6 +256,25 @@ END_TEST
 
 /* --tests words: the families by their word, "all" still IOzone's 13,
  * and a mask written back with the same words. */
+/* The stopping rule's band look leaves out what the report sets aside: a
+ * figure the page cache served, however named beside; beyond-device alone
+ * and the redone flags keep a figure in. */
+START_TEST(rows_the_report_sets_aside_are_told)
+{
+	struct fslab_result_row row = { .status = "ok" };
+
+	ck_assert_int_eq(fslab_result_use(&row), FSLAB_ROW_OK);
+	snprintf(row.flag, sizeof(row.flag), "beyond-device;redone-slow");
+	ck_assert_int_eq(fslab_result_use(&row), FSLAB_ROW_OK);
+	snprintf(row.flag, sizeof(row.flag), "page-cache;beyond-device");
+	ck_assert_int_eq(fslab_result_use(&row), FSLAB_ROW_ASIDE);
+	snprintf(row.flag, sizeof(row.flag), "redone-stopped;buffered-loop");
+	ck_assert_int_eq(fslab_result_use(&row), FSLAB_ROW_ASIDE);
+	snprintf(row.status, sizeof(row.status), "failed: EIO");
+	ck_assert_int_eq(fslab_result_use(&row), FSLAB_ROW_FAILED);
+}
+END_TEST
+
 START_TEST(test_families_parse_and_format)
 {
 	unsigned m;
@@ -298,5 +317,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, queue_columns_round_trip_and_old_csvs_still_read);
 	tcase_add_test(tc, latency_columns_round_trip_and_old_csvs_still_read);
 	tcase_add_test(tc, test_families_parse_and_format);
+	tcase_add_test(tc, rows_the_report_sets_aside_are_told);
 	return ft_suite_run(s, argc, argv);
 }
