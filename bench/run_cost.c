@@ -116,8 +116,8 @@ static void cost_trials(const struct fslab_run_ctx *c, double trial, double once
 	*mid_s = *lo_s + trial * more / RUN_COST_PAST_MIN;
 	*hi_s = *lo_s + trial * more;
 	/* past the tests' own cap the band look spends its budget and a trial */
-	if (c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED && c->cfg.max_trials > FSLAB_STOP_CELL_CAP) {
-		double cell = fmax(0, (double)FSLAB_STOP_CELL_CAP - c->cfg.sweep.trials);
+	if (c->cfg.stop_rule == FSLAB_STOP_RULE_DECIDED && c->cfg.max_trials > run_stop_cell_cap(c)) {
+		double cell = (double)run_stop_cell_cap(c) - c->cfg.sweep.trials;
 		double most = fmax(*lo_s + trial * cell, FSLAB_STOP_BAND_BUDGET_S + trial);
 
 		*mid_s = fmin(*mid_s, most), *hi_s = fmin(*hi_s, most);

@@ -349,6 +349,9 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan, struct run
 int run_stop_begin(struct fslab_run_ctx *c, const struct fslab_plan *plan);
 void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, unsigned trials_done, bool last);
 unsigned run_stop_mask(const struct fslab_run_ctx *c, size_t i);
+/* The last trial the tests' own rule judges: FSLAB_STOP_CELL_CAP, or the
+ * minimum when larger, or the cap when smaller. */
+unsigned run_stop_cell_cap(const struct fslab_run_ctx *c);
 void run_stop_end(struct fslab_run_ctx *c);
 
 /* run_steady.c: the steady-state phase of fs before the sweep (its

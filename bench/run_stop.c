@@ -161,6 +161,13 @@ static size_t run_stop_pack(const struct fslab_run_ctx *c, const double *tab, un
 	return nk;
 }
 
+unsigned run_stop_cell_cap(const struct fslab_run_ctx *c)
+{
+	unsigned n = c->cfg.sweep.trials > FSLAB_STOP_CELL_CAP ? c->cfg.sweep.trials : FSLAB_STOP_CELL_CAP;
+
+	return c->cfg.max_trials < n ? c->cfg.max_trials : n;
+}
+
 /* One open test of cell i (its record rec) judged on the filesystems that
  * measured it, over the trials every one of them measured (the blocks).
  * The pairs' decisions of earlier looks stand while the same filesystems
@@ -176,7 +183,7 @@ static enum fslab_stop_why rs_judge(const struct fslab_run_ctx *c, const double 
 		.delta = FSLAB_EQUIVALENCE_DEFAULT,
 		.futility = FSLAB_STOP_FUTILITY,
 		.min_trials = c->cfg.sweep.trials,
-		.max_trials = c->cfg.max_trials < FSLAB_STOP_CELL_CAP ? c->cfg.max_trials : FSLAB_STOP_CELL_CAP,
+		.max_trials = run_stop_cell_cap(c),
 	};
 	size_t ne, nk;
 	uint32_t rows;
@@ -367,7 +374,7 @@ void run_stop_update(struct fslab_run_ctx *c, const struct run_fs_state *fst, un
 			if (!(c->cfg.sweep.tests & (1u << t)) || rec->why != FSLAB_STOP_OPEN)
 				continue;
 			rec->trials = trials_done;
-			if (trials_done > FSLAB_STOP_CELL_CAP) { /* the band look's trials: not judged again */
+			if (trials_done > run_stop_cell_cap(c)) { /* the band look's trials: not judged again */
 				rec->why = FSLAB_STOP_MAX_TRIALS;
 				continue;
 			}

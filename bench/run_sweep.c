@@ -773,7 +773,7 @@ int run_sweep(struct fslab_run_ctx *c, const struct fslab_plan *plan,
 		if (!run_trial_progress(c, fst, plan, trial, prog, sw.work))
 			break; /* --until-ci or decided: nothing left open */
 		/* the band look's trials, within its budget */
-		if (c->stops && trial > FSLAB_STOP_CELL_CAP && so_far + took > FSLAB_STOP_BAND_BUDGET_S) {
+		if (c->stops && trial > run_stop_cell_cap(c) && so_far + took > FSLAB_STOP_BAND_BUDGET_S) {
 			fslab_progress_note(prog, "%s: trial %u not started: the run took %.0f min and a trial %.0f min, and the band look's budget is %d min",
 					    fslab_log_prefix(), trial, so_far / 60, took / 60, FSLAB_STOP_BAND_BUDGET_S / 60);
 			break;
