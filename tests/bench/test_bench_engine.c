@@ -1567,7 +1567,7 @@ END_TEST
 /* The default plan (the lab preset): every file size of the question,
  * 64K-2G, on the coarse records of FSLAB_PLAN_COARSE_RULE: 4K, 64K, 1M,
  * 16M up to the file (no 4K above 16M) below 128M, 1M alone and no stdio
- * test from 128M on; cold, 3..8 trials.  Sizes given: the whole grid. */
+ * test from 128M on; cold, 3..24 trials.  Sizes given: the whole grid. */
 START_TEST(lab_plan_is_coarse)
 {
 	static const uint64_t recs[] = { 4 * FSLAB_KiB, 64 * FSLAB_KiB, FSLAB_MiB, 16 * FSLAB_MiB };

@@ -1182,7 +1182,7 @@ START_TEST(cold_tmpfs_falls_back)
 END_TEST
 
 /* --dry-run prints the plan (the default lab preset narrowed to 64K-1M
- * files: 35 cells, 3..8 trials), the bytes, the free space and a time
+ * files: 35 cells, 3..24 trials), the bytes, the free space and a time
  * estimate from a probe, and leaves nothing behind: no results directory,
  * nothing in the directory under test. */
 START_TEST(dry_run_prints_the_plan_and_writes_nothing)
@@ -1196,7 +1196,7 @@ START_TEST(dry_run_prints_the_plan_and_writes_nothing)
 			 0);
 	ck_assert_msg(o.status == 0, "%d: %s", o.status, o.err);
 	ck_assert_ptr_nonnull(strstr(o.out, "35 cells x 13 tests"));
-	ck_assert_ptr_nonnull(strstr(o.out, "trials: 3..8"));
+	ck_assert_ptr_nonnull(strstr(o.out, "trials: 3..24"));
 	ck_assert_ptr_nonnull(strstr(o.out, "cache: cold"));
 	/* 35 cells' files x 13 tests: 205.6 MiB a trial */
 	ck_assert_ptr_nonnull(strstr(o.out, "bytes to move: 205.6 MiB per filesystem and trial"));
