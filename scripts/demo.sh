@@ -8,9 +8,10 @@
 # IOzone's 13 tests and the many-files tests, so the report's small-files
 # line ranks real file creation), the
 # report, teardown.  Run as root on Debian 12 after scripts/install-deps.sh.
-# Measured: 12.5 min in all (the run 12:25, 15856 rows, 0 failed; tests
-# stopped at 3 to 8 trials, manifest "stop": "decided") on the shared
-# 2-core VM at a load average of 5-8 from other work.
+# Measured: 363 s for the install step and this script together, in a
+# new Debian 12 root on the shared 2-core VM (the run's first screen: 1 of
+# 12 band lines decided, the rest resolving 5-10%); 12.5 min before the
+# FUSE plan and the band look, at a load average of 5-8 from other work.
 #
 # Usage: scripts/demo.sh [WORK_DIR]   (default /var/tmp/fslab-demo)
 # Leaves WORK_DIR/results/ and WORK_DIR/report/; the disk image is removed.
